@@ -1,0 +1,168 @@
+/**
+ * Configuration: the only place that reads the environment. parseConfig() validates everything at
+ * once and reports every problem with a hint, so an operator fixes a broken deployment in one pass.
+ * The schema doubles as the documentation: README's configuration table is checked against it.
+ */
+import path from 'node:path'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+function env<T extends TSchema>(schema: T, hint: string): T {
+  return { ...schema, hint } as T
+}
+
+export const EnvSchema = Type.Object({
+  PORT: env(Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }), 'a TCP port, e.g. 8080'),
+  HOST: env(Type.String({ minLength: 1, default: '0.0.0.0' }), 'an interface address, e.g. 0.0.0.0 or 127.0.0.1'),
+  PUBLIC_URL: env(Type.Optional(Type.String()), 'the absolute http(s) URL users reach the service at, e.g. https://sb.example.com'),
+  DATA_DIR: env(Type.String({ minLength: 1, default: './data' }), 'a writable directory for the SQLite database and generated keys'),
+  DATABASE_URL: env(Type.Optional(Type.String()), 'sqlite:<path> or postgres://user:password@host:5432/database'),
+  DATABASE_POOL_SIZE: env(Type.Integer({ minimum: 1, maximum: 200, default: 10 }), 'PostgreSQL connections per instance, 1–200'),
+  REDIS_URL: env(Type.Optional(Type.String()), 'redis://host:6379 or rediss://…'),
+  JWT_SECRET: env(Type.Optional(Type.String({ minLength: 32 })), 'any string of at least 32 characters, e.g. the output of `openssl rand -base64 48`'),
+  ENCRYPTION_KEY: env(Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), '32 bytes as 64 hex characters, e.g. the output of `openssl rand -hex 32`'),
+  SESSION_TTL: env(Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '7d' }), 'a duration such as 30m, 12h or 7d'),
+  TRUST_PROXY: env(Type.String({ default: 'false' }), 'false, true, a hop count such as 1, or comma-separated proxy addresses/CIDRs'),
+  LOG_LEVEL: env(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }), LOG_LEVELS.join(', ')),
+  PASSWORD_HASH_MEMORY_KIB: env(Type.Integer({ minimum: 1024, maximum: 1048576, default: 19456 }), 'argon2id memory in KiB; 19456 (19 MiB) is the OWASP minimum'),
+  PASSWORD_HASH_ITERATIONS: env(Type.Integer({ minimum: 1, maximum: 20, default: 2 }), 'argon2id passes; 2 is the OWASP minimum at 19 MiB'),
+  SHUTDOWN_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds to let in-flight requests finish on SIGTERM'),
+})
+
+export type Env = Static<typeof EnvSchema>
+
+export interface DatabaseConfig {
+  kind: 'sqlite' | 'postgres'
+  /** The connection string for PostgreSQL; for SQLite the file path (or ':memory:'). */
+  url: string
+  sqlitePath?: string
+  poolSize: number
+}
+
+export interface Config {
+  port: number
+  host: string
+  publicUrl: string
+  /** Cookies get the Secure attribute when users reach the service over https. */
+  secureCookies: boolean
+  dataDir: string
+  database: DatabaseConfig
+  redisUrl?: string
+  jwtSecret?: string
+  encryptionKey?: Buffer
+  sessionTtlSeconds: number
+  trustProxy: boolean | number | string
+  logLevel: (typeof LOG_LEVELS)[number]
+  passwordHash: { memoryCost: number; timeCost: number; parallelism: number }
+  shutdownTimeoutMs: number
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 }
+
+function parseDuration(text: string): number {
+  return Number(text.slice(0, -1)) * (DURATION_UNITS[text.slice(-1)] ?? 1)
+}
+
+function parseTrustProxy(text: string): boolean | number | string {
+  const value = text.trim().toLowerCase()
+  if (value === 'false' || value === '') return false
+  if (value === 'true') return true
+  if (/^\d+$/.test(value)) return Number(value)
+  return text.trim()
+}
+
+function pickDefined(source: Record<string, string | undefined>): Record<string, string> {
+  const picked: Record<string, string> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = source[key]
+    // An empty variable counts as unset, as container tooling often exports FOO= for "no value".
+    if (value !== undefined && value.trim() !== '') picked[key] = value.trim()
+  }
+  return picked
+}
+
+function parseDatabase(url: string | undefined, dataDir: string, poolSize: number, problems: string[]): DatabaseConfig {
+  const value = url ?? `sqlite:${path.join(dataDir, 'switchboard.db')}`
+  if (value.startsWith('sqlite:')) {
+    const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')
+    if (file === '') problems.push('DATABASE_URL: the sqlite: URL names no file. Expected sqlite:<path>, e.g. sqlite:./data/switchboard.db')
+    const sqlitePath = file === ':memory:' ? file : path.resolve(file)
+    return { kind: 'sqlite', url: sqlitePath, sqlitePath, poolSize: 1 }
+  }
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    try {
+      new URL(value)
+    } catch {
+      problems.push('DATABASE_URL: not a valid URL. Expected postgres://user:password@host:5432/database')
+    }
+    return { kind: 'postgres', url: value, poolSize }
+  }
+  problems.push('DATABASE_URL: unsupported scheme. Expected sqlite:<path> or postgres://user:password@host:5432/database')
+  return { kind: 'sqlite', url: value, poolSize: 1 }
+}
+
+function parsePublicUrl(value: string | undefined, port: number, problems: string[]): string {
+  const text = value ?? `http://localhost:${port}`
+  try {
+    const url = new URL(text)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme')
+    return url.origin + url.pathname.replace(/\/+$/, '')
+  } catch {
+    problems.push(`PUBLIC_URL: not an absolute http(s) URL. Expected ${EnvSchema.properties.PUBLIC_URL.hint}`)
+    return text
+  }
+}
+
+/** Validates the environment and returns the frozen configuration, or throws ConfigError listing every problem. */
+export function parseConfig(source: Record<string, string | undefined>): Readonly<Config> {
+  const raw = pickDefined(source)
+  const converted = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw)) as Env
+  const problems: string[] = []
+  for (const error of Value.Errors(EnvSchema, converted)) {
+    const key = error.path.replace(/^\//, '')
+    const hint = (EnvSchema.properties as Record<string, { hint?: string }>)[key]?.hint
+    // Never echo the value: it may be a secret.
+    problems.push(`${key}: ${error.message.toLowerCase()}. Expected ${hint ?? 'a valid value'}`)
+  }
+  if (problems.length > 0) throw new ConfigError(dedupe(problems))
+
+  const e = converted
+  const dataDir = path.resolve(e.DATA_DIR)
+  const database = parseDatabase(e.DATABASE_URL, dataDir, e.DATABASE_POOL_SIZE, problems)
+  const publicUrl = parsePublicUrl(e.PUBLIC_URL, e.PORT, problems)
+  if (e.REDIS_URL !== undefined && !/^rediss?:\/\/./.test(e.REDIS_URL)) {
+    problems.push(`REDIS_URL: unsupported scheme. Expected ${EnvSchema.properties.REDIS_URL.hint}`)
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+
+  const config: Config = {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    secureCookies: publicUrl.startsWith('https:'),
+    dataDir,
+    database,
+    sessionTtlSeconds: parseDuration(e.SESSION_TTL),
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    logLevel: e.LOG_LEVEL,
+    passwordHash: { memoryCost: e.PASSWORD_HASH_MEMORY_KIB, timeCost: e.PASSWORD_HASH_ITERATIONS, parallelism: 1 },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    ...(e.REDIS_URL !== undefined && { redisUrl: e.REDIS_URL }),
+    ...(e.JWT_SECRET !== undefined && { jwtSecret: e.JWT_SECRET }),
+    ...(e.ENCRYPTION_KEY !== undefined && { encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'hex') }),
+  }
+  return Object.freeze(config)
+}
+
+function dedupe(items: string[]): string[] {
+  return [...new Set(items)]
+}

@@ -1,0 +1,43 @@
+/**
+ * One data layer over two engines, chosen by DATABASE_URL. Everything above this folder sees only
+ * Kysely<Database>; the engine differences are absorbed here and in the migrations.
+ */
+import { Kysely, sql } from 'kysely'
+import type { DatabaseConfig } from '../config.js'
+import type { Database, Db } from './schema.js'
+import { SqliteCompatPlugin, createSqliteDialect } from './sqlite.js'
+import { createPostgresDialect, createPostgresPool } from './postgres.js'
+
+export type Engine = DatabaseConfig['kind']
+
+export interface DatabaseHandle {
+  db: Db
+  engine: Engine
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+export function createDatabase(config: DatabaseConfig): DatabaseHandle {
+  const db =
+    config.kind === 'sqlite'
+      ? new Kysely<Database>({ dialect: createSqliteDialect(config.url), plugins: [new SqliteCompatPlugin()] })
+      : new Kysely<Database>({ dialect: createPostgresDialect(createPostgresPool(config.url, config.poolSize)) })
+  return {
+    db,
+    engine: config.kind,
+    async ping() {
+      await sql`select 1`.execute(db)
+    },
+    async close() {
+      await db.destroy()
+    },
+  }
+}
+
+/** True when the error is a violation of a unique index or primary key, on either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const code = (error as { code?: unknown }).code
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+}

@@ -1,0 +1,77 @@
+/**
+ * Table types as Kysely sees them. Timestamps are ISO-8601 UTC strings on both engines (the
+ * PostgreSQL pool parses timestamptz into that form); booleans read back as 0/1 from SQLite, so
+ * repos turn them into real booleans when they map rows (CONTRACT.md §1: never 0/1 on the wire).
+ */
+import type { ColumnType, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely'
+
+/** ISO-8601 UTC with milliseconds, as produced by Date#toISOString. */
+export type Timestamp = string
+
+/** A boolean column: written as boolean, read as boolean (PostgreSQL) or 0/1 (SQLite). */
+export type SqlBool = ColumnType<boolean | 0 | 1, boolean, boolean>
+
+export interface UsersTable {
+  id: string
+  email: string
+  name: string
+  user_key: string
+  password_hash: string | null
+  is_admin: SqlBool
+  disabled: SqlBool
+  language: string
+  theme: string
+  ai_suggestions_enabled: SqlBool
+  email_pending: string | null
+  oidc_provider: string | null
+  oidc_sub: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+  last_login_at: Timestamp | null
+}
+
+export interface SessionsTable {
+  id: string
+  user_id: string
+  created_at: Timestamp
+  last_seen_at: Timestamp
+  expires_at: Timestamp
+  revoked_at: Timestamp | null
+  user_agent: string | null
+  ip: string | null
+}
+
+/** One row per instance-wide fact that must be established exactly once (e.g. first-run setup). */
+export interface InstanceFlagsTable {
+  name: string
+  set_at: Timestamp
+}
+
+export interface AuditEventsTable {
+  id: string
+  at: Timestamp
+  actor_id: string | null
+  actor_email: string | null
+  action: string
+  target_type: string | null
+  target_id: string | null
+  ip: string | null
+  /** JSON text: small, non-secret facts about the change (which fields, which role …). */
+  metadata: string
+}
+
+export interface Database {
+  users: UsersTable
+  sessions: SessionsTable
+  instance_flags: InstanceFlagsTable
+  audit_events: AuditEventsTable
+}
+
+export type Db = Kysely<Database>
+/** Either the database or an open transaction: repos take this as their first argument. */
+export type Executor = Kysely<Database> | Transaction<Database>
+
+export type UserRow = Selectable<UsersTable>
+export type NewUserRow = Insertable<UsersTable>
+export type UserUpdate = Updateable<UsersTable>
+export type SessionRow = Selectable<SessionsTable>

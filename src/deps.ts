@@ -1,0 +1,84 @@
+/**
+ * Everything a service needs, built once at start-up and passed in explicitly — no module reads
+ * globals, so tests build the same graph against their own database and stand-in servers.
+ */
+import { Redis } from 'ioredis'
+import type { Config } from './config.js'
+import { createDatabase, type DatabaseHandle } from './db/client.js'
+import type { Db } from './db/schema.js'
+import { createLogger, type Logger } from './logger.js'
+import {
+  AttemptBudgets,
+  createFallbackCounterStore,
+  createMemoryCounterStore,
+  createRedisCounterStore,
+  type CounterStore,
+} from './lib/attempt-budget.js'
+import { deriveKey } from './lib/crypto.js'
+import { createPasswordHasher, type PasswordHasher } from './lib/password-hash.js'
+import { resolveSecrets, type Secrets } from './lib/secrets.js'
+import { systemClock, type Clock } from './lib/time.js'
+import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
+
+export interface Deps {
+  config: Readonly<Config>
+  database: DatabaseHandle
+  db: Db
+  clock: Clock
+  logger: Logger
+  secrets: Secrets
+  /** Keys derived from the secrets, one per purpose. */
+  keys: { csrf: Buffer }
+  passwords: PasswordHasher
+  accessTokens: AccessTokens
+  budgets: AttemptBudgets
+  redis: Redis | null
+  close(): Promise<void>
+}
+
+export interface DepsOverrides {
+  clock?: Clock
+  logger?: Logger
+  database?: DatabaseHandle
+}
+
+function createRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    // Fail a command at once while disconnected instead of queueing it: callers fall back to
+    // per-process state rather than holding requests open (see createFallbackCounterStore).
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    lazyConnect: false,
+  })
+  redis.on('error', (error: Error) => logger.debug({ error: { message: error.message } }, 'redis connection error'))
+  return redis
+}
+
+export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = {}): Deps {
+  const clock = overrides.clock ?? systemClock
+  const logger = overrides.logger ?? createLogger(config)
+  const secrets = resolveSecrets(config)
+  const database = overrides.database ?? createDatabase(config.database)
+  const redis = config.redisUrl === undefined ? null : createRedis(config.redisUrl, logger)
+  const memoryCounters = createMemoryCounterStore(clock)
+  const counters: CounterStore =
+    redis === null ? memoryCounters : createFallbackCounterStore(createRedisCounterStore(redis), memoryCounters, logger)
+
+  return {
+    config,
+    database,
+    db: database.db,
+    clock,
+    logger,
+    secrets,
+    keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf') },
+    passwords: createPasswordHasher(config.passwordHash),
+    accessTokens: createAccessTokens({ secret: secrets.jwtSecret, issuer: config.publicUrl, clock }),
+    budgets: new AttemptBudgets(counters),
+    redis,
+    async close() {
+      redis?.disconnect()
+      await database.close()
+    },
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The one error type of the service and the reason catalogue of CONTRACT.md §2.2.
+ * A reason is bound to its HTTP status here, once, so no call site can pair them differently.
+ */
+
+export const REASONS = {
+  VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
+  MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than 64 KiB.' },
+  UNAUTHORIZED: { status: 401, message: 'Authentication is required.' },
+  INVALID_CREDENTIALS: { status: 401, message: 'The email or password is incorrect.' },
+  MFA_PENDING_INVALID: { status: 401, message: 'The sign-in attempt is invalid or has expired.' },
+  INVALID_CODE: { status: 400, message: 'The code is incorrect.' },
+  PASSWORD_REQUIRED: { status: 400, message: 'Your password is required for this operation.' },
+  INVALID_PASSWORD: { status: 400, message: 'The password is incorrect.' },
+  MFA_ALREADY_ENABLED: { status: 409, message: 'Two-factor authentication is already enabled.' },
+  MFA_NO_PENDING: { status: 409, message: 'There is no pending two-factor enrollment.' },
+  MFA_NOT_ENABLED: { status: 409, message: 'Two-factor authentication is not enabled.' },
+  FORBIDDEN: { status: 403, message: 'You are not allowed to do this.' },
+  SESSION_REQUIRED: { status: 403, message: 'This operation requires an interactive sign-in, not an API token.' },
+  CSRF_FAILED: { status: 403, message: 'The CSRF token is missing or does not match.' },
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },
+  ALREADY_EXISTS: { status: 409, message: 'It already exists.' },
+  LAST_OWNER: { status: 409, message: 'The organization must keep at least one owner.' },
+  LAST_ADMIN: { status: 409, message: 'The instance must keep at least one active administrator.' },
+  LIMIT_REACHED: { status: 409, message: 'The limit has been reached.' },
+  ALREADY_INITIALIZED: { status: 409, message: 'The instance is already initialized.' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests. Try again later.' },
+  NOT_CONFIGURED: { status: 503, message: 'This feature is not configured.' },
+  UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
+  // Not in CONTRACT.md §2.2, which has no reason for "our own database is down" (docs/API.md).
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable.' },
+  INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type Reason = keyof typeof REASONS
+
+export interface FieldProblem {
+  field: string
+  message: string
+}
+
+export interface AppErrorOptions {
+  message?: string
+  /** On 400: one entry per invalid field. On 409: what the request conflicts with. */
+  details?: FieldProblem[] | string
+  /** On 429: whole seconds until a retry can succeed. */
+  retryAfter?: number
+  /** Overrides the catalogue status where the contract binds one reason to two (INVALID_CODE: 401 at login). */
+  status?: number
+}
+
+export class AppError extends Error {
+  readonly reason: Reason
+  readonly status: number
+  readonly details?: FieldProblem[] | string
+  readonly retryAfter?: number
+
+  constructor(reason: Reason, options: AppErrorOptions = {}) {
+    super(options.message ?? REASONS[reason].message)
+    this.name = 'AppError'
+    this.reason = reason
+    this.status = options.status ?? REASONS[reason].status
+    if (options.details !== undefined) this.details = options.details
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter
+  }
+}
+
+/** Shorthand for the most common 400: a single field that failed a rule the schema cannot express. */
+export function invalidField(field: string, message: string): AppError {
+  return new AppError('VALIDATION_FAILED', { details: [{ field, message }] })
+}

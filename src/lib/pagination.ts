@@ -1,0 +1,49 @@
+/**
+ * Keyset pagination for every collection (CONTRACT.md §1): the cursor carries the sort key of the
+ * last item returned, so pages stay stable while rows are inserted, and each page is one index scan.
+ */
+import { invalidField } from '../errors.js'
+
+export const DEFAULT_PAGE_SIZE = 50
+export const MAX_PAGE_SIZE = 200
+
+export interface PageQuery {
+  limit?: number
+  cursor?: string
+}
+
+export interface Page<T> {
+  items: T[]
+  next_cursor: string | null
+}
+
+export type CursorKey = [string, string]
+
+export function encodeCursor(key: CursorKey): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url')
+}
+
+/** Reads a cursor this service issued; anything else is a 400 on the `cursor` field. */
+export function decodeCursor(cursor: string | undefined): CursorKey | null {
+  if (cursor === undefined) return null
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+    if (Array.isArray(key) && key.length === 2 && key.every((part) => typeof part === 'string')) return key as CursorKey
+  } catch {
+    // fall through to the validation error
+  }
+  throw invalidField('cursor', 'is not a cursor returned by this endpoint')
+}
+
+/**
+ * Builds a page from rows fetched with `limit + 1`: the extra row only says whether a next page
+ * exists and is not returned.
+ */
+export function toPage<Row, T>(rows: Row[], limit: number, view: (row: Row) => T, keyOf: (row: Row) => CursorKey): Page<T> {
+  const items = rows.slice(0, limit)
+  const last = items[items.length - 1]
+  return {
+    items: items.map(view),
+    next_cursor: rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null,
+  }
+}

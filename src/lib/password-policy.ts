@@ -1,0 +1,32 @@
+/**
+ * The password rules of CONTRACT.md §4.6, after NIST SP 800-63B §5.1.1.2: length 8–256 (counted in
+ * Unicode code points after NFKC normalisation), no composition rules, and a rejection of the
+ * passwords attackers try first — the most common breached passwords, and the account's own email.
+ */
+import { dictionary } from '@zxcvbn-ts/language-common'
+
+export const PASSWORD_MIN_LENGTH = 8
+export const PASSWORD_MAX_LENGTH = 256
+
+let commonPasswords: Set<string> | undefined
+
+function isCommonPassword(password: string): boolean {
+  // The list (≈49 000 entries from breach corpora, MIT-licensed via zxcvbn-ts) is lower-case.
+  commonPasswords ??= new Set(dictionary['passwords-common'] as string[])
+  return commonPasswords.has(password.toLowerCase())
+}
+
+/** NFKC, so that visually identical passwords typed on different keyboards hash the same. */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFKC')
+}
+
+/** Returns why the password is not acceptable, or null when it is. Expects a normalised password. */
+export function passwordProblem(password: string, email: string | null): string | null {
+  const length = [...password].length
+  if (length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters long`
+  if (length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters long`
+  if (email !== null && password.toLowerCase() === email.toLowerCase()) return 'must not be the same as the email address'
+  if (isCommonPassword(password)) return 'is too common: it appears in lists of breached passwords'
+  return null
+}

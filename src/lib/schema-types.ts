@@ -1,0 +1,46 @@
+/**
+ * TypeBox building blocks shared by the modules' wire schemas, so every text field, email, id and
+ * collection follows the conventions of CONTRACT.md §1 the same way.
+ */
+import { Type, type Static, type TSchema, type StringOptions } from '@sinclair/typebox'
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js'
+
+/** No C0/C1 control characters (tabs and newlines included) in single-line free text. */
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** Free text: trimmed before validation (the `x-trim` keyword), control characters rejected. */
+export const Text = (options: StringOptions & { minLength: number; maxLength: number }) =>
+  Type.String({ ...options, 'x-trim': true, pattern: NO_CONTROL_CHARACTERS })
+
+/** An email address: trimmed, at most 254 characters; services lower-case it before use. */
+export const Email = () => Type.String({ 'x-trim': true, format: 'email', minLength: 3, maxLength: 254 })
+
+/** A secret taken exactly as sent (passwords, codes): no trimming; the service applies its own rules. */
+export const Secret = (maxLength = 1024) => Type.String({ minLength: 1, maxLength })
+
+export const Timestamp = () => Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] })
+
+/**
+ * A resource id in a path. Deliberately not checked as a UUID: a malformed id is "not found"
+ * (404), never a validation error, so clients cannot tell apart ids that never existed.
+ */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) })
+export type IdParams = Static<typeof IdParams>
+
+export const PageQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+  },
+  { additionalProperties: false },
+)
+export type PageQuery = Static<typeof PageQuery>
+
+export const PageOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) })
+
+/** Objects in requests reject unknown fields (CONTRACT.md §1) instead of silently ignoring them. */
+export const Body = <T extends Record<string, TSchema>>(properties: T, options: { minProperties?: number } = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options })

@@ -1,0 +1,19 @@
+/**
+ * The ordered list of migrations. Append only: a migration that has shipped is never edited.
+ */
+import type { Kysely } from 'kysely'
+import type { MigrationEngine } from './column-types.js'
+import * as m0001 from './0001_users.js'
+import * as m0002 from './0002_sessions.js'
+import * as m0003 from './0003_audit_events.js'
+
+export interface EngineMigration {
+  up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
+  down?(db: Kysely<any>, engine: MigrationEngine): Promise<void>
+}
+
+export const migrations: Record<string, EngineMigration> = {
+  '0001_users': m0001,
+  '0002_sessions': m0002,
+  '0003_audit_events': m0003,
+}

@@ -1,0 +1,121 @@
+/** SQL for sessions and the instance's once-only flags. */
+import type { Executor, Timestamp } from '../../db/schema.js'
+import type { CursorKey } from '../../lib/pagination.js'
+import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
+
+export interface NewSession {
+  id: string
+  userId: string
+  createdAt: Timestamp
+  expiresAt: Timestamp
+  userAgent: string | null
+  ip: string | null
+}
+
+export async function insertSession(ex: Executor, session: NewSession): Promise<void> {
+  await ex
+    .insertInto('sessions')
+    .values({
+      id: session.id,
+      user_id: session.userId,
+      created_at: session.createdAt,
+      last_seen_at: session.createdAt,
+      expires_at: session.expiresAt,
+      user_agent: session.userAgent,
+      ip: session.ip,
+    })
+    .execute()
+}
+
+export interface LiveSession {
+  user: UserRecord
+  lastSeenAt: Timestamp
+}
+
+/**
+ * The per-request authentication lookup: one primary-key read of the session joined to its user
+ * by primary key. Revoked or expired sessions and disabled users simply do not match.
+ */
+export async function findLiveSession(ex: Executor, sessionId: string, now: Timestamp): Promise<LiveSession | null> {
+  const row = await ex
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at'])
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .where('users.disabled', '=', false)
+    .executeTakeFirst()
+  if (row === undefined) return null
+  const { session_last_seen_at, ...user } = row
+  return { user: toUserRecord(user), lastSeenAt: session_last_seen_at }
+}
+
+/** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
+export async function touchSession(ex: Executor, sessionId: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
+  await ex
+    .updateTable('sessions')
+    .set({ last_seen_at: now })
+    .where('id', '=', sessionId)
+    .where('last_seen_at', '<', staleBefore)
+    .execute()
+}
+
+/** Revokes one live session of the user; false when there is none with that id (or not theirs). */
+export async function revokeSession(ex: Executor, userId: string, sessionId: string, now: Timestamp): Promise<boolean> {
+  const result = await ex
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Revokes every live session of the user except `keepSessionId` (null: all of them). */
+export async function revokeUserSessions(ex: Executor, userId: string, keepSessionId: string | null, now: Timestamp): Promise<number> {
+  let query = ex.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null)
+  if (keepSessionId !== null) query = query.where('id', '!=', keepSessionId)
+  const result = await query.executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+export interface SessionListing {
+  id: string
+  created_at: Timestamp
+  last_seen_at: Timestamp
+  user_agent: string | null
+  ip: string | null
+}
+
+/** Live sessions of the user, newest first, `limit + 1` rows from after the cursor. */
+export async function listLiveSessions(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+  page: { limit: number; after: CursorKey | null },
+): Promise<SessionListing[]> {
+  let query = ex
+    .selectFrom('sessions')
+    .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip'])
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+  if (page.after !== null) {
+    const [createdAt, id] = page.after
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)))
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute()
+}
+
+/** Sets a once-only flag; false when it was already set (by this or a concurrent transaction). */
+export async function setInstanceFlag(ex: Executor, name: string, now: Timestamp): Promise<boolean> {
+  const result = await ex
+    .insertInto('instance_flags')
+    .values({ name, set_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .executeTakeFirst()
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n
+}

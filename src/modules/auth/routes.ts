@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../deps.js'
+import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { toUserView } from '../users/view.js'
+import { clearSessionCookies, setCsrfCookie, setSessionCookies } from './cookies.js'
+import { CsrfView, LoginBody, SetupBody, SetupStatus, SignInView } from './schemas.js'
+import {
+  assertLoginAllowed,
+  completeSetup,
+  csrfTokenFor,
+  getSetupStatus,
+  loginWithPassword,
+  logout,
+  type SignIn,
+} from './service.js'
+
+const tags = ['authentication']
+
+export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const signInResponse = (signIn: SignIn) => ({
+    user: toUserView(signIn.user),
+    token: signIn.token,
+    expires_at: signIn.expiresAt,
+  })
+
+  return async (app) => {
+    app.get(
+      '/setup',
+      {
+        config: { auth: 'public' },
+        schema: { tags, summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
+      },
+      async () => getSetupStatus(deps),
+    )
+
+    app.post(
+      '/setup',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          summary: 'Create the first user (an administrator) and sign in',
+          body: SetupBody,
+          response: { 201: SignInView, 409: errorResponse('ALREADY_INITIALIZED: a user exists') },
+        },
+      },
+      async (request, reply) => {
+        const signIn = await completeSetup(deps, request.body, contextOf(request))
+        setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
+        return reply.code(201).send(signInResponse(signIn))
+      },
+    )
+
+    app.post(
+      '/login',
+      {
+        config: { auth: 'public' },
+        // The failure budgets apply before the body is validated (CONTRACT.md §2.1).
+        preValidation: async (request) => {
+          const email = (request.body as { email?: unknown } | undefined)?.email
+          await assertLoginAllowed(deps, typeof email === 'string' ? email : null, request.ip)
+        },
+        schema: {
+          tags,
+          summary: 'Sign in with email and password',
+          body: LoginBody,
+          response: {
+            200: SignInView,
+            401: errorResponse('INVALID_CREDENTIALS: unknown email or wrong password'),
+            429: errorResponse('RATE_LIMITED: too many failed sign-ins'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const signIn = await loginWithPassword(deps, request.body, contextOf(request))
+        setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
+        return signInResponse(signIn)
+      },
+    )
+
+    app.post(
+      '/logout',
+      { schema: { tags, summary: 'End the current session and clear the cookies', response: { 204: {} } } },
+      async (request, reply) => {
+        await logout(deps, callerOf(request), contextOf(request))
+        clearSessionCookies(reply, deps)
+        return reply.code(204).send()
+      },
+    )
+
+    app.get(
+      '/csrf',
+      {
+        config: { auth: 'session' },
+        schema: { tags, summary: 'The CSRF token of the current session (also set as a cookie)', response: { 200: CsrfView } },
+      },
+      async (request, reply) => {
+        const csrfToken = csrfTokenFor(deps, callerOf(request).sessionId!)
+        setCsrfCookie(reply, deps, csrfToken)
+        return { csrf_token: csrfToken }
+      },
+    )
+  }
+}

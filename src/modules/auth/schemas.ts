@@ -1,0 +1,30 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Body, Email, PageOf, Nullable, Secret, Timestamp } from '../../lib/schema-types.js'
+import { NewUserFields, UserView } from '../users/schemas.js'
+
+export const SetupStatus = Type.Object({ initialized: Type.Boolean() })
+
+export const SetupBody = Body({ ...NewUserFields, password: Secret() })
+export type SetupBody = Static<typeof SetupBody>
+
+export const LoginBody = Body({ email: Email(), password: Secret() })
+export type LoginBody = Static<typeof LoginBody>
+
+export const SignInView = Type.Object({
+  user: Type.Ref(UserView),
+  token: Type.String({ description: 'The access JWT; the same value is set in the `token` cookie' }),
+  expires_at: Timestamp(),
+})
+
+export const CsrfView = Type.Object({ csrf_token: Type.String() })
+
+export const SessionView = Type.Object({
+  id: Type.String(),
+  created_at: Timestamp(),
+  last_seen_at: Timestamp(),
+  user_agent: Nullable(Type.String()),
+  ip: Nullable(Type.String()),
+  current: Type.Boolean({ description: 'True for the session making this request' }),
+})
+
+export const SessionPage = PageOf(SessionView)

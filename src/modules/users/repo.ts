@@ -1,0 +1,131 @@
+/**
+ * SQL for the users table. The password hash is read only by the functions that verify it; every
+ * other read selects USER_COLUMNS, which carry `has_password` as a computed flag instead.
+ */
+import { sql } from 'kysely'
+import type { Executor, NewUserRow, Timestamp, UserUpdate } from '../../db/schema.js'
+
+export interface UserRecord {
+  id: string
+  email: string
+  name: string
+  user_key: string
+  is_admin: boolean
+  disabled: boolean
+  language: string
+  theme: string
+  ai_suggestions_enabled: boolean
+  email_pending: string | null
+  oidc_provider: string | null
+  oidc_sub: string | null
+  has_password: boolean
+  created_at: Timestamp
+  updated_at: Timestamp
+  last_login_at: Timestamp | null
+}
+
+/** The columns of a UserRecord, usable in any query that has `users` in scope. */
+export const USER_COLUMNS = [
+  'users.id',
+  'users.email',
+  'users.name',
+  'users.user_key',
+  'users.is_admin',
+  'users.disabled',
+  'users.language',
+  'users.theme',
+  'users.ai_suggestions_enabled',
+  'users.email_pending',
+  'users.oidc_provider',
+  'users.oidc_sub',
+  'users.created_at',
+  'users.updated_at',
+  'users.last_login_at',
+  sql<boolean | 0 | 1>`(${sql.ref('users.password_hash')} is not null and ${sql.ref('users.password_hash')} <> '')`.as('has_password'),
+] as const
+
+type RawUser = Omit<UserRecord, 'is_admin' | 'disabled' | 'ai_suggestions_enabled' | 'has_password'> & {
+  is_admin: unknown
+  disabled: unknown
+  ai_suggestions_enabled: unknown
+  has_password: unknown
+}
+
+/** Normalises engine differences (SQLite answers booleans as 0/1). */
+export function toUserRecord(row: RawUser): UserRecord {
+  return {
+    ...row,
+    is_admin: Boolean(row.is_admin),
+    disabled: Boolean(row.disabled),
+    ai_suggestions_enabled: Boolean(row.ai_suggestions_enabled),
+    has_password: Boolean(row.has_password),
+  }
+}
+
+export async function findUserById(ex: Executor, id: string): Promise<UserRecord | null> {
+  const row = await ex.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst()
+  return row ? toUserRecord(row) : null
+}
+
+export async function findUserByEmail(ex: Executor, email: string): Promise<UserRecord | null> {
+  const row = await ex.selectFrom('users').select(USER_COLUMNS).where('email', '=', email).executeTakeFirst()
+  return row ? toUserRecord(row) : null
+}
+
+export interface PasswordCandidate {
+  id: string
+  password_hash: string | null
+  disabled: boolean
+}
+
+/** The one read that returns a password hash: for verifying a password, never for a response. */
+export async function findPasswordCandidateByEmail(ex: Executor, email: string): Promise<PasswordCandidate | null> {
+  const row = await ex
+    .selectFrom('users')
+    .select(['id', 'password_hash', 'disabled'])
+    .where('email', '=', email)
+    .executeTakeFirst()
+  return row ? { id: row.id, password_hash: row.password_hash, disabled: Boolean(row.disabled) } : null
+}
+
+export async function findPasswordHash(ex: Executor, userId: string): Promise<string | null> {
+  const row = await ex.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst()
+  return row?.password_hash || null
+}
+
+export async function insertUser(ex: Executor, row: NewUserRow): Promise<UserRecord> {
+  const inserted = await ex.insertInto('users').values(row).returning(USER_COLUMNS).executeTakeFirstOrThrow()
+  return toUserRecord(inserted)
+}
+
+export async function updateUser(ex: Executor, id: string, changes: UserUpdate): Promise<UserRecord | null> {
+  const row = await ex.updateTable('users').set(changes).where('id', '=', id).returning(USER_COLUMNS).executeTakeFirst()
+  return row ? toUserRecord(row) : null
+}
+
+export async function deleteUser(ex: Executor, id: string): Promise<boolean> {
+  const result = await ex.deleteFrom('users').where('id', '=', id).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+export async function anyUserExists(ex: Executor): Promise<boolean> {
+  const row = await ex.selectFrom('users').select(sql<number>`1`.as('one')).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
+/**
+ * The ids of the active administrators, locked until the transaction ends (PostgreSQL; SQLite
+ * serialises writers). Two concurrent demotions or deletions therefore cannot both see "another
+ * admin remains" and together leave none (CONTRACT.md §8.1 LAST_ADMIN).
+ */
+export async function lockActiveAdminIds(ex: Executor): Promise<string[]> {
+  const rows = await ex
+    .selectFrom('users')
+    .select('id')
+    .where('is_admin', '=', true)
+    .where('disabled', '=', false)
+    .orderBy('id')
+    .forUpdate()
+    .execute()
+  return rows.map((r) => r.id)
+}

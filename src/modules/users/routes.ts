@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { Deps } from '../../deps.js'
+import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { clearSessionCookies } from '../auth/cookies.js'
+import { ChangePasswordBody, DeleteMeBody, UpdateMeBody, UserView } from './schemas.js'
+import { changePassword, deleteCurrentUser, updateCurrentUser } from './service.js'
+import { toUserView } from './view.js'
+
+const tags = ['current user']
+const User = Type.Ref(UserView)
+
+export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/me',
+      { schema: { tags, summary: 'The current user', response: { 200: User } } },
+      async (request) => toUserView(callerOf(request).user),
+    )
+
+    app.patch(
+      '/me',
+      {
+        schema: {
+          tags,
+          summary: 'Update your name, language, theme or AI-suggestion preference',
+          body: UpdateMeBody,
+          response: { 200: User },
+        },
+      },
+      async (request) => toUserView(await updateCurrentUser(deps, callerOf(request), request.body, contextOf(request))),
+    )
+
+    app.post(
+      '/me/password',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          summary: 'Change your password; your other sessions are signed out',
+          body: ChangePasswordBody,
+          response: {
+            204: {},
+            400: errorResponse('VALIDATION_FAILED (new_password rules), PASSWORD_REQUIRED, INVALID_PASSWORD'),
+            429: errorResponse('RATE_LIMITED: too many wrong passwords'),
+          },
+        },
+      },
+      async (request, reply) => {
+        await changePassword(deps, callerOf(request), request.body, contextOf(request))
+        return reply.code(204).send()
+      },
+    )
+
+    app.delete(
+      '/me',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          summary: 'Delete your account (re-authentication required)',
+          body: DeleteMeBody,
+          response: {
+            204: {},
+            400: errorResponse('VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD'),
+            409: errorResponse('LAST_ADMIN: you are the last active administrator'),
+            429: errorResponse('RATE_LIMITED: too many wrong passwords'),
+          },
+        },
+      },
+      async (request, reply) => {
+        await deleteCurrentUser(deps, callerOf(request), request.body, contextOf(request))
+        clearSessionCookies(reply, deps)
+        return reply.code(204).send()
+      },
+    )
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The current user's account (CONTRACT.md §5.1) and the creation of users, shared by first-run
+ * setup, the create-admin command and (later) administration.
+ */
+import type { Deps } from '../../deps.js'
+import type { Executor, NewUserRow } from '../../db/schema.js'
+import { isUniqueViolation } from '../../db/client.js'
+import { AppError, invalidField } from '../../errors.js'
+import { newId, newUserKey } from '../../lib/ids.js'
+import { normalizePassword, passwordProblem } from '../../lib/password-policy.js'
+import { recordAudit, type RequestContext } from '../audit/service.js'
+import type { Caller } from '../auth/caller.js'
+import { verifyCurrentPassword } from '../auth/reauth.js'
+import { revokeUserSessions } from '../auth/repo.js'
+import { deleteUser, insertUser, lockActiveAdminIds, updateUser, type UserRecord } from './repo.js'
+import type { ChangePasswordBody, DeleteMeBody, UpdateMeBody } from './schemas.js'
+
+/** Emails are compared and stored trimmed and lower-cased (CONTRACT.md §1). */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase()
+}
+
+/** Applies the password policy and hashes the password; `field` names it in the 400 details. */
+export async function hashNewPassword(deps: Deps, password: string, email: string | null, field: string): Promise<string> {
+  const normalized = normalizePassword(password)
+  const problem = passwordProblem(normalized, email)
+  if (problem !== null) throw invalidField(field, problem)
+  return deps.passwords.hash(normalized)
+}
+
+export interface NewUserInput {
+  email: string
+  name: string
+  password: string | null
+  isAdmin: boolean
+}
+
+/**
+ * Validates and hashes outside any transaction — argon2 takes tens of milliseconds, and on SQLite
+ * an open transaction holds the only connection.
+ */
+export async function prepareNewUser(deps: Deps, input: NewUserInput): Promise<NewUserRow> {
+  const email = normalizeEmail(input.email)
+  const passwordHash = input.password === null ? null : await hashNewPassword(deps, input.password, email, 'password')
+  const now = deps.clock.now().toISOString()
+  return {
+    id: newId(),
+    email,
+    name: input.name,
+    user_key: newUserKey(),
+    password_hash: passwordHash,
+    is_admin: input.isAdmin,
+    disabled: false,
+    language: 'en',
+    theme: 'auto',
+    ai_suggestions_enabled: true,
+    created_at: now,
+    updated_at: now,
+  }
+}
+
+/** Inserts a prepared user; a taken email is 409 ALREADY_EXISTS. */
+export async function insertNewUser(ex: Executor, row: NewUserRow): Promise<UserRecord> {
+  try {
+    return await insertUser(ex, row)
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', { message: 'A user with this email already exists.', details: 'email' })
+    throw error
+  }
+}
+
+/** `switchboard create-admin`: an administrator created by the operator, audited as such. */
+export async function createAdministrator(deps: Deps, input: Omit<NewUserInput, 'isAdmin'>): Promise<UserRecord> {
+  const row = await prepareNewUser(deps, { ...input, isAdmin: true })
+  return deps.db.transaction().execute(async (tx) => {
+    const user = await insertNewUser(tx, row)
+    await recordAudit(tx, deps.clock, { ip: null, userAgent: null }, {
+      action: 'user.create',
+      actor: null,
+      target: { type: 'user', id: user.id },
+      metadata: { via: 'cli', is_admin: true },
+    })
+    return user
+  })
+}
+
+export async function updateCurrentUser(deps: Deps, caller: Caller, patch: UpdateMeBody, ctx: RequestContext): Promise<UserRecord> {
+  return deps.db.transaction().execute(async (tx) => {
+    const user = await updateUser(tx, caller.user.id, { ...patch, updated_at: deps.clock.now().toISOString() })
+    if (user === null) throw new AppError('NOT_FOUND')
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'user.update',
+      actor: caller.user,
+      target: { type: 'user', id: user.id },
+      metadata: { fields: Object.keys(patch).sort() },
+    })
+    return user
+  })
+}
+
+/** Sets a new password and signs out every other session (CONTRACT.md §5.1). */
+export async function changePassword(deps: Deps, caller: Caller, input: ChangePasswordBody, ctx: RequestContext): Promise<void> {
+  await verifyCurrentPassword(deps, caller.user.id, input.current_password)
+  const hash = await hashNewPassword(deps, input.new_password, caller.user.email, 'new_password')
+  const now = deps.clock.now().toISOString()
+  await deps.db.transaction().execute(async (tx) => {
+    await updateUser(tx, caller.user.id, { password_hash: hash, updated_at: now })
+    const revoked = await revokeUserSessions(tx, caller.user.id, caller.sessionId, now)
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'user.password_change',
+      actor: caller.user,
+      target: { type: 'user', id: caller.user.id },
+      metadata: { sessions_revoked: revoked },
+    })
+  })
+}
+
+/** Deletes the caller's account after re-authentication; the last active administrator stays. */
+export async function deleteCurrentUser(deps: Deps, caller: Caller, input: DeleteMeBody, ctx: RequestContext): Promise<void> {
+  await verifyCurrentPassword(deps, caller.user.id, input.password)
+  await deps.db.transaction().execute(async (tx) => {
+    if (caller.user.is_admin) {
+      const admins = await lockActiveAdminIds(tx)
+      if (!admins.some((id) => id !== caller.user.id)) {
+        throw new AppError('LAST_ADMIN', { details: 'Promote another administrator before deleting this account.' })
+      }
+    }
+    await deleteUser(tx, caller.user.id)
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'user.delete',
+      actor: caller.user,
+      target: { type: 'user', id: caller.user.id },
+      metadata: { via: 'self' },
+    })
+  })
+}

@@ -1,0 +1,94 @@
+/**
+ * Authentication once, authorization declared (ARCHITECTURE.md §6). One onRequest hook resolves
+ * the caller from `Authorization: Bearer …` (which wins) or the `token` cookie, enforces CSRF for
+ * cookie-authenticated unsafe requests, and applies the route's declared requirement:
+ *
+ *   config: { auth: 'public' }   no credentials needed
+ *   (default)                    any signed-in user, by session or API token
+ *   config: { auth: 'session' }  an interactive session only (CONTRACT.md §5.4)
+ *   config: { auth: 'admin' }    an administrator (CONTRACT.md §5.3)
+ *
+ * It runs before the body is read, so unauthenticated requests cost no parsing.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Deps } from '../deps.js'
+import { AppError } from '../errors.js'
+import { safeEqual } from '../lib/crypto.js'
+import type { RequestContext } from '../modules/audit/service.js'
+import { authenticateBearer } from '../modules/auth/authenticate.js'
+import type { Caller } from '../modules/auth/caller.js'
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE } from '../modules/auth/cookies.js'
+import { csrfTokenFor } from '../modules/auth/service.js'
+
+export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRequirement
+  }
+  interface FastifyRequest {
+    caller: Caller | null
+  }
+}
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const BEARER = /^Bearer +([\x21-\x7e]+)$/i
+
+interface Credential {
+  token: string | null
+  source: 'header' | 'cookie'
+}
+
+function readCredential(request: FastifyRequest): Credential | null {
+  const header = request.headers.authorization
+  if (header !== undefined) return { token: BEARER.exec(header.trim())?.[1] ?? null, source: 'header' }
+  const cookie = request.cookies[SESSION_COOKIE]
+  return cookie ? { token: cookie, source: 'cookie' } : null
+}
+
+function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller): void {
+  const sent = request.headers[CSRF_HEADER]
+  const cookie = request.cookies[CSRF_COOKIE]
+  const ok =
+    typeof sent === 'string' &&
+    cookie !== undefined &&
+    caller.sessionId !== null &&
+    safeEqual(sent, cookie) &&
+    safeEqual(sent, csrfTokenFor(deps, caller.sessionId))
+  if (!ok) throw new AppError('CSRF_FAILED')
+}
+
+export async function resolveCaller(deps: Deps, request: FastifyRequest, requirement: AuthRequirement): Promise<Caller> {
+  const credential = readCredential(request)
+  if (credential?.token == null) throw new AppError('UNAUTHORIZED')
+  const caller = await authenticateBearer(deps, credential.token)
+  if (caller === null) throw new AppError('UNAUTHORIZED')
+  if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller)
+  if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
+  if (requirement === 'admin' && !caller.user.is_admin) throw new AppError('FORBIDDEN')
+  return caller
+}
+
+/** The caller of a route that requires authentication. */
+export function callerOf(request: FastifyRequest): Caller {
+  if (request.caller === null) throw new AppError('UNAUTHORIZED')
+  return request.caller
+}
+
+export function contextOf(request: FastifyRequest): RequestContext & { ip: string } {
+  return { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }
+}
+
+export const authentication = fp(
+  async (app: FastifyInstance, options: { deps: Deps }) => {
+    app.decorateRequest('caller', null)
+    app.addHook('onRequest', async (request) => {
+      if (request.is404) return
+      const requirement = request.routeOptions.config.auth ?? 'user'
+      if (requirement === 'public') return
+      request.caller = await resolveCaller(options.deps, request, requirement)
+    })
+  },
+  { name: 'authentication' },
+)

@@ -1,0 +1,87 @@
+/**
+ * Every failure leaves as the envelope of CONTRACT.md §2: AppErrors as they are, schema failures
+ * as VALIDATION_FAILED with every field, body-parsing failures as their own reasons, unknown routes
+ * as 404/405, and anything else as a generic 500 whose cause is logged under the request id.
+ */
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../errors.js'
+import type { ErrorEnvelope } from './error-envelope.js'
+import type { RouteTable } from './route-table.js'
+import { toFieldProblems } from './validation.js'
+
+const CONTENT_ERRORS: Record<string, () => AppError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE'),
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('MALFORMED_JSON'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('MALFORMED_JSON'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new AppError('MALFORMED_JSON', { message: 'The request body does not match its Content-Length.' }),
+}
+
+/** Maps whatever was thrown to an AppError; null when it is unexpected (a bug or an outage). */
+export function toAppError(error: FastifyError): AppError | null {
+  if (error instanceof AppError) return error
+  if (error.validation) {
+    return new AppError('VALIDATION_FAILED', { details: toFieldProblems(error.validation as never, error.validationContext ?? 'body') })
+  }
+  const known = error.code ? CONTENT_ERRORS[error.code] : undefined
+  if (known) return known()
+  // JSON.parse failures (and prototype-poisoning refusals) from the body parser.
+  if (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')) return new AppError('MALFORMED_JSON')
+  const status = error.statusCode ?? 500
+  if (status === 404) return new AppError('NOT_FOUND')
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE')
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE')
+  if (status === 429) return new AppError('RATE_LIMITED')
+  // Any other client error the framework detects (bad URL encoding, bad header) is a malformed request.
+  if (status >= 400 && status < 500) return new AppError('VALIDATION_FAILED', { message: 'The request is malformed.' })
+  return null
+}
+
+export function envelopeOf(error: AppError): ErrorEnvelope {
+  return {
+    error: STATUS_CODES[error.status] ?? 'Error',
+    message: error.message,
+    code: error.status,
+    reason: error.reason,
+    ...(error.details !== undefined && { details: error.details }),
+    ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
+  }
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
+  // RFC 9110 §15.5.2: a 401 names the scheme the client should use.
+  if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="switchboard"')
+  return reply.code(error.status).type('application/json; charset=utf-8').send(envelopeOf(error))
+}
+
+function logUnexpected(request: FastifyRequest, error: FastifyError): void {
+  // Only the type, code and message: stack traces (and any values they might quote) stay out of
+  // the log unless the operator asks for them with LOG_LEVEL=debug.
+  request.log.error({ error: { type: error.name, code: error.code, message: error.message } }, 'request failed unexpectedly')
+  request.log.debug({ stack: error.stack }, 'stack of the unexpected failure')
+}
+
+/** `routes` tells "no such resource" (404) from "no such method on this resource" (405). */
+export function installErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error)
+    if (appError === null) {
+      logUnexpected(request, error)
+      return sendError(reply, new AppError('INTERNAL'))
+    }
+    return sendError(reply, appError)
+  })
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '/'
+    const allowed = routes.methodsFor(path)
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '))
+      return sendError(reply, new AppError('METHOD_NOT_ALLOWED'))
+    }
+    return sendError(reply, new AppError('NOT_FOUND'))
+  })
+}

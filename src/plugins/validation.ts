@@ -1,0 +1,98 @@
+/**
+ * Request validation with two Ajv instances:
+ * - bodies are checked strictly: no type coercion (a JSON number is not a name) and unknown fields
+ *   are reported rather than stripped (CONTRACT.md §1);
+ * - path parameters and query strings arrive as text, so there types are coerced ("50" → 50).
+ * Both know the `x-trim` keyword, which trims free text before the length and pattern checks.
+ */
+import type { FastifyInstance, FastifySchema } from 'fastify'
+import { Ajv, type Options } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FieldProblem } from '../errors.js'
+
+// ajv-formats is CommonJS with its function on `default` under NodeNext resolution.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+
+function createAjv(options: Options): Ajv {
+  const ajv = new Ajv({
+    allErrors: true, // every failing field in `details`, not just the first
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+    verbose: true, // gives errors their parentSchema, for the x-message annotation
+    ...options,
+  })
+  addFormats(ajv, ['email', 'date-time', 'uri', 'uuid'])
+  ajv.addKeyword({
+    keyword: 'x-trim',
+    type: 'string',
+    modifying: true,
+    schemaType: 'boolean',
+    // Runs before maxLength/minLength/pattern/format, so they see the trimmed text.
+    before: 'maxLength',
+    validate(this: unknown, enabled: boolean, data: string, _schema?: unknown, ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) {
+      if (enabled && ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = data.trim()
+      return true
+    },
+  })
+  ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' })
+  return ajv
+}
+
+interface AjvError {
+  keyword: string
+  instancePath: string
+  message?: string
+  params: Record<string, unknown>
+  parentSchema?: { 'x-message'?: string; enum?: unknown[] }
+}
+
+function fieldName(instancePath: string, part: string): string {
+  const path = instancePath.replace(/^\//, '').replace(/\//g, '.')
+  return path === '' ? part : path
+}
+
+/** Turns Ajv errors into one `{ field, message }` per field, the most specific message first. */
+export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[] {
+  const byField = new Map<string, string>()
+  for (const error of errors) {
+    let field = fieldName(error.instancePath, part)
+    let message: string
+    if (error.keyword === 'required') {
+      field = fieldName(`${error.instancePath}/${String(error.params.missingProperty)}`, part)
+      message = 'is required'
+    } else if (error.keyword === 'additionalProperties') {
+      field = fieldName(`${error.instancePath}/${String(error.params.additionalProperty)}`, part)
+      message = 'is not an accepted field'
+    } else if (error.keyword === 'enum') {
+      message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`
+    } else if ((error.keyword === 'pattern' || error.keyword === 'format') && error.parentSchema?.['x-message']) {
+      message = error.parentSchema['x-message']
+    } else if (error.keyword === 'minLength') {
+      message = error.params.limit === 1 ? 'must not be empty' : `must be at least ${String(error.params.limit)} characters long`
+    } else if (error.keyword === 'maxLength') {
+      message = `must be at most ${String(error.params.limit)} characters long`
+    } else if (error.keyword === 'type') {
+      message = `must be of type ${String(error.params.type)}`
+    } else if (error.keyword === 'minProperties' && field === part) {
+      message = 'must contain at least one field'
+    } else {
+      message = error.message ?? 'is not valid'
+    }
+    // anyOf/oneOf summaries repeat what their branches already said.
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
+      if (!byField.has(field)) byField.set(field, 'does not match any accepted form')
+      continue
+    }
+    if (!byField.has(field) || byField.get(field) === 'does not match any accepted form') byField.set(field, message)
+  }
+  return [...byField].map(([field, message]) => ({ field, message }))
+}
+
+export function installValidation(app: FastifyInstance): void {
+  const bodyAjv = createAjv({ coerceTypes: false })
+  const textAjv = createAjv({ coerceTypes: 'array' })
+  app.setValidatorCompiler(({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+  )
+}

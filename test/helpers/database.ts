@@ -1,0 +1,59 @@
+/**
+ * A fresh database for each test file: a new SQLite file, or a new PostgreSQL schema (selected
+ * through the connection's search_path, so the application code is exactly what production runs).
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+
+export const TEST_SCHEMA_PREFIX = 'sbt_'
+export const DEFAULT_TEST_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test'
+
+export function testPostgresUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_POSTGRES_URL
+}
+
+export type TestEngine = 'sqlite' | 'postgres'
+
+export function testEngine(): TestEngine {
+  return process.env.TEST_DB === 'postgres' ? 'postgres' : 'sqlite'
+}
+
+export interface TestDatabase {
+  engine: TestEngine
+  /** A DATABASE_URL for this database. */
+  url: string
+  drop(): Promise<void>
+}
+
+async function createPostgresSchema(): Promise<TestDatabase> {
+  const base = testPostgresUrl()
+  const schema = `${TEST_SCHEMA_PREFIX}${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  await admin.query(`create schema "${schema}"`)
+  await admin.end()
+  const url = new URL(base)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    engine: 'postgres',
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: base })
+      await client.connect()
+      await client.query(`drop schema if exists "${schema}" cascade`)
+      await client.end()
+    },
+  }
+}
+
+export async function createTestDatabase(dataDir: string): Promise<TestDatabase> {
+  if (testEngine() === 'postgres') return createPostgresSchema()
+  return { engine: 'sqlite', url: `sqlite:${path.join(dataDir, 'test.db')}`, drop: async () => undefined }
+}
+
+export function makeTempDir(label = 'switchboard-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), label))
+}

@@ -1,0 +1,66 @@
+/** Test data built through the real services and endpoints, never a shared seed. */
+import { randomBytes } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
+import { insertSession } from '../../src/modules/auth/repo.js'
+import { newId } from '../../src/lib/ids.js'
+import { insertNewUser, prepareNewUser } from '../../src/modules/users/service.js'
+import type { UserRecord } from '../../src/modules/users/repo.js'
+import type { TestContext } from './app.js'
+
+export const DEFAULT_PASSWORD = 'a sound passphrase 42'
+
+export function uniqueEmail(label = 'user'): string {
+  return `${label}-${randomBytes(5).toString('hex')}@example.com`
+}
+
+export interface TestUser {
+  user: UserRecord
+  email: string
+  password: string | null
+}
+
+export async function createUser(
+  t: TestContext,
+  options: { email?: string; name?: string; password?: string | null; isAdmin?: boolean } = {},
+): Promise<TestUser> {
+  const email = options.email ?? uniqueEmail()
+  const password = options.password === undefined ? DEFAULT_PASSWORD : options.password
+  const row = await prepareNewUser(t.deps, { email, name: options.name ?? 'Test User', password, isAdmin: options.isAdmin ?? false })
+  const user = await insertNewUser(t.deps.db, row)
+  return { user, email: user.email, password }
+}
+
+export interface SignedIn {
+  token: string
+  csrfToken: string
+  response: LightMyRequestResponse
+}
+
+export function cookieValue(response: LightMyRequestResponse, name: string): string | undefined {
+  return response.cookies.find((c) => c.name === name)?.value
+}
+
+export async function login(t: TestContext, email: string, password: string, remoteAddress = '127.0.0.1'): Promise<SignedIn> {
+  const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress })
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`)
+  return { token: response.json().token, csrfToken: cookieValue(response, 'csrf_token')!, response }
+}
+
+/** A user with a session: the usual starting point of an authenticated test. */
+export async function createSignedInUser(t: TestContext, options: Parameters<typeof createUser>[1] = {}): Promise<TestUser & SignedIn> {
+  const created = await createUser(t, { ...options, password: options.password ?? DEFAULT_PASSWORD })
+  return { ...created, ...(await login(t, created.email, created.password!)) }
+}
+
+export function bearer(token: string): { authorization: string } {
+  return { authorization: `Bearer ${token}` }
+}
+
+/** A session for a user who cannot log in with a password (as an OIDC sign-in would create). */
+export async function openSessionFor(t: TestContext, userId: string): Promise<string> {
+  const now = t.clock.now()
+  const expires = new Date(now.getTime() + 3600_000)
+  const id = newId()
+  await insertSession(t.deps.db, { id, userId, createdAt: now.toISOString(), expiresAt: expires.toISOString(), userAgent: null, ip: null })
+  return t.deps.accessTokens.issue({ sub: userId, sid: id }, now, expires)
+}
