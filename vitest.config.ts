@@ -1,16 +1,17 @@
 /**
  * The suite runs once per database engine: always on SQLite, and again on PostgreSQL whenever
  * TEST_DATABASE_URL is set or a server answers on 127.0.0.1:5432. With CI=true the PostgreSQL run
- * is mandatory: a CI that silently skipped it would prove nothing about production.
+ * is mandatory: a CI that silently skipped it would prove nothing about production. Tests of the
+ * shared Redis state (*.redis.test.ts) follow the same rule for a Redis server on 127.0.0.1:6379.
  */
 import net from 'node:net'
 import { defineConfig } from 'vitest/config'
 import { testPostgresUrl } from './test/helpers/database.js'
 
-function answers(url: string): Promise<boolean> {
+function answers(url: string, defaultPort: number): Promise<boolean> {
   const { hostname, port } = new URL(url)
   return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port || 5432) })
+    const socket = net.connect({ host: hostname, port: Number(port || defaultPort) })
     socket.setTimeout(1000)
     socket.once('connect', () => {
       socket.destroy()
@@ -26,16 +27,20 @@ function answers(url: string): Promise<boolean> {
 
 export default defineConfig(async () => {
   const postgresUrl = testPostgresUrl()
-  const postgres = await answers(postgresUrl)
-  if (!postgres && process.env.CI === 'true') {
-    throw new Error(`CI=true requires PostgreSQL for the test suite, but nothing answers at ${new URL(postgresUrl).host}`)
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+  const [postgres, redis] = await Promise.all([answers(postgresUrl, 5432), answers(redisUrl, 6379)])
+  for (const [name, up, url] of [['PostgreSQL', postgres, postgresUrl], ['Redis', redis, redisUrl]] as const) {
+    if (up) continue
+    if (process.env.CI === 'true') throw new Error(`CI=true requires ${name} for the test suite, but nothing answers at ${new URL(url).host}`)
+    console.warn(`${name} not reachable at ${new URL(url).host}: its tests do not run (they are mandatory with CI=true)`)
   }
-  if (!postgres) console.warn(`PostgreSQL not reachable at ${new URL(postgresUrl).host}: running the suite on SQLite only`)
 
   const engines = postgres ? ['sqlite', 'postgres'] : ['sqlite']
   return {
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      // Tests of the shared Redis state need the server; *.redis.test.ts files run whenever it answers.
+      exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts'])],
       testTimeout: 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
@@ -43,7 +48,7 @@ export default defineConfig(async () => {
         extends: true as const,
         test: {
           name: engine,
-          env: { TEST_DB: engine, ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }) },
+          env: { TEST_DB: engine, TEST_REDIS_URL: redisUrl, ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }) },
           ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
         },
       })),

@@ -2,8 +2,7 @@
  * buildApp(deps) → the Fastify application. Read top to bottom, this is the table of contents of
  * the API: shared conventions first, then every module under its prefix.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import cookie from '@fastify/cookie'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Deps } from './deps.js'
 import { authentication } from './plugins/authentication.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
@@ -24,7 +23,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
-    requestIdLogLabel: 'request_id',
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify accepts a hop count at run time though its types omit it.
     trustProxy: deps.config.trustProxy as boolean | string,
@@ -35,17 +34,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   installValidation(app)
   installErrorHandling(app, installRouteTable(app))
   installHttpConventions(app, { hsts: deps.config.secureCookies })
-  await app.register(cookie)
   app.addSchema(ErrorEnvelope)
   app.addSchema(UserView)
   await installOpenApi(app, { publicUrl: deps.config.publicUrl })
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
-    // A route that takes a body but got none sees {}, so a missing body reports its missing fields.
-    api.addHook('preValidation', async (request) => {
-      if (request.body === undefined && request.routeOptions.schema?.body !== undefined) request.body = {}
-    })
 
     await api.register(healthRoutes(deps), { prefix: '/api/health' })
     await api.register(authRoutes(deps), { prefix: '/api/auth' })

@@ -7,6 +7,7 @@ import type { DatabaseConfig } from '../config.js'
 import type { Database, Db } from './schema.js'
 import { SqliteCompatPlugin, createSqliteDialect } from './sqlite.js'
 import { createPostgresDialect, createPostgresPool } from './postgres.js'
+import { registerImmediateReader } from './precompiled.js'
 
 export type Engine = DatabaseConfig['kind']
 
@@ -18,11 +19,18 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
+function createKysely(config: DatabaseConfig): Db {
+  if (config.kind === 'postgres') {
+    return new Kysely<Database>({ dialect: createPostgresDialect(createPostgresPool(config.url, config.poolSize)) })
+  }
+  const { dialect, readNow } = createSqliteDialect(config.url)
+  const db = new Kysely<Database>({ dialect, plugins: [new SqliteCompatPlugin()] })
+  registerImmediateReader(db, readNow)
+  return db
+}
+
 export function createDatabase(config: DatabaseConfig): DatabaseHandle {
-  const db =
-    config.kind === 'sqlite'
-      ? new Kysely<Database>({ dialect: createSqliteDialect(config.url), plugins: [new SqliteCompatPlugin()] })
-      : new Kysely<Database>({ dialect: createPostgresDialect(createPostgresPool(config.url, config.poolSize)) })
+  const db = createKysely(config)
   return {
     db,
     engine: config.kind,

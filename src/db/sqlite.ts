@@ -1,5 +1,6 @@
 /**
  * SQLite through better-sqlite3, adapted so repos can be written once for both engines:
+ * - the single connection is handed to waiting queries in order (a FIFO, not a wake-everyone loop);
  * - write transactions start with BEGIN IMMEDIATE, so a read-then-write transaction can never fail
  *   half-way with SQLITE_BUSY when another process holds the write lock;
  * - booleans are bound as 1/0 (better-sqlite3 refuses JavaScript booleans);
@@ -13,8 +14,8 @@ import {
   CompiledQuery,
   OperationNodeTransformer,
   SqliteDialect,
-  SqliteDriver,
   type DatabaseConnection,
+  type Driver,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
@@ -22,8 +23,6 @@ import {
   type QueryResult,
   type RootOperationNode,
   type SelectQueryNode,
-  type SqliteDatabase,
-  type SqliteDialectConfig,
   type UnknownRow,
   type ValueNode,
 } from 'kysely'
@@ -42,37 +41,113 @@ export function openSqlite(file: string): BetterSqlite3.Database {
   return database
 }
 
-/** Wraps the connection so each distinct SQL text is prepared once. */
-function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>()
-  return {
-    close: () => database.close(),
-    prepare(sql: string) {
-      let statement = cache.get(sql)
-      if (statement === undefined) {
-        statement = database.prepare(sql)
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-        cache.set(sql, statement)
-      }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>
-    },
+/**
+ * Hands the one connection to waiters in arrival order. (Kysely's own SQLite mutex wakes every
+ * waiter on each release; under ten concurrent requests that cost more than the queries.)
+ */
+class FifoMutex {
+  #locked = false
+  readonly #waiters: Array<() => void> = []
+
+  get locked(): boolean {
+    return this.#locked
+  }
+
+  async lock(): Promise<void> {
+    if (!this.#locked) {
+      this.#locked = true
+      return
+    }
+    await new Promise<void>((resolve) => this.#waiters.push(resolve))
+  }
+
+  unlock(): void {
+    const next = this.#waiters.shift()
+    if (next === undefined) this.#locked = false
+    else next()
   }
 }
 
-class ImmediateTransactionDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+class SqliteConnection implements DatabaseConnection {
+  readonly #statements = new Map<string, BetterSqlite3.Statement>()
+  constructor(readonly database: BetterSqlite3.Database) {}
+
+  // Each distinct SQL text is prepared once: preparing costs more than running a point select.
+  #statement(sql: string): BetterSqlite3.Statement {
+    let statement = this.#statements.get(sql)
+    if (statement === undefined) {
+      statement = this.database.prepare(sql)
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value as string)
+      this.#statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  readNow<R>(query: CompiledQuery): R[] {
+    return this.#statement(query.sql).all(query.parameters as unknown[]) as R[]
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.#statement(query.sql)
+    const parameters = query.parameters as unknown[]
+    if (statement.reader) return { rows: statement.all(parameters) as R[] }
+    const { changes, lastInsertRowid } = statement.run(parameters)
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not used with SQLite')
+  }
+}
+
+class SqliteDriver implements Driver {
+  readonly #mutex = new FifoMutex()
+  readonly #connection: SqliteConnection
+  constructor(database: BetterSqlite3.Database) {
+    this.#connection = new SqliteConnection(database)
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#mutex.lock()
+    return this.#connection
+  }
+  async releaseConnection(): Promise<void> {
+    this.#mutex.unlock()
+  }
+  // IMMEDIATE takes the write lock at BEGIN, so a read-then-write transaction never fails half-way.
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'))
   }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'))
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'))
+  }
+  async destroy(): Promise<void> {
+    this.#connection.database.close()
+  }
+  /**
+   * Runs a read at once when no transaction holds the connection — better-sqlite3 is synchronous,
+   * so nothing can interleave — and returns undefined when one does (the caller then queues).
+   */
+  readNow<R>(query: CompiledQuery): R[] | undefined {
+    return this.#mutex.locked ? undefined : this.#connection.readNow<R>(query)
+  }
 }
 
+/** A synchronous read path beside Kysely's queue, for precompiled hot-path queries. */
+export type ImmediateReader = <R>(query: CompiledQuery) => R[] | undefined
+
 class SwitchboardSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig
-  constructor(config: SqliteDialectConfig) {
-    super(config)
-    this.#config = config
+  readonly driver: SqliteDriver
+  constructor(database: BetterSqlite3.Database) {
+    super({ database })
+    this.driver = new SqliteDriver(database)
   }
-  override createDriver() {
-    return new ImmediateTransactionDriver(this.#config)
+  override createDriver(): Driver {
+    return this.driver
   }
 }
 
@@ -107,7 +182,7 @@ export class SqliteCompatPlugin implements KyselyPlugin {
   }
 }
 
-export function createSqliteDialect(file: string): SqliteDialect {
-  const database = openSqlite(file)
-  return new SwitchboardSqliteDialect({ database: withStatementCache(database) })
+export function createSqliteDialect(file: string): { dialect: SqliteDialect; readNow: ImmediateReader } {
+  const dialect = new SwitchboardSqliteDialect(openSqlite(file))
+  return { dialect, readNow: (query) => dialect.driver.readNow(query) }
 }

@@ -18,7 +18,7 @@ import { safeEqual } from '../lib/crypto.js'
 import type { RequestContext } from '../modules/audit/service.js'
 import { authenticateBearer } from '../modules/auth/authenticate.js'
 import type { Caller } from '../modules/auth/caller.js'
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE } from '../modules/auth/cookies.js'
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from '../modules/auth/cookies.js'
 import { csrfTokenFor } from '../modules/auth/service.js'
 
 export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
@@ -38,18 +38,20 @@ const BEARER = /^Bearer +([\x21-\x7e]+)$/i
 interface Credential {
   token: string | null
   source: 'header' | 'cookie'
+  cookies: Record<string, string | undefined>
 }
 
 function readCredential(request: FastifyRequest): Credential | null {
   const header = request.headers.authorization
-  if (header !== undefined) return { token: BEARER.exec(header.trim())?.[1] ?? null, source: 'header' }
-  const cookie = request.cookies[SESSION_COOKIE]
-  return cookie ? { token: cookie, source: 'cookie' } : null
+  if (header !== undefined) return { token: BEARER.exec(header.trim())?.[1] ?? null, source: 'header', cookies: {} }
+  const cookies = readCookies(request)
+  const token = cookies[SESSION_COOKIE]
+  return token ? { token, source: 'cookie', cookies } : null
 }
 
-function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller): void {
+function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller, cookies: Record<string, string | undefined>): void {
   const sent = request.headers[CSRF_HEADER]
-  const cookie = request.cookies[CSRF_COOKIE]
+  const cookie = cookies[CSRF_COOKIE]
   const ok =
     typeof sent === 'string' &&
     cookie !== undefined &&
@@ -64,7 +66,7 @@ export async function resolveCaller(deps: Deps, request: FastifyRequest, require
   if (credential?.token == null) throw new AppError('UNAUTHORIZED')
   const caller = await authenticateBearer(deps, credential.token)
   if (caller === null) throw new AppError('UNAUTHORIZED')
-  if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller)
+  if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller, credential.cookies)
   if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
   if (requirement === 'admin' && !caller.user.is_admin) throw new AppError('FORBIDDEN')
   return caller

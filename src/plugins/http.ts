@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -17,11 +17,9 @@ export function requestIdFor(request: IncomingMessage): string {
 }
 
 export function installHttpConventions(app: FastifyInstance, options: { hsts: boolean }): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // One synchronous hook for every response header: hooks are a measurable share of a request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id)
-  })
-
-  app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff')
     reply.header('referrer-policy', 'no-referrer')
     reply.header('x-frame-options', 'DENY')
@@ -31,7 +29,16 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
       reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
     }
     if (options.hsts) reply.header('strict-transport-security', 'max-age=31536000')
-    return payload
+    done(null, payload)
+  })
+
+  // A route that takes a body but got none sees {}, so a missing body reports its missing fields.
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body === undefined) return
+    const defaultBody = async (request: FastifyRequest) => {
+      if (request.body === undefined) request.body = {}
+    }
+    route.preValidation = [defaultBody, ...[route.preValidation ?? []].flat()]
   })
 
   // JSON only (CONTRACT.md §1): Fastify's built-in text/plain parser would let such bodies through.

@@ -89,6 +89,15 @@ export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[
   return [...byField].map(([field, message]) => ({ field, message }))
 }
 
+/**
+ * The body rules outside HTTP (the CLI): validates — and trims, like a request — `data` in place.
+ * Returns the problems, or null when the data is valid.
+ */
+export function compileBodyValidator(schema: object): (data: unknown) => FieldProblem[] | null {
+  const validate = createAjv({ coerceTypes: false }).compile(schema)
+  return (data) => (validate(data) ? null : toFieldProblems((validate.errors ?? []) as AjvError[], 'input'))
+}
+
 export function installValidation(app: FastifyInstance): void {
   const bodyAjv = createAjv({ coerceTypes: false })
   const textAjv = createAjv({ coerceTypes: 'array' })

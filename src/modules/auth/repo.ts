@@ -1,4 +1,5 @@
 /** SQL for sessions and the instance's once-only flags. */
+import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import type { CursorKey } from '../../lib/pagination.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
@@ -32,20 +33,23 @@ export interface LiveSession {
   lastSeenAt: Timestamp
 }
 
+const selectLiveSession = precompiled(['sessionId', 'now'], (ex, p) =>
+  ex
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at'])
+    .where('sessions.id', '=', p.sessionId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', p.now)
+    .where('users.disabled', '=', false),
+)
+
 /**
  * The per-request authentication lookup: one primary-key read of the session joined to its user
  * by primary key. Revoked or expired sessions and disabled users simply do not match.
  */
 export async function findLiveSession(ex: Executor, sessionId: string, now: Timestamp): Promise<LiveSession | null> {
-  const row = await ex
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at'])
-    .where('sessions.id', '=', sessionId)
-    .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', now)
-    .where('users.disabled', '=', false)
-    .executeTakeFirst()
+  const [row] = await selectLiveSession(ex, { sessionId, now })
   if (row === undefined) return null
   const { session_last_seen_at, ...user } = row
   return { user: toUserRecord(user), lastSeenAt: session_last_seen_at }

@@ -1,0 +1,86 @@
+import { Readable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, makeTempDir, type TestDatabase } from '../test/helpers/database.js'
+import { runCli } from './cli.js'
+import { parseConfig } from './config.js'
+import { createDeps } from './deps.js'
+import { createLogger } from './logger.js'
+
+let database: TestDatabase
+let env: Record<string, string>
+
+beforeAll(async () => {
+  const dataDir = makeTempDir()
+  database = await createTestDatabase(dataDir)
+  env = { DATA_DIR: dataDir, DATABASE_URL: database.url, PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' }
+})
+afterAll(async () => database.drop())
+
+async function run(args: string[], stdin = '') {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(args, {
+    env,
+    stdin: Readable.from([stdin]),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  })
+  return { code, stdout, stderr }
+}
+
+async function users() {
+  const deps = createDeps(parseConfig(env), { logger: createLogger({ logLevel: 'silent' }) })
+  try {
+    return await deps.db.selectFrom('users').select(['email', 'name', 'is_admin', 'password_hash']).execute()
+  } finally {
+    await deps.close()
+  }
+}
+
+describe('switchboard CLI', () => {
+  it('migrates the database', async () => {
+    const result = await run(['migrate'])
+    expect(result).toMatchObject({ code: 0, stdout: 'database is up to date\n' })
+  })
+
+  it('creates an administrator with the password read from standard input', async () => {
+    const result = await run(['create-admin', '--email', ' Ops@Example.com ', '--name', ' Ops Team '], 'operator passphrase 7\n')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^created administrator ops@example.com \(id [0-9a-f-]+\)\n$/)
+    expect(result.stdout).not.toContain('operator passphrase')
+    const [admin] = await users()
+    expect(admin).toMatchObject({ email: 'ops@example.com', name: 'Ops Team' })
+    expect(Boolean(admin!.is_admin)).toBe(true)
+    expect(admin!.password_hash).toMatch(/^\$argon2id\$/)
+  })
+
+  it('refuses a taken email, a weak password and a malformed email, with exit code ≠ 0', async () => {
+    expect((await run(['create-admin', '--email', 'ops@example.com', '--name', 'Again'], 'another passphrase 8\n')).code).toBe(1)
+    const weak = await run(['create-admin', '--email', 'weak@example.com', '--name', 'Weak'], 'password\n')
+    expect(weak.code).toBe(1)
+    expect(weak.stderr).toContain('password')
+    const malformed = await run(['create-admin', '--email', 'not-an-email', '--name', 'X'], 'another passphrase 8\n')
+    expect(malformed.code).toBe(2)
+    expect(malformed.stderr).toContain('--email')
+    expect(await users()).toHaveLength(1)
+  })
+
+  it('explains its usage for a missing option or an unknown command', async () => {
+    expect((await run(['create-admin', '--email', 'x@example.com'])).code).toBe(2)
+    const unknown = await run(['frobnicate'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('usage: switchboard')
+  })
+
+  it('reports invalid configuration', async () => {
+    const saved = env
+    env = { ...env, DATABASE_URL: 'mysql://nope' }
+    try {
+      const result = await run(['migrate'])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain('DATABASE_URL')
+    } finally {
+      env = saved
+    }
+  })
+})

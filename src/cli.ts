@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+/**
+ * Operator commands: `switchboard <command>` (or `npm run cli -- <command>`).
+ *
+ *   migrate                                   apply pending database migrations
+ *   create-admin --email E --name N           create an administrator; the password is read from
+ *                                             standard input (prompted for on a terminal)
+ */
+import { createInterface } from 'node:readline'
+import { Writable } from 'node:stream'
+import { parseArgs } from 'node:util'
+import { pathToFileURL } from 'node:url'
+import { ConfigError, parseConfig } from './config.js'
+import { migrateToLatest } from './db/migrate.js'
+import { createDeps, type Deps } from './deps.js'
+import { AppError } from './errors.js'
+import { createLogger } from './logger.js'
+import { NewUserFields } from './modules/users/schemas.js'
+import { createAdministrator } from './modules/users/service.js'
+import { Body } from './lib/schema-types.js'
+import { compileBodyValidator } from './plugins/validation.js'
+
+export interface CliIo {
+  env: Record<string, string | undefined>
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean }
+  stdout: { write(text: string): unknown }
+  stderr: { write(text: string): unknown }
+}
+
+const USAGE = `usage: switchboard <command>
+
+commands:
+  migrate                                  apply pending database migrations
+  create-admin --email <email> --name <name>
+                                           create an administrator; the password is read from
+                                           standard input (you are prompted on a terminal)
+`
+
+/** Reads one line from stdin; on a terminal, prompts and does not echo what is typed. */
+async function readPassword(io: CliIo): Promise<string> {
+  const muted = new Writable({ write: (_chunk, _encoding, done) => done() })
+  if (io.stdin.isTTY) io.stdout.write('Password: ')
+  const lines = createInterface({ input: io.stdin, output: io.stdin.isTTY ? muted : undefined, terminal: Boolean(io.stdin.isTTY) })
+  try {
+    for await (const line of lines) return line
+    return ''
+  } finally {
+    lines.close()
+    if (io.stdin.isTTY) io.stdout.write('\n')
+  }
+}
+
+async function withDeps<T>(io: CliIo, run: (deps: Deps) => Promise<T>): Promise<T> {
+  const config = parseConfig(io.env)
+  // Commands print their own results; the log only carries warnings and errors.
+  const deps = createDeps(config, { logger: createLogger({ logLevel: 'warn' }) })
+  try {
+    await migrateToLatest(deps.database)
+    return await run(deps)
+  } finally {
+    await deps.close()
+  }
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv
+  try {
+    switch (command) {
+      case 'migrate': {
+        await withDeps(io, async () => undefined)
+        io.stdout.write('database is up to date\n')
+        return 0
+      }
+      case 'create-admin': {
+        const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, name: { type: 'string' } } })
+        if (values.email === undefined || values.name === undefined) {
+          io.stderr.write(`create-admin needs --email and --name\n\n${USAGE}`)
+          return 2
+        }
+        const input = { email: values.email, name: values.name }
+        const problems = compileBodyValidator(Body(NewUserFields))(input)
+        if (problems !== null) {
+          io.stderr.write(`switchboard: ${problems.map((p) => `--${p.field} ${p.message}`).join('; ')}\n`)
+          return 2
+        }
+        const password = await readPassword(io)
+        const user = await withDeps(io, (deps) => createAdministrator(deps, { ...input, password }))
+        io.stdout.write(`created administrator ${user.email} (id ${user.id})\n`)
+        return 0
+      }
+      default:
+        io.stderr.write(USAGE)
+        return command === undefined || command === 'help' || command === '--help' ? 0 : 2
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) io.stderr.write(`switchboard: ${error.message}\n`)
+    else if (error instanceof AppError) {
+      const details = Array.isArray(error.details) ? error.details.map((d) => `${d.field} ${d.message}`).join('; ') : error.details
+      io.stderr.write(`switchboard: ${error.message}${details ? ` (${details})` : ''}\n`)
+    } else io.stderr.write(`switchboard: ${(error as Error).message}\n`)
+    return 1
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
+    (code) => process.exit(code),
+  )
+}

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type TestContext } from '../../test/helpers/app.js'
+import { createUser, openSessionFor } from '../../test/helpers/factories.js'
+import { authenticateBearer } from '../modules/auth/authenticate.js'
+import { precompiled } from './precompiled.js'
+
+let t: TestContext
+beforeAll(async () => {
+  t = await startTestApp()
+})
+afterAll(async () => t.close())
+
+describe('precompiled queries', () => {
+  it('run with fresh parameter values on every call', async () => {
+    const byEmail = precompiled(['email'], (ex, p) => ex.selectFrom('users').select(['id', 'email']).where('email', '=', p.email))
+    const a = await createUser(t)
+    const b = await createUser(t)
+    expect(await byEmail(t.deps.db, { email: a.email })).toEqual([{ id: a.user.id, email: a.email }])
+    expect(await byEmail(t.deps.db, { email: b.email })).toEqual([{ id: b.user.id, email: b.email }])
+    expect(await byEmail(t.deps.db, { email: 'nobody@example.com' })).toEqual([])
+  })
+
+  it('work inside transactions too', async () => {
+    const count = precompiled(['id'], (ex, p) => ex.selectFrom('users').select('id').where('id', '=', p.id))
+    const { user } = await createUser(t)
+    const rows = await t.deps.db.transaction().execute((tx) => count(tx, { id: user.id }))
+    expect(rows).toHaveLength(1)
+  })
+
+  it('refuse a definition that does not use one of its parameters', async () => {
+    const broken = precompiled(['id', 'unused'], (ex, p) => ex.selectFrom('users').select('id').where('id', '=', p.id))
+    await expect(broken(t.deps.db, { id: 'x', unused: 'y' })).rejects.toThrow(/unused/)
+  })
+
+  it("never read another request's uncommitted writes (they wait for the transaction)", async () => {
+    const { user } = await createUser(t)
+    const token = await openSessionFor(t, user.id)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    let locked!: () => void
+    const started = new Promise<void>((resolve) => (locked = resolve))
+    const transaction = t.deps.db
+      .transaction()
+      .execute(async (tx) => {
+        await tx.updateTable('users').set({ disabled: true }).where('id', '=', user.id).execute()
+        locked()
+        await gate
+        throw new Error('roll back')
+      })
+      .catch(() => undefined)
+    await started
+    const read = authenticateBearer(t.deps, token)
+    release()
+    await transaction
+    expect((await read)?.user.id).toBe(user.id)
+  })
+})

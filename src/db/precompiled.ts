@@ -1,0 +1,62 @@
+/**
+ * Queries built and compiled once, then run many times with new parameter values. Kysely builds
+ * and compiles a query on every call; for the per-request authentication lookup that costs more
+ * than running it (measured on SQLite: ≈45 µs to compile vs ≈10 µs to execute the session join).
+ *
+ * The query is built with sentinel values in place of the named parameters; after compiling, the
+ * positions of the sentinels in the parameter list are remembered and filled on each call.
+ *
+ * On SQLite, a read through the database itself (not a transaction) runs synchronously when no
+ * transaction holds the connection, skipping Kysely's connection queue: under concurrent load the
+ * queue's promise hops cost several times the query.
+ */
+import type { Compilable, CompiledQuery } from 'kysely'
+import type { Executor } from './schema.js'
+import type { ImmediateReader } from './sqlite.js'
+
+const immediateReaders = new WeakMap<Executor, ImmediateReader>()
+
+export function registerImmediateReader(db: Executor, reader: ImmediateReader): void {
+  immediateReaders.set(db, reader)
+}
+
+type Value = string | number | null
+
+interface Prepared<Row> {
+  compiled: CompiledQuery<Row>
+  slots: Array<string | null>
+}
+
+export function precompiled<Name extends string, Row>(
+  names: readonly Name[],
+  build: (ex: Executor, params: Record<Name, string>) => Compilable<Row>,
+): (ex: Executor, values: Record<Name, Value>) => Promise<Row[]> {
+  const byExecutor = new WeakMap<Executor, Prepared<Row>>()
+
+  const prepare = (ex: Executor): Prepared<Row> => {
+    const sentinels = Object.fromEntries(names.map((name) => [name, `\u0000param:${name}\u0000`])) as Record<Name, string>
+    const compiled = build(ex, sentinels).compile()
+    const slots = compiled.parameters.map((value) => names.find((name) => sentinels[name] === value) ?? null)
+    for (const name of names) {
+      if (!slots.includes(name)) throw new Error(`precompiled query does not use its parameter "${name}"`)
+    }
+    return { compiled, slots }
+  }
+
+  return async (ex, values) => {
+    let prepared = byExecutor.get(ex)
+    if (prepared === undefined) {
+      prepared = prepare(ex)
+      byExecutor.set(ex, prepared)
+    }
+    const { compiled, slots } = prepared
+    const parameters = compiled.parameters.map((value, i) => {
+      const slot = slots[i]
+      return slot === null || slot === undefined ? value : values[slot as Name]
+    })
+    const query = { ...compiled, parameters }
+    const immediate = immediateReaders.get(ex)?.<Row>(query)
+    if (immediate !== undefined) return immediate
+    return (await ex.executeQuery<Row>(query)).rows
+  }
+}

@@ -1,0 +1,50 @@
+/** The Redis counter store against the real Redis server (CI always has one; see vitest.config.ts). */
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+import { AttemptBudgets, createRedisCounterStore } from './attempt-budget.js'
+
+const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
+afterAll(() => redis.disconnect())
+
+describe('Redis counter store', () => {
+  it('counts atomically with one expiry per window', async () => {
+    const prefix = `sbtest:${randomBytes(4).toString('hex')}:`
+    const store = createRedisCounterStore(redis, prefix)
+    const results = await Promise.all(Array.from({ length: 20 }, () => store.increment('k', 60_000)))
+    expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    const state = await store.read('k')
+    expect(state.count).toBe(20)
+    expect(state.resetInMs).toBeGreaterThan(55_000)
+    expect(state.resetInMs).toBeLessThanOrEqual(60_000)
+    expect(await redis.pttl(`${prefix}k`)).toBeGreaterThan(0)
+    expect(await store.read('other')).toEqual({ count: 0, resetInMs: 0 })
+  })
+
+  it('is one budget for two independent clients (two instances)', async () => {
+    const prefix = `sbtest:${randomBytes(4).toString('hex')}:`
+    const second = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
+    try {
+      const a = new AttemptBudgets(createRedisCounterStore(redis, prefix))
+      const b = new AttemptBudgets(createRedisCounterStore(second, prefix))
+      const charges = [{ budget: { name: 'shared', limit: 2, windowSeconds: 60 }, subject: 'carol' }]
+      await a.charge(charges)
+      await b.charge(charges)
+      await expect(a.assertAvailable(charges)).rejects.toMatchObject({ reason: 'RATE_LIMITED' })
+      await expect(b.assertAvailable(charges)).rejects.toMatchObject({ reason: 'RATE_LIMITED' })
+    } finally {
+      second.disconnect()
+    }
+  })
+
+  it('keeps subjects out of the keys: they are hashed', async () => {
+    const prefix = `sbtest:${randomBytes(4).toString('hex')}:`
+    await new AttemptBudgets(createRedisCounterStore(redis, prefix)).charge([
+      { budget: { name: 'login:email', limit: 5, windowSeconds: 60 }, subject: 'dave@example.com' },
+    ])
+    const keys = await redis.keys(`${prefix}*`)
+    expect(keys).toHaveLength(1)
+    expect(keys[0]).not.toContain('dave')
+    expect(keys[0]).toMatch(/^sbtest:[0-9a-f]+:login:email:[0-9a-f]{64}$/)
+  })
+})

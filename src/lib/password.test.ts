@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { createPasswordHasher } from './password-hash.js'
+import { normalizePassword, passwordProblem } from './password-policy.js'
+
+describe('password policy (CONTRACT.md §4.6)', () => {
+  it('accepts 8 to 256 characters, counted as code points', () => {
+    expect(passwordProblem('abcd efg', null)).toBeNull()
+    expect(passwordProblem('abc defg'.slice(0, 7), null)).toMatch(/at least 8/)
+    expect(passwordProblem('😀'.repeat(8), null)).toBeNull()
+    expect(passwordProblem('x7'.repeat(128), null)).toBeNull()
+    expect(passwordProblem('x7'.repeat(128) + 'y', null)).toMatch(/at most 256/)
+  })
+
+  it('rejects the most common breached passwords, ignoring case', () => {
+    for (const common of ['password', 'Password', '12345678', 'iloveyou', 'QWERTYUIOP', 'trustno1']) {
+      expect(passwordProblem(common, null)).toMatch(/too common/)
+    }
+  })
+
+  it('rejects the account email', () => {
+    expect(passwordProblem('Ada@Example.com', 'ada@example.com')).toMatch(/email/)
+  })
+
+  it('has no composition rules', () => {
+    expect(passwordProblem('correct horse battery staple', null)).toBeNull()
+  })
+
+  it('normalises to NFKC', () => {
+    expect(normalizePassword('ﬁancé')).toBe('fiancé')
+    expect(normalizePassword('cafe\u0301')).toBe('caf\u00e9')
+  })
+})
+
+describe('argon2id hashing', () => {
+  const hasher = createPasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 })
+
+  it('produces salted argon2id hashes that verify', async () => {
+    const a = await hasher.hash('a fine passphrase')
+    const b = await hasher.hash('a fine passphrase')
+    expect(a).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/)
+    expect(a).not.toBe(b)
+    expect(await hasher.verify(a, 'a fine passphrase')).toBe(true)
+    expect(await hasher.verify(a, 'a fine passphrasE')).toBe(false)
+  })
+
+  it('answers false, not an exception, for a stored value that is not a hash', async () => {
+    expect(await hasher.verify('', 'x')).toBe(false)
+    expect(await hasher.verify('plaintext', 'plaintext')).toBe(false)
+  })
+
+  it('uses the OWASP parameters by default', async () => {
+    const production = createPasswordHasher({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
+    expect(await production.hash('x')).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
+  })
+})
