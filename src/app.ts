@@ -6,8 +6,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Deps } from './deps.js'
 import { authentication } from './plugins/authentication.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
-import { installErrorHandling } from './plugins/errors.js'
-import { installHttpConventions, requestIdFor } from './plugins/http.js'
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
+import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
 import { installOpenApi } from './plugins/openapi.js'
 import { installRouteTable } from './plugins/route-table.js'
 import { installValidation } from './plugins/validation.js'
@@ -29,6 +29,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy as boolean | string,
     routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
+    // Routing errors skip the hooks, so they get the response headers here.
+    frameworkErrors: (error, request, reply) => {
+      setResponseHeaders(request, reply, { hsts: deps.config.secureCookies })
+      frameworkErrorHandler(error, request, reply)
+    },
+    clientErrorHandler,
   })
 
   installValidation(app)

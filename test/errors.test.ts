@@ -1,4 +1,5 @@
 /** The error envelope and reason of CONTRACT.md §2 for every class of failure, plus X-Request-Id. */
+import net from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { REASONS } from '../src/errors.js'
 import { useTestApp } from './helpers/app.js'
@@ -133,6 +134,62 @@ describe('error envelope', () => {
     expect(logged).toHaveLength(1)
     expect(logged[0]).not.toContain('"stack"')
     await app.close()
+  })
+})
+
+describe('malformed requests never escape the envelope', () => {
+  it('answers a URL with broken percent-encoding with 400', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/%zz' })
+    expectEnvelope(response, 400, 'VALIDATION_FAILED')
+  })
+
+  it('answers an over-long path parameter with 404 (it cannot name anything)', async () => {
+    const user = await createSignedInUser(t)
+    const response = await t.app.inject({ method: 'DELETE', url: `/api/users/me/sessions/${'a'.repeat(400)}`, headers: bearer(user.token) })
+    expectEnvelope(response, 404, 'NOT_FOUND')
+  })
+
+  it('refuses a body that is not valid UTF-8 instead of storing replacement characters', async () => {
+    const user = await createSignedInUser(t)
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: { ...bearer(user.token), 'content-type': 'application/json' },
+      payload: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    })
+    expectEnvelope(response, 400, 'MALFORMED_JSON')
+  })
+
+  it('refuses unpaired surrogates in text but accepts any real character', async () => {
+    const user = await createSignedInUser(t)
+    const lone = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: { ...bearer(user.token), 'content-type': 'application/json' },
+      payload: '{"name":"broken \\ud800 pair"}', // a JSON escape for a lone surrogate
+    })
+    expectEnvelope(lone, 400, 'VALIDATION_FAILED')
+    const emoji = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name: 'Zoë 🚀 日本' } })
+    expect(emoji.statusCode).toBe(200)
+    expect(emoji.json().name).toBe('Zoë 🚀 日本')
+  })
+
+  it('answers oversized headers and broken HTTP with the envelope, on the socket', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = new URL(address)
+    const raw = (request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request))
+        let data = ''
+        socket.on('data', (chunk) => (data += chunk.toString()))
+        socket.on('close', () => resolve(data))
+      })
+    const oversized = await raw(`GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    expect(oversized).toMatch(/^HTTP\/1\.1 413 /)
+    expect(JSON.parse(oversized.split('\r\n\r\n')[1]!)).toMatchObject({ code: 413, reason: 'PAYLOAD_TOO_LARGE' })
+    const broken = await raw('THIS IS NOT HTTP\r\n\r\n')
+    expect(broken).toMatch(/^HTTP\/1\.1 400 /)
+    expect(JSON.parse(broken.split('\r\n\r\n')[1]!)).toMatchObject({ code: 400, reason: 'VALIDATION_FAILED' })
   })
 })
 

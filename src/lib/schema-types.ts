@@ -5,14 +5,22 @@
 import { Type, type Static, type TSchema, type StringOptions } from '@sinclair/typebox'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js'
 
-/** No C0/C1 control characters (tabs and newlines included) in single-line free text. */
-const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$'
+/**
+ * No C0/C1 control characters (tabs and newlines included) and no lone UTF-16 surrogates (which
+ * cannot be stored as UTF-8) in single-line free text. Ajv compiles patterns with the `u` flag.
+ */
+const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u001f\\u007f-\\u009f\\ud800-\\udfff]*$'
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 /** Free text: trimmed before validation (the `x-trim` keyword), control characters rejected. */
 export const Text = (options: StringOptions & { minLength: number; maxLength: number }) =>
-  Type.String({ ...options, 'x-trim': true, pattern: NO_CONTROL_CHARACTERS })
+  Type.String({
+    ...options,
+    'x-trim': true,
+    pattern: NO_CONTROL_CHARACTERS,
+    'x-message': 'must not contain control characters or unpaired surrogates',
+  })
 
 /** An email address: trimmed, at most 254 characters; services lower-case it before use. */
 export const Email = () => Type.String({ 'x-trim': true, format: 'email', minLength: 3, maxLength: 254 })

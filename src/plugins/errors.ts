@@ -3,12 +3,20 @@
  * as VALIDATION_FAILED with every field, body-parsing failures as their own reasons, unknown routes
  * as 404/405, and anything else as a generic 500 whose cause is logged under the request id.
  */
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.js'
 import type { ErrorEnvelope } from './error-envelope.js'
 import type { RouteTable } from './route-table.js'
 import { toFieldProblems } from './validation.js'
+
+const FRAMEWORK_ERRORS: Record<string, () => AppError> = {
+  FST_ERR_BAD_URL: () => new AppError('VALIDATION_FAILED', { message: 'The request URL is malformed.' }),
+  // A path segment longer than any id we issue cannot name anything: not found, like a malformed id.
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError('NOT_FOUND'),
+}
 
 const CONTENT_ERRORS: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE'),
@@ -25,7 +33,7 @@ export function toAppError(error: FastifyError): AppError | null {
   if (error.validation) {
     return new AppError('VALIDATION_FAILED', { details: toFieldProblems(error.validation as never, error.validationContext ?? 'body') })
   }
-  const known = error.code ? CONTENT_ERRORS[error.code] : undefined
+  const known = error.code ? (CONTENT_ERRORS[error.code] ?? FRAMEWORK_ERRORS[error.code]) : undefined
   if (known) return known()
   // JSON.parse failures (and prototype-poisoning refusals) from the body parser.
   if (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')) return new AppError('MALFORMED_JSON')
@@ -62,6 +70,30 @@ function logUnexpected(request: FastifyRequest, error: FastifyError): void {
   // the log unless the operator asks for them with LOG_LEVEL=debug.
   request.log.error({ error: { type: error.name, code: error.code, message: error.message } }, 'request failed unexpectedly')
   request.log.debug({ stack: error.stack }, 'stack of the unexpected failure')
+}
+
+/**
+ * Errors Node's HTTP parser meets before Fastify sees a request (headers over 16 KiB, broken
+ * HTTP): answered on the socket, still with the envelope. The catalogue has no 431, so oversized
+ * headers are a 413 like an oversized body.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const appError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('PAYLOAD_TOO_LARGE', { message: 'The request headers are larger than 16 KiB.' })
+      : new AppError('VALIDATION_FAILED', { message: 'The request is not valid HTTP.' })
+  const body = JSON.stringify(envelopeOf(appError))
+  socket.end(
+    `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
+  )
+}
+
+/** Errors Fastify raises while routing (bad URL encoding, over-long path parameter). */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(reply, toAppError(error) ?? new AppError('INTERNAL'))
 }
 
 /** `routes` tells "no such resource" (404) from "no such method on this resource" (405). */

@@ -3,9 +3,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 /**
  * Takes the caller's X-Request-Id when it is a sane token (so a proxy's id carries through to our
@@ -16,19 +17,24 @@ export function requestIdFor(request: IncomingMessage): string {
   return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
 }
 
+/** The headers every response carries; also applied to errors answered before routing. */
+export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply, options: { hsts: boolean }): void {
+  reply.header('x-request-id', request.id)
+  reply.header('x-content-type-options', 'nosniff')
+  reply.header('referrer-policy', 'no-referrer')
+  reply.header('x-frame-options', 'DENY')
+  // Responses carry personal data and credentials: no shared or browser cache may keep them.
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+  if (!reply.hasHeader('content-security-policy')) {
+    reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
+  }
+  if (options.hsts) reply.header('strict-transport-security', 'max-age=31536000')
+}
+
 export function installHttpConventions(app: FastifyInstance, options: { hsts: boolean }): void {
   // One synchronous hook for every response header: hooks are a measurable share of a request.
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id)
-    reply.header('x-content-type-options', 'nosniff')
-    reply.header('referrer-policy', 'no-referrer')
-    reply.header('x-frame-options', 'DENY')
-    // Responses carry personal data and credentials: no shared or browser cache may keep them.
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
-    if (!reply.hasHeader('content-security-policy')) {
-      reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
-    }
-    if (options.hsts) reply.header('strict-transport-security', 'max-age=31536000')
+    setResponseHeaders(request, reply, options)
     done(null, payload)
   })
 
@@ -45,10 +51,17 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
   app.removeContentTypeParser('text/plain')
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     // An empty body sent with a JSON content type is treated as no body, not as malformed JSON:
     // clients routinely send the header on bodiless POSTs.
-    if (body === '') return done(null, undefined)
-    parseJson(request, body as string, done)
+    if ((body as Buffer).length === 0) return done(null, undefined)
+    let text: string
+    try {
+      // Invalid UTF-8 is refused rather than silently turned into U+FFFD and stored.
+      text = strictUtf8.decode(body as Buffer)
+    } catch {
+      return done(Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined)
+    }
+    parseJson(request, text, done)
   })
 }
