@@ -66,12 +66,14 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'))
 const settings = {
   database: 'sqlite (temporary file, WAL)',
   log_level: 'warn',
+  // The general limit (1000 requests per minute per credential) would stop a load test after a second.
+  rate_limit_general: 0,
   connections,
   duration_seconds: duration,
   node: process.version,
   cpus: os.cpus().length,
 }
-const service = await start(path.join(root, 'dist/server.js'), { DATA_DIR: dataDir, LOG_LEVEL: settings.log_level })
+const service = await start(path.join(root, 'dist/server.js'), { DATA_DIR: dataDir, LOG_LEVEL: settings.log_level, RATE_LIMIT_GENERAL: String(settings.rate_limit_general) })
 const bare = await start(path.join(root, 'bench/bare-server.mjs'), {})
 try {
   await waitFor(`${service.base}/api/health`)

@@ -9,6 +9,7 @@ import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
 import { installOpenApi } from './plugins/openapi.js'
+import { installRateLimits } from './plugins/rate-limit.js'
 import { installRouteTable } from './plugins/route-table.js'
 import { installValidation } from './plugins/validation.js'
 import { authRoutes } from './modules/auth/routes.js'
@@ -46,6 +47,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
+    await installRateLimits(api, { counters: deps.counters, generalPerMinute: deps.config.rateLimitGeneral })
 
     await api.register(healthRoutes(deps), { prefix: '/api/health' })
     await api.register(authRoutes(deps), { prefix: '/api/auth' })

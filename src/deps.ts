@@ -31,6 +31,8 @@ export interface Deps {
   keys: { csrf: Buffer }
   passwords: PasswordHasher
   accessTokens: AccessTokens
+  /** Shared counters (Redis or memory) behind the attempt budgets and request rate limits. */
+  counters: CounterStore
   budgets: AttemptBudgets
   redis: Redis | null
   close(): Promise<void>
@@ -74,6 +76,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf') },
     passwords: createPasswordHasher(config.passwordHash),
     accessTokens: createAccessTokens({ secret: secrets.jwtSecret, issuer: config.publicUrl, clock }),
+    counters,
     budgets: new AttemptBudgets(counters),
     redis,
     async close() {

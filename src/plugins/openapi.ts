@@ -43,6 +43,7 @@ function addStandardResponses(route: RouteOptions): void {
     add(413, 'PAYLOAD_TOO_LARGE: body over 64 KiB')
     add(415, 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON')
   }
+  if (route.config?.rateLimit !== false) add(429, 'RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute)')
   add(500, 'INTERNAL')
 }
 

@@ -33,6 +33,8 @@ export interface TestContext {
   logs: string[]
   database: TestDatabase
   dataDir: string
+  /** The environment the configuration was parsed from (to start a second instance on it). */
+  env: Record<string, string>
   /** The server secrets in use, for leak checks. */
   jwtSecret: string
   encryptionKeyHex: string
@@ -48,7 +50,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const database = await createTestDatabase(dataDir)
   const jwtSecret = randomBytes(32).toString('base64url')
   const encryptionKeyHex = randomBytes(32).toString('hex')
-  const config = parseConfig({
+  const env: Record<string, string> = {
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     DATABASE_POOL_SIZE: '5',
@@ -60,7 +62,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
     ...options.env,
-  })
+  }
+  const config = parseConfig(env)
   const logs: string[] = []
   const logger = createLogger(config, { write: (line: string) => void logs.push(line) })
   const clock = new TestClock()
@@ -76,6 +79,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     logs,
     database,
     dataDir,
+    env,
     jwtSecret,
     encryptionKeyHex,
     async close() {
@@ -97,4 +101,32 @@ export function useTestApp(options: TestAppOptions = {}): TestContext {
     await context.close?.()
   })
   return context
+}
+
+export interface PeerInstance {
+  app: FastifyInstance
+  deps: Deps
+  logs: string[]
+  close(): Promise<void>
+}
+
+/**
+ * A second application instance on the same database and secrets as `t` — what a second server
+ * process behind a load balancer is — optionally with other settings.
+ */
+export async function startPeerInstance(t: TestContext, env: Record<string, string> = {}): Promise<PeerInstance> {
+  const config = parseConfig({ ...t.env, ...env })
+  const logs: string[] = []
+  const deps = createDeps(config, { clock: t.clock, logger: createLogger(config, { write: (line: string) => void logs.push(line) }) })
+  const app = await buildApp(deps)
+  await app.ready()
+  return {
+    app,
+    deps,
+    logs,
+    async close() {
+      await app.close()
+      await deps.close()
+    },
+  }
 }

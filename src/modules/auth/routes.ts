@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
+import { perIp } from '../../plugins/rate-limit.js'
 import { toUserView } from '../users/view.js'
 import { clearSessionCookies, setCsrfCookie, setSessionCookies } from './cookies.js'
 import { CsrfView, LoginBody, SetupBody, SetupStatus, SignInView } from './schemas.js'
@@ -37,12 +38,16 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/setup',
       {
-        config: { auth: 'public' },
+        config: { auth: 'public', rateLimit: perIp(10, 15) },
         schema: {
           tags,
           summary: 'Create the first user (an administrator) and sign in',
           body: SetupBody,
-          response: { 201: SignInView, 409: errorResponse('ALREADY_INITIALIZED: a user exists') },
+          response: {
+            201: SignInView,
+            409: errorResponse('ALREADY_INITIALIZED: a user exists'),
+            429: errorResponse('RATE_LIMITED: 10 setup attempts per 15 minutes per IP'),
+          },
         },
       },
       async (request, reply) => {

@@ -11,7 +11,7 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '',
       {
-        config: { auth: 'public' },
+        config: { auth: 'public', rateLimit: false },
         schema: { tags: ['operations'], summary: 'Liveness: the process answers', response: { 200: Status } },
       },
       async () => ({ status: 'ok' as const }),
@@ -20,7 +20,7 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/ready',
       {
-        config: { auth: 'public' },
+        config: { auth: 'public', rateLimit: false },
         schema: {
           tags: ['operations'],
           summary: 'Readiness: the database answers',

@@ -1,0 +1,79 @@
+/**
+ * Request rate limits (CONTRACT.md §12) through @fastify/rate-limit, counted in the same store as
+ * the attempt budgets: Redis when configured (one budget for all instances), else process memory,
+ * falling back to memory while Redis is unreachable.
+ *
+ * Every route gets the general limit (RATE_LIMIT_GENERAL per minute, keyed by the credential, else
+ * the client IP) unless it declares its own with perUser()/perIp() — or opts out (`rateLimit: false`,
+ * used by the health probes). The limit hooks run after authentication, so a per-user limit knows
+ * the user, and before the body is read.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import rateLimit, { type FastifyRateLimitStore, type RateLimitOptions } from '@fastify/rate-limit'
+import { AppError } from '../errors.js'
+import type { CounterStore } from '../lib/attempt-budget.js'
+import { sha256Hex } from '../lib/crypto.js'
+
+const MINUTE = 60_000
+
+type IncrementCallback = (error: Error | null, result?: { current: number; ttl: number }) => void
+
+/** Presents a CounterStore as a @fastify/rate-limit store; each route-specific limit gets its own keys. */
+function storeOver(counters: CounterStore, scope: string): FastifyRateLimitStore & { read(key: string, cb: IncrementCallback): void } {
+  const keyOf = (key: string) => `rl:${scope}:${sha256Hex(key)}`
+  return {
+    incr(key, callback: IncrementCallback, timeWindow) {
+      counters.increment(keyOf(key), timeWindow).then(
+        (state) => callback(null, { current: state.count, ttl: state.resetInMs }),
+        (error: Error) => callback(error),
+      )
+    },
+    read(key, callback: IncrementCallback) {
+      counters.read(keyOf(key)).then(
+        (state) => callback(null, { current: state.count, ttl: state.resetInMs }),
+        (error: Error) => callback(error),
+      )
+    },
+    child: (route) => storeOver(counters, `${route.method}:${route.url}`),
+  }
+}
+
+function byCredential(request: FastifyRequest): string {
+  const caller = request.caller
+  if (caller === null) return `ip:${request.ip}`
+  return caller.sessionId !== null ? `session:${caller.sessionId}` : `token:${caller.tokenId}`
+}
+
+function byUser(request: FastifyRequest): string {
+  return request.caller === null ? `ip:${request.ip}` : `user:${request.caller.user.id}`
+}
+
+/** A route's own limit, counted per signed-in user. */
+export function perUser(max: number, minutes: number): RateLimitOptions {
+  return { max, timeWindow: minutes * MINUTE, keyGenerator: byUser }
+}
+
+/** A route's own limit, counted per client IP. */
+export function perIp(max: number, minutes: number): RateLimitOptions {
+  return { max, timeWindow: minutes * MINUTE, keyGenerator: (request) => `ip:${request.ip}` }
+}
+
+export async function installRateLimits(app: FastifyInstance, options: { counters: CounterStore; generalPerMinute: number }): Promise<void> {
+  const { counters } = options
+  await app.register(rateLimit, {
+    // RATE_LIMIT_GENERAL=0 switches the general limit off; the specific limits stay.
+    global: options.generalPerMinute > 0,
+    max: options.generalPerMinute,
+    timeWindow: MINUTE,
+    keyGenerator: byCredential,
+    hook: 'onRequest',
+    enableDraftSpec: true, // RateLimit-Limit / -Remaining / -Reset, as CONTRACT.md §2 names them
+    store: class {
+      constructor() {
+        return storeOver(counters, 'general')
+      }
+    } as never,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)) }),
+  })
+}
