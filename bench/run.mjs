@@ -2,7 +2,8 @@
 /**
  * npm run bench — starts the built service on a temporary SQLite database, creates a user, and
  * drives the authenticated endpoints with autocannon, next to a bare Fastify route (the
- * framework's ceiling) measured in the same run. Prints one JSON document.
+ * framework's ceiling) measured in the same run, authenticated by the access JWT and by a personal
+ * API token. Prints one JSON document.
  *
  *   --duration <s>      seconds per scenario (default 10)
  *   --connections <n>   concurrent connections (default 10)
@@ -85,10 +86,22 @@ try {
   })
   if (setup.status !== 201) throw new Error(`setup failed: ${setup.status} ${await setup.text()}`)
   const { token } = await setup.json()
+  const created = await fetch(`${service.base}/api/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name: 'bench' }),
+  })
+  if (created.status !== 201) throw new Error(`token creation failed: ${created.status} ${await created.text()}`)
+  const apiToken = (await created.json()).token
 
+  const jwt = { authorization: `Bearer ${token}` }
+  const sb = { authorization: `Bearer ${apiToken}` }
   const results = []
   results.push(await measure('bare fastify: constant object', `${bare.base}/`))
-  results.push(await measure('GET /api/users/me (Bearer JWT)', `${service.base}/api/users/me`, { authorization: `Bearer ${token}` }))
+  results.push(await measure('GET /api/users/me (Bearer JWT)', `${service.base}/api/users/me`, jwt))
+  results.push(await measure('GET /api/users/me (Bearer sb_ token)', `${service.base}/api/users/me`, sb))
+  results.push(await measure('GET /api/auth/mfa/status (Bearer JWT)', `${service.base}/api/auth/mfa/status`, jwt))
+  results.push(await measure('GET /api/auth/mfa/status (Bearer sb_ token)', `${service.base}/api/auth/mfa/status`, sb))
 
   const ceiling = results[0].requests_per_second
   for (const result of results.slice(1)) result.ratio_to_bare = Number((result.requests_per_second / ceiling).toFixed(2))

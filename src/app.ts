@@ -15,6 +15,9 @@ import { installValidation } from './plugins/validation.js'
 import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { healthRoutes } from './modules/health/routes.js'
+import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
+import { ApiTokenView } from './modules/tokens/schemas.js'
+import { tokenRoutes } from './modules/tokens/routes.js'
 import { UserView } from './modules/users/schemas.js'
 import { userRoutes } from './modules/users/routes.js'
 
@@ -43,6 +46,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   installHttpConventions(app, { hsts: deps.config.secureCookies })
   app.addSchema(ErrorEnvelope)
   app.addSchema(UserView)
+  app.addSchema(ApiTokenView)
   await installOpenApi(app, { publicUrl: deps.config.publicUrl })
 
   await app.register(async (api) => {
@@ -53,6 +57,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(authRoutes(deps), { prefix: '/api/auth' })
     await api.register(userRoutes(deps), { prefix: '/api/users' })
     await api.register(sessionRoutes(deps), { prefix: '/api/users/me/sessions' })
+    await api.register(mfaRoutes(deps), { prefix: '/api/auth/mfa' })
+    await api.register(tokenRoutes(deps), { prefix: '/api/tokens' })
+    await api.register(mfaAdminRoutes(deps), { prefix: '/api/admin/users' })
   })
 
   return app

@@ -5,6 +5,7 @@
  *   migrate                                   apply pending database migrations
  *   create-admin --email E --name N           create an administrator; the password is read from
  *                                             standard input (prompted for on a terminal)
+ *   reset-mfa EMAIL                           remove a user's MFA (audited)
  */
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
@@ -16,7 +17,9 @@ import { createDeps, type Deps } from './deps.js'
 import { AppError } from './errors.js'
 import { createLogger } from './logger.js'
 import { NewUserFields } from './modules/users/schemas.js'
-import { createAdministrator } from './modules/users/service.js'
+import { createAdministrator, normalizeEmail } from './modules/users/service.js'
+import { findUserByEmail } from './modules/users/repo.js'
+import { resetMfa } from './modules/mfa/service.js'
 import { Body } from './lib/schema-types.js'
 import { compileBodyValidator } from './plugins/validation.js'
 
@@ -34,6 +37,7 @@ commands:
   create-admin --email <email> --name <name>
                                            create an administrator; the password is read from
                                            standard input (you are prompted on a terminal)
+  reset-mfa <email>                        remove a user's two-factor authentication (lost device)
 `
 
 /** Reads one line from stdin; on a terminal, prompts and does not echo what is typed. */
@@ -86,6 +90,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const password = await readPassword(io)
         const user = await withDeps(io, (deps) => createAdministrator(deps, { ...input, password }))
         io.stdout.write(`created administrator ${user.email} (id ${user.id})\n`)
+        return 0
+      }
+      case 'reset-mfa': {
+        const [email] = rest
+        if (email === undefined || rest.length !== 1) {
+          io.stderr.write(`reset-mfa needs exactly one email\n\n${USAGE}`)
+          return 2
+        }
+        const reset = await withDeps(io, async (deps) => {
+          const user = await findUserByEmail(deps.db, normalizeEmail(email))
+          if (user === null) return null
+          await resetMfa(deps, null, user.id, { ip: null, userAgent: null }, 'cli')
+          return user
+        })
+        if (reset === null) {
+          io.stderr.write(`switchboard: no user with the email ${email}\n`)
+          return 1
+        }
+        io.stdout.write(`two-factor authentication removed for ${reset.email}\n`)
         return 0
       }
       default:

@@ -28,6 +28,7 @@ export const EnvSchema = Type.Object({
   LOG_LEVEL: env(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }), LOG_LEVELS.join(', ')),
   PASSWORD_HASH_MEMORY_KIB: env(Type.Integer({ minimum: 1024, maximum: 1048576, default: 19456 }), 'argon2id memory in KiB; 19456 (19 MiB) is the OWASP minimum'),
   PASSWORD_HASH_ITERATIONS: env(Type.Integer({ minimum: 1, maximum: 20, default: 2 }), 'argon2id passes; 2 is the OWASP minimum at 19 MiB'),
+  MFA_ISSUER: env(Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }), 'the name authenticator apps show, e.g. "Acme Switchboard"'),
   RATE_LIMIT_GENERAL: env(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), 'requests per minute per credential (or IP); 0 switches the general limit off'),
   SHUTDOWN_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds to let in-flight requests finish on SIGTERM'),
 })
@@ -58,6 +59,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number]
   passwordHash: { memoryCost: number; timeCost: number; parallelism: number }
   shutdownTimeoutMs: number
+  /** The issuer name in TOTP key URIs, shown by authenticator apps. */
+  mfaIssuer: string
   /** Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off. */
   rateLimitGeneral: number
 }
@@ -160,6 +163,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     passwordHash: { memoryCost: e.PASSWORD_HASH_MEMORY_KIB, timeCost: e.PASSWORD_HASH_ITERATIONS, parallelism: 1 },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,
+    mfaIssuer: e.MFA_ISSUER,
     ...(e.REDIS_URL !== undefined && { redisUrl: e.REDIS_URL }),
     ...(e.JWT_SECRET !== undefined && { jwtSecret: e.JWT_SECRET }),
     ...(e.ENCRYPTION_KEY !== undefined && { encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'hex') }),

@@ -60,11 +60,62 @@ export interface AuditEventsTable {
   metadata: string
 }
 
+export interface ApiTokensTable {
+  id: string
+  user_id: string
+  name: string
+  prefix: string
+  token_hash: string
+  created_at: Timestamp
+  last_used_at: Timestamp | null
+  expires_at: Timestamp | null
+  revoked_at: Timestamp | null
+}
+
+/** Time steps are small integers; PostgreSQL bigint comes back as a number through the pool's parser. */
+export interface MfaTotpTable {
+  user_id: string
+  secret_encrypted: string
+  enabled_at: Timestamp
+  last_used_step: number | null
+}
+
+export interface MfaPendingTable {
+  user_id: string
+  secret_encrypted: string
+  created_at: Timestamp
+  expires_at: Timestamp
+}
+
+export interface MfaBackupCodesTable {
+  id: string
+  user_id: string
+  code_hash: string
+  created_at: Timestamp
+  used_at: Timestamp | null
+}
+
+export interface MfaChallengesTable {
+  id: string
+  user_id: string
+  token_hash: string
+  /** How the first factor was proven ('password', or the OIDC provider key). */
+  method: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
   instance_flags: InstanceFlagsTable
   audit_events: AuditEventsTable
+  api_tokens: ApiTokensTable
+  mfa_totp: MfaTotpTable
+  mfa_pending: MfaPendingTable
+  mfa_backup_codes: MfaBackupCodesTable
+  mfa_challenges: MfaChallengesTable
 }
 
 export type Db = Kysely<Database>

@@ -52,3 +52,6 @@ export const PageOf = <T extends TSchema>(item: T) =>
 /** Objects in requests reject unknown fields (CONTRACT.md §1) instead of silently ignoring them. */
 export const Body = <T extends Record<string, TSchema>>(properties: T, options: { minProperties?: number } = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options })
+
+/** The 204 response: no body (OpenAPI shows no content for `type: null`). */
+export const NoContent = Type.Null({ description: 'No content' })

@@ -18,8 +18,9 @@ import { safeEqual } from '../lib/crypto.js'
 import type { RequestContext } from '../modules/audit/service.js'
 import { authenticateBearer } from '../modules/auth/authenticate.js'
 import type { Caller } from '../modules/auth/caller.js'
+import { API_TOKEN_PREFIX } from '../modules/tokens/format.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from '../modules/auth/cookies.js'
-import { csrfTokenFor } from '../modules/auth/service.js'
+import { csrfTokenFor } from '../modules/auth/session-issuer.js'
 
 export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
 
@@ -46,7 +47,9 @@ function readCredential(request: FastifyRequest): Credential | null {
   if (header !== undefined) return { token: BEARER.exec(header.trim())?.[1] ?? null, source: 'header', cookies: {} }
   const cookies = readCookies(request)
   const token = cookies[SESSION_COOKIE]
-  return token ? { token, source: 'cookie', cookies } : null
+  if (!token) return null
+  // The cookie only ever carries the access JWT; an API token belongs in the Authorization header.
+  return { token: token.startsWith(API_TOKEN_PREFIX) ? null : token, source: 'cookie', cookies }
 }
 
 function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller, cookies: Record<string, string | undefined>): void {

@@ -6,6 +6,7 @@ import { newId } from '../../src/lib/ids.js'
 import { insertNewUser, prepareNewUser } from '../../src/modules/users/service.js'
 import type { UserRecord } from '../../src/modules/users/repo.js'
 import type { TestContext } from './app.js'
+import { totpCode } from './rfc6238.js'
 
 export const DEFAULT_PASSWORD = 'a sound passphrase 42'
 
@@ -63,4 +64,51 @@ export async function openSessionFor(t: TestContext, userId: string): Promise<st
   const id = newId()
   await insertSession(t.deps.db, { id, userId, createdAt: now.toISOString(), expiresAt: expires.toISOString(), userAgent: null, ip: null })
   return t.deps.accessTokens.issue({ sub: userId, sid: id }, now, expires)
+}
+
+export interface MfaEnrolled {
+  secret: string
+  backupCodes: string[]
+}
+
+/**
+ * Enrolls the signed-in user in TOTP through the API, computing the code from the secret it
+ * returned, then moves the test clock one step on so the next code is not a replay.
+ */
+export async function enableMfa(t: TestContext, signedIn: { token: string; password: string | null }): Promise<MfaEnrolled> {
+  const begin = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/mfa/enroll/begin',
+    headers: bearer(signedIn.token),
+    payload: signedIn.password === null ? {} : { password: signedIn.password },
+  })
+  if (begin.statusCode !== 200) throw new Error(`enroll/begin failed: ${begin.statusCode} ${begin.body}`)
+  const secret: string = begin.json().secret
+  const confirm = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/mfa/enroll/confirm',
+    headers: bearer(signedIn.token),
+    payload: { code: totpCode(secret, t.clock.now()) },
+  })
+  if (confirm.statusCode !== 200) throw new Error(`enroll/confirm failed: ${confirm.statusCode} ${confirm.body}`)
+  t.clock.advance(30)
+  return { secret, backupCodes: confirm.json().backup_codes }
+}
+
+/** Password login that expects the MFA step; returns the mfa_token. */
+export async function loginForMfaToken(t: TestContext, email: string, password: string): Promise<string> {
+  const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } })
+  if (response.statusCode !== 200 || response.json().mfa_required !== true) throw new Error(`expected an MFA challenge: ${response.body}`)
+  return response.json().mfa_token
+}
+
+export function verifyMfa(t: TestContext, mfaToken: string, code: string, app = t.app) {
+  return app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code } })
+}
+
+/** A personal API token for the signed-in user. */
+export async function createApiTokenFor(t: TestContext, sessionToken: string, name = 'test token'): Promise<{ id: string; token: string }> {
+  const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(sessionToken), payload: { name } })
+  if (response.statusCode !== 201) throw new Error(`token creation failed: ${response.statusCode} ${response.body}`)
+  return { id: response.json().id, token: response.json().token }
 }

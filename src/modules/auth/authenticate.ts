@@ -1,25 +1,50 @@
 /**
  * Resolving the credential of a request to a Caller: the hot path of every authenticated request.
- * A JWT costs one signature check and one indexed lookup (session joined to user by primary key);
- * `last_seen_at` is written at most once a minute per session, after the answer, never awaited.
+ *
+ * - A personal API token (`sb_…`) is checked for shape and checksum first (no database work for a
+ *   made-up token), then found by its SHA-256 through a unique index, joined to its user.
+ * - An access JWT costs one signature check (cached once verified) and one lookup of its session
+ *   joined to the user, both by primary key.
+ *
+ * Either way it is one indexed read. `last_used_at` / `last_seen_at` are written at most once a
+ * minute, after the answer and never awaited, so a request does not wait on a write.
  */
 import type { Deps } from '../../deps.js'
+import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from '../tokens/format.js'
+import { findLiveApiToken, touchApiToken } from '../tokens/repo.js'
 import type { Caller } from './caller.js'
 import { findLiveSession, touchSession } from './repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 
-export async function authenticateBearer(deps: Deps, token: string): Promise<Caller | null> {
+function touchWhenStale(deps: Deps, lastTouched: string | null, now: Date, touch: (now: string, staleBefore: string) => Promise<void>): void {
+  if (lastTouched !== null && now.getTime() - Date.parse(lastTouched) < TOUCH_INTERVAL_MS) return
+  const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString()
+  touch(now.toISOString(), staleBefore).catch((error: Error) =>
+    deps.logger.warn({ error: { message: error.message } }, 'could not record credential activity'),
+  )
+}
+
+async function authenticateApiToken(deps: Deps, token: string): Promise<Caller | null> {
+  if (!isWellFormedApiToken(token)) return null
+  const now = deps.clock.now()
+  const found = await findLiveApiToken(deps.db, hashApiToken(token), now.toISOString())
+  if (found === null) return null
+  touchWhenStale(deps, found.lastUsedAt, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, at, staleBefore))
+  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId }
+}
+
+async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller | null> {
   const claims = await deps.accessTokens.verify(token)
   if (claims === null) return null
   const now = deps.clock.now()
   const found = await findLiveSession(deps.db, claims.sid, now.toISOString())
   if (found === null || found.user.id !== claims.sub) return null
-  if (now.getTime() - Date.parse(found.lastSeenAt) >= TOUCH_INTERVAL_MS) {
-    const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString()
-    touchSession(deps.db, claims.sid, now.toISOString(), staleBefore).catch((error: Error) =>
-      deps.logger.warn({ error: { message: error.message } }, 'could not record session activity'),
-    )
-  }
+  touchWhenStale(deps, found.lastSeenAt, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
   return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null }
+}
+
+/** The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now. */
+export async function authenticateBearer(deps: Deps, token: string): Promise<Caller | null> {
+  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token) : authenticateAccessJwt(deps, token)
 }

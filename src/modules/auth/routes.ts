@@ -1,30 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
+import { NoContent } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { toUserView } from '../users/view.js'
-import { clearSessionCookies, setCsrfCookie, setSessionCookies } from './cookies.js'
-import { CsrfView, LoginBody, SetupBody, SetupStatus, SignInView } from './schemas.js'
-import {
-  assertLoginAllowed,
-  completeSetup,
-  csrfTokenFor,
-  getSetupStatus,
-  loginWithPassword,
-  logout,
-  type SignIn,
-} from './service.js'
+import { clearSessionCookies, setCsrfCookie } from './cookies.js'
+import { answerSignIn, answerSignInOutcome } from './responses.js'
+import { CsrfView, LoginBody, LoginResponse, SetupBody, SetupStatus, SignInView } from './schemas.js'
+import { assertLoginAllowed, completeSetup, getSetupStatus, loginWithPassword, logout } from './service.js'
+import { csrfTokenFor } from './session-issuer.js'
 
 const tags = ['authentication']
 
 export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
-  const signInResponse = (signIn: SignIn) => ({
-    user: toUserView(signIn.user),
-    token: signIn.token,
-    expires_at: signIn.expiresAt,
-  })
-
   return async (app) => {
     app.get(
       '/setup',
@@ -52,8 +40,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const signIn = await completeSetup(deps, request.body, contextOf(request))
-        setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
-        return reply.code(201).send(signInResponse(signIn))
+        return reply.code(201).send(answerSignIn(reply, deps, signIn))
       },
     )
 
@@ -68,29 +55,27 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
         schema: {
           tags,
-          summary: 'Sign in with email and password',
+          summary: 'Sign in with email and password (users with MFA get an mfa_token for the second step)',
           body: LoginBody,
           response: {
-            200: SignInView,
+            200: LoginResponse,
             401: errorResponse('INVALID_CREDENTIALS: unknown email or wrong password'),
             429: errorResponse('RATE_LIMITED: too many failed sign-ins'),
           },
         },
       },
       async (request, reply) => {
-        const signIn = await loginWithPassword(deps, request.body, contextOf(request))
-        setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
-        return signInResponse(signIn)
+        return answerSignInOutcome(reply, deps, await loginWithPassword(deps, request.body, contextOf(request)))
       },
     )
 
     app.post(
       '/logout',
-      { schema: { tags, summary: 'End the current session and clear the cookies', response: { 204: {} } } },
+      { schema: { tags, summary: 'End the current session and clear the cookies', response: { 204: NoContent } } },
       async (request, reply) => {
         await logout(deps, callerOf(request), contextOf(request))
         clearSessionCookies(reply, deps)
-        return reply.code(204).send()
+        return reply.code(204).send(null)
       },
     )
 

@@ -16,6 +16,14 @@ export const SignInView = Type.Object({
   expires_at: Timestamp(),
 })
 
+export const MfaRequiredView = Type.Object({
+  mfa_required: Type.Literal(true),
+  mfa_token: Type.String({ description: 'Single use; complete with POST /api/auth/mfa/verify within 5 minutes' }),
+  expires_at: Timestamp(),
+})
+
+export const LoginResponse = Type.Union([SignInView, MfaRequiredView])
+
 export const CsrfView = Type.Object({ csrf_token: Type.String() })
 
 export const SessionView = Type.Object({

@@ -2,26 +2,18 @@
  * First-run setup, password login, logout and the user's sessions (CONTRACT.md §4).
  */
 import type { Deps } from '../../deps.js'
-import type { Executor } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
-import { hmacBase64Url } from '../../lib/crypto.js'
-import { newId } from '../../lib/ids.js'
 import { decodeCursor, toPage, type Page, type PageQuery, DEFAULT_PAGE_SIZE } from '../../lib/pagination.js'
 import { normalizePassword } from '../../lib/password-policy.js'
-import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import { anyUserExists, findPasswordCandidateByEmail, findUserById, updateUser, type UserRecord } from '../users/repo.js'
+import { createMfaChallenge, type MfaChallenge } from '../mfa/challenge.js'
+import { isMfaEnabled } from '../mfa/service.js'
+import { anyUserExists, findPasswordCandidateByEmail, findUserById, updateUser } from '../users/repo.js'
 import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
 import type { Caller } from './caller.js'
 import { loginCharges } from './login-limits.js'
-import { insertSession, listLiveSessions, revokeSession, setInstanceFlag, type NewSession } from './repo.js'
-
-export interface SignIn {
-  user: UserRecord
-  token: string
-  expiresAt: string
-  sessionId: string
-}
+import { listLiveSessions, revokeSession, setInstanceFlag } from './repo.js'
+import { issueSignIn, openSession, type SignIn } from './session-issuer.js'
 
 export interface SessionView {
   id: string
@@ -32,36 +24,34 @@ export interface SessionView {
   current: boolean
 }
 
-const USER_AGENT_MAX = 512
+/** A completed first factor: either signed in, or waiting for the second factor. */
+export type SignInOutcome = { kind: 'session'; signIn: SignIn } | { kind: 'mfa'; challenge: MfaChallenge }
 
-/** Inserts the session row within the caller's transaction. */
-async function openSession(deps: Deps, ex: Executor, userId: string, ctx: RequestContext): Promise<NewSession> {
-  const now = deps.clock.now()
-  const session: NewSession = {
-    id: newId(),
-    userId,
-    createdAt: now.toISOString(),
-    expiresAt: addSeconds(now, deps.config.sessionTtlSeconds).toISOString(),
-    userAgent: ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
-    ip: ctx.ip,
-  }
-  await insertSession(ex, session)
-  return session
-}
-
-/** Signs the access JWT for a committed session. */
-async function signInWith(deps: Deps, user: UserRecord, session: NewSession): Promise<SignIn> {
-  const token = await deps.accessTokens.issue(
-    { sub: user.id, sid: session.id },
-    new Date(session.createdAt),
-    new Date(session.expiresAt),
-  )
-  return { user, token, expiresAt: session.expiresAt, sessionId: session.id }
-}
-
-/** The double-submit CSRF token of a session (CONTRACT.md §4.5), bound to it by an HMAC. */
-export function csrfTokenFor(deps: Deps, sessionId: string): string {
-  return hmacBase64Url(deps.keys.csrf, `csrf:${sessionId}`)
+/**
+ * The end of every first factor (password, OIDC): a user with MFA gets an mfa_token instead of a
+ * session (CONTRACT.md §4.2, §9). Records last_login_at and the audit event in one transaction.
+ */
+export async function beginSignIn(deps: Deps, userId: string, method: string, ctx: RequestContext): Promise<SignInOutcome> {
+  const outcome = await deps.db.transaction().execute(async (tx) => {
+    const user = await findUserById(tx, userId)
+    if (user === null || user.disabled) throw new AppError('INVALID_CREDENTIALS')
+    if (await isMfaEnabled(tx, userId)) {
+      const challenge = await createMfaChallenge(deps, tx, userId, method)
+      await recordAudit(tx, deps.clock, ctx, { action: 'auth.mfa_required', actor: user, target: { type: 'user', id: userId }, metadata: { method } })
+      return { kind: 'mfa' as const, challenge }
+    }
+    const updated = (await updateUser(tx, userId, { last_login_at: deps.clock.now().toISOString() })) ?? user
+    const session = await openSession(deps, tx, userId, ctx)
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'auth.login',
+      actor: updated,
+      target: { type: 'user', id: userId },
+      metadata: { method, session_id: session.id },
+    })
+    return { kind: 'session' as const, user: updated, session }
+  })
+  if (outcome.kind === 'mfa') return outcome
+  return { kind: 'session', signIn: await issueSignIn(deps, outcome.user, outcome.session) }
 }
 
 export async function getSetupStatus(deps: Deps): Promise<{ initialized: boolean }> {
@@ -97,7 +87,7 @@ export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestC
     })
     return { user: created, session: opened }
   })
-  return signInWith(deps, user, session)
+  return issueSignIn(deps, user, session)
 }
 
 /** Checked before the body is examined (CONTRACT.md §2.1): an exhausted budget answers 429 first. */
@@ -110,7 +100,7 @@ export interface LoginInput {
   password: string
 }
 
-export async function loginWithPassword(deps: Deps, input: LoginInput, ctx: RequestContext & { ip: string }): Promise<SignIn> {
+export async function loginWithPassword(deps: Deps, input: LoginInput, ctx: RequestContext & { ip: string }): Promise<SignInOutcome> {
   const email = normalizeEmail(input.email)
   const charges = loginCharges(email, ctx.ip)
   await deps.budgets.assertAvailable(charges)
@@ -134,20 +124,7 @@ export async function loginWithPassword(deps: Deps, input: LoginInput, ctx: Requ
     throw new AppError('INVALID_CREDENTIALS')
   }
 
-  const { user, session } = await deps.db.transaction().execute(async (tx) => {
-    const now = deps.clock.now().toISOString()
-    const updated = await updateUser(tx, candidate.id, { last_login_at: now })
-    if (updated === null) throw new AppError('INVALID_CREDENTIALS')
-    const opened = await openSession(deps, tx, updated.id, ctx)
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'auth.login',
-      actor: updated,
-      target: { type: 'user', id: updated.id },
-      metadata: { method: 'password', session_id: opened.id },
-    })
-    return { user: updated, session: opened }
-  })
-  return signInWith(deps, user, session)
+  return beginSignIn(deps, candidate.id, 'password', ctx)
 }
 
 /** Ends the caller's session server-side; an API-token caller has no session to end. */
@@ -191,11 +168,4 @@ export async function revokeOwnSession(deps: Deps, caller: Caller, sessionId: st
       metadata: { current: sessionId === caller.sessionId },
     })
   })
-}
-
-/** Re-reads the caller, for responses that must reflect a change made in this request. */
-export async function reloadUser(deps: Deps, userId: string): Promise<UserRecord> {
-  const user = await findUserById(deps.db, userId)
-  if (user === null) throw new AppError('UNAUTHORIZED')
-  return user
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { IdParams, PageQuery } from '../../lib/schema-types.js'
+import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { SessionPage } from './schemas.js'
@@ -30,12 +30,12 @@ export function sessionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Revoke one of your sessions (sign it out)',
           params: IdParams,
-          response: { 204: {}, 404: errorResponse('NOT_FOUND: no live session of yours with this id') },
+          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no live session of yours with this id') },
         },
       },
       async (request, reply) => {
         await revokeOwnSession(deps, callerOf(request), request.params.id, contextOf(request))
-        return reply.code(204).send()
+        return reply.code(204).send(null)
       },
     )
   }

@@ -114,6 +114,14 @@ export async function anyUserExists(ex: Executor): Promise<boolean> {
 }
 
 /**
+ * Locks the user's row until the transaction ends (PostgreSQL; SQLite serialises writers), to
+ * serialise per-user quota checks such as the API token limit.
+ */
+export async function lockUser(ex: Executor, userId: string): Promise<void> {
+  await ex.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute()
+}
+
+/**
  * The ids of the active administrators, locked until the transaction ends (PostgreSQL; SQLite
  * serialises writers). Two concurrent demotions or deletions therefore cannot both see "another
  * admin remains" and together leave none (CONTRACT.md §8.1 LAST_ADMIN).

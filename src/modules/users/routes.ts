@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
+import { NoContent } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { clearSessionCookies } from '../auth/cookies.js'
@@ -41,7 +42,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change your password; your other sessions are signed out',
           body: ChangePasswordBody,
           response: {
-            204: {},
+            204: NoContent,
             400: errorResponse('VALIDATION_FAILED (new_password rules), PASSWORD_REQUIRED, INVALID_PASSWORD'),
             429: errorResponse('RATE_LIMITED: too many wrong passwords'),
           },
@@ -49,7 +50,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         await changePassword(deps, callerOf(request), request.body, contextOf(request))
-        return reply.code(204).send()
+        return reply.code(204).send(null)
       },
     )
 
@@ -59,11 +60,11 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
-          summary: 'Delete your account (re-authentication required)',
+          summary: 'Delete your account (password, and a TOTP or backup code when MFA is on)',
           body: DeleteMeBody,
           response: {
-            204: {},
-            400: errorResponse('VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD'),
+            204: NoContent,
+            400: errorResponse('VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE'),
             409: errorResponse('LAST_ADMIN: you are the last active administrator'),
             429: errorResponse('RATE_LIMITED: too many wrong passwords'),
           },
@@ -72,7 +73,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         await deleteCurrentUser(deps, callerOf(request), request.body, contextOf(request))
         clearSessionCookies(reply, deps)
-        return reply.code(204).send()
+        return reply.code(204).send(null)
       },
     )
   }

@@ -12,6 +12,7 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
+import { assertSecondFactorIfEnabled } from '../mfa/service.js'
 import { deleteUser, insertUser, lockActiveAdminIds, updateUser, type UserRecord } from './repo.js'
 import type { ChangePasswordBody, DeleteMeBody, UpdateMeBody } from './schemas.js'
 
@@ -115,9 +116,13 @@ export async function changePassword(deps: Deps, caller: Caller, input: ChangePa
   })
 }
 
-/** Deletes the caller's account after re-authentication; the last active administrator stays. */
+/**
+ * Deletes the caller's account after re-authentication (password, and a second-factor code when
+ * MFA is on); the last active administrator stays.
+ */
 export async function deleteCurrentUser(deps: Deps, caller: Caller, input: DeleteMeBody, ctx: RequestContext): Promise<void> {
   await verifyCurrentPassword(deps, caller.user.id, input.password)
+  await assertSecondFactorIfEnabled(deps, caller.user.id, input.code)
   await deps.db.transaction().execute(async (tx) => {
     if (caller.user.is_admin) {
       const admins = await lockActiveAdminIds(tx)

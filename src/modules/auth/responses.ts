@@ -1,0 +1,23 @@
+/** How a completed sign-in is answered over HTTP: the body of CONTRACT.md §4.2 and the cookies. */
+import type { FastifyReply } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { toUserView } from '../users/view.js'
+import { setSessionCookies } from './cookies.js'
+import type { SignInOutcome } from './service.js'
+import { csrfTokenFor, type SignIn } from './session-issuer.js'
+
+export function signInBody(signIn: SignIn) {
+  return { user: toUserView(signIn.user), token: signIn.token, expires_at: signIn.expiresAt }
+}
+
+/** Sets the `token` and `csrf_token` cookies and returns the response body. */
+export function answerSignIn(reply: FastifyReply, deps: Deps, signIn: SignIn) {
+  setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
+  return signInBody(signIn)
+}
+
+/** A first factor's answer: signed in, or `{ mfa_required, mfa_token, expires_at }` without cookies. */
+export function answerSignInOutcome(reply: FastifyReply, deps: Deps, outcome: SignInOutcome) {
+  if (outcome.kind === 'session') return answerSignIn(reply, deps, outcome.signIn)
+  return { mfa_required: true as const, mfa_token: outcome.challenge.mfaToken, expires_at: outcome.challenge.expiresAt }
+}

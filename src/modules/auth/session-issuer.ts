@@ -1,0 +1,47 @@
+/**
+ * Opening a session and signing its access JWT — the last step of every sign-in (password,
+ * second factor, first-run setup, OIDC).
+ */
+import type { Deps } from '../../deps.js'
+import type { Executor } from '../../db/schema.js'
+import { hmacBase64Url } from '../../lib/crypto.js'
+import { newId } from '../../lib/ids.js'
+import { addSeconds } from '../../lib/time.js'
+import type { RequestContext } from '../audit/service.js'
+import type { UserRecord } from '../users/repo.js'
+import { insertSession, type NewSession } from './repo.js'
+
+export interface SignIn {
+  user: UserRecord
+  token: string
+  expiresAt: string
+  sessionId: string
+}
+
+const USER_AGENT_MAX = 512
+
+/** Inserts the session row within the caller's transaction. */
+export async function openSession(deps: Deps, ex: Executor, userId: string, ctx: RequestContext): Promise<NewSession> {
+  const now = deps.clock.now()
+  const session: NewSession = {
+    id: newId(),
+    userId,
+    createdAt: now.toISOString(),
+    expiresAt: addSeconds(now, deps.config.sessionTtlSeconds).toISOString(),
+    userAgent: ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+    ip: ctx.ip,
+  }
+  await insertSession(ex, session)
+  return session
+}
+
+/** Signs the access JWT for a committed session. */
+export async function issueSignIn(deps: Deps, user: UserRecord, session: NewSession): Promise<SignIn> {
+  const token = await deps.accessTokens.issue({ sub: user.id, sid: session.id }, new Date(session.createdAt), new Date(session.expiresAt))
+  return { user, token, expiresAt: session.expiresAt, sessionId: session.id }
+}
+
+/** The double-submit CSRF token of a session (CONTRACT.md §4.5), bound to it by an HMAC. */
+export function csrfTokenFor(deps: Deps, sessionId: string): string {
+  return hmacBase64Url(deps.keys.csrf, `csrf:${sessionId}`)
+}

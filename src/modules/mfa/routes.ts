@@ -1,0 +1,156 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../deps.js'
+import { IdParams, NoContent } from '../../lib/schema-types.js'
+import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { answerSignIn } from '../auth/responses.js'
+import { SignInView } from '../auth/schemas.js'
+import { completeMfaSignIn } from './challenge.js'
+import { BackupCodesView, BeginBody, ConfirmBody, EnrollmentView, MfaStatusView, TrustedBody, VerifyBody } from './schemas.js'
+import { beginEnrollment, cancelEnrollment, confirmEnrollment, disableMfa, getMfaStatus, regenerateBackupCodes, resetMfa } from './service.js'
+
+const tags = ['two-factor authentication']
+const REAUTH = 'PASSWORD_REQUIRED, INVALID_PASSWORD'
+const BUDGET = errorResponse('RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes')
+
+/** /api/auth/mfa — the state-changing operations need an interactive session (CONTRACT.md §5.4). */
+export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/status',
+      { schema: { tags, summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } } },
+      async (request) => getMfaStatus(deps, callerOf(request)),
+    )
+
+    app.post(
+      '/enroll/begin',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          summary: 'Start enrollment: a new secret, valid 10 minutes until confirmed',
+          body: BeginBody,
+          response: {
+            200: EnrollmentView,
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}`),
+            409: errorResponse('MFA_ALREADY_ENABLED'),
+            429: BUDGET,
+          },
+        },
+      },
+      async (request) => beginEnrollment(deps, callerOf(request), request.body.password, contextOf(request)),
+    )
+
+    app.post(
+      '/enroll/confirm',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          summary: 'Confirm with a 6-digit code: MFA is enabled, other sessions end, backup codes are returned once',
+          body: ConfirmBody,
+          response: {
+            200: BackupCodesView,
+            400: errorResponse('VALIDATION_FAILED, INVALID_CODE'),
+            409: errorResponse('MFA_ALREADY_ENABLED, MFA_NO_PENDING'),
+            429: BUDGET,
+          },
+        },
+      },
+      async (request) => confirmEnrollment(deps, callerOf(request), request.body.code, contextOf(request)),
+    )
+
+    app.post(
+      '/enroll/cancel',
+      {
+        config: { auth: 'session' },
+        schema: { tags, summary: 'Abandon a pending enrollment', response: { 204: NoContent, 409: errorResponse('MFA_ALREADY_ENABLED') } },
+      },
+      async (request, reply) => {
+        await cancelEnrollment(deps, callerOf(request), contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.post(
+      '/disable',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          summary: 'Disable MFA with a current code (and the password, if the account has one)',
+          body: TrustedBody,
+          response: {
+            204: NoContent,
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}, INVALID_CODE`),
+            409: errorResponse('MFA_NOT_ENABLED'),
+            429: BUDGET,
+          },
+        },
+      },
+      async (request, reply) => {
+        await disableMfa(deps, callerOf(request), request.body, contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.post(
+      '/backup/regenerate',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          summary: 'Replace every backup code with a new set',
+          body: TrustedBody,
+          response: {
+            200: BackupCodesView,
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}, INVALID_CODE`),
+            409: errorResponse('MFA_NOT_ENABLED'),
+            429: BUDGET,
+          },
+        },
+      },
+      async (request) => regenerateBackupCodes(deps, callerOf(request), request.body, contextOf(request)),
+    )
+
+    app.post(
+      '/verify',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          summary: 'Sign-in second step: the mfa_token from login and a TOTP or backup code',
+          body: VerifyBody,
+          response: {
+            200: SignInView,
+            401: errorResponse('MFA_PENDING_INVALID, INVALID_CODE'),
+            429: errorResponse('RATE_LIMITED: 5 wrong codes per mfa_token, 10 per account per 15 minutes'),
+          },
+        },
+      },
+      async (request, reply) => answerSignIn(reply, deps, await completeMfaSignIn(deps, request.body, contextOf(request))),
+    )
+  }
+}
+
+/** /api/admin/users/{id}/mfa/reset — for a user who lost their authenticator. */
+export function mfaAdminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/:id/mfa/reset',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags: ['administration'],
+          summary: "Remove a user's MFA (factor, backup codes, pending enrollment)",
+          params: IdParams,
+          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such user') },
+        },
+      },
+      async (request, reply) => {
+        await resetMfa(deps, callerOf(request).user, request.params.id, contextOf(request), 'admin')
+        return reply.code(204).send(null)
+      },
+    )
+  }
+}

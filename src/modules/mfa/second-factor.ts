@@ -1,0 +1,65 @@
+/**
+ * Checking a second-factor code — a current TOTP code or an unused backup code — wherever one is
+ * asked for: the sign-in second step, disabling MFA, regenerating backup codes, deleting the
+ * account. Every rejected code (wrong, replayed, already used) counts against the account's
+ * budget of 10 per 15 minutes (CONTRACT.md §6), plus any budget the caller adds (5 per mfa_token).
+ */
+import type { Deps } from '../../deps.js'
+import { AppError } from '../../errors.js'
+import type { Budget, BudgetCharge } from '../../lib/attempt-budget.js'
+import { decrypt } from '../../lib/crypto.js'
+import { normalizeBackupCode } from './backup-codes.js'
+import { advanceTotpStep, consumeBackupCode, findTotpFactor, listUnusedBackupCodes } from './repo.js'
+import { matchTotpStep } from './totp.js'
+
+export const WRONG_CODES_PER_ACCOUNT: Budget = { name: 'mfa:account', limit: 10, windowSeconds: 15 * 60 }
+
+export type SecondFactorMethod = 'totp' | 'backup_code'
+
+/** The AES-GCM context (additional data) of a user's active TOTP secret. */
+export function totpSecretContext(userId: string): string {
+  return `mfa_totp.secret:${userId}`
+}
+
+async function acceptTotp(deps: Deps, userId: string, code: string): Promise<boolean> {
+  const factor = await findTotpFactor(deps.db, userId)
+  if (factor === null) return false
+  const secret = decrypt(deps.secrets.encryptionKey, factor.secret_encrypted, totpSecretContext(userId))
+  const step = matchTotpStep(secret, code, deps.clock.now())
+  return step !== null && (await advanceTotpStep(deps.db, userId, step))
+}
+
+async function acceptBackupCode(deps: Deps, userId: string, code: string): Promise<boolean> {
+  const candidates = await listUnusedBackupCodes(deps.db, userId)
+  const matches = await Promise.all(candidates.map((row) => deps.passwords.verify(row.code_hash, code)))
+  const match = candidates[matches.indexOf(true)]
+  return match !== undefined && (await consumeBackupCode(deps.db, match.id, deps.clock.now().toISOString()))
+}
+
+async function acceptCode(deps: Deps, userId: string, code: string): Promise<SecondFactorMethod | null> {
+  // The two kinds of code cannot be confused: six digits, or ten letters and digits.
+  if (/^\d{6}$/.test(code)) return (await acceptTotp(deps, userId, code)) ? 'totp' : null
+  const backupCode = normalizeBackupCode(code)
+  if (backupCode === null) return null
+  return (await acceptBackupCode(deps, userId, backupCode)) ? 'backup_code' : null
+}
+
+export interface SecondFactorCheck {
+  userId: string
+  code: string
+  /** 401 at the sign-in second step, 400 for an account operation (CONTRACT.md §2.1). */
+  failureStatus: 400 | 401
+  extraBudgets?: BudgetCharge[]
+}
+
+/** Accepts the code (consuming it) or throws RATE_LIMITED / INVALID_CODE. */
+export async function verifySecondFactor(deps: Deps, check: SecondFactorCheck): Promise<SecondFactorMethod> {
+  const charges = [{ budget: WRONG_CODES_PER_ACCOUNT, subject: check.userId }, ...(check.extraBudgets ?? [])]
+  await deps.budgets.assertAvailable(charges)
+  const method = await acceptCode(deps, check.userId, check.code)
+  if (method === null) {
+    await deps.budgets.charge(charges)
+    throw new AppError('INVALID_CODE', { status: check.failureStatus })
+  }
+  return method
+}

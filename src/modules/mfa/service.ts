@@ -1,0 +1,199 @@
+/**
+ * The MFA life cycle of CONTRACT.md §6: status, enrollment (begin → confirm, or cancel), disable,
+ * backup-code regeneration, and the administrator's reset. Enabling and disabling sign out the
+ * user's other sessions; every state change is audited without secrets or codes.
+ */
+import QRCode from 'qrcode'
+import type { Deps } from '../../deps.js'
+import type { Executor } from '../../db/schema.js'
+import { AppError, invalidField } from '../../errors.js'
+import { encrypt, decrypt } from '../../lib/crypto.js'
+import { newId } from '../../lib/ids.js'
+import { addSeconds } from '../../lib/time.js'
+import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
+import type { Caller } from '../auth/caller.js'
+import { verifyCurrentPassword } from '../auth/reauth.js'
+import { revokeUserSessions } from '../auth/repo.js'
+import { findUserById } from '../users/repo.js'
+import { generateBackupCodes } from './backup-codes.js'
+import {
+  deleteMfaState,
+  deletePendingEnrollment,
+  findMfaStatus,
+  findPendingEnrollment,
+  findTotpFactor,
+  insertTotpFactor,
+  replaceBackupCodes,
+  takePendingEnrollment,
+  upsertPendingEnrollment,
+} from './repo.js'
+import { WRONG_CODES_PER_ACCOUNT, totpSecretContext, verifySecondFactor } from './second-factor.js'
+import { matchTotpStep, newTotpSecret, otpauthUrl } from './totp.js'
+
+const PENDING_TTL_SECONDS = 10 * 60
+
+function pendingSecretContext(userId: string): string {
+  return `mfa_pending.secret:${userId}`
+}
+
+export interface MfaStatus {
+  enabled: boolean
+  enrolled_at?: string
+  pending: boolean
+  backup_codes_remaining: number
+}
+
+export async function getMfaStatus(deps: Deps, caller: Caller): Promise<MfaStatus> {
+  const row = await findMfaStatus(deps.db, caller.user.id, deps.clock.now().toISOString())
+  const enabled = row?.enabled_at != null
+  return {
+    enabled,
+    ...(enabled && { enrolled_at: row!.enabled_at! }),
+    pending: !enabled && row?.pending_expires_at != null,
+    backup_codes_remaining: enabled ? (row?.backup_codes_remaining ?? 0) : 0,
+  }
+}
+
+export async function isMfaEnabled(ex: Executor, userId: string): Promise<boolean> {
+  return (await findTotpFactor(ex, userId)) !== null
+}
+
+async function assertNotEnabled(deps: Deps, userId: string): Promise<void> {
+  if (await isMfaEnabled(deps.db, userId)) throw new AppError('MFA_ALREADY_ENABLED')
+}
+
+async function assertEnabled(deps: Deps, userId: string): Promise<void> {
+  if (!(await isMfaEnabled(deps.db, userId))) throw new AppError('MFA_NOT_ENABLED')
+}
+
+/** Hashes a fresh set of backup codes (outside any transaction: argon2 is slow by design). */
+async function newBackupCodeSet(deps: Deps): Promise<{ codes: string[]; rows: Array<{ id: string; code_hash: string; created_at: string }> }> {
+  const codes = generateBackupCodes()
+  const createdAt = deps.clock.now().toISOString()
+  const hashes = await Promise.all(codes.map((code) => deps.passwords.hash(code.replace('-', '').toUpperCase())))
+  return { codes, rows: hashes.map((code_hash) => ({ id: newId(), code_hash, created_at: createdAt })) }
+}
+
+export interface EnrollmentStart {
+  secret: string
+  otpauth_url: string
+  qr_svg: string
+  expires_at: string
+}
+
+export async function beginEnrollment(deps: Deps, caller: Caller, password: string | undefined, ctx: RequestContext): Promise<EnrollmentStart> {
+  await assertNotEnabled(deps, caller.user.id)
+  await verifyCurrentPassword(deps, caller.user.id, password)
+  const secret = newTotpSecret()
+  const now = deps.clock.now()
+  const expiresAt = addSeconds(now, PENDING_TTL_SECONDS).toISOString()
+  await deps.db.transaction().execute(async (tx) => {
+    await upsertPendingEnrollment(tx, {
+      user_id: caller.user.id,
+      secret_encrypted: encrypt(deps.secrets.encryptionKey, secret, pendingSecretContext(caller.user.id)),
+      created_at: now.toISOString(),
+      expires_at: expiresAt,
+    })
+    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.enroll_begin', actor: caller.user, target: { type: 'user', id: caller.user.id } })
+  })
+  const url = otpauthUrl(secret, deps.config.mfaIssuer, caller.user.email)
+  return { secret, otpauth_url: url, qr_svg: await QRCode.toString(url, { type: 'svg', margin: 1 }), expires_at: expiresAt }
+}
+
+/** Checks the first code against the pending secret; on success MFA is on and the codes are shown once. */
+export async function confirmEnrollment(deps: Deps, caller: Caller, code: string, ctx: RequestContext): Promise<{ backup_codes: string[] }> {
+  const userId = caller.user.id
+  await assertNotEnabled(deps, userId)
+  const now = deps.clock.now()
+  const pending = await findPendingEnrollment(deps.db, userId, now.toISOString())
+  if (pending === null) throw new AppError('MFA_NO_PENDING')
+
+  const charges = [{ budget: WRONG_CODES_PER_ACCOUNT, subject: userId }]
+  await deps.budgets.assertAvailable(charges)
+  const secret = decrypt(deps.secrets.encryptionKey, pending.secret_encrypted, pendingSecretContext(userId))
+  const step = matchTotpStep(secret, code, now)
+  if (step === null) {
+    await deps.budgets.charge(charges)
+    await recordAudit(deps.db, deps.clock, ctx, { action: 'mfa.enroll_confirm_failed', actor: caller.user, target: { type: 'user', id: userId } })
+    throw new AppError('INVALID_CODE')
+  }
+
+  const backup = await newBackupCodeSet(deps)
+  await deps.db.transaction().execute(async (tx) => {
+    // Taking the pending row is the atomic step: of two confirmations only one finds it.
+    if (!(await takePendingEnrollment(tx, userId, pending.secret_encrypted))) throw new AppError('MFA_NO_PENDING')
+    if (await isMfaEnabled(tx, userId)) throw new AppError('MFA_ALREADY_ENABLED')
+    // The confirming code's step is recorded, so the same code cannot also complete a sign-in.
+    await insertTotpFactor(tx, userId, encrypt(deps.secrets.encryptionKey, secret, totpSecretContext(userId)), now.toISOString(), step)
+    await replaceBackupCodes(tx, userId, backup.rows)
+    const revoked = await revokeUserSessions(tx, userId, caller.sessionId, now.toISOString())
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'mfa.enable',
+      actor: caller.user,
+      target: { type: 'user', id: userId },
+      metadata: { sessions_revoked: revoked },
+    })
+  })
+  return { backup_codes: backup.codes }
+}
+
+export async function cancelEnrollment(deps: Deps, caller: Caller, ctx: RequestContext): Promise<void> {
+  await assertNotEnabled(deps, caller.user.id)
+  await deps.db.transaction().execute(async (tx) => {
+    await deletePendingEnrollment(tx, caller.user.id)
+    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.enroll_cancel', actor: caller.user, target: { type: 'user', id: caller.user.id } })
+  })
+}
+
+interface TrustedInput {
+  code: string
+  password?: string | undefined
+}
+
+/** The trust both disable and regenerate need: MFA on, the password (if any), then a valid code. */
+async function proveControl(deps: Deps, caller: Caller, input: TrustedInput): Promise<void> {
+  await assertEnabled(deps, caller.user.id)
+  await verifyCurrentPassword(deps, caller.user.id, input.password)
+  await verifySecondFactor(deps, { userId: caller.user.id, code: input.code, failureStatus: 400 })
+}
+
+export async function disableMfa(deps: Deps, caller: Caller, input: TrustedInput, ctx: RequestContext): Promise<void> {
+  await proveControl(deps, caller, input)
+  await deps.db.transaction().execute(async (tx) => {
+    await deleteMfaState(tx, caller.user.id)
+    const revoked = await revokeUserSessions(tx, caller.user.id, caller.sessionId, deps.clock.now().toISOString())
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'mfa.disable',
+      actor: caller.user,
+      target: { type: 'user', id: caller.user.id },
+      metadata: { sessions_revoked: revoked },
+    })
+  })
+}
+
+export async function regenerateBackupCodes(deps: Deps, caller: Caller, input: TrustedInput, ctx: RequestContext): Promise<{ backup_codes: string[] }> {
+  await proveControl(deps, caller, input)
+  const backup = await newBackupCodeSet(deps)
+  await deps.db.transaction().execute(async (tx) => {
+    if (!(await isMfaEnabled(tx, caller.user.id))) throw new AppError('MFA_NOT_ENABLED')
+    await replaceBackupCodes(tx, caller.user.id, backup.rows)
+    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.backup_regenerate', actor: caller.user, target: { type: 'user', id: caller.user.id } })
+  })
+  return { backup_codes: backup.codes }
+}
+
+/** Account deletion's extra proof when MFA is on: a current code (CONTRACT.md §5.1). */
+export async function assertSecondFactorIfEnabled(deps: Deps, userId: string, code: string | undefined): Promise<void> {
+  if (!(await isMfaEnabled(deps.db, userId))) return
+  if (code === undefined) throw invalidField('code', 'is required while two-factor authentication is enabled')
+  await verifySecondFactor(deps, { userId, code, failureStatus: 400 })
+}
+
+/** An administrator's (or the operator's) reset for a user who lost their authenticator. */
+export async function resetMfa(deps: Deps, actor: Actor | null, userId: string, ctx: RequestContext, via: 'admin' | 'cli'): Promise<void> {
+  if ((await findUserById(deps.db, userId)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
+  await deps.db.transaction().execute(async (tx) => {
+    const removed = await deleteMfaState(tx, userId)
+    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.reset', actor, target: { type: 'user', id: userId }, metadata: { via, had_state: removed > 0 } })
+  })
+}

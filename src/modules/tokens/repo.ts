@@ -1,0 +1,100 @@
+/** SQL for personal API tokens. The secret itself is never stored, only its SHA-256. */
+import { sql } from 'kysely'
+import { precompiled } from '../../db/precompiled.js'
+import type { Executor, Timestamp } from '../../db/schema.js'
+import type { CursorKey } from '../../lib/pagination.js'
+import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
+
+export interface ApiTokenRow {
+  id: string
+  name: string
+  prefix: string
+  created_at: Timestamp
+  last_used_at: Timestamp | null
+  expires_at: Timestamp | null
+}
+
+const TOKEN_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at'] as const
+
+export async function insertApiToken(
+  ex: Executor,
+  token: ApiTokenRow & { user_id: string; token_hash: string },
+): Promise<ApiTokenRow> {
+  return ex.insertInto('api_tokens').values(token).returning(TOKEN_COLUMNS).executeTakeFirstOrThrow()
+}
+
+/** Active = not revoked and not expired. */
+function active(now: Timestamp) {
+  return sql<boolean>`revoked_at is null and (expires_at is null or expires_at > ${now})`
+}
+
+export async function countActiveApiTokens(ex: Executor, userId: string, now: Timestamp): Promise<number> {
+  const row = await ex
+    .selectFrom('api_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where(active(now))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+export async function listActiveApiTokens(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+  page: { limit: number; after: CursorKey | null },
+): Promise<ApiTokenRow[]> {
+  let query = ex.selectFrom('api_tokens').select(TOKEN_COLUMNS).where('user_id', '=', userId).where(active(now))
+  if (page.after !== null) {
+    const [createdAt, id] = page.after
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)))
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute()
+}
+
+/** Revokes one active token of the user; false when there is none with that id. */
+export async function revokeApiToken(ex: Executor, userId: string, tokenId: string, now: Timestamp): Promise<boolean> {
+  const result = await ex
+    .updateTable('api_tokens')
+    .set({ revoked_at: now })
+    .where('id', '=', tokenId)
+    .where('user_id', '=', userId)
+    .where(active(now))
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+const selectLiveToken = precompiled(['tokenHash', 'now'], (ex, p) =>
+  ex
+    .selectFrom('api_tokens')
+    .innerJoin('users', 'users.id', 'api_tokens.user_id')
+    .select([...USER_COLUMNS, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
+    .where('api_tokens.token_hash', '=', p.tokenHash)
+    .where('api_tokens.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', p.now)]))
+    .where('users.disabled', '=', false),
+)
+
+export interface LiveApiToken {
+  user: UserRecord
+  tokenId: string
+  lastUsedAt: Timestamp | null
+}
+
+/** The per-request lookup for token authentication: one read through the unique hash index. */
+export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Timestamp): Promise<LiveApiToken | null> {
+  const [row] = await selectLiveToken(ex, { tokenHash, now })
+  if (row === undefined) return null
+  const { token_id, token_last_used_at, ...user } = row
+  return { user: toUserRecord(user), tokenId: token_id, lastUsedAt: token_last_used_at }
+}
+
+/** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */
+export async function touchApiToken(ex: Executor, tokenId: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
+  await ex
+    .updateTable('api_tokens')
+    .set({ last_used_at: now })
+    .where('id', '=', tokenId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .execute()
+}

@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest'
+import { startTestApp, useTestApp } from '../../../test/helpers/app.js'
+import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD } from '../../../test/helpers/factories.js'
+import { generateApiToken } from './format.js'
+
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+
+const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+
+describe('POST /api/tokens', () => {
+  it('creates a token and shows the secret once', async () => {
+    const user = await createSignedInUser(t)
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(user.token),
+      payload: { name: '  CI deploys ', expires_in_days: 30 },
+    })
+    expect(response.statusCode).toBe(201)
+    const body = response.json()
+    expect(body).toEqual({
+      id: expect.any(String),
+      name: 'CI deploys',
+      prefix: body.token.slice(0, 10),
+      created_at: expect.any(String),
+      last_used_at: null,
+      expires_at: expect.any(String),
+      token: expect.stringMatching(/^sb_[0-9A-Za-z]{38}$/),
+    })
+    expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBe(30 * 86400_000)
+
+    const list = await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })
+    expect(list.json().items).toEqual([{ id: body.id, name: 'CI deploys', prefix: body.prefix, created_at: body.created_at, last_used_at: null, expires_at: body.expires_at }])
+    expect(list.body).not.toContain(body.token)
+  })
+
+  it('stores only the SHA-256 of the secret', async () => {
+    const user = await createSignedInUser(t)
+    const { id, token } = await createApiTokenFor(t, user.token)
+    const row = await t.deps.db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    expect(JSON.stringify(row)).not.toContain(token.slice(10))
+    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it('validates the name and the expiry', async () => {
+    const user = await createSignedInUser(t)
+    for (const payload of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'ok', expires_in_days: 0 }, { name: 'ok', expires_in_days: 3651 }, { name: 'ok', scope: 'all' }]) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload })
+      expect(response.statusCode).toBe(400)
+      expect(response.json().reason).toBe('VALIDATION_FAILED')
+    }
+  })
+})
+
+describe('authenticating with a token', () => {
+  it('acts as its user on every endpoint, as Bearer', async () => {
+    const user = await createSignedInUser(t)
+    const { token } = await createApiTokenFor(t, user.token)
+    const response = await me(token)
+    expect(response.statusCode).toBe(200)
+    expect(response.json().id).toBe(user.user.id)
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer(token) })).statusCode).toBe(200)
+  })
+
+  it('is refused in the token cookie: the cookie carries only the access JWT', async () => {
+    const user = await createSignedInUser(t)
+    const { token } = await createApiTokenFor(t, user.token)
+    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', cookies: { token } })).statusCode).toBe(401)
+  })
+
+  it('stops working on the next request after revocation', async () => {
+    const user = await createSignedInUser(t)
+    const { id, token } = await createApiTokenFor(t, user.token)
+    expect((await me(token)).statusCode).toBe(200)
+    const revoke = await t.app.inject({ method: 'DELETE', url: `/api/tokens/${id}`, headers: bearer(user.token) })
+    expect(revoke.statusCode).toBe(204)
+    const after = await me(token)
+    expect(after.statusCode).toBe(401)
+    expect(after.json().reason).toBe('UNAUTHORIZED')
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/tokens/${id}`, headers: bearer(user.token) })).statusCode).toBe(404)
+  })
+
+  it('stops working when it expires, and when its user is disabled', async () => {
+    const user = await createSignedInUser(t)
+    const created = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'short', expires_in_days: 1 } })
+    const token: string = created.json().token
+    expect((await me(token)).statusCode).toBe(200)
+    t.clock.advance(86400 + 1)
+    try {
+      expect((await me(token)).statusCode).toBe(401)
+    } finally {
+      t.clock.advance(-(86400 + 1))
+    }
+    const other = await createApiTokenFor(t, user.token)
+    await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', user.user.id).execute()
+    expect((await me(other.token)).statusCode).toBe(401)
+  })
+
+  it('records last_used_at at most once a minute', async () => {
+    const user = await createSignedInUser(t)
+    const { id, token } = await createApiTokenFor(t, user.token)
+    const lastUsed = async () => (await t.deps.db.selectFrom('api_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at
+    await me(token)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const first = await lastUsed()
+    expect(first).not.toBeNull()
+    t.clock.advance(10)
+    await me(token)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await lastUsed()).toBe(first)
+    t.clock.advance(60)
+    await me(token)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(Date.parse((await lastUsed())!)).toBeGreaterThan(Date.parse(first!))
+  })
+
+  it('refuses a token with a bad checksum without a database lookup', async () => {
+    const isolated = await startTestApp()
+    try {
+      await isolated.deps.database.close() // any lookup would now fail with a 500
+      const good = generateApiToken()
+      const bad = good.slice(0, -1) + (good.endsWith('0') ? '1' : '0')
+      const response = await isolated.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(bad) })
+      expect(response.statusCode).toBe(401)
+      expect(response.json().reason).toBe('UNAUTHORIZED')
+      const wellFormed = await isolated.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(good) })
+      expect(wellFormed.statusCode).toBe(500) // proves the first one never reached the database
+    } finally {
+      await isolated.app.close()
+      await isolated.database.drop()
+    }
+  })
+})
+
+describe('GET and DELETE /api/tokens', () => {
+  it('lists only active tokens, newest first, with cursor pagination', async () => {
+    const user = await createSignedInUser(t)
+    const created = []
+    for (let i = 0; i < 3; i++) {
+      created.push(await createApiTokenFor(t, user.token, `token ${i}`))
+      t.clock.advance(1)
+    }
+    await t.app.inject({ method: 'DELETE', url: `/api/tokens/${created[1]!.id}`, headers: bearer(user.token) })
+    const page1 = (await t.app.inject({ method: 'GET', url: '/api/tokens?limit=1', headers: bearer(user.token) })).json()
+    expect(page1.items.map((i: { name: string }) => i.name)).toEqual(['token 2'])
+    const page2 = (await t.app.inject({ method: 'GET', url: `/api/tokens?limit=1&cursor=${page1.next_cursor}`, headers: bearer(user.token) })).json()
+    expect(page2.items.map((i: { name: string }) => i.name)).toEqual(['token 0'])
+    expect(page2.next_cursor).toBeNull()
+  })
+
+  it("answers 404 for another user's token, which keeps working", async () => {
+    const alice = await createSignedInUser(t)
+    const bob = await createSignedInUser(t)
+    const bobs = await createApiTokenFor(t, bob.token)
+    const response = await t.app.inject({ method: 'DELETE', url: `/api/tokens/${bobs.id}`, headers: bearer(alice.token) })
+    expect(response.statusCode).toBe(404)
+    expect((await me(bobs.token)).statusCode).toBe(200)
+  })
+})
+
+describe('what a token may not do (CONTRACT.md §5.4)', () => {
+  it('create tokens, change the password or delete the account: 403 SESSION_REQUIRED', async () => {
+    const user = await createSignedInUser(t)
+    const { token } = await createApiTokenFor(t, user.token)
+    const attempts = [
+      { method: 'POST' as const, url: '/api/tokens', payload: { name: 'minted' } },
+      { method: 'POST' as const, url: '/api/users/me/password', payload: { current_password: DEFAULT_PASSWORD, new_password: 'a whole new passphrase' } },
+      { method: 'DELETE' as const, url: '/api/users/me', payload: { password: DEFAULT_PASSWORD } },
+    ]
+    for (const attempt of attempts) {
+      const response = await t.app.inject({ ...attempt, headers: bearer(token) })
+      expect(response.statusCode, attempt.url).toBe(403)
+      expect(response.json().reason).toBe('SESSION_REQUIRED')
+    }
+    expect((await me(token)).statusCode).toBe(200)
+  })
+})
+
+describe('quota and rate limit', () => {
+  it('allows 100 active tokens per user: the 101st is 409 LIMIT_REACHED', async () => {
+    const user = await createSignedInUser(t)
+    const now = t.clock.now().toISOString()
+    await t.deps.db
+      .insertInto('api_tokens')
+      .values(
+        Array.from({ length: 100 }, (_, i) => ({
+          id: `quota-${user.user.id}-${i}`,
+          user_id: user.user.id,
+          name: `bulk ${i}`,
+          prefix: 'sb_bulk000',
+          token_hash: `${user.user.id}-${i}`,
+          created_at: now,
+        })),
+      )
+      .execute()
+    const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'one too many' } })
+    expect(response.statusCode).toBe(409)
+    expect(response.json()).toMatchObject({ reason: 'LIMIT_REACHED', details: expect.any(String) })
+    // Revoking one frees a place.
+    await t.app.inject({ method: 'DELETE', url: `/api/tokens/quota-${user.user.id}-0`, headers: bearer(user.token) })
+    expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'fits' } })).statusCode).toBe(201)
+  })
+
+  it('limits creation to 10 per 15 minutes per user, counting refused attempts; 429 with retryAfter', async () => {
+    const user = await createSignedInUser(t)
+    for (let i = 0; i < 5; i++) expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `t${i}` } })).statusCode).toBe(201)
+    for (let i = 0; i < 5; i++) expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '' } })).statusCode).toBe(400)
+    const limited = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'eleventh' } })
+    expect(limited.statusCode).toBe(429)
+    expect(limited.json()).toMatchObject({ reason: 'RATE_LIMITED', code: 429 })
+    expect(limited.json().retryAfter).toBeGreaterThan(14 * 60)
+    expect(limited.headers['retry-after']).toBe(String(limited.json().retryAfter))
+    expect(limited.headers['ratelimit-limit']).toBe('10')
+    // Another user is not affected.
+    const other = await createSignedInUser(t)
+    expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(other.token), payload: { name: 'mine' } })).statusCode).toBe(201)
+  })
+
+  it('audits creation and revocation without the secret', async () => {
+    const user = await createSignedInUser(t)
+    const { id, token } = await createApiTokenFor(t, user.token)
+    await t.app.inject({ method: 'DELETE', url: `/api/tokens/${id}`, headers: bearer(user.token) })
+    const events = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', id).orderBy('at').execute()
+    expect(events.map((e) => e.action)).toEqual(['token.create', 'token.revoke'])
+    expect(JSON.stringify(events)).not.toContain(token)
+  })
+})
