@@ -1,7 +1,7 @@
 /** SQL for sessions and the instance's once-only flags. */
 import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
-import type { CursorKey } from '../../lib/pagination.js'
+import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface NewSession {
@@ -94,24 +94,15 @@ export interface SessionListing {
   ip: string | null
 }
 
-/** Live sessions of the user, newest first, `limit + 1` rows from after the cursor. */
-export async function listLiveSessions(
-  ex: Executor,
-  userId: string,
-  now: Timestamp,
-  page: { limit: number; after: CursorKey | null },
-): Promise<SessionListing[]> {
-  let query = ex
+/** Live sessions of the user, newest first. */
+export async function listLiveSessions(ex: Executor, userId: string, now: Timestamp, window: PageWindow): Promise<SessionListing[]> {
+  const query = ex
     .selectFrom('sessions')
     .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip'])
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
-  if (page.after !== null) {
-    const [createdAt, id] = page.after
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)))
-  }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute()
+  return newestFirst(query, window).execute()
 }
 
 /** Sets a once-only flag; false when it was already set (by this or a concurrent transaction). */

@@ -3,7 +3,8 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import { decodeCursor, toPage, type Page, type PageQuery, DEFAULT_PAGE_SIZE } from '../../lib/pagination.js'
+import { pageWindow } from '../../db/keyset.js'
+import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { normalizePassword } from '../../lib/password-policy.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { createMfaChallenge, type MfaChallenge } from '../mfa/challenge.js'
@@ -142,14 +143,11 @@ export async function logout(deps: Deps, caller: Caller, ctx: RequestContext): P
 }
 
 export async function listSessions(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<SessionView>> {
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE
-  const rows = await listLiveSessions(deps.db, caller.user.id, deps.clock.now().toISOString(), {
-    limit,
-    after: decodeCursor(query.cursor),
-  })
+  const window = pageWindow(query)
+  const rows = await listLiveSessions(deps.db, caller.user.id, deps.clock.now().toISOString(), window)
   return toPage(
     rows,
-    limit,
+    window.limit,
     (row) => ({ ...row, current: row.id === caller.sessionId }),
     (row) => [row.created_at, row.id],
   )

@@ -2,7 +2,7 @@
 import { sql } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
-import type { CursorKey } from '../../lib/pagination.js'
+import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface ApiTokenRow {
@@ -38,18 +38,8 @@ export async function countActiveApiTokens(ex: Executor, userId: string, now: Ti
   return Number(row.n)
 }
 
-export async function listActiveApiTokens(
-  ex: Executor,
-  userId: string,
-  now: Timestamp,
-  page: { limit: number; after: CursorKey | null },
-): Promise<ApiTokenRow[]> {
-  let query = ex.selectFrom('api_tokens').select(TOKEN_COLUMNS).where('user_id', '=', userId).where(active(now))
-  if (page.after !== null) {
-    const [createdAt, id] = page.after
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(createdAt, id)))
-  }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute()
+export async function listActiveApiTokens(ex: Executor, userId: string, now: Timestamp, window: PageWindow): Promise<ApiTokenRow[]> {
+  return newestFirst(ex.selectFrom('api_tokens').select(TOKEN_COLUMNS).where('user_id', '=', userId).where(active(now)), window).execute()
 }
 
 /** Revokes one active token of the user; false when there is none with that id. */

@@ -5,7 +5,8 @@
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import { pageWindow } from '../../db/keyset.js'
+import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
@@ -54,12 +55,9 @@ export async function createApiToken(
 }
 
 export async function listApiTokens(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<ApiTokenRow>> {
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE
-  const rows = await listActiveApiTokens(deps.db, caller.user.id, deps.clock.now().toISOString(), {
-    limit,
-    after: decodeCursor(query.cursor),
-  })
-  return toPage(rows, limit, (row) => row, (row) => [row.created_at, row.id])
+  const window = pageWindow(query)
+  const rows = await listActiveApiTokens(deps.db, caller.user.id, deps.clock.now().toISOString(), window)
+  return toPage(rows, window.limit, (row) => row, (row) => [row.created_at, row.id])
 }
 
 /** Revokes one of the caller's active tokens; the next request with it is refused. */
