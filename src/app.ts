@@ -15,6 +15,9 @@ import { installValidation } from './plugins/validation.js'
 import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { healthRoutes } from './modules/health/routes.js'
+import { configRoutes } from './modules/settings/config.routes.js'
+import { settingsRoutes } from './modules/settings/routes.js'
+import { emailChangeRoutes } from './modules/users/email-change.routes.js'
 import { UserView } from './modules/users/schemas.js'
 import { userRoutes } from './modules/users/routes.js'
 
@@ -53,6 +56,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(authRoutes(deps), { prefix: '/api/auth' })
     await api.register(userRoutes(deps), { prefix: '/api/users' })
     await api.register(sessionRoutes(deps), { prefix: '/api/users/me/sessions' })
+    await api.register(emailChangeRoutes(deps), { prefix: '/api/users' })
+    await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(configRoutes(deps), { prefix: '/api/config' })
   })
 
   return app

@@ -6,6 +6,8 @@ import type { MigrationEngine } from './column-types.js'
 import * as m0001 from './0001_users.js'
 import * as m0002 from './0002_sessions.js'
 import * as m0003 from './0003_audit_events.js'
+import * as m0006 from './0006_settings.js'
+import * as m0007 from './0007_email_verifications.js'
 
 export interface EngineMigration {
   up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
@@ -16,4 +18,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0001_users': m0001,
   '0002_sessions': m0002,
   '0003_audit_events': m0003,
+  '0006_settings': m0006,
+  '0007_email_verifications': m0007,
 }
