@@ -68,11 +68,11 @@ export function createAiClient(options: { timeoutMs?: number } = {}): AiClient {
         return toModels(await response.json())
       } catch (error) {
         if (error instanceof AiProviderError) throw error
-        const e = error as Error & { cause?: { code?: unknown } }
+        const e = error as Error & { cause?: { code?: unknown; message?: unknown } }
         if (e.name === 'TimeoutError') throw new AiProviderError(`The AI provider did not answer within ${timeout / 1000} seconds.`)
         if (e instanceof SyntaxError) throw new AiProviderError('The AI provider answered with something other than JSON.')
-        const code = typeof e.cause?.code === 'string' ? e.cause.code : 'network error'
-        throw new AiProviderError(`The AI provider could not be reached (${code}).`)
+        const cause = [e.cause?.code, e.cause?.message].find((part) => typeof part === 'string') ?? 'network error'
+        throw new AiProviderError(`The AI provider could not be reached (${String(cause)}).`)
       }
     },
   }
