@@ -39,7 +39,19 @@ describe('access', () => {
 
 describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
   it('stores any JSON value and returns the Setting', async () => {
-    const values: unknown[] = ['Acme', 42, 1.5, true, null, [1, 'two', { three: 3 }], { nested: { list: [], flag: false } }, '']
+    const values: unknown[] = [
+      'Acme',
+      42,
+      1.5,
+      true,
+      null,
+      [1, 'two', { three: 3 }],
+      { nested: { list: [], flag: false } },
+      '',
+      // Stored as JSON text, escaped: NUL and lone surrogates (which PostgreSQL text could not hold raw) survive.
+      'nul \u0000 and lone \ud800 surrogate',
+      { 'ключ ключ': '🙂', 'a.b': { '': 0 } },
+    ]
     for (const [i, value] of values.entries()) {
       const key = `sample.value_${i}`
       const put = await call('PUT', `/api/admin/settings/${key}`, { value })
