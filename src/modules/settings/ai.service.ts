@@ -3,7 +3,7 @@
  * list (cached 5 minutes), and the AI-suggestion flags every user reads.
  */
 import type { Deps } from '../../deps.js'
-import { AppError, invalidField, type FieldProblem } from '../../errors.js'
+import { AppError, invalidField } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { AiProviderError, type AiModel } from '../ai/client.js'
@@ -11,7 +11,16 @@ import type { RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import type { UserRecord } from '../users/repo.js'
 import type { AiView, UpdateAiBody } from './schemas.js'
-import { AI_SECTION, openSecret, readSection, sealSecret, toAiView, updateSection, type StoredAi } from './sections.js'
+import {
+  AI_SECTION,
+  assertUsableWhenEnabled,
+  openSecret,
+  readSection,
+  sealSecret,
+  toAiView,
+  updateSection,
+  type StoredAi,
+} from './sections.js'
 
 export async function getAiSettings(deps: Deps): Promise<AiView> {
   return toAiView((await readSection(deps, AI_SECTION)).stored)
@@ -30,16 +39,7 @@ function normalizeBaseUrl(text: string): string {
   }
   if (url.username !== '' || url.password !== '') throw invalidField('base_url', 'must not contain credentials; set api_key instead')
   if (url.search !== '' || url.hash !== '') throw invalidField('base_url', 'must not have a query or fragment')
-  return url.href.replace(/\/+$/, '')
-}
-
-/** Enabled AI must be usable: a key to authenticate with and a model to ask. */
-function problemsOf(ai: StoredAi): FieldProblem[] {
-  if (!ai.enabled) return []
-  const required = { api_key: ai.api_key_encrypted, model: ai.model }
-  return Object.entries(required)
-    .filter(([, value]) => value === null)
-    .map(([field]) => ({ field, message: 'is required while AI is enabled' }))
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }
 
 export async function updateAiSettings(deps: Deps, caller: Caller, patch: UpdateAiBody, ctx: RequestContext): Promise<AiView> {
@@ -53,8 +53,8 @@ export async function updateAiSettings(deps: Deps, caller: Caller, patch: Update
       base_url: baseUrl ?? current.base_url,
       api_key_encrypted: sealSecret(deps, AI_SECTION, current.api_key_encrypted, api_key),
     }
-    const problems = problemsOf(next)
-    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { details: problems })
+    // Suggestions need a key to authenticate with and a model to ask.
+    assertUsableWhenEnabled(next.enabled, { api_key: next.api_key_encrypted, model: next.model }, 'AI')
     return next
   })
   return toAiView(stored)

@@ -145,6 +145,15 @@ export async function updateSection<Stored extends object>(
   })
 }
 
+/** A section switched on must be usable: 400 naming each field it cannot do without, null now. */
+export function assertUsableWhenEnabled(enabled: boolean, required: Record<string, unknown>, feature: string): void {
+  if (!enabled) return
+  const details = Object.entries(required)
+    .filter(([, value]) => value === null)
+    .map(([field]) => ({ field, message: `is required while ${feature} is enabled` }))
+  if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
+}
+
 /** The stored form of a write-only secret: omitted (undefined) keeps it, null clears it. */
 export function sealSecret(deps: Deps, section: Section<object>, current: string | null, sent: string | null | undefined): string | null {
   if (sent === undefined) return current

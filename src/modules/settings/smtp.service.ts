@@ -1,24 +1,23 @@
 /** The SMTP section (CONTRACT.md §3.7, §8.3): sanitized reads, partial updates, a real test mail. */
 import type { Deps } from '../../deps.js'
-import { AppError, type FieldProblem } from '../../errors.js'
+import { AppError } from '../../errors.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
 import type { SmtpTestBody, SmtpView, UpdateSmtpBody } from './schemas.js'
-import { readSection, sealSecret, SMTP_SECTION, toSmtpView, updateSection, type StoredSmtp } from './sections.js'
+import {
+  assertUsableWhenEnabled,
+  readSection,
+  sealSecret,
+  SMTP_SECTION,
+  toSmtpView,
+  updateSection,
+  type StoredSmtp,
+} from './sections.js'
 
 export async function getSmtpSettings(deps: Deps): Promise<SmtpView> {
   return toSmtpView((await readSection(deps, SMTP_SECTION)).stored)
-}
-
-/** Enabled SMTP must be usable: a server to talk to and a sender address. */
-function problemsOf(smtp: StoredSmtp): FieldProblem[] {
-  if (!smtp.enabled) return []
-  const required = { host: smtp.host, from_address: smtp.from_address }
-  return Object.entries(required)
-    .filter(([, value]) => value === null)
-    .map(([field]) => ({ field, message: 'is required while SMTP is enabled' }))
 }
 
 export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: UpdateSmtpBody, ctx: RequestContext): Promise<SmtpView> {
@@ -31,8 +30,8 @@ export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: Upda
       from_address: from_address === undefined ? current.from_address : from_address && normalizeEmail(from_address),
       password_encrypted: sealSecret(deps, SMTP_SECTION, current.password_encrypted, password),
     }
-    const problems = problemsOf(next)
-    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { details: problems })
+    // Mail needs a server to talk to and a sender address.
+    assertUsableWhenEnabled(next.enabled, { host: next.host, from_address: next.from_address }, 'SMTP')
     return next
   })
   return toSmtpView(stored)

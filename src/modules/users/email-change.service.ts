@@ -84,7 +84,7 @@ export async function requestEmailChange(deps: Deps, caller: Caller, body: Chang
     await sendMail(deps, { to: email, ...verificationMail(deps, token) })
   } catch (error) {
     // A link nobody received must not stay pending: the client can simply try again.
-    await withdrawEmailVerification(deps.db, verification, deps.clock.now().toISOString())
+    await deps.db.transaction().execute((tx) => withdrawEmailVerification(tx, verification, deps.clock.now().toISOString()))
     if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') {
       // The server's reply is for administrators (it may name internal hosts), not for every user.
       deps.logger.warn({ smtp: error.message }, 'the email verification mail could not be sent')
