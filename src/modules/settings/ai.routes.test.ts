@@ -1,5 +1,7 @@
 /** The AI section, the model list and the AI-suggestion flags, against a local OpenAI-compatible API. */
+import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { encrypt } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../../test/helpers/openai-stand-in.js'
@@ -179,6 +181,24 @@ describe('GET /api/admin/settings/ai/models', () => {
     expect(unreachable.statusCode).toBe(502)
     expect(unreachable.json().message).toBe('The AI provider could not be reached (ECONNREFUSED).')
     await putAi({ base_url: provider.baseUrl })
+    expect((await models()).statusCode).toBe(200)
+  })
+})
+
+describe('a stored key that no longer decrypts (ENCRYPTION_KEY changed)', () => {
+  it('makes the model list 503 NOT_CONFIGURED, says so in the log, and setting the key again mends it', async () => {
+    const row = await t.deps.db.selectFrom('settings').select('value').where('key', '=', 'ai').executeTakeFirstOrThrow()
+    const foreign = encrypt(randomBytes(32), AI_API_KEY, 'settings.ai')
+    const value = JSON.stringify({ ...JSON.parse(row.value), api_key_encrypted: foreign })
+    await t.deps.db.updateTable('settings').set({ value }).where('key', '=', 'ai').execute()
+    const response = await models()
+    expect(response.statusCode).toBe(503)
+    expect(response.json()).toMatchObject({
+      reason: 'NOT_CONFIGURED',
+      message: 'The stored AI API key cannot be decrypted; an administrator must set it again.',
+    })
+    expect(t.logs.some((line) => line.includes('the stored AI API key cannot be decrypted with the current ENCRYPTION_KEY'))).toBe(true)
+    await putAi({ api_key: AI_API_KEY })
     expect((await models()).statusCode).toBe(200)
   })
 })

@@ -120,7 +120,7 @@ export interface SectionChange {
 }
 
 /**
- * Read-modify-write of a section in one transaction with its row locked; `change` may throw (a
+ * Read-modify-write of a section in one transaction with its row locked; `apply` may throw (a
  * 400), which rolls everything back. The audit event is written in the same transaction.
  */
 export async function updateSection<Stored extends object>(

@@ -141,6 +141,22 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400, 400])
   })
 
+  it('a link does not change the address of an account that has been disabled since', async () => {
+    const lee = await createSignedInUser(t)
+    const newEmail = uniqueEmail('lee.new')
+    await requestChange(lee.token, { email: newEmail, password: DEFAULT_PASSWORD })
+    const token = tokenMailedTo(newEmail)
+    await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', lee.user.id).execute()
+    const response = await verify(token)
+    expect(response.statusCode).toBe(400)
+    expect(response.json().details[0].field).toBe('token')
+    const row = await t.deps.db.selectFrom('users').select('email').where('id', '=', lee.user.id).executeTakeFirstOrThrow()
+    expect(row.email).toBe(lee.email)
+    // Spent: re-enabling the account does not revive the link.
+    await t.deps.db.updateTable('users').set({ disabled: false }).where('id', '=', lee.user.id).execute()
+    expect((await verify(token)).statusCode).toBe(400)
+  })
+
   it('a link expires after 24 hours', async () => {
     const dave = await createSignedInUser(t)
     const newEmail = uniqueEmail('dave.new')

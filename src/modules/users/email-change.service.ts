@@ -95,24 +95,30 @@ export async function requestEmailChange(deps: Deps, caller: Caller, body: Chang
   return updated
 }
 
+const invalidToken = () => invalidField('token', 'is invalid, expired or already used')
+
 export async function verifyEmailChange(deps: Deps, body: VerifyEmailBody, ctx: RequestContext): Promise<UserRecord> {
   const now = deps.clock.now().toISOString()
-  return deps.db.transaction().execute(async (tx) => {
+  const user = await deps.db.transaction().execute(async (tx) => {
     const verification = await consumeEmailVerification(tx, sha256Hex(body.token), now)
-    if (verification === null) throw invalidField('token', 'is invalid, expired or already used')
+    if (verification === null) throw invalidToken()
     const before = await findUserById(tx, verification.user_id)
-    if (before === null) throw invalidField('token', 'is invalid, expired or already used')
+    // A disabled account keeps its address: the pending change may be an intruder's, the reason it
+    // was disabled. The link is spent all the same (the transaction commits), so re-enabling the
+    // account does not revive it.
+    if (before === null || before.disabled) return null
     // Taken since the request: the whole transaction rolls back and the link stays unused.
-    const user = await updateUser(tx, before.id, { email: verification.email, email_pending: null, updated_at: now }).catch((error: unknown) => {
+    const changed = await updateUser(tx, before.id, { email: verification.email, email_pending: null, updated_at: now }).catch((error: unknown) => {
       throw isUniqueViolation(error) ? emailTakenError() : error
     })
-    if (user === null) throw invalidField('token', 'is invalid, expired or already used')
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.email_verified',
       actor: before,
       target: { type: 'user', id: before.id },
       metadata: { previous_email: before.email, new_email: verification.email },
     })
-    return user
+    return changed
   })
+  if (user === null) throw invalidToken()
+  return user
 }
