@@ -22,6 +22,7 @@ import { systemClock, type Clock } from './lib/time.js'
 import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
 import { createMailer, type Mailer } from './modules/mail/mailer.js'
+import { createOidcClient, type OidcClient } from './modules/oidc/client.js'
 
 export interface Deps {
   config: Readonly<Config>
@@ -31,7 +32,7 @@ export interface Deps {
   logger: Logger
   secrets: Secrets
   /** Keys derived from the secrets, one per purpose. */
-  keys: { csrf: Buffer }
+  keys: { csrf: Buffer; oidcState: Buffer }
   passwords: PasswordHasher
   accessTokens: AccessTokens
   /** Shared counters (Redis or memory) behind the attempt budgets and request rate limits. */
@@ -44,6 +45,8 @@ export interface Deps {
   ai: AiClient
   /** The provider's model list, kept 5 minutes per AI configuration (CONTRACT.md §8.3). */
   aiModels: ExpiringValue<AiModel[]>
+  /** OpenID Connect with the identity providers (discovery cached per provider). */
+  oidc: OidcClient
   close(): Promise<void>
 }
 
@@ -84,7 +87,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     clock,
     logger,
     secrets,
-    keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf') },
+    keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf'), oidcState: deriveKey(secrets.jwtSecret, 'oidc-state') },
     passwords: createPasswordHasher(config.passwordHash),
     accessTokens: createAccessTokens({ secret: secrets.jwtSecret, issuer: config.publicUrl, clock }),
     counters,
@@ -93,6 +96,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     mailer: createMailer(),
     ai: createAiClient(),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
+    oidc: createOidcClient({ clock }),
     async close() {
       redis?.disconnect()
       await database.close()
