@@ -13,7 +13,7 @@ import type { Clock } from '../../lib/time.js'
 
 export interface OidcConnection {
   providerId: string
-  /** Changes whenever the provider's settings change (its updated_at). */
+  /** Changes whenever the provider's settings change: a cached discovery of another version is not used. */
   version: string
   issuerUrl: string
   clientId: string
@@ -106,7 +106,10 @@ export function describeFailure(error: unknown): string {
     const status = error instanceof oidc.ResponseBodyError ? `HTTP ${error.status} ` : ''
     return `the provider answered ${status}(${oauthErrorCode(error.error) ?? 'no error code'})`
   }
-  if (error instanceof oidc.WWWAuthenticateChallengeError) return `the provider refused the request (HTTP ${error.status})`
+  if (error instanceof oidc.WWWAuthenticateChallengeError) {
+    const code = error.cause.map((challenge) => oauthErrorCode(challenge.parameters.error)).find((c) => c !== null)
+    return `the provider answered HTTP ${error.status} (${code ?? 'no error code'})`
+  }
   const e = error as Error & { code?: unknown; cause?: { code?: unknown } }
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'the provider did not answer in time'
   if (error instanceof oidc.ClientError) return `${e.message}${typeof e.code === 'string' ? ` (${e.code})` : ''}`

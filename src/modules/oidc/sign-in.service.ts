@@ -10,7 +10,7 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import { decrypt, DecryptionError, safeEqual } from '../../lib/crypto.js'
+import { decrypt, DecryptionError, safeEqual, sha256Hex } from '../../lib/crypto.js'
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { beginSignIn, type SignInOutcome } from '../auth/service.js'
@@ -68,7 +68,8 @@ function connectionOf(deps: Deps, provider: ProviderCredentials): OidcConnection
   }
   return {
     providerId: provider.id,
-    version: provider.updated_at,
+    // Whatever the connection depends on: a change (on any instance) retires the cached discovery.
+    version: sha256Hex([provider.updated_at, provider.issuer_url, provider.client_id, provider.client_secret_encrypted ?? ''].join('\n')),
     issuerUrl: provider.issuer_url,
     clientId: provider.client_id,
     clientSecret,
