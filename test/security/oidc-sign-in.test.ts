@@ -209,6 +209,23 @@ describe('what the redirect says', () => {
   })
 })
 
+describe('malformed requests', () => {
+  it('a repeated or oversized callback parameter, or an over-long path segment, gets the JSON envelope, never a 500', async () => {
+    const cases: Array<[string, number]> = [
+      ['/api/auth/oidc/acme/callback?state=a&state=b&code=c', 400],
+      [`/api/auth/oidc/acme/callback?code=${'c'.repeat(5000)}`, 400],
+      [`/api/auth/oidc/${'a'.repeat(300)}/login`, 404],
+    ]
+    for (const [url, status] of cases) {
+      const response = await t.app.inject({ method: 'GET', url })
+      expect(response.statusCode, url).toBe(status)
+      expect(response.json().reason, url).toBe(status === 400 ? 'VALIDATION_FAILED' : 'NOT_FOUND')
+    }
+    expect(errorCodeOf(await t.app.inject({ method: 'GET', url: '/api/auth/oidc/acme/callback' }))).toBe('INVALID_STATE')
+    expect(errorCodeOf(await t.app.inject({ method: 'GET', url: '/api/auth/oidc/acme/callback?code=%zz&state=%' }))).toBe('INVALID_STATE')
+  })
+})
+
 describe('rate limits', () => {
   it('each browser route allows 100 requests per 15 minutes per IP, then 429 RATE_LIMITED', async () => {
     const remoteAddress = '198.51.100.7'

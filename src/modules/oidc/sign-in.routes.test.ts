@@ -177,6 +177,17 @@ describe('signing in', () => {
     }
   })
 
+  it('two first sign-ins of one person at once end in one account, both signed in', async () => {
+    const email = uniqueEmail('twice')
+    idp.loginAs = account({ email, email_verified: true })
+    const attempts = [await beginOidcAttempt(t, idp, 'acme'), await beginOidcAttempt(t, idp, 'acme')]
+    const responses = await Promise.all(attempts.map((a) => sendCallback(t, a.callbackUrl, a.stateCookie)))
+    const ids = await Promise.all(responses.map(async (response) => (await me(sessionTokenOf(response))).id))
+    expect(ids[0]).toBe(ids[1])
+    const rows = await t.deps.db.selectFrom('users').select('id').where('oidc_sub', '=', idp.loginAs).execute()
+    expect(rows).toEqual([{ id: ids[0] }])
+  })
+
   it('links an existing account by a verified email (auto-creation not needed); its password keeps working', async () => {
     const existing = await createUser(t, { email: uniqueEmail('linked') })
     const sub = account({ email: existing.email, email_verified: true })
