@@ -80,7 +80,7 @@ export function issuerUrlProblem(text: string): string | null {
   return null
 }
 
-export const DEFAULT_OIDC_TIMEOUT_SECONDS = 10
+const DEFAULT_OIDC_TIMEOUT_SECONDS = 10
 const DISCOVERY_TTL_SECONDS = 60 * 60
 const OAUTH_ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
@@ -100,7 +100,7 @@ export function oauthErrorCode(value: unknown): string | null {
 }
 
 /** Says what went wrong in words safe for logs; never the provider's error_description. */
-export function describeFailure(error: unknown): string {
+function describeFailure(error: unknown): string {
   if (error instanceof OidcProviderError) return error.message
   if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
     const status = error instanceof oidc.ResponseBodyError ? `HTTP ${error.status} ` : ''
@@ -111,7 +111,7 @@ export function describeFailure(error: unknown): string {
     return `the provider answered HTTP ${error.status} (${code ?? 'no error code'})`
   }
   const e = error as Error & { code?: unknown; cause?: { code?: unknown } }
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return 'the provider did not answer in time'
+  if (e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return 'the provider did not answer in time'
   if (error instanceof oidc.ClientError) return `${e.message}${typeof e.code === 'string' ? ` (${e.code})` : ''}`
   if (error instanceof TypeError && typeof e.cause?.code === 'string') return `the provider could not be reached (${e.cause.code})`
   return `the exchange with the provider failed (${e?.name ?? 'unknown error'})`

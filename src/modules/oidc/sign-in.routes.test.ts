@@ -4,8 +4,11 @@
  * the second factor, disabled providers and users, and provider failures.
  */
 import { createHash, randomBytes } from 'node:crypto'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encrypt } from '../../lib/crypto.js'
+import { createOidcClient } from './client.js'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, cookieValue, createSignedInUser, createUser, DEFAULT_PASSWORD, enableMfa, login, uniqueEmail, verifyMfa, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import {
@@ -336,6 +339,26 @@ describe('provider failures', () => {
     const warning = t.logs.map((line) => JSON.parse(line)).find((l) => l.request_id === response.headers['x-request-id'] && l.oidc)
     expect(warning.oidc).toEqual({ error: 'PROVIDER_ERROR', detail: 'the provider could not be reached (ECONNREFUSED)' })
     await t.app.inject({ method: 'DELETE', url: `/api/oidc-providers/${broken.id}`, headers: bearer(admin.token) })
+  })
+
+  it('PROVIDER_ERROR when the provider does not answer in time', async () => {
+    const silent = http.createServer(() => undefined) // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const adapter = t.deps.oidc
+    t.deps.oidc = createOidcClient({ clock: t.clock, timeoutSeconds: 1 })
+    try {
+      const issuer = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
+      const slow = await createProvider(t, admin.token, { issuer } as OidcProviderStandIn, { provider_key: 'slow' })
+      const response = await t.app.inject({ method: 'GET', url: '/api/auth/oidc/slow/login' })
+      expect(errorCodeOf(response)).toBe('PROVIDER_ERROR')
+      const warning = t.logs.map((line) => JSON.parse(line)).find((l) => l.request_id === response.headers['x-request-id'] && l.oidc)
+      expect(warning.oidc.detail).toBe('the provider did not answer in time')
+      await t.app.inject({ method: 'DELETE', url: `/api/oidc-providers/${slow.id}`, headers: bearer(admin.token) })
+    } finally {
+      t.deps.oidc = adapter
+      silent.closeAllConnections()
+      silent.close()
+    }
   })
 
   it('PROVIDER_ERROR when the provider refuses the client secret', async () => {
