@@ -32,8 +32,12 @@ export async function linkOidcIdentity(
 }
 
 /** A renamed provider keeps its users: their identities follow the new key. */
-export async function renameOidcIdentities(ex: Executor, from: string, to: string): Promise<void> {
-  await ex.updateTable('users').set({ oidc_provider: to }).where('oidc_provider', '=', from).where('oidc_sub', 'is not', null).execute()
+export async function renameOidcIdentities(ex: Executor, rename: { from: string; to: string; at: Timestamp }): Promise<void> {
+  await ex
+    .updateTable('users')
+    .set({ oidc_provider: rename.to, updated_at: rename.at })
+    .where('oidc_provider', '=', rename.from)
+    .execute()
 }
 
 /** Unlinks every account of a deleted provider; returns how many. */

@@ -154,7 +154,9 @@ export async function updateOidcProvider(
     const previousKey = await lockProviderKey(tx, id)
     if (previousKey === null) throw notFound()
     const updated = (await uniqueKey(updateProvider(tx, id, changes)))!
-    if (updated.provider_key !== previousKey) await renameOidcIdentities(tx, previousKey, updated.provider_key)
+    if (updated.provider_key !== previousKey) {
+      await renameOidcIdentities(tx, { from: previousKey, to: updated.provider_key, at: updated.updated_at })
+    }
     await recordAudit(tx, deps.clock, ctx, {
       action: 'oidc_provider.update',
       actor,
