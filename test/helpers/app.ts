@@ -43,6 +43,8 @@ export interface TestContext {
 
 export interface TestAppOptions {
   env?: Record<string, string>
+  /** Rewrites the database URL the app connects to (e.g. through a fault-injecting proxy). */
+  databaseVia?: (url: string) => string
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -52,7 +54,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const encryptionKeyHex = randomBytes(32).toString('hex')
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.databaseVia ? options.databaseVia(database.url) : database.url,
     DATABASE_POOL_SIZE: '5',
     JWT_SECRET: jwtSecret,
     ENCRYPTION_KEY: encryptionKeyHex,
