@@ -117,9 +117,14 @@ export interface PeerInstance {
  * process behind a load balancer is — optionally with other settings.
  */
 export async function startPeerInstance(t: TestContext, env: Record<string, string> = {}): Promise<PeerInstance> {
-  const config = parseConfig({ ...t.env, ...env })
+  return startInstance({ ...t.env, ...env }, t.clock)
+}
+
+/** An application on exactly this environment (nothing added), e.g. with secrets from DATA_DIR. */
+export async function startInstance(env: Record<string, string>, clock: Clock = new TestClock()): Promise<PeerInstance> {
+  const config = parseConfig(env)
   const logs: string[] = []
-  const deps = createDeps(config, { clock: t.clock, logger: createLogger(config, { write: (line: string) => void logs.push(line) }) })
+  const deps = createDeps(config, { clock, logger: createLogger(config, { write: (line: string) => void logs.push(line) }) })
   const app = await buildApp(deps)
   await app.ready()
   return {
