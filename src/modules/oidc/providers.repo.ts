@@ -106,3 +106,18 @@ export async function deleteProvider(ex: Executor, id: string): Promise<string |
   const row = await ex.deleteFrom('oidc_providers').where('id', '=', id).returning('provider_key').executeTakeFirst()
   return row?.provider_key ?? null
 }
+
+/** Every stored client secret, the rows locked until the transaction ends: for key rotation. */
+export async function lockClientSecrets(ex: Executor): Promise<Array<{ id: string; client_secret_encrypted: string }>> {
+  const rows = await ex
+    .selectFrom('oidc_providers')
+    .select(['id', 'client_secret_encrypted'])
+    .where('client_secret_encrypted', 'is not', null)
+    .forUpdate()
+    .execute()
+  return rows.map((row) => ({ id: row.id, client_secret_encrypted: row.client_secret_encrypted! }))
+}
+
+export async function setClientSecret(ex: Executor, id: string, ciphertext: string): Promise<void> {
+  await ex.updateTable('oidc_providers').set({ client_secret_encrypted: ciphertext }).where('id', '=', id).execute()
+}
