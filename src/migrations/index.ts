@@ -8,6 +8,8 @@ import * as m0002 from './0002_sessions.js'
 import * as m0003 from './0003_audit_events.js'
 import * as m0004 from './0004_api_tokens.js'
 import * as m0005 from './0005_mfa.js'
+import * as m0008 from './0008_organizations.js'
+import * as m0009 from './0009_teams.js'
 
 export interface EngineMigration {
   up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
@@ -20,4 +22,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0003_audit_events': m0003,
   '0004_api_tokens': m0004,
   '0005_mfa': m0005,
+  '0008_organizations': m0008,
+  '0009_teams': m0009,
 }
