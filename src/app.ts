@@ -18,6 +18,9 @@ import { healthRoutes } from './modules/health/routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { tokenRoutes } from './modules/tokens/routes.js'
+import { configRoutes } from './modules/settings/config.routes.js'
+import { settingsRoutes } from './modules/settings/routes.js'
+import { emailChangeRoutes } from './modules/users/email-change.routes.js'
 import { UserView } from './modules/users/schemas.js'
 import { userRoutes } from './modules/users/routes.js'
 
@@ -60,6 +63,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(mfaRoutes(deps), { prefix: '/api/auth/mfa' })
     await api.register(tokenRoutes(deps), { prefix: '/api/tokens' })
     await api.register(mfaAdminRoutes(deps), { prefix: '/api/admin/users' })
+    await api.register(emailChangeRoutes(deps), { prefix: '/api/users' })
+    await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(configRoutes(deps), { prefix: '/api/config' })
   })
 
   return app

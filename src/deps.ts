@@ -15,10 +15,13 @@ import {
   type CounterStore,
 } from './lib/attempt-budget.js'
 import { deriveKey } from './lib/crypto.js'
+import { ExpiringValue } from './lib/expiring-value.js'
 import { createPasswordHasher, type PasswordHasher } from './lib/password-hash.js'
 import { resolveSecrets, type Secrets } from './lib/secrets.js'
 import { systemClock, type Clock } from './lib/time.js'
+import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
+import { createMailer, type Mailer } from './modules/mail/mailer.js'
 
 export interface Deps {
   config: Readonly<Config>
@@ -35,8 +38,16 @@ export interface Deps {
   counters: CounterStore
   budgets: AttemptBudgets
   redis: Redis | null
+  /** Outgoing mail through the SMTP server of the settings (see modules/mail/service.ts). */
+  mailer: Mailer
+  /** The OpenAI-compatible API of the AI settings. */
+  ai: AiClient
+  /** The provider's model list, kept 5 minutes per AI configuration (CONTRACT.md §8.3). */
+  aiModels: ExpiringValue<AiModel[]>
   close(): Promise<void>
 }
+
+const AI_MODELS_TTL_SECONDS = 5 * 60
 
 export interface DepsOverrides {
   clock?: Clock
@@ -79,6 +90,9 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     counters,
     budgets: new AttemptBudgets(counters),
     redis,
+    mailer: createMailer(),
+    ai: createAiClient(),
+    aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
     async close() {
       redis?.disconnect()
       await database.close()

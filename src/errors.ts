@@ -32,6 +32,8 @@ export const REASONS = {
   UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
   // Not in CONTRACT.md §2.2, which has no reason for "our own database is down" (docs/API.md).
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable.' },
+  // Not in CONTRACT.md §2.2, which says only "OIDC-linked users → 409" for an email change (docs/API.md).
+  EMAIL_MANAGED_BY_PROVIDER: { status: 409, message: 'Your email address is managed by your identity provider.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

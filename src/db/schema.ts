@@ -106,6 +106,26 @@ export interface MfaChallengesTable {
   used_at: Timestamp | null
 }
 
+/** Instance settings: generic keys, and the typed sections (`smtp`, `ai`) under reserved keys. */
+export interface SettingsTable {
+  key: string
+  /** JSON text. Typed sections hold their secrets encrypted (lib/crypto.ts), never in clear. */
+  value: string
+  updated_at: Timestamp
+  updated_by: string | null
+}
+
+/** Pending email changes (CONTRACT.md §5.1): single-use, expiring, stored as a hash only. */
+export interface EmailVerificationsTable {
+  id: string
+  user_id: string
+  email: string
+  token_hash: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
 export interface OrganizationsTable {
   id: string
   name: string
@@ -164,6 +184,8 @@ export interface Database {
   mfa_pending: MfaPendingTable
   mfa_backup_codes: MfaBackupCodesTable
   mfa_challenges: MfaChallengesTable
+  settings: SettingsTable
+  email_verifications: EmailVerificationsTable
   organizations: OrganizationsTable
   organization_members: OrganizationMembersTable
   organization_invitations: OrganizationInvitationsTable

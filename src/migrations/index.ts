@@ -8,6 +8,8 @@ import * as m0002 from './0002_sessions.js'
 import * as m0003 from './0003_audit_events.js'
 import * as m0004 from './0004_api_tokens.js'
 import * as m0005 from './0005_mfa.js'
+import * as m0006 from './0006_settings.js'
+import * as m0007 from './0007_email_verifications.js'
 import * as m0008 from './0008_organizations.js'
 import * as m0009 from './0009_teams.js'
 
@@ -22,6 +24,8 @@ export const migrations: Record<string, EngineMigration> = {
   '0003_audit_events': m0003,
   '0004_api_tokens': m0004,
   '0005_mfa': m0005,
+  '0006_settings': m0006,
+  '0007_email_verifications': m0007,
   '0008_organizations': m0008,
   '0009_teams': m0009,
 }

@@ -9,6 +9,19 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 
 export const TEST_SCHEMA_PREFIX = 'sbt_'
+/** A schema this old is a leftover of an interrupted run, not one a concurrent run still uses. */
+export const STALE_SCHEMA_AGE_MS = 60 * 60 * 1000
+
+/** `sbt_<creation time, ms, base 36>_<random>`: the name says when it was made. */
+export function newSchemaName(now = Date.now()): string {
+  return `${TEST_SCHEMA_PREFIX}${now.toString(36)}_${randomBytes(4).toString('hex')}`
+}
+
+/** True for a test schema older than STALE_SCHEMA_AGE_MS; other names (not ours, or older formats) are left alone. */
+export function isStaleSchema(name: string, now = Date.now()): boolean {
+  const match = new RegExp(`^${TEST_SCHEMA_PREFIX}([0-9a-z]+)_[0-9a-f]{8}$`).exec(name)
+  return match !== null && now - parseInt(match[1]!, 36) > STALE_SCHEMA_AGE_MS
+}
 export const DEFAULT_TEST_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test'
 
 export function testPostgresUrl(): string {
@@ -30,7 +43,7 @@ export interface TestDatabase {
 
 async function createPostgresSchema(): Promise<TestDatabase> {
   const base = testPostgresUrl()
-  const schema = `${TEST_SCHEMA_PREFIX}${randomBytes(6).toString('hex')}`
+  const schema = newSchemaName()
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
   await admin.query(`create schema "${schema}"`)

@@ -60,12 +60,16 @@ export async function prepareNewUser(deps: Deps, input: NewUserInput): Promise<N
   }
 }
 
+export function emailTakenError(): AppError {
+  return new AppError('ALREADY_EXISTS', { message: 'A user with this email already exists.', details: 'email' })
+}
+
 /** Inserts a prepared user; a taken email is 409 ALREADY_EXISTS. */
 export async function insertNewUser(ex: Executor, row: NewUserRow): Promise<UserRecord> {
   try {
     return await insertUser(ex, row)
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', { message: 'A user with this email already exists.', details: 'email' })
+    if (isUniqueViolation(error)) throw emailTakenError()
     throw error
   }
 }

@@ -1,0 +1,56 @@
+/**
+ * Sending mail with the instance's SMTP settings. Callers send after the transaction that decided
+ * the mail has committed (ARCHITECTURE.md §8), so a slow or failing server never holds a lock.
+ */
+import type { Deps } from '../../deps.js'
+import { AppError } from '../../errors.js'
+import { openSecret, readSection, SMTP_SECTION } from '../settings/sections.js'
+import { MailDeliveryError, type OutgoingMail, type SmtpConnection } from './mailer.js'
+
+export interface MailMessage {
+  to: string
+  subject: string
+  text: string
+}
+
+interface MailSetup {
+  connection: SmtpConnection
+  from: OutgoingMail['from']
+}
+
+/** The SMTP settings ready for use; 503 NOT_CONFIGURED unless SMTP is enabled with a host and sender. */
+async function loadMailSetup(deps: Deps): Promise<MailSetup> {
+  const { stored: smtp } = await readSection(deps, SMTP_SECTION)
+  if (!smtp.enabled || smtp.host === null || smtp.from_address === null) {
+    throw new AppError('NOT_CONFIGURED', { message: 'Outgoing mail (SMTP) is not configured.' })
+  }
+  return {
+    connection: {
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      username: smtp.username,
+      password: smtp.password_encrypted === null ? null : openSecret(deps, SMTP_SECTION, smtp.password_encrypted, 'SMTP password'),
+    },
+    from: { address: smtp.from_address, name: smtp.from_name },
+  }
+}
+
+/** For operations that must refuse up front, before changing anything, when mail cannot be sent. */
+export async function assertMailConfigured(deps: Deps): Promise<void> {
+  await loadMailSetup(deps)
+}
+
+/**
+ * Sends one plain-text message. SMTP not configured → 503 NOT_CONFIGURED; any SMTP failure → 502
+ * UPSTREAM_FAILED whose message is the server's reply (credentials removed).
+ */
+export async function sendMail(deps: Deps, message: MailMessage): Promise<{ messageId: string }> {
+  const { connection, from } = await loadMailSetup(deps)
+  try {
+    return await deps.mailer.send(connection, { from, ...message })
+  } catch (error) {
+    if (error instanceof MailDeliveryError) throw new AppError('UPSTREAM_FAILED', { message: error.message })
+    throw error
+  }
+}

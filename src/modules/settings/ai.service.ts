@@ -1,0 +1,101 @@
+/**
+ * The AI section (CONTRACT.md §3.7, §8.3): settings with a write-only API key, the provider's model
+ * list (cached 5 minutes), and the AI-suggestion flags every user reads.
+ */
+import type { Deps } from '../../deps.js'
+import { AppError, invalidField } from '../../errors.js'
+import { sha256Hex } from '../../lib/crypto.js'
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import { AiProviderError, type AiModel } from '../ai/client.js'
+import type { RequestContext } from '../audit/service.js'
+import type { Caller } from '../auth/caller.js'
+import type { UserRecord } from '../users/repo.js'
+import type { AiView, UpdateAiBody } from './schemas.js'
+import {
+  AI_SECTION,
+  assertUsableWhenEnabled,
+  openSecret,
+  readSection,
+  sealSecret,
+  toAiView,
+  updateSection,
+  type StoredAi,
+} from './sections.js'
+
+export async function getAiSettings(deps: Deps): Promise<AiView> {
+  return toAiView((await readSection(deps, AI_SECTION)).stored)
+}
+
+/**
+ * The base URL as stored: without trailing slashes (`/models` is appended), and without
+ * credentials, query or fragment — it is shown to administrators, so it must not hide a secret.
+ */
+function normalizeBaseUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw invalidField('base_url', 'must be an http(s) URL')
+  }
+  if (url.username !== '' || url.password !== '') throw invalidField('base_url', 'must not contain credentials; set api_key instead')
+  if (url.search !== '' || url.hash !== '') throw invalidField('base_url', 'must not have a query or fragment')
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+}
+
+export async function updateAiSettings(deps: Deps, caller: Caller, patch: UpdateAiBody, ctx: RequestContext): Promise<AiView> {
+  const { api_key, base_url, ...fields } = patch
+  const baseUrl = base_url === undefined ? undefined : normalizeBaseUrl(base_url)
+  const change = { actor: caller.user, ctx, action: 'ai.update', fields: Object.keys(patch) }
+  const stored = await updateSection(deps, AI_SECTION, change, (current) => {
+    const next: StoredAi = {
+      ...current,
+      ...fields,
+      base_url: baseUrl ?? current.base_url,
+      api_key_encrypted: sealSecret(deps, AI_SECTION, current.api_key_encrypted, api_key),
+    }
+    // Suggestions need a key to authenticate with and a model to ask.
+    assertUsableWhenEnabled(next.enabled, { api_key: next.api_key_encrypted, model: next.model }, 'AI')
+    return next
+  })
+  return toAiView(stored)
+}
+
+/**
+ * The provider's models, sorted by id. The cache is keyed by a digest of the stored section, so any
+ * change to the AI settings — on any instance — makes the next call fetch afresh.
+ */
+async function fetchModels(deps: Deps): Promise<AiModel[]> {
+  const { stored: ai, row } = await readSection(deps, AI_SECTION)
+  if (row === null || ai.api_key_encrypted === null) {
+    throw new AppError('NOT_CONFIGURED', { message: 'No AI provider API key is configured.' })
+  }
+  const cacheKey = sha256Hex(row.value)
+  const cached = deps.aiModels.get(cacheKey)
+  if (cached !== undefined) return cached
+  const apiKey = openSecret(deps, AI_SECTION, ai.api_key_encrypted, 'AI API key')
+  let models: AiModel[]
+  try {
+    models = await deps.ai.listModels({ baseUrl: ai.base_url, apiKey })
+  } catch (error) {
+    if (error instanceof AiProviderError) throw new AppError('UPSTREAM_FAILED', { message: error.message })
+    throw error
+  }
+  models.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  deps.aiModels.set(cacheKey, models)
+  return models
+}
+
+export async function listAiModels(deps: Deps, query: PageQuery): Promise<Page<AiModel>> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE
+  const afterId = decodeCursor(query.cursor)?.[0]
+  const models = await fetchModels(deps)
+  const rest = afterId === undefined ? models : models.filter((model) => model.id > afterId)
+  return toPage(rest.slice(0, limit + 1), limit, (model) => model, (model) => [model.id, ''])
+}
+
+/** CONTRACT.md §3.7: available = AI configured and switched on; enabled = available and wanted. */
+export async function getAiSuggestionFlags(deps: Deps, user: UserRecord): Promise<{ available: boolean; enabled: boolean }> {
+  const { stored: ai } = await readSection(deps, AI_SECTION)
+  const available = ai.enabled && ai.api_key_encrypted !== null && ai.model !== null
+  return { available, enabled: available && user.ai_suggestions_enabled }
+}

@@ -1,0 +1,65 @@
+/** The SMTP section (CONTRACT.md §3.7, §8.3): sanitized reads, partial updates, a real test mail. */
+import type { Deps } from '../../deps.js'
+import { AppError } from '../../errors.js'
+import { recordAudit, type RequestContext } from '../audit/service.js'
+import type { Caller } from '../auth/caller.js'
+import { sendMail } from '../mail/service.js'
+import { normalizeEmail } from '../users/service.js'
+import type { SmtpTestBody, SmtpView, UpdateSmtpBody } from './schemas.js'
+import {
+  assertUsableWhenEnabled,
+  readSection,
+  sealSecret,
+  SMTP_SECTION,
+  toSmtpView,
+  updateSection,
+  type StoredSmtp,
+} from './sections.js'
+
+export async function getSmtpSettings(deps: Deps): Promise<SmtpView> {
+  return toSmtpView((await readSection(deps, SMTP_SECTION)).stored)
+}
+
+export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: UpdateSmtpBody, ctx: RequestContext): Promise<SmtpView> {
+  const { password, from_address, ...fields } = patch
+  const change = { actor: caller.user, ctx, action: 'smtp.update', fields: Object.keys(patch) }
+  const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
+    const next: StoredSmtp = {
+      ...current,
+      ...fields,
+      from_address: from_address === undefined ? current.from_address : from_address && normalizeEmail(from_address),
+      password_encrypted: sealSecret(deps, SMTP_SECTION, current.password_encrypted, password),
+    }
+    // Mail needs a server to talk to and a sender address.
+    assertUsableWhenEnabled(next.enabled, { host: next.host, from_address: next.from_address }, 'SMTP')
+    return next
+  })
+  return toSmtpView(stored)
+}
+
+/**
+ * Sends a test message (to the caller unless `to` says otherwise) and audits the attempt, delivered
+ * or not. 503 when SMTP is not configured and enabled; 502 with the server's reply when it fails.
+ */
+export async function sendSmtpTest(deps: Deps, caller: Caller, body: SmtpTestBody, ctx: RequestContext): Promise<{ delivered: true; message_id: string }> {
+  const to = body.to === undefined ? caller.user.email : normalizeEmail(body.to)
+  const audit = (delivered: boolean) =>
+    recordAudit(deps.db, deps.clock, ctx, {
+      action: 'smtp.test',
+      actor: caller.user,
+      target: { type: 'setting', id: SMTP_SECTION.key },
+      metadata: { to, delivered },
+    })
+  try {
+    const { messageId } = await sendMail(deps, {
+      to,
+      subject: 'Switchboard: SMTP test',
+      text: `This is a test message from Switchboard, sent by ${caller.user.email} at ${deps.clock.now().toISOString()}.\n\nIf you can read it, outgoing mail works.\n`,
+    })
+    await audit(true)
+    return { delivered: true, message_id: messageId }
+  } catch (error) {
+    if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') await audit(false)
+    throw error
+  }
+}

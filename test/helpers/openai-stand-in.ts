@@ -1,0 +1,74 @@
+/**
+ * A small OpenAI-compatible API on 127.0.0.1 (node:http): `GET /v1/models` with a Bearer key.
+ * Counts the calls (to prove caching) and can misbehave on demand. A wrong key is answered the way
+ * careless providers do, quoting the key back, so tests can prove it never reaches a client.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export type StandInMode = 'ok' | 'server-error' | 'not-json' | 'no-list' | 'redirect' | 'slow'
+
+export interface OpenAiStandIn {
+  /** e.g. http://127.0.0.1:41234/v1 */
+  baseUrl: string
+  apiKey: string
+  /** Requests received on /v1/models, with the Authorization header each carried. */
+  calls: Array<{ authorization: string | undefined }>
+  mode: StandInMode
+  models: Array<{ id: string; owned_by?: string }>
+  close(): Promise<void>
+}
+
+export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn> {
+  const standIn = {
+    apiKey,
+    calls: [],
+    mode: 'ok',
+    models: [
+      { id: 'gpt-4o-mini', owned_by: 'system' },
+      { id: 'gpt-4o', owned_by: 'system' },
+      { id: 'text-embedding-3-small', owned_by: 'openai-internal' },
+      { id: 'local-model' },
+    ],
+  } as unknown as OpenAiStandIn
+  const json = (response: http.ServerResponse, status: number, body: unknown) => {
+    response.writeHead(status, { 'content-type': 'application/json' })
+    response.end(JSON.stringify(body))
+  }
+  const server = http.createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/v1/models') return json(response, 404, { error: { code: 'not_found' } })
+    standIn.calls.push({ authorization: request.headers.authorization })
+    if (request.headers.authorization !== `Bearer ${standIn.apiKey}`) {
+      const sent = request.headers.authorization?.replace(/^Bearer /, '') ?? ''
+      return json(response, 401, {
+        error: { message: `Incorrect API key provided: ${sent}.`, type: 'invalid_request_error', code: 'invalid_api_key' },
+      })
+    }
+    switch (standIn.mode) {
+      case 'server-error':
+        return json(response, 500, { error: { message: 'The server had an error', type: 'server_error' } })
+      case 'not-json':
+        response.writeHead(200, { 'content-type': 'text/html' })
+        return response.end('<html>gateway</html>')
+      case 'no-list':
+        return json(response, 200, { object: 'list' })
+      case 'redirect':
+        response.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' })
+        return response.end()
+      case 'slow':
+        return void setTimeout(() => json(response, 200, { object: 'list', data: [] }), 2_000)
+      default:
+        return json(response, 200, { object: 'list', data: standIn.models.map((m) => ({ object: 'model', created: 1700000000, ...m })) })
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return Object.assign(standIn, {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  })
+}
