@@ -16,6 +16,7 @@ import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
+import { organizationRoutes } from './modules/organizations/routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { tokenRoutes } from './modules/tokens/routes.js'
 import { configRoutes } from './modules/settings/config.routes.js'
@@ -66,6 +67,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(emailChangeRoutes(deps), { prefix: '/api/users' })
     await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(configRoutes(deps), { prefix: '/api/config' })
+    await api.register(organizationRoutes(deps), { prefix: '/api/organizations' })
   })
 
   return app

@@ -24,7 +24,7 @@ import type { CreateOrganizationBody, UpdateOrganizationBody } from './schemas.j
 import { firstFreeSlug, slugCandidatesPrefix, slugFromName } from './slug.js'
 
 /** Attempts at a generated slug when concurrent creations keep taking the one chosen. */
-const GENERATED_SLUG_ATTEMPTS = 5
+const GENERATED_SLUG_ATTEMPTS = 10
 
 function slugTaken(): AppError {
   return new AppError('ALREADY_EXISTS', { message: 'This slug is already taken.', details: 'slug' })
