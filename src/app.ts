@@ -12,6 +12,7 @@ import { installOpenApi } from './plugins/openapi.js'
 import { installRateLimits } from './plugins/rate-limit.js'
 import { installRouteTable } from './plugins/route-table.js'
 import { installValidation } from './plugins/validation.js'
+import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
 import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
@@ -66,6 +67,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(tokenRoutes(deps), { prefix: '/api/tokens' })
     await api.register(mfaAdminRoutes(deps), { prefix: '/api/admin/users' })
     await api.register(adminUserRoutes(deps), { prefix: '/api/admin/users' })
+    await api.register(adminTeamRoutes(deps), { prefix: '/api/admin/teams' })
     await api.register(emailChangeRoutes(deps), { prefix: '/api/users' })
     await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(configRoutes(deps), { prefix: '/api/config' })

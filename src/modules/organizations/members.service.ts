@@ -5,7 +5,7 @@
  */
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
-import { isUniqueViolation } from '../../db/client.js'
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/client.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
@@ -45,12 +45,17 @@ export async function listMembers(deps: Deps, caller: Caller, organizationId: st
   return toPage(rows, window.limit, (row) => row, (row) => [row.name, row.user_id])
 }
 
-/** Inserts a membership; a second one for the same user is 409 ALREADY_EXISTS. Invitations use it too. */
+/**
+ * Inserts a membership; a second one for the same user is 409 ALREADY_EXISTS. When the
+ * organization or the user was deleted by a concurrent request, the foreign key says so: 404.
+ * Invitations add their invitee through here too.
+ */
 export async function insertMembership(ex: Executor, organizationId: string, userId: string, role: Role, now: string): Promise<void> {
   try {
     await insertMember(ex, { organization_id: organizationId, user_id: userId, role, joined_at: now })
   } catch (error) {
     if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', { message: 'This user is already a member.', details: 'email' })
+    if (isForeignKeyViolation(error)) throw new AppError('NOT_FOUND', { message: 'The organization or the user no longer exists.' })
     throw error
   }
 }
