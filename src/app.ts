@@ -14,6 +14,7 @@ import { installRouteTable } from './plugins/route-table.js'
 import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
+import { auditRoutes } from './modules/audit/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { healthRoutes } from './modules/health/routes.js'
@@ -68,6 +69,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(mfaAdminRoutes(deps), { prefix: '/api/admin/users' })
     await api.register(adminUserRoutes(deps), { prefix: '/api/admin/users' })
     await api.register(adminTeamRoutes(deps), { prefix: '/api/admin/teams' })
+    await api.register(auditRoutes(deps), { prefix: '/api/admin/audit-log' })
     await api.register(emailChangeRoutes(deps), { prefix: '/api/users' })
     await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(configRoutes(deps), { prefix: '/api/config' })

@@ -1,4 +1,5 @@
-import type { Executor } from '../../db/schema.js'
+import type { Executor, Timestamp } from '../../db/schema.js'
+import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
 
 export interface AuditEvent {
@@ -27,4 +28,34 @@ export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise
       metadata: JSON.stringify(event.metadata),
     })
     .execute()
+}
+
+export interface AuditEventRow {
+  id: string
+  at: Timestamp
+  actor_id: string | null
+  actor_email: string | null
+  action: string
+  target_type: string | null
+  target_id: string | null
+  ip: string | null
+  metadata: string
+}
+
+export interface AuditFilter {
+  action?: string
+  actorId?: string
+  /** ISO-8601 UTC as stored (toISOString), so text comparison on SQLite orders like time. */
+  since?: Timestamp
+}
+
+/** Events newest first, by (at, id); each filter narrows through its own index. */
+export async function listAuditEvents(ex: Executor, filter: AuditFilter, window: PageWindow): Promise<AuditEventRow[]> {
+  let query = ex
+    .selectFrom('audit_events')
+    .select(['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'])
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
+  if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
+  if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
+  return newestFirst(query, window, 'audit_events', 'at').execute()
 }
