@@ -19,6 +19,7 @@ import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
+import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
 import { organizationRoutes } from './modules/organizations/routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { tokenRoutes } from './modules/tokens/routes.js'
@@ -74,6 +75,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(configRoutes(deps), { prefix: '/api/config' })
     await api.register(organizationRoutes(deps), { prefix: '/api/organizations' })
+    await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
   })
 
   return app

@@ -12,16 +12,12 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { findUserById, lockActiveAdminIds, updateUser as updateUserRow } from '../users/repo.js'
-import { deleteUserKeepingInvariants, hashNewPassword, insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
+import { deleteUserKeepingInvariants, emailTakenError, hashNewPassword, insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
 import { findAdminUser, listAdminUsers, type AdminUserRecord } from './users.repo.js'
 import type { AdminUserQuery, CreateAdminUserBody, UpdateAdminUserBody } from './users.schemas.js'
 
 function userNotFound(): AppError {
   return new AppError('NOT_FOUND', { message: 'No such user.' })
-}
-
-function emailTaken(): AppError {
-  return new AppError('ALREADY_EXISTS', { message: 'A user with this email already exists.', details: 'email' })
 }
 
 export async function listUsers(deps: Deps, query: AdminUserQuery): Promise<Page<AdminUserRecord>> {
@@ -92,7 +88,7 @@ export async function updateUser(
         updated_at: now,
       })
     } catch (error) {
-      if (isUniqueViolation(error)) throw emailTaken()
+      if (isUniqueViolation(error)) throw emailTakenError()
       throw error
     }
     const endsSessions = patch.disabled === true || passwordHash !== undefined

@@ -34,6 +34,11 @@ export async function findMember(ex: Executor, organizationId: string, userId: s
   return row ? asRecord(row) : null
 }
 
+export async function findMemberByEmail(ex: Executor, organizationId: string, email: string): Promise<MemberRecord | null> {
+  const row = await membersOf(ex, organizationId).where('users.email', '=', email).executeTakeFirst()
+  return row ? asRecord(row) : null
+}
+
 /** Members by name (ignoring case), then user id. */
 export async function listMembers(ex: Executor, organizationId: string, window: PageWindow): Promise<MemberRecord[]> {
   return (await byName(membersOf(ex, organizationId), window, 'users').execute()).map(asRecord)

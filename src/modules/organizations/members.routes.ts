@@ -4,7 +4,7 @@ import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { addMember, changeMemberRole, listMembers, removeMember } from './members.service.js'
-import { AddMemberBody, ChangeRoleBody, MemberPage, MemberParams, MemberView } from './schemas.js'
+import { AddMemberBody, ChangeRoleBody, MemberPage, MemberParams, MemberView, notAMember } from './schemas.js'
 
 const tags = ['organizations']
 const OWNER_RULES = 'FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role)'
@@ -21,7 +21,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'The members, by name',
           params: IdParams,
           querystring: PageQuery,
-          response: { 200: MemberPage, 404: errorResponse('NOT_FOUND: no such organization, or you are not a member') },
+          response: { 200: MemberPage, 404: notAMember() },
         },
       },
       async (request) => listMembers(deps, callerOf(request), request.params.id, request.query),
@@ -38,7 +38,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             201: MemberView,
             403: errorResponse(OWNER_RULES),
-            404: errorResponse('NOT_FOUND: no such organization (or you are not a member), or no user has this email'),
+            404: notAMember('no user has this email'),
             409: errorResponse('ALREADY_EXISTS: the user is already a member (details: email)'),
           },
         },
@@ -58,7 +58,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: MemberView,
             403: errorResponse(OWNER_RULES),
-            404: errorResponse('NOT_FOUND: no such organization (or you are not a member), or no such member'),
+            404: notAMember('no such member'),
             409: LAST_OWNER,
           },
         },
@@ -77,7 +77,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             204: NoContent,
             403: errorResponse(OWNER_RULES),
-            404: errorResponse('NOT_FOUND: no such organization (or you are not a member), or no such member'),
+            404: notAMember('no such member'),
             409: LAST_OWNER,
           },
         },

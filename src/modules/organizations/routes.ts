@@ -3,12 +3,12 @@ import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
+import { invitationRoutes } from './invitations.routes.js'
 import { memberRoutes } from './members.routes.js'
-import { CreateOrganizationBody, OrganizationPage, OrganizationView, UpdateOrganizationBody } from './schemas.js'
+import { CreateOrganizationBody, notAMember, OrganizationPage, OrganizationView, UpdateOrganizationBody } from './schemas.js'
 import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './service.js'
 
 const tags = ['organizations']
-export const NOT_A_MEMBER = 'NOT_FOUND: no such organization, or you are not a member'
 const ROLE_TOO_LOW = 'FORBIDDEN: your role in the organization does not allow this'
 
 /** /api/organizations — with its members and invitations. */
@@ -37,7 +37,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { schema: { tags, summary: 'One of your organizations', params: IdParams, response: { 200: OrganizationView, 404: errorResponse(NOT_A_MEMBER) } } },
+      { schema: { tags, summary: 'One of your organizations', params: IdParams, response: { 200: OrganizationView, 404: notAMember() } } },
       async (request) => getOrganization(deps, callerOf(request), request.params.id),
     )
 
@@ -52,7 +52,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: OrganizationView,
             403: errorResponse(ROLE_TOO_LOW),
-            404: errorResponse(NOT_A_MEMBER),
+            404: notAMember(),
             409: errorResponse('ALREADY_EXISTS: the slug is taken (details: slug)'),
           },
         },
@@ -67,7 +67,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Delete the organization with its memberships and invitations (owner)',
           params: IdParams,
-          response: { 204: NoContent, 403: errorResponse(ROLE_TOO_LOW), 404: errorResponse(NOT_A_MEMBER) },
+          response: { 204: NoContent, 403: errorResponse(ROLE_TOO_LOW), 404: notAMember() },
         },
       },
       async (request, reply) => {
@@ -77,5 +77,6 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     )
 
     await app.register(memberRoutes(deps))
+    await app.register(invitationRoutes(deps))
   }
 }

@@ -1,6 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, Email, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { errorResponse } from '../../plugins/openapi.js'
 import { ROLES, type Role } from './roles.js'
+
+/** The 404 of every route under /api/organizations/{id}, with what else it may mean there. */
+export const notAMember = (orElse?: string) =>
+  errorResponse(`NOT_FOUND: no such organization, or you are not a member${orElse === undefined ? '' : `; or ${orElse}`}`)
 
 export const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES] })
 
