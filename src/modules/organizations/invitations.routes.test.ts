@@ -114,6 +114,7 @@ describe('with SMTP', () => {
     const audit = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', org.id).where('action', 'like', 'org.invitation_%').orderBy('at').orderBy('id').execute()
     expect(audit.map((e) => e.action)).toEqual(['org.invitation_create', 'org.invitation_accept'])
     expect(JSON.stringify(audit)).not.toContain(token)
+    expect(t.logs.join('\n')).not.toContain(token)
   })
 
   it('accepts only for the account with the invited address (403), which an API token may also use', async () => {
