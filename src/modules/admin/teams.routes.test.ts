@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
+import { expectReason } from '../../../test/helpers/expect.js'
 import { bearer, createSignedInUser, createUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -15,11 +16,6 @@ async function newTeam(name: string, description?: string): Promise<{ id: string
   const response = await call('POST', '', { name, ...(description !== undefined && { description }) })
   if (response.statusCode !== 201) throw new Error(`team creation failed: ${response.body}`)
   return response.json()
-}
-
-function expectReason(response: { statusCode: number; json(): { reason: string } }, status: number, reason: string) {
-  expect(response.statusCode).toBe(status)
-  expect(response.json().reason).toBe(reason)
 }
 
 describe('teams', () => {

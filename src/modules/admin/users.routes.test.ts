@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
+import { expectReason } from '../../../test/helpers/expect.js'
 import {
   bearer,
   createApiTokenFor,
@@ -42,11 +43,6 @@ const put = (token: string, id: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'PUT', url: `/api/admin/users/${id}`, headers: bearer(token), payload })
 const remove = (token: string, id: string) => t.app.inject({ method: 'DELETE', url: `/api/admin/users/${id}`, headers: bearer(token) })
 const list = (token: string, query = '') => t.app.inject({ method: 'GET', url: `/api/admin/users${query}`, headers: bearer(token) })
-
-function expectReason(response: { statusCode: number; json(): { reason: string } }, status: number, reason: string) {
-  expect(response.statusCode).toBe(status)
-  expect(response.json().reason).toBe(reason)
-}
 
 const auditActions = async (targetId: string) =>
   (await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', targetId).orderBy('at').orderBy('id').execute()).map((e) => e.action)

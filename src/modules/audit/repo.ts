@@ -1,4 +1,5 @@
-import type { Executor, Timestamp } from '../../db/schema.js'
+import type { Selectable } from 'kysely'
+import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
 
@@ -30,17 +31,7 @@ export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise
     .execute()
 }
 
-export interface AuditEventRow {
-  id: string
-  at: Timestamp
-  actor_id: string | null
-  actor_email: string | null
-  action: string
-  target_type: string | null
-  target_id: string | null
-  ip: string | null
-  metadata: string
-}
+export type AuditEventRow = Selectable<AuditEventsTable>
 
 export interface AuditFilter {
   action?: string

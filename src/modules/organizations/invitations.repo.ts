@@ -38,13 +38,18 @@ export async function insertInvitation(ex: Executor, invitation: NewInvitation):
   await ex.insertInto('organization_invitations').values(invitation).execute()
 }
 
-/** Revokes the pending invitations of this address (a new one replaces them); their ids. */
-export async function revokePendingInvitationsTo(ex: Executor, organizationId: string, email: string, now: Timestamp): Promise<string[]> {
+/** Revokes the pending invitations that match (one by id, or all to an address); their ids. */
+export async function revokePendingInvitations(
+  ex: Executor,
+  organizationId: string,
+  match: { id: string } | { email: string },
+  now: Timestamp,
+): Promise<string[]> {
   const rows = await ex
     .updateTable('organization_invitations')
     .set({ revoked_at: now })
     .where('organization_id', '=', organizationId)
-    .where('email', '=', email)
+    .where((eb) => ('id' in match ? eb('id', '=', match.id) : eb('email', '=', match.email)))
     .where(isPending(now))
     .returning('id')
     .execute()
@@ -70,18 +75,6 @@ export async function listPendingInvitations(ex: Executor, organizationId: strin
 export async function findPendingInvitation(ex: Executor, organizationId: string, invitationId: string, now: Timestamp): Promise<InvitationRecord | null> {
   const row = await pending(ex, organizationId, now).select(INVITATION_COLUMNS).where('id', '=', invitationId).executeTakeFirst()
   return row ? asRecord(row) : null
-}
-
-/** Revokes the invitation if it is still pending; false when it is not (accepted meanwhile, …). */
-export async function revokeInvitation(ex: Executor, organizationId: string, invitationId: string, now: Timestamp): Promise<boolean> {
-  const result = await ex
-    .updateTable('organization_invitations')
-    .set({ revoked_at: now })
-    .where('id', '=', invitationId)
-    .where('organization_id', '=', organizationId)
-    .where(isPending(now))
-    .executeTakeFirst()
-  return result.numUpdatedRows > 0n
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Invitations end to end: real delivery to an SMTP server in this process, then the link accepted once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
+import { expectReason } from '../../../test/helpers/expect.js'
 import { bearer, createApiTokenFor, createSignedInUser, uniqueEmail, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createOrgWithRoles, type OrgRole } from '../../../test/helpers/organizations.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
@@ -53,11 +54,6 @@ function tokenMailedTo(email: string): string {
   const match = LINK.exec(textOf(mail))
   if (match === null) throw new Error(`no link in: ${textOf(mail)}`)
   return match[1]!
-}
-
-function expectReason(response: { statusCode: number; json(): { reason: string } }, status: number, reason: string) {
-  expect(response.statusCode).toBe(status)
-  expect(response.json().reason).toBe(reason)
 }
 
 describe('without SMTP', () => {

@@ -22,8 +22,7 @@ import {
   findPendingInvitation,
   insertInvitation,
   listPendingInvitations,
-  revokeInvitation as revokeInvitationRow,
-  revokePendingInvitationsTo,
+  revokePendingInvitations,
   withdrawInvitation,
   type InvitationRecord,
 } from './invitations.repo.js'
@@ -83,7 +82,7 @@ export async function createInvitation(
     if ((await findMemberByEmail(tx, organizationId, email)) !== null) {
       throw new AppError('ALREADY_EXISTS', { message: 'This address belongs to a member already.', details: 'email' })
     }
-    const replaced = await revokePendingInvitationsTo(tx, organizationId, email, invitation.created_at)
+    const replaced = await revokePendingInvitations(tx, organizationId, { email }, invitation.created_at)
     await insertInvitation(tx, { ...invitation, organization_id: organizationId, token_hash: sha256Hex(token), invited_by: caller.user.id })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.invitation_create',
@@ -131,7 +130,7 @@ export async function revokeInvitation(deps: Deps, caller: Caller, organizationI
     const invitation = await findPendingInvitation(tx, organizationId, invitationId, now)
     if (invitation === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
     assertMayChangeRole(actorRole, null, invitation.role, 'manage_invitations')
-    if (!(await revokeInvitationRow(tx, organizationId, invitationId, now))) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+    if ((await revokePendingInvitations(tx, organizationId, { id: invitationId }, now)).length === 0) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.invitation_revoke',
       actor: caller.user,

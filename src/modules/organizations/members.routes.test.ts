@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
+import { expectReason } from '../../../test/helpers/expect.js'
 import { bearer, createSignedInUser, createUser, DEFAULT_PASSWORD } from '../../../test/helpers/factories.js'
 import { addOrgMember, createOrganization, createOrgWithRoles, type OrgRole } from '../../../test/helpers/organizations.js'
 
@@ -19,11 +20,6 @@ const rolesIn = async (id: string) => {
   return Object.fromEntries(rows.map((r) => [r.user_id, r.role]))
 }
 const ownerCount = async (id: string) => Object.values(await rolesIn(id)).filter((role) => role === 'owner').length
-
-function expectReason(response: { statusCode: number; json(): { reason: string } }, status: number, reason: string) {
-  expect(response.statusCode).toBe(status)
-  expect(response.json().reason).toBe(reason)
-}
 
 describe('GET /api/organizations/{id}/members', () => {
   it('lists members by name, ignoring case, with cursor pages; readable by every member, 404 to outsiders', async () => {
