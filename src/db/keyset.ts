@@ -4,7 +4,8 @@
  * page never repeats or skips a row while others are inserted.
  */
 import { sql, type SelectQueryBuilder } from 'kysely'
-import { decodeCursor, DEFAULT_PAGE_SIZE, type CursorKey, type PageQuery } from '../lib/pagination.js'
+import { invalidField } from '../errors.js'
+import { CURSOR_NOT_ISSUED, decodeCursor, DEFAULT_PAGE_SIZE, type CursorKey, type PageQuery } from '../lib/pagination.js'
 
 export interface PageWindow {
   limit: number
@@ -43,6 +44,9 @@ export function keyset<DB, TB extends keyof DB, O>(
   return after.orderBy(key, order.direction).orderBy(id, order.direction).limit(window.limit + 1)
 }
 
+/** A timestamp as this service stores and issues them (toISOString, from 1970 on). */
+const ISSUED_TIMESTAMP = /^(19[7-9]\d|[2-9]\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
 /** Newest first over (created_at, id) — the order of most collections — or another time column. */
 export function newestFirst<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
@@ -50,6 +54,11 @@ export function newestFirst<DB, TB extends keyof DB, O>(
   table?: string,
   column = 'created_at',
 ): SelectQueryBuilder<DB, TB, O> {
+  // A forged time would reach PostgreSQL as an invalid timestamptz: a 400, not a database error.
+  const time = window.after?.[0]
+  if (time !== undefined && !(ISSUED_TIMESTAMP.test(time) && new Date(time).toISOString() === time)) {
+    throw invalidField('cursor', CURSOR_NOT_ISSUED)
+  }
   return keyset(query, window, { column, ...(table !== undefined && { table }), direction: 'desc' })
 }
 

@@ -34,7 +34,7 @@ export const TeamMemberPage = PageOf(TeamMemberView)
 
 /** Exactly one of the two (checked by the service, which says so in `details`). */
 export const AddTeamMemberBody = Body({
-  user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  user_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
   email: Type.Optional(Email()),
 })
 export type AddTeamMemberBody = Static<typeof AddTeamMemberBody>

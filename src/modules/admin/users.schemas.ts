@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, Nullable, PageOf, PageQuery, Secret, Timestamp } from '../../lib/schema-types.js'
+import { Body, Email, Nullable, PageOf, PageQuery, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 import { Language, Theme, UserName, UserView } from '../users/schemas.js'
 
 /** CONTRACT.md §3.1: the User with what administrators also see. */
@@ -21,7 +21,7 @@ export const AdminUserPage = PageOf(AdminUserView)
 export const AdminUserQuery = Type.Object(
   {
     ...PageQuery.properties,
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 254, 'x-trim': true, description: 'Part of the email or name, any case' })),
+    q: Type.Optional(Text({ minLength: 1, maxLength: 254, description: 'Part of the email or name, any case' })),
   },
   { additionalProperties: false },
 )

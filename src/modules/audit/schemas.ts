@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Nullable, PageOf, PageQuery, Timestamp } from '../../lib/schema-types.js'
+import { Nullable, PageOf, PageQuery, Text, Timestamp } from '../../lib/schema-types.js'
 
 /** CONTRACT.md §8.4. */
 export const AuditEventView = Type.Object({
@@ -20,8 +20,8 @@ export const AuditEventPage = PageOf(AuditEventView)
 export const AuditLogQuery = Type.Object(
   {
     ...PageQuery.properties,
-    action: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Exactly this action' })),
-    actor_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    action: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Exactly this action' })),
+    actor_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
     since: Type.Optional(Timestamp()),
   },
   { additionalProperties: false },

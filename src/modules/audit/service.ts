@@ -43,6 +43,15 @@ export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContex
   })
 }
 
+/**
+ * Any offset the client used becomes the stored form, so the comparison is by instant. Every event
+ * is later than 1970; an earlier `since` (which PostgreSQL might not even represent) filters nothing.
+ */
+function sinceFilter(since: string | undefined): { since?: string } {
+  const at = since === undefined ? null : new Date(since)
+  return at !== null && at.getTime() > 0 ? { since: at.toISOString() } : {}
+}
+
 /** The trail for administrators (CONTRACT.md §8.4): newest first, filtered by action, actor and time. */
 export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Page<AuditEventView>> {
   const window = pageWindow(query)
@@ -51,8 +60,7 @@ export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Pa
     {
       ...(query.action !== undefined && { action: query.action }),
       ...(query.actor_id !== undefined && { actorId: query.actor_id }),
-      // Any offset the client used becomes the stored form, so the comparison is by instant.
-      ...(query.since !== undefined && { since: new Date(query.since).toISOString() }),
+      ...sinceFilter(query.since),
     },
     window,
   )
