@@ -48,6 +48,8 @@ export default defineConfig(async () => {
         extends: true as const,
         test: {
           name: engine,
+          // Engine-specific fault tests: *.postgres.test.ts and *.sqlite.test.ts run on their engine only.
+          exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts']), `**/*.${engine === 'sqlite' ? 'postgres' : 'sqlite'}.test.ts`],
           env: { TEST_DB: engine, TEST_REDIS_URL: redisUrl, ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }) },
           ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
         },

@@ -8,6 +8,7 @@ import { authentication } from './plugins/authentication.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
+import { installMetrics } from './plugins/metrics.js'
 import { installOpenApi } from './plugins/openapi.js'
 import { installRateLimits } from './plugins/rate-limit.js'
 import { installRouteTable } from './plugins/route-table.js'
@@ -56,6 +57,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
   await installOpenApi(app, { publicUrl: deps.config.publicUrl })
+  installMetrics(app, { metrics: deps.metrics, ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }) })
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })

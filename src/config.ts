@@ -30,6 +30,7 @@ export const EnvSchema = Type.Object({
   PASSWORD_HASH_ITERATIONS: env(Type.Integer({ minimum: 1, maximum: 20, default: 2 }), 'argon2id passes; 2 is the OWASP minimum at 19 MiB'),
   MFA_ISSUER: env(Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }), 'the name authenticator apps show, e.g. "Acme Switchboard"'),
   RATE_LIMIT_GENERAL: env(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), 'requests per minute per credential (or IP); 0 switches the general limit off'),
+  METRICS_TOKEN: env(Type.Optional(Type.String({ minLength: 16 })), 'a bearer secret of at least 16 characters that /api/metrics then requires'),
   SHUTDOWN_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds to let in-flight requests finish on SIGTERM'),
 })
 
@@ -59,6 +60,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number]
   passwordHash: { memoryCost: number; timeCost: number; parallelism: number }
   shutdownTimeoutMs: number
+  /** When set, GET /api/metrics requires it as a Bearer credential. */
+  metricsToken?: string
   /** The issuer name in TOTP key URIs, shown by authenticator apps. */
   mfaIssuer: string
   /** Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off. */
@@ -167,6 +170,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     ...(e.REDIS_URL !== undefined && { redisUrl: e.REDIS_URL }),
     ...(e.JWT_SECRET !== undefined && { jwtSecret: e.JWT_SECRET }),
     ...(e.ENCRYPTION_KEY !== undefined && { encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'hex') }),
+    ...(e.METRICS_TOKEN !== undefined && { metricsToken: e.METRICS_TOKEN }),
   }
   return Object.freeze(config)
 }

@@ -21,6 +21,7 @@ import { resolveSecrets, type Secrets } from './lib/secrets.js'
 import { systemClock, type Clock } from './lib/time.js'
 import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
+import { createMetrics, type Metrics } from './plugins/metrics.js'
 import { createMailer, type Mailer } from './modules/mail/mailer.js'
 
 export interface Deps {
@@ -44,6 +45,8 @@ export interface Deps {
   ai: AiClient
   /** The provider's model list, kept 5 minutes per AI configuration (CONTRACT.md §8.3). */
   aiModels: ExpiringValue<AiModel[]>
+  /** Prometheus counters and histograms of this instance (GET /api/metrics). */
+  metrics: Metrics
   close(): Promise<void>
 }
 
@@ -71,7 +74,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
   const clock = overrides.clock ?? systemClock
   const logger = overrides.logger ?? createLogger(config)
   const secrets = resolveSecrets(config)
-  const database = overrides.database ?? createDatabase(config.database)
+  const database = overrides.database ?? createDatabase(config.database, logger)
   const redis = config.redisUrl === undefined ? null : createRedis(config.redisUrl, logger)
   const memoryCounters = createMemoryCounterStore(clock)
   const counters: CounterStore =
@@ -93,6 +96,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     mailer: createMailer(),
     ai: createAiClient(),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
+    metrics: createMetrics(),
     async close() {
       redis?.disconnect()
       await database.close()

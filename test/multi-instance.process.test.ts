@@ -1,6 +1,7 @@
 /**
- * Two server processes on one database (a SQLite file or a PostgreSQL schema), as a deployment
- * behind a load balancer runs them: what one instance accepted, the other must not accept again.
+ * Two server processes on one database (a SQLite file or a PostgreSQL schema) and one Redis, as a
+ * deployment behind a load balancer runs them: a session or token is one truth for both, what one
+ * instance accepted the other must not accept again, and limits are shared.
  */
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
@@ -22,6 +23,7 @@ beforeAll(async () => {
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
+    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
   }
   a = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
   b = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
@@ -41,18 +43,52 @@ async function call(server: ServerProcess, method: string, url: string, body?: u
   return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as Record<string, any>) }
 }
 
+const password = 'two instance passphrase'
+let adminToken: string
+let backupCodes: string[] = []
+
 describe('two server processes, one database', () => {
-  it('a TOTP code accepted by one is refused by the other, also when both race', async () => {
-    const password = 'two instance passphrase'
+  it('a session made on one works on the other; logout on one is refused on the other', async () => {
     const setup = await call(a, 'POST', '/api/auth/setup', { email: 'ops@example.com', name: 'Ops', password })
     expect(setup.status).toBe(201)
-    const token = setup.body!.token as string
-    // The session made on A is valid on B.
+    adminToken = setup.body!.token as string
+    expect((await call(b, 'GET', '/api/users/me', undefined, adminToken)).status).toBe(200)
+
+    const second = await call(a, 'POST', '/api/auth/login', { email: 'ops@example.com', password })
+    const token = second.body!.token as string
     expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
+    expect((await call(b, 'POST', '/api/auth/logout', undefined, token)).status).toBe(204)
+    expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(401)
+  })
+
+  it('an API token revoked on one fails on the other at the next request', async () => {
+    const created = await call(a, 'POST', '/api/tokens', { name: 'shared' }, adminToken)
+    const { id, token } = created.body as { id: string; token: string }
+    expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
+    expect((await call(a, 'DELETE', `/api/tokens/${id}`, undefined, adminToken)).status).toBe(204)
+    expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(401)
+  })
+
+  it('shares the token-creation budget through Redis: the 11th creation across both is 429', async () => {
+    // One creation was made above; nine more alternate between the instances.
+    for (let i = 0; i < 9; i++) {
+      const server = i % 2 === 0 ? b : a
+      expect((await call(server, 'POST', '/api/tokens', { name: `t${i}` }, adminToken)).status).toBe(201)
+    }
+    const eleventh = await call(b, 'POST', '/api/tokens', { name: 'one too many' }, adminToken)
+    expect(eleventh.status).toBe(429)
+    expect(eleventh.body).toMatchObject({ reason: 'RATE_LIMITED' })
+    expect((await call(a, 'POST', '/api/tokens', { name: 'still too many' }, adminToken)).status).toBe(429)
+  })
+
+  it('a TOTP code accepted by one is refused by the other, also when both race', async () => {
+    const token = adminToken
 
     const begin = await call(b, 'POST', '/api/auth/mfa/enroll/begin', { password }, token)
     const secret = begin.body!.secret as string
-    expect((await call(a, 'POST', '/api/auth/mfa/enroll/confirm', { code: totpCode(secret, new Date()) }, token)).status).toBe(200)
+    const confirmed = await call(a, 'POST', '/api/auth/mfa/enroll/confirm', { code: totpCode(secret, new Date()) }, token)
+    expect(confirmed.status).toBe(200)
+    backupCodes = confirmed.body!.backup_codes as string[]
 
     // Wait for the next time step, so the confirming code is not the one under test.
     await new Promise((resolve) => setTimeout(resolve, (30 - ((Date.now() / 1000) % 30)) * 1000 + 200))
@@ -70,4 +106,15 @@ describe('two server processes, one database', () => {
     const replay = await call(a, 'POST', '/api/auth/mfa/verify', { mfa_token: again.body!.mfa_token, code })
     expect(replay.status).toBe(401)
   }, 60_000)
+
+  it('a backup code raced on both succeeds once', async () => {
+    const challenges = await Promise.all(
+      [a, b, a, b].map((server) => call(server, 'POST', '/api/auth/login', { email: 'ops@example.com', password })),
+    )
+    const results = await Promise.all(
+      challenges.map((challenge, i) => call(i % 2 === 0 ? a : b, 'POST', '/api/auth/mfa/verify', { mfa_token: challenge.body!.mfa_token, code: backupCodes[0] })),
+    )
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1)
+    expect(results.filter((r) => r.status !== 200).every((r) => r.status === 401)).toBe(true)
+  })
 })

@@ -19,9 +19,12 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
-function createKysely(config: DatabaseConfig): Db {
+function createKysely(config: DatabaseConfig, log: DatabaseLog): Db {
   if (config.kind === 'postgres') {
-    return new Kysely<Database>({ dialect: createPostgresDialect(createPostgresPool(config.url, config.poolSize)) })
+    const pool = createPostgresPool(config.url, config.poolSize, (error) =>
+      log.warn({ error: { code: (error as { code?: string }).code, message: error.message } }, 'an idle database connection failed; it will be replaced'),
+    )
+    return new Kysely<Database>({ dialect: createPostgresDialect(pool) })
   }
   const { dialect, readNow } = createSqliteDialect(config.url)
   const db = new Kysely<Database>({ dialect, plugins: [new SqliteCompatPlugin()] })
@@ -29,8 +32,13 @@ function createKysely(config: DatabaseConfig): Db {
   return db
 }
 
-export function createDatabase(config: DatabaseConfig): DatabaseHandle {
-  const db = createKysely(config)
+/** Where the data layer reports trouble it recovers from by itself. */
+export interface DatabaseLog {
+  warn(details: object, message: string): void
+}
+
+export function createDatabase(config: DatabaseConfig, log: DatabaseLog): DatabaseHandle {
+  const db = createKysely(config, log)
   return {
     db,
     engine: config.kind,
@@ -57,4 +65,45 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = errorCode(error)
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+}
+
+const UNAVAILABLE_CODES = new Set([
+  // The network: the server is down, restarting, or unreachable.
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  // PostgreSQL: shutting down, starting up, out of connections.
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  // SQLite: another process held the write lock past busy_timeout.
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+])
+
+const UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Query read timeout',
+  'not queryable',
+  // Closed during shutdown (Kysely, pg, better-sqlite3).
+  'driver has already been destroyed',
+  'Cannot use a pool after calling end',
+  'database connection is not open',
+]
+
+/**
+ * True when the error says the database cannot be reached right now, rather than that the query
+ * was wrong: such requests answer 503 (retry later) instead of 500 (a bug).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((text) => message.includes(text))
 }

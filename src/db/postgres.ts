@@ -14,13 +14,15 @@ function timestamptzToIso(text: string): string {
   return new Date(iso).toISOString()
 }
 
-export function createPostgresPool(url: string, max: number): pg.Pool {
-  return new pg.Pool({
+export function createPostgresPool(url: string, max: number, onIdleError: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: url,
     max,
     // Fail fast instead of queueing forever when the server is gone (see /api/health/ready).
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
+    // A query on a connection whose server vanished without closing it must not hang forever.
+    query_timeout: 10_000,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === TIMESTAMPTZ_OID) return timestamptzToIso
@@ -29,6 +31,12 @@ export function createPostgresPool(url: string, max: number): pg.Pool {
       }) as typeof pg.types.getTypeParser,
     },
   })
+  // A connection dropped by the server (restart, failover, network) emits 'error' — on the pool
+  // while idle, on the client itself while checked out. Without listeners either would crash the
+  // process; the query in flight still fails (and answers 503), and the pool replaces the client.
+  pool.on('error', onIdleError)
+  pool.on('connect', (client) => client.on('error', () => undefined))
+  return pool
 }
 
 export function createPostgresDialect(pool: pg.Pool): PostgresDialect {

@@ -65,3 +65,24 @@ export function resolveSecrets(config: { dataDir: string; jwtSecret?: string; en
     file,
   }
 }
+
+export interface StagedSecrets {
+  /** Puts the staged file in place of secrets.json (an atomic rename). */
+  commit(): void
+  /** Throws the staged file away. */
+  abort(): void
+}
+
+/**
+ * Writes new values for secrets.json beside it without replacing it yet, so a key rotation can
+ * re-encrypt the database first and swap the file only once that has committed.
+ */
+export function stageSecretsFile(file: string, values: { jwtSecret: string; encryptionKey: Buffer }): StagedSecrets {
+  const staged = `${file}.next`
+  const content: SecretsFile = { jwt_secret: values.jwtSecret, encryption_key: values.encryptionKey.toString('hex') }
+  fs.writeFileSync(staged, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 })
+  return {
+    commit: () => fs.renameSync(staged, file),
+    abort: () => fs.rmSync(staged, { force: true }),
+  }
+}

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isDatabaseUnavailable } from '../db/client.js'
 import { AppError } from '../errors.js'
 import type { ErrorEnvelope } from './error-envelope.js'
 import type { RouteTable } from './route-table.js'
@@ -37,6 +38,7 @@ export function toAppError(error: FastifyError): AppError | null {
   if (known) return known()
   // JSON.parse failures (and prototype-poisoning refusals) from the body parser.
   if (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')) return new AppError('MALFORMED_JSON')
+  if (isDatabaseUnavailable(error)) return new AppError('SERVICE_UNAVAILABLE', { message: 'The database is not answering. Try again shortly.' })
   const status = error.statusCode ?? 500
   if (status === 404) return new AppError('NOT_FOUND')
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE')
@@ -59,6 +61,7 @@ export function envelopeOf(error: AppError): ErrorEnvelope {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  reply.errorReason = error.reason
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
   // RFC 9110 §15.5.2: a 401 names the scheme the client should use.
   if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="switchboard"')
@@ -96,10 +99,19 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   void sendError(reply, toAppError(error) ?? new AppError('INTERNAL'))
 }
 
+const OUTAGE_WARNING_INTERVAL_MS = 10_000
+
 /** `routes` tells "no such resource" (404) from "no such method on this resource" (405). */
 export function installErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+  // A database outage fails every request; one warning per interval tells the operator without
+  // flooding the log.
+  let lastOutageWarning = 0
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error)
+    if (appError?.reason === 'SERVICE_UNAVAILABLE' && !(error instanceof AppError) && Date.now() - lastOutageWarning > OUTAGE_WARNING_INTERVAL_MS) {
+      lastOutageWarning = Date.now()
+      request.log.warn({ error: { type: error.name, code: error.code, message: error.message } }, 'the database is not answering; answering 503')
+    }
     if (appError === null) {
       logUnexpected(request, error)
       return sendError(reply, new AppError('INTERNAL'))

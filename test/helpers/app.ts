@@ -43,6 +43,8 @@ export interface TestContext {
 
 export interface TestAppOptions {
   env?: Record<string, string>
+  /** Rewrites the database URL the app connects to (e.g. through a fault-injecting proxy). */
+  databaseVia?: (url: string) => string
 }
 
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
@@ -52,7 +54,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const encryptionKeyHex = randomBytes(32).toString('hex')
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
+    DATABASE_URL: options.databaseVia ? options.databaseVia(database.url) : database.url,
     DATABASE_POOL_SIZE: '5',
     JWT_SECRET: jwtSecret,
     ENCRYPTION_KEY: encryptionKeyHex,
@@ -115,9 +117,14 @@ export interface PeerInstance {
  * process behind a load balancer is — optionally with other settings.
  */
 export async function startPeerInstance(t: TestContext, env: Record<string, string> = {}): Promise<PeerInstance> {
-  const config = parseConfig({ ...t.env, ...env })
+  return startInstance({ ...t.env, ...env }, t.clock)
+}
+
+/** An application on exactly this environment (nothing added), e.g. with secrets from DATA_DIR. */
+export async function startInstance(env: Record<string, string>, clock: Clock = new TestClock()): Promise<PeerInstance> {
+  const config = parseConfig(env)
   const logs: string[] = []
-  const deps = createDeps(config, { clock: t.clock, logger: createLogger(config, { write: (line: string) => void logs.push(line) }) })
+  const deps = createDeps(config, { clock, logger: createLogger(config, { write: (line: string) => void logs.push(line) }) })
   const app = await buildApp(deps)
   await app.ready()
   return {

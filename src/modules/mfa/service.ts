@@ -32,7 +32,7 @@ import { matchTotpStep, newTotpSecret, otpauthUrl } from './totp.js'
 
 const PENDING_TTL_SECONDS = 10 * 60
 
-function pendingSecretContext(userId: string): string {
+export function pendingSecretContext(userId: string): string {
   return `mfa_pending.secret:${userId}`
 }
 

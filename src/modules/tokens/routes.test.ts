@@ -117,14 +117,14 @@ describe('authenticating with a token', () => {
   it('refuses a token with a bad checksum without a database lookup', async () => {
     const isolated = await startTestApp()
     try {
-      await isolated.deps.database.close() // any lookup would now fail with a 500
+      await isolated.deps.database.close() // any lookup would now fail (503: the database is gone)
       const good = generateApiToken()
       const bad = good.slice(0, -1) + (good.endsWith('0') ? '1' : '0')
       const response = await isolated.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(bad) })
       expect(response.statusCode).toBe(401)
       expect(response.json().reason).toBe('UNAUTHORIZED')
       const wellFormed = await isolated.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(good) })
-      expect(wellFormed.statusCode).toBe(500) // proves the first one never reached the database
+      expect(wellFormed.statusCode).toBe(503) // proves the first one never reached the database
     } finally {
       await isolated.app.close()
       await isolated.database.drop()
