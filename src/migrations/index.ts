@@ -10,6 +10,8 @@ import * as m0004 from './0004_api_tokens.js'
 import * as m0005 from './0005_mfa.js'
 import * as m0006 from './0006_settings.js'
 import * as m0007 from './0007_email_verifications.js'
+import * as m0008 from './0008_organizations.js'
+import * as m0009 from './0009_teams.js'
 
 export interface EngineMigration {
   up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
@@ -24,4 +26,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0005_mfa': m0005,
   '0006_settings': m0006,
   '0007_email_verifications': m0007,
+  '0008_organizations': m0008,
+  '0009_teams': m0009,
 }
