@@ -13,10 +13,15 @@ import { installOpenApi } from './plugins/openapi.js'
 import { installRateLimits } from './plugins/rate-limit.js'
 import { installRouteTable } from './plugins/route-table.js'
 import { installValidation } from './plugins/validation.js'
+import { adminTeamRoutes } from './modules/admin/teams.routes.js'
+import { adminUserRoutes } from './modules/admin/users.routes.js'
+import { auditRoutes } from './modules/audit/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
+import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
+import { organizationRoutes } from './modules/organizations/routes.js'
 import { oidcProviderRoutes } from './modules/oidc/providers.routes.js'
 import { oidcSignInRoutes } from './modules/oidc/sign-in.routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
@@ -67,9 +72,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(mfaRoutes(deps), { prefix: '/api/auth/mfa' })
     await api.register(tokenRoutes(deps), { prefix: '/api/tokens' })
     await api.register(mfaAdminRoutes(deps), { prefix: '/api/admin/users' })
+    await api.register(adminUserRoutes(deps), { prefix: '/api/admin/users' })
+    await api.register(adminTeamRoutes(deps), { prefix: '/api/admin/teams' })
+    await api.register(auditRoutes(deps), { prefix: '/api/admin/audit-log' })
     await api.register(emailChangeRoutes(deps), { prefix: '/api/users' })
     await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(configRoutes(deps), { prefix: '/api/config' })
+    await api.register(organizationRoutes(deps), { prefix: '/api/organizations' })
+    await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
     await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
     await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
   })

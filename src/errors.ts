@@ -34,6 +34,8 @@ export const REASONS = {
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable.' },
   // Not in CONTRACT.md §2.2, which says only "OIDC-linked users → 409" for an email change (docs/API.md).
   EMAIL_MANAGED_BY_PROVIDER: { status: 409, message: 'Your email address is managed by your identity provider.' },
+  // Not in CONTRACT.md §2.2, which says only "yourself → 409" for administrative deletion (docs/API.md).
+  SELF_DELETION: { status: 409, message: 'Administrators delete their own account with DELETE /api/users/me.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

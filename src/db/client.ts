@@ -51,11 +51,20 @@ export function createDatabase(config: DatabaseConfig, log: DatabaseLog): Databa
   }
 }
 
+function errorCode(error: unknown): unknown {
+  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
+}
+
 /** True when the error is a violation of a unique index or primary key, on either engine. */
 export function isUniqueViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false
-  const code = (error as { code?: unknown }).code
+  const code = errorCode(error)
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+}
+
+/** True when the error is a foreign-key violation (the referenced row is gone), on either engine. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = errorCode(error)
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
 }
 
 const UNAVAILABLE_CODES = new Set([

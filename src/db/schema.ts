@@ -126,6 +126,54 @@ export interface EmailVerificationsTable {
   used_at: Timestamp | null
 }
 
+export interface OrganizationsTable {
+  id: string
+  name: string
+  slug: string
+  /** `free` until billing changes it (CONTRACT.md §11). */
+  plan: ColumnType<string, string | undefined, string>
+  stripe_customer_id: ColumnType<string | null, string | null | undefined, string | null>
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** `role` is one of the organization roles of modules/organizations/roles.ts. */
+export interface OrganizationMembersTable {
+  organization_id: string
+  user_id: string
+  role: string
+  joined_at: Timestamp
+}
+
+export interface OrganizationInvitationsTable {
+  id: string
+  organization_id: string
+  email: string
+  role: string
+  token_hash: string
+  invited_by: string | null
+  created_at: Timestamp
+  expires_at: Timestamp
+  accepted_at: Timestamp | null
+  revoked_at: Timestamp | null
+}
+
+export interface TeamsTable {
+  id: string
+  name: string
+  /** `name` lower-cased: the unique key (team names are unique ignoring case). */
+  name_key: string
+  description: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface TeamMembersTable {
+  team_id: string
+  user_id: string
+  added_at: Timestamp
+}
+
 /** Identity providers for OIDC sign-in (CONTRACT.md §3.6, §9). */
 export interface OidcProvidersTable {
   id: string
@@ -156,6 +204,11 @@ export interface Database {
   mfa_challenges: MfaChallengesTable
   settings: SettingsTable
   email_verifications: EmailVerificationsTable
+  organizations: OrganizationsTable
+  organization_members: OrganizationMembersTable
+  organization_invitations: OrganizationInvitationsTable
+  teams: TeamsTable
+  team_members: TeamMembersTable
   oidc_providers: OidcProvidersTable
 }
 

@@ -19,6 +19,10 @@ export interface Page<T> {
 
 export type CursorKey = [string, string]
 
+export const CURSOR_NOT_ISSUED = 'is not a cursor returned by this endpoint'
+
+const UNISSUABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url')
 }
@@ -28,11 +32,15 @@ export function decodeCursor(cursor: string | undefined): CursorKey | null {
   if (cursor === undefined) return null
   try {
     const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
-    if (Array.isArray(key) && key.length === 2 && key.every((part) => typeof part === 'string')) return key as CursorKey
+    // Parts with control characters or lone surrogates were never issued (and PostgreSQL cannot
+    // even compare text holding NUL): refused here rather than failing in the database.
+    if (Array.isArray(key) && key.length === 2 && key.every((part) => typeof part === 'string' && !UNISSUABLE.test(part))) {
+      return key as CursorKey
+    }
   } catch {
     // fall through to the validation error
   }
-  throw invalidField('cursor', 'is not a cursor returned by this endpoint')
+  throw invalidField('cursor', CURSOR_NOT_ISSUED)
 }
 
 /**

@@ -10,6 +10,8 @@ import * as m0004 from './0004_api_tokens.js'
 import * as m0005 from './0005_mfa.js'
 import * as m0006 from './0006_settings.js'
 import * as m0007 from './0007_email_verifications.js'
+import * as m0008 from './0008_organizations.js'
+import * as m0009 from './0009_teams.js'
 import * as m0010 from './0010_oidc_providers.js'
 
 export interface EngineMigration {
@@ -25,5 +27,7 @@ export const migrations: Record<string, EngineMigration> = {
   '0005_mfa': m0005,
   '0006_settings': m0006,
   '0007_email_verifications': m0007,
+  '0008_organizations': m0008,
+  '0009_teams': m0009,
   '0010_oidc_providers': m0010,
 }

@@ -1,11 +1,14 @@
 /**
- * HTTP conventions for every response: the request id, security headers, and JSON-only bodies.
+ * HTTP conventions for every response: the request id, security headers, JSON-only bodies, and
+ * path parameters that can name something.
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../errors.js'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 /**
@@ -45,6 +48,18 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
       if (request.body === undefined) request.body = {}
     }
     route.preValidation = [defaultBody, ...[route.preValidation ?? []].flat()]
+  })
+
+  // No id this service issues holds a control character, and PostgreSQL cannot even compare text
+  // holding NUL: such a path parameter names nothing — 404 (CONTRACT.md §1), not a database error.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.includes(':')) return
+    const refuseControlCharacters = async (request: FastifyRequest) => {
+      if (Object.values(request.params as Record<string, string>).some((value) => CONTROL_CHARACTER.test(value))) {
+        throw new AppError('NOT_FOUND')
+      }
+    }
+    route.preValidation = [refuseControlCharacters, ...[route.preValidation ?? []].flat()]
   })
 
   // JSON only (CONTRACT.md §1): Fastify's built-in text/plain parser would let such bodies through.

@@ -1,4 +1,6 @@
-import type { Executor } from '../../db/schema.js'
+import type { Selectable } from 'kysely'
+import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
+import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
 
 export interface AuditEvent {
@@ -27,4 +29,24 @@ export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise
       metadata: JSON.stringify(event.metadata),
     })
     .execute()
+}
+
+export type AuditEventRow = Selectable<AuditEventsTable>
+
+export interface AuditFilter {
+  action?: string
+  actorId?: string
+  /** ISO-8601 UTC as stored (toISOString), so text comparison on SQLite orders like time. */
+  since?: Timestamp
+}
+
+/** Events newest first, by (at, id); each filter narrows through its own index. */
+export async function listAuditEvents(ex: Executor, filter: AuditFilter, window: PageWindow): Promise<AuditEventRow[]> {
+  let query = ex
+    .selectFrom('audit_events')
+    .select(['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'])
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
+  if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
+  if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
+  return newestFirst(query, window, 'audit_events', 'at').execute()
 }

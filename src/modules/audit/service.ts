@@ -1,11 +1,16 @@
 /**
- * Writing the audit trail (CONTRACT.md §8.4). Callers pass the transaction that makes the change,
- * so the event exists exactly when the change does. Events name who, what and where — never a
- * secret, code or token: metadata is for field names, roles and similar facts.
+ * The audit trail (CONTRACT.md §8.4): writing it, and reading it for administrators. Writers pass
+ * the transaction that makes the change, so the event exists exactly when the change does. Events
+ * name who, what and where — never a secret, code or token: metadata is for field names, roles
+ * and similar facts.
  */
+import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
+import { pageWindow } from '../../db/keyset.js'
+import { toPage, type Page } from '../../lib/pagination.js'
 import type { Clock } from '../../lib/time.js'
-import { insertAuditEvent } from './repo.js'
+import { insertAuditEvent, listAuditEvents } from './repo.js'
+import type { AuditEventView, AuditLogQuery } from './schemas.js'
 
 /** Where a request came from: recorded with every change it makes. */
 export interface RequestContext {
@@ -36,4 +41,28 @@ export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContex
     ip: ctx.ip,
     metadata: entry.metadata ?? {},
   })
+}
+
+/**
+ * Any offset the client used becomes the stored form, so the comparison is by instant. Every event
+ * is later than 1970; an earlier `since` (which PostgreSQL might not even represent) filters nothing.
+ */
+function sinceFilter(since: string | undefined): { since?: string } {
+  const at = since === undefined ? null : new Date(since)
+  return at !== null && at.getTime() > 0 ? { since: at.toISOString() } : {}
+}
+
+/** The trail for administrators (CONTRACT.md §8.4): newest first, filtered by action, actor and time. */
+export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Page<AuditEventView>> {
+  const window = pageWindow(query)
+  const rows = await listAuditEvents(
+    deps.db,
+    {
+      ...(query.action !== undefined && { action: query.action }),
+      ...(query.actor_id !== undefined && { actorId: query.actor_id }),
+      ...sinceFilter(query.since),
+    },
+    window,
+  )
+  return toPage(rows, window.limit, (row) => ({ ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> }), (row) => [row.at, row.id])
 }

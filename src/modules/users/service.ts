@@ -13,6 +13,7 @@ import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
+import { assertNoOrganizationLosesItsLastOwner } from '../organizations/ownership.js'
 import { deleteUser, insertUser, lockActiveAdminIds, updateUser, type UserRecord } from './repo.js'
 import type { ChangePasswordBody, DeleteMeBody, UpdateMeBody } from './schemas.js'
 
@@ -121,6 +122,22 @@ export async function changePassword(deps: Deps, caller: Caller, input: ChangePa
 }
 
 /**
+ * Deletes a user inside the given transaction, keeping what must outlive any one account: the last
+ * active administrator (409 LAST_ADMIN; the administrator rows stay locked until the transaction
+ * ends) and the only owner of an organization (409 LAST_OWNER).
+ */
+export async function deleteUserKeepingInvariants(tx: Executor, user: UserRecord): Promise<void> {
+  if (user.is_admin && !user.disabled) {
+    const admins = await lockActiveAdminIds(tx)
+    if (!admins.some((id) => id !== user.id)) {
+      throw new AppError('LAST_ADMIN', { details: 'Promote another administrator before deleting this account.' })
+    }
+  }
+  await assertNoOrganizationLosesItsLastOwner(tx, user.id)
+  await deleteUser(tx, user.id)
+}
+
+/**
  * Deletes the caller's account after re-authentication (password, and a second-factor code when
  * MFA is on); the last active administrator stays.
  */
@@ -128,13 +145,7 @@ export async function deleteCurrentUser(deps: Deps, caller: Caller, input: Delet
   await verifyCurrentPassword(deps, caller.user.id, input.password)
   await assertSecondFactorIfEnabled(deps, caller.user.id, input.code)
   await deps.db.transaction().execute(async (tx) => {
-    if (caller.user.is_admin) {
-      const admins = await lockActiveAdminIds(tx)
-      if (!admins.some((id) => id !== caller.user.id)) {
-        throw new AppError('LAST_ADMIN', { details: 'Promote another administrator before deleting this account.' })
-      }
-    }
-    await deleteUser(tx, caller.user.id)
+    await deleteUserKeepingInvariants(tx, caller.user)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.delete',
       actor: caller.user,

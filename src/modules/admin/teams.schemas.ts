@@ -1,0 +1,46 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Body, Email, Nullable, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
+
+const TeamName = Text({ minLength: 1, maxLength: 100 })
+const Description = Nullable(Text({ minLength: 1, maxLength: 500 }))
+
+/** CONTRACT.md §3.5. */
+export const TeamView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  member_count: Type.Integer({ minimum: 0 }),
+  created_at: Timestamp(),
+})
+export type TeamView = Static<typeof TeamView>
+
+export const TeamPage = PageOf(TeamView)
+
+export const CreateTeamBody = Body({ name: TeamName, description: Type.Optional(Description) })
+export type CreateTeamBody = Static<typeof CreateTeamBody>
+
+export const UpdateTeamBody = Body({ name: Type.Optional(TeamName), description: Type.Optional(Description) }, { minProperties: 1 })
+export type UpdateTeamBody = Static<typeof UpdateTeamBody>
+
+export const TeamMemberView = Type.Object({
+  user_id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  added_at: Timestamp(),
+})
+export type TeamMemberView = Static<typeof TeamMemberView>
+
+export const TeamMemberPage = PageOf(TeamMemberView)
+
+/** Exactly one of the two (checked by the service, which says so in `details`). */
+export const AddTeamMemberBody = Body({
+  user_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+  email: Type.Optional(Email()),
+})
+export type AddTeamMemberBody = Static<typeof AddTeamMemberBody>
+
+export const TeamMemberParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  user_id: Type.String({ minLength: 1, maxLength: 200 }),
+})
+export type TeamMemberParams = Static<typeof TeamMemberParams>

@@ -1,0 +1,43 @@
+/** SQL for the administrators' view of users: the user columns plus whether MFA is on. */
+import { sql } from 'kysely'
+import type { Executor } from '../../db/schema.js'
+import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
+
+export interface AdminUserRecord extends UserRecord {
+  mfa_enabled: boolean
+}
+
+const ADMIN_USER_COLUMNS = [
+  ...USER_COLUMNS,
+  sql<boolean | 0 | 1>`exists (select 1 from mfa_totp where mfa_totp.user_id = ${sql.ref('users.id')})`.as('mfa_enabled'),
+] as const
+
+function toAdminUserRecord(row: Parameters<typeof toUserRecord>[0] & { mfa_enabled: unknown }): AdminUserRecord {
+  return { ...toUserRecord(row), mfa_enabled: Boolean(row.mfa_enabled) }
+}
+
+export async function findAdminUser(ex: Executor, id: string): Promise<AdminUserRecord | null> {
+  const row = await ex.selectFrom('users').select(ADMIN_USER_COLUMNS).where('users.id', '=', id).executeTakeFirst()
+  return row ? toAdminUserRecord(row) : null
+}
+
+/** `%text%` for LIKE, with LIKE's own wildcards (and the escape character) taken literally. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+/**
+ * Users newest first; with `q`, those whose email or name contains it, ignoring case (lower() on
+ * both sides: PostgreSQL's LIKE is case-sensitive, and SQLite's folds only ASCII anyway).
+ */
+export async function listAdminUsers(ex: Executor, q: string | null, window: PageWindow): Promise<AdminUserRecord[]> {
+  let query = ex.selectFrom('users').select(ADMIN_USER_COLUMNS)
+  if (q !== null) {
+    const pattern = containing(q)
+    query = query.where(
+      sql<boolean>`(lower(${sql.ref('users.email')}) like lower(${pattern}) escape '\\' or lower(${sql.ref('users.name')}) like lower(${pattern}) escape '\\')`,
+    )
+  }
+  return (await newestFirst(query, window, 'users').execute()).map(toAdminUserRecord)
+}

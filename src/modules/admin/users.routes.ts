@@ -1,0 +1,110 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../deps.js'
+import { IdParams, NoContent } from '../../lib/schema-types.js'
+import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { toUserView } from '../users/view.js'
+import type { AdminUserRecord } from './users.repo.js'
+import { AdminUserPage, AdminUserQuery, AdminUserView, CreateAdminUserBody, UpdateAdminUserBody } from './users.schemas.js'
+import { createUser, deleteUser, getUser, listUsers, updateUser } from './users.service.js'
+
+const tags = ['administration']
+const NO_SUCH_USER = errorResponse('NOT_FOUND: no such user')
+const EMAIL_TAKEN = 'ALREADY_EXISTS: the email belongs to another user (details: email)'
+
+function toAdminUserView(user: AdminUserRecord): AdminUserView {
+  return {
+    ...toUserView(user),
+    created_at: user.created_at,
+    updated_at: user.updated_at,
+    disabled: user.disabled,
+    mfa_enabled: user.mfa_enabled,
+    last_login_at: user.last_login_at,
+  }
+}
+
+/** /api/admin/users — every route needs an administrator (CONTRACT.md §5.3). */
+export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags,
+          summary: 'Users, newest first; q matches part of the email or name, ignoring case',
+          querystring: AdminUserQuery,
+          response: { 200: AdminUserPage },
+        },
+      },
+      async (request) => {
+        const page = await listUsers(deps, request.query)
+        return { ...page, items: page.items.map(toAdminUserView) }
+      },
+    )
+
+    app.post(
+      '',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags,
+          summary: 'Create a user, with or without a password',
+          body: CreateAdminUserBody,
+          response: { 201: AdminUserView, 409: errorResponse(EMAIL_TAKEN) },
+        },
+      },
+      async (request, reply) => reply.code(201).send(toAdminUserView(await createUser(deps, callerOf(request), request.body, contextOf(request)))),
+    )
+
+    app.get(
+      '/:id',
+      { config: { auth: 'admin' }, schema: { tags, summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } } },
+      async (request) => toAdminUserView(await getUser(deps, request.params.id)),
+    )
+
+    app.put(
+      '/:id',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags,
+          summary: 'Change any of email, name, is_admin, disabled, language, theme, password',
+          description:
+            "Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled.",
+          params: IdParams,
+          body: UpdateAdminUserBody,
+          response: {
+            200: AdminUserView,
+            404: NO_SUCH_USER,
+            409: errorResponse(`${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator`),
+          },
+        },
+      },
+      async (request) => toAdminUserView(await updateUser(deps, callerOf(request), request.params.id, request.body, contextOf(request))),
+    )
+
+    app.delete(
+      '/:id',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags,
+          summary: "Delete a user's account",
+          params: IdParams,
+          response: {
+            204: NoContent,
+            404: NO_SUCH_USER,
+            409: errorResponse(
+              'SELF_DELETION: your own account (use DELETE /api/users/me); LAST_ADMIN: the last active administrator; LAST_OWNER: the only owner of an organization',
+            ),
+          },
+        },
+      },
+      async (request, reply) => {
+        await deleteUser(deps, callerOf(request), request.params.id, contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+  }
+}

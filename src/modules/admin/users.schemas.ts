@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Body, Email, Nullable, PageOf, PageQuery, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Language, Theme, UserName, UserView } from '../users/schemas.js'
+
+/** CONTRACT.md §3.1: the User with what administrators also see. */
+export const AdminUserView = Type.Object(
+  {
+    ...UserView.properties,
+    created_at: Timestamp(),
+    updated_at: Timestamp(),
+    disabled: Type.Boolean(),
+    mfa_enabled: Type.Boolean(),
+    last_login_at: Nullable(Timestamp()),
+  },
+  { additionalProperties: false },
+)
+export type AdminUserView = Static<typeof AdminUserView>
+
+export const AdminUserPage = PageOf(AdminUserView)
+
+export const AdminUserQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    q: Type.Optional(Text({ minLength: 1, maxLength: 254, description: 'Part of the email or name, any case' })),
+  },
+  { additionalProperties: false },
+)
+export type AdminUserQuery = Static<typeof AdminUserQuery>
+
+export const CreateAdminUserBody = Body({
+  email: Email(),
+  name: UserName,
+  password: Type.Optional(Secret()),
+  is_admin: Type.Optional(Type.Boolean()),
+})
+export type CreateAdminUserBody = Static<typeof CreateAdminUserBody>
+
+export const UpdateAdminUserBody = Body(
+  {
+    email: Type.Optional(Email()),
+    name: Type.Optional(UserName),
+    is_admin: Type.Optional(Type.Boolean()),
+    disabled: Type.Optional(Type.Boolean()),
+    language: Type.Optional(Language),
+    theme: Type.Optional(Theme),
+    password: Type.Optional(Secret()),
+  },
+  { minProperties: 1 },
+)
+export type UpdateAdminUserBody = Static<typeof UpdateAdminUserBody>

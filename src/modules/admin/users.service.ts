@@ -1,0 +1,128 @@
+/**
+ * Administration of users (CONTRACT.md §8.1). The instance keeps an active administrator: every
+ * change that could take the last one away (demotion, disabling, deletion) locks the administrator
+ * rows and checks inside the same transaction (409 LAST_ADMIN).
+ */
+import type { Deps } from '../../deps.js'
+import { isUniqueViolation } from '../../db/client.js'
+import { pageWindow } from '../../db/keyset.js'
+import { AppError } from '../../errors.js'
+import { toPage, type Page } from '../../lib/pagination.js'
+import { recordAudit, type RequestContext } from '../audit/service.js'
+import type { Caller } from '../auth/caller.js'
+import { revokeUserSessions } from '../auth/repo.js'
+import { findUserById, lockActiveAdminIds, updateUser as updateUserRow } from '../users/repo.js'
+import { deleteUserKeepingInvariants, emailTakenError, hashNewPassword, insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
+import { findAdminUser, listAdminUsers, type AdminUserRecord } from './users.repo.js'
+import type { AdminUserQuery, CreateAdminUserBody, UpdateAdminUserBody } from './users.schemas.js'
+
+function userNotFound(): AppError {
+  return new AppError('NOT_FOUND', { message: 'No such user.' })
+}
+
+export async function listUsers(deps: Deps, query: AdminUserQuery): Promise<Page<AdminUserRecord>> {
+  const window = pageWindow(query)
+  const rows = await listAdminUsers(deps.db, query.q ?? null, window)
+  return toPage(rows, window.limit, (row) => row, (row) => [row.created_at, row.id])
+}
+
+export async function getUser(deps: Deps, userId: string): Promise<AdminUserRecord> {
+  const user = await findAdminUser(deps.db, userId)
+  if (user === null) throw userNotFound()
+  return user
+}
+
+/** A new account; without a password the user signs in through OIDC, or after a reset. */
+export async function createUser(deps: Deps, caller: Caller, input: CreateAdminUserBody, ctx: RequestContext): Promise<AdminUserRecord> {
+  const row = await prepareNewUser(deps, {
+    email: input.email,
+    name: input.name,
+    password: input.password ?? null,
+    isAdmin: input.is_admin ?? false,
+  })
+  return deps.db.transaction().execute(async (tx) => {
+    const user = await insertNewUser(tx, row)
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'admin.user_create',
+      actor: caller.user,
+      target: { type: 'user', id: user.id },
+      metadata: { email: user.email, is_admin: user.is_admin, has_password: user.has_password },
+    })
+    return { ...user, mfa_enabled: false }
+  })
+}
+
+/**
+ * Applies any of the administrable fields. Disabling ends every session of the user at once (their
+ * API tokens stop too: token authentication refuses disabled users); so does setting a password,
+ * which keeps only the caller's own session when administrators change their own password.
+ */
+export async function updateUser(
+  deps: Deps,
+  caller: Caller,
+  userId: string,
+  patch: UpdateAdminUserBody,
+  ctx: RequestContext,
+): Promise<AdminUserRecord> {
+  const before = await findUserById(deps.db, userId)
+  if (before === null) throw userNotFound()
+  const email = patch.email === undefined ? undefined : normalizeEmail(patch.email)
+  // Hashed before the transaction: argon2 is slow by design, and SQLite has one connection.
+  const passwordHash = patch.password === undefined ? undefined : await hashNewPassword(deps, patch.password, email ?? before.email, 'password')
+  const { password: _password, ...fields } = patch
+
+  return deps.db.transaction().execute(async (tx) => {
+    // The lock comes before the read, so the administrator flags checked are the current ones.
+    const admins = patch.is_admin === false || patch.disabled === true ? await lockActiveAdminIds(tx) : null
+    const user = await findUserById(tx, userId)
+    if (user === null) throw userNotFound()
+    if (admins !== null && user.is_admin && !user.disabled && !admins.some((id) => id !== userId)) {
+      throw new AppError('LAST_ADMIN', { details: 'Promote another administrator first.' })
+    }
+    const now = deps.clock.now().toISOString()
+    try {
+      await updateUserRow(tx, userId, {
+        ...fields,
+        ...(email !== undefined && { email }),
+        ...(passwordHash !== undefined && { password_hash: passwordHash }),
+        updated_at: now,
+      })
+    } catch (error) {
+      if (isUniqueViolation(error)) throw emailTakenError()
+      throw error
+    }
+    const endsSessions = patch.disabled === true || passwordHash !== undefined
+    const keep = userId === caller.user.id && patch.disabled !== true ? caller.sessionId : null
+    const sessionsRevoked = endsSessions ? await revokeUserSessions(tx, userId, keep, now) : 0
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'admin.user_update',
+      actor: caller.user,
+      target: { type: 'user', id: userId },
+      metadata: { fields: Object.keys(patch).sort(), sessions_revoked: sessionsRevoked },
+    })
+    if (patch.disabled !== undefined && patch.disabled !== user.disabled) {
+      await recordAudit(tx, deps.clock, ctx, {
+        action: patch.disabled ? 'admin.user_disable' : 'admin.user_enable',
+        actor: caller.user,
+        target: { type: 'user', id: userId },
+      })
+    }
+    return (await findAdminUser(tx, userId))!
+  })
+}
+
+/** Deletes another user's account; your own goes through DELETE /api/users/me (409 SELF_DELETION). */
+export async function deleteUser(deps: Deps, caller: Caller, userId: string, ctx: RequestContext): Promise<void> {
+  if (userId === caller.user.id) throw new AppError('SELF_DELETION', { details: 'Use DELETE /api/users/me for your own account.' })
+  await deps.db.transaction().execute(async (tx) => {
+    const user = await findUserById(tx, userId)
+    if (user === null) throw userNotFound()
+    await deleteUserKeepingInvariants(tx, user)
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'admin.user_delete',
+      actor: caller.user,
+      target: { type: 'user', id: userId },
+      metadata: { email: user.email, is_admin: user.is_admin },
+    })
+  })
+}

@@ -1,0 +1,97 @@
+/** SQL for organization invitations. The token itself is never stored, only its SHA-256. */
+import type { ExpressionBuilder } from 'kysely'
+import type { Database, Executor, Timestamp } from '../../db/schema.js'
+import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import type { Role } from './roles.js'
+
+export interface InvitationRecord {
+  id: string
+  email: string
+  role: Role
+  expires_at: Timestamp
+  created_at: Timestamp
+}
+
+export interface NewInvitation extends InvitationRecord {
+  organization_id: string
+  token_hash: string
+  invited_by: string
+}
+
+const INVITATION_COLUMNS = ['id', 'email', 'role', 'expires_at', 'created_at'] as const
+
+function asRecord<T extends { role: string }>(row: T): T & { role: Role } {
+  return row as T & { role: Role }
+}
+
+/** Pending = neither accepted nor revoked, and not expired: the only state in which a link works. */
+function isPending(now: Timestamp) {
+  return (eb: ExpressionBuilder<Database, 'organization_invitations'>) =>
+    eb.and([eb('accepted_at', 'is', null), eb('revoked_at', 'is', null), eb('expires_at', '>', now)])
+}
+
+function pending(ex: Executor, organizationId: string, now: Timestamp) {
+  return ex.selectFrom('organization_invitations').where('organization_id', '=', organizationId).where(isPending(now))
+}
+
+export async function insertInvitation(ex: Executor, invitation: NewInvitation): Promise<void> {
+  await ex.insertInto('organization_invitations').values(invitation).execute()
+}
+
+/** Revokes the pending invitations that match (one by id, or all to an address); their ids. */
+export async function revokePendingInvitations(
+  ex: Executor,
+  organizationId: string,
+  match: { id: string } | { email: string },
+  now: Timestamp,
+): Promise<string[]> {
+  const rows = await ex
+    .updateTable('organization_invitations')
+    .set({ revoked_at: now })
+    .where('organization_id', '=', organizationId)
+    .where((eb) => ('id' in match ? eb('id', '=', match.id) : eb('email', '=', match.email)))
+    .where(isPending(now))
+    .returning('id')
+    .execute()
+  return rows.map((r) => r.id)
+}
+
+/** Takes back an invitation whose mail could not be sent, and gives back the ones it replaced. */
+export async function withdrawInvitation(ex: Executor, invitationId: string, replacedIds: string[], revokedAt: Timestamp): Promise<void> {
+  await ex.deleteFrom('organization_invitations').where('id', '=', invitationId).where('accepted_at', 'is', null).execute()
+  if (replacedIds.length === 0) return
+  await ex
+    .updateTable('organization_invitations')
+    .set({ revoked_at: null })
+    .where('id', 'in', replacedIds)
+    .where('revoked_at', '=', revokedAt)
+    .execute()
+}
+
+export async function listPendingInvitations(ex: Executor, organizationId: string, now: Timestamp, window: PageWindow): Promise<InvitationRecord[]> {
+  return (await newestFirst(pending(ex, organizationId, now).select(INVITATION_COLUMNS), window).execute()).map(asRecord)
+}
+
+export async function findPendingInvitation(ex: Executor, organizationId: string, invitationId: string, now: Timestamp): Promise<InvitationRecord | null> {
+  const row = await pending(ex, organizationId, now).select(INVITATION_COLUMNS).where('id', '=', invitationId).executeTakeFirst()
+  return row ? asRecord(row) : null
+}
+
+/**
+ * Marks the pending invitation with this token hash accepted, in one conditional UPDATE: of two
+ * concurrent uses of one link exactly one gets the row.
+ */
+export async function consumeInvitation(
+  ex: Executor,
+  tokenHash: string,
+  now: Timestamp,
+): Promise<{ id: string; organization_id: string; email: string; role: Role } | null> {
+  const row = await ex
+    .updateTable('organization_invitations')
+    .set({ accepted_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where(isPending(now))
+    .returning(['id', 'organization_id', 'email', 'role'])
+    .executeTakeFirst()
+  return row ? asRecord(row) : null
+}

@@ -1,0 +1,242 @@
+/** Invitations end to end: real delivery to an SMTP server in this process, then the link accepted once. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../test/helpers/app.js'
+import { expectReason } from '../../../test/helpers/expect.js'
+import { bearer, createApiTokenFor, createSignedInUser, uniqueEmail, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { createOrgWithRoles, type OrgRole } from '../../../test/helpers/organizations.js'
+import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
+
+// Sessions outlive the 7 days after which the invitations expire.
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', SESSION_TTL: '30d' } })
+let smtp: SmtpStandIn
+let admin: TestUser & SignedIn
+
+beforeAll(async () => {
+  smtp = await startSmtpStandIn()
+  admin = await createSignedInUser(t, { isAdmin: true })
+})
+afterAll(async () => {
+  await smtp?.close()
+})
+
+const configureSmtp = (enabled: boolean) =>
+  t.app.inject({
+    method: 'PUT',
+    url: '/api/admin/settings/smtp',
+    headers: bearer(admin.token),
+    payload: { enabled, host: smtp.host, port: smtp.port, secure: false, from_address: 'switchboard@example.com', from_name: 'Switchboard' },
+  })
+
+const invite = (token: string, orgId: string, email: string, role: OrgRole = 'member') =>
+  t.app.inject({ method: 'POST', url: `/api/organizations/${orgId}/invitations`, headers: bearer(token), payload: { email, role } })
+const accept = (token: string, invitationToken: string) =>
+  t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(token), payload: { token: invitationToken } })
+const listInvitations = (token: string, orgId: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/organizations/${orgId}/invitations${query}`, headers: bearer(token) })
+const revoke = (token: string, orgId: string, invitationId: string) =>
+  t.app.inject({ method: 'DELETE', url: `/api/organizations/${orgId}/invitations/${invitationId}`, headers: bearer(token) })
+
+const pendingRows = (orgId: string) =>
+  t.deps.db
+    .selectFrom('organization_invitations')
+    .select(['id', 'email'])
+    .where('organization_id', '=', orgId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .execute()
+
+const LINK = /http:\/\/switchboard\.test\/invitations\/accept\?token=([A-Za-z0-9_-]+)/
+
+/** The token in the last mail the SMTP server received for `email`. */
+function tokenMailedTo(email: string): string {
+  const mail = smtp.received.filter((m) => m.to.includes(email)).at(-1)
+  if (mail === undefined) throw new Error(`no mail for ${email}`)
+  const match = LINK.exec(textOf(mail))
+  if (match === null) throw new Error(`no link in: ${textOf(mail)}`)
+  return match[1]!
+}
+
+describe('without SMTP', () => {
+  it('answers 503 NOT_CONFIGURED and stores nothing', async () => {
+    const org = await createOrgWithRoles(t)
+    expectReason(await invite(org.owner.token, org.id, uniqueEmail()), 503, 'NOT_CONFIGURED')
+    expect(await pendingRows(org.id)).toEqual([])
+    expect(smtp.received).toEqual([])
+    // Access comes first: outsiders still get 404 and members 403.
+    expectReason(await invite(org.outsider.token, org.id, uniqueEmail()), 404, 'NOT_FOUND')
+    expectReason(await invite(org.member.token, org.id, uniqueEmail()), 403, 'FORBIDDEN')
+  })
+})
+
+describe('with SMTP', () => {
+  beforeAll(async () => {
+    expect((await configureSmtp(true)).statusCode).toBe(200)
+  })
+
+  it('mails a single-use link that the invitee accepts once, joining with the role', async () => {
+    const org = await createOrgWithRoles(t)
+    const invitee = await createSignedInUser(t, { name: 'Ivy Invitee' })
+    const response = await invite(org.admin.token, org.id, invitee.email.toUpperCase(), 'admin')
+    expect(response.statusCode).toBe(201)
+    const body = response.json()
+    expect(body).toEqual({ id: expect.any(String), email: invitee.email, role: 'admin', expires_at: expect.any(String) })
+    expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(7 * 86400_000 - 60_000)
+    expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeLessThanOrEqual(7 * 86400_000)
+
+    const mail = smtp.received.at(-1)!
+    expect(mail.to).toEqual([invitee.email])
+    expect(mail.from).toBe('switchboard@example.com')
+    const text = textOf(mail)
+    expect(text).toContain('Adam Admin')
+    expect(text).toContain(invitee.email)
+    const token = tokenMailedTo(invitee.email)
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/) // 256 bits, base64url
+
+    // Only the hash is stored.
+    const row = await t.deps.db.selectFrom('organization_invitations').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow()
+    expect(JSON.stringify(row)).not.toContain(token)
+    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/)
+
+    const accepted = await accept(invitee.token, token)
+    expect(accepted.statusCode).toBe(200)
+    expect(accepted.json()).toEqual({ id: org.id, name: expect.any(String), slug: org.slug, plan: 'free', role: 'admin', created_at: expect.any(String) })
+    const members = (await t.app.inject({ method: 'GET', url: `/api/organizations/${org.id}/members`, headers: bearer(invitee.token) })).json()
+    expect(members.items).toContainEqual(expect.objectContaining({ user_id: invitee.user.id, role: 'admin' }))
+
+    const again = await accept(invitee.token, token)
+    expectReason(again, 400, 'VALIDATION_FAILED')
+    expect(again.json().details).toEqual([{ field: 'token', message: 'is invalid, expired or already used' }])
+
+    const audit = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', org.id).where('action', 'like', 'org.invitation_%').orderBy('at').orderBy('id').execute()
+    expect(audit.map((e) => e.action)).toEqual(['org.invitation_create', 'org.invitation_accept'])
+    expect(JSON.stringify(audit)).not.toContain(token)
+    expect(t.logs.join('\n')).not.toContain(token)
+  })
+
+  it('accepts only for the account with the invited address (403), which an API token may also use', async () => {
+    const org = await createOrgWithRoles(t)
+    const invitee = await createSignedInUser(t)
+    await invite(org.owner.token, org.id, invitee.email)
+    const token = tokenMailedTo(invitee.email)
+    const wrongUser = await accept(org.outsider.token, token)
+    expectReason(wrongUser, 403, 'FORBIDDEN')
+    expect(wrongUser.json().message).toContain('another email address')
+    const { token: apiToken } = await createApiTokenFor(t, invitee.token)
+    expect((await accept(apiToken, token)).json().role).toBe('member')
+  })
+
+  it('refuses an already-member (409 at invitation and at acceptance), malformed and unknown tokens (400)', async () => {
+    const org = await createOrgWithRoles(t)
+    const taken = await invite(org.owner.token, org.id, org.member.email)
+    expectReason(taken, 409, 'ALREADY_EXISTS')
+    expect(taken.json().details).toBe('email')
+
+    const invitee = await createSignedInUser(t)
+    await invite(org.owner.token, org.id, invitee.email)
+    const token = tokenMailedTo(invitee.email)
+    await t.app.inject({ method: 'POST', url: `/api/organizations/${org.id}/members`, headers: bearer(org.owner.token), payload: { email: invitee.email, role: 'member' } })
+    expectReason(await accept(invitee.token, token), 409, 'ALREADY_EXISTS')
+
+    for (const bad of ['x', 'A'.repeat(43), `${token}x`]) expectReason(await accept(invitee.token, bad), 400, 'VALIDATION_FAILED')
+    expectReason(await t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(invitee.token), payload: {} }), 400, 'VALIDATION_FAILED')
+  })
+
+  it('expires after 7 days', async () => {
+    const org = await createOrgWithRoles(t)
+    const invitee = await createSignedInUser(t)
+    await invite(org.owner.token, org.id, invitee.email)
+    const token = tokenMailedTo(invitee.email)
+    t.clock.advance(7 * 86400 + 1)
+    try {
+      expectReason(await accept(invitee.token, token), 400, 'VALIDATION_FAILED')
+      expect((await listInvitations(org.owner.token, org.id)).json().items).toEqual([])
+    } finally {
+      t.clock.advance(-(7 * 86400 + 1))
+    }
+  })
+
+  it('lists pending invitations newest first to owners and admins; revoking kills the link', async () => {
+    const org = await createOrgWithRoles(t)
+    const emails = [uniqueEmail('first'), uniqueEmail('second'), uniqueEmail('third')]
+    const ids: string[] = []
+    for (const email of emails) {
+      ids.push((await invite(org.owner.token, org.id, email)).json().id)
+      t.clock.advance(1)
+    }
+    const listed = (await listInvitations(org.admin.token, org.id)).json()
+    expect(listed.items.map((i: { email: string }) => i.email)).toEqual([...emails].reverse())
+    expect(listed.items[0]).toEqual({ id: ids[2], email: emails[2], role: 'member', expires_at: expect.any(String), created_at: expect.any(String) })
+    const page = (await listInvitations(org.admin.token, org.id, '?limit=2')).json()
+    expect((await listInvitations(org.admin.token, org.id, `?limit=2&cursor=${page.next_cursor}`)).json().items.map((i: { id: string }) => i.id)).toEqual([ids[0]])
+    expectReason(await listInvitations(org.member.token, org.id), 403, 'FORBIDDEN')
+    expectReason(await listInvitations(org.outsider.token, org.id), 404, 'NOT_FOUND')
+
+    expect((await revoke(org.admin.token, org.id, ids[1]!)).statusCode).toBe(204)
+    expectReason(await revoke(org.admin.token, org.id, ids[1]!), 404, 'NOT_FOUND')
+    expectReason(await revoke(org.member.token, org.id, ids[0]!), 403, 'FORBIDDEN')
+    expect((await listInvitations(org.owner.token, org.id)).json().items.map((i: { id: string }) => i.id)).toEqual([ids[2], ids[0]])
+    const holder = await createSignedInUser(t, { email: emails[1] })
+    expectReason(await accept(holder.token, tokenMailedTo(emails[1]!)), 400, 'VALIDATION_FAILED')
+  })
+
+  it('involves owners only where an owner is involved', async () => {
+    const org = await createOrgWithRoles(t)
+    expectReason(await invite(org.admin.token, org.id, uniqueEmail(), 'owner'), 403, 'FORBIDDEN')
+    const ownerInvite = await invite(org.owner.token, org.id, uniqueEmail(), 'owner')
+    expect(ownerInvite.statusCode).toBe(201)
+    expectReason(await revoke(org.admin.token, org.id, ownerInvite.json().id), 403, 'FORBIDDEN')
+    expect((await revoke(org.owner.token, org.id, ownerInvite.json().id)).statusCode).toBe(204)
+    const event = await t.deps.db.selectFrom('audit_events').select(['actor_id', 'metadata']).where('action', '=', 'org.invitation_revoke').where('target_id', '=', org.id).executeTakeFirstOrThrow()
+    expect(event.actor_id).toBe(org.owner.user.id)
+    expect(JSON.parse(event.metadata)).toMatchObject({ invitation_id: ownerInvite.json().id, role: 'owner' })
+  })
+
+  it('replaces the pending invitation of the same address: only the newest link works', async () => {
+    const org = await createOrgWithRoles(t)
+    const invitee = await createSignedInUser(t)
+    await invite(org.owner.token, org.id, invitee.email)
+    const first = tokenMailedTo(invitee.email)
+    await invite(org.owner.token, org.id, invitee.email, 'admin')
+    const second = tokenMailedTo(invitee.email)
+    expect(second).not.toBe(first)
+    expect((await pendingRows(org.id)).map((r) => r.email)).toEqual([invitee.email])
+    expectReason(await accept(invitee.token, first), 400, 'VALIDATION_FAILED')
+    expect((await accept(invitee.token, second)).json().role).toBe('admin')
+  })
+
+  it('gives a link to one of two concurrent acceptances', async () => {
+    const org = await createOrgWithRoles(t)
+    const invitee = await createSignedInUser(t)
+    await invite(org.owner.token, org.id, invitee.email)
+    const token = tokenMailedTo(invitee.email)
+    const results = await Promise.all([accept(invitee.token, token), accept(invitee.token, token)])
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400])
+  })
+
+  it('withdraws the invitation when the SMTP server refuses the mail (502), keeping the one it replaced', async () => {
+    const org = await createOrgWithRoles(t)
+    const email = uniqueEmail('bounce')
+    const kept = (await invite(org.owner.token, org.id, email)).json().id
+    smtp.rejectRecipients = { code: 550, text: 'mailbox unavailable at internal-relay.corp' }
+    try {
+      const response = await invite(org.owner.token, org.id, email, 'admin')
+      expectReason(response, 502, 'UPSTREAM_FAILED')
+      expect(response.json().message).not.toContain('internal-relay')
+    } finally {
+      smtp.rejectRecipients = null
+    }
+    expect((await pendingRows(org.id)).map((r) => r.id)).toEqual([kept])
+    const actions = await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', org.id).where('action', 'like', 'org.invitation_%').orderBy('at').orderBy('id').execute()
+    expect(actions.map((e) => e.action)).toEqual(['org.invitation_create', 'org.invitation_create', 'org.invitation_withdraw'])
+    expect(t.logs.some((line) => line.includes('internal-relay') && line.includes('invitation'))).toBe(true)
+  })
+
+  it('limits invitations to 10 per 15 minutes per user, counting refused ones (429)', async () => {
+    const org = await createOrgWithRoles(t)
+    for (let i = 0; i < 10; i++) expect((await invite(org.owner.token, org.id, 'not-an-email')).statusCode).toBe(400)
+    const limited = await invite(org.owner.token, org.id, uniqueEmail())
+    expectReason(limited, 429, 'RATE_LIMITED')
+    expect(limited.json().retryAfter).toBeGreaterThan(14 * 60)
+    expect((await invite(org.admin.token, org.id, uniqueEmail())).statusCode).toBe(201)
+  })
+})

@@ -1,0 +1,88 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Body, Email, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { ROLES, type Role } from './roles.js'
+
+/** The 404 of every route under /api/organizations/{id}, with what else it may mean there. */
+export const notAMember = (orElse?: string) =>
+  errorResponse(`NOT_FOUND: no such organization, or you are not a member${orElse === undefined ? '' : `; or ${orElse}`}`)
+
+export const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES] })
+
+export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{1,62}$'
+
+const Slug = Type.String({
+  pattern: SLUG_PATTERN,
+  'x-message': 'must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit',
+})
+const OrganizationName = Text({ minLength: 1, maxLength: 100 })
+
+/** CONTRACT.md §3.4; `role` is the caller's role in the organization. */
+export const OrganizationView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  plan: Type.String({ examples: ['free'] }),
+  role: RoleSchema,
+  created_at: Timestamp(),
+})
+export type OrganizationView = Static<typeof OrganizationView>
+
+export const OrganizationPage = PageOf(OrganizationView)
+
+export const CreateOrganizationBody = Body({
+  name: OrganizationName,
+  slug: Type.Optional(Slug),
+})
+export type CreateOrganizationBody = Static<typeof CreateOrganizationBody>
+
+export const UpdateOrganizationBody = Body({ name: Type.Optional(OrganizationName), slug: Type.Optional(Slug) }, { minProperties: 1 })
+export type UpdateOrganizationBody = Static<typeof UpdateOrganizationBody>
+
+export const MemberView = Type.Object({
+  user_id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  role: RoleSchema,
+  joined_at: Timestamp(),
+})
+export type MemberView = Static<typeof MemberView>
+
+export const MemberPage = PageOf(MemberView)
+
+export const AddMemberBody = Body({ email: Email(), role: RoleSchema })
+export type AddMemberBody = Static<typeof AddMemberBody>
+
+export const ChangeRoleBody = Body({ role: RoleSchema })
+export type ChangeRoleBody = Static<typeof ChangeRoleBody>
+
+export const MemberParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  user_id: Type.String({ minLength: 1, maxLength: 200 }),
+})
+export type MemberParams = Static<typeof MemberParams>
+
+export const InvitationView = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: RoleSchema,
+  expires_at: Timestamp(),
+})
+export type InvitationView = Static<typeof InvitationView>
+
+export const InvitationListItem = Type.Composite([InvitationView, Type.Object({ created_at: Timestamp() })])
+export type InvitationListItem = Static<typeof InvitationListItem>
+
+export const InvitationPage = PageOf(InvitationListItem)
+
+export const CreateInvitationBody = Body({ email: Email(), role: RoleSchema })
+export type CreateInvitationBody = Static<typeof CreateInvitationBody>
+
+export const InvitationParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  invitation_id: Type.String({ minLength: 1, maxLength: 200 }),
+})
+export type InvitationParams = Static<typeof InvitationParams>
+
+export const AcceptInvitationBody = Body({ token: Secret(256) })
+export type AcceptInvitationBody = Static<typeof AcceptInvitationBody>

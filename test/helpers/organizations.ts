@@ -1,0 +1,45 @@
+/** Organizations and their members, made through the API like a client would. */
+import { randomBytes } from 'node:crypto'
+import type { TestContext } from './app.js'
+import { bearer, createSignedInUser, type SignedIn, type TestUser } from './factories.js'
+
+export type OrgRole = 'owner' | 'admin' | 'member'
+
+export async function createOrganization(t: TestContext, token: string, name = `Org ${randomBytes(4).toString('hex')}`): Promise<{ id: string; slug: string; name: string }> {
+  const response = await t.app.inject({ method: 'POST', url: '/api/organizations', headers: bearer(token), payload: { name } })
+  if (response.statusCode !== 201) throw new Error(`organization creation failed: ${response.statusCode} ${response.body}`)
+  return response.json()
+}
+
+export async function addOrgMember(t: TestContext, token: string, organizationId: string, email: string, role: OrgRole): Promise<void> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: `/api/organizations/${organizationId}/members`,
+    headers: bearer(token),
+    payload: { email, role },
+  })
+  if (response.statusCode !== 201) throw new Error(`adding a member failed: ${response.statusCode} ${response.body}`)
+}
+
+export interface OrgWithRoles {
+  id: string
+  slug: string
+  owner: TestUser & SignedIn
+  admin: TestUser & SignedIn
+  member: TestUser & SignedIn
+  outsider: TestUser & SignedIn
+}
+
+/** An organization with one signed-in user in each role, and one outsider. */
+export async function createOrgWithRoles(t: TestContext): Promise<OrgWithRoles> {
+  const [owner, admin, member, outsider] = await Promise.all([
+    createSignedInUser(t, { name: 'Olive Owner' }),
+    createSignedInUser(t, { name: 'Adam Admin' }),
+    createSignedInUser(t, { name: 'Mia Member' }),
+    createSignedInUser(t, { name: 'Otto Outsider' }),
+  ])
+  const organization = await createOrganization(t, owner.token)
+  await addOrgMember(t, owner.token, organization.id, admin.email, 'admin')
+  await addOrgMember(t, owner.token, organization.id, member.email, 'member')
+  return { id: organization.id, slug: organization.slug, owner, admin, member, outsider }
+}
