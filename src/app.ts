@@ -22,6 +22,8 @@ import { healthRoutes } from './modules/health/routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
 import { organizationRoutes } from './modules/organizations/routes.js'
+import { oidcProviderRoutes } from './modules/oidc/providers.routes.js'
+import { oidcSignInRoutes } from './modules/oidc/sign-in.routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { tokenRoutes } from './modules/tokens/routes.js'
 import { configRoutes } from './modules/settings/config.routes.js'
@@ -78,6 +80,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(configRoutes(deps), { prefix: '/api/config' })
     await api.register(organizationRoutes(deps), { prefix: '/api/organizations' })
     await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
+    await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
+    await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
   })
 
   return app

@@ -23,6 +23,7 @@ import { createAiClient, type AiClient, type AiModel } from './modules/ai/client
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
 import { createMetrics, type Metrics } from './plugins/metrics.js'
 import { createMailer, type Mailer } from './modules/mail/mailer.js'
+import { createOidcClient, type OidcClient } from './modules/oidc/client.js'
 
 export interface Deps {
   config: Readonly<Config>
@@ -32,7 +33,7 @@ export interface Deps {
   logger: Logger
   secrets: Secrets
   /** Keys derived from the secrets, one per purpose. */
-  keys: { csrf: Buffer }
+  keys: { csrf: Buffer; oidcState: Buffer }
   passwords: PasswordHasher
   accessTokens: AccessTokens
   /** Shared counters (Redis or memory) behind the attempt budgets and request rate limits. */
@@ -45,6 +46,8 @@ export interface Deps {
   ai: AiClient
   /** The provider's model list, kept 5 minutes per AI configuration (CONTRACT.md §8.3). */
   aiModels: ExpiringValue<AiModel[]>
+  /** OpenID Connect with the identity providers (discovery cached per provider). */
+  oidc: OidcClient
   /** Prometheus counters and histograms of this instance (GET /api/metrics). */
   metrics: Metrics
   close(): Promise<void>
@@ -87,7 +90,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     clock,
     logger,
     secrets,
-    keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf') },
+    keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf'), oidcState: deriveKey(secrets.jwtSecret, 'oidc-state') },
     passwords: createPasswordHasher(config.passwordHash),
     accessTokens: createAccessTokens({ secret: secrets.jwtSecret, issuer: config.publicUrl, clock }),
     counters,
@@ -96,6 +99,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     mailer: createMailer(),
     ai: createAiClient(),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
+    oidc: createOidcClient({ clock }),
     metrics: createMetrics(),
     async close() {
       redis?.disconnect()

@@ -174,6 +174,24 @@ export interface TeamMembersTable {
   added_at: Timestamp
 }
 
+/** Identity providers for OIDC sign-in (CONTRACT.md §3.6, §9). */
+export interface OidcProvidersTable {
+  id: string
+  provider_key: string
+  name: string
+  issuer_url: string
+  client_id: string
+  /** Encrypted with the context `oidc_providers.client_secret:<id>`; null for a public client. */
+  client_secret_encrypted: string | null
+  /** Space-separated scopes, `openid` included. */
+  scopes: string
+  auto_create_users: SqlBool
+  default_role: 'user' | 'admin'
+  enabled: SqlBool
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -191,6 +209,7 @@ export interface Database {
   organization_invitations: OrganizationInvitationsTable
   teams: TeamsTable
   team_members: TeamMembersTable
+  oidc_providers: OidcProvidersTable
 }
 
 export type Db = Kysely<Database>

@@ -12,6 +12,7 @@ import * as m0006 from './0006_settings.js'
 import * as m0007 from './0007_email_verifications.js'
 import * as m0008 from './0008_organizations.js'
 import * as m0009 from './0009_teams.js'
+import * as m0010 from './0010_oidc_providers.js'
 
 export interface EngineMigration {
   up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
@@ -28,4 +29,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0007_email_verifications': m0007,
   '0008_organizations': m0008,
   '0009_teams': m0009,
+  '0010_oidc_providers': m0010,
 }

@@ -34,7 +34,13 @@ function storeOver(counters: CounterStore, scope: string): FastifyRateLimitStore
         (error: Error) => callback(error),
       )
     },
-    child: (route) => storeOver(counters, `${route.method}:${route.url}`),
+    // @fastify/rate-limit hands child() the route's merged limit options, with the route itself
+    // under `routeInfo` (its types say otherwise); without it every route-specific limit would
+    // share one counter per key.
+    child: (options) => {
+      const route = (options as unknown as { routeInfo: { method: unknown; url: unknown } }).routeInfo
+      return storeOver(counters, `${String(route.method)}:${String(route.url)}`)
+    },
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The secrets the settings tests configure, and a guard that records every response a test file's
+ * The secrets the settings and OIDC tests configure, and a guard that records every response a test file's
  * application sends and, when the file is done, asserts that none of them — nor any log line —
  * carries one of those secrets in any form: whole, base64-encoded (as SMTP AUTH sends it) or as
  * any 8-character piece (as providers that "mask" a key quote it).
@@ -13,6 +13,9 @@ export const SMTP_PASSWORD = 'q7Zx-Vrb4tim-k2Lw-93jd'
 export const OTHER_SMTP_PASSWORD = 'Hn3v-Wq8c-Pz1x-Lk5m'
 export const AI_API_KEY = 'sk-Qm4Yt7Rw2Ek9Uz3Hx6Cv'
 export const OTHER_AI_API_KEY = 'sk-Jb8Ns5Df1Gk6Lp2Mq7Wz'
+/** The client secret registered at the OIDC provider stand-in, and another one it refuses. */
+export const OIDC_CLIENT_SECRET = 'oidc-Rk4Tq9Wz-Hm2Xv7Ln-Pb5Jc8'
+export const OTHER_OIDC_CLIENT_SECRET = 'oidc-Gy6Dw3Qs-Vf1Mz8Kt-Ea4Nh2'
 
 /** The forms of a secret that must never appear outside the server. */
 export function leakFormsOf(secret: string): string[] {

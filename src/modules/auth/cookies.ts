@@ -16,8 +16,9 @@ export function readCookies(request: FastifyRequest): Record<string, string | un
   return header === undefined ? {} : parseCookie(header)
 }
 
-function cookie(deps: Deps, name: string, value: string, httpOnly: boolean, maxAge: number): string {
-  const attributes: SetCookie = { name, value, path: '/', sameSite: 'lax', secure: deps.config.secureCookies, httpOnly, maxAge }
+/** A Set-Cookie value: SameSite=Lax, Secure when PUBLIC_URL is https; `maxAge` 0 clears the cookie. */
+export function cookie(deps: Deps, name: string, value: string, httpOnly: boolean, maxAge: number, path = '/'): string {
+  const attributes: SetCookie = { name, value, path, sameSite: 'lax', secure: deps.config.secureCookies, httpOnly, maxAge }
   return stringifySetCookie(attributes)
 }
 

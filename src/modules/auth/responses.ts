@@ -10,9 +10,14 @@ export function signInBody(signIn: SignIn) {
   return { user: toUserView(signIn.user), token: signIn.token, expires_at: signIn.expiresAt }
 }
 
+/** The `token` and `csrf_token` cookies of a completed sign-in. */
+export function setSignInCookies(reply: FastifyReply, deps: Deps, signIn: SignIn): void {
+  setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
+}
+
 /** Sets the `token` and `csrf_token` cookies and returns the response body. */
 export function answerSignIn(reply: FastifyReply, deps: Deps, signIn: SignIn) {
-  setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
+  setSignInCookies(reply, deps, signIn)
   return signInBody(signIn)
 }
 

@@ -1,0 +1,51 @@
+/**
+ * SQL for the OIDC identities on the users table: (oidc_provider, oidc_sub) is unique among linked
+ * users (users_oidc_identity_key), so one identity can never belong to two accounts.
+ */
+import type { Executor, Timestamp } from '../../db/schema.js'
+import { toUserRecord, USER_COLUMNS, type UserRecord } from '../users/repo.js'
+
+export async function findUserByOidcIdentity(ex: Executor, providerKey: string, sub: string): Promise<UserRecord | null> {
+  const row = await ex
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('oidc_provider', '=', providerKey)
+    .where('oidc_sub', '=', sub)
+    .executeTakeFirst()
+  return row === undefined ? null : toUserRecord(row)
+}
+
+/** Links an account that has no identity yet; null when it has one by now (a concurrent link). */
+export async function linkOidcIdentity(
+  ex: Executor,
+  userId: string,
+  identity: { providerKey: string; sub: string; at: Timestamp },
+): Promise<UserRecord | null> {
+  const row = await ex
+    .updateTable('users')
+    .set({ oidc_provider: identity.providerKey, oidc_sub: identity.sub, updated_at: identity.at })
+    .where('id', '=', userId)
+    .where('oidc_sub', 'is', null)
+    .returning(USER_COLUMNS)
+    .executeTakeFirst()
+  return row === undefined ? null : toUserRecord(row)
+}
+
+/** A renamed provider keeps its users: their identities follow the new key. */
+export async function renameOidcIdentities(ex: Executor, rename: { from: string; to: string; at: Timestamp }): Promise<void> {
+  await ex
+    .updateTable('users')
+    .set({ oidc_provider: rename.to, updated_at: rename.at })
+    .where('oidc_provider', '=', rename.from)
+    .execute()
+}
+
+/** Unlinks every account of a deleted provider; returns how many. */
+export async function unlinkOidcIdentities(ex: Executor, providerKey: string, at: Timestamp): Promise<number> {
+  const result = await ex
+    .updateTable('users')
+    .set({ oidc_provider: null, oidc_sub: null, updated_at: at })
+    .where('oidc_provider', '=', providerKey)
+    .execute()
+  return Number(result.reduce((sum, r) => sum + r.numUpdatedRows, 0n))
+}

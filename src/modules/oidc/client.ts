@@ -1,0 +1,216 @@
+/**
+ * The OpenID Connect adapter (openid-client): discovery, the authorization request, and the code
+ * exchange with its checks — state, PKCE, and the ID token's issuer, audience, expiry, nonce and
+ * signature (CONTRACT.md §9). Discovery results (and with them the provider's signing keys) are
+ * cached per provider for an hour; a provider whose row changed — on any instance — has a new
+ * `version`, so its cached discovery is not used again.
+ *
+ * Failures come back as OidcProviderError whose message is safe to log: library messages, HTTP
+ * statuses and OAuth error codes, never the provider's free text (which may quote what was sent).
+ */
+import * as oidc from 'openid-client'
+import type { Clock } from '../../lib/time.js'
+
+export interface OidcConnection {
+  providerId: string
+  /** Changes whenever the provider's settings change: a cached discovery of another version is not used. */
+  version: string
+  issuerUrl: string
+  clientId: string
+  /** null: a public client, which authenticates to the token endpoint with PKCE alone. */
+  clientSecret: string | null
+  redirectUri: string
+}
+
+export interface AuthorizationRequest {
+  scope: string
+  state: string
+  nonce: string
+  /** S256 of the PKCE verifier (RFC 7636 §4.2). */
+  codeChallenge: string
+}
+
+export interface AuthorizationChecks {
+  state: string
+  nonce: string
+  codeVerifier: string
+}
+
+/** What the provider says about the person, from the verified ID token (or, for email, UserInfo). */
+export interface OidcIdentity {
+  sub: string
+  email: string | null
+  emailVerified: boolean
+  name: string | null
+}
+
+export interface OidcClient {
+  authorizationUrl(connection: OidcConnection, request: AuthorizationRequest): Promise<string>
+  /** Verifies the authorization response `callbackUrl`, redeems its code and verifies the ID token. */
+  completeAuthorization(connection: OidcConnection, callbackUrl: URL, checks: AuthorizationChecks): Promise<OidcIdentity>
+  /** Drops a provider's cached discovery (it was deleted). */
+  forget(providerId: string): void
+}
+
+export class OidcProviderError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'OidcProviderError'
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost'])
+
+/**
+ * Issuers are reached over https. Plain http is accepted only on this machine's loopback
+ * interface, where nothing travels over a network — a development convenience (docs/API.md).
+ */
+export function issuerUrlProblem(text: string): string | null {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return 'must be an https URL'
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+    return 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)'
+  }
+  if (url.username !== '' || url.password !== '') return 'must not contain credentials'
+  if (text.includes('?') || text.includes('#')) return 'must not have a query or fragment'
+  return null
+}
+
+const DEFAULT_OIDC_TIMEOUT_SECONDS = 10
+const DISCOVERY_TTL_SECONDS = 60 * 60
+const OAUTH_ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/
+
+/** RFC 6749 §2.3.1 makes Basic mandatory for servers; use it unless the provider lists only POST. */
+function clientAuthentication(secret: string | null): oidc.ClientAuth {
+  if (secret === null) return oidc.None()
+  return (as, client, body, headers) => {
+    const methods = as.token_endpoint_auth_methods_supported
+    const basic = methods === undefined || methods.includes('client_secret_basic') || !methods.includes('client_secret_post')
+    return (basic ? oidc.ClientSecretBasic(secret) : oidc.ClientSecretPost(secret))(as, client, body, headers)
+  }
+}
+
+/** An OAuth error code (RFC 6749 §5.2 charset), or null for anything else. */
+export function oauthErrorCode(value: unknown): string | null {
+  return typeof value === 'string' && OAUTH_ERROR_CODE.test(value) ? value : null
+}
+
+/** Says what went wrong in words safe for logs; never the provider's error_description. */
+function describeFailure(error: unknown): string {
+  if (error instanceof OidcProviderError) return error.message
+  if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
+    const status = error instanceof oidc.ResponseBodyError ? `HTTP ${error.status} ` : ''
+    return `the provider answered ${status}(${oauthErrorCode(error.error) ?? 'no error code'})`
+  }
+  if (error instanceof oidc.WWWAuthenticateChallengeError) {
+    const code = error.cause.map((challenge) => oauthErrorCode(challenge.parameters.error)).find((c) => c !== null)
+    return `the provider answered HTTP ${error.status} (${code ?? 'no error code'})`
+  }
+  const e = error as Error & { code?: unknown; cause?: { code?: unknown } }
+  if (e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return 'the provider did not answer in time'
+  if (error instanceof oidc.ClientError) return `${e.message}${typeof e.code === 'string' ? ` (${e.code})` : ''}`
+  if (error instanceof TypeError && typeof e.cause?.code === 'string') return `the provider could not be reached (${e.cause.code})`
+  return `the exchange with the provider failed (${e?.name ?? 'unknown error'})`
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null
+}
+
+/** Some providers send email_verified as the string "true" (e.g. older Amazon Cognito pools). */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 'true'
+}
+
+export function createOidcClient(options: { clock: Clock; timeoutSeconds?: number }): OidcClient {
+  const timeout = options.timeoutSeconds ?? DEFAULT_OIDC_TIMEOUT_SECONDS
+  const cache = new Map<string, { version: string; expiresAt: number; configuration: Promise<oidc.Configuration> }>()
+
+  async function discover(connection: OidcConnection): Promise<oidc.Configuration> {
+    const server = new URL(connection.issuerUrl)
+    // issuerUrlProblem() admitted http only for loopback hosts; checked again here, where it matters.
+    if (issuerUrlProblem(connection.issuerUrl) !== null) throw new OidcProviderError('the issuer URL is not acceptable')
+    return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(connection.clientSecret), {
+      timeout,
+      execute: [
+        // The ID token's signature is checked against the provider's keys even though it came
+        // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).
+        oidc.enableNonRepudiationChecks,
+        ...(server.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),
+      ],
+    })
+  }
+
+  /** One discovery per provider version at a time; failures are not kept, so the next try asks again. */
+  function configurationFor(connection: OidcConnection): Promise<oidc.Configuration> {
+    const now = options.clock.now().getTime()
+    const cached = cache.get(connection.providerId)
+    if (cached !== undefined && cached.version === connection.version && cached.expiresAt > now) return cached.configuration
+    const entry = { version: connection.version, expiresAt: now + DISCOVERY_TTL_SECONDS * 1000, configuration: discover(connection) }
+    cache.set(connection.providerId, entry)
+    entry.configuration.catch(() => {
+      if (cache.get(connection.providerId) === entry) cache.delete(connection.providerId)
+    })
+    return entry.configuration
+  }
+
+  async function withSafeErrors<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      throw error instanceof OidcProviderError ? error : new OidcProviderError(describeFailure(error))
+    }
+  }
+
+  return {
+    authorizationUrl(connection, request) {
+      return withSafeErrors(async () => {
+        const configuration = await configurationFor(connection)
+        return oidc
+          .buildAuthorizationUrl(configuration, {
+            redirect_uri: connection.redirectUri,
+            scope: request.scope,
+            state: request.state,
+            nonce: request.nonce,
+            code_challenge: request.codeChallenge,
+            code_challenge_method: 'S256',
+          })
+          .toString()
+      })
+    },
+
+    completeAuthorization(connection, callbackUrl, checks) {
+      return withSafeErrors(async () => {
+        const configuration = await configurationFor(connection)
+        const tokens = await oidc.authorizationCodeGrant(configuration, callbackUrl, {
+          expectedState: checks.state,
+          expectedNonce: checks.nonce,
+          pkceCodeVerifier: checks.codeVerifier,
+          idTokenExpected: true,
+        })
+        const claims = tokens.claims()
+        if (claims === undefined) throw new OidcProviderError('the provider issued no ID token')
+        // Providers that keep the ID token thin (OIDC Core §5.4) give the email through UserInfo;
+        // email and email_verified are always taken together, from one source.
+        let source: Record<string, unknown> = claims
+        if (text(claims.email) === null && configuration.serverMetadata().userinfo_endpoint !== undefined) {
+          source = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)
+        }
+        return {
+          sub: claims.sub,
+          email: text(source.email),
+          emailVerified: isTrue(source.email_verified),
+          name: text(claims.name) ?? text(source.name),
+        }
+      })
+    },
+
+    forget(providerId) {
+      cache.delete(providerId)
+    },
+  }
+}

@@ -1,0 +1,86 @@
+/** /api/oidc-providers (CONTRACT.md §9), administrators only (§5.3). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../deps.js'
+import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
+import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { CreateOidcProviderBody, OidcProviderPage, OidcProviderView, UpdateOidcProviderBody } from './providers.schemas.js'
+import { createOidcProvider, deleteOidcProvider, getOidcProvider, listOidcProviders, updateOidcProvider } from './providers.service.js'
+
+const admin = { auth: 'admin' } as const
+const tags = ['identity providers (OIDC)']
+const notFound = errorResponse('NOT_FOUND: no identity provider with this id')
+const invalid = errorResponse('VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https')
+const keyTaken = errorResponse("ALREADY_EXISTS: the provider_key is taken (details: 'provider_key')")
+
+export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '',
+      {
+        config: admin,
+        schema: { tags, summary: 'The identity providers, by provider_key', querystring: PageQuery, response: { 200: OidcProviderPage } },
+      },
+      async (request) => listOidcProviders(deps, request.query),
+    )
+
+    app.post(
+      '',
+      {
+        config: admin,
+        schema: {
+          tags,
+          summary: 'Add an identity provider (client_secret is write-only; null for a public client)',
+          body: CreateOidcProviderBody,
+          response: { 201: OidcProviderView, 400: invalid, 409: keyTaken },
+        },
+      },
+      async (request, reply) => {
+        const provider = await createOidcProvider(deps, callerOf(request).user, request.body, contextOf(request))
+        return reply.code(201).send(provider)
+      },
+    )
+
+    app.get(
+      '/:id',
+      { config: admin, schema: { tags, summary: 'One identity provider', params: IdParams, response: { 200: OidcProviderView, 404: notFound } } },
+      async (request) => getOidcProvider(deps, request.params.id),
+    )
+
+    const update = {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Change an identity provider (partial); client_secret omitted: kept, null: cleared',
+        params: IdParams,
+        body: UpdateOidcProviderBody,
+        response: { 200: OidcProviderView, 400: invalid, 404: notFound, 409: keyTaken },
+      },
+    }
+    for (const method of ['PATCH', 'PUT'] as const) {
+      app.route({
+        method,
+        url: '/:id',
+        ...update,
+        handler: async (request) => updateOidcProvider(deps, callerOf(request).user, request.params.id, request.body, contextOf(request)),
+      })
+    }
+
+    app.delete(
+      '/:id',
+      {
+        config: admin,
+        schema: {
+          tags,
+          summary: 'Delete an identity provider; its users keep their accounts, unlinked from it',
+          params: IdParams,
+          response: { 204: NoContent, 404: notFound },
+        },
+      },
+      async (request, reply) => {
+        await deleteOidcProvider(deps, callerOf(request).user, request.params.id, contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+  }
+}

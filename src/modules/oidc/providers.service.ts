@@ -1,0 +1,190 @@
+/**
+ * Identity providers (CONTRACT.md §3.6, §9), administered by administrators. The client secret is
+ * write-only: stored with AES-256-GCM bound to the provider's id, answered only as
+ * `client_secret_set`.
+ */
+import type { Deps } from '../../deps.js'
+import { isUniqueViolation } from '../../db/client.js'
+import { AppError, type FieldProblem } from '../../errors.js'
+import { encrypt } from '../../lib/crypto.js'
+import { newId } from '../../lib/ids.js'
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
+import { renameOidcIdentities, unlinkOidcIdentities } from './accounts.repo.js'
+import { issuerUrlProblem } from './client.js'
+import {
+  deleteProvider,
+  findProviderById,
+  insertProvider,
+  listProviderRows,
+  lockProviderKey,
+  updateProvider,
+  type ProviderChanges,
+  type ProviderRecord,
+} from './providers.repo.js'
+import {
+  DEFAULT_SCOPES,
+  RESERVED_PROVIDER_KEYS,
+  type CreateOidcProviderBody,
+  type OidcProviderView,
+  type UpdateOidcProviderBody,
+} from './providers.schemas.js'
+import { callbackUrl } from './urls.js'
+
+export function toProviderView(deps: Deps, provider: ProviderRecord): OidcProviderView {
+  return {
+    id: provider.id,
+    provider_key: provider.provider_key,
+    name: provider.name,
+    issuer_url: provider.issuer_url,
+    client_id: provider.client_id,
+    client_secret_set: provider.client_secret_set,
+    scopes: provider.scopes.split(' '),
+    auto_create_users: provider.auto_create_users,
+    default_role: provider.default_role,
+    enabled: provider.enabled,
+    callback_url: callbackUrl(deps.config.publicUrl, provider.provider_key),
+    created_at: provider.created_at,
+    updated_at: provider.updated_at,
+  }
+}
+
+/** The secret's ciphertext is bound to its row, so one copied to another provider does not open. */
+export function clientSecretContext(providerId: string): string {
+  return `oidc_providers.client_secret:${providerId}`
+}
+
+/** Sign-in needs an ID token, so `openid` is always requested (added first when missing). */
+function normalizeScopes(scopes: string[]): string {
+  return [...new Set(['openid', ...scopes])].join(' ')
+}
+
+/** The rules the schema cannot express, all reported at once. */
+function assertAcceptable(body: { provider_key?: string; issuer_url?: string }): void {
+  const details: FieldProblem[] = []
+  if (body.provider_key !== undefined && RESERVED_PROVIDER_KEYS.includes(body.provider_key)) {
+    details.push({ field: 'provider_key', message: `is reserved (${RESERVED_PROVIDER_KEYS.join(', ')})` })
+  }
+  const issuerProblem = body.issuer_url === undefined ? null : issuerUrlProblem(body.issuer_url)
+  if (issuerProblem !== null) details.push({ field: 'issuer_url', message: issuerProblem })
+  if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
+}
+
+function keyTaken(): AppError {
+  return new AppError('ALREADY_EXISTS', { message: 'A provider with this key already exists.', details: 'provider_key' })
+}
+
+function notFound(): AppError {
+  return new AppError('NOT_FOUND', { message: 'No such identity provider.' })
+}
+
+async function uniqueKey<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    throw isUniqueViolation(error) ? keyTaken() : error
+  }
+}
+
+export async function listOidcProviders(deps: Deps, query: PageQuery): Promise<Page<OidcProviderView>> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE
+  // Keys are unique, so the key alone is the cursor; the second part is unused.
+  const afterKey = decodeCursor(query.cursor)?.[0] ?? null
+  const rows = await listProviderRows(deps.db, { limit, afterKey, enabledOnly: false })
+  return toPage(rows, limit, (row) => toProviderView(deps, row), (row) => [row.provider_key, ''])
+}
+
+export async function getOidcProvider(deps: Deps, id: string): Promise<OidcProviderView> {
+  const provider = await findProviderById(deps.db, id)
+  if (provider === null) throw notFound()
+  return toProviderView(deps, provider)
+}
+
+export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateOidcProviderBody, ctx: RequestContext): Promise<OidcProviderView> {
+  assertAcceptable(body)
+  const id = newId()
+  const now = deps.clock.now().toISOString()
+  const provider = await deps.db.transaction().execute(async (tx) => {
+    const created = await uniqueKey(
+      insertProvider(tx, {
+        id,
+        provider_key: body.provider_key,
+        name: body.name,
+        issuer_url: body.issuer_url,
+        client_id: body.client_id,
+        client_secret_encrypted: body.client_secret === null ? null : encrypt(deps.secrets.encryptionKey, body.client_secret, clientSecretContext(id)),
+        scopes: normalizeScopes(body.scopes ?? DEFAULT_SCOPES),
+        auto_create_users: body.auto_create_users ?? false,
+        default_role: body.default_role ?? 'user',
+        enabled: body.enabled ?? true,
+        created_at: now,
+        updated_at: now,
+      }),
+    )
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'oidc_provider.create',
+      actor,
+      target: { type: 'oidc_provider', id },
+      metadata: { provider_key: created.provider_key },
+    })
+    return created
+  })
+  return toProviderView(deps, provider)
+}
+
+/**
+ * A partial update. `client_secret` omitted keeps the secret; a new `provider_key` carries the
+ * provider's linked users along (their `oidc_provider` follows it), in the same transaction.
+ */
+export async function updateOidcProvider(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  body: UpdateOidcProviderBody,
+  ctx: RequestContext,
+): Promise<OidcProviderView> {
+  assertAcceptable(body)
+  const { client_secret, scopes, ...fields } = body
+  const changes: ProviderChanges = { ...fields, updated_at: deps.clock.now().toISOString() }
+  if (scopes !== undefined) changes.scopes = normalizeScopes(scopes)
+  if (client_secret !== undefined) {
+    changes.client_secret_encrypted = client_secret === null ? null : encrypt(deps.secrets.encryptionKey, client_secret, clientSecretContext(id))
+  }
+  const provider = await deps.db.transaction().execute(async (tx) => {
+    const previousKey = await lockProviderKey(tx, id)
+    if (previousKey === null) throw notFound()
+    const updated = (await uniqueKey(updateProvider(tx, id, changes)))!
+    if (updated.provider_key !== previousKey) {
+      await renameOidcIdentities(tx, { from: previousKey, to: updated.provider_key, at: updated.updated_at })
+    }
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'oidc_provider.update',
+      actor,
+      target: { type: 'oidc_provider', id },
+      metadata: { provider_key: updated.provider_key, fields: Object.keys(body).sort() },
+    })
+    return updated
+  })
+  return toProviderView(deps, provider)
+}
+
+/**
+ * Deletes the provider. Its users keep their accounts but are unlinked (`oidc_provider` and
+ * `oidc_sub` cleared): a subject is unique only at its issuer, so a provider created later under
+ * the same key must not inherit them. They can sign in with a password, or be linked again by a
+ * verified email through another provider.
+ */
+export async function deleteOidcProvider(deps: Deps, actor: Actor, id: string, ctx: RequestContext): Promise<void> {
+  await deps.db.transaction().execute(async (tx) => {
+    const providerKey = await deleteProvider(tx, id)
+    if (providerKey === null) throw notFound()
+    const unlinked = await unlinkOidcIdentities(tx, providerKey, deps.clock.now().toISOString())
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'oidc_provider.delete',
+      actor,
+      target: { type: 'oidc_provider', id },
+      metadata: { provider_key: providerKey, users_unlinked: unlinked },
+    })
+  })
+  deps.oidc.forget(id)
+}

@@ -1,0 +1,118 @@
+/**
+ * Which account an identity from a provider signs in to (CONTRACT.md §9), decided in one
+ * transaction:
+ *
+ * 1. the account linked to (provider_key, sub) — whatever its email is today;
+ * 2. else, when the provider says the email is verified, the account with that email, which gets
+ *    linked — unless it is linked to another identity already;
+ * 3. else a new account, when the provider creates users (`auto_create_users`), which needs a
+ *    verified email: an unverified one could claim someone else's address (and with it, for
+ *    example, their invitations);
+ * 4. else the sign-in is refused.
+ *
+ * The unique indexes on users.email and (oidc_provider, oidc_sub) decide races: of two concurrent
+ * first sign-ins one inserts, the other retries and finds that account.
+ */
+import type { Transaction } from 'kysely'
+import type { Deps } from '../../deps.js'
+import type { Database } from '../../db/schema.js'
+import { isUniqueViolation } from '../../db/client.js'
+import { recordAudit, type RequestContext } from '../audit/service.js'
+import { findUserByEmail, insertUser, updateUser, type UserRecord } from '../users/repo.js'
+import { normalizeEmail, prepareNewUser } from '../users/service.js'
+import { findUserByOidcIdentity, linkOidcIdentity } from './accounts.repo.js'
+import type { OidcIdentity } from './client.js'
+import { SignInFailure } from './sign-in.failure.js'
+
+export interface SigningProvider {
+  provider_key: string
+  auto_create_users: boolean
+  default_role: 'user' | 'admin'
+}
+
+const MAX_EMAIL_LENGTH = 254
+const MAX_NAME_LENGTH = 100
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/
+const HAS_CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/** The provider's email claim, as this service stores emails; null when it is not a usable address. */
+function emailOf(identity: OidcIdentity): string | null {
+  const email = identity.email === null ? null : normalizeEmail(identity.email)
+  return email !== null && email.length <= MAX_EMAIL_LENGTH && EMAIL_SHAPE.test(email) && !HAS_CONTROL_CHARACTER.test(email) ? email : null
+}
+
+/** The `name` claim made to fit the account's rules (single line, 1–100 characters), else the email's local part. */
+export function displayNameOf(name: string | null, email: string): string {
+  const cleaned = (name ?? '').replace(LONE_SURROGATES, '').replace(CONTROL_CHARACTERS, ' ').trim()
+  const chosen = cleaned === '' ? email.slice(0, email.lastIndexOf('@')) : cleaned
+  return Array.from(chosen).slice(0, MAX_NAME_LENGTH).join('').trim() || 'user'
+}
+
+type Tx = Transaction<Database>
+
+async function signInLinked(deps: Deps, tx: Tx, user: UserRecord, email: string | null, ctx: RequestContext): Promise<UserRecord> {
+  if (user.disabled) throw new SignInFailure('ACCOUNT_DISABLED', 'the linked account is disabled', user.id)
+  // The provider owns a linked account's address (docs/API.md): follow a verified change unless
+  // another account uses the new address.
+  if (email === null || email === user.email || (await findUserByEmail(tx, email)) !== null) return user
+  const updated = (await updateUser(tx, user.id, { email, updated_at: deps.clock.now().toISOString() })) ?? user
+  await recordAudit(tx, deps.clock, ctx, {
+    action: 'user.oidc_email_update',
+    actor: updated,
+    target: { type: 'user', id: user.id },
+    metadata: { provider_key: user.oidc_provider, previous_email: user.email, new_email: email },
+  })
+  return updated
+}
+
+async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: UserRecord, sub: string, ctx: RequestContext): Promise<UserRecord> {
+  if (user.oidc_sub !== null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email is linked to another identity', user.id)
+  if (user.disabled) throw new SignInFailure('ACCOUNT_DISABLED', 'the account with this email is disabled', user.id)
+  const linked = await linkOidcIdentity(tx, user.id, { providerKey: provider.provider_key, sub, at: deps.clock.now().toISOString() })
+  if (linked === null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email was linked meanwhile', user.id)
+  await recordAudit(tx, deps.clock, ctx, {
+    action: 'user.oidc_link',
+    actor: linked,
+    target: { type: 'user', id: user.id },
+    metadata: { provider_key: provider.provider_key },
+  })
+  return linked
+}
+
+async function createAccount(deps: Deps, tx: Tx, provider: SigningProvider, identity: OidcIdentity, email: string, ctx: RequestContext): Promise<UserRecord> {
+  const isAdmin = provider.default_role === 'admin'
+  const row = await prepareNewUser(deps, { email, name: displayNameOf(identity.name, email), password: null, isAdmin })
+  const created = await insertUser(tx, { ...row, oidc_provider: provider.provider_key, oidc_sub: identity.sub })
+  await recordAudit(tx, deps.clock, ctx, {
+    action: 'user.create',
+    actor: created,
+    target: { type: 'user', id: created.id },
+    metadata: { via: 'oidc', provider_key: provider.provider_key, is_admin: isAdmin },
+  })
+  return created
+}
+
+async function resolveOnce(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {
+  const email = identity.emailVerified ? emailOf(identity) : null
+  return deps.db.transaction().execute(async (tx) => {
+    const linked = await findUserByOidcIdentity(tx, provider.provider_key, identity.sub)
+    if (linked !== null) return signInLinked(deps, tx, linked, email, ctx)
+    const owner = email === null ? null : await findUserByEmail(tx, email)
+    if (owner !== null) return linkByEmail(deps, tx, provider, owner, identity.sub, ctx)
+    if (!provider.auto_create_users) throw new SignInFailure('ACCOUNT_NOT_FOUND', 'no linked account and the provider does not create users')
+    if (email === null) throw new SignInFailure('EMAIL_NOT_VERIFIED', 'the provider gave no verified email to create the account with')
+    return createAccount(deps, tx, provider, identity, email, ctx)
+  })
+}
+
+export async function resolveAccount(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {
+  try {
+    return await resolveOnce(deps, provider, identity, ctx)
+  } catch (error) {
+    // A concurrent sign-in created or linked the account first: the second look finds it.
+    if (isUniqueViolation(error)) return resolveOnce(deps, provider, identity, ctx)
+    throw error
+  }
+}

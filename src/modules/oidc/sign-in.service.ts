@@ -1,0 +1,162 @@
+/**
+ * OIDC sign-in (CONTRACT.md §9): the authorization code flow with PKCE, `state` and `nonce`.
+ * `startOidcSignIn` sends the browser to the provider; `finishOidcSignIn` checks what comes back,
+ * redeems the code, finds the account and ends like every first factor, through beginSignIn — so
+ * the audit, last_login_at and the second factor behave exactly as for a password.
+ *
+ * Both answer every failure as a SignInFailure outcome instead of throwing: these are browser
+ * routes, which redirect to the app's login page rather than show an error document. Every
+ * failure is audited (`auth.oidc_failed`).
+ */
+import type { Deps } from '../../deps.js'
+import { AppError } from '../../errors.js'
+import { decrypt, DecryptionError, safeEqual, sha256Hex } from '../../lib/crypto.js'
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import { recordAudit, type RequestContext } from '../audit/service.js'
+import { beginSignIn, type SignInOutcome } from '../auth/service.js'
+import { oauthErrorCode, OidcProviderError, type OidcConnection } from './client.js'
+import { findProviderForSignIn, listProviderRows, type ProviderCredentials } from './providers.repo.js'
+import { PROVIDER_KEY_PATTERN } from './providers.schemas.js'
+import { clientSecretContext } from './providers.service.js'
+import { resolveAccount } from './sign-in.accounts.js'
+import { SignInFailure } from './sign-in.failure.js'
+import { codeChallengeOf, newSignInState, openState, sealState } from './sign-in.state.js'
+import { callbackUrl, loginUrl } from './urls.js'
+
+export interface ProviderLink {
+  provider_key: string
+  name: string
+  login_url: string
+}
+
+type Failed = { kind: 'failure'; failure: SignInFailure }
+export type StartOutcome = { kind: 'redirect'; location: string; sealedState: string } | Failed
+export type CallbackOutcome = SignInOutcome | Failed
+
+/** OIDC Core §2: a subject is at most 255 ASCII characters. */
+const MAX_SUB_LENGTH = 255
+const WELL_FORMED_KEY = new RegExp(PROVIDER_KEY_PATTERN)
+
+/** The enabled providers, for a login page's buttons, by provider_key. */
+export async function listSignInProviders(deps: Deps, query: PageQuery): Promise<Page<ProviderLink>> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE
+  const afterKey = decodeCursor(query.cursor)?.[0] ?? null
+  const rows = await listProviderRows(deps.db, { limit, afterKey, enabledOnly: true })
+  return toPage(
+    rows,
+    limit,
+    (row) => ({ provider_key: row.provider_key, name: row.name, login_url: loginUrl(deps.config.publicUrl, row.provider_key) }),
+    (row) => [row.provider_key, ''],
+  )
+}
+
+async function enabledProvider(deps: Deps, providerKey: string): Promise<ProviderCredentials> {
+  const provider = await findProviderForSignIn(deps.db, providerKey)
+  if (provider === null) throw new SignInFailure('PROVIDER_NOT_FOUND', 'no enabled provider has this key')
+  return provider
+}
+
+function connectionOf(deps: Deps, provider: ProviderCredentials): OidcConnection {
+  let clientSecret: string | null = null
+  if (provider.client_secret_encrypted !== null) {
+    try {
+      clientSecret = decrypt(deps.secrets.encryptionKey, provider.client_secret_encrypted, clientSecretContext(provider.id))
+    } catch (error) {
+      if (!(error instanceof DecryptionError)) throw error
+      throw new SignInFailure('PROVIDER_ERROR', 'the stored client secret cannot be decrypted with the current ENCRYPTION_KEY; an administrator must set it again')
+    }
+  }
+  return {
+    providerId: provider.id,
+    // Whatever the connection depends on: a change (on any instance) retires the cached discovery.
+    version: sha256Hex([provider.updated_at, provider.issuer_url, provider.client_id, provider.client_secret_encrypted ?? ''].join('\n')),
+    issuerUrl: provider.issuer_url,
+    clientId: provider.client_id,
+    clientSecret,
+    redirectUri: callbackUrl(deps.config.publicUrl, provider.provider_key),
+  }
+}
+
+/** Runs one step with the provider; its failures are the provider's. */
+async function withProvider<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (error instanceof OidcProviderError) throw new SignInFailure('PROVIDER_ERROR', error.message)
+    throw error
+  }
+}
+
+async function failed(deps: Deps, providerKey: string, error: unknown, ctx: RequestContext): Promise<Failed> {
+  if (!(error instanceof SignInFailure)) throw error
+  await recordAudit(deps.db, deps.clock, ctx, {
+    action: 'auth.oidc_failed',
+    actor: null,
+    ...(error.userId !== null && { target: { type: 'user', id: error.userId } }),
+    // The key comes from the URL: recorded only when it is one a provider could have.
+    metadata: { provider_key: WELL_FORMED_KEY.test(providerKey) ? providerKey : null, error: error.code },
+  })
+  return { kind: 'failure', failure: error }
+}
+
+export async function startOidcSignIn(deps: Deps, providerKey: string, ctx: RequestContext): Promise<StartOutcome> {
+  try {
+    const provider = await enabledProvider(deps, providerKey)
+    const state = newSignInState(provider.provider_key)
+    const location = await withProvider(
+      deps.oidc.authorizationUrl(connectionOf(deps, provider), {
+        scope: provider.scopes,
+        state: state.state,
+        nonce: state.nonce,
+        codeChallenge: codeChallengeOf(state.codeVerifier),
+      }),
+    )
+    return { kind: 'redirect', location, sealedState: sealState(deps, state) }
+  } catch (error) {
+    return failed(deps, providerKey, error, ctx)
+  }
+}
+
+export interface CallbackInput {
+  providerKey: string
+  /** The callback's query string as received (without `?`): openid-client verifies it whole. */
+  query: string
+  state: string | undefined
+  error: string | undefined
+  stateCookie: string | undefined
+}
+
+async function finish(deps: Deps, input: CallbackInput, ctx: RequestContext): Promise<SignInOutcome> {
+  const provider = await enabledProvider(deps, input.providerKey)
+  const saved = openState(deps, input.stateCookie, provider.provider_key)
+  if (saved === null) throw new SignInFailure('INVALID_STATE', 'the state cookie is missing, altered, expired or for another provider')
+  // Checked before anything is sent to the provider, so a forged callback never spends a code.
+  if (input.state === undefined || !safeEqual(input.state, saved.state)) {
+    throw new SignInFailure('INVALID_STATE', 'the state parameter does not match the state cookie')
+  }
+  if (input.error !== undefined) {
+    const code = input.error === 'access_denied' ? 'ACCESS_DENIED' : 'PROVIDER_ERROR'
+    throw new SignInFailure(code, `the provider answered error=${oauthErrorCode(input.error) ?? '(not an OAuth error code)'}`)
+  }
+  const connection = connectionOf(deps, provider)
+  const callback = new URL(`${connection.redirectUri}?${input.query}`)
+  const identity = await withProvider(deps.oidc.completeAuthorization(connection, callback, saved))
+  if (identity.sub.length > MAX_SUB_LENGTH) throw new SignInFailure('PROVIDER_ERROR', 'the subject is longer than 255 characters')
+
+  const user = await resolveAccount(deps, provider, identity, ctx)
+  try {
+    return await beginSignIn(deps, user.id, provider.provider_key, ctx)
+  } catch (error) {
+    // Disabled between the two transactions.
+    if (error instanceof AppError && error.reason === 'INVALID_CREDENTIALS') throw new SignInFailure('ACCOUNT_DISABLED', 'the account is disabled', user.id)
+    throw error
+  }
+}
+
+export async function finishOidcSignIn(deps: Deps, input: CallbackInput, ctx: RequestContext): Promise<CallbackOutcome> {
+  try {
+    return await finish(deps, input, ctx)
+  } catch (error) {
+    return failed(deps, input.providerKey, error, ctx)
+  }
+}
