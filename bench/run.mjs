@@ -1,12 +1,21 @@
 #!/usr/bin/env node
 /**
- * npm run bench — starts the built service on a temporary SQLite database, creates a user, and
- * drives the authenticated endpoints with autocannon, next to a bare Fastify route (the
- * framework's ceiling) measured in the same run, authenticated by the access JWT and by a personal
- * API token. Prints one JSON document.
+ * npm run bench — starts the built service on SQLite (a temporary file) and on PostgreSQL (a
+ * temporary schema, when a server answers), creates users, and drives it with autocannon:
+ *
+ *   - GET /api/users/me and GET /api/auth/mfa/status, by access JWT and by sb_ token;
+ *   - a mixed scenario: reads of /api/users/me, /api/auth/mfa/status and /api/tags, token
+ *     creations and password logins (real argon2id cost) by a pool of users;
+ *
+ * next to a bare Fastify route returning a constant object (the framework's ceiling), measured in
+ * the same run. Prints one JSON document: requests/s, p50/p99 latency, peak memory (VmHWM) of the
+ * service per engine, and the ratio of each scenario to the bare route.
  *
  *   --duration <s>      seconds per scenario (default 10)
  *   --connections <n>   concurrent connections (default 10)
+ *   --engine <e>        sqlite | postgres | both (default: both when PostgreSQL answers)
+ *   --soak <s>          instead: the mixed scenario for <s> seconds on SQLite; fails (exit 1) when
+ *                       memory grows by more than 20 % after warm-up or any request errors
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -15,11 +24,24 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import pg from 'pg'
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '10' } } })
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    engine: { type: 'string' },
+    soak: { type: 'string' },
+  },
+})
 const duration = Number(values.duration)
 const connections = Number(values.connections)
 const root = path.resolve(import.meta.dirname, '..')
+const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const PASSWORD = 'benchmark passphrase 1'
+const POOL_SIZE = 20
+
+// ---- processes ------------------------------------------------------------------------------
 
 function freePort() {
   return new Promise((resolve) => {
@@ -31,7 +53,7 @@ function freePort() {
 }
 
 async function waitFor(url) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(url)).ok) return
     } catch {}
@@ -40,76 +62,254 @@ async function waitFor(url) {
   throw new Error(`${url} did not answer`)
 }
 
-async function start(script, env) {
+async function start(script, env, readyPath = '/api/health') {
   const port = await freePort()
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   const base = `http://127.0.0.1:${port}`
+  await waitFor(`${base}${readyPath}`)
   return { child, base }
 }
 
-function measure(name, url, headers = {}) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration, headers }, (error, result) => {
-      if (error) return reject(error)
-      resolve({
-        name,
-        requests_per_second: Math.round(result.requests.average),
-        latency_ms: { p50: result.latency.p50, p99: result.latency.p99 },
-        requests: result.requests.total,
-        errors: result.errors + result.timeouts,
-        non_2xx: result.non2xx,
-      })
-    })
+function stop(process) {
+  return new Promise((resolve) => {
+    if (process.child.exitCode !== null) return resolve()
+    process.child.once('exit', resolve)
+    process.child.kill('SIGTERM')
   })
 }
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'))
+/** Resident memory of a process in MiB: `VmRSS` now, or `VmHWM`, its peak. */
+function memoryMiB(pid, field) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kib = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
+  return Math.round((kib / 1024) * 10) / 10
+}
+
+async function postgresAnswers() {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1000 })
+  try {
+    await client.connect()
+    await client.end()
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A database for one engine's run: a temporary SQLite file, or a temporary PostgreSQL schema. */
+async function prepareDatabase(engine, dataDir) {
+  if (engine === 'sqlite') return { url: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined }
+  const schema = `bench_${Date.now().toString(36)}`
+  const admin = new pg.Client({ connectionString: POSTGRES_URL })
+  await admin.connect()
+  await admin.query(`create schema "${schema}"`)
+  await admin.end()
+  const url = new URL(POSTGRES_URL)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_URL })
+      await client.connect()
+      await client.query(`drop schema if exists "${schema}" cascade`)
+      await client.end()
+    },
+  }
+}
+
+// ---- data -----------------------------------------------------------------------------------
+
+async function api(base, method, url, body, token) {
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: { ...(body && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }) },
+    ...(body && { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`)
+  return text ? JSON.parse(text) : null
+}
+
+/** An administrator, a pool of users with sessions, an sb_ token, and a few tags each. */
+async function seed(base) {
+  const setup = await api(base, 'POST', '/api/auth/setup', { email: 'bench@example.com', name: 'Bench User', password: PASSWORD })
+  const jwt = setup.token
+  const sb = (await api(base, 'POST', '/api/tokens', { name: 'bench' }, jwt)).token
+  const users = []
+  for (let i = 0; i < POOL_SIZE; i++) {
+    const email = `user${i}@example.com`
+    await api(base, 'POST', '/api/admin/users', { email, name: `User ${i}`, password: PASSWORD }, jwt)
+    const session = await api(base, 'POST', '/api/auth/login', { email, password: PASSWORD })
+    users.push({ email, token: session.token })
+  }
+  let tags = true
+  try {
+    for (const [i, user] of users.entries()) {
+      for (const name of ['work', 'reading', `topic-${i}`]) await api(base, 'POST', '/api/tags', { name }, user.token)
+    }
+  } catch {
+    tags = false // a build without tags: the mixed scenario leaves them out
+  }
+  return { jwt, sb, users, tags }
+}
+
+// ---- scenarios ------------------------------------------------------------------------------
+
+function summarise(name, result, extra = {}) {
+  return {
+    name,
+    requests_per_second: Math.round(result.requests.average),
+    latency_ms: { p50: result.latency.p50, p99: result.latency.p99 },
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non_2xx: result.non2xx,
+    ...extra,
+  }
+}
+
+function run(options) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections, duration, ...options }, (error, result) => (error ? reject(error) : resolve(result)))
+  })
+}
+
+async function single(name, url, token) {
+  return summarise(name, await run({ url, headers: { authorization: `Bearer ${token}` } }))
+}
+
+/**
+ * The mixed scenario: each connection cycles through 20 requests — 6 profile reads, 5 MFA status
+ * reads, 6 tag lists (when available), 2 token creations and 1 password login — spread over the
+ * user pool. Token creation is limited to 10 per 15 minutes per user by contract, so its 429s are
+ * the limit working and are counted apart; everything else must succeed.
+ */
+async function mixed(base, data, seconds = duration, onTick) {
+  const outcomes = {}
+  const count = (kind, status) => {
+    outcomes[kind] ??= {}
+    outcomes[kind][status] = (outcomes[kind][status] ?? 0) + 1
+  }
+  let next = 0
+  const pick = () => data.users[next++ % data.users.length]
+  const as = (kind, method, url, token, body) => ({
+    method,
+    path: url,
+    setupRequest: (request) => {
+      const user = pick()
+      const credential = token === 'user' ? user.token : token
+      return {
+        ...request,
+        headers: { ...(credential && { authorization: `Bearer ${credential}` }), ...(body && { 'content-type': 'application/json' }) },
+        ...(body && { body: JSON.stringify(typeof body === 'function' ? body(user) : body) }),
+      }
+    },
+    onResponse: (status) => count(kind, status),
+  })
+  const read = (i) =>
+    [
+      as('me', 'GET', '/api/users/me', 'user'),
+      as('mfa_status', 'GET', '/api/auth/mfa/status', i % 2 ? data.sb : 'user'),
+      data.tags ? as('tags', 'GET', '/api/tags', 'user') : as('me', 'GET', '/api/users/me', data.sb),
+    ][i % 3]
+  const sequence = [
+    ...Array.from({ length: 17 }, (_, i) => read(i)),
+    as('token_create', 'POST', '/api/tokens', 'user', { name: 'bench token' }),
+    as('token_create', 'POST', '/api/tokens', 'user', { name: 'bench token' }),
+    as('login', 'POST', '/api/auth/login', null, (user) => ({ email: user.email, password: PASSWORD })),
+  ]
+  const instance = autocannon({ url: base, connections, duration: seconds, requests: sequence }, () => undefined)
+  const timer = onTick ? setInterval(onTick, 1000) : null
+  const result = await new Promise((resolve, reject) => {
+    instance.once('done', resolve)
+    instance.once('error', reject)
+  })
+  if (timer) clearInterval(timer)
+  const unexpected = Object.entries(outcomes).flatMap(([kind, statuses]) =>
+    Object.entries(statuses)
+      .filter(([status]) => !(status.startsWith('2') || (kind === 'token_create' && status === '429')))
+      .map(([status, n]) => `${kind} ${status} ×${n}`),
+  )
+  return {
+    ...summarise('mixed: reads, token creations, logins', result, { outcomes }),
+    errors: result.errors + result.timeouts + unexpected.length,
+    unexpected,
+  }
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
 const settings = {
-  database: 'sqlite (temporary file, WAL)',
   log_level: 'warn',
-  // The general limit (1000 requests per minute per credential) would stop a load test after a second.
+  // The general limit (1000 requests per minute per credential) would stop a load test in a second.
   rate_limit_general: 0,
+  password_hash: 'argon2id m=19456 t=2 (production defaults)',
   connections,
   duration_seconds: duration,
   node: process.version,
   cpus: os.cpus().length,
 }
-const service = await start(path.join(root, 'dist/server.js'), { DATA_DIR: dataDir, LOG_LEVEL: settings.log_level, RATE_LIMIT_GENERAL: String(settings.rate_limit_general) })
-const bare = await start(path.join(root, 'bench/bare-server.mjs'), {})
-try {
-  await waitFor(`${service.base}/api/health`)
-  await waitFor(`${bare.base}/`)
-  const setup = await fetch(`${service.base}/api/auth/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@example.com', name: 'Bench User', password: 'benchmark passphrase 1' }),
-  })
-  if (setup.status !== 201) throw new Error(`setup failed: ${setup.status} ${await setup.text()}`)
-  const { token } = await setup.json()
-  const created = await fetch(`${service.base}/api/tokens`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ name: 'bench' }),
-  })
-  if (created.status !== 201) throw new Error(`token creation failed: ${created.status} ${await created.text()}`)
-  const apiToken = (await created.json()).token
 
-  const jwt = { authorization: `Bearer ${token}` }
-  const sb = { authorization: `Bearer ${apiToken}` }
-  const results = []
-  results.push(await measure('bare fastify: constant object', `${bare.base}/`))
-  results.push(await measure('GET /api/users/me (Bearer JWT)', `${service.base}/api/users/me`, jwt))
-  results.push(await measure('GET /api/users/me (Bearer sb_ token)', `${service.base}/api/users/me`, sb))
-  results.push(await measure('GET /api/auth/mfa/status (Bearer JWT)', `${service.base}/api/auth/mfa/status`, jwt))
-  results.push(await measure('GET /api/auth/mfa/status (Bearer sb_ token)', `${service.base}/api/auth/mfa/status`, sb))
-
-  const ceiling = results[0].requests_per_second
-  for (const result of results.slice(1)) result.ratio_to_bare = Number((result.requests_per_second / ceiling).toFixed(2))
-  console.log(JSON.stringify({ settings, results }, null, 2))
-  const failed = results.some((r) => r.errors > 0 || r.non_2xx > 0)
-  process.exitCode = failed ? 1 : 0
-} finally {
-  service.child.kill('SIGTERM')
-  bare.child.kill('SIGTERM')
-  fs.rmSync(dataDir, { recursive: true, force: true })
+async function engineRun(engine, work) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'))
+  const database = await prepareDatabase(engine, dataDir)
+  const service = await start(path.join(root, 'dist/server.js'), {
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: settings.log_level,
+    RATE_LIMIT_GENERAL: String(settings.rate_limit_general),
+  })
+  try {
+    const data = await seed(service.base)
+    return await work(service, data)
+  } finally {
+    await stop(service)
+    await database.drop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
 }
+
+async function benchmark() {
+  const engines = values.engine === 'both' || values.engine === undefined ? ['sqlite', ...((await postgresAnswers()) ? ['postgres'] : [])] : [values.engine]
+  const bare = await start(path.join(root, 'bench/bare-server.mjs'), {}, '/')
+  const ceiling = summarise('bare fastify: constant object', await run({ url: `${bare.base}/` }))
+  await stop(bare)
+  const report = { settings: { ...settings, engines }, bare: ceiling, engines: {} }
+  for (const engine of engines) {
+    report.engines[engine] = await engineRun(engine, async (service, data) => {
+      const results = [
+        await single('GET /api/users/me (Bearer JWT)', `${service.base}/api/users/me`, data.jwt),
+        await single('GET /api/users/me (Bearer sb_ token)', `${service.base}/api/users/me`, data.sb),
+        await single('GET /api/auth/mfa/status (Bearer JWT)', `${service.base}/api/auth/mfa/status`, data.jwt),
+        await single('GET /api/auth/mfa/status (Bearer sb_ token)', `${service.base}/api/auth/mfa/status`, data.sb),
+        await mixed(service.base, data),
+      ]
+      for (const result of results) result.ratio_to_bare = Number((result.requests_per_second / ceiling.requests_per_second).toFixed(2))
+      return { results, peak_rss_mib: memoryMiB(service.child.pid, 'VmHWM') }
+    })
+  }
+  console.log(JSON.stringify(report, null, 2))
+  const failed = [ceiling, ...Object.values(report.engines).flatMap((e) => e.results)].some((r) => r.errors > 0 || (r.non_2xx > 0 && !r.outcomes))
+  process.exitCode = failed ? 1 : 0
+}
+
+/** The mixed scenario for a long time; memory must settle after warm-up and nothing may fail. */
+async function soak(seconds) {
+  const warmUp = Math.max(10, Math.round(seconds * 0.2))
+  await engineRun('sqlite', async (service, data) => {
+    const samples = []
+    const result = await mixed(service.base, data, seconds, () => samples.push(memoryMiB(service.child.pid, 'VmRSS')))
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+    const baseline = median(samples.slice(Math.max(0, warmUp - 3), warmUp))
+    const final = median(samples.slice(-3))
+    const growth = Number(((final - baseline) / baseline).toFixed(3))
+    const verdict = { ok: growth <= 0.2 && result.errors === 0, warm_up_seconds: warmUp, rss_mib: { baseline, final, peak: Math.max(...samples) }, growth }
+    console.log(JSON.stringify({ settings: { ...settings, soak_seconds: seconds }, result, memory: verdict }, null, 2))
+    process.exitCode = verdict.ok ? 0 : 1
+  })
+}
+
+if (values.soak !== undefined) await soak(Number(values.soak))
+else await benchmark()
