@@ -12,6 +12,9 @@ import * as m0006 from './0006_settings.js'
 import * as m0007 from './0007_email_verifications.js'
 import * as m0008 from './0008_organizations.js'
 import * as m0009 from './0009_teams.js'
+import * as m0011 from './0011_tags_links.js'
+import * as m0012 from './0012_go_preferences.js'
+import * as m0013 from './0013_billing_events.js'
 
 export interface EngineMigration {
   up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
@@ -28,4 +31,7 @@ export const migrations: Record<string, EngineMigration> = {
   '0007_email_verifications': m0007,
   '0008_organizations': m0008,
   '0009_teams': m0009,
+  '0011_tags_links': m0011,
+  '0012_go_preferences': m0012,
+  '0013_billing_events': m0013,
 }
