@@ -142,7 +142,13 @@ describe('GET /go/{slug}', () => {
   it('refuses the form without the right CSRF token (403 page) and remembers nothing', async () => {
     const { user, a } = await userWithSeveral('forged')
     const attacker = await createSignedInUser(t)
-    for (const form of [{ link_id: a.id }, { link_id: a.id, csrf_token: '' }, { link_id: a.id, csrf_token: `${user.csrfToken}x` }, { link_id: a.id, csrf_token: attacker.csrfToken }]) {
+    const forms: Array<Record<string, string>> = [
+      { link_id: a.id },
+      { link_id: a.id, csrf_token: '' },
+      { link_id: a.id, csrf_token: `${user.csrfToken}x` },
+      { link_id: a.id, csrf_token: attacker.csrfToken },
+    ]
+    for (const form of forms) {
       const response = await remember(user, 'forged', form)
       expectHtmlPage(response, 403)
       expect(response.body).toContain('This form has expired')
