@@ -16,6 +16,7 @@ import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
 import { auditRoutes } from './modules/audit/routes.js'
+import { billingRoutes } from './modules/billing/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { goBrowserRoutes } from './modules/go/browser.routes.js'
@@ -87,6 +88,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })
+    await api.register(billingRoutes(deps), { prefix: '/api/billing' })
   })
 
   return app

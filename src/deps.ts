@@ -20,6 +20,7 @@ import { createPasswordHasher, type PasswordHasher } from './lib/password-hash.j
 import { resolveSecrets, type Secrets } from './lib/secrets.js'
 import { systemClock, type Clock } from './lib/time.js'
 import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
+import { createStripeAdapter, type StripeAdapter } from './modules/billing/stripe.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
 import { createMetrics, type Metrics } from './plugins/metrics.js'
 import { createMailer, type Mailer } from './modules/mail/mailer.js'
@@ -45,6 +46,8 @@ export interface Deps {
   ai: AiClient
   /** The provider's model list, kept 5 minutes per AI configuration (CONTRACT.md §8.3). */
   aiModels: ExpiringValue<AiModel[]>
+  /** The Stripe API (billing); null without STRIPE_SECRET_KEY. */
+  stripe: StripeAdapter | null
   /** Prometheus counters and histograms of this instance (GET /api/metrics). */
   metrics: Metrics
   close(): Promise<void>
@@ -96,6 +99,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     mailer: createMailer(),
     ai: createAiClient(),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
+    stripe: createStripeAdapter(config.billing),
     metrics: createMetrics(),
     async close() {
       redis?.disconnect()
