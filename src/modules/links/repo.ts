@@ -2,25 +2,15 @@
  * SQL for links. Every read for a user goes through visibleTo(): a link of an organization the
  * user does not belong to is not found, exactly like one that does not exist.
  */
-import { sql } from 'kysely'
-import type { Executor, Timestamp } from '../../db/schema.js'
+import { sql, type Insertable, type Selectable } from 'kysely'
+import type { Executor, LinksTable, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { visibleTo } from './visibility.js'
 
-export interface LinkRecord {
-  id: string
-  user_id: string | null
-  organization_id: string | null
-  created_by: string | null
-  url: string
-  title: string | null
-  slug: string | null
-  forwarding_enabled: boolean
-  created_at: Timestamp
-  updated_at: Timestamp
-}
+/** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
+export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & { forwarding_enabled: boolean }
 
 /** A link as one user sees it: with their role in its organization and the organization's name. */
 export interface VisibleLink extends LinkRecord {
@@ -108,15 +98,8 @@ export async function findForwardingLinks(ex: Executor, userId: string, slugKey:
   return rows.map(asVisible)
 }
 
-export interface LinkColumns {
-  user_id: string | null
-  organization_id: string | null
-  url: string
-  title: string | null
-  slug: string | null
-  slug_key: string | null
-  forwarding_enabled: boolean
-}
+/** What a link's owner and content are made of, as written. */
+export type LinkColumns = Omit<Insertable<LinksTable>, 'id' | 'created_by' | 'created_at' | 'updated_at'>
 
 export async function insertLink(ex: Executor, link: LinkColumns & { id: string; created_by: string; created_at: Timestamp }): Promise<void> {
   await ex

@@ -169,6 +169,22 @@ describe('who sees and changes what', () => {
     expect((await call(other.owner, 'GET', `/${link.id}`)).statusCode).toBe(200)
   })
 
+  it("deletes a user's personal links and tags with them; their shared links stay with the organization", async () => {
+    const other = await createOrgWithRoles(t)
+    const tag = await createTag(t, other.member.token, 'gone with me')
+    const personal = await createLink(t, other.member.token, { tag_ids: [tag.id] })
+    const shared = await createLink(t, other.member.token, { organization_id: other.id, tag_ids: [tag.id] })
+    const deleted = await t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(other.member.token), payload: { password: other.member.password } })
+    expect(deleted.statusCode).toBe(204)
+    expect(await t.deps.db.selectFrom('links').select('id').where('id', '=', personal.id).execute()).toEqual([])
+    expect(await t.deps.db.selectFrom('tags').select('id').where('id', '=', tag.id).execute()).toEqual([])
+    expect((await call(other.admin, 'GET', `/${shared.id}`)).json()).toMatchObject({ id: shared.id, tag_ids: [] })
+    expect((await call(other.admin, 'PATCH', `/${shared.id}`, { title: 'Adopted' })).statusCode).toBe(200)
+    // Deleting the organization deletes its links.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/organizations/${other.id}`, headers: bearer(other.owner.token) })).statusCode).toBe(204)
+    expect(await t.deps.db.selectFrom('links').select('id').where('id', '=', shared.id).execute()).toEqual([])
+  })
+
   it('moves a link between the caller and their organizations', async () => {
     const personal = await createLink(t, org.member.token, { title: 'Move me' })
     const shared = await call(org.member, 'PATCH', `/${personal.id}`, { organization_id: org.id })

@@ -1,17 +1,10 @@
 /** SQL for tags. Every statement is scoped to the owning user: another user's tag is not found. */
-import { sql } from 'kysely'
-import type { Executor, Timestamp } from '../../db/schema.js'
+import { sql, type Insertable, type Selectable } from 'kysely'
+import type { Executor, TagsTable, Timestamp } from '../../db/schema.js'
 import { keyset, type PageWindow } from '../../db/keyset.js'
 import { visibleTo } from '../links/visibility.js'
 
-export interface TagRecord {
-  id: string
-  name: string
-  color: string | null
-  link_count: number
-  created_at: Timestamp
-  updated_at: Timestamp
-}
+export type TagRecord = Omit<Selectable<TagsTable>, 'user_id' | 'name_key'> & { link_count: number }
 
 function tagsOf(ex: Executor, userId: string) {
   return ex
@@ -50,14 +43,7 @@ export async function listTags(ex: Executor, userId: string, window: PageWindow)
   return rows.map((row) => ({ ...asRecord(row), name_key: row.name_key }))
 }
 
-export interface NewTag {
-  id: string
-  user_id: string
-  name: string
-  name_key: string
-  color: string | null
-  created_at: Timestamp
-}
+export type NewTag = Omit<Insertable<TagsTable>, 'updated_at'>
 
 export async function insertTag(ex: Executor, tag: NewTag): Promise<void> {
   await ex
