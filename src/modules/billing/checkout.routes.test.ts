@@ -35,6 +35,8 @@ describe('GET /api/billing/plans', () => {
     expect(first.items.map((p: { id: string }) => p.id)).toEqual(['pro'])
     const second = (await t.app.inject({ method: 'GET', url: `/api/billing/plans?limit=1&cursor=${first.next_cursor}`, headers: bearer(user.token) })).json()
     expect(second).toEqual({ items: [{ id: 'team', name: 'Team', intervals: ['year'] }], next_cursor: null })
+    const gone = Buffer.from(JSON.stringify(['discontinued', ''])).toString('base64url')
+    expect((await t.app.inject({ method: 'GET', url: `/api/billing/plans?cursor=${gone}`, headers: bearer(user.token) })).json()).toEqual({ items: [], next_cursor: null })
     expect((await t.app.inject({ method: 'GET', url: '/api/billing/plans' })).statusCode).toBe(401)
   })
 })

@@ -1,8 +1,7 @@
 /** The plans of BILLING_PLANS as the API offers them (CONTRACT.md §11). */
 import { BILLING_INTERVALS, type BillingConfig, type BillingPlan } from '../../config.js'
 import type { Deps } from '../../deps.js'
-import { invalidField } from '../../errors.js'
-import { CURSOR_NOT_ISSUED, decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import type { PlanView } from './schemas.js'
 
 /** Plans can be bought only with a Stripe key: without one, none is offered. */
@@ -20,8 +19,9 @@ export function listPlans(deps: Deps, query: PageQuery): Page<PlanView> {
   const plans = purchasablePlans(deps)
   const limit = query.limit ?? DEFAULT_PAGE_SIZE
   const after = decodeCursor(query.cursor)?.[0]
-  const start = after === undefined ? 0 : plans.findIndex((plan) => plan.id === after) + 1
-  if (after !== undefined && start === 0) throw invalidField('cursor', CURSOR_NOT_ISSUED)
+  const index = after === undefined ? -1 : plans.findIndex((plan) => plan.id === after)
+  // A cursor naming no plan (the configuration changed between pages) ends the list.
+  const start = after === undefined ? 0 : index === -1 ? plans.length : index + 1
   return toPage(
     plans.slice(start, start + limit + 1),
     limit,
