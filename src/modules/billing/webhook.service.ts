@@ -5,9 +5,11 @@
  * it recorded and changes nothing; events that change nothing are recorded too.
  */
 import type { Deps } from '../../deps.js'
+import type { Executor } from '../../db/schema.js'
+import type { Logger } from '../../logger.js'
 import { AppError, invalidField } from '../../errors.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import { planChangeOf } from './events.js'
+import { planChangeOf, type PlanChange } from './events.js'
 import { changePlan, findOrganizationIdByCustomer, organizationExists, recordBillingEvent, storeStripeCustomerId } from './repo.js'
 import { verifyStripeEvent, WebhookRejected, type StripeEvent } from './stripe.js'
 
@@ -22,40 +24,47 @@ function verified(deps: Deps, payload: Buffer, signature: string): StripeEvent {
   }
 }
 
+/** The organization a change is for: named by the checkout, or found by its Stripe customer. */
+async function organizationOf(ex: Executor, change: PlanChange): Promise<string | null> {
+  if (change.organizationId === undefined) return findOrganizationIdByCustomer(ex, change.customerId)
+  return (await organizationExists(ex, change.organizationId)) ? change.organizationId : null
+}
+
+/** Applies a first-seen event within the transaction that recorded it. */
+async function applyEvent(deps: Deps, tx: Executor, event: StripeEvent, ctx: RequestContext, log: Logger): Promise<void> {
+  const change = planChangeOf(deps.config.billing, event)
+  if (change === null) return
+  const organizationId = await organizationOf(tx, change)
+  if (organizationId === null) {
+    log.warn('stripe event names no organization of this instance; ignored')
+    return
+  }
+  // The checkout's customer becomes the organization's, unless it has one (or another has this one).
+  if (change.organizationId !== undefined && change.customerId !== null && (await findOrganizationIdByCustomer(tx, change.customerId)) === null) {
+    await storeStripeCustomerId(tx, organizationId, change.customerId)
+  }
+  const replaced = await changePlan(tx, organizationId, change.plan, new Date(event.created * 1000).toISOString())
+  if (replaced === null) {
+    log.info('stripe event is older than the one that set the plan; ignored')
+    return
+  }
+  if (replaced.from === change.plan) return
+  await recordAudit(tx, deps.clock, ctx, {
+    action: 'billing.plan_change',
+    actor: null,
+    target: { type: 'organization', id: organizationId },
+    metadata: { from: replaced.from, to: change.plan, stripe_event_id: event.id, stripe_event_type: event.type },
+  })
+}
+
 export async function handleStripeWebhook(deps: Deps, payload: Buffer, signature: string, ctx: RequestContext): Promise<void> {
   const event = verified(deps, payload, signature)
-  const eventAt = new Date(event.created * 1000).toISOString()
   const log = deps.logger.child({ stripe_event: { id: event.id, type: event.type } })
   await deps.db.transaction().execute(async (tx) => {
-    if (!(await recordBillingEvent(tx, { id: event.id, type: event.type, received_at: deps.clock.now().toISOString() }))) {
+    if (await recordBillingEvent(tx, { id: event.id, type: event.type, received_at: deps.clock.now().toISOString() })) {
+      await applyEvent(deps, tx, event, ctx, log)
+    } else {
       log.info('stripe event already processed')
-      return
     }
-    const change = planChangeOf(deps.config.billing, event)
-    if (change === null) return
-    const organizationId =
-      change.organizationId !== undefined
-        ? (await organizationExists(tx, change.organizationId)) ? change.organizationId : null
-        : await findOrganizationIdByCustomer(tx, change.customerId)
-    if (organizationId === null) {
-      log.warn('stripe event names no organization of this instance; ignored')
-      return
-    }
-    // The checkout's customer becomes the organization's, unless it has one (or another has this one).
-    if (change.customerId !== null && change.organizationId !== undefined && (await findOrganizationIdByCustomer(tx, change.customerId)) === null) {
-      await storeStripeCustomerId(tx, organizationId, change.customerId)
-    }
-    const replaced = await changePlan(tx, organizationId, change.plan, eventAt)
-    if (replaced === null) {
-      log.info('stripe event is older than the one that set the plan; ignored')
-      return
-    }
-    if (replaced.from === change.plan) return
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'billing.plan_change',
-      actor: null,
-      target: { type: 'organization', id: organizationId },
-      metadata: { from: replaced.from, to: change.plan, stripe_event_id: event.id, stripe_event_type: event.type },
-    })
   })
 }

@@ -49,7 +49,7 @@ export async function rememberGoChoice(
   }
   const linkId = form.link_id ?? ''
   const unavailable = () =>
-    messagePage(400, 'That link is no longer available', `It was removed, renamed or stopped forwarding.`, { href: `../${slug}`, label: `Choose again for go/${slug}` })
+    messagePage(400, 'That link is no longer available', 'It was removed, renamed or stopped forwarding.', { href: `../${slug}`, label: `Choose again for go/${slug}` })
   if (!PLAUSIBLE_ID.test(linkId)) return { page: unavailable() }
   try {
     const preference = await setGoPreference(deps, caller, slug, linkId)
