@@ -16,9 +16,13 @@ import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
 import { auditRoutes } from './modules/audit/routes.js'
+import { billingRoutes } from './modules/billing/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
+import { goBrowserRoutes } from './modules/go/browser.routes.js'
+import { goPreferenceRoutes } from './modules/go/routes.js'
 import { healthRoutes } from './modules/health/routes.js'
+import { linkRoutes } from './modules/links/routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
 import { organizationRoutes } from './modules/organizations/routes.js'
@@ -28,6 +32,7 @@ import { ApiTokenView } from './modules/tokens/schemas.js'
 import { tokenRoutes } from './modules/tokens/routes.js'
 import { configRoutes } from './modules/settings/config.routes.js'
 import { settingsRoutes } from './modules/settings/routes.js'
+import { tagRoutes } from './modules/tags/routes.js'
 import { emailChangeRoutes } from './modules/users/email-change.routes.js'
 import { UserView } from './modules/users/schemas.js'
 import { userRoutes } from './modules/users/routes.js'
@@ -82,6 +87,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
     await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
     await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
+    await api.register(tagRoutes(deps), { prefix: '/api/tags' })
+    await api.register(linkRoutes(deps), { prefix: '/api/links' })
+    await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
+    // For browsers, outside /api; inside this context so authentication and rate limits apply.
+    await api.register(goBrowserRoutes(deps), { prefix: '/go' })
+    await api.register(billingRoutes(deps), { prefix: '/api/billing' })
   })
 
   return app

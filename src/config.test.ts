@@ -70,6 +70,46 @@ describe('parseConfig', () => {
     expect(problemsOf({ PASSWORD_HASH_MEMORY_KIB: '8' })[0]).toMatch(/^PASSWORD_HASH_MEMORY_KIB/)
   })
 
+  it('reads the billing configuration: Stripe keys, another API origin, the plans', () => {
+    const billing = parseConfig({
+      STRIPE_SECRET_KEY: 'sk_test_abcdefgh12345678',
+      STRIPE_WEBHOOK_SECRET: 'whsec_abcdefgh12345678',
+      STRIPE_API_BASE: 'http://127.0.0.1:12111',
+      BILLING_PLANS: '[{"id":"pro","name":"Pro","prices":{"month":"price_1","year":"price_2"}},{"id":"team","name":"Team","prices":{"year":"price_3"}}]',
+    }).billing
+    expect(billing).toEqual({
+      stripeSecretKey: 'sk_test_abcdefgh12345678',
+      stripeWebhookSecret: 'whsec_abcdefgh12345678',
+      stripeApi: { host: '127.0.0.1', port: 12111, protocol: 'http' },
+      plans: [
+        { id: 'pro', name: 'Pro', prices: { month: 'price_1', year: 'price_2' } },
+        { id: 'team', name: 'Team', prices: { year: 'price_3' } },
+      ],
+    })
+    expect(parseConfig({}).billing).toEqual({ plans: [] })
+    expect(parseConfig({ STRIPE_API_BASE: 'https://stripe.internal' }).billing.stripeApi).toEqual({ host: 'stripe.internal', port: 443, protocol: 'https' })
+  })
+
+  it('names every billing problem with a hint, and never a key', () => {
+    const key = 'pk_live_notASecretKeyButStillSecretish'
+    const keyProblems = problemsOf({ STRIPE_SECRET_KEY: key, STRIPE_WEBHOOK_SECRET: 'secret' })
+    expect(keyProblems.map((p) => p.split(':')[0])).toEqual(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'])
+    for (const problem of keyProblems) expect(problem).not.toContain(key)
+    expect(problemsOf({ STRIPE_API_BASE: 'http://127.0.0.1:12111/v1' })[0]).toMatch(/^STRIPE_API_BASE: not an http\(s\) origin/)
+    expect(problemsOf({ STRIPE_API_BASE: 'ftp://stripe' })[0]).toMatch(/^STRIPE_API_BASE/)
+    expect(problemsOf({ BILLING_PLANS: '[{"id":"pro"' })).toEqual([expect.stringMatching(/^BILLING_PLANS: not valid JSON\. Expected a JSON array/)])
+    const shape = problemsOf({ BILLING_PLANS: '[{"id":"Pro!","name":"","prices":{}},{"id":"x","name":"X","prices":{"week":"p"}}]' })
+    expect(shape.map((p) => p.split(': ')[1])).toEqual(['at /0/id', 'at /0/name', 'at /0/prices', 'at /1/prices/week'])
+    const rules = problemsOf({
+      BILLING_PLANS: '[{"id":"free","name":"F","prices":{"month":"p1"}},{"id":"a","name":"A","prices":{"month":"p2"}},{"id":"a","name":"B","prices":{"year":"p2"}}]',
+    })
+    expect(rules).toEqual([
+      expect.stringContaining('"free" is reserved'),
+      expect.stringContaining('plan ids must be unique'),
+      expect.stringContaining('a price may belong to one plan'),
+    ])
+  })
+
   it('is documented: the README configuration table lists every variable', () => {
     const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8')
     for (const name of Object.keys(EnvSchema.properties)) expect(readme, name).toMatch(new RegExp(`\\|\\s*\`${name}\`\\s*\\|`))

@@ -32,9 +32,45 @@ export const EnvSchema = Type.Object({
   RATE_LIMIT_GENERAL: env(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), 'requests per minute per credential (or IP); 0 switches the general limit off'),
   METRICS_TOKEN: env(Type.Optional(Type.String({ minLength: 16 })), 'a bearer secret of at least 16 characters that /api/metrics then requires'),
   SHUTDOWN_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds to let in-flight requests finish on SIGTERM'),
+  STRIPE_SECRET_KEY: env(Type.Optional(Type.String({ pattern: '^(sk|rk)_[A-Za-z0-9_]{8,}$' })), 'a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)'),
+  STRIPE_WEBHOOK_SECRET: env(Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/=_-]{8,}$' })), "the webhook endpoint's signing secret from the Stripe dashboard, whsec_…"),
+  STRIPE_API_BASE: env(Type.Optional(Type.String()), 'an http(s) origin without a path, e.g. http://127.0.0.1:12111 for a local stand-in; unset for api.stripe.com'),
+  BILLING_PLANS: env(Type.Optional(Type.String()), 'a JSON array such as [{"id":"pro","name":"Pro","prices":{"month":"price_…","year":"price_…"}}]'),
 })
 
 export type Env = Static<typeof EnvSchema>
+
+export const BILLING_INTERVALS = ['month', 'year'] as const
+export type BillingInterval = (typeof BILLING_INTERVALS)[number]
+
+/** A plan of BILLING_PLANS: its id is what organizations.plan holds while it is subscribed. */
+export interface BillingPlan {
+  id: string
+  name: string
+  /** The Stripe price for each interval the plan is sold in. */
+  prices: Partial<Record<BillingInterval, string>>
+}
+
+const PlanSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    prices: Type.Object(
+      Object.fromEntries(BILLING_INTERVALS.map((interval) => [interval, Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }))])),
+      { additionalProperties: false, minProperties: 1 },
+    ),
+  },
+  { additionalProperties: false },
+)
+const PlansSchema = Type.Array(PlanSchema, { maxItems: 50 })
+
+export interface BillingConfig {
+  stripeSecretKey?: string
+  stripeWebhookSecret?: string
+  /** Where the Stripe client connects instead of api.stripe.com (STRIPE_API_BASE). */
+  stripeApi?: { host: string; port: number; protocol: 'http' | 'https' }
+  plans: readonly BillingPlan[]
+}
 
 export interface DatabaseConfig {
   kind: 'sqlite' | 'postgres'
@@ -66,6 +102,8 @@ export interface Config {
   mfaIssuer: string
   /** Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off. */
   rateLimitGeneral: number
+  /** Stripe and the plans sold through it (CONTRACT.md §11). */
+  billing: BillingConfig
 }
 
 export class ConfigError extends Error {
@@ -131,6 +169,48 @@ function parsePublicUrl(value: string | undefined, port: number, problems: strin
   }
 }
 
+function parseStripeApiBase(value: string | undefined, problems: string[]): BillingConfig['stripeApi'] {
+  if (value === undefined) return undefined
+  try {
+    const url = new URL(value)
+    const protocol = url.protocol.slice(0, -1)
+    if ((protocol !== 'http' && protocol !== 'https') || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+      throw new Error('shape')
+    }
+    return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol }
+  } catch {
+    problems.push(`STRIPE_API_BASE: not an http(s) origin. Expected ${EnvSchema.properties.STRIPE_API_BASE.hint}`)
+    return undefined
+  }
+}
+
+/** The plans, each problem named by its place in the array (a price id is not a secret, but a line is no place for it). */
+function parseBillingPlans(text: string | undefined, problems: string[]): BillingPlan[] {
+  if (text === undefined) return []
+  const hint = `Expected ${EnvSchema.properties.BILLING_PLANS.hint}`
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    problems.push(`BILLING_PLANS: not valid JSON. ${hint}`)
+    return []
+  }
+  const errors = [...Value.Errors(PlansSchema, value)].map((error) => `BILLING_PLANS: ${error.path === '' ? '' : `at ${error.path}: `}${error.message}. ${hint}`)
+  if (errors.length > 0) {
+    problems.push(...dedupe(errors))
+    return []
+  }
+  const plans = value as BillingPlan[]
+  const ids = plans.map((plan) => plan.id)
+  const prices = plans.flatMap((plan) => Object.values(plan.prices))
+  // `free` is what an organization has without a subscription.
+  if (ids.includes('free')) problems.push(`BILLING_PLANS: the plan id "free" is reserved for organizations without a subscription. ${hint}`)
+  if (new Set(ids).size !== ids.length) problems.push(`BILLING_PLANS: plan ids must be unique. ${hint}`)
+  // Subscription events name a price; it must lead back to one plan.
+  if (new Set(prices).size !== prices.length) problems.push(`BILLING_PLANS: a price may belong to one plan and interval only. ${hint}`)
+  return plans.map((plan) => ({ id: plan.id, name: plan.name, prices: { ...plan.prices } }))
+}
+
 /** Validates the environment and returns the frozen configuration, or throws ConfigError listing every problem. */
 export function parseConfig(source: Record<string, string | undefined>): Readonly<Config> {
   const raw = pickDefined(source)
@@ -151,6 +231,8 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
   if (e.REDIS_URL !== undefined && !/^rediss?:\/\/./.test(e.REDIS_URL)) {
     problems.push(`REDIS_URL: unsupported scheme. Expected ${EnvSchema.properties.REDIS_URL.hint}`)
   }
+  const stripeApi = parseStripeApiBase(e.STRIPE_API_BASE, problems)
+  const plans = parseBillingPlans(e.BILLING_PLANS, problems)
   if (problems.length > 0) throw new ConfigError(problems)
 
   const config: Config = {
@@ -167,6 +249,12 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,
     mfaIssuer: e.MFA_ISSUER,
+    billing: {
+      plans,
+      ...(e.STRIPE_SECRET_KEY !== undefined && { stripeSecretKey: e.STRIPE_SECRET_KEY }),
+      ...(e.STRIPE_WEBHOOK_SECRET !== undefined && { stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET }),
+      ...(stripeApi !== undefined && { stripeApi }),
+    },
     ...(e.REDIS_URL !== undefined && { redisUrl: e.REDIS_URL }),
     ...(e.JWT_SECRET !== undefined && { jwtSecret: e.JWT_SECRET }),
     ...(e.ENCRYPTION_KEY !== undefined && { encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'hex') }),

@@ -20,6 +20,7 @@ import { createPasswordHasher, type PasswordHasher } from './lib/password-hash.j
 import { resolveSecrets, type Secrets } from './lib/secrets.js'
 import { systemClock, type Clock } from './lib/time.js'
 import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
+import { createStripeAdapter, type StripeAdapter } from './modules/billing/stripe.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
 import { createMetrics, type Metrics } from './plugins/metrics.js'
 import { createMailer, type Mailer } from './modules/mail/mailer.js'
@@ -48,6 +49,8 @@ export interface Deps {
   aiModels: ExpiringValue<AiModel[]>
   /** OpenID Connect with the identity providers (discovery cached per provider). */
   oidc: OidcClient
+  /** The Stripe API (billing); null without STRIPE_SECRET_KEY. */
+  stripe: StripeAdapter | null
   /** Prometheus counters and histograms of this instance (GET /api/metrics). */
   metrics: Metrics
   close(): Promise<void>
@@ -100,6 +103,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     ai: createAiClient(),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
     oidc: createOidcClient({ clock }),
+    stripe: createStripeAdapter(config.billing),
     metrics: createMetrics(),
     async close() {
       redis?.disconnect()

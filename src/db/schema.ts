@@ -133,6 +133,8 @@ export interface OrganizationsTable {
   /** `free` until billing changes it (CONTRACT.md §11). */
   plan: ColumnType<string, string | undefined, string>
   stripe_customer_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** When the Stripe event that last set `plan` was created (older events arriving late are ignored). */
+  plan_event_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -192,6 +194,57 @@ export interface OidcProvidersTable {
   updated_at: Timestamp
 }
 
+/** Per-user labels for links (CONTRACT.md §3.8). */
+export interface TagsTable {
+  id: string
+  user_id: string
+  name: string
+  /** `name` lower-cased: the unique key per user (tag names are unique ignoring case). */
+  name_key: string
+  /** `#rrggbb`, lower-case. */
+  color: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A link is personal (`user_id`) or shared with an organization (`organization_id`), never both. */
+export interface LinksTable {
+  id: string
+  user_id: string | null
+  organization_id: string | null
+  /** Who created it; null once that user is deleted (a shared link stays with its organization). */
+  created_by: string | null
+  url: string
+  title: string | null
+  slug: string | null
+  /** `slug` lower-cased: go-links match ignoring case. */
+  slug_key: string | null
+  forwarding_enabled: SqlBool
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** A user's tag on a link: each user sees only their own tags on a shared link. */
+export interface LinkTagsTable {
+  link_id: string
+  tag_id: string
+}
+
+/** Which link /go/{slug} opens for a user when several visible links share the slug. */
+export interface GoPreferencesTable {
+  user_id: string
+  slug_key: string
+  link_id: string
+  updated_at: Timestamp
+}
+
+/** Stripe webhook events already processed (each event id is applied once). */
+export interface BillingEventsTable {
+  id: string
+  type: string
+  received_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -210,6 +263,11 @@ export interface Database {
   teams: TeamsTable
   team_members: TeamMembersTable
   oidc_providers: OidcProvidersTable
+  tags: TagsTable
+  links: LinksTable
+  link_tags: LinkTagsTable
+  go_preferences: GoPreferencesTable
+  billing_events: BillingEventsTable
 }
 
 export type Db = Kysely<Database>

@@ -13,6 +13,9 @@ import * as m0007 from './0007_email_verifications.js'
 import * as m0008 from './0008_organizations.js'
 import * as m0009 from './0009_teams.js'
 import * as m0010 from './0010_oidc_providers.js'
+import * as m0011 from './0011_tags_links.js'
+import * as m0012 from './0012_go_preferences.js'
+import * as m0013 from './0013_billing_events.js'
 
 export interface EngineMigration {
   up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
@@ -30,4 +33,7 @@ export const migrations: Record<string, EngineMigration> = {
   '0008_organizations': m0008,
   '0009_teams': m0009,
   '0010_oidc_providers': m0010,
+  '0011_tags_links': m0011,
+  '0012_go_preferences': m0012,
+  '0013_billing_events': m0013,
 }

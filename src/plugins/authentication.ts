@@ -75,6 +75,15 @@ export async function resolveCaller(deps: Deps, request: FastifyRequest, require
   return caller
 }
 
+/**
+ * The caller when the request carries valid credentials, else null: for public pages that adapt to
+ * a signed-in user (GET /go/{slug}). No CSRF check — such a route checks its own form token.
+ */
+export async function optionalCaller(deps: Deps, request: FastifyRequest): Promise<Caller | null> {
+  const credential = readCredential(request)
+  return credential?.token == null ? null : authenticateBearer(deps, credential.token)
+}
+
 /** The caller of a route that requires authentication. */
 export function callerOf(request: FastifyRequest): Caller {
   if (request.caller === null) throw new AppError('UNAUTHORIZED')

@@ -2,6 +2,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { anyContains } from '../../db/text-search.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface AdminUserRecord extends UserRecord {
@@ -22,22 +23,9 @@ export async function findAdminUser(ex: Executor, id: string): Promise<AdminUser
   return row ? toAdminUserRecord(row) : null
 }
 
-/** `%text%` for LIKE, with LIKE's own wildcards (and the escape character) taken literally. */
-function containing(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
-}
-
-/**
- * Users newest first; with `q`, those whose email or name contains it, ignoring case (lower() on
- * both sides: PostgreSQL's LIKE is case-sensitive, and SQLite's folds only ASCII anyway).
- */
+/** Users newest first; with `q`, those whose email or name contains it, ignoring case. */
 export async function listAdminUsers(ex: Executor, q: string | null, window: PageWindow): Promise<AdminUserRecord[]> {
   let query = ex.selectFrom('users').select(ADMIN_USER_COLUMNS)
-  if (q !== null) {
-    const pattern = containing(q)
-    query = query.where(
-      sql<boolean>`(lower(${sql.ref('users.email')}) like lower(${pattern}) escape '\\' or lower(${sql.ref('users.name')}) like lower(${pattern}) escape '\\')`,
-    )
-  }
+  if (q !== null) query = query.where(anyContains(['users.email', 'users.name'], q))
   return (await newestFirst(query, window, 'users').execute()).map(toAdminUserRecord)
 }

@@ -100,6 +100,10 @@ async function resolveOnce(deps: Deps, provider: SigningProvider, identity: Oidc
     const linked = await findUserByOidcIdentity(tx, provider.provider_key, identity.sub)
     if (linked !== null) return signInLinked(deps, tx, linked, email, ctx)
     const owner = email === null ? null : await findUserByEmail(tx, email)
+    // A concurrent first sign-in of this same identity may have committed between the two reads.
+    if (owner !== null && owner.oidc_provider === provider.provider_key && owner.oidc_sub === identity.sub) {
+      return signInLinked(deps, tx, owner, email, ctx)
+    }
     if (owner !== null) return linkByEmail(deps, tx, provider, owner, identity.sub, ctx)
     if (!provider.auto_create_users) throw new SignInFailure('ACCOUNT_NOT_FOUND', 'no linked account and the provider does not create users')
     if (email === null) throw new SignInFailure('EMAIL_NOT_VERIFIED', 'the provider gave no verified email to create the account with')

@@ -11,6 +11,8 @@ const TABLE: Record<Permission, Record<Role, boolean>> = {
   manage_members: { owner: true, admin: true, member: false },
   manage_invitations: { owner: true, admin: true, member: false },
   manage_owners: { owner: true, admin: false, member: false },
+  share_links: { owner: true, admin: true, member: true },
+  manage_links: { owner: true, admin: true, member: false },
 }
 
 describe('the organization role table', () => {

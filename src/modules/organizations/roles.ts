@@ -4,8 +4,10 @@
  *
  *   owner   everything: the organization, its billing, its deletion, and other owners
  *   admin   update the organization, manage members and invitations — except anything that
- *           involves an owner (granting, changing or removing the owner role)
- *   member  read the organization and its members
+ *           involves an owner (granting, changing or removing the owner role) — and change or
+ *           delete any link shared with the organization
+ *   member  read the organization and its members; share links with it (and change or delete
+ *           the ones they created, which the links module decides)
  *
  * Non-members are answered 404 before this table is consulted (they may not learn the
  * organization exists); a member lacking a permission gets 403 FORBIDDEN.
@@ -24,11 +26,25 @@ export type Permission =
   | 'manage_invitations'
   /** Grant the owner role, or change or remove an owner (membership or invitation). */
   | 'manage_owners'
+  /** Create a link shared with the organization. */
+  | 'share_links'
+  /** Change or delete any link shared with the organization, not only one's own. */
+  | 'manage_links'
 
 const PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set<Permission>(['read', 'update', 'delete', 'billing', 'manage_members', 'manage_invitations', 'manage_owners']),
-  admin: new Set<Permission>(['read', 'update', 'manage_members', 'manage_invitations']),
-  member: new Set<Permission>(['read']),
+  owner: new Set<Permission>([
+    'read',
+    'update',
+    'delete',
+    'billing',
+    'manage_members',
+    'manage_invitations',
+    'manage_owners',
+    'share_links',
+    'manage_links',
+  ]),
+  admin: new Set<Permission>(['read', 'update', 'manage_members', 'manage_invitations', 'share_links', 'manage_links']),
+  member: new Set<Permission>(['read', 'share_links']),
 }
 
 export function isRole(value: string): value is Role {

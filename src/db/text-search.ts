@@ -1,0 +1,18 @@
+/** Substring search in SQL, the same on both engines. */
+import { sql, type RawBuilder } from 'kysely'
+
+/** `%text%` for LIKE, with LIKE's own wildcards (and the escape character) taken literally. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+/**
+ * True where any of the (qualified) columns contains `text`, ignoring case — lower() on both sides:
+ * PostgreSQL's LIKE is case-sensitive, and SQLite's folds only ASCII anyway. A NULL column simply
+ * does not match.
+ */
+export function anyContains(columns: readonly string[], text: string): RawBuilder<boolean> {
+  const pattern = containing(text)
+  const matches = columns.map((column) => sql`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`)
+  return sql<boolean>`(${sql.join(matches, sql` or `)})`
+}

@@ -1,0 +1,78 @@
+/** SQL for go-link preferences: one chosen link per (user, slug ignoring case). */
+import { sql } from 'kysely'
+import type { Executor, Timestamp } from '../../db/schema.js'
+import type { PageWindow } from '../../db/keyset.js'
+import { visibleTo } from '../links/visibility.js'
+
+export interface PreferenceRecord {
+  slug_key: string
+  slug: string
+  link_id: string
+  title: string | null
+  url: string
+  organization_name: string | null
+  updated_at: Timestamp
+}
+
+/**
+ * The preference still names a link that the user sees, that forwards and that carries the slug —
+ * anything else (the link moved away, stopped forwarding, was renamed) makes the preference stale.
+ * A deleted link takes its preferences with it (foreign key).
+ */
+const stillValid = sql<boolean>`exists (select 1 from links where links.id = ${sql.ref('go_preferences.link_id')} and links.forwarding_enabled = ${true} and links.slug_key = ${sql.ref('go_preferences.slug_key')} and ${visibleTo(sql.ref('go_preferences.user_id'))})`
+
+/** The user's valid preferences by slug, after the cursor's slug. */
+export async function listPreferences(ex: Executor, userId: string, window: PageWindow): Promise<PreferenceRecord[]> {
+  let query = ex
+    .selectFrom('go_preferences')
+    .innerJoin('links', 'links.id', 'go_preferences.link_id')
+    .leftJoin('organizations', 'organizations.id', 'links.organization_id')
+    .select([
+      'go_preferences.slug_key',
+      sql<string>`${sql.ref('links.slug')}`.as('slug'),
+      'go_preferences.link_id',
+      'links.title',
+      'links.url',
+      'organizations.name as organization_name',
+      'go_preferences.updated_at',
+    ])
+    .where('go_preferences.user_id', '=', userId)
+    .where(stillValid)
+  // Each user has one preference per slug, so the slug alone orders them totally.
+  if (window.after !== null) query = query.where('go_preferences.slug_key', '>', window.after[0])
+  return query.orderBy('go_preferences.slug_key').limit(window.limit + 1).execute()
+}
+
+export async function findPreferredLinkId(ex: Executor, userId: string, slugKey: string): Promise<string | null> {
+  const row = await ex
+    .selectFrom('go_preferences')
+    .select('link_id')
+    .where('user_id', '=', userId)
+    .where('slug_key', '=', slugKey)
+    .executeTakeFirst()
+  return row?.link_id ?? null
+}
+
+export async function upsertPreference(ex: Executor, preference: { user_id: string; slug_key: string; link_id: string; updated_at: Timestamp }): Promise<void> {
+  await ex
+    .insertInto('go_preferences')
+    .values(preference)
+    .onConflict((oc) => oc.columns(['user_id', 'slug_key']).doUpdateSet({ link_id: preference.link_id, updated_at: preference.updated_at }))
+    .execute()
+}
+
+/** Deletes the preference; with `linkId`, only while it still names that link (not a newer choice). */
+export async function deletePreference(ex: Executor, userId: string, slugKey: string, linkId?: string): Promise<boolean> {
+  let query = ex.deleteFrom('go_preferences').where('user_id', '=', userId).where('slug_key', '=', slugKey)
+  if (linkId !== undefined) query = query.where('link_id', '=', linkId)
+  return (await query.executeTakeFirst()).numDeletedRows > 0n
+}
+
+/** Removes the user's stale preferences (see stillValid). */
+export async function deleteStalePreferences(ex: Executor, userId: string): Promise<void> {
+  await ex
+    .deleteFrom('go_preferences')
+    .where('user_id', '=', userId)
+    .where(sql<boolean>`not ${stillValid}`)
+    .execute()
+}

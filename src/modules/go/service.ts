@@ -1,0 +1,76 @@
+/**
+ * Go-links (CONTRACT.md §3.8, §10): /go/{slug} opens the one visible forwarding link with that slug,
+ * or the one the user chose among several. A preference whose link disappeared, stopped
+ * forwarding, lost the slug or became invisible is ignored, and deleted when met.
+ */
+import type { Deps } from '../../deps.js'
+import { pageWindow } from '../../db/keyset.js'
+import { AppError, invalidField } from '../../errors.js'
+import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import type { Caller } from '../auth/caller.js'
+import { findForwardingLinks, findVisibleLink, type VisibleLink } from '../links/repo.js'
+import { SLUG_PATTERN } from '../links/schemas.js'
+import { linkNotFound } from '../links/service.js'
+import { slugKey } from '../links/url.js'
+import { deletePreference, deleteStalePreferences, findPreferredLinkId, listPreferences, upsertPreference } from './repo.js'
+import type { PreferenceView } from './schemas.js'
+
+const SLUG = new RegExp(SLUG_PATTERN)
+
+export function isSlug(text: string): boolean {
+  return SLUG.test(text)
+}
+
+/** `personal`, or the name of the organization the link is shared with. */
+export function sourceOf(link: { organization_name: string | null }): string {
+  return link.organization_name ?? 'personal'
+}
+
+export async function listGoPreferences(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<PreferenceView>> {
+  const window = pageWindow(query)
+  await deleteStalePreferences(deps.db, caller.user.id)
+  const rows = await listPreferences(deps.db, caller.user.id, window)
+  return toPage(
+    rows,
+    window.limit,
+    (row) => ({ slug: row.slug, link_id: row.link_id, title: row.title, url: row.url, source: sourceOf(row), updated_at: row.updated_at }),
+    (row) => [row.slug_key, ''],
+  )
+}
+
+/** Remembers `linkId` for the slug: it must be a link the caller sees, with that slug, that forwards. */
+export async function setGoPreference(deps: Deps, caller: Caller, slug: string, linkId: string): Promise<PreferenceView> {
+  if (!isSlug(slug)) throw invalidField('slug', 'must be 1–64 letters, digits, underscores or dashes')
+  const updatedAt = deps.clock.now().toISOString()
+  const link = await deps.db.transaction().execute(async (tx) => {
+    const found = await findVisibleLink(tx, caller.user.id, linkId)
+    if (found === null) throw linkNotFound()
+    if (found.slug === null || slugKey(found.slug) !== slugKey(slug)) throw invalidField('link_id', `is not a link with the slug ${slug}`)
+    if (!found.forwarding_enabled) throw invalidField('link_id', 'is a link that does not forward')
+    await upsertPreference(tx, { user_id: caller.user.id, slug_key: slugKey(slug), link_id: linkId, updated_at: updatedAt })
+    return found
+  })
+  return { slug: link.slug!, link_id: link.id, title: link.title, url: link.url, source: sourceOf(link), updated_at: updatedAt }
+}
+
+export async function deleteGoPreference(deps: Deps, caller: Caller, slug: string): Promise<void> {
+  if (!(await deletePreference(deps.db, caller.user.id, slugKey(slug)))) {
+    throw new AppError('NOT_FOUND', { message: 'You have no preference for this slug.' })
+  }
+}
+
+export type GoTarget = { kind: 'redirect'; url: string } | { kind: 'choose'; links: VisibleLink[] } | { kind: 'none' }
+
+/** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
+export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): Promise<GoTarget> {
+  const key = slugKey(slug)
+  const [links, preferred] = await Promise.all([findForwardingLinks(deps.db, caller.user.id, key), findPreferredLinkId(deps.db, caller.user.id, key)])
+  if (preferred !== null) {
+    const link = links.find((candidate) => candidate.id === preferred)
+    if (link !== undefined) return { kind: 'redirect', url: link.url }
+    // Stale: only this preference goes, not one chosen meanwhile.
+    await deletePreference(deps.db, caller.user.id, key, preferred)
+  }
+  if (links.length === 1) return { kind: 'redirect', url: links[0]!.url }
+  return links.length === 0 ? { kind: 'none' } : { kind: 'choose', links }
+}

@@ -1,0 +1,145 @@
+/**
+ * SQL for links. Every read for a user goes through visibleTo(): a link of an organization the
+ * user does not belong to is not found, exactly like one that does not exist.
+ */
+import { sql, type Insertable, type Selectable } from 'kysely'
+import type { Executor, LinksTable, Timestamp } from '../../db/schema.js'
+import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { anyContains } from '../../db/text-search.js'
+import type { Role } from '../organizations/roles.js'
+import { visibleTo } from './visibility.js'
+
+/** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
+export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & { forwarding_enabled: boolean }
+
+/** A link as one user sees it: with their role in its organization and the organization's name. */
+export interface VisibleLink extends LinkRecord {
+  /** The reader's role in the link's organization; null for a personal link. */
+  role: Role | null
+  organization_name: string | null
+}
+
+function visibleLinks(ex: Executor, userId: string) {
+  return ex
+    .selectFrom('links')
+    .leftJoin('organizations', 'organizations.id', 'links.organization_id')
+    .leftJoin('organization_members', (join) =>
+      join.onRef('organization_members.organization_id', '=', 'links.organization_id').on('organization_members.user_id', '=', userId),
+    )
+    .select([
+      'links.id',
+      'links.user_id',
+      'links.organization_id',
+      'links.created_by',
+      'links.url',
+      'links.title',
+      'links.slug',
+      'links.forwarding_enabled',
+      'links.created_at',
+      'links.updated_at',
+      'organization_members.role',
+      'organizations.name as organization_name',
+    ])
+    .where(visibleTo(userId))
+}
+
+type VisibleRow = Omit<VisibleLink, 'forwarding_enabled' | 'role'> & { forwarding_enabled: unknown; role: string | null }
+
+/** SQLite answers booleans as 0/1. */
+function asVisible(row: VisibleRow): VisibleLink {
+  return { ...row, forwarding_enabled: Boolean(row.forwarding_enabled), role: row.role as Role | null }
+}
+
+export async function findVisibleLink(ex: Executor, userId: string, linkId: string): Promise<VisibleLink | null> {
+  const row = await visibleLinks(ex, userId).where('links.id', '=', linkId).executeTakeFirst()
+  return row ? asVisible(row) : null
+}
+
+export interface LinkFilters {
+  tagId?: string
+  q?: string
+  organizationId?: string
+}
+
+/** Newest first; `tagId` matches only the user's own tag, `q` the title or URL ignoring case. */
+export async function listVisibleLinks(ex: Executor, userId: string, filters: LinkFilters, window: PageWindow): Promise<VisibleLink[]> {
+  let query = visibleLinks(ex, userId)
+  if (filters.tagId !== undefined) {
+    const tagId = filters.tagId
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('link_tags')
+          .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+          .select('link_tags.tag_id')
+          .whereRef('link_tags.link_id', '=', 'links.id')
+          .where('link_tags.tag_id', '=', tagId)
+          .where('tags.user_id', '=', userId),
+      ),
+    )
+  }
+  if (filters.q !== undefined) query = query.where(anyContains(['links.title', 'links.url'], filters.q))
+  if (filters.organizationId !== undefined) query = query.where('links.organization_id', '=', filters.organizationId)
+  return (await newestFirst(query, window, 'links').execute()).map(asVisible)
+}
+
+/**
+ * The forwarding links with this slug (lower-cased) the user sees: personal first, then by
+ * organization name, then newest first.
+ */
+export async function findForwardingLinks(ex: Executor, userId: string, slugKey: string): Promise<VisibleLink[]> {
+  const rows = await visibleLinks(ex, userId)
+    .where('links.slug_key', '=', slugKey)
+    .where('links.forwarding_enabled', '=', true)
+    .orderBy(sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end`)
+    .orderBy(sql`lower(${sql.ref('organizations.name')})`)
+    .orderBy('links.created_at', 'desc')
+    .orderBy('links.id', 'desc')
+    .execute()
+  return rows.map(asVisible)
+}
+
+/** What a link's owner and content are made of, as written. */
+export type LinkColumns = Omit<Insertable<LinksTable>, 'id' | 'created_by' | 'created_at' | 'updated_at'>
+
+export async function insertLink(ex: Executor, link: LinkColumns & { id: string; created_by: string; created_at: Timestamp }): Promise<void> {
+  await ex
+    .insertInto('links')
+    .values({ ...link, updated_at: link.created_at })
+    .execute()
+}
+
+export async function updateLink(ex: Executor, linkId: string, changes: Partial<LinkColumns> & { updated_at: Timestamp }): Promise<void> {
+  await ex.updateTable('links').set(changes).where('id', '=', linkId).execute()
+}
+
+export async function deleteLink(ex: Executor, linkId: string): Promise<boolean> {
+  const result = await ex.deleteFrom('links').where('id', '=', linkId).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+/** The user's own tags on each of the links, by tag name ignoring case. */
+export async function findOwnTagIdsOfLinks(ex: Executor, userId: string, linkIds: readonly string[]): Promise<Map<string, string[]>> {
+  const byLink = new Map<string, string[]>(linkIds.map((id) => [id, []]))
+  if (linkIds.length === 0) return byLink
+  const rows = await ex
+    .selectFrom('link_tags')
+    .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+    .select(['link_tags.link_id', 'link_tags.tag_id'])
+    .where('tags.user_id', '=', userId)
+    .where('link_tags.link_id', 'in', linkIds)
+    .orderBy('tags.name_key')
+    .orderBy('tags.id')
+    .execute()
+  for (const row of rows) byLink.get(row.link_id)?.push(row.tag_id)
+  return byLink
+}
+
+/** Replaces the user's own tags on the link; other users' tags on a shared link stay. */
+export async function replaceOwnLinkTags(ex: Executor, userId: string, linkId: string, tagIds: readonly string[]): Promise<void> {
+  await ex
+    .deleteFrom('link_tags')
+    .where('link_id', '=', linkId)
+    .where('tag_id', 'in', (eb) => eb.selectFrom('tags').select('id').where('user_id', '=', userId))
+    .execute()
+  if (tagIds.length > 0) await ex.insertInto('link_tags').values(tagIds.map((tagId) => ({ link_id: linkId, tag_id: tagId }))).execute()
+}

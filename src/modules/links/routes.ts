@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../deps.js'
+import { IdParams, NoContent } from '../../lib/schema-types.js'
+import { callerOf } from '../../plugins/authentication.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { CreateLinkBody, LinkPage, LinkQuery, LinkView, UpdateLinkBody } from './schemas.js'
+import { createLink, deleteLink, getLink, listLinks, updateLink } from './service.js'
+
+const tags = ['links']
+const NO_SUCH_LINK = errorResponse('NOT_FOUND: no such link, or not one you can see')
+const NOT_YOURS = errorResponse("FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins")
+const SLUG_TAKEN = errorResponse('ALREADY_EXISTS: another link of the same owner (you, or the organization) has this slug (details: slug)')
+
+/** /api/links — personal links and links shared with the caller's organizations (CONTRACT.md §10). */
+export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '',
+      {
+        schema: {
+          tags,
+          summary: 'The links you can see, newest first: yours and your organizations\'',
+          querystring: LinkQuery,
+          response: { 200: LinkPage },
+        },
+      },
+      async (request) => listLinks(deps, callerOf(request), request.query),
+    )
+
+    app.post(
+      '',
+      {
+        schema: {
+          tags,
+          summary: 'Create a personal link, or one shared with an organization you belong to',
+          body: CreateLinkBody,
+          response: { 201: LinkView, 404: errorResponse('NOT_FOUND: no such organization, or you are not a member'), 409: SLUG_TAKEN },
+        },
+      },
+      async (request, reply) => reply.code(201).send(await createLink(deps, callerOf(request), request.body)),
+    )
+
+    app.get(
+      '/:id',
+      { schema: { tags, summary: 'One link you can see', params: IdParams, response: { 200: LinkView, 404: NO_SUCH_LINK } } },
+      async (request) => getLink(deps, callerOf(request), request.params.id),
+    )
+
+    app.patch(
+      '/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Change a link, or move it between you and your organizations',
+          params: IdParams,
+          body: UpdateLinkBody,
+          response: { 200: LinkView, 403: NOT_YOURS, 404: errorResponse('NOT_FOUND: no such link, or the target organization is not yours'), 409: SLUG_TAKEN },
+        },
+      },
+      async (request) => updateLink(deps, callerOf(request), request.params.id, request.body),
+    )
+
+    app.delete(
+      '/:id',
+      { schema: { tags, summary: 'Delete a link', params: IdParams, response: { 204: NoContent, 403: NOT_YOURS, 404: NO_SUCH_LINK } } },
+      async (request, reply) => {
+        await deleteLink(deps, callerOf(request), request.params.id)
+        return reply.code(204).send(null)
+      },
+    )
+  }
+}

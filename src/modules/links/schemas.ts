@@ -1,0 +1,70 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Body, Nullable, PageOf, PageQuery, Text, Timestamp } from '../../lib/schema-types.js'
+
+export const SLUG_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
+
+export const Slug = Type.String({ pattern: SLUG_PATTERN, 'x-message': 'must be 1–64 letters, digits, underscores or dashes' })
+/** The service checks the rest (absolute http(s), no credentials, at most 2048 once normalised). */
+const Url = Text({ minLength: 1, maxLength: 2048, examples: ['https://example.com/handbook'] })
+const Title = Nullable(Text({ minLength: 1, maxLength: 200 }))
+const Id = Text({ minLength: 1, maxLength: 200 })
+const TagIds = Type.Array(Id, { maxItems: 50, uniqueItems: true, description: 'Your own tags; replaces your tags on the link' })
+
+/** CONTRACT.md §3.8; `tag_ids` are the caller's own tags on the link (each user tags for themselves). */
+export const LinkView = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  title: Nullable(Type.String()),
+  slug: Nullable(Type.String()),
+  forwarding_enabled: Type.Boolean(),
+  tag_ids: Type.Array(Type.String()),
+  organization_id: Nullable(Type.String({ description: 'null for a personal link' })),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+export type LinkView = Static<typeof LinkView>
+
+export const LinkPage = PageOf(LinkView)
+
+export const LinkQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    tag_id: Type.Optional(Id),
+    q: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Part of the title or URL, any case' })),
+    organization_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+)
+export type LinkQuery = Static<typeof LinkQuery>
+
+const fields = {
+  url: Url,
+  title: Title,
+  slug: Nullable(Slug),
+  forwarding_enabled: Type.Boolean(),
+  tag_ids: TagIds,
+  organization_id: Nullable(Id),
+}
+
+export const CreateLinkBody = Body({
+  url: fields.url,
+  title: Type.Optional(fields.title),
+  slug: Type.Optional(fields.slug),
+  forwarding_enabled: Type.Optional(Type.Boolean({ default: true })),
+  tag_ids: Type.Optional(fields.tag_ids),
+  organization_id: Type.Optional(fields.organization_id),
+})
+export type CreateLinkBody = Static<typeof CreateLinkBody>
+
+export const UpdateLinkBody = Body(
+  {
+    url: Type.Optional(fields.url),
+    title: Type.Optional(fields.title),
+    slug: Type.Optional(fields.slug),
+    forwarding_enabled: Type.Optional(fields.forwarding_enabled),
+    tag_ids: Type.Optional(fields.tag_ids),
+    organization_id: Type.Optional(fields.organization_id),
+  },
+  { minProperties: 1 },
+)
+export type UpdateLinkBody = Static<typeof UpdateLinkBody>

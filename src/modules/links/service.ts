@@ -1,0 +1,186 @@
+/**
+ * Links (CONTRACT.md §3.8, §10): personal, or shared with an organization the creator belongs to.
+ *
+ * - Everyone sees their personal links and the links of their organizations; anything else is
+ *   404, like a link that does not exist.
+ * - A shared link may be changed or deleted by its creator (while a member) and by the
+ *   organization's owners and admins (roles.ts `manage_links`); other members read it (403).
+ * - `tag_ids` are the caller's own tags: each user labels links for themselves, and sees only their
+ *   own tags on a shared link.
+ * - A slug names at most one link per owner (the user's personal links; one organization's links):
+ *   409 otherwise. Across owners it may repeat — /go/{slug} then offers a choice.
+ */
+import type { Deps } from '../../deps.js'
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/client.js'
+import type { Executor } from '../../db/schema.js'
+import { pageWindow } from '../../db/keyset.js'
+import { AppError, invalidField } from '../../errors.js'
+import { newId } from '../../lib/ids.js'
+import { toPage, type Page } from '../../lib/pagination.js'
+import type { Caller } from '../auth/caller.js'
+import { organizationNotFound, requirePermission } from '../organizations/access.js'
+import { can } from '../organizations/roles.js'
+import { findOwnTagIds } from '../tags/repo.js'
+import {
+  deleteLink as deleteLinkRow,
+  findOwnTagIdsOfLinks,
+  findVisibleLink,
+  insertLink,
+  listVisibleLinks,
+  replaceOwnLinkTags,
+  updateLink as updateLinkRow,
+  type LinkColumns,
+  type VisibleLink,
+} from './repo.js'
+import type { CreateLinkBody, LinkQuery, LinkView, UpdateLinkBody } from './schemas.js'
+import { normalizeLinkUrl, slugKey } from './url.js'
+
+export function linkNotFound(): AppError {
+  return new AppError('NOT_FOUND', { message: 'No such link.' })
+}
+
+function slugTaken(error: unknown): unknown {
+  return isUniqueViolation(error)
+    ? new AppError('ALREADY_EXISTS', { message: 'Another link of the same owner already has this slug.', details: 'slug' })
+    : error
+}
+
+function toView(link: VisibleLink, tagIds: string[]): LinkView {
+  return {
+    id: link.id,
+    url: link.url,
+    title: link.title,
+    slug: link.slug,
+    forwarding_enabled: link.forwarding_enabled,
+    tag_ids: tagIds,
+    organization_id: link.organization_id,
+    created_at: link.created_at,
+    updated_at: link.updated_at,
+  }
+}
+
+async function viewOf(ex: Executor, userId: string, linkId: string): Promise<LinkView> {
+  const link = await findVisibleLink(ex, userId, linkId)
+  if (link === null) throw linkNotFound()
+  return toView(link, (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [])
+}
+
+/** Every id must be one of the caller's own tags: 400 otherwise (another user's tag is unknown here). */
+async function assertOwnTags(ex: Executor, userId: string, tagIds: readonly string[]): Promise<void> {
+  const own = await findOwnTagIds(ex, userId, tagIds)
+  if (own.length !== tagIds.length) throw invalidField('tag_ids', 'must name your own tags')
+}
+
+/** Writes the caller's tags; a tag deleted meanwhile is reported like an unknown one. */
+async function writeTags(ex: Executor, userId: string, linkId: string, tagIds: readonly string[]): Promise<void> {
+  try {
+    await replaceOwnLinkTags(ex, userId, linkId, tagIds)
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw invalidField('tag_ids', 'must name your own tags')
+    throw error
+  }
+}
+
+/** The creator of a shared link and the organization's owners and admins may change it. */
+function assertMayChange(link: VisibleLink, userId: string): void {
+  if (link.organization_id === null || link.created_by === userId || can(link.role!, 'manage_links')) return
+  throw new AppError('FORBIDDEN', { message: "Only the link's creator and the organization's owners and admins may change this link." })
+}
+
+export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): Promise<Page<LinkView>> {
+  const window = pageWindow(query)
+  const filters = {
+    ...(query.tag_id !== undefined && { tagId: query.tag_id }),
+    ...(query.q !== undefined && { q: query.q }),
+    ...(query.organization_id !== undefined && { organizationId: query.organization_id }),
+  }
+  const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
+  const tagIds = await findOwnTagIdsOfLinks(
+    deps.db,
+    caller.user.id,
+    rows.slice(0, window.limit).map((row) => row.id),
+  )
+  return toPage(rows, window.limit, (row) => toView(row, tagIds.get(row.id) ?? []), (row) => [row.created_at, row.id])
+}
+
+export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {
+  return viewOf(deps.db, caller.user.id, linkId)
+}
+
+export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBody): Promise<LinkView> {
+  const userId = caller.user.id
+  const organizationId = input.organization_id ?? null
+  const slug = input.slug ?? null
+  const link: LinkColumns = {
+    user_id: organizationId === null ? userId : null,
+    organization_id: organizationId,
+    url: normalizeLinkUrl(input.url),
+    title: input.title ?? null,
+    slug,
+    slug_key: slugKey(slug),
+    forwarding_enabled: input.forwarding_enabled ?? true,
+  }
+  const id = newId()
+  try {
+    return await deps.db.transaction().execute(async (tx) => {
+      if (organizationId !== null) await requirePermission(tx, organizationId, userId, 'share_links')
+      await assertOwnTags(tx, userId, input.tag_ids ?? [])
+      try {
+        await insertLink(tx, { ...link, id, created_by: userId, created_at: deps.clock.now().toISOString() })
+      } catch (error) {
+        // The organization was deleted between the membership check and the insert.
+        if (isForeignKeyViolation(error)) throw organizationNotFound()
+        throw error
+      }
+      await writeTags(tx, userId, id, input.tag_ids ?? [])
+      return viewOf(tx, userId, id)
+    })
+  } catch (error) {
+    throw slugTaken(error)
+  }
+}
+
+/**
+ * Changes a link. Moving it (`organization_id`) needs the right to change it where it is and
+ * membership where it goes; made personal, it becomes the caller's.
+ */
+export async function updateLink(deps: Deps, caller: Caller, linkId: string, patch: UpdateLinkBody): Promise<LinkView> {
+  const userId = caller.user.id
+  const url = patch.url === undefined ? undefined : normalizeLinkUrl(patch.url)
+  try {
+    return await deps.db.transaction().execute(async (tx) => {
+      const link = await findVisibleLink(tx, userId, linkId)
+      if (link === null) throw linkNotFound()
+      assertMayChange(link, userId)
+      const moveTo = patch.organization_id
+      if (moveTo != null && moveTo !== link.organization_id) await requirePermission(tx, moveTo, userId, 'share_links')
+      if (patch.tag_ids !== undefined) await assertOwnTags(tx, userId, patch.tag_ids)
+      const changes: Partial<LinkColumns> = {
+        ...(url !== undefined && { url }),
+        ...(patch.title !== undefined && { title: patch.title }),
+        ...(patch.slug !== undefined && { slug: patch.slug, slug_key: slugKey(patch.slug) }),
+        ...(patch.forwarding_enabled !== undefined && { forwarding_enabled: patch.forwarding_enabled }),
+        ...(moveTo !== undefined && moveTo !== link.organization_id && { organization_id: moveTo, user_id: moveTo === null ? userId : null }),
+      }
+      try {
+        await updateLinkRow(tx, linkId, { ...changes, updated_at: deps.clock.now().toISOString() })
+      } catch (error) {
+        if (isForeignKeyViolation(error)) throw organizationNotFound()
+        throw error
+      }
+      if (patch.tag_ids !== undefined) await writeTags(tx, userId, linkId, patch.tag_ids)
+      return viewOf(tx, userId, linkId)
+    })
+  } catch (error) {
+    throw slugTaken(error)
+  }
+}
+
+export async function deleteLink(deps: Deps, caller: Caller, linkId: string): Promise<void> {
+  await deps.db.transaction().execute(async (tx) => {
+    const link = await findVisibleLink(tx, caller.user.id, linkId)
+    if (link === null) throw linkNotFound()
+    assertMayChange(link, caller.user.id)
+    if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
+  })
+}

@@ -1,0 +1,28 @@
+/** The rules for what a link may point at and how its slug is matched. */
+import { invalidField } from '../../errors.js'
+
+const MAX_URL_LENGTH = 2048
+
+/**
+ * An absolute http(s) URL without credentials, stored in its normalised form (WHATWG URL `href`):
+ * ASCII only — the host in punycode, the rest percent-encoded — so it is always a valid Location
+ * header for /go/{slug}, and what the user is sent to is exactly what was checked.
+ */
+export function normalizeLinkUrl(text: string): string {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw invalidField('url', 'must be an absolute http or https URL')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField('url', 'must be an absolute http or https URL')
+  // user:password@ in a shared link would hand the credentials to every member (and to logs).
+  if (url.username !== '' || url.password !== '') throw invalidField('url', 'must not contain a user name or password')
+  if (url.href.length > MAX_URL_LENGTH) throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`)
+  return url.href
+}
+
+/** Go-links match ignoring case: `/go/Docs` and `/go/docs` are the same go-link. */
+export function slugKey<T extends string | null>(slug: T): T {
+  return (slug === null ? null : slug.toLowerCase()) as T
+}

@@ -1,0 +1,75 @@
+/** SQL for tags. Every statement is scoped to the owning user: another user's tag is not found. */
+import { sql, type Insertable, type Selectable } from 'kysely'
+import type { Executor, TagsTable, Timestamp } from '../../db/schema.js'
+import { keyset, type PageWindow } from '../../db/keyset.js'
+import { visibleTo } from '../links/visibility.js'
+
+export type TagRecord = Omit<Selectable<TagsTable>, 'user_id' | 'name_key'> & { link_count: number }
+
+function tagsOf(ex: Executor, userId: string) {
+  return ex
+    .selectFrom('tags')
+    .select([
+      'tags.id',
+      'tags.name',
+      'tags.name_key',
+      'tags.color',
+      // Only links the owner can still see count: a tag stays on a shared link after its owner
+      // leaves the organization, and comes back into view if they rejoin.
+      sql<number | string>`(select count(*) from link_tags inner join links on links.id = link_tags.link_id where link_tags.tag_id = ${sql.ref('tags.id')} and ${visibleTo(sql.ref('tags.user_id'))})`.as(
+        'link_count',
+      ),
+      'tags.created_at',
+      'tags.updated_at',
+    ])
+    .where('tags.user_id', '=', userId)
+}
+
+type TagRow = Omit<TagRecord, 'link_count'> & { link_count: number | string; name_key: string }
+
+/** PostgreSQL answers count(*) as bigint text; both engines give a number here. */
+function asRecord({ name_key: _key, ...row }: TagRow): TagRecord {
+  return { ...row, link_count: Number(row.link_count) }
+}
+
+export async function findTag(ex: Executor, userId: string, tagId: string): Promise<TagRecord | null> {
+  const row = await tagsOf(ex, userId).where('tags.id', '=', tagId).executeTakeFirst()
+  return row ? asRecord(row) : null
+}
+
+/** The user's tags by name ignoring case — the unique key, lower-cased — then id. */
+export async function listTags(ex: Executor, userId: string, window: PageWindow): Promise<Array<TagRecord & { name_key: string }>> {
+  const rows = await keyset(tagsOf(ex, userId), window, { column: 'name_key', table: 'tags', direction: 'asc' }).execute()
+  return rows.map((row) => ({ ...asRecord(row), name_key: row.name_key }))
+}
+
+export type NewTag = Omit<Insertable<TagsTable>, 'updated_at'>
+
+export async function insertTag(ex: Executor, tag: NewTag): Promise<void> {
+  await ex
+    .insertInto('tags')
+    .values({ ...tag, updated_at: tag.created_at })
+    .execute()
+}
+
+export async function updateTag(
+  ex: Executor,
+  userId: string,
+  tagId: string,
+  changes: { name?: string; name_key?: string; color?: string | null; updated_at: Timestamp },
+): Promise<boolean> {
+  const result = await ex.updateTable('tags').set(changes).where('id', '=', tagId).where('user_id', '=', userId).executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+export async function deleteTag(ex: Executor, userId: string, tagId: string): Promise<boolean> {
+  const result = await ex.deleteFrom('tags').where('id', '=', tagId).where('user_id', '=', userId).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+/** Which of `tagIds` are the user's own tags. */
+export async function findOwnTagIds(ex: Executor, userId: string, tagIds: readonly string[]): Promise<string[]> {
+  if (tagIds.length === 0) return []
+  const rows = await ex.selectFrom('tags').select('id').where('user_id', '=', userId).where('id', 'in', tagIds).execute()
+  return rows.map((row) => row.id)
+}

@@ -1,0 +1,25 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Body, Nullable, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
+
+const TagName = Text({ minLength: 1, maxLength: 64 })
+const Color = Nullable(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-message': 'must be a colour written #rrggbb', examples: ['#1e90ff'] }))
+
+/** CONTRACT.md §3.8; `link_count` counts the links carrying the tag that its owner can still see. */
+export const TagView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  color: Nullable(Type.String()),
+  link_count: Type.Integer({ minimum: 0 }),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+export type TagView = Static<typeof TagView>
+
+export const TagPage = PageOf(TagView)
+
+export const CreateTagBody = Body({ name: TagName, color: Type.Optional(Color) })
+export type CreateTagBody = Static<typeof CreateTagBody>
+
+/** PATCH and PUT alike (CONTRACT.md §1): any of the fields; `color: null` removes the colour. */
+export const UpdateTagBody = Body({ name: Type.Optional(TagName), color: Type.Optional(Color) }, { minProperties: 1 })
+export type UpdateTagBody = Static<typeof UpdateTagBody>

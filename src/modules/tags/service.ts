@@ -1,0 +1,76 @@
+/**
+ * Tags (CONTRACT.md §3.8, §10): each user's own labels for links. Names are unique per user
+ * ignoring case, through a unique index on (user, lower-cased name); another user's tag is simply
+ * not found.
+ */
+import type { Deps } from '../../deps.js'
+import { isUniqueViolation } from '../../db/client.js'
+import { pageWindow } from '../../db/keyset.js'
+import { AppError } from '../../errors.js'
+import { newId } from '../../lib/ids.js'
+import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import type { Caller } from '../auth/caller.js'
+import { deleteTag as deleteTagRow, findTag, insertTag, listTags as listTagRows, updateTag as updateTagRow, type TagRecord } from './repo.js'
+import type { CreateTagBody, UpdateTagBody } from './schemas.js'
+
+function tagNotFound(): AppError {
+  return new AppError('NOT_FOUND', { message: 'No such tag.' })
+}
+
+function nameTaken(error: unknown): unknown {
+  return isUniqueViolation(error) ? new AppError('ALREADY_EXISTS', { message: 'You already have a tag with this name.', details: 'name' }) : error
+}
+
+/** Names differing only in case are the same name. */
+function nameKey(name: string): string {
+  return name.toLowerCase()
+}
+
+/** Colours are stored lower-case, so `#FFAA00` and `#ffaa00` read back alike. */
+function normalizeColor(color: string | null | undefined): string | null | undefined {
+  return color?.toLowerCase() ?? color
+}
+
+export async function listTags(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<TagRecord>> {
+  const window = pageWindow(query)
+  const rows = await listTagRows(deps.db, caller.user.id, window)
+  return toPage(rows, window.limit, ({ name_key: _key, ...tag }) => tag, (row) => [row.name_key, row.id])
+}
+
+export async function getTag(deps: Deps, caller: Caller, tagId: string): Promise<TagRecord> {
+  const tag = await findTag(deps.db, caller.user.id, tagId)
+  if (tag === null) throw tagNotFound()
+  return tag
+}
+
+export async function createTag(deps: Deps, caller: Caller, input: CreateTagBody): Promise<TagRecord> {
+  const now = deps.clock.now().toISOString()
+  const tag = { id: newId(), name: input.name, color: normalizeColor(input.color) ?? null, created_at: now, updated_at: now }
+  try {
+    await insertTag(deps.db, { ...tag, user_id: caller.user.id, name_key: nameKey(tag.name) })
+  } catch (error) {
+    throw nameTaken(error)
+  }
+  return { ...tag, link_count: 0 }
+}
+
+export async function updateTag(deps: Deps, caller: Caller, tagId: string, patch: UpdateTagBody): Promise<TagRecord> {
+  const changes = {
+    ...(patch.name !== undefined && { name: patch.name, name_key: nameKey(patch.name) }),
+    ...(patch.color !== undefined && { color: normalizeColor(patch.color) }),
+    updated_at: deps.clock.now().toISOString(),
+  }
+  try {
+    return await deps.db.transaction().execute(async (tx) => {
+      if (!(await updateTagRow(tx, caller.user.id, tagId, changes))) throw tagNotFound()
+      return (await findTag(tx, caller.user.id, tagId))!
+    })
+  } catch (error) {
+    throw nameTaken(error)
+  }
+}
+
+/** Deletes the tag; the links it was on stay, without it. */
+export async function deleteTag(deps: Deps, caller: Caller, tagId: string): Promise<void> {
+  if (!(await deleteTagRow(deps.db, caller.user.id, tagId))) throw tagNotFound()
+}
