@@ -63,7 +63,12 @@ export class AppError extends Error {
   readonly retryAfter?: number
 
   constructor(reason: Reason, options: AppErrorOptions = {}) {
+    // An AppError is an expected answer, not a fault: its stack is never used, and capturing one
+    // is the costliest part of refusing a request (a flood of bad credentials, say).
+    const stackTraceLimit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(options.message ?? REASONS[reason].message)
+    Error.stackTraceLimit = stackTraceLimit
     this.name = 'AppError'
     this.reason = reason
     this.status = options.status ?? REASONS[reason].status
