@@ -3,7 +3,7 @@ import net from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { REASONS } from '../src/errors.js'
 import { useTestApp } from './helpers/app.js'
-import { bearer, createSignedInUser } from './helpers/factories.js'
+import { bearer, createApiTokenFor, createSignedInUser } from './helpers/factories.js'
 
 const t = useTestApp()
 
@@ -116,6 +116,19 @@ describe('error envelope', () => {
   it('checks authentication before validation (401 before 400)', async () => {
     const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', payload: { theme: 'pink' } })
     expectEnvelope(response, 401, 'UNAUTHORIZED')
+  })
+
+  it('checks the role before the body (403 before 400, CONTRACT.md §2.1)', async () => {
+    const member = await createSignedInUser(t)
+    const response = await t.app.inject({ method: 'POST', url: '/api/admin/teams', headers: bearer(member.token), payload: { name: 42, extra: true } })
+    expectEnvelope(response, 403, 'FORBIDDEN')
+  })
+
+  it('refuses an API token where a session is required before looking at the body', async () => {
+    const member = await createSignedInUser(t)
+    const { token } = await createApiTokenFor(t, member.token)
+    const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(token), payload: { name: '' } })
+    expectEnvelope(response, 403, 'SESSION_REQUIRED')
   })
 
   it('turns an unexpected failure into 500 INTERNAL with a generic message, logged with the request id', async () => {

@@ -3,7 +3,7 @@
  * PostgreSQL pool parses timestamptz into that form); booleans read back as 0/1 from SQLite, so
  * repos turn them into real booleans when they map rows (CONTRACT.md §1: never 0/1 on the wire).
  */
-import type { ColumnType, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely'
+import type { ColumnType, Insertable, Kysely, Transaction, Updateable } from 'kysely'
 
 /** ISO-8601 UTC with milliseconds, as produced by Date#toISOString. */
 export type Timestamp = string
@@ -274,7 +274,5 @@ export type Db = Kysely<Database>
 /** Either the database or an open transaction: repos take this as their first argument. */
 export type Executor = Kysely<Database> | Transaction<Database>
 
-export type UserRow = Selectable<UsersTable>
 export type NewUserRow = Insertable<UsersTable>
 export type UserUpdate = Updateable<UsersTable>
-export type SessionRow = Selectable<SessionsTable>

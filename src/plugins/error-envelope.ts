@@ -25,5 +25,3 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'Error', title: 'Error', additionalProperties: false },
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>
-
-export const ErrorRef = Type.Ref(ErrorEnvelope)

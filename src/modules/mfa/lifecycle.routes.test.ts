@@ -241,6 +241,31 @@ describe('disable and regenerate', () => {
   })
 })
 
+describe('the audit trail of the MFA life cycle', () => {
+  it('records begin, cancel, enable, regenerate and disable, never the secret or a code', async () => {
+    const user = await createSignedInUser(t)
+    await post('/api/auth/mfa/enroll/begin', user.token, { password: DEFAULT_PASSWORD })
+    await post('/api/auth/mfa/enroll/cancel', user.token)
+    const { secret, backupCodes } = await enableMfa(t, user)
+    const regenerated = await post('/api/auth/mfa/backup/regenerate', user.token, { code: backupCodes[0]!, password: DEFAULT_PASSWORD })
+    expect(regenerated.statusCode).toBe(200)
+    const disabled = await post('/api/auth/mfa/disable', user.token, { code: totpCode(secret, t.clock.now()), password: DEFAULT_PASSWORD })
+    expect(disabled.statusCode).toBe(204)
+    const events = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', user.user.id).orderBy('at').orderBy('id').execute()
+    expect(events.map((e) => e.action).filter((a) => a.startsWith('mfa.'))).toEqual([
+      'mfa.enroll_begin',
+      'mfa.enroll_cancel',
+      'mfa.enroll_begin',
+      'mfa.enable',
+      'mfa.backup_regenerate',
+      'mfa.disable',
+    ])
+    const text = JSON.stringify(events)
+    expect(text).not.toContain(secret)
+    for (const code of [...backupCodes, ...regenerated.json().backup_codes]) expect(text).not.toContain(code)
+  })
+})
+
 describe('account deletion with MFA on', () => {
   it('needs a code as well as the password', async () => {
     const user = await createSignedInUser(t)

@@ -47,10 +47,6 @@ const PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   member: new Set<Permission>(['read', 'share_links']),
 }
 
-export function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value)
-}
-
 export function can(role: Role, permission: Permission): boolean {
   return PERMISSIONS[role].has(permission)
 }
