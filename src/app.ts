@@ -12,6 +12,7 @@ import { installMetrics } from './plugins/metrics.js'
 import { installOpenApi } from './plugins/openapi.js'
 import { installRateLimits } from './plugins/rate-limit.js'
 import { installRouteTable } from './plugins/route-table.js'
+import { lazySerializerFactory } from './plugins/serialization.js'
 import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
@@ -49,6 +50,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy as boolean | string,
     routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
+    // Serializers are compiled per route on first use, not all at start-up (plugins/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
     // Routing errors skip the hooks, so they get the response headers here.
     frameworkErrors: (error, request, reply) => {
       setResponseHeaders(request, reply, { hsts: deps.config.secureCookies })

@@ -9,6 +9,8 @@
  *   rotate-keys [--new-key-stdin] [--jwt-secret]
  *                                             re-encrypt stored secrets under a new ENCRYPTION_KEY
  */
+// First: stops an unsupported Node with one line before the imports below are evaluated.
+import './supported-node.js'
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
 import { parseArgs } from 'node:util'

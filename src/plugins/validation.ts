@@ -6,7 +6,7 @@
  * Both know the `x-trim` keyword, which trims free text before the length and pattern checks.
  */
 import type { FastifyInstance, FastifySchema } from 'fastify'
-import { Ajv, type Options } from 'ajv'
+import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FieldProblem } from '../errors.js'
 
@@ -98,10 +98,32 @@ export function compileBodyValidator(schema: object): (data: unknown) => FieldPr
   return (data) => (validate(data) ? null : toFieldProblems((validate.errors ?? []) as AjvError[], 'input'))
 }
 
+/**
+ * A validator compiled by its first call: compiling every route's schemas when the application
+ * became ready was a large share of the start-up time and heap (ARCHITECTURE.md, "Runtime and
+ * footprint"). It presents itself as Ajv's function does: `errors` after a failed call, and
+ * `schemaEnv` so Fastify passes the parent object that lets `x-trim` replace a root value.
+ */
+function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
+  let compiled: ValidateFunction | undefined
+  const validate = ((data: unknown, context?: object) => {
+    compiled ??= compile()
+    const valid = compiled(data, context as never)
+    validate.errors = compiled.errors
+    return valid
+  }) as ValidateFunction
+  Object.defineProperty(validate, 'schemaEnv', { get: () => (compiled ??= compile()).schemaEnv })
+  return validate
+}
+
 export function installValidation(app: FastifyInstance): void {
-  const bodyAjv = createAjv({ coerceTypes: false })
-  const textAjv = createAjv({ coerceTypes: 'array' })
+  let bodyAjv: Ajv | undefined
+  let textAjv: Ajv | undefined
   app.setValidatorCompiler(({ schema, httpPart }: { schema: FastifySchema; httpPart?: string }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object),
+    compiledOnFirstUse(() =>
+      httpPart === 'body'
+        ? (bodyAjv ??= createAjv({ coerceTypes: false })).compile(schema as object)
+        : (textAjv ??= createAjv({ coerceTypes: 'array' })).compile(schema as object),
+    ),
   )
 }
