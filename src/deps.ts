@@ -2,7 +2,8 @@
  * Everything a service needs, built once at start-up and passed in explicitly — no module reads
  * globals, so tests build the same graph against their own database and stand-in servers.
  */
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import { createDatabase, type DatabaseHandle } from './db/client.js'
 import type { Db } from './db/schema.js'
@@ -58,6 +59,10 @@ export interface Deps {
 
 const AI_MODELS_TTL_SECONDS = 5 * 60
 
+// Optional integrations are loaded when configured or first used, not at start-up: the embedded
+// default then never loads them (ARCHITECTURE.md, "Runtime and footprint").
+const require = createRequire(import.meta.url)
+
 export interface DepsOverrides {
   clock?: Clock
   logger?: Logger
@@ -65,7 +70,8 @@ export interface DepsOverrides {
 }
 
 function createRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
+  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis')
+  const redis = new RedisClient(url, {
     // Fail a command at once while disconnected instead of queueing it: callers fall back to
     // per-process state rather than holding requests open (see createFallbackCounterStore).
     enableOfflineQueue: false,

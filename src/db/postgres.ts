@@ -2,8 +2,12 @@
  * PostgreSQL through a pg pool. Type parsers are set on the pool (not globally) so rows look the
  * same as on SQLite: timestamptz → ISO-8601 UTC string, int8 (counts) → number.
  */
-import pg from 'pg'
+import { createRequire } from 'node:module'
+import type pg from 'pg'
 import { PostgresDialect } from 'kysely'
+
+// The driver is loaded only when DATABASE_URL names PostgreSQL (ARCHITECTURE.md, "Runtime and footprint").
+const require = createRequire(import.meta.url)
 
 const TIMESTAMPTZ_OID = 1184
 const INT8_OID = 20
@@ -15,6 +19,7 @@ function timestamptzToIso(text: string): string {
 }
 
 export function createPostgresPool(url: string, max: number, onIdleError: (error: Error) => void): pg.Pool {
+  const pg = require('pg') as typeof import('pg').default
   const pool = new pg.Pool({
     connectionString: url,
     max,

@@ -3,7 +3,12 @@
  * Unicode code points after NFKC normalisation), no composition rules, and a rejection of the
  * passwords attackers try first — the most common breached passwords, and the account's own email.
  */
-import { dictionary } from '@zxcvbn-ts/language-common'
+import { createRequire } from 'node:module'
+import type { dictionary as Dictionary } from '@zxcvbn-ts/language-common'
+
+// The dictionary package holds every zxcvbn word list (≈20 MiB once loaded); it is read when a
+// password is first checked, not at start-up (ARCHITECTURE.md, "Runtime and footprint").
+const require = createRequire(import.meta.url)
 
 export const PASSWORD_MIN_LENGTH = 8
 export const PASSWORD_MAX_LENGTH = 256
@@ -12,7 +17,7 @@ let commonPasswords: Set<string> | undefined
 
 function isCommonPassword(password: string): boolean {
   // The list (≈49 000 entries from breach corpora, MIT-licensed via zxcvbn-ts) is lower-case.
-  commonPasswords ??= new Set(dictionary['passwords-common'] as string[])
+  commonPasswords ??= new Set((require('@zxcvbn-ts/language-common') as { dictionary: typeof Dictionary }).dictionary['passwords-common'] as string[])
   return commonPasswords.has(password.toLowerCase())
 }
 

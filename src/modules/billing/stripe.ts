@@ -6,7 +6,8 @@
  * Failures come back as StripeUpstreamError with a message safe to show (the HTTP status and
  * Stripe's machine-readable error code): Stripe's own text can quote parts of the key.
  */
-import Stripe from 'stripe'
+import { createRequire } from 'node:module'
+import type Stripe from 'stripe'
 import type { BillingConfig } from '../../config.js'
 
 export interface CheckoutRequest {
@@ -41,6 +42,14 @@ export class StripeUpstreamError extends Error {
   }
 }
 
+// The library is large and only billing uses it: loaded on first use, so an instance without
+// billing never loads it (ARCHITECTURE.md, "Runtime and footprint").
+const require = createRequire(import.meta.url)
+let library: typeof Stripe | undefined
+function stripeLibrary(): typeof Stripe {
+  return (library ??= require('stripe') as typeof Stripe)
+}
+
 const TIMEOUT_MS = 10_000
 // Retries (with the library's idempotency keys) cover dropped connections, 5xx answers and the 409
 // of two concurrent requests with one idempotency key.
@@ -48,6 +57,7 @@ const MAX_NETWORK_RETRIES = 2
 const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/
 
 function upstreamError(error: unknown): StripeUpstreamError {
+  const Stripe = stripeLibrary()
   if (!(error instanceof Stripe.errors.StripeError)) return new StripeUpstreamError('Stripe could not be reached.')
   const details = {
     type: error.type,
@@ -72,7 +82,8 @@ async function calling<T>(request: () => Promise<T>): Promise<T> {
 /** The adapter, or null when no secret key is configured (billing then answers 503 NOT_CONFIGURED). */
 export function createStripeAdapter(billing: BillingConfig): StripeAdapter | null {
   if (billing.stripeSecretKey === undefined) return null
-  const stripe = new Stripe(billing.stripeSecretKey, {
+  const StripeClient = stripeLibrary()
+  const stripe = new StripeClient(billing.stripeSecretKey, {
     timeout: TIMEOUT_MS,
     maxNetworkRetries: MAX_NETWORK_RETRIES,
     appInfo: { name: 'Switchboard' },
@@ -138,7 +149,7 @@ export class WebhookRejected extends Error {
 export function verifyStripeEvent(payload: Buffer, signature: string, secret: string, now: Date): StripeEvent {
   let event: unknown
   try {
-    event = Stripe.webhooks.constructEvent(payload, signature, secret, undefined, undefined, now.getTime())
+    event = stripeLibrary().webhooks.constructEvent(payload, signature, secret, undefined, undefined, now.getTime())
   } catch {
     throw new WebhookRejected('stripe-signature', 'is not a valid, current signature of this payload')
   }

@@ -4,7 +4,13 @@
  * verifications, invitations). Failures come back as MailDeliveryError carrying what the server
  * said — with the credentials removed, since a misbehaving server may echo them back.
  */
-import nodemailer from 'nodemailer'
+import { createRequire } from 'node:module'
+import type Nodemailer from 'nodemailer'
+
+// Loaded by the first message: most instances send mail rarely or never (ARCHITECTURE.md,
+// "Runtime and footprint").
+const require = createRequire(import.meta.url)
+let nodemailer: typeof Nodemailer | undefined
 
 export interface SmtpConnection {
   host: string
@@ -60,6 +66,7 @@ export function createMailer(options: { timeoutMs?: number } = {}): Mailer {
   const timeout = options.timeoutMs ?? DEFAULT_SMTP_TIMEOUT_MS
   return {
     async send(connection, mail) {
+      nodemailer ??= require('nodemailer') as typeof Nodemailer
       const transport = nodemailer.createTransport({
         host: connection.host,
         port: connection.port,

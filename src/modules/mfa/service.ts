@@ -3,7 +3,8 @@
  * backup-code regeneration, and the administrator's reset. Enabling and disabling sign out the
  * user's other sessions; every state change is audited without secrets or codes.
  */
-import QRCode from 'qrcode'
+import { createRequire } from 'node:module'
+import type QRCodeLibrary from 'qrcode'
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
 import { AppError, invalidField } from '../../errors.js'
@@ -29,6 +30,13 @@ import {
 } from './repo.js'
 import { WRONG_CODES_PER_ACCOUNT, totpSecretContext, verifySecondFactor } from './second-factor.js'
 import { matchTotpStep, newTotpSecret, otpauthUrl } from './totp.js'
+
+// The QR code library is needed only to begin an enrollment: loaded then (ARCHITECTURE.md, "Runtime and footprint").
+const require = createRequire(import.meta.url)
+let qrCodeLibrary: typeof QRCodeLibrary | undefined
+function qrCodes(): typeof QRCodeLibrary {
+  return (qrCodeLibrary ??= require('qrcode') as typeof QRCodeLibrary)
+}
 
 const PENDING_TTL_SECONDS = 10 * 60
 
@@ -97,7 +105,7 @@ export async function beginEnrollment(deps: Deps, caller: Caller, password: stri
     await recordAudit(tx, deps.clock, ctx, { action: 'mfa.enroll_begin', actor: caller.user, target: { type: 'user', id: caller.user.id } })
   })
   const url = otpauthUrl(secret, deps.config.mfaIssuer, caller.user.email)
-  return { secret, otpauth_url: url, qr_svg: await QRCode.toString(url, { type: 'svg', margin: 1 }), expires_at: expiresAt }
+  return { secret, otpauth_url: url, qr_svg: await qrCodes().toString(url, { type: 'svg', margin: 1 }), expires_at: expiresAt }
 }
 
 /** Checks the first code against the pending secret; on success MFA is on and the codes are shown once. */

@@ -8,7 +8,7 @@
  * Failures come back as OidcProviderError whose message is safe to log: library messages, HTTP
  * statuses and OAuth error codes, never the provider's free text (which may quote what was sent).
  */
-import * as oidc from 'openid-client'
+import type * as oidc from 'openid-client'
 import type { Clock } from '../../lib/time.js'
 
 export interface OidcConnection {
@@ -80,12 +80,20 @@ export function issuerUrlProblem(text: string): string | null {
   return null
 }
 
+// openid-client is loaded by the first sign-in through a provider, not at start-up (ARCHITECTURE.md,
+// "Runtime and footprint").
+type OpenIdClient = typeof import('openid-client')
+let library: OpenIdClient | undefined
+async function openIdClient(): Promise<OpenIdClient> {
+  return (library ??= await import('openid-client'))
+}
+
 const DEFAULT_OIDC_TIMEOUT_SECONDS = 10
 const DISCOVERY_TTL_SECONDS = 60 * 60
 const OAUTH_ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
 /** RFC 6749 §2.3.1 makes Basic mandatory for servers; use it unless the provider lists only POST. */
-function clientAuthentication(secret: string | null): oidc.ClientAuth {
+function clientAuthentication(oidc: OpenIdClient, secret: string | null): oidc.ClientAuth {
   if (secret === null) return oidc.None()
   return (as, client, body, headers) => {
     const methods = as.token_endpoint_auth_methods_supported
@@ -102,6 +110,9 @@ export function oauthErrorCode(value: unknown): string | null {
 /** Says what went wrong in words safe for logs; never the provider's error_description. */
 function describeFailure(error: unknown): string {
   if (error instanceof OidcProviderError) return error.message
+  // Any error of the library's own kinds was thrown after it was loaded.
+  const oidc = library
+  if (oidc === undefined) return `the exchange with the provider failed (${(error as Error | null)?.name ?? 'unknown error'})`
   if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
     const status = error instanceof oidc.ResponseBodyError ? `HTTP ${error.status} ` : ''
     return `the provider answered ${status}(${oauthErrorCode(error.error) ?? 'no error code'})`
@@ -134,7 +145,8 @@ export function createOidcClient(options: { clock: Clock; timeoutSeconds?: numbe
     const server = new URL(connection.issuerUrl)
     // issuerUrlProblem() admitted http only for loopback hosts; checked again here, where it matters.
     if (issuerUrlProblem(connection.issuerUrl) !== null) throw new OidcProviderError('the issuer URL is not acceptable')
-    return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(connection.clientSecret), {
+    const oidc = await openIdClient()
+    return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(oidc, connection.clientSecret), {
       timeout,
       execute: [
         // The ID token's signature is checked against the provider's keys even though it came
@@ -170,6 +182,7 @@ export function createOidcClient(options: { clock: Clock; timeoutSeconds?: numbe
     authorizationUrl(connection, request) {
       return withSafeErrors(async () => {
         const configuration = await configurationFor(connection)
+        const oidc = await openIdClient()
         return oidc
           .buildAuthorizationUrl(configuration, {
             redirect_uri: connection.redirectUri,
@@ -186,6 +199,7 @@ export function createOidcClient(options: { clock: Clock; timeoutSeconds?: numbe
     completeAuthorization(connection, callbackUrl, checks) {
       return withSafeErrors(async () => {
         const configuration = await configurationFor(connection)
+        const oidc = await openIdClient()
         const tokens = await oidc.authorizationCodeGrant(configuration, callbackUrl, {
           expectedState: checks.state,
           expectedNonce: checks.nonce,
