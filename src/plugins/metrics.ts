@@ -59,12 +59,23 @@ export function installMetrics(app: FastifyInstance, options: { metrics: Metrics
   const { metrics } = options
   app.decorateReply('errorReason', null)
 
+  // The series of each (method, route, status) are looked up once and kept: building a label object
+  // and hashing it on every request was a visible share of a request's cost in the CPU profile.
+  // The set is bounded by the route table times the statuses in use.
+  const series = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>()
+
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the concrete URL: ids in paths would explode the label set.
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched')
-    const labels = { method: request.method, route, status: String(reply.statusCode) }
-    metrics.requests.inc(labels)
-    metrics.duration.observe(labels, reply.elapsedTime / 1000)
+    const key = `${request.method} ${reply.statusCode} ${route}`
+    let found = series.get(key)
+    if (found === undefined) {
+      const labels = [request.method, route, String(reply.statusCode)] as const
+      found = { requests: metrics.requests.labels(...labels), duration: metrics.duration.labels(...labels) }
+      series.set(key, found)
+    }
+    found.requests.inc()
+    found.duration.observe(reply.elapsedTime / 1000)
     if (reply.errorReason !== null) metrics.errors.inc({ reason: reply.errorReason })
     done()
   })
