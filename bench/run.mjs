@@ -70,8 +70,8 @@ async function waitFor(url) {
   throw new Error(`${url} did not answer`)
 }
 
-async function start(script, env, readyPath = '/api/health') {
-  const port = await freePort()
+async function start(script, env, readyPath = '/api/health', port = undefined) {
+  port ??= await freePort()
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -79,7 +79,7 @@ async function start(script, env, readyPath = '/api/health') {
   const base = `http://127.0.0.1:${port}`
   const started = performance.now()
   await waitFor(`${base}${readyPath}`)
-  return { child, base, readyMs: Math.round(performance.now() - started) }
+  return { child, base, port, readyMs: Math.round(performance.now() - started) }
 }
 
 function stop(process) {
@@ -175,6 +175,7 @@ function summarise(name, result, extra = {}) {
     requests: result.requests.total,
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
+    ...(result.non2xx > 0 && { statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count])) }),
     ...extra,
   }
 }
@@ -302,7 +303,8 @@ async function engineRun(engine, work) {
   try {
     const data = await seed(first.base)
     await stop(first)
-    service = await start(path.join(root, 'dist/server.js'), env)
+    // Same port: the default PUBLIC_URL, the access tokens' issuer, follows it.
+    service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port)
     await new Promise((r) => setTimeout(r, 2000))
     const footprint = { ready_ms: service.readyMs, idle_rss_mib: memoryMiB(service.child.pid, 'VmRSS') }
     return { ...footprint, ...(await work(service, data)) }
@@ -346,6 +348,7 @@ async function benchmark() {
             latency_ms: runs[Math.floor(runs.length / 2)].latency_ms,
             errors: runs.reduce((n, r) => n + r.errors, 0),
             non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
+            ...(runs.some((r) => r.statuses) && { statuses: runs.map((r) => r.statuses ?? null) }),
           }
         })
         const signIns = await logins(service.base, data)
