@@ -61,7 +61,8 @@ function freePort() {
 }
 
 async function waitFor(url) {
-  for (let i = 0; i < 300; i++) {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
     try {
       if ((await fetch(url)).ok) return
     } catch {}
