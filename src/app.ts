@@ -47,7 +47,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify accepts a hop count at run time though its types omit it.
     trustProxy: deps.config.trustProxy as boolean | string,
-    routerOptions: { maxParamLength: 256 },
+    // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not the
+    // router, decide what is too long (a 400 or 404 the document lists, never the router's bare 404).
+    routerOptions: { maxParamLength: 16 * 1024 },
     return503OnClosing: true,
     // Routing errors skip the hooks, so they get the response headers here.
     frameworkErrors: (error, request, reply) => {

@@ -31,10 +31,12 @@ export const Secret = (maxLength = 1024) => Type.String({ minLength: 1, maxLengt
 export const Timestamp = () => Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] })
 
 /**
- * A resource id in a path. Deliberately not checked as a UUID: a malformed id is "not found"
- * (404), never a validation error, so clients cannot tell apart ids that never existed.
+ * A resource id in a path. Deliberately not checked as a UUID, nor for length: a malformed id is
+ * "not found" (404), never a validation error (CONTRACT.md §1), so clients cannot tell apart ids
+ * that never existed.
  */
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) })
+export const PathId = () => Type.String({ minLength: 1 })
+export const IdParams = Type.Object({ id: PathId() })
 export type IdParams = Static<typeof IdParams>
 
 export const PageQuery = Type.Object(

@@ -32,6 +32,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'listUsers',
           summary: 'Users, newest first; q matches part of the email or name, ignoring case',
           querystring: AdminUserQuery,
           response: { 200: AdminUserPage },
@@ -49,6 +50,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'createUser',
           summary: 'Create a user, with or without a password',
           body: CreateAdminUserBody,
           response: { 201: AdminUserView, 409: errorResponse(EMAIL_TAKEN) },
@@ -59,7 +61,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { config: { auth: 'admin' }, schema: { tags, summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } } },
+      { config: { auth: 'admin' }, schema: { tags, operationId: 'getUser', summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } } },
       async (request) => toAdminUserView(await getUser(deps, request.params.id)),
     )
 
@@ -69,6 +71,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'updateUser',
           summary: 'Change any of email, name, is_admin, disabled, language, theme, password',
           description:
             "Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled.",
@@ -90,6 +93,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'deleteUser',
           summary: "Delete a user's account",
           params: IdParams,
           response: {

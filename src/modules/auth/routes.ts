@@ -18,7 +18,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/setup',
       {
         config: { auth: 'public' },
-        schema: { tags, summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
+        schema: { tags, operationId: 'getSetupStatus', summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
       },
       async () => getSetupStatus(deps),
     )
@@ -29,6 +29,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public', rateLimit: perIp(10, 15) },
         schema: {
           tags,
+          operationId: 'completeSetup',
           summary: 'Create the first user (an administrator) and sign in',
           body: SetupBody,
           response: {
@@ -55,6 +56,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
         schema: {
           tags,
+          operationId: 'login',
           summary: 'Sign in with email and password (users with MFA get an mfa_token for the second step)',
           body: LoginBody,
           response: {
@@ -71,7 +73,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.post(
       '/logout',
-      { schema: { tags, summary: 'End the current session and clear the cookies', response: { 204: NoContent } } },
+      { schema: { tags, operationId: 'logout', summary: 'End the current session and clear the cookies', response: { 204: NoContent } } },
       async (request, reply) => {
         await logout(deps, callerOf(request), contextOf(request))
         clearSessionCookies(reply, deps)
@@ -83,7 +85,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/csrf',
       {
         config: { auth: 'session' },
-        schema: { tags, summary: 'The CSRF token of the current session (also set as a cookie)', response: { 200: CsrfView } },
+        schema: { tags, operationId: 'getCsrfToken', summary: 'The CSRF token of the current session (also set as a cookie)', response: { 200: CsrfView } },
       },
       async (request, reply) => {
         const csrfToken = csrfTokenFor(deps, callerOf(request).sessionId!)

@@ -15,6 +15,7 @@ export function sessionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listSessions',
           summary: "The current user's live sessions, newest first",
           querystring: PageQuery,
           response: { 200: SessionPage },
@@ -28,6 +29,7 @@ export function sessionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'revokeSession',
           summary: 'Revoke one of your sessions (sign it out)',
           params: IdParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no live session of yours with this id') },

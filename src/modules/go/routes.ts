@@ -13,7 +13,7 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, summary: 'Your go-link preferences, by slug', querystring: PageQuery, response: { 200: PreferencePage } } },
+      { schema: { tags, operationId: 'listGoPreferences', summary: 'Your go-link preferences, by slug', querystring: PageQuery, response: { 200: PreferencePage } } },
       async (request) => listGoPreferences(deps, callerOf(request), request.query),
     )
 
@@ -22,6 +22,7 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'setGoPreference',
           summary: 'Choose the link /go/{slug} opens for you',
           params: SlugParams,
           body: SetPreferenceBody,
@@ -40,6 +41,7 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'deleteGoPreference',
           summary: 'Forget your choice for /go/{slug}',
           params: SlugParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: you have no preference for this slug') },

@@ -15,7 +15,7 @@ export type PreferenceView = Static<typeof PreferenceView>
 export const PreferencePage = PageOf(PreferenceView)
 
 /** Checked against the slug pattern by the service: 400 when writing, simply not found otherwise. */
-export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) })
+export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1 }) })
 export type SlugParams = Static<typeof SlugParams>
 
 export const SetPreferenceBody = Body({ link_id: Text({ minLength: 1, maxLength: 200 }) })

@@ -18,7 +18,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/status',
-      { schema: { tags, summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } } },
+      { schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } } },
       async (request) => getMfaStatus(deps, callerOf(request)),
     )
 
@@ -28,6 +28,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'beginMfaEnrollment',
           summary: 'Start enrollment: a new secret, valid 10 minutes until confirmed',
           body: BeginBody,
           response: {
@@ -47,6 +48,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'confirmMfaEnrollment',
           summary: 'Confirm with a 6-digit code: MFA is enabled, other sessions end, backup codes are returned once',
           body: ConfirmBody,
           response: {
@@ -64,7 +66,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/enroll/cancel',
       {
         config: { auth: 'session' },
-        schema: { tags, summary: 'Abandon a pending enrollment', response: { 204: NoContent, 409: errorResponse('MFA_ALREADY_ENABLED') } },
+        schema: { tags, operationId: 'cancelMfaEnrollment', summary: 'Abandon a pending enrollment', response: { 204: NoContent, 409: errorResponse('MFA_ALREADY_ENABLED') } },
       },
       async (request, reply) => {
         await cancelEnrollment(deps, callerOf(request), contextOf(request))
@@ -78,6 +80,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'disableMfa',
           summary: 'Disable MFA with a current code (and the password, if the account has one)',
           body: TrustedBody,
           response: {
@@ -100,6 +103,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'regenerateBackupCodes',
           summary: 'Replace every backup code with a new set',
           body: TrustedBody,
           response: {
@@ -119,6 +123,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: {
           tags,
+          operationId: 'verifyMfa',
           summary: 'Sign-in second step: the mfa_token from login and a TOTP or backup code',
           body: VerifyBody,
           response: {
@@ -142,6 +147,7 @@ export function mfaAdminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags: ['administration'],
+          operationId: 'resetUserMfa',
           summary: "Remove a user's MFA (factor, backup codes, pending enrollment)",
           params: IdParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such user') },

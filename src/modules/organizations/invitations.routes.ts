@@ -19,6 +19,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { rateLimit: perUser(10, 15) },
         schema: {
           tags,
+          operationId: 'createInvitation',
           summary: 'Invite an address with a role; the invitee gets a single-use link by mail, valid 7 days (owner, admin)',
           params: IdParams,
           body: CreateInvitationBody,
@@ -42,6 +43,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listInvitations',
           summary: 'Pending invitations, newest first (owner, admin)',
           params: IdParams,
           querystring: PageQuery,
@@ -56,6 +58,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'revokeInvitation',
           summary: 'Revoke a pending invitation: its link stops working (owner, admin)',
           params: InvitationParams,
           response: { 204: NoContent, 403: ROLE_TOO_LOW, 404: notAMember('no such pending invitation') },
@@ -77,6 +80,7 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'acceptInvitation',
           summary: 'Accept an invitation with the token from its link; you join with the invited role',
           body: AcceptInvitationBody,
           response: {

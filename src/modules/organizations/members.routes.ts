@@ -18,6 +18,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listOrganizationMembers',
           summary: 'The members, by name',
           params: IdParams,
           querystring: PageQuery,
@@ -32,6 +33,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'addOrganizationMember',
           summary: 'Add an existing user by email (owner, admin; only an owner adds an owner)',
           params: IdParams,
           body: AddMemberBody,
@@ -52,6 +54,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'changeOrganizationMemberRole',
           summary: "Change a member's role (owner, admin; owners only where an owner is involved)",
           params: MemberParams,
           body: ChangeRoleBody,
@@ -72,6 +75,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'removeOrganizationMember',
           summary: 'Remove a member (owner, admin), or leave: any member may remove themselves',
           params: MemberParams,
           response: {

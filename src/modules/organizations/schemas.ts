@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, Email, PageOf, PathId, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { ROLES, type Role } from './roles.js'
 
@@ -57,8 +57,8 @@ export const ChangeRoleBody = Body({ role: RoleSchema })
 export type ChangeRoleBody = Static<typeof ChangeRoleBody>
 
 export const MemberParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200 }),
-  user_id: Type.String({ minLength: 1, maxLength: 200 }),
+  id: PathId(),
+  user_id: PathId(),
 })
 export type MemberParams = Static<typeof MemberParams>
 
@@ -79,8 +79,8 @@ export const CreateInvitationBody = Body({ email: Email(), role: RoleSchema })
 export type CreateInvitationBody = Static<typeof CreateInvitationBody>
 
 export const InvitationParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200 }),
-  invitation_id: Type.String({ minLength: 1, maxLength: 200 }),
+  id: PathId(),
+  invitation_id: PathId(),
 })
 export type InvitationParams = Static<typeof InvitationParams>
 

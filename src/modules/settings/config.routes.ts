@@ -12,6 +12,7 @@ export function configRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['configuration'],
+          operationId: 'getAiSuggestionsConfig',
           summary: 'Whether AI suggestions are available on this instance and enabled for you',
           response: { 200: AiSuggestionFlags },
         },

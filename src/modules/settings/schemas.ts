@@ -16,7 +16,7 @@ export type Setting = Static<typeof Setting>
 export const SettingPage = PageOf(Setting)
 
 /** Reading and deleting: a key that cannot exist is simply not found (like a malformed id). */
-export const SettingKeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) })
+export const SettingKeyParams = Type.Object({ key: Type.String({ minLength: 1 }) })
 export type SettingKeyParams = Static<typeof SettingKeyParams>
 
 /** Writing: the key must follow the pattern (400 on `key`). */
