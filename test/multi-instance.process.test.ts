@@ -35,7 +35,7 @@ afterAll(async () => {
 })
 
 async function call(server: ServerProcess, method: string, url: string, body?: unknown, token?: string) {
-  const response = await fetch(`${server.baseUrl}${url}`, {
+  const response = await server.fetch(url, {
     method,
     headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),

@@ -130,6 +130,7 @@ function referenceSharedResponses(document: Record<string, any>): Record<string,
       }
     }
   }
+  markOptionalBodies(document)
   document.components.responses = Object.fromEntries(
     Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [
       name,
@@ -146,6 +147,21 @@ function referenceSharedResponses(document: Record<string, any>): Record<string,
     ]),
   )
   return document
+}
+
+/**
+ * The generator marks every request body required, but a route whose body schema requires no field
+ * also accepts no body at all (src/plugins/http.ts reads it as {}): such bodies are optional.
+ */
+function markOptionalBodies(document: Record<string, any>): void {
+  for (const item of Object.values(document.paths ?? {}) as Array<Record<string, { requestBody?: Record<string, any> }>>) {
+    for (const operation of Object.values(item)) {
+      const body = operation.requestBody
+      const schema = body?.content?.['application/json']?.schema
+      if (body === undefined || schema === undefined || schema.$ref !== undefined) continue
+      if (schema.type === 'object' && (schema.required ?? []).length === 0 && schema.minProperties === undefined) body.required = false
+    }
+  }
 }
 
 export async function installOpenApi(app: FastifyInstance, options: { publicUrl: string }): Promise<void> {
