@@ -60,6 +60,7 @@ export const SHARED_RESPONSES = {
 type SharedResponseName = keyof typeof SHARED_RESPONSES
 
 const DATABASE_DOWN = 'SERVICE_UNAVAILABLE: the database is not answering'
+const CSRF_FAILED = 'CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header'
 
 function sharedResponse(name: SharedResponseName): TSchema {
   return errorResponse(SHARED_RESPONSES[name].description)
@@ -91,6 +92,8 @@ function addStandardResponses(route: RouteOptions): void {
   if (auth !== 'public') add('Unauthorized')
   const forbidden = forbiddenResponse(auth, unsafe)
   if (forbidden !== null) add(forbidden)
+  // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
+  if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
   if (unsafe) {
     add('PayloadTooLarge')
     add('UnsupportedMediaType')
@@ -100,12 +103,15 @@ function addStandardResponses(route: RouteOptions): void {
   // Authentication reads the database, so does nearly every operation: all of them answer 503
   // while it is down, except those that declare they never touch it.
   if (schema.database !== false) {
-    const own = response[503] as { description?: string } | undefined
-    if (own === undefined) add('ServiceUnavailable')
-    else if (own.description !== undefined && !own.description.includes('SERVICE_UNAVAILABLE')) {
-      response[503] = errorResponse(`${own.description}; ${DATABASE_DOWN}`)
-    }
+    if (response[503] === undefined) add('ServiceUnavailable')
+    else extend(response, 503, 'SERVICE_UNAVAILABLE', DATABASE_DOWN)
   }
+}
+
+/** Adds a shared reason to a route's own description of a status, unless it names it already. */
+function extend(response: ResponseMap, status: number, reason: string, description: string): void {
+  const own = response[status] as { description?: string } | undefined
+  if (own?.description !== undefined && !own.description.includes(reason)) response[status] = errorResponse(`${own.description}; ${description}`)
 }
 
 interface DocumentResponse {
