@@ -148,7 +148,7 @@ describe('shared error responses', () => {
   it('are components, referenced from the operations rather than copied', async () => {
     const doc = await documentOf()
     expect(Object.keys(doc.components.responses)).toEqual(
-      expect.arrayContaining(['ValidationFailed', 'Unauthorized', 'RateLimited', 'Internal', 'ServiceUnavailable', 'AdminRequired']),
+      expect.arrayContaining(['ValidationFailed', 'Unauthorized', 'NotFound', 'RateLimited', 'Internal', 'ServiceUnavailable', 'AdminRequired']),
     )
     const me = doc.paths['/api/users/me']!.get!.responses
     expect(me['401']).toEqual({ $ref: '#/components/responses/Unauthorized' })
@@ -175,7 +175,7 @@ describe('shared error responses', () => {
     expect(withoutDatabase.sort()).toEqual(['GET /api/health', 'GET /api/metrics'])
   })
 
-  it('every operation with credentials documents 401, with input 400, with a body 413 and 415, and every limited one 429', async () => {
+  it('every operation with credentials documents 401, with input 400, with a path parameter 404, with a body 413 and 415, and every limited one 429', async () => {
     const doc = await documentOf()
     for (const { method, path, operation } of operationsOf(doc)) {
       const statuses = Object.keys(operation.responses)
@@ -183,6 +183,7 @@ describe('shared error responses', () => {
       if ((operation.security ?? []).length > 0) expect(statuses, name).toContain('401')
       if ((operation.parameters ?? []).length > 0 || operation.requestBody) expect(statuses, name).toContain('400')
       if (operation.requestBody) expect(statuses, name).toEqual(expect.arrayContaining(['413', '415']))
+      if (path.includes('{')) expect(statuses, `${name}: a path parameter holding a control character is 404`).toContain('404')
     }
     const unlimited = operationsOf(doc).filter(({ operation }) => operation.responses['429'] === undefined).map(({ method, path }) => `${method.toUpperCase()} ${path}`)
     expect(unlimited.sort()).toEqual(['GET /api/health', 'GET /api/health/ready', 'GET /api/metrics', 'POST /api/billing/webhook'])

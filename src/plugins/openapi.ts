@@ -51,6 +51,7 @@ export const SHARED_RESPONSES = {
     status: 403,
     description: 'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
   },
+  NotFound: { status: 404, description: 'NOT_FOUND: a path parameter that names nothing (one holding a control character, say)' },
   PayloadTooLarge: { status: 413, description: 'PAYLOAD_TOO_LARGE: body over 64 KiB' },
   UnsupportedMediaType: { status: 415, description: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json' },
   RateLimited: { status: 429, description: 'RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute); see Retry-After' },
@@ -94,6 +95,8 @@ function addStandardResponses(route: RouteOptions): void {
   if (forbidden !== null) add(forbidden)
   // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
   if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
+  // src/plugins/http.ts answers 404 for a path parameter holding a control character, on every such route.
+  if (route.url.includes(':')) add('NotFound')
   if (unsafe) {
     add('PayloadTooLarge')
     add('UnsupportedMediaType')

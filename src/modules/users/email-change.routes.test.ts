@@ -264,7 +264,9 @@ describe('refusals of POST /api/users/me/email', () => {
     expect((await t.app.inject({ method: 'POST', url: '/api/users/me/email', payload: { email: uniqueEmail() } })).statusCode).toBe(401)
     const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json()
     const operation = doc.paths['/api/users/me/email'].post
-    expect(operation.responses['403'].description).toContain('SESSION_REQUIRED')
+    // A shared answer is a reference to its response component (issue 17).
+    const forbidden = operation.responses['403']
+    expect((forbidden.$ref ? doc.components.responses[forbidden.$ref.split('/').pop()] : forbidden).description).toContain('SESSION_REQUIRED')
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['202', '400', '401', '403', '409', '429', '502', '503']))
     const verifyOperation = doc.paths['/api/users/email/verify'].post
     expect(verifyOperation.security).toEqual([])
