@@ -162,16 +162,23 @@ export class Contract {
     return match === null ? null : { store: match.store as Operation, params: match.params }
   }
 
-  private resolve(value: Json, pointer: string): { value: Json; pointer: string } {
-    if (typeof value.$ref !== 'string' || !value.$ref.startsWith('#/')) return { value, pointer }
-    const target = value.$ref
+  /** The node at a JSON pointer of the document (`#/…`). */
+  private lookup(pointer: string): Json | undefined {
+    return pointer
       .slice(2)
       .split('/')
-      .reduce((node: Json, part: string) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.#document)
-    return this.resolve(target, value.$ref)
+      .reduce((node: Json | undefined, part: string) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.#document)
   }
 
-  private validator(ajv: Ajv2020, ref: string): ValidateFunction {
+  private resolve(value: Json, pointer: string): { value: Json; pointer: string } {
+    if (typeof value.$ref !== 'string' || !value.$ref.startsWith('#/')) return { value, pointer }
+    return this.resolve(this.lookup(value.$ref) ?? {}, value.$ref)
+  }
+
+  private validator(ajv: Ajv2020, location: string): ValidateFunction {
+    // Many locations hold only a reference to one component (the error envelope): compile that once.
+    const node = this.lookup(location.slice(DOCUMENT_ID.length))
+    const ref = node !== undefined && Object.keys(node).length === 1 && typeof node.$ref === 'string' && node.$ref.startsWith('#/') ? `${DOCUMENT_ID}${node.$ref}` : location
     const key = `${ajv === this.#bodies ? 'b' : 't'} ${ref}`
     let validate = this.#validators.get(key)
     if (validate === undefined) {
