@@ -103,29 +103,32 @@ export interface LoginInput {
 
 export async function loginWithPassword(deps: Deps, input: LoginInput, ctx: RequestContext & { ip: string }): Promise<SignInOutcome> {
   const email = normalizeEmail(input.email)
-  const charges = loginCharges(email, ctx.ip)
-  await deps.budgets.assertAvailable(charges)
-
   const password = normalizePassword(input.password)
-  const candidate = await findPasswordCandidateByEmail(deps.db, email)
-  // Unknown email, or an account without a password: spend the same time as a real check, so the
-  // response time does not tell which emails are registered.
-  const verified = candidate?.password_hash
-    ? await deps.passwords.verify(candidate.password_hash, password)
-    : (await deps.passwords.verifyDummy(password), false)
+  // The attempt is reserved on every budget before anything is looked up or hashed, and given
+  // back only when it succeeds (CONTRACT.md §12: failures count).
+  let candidate: Awaited<ReturnType<typeof findPasswordCandidateByEmail>> = null
+  const accepted = await deps.budgets.attempt(loginCharges(email, ctx.ip), async () => {
+    candidate = await findPasswordCandidateByEmail(deps.db, email)
+    // Unknown email, or an account without a password: spend the same time as a real check, so the
+    // response time does not tell which emails are registered.
+    const verified = candidate?.password_hash
+      ? await deps.passwords.verify(candidate.password_hash, password, { client: ctx.ip })
+      : (await deps.passwords.verifyDummy(password, { client: ctx.ip }), false)
+    return verified && !candidate!.disabled ? candidate! : null
+  })
 
-  if (candidate === null || !verified || candidate.disabled) {
-    await deps.budgets.charge(charges)
+  if (accepted === null) {
+    const failed = candidate as Awaited<ReturnType<typeof findPasswordCandidateByEmail>>
     await recordAudit(deps.db, deps.clock, ctx, {
       action: 'auth.login_failed',
       actor: null,
-      ...(candidate !== null && { target: { type: 'user', id: candidate.id } }),
+      ...(failed !== null && { target: { type: 'user', id: failed.id } }),
       metadata: { email, method: 'password' },
     })
     throw new AppError('INVALID_CREDENTIALS')
   }
 
-  return beginSignIn(deps, candidate.id, 'password', ctx)
+  return beginSignIn(deps, accepted.id, 'password', ctx)
 }
 
 /** Ends the caller's session server-side; an API-token caller has no session to end. */
