@@ -36,6 +36,8 @@ export const REASONS = {
   EMAIL_MANAGED_BY_PROVIDER: { status: 409, message: 'Your email address is managed by your identity provider.' },
   // Not in CONTRACT.md §2.2, which says only "yourself → 409" for administrative deletion (docs/API.md).
   SELF_DELETION: { status: 409, message: 'Administrators delete their own account with DELETE /api/users/me.' },
+  // Not in CONTRACT.md §2.2: an administrator changing their own credentials or privileges through /api/admin (docs/API.md, issue #11).
+  SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

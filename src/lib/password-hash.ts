@@ -5,7 +5,7 @@
  * The work is bounded process-wide (issue #11 item 6): at most `concurrency` hashes run at once and
  * at most `queue` wait; beyond that a request is refused at once with 503 SERVICE_UNAVAILABLE and
  * Retry-After, instead of every sign-in slowing down without limit under a flood. One client (an IP
- * address, where the caller names it) may hold at most a quarter of the running and waiting places,
+ * address, where the caller names it) may hold at most an eighth of the running and waiting places,
  * so a flood from one address cannot crowd out everyone else's sign-ins.
  */
 import { hash, verify } from '@node-rs/argon2'
@@ -45,7 +45,7 @@ const RETRY_AFTER_SECONDS = 1
 
 /** A counting semaphore with a bounded FIFO queue and a per-client share. */
 export function createWorkLimiter(limits: HashWorkLimits) {
-  const perClient = Math.max(1, Math.floor((limits.concurrency + limits.queue) / 4))
+  const perClient = Math.max(1, Math.floor((limits.concurrency + limits.queue) / 8))
   let running = 0
   const waiting: Array<() => void> = []
   const held = new Map<string, number>()

@@ -189,11 +189,21 @@ export async function assertSecondFactorIfEnabled(deps: Deps, userId: string, co
   await verifySecondFactor(deps, { userId, code, failureStatus: 400 })
 }
 
-/** An administrator's (or the operator's) reset for a user who lost their authenticator. */
+/**
+ * An administrator's (or the operator's) reset for a user who lost their authenticator. Every
+ * session of the user ends with it (issue #11 item 14): a session that was opened with the second
+ * factor must not outlive its removal.
+ */
 export async function resetMfa(deps: Deps, actor: Actor | null, userId: string, ctx: RequestContext, via: 'admin' | 'cli'): Promise<void> {
   if ((await findUserById(deps.db, userId)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
   await deps.db.transaction().execute(async (tx) => {
     const removed = await deleteMfaState(tx, userId)
-    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.reset', actor, target: { type: 'user', id: userId }, metadata: { via, had_state: removed > 0 } })
+    const revoked = await revokeUserSessions(tx, userId, null, deps.clock.now().toISOString())
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'mfa.reset',
+      actor,
+      target: { type: 'user', id: userId },
+      metadata: { via, had_state: removed > 0, sessions_revoked: revoked },
+    })
   })
 }
