@@ -147,7 +147,9 @@ export async function logout(deps: Deps, caller: Caller, ctx: RequestContext): P
 
 export async function listSessions(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<SessionView>> {
   const window = pageWindow(query)
-  const rows = await listLiveSessions(deps.db, caller.user.id, deps.clock.now().toISOString(), window)
+  const now = deps.clock.now()
+  const idleSince = new Date(now.getTime() - deps.config.sessionIdleSeconds * 1000).toISOString()
+  const rows = await listLiveSessions(deps.db, caller.user.id, now.toISOString(), idleSince, window)
   return toPage(
     rows,
     window.limit,
