@@ -38,6 +38,8 @@ export const REASONS = {
   SELF_DELETION: { status: 409, message: 'Administrators delete their own account with DELETE /api/users/me.' },
   // Not in CONTRACT.md §2.2: an administrator changing their own credentials or privileges through /api/admin (docs/API.md, issue #11).
   SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
+  // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the logged setup code (docs/API.md, issue #11).
+  SETUP_CODE_REQUIRED: { status: 403, message: 'Setup from this address needs the setup code printed in the server log.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

@@ -14,6 +14,7 @@ import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.
 import type { Caller } from './caller.js'
 import { loginCharges } from './login-limits.js'
 import { listLiveSessions, revokeSession, setInstanceFlag } from './repo.js'
+import { setupCodeMatches } from './setup-code.js'
 import { issueSignIn, openSession, type SignIn } from './session-issuer.js'
 
 export interface SessionView {
@@ -55,14 +56,16 @@ export async function beginSignIn(deps: Deps, userId: string, method: string, ct
   return { kind: 'session', signIn: await issueSignIn(deps, outcome.user, outcome.session) }
 }
 
-export async function getSetupStatus(deps: Deps): Promise<{ initialized: boolean }> {
-  return { initialized: await anyUserExists(deps.db) }
+export async function getSetupStatus(deps: Deps, fromLoopback: boolean): Promise<{ initialized: boolean; setup_code_required?: boolean }> {
+  const initialized = await anyUserExists(deps.db)
+  return initialized ? { initialized } : { initialized, setup_code_required: !fromLoopback }
 }
 
 export interface SetupInput {
   email: string
   name: string
   password: string
+  setup_code?: string | undefined
 }
 
 /**
@@ -70,9 +73,11 @@ export interface SetupInput {
  * same transaction as the user: of two concurrent calls, the second waits on the flag's unique key
  * and then finds it set, so exactly one user is created.
  */
-export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestContext): Promise<SignIn> {
+export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestContext & { fromLoopback: boolean }): Promise<SignIn> {
   if (await anyUserExists(deps.db)) throw new AppError('ALREADY_INITIALIZED')
-  const row = await prepareNewUser(deps, { ...input, isAdmin: true })
+  // From anywhere but the machine itself, the setup code of the log (issue #11 item 17).
+  if (!ctx.fromLoopback && (input.setup_code === undefined || !setupCodeMatches(deps, input.setup_code))) throw new AppError('SETUP_CODE_REQUIRED')
+  const row = await prepareNewUser(deps, { email: input.email, name: input.name, password: input.password, isAdmin: true })
   const { user, session } = await deps.db.transaction().execute(async (tx) => {
     const now = deps.clock.now().toISOString()
     if (!(await setInstanceFlag(tx, 'setup_completed', now)) || (await anyUserExists(tx))) {
