@@ -64,7 +64,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
   await installOpenApi(app, { publicUrl: deps.config.publicUrl })
-  installMetrics(app, { metrics: deps.metrics, ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }) })
+  installMetrics(app, {
+    metrics: deps.metrics,
+    ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),
+    ...(deps.config.metricsPort !== undefined && { port: deps.config.metricsPort }),
+  })
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
