@@ -49,6 +49,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy as boolean | string,
     routerOptions: { maxParamLength: 256 },
     return503OnClosing: true,
+    // Slow clients cannot hold connections (issue #11 item 9): the whole request must arrive within
+    // REQUEST_TIMEOUT_SECONDS (its headers within HEADERS_TIMEOUT_SECONDS), and an idle keep-alive
+    // connection closes after KEEP_ALIVE_TIMEOUT_SECONDS. Node checks the first two every second.
+    requestTimeout: deps.config.httpTimeouts.requestMs,
+    connectionTimeout: deps.config.httpTimeouts.requestMs,
+    keepAliveTimeout: deps.config.httpTimeouts.keepAliveMs,
+    http: { headersTimeout: deps.config.httpTimeouts.headersMs, connectionsCheckingInterval: 1000 },
     // Routing errors skip the hooks, so they get the response headers here.
     frameworkErrors: (error, request, reply) => {
       setResponseHeaders(request, reply, { hsts: deps.config.secureCookies })

@@ -249,6 +249,9 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
   if (e.REDIS_URL !== undefined && !/^rediss?:\/\/./.test(e.REDIS_URL)) {
     problems.push(`REDIS_URL: unsupported scheme. Expected ${EnvSchema.properties.REDIS_URL.hint}`)
   }
+  if (e.HEADERS_TIMEOUT_SECONDS > e.REQUEST_TIMEOUT_SECONDS) {
+    problems.push('HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)')
+  }
   const stripeApi = parseStripeApiBase(e.STRIPE_API_BASE, problems)
   const plans = parseBillingPlans(e.BILLING_PLANS, problems)
   if (problems.length > 0) throw new ConfigError(problems)

@@ -27,6 +27,8 @@ export const REASONS = {
   LAST_ADMIN: { status: 409, message: 'The instance must keep at least one active administrator.' },
   LIMIT_REACHED: { status: 409, message: 'The limit has been reached.' },
   ALREADY_INITIALIZED: { status: 409, message: 'The instance is already initialized.' },
+  // Not in CONTRACT.md §2.2: the request did not arrive within REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS (docs/API.md, issue #11).
+  REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Try again later.' },
   NOT_CONFIGURED: { status: 503, message: 'This feature is not configured.' },
   UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
