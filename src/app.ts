@@ -15,6 +15,7 @@ import { installRouteTable } from './plugins/route-table.js'
 import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
+import { installAuditRetention } from './modules/audit/retention.js'
 import { auditRoutes } from './modules/audit/routes.js'
 import { billingRoutes } from './modules/billing/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
@@ -76,6 +77,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),
     ...(deps.config.metricsPort !== undefined && { port: deps.config.metricsPort }),
   })
+
+  installAuditRetention(app, deps)
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
