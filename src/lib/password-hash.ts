@@ -52,8 +52,10 @@ export function createWorkLimiter(limits: HashWorkLimits) {
   const busy = () => new AppError('SERVICE_UNAVAILABLE', { message: 'The server is busy. Try again shortly.', retryAfter: RETRY_AFTER_SECONDS })
 
   return async function run<T>(work: () => Promise<T>, client?: string): Promise<T> {
-    if (client !== undefined && (held.get(client) ?? 0) >= perClient) throw busy()
-    if (running >= limits.concurrency && waiting.length >= limits.queue) throw busy()
+    // Refusals only when the work would have to wait: with a free place nobody is crowded out.
+    const mustWait = running >= limits.concurrency
+    if (mustWait && waiting.length >= limits.queue) throw busy()
+    if (mustWait && client !== undefined && (held.get(client) ?? 0) >= perClient) throw busy()
     if (client !== undefined) held.set(client, (held.get(client) ?? 0) + 1)
     try {
       if (running < limits.concurrency) running++
