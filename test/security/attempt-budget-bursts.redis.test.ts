@@ -12,6 +12,7 @@ import {
   mfaTokenTotpBurst,
   oneAddressCannotSpendTheEmailBudget,
   reauthenticationBurst,
+  tokenCreationBurst,
 } from './attempt-budget-bursts.js'
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -34,4 +35,5 @@ describe('attempt budgets under concurrent bursts (two instances, one Redis)', (
   it('a backup-code burst on one mfa_token evaluates at most 5 codes', () => mfaTokenBackupCodeBurst(t, apps()))
   it('a second-factor burst over many mfa_tokens evaluates at most 10 codes per account', () => mfaAccountBurst(t, apps()))
   it('an enrolment-confirm burst evaluates at most 10 codes', () => enrolmentConfirmBurst(t, apps()))
+  it('a token-creation burst creates at most 10 tokens', () => tokenCreationBurst(t, apps()))
 })

@@ -13,6 +13,7 @@ import {
   mfaTokenTotpBurst,
   oneAddressCannotSpendTheEmailBudget,
   reauthenticationBurst,
+  tokenCreationBurst,
 } from './attempt-budget-bursts.js'
 
 describe('attempt budgets under concurrent bursts (one instance)', () => {
@@ -26,4 +27,5 @@ describe('attempt budgets under concurrent bursts (one instance)', () => {
   it('a backup-code burst on one mfa_token evaluates at most 5 codes', () => mfaTokenBackupCodeBurst(t, apps()))
   it('a second-factor burst over many mfa_tokens evaluates at most 10 codes per account', () => mfaAccountBurst(t, apps()))
   it('an enrolment-confirm burst evaluates at most 10 codes', () => enrolmentConfirmBurst(t, apps()))
+  it('a token-creation burst creates at most 10 tokens', () => tokenCreationBurst(t, apps()))
 })

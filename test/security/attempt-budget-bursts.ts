@@ -120,3 +120,16 @@ export async function enrolmentConfirmBurst(t: TestContext, apps: FastifyInstanc
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(10)
 }
+
+/** Token creation (10 per 15 minutes per user, every attempt counts): a burst creates at most 10. */
+export async function tokenCreationBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
+  const user = await createSignedInUser(t)
+  const responses = await Promise.all(
+    Array.from({ length: BURST }, (_, i) => apps[i % apps.length]!.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `burst ${i}` } })),
+  )
+  const created = responses.filter((r) => r.statusCode === 201).length
+  const limited = responses.filter((r) => r.statusCode === 429 && r.json().reason === 'RATE_LIMITED').length
+  console.info(`burst POST /api/tokens: ${BURST} sent, ${created} created, ${limited} limited`)
+  expect(created).toBeLessThanOrEqual(10)
+  expect(created + limited).toBe(BURST)
+}
