@@ -36,6 +36,18 @@ describe('administrative changes of credentials and privileges', () => {
     expect((await put(token, user.user.id, { name: 'Renamed by token' })).statusCode).toBe(200)
   })
 
+  it('creating an administrator needs the session and the proof too; an ordinary user does not', async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const { token } = await createApiTokenFor(t, admin.token)
+    const create = (credential: string, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/admin/users', headers: bearer(credential), payload })
+    const newAdmin = () => ({ email: uniqueEmail('new-admin'), name: 'New Admin', password: 'a new admin passphrase 3', is_admin: true })
+    expectReason(await create(token, { ...newAdmin(), current_password: DEFAULT_PASSWORD }), 403, 'SESSION_REQUIRED')
+    expectReason(await create(admin.token, newAdmin()), 400, 'PASSWORD_REQUIRED')
+    expectReason(await create(admin.token, { ...newAdmin(), current_password: 'wrong password' }), 400, 'INVALID_PASSWORD')
+    expect((await create(admin.token, { ...newAdmin(), current_password: DEFAULT_PASSWORD })).statusCode).toBe(201)
+    expect((await create(token, { email: uniqueEmail('plain'), name: 'Plain User' })).statusCode).toBe(201)
+  })
+
   it('on your own account they answer 409 SELF_SERVICE_REQUIRED naming the self-service route', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const cases: Array<[Record<string, unknown>, string]> = [

@@ -20,7 +20,7 @@ export interface AdminProof {
   code?: string | undefined
 }
 
-/** Throws SESSION_REQUIRED, SELF_SERVICE_REQUIRED, or the re-authentication errors. */
+/** Throws SESSION_REQUIRED, SELF_SERVICE_REQUIRED, or the re-authentication errors. `targetId` '' = a new account. */
 export async function assertAdminProof(deps: Deps, caller: Caller, targetId: string, proof: AdminProof, selfService: string): Promise<void> {
   if (caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
   if (targetId === caller.user.id) throw new AppError('SELF_SERVICE_REQUIRED', { details: selfService })

@@ -76,7 +76,7 @@ describe('POST /api/admin/users', () => {
   it('creates a user without a password (OIDC or a later reset), who cannot sign in with one', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const email = uniqueEmail('oidc')
-    const response = await createAsAdmin(admin.token, { email, name: 'No Password', is_admin: true })
+    const response = await createAsAdmin(admin.token, { email, name: 'No Password', is_admin: true, current_password: DEFAULT_PASSWORD })
     expect(response.statusCode).toBe(201)
     expect(response.json()).toMatchObject({ has_password: false, is_admin: true })
     await expect(login(t, email, DEFAULT_PASSWORD)).rejects.toThrow(/401/)

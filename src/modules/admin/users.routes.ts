@@ -50,8 +50,16 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: 'Create a user, with or without a password',
+          description:
+            "Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).",
           body: CreateAdminUserBody,
-          response: { 201: AdminUserView, 409: errorResponse(EMAIL_TAKEN) },
+          response: {
+            201: AdminUserView,
+            400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
+            403: errorResponse('SESSION_REQUIRED: an administrator created with an API token'),
+            409: errorResponse(EMAIL_TAKEN),
+            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
+          },
         },
       },
       async (request, reply) => reply.code(201).send(toAdminUserView(await createUser(deps, callerOf(request), request.body, contextOf(request)))),

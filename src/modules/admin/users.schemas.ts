@@ -35,6 +35,8 @@ export const CreateAdminUserBody = Body({
   name: UserName,
   password: Type.Optional(Secret()),
   is_admin: Type.Optional(Type.Boolean()),
+  current_password: Type.Optional(Proof(1024, "The acting administrator's own password: required (when they have one) to create an administrator")),
+  code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code: required with current_password when their MFA is on")),
 })
 export type CreateAdminUserBody = Static<typeof CreateAdminUserBody>
 

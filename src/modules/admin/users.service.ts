@@ -35,6 +35,8 @@ export async function getUser(deps: Deps, userId: string): Promise<AdminUserReco
 
 /** A new account; without a password the user signs in through OIDC, or after a reset. */
 export async function createUser(deps: Deps, caller: Caller, input: CreateAdminUserBody, ctx: RequestContext): Promise<AdminUserRecord> {
+  // Making a new administrator grants a privilege like promoting one (issue #11 item 2).
+  if (input.is_admin === true) await assertAdminProof(deps, caller, '', { current_password: input.current_password, code: input.code }, '')
   const row = await prepareNewUser(deps, {
     email: input.email,
     name: input.name,

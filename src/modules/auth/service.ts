@@ -9,7 +9,7 @@ import { normalizePassword } from '../../lib/password-policy.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { createMfaChallenge, type MfaChallenge } from '../mfa/challenge.js'
 import { isMfaEnabled } from '../mfa/service.js'
-import { anyUserExists, findPasswordCandidateByEmail, findUserById, updateUser } from '../users/repo.js'
+import { anyUserExists, findPasswordCandidateByEmail, findUserById, updateUser, type PasswordCandidate } from '../users/repo.js'
 import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
 import type { Caller } from './caller.js'
 import { loginCharges } from './login-limits.js'
@@ -111,19 +111,19 @@ export async function loginWithPassword(deps: Deps, input: LoginInput, ctx: Requ
   const password = normalizePassword(input.password)
   // The attempt is reserved on every budget before anything is looked up or hashed, and given
   // back only when it succeeds (CONTRACT.md §12: failures count).
-  let candidate: Awaited<ReturnType<typeof findPasswordCandidateByEmail>> = null
+  const looked: { candidate: PasswordCandidate | null } = { candidate: null }
   const accepted = await deps.budgets.attempt(loginCharges(email, ctx.ip), async () => {
-    candidate = await findPasswordCandidateByEmail(deps.db, email)
+    const candidate = (looked.candidate = await findPasswordCandidateByEmail(deps.db, email))
     // Unknown email, or an account without a password: spend the same time as a real check, so the
     // response time does not tell which emails are registered.
     const verified = candidate?.password_hash
       ? await deps.passwords.verify(candidate.password_hash, password, { client: ctx.ip })
       : (await deps.passwords.verifyDummy(password, { client: ctx.ip }), false)
-    return verified && !candidate!.disabled ? candidate! : null
+    return verified && candidate !== null && !candidate.disabled ? candidate : null
   })
 
   if (accepted === null) {
-    const failed = candidate as Awaited<ReturnType<typeof findPasswordCandidateByEmail>>
+    const failed = looked.candidate
     await recordAudit(deps.db, deps.clock, ctx, {
       action: 'auth.login_failed',
       actor: null,
