@@ -22,6 +22,11 @@ describe('attempt budgets under concurrent bursts (two instances, one Redis)', (
   let peer: PeerInstance
   beforeAll(async () => {
     peer = await startPeerInstance(t)
+    // Until its connection is up an instance counts in process memory (the documented fallback);
+    // the property under test is the shared budget, so both must be connected first.
+    for (const redis of [t.deps.redis!, peer.deps.redis!]) {
+      if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve))
+    }
   })
   afterAll(async () => {
     await peer?.close()
