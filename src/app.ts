@@ -15,6 +15,7 @@ import { installRouteTable } from './plugins/route-table.js'
 import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
+import { installAuditRetention } from './modules/audit/retention.js'
 import { auditRoutes } from './modules/audit/routes.js'
 import { billingRoutes } from './modules/billing/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
@@ -51,6 +52,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // router, decide what is too long (a 400 or 404 the document lists, never the router's bare 404).
     routerOptions: { maxParamLength: 16 * 1024 },
     return503OnClosing: true,
+    // Slow clients cannot hold connections (issue #11 item 9): the whole request must arrive within
+    // REQUEST_TIMEOUT_SECONDS (its headers within HEADERS_TIMEOUT_SECONDS), and an idle keep-alive
+    // connection closes after KEEP_ALIVE_TIMEOUT_SECONDS. Node checks the first two every second.
+    requestTimeout: deps.config.httpTimeouts.requestMs,
+    connectionTimeout: deps.config.httpTimeouts.requestMs,
+    keepAliveTimeout: deps.config.httpTimeouts.keepAliveMs,
+    http: { headersTimeout: deps.config.httpTimeouts.headersMs, connectionsCheckingInterval: 1000 },
     // Routing errors skip the hooks, so they get the response headers here.
     frameworkErrors: (error, request, reply) => {
       setResponseHeaders(request, reply, { hsts: deps.config.secureCookies })
@@ -66,7 +74,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
   await installOpenApi(app, { publicUrl: deps.config.publicUrl })
-  installMetrics(app, { metrics: deps.metrics, ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }) })
+  installMetrics(app, {
+    metrics: deps.metrics,
+    ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),
+    ...(deps.config.metricsPort !== undefined && { port: deps.config.metricsPort }),
+  })
+
+  installAuditRetention(app, deps)
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })

@@ -94,7 +94,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     logger,
     secrets,
     keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf'), oidcState: deriveKey(secrets.jwtSecret, 'oidc-state') },
-    passwords: createPasswordHasher(config.passwordHash),
+    passwords: createPasswordHasher(config.passwordHash, config.passwordHashLimits),
     accessTokens: createAccessTokens({ secret: secrets.jwtSecret, issuer: config.publicUrl, clock }),
     counters,
     budgets: new AttemptBudgets(counters),

@@ -91,6 +91,8 @@ export interface MfaBackupCodesTable {
   id: string
   user_id: string
   code_hash: string
+  /** The code's first two characters (not secret on their own); null for codes made before 0014. */
+  selector: string | null
   created_at: Timestamp
   used_at: Timestamp | null
 }

@@ -21,6 +21,7 @@ import type { Caller } from '../modules/auth/caller.js'
 import { API_TOKEN_PREFIX } from '../modules/tokens/format.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from '../modules/auth/cookies.js'
 import { csrfTokenFor } from '../modules/auth/session-issuer.js'
+import { chargeFailedAuthentication } from './rate-limit.js'
 
 export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
 
@@ -101,7 +102,15 @@ export const authentication = fp(
       if (request.is404) return
       const requirement = request.routeOptions.config.auth ?? 'user'
       if (requirement === 'public') return
-      request.caller = await resolveCaller(options.deps, request, requirement)
+      try {
+        request.caller = await resolveCaller(options.deps, request, requirement)
+      } catch (error) {
+        // Failed authentication is counted against the IP's general limit (429 once spent).
+        if (error instanceof AppError && error.reason === 'UNAUTHORIZED') {
+          await chargeFailedAuthentication(options.deps.counters, request.ip, options.deps.config.rateLimitGeneral)
+        }
+        throw error
+      }
     })
   },
   { name: 'authentication' },

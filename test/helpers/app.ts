@@ -65,6 +65,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     // The real algorithm at its lowest cost, so the suite stays fast (ARCHITECTURE.md §10).
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
+    // Room for the concurrent sign-ins of feature tests; the bound itself is tested with its own settings.
+    PASSWORD_HASH_QUEUE: '1000',
     ...options.env,
   }
   const config = parseConfig(env)

@@ -52,8 +52,16 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'createUser',
           summary: 'Create a user, with or without a password',
+          description:
+            "Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).",
           body: CreateAdminUserBody,
-          response: { 201: AdminUserView, 409: errorResponse(EMAIL_TAKEN) },
+          response: {
+            201: AdminUserView,
+            400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
+            403: errorResponse('SESSION_REQUIRED: an administrator created with an API token'),
+            409: errorResponse(EMAIL_TAKEN),
+            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
+          },
         },
       },
       async (request, reply) => reply.code(201).send(toAdminUserView(await createUser(deps, callerOf(request), request.body, contextOf(request)))),
@@ -74,13 +82,17 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'updateUser',
           summary: 'Change any of email, name, is_admin, disabled, language, theme, password',
           description:
-            "Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled.",
+            'Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled. ' +
+            "Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.",
           params: IdParams,
           body: UpdateAdminUserBody,
           response: {
             200: AdminUserView,
+            400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
+            403: errorResponse('SESSION_REQUIRED: credentials or privileges changed with an API token'),
             404: NO_SUCH_USER,
-            409: errorResponse(`${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator`),
+            409: errorResponse(`${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator; SELF_SERVICE_REQUIRED: your own credentials or privileges`),
+            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
           },
         },
       },

@@ -9,6 +9,7 @@ import { answerSignIn, answerSignInOutcome } from './responses.js'
 import { CsrfView, LoginBody, LoginResponse, SetupBody, SetupStatus, SignInView } from './schemas.js'
 import { assertLoginAllowed, completeSetup, getSetupStatus, loginWithPassword, logout } from './service.js'
 import { csrfTokenFor } from './session-issuer.js'
+import { isLoopbackRequest } from './setup-code.js'
 
 const tags = ['authentication']
 
@@ -20,7 +21,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: { tags, operationId: 'getSetupStatus', summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
       },
-      async () => getSetupStatus(deps),
+      async (request) => getSetupStatus(deps, isLoopbackRequest(request.socket.remoteAddress, request.headers)),
     )
 
     app.post(
@@ -34,13 +35,15 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: SetupBody,
           response: {
             201: SignInView,
+            403: errorResponse('SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong'),
             409: errorResponse('ALREADY_INITIALIZED: a user exists'),
             429: errorResponse('RATE_LIMITED: 10 setup attempts per 15 minutes per IP'),
           },
         },
       },
       async (request, reply) => {
-        const signIn = await completeSetup(deps, request.body, contextOf(request))
+        const fromLoopback = isLoopbackRequest(request.socket.remoteAddress, request.headers)
+        const signIn = await completeSetup(deps, request.body, { ...contextOf(request), fromLoopback })
         return reply.code(201).send(answerSignIn(reply, deps, signIn))
       },
     )

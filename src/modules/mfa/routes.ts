@@ -5,6 +5,10 @@ import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { answerSignIn } from '../auth/responses.js'
 import { SignInView } from '../auth/schemas.js'
+import { AppError } from '../../errors.js'
+import { assertAdminProof } from '../admin/reauth.js'
+import { findUserById } from '../users/repo.js'
+import { AdminProofBody } from '../admin/users.schemas.js'
 import { completeMfaSignIn } from './challenge.js'
 import { BackupCodesView, BeginBody, ConfirmBody, EnrollmentView, MfaStatusView, TrustedBody, VerifyBody } from './schemas.js'
 import { beginEnrollment, cancelEnrollment, confirmEnrollment, disableMfa, getMfaStatus, regenerateBackupCodes, resetMfa } from './service.js'
@@ -148,13 +152,26 @@ export function mfaAdminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['administration'],
           operationId: 'resetUserMfa',
-          summary: "Remove a user's MFA (factor, backup codes, pending enrollment)",
+          summary: "Remove a user's MFA (factor, backup codes, pending enrollment) and end their sessions",
+          description:
+            "Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED (use POST /api/auth/mfa/disable).",
           params: IdParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such user') },
+          body: AdminProofBody,
+          response: {
+            204: NoContent,
+            400: errorResponse(`${REAUTH}, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof`),
+            403: errorResponse('SESSION_REQUIRED: an API token'),
+            404: errorResponse('NOT_FOUND: no such user'),
+            409: errorResponse('SELF_SERVICE_REQUIRED: your own account (use POST /api/auth/mfa/disable)'),
+            429: BUDGET,
+          },
         },
       },
       async (request, reply) => {
-        await resetMfa(deps, callerOf(request).user, request.params.id, contextOf(request), 'admin')
+        const caller = callerOf(request)
+        if ((await findUserById(deps.db, request.params.id)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
+        await assertAdminProof(deps, caller, request.params.id, request.body ?? {}, 'POST /api/auth/mfa/disable')
+        await resetMfa(deps, caller.user, request.params.id, contextOf(request), 'admin')
         return reply.code(204).send(null)
       },
     )

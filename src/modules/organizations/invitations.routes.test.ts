@@ -7,7 +7,7 @@ import { createOrgWithRoles, type OrgRole } from '../../../test/helpers/organiza
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 
 // Sessions outlive the 7 days after which the invitations expire.
-const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', SESSION_TTL: '30d' } })
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', SESSION_TTL: '30d', SESSION_IDLE_TIMEOUT: '30d' } })
 let smtp: SmtpStandIn
 let admin: TestUser & SignedIn
 

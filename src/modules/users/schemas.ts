@@ -44,6 +44,7 @@ export type UpdateMeBody = Static<typeof UpdateMeBody>
 export const ChangePasswordBody = Body({
   current_password: Type.Optional(Secret()),
   new_password: Secret(),
+  revoke_api_tokens: Type.Optional(Type.Boolean({ description: 'Also revoke every personal API token of the account (default false)' })),
 })
 export type ChangePasswordBody = Static<typeof ChangePasswordBody>
 
