@@ -41,6 +41,17 @@ export async function assertMailConfigured(deps: Deps): Promise<void> {
   await loadMailSetup(deps)
 }
 
+/** Whether mail can be sent now (SMTP enabled with a host and a sender). */
+export async function isMailConfigured(deps: Deps): Promise<boolean> {
+  try {
+    await loadMailSetup(deps)
+    return true
+  } catch (error) {
+    if (error instanceof AppError && error.reason === 'NOT_CONFIGURED') return false
+    throw error
+  }
+}
+
 /**
  * Sends one plain-text message. SMTP not configured → 503 NOT_CONFIGURED; any SMTP failure → 502
  * UPSTREAM_FAILED whose message is the server's reply (credentials removed).

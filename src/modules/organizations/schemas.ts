@@ -86,3 +86,18 @@ export type InvitationParams = Static<typeof InvitationParams>
 
 export const AcceptInvitationBody = Body({ token: Secret(256) })
 export type AcceptInvitationBody = Static<typeof AcceptInvitationBody>
+
+/** A pending invitation addressed to the caller (GET /api/invitations). */
+export const ReceivedInvitationView = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  organization_name: Type.String(),
+  organization_slug: Type.String(),
+  role: RoleSchema,
+  invited_by_name: Type.Union([Type.String(), Type.Null()], { description: 'null when the inviter was deleted since' }),
+  created_at: Timestamp(),
+  expires_at: Timestamp(),
+})
+export const ReceivedInvitationPage = PageOf(ReceivedInvitationView)
+
+export const MyInvitationParams = Type.Object({ invitation_id: Type.String({ minLength: 1, maxLength: 200 }) })
