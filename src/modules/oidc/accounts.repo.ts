@@ -5,12 +5,14 @@
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { toUserRecord, USER_COLUMNS, type UserRecord } from '../users/repo.js'
 
-export async function findUserByOidcIdentity(ex: Executor, providerKey: string, sub: string): Promise<UserRecord | null> {
+/** The account linked to (issuer, subject) through this provider (issue 11: a subject is unique only at its issuer). */
+export async function findUserByOidcIdentity(ex: Executor, identity: { providerKey: string; issuer: string; sub: string }): Promise<UserRecord | null> {
   const row = await ex
     .selectFrom('users')
     .select(USER_COLUMNS)
-    .where('oidc_provider', '=', providerKey)
-    .where('oidc_sub', '=', sub)
+    .where('oidc_provider', '=', identity.providerKey)
+    .where('oidc_issuer', '=', identity.issuer)
+    .where('oidc_sub', '=', identity.sub)
     .executeTakeFirst()
   return row === undefined ? null : toUserRecord(row)
 }
@@ -19,11 +21,11 @@ export async function findUserByOidcIdentity(ex: Executor, providerKey: string, 
 export async function linkOidcIdentity(
   ex: Executor,
   userId: string,
-  identity: { providerKey: string; sub: string; at: Timestamp },
+  identity: { providerKey: string; issuer: string; sub: string; at: Timestamp },
 ): Promise<UserRecord | null> {
   const row = await ex
     .updateTable('users')
-    .set({ oidc_provider: identity.providerKey, oidc_sub: identity.sub, updated_at: identity.at })
+    .set({ oidc_provider: identity.providerKey, oidc_issuer: identity.issuer, oidc_sub: identity.sub, updated_at: identity.at })
     .where('id', '=', userId)
     .where('oidc_sub', 'is', null)
     .returning(USER_COLUMNS)
@@ -44,7 +46,7 @@ export async function renameOidcIdentities(ex: Executor, rename: { from: string;
 export async function unlinkOidcIdentities(ex: Executor, providerKey: string, at: Timestamp): Promise<number> {
   const result = await ex
     .updateTable('users')
-    .set({ oidc_provider: null, oidc_sub: null, updated_at: at })
+    .set({ oidc_provider: null, oidc_issuer: null, oidc_sub: null, updated_at: at })
     .where('oidc_provider', '=', providerKey)
     .execute()
   return Number(result.reduce((sum, r) => sum + r.numUpdatedRows, 0n))

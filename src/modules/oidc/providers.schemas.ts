@@ -23,6 +23,9 @@ export const OidcProviderView = Type.Object(
     auto_create_users: Type.Boolean(),
     default_role: Role,
     enabled: Type.Boolean(),
+    trust_email: Type.Boolean({
+      description: 'Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false',
+    }),
     callback_url: Type.String({ description: 'Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
@@ -54,6 +57,7 @@ const fields = {
   auto_create_users: Type.Boolean(),
   default_role: Role,
   enabled: Type.Boolean(),
+  trust_email: Type.Boolean(),
 }
 
 export const CreateOidcProviderBody = Body({
@@ -66,6 +70,7 @@ export const CreateOidcProviderBody = Body({
   auto_create_users: Type.Optional(fields.auto_create_users),
   default_role: Type.Optional(fields.default_role),
   enabled: Type.Optional(fields.enabled),
+  trust_email: Type.Optional(fields.trust_email),
 })
 export type CreateOidcProviderBody = Static<typeof CreateOidcProviderBody>
 
@@ -82,6 +87,7 @@ export const UpdateOidcProviderBody = Body(
     auto_create_users: Type.Optional(fields.auto_create_users),
     default_role: Type.Optional(fields.default_role),
     enabled: Type.Optional(fields.enabled),
+    trust_email: Type.Optional(fields.trust_email),
   },
   { minProperties: 1 },
 )

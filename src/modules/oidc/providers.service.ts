@@ -17,7 +17,7 @@ import {
   findProviderById,
   insertProvider,
   listProviderRows,
-  lockProviderKey,
+  lockProvider,
   updateProvider,
   type ProviderChanges,
   type ProviderRecord,
@@ -43,6 +43,7 @@ export function toProviderView(deps: Deps, provider: ProviderRecord): OidcProvid
     auto_create_users: provider.auto_create_users,
     default_role: provider.default_role,
     enabled: provider.enabled,
+    trust_email: provider.trust_email,
     callback_url: callbackUrl(deps.config.publicUrl, provider.provider_key),
     created_at: provider.created_at,
     updated_at: provider.updated_at,
@@ -117,6 +118,7 @@ export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateO
         auto_create_users: body.auto_create_users ?? false,
         default_role: body.default_role ?? 'user',
         enabled: body.enabled ?? true,
+        trust_email: body.trust_email ?? false,
         created_at: now,
         updated_at: now,
       }),
@@ -151,17 +153,26 @@ export async function updateOidcProvider(
     changes.client_secret_encrypted = client_secret === null ? null : encrypt(deps.secrets.encryptionKey, client_secret, clientSecretContext(id))
   }
   const provider = await deps.db.transaction().execute(async (tx) => {
-    const previousKey = await lockProviderKey(tx, id)
-    if (previousKey === null) throw notFound()
+    const previous = await lockProvider(tx, id)
+    if (previous === null) throw notFound()
+    const previousKey = previous.provider_key
     const updated = (await uniqueKey(updateProvider(tx, id, changes)))!
     if (updated.provider_key !== previousKey) {
       await renameOidcIdentities(tx, { from: previousKey, to: updated.provider_key, at: updated.updated_at })
     }
+    // A subject means someone only at its issuer (issue 11): at another issuer the same `sub` may
+    // be anybody, so the accounts linked under the old one are unlinked, in this transaction.
+    const usersUnlinked =
+      updated.issuer_url === previous.issuer_url ? 0 : await unlinkOidcIdentities(tx, updated.provider_key, updated.updated_at)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'oidc_provider.update',
       actor,
       target: { type: 'oidc_provider', id },
-      metadata: { provider_key: updated.provider_key, fields: Object.keys(body).sort() },
+      metadata: {
+        provider_key: updated.provider_key,
+        fields: Object.keys(body).sort(),
+        ...(updated.issuer_url !== previous.issuer_url && { users_unlinked: usersUnlinked }),
+      },
     })
     return updated
   })

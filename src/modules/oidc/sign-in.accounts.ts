@@ -2,9 +2,11 @@
  * Which account an identity from a provider signs in to (CONTRACT.md §9), decided in one
  * transaction:
  *
- * 1. the account linked to (provider_key, sub) — whatever its email is today;
+ * 1. the account linked to (issuer, sub) through this provider — whatever its email is today;
  * 2. else, when the provider says the email is verified, the account with that email, which gets
- *    linked — unless it is linked to another identity already;
+ *    linked — only when an administrator marked the provider `trust_email`, never an
+ *    administrator's account, and not when it is linked to another identity already (issue 11:
+ *    otherwise the person signs in and links the provider from their profile: LINK_REQUIRED);
  * 3. else a new account, when the provider creates users (`auto_create_users`), which needs a
  *    verified email: an unverified one could claim someone else's address (and with it, for
  *    example, their invitations);
@@ -26,6 +28,8 @@ import { SignInFailure } from './sign-in.failure.js'
 
 export interface SigningProvider {
   provider_key: string
+  issuer_url: string
+  trust_email: boolean
   auto_create_users: boolean
   default_role: 'user' | 'admin'
 }
@@ -69,14 +73,16 @@ async function signInLinked(deps: Deps, tx: Tx, user: UserRecord, email: string 
 
 async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: UserRecord, sub: string, ctx: RequestContext): Promise<UserRecord> {
   if (user.oidc_sub !== null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email is linked to another identity', user.id)
+  if (!provider.trust_email) throw new SignInFailure('LINK_REQUIRED', 'the provider is not trusted to link accounts by email', user.id)
+  if (user.is_admin) throw new SignInFailure('LINK_REQUIRED', 'an administrator account is never linked by email', user.id)
   if (user.disabled) throw new SignInFailure('ACCOUNT_DISABLED', 'the account with this email is disabled', user.id)
-  const linked = await linkOidcIdentity(tx, user.id, { providerKey: provider.provider_key, sub, at: deps.clock.now().toISOString() })
+  const linked = await linkOidcIdentity(tx, user.id, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub, at: deps.clock.now().toISOString() })
   if (linked === null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email was linked meanwhile', user.id)
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.oidc_link',
     actor: linked,
     target: { type: 'user', id: user.id },
-    metadata: { provider_key: provider.provider_key },
+    metadata: { provider_key: provider.provider_key, via: 'email' },
   })
   return linked
 }
@@ -84,7 +90,7 @@ async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: 
 async function createAccount(deps: Deps, tx: Tx, provider: SigningProvider, identity: OidcIdentity, email: string, ctx: RequestContext): Promise<UserRecord> {
   const isAdmin = provider.default_role === 'admin'
   const row = await prepareNewUser(deps, { email, name: displayNameOf(identity.name, email), password: null, isAdmin })
-  const created = await insertUser(tx, { ...row, oidc_provider: provider.provider_key, oidc_sub: identity.sub })
+  const created = await insertUser(tx, { ...row, oidc_provider: provider.provider_key, oidc_issuer: provider.issuer_url, oidc_sub: identity.sub })
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.create',
     actor: created,
@@ -97,7 +103,7 @@ async function createAccount(deps: Deps, tx: Tx, provider: SigningProvider, iden
 async function resolveOnce(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {
   const email = identity.emailVerified ? emailOf(identity) : null
   return deps.db.transaction().execute(async (tx) => {
-    const linked = await findUserByOidcIdentity(tx, provider.provider_key, identity.sub)
+    const linked = await findUserByOidcIdentity(tx, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub })
     if (linked !== null) return signInLinked(deps, tx, linked, email, ctx)
     const owner = email === null ? null : await findUserByEmail(tx, email)
     // A concurrent first sign-in of this same identity may have committed between the two reads.
