@@ -63,6 +63,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     // The real algorithm at its lowest cost, so the suite stays fast (ARCHITECTURE.md §10).
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
+    // The stand-in SMTP, OIDC and AI servers listen on 127.0.0.1 (test/security/outbound-destinations.test.ts turns this off).
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     ...options.env,
   }
   const config = parseConfig(env)

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../db/client.js'
 import { AppError, type FieldProblem } from '../../errors.js'
 import { encrypt } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
+import { hostLiteralProblem } from '../../lib/outbound.js'
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
 import { renameOidcIdentities, unlinkOidcIdentities } from './accounts.repo.js'
@@ -61,12 +62,14 @@ function normalizeScopes(scopes: string[]): string {
 }
 
 /** The rules the schema cannot express, all reported at once. */
-function assertAcceptable(body: { provider_key?: string; issuer_url?: string }): void {
+function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?: string }): void {
   const details: FieldProblem[] = []
   if (body.provider_key !== undefined && RESERVED_PROVIDER_KEYS.includes(body.provider_key)) {
     details.push({ field: 'provider_key', message: `is reserved (${RESERVED_PROVIDER_KEYS.join(', ')})` })
   }
-  const issuerProblem = body.issuer_url === undefined ? null : issuerUrlProblem(body.issuer_url)
+  // A literal address is judged at once (issue 11); a name each time it is resolved (lib/outbound.ts).
+  const issuerProblem =
+    body.issuer_url === undefined ? null : (issuerUrlProblem(body.issuer_url) ?? hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
   if (issuerProblem !== null) details.push({ field: 'issuer_url', message: issuerProblem })
   if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
 }
@@ -102,7 +105,7 @@ export async function getOidcProvider(deps: Deps, id: string): Promise<OidcProvi
 }
 
 export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateOidcProviderBody, ctx: RequestContext): Promise<OidcProviderView> {
-  assertAcceptable(body)
+  assertAcceptable(deps, body)
   const id = newId()
   const now = deps.clock.now().toISOString()
   const provider = await deps.db.transaction().execute(async (tx) => {
@@ -145,7 +148,7 @@ export async function updateOidcProvider(
   body: UpdateOidcProviderBody,
   ctx: RequestContext,
 ): Promise<OidcProviderView> {
-  assertAcceptable(body)
+  assertAcceptable(deps, body)
   const { client_secret, scopes, ...fields } = body
   const changes: ProviderChanges = { ...fields, updated_at: deps.clock.now().toISOString() }
   if (scopes !== undefined) changes.scopes = normalizeScopes(scopes)
@@ -156,6 +159,11 @@ export async function updateOidcProvider(
     const previous = await lockProvider(tx, id)
     if (previous === null) throw notFound()
     const previousKey = previous.provider_key
+    // Issue 11: the stored client secret never follows the provider to another issuer.
+    const current = await findProviderById(tx, id)
+    if (body.issuer_url !== undefined && body.issuer_url !== previous.issuer_url && current?.client_secret_set === true && client_secret === undefined) {
+      throw new AppError('VALIDATION_FAILED', { details: [{ field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' }] })
+    }
     const updated = (await uniqueKey(updateProvider(tx, id, changes)))!
     if (updated.provider_key !== previousKey) {
       await renameOidcIdentities(tx, { from: previousKey, to: updated.provider_key, at: updated.updated_at })

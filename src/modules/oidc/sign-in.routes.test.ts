@@ -346,7 +346,7 @@ describe('provider failures', () => {
     const silent = http.createServer(() => undefined) // accepts, never answers
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     const adapter = t.deps.oidc
-    t.deps.oidc = createOidcClient({ clock: t.clock, timeoutSeconds: 1 })
+    t.deps.oidc = createOidcClient({ clock: t.clock, policy: t.config.outbound, timeoutSeconds: 1 })
     try {
       const issuer = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`
       const slow = await createProvider(t, admin.token, { issuer } as OidcProviderStandIn, { provider_key: 'slow' })
