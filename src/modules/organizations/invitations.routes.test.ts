@@ -230,7 +230,7 @@ describe('with SMTP', () => {
     expect((await pendingRows(org.id)).map((r) => r.id)).toEqual([kept])
     const actions = (await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', org.id).where('action', 'like', 'org.invitation_%').orderBy('at').orderBy('id').execute()).slice(4)
     expect(actions.map((e) => e.action)).toEqual(['org.invitation_create', 'org.invitation_create', 'org.invitation_withdraw'])
-    expect(t.logs.some((line) => line.includes('internal-relay') && line.includes('invitation'))).toBe(true)
+    expect(t.logs.some((line) => line.includes('reply code 550') && line.includes('invitation'))).toBe(true)
   })
 
   it('limits invitations to 10 per 15 minutes per user, counting refused ones (429)', async () => {

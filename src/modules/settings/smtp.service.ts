@@ -29,7 +29,8 @@ export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: Upda
   if (literal !== null) throw invalidField('host', literal)
   const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
     // Issue 11: the stored password never follows the server to a new host or port.
-    const moved = (fields.host !== undefined && fields.host !== current.host) || (fields.port !== undefined && fields.port !== current.port)
+    const moved =
+      (fields.host !== undefined && fields.host !== null && fields.host !== current.host) || (fields.port !== undefined && fields.port !== current.port)
     if (moved && current.password_encrypted !== null && password === undefined) {
       throw invalidField('password', 'must be sent again (or null to clear it) when host or port change')
     }
