@@ -77,7 +77,9 @@ export function createAiClient(options: { policy: OutboundPolicy; timeoutMs?: nu
       } catch (error) {
         if (error instanceof AiProviderError) throw error
         if (error instanceof ResponseTooLargeError) throw new AiProviderError(`The AI provider's answer is larger than ${maxResponseBytes} bytes; it was not read.`)
-        if (error instanceof OutboundRefusedError) throw new AiProviderError(`The AI provider was not contacted: ${error.message}.`)
+        // undici reports a refused connection as `fetch failed` with the guard's error as its cause.
+        const refused = error instanceof OutboundRefusedError ? error : (error as { cause?: unknown })?.cause
+        if (refused instanceof OutboundRefusedError) throw new AiProviderError(`The AI provider was not contacted: ${refused.message}.`)
         const e = error as Error & { cause?: { code?: unknown; message?: unknown } }
         if (e.name === 'TimeoutError') throw new AiProviderError(`The AI provider did not answer within ${timeout / 1000} seconds.`)
         if (e instanceof SyntaxError) throw new AiProviderError('The AI provider answered with something other than JSON.')
