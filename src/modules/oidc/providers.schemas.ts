@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 
 /** CONTRACT.md §3.6. */
 export const PROVIDER_KEY_PATTERN = '^[a-z0-9][a-z0-9_-]{0,49}$'
@@ -49,7 +49,7 @@ const Scope = Type.String({
 
 const fields = {
   provider_key: ProviderKey,
-  name: Text({ minLength: 1, maxLength: 100 }),
+  name: DisplayText({ minLength: 1, maxLength: 100 }),
   issuer_url: Type.String({ 'x-trim': true, minLength: 1, maxLength: 2048, description: 'https (http only for 127.0.0.1, ::1, localhost)' }),
   client_id: Text({ minLength: 1, maxLength: 512 }),
   client_secret: Type.Union([Secret(1024), Type.Null()], { description: 'Write-only. null: a public client (PKCE only).' }),

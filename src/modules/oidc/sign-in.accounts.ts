@@ -38,7 +38,8 @@ const MAX_EMAIL_LENGTH = 254
 const MAX_NAME_LENGTH = 100
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/
 const HAS_CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g
+// Control, format (bidi, zero-width) and separator characters: display names refuse them (issue 11).
+const CONTROL_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** The provider's email claim, as this service stores emails; null when it is not a usable address. */

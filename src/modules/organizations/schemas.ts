@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { ROLES, type Role } from './roles.js'
 
@@ -15,7 +15,7 @@ const Slug = Type.String({
   pattern: SLUG_PATTERN,
   'x-message': 'must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit',
 })
-const OrganizationName = Text({ minLength: 1, maxLength: 100 })
+const OrganizationName = DisplayText({ minLength: 1, maxLength: 100 })
 
 /** CONTRACT.md §3.4; `role` is the caller's role in the organization. */
 export const OrganizationView = Type.Object({

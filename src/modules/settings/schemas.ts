@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, Nullable, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, Nullable, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 
 /** CONTRACT.md §3.7: lower-case letters, digits, `_` and `.`, starting with a letter, at most 100. */
 export const SETTING_KEY_PATTERN = '^[a-z][a-z0-9_.]{0,99}$'
@@ -65,7 +65,7 @@ export const UpdateSmtpBody = Body(
     secure: Type.Optional(Type.Boolean()),
     username: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 254 }))),
     from_address: Type.Optional(Nullable(Email())),
-    from_name: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 100 }))),
+    from_name: Type.Optional(Nullable(DisplayText({ minLength: 1, maxLength: 100 }))),
     password: Type.Optional(
       Type.Union([Secret(1024), Type.Null()], {
         description: 'Omitted: kept (not when host or port change: then it must be sent again, or null); null: cleared. Write-only.',
