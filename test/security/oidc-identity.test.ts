@@ -7,12 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, createSignedInUser, createUser, type SignedIn, type TestUser } from '../helpers/factories.js'
-import { callbackUrlFor, createProvider, errorCodeOf, sessionTokenOf, signInWithOidc } from '../helpers/oidc-flow.js'
+import { expectReason } from '../helpers/expect.js'
+import { bearer, cookieValue, createApiTokenFor, createSignedInUser, createUser, type SignedIn, type TestUser } from '../helpers/factories.js'
+import { callbackUrlFor, createProvider, errorCodeOf, sendCallback, sessionTokenOf, signInWithOidc } from '../helpers/oidc-flow.js'
 import { startOidcProvider, type OidcProviderStandIn } from '../helpers/oidc-provider.js'
+import { OIDC_CLIENT_SECRET } from '../helpers/secret-scan.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
-const KEYS = ['moving', 'moving-admin', 'untrusted', 'trusted']
+const KEYS = ['moving', 'moving-admin', 'untrusted', 'trusted', 'profile-link']
 let first: OidcProviderStandIn
 let second: OidcProviderStandIn
 let admin: TestUser & SignedIn
@@ -43,7 +45,7 @@ describe('changing issuer_url', () => {
     const victim = await me(sessionTokenOf(await signInWithOidc(t, first, 'moving', sub)))
     expect(await linkOf(victim.id)).toEqual({ oidc_provider: 'moving', oidc_issuer: first.issuer, oidc_sub: sub })
 
-    const patched = await t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload: { issuer_url: second.issuer } })
+    const patched = await t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET } })
     expect(patched.statusCode).toBe(200)
     // Unlinked in the same transaction as the change, and audited with the count.
     expect(await linkOf(victim.id)).toEqual({ oidc_provider: null, oidc_issuer: null, oidc_sub: null })
@@ -65,7 +67,7 @@ describe('changing issuer_url', () => {
     first.accounts.set(sub, { email: oidcAdmin.email, email_verified: true })
     expect((await me(sessionTokenOf(await signInWithOidc(t, first, 'moving-admin', sub)))).id).toBe(oidcAdmin.user.id)
 
-    await t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload: { issuer_url: second.issuer } })
+    await t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET } })
     second.accounts.set(sub, { email: 'someone-else@example.com', email_verified: true })
     expect(errorCodeOf(await signInWithOidc(t, second, 'moving-admin', sub))).toBe('ACCOUNT_NOT_FOUND')
     // Even presenting the admin's verified email does not link it (not trusted, and an administrator).
@@ -111,5 +113,61 @@ describe('linking by email at first sign-in', () => {
     first.accounts.set(adminSub, { email: administrator.email, email_verified: true })
     expect(errorCodeOf(await signInWithOidc(t, first, 'trusted', adminSub))).toBe('LINK_REQUIRED')
     expect((await linkOf(administrator.user.id)).oidc_sub).toBeNull()
+  })
+})
+
+describe('linking a provider from the profile', () => {
+  const startLink = (token: string, key: string) => t.app.inject({ method: 'POST', url: `/api/users/me/identities/${key}/link`, headers: bearer(token) })
+
+  async function linkThrough(standIn: OidcProviderStandIn, person: { token: string }, key: string, sub: string) {
+    const started = await startLink(person.token, key)
+    expect(started.statusCode, started.body).toBe(200)
+    const stateCookie = cookieValue(started, 'oidc_state')!
+    standIn.loginAs = sub
+    const callback = await standIn.authorize(started.json().authorization_url)
+    return { callback, stateCookie }
+  }
+
+  it('links_the_signed_in_account_even_an_administrator_and_the_link_then_signs_in', async () => {
+    await createProvider(t, admin.token, second, { provider_key: 'profile-link', auto_create_users: false })
+    for (const person of [await createSignedInUser(t), await createSignedInUser(t, { isAdmin: true })]) {
+      const sub = freshSub()
+      second.accounts.set(sub, { email: 'whatever@example.org', email_verified: false })
+      const { callback, stateCookie } = await linkThrough(second, person, 'profile-link', sub)
+      const done = await sendCallback(t, callback, stateCookie)
+      expect(done.statusCode).toBe(302)
+      expect(done.headers.location).toBe('http://switchboard.test/profile?linked=profile-link')
+      expect(await linkOf(person.user.id)).toEqual({ oidc_provider: 'profile-link', oidc_issuer: second.issuer, oidc_sub: sub })
+      expect((await me(sessionTokenOf(await signInWithOidc(t, second, 'profile-link', sub)))).id).toBe(person.user.id)
+      const listed = await t.app.inject({ method: 'GET', url: '/api/users/me/identities', headers: bearer(person.token) })
+      expect(listed.json().items).toEqual([{ provider_key: 'profile-link', name: 'Stand-in' }])
+      expect((await t.app.inject({ method: 'DELETE', url: '/api/users/me/identities/profile-link', headers: bearer(person.token) })).statusCode).toBe(204)
+      expect((await linkOf(person.user.id)).oidc_sub).toBeNull()
+    }
+  })
+
+  it('links_one_identity_to_one_account_when_two_accounts_finish_at_once', async () => {
+    const [a, b] = [await createSignedInUser(t), await createSignedInUser(t)]
+    const sub = freshSub()
+    second.accounts.set(sub, {})
+    const flows = [await linkThrough(second, a, 'profile-link', sub), await linkThrough(second, b, 'profile-link', sub)]
+    const answers = await Promise.all(flows.map((f) => sendCallback(t, f.callback, f.stateCookie)))
+    const locations = answers.map((r) => String(r.headers.location)).sort()
+    expect(locations).toEqual(['http://switchboard.test/profile?link_error=IDENTITY_IN_USE', 'http://switchboard.test/profile?linked=profile-link'])
+    const holders = await t.deps.db.selectFrom('users').select('id').where('oidc_sub', '=', sub).execute()
+    expect(holders).toHaveLength(1)
+  })
+
+  it('needs_a_session_that_is_still_live_when_the_provider_sends_the_browser_back', async () => {
+    const person = await createSignedInUser(t)
+    const apiToken = await createApiTokenFor(t, person.token)
+    expectReason(await startLink(apiToken.token, 'profile-link'), 403, 'SESSION_REQUIRED')
+    const sub = freshSub()
+    second.accounts.set(sub, {})
+    const { callback, stateCookie } = await linkThrough(second, person, 'profile-link', sub)
+    await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: bearer(person.token) })
+    const done = await sendCallback(t, callback, stateCookie)
+    expect(done.headers.location).toBe('http://switchboard.test/profile?link_error=SESSION_ENDED')
+    expect((await linkOf(person.user.id)).oidc_sub).toBeNull()
   })
 })

@@ -33,6 +33,32 @@ export async function linkOidcIdentity(
   return row === undefined ? null : toUserRecord(row)
 }
 
+/** Whether the session is still live for this user: a link started in it may finish (issue 11). */
+export async function isLiveSessionOf(ex: Executor, sessionId: string, userId: string, now: Timestamp): Promise<boolean> {
+  const row = await ex
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select('sessions.id')
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.user_id', '=', userId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .where('users.disabled', '=', false)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Unlinks one account; false when it had no identity (from this provider). */
+export async function unlinkOidcIdentity(ex: Executor, userId: string, providerKey: string, at: Timestamp): Promise<boolean> {
+  const result = await ex
+    .updateTable('users')
+    .set({ oidc_provider: null, oidc_issuer: null, oidc_sub: null, updated_at: at })
+    .where('id', '=', userId)
+    .where('oidc_provider', '=', providerKey)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
 /** A renamed provider keeps its users: their identities follow the new key. */
 export async function renameOidcIdentities(ex: Executor, rename: { from: string; to: string; at: Timestamp }): Promise<void> {
   await ex

@@ -22,7 +22,7 @@ import { isUniqueViolation } from '../../db/client.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { findUserByEmail, insertUser, updateUser, type UserRecord } from '../users/repo.js'
 import { normalizeEmail, prepareNewUser } from '../users/service.js'
-import { findUserByOidcIdentity, linkOidcIdentity } from './accounts.repo.js'
+import { findUserByOidcIdentity, isLiveSessionOf, linkOidcIdentity } from './accounts.repo.js'
 import type { OidcIdentity } from './client.js'
 import { SignInFailure } from './sign-in.failure.js'
 
@@ -116,6 +116,43 @@ async function resolveOnce(deps: Deps, provider: SigningProvider, identity: Oidc
     if (email === null) throw new SignInFailure('EMAIL_NOT_VERIFIED', 'the provider gave no verified email to create the account with')
     return createAccount(deps, tx, provider, identity, email, ctx)
   })
+}
+
+/**
+ * Links the identity to the account whose session started the link from its profile (issue 11):
+ * the session must still be live, the account must have no identity yet, and the identity must
+ * belong to no other account (the unique index decides a race).
+ */
+export async function linkToSignedInAccount(
+  deps: Deps,
+  provider: SigningProvider,
+  identity: OidcIdentity,
+  linkFor: { userId: string; sessionId: string },
+  ctx: RequestContext,
+): Promise<UserRecord> {
+  const now = deps.clock.now().toISOString()
+  try {
+    return await deps.db.transaction().execute(async (tx) => {
+      if (!(await isLiveSessionOf(tx, linkFor.sessionId, linkFor.userId, now))) {
+        throw new SignInFailure('SESSION_ENDED', 'the session that started the link has ended', linkFor.userId)
+      }
+      const holder = await findUserByOidcIdentity(tx, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub })
+      if (holder !== null && holder.id !== linkFor.userId) throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
+      if (holder !== null) return holder
+      const linked = await linkOidcIdentity(tx, linkFor.userId, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub, at: now })
+      if (linked === null) throw new SignInFailure('IDENTITY_IN_USE', 'the account is linked to an identity already', linkFor.userId)
+      await recordAudit(tx, deps.clock, ctx, {
+        action: 'user.oidc_link',
+        actor: linked,
+        target: { type: 'user', id: linked.id },
+        metadata: { provider_key: provider.provider_key, via: 'profile' },
+      })
+      return linked
+    })
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
+    throw error
+  }
 }
 
 export async function resolveAccount(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {

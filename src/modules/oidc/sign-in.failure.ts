@@ -14,6 +14,9 @@ export const SIGN_IN_ERROR_CODES = [
   // Issue 11: an account has this email, but the provider may not link it by email — sign in
   // first and link the provider from the profile.
   'LINK_REQUIRED',
+  // Linking from the profile: the identity already belongs to another account, or the session ended.
+  'IDENTITY_IN_USE',
+  'SESSION_ENDED',
 ] as const
 
 export type SignInErrorCode = (typeof SIGN_IN_ERROR_CODES)[number]
