@@ -91,7 +91,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
-      '/',
+      '',
       {
         schema: {
           tags,
