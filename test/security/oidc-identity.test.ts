@@ -54,6 +54,11 @@ describe('changing issuer_url', () => {
 
     // The attacker controls the new issuer and presents the same sub, without the victim's email.
     second.accounts.set(sub, { email: `attacker-${n}@example.com`, email_verified: true })
+    // A burst of sign-ins with that sub at the new issuer: none reaches the victim's account.
+    const burst = await Promise.all(Array.from({ length: 10 }, () => signInWithOidc(t, second, 'moving', sub)))
+    const ids = new Set(await Promise.all(burst.map(async (response) => (await me(sessionTokenOf(response))).id)))
+    expect(ids.size).toBe(1)
+    expect(ids.has(victim.id)).toBe(false)
     const attacker = await me(sessionTokenOf(await signInWithOidc(t, second, 'moving', sub)))
     expect(attacker.id).not.toBe(victim.id)
     expect(attacker.email).toBe(`attacker-${n}@example.com`)
