@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Nullable, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Nullable, PageOf, Timestamp } from '../../lib/schema-types.js'
 
 const TagName = DisplayText({ minLength: 1, maxLength: 64 })
 const Color = Nullable(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-message': 'must be a colour written #rrggbb', examples: ['#1e90ff'] }))

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Nullable, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Nullable, PageOf, Timestamp } from '../../lib/schema-types.js'
 
 export const ApiTokenView = Type.Object(
   {

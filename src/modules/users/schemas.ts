@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Email, Nullable, Secret, Text } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, Nullable, Secret } from '../../lib/schema-types.js'
 
 /** The seed's User, exactly its 12 fields (CONTRACT.md §3.1). */
 export const UserView = Type.Object(
