@@ -28,6 +28,7 @@ import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
 import { organizationRoutes } from './modules/organizations/routes.js'
 import { oidcProviderRoutes } from './modules/oidc/providers.routes.js'
+import { identityRoutes } from './modules/oidc/identities.routes.js'
 import { oidcSignInRoutes } from './modules/oidc/sign-in.routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { tokenRoutes } from './modules/tokens/routes.js'
@@ -103,6 +104,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
     await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
     await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
+    await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
     await api.register(tagRoutes(deps), { prefix: '/api/tags' })
     await api.register(linkRoutes(deps), { prefix: '/api/links' })
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })

@@ -43,6 +43,10 @@ export const EnvSchema = Type.Object({
   STRIPE_SECRET_KEY: env(Type.Optional(Type.String({ pattern: '^(sk|rk)_[A-Za-z0-9_]{8,}$' })), 'a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)'),
   STRIPE_WEBHOOK_SECRET: env(Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/=_-]{8,}$' })), "the webhook endpoint's signing secret from the Stripe dashboard, whsec_…"),
   STRIPE_API_BASE: env(Type.Optional(Type.String()), 'an http(s) origin without a path, e.g. http://127.0.0.1:12111 for a local stand-in; unset for api.stripe.com'),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: env(
+    Type.Boolean({ default: false }),
+    'true lets admin-configured servers (SMTP, AI, OIDC) be on private networks or loopback; link-local and metadata addresses stay refused',
+  ),
   BILLING_PLANS: env(Type.Optional(Type.String()), 'a JSON array such as [{"id":"pro","name":"Pro","prices":{"month":"price_…","year":"price_…"}}]'),
 })
 
@@ -122,6 +126,8 @@ export interface Config {
   rateLimitGeneral: number
   /** Stripe and the plans sold through it (CONTRACT.md §11). */
   billing: BillingConfig
+  /** Where admin-configured servers may be (issue 11): private ranges and loopback only when true. */
+  outbound: { allowPrivateNetworks: boolean }
 }
 
 export class ConfigError extends Error {
@@ -274,6 +280,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,
     mfaIssuer: e.MFA_ISSUER,
+    outbound: { allowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS },
     billing: {
       plans,
       ...(e.STRIPE_SECRET_KEY !== undefined && { stripeSecretKey: e.STRIPE_SECRET_KEY }),

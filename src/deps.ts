@@ -99,10 +99,10 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     counters,
     budgets: new AttemptBudgets(counters),
     redis,
-    mailer: createMailer(),
-    ai: createAiClient(),
+    mailer: createMailer({ policy: config.outbound }),
+    ai: createAiClient({ policy: config.outbound }),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
-    oidc: createOidcClient({ clock }),
+    oidc: createOidcClient({ clock, policy: config.outbound }),
     stripe: createStripeAdapter(config.billing),
     metrics: createMetrics(),
     async close() {

@@ -67,6 +67,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     PASSWORD_HASH_ITERATIONS: '1',
     // Room for the concurrent sign-ins of feature tests; the bound itself is tested with its own settings.
     PASSWORD_HASH_QUEUE: '1000',
+    // The stand-in SMTP, OIDC and AI servers listen on 127.0.0.1 (test/security/outbound-destinations.test.ts turns this off).
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     ...options.env,
   }
   const config = parseConfig(env)

@@ -147,8 +147,8 @@ describe('organization routes', () => {
   }
 
   const freshMember = async (org: OrgWithRoles) => {
-    const user = await createUser(t)
-    await addOrgMember(t, org.owner.token, org.id, user.email, 'member')
+    const user = await createSignedInUser(t)
+    await addOrgMember(t, org.owner.token, org.id, user, 'member')
     return user.user.id
   }
   const freshInvitation = async (org: OrgWithRoles) => {

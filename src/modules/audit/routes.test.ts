@@ -100,8 +100,8 @@ describe('every change of organizations and administration is audited, without s
 
     const org = await createOrganization(t, admin.token)
     await send('PATCH', `/api/organizations/${org.id}`, { name: 'Changed' })
-    const member = await createUser(t)
-    await addOrgMember(t, admin.token, org.id, member.email, 'member')
+    const member = await createSignedInUser(t)
+    await addOrgMember(t, admin.token, org.id, member, 'member')
     await send('PATCH', `/api/organizations/${org.id}/members/${member.user.id}`, { role: 'admin' })
     await send('DELETE', `/api/organizations/${org.id}/members/${member.user.id}`)
     await send('DELETE', `/api/organizations/${org.id}`)
@@ -122,7 +122,7 @@ describe('every change of organizations and administration is audited, without s
       'auth.login',
       'org.create',
       'org.update',
-      'org.member_add',
+      'org.invitation_create',
       'org.member_role_change',
       'org.member_remove',
       'org.delete',

@@ -8,6 +8,11 @@ export const PreferenceView = Type.Object({
   title: Nullable(Type.String()),
   url: Type.String(),
   source: Type.String({ description: '`personal`, or the name of the organization the link is shared with' }),
+  source_kind: Type.Unsafe<'personal' | 'organization'>({
+    type: 'string',
+    enum: ['personal', 'organization'],
+    description: 'Which kind `source` is: an organization may be named "personal" (issue 11)',
+  }),
   updated_at: Timestamp(),
 })
 export type PreferenceView = Static<typeof PreferenceView>

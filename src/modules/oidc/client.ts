@@ -9,6 +9,7 @@
  * statuses and OAuth error codes, never the provider's free text (which may quote what was sent).
  */
 import * as oidc from 'openid-client'
+import { createOutboundFetch, OutboundRefusedError, ResponseTooLargeError, type OutboundPolicy } from '../../lib/outbound.js'
 import type { Clock } from '../../lib/time.js'
 
 export interface OidcConnection {
@@ -81,6 +82,8 @@ export function issuerUrlProblem(text: string): string | null {
 }
 
 const DEFAULT_OIDC_TIMEOUT_SECONDS = 10
+/** Discovery documents, key sets, token and UserInfo answers are a few KiB; 1 MiB is generous. */
+export const DEFAULT_OIDC_MAX_RESPONSE_BYTES = 1024 * 1024
 const DISCOVERY_TTL_SECONDS = 60 * 60
 const OAUTH_ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
@@ -102,6 +105,10 @@ export function oauthErrorCode(value: unknown): string | null {
 /** Says what went wrong in words safe for logs; never the provider's error_description. */
 function describeFailure(error: unknown): string {
   if (error instanceof OidcProviderError) return error.message
+  if (error instanceof ResponseTooLargeError) return `the provider's answer is larger than ${error.limitBytes} bytes; it was not read`
+  if (error instanceof OutboundRefusedError) return `the provider was not contacted: ${error.message}`
+  const wrapped = (error as { cause?: unknown })?.cause
+  if (wrapped instanceof ResponseTooLargeError || wrapped instanceof OutboundRefusedError) return describeFailure(wrapped)
   if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
     const status = error instanceof oidc.ResponseBodyError ? `HTTP ${error.status} ` : ''
     return `the provider answered ${status}(${oauthErrorCode(error.error) ?? 'no error code'})`
@@ -126,8 +133,10 @@ function isTrue(value: unknown): boolean {
   return value === true || value === 'true'
 }
 
-export function createOidcClient(options: { clock: Clock; timeoutSeconds?: number }): OidcClient {
+export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy; timeoutSeconds?: number; maxResponseBytes?: number }): OidcClient {
   const timeout = options.timeoutSeconds ?? DEFAULT_OIDC_TIMEOUT_SECONDS
+  // Every request to the provider (discovery, JWKS, token, UserInfo): guarded destination, capped answer (issue 11).
+  const outboundFetch = createOutboundFetch({ policy: options.policy, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_OIDC_MAX_RESPONSE_BYTES })
   const cache = new Map<string, { version: string; expiresAt: number; configuration: Promise<oidc.Configuration> }>()
 
   async function discover(connection: OidcConnection): Promise<oidc.Configuration> {
@@ -136,6 +145,7 @@ export function createOidcClient(options: { clock: Clock; timeoutSeconds?: numbe
     if (issuerUrlProblem(connection.issuerUrl) !== null) throw new OidcProviderError('the issuer URL is not acceptable')
     return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(connection.clientSecret), {
       timeout,
+      [oidc.customFetch]: outboundFetch as oidc.CustomFetch,
       execute: [
         // The ID token's signature is checked against the provider's keys even though it came
         // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).

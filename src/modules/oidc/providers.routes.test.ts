@@ -80,6 +80,7 @@ describe('POST /api/oidc-providers', () => {
       auto_create_users: false,
       default_role: 'user',
       enabled: true,
+      trust_email: false,
       callback_url: 'http://switchboard.test/api/auth/oidc/acme/callback',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: provider.created_at,

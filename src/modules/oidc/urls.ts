@@ -31,6 +31,11 @@ export function mfaStepUrl(publicUrl: string, challenge: { mfaToken: string; exp
   return `${publicUrl}/login/mfa#${new URLSearchParams({ mfa_token: challenge.mfaToken, expires_at: challenge.expiresAt })}`
 }
 
+/** After linking a provider from the profile (issue 11): back to the profile page, with the outcome. */
+export function profileUrl(publicUrl: string, outcome: { linked: string } | { link_error: string }): string {
+  return `${publicUrl}/profile?${new URLSearchParams(outcome)}`
+}
+
 export function loginErrorUrl(publicUrl: string, code: string): string {
   return `${publicUrl}/login?${new URLSearchParams({ error: code })}`
 }

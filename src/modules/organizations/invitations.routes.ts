@@ -4,8 +4,26 @@ import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../../plugins/authentication.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
-import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from './invitations.service.js'
-import { AcceptInvitationBody, CreateInvitationBody, InvitationPage, InvitationParams, InvitationView, notAMember, OrganizationView } from './schemas.js'
+import {
+  acceptInvitation,
+  acceptMyInvitation,
+  createInvitation,
+  declineMyInvitation,
+  listInvitations,
+  listMyInvitations,
+  revokeInvitation,
+} from './invitations.service.js'
+import {
+  AcceptInvitationBody,
+  CreateInvitationBody,
+  InvitationPage,
+  InvitationParams,
+  InvitationView,
+  MyInvitationParams,
+  notAMember,
+  OrganizationView,
+  ReceivedInvitationPage,
+} from './schemas.js'
 
 const tags = ['organizations']
 const ROLE_TOO_LOW = errorResponse('FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner)')
@@ -72,9 +90,55 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   }
 }
 
-/** /api/invitations/accept — for the signed-in invitee. */
+/** /api/invitations — for the signed-in invitee: their pending invitations, accepted or declined. */
 export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.get(
+      '',
+      {
+        schema: {
+          tags,
+          summary: 'Your pending invitations (addressed to your email), newest first',
+          querystring: PageQuery,
+          response: { 200: ReceivedInvitationPage },
+        },
+      },
+      async (request) => listMyInvitations(deps, callerOf(request), request.query),
+    )
+
+    app.post(
+      '/:invitation_id/accept',
+      {
+        schema: {
+          tags,
+          summary: 'Accept one of your pending invitations; you join with the invited role',
+          params: MyInvitationParams,
+          response: {
+            200: OrganizationView,
+            404: errorResponse('NOT_FOUND: no such pending invitation to your email'),
+            409: errorResponse('ALREADY_EXISTS: you are already a member'),
+          },
+        },
+      },
+      async (request) => acceptMyInvitation(deps, callerOf(request), request.params.invitation_id, contextOf(request)),
+    )
+
+    app.post(
+      '/:invitation_id/decline',
+      {
+        schema: {
+          tags,
+          summary: 'Decline one of your pending invitations: its link stops working',
+          params: MyInvitationParams,
+          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such pending invitation to your email') },
+        },
+      },
+      async (request, reply) => {
+        await declineMyInvitation(deps, callerOf(request), request.params.invitation_id, contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+
     app.post(
       '/accept',
       {
