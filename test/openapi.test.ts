@@ -4,6 +4,8 @@ import { useTestApp } from './helpers/app.js'
 import { createSignedInUser } from './helpers/factories.js'
 
 const t = useTestApp()
+const METRICS_TOKEN = 'scrape-secret-0123456789'
+const metricsApp = useTestApp({ env: { METRICS_TOKEN } })
 
 interface Response {
   $ref?: string
@@ -49,7 +51,8 @@ const STABLE_OPERATION_IDS = `getMetrics getHealth getReadiness getSetupStatus c
   listOidcProviders createOidcProvider getOidcProvider updateOidcProvider updateOidcProviderByPut
   deleteOidcProvider listSignInProviders startOidcSignIn completeOidcSignIn listTags createTag getTag
   updateTag updateTagByPut deleteTag listLinks createLink getLink updateLink deleteLink listGoPreferences
-  setGoPreference deleteGoPreference listBillingPlans createCheckoutSession receiveStripeWebhook`.split(/\s+/)
+  setGoPreference deleteGoPreference listBillingPlans createCheckoutSession receiveStripeWebhook
+  listMyInvitations acceptMyInvitation declineMyInvitation listMyIdentities linkMyIdentity unlinkMyIdentity`.split(/\s+/)
 
 async function documentOf(): Promise<Document> {
   const response = await t.app.inject({ method: 'GET', url: '/api/openapi.json' })
@@ -194,7 +197,8 @@ describe('documented as sent', () => {
   it('GET /api/metrics: Prometheus text, not JSON', async () => {
     const doc = await documentOf()
     expect(Object.keys(doc.paths['/api/metrics']!.get!.responses['200']!.content!)).toEqual(['text/plain; version=0.0.4'])
-    const response = await t.app.inject({ method: 'GET', url: '/api/metrics' })
+    const response = await metricsApp.app.inject({ method: 'GET', url: '/api/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)
   })
 

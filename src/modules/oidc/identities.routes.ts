@@ -28,7 +28,7 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, summary: 'Your identity-provider link (at most one)', response: { 200: PageOf(IdentityView) } } },
+      { schema: { tags, operationId: 'listMyIdentities', summary: 'Your identity-provider link (at most one)', response: { 200: PageOf(IdentityView) } } },
       async (request) => {
         const { user } = callerOf(request)
         if (user.oidc_provider === null) return { items: [], next_cursor: null }
@@ -43,9 +43,10 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session', rateLimit: perUser(10, 15) },
         schema: {
           tags,
+          operationId: 'linkMyIdentity',
           summary:
             "Start linking a provider to your account: answers the provider's authorization URL (and the state cookie); " +
-            'after the provider, the browser comes back to {PUBLIC_URL}/profile?linked=<key> or ?link_error=<code>',
+            'after the provider, the browser comes back to {PUBLIC_URL}/account?linked=<key> or ?link_error=<code>',
           params: ProviderKeyParams,
           response: {
             200: Type.Object({ authorization_url: Type.String() }),
@@ -69,6 +70,7 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'unlinkMyIdentity',
           summary: 'Unlink the provider from your account (you need a password to sign in afterwards)',
           params: ProviderKeyParams,
           response: {

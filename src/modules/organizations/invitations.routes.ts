@@ -98,6 +98,7 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listMyInvitations',
           summary: 'Your pending invitations (addressed to your email), newest first',
           querystring: PageQuery,
           response: { 200: ReceivedInvitationPage },
@@ -111,6 +112,7 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'acceptMyInvitation',
           summary: 'Accept one of your pending invitations; you join with the invited role',
           params: MyInvitationParams,
           response: {
@@ -128,6 +130,7 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'declineMyInvitation',
           summary: 'Decline one of your pending invitations: its link stops working',
           params: MyInvitationParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such pending invitation to your email') },
