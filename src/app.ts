@@ -4,7 +4,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Deps } from './deps.js'
-import { authentication } from './plugins/authentication.js'
+import { authentication } from './modules/auth/hook.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'

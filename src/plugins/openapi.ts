@@ -8,7 +8,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { AuthRequirement } from './authentication.js'
+import type { AuthRequirement } from './route-auth.js'
 import { ErrorEnvelope } from './error-envelope.js'
 
 export const DOCS_PREFIX = '/api/docs'
