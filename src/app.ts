@@ -41,6 +41,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it is what makes the instance's logger type FastifyBaseLogger, the type every plugin is written against
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),

@@ -18,8 +18,8 @@ import * as m0012 from './0012_go_preferences.js'
 import * as m0013 from './0013_billing_events.js'
 
 export interface EngineMigration {
-  up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
-  down?(db: Kysely<any>, engine: MigrationEngine): Promise<void>
+  up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
+  down?(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
 }
 
 export const migrations: Record<string, EngineMigration> = {

@@ -70,11 +70,12 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
         },
       },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
     transform: ({ schema, url, route }) => {
       const isPublic = (route.config?.auth ?? 'user') === 'public'
       return {
         url,
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it the literal's `security` type does not fit SwaggerTransform's return type
         schema: { ...schema, ...(isPublic ? { security: [] } : { security: [{ bearerAuth: [] }, { cookieAuth: [] }] }) } as typeof schema,
       }
     },

@@ -28,9 +28,9 @@ export function appHomeUrl(publicUrl: string): string {
  * send to a server, so it appears in no access log, proxy log or Referer header.
  */
 export function mfaStepUrl(publicUrl: string, challenge: { mfaToken: string; expiresAt: string }): string {
-  return `${publicUrl}/login/mfa#${new URLSearchParams({ mfa_token: challenge.mfaToken, expires_at: challenge.expiresAt })}`
+  return `${publicUrl}/login/mfa#${new URLSearchParams({ mfa_token: challenge.mfaToken, expires_at: challenge.expiresAt }).toString()}`
 }
 
 export function loginErrorUrl(publicUrl: string, code: string): string {
-  return `${publicUrl}/login?${new URLSearchParams({ error: code })}`
+  return `${publicUrl}/login?${new URLSearchParams({ error: code }).toString()}`
 }
