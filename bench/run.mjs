@@ -56,7 +56,9 @@ async function waitFor(url) {
   for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(url)).ok) return
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await new Promise((r) => setTimeout(r, 50))
   }
   throw new Error(`${url} did not answer`)

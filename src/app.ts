@@ -4,7 +4,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Deps } from './deps.js'
-import { authentication } from './plugins/authentication.js'
+import { authentication } from './modules/auth/hook.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
@@ -43,6 +43,7 @@ export const BODY_LIMIT_BYTES = 64 * 1024
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it is what makes the instance's logger type FastifyBaseLogger, the type every plugin is written against
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),

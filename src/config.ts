@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 function env<T extends TSchema>(schema: T, hint: string): T {
-  return { ...schema, hint } as T
+  return { ...schema, hint }
 }
 
 export const EnvSchema = Type.Object({

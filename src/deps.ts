@@ -22,7 +22,7 @@ import { systemClock, type Clock } from './lib/time.js'
 import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
 import { createStripeAdapter, type StripeAdapter } from './modules/billing/stripe.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
-import { createMetrics, type Metrics } from './plugins/metrics.js'
+import { createMetrics, type Metrics } from './lib/metrics.js'
 import { createMailer, type Mailer } from './modules/mail/mailer.js'
 import { createOidcClient, type OidcClient } from './modules/oidc/client.js'
 

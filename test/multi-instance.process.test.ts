@@ -40,6 +40,7 @@ async function call(server: ServerProcess, method: string, url: string, body?: u
     headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body over real HTTP; the tests assert its fields
   return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as Record<string, any>) }
 }
 

@@ -27,7 +27,7 @@ export function createPostgresPool(url: string, max: number, onIdleError: (error
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === TIMESTAMPTZ_OID) return timestamptzToIso
         if (oid === INT8_OID) return (text: string) => Number(text)
-        return pg.types.getTypeParser(oid, format as 'text')
+        return pg.types.getTypeParser(oid, format) as (text: string) => unknown
       }) as typeof pg.types.getTypeParser,
     },
   })

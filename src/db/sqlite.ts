@@ -108,7 +108,7 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   readNow<R>(query: CompiledQuery): R[] {
-    return this.#statement(query.sql).all(query.parameters as unknown[]) as R[]
+    return this.#statement(query.sql).all(query.parameters) as R[]
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {

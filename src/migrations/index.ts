@@ -20,8 +20,8 @@ import * as m0014 from './0014_backup_code_selectors.js'
 import * as m0017 from './0017_oidc_issuer_trust_email.js'
 
 export interface EngineMigration {
-  up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
-  down?(db: Kysely<any>, engine: MigrationEngine): Promise<void>
+  up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
+  down?(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
 }
 
 export const migrations: Record<string, EngineMigration> = {

@@ -32,7 +32,7 @@ const CONTENT_ERRORS: Record<string, () => AppError> = {
 export function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
   if (error.validation) {
-    return new AppError('VALIDATION_FAILED', { details: toFieldProblems(error.validation as never, error.validationContext ?? 'body') })
+    return new AppError('VALIDATION_FAILED', { details: toFieldProblems(error.validation, error.validationContext ?? 'body') })
   }
   const known = error.code ? (CONTENT_ERRORS[error.code] ?? FRAMEWORK_ERRORS[error.code]) : undefined
   if (known) return known()

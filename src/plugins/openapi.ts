@@ -12,7 +12,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { AuthRequirement } from './authentication.js'
+import type { AuthRequirement } from './route-auth.js'
 import { ErrorEnvelope } from './error-envelope.js'
 
 export const DOCS_PREFIX = '/api/docs'
@@ -196,12 +196,13 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
         },
       },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
     transform: ({ schema, url, route }) => {
       const isPublic = (route.config?.auth ?? 'user') === 'public'
       const { rawBody, database: _database, ...documented } = schema ?? {}
       return {
         url,
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it the literal's `security` type does not fit SwaggerTransform's return type
         schema: {
           ...documented,
           ...(rawBody !== undefined && { body: rawBody }),

@@ -60,8 +60,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000)
@@ -72,7 +72,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         resolve(match[1]!)
       }
     }
-    child.stdout!.on('data', check)
+    child.stdout.on('data', check)
     void exited.then(() => {
       clearTimeout(timer)
       reject(new Error(`server exited before listening:\n${output}`))

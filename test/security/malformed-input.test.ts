@@ -43,9 +43,9 @@ describe('path parameters holding control characters', () => {
 
 describe('forged cursors', () => {
   it('are a 400 on cursor for every collection, whatever they hold', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
       paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>>
-    }
+    }>()
     const collections = Object.entries(doc.paths)
       .filter(([, operations]) => operations.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'))
       .map(([path]) => realPath(path))

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { callerOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { CreateLinkBody, LinkPage, LinkQuery, LinkView, UpdateLinkBody } from './schemas.js'
 import { createLink, deleteLink, getLink, listLinks, updateLink } from './service.js'

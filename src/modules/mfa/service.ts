@@ -48,7 +48,7 @@ export async function getMfaStatus(deps: Deps, caller: Caller): Promise<MfaStatu
   const enabled = row?.enabled_at != null
   return {
     enabled,
-    ...(enabled && { enrolled_at: row!.enabled_at! }),
+    ...(enabled && { enrolled_at: row.enabled_at! }),
     pending: !enabled && row?.pending_expires_at != null,
     backup_codes_remaining: enabled ? (row?.backup_codes_remaining ?? 0) : 0,
   }

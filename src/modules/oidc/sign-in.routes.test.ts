@@ -32,6 +32,7 @@ const KEYS = ['acme', 'closed', 'admins', 'thin', 'broken', 'gone']
 let idp: OidcProviderStandIn
 let thinIdp: OidcProviderStandIn
 let admin: TestUser & SignedIn
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider views from the wire; the tests assert their fields
 const providers: Record<string, Record<string, any>> = {}
 
 beforeAll(async () => {

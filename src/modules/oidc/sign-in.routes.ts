@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { PageQuery } from '../../lib/schema-types.js'
-import { contextOf } from '../../plugins/authentication.js'
+import { contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
 import { readCookies } from '../auth/cookies.js'

@@ -12,23 +12,19 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Deps } from '../deps.js'
-import { AppError } from '../errors.js'
-import { safeEqual } from '../lib/crypto.js'
-import type { RequestContext } from '../modules/audit/service.js'
-import { authenticateBearer } from '../modules/auth/authenticate.js'
-import type { Caller } from '../modules/auth/caller.js'
-import { API_TOKEN_PREFIX } from '../modules/tokens/format.js'
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from '../modules/auth/cookies.js'
-import { csrfTokenFor } from '../modules/auth/session-issuer.js'
-import { chargeFailedAuthentication } from './rate-limit.js'
-
-export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
+import type { Deps } from '../../deps.js'
+import { AppError } from '../../errors.js'
+import { safeEqual } from '../../lib/crypto.js'
+import type { AuthRequirement } from '../../plugins/route-auth.js'
+import type { RequestContext } from '../audit/service.js'
+import { authenticateBearer } from './authenticate.js'
+import type { Caller } from './caller.js'
+import { API_TOKEN_PREFIX } from '../tokens/format.js'
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from './cookies.js'
+import { csrfTokenFor } from './session-issuer.js'
+import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    auth?: AuthRequirement
-  }
   interface FastifyRequest {
     caller: Caller | null
   }
