@@ -28,12 +28,12 @@ function violationOf(contract: Contract, e: Exchange): string {
 
 describe('the contract check', () => {
   it('refuses an undocumented status, naming the operation', () => {
-    const contract = new Contract(t.app.swagger() as never)
+    const contract = new Contract(t.app.swagger())
     expect(violationOf(contract, exchange({ status: 418 }))).toMatch(/^getCurrentUser \(GET \/api\/users\/me\) answered 418, a status the document does not list/)
   })
 
   it('refuses a body its schema refuses, saying where', () => {
-    const contract = new Contract(t.app.swagger() as never)
+    const contract = new Contract(t.app.swagger())
     const message = violationOf(contract, exchange({ responseBody: JSON.stringify({ ...user, unexpected: true }) }))
     expect(message).toMatch(/getCurrentUser \(GET \/api\/users\/me\) answered 200 with a body the schema refuses/)
     const error = violationOf(contract, exchange({ status: 401, responseBody: JSON.stringify({ error: 'Unauthorized', code: 401 }) }))
@@ -41,7 +41,7 @@ describe('the contract check', () => {
   })
 
   it('refuses a media type the operation does not declare, and a body where it declares none', () => {
-    const contract = new Contract(t.app.swagger() as never)
+    const contract = new Contract(t.app.swagger())
     expect(violationOf(contract, exchange({ url: '/api/metrics', responseHeaders: json, responseBody: '"x"' }))).toMatch(
       /getMetrics .* answered 200 with Content-Type application\/json; charset=utf-8; the document declares text\/plain; version=0\.0\.4/,
     )
@@ -50,7 +50,7 @@ describe('the contract check', () => {
   })
 
   it('refuses a 2xx to a request the document refuses, but not a 4xx', async () => {
-    const contract = new Contract(t.app.swagger() as never)
+    const contract = new Contract(t.app.swagger())
     const signedIn = await createSignedInUser(t)
     const me = (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization: `Bearer ${signedIn.token}` } })).body
     const tooLong = exchange({ method: 'PATCH', requestHeaders: json, requestBody: JSON.stringify({ name: 'x'.repeat(101) }), responseBody: me })
@@ -66,7 +66,7 @@ describe('the contract check', () => {
   })
 
   it('requires the envelope for answers outside the documented operations', () => {
-    const contract = new Contract(t.app.swagger() as never)
+    const contract = new Contract(t.app.swagger())
     expect(violationOf(contract, exchange({ url: '/api/nothing-here', status: 404, responseBody: '{"oops":1}' }))).toMatch(/GET \/api\/nothing-here \(no documented operation\) answered 404 with a body the schema refuses/)
   })
 

@@ -160,7 +160,7 @@ describe('shared error responses', () => {
     expect(doc.components.responses.Unauthorized.headers).toHaveProperty('WWW-Authenticate')
     expect(doc.components.responses.RateLimited.headers).toHaveProperty('Retry-After')
     // No operation carries a copy of a shared answer.
-    const shared = new Set(Object.values(doc.components.responses).map((r: any) => r.description))
+    const shared = new Set(Object.values(doc.components.responses as Record<string, { description?: string }>).map((r) => r.description))
     for (const { method, path, operation } of operationsOf(doc)) {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (response.$ref === undefined) expect(shared.has(response.description), `${method} ${path} ${status} copies a shared response`).toBe(false)

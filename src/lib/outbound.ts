@@ -105,7 +105,7 @@ function guardedLookup(policy: OutboundPolicy) {
 
 /** An undici dispatcher whose connections go only where the policy allows. */
 export function guardedDispatcher(policy: OutboundPolicy): Dispatcher {
-  return new Agent({ connect: { lookup: guardedLookup(policy) as never } })
+  return new Agent({ connect: { lookup: guardedLookup(policy) } })
 }
 
 /**
@@ -152,8 +152,8 @@ export function createOutboundFetch(options: OutboundFetchOptions): (input: stri
     const literal = hostLiteralProblem(url.hostname, options.policy)
     if (literal !== null) throw new OutboundRefusedError(`the destination ${literal}`)
     // Never followed: a redirect could name an address literal the guard above has not seen.
-    const response = await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher } as Parameters<typeof undiciFetch>[1])
-    const body = await readCapped(response as unknown as Response, options.maxResponseBytes)
+    const response = await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher })
+    const body = await readCapped(response, options.maxResponseBytes)
     const nullBody = [101, 204, 205, 304].includes(response.status)
     return new Response(nullBody ? null : new Uint8Array(body), {
       status: response.status,

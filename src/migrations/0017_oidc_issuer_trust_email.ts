@@ -7,7 +7,7 @@
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   await db.schema.alterTable('users').addColumn('oidc_issuer', 'text').execute()
   await sql`update users set oidc_issuer = (select p.issuer_url from oidc_providers p where p.provider_key = users.oidc_provider)
@@ -15,7 +15,7 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
   await db.schema.alterTable('oidc_providers').addColumn('trust_email', t.boolean, (c) => c.notNull().defaultTo(false)).execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('oidc_providers').dropColumn('trust_email').execute()
   await db.schema.alterTable('users').dropColumn('oidc_issuer').execute()
 }

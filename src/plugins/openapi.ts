@@ -122,14 +122,32 @@ interface DocumentResponse {
   content?: Record<string, { schema?: Record<string, unknown> }>
 }
 
+interface BodySchema {
+  $ref?: string
+  type?: string
+  required?: string[]
+  minProperties?: number
+}
+
+interface DocumentOperation {
+  responses?: Record<string, DocumentResponse>
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> }
+}
+
+/** The part of the generated document these transforms walk. */
+interface OpenApiObject {
+  paths?: Record<string, Record<string, DocumentOperation>>
+  components: Record<string, unknown>
+}
+
 /**
  * Replaces each shared answer in the operations by a reference to its component. The generator
  * drops annotations next to a $ref, so a shared answer is recognised by its status and its
  * description, which no route-specific answer repeats.
  */
-function referenceSharedResponses(document: Record<string, any>): Record<string, any> {
+function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
   const shared = new Map(Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [`${status} ${description}`, name]))
-  for (const item of Object.values(document.paths ?? {}) as Array<Record<string, { responses?: Record<string, DocumentResponse> }>>) {
+  for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const name = shared.get(`${status} ${response.description}`)
@@ -162,8 +180,8 @@ function referenceSharedResponses(document: Record<string, any>): Record<string,
  * The generator marks every request body required, but a route whose body schema requires no field
  * also accepts no body at all (src/plugins/http.ts reads it as {}): such bodies are optional.
  */
-function markOptionalBodies(document: Record<string, any>): void {
-  for (const item of Object.values(document.paths ?? {}) as Array<Record<string, { requestBody?: Record<string, any> }>>) {
+function markOptionalBodies(document: OpenApiObject): void {
+  for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item)) {
       const body = operation.requestBody
       const schema = body?.content?.['application/json']?.schema
@@ -211,7 +229,7 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
         } as typeof schema,
       }
     },
-    transformObject: (document) => referenceSharedResponses((document as { openapiObject: Record<string, any> }).openapiObject),
+    transformObject: (document) => referenceSharedResponses((document as unknown as { openapiObject: OpenApiObject }).openapiObject) as never,
   })
 
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true })

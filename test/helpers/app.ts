@@ -126,7 +126,7 @@ function enforceContract(app: FastifyInstance): FastifyInstance {
   const inject = app.inject.bind(app)
   let contract: Contract | undefined
   const check = (response: LightMyRequestResponse) => {
-    contract ??= contractFor(app.swagger() as Record<string, unknown>)
+    contract ??= contractFor(app.swagger())
     const request = response.raw.req as InjectedRequest
     const payload = request._lightMyRequest?.payload
     checkExchange(contract, {
@@ -141,7 +141,7 @@ function enforceContract(app: FastifyInstance): FastifyInstance {
   }
   function contractCheckedInject(options?: unknown, callback?: unknown): unknown {
     if (options === undefined || callback !== undefined) return (inject as (...args: unknown[]) => unknown)(options, callback)
-    return (inject(options as never) as Promise<LightMyRequestResponse>).then((response) => {
+    return (inject(options as never)).then((response) => {
       check(response)
       return response
     })

@@ -40,6 +40,7 @@ export class ContractViolation extends Error {
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- schemas and bodies from the wire, walked generically
 type Json = Record<string, any>
 
 interface Parameter {

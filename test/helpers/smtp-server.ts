@@ -3,6 +3,7 @@
  * every message it accepts, checks credentials when given some, and can be told to refuse
  * recipients with a reply such as `550 mailbox unavailable`.
  */
+import type { Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
@@ -79,7 +80,7 @@ export async function startSmtpStandIn(options: SmtpStandInOptions = {}): Promis
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
   })
-  server.server.prependListener('connection', (socket: import('node:net').Socket) => socket.on('data', (chunk: Buffer) => void sent.push(chunk)))
+  server.server.prependListener('connection', (socket: Socket) => socket.on('data', (chunk: Buffer) => void sent.push(chunk)))
   const address = server.server.address() as AddressInfo
   return Object.assign(standIn, {
     host: '127.0.0.1',

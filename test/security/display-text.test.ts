@@ -44,7 +44,7 @@ const INVISIBLE = {
 
 interface Target {
   field: string
-  send(value: string): Promise<{ statusCode: number; json(): any }>
+  send(value: string): Promise<{ statusCode: number; json(): { reason: string; details: Array<{ field: string }> } }>
 }
 
 function targets(): Record<string, Target> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, createUser, DEFAULT_PASSWORD, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { bearer, createSignedInUser, DEFAULT_PASSWORD, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })

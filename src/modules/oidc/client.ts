@@ -145,7 +145,7 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
     if (issuerUrlProblem(connection.issuerUrl) !== null) throw new OidcProviderError('the issuer URL is not acceptable')
     return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(connection.clientSecret), {
       timeout,
-      [oidc.customFetch]: outboundFetch as oidc.CustomFetch,
+      [oidc.customFetch]: outboundFetch,
       execute: [
         // The ID token's signature is checked against the provider's keys even though it came
         // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).

@@ -77,7 +77,7 @@ export function openState(deps: Deps, cookieValue: string | undefined, providerK
   const { k, s, n, v, x, l } = sealed
   if (typeof k !== 'string' || typeof s !== 'string' || typeof n !== 'string' || typeof v !== 'string' || typeof x !== 'number') return null
   if (k !== providerKey || x <= deps.clock.now().getTime()) return null
-  const linkFor = Array.isArray(l) && l.length === 2 && l.every((part) => typeof part === 'string') ? { userId: l[0]!, sessionId: l[1]! } : undefined
+  const linkFor = Array.isArray(l) && l.length === 2 && l.every((part) => typeof part === 'string') ? { userId: l[0], sessionId: l[1] } : undefined
   return { providerKey: k, state: s, nonce: n, codeVerifier: v, ...(linkFor !== undefined && { linkFor }) }
 }
 

@@ -33,7 +33,7 @@ export function mfaStepUrl(publicUrl: string, challenge: { mfaToken: string; exp
 
 /** After linking a provider from the profile (issue 11): back to the profile page, with the outcome. */
 export function profileUrl(publicUrl: string, outcome: { linked: string } | { link_error: string }): string {
-  return `${publicUrl}/account?${new URLSearchParams(outcome)}`
+  return `${publicUrl}/account?${new URLSearchParams(outcome).toString()}`
 }
 
 export function loginErrorUrl(publicUrl: string, code: string): string {

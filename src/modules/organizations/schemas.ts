@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Email, PageOf, PathId, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, PageOf, PathId, Secret, Timestamp } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { ROLES, type Role } from './roles.js'
 
