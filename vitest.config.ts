@@ -5,6 +5,7 @@
  * shared Redis state (*.redis.test.ts) follow the same rule for a Redis server on 127.0.0.1:6379.
  */
 import net from 'node:net'
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { testPostgresUrl } from './test/helpers/database.js'
 
@@ -44,6 +45,16 @@ export default defineConfig(async () => {
       testTimeout: 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
+      // Where the time went (vitest's phase totals): importing the application — Fastify, every
+      // module, Stripe, OIDC, SMTP and Redis clients — again for each of the ~120 files took more
+      // than a quarter of the run. Test files share nothing through module state (each builds
+      // its own app, deps and database in beforeAll), so a worker keeps its module cache from
+      // file to file and imports once.
+      isolate: false,
+      // One worker per core: vitest's default (cores − 1) ran one file at a time on a 2-core
+      // machine, leaving a core idle while a file waited on its database. More workers than cores
+      // starve the process tests' own server processes of CPU.
+      maxWorkers: Math.max(2, availableParallelism()),
       projects: engines.map((engine) => ({
         extends: true as const,
         test: {

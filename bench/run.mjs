@@ -65,7 +65,9 @@ async function waitFor(url) {
   while (Date.now() < deadline) {
     try {
       if ((await fetch(url)).ok) return
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await new Promise((r) => setTimeout(r, 10))
   }
   throw new Error(`${url} did not answer`)

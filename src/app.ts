@@ -4,7 +4,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Deps } from './deps.js'
-import { authentication } from './plugins/authentication.js'
+import { authentication } from './modules/auth/hook.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
@@ -16,6 +16,7 @@ import { lazySerializerFactory } from './plugins/serialization.js'
 import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
+import { installAuditRetention } from './modules/audit/retention.js'
 import { auditRoutes } from './modules/audit/routes.js'
 import { billingRoutes } from './modules/billing/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
@@ -28,6 +29,7 @@ import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
 import { organizationRoutes } from './modules/organizations/routes.js'
 import { oidcProviderRoutes } from './modules/oidc/providers.routes.js'
+import { identityRoutes } from './modules/oidc/identities.routes.js'
 import { oidcSignInRoutes } from './modules/oidc/sign-in.routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { tokenRoutes } from './modules/tokens/routes.js'
@@ -42,16 +44,26 @@ export const BODY_LIMIT_BYTES = 64 * 1024
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it is what makes the instance's logger type FastifyBaseLogger, the type every plugin is written against
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify accepts a hop count at run time though its types omit it.
     trustProxy: deps.config.trustProxy as boolean | string,
-    routerOptions: { maxParamLength: 256 },
+    // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not the
+    // router, decide what is too long (a 400 or 404 the document lists, never the router's bare 404).
+    routerOptions: { maxParamLength: 16 * 1024 },
     return503OnClosing: true,
     // Serializers are compiled per route on first use, not all at start-up (plugins/serialization.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
+    // Slow clients cannot hold connections (issue #11 item 9): the whole request must arrive within
+    // REQUEST_TIMEOUT_SECONDS (its headers within HEADERS_TIMEOUT_SECONDS), and an idle keep-alive
+    // connection closes after KEEP_ALIVE_TIMEOUT_SECONDS. Node checks the first two every second.
+    requestTimeout: deps.config.httpTimeouts.requestMs,
+    connectionTimeout: deps.config.httpTimeouts.requestMs,
+    keepAliveTimeout: deps.config.httpTimeouts.keepAliveMs,
+    http: { headersTimeout: deps.config.httpTimeouts.headersMs, connectionsCheckingInterval: 1000 },
     // Routing errors skip the hooks, so they get the response headers here.
     frameworkErrors: (error, request, reply) => {
       setResponseHeaders(request, reply, { hsts: deps.config.secureCookies })
@@ -67,7 +79,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
   await installOpenApi(app, { publicUrl: deps.config.publicUrl })
-  installMetrics(app, { metrics: deps.metrics, ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }) })
+  installMetrics(app, {
+    metrics: deps.metrics,
+    ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),
+    ...(deps.config.metricsPort !== undefined && { port: deps.config.metricsPort }),
+  })
+
+  installAuditRetention(app, deps)
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
@@ -90,6 +108,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
     await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
     await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
+    await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
     await api.register(tagRoutes(deps), { prefix: '/api/tags' })
     await api.register(linkRoutes(deps), { prefix: '/api/links' })
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })

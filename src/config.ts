@@ -10,7 +10,7 @@ import { Value } from '@sinclair/typebox/value'
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
 function env<T extends TSchema>(schema: T, hint: string): T {
-  return { ...schema, hint } as T
+  return { ...schema, hint }
 }
 
 export const EnvSchema = Type.Object({
@@ -24,17 +24,29 @@ export const EnvSchema = Type.Object({
   JWT_SECRET: env(Type.Optional(Type.String({ minLength: 32 })), 'any string of at least 32 characters, e.g. the output of `openssl rand -base64 48`'),
   ENCRYPTION_KEY: env(Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), '32 bytes as 64 hex characters, e.g. the output of `openssl rand -hex 32`'),
   SESSION_TTL: env(Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '7d' }), 'a duration such as 30m, 12h or 7d'),
+  SESSION_IDLE_TIMEOUT: env(Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '12h' }), 'a duration of inactivity after which a session ends, such as 30m or 12h'),
   TRUST_PROXY: env(Type.String({ default: 'false' }), 'false, true, a hop count such as 1, or comma-separated proxy addresses/CIDRs'),
   LOG_LEVEL: env(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }), LOG_LEVELS.join(', ')),
   PASSWORD_HASH_MEMORY_KIB: env(Type.Integer({ minimum: 1024, maximum: 1048576, default: 19456 }), 'argon2id memory in KiB; 19456 (19 MiB) is the OWASP minimum'),
   PASSWORD_HASH_ITERATIONS: env(Type.Integer({ minimum: 1, maximum: 20, default: 2 }), 'argon2id passes; 2 is the OWASP minimum at 19 MiB'),
+  PASSWORD_HASH_CONCURRENCY: env(Type.Integer({ minimum: 1, maximum: 64, default: 2 }), 'argon2 hashes run at once per process (about one per core)'),
+  PASSWORD_HASH_QUEUE: env(Type.Integer({ minimum: 0, maximum: 10000, default: 32 }), 'argon2 hashes that may wait for a place; beyond that 503 with Retry-After'),
   MFA_ISSUER: env(Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }), 'the name authenticator apps show, e.g. "Acme Switchboard"'),
   RATE_LIMIT_GENERAL: env(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), 'requests per minute per credential (or IP); 0 switches the general limit off'),
+  METRICS_PORT: env(Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })), 'a TCP port for a metrics listener bound to 127.0.0.1 (GET /metrics), e.g. 9464'),
   METRICS_TOKEN: env(Type.Optional(Type.String({ minLength: 16 })), 'a bearer secret of at least 16 characters that /api/metrics then requires'),
+  REQUEST_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 3600, default: 30 }), 'seconds a request (headers and body) may take to arrive'),
+  HEADERS_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds the request headers may take to arrive'),
+  KEEP_ALIVE_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 5 }), 'seconds an idle keep-alive connection stays open'),
+  FAILED_LOGIN_RETENTION_DAYS: env(Type.Integer({ minimum: 1, maximum: 3650, default: 90 }), 'days failed sign-in audit events are kept'),
   SHUTDOWN_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds to let in-flight requests finish on SIGTERM'),
   STRIPE_SECRET_KEY: env(Type.Optional(Type.String({ pattern: '^(sk|rk)_[A-Za-z0-9_]{8,}$' })), 'a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)'),
   STRIPE_WEBHOOK_SECRET: env(Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/=_-]{8,}$' })), "the webhook endpoint's signing secret from the Stripe dashboard, whsec_…"),
   STRIPE_API_BASE: env(Type.Optional(Type.String()), 'an http(s) origin without a path, e.g. http://127.0.0.1:12111 for a local stand-in; unset for api.stripe.com'),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: env(
+    Type.Boolean({ default: false }),
+    'true lets admin-configured servers (SMTP, AI, OIDC) be on private networks or loopback; link-local and metadata addresses stay refused',
+  ),
   BILLING_PLANS: env(Type.Optional(Type.String()), 'a JSON array such as [{"id":"pro","name":"Pro","prices":{"month":"price_…","year":"price_…"}}]'),
 })
 
@@ -95,6 +107,16 @@ export interface Config {
   trustProxy: boolean | number | string
   logLevel: (typeof LOG_LEVELS)[number]
   passwordHash: { memoryCost: number; timeCost: number; parallelism: number }
+  /** The process-wide bound on argon2 work (issue #11 item 6). */
+  passwordHashLimits: { concurrency: number; queue: number }
+  /** A session ends after this long without a request, besides its absolute lifetime. */
+  sessionIdleSeconds: number
+  /** Node's requestTimeout / headersTimeout / keepAliveTimeout, in milliseconds. */
+  httpTimeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
+  /** When set, metrics are served on 127.0.0.1 at this port (and not on the public port). */
+  metricsPort?: number
+  /** Days failed sign-in audit events are kept before the periodic purge removes them. */
+  failedLoginRetentionDays: number
   shutdownTimeoutMs: number
   /** When set, GET /api/metrics requires it as a Bearer credential. */
   metricsToken?: string
@@ -104,6 +126,8 @@ export interface Config {
   rateLimitGeneral: number
   /** Stripe and the plans sold through it (CONTRACT.md §11). */
   billing: BillingConfig
+  /** Where admin-configured servers may be (issue 11): private ranges and loopback only when true. */
+  outbound: { allowPrivateNetworks: boolean }
 }
 
 export class ConfigError extends Error {
@@ -231,6 +255,9 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
   if (e.REDIS_URL !== undefined && !/^rediss?:\/\/./.test(e.REDIS_URL)) {
     problems.push(`REDIS_URL: unsupported scheme. Expected ${EnvSchema.properties.REDIS_URL.hint}`)
   }
+  if (e.HEADERS_TIMEOUT_SECONDS > e.REQUEST_TIMEOUT_SECONDS) {
+    problems.push('HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)')
+  }
   const stripeApi = parseStripeApiBase(e.STRIPE_API_BASE, problems)
   const plans = parseBillingPlans(e.BILLING_PLANS, problems)
   if (problems.length > 0) throw new ConfigError(problems)
@@ -246,9 +273,14 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
     passwordHash: { memoryCost: e.PASSWORD_HASH_MEMORY_KIB, timeCost: e.PASSWORD_HASH_ITERATIONS, parallelism: 1 },
+    passwordHashLimits: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
+    sessionIdleSeconds: parseDuration(e.SESSION_IDLE_TIMEOUT),
+    httpTimeouts: { requestMs: e.REQUEST_TIMEOUT_SECONDS * 1000, headersMs: e.HEADERS_TIMEOUT_SECONDS * 1000, keepAliveMs: e.KEEP_ALIVE_TIMEOUT_SECONDS * 1000 },
+    failedLoginRetentionDays: e.FAILED_LOGIN_RETENTION_DAYS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,
     mfaIssuer: e.MFA_ISSUER,
+    outbound: { allowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS },
     billing: {
       plans,
       ...(e.STRIPE_SECRET_KEY !== undefined && { stripeSecretKey: e.STRIPE_SECRET_KEY }),
@@ -259,6 +291,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     ...(e.JWT_SECRET !== undefined && { jwtSecret: e.JWT_SECRET }),
     ...(e.ENCRYPTION_KEY !== undefined && { encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'hex') }),
     ...(e.METRICS_TOKEN !== undefined && { metricsToken: e.METRICS_TOKEN }),
+    ...(e.METRICS_PORT !== undefined && { metricsPort: e.METRICS_PORT }),
   }
   return Object.freeze(config)
 }

@@ -3,6 +3,7 @@
  * globals, so tests build the same graph against their own database and stand-in servers.
  */
 import { createRequire } from 'node:module'
+import type * as IoRedis from 'ioredis'
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import { createDatabase, type DatabaseHandle } from './db/client.js'
@@ -23,7 +24,7 @@ import { systemClock, type Clock } from './lib/time.js'
 import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
 import { createStripeAdapter, type StripeAdapter } from './modules/billing/stripe.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
-import { createMetrics, type Metrics } from './plugins/metrics.js'
+import { createMetrics, type Metrics } from './lib/metrics.js'
 import { createMailer, type Mailer } from './modules/mail/mailer.js'
 import { createOidcClient, type OidcClient } from './modules/oidc/client.js'
 
@@ -70,7 +71,7 @@ export interface DepsOverrides {
 }
 
 function createRedis(url: string, logger: Logger): Redis {
-  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis')
+  const { Redis: RedisClient } = require('ioredis') as typeof IoRedis
   const redis = new RedisClient(url, {
     // Fail a command at once while disconnected instead of queueing it: callers fall back to
     // per-process state rather than holding requests open (see createFallbackCounterStore).
@@ -100,15 +101,15 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     logger,
     secrets,
     keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf'), oidcState: deriveKey(secrets.jwtSecret, 'oidc-state') },
-    passwords: createPasswordHasher(config.passwordHash),
+    passwords: createPasswordHasher(config.passwordHash, config.passwordHashLimits),
     accessTokens: createAccessTokens({ secret: secrets.jwtSecret, issuer: config.publicUrl, clock }),
     counters,
     budgets: new AttemptBudgets(counters),
     redis,
-    mailer: createMailer(),
-    ai: createAiClient(),
+    mailer: createMailer({ policy: config.outbound }),
+    ai: createAiClient({ policy: config.outbound }),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
-    oidc: createOidcClient({ clock }),
+    oidc: createOidcClient({ clock, policy: config.outbound }),
     stripe: createStripeAdapter(config.billing),
     metrics: createMetrics(),
     async close() {

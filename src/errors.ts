@@ -27,6 +27,8 @@ export const REASONS = {
   LAST_ADMIN: { status: 409, message: 'The instance must keep at least one active administrator.' },
   LIMIT_REACHED: { status: 409, message: 'The limit has been reached.' },
   ALREADY_INITIALIZED: { status: 409, message: 'The instance is already initialized.' },
+  // Not in CONTRACT.md §2.2: the request did not arrive within REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS (docs/API.md, issue #11).
+  REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Try again later.' },
   NOT_CONFIGURED: { status: 503, message: 'This feature is not configured.' },
   UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
@@ -36,6 +38,10 @@ export const REASONS = {
   EMAIL_MANAGED_BY_PROVIDER: { status: 409, message: 'Your email address is managed by your identity provider.' },
   // Not in CONTRACT.md §2.2, which says only "yourself → 409" for administrative deletion (docs/API.md).
   SELF_DELETION: { status: 409, message: 'Administrators delete their own account with DELETE /api/users/me.' },
+  // Not in CONTRACT.md §2.2: an administrator changing their own credentials or privileges through /api/admin (docs/API.md, issue #11).
+  SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
+  // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the logged setup code (docs/API.md, issue #11).
+  SETUP_CODE_REQUIRED: { status: 403, message: 'Setup from this address needs the setup code printed in the server log.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

@@ -7,6 +7,7 @@ import { buildApp } from './app.js'
 import { ConfigError, parseConfig } from './config.js'
 import { migrateToLatest } from './db/migrate.js'
 import { createDeps } from './deps.js'
+import { announceSetupCode } from './modules/auth/setup-code.js'
 
 async function main(): Promise<void> {
   let config
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
 
   const app = await buildApp(deps)
   await app.listen({ port: config.port, host: config.host })
+  await announceSetupCode(deps)
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -7,6 +7,7 @@ import { bearer, createApiTokenFor, createSignedInUser } from './helpers/factori
 
 const t = useTestApp()
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response of the suite; the envelope shape is what this helper asserts
 function expectEnvelope(response: { statusCode: number; json(): any; headers: Record<string, unknown> }, status: number, reason: string) {
   expect(response.statusCode).toBe(status)
   const body = response.json()

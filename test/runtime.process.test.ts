@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const FAST_HASH = { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' }
 
-async function call(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function call(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${base}${url}`, {
     method,
     headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
@@ -88,7 +88,7 @@ describe('an unsupported Node.js', () => {
     const versions = ['20.19.0', '23.11.0']
     const results = await Promise.all(
       versions.map((version) =>
-        runProcess(entry, args as string[], {
+        runProcess(entry, args, {
           DATA_DIR: makeTempDir(),
           // Presents the running Node as an older one before the entry point loads.
           NODE_OPTIONS: `--import=data:text/javascript,Object.defineProperty(process.versions,'node',{value:'${version}'})`,

@@ -27,9 +27,9 @@ describe('npm start on a fresh machine', () => {
 
     expect(fs.statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600)
     if (testEngine() === 'sqlite') expect(fs.existsSync(path.join(dataDir, 'switchboard.db'))).toBe(true)
-    expect((await fetch(`${server.baseUrl}/api/health/ready`)).status).toBe(200)
+    expect((await server.fetch('/api/health/ready')).status).toBe(200)
 
-    const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
+    const setup = await server.fetch('/api/auth/setup', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'admin@example.com', name: 'Admin', password: 'first start passphrase' }),
@@ -41,7 +41,7 @@ describe('npm start on a fresh machine', () => {
     expect(await server.stop()).toBe(0)
     const again = await startServerProcess(env)
     running.push(again)
-    const me = await fetch(`${again.baseUrl}/api/users/me`, { headers: { authorization: `Bearer ${token}` } })
+    const me = await again.fetch('/api/users/me', { headers: { authorization: `Bearer ${token}` } })
     expect(me.status).toBe(200)
     expect(again.output()).not.toContain(token)
     expect(await again.stop()).toBe(0)

@@ -2,6 +2,7 @@
  * Runs the numbered migrations of src/migrations. Used at start-up and by `switchboard migrate`.
  * On PostgreSQL, Kysely's migrator takes a lock, so instances starting together migrate once.
  */
+import { inspect } from 'node:util'
 import { Migrator, sql, type Migration } from 'kysely'
 import { migrations } from '../migrations/index.js'
 import type { DatabaseHandle } from './client.js'
@@ -32,7 +33,7 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error !== undefined) {
     const failed = results.find((r) => r.status === 'Error')
-    throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? String(error)}`, {
+    throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${error instanceof Error ? error.message : inspect(error)}`, {
       cause: error,
     })
   }

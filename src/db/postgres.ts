@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module'
 import type pg from 'pg'
+import type * as PgModule from 'pg'
 import { PostgresDialect } from 'kysely'
 
 // The driver is loaded only when DATABASE_URL names PostgreSQL (ARCHITECTURE.md, "Runtime and footprint").
@@ -19,7 +20,7 @@ function timestamptzToIso(text: string): string {
 }
 
 export function createPostgresPool(url: string, max: number, onIdleError: (error: Error) => void): pg.Pool {
-  const pg = require('pg') as typeof import('pg').default
+  const pg = require('pg') as typeof PgModule.default
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -32,7 +33,7 @@ export function createPostgresPool(url: string, max: number, onIdleError: (error
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === TIMESTAMPTZ_OID) return timestamptzToIso
         if (oid === INT8_OID) return (text: string) => Number(text)
-        return pg.types.getTypeParser(oid, format as 'text')
+        return pg.types.getTypeParser(oid, format) as (text: string) => unknown
       }) as typeof pg.types.getTypeParser,
     },
   })

@@ -25,6 +25,8 @@ export interface UsersTable {
   email_pending: string | null
   oidc_provider: string | null
   oidc_sub: string | null
+  /** The issuer the identity was linked under (issue 11): matched with oidc_sub at every sign-in. */
+  oidc_issuer: string | null
   created_at: Timestamp
   updated_at: Timestamp
   last_login_at: Timestamp | null
@@ -91,6 +93,8 @@ export interface MfaBackupCodesTable {
   id: string
   user_id: string
   code_hash: string
+  /** The code's first two characters (not secret on their own); null for codes made before 0014. */
+  selector: string | null
   created_at: Timestamp
   used_at: Timestamp | null
 }
@@ -190,6 +194,8 @@ export interface OidcProvidersTable {
   auto_create_users: SqlBool
   default_role: 'user' | 'admin'
   enabled: SqlBool
+  /** Link existing accounts by verified email at first sign-in (issue 11); never an administrator's. */
+  trust_email: SqlBool
   created_at: Timestamp
   updated_at: Timestamp
 }

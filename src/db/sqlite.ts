@@ -29,10 +29,34 @@ import {
 
 const STATEMENT_CACHE_SIZE = 500
 
+/** Narrows a path's mode; a path someone else owns keeps its mode (chmod would fail) and the OS decides. */
+function restrict(target: string, mode: number): void {
+  try {
+    fs.chmodSync(target, mode)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EPERM') throw error
+  }
+}
+
+/**
+ * The database holds password hashes and encrypted secrets: its directory is 0700 and the
+ * database, WAL and shared-memory files 0600 (issue #11 item 15), also when the directory or files
+ * already existed with wider modes (an operator's mkdir, an older version, a restored backup).
+ */
+function prepareFiles(file: string): void {
+  const directory = path.dirname(file)
+  fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+  restrict(directory, 0o700)
+  fs.closeSync(fs.openSync(file, 'a', 0o600))
+  restrict(file, 0o600)
+}
+
 export function openSqlite(file: string): BetterSqlite3.Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true })
+  if (file !== ':memory:') prepareFiles(file)
   const database = new BetterSqlite3(file)
   database.pragma('journal_mode = WAL')
+  // SQLite gives -wal and -shm the database file's mode; an older pair may still be wider.
+  if (file !== ':memory:') for (const suffix of ['-wal', '-shm']) restrict(file + suffix, 0o600)
   // NORMAL in WAL mode never corrupts and loses no acknowledged write when the process dies;
   // only an OS crash may roll back the last transactions.
   database.pragma('synchronous = NORMAL')
@@ -84,7 +108,7 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   readNow<R>(query: CompiledQuery): R[] {
-    return this.#statement(query.sql).all(query.parameters as unknown[]) as R[]
+    return this.#statement(query.sql).all(query.parameters) as R[]
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { AttemptBudgets, createRedisCounterStore } from './attempt-budget.js'
+import { sha256Hex } from './crypto.js'
 
 const redis = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
 afterAll(() => redis.disconnect())
@@ -32,6 +33,38 @@ describe('Redis counter store', () => {
       await b.charge(charges)
       await expect(a.assertAvailable(charges)).rejects.toMatchObject({ reason: 'RATE_LIMITED' })
       await expect(b.assertAvailable(charges)).rejects.toMatchObject({ reason: 'RATE_LIMITED' })
+    } finally {
+      second.disconnect()
+    }
+  })
+
+  it('reserves atomically across two clients: of 60 concurrent attempts at most the limit get through', async () => {
+    const prefix = `sbtest:${randomBytes(4).toString('hex')}:`
+    const second = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
+    try {
+      const instances = [new AttemptBudgets(createRedisCounterStore(redis, prefix)), new AttemptBudgets(createRedisCounterStore(second, prefix))]
+      const pair = { budget: { name: 'pair', limit: 4, windowSeconds: 60 }, subject: 'frank+ip' }
+      const wide = { budget: { name: 'wide', limit: 100, windowSeconds: 60 }, subject: 'frank' }
+      let evaluated = 0
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, i) =>
+          instances[i % 2]!.attempt([pair, wide], async () => {
+            evaluated++
+            await new Promise((resolve) => setTimeout(resolve, 5))
+            return null
+          }),
+        ),
+      )
+      expect(evaluated).toBe(4)
+      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o).reason)
+      expect(refused).toHaveLength(56)
+      expect(refused[0]).toMatchObject({ reason: 'RATE_LIMITED', retryAfter: 60 })
+      // Refused attempts were undone everywhere: the wide budget holds only the four evaluated.
+      expect(await redis.get(`${prefix}wide:${sha256Hex('frank')}`)).toBe('4')
+      // A successful attempt is given back.
+      const other = { budget: pair.budget, subject: 'grace+ip' }
+      expect(await instances[0]!.attempt([other], async () => 'ok')).toBe('ok')
+      expect(await redis.get(`${prefix}pair:${sha256Hex('grace+ip')}`)).toBe('0')
     } finally {
       second.disconnect()
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../errors.js'
 import { AttemptBudgets, createFallbackCounterStore, createMemoryCounterStore, type CounterStore } from './attempt-budget.js'
+import { sha256Hex } from './crypto.js'
 
 const budget = { name: 'test', limit: 3, windowSeconds: 60 }
 
@@ -38,12 +39,52 @@ describe('attempt budgets (memory)', () => {
     expect(error.retryAfter).toBe(899)
   })
 
-  it('stays bounded in memory under a flood of distinct subjects', async () => {
+  it('a flood of fresh keys does not evict the live counters of other subjects', async () => {
     const { clock } = clockAt(0)
     const store = createMemoryCounterStore(clock, 100)
-    for (let i = 0; i < 1000; i++) await store.increment(`k${i}`, 60_000)
-    expect((await store.read('k999')).count).toBe(1)
-    expect((await store.read('k0')).count).toBe(0)
+    const budgets = new AttemptBudgets(store)
+    const victim = [{ budget, subject: 'victim' }]
+    await budgets.charge(victim)
+    await budgets.charge(victim)
+    await budgets.charge(victim)
+    // An attacker floods the store with 10,000 fresh subjects (100 times its capacity).
+    for (let i = 0; i < 10_000; i++) await store.increment(`flood${i}`, 60_000)
+    // The victim's spent budget is still spent …
+    await expect(budgets.assertAvailable(victim)).rejects.toMatchObject({ reason: 'RATE_LIMITED' })
+    // … and new subjects are still counted (in shared overflow counters: stricter, never looser).
+    expect((await store.increment('late-comer', 60_000)).count).toBeGreaterThanOrEqual(1)
+    expect((await store.read('late-comer')).count).toBeGreaterThanOrEqual(1)
+  })
+
+  it('reserves atomically: of 50 concurrent attempts at most the limit get through', async () => {
+    const { clock } = clockAt(0)
+    const budgets = new AttemptBudgets(createMemoryCounterStore(clock))
+    const charges = [{ budget, subject: 'erin' }]
+    let evaluated = 0
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 50 }, () =>
+        budgets.attempt(charges, async () => {
+          evaluated++
+          await new Promise((resolve) => setTimeout(resolve, 5))
+          return null
+        }),
+      ),
+    )
+    expect(evaluated).toBe(3)
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(47)
+  })
+
+  it('gives a successful attempt back, and a refused narrow budget never touches the wider one', async () => {
+    const { clock } = clockAt(0)
+    const store = createMemoryCounterStore(clock)
+    const budgets = new AttemptBudgets(store)
+    const wide = { name: 'wide', limit: 5, windowSeconds: 60 }
+    const charges = [{ budget, subject: 'pair' }, { budget: wide, subject: 'email' }]
+    expect(await budgets.attempt(charges, async () => 'ok')).toBe('ok')
+    for (let i = 0; i < 10; i++) await budgets.attempt(charges, async () => null).catch(() => undefined)
+    // Three failures spent the narrow budget; the seven refused attempts left the wide one alone.
+    await expect(budgets.assertAvailable([{ budget: wide, subject: 'email' }])).resolves.toBeUndefined()
+    expect((await store.read(`wide:${sha256Hex('email')}`)).count).toBe(3)
   })
 })
 
@@ -55,6 +96,7 @@ describe('fallback store', () => {
     const flaky: CounterStore = {
       increment: (k, w) => (up ? shared.increment(k, w) : Promise.reject(new Error('ECONNREFUSED'))),
       read: (k) => (up ? shared.read(k) : Promise.reject(new Error('ECONNREFUSED'))),
+      reserve: (e) => (up ? shared.reserve(e) : Promise.reject(new Error('ECONNREFUSED'))),
     }
     const messages: string[] = []
     const store = createFallbackCounterStore(flaky, createMemoryCounterStore(clock), {

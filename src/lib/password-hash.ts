@@ -1,8 +1,15 @@
 /**
  * Password (and other low-entropy secret) hashing with argon2id — OWASP's first choice, with
  * its minimum parameters (m = 19 MiB, t = 2, p = 1) as the configured default.
+ *
+ * The work is bounded process-wide (issue #11 item 6): at most `concurrency` hashes run at once and
+ * at most `queue` wait; beyond that a request is refused at once with 503 SERVICE_UNAVAILABLE and
+ * Retry-After, instead of every sign-in slowing down without limit under a flood. One client (an IP
+ * address, where the caller names it) may hold at most an eighth of the running and waiting places,
+ * so a flood from one address cannot crowd out everyone else's sign-ins.
  */
 import { hash, verify } from '@node-rs/argon2'
+import { AppError } from '../errors.js'
 
 export interface PasswordHashParams {
   memoryCost: number
@@ -10,33 +17,85 @@ export interface PasswordHashParams {
   parallelism: number
 }
 
+export interface HashWorkLimits {
+  /** Hashes running at once. */
+  concurrency: number
+  /** Hashes waiting for a place; more are refused with 503. */
+  queue: number
+}
+
+export interface HashOptions {
+  /** Who the work is for (the client IP), so one client cannot take every place. */
+  client?: string
+}
+
 export interface PasswordHasher {
   hash(secret: string): Promise<string>
   /** False for a wrong secret and for a stored value that is not an argon2 hash. */
-  verify(stored: string, secret: string): Promise<boolean>
+  verify(stored: string, secret: string, options?: HashOptions): Promise<boolean>
   /**
    * Spends the same time as verify() against a real hash. Called when there is no account (or no
    * password) so that response timing does not reveal which emails are registered.
    */
-  verifyDummy(secret: string): Promise<void>
+  verifyDummy(secret: string, options?: HashOptions): Promise<void>
 }
 
-export function createPasswordHasher(params: PasswordHashParams): PasswordHasher {
+/** Seconds a refused caller is told to wait: the queue drains in well under that. */
+const RETRY_AFTER_SECONDS = 1
+
+/** A counting semaphore with a bounded FIFO queue and a per-client share. */
+export function createWorkLimiter(limits: HashWorkLimits) {
+  const perClient = Math.max(1, Math.floor((limits.concurrency + limits.queue) / 8))
+  let running = 0
+  const waiting: Array<() => void> = []
+  const held = new Map<string, number>()
+  const busy = () => new AppError('SERVICE_UNAVAILABLE', { message: 'The server is busy. Try again shortly.', retryAfter: RETRY_AFTER_SECONDS })
+
+  return async function run<T>(work: () => Promise<T>, client?: string): Promise<T> {
+    // Refusals only when the work would have to wait: with a free place nobody is crowded out.
+    const mustWait = running >= limits.concurrency
+    if (mustWait && waiting.length >= limits.queue) throw busy()
+    if (mustWait && client !== undefined && (held.get(client) ?? 0) >= perClient) throw busy()
+    if (client !== undefined) held.set(client, (held.get(client) ?? 0) + 1)
+    try {
+      if (running < limits.concurrency) running++
+      // The place is handed over by the finishing task (running stays counted), so FIFO holds.
+      else await new Promise<void>((resolve) => waiting.push(resolve))
+      try {
+        return await work()
+      } finally {
+        const next = waiting.shift()
+        if (next === undefined) running--
+        else next()
+      }
+    } finally {
+      if (client !== undefined) {
+        const count = (held.get(client) ?? 1) - 1
+        if (count === 0) held.delete(client)
+        else held.set(client, count)
+      }
+    }
+  }
+}
+
+export function createPasswordHasher(params: PasswordHashParams, limits: HashWorkLimits = { concurrency: 2, queue: 32 }): PasswordHasher {
   // @node-rs/argon2 defaults to argon2id; only the costs are ours to set.
   const options = { memoryCost: params.memoryCost, timeCost: params.timeCost, parallelism: params.parallelism }
+  const run = createWorkLimiter(limits)
   let dummy: Promise<string> | undefined
+  const verifyUnbounded = async (stored: string, secret: string) => {
+    try {
+      return await verify(stored, secret)
+    } catch {
+      return false
+    }
+  }
   const hasher: PasswordHasher = {
-    hash: (secret) => hash(secret, options),
-    async verify(stored, secret) {
-      try {
-        return await verify(stored, secret)
-      } catch {
-        return false
-      }
-    },
-    async verifyDummy(secret) {
+    hash: (secret) => run(() => hash(secret, options)),
+    verify: (stored, secret, opts) => run(() => verifyUnbounded(stored, secret), opts?.client),
+    async verifyDummy(secret, opts) {
       dummy ??= hash('switchboard-timing-equaliser', options)
-      await hasher.verify(await dummy, secret)
+      await hasher.verify(await dummy, secret, opts)
     },
   }
   return hasher

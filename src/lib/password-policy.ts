@@ -17,7 +17,7 @@ let commonPasswords: Set<string> | undefined
 
 function isCommonPassword(password: string): boolean {
   // The list (≈49 000 entries from breach corpora, MIT-licensed via zxcvbn-ts) is lower-case.
-  commonPasswords ??= new Set((require('@zxcvbn-ts/language-common') as { dictionary: typeof Dictionary }).dictionary['passwords-common'] as string[])
+  commonPasswords ??= new Set((require('@zxcvbn-ts/language-common') as { dictionary: typeof Dictionary }).dictionary['passwords-common'])
   return commonPasswords.has(password.toLowerCase())
 }
 

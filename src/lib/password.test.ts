@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createPasswordHasher } from './password-hash.js'
+import { createPasswordHasher, createWorkLimiter } from './password-hash.js'
 import { normalizePassword, passwordProblem } from './password-policy.js'
 
 describe('password policy (CONTRACT.md §4.6)', () => {
@@ -51,5 +51,35 @@ describe('argon2id hashing', () => {
   it('uses the OWASP parameters by default', async () => {
     const production = createPasswordHasher({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
     expect(await production.hash('x')).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
+  })
+})
+
+describe('bounded hashing work', () => {
+  it('runs at most `concurrency` at once, queues up to `queue`, then refuses with 503 and Retry-After', async () => {
+    const run = createWorkLimiter({ concurrency: 2, queue: 3 })
+    let active = 0
+    let peak = 0
+    const job = () =>
+      run(async () => {
+        active++
+        peak = Math.max(peak, active)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        active--
+        return 'done'
+      })
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, job))
+    expect(peak).toBe(2)
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5)
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
+    expect(refused.reason).toMatchObject({ reason: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: 1 })
+  })
+
+  it('one client cannot take more than an eighth of the places once work has to wait', async () => {
+    const run = createWorkLimiter({ concurrency: 1, queue: 15 }) // 16 places: 2 per client
+    const slow = (client: string) => run(() => new Promise((resolve) => setTimeout(resolve, 20)), client)
+    const flood = await Promise.allSettled(Array.from({ length: 10 }, () => slow('10.0.0.1')))
+    expect(flood.filter((o) => o.status === 'fulfilled')).toHaveLength(2)
+    const [other] = await Promise.allSettled([slow('10.0.0.2')])
+    expect(other.status).toBe('fulfilled')
   })
 })

@@ -22,6 +22,30 @@ export const Text = (options: StringOptions & { minLength: number; maxLength: nu
     'x-message': 'must not contain control characters or unpaired surrogates',
   })
 
+/**
+ * Text that other people read (names, titles): besides control characters, no Unicode format or
+ * separator characters — bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069), zero-width
+ * and direction marks (U+200B–U+200F), the BOM (U+FEFF), line and paragraph separators
+ * (U+2028/2029) and every other format character (category Cf) — which could make a name show as
+ * something else (issue 11). Ajv compiles patterns with the `u` flag, so \p{…} classes work.
+ */
+export const DISPLAY_TEXT_PATTERN = '^[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\ud800-\\udfff]*$'
+const DISPLAY_TEXT = new RegExp(DISPLAY_TEXT_PATTERN, 'u')
+
+/** Display text: trimmed, control, format (bidi, zero-width) and separator characters rejected. */
+export const DisplayText = (options: StringOptions & { minLength: number; maxLength: number }) =>
+  Type.String({
+    ...options,
+    'x-trim': true,
+    pattern: DISPLAY_TEXT_PATTERN,
+    'x-message': 'must not contain control, invisible or text-direction characters',
+  })
+
+/** Whether text passes DisplayText's character rule (for text that does not come through a schema). */
+export function isDisplayText(text: string): boolean {
+  return DISPLAY_TEXT.test(text)
+}
+
 /** An email address: trimmed, at most 254 characters; services lower-case it before use. */
 export const Email = () => Type.String({ 'x-trim': true, format: 'email', minLength: 3, maxLength: 254 })
 
@@ -31,10 +55,12 @@ export const Secret = (maxLength = 1024) => Type.String({ minLength: 1, maxLengt
 export const Timestamp = () => Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] })
 
 /**
- * A resource id in a path. Deliberately not checked as a UUID: a malformed id is "not found"
- * (404), never a validation error, so clients cannot tell apart ids that never existed.
+ * A resource id in a path. Deliberately not checked as a UUID, nor for length: a malformed id is
+ * "not found" (404), never a validation error (CONTRACT.md §1), so clients cannot tell apart ids
+ * that never existed.
  */
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) })
+export const PathId = () => Type.String({ minLength: 1 })
+export const IdParams = Type.Object({ id: PathId() })
 export type IdParams = Static<typeof IdParams>
 
 export const PageQuery = Type.Object(

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   await db.schema
     .createTable('users')
@@ -41,7 +41,7 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
     .execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('instance_flags').execute()
   await db.schema.dropTable('users').execute()
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   await db.schema
     .createTable('sessions')
@@ -17,6 +17,6 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
   await db.schema.createIndex('sessions_user_id_idx').on('sessions').columns(['user_id', 'created_at']).execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('sessions').execute()
 }

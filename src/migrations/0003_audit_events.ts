@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   // No foreign keys: the trail must outlive the users and objects it mentions.
   await db.schema
@@ -21,6 +21,6 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
   await db.schema.createIndex('audit_events_actor_idx').on('audit_events').columns(['actor_id', 'at']).execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('audit_events').execute()
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   // The active TOTP factor: one per user. The secret is AES-256-GCM ciphertext; last_used_step is
   // the RFC 6238 time step of the last accepted code (replay protection).
@@ -46,6 +46,6 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
   await db.schema.createIndex('mfa_challenges_user_idx').on('mfa_challenges').column('user_id').execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const table of ['mfa_challenges', 'mfa_backup_codes', 'mfa_pending', 'mfa_totp']) await db.schema.dropTable(table).execute()
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   // Keys sort byte-wise on both engines ("C" collation on PostgreSQL, SQLite's default BINARY), so
   // the listing's order and its keyset cursor are the same whatever the server's locale.
@@ -14,6 +14,6 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
     .execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('settings').execute()
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   await db.schema
     .createTable('oidc_providers')
@@ -25,6 +25,6 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
   await db.schema.createIndex('oidc_providers_provider_key_key').on('oidc_providers').column('provider_key').unique().execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('oidc_providers').execute()
 }

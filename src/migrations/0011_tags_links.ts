@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   await db.schema
     .createTable('tags')
@@ -51,7 +51,7 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
   await db.schema.createIndex('link_tags_tag_idx').on('link_tags').columns(['tag_id', 'link_id']).execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('link_tags').execute()
   await db.schema.dropTable('links').execute()
   await db.schema.dropTable('tags').execute()

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
-export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)
   // Stripe event ids already processed: a redelivered event changes nothing.
   await db.schema
@@ -15,7 +15,7 @@ export async function up(db: Kysely<any>, engine: MigrationEngine): Promise<void
   await db.schema.alterTable('organizations').addColumn('plan_event_at', t.timestamp).execute()
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('organizations').dropColumn('plan_event_at').execute()
   await db.schema.dropTable('billing_events').execute()
 }

@@ -16,10 +16,12 @@ import * as m0010 from './0010_oidc_providers.js'
 import * as m0011 from './0011_tags_links.js'
 import * as m0012 from './0012_go_preferences.js'
 import * as m0013 from './0013_billing_events.js'
+import * as m0014 from './0014_backup_code_selectors.js'
+import * as m0017 from './0017_oidc_issuer_trust_email.js'
 
 export interface EngineMigration {
-  up(db: Kysely<any>, engine: MigrationEngine): Promise<void>
-  down?(db: Kysely<any>, engine: MigrationEngine): Promise<void>
+  up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
+  down?(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
 }
 
 export const migrations: Record<string, EngineMigration> = {
@@ -36,4 +38,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0011_tags_links': m0011,
   '0012_go_preferences': m0012,
   '0013_billing_events': m0013,
+  '0014_backup_code_selectors': m0014,
+  '0017_oidc_issuer_trust_email': m0017,
 }

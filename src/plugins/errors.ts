@@ -32,7 +32,7 @@ const CONTENT_ERRORS: Record<string, () => AppError> = {
 export function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
   if (error.validation) {
-    return new AppError('VALIDATION_FAILED', { details: toFieldProblems(error.validation as never, error.validationContext ?? 'body') })
+    return new AppError('VALIDATION_FAILED', { details: toFieldProblems(error.validation, error.validationContext ?? 'body') })
   }
   const known = error.code ? (CONTENT_ERRORS[error.code] ?? FRAMEWORK_ERRORS[error.code]) : undefined
   if (known) return known()
@@ -85,13 +85,17 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   const appError =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? new AppError('PAYLOAD_TOO_LARGE', { message: 'The request headers are larger than 16 KiB.' })
-      : new AppError('VALIDATION_FAILED', { message: 'The request is not valid HTTP.' })
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('REQUEST_TIMEOUT')
+        : new AppError('VALIDATION_FAILED', { message: 'The request is not valid HTTP.' })
   const body = JSON.stringify(envelopeOf(appError))
   socket.end(
     `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
   )
+  // Closed once the answer is written, whatever the peer does (a slow client may never close).
+  socket.destroySoon()
 }
 
 /** Errors Fastify raises while routing (bad URL encoding, over-long path parameter). */

@@ -77,6 +77,6 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
     } catch {
       return done(Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined)
     }
-    parseJson(request, text, done)
+    void parseJson(request, text, done)
   })
 }

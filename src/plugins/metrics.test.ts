@@ -3,7 +3,7 @@ import { useTestApp } from '../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../test/helpers/factories.js'
 
 describe('GET /api/metrics', () => {
-  const t = useTestApp()
+  const t = useTestApp({ env: { METRICS_TOKEN: 'scrape-secret-0123456789' } })
 
   it('exposes request counts and latencies by route pattern, and errors by reason, in Prometheus format', async () => {
     const user = await createSignedInUser(t)
@@ -12,7 +12,7 @@ describe('GET /api/metrics', () => {
     await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: 'wrong wrong wrong' } })
     await t.app.inject({ method: 'GET', url: '/no/such/thing' })
 
-    const response = await t.app.inject({ method: 'GET', url: '/api/metrics' })
+    const response = await t.app.inject({ method: 'GET', url: '/api/metrics', headers: bearer('scrape-secret-0123456789') })
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)
     const text = response.body

@@ -2,62 +2,68 @@
  * Prometheus metrics at /api/metrics (text exposition format): request counts and latencies by
  * route pattern and status, errors by reason (login failures are INVALID_CREDENTIALS, second-factor
  * failures INVALID_CODE and MFA_PENDING_INVALID, rejections by a limit RATE_LIMITED), and the
- * process's own figures (memory, CPU, event-loop lag). With METRICS_TOKEN set, the endpoint needs
- * `Authorization: Bearer <METRICS_TOKEN>`.
+ * process's own figures (memory, CPU, event-loop lag).
+ *
+ * Nothing is public by default (issue #11 item 12): on the public port /api/metrics answers only
+ * with `Authorization: Bearer <METRICS_TOKEN>`, and 401 while METRICS_TOKEN is unset. METRICS_PORT
+ * serves the same text at GET /metrics on a second listener bound to 127.0.0.1, for a scraper on
+ * the same host (or a sidecar) — without a token.
  *
  * Each application has its own registry, so several instances in one process (tests) stay apart.
  */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { AppError } from '../errors.js'
 import { safeEqual } from '../lib/crypto.js'
+import type { Metrics } from '../lib/metrics.js'
 import { errorResponse } from './openapi.js'
 
-export interface Metrics {
-  registry: Registry
-  requests: Counter<'method' | 'route' | 'status'>
-  duration: Histogram<'method' | 'route' | 'status'>
-  errors: Counter<'reason'>
-}
-
-export function createMetrics(): Metrics {
-  const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'switchboard_' })
-  return {
-    registry,
-    requests: new Counter({
-      name: 'switchboard_http_requests_total',
-      help: 'HTTP requests by method, route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-      registers: [registry],
-    }),
-    duration: new Histogram({
-      name: 'switchboard_http_request_duration_seconds',
-      help: 'HTTP request duration by method, route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
-    errors: new Counter({
-      name: 'switchboard_errors_total',
-      help: 'Error responses by reason (login failures: INVALID_CREDENTIALS; second factor: INVALID_CODE, MFA_PENDING_INVALID; limits: RATE_LIMITED)',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-  }
-}
-
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The loopback metrics listener's address once listening (METRICS_PORT), else null. */
+    metricsAddress(): AddressInfo | null
+  }
   interface FastifyReply {
     /** Set by the error handler: the reason of the error this reply carries, for the metrics. */
     errorReason: string | null
   }
 }
 
-export function installMetrics(app: FastifyInstance, options: { metrics: Metrics; token?: string }): void {
+/** The loopback listener of METRICS_PORT: GET /metrics and nothing else. */
+function startLoopbackListener(metrics: Metrics, port: number): Promise<http.Server> {
+  const server = http.createServer((request, response) => {
+    if (request.method !== 'GET' || (request.url !== '/metrics' && request.url !== '/api/metrics')) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
+      return
+    }
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n'),
+    )
+  })
+  server.requestTimeout = 10_000
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => resolve(server))
+  })
+}
+
+export function installMetrics(app: FastifyInstance, options: { metrics: Metrics; token?: string; port?: number }): void {
   const { metrics } = options
   app.decorateReply('errorReason', null)
+  let listener: http.Server | null = null
+  app.decorate('metricsAddress', () => (listener?.address() as AddressInfo | null | undefined) ?? null)
+  if (options.port !== undefined) {
+    const port = options.port
+    app.addHook('onReady', async () => {
+      listener = await startLoopbackListener(metrics, port)
+    })
+    app.addHook('onClose', async () => {
+      await new Promise<void>((resolve) => (listener === null ? resolve() : listener.close(() => resolve())))
+    })
+  }
 
   // The series of each (method, route, status) are looked up once and kept: building a label object
   // and hashing it on every request was a visible share of a request's cost in the CPU profile.
@@ -87,14 +93,26 @@ export function installMetrics(app: FastifyInstance, options: { metrics: Metrics
       schema: {
         tags: ['operations'],
         summary: 'Prometheus metrics (text exposition format)',
-        security: options.token === undefined ? [] : [{ bearerAuth: [] }],
-        response: { 200: Type.String({ description: 'text/plain; version=0.0.4' }), 401: errorResponse('UNAUTHORIZED: METRICS_TOKEN is set and was not sent') },
+        description:
+          'Needs `Authorization: Bearer <METRICS_TOKEN>`; without METRICS_TOKEN configured it always answers 401 (use METRICS_PORT for a loopback listener instead).',
+        security: [{ bearerAuth: [] }],
+        operationId: 'getMetrics',
+        // Never touches the database: the figures live in the process.
+        database: false,
+        response: {
+          200: {
+            description: 'The Prometheus text exposition format, version 0.0.4',
+            content: { 'text/plain; version=0.0.4': { schema: Type.String() } },
+          },
+          401: errorResponse('UNAUTHORIZED: the METRICS_TOKEN was not sent, or none is configured'),
+        },
       },
     },
     async (request, reply) => {
-      if (options.token !== undefined && !safeEqual(request.headers.authorization ?? '', `Bearer ${options.token}`)) {
-        throw new AppError('UNAUTHORIZED')
+      if (options.token === undefined) {
+        throw new AppError('UNAUTHORIZED', { message: 'Metrics are not served on this port: set METRICS_TOKEN, or METRICS_PORT for a loopback listener.' })
       }
+      if (!safeEqual(request.headers.authorization ?? '', `Bearer ${options.token}`)) throw new AppError('UNAUTHORIZED')
       const text = await metrics.registry.metrics()
       return reply.type(metrics.registry.contentType).send(text)
     },

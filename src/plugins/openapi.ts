@@ -1,50 +1,194 @@
 /**
  * The OpenAPI 3.1 document at /api/openapi.json, generated from the route schemas, and an
  * interactive explorer at /api/docs. Every route gets the error statuses that the shared machinery
- * can produce for it (authentication, CSRF, validation, body parsing, 500), so the document lists
- * every status a client can see without each route repeating them.
+ * can produce for it (authentication, CSRF, validation, body parsing, rate limits, the database
+ * being down, 500), so the document lists every status a client can see without each route
+ * repeating them. Those shared answers are response components, referenced from each operation.
+ *
+ * The document is a contract: the test suite validates every response it receives against it
+ * (test/helpers/contract.ts) and `npm run lint:openapi` lints it.
  */
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { AuthRequirement } from './authentication.js'
+import type { AuthRequirement } from './route-auth.js'
 import { ErrorEnvelope } from './error-envelope.js'
 
 export const DOCS_PREFIX = '/api/docs'
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** false: the operation never touches the database, so it cannot answer 503 SERVICE_UNAVAILABLE. */
+    database?: false
+    /**
+     * Documentation only: the body of a route that reads its body as raw bytes (a schema there
+     * would be validated against a Buffer). The document shows it as the request body.
+     */
+    rawBody?: TSchema
+  }
+}
 
 /** An error response for a route's schema: the envelope, with what the status means here. */
 export function errorResponse(description: string): TSchema {
   return Type.Ref(ErrorEnvelope, { description })
 }
 
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }
+
+/** The answers the shared machinery gives, one component each (`#/components/responses/<name>`). */
+export const SHARED_RESPONSES = {
+  ValidationFailed: { status: 400, description: 'VALIDATION_FAILED (details: one entry per invalid field) or MALFORMED_JSON' },
+  Unauthorized: { status: 401, description: 'UNAUTHORIZED: credentials missing, invalid, expired or revoked' },
+  CsrfFailed: { status: 403, description: 'CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header' },
+  SessionRequired: { status: 403, description: 'SESSION_REQUIRED: needs an interactive session, not an API token' },
+  SessionRequiredOrCsrfFailed: {
+    status: 403,
+    description: 'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
+  },
+  AdminRequired: { status: 403, description: 'FORBIDDEN: administrators only' },
+  AdminRequiredOrCsrfFailed: {
+    status: 403,
+    description: 'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
+  },
+  NotFound: { status: 404, description: 'NOT_FOUND: a path parameter that names nothing (one holding a control character, say)' },
+  PayloadTooLarge: { status: 413, description: 'PAYLOAD_TOO_LARGE: body over 64 KiB' },
+  UnsupportedMediaType: { status: 415, description: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json' },
+  RateLimited: { status: 429, description: 'RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute); see Retry-After' },
+  Internal: { status: 500, description: 'INTERNAL: an unexpected error (details are in the log under the request id)' },
+  ServiceUnavailable: { status: 503, description: 'SERVICE_UNAVAILABLE: the database is not answering; try again shortly' },
+} as const
+type SharedResponseName = keyof typeof SHARED_RESPONSES
+
+const DATABASE_DOWN = 'SERVICE_UNAVAILABLE: the database is not answering'
+const CSRF_FAILED = 'CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header'
+
+function sharedResponse(name: SharedResponseName): TSchema {
+  return errorResponse(SHARED_RESPONSES[name].description)
+}
+
 type ResponseMap = Record<string, unknown>
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
+function forbiddenResponse(auth: AuthRequirement, unsafe: boolean): SharedResponseName | null {
+  const csrf = auth !== 'public' && unsafe
+  if (auth === 'session') return csrf ? 'SessionRequiredOrCsrfFailed' : 'SessionRequired'
+  if (auth === 'admin') return csrf ? 'AdminRequiredOrCsrfFailed' : 'AdminRequired'
+  return csrf ? 'CsrfFailed' : null
+}
+
 function addStandardResponses(route: RouteOptions): void {
   const auth: AuthRequirement = route.config?.auth ?? 'user'
   const methods = [route.method].flat()
+  const unsafe = methods.some((m) => BODY_METHODS.has(m))
   const schema = (route.schema ??= {})
   const response = (schema.response ??= {}) as ResponseMap
-  const add = (status: number, description: string) => {
-    if (response[status] === undefined) response[status] = errorResponse(description)
+  const add = (name: SharedResponseName) => {
+    const status = SHARED_RESPONSES[name].status
+    if (response[status] === undefined) response[status] = sharedResponse(name)
   }
-  const hasInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined
-  if (hasInput || methods.some((m) => BODY_METHODS.has(m))) add(400, 'VALIDATION_FAILED or MALFORMED_JSON')
-  if (auth !== 'public') add(401, 'UNAUTHORIZED: credentials missing, invalid, expired or revoked')
-  const forbidden = [
-    ...(auth !== 'public' && methods.some((m) => BODY_METHODS.has(m)) ? ['CSRF_FAILED (cookie authentication)'] : []),
-    ...(auth === 'session' ? ['SESSION_REQUIRED'] : []),
-    ...(auth === 'admin' ? ['FORBIDDEN'] : []),
-  ]
-  if (forbidden.length > 0) add(403, forbidden.join('; '))
-  if (methods.some((m) => BODY_METHODS.has(m))) {
-    add(413, 'PAYLOAD_TOO_LARGE: body over 64 KiB')
-    add(415, 'UNSUPPORTED_MEDIA_TYPE: the body is not JSON')
+  const hasInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined || schema.headers !== undefined
+  if (hasInput || unsafe) add('ValidationFailed')
+  if (auth !== 'public') add('Unauthorized')
+  const forbidden = forbiddenResponse(auth, unsafe)
+  if (forbidden !== null) add(forbidden)
+  // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
+  if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
+  // src/plugins/http.ts answers 404 for a path parameter holding a control character, on every such route.
+  if (route.url.includes(':')) add('NotFound')
+  if (unsafe) {
+    add('PayloadTooLarge')
+    add('UnsupportedMediaType')
   }
-  if (route.config?.rateLimit !== false) add(429, 'RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute)')
-  add(500, 'INTERNAL')
+  if (route.config?.rateLimit !== false) add('RateLimited')
+  add('Internal')
+  // Authentication reads the database, so does nearly every operation: all of them answer 503
+  // while it is down, except those that declare they never touch it.
+  if (schema.database !== false) {
+    if (response[503] === undefined) add('ServiceUnavailable')
+    else extend(response, 503, 'SERVICE_UNAVAILABLE', DATABASE_DOWN)
+  }
+}
+
+/** Adds a shared reason to a route's own description of a status, unless it names it already. */
+function extend(response: ResponseMap, status: number, reason: string, description: string): void {
+  const own = response[status] as { description?: string } | undefined
+  if (own?.description !== undefined && !own.description.includes(reason)) response[status] = errorResponse(`${own.description}; ${description}`)
+}
+
+interface DocumentResponse {
+  description?: string
+  content?: Record<string, { schema?: Record<string, unknown> }>
+}
+
+interface BodySchema {
+  $ref?: string
+  type?: string
+  required?: string[]
+  minProperties?: number
+}
+
+interface DocumentOperation {
+  responses?: Record<string, DocumentResponse>
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> }
+}
+
+/** The part of the generated document these transforms walk. */
+interface OpenApiObject {
+  paths?: Record<string, Record<string, DocumentOperation>>
+  components: Record<string, unknown>
+}
+
+/**
+ * Replaces each shared answer in the operations by a reference to its component. The generator
+ * drops annotations next to a $ref, so a shared answer is recognised by its status and its
+ * description, which no route-specific answer repeats.
+ */
+function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
+  const shared = new Map(Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [`${status} ${description}`, name]))
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const name = shared.get(`${status} ${response.description}`)
+        if (name !== undefined && response.content?.['application/json']?.schema?.$ref === '#/components/schemas/Error') {
+          operation.responses![status] = { $ref: `#/components/responses/${name}` } as DocumentResponse
+        }
+      }
+    }
+  }
+  markOptionalBodies(document)
+  document.components.responses = Object.fromEntries(
+    Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [
+      name,
+      {
+        description,
+        ...(status === 401 && {
+          headers: { 'WWW-Authenticate': { description: 'Bearer realm="switchboard"', schema: { type: 'string' } } },
+        }),
+        ...(status === 429 && {
+          headers: { 'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } } },
+        }),
+        content: ERROR_CONTENT,
+      },
+    ]),
+  )
+  return document
+}
+
+/**
+ * The generator marks every request body required, but a route whose body schema requires no field
+ * also accepts no body at all (src/plugins/http.ts reads it as {}): such bodies are optional.
+ */
+function markOptionalBodies(document: OpenApiObject): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      const body = operation.requestBody
+      const schema = body?.content?.['application/json']?.schema
+      if (body === undefined || schema === undefined || schema.$ref !== undefined) continue
+      if (schema.type === 'object' && (schema.required ?? []).length === 0 && schema.minProperties === undefined) body.required = false
+    }
+  }
 }
 
 export async function installOpenApi(app: FastifyInstance, options: { publicUrl: string }): Promise<void> {
@@ -70,14 +214,22 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
         },
       },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
     transform: ({ schema, url, route }) => {
       const isPublic = (route.config?.auth ?? 'user') === 'public'
+      const { rawBody, database: _database, ...documented } = schema ?? {}
       return {
         url,
-        schema: { ...schema, ...(isPublic ? { security: [] } : { security: [{ bearerAuth: [] }, { cookieAuth: [] }] }) } as typeof schema,
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it the literal's `security` type does not fit SwaggerTransform's return type
+        schema: {
+          ...documented,
+          ...(rawBody !== undefined && { body: rawBody }),
+          // A route may state its own (GET /api/metrics: the bearer secret only when METRICS_TOKEN is set).
+          security: documented.security ?? (isPublic ? [] : [{ bearerAuth: [] }, { cookieAuth: [] }]),
+        } as typeof schema,
       }
     },
+    transformObject: (document) => referenceSharedResponses((document as unknown as { openapiObject: OpenApiObject }).openapiObject) as never,
   })
 
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true })

@@ -44,6 +44,18 @@ function storeOver(counters: CounterStore, scope: string): FastifyRateLimitStore
   }
 }
 
+/**
+ * A request whose credentials fail authentication is refused before the limit hooks run, so it is
+ * counted here instead (issue #11 item 8): against the general limit of its IP — the key an
+ * unauthenticated request is counted under — and refused with 429 once that is spent. Invalid
+ * tokens therefore cost an attacker the same budget as any other request.
+ */
+export async function chargeFailedAuthentication(counters: CounterStore, ip: string, generalPerMinute: number): Promise<void> {
+  if (generalPerMinute <= 0) return
+  const state = await counters.increment(`rl:general:${sha256Hex(`ip:${ip}`)}`, MINUTE)
+  if (state.count > generalPerMinute) throw new AppError('RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(state.resetInMs / 1000)) })
+}
+
 function byCredential(request: FastifyRequest): string {
   const caller = request.caller
   if (caller === null) return `ip:${request.ip}`

@@ -4,14 +4,16 @@
  */
 import fs from 'node:fs'
 import { randomBytes } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll } from 'vitest'
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { afterAll, afterEach, beforeAll } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { parseConfig, type Config } from '../../src/config.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
 import { createDeps, type Deps } from '../../src/deps.js'
 import { createLogger } from '../../src/logger.js'
 import type { Clock } from '../../src/lib/time.js'
+import { checkExchange, contractFor, violations, type Contract } from './contract.js'
 import { createTestDatabase, makeTempDir, type TestDatabase } from './database.js'
 
 export class TestClock implements Clock {
@@ -63,6 +65,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     // The real algorithm at its lowest cost, so the suite stays fast (ARCHITECTURE.md §10).
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
+    // Room for the concurrent sign-ins of feature tests; the bound itself is tested with its own settings.
+    PASSWORD_HASH_QUEUE: '1000',
+    // The stand-in SMTP, OIDC and AI servers listen on 127.0.0.1 (test/security/outbound-destinations.test.ts turns this off).
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     ...options.env,
   }
   const config = parseConfig(env)
@@ -71,7 +77,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
   const clock = new TestClock()
   const deps = createDeps(config, { clock, logger })
   await migrateToLatest(deps.database)
-  const app = await buildApp(deps)
+  const app = enforceContract(await buildApp(deps))
   await app.ready()
   return {
     app,
@@ -99,10 +105,49 @@ export function useTestApp(options: TestAppOptions = {}): TestContext {
   beforeAll(async () => {
     Object.assign(context, await startTestApp(options))
   })
+  // A violation inside a burst whose results the test only counts must fail the test all the same.
+  afterEach(() => {
+    if (violations.length > 0) throw new Error(`OpenAPI contract violated:\n${violations.splice(0).join('\n')}`)
+  })
   afterAll(async () => {
     await context.close?.()
   })
   return context
+}
+
+type InjectedRequest = IncomingMessage & { _lightMyRequest?: { payload: unknown } }
+
+/**
+ * Every answer app.inject returns is checked against the document the app serves
+ * (test/helpers/contract.ts); a violation rejects the call with the operation, status and problem.
+ * The chained form (`app.inject().get(…)`) and the callback form are left unchecked; the suite uses neither.
+ */
+function enforceContract(app: FastifyInstance): FastifyInstance {
+  const inject = app.inject.bind(app)
+  let contract: Contract | undefined
+  const check = (response: LightMyRequestResponse) => {
+    contract ??= contractFor(app.swagger())
+    const request = response.raw.req as InjectedRequest
+    const payload = request._lightMyRequest?.payload
+    checkExchange(contract, {
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      requestHeaders: request.headers,
+      requestBody: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : undefined,
+      status: response.statusCode,
+      responseHeaders: response.headers,
+      responseBody: response.body,
+    })
+  }
+  function contractCheckedInject(options?: unknown, callback?: unknown): unknown {
+    if (options === undefined || callback !== undefined) return (inject as (...args: unknown[]) => unknown)(options, callback)
+    return (inject(options as never)).then((response) => {
+      check(response)
+      return response
+    })
+  }
+  app.inject = contractCheckedInject as typeof app.inject
+  return app
 }
 
 export interface PeerInstance {
@@ -125,7 +170,7 @@ export async function startInstance(env: Record<string, string>, clock: Clock = 
   const config = parseConfig(env)
   const logs: string[] = []
   const deps = createDeps(config, { clock, logger: createLogger(config, { write: (line: string) => void logs.push(line) }) })
-  const app = await buildApp(deps)
+  const app = enforceContract(await buildApp(deps))
   await app.ready()
   return {
     app,

@@ -22,6 +22,7 @@ export async function createProvider(
   adminToken: string,
   standIn: OidcProviderStandIn,
   fields: Record<string, unknown> & { provider_key: string },
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the JSON body of the final redirect target, asserted by the calling test
 ): Promise<Record<string, any>> {
   const response = await t.app.inject({
     method: 'POST',

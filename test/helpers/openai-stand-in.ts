@@ -6,7 +6,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type StandInMode = 'ok' | 'server-error' | 'not-json' | 'no-list' | 'redirect' | 'slow'
+export type StandInMode = 'ok' | 'server-error' | 'not-json' | 'no-list' | 'redirect' | 'slow' | 'oversized'
 
 export interface OpenAiStandIn {
   /** e.g. http://127.0.0.1:41234/v1 */
@@ -16,7 +16,30 @@ export interface OpenAiStandIn {
   calls: Array<{ authorization: string | undefined }>
   mode: StandInMode
   models: Array<{ id: string; owned_by?: string }>
+  /** In 'oversized' mode: how many bytes of the (150 MB, chunked, no Content-Length) list were written before the client stopped reading. */
+  oversizedBytesWritten: number
   close(): Promise<void>
+}
+
+/**
+ * A model list of 150 MB, written chunk by chunk without a Content-Length and with backpressure:
+ * a client that stops reading stops the writing, so `oversizedBytesWritten` shows how much it took.
+ */
+function streamOversizedList(response: http.ServerResponse, standIn: OpenAiStandIn): void {
+  const total = 150 * 1024 * 1024
+  const entry = Buffer.from(`{"object":"model","id":"m-${'x'.repeat(1000)}","owned_by":"system"},`)
+  standIn.oversizedBytesWritten = 0
+  response.writeHead(200, { 'content-type': 'application/json' })
+  response.write('{"object":"list","data":[')
+  const pump = (): void => {
+    while (standIn.oversizedBytesWritten < total) {
+      standIn.oversizedBytesWritten += entry.length
+      if (!response.write(entry)) return void response.once('drain', pump)
+    }
+    response.end('{"id":"last"}]}')
+  }
+  response.on('close', () => response.removeAllListeners('drain'))
+  pump()
 }
 
 export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn> {
@@ -24,6 +47,7 @@ export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn>
     apiKey,
     calls: [],
     mode: 'ok',
+    oversizedBytesWritten: 0,
     models: [
       { id: 'gpt-4o-mini', owned_by: 'system' },
       { id: 'gpt-4o', owned_by: 'system' },
@@ -55,6 +79,8 @@ export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn>
       case 'redirect':
         response.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' })
         return response.end()
+      case 'oversized':
+        return streamOversizedList(response, standIn)
       case 'slow':
         return void setTimeout(() => json(response, 200, { object: 'list', data: [] }), 2_000)
       default:

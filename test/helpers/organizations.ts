@@ -11,14 +11,30 @@ export async function createOrganization(t: TestContext, token: string, name = `
   return response.json()
 }
 
-export async function addOrgMember(t: TestContext, token: string, organizationId: string, email: string, role: OrgRole): Promise<void> {
-  const response = await t.app.inject({
+/**
+ * Makes `invitee` a member the way people join (issue 11): the organization invites the address
+ * (POST …/members), the invitee accepts it from GET /api/invitations.
+ */
+export async function addOrgMember(
+  t: TestContext,
+  token: string,
+  organizationId: string,
+  invitee: { email: string; token: string },
+  role: OrgRole,
+): Promise<void> {
+  const invited = await t.app.inject({
     method: 'POST',
     url: `/api/organizations/${organizationId}/members`,
     headers: bearer(token),
-    payload: { email, role },
+    payload: { email: invitee.email, role },
   })
-  if (response.statusCode !== 201) throw new Error(`adding a member failed: ${response.statusCode} ${response.body}`)
+  if (invited.statusCode !== 202) throw new Error(`inviting a member failed: ${invited.statusCode} ${invited.body}`)
+  const accepted = await t.app.inject({
+    method: 'POST',
+    url: `/api/invitations/${invited.json().id}/accept`,
+    headers: bearer(invitee.token),
+  })
+  if (accepted.statusCode !== 200) throw new Error(`accepting the invitation failed: ${accepted.statusCode} ${accepted.body}`)
 }
 
 export interface OrgWithRoles {
@@ -39,7 +55,7 @@ export async function createOrgWithRoles(t: TestContext): Promise<OrgWithRoles> 
     createSignedInUser(t, { name: 'Otto Outsider' }),
   ])
   const organization = await createOrganization(t, owner.token)
-  await addOrgMember(t, owner.token, organization.id, admin.email, 'admin')
-  await addOrgMember(t, owner.token, organization.id, member.email, 'member')
+  await addOrgMember(t, owner.token, organization.id, admin, 'admin')
+  await addOrgMember(t, owner.token, organization.id, member, 'member')
   return { id: organization.id, slug: organization.slug, owner, admin, member, outsider }
 }

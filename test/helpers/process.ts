@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { checkExchange, contractFor, type Contract } from './contract.js'
 
 export const SERVER_ENTRY = path.resolve(import.meta.dirname, '../../dist/server.js')
 
@@ -14,6 +15,37 @@ export interface ServerProcess {
   output: () => string
   exited: Promise<number | null>
   stop(signal?: NodeJS.Signals): Promise<number | null>
+  /** fetch() on this server, every exchange checked against the OpenAPI document it serves. */
+  fetch(path: string, init?: RequestInit): Promise<Response>
+}
+
+const documents = new Map<string, Promise<Contract>>()
+
+/**
+ * The process tests' HTTP client: a fetch whose answers are held to the OpenAPI contract
+ * (test/helpers/contract.ts), like app.inject in test/helpers/app.ts. The body is read here, so
+ * the caller gets an equivalent Response built from it.
+ */
+export async function contractFetch(baseUrl: string, path: string, init: RequestInit = {}): Promise<Response> {
+  let contract = documents.get(baseUrl)
+  if (contract === undefined) {
+    contract = fetch(`${baseUrl}/api/openapi.json`).then(async (response) => contractFor((await response.json()) as Record<string, unknown>))
+    documents.set(baseUrl, contract)
+  }
+  const response = await fetch(`${baseUrl}${path}`, init)
+  const body = Buffer.from(await response.arrayBuffer())
+  const requestHeaders = Object.fromEntries(new Headers(init.headers).entries())
+  checkExchange(await contract, {
+    method: init.method ?? 'GET',
+    url: path,
+    requestHeaders,
+    requestBody: typeof init.body === 'string' ? init.body : undefined,
+    status: response.status,
+    responseHeaders: Object.fromEntries(response.headers.entries()),
+    responseBody: body.toString(),
+  })
+  const empty = response.status === 204 || response.status === 304 || (response.status >= 100 && response.status < 200)
+  return new Response(empty ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers })
 }
 
 export function assertBuilt(): void {
@@ -28,8 +60,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000)
@@ -40,7 +72,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
         resolve(match[1]!)
       }
     }
-    child.stdout!.on('data', check)
+    child.stdout.on('data', check)
     void exited.then(() => {
       clearTimeout(timer)
       reject(new Error(`server exited before listening:\n${output}`))
@@ -51,6 +83,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     baseUrl,
     output: () => output,
     exited,
+    fetch: (path, init) => contractFetch(baseUrl, path, init),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal)
       return exited

@@ -3,6 +3,7 @@
  * every message it accepts, checks credentials when given some, and can be told to refuse
  * recipients with a reply such as `550 mailbox unavailable`.
  */
+import type { Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
@@ -27,6 +28,10 @@ export interface SmtpStandIn {
   received: ReceivedMail[]
   /** Refuse every recipient with this SMTP code and text (e.g. 550, 'mailbox unavailable'); null accepts. */
   rejectRecipients: { code: number; text: string } | null
+  /** Everything clients sent, byte for byte, across connections (to prove what never went over the wire). */
+  clientBytes(): string
+  /** How often a client tried AUTH. */
+  authAttempts: number
   close(): Promise<void>
 }
 
@@ -36,7 +41,8 @@ function smtpError(code: number, text: string): Error {
 
 export async function startSmtpStandIn(options: SmtpStandInOptions = {}): Promise<SmtpStandIn> {
   const received: ReceivedMail[] = []
-  const standIn = { received, rejectRecipients: null } as SmtpStandIn
+  const standIn = { received, rejectRecipients: null, authAttempts: 0 } as SmtpStandIn
+  const sent: Buffer[] = []
   const server = new SMTPServer({
     // No TLS certificate here: no STARTTLS, and AUTH allowed in clear on the loopback interface.
     disabledCommands: ['STARTTLS'],
@@ -44,6 +50,7 @@ export async function startSmtpStandIn(options: SmtpStandInOptions = {}): Promis
     authOptional: options.credentials === undefined,
     logger: false,
     onAuth(auth, _session, callback) {
+      standIn.authAttempts++
       const expected = options.credentials
       if (expected !== undefined && auth.username === expected.username && auth.password === expected.password) {
         return callback(null, { user: auth.username })
@@ -73,10 +80,12 @@ export async function startSmtpStandIn(options: SmtpStandInOptions = {}): Promis
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
   })
+  server.server.prependListener('connection', (socket: Socket) => socket.on('data', (chunk: Buffer) => void sent.push(chunk)))
   const address = server.server.address() as AddressInfo
   return Object.assign(standIn, {
     host: '127.0.0.1',
     port: address.port,
+    clientBytes: () => Buffer.concat(sent).toString('latin1'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   })
 }

@@ -48,7 +48,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 function servedRoutes(filter: (url: string, auth: string) => boolean): Route[] {
   const routes = t.app.routeTable.entries.filter((r) => r.method !== 'HEAD' && filter(r.url, r.auth))
-  return routes.map((r) => ({ method: r.method as Method, url: r.url }))
+  return routes.map((r) => ({ method: r.method, url: r.url }))
 }
 
 const nameOf = (route: Route) => `${route.method} ${route.url}`
@@ -147,8 +147,8 @@ describe('organization routes', () => {
   }
 
   const freshMember = async (org: OrgWithRoles) => {
-    const user = await createUser(t)
-    await addOrgMember(t, org.owner.token, org.id, user.email, 'member')
+    const user = await createSignedInUser(t)
+    await addOrgMember(t, org.owner.token, org.id, user, 'member')
     return user.user.id
   }
   const freshInvitation = async (org: OrgWithRoles) => {

@@ -43,13 +43,13 @@ describe('path parameters holding control characters', () => {
 
 describe('forged cursors', () => {
   it('are a 400 on cursor for every collection, whatever they hold', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json() as {
+    const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
       paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>>
-    }
+    }>()
     const collections = Object.entries(doc.paths)
       .filter(([, operations]) => operations.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'))
       .map(([path]) => realPath(path))
-    const timeOrdered = ['/api/tokens', '/api/users/me/sessions', '/api/admin/users', '/api/admin/audit-log', `/api/organizations/${ids.organization}/invitations`, '/api/links']
+    const timeOrdered = ['/api/tokens', '/api/users/me/sessions', '/api/admin/users', '/api/admin/audit-log', `/api/organizations/${ids.organization}/invitations`, '/api/links', '/api/invitations']
     expect(collections).toEqual(expect.arrayContaining(timeOrdered))
     // Never issued by any collection: a 400 everywhere.
     const unissuable = [cursorOf(['nul\u0000', 'x']), cursorOf(['x', 'nul\u0000']), cursorOf(['\ud800', 'x']), cursorOf([1, 2]), 'not-base64-json']

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { AddTeamMemberBody, CreateTeamBody, TeamMemberPage, TeamMemberParams, TeamMemberView, TeamPage, TeamView, UpdateTeamBody } from './teams.schemas.js'
 import { addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, listTeams, removeTeamMember, updateTeam } from './teams.service.js'
@@ -16,19 +16,19 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { config: admin, schema: { tags, summary: 'Teams, by name', querystring: PageQuery, response: { 200: TeamPage } } },
+      { config: admin, schema: { tags, operationId: 'listTeams', summary: 'Teams, by name', querystring: PageQuery, response: { 200: TeamPage } } },
       async (request) => listTeams(deps, request.query),
     )
 
     app.post(
       '',
-      { config: admin, schema: { tags, summary: 'Create a team', body: CreateTeamBody, response: { 201: TeamView, 409: NAME_TAKEN } } },
+      { config: admin, schema: { tags, operationId: 'createTeam', summary: 'Create a team', body: CreateTeamBody, response: { 201: TeamView, 409: NAME_TAKEN } } },
       async (request, reply) => reply.code(201).send(await createTeam(deps, callerOf(request), request.body, contextOf(request))),
     )
 
     app.get(
       '/:id',
-      { config: admin, schema: { tags, summary: 'One team', params: IdParams, response: { 200: TeamView, 404: NO_SUCH_TEAM } } },
+      { config: admin, schema: { tags, operationId: 'getTeam', summary: 'One team', params: IdParams, response: { 200: TeamView, 404: NO_SUCH_TEAM } } },
       async (request) => getTeam(deps, request.params.id),
     )
 
@@ -38,6 +38,7 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags,
+          operationId: 'updateTeam',
           summary: 'Rename a team or change its description (null clears it)',
           params: IdParams,
           body: UpdateTeamBody,
@@ -49,7 +50,7 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/:id',
-      { config: admin, schema: { tags, summary: 'Delete a team (its users stay)', params: IdParams, response: { 204: NoContent, 404: NO_SUCH_TEAM } } },
+      { config: admin, schema: { tags, operationId: 'deleteTeam', summary: 'Delete a team (its users stay)', params: IdParams, response: { 204: NoContent, 404: NO_SUCH_TEAM } } },
       async (request, reply) => {
         await deleteTeam(deps, callerOf(request), request.params.id, contextOf(request))
         return reply.code(204).send(null)
@@ -60,7 +61,7 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/:id/members',
       {
         config: admin,
-        schema: { tags, summary: 'The members of a team, by name', params: IdParams, querystring: PageQuery, response: { 200: TeamMemberPage, 404: NO_SUCH_TEAM } },
+        schema: { tags, operationId: 'listTeamMembers', summary: 'The members of a team, by name', params: IdParams, querystring: PageQuery, response: { 200: TeamMemberPage, 404: NO_SUCH_TEAM } },
       },
       async (request) => listTeamMembers(deps, request.params.id, request.query),
     )
@@ -71,6 +72,7 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags,
+          operationId: 'addTeamMember',
           summary: 'Add a user to a team, by user_id or by email (exactly one)',
           params: IdParams,
           body: AddTeamMemberBody,
@@ -91,6 +93,7 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags,
+          operationId: 'removeTeamMember',
           summary: 'Remove a user from a team',
           params: TeamMemberParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such team, or the user is not a member') },

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, Nullable, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, Nullable, PageOf, PathId, Text, Timestamp } from '../../lib/schema-types.js'
 
-const TeamName = Text({ minLength: 1, maxLength: 100 })
-const Description = Nullable(Text({ minLength: 1, maxLength: 500 }))
+const TeamName = DisplayText({ minLength: 1, maxLength: 100 })
+const Description = Nullable(DisplayText({ minLength: 1, maxLength: 500 }))
 
 /** CONTRACT.md §3.5. */
 export const TeamView = Type.Object({
@@ -40,7 +40,7 @@ export const AddTeamMemberBody = Body({
 export type AddTeamMemberBody = Static<typeof AddTeamMemberBody>
 
 export const TeamMemberParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200 }),
-  user_id: Type.String({ minLength: 1, maxLength: 200 }),
+  id: PathId(),
+  user_id: PathId(),
 })
 export type TeamMemberParams = Static<typeof TeamMemberParams>

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { toUserView } from '../users/view.js'
 import type { AdminUserRecord } from './users.repo.js'
@@ -32,6 +32,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'listUsers',
           summary: 'Users, newest first; q matches part of the email or name, ignoring case',
           querystring: AdminUserQuery,
           response: { 200: AdminUserPage },
@@ -49,9 +50,18 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'createUser',
           summary: 'Create a user, with or without a password',
+          description:
+            "Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).",
           body: CreateAdminUserBody,
-          response: { 201: AdminUserView, 409: errorResponse(EMAIL_TAKEN) },
+          response: {
+            201: AdminUserView,
+            400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
+            403: errorResponse('SESSION_REQUIRED: an administrator created with an API token'),
+            409: errorResponse(EMAIL_TAKEN),
+            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
+          },
         },
       },
       async (request, reply) => reply.code(201).send(toAdminUserView(await createUser(deps, callerOf(request), request.body, contextOf(request)))),
@@ -59,7 +69,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { config: { auth: 'admin' }, schema: { tags, summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } } },
+      { config: { auth: 'admin' }, schema: { tags, operationId: 'getUser', summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } } },
       async (request) => toAdminUserView(await getUser(deps, request.params.id)),
     )
 
@@ -69,15 +79,20 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'updateUser',
           summary: 'Change any of email, name, is_admin, disabled, language, theme, password',
           description:
-            "Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled.",
+            'Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled. ' +
+            "Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.",
           params: IdParams,
           body: UpdateAdminUserBody,
           response: {
             200: AdminUserView,
+            400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
+            403: errorResponse('SESSION_REQUIRED: credentials or privileges changed with an API token'),
             404: NO_SUCH_USER,
-            409: errorResponse(`${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator`),
+            409: errorResponse(`${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator; SELF_SERVICE_REQUIRED: your own credentials or privileges`),
+            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
           },
         },
       },
@@ -90,6 +105,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags,
+          operationId: 'deleteUser',
           summary: "Delete a user's account",
           params: IdParams,
           response: {

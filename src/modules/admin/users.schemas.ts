@@ -2,6 +2,9 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Body, Email, Nullable, PageOf, PageQuery, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 import { Language, Theme, UserName, UserView } from '../users/schemas.js'
 
+/** A secret the acting administrator proves themselves with (never echoed, like Secret()). */
+const Proof = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description })
+
 /** CONTRACT.md §3.1: the User with what administrators also see. */
 export const AdminUserView = Type.Object(
   {
@@ -32,6 +35,8 @@ export const CreateAdminUserBody = Body({
   name: UserName,
   password: Type.Optional(Secret()),
   is_admin: Type.Optional(Type.Boolean()),
+  current_password: Type.Optional(Proof(1024, "The acting administrator's own password: required (when they have one) to create an administrator")),
+  code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code: required with current_password when their MFA is on")),
 })
 export type CreateAdminUserBody = Static<typeof CreateAdminUserBody>
 
@@ -44,7 +49,16 @@ export const UpdateAdminUserBody = Body(
     language: Type.Optional(Language),
     theme: Type.Optional(Theme),
     password: Type.Optional(Secret()),
+    current_password: Type.Optional(Proof(1024, "The acting administrator's own password: required (when they have one) to change email, password, is_admin or disabled")),
+    code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code: required with current_password when their MFA is on")),
   },
   { minProperties: 1 },
 )
 export type UpdateAdminUserBody = Static<typeof UpdateAdminUserBody>
+
+/** The acting administrator's proof for an MFA reset (issue #11 item 2). */
+export const AdminProofBody = Body({
+  current_password: Type.Optional(Proof(1024, "The acting administrator's own password (when they have one)")),
+  code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code, when their MFA is on")),
+})
+export type AdminProofBody = Static<typeof AdminProofBody>

@@ -13,6 +13,7 @@ import type { Caller } from '../auth/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { findUserById, lockActiveAdminIds, updateUser as updateUserRow } from '../users/repo.js'
 import { deleteUserKeepingInvariants, emailTakenError, hashNewPassword, insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
+import { assertAdminProof } from './reauth.js'
 import { findAdminUser, listAdminUsers, type AdminUserRecord } from './users.repo.js'
 import type { AdminUserQuery, CreateAdminUserBody, UpdateAdminUserBody } from './users.schemas.js'
 
@@ -34,6 +35,8 @@ export async function getUser(deps: Deps, userId: string): Promise<AdminUserReco
 
 /** A new account; without a password the user signs in through OIDC, or after a reset. */
 export async function createUser(deps: Deps, caller: Caller, input: CreateAdminUserBody, ctx: RequestContext): Promise<AdminUserRecord> {
+  // Making a new administrator grants a privilege like promoting one (issue #11 item 2).
+  if (input.is_admin === true) await assertAdminProof(deps, caller, '', { current_password: input.current_password, code: input.code }, '')
   const row = await prepareNewUser(deps, {
     email: input.email,
     name: input.name,
@@ -54,8 +57,9 @@ export async function createUser(deps: Deps, caller: Caller, input: CreateAdminU
 
 /**
  * Applies any of the administrable fields. Disabling ends every session of the user at once (their
- * API tokens stop too: token authentication refuses disabled users); so does setting a password,
- * which keeps only the caller's own session when administrators change their own password.
+ * API tokens stop too: token authentication refuses disabled users); so does setting a password.
+ * Changing credentials or privileges (password, email, is_admin, disabled) needs the acting
+ * administrator's session and fresh proof, and is refused on their own account (issue #11 item 2).
  */
 export async function updateUser(
   deps: Deps,
@@ -67,9 +71,18 @@ export async function updateUser(
   const before = await findUserById(deps.db, userId)
   if (before === null) throw userNotFound()
   const email = patch.email === undefined ? undefined : normalizeEmail(patch.email)
+  const { password: _password, current_password, code, ...fields } = patch
+  const changesCredentials =
+    patch.password !== undefined ||
+    (email !== undefined && email !== before.email) ||
+    (patch.is_admin !== undefined && patch.is_admin !== before.is_admin) ||
+    (patch.disabled !== undefined && patch.disabled !== before.disabled)
+  if (changesCredentials) {
+    const selfService = patch.password !== undefined ? 'POST /api/users/me/password' : email !== undefined && email !== before.email ? 'POST /api/users/me/email' : 'another administrator must change is_admin or disabled on your account'
+    await assertAdminProof(deps, caller, userId, { current_password, code }, selfService)
+  }
   // Hashed before the transaction: argon2 is slow by design, and SQLite has one connection.
   const passwordHash = patch.password === undefined ? undefined : await hashNewPassword(deps, patch.password, email ?? before.email, 'password')
-  const { password: _password, ...fields } = patch
 
   return deps.db.transaction().execute(async (tx) => {
     // The lock comes before the read, so the administrator flags checked are the current ones.
@@ -91,14 +104,14 @@ export async function updateUser(
       if (isUniqueViolation(error)) throw emailTakenError()
       throw error
     }
+    // Never the caller's own account here (assertAdminProof), so every session of the user ends.
     const endsSessions = patch.disabled === true || passwordHash !== undefined
-    const keep = userId === caller.user.id && patch.disabled !== true ? caller.sessionId : null
-    const sessionsRevoked = endsSessions ? await revokeUserSessions(tx, userId, keep, now) : 0
+    const sessionsRevoked = endsSessions ? await revokeUserSessions(tx, userId, null, now) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'admin.user_update',
       actor: caller.user,
       target: { type: 'user', id: userId },
-      metadata: { fields: Object.keys(patch).sort(), sessions_revoked: sessionsRevoked },
+      metadata: { fields: Object.keys(fields).concat(patch.password !== undefined ? ['password'] : []).sort(), sessions_revoked: sessionsRevoked },
     })
     if (patch.disabled !== undefined && patch.disabled !== user.disabled) {
       await recordAudit(tx, deps.clock, ctx, {

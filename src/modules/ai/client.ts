@@ -2,7 +2,11 @@
  * The AI adapter: talks to an OpenAI-compatible HTTP API (CONTRACT.md §3.7) with the global fetch.
  * Failures come back as AiProviderError with a message safe to show: the status and the
  * provider's machine-readable error code, never the provider's text, which may quote the key.
+ * The connection goes only where the outbound policy allows, and the answer is read up to a byte
+ * cap (issue 11, items 10 and 11: lib/outbound.ts).
  */
+import { createOutboundFetch, OutboundRefusedError, ResponseTooLargeError, type OutboundPolicy } from '../../lib/outbound.js'
+
 
 export interface AiConnection {
   /** Without a trailing slash, e.g. https://api.openai.com/v1. */
@@ -27,6 +31,8 @@ export class AiProviderError extends Error {
 }
 
 export const DEFAULT_AI_TIMEOUT_MS = 10_000
+/** A large provider's list (hundreds of models) is well under 1 MiB. */
+export const DEFAULT_AI_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/
 
 async function providerErrorCode(response: Response): Promise<string | null> {
@@ -50,8 +56,10 @@ function toModels(body: unknown): AiModel[] {
   return [...models.values()]
 }
 
-export function createAiClient(options: { timeoutMs?: number } = {}): AiClient {
+export function createAiClient(options: { policy: OutboundPolicy; timeoutMs?: number; maxResponseBytes?: number }): AiClient {
   const timeout = options.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_AI_MAX_RESPONSE_BYTES
+  const fetch = createOutboundFetch({ policy: options.policy, maxResponseBytes })
   return {
     async listModels(connection) {
       try {
@@ -68,6 +76,10 @@ export function createAiClient(options: { timeoutMs?: number } = {}): AiClient {
         return toModels(await response.json())
       } catch (error) {
         if (error instanceof AiProviderError) throw error
+        if (error instanceof ResponseTooLargeError) throw new AiProviderError(`The AI provider's answer is larger than ${maxResponseBytes} bytes; it was not read.`)
+        // undici reports a refused connection as `fetch failed` with the guard's error as its cause.
+        const refused = error instanceof OutboundRefusedError ? error : (error as { cause?: unknown })?.cause
+        if (refused instanceof OutboundRefusedError) throw new AiProviderError(`The AI provider was not contacted: ${refused.message}.`)
         const e = error as Error & { cause?: { code?: unknown; message?: unknown } }
         if (e.name === 'TimeoutError') throw new AiProviderError(`The AI provider did not answer within ${timeout / 1000} seconds.`)
         if (e instanceof SyntaxError) throw new AiProviderError('The AI provider answered with something other than JSON.')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, createUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { bearer, createSignedInUser, DEFAULT_PASSWORD, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -100,14 +100,14 @@ describe('every change of organizations and administration is audited, without s
 
     const org = await createOrganization(t, admin.token)
     await send('PATCH', `/api/organizations/${org.id}`, { name: 'Changed' })
-    const member = await createUser(t)
-    await addOrgMember(t, admin.token, org.id, member.email, 'member')
+    const member = await createSignedInUser(t)
+    await addOrgMember(t, admin.token, org.id, member, 'member')
     await send('PATCH', `/api/organizations/${org.id}/members/${member.user.id}`, { role: 'admin' })
     await send('DELETE', `/api/organizations/${org.id}/members/${member.user.id}`)
     await send('DELETE', `/api/organizations/${org.id}`)
 
     const created = (await send('POST', '/api/admin/users', { email: `audit-${Date.now()}@example.com`, name: 'Audit', password: secretPassword })).json()
-    await send('PUT', `/api/admin/users/${created.id}`, { password: `${secretPassword}!`, disabled: true })
+    await send('PUT', `/api/admin/users/${created.id}`, { password: `${secretPassword}!`, disabled: true, current_password: DEFAULT_PASSWORD })
     await send('DELETE', `/api/admin/users/${created.id}`)
 
     const team = (await send('POST', '/api/admin/teams', { name: `Audit team ${Date.now()}` })).json()
@@ -122,7 +122,7 @@ describe('every change of organizations and administration is audited, without s
       'auth.login',
       'org.create',
       'org.update',
-      'org.member_add',
+      'org.invitation_create',
       'org.member_role_change',
       'org.member_remove',
       'org.delete',

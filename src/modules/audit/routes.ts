@@ -12,6 +12,7 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags: ['administration'],
+          operationId: 'listAuditEvents',
           summary: 'The audit log, newest first; filters: action (exact), actor_id, since (inclusive)',
           querystring: AuditLogQuery,
           response: { 200: AuditEventPage },

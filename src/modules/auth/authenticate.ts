@@ -6,7 +6,7 @@
  * - An access JWT costs one signature check (cached once verified) and one lookup of its session
  *   joined to the user, both by primary key.
  *
- * Either way it is one indexed read. `last_used_at` / `last_seen_at` are written at most once a
+ * A session also ends after SESSION_IDLE_TIMEOUT without a request. Either way it is one indexed read. `last_used_at` / `last_seen_at` are written at most once a
  * minute, after the answer and never awaited, so a request does not wait on a write.
  */
 import type { Deps } from '../../deps.js'
@@ -40,6 +40,9 @@ async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller 
   const now = deps.clock.now()
   const found = await findLiveSession(deps.db, claims.sid, now.toISOString())
   if (found === null || found.user.id !== claims.sub) return null
+  // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
+  // so a session ends between the timeout and a minute after it.
+  if (now.getTime() - Date.parse(found.lastSeenAt) > deps.config.sessionIdleSeconds * 1000) return null
   touchWhenStale(deps, found.lastSeenAt, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
   return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null }
 }

@@ -11,12 +11,18 @@ export const LOGIN_FAILURES_PER_EMAIL_AND_IP: Budget = { name: 'login:email+ip',
 export const LOGIN_FAILURES_PER_EMAIL: Budget = { name: 'login:email', limit: 100, windowSeconds: WINDOW }
 export const LOGIN_FAILURES_PER_IP: Budget = { name: 'login:ip', limit: 100, windowSeconds: WINDOW }
 
-/** The budgets a login attempt draws on; without a (usable) email only the IP budget applies. */
+/**
+ * The budgets a login attempt draws on, narrowest first; without a (usable) email only the IP
+ * budget applies. The order is the defence against lock-out (issue #11): attempts are reserved in
+ * this order and the first spent budget stops the rest, so an attempt refused by its (email, IP)
+ * pair never reaches the per-email budget — one address can spend at most 10 of the email's 100,
+ * and locking an account out takes at least ten addresses within 15 minutes.
+ */
 export function loginCharges(email: string | null, ip: string): BudgetCharge[] {
-  const charges: BudgetCharge[] = [{ budget: LOGIN_FAILURES_PER_IP, subject: ip }]
-  if (email !== null) {
-    charges.push({ budget: LOGIN_FAILURES_PER_EMAIL, subject: email })
-    charges.push({ budget: LOGIN_FAILURES_PER_EMAIL_AND_IP, subject: `${email}\u0000${ip}` })
-  }
-  return charges
+  if (email === null) return [{ budget: LOGIN_FAILURES_PER_IP, subject: ip }]
+  return [
+    { budget: LOGIN_FAILURES_PER_EMAIL_AND_IP, subject: `${email}\u0000${ip}` },
+    { budget: LOGIN_FAILURES_PER_IP, subject: ip },
+    { budget: LOGIN_FAILURES_PER_EMAIL, subject: email },
+  ]
 }

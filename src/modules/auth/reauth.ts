@@ -18,9 +18,7 @@ export async function verifyCurrentPassword(deps: Deps, userId: string, password
   if (hash === null) return
   if (password === undefined) throw new AppError('PASSWORD_REQUIRED')
   const charges = [{ budget: REAUTH_FAILURES_PER_USER, subject: userId }]
-  await deps.budgets.assertAvailable(charges)
-  if (!(await deps.passwords.verify(hash, normalizePassword(password)))) {
-    await deps.budgets.charge(charges)
-    throw new AppError('INVALID_PASSWORD')
-  }
+  // Reserved before the hash runs, given back on success (issue #11 item 1).
+  const ok = await deps.budgets.attempt(charges, async () => ((await deps.passwords.verify(hash, normalizePassword(password))) ? true : null))
+  if (ok === null) throw new AppError('INVALID_PASSWORD')
 }

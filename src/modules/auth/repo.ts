@@ -95,13 +95,15 @@ export interface SessionListing {
 }
 
 /** Live sessions of the user, newest first. */
-export async function listLiveSessions(ex: Executor, userId: string, now: Timestamp, window: PageWindow): Promise<SessionListing[]> {
+/** Live = not revoked, not expired, and seen since `idleSince` (the idle timeout). */
+export async function listLiveSessions(ex: Executor, userId: string, now: Timestamp, idleSince: Timestamp, window: PageWindow): Promise<SessionListing[]> {
   const query = ex
     .selectFrom('sessions')
     .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip'])
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
+    .where('last_seen_at', '>=', idleSince)
   return newestFirst(query, window).execute()
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from './hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
 import { clearSessionCookies, setCsrfCookie } from './cookies.js'
@@ -9,6 +9,7 @@ import { answerSignIn, answerSignInOutcome } from './responses.js'
 import { CsrfView, LoginBody, LoginResponse, SetupBody, SetupStatus, SignInView } from './schemas.js'
 import { assertLoginAllowed, completeSetup, getSetupStatus, loginWithPassword, logout } from './service.js'
 import { csrfTokenFor } from './session-issuer.js'
+import { isLoopbackRequest } from './setup-code.js'
 
 const tags = ['authentication']
 
@@ -18,9 +19,9 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/setup',
       {
         config: { auth: 'public' },
-        schema: { tags, summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
+        schema: { tags, operationId: 'getSetupStatus', summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
       },
-      async () => getSetupStatus(deps),
+      async (request) => getSetupStatus(deps, isLoopbackRequest(request.socket.remoteAddress, request.headers)),
     )
 
     app.post(
@@ -29,17 +30,20 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public', rateLimit: perIp(10, 15) },
         schema: {
           tags,
+          operationId: 'completeSetup',
           summary: 'Create the first user (an administrator) and sign in',
           body: SetupBody,
           response: {
             201: SignInView,
+            403: errorResponse('SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong'),
             409: errorResponse('ALREADY_INITIALIZED: a user exists'),
             429: errorResponse('RATE_LIMITED: 10 setup attempts per 15 minutes per IP'),
           },
         },
       },
       async (request, reply) => {
-        const signIn = await completeSetup(deps, request.body, contextOf(request))
+        const fromLoopback = isLoopbackRequest(request.socket.remoteAddress, request.headers)
+        const signIn = await completeSetup(deps, request.body, { ...contextOf(request), fromLoopback })
         return reply.code(201).send(answerSignIn(reply, deps, signIn))
       },
     )
@@ -55,6 +59,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
         schema: {
           tags,
+          operationId: 'login',
           summary: 'Sign in with email and password (users with MFA get an mfa_token for the second step)',
           body: LoginBody,
           response: {
@@ -71,7 +76,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.post(
       '/logout',
-      { schema: { tags, summary: 'End the current session and clear the cookies', response: { 204: NoContent } } },
+      { schema: { tags, operationId: 'logout', summary: 'End the current session and clear the cookies', response: { 204: NoContent } } },
       async (request, reply) => {
         await logout(deps, callerOf(request), contextOf(request))
         clearSessionCookies(reply, deps)
@@ -83,7 +88,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/csrf',
       {
         config: { auth: 'session' },
-        schema: { tags, summary: 'The CSRF token of the current session (also set as a cookie)', response: { 200: CsrfView } },
+        schema: { tags, operationId: 'getCsrfToken', summary: 'The CSRF token of the current session (also set as a cookie)', response: { 200: CsrfView } },
       },
       async (request, reply) => {
         const csrfToken = csrfTokenFor(deps, callerOf(request).sessionId!)

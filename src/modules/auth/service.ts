@@ -9,11 +9,12 @@ import { normalizePassword } from '../../lib/password-policy.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { createMfaChallenge, type MfaChallenge } from '../mfa/challenge.js'
 import { isMfaEnabled } from '../mfa/service.js'
-import { anyUserExists, findPasswordCandidateByEmail, findUserById, updateUser } from '../users/repo.js'
+import { anyUserExists, findPasswordCandidateByEmail, findUserById, updateUser, type PasswordCandidate } from '../users/repo.js'
 import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
 import type { Caller } from './caller.js'
 import { loginCharges } from './login-limits.js'
 import { listLiveSessions, revokeSession, setInstanceFlag } from './repo.js'
+import { setupCodeMatches } from './setup-code.js'
 import { issueSignIn, openSession, type SignIn } from './session-issuer.js'
 
 export interface SessionView {
@@ -55,14 +56,16 @@ export async function beginSignIn(deps: Deps, userId: string, method: string, ct
   return { kind: 'session', signIn: await issueSignIn(deps, outcome.user, outcome.session) }
 }
 
-export async function getSetupStatus(deps: Deps): Promise<{ initialized: boolean }> {
-  return { initialized: await anyUserExists(deps.db) }
+export async function getSetupStatus(deps: Deps, fromLoopback: boolean): Promise<{ initialized: boolean; setup_code_required?: boolean }> {
+  const initialized = await anyUserExists(deps.db)
+  return initialized ? { initialized } : { initialized, setup_code_required: !fromLoopback }
 }
 
 export interface SetupInput {
   email: string
   name: string
   password: string
+  setup_code?: string | undefined
 }
 
 /**
@@ -70,9 +73,11 @@ export interface SetupInput {
  * same transaction as the user: of two concurrent calls, the second waits on the flag's unique key
  * and then finds it set, so exactly one user is created.
  */
-export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestContext): Promise<SignIn> {
+export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestContext & { fromLoopback: boolean }): Promise<SignIn> {
   if (await anyUserExists(deps.db)) throw new AppError('ALREADY_INITIALIZED')
-  const row = await prepareNewUser(deps, { ...input, isAdmin: true })
+  // From anywhere but the machine itself, the setup code of the log (issue #11 item 17).
+  if (!ctx.fromLoopback && (input.setup_code === undefined || !setupCodeMatches(deps, input.setup_code))) throw new AppError('SETUP_CODE_REQUIRED')
+  const row = await prepareNewUser(deps, { email: input.email, name: input.name, password: input.password, isAdmin: true })
   const { user, session } = await deps.db.transaction().execute(async (tx) => {
     const now = deps.clock.now().toISOString()
     if (!(await setInstanceFlag(tx, 'setup_completed', now)) || (await anyUserExists(tx))) {
@@ -103,29 +108,32 @@ export interface LoginInput {
 
 export async function loginWithPassword(deps: Deps, input: LoginInput, ctx: RequestContext & { ip: string }): Promise<SignInOutcome> {
   const email = normalizeEmail(input.email)
-  const charges = loginCharges(email, ctx.ip)
-  await deps.budgets.assertAvailable(charges)
-
   const password = normalizePassword(input.password)
-  const candidate = await findPasswordCandidateByEmail(deps.db, email)
-  // Unknown email, or an account without a password: spend the same time as a real check, so the
-  // response time does not tell which emails are registered.
-  const verified = candidate?.password_hash
-    ? await deps.passwords.verify(candidate.password_hash, password)
-    : (await deps.passwords.verifyDummy(password), false)
+  // The attempt is reserved on every budget before anything is looked up or hashed, and given
+  // back only when it succeeds (CONTRACT.md §12: failures count).
+  const looked: { candidate: PasswordCandidate | null } = { candidate: null }
+  const accepted = await deps.budgets.attempt(loginCharges(email, ctx.ip), async () => {
+    const candidate = (looked.candidate = await findPasswordCandidateByEmail(deps.db, email))
+    // Unknown email, or an account without a password: spend the same time as a real check, so the
+    // response time does not tell which emails are registered.
+    const verified = candidate?.password_hash
+      ? await deps.passwords.verify(candidate.password_hash, password, { client: ctx.ip })
+      : (await deps.passwords.verifyDummy(password, { client: ctx.ip }), false)
+    return verified && candidate !== null && !candidate.disabled ? candidate : null
+  })
 
-  if (candidate === null || !verified || candidate.disabled) {
-    await deps.budgets.charge(charges)
+  if (accepted === null) {
+    const failed = looked.candidate
     await recordAudit(deps.db, deps.clock, ctx, {
       action: 'auth.login_failed',
       actor: null,
-      ...(candidate !== null && { target: { type: 'user', id: candidate.id } }),
+      ...(failed !== null && { target: { type: 'user', id: failed.id } }),
       metadata: { email, method: 'password' },
     })
     throw new AppError('INVALID_CREDENTIALS')
   }
 
-  return beginSignIn(deps, candidate.id, 'password', ctx)
+  return beginSignIn(deps, accepted.id, 'password', ctx)
 }
 
 /** Ends the caller's session server-side; an API-token caller has no session to end. */
@@ -144,7 +152,9 @@ export async function logout(deps: Deps, caller: Caller, ctx: RequestContext): P
 
 export async function listSessions(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<SessionView>> {
   const window = pageWindow(query)
-  const rows = await listLiveSessions(deps.db, caller.user.id, deps.clock.now().toISOString(), window)
+  const now = deps.clock.now()
+  const idleSince = new Date(now.getTime() - deps.config.sessionIdleSeconds * 1000).toISOString()
+  const rows = await listLiveSessions(deps.db, caller.user.id, now.toISOString(), idleSince, window)
   return toPage(
     rows,
     window.limit,

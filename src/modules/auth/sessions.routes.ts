@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from './hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { SessionPage } from './schemas.js'
 import { listSessions, revokeOwnSession } from './service.js'
@@ -15,6 +15,7 @@ export function sessionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listSessions',
           summary: "The current user's live sessions, newest first",
           querystring: PageQuery,
           response: { 200: SessionPage },
@@ -28,6 +29,7 @@ export function sessionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'revokeSession',
           summary: 'Revoke one of your sessions (sign it out)',
           params: IdParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no live session of yours with this id') },

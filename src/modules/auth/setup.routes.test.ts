@@ -10,7 +10,7 @@ describe('first-run setup', () => {
   it('reports an uninitialised instance', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/auth/setup' })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toEqual({ initialized: false })
+    expect(response.json()).toEqual({ initialized: false, setup_code_required: false })
   })
 
   it('refuses a common password, naming the field and why', async () => {

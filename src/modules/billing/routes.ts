@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { createCheckoutSession } from './checkout.service.js'
@@ -16,7 +16,7 @@ export function billingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/plans',
-      { schema: { tags, summary: 'The plans on sale (none while billing is not configured)', querystring: PageQuery, response: { 200: PlanPage } } },
+      { schema: { tags, operationId: 'listBillingPlans', summary: 'The plans on sale (none while billing is not configured)', querystring: PageQuery, response: { 200: PlanPage } } },
       async (request) => listPlans(deps, request.query),
     )
 
@@ -27,6 +27,7 @@ export function billingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { rateLimit: perUser(10, 15) },
         schema: {
           tags,
+          operationId: 'createCheckoutSession',
           summary: "Start a Stripe Checkout for an organization's subscription (owner)",
           body: CheckoutBody,
           response: {

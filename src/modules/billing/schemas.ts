@@ -29,7 +29,27 @@ export type CheckoutBody = Static<typeof CheckoutBody>
 export const CheckoutSessionView = Type.Object({ id: Type.String(), url: Type.String(), expires_at: Timestamp() })
 export type CheckoutSessionView = Static<typeof CheckoutSessionView>
 
-export const WebhookHeaders = Type.Object({ 'stripe-signature': Type.String({ minLength: 1, maxLength: 4096 }) })
+export const WebhookHeaders = Type.Object({
+  'stripe-signature': Type.String({ minLength: 1, maxLength: 4096, description: "Stripe's signature of the raw body: t=<timestamp>,v1=<HMAC-SHA256>" }),
+})
+
+/**
+ * What Stripe sends (documentation only: the route reads the raw bytes, which the signature
+ * covers). Events of other types are acknowledged and ignored.
+ */
+export const StripeEvent = Type.Object(
+  {
+    id: Type.String({ examples: ['evt_1NG8Du2eZvKYlo2CUI79vXWy'] }),
+    type: Type.String({ examples: ['checkout.session.completed', 'customer.subscription.updated', 'customer.subscription.deleted'] }),
+    created: Type.Number({ description: 'Unix time of the event' }),
+    data: Type.Object({ object: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true }),
+  },
+  {
+    title: 'StripeEvent',
+    additionalProperties: true,
+    description: 'A Stripe event exactly as Stripe sent it (at most 64 KiB): the Stripe-Signature header is verified against these bytes',
+  },
+)
 export type WebhookHeaders = Static<typeof WebhookHeaders>
 
 export const WebhookAck = Type.Object({ received: Type.Literal(true) })

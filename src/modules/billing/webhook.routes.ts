@@ -6,9 +6,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { contextOf } from '../../plugins/authentication.js'
+import { contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { WebhookAck, WebhookHeaders } from './schemas.js'
+import { StripeEvent, WebhookAck, WebhookHeaders } from './schemas.js'
 import { handleStripeWebhook } from './webhook.service.js'
 
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -22,8 +22,10 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public', rateLimit: false },
         schema: {
           tags: ['billing'],
+          operationId: 'receiveStripeWebhook',
           summary: "Stripe's events (signed with STRIPE_WEBHOOK_SECRET): checkout completed, subscription updated or deleted",
           headers: WebhookHeaders,
+          rawBody: StripeEvent,
           response: {
             200: WebhookAck,
             400: errorResponse('VALIDATION_FAILED: missing or invalid Stripe-Signature (details: stripe-signature)'),

@@ -42,8 +42,8 @@ async function userWithSeveral(slug: string) {
   const orgOwner = await createSignedInUser(t)
   const orgA = await createOrganization(t, orgOwner.token, 'Acme <b>Ops</b>')
   const orgB = await createOrganization(t, orgOwner.token, 'Beta "Team"')
-  await addOrgMember(t, orgOwner.token, orgA.id, user.email, 'member')
-  await addOrgMember(t, orgOwner.token, orgB.id, user.email, 'member')
+  await addOrgMember(t, orgOwner.token, orgA.id, user, 'member')
+  await addOrgMember(t, orgOwner.token, orgB.id, user, 'member')
   const personal = await createLink(t, user.token, { url: 'https://mine.example/docs', title: '<script>alert("x")</script>', slug })
   const a = await createLink(t, orgOwner.token, { url: 'https://a.example/x?y=1&z=2', title: null, slug, organization_id: orgA.id })
   const b = await createLink(t, orgOwner.token, { url: 'https://b.example/', title: "B's page", slug: slug.toUpperCase(), organization_id: orgB.id })
@@ -126,6 +126,26 @@ describe('GET /go/{slug}', () => {
     expect(response.headers['content-security-policy']).toContain("form-action 'self' https://mine.example https://a.example https://b.example;")
   })
 
+  it('labels_sources_so_no_organization_name_can_pass_for_personal', async () => {
+    const user = await createSignedInUser(t)
+    const orgOwner = await createSignedInUser(t)
+    const impostor = await createOrganization(t, orgOwner.token, 'Personal')
+    await addOrgMember(t, orgOwner.token, impostor.id, user, 'member')
+    await createLink(t, user.token, { url: 'https://mine.example/own', slug: 'labels' })
+    await createLink(t, orgOwner.token, { url: 'https://impostor.example/', slug: 'labels', organization_id: impostor.id })
+    const response = await open(user, '/go/labels')
+    expectHtmlPage(response, 200)
+    const labels = [...response.body.matchAll(/<p class="source">(.*?)<\/p>/g)].map((m) => m[1])
+    expect(labels).toEqual(['<strong>Personal</strong>', '<strong>Organization:</strong> <bdi>Personal</bdi>'])
+    // Exactly one candidate is labelled as the caller's own.
+    expect(labels.filter((label) => label === '<strong>Personal</strong>')).toHaveLength(1)
+    // The JSON side says the kind too.
+    const chosen = await t.app.inject({ method: 'GET', url: '/api/links?limit=100', headers: bearer(user.token) })
+    const impostorLink = chosen.json().items.find((l: { url: string }) => l.url === 'https://impostor.example/')
+    const put = await t.app.inject({ method: 'PUT', url: '/api/go/preferences/labels', headers: bearer(user.token), payload: { link_id: impostorLink.id } })
+    expect(put.json()).toMatchObject({ source: 'Personal', source_kind: 'organization' })
+  })
+
   it('remembers a choice posted with the session CSRF token: 303 to the link, then straight there next time', async () => {
     const { user, a } = await userWithSeveral('remembered')
     const response = await remember(user, 'remembered', { csrf_token: user.csrfToken, link_id: a.id })
@@ -135,7 +155,7 @@ describe('GET /go/{slug}', () => {
     expect(again.statusCode).toBe(302)
     expect(again.headers.location).toBe(a.url)
     expect(await preferences(user)).toEqual([
-      { slug: 'remembered', link_id: a.id, title: null, url: a.url, source: 'Acme <b>Ops</b>', updated_at: expect.any(String) },
+      { slug: 'remembered', link_id: a.id, title: null, url: a.url, source: 'Acme <b>Ops</b>', source_kind: 'organization', updated_at: expect.any(String) },
     ])
   })
 

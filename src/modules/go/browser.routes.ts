@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { optionalCaller } from '../../plugins/authentication.js'
+import { optionalCaller } from '../auth/hook.js'
 import type { BrowserAnswer } from './browser.js'
 import { openGoLink, rememberGoChoice } from './browser.js'
 

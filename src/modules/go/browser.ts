@@ -8,7 +8,7 @@ import { safeEqual } from '../../lib/crypto.js'
 import type { Caller } from '../auth/caller.js'
 import { csrfTokenFor } from '../auth/session-issuer.js'
 import { chooserPage, messagePage, notFoundPage, type HtmlPage } from './html.js'
-import { isSlug, resolveGoLink, setGoPreference, sourceOf } from './service.js'
+import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference } from './service.js'
 
 export type BrowserAnswer = { redirect: string; status: 302 | 303 } | { page: HtmlPage }
 
@@ -23,7 +23,7 @@ export async function openGoLink(deps: Deps, caller: Caller | null, slug: string
   const target = await resolveGoLink(deps, caller, slug)
   if (target.kind === 'redirect') return { redirect: target.url, status: 302 }
   if (target.kind === 'none') return { page: notFoundPage(slug) }
-  const candidates = target.links.map((link) => ({ id: link.id, title: link.title, url: link.url, source: sourceOf(link) }))
+  const candidates = target.links.map((link) => ({ id: link.id, title: link.title, url: link.url, source: candidateSourceOf(link) }))
   return { page: chooserPage(slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId)) }
 }
 

@@ -64,11 +64,24 @@ export function notFoundPage(slug: string): HtmlPage {
   return messagePage(404, `go/${slug} does not exist`, 'No link you can see has this name, or none of them forwards.')
 }
 
+/** Where a candidate comes from: the caller's own links, or an organization's (by its name). */
+export type CandidateSource = { kind: 'personal' } | { kind: 'organization'; name: string }
+
 export interface Candidate {
   id: string
   title: string | null
   url: string
-  source: string
+  source: CandidateSource
+}
+
+/**
+ * The source line of a candidate. The words "Personal" and "Organization:" are ours, in bold; an
+ * organization's name only ever follows "Organization:", isolated (<bdi>) so no character in it
+ * can reorder the label — so no name, "Personal" included, can pass for another kind (issue 11).
+ */
+export function sourceLabelHtml(source: CandidateSource): string {
+  if (source.kind === 'personal') return '<strong>Personal</strong>'
+  return `<strong>Organization:</strong> <bdi>${escapeHtml(source.name)}</bdi>`
 }
 
 /**
@@ -87,7 +100,7 @@ export function chooserPage(slug: string, candidates: readonly Candidate[], csrf
           '<button type="submit">Open and remember this choice</button></form>'
     return (
       `<li><a href="${escapeHtml(link.url)}">${escapeHtml(link.title ?? link.url)}</a>` +
-      `<p class="url">${escapeHtml(link.url)}</p><p class="source">${escapeHtml(link.source)}</p>${remember}</li>`
+      `<p class="url">${escapeHtml(link.url)}</p><p class="source">${sourceLabelHtml(link.source)}</p>${remember}</li>`
     )
   })
   const body = `<h1>go/${escapeHtml(slug)}</h1><p>Several links are called go/${escapeHtml(slug)}. Which one?</p><ul>${items.join('')}</ul>`

@@ -23,12 +23,12 @@ describe('PUT /api/go/preferences/{slug}', () => {
     const link = await createLink(t, alice.token, { slug: 'Wiki', title: 'My wiki', url: 'https://wiki.example/' })
     const response = await put(alice, 'wiki', { link_id: link.id })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toEqual({ slug: 'Wiki', link_id: link.id, title: 'My wiki', url: link.url, source: 'personal', updated_at: expect.any(String) })
+    expect(response.json()).toEqual({ slug: 'Wiki', link_id: link.id, title: 'My wiki', url: link.url, source: 'personal', source_kind: 'personal', updated_at: expect.any(String) })
   })
 
   it("names the organization as the source of a shared link, and replaces an earlier choice", async () => {
     const org = await createOrganization(t, bob.token, 'Bob & Co')
-    await addOrgMember(t, bob.token, org.id, alice.email, 'member')
+    await addOrgMember(t, bob.token, org.id, alice, 'member')
     const shared = await createLink(t, bob.token, { slug: 'standup', organization_id: org.id, url: 'https://meet.example/standup' })
     const own = await createLink(t, alice.token, { slug: 'standup', url: 'https://meet.example/mine' })
     expect((await put(alice, 'standup', { link_id: own.id })).json().source).toBe('personal')

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { callerOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { PreferencePage, PreferenceView, SetPreferenceBody, SlugParams } from './schemas.js'
 import { deleteGoPreference, listGoPreferences, setGoPreference } from './service.js'
@@ -13,7 +13,7 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, summary: 'Your go-link preferences, by slug', querystring: PageQuery, response: { 200: PreferencePage } } },
+      { schema: { tags, operationId: 'listGoPreferences', summary: 'Your go-link preferences, by slug', querystring: PageQuery, response: { 200: PreferencePage } } },
       async (request) => listGoPreferences(deps, callerOf(request), request.query),
     )
 
@@ -22,6 +22,7 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'setGoPreference',
           summary: 'Choose the link /go/{slug} opens for you',
           params: SlugParams,
           body: SetPreferenceBody,
@@ -40,6 +41,7 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'deleteGoPreference',
           summary: 'Forget your choice for /go/{slug}',
           params: SlugParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: you have no preference for this slug') },

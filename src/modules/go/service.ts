@@ -13,6 +13,7 @@ import { SLUG_PATTERN } from '../links/schemas.js'
 import { linkNotFound } from '../links/service.js'
 import { slugKey } from '../links/url.js'
 import { deletePreference, deleteStalePreferences, findPreferredLinkId, listPreferences, upsertPreference } from './repo.js'
+import type { CandidateSource } from './html.js'
 import type { PreferenceView } from './schemas.js'
 
 const SLUG = new RegExp(SLUG_PATTERN)
@@ -21,9 +22,18 @@ export function isSlug(text: string): boolean {
   return SLUG.test(text)
 }
 
-/** `personal`, or the name of the organization the link is shared with. */
+/** `personal`, or the name of the organization the link is shared with (`source_kind` tells which). */
 export function sourceOf(link: { organization_name: string | null }): string {
   return link.organization_name ?? 'personal'
+}
+
+/** An organization may be called "personal": `source_kind`, not the name, says which kind it is. */
+export function sourceKindOf(link: { organization_name: string | null }): 'personal' | 'organization' {
+  return link.organization_name === null ? 'personal' : 'organization'
+}
+
+export function candidateSourceOf(link: { organization_name: string | null }): CandidateSource {
+  return link.organization_name === null ? { kind: 'personal' } : { kind: 'organization', name: link.organization_name }
 }
 
 export async function listGoPreferences(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<PreferenceView>> {
@@ -33,7 +43,7 @@ export async function listGoPreferences(deps: Deps, caller: Caller, query: PageQ
   return toPage(
     rows,
     window.limit,
-    (row) => ({ slug: row.slug, link_id: row.link_id, title: row.title, url: row.url, source: sourceOf(row), updated_at: row.updated_at }),
+    (row) => ({ slug: row.slug, link_id: row.link_id, title: row.title, url: row.url, source: sourceOf(row), source_kind: sourceKindOf(row), updated_at: row.updated_at }),
     (row) => [row.slug_key, ''],
   )
 }
@@ -50,7 +60,7 @@ export async function setGoPreference(deps: Deps, caller: Caller, slug: string, 
     await upsertPreference(tx, { user_id: caller.user.id, slug_key: slugKey(slug), link_id: linkId, updated_at: updatedAt })
     return found
   })
-  return { slug: link.slug!, link_id: link.id, title: link.title, url: link.url, source: sourceOf(link), updated_at: updatedAt }
+  return { slug: link.slug!, link_id: link.id, title: link.title, url: link.url, source: sourceOf(link), source_kind: sourceKindOf(link), updated_at: updatedAt }
 }
 
 export async function deleteGoPreference(deps: Deps, caller: Caller, slug: string): Promise<void> {

@@ -12,7 +12,7 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '',
       {
         config: { auth: 'public', rateLimit: false },
-        schema: { tags: ['operations'], summary: 'Liveness: the process answers', response: { 200: Status } },
+        schema: { tags: ['operations'], operationId: 'getHealth', summary: 'Liveness: the process answers', database: false, response: { 200: Status } },
       },
       async () => ({ status: 'ok' as const }),
     )
@@ -23,6 +23,7 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public', rateLimit: false },
         schema: {
           tags: ['operations'],
+          operationId: 'getReadiness',
           summary: 'Readiness: the database answers',
           response: { 200: Status, 503: errorResponse('SERVICE_UNAVAILABLE: the database does not answer') },
         },

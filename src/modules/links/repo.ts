@@ -66,9 +66,10 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
   let query = visibleLinks(ex, userId)
   if (filters.tagId !== undefined) {
     const tagId = filters.tagId
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('link_tags')
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('link_tags')
           .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
           .select('link_tags.tag_id')
           .whereRef('link_tags.link_id', '=', 'links.id')

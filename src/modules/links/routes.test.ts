@@ -4,7 +4,7 @@ import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink, createTag, type LinkJson } from '../../../test/helpers/links.js'
-import { createOrgWithRoles, type OrgWithRoles } from '../../../test/helpers/organizations.js'
+import { addOrgMember, createOrgWithRoles, type OrgWithRoles } from '../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 let alice: TestUser & SignedIn
@@ -231,7 +231,7 @@ describe('listing', () => {
     all.push(await createLink(t, carol.token, { url: 'https://example.com/100%_off', title: 'Sale' }))
     all.push(await createLink(t, carol.token, { url: 'https://example.com/plain', title: null, tag_ids: [tag.id] }))
     all.push(await createLink(t, carol.token, { url: 'https://example.com/DOCUMENTS', title: 'Files' }))
-    await t.app.inject({ method: 'POST', url: `/api/organizations/${org.id}/members`, headers: bearer(org.owner.token), payload: { email: carol.email, role: 'member' } })
+    await addOrgMember(t, org.owner.token, org.id, carol, 'member')
     all.push(await createLink(t, org.owner.token, { url: 'https://wiki.example.com/', title: 'Org wiki' }).then(async (l) => {
       await call(org.owner, 'PATCH', `/${l.id}`, { organization_id: org.id })
       return l

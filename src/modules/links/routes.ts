@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { callerOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { CreateLinkBody, LinkPage, LinkQuery, LinkView, UpdateLinkBody } from './schemas.js'
 import { createLink, deleteLink, getLink, listLinks, updateLink } from './service.js'
@@ -19,6 +19,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listLinks',
           summary: 'The links you can see, newest first: yours and your organizations\'',
           querystring: LinkQuery,
           response: { 200: LinkPage },
@@ -32,6 +33,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'createLink',
           summary: 'Create a personal link, or one shared with an organization you belong to',
           body: CreateLinkBody,
           response: { 201: LinkView, 404: errorResponse('NOT_FOUND: no such organization, or you are not a member'), 409: SLUG_TAKEN },
@@ -42,7 +44,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { schema: { tags, summary: 'One link you can see', params: IdParams, response: { 200: LinkView, 404: NO_SUCH_LINK } } },
+      { schema: { tags, operationId: 'getLink', summary: 'One link you can see', params: IdParams, response: { 200: LinkView, 404: NO_SUCH_LINK } } },
       async (request) => getLink(deps, callerOf(request), request.params.id),
     )
 
@@ -51,6 +53,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'updateLink',
           summary: 'Change a link, or move it between you and your organizations',
           params: IdParams,
           body: UpdateLinkBody,
@@ -62,7 +65,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/:id',
-      { schema: { tags, summary: 'Delete a link', params: IdParams, response: { 204: NoContent, 403: NOT_YOURS, 404: NO_SUCH_LINK } } },
+      { schema: { tags, operationId: 'deleteLink', summary: 'Delete a link', params: IdParams, response: { 204: NoContent, 403: NOT_YOURS, 404: NO_SUCH_LINK } } },
       async (request, reply) => {
         await deleteLink(deps, callerOf(request), request.params.id)
         return reply.code(204).send(null)

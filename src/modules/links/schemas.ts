@@ -1,12 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Nullable, PageOf, PageQuery, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Nullable, PageOf, PageQuery, Text, Timestamp } from '../../lib/schema-types.js'
 
 export const SLUG_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN, 'x-message': 'must be 1–64 letters, digits, underscores or dashes' })
 /** The service checks the rest (absolute http(s), no credentials, at most 2048 once normalised). */
 const Url = Text({ minLength: 1, maxLength: 2048, examples: ['https://example.com/handbook'] })
-const Title = Nullable(Text({ minLength: 1, maxLength: 200 }))
+const Title = Nullable(DisplayText({ minLength: 1, maxLength: 200 }))
 const Id = Text({ minLength: 1, maxLength: 200 })
 const TagIds = Type.Array(Id, { maxItems: 50, uniqueItems: true, description: 'Your own tags; replaces your tags on the link' })
 

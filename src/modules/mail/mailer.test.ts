@@ -1,9 +1,11 @@
-/** The mail adapter on its own: timeouts and what a failure may say. */
+/** The mail adapter on its own: timeouts, TLS before credentials, and what a failure may say. */
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
+import { startSmtpStandIn } from '../../../test/helpers/smtp-server.js'
 import { createMailer, describeSmtpFailure, MailDeliveryError, type SmtpConnection } from './mailer.js'
 
+const policy = { allowPrivateNetworks: true }
 const sockets = new Set<net.Socket>()
 // A server that accepts connections and never says a word: no SMTP greeting ever comes.
 const silent = net.createServer((socket) => void sockets.add(socket))
@@ -25,30 +27,64 @@ describe('createMailer', () => {
       password: null,
     }
     const started = Date.now()
-    const error = await createMailer({ timeoutMs: 300 }).send(connection, mail).catch((e: unknown) => e)
+    const error = await createMailer({ policy, timeoutMs: 300 }).send(connection, mail).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(MailDeliveryError)
     expect((error as Error).message).toBe('The SMTP server did not answer in time.')
     expect(Date.now() - started).toBeLessThan(5_000)
   })
+
+  it('never_authenticates_without_tls: a server without STARTTLS gets no AUTH and never sees the password', async () => {
+    const server = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'pw-that-must-not-travel' } })
+    try {
+      const connection: SmtpConnection = { host: server.host, port: server.port, secure: false, username: 'mailer', password: 'pw-that-must-not-travel' }
+      // A burst, as concurrent invitations would send.
+      const errors = await Promise.all(Array.from({ length: 10 }, () => createMailer({ policy }).send(connection, mail).catch((e: unknown) => e)))
+      for (const error of errors) {
+        expect(error).toBeInstanceOf(MailDeliveryError)
+        expect((error as Error).message).toMatch(/^TLS could not be established with the SMTP server/)
+      }
+      expect(server.authAttempts).toBe(0)
+      expect(server.received).toEqual([])
+      const wire = server.clientBytes()
+      expect(wire).toMatch(/EHLO/)
+      expect(wire).toMatch(/STARTTLS/)
+      expect(wire).not.toMatch(/AUTH/i)
+      for (const form of ['pw-that-must-not-travel', Buffer.from('pw-that-must-not-travel').toString('base64'), Buffer.from('\0mailer\0pw-that-must-not-travel').toString('base64')]) {
+        expect(wire).not.toContain(form)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('relays_in_clear_only_without_credentials_or_to_loopback_when_explicitly_allowed', async () => {
+    const open = await startSmtpStandIn()
+    const authed = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'loopback-pw' } })
+    try {
+      await createMailer({ policy }).send({ host: open.host, port: open.port, secure: false, username: null, password: null }, mail)
+      expect(open.received).toHaveLength(1)
+      const connection = { host: authed.host, port: authed.port, secure: false, username: 'mailer', password: 'loopback-pw' }
+      await createMailer({ policy }).send({ ...connection, plaintextAuthOnLoopback: true }, mail)
+      expect(authed.received).toHaveLength(1)
+      expect(authed.received[0]!.username).toBe('mailer')
+    } finally {
+      await open.close()
+      await authed.close()
+    }
+  })
 })
 
 describe('describeSmtpFailure', () => {
-  const connection: SmtpConnection = { host: 'smtp.example.com', port: 587, secure: false, username: 'bob', password: 'hunter2-secret' }
-
-  it("quotes the server's reply on one line, with the credentials in every form they travel removed", () => {
-    const plain = Buffer.from('\0bob\0hunter2-secret').toString('base64')
-    const login = Buffer.from('hunter2-secret').toString('base64')
-    const text = describeSmtpFailure(
-      { code: 'EAUTH', response: `535-5.7.8 rejected hunter2-secret\r\n535 5.7.8 tried ${plain} and ${login}` },
-      connection,
+  it("names the stage and the reply code, never the server's text (which may quote credentials or another protocol's banner)", () => {
+    const text = describeSmtpFailure({ code: 'EAUTH', responseCode: 535, response: '535-5.7.8 rejected hunter2-secret' })
+    expect(text).toBe('The SMTP server refused the authentication (reply code 535).')
+    expect(describeSmtpFailure({ code: 'EENVELOPE', responseCode: 550, response: '550 mailbox unavailable at internal-relay.corp' })).toBe(
+      'The SMTP server refused the sender or the recipient (reply code 550).',
     )
-    expect(text).toBe('The SMTP server answered: 535-5.7.8 rejected [redacted] 535 5.7.8 tried [redacted] and [redacted]')
+    expect(describeSmtpFailure({ code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6 internal-host' })).toBe('The server did not answer as an SMTP server.')
   })
 
-  it('describes failures without a reply by their message, and caps the length', () => {
-    expect(describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' }, connection)).toBe(
-      'Could not deliver through the SMTP server: connect ECONNREFUSED 10.0.0.1:25',
-    )
-    expect(describeSmtpFailure({ response: `550 ${'x'.repeat(1000)}` }, connection).length).toBeLessThanOrEqual(301)
+  it('describes connection failures by their system error code only', () => {
+    expect(describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' })).toBe('Could not connect to the SMTP server (ECONNREFUSED).')
   })
 })

@@ -1,8 +1,14 @@
 /**
  * The mail adapter: one message through one SMTP server, with nodemailer. A fresh connection per
  * message keeps it simple and always uses the current settings (mail here is rare: tests,
- * verifications, invitations). Failures come back as MailDeliveryError carrying what the server
- * said — with the credentials removed, since a misbehaving server may echo them back.
+ * verifications, invitations).
+ *
+ * Issue 11: credentials never travel in clear — with a username, the connection is TLS from the
+ * first byte (`secure`) or STARTTLS is required before AUTH, unless the server is this machine's
+ * loopback and the settings say so explicitly. The host must resolve to an address the outbound
+ * policy allows (lib/outbound.ts), and the connection goes to that very address. Failures say
+ * which stage failed (connection, TLS, authentication, sender/recipient, message) with the reply
+ * code, never the peer's text: a port that is not an SMTP server must not be readable through it.
  */
 import { createRequire } from 'node:module'
 import type Nodemailer from 'nodemailer'
@@ -11,14 +17,18 @@ import type Nodemailer from 'nodemailer'
 // "Runtime and footprint").
 const require = createRequire(import.meta.url)
 let nodemailer: typeof Nodemailer | undefined
+import { isIP } from 'node:net'
+import { isLoopbackHost, OutboundRefusedError, resolveAllowed, type OutboundPolicy } from '../../lib/outbound.js'
 
 export interface SmtpConnection {
   host: string
   port: number
-  /** TLS from the first byte; otherwise STARTTLS whenever the server offers it. */
+  /** TLS from the first byte; otherwise STARTTLS — required when there are credentials. */
   secure: boolean
   username: string | null
   password: string | null
+  /** Credentials may go without TLS — but only to a loopback host (an explicit SMTP setting). */
+  plaintextAuthOnLoopback?: boolean
 }
 
 export interface OutgoingMail {
@@ -40,38 +50,60 @@ export class MailDeliveryError extends Error {
 }
 
 export const DEFAULT_SMTP_TIMEOUT_MS = 10_000
-const MAX_REPLY_LENGTH = 300
 
-/** Every form in which the credentials travel over SMTP (plain, AUTH LOGIN and AUTH PLAIN base64). */
-function credentialForms(connection: SmtpConnection): string[] {
-  const { username, password } = connection
-  if (password === null || password === '') return []
-  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
-  return [password, b64(password), ...(username === null ? [] : [b64(`\0${username}\0${password}`), b64(`${username}\0${username}\0${password}`)])]
+const SYSTEM_ERROR = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|ECONNABORTED)\b/
+
+/** One line saying which stage failed, with the reply code or system error code — never the peer's text. */
+export function describeSmtpFailure(error: unknown): string {
+  const e = error as { code?: string; responseCode?: unknown; message?: string; command?: string }
+  const reply = typeof e.responseCode === 'number' ? ` (reply code ${e.responseCode})` : ''
+  const system = SYSTEM_ERROR.exec(e.message ?? '')?.[1]
+  switch (e.code) {
+    case 'ETIMEDOUT':
+      return 'The SMTP server did not answer in time.'
+    case 'EDNS':
+      return 'The SMTP host name could not be resolved.'
+    case 'ECONNECTION':
+    case 'ESOCKET':
+      return `Could not connect to the SMTP server${system === undefined ? '' : ` (${system})`}.`
+    case 'ETLS':
+      return 'TLS could not be established with the SMTP server: it does not offer STARTTLS or the handshake failed. Credentials are never sent without TLS.'
+    case 'EAUTH':
+      return `The SMTP server refused the authentication${reply}.`
+    case 'EENVELOPE':
+      return `The SMTP server refused the sender or the recipient${reply}.`
+    case 'EMESSAGE':
+      return `The SMTP server refused the message${reply}.`
+    case 'EPROTOCOL':
+      return `The server did not answer as an SMTP server${reply}.`
+    default:
+      return `Could not deliver through the SMTP server${reply}.`
+  }
 }
 
-/** One line of what went wrong, safe to show to an administrator. */
-export function describeSmtpFailure(error: unknown, connection: SmtpConnection): string {
-  const e = error as { code?: string; response?: unknown; message?: string }
-  let text: string
-  if (typeof e.response === 'string' && e.response !== '') text = `The SMTP server answered: ${e.response}`
-  else if (e.code === 'ETIMEDOUT') text = 'The SMTP server did not answer in time.'
-  else text = `Could not deliver through the SMTP server: ${e.message ?? 'unknown error'}`
-  for (const secret of credentialForms(connection)) text = text.split(secret).join('[redacted]')
-  text = text.replace(/\s+/g, ' ').trim()
-  return text.length > MAX_REPLY_LENGTH ? `${text.slice(0, MAX_REPLY_LENGTH)}…` : text
-}
-
-export function createMailer(options: { timeoutMs?: number } = {}): Mailer {
+export function createMailer(options: { policy: OutboundPolicy; timeoutMs?: number }): Mailer {
   const timeout = options.timeoutMs ?? DEFAULT_SMTP_TIMEOUT_MS
   return {
     async send(connection, mail) {
+      let addresses: string[]
+      try {
+        addresses = await resolveAllowed(connection.host, options.policy)
+      } catch (error) {
+        if (error instanceof OutboundRefusedError) throw new MailDeliveryError(`The SMTP server was not contacted: ${error.message}.`)
+        throw new MailDeliveryError('The SMTP host name could not be resolved.')
+      }
+      const hasCredentials = connection.username !== null
+      const loopback = isLoopbackHost(connection.host) || addresses.every((address) => isLoopbackHost(address))
+      const clearAllowed = connection.plaintextAuthOnLoopback === true && loopback
       nodemailer ??= require('nodemailer') as typeof Nodemailer
       const transport = nodemailer.createTransport({
-        host: connection.host,
+        // The address just checked, so a second resolution cannot lead elsewhere; TLS still checks the name.
+        host: addresses[0]!,
         port: connection.port,
         secure: connection.secure,
-        ...(connection.username !== null && { auth: { user: connection.username, pass: connection.password ?? '' } }),
+        requireTLS: hasCredentials && !connection.secure && !clearAllowed,
+        ...(isIP(connection.host) === 0 && { servername: connection.host }),
+        ...(hasCredentials && { auth: { user: connection.username!, pass: connection.password ?? '' } }),
         // nodemailer's defaults (up to 10 minutes) would hold a request open far too long.
         connectionTimeout: timeout,
         greetingTimeout: timeout,
@@ -91,7 +123,7 @@ export function createMailer(options: { timeoutMs?: number } = {}): Mailer {
         })
         return { messageId: info.messageId }
       } catch (error) {
-        throw new MailDeliveryError(describeSmtpFailure(error, connection))
+        throw new MailDeliveryError(describeSmtpFailure(error))
       } finally {
         transport.close()
       }

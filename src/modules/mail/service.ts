@@ -31,6 +31,7 @@ async function loadMailSetup(deps: Deps): Promise<MailSetup> {
       secure: smtp.secure,
       username: smtp.username,
       password: smtp.password_encrypted === null ? null : openSecret(deps, SMTP_SECTION, smtp.password_encrypted, 'SMTP password'),
+      plaintextAuthOnLoopback: smtp.plaintext_auth_on_loopback,
     },
     from: { address: smtp.from_address, name: smtp.from_name },
   }
@@ -41,9 +42,20 @@ export async function assertMailConfigured(deps: Deps): Promise<void> {
   await loadMailSetup(deps)
 }
 
+/** Whether mail can be sent now (SMTP enabled with a host and a sender). */
+export async function isMailConfigured(deps: Deps): Promise<boolean> {
+  try {
+    await loadMailSetup(deps)
+    return true
+  } catch (error) {
+    if (error instanceof AppError && error.reason === 'NOT_CONFIGURED') return false
+    throw error
+  }
+}
+
 /**
  * Sends one plain-text message. SMTP not configured → 503 NOT_CONFIGURED; any SMTP failure → 502
- * UPSTREAM_FAILED whose message is the server's reply (credentials removed).
+ * UPSTREAM_FAILED whose message says which stage failed (never the server's text: issue 11).
  */
 export async function sendMail(deps: Deps, message: MailMessage): Promise<{ messageId: string }> {
   const { connection, from } = await loadMailSetup(deps)

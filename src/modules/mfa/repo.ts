@@ -81,7 +81,11 @@ export async function deletePendingEnrollment(ex: Executor, userId: string): Pro
   await ex.deleteFrom('mfa_pending').where('user_id', '=', userId).execute()
 }
 
-export async function replaceBackupCodes(ex: Executor, userId: string, rows: Array<{ id: string; code_hash: string; created_at: Timestamp }>): Promise<void> {
+export async function replaceBackupCodes(
+  ex: Executor,
+  userId: string,
+  rows: Array<{ id: string; code_hash: string; selector: string; created_at: Timestamp }>,
+): Promise<void> {
   await ex.deleteFrom('mfa_backup_codes').where('user_id', '=', userId).execute()
   await ex
     .insertInto('mfa_backup_codes')
@@ -89,8 +93,15 @@ export async function replaceBackupCodes(ex: Executor, userId: string, rows: Arr
     .execute()
 }
 
-export async function listUnusedBackupCodes(ex: Executor, userId: string): Promise<Array<{ id: string; code_hash: string }>> {
-  return ex.selectFrom('mfa_backup_codes').select(['id', 'code_hash']).where('user_id', '=', userId).where('used_at', 'is', null).execute()
+/** The unused codes an attempt can match: the one with its selector, and any made before selectors existed. */
+export async function listBackupCodeCandidates(ex: Executor, userId: string, selector: string): Promise<Array<{ id: string; code_hash: string }>> {
+  return ex
+    .selectFrom('mfa_backup_codes')
+    .select(['id', 'code_hash'])
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where((eb) => eb.or([eb('selector', '=', selector), eb('selector', 'is', null)]))
+    .execute()
 }
 
 /** Marks a code used only if it still is unused: of two concurrent uses exactly one succeeds. */

@@ -1,10 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { answerSignIn } from '../auth/responses.js'
 import { SignInView } from '../auth/schemas.js'
+import { AppError } from '../../errors.js'
+import { assertAdminProof } from '../admin/reauth.js'
+import { findUserById } from '../users/repo.js'
+import { AdminProofBody } from '../admin/users.schemas.js'
 import { completeMfaSignIn } from './challenge.js'
 import { BackupCodesView, BeginBody, ConfirmBody, EnrollmentView, MfaStatusView, TrustedBody, VerifyBody } from './schemas.js'
 import { beginEnrollment, cancelEnrollment, confirmEnrollment, disableMfa, getMfaStatus, regenerateBackupCodes, resetMfa } from './service.js'
@@ -18,7 +22,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/status',
-      { schema: { tags, summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } } },
+      { schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } } },
       async (request) => getMfaStatus(deps, callerOf(request)),
     )
 
@@ -28,6 +32,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'beginMfaEnrollment',
           summary: 'Start enrollment: a new secret, valid 10 minutes until confirmed',
           body: BeginBody,
           response: {
@@ -47,6 +52,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'confirmMfaEnrollment',
           summary: 'Confirm with a 6-digit code: MFA is enabled, other sessions end, backup codes are returned once',
           body: ConfirmBody,
           response: {
@@ -64,7 +70,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/enroll/cancel',
       {
         config: { auth: 'session' },
-        schema: { tags, summary: 'Abandon a pending enrollment', response: { 204: NoContent, 409: errorResponse('MFA_ALREADY_ENABLED') } },
+        schema: { tags, operationId: 'cancelMfaEnrollment', summary: 'Abandon a pending enrollment', response: { 204: NoContent, 409: errorResponse('MFA_ALREADY_ENABLED') } },
       },
       async (request, reply) => {
         await cancelEnrollment(deps, callerOf(request), contextOf(request))
@@ -78,6 +84,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'disableMfa',
           summary: 'Disable MFA with a current code (and the password, if the account has one)',
           body: TrustedBody,
           response: {
@@ -100,6 +107,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'regenerateBackupCodes',
           summary: 'Replace every backup code with a new set',
           body: TrustedBody,
           response: {
@@ -119,6 +127,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: {
           tags,
+          operationId: 'verifyMfa',
           summary: 'Sign-in second step: the mfa_token from login and a TOTP or backup code',
           body: VerifyBody,
           response: {
@@ -142,13 +151,27 @@ export function mfaAdminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'admin' },
         schema: {
           tags: ['administration'],
-          summary: "Remove a user's MFA (factor, backup codes, pending enrollment)",
+          operationId: 'resetUserMfa',
+          summary: "Remove a user's MFA (factor, backup codes, pending enrollment) and end their sessions",
+          description:
+            "Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED (use POST /api/auth/mfa/disable).",
           params: IdParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such user') },
+          body: AdminProofBody,
+          response: {
+            204: NoContent,
+            400: errorResponse(`${REAUTH}, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof`),
+            403: errorResponse('SESSION_REQUIRED: an API token'),
+            404: errorResponse('NOT_FOUND: no such user'),
+            409: errorResponse('SELF_SERVICE_REQUIRED: your own account (use POST /api/auth/mfa/disable)'),
+            429: BUDGET,
+          },
         },
       },
       async (request, reply) => {
-        await resetMfa(deps, callerOf(request).user, request.params.id, contextOf(request), 'admin')
+        const caller = callerOf(request)
+        if ((await findUserById(deps.db, request.params.id)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
+        await assertAdminProof(deps, caller, request.params.id, request.body ?? {}, 'POST /api/auth/mfa/disable')
+        await resetMfa(deps, caller.user, request.params.id, contextOf(request), 'admin')
         return reply.code(204).send(null)
       },
     )

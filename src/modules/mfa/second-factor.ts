@@ -8,8 +8,8 @@ import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import type { Budget, BudgetCharge } from '../../lib/attempt-budget.js'
 import { decrypt } from '../../lib/crypto.js'
-import { normalizeBackupCode } from './backup-codes.js'
-import { advanceTotpStep, consumeBackupCode, findTotpFactor, listUnusedBackupCodes } from './repo.js'
+import { backupCodeSelector, normalizeBackupCode } from './backup-codes.js'
+import { advanceTotpStep, consumeBackupCode, findTotpFactor, listBackupCodeCandidates } from './repo.js'
 import { matchTotpStep } from './totp.js'
 
 export const WRONG_CODES_PER_ACCOUNT: Budget = { name: 'mfa:account', limit: 10, windowSeconds: 15 * 60 }
@@ -29,11 +29,18 @@ async function acceptTotp(deps: Deps, userId: string, code: string): Promise<boo
   return step !== null && (await advanceTotpStep(deps.db, userId, step))
 }
 
+/** One hash per attempt (issue #11 item 6): the code its selector names, or a dummy of equal cost. */
 async function acceptBackupCode(deps: Deps, userId: string, code: string): Promise<boolean> {
-  const candidates = await listUnusedBackupCodes(deps.db, userId)
-  const matches = await Promise.all(candidates.map((row) => deps.passwords.verify(row.code_hash, code)))
-  const match = candidates[matches.indexOf(true)]
-  return match !== undefined && (await consumeBackupCode(deps.db, match.id, deps.clock.now().toISOString()))
+  const candidates = await listBackupCodeCandidates(deps.db, userId, backupCodeSelector(code))
+  if (candidates.length === 0) {
+    await deps.passwords.verifyDummy(code)
+    return false
+  }
+  // One by one: only sets made before selectors existed have more than one candidate.
+  for (const row of candidates) {
+    if (await deps.passwords.verify(row.code_hash, code)) return consumeBackupCode(deps.db, row.id, deps.clock.now().toISOString())
+  }
+  return false
 }
 
 async function acceptCode(deps: Deps, userId: string, code: string): Promise<SecondFactorMethod | null> {
@@ -54,12 +61,9 @@ export interface SecondFactorCheck {
 
 /** Accepts the code (consuming it) or throws RATE_LIMITED / INVALID_CODE. */
 export async function verifySecondFactor(deps: Deps, check: SecondFactorCheck): Promise<SecondFactorMethod> {
-  const charges = [{ budget: WRONG_CODES_PER_ACCOUNT, subject: check.userId }, ...(check.extraBudgets ?? [])]
-  await deps.budgets.assertAvailable(charges)
-  const method = await acceptCode(deps, check.userId, check.code)
-  if (method === null) {
-    await deps.budgets.charge(charges)
-    throw new AppError('INVALID_CODE', { status: check.failureStatus })
-  }
+  // Narrowest first: a token over its own 5 does not reach the account's 10 (see AttemptBudgets.attempt).
+  const charges = [...(check.extraBudgets ?? []), { budget: WRONG_CODES_PER_ACCOUNT, subject: check.userId }]
+  const method = await deps.budgets.attempt(charges, () => acceptCode(deps, check.userId, check.code))
+  if (method === null) throw new AppError('INVALID_CODE', { status: check.failureStatus })
   return method
 }

@@ -16,7 +16,7 @@ import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { findUserById } from '../users/repo.js'
-import { generateBackupCodes } from './backup-codes.js'
+import { backupCodeSelector, generateBackupCodes } from './backup-codes.js'
 import {
   deleteMfaState,
   deletePendingEnrollment,
@@ -56,7 +56,7 @@ export async function getMfaStatus(deps: Deps, caller: Caller): Promise<MfaStatu
   const enabled = row?.enabled_at != null
   return {
     enabled,
-    ...(enabled && { enrolled_at: row!.enabled_at! }),
+    ...(enabled && { enrolled_at: row.enabled_at! }),
     pending: !enabled && row?.pending_expires_at != null,
     backup_codes_remaining: enabled ? (row?.backup_codes_remaining ?? 0) : 0,
   }
@@ -75,11 +75,12 @@ async function assertEnabled(deps: Deps, userId: string): Promise<void> {
 }
 
 /** Hashes a fresh set of backup codes (outside any transaction: argon2 is slow by design). */
-async function newBackupCodeSet(deps: Deps): Promise<{ codes: string[]; rows: Array<{ id: string; code_hash: string; created_at: string }> }> {
+async function newBackupCodeSet(deps: Deps): Promise<{ codes: string[]; rows: Array<{ id: string; code_hash: string; selector: string; created_at: string }> }> {
   const codes = generateBackupCodes()
   const createdAt = deps.clock.now().toISOString()
-  const hashes = await Promise.all(codes.map((code) => deps.passwords.hash(code.replace('-', '').toUpperCase())))
-  return { codes, rows: hashes.map((code_hash) => ({ id: newId(), code_hash, created_at: createdAt })) }
+  const canonical = codes.map((code) => code.replace('-', '').toUpperCase())
+  const hashes = await Promise.all(canonical.map((code) => deps.passwords.hash(code)))
+  return { codes, rows: hashes.map((code_hash, i) => ({ id: newId(), code_hash, selector: backupCodeSelector(canonical[i]!), created_at: createdAt })) }
 }
 
 export interface EnrollmentStart {
@@ -117,11 +118,10 @@ export async function confirmEnrollment(deps: Deps, caller: Caller, code: string
   if (pending === null) throw new AppError('MFA_NO_PENDING')
 
   const charges = [{ budget: WRONG_CODES_PER_ACCOUNT, subject: userId }]
-  await deps.budgets.assertAvailable(charges)
   const secret = decrypt(deps.secrets.encryptionKey, pending.secret_encrypted, pendingSecretContext(userId))
-  const step = matchTotpStep(secret, code, now)
+  // Reserved before the code is checked, given back on success (issue #11 item 1).
+  const step = await deps.budgets.attempt(charges, async () => matchTotpStep(secret, code, now))
   if (step === null) {
-    await deps.budgets.charge(charges)
     await recordAudit(deps.db, deps.clock, ctx, { action: 'mfa.enroll_confirm_failed', actor: caller.user, target: { type: 'user', id: userId } })
     throw new AppError('INVALID_CODE')
   }
@@ -197,11 +197,21 @@ export async function assertSecondFactorIfEnabled(deps: Deps, userId: string, co
   await verifySecondFactor(deps, { userId, code, failureStatus: 400 })
 }
 
-/** An administrator's (or the operator's) reset for a user who lost their authenticator. */
+/**
+ * An administrator's (or the operator's) reset for a user who lost their authenticator. Every
+ * session of the user ends with it (issue #11 item 14): a session that was opened with the second
+ * factor must not outlive its removal.
+ */
 export async function resetMfa(deps: Deps, actor: Actor | null, userId: string, ctx: RequestContext, via: 'admin' | 'cli'): Promise<void> {
   if ((await findUserById(deps.db, userId)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
   await deps.db.transaction().execute(async (tx) => {
     const removed = await deleteMfaState(tx, userId)
-    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.reset', actor, target: { type: 'user', id: userId }, metadata: { via, had_state: removed > 0 } })
+    const revoked = await revokeUserSessions(tx, userId, null, deps.clock.now().toISOString())
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'mfa.reset',
+      actor,
+      target: { type: 'user', id: userId },
+      metadata: { via, had_state: removed > 0, sessions_revoked: revoked },
+    })
   })
 }

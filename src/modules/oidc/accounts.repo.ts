@@ -5,12 +5,14 @@
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { toUserRecord, USER_COLUMNS, type UserRecord } from '../users/repo.js'
 
-export async function findUserByOidcIdentity(ex: Executor, providerKey: string, sub: string): Promise<UserRecord | null> {
+/** The account linked to (issuer, subject) through this provider (issue 11: a subject is unique only at its issuer). */
+export async function findUserByOidcIdentity(ex: Executor, identity: { providerKey: string; issuer: string; sub: string }): Promise<UserRecord | null> {
   const row = await ex
     .selectFrom('users')
     .select(USER_COLUMNS)
-    .where('oidc_provider', '=', providerKey)
-    .where('oidc_sub', '=', sub)
+    .where('oidc_provider', '=', identity.providerKey)
+    .where('oidc_issuer', '=', identity.issuer)
+    .where('oidc_sub', '=', identity.sub)
     .executeTakeFirst()
   return row === undefined ? null : toUserRecord(row)
 }
@@ -19,16 +21,42 @@ export async function findUserByOidcIdentity(ex: Executor, providerKey: string, 
 export async function linkOidcIdentity(
   ex: Executor,
   userId: string,
-  identity: { providerKey: string; sub: string; at: Timestamp },
+  identity: { providerKey: string; issuer: string; sub: string; at: Timestamp },
 ): Promise<UserRecord | null> {
   const row = await ex
     .updateTable('users')
-    .set({ oidc_provider: identity.providerKey, oidc_sub: identity.sub, updated_at: identity.at })
+    .set({ oidc_provider: identity.providerKey, oidc_issuer: identity.issuer, oidc_sub: identity.sub, updated_at: identity.at })
     .where('id', '=', userId)
     .where('oidc_sub', 'is', null)
     .returning(USER_COLUMNS)
     .executeTakeFirst()
   return row === undefined ? null : toUserRecord(row)
+}
+
+/** Whether the session is still live for this user: a link started in it may finish (issue 11). */
+export async function isLiveSessionOf(ex: Executor, sessionId: string, userId: string, now: Timestamp): Promise<boolean> {
+  const row = await ex
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select('sessions.id')
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.user_id', '=', userId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', now)
+    .where('users.disabled', '=', false)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Unlinks one account; false when it had no identity (from this provider). */
+export async function unlinkOidcIdentity(ex: Executor, userId: string, providerKey: string, at: Timestamp): Promise<boolean> {
+  const result = await ex
+    .updateTable('users')
+    .set({ oidc_provider: null, oidc_issuer: null, oidc_sub: null, updated_at: at })
+    .where('id', '=', userId)
+    .where('oidc_provider', '=', providerKey)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }
 
 /** A renamed provider keeps its users: their identities follow the new key. */
@@ -44,7 +72,7 @@ export async function renameOidcIdentities(ex: Executor, rename: { from: string;
 export async function unlinkOidcIdentities(ex: Executor, providerKey: string, at: Timestamp): Promise<number> {
   const result = await ex
     .updateTable('users')
-    .set({ oidc_provider: null, oidc_sub: null, updated_at: at })
+    .set({ oidc_provider: null, oidc_issuer: null, oidc_sub: null, updated_at: at })
     .where('oidc_provider', '=', providerKey)
     .execute()
   return Number(result.reduce((sum, r) => sum + r.numUpdatedRows, 0n))

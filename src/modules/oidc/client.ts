@@ -9,6 +9,7 @@
  * statuses and OAuth error codes, never the provider's free text (which may quote what was sent).
  */
 import type * as oidc from 'openid-client'
+import { createOutboundFetch, OutboundRefusedError, ResponseTooLargeError, type OutboundPolicy } from '../../lib/outbound.js'
 import type { Clock } from '../../lib/time.js'
 
 export interface OidcConnection {
@@ -82,13 +83,15 @@ export function issuerUrlProblem(text: string): string | null {
 
 // openid-client is loaded by the first sign-in through a provider, not at start-up (ARCHITECTURE.md,
 // "Runtime and footprint").
-type OpenIdClient = typeof import('openid-client')
+type OpenIdClient = typeof oidc
 let library: OpenIdClient | undefined
 async function openIdClient(): Promise<OpenIdClient> {
   return (library ??= await import('openid-client'))
 }
 
 const DEFAULT_OIDC_TIMEOUT_SECONDS = 10
+/** Discovery documents, key sets, token and UserInfo answers are a few KiB; 1 MiB is generous. */
+export const DEFAULT_OIDC_MAX_RESPONSE_BYTES = 1024 * 1024
 const DISCOVERY_TTL_SECONDS = 60 * 60
 const OAUTH_ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
@@ -110,6 +113,10 @@ export function oauthErrorCode(value: unknown): string | null {
 /** Says what went wrong in words safe for logs; never the provider's error_description. */
 function describeFailure(error: unknown): string {
   if (error instanceof OidcProviderError) return error.message
+  if (error instanceof ResponseTooLargeError) return `the provider's answer is larger than ${error.limitBytes} bytes; it was not read`
+  if (error instanceof OutboundRefusedError) return `the provider was not contacted: ${error.message}`
+  const wrapped = (error as { cause?: unknown })?.cause
+  if (wrapped instanceof ResponseTooLargeError || wrapped instanceof OutboundRefusedError) return describeFailure(wrapped)
   // Any error of the library's own kinds was thrown after it was loaded.
   const oidc = library
   if (oidc === undefined) return `the exchange with the provider failed (${(error as Error | null)?.name ?? 'unknown error'})`
@@ -137,8 +144,10 @@ function isTrue(value: unknown): boolean {
   return value === true || value === 'true'
 }
 
-export function createOidcClient(options: { clock: Clock; timeoutSeconds?: number }): OidcClient {
+export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy; timeoutSeconds?: number; maxResponseBytes?: number }): OidcClient {
   const timeout = options.timeoutSeconds ?? DEFAULT_OIDC_TIMEOUT_SECONDS
+  // Every request to the provider (discovery, JWKS, token, UserInfo): guarded destination, capped answer (issue 11).
+  const outboundFetch = createOutboundFetch({ policy: options.policy, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_OIDC_MAX_RESPONSE_BYTES })
   const cache = new Map<string, { version: string; expiresAt: number; configuration: Promise<oidc.Configuration> }>()
 
   async function discover(connection: OidcConnection): Promise<oidc.Configuration> {
@@ -148,6 +157,7 @@ export function createOidcClient(options: { clock: Clock; timeoutSeconds?: numbe
     const oidc = await openIdClient()
     return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(oidc, connection.clientSecret), {
       timeout,
+      [oidc.customFetch]: outboundFetch,
       execute: [
         // The ID token's signature is checked against the provider's keys even though it came
         // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).

@@ -17,6 +17,7 @@ export interface ProviderRecord {
   auto_create_users: boolean
   default_role: 'user' | 'admin'
   enabled: boolean
+  trust_email: boolean
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -25,7 +26,11 @@ export interface ProviderCredentials extends ProviderRecord {
   client_secret_encrypted: string | null
 }
 
-export type ProviderRow = Omit<OidcProvidersTable, 'auto_create_users' | 'enabled'> & { auto_create_users: boolean; enabled: boolean }
+export type ProviderRow = Omit<OidcProvidersTable, 'auto_create_users' | 'enabled' | 'trust_email'> & {
+  auto_create_users: boolean
+  enabled: boolean
+  trust_email: boolean
+}
 export type ProviderChanges = Partial<Omit<ProviderRow, 'id' | 'created_at'>>
 
 const PROVIDER_COLUMNS = [
@@ -38,15 +43,17 @@ const PROVIDER_COLUMNS = [
   'auto_create_users',
   'default_role',
   'enabled',
+  'trust_email',
   'created_at',
   'updated_at',
   sql<boolean | 0 | 1>`(${sql.ref('client_secret_encrypted')} is not null)`.as('client_secret_set'),
 ] as const
 
-type RawProvider = Omit<ProviderRecord, 'client_secret_set' | 'auto_create_users' | 'enabled'> & {
+type RawProvider = Omit<ProviderRecord, 'client_secret_set' | 'auto_create_users' | 'enabled' | 'trust_email'> & {
   client_secret_set: unknown
   auto_create_users: unknown
   enabled: unknown
+  trust_email: unknown
 }
 
 /** SQLite answers booleans as 0/1. */
@@ -56,6 +63,7 @@ function toRecord<R extends RawProvider>(row: R): R & ProviderRecord {
     client_secret_set: Boolean(row.client_secret_set),
     auto_create_users: Boolean(row.auto_create_users),
     enabled: Boolean(row.enabled),
+    trust_email: Boolean(row.trust_email),
   }
 }
 
@@ -90,10 +98,10 @@ export async function insertProvider(ex: Executor, row: ProviderRow): Promise<Pr
   return toRecord(await ex.insertInto('oidc_providers').values(row).returning(PROVIDER_COLUMNS).executeTakeFirstOrThrow())
 }
 
-/** The provider's key, its row locked until the transaction ends (PostgreSQL; SQLite serialises writers). */
-export async function lockProviderKey(ex: Executor, id: string): Promise<string | null> {
-  const row = await ex.selectFrom('oidc_providers').select('provider_key').where('id', '=', id).forUpdate().executeTakeFirst()
-  return row?.provider_key ?? null
+/** The provider's key and issuer, its row locked until the transaction ends (PostgreSQL; SQLite serialises writers). */
+export async function lockProvider(ex: Executor, id: string): Promise<{ provider_key: string; issuer_url: string } | null> {
+  const row = await ex.selectFrom('oidc_providers').select(['provider_key', 'issuer_url']).where('id', '=', id).forUpdate().executeTakeFirst()
+  return row ?? null
 }
 
 export async function updateProvider(ex: Executor, id: string, changes: ProviderChanges): Promise<ProviderRecord | null> {

@@ -30,6 +30,7 @@ const valid = (fields: Record<string, unknown> = {}) => ({
   ...fields,
 })
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider view from the wire; the tests assert its fields
 async function create(fields: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const response = await send('POST', '/api/oidc-providers', valid(fields))
   expect(response.statusCode, response.body).toBe(201)
@@ -39,6 +40,7 @@ async function create(fields: Record<string, unknown> = {}): Promise<Record<stri
 const storedSecret = async (id: string) =>
   (await t.deps.db.selectFrom('oidc_providers').select('client_secret_encrypted').where('id', '=', id).executeTakeFirstOrThrow()).client_secret_encrypted
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response with the error envelope; the tests assert its details
 const fieldsOf = (response: { json(): any }) => response.json().details.map((d: { field: string }) => d.field).sort()
 
 describe('who may use /api/oidc-providers', () => {
@@ -80,6 +82,7 @@ describe('POST /api/oidc-providers', () => {
       auto_create_users: false,
       default_role: 'user',
       enabled: true,
+      trust_email: false,
       callback_url: 'http://switchboard.test/api/auth/oidc/acme/callback',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: provider.created_at,

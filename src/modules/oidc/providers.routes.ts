@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { CreateOidcProviderBody, OidcProviderPage, OidcProviderView, UpdateOidcProviderBody } from './providers.schemas.js'
 import { createOidcProvider, deleteOidcProvider, getOidcProvider, listOidcProviders, updateOidcProvider } from './providers.service.js'
@@ -19,7 +19,7 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '',
       {
         config: admin,
-        schema: { tags, summary: 'The identity providers, by provider_key', querystring: PageQuery, response: { 200: OidcProviderPage } },
+        schema: { tags, operationId: 'listOidcProviders', summary: 'The identity providers, by provider_key', querystring: PageQuery, response: { 200: OidcProviderPage } },
       },
       async (request) => listOidcProviders(deps, request.query),
     )
@@ -30,6 +30,7 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags,
+          operationId: 'createOidcProvider',
           summary: 'Add an identity provider (client_secret is write-only; null for a public client)',
           body: CreateOidcProviderBody,
           response: { 201: OidcProviderView, 400: invalid, 409: keyTaken },
@@ -43,25 +44,26 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { config: admin, schema: { tags, summary: 'One identity provider', params: IdParams, response: { 200: OidcProviderView, 404: notFound } } },
+      { config: admin, schema: { tags, operationId: 'getOidcProvider', summary: 'One identity provider', params: IdParams, response: { 200: OidcProviderView, 404: notFound } } },
       async (request) => getOidcProvider(deps, request.params.id),
     )
 
-    const update = {
+    const update = (method: 'PATCH' | 'PUT') => ({
       config: admin,
       schema: {
         tags,
+        operationId: method === 'PATCH' ? 'updateOidcProvider' : 'updateOidcProviderByPut',
         summary: 'Change an identity provider (partial); client_secret omitted: kept, null: cleared',
         params: IdParams,
         body: UpdateOidcProviderBody,
         response: { 200: OidcProviderView, 400: invalid, 404: notFound, 409: keyTaken },
       },
-    }
+    })
     for (const method of ['PATCH', 'PUT'] as const) {
       app.route({
         method,
         url: '/:id',
-        ...update,
+        ...update(method),
         handler: async (request) => updateOidcProvider(deps, callerOf(request).user, request.params.id, request.body, contextOf(request)),
       })
     }
@@ -72,6 +74,7 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags,
+          operationId: 'deleteOidcProvider',
           summary: 'Delete an identity provider; its users keep their accounts, unlinked from it',
           params: IdParams,
           response: { 204: NoContent, 404: notFound },

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 
 /** CONTRACT.md §3.6. */
 export const PROVIDER_KEY_PATTERN = '^[a-z0-9][a-z0-9_-]{0,49}$'
@@ -23,6 +23,9 @@ export const OidcProviderView = Type.Object(
     auto_create_users: Type.Boolean(),
     default_role: Role,
     enabled: Type.Boolean(),
+    trust_email: Type.Boolean({
+      description: 'Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false',
+    }),
     callback_url: Type.String({ description: 'Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
@@ -46,7 +49,7 @@ const Scope = Type.String({
 
 const fields = {
   provider_key: ProviderKey,
-  name: Text({ minLength: 1, maxLength: 100 }),
+  name: DisplayText({ minLength: 1, maxLength: 100 }),
   issuer_url: Type.String({ 'x-trim': true, minLength: 1, maxLength: 2048, description: 'https (http only for 127.0.0.1, ::1, localhost)' }),
   client_id: Text({ minLength: 1, maxLength: 512 }),
   client_secret: Type.Union([Secret(1024), Type.Null()], { description: 'Write-only. null: a public client (PKCE only).' }),
@@ -54,6 +57,7 @@ const fields = {
   auto_create_users: Type.Boolean(),
   default_role: Role,
   enabled: Type.Boolean(),
+  trust_email: Type.Boolean(),
 }
 
 export const CreateOidcProviderBody = Body({
@@ -66,6 +70,7 @@ export const CreateOidcProviderBody = Body({
   auto_create_users: Type.Optional(fields.auto_create_users),
   default_role: Type.Optional(fields.default_role),
   enabled: Type.Optional(fields.enabled),
+  trust_email: Type.Optional(fields.trust_email),
 })
 export type CreateOidcProviderBody = Static<typeof CreateOidcProviderBody>
 
@@ -82,6 +87,7 @@ export const UpdateOidcProviderBody = Body(
     auto_create_users: Type.Optional(fields.auto_create_users),
     default_role: Type.Optional(fields.default_role),
     enabled: Type.Optional(fields.enabled),
+    trust_email: Type.Optional(fields.trust_email),
   },
   { minProperties: 1 },
 )

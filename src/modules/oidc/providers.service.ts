@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../db/client.js'
 import { AppError, type FieldProblem } from '../../errors.js'
 import { encrypt } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
+import { hostLiteralProblem } from '../../lib/outbound.js'
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
 import { renameOidcIdentities, unlinkOidcIdentities } from './accounts.repo.js'
@@ -17,7 +18,7 @@ import {
   findProviderById,
   insertProvider,
   listProviderRows,
-  lockProviderKey,
+  lockProvider,
   updateProvider,
   type ProviderChanges,
   type ProviderRecord,
@@ -43,6 +44,7 @@ export function toProviderView(deps: Deps, provider: ProviderRecord): OidcProvid
     auto_create_users: provider.auto_create_users,
     default_role: provider.default_role,
     enabled: provider.enabled,
+    trust_email: provider.trust_email,
     callback_url: callbackUrl(deps.config.publicUrl, provider.provider_key),
     created_at: provider.created_at,
     updated_at: provider.updated_at,
@@ -60,12 +62,14 @@ function normalizeScopes(scopes: string[]): string {
 }
 
 /** The rules the schema cannot express, all reported at once. */
-function assertAcceptable(body: { provider_key?: string; issuer_url?: string }): void {
+function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?: string }): void {
   const details: FieldProblem[] = []
   if (body.provider_key !== undefined && RESERVED_PROVIDER_KEYS.includes(body.provider_key)) {
     details.push({ field: 'provider_key', message: `is reserved (${RESERVED_PROVIDER_KEYS.join(', ')})` })
   }
-  const issuerProblem = body.issuer_url === undefined ? null : issuerUrlProblem(body.issuer_url)
+  // A literal address is judged at once (issue 11); a name each time it is resolved (lib/outbound.ts).
+  const issuerProblem =
+    body.issuer_url === undefined ? null : (issuerUrlProblem(body.issuer_url) ?? hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
   if (issuerProblem !== null) details.push({ field: 'issuer_url', message: issuerProblem })
   if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
 }
@@ -101,7 +105,7 @@ export async function getOidcProvider(deps: Deps, id: string): Promise<OidcProvi
 }
 
 export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateOidcProviderBody, ctx: RequestContext): Promise<OidcProviderView> {
-  assertAcceptable(body)
+  assertAcceptable(deps, body)
   const id = newId()
   const now = deps.clock.now().toISOString()
   const provider = await deps.db.transaction().execute(async (tx) => {
@@ -117,6 +121,7 @@ export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateO
         auto_create_users: body.auto_create_users ?? false,
         default_role: body.default_role ?? 'user',
         enabled: body.enabled ?? true,
+        trust_email: body.trust_email ?? false,
         created_at: now,
         updated_at: now,
       }),
@@ -143,7 +148,7 @@ export async function updateOidcProvider(
   body: UpdateOidcProviderBody,
   ctx: RequestContext,
 ): Promise<OidcProviderView> {
-  assertAcceptable(body)
+  assertAcceptable(deps, body)
   const { client_secret, scopes, ...fields } = body
   const changes: ProviderChanges = { ...fields, updated_at: deps.clock.now().toISOString() }
   if (scopes !== undefined) changes.scopes = normalizeScopes(scopes)
@@ -151,17 +156,31 @@ export async function updateOidcProvider(
     changes.client_secret_encrypted = client_secret === null ? null : encrypt(deps.secrets.encryptionKey, client_secret, clientSecretContext(id))
   }
   const provider = await deps.db.transaction().execute(async (tx) => {
-    const previousKey = await lockProviderKey(tx, id)
-    if (previousKey === null) throw notFound()
+    const previous = await lockProvider(tx, id)
+    if (previous === null) throw notFound()
+    const previousKey = previous.provider_key
+    // Issue 11: the stored client secret never follows the provider to another issuer.
+    const current = await findProviderById(tx, id)
+    if (body.issuer_url !== undefined && body.issuer_url !== previous.issuer_url && current?.client_secret_set === true && client_secret === undefined) {
+      throw new AppError('VALIDATION_FAILED', { details: [{ field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' }] })
+    }
     const updated = (await uniqueKey(updateProvider(tx, id, changes)))!
     if (updated.provider_key !== previousKey) {
       await renameOidcIdentities(tx, { from: previousKey, to: updated.provider_key, at: updated.updated_at })
     }
+    // A subject means someone only at its issuer (issue 11): at another issuer the same `sub` may
+    // be anybody, so the accounts linked under the old one are unlinked, in this transaction.
+    const usersUnlinked =
+      updated.issuer_url === previous.issuer_url ? 0 : await unlinkOidcIdentities(tx, updated.provider_key, updated.updated_at)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'oidc_provider.update',
       actor,
       target: { type: 'oidc_provider', id },
-      metadata: { provider_key: updated.provider_key, fields: Object.keys(body).sort() },
+      metadata: {
+        provider_key: updated.provider_key,
+        fields: Object.keys(body).sort(),
+        ...(updated.issuer_url !== previous.issuer_url && { users_unlinked: usersUnlinked }),
+      },
     })
     return updated
   })

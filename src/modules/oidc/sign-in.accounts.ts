@@ -2,9 +2,11 @@
  * Which account an identity from a provider signs in to (CONTRACT.md §9), decided in one
  * transaction:
  *
- * 1. the account linked to (provider_key, sub) — whatever its email is today;
+ * 1. the account linked to (issuer, sub) through this provider — whatever its email is today;
  * 2. else, when the provider says the email is verified, the account with that email, which gets
- *    linked — unless it is linked to another identity already;
+ *    linked — only when an administrator marked the provider `trust_email`, never an
+ *    administrator's account, and not when it is linked to another identity already (issue 11:
+ *    otherwise the person signs in and links the provider from their profile: LINK_REQUIRED);
  * 3. else a new account, when the provider creates users (`auto_create_users`), which needs a
  *    verified email: an unverified one could claim someone else's address (and with it, for
  *    example, their invitations);
@@ -20,12 +22,14 @@ import { isUniqueViolation } from '../../db/client.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { findUserByEmail, insertUser, updateUser, type UserRecord } from '../users/repo.js'
 import { normalizeEmail, prepareNewUser } from '../users/service.js'
-import { findUserByOidcIdentity, linkOidcIdentity } from './accounts.repo.js'
+import { findUserByOidcIdentity, isLiveSessionOf, linkOidcIdentity } from './accounts.repo.js'
 import type { OidcIdentity } from './client.js'
 import { SignInFailure } from './sign-in.failure.js'
 
 export interface SigningProvider {
   provider_key: string
+  issuer_url: string
+  trust_email: boolean
   auto_create_users: boolean
   default_role: 'user' | 'admin'
 }
@@ -34,7 +38,8 @@ const MAX_EMAIL_LENGTH = 254
 const MAX_NAME_LENGTH = 100
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/
 const HAS_CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]+/g
+// Control, format (bidi, zero-width) and separator characters: display names refuse them (issue 11).
+const CONTROL_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** The provider's email claim, as this service stores emails; null when it is not a usable address. */
@@ -69,14 +74,16 @@ async function signInLinked(deps: Deps, tx: Tx, user: UserRecord, email: string 
 
 async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: UserRecord, sub: string, ctx: RequestContext): Promise<UserRecord> {
   if (user.oidc_sub !== null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email is linked to another identity', user.id)
+  if (!provider.trust_email) throw new SignInFailure('LINK_REQUIRED', 'the provider is not trusted to link accounts by email', user.id)
+  if (user.is_admin) throw new SignInFailure('LINK_REQUIRED', 'an administrator account is never linked by email', user.id)
   if (user.disabled) throw new SignInFailure('ACCOUNT_DISABLED', 'the account with this email is disabled', user.id)
-  const linked = await linkOidcIdentity(tx, user.id, { providerKey: provider.provider_key, sub, at: deps.clock.now().toISOString() })
+  const linked = await linkOidcIdentity(tx, user.id, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub, at: deps.clock.now().toISOString() })
   if (linked === null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email was linked meanwhile', user.id)
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.oidc_link',
     actor: linked,
     target: { type: 'user', id: user.id },
-    metadata: { provider_key: provider.provider_key },
+    metadata: { provider_key: provider.provider_key, via: 'email' },
   })
   return linked
 }
@@ -84,7 +91,7 @@ async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: 
 async function createAccount(deps: Deps, tx: Tx, provider: SigningProvider, identity: OidcIdentity, email: string, ctx: RequestContext): Promise<UserRecord> {
   const isAdmin = provider.default_role === 'admin'
   const row = await prepareNewUser(deps, { email, name: displayNameOf(identity.name, email), password: null, isAdmin })
-  const created = await insertUser(tx, { ...row, oidc_provider: provider.provider_key, oidc_sub: identity.sub })
+  const created = await insertUser(tx, { ...row, oidc_provider: provider.provider_key, oidc_issuer: provider.issuer_url, oidc_sub: identity.sub })
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.create',
     actor: created,
@@ -97,7 +104,7 @@ async function createAccount(deps: Deps, tx: Tx, provider: SigningProvider, iden
 async function resolveOnce(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {
   const email = identity.emailVerified ? emailOf(identity) : null
   return deps.db.transaction().execute(async (tx) => {
-    const linked = await findUserByOidcIdentity(tx, provider.provider_key, identity.sub)
+    const linked = await findUserByOidcIdentity(tx, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub })
     if (linked !== null) return signInLinked(deps, tx, linked, email, ctx)
     const owner = email === null ? null : await findUserByEmail(tx, email)
     // A concurrent first sign-in of this same identity may have committed between the two reads.
@@ -109,6 +116,43 @@ async function resolveOnce(deps: Deps, provider: SigningProvider, identity: Oidc
     if (email === null) throw new SignInFailure('EMAIL_NOT_VERIFIED', 'the provider gave no verified email to create the account with')
     return createAccount(deps, tx, provider, identity, email, ctx)
   })
+}
+
+/**
+ * Links the identity to the account whose session started the link from its profile (issue 11):
+ * the session must still be live, the account must have no identity yet, and the identity must
+ * belong to no other account (the unique index decides a race).
+ */
+export async function linkToSignedInAccount(
+  deps: Deps,
+  provider: SigningProvider,
+  identity: OidcIdentity,
+  linkFor: { userId: string; sessionId: string },
+  ctx: RequestContext,
+): Promise<UserRecord> {
+  const now = deps.clock.now().toISOString()
+  try {
+    return await deps.db.transaction().execute(async (tx) => {
+      if (!(await isLiveSessionOf(tx, linkFor.sessionId, linkFor.userId, now))) {
+        throw new SignInFailure('SESSION_ENDED', 'the session that started the link has ended', linkFor.userId)
+      }
+      const holder = await findUserByOidcIdentity(tx, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub })
+      if (holder !== null && holder.id !== linkFor.userId) throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
+      if (holder !== null) return holder
+      const linked = await linkOidcIdentity(tx, linkFor.userId, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub, at: now })
+      if (linked === null) throw new SignInFailure('IDENTITY_IN_USE', 'the account is linked to an identity already', linkFor.userId)
+      await recordAudit(tx, deps.clock, ctx, {
+        action: 'user.oidc_link',
+        actor: linked,
+        target: { type: 'user', id: linked.id },
+        metadata: { provider_key: provider.provider_key, via: 'profile' },
+      })
+      return linked
+    })
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
+    throw error
+  }
 }
 
 export async function resolveAccount(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {

@@ -11,6 +11,12 @@ export const SIGN_IN_ERROR_CODES = [
   'ACCOUNT_DISABLED',
   'EMAIL_NOT_VERIFIED',
   'EMAIL_IN_USE',
+  // Issue 11: an account has this email, but the provider may not link it by email — sign in
+  // first and link the provider from the profile.
+  'LINK_REQUIRED',
+  // Linking from the profile: the identity already belongs to another account, or the session ended.
+  'IDENTITY_IN_USE',
+  'SESSION_ENDED',
 ] as const
 
 export type SignInErrorCode = (typeof SIGN_IN_ERROR_CODES)[number]

@@ -9,7 +9,7 @@ import { setSignInCookies } from '../auth/responses.js'
 import type { SignInFailure } from './sign-in.failure.js'
 import type { CallbackOutcome } from './sign-in.service.js'
 import { clearedStateCookie } from './sign-in.state.js'
-import { appHomeUrl, loginErrorUrl, mfaStepUrl } from './urls.js'
+import { appHomeUrl, loginErrorUrl, mfaStepUrl, profileUrl } from './urls.js'
 
 export function answerFailure(request: FastifyRequest, reply: FastifyReply, deps: Deps, failure: SignInFailure): FastifyReply {
   request.log.warn({ oidc: { error: failure.code, detail: failure.detail } }, 'OIDC sign-in failed')
@@ -25,7 +25,13 @@ export function answerCallback(request: FastifyRequest, reply: FastifyReply, dep
       return reply.redirect(appHomeUrl(deps.config.publicUrl), 302)
     case 'mfa':
       return reply.redirect(mfaStepUrl(deps.config.publicUrl, outcome.challenge), 302)
+    case 'linked':
+      return reply.redirect(profileUrl(deps.config.publicUrl, { linked: outcome.providerKey }), 302)
     case 'failure':
+      if (outcome.forLink === true) {
+        request.log.warn({ oidc: { error: outcome.failure.code, detail: outcome.failure.detail } }, 'OIDC link failed')
+        return reply.redirect(profileUrl(deps.config.publicUrl, { link_error: outcome.failure.code }), 302)
+      }
       return answerFailure(request, reply, deps, outcome.failure)
   }
 }

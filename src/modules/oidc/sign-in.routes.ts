@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { PageQuery } from '../../lib/schema-types.js'
-import { contextOf } from '../../plugins/authentication.js'
+import { contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
 import { readCookies } from '../auth/cookies.js'
@@ -32,7 +32,7 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/providers',
       {
         config: { auth: 'public' },
-        schema: { tags, summary: 'The enabled identity providers, for a login page, by provider_key', querystring: PageQuery, response: { 200: ProviderLinkPage } },
+        schema: { tags, operationId: 'listSignInProviders', summary: 'The enabled identity providers, for a login page, by provider_key', querystring: PageQuery, response: { 200: ProviderLinkPage } },
       },
       async (request) => listSignInProviders(deps, request.query),
     )
@@ -43,6 +43,7 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: browser,
         schema: {
           tags,
+          operationId: 'startOidcSignIn',
           summary: "302 to the provider's authorization endpoint (PKCE S256, state, nonce); failures: 302 to {PUBLIC_URL}/login?error=<code>",
           params: ProviderKeyParams,
           response: { 302: Redirect, 429: limited },
@@ -62,6 +63,7 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: browser,
         schema: {
           tags,
+          operationId: 'completeOidcSignIn',
           summary: 'The redirect URI: 302 to {PUBLIC_URL}/ signed in, to /login/mfa#mfa_token=… for the second factor, or to /login?error=<code>',
           params: ProviderKeyParams,
           querystring: CallbackQuery,

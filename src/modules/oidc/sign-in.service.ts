@@ -14,11 +14,12 @@ import { decrypt, DecryptionError, safeEqual, sha256Hex } from '../../lib/crypto
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { beginSignIn, type SignInOutcome } from '../auth/service.js'
+import type { Caller } from '../auth/caller.js'
 import { oauthErrorCode, OidcProviderError, type OidcConnection } from './client.js'
 import { findProviderForSignIn, listProviderRows, type ProviderCredentials } from './providers.repo.js'
 import { PROVIDER_KEY_PATTERN } from './providers.schemas.js'
 import { clientSecretContext } from './providers.service.js'
-import { resolveAccount } from './sign-in.accounts.js'
+import { linkToSignedInAccount, resolveAccount } from './sign-in.accounts.js'
 import { SignInFailure } from './sign-in.failure.js'
 import { codeChallengeOf, newSignInState, openState, sealState } from './sign-in.state.js'
 import { callbackUrl, loginUrl } from './urls.js'
@@ -29,9 +30,9 @@ export interface ProviderLink {
   login_url: string
 }
 
-type Failed = { kind: 'failure'; failure: SignInFailure }
+type Failed = { kind: 'failure'; failure: SignInFailure; forLink?: boolean }
 export type StartOutcome = { kind: 'redirect'; location: string; sealedState: string } | Failed
-export type CallbackOutcome = SignInOutcome | Failed
+export type CallbackOutcome = SignInOutcome | Failed | { kind: 'linked'; providerKey: string }
 
 /** OIDC Core §2: a subject is at most 255 ASCII characters. */
 const MAX_SUB_LENGTH = 255
@@ -126,10 +127,11 @@ export interface CallbackInput {
   stateCookie: string | undefined
 }
 
-async function finish(deps: Deps, input: CallbackInput, ctx: RequestContext): Promise<SignInOutcome> {
+async function finish(deps: Deps, input: CallbackInput, ctx: RequestContext, linking: { value: boolean }): Promise<CallbackOutcome> {
   const provider = await enabledProvider(deps, input.providerKey)
   const saved = openState(deps, input.stateCookie, provider.provider_key)
   if (saved === null) throw new SignInFailure('INVALID_STATE', 'the state cookie is missing, altered, expired or for another provider')
+  linking.value = saved.linkFor !== undefined
   // Checked before anything is sent to the provider, so a forged callback never spends a code.
   if (input.state === undefined || !safeEqual(input.state, saved.state)) {
     throw new SignInFailure('INVALID_STATE', 'the state parameter does not match the state cookie')
@@ -143,6 +145,10 @@ async function finish(deps: Deps, input: CallbackInput, ctx: RequestContext): Pr
   const identity = await withProvider(deps.oidc.completeAuthorization(connection, callback, saved))
   if (identity.sub.length > MAX_SUB_LENGTH) throw new SignInFailure('PROVIDER_ERROR', 'the subject is longer than 255 characters')
 
+  if (saved.linkFor !== undefined) {
+    await linkToSignedInAccount(deps, provider, identity, saved.linkFor, ctx)
+    return { kind: 'linked', providerKey: provider.provider_key }
+  }
   const user = await resolveAccount(deps, provider, identity, ctx)
   try {
     return await beginSignIn(deps, user.id, provider.provider_key, ctx)
@@ -154,9 +160,43 @@ async function finish(deps: Deps, input: CallbackInput, ctx: RequestContext): Pr
 }
 
 export async function finishOidcSignIn(deps: Deps, input: CallbackInput, ctx: RequestContext): Promise<CallbackOutcome> {
+  const linking = { value: false }
   try {
-    return await finish(deps, input, ctx)
+    return await finish(deps, input, ctx, linking)
   } catch (error) {
-    return failed(deps, input.providerKey, error, ctx)
+    return { ...(await failed(deps, input.providerKey, error, ctx)), forLink: linking.value }
+  }
+}
+
+/**
+ * Starts linking a provider to the signed-in account, from its profile (issue 11): the same flow
+ * as a sign-in, whose sealed state names the account and the session that asked — the callback
+ * links the identity to that account only while that session is live. Needs a session (not an
+ * API token); an account already linked to an identity is 409.
+ */
+export async function startOidcLink(deps: Deps, caller: Caller, providerKey: string): Promise<{ location: string; sealedState: string }> {
+  if (caller.sessionId === null) throw new AppError('SESSION_REQUIRED')
+  const provider = await findProviderForSignIn(deps.db, providerKey)
+  if (provider === null) throw new AppError('NOT_FOUND', { message: 'No enabled identity provider has this key.' })
+  if (caller.user.oidc_sub !== null) {
+    throw new AppError('ALREADY_EXISTS', { message: 'Your account is linked to an identity provider already; unlink it first.', details: 'provider_key' })
+  }
+  const state = newSignInState(provider.provider_key, { userId: caller.user.id, sessionId: caller.sessionId })
+  try {
+    const location = await withProvider(
+      deps.oidc.authorizationUrl(connectionOf(deps, provider), {
+        scope: provider.scopes,
+        state: state.state,
+        nonce: state.nonce,
+        codeChallenge: codeChallengeOf(state.codeVerifier),
+      }),
+    )
+    return { location, sealedState: sealState(deps, state) }
+  } catch (error) {
+    if (error instanceof SignInFailure) {
+      deps.logger.warn({ oidc: { error: error.code, detail: error.detail } }, 'OIDC link could not start')
+      throw new AppError('UPSTREAM_FAILED', { message: 'The identity provider could not be reached.' })
+    }
+    throw error
   }
 }

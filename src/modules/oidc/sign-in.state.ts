@@ -22,6 +22,8 @@ export interface SignInState {
   state: string
   nonce: string
   codeVerifier: string
+  /** Set when a signed-in person links this provider to their account from their profile (issue 11). */
+  linkFor?: { userId: string; sessionId: string }
 }
 
 interface Sealed {
@@ -29,13 +31,15 @@ interface Sealed {
   s: string
   n: string
   v: string
+  /** Linking: [user id, session id]. */
+  l?: [string, string]
   /** Expiry, milliseconds since the epoch. */
   x: number
 }
 
 /** Fresh values for one attempt: 256 bits each; the verifier is 43 characters, as RFC 7636 §4.1 asks. */
-export function newSignInState(providerKey: string): SignInState {
-  return { providerKey, state: randomToken(32), nonce: randomToken(32), codeVerifier: randomToken(32) }
+export function newSignInState(providerKey: string, linkFor?: { userId: string; sessionId: string }): SignInState {
+  return { providerKey, state: randomToken(32), nonce: randomToken(32), codeVerifier: randomToken(32), ...(linkFor !== undefined && { linkFor }) }
 }
 
 /** The S256 code challenge (RFC 7636 §4.2). */
@@ -53,6 +57,7 @@ export function sealState(deps: Deps, value: SignInState): string {
     s: value.state,
     n: value.nonce,
     v: value.codeVerifier,
+    ...(value.linkFor !== undefined && { l: [value.linkFor.userId, value.linkFor.sessionId] as [string, string] }),
     x: deps.clock.now().getTime() + STATE_TTL_SECONDS * 1000,
   }
   const payload = Buffer.from(JSON.stringify(sealed)).toString('base64url')
@@ -69,10 +74,11 @@ export function openState(deps: Deps, cookieValue: string | undefined, providerK
   } catch {
     return null
   }
-  const { k, s, n, v, x } = sealed
+  const { k, s, n, v, x, l } = sealed
   if (typeof k !== 'string' || typeof s !== 'string' || typeof n !== 'string' || typeof v !== 'string' || typeof x !== 'number') return null
   if (k !== providerKey || x <= deps.clock.now().getTime()) return null
-  return { providerKey: k, state: s, nonce: n, codeVerifier: v }
+  const linkFor = Array.isArray(l) && l.length === 2 && l.every((part) => typeof part === 'string') ? { userId: l[0], sessionId: l[1] } : undefined
+  return { providerKey: k, state: s, nonce: n, codeVerifier: v, ...(linkFor !== undefined && { linkFor }) }
 }
 
 /**

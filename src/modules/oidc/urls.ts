@@ -28,9 +28,14 @@ export function appHomeUrl(publicUrl: string): string {
  * send to a server, so it appears in no access log, proxy log or Referer header.
  */
 export function mfaStepUrl(publicUrl: string, challenge: { mfaToken: string; expiresAt: string }): string {
-  return `${publicUrl}/login/mfa#${new URLSearchParams({ mfa_token: challenge.mfaToken, expires_at: challenge.expiresAt })}`
+  return `${publicUrl}/login/mfa#${new URLSearchParams({ mfa_token: challenge.mfaToken, expires_at: challenge.expiresAt }).toString()}`
+}
+
+/** After linking a provider from the profile (issue 11): back to the profile page, with the outcome. */
+export function profileUrl(publicUrl: string, outcome: { linked: string } | { link_error: string }): string {
+  return `${publicUrl}/account?${new URLSearchParams(outcome).toString()}`
 }
 
 export function loginErrorUrl(publicUrl: string, code: string): string {
-  return `${publicUrl}/login?${new URLSearchParams({ error: code })}`
+  return `${publicUrl}/login?${new URLSearchParams({ error: code }).toString()}`
 }

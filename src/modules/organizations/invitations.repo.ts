@@ -95,3 +95,59 @@ export async function consumeInvitation(
     .executeTakeFirst()
   return row ? asRecord(row) : null
 }
+
+/** A pending invitation as its invitee sees it: which organization, which role, from whom. */
+export interface ReceivedInvitationRecord {
+  id: string
+  organization_id: string
+  organization_name: string
+  organization_slug: string
+  role: Role
+  invited_by_name: string | null
+  created_at: Timestamp
+  expires_at: Timestamp
+}
+
+/** The pending invitations addressed to `email`, newest first. */
+export async function listInvitationsTo(ex: Executor, email: string, now: Timestamp, window: PageWindow): Promise<ReceivedInvitationRecord[]> {
+  const query = ex
+    .selectFrom('organization_invitations')
+    .innerJoin('organizations', 'organizations.id', 'organization_invitations.organization_id')
+    .leftJoin('users', 'users.id', 'organization_invitations.invited_by')
+    .where('organization_invitations.email', '=', email)
+    .where('organization_invitations.accepted_at', 'is', null)
+    .where('organization_invitations.revoked_at', 'is', null)
+    .where('organization_invitations.expires_at', '>', now)
+    .select([
+      'organization_invitations.id',
+      'organization_invitations.organization_id',
+      'organizations.name as organization_name',
+      'organizations.slug as organization_slug',
+      'organization_invitations.role',
+      'users.name as invited_by_name',
+      'organization_invitations.created_at',
+      'organization_invitations.expires_at',
+    ])
+  return (await newestFirst(query, window, 'organization_invitations').execute()).map(asRecord)
+}
+
+/**
+ * Ends the pending invitation `id` addressed to `email` — accepted or declined — in one
+ * conditional UPDATE: of two concurrent answers exactly one gets the row.
+ */
+export async function answerInvitation(
+  ex: Executor,
+  match: { id: string; email: string },
+  answer: 'accept' | 'decline',
+  now: Timestamp,
+): Promise<{ id: string; organization_id: string; email: string; role: Role } | null> {
+  const row = await ex
+    .updateTable('organization_invitations')
+    .set(answer === 'accept' ? { accepted_at: now } : { revoked_at: now })
+    .where('id', '=', match.id)
+    .where('email', '=', match.email)
+    .where(isPending(now))
+    .returning(['id', 'organization_id', 'email', 'role'])
+    .executeTakeFirst()
+  return row ? asRecord(row) : null
+}

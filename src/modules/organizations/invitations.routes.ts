@@ -1,11 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
-import { acceptInvitation, createInvitation, listInvitations, revokeInvitation } from './invitations.service.js'
-import { AcceptInvitationBody, CreateInvitationBody, InvitationPage, InvitationParams, InvitationView, notAMember, OrganizationView } from './schemas.js'
+import {
+  acceptInvitation,
+  acceptMyInvitation,
+  createInvitation,
+  declineMyInvitation,
+  listInvitations,
+  listMyInvitations,
+  revokeInvitation,
+} from './invitations.service.js'
+import {
+  AcceptInvitationBody,
+  CreateInvitationBody,
+  InvitationPage,
+  InvitationParams,
+  InvitationView,
+  MyInvitationParams,
+  notAMember,
+  OrganizationView,
+  ReceivedInvitationPage,
+} from './schemas.js'
 
 const tags = ['organizations']
 const ROLE_TOO_LOW = errorResponse('FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner)')
@@ -19,6 +37,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { rateLimit: perUser(10, 15) },
         schema: {
           tags,
+          operationId: 'createInvitation',
           summary: 'Invite an address with a role; the invitee gets a single-use link by mail, valid 7 days (owner, admin)',
           params: IdParams,
           body: CreateInvitationBody,
@@ -42,6 +61,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listInvitations',
           summary: 'Pending invitations, newest first (owner, admin)',
           params: IdParams,
           querystring: PageQuery,
@@ -56,6 +76,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'revokeInvitation',
           summary: 'Revoke a pending invitation: its link stops working (owner, admin)',
           params: InvitationParams,
           response: { 204: NoContent, 403: ROLE_TOO_LOW, 404: notAMember('no such pending invitation') },
@@ -69,14 +90,64 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   }
 }
 
-/** /api/invitations/accept — for the signed-in invitee. */
+/** /api/invitations — for the signed-in invitee: their pending invitations, accepted or declined. */
 export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.get(
+      '',
+      {
+        schema: {
+          tags,
+          operationId: 'listMyInvitations',
+          summary: 'Your pending invitations (addressed to your email), newest first',
+          querystring: PageQuery,
+          response: { 200: ReceivedInvitationPage },
+        },
+      },
+      async (request) => listMyInvitations(deps, callerOf(request), request.query),
+    )
+
+    app.post(
+      '/:invitation_id/accept',
+      {
+        schema: {
+          tags,
+          operationId: 'acceptMyInvitation',
+          summary: 'Accept one of your pending invitations; you join with the invited role',
+          params: MyInvitationParams,
+          response: {
+            200: OrganizationView,
+            404: errorResponse('NOT_FOUND: no such pending invitation to your email'),
+            409: errorResponse('ALREADY_EXISTS: you are already a member'),
+          },
+        },
+      },
+      async (request) => acceptMyInvitation(deps, callerOf(request), request.params.invitation_id, contextOf(request)),
+    )
+
+    app.post(
+      '/:invitation_id/decline',
+      {
+        schema: {
+          tags,
+          operationId: 'declineMyInvitation',
+          summary: 'Decline one of your pending invitations: its link stops working',
+          params: MyInvitationParams,
+          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such pending invitation to your email') },
+        },
+      },
+      async (request, reply) => {
+        await declineMyInvitation(deps, callerOf(request), request.params.invitation_id, contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+
     app.post(
       '/accept',
       {
         schema: {
           tags,
+          operationId: 'acceptInvitation',
           summary: 'Accept an invitation with the token from its link; you join with the invited role',
           body: AcceptInvitationBody,
           response: {

@@ -14,11 +14,14 @@ import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { assertMailConfigured, sendMail } from '../mail/service.js'
+import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
 import { requirePermission } from './access.js'
 import {
+  answerInvitation,
   consumeInvitation,
+  listInvitationsTo,
+  type ReceivedInvitationRecord,
   findPendingInvitation,
   insertInvitation,
   listPendingInvitations,
@@ -46,7 +49,8 @@ function invitationMail(deps: Deps, input: { organization: string; inviter: Call
       `${input.inviter.name} (${input.inviter.email}) invited you to join the organization "${input.organization}" ` +
       `on Switchboard as ${input.role}.\n\n` +
       `To accept, sign in as ${input.email} and open this link within 7 days:\n${invitationLink(deps, input.token)}\n\n` +
-      'The link works once. If you do not want to join, ignore this message.\n',
+      'The link works once. Signed in, you also find the invitation under your pending invitations, where you can accept ' +
+      'or decline it. If you do not want to join, ignore this message.\n',
   }
 }
 
@@ -62,10 +66,15 @@ export async function createInvitation(
   organizationId: string,
   input: CreateInvitationBody,
   ctx: RequestContext,
+  options: { mail: 'required' | 'when-configured' } = { mail: 'required' },
 ): Promise<InvitationRecord> {
   const { role: actorRole } = await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
   assertMayChangeRole(actorRole, null, input.role, 'manage_invitations')
-  await assertMailConfigured(deps)
+  // POST …/members invites too (issue 11): without SMTP the invitation still waits in the invitee's
+  // GET /api/invitations — whether or not an account has the address, the answer is the same.
+  let mailed = true
+  if (options.mail === 'required') await assertMailConfigured(deps)
+  else mailed = await isMailConfigured(deps)
 
   const token = randomToken(32)
   const email = normalizeEmail(input.email)
@@ -93,6 +102,7 @@ export async function createInvitation(
     return { organization, replaced }
   })
 
+  if (!mailed) return invitation
   try {
     await sendMail(deps, { to: email, ...invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }) })
   } catch (error) {
@@ -163,5 +173,51 @@ export async function acceptInvitation(deps: Deps, caller: Caller, token: string
       metadata: { invitation_id: invitation.id, user_id: caller.user.id, role: invitation.role },
     })
     return (await findOrganizationOfMember(tx, invitation.organization_id, caller.user.id))!
+  })
+}
+
+/** The caller's pending invitations (addressed to their current email), newest first. */
+export async function listMyInvitations(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<ReceivedInvitationRecord>> {
+  const window = pageWindow(query)
+  const rows = await listInvitationsTo(deps.db, caller.user.email, deps.clock.now().toISOString(), window)
+  return toPage(rows, window.limit, (row) => row, (row) => [row.created_at, row.id])
+}
+
+function noSuchInvitation(): AppError {
+  return new AppError('NOT_FOUND', { message: 'You have no such pending invitation.' })
+}
+
+/**
+ * Accepts one of the caller's pending invitations by id (GET /api/invitations): the same as the
+ * mailed link, without the token — being signed in with the invited address is the proof.
+ */
+export async function acceptMyInvitation(deps: Deps, caller: Caller, invitationId: string, ctx: RequestContext): Promise<OrganizationRecord> {
+  const now = deps.clock.now().toISOString()
+  return deps.db.transaction().execute(async (tx) => {
+    const invitation = await answerInvitation(tx, { id: invitationId, email: caller.user.email }, 'accept', now)
+    if (invitation === null) throw noSuchInvitation()
+    await insertMembership(tx, invitation.organization_id, caller.user.id, invitation.role, now)
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'org.invitation_accept',
+      actor: caller.user,
+      target: { type: 'organization', id: invitation.organization_id },
+      metadata: { invitation_id: invitation.id, user_id: caller.user.id, role: invitation.role },
+    })
+    return (await findOrganizationOfMember(tx, invitation.organization_id, caller.user.id))!
+  })
+}
+
+/** Declines one of the caller's pending invitations: its link stops working, nobody joins. */
+export async function declineMyInvitation(deps: Deps, caller: Caller, invitationId: string, ctx: RequestContext): Promise<void> {
+  const now = deps.clock.now().toISOString()
+  await deps.db.transaction().execute(async (tx) => {
+    const invitation = await answerInvitation(tx, { id: invitationId, email: caller.user.email }, 'decline', now)
+    if (invitation === null) throw noSuchInvitation()
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'org.invitation_decline',
+      actor: caller.user,
+      target: { type: 'organization', id: invitation.organization_id },
+      metadata: { invitation_id: invitation.id, user_id: caller.user.id, role: invitation.role },
+    })
   })
 }

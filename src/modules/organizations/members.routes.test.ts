@@ -24,8 +24,8 @@ const ownerCount = async (id: string) => Object.values(await rolesIn(id)).filter
 describe('GET /api/organizations/{id}/members', () => {
   it('lists members by name, ignoring case, with cursor pages; readable by every member, 404 to outsiders', async () => {
     const org = await createOrgWithRoles(t)
-    const zed = await createUser(t, { name: 'zed Zero' })
-    await addOrgMember(t, org.owner.token, org.id, zed.email, 'member')
+    const zed = await createSignedInUser(t, { name: 'zed Zero' })
+    await addOrgMember(t, org.owner.token, org.id, zed, 'member')
     const names = ['Adam Admin', 'Mia Member', 'Olive Owner', 'zed Zero']
 
     const all = await members(org.member.token, org.id)
@@ -43,30 +43,34 @@ describe('GET /api/organizations/{id}/members', () => {
 })
 
 describe('POST /api/organizations/{id}/members', () => {
-  it('adds an existing user by email (any case) and answers the Member', async () => {
+  it('invites the address (any case): 202 with the invitation, and nobody joins until the person accepts', async () => {
     const org = await createOrgWithRoles(t)
-    const newcomer = await createUser(t, { name: 'New Comer' })
+    const newcomer = await createSignedInUser(t, { name: 'New Comer' })
     const response = await add(org.admin.token, org.id, { email: `  ${newcomer.email.toUpperCase()} `, role: 'admin' })
-    expect(response.statusCode).toBe(201)
-    expect(response.json()).toEqual({ user_id: newcomer.user.id, email: newcomer.email, name: 'New Comer', role: 'admin', joined_at: expect.any(String) })
-    const event = await t.deps.db.selectFrom('audit_events').select(['metadata', 'actor_id']).where('action', '=', 'org.member_add').where('target_id', '=', org.id).orderBy('at', 'desc').executeTakeFirstOrThrow()
-    expect(JSON.parse(event.metadata)).toEqual({ user_id: newcomer.user.id, role: 'admin' })
+    expect(response.statusCode).toBe(202)
+    expect(response.json()).toEqual({ id: expect.any(String), email: newcomer.email, role: 'admin', expires_at: expect.any(String) })
+    expect((await rolesIn(org.id))[newcomer.user.id]).toBeUndefined()
+    const event = await t.deps.db.selectFrom('audit_events').select(['metadata', 'actor_id']).where('action', '=', 'org.invitation_create').where('target_id', '=', org.id).orderBy('at', 'desc').executeTakeFirstOrThrow()
+    expect(JSON.parse(event.metadata)).toMatchObject({ invitation_id: response.json().id, email: newcomer.email, role: 'admin' })
     expect(event.actor_id).toBe(org.admin.user.id)
+    const accepted = await t.app.inject({ method: 'POST', url: `/api/invitations/${response.json().id}/accept`, headers: bearer(newcomer.token) })
+    expect(accepted.statusCode).toBe(200)
+    expect((await rolesIn(org.id))[newcomer.user.id]).toBe('admin')
   })
 
-  it('lets only an owner add an owner', async () => {
+  it('lets only an owner invite an owner', async () => {
     const org = await createOrgWithRoles(t)
     const [a, b] = await Promise.all([createUser(t), createUser(t)])
     expectReason(await add(org.admin.token, org.id, { email: a.email, role: 'owner' }), 403, 'FORBIDDEN')
-    expect((await add(org.owner.token, org.id, { email: b.email, role: 'owner' })).statusCode).toBe(201)
+    expect((await add(org.owner.token, org.id, { email: b.email, role: 'owner' })).statusCode).toBe(202)
   })
 
-  it('refuses members (403), outsiders (404), unknown emails (404) and existing members (409 on email)', async () => {
+  it('refuses members (403), outsiders (404) and existing members (409 on email); unknown emails are invited like any', async () => {
     const org = await createOrgWithRoles(t)
     const someone = await createUser(t)
     expectReason(await add(org.member.token, org.id, { email: someone.email, role: 'member' }), 403, 'FORBIDDEN')
     expectReason(await add(org.outsider.token, org.id, { email: someone.email, role: 'member' }), 404, 'NOT_FOUND')
-    expectReason(await add(org.owner.token, org.id, { email: 'nobody-here@example.com', role: 'member' }), 404, 'NOT_FOUND')
+    expect((await add(org.owner.token, org.id, { email: 'nobody-here@example.com', role: 'member' })).statusCode).toBe(202)
     const again = await add(org.owner.token, org.id, { email: org.member.email, role: 'admin' })
     expectReason(again, 409, 'ALREADY_EXISTS')
     expect(again.json().details).toBe('email')
@@ -188,7 +192,7 @@ describe('deleting the only owner of an organization', () => {
     const refused = await deleteMe()
     expectReason(refused, 409, 'LAST_OWNER')
     expect(refused.json().details).toContain(org.slug)
-    await addOrgMember(t, owner.token, org.id, other.email, 'owner')
+    await addOrgMember(t, owner.token, org.id, other, 'owner')
     expect((await deleteMe()).statusCode).toBe(204)
     expect(await rolesIn(org.id)).toEqual({ [other.user.id]: 'owner' })
   })

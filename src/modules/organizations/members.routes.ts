@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { addMember, changeMemberRole, listMembers, removeMember } from './members.service.js'
-import { AddMemberBody, ChangeRoleBody, MemberPage, MemberParams, MemberView, notAMember } from './schemas.js'
+import { perUser } from '../../plugins/rate-limit.js'
+import { createInvitation } from './invitations.service.js'
+import { changeMemberRole, listMembers, removeMember } from './members.service.js'
+import { AddMemberBody, ChangeRoleBody, InvitationView, MemberPage, MemberParams, MemberView, notAMember } from './schemas.js'
 
 const tags = ['organizations']
 const OWNER_RULES = 'FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role)'
@@ -18,6 +20,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'listOrganizationMembers',
           summary: 'The members, by name',
           params: IdParams,
           querystring: PageQuery,
@@ -30,21 +33,31 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/:id/members',
       {
+        // Shares nothing with POST …/invitations but its rule: each invitation may send a mail.
+        config: { rateLimit: perUser(10, 15) },
         schema: {
           tags,
-          summary: 'Add an existing user by email (owner, admin; only an owner adds an owner)',
+          operationId: 'addOrganizationMember',
+          summary: 'Invite a person by email to become a member (owner, admin; only an owner invites an owner)',
+          description:
+            'Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in ' +
+            'GET /api/invitations or by the mailed link (mail is sent when SMTP is configured).',
           params: IdParams,
           body: AddMemberBody,
           response: {
-            201: MemberView,
+            202: InvitationView,
             403: errorResponse(OWNER_RULES),
-            404: notAMember('no user has this email'),
-            409: errorResponse('ALREADY_EXISTS: the user is already a member (details: email)'),
+            404: notAMember(),
+            409: errorResponse('ALREADY_EXISTS: the address belongs to a member (details: email)'),
+            429: errorResponse('RATE_LIMITED: 10 invitations per 15 minutes'),
+            502: errorResponse('UPSTREAM_FAILED: SMTP is configured but the mail could not be delivered; nothing is left pending'),
           },
         },
       },
       async (request, reply) =>
-        reply.code(201).send(await addMember(deps, callerOf(request), request.params.id, request.body, contextOf(request))),
+        reply
+          .code(202)
+          .send(await createInvitation(deps, callerOf(request), request.params.id, request.body, contextOf(request), { mail: 'when-configured' })),
     )
 
     app.patch(
@@ -52,6 +65,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'changeOrganizationMemberRole',
           summary: "Change a member's role (owner, admin; owners only where an owner is involved)",
           params: MemberParams,
           body: ChangeRoleBody,
@@ -72,6 +86,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'removeOrganizationMember',
           summary: 'Remove a member (owner, admin), or leave: any member may remove themselves',
           params: MemberParams,
           response: {

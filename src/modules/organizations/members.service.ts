@@ -1,6 +1,6 @@
 /**
- * Organization members (CONTRACT.md §7): listing, adding an existing user, changing a role,
- * removing (or leaving). An organization always keeps an owner: every change that could take one
+ * Organization members (CONTRACT.md §7): listing, changing a role, removing (or leaving). Nobody
+ * is added without consent (issue 11): POST …/members creates an invitation (invitations.service.ts). An organization always keeps an owner: every change that could take one
  * away locks the owner rows first and checks inside the same transaction (409 LAST_OWNER).
  */
 import type { Deps } from '../../deps.js'
@@ -11,8 +11,6 @@ import { AppError } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { findUserByEmail } from '../users/repo.js'
-import { normalizeEmail } from '../users/service.js'
 import { requirePermission } from './access.js'
 import {
   deleteMember,
@@ -58,30 +56,6 @@ export async function insertMembership(ex: Executor, organizationId: string, use
     if (isForeignKeyViolation(error)) throw new AppError('NOT_FOUND', { message: 'The organization or the user no longer exists.' })
     throw error
   }
-}
-
-export async function addMember(
-  deps: Deps,
-  caller: Caller,
-  organizationId: string,
-  input: { email: string; role: Role },
-  ctx: RequestContext,
-): Promise<MemberRecord> {
-  return deps.db.transaction().execute(async (tx) => {
-    const { role: actorRole } = await requirePermission(tx, organizationId, caller.user.id, 'manage_members')
-    assertMayChangeRole(actorRole, null, input.role)
-    const user = await findUserByEmail(tx, normalizeEmail(input.email))
-    if (user === null) throw new AppError('NOT_FOUND', { message: 'No user has this email address.' })
-    const now = deps.clock.now().toISOString()
-    await insertMembership(tx, organizationId, user.id, input.role, now)
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'org.member_add',
-      actor: caller.user,
-      target: { type: 'organization', id: organizationId },
-      metadata: { user_id: user.id, role: input.role },
-    })
-    return { user_id: user.id, email: user.email, name: user.name, role: input.role, joined_at: now }
-  })
 }
 
 export async function changeMemberRole(

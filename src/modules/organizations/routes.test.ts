@@ -89,7 +89,7 @@ describe('GET /api/organizations', () => {
     const alpha = await createOrganization(t, alice.token, 'Alpha')
     const charlie = await createOrganization(t, bob.token, 'Charlie')
     await createOrganization(t, bob.token, 'Not shared')
-    await addOrgMember(t, bob.token, charlie.id, alice.email, 'member')
+    await addOrgMember(t, bob.token, charlie.id, alice, 'member')
 
     const all = (await list(alice.token)).json()
     expect(all.items.map((o: { name: string; role: string }) => [o.name, o.role])).toEqual([

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { invitationRoutes } from './invitations.routes.js'
 import { memberRoutes } from './members.routes.js'
@@ -17,7 +17,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '',
       {
-        schema: { tags, summary: 'Your organizations, by name, with your role', querystring: PageQuery, response: { 200: OrganizationPage } },
+        schema: { tags, operationId: 'listOrganizations', summary: 'Your organizations, by name, with your role', querystring: PageQuery, response: { 200: OrganizationPage } },
       },
       async (request) => listOrganizations(deps, callerOf(request), request.query),
     )
@@ -27,6 +27,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'createOrganization',
           summary: 'Create an organization; you become its owner',
           body: CreateOrganizationBody,
           response: { 201: OrganizationView, 409: errorResponse('ALREADY_EXISTS: the slug is taken (details: slug)') },
@@ -37,7 +38,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { schema: { tags, summary: 'One of your organizations', params: IdParams, response: { 200: OrganizationView, 404: notAMember() } } },
+      { schema: { tags, operationId: 'getOrganization', summary: 'One of your organizations', params: IdParams, response: { 200: OrganizationView, 404: notAMember() } } },
       async (request) => getOrganization(deps, callerOf(request), request.params.id),
     )
 
@@ -46,6 +47,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'updateOrganization',
           summary: 'Rename the organization or change its slug (owner, admin)',
           params: IdParams,
           body: UpdateOrganizationBody,
@@ -65,6 +67,7 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'deleteOrganization',
           summary: 'Delete the organization with its memberships and invitations (owner)',
           params: IdParams,
           response: { 204: NoContent, 403: errorResponse(ROLE_TOO_LOW), 404: notAMember() },

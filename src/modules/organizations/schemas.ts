@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, PageOf, PathId, Secret, Timestamp } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { ROLES, type Role } from './roles.js'
 
@@ -15,7 +15,7 @@ const Slug = Type.String({
   pattern: SLUG_PATTERN,
   'x-message': 'must be 2–63 lower-case letters, digits or dashes, starting with a letter or digit',
 })
-const OrganizationName = Text({ minLength: 1, maxLength: 100 })
+const OrganizationName = DisplayText({ minLength: 1, maxLength: 100 })
 
 /** CONTRACT.md §3.4; `role` is the caller's role in the organization. */
 export const OrganizationView = Type.Object({
@@ -57,8 +57,8 @@ export const ChangeRoleBody = Body({ role: RoleSchema })
 export type ChangeRoleBody = Static<typeof ChangeRoleBody>
 
 export const MemberParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200 }),
-  user_id: Type.String({ minLength: 1, maxLength: 200 }),
+  id: PathId(),
+  user_id: PathId(),
 })
 export type MemberParams = Static<typeof MemberParams>
 
@@ -79,10 +79,25 @@ export const CreateInvitationBody = Body({ email: Email(), role: RoleSchema })
 export type CreateInvitationBody = Static<typeof CreateInvitationBody>
 
 export const InvitationParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 200 }),
-  invitation_id: Type.String({ minLength: 1, maxLength: 200 }),
+  id: PathId(),
+  invitation_id: PathId(),
 })
 export type InvitationParams = Static<typeof InvitationParams>
 
 export const AcceptInvitationBody = Body({ token: Secret(256) })
 export type AcceptInvitationBody = Static<typeof AcceptInvitationBody>
+
+/** A pending invitation addressed to the caller (GET /api/invitations). */
+export const ReceivedInvitationView = Type.Object({
+  id: Type.String(),
+  organization_id: Type.String(),
+  organization_name: Type.String(),
+  organization_slug: Type.String(),
+  role: RoleSchema,
+  invited_by_name: Type.Union([Type.String(), Type.Null()], { description: 'null when the inviter was deleted since' }),
+  created_at: Timestamp(),
+  expires_at: Timestamp(),
+})
+export const ReceivedInvitationPage = PageOf(ReceivedInvitationView)
+
+export const MyInvitationParams = Type.Object({ invitation_id: Type.String({ minLength: 1, maxLength: 200 }) })

@@ -176,11 +176,11 @@ describe('GET /api/admin/settings/ai/models', () => {
 
     const gone = await startOpenAiStandIn(AI_API_KEY)
     await gone.close()
-    await putAi({ base_url: gone.baseUrl })
+    await putAi({ base_url: gone.baseUrl, api_key: AI_API_KEY })
     const unreachable = await models()
     expect(unreachable.statusCode).toBe(502)
     expect(unreachable.json().message).toBe('The AI provider could not be reached (ECONNREFUSED).')
-    await putAi({ base_url: provider.baseUrl })
+    await putAi({ base_url: provider.baseUrl, api_key: AI_API_KEY })
     expect((await models()).statusCode).toBe(200)
   })
 })

@@ -5,6 +5,7 @@
 import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
+import { hostLiteralProblem, isLoopbackHost, type OutboundPolicy } from '../../lib/outbound.js'
 import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { AiProviderError, type AiModel } from '../ai/client.js'
 import type { RequestContext } from '../audit/service.js'
@@ -30,13 +31,19 @@ export async function getAiSettings(deps: Deps): Promise<AiView> {
  * The base URL as stored: without trailing slashes (`/models` is appended), and without
  * credentials, query or fragment — it is shown to administrators, so it must not hide a secret.
  */
-function normalizeBaseUrl(text: string): string {
+function normalizeBaseUrl(text: string, policy: OutboundPolicy): string {
   let url: URL
   try {
     url = new URL(text)
   } catch {
     throw invalidField('base_url', 'must be an http(s) URL')
   }
+  // Issue 11: the key travels to this URL, so only over TLS — plain http only on this machine.
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    throw invalidField('base_url', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)')
+  }
+  const literal = hostLiteralProblem(url.hostname, policy)
+  if (literal !== null) throw invalidField('base_url', literal)
   if (url.username !== '' || url.password !== '') throw invalidField('base_url', 'must not contain credentials; set api_key instead')
   if (url.search !== '' || url.hash !== '') throw invalidField('base_url', 'must not have a query or fragment')
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
@@ -44,9 +51,13 @@ function normalizeBaseUrl(text: string): string {
 
 export async function updateAiSettings(deps: Deps, caller: Caller, patch: UpdateAiBody, ctx: RequestContext): Promise<AiView> {
   const { api_key, base_url, ...fields } = patch
-  const baseUrl = base_url === undefined ? undefined : normalizeBaseUrl(base_url)
+  const baseUrl = base_url === undefined ? undefined : normalizeBaseUrl(base_url, deps.config.outbound)
   const change = { actor: caller.user, ctx, action: 'ai.update', fields: Object.keys(patch) }
   const stored = await updateSection(deps, AI_SECTION, change, (current) => {
+    // Issue 11: the stored key never follows base_url to another origin.
+    if (baseUrl !== undefined && new URL(baseUrl).origin !== new URL(current.base_url).origin && current.api_key_encrypted !== null && api_key === undefined) {
+      throw invalidField('api_key', "must be sent again (or null to clear it) when base_url's origin changes")
+    }
     const next: StoredAi = {
       ...current,
       ...fields,

@@ -1,7 +1,7 @@
 /** /api/config: what the signed-in user's client needs to know about the instance's features. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { callerOf } from '../auth/hook.js'
 import { getAiSuggestionFlags } from './ai.service.js'
 import { AiSuggestionFlags } from './schemas.js'
 
@@ -12,6 +12,7 @@ export function configRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['configuration'],
+          operationId: 'getAiSuggestionsConfig',
           summary: 'Whether AI suggestions are available on this instance and enabled for you',
           response: { 200: AiSuggestionFlags },
         },

@@ -217,6 +217,7 @@ describe('GET /api/admin/settings', () => {
         from_address: null,
         from_name: null,
         password_set: true,
+        plaintext_auth_on_loopback: false,
       },
       updated_at: expect.any(String),
     })

@@ -6,8 +6,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { NoContent, PageQuery } from '../../lib/schema-types.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { getAiSettings, listAiModels, updateAiSettings } from './ai.service.js'
@@ -37,7 +37,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/smtp',
-      { config: admin, schema: { tags: smtp, summary: 'The SMTP settings, sanitized (defaults when never configured)', response: { 200: SmtpView } } },
+      { config: admin, schema: { tags: smtp, operationId: 'getSmtpSettings', summary: 'The SMTP settings, sanitized (defaults when never configured)', response: { 200: SmtpView } } },
       async () => getSmtpSettings(deps),
     )
 
@@ -47,6 +47,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags: smtp,
+          operationId: 'updateSmtpSettings',
           summary: 'Change SMTP settings (partial); password omitted: kept, null: cleared',
           body: UpdateSmtpBody,
           response: { 200: SmtpView, 400: errorResponse('VALIDATION_FAILED, also when enabled without host or from_address') },
@@ -61,6 +62,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { ...admin, rateLimit: perUser(10, 15) },
         schema: {
           tags: smtp,
+          operationId: 'sendSmtpTestMail',
           summary: 'Send a test mail through the configured SMTP server (to you unless `to` is given)',
           body: SmtpTestBody,
           response: {
@@ -79,7 +81,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/ai',
-      { config: admin, schema: { tags: ai, summary: 'The AI settings (the API key is write-only)', response: { 200: AiView } } },
+      { config: admin, schema: { tags: ai, operationId: 'getAiSettings', summary: 'The AI settings (the API key is write-only)', response: { 200: AiView } } },
       async () => getAiSettings(deps),
     )
 
@@ -89,6 +91,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags: ai,
+          operationId: 'updateAiSettings',
           summary: 'Change AI settings (partial); api_key omitted: kept, null: cleared',
           body: UpdateAiBody,
           response: { 200: AiView, 400: errorResponse('VALIDATION_FAILED, also when enabled without api_key or model') },
@@ -103,6 +106,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags: ai,
+          operationId: 'listAiModels',
           summary: "The provider's models (GET {base_url}/models), by id, cached for 5 minutes",
           querystring: PageQuery,
           response: {
@@ -124,6 +128,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags: generic,
+          operationId: 'listSettings',
           summary: 'Every setting, by key; the typed sections (smtp, ai) appear sanitized once configured',
           querystring: PageQuery,
           response: { 200: SettingPage },
@@ -138,6 +143,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags: generic,
+          operationId: 'getSetting',
           summary: 'One setting',
           params: SettingKeyParams,
           response: { 200: Setting, 404: errorResponse('NOT_FOUND: no setting with this key') },
@@ -152,6 +158,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags: generic,
+          operationId: 'putSetting',
           summary: 'Create or replace a setting',
           params: SettingWriteParams,
           body: PutSettingBody,
@@ -170,10 +177,11 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: admin,
         schema: {
           tags: generic,
+          operationId: 'deleteSetting',
           summary: 'Delete a setting',
           params: SettingKeyParams,
           response: {
-            204: {},
+            204: NoContent,
             400: errorResponse('VALIDATION_FAILED: a reserved key (smtp, ai, billing and their sub-keys)'),
             404: errorResponse('NOT_FOUND: no setting with this key'),
           },
@@ -181,7 +189,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         await deleteSetting(deps, callerOf(request).user, request.params.key, contextOf(request))
-        return reply.code(204).send()
+        return reply.code(204).send(null)
       },
     )
   }

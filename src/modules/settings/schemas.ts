@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, Nullable, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, Nullable, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 
 /** CONTRACT.md §3.7: lower-case letters, digits, `_` and `.`, starting with a letter, at most 100. */
 export const SETTING_KEY_PATTERN = '^[a-z][a-z0-9_.]{0,99}$'
@@ -16,7 +16,7 @@ export type Setting = Static<typeof Setting>
 export const SettingPage = PageOf(Setting)
 
 /** Reading and deleting: a key that cannot exist is simply not found (like a malformed id). */
-export const SettingKeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) })
+export const SettingKeyParams = Type.Object({ key: Type.String({ minLength: 1 }) })
 export type SettingKeyParams = Static<typeof SettingKeyParams>
 
 /** Writing: the key must follow the pattern (400 on `key`). */
@@ -42,11 +42,16 @@ export const SmtpView = Type.Object(
     enabled: Type.Boolean(),
     host: Nullable(Type.String()),
     port: Type.Integer(),
-    secure: Type.Boolean({ description: 'true: TLS from the first byte (usually port 465); false: STARTTLS when the server offers it' }),
+    secure: Type.Boolean({
+      description: 'true: TLS from the first byte (usually port 465); false: STARTTLS — required before authentication when a username is set',
+    }),
     username: Nullable(Type.String()),
     from_address: Nullable(Type.String()),
     from_name: Nullable(Type.String()),
     password_set: Type.Boolean({ description: 'Whether a password is stored; the password itself is never returned' }),
+    plaintext_auth_on_loopback: Type.Boolean({
+      description: 'Allow authentication without TLS, only to a loopback host (127.0.0.0/8, ::1, localhost); default false',
+    }),
   },
   { title: 'SmtpSettings', additionalProperties: false },
 )
@@ -60,8 +65,13 @@ export const UpdateSmtpBody = Body(
     secure: Type.Optional(Type.Boolean()),
     username: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 254 }))),
     from_address: Type.Optional(Nullable(Email())),
-    from_name: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 100 }))),
-    password: Type.Optional(Type.Union([Secret(1024), Type.Null()], { description: 'Omitted: kept; null: cleared. Write-only.' })),
+    from_name: Type.Optional(Nullable(DisplayText({ minLength: 1, maxLength: 100 }))),
+    password: Type.Optional(
+      Type.Union([Secret(1024), Type.Null()], {
+        description: 'Omitted: kept (not when host or port change: then it must be sent again, or null); null: cleared. Write-only.',
+      }),
+    ),
+    plaintext_auth_on_loopback: Type.Optional(Type.Boolean()),
   },
   { minProperties: 1 },
 )
@@ -97,10 +107,21 @@ export const UpdateAiBody = Body(
     enabled: Type.Optional(Type.Boolean()),
     provider: Type.Optional(Provider),
     base_url: Type.Optional(
-      Type.String({ 'x-trim': true, maxLength: 2048, format: 'uri', pattern: '^https?://', 'x-message': 'must be an http(s) URL' }),
+      Type.String({
+        'x-trim': true,
+        maxLength: 2048,
+        format: 'uri',
+        pattern: '^https?://',
+        'x-message': 'must be an http(s) URL',
+        description: 'https; http only for a loopback host (127.0.0.0/8, ::1, localhost)',
+      }),
     ),
     model: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 200 }))),
-    api_key: Type.Optional(Type.Union([Secret(1024), Type.Null()], { description: 'Omitted: kept; null: cleared. Write-only.' })),
+    api_key: Type.Optional(
+      Type.Union([Secret(1024), Type.Null()], {
+        description: "Omitted: kept (not when base_url's origin changes: then it must be sent again, or null); null: cleared. Write-only.",
+      }),
+    ),
   },
   { minProperties: 1 },
 )

@@ -32,6 +32,8 @@ export interface StoredSmtp {
   from_address: string | null
   from_name: string | null
   password_encrypted: string | null
+  /** Issue 11: credentials without TLS only to a loopback host, and only when this says so. */
+  plaintext_auth_on_loopback: boolean
 }
 
 export const SMTP_SECTION: Section<StoredSmtp> = {
@@ -45,6 +47,7 @@ export const SMTP_SECTION: Section<StoredSmtp> = {
     from_address: null,
     from_name: null,
     password_encrypted: null,
+    plaintext_auth_on_loopback: false,
   },
 }
 
@@ -59,6 +62,7 @@ export function toSmtpView(smtp: StoredSmtp): SmtpView {
     from_address: smtp.from_address,
     from_name: smtp.from_name,
     password_set: smtp.password_encrypted !== null,
+    plaintext_auth_on_loopback: smtp.plaintext_auth_on_loopback,
   }
 }
 

@@ -1,6 +1,7 @@
 /** The SMTP section (CONTRACT.md §3.7, §8.3): sanitized reads, partial updates, a real test mail. */
 import type { Deps } from '../../deps.js'
-import { AppError } from '../../errors.js'
+import { AppError, invalidField } from '../../errors.js'
+import { hostLiteralProblem } from '../../lib/outbound.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { sendMail } from '../mail/service.js'
@@ -23,7 +24,16 @@ export async function getSmtpSettings(deps: Deps): Promise<SmtpView> {
 export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: UpdateSmtpBody, ctx: RequestContext): Promise<SmtpView> {
   const { password, from_address, ...fields } = patch
   const change = { actor: caller.user, ctx, action: 'smtp.update', fields: Object.keys(patch) }
+  // A literal address is judged at once; a name is judged each time it is resolved (mail/mailer.ts).
+  const literal = patch.host === undefined || patch.host === null ? null : hostLiteralProblem(patch.host, deps.config.outbound)
+  if (literal !== null) throw invalidField('host', literal)
   const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
+    // Issue 11: the stored password never follows the server to a new host or port.
+    const moved =
+      (fields.host !== undefined && fields.host !== null && fields.host !== current.host) || (fields.port !== undefined && fields.port !== current.port)
+    if (moved && current.password_encrypted !== null && password === undefined) {
+      throw invalidField('password', 'must be sent again (or null to clear it) when host or port change')
+    }
     const next: StoredSmtp = {
       ...current,
       ...fields,

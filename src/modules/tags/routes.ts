@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { callerOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { CreateTagBody, TagPage, TagView, UpdateTagBody } from './schemas.js'
 import { createTag, deleteTag, getTag, listTags, updateTag } from './service.js'
@@ -15,19 +15,19 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, summary: 'Your tags, by name', querystring: PageQuery, response: { 200: TagPage } } },
+      { schema: { tags, operationId: 'listTags', summary: 'Your tags, by name', querystring: PageQuery, response: { 200: TagPage } } },
       async (request) => listTags(deps, callerOf(request), request.query),
     )
 
     app.post(
       '',
-      { schema: { tags, summary: 'Create a tag', body: CreateTagBody, response: { 201: TagView, 409: NAME_TAKEN } } },
+      { schema: { tags, operationId: 'createTag', summary: 'Create a tag', body: CreateTagBody, response: { 201: TagView, 409: NAME_TAKEN } } },
       async (request, reply) => reply.code(201).send(await createTag(deps, callerOf(request), request.body)),
     )
 
     app.get(
       '/:id',
-      { schema: { tags, summary: 'One of your tags', params: IdParams, response: { 200: TagView, 404: NO_SUCH_TAG } } },
+      { schema: { tags, operationId: 'getTag', summary: 'One of your tags', params: IdParams, response: { 200: TagView, 404: NO_SUCH_TAG } } },
       async (request) => getTag(deps, callerOf(request), request.params.id),
     )
 
@@ -38,6 +38,7 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         url: '/:id',
         schema: {
           tags,
+          operationId: method === 'PATCH' ? 'updateTag' : 'updateTagByPut',
           summary: 'Rename a tag or change its colour (null removes it)',
           params: IdParams,
           body: UpdateTagBody,
@@ -49,7 +50,7 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/:id',
-      { schema: { tags, summary: 'Delete a tag (the links keep existing without it)', params: IdParams, response: { 204: NoContent, 404: NO_SUCH_TAG } } },
+      { schema: { tags, operationId: 'deleteTag', summary: 'Delete a tag (the links keep existing without it)', params: IdParams, response: { 204: NoContent, 404: NO_SUCH_TAG } } },
       async (request, reply) => {
         await deleteTag(deps, callerOf(request), request.params.id)
         return reply.code(204).send(null)

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Nullable, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Nullable, PageOf, Timestamp } from '../../lib/schema-types.js'
 
-const TagName = Text({ minLength: 1, maxLength: 64 })
+const TagName = DisplayText({ minLength: 1, maxLength: 64 })
 const Color = Nullable(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-message': 'must be a colour written #rrggbb', examples: ['#1e90ff'] }))
 
 /** CONTRACT.md §3.8; `link_count` counts the links carrying the tag that its owner can still see. */

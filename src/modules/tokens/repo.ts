@@ -54,6 +54,12 @@ export async function revokeApiToken(ex: Executor, userId: string, tokenId: stri
   return result.numUpdatedRows > 0n
 }
 
+/** Revokes every active token of the user (a password change that asks for it); returns how many. */
+export async function revokeAllApiTokens(ex: Executor, userId: string, now: Timestamp): Promise<number> {
+  const result = await ex.updateTable('api_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where(active(now)).executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
 const selectLiveToken = precompiled(['tokenHash', 'now'], (ex, p) =>
   ex
     .selectFrom('api_tokens')

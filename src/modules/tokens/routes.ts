@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { ApiTokenPage, CreateApiTokenBody, CreatedApiTokenView } from './schemas.js'
@@ -18,6 +18,7 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session', rateLimit: perUser(10, 15) },
         schema: {
           tags,
+          operationId: 'createApiToken',
           summary: 'Create a personal API token; the secret is in this response only',
           body: CreateApiTokenBody,
           response: {
@@ -33,7 +34,7 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '',
       {
-        schema: { tags, summary: 'Your active API tokens, newest first', querystring: PageQuery, response: { 200: ApiTokenPage } },
+        schema: { tags, operationId: 'listApiTokens', summary: 'Your active API tokens, newest first', querystring: PageQuery, response: { 200: ApiTokenPage } },
       },
       async (request) => listApiTokens(deps, callerOf(request), request.query),
     )
@@ -43,6 +44,7 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'revokeApiToken',
           summary: 'Revoke one of your API tokens',
           params: IdParams,
           response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no active token of yours with this id') },

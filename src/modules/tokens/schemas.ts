@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Nullable, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Nullable, PageOf, Timestamp } from '../../lib/schema-types.js'
 
 export const ApiTokenView = Type.Object(
   {
@@ -20,7 +20,7 @@ export const CreatedApiTokenView = Type.Composite([
 ])
 
 export const CreateApiTokenBody = Body({
-  name: Text({ minLength: 1, maxLength: 100 }),
+  name: DisplayText({ minLength: 1, maxLength: 100 }),
   expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'Default: never expires' })),
 })
 export type CreateApiTokenBody = Static<typeof CreateApiTokenBody>

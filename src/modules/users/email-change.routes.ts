@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { ChangeEmailBody, VerifyEmailBody } from './email-change.schemas.js'
@@ -20,6 +20,7 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session', rateLimit: perUser(10, 15) },
         schema: {
           tags,
+          operationId: 'requestEmailChange',
           summary: 'Ask to change your email: a verification link goes to the new address',
           body: ChangeEmailBody,
           response: {
@@ -41,6 +42,7 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: {
           tags,
+          operationId: 'verifyEmailChange',
           summary: 'Confirm an email change with the token from the verification link',
           body: VerifyEmailBody,
           response: {

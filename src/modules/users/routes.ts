@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../../plugins/authentication.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { clearSessionCookies } from '../auth/cookies.js'
 import { ChangePasswordBody, DeleteMeBody, UpdateMeBody, UserView } from './schemas.js'
@@ -16,7 +16,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/me',
-      { schema: { tags, summary: 'The current user', response: { 200: User } } },
+      { schema: { tags, operationId: 'getCurrentUser', summary: 'The current user', response: { 200: User } } },
       async (request) => toUserView(callerOf(request).user),
     )
 
@@ -25,6 +25,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
+          operationId: 'updateCurrentUser',
           summary: 'Update your name, language, theme or AI-suggestion preference',
           body: UpdateMeBody,
           response: { 200: User },
@@ -39,6 +40,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'changePassword',
           summary: 'Change your password; your other sessions are signed out',
           body: ChangePasswordBody,
           response: {
@@ -60,6 +62,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'session' },
         schema: {
           tags,
+          operationId: 'deleteCurrentUser',
           summary: 'Delete your account (password, and a TOTP or backup code when MFA is on)',
           body: DeleteMeBody,
           response: {

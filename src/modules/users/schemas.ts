@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, Nullable, Secret, Text } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, Nullable, Secret } from '../../lib/schema-types.js'
 
 /** The seed's User, exactly its 12 fields (CONTRACT.md §3.1). */
 export const UserView = Type.Object(
@@ -28,7 +28,7 @@ export const Language = Type.String({
   'x-trim': true,
   'x-message': 'must be a language tag such as en or de-AT',
 })
-export const UserName = Text({ minLength: 1, maxLength: 100 })
+export const UserName = DisplayText({ minLength: 1, maxLength: 100 })
 
 export const UpdateMeBody = Body(
   {
@@ -44,6 +44,7 @@ export type UpdateMeBody = Static<typeof UpdateMeBody>
 export const ChangePasswordBody = Body({
   current_password: Type.Optional(Secret()),
   new_password: Secret(),
+  revoke_api_tokens: Type.Optional(Type.Boolean({ description: 'Also revoke every personal API token of the account (default false)' })),
 })
 export type ChangePasswordBody = Static<typeof ChangePasswordBody>
 

@@ -12,6 +12,7 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
+import { revokeAllApiTokens } from '../tokens/repo.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
 import { assertNoOrganizationLosesItsLastOwner } from '../organizations/ownership.js'
 import { deleteUser, insertUser, lockActiveAdminIds, updateUser, type UserRecord } from './repo.js'
@@ -104,7 +105,7 @@ export async function updateCurrentUser(deps: Deps, caller: Caller, patch: Updat
   })
 }
 
-/** Sets a new password and signs out every other session (CONTRACT.md §5.1). */
+/** Sets a new password and signs out every other session (CONTRACT.md §5.1); with `revoke_api_tokens`, every API token too. */
 export async function changePassword(deps: Deps, caller: Caller, input: ChangePasswordBody, ctx: RequestContext): Promise<void> {
   await verifyCurrentPassword(deps, caller.user.id, input.current_password)
   const hash = await hashNewPassword(deps, input.new_password, caller.user.email, 'new_password')
@@ -112,11 +113,12 @@ export async function changePassword(deps: Deps, caller: Caller, input: ChangePa
   await deps.db.transaction().execute(async (tx) => {
     await updateUser(tx, caller.user.id, { password_hash: hash, updated_at: now })
     const revoked = await revokeUserSessions(tx, caller.user.id, caller.sessionId, now)
+    const tokensRevoked = input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, caller.user.id, now) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.password_change',
       actor: caller.user,
       target: { type: 'user', id: caller.user.id },
-      metadata: { sessions_revoked: revoked },
+      metadata: { sessions_revoked: revoked, tokens_revoked: tokensRevoked },
     })
   })
 }

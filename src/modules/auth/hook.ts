@@ -12,22 +12,19 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Deps } from '../deps.js'
-import { AppError } from '../errors.js'
-import { safeEqual } from '../lib/crypto.js'
-import type { RequestContext } from '../modules/audit/service.js'
-import { authenticateBearer } from '../modules/auth/authenticate.js'
-import type { Caller } from '../modules/auth/caller.js'
-import { API_TOKEN_PREFIX } from '../modules/tokens/format.js'
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from '../modules/auth/cookies.js'
-import { csrfTokenFor } from '../modules/auth/session-issuer.js'
-
-export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
+import type { Deps } from '../../deps.js'
+import { AppError } from '../../errors.js'
+import { safeEqual } from '../../lib/crypto.js'
+import type { AuthRequirement } from '../../plugins/route-auth.js'
+import type { RequestContext } from '../audit/service.js'
+import { authenticateBearer } from './authenticate.js'
+import type { Caller } from './caller.js'
+import { API_TOKEN_PREFIX } from '../tokens/format.js'
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from './cookies.js'
+import { csrfTokenFor } from './session-issuer.js'
+import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    auth?: AuthRequirement
-  }
   interface FastifyRequest {
     caller: Caller | null
   }
@@ -101,7 +98,15 @@ export const authentication = fp(
       if (request.is404) return
       const requirement = request.routeOptions.config.auth ?? 'user'
       if (requirement === 'public') return
-      request.caller = await resolveCaller(options.deps, request, requirement)
+      try {
+        request.caller = await resolveCaller(options.deps, request, requirement)
+      } catch (error) {
+        // Failed authentication is counted against the IP's general limit (429 once spent).
+        if (error instanceof AppError && error.reason === 'UNAUTHORIZED') {
+          await chargeFailedAuthentication(options.deps.counters, request.ip, options.deps.config.rateLimitGeneral)
+        }
+        throw error
+      }
     })
   },
   { name: 'authentication' },

@@ -1,0 +1,29 @@
+/**
+ * What an administrator proves before changing another account's credentials or privileges
+ * (password, email, is_admin, disabled, MFA reset — issue #11 item 2): an interactive session (a
+ * leaked API token must not be able to take over accounts, its own included) and a fresh proof of
+ * the administrator's own identity — the password when the account has one, and a TOTP or backup
+ * code when MFA is on — through the same budgets as the self-service routes. On one's own account
+ * these operations answer 409 SELF_SERVICE_REQUIRED naming the self-service route, which asks for
+ * the proofs of CONTRACT.md §5.1 and §6.
+ */
+import type { Deps } from '../../deps.js'
+import { AppError } from '../../errors.js'
+import type { Caller } from '../auth/caller.js'
+import { verifyCurrentPassword } from '../auth/reauth.js'
+import { assertSecondFactorIfEnabled } from '../mfa/service.js'
+
+export interface AdminProof {
+  /** The acting administrator's own password. */
+  current_password?: string | undefined
+  /** The acting administrator's TOTP or backup code, when their MFA is on. */
+  code?: string | undefined
+}
+
+/** Throws SESSION_REQUIRED, SELF_SERVICE_REQUIRED, or the re-authentication errors. `targetId` '' = a new account. */
+export async function assertAdminProof(deps: Deps, caller: Caller, targetId: string, proof: AdminProof, selfService: string): Promise<void> {
+  if (caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
+  if (targetId === caller.user.id) throw new AppError('SELF_SERVICE_REQUIRED', { details: selfService })
+  await verifyCurrentPassword(deps, caller.user.id, proof.current_password)
+  await assertSecondFactorIfEnabled(deps, caller.user.id, proof.code)
+}

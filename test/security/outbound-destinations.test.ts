@@ -1,0 +1,113 @@
+/**
+ * Issue 11, item 11: admin settings cannot point the server at link-local or metadata addresses,
+ * nor — unless the operator allows private networks (OUTBOUND_ALLOW_PRIVATE_NETWORKS, off here) —
+ * at private ranges or loopback. Literal addresses are refused when saved (400 on the field); names
+ * are judged when resolved, so a name that leads to a refused address is never connected to.
+ * Also item 7's "AI base_url must be https except loopback".
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestApp, type TestContext } from '../helpers/app.js'
+import { expectReason } from '../helpers/expect.js'
+import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../helpers/factories.js'
+import { startOpenAiStandIn, type OpenAiStandIn } from '../helpers/openai-stand-in.js'
+import { AI_API_KEY } from '../helpers/secret-scan.js'
+import { startSmtpStandIn, type SmtpStandIn } from '../helpers/smtp-server.js'
+
+let strict: TestContext
+let lenient: TestContext
+let admin: TestUser & SignedIn
+let lenientAdmin: TestUser & SignedIn
+let smtp: SmtpStandIn
+let ai: OpenAiStandIn
+
+beforeAll(async () => {
+  strict = await startTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false', RATE_LIMIT_GENERAL: '0' } })
+  lenient = await startTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_GENERAL: '0' } })
+  admin = await createSignedInUser(strict, { isAdmin: true })
+  lenientAdmin = await createSignedInUser(lenient, { isAdmin: true })
+  smtp = await startSmtpStandIn()
+  ai = await startOpenAiStandIn(AI_API_KEY)
+})
+afterAll(async () => {
+  await strict?.close()
+  await lenient?.close()
+  await smtp?.close()
+  await ai?.close()
+})
+
+const put = (t: TestContext, token: string, url: string, payload: object) => t.app.inject({ method: 'PUT', url, headers: bearer(token), payload })
+const fieldOf = (response: { json(): { details: Array<{ field: string }> } }) => response.json().details.map((d) => d.field)
+
+const METADATA_AND_LINK_LOCAL = ['169.254.169.254', '169.254.10.1', '[fe80::1]', '[fd00:ec2::254]', '100.100.100.200', '[::ffff:169.254.169.254]', '0.0.0.0']
+const PRIVATE = ['10.0.0.5', '192.168.1.10', '172.16.0.1', '127.0.0.1', '[::1]', '[fd12:3456::1]', '100.64.0.1']
+
+describe('AI base_url', () => {
+  it('refuses_link_local_and_metadata_addresses_always_and_private_ranges_unless_the_operator_allows_them', async () => {
+    for (const host of [...METADATA_AND_LINK_LOCAL, ...PRIVATE]) {
+      const response = await put(strict, admin.token, '/api/admin/settings/ai', { base_url: `https://${host}/v1` })
+      expectReason(response, 400, 'VALIDATION_FAILED')
+      expect(fieldOf(response), host).toEqual(['base_url'])
+    }
+    for (const host of METADATA_AND_LINK_LOCAL) {
+      const response = await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: `https://${host}/v1` })
+      expectReason(response, 400, 'VALIDATION_FAILED')
+    }
+    expect((await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: 'https://10.0.0.5/v1' })).statusCode).toBe(200)
+  })
+
+  it('must_be_https_except_on_loopback', async () => {
+    for (const url of ['http://api.example.com/v1', 'http://10.0.0.5/v1']) {
+      const response = await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: url })
+      expectReason(response, 400, 'VALIDATION_FAILED')
+      expect(response.json().details[0].message).toMatch(/https/)
+    }
+    expect((await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: ai.baseUrl, api_key: AI_API_KEY })).statusCode).toBe(200)
+  })
+
+  it('never_connects_to_a_name_that_resolves_to_a_refused_address', async () => {
+    // localhost is a name: accepted when saved, judged when resolved — and refused, so nothing is sent.
+    const base = ai.baseUrl.replace('127.0.0.1', 'localhost')
+    expect((await put(strict, admin.token, '/api/admin/settings/ai', { base_url: base, api_key: AI_API_KEY, model: 'gpt-4o' })).statusCode).toBe(200)
+    const before = ai.calls.length
+    const responses = await Promise.all(Array.from({ length: 10 }, () => strict.app.inject({ method: 'GET', url: '/api/admin/settings/ai/models', headers: bearer(admin.token) })))
+    for (const response of responses) {
+      expectReason(response, 502, 'UPSTREAM_FAILED')
+      expect(response.json().message).toMatch(/^The AI provider was not contacted: the destination is a private or loopback address/)
+    }
+    expect(ai.calls.length).toBe(before)
+  })
+})
+
+describe('SMTP host', () => {
+  it('refuses_link_local_metadata_and_private_literals_and_tells_only_the_stage_for_names', async () => {
+    for (const host of [...METADATA_AND_LINK_LOCAL, ...PRIVATE].map((h) => h.replace(/^\[|\]$/g, ''))) {
+      const response = await put(strict, admin.token, '/api/admin/settings/smtp', { host })
+      expectReason(response, 400, 'VALIDATION_FAILED')
+      expect(fieldOf(response), host).toEqual(['host'])
+    }
+    const configured = await put(strict, admin.token, '/api/admin/settings/smtp', { enabled: true, host: 'localhost', port: smtp.port, from_address: 'sb@example.com' })
+    expect(configured.statusCode).toBe(200)
+    const test = await strict.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
+    expectReason(test, 502, 'UPSTREAM_FAILED')
+    expect(test.json().message).toMatch(/^The SMTP server was not contacted: the destination is a private or loopback address/)
+    expect(smtp.clientBytes()).toBe('')
+  })
+})
+
+describe('OIDC issuer_url', () => {
+  it('refuses_link_local_and_metadata_issuers', async () => {
+    for (const t of [strict, lenient]) {
+      const token = t === strict ? admin.token : lenientAdmin.token
+      for (const host of ['169.254.169.254', '[fd00:ec2::254]']) {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/api/oidc-providers',
+          headers: bearer(token),
+          payload: { provider_key: `p${Math.random().toString(36).slice(2, 8)}`, name: 'Metadata', issuer_url: `https://${host}`, client_id: 'x', client_secret: null },
+        })
+        expectReason(response, 400, 'VALIDATION_FAILED')
+        expect(fieldOf(response)).toEqual(['issuer_url'])
+      }
+    }
+  })
+})
