@@ -44,7 +44,8 @@ export default defineConfig(async () => {
       testTimeout: 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
-      projects: engines.map((engine) => ({
+      projects: [
+        ...engines.map((engine) => ({
         extends: true as const,
         test: {
           name: engine,
@@ -54,6 +55,17 @@ export default defineConfig(async () => {
           ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
         },
       })),
+      // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite.
+      {
+        extends: true as const,
+        test: {
+          name: 'console',
+          include: ['web/src/**/*.test.ts', 'web/e2e/**/*.test.ts'],
+          env: { TEST_DB: 'sqlite' },
+          testTimeout: 120_000,
+        },
+      },
+      ],
     },
   }
 })

@@ -3,12 +3,13 @@
  * everything else sits in the shell, which requires a signed-in user and loads lazily.
  */
 import type { QueryClient } from '@tanstack/react-query'
-import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router'
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router'
 import { ApiError } from './api/errors'
 import { meQuery } from './api/queries'
 import { LoginPage } from './auth/LoginPage'
 import { MfaPage } from './auth/MfaPage'
 import { SetupPage } from './auth/SetupPage'
+import { RootLayout } from './shell/Preferences'
 import { ErrorPage, NotFoundPage } from './shell/StatusPages'
 import { focusNextHeading } from './ui/page'
 
@@ -19,7 +20,7 @@ interface RouterContext {
 const optionalString = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
 const rootRoute = createRootRouteWithContext<RouterContext>()({
-  component: Outlet,
+  component: RootLayout,
   notFoundComponent: NotFoundPage,
   errorComponent: ErrorPage,
 })

@@ -1,6 +1,6 @@
 /**
  * The signed-in frame: skip link, top bar (instance name, account menu), side navigation (folded
- * into a menu button below 720 px), the page in <main>. Applies the user's language and theme.
+ * into a menu button below 720 px), the page in <main>.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
@@ -8,23 +8,16 @@ import { useEffect, useState } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
 import { meQuery } from '../api/queries'
-import { pickLanguage, useI18n } from '../i18n/i18n'
-import { applyTheme } from '../theme'
+import { useI18n } from '../i18n/i18n'
 
 export function AppShell() {
-  const { t, setLanguage } = useI18n()
+  const { t } = useI18n()
   const me = useQuery(meQuery)
   const user = me.data
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const pathname = useRouterState({ select: (state) => state.location.pathname })
   const [navOpen, setNavOpen] = useState(false)
-
-  useEffect(() => {
-    if (user === undefined) return
-    setLanguage(pickLanguage(user.language))
-    applyTheme(user.theme)
-  }, [user?.language, user?.theme, setLanguage])
 
   // Signed out elsewhere (another tab, a revoked session): back to sign-in.
   useEffect(() => {
@@ -36,7 +29,6 @@ export function AppShell() {
   const signOut = async () => {
     await client.POST('/api/auth/logout').catch(() => undefined)
     queryClient.clear()
-    applyTheme('auto')
     void navigate({ to: '/login' })
   }
 
