@@ -22,7 +22,10 @@ export const CONSOLE_PATHS = ['/setup', '/login', '/account', '/verify-email', '
 export const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  // React Aria inserts one fixed <style> (touch-action for pressable elements); its hash allows
+  // exactly that text and nothing else. The browser tests fail on any CSP violation, so a library
+  // update that changes the text is noticed.
+  "style-src 'self' 'sha256-38RhXrc7EdReTKsOm23ZPOCUgniTUUcjky8QOOrQx6o='",
   // The authenticator QR code is an SVG image shown from a data: URL.
   "img-src 'self' data:",
   "connect-src 'self'",

@@ -25,15 +25,20 @@ const axeReport = new Map<string, string[]>()
 async function newContext(options: { locale?: string } = {}): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: options.locale ?? 'en-US' })
   context.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(`${message.location().url}: ${message.text()}`)
   })
   return context
 }
 
 async function heading(page: Page): Promise<string> {
   const h1 = page.locator('h1')
-  await h1.waitFor()
-  return (await h1.textContent())?.trim() ?? ''
+  await h1.first().waitFor()
+  return (await h1.allTextContents()).join(' | ').trim()
+}
+
+/** The page's one h1 reads `text` (a navigation renders the new page once its code has loaded). */
+async function expectHeading(page: Page, text: string): Promise<void> {
+  await expect.poll(() => heading(page), { timeout: 10_000 }).toBe(text)
 }
 
 /** No serious or critical axe violation, in the light and the dark theme (the theme follows the system). */
@@ -55,7 +60,7 @@ async function signIn(page: Page, email: string, password: string): Promise<void
 }
 
 async function signOut(page: Page): Promise<void> {
-  await page.getByRole('button', { name: /Account menu/ }).click()
+  await page.getByRole('button', { name: ADMIN.name }).click()
   await page.getByRole('menuitem', { name: 'Sign out' }).click()
   await page.waitForURL('**/login')
 }
@@ -97,7 +102,8 @@ afterAll(async () => {
   await server?.stop()
   if (axeReport.size > 0) {
     const minor = [...axeReport].filter(([, found]) => found.length > 0)
-    console.log(`axe: ${axeReport.size} page views checked; serious/critical: 0; other findings: ${minor.length === 0 ? 'none' : minor.map(([page, found]) => `${page}: ${found.join(', ')}`).join('; ')}`)
+    const grave = [...axeReport.values()].flat().filter((finding) => /^(serious|critical) /.test(finding)).length
+    console.log(`axe: ${axeReport.size} page views checked; serious/critical: ${grave}; other findings: ${minor.length === 0 ? 'none' : minor.map(([page, found]) => `${page}: ${found.join(', ')}`).join('; ')}`)
   }
 })
 
@@ -113,7 +119,7 @@ describe('the console in Chromium', () => {
     adminPage = await admin.newPage()
     await adminPage.goto('/')
     await adminPage.waitForURL('**/setup')
-    expect(await heading(adminPage)).toBe('Set up Switchboard')
+    await expectHeading(adminPage, 'Set up Switchboard')
     await checkAccessibility(adminPage, 'setup')
 
     await adminPage.getByLabel('Name').fill(ADMIN.name)
@@ -121,18 +127,18 @@ describe('the console in Chromium', () => {
     await adminPage.getByLabel('Password').fill(ADMIN.password)
     await adminPage.getByRole('button', { name: 'Create administrator account' }).click()
     await adminPage.waitForURL(`${server.baseUrl}/`)
-    expect(await heading(adminPage)).toBe(`Welcome, ${ADMIN.name}`)
+    await expectHeading(adminPage, `Welcome, ${ADMIN.name}`)
     // The credential is the HttpOnly cookie; nothing is kept in the page's storage.
     expect(await adminPage.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0])
     expect(await adminPage.evaluate(() => document.cookie)).not.toMatch(/(^|; )token=/)
     await checkAccessibility(adminPage, 'home')
 
     await signOut(adminPage)
-    expect(await heading(adminPage)).toBe('Sign in')
+    await expectHeading(adminPage, 'Sign in')
     await checkAccessibility(adminPage, 'login')
     await signIn(adminPage, ADMIN.email, ADMIN.password)
     await adminPage.waitForURL(`${server.baseUrl}/`)
-    expect(await heading(adminPage)).toBe(`Welcome, ${ADMIN.name}`)
+    await expectHeading(adminPage, `Welcome, ${ADMIN.name}`)
 
     // An API token for arranging the later steps through the API.
     const login = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
@@ -157,7 +163,7 @@ describe('the console in Chromium', () => {
 
   it('creates a token, copies it, uses it, revokes it, and it stops working', async () => {
     await adminPage.goto('/account/tokens')
-    expect(await heading(adminPage)).toBe('API tokens')
+    await expectHeading(adminPage, 'API tokens')
     await adminPage.getByLabel('Name').fill('deploy-ci')
     await adminPage.getByRole('button', { name: 'Create token' }).click()
     await adminPage.getByRole('button', { name: 'Copy token' }).click()
@@ -188,7 +194,7 @@ describe('the console in Chromium', () => {
     await laptopPage.waitForURL(`${server.baseUrl}/`)
 
     await adminPage.goto('/account/security')
-    expect(await heading(adminPage)).toBe('Security')
+    await expectHeading(adminPage, 'Security')
     const rows = adminPage.getByTestId('sessions').locator('tbody tr')
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3)
     await expect.poll(() => adminPage.getByText('This device').count()).toBe(1)
@@ -199,7 +205,7 @@ describe('the console in Chromium', () => {
 
     await laptopPage.goto('/account')
     await laptopPage.waitForURL('**/login?**')
-    expect(await heading(laptopPage)).toBe('Sign in')
+    await expectHeading(laptopPage, 'Sign in')
     await laptop.close()
   })
 
@@ -245,7 +251,7 @@ describe('the console in Chromium', () => {
     await signOut(adminPage)
     await signIn(adminPage, ADMIN.email, ADMIN.password)
     await adminPage.waitForURL('**/login/mfa**')
-    expect(await heading(adminPage)).toBe('Two-factor authentication')
+    await expectHeading(adminPage, 'Two-factor authentication')
     await checkAccessibility(adminPage, 'second step')
     await adminPage.getByLabel('Code').fill(await freshCode(totpSecret))
     await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
@@ -287,11 +293,11 @@ describe('the console in Chromium', () => {
     await page.goto('/login')
     await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
     await page.waitForURL(`${server.baseUrl}/`)
-    expect(await heading(page)).toBe('Welcome, Grace Hopper')
+    await expectHeading(page, 'Welcome, Grace Hopper')
 
     // Not an administrator: the administration says so on a page of its own.
     await page.goto('/admin')
-    expect(await heading(page)).toBe('Not allowed')
+    await expectHeading(page, 'Not allowed')
     await checkAccessibility(page, 'forbidden')
     await context.close()
   })
@@ -304,13 +310,13 @@ describe('the console in Chromium', () => {
     await page.goto('/login')
     await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
     await page.waitForURL('**/login/mfa')
-    expect(await heading(page)).toBe('Two-factor authentication')
+    await expectHeading(page, 'Two-factor authentication')
     // The mfa_token came in the fragment and is gone from the address bar.
     expect(new URL(page.url()).hash).toBe('')
     await page.getByLabel('Code').fill(await freshCode(totpSecret))
     await page.getByRole('button', { name: 'Verify and sign in' }).click()
     await page.waitForURL(`${server.baseUrl}/`)
-    expect(await heading(page)).toBe(`Welcome, ${ADMIN.name}`)
+    await expectHeading(page, `Welcome, ${ADMIN.name}`)
     await context.close()
   })
 
@@ -327,12 +333,12 @@ describe('the console in Chromium', () => {
 
   it('renders in German and in the dark theme once the profile says so', async () => {
     await adminPage.goto('/account')
-    expect(await heading(adminPage)).toBe('Profile')
+    await expectHeading(adminPage, 'Profile')
     await checkAccessibility(adminPage, 'profile')
     await adminPage.getByLabel('Language').selectOption('de')
     await adminPage.getByLabel('Dark').check()
     await adminPage.getByRole('button', { name: 'Save profile' }).click()
-    await expect.poll(() => heading(adminPage)).toBe('Profil')
+    await expectHeading(adminPage, 'Profil')
     expect(await adminPage.evaluate(() => [document.documentElement.lang, document.documentElement.dataset.theme])).toEqual(['de', 'dark'])
     const background = await adminPage.evaluate(() => getComputedStyle(document.body).backgroundColor)
     expect(background).toBe('rgb(15, 17, 21)')
@@ -343,7 +349,7 @@ describe('the console in Chromium', () => {
       ['/', `Willkommen, ${ADMIN.name}`],
     ] as const) {
       await adminPage.goto(path)
-      expect(await heading(adminPage)).toBe(title)
+      await expectHeading(adminPage, title)
       const screenshot = await adminPage.screenshot()
       expect(screenshot.length).toBeGreaterThan(10_000)
       await checkAccessibility(adminPage, `${path} in German`)
@@ -354,30 +360,30 @@ describe('the console in Chromium', () => {
     const context = await newContext({ locale: 'de-DE' })
     const page = await context.newPage()
     await page.goto('/login')
-    expect(await heading(page)).toBe('Anmelden')
+    await expectHeading(page, 'Anmelden')
     await checkAccessibility(page, 'login in German')
 
     await page.goto('/verify-email?token=not-a-real-token')
-    expect(await heading(page)).toBe('E-Mail-Adresse bestätigen')
+    await expectHeading(page, 'E-Mail-Adresse bestätigen')
     await expect.poll(() => page.getByRole('alert').count()).toBe(1)
     expect(new URL(page.url()).search).toBe('')
     await checkAccessibility(page, 'verify email, invalid link')
 
     await page.goto('/invitations/accept?token=abc')
-    expect(await heading(page)).toBe('Einladung')
+    await expectHeading(page, 'Einladung')
     await page.getByRole('link', { name: 'Zum Annehmen anmelden' }).waitFor()
     await checkAccessibility(page, 'invitation, signed out')
     await context.close()
 
     await adminPage.goto('/account/nothing-here')
-    expect(await heading(adminPage)).toBe('Seite nicht gefunden')
+    await expectHeading(adminPage, 'Seite nicht gefunden')
     await checkAccessibility(adminPage, 'not found')
 
     await adminPage.route('**/api/**', (route) => route.abort('connectionrefused'))
     await adminPage.evaluate(() => window.history.pushState(null, '', '/'))
     await adminPage.goto('/account/tokens')
     // Without an answer from the API the person's language is unknown: the browser's is used.
-    expect(await heading(adminPage)).toBe('Switchboard cannot be reached')
+    await expectHeading(adminPage, 'Switchboard cannot be reached')
     await checkAccessibility(adminPage, 'offline')
     await adminPage.unroute('**/api/**')
   })

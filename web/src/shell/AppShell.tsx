@@ -55,7 +55,7 @@ export function AppShell() {
         </Link>
         <div className="topbar-end">
           <MenuTrigger>
-            <Button className="button button-ghost account-button" aria-label={t('shell.accountMenu', { name: user?.name ?? '' })}>
+            <Button className="button button-ghost account-button">
               <span className="avatar" aria-hidden="true">
                 {(user?.name ?? '?').slice(0, 1).toUpperCase()}
               </span>
