@@ -55,14 +55,16 @@ export default defineConfig(async () => {
           ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
         },
       })),
-      // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite.
+      // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite. Not
+      // `extends`: that would add the service's include patterns to this project's.
       {
-        extends: true as const,
         test: {
           name: 'console',
           include: ['web/src/**/*.test.ts', 'web/e2e/**/*.test.ts'],
           env: { TEST_DB: 'sqlite' },
+          pool: 'forks' as const,
           testTimeout: 120_000,
+          hookTimeout: 60_000,
         },
       },
       ],

@@ -8,15 +8,18 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { OIDC_CLIENT_SECRET } from '../../test/helpers/secret-scan.ts'
+import { OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
+import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 const PROVIDER_KEY = 'stand-in'
+const LIN = { name: 'Lin Wei', email: 'lin@example.com', password: 'lattice-basis-2024' }
 
 let server: ConsoleServer
 let browser: Browser
 let oidc: OidcProviderStandIn
+let smtp: SmtpStandIn
 /** An API token of the administrator, for arranging things through the API (survives 2FA). */
 let adminApiToken: string
 const cspViolations: string[] = []
@@ -94,11 +97,23 @@ beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
   oidc = await startOidcProvider({ redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`] })
+  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
 }, 60_000)
+
+/** The link in the newest mail to `to` that starts with `prefix`. */
+function mailedLink(to: string, prefix: string): string {
+  const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1)
+  expect(mail, `a mail to ${to}`).toBeTruthy()
+  const escaped = `${server.baseUrl}${prefix}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  const link = new RegExp(`${escaped}\\?token=[A-Za-z0-9_-]+`).exec(textOf(mail!))
+  expect(link, textOf(mail!)).not.toBeNull()
+  return link![0]
+}
 
 afterAll(async () => {
   await browser?.close()
   await oidc?.close()
+  await smtp?.close()
   await server?.stop()
   if (axeReport.size > 0) {
     const minor = [...axeReport].filter(([, found]) => found.length > 0)
@@ -328,6 +343,76 @@ describe('the console in Chromium', () => {
     await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
     await page.waitForURL('**/login?error=ACCESS_DENIED')
     expect(await page.getByRole('alert').textContent()).toBe('The identity provider did not let you sign in.')
+    await context.close()
+  })
+
+  it('changes the email address through the mailed link (pending until then), and the password', async () => {
+    const smtpSettings = await api('/api/admin/settings/smtp', {
+      method: 'PUT',
+      token: adminApiToken,
+      body: { enabled: true, host: smtp.host, port: smtp.port, username: SMTP_USERNAME, password: SMTP_PASSWORD, from_address: 'no-reply@example.com' },
+    })
+    expect(smtpSettings.status).toBe(200)
+    // Ada's address now belongs to the identity provider she signed in with: Lin has a password account.
+    expect((await api('/api/admin/users', { method: 'POST', token: adminApiToken, body: LIN })).status).toBe(201)
+    const linContext = await newContext()
+    const linPage = await linContext.newPage()
+    await linPage.goto('/login')
+    await signIn(linPage, LIN.email, LIN.password)
+    await linPage.waitForURL(`${server.baseUrl}/`)
+    const newEmail = 'lin@lattice.example'
+    await linPage.goto('/account')
+    await expectHeading(linPage, 'Profile')
+    const emailSection = linPage.getByRole('region', { name: 'Email address' })
+    await emailSection.getByLabel('New email address').fill(newEmail)
+    await emailSection.getByLabel('Current password').fill(LIN.password)
+    await emailSection.getByRole('button', { name: 'Change email address' }).click()
+    await expect.poll(() => linPage.getByTestId('email-pending').textContent()).toContain(newEmail)
+
+    const link = mailedLink(newEmail, '/verify-email')
+    const mailbox = await newContext()
+    const page = await mailbox.newPage()
+    await page.goto(link)
+    await expectHeading(page, 'Confirm email address')
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`Your email address is now ${newEmail}.`)
+    // The single-use token is gone from the address bar and the history.
+    expect(new URL(page.url()).search).toBe('')
+    await checkAccessibility(page, 'verify email, done')
+    await mailbox.close()
+    LIN.email = newEmail
+
+    const passwordSection = linPage.getByRole('region', { name: 'Password' })
+    await passwordSection.getByLabel('Current password').fill('not-my-password')
+    await passwordSection.getByLabel('New password').fill('difference-engine-1822')
+    await passwordSection.getByRole('button', { name: 'Change password' }).click()
+    const current = passwordSection.getByLabel('Current password')
+    await expect.poll(() => current.getAttribute('aria-invalid')).toBe('true')
+    expect(await current.evaluate((element) => element === document.activeElement)).toBe(true)
+    await current.fill(LIN.password)
+    await passwordSection.getByRole('button', { name: 'Change password' }).click()
+    await passwordSection.getByText('Password changed. Your other sessions were signed out.').waitFor()
+    LIN.password = 'difference-engine-1822'
+    expect((await api('/api/auth/login', { method: 'POST', body: { email: newEmail, password: LIN.password } })).status).toBe(200)
+    await linContext.close()
+  })
+
+  it('accepts an invitation: signed out, it asks to sign in first and comes back to accept', async () => {
+    const lin = LIN
+    const organization = (await (await api('/api/organizations', { method: 'POST', token: adminApiToken, body: { name: 'Research' } })).json()) as { id: string }
+    const invited = await api(`/api/organizations/${organization.id}/invitations`, { method: 'POST', token: adminApiToken, body: { email: lin.email, role: 'member' } })
+    expect(invited.status).toBe(201)
+
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto(mailedLink(lin.email, '/invitations/accept'))
+    await expectHeading(page, 'Invitation')
+    await page.getByRole('link', { name: 'Sign in to accept' }).click()
+    await expectHeading(page, 'Sign in')
+    await signIn(page, lin.email, lin.password)
+    await page.waitForURL('**/invitations/accept?token=*')
+    await page.getByRole('button', { name: 'Accept invitation' }).click()
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('You joined Research as member.')
+    await checkAccessibility(page, 'invitation accepted')
     await context.close()
   })
 
