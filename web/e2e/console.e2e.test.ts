@@ -98,7 +98,7 @@ beforeAll(async () => {
   browser = await launchBrowser()
   oidc = await startOidcProvider({ redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`] })
   smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
-}, 60_000)
+}, 120_000)
 
 /** The link in the newest mail to `to` that starts with `prefix`. */
 function mailedLink(to: string, prefix: string): string {

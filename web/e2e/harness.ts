@@ -9,15 +9,33 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { startServerProcess, type ServerProcess } from '../../test/helpers/process.ts'
+import { spawn } from 'node:child_process'
+import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/process.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')
 
 export interface ConsoleServer {
   baseUrl: string
-  process: ServerProcess
+  output(): string
   stop(): Promise<void>
+}
+
+/** Waits for GET /api/health: start-up may take long while the whole suite loads the machine. */
+async function waitUntilHealthy(baseUrl: string, exited: Promise<unknown>, output: () => string): Promise<void> {
+  let gone = false
+  void exited.then(() => (gone = true))
+  const deadline = Date.now() + 90_000
+  while (Date.now() < deadline) {
+    if (gone) throw new Error(`the server exited before it answered:\n${output()}`)
+    try {
+      if ((await fetch(`${baseUrl}/api/health`)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`the server did not answer within 90 s:\n${output()}`)
 }
 
 function freePort(): Promise<number> {
@@ -36,22 +54,35 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
   const port = await freePort()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-console-'))
   const baseUrl = `http://127.0.0.1:${port}`
-  const server = await startServerProcess({
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    PUBLIC_URL: baseUrl,
-    // The real algorithm at its lowest cost, as the rest of the suite uses it.
-    PASSWORD_HASH_MEMORY_KIB: '1024',
-    PASSWORD_HASH_ITERATIONS: '1',
-    ...env,
+  assertBuilt()
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      JWT_SECRET: randomBytes(32).toString('base64url'),
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      PUBLIC_URL: baseUrl,
+      LOG_LEVEL: 'warn',
+      // The real algorithm at its lowest cost, as the rest of the suite uses it.
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      PASSWORD_HASH_ITERATIONS: '1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  await waitUntilHealthy(baseUrl, exited, () => output)
   return {
     baseUrl,
-    process: server,
+    output: () => output,
     async stop() {
-      await server.stop()
+      if (child.exitCode === null) child.kill('SIGTERM')
+      await exited
       fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }

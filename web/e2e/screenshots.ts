@@ -66,7 +66,7 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true })
   for (const file of fs.readdirSync(OUT)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT, file))
-  server = await startConsoleServer({ LOG_LEVEL: 'info' })
+  server = await startConsoleServer()
   browser = await launchBrowser()
   try {
     for (const combo of COMBOS) {
