@@ -64,9 +64,17 @@ module.exports = {
     {
       name: 'console-imports-service',
       severity: 'error',
-      comment: 'The console (web/) talks to the service over HTTP only (the generated OpenAPI client).',
+      comment:
+        'The console (web/) talks to the service over HTTP only (the generated OpenAPI client). Its end-to-end tests (web/e2e/) may use the shared test stand-ins (test/helpers/: SMTP, OIDC provider, the built server process), never service code.',
       from: { path: '^web/' },
-      to: { path: '^(src|test|bench)/' },
+      to: { path: '^(src|test|bench)/', pathNot: '^test/helpers/' },
+    },
+    {
+      name: 'console-app-imports-test-helpers',
+      severity: 'error',
+      comment: 'Only the end-to-end tests may use the test stand-ins; the application bundle never does.',
+      from: { path: '^web/src/' },
+      to: { path: '^test/' },
     },
     {
       name: 'service-imports-console',

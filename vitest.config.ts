@@ -55,7 +55,8 @@ export default defineConfig(async () => {
       // machine, leaving a core idle while a file waited on its database. More workers than cores
       // starve the process tests' own server processes of CPU.
       maxWorkers: Math.max(2, availableParallelism()),
-      projects: engines.map((engine) => ({
+      projects: [
+        ...engines.map((engine) => ({
         extends: true as const,
         test: {
           name: engine,
@@ -65,6 +66,19 @@ export default defineConfig(async () => {
           ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
         },
       })),
+      // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite. Not
+      // `extends`: that would add the service's include patterns to this project's.
+      {
+        test: {
+          name: 'console',
+          include: ['web/src/**/*.test.ts', 'web/e2e/**/*.test.ts'],
+          env: { TEST_DB: 'sqlite' },
+          pool: 'forks' as const,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      ],
     },
   }
 })

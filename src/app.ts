@@ -9,6 +9,7 @@ import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
 import { installMetrics } from './plugins/metrics.js'
+import { DEFAULT_CONSOLE_DIR, installConsole } from './plugins/console.js'
 import { installOpenApi } from './plugins/openapi.js'
 import { installRateLimits } from './plugins/rate-limit.js'
 import { installRouteTable } from './plugins/route-table.js'
@@ -116,6 +117,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })
     await api.register(billingRoutes(deps), { prefix: '/api/billing' })
   })
+
+  // The web console: its pages and assets, outside the API's authentication and rate limits.
+  await installConsole(app, { root: DEFAULT_CONSOLE_DIR })
 
   return app
 }

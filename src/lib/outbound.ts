@@ -112,7 +112,13 @@ export function guardedDispatcher(policy: OutboundPolicy): Dispatcher {
  * Reads a response body up to `limitBytes`, cancelling the stream as soon as it goes beyond: memory
  * stays bounded whatever the server sends (a declared Content-Length over the cap is refused unread).
  */
-export async function readCapped(response: { headers: Headers; body: ReadableStream<Uint8Array> | null }, limitBytes: number): Promise<Buffer> {
+/** What readCapped needs of a response: undici's and the global Response both fit (their type packages differ). */
+interface StreamingResponse {
+  headers: { get(name: string): string | null }
+  body: { cancel(): Promise<void>; getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } } | null
+}
+
+export async function readCapped(response: StreamingResponse, limitBytes: number): Promise<Buffer> {
   const declared = Number(response.headers.get('content-length'))
   if (Number.isFinite(declared) && declared > limitBytes) {
     await response.body?.cancel().catch(() => undefined)
@@ -124,7 +130,7 @@ export async function readCapped(response: { headers: Headers; body: ReadableStr
   let size = 0
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) break
+    if (done || value === undefined) break
     size += value.byteLength
     if (size > limitBytes) {
       await reader.cancel().catch(() => undefined)

@@ -49,7 +49,9 @@ async function createPostgresSchema(): Promise<TestDatabase> {
   await admin.query(`create schema "${schema}"`)
   await admin.end()
   const url = new URL(base)
-  url.searchParams.set('options', `-c search_path=${schema}`)
+  // No parallel query workers: under a loaded test server they intermittently failed to see a schema
+  // created moments before ("schema … does not exist (where: parallel worker)").
+  url.searchParams.set('options', `-c search_path=${schema} -c max_parallel_workers_per_gather=0`)
   return {
     engine: 'postgres',
     url: url.toString(),

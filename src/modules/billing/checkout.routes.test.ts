@@ -115,7 +115,9 @@ describe('POST /api/billing/checkout-session', () => {
     const responses = await Promise.all([1, 2].map(() => checkout(fresh.owner, { organization_id: fresh.id, plan: 'team', interval: 'year' })))
     expect(responses.map((r) => r.statusCode)).toEqual([201, 201])
     const customers = requestsTo('/v1/customers').filter((r) => r.form['metadata[organization_id]'] === fresh.id)
-    expect(customers).toHaveLength(2)
+    // Both may race to create it (then Stripe's idempotency key makes them one), or the second may already see the first's.
+    expect(customers.length).toBeGreaterThanOrEqual(1)
+    expect(customers.length).toBeLessThanOrEqual(2)
     expect(new Set(customers.map((r) => r.idempotencyKey))).toEqual(new Set([`switchboard-customer-${fresh.id}`]))
     const sessions = requestsTo('/v1/checkout/sessions').filter((r) => r.form.client_reference_id === fresh.id)
     expect(new Set(sessions.map((r) => r.form.customer)).size).toBe(1)

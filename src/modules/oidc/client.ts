@@ -157,7 +157,8 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
     const oidc = await openIdClient()
     return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(oidc, connection.clientSecret), {
       timeout,
-      [oidc.customFetch]: outboundFetch,
+      // The same function under either Response type (Node's, or the DOM's when web/e2e compiles this file).
+      [oidc.customFetch]: outboundFetch as unknown as oidc.CustomFetch,
       execute: [
         // The ID token's signature is checked against the provider's keys even though it came
         // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).

@@ -1,0 +1,479 @@
+/**
+ * The console in real Chromium against the built server (a process, SQLite), as a person uses it.
+ * One browser, several contexts (one per device); the steps build on each other in order, as a
+ * new instance's first hour would: setup, sign-in, tokens, sessions, two-factor, OIDC, languages.
+ * Every page visited is checked by axe-core in the light and the dark theme.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
+import { totpCode } from '../../test/helpers/rfc6238.ts'
+import { OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
+import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
+import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+
+const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
+const PROVIDER_KEY = 'stand-in'
+const LIN = { name: 'Lin Wei', email: 'lin@example.com', password: 'lattice-basis-2024' }
+
+let server: ConsoleServer
+let browser: Browser
+let oidc: OidcProviderStandIn
+let smtp: SmtpStandIn
+/** An API token of the administrator, for arranging things through the API (survives 2FA). */
+let adminApiToken: string
+const cspViolations: string[] = []
+const axeReport = new Map<string, string[]>()
+
+async function newContext(options: { locale?: string } = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: options.locale ?? 'en-US' })
+  context.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(`${message.location().url}: ${message.text()}`)
+  })
+  return context
+}
+
+async function heading(page: Page): Promise<string> {
+  const h1 = page.locator('h1')
+  await h1.first().waitFor()
+  return (await h1.allTextContents()).join(' | ').trim()
+}
+
+/** The page's one h1 reads `text` (a navigation renders the new page once its code has loaded). */
+async function expectHeading(page: Page, text: string): Promise<void> {
+  await expect.poll(() => heading(page), { timeout: 10_000 }).toBe(text)
+}
+
+/** No serious or critical axe violation, in the light and the dark theme (the theme follows the system). */
+async function checkAccessibility(page: Page, name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    const violations = await axeViolations(page)
+    axeReport.set(`${name} (${colorScheme})`, violations.map((v) => `${v.impact} ${v.id}`))
+    const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    expect(grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${name}, ${colorScheme}`).toEqual([])
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+}
+
+async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email address').fill(email)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+}
+
+async function signOut(page: Page): Promise<void> {
+  await page.getByRole('button', { name: ADMIN.name }).click()
+  await page.getByRole('menuitem', { name: 'Sign out' }).click()
+  await page.waitForURL('**/login')
+}
+
+async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
+  return fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }), ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+}
+
+/** A TOTP code for a step after every one used so far (the service refuses a step twice). */
+let lastStepUsed = 0
+async function freshCode(secret: string): Promise<string> {
+  for (;;) {
+    const now = Date.now()
+    const step = Math.floor(now / 30_000)
+    // The service accepts one step either side of its clock.
+    for (const offset of [0, 1]) {
+      if (step + offset > lastStepUsed) {
+        lastStepUsed = step + offset
+        return totpCode(secret, new Date(now), offset)
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 30_000 - (now % 30_000) + 200))
+  }
+}
+
+beforeAll(async () => {
+  server = await startConsoleServer()
+  browser = await launchBrowser()
+  oidc = await startOidcProvider({ redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`] })
+  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+}, 120_000)
+
+/** The link in the newest mail to `to` that starts with `prefix`. */
+function mailedLink(to: string, prefix: string): string {
+  const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1)
+  expect(mail, `a mail to ${to}`).toBeTruthy()
+  const escaped = `${server.baseUrl}${prefix}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  const link = new RegExp(`${escaped}\\?token=[A-Za-z0-9_-]+`).exec(textOf(mail!))
+  expect(link, textOf(mail!)).not.toBeNull()
+  return link![0]
+}
+
+afterAll(async () => {
+  await browser?.close()
+  await oidc?.close()
+  await smtp?.close()
+  await server?.stop()
+  if (axeReport.size > 0) {
+    const minor = [...axeReport].filter(([, found]) => found.length > 0)
+    const grave = [...axeReport.values()].flat().filter((finding) => /^(serious|critical) /.test(finding)).length
+    console.log(`axe: ${axeReport.size} page views checked; serious/critical: ${grave}; other findings: ${minor.length === 0 ? 'none' : minor.map(([page, found]) => `${page}: ${found.join(', ')}`).join('; ')}`)
+  }
+})
+
+describe('the console in Chromium', () => {
+  let admin: BrowserContext
+  let adminPage: Page
+  let totpSecret = ''
+  let backupCodes: string[] = []
+
+  it('first run: setup creates the administrator and lands signed in; sign out; sign in again', async () => {
+    admin = await newContext()
+    await admin.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
+    adminPage = await admin.newPage()
+    await adminPage.goto('/')
+    await adminPage.waitForURL('**/setup')
+    await expectHeading(adminPage, 'Set up Switchboard')
+    await checkAccessibility(adminPage, 'setup')
+
+    await adminPage.getByLabel('Name').fill(ADMIN.name)
+    await adminPage.getByLabel('Email address').fill(ADMIN.email)
+    await adminPage.getByLabel('Password').fill(ADMIN.password)
+    await adminPage.getByRole('button', { name: 'Create administrator account' }).click()
+    await adminPage.waitForURL(`${server.baseUrl}/`)
+    await expectHeading(adminPage, `Welcome, ${ADMIN.name}`)
+    // The credential is the HttpOnly cookie; nothing is kept in the page's storage.
+    expect(await adminPage.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0])
+    expect(await adminPage.evaluate(() => document.cookie)).not.toMatch(/(^|; )token=/)
+    await checkAccessibility(adminPage, 'home')
+
+    await signOut(adminPage)
+    await expectHeading(adminPage, 'Sign in')
+    await checkAccessibility(adminPage, 'login')
+    await signIn(adminPage, ADMIN.email, ADMIN.password)
+    await adminPage.waitForURL(`${server.baseUrl}/`)
+    await expectHeading(adminPage, `Welcome, ${ADMIN.name}`)
+
+    // An API token for arranging the later steps through the API.
+    const login = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
+    const jwt = ((await login.json()) as { token: string }).token
+    const created = await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange' } })
+    adminApiToken = ((await created.json()) as { token: string }).token
+  })
+
+  it('shows a wrong password at the password field, and focuses it', async () => {
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto('/login')
+    await signIn(page, ADMIN.email, 'not-the-password')
+    const password = page.getByLabel('Password', { exact: true })
+    await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true')
+    const describedBy = (await password.getAttribute('aria-describedby')) ?? ''
+    expect(await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent()).toContain('The email address or password is incorrect.')
+    expect(await password.evaluate((element) => element === document.activeElement)).toBe(true)
+    await checkAccessibility(page, 'login with an error')
+    await context.close()
+  })
+
+  it('creates a token, copies it, uses it, revokes it, and it stops working', async () => {
+    await adminPage.goto('/account/tokens')
+    await expectHeading(adminPage, 'API tokens')
+    await adminPage.getByLabel('Name').fill('deploy-ci')
+    await adminPage.getByRole('button', { name: 'Create token' }).click()
+    await adminPage.getByRole('button', { name: 'Copy token' }).click()
+    const copied = await adminPage.evaluate(() => navigator.clipboard.readText())
+    expect(copied).toMatch(/^sb_/)
+    expect(await adminPage.getByTestId('new-token').textContent()).toBe(copied)
+    await checkAccessibility(adminPage, 'tokens with a new token')
+
+    const me = await api('/api/users/me', { token: copied })
+    expect(me.status).toBe(200)
+    expect(((await me.json()) as { email: string }).email).toBe(ADMIN.email)
+
+    await adminPage.getByRole('button', { name: 'I have copied it' }).click()
+    await adminPage.getByRole('button', { name: 'Revoke token deploy-ci' }).click()
+    const dialog = adminPage.getByRole('alertdialog')
+    expect(await dialog.getByRole('heading').textContent()).toBe('Revoke token deploy-ci?')
+    await checkAccessibility(adminPage, 'revoke token dialog')
+    await dialog.getByRole('button', { name: 'Revoke token' }).click()
+    await expect.poll(() => adminPage.getByRole('row', { name: /deploy-ci/ }).count()).toBe(0)
+    expect((await api('/api/users/me', { token: copied })).status).toBe(401)
+  })
+
+  it('revokes another session, and that browser is signed out', async () => {
+    const laptop = await newContext()
+    const laptopPage = await laptop.newPage()
+    await laptopPage.goto('/login')
+    await signIn(laptopPage, ADMIN.email, ADMIN.password)
+    await laptopPage.waitForURL(`${server.baseUrl}/`)
+
+    await adminPage.goto('/account/security')
+    await expectHeading(adminPage, 'Security')
+    const rows = adminPage.getByTestId('sessions').locator('tbody tr')
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3)
+    await expect.poll(() => adminPage.getByText('This device').count()).toBe(1)
+    await checkAccessibility(adminPage, 'security')
+    // The newest other session is the laptop's (newest first; the first row that is not this device).
+    const other = rows.filter({ hasNot: adminPage.getByText('This device') }).first()
+    await other.getByRole('button', { name: /^Sign out / }).click()
+
+    await laptopPage.goto('/account')
+    await laptopPage.waitForURL('**/login?**')
+    await expectHeading(laptopPage, 'Sign in')
+    await laptop.close()
+  })
+
+  it('signed out, /go/<slug> asks to sign in and then arrives at the link', async () => {
+    const target = `${server.baseUrl}/api/health`
+    const link = await api('/api/links', { method: 'POST', token: adminApiToken, body: { url: target, slug: 'handbook' } })
+    expect(link.status).toBe(201)
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto('/go/handbook')
+    await page.waitForURL('**/login?return_to=%2Fgo%2Fhandbook')
+    await signIn(page, ADMIN.email, ADMIN.password)
+    await page.waitForURL(target)
+    await context.close()
+  })
+
+  it('enrols two-factor authentication from the written-out secret and shows the backup codes once', async () => {
+    await adminPage.goto('/account/security')
+    await adminPage.getByLabel('Current password').fill(ADMIN.password)
+    await adminPage.getByRole('button', { name: 'Enable two-factor authentication' }).click()
+    const secret = adminPage.getByTestId('totp-secret')
+    await secret.waitFor()
+    totpSecret = ((await secret.textContent()) ?? '').replace(/\s+/g, '')
+    expect(totpSecret).toMatch(/^[A-Z2-7]{32}$/)
+    await expect.poll(() => adminPage.getByRole('img', { name: 'QR code for your authenticator app' }).count()).toBe(1)
+    await checkAccessibility(adminPage, 'security, enrolment')
+
+    await adminPage.getByLabel('Code from the app').fill(await freshCode(totpSecret))
+    await adminPage.getByRole('button', { name: 'Confirm and enable' }).click()
+    const codes = adminPage.getByTestId('backup-codes').locator('code')
+    await expect.poll(() => codes.count()).toBe(10)
+    backupCodes = await codes.allTextContents()
+    await checkAccessibility(adminPage, 'security, backup codes')
+    // The panel closes only after the person says the codes are stored.
+    const done = adminPage.getByRole('button', { name: 'Done' })
+    expect(await done.getAttribute('aria-disabled')).toBe('true')
+    await adminPage.getByLabel('I have stored these codes').check()
+    await done.click()
+    await expect.poll(() => adminPage.getByTestId('mfa-state').textContent()).toContain('10 backup codes left')
+  })
+
+  it('signs in with a code, then with a backup code, and refuses that backup code a second time', async () => {
+    await signOut(adminPage)
+    await signIn(adminPage, ADMIN.email, ADMIN.password)
+    await adminPage.waitForURL('**/login/mfa**')
+    await expectHeading(adminPage, 'Two-factor authentication')
+    await checkAccessibility(adminPage, 'second step')
+    await adminPage.getByLabel('Code').fill(await freshCode(totpSecret))
+    await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
+    await adminPage.waitForURL(`${server.baseUrl}/`)
+
+    const backup = backupCodes[0]!
+    for (const attempt of ['accepted', 'refused'] as const) {
+      await signOut(adminPage)
+      await signIn(adminPage, ADMIN.email, ADMIN.password)
+      await adminPage.waitForURL('**/login/mfa**')
+      const code = adminPage.getByLabel('Code')
+      await code.fill(backup)
+      await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
+      if (attempt === 'accepted') {
+        await adminPage.waitForURL(`${server.baseUrl}/`)
+      } else {
+        await expect.poll(() => code.getAttribute('aria-invalid')).toBe('true')
+        expect(await adminPage.locator('.field-error').textContent()).toContain('That code is not correct or was already used.')
+      }
+    }
+    // Finish this sign-in with another backup code, so the next steps start signed in.
+    await adminPage.getByLabel('Code').fill(backupCodes[1]!)
+    await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
+    await adminPage.waitForURL(`${server.baseUrl}/`)
+  })
+
+  it('signs in through the identity provider and lands signed in on the console', async () => {
+    const created = await api('/api/oidc-providers', {
+      method: 'POST',
+      token: adminApiToken,
+      body: { provider_key: PROVIDER_KEY, name: 'Stand-in ID', issuer_url: oidc.issuer, client_id: OIDC_CLIENT_ID, client_secret: OIDC_CLIENT_SECRET, auto_create_users: true },
+    })
+    expect(created.status, await created.clone().text()).toBe(201)
+    oidc.accounts.set('grace', { email: 'grace@example.com', email_verified: true, name: 'Grace Hopper' })
+    oidc.loginAs = 'grace'
+
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto('/login')
+    await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
+    await page.waitForURL(`${server.baseUrl}/`)
+    await expectHeading(page, 'Welcome, Grace Hopper')
+
+    // Not an administrator: the administration says so on a page of its own.
+    await page.goto('/admin')
+    await expectHeading(page, 'Not allowed')
+    await checkAccessibility(page, 'forbidden')
+    await context.close()
+  })
+
+  it('with two-factor, the identity provider sign-in lands on the second step and completes it', async () => {
+    oidc.accounts.set('ada', { email: ADMIN.email, email_verified: true, name: ADMIN.name })
+    oidc.loginAs = 'ada'
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto('/login')
+    await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
+    await page.waitForURL('**/login/mfa')
+    await expectHeading(page, 'Two-factor authentication')
+    // The mfa_token came in the fragment and is gone from the address bar.
+    expect(new URL(page.url()).hash).toBe('')
+    await page.getByLabel('Code').fill(await freshCode(totpSecret))
+    await page.getByRole('button', { name: 'Verify and sign in' }).click()
+    await page.waitForURL(`${server.baseUrl}/`)
+    await expectHeading(page, `Welcome, ${ADMIN.name}`)
+    await context.close()
+  })
+
+  it('shows an OIDC failure as a sentence on the sign-in page', async () => {
+    oidc.loginAs = null
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto('/login')
+    await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
+    await page.waitForURL('**/login?error=ACCESS_DENIED')
+    expect(await page.getByRole('alert').textContent()).toBe('The identity provider did not let you sign in.')
+    await context.close()
+  })
+
+  it('changes the email address through the mailed link (pending until then), and the password', async () => {
+    const smtpSettings = await api('/api/admin/settings/smtp', {
+      method: 'PUT',
+      token: adminApiToken,
+      body: { enabled: true, host: smtp.host, port: smtp.port, username: SMTP_USERNAME, password: SMTP_PASSWORD, from_address: 'no-reply@example.com' },
+    })
+    expect(smtpSettings.status).toBe(200)
+    // Ada's address now belongs to the identity provider she signed in with: Lin has a password account.
+    expect((await api('/api/admin/users', { method: 'POST', token: adminApiToken, body: LIN })).status).toBe(201)
+    const linContext = await newContext()
+    const linPage = await linContext.newPage()
+    await linPage.goto('/login')
+    await signIn(linPage, LIN.email, LIN.password)
+    await linPage.waitForURL(`${server.baseUrl}/`)
+    const newEmail = 'lin@lattice.example'
+    await linPage.goto('/account')
+    await expectHeading(linPage, 'Profile')
+    const emailSection = linPage.getByRole('region', { name: 'Email address' })
+    await emailSection.getByLabel('New email address').fill(newEmail)
+    await emailSection.getByLabel('Current password').fill(LIN.password)
+    await emailSection.getByRole('button', { name: 'Change email address' }).click()
+    await expect.poll(() => linPage.getByTestId('email-pending').textContent()).toContain(newEmail)
+
+    const link = mailedLink(newEmail, '/verify-email')
+    const mailbox = await newContext()
+    const page = await mailbox.newPage()
+    await page.goto(link)
+    await expectHeading(page, 'Confirm email address')
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`Your email address is now ${newEmail}.`)
+    // The single-use token is gone from the address bar and the history.
+    expect(new URL(page.url()).search).toBe('')
+    await checkAccessibility(page, 'verify email, done')
+    await mailbox.close()
+    LIN.email = newEmail
+
+    const passwordSection = linPage.getByRole('region', { name: 'Password' })
+    await passwordSection.getByLabel('Current password').fill('not-my-password')
+    await passwordSection.getByLabel('New password').fill('difference-engine-1822')
+    await passwordSection.getByRole('button', { name: 'Change password' }).click()
+    const current = passwordSection.getByLabel('Current password')
+    await expect.poll(() => current.getAttribute('aria-invalid')).toBe('true')
+    expect(await current.evaluate((element) => element === document.activeElement)).toBe(true)
+    await current.fill(LIN.password)
+    await passwordSection.getByRole('button', { name: 'Change password' }).click()
+    await passwordSection.getByText('Password changed. Your other sessions were signed out.').waitFor()
+    LIN.password = 'difference-engine-1822'
+    expect((await api('/api/auth/login', { method: 'POST', body: { email: newEmail, password: LIN.password } })).status).toBe(200)
+    await linContext.close()
+  })
+
+  it('accepts an invitation: signed out, it asks to sign in first and comes back to accept', async () => {
+    const lin = LIN
+    const organization = (await (await api('/api/organizations', { method: 'POST', token: adminApiToken, body: { name: 'Research' } })).json()) as { id: string }
+    const invited = await api(`/api/organizations/${organization.id}/invitations`, { method: 'POST', token: adminApiToken, body: { email: lin.email, role: 'member' } })
+    expect(invited.status).toBe(201)
+
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto(mailedLink(lin.email, '/invitations/accept'))
+    await expectHeading(page, 'Invitation')
+    await page.getByRole('link', { name: 'Sign in to accept' }).click()
+    await expectHeading(page, 'Sign in')
+    await signIn(page, lin.email, lin.password)
+    await page.waitForURL('**/invitations/accept?token=*')
+    await page.getByRole('button', { name: 'Accept invitation' }).click()
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('You joined Research as member.')
+    await checkAccessibility(page, 'invitation accepted')
+    await context.close()
+  })
+
+  it('renders in German and in the dark theme once the profile says so', async () => {
+    await adminPage.goto('/account')
+    await expectHeading(adminPage, 'Profile')
+    await checkAccessibility(adminPage, 'profile')
+    await adminPage.getByLabel('Language').selectOption('de')
+    await adminPage.getByLabel('Dark').check()
+    await adminPage.getByRole('button', { name: 'Save profile' }).click()
+    await expectHeading(adminPage, 'Profil')
+    expect(await adminPage.evaluate(() => [document.documentElement.lang, document.documentElement.dataset.theme])).toEqual(['de', 'dark'])
+    const background = await adminPage.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    expect(background).toBe('rgb(15, 17, 21)')
+
+    for (const [path, title] of [
+      ['/account/security', 'Sicherheit'],
+      ['/account/tokens', 'API-Tokens'],
+      ['/', `Willkommen, ${ADMIN.name}`],
+    ] as const) {
+      await adminPage.goto(path)
+      await expectHeading(adminPage, title)
+      const screenshot = await adminPage.screenshot()
+      expect(screenshot.length).toBeGreaterThan(10_000)
+      await checkAccessibility(adminPage, `${path} in German`)
+    }
+  })
+
+  it('has pages of its own for not found, offline, and mailed links', async () => {
+    const context = await newContext({ locale: 'de-DE' })
+    const page = await context.newPage()
+    await page.goto('/login')
+    await expectHeading(page, 'Anmelden')
+    await checkAccessibility(page, 'login in German')
+
+    await page.goto('/verify-email?token=not-a-real-token')
+    await expectHeading(page, 'E-Mail-Adresse bestätigen')
+    await expect.poll(() => page.getByRole('alert').count()).toBe(1)
+    expect(new URL(page.url()).search).toBe('')
+    await checkAccessibility(page, 'verify email, invalid link')
+
+    await page.goto('/invitations/accept?token=abc')
+    await expectHeading(page, 'Einladung')
+    await page.getByRole('link', { name: 'Zum Annehmen anmelden' }).waitFor()
+    await checkAccessibility(page, 'invitation, signed out')
+    await context.close()
+
+    await adminPage.goto('/account/nothing-here')
+    await expectHeading(adminPage, 'Seite nicht gefunden')
+    await checkAccessibility(adminPage, 'not found')
+
+    await adminPage.route('**/api/**', (route) => route.abort('connectionrefused'))
+    await adminPage.evaluate(() => window.history.pushState(null, '', '/'))
+    await adminPage.goto('/account/tokens')
+    // Without an answer from the API the person's language is unknown: the browser's is used.
+    await expectHeading(adminPage, 'Switchboard cannot be reached')
+    await checkAccessibility(adminPage, 'offline')
+    await adminPage.unroute('**/api/**')
+  })
+
+  it('ran under the console CSP without a single violation', () => {
+    expect(cspViolations).toEqual([])
+  })
+})

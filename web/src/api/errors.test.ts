@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { formatters } from '../i18n/i18n'
+import { describeError } from '../ui/describe-error'
+import { ApiError, NetworkError, fieldErrors, placeError } from './errors'
+
+const envelope = (reason: string, extra: Record<string, unknown> = {}) => ({ code: 400, error: 'Bad Request', reason, message: `API says ${reason}`, ...extra })
+
+describe('ApiError.from', () => {
+  it('reads reason, message, details and retryAfter from the envelope', () => {
+    const error = ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 42, details: [{ field: 'email', message: 'x' }, { nope: 1 }] }))
+    expect(error).toMatchObject({ status: 429, reason: 'RATE_LIMITED', message: 'API says RATE_LIMITED', retryAfter: 42 })
+    expect(error.details).toEqual([{ field: 'email', message: 'x' }])
+  })
+
+  it('falls back to the Retry-After header, and to a reason by status for a body that is not an envelope', () => {
+    expect(ApiError.from(429, 'Too Many', '30').retryAfter).toBe(30)
+    expect(ApiError.from(502, '<html>bad gateway</html>').reason).toBe('SERVICE_UNAVAILABLE')
+    expect(ApiError.from(418, null).reason).toBe('UNKNOWN')
+  })
+})
+
+describe('where an error is shown', () => {
+  it('at the field the details name (first message per field)', () => {
+    const error = ApiError.from(400, envelope('VALIDATION_FAILED', { details: [{ field: 'password', message: 'is too common' }, { field: 'password', message: 'second' }] }))
+    expect(fieldErrors(error)).toEqual({ password: 'is too common' })
+    expect(placeError(error, ['email', 'password'])).toEqual({ field: 'password', reason: 'VALIDATION_FAILED', message: 'is too common' })
+  })
+
+  it('a field the form does not have goes to the whole form', () => {
+    const error = ApiError.from(400, envelope('VALIDATION_FAILED', { details: [{ field: 'body', message: 'must contain at least one field' }] }))
+    expect(placeError(error, ['name']).field).toBeNull()
+  })
+
+  it('reasons about one field go to it: wrong credentials and wrong passwords at the password, wrong codes at the code', () => {
+    expect(placeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password']).field).toBe('password')
+    expect(placeError(ApiError.from(400, envelope('INVALID_PASSWORD')), ['current_password', 'new_password']).field).toBe('current_password')
+    expect(placeError(ApiError.from(400, envelope('INVALID_CODE')), ['code', 'password']).field).toBe('code')
+    expect(placeError(ApiError.from(409, envelope('ALREADY_EXISTS')), ['email']).field).toBeNull()
+  })
+
+  it('a network failure is a sentence for the whole form', () => {
+    expect(placeError(new NetworkError(new TypeError('fetch failed')), ['email'])).toEqual({ field: null, reason: 'NETWORK', message: '' })
+  })
+})
+
+describe('the sentence shown', () => {
+  const en = formatters('en')
+  const de = formatters('de')
+
+  it('translates a known reason and keeps the API message only for an unknown one', () => {
+    expect(describeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password'], de).text).toBe('E-Mail-Adresse oder Passwort ist falsch.')
+    expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], en).text).toBe('API says SOMETHING_NEW')
+  })
+
+  it('says when to retry after a 429', () => {
+    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 600 })), ['email'], en).text).toBe('Too many attempts. Try again in 10 minutes.')
+    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 20 })), ['email'], de).text).toBe('Zu viele Versuche. Versuchen Sie es in 20 Sekunden erneut.')
+  })
+})

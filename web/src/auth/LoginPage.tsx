@@ -1,0 +1,98 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Navigate, useNavigate, useSearch } from '@tanstack/react-router'
+import { useRef, useState } from 'react'
+import { client, unwrap } from '../api/client'
+import { providersQuery, setupQuery } from '../api/queries'
+import { useI18n } from '../i18n/i18n'
+import { FormError, SubmitButton, TextField, focusField, formValues } from '../ui/form'
+import { describeError } from '../ui/describe-error'
+import { Page } from '../ui/page'
+import { AuthFrame } from './AuthFrame'
+import { safeReturnTo } from './return-to'
+import { finishSignIn, setPendingMfaToken } from './sign-in'
+
+const FIELDS = ['email', 'password'] as const
+
+export const OIDC_ERRORS = ['PROVIDER_NOT_FOUND', 'INVALID_STATE', 'ACCESS_DENIED', 'PROVIDER_ERROR', 'ACCOUNT_NOT_FOUND', 'ACCOUNT_DISABLED', 'EMAIL_NOT_VERIFIED', 'EMAIL_IN_USE']
+
+export function LoginPage() {
+  const i18n = useI18n()
+  const { t } = i18n
+  const search = useSearch({ from: '/login' })
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const setup = useQuery(setupQuery)
+  const providers = useQuery(providersQuery)
+  const form = useRef<HTMLFormElement>(null)
+  const [error, setError] = useState<{ field: string | null; text: string } | null>(null)
+  const returnTo = safeReturnTo(search.return_to) ?? undefined
+
+  const login = useMutation({
+    mutationFn: (body: { email: string; password: string }) => unwrap(client.POST('/api/auth/login', { body })),
+    onSuccess: (data) => {
+      if ('mfa_required' in data) {
+        setPendingMfaToken(data.mfa_token)
+        void navigate({ to: '/login/mfa', search: { return_to: returnTo } })
+      } else {
+        finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
+      }
+    },
+    onError: (failure) => {
+      const shown = describeError(failure, FIELDS, i18n)
+      setError(shown)
+      queueMicrotask(() => focusField(form.current, shown.field))
+    },
+  })
+
+  if (setup.data?.initialized === false) return <Navigate to="/setup" />
+
+  const oidcError = search.error !== undefined ? (OIDC_ERRORS.includes(search.error) ? t(`oidcError.${search.error}`) : t('oidcError.UNKNOWN')) : null
+  const providerList = providers.data?.items ?? []
+
+  return (
+    <AuthFrame>
+      <Page title={t('login.title')} description={t('login.description')}>
+        {oidcError !== null && <FormError>{oidcError}</FormError>}
+        <form
+          ref={form}
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault()
+            const values = formValues(event.currentTarget)
+            setError(null)
+            login.mutate({ email: values.email ?? '', password: values.password ?? '' })
+          }}
+        >
+          <FormError>{error?.field === null ? error.text : null}</FormError>
+          <TextField name="email" type="email" label={t('field.email')} autoComplete="username" required error={error?.field === 'email' ? error.text : undefined} />
+          <TextField
+            name="password"
+            type="password"
+            label={t('field.password')}
+            autoComplete="current-password"
+            required
+            error={error?.field === 'password' ? error.text : undefined}
+          />
+          <SubmitButton pending={login.isPending}>{t('login.submit')}</SubmitButton>
+        </form>
+        {providerList.length > 0 && (
+          <section className="providers" aria-labelledby="providers-heading">
+            <h2 id="providers-heading" className="divider-heading">
+              {t('login.providers')}
+            </h2>
+            <ul className="provider-list">
+              {providerList.map((provider) => (
+                <li key={provider.provider_key}>
+                  {/* A full navigation: the provider's page, then the API's callback, then back here. */}
+                  <a className="button button-secondary button-block" href={`/api/auth/oidc/${encodeURIComponent(provider.provider_key)}/login`}>
+                    {t('login.withProvider', { name: provider.name })}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+      </Page>
+    </AuthFrame>
+  )
+}

@@ -1,0 +1,34 @@
+/**
+ * The console's entry: query cache, language, router. The sign-in pages are part of this first
+ * chunk; the signed-in shell and every account area load on demand (see router.tsx).
+ */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { RouterProvider } from '@tanstack/react-router'
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { ApiError } from './api/errors'
+import { I18nProvider } from './i18n/i18n'
+import { createConsoleRouter } from './router'
+import './styles.css'
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A 4xx is an answer, not a glitch: only retry what may pass on a second try.
+      retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status < 500),
+      refetchOnWindowFocus: false,
+    },
+  },
+})
+
+const router = createConsoleRouter(queryClient)
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <I18nProvider>
+        <RouterProvider router={router} />
+      </I18nProvider>
+    </QueryClientProvider>
+  </StrictMode>,
+)

@@ -1,0 +1,138 @@
+/**
+ * Every console URL. Signed-out pages (setup, sign-in, second step, mailed links) sit at the root;
+ * everything else sits in the shell, which requires a signed-in user and loads lazily.
+ */
+import type { QueryClient } from '@tanstack/react-query'
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router'
+import { ApiError } from './api/errors'
+import { meQuery } from './api/queries'
+import { LoginPage } from './auth/LoginPage'
+import { MfaPage } from './auth/MfaPage'
+import { SetupPage } from './auth/SetupPage'
+import { RootLayout } from './shell/Preferences'
+import { ErrorPage, NotFoundPage } from './shell/StatusPages'
+import { focusNextHeading } from './ui/page'
+
+interface RouterContext {
+  queryClient: QueryClient
+}
+
+const optionalString = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+
+const rootRoute = createRootRouteWithContext<RouterContext>()({
+  component: RootLayout,
+  notFoundComponent: NotFoundPage,
+  errorComponent: ErrorPage,
+})
+
+const setupRoute = createRoute({ getParentRoute: () => rootRoute, path: '/setup', component: SetupPage })
+
+const loginRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login',
+  validateSearch: (search: Record<string, unknown>): { return_to?: string; error?: string } => ({
+    return_to: optionalString(search.return_to),
+    error: optionalString(search.error),
+  }),
+  component: LoginPage,
+})
+
+const mfaRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login/mfa',
+  validateSearch: (search: Record<string, unknown>): { return_to?: string } => ({ return_to: optionalString(search.return_to) }),
+  component: MfaPage,
+})
+
+const tokenSearch = (search: Record<string, unknown>): { token?: string } => ({ token: optionalString(search.token) })
+
+const verifyEmailRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/verify-email',
+  validateSearch: tokenSearch,
+  component: lazyRouteComponent(() => import('./landing/VerifyEmailPage'), 'VerifyEmailPage'),
+})
+
+const invitationRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/invitations/accept',
+  validateSearch: tokenSearch,
+  component: lazyRouteComponent(() => import('./landing/InvitationPage'), 'InvitationPage'),
+})
+
+/** The signed-in frame: a 401 sends the person to sign in and back here afterwards. */
+const shellRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: 'shell',
+  beforeLoad: async ({ context, location }) => {
+    try {
+      return { user: await context.queryClient.ensureQueryData(meQuery) }
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+        throw redirect({ to: '/login', search: { return_to: location.href } })
+      }
+      throw error
+    }
+  },
+  component: lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell'),
+})
+
+const homeRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/',
+  component: lazyRouteComponent(() => import('./shell/HomePage'), 'HomePage'),
+})
+
+const profileRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/account',
+  component: lazyRouteComponent(() => import('./account/ProfilePage'), 'ProfilePage'),
+})
+
+const securityRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/account/security',
+  component: lazyRouteComponent(() => import('./account/SecurityPage'), 'SecurityPage'),
+})
+
+const tokensRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/account/tokens',
+  component: lazyRouteComponent(() => import('./account/TokensPage'), 'TokensPage'),
+})
+
+/** Administration arrives with part 2; until then it says plainly who may enter. */
+const adminRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/admin',
+  beforeLoad: ({ context }) => {
+    const user = (context as { user?: { is_admin: boolean } }).user
+    if (!user?.is_admin) throw new ApiError(403, 'FORBIDDEN', 'forbidden', [], null)
+  },
+  component: NotFoundPage,
+})
+
+const routeTree = rootRoute.addChildren([
+  setupRoute,
+  loginRoute,
+  mfaRoute,
+  verifyEmailRoute,
+  invitationRoute,
+  shellRoute.addChildren([homeRoute, profileRoute, securityRoute, tokensRoute, adminRoute]),
+])
+
+export function createConsoleRouter(queryClient: QueryClient) {
+  const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true })
+  router.subscribe('onBeforeNavigate', ({ fromLocation }) => {
+    // The first load keeps the browser's own focus; later navigations announce the new page.
+    if (fromLocation !== undefined) focusNextHeading()
+  })
+  return router
+}
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: ReturnType<typeof createConsoleRouter>
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The signed-in frame: skip link, top bar (instance name, account menu), side navigation (folded
+ * into a menu button below 720 px), the page in <main>.
+ */
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
+import { useEffect, useState } from 'react'
+import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
+import { client } from '../api/client'
+import { meQuery } from '../api/queries'
+import { useI18n } from '../i18n/i18n'
+
+export function AppShell() {
+  const { t } = useI18n()
+  const me = useQuery(meQuery)
+  const user = me.data
+  const queryClient = useQueryClient()
+  const navigate = useNavigate()
+  const pathname = useRouterState({ select: (state) => state.location.pathname })
+  const [navOpen, setNavOpen] = useState(false)
+
+  // Signed out elsewhere (another tab, a revoked session): back to sign-in.
+  useEffect(() => {
+    if (me.error && 'status' in me.error && me.error.status === 401) void navigate({ to: '/login', search: { return_to: pathname } })
+  }, [me.error, navigate, pathname])
+
+  useEffect(() => setNavOpen(false), [pathname])
+
+  const signOut = async () => {
+    await client.POST('/api/auth/logout').catch(() => undefined)
+    queryClient.clear()
+    void navigate({ to: '/login' })
+  }
+
+  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/', label: string) => (
+    <li>
+      <Link to={to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
+        {label}
+      </Link>
+    </li>
+  )
+
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        {t('shell.skip')}
+      </a>
+      <header className="topbar">
+        <button type="button" className="button button-ghost nav-toggle" aria-expanded={navOpen} aria-controls="side-nav" onClick={() => setNavOpen((open) => !open)}>
+          {t('shell.menu')}
+        </button>
+        <Link to="/" className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          {t('app.name')}
+        </Link>
+        <div className="topbar-end">
+          <MenuTrigger>
+            <Button className="button button-ghost account-button">
+              <span className="avatar" aria-hidden="true">
+                {(user?.name ?? '?').slice(0, 1).toUpperCase()}
+              </span>
+              <span className="account-name">{user?.name}</span>
+            </Button>
+            <Popover className="popover" placement="bottom end">
+              <Menu
+                className="menu"
+                onAction={(key) => {
+                  if (key === 'signout') void signOut()
+                  else void navigate({ to: key as string })
+                }}
+              >
+                <MenuItem className="menu-item" id="/account">
+                  {t('nav.profile')}
+                </MenuItem>
+                <MenuItem className="menu-item" id="/account/security">
+                  {t('nav.security')}
+                </MenuItem>
+                <MenuItem className="menu-item" id="/account/tokens">
+                  {t('nav.tokens')}
+                </MenuItem>
+                <Separator className="menu-separator" />
+                <MenuItem className="menu-item" id="signout">
+                  {t('shell.signOut')}
+                </MenuItem>
+              </Menu>
+            </Popover>
+          </MenuTrigger>
+        </div>
+      </header>
+      <div className="shell-body">
+        <nav id="side-nav" className={navOpen ? 'sidenav open' : 'sidenav'} aria-label={t('shell.navigation')}>
+          <ul>{navLink('/', t('nav.home'))}</ul>
+          <h2 className="nav-group">{t('nav.account')}</h2>
+          <ul>
+            {navLink('/account', t('nav.profile'))}
+            {navLink('/account/security', t('nav.security'))}
+            {navLink('/account/tokens', t('nav.tokens'))}
+          </ul>
+        </nav>
+        <main id="main" className="content" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
+    </div>
+  )
+}
