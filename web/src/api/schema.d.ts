@@ -7,45 +7,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (text exposition format) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/plain; version=0.0.4 */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description UNAUTHORIZED: METRICS_TOKEN is set and was not sent */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Prometheus metrics (text exposition format)
+         * @description Needs `Authorization: Bearer <METRICS_TOKEN>`; without METRICS_TOKEN configured it always answers 401 (use METRICS_PORT for a loopback listener instead).
+         */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -62,38 +28,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process answers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -110,47 +45,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: the database answers */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: the database does not answer */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -167,140 +62,10 @@ export interface paths {
             cookie?: never;
         };
         /** Whether first-run setup has been done */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            initialized: boolean;
-                        };
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSetupStatus"];
         put?: never;
         /** Create the first user (an administrator) and sign in */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        name: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["User"];
-                            /** @description The access JWT; the same value is set in the `token` cookie */
-                            token: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_INITIALIZED: a user exists */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 setup attempts per 15 minutes per IP */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["completeSetup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -317,107 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign in with email and password (users with MFA get an mfa_token for the second step) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["User"];
-                            /** @description The access JWT; the same value is set in the `token` cookie */
-                            token: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        } | {
-                            /** @enum {boolean} */
-                            mfa_required: true;
-                            /** @description Single use; complete with POST /api/auth/mfa/verify within 5 minutes */
-                            mfa_token: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INVALID_CREDENTIALS: unknown email or wrong password */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: too many failed sign-ins */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -434,87 +99,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End the current session and clear the cookies */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -529,64 +114,7 @@ export interface paths {
             cookie?: never;
         };
         /** The CSRF token of the current session (also set as a cookie) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            csrf_token: string;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getCsrfToken"];
         put?: never;
         post?: never;
         delete?: never;
@@ -603,249 +131,15 @@ export interface paths {
             cookie?: never;
         };
         /** The current user */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["User"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         /** Delete your account (password, and a TOTP or backup code when MFA is on) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        password?: string;
-                        code?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description LAST_ADMIN: you are the last active administrator */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: too many wrong passwords */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteCurrentUser"];
         options?: never;
         head?: never;
         /** Update your name, language, theme or AI-suggestion preference */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        language?: string;
-                        /** @enum {string} */
-                        theme?: "auto" | "light" | "dark";
-                        ai_suggestions_enabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["User"];
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateCurrentUser"];
         trace?: never;
     };
     "/api/users/me/password": {
@@ -858,94 +152,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Change your password; your other sessions are signed out */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        current_password?: string;
-                        new_password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED (new_password rules), PASSWORD_REQUIRED, INVALID_PASSWORD */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: too many wrong passwords */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["changePassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -960,84 +167,7 @@ export interface paths {
             cookie?: never;
         };
         /** The current user's live sessions, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                last_seen_at: string;
-                                user_agent: string | null;
-                                ip: string | null;
-                                /** @description True for the session making this request */
-                                current: boolean;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listSessions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1057,98 +187,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke one of your sessions (sign it out) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no live session of yours with this id */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1162,65 +201,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether MFA is enabled (never a secret) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            enabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            enrolled_at?: string;
-                            /** @description Absent on success */
-                            error?: string;
-                            /** @description An enrollment has begun and not expired */
-                            pending: boolean;
-                            backup_codes_remaining: number;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getMfaStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1239,115 +220,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start enrollment: a new secret, valid 10 minutes until confirmed */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Base32 TOTP secret (160 bits), for manual entry */
-                            secret: string;
-                            otpauth_url: string;
-                            /** @description The otpauth URL as an SVG QR code */
-                            qr_svg: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description MFA_ALREADY_ENABLED */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["beginMfaEnrollment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1364,107 +237,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirm with a 6-digit code: MFA is enabled, other sessions end, backup codes are returned once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description One-time codes, shown only in this response */
-                            backup_codes: string[];
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, INVALID_CODE */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description MFA_ALREADY_ENABLED, MFA_NO_PENDING */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["confirmMfaEnrollment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1481,96 +254,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Abandon a pending enrollment */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description MFA_ALREADY_ENABLED */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["cancelMfaEnrollment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1587,103 +271,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Disable MFA with a current code (and the password, if the account has one) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        code: string;
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description MFA_NOT_ENABLED */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["disableMfa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1700,108 +288,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Replace every backup code with a new set */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        code: string;
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description One-time codes, shown only in this response */
-                            backup_codes: string[];
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description MFA_NOT_ENABLED */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["regenerateBackupCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1818,96 +305,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Sign-in second step: the mfa_token from login and a TOTP or backup code */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        mfa_token: string;
-                        code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: components["schemas"]["User"];
-                            /** @description The access JWT; the same value is set in the `token` cookie */
-                            token: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description MFA_PENDING_INVALID, INVALID_CODE */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 5 wrong codes per mfa_token, 10 per account per 15 minutes */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["verifyMfa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1922,184 +320,10 @@ export interface paths {
             cookie?: never;
         };
         /** Your active API tokens, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: components["schemas"]["ApiToken"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listApiTokens"];
         put?: never;
         /** Create a personal API token; the secret is in this response only */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description Default: never expires */
-                        expires_in_days?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            /** @description The first 10 characters of the token (sb_ + 7), to recognise it */
-                            prefix: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            last_used_at: string | null;
-                            expires_at: string | null;
-                            /** @description The whole secret. Returned once, in this response only. */
-                            token: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description LIMIT_REACHED: 100 active tokens */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 creations per 15 minutes */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createApiToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2117,98 +341,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke one of your API tokens */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no active token of yours with this id */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeApiToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2223,99 +356,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove a user's MFA (factor, backup codes, pending enrollment) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such user */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a user's MFA (factor, backup codes, pending enrollment) and end their sessions
+         * @description Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED (use POST /api/auth/mfa/disable).
+         */
+        post: operations["resetUserMfa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2330,245 +375,13 @@ export interface paths {
             cookie?: never;
         };
         /** Users, newest first; q matches part of the email or name, ignoring case */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    /** @description Part of the email or name, any case */
-                    q?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                email: string;
-                                name: string;
-                                /** @description 8 base58 characters, immutable */
-                                user_key: string;
-                                is_admin: boolean;
-                                /**
-                                 * @example en
-                                 * @example de-AT
-                                 */
-                                language: string;
-                                theme: "auto" | "light" | "dark";
-                                ai_suggestions_enabled: boolean;
-                                email_pending: string | null;
-                                oidc_provider: string | null;
-                                oidc_sub: string | null;
-                                has_password: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                updated_at: string;
-                                disabled: boolean;
-                                mfa_enabled: boolean;
-                                last_login_at: string | null;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listUsers"];
         put?: never;
-        /** Create a user, with or without a password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        name: string;
-                        password?: string;
-                        is_admin?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            email: string;
-                            name: string;
-                            /** @description 8 base58 characters, immutable */
-                            user_key: string;
-                            is_admin: boolean;
-                            /**
-                             * @example en
-                             * @example de-AT
-                             */
-                            language: string;
-                            theme: "auto" | "light" | "dark";
-                            ai_suggestions_enabled: boolean;
-                            email_pending: string | null;
-                            oidc_provider: string | null;
-                            oidc_sub: string | null;
-                            has_password: boolean;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                            disabled: boolean;
-                            mfa_enabled: boolean;
-                            last_login_at: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the email belongs to another user (details: email) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a user, with or without a password
+         * @description Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
+         */
+        post: operations["createUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2583,368 +396,15 @@ export interface paths {
             cookie?: never;
         };
         /** One user */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            email: string;
-                            name: string;
-                            /** @description 8 base58 characters, immutable */
-                            user_key: string;
-                            is_admin: boolean;
-                            /**
-                             * @example en
-                             * @example de-AT
-                             */
-                            language: string;
-                            theme: "auto" | "light" | "dark";
-                            ai_suggestions_enabled: boolean;
-                            email_pending: string | null;
-                            oidc_provider: string | null;
-                            oidc_sub: string | null;
-                            has_password: boolean;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                            disabled: boolean;
-                            mfa_enabled: boolean;
-                            last_login_at: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such user */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getUser"];
         /**
          * Change any of email, name, is_admin, disabled, language, theme, password
-         * @description Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled.
+         * @description Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled. Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.
          */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email?: string;
-                        name?: string;
-                        is_admin?: boolean;
-                        disabled?: boolean;
-                        language?: string;
-                        /** @enum {string} */
-                        theme?: "auto" | "light" | "dark";
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            email: string;
-                            name: string;
-                            /** @description 8 base58 characters, immutable */
-                            user_key: string;
-                            is_admin: boolean;
-                            /**
-                             * @example en
-                             * @example de-AT
-                             */
-                            language: string;
-                            theme: "auto" | "light" | "dark";
-                            ai_suggestions_enabled: boolean;
-                            email_pending: string | null;
-                            oidc_provider: string | null;
-                            oidc_sub: string | null;
-                            has_password: boolean;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                            disabled: boolean;
-                            mfa_enabled: boolean;
-                            last_login_at: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such user */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the email belongs to another user (details: email); LAST_ADMIN: the last active administrator */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["updateUser"];
         post?: never;
         /** Delete a user's account */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such user */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SELF_DELETION: your own account (use DELETE /api/users/me); LAST_ADMIN: the last active administrator; LAST_OWNER: the only owner of an organization */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2958,198 +418,10 @@ export interface paths {
             cookie?: never;
         };
         /** Teams, by name */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                name: string;
-                                description: string | null;
-                                member_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listTeams"];
         put?: never;
         /** Create a team */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        description?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: a team has this name, ignoring case (details: name) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createTeam"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3164,310 +436,15 @@ export interface paths {
             cookie?: never;
         };
         /** One team */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such team */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getTeam"];
         put?: never;
         post?: never;
         /** Delete a team (its users stay) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such team */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteTeam"];
         options?: never;
         head?: never;
         /** Rename a team or change its description (null clears it) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        description?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            description: string | null;
-                            member_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such team */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: a team has this name, ignoring case (details: name) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateTeam"];
         trace?: never;
     };
     "/api/admin/teams/{id}/members": {
@@ -3478,219 +455,10 @@ export interface paths {
             cookie?: never;
         };
         /** The members of a team, by name */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                user_id: string;
-                                email: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                added_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such team */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listTeamMembers"];
         put?: never;
         /** Add a user to a team, by user_id or by email (exactly one) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        user_id?: string;
-                        /** Format: email */
-                        email?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user_id: string;
-                            email: string;
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            added_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such team, or no such user */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the user is already a member (details: user_id) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["addTeamMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3708,99 +476,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a user from a team */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    user_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such team, or the user is not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["removeTeamMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3814,103 +490,7 @@ export interface paths {
             cookie?: never;
         };
         /** The audit log, newest first; filters: action (exact), actor_id, since (inclusive) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    /** @description Exactly this action */
-                    action?: string;
-                    actor_id?: string;
-                    /** @example 2026-11-21T10:00:00.000Z */
-                    since?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                at: string;
-                                actor_id: string | null;
-                                actor_email: string | null;
-                                /**
-                                 * @example org.create
-                                 * @example admin.user_update
-                                 */
-                                action: string;
-                                target_type: string | null;
-                                target_id: string | null;
-                                ip: string | null;
-                                /** @description Non-secret facts about the change (field names, roles, …) */
-                                metadata: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3929,124 +509,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Ask to change your email: a verification link goes to the new address */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["User"];
-                    };
-                };
-                /** @description VALIDATION_FAILED (also: the address is already yours), PASSWORD_REQUIRED, INVALID_PASSWORD */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); SESSION_REQUIRED */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UPSTREAM_FAILED: the mail could not be sent; nothing was changed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing was changed */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["requestEmailChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4063,86 +526,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Confirm an email change with the token from the verification link */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["User"];
-                    };
-                };
-                /** @description VALIDATION_FAILED: the token is unknown, expired or already used (field token) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: another account took the address meanwhile */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["verifyEmailChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4157,182 +541,9 @@ export interface paths {
             cookie?: never;
         };
         /** The SMTP settings, sanitized (defaults when never configured) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            enabled: boolean;
-                            host: string | null;
-                            port: number;
-                            /** @description true: TLS from the first byte (usually port 465); false: STARTTLS when the server offers it */
-                            secure: boolean;
-                            username: string | null;
-                            from_address: string | null;
-                            from_name: string | null;
-                            /** @description Whether a password is stored; the password itself is never returned */
-                            password_set: boolean;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSmtpSettings"];
         /** Change SMTP settings (partial); password omitted: kept, null: cleared */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        enabled?: boolean;
-                        host?: string | null;
-                        port?: number;
-                        secure?: boolean;
-                        username?: string | null;
-                        from_address?: string | null;
-                        from_name?: string | null;
-                        /** @description Omitted: kept; null: cleared. Write-only. */
-                        password?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            enabled: boolean;
-                            host: string | null;
-                            port: number;
-                            /** @description true: TLS from the first byte (usually port 465); false: STARTTLS when the server offers it */
-                            secure: boolean;
-                            username: string | null;
-                            from_address: string | null;
-                            from_name: string | null;
-                            /** @description Whether a password is stored; the password itself is never returned */
-                            password_set: boolean;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, also when enabled without host or from_address */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["updateSmtpSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4350,119 +561,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Send a test mail through the configured SMTP server (to you unless `to` is given) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        to?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            delivered: true;
-                            /** @description The Message-ID of the test mail */
-                            message_id: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 test mails per 15 minutes per administrator */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UPSTREAM_FAILED: the SMTP server failed; `message` has its reply (never credentials) */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_CONFIGURED: SMTP is not enabled with a host and sender */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["sendSmtpTestMail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4477,175 +576,9 @@ export interface paths {
             cookie?: never;
         };
         /** The AI settings (the API key is write-only) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            enabled: boolean;
-                            /** @enum {string} */
-                            provider: "openai";
-                            base_url: string;
-                            model: string | null;
-                            /** @description Whether an API key is stored; the key itself is never returned */
-                            api_key_set: boolean;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAiSettings"];
         /** Change AI settings (partial); api_key omitted: kept, null: cleared */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        enabled?: boolean;
-                        /** @enum {string} */
-                        provider?: "openai";
-                        /** Format: uri */
-                        base_url?: string;
-                        model?: string | null;
-                        /** @description Omitted: kept; null: cleared. Write-only. */
-                        api_key?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            enabled: boolean;
-                            /** @enum {string} */
-                            provider: "openai";
-                            base_url: string;
-                            model: string | null;
-                            /** @description Whether an API key is stored; the key itself is never returned */
-                            api_key_set: boolean;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, also when enabled without api_key or model */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["updateAiSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4661,98 +594,7 @@ export interface paths {
             cookie?: never;
         };
         /** The provider's models (GET {base_url}/models), by id, cached for 5 minutes */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                owned_by: string | null;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UPSTREAM_FAILED: the provider failed, refused the key or timed out */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_CONFIGURED: no API key is set */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listAiModels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4769,86 +611,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every setting, by key; the typed sections (smtp, ai) appear sanitized once configured */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                key: string;
-                                /** @description Any JSON value; typed sections (smtp, ai) appear sanitized */
-                                value: unknown;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4865,289 +628,12 @@ export interface paths {
             cookie?: never;
         };
         /** One setting */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            key: string;
-                            /** @description Any JSON value; typed sections (smtp, ai) appear sanitized */
-                            value: unknown;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no setting with this key */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSetting"];
         /** Create or replace a setting */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Any JSON value (null included), at most 16 KiB serialized */
-                        value: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            key: string;
-                            /** @description Any JSON value; typed sections (smtp, ai) appear sanitized */
-                            value: unknown;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED: key pattern or reserved key (smtp, ai, billing and their sub-keys); value over 16 KiB */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["putSetting"];
         post?: never;
         /** Delete a setting */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description VALIDATION_FAILED: a reserved key (smtp, ai, billing and their sub-keys) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no setting with this key */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSetting"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5161,58 +647,7 @@ export interface paths {
             cookie?: never;
         };
         /** Whether AI suggestions are available on this instance and enabled for you */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The instance has AI configured and switched on */
-                            available: boolean;
-                            /** @description Available, and the user's ai_suggestions_enabled is on */
-                            enabled: boolean;
-                        };
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAiSuggestionsConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5229,195 +664,10 @@ export interface paths {
             cookie?: never;
         };
         /** Your organizations, by name, with your role */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                /** @example free */
-                                plan: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listOrganizations"];
         put?: never;
         /** Create an organization; you become its owner */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        slug?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            slug: string;
-                            /** @example free */
-                            plan: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the slug is taken (details: slug) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createOrganization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5432,307 +682,15 @@ export interface paths {
             cookie?: never;
         };
         /** One of your organizations */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            slug: string;
-                            /** @example free */
-                            plan: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getOrganization"];
         put?: never;
         post?: never;
         /** Delete the organization with its memberships and invitations (owner) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role in the organization does not allow this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteOrganization"];
         options?: never;
         head?: never;
         /** Rename the organization or change its slug (owner, admin) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        slug?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            slug: string;
-                            /** @example free */
-                            plan: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role in the organization does not allow this */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the slug is taken (details: slug) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateOrganization"];
         trace?: never;
     };
     "/api/organizations/{id}/members": {
@@ -5743,215 +701,13 @@ export interface paths {
             cookie?: never;
         };
         /** The members, by name */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                user_id: string;
-                                email: string;
-                                name: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                joined_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listOrganizationMembers"];
         put?: never;
-        /** Add an existing user by email (owner, admin; only an owner adds an owner) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user_id: string;
-                            email: string;
-                            name: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member; or no user has this email */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the user is already a member (details: email) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        /**
+         * Invite a person by email to become a member (owner, admin; only an owner invites an owner)
+         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the mailed link (mail is sent when SMTP is configured).
+         */
+        post: operations["addOrganizationMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5969,233 +725,11 @@ export interface paths {
         put?: never;
         post?: never;
         /** Remove a member (owner, admin), or leave: any member may remove themselves */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    user_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member; or no such member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description LAST_OWNER: the organization would be left without an owner */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["removeOrganizationMember"];
         options?: never;
         head?: never;
         /** Change a member's role (owner, admin; owners only where an owner is involved) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    user_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user_id: string;
-                            email: string;
-                            name: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            joined_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member; or no such member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description LAST_OWNER: the organization would be left without an owner */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["changeOrganizationMemberRole"];
         trace?: never;
     };
     "/api/organizations/{id}/invitations": {
@@ -6206,245 +740,10 @@ export interface paths {
             cookie?: never;
         };
         /** Pending invitations, newest first (owner, admin) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                email: string;
-                                /** @enum {string} */
-                                role: "owner" | "admin" | "member";
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                expires_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listInvitations"];
         put?: never;
         /** Invite an address with a role; the invitee gets a single-use link by mail, valid 7 days (owner, admin) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            email: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the address belongs to a member (details: email) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 invitations per 15 minutes */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UPSTREAM_FAILED: the mail could not be delivered; nothing is left pending */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing is stored */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6462,99 +761,58 @@ export interface paths {
         put?: never;
         post?: never;
         /** Revoke a pending invitation: its link stops working (owner, admin) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                    invitation_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member; or no such pending invitation */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /** Your pending invitations (addressed to your email), newest first */
+        get: operations["listMyInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{invitation_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept one of your pending invitations; you join with the invited role */
+        post: operations["acceptMyInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{invitation_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline one of your pending invitations: its link stops working */
+        post: operations["declineMyInvitation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6570,117 +828,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Accept an invitation with the token from its link; you join with the invited role */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            slug: string;
-                            /** @example free */
-                            plan: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED: the token is invalid, expired, revoked or already used */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: the invitation was sent to another email address */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: you are already a member */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6695,241 +843,10 @@ export interface paths {
             cookie?: never;
         };
         /** The identity providers, by provider_key */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                provider_key: string;
-                                name: string;
-                                issuer_url: string;
-                                client_id: string;
-                                /** @description Whether a client secret is stored; the secret itself is never returned */
-                                client_secret_set: boolean;
-                                /** @description Always contains openid */
-                                scopes: string[];
-                                auto_create_users: boolean;
-                                /** @enum {string} */
-                                default_role: "user" | "admin";
-                                enabled: boolean;
-                                /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
-                                callback_url: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listOidcProviders"];
         put?: never;
         /** Add an identity provider (client_secret is write-only; null for a public client) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        provider_key: string;
-                        name: string;
-                        /** @description https (http only for 127.0.0.1, ::1, localhost) */
-                        issuer_url: string;
-                        client_id: string;
-                        /** @description Write-only. null: a public client (PKCE only). */
-                        client_secret: string | null;
-                        /** @description openid is added when missing; duplicates are dropped */
-                        scopes?: string[];
-                        auto_create_users?: boolean;
-                        /** @enum {string} */
-                        default_role?: "user" | "admin";
-                        enabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            provider_key: string;
-                            name: string;
-                            issuer_url: string;
-                            client_id: string;
-                            /** @description Whether a client secret is stored; the secret itself is never returned */
-                            client_secret_set: boolean;
-                            /** @description Always contains openid */
-                            scopes: string[];
-                            auto_create_users: boolean;
-                            /** @enum {string} */
-                            default_role: "user" | "admin";
-                            enabled: boolean;
-                            /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
-                            callback_url: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createOidcProvider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6944,500 +861,16 @@ export interface paths {
             cookie?: never;
         };
         /** One identity provider */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            provider_key: string;
-                            name: string;
-                            issuer_url: string;
-                            client_id: string;
-                            /** @description Whether a client secret is stored; the secret itself is never returned */
-                            client_secret_set: boolean;
-                            /** @description Always contains openid */
-                            scopes: string[];
-                            auto_create_users: boolean;
-                            /** @enum {string} */
-                            default_role: "user" | "admin";
-                            enabled: boolean;
-                            /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
-                            callback_url: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no identity provider with this id */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getOidcProvider"];
         /** Change an identity provider (partial); client_secret omitted: kept, null: cleared */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        provider_key?: string;
-                        name?: string;
-                        /** @description https (http only for 127.0.0.1, ::1, localhost) */
-                        issuer_url?: string;
-                        client_id?: string;
-                        /** @description Write-only. Omitted: kept; null: cleared (a public client). */
-                        client_secret?: string | null;
-                        /** @description openid is added when missing; duplicates are dropped */
-                        scopes?: string[];
-                        auto_create_users?: boolean;
-                        /** @enum {string} */
-                        default_role?: "user" | "admin";
-                        enabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            provider_key: string;
-                            name: string;
-                            issuer_url: string;
-                            client_id: string;
-                            /** @description Whether a client secret is stored; the secret itself is never returned */
-                            client_secret_set: boolean;
-                            /** @description Always contains openid */
-                            scopes: string[];
-                            auto_create_users: boolean;
-                            /** @enum {string} */
-                            default_role: "user" | "admin";
-                            enabled: boolean;
-                            /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
-                            callback_url: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no identity provider with this id */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["updateOidcProviderByPut"];
         post?: never;
         /** Delete an identity provider; its users keep their accounts, unlinked from it */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no identity provider with this id */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteOidcProvider"];
         options?: never;
         head?: never;
         /** Change an identity provider (partial); client_secret omitted: kept, null: cleared */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        provider_key?: string;
-                        name?: string;
-                        /** @description https (http only for 127.0.0.1, ::1, localhost) */
-                        issuer_url?: string;
-                        client_id?: string;
-                        /** @description Write-only. Omitted: kept; null: cleared (a public client). */
-                        client_secret?: string | null;
-                        /** @description openid is added when missing; duplicates are dropped */
-                        scopes?: string[];
-                        auto_create_users?: boolean;
-                        /** @enum {string} */
-                        default_role?: "user" | "admin";
-                        enabled?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            provider_key: string;
-                            name: string;
-                            issuer_url: string;
-                            client_id: string;
-                            /** @description Whether a client secret is stored; the secret itself is never returned */
-                            client_secret_set: boolean;
-                            /** @description Always contains openid */
-                            scopes: string[];
-                            auto_create_users: boolean;
-                            /** @enum {string} */
-                            default_role: "user" | "admin";
-                            enabled: boolean;
-                            /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
-                            callback_url: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication); FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no identity provider with this id */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateOidcProvider"];
         trace?: never;
     };
     "/api/auth/providers": {
@@ -7448,64 +881,7 @@ export interface paths {
             cookie?: never;
         };
         /** The enabled identity providers, for a login page, by provider_key */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                provider_key: string;
-                                name: string;
-                                /** @description {PUBLIC_URL}/api/auth/oidc/{provider_key}/login: where a login button points */
-                                login_url: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listSignInProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7522,53 +898,7 @@ export interface paths {
             cookie?: never;
         };
         /** 302 to the provider's authorization endpoint (PKCE S256, state, nonce); failures: 302 to {PUBLIC_URL}/login?error=<code> */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    provider_key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A redirect: see the Location header */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 100 requests per 15 minutes per IP */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["startOidcSignIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7585,67 +915,61 @@ export interface paths {
             cookie?: never;
         };
         /** The redirect URI: 302 to {PUBLIC_URL}/ signed in, to /login/mfa#mfa_token=… for the second factor, or to /login?error=<code> */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The authorization code */
-                    code?: string;
-                    /** @description Must equal the state this service sent */
-                    state?: string;
-                    /** @description The issuer (RFC 9207), checked when present */
-                    iss?: string;
-                    /** @description e.g. access_denied when the person declined */
-                    error?: string;
-                    /** @description Ignored: never shown or logged */
-                    error_description?: string;
-                };
-                header?: never;
-                path: {
-                    provider_key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A redirect: see the Location header */
-                302: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 100 requests per 15 minutes per IP */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["completeOidcSignIn"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your identity-provider link (at most one) */
+        get: operations["listMyIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/identities/{provider_key}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start linking a provider to your account: answers the provider's authorization URL (and the state cookie); after the provider, the browser comes back to {PUBLIC_URL}/account?linked=<key> or ?link_error=<code> */
+        post: operations["linkMyIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/identities/{provider_key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink the provider from your account (you need a password to sign in afterwards) */
+        delete: operations["unlinkMyIdentity"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7659,199 +983,10 @@ export interface paths {
             cookie?: never;
         };
         /** Your tags, by name */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                name: string;
-                                color: string | null;
-                                link_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listTags"];
         put?: never;
         /** Create a tag */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        color?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            color: string | null;
-                            link_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createTag"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7866,436 +1001,16 @@ export interface paths {
             cookie?: never;
         };
         /** One of your tags */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            color: string | null;
-                            link_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such tag of yours */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getTag"];
         /** Rename a tag or change its colour (null removes it) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        color?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            color: string | null;
-                            link_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such tag of yours */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["updateTagByPut"];
         post?: never;
         /** Delete a tag (the links keep existing without it) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such tag of yours */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteTag"];
         options?: never;
         head?: never;
         /** Rename a tag or change its colour (null removes it) */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        color?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            name: string;
-                            color: string | null;
-                            link_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such tag of yours */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateTag"];
         trace?: never;
     };
     "/api/links": {
@@ -8306,225 +1021,10 @@ export interface paths {
             cookie?: never;
         };
         /** The links you can see, newest first: yours and your organizations' */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                    tag_id?: string;
-                    /** @description Part of the title or URL, any case */
-                    q?: string;
-                    organization_id?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: string;
-                                url: string;
-                                title: string | null;
-                                slug: string | null;
-                                forwarding_enabled: boolean;
-                                tag_ids: string[];
-                                organization_id: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listLinks"];
         put?: never;
         /** Create a personal link, or one shared with an organization you belong to */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @example https://example.com/handbook */
-                        url: string;
-                        title?: string | null;
-                        slug?: string | null;
-                        /** @default true */
-                        forwarding_enabled?: boolean;
-                        /** @description Your own tags; replaces your tags on the link */
-                        tag_ids?: string[];
-                        organization_id?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            url: string;
-                            title: string | null;
-                            slug: string | null;
-                            forwarding_enabled: boolean;
-                            tag_ids: string[];
-                            organization_id: string | null;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: another link of the same owner (you, or the organization) has this slug (details: slug) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8539,323 +1039,15 @@ export interface paths {
             cookie?: never;
         };
         /** One link you can see */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            url: string;
-                            title: string | null;
-                            slug: string | null;
-                            forwarding_enabled: boolean;
-                            tag_ids: string[];
-                            organization_id: string | null;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such link, or not one you can see */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getLink"];
         put?: never;
         post?: never;
         /** Delete a link */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such link, or not one you can see */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteLink"];
         options?: never;
         head?: never;
         /** Change a link, or move it between you and your organizations */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @example https://example.com/handbook */
-                        url?: string;
-                        title?: string | null;
-                        slug?: string | null;
-                        forwarding_enabled?: boolean;
-                        /** @description Your own tags; replaces your tags on the link */
-                        tag_ids?: string[];
-                        organization_id?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            url: string;
-                            title: string | null;
-                            slug: string | null;
-                            forwarding_enabled: boolean;
-                            tag_ids: string[];
-                            organization_id: string | null;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such link, or the target organization is not yours */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description ALREADY_EXISTS: another link of the same owner (you, or the organization) has this slug (details: slug) */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateLink"];
         trace?: never;
     };
     "/api/go/preferences": {
@@ -8866,81 +1058,7 @@ export interface paths {
             cookie?: never;
         };
         /** Your go-link preferences, by slug */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /** @description The link's slug as written on it */
-                                slug: string;
-                                link_id: string;
-                                title: string | null;
-                                url: string;
-                                /** @description `personal`, or the name of the organization the link is shared with */
-                                source: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-21T10:00:00.000Z
-                                 */
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listGoPreferences"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8958,213 +1076,10 @@ export interface paths {
         };
         get?: never;
         /** Choose the link /go/{slug} opens for you */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        link_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The link's slug as written on it */
-                            slug: string;
-                            link_id: string;
-                            title: string | null;
-                            url: string;
-                            /** @description `personal`, or the name of the organization the link is shared with */
-                            source: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            updated_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED: a malformed slug, or a link without this slug or that does not forward (details: link_id) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such link, or not one you can see */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["setGoPreference"];
         post?: never;
         /** Forget your choice for /go/{slug} */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    slug: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No content */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: you have no preference for this slug */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteGoPreference"];
         options?: never;
         head?: never;
         patch?: never;
@@ -9178,73 +1093,7 @@ export interface paths {
             cookie?: never;
         };
         /** The plans on sale (none while billing is not configured) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /** @example pro */
-                                id: string;
-                                name: string;
-                                intervals: ("month" | "year")[];
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED or MALFORMED_JSON */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listBillingPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -9263,138 +1112,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start a Stripe Checkout for an organization's subscription (owner) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        organization_id: string;
-                        /** @description A plan id of GET /api/billing/plans */
-                        plan: string;
-                        /** @enum {string} */
-                        interval: "month" | "year";
-                        /** @description Where Stripe sends the payer afterwards; {CHECKOUT_SESSION_ID} is replaced by the session id; must be on this service's own origin (PUBLIC_URL) */
-                        success_url?: string;
-                        /** @description Where Stripe sends a payer who gives up; must be on this service's own origin (PUBLIC_URL) */
-                        cancel_url?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            url: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED: also an unknown plan, an interval the plan is not sold in, or a return URL on another origin */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND: no such organization, or you are not a member */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED: 10 checkout attempts per 15 minutes per user */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UPSTREAM_FAILED: Stripe failed or could not be reached */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_CONFIGURED: no Stripe secret key or no plans */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createCheckoutSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9411,76 +1129,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Stripe's events (signed with STRIPE_WEBHOOK_SECRET): checkout completed, subscription updated or deleted */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "stripe-signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            received: true;
-                        };
-                    };
-                };
-                /** @description VALIDATION_FAILED: missing or invalid Stripe-Signature (details: stripe-signature) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE: the body is not JSON */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_CONFIGURED: no STRIPE_WEBHOOK_SECRET */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["receiveStripeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9506,7 +1155,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "INTERNAL";
             details?: {
                 field: string;
                 message: string;
@@ -9549,11 +1198,5522 @@ export interface components {
             expires_at: string | null;
         };
     };
-    responses: never;
+    responses: {
+        /** @description VALIDATION_FAILED (details: one entry per invalid field) or MALFORMED_JSON */
+        ValidationFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description UNAUTHORIZED: credentials missing, invalid, expired or revoked */
+        Unauthorized: {
+            headers: {
+                /** @description Bearer realm="switchboard" */
+                "WWW-Authenticate"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+        CsrfFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description SESSION_REQUIRED: needs an interactive session, not an API token */
+        SessionRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+        SessionRequiredOrCsrfFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description FORBIDDEN: administrators only */
+        AdminRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+        AdminRequiredOrCsrfFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description NOT_FOUND: a path parameter that names nothing (one holding a control character, say) */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description PAYLOAD_TOO_LARGE: body over 64 KiB */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description UNSUPPORTED_MEDIA_TYPE: the body is not application/json */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute); see Retry-After */
+        RateLimited: {
+            headers: {
+                /** @description Whole seconds until a retry can succeed */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description INTERNAL: an unexpected error (details are in the log under the request id) */
+        Internal: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description SERVICE_UNAVAILABLE: the database is not answering; try again shortly */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text exposition format, version 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4": string;
+                };
+            };
+            /** @description UNAUTHORIZED: the METRICS_TOKEN was not sent, or none is configured */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            500: components["responses"]["Internal"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description SERVICE_UNAVAILABLE: the database does not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSetupStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        initialized: boolean;
+                        /** @description Whether POST /api/auth/setup from this address needs setup_code (while not initialized) */
+                        setup_code_required?: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    password: string;
+                    /** @description The code the server logs at start; needed unless the request comes from the machine itself */
+                    setup_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                        /** @description The access JWT; the same value is set in the `token` cookie */
+                        token: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            /** @description SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_INITIALIZED: a user exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 setup attempts per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                        /** @description The access JWT; the same value is set in the `token` cookie */
+                        token: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    } | {
+                        /** @enum {boolean} */
+                        mfa_required: true;
+                        /** @description Single use; complete with POST /api/auth/mfa/verify within 5 minutes */
+                        mfa_token: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            /** @description INVALID_CREDENTIALS: unknown email or wrong password */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: too many failed sign-ins */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCsrfToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        csrf_token: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    password?: string;
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description LAST_ADMIN: you are the last active administrator */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    language?: string;
+                    /** @enum {string} */
+                    theme?: "auto" | "light" | "dark";
+                    ai_suggestions_enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password?: string;
+                    new_password: string;
+                    /** @description Also revoke every personal API token of the account (default false) */
+                    revoke_api_tokens?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED (new_password rules), PASSWORD_REQUIRED, INVALID_PASSWORD */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            last_seen_at: string;
+                            user_agent: string | null;
+                            ip: string | null;
+                            /** @description True for the session making this request */
+                            current: boolean;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no live session of yours with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMfaStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        enrolled_at?: string;
+                        /** @description Absent on success */
+                        error?: string;
+                        /** @description An enrollment has begun and not expired */
+                        pending: boolean;
+                        backup_codes_remaining: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    beginMfaEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Base32 TOTP secret (160 bits), for manual entry */
+                        secret: string;
+                        otpauth_url: string;
+                        /** @description The otpauth URL as an SVG QR code */
+                        qr_svg: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description MFA_ALREADY_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    confirmMfaEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One-time codes, shown only in this response */
+                        backup_codes: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, INVALID_CODE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description MFA_ALREADY_ENABLED, MFA_NO_PENDING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelMfaEnrollment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description MFA_ALREADY_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disableMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description MFA_NOT_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    regenerateBackupCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description One-time codes, shown only in this response */
+                        backup_codes: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description MFA_NOT_ENABLED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    verifyMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    mfa_token: string;
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                        /** @description The access JWT; the same value is set in the `token` cookie */
+                        token: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            /** @description MFA_PENDING_INVALID, INVALID_CODE */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 5 wrong codes per mfa_token, 10 per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ApiToken"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description Default: never expires */
+                    expires_in_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description The first 10 characters of the token (sb_ + 7), to recognise it */
+                        prefix: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        last_used_at: string | null;
+                        expires_at: string | null;
+                        /** @description The whole secret. Returned once, in this response only. */
+                        token: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description LIMIT_REACHED: 100 active tokens */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 creations per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no active token of yours with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resetUserMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SELF_SERVICE_REQUIRED: your own account (use POST /api/auth/mfa/disable) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Part of the email or name, any case */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            email: string;
+                            name: string;
+                            /** @description 8 base58 characters, immutable */
+                            user_key: string;
+                            is_admin: boolean;
+                            /**
+                             * @example en
+                             * @example de-AT
+                             */
+                            language: string;
+                            theme: "auto" | "light" | "dark";
+                            ai_suggestions_enabled: boolean;
+                            email_pending: string | null;
+                            oidc_provider: string | null;
+                            oidc_sub: string | null;
+                            has_password: boolean;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                            disabled: boolean;
+                            mfa_enabled: boolean;
+                            last_login_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    password?: string;
+                    is_admin?: boolean;
+                    /** @description The acting administrator's own password: required (when they have one) to create an administrator */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code: required with current_password when their MFA is on */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        name: string;
+                        /** @description 8 base58 characters, immutable */
+                        user_key: string;
+                        is_admin: boolean;
+                        /**
+                         * @example en
+                         * @example de-AT
+                         */
+                        language: string;
+                        theme: "auto" | "light" | "dark";
+                        ai_suggestions_enabled: boolean;
+                        email_pending: string | null;
+                        oidc_provider: string | null;
+                        oidc_sub: string | null;
+                        has_password: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                        disabled: boolean;
+                        mfa_enabled: boolean;
+                        last_login_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: an administrator created with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the email belongs to another user (details: email) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        name: string;
+                        /** @description 8 base58 characters, immutable */
+                        user_key: string;
+                        is_admin: boolean;
+                        /**
+                         * @example en
+                         * @example de-AT
+                         */
+                        language: string;
+                        theme: "auto" | "light" | "dark";
+                        ai_suggestions_enabled: boolean;
+                        email_pending: string | null;
+                        oidc_provider: string | null;
+                        oidc_sub: string | null;
+                        has_password: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                        disabled: boolean;
+                        mfa_enabled: boolean;
+                        last_login_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    name?: string;
+                    is_admin?: boolean;
+                    disabled?: boolean;
+                    language?: string;
+                    /** @enum {string} */
+                    theme?: "auto" | "light" | "dark";
+                    password?: string;
+                    /** @description The acting administrator's own password: required (when they have one) to change email, password, is_admin or disabled */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code: required with current_password when their MFA is on */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        name: string;
+                        /** @description 8 base58 characters, immutable */
+                        user_key: string;
+                        is_admin: boolean;
+                        /**
+                         * @example en
+                         * @example de-AT
+                         */
+                        language: string;
+                        theme: "auto" | "light" | "dark";
+                        ai_suggestions_enabled: boolean;
+                        email_pending: string | null;
+                        oidc_provider: string | null;
+                        oidc_sub: string | null;
+                        has_password: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                        disabled: boolean;
+                        mfa_enabled: boolean;
+                        last_login_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: credentials or privileges changed with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the email belongs to another user (details: email); LAST_ADMIN: the last active administrator; SELF_SERVICE_REQUIRED: your own credentials or privileges */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SELF_DELETION: your own account (use DELETE /api/users/me); LAST_ADMIN: the last active administrator; LAST_OWNER: the only owner of an organization */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            member_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        member_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description ALREADY_EXISTS: a team has this name, ignoring case (details: name) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        member_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            /** @description NOT_FOUND: no such team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        member_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: a team has this name, ignoring case (details: name) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTeamMembers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            user_id: string;
+                            email: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            added_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            /** @description NOT_FOUND: no such team */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    user_id?: string;
+                    /** Format: email */
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: string;
+                        email: string;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        added_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such team, or no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the user is already a member (details: user_id) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeTeamMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such team, or the user is not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description Exactly this action */
+                action?: string;
+                actor_id?: string;
+                /** @example 2026-11-21T10:00:00.000Z */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            at: string;
+                            actor_id: string | null;
+                            actor_email: string | null;
+                            /**
+                             * @example org.create
+                             * @example admin.user_update
+                             */
+                            action: string;
+                            target_type: string | null;
+                            target_id: string | null;
+                            ip: string | null;
+                            /** @description Non-secret facts about the change (field names, roles, …) */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestEmailChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description VALIDATION_FAILED (also: the address is already yours), PASSWORD_REQUIRED, INVALID_PASSWORD */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the mail could not be sent; nothing was changed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing was changed; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyEmailChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description VALIDATION_FAILED: the token is unknown, expired or already used (field token) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: another account took the address meanwhile */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSmtpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        host: string | null;
+                        port: number;
+                        /** @description true: TLS from the first byte (usually port 465); false: STARTTLS — required before authentication when a username is set */
+                        secure: boolean;
+                        username: string | null;
+                        from_address: string | null;
+                        from_name: string | null;
+                        /** @description Whether a password is stored; the password itself is never returned */
+                        password_set: boolean;
+                        /** @description Allow authentication without TLS, only to a loopback host (127.0.0.0/8, ::1, localhost); default false */
+                        plaintext_auth_on_loopback: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSmtpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled?: boolean;
+                    host?: string | null;
+                    port?: number;
+                    secure?: boolean;
+                    username?: string | null;
+                    from_address?: string | null;
+                    from_name?: string | null;
+                    /** @description Omitted: kept (not when host or port change: then it must be sent again, or null); null: cleared. Write-only. */
+                    password?: string | null;
+                    plaintext_auth_on_loopback?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        host: string | null;
+                        port: number;
+                        /** @description true: TLS from the first byte (usually port 465); false: STARTTLS — required before authentication when a username is set */
+                        secure: boolean;
+                        username: string | null;
+                        from_address: string | null;
+                        from_name: string | null;
+                        /** @description Whether a password is stored; the password itself is never returned */
+                        password_set: boolean;
+                        /** @description Allow authentication without TLS, only to a loopback host (127.0.0.0/8, ::1, localhost); default false */
+                        plaintext_auth_on_loopback: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, also when enabled without host or from_address */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendSmtpTestMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        delivered: true;
+                        /** @description The Message-ID of the test mail */
+                        message_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 test mails per 15 minutes per administrator */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the SMTP server failed; `message` has its reply (never credentials) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_CONFIGURED: SMTP is not enabled with a host and sender; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAiSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        /** @enum {string} */
+                        provider: "openai";
+                        base_url: string;
+                        model: string | null;
+                        /** @description Whether an API key is stored; the key itself is never returned */
+                        api_key_set: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAiSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled?: boolean;
+                    /** @enum {string} */
+                    provider?: "openai";
+                    /**
+                     * Format: uri
+                     * @description https; http only for a loopback host (127.0.0.0/8, ::1, localhost)
+                     */
+                    base_url?: string;
+                    model?: string | null;
+                    /** @description Omitted: kept (not when base_url's origin changes: then it must be sent again, or null); null: cleared. Write-only. */
+                    api_key?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                        /** @enum {string} */
+                        provider: "openai";
+                        base_url: string;
+                        model: string | null;
+                        /** @description Whether an API key is stored; the key itself is never returned */
+                        api_key_set: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, also when enabled without api_key or model */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAiModels: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            owned_by: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the provider failed, refused the key or timed out */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_CONFIGURED: no API key is set; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSettings: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            key: string;
+                            /** @description Any JSON value; typed sections (smtp, ai) appear sanitized */
+                            value: unknown;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description Any JSON value; typed sections (smtp, ai) appear sanitized */
+                        value: unknown;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            /** @description NOT_FOUND: no setting with this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Any JSON value (null included), at most 16 KiB serialized */
+                    value: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        /** @description Any JSON value; typed sections (smtp, ai) appear sanitized */
+                        value: unknown;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: key pattern or reserved key (smtp, ai, billing and their sub-keys); value over 16 KiB */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSetting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_FAILED: a reserved key (smtp, ai, billing and their sub-keys) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no setting with this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAiSuggestionsConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The instance has AI configured and switched on */
+                        available: boolean;
+                        /** @description Available, and the user's ai_suggestions_enabled is on */
+                        enabled: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrganizations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** @example free */
+                            plan: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        slug: string;
+                        /** @example free */
+                        plan: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description ALREADY_EXISTS: the slug is taken (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        slug: string;
+                        /** @example free */
+                        plan: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        slug: string;
+                        /** @example free */
+                        plan: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the slug is taken (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOrganizationMembers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            user_id: string;
+                            email: string;
+                            name: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            joined_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    addOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the address belongs to a member (details: email) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: SMTP is configured but the mail could not be delivered; nothing is left pending */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeOrganizationMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member; or no such member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LAST_OWNER: the organization would be left without an owner */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changeOrganizationMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: string;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        joined_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member; or no such member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LAST_OWNER: the organization would be left without an owner */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            email: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            expires_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the address belongs to a member (details: email) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the mail could not be delivered; nothing is left pending */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing is stored; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member; or no such pending invitation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyInvitations: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            organization_id: string;
+                            organization_name: string;
+                            organization_slug: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                            /** @description null when the inviter was deleted since */
+                            invited_by_name: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            expires_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptMyInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        slug: string;
+                        /** @example free */
+                        plan: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no such pending invitation to your email */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: you are already a member */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineMyInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no such pending invitation to your email */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        slug: string;
+                        /** @example free */
+                        plan: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: the token is invalid, expired, revoked or already used */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: the invitation was sent to another email address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: you are already a member */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOidcProviders: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            provider_key: string;
+                            name: string;
+                            issuer_url: string;
+                            client_id: string;
+                            /** @description Whether a client secret is stored; the secret itself is never returned */
+                            client_secret_set: boolean;
+                            /** @description Always contains openid */
+                            scopes: string[];
+                            auto_create_users: boolean;
+                            /** @enum {string} */
+                            default_role: "user" | "admin";
+                            enabled: boolean;
+                            /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
+                            trust_email: boolean;
+                            /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_key: string;
+                    name: string;
+                    /** @description https (http only for 127.0.0.1, ::1, localhost) */
+                    issuer_url: string;
+                    client_id: string;
+                    /** @description Write-only. null: a public client (PKCE only). */
+                    client_secret: string | null;
+                    /** @description openid is added when missing; duplicates are dropped */
+                    scopes?: string[];
+                    auto_create_users?: boolean;
+                    /** @enum {string} */
+                    default_role?: "user" | "admin";
+                    enabled?: boolean;
+                    trust_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider_key: string;
+                        name: string;
+                        issuer_url: string;
+                        client_id: string;
+                        /** @description Whether a client secret is stored; the secret itself is never returned */
+                        client_secret_set: boolean;
+                        /** @description Always contains openid */
+                        scopes: string[];
+                        auto_create_users: boolean;
+                        /** @enum {string} */
+                        default_role: "user" | "admin";
+                        enabled: boolean;
+                        /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
+                        trust_email: boolean;
+                        /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
+                        callback_url: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider_key: string;
+                        name: string;
+                        issuer_url: string;
+                        client_id: string;
+                        /** @description Whether a client secret is stored; the secret itself is never returned */
+                        client_secret_set: boolean;
+                        /** @description Always contains openid */
+                        scopes: string[];
+                        auto_create_users: boolean;
+                        /** @enum {string} */
+                        default_role: "user" | "admin";
+                        enabled: boolean;
+                        /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
+                        trust_email: boolean;
+                        /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
+                        callback_url: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            /** @description NOT_FOUND: no identity provider with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateOidcProviderByPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_key?: string;
+                    name?: string;
+                    /** @description https (http only for 127.0.0.1, ::1, localhost) */
+                    issuer_url?: string;
+                    client_id?: string;
+                    /** @description Write-only. Omitted: kept; null: cleared (a public client). */
+                    client_secret?: string | null;
+                    /** @description openid is added when missing; duplicates are dropped */
+                    scopes?: string[];
+                    auto_create_users?: boolean;
+                    /** @enum {string} */
+                    default_role?: "user" | "admin";
+                    enabled?: boolean;
+                    trust_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider_key: string;
+                        name: string;
+                        issuer_url: string;
+                        client_id: string;
+                        /** @description Whether a client secret is stored; the secret itself is never returned */
+                        client_secret_set: boolean;
+                        /** @description Always contains openid */
+                        scopes: string[];
+                        auto_create_users: boolean;
+                        /** @enum {string} */
+                        default_role: "user" | "admin";
+                        enabled: boolean;
+                        /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
+                        trust_email: boolean;
+                        /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
+                        callback_url: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no identity provider with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no identity provider with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_key?: string;
+                    name?: string;
+                    /** @description https (http only for 127.0.0.1, ::1, localhost) */
+                    issuer_url?: string;
+                    client_id?: string;
+                    /** @description Write-only. Omitted: kept; null: cleared (a public client). */
+                    client_secret?: string | null;
+                    /** @description openid is added when missing; duplicates are dropped */
+                    scopes?: string[];
+                    auto_create_users?: boolean;
+                    /** @enum {string} */
+                    default_role?: "user" | "admin";
+                    enabled?: boolean;
+                    trust_email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        provider_key: string;
+                        name: string;
+                        issuer_url: string;
+                        client_id: string;
+                        /** @description Whether a client secret is stored; the secret itself is never returned */
+                        client_secret_set: boolean;
+                        /** @description Always contains openid */
+                        scopes: string[];
+                        auto_create_users: boolean;
+                        /** @enum {string} */
+                        default_role: "user" | "admin";
+                        enabled: boolean;
+                        /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
+                        trust_email: boolean;
+                        /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
+                        callback_url: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no identity provider with this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSignInProviders: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            provider_key: string;
+                            name: string;
+                            /** @description {PUBLIC_URL}/api/auth/oidc/{provider_key}/login: where a login button points */
+                            login_url: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startOidcSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect: see the Location header */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            404: components["responses"]["NotFound"];
+            /** @description RATE_LIMITED: 100 requests per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeOidcSignIn: {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description Must equal the state this service sent */
+                state?: string;
+                /** @description The issuer (RFC 9207), checked when present */
+                iss?: string;
+                /** @description e.g. access_denied when the person declined */
+                error?: string;
+                /** @description Ignored: never shown or logged */
+                error_description?: string;
+            };
+            header?: never;
+            path: {
+                provider_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect: see the Location header */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            404: components["responses"]["NotFound"];
+            /** @description RATE_LIMITED: 100 requests per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMyIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            provider_key: string;
+                            /** @description The provider's name; null when it is disabled */
+                            name: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    linkMyIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        authorization_url: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no enabled provider has this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: your account is linked to a provider already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the provider could not be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unlinkMyIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider_key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PASSWORD_REQUIRED: set a password first; it would be your only way to sign in */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: your account is not linked to this provider */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            name: string;
+                            color: string | null;
+                            link_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        color: string | null;
+                        link_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        color: string | null;
+                        link_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such tag of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTagByPut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        color: string | null;
+                        link_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no such tag of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no such tag of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        color: string | null;
+                        link_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no such tag of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLinks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                tag_id?: string;
+                /** @description Part of the title or URL, any case */
+                q?: string;
+                organization_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            url: string;
+                            title: string | null;
+                            slug: string | null;
+                            forwarding_enabled: boolean;
+                            tag_ids: string[];
+                            organization_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example https://example.com/handbook */
+                    url: string;
+                    title?: string | null;
+                    slug?: string | null;
+                    /** @default true */
+                    forwarding_enabled?: boolean;
+                    /** @description Your own tags; replaces your tags on the link */
+                    tag_ids?: string[];
+                    organization_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        title: string | null;
+                        slug: string | null;
+                        forwarding_enabled: boolean;
+                        tag_ids: string[];
+                        organization_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: another link of the same owner (you, or the organization) has this slug (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        title: string | null;
+                        slug: string | null;
+                        forwarding_enabled: boolean;
+                        tag_ids: string[];
+                        organization_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example https://example.com/handbook */
+                    url?: string;
+                    title?: string | null;
+                    slug?: string | null;
+                    forwarding_enabled?: boolean;
+                    /** @description Your own tags; replaces your tags on the link */
+                    tag_ids?: string[];
+                    organization_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        title: string | null;
+                        slug: string | null;
+                        forwarding_enabled: boolean;
+                        tag_ids: string[];
+                        organization_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such link, or the target organization is not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: another link of the same owner (you, or the organization) has this slug (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGoPreferences: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The link's slug as written on it */
+                            slug: string;
+                            link_id: string;
+                            title: string | null;
+                            url: string;
+                            /** @description `personal`, or the name of the organization the link is shared with */
+                            source: string;
+                            /**
+                             * @description Which kind `source` is: an organization may be named "personal" (issue 11)
+                             * @enum {string}
+                             */
+                            source_kind: "personal" | "organization";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setGoPreference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    link_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The link's slug as written on it */
+                        slug: string;
+                        link_id: string;
+                        title: string | null;
+                        url: string;
+                        /** @description `personal`, or the name of the organization the link is shared with */
+                        source: string;
+                        /**
+                         * @description Which kind `source` is: an organization may be named "personal" (issue 11)
+                         * @enum {string}
+                         */
+                        source_kind: "personal" | "organization";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: a malformed slug, or a link without this slug or that does not forward (details: link_id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteGoPreference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["CsrfFailed"];
+            /** @description NOT_FOUND: you have no preference for this slug */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBillingPlans: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @example pro */
+                            id: string;
+                            name: string;
+                            intervals: ("month" | "year")[];
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCheckoutSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organization_id: string;
+                    /** @description A plan id of GET /api/billing/plans */
+                    plan: string;
+                    /** @enum {string} */
+                    interval: "month" | "year";
+                    /** @description Where Stripe sends the payer afterwards; {CHECKOUT_SESSION_ID} is replaced by the session id; must be on this service's own origin (PUBLIC_URL) */
+                    success_url?: string;
+                    /** @description Where Stripe sends a payer who gives up; must be on this service's own origin (PUBLIC_URL) */
+                    cancel_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: also an unknown plan, an interval the plan is not sold in, or a return URL on another origin */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 checkout attempts per 15 minutes per user */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: Stripe failed or could not be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_CONFIGURED: no Stripe secret key or no plans; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveStripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Stripe's signature of the raw body: t=<timestamp>,v1=<HMAC-SHA256> */
+                "stripe-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A Stripe event exactly as Stripe sent it (at most 64 KiB): the Stripe-Signature header is verified against these bytes */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example evt_1NG8Du2eZvKYlo2CUI79vXWy */
+                    id: string;
+                    /**
+                     * @example checkout.session.completed
+                     * @example customer.subscription.updated
+                     * @example customer.subscription.deleted
+                     */
+                    type: string;
+                    /** @description Unix time of the event */
+                    created: number;
+                    data: {
+                        object: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: missing or invalid Stripe-Signature (details: stripe-signature) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["Internal"];
+            /** @description NOT_CONFIGURED: no STRIPE_WEBHOOK_SECRET; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}
