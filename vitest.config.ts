@@ -30,7 +30,10 @@ export default defineConfig(async () => {
   const postgresUrl = testPostgresUrl()
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
   const [postgres, redis] = await Promise.all([answers(postgresUrl, 5432), answers(redisUrl, 6379)])
-  for (const [name, up, url] of [['PostgreSQL', postgres, postgresUrl], ['Redis', redis, redisUrl]] as const) {
+  for (const [name, up, url] of [
+    ['PostgreSQL', postgres, postgresUrl],
+    ['Redis', redis, redisUrl],
+  ] as const) {
     if (up) continue
     if (process.env.CI === 'true') throw new Error(`CI=true requires ${name} for the test suite, but nothing answers at ${new URL(url).host}`)
     console.warn(`${name} not reachable at ${new URL(url).host}: its tests do not run (they are mandatory with CI=true)`)
@@ -57,27 +60,27 @@ export default defineConfig(async () => {
       maxWorkers: Math.max(2, availableParallelism()),
       projects: [
         ...engines.map((engine) => ({
-        extends: true as const,
-        test: {
-          name: engine,
-          // Engine-specific fault tests: *.postgres.test.ts and *.sqlite.test.ts run on their engine only.
-          exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts']), `**/*.${engine === 'sqlite' ? 'postgres' : 'sqlite'}.test.ts`],
-          env: { TEST_DB: engine, TEST_REDIS_URL: redisUrl, ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }) },
-          ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
+          extends: true as const,
+          test: {
+            name: engine,
+            // Engine-specific fault tests: *.postgres.test.ts and *.sqlite.test.ts run on their engine only.
+            exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts']), `**/*.${engine === 'sqlite' ? 'postgres' : 'sqlite'}.test.ts`],
+            env: { TEST_DB: engine, TEST_REDIS_URL: redisUrl, ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }) },
+            ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
+          },
+        })),
+        // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite. Not
+        // `extends`: that would add the service's include patterns to this project's.
+        {
+          test: {
+            name: 'console',
+            include: ['web/src/**/*.test.ts', 'web/e2e/**/*.test.ts'],
+            env: { TEST_DB: 'sqlite' },
+            pool: 'forks' as const,
+            testTimeout: 120_000,
+            hookTimeout: 60_000,
+          },
         },
-      })),
-      // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite. Not
-      // `extends`: that would add the service's include patterns to this project's.
-      {
-        test: {
-          name: 'console',
-          include: ['web/src/**/*.test.ts', 'web/e2e/**/*.test.ts'],
-          env: { TEST_DB: 'sqlite' },
-          pool: 'forks' as const,
-          testTimeout: 120_000,
-          hookTimeout: 60_000,
-        },
-      },
       ],
     },
   }

@@ -178,7 +178,9 @@ function summarise(name, result, extra = {}) {
     requests: result.requests.total,
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
-    ...(result.non2xx > 0 && { statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count])) }),
+    ...(result.non2xx > 0 && {
+      statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count])),
+    }),
     ...extra,
   }
 }
@@ -319,7 +321,8 @@ async function engineRun(engine, work) {
 }
 
 async function benchmark() {
-  const engines = values.engine === 'both' || values.engine === undefined ? ['sqlite', ...((await postgresAnswers()) ? ['postgres'] : [])] : [values.engine]
+  const engines =
+    values.engine === 'both' || values.engine === undefined ? ['sqlite', ...((await postgresAnswers()) ? ['postgres'] : [])] : [values.engine]
   const bare = await start(path.join(root, 'bench/bare-server.mjs'), {}, '/')
   const report = { settings: { ...settings, rounds, engines }, engines: {} }
   const checked = []
@@ -385,7 +388,12 @@ async function soak(seconds) {
     const baseline = median(samples.slice(Math.max(0, warmUp - 3), warmUp))
     const final = median(samples.slice(-3))
     const growth = Number(((final - baseline) / baseline).toFixed(3))
-    const verdict = { ok: growth <= 0.2 && result.errors === 0, warm_up_seconds: warmUp, rss_mib: { baseline, final, peak: Math.max(...samples) }, growth }
+    const verdict = {
+      ok: growth <= 0.2 && result.errors === 0,
+      warm_up_seconds: warmUp,
+      rss_mib: { baseline, final, peak: Math.max(...samples) },
+      growth,
+    }
     console.log(JSON.stringify({ settings: { ...settings, soak_seconds: seconds }, result, memory: verdict }, null, 2))
     process.exitCode = verdict.ok ? 0 : 1
   })

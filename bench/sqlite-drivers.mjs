@@ -44,7 +44,12 @@ function measure(name, open) {
   }
   const micros = Number(process.hrtime.bigint() - t0) / 1000 / ITERATIONS
   db.close()
-  return { driver: name, point_select_us: Number(micros.toFixed(2)), first_open_ms: Math.round(loadMs), rss_added_mib: Math.round((process.memoryUsage().rss - rssBefore) / 1048576) }
+  return {
+    driver: name,
+    point_select_us: Number(micros.toFixed(2)),
+    first_open_ms: Math.round(loadMs),
+    rss_added_mib: Math.round((process.memoryUsage().rss - rssBefore) / 1048576),
+  }
 }
 
 const which = process.argv[2]

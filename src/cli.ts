@@ -93,7 +93,13 @@ async function rotateKeys(deps: Deps, io: CliIo, options: { newKey: Buffer; gene
     throw error
   }
   staged?.commit()
-  io.stdout.write(`re-encrypted: ${Object.entries(counts).map(([name, n]) => `${name}=${n}`).join(', ') || 'nothing'}\n`)
+  io.stdout.write(
+    `re-encrypted: ${
+      Object.entries(counts)
+        .map(([name, n]) => `${name}=${n}`)
+        .join(', ') || 'nothing'
+    }\n`,
+  )
   if (keyInFile) io.stdout.write(`the new key is in ${deps.secrets.file}; restart every instance\n`)
   else if (options.generated) io.stdout.write(`set ENCRYPTION_KEY=${options.newKey.toString('hex')} on every instance and restart them\n`)
   else io.stdout.write('set ENCRYPTION_KEY to the new key on every instance and restart them\n')
@@ -186,7 +192,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  void runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
-    (code) => process.exit(code),
+  void runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then((code) =>
+    process.exit(code),
   )
 }

@@ -75,7 +75,8 @@ describe('parseConfig', () => {
       STRIPE_SECRET_KEY: 'sk_test_abcdefgh12345678',
       STRIPE_WEBHOOK_SECRET: 'whsec_abcdefgh12345678',
       STRIPE_API_BASE: 'http://127.0.0.1:12111',
-      BILLING_PLANS: '[{"id":"pro","name":"Pro","prices":{"month":"price_1","year":"price_2"}},{"id":"team","name":"Team","prices":{"year":"price_3"}}]',
+      BILLING_PLANS:
+        '[{"id":"pro","name":"Pro","prices":{"month":"price_1","year":"price_2"}},{"id":"team","name":"Team","prices":{"year":"price_3"}}]',
     }).billing
     expect(billing).toEqual({
       stripeSecretKey: 'sk_test_abcdefgh12345678',
@@ -87,7 +88,11 @@ describe('parseConfig', () => {
       ],
     })
     expect(parseConfig({}).billing).toEqual({ plans: [] })
-    expect(parseConfig({ STRIPE_API_BASE: 'https://stripe.internal' }).billing.stripeApi).toEqual({ host: 'stripe.internal', port: 443, protocol: 'https' })
+    expect(parseConfig({ STRIPE_API_BASE: 'https://stripe.internal' }).billing.stripeApi).toEqual({
+      host: 'stripe.internal',
+      port: 443,
+      protocol: 'https',
+    })
   })
 
   it('names every billing problem with a hint, and never a key', () => {
@@ -101,7 +106,8 @@ describe('parseConfig', () => {
     const shape = problemsOf({ BILLING_PLANS: '[{"id":"Pro!","name":"","prices":{}},{"id":"x","name":"X","prices":{"week":"p"}}]' })
     expect(shape.map((p) => p.split(': ')[1])).toEqual(['at /0/id', 'at /0/name', 'at /0/prices', 'at /1/prices/week'])
     const rules = problemsOf({
-      BILLING_PLANS: '[{"id":"free","name":"F","prices":{"month":"p1"}},{"id":"a","name":"A","prices":{"month":"p2"}},{"id":"a","name":"B","prices":{"year":"p2"}}]',
+      BILLING_PLANS:
+        '[{"id":"free","name":"F","prices":{"month":"p1"}},{"id":"a","name":"A","prices":{"month":"p2"}},{"id":"a","name":"B","prices":{"year":"p2"}}]',
     })
     expect(rules).toEqual([
       expect.stringContaining('"free" is reserved'),

@@ -21,28 +21,64 @@ export const EnvSchema = Type.Object({
   DATABASE_URL: env(Type.Optional(Type.String()), 'sqlite:<path> or postgres://user:password@host:5432/database'),
   DATABASE_POOL_SIZE: env(Type.Integer({ minimum: 1, maximum: 200, default: 10 }), 'PostgreSQL connections per instance, 1–200'),
   REDIS_URL: env(Type.Optional(Type.String()), 'redis://host:6379 or rediss://…'),
-  JWT_SECRET: env(Type.Optional(Type.String({ minLength: 32 })), 'any string of at least 32 characters, e.g. the output of `openssl rand -base64 48`'),
-  ENCRYPTION_KEY: env(Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), '32 bytes as 64 hex characters, e.g. the output of `openssl rand -hex 32`'),
+  JWT_SECRET: env(
+    Type.Optional(Type.String({ minLength: 32 })),
+    'any string of at least 32 characters, e.g. the output of `openssl rand -base64 48`',
+  ),
+  ENCRYPTION_KEY: env(
+    Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
+    '32 bytes as 64 hex characters, e.g. the output of `openssl rand -hex 32`',
+  ),
   SESSION_TTL: env(Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '7d' }), 'a duration such as 30m, 12h or 7d'),
-  SESSION_IDLE_TIMEOUT: env(Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '12h' }), 'a duration of inactivity after which a session ends, such as 30m or 12h'),
+  SESSION_IDLE_TIMEOUT: env(
+    Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '12h' }),
+    'a duration of inactivity after which a session ends, such as 30m or 12h',
+  ),
   TRUST_PROXY: env(Type.String({ default: 'false' }), 'false, true, a hop count such as 1, or comma-separated proxy addresses/CIDRs'),
-  LOG_LEVEL: env(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l)), { default: 'info' }), LOG_LEVELS.join(', ')),
-  PASSWORD_HASH_MEMORY_KIB: env(Type.Integer({ minimum: 1024, maximum: 1048576, default: 19456 }), 'argon2id memory in KiB; 19456 (19 MiB) is the OWASP minimum'),
+  LOG_LEVEL: env(
+    Type.Union(
+      LOG_LEVELS.map((l) => Type.Literal(l)),
+      { default: 'info' },
+    ),
+    LOG_LEVELS.join(', '),
+  ),
+  PASSWORD_HASH_MEMORY_KIB: env(
+    Type.Integer({ minimum: 1024, maximum: 1048576, default: 19456 }),
+    'argon2id memory in KiB; 19456 (19 MiB) is the OWASP minimum',
+  ),
   PASSWORD_HASH_ITERATIONS: env(Type.Integer({ minimum: 1, maximum: 20, default: 2 }), 'argon2id passes; 2 is the OWASP minimum at 19 MiB'),
   PASSWORD_HASH_CONCURRENCY: env(Type.Integer({ minimum: 1, maximum: 64, default: 2 }), 'argon2 hashes run at once per process (about one per core)'),
-  PASSWORD_HASH_QUEUE: env(Type.Integer({ minimum: 0, maximum: 10000, default: 32 }), 'argon2 hashes that may wait for a place; beyond that 503 with Retry-After'),
+  PASSWORD_HASH_QUEUE: env(
+    Type.Integer({ minimum: 0, maximum: 10000, default: 32 }),
+    'argon2 hashes that may wait for a place; beyond that 503 with Retry-After',
+  ),
   MFA_ISSUER: env(Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }), 'the name authenticator apps show, e.g. "Acme Switchboard"'),
-  RATE_LIMIT_GENERAL: env(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }), 'requests per minute per credential (or IP); 0 switches the general limit off'),
-  METRICS_PORT: env(Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })), 'a TCP port for a metrics listener bound to 127.0.0.1 (GET /metrics), e.g. 9464'),
+  RATE_LIMIT_GENERAL: env(
+    Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
+    'requests per minute per credential (or IP); 0 switches the general limit off',
+  ),
+  METRICS_PORT: env(
+    Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    'a TCP port for a metrics listener bound to 127.0.0.1 (GET /metrics), e.g. 9464',
+  ),
   METRICS_TOKEN: env(Type.Optional(Type.String({ minLength: 16 })), 'a bearer secret of at least 16 characters that /api/metrics then requires'),
   REQUEST_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 3600, default: 30 }), 'seconds a request (headers and body) may take to arrive'),
   HEADERS_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds the request headers may take to arrive'),
   KEEP_ALIVE_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 5 }), 'seconds an idle keep-alive connection stays open'),
   FAILED_LOGIN_RETENTION_DAYS: env(Type.Integer({ minimum: 1, maximum: 3650, default: 90 }), 'days failed sign-in audit events are kept'),
   SHUTDOWN_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds to let in-flight requests finish on SIGTERM'),
-  STRIPE_SECRET_KEY: env(Type.Optional(Type.String({ pattern: '^(sk|rk)_[A-Za-z0-9_]{8,}$' })), 'a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)'),
-  STRIPE_WEBHOOK_SECRET: env(Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/=_-]{8,}$' })), "the webhook endpoint's signing secret from the Stripe dashboard, whsec_…"),
-  STRIPE_API_BASE: env(Type.Optional(Type.String()), 'an http(s) origin without a path, e.g. http://127.0.0.1:12111 for a local stand-in; unset for api.stripe.com'),
+  STRIPE_SECRET_KEY: env(
+    Type.Optional(Type.String({ pattern: '^(sk|rk)_[A-Za-z0-9_]{8,}$' })),
+    'a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)',
+  ),
+  STRIPE_WEBHOOK_SECRET: env(
+    Type.Optional(Type.String({ pattern: '^whsec_[A-Za-z0-9+/=_-]{8,}$' })),
+    "the webhook endpoint's signing secret from the Stripe dashboard, whsec_…",
+  ),
+  STRIPE_API_BASE: env(
+    Type.Optional(Type.String()),
+    'an http(s) origin without a path, e.g. http://127.0.0.1:12111 for a local stand-in; unset for api.stripe.com',
+  ),
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: env(
     Type.Boolean({ default: false }),
     'true lets admin-configured servers (SMTP, AI, OIDC) be on private networks or loopback; link-local and metadata addresses stay refused',
@@ -198,7 +234,14 @@ function parseStripeApiBase(value: string | undefined, problems: string[]): Bill
   try {
     const url = new URL(value)
     const protocol = url.protocol.slice(0, -1)
-    if ((protocol !== 'http' && protocol !== 'https') || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    if (
+      (protocol !== 'http' && protocol !== 'https') ||
+      url.username !== '' ||
+      url.password !== '' ||
+      url.pathname !== '/' ||
+      url.search !== '' ||
+      url.hash !== ''
+    ) {
       throw new Error('shape')
     }
     return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol }
@@ -219,7 +262,9 @@ function parseBillingPlans(text: string | undefined, problems: string[]): Billin
     problems.push(`BILLING_PLANS: not valid JSON. ${hint}`)
     return []
   }
-  const errors = [...Value.Errors(PlansSchema, value)].map((error) => `BILLING_PLANS: ${error.path === '' ? '' : `at ${error.path}: `}${error.message}. ${hint}`)
+  const errors = [...Value.Errors(PlansSchema, value)].map(
+    (error) => `BILLING_PLANS: ${error.path === '' ? '' : `at ${error.path}: `}${error.message}. ${hint}`,
+  )
   if (errors.length > 0) {
     problems.push(...dedupe(errors))
     return []
@@ -275,7 +320,11 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     passwordHash: { memoryCost: e.PASSWORD_HASH_MEMORY_KIB, timeCost: e.PASSWORD_HASH_ITERATIONS, parallelism: 1 },
     passwordHashLimits: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
     sessionIdleSeconds: parseDuration(e.SESSION_IDLE_TIMEOUT),
-    httpTimeouts: { requestMs: e.REQUEST_TIMEOUT_SECONDS * 1000, headersMs: e.HEADERS_TIMEOUT_SECONDS * 1000, keepAliveMs: e.KEEP_ALIVE_TIMEOUT_SECONDS * 1000 },
+    httpTimeouts: {
+      requestMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
+      headersMs: e.HEADERS_TIMEOUT_SECONDS * 1000,
+      keepAliveMs: e.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    },
     failedLoginRetentionDays: e.FAILED_LOGIN_RETENTION_DAYS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,

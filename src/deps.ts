@@ -90,8 +90,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
   const database = overrides.database ?? createDatabase(config.database, logger)
   const redis = config.redisUrl === undefined ? null : createRedis(config.redisUrl, logger)
   const memoryCounters = createMemoryCounterStore(clock)
-  const counters: CounterStore =
-    redis === null ? memoryCounters : createFallbackCounterStore(createRedisCounterStore(redis), memoryCounters, logger)
+  const counters: CounterStore = redis === null ? memoryCounters : createFallbackCounterStore(createRedisCounterStore(redis), memoryCounters, logger)
 
   return {
     config,

@@ -13,7 +13,16 @@ const json = { 'content-type': 'application/json; charset=utf-8' }
 const user = { id: '0190f3b4-0000-7000-8000-000000000000' }
 
 function exchange(overrides: Partial<Exchange>): Exchange {
-  return { method: 'GET', url: '/api/users/me', requestHeaders: {}, requestBody: undefined, status: 200, responseHeaders: json, responseBody: '{}', ...overrides }
+  return {
+    method: 'GET',
+    url: '/api/users/me',
+    requestHeaders: {},
+    requestBody: undefined,
+    status: 200,
+    responseHeaders: json,
+    responseBody: '{}',
+    ...overrides,
+  }
 }
 
 function violationOf(contract: Contract, e: Exchange): string {
@@ -29,7 +38,9 @@ function violationOf(contract: Contract, e: Exchange): string {
 describe('the contract check', () => {
   it('refuses an undocumented status, naming the operation', () => {
     const contract = new Contract(t.app.swagger())
-    expect(violationOf(contract, exchange({ status: 418 }))).toMatch(/^getCurrentUser \(GET \/api\/users\/me\) answered 418, a status the document does not list/)
+    expect(violationOf(contract, exchange({ status: 418 }))).toMatch(
+      /^getCurrentUser \(GET \/api\/users\/me\) answered 418, a status the document does not list/,
+    )
   })
 
   it('refuses a body its schema refuses, saying where', () => {
@@ -45,8 +56,14 @@ describe('the contract check', () => {
     expect(violationOf(contract, exchange({ url: '/api/metrics', responseHeaders: json, responseBody: '"x"' }))).toMatch(
       /getMetrics .* answered 200 with Content-Type application\/json; charset=utf-8; the document declares text\/plain; version=0\.0\.4/,
     )
-    expect(() => contract.check(exchange({ url: '/api/metrics', responseHeaders: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, responseBody: '# HELP' }))).not.toThrow()
-    expect(violationOf(contract, exchange({ method: 'DELETE', url: '/api/tokens/x', status: 204, responseBody: '{}' }))).toMatch(/revokeApiToken .* answered 204 with a body where the document declares no content/)
+    expect(() =>
+      contract.check(
+        exchange({ url: '/api/metrics', responseHeaders: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, responseBody: '# HELP' }),
+      ),
+    ).not.toThrow()
+    expect(violationOf(contract, exchange({ method: 'DELETE', url: '/api/tokens/x', status: 204, responseBody: '{}' }))).toMatch(
+      /revokeApiToken .* answered 204 with a body where the document declares no content/,
+    )
   })
 
   it('refuses a 2xx to a request the document refuses, but not a 4xx', async () => {
@@ -54,20 +71,33 @@ describe('the contract check', () => {
     const signedIn = await createSignedInUser(t)
     const me = (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization: `Bearer ${signedIn.token}` } })).body
     const tooLong = exchange({ method: 'PATCH', requestHeaders: json, requestBody: JSON.stringify({ name: 'x'.repeat(101) }), responseBody: me })
-    expect(violationOf(contract, tooLong)).toMatch(/updateCurrentUser \(PATCH \/api\/users\/me\) answered 200 to a request the document refuses: the body: \/name must NOT have more than 100 characters/)
-    const refusal = JSON.stringify({ error: 'Bad Request', message: 'The request is not valid.', code: 400, reason: 'VALIDATION_FAILED', details: [{ field: 'name', message: 'too long' }] })
+    expect(violationOf(contract, tooLong)).toMatch(
+      /updateCurrentUser \(PATCH \/api\/users\/me\) answered 200 to a request the document refuses: the body: \/name must NOT have more than 100 characters/,
+    )
+    const refusal = JSON.stringify({
+      error: 'Bad Request',
+      message: 'The request is not valid.',
+      code: 400,
+      reason: 'VALIDATION_FAILED',
+      details: [{ field: 'name', message: 'too long' }],
+    })
     expect(() => contract.check({ ...tooLong, status: 400, responseBody: refusal })).not.toThrow()
     expect(violationOf(contract, exchange({ url: '/api/tokens?limit=1000', status: 200, responseBody: '{"items":[],"next_cursor":null}' }))).toMatch(
       /listApiTokens .* to a request the document refuses: the query parameter limit/,
     )
-    expect(violationOf(contract, exchange({ method: 'POST', url: '/api/billing/webhook', requestHeaders: json, requestBody: '{}', responseBody: '{"received":true}' }))).toMatch(
-      /receiveStripeWebhook .* the header parameter stripe-signature is required/,
-    )
+    expect(
+      violationOf(
+        contract,
+        exchange({ method: 'POST', url: '/api/billing/webhook', requestHeaders: json, requestBody: '{}', responseBody: '{"received":true}' }),
+      ),
+    ).toMatch(/receiveStripeWebhook .* the header parameter stripe-signature is required/)
   })
 
   it('requires the envelope for answers outside the documented operations', () => {
     const contract = new Contract(t.app.swagger())
-    expect(violationOf(contract, exchange({ url: '/api/nothing-here', status: 404, responseBody: '{"oops":1}' }))).toMatch(/GET \/api\/nothing-here \(no documented operation\) answered 404 with a body the schema refuses/)
+    expect(violationOf(contract, exchange({ url: '/api/nothing-here', status: 404, responseBody: '{"oops":1}' }))).toMatch(
+      /GET \/api\/nothing-here \(no documented operation\) answered 404 with a body the schema refuses/,
+    )
   })
 
   it('is applied to every app.inject of the suite', async () => {

@@ -121,7 +121,12 @@ describe('error envelope', () => {
 
   it('checks the role before the body (403 before 400, CONTRACT.md §2.1)', async () => {
     const member = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'POST', url: '/api/admin/teams', headers: bearer(member.token), payload: { name: 42, extra: true } })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/teams',
+      headers: bearer(member.token),
+      payload: { name: 42, extra: true },
+    })
     expectEnvelope(response, 403, 'FORBIDDEN')
   })
 

@@ -55,7 +55,9 @@ describe('SIGKILL during a burst of writes on SQLite', () => {
 
     const restarted = await startServerProcess(env)
     try {
-      const response = await fetch(`${restarted.baseUrl}/api/admin/settings/${acknowledged.at(-1)}`, { headers: { authorization: `Bearer ${token}` } })
+      const response = await fetch(`${restarted.baseUrl}/api/admin/settings/${acknowledged.at(-1)}`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
       expect(response.status).toBe(200)
     } finally {
       await restarted.stop()

@@ -113,7 +113,9 @@ describe('two server processes, one database', () => {
       [a, b, a, b].map((server) => call(server, 'POST', '/api/auth/login', { email: 'ops@example.com', password })),
     )
     const results = await Promise.all(
-      challenges.map((challenge, i) => call(i % 2 === 0 ? a : b, 'POST', '/api/auth/mfa/verify', { mfa_token: challenge.body!.mfa_token, code: backupCodes[0] })),
+      challenges.map((challenge, i) =>
+        call(i % 2 === 0 ? a : b, 'POST', '/api/auth/mfa/verify', { mfa_token: challenge.body!.mfa_token, code: backupCodes[0] }),
+      ),
     )
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
     expect(results.filter((r) => r.status !== 200).every((r) => r.status === 401)).toBe(true)

@@ -103,9 +103,7 @@ describe('GET /api/openapi.json', () => {
 
   it('covers every route the application serves under /api', async () => {
     const doc = await documentOf()
-    const documented = new Set(
-      Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)),
-    )
+    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)))
     const served = t.app.routeTable.entries
       .filter((r) => r.url.startsWith('/api/') && !r.url.startsWith('/api/docs') && r.url !== '/api/openapi.json' && r.method !== 'HEAD')
       .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
@@ -143,7 +141,10 @@ describe('operations', () => {
     for (const { method, path, operation } of operationsOf(await documentOf())) {
       const statuses = Object.keys(operation.responses)
       const redirectOnly = path.startsWith('/api/auth/oidc/')
-      expect(statuses.some((s) => (redirectOnly ? s === '302' : s.startsWith('2'))), `${method} ${path}`).toBe(true)
+      expect(
+        statuses.some((s) => (redirectOnly ? s === '302' : s.startsWith('2'))),
+        `${method} ${path}`,
+      ).toBe(true)
     }
   })
 })
@@ -189,7 +190,9 @@ describe('shared error responses', () => {
       if (operation.requestBody) expect(statuses, name).toEqual(expect.arrayContaining(['413', '415']))
       if (path.includes('{')) expect(statuses, `${name}: a path parameter holding a control character is 404`).toContain('404')
     }
-    const unlimited = operationsOf(doc).filter(({ operation }) => operation.responses['429'] === undefined).map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+    const unlimited = operationsOf(doc)
+      .filter(({ operation }) => operation.responses['429'] === undefined)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
     expect(unlimited.sort()).toEqual(['GET /api/health', 'GET /api/health/ready', 'GET /api/metrics', 'POST /api/billing/webhook'])
   })
 })
@@ -216,12 +219,14 @@ describe('documented as sent', () => {
     expect(doc.paths['/api/admin/settings/{key}']!.delete!.responses['204']!.content).toBeUndefined()
   })
 
-  it("POST /api/billing/webhook: the Stripe event as the request body and the Stripe-Signature header, both required", async () => {
+  it('POST /api/billing/webhook: the Stripe event as the request body and the Stripe-Signature header, both required', async () => {
     const operation = (await documentOf()).paths['/api/billing/webhook']!.post!
     expect(operation.requestBody?.required).toBe(true)
     const body = operation.requestBody!.content['application/json']!.schema as { required: string[] }
     expect(body.required).toEqual(expect.arrayContaining(['id', 'type', 'created', 'data']))
-    expect(operation.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'stripe-signature', required: true })]))
+    expect(operation.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'stripe-signature', required: true })]),
+    )
   })
 
   it('a body whose fields are all optional is an optional body (the service reads none as {})', async () => {

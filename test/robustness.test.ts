@@ -139,7 +139,11 @@ type Payload = { kind: 'json'; value: unknown } | { kind: 'raw'; contentType: st
 
 const rawPayload: fc.Arbitrary<Payload> = fc.oneof(
   fc.constant<Payload>({ kind: 'raw', contentType: 'application/json', bytes: '{"unterminated": ' }),
-  fc.constant<Payload>({ kind: 'raw', contentType: 'application/json', bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }),
+  fc.constant<Payload>({
+    kind: 'raw',
+    contentType: 'application/json',
+    bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+  }),
   fc.constant<Payload>({ kind: 'raw', contentType: 'application/json', bytes: '{"__proto__": {"is_admin": true}}' }),
   fc.constant<Payload>({ kind: 'raw', contentType: 'application/json', bytes: `{"a": "${HUGE}"}` }),
   fc.constant<Payload>({ kind: 'raw', contentType: 'text/plain', bytes: 'name=x' }),
@@ -160,7 +164,18 @@ const pathValue = fc.oneof(
 )
 
 type CredentialKind = 'admin' | 'member' | 'api-token' | 'none' | 'garbage' | 'expired' | 'bad-checksum' | 'cookie-without-csrf'
-const credential = fc.constantFrom<CredentialKind>('admin', 'admin', 'admin', 'member', 'api-token', 'none', 'garbage', 'expired', 'bad-checksum', 'cookie-without-csrf')
+const credential = fc.constantFrom<CredentialKind>(
+  'admin',
+  'admin',
+  'admin',
+  'member',
+  'api-token',
+  'none',
+  'garbage',
+  'expired',
+  'bad-checksum',
+  'cookie-without-csrf',
+)
 
 // ---- the run --------------------------------------------------------------------------------
 
@@ -181,7 +196,7 @@ let expiredJwt: string
 async function ensureCredentials(): Promise<void> {
   const probe = admin ? await t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization: `Bearer ${admin.token}` } }) : null
   if (probe?.statusCode === 200) return
-  admin = (await createSignedInUser(t, { isAdmin: true }))
+  admin = await createSignedInUser(t, { isAdmin: true })
   member = await createSignedInUser(t)
   apiToken = (await createApiTokenFor(t, member.token)).token
 }
@@ -207,7 +222,9 @@ function headersFor(kind: CredentialKind): { headers: Record<string, string>; co
   }
 }
 
-const COUNTED_TABLES_SQL = sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`
+const COUNTED_TABLES_SQL = sql<{
+  name: string
+}>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`
 
 async function tableNames(): Promise<string[]> {
   const rows =
@@ -255,7 +272,11 @@ describe('robustness: hostile requests for every operation of the OpenAPI docume
 
   it('never answers 5xx, always with the envelope, and rejected requests change nothing', async () => {
     await ensureCredentials()
-    expiredJwt = await t.deps.accessTokens.issue({ sub: admin.user.id, sid: 'expired' }, new Date(Date.now() - 7200_000), new Date(Date.now() - 3600_000))
+    expiredJwt = await t.deps.accessTokens.issue(
+      { sub: admin.user.id, sid: 'expired' },
+      new Date(Date.now() - 7200_000),
+      new Date(Date.now() - 3600_000),
+    )
     const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json()
     const operations = operationsOf(doc)
     expect(operations.length).toBeGreaterThan(20)
@@ -266,44 +287,50 @@ describe('robustness: hostile requests for every operation of the OpenAPI docume
       const arbitrary = fc.record({
         credential,
         params: fc.tuple(...operation.pathParams.map(() => pathValue)),
-        query: fc.dictionary(fc.constantFrom(...operation.queryParams, 'extra', 'limit', 'cursor'), fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '999999', '1e309', 'abc', '')), { maxKeys: 3 }),
+        query: fc.dictionary(
+          fc.constantFrom(...operation.queryParams, 'extra', 'limit', 'cursor'),
+          fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '999999', '1e309', 'abc', '')),
+          { maxKeys: 3 },
+        ),
         payload: payloadFor(operation),
       })
-      await fc.assert(
-        fc.asyncProperty(arbitrary, async (input) => {
-          await ensureCredentials()
-          tally.cases += 1
-          let url = operation.path
-          operation.pathParams.forEach((name, i) => (url = url.replace(`{${name}}`, encodeURIComponent(String(input.params[i])))))
-          const query = new URLSearchParams(input.query).toString()
-          const { headers, cookies } = headersFor(input.credential)
-          const request: InjectOptions & { url: string } = {
-            method: operation.method,
-            url: query ? `${url}?${query}` : url,
-            headers: { ...headers },
-            ...(cookies && { cookies }),
-          }
-          if (input.payload.kind === 'json' && input.payload.value !== undefined) {
-            request.headers!['content-type'] = 'application/json'
-            request.payload = JSON.stringify(input.payload.value)
-          } else if (input.payload.kind === 'raw') {
-            request.headers!['content-type'] = input.payload.contentType
-            request.payload = input.payload.bytes
-          }
-          const before = await rowCounts(tables)
-          const response = await t.app.inject(request)
-          tally.statuses[response.statusCode] = (tally.statuses[response.statusCode] ?? 0) + 1
-          const failure = check(operation, request, response)
-          if (failure === null && response.statusCode >= 400) {
-            const after = await rowCounts(tables)
-            const changed = tables.filter((table) => before[table] !== after[table])
-            if (changed.length > 0) tally.failures.push(`${request.method} ${request.url} → ${response.statusCode} changed ${changed.join(', ')}`)
-          }
-          if (failure !== null) tally.failures.push(failure)
-          return failure === null
-        }),
-        { seed: SEED, numRuns: CASES_PER_OPERATION, endOnFailure: true },
-      ).catch(() => undefined) // failures are collected in the tally and reported together below
+      await fc
+        .assert(
+          fc.asyncProperty(arbitrary, async (input) => {
+            await ensureCredentials()
+            tally.cases += 1
+            let url = operation.path
+            operation.pathParams.forEach((name, i) => (url = url.replace(`{${name}}`, encodeURIComponent(String(input.params[i])))))
+            const query = new URLSearchParams(input.query).toString()
+            const { headers, cookies } = headersFor(input.credential)
+            const request: InjectOptions & { url: string } = {
+              method: operation.method,
+              url: query ? `${url}?${query}` : url,
+              headers: { ...headers },
+              ...(cookies && { cookies }),
+            }
+            if (input.payload.kind === 'json' && input.payload.value !== undefined) {
+              request.headers!['content-type'] = 'application/json'
+              request.payload = JSON.stringify(input.payload.value)
+            } else if (input.payload.kind === 'raw') {
+              request.headers!['content-type'] = input.payload.contentType
+              request.payload = input.payload.bytes
+            }
+            const before = await rowCounts(tables)
+            const response = await t.app.inject(request)
+            tally.statuses[response.statusCode] = (tally.statuses[response.statusCode] ?? 0) + 1
+            const failure = check(operation, request, response)
+            if (failure === null && response.statusCode >= 400) {
+              const after = await rowCounts(tables)
+              const changed = tables.filter((table) => before[table] !== after[table])
+              if (changed.length > 0) tally.failures.push(`${request.method} ${request.url} → ${response.statusCode} changed ${changed.join(', ')}`)
+            }
+            if (failure !== null) tally.failures.push(failure)
+            return failure === null
+          }),
+          { seed: SEED, numRuns: CASES_PER_OPERATION, endOnFailure: true },
+        )
+        .catch(() => undefined) // failures are collected in the tally and reported together below
     }
     expect(tally.failures).toEqual([])
     expect(tally.cases).toBeGreaterThanOrEqual(operations.length * 20)

@@ -18,7 +18,13 @@ afterAll(async () => {
 
 const FAST_HASH = { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' }
 
-async function call(base: string, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  base: string,
+  method: string,
+  url: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${base}${url}`, {
     method,
     headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
@@ -58,7 +64,12 @@ describe('Node.js 24: load, forced garbage collection, idle', () => {
         const login = await call(base, 'POST', '/api/auth/login', undefined, { email: 'gc@example.com', password: 'collect the garbage now' })
         expect(login.status).toBe(200)
         const token = login.json.token as string
-        for (const [url, credential] of [['/api/users/me', token], ['/api/auth/mfa/status', sb], ['/api/users/me/sessions', token], ['/api/tags', token]] as const) {
+        for (const [url, credential] of [
+          ['/api/users/me', token],
+          ['/api/auth/mfa/status', sb],
+          ['/api/users/me/sessions', token],
+          ['/api/tags', token],
+        ] as const) {
           expect((await call(base, 'GET', url, credential)).status).toBe(200)
           requests++
         }

@@ -14,7 +14,9 @@ const SIGN_IN_BUDGET_BYTES = 150 * 1024
 const TEXT_ASSET = /\.(js|css|html|svg|json|txt)$/
 
 function brotli(data: Buffer): Buffer {
-  return zlib.brotliCompressSync(data, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length } })
+  return zlib.brotliCompressSync(data, {
+    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+  })
 }
 
 /** Writes .br and .gz next to every text asset, then reports the sizes. */
@@ -51,11 +53,16 @@ function precompressAndReport(): Plugin {
       const lines = [...sizes].filter(([name]) => !name.endsWith('.html')).sort(([a], [b]) => a.localeCompare(b))
       console.log('\nconsole assets (raw / brotli / gzip):')
       for (const [name, size] of lines) {
-        console.log(`  ${initial.has(name) ? '*' : ' '} ${name.padEnd(44)} ${kb(size.raw).padStart(10)} ${kb(size.br).padStart(10)} ${kb(size.gz).padStart(10)}`)
+        console.log(
+          `  ${initial.has(name) ? '*' : ' '} ${name.padEnd(44)} ${kb(size.raw).padStart(10)} ${kb(size.br).padStart(10)} ${kb(size.gz).padStart(10)}`,
+        )
       }
       const total = (key: 'br' | 'gz') => [...initial].reduce((sum, name) => sum + (sizes.get(name)?.[key] ?? 0), 0)
-      console.log(`  * sign-in page (JS + CSS loaded by /login): ${kb(total('br'))} brotli, ${kb(total('gz'))} gzip (budget ${kb(SIGN_IN_BUDGET_BYTES)})\n`)
-      if (total('gz') > SIGN_IN_BUDGET_BYTES) throw new Error(`the sign-in page loads ${kb(total('gz'))} gzip, over the ${kb(SIGN_IN_BUDGET_BYTES)} budget`)
+      console.log(
+        `  * sign-in page (JS + CSS loaded by /login): ${kb(total('br'))} brotli, ${kb(total('gz'))} gzip (budget ${kb(SIGN_IN_BUDGET_BYTES)})\n`,
+      )
+      if (total('gz') > SIGN_IN_BUDGET_BYTES)
+        throw new Error(`the sign-in page loads ${kb(total('gz'))} gzip, over the ${kb(SIGN_IN_BUDGET_BYTES)} budget`)
     },
   }
 }

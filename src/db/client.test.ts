@@ -48,7 +48,10 @@ describe(`data layer on ${process.env.TEST_DB ?? 'sqlite'}`, () => {
     expect(error).toMatchObject({ reason: 'ALREADY_EXISTS', details: 'email' })
     const raw = await t.deps.db
       .insertInto('instance_flags')
-      .values([{ name: 'dup', set_at: new Date().toISOString() }, { name: 'dup', set_at: new Date().toISOString() }])
+      .values([
+        { name: 'dup', set_at: new Date().toISOString() },
+        { name: 'dup', set_at: new Date().toISOString() },
+      ])
       .execute()
       .catch((e: unknown) => e)
     expect(isUniqueViolation(raw)).toBe(true)

@@ -22,7 +22,10 @@ export interface DatabaseHandle {
 function createKysely(config: DatabaseConfig, log: DatabaseLog): Db {
   if (config.kind === 'postgres') {
     const pool = createPostgresPool(config.url, config.poolSize, (error) =>
-      log.warn({ error: { code: (error as { code?: string }).code, message: error.message } }, 'an idle database connection failed; it will be replaced'),
+      log.warn(
+        { error: { code: (error as { code?: string }).code, message: error.message } },
+        'an idle database connection failed; it will be replaced',
+      ),
     )
     return new Kysely<Database>({ dialect: createPostgresDialect(pool) })
   }

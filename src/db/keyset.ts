@@ -41,7 +41,10 @@ export function keyset<DB, TB extends keyof DB, O>(
   const comparison = order.direction === 'desc' ? sql.raw('<') : sql.raw('>')
   const after =
     window.after === null ? query : query.where(sql<boolean>`(${key}, ${id}) ${comparison} (${fold(window.after[0])}, ${window.after[1]})`)
-  return after.orderBy(key, order.direction).orderBy(id, order.direction).limit(window.limit + 1)
+  return after
+    .orderBy(key, order.direction)
+    .orderBy(id, order.direction)
+    .limit(window.limit + 1)
 }
 
 /** A timestamp as this service stores and issues them (toISOString, from 1970 on). */

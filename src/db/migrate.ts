@@ -22,9 +22,7 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   // Kysely looks for its bookkeeping tables in every schema; naming ours keeps two databases that
   // share a PostgreSQL server (one schema each) from seeing each other's migration state.
   const schema =
-    handle.engine === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema
-      : undefined
+    handle.engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema : undefined
   const migrator = new Migrator({
     db: handle.db,
     provider: { getMigrations: async () => provided },

@@ -56,7 +56,7 @@ describe('Redis counter store', () => {
         ),
       )
       expect(evaluated).toBe(4)
-      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o).reason)
+      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => o.reason)
       expect(refused).toHaveLength(56)
       expect(refused[0]).toMatchObject({ reason: 'RATE_LIMITED', retryAfter: 60 })
       // Refused attempts were undone everywhere: the wide budget holds only the four evaluated.

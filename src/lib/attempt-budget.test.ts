@@ -34,8 +34,17 @@ describe('attempt budgets (memory)', () => {
     const long = { name: 'long', limit: 1, windowSeconds: 900 }
     await budgets.charge([{ budget: long, subject: 'x' }])
     advance(1000)
-    await budgets.charge([{ budget, subject: 'x' }, { budget, subject: 'x' }, { budget, subject: 'x' }])
-    const error = (await budgets.assertAvailable([{ budget, subject: 'x' }, { budget: long, subject: 'x' }]).catch((e) => e)) as AppError
+    await budgets.charge([
+      { budget, subject: 'x' },
+      { budget, subject: 'x' },
+      { budget, subject: 'x' },
+    ])
+    const error = (await budgets
+      .assertAvailable([
+        { budget, subject: 'x' },
+        { budget: long, subject: 'x' },
+      ])
+      .catch((e) => e)) as AppError
     expect(error.retryAfter).toBe(899)
   })
 
@@ -79,7 +88,10 @@ describe('attempt budgets (memory)', () => {
     const store = createMemoryCounterStore(clock)
     const budgets = new AttemptBudgets(store)
     const wide = { name: 'wide', limit: 5, windowSeconds: 60 }
-    const charges = [{ budget, subject: 'pair' }, { budget: wide, subject: 'email' }]
+    const charges = [
+      { budget, subject: 'pair' },
+      { budget: wide, subject: 'email' },
+    ]
     expect(await budgets.attempt(charges, async () => 'ok')).toBe('ok')
     for (let i = 0; i < 10; i++) await budgets.attempt(charges, async () => null).catch(() => undefined)
     // Three failures spent the narrow budget; the seven refused attempts left the wide one alone.

@@ -189,10 +189,11 @@ export function createRedisCounterStore(redis: Redis, prefix = 'sb:budget:'): Co
       return { count, resetInMs: Math.max(ttl, 0) }
     },
     async read(key) {
-      const [[, count], [, ttl]] = (await redis.multi().get(prefix + key).pttl(prefix + key).exec()) as [
-        [unknown, string | null],
-        [unknown, number],
-      ]
+      const [[, count], [, ttl]] = (await redis
+        .multi()
+        .get(prefix + key)
+        .pttl(prefix + key)
+        .exec()) as [[unknown, string | null], [unknown, number]]
       return { count: count === null ? 0 : Number(count), resetInMs: Math.max(ttl, 0) }
     },
   }

@@ -72,8 +72,7 @@ export const PageQuery = Type.Object(
 )
 export type PageQuery = Static<typeof PageQuery>
 
-export const PageOf = <T extends TSchema>(item: T) =>
-  Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) })
+export const PageOf = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) })
 
 /** Objects in requests reject unknown fields (CONTRACT.md §1) instead of silently ignoring them. */
 export const Body = <T extends Record<string, TSchema>>(properties: T, options: { minProperties?: number } = {}) =>

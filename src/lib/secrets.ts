@@ -23,10 +23,7 @@ interface SecretsFile {
 function isSecretsFile(value: unknown): value is SecretsFile {
   const v = value as Partial<SecretsFile> | null
   return (
-    typeof v?.jwt_secret === 'string' &&
-    v.jwt_secret.length >= 32 &&
-    typeof v.encryption_key === 'string' &&
-    /^[0-9a-f]{64}$/i.test(v.encryption_key)
+    typeof v?.jwt_secret === 'string' && v.jwt_secret.length >= 32 && typeof v.encryption_key === 'string' && /^[0-9a-f]{64}$/i.test(v.encryption_key)
   )
 }
 

@@ -12,7 +12,10 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
   await db.schema.alterTable('users').addColumn('oidc_issuer', 'text').execute()
   await sql`update users set oidc_issuer = (select p.issuer_url from oidc_providers p where p.provider_key = users.oidc_provider)
             where oidc_provider is not null`.execute(db)
-  await db.schema.alterTable('oidc_providers').addColumn('trust_email', t.boolean, (c) => c.notNull().defaultTo(false)).execute()
+  await db.schema
+    .alterTable('oidc_providers')
+    .addColumn('trust_email', t.boolean, (c) => c.notNull().defaultTo(false))
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -21,18 +21,26 @@ function builtAsset(extension: string): string {
 }
 
 describe('console pages', () => {
-  it.each(['/', '/login', '/login/mfa', '/setup', '/account', '/account/security', '/account/tokens', '/verify-email?token=x', '/invitations/accept?token=x', '/account/no-such-page'])(
-    'serves index.html at %s, never cached, with the console CSP',
-    async (url) => {
-      const response = await t.app.inject({ method: 'GET', url })
-      expect(response.statusCode).toBe(200)
-      expect(response.headers['content-type']).toMatch(/^text\/html/)
-      expect(response.headers['cache-control']).toBe('no-store')
-      expect(response.headers['content-security-policy']).toBe(CONSOLE_CSP)
-      expect(response.headers['x-frame-options']).toBe('DENY')
-      expect(response.body).toContain('<div id="root">')
-    },
-  )
+  it.each([
+    '/',
+    '/login',
+    '/login/mfa',
+    '/setup',
+    '/account',
+    '/account/security',
+    '/account/tokens',
+    '/verify-email?token=x',
+    '/invitations/accept?token=x',
+    '/account/no-such-page',
+  ])('serves index.html at %s, never cached, with the console CSP', async (url) => {
+    const response = await t.app.inject({ method: 'GET', url })
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toMatch(/^text\/html/)
+    expect(response.headers['cache-control']).toBe('no-store')
+    expect(response.headers['content-security-policy']).toBe(CONSOLE_CSP)
+    expect(response.headers['x-frame-options']).toBe('DENY')
+    expect(response.body).toContain('<div id="root">')
+  })
 
   it('allows only same-origin scripts, no inline script, and no framing', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/login' })

@@ -24,8 +24,7 @@ const CONTENT_ERRORS: Record<string, () => AppError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('MALFORMED_JSON'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('MALFORMED_JSON'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
-    new AppError('MALFORMED_JSON', { message: 'The request body does not match its Content-Length.' }),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('MALFORMED_JSON', { message: 'The request body does not match its Content-Length.' }),
 }
 
 /** Maps whatever was thrown to an AppError; null when it is unexpected (a bug or an outage). */

@@ -75,7 +75,10 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
       // Invalid UTF-8 is refused rather than silently turned into U+FFFD and stored.
       text = strictUtf8.decode(body as Buffer)
     } catch {
-      return done(Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }), undefined)
+      return done(
+        Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }),
+        undefined,
+      )
     }
     void parseJson(request, text, done)
   })

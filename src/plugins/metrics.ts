@@ -110,7 +110,9 @@ export function installMetrics(app: FastifyInstance, options: { metrics: Metrics
     },
     async (request, reply) => {
       if (options.token === undefined) {
-        throw new AppError('UNAUTHORIZED', { message: 'Metrics are not served on this port: set METRICS_TOKEN, or METRICS_PORT for a loopback listener.' })
+        throw new AppError('UNAUTHORIZED', {
+          message: 'Metrics are not served on this port: set METRICS_TOKEN, or METRICS_PORT for a loopback listener.',
+        })
       }
       if (!safeEqual(request.headers.authorization ?? '', `Bearer ${options.token}`)) throw new AppError('UNAUTHORIZED')
       const text = await metrics.registry.metrics()

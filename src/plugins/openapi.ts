@@ -44,7 +44,8 @@ export const SHARED_RESPONSES = {
   SessionRequired: { status: 403, description: 'SESSION_REQUIRED: needs an interactive session, not an API token' },
   SessionRequiredOrCsrfFailed: {
     status: 403,
-    description: 'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
+    description:
+      'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
   },
   AdminRequired: { status: 403, description: 'FORBIDDEN: administrators only' },
   AdminRequiredOrCsrfFailed: {
@@ -203,8 +204,7 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
       info: {
         title: 'Switchboard API',
         version: '1.0.0',
-        description:
-          'Accounts, security and administration. Errors use the envelope `Error`; see docs/API.md for decisions beyond the contract.',
+        description: 'Accounts, security and administration. Errors use the envelope `Error`; see docs/API.md for decisions beyond the contract.',
       },
       servers: [{ url: options.publicUrl }],
       components: {
@@ -214,7 +214,7 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
         },
       },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const isPublic = (route.config?.auth ?? 'user') === 'public'
       const { rawBody, database: _database, ...documented } = schema ?? {}
@@ -234,9 +234,7 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
 
   await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true })
 
-  app.get(
-    '/api/openapi.json',
-    { schema: { hide: true }, config: { auth: 'public' } },
-    async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()),
+  app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(app.swagger()),
   )
 }

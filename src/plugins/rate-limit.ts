@@ -91,7 +91,6 @@ export async function installRateLimits(app: FastifyInstance, options: { counter
         return storeOver(counters, 'general')
       }
     } as never,
-    errorResponseBuilder: (_request, context) =>
-      new AppError('RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)) }),
+    errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)) }),
   })
 }

@@ -30,7 +30,13 @@ function createAjv(options: Options): Ajv {
     schemaType: 'boolean',
     // Runs before maxLength/minLength/pattern/format, so they see the trimmed text.
     before: 'maxLength',
-    validate(this: unknown, enabled: boolean, data: string, _schema?: unknown, ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) {
+    validate(
+      this: unknown,
+      enabled: boolean,
+      data: string,
+      _schema?: unknown,
+      ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+    ) {
       if (enabled && ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = data.trim()
       return true
     },

@@ -141,7 +141,7 @@ function enforceContract(app: FastifyInstance): FastifyInstance {
   }
   function contractCheckedInject(options?: unknown, callback?: unknown): unknown {
     if (options === undefined || callback !== undefined) return (inject as (...args: unknown[]) => unknown)(options, callback)
-    return (inject(options as never)).then((response) => {
+    return inject(options as never).then((response) => {
       check(response)
       return response
     })

@@ -88,7 +88,10 @@ const isJson = (mediaType: string) => /^application\/(.+\+)?json$/.test(mediaTyp
 function describeErrors(validate: ValidateFunction): string {
   return (validate.errors ?? [])
     .slice(0, 5)
-    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`)
+    .map(
+      (e) =>
+        `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ''}`,
+    )
     .join('; ')
 }
 
@@ -103,7 +106,13 @@ function createAjv(coerceTypes: boolean | 'array'): Ajv2020 {
     modifying: true,
     schemaType: 'boolean',
     before: 'maxLength',
-    validate(this: unknown, enabled: boolean, data: string, _schema?: unknown, ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }) {
+    validate(
+      this: unknown,
+      enabled: boolean,
+      data: string,
+      _schema?: unknown,
+      ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+    ) {
       if (enabled && ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = data.trim()
       return true
     },
@@ -179,7 +188,10 @@ export class Contract {
   private validator(ajv: Ajv2020, location: string): ValidateFunction {
     // Many locations hold only a reference to one component (the error envelope): compile that once.
     const node = this.lookup(location.slice(DOCUMENT_ID.length))
-    const ref = node !== undefined && Object.keys(node).length === 1 && typeof node.$ref === 'string' && node.$ref.startsWith('#/') ? `${DOCUMENT_ID}${node.$ref}` : location
+    const ref =
+      node !== undefined && Object.keys(node).length === 1 && typeof node.$ref === 'string' && node.$ref.startsWith('#/')
+        ? `${DOCUMENT_ID}${node.$ref}`
+        : location
     const key = `${ajv === this.#bodies ? 'b' : 't'} ${ref}`
     let validate = this.#validators.get(key)
     if (validate === undefined) {
@@ -201,7 +213,8 @@ export class Contract {
     const response = this.resolve(declared, `${store.pointer}/responses/${key}`)
     const content = response.value.content as Json | undefined
     if (content === undefined || Object.keys(content).length === 0) {
-      if (exchange.responseBody.length > 0) throw new ContractViolation(`${where} with a body where the document declares no content: ${exchange.responseBody.slice(0, 200)}`)
+      if (exchange.responseBody.length > 0)
+        throw new ContractViolation(`${where} with a body where the document declares no content: ${exchange.responseBody.slice(0, 200)}`)
       return
     }
     const sent = exchange.responseHeaders['content-type']
@@ -217,7 +230,8 @@ export class Contract {
     let body: unknown = exchange.responseBody
     if (isJson(mediaType)) {
       const sent = mediaTypeOf(exchange.responseHeaders['content-type'])
-      if (sent === null || !isJson(sent.essence)) throw new ContractViolation(`${where} with Content-Type ${String(exchange.responseHeaders['content-type'])}, not JSON`)
+      if (sent === null || !isJson(sent.essence))
+        throw new ContractViolation(`${where} with Content-Type ${String(exchange.responseHeaders['content-type'])}, not JSON`)
       try {
         body = JSON.parse(exchange.responseBody)
       } catch {
@@ -225,7 +239,10 @@ export class Contract {
       }
     }
     const validate = this.validator(ajv, ref)
-    if (!validate(body)) throw new ContractViolation(`${where} with a body the schema refuses: ${describeErrors(validate)}; body: ${exchange.responseBody.slice(0, 300)}`)
+    if (!validate(body))
+      throw new ContractViolation(
+        `${where} with a body the schema refuses: ${describeErrors(validate)}; body: ${exchange.responseBody.slice(0, 300)}`,
+      )
   }
 
   private checkRequest(where: string, store: Operation, params: Record<string, string | undefined>, query: string, exchange: Exchange): void {
@@ -266,7 +283,8 @@ export class Contract {
     }
     const content = requestBody.content as Json
     const mediaType = matchingMediaType(Object.keys(content), exchange.requestHeaders['content-type'])
-    if (mediaType === undefined) throw refused(`Content-Type ${String(exchange.requestHeaders['content-type'])}; the document accepts ${Object.keys(content).join(', ')}`)
+    if (mediaType === undefined)
+      throw refused(`Content-Type ${String(exchange.requestHeaders['content-type'])}; the document accepts ${Object.keys(content).join(', ')}`)
     let body: unknown = raw.toString()
     if (isJson(mediaType)) {
       try {

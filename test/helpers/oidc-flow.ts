@@ -22,7 +22,7 @@ export async function createProvider(
   adminToken: string,
   standIn: OidcProviderStandIn,
   fields: Record<string, unknown> & { provider_key: string },
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the JSON body of the final redirect target, asserted by the calling test
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the JSON body of the final redirect target, asserted by the calling test
 ): Promise<Record<string, any>> {
   const response = await t.app.inject({
     method: 'POST',
@@ -62,7 +62,12 @@ export function sendCallback(t: TestContext, callbackUrl: URL, stateCookie?: str
 }
 
 /** The whole sign-in as `sub`; returns the callback's response. */
-export async function signInWithOidc(t: TestContext, standIn: OidcProviderStandIn, providerKey: string, sub: string): Promise<LightMyRequestResponse> {
+export async function signInWithOidc(
+  t: TestContext,
+  standIn: OidcProviderStandIn,
+  providerKey: string,
+  sub: string,
+): Promise<LightMyRequestResponse> {
   standIn.loginAs = sub
   const attempt = await beginOidcAttempt(t, standIn, providerKey)
   return sendCallback(t, attempt.callbackUrl, attempt.stateCookie)

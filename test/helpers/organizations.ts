@@ -5,7 +5,11 @@ import { bearer, createSignedInUser, type SignedIn, type TestUser } from './fact
 
 export type OrgRole = 'owner' | 'admin' | 'member'
 
-export async function createOrganization(t: TestContext, token: string, name = `Org ${randomBytes(4).toString('hex')}`): Promise<{ id: string; slug: string; name: string }> {
+export async function createOrganization(
+  t: TestContext,
+  token: string,
+  name = `Org ${randomBytes(4).toString('hex')}`,
+): Promise<{ id: string; slug: string; name: string }> {
   const response = await t.app.inject({ method: 'POST', url: '/api/organizations', headers: bearer(token), payload: { name } })
   if (response.statusCode !== 201) throw new Error(`organization creation failed: ${response.statusCode} ${response.body}`)
   return response.json()

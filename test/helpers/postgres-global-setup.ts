@@ -9,10 +9,7 @@ export default async function setup(): Promise<void> {
   const client = new pg.Client({ connectionString: testPostgresUrl() })
   await client.connect()
   try {
-    const { rows } = await client.query<{ nspname: string }>(
-      `select nspname from pg_namespace where nspname like $1`,
-      [`${TEST_SCHEMA_PREFIX}%`],
-    )
+    const { rows } = await client.query<{ nspname: string }>(`select nspname from pg_namespace where nspname like $1`, [`${TEST_SCHEMA_PREFIX}%`])
     for (const { nspname } of rows.filter((row) => isStaleSchema(row.nspname))) {
       await client.query(`drop schema if exists "${nspname}" cascade`)
     }

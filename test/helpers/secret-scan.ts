@@ -29,7 +29,10 @@ export function findLeak(text: string, secrets: readonly string[]): string | nul
 }
 
 /** Installs the recorder on `t.app` (after useTestApp has built it) and the check after the file. */
-export function scanResponsesForSecrets(t: TestContext, secrets: readonly string[] = [SMTP_PASSWORD, OTHER_SMTP_PASSWORD, AI_API_KEY, OTHER_AI_API_KEY]): LightMyRequestResponse[] {
+export function scanResponsesForSecrets(
+  t: TestContext,
+  secrets: readonly string[] = [SMTP_PASSWORD, OTHER_SMTP_PASSWORD, AI_API_KEY, OTHER_AI_API_KEY],
+): LightMyRequestResponse[] {
   const responses: LightMyRequestResponse[] = []
   beforeAll(() => {
     const inject = t.app.inject.bind(t.app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>

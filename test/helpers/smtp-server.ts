@@ -97,5 +97,10 @@ export function textOf(mail: ReceivedMail): string {
   const body = split === -1 ? '' : mail.raw.slice(split).trim()
   if (!/^content-transfer-encoding:\s*quoted-printable/im.test(headers)) return body
   // Soft line breaks go; =XX becomes %XX (a literal % escaped first), then UTF-8 decodes as a URI.
-  return decodeURIComponent(body.replace(/=\r?\n/g, '').replace(/%/g, '%25').replace(/=([0-9A-F]{2})/g, '%$1'))
+  return decodeURIComponent(
+    body
+      .replace(/=\r?\n/g, '')
+      .replace(/%/g, '%25')
+      .replace(/=([0-9A-F]{2})/g, '%$1'),
+  )
 }

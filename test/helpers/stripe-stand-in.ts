@@ -55,7 +55,17 @@ export async function startStripeStandIn(secretKey: string): Promise<StripeStand
     }
     if (request.method === 'POST' && request.path === '/v1/checkout/sessions') {
       if (standIn.mode === 'card-error') {
-        return { status: 400, body: { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'line_items[0][price]', message: `No such price; a similar object exists in test mode, but a live mode key (${standIn.secretKey}) was used.` } } }
+        return {
+          status: 400,
+          body: {
+            error: {
+              type: 'invalid_request_error',
+              code: 'resource_missing',
+              param: 'line_items[0][price]',
+              message: `No such price; a similar object exists in test mode, but a live mode key (${standIn.secretKey}) was used.`,
+            },
+          },
+        }
       }
       const session = id('cs_test')
       return {
@@ -74,7 +84,10 @@ export async function startStripeStandIn(secretKey: string): Promise<StripeStand
         },
       }
     }
-    return { status: 404, body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${request.method}: ${request.path}).` } } }
+    return {
+      status: 404,
+      body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${request.method}: ${request.path}).` } },
+    }
   }
 
   const server = http.createServer((request, response) => {
@@ -93,7 +106,12 @@ export async function startStripeStandIn(secretKey: string): Promise<StripeStand
       if (standIn.mode === 'hang-up') return void request.socket.destroy()
       if (standIn.mode === 'server-error') {
         // Stripe marks its own 500s as not worth retrying with the same key.
-        return json(response, 500, { error: { type: 'api_error', message: `Something went wrong (key ${standIn.secretKey}).` } }, { 'stripe-should-retry': 'false' })
+        return json(
+          response,
+          500,
+          { error: { type: 'api_error', message: `Something went wrong (key ${standIn.secretKey}).` } },
+          { 'stripe-should-retry': 'false' },
+        )
       }
       const key = recorded.idempotencyKey === undefined ? undefined : `${recorded.path}:${recorded.idempotencyKey}`
       const result = (key !== undefined && replays.get(key)) || answer(recorded)

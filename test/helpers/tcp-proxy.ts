@@ -30,7 +30,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     client.on('close', () => upstream.destroy())
     upstream.on('close', () => client.destroy())
   })
-  const listen = (port: number) => new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)))
+  const listen = (port: number) =>
+    new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)))
   const stop = () =>
     new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy()

@@ -13,21 +13,31 @@ import { burst } from './attempt-budget-bursts.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
-const put = (token: string, id: string, payload: Record<string, unknown>) => t.app.inject({ method: 'PUT', url: `/api/admin/users/${id}`, headers: bearer(token), payload })
+const put = (token: string, id: string, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'PUT', url: `/api/admin/users/${id}`, headers: bearer(token), payload })
 const reset = (token: string, id: string, payload: Record<string, unknown> = {}) =>
   t.app.inject({ method: 'POST', url: `/api/admin/users/${id}/mfa/reset`, headers: bearer(token), payload })
 const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 
 /** A change of each guarded field, for a target that is (or is not) an administrator. */
-const credentialChanges = (targetIsAdmin: boolean) => [{ password: 'taken over 12345' }, { email: uniqueEmail('moved') }, { is_admin: !targetIsAdmin }, { disabled: true }]
+const credentialChanges = (targetIsAdmin: boolean) => [
+  { password: 'taken over 12345' },
+  { email: uniqueEmail('moved') },
+  { is_admin: !targetIsAdmin },
+  { disabled: true },
+]
 
 describe('administrative changes of credentials and privileges', () => {
   it("an administrator's API token cannot change credentials or privileges, its own or anyone's (403 SESSION_REQUIRED)", async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, admin.token)
-    for (const [target, isAdmin] of [[admin.user.id, true], [user.user.id, false]] as const) {
-      for (const change of credentialChanges(isAdmin)) expectReason(await put(token, target, { ...change, current_password: DEFAULT_PASSWORD }), 403, 'SESSION_REQUIRED')
+    for (const [target, isAdmin] of [
+      [admin.user.id, true],
+      [user.user.id, false],
+    ] as const) {
+      for (const change of credentialChanges(isAdmin))
+        expectReason(await put(token, target, { ...change, current_password: DEFAULT_PASSWORD }), 403, 'SESSION_REQUIRED')
       expectReason(await reset(token, target, { current_password: DEFAULT_PASSWORD }), 403, 'SESSION_REQUIRED')
     }
     // The observed take-over: a password-only sign-in with a password the token set — refused above.
@@ -39,7 +49,8 @@ describe('administrative changes of credentials and privileges', () => {
   it('creating an administrator needs the session and the proof too; an ordinary user does not', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const { token } = await createApiTokenFor(t, admin.token)
-    const create = (credential: string, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/admin/users', headers: bearer(credential), payload })
+    const create = (credential: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: '/api/admin/users', headers: bearer(credential), payload })
     const newAdmin = () => ({ email: uniqueEmail('new-admin'), name: 'New Admin', password: 'a new admin passphrase 3', is_admin: true })
     expectReason(await create(token, { ...newAdmin(), current_password: DEFAULT_PASSWORD }), 403, 'SESSION_REQUIRED')
     expectReason(await create(admin.token, newAdmin()), 400, 'PASSWORD_REQUIRED')
@@ -81,7 +92,11 @@ describe('administrative changes of credentials and privileges', () => {
     expect(withoutCode.json().details).toEqual([{ field: 'code', message: expect.any(String) }])
     const wrong = totpCode(secret, t.clock.now()) === '123456' ? '654321' : '123456'
     expectReason(await put(admin.token, user.user.id, { is_admin: true, current_password: DEFAULT_PASSWORD, code: wrong }), 400, 'INVALID_CODE')
-    const promoted = await put(admin.token, user.user.id, { is_admin: true, current_password: DEFAULT_PASSWORD, code: totpCode(secret, t.clock.now()) })
+    const promoted = await put(admin.token, user.user.id, {
+      is_admin: true,
+      current_password: DEFAULT_PASSWORD,
+      code: totpCode(secret, t.clock.now()),
+    })
     expect(promoted.statusCode).toBe(200)
     expect(promoted.json().is_admin).toBe(true)
   })
@@ -99,10 +114,21 @@ describe('administrative changes of credentials and privileges', () => {
     expectReason(await me(again.token), 401, 'UNAUTHORIZED')
   })
 
-  it("a burst of wrong administrator passwords evaluates at most 10 (the re-authentication budget)", async () => {
+  it('a burst of wrong administrator passwords evaluates at most 10 (the re-authentication budget)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
-    const result = await burst([t.app], 50, (app, i) => app.inject({ method: 'PUT', url: `/api/admin/users/${user.user.id}`, headers: bearer(admin.token), payload: { disabled: true, current_password: `wrong ${i}` } }), 'INVALID_PASSWORD')
+    const result = await burst(
+      [t.app],
+      50,
+      (app, i) =>
+        app.inject({
+          method: 'PUT',
+          url: `/api/admin/users/${user.user.id}`,
+          headers: bearer(admin.token),
+          payload: { disabled: true, current_password: `wrong ${i}` },
+        }),
+      'INVALID_PASSWORD',
+    )
     expect(result.other).toEqual([])
     expect(result.evaluated).toBeLessThanOrEqual(10)
   })

@@ -25,7 +25,12 @@ export interface BurstCount {
 }
 
 /** Sends the requests at once, spread over the instances, and tallies the answers. */
-export async function burst(apps: FastifyInstance[], n: number, send: (app: FastifyInstance, i: number) => Promise<LightMyRequestResponse>, wrongReason: string): Promise<BurstCount> {
+export async function burst(
+  apps: FastifyInstance[],
+  n: number,
+  send: (app: FastifyInstance, i: number) => Promise<LightMyRequestResponse>,
+  wrongReason: string,
+): Promise<BurstCount> {
   const responses = await Promise.all(Array.from({ length: n }, (_, i) => send(apps[i % apps.length]!, i)))
   const count: BurstCount = { evaluated: 0, limited: 0, busy: 0, other: [] }
   for (const response of responses) {
@@ -52,7 +57,12 @@ function wrongTotp(secret: string, t: TestContext): string {
 export async function loginBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
   const { email } = await createUser(t)
   const ip = ownAddress()
-  const result = await burst(apps, BURST, (app, i) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: ip }), 'INVALID_CREDENTIALS')
+  const result = await burst(
+    apps,
+    BURST,
+    (app, i) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: ip }),
+    'INVALID_CREDENTIALS',
+  )
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(10)
   expect(result.limited).toBeGreaterThanOrEqual(BURST - 10)
@@ -62,9 +72,19 @@ export async function loginBurst(t: TestContext, apps: FastifyInstance[]): Promi
 export async function oneAddressCannotSpendTheEmailBudget(t: TestContext, apps: FastifyInstance[]): Promise<void> {
   const { email } = await createUser(t)
   const attacker = ownAddress()
-  const result = await burst(apps, 150, (app, i) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: attacker }), 'INVALID_CREDENTIALS')
+  const result = await burst(
+    apps,
+    150,
+    (app, i) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: attacker }),
+    'INVALID_CREDENTIALS',
+  )
   expect(result.evaluated).toBeLessThanOrEqual(10)
-  const owner = await apps[0]!.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD }, remoteAddress: ownAddress() })
+  const owner = await apps[0]!.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password: DEFAULT_PASSWORD },
+    remoteAddress: ownAddress(),
+  })
   expect(owner.statusCode).toBe(200)
 }
 
@@ -74,7 +94,12 @@ export async function reauthenticationBurst(t: TestContext, apps: FastifyInstanc
     apps,
     BURST,
     (app, i) =>
-      app.inject({ method: 'POST', url: '/api/users/me/password', headers: bearer(user.token), payload: { current_password: `wrong guess ${i}`, new_password: 'another sound passphrase 7' } }),
+      app.inject({
+        method: 'POST',
+        url: '/api/users/me/password',
+        headers: bearer(user.token),
+        payload: { current_password: `wrong guess ${i}`, new_password: 'another sound passphrase 7' },
+      }),
     'INVALID_PASSWORD',
   )
   expect(result.other).toEqual([])
@@ -86,7 +111,12 @@ export async function mfaTokenTotpBurst(t: TestContext, apps: FastifyInstance[])
   const { secret } = await enableMfa(t, user)
   const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
   const code = wrongTotp(secret, t)
-  const result = await burst(apps, BURST, (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code } }), 'INVALID_CODE')
+  const result = await burst(
+    apps,
+    BURST,
+    (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code } }),
+    'INVALID_CODE',
+  )
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(5)
 }
@@ -95,7 +125,12 @@ export async function mfaTokenBackupCodeBurst(t: TestContext, apps: FastifyInsta
   const user = await createSignedInUser(t)
   await enableMfa(t, user)
   const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
-  const result = await burst(apps, 50, (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code: 'zzzzz-zzzzz' } }), 'INVALID_CODE')
+  const result = await burst(
+    apps,
+    50,
+    (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code: 'zzzzz-zzzzz' } }),
+    'INVALID_CODE',
+  )
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(5)
 }
@@ -107,16 +142,31 @@ export async function mfaAccountBurst(t: TestContext, apps: FastifyInstance[]): 
   const tokens: string[] = []
   for (let i = 0; i < 12; i++) tokens.push(await loginForMfaToken(t, user.email, DEFAULT_PASSWORD))
   const code = wrongTotp(secret, t)
-  const result = await burst(apps, BURST, (app, i) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: tokens[i % tokens.length], code } }), 'INVALID_CODE')
+  const result = await burst(
+    apps,
+    BURST,
+    (app, i) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: tokens[i % tokens.length], code } }),
+    'INVALID_CODE',
+  )
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(10)
 }
 
 export async function enrolmentConfirmBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
   const user = await createSignedInUser(t)
-  const begin = await t.app.inject({ method: 'POST', url: '/api/auth/mfa/enroll/begin', headers: bearer(user.token), payload: { password: DEFAULT_PASSWORD } })
+  const begin = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/mfa/enroll/begin',
+    headers: bearer(user.token),
+    payload: { password: DEFAULT_PASSWORD },
+  })
   const code = wrongTotp(begin.json().secret, t)
-  const result = await burst(apps, BURST, (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/enroll/confirm', headers: bearer(user.token), payload: { code } }), 'INVALID_CODE')
+  const result = await burst(
+    apps,
+    BURST,
+    (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/enroll/confirm', headers: bearer(user.token), payload: { code } }),
+    'INVALID_CODE',
+  )
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(10)
 }
@@ -125,7 +175,9 @@ export async function enrolmentConfirmBurst(t: TestContext, apps: FastifyInstanc
 export async function tokenCreationBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
   const user = await createSignedInUser(t)
   const responses = await Promise.all(
-    Array.from({ length: BURST }, (_, i) => apps[i % apps.length]!.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `burst ${i}` } })),
+    Array.from({ length: BURST }, (_, i) =>
+      apps[i % apps.length]!.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `burst ${i}` } }),
+    ),
   )
   const created = responses.filter((r) => r.statusCode === 201).length
   const limited = responses.filter((r) => r.statusCode === 429 && r.json().reason === 'RATE_LIMITED').length

@@ -12,9 +12,12 @@ const DAY = 86_400
 
 describe('failed sign-in audit retention', () => {
   const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
-  const signIn = (email: string, password: string) => t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress: '10.18.0.1' })
+  const signIn = (email: string, password: string) =>
+    t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress: '10.18.0.1' })
   const actionsOf = async (targetId: string) =>
-    (await t.deps.db.selectFrom('audit_events').select(['action', 'at']).where('target_id', '=', targetId).orderBy('at').execute()).map((e) => e.action)
+    (await t.deps.db.selectFrom('audit_events').select(['action', 'at']).where('target_id', '=', targetId).orderBy('at').execute()).map(
+      (e) => e.action,
+    )
 
   it('failed sign-in events older than 90 days are purged; newer ones and every other event stay', async () => {
     const { user, email } = await createUser(t)

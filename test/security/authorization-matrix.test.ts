@@ -81,7 +81,12 @@ describe('administration routes', () => {
   async function pathFor(url: string): Promise<string> {
     let teamId: string | null = null
     if (url.startsWith('/api/admin/teams/:id')) {
-      const team = await t.app.inject({ method: 'POST', url: '/api/admin/teams', headers: bearer(admin.token), payload: { name: `Matrix ${newId()}` } })
+      const team = await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/teams',
+        headers: bearer(admin.token),
+        payload: { name: `Matrix ${newId()}` },
+      })
       teamId = team.json().id
     }
     const user = (await createUser(t)).user.id
@@ -164,7 +169,10 @@ describe('organization routes', () => {
   /** The role table of CONTRACT.md §5.3 as HTTP: one row per organization route. */
   const TABLE: Record<string, Expectation> = {
     'GET /api/organizations/:id': { minimum: 'member', call: async (org) => ({ path: `/api/organizations/${org.id}` }) },
-    'PATCH /api/organizations/:id': { minimum: 'admin', call: async (org) => ({ path: `/api/organizations/${org.id}`, payload: { name: 'Renamed' } }) },
+    'PATCH /api/organizations/:id': {
+      minimum: 'admin',
+      call: async (org) => ({ path: `/api/organizations/${org.id}`, payload: { name: 'Renamed' } }),
+    },
     'DELETE /api/organizations/:id': { minimum: 'owner', call: async (org) => ({ path: `/api/organizations/${org.id}` }) },
     'GET /api/organizations/:id/members': { minimum: 'member', call: async (org) => ({ path: `/api/organizations/${org.id}/members` }) },
     'POST /api/organizations/:id/members': {

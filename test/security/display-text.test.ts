@@ -54,11 +54,18 @@ function targets(): Record<string, Target> {
     'user name (PATCH /api/users/me)': { field: 'name', send: as(user.token, 'PATCH', '/api/users/me', (name) => ({ name })) },
     'user name (POST /api/admin/users)': {
       field: 'name',
-      send: as(admin.token, 'POST', '/api/admin/users', (name) => ({ email: `x${Math.random().toString(36).slice(2)}@example.com`, name, password: 'a sound passphrase 42' })),
+      send: as(admin.token, 'POST', '/api/admin/users', (name) => ({
+        email: `x${Math.random().toString(36).slice(2)}@example.com`,
+        name,
+        password: 'a sound passphrase 42',
+      })),
     },
     'organization name': { field: 'name', send: as(user.token, 'POST', '/api/organizations', (name) => ({ name })) },
     'team name': { field: 'name', send: as(admin.token, 'POST', '/api/admin/teams', (name) => ({ name })) },
-    'team description': { field: 'description', send: as(admin.token, 'POST', '/api/admin/teams', (description) => ({ name: 'Fine team', description })) },
+    'team description': {
+      field: 'description',
+      send: as(admin.token, 'POST', '/api/admin/teams', (description) => ({ name: 'Fine team', description })),
+    },
     'tag name': { field: 'name', send: as(user.token, 'POST', '/api/tags', (name) => ({ name })) },
     'link title': { field: 'title', send: as(user.token, 'POST', '/api/links', (title) => ({ url: 'https://example.com/', title })) },
     // Token creation has its own budget (10 per 15 minutes per user): a fresh user for each attempt.
@@ -68,7 +75,13 @@ function targets(): Record<string, Target> {
     },
     'provider name': {
       field: 'name',
-      send: as(admin.token, 'POST', '/api/oidc-providers', (name) => ({ provider_key: 'display', name, issuer_url: 'https://idp.example.com', client_id: 'c', client_secret: null })),
+      send: as(admin.token, 'POST', '/api/oidc-providers', (name) => ({
+        provider_key: 'display',
+        name,
+        issuer_url: 'https://idp.example.com',
+        client_id: 'c',
+        client_secret: null,
+      })),
     },
     'SMTP sender name': { field: 'from_name', send: as(admin.token, 'PUT', '/api/admin/settings/smtp', (from_name) => ({ from_name })) },
   }
@@ -83,14 +96,19 @@ describe('display text', () => {
         const label = `${what}: ${Object.keys(INVISIBLE)[i]}`
         expect(response.statusCode, label).toBe(400)
         expect(response.json().reason, label).toBe('VALIDATION_FAILED')
-        expect(response.json().details.map((d: { field: string }) => d.field), label).toContain(target.field)
+        expect(
+          response.json().details.map((d: { field: string }) => d.field),
+          label,
+        ).toContain(target.field)
       })
     }
   })
 
   it('keeps_accepting_ordinary_text_in_any_script_and_emoji', async () => {
     for (const name of ['Zoë Ørsted', 'محمد', 'שלום', '日本語チーム', 'Team 🚀', 'O’Brien – Ops']) {
-      expect((await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name } })).statusCode, name).toBe(200)
+      expect((await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name } })).statusCode, name).toBe(
+        200,
+      )
     }
     const org = await createOrganization(t, user.token, 'Ünïcødé Org')
     expect(org.name).toBe('Ünïcødé Org')

@@ -9,7 +9,8 @@ import { bearer, createSignedInUser } from '../helpers/factories.js'
 
 describe('failed authentication and the general limit (RATE_LIMIT_GENERAL=5)', () => {
   const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '5' } })
-  const me = (authorization: string, remoteAddress: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization }, remoteAddress })
+  const me = (authorization: string, remoteAddress: string) =>
+    t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization }, remoteAddress })
 
   it('a burst of 50 invalid tokens from one IP gets at most 5 answers of 401, the rest 429', async () => {
     const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => me(`Bearer sb_invalid${i}`, '10.8.0.1')))

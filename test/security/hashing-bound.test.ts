@@ -22,17 +22,30 @@ describe('bounded password hashing (defaults: 2 running, 32 waiting)', () => {
   it('a legitimate login stays under 1 s while a flood of 200 unknown-email logins runs', async () => {
     const { email } = await createUser(t)
     const alone = performance.now()
-    expect((await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD }, remoteAddress: '10.20.0.1' })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD }, remoteAddress: '10.20.0.1' }))
+        .statusCode,
+    ).toBe(200)
     const aloneMs = performance.now() - alone
 
     const flood = Promise.all(
       Array.from({ length: 200 }, () =>
-        t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: uniqueEmail('ghost'), password: 'wrong password here' }, remoteAddress: '10.66.0.1' }),
+        t.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: uniqueEmail('ghost'), password: 'wrong password here' },
+          remoteAddress: '10.66.0.1',
+        }),
       ),
     )
     await new Promise((resolve) => setTimeout(resolve, 20)) // the flood is in flight
     const started = performance.now()
-    const legit = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD }, remoteAddress: '10.20.0.2' })
+    const legit = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email, password: DEFAULT_PASSWORD },
+      remoteAddress: '10.20.0.2',
+    })
     const underFloodMs = performance.now() - started
     const statuses = (await flood).map((r) => r.statusCode)
     console.info(
@@ -74,7 +87,9 @@ describe('bounded password hashing (a tiny bound: 1 running, 2 waiting)', () => 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After when the hashing queue is full, and gives the attempt back', async () => {
     const { email } = await createUser(t)
     const responses = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: `10.30.0.${i + 1}` })),
+      Array.from({ length: 30 }, (_, i) =>
+        t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: `10.30.0.${i + 1}` }),
+      ),
     )
     const busy = responses.filter((r) => r.statusCode === 503)
     expect(busy.length).toBeGreaterThan(0)

@@ -35,7 +35,12 @@ describe('path parameters holding control characters', () => {
     expect(routes.length).toBeGreaterThan(20)
     for (const route of routes) {
       const url = route.url.replace(/:\w+/g, 'a%00b')
-      const response = await t.app.inject({ method: route.method as 'GET', url, headers: bearer(admin.token), ...(route.method !== 'GET' && { payload: {} }) })
+      const response = await t.app.inject({
+        method: route.method as 'GET',
+        url,
+        headers: bearer(admin.token),
+        ...(route.method !== 'GET' && { payload: {} }),
+      })
       expect(response.statusCode, `${route.method} ${url}`).toBe(404)
     }
   })
@@ -49,7 +54,15 @@ describe('forged cursors', () => {
     const collections = Object.entries(doc.paths)
       .filter(([, operations]) => operations.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'))
       .map(([path]) => realPath(path))
-    const timeOrdered = ['/api/tokens', '/api/users/me/sessions', '/api/admin/users', '/api/admin/audit-log', `/api/organizations/${ids.organization}/invitations`, '/api/links', '/api/invitations']
+    const timeOrdered = [
+      '/api/tokens',
+      '/api/users/me/sessions',
+      '/api/admin/users',
+      '/api/admin/audit-log',
+      `/api/organizations/${ids.organization}/invitations`,
+      '/api/links',
+      '/api/invitations',
+    ]
     expect(collections).toEqual(expect.arrayContaining(timeOrdered))
     // Never issued by any collection: a 400 everywhere.
     const unissuable = [cursorOf(['nul\u0000', 'x']), cursorOf(['x', 'nul\u0000']), cursorOf(['\ud800', 'x']), cursorOf([1, 2]), 'not-base64-json']
@@ -77,9 +90,16 @@ describe('query and body text holding NUL', () => {
     for (const url of ['/api/admin/users?q=a%00b', '/api/admin/audit-log?action=a%00b', '/api/admin/audit-log?actor_id=a%00b']) {
       expectReason(await t.app.inject({ method: 'GET', url, headers: bearer(admin.token) }), 400, 'VALIDATION_FAILED')
     }
-    const body = await t.app.inject({ method: 'POST', url: `/api/admin/teams/${ids.team}/members`, headers: bearer(admin.token), payload: { user_id: 'a\u0000b' } })
+    const body = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/teams/${ids.team}/members`,
+      headers: bearer(admin.token),
+      payload: { user_id: 'a\u0000b' },
+    })
     expectReason(body, 400, 'VALIDATION_FAILED')
     // Before 1970 — year 0 included, which PostgreSQL cannot represent — means from the beginning.
-    expect((await t.app.inject({ method: 'GET', url: '/api/admin/audit-log?since=0000-01-01T00:00:00Z', headers: bearer(admin.token) })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/admin/audit-log?since=0000-01-01T00:00:00Z', headers: bearer(admin.token) })).statusCode,
+    ).toBe(200)
   })
 })

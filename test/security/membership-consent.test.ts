@@ -37,8 +37,12 @@ const myInvitations = (token: string) => t.app.inject({ method: 'GET', url: '/ap
 const answer = (token: string, id: string, verb: 'accept' | 'decline') =>
   t.app.inject({ method: 'POST', url: `/api/invitations/${id}/${verb}`, headers: bearer(token) })
 const isMember = async (orgId: string, userId: string) =>
-  (await t.deps.db.selectFrom('organization_members').select('user_id').where('organization_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst()) !==
-  undefined
+  (await t.deps.db
+    .selectFrom('organization_members')
+    .select('user_id')
+    .where('organization_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()) !== undefined
 
 describe('adding a member by email', () => {
   it('no_one_joins_an_organization_without_consent: the victim is not a member and /go/wiki does not reach the attacker URL', async () => {
@@ -86,7 +90,13 @@ describe('GET /api/invitations', () => {
     const listed = await myInvitations(invitee.token)
     expect(listed.statusCode).toBe(200)
     expect(listed.json().items).toEqual([
-      expect.objectContaining({ id: b.id, organization_id: orgB.id, organization_name: 'Beta Org', role: 'member', invited_by_name: 'Inviting Owner' }),
+      expect.objectContaining({
+        id: b.id,
+        organization_id: orgB.id,
+        organization_name: 'Beta Org',
+        role: 'member',
+        invited_by_name: 'Inviting Owner',
+      }),
       expect.objectContaining({ id: a.id, organization_id: orgA.id, organization_name: 'Alpha Org', role: 'admin' }),
     ])
     // Nobody else sees them, nor answers them.

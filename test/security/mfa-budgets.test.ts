@@ -42,7 +42,12 @@ describe('second-factor attempt budgets', () => {
     for (let i = 0; i < 4; i++) expect((await verifyMfa(t, mfaToken, wrongCode(secret))).statusCode).toBe(401)
     for (const url of ['/api/auth/mfa/disable', '/api/auth/mfa/backup/regenerate']) {
       for (let i = 0; i < 3; i++) {
-        const response = await t.app.inject({ method: 'POST', url, headers: bearer(user.token), payload: { code: wrongCode(secret), password: DEFAULT_PASSWORD } })
+        const response = await t.app.inject({
+          method: 'POST',
+          url,
+          headers: bearer(user.token),
+          payload: { code: wrongCode(secret), password: DEFAULT_PASSWORD },
+        })
         expect(response.statusCode).toBe(400)
       }
     }
@@ -81,7 +86,12 @@ describe('second-factor attempt budgets', () => {
     await verifyMfa(t, mfaToken, wrong)
     const right = totpCode(secret, t.clock.now())
     await verifyMfa(t, mfaToken, right)
-    const events = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', user.user.id).orderBy('at').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', user.user.id)
+      .orderBy('at')
+      .execute()
     const actions = events.map((e) => e.action)
     expect(actions).toEqual(expect.arrayContaining(['mfa.enroll_begin', 'mfa.enable', 'auth.mfa_required', 'auth.mfa_verify_failed', 'auth.login']))
     const text = JSON.stringify(events)

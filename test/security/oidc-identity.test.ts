@@ -45,11 +45,21 @@ describe('changing issuer_url', () => {
     const victim = await me(sessionTokenOf(await signInWithOidc(t, first, 'moving', sub)))
     expect(await linkOf(victim.id)).toEqual({ oidc_provider: 'moving', oidc_issuer: first.issuer, oidc_sub: sub })
 
-    const patched = await t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET } })
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/oidc-providers/${provider.id}`,
+      headers: bearer(admin.token),
+      payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET },
+    })
     expect(patched.statusCode).toBe(200)
     // Unlinked in the same transaction as the change, and audited with the count.
     expect(await linkOf(victim.id)).toEqual({ oidc_provider: null, oidc_issuer: null, oidc_sub: null })
-    const event = await t.deps.db.selectFrom('audit_events').select('metadata').where('action', '=', 'oidc_provider.update').where('target_id', '=', provider.id).executeTakeFirstOrThrow()
+    const event = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('action', '=', 'oidc_provider.update')
+      .where('target_id', '=', provider.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.parse(event.metadata)).toMatchObject({ users_unlinked: 1 })
 
     // The attacker controls the new issuer and presents the same sub, without the victim's email.
@@ -68,11 +78,20 @@ describe('changing issuer_url', () => {
     const provider = await createProvider(t, admin.token, first, { provider_key: 'moving-admin', auto_create_users: false })
     const oidcAdmin = await createUser(t, { isAdmin: true })
     const sub = freshSub()
-    await t.deps.db.updateTable('users').set({ oidc_provider: 'moving-admin', oidc_issuer: first.issuer, oidc_sub: sub }).where('id', '=', oidcAdmin.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ oidc_provider: 'moving-admin', oidc_issuer: first.issuer, oidc_sub: sub })
+      .where('id', '=', oidcAdmin.user.id)
+      .execute()
     first.accounts.set(sub, { email: oidcAdmin.email, email_verified: true })
     expect((await me(sessionTokenOf(await signInWithOidc(t, first, 'moving-admin', sub)))).id).toBe(oidcAdmin.user.id)
 
-    await t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET } })
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/oidc-providers/${provider.id}`,
+      headers: bearer(admin.token),
+      payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET },
+    })
     second.accounts.set(sub, { email: 'someone-else@example.com', email_verified: true })
     expect(errorCodeOf(await signInWithOidc(t, second, 'moving-admin', sub))).toBe('ACCOUNT_NOT_FOUND')
     // Even presenting the admin's verified email does not link it (not trusted, and an administrator).
@@ -86,7 +105,11 @@ describe('changing issuer_url', () => {
     await createProvider(t, admin.token, second, { provider_key: 'untrusted', auto_create_users: false })
     const user = await createUser(t)
     const sub = freshSub()
-    await t.deps.db.updateTable('users').set({ oidc_provider: 'untrusted', oidc_issuer: first.issuer, oidc_sub: sub }).where('id', '=', user.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ oidc_provider: 'untrusted', oidc_issuer: first.issuer, oidc_sub: sub })
+      .where('id', '=', user.user.id)
+      .execute()
     second.accounts.set(sub, { email: 'nobody-here@example.com', email_verified: true })
     expect(errorCodeOf(await signInWithOidc(t, second, 'untrusted', sub))).toBe('ACCOUNT_NOT_FOUND')
   })
@@ -96,9 +119,9 @@ describe('linking by email at first sign-in', () => {
   it('links_by_email_only_for_providers_marked_trust_email_and_never_an_administrator', async () => {
     const trusted = await createProvider(t, admin.token, first, { provider_key: 'trusted', auto_create_users: false, trust_email: true })
     expect(trusted.trust_email).toBe(true)
-    const untrusted = (await t.app.inject({ method: 'GET', url: '/api/oidc-providers?limit=100', headers: bearer(admin.token) })).json().items.find(
-      (p: { provider_key: string }) => p.provider_key === 'untrusted',
-    )
+    const untrusted = (await t.app.inject({ method: 'GET', url: '/api/oidc-providers?limit=100', headers: bearer(admin.token) }))
+      .json()
+      .items.find((p: { provider_key: string }) => p.provider_key === 'untrusted')
     expect(untrusted.trust_email).toBe(false)
 
     const person = await createUser(t)
@@ -122,7 +145,8 @@ describe('linking by email at first sign-in', () => {
 })
 
 describe('linking a provider from the profile', () => {
-  const startLink = (token: string, key: string) => t.app.inject({ method: 'POST', url: `/api/users/me/identities/${key}/link`, headers: bearer(token) })
+  const startLink = (token: string, key: string) =>
+    t.app.inject({ method: 'POST', url: `/api/users/me/identities/${key}/link`, headers: bearer(token) })
 
   async function linkThrough(standIn: OidcProviderStandIn, person: { token: string }, key: string, sub: string) {
     const started = await startLink(person.token, key)
@@ -146,7 +170,9 @@ describe('linking a provider from the profile', () => {
       expect((await me(sessionTokenOf(await signInWithOidc(t, second, 'profile-link', sub)))).id).toBe(person.user.id)
       const listed = await t.app.inject({ method: 'GET', url: '/api/users/me/identities', headers: bearer(person.token) })
       expect(listed.json().items).toEqual([{ provider_key: 'profile-link', name: 'Stand-in' }])
-      expect((await t.app.inject({ method: 'DELETE', url: '/api/users/me/identities/profile-link', headers: bearer(person.token) })).statusCode).toBe(204)
+      expect((await t.app.inject({ method: 'DELETE', url: '/api/users/me/identities/profile-link', headers: bearer(person.token) })).statusCode).toBe(
+        204,
+      )
       expect((await linkOf(person.user.id)).oidc_sub).toBeNull()
     }
   })

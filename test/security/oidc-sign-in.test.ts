@@ -50,7 +50,15 @@ const withParam = (url: URL, name: string, value: string | null) => {
   else changed.searchParams.set(name, value)
   return changed
 }
-const userCount = async () => Number((await t.deps.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+const userCount = async () =>
+  Number(
+    (
+      await t.deps.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  )
 
 function expectRefused(response: LightMyRequestResponse, code: string): void {
   expect(errorCodeOf(response)).toBe(code)
@@ -77,7 +85,16 @@ describe('state', () => {
     const forgedPayload = Buffer.from(
       JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), s: attempt.callbackUrl.searchParams.get('state') }),
     ).toString('base64url')
-    for (const cookie of [undefined, '', 'x', 'a.b.c', `${payload}.${flip(mac)}`, `${flip(payload)}.${mac}`, `${payload}`, `${forgedPayload}.${mac}x`]) {
+    for (const cookie of [
+      undefined,
+      '',
+      'x',
+      'a.b.c',
+      `${payload}.${flip(mac)}`,
+      `${flip(payload)}.${mac}`,
+      `${payload}`,
+      `${forgedPayload}.${mac}x`,
+    ]) {
       expectRefused(await sendCallback(t, attempt.callbackUrl, cookie), 'INVALID_STATE')
     }
   })
@@ -125,10 +142,24 @@ describe('a replayed authorization code', () => {
   it('is refused by the provider: an error redirect and no second session', async () => {
     const attempt = await attemptAs(verified())
     sessionTokenOf(await sendCallback(t, attempt.callbackUrl, attempt.stateCookie))
-    const sessions = Number((await t.deps.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+    const sessions = Number(
+      (
+        await t.deps.db
+          .selectFrom('sessions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
     const replay = await sendCallback(t, attempt.callbackUrl, attempt.stateCookie)
     expectRefused(replay, 'PROVIDER_ERROR')
-    const after = Number((await t.deps.db.selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+    const after = Number(
+      (
+        await t.deps.db
+          .selectFrom('sessions')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
     expect(after).toBe(sessions)
     const warning = t.logs.map((line) => JSON.parse(line)).find((l) => l.request_id === replay.headers['x-request-id'] && l.oidc)
     expect(warning.oidc).toEqual({ error: 'PROVIDER_ERROR', detail: 'the provider answered HTTP 400 (invalid_grant)' })
@@ -153,10 +184,22 @@ describe('a tampered ID token', () => {
     ],
     ['signed with another key under the same key id', async (token) => idp.sign(idp.decode(token), 'foreign')],
     ['unsigned (alg none)', async (token) => `${encode({ alg: 'none', typ: 'JWT' })}.${token.split('.')[1]}.`],
-    ['a different nonce, properly signed', async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, nonce: 'another-nonce' } }, 'provider')],
-    ['another audience, properly signed', async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, aud: 'another-client' } }, 'provider')],
-    ['another issuer, properly signed', async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, iss: 'https://evil.example.com' } }, 'provider')],
-    ['expired, properly signed', async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, iat: now() - 7200, exp: now() - 3600 } }, 'provider')],
+    [
+      'a different nonce, properly signed',
+      async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, nonce: 'another-nonce' } }, 'provider'),
+    ],
+    [
+      'another audience, properly signed',
+      async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, aud: 'another-client' } }, 'provider'),
+    ],
+    [
+      'another issuer, properly signed',
+      async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, iss: 'https://evil.example.com' } }, 'provider'),
+    ],
+    [
+      'expired, properly signed',
+      async (token) => idp.sign({ ...idp.decode(token), claims: { ...idp.decode(token).claims, iat: now() - 7200, exp: now() - 3600 } }, 'provider'),
+    ],
   ]
 
   for (const [name, rewrite] of cases) {

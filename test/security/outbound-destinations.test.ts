@@ -38,7 +38,15 @@ afterAll(async () => {
 const put = (t: TestContext, token: string, url: string, payload: object) => t.app.inject({ method: 'PUT', url, headers: bearer(token), payload })
 const fieldOf = (response: { json(): { details: Array<{ field: string }> } }) => response.json().details.map((d) => d.field)
 
-const METADATA_AND_LINK_LOCAL = ['169.254.169.254', '169.254.10.1', '[fe80::1]', '[fd00:ec2::254]', '100.100.100.200', '[::ffff:169.254.169.254]', '0.0.0.0']
+const METADATA_AND_LINK_LOCAL = [
+  '169.254.169.254',
+  '169.254.10.1',
+  '[fe80::1]',
+  '[fd00:ec2::254]',
+  '100.100.100.200',
+  '[::ffff:169.254.169.254]',
+  '0.0.0.0',
+]
 const PRIVATE = ['10.0.0.5', '192.168.1.10', '172.16.0.1', '127.0.0.1', '[::1]', '[fd12:3456::1]', '100.64.0.1']
 
 describe('AI base_url', () => {
@@ -69,7 +77,9 @@ describe('AI base_url', () => {
     const base = ai.baseUrl.replace('127.0.0.1', 'localhost')
     expect((await put(strict, admin.token, '/api/admin/settings/ai', { base_url: base, api_key: AI_API_KEY, model: 'gpt-4o' })).statusCode).toBe(200)
     const before = ai.calls.length
-    const responses = await Promise.all(Array.from({ length: 10 }, () => strict.app.inject({ method: 'GET', url: '/api/admin/settings/ai/models', headers: bearer(admin.token) })))
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => strict.app.inject({ method: 'GET', url: '/api/admin/settings/ai/models', headers: bearer(admin.token) })),
+    )
     for (const response of responses) {
       expectReason(response, 502, 'UPSTREAM_FAILED')
       expect(response.json().message).toMatch(/^The AI provider was not contacted: the destination is a private or loopback address/)
@@ -85,7 +95,12 @@ describe('SMTP host', () => {
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(fieldOf(response), host).toEqual(['host'])
     }
-    const configured = await put(strict, admin.token, '/api/admin/settings/smtp', { enabled: true, host: 'localhost', port: smtp.port, from_address: 'sb@example.com' })
+    const configured = await put(strict, admin.token, '/api/admin/settings/smtp', {
+      enabled: true,
+      host: 'localhost',
+      port: smtp.port,
+      from_address: 'sb@example.com',
+    })
     expect(configured.statusCode).toBe(200)
     const test = await strict.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
     expectReason(test, 502, 'UPSTREAM_FAILED')
@@ -103,7 +118,13 @@ describe('OIDC issuer_url', () => {
           method: 'POST',
           url: '/api/oidc-providers',
           headers: bearer(token),
-          payload: { provider_key: `p${Math.random().toString(36).slice(2, 8)}`, name: 'Metadata', issuer_url: `https://${host}`, client_id: 'x', client_secret: null },
+          payload: {
+            provider_key: `p${Math.random().toString(36).slice(2, 8)}`,
+            name: 'Metadata',
+            issuer_url: `https://${host}`,
+            client_id: 'x',
+            client_secret: null,
+          },
         })
         expectReason(response, 400, 'VALIDATION_FAILED')
         expect(fieldOf(response)).toEqual(['issuer_url'])

@@ -54,11 +54,14 @@ afterAll(async () => {
 })
 
 const put = (url: string, payload: object) => t.app.inject({ method: 'PUT', url, headers: bearer(admin.token), payload })
-const storedSection = async (key: string) => JSON.parse((await t.deps.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow()).value)
+const storedSection = async (key: string) =>
+  JSON.parse((await t.deps.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow()).value)
 
 describe('write-only secrets and a changed destination', () => {
   it('the_smtp_password_never_follows_a_new_host_or_port, under a burst of attempts', async () => {
-    expect((await put('/api/admin/settings/smtp', { host: 'smtp.example.com', port: 587, username: 'mailer', password: SMTP_PASSWORD })).statusCode).toBe(200)
+    expect(
+      (await put('/api/admin/settings/smtp', { host: 'smtp.example.com', port: 587, username: 'mailer', password: SMTP_PASSWORD })).statusCode,
+    ).toBe(200)
     const before = await storedSection('smtp')
     const attempts = await Promise.all(
       Array.from({ length: 20 }, (_, i) => put('/api/admin/settings/smtp', i % 2 === 0 ? { host: `attacker-${i}.example.net` } : { port: 2525 + i })),
@@ -69,7 +72,10 @@ describe('write-only secrets and a changed destination', () => {
     }
     expect(await storedSection('smtp')).toEqual(before)
     // Sent again, or cleared explicitly: accepted.
-    expect((await put('/api/admin/settings/smtp', { host: 'mail.example.org', password: SMTP_PASSWORD })).json()).toMatchObject({ host: 'mail.example.org', password_set: true })
+    expect((await put('/api/admin/settings/smtp', { host: 'mail.example.org', password: SMTP_PASSWORD })).json()).toMatchObject({
+      host: 'mail.example.org',
+      password_set: true,
+    })
     expect((await put('/api/admin/settings/smtp', { port: 465, password: null })).json()).toMatchObject({ port: 465, password_set: false })
     // Without a stored password there is nothing to follow.
     expect((await put('/api/admin/settings/smtp', { host: 'other.example.org' })).statusCode).toBe(200)
@@ -83,16 +89,24 @@ describe('write-only secrets and a changed destination', () => {
     expect((await storedSection('ai')).base_url).toBe('https://api.example.com/v1')
     // Another path on the same origin keeps the key.
     expect((await put('/api/admin/settings/ai', { base_url: 'https://api.example.com/v2' })).json()).toMatchObject({ api_key_set: true })
-    expect((await put('/api/admin/settings/ai', { base_url: 'https://other.example.org/v1', api_key: null })).json()).toMatchObject({ api_key_set: false })
+    expect((await put('/api/admin/settings/ai', { base_url: 'https://other.example.org/v1', api_key: null })).json()).toMatchObject({
+      api_key_set: false,
+    })
   })
 
   it('the_oidc_client_secret_never_follows_a_new_issuer_url', async () => {
     const provider = await createProvider(t, admin.token, idp, { provider_key: 'moving' })
-    const patch = (payload: object) => t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload })
+    const patch = (payload: object) =>
+      t.app.inject({ method: 'PATCH', url: `/api/oidc-providers/${provider.id}`, headers: bearer(admin.token), payload })
     const moved = await patch({ issuer_url: 'https://attacker.example.net' })
     expectReason(moved, 400, 'VALIDATION_FAILED')
-    expect(moved.json().details).toEqual([{ field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' }])
-    expect((await patch({ issuer_url: 'https://idp.example.org', client_secret: OIDC_CLIENT_SECRET })).json()).toMatchObject({ issuer_url: 'https://idp.example.org', client_secret_set: true })
+    expect(moved.json().details).toEqual([
+      { field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' },
+    ])
+    expect((await patch({ issuer_url: 'https://idp.example.org', client_secret: OIDC_CLIENT_SECRET })).json()).toMatchObject({
+      issuer_url: 'https://idp.example.org',
+      client_secret_set: true,
+    })
   })
 })
 

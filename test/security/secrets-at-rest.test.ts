@@ -9,13 +9,23 @@ const t = useTestApp()
 describe('TOTP secrets at rest', () => {
   it('are stored as versioned ciphertext, pending and active', async () => {
     const user = await createSignedInUser(t)
-    const begin = await t.app.inject({ method: 'POST', url: '/api/auth/mfa/enroll/begin', headers: bearer(user.token), payload: { password: DEFAULT_PASSWORD } })
+    const begin = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/mfa/enroll/begin',
+      headers: bearer(user.token),
+      payload: { password: DEFAULT_PASSWORD },
+    })
     const secret: string = begin.json().secret
     const pending = await t.deps.db.selectFrom('mfa_pending').select('secret_encrypted').where('user_id', '=', user.user.id).executeTakeFirstOrThrow()
     expect(pending.secret_encrypted).toMatch(/^v1\.[A-Za-z0-9_-]+$/)
     expect(pending.secret_encrypted).not.toContain(secret)
 
-    await t.app.inject({ method: 'POST', url: '/api/auth/mfa/enroll/confirm', headers: bearer(user.token), payload: { code: totpCode(secret, t.clock.now()) } })
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/mfa/enroll/confirm',
+      headers: bearer(user.token),
+      payload: { code: totpCode(secret, t.clock.now()) },
+    })
     const active = await t.deps.db.selectFrom('mfa_totp').select('secret_encrypted').where('user_id', '=', user.user.id).executeTakeFirstOrThrow()
     expect(active.secret_encrypted).toMatch(/^v1\./)
     expect(active.secret_encrypted).not.toContain(secret)

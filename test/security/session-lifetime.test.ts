@@ -39,11 +39,14 @@ describe('password change with revoke_api_tokens', () => {
   it('keeps API tokens by default and revokes them all when asked', async () => {
     const user = await createSignedInUser(t)
     const kept = await createApiTokenFor(t, user.token)
-    const change = (payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/users/me/password', headers: bearer(user.token), payload })
+    const change = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: '/api/users/me/password', headers: bearer(user.token), payload })
     expect((await change({ current_password: DEFAULT_PASSWORD, new_password: 'second sound passphrase 1' })).statusCode).toBe(204)
     expect((await me(t, kept.token)).statusCode).toBe(200)
     const doomed = await createApiTokenFor(t, user.token, 'another')
-    expect((await change({ current_password: 'second sound passphrase 1', new_password: 'third sound passphrase 2', revoke_api_tokens: true })).statusCode).toBe(204)
+    expect(
+      (await change({ current_password: 'second sound passphrase 1', new_password: 'third sound passphrase 2', revoke_api_tokens: true })).statusCode,
+    ).toBe(204)
     expectReason(await me(t, kept.token), 401, 'UNAUTHORIZED')
     expectReason(await me(t, doomed.token), 401, 'UNAUTHORIZED')
     // The session that changed the password lives on.

@@ -41,10 +41,20 @@ describe('limits shared through Redis', () => {
       const ip = ownAddress()
       for (let i = 0; i < 10; i++) {
         const app = i % 5 === 0 ? t.app : peer.app
-        const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong ${i} guess` }, remoteAddress: ip })
+        const response = await app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email, password: `wrong ${i} guess` },
+          remoteAddress: ip,
+        })
         expect(response.statusCode).toBe(401)
       }
-      const blocked = await peer.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD }, remoteAddress: ip })
+      const blocked = await peer.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email, password: DEFAULT_PASSWORD },
+        remoteAddress: ip,
+      })
       expect(blocked.statusCode).toBe(429)
     } finally {
       await peer.close()

@@ -53,7 +53,9 @@ describe('TOTP replay', () => {
       const { secret } = await enableMfa(t, user)
       const code = totpCode(secret, t.clock.now())
       const onA = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
-      const onB = (await peer.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: DEFAULT_PASSWORD } })).json().mfa_token
+      const onB = (
+        await peer.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: DEFAULT_PASSWORD } })
+      ).json().mfa_token
       const results = await Promise.all([verifyMfa(t, onA, code), verifyMfa(t, onB, code, peer.app)])
       expect(results.map((r) => r.statusCode).sort()).toEqual([200, 401])
       const again = await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), code, peer.app)

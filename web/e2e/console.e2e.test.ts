@@ -28,7 +28,8 @@ const axeReport = new Map<string, string[]>()
 async function newContext(options: { locale?: string } = {}): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: options.locale ?? 'en-US' })
   context.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(`${message.location().url}: ${message.text()}`)
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+      cspViolations.push(`${message.location().url}: ${message.text()}`)
   })
   return context
 }
@@ -49,9 +50,15 @@ async function checkAccessibility(page: Page, name: string): Promise<void> {
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme })
     const violations = await axeViolations(page)
-    axeReport.set(`${name} (${colorScheme})`, violations.map((v) => `${v.impact} ${v.id}`))
+    axeReport.set(
+      `${name} (${colorScheme})`,
+      violations.map((v) => `${v.impact} ${v.id}`),
+    )
     const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    expect(grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${name}, ${colorScheme}`).toEqual([])
+    expect(
+      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      `${name}, ${colorScheme}`,
+    ).toEqual([])
   }
   await page.emulateMedia({ colorScheme: 'light' })
 }
@@ -71,7 +78,10 @@ async function signOut(page: Page): Promise<void> {
 async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
   return fetch(`${server.baseUrl}${path}`, {
     method: init.method ?? 'GET',
-    headers: { ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }), ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
 }
@@ -118,7 +128,9 @@ afterAll(async () => {
   if (axeReport.size > 0) {
     const minor = [...axeReport].filter(([, found]) => found.length > 0)
     const grave = [...axeReport.values()].flat().filter((finding) => /^(serious|critical) /.test(finding)).length
-    console.log(`axe: ${axeReport.size} page views checked; serious/critical: ${grave}; other findings: ${minor.length === 0 ? 'none' : minor.map(([page, found]) => `${page}: ${found.join(', ')}`).join('; ')}`)
+    console.log(
+      `axe: ${axeReport.size} page views checked; serious/critical: ${grave}; other findings: ${minor.length === 0 ? 'none' : minor.map(([page, found]) => `${page}: ${found.join(', ')}`).join('; ')}`,
+    )
   }
 })
 
@@ -297,7 +309,14 @@ describe('the console in Chromium', () => {
     const created = await api('/api/oidc-providers', {
       method: 'POST',
       token: adminApiToken,
-      body: { provider_key: PROVIDER_KEY, name: 'Stand-in ID', issuer_url: oidc.issuer, client_id: OIDC_CLIENT_ID, client_secret: OIDC_CLIENT_SECRET, auto_create_users: true },
+      body: {
+        provider_key: PROVIDER_KEY,
+        name: 'Stand-in ID',
+        issuer_url: oidc.issuer,
+        client_id: OIDC_CLIENT_ID,
+        client_secret: OIDC_CLIENT_SECRET,
+        auto_create_users: true,
+      },
     })
     expect(created.status, await created.clone().text()).toBe(201)
     oidc.accounts.set('grace', { email: 'grace@example.com', email_verified: true, name: 'Grace Hopper' })
@@ -350,7 +369,14 @@ describe('the console in Chromium', () => {
     const smtpSettings = await api('/api/admin/settings/smtp', {
       method: 'PUT',
       token: adminApiToken,
-      body: { enabled: true, host: smtp.host, port: smtp.port, username: SMTP_USERNAME, password: SMTP_PASSWORD, from_address: 'no-reply@example.com' },
+      body: {
+        enabled: true,
+        host: smtp.host,
+        port: smtp.port,
+        username: SMTP_USERNAME,
+        password: SMTP_PASSWORD,
+        from_address: 'no-reply@example.com',
+      },
     })
     expect(smtpSettings.status).toBe(200)
     // Ada's address now belongs to the identity provider she signed in with: Lin has a password account.
@@ -398,8 +424,14 @@ describe('the console in Chromium', () => {
 
   it('accepts an invitation: signed out, it asks to sign in first and comes back to accept', async () => {
     const lin = LIN
-    const organization = (await (await api('/api/organizations', { method: 'POST', token: adminApiToken, body: { name: 'Research' } })).json()) as { id: string }
-    const invited = await api(`/api/organizations/${organization.id}/invitations`, { method: 'POST', token: adminApiToken, body: { email: lin.email, role: 'member' } })
+    const organization = (await (await api('/api/organizations', { method: 'POST', token: adminApiToken, body: { name: 'Research' } })).json()) as {
+      id: string
+    }
+    const invited = await api(`/api/organizations/${organization.id}/invitations`, {
+      method: 'POST',
+      token: adminApiToken,
+      body: { email: lin.email, role: 'member' },
+    })
     expect(invited.status).toBe(201)
 
     const context = await newContext()

@@ -30,7 +30,10 @@ const written: string[] = []
 async function api(pathname: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Record<string, string>> {
   const response = await fetch(`${server.baseUrl}${pathname}`, {
     method: init.method ?? 'GET',
-    headers: { ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }), ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${pathname}: ${response.status} ${await response.text()}`)

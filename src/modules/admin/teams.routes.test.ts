@@ -22,7 +22,13 @@ describe('teams', () => {
   it('creates a team: exactly the Team fields', async () => {
     const response = await call('POST', '', { name: '  Platform  ', description: 'Runs the platform' })
     expect(response.statusCode).toBe(201)
-    expect(response.json()).toEqual({ id: expect.any(String), name: 'Platform', description: 'Runs the platform', member_count: 0, created_at: expect.any(String) })
+    expect(response.json()).toEqual({
+      id: expect.any(String),
+      name: 'Platform',
+      description: 'Runs the platform',
+      member_count: 0,
+      created_at: expect.any(String),
+    })
     expect((await call('GET', `/${response.json().id}`)).json()).toEqual(response.json())
     expect((await call('POST', '', { name: 'No description' })).json().description).toBeNull()
   })
@@ -62,7 +68,9 @@ describe('teams', () => {
     expect(names).toEqual([...names].sort((a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1)))
     const first = await page('?limit=2')
     const second = await page(`?limit=2&cursor=${first.next_cursor}`)
-    expect([...first.items, ...second.items].map((team: { id: string }) => team.id)).toEqual(all.items.slice(0, 4).map((team: { id: string }) => team.id))
+    expect([...first.items, ...second.items].map((team: { id: string }) => team.id)).toEqual(
+      all.items.slice(0, 4).map((team: { id: string }) => team.id),
+    )
   })
 
   it('deletes a team with its memberships, not its users', async () => {
@@ -73,7 +81,9 @@ describe('teams', () => {
     expectReason(await call('GET', `/${team.id}`), 404, 'NOT_FOUND')
     expect(await t.deps.db.selectFrom('team_members').select('user_id').where('team_id', '=', team.id).execute()).toEqual([])
     expect(await t.deps.db.selectFrom('users').select('id').where('id', '=', user.user.id).executeTakeFirst()).toBeTruthy()
-    const actions = (await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', team.id).orderBy('at').orderBy('id').execute()).map((e) => e.action)
+    const actions = (
+      await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', team.id).orderBy('at').orderBy('id').execute()
+    ).map((e) => e.action)
     expect(actions).toEqual(['team.create', 'team.member_add', 'team.delete'])
   })
 })
@@ -92,7 +102,10 @@ describe('team members', () => {
     const list = (await call('GET', `/${team.id}/members`)).json()
     expect(list.items.map((m: { name: string }) => m.name)).toEqual(['Abe Able', 'zoe Zed'])
     const first = (await call('GET', `/${team.id}/members?limit=1`)).json()
-    expect((await call('GET', `/${team.id}/members?limit=1&cursor=${first.next_cursor}`)).json()).toEqual({ items: [list.items[1]], next_cursor: null })
+    expect((await call('GET', `/${team.id}/members?limit=1&cursor=${first.next_cursor}`)).json()).toEqual({
+      items: [list.items[1]],
+      next_cursor: null,
+    })
   })
 
   it('needs exactly one of user_id and email (400), a known team and user (404), and no duplicate (409)', async () => {
@@ -122,7 +135,12 @@ describe('team members', () => {
     expectReason(await call('DELETE', `/${team.id}/members/${a.user.id}`), 404, 'NOT_FOUND')
     expect((await t.app.inject({ method: 'DELETE', url: `/api/admin/users/${b.user.id}`, headers: bearer(admin.token) })).statusCode).toBe(204)
     expect((await call('GET', `/${team.id}`)).json().member_count).toBe(0)
-    const actions = (await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', team.id).where('action', '=', 'team.member_remove').execute())
+    const actions = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', team.id)
+      .where('action', '=', 'team.member_remove')
+      .execute()
     expect(actions.map((e) => JSON.parse(e.metadata))).toEqual([{ user_id: a.user.id }])
   })
 })

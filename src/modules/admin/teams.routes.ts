@@ -3,7 +3,16 @@ import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { AddTeamMemberBody, CreateTeamBody, TeamMemberPage, TeamMemberParams, TeamMemberView, TeamPage, TeamView, UpdateTeamBody } from './teams.schemas.js'
+import {
+  AddTeamMemberBody,
+  CreateTeamBody,
+  TeamMemberPage,
+  TeamMemberParams,
+  TeamMemberView,
+  TeamPage,
+  TeamView,
+  UpdateTeamBody,
+} from './teams.schemas.js'
 import { addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, listTeams, removeTeamMember, updateTeam } from './teams.service.js'
 
 const tags = ['administration']
@@ -22,13 +31,19 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.post(
       '',
-      { config: admin, schema: { tags, operationId: 'createTeam', summary: 'Create a team', body: CreateTeamBody, response: { 201: TeamView, 409: NAME_TAKEN } } },
+      {
+        config: admin,
+        schema: { tags, operationId: 'createTeam', summary: 'Create a team', body: CreateTeamBody, response: { 201: TeamView, 409: NAME_TAKEN } },
+      },
       async (request, reply) => reply.code(201).send(await createTeam(deps, callerOf(request), request.body, contextOf(request))),
     )
 
     app.get(
       '/:id',
-      { config: admin, schema: { tags, operationId: 'getTeam', summary: 'One team', params: IdParams, response: { 200: TeamView, 404: NO_SUCH_TEAM } } },
+      {
+        config: admin,
+        schema: { tags, operationId: 'getTeam', summary: 'One team', params: IdParams, response: { 200: TeamView, 404: NO_SUCH_TEAM } },
+      },
       async (request) => getTeam(deps, request.params.id),
     )
 
@@ -50,7 +65,16 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/:id',
-      { config: admin, schema: { tags, operationId: 'deleteTeam', summary: 'Delete a team (its users stay)', params: IdParams, response: { 204: NoContent, 404: NO_SUCH_TEAM } } },
+      {
+        config: admin,
+        schema: {
+          tags,
+          operationId: 'deleteTeam',
+          summary: 'Delete a team (its users stay)',
+          params: IdParams,
+          response: { 204: NoContent, 404: NO_SUCH_TEAM },
+        },
+      },
       async (request, reply) => {
         await deleteTeam(deps, callerOf(request), request.params.id, contextOf(request))
         return reply.code(204).send(null)
@@ -61,7 +85,14 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/:id/members',
       {
         config: admin,
-        schema: { tags, operationId: 'listTeamMembers', summary: 'The members of a team, by name', params: IdParams, querystring: PageQuery, response: { 200: TeamMemberPage, 404: NO_SUCH_TEAM } },
+        schema: {
+          tags,
+          operationId: 'listTeamMembers',
+          summary: 'The members of a team, by name',
+          params: IdParams,
+          querystring: PageQuery,
+          response: { 200: TeamMemberPage, 404: NO_SUCH_TEAM },
+        },
       },
       async (request) => listTeamMembers(deps, request.params.id, request.query),
     )

@@ -42,7 +42,12 @@ function nameKey(name: string): string {
 export async function listTeams(deps: Deps, query: PageQuery): Promise<Page<TeamRecord>> {
   const window = pageWindow(query)
   const rows = await listTeamRows(deps.db, window)
-  return toPage(rows, window.limit, ({ name_key: _key, ...team }) => team, (row) => [row.name_key, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    ({ name_key: _key, ...team }) => team,
+    (row) => [row.name_key, row.id],
+  )
 }
 
 export async function getTeam(deps: Deps, teamId: string): Promise<TeamRecord> {
@@ -56,7 +61,12 @@ export async function createTeam(deps: Deps, caller: Caller, input: CreateTeamBo
   try {
     await deps.db.transaction().execute(async (tx) => {
       await insertTeam(tx, { ...team, name_key: nameKey(team.name) })
-      await recordAudit(tx, deps.clock, ctx, { action: 'team.create', actor: caller.user, target: { type: 'team', id: team.id }, metadata: { name: team.name } })
+      await recordAudit(tx, deps.clock, ctx, {
+        action: 'team.create',
+        actor: caller.user,
+        target: { type: 'team', id: team.id },
+        metadata: { name: team.name },
+      })
     })
   } catch (error) {
     throw nameTaken(error)
@@ -91,7 +101,12 @@ export async function deleteTeam(deps: Deps, caller: Caller, teamId: string, ctx
   await deps.db.transaction().execute(async (tx) => {
     const team = await findTeam(tx, teamId)
     if (team === null || !(await deleteTeamRow(tx, teamId))) throw teamNotFound()
-    await recordAudit(tx, deps.clock, ctx, { action: 'team.delete', actor: caller.user, target: { type: 'team', id: teamId }, metadata: { name: team.name } })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'team.delete',
+      actor: caller.user,
+      target: { type: 'team', id: teamId },
+      metadata: { name: team.name },
+    })
   })
 }
 
@@ -99,11 +114,22 @@ export async function listTeamMembers(deps: Deps, teamId: string, query: PageQue
   const window = pageWindow(query)
   if ((await findTeam(deps.db, teamId)) === null) throw teamNotFound()
   const rows = await listTeamMemberRows(deps.db, teamId, window)
-  return toPage(rows, window.limit, (row) => row, (row) => [row.name, row.user_id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => row,
+    (row) => [row.name, row.user_id],
+  )
 }
 
 /** Adds a user, named by `user_id` or by `email` (exactly one of them). */
-export async function addTeamMember(deps: Deps, caller: Caller, teamId: string, input: AddTeamMemberBody, ctx: RequestContext): Promise<TeamMemberRecord> {
+export async function addTeamMember(
+  deps: Deps,
+  caller: Caller,
+  teamId: string,
+  input: AddTeamMemberBody,
+  ctx: RequestContext,
+): Promise<TeamMemberRecord> {
   if ((input.user_id === undefined) === (input.email === undefined)) throw invalidField('body', 'must contain exactly one of user_id, email')
   return deps.db.transaction().execute(async (tx) => {
     if ((await findTeam(tx, teamId)) === null) throw teamNotFound()
@@ -113,12 +139,18 @@ export async function addTeamMember(deps: Deps, caller: Caller, teamId: string, 
     try {
       await insertTeamMember(tx, { team_id: teamId, user_id: user.id, added_at: addedAt })
     } catch (error) {
-      if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', { message: 'The user is already a member of this team.', details: 'user_id' })
+      if (isUniqueViolation(error))
+        throw new AppError('ALREADY_EXISTS', { message: 'The user is already a member of this team.', details: 'user_id' })
       // The team or the user was deleted by a concurrent request.
       if (isForeignKeyViolation(error)) throw teamNotFound()
       throw error
     }
-    await recordAudit(tx, deps.clock, ctx, { action: 'team.member_add', actor: caller.user, target: { type: 'team', id: teamId }, metadata: { user_id: user.id } })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'team.member_add',
+      actor: caller.user,
+      target: { type: 'team', id: teamId },
+      metadata: { user_id: user.id },
+    })
     return { user_id: user.id, email: user.email, name: user.name, added_at: addedAt }
   })
 }
@@ -127,6 +159,11 @@ export async function removeTeamMember(deps: Deps, caller: Caller, teamId: strin
   await deps.db.transaction().execute(async (tx) => {
     if ((await findTeam(tx, teamId)) === null) throw teamNotFound()
     if (!(await deleteTeamMember(tx, teamId, userId))) throw new AppError('NOT_FOUND', { message: 'The user is not a member of this team.' })
-    await recordAudit(tx, deps.clock, ctx, { action: 'team.member_remove', actor: caller.user, target: { type: 'team', id: teamId }, metadata: { user_id: userId } })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'team.member_remove',
+      actor: caller.user,
+      target: { type: 'team', id: teamId },
+      metadata: { user_id: userId },
+    })
   })
 }

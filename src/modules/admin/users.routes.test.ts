@@ -45,7 +45,9 @@ const remove = (token: string, id: string) => t.app.inject({ method: 'DELETE', u
 const list = (token: string, query = '') => t.app.inject({ method: 'GET', url: `/api/admin/users${query}`, headers: bearer(token) })
 
 const auditActions = async (targetId: string) =>
-  (await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', targetId).orderBy('at').orderBy('id').execute()).map((e) => e.action)
+  (await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', targetId).orderBy('at').orderBy('id').execute()).map(
+    (e) => e.action,
+  )
 
 describe('POST /api/admin/users', () => {
   it('creates a user with a password, who can then sign in: the AdminUser fields', async () => {
@@ -91,7 +93,12 @@ describe('POST /api/admin/users', () => {
     expect(weak.statusCode).toBe(400)
     expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String) }])
     const bad = await createAsAdmin(admin.token, { email: 'nope', name: '', disabled: true })
-    expect(bad.json().details.map((d: { field: string }) => d.field).sort()).toEqual(['disabled', 'email', 'name'])
+    expect(
+      bad
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['disabled', 'email', 'name'])
   })
 })
 
@@ -145,14 +152,26 @@ describe('PUT /api/admin/users/{id}', () => {
     const user = await createSignedInUser(t)
     const email = uniqueEmail('renamed')
     t.clock.advance(1)
-    const response = await put(admin.token, user.user.id, { email: email.toUpperCase(), name: 'Renamed', language: 'fr', theme: 'dark', is_admin: true, current_password: DEFAULT_PASSWORD })
+    const response = await put(admin.token, user.user.id, {
+      email: email.toUpperCase(),
+      name: 'Renamed',
+      language: 'fr',
+      theme: 'dark',
+      is_admin: true,
+      current_password: DEFAULT_PASSWORD,
+    })
     expect(response.statusCode).toBe(200)
     const body = response.json()
     expect(body).toMatchObject({ id: user.user.id, email, name: 'Renamed', language: 'fr', theme: 'dark', is_admin: true, disabled: false })
     expect(body.updated_at > body.created_at).toBe(true)
     // Not a password change: the user's session lives on.
     expect((await me(user.token)).statusCode).toBe(200)
-    const event = await t.deps.db.selectFrom('audit_events').select('metadata').where('action', '=', 'admin.user_update').where('target_id', '=', user.user.id).executeTakeFirstOrThrow()
+    const event = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('action', '=', 'admin.user_update')
+      .where('target_id', '=', user.user.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.parse(event.metadata)).toEqual({ fields: ['email', 'is_admin', 'language', 'name', 'theme'], sessions_revoked: 0 })
   })
 
@@ -210,9 +229,7 @@ describe('disabling a user', () => {
     expect((await put(admin.token, user.user.id, { disabled: false, current_password: DEFAULT_PASSWORD })).json().disabled).toBe(false)
     expect((await me(apiToken)).statusCode).toBe(200)
     expect((await me(user.token)).statusCode).toBe(401)
-    expect(await auditActions(user.user.id)).toEqual(
-      expect.arrayContaining(['admin.user_update', 'admin.user_disable', 'admin.user_enable']),
-    )
+    expect(await auditActions(user.user.id)).toEqual(expect.arrayContaining(['admin.user_update', 'admin.user_disable', 'admin.user_enable']))
   })
 })
 
@@ -264,7 +281,10 @@ describe('the last active administrator', () => {
       const [a, b] = await Promise.all([createSignedInUser(solo, { isAdmin: true }), createSignedInUser(solo, { isAdmin: true })])
       // Only a and b remain active administrators.
       await solo.deps.db.updateTable('users').set({ is_admin: false }).where('id', 'not in', [a.user.id, b.user.id]).execute()
-      const results = await Promise.all([putOn(a.token, b.user.id, { is_admin: false, current_password: DEFAULT_PASSWORD }), putOn(b.token, a.user.id, { disabled: true, current_password: DEFAULT_PASSWORD })])
+      const results = await Promise.all([
+        putOn(a.token, b.user.id, { is_admin: false, current_password: DEFAULT_PASSWORD }),
+        putOn(b.token, a.user.id, { disabled: true, current_password: DEFAULT_PASSWORD }),
+      ])
       // The loser is refused by the invariant (409), or — when the winner committed before the
       // loser's request was authenticated — as no longer an administrator (403) or signed out (401).
       expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1)

@@ -69,7 +69,10 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { config: { auth: 'admin' }, schema: { tags, operationId: 'getUser', summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } } },
+      {
+        config: { auth: 'admin' },
+        schema: { tags, operationId: 'getUser', summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } },
+      },
       async (request) => toAdminUserView(await getUser(deps, request.params.id)),
     )
 
@@ -91,7 +94,9 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
             403: errorResponse('SESSION_REQUIRED: credentials or privileges changed with an API token'),
             404: NO_SUCH_USER,
-            409: errorResponse(`${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator; SELF_SERVICE_REQUIRED: your own credentials or privileges`),
+            409: errorResponse(
+              `${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator; SELF_SERVICE_REQUIRED: your own credentials or privileges`,
+            ),
             429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
           },
         },

@@ -49,7 +49,9 @@ export const UpdateAdminUserBody = Body(
     language: Type.Optional(Language),
     theme: Type.Optional(Theme),
     password: Type.Optional(Secret()),
-    current_password: Type.Optional(Proof(1024, "The acting administrator's own password: required (when they have one) to change email, password, is_admin or disabled")),
+    current_password: Type.Optional(
+      Proof(1024, "The acting administrator's own password: required (when they have one) to change email, password, is_admin or disabled"),
+    ),
     code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code: required with current_password when their MFA is on")),
   },
   { minProperties: 1 },

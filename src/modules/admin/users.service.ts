@@ -24,7 +24,12 @@ function userNotFound(): AppError {
 export async function listUsers(deps: Deps, query: AdminUserQuery): Promise<Page<AdminUserRecord>> {
   const window = pageWindow(query)
   const rows = await listAdminUsers(deps.db, query.q ?? null, window)
-  return toPage(rows, window.limit, (row) => row, (row) => [row.created_at, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => row,
+    (row) => [row.created_at, row.id],
+  )
 }
 
 export async function getUser(deps: Deps, userId: string): Promise<AdminUserRecord> {
@@ -78,7 +83,12 @@ export async function updateUser(
     (patch.is_admin !== undefined && patch.is_admin !== before.is_admin) ||
     (patch.disabled !== undefined && patch.disabled !== before.disabled)
   if (changesCredentials) {
-    const selfService = patch.password !== undefined ? 'POST /api/users/me/password' : email !== undefined && email !== before.email ? 'POST /api/users/me/email' : 'another administrator must change is_admin or disabled on your account'
+    const selfService =
+      patch.password !== undefined
+        ? 'POST /api/users/me/password'
+        : email !== undefined && email !== before.email
+          ? 'POST /api/users/me/email'
+          : 'another administrator must change is_admin or disabled on your account'
     await assertAdminProof(deps, caller, userId, { current_password, code }, selfService)
   }
   // Hashed before the transaction: argon2 is slow by design, and SQLite has one connection.
@@ -111,7 +121,12 @@ export async function updateUser(
       action: 'admin.user_update',
       actor: caller.user,
       target: { type: 'user', id: userId },
-      metadata: { fields: Object.keys(fields).concat(patch.password !== undefined ? ['password'] : []).sort(), sessions_revoked: sessionsRevoked },
+      metadata: {
+        fields: Object.keys(fields)
+          .concat(patch.password !== undefined ? ['password'] : [])
+          .sort(),
+        sessions_revoked: sessionsRevoked,
+      },
     })
     if (patch.disabled !== undefined && patch.disabled !== user.disabled) {
       await recordAudit(tx, deps.clock, ctx, {

@@ -7,7 +7,6 @@
  */
 import { createOutboundFetch, OutboundRefusedError, ResponseTooLargeError, type OutboundPolicy } from '../../lib/outbound.js'
 
-
 export interface AiConnection {
   /** Without a trailing slash, e.g. https://api.openai.com/v1. */
   baseUrl: string
@@ -76,7 +75,8 @@ export function createAiClient(options: { policy: OutboundPolicy; timeoutMs?: nu
         return toModels(await response.json())
       } catch (error) {
         if (error instanceof AiProviderError) throw error
-        if (error instanceof ResponseTooLargeError) throw new AiProviderError(`The AI provider's answer is larger than ${maxResponseBytes} bytes; it was not read.`)
+        if (error instanceof ResponseTooLargeError)
+          throw new AiProviderError(`The AI provider's answer is larger than ${maxResponseBytes} bytes; it was not read.`)
         // undici reports a refused connection as `fetch failed` with the guard's error as its cause.
         const refused = error instanceof OutboundRefusedError ? error : (error as { cause?: unknown })?.cause
         if (refused instanceof OutboundRefusedError) throw new AiProviderError(`The AI provider was not contacted: ${refused.message}.`)

@@ -42,9 +42,7 @@ export interface AuditFilter {
 
 /** Events newest first, by (at, id); each filter narrows through its own index. */
 export async function listAuditEvents(ex: Executor, filter: AuditFilter, window: PageWindow): Promise<AuditEventRow[]> {
-  let query = ex
-    .selectFrom('audit_events')
-    .select(['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'])
+  let query = ex.selectFrom('audit_events').select(['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'])
   if (filter.action !== undefined) query = query.where('action', '=', filter.action)
   if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
   if (filter.since !== undefined) query = query.where('at', '>=', filter.since)

@@ -19,7 +19,12 @@ async function deleteBatch(ex: Executor, before: string): Promise<number> {
   const result = await ex
     .deleteFrom('audit_events')
     .where('id', 'in', (eb) =>
-      eb.selectFrom('audit_events').select('id').where('action', 'in', [...FAILED_SIGN_IN_ACTIONS]).where('at', '<', before).limit(BATCH),
+      eb
+        .selectFrom('audit_events')
+        .select('id')
+        .where('action', 'in', [...FAILED_SIGN_IN_ACTIONS])
+        .where('at', '<', before)
+        .limit(BATCH),
     )
     .executeTakeFirst()
   return Number(result.numDeletedRows)

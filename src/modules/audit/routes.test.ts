@@ -106,7 +106,9 @@ describe('every change of organizations and administration is audited, without s
     await send('DELETE', `/api/organizations/${org.id}/members/${member.user.id}`)
     await send('DELETE', `/api/organizations/${org.id}`)
 
-    const created = (await send('POST', '/api/admin/users', { email: `audit-${Date.now()}@example.com`, name: 'Audit', password: secretPassword })).json()
+    const created = (
+      await send('POST', '/api/admin/users', { email: `audit-${Date.now()}@example.com`, name: 'Audit', password: secretPassword })
+    ).json()
     await send('PUT', `/api/admin/users/${created.id}`, { password: `${secretPassword}!`, disabled: true, current_password: DEFAULT_PASSWORD })
     await send('DELETE', `/api/admin/users/${created.id}`)
 

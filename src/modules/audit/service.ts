@@ -64,5 +64,10 @@ export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Pa
     },
     window,
   )
-  return toPage(rows, window.limit, (row) => ({ ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> }), (row) => [row.at, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => ({ ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> }),
+    (row) => [row.at, row.id],
+  )
 }

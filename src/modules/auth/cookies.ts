@@ -24,10 +24,7 @@ export function cookie(deps: Deps, name: string, value: string, httpOnly: boolea
 
 export function setSessionCookies(reply: FastifyReply, deps: Deps, session: { token: string; csrfToken: string }): void {
   const maxAge = deps.config.sessionTtlSeconds
-  reply.header('set-cookie', [
-    cookie(deps, SESSION_COOKIE, session.token, true, maxAge),
-    cookie(deps, CSRF_COOKIE, session.csrfToken, false, maxAge),
-  ])
+  reply.header('set-cookie', [cookie(deps, SESSION_COOKIE, session.token, true, maxAge), cookie(deps, CSRF_COOKIE, session.csrfToken, false, maxAge)])
 }
 
 export function setCsrfCookie(reply: FastifyReply, deps: Deps, csrfToken: string): void {

@@ -24,7 +24,10 @@ describe('password login', () => {
   it('issues a JWT with sub, sid, iat, exp and iss', async () => {
     const { user, email } = await createUser(t)
     const { token } = (await loginRequest(email, DEFAULT_PASSWORD)).json()
-    const [header, payload] = token.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()))
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()))
     expect(header).toMatchObject({ alg: 'HS256', typ: 'JWT' })
     expect(payload).toMatchObject({ sub: user.id, iss: 'http://switchboard.test' })
     expect(typeof payload.sid).toBe('string')

@@ -57,12 +57,7 @@ export async function findLiveSession(ex: Executor, sessionId: string, now: Time
 
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
 export async function touchSession(ex: Executor, sessionId: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
-  await ex
-    .updateTable('sessions')
-    .set({ last_seen_at: now })
-    .where('id', '=', sessionId)
-    .where('last_seen_at', '<', staleBefore)
-    .execute()
+  await ex.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', sessionId).where('last_seen_at', '<', staleBefore).execute()
 }
 
 /** Revokes one live session of the user; false when there is none with that id (or not theirs). */
@@ -96,7 +91,13 @@ export interface SessionListing {
 
 /** Live sessions of the user, newest first. */
 /** Live = not revoked, not expired, and seen since `idleSince` (the idle timeout). */
-export async function listLiveSessions(ex: Executor, userId: string, now: Timestamp, idleSince: Timestamp, window: PageWindow): Promise<SessionListing[]> {
+export async function listLiveSessions(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+  idleSince: Timestamp,
+  window: PageWindow,
+): Promise<SessionListing[]> {
   const query = ex
     .selectFrom('sessions')
     .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip'])

@@ -88,7 +88,12 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/csrf',
       {
         config: { auth: 'session' },
-        schema: { tags, operationId: 'getCsrfToken', summary: 'The CSRF token of the current session (also set as a cookie)', response: { 200: CsrfView } },
+        schema: {
+          tags,
+          operationId: 'getCsrfToken',
+          summary: 'The CSRF token of the current session (also set as a cookie)',
+          response: { 200: CsrfView },
+        },
       },
       async (request, reply) => {
         const csrfToken = csrfTokenFor(deps, callerOf(request).sessionId!)

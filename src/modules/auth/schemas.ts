@@ -4,13 +4,21 @@ import { NewUserFields, UserView } from '../users/schemas.js'
 
 export const SetupStatus = Type.Object({
   initialized: Type.Boolean(),
-  setup_code_required: Type.Optional(Type.Boolean({ description: 'Whether POST /api/auth/setup from this address needs setup_code (while not initialized)' })),
+  setup_code_required: Type.Optional(
+    Type.Boolean({ description: 'Whether POST /api/auth/setup from this address needs setup_code (while not initialized)' }),
+  ),
 })
 
 export const SetupBody = Body({
   ...NewUserFields,
   password: Secret(),
-  setup_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The code the server logs at start; needed unless the request comes from the machine itself' })),
+  setup_code: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'The code the server logs at start; needed unless the request comes from the machine itself',
+    }),
+  ),
 })
 export type SetupBody = Static<typeof SetupBody>
 

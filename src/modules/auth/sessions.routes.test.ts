@@ -54,7 +54,10 @@ describe('rejected credentials → 401 UNAUTHORIZED', () => {
     ['a malformed header', 'Token abc'],
     ['an empty bearer', 'Bearer '],
     ['garbage', 'Bearer abc.def.ghi'],
-    ['an unsigned JWT', `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x","sid":"y"}').toString('base64url')}.`],
+    [
+      'an unsigned JWT',
+      `Bearer ${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x","sid":"y"}').toString('base64url')}.`,
+    ],
   ]
   for (const [label, authorization] of cases) {
     it(`for ${label}`, async () => {

@@ -12,7 +12,10 @@ import { anyUserExists } from '../users/repo.js'
 /** 80 bits as four groups of five letters and digits, easy to copy from a log line. */
 export function setupCodeFor(deps: Deps): string {
   const digest = hmacBase64Url(deriveKey(deps.secrets.jwtSecret, 'setup-code'), 'first-run setup')
-  const letters = digest.replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, 20)
+  const letters = digest
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toUpperCase()
+    .slice(0, 20)
   return letters.match(/.{5}/g)!.join('-')
 }
 

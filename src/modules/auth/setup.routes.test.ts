@@ -38,7 +38,10 @@ describe('first-run setup', () => {
     expect(statuses).toEqual([201, 409])
     const loser = a.statusCode === 409 ? a : b
     expect(loser.json()).toMatchObject({ code: 409, reason: 'ALREADY_INITIALIZED' })
-    const count = await t.deps.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+    const count = await t.deps.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
     expect(Number(count.n)).toBe(1)
   })
 

@@ -33,10 +33,15 @@ describe('GET /api/billing/plans', () => {
     })
     const first = (await t.app.inject({ method: 'GET', url: '/api/billing/plans?limit=1', headers: bearer(user.token) })).json()
     expect(first.items.map((p: { id: string }) => p.id)).toEqual(['pro'])
-    const second = (await t.app.inject({ method: 'GET', url: `/api/billing/plans?limit=1&cursor=${first.next_cursor}`, headers: bearer(user.token) })).json()
+    const second = (
+      await t.app.inject({ method: 'GET', url: `/api/billing/plans?limit=1&cursor=${first.next_cursor}`, headers: bearer(user.token) })
+    ).json()
     expect(second).toEqual({ items: [{ id: 'team', name: 'Team', intervals: ['year'] }], next_cursor: null })
     const gone = Buffer.from(JSON.stringify(['discontinued', ''])).toString('base64url')
-    expect((await t.app.inject({ method: 'GET', url: `/api/billing/plans?cursor=${gone}`, headers: bearer(user.token) })).json()).toEqual({ items: [], next_cursor: null })
+    expect((await t.app.inject({ method: 'GET', url: `/api/billing/plans?cursor=${gone}`, headers: bearer(user.token) })).json()).toEqual({
+      items: [],
+      next_cursor: null,
+    })
     expect((await t.app.inject({ method: 'GET', url: '/api/billing/plans' })).statusCode).toBe(401)
   })
 })
@@ -60,7 +65,11 @@ describe('POST /api/billing/checkout-session', () => {
     const response = await checkout(org.owner, { organization_id: org.id, plan: 'pro', interval: 'year' })
     expect(response.statusCode).toBe(201)
     const session = response.json()
-    expect(session).toEqual({ id: expect.stringMatching(/^cs_test_/), url: expect.stringMatching(/^https:\/\/checkout\.stripe\.test\//), expires_at: expect.any(String) })
+    expect(session).toEqual({
+      id: expect.stringMatching(/^cs_test_/),
+      url: expect.stringMatching(/^https:\/\/checkout\.stripe\.test\//),
+      expires_at: expect.any(String),
+    })
     expect(new Date(session.expires_at).toISOString()).toBe(session.expires_at)
 
     const [customer] = requestsTo('/v1/customers')
@@ -87,7 +96,12 @@ describe('POST /api/billing/checkout-session', () => {
     })
     const stored = await t.deps.db.selectFrom('organizations').select('stripe_customer_id').where('id', '=', org.id).executeTakeFirstOrThrow()
     expect(stored.stripe_customer_id).toBe(customerId)
-    const audit = await t.deps.db.selectFrom('audit_events').select(['actor_id', 'metadata']).where('action', '=', 'billing.checkout_create').where('target_id', '=', org.id).execute()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['actor_id', 'metadata'])
+      .where('action', '=', 'billing.checkout_create')
+      .where('target_id', '=', org.id)
+      .execute()
     expect(audit).toHaveLength(1)
     expect(JSON.parse(audit[0]!.metadata)).toEqual({ plan: 'pro', interval: 'year', session_id: session.id })
   })
@@ -146,7 +160,10 @@ describe('POST /api/billing/checkout-session', () => {
       if (i % 8 === 0) owner = await createOrgWithRoles(t)
       const response = await checkout(owner.owner, { organization_id: owner.id, ...fields })
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details.map((d: { field: string }) => d.field), JSON.stringify(fields)).toContain(field)
+      expect(
+        response.json().details.map((d: { field: string }) => d.field),
+        JSON.stringify(fields),
+      ).toContain(field)
     }
     expect(stripe.requests.length).toBe(before)
   })
@@ -197,7 +214,12 @@ describe('without Stripe configured', () => {
     expect(plans.json()).toEqual({ items: [], next_cursor: null })
     expectReason(await checkout(org.member, { organization_id: org.id, plan: 'pro', interval: 'month' }, bare.app), 403, 'FORBIDDEN')
     expectReason(await checkout(org.owner, { organization_id: org.id, plan: 'pro', interval: 'month' }, bare.app), 503, 'NOT_CONFIGURED')
-    const webhook = await bare.app.inject({ method: 'POST', url: '/api/billing/webhook', headers: { 'stripe-signature': 't=1,v1=00' }, payload: { id: 'evt_1' } })
+    const webhook = await bare.app.inject({
+      method: 'POST',
+      url: '/api/billing/webhook',
+      headers: { 'stripe-signature': 't=1,v1=00' },
+      payload: { id: 'evt_1' },
+    })
     expectReason(webhook, 503, 'NOT_CONFIGURED')
   })
 })

@@ -55,7 +55,9 @@ async function upstream<T>(deps: Deps, what: string, call: () => Promise<T>): Pr
 async function customerOf(deps: Deps, stripe: StripeAdapter, organization: OrganizationRecord): Promise<string> {
   const stored = await findStripeCustomerId(deps.db, organization.id)
   if (stored !== null) return stored
-  const created = await upstream(deps, 'creating the customer', () => stripe.createCustomer({ organizationId: organization.id, name: organization.name }))
+  const created = await upstream(deps, 'creating the customer', () =>
+    stripe.createCustomer({ organizationId: organization.id, name: organization.name }),
+  )
   try {
     if (await storeStripeCustomerId(deps.db, organization.id, created)) return created
   } catch (error) {

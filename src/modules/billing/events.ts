@@ -19,8 +19,7 @@ import type { StripeEvent } from './stripe.js'
 export const FREE_PLAN = 'free'
 
 export type PlanChange =
-  | { organizationId: string; customerId: string | null; plan: string }
-  | { organizationId?: undefined; customerId: string; plan: string }
+  { organizationId: string; customerId: string | null; plan: string } | { organizationId?: undefined; customerId: string; plan: string }
 
 const ENDED = new Set(['canceled', 'unpaid', 'incomplete_expired', 'paused'])
 const LIVE = new Set(['active', 'trialing'])

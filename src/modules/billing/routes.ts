@@ -16,7 +16,15 @@ export function billingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/plans',
-      { schema: { tags, operationId: 'listBillingPlans', summary: 'The plans on sale (none while billing is not configured)', querystring: PageQuery, response: { 200: PlanPage } } },
+      {
+        schema: {
+          tags,
+          operationId: 'listBillingPlans',
+          summary: 'The plans on sale (none while billing is not configured)',
+          querystring: PageQuery,
+          response: { 200: PlanPage },
+        },
+      },
       async (request) => listPlans(deps, request.query),
     )
 

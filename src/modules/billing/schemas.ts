@@ -14,7 +14,8 @@ export type PlanView = Static<typeof PlanView>
 
 export const PlanPage = PageOf(PlanView)
 
-const ReturnUrl = (what: string) => Type.Optional(Text({ minLength: 1, maxLength: 2048, description: `${what}; must be on this service's own origin (PUBLIC_URL)` }))
+const ReturnUrl = (what: string) =>
+  Type.Optional(Text({ minLength: 1, maxLength: 2048, description: `${what}; must be on this service's own origin (PUBLIC_URL)` }))
 
 export const CheckoutBody = Body({
   organization_id: Text({ minLength: 1, maxLength: 200 }),
@@ -30,7 +31,11 @@ export const CheckoutSessionView = Type.Object({ id: Type.String(), url: Type.St
 export type CheckoutSessionView = Static<typeof CheckoutSessionView>
 
 export const WebhookHeaders = Type.Object({
-  'stripe-signature': Type.String({ minLength: 1, maxLength: 4096, description: "Stripe's signature of the raw body: t=<timestamp>,v1=<HMAC-SHA256>" }),
+  'stripe-signature': Type.String({
+    minLength: 1,
+    maxLength: 4096,
+    description: "Stripe's signature of the raw body: t=<timestamp>,v1=<HMAC-SHA256>",
+  }),
 })
 
 /**

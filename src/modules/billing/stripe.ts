@@ -154,7 +154,13 @@ export function verifyStripeEvent(payload: Buffer, signature: string, secret: st
     throw new WebhookRejected('stripe-signature', 'is not a valid, current signature of this payload')
   }
   const e = event as Partial<StripeEvent> | null
-  if (typeof e?.id !== 'string' || typeof e.type !== 'string' || typeof e.created !== 'number' || typeof e.data?.object !== 'object' || e.data.object === null) {
+  if (
+    typeof e?.id !== 'string' ||
+    typeof e.type !== 'string' ||
+    typeof e.created !== 'number' ||
+    typeof e.data?.object !== 'object' ||
+    e.data.object === null
+  ) {
     throw new WebhookRejected('body', 'is not a Stripe event')
   }
   return e as StripeEvent

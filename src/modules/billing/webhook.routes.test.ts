@@ -31,7 +31,11 @@ function deliver(
   const signature =
     options.signature !== undefined
       ? options.signature
-      : Stripe.webhooks.generateTestHeaderString({ payload: body, secret: options.secret ?? TEST_STRIPE_WEBHOOK_SECRET, timestamp: options.timestamp ?? nowSeconds() })
+      : Stripe.webhooks.generateTestHeaderString({
+          payload: body,
+          secret: options.secret ?? TEST_STRIPE_WEBHOOK_SECRET,
+          timestamp: options.timestamp ?? nowSeconds(),
+        })
   return (options.app ?? t.app).inject({
     method: 'POST',
     url: '/api/billing/webhook',
@@ -41,10 +45,15 @@ function deliver(
 }
 
 const planOf = async (organizationId: string) =>
-  (await t.deps.db.selectFrom('organizations').select(['plan', 'stripe_customer_id']).where('id', '=', organizationId).executeTakeFirstOrThrow())
+  await t.deps.db.selectFrom('organizations').select(['plan', 'stripe_customer_id']).where('id', '=', organizationId).executeTakeFirstOrThrow()
 
 const planChanges = (organizationId: string) =>
-  t.deps.db.selectFrom('audit_events').select(['actor_id', 'metadata']).where('action', '=', 'billing.plan_change').where('target_id', '=', organizationId).execute()
+  t.deps.db
+    .selectFrom('audit_events')
+    .select(['actor_id', 'metadata'])
+    .where('action', '=', 'billing.plan_change')
+    .where('target_id', '=', organizationId)
+    .execute()
 
 function completed(organizationId: string, customer: string, plan = 'pro', extra: Record<string, unknown> = {}) {
   return event('checkout.session.completed', {
@@ -64,7 +73,13 @@ function completed(organizationId: string, customer: string, plan = 'pro', extra
 function subscription(type: string, customer: string, status: string, price: string, created?: number) {
   return event(
     type,
-    { id: 'sub_123', object: 'subscription', customer, status, items: { object: 'list', data: [{ id: 'si_1', price: { id: price, object: 'price' } }] } },
+    {
+      id: 'sub_123',
+      object: 'subscription',
+      customer,
+      status,
+      items: { object: 'list', data: [{ id: 'si_1', price: { id: price, object: 'price' } }] },
+    },
     created,
   )
 }
@@ -79,14 +94,22 @@ describe('signatures', () => {
       deliver(payload, { signature: 'garbage' }),
       deliver(payload, { secret: 'whsec_someoneElsesSecret123' }),
       deliver(payload, { timestamp: nowSeconds() - 600 }),
-      deliver(body.replace('"pro"', '"team"'), { signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_STRIPE_WEBHOOK_SECRET }) }),
+      deliver(body.replace('"pro"', '"team"'), {
+        signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_STRIPE_WEBHOOK_SECRET }),
+      }),
     ]
     for (const response of await Promise.all(cases)) {
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(response.json().details.map((d: { field: string }) => d.field)).toEqual(['stripe-signature'])
     }
     expect((await planOf(org.id)).plan).toBe('free')
-    expect(await t.deps.db.selectFrom('billing_events').select('id').where('id', '=', payload.id as string).execute()).toEqual([])
+    expect(
+      await t.deps.db
+        .selectFrom('billing_events')
+        .select('id')
+        .where('id', '=', payload.id as string)
+        .execute(),
+    ).toEqual([])
   })
 
   it('takes only JSON bodies and is not held to the general rate limit', async () => {
@@ -111,7 +134,7 @@ describe('signatures', () => {
 })
 
 describe('plan changes', () => {
-  it("checkout.session.completed gives the organization the plan, and its customer when it has none", async () => {
+  it('checkout.session.completed gives the organization the plan, and its customer when it has none', async () => {
     const org = await createOrgWithRoles(t)
     const response = await deliver(completed(org.id, 'cus_completed'))
     expect(response.statusCode).toBe(200)
@@ -136,7 +159,13 @@ describe('plan changes', () => {
     expect(again.statusCode).toBe(200)
     expect(again.json()).toEqual({ received: true })
     expect((await planOf(org.id)).plan).toBe('free')
-    expect(await t.deps.db.selectFrom('billing_events').select('id').where('id', '=', first.id as string).execute()).toHaveLength(1)
+    expect(
+      await t.deps.db
+        .selectFrom('billing_events')
+        .select('id')
+        .where('id', '=', first.id as string)
+        .execute(),
+    ).toHaveLength(1)
   })
 
   it('customer.subscription.updated follows the price while active or trialing, keeps the plan while past due, and ends it', async () => {
@@ -189,7 +218,13 @@ describe('plan changes', () => {
     for (const payload of ignored) {
       const response = await deliver(payload)
       expect(response.statusCode, String(payload.type)).toBe(200)
-      expect(await t.deps.db.selectFrom('billing_events').select('id').where('id', '=', payload.id as string).execute()).toHaveLength(1)
+      expect(
+        await t.deps.db
+          .selectFrom('billing_events')
+          .select('id')
+          .where('id', '=', payload.id as string)
+          .execute(),
+      ).toHaveLength(1)
     }
     expect(await planOf(org.id)).toEqual({ plan: 'free', stripe_customer_id: null })
     expect(await planChanges(org.id)).toEqual([])
@@ -207,7 +242,11 @@ describe('the organization page', () => {
   it('shows the plan billing set', async () => {
     const org = await createOrgWithRoles(t)
     await deliver(completed(org.id, 'cus_shown', 'team'))
-    const response = await t.app.inject({ method: 'GET', url: `/api/organizations/${org.id}`, headers: { authorization: `Bearer ${org.member.token}` } })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/organizations/${org.id}`,
+      headers: { authorization: `Bearer ${org.member.token}` },
+    })
     expect(response.json().plan).toBe('team')
   })
 })

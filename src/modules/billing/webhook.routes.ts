@@ -34,7 +34,12 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        await handleStripeWebhook(deps, (request.body as Buffer | undefined) ?? Buffer.alloc(0), request.headers['stripe-signature'], contextOf(request))
+        await handleStripeWebhook(
+          deps,
+          (request.body as Buffer | undefined) ?? Buffer.alloc(0),
+          request.headers['stripe-signature'],
+          contextOf(request),
+        )
         return { received: true as const }
       },
     )

@@ -22,9 +22,11 @@ const remember = (user: SignedIn | null, slug: string, form: Record<string, stri
     ...(user !== null && { cookies: { token: user.token, csrf_token: user.csrfToken } }),
   })
 
-const preferences = async (user: SignedIn) => (await t.app.inject({ method: 'GET', url: '/api/go/preferences', headers: bearer(user.token) })).json().items
+const preferences = async (user: SignedIn) =>
+  (await t.app.inject({ method: 'GET', url: '/api/go/preferences', headers: bearer(user.token) })).json().items
 
-const storedPreferences = (userId: string) => t.deps.db.selectFrom('go_preferences').select(['slug_key', 'link_id']).where('user_id', '=', userId).execute()
+const storedPreferences = (userId: string) =>
+  t.deps.db.selectFrom('go_preferences').select(['slug_key', 'link_id']).where('user_id', '=', userId).execute()
 
 function expectHtmlPage(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number): void {
   expect(response.statusCode).toBe(status)
@@ -142,7 +144,12 @@ describe('GET /go/{slug}', () => {
     // The JSON side says the kind too.
     const chosen = await t.app.inject({ method: 'GET', url: '/api/links?limit=100', headers: bearer(user.token) })
     const impostorLink = chosen.json().items.find((l: { url: string }) => l.url === 'https://impostor.example/')
-    const put = await t.app.inject({ method: 'PUT', url: '/api/go/preferences/labels', headers: bearer(user.token), payload: { link_id: impostorLink.id } })
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/go/preferences/labels',
+      headers: bearer(user.token),
+      payload: { link_id: impostorLink.id },
+    })
     expect(put.json()).toMatchObject({ source: 'Personal', source_kind: 'organization' })
   })
 
@@ -155,7 +162,15 @@ describe('GET /go/{slug}', () => {
     expect(again.statusCode).toBe(302)
     expect(again.headers.location).toBe(a.url)
     expect(await preferences(user)).toEqual([
-      { slug: 'remembered', link_id: a.id, title: null, url: a.url, source: 'Acme <b>Ops</b>', source_kind: 'organization', updated_at: expect.any(String) },
+      {
+        slug: 'remembered',
+        link_id: a.id,
+        title: null,
+        url: a.url,
+        source: 'Acme <b>Ops</b>',
+        source_kind: 'organization',
+        updated_at: expect.any(String),
+      },
     ])
   })
 

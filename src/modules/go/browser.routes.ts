@@ -35,7 +35,10 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     )
 
     app.post('/:slug/preference', options, async (request, reply) =>
-      send(reply, await rememberGoChoice(deps, await optionalCaller(deps, request), slugOf(request.params), (request.body ?? {}) as Record<string, string>)),
+      send(
+        reply,
+        await rememberGoChoice(deps, await optionalCaller(deps, request), slugOf(request.params), (request.body ?? {}) as Record<string, string>),
+      ),
     )
   }
 }

@@ -45,11 +45,19 @@ export async function rememberGoChoice(
   if (caller === null) return toLogin(deps, slug, 303)
   const sent = form.csrf_token
   if (caller.sessionId === null || sent === undefined || !safeEqual(sent, csrfTokenFor(deps, caller.sessionId))) {
-    return { page: messagePage(403, 'This form has expired', 'Open the go-link again and make your choice there.', { href: `../${slug}`, label: `Open go/${slug}` }) }
+    return {
+      page: messagePage(403, 'This form has expired', 'Open the go-link again and make your choice there.', {
+        href: `../${slug}`,
+        label: `Open go/${slug}`,
+      }),
+    }
   }
   const linkId = form.link_id ?? ''
   const unavailable = () =>
-    messagePage(400, 'That link is no longer available', 'It was removed, renamed or stopped forwarding.', { href: `../${slug}`, label: `Choose again for go/${slug}` })
+    messagePage(400, 'That link is no longer available', 'It was removed, renamed or stopped forwarding.', {
+      href: `../${slug}`,
+      label: `Choose again for go/${slug}`,
+    })
   if (!PLAUSIBLE_ID.test(linkId)) return { page: unavailable() }
   try {
     const preference = await setGoPreference(deps, caller, slug, linkId)

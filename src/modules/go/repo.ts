@@ -40,20 +40,21 @@ export async function listPreferences(ex: Executor, userId: string, window: Page
     .where(stillValid)
   // Each user has one preference per slug, so the slug alone orders them totally.
   if (window.after !== null) query = query.where('go_preferences.slug_key', '>', window.after[0])
-  return query.orderBy('go_preferences.slug_key').limit(window.limit + 1).execute()
+  return query
+    .orderBy('go_preferences.slug_key')
+    .limit(window.limit + 1)
+    .execute()
 }
 
 export async function findPreferredLinkId(ex: Executor, userId: string, slugKey: string): Promise<string | null> {
-  const row = await ex
-    .selectFrom('go_preferences')
-    .select('link_id')
-    .where('user_id', '=', userId)
-    .where('slug_key', '=', slugKey)
-    .executeTakeFirst()
+  const row = await ex.selectFrom('go_preferences').select('link_id').where('user_id', '=', userId).where('slug_key', '=', slugKey).executeTakeFirst()
   return row?.link_id ?? null
 }
 
-export async function upsertPreference(ex: Executor, preference: { user_id: string; slug_key: string; link_id: string; updated_at: Timestamp }): Promise<void> {
+export async function upsertPreference(
+  ex: Executor,
+  preference: { user_id: string; slug_key: string; link_id: string; updated_at: Timestamp },
+): Promise<void> {
   await ex
     .insertInto('go_preferences')
     .values(preference)

@@ -23,10 +23,18 @@ describe('PUT /api/go/preferences/{slug}', () => {
     const link = await createLink(t, alice.token, { slug: 'Wiki', title: 'My wiki', url: 'https://wiki.example/' })
     const response = await put(alice, 'wiki', { link_id: link.id })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toEqual({ slug: 'Wiki', link_id: link.id, title: 'My wiki', url: link.url, source: 'personal', source_kind: 'personal', updated_at: expect.any(String) })
+    expect(response.json()).toEqual({
+      slug: 'Wiki',
+      link_id: link.id,
+      title: 'My wiki',
+      url: link.url,
+      source: 'personal',
+      source_kind: 'personal',
+      updated_at: expect.any(String),
+    })
   })
 
-  it("names the organization as the source of a shared link, and replaces an earlier choice", async () => {
+  it('names the organization as the source of a shared link, and replaces an earlier choice', async () => {
     const org = await createOrganization(t, bob.token, 'Bob & Co')
     await addOrgMember(t, bob.token, org.id, alice, 'member')
     const shared = await createLink(t, bob.token, { slug: 'standup', organization_id: org.id, url: 'https://meet.example/standup' })
@@ -71,7 +79,9 @@ describe('GET and DELETE /api/go/preferences', () => {
     const slugs: string[] = []
     let cursor: string | null = null
     do {
-      const page: { items: Array<{ slug: string }>; next_cursor: string | null } = (await list(carol, `?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`)).json()
+      const page: { items: Array<{ slug: string }>; next_cursor: string | null } = (
+        await list(carol, `?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`)
+      ).json()
       slugs.push(...page.items.map((p) => p.slug))
       cursor = page.next_cursor
     } while (cursor !== null)

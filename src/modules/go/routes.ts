@@ -13,7 +13,15 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, operationId: 'listGoPreferences', summary: 'Your go-link preferences, by slug', querystring: PageQuery, response: { 200: PreferencePage } } },
+      {
+        schema: {
+          tags,
+          operationId: 'listGoPreferences',
+          summary: 'Your go-link preferences, by slug',
+          querystring: PageQuery,
+          response: { 200: PreferencePage },
+        },
+      },
       async (request) => listGoPreferences(deps, callerOf(request), request.query),
     )
 

@@ -43,7 +43,15 @@ export async function listGoPreferences(deps: Deps, caller: Caller, query: PageQ
   return toPage(
     rows,
     window.limit,
-    (row) => ({ slug: row.slug, link_id: row.link_id, title: row.title, url: row.url, source: sourceOf(row), source_kind: sourceKindOf(row), updated_at: row.updated_at }),
+    (row) => ({
+      slug: row.slug,
+      link_id: row.link_id,
+      title: row.title,
+      url: row.url,
+      source: sourceOf(row),
+      source_kind: sourceKindOf(row),
+      updated_at: row.updated_at,
+    }),
     (row) => [row.slug_key, ''],
   )
 }
@@ -60,7 +68,15 @@ export async function setGoPreference(deps: Deps, caller: Caller, slug: string, 
     await upsertPreference(tx, { user_id: caller.user.id, slug_key: slugKey(slug), link_id: linkId, updated_at: updatedAt })
     return found
   })
-  return { slug: link.slug!, link_id: link.id, title: link.title, url: link.url, source: sourceOf(link), source_kind: sourceKindOf(link), updated_at: updatedAt }
+  return {
+    slug: link.slug!,
+    link_id: link.id,
+    title: link.title,
+    url: link.url,
+    source: sourceOf(link),
+    source_kind: sourceKindOf(link),
+    updated_at: updatedAt,
+  }
 }
 
 export async function deleteGoPreference(deps: Deps, caller: Caller, slug: string): Promise<void> {

@@ -12,7 +12,13 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '',
       {
         config: { auth: 'public', rateLimit: false },
-        schema: { tags: ['operations'], operationId: 'getHealth', summary: 'Liveness: the process answers', database: false, response: { 200: Status } },
+        schema: {
+          tags: ['operations'],
+          operationId: 'getHealth',
+          summary: 'Liveness: the process answers',
+          database: false,
+          response: { 200: Status },
+        },
       },
       async () => ({ status: 'ok' as const }),
     )

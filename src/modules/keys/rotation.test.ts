@@ -51,7 +51,9 @@ describe('switchboard rotate-keys with ENCRYPTION_KEY from the environment', () 
     // An instance started with the new key signs the user in with their authenticator as before.
     const peer = await startPeerInstance(t, { ENCRYPTION_KEY: newKey.toString('hex') })
     try {
-      const mfaToken = (await peer.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: admin.email, password: DEFAULT_PASSWORD } })).json().mfa_token
+      const mfaToken = (
+        await peer.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: admin.email, password: DEFAULT_PASSWORD } })
+      ).json().mfa_token
       expect((await verifyMfa(t, mfaToken, totpCode(secret, t.clock.now()), peer.app)).statusCode).toBe(200)
     } finally {
       await peer.close()
@@ -71,7 +73,9 @@ describe('switchboard rotate-keys with generated secrets in DATA_DIR', () => {
 
   it('swaps secrets.json after the database committed; --jwt-secret also signs everyone out', async () => {
     const dataDir = makeTempDir()
-    const env: Record<string, string> = Object.fromEntries(Object.entries(t.env).filter(([name]) => name !== 'ENCRYPTION_KEY' && name !== 'JWT_SECRET'))
+    const env: Record<string, string> = Object.fromEntries(
+      Object.entries(t.env).filter(([name]) => name !== 'ENCRYPTION_KEY' && name !== 'JWT_SECRET'),
+    )
     env.DATA_DIR = dataDir
     const before = await startInstance(env, t.clock)
     const user = await createSignedInUser({ ...t, app: before.app, deps: before.deps })
@@ -93,7 +97,9 @@ describe('switchboard rotate-keys with generated secrets in DATA_DIR', () => {
     const after = await startInstance(env, t.clock)
     try {
       expect((await after.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(401)
-      const mfaToken = (await after.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: DEFAULT_PASSWORD } })).json().mfa_token
+      const mfaToken = (
+        await after.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: DEFAULT_PASSWORD } })
+      ).json().mfa_token
       expect((await verifyMfa(t, mfaToken, totpCode(secret, t.clock.now()), after.app)).statusCode).toBe(200)
     } finally {
       await after.close()

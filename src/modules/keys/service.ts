@@ -17,11 +17,16 @@ export async function reencryptSecrets(deps: Deps, newKey: Buffer): Promise<Reco
   return deps.db.transaction().execute(async (tx) => {
     const counts: Record<string, number> = {}
     for (const store of ENCRYPTED_STORES) counts[store.name] = await store.reencrypt(tx, rewrap)
-    await recordAudit(tx, deps.clock, { ip: null, userAgent: null }, {
-      action: 'instance.encryption_key_rotate',
-      actor: null,
-      metadata: { via: 'cli', rewrapped: counts },
-    })
+    await recordAudit(
+      tx,
+      deps.clock,
+      { ip: null, userAgent: null },
+      {
+        action: 'instance.encryption_key_rotate',
+        actor: null,
+        metadata: { via: 'cli', rewrapped: counts },
+      },
+    )
     return counts
   })
 }

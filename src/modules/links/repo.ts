@@ -142,5 +142,9 @@ export async function replaceOwnLinkTags(ex: Executor, userId: string, linkId: s
     .where('link_id', '=', linkId)
     .where('tag_id', 'in', (eb) => eb.selectFrom('tags').select('id').where('user_id', '=', userId))
     .execute()
-  if (tagIds.length > 0) await ex.insertInto('link_tags').values(tagIds.map((tagId) => ({ link_id: linkId, tag_id: tagId }))).execute()
+  if (tagIds.length > 0)
+    await ex
+      .insertInto('link_tags')
+      .values(tagIds.map((tagId) => ({ link_id: linkId, tag_id: tagId })))
+      .execute()
 }

@@ -45,7 +45,16 @@ describe('creating and reading links', () => {
   })
 
   it('accepts only absolute http(s) URLs without credentials, up to 2048 characters', async () => {
-    for (const url of ['ftp://example.com/file', 'javascript:alert(1)', 'data:text/html,x', '/relative/path', 'example.com', 'https://user:pw@example.com/', 'https://user@example.com/', `https://example.com/${'a'.repeat(2040)}`]) {
+    for (const url of [
+      'ftp://example.com/file',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      '/relative/path',
+      'example.com',
+      'https://user:pw@example.com/',
+      'https://user@example.com/',
+      `https://example.com/${'a'.repeat(2040)}`,
+    ]) {
       const response = await call(alice, 'POST', '', { url })
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(fieldsOf(response), url).toEqual(['url'])
@@ -90,7 +99,11 @@ describe('creating and reading links', () => {
     expectReason(duplicate, 409, 'ALREADY_EXISTS')
     expect(duplicate.json().details).toBe('slug')
     await createLink(t, org.member.token, { slug: 'handbook', organization_id: org.id })
-    expectReason(await call(org.admin, 'POST', '', { url: 'https://example.com/x', slug: 'HANDBOOK', organization_id: org.id }), 409, 'ALREADY_EXISTS')
+    expectReason(
+      await call(org.admin, 'POST', '', { url: 'https://example.com/x', slug: 'HANDBOOK', organization_id: org.id }),
+      409,
+      'ALREADY_EXISTS',
+    )
     expect((await call(org.admin, 'POST', '', { url: 'https://example.com/x', slug: 'HANDBOOK' })).statusCode).toBe(201)
     expect((await call(bob, 'POST', '', { url: 'https://example.com/y', slug: 'handbook' })).statusCode).toBe(201)
   })
@@ -108,7 +121,8 @@ describe('creating and reading links', () => {
 
 describe('who sees and changes what', () => {
   let org: OrgWithRoles
-  const linkOf = async (creator: SignedIn) => createLink(t, creator.token, { organization_id: org.id, slug: `s${Math.random().toString(36).slice(2, 10)}` })
+  const linkOf = async (creator: SignedIn) =>
+    createLink(t, creator.token, { organization_id: org.id, slug: `s${Math.random().toString(36).slice(2, 10)}` })
   beforeAll(async () => {
     org = await createOrgWithRoles(t)
   })
@@ -162,7 +176,11 @@ describe('who sees and changes what', () => {
   it('hides the links of an organization the caller left', async () => {
     const other = await createOrgWithRoles(t)
     const link = await createLink(t, other.member.token, { organization_id: other.id })
-    const leave = await t.app.inject({ method: 'DELETE', url: `/api/organizations/${other.id}/members/${other.member.user.id}`, headers: bearer(other.member.token) })
+    const leave = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/organizations/${other.id}/members/${other.member.user.id}`,
+      headers: bearer(other.member.token),
+    })
     expect(leave.statusCode).toBe(204)
     expectReason(await call(other.member, 'GET', `/${link.id}`), 404, 'NOT_FOUND')
     // The link stays with the organization.
@@ -174,7 +192,12 @@ describe('who sees and changes what', () => {
     const tag = await createTag(t, other.member.token, 'gone with me')
     const personal = await createLink(t, other.member.token, { tag_ids: [tag.id] })
     const shared = await createLink(t, other.member.token, { organization_id: other.id, tag_ids: [tag.id] })
-    const deleted = await t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(other.member.token), payload: { password: other.member.password } })
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/users/me',
+      headers: bearer(other.member.token),
+      payload: { password: other.member.password },
+    })
     expect(deleted.statusCode).toBe(204)
     expect(await t.deps.db.selectFrom('links').select('id').where('id', '=', personal.id).execute()).toEqual([])
     expect(await t.deps.db.selectFrom('tags').select('id').where('id', '=', tag.id).execute()).toEqual([])
@@ -203,7 +226,14 @@ describe('updating', () => {
     const link = await createLink(t, alice.token, { title: 'Old', slug: 'old-slug' })
     const response = await call(alice, 'PATCH', `/${link.id}`, { url: 'HTTP://Example.org/a', title: null, slug: null, forwarding_enabled: false })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ id: link.id, url: 'http://example.org/a', title: null, slug: null, forwarding_enabled: false, created_at: link.created_at })
+    expect(response.json()).toMatchObject({
+      id: link.id,
+      url: 'http://example.org/a',
+      title: null,
+      slug: null,
+      forwarding_enabled: false,
+      created_at: link.created_at,
+    })
     expect(fieldsOf(await call(alice, 'PATCH', `/${link.id}`, {}))).toEqual(['body'])
     expect(fieldsOf(await call(alice, 'PATCH', `/${link.id}`, { url: 'mailto:someone@example.com' }))).toEqual(['url'])
     expectReason(await call(alice, 'PATCH', '/no-such-link', { title: 'x' }), 404, 'NOT_FOUND')
@@ -232,17 +262,21 @@ describe('listing', () => {
     all.push(await createLink(t, carol.token, { url: 'https://example.com/plain', title: null, tag_ids: [tag.id] }))
     all.push(await createLink(t, carol.token, { url: 'https://example.com/DOCUMENTS', title: 'Files' }))
     await addOrgMember(t, org.owner.token, org.id, carol, 'member')
-    all.push(await createLink(t, org.owner.token, { url: 'https://wiki.example.com/', title: 'Org wiki' }).then(async (l) => {
-      await call(org.owner, 'PATCH', `/${l.id}`, { organization_id: org.id })
-      return l
-    }))
+    all.push(
+      await createLink(t, org.owner.token, { url: 'https://wiki.example.com/', title: 'Org wiki' }).then(async (l) => {
+        await call(org.owner, 'PATCH', `/${l.id}`, { organization_id: org.id })
+        return l
+      }),
+    )
   })
 
   it('pages newest first with a cursor', async () => {
     const seen: string[] = []
     let cursor: string | null = null
     do {
-      const page: { items: LinkJson[]; next_cursor: string | null } = (await call(carol, 'GET', `?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`)).json()
+      const page: { items: LinkJson[]; next_cursor: string | null } = (
+        await call(carol, 'GET', `?limit=2${cursor === null ? '' : `&cursor=${cursor}`}`)
+      ).json()
       seen.push(...page.items.map((item) => item.id))
       cursor = page.next_cursor
     } while (cursor !== null)

@@ -20,7 +20,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listLinks',
-          summary: 'The links you can see, newest first: yours and your organizations\'',
+          summary: "The links you can see, newest first: yours and your organizations'",
           querystring: LinkQuery,
           response: { 200: LinkPage },
         },
@@ -57,7 +57,12 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Change a link, or move it between you and your organizations',
           params: IdParams,
           body: UpdateLinkBody,
-          response: { 200: LinkView, 403: NOT_YOURS, 404: errorResponse('NOT_FOUND: no such link, or the target organization is not yours'), 409: SLUG_TAKEN },
+          response: {
+            200: LinkView,
+            403: NOT_YOURS,
+            404: errorResponse('NOT_FOUND: no such link, or the target organization is not yours'),
+            409: SLUG_TAKEN,
+          },
         },
       },
       async (request) => updateLink(deps, callerOf(request), request.params.id, request.body),
@@ -65,7 +70,15 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/:id',
-      { schema: { tags, operationId: 'deleteLink', summary: 'Delete a link', params: IdParams, response: { 204: NoContent, 403: NOT_YOURS, 404: NO_SUCH_LINK } } },
+      {
+        schema: {
+          tags,
+          operationId: 'deleteLink',
+          summary: 'Delete a link',
+          params: IdParams,
+          response: { 204: NoContent, 403: NOT_YOURS, 404: NO_SUCH_LINK },
+        },
+      },
       async (request, reply) => {
         await deleteLink(deps, callerOf(request), request.params.id)
         return reply.code(204).send(null)

@@ -100,7 +100,12 @@ export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): P
     caller.user.id,
     rows.slice(0, window.limit).map((row) => row.id),
   )
-  return toPage(rows, window.limit, (row) => toView(row, tagIds.get(row.id) ?? []), (row) => [row.created_at, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => toView(row, tagIds.get(row.id) ?? []),
+    (row) => [row.created_at, row.id],
+  )
 }
 
 export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {

@@ -27,7 +27,9 @@ describe('createMailer', () => {
       password: null,
     }
     const started = Date.now()
-    const error = await createMailer({ policy, timeoutMs: 300 }).send(connection, mail).catch((e: unknown) => e)
+    const error = await createMailer({ policy, timeoutMs: 300 })
+      .send(connection, mail)
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(MailDeliveryError)
     expect((error as Error).message).toBe('The SMTP server did not answer in time.')
     expect(Date.now() - started).toBeLessThan(5_000)
@@ -36,9 +38,21 @@ describe('createMailer', () => {
   it('never_authenticates_without_tls: a server without STARTTLS gets no AUTH and never sees the password', async () => {
     const server = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'pw-that-must-not-travel' } })
     try {
-      const connection: SmtpConnection = { host: server.host, port: server.port, secure: false, username: 'mailer', password: 'pw-that-must-not-travel' }
+      const connection: SmtpConnection = {
+        host: server.host,
+        port: server.port,
+        secure: false,
+        username: 'mailer',
+        password: 'pw-that-must-not-travel',
+      }
       // A burst, as concurrent invitations would send.
-      const errors = await Promise.all(Array.from({ length: 10 }, () => createMailer({ policy }).send(connection, mail).catch((e: unknown) => e)))
+      const errors = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          createMailer({ policy })
+            .send(connection, mail)
+            .catch((e: unknown) => e),
+        ),
+      )
       for (const error of errors) {
         expect(error).toBeInstanceOf(MailDeliveryError)
         expect((error as Error).message).toMatch(/^TLS could not be established with the SMTP server/)
@@ -49,7 +63,11 @@ describe('createMailer', () => {
       expect(wire).toMatch(/EHLO/)
       expect(wire).toMatch(/STARTTLS/)
       expect(wire).not.toMatch(/AUTH/i)
-      for (const form of ['pw-that-must-not-travel', Buffer.from('pw-that-must-not-travel').toString('base64'), Buffer.from('\0mailer\0pw-that-must-not-travel').toString('base64')]) {
+      for (const form of [
+        'pw-that-must-not-travel',
+        Buffer.from('pw-that-must-not-travel').toString('base64'),
+        Buffer.from('\0mailer\0pw-that-must-not-travel').toString('base64'),
+      ]) {
         expect(wire).not.toContain(form)
       }
     } finally {
@@ -81,10 +99,14 @@ describe('describeSmtpFailure', () => {
     expect(describeSmtpFailure({ code: 'EENVELOPE', responseCode: 550, response: '550 mailbox unavailable at internal-relay.corp' })).toBe(
       'The SMTP server refused the sender or the recipient (reply code 550).',
     )
-    expect(describeSmtpFailure({ code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6 internal-host' })).toBe('The server did not answer as an SMTP server.')
+    expect(describeSmtpFailure({ code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6 internal-host' })).toBe(
+      'The server did not answer as an SMTP server.',
+    )
   })
 
   it('describes connection failures by their system error code only', () => {
-    expect(describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' })).toBe('Could not connect to the SMTP server (ECONNREFUSED).')
+    expect(describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' })).toBe(
+      'Could not connect to the SMTP server (ECONNREFUSED).',
+    )
   })
 })

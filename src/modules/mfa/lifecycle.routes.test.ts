@@ -251,7 +251,13 @@ describe('the audit trail of the MFA life cycle', () => {
     expect(regenerated.statusCode).toBe(200)
     const disabled = await post('/api/auth/mfa/disable', user.token, { code: totpCode(secret, t.clock.now()), password: DEFAULT_PASSWORD })
     expect(disabled.statusCode).toBe(204)
-    const events = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', user.user.id).orderBy('at').orderBy('id').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', user.user.id)
+      .orderBy('at')
+      .orderBy('id')
+      .execute()
     expect(events.map((e) => e.action).filter((a) => a.startsWith('mfa.'))).toEqual([
       'mfa.enroll_begin',
       'mfa.enroll_cancel',
@@ -270,10 +276,13 @@ describe('account deletion with MFA on', () => {
   it('needs a code as well as the password', async () => {
     const user = await createSignedInUser(t)
     const { secret } = await enableMfa(t, user)
-    const remove = (payload: Record<string, unknown>) => t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(user.token), payload })
+    const remove = (payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(user.token), payload })
     const missing = await remove({ password: DEFAULT_PASSWORD })
     expect(missing.json()).toMatchObject({ reason: 'VALIDATION_FAILED', details: [{ field: 'code', message: expect.any(String) }] })
-    expect((await remove({ password: DEFAULT_PASSWORD, code: '000000' === totpCode(secret, t.clock.now()) ? '000001' : '000000' })).json().reason).toBe('INVALID_CODE')
+    expect(
+      (await remove({ password: DEFAULT_PASSWORD, code: '000000' === totpCode(secret, t.clock.now()) ? '000001' : '000000' })).json().reason,
+    ).toBe('INVALID_CODE')
     expect((await remove({ password: DEFAULT_PASSWORD, code: totpCode(secret, t.clock.now()) })).statusCode).toBe(204)
   })
 })
@@ -282,7 +291,13 @@ describe('a personal API token cannot change MFA (CONTRACT.md §5.4)', () => {
   it('answers 403 SESSION_REQUIRED to every state-changing MFA operation, but may read the status', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
-    for (const url of ['/api/auth/mfa/enroll/begin', '/api/auth/mfa/enroll/confirm', '/api/auth/mfa/enroll/cancel', '/api/auth/mfa/disable', '/api/auth/mfa/backup/regenerate']) {
+    for (const url of [
+      '/api/auth/mfa/enroll/begin',
+      '/api/auth/mfa/enroll/confirm',
+      '/api/auth/mfa/enroll/cancel',
+      '/api/auth/mfa/disable',
+      '/api/auth/mfa/backup/regenerate',
+    ]) {
       const response = await post(url, token, { code: '123456', password: DEFAULT_PASSWORD })
       expect(response.statusCode, url).toBe(403)
       expect(response.json().reason).toBe('SESSION_REQUIRED')

@@ -14,7 +14,10 @@ export async function findTotpFactor(ex: Executor, userId: string): Promise<Totp
 }
 
 export async function insertTotpFactor(ex: Executor, userId: string, secretEncrypted: string, enabledAt: Timestamp, step: number): Promise<void> {
-  await ex.insertInto('mfa_totp').values({ user_id: userId, secret_encrypted: secretEncrypted, enabled_at: enabledAt, last_used_step: step }).execute()
+  await ex
+    .insertInto('mfa_totp')
+    .values({ user_id: userId, secret_encrypted: secretEncrypted, enabled_at: enabledAt, last_used_step: step })
+    .execute()
 }
 
 /**
@@ -69,11 +72,7 @@ export async function findPendingEnrollment(ex: Executor, userId: string, now: T
 
 /** Removes the pending enrollment that was read (by its ciphertext), so a replaced one is not consumed. */
 export async function takePendingEnrollment(ex: Executor, userId: string, secretEncrypted: string): Promise<boolean> {
-  const result = await ex
-    .deleteFrom('mfa_pending')
-    .where('user_id', '=', userId)
-    .where('secret_encrypted', '=', secretEncrypted)
-    .executeTakeFirst()
+  const result = await ex.deleteFrom('mfa_pending').where('user_id', '=', userId).where('secret_encrypted', '=', secretEncrypted).executeTakeFirst()
   return result.numDeletedRows > 0n
 }
 
@@ -106,7 +105,12 @@ export async function listBackupCodeCandidates(ex: Executor, userId: string, sel
 
 /** Marks a code used only if it still is unused: of two concurrent uses exactly one succeeds. */
 export async function consumeBackupCode(ex: Executor, codeId: string, now: Timestamp): Promise<boolean> {
-  const result = await ex.updateTable('mfa_backup_codes').set({ used_at: now }).where('id', '=', codeId).where('used_at', 'is', null).executeTakeFirst()
+  const result = await ex
+    .updateTable('mfa_backup_codes')
+    .set({ used_at: now })
+    .where('id', '=', codeId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }
 
@@ -139,7 +143,10 @@ export async function insertChallenge(
   ex: Executor,
   challenge: { id: string; user_id: string; token_hash: string; method: string; created_at: Timestamp; expires_at: Timestamp },
 ): Promise<void> {
-  await ex.insertInto('mfa_challenges').values({ ...challenge, used_at: null }).execute()
+  await ex
+    .insertInto('mfa_challenges')
+    .values({ ...challenge, used_at: null })
+    .execute()
 }
 
 export interface LiveChallenge {

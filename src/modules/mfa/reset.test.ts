@@ -11,7 +11,12 @@ describe('POST /api/admin/users/{id}/mfa/reset', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
     await enableMfa(t, user)
-    const response = await t.app.inject({ method: 'POST', url: `/api/admin/users/${user.user.id}/mfa/reset`, headers: bearer(admin.token), payload: { current_password: DEFAULT_PASSWORD } })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${user.user.id}/mfa/reset`,
+      headers: bearer(admin.token),
+      payload: { current_password: DEFAULT_PASSWORD },
+    })
     expect(response.statusCode).toBe(204)
     // The reset ended the user's sessions; a password alone signs in again.
     expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(401)
@@ -19,7 +24,12 @@ describe('POST /api/admin/users/{id}/mfa/reset', () => {
     expect(fresh.token).toBeTruthy()
     const status = await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer(fresh.token) })
     expect(status.json()).toEqual({ enabled: false, pending: false, backup_codes_remaining: 0 })
-    const audit = await t.deps.db.selectFrom('audit_events').select(['action', 'actor_id']).where('target_id', '=', user.user.id).where('action', '=', 'mfa.reset').execute()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'actor_id'])
+      .where('target_id', '=', user.user.id)
+      .where('action', '=', 'mfa.reset')
+      .execute()
     expect(audit).toEqual([{ action: 'mfa.reset', actor_id: admin.user.id }])
   })
 
@@ -50,7 +60,11 @@ describe('switchboard reset-mfa', () => {
     expect(stdout).toBe(`two-factor authentication removed for ${user.email}\n`)
     // The reset ended the user's sessions too.
     expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(401)
-    const status = await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer((await login(t, user.email, DEFAULT_PASSWORD)).token) })
+    const status = await t.app.inject({
+      method: 'GET',
+      url: '/api/auth/mfa/status',
+      headers: bearer((await login(t, user.email, DEFAULT_PASSWORD)).token),
+    })
     expect(status.json().enabled).toBe(false)
     expect(await runCli(['reset-mfa', 'nobody@example.com'], io)).toBe(1)
     expect(stderr).toContain('no user')

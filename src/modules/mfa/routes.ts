@@ -70,7 +70,12 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/enroll/cancel',
       {
         config: { auth: 'session' },
-        schema: { tags, operationId: 'cancelMfaEnrollment', summary: 'Abandon a pending enrollment', response: { 204: NoContent, 409: errorResponse('MFA_ALREADY_ENABLED') } },
+        schema: {
+          tags,
+          operationId: 'cancelMfaEnrollment',
+          summary: 'Abandon a pending enrollment',
+          response: { 204: NoContent, 409: errorResponse('MFA_ALREADY_ENABLED') },
+        },
       },
       async (request, reply) => {
         await cancelEnrollment(deps, callerOf(request), contextOf(request))

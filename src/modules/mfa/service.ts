@@ -75,12 +75,17 @@ async function assertEnabled(deps: Deps, userId: string): Promise<void> {
 }
 
 /** Hashes a fresh set of backup codes (outside any transaction: argon2 is slow by design). */
-async function newBackupCodeSet(deps: Deps): Promise<{ codes: string[]; rows: Array<{ id: string; code_hash: string; selector: string; created_at: string }> }> {
+async function newBackupCodeSet(
+  deps: Deps,
+): Promise<{ codes: string[]; rows: Array<{ id: string; code_hash: string; selector: string; created_at: string }> }> {
   const codes = generateBackupCodes()
   const createdAt = deps.clock.now().toISOString()
   const canonical = codes.map((code) => code.replace('-', '').toUpperCase())
   const hashes = await Promise.all(canonical.map((code) => deps.passwords.hash(code)))
-  return { codes, rows: hashes.map((code_hash, i) => ({ id: newId(), code_hash, selector: backupCodeSelector(canonical[i]!), created_at: createdAt })) }
+  return {
+    codes,
+    rows: hashes.map((code_hash, i) => ({ id: newId(), code_hash, selector: backupCodeSelector(canonical[i]!), created_at: createdAt })),
+  }
 }
 
 export interface EnrollmentStart {
@@ -179,7 +184,12 @@ export async function disableMfa(deps: Deps, caller: Caller, input: TrustedInput
   })
 }
 
-export async function regenerateBackupCodes(deps: Deps, caller: Caller, input: TrustedInput, ctx: RequestContext): Promise<{ backup_codes: string[] }> {
+export async function regenerateBackupCodes(
+  deps: Deps,
+  caller: Caller,
+  input: TrustedInput,
+  ctx: RequestContext,
+): Promise<{ backup_codes: string[] }> {
   await proveControl(deps, caller, input)
   const backup = await newBackupCodeSet(deps)
   await deps.db.transaction().execute(async (tx) => {

@@ -6,7 +6,10 @@ import type { Executor, Timestamp } from '../../db/schema.js'
 import { toUserRecord, USER_COLUMNS, type UserRecord } from '../users/repo.js'
 
 /** The account linked to (issuer, subject) through this provider (issue 11: a subject is unique only at its issuer). */
-export async function findUserByOidcIdentity(ex: Executor, identity: { providerKey: string; issuer: string; sub: string }): Promise<UserRecord | null> {
+export async function findUserByOidcIdentity(
+  ex: Executor,
+  identity: { providerKey: string; issuer: string; sub: string },
+): Promise<UserRecord | null> {
   const row = await ex
     .selectFrom('users')
     .select(USER_COLUMNS)
@@ -61,11 +64,7 @@ export async function unlinkOidcIdentity(ex: Executor, userId: string, providerK
 
 /** A renamed provider keeps its users: their identities follow the new key. */
 export async function renameOidcIdentities(ex: Executor, rename: { from: string; to: string; at: Timestamp }): Promise<void> {
-  await ex
-    .updateTable('users')
-    .set({ oidc_provider: rename.to, updated_at: rename.at })
-    .where('oidc_provider', '=', rename.from)
-    .execute()
+  await ex.updateTable('users').set({ oidc_provider: rename.to, updated_at: rename.at }).where('oidc_provider', '=', rename.from).execute()
 }
 
 /** Unlinks every account of a deleted provider; returns how many. */

@@ -28,7 +28,14 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, operationId: 'listMyIdentities', summary: 'Your identity-provider link (at most one)', response: { 200: PageOf(IdentityView) } } },
+      {
+        schema: {
+          tags,
+          operationId: 'listMyIdentities',
+          summary: 'Your identity-provider link (at most one)',
+          response: { 200: PageOf(IdentityView) },
+        },
+      },
       async (request) => {
         const { user } = callerOf(request)
         if (user.oidc_provider === null) return { items: [], next_cursor: null }
@@ -82,8 +89,10 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const caller = callerOf(request)
-        if (caller.user.oidc_provider !== request.params.provider_key) throw new AppError('NOT_FOUND', { message: 'Your account is not linked to this provider.' })
-        if (!caller.user.has_password) throw new AppError('PASSWORD_REQUIRED', { message: 'Set a password first: without the provider it is your only way to sign in.' })
+        if (caller.user.oidc_provider !== request.params.provider_key)
+          throw new AppError('NOT_FOUND', { message: 'Your account is not linked to this provider.' })
+        if (!caller.user.has_password)
+          throw new AppError('PASSWORD_REQUIRED', { message: 'Set a password first: without the provider it is your only way to sign in.' })
         await deps.db.transaction().execute(async (tx) => {
           if (!(await unlinkOidcIdentity(tx, caller.user.id, request.params.provider_key, deps.clock.now().toISOString()))) {
             throw new AppError('NOT_FOUND', { message: 'Your account is not linked to this provider.' })

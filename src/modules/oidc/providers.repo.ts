@@ -72,7 +72,11 @@ export async function listProviderRows(
   ex: Executor,
   page: { limit: number; afterKey: string | null; enabledOnly: boolean },
 ): Promise<ProviderRecord[]> {
-  let query = ex.selectFrom('oidc_providers').select(PROVIDER_COLUMNS).orderBy('provider_key').limit(page.limit + 1)
+  let query = ex
+    .selectFrom('oidc_providers')
+    .select(PROVIDER_COLUMNS)
+    .orderBy('provider_key')
+    .limit(page.limit + 1)
   if (page.afterKey !== null) query = query.where('provider_key', '>', page.afterKey)
   if (page.enabledOnly) query = query.where('enabled', '=', true)
   return (await query.execute()).map(toRecord)

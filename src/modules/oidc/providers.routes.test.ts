@@ -38,10 +38,15 @@ async function create(fields: Record<string, unknown> = {}): Promise<Record<stri
 }
 
 const storedSecret = async (id: string) =>
-  (await t.deps.db.selectFrom('oidc_providers').select('client_secret_encrypted').where('id', '=', id).executeTakeFirstOrThrow()).client_secret_encrypted
+  (await t.deps.db.selectFrom('oidc_providers').select('client_secret_encrypted').where('id', '=', id).executeTakeFirstOrThrow())
+    .client_secret_encrypted
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response with the error envelope; the tests assert its details
-const fieldsOf = (response: { json(): any }) => response.json().details.map((d: { field: string }) => d.field).sort()
+const fieldsOf = (response: { json(): any }) =>
+  response
+    .json()
+    .details.map((d: { field: string }) => d.field)
+    .sort()
 
 describe('who may use /api/oidc-providers', () => {
   const routes: Array<[Method, string]> = [
@@ -137,7 +142,8 @@ describe('POST /api/oidc-providers', () => {
         { field: 'provider_key', message: 'must be 1–50 lower-case letters, digits, _ or -, starting with a letter or digit' },
       ])
     }
-    for (const key of ['a', '0', 'a'.repeat(50), 'my_idp-2']) expect((await send('POST', '/api/oidc-providers', valid({ provider_key: key }))).statusCode, key).toBe(201)
+    for (const key of ['a', '0', 'a'.repeat(50), 'my_idp-2'])
+      expect((await send('POST', '/api/oidc-providers', valid({ provider_key: key }))).statusCode, key).toBe(201)
   })
 
   it('400 on provider_key for each reserved name, on create and on update', async () => {
@@ -311,10 +317,19 @@ describe('DELETE /api/oidc-providers/{id}', () => {
     expect(response.body).toBe('')
     expect((await send('DELETE', `/api/oidc-providers/${provider.id}`)).statusCode).toBe(404)
     expect((await send('GET', `/api/oidc-providers/${provider.id}`)).statusCode).toBe(404)
-    const user = await t.deps.db.selectFrom('users').select(['email', 'oidc_provider', 'oidc_sub']).where('id', '=', linked.user.id).executeTakeFirstOrThrow()
+    const user = await t.deps.db
+      .selectFrom('users')
+      .select(['email', 'oidc_provider', 'oidc_sub'])
+      .where('id', '=', linked.user.id)
+      .executeTakeFirstOrThrow()
     expect(user).toEqual({ email: linked.email, oidc_provider: null, oidc_sub: null })
 
-    const event = await t.deps.db.selectFrom('audit_events').select('metadata').where('action', '=', 'oidc_provider.delete').where('target_id', '=', provider.id).executeTakeFirstOrThrow()
+    const event = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('action', '=', 'oidc_provider.delete')
+      .where('target_id', '=', provider.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.parse(event.metadata)).toEqual({ provider_key: provider.provider_key, users_unlinked: 1 })
   })
 })

@@ -19,7 +19,13 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '',
       {
         config: admin,
-        schema: { tags, operationId: 'listOidcProviders', summary: 'The identity providers, by provider_key', querystring: PageQuery, response: { 200: OidcProviderPage } },
+        schema: {
+          tags,
+          operationId: 'listOidcProviders',
+          summary: 'The identity providers, by provider_key',
+          querystring: PageQuery,
+          response: { 200: OidcProviderPage },
+        },
       },
       async (request) => listOidcProviders(deps, request.query),
     )
@@ -44,7 +50,16 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { config: admin, schema: { tags, operationId: 'getOidcProvider', summary: 'One identity provider', params: IdParams, response: { 200: OidcProviderView, 404: notFound } } },
+      {
+        config: admin,
+        schema: {
+          tags,
+          operationId: 'getOidcProvider',
+          summary: 'One identity provider',
+          params: IdParams,
+          response: { 200: OidcProviderView, 404: notFound },
+        },
+      },
       async (request) => getOidcProvider(deps, request.params.id),
     )
 

@@ -69,7 +69,9 @@ function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?
   }
   // A literal address is judged at once (issue 11); a name each time it is resolved (lib/outbound.ts).
   const issuerProblem =
-    body.issuer_url === undefined ? null : (issuerUrlProblem(body.issuer_url) ?? hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
+    body.issuer_url === undefined
+      ? null
+      : (issuerUrlProblem(body.issuer_url) ?? hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
   if (issuerProblem !== null) details.push({ field: 'issuer_url', message: issuerProblem })
   if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
 }
@@ -95,7 +97,12 @@ export async function listOidcProviders(deps: Deps, query: PageQuery): Promise<P
   // Keys are unique, so the key alone is the cursor; the second part is unused.
   const afterKey = decodeCursor(query.cursor)?.[0] ?? null
   const rows = await listProviderRows(deps.db, { limit, afterKey, enabledOnly: false })
-  return toPage(rows, limit, (row) => toProviderView(deps, row), (row) => [row.provider_key, ''])
+  return toPage(
+    rows,
+    limit,
+    (row) => toProviderView(deps, row),
+    (row) => [row.provider_key, ''],
+  )
 }
 
 export async function getOidcProvider(deps: Deps, id: string): Promise<OidcProviderView> {
@@ -116,7 +123,8 @@ export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateO
         name: body.name,
         issuer_url: body.issuer_url,
         client_id: body.client_id,
-        client_secret_encrypted: body.client_secret === null ? null : encrypt(deps.secrets.encryptionKey, body.client_secret, clientSecretContext(id)),
+        client_secret_encrypted:
+          body.client_secret === null ? null : encrypt(deps.secrets.encryptionKey, body.client_secret, clientSecretContext(id)),
         scopes: normalizeScopes(body.scopes ?? DEFAULT_SCOPES),
         auto_create_users: body.auto_create_users ?? false,
         default_role: body.default_role ?? 'user',
@@ -161,8 +169,15 @@ export async function updateOidcProvider(
     const previousKey = previous.provider_key
     // Issue 11: the stored client secret never follows the provider to another issuer.
     const current = await findProviderById(tx, id)
-    if (body.issuer_url !== undefined && body.issuer_url !== previous.issuer_url && current?.client_secret_set === true && client_secret === undefined) {
-      throw new AppError('VALIDATION_FAILED', { details: [{ field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' }] })
+    if (
+      body.issuer_url !== undefined &&
+      body.issuer_url !== previous.issuer_url &&
+      current?.client_secret_set === true &&
+      client_secret === undefined
+    ) {
+      throw new AppError('VALIDATION_FAILED', {
+        details: [{ field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' }],
+      })
     }
     const updated = (await uniqueKey(updateProvider(tx, id, changes)))!
     if (updated.provider_key !== previousKey) {
@@ -170,8 +185,7 @@ export async function updateOidcProvider(
     }
     // A subject means someone only at its issuer (issue 11): at another issuer the same `sub` may
     // be anybody, so the accounts linked under the old one are unlinked, in this transaction.
-    const usersUnlinked =
-      updated.issuer_url === previous.issuer_url ? 0 : await unlinkOidcIdentities(tx, updated.provider_key, updated.updated_at)
+    const usersUnlinked = updated.issuer_url === previous.issuer_url ? 0 : await unlinkOidcIdentities(tx, updated.provider_key, updated.updated_at)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'oidc_provider.update',
       actor,

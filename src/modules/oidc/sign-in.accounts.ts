@@ -77,7 +77,12 @@ async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: 
   if (!provider.trust_email) throw new SignInFailure('LINK_REQUIRED', 'the provider is not trusted to link accounts by email', user.id)
   if (user.is_admin) throw new SignInFailure('LINK_REQUIRED', 'an administrator account is never linked by email', user.id)
   if (user.disabled) throw new SignInFailure('ACCOUNT_DISABLED', 'the account with this email is disabled', user.id)
-  const linked = await linkOidcIdentity(tx, user.id, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub, at: deps.clock.now().toISOString() })
+  const linked = await linkOidcIdentity(tx, user.id, {
+    providerKey: provider.provider_key,
+    issuer: provider.issuer_url,
+    sub,
+    at: deps.clock.now().toISOString(),
+  })
   if (linked === null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email was linked meanwhile', user.id)
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.oidc_link',
@@ -88,7 +93,14 @@ async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: 
   return linked
 }
 
-async function createAccount(deps: Deps, tx: Tx, provider: SigningProvider, identity: OidcIdentity, email: string, ctx: RequestContext): Promise<UserRecord> {
+async function createAccount(
+  deps: Deps,
+  tx: Tx,
+  provider: SigningProvider,
+  identity: OidcIdentity,
+  email: string,
+  ctx: RequestContext,
+): Promise<UserRecord> {
   const isAdmin = provider.default_role === 'admin'
   const row = await prepareNewUser(deps, { email, name: displayNameOf(identity.name, email), password: null, isAdmin })
   const created = await insertUser(tx, { ...row, oidc_provider: provider.provider_key, oidc_issuer: provider.issuer_url, oidc_sub: identity.sub })
@@ -137,9 +149,15 @@ export async function linkToSignedInAccount(
         throw new SignInFailure('SESSION_ENDED', 'the session that started the link has ended', linkFor.userId)
       }
       const holder = await findUserByOidcIdentity(tx, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub })
-      if (holder !== null && holder.id !== linkFor.userId) throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
+      if (holder !== null && holder.id !== linkFor.userId)
+        throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
       if (holder !== null) return holder
-      const linked = await linkOidcIdentity(tx, linkFor.userId, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub, at: now })
+      const linked = await linkOidcIdentity(tx, linkFor.userId, {
+        providerKey: provider.provider_key,
+        issuer: provider.issuer_url,
+        sub: identity.sub,
+        at: now,
+      })
       if (linked === null) throw new SignInFailure('IDENTITY_IN_USE', 'the account is linked to an identity already', linkFor.userId)
       await recordAudit(tx, deps.clock, ctx, {
         action: 'user.oidc_link',

@@ -10,7 +10,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encrypt } from '../../lib/crypto.js'
 import { createOidcClient } from './client.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, cookieValue, createSignedInUser, createUser, DEFAULT_PASSWORD, enableMfa, login, uniqueEmail, verifyMfa, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  cookieValue,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  login,
+  uniqueEmail,
+  verifyMfa,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import {
   beginOidcAttempt,
   callbackUrlFor,
@@ -42,8 +54,18 @@ beforeAll(async () => {
   admin = await createSignedInUser(t, { isAdmin: true })
   providers.acme = await createProvider(t, admin.token, idp, { provider_key: 'acme', name: 'Acme SSO', auto_create_users: true })
   // `closed` is trusted to link accounts by email (issue 11: off by default, see test/security/oidc-identity.test.ts).
-  providers.closed = await createProvider(t, admin.token, idp, { provider_key: 'closed', name: 'Closed', auto_create_users: false, trust_email: true })
-  providers.admins = await createProvider(t, admin.token, idp, { provider_key: 'admins', name: 'Admins', auto_create_users: true, default_role: 'admin' })
+  providers.closed = await createProvider(t, admin.token, idp, {
+    provider_key: 'closed',
+    name: 'Closed',
+    auto_create_users: false,
+    trust_email: true,
+  })
+  providers.admins = await createProvider(t, admin.token, idp, {
+    provider_key: 'admins',
+    name: 'Admins',
+    auto_create_users: true,
+    default_role: 'admin',
+  })
   providers.thin = await createProvider(t, admin.token, thinIdp, { provider_key: 'thin', name: 'Thin tokens', auto_create_users: true })
 })
 afterAll(async () => {
@@ -57,7 +79,13 @@ const patchProvider = (id: string, payload: object) =>
 const userByEmail = (email: string) =>
   t.deps.db.selectFrom('users').select(['id', 'email', 'oidc_provider', 'oidc_sub', 'disabled']).where('email', '=', email).executeTakeFirst()
 const auditOf = (action: string) =>
-  t.deps.db.selectFrom('audit_events').select(['actor_id', 'target_id', 'metadata']).where('action', '=', action).orderBy('at', 'desc').orderBy('id', 'desc').execute()
+  t.deps.db
+    .selectFrom('audit_events')
+    .select(['actor_id', 'target_id', 'metadata'])
+    .where('action', '=', action)
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .execute()
 
 let nextSub = 0
 /** A fresh account at the provider. */
@@ -253,14 +281,18 @@ describe('signing in', () => {
     const boss = await me(sessionTokenOf(await signInWithOidc(t, idp, 'admins', account({ email, email_verified: true }))))
     expect(boss).toMatchObject({ is_admin: true, name: email.split('@')[0] })
     const long = await me(
-      sessionTokenOf(await signInWithOidc(t, idp, 'acme', account({ email: uniqueEmail(), email_verified: true, name: ` Ann\u0000\nLee ${'x'.repeat(200)}` }))),
+      sessionTokenOf(
+        await signInWithOidc(t, idp, 'acme', account({ email: uniqueEmail(), email_verified: true, name: ` Ann\u0000\nLee ${'x'.repeat(200)}` })),
+      ),
     )
     expect(long.name).toBe(`Ann Lee ${'x'.repeat(92)}`)
   })
 
   it('takes the email from UserInfo when the ID token carries none', async () => {
     const email = uniqueEmail('thin')
-    const user = await me(sessionTokenOf(await signInWithOidc(t, thinIdp, 'thin', account({ email, email_verified: true, name: 'Tina Thin' }, thinIdp))))
+    const user = await me(
+      sessionTokenOf(await signInWithOidc(t, thinIdp, 'thin', account({ email, email_verified: true, name: 'Tina Thin' }, thinIdp))),
+    )
     expect(user).toMatchObject({ email, name: 'Tina Thin', oidc_provider: 'thin' })
   })
 

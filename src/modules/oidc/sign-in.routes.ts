@@ -32,7 +32,13 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/providers',
       {
         config: { auth: 'public' },
-        schema: { tags, operationId: 'listSignInProviders', summary: 'The enabled identity providers, for a login page, by provider_key', querystring: PageQuery, response: { 200: ProviderLinkPage } },
+        schema: {
+          tags,
+          operationId: 'listSignInProviders',
+          summary: 'The enabled identity providers, for a login page, by provider_key',
+          querystring: PageQuery,
+          response: { 200: ProviderLinkPage },
+        },
       },
       async (request) => listSignInProviders(deps, request.query),
     )

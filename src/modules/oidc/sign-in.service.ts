@@ -64,7 +64,10 @@ function connectionOf(deps: Deps, provider: ProviderCredentials): OidcConnection
       clientSecret = decrypt(deps.secrets.encryptionKey, provider.client_secret_encrypted, clientSecretContext(provider.id))
     } catch (error) {
       if (!(error instanceof DecryptionError)) throw error
-      throw new SignInFailure('PROVIDER_ERROR', 'the stored client secret cannot be decrypted with the current ENCRYPTION_KEY; an administrator must set it again')
+      throw new SignInFailure(
+        'PROVIDER_ERROR',
+        'the stored client secret cannot be decrypted with the current ENCRYPTION_KEY; an administrator must set it again',
+      )
     }
   }
   return {
@@ -154,7 +157,8 @@ async function finish(deps: Deps, input: CallbackInput, ctx: RequestContext, lin
     return await beginSignIn(deps, user.id, provider.provider_key, ctx)
   } catch (error) {
     // Disabled between the two transactions.
-    if (error instanceof AppError && error.reason === 'INVALID_CREDENTIALS') throw new SignInFailure('ACCOUNT_DISABLED', 'the account is disabled', user.id)
+    if (error instanceof AppError && error.reason === 'INVALID_CREDENTIALS')
+      throw new SignInFailure('ACCOUNT_DISABLED', 'the account is disabled', user.id)
     throw error
   }
 }
@@ -179,7 +183,10 @@ export async function startOidcLink(deps: Deps, caller: Caller, providerKey: str
   const provider = await findProviderForSignIn(deps.db, providerKey)
   if (provider === null) throw new AppError('NOT_FOUND', { message: 'No enabled identity provider has this key.' })
   if (caller.user.oidc_sub !== null) {
-    throw new AppError('ALREADY_EXISTS', { message: 'Your account is linked to an identity provider already; unlink it first.', details: 'provider_key' })
+    throw new AppError('ALREADY_EXISTS', {
+      message: 'Your account is linked to an identity provider already; unlink it first.',
+      details: 'provider_key',
+    })
   }
   const state = newSignInState(provider.provider_key, { userId: caller.user.id, sessionId: caller.sessionId })
   try {

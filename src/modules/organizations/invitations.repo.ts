@@ -72,7 +72,12 @@ export async function listPendingInvitations(ex: Executor, organizationId: strin
   return (await newestFirst(pending(ex, organizationId, now).select(INVITATION_COLUMNS), window).execute()).map(asRecord)
 }
 
-export async function findPendingInvitation(ex: Executor, organizationId: string, invitationId: string, now: Timestamp): Promise<InvitationRecord | null> {
+export async function findPendingInvitation(
+  ex: Executor,
+  organizationId: string,
+  invitationId: string,
+  now: Timestamp,
+): Promise<InvitationRecord | null> {
   const row = await pending(ex, organizationId, now).select(INVITATION_COLUMNS).where('id', '=', invitationId).executeTakeFirst()
   return row ? asRecord(row) : null
 }

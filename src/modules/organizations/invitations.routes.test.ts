@@ -99,7 +99,14 @@ describe('with SMTP', () => {
 
     const accepted = await accept(invitee.token, token)
     expect(accepted.statusCode).toBe(200)
-    expect(accepted.json()).toEqual({ id: org.id, name: expect.any(String), slug: org.slug, plan: 'free', role: 'admin', created_at: expect.any(String) })
+    expect(accepted.json()).toEqual({
+      id: org.id,
+      name: expect.any(String),
+      slug: org.slug,
+      plan: 'free',
+      role: 'admin',
+      created_at: expect.any(String),
+    })
     const members = (await t.app.inject({ method: 'GET', url: `/api/organizations/${org.id}/members`, headers: bearer(invitee.token) })).json()
     expect(members.items).toContainEqual(expect.objectContaining({ user_id: invitee.user.id, role: 'admin' }))
 
@@ -108,7 +115,16 @@ describe('with SMTP', () => {
     expect(again.json().details).toEqual([{ field: 'token', message: 'is invalid, expired or already used' }])
 
     // (The first four events are createOrgWithRoles' own invitations of its admin and member.)
-    const audit = (await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', org.id).where('action', 'like', 'org.invitation_%').orderBy('at').orderBy('id').execute()).slice(4)
+    const audit = (
+      await t.deps.db
+        .selectFrom('audit_events')
+        .select(['action', 'metadata'])
+        .where('target_id', '=', org.id)
+        .where('action', 'like', 'org.invitation_%')
+        .orderBy('at')
+        .orderBy('id')
+        .execute()
+    ).slice(4)
     expect(audit.map((e) => e.action)).toEqual(['org.invitation_create', 'org.invitation_accept'])
     expect(JSON.stringify(audit)).not.toContain(token)
     expect(t.logs.join('\n')).not.toContain(token)
@@ -136,11 +152,18 @@ describe('with SMTP', () => {
     await invite(org.owner.token, org.id, invitee.email)
     const token = tokenMailedTo(invitee.email)
     // Joined meanwhile by another way (as an administrator's tooling could): the link cannot add a second membership.
-    await t.deps.db.insertInto('organization_members').values({ organization_id: org.id, user_id: invitee.user.id, role: 'member', joined_at: t.clock.now().toISOString() }).execute()
+    await t.deps.db
+      .insertInto('organization_members')
+      .values({ organization_id: org.id, user_id: invitee.user.id, role: 'member', joined_at: t.clock.now().toISOString() })
+      .execute()
     expectReason(await accept(invitee.token, token), 409, 'ALREADY_EXISTS')
 
     for (const bad of ['x', 'A'.repeat(43), `${token}x`]) expectReason(await accept(invitee.token, bad), 400, 'VALIDATION_FAILED')
-    expectReason(await t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(invitee.token), payload: {} }), 400, 'VALIDATION_FAILED')
+    expectReason(
+      await t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(invitee.token), payload: {} }),
+      400,
+      'VALIDATION_FAILED',
+    )
   })
 
   it('expires after 7 days', async () => {
@@ -169,7 +192,9 @@ describe('with SMTP', () => {
     expect(listed.items.map((i: { email: string }) => i.email)).toEqual([...emails].reverse())
     expect(listed.items[0]).toEqual({ id: ids[2], email: emails[2], role: 'member', expires_at: expect.any(String), created_at: expect.any(String) })
     const page = (await listInvitations(org.admin.token, org.id, '?limit=2')).json()
-    expect((await listInvitations(org.admin.token, org.id, `?limit=2&cursor=${page.next_cursor}`)).json().items.map((i: { id: string }) => i.id)).toEqual([ids[0]])
+    expect(
+      (await listInvitations(org.admin.token, org.id, `?limit=2&cursor=${page.next_cursor}`)).json().items.map((i: { id: string }) => i.id),
+    ).toEqual([ids[0]])
     expectReason(await listInvitations(org.member.token, org.id), 403, 'FORBIDDEN')
     expectReason(await listInvitations(org.outsider.token, org.id), 404, 'NOT_FOUND')
 
@@ -188,7 +213,12 @@ describe('with SMTP', () => {
     expect(ownerInvite.statusCode).toBe(201)
     expectReason(await revoke(org.admin.token, org.id, ownerInvite.json().id), 403, 'FORBIDDEN')
     expect((await revoke(org.owner.token, org.id, ownerInvite.json().id)).statusCode).toBe(204)
-    const event = await t.deps.db.selectFrom('audit_events').select(['actor_id', 'metadata']).where('action', '=', 'org.invitation_revoke').where('target_id', '=', org.id).executeTakeFirstOrThrow()
+    const event = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['actor_id', 'metadata'])
+      .where('action', '=', 'org.invitation_revoke')
+      .where('target_id', '=', org.id)
+      .executeTakeFirstOrThrow()
     expect(event.actor_id).toBe(org.owner.user.id)
     expect(JSON.parse(event.metadata)).toMatchObject({ invitation_id: ownerInvite.json().id, role: 'owner' })
   })
@@ -228,7 +258,16 @@ describe('with SMTP', () => {
       smtp.rejectRecipients = null
     }
     expect((await pendingRows(org.id)).map((r) => r.id)).toEqual([kept])
-    const actions = (await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', org.id).where('action', 'like', 'org.invitation_%').orderBy('at').orderBy('id').execute()).slice(4)
+    const actions = (
+      await t.deps.db
+        .selectFrom('audit_events')
+        .select('action')
+        .where('target_id', '=', org.id)
+        .where('action', 'like', 'org.invitation_%')
+        .orderBy('at')
+        .orderBy('id')
+        .execute()
+    ).slice(4)
     expect(actions.map((e) => e.action)).toEqual(['org.invitation_create', 'org.invitation_create', 'org.invitation_withdraw'])
     expect(t.logs.some((line) => line.includes('reply code 550') && line.includes('invitation'))).toBe(true)
   })

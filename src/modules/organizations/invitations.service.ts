@@ -104,7 +104,10 @@ export async function createInvitation(
 
   if (!mailed) return invitation
   try {
-    await sendMail(deps, { to: email, ...invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }) })
+    await sendMail(deps, {
+      to: email,
+      ...invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
+    })
   } catch (error) {
     await deps.db.transaction().execute(async (tx) => {
       await withdrawInvitation(tx, invitation.id, replaced, invitation.created_at)
@@ -129,7 +132,12 @@ export async function listInvitations(deps: Deps, caller: Caller, organizationId
   const window = pageWindow(query)
   await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
   const rows = await listPendingInvitations(deps.db, organizationId, deps.clock.now().toISOString(), window)
-  return toPage(rows, window.limit, (row) => row, (row) => [row.created_at, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => row,
+    (row) => [row.created_at, row.id],
+  )
 }
 
 /** Revokes a pending invitation; an invitation to become owner only an owner may revoke. */
@@ -140,7 +148,8 @@ export async function revokeInvitation(deps: Deps, caller: Caller, organizationI
     const invitation = await findPendingInvitation(tx, organizationId, invitationId, now)
     if (invitation === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
     assertMayChangeRole(actorRole, null, invitation.role, 'manage_invitations')
-    if ((await revokePendingInvitations(tx, organizationId, { id: invitationId }, now)).length === 0) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+    if ((await revokePendingInvitations(tx, organizationId, { id: invitationId }, now)).length === 0)
+      throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.invitation_revoke',
       actor: caller.user,
@@ -180,7 +189,12 @@ export async function acceptInvitation(deps: Deps, caller: Caller, token: string
 export async function listMyInvitations(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<ReceivedInvitationRecord>> {
   const window = pageWindow(query)
   const rows = await listInvitationsTo(deps.db, caller.user.email, deps.clock.now().toISOString(), window)
-  return toPage(rows, window.limit, (row) => row, (row) => [row.created_at, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => row,
+    (row) => [row.created_at, row.id],
+  )
 }
 
 function noSuchInvitation(): AppError {

@@ -15,13 +15,7 @@ function membersOf(ex: Executor, organizationId: string) {
   return ex
     .selectFrom('organization_members')
     .innerJoin('users', 'users.id', 'organization_members.user_id')
-    .select([
-      'organization_members.user_id',
-      'users.email',
-      'users.name',
-      'organization_members.role',
-      'organization_members.joined_at',
-    ])
+    .select(['organization_members.user_id', 'users.email', 'users.name', 'organization_members.role', 'organization_members.joined_at'])
     .where('organization_members.organization_id', '=', organizationId)
 }
 
@@ -44,17 +38,15 @@ export async function listMembers(ex: Executor, organizationId: string, window: 
   return (await byName(membersOf(ex, organizationId), window, 'users').execute()).map(asRecord)
 }
 
-export async function insertMember(ex: Executor, member: { organization_id: string; user_id: string; role: Role; joined_at: Timestamp }): Promise<void> {
+export async function insertMember(
+  ex: Executor,
+  member: { organization_id: string; user_id: string; role: Role; joined_at: Timestamp },
+): Promise<void> {
   await ex.insertInto('organization_members').values(member).execute()
 }
 
 export async function updateMemberRole(ex: Executor, organizationId: string, userId: string, role: Role): Promise<void> {
-  await ex
-    .updateTable('organization_members')
-    .set({ role })
-    .where('organization_id', '=', organizationId)
-    .where('user_id', '=', userId)
-    .execute()
+  await ex.updateTable('organization_members').set({ role }).where('organization_id', '=', organizationId).where('user_id', '=', userId).execute()
 }
 
 export async function deleteMember(ex: Executor, organizationId: string, userId: string): Promise<void> {

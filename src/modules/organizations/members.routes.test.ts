@@ -31,7 +31,13 @@ describe('GET /api/organizations/{id}/members', () => {
     const all = await members(org.member.token, org.id)
     expect(all.statusCode).toBe(200)
     expect(all.json().items.map((m: { name: string }) => m.name)).toEqual(names)
-    expect(all.json().items[0]).toEqual({ user_id: org.admin.user.id, email: org.admin.email, name: 'Adam Admin', role: 'admin', joined_at: expect.any(String) })
+    expect(all.json().items[0]).toEqual({
+      user_id: org.admin.user.id,
+      email: org.admin.email,
+      name: 'Adam Admin',
+      role: 'admin',
+      joined_at: expect.any(String),
+    })
 
     const first = (await members(org.member.token, org.id, '?limit=3')).json()
     expect(first.items).toHaveLength(3)
@@ -50,7 +56,13 @@ describe('POST /api/organizations/{id}/members', () => {
     expect(response.statusCode).toBe(202)
     expect(response.json()).toEqual({ id: expect.any(String), email: newcomer.email, role: 'admin', expires_at: expect.any(String) })
     expect((await rolesIn(org.id))[newcomer.user.id]).toBeUndefined()
-    const event = await t.deps.db.selectFrom('audit_events').select(['metadata', 'actor_id']).where('action', '=', 'org.invitation_create').where('target_id', '=', org.id).orderBy('at', 'desc').executeTakeFirstOrThrow()
+    const event = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['metadata', 'actor_id'])
+      .where('action', '=', 'org.invitation_create')
+      .where('target_id', '=', org.id)
+      .orderBy('at', 'desc')
+      .executeTakeFirstOrThrow()
     expect(JSON.parse(event.metadata)).toMatchObject({ invitation_id: response.json().id, email: newcomer.email, role: 'admin' })
     expect(event.actor_id).toBe(org.admin.user.id)
     const accepted = await t.app.inject({ method: 'POST', url: `/api/invitations/${response.json().id}/accept`, headers: bearer(newcomer.token) })
@@ -80,7 +92,12 @@ describe('POST /api/organizations/{id}/members', () => {
     const org = await createOrgWithRoles(t)
     const response = await add(org.owner.token, org.id, { email: 'not an email', role: 'superuser' })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details.map((d: { field: string }) => d.field).sort()).toEqual(['email', 'role'])
+    expect(
+      response
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['email', 'role'])
   })
 })
 
@@ -99,7 +116,14 @@ describe('PATCH /api/organizations/{id}/members/{user_id}', () => {
     expectReason(await setRole(org.member.token, org.id, org.member.user.id, 'admin'), 403, 'FORBIDDEN')
     // Owners grant ownership.
     expect((await setRole(org.owner.token, org.id, org.admin.user.id, 'owner')).json().role).toBe('owner')
-    const events = await t.deps.db.selectFrom('audit_events').select('metadata').where('action', '=', 'org.member_role_change').where('target_id', '=', org.id).orderBy('at').orderBy('id').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('action', '=', 'org.member_role_change')
+      .where('target_id', '=', org.id)
+      .orderBy('at')
+      .orderBy('id')
+      .execute()
     expect(events.map((e) => JSON.parse(e.metadata))).toEqual([
       { user_id: org.member.user.id, from: 'member', to: 'admin' },
       { user_id: org.member.user.id, from: 'admin', to: 'member' },
@@ -141,7 +165,14 @@ describe('DELETE /api/organizations/{id}/members/{user_id}', () => {
     expect((await removeMember(org.member.token, org.id, org.member.user.id)).statusCode).toBe(204)
     expect((await removeMember(org.admin.token, org.id, org.admin.user.id)).statusCode).toBe(204)
     expectReason(await removeMember(org.owner.token, org.id, org.owner.user.id), 409, 'LAST_OWNER')
-    const events = await t.deps.db.selectFrom('audit_events').select('metadata').where('action', '=', 'org.member_remove').where('target_id', '=', org.id).orderBy('at').orderBy('id').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('action', '=', 'org.member_remove')
+      .where('target_id', '=', org.id)
+      .orderBy('at')
+      .orderBy('id')
+      .execute()
     expect(events.map((e) => JSON.parse(e.metadata).via)).toEqual(['leave', 'leave'])
   })
 
@@ -188,7 +219,8 @@ describe('deleting the only owner of an organization', () => {
     const owner = await createSignedInUser(t)
     const other = await createSignedInUser(t)
     const org = await createOrganization(t, owner.token, 'Sole Proprietor')
-    const deleteMe = () => t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(owner.token), payload: { password: DEFAULT_PASSWORD } })
+    const deleteMe = () =>
+      t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(owner.token), payload: { password: DEFAULT_PASSWORD } })
     const refused = await deleteMe()
     expectReason(refused, 409, 'LAST_OWNER')
     expect(refused.json().details).toContain(org.slug)

@@ -77,8 +77,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request) =>
-        changeMemberRole(deps, callerOf(request), request.params.id, request.params.user_id, request.body.role, contextOf(request)),
+      async (request) => changeMemberRole(deps, callerOf(request), request.params.id, request.params.user_id, request.body.role, contextOf(request)),
     )
 
     app.delete(

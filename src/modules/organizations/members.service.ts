@@ -40,7 +40,12 @@ export async function listMembers(deps: Deps, caller: Caller, organizationId: st
   const window = pageWindow(query)
   await requirePermission(deps.db, organizationId, caller.user.id, 'read')
   const rows = await listMemberRows(deps.db, organizationId, window)
-  return toPage(rows, window.limit, (row) => row, (row) => [row.name, row.user_id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => row,
+    (row) => [row.name, row.user_id],
+  )
 }
 
 /**

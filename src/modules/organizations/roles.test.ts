@@ -31,11 +31,21 @@ describe('the organization role table', () => {
         return true
       }
     }
-    for (const [from, to] of [[null, 'owner'], ['owner', 'admin'], ['owner', null], ['member', 'owner']] as const) {
+    for (const [from, to] of [
+      [null, 'owner'],
+      ['owner', 'admin'],
+      ['owner', null],
+      ['member', 'owner'],
+    ] as const) {
       expect(forbidden('admin', from, to), `${from} → ${to}`).toBe(true)
       expect(forbidden('owner', from, to), `${from} → ${to}`).toBe(false)
     }
-    for (const [from, to] of [[null, 'admin'], ['member', 'admin'], ['admin', 'member'], ['admin', null]] as const) {
+    for (const [from, to] of [
+      [null, 'admin'],
+      ['member', 'admin'],
+      ['admin', 'member'],
+      ['admin', null],
+    ] as const) {
       expect(forbidden('admin', from, to), `${from} → ${to}`).toBe(false)
       expect(forbidden('member', from, to), `${from} → ${to}`).toBe(true)
     }

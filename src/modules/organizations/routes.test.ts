@@ -114,7 +114,7 @@ describe('GET /api/organizations', () => {
 })
 
 describe('GET /api/organizations/{id}', () => {
-  it("answers members with their role, and 404 to outsiders and for ids that name nothing", async () => {
+  it('answers members with their role, and 404 to outsiders and for ids that name nothing', async () => {
     const org = await createOrgWithRoles(t)
     expect((await get(org.member.token, org.id)).json().role).toBe('member')
     expect((await get(org.admin.token, org.id)).json().role).toBe('admin')

@@ -17,7 +17,13 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '',
       {
-        schema: { tags, operationId: 'listOrganizations', summary: 'Your organizations, by name, with your role', querystring: PageQuery, response: { 200: OrganizationPage } },
+        schema: {
+          tags,
+          operationId: 'listOrganizations',
+          summary: 'Your organizations, by name, with your role',
+          querystring: PageQuery,
+          response: { 200: OrganizationPage },
+        },
       },
       async (request) => listOrganizations(deps, callerOf(request), request.query),
     )
@@ -38,7 +44,15 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/:id',
-      { schema: { tags, operationId: 'getOrganization', summary: 'One of your organizations', params: IdParams, response: { 200: OrganizationView, 404: notAMember() } } },
+      {
+        schema: {
+          tags,
+          operationId: 'getOrganization',
+          summary: 'One of your organizations',
+          params: IdParams,
+          response: { 200: OrganizationView, 404: notAMember() },
+        },
+      },
       async (request) => getOrganization(deps, callerOf(request), request.params.id),
     )
 

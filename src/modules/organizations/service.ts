@@ -33,7 +33,12 @@ function slugTaken(): AppError {
 export async function listOrganizations(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<OrganizationRecord>> {
   const window = pageWindow(query)
   const rows = await listOrganizationsOfMember(deps.db, caller.user.id, window)
-  return toPage(rows, window.limit, (row) => row, (row) => [row.name, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => row,
+    (row) => [row.name, row.id],
+  )
 }
 
 export async function getOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<OrganizationRecord> {

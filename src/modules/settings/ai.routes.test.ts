@@ -21,7 +21,8 @@ afterAll(async () => {
 })
 
 const getAi = () => t.app.inject({ method: 'GET', url: '/api/admin/settings/ai', headers: bearer(admin.token) })
-const putAi = (payload: Record<string, unknown>) => t.app.inject({ method: 'PUT', url: '/api/admin/settings/ai', headers: bearer(admin.token), payload })
+const putAi = (payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'PUT', url: '/api/admin/settings/ai', headers: bearer(admin.token), payload })
 const models = (query = '') => t.app.inject({ method: 'GET', url: `/api/admin/settings/ai/models${query}`, headers: bearer(admin.token) })
 const flags = (token: string) => t.app.inject({ method: 'GET', url: '/api/config/ai-suggestions', headers: bearer(token) })
 
@@ -78,7 +79,12 @@ describe('PUT /api/admin/settings/ai', () => {
   it('validates provider, base_url (http(s), no credentials, query or fragment) and unknown fields', async () => {
     const bad = await putAi({ provider: 'anthropic', base_url: 'ftp://example.com', model: '', api_key_set: false })
     expect(bad.statusCode).toBe(400)
-    expect(bad.json().details.map((d: { field: string }) => d.field).sort()).toEqual(['api_key_set', 'base_url', 'model', 'provider'])
+    expect(
+      bad
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['api_key_set', 'base_url', 'model', 'provider'])
     for (const url of ['https://user:pass@api.example.com/v1', 'https://api.example.com/v1?key=1', 'https://api.example.com/v1#x', 'http://']) {
       const response = await putAi({ base_url: url })
       expect(response.statusCode, url).toBe(400)

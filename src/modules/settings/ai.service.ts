@@ -12,16 +12,7 @@ import type { RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import type { UserRecord } from '../users/repo.js'
 import type { AiView, UpdateAiBody } from './schemas.js'
-import {
-  AI_SECTION,
-  assertUsableWhenEnabled,
-  openSecret,
-  readSection,
-  sealSecret,
-  toAiView,
-  updateSection,
-  type StoredAi,
-} from './sections.js'
+import { AI_SECTION, assertUsableWhenEnabled, openSecret, readSection, sealSecret, toAiView, updateSection, type StoredAi } from './sections.js'
 
 export async function getAiSettings(deps: Deps): Promise<AiView> {
   return toAiView((await readSection(deps, AI_SECTION)).stored)
@@ -55,7 +46,12 @@ export async function updateAiSettings(deps: Deps, caller: Caller, patch: Update
   const change = { actor: caller.user, ctx, action: 'ai.update', fields: Object.keys(patch) }
   const stored = await updateSection(deps, AI_SECTION, change, (current) => {
     // Issue 11: the stored key never follows base_url to another origin.
-    if (baseUrl !== undefined && new URL(baseUrl).origin !== new URL(current.base_url).origin && current.api_key_encrypted !== null && api_key === undefined) {
+    if (
+      baseUrl !== undefined &&
+      new URL(baseUrl).origin !== new URL(current.base_url).origin &&
+      current.api_key_encrypted !== null &&
+      api_key === undefined
+    ) {
       throw invalidField('api_key', "must be sent again (or null to clear it) when base_url's origin changes")
     }
     const next: StoredAi = {
@@ -101,7 +97,12 @@ export async function listAiModels(deps: Deps, query: PageQuery): Promise<Page<A
   const afterId = decodeCursor(query.cursor)?.[0]
   const models = await fetchModels(deps)
   const rest = afterId === undefined ? models : models.filter((model) => model.id > afterId)
-  return toPage(rest.slice(0, limit + 1), limit, (model) => model, (model) => [model.id, ''])
+  return toPage(
+    rest.slice(0, limit + 1),
+    limit,
+    (model) => model,
+    (model) => [model.id, ''],
+  )
 }
 
 /** CONTRACT.md §3.7: available = AI configured and switched on; enabled = available and wanted. */

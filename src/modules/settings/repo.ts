@@ -19,7 +19,11 @@ const COLUMNS = ['key', 'value', 'updated_at'] as const
 
 /** Rows in key order, `limit + 1` of them after `afterKey`. */
 export async function listSettingRows(ex: Executor, page: { limit: number; afterKey: string | null }): Promise<SettingRow[]> {
-  let query = ex.selectFrom('settings').select(COLUMNS).orderBy('key').limit(page.limit + 1)
+  let query = ex
+    .selectFrom('settings')
+    .select(COLUMNS)
+    .orderBy('key')
+    .limit(page.limit + 1)
   if (page.afterKey !== null) query = query.where('key', '>', page.afterKey)
   return query.execute()
 }

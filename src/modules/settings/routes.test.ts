@@ -30,7 +30,12 @@ describe('access', () => {
     for (const [method, url] of routes) {
       const anonymous = await t.app.inject({ method: method as 'GET', url, payload: method === 'GET' ? undefined : { value: 1 } })
       expect(anonymous.statusCode, `${method} ${url}`).toBe(401)
-      const forbidden = await t.app.inject({ method: method as 'GET', url, headers: bearer(member.token), payload: method === 'GET' ? undefined : { value: 1 } })
+      const forbidden = await t.app.inject({
+        method: method as 'GET',
+        url,
+        headers: bearer(member.token),
+        payload: method === 'GET' ? undefined : { value: 1 },
+      })
       expect(forbidden.statusCode, `${method} ${url}`).toBe(403)
       expect(forbidden.json().reason).toBe('FORBIDDEN')
     }
@@ -89,7 +94,8 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
       expect(response.statusCode, key).toBe(400)
       expect(response.json()).toMatchObject({ reason: 'VALIDATION_FAILED', details: [{ field: 'key' }] })
     }
-    for (const key of ['a', 'a'.repeat(100), 'x.y_z.0']) expect((await call('PUT', `/api/admin/settings/${key}`, { value: 1 })).statusCode, key).toBe(200)
+    for (const key of ['a', 'a'.repeat(100), 'x.y_z.0'])
+      expect((await call('PUT', `/api/admin/settings/${key}`, { value: 1 })).statusCode, key).toBe(200)
   })
 
   it('refuses values over 16 KiB serialized, and absurdly deep ones, with a 400 on value', async () => {

@@ -37,7 +37,15 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/smtp',
-      { config: admin, schema: { tags: smtp, operationId: 'getSmtpSettings', summary: 'The SMTP settings, sanitized (defaults when never configured)', response: { 200: SmtpView } } },
+      {
+        config: admin,
+        schema: {
+          tags: smtp,
+          operationId: 'getSmtpSettings',
+          summary: 'The SMTP settings, sanitized (defaults when never configured)',
+          response: { 200: SmtpView },
+        },
+      },
       async () => getSmtpSettings(deps),
     )
 
@@ -68,7 +76,7 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: SmtpTestResult,
             429: errorResponse('RATE_LIMITED: 10 test mails per 15 minutes per administrator'),
-            502: errorResponse("UPSTREAM_FAILED: the SMTP server failed; `message` has its reply (never credentials)"),
+            502: errorResponse('UPSTREAM_FAILED: the SMTP server failed; `message` has its reply (never credentials)'),
             503: errorResponse('NOT_CONFIGURED: SMTP is not enabled with a host and sender'),
           },
         },
@@ -81,7 +89,10 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/ai',
-      { config: admin, schema: { tags: ai, operationId: 'getAiSettings', summary: 'The AI settings (the API key is write-only)', response: { 200: AiView } } },
+      {
+        config: admin,
+        schema: { tags: ai, operationId: 'getAiSettings', summary: 'The AI settings (the API key is write-only)', response: { 200: AiView } },
+      },
       async () => getAiSettings(deps),
     )
 

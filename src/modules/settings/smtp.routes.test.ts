@@ -115,9 +115,12 @@ describe('PUT /api/admin/settings/smtp', () => {
       password_set: true,
     })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details.map((d: { field: string }) => d.field).sort()).toEqual(
-      ['from_address', 'from_name', 'host', 'password', 'password_set', 'port', 'secure'].sort(),
-    )
+    expect(
+      response
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['from_address', 'from_name', 'host', 'password', 'password_set', 'port', 'secure'].sort())
     expect((await putSmtp({})).statusCode).toBe(400)
   })
 
@@ -134,9 +137,17 @@ describe('PUT /api/admin/settings/smtp', () => {
   it('audits each update with the names of the fields, never the password', async () => {
     const events = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('action', '=', 'smtp.update').execute()
     expect(events.length).toBeGreaterThanOrEqual(4)
-    expect(JSON.parse(events[0]!.metadata).fields).toEqual(
-      ['enabled', 'from_address', 'from_name', 'host', 'password', 'plaintext_auth_on_loopback', 'port', 'secure', 'username'],
-    )
+    expect(JSON.parse(events[0]!.metadata).fields).toEqual([
+      'enabled',
+      'from_address',
+      'from_name',
+      'host',
+      'password',
+      'plaintext_auth_on_loopback',
+      'port',
+      'secure',
+      'username',
+    ])
     expect(JSON.stringify(events)).not.toContain(SMTP_PASSWORD)
   })
 })
@@ -200,7 +211,12 @@ describe('POST /api/admin/settings/smtp/test', () => {
   })
 
   it('audits each attempt with its outcome', async () => {
-    const events = await t.deps.db.selectFrom('audit_events').select(['metadata', 'actor_id']).where('action', '=', 'smtp.test').orderBy('at').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['metadata', 'actor_id'])
+      .where('action', '=', 'smtp.test')
+      .orderBy('at')
+      .execute()
     const outcomes = events.map((e) => JSON.parse(e.metadata) as { to: string; delivered: boolean })
     expect(outcomes.filter((o) => o.delivered)).toHaveLength(2)
     expect(outcomes.filter((o) => !o.delivered).length).toBeGreaterThanOrEqual(3)

@@ -7,15 +7,7 @@ import type { Caller } from '../auth/caller.js'
 import { sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
 import type { SmtpTestBody, SmtpView, UpdateSmtpBody } from './schemas.js'
-import {
-  assertUsableWhenEnabled,
-  readSection,
-  sealSecret,
-  SMTP_SECTION,
-  toSmtpView,
-  updateSection,
-  type StoredSmtp,
-} from './sections.js'
+import { assertUsableWhenEnabled, readSection, sealSecret, SMTP_SECTION, toSmtpView, updateSection, type StoredSmtp } from './sections.js'
 
 export async function getSmtpSettings(deps: Deps): Promise<SmtpView> {
   return toSmtpView((await readSection(deps, SMTP_SECTION)).stored)
@@ -30,7 +22,8 @@ export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: Upda
   const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
     // Issue 11: the stored password never follows the server to a new host or port.
     const moved =
-      (fields.host !== undefined && fields.host !== null && fields.host !== current.host) || (fields.port !== undefined && fields.port !== current.port)
+      (fields.host !== undefined && fields.host !== null && fields.host !== current.host) ||
+      (fields.port !== undefined && fields.port !== current.port)
     if (moved && current.password_encrypted !== null && password === undefined) {
       throw invalidField('password', 'must be sent again (or null to clear it) when host or port change')
     }
@@ -51,7 +44,12 @@ export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: Upda
  * Sends a test message (to the caller unless `to` says otherwise) and audits the attempt, delivered
  * or not. 503 when SMTP is not configured and enabled; 502 with the server's reply when it fails.
  */
-export async function sendSmtpTest(deps: Deps, caller: Caller, body: SmtpTestBody, ctx: RequestContext): Promise<{ delivered: true; message_id: string }> {
+export async function sendSmtpTest(
+  deps: Deps,
+  caller: Caller,
+  body: SmtpTestBody,
+  ctx: RequestContext,
+): Promise<{ delivered: true; message_id: string }> {
   const to = body.to === undefined ? caller.user.email : normalizeEmail(body.to)
   const audit = (delivered: boolean) =>
     recordAudit(deps.db, deps.clock, ctx, {

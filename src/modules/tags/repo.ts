@@ -16,7 +16,9 @@ function tagsOf(ex: Executor, userId: string) {
       'tags.color',
       // Only links the owner can still see count: a tag stays on a shared link after its owner
       // leaves the organization, and comes back into view if they rejoin.
-      sql<number | string>`(select count(*) from link_tags inner join links on links.id = link_tags.link_id where link_tags.tag_id = ${sql.ref('tags.id')} and ${visibleTo(sql.ref('tags.user_id'))})`.as(
+      sql<
+        number | string
+      >`(select count(*) from link_tags inner join links on links.id = link_tags.link_id where link_tags.tag_id = ${sql.ref('tags.id')} and ${visibleTo(sql.ref('tags.user_id'))})`.as(
         'link_count',
       ),
       'tags.created_at',

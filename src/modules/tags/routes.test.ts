@@ -69,7 +69,10 @@ describe('tags', () => {
     for (const [payload, field] of cases) {
       const response = await call(alice, 'POST', '', payload)
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details.map((d: { field: string }) => d.field), JSON.stringify(payload)).toContain(field)
+      expect(
+        response.json().details.map((d: { field: string }) => d.field),
+        JSON.stringify(payload),
+      ).toContain(field)
     }
     expect((await call(alice, 'POST', '', { name: 'x'.repeat(64) })).statusCode).toBe(201)
   })
@@ -117,7 +120,11 @@ describe('tags', () => {
     await createLink(t, org.admin.token, { tag_ids: [tag.id], organization_id: org.id })
     expect((await call(org.admin, 'GET', `/${tag.id}`)).json().link_count).toBe(2)
     // Leaving the organization hides its links, and the count follows.
-    const leave = await t.app.inject({ method: 'DELETE', url: `/api/organizations/${org.id}/members/${org.admin.user.id}`, headers: bearer(org.admin.token) })
+    const leave = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/organizations/${org.id}/members/${org.admin.user.id}`,
+      headers: bearer(org.admin.token),
+    })
     expect(leave.statusCode).toBe(204)
     expect((await call(org.admin, 'GET', `/${tag.id}`)).json().link_count).toBe(1)
     expect((await call(org.admin, 'GET', '')).json().items.find((x: { id: string }) => x.id === tag.id).link_count).toBe(1)

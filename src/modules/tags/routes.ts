@@ -50,7 +50,15 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/:id',
-      { schema: { tags, operationId: 'deleteTag', summary: 'Delete a tag (the links keep existing without it)', params: IdParams, response: { 204: NoContent, 404: NO_SUCH_TAG } } },
+      {
+        schema: {
+          tags,
+          operationId: 'deleteTag',
+          summary: 'Delete a tag (the links keep existing without it)',
+          params: IdParams,
+          response: { 204: NoContent, 404: NO_SUCH_TAG },
+        },
+      },
       async (request, reply) => {
         await deleteTag(deps, callerOf(request), request.params.id)
         return reply.code(204).send(null)

@@ -34,7 +34,12 @@ function normalizeColor(color: string | null | undefined): string | null | undef
 export async function listTags(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<TagRecord>> {
   const window = pageWindow(query)
   const rows = await listTagRows(deps.db, caller.user.id, window)
-  return toPage(rows, window.limit, ({ name_key: _key, ...tag }) => tag, (row) => [row.name_key, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    ({ name_key: _key, ...tag }) => tag,
+    (row) => [row.name_key, row.id],
+  )
 }
 
 export async function getTag(deps: Deps, caller: Caller, tagId: string): Promise<TagRecord> {

@@ -16,10 +16,7 @@ export interface ApiTokenRow {
 
 const TOKEN_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at'] as const
 
-export async function insertApiToken(
-  ex: Executor,
-  token: ApiTokenRow & { user_id: string; token_hash: string },
-): Promise<ApiTokenRow> {
+export async function insertApiToken(ex: Executor, token: ApiTokenRow & { user_id: string; token_hash: string }): Promise<ApiTokenRow> {
   return ex.insertInto('api_tokens').values(token).returning(TOKEN_COLUMNS).executeTakeFirstOrThrow()
 }
 

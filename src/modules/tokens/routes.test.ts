@@ -30,7 +30,9 @@ describe('POST /api/tokens', () => {
     expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBe(30 * 86400_000)
 
     const list = await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })
-    expect(list.json().items).toEqual([{ id: body.id, name: 'CI deploys', prefix: body.prefix, created_at: body.created_at, last_used_at: null, expires_at: body.expires_at }])
+    expect(list.json().items).toEqual([
+      { id: body.id, name: 'CI deploys', prefix: body.prefix, created_at: body.created_at, last_used_at: null, expires_at: body.expires_at },
+    ])
     expect(list.body).not.toContain(body.token)
   })
 
@@ -44,7 +46,14 @@ describe('POST /api/tokens', () => {
 
   it('validates the name and the expiry', async () => {
     const user = await createSignedInUser(t)
-    for (const payload of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'ok', expires_in_days: 0 }, { name: 'ok', expires_in_days: 3651 }, { name: 'ok', scope: 'all' }]) {
+    for (const payload of [
+      {},
+      { name: '' },
+      { name: 'x'.repeat(101) },
+      { name: 'ok', expires_in_days: 0 },
+      { name: 'ok', expires_in_days: 3651 },
+      { name: 'ok', scope: 'all' },
+    ]) {
       const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload })
       expect(response.statusCode).toBe(400)
       expect(response.json().reason).toBe('VALIDATION_FAILED')
@@ -82,7 +91,12 @@ describe('authenticating with a token', () => {
 
   it('stops working when it expires, and when its user is disabled', async () => {
     const user = await createSignedInUser(t)
-    const created = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'short', expires_in_days: 1 } })
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(user.token),
+      payload: { name: 'short', expires_in_days: 1 },
+    })
     const token: string = created.json().token
     expect((await me(token)).statusCode).toBe(200)
     t.clock.advance(86400 + 1)
@@ -99,7 +113,8 @@ describe('authenticating with a token', () => {
   it('records last_used_at at most once a minute', async () => {
     const user = await createSignedInUser(t)
     const { id, token } = await createApiTokenFor(t, user.token)
-    const lastUsed = async () => (await t.deps.db.selectFrom('api_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at
+    const lastUsed = async () =>
+      (await t.deps.db.selectFrom('api_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at
     await me(token)
     await new Promise((resolve) => setTimeout(resolve, 50))
     const first = await lastUsed()
@@ -164,7 +179,11 @@ describe('what a token may not do (CONTRACT.md §5.4)', () => {
     const { token } = await createApiTokenFor(t, user.token)
     const attempts = [
       { method: 'POST' as const, url: '/api/tokens', payload: { name: 'minted' } },
-      { method: 'POST' as const, url: '/api/users/me/password', payload: { current_password: DEFAULT_PASSWORD, new_password: 'a whole new passphrase' } },
+      {
+        method: 'POST' as const,
+        url: '/api/users/me/password',
+        payload: { current_password: DEFAULT_PASSWORD, new_password: 'a whole new passphrase' },
+      },
       { method: 'DELETE' as const, url: '/api/users/me', payload: { password: DEFAULT_PASSWORD } },
     ]
     for (const attempt of attempts) {
@@ -203,8 +222,12 @@ describe('quota and rate limit', () => {
 
   it('limits creation to 10 per 15 minutes per user, counting refused attempts; 429 with retryAfter', async () => {
     const user = await createSignedInUser(t)
-    for (let i = 0; i < 5; i++) expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `t${i}` } })).statusCode).toBe(201)
-    for (let i = 0; i < 5; i++) expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '' } })).statusCode).toBe(400)
+    for (let i = 0; i < 5; i++)
+      expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `t${i}` } })).statusCode).toBe(
+        201,
+      )
+    for (let i = 0; i < 5; i++)
+      expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '' } })).statusCode).toBe(400)
     const limited = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'eleventh' } })
     expect(limited.statusCode).toBe(429)
     expect(limited.json()).toMatchObject({ reason: 'RATE_LIMITED', code: 429 })

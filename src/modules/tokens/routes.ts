@@ -34,7 +34,13 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '',
       {
-        schema: { tags, operationId: 'listApiTokens', summary: 'Your active API tokens, newest first', querystring: PageQuery, response: { 200: ApiTokenPage } },
+        schema: {
+          tags,
+          operationId: 'listApiTokens',
+          summary: 'Your active API tokens, newest first',
+          querystring: PageQuery,
+          response: { 200: ApiTokenPage },
+        },
       },
       async (request) => listApiTokens(deps, callerOf(request), request.query),
     )

@@ -57,7 +57,12 @@ export async function createApiToken(
 export async function listApiTokens(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<ApiTokenRow>> {
   const window = pageWindow(query)
   const rows = await listActiveApiTokens(deps.db, caller.user.id, deps.clock.now().toISOString(), window)
-  return toPage(rows, window.limit, (row) => row, (row) => [row.created_at, row.id])
+  return toPage(
+    rows,
+    window.limit,
+    (row) => row,
+    (row) => [row.created_at, row.id],
+  )
 }
 
 /** Revokes one of the caller's active tokens; the next request with it is refused. */

@@ -30,11 +30,7 @@ export async function replaceEmailVerification(ex: Executor, verification: NewEm
  * Marks the verification with this token hash used, if it is unused and unexpired, in one
  * conditional UPDATE: of two concurrent uses of one link exactly one gets the row.
  */
-export async function consumeEmailVerification(
-  ex: Executor,
-  tokenHash: string,
-  now: Timestamp,
-): Promise<{ user_id: string; email: string } | null> {
+export async function consumeEmailVerification(ex: Executor, tokenHash: string, now: Timestamp): Promise<{ user_id: string; email: string } | null> {
   const row = await ex
     .updateTable('email_verifications')
     .set({ used_at: now })

@@ -2,7 +2,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, createUser, DEFAULT_PASSWORD, login, openSessionFor, uniqueEmail } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  login,
+  openSessionFor,
+  uniqueEmail,
+} from '../../../test/helpers/factories.js'
 import { scanResponsesForSecrets, SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 
@@ -191,7 +200,11 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
     expect(response.statusCode).toBe(409)
     expect(response.json()).toMatchObject({ reason: 'ALREADY_EXISTS', details: 'email' })
     expect((await me(frank.token)).email).toBe(frank.email)
-    const row = await t.deps.db.selectFrom('email_verifications').select('used_at').where('token_hash', '=', sha256Hex(token)).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('email_verifications')
+      .select('used_at')
+      .where('token_hash', '=', sha256Hex(token))
+      .executeTakeFirstOrThrow()
     expect(row.used_at).toBeNull()
     await t.deps.db.deleteFrom('users').where('id', '=', squatter.user.id).execute()
     expect((await verify(token)).json().email).toBe(wanted)
@@ -221,7 +234,11 @@ describe('refusals of POST /api/users/me/email', () => {
 
   it('409 EMAIL_MANAGED_BY_PROVIDER for an account linked to an identity provider', async () => {
     const { user } = await createUser(t, { password: null })
-    await t.deps.db.updateTable('users').set({ oidc_provider: 'corp', oidc_sub: `sub-${user.id}` }).where('id', '=', user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ oidc_provider: 'corp', oidc_sub: `sub-${user.id}` })
+      .where('id', '=', user.id)
+      .execute()
     const response = await requestChange(await openSessionFor(t, user.id), { email: uniqueEmail() })
     expect(response.statusCode).toBe(409)
     expect(response.json()).toMatchObject({ reason: 'EMAIL_MANAGED_BY_PROVIDER', error: 'Conflict', code: 409 })

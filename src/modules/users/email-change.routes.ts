@@ -26,7 +26,9 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             202: User,
             400: errorResponse('VALIDATION_FAILED (also: the address is already yours), PASSWORD_REQUIRED, INVALID_PASSWORD'),
-            409: errorResponse('EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account'),
+            409: errorResponse(
+              'EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account',
+            ),
             429: errorResponse('RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords'),
             502: errorResponse('UPSTREAM_FAILED: the mail could not be sent; nothing was changed'),
             503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing was changed'),

@@ -15,12 +15,7 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { assertMailConfigured, sendMail } from '../mail/service.js'
-import {
-  consumeEmailVerification,
-  replaceEmailVerification,
-  withdrawEmailVerification,
-  type NewEmailVerification,
-} from './email-change.repo.js'
+import { consumeEmailVerification, replaceEmailVerification, withdrawEmailVerification, type NewEmailVerification } from './email-change.repo.js'
 import type { ChangeEmailBody, VerifyEmailBody } from './email-change.schemas.js'
 import { findUserByEmail, findUserById, updateUser, type UserRecord } from './repo.js'
 import { emailTakenError, normalizeEmail } from './service.js'

@@ -80,11 +80,7 @@ export interface PasswordCandidate {
 
 /** The one read that returns a password hash: for verifying a password, never for a response. */
 export async function findPasswordCandidateByEmail(ex: Executor, email: string): Promise<PasswordCandidate | null> {
-  const row = await ex
-    .selectFrom('users')
-    .select(['id', 'password_hash', 'disabled'])
-    .where('email', '=', email)
-    .executeTakeFirst()
+  const row = await ex.selectFrom('users').select(['id', 'password_hash', 'disabled']).where('email', '=', email).executeTakeFirst()
   return row ? { id: row.id, password_hash: row.password_hash, disabled: Boolean(row.disabled) } : null
 }
 
@@ -109,7 +105,11 @@ export async function deleteUser(ex: Executor, id: string): Promise<boolean> {
 }
 
 export async function anyUserExists(ex: Executor): Promise<boolean> {
-  const row = await ex.selectFrom('users').select(sql<number>`1`.as('one')).limit(1).executeTakeFirst()
+  const row = await ex
+    .selectFrom('users')
+    .select(sql<number>`1`.as('one'))
+    .limit(1)
+    .executeTakeFirst()
   return row !== undefined
 }
 

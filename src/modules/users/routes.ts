@@ -14,10 +14,8 @@ const User = Type.Ref(UserView)
 
 export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get(
-      '/me',
-      { schema: { tags, operationId: 'getCurrentUser', summary: 'The current user', response: { 200: User } } },
-      async (request) => toUserView(callerOf(request).user),
+    app.get('/me', { schema: { tags, operationId: 'getCurrentUser', summary: 'The current user', response: { 200: User } } }, async (request) =>
+      toUserView(callerOf(request).user),
     )
 
     app.patch(

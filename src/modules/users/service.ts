@@ -81,12 +81,17 @@ export async function createAdministrator(deps: Deps, input: Omit<NewUserInput, 
   const row = await prepareNewUser(deps, { ...input, isAdmin: true })
   return deps.db.transaction().execute(async (tx) => {
     const user = await insertNewUser(tx, row)
-    await recordAudit(tx, deps.clock, { ip: null, userAgent: null }, {
-      action: 'user.create',
-      actor: null,
-      target: { type: 'user', id: user.id },
-      metadata: { via: 'cli', is_admin: true },
-    })
+    await recordAudit(
+      tx,
+      deps.clock,
+      { ip: null, userAgent: null },
+      {
+        action: 'user.create',
+        actor: null,
+        target: { type: 'user', id: user.id },
+        metadata: { via: 'cli', is_admin: true },
+      },
+    )
     return user
   })
 }

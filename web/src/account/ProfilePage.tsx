@@ -48,7 +48,8 @@ function ProfileForm({ user }: { user: User }) {
   const queryClient = useQueryClient()
   const state = useFormState(['name', 'language', 'theme', 'ai_suggestions_enabled'])
   const save = useMutation({
-    mutationFn: (body: { name: string; language: string; theme: 'auto' | 'light' | 'dark'; ai_suggestions_enabled: boolean }) => unwrap(client.PATCH('/api/users/me', { body })),
+    mutationFn: (body: { name: string; language: string; theme: 'auto' | 'light' | 'dark'; ai_suggestions_enabled: boolean }) =>
+      unwrap(client.PATCH('/api/users/me', { body })),
     onSuccess: (data) => {
       queryClient.setQueryData(['me'], data)
       announce(t('profile.saved'))
@@ -96,7 +97,13 @@ function ProfileForm({ user }: { user: User }) {
           ))}
         </fieldset>
         <div className="checkbox">
-          <input type="checkbox" id="ai-suggestions" name="ai_suggestions_enabled" defaultChecked={user.ai_suggestions_enabled} aria-describedby="ai-help" />
+          <input
+            type="checkbox"
+            id="ai-suggestions"
+            name="ai_suggestions_enabled"
+            defaultChecked={user.ai_suggestions_enabled}
+            aria-describedby="ai-help"
+          />
           <label htmlFor="ai-suggestions">{t('profile.ai')}</label>
         </div>
         <p id="ai-help" className="field-help">
@@ -148,7 +155,15 @@ function EmailForm({ user }: { user: User }) {
         >
           <FormError>{state.general}</FormError>
           <TextField name="email" type="email" label={t('email.new')} autoComplete="email" help={t('email.help')} error={state.at('email')} />
-          {user.has_password && <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={state.at('password')} />}
+          {user.has_password && (
+            <TextField
+              name="password"
+              type="password"
+              label={t('field.currentPassword')}
+              autoComplete="current-password"
+              error={state.at('password')}
+            />
+          )}
           <SubmitButton pending={change.isPending}>{t('email.submit')}</SubmitButton>
         </form>
       )}
@@ -190,9 +205,22 @@ function PasswordForm({ user }: { user: User }) {
       >
         <FormError>{state.general}</FormError>
         {user.has_password && (
-          <TextField name="current_password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={state.at('current_password')} />
+          <TextField
+            name="current_password"
+            type="password"
+            label={t('field.currentPassword')}
+            autoComplete="current-password"
+            error={state.at('current_password')}
+          />
         )}
-        <TextField name="new_password" type="password" label={t('field.newPassword')} autoComplete="new-password" help={t('field.newPassword.help')} error={state.at('new_password')} />
+        <TextField
+          name="new_password"
+          type="password"
+          label={t('field.newPassword')}
+          autoComplete="new-password"
+          help={t('field.newPassword.help')}
+          error={state.at('new_password')}
+        />
         <SubmitButton pending={change.isPending}>{t('password.submit')}</SubmitButton>
       </form>
     </section>

@@ -83,7 +83,8 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
   const confirm = useFormError(['code'])
 
   const beginMutation = useMutation({
-    mutationFn: (password: string | undefined) => unwrap(client.POST('/api/auth/mfa/enroll/begin', { body: password !== undefined ? { password } : {} })),
+    mutationFn: (password: string | undefined) =>
+      unwrap(client.POST('/api/auth/mfa/enroll/begin', { body: password !== undefined ? { password } : {} })),
     onSuccess: (data) => setEnrollment({ secret: data.secret, qr_svg: data.qr_svg }),
     onError: begin.fail,
   })
@@ -116,7 +117,16 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
         }}
       >
         <FormError>{begin.general}</FormError>
-        {hasPassword && <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" help={t('security.beginHelp')} error={begin.at('password')} />}
+        {hasPassword && (
+          <TextField
+            name="password"
+            type="password"
+            label={t('field.currentPassword')}
+            autoComplete="current-password"
+            help={t('security.beginHelp')}
+            error={begin.at('password')}
+          />
+        )}
         <SubmitButton pending={beginMutation.isPending}>{t('security.begin')}</SubmitButton>
       </form>
     )
@@ -127,7 +137,13 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
       <ol className="steps">
         <li>
           <p>{t('security.scan')}</p>
-          <img className="qr" alt={t('security.qrAlt')} width={176} height={176} src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrollment.qr_svg)}`} />
+          <img
+            className="qr"
+            alt={t('security.qrAlt')}
+            width={176}
+            height={176}
+            src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrollment.qr_svg)}`}
+          />
           <p>{t('security.manual')}</p>
           <p>
             <code className="secret" data-testid="totp-secret" aria-label={t('security.secretLabel')}>
@@ -146,7 +162,15 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
             }}
           >
             <FormError>{confirm.general}</FormError>
-            <TextField name="code" label={t('security.confirmCode')} help={t('security.confirmHelp')} inputMode="numeric" autoComplete="one-time-code" className="field-code" error={confirm.at('code')} />
+            <TextField
+              name="code"
+              label={t('security.confirmCode')}
+              help={t('security.confirmHelp')}
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              className="field-code"
+              error={confirm.at('code')}
+            />
             <div className="row">
               <SubmitButton pending={confirmMutation.isPending}>{t('security.confirm')}</SubmitButton>
               <button type="button" className="button button-secondary" onClick={() => void cancel()}>
@@ -190,7 +214,9 @@ function ManageMfa({ hasPassword, onCodes }: { hasPassword: boolean; onCodes: (c
     <>
       <FormError>{state.general}</FormError>
       <TextField name="code" label={t('security.codeOrBackup')} autoComplete="one-time-code" className="field-code" error={state.at('code')} />
-      {hasPassword && <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={state.at('password')} />}
+      {hasPassword && (
+        <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={state.at('password')} />
+      )}
     </>
   )
   return (
@@ -254,7 +280,13 @@ function Sessions() {
       <div className="section-header">
         <h2 id="sessions-heading">{t('sessions.title')}</h2>
         {others.length > 0 && (
-          <ConfirmDialog trigger={t('sessions.revokeOthers')} title={t('sessions.revokeOthersTitle')} confirmLabel={t('sessions.revokeOthers')} danger onConfirm={() => revoke(others.map((s) => s.id))}>
+          <ConfirmDialog
+            trigger={t('sessions.revokeOthers')}
+            title={t('sessions.revokeOthersTitle')}
+            confirmLabel={t('sessions.revokeOthers')}
+            danger
+            onConfirm={() => revoke(others.map((s) => s.id))}
+          >
             <p>{t('sessions.revokeOthersText', { count: others.length })}</p>
           </ConfirmDialog>
         )}
@@ -283,7 +315,12 @@ function Sessions() {
               </td>
               <td className="actions">
                 {!session.current && (
-                  <button type="button" className="button button-secondary button-small" aria-label={t('sessions.revokeNamed', { device: deviceName(session.user_agent) })} onClick={() => void revoke([session.id])}>
+                  <button
+                    type="button"
+                    className="button button-secondary button-small"
+                    aria-label={t('sessions.revokeNamed', { device: deviceName(session.user_agent) })}
+                    onClick={() => void revoke([session.id])}
+                  >
                     {t('sessions.revoke')}
                   </button>
                 )}

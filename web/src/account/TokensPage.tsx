@@ -78,12 +78,21 @@ export function TokensPage() {
           }}
         >
           <FormError>{error?.field === null ? error.text : null}</FormError>
-          <TextField name="name" label={t('tokens.name')} help={t('tokens.nameHelp')} maxLength={100} error={error?.field === 'name' ? error.text : undefined} />
+          <TextField
+            name="name"
+            label={t('tokens.name')}
+            help={t('tokens.nameHelp')}
+            maxLength={100}
+            error={error?.field === 'name' ? error.text : undefined}
+          />
           <SelectField
             name="expires_in_days"
             label={t('tokens.expiry')}
             defaultValue="90"
-            options={EXPIRY_DAYS.map((value) => ({ value, label: value === 'never' ? t('tokens.never') : t('tokens.days', { count: Number(value) }) }))}
+            options={EXPIRY_DAYS.map((value) => ({
+              value,
+              label: value === 'never' ? t('tokens.never') : t('tokens.days', { count: Number(value) }),
+            }))}
             error={error?.field === 'expires_in_days' ? error.text : undefined}
           />
           <SubmitButton pending={create.isPending}>{t('tokens.create')}</SubmitButton>

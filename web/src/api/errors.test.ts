@@ -3,7 +3,13 @@ import { formatters } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
 import { ApiError, NetworkError, fieldErrors, placeError } from './errors'
 
-const envelope = (reason: string, extra: Record<string, unknown> = {}) => ({ code: 400, error: 'Bad Request', reason, message: `API says ${reason}`, ...extra })
+const envelope = (reason: string, extra: Record<string, unknown> = {}) => ({
+  code: 400,
+  error: 'Bad Request',
+  reason,
+  message: `API says ${reason}`,
+  ...extra,
+})
 
 describe('ApiError.from', () => {
   it('reads reason, message, details and retryAfter from the envelope', () => {
@@ -21,7 +27,15 @@ describe('ApiError.from', () => {
 
 describe('where an error is shown', () => {
   it('at the field the details name (first message per field)', () => {
-    const error = ApiError.from(400, envelope('VALIDATION_FAILED', { details: [{ field: 'password', message: 'is too common' }, { field: 'password', message: 'second' }] }))
+    const error = ApiError.from(
+      400,
+      envelope('VALIDATION_FAILED', {
+        details: [
+          { field: 'password', message: 'is too common' },
+          { field: 'password', message: 'second' },
+        ],
+      }),
+    )
     expect(fieldErrors(error)).toEqual({ password: 'is too common' })
     expect(placeError(error, ['email', 'password'])).toEqual({ field: 'password', reason: 'VALIDATION_FAILED', message: 'is too common' })
   })
@@ -48,12 +62,18 @@ describe('the sentence shown', () => {
   const de = formatters('de')
 
   it('translates a known reason and keeps the API message only for an unknown one', () => {
-    expect(describeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password'], de).text).toBe('E-Mail-Adresse oder Passwort ist falsch.')
+    expect(describeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password'], de).text).toBe(
+      'E-Mail-Adresse oder Passwort ist falsch.',
+    )
     expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], en).text).toBe('API says SOMETHING_NEW')
   })
 
   it('says when to retry after a 429', () => {
-    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 600 })), ['email'], en).text).toBe('Too many attempts. Try again in 10 minutes.')
-    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 20 })), ['email'], de).text).toBe('Zu viele Versuche. Versuchen Sie es in 20 Sekunden erneut.')
+    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 600 })), ['email'], en).text).toBe(
+      'Too many attempts. Try again in 10 minutes.',
+    )
+    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 20 })), ['email'], de).text).toBe(
+      'Zu viele Versuche. Versuchen Sie es in 20 Sekunden erneut.',
+    )
   })
 })

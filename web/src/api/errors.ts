@@ -24,9 +24,7 @@ export class ApiError extends Error {
     const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
     const reason = typeof envelope.reason === 'string' ? envelope.reason : status >= 500 ? 'SERVICE_UNAVAILABLE' : 'UNKNOWN'
     const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${status}`
-    const details = Array.isArray(envelope.details)
-      ? envelope.details.filter(isFieldProblem)
-      : []
+    const details = Array.isArray(envelope.details) ? envelope.details.filter(isFieldProblem) : []
     const retry = typeof envelope.retryAfter === 'number' ? envelope.retryAfter : retryAfterHeader !== null ? Number(retryAfterHeader) : NaN
     return new ApiError(status, reason, message, details, Number.isFinite(retry) ? retry : null)
   }
@@ -41,7 +39,12 @@ export class NetworkError extends Error {
 }
 
 function isFieldProblem(value: unknown): value is FieldProblem {
-  return typeof value === 'object' && value !== null && typeof (value as FieldProblem).field === 'string' && typeof (value as FieldProblem).message === 'string'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as FieldProblem).field === 'string' &&
+    typeof (value as FieldProblem).message === 'string'
+  )
 }
 
 /** Problems by field name; the first message wins (the API already sends one per field). */
@@ -69,6 +72,6 @@ export function placeError(error: unknown, fields: readonly string[]): { field: 
   const byDetails = error.details.find((problem) => fields.includes(problem.field))
   if (byDetails) return { field: byDetails.field, reason: error.reason, message: byDetails.message }
   const byReason = REASON_FIELD[error.reason]
-  const field = byReason !== undefined ? fields.find((name) => name === byReason || name.endsWith(`_${byReason}`)) ?? null : null
+  const field = byReason !== undefined ? (fields.find((name) => name === byReason || name.endsWith(`_${byReason}`)) ?? null) : null
   return { field, reason: error.reason, message: error.message }
 }

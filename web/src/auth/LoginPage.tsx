@@ -13,7 +13,16 @@ import { finishSignIn, setPendingMfaToken } from './sign-in'
 
 const FIELDS = ['email', 'password'] as const
 
-export const OIDC_ERRORS = ['PROVIDER_NOT_FOUND', 'INVALID_STATE', 'ACCESS_DENIED', 'PROVIDER_ERROR', 'ACCOUNT_NOT_FOUND', 'ACCOUNT_DISABLED', 'EMAIL_NOT_VERIFIED', 'EMAIL_IN_USE']
+export const OIDC_ERRORS = [
+  'PROVIDER_NOT_FOUND',
+  'INVALID_STATE',
+  'ACCESS_DENIED',
+  'PROVIDER_ERROR',
+  'ACCOUNT_NOT_FOUND',
+  'ACCOUNT_DISABLED',
+  'EMAIL_NOT_VERIFIED',
+  'EMAIL_IN_USE',
+]
 
 export function LoginPage() {
   const i18n = useI18n()
@@ -64,7 +73,14 @@ export function LoginPage() {
           }}
         >
           <FormError>{error?.field === null ? error.text : null}</FormError>
-          <TextField name="email" type="email" label={t('field.email')} autoComplete="username" required error={error?.field === 'email' ? error.text : undefined} />
+          <TextField
+            name="email"
+            type="email"
+            label={t('field.email')}
+            autoComplete="username"
+            required
+            error={error?.field === 'email' ? error.text : undefined}
+          />
           <TextField
             name="password"
             type="password"

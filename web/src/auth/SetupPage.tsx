@@ -48,7 +48,14 @@ export function SetupPage() {
         >
           <FormError>{error?.field === null ? error.text : null}</FormError>
           <TextField name="name" label={t('field.name')} autoComplete="name" required error={error?.field === 'name' ? error.text : undefined} />
-          <TextField name="email" type="email" label={t('field.email')} autoComplete="email" required error={error?.field === 'email' ? error.text : undefined} />
+          <TextField
+            name="email"
+            type="email"
+            label={t('field.email')}
+            autoComplete="email"
+            required
+            error={error?.field === 'email' ? error.text : undefined}
+          />
           <TextField
             name="password"
             type="password"

@@ -19,6 +19,8 @@ export function safeReturnTo(value: unknown): string | null {
   if (url.origin !== 'http://console.invalid') return null
   const path = url.pathname
   const allowed =
-    path === '/' || (path.startsWith('/go/') && path.length > '/go/'.length) || PAGE_ROOTS.some((root) => path === root || path.startsWith(`${root}/`))
+    path === '/' ||
+    (path.startsWith('/go/') && path.length > '/go/'.length) ||
+    PAGE_ROOTS.some((root) => path === root || path.startsWith(`${root}/`))
   return allowed ? `${url.pathname}${url.search}${url.hash}` : null
 }

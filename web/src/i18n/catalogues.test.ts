@@ -20,8 +20,14 @@ describe('message catalogues', () => {
   it('English and German have exactly the same keys', () => {
     const english = Object.keys(en).sort()
     const german = Object.keys(de).sort()
-    expect(english.filter((key) => !german.includes(key)), 'missing in de.json').toEqual([])
-    expect(german.filter((key) => !english.includes(key)), 'missing in en.json').toEqual([])
+    expect(
+      english.filter((key) => !german.includes(key)),
+      'missing in de.json',
+    ).toEqual([])
+    expect(
+      german.filter((key) => !english.includes(key)),
+      'missing in en.json',
+    ).toEqual([])
   })
 
   it('no message is empty, and German is not a copy of English where words differ', () => {

@@ -81,7 +81,8 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
     },
     duration: (seconds) => {
       const minutes = Math.ceil(seconds / 60)
-      if (seconds < 60) return new Intl.NumberFormat(language, { style: 'unit', unit: 'second', unitDisplay: 'long' }).format(Math.max(1, Math.ceil(seconds)))
+      if (seconds < 60)
+        return new Intl.NumberFormat(language, { style: 'unit', unit: 'second', unitDisplay: 'long' }).format(Math.max(1, Math.ceil(seconds)))
       return new Intl.NumberFormat(language, { style: 'unit', unit: 'minute', unitDisplay: 'long' }).format(minutes)
     },
   }

@@ -46,7 +46,13 @@ export function AppShell() {
         {t('shell.skip')}
       </a>
       <header className="topbar">
-        <button type="button" className="button button-ghost nav-toggle" aria-expanded={navOpen} aria-controls="side-nav" onClick={() => setNavOpen((open) => !open)}>
+        <button
+          type="button"
+          className="button button-ghost nav-toggle"
+          aria-expanded={navOpen}
+          aria-controls="side-nav"
+          onClick={() => setNavOpen((open) => !open)}
+        >
           {t('shell.menu')}
         </button>
         <Link to="/" className="brand">

@@ -76,7 +76,12 @@ export function FormError({ children }: { children: ReactNode }) {
 export function SubmitButton({ pending, children, variant }: { pending: boolean; children: ReactNode; variant?: 'primary' | 'danger' }) {
   const { t } = useI18n()
   return (
-    <button type="submit" className={`button button-${variant ?? 'primary'}`} aria-busy={pending || undefined} onClick={(event) => pending && event.preventDefault()}>
+    <button
+      type="submit"
+      className={`button button-${variant ?? 'primary'}`}
+      aria-busy={pending || undefined}
+      onClick={(event) => pending && event.preventDefault()}
+    >
       {children}
       {pending && <span className="visually-hidden"> {t('common.working')}</span>}
       {pending && <span className="spinner" aria-hidden="true" />}

@@ -11,7 +11,19 @@ export function focusNextHeading(): void {
   focusHeadingOnMount = true
 }
 
-export function Page({ title, description, actions, children, narrow }: { title: string; description?: ReactNode; actions?: ReactNode; children?: ReactNode; narrow?: boolean }) {
+export function Page({
+  title,
+  description,
+  actions,
+  children,
+  narrow,
+}: {
+  title: string
+  description?: ReactNode
+  actions?: ReactNode
+  children?: ReactNode
+  narrow?: boolean
+}) {
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => {
     document.title = `${title} · Switchboard`
