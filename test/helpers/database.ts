@@ -12,9 +12,21 @@ export const TEST_SCHEMA_PREFIX = 'sbt_'
 /** A schema this old is a leftover of an interrupted run, not one a concurrent run still uses. */
 export const STALE_SCHEMA_AGE_MS = 60 * 60 * 1000
 
-/** `sbt_<creation time, ms, base 36>_<random>`: the name says when it was made. */
+/**
+ * The run's own mark, set by the PostgreSQL global setup (test/helpers/postgres-global-setup.ts)
+ * before the workers start: its teardown drops exactly this run's schemas.
+ */
+export const RUN_TOKEN_ENV = 'SWITCHBOARD_TEST_RUN'
+
+/** `sbt_<creation time, ms, base 36>_<run token, 4 hex><random, 4 hex>`: the name says when, and for which run, it was made. */
 export function newSchemaName(now = Date.now()): string {
-  return `${TEST_SCHEMA_PREFIX}${now.toString(36)}_${randomBytes(4).toString('hex')}`
+  const run = process.env[RUN_TOKEN_ENV] ?? randomBytes(2).toString('hex')
+  return `${TEST_SCHEMA_PREFIX}${now.toString(36)}_${run}${randomBytes(2).toString('hex')}`
+}
+
+/** True for a schema made by the run with this token. */
+export function isSchemaOfRun(name: string, run: string): boolean {
+  return new RegExp(`^${TEST_SCHEMA_PREFIX}[0-9a-z]+_${run}[0-9a-f]{4}$`).test(name)
 }
 
 /** True for a test schema older than STALE_SCHEMA_AGE_MS; other names (not ours, or older formats) are left alone. */
@@ -55,12 +67,10 @@ async function createPostgresSchema(): Promise<TestDatabase> {
   return {
     engine: 'postgres',
     url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: base })
-      await client.connect()
-      await client.query(`drop schema if exists "${schema}" cascade`)
-      await client.end()
-    },
+    // Dropped with the rest of the run's schemas when the run ends (the global setup's teardown), not
+    // here: Kysely's migrator introspects every table of the database, and a schema dropped while
+    // another file migrates made that introspection fail ("schema … does not exist").
+    async drop() {},
   }
 }
 

@@ -339,6 +339,22 @@ describe('the console in Chromium', () => {
   it('with two-factor, the identity provider sign-in lands on the second step and completes it', async () => {
     oidc.accounts.set('ada', { email: ADMIN.email, email_verified: true, name: ADMIN.name })
     oidc.loginAs = 'ada'
+    // An administrator's account is never linked by email: Ada links the provider from her own
+    // signed-in session first (the link endpoint answers the provider's authorization URL).
+    const link = await adminPage.evaluate(async (key) => {
+      const csrf = decodeURIComponent(
+        document.cookie
+          .split('; ')
+          .find((c) => c.startsWith('csrf_token='))
+          ?.slice('csrf_token='.length) ?? '',
+      )
+      const response = await fetch(`/api/users/me/identities/${key}/link`, { method: 'POST', headers: { 'x-csrf-token': csrf } })
+      return { status: response.status, body: (await response.json()) as { authorization_url?: string } }
+    }, PROVIDER_KEY)
+    expect(link.status).toBe(200)
+    await adminPage.goto(link.body.authorization_url!)
+    await adminPage.waitForURL(`${server.baseUrl}/account?linked=${PROVIDER_KEY}`)
+
     const context = await newContext()
     const page = await context.newPage()
     await page.goto('/login')
@@ -375,6 +391,8 @@ describe('the console in Chromium', () => {
         port: smtp.port,
         username: SMTP_USERNAME,
         password: SMTP_PASSWORD,
+        // The stand-in offers no TLS; credentials in clear only because it is on loopback.
+        plaintext_auth_on_loopback: true,
         from_address: 'no-reply@example.com',
       },
     })

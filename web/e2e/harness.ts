@@ -68,6 +68,8 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
       // The real algorithm at its lowest cost, as the rest of the suite uses it.
       PASSWORD_HASH_MEMORY_KIB: '1024',
       PASSWORD_HASH_ITERATIONS: '1',
+      // The stand-in SMTP server and identity provider listen on 127.0.0.1.
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
