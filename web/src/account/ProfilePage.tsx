@@ -1,30 +1,13 @@
 /** The profile: name, language, theme, AI suggestions; email change; password change. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useRef, useState } from 'react'
+import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { meQuery, type User } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
-import { describeError, type ShownError } from '../ui/describe-error'
-import { FormError, SelectField, SubmitButton, TextField, focusField, formValues } from '../ui/form'
+import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
-
-function useFormState(fields: readonly string[]) {
-  const i18n = useI18n()
-  const form = useRef<HTMLFormElement>(null)
-  const [error, setError] = useState<ShownError | null>(null)
-  return {
-    form,
-    clear: () => setError(null),
-    fail: (failure: unknown) => {
-      const shown = describeError(failure, fields, i18n)
-      setError(shown)
-      queueMicrotask(() => focusField(form.current, shown.field))
-    },
-    at: (field: string) => (error?.field === field ? error.text : undefined),
-    general: error?.field === null ? error.text : null,
-  }
-}
+import { useFormError } from '../ui/use-form-error'
 
 export function ProfilePage() {
   const { t } = useI18n()
@@ -46,7 +29,7 @@ export function ProfilePage() {
 function ProfileForm({ user }: { user: User }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const state = useFormState(['name', 'language', 'theme', 'ai_suggestions_enabled'])
+  const state = useFormError(['name', 'language', 'theme', 'ai_suggestions_enabled'])
   const save = useMutation({
     mutationFn: (body: { name: string; language: string; theme: 'auto' | 'light' | 'dark'; ai_suggestions_enabled: boolean }) =>
       unwrap(client.PATCH('/api/users/me', { body })),
@@ -118,7 +101,7 @@ function ProfileForm({ user }: { user: User }) {
 function EmailForm({ user }: { user: User }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const state = useFormState(['email', 'password'])
+  const state = useFormError(['email', 'password'])
   const change = useMutation({
     mutationFn: (body: { email: string; password?: string }) => unwrap(client.POST('/api/users/me/email', { body })),
     onSuccess: (data) => {
@@ -174,7 +157,7 @@ function EmailForm({ user }: { user: User }) {
 function PasswordForm({ user }: { user: User }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const state = useFormState(['current_password', 'new_password'])
+  const state = useFormError(['current_password', 'new_password'])
   const [done, setDone] = useState(false)
   const change = useMutation({
     mutationFn: (body: { current_password?: string; new_password: string }) => unwrap(client.POST('/api/users/me/password', { body })),

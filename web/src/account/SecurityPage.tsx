@@ -3,15 +3,15 @@
  * (enrol with QR code and written-out secret, backup codes, regenerate, disable) and sessions.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useRef, useState } from 'react'
+import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
-import { describeError, type ShownError } from '../ui/describe-error'
-import { FormError, SubmitButton, TextField, focusField, formValues } from '../ui/form'
+import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
+import { useFormError } from '../ui/use-form-error'
 import { groupForReading } from '../ui/secret'
 import { RelativeTime } from '../ui/time'
 import { BackupCodesPanel } from './BackupCodes'
@@ -23,24 +23,6 @@ const sessionsQuery = { queryKey: ['sessions'], queryFn: () => unwrap(client.GET
 interface Enrollment {
   secret: string
   qr_svg: string
-}
-
-function useFormError(fields: readonly string[]) {
-  const i18n = useI18n()
-  const form = useRef<HTMLFormElement>(null)
-  const [error, setError] = useState<ShownError | null>(null)
-  return {
-    form,
-    error,
-    clear: () => setError(null),
-    fail: (failure: unknown) => {
-      const shown = describeError(failure, fields, i18n)
-      setError(shown)
-      queueMicrotask(() => focusField(form.current, shown.field))
-    },
-    at: (field: string) => (error?.field === field ? error.text : undefined),
-    general: error?.field === null ? error.text : null,
-  }
 }
 
 export function SecurityPage() {
