@@ -1,13 +1,13 @@
 /** Personal API tokens: list, create (the secret shown once, with a copy button), revoke. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useRef, useState } from 'react'
+import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
-import { describeError, type ShownError } from '../ui/describe-error'
-import { FormError, SelectField, SubmitButton, TextField, focusField, formValues } from '../ui/form'
+import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
+import { useFormError } from '../ui/use-form-error'
 import { CopyButton } from '../ui/secret'
 import { RelativeTime } from '../ui/time'
 
@@ -15,26 +15,20 @@ const tokensQuery = { queryKey: ['tokens'], queryFn: () => unwrap(client.GET('/a
 const EXPIRY_DAYS = ['30', '90', '365', 'never'] as const
 
 export function TokensPage() {
-  const i18n = useI18n()
-  const { t } = i18n
+  const { t } = useI18n()
   const queryClient = useQueryClient()
   const tokens = useQuery(tokensQuery)
-  const form = useRef<HTMLFormElement>(null)
-  const [error, setError] = useState<ShownError | null>(null)
+  const formError = useFormError(['name', 'expires_in_days'])
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null)
 
   const create = useMutation({
     mutationFn: (body: { name: string; expires_in_days?: number }) => unwrap(client.POST('/api/tokens', { body })),
     onSuccess: async (data) => {
       setCreated({ name: data.name, token: data.token })
-      form.current?.reset()
+      formError.form.current?.reset()
       await queryClient.invalidateQueries({ queryKey: ['tokens'] })
     },
-    onError: (failure) => {
-      const shown = describeError(failure, ['name', 'expires_in_days'], i18n)
-      setError(shown)
-      queueMicrotask(() => focusField(form.current, shown.field))
-    },
+    onError: formError.fail,
   })
 
   const revoke = async (id: string, name: string) => {
@@ -66,25 +60,19 @@ export function TokensPage() {
       <section className="section" aria-labelledby="create-heading">
         <h2 id="create-heading">{t('tokens.new')}</h2>
         <form
-          ref={form}
+          ref={formError.form}
           className="form-inline"
           noValidate
           onSubmit={(event) => {
             event.preventDefault()
-            setError(null)
+            formError.clear()
             const values = formValues(event.currentTarget)
             const days = values.expires_in_days
             create.mutate({ name: values.name ?? '', ...(days !== undefined && days !== 'never' && { expires_in_days: Number(days) }) })
           }}
         >
-          <FormError>{error?.field === null ? error.text : null}</FormError>
-          <TextField
-            name="name"
-            label={t('tokens.name')}
-            help={t('tokens.nameHelp')}
-            maxLength={100}
-            error={error?.field === 'name' ? error.text : undefined}
-          />
+          <FormError>{formError.general}</FormError>
+          <TextField name="name" label={t('tokens.name')} help={t('tokens.nameHelp')} maxLength={100} error={formError.at('name')} />
           <SelectField
             name="expires_in_days"
             label={t('tokens.expiry')}
@@ -93,7 +81,7 @@ export function TokensPage() {
               value,
               label: value === 'never' ? t('tokens.never') : t('tokens.days', { count: Number(value) }),
             }))}
-            error={error?.field === 'expires_in_days' ? error.text : undefined}
+            error={formError.at('expires_in_days')}
           />
           <SubmitButton pending={create.isPending}>{t('tokens.create')}</SubmitButton>
         </form>

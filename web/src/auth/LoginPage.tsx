@@ -1,12 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Navigate, useNavigate, useSearch } from '@tanstack/react-router'
-import { useRef, useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { providersQuery, setupQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
-import { FormError, SubmitButton, TextField, focusField, formValues } from '../ui/form'
-import { describeError } from '../ui/describe-error'
+import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
+import { useFormError } from '../ui/use-form-error'
 import { AuthFrame } from './AuthFrame'
 import { safeReturnTo } from './return-to'
 import { finishSignIn, setPendingMfaToken } from './sign-in'
@@ -22,18 +21,17 @@ export const OIDC_ERRORS = [
   'ACCOUNT_DISABLED',
   'EMAIL_NOT_VERIFIED',
   'EMAIL_IN_USE',
+  'LINK_REQUIRED',
 ]
 
 export function LoginPage() {
-  const i18n = useI18n()
-  const { t } = i18n
+  const { t } = useI18n()
   const search = useSearch({ from: '/login' })
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const setup = useQuery(setupQuery)
   const providers = useQuery(providersQuery)
-  const form = useRef<HTMLFormElement>(null)
-  const [error, setError] = useState<{ field: string | null; text: string } | null>(null)
+  const formError = useFormError(FIELDS)
   const returnTo = safeReturnTo(search.return_to) ?? undefined
 
   const login = useMutation({
@@ -46,11 +44,7 @@ export function LoginPage() {
         finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
       }
     },
-    onError: (failure) => {
-      const shown = describeError(failure, FIELDS, i18n)
-      setError(shown)
-      queueMicrotask(() => focusField(form.current, shown.field))
-    },
+    onError: formError.fail,
   })
 
   if (setup.data?.initialized === false) return <Navigate to="/setup" />
@@ -63,31 +57,24 @@ export function LoginPage() {
       <Page title={t('login.title')} description={t('login.description')}>
         {oidcError !== null && <FormError>{oidcError}</FormError>}
         <form
-          ref={form}
+          ref={formError.form}
           noValidate
           onSubmit={(event) => {
             event.preventDefault()
             const values = formValues(event.currentTarget)
-            setError(null)
+            formError.clear()
             login.mutate({ email: values.email ?? '', password: values.password ?? '' })
           }}
         >
-          <FormError>{error?.field === null ? error.text : null}</FormError>
-          <TextField
-            name="email"
-            type="email"
-            label={t('field.email')}
-            autoComplete="username"
-            required
-            error={error?.field === 'email' ? error.text : undefined}
-          />
+          <FormError>{formError.general}</FormError>
+          <TextField name="email" type="email" label={t('field.email')} autoComplete="username" required error={formError.at('email')} />
           <TextField
             name="password"
             type="password"
             label={t('field.password')}
             autoComplete="current-password"
             required
-            error={error?.field === 'password' ? error.text : undefined}
+            error={formError.at('password')}
           />
           <SubmitButton pending={login.isPending}>{t('login.submit')}</SubmitButton>
         </form>
