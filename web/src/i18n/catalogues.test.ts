@@ -1,10 +1,10 @@
-/** Both catalogues hold the same keys, and every key the console's source uses exists in them. */
+/** Both languages hold the same keys (core file plus every area file), and every key the console's source uses exists in them. */
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import de from './de.json'
-import en from './en.json'
-import { translate } from './i18n'
+import { catalogues, translate } from './i18n'
+
+const { en, de } = catalogues
 
 const SOURCE = path.resolve(import.meta.dirname, '..')
 
@@ -22,11 +22,11 @@ describe('message catalogues', () => {
     const german = Object.keys(de).sort()
     expect(
       english.filter((key) => !german.includes(key)),
-      'missing in de.json',
+      'missing in German',
     ).toEqual([])
     expect(
       german.filter((key) => !english.includes(key)),
-      'missing in en.json',
+      'missing in English',
     ).toEqual([])
   })
 

@@ -1,6 +1,7 @@
 /**
- * Every visible string comes from a message catalogue (en.json, de.json — the same keys, a test
- * says so). `{name}` placeholders are filled in; counted messages have `_one`/`_other` variants
+ * Every visible string comes from a message catalogue: en.json and de.json hold the shared words,
+ * and each area adds its own file under en/ and de/ (en/links.json, de/links.json …) so areas grow
+ * without touching one another's messages. Both languages hold the same keys; a test says so. `{name}` placeholders are filled in; counted messages have `_one`/`_other` variants
  * chosen by Intl.PluralRules. Dates, times and numbers are formatted by Intl in the language shown.
  */
 import { createContext, useContext, useMemo, useState, type ReactNode } from 'react'
@@ -11,7 +12,25 @@ import en from './en.json'
 export type MessageKey = string
 export type Language = 'en' | 'de'
 export const LANGUAGES: Language[] = ['en', 'de']
-export const catalogues: Record<Language, Record<string, string>> = { en, de }
+type Catalogue = Record<string, string>
+
+// Area files are bundled eagerly: the whole catalogue of a language is a few kilobytes.
+const areaFiles: Record<Language, Record<string, Catalogue>> = {
+  en: import.meta.glob<Catalogue>('./en/*.json', { eager: true, import: 'default' }),
+  de: import.meta.glob<Catalogue>('./de/*.json', { eager: true, import: 'default' }),
+}
+
+function merge(base: Catalogue, areas: Record<string, Catalogue>): Catalogue {
+  return Object.assign(
+    {},
+    base,
+    ...Object.keys(areas)
+      .sort()
+      .map((file) => areas[file]),
+  )
+}
+
+export const catalogues: Record<Language, Catalogue> = { en: merge(en, areaFiles.en), de: merge(de, areaFiles.de) }
 
 /** The catalogue for a language tag such as `de-AT`; English when we have none. */
 export function pickLanguage(tag: string | null | undefined): Language {
