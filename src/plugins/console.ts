@@ -17,7 +17,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../errors.js'
 
 /** Paths the console's router owns; each also covers everything below it. */
-export const CONSOLE_PATHS = ['/setup', '/login', '/account', '/verify-email', '/invitations', '/links', '/organizations', '/admin']
+export const CONSOLE_PATHS = ['/setup', '/login', '/account', '/verify-email', '/invitations', '/links', '/orgs', '/admin']
 
 export const CONSOLE_CSP = [
   "default-src 'self'",

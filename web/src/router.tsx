@@ -6,6 +6,7 @@ import type { QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router'
 import { ApiError } from './api/errors'
 import { meQuery } from './api/queries'
+import { organizationQuery } from './orgs/queries'
 import { LoginPage } from './auth/LoginPage'
 import { MfaPage } from './auth/MfaPage'
 import { SetupPage } from './auth/SetupPage'
@@ -102,6 +103,31 @@ const tokensRoute = createRoute({
   component: lazyRouteComponent(() => import('./account/TokensPage'), 'TokensPage'),
 })
 
+/** Organizations: the list, one organization, its billing (the loaders fetch the organization first: an unknown one is the not-found page). */
+const orgsRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/orgs',
+  component: lazyRouteComponent(() => import('./orgs/OrgsPage'), 'OrgsPage'),
+})
+const organizationLoader = ({ context, params }: { context: RouterContext; params: { orgId: string } }) =>
+  context.queryClient.ensureQueryData(organizationQuery(params.orgId))
+const orgRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/orgs/$orgId',
+  loader: organizationLoader,
+  component: lazyRouteComponent(() => import('./orgs/OrgPage'), 'OrgPage'),
+})
+const orgBillingRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/orgs/$orgId/billing',
+  validateSearch: (search: Record<string, unknown>): { checkout?: 'success' | 'cancelled'; plan?: string } => ({
+    checkout: search.checkout === 'success' || search.checkout === 'cancelled' ? search.checkout : undefined,
+    plan: optionalString(search.plan),
+  }),
+  loader: organizationLoader,
+  component: lazyRouteComponent(() => import('./orgs/BillingPage'), 'BillingPage'),
+})
+
 /** Administration arrives with part 2; until then it says plainly who may enter. */
 const adminRoute = createRoute({
   getParentRoute: () => shellRoute,
@@ -119,7 +145,7 @@ const routeTree = rootRoute.addChildren([
   mfaRoute,
   verifyEmailRoute,
   invitationRoute,
-  shellRoute.addChildren([homeRoute, profileRoute, securityRoute, tokensRoute, adminRoute]),
+  shellRoute.addChildren([homeRoute, profileRoute, securityRoute, tokensRoute, adminRoute, orgsRoute, orgRoute, orgBillingRoute]),
 ])
 
 export function createConsoleRouter(queryClient: QueryClient) {

@@ -32,9 +32,9 @@ export function AppShell() {
     void navigate({ to: '/login' })
   }
 
-  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/', label: string) => (
+  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/' | '/orgs', label: string, exact = true) => (
     <li>
-      <Link to={to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
+      <Link to={to} activeOptions={{ exact }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
         {label}
       </Link>
     </li>
@@ -95,7 +95,10 @@ export function AppShell() {
       </header>
       <div className="shell-body">
         <nav id="side-nav" className={navOpen ? 'sidenav open' : 'sidenav'} aria-label={t('shell.navigation')}>
-          <ul>{navLink('/', t('nav.home'))}</ul>
+          <ul>
+            {navLink('/', t('nav.home'))}
+            {navLink('/orgs', t('nav.organizations'), false)}
+          </ul>
           <h2 className="nav-group">{t('nav.account')}</h2>
           <ul>
             {navLink('/account', t('nav.profile'))}

@@ -1,0 +1,91 @@
+/**
+ * The organizations area's data: queries over the API and the role table the pages decide with.
+ * The role table mirrors the service's (src/modules/organizations/roles.ts), so a page offers only
+ * what the API will accept; the API still decides.
+ */
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
+import { client, unwrap } from '../api/client'
+
+export type Role = 'owner' | 'admin' | 'member'
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member']
+
+type Permission = 'update' | 'delete' | 'billing' | 'manage_members' | 'manage_invitations' | 'manage_owners'
+
+const PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set<Permission>(['update', 'delete', 'billing', 'manage_members', 'manage_invitations', 'manage_owners']),
+  admin: new Set<Permission>(['update', 'manage_members', 'manage_invitations']),
+  member: new Set<Permission>(),
+}
+
+export function can(role: Role, permission: Permission): boolean {
+  return PERMISSIONS[role].has(permission)
+}
+
+/** Whether `actor` may change or remove someone whose role is `target` (an owner needs an owner). */
+export function mayManage(actor: Role, target: Role, permission: 'manage_members' | 'manage_invitations' = 'manage_members'): boolean {
+  return can(actor, permission) && (target !== 'owner' || can(actor, 'manage_owners'))
+}
+
+/** The roles `actor` may grant (to a member or in an invitation). */
+export function grantableRoles(actor: Role): Role[] {
+  return ROLES.filter((role) => mayManage(actor, role))
+}
+
+/** Pages of a collection: up to 100 at a time, the next on request (never unbounded). */
+const PAGE_SIZE = 100
+const nextCursor = (page: { next_cursor: string | null }) => page.next_cursor ?? undefined
+
+export const organizationsQuery = infiniteQueryOptions({
+  queryKey: ['organizations'],
+  queryFn: ({ pageParam }) =>
+    unwrap(client.GET('/api/organizations', { params: { query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } } })),
+  initialPageParam: '',
+  getNextPageParam: nextCursor,
+})
+
+export const organizationQuery = (id: string) =>
+  queryOptions({
+    queryKey: ['organizations', id],
+    queryFn: () => unwrap(client.GET('/api/organizations/{id}', { params: { path: { id } } })),
+  })
+
+export const membersQuery = (id: string) =>
+  infiniteQueryOptions({
+    queryKey: ['organizations', id, 'members'],
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        client.GET('/api/organizations/{id}/members', {
+          params: { path: { id }, query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } },
+        }),
+      ),
+    initialPageParam: '',
+    getNextPageParam: nextCursor,
+  })
+
+export const invitationsQuery = (id: string) =>
+  infiniteQueryOptions({
+    queryKey: ['organizations', id, 'invitations'],
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        client.GET('/api/organizations/{id}/invitations', {
+          params: { path: { id }, query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } },
+        }),
+      ),
+    initialPageParam: '',
+    getNextPageParam: nextCursor,
+  })
+
+export const myInvitationsQuery = infiniteQueryOptions({
+  queryKey: ['my-invitations'],
+  queryFn: ({ pageParam }) =>
+    unwrap(client.GET('/api/invitations', { params: { query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } } })),
+  initialPageParam: '',
+  getNextPageParam: nextCursor,
+})
+
+export const plansQuery = queryOptions({
+  queryKey: ['billing-plans'],
+  queryFn: () => unwrap(client.GET('/api/billing/plans', { params: { query: { limit: 200 } } })),
+})
+
+export type Organization = Awaited<ReturnType<NonNullable<ReturnType<typeof organizationQuery>['queryFn']>>>
