@@ -1,0 +1,328 @@
+/**
+ * Organizations and billing in real Chromium against the built server (a process, SQLite): an
+ * owner creates an organization, invites a colleague (the mail reaches the in-process SMTP server;
+ * the colleague follows its link in a browser of their own and accepts), changes their role, is
+ * told — without a failed request — that the only owner cannot leave or step down, and buys a plan
+ * through the Stripe stand-in (the checkout redirects to Stripe's URL; the way back shows the
+ * result). Every page is checked by axe-core in both themes, in English and in German.
+ */
+import Stripe from 'stripe'
+import type { Browser, BrowserContext, Page, Response as PageResponse } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
+import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
+import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, TEST_STRIPE_WEBHOOK_SECRET, type StripeStandIn } from '../../test/helpers/stripe-stand-in.ts'
+import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+
+const OWNER = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
+const COLLEAGUE = { name: 'Lin Wei', email: 'lin@example.com', password: 'lattice-basis-2024' }
+const ORG = 'Research Lab'
+
+let server: ConsoleServer
+let browser: Browser
+let smtp: SmtpStandIn
+let stripe: StripeStandIn
+let ownerToken: string
+const cspViolations: string[] = []
+/** Every answer of the API with a 4xx or 5xx status, as the pages received them. */
+const failedRequests: string[] = []
+
+async function newContext(locale = 'en-US'): Promise<BrowserContext> {
+  const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale })
+  context.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+  })
+  context.on('response', (response: PageResponse) => {
+    if (response.url().includes('/api/') && response.status() >= 400) failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`)
+  })
+  return context
+}
+
+async function expectHeading(page: Page, text: string): Promise<void> {
+  await expect.poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 15_000 }).toBe(text)
+}
+
+async function checkAccessibility(page: Page, name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    const grave = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    expect(
+      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      `${name}, ${colorScheme}`,
+    ).toEqual([])
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+}
+
+async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
+  return fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+}
+
+async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email address').fill(who.email)
+  await page.getByLabel('Password', { exact: true }).fill(who.password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+}
+
+/** The invitation link in the newest mail to `to`. */
+function mailedInvitation(to: string): string {
+  const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1)
+  expect(mail, `a mail to ${to}`).toBeTruthy()
+  const link = /http:\/\/127\.0\.0\.1:\d+\/invitations\/accept\?token=[A-Za-z0-9_-]+/.exec(textOf(mail!))
+  expect(link, textOf(mail!)).not.toBeNull()
+  return link![0]
+}
+
+beforeAll(async () => {
+  stripe = await startStripeStandIn(TEST_STRIPE_SECRET_KEY)
+  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  server = await startConsoleServer(billingEnv(stripe))
+  browser = await launchBrowser()
+
+  const setup = await api('/api/auth/setup', { method: 'POST', body: OWNER })
+  expect(setup.status).toBe(201)
+  const jwt = ((await setup.json()) as { token: string }).token
+  ownerToken = ((await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange' } })).json()) as { token: string }).token
+  const smtpSettings = await api('/api/admin/settings/smtp', {
+    method: 'PUT',
+    token: ownerToken,
+    body: {
+      enabled: true,
+      host: smtp.host,
+      port: smtp.port,
+      username: SMTP_USERNAME,
+      password: SMTP_PASSWORD,
+      // The stand-in offers no TLS; credentials in clear only because it is on loopback.
+      plaintext_auth_on_loopback: true,
+      from_address: 'no-reply@example.com',
+    },
+  })
+  expect(smtpSettings.status).toBe(200)
+  expect((await api('/api/admin/users', { method: 'POST', token: ownerToken, body: COLLEAGUE })).status).toBe(201)
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+  await smtp?.close()
+  await stripe?.close()
+})
+
+describe('organizations and billing in Chromium', () => {
+  let owner: BrowserContext
+  let ownerPage: Page
+  let organizationId = ''
+
+  it('creates an organization from the organizations page and lands on its settings', async () => {
+    owner = await newContext()
+    ownerPage = await owner.newPage()
+    await ownerPage.goto('/login')
+    await signIn(ownerPage, OWNER)
+    await ownerPage.waitForURL(`${server.baseUrl}/`)
+    await ownerPage.getByRole('navigation').getByRole('link', { name: 'Organizations' }).click()
+    await expectHeading(ownerPage, 'Organizations')
+    await ownerPage.getByText('You are not a member of any organization yet.').waitFor()
+    await checkAccessibility(ownerPage, 'organizations, empty')
+
+    await ownerPage.getByLabel('Name').fill(ORG)
+    await ownerPage.getByRole('button', { name: 'Create organization' }).click()
+    await expectHeading(ownerPage, ORG)
+    organizationId = /\/orgs\/([^/]+)$/.exec(new URL(ownerPage.url()).pathname)![1]!
+    expect(await ownerPage.getByLabel('Slug', { exact: true }).inputValue()).toBe('research-lab')
+    await checkAccessibility(ownerPage, 'organization, owner')
+  })
+
+  it('invites a colleague by mail, resends, and the colleague accepts through the mailed link', async () => {
+    const invitations = ownerPage.getByRole('region', { name: 'Invitations' })
+    await invitations.getByLabel('Email address').fill(COLLEAGUE.email)
+    await invitations.getByLabel('Role').selectOption('member')
+    await invitations.getByRole('button', { name: 'Send invitation' }).click()
+    await invitations.getByText(`Invitation sent to ${COLLEAGUE.email}.`).waitFor()
+    await expect.poll(() => ownerPage.getByTestId('invitations').getByRole('row', { name: new RegExp(COLLEAGUE.email) }).count()).toBe(1)
+    await expect.poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length).toBe(1)
+    const first = mailedInvitation(COLLEAGUE.email)
+
+    await ownerPage.getByRole('button', { name: `Resend the invitation to ${COLLEAGUE.email}` }).click()
+    await expect.poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length).toBe(2)
+    const second = mailedInvitation(COLLEAGUE.email)
+    expect(second).not.toBe(first)
+    await checkAccessibility(ownerPage, 'organization with a pending invitation')
+
+    const colleague = await newContext()
+    const page = await colleague.newPage()
+    await page.goto(second)
+    await expectHeading(page, 'Invitation')
+    await page.getByRole('link', { name: 'Sign in to accept' }).click()
+    await signIn(page, COLLEAGUE)
+    await page.waitForURL('**/invitations/accept?token=*')
+    await page.getByRole('button', { name: 'Accept invitation' }).click()
+    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`You joined ${ORG} as member.`)
+
+    // A member sees the organization and its members, and is offered nothing they may not do.
+    await page.goto('/orgs')
+    await page.getByRole('link', { name: ORG }).click()
+    await expectHeading(page, ORG)
+    await page.getByTestId('members').getByRole('row', { name: new RegExp(OWNER.name) }).waitFor()
+    expect(await page.getByRole('region', { name: 'Settings' }).count()).toBe(0)
+    expect(await page.getByRole('region', { name: 'Invitations' }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: /^Change role of / }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: /^Remove / }).count()).toBe(0)
+    expect(await page.getByRole('link', { name: 'Billing' }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Leave' }).count()).toBe(1)
+    await checkAccessibility(page, 'organization, member')
+    // Billing by URL: the page says who manages it, and offers no checkout.
+    await page.goto(`/orgs/${organizationId}/billing`)
+    await page.getByText('Only owners of the organization manage its billing.').waitFor()
+    expect(await page.getByRole('button', { name: /^Subscribe/ }).count()).toBe(0)
+    await colleague.close()
+  })
+
+  it('changes the colleague\'s role, and explains instead of failing when the only owner would leave or step down', async () => {
+    await ownerPage.reload()
+    const members = ownerPage.getByTestId('members')
+    const colleagueRow = members.getByRole('row', { name: new RegExp(COLLEAGUE.name) })
+    await colleagueRow.waitFor()
+    expect(await ownerPage.getByTestId('invitations').count()).toBe(0)
+
+    await ownerPage.getByRole('button', { name: `Change role of ${COLLEAGUE.name}` }).click()
+    const dialog = ownerPage.getByRole('dialog')
+    await dialog.getByLabel(/^Admin/).check()
+    await checkAccessibility(ownerPage, 'change role dialog')
+    await dialog.getByRole('button', { name: 'Change role' }).click()
+    await expect.poll(() => colleagueRow.getByRole('cell', { name: 'Admin', exact: true }).count()).toBe(1)
+
+    const before = failedRequests.length
+    const requestsBefore: string[] = []
+    const record = (request: { method(): string; url(): string }) => {
+      if (request.url().includes('/members/') && request.method() !== 'GET') requestsBefore.push(request.url())
+    }
+    ownerPage.on('request', record)
+
+    await members.getByRole('row', { name: new RegExp(OWNER.name) }).getByRole('button', { name: 'Leave' }).click()
+    const leave = ownerPage.getByRole('alertdialog')
+    expect(await leave.getByRole('heading').textContent()).toBe(`Leave ${ORG}?`)
+    expect(await leave.getByTestId('last-owner').textContent()).toBe(
+      'You are the only owner of this organization, and an organization always needs an owner.',
+    )
+    expect(await leave.getByRole('button', { name: 'Leave organization' }).count()).toBe(0)
+    await checkAccessibility(ownerPage, 'last owner explanation')
+    await leave.getByRole('button', { name: 'Close' }).click()
+
+    await ownerPage.getByRole('button', { name: `Change role of ${OWNER.name}` }).click()
+    await ownerPage.getByRole('alertdialog').getByTestId('last-owner').waitFor()
+    await ownerPage.keyboard.press('Escape')
+    // Focus returns to what opened the dialog.
+    expect(await ownerPage.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Change role of ${OWNER.name}`)
+
+    ownerPage.off('request', record)
+    expect(requestsBefore).toEqual([])
+    expect(failedRequests.slice(before)).toEqual([])
+  })
+
+  it('shows and accepts an invitation waiting for the person on the organizations page', async () => {
+    const other = (await (await api('/api/organizations', { method: 'POST', token: ownerToken, body: { name: 'Operations' } })).json()) as { id: string }
+    expect(
+      (await api(`/api/organizations/${other.id}/invitations`, { method: 'POST', token: ownerToken, body: { email: COLLEAGUE.email, role: 'admin' } }))
+        .status,
+    ).toBe(201)
+    const colleague = await newContext()
+    const page = await colleague.newPage()
+    await page.goto('/login')
+    await signIn(page, COLLEAGUE)
+    await page.waitForURL(`${server.baseUrl}/`)
+    await page.goto('/orgs')
+    const waiting = page.getByRole('region', { name: 'Invitations for you' })
+    await waiting.getByRole('row', { name: /Operations/ }).waitFor()
+    await checkAccessibility(page, 'organizations with an invitation')
+    await waiting.getByRole('button', { name: 'Accept the invitation to Operations' }).click()
+    await expect.poll(() => page.getByTestId('organizations').getByRole('row').count()).toBe(3)
+    await expect.poll(() => page.getByRole('region', { name: 'Invitations for you' }).count()).toBe(0)
+    await colleague.close()
+  })
+
+  it('buys a plan: the checkout redirects to Stripe, and the way back shows the result', async () => {
+    // Stripe's hosted page, as far as the browser goes: the stand-in's URL answers a page of its own.
+    await owner.route('https://checkout.stripe.test/**', (route) =>
+      route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Stripe Checkout</title><h1>Pay</h1>' }),
+    )
+    await ownerPage.goto(`/orgs/${organizationId}`)
+    await ownerPage.getByRole('link', { name: 'Billing' }).click()
+    await expectHeading(ownerPage, `Billing for ${ORG}`)
+    expect(await ownerPage.getByTestId('current-plan').textContent()).toBe('Free')
+    await ownerPage.getByRole('button', { name: 'Subscribe yearly to Team' }).waitFor()
+    await checkAccessibility(ownerPage, 'billing')
+
+    await ownerPage.getByRole('button', { name: 'Subscribe monthly to Pro' }).click()
+    await ownerPage.waitForURL(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_test_/)
+    const session = stripe.requests.filter((request) => request.path === '/v1/checkout/sessions').at(-1)!
+    expect(session.form.client_reference_id).toBe(organizationId)
+    expect(session.form.success_url).toBe(`${server.baseUrl}/orgs/${organizationId}/billing?checkout=success&plan=pro`)
+
+    // The payer gives up: back on the console, nothing changed.
+    await ownerPage.goto(session.form.cancel_url!)
+    await expect.poll(() => ownerPage.getByTestId('checkout-result').textContent()).toBe('Checkout cancelled. Nothing was charged and the plan is unchanged.')
+
+    // The payer pays: Stripe tells the service (webhook) and sends the payer back.
+    const payload = JSON.stringify({
+      id: `evt_e2e_${Date.now()}`,
+      object: 'event',
+      created: Math.floor(Date.now() / 1000),
+      type: 'checkout.session.completed',
+      data: {
+        object: {
+          id: 'cs_test_e2e',
+          object: 'checkout.session',
+          mode: 'subscription',
+          payment_status: 'paid',
+          status: 'complete',
+          client_reference_id: organizationId,
+          customer: session.form.customer,
+          subscription: 'sub_e2e',
+          metadata: { organization_id: organizationId, plan: 'pro' },
+        },
+      },
+    })
+    const delivered = await fetch(`${server.baseUrl}/api/billing/webhook`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_STRIPE_WEBHOOK_SECRET }),
+      },
+      body: payload,
+    })
+    expect(delivered.status, await delivered.clone().text()).toBe(200)
+    await ownerPage.goto(session.form.success_url!)
+    await expect.poll(() => ownerPage.getByTestId('checkout-result').textContent()).toBe('Payment complete: the organization is now on Pro.')
+    expect(await ownerPage.getByTestId('current-plan').textContent()).toBe('Pro')
+    await checkAccessibility(ownerPage, 'billing, back from checkout')
+  })
+
+  it('renders every organizations page in German', async () => {
+    expect((await api('/api/users/me', { method: 'PATCH', token: ownerToken, body: { language: 'de' } })).status).toBe(200)
+    for (const [path, title] of [
+      ['/orgs', 'Organisationen'],
+      [`/orgs/${organizationId}`, ORG],
+      [`/orgs/${organizationId}/billing`, `Abrechnung für ${ORG}`],
+    ] as const) {
+      await ownerPage.goto(path)
+      await expectHeading(ownerPage, title)
+      await expect.poll(() => ownerPage.evaluate(() => document.documentElement.lang)).toBe('de')
+      await checkAccessibility(ownerPage, `${path} in German`)
+    }
+    await ownerPage.goto(`/orgs/${organizationId}`)
+    await ownerPage.getByRole('button', { name: 'Organisation löschen' }).click()
+    await checkAccessibility(ownerPage, 'delete dialog in German')
+    await owner.close()
+  })
+
+  it('ran under the console CSP without a single violation', () => {
+    expect(cspViolations).toEqual([])
+  })
+})
