@@ -48,7 +48,7 @@ const STABLE_OPERATION_IDS = `getMetrics getHealth getReadiness getSetupStatus c
   getAiSettings updateAiSettings listAiModels listSettings getSetting putSetting deleteSetting
   getAiSuggestionsConfig listOrganizations createOrganization getOrganization updateOrganization
   deleteOrganization listOrganizationMembers addOrganizationMember changeOrganizationMemberRole
-  removeOrganizationMember createInvitation listInvitations revokeInvitation acceptInvitation
+  removeOrganizationMember createInvitation listInvitations resendInvitation revokeInvitation acceptInvitation
   listOidcProviders createOidcProvider getOidcProvider updateOidcProvider updateOidcProviderByPut
   deleteOidcProvider listSignInProviders startOidcSignIn completeOidcSignIn listTags createTag getTag
   updateTag updateTagByPut deleteTag listLinks createLink getLink updateLink deleteLink listGoPreferences

@@ -156,3 +156,47 @@ export async function answerInvitation(
     .executeTakeFirst()
   return row ? asRecord(row) : null
 }
+
+/** A pending invitation's link: the token hash and expiry a resend replaces, and may put back. */
+export interface InvitationLink {
+  token_hash: string
+  expires_at: Timestamp
+}
+
+/**
+ * The pending invitation with its current link, its row locked until the transaction ends: two
+ * concurrent resends of one invitation take turns, each replacing the link the other left.
+ */
+export async function lockPendingInvitation(
+  ex: Executor,
+  organizationId: string,
+  invitationId: string,
+  now: Timestamp,
+): Promise<(InvitationRecord & InvitationLink) | null> {
+  const row = await pending(ex, organizationId, now)
+    .select([...INVITATION_COLUMNS, 'token_hash'])
+    .where('id', '=', invitationId)
+    .forUpdate()
+    .executeTakeFirst()
+  return row ? asRecord(row) : null
+}
+
+/** Gives the (locked, pending) invitation a new link: the earlier token stops working at once. */
+export async function replaceInvitationLink(ex: Executor, invitationId: string, link: InvitationLink): Promise<void> {
+  await ex.updateTable('organization_invitations').set(link).where('id', '=', invitationId).execute()
+}
+
+/**
+ * Puts back the link a resend replaced when its mail could not be sent — only while the resend's
+ * own link is still the current one (nobody accepted it or resent again in between).
+ */
+export async function restoreInvitationLink(ex: Executor, invitationId: string, replacedBy: string, previous: InvitationLink): Promise<void> {
+  await ex
+    .updateTable('organization_invitations')
+    .set(previous)
+    .where('id', '=', invitationId)
+    .where('token_hash', '=', replacedBy)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .execute()
+}

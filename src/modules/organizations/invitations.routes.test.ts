@@ -33,6 +33,8 @@ const accept = (token: string, invitationToken: string) =>
   t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(token), payload: { token: invitationToken } })
 const listInvitations = (token: string, orgId: string, query = '') =>
   t.app.inject({ method: 'GET', url: `/api/organizations/${orgId}/invitations${query}`, headers: bearer(token) })
+const resend = (token: string, orgId: string, invitationId: string) =>
+  t.app.inject({ method: 'POST', url: `/api/organizations/${orgId}/invitations/${invitationId}/resend`, headers: bearer(token) })
 const revoke = (token: string, orgId: string, invitationId: string) =>
   t.app.inject({ method: 'DELETE', url: `/api/organizations/${orgId}/invitations/${invitationId}`, headers: bearer(token) })
 
@@ -65,6 +67,15 @@ describe('without SMTP', () => {
     // Access comes first: outsiders still get 404 and members 403.
     expectReason(await invite(org.outsider.token, org.id, uniqueEmail()), 404, 'NOT_FOUND')
     expectReason(await invite(org.member.token, org.id, uniqueEmail()), 403, 'FORBIDDEN')
+  })
+
+  it('answers a resend 503 NOT_CONFIGURED, after membership (404) and role (403)', async () => {
+    const org = await createOrgWithRoles(t)
+    const [pending] = await pendingRows(org.id)
+    const invitationId = pending?.id ?? '00000000-0000-0000-0000-000000000000'
+    expectReason(await resend(org.outsider.token, org.id, invitationId), 404, 'NOT_FOUND')
+    expectReason(await resend(org.member.token, org.id, invitationId), 403, 'FORBIDDEN')
+    expectReason(await resend(org.owner.token, org.id, invitationId), 503, 'NOT_CONFIGURED')
   })
 })
 
@@ -279,5 +290,103 @@ describe('with SMTP', () => {
     expectReason(limited, 429, 'RATE_LIMITED')
     expect(limited.json().retryAfter).toBeGreaterThan(14 * 60)
     expect((await invite(org.admin.token, org.id, uniqueEmail())).statusCode).toBe(201)
+  })
+
+  describe('resending', () => {
+    const auditOf = (orgId: string, action: string) =>
+      t.deps.db.selectFrom('audit_events').select(['actor_id', 'metadata']).where('target_id', '=', orgId).where('action', '=', action).execute()
+
+    it('mails a new link on the same invitation, valid 7 days from now; the earlier link stops working', async () => {
+      const org = await createOrgWithRoles(t)
+      const invitee = await createSignedInUser(t)
+      const created = (await invite(org.owner.token, org.id, invitee.email, 'admin')).json()
+      const first = tokenMailedTo(invitee.email)
+      t.clock.advance(3 * 86400)
+      try {
+        const response = await resend(org.admin.token, org.id, created.id)
+        expect(response.statusCode).toBe(200)
+        const body = response.json()
+        expect(body).toMatchObject({ id: created.id, email: invitee.email, role: 'admin' })
+        expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(7 * 86400_000 - 60_000)
+        expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeLessThanOrEqual(7 * 86400_000)
+        // The invitation keeps its place in the list (sent 3 days ago).
+        expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBeGreaterThan(10 * 86400_000 - 60_000)
+        const second = tokenMailedTo(invitee.email)
+        expect(second).not.toBe(first)
+        expect(textOf(smtp.received.at(-1)!)).toContain('Adam Admin')
+        // Still one pending invitation, listed with its new expiry.
+        expect((await listInvitations(org.owner.token, org.id)).json().items.filter((i: { id: string }) => i.id === created.id)).toEqual([body])
+        expectReason(await accept(invitee.token, first), 400, 'VALIDATION_FAILED')
+        expect((await accept(invitee.token, second)).json().role).toBe('admin')
+        // Accepted: nothing left to resend.
+        expectReason(await resend(org.owner.token, org.id, created.id), 404, 'NOT_FOUND')
+      } finally {
+        t.clock.advance(-3 * 86400)
+      }
+      const events = await auditOf(org.id, 'org.invitation_resend')
+      expect(events).toHaveLength(1)
+      expect(events[0]!.actor_id).toBe(org.admin.user.id)
+      expect(JSON.parse(events[0]!.metadata)).toEqual({ invitation_id: created.id, email: invitee.email, role: 'admin' })
+      expect(JSON.stringify(events)).not.toMatch(/[A-Za-z0-9_-]{43}/)
+    })
+
+    it('involves owners only for an owner invitation; members, outsiders and ended invitations are refused', async () => {
+      const org = await createOrgWithRoles(t)
+      const ownerInvite = (await invite(org.owner.token, org.id, uniqueEmail(), 'owner')).json()
+      const memberInvite = (await invite(org.owner.token, org.id, uniqueEmail(), 'member')).json()
+      const mails = smtp.received.length
+      expectReason(await resend(org.admin.token, org.id, ownerInvite.id), 403, 'FORBIDDEN')
+      expectReason(await resend(org.member.token, org.id, memberInvite.id), 403, 'FORBIDDEN')
+      expectReason(await resend(org.outsider.token, org.id, memberInvite.id), 404, 'NOT_FOUND')
+      expectReason(await resend(org.owner.token, org.id, 'not-an-id'), 404, 'NOT_FOUND')
+      expect(smtp.received.length).toBe(mails)
+      expect((await resend(org.owner.token, org.id, ownerInvite.id)).statusCode).toBe(200)
+      expect((await revoke(org.owner.token, org.id, memberInvite.id)).statusCode).toBe(204)
+      expectReason(await resend(org.owner.token, org.id, memberInvite.id), 404, 'NOT_FOUND')
+      const other = await createOrgWithRoles(t)
+      expectReason(await resend(other.owner.token, other.id, ownerInvite.id), 404, 'NOT_FOUND')
+      t.clock.advance(7 * 86400 + 1)
+      try {
+        expectReason(await resend(org.owner.token, org.id, ownerInvite.id), 404, 'NOT_FOUND')
+      } finally {
+        t.clock.advance(-(7 * 86400 + 1))
+      }
+    })
+
+    it('puts the earlier link back when the SMTP server refuses the mail (502)', async () => {
+      const org = await createOrgWithRoles(t)
+      const invitee = await createSignedInUser(t)
+      const created = (await invite(org.owner.token, org.id, invitee.email)).json()
+      const first = tokenMailedTo(invitee.email)
+      smtp.rejectRecipients = { code: 550, text: 'mailbox unavailable at internal-relay.corp' }
+      try {
+        const response = await resend(org.owner.token, org.id, created.id)
+        expectReason(response, 502, 'UPSTREAM_FAILED')
+        expect(response.json().message).not.toContain('internal-relay')
+      } finally {
+        smtp.rejectRecipients = null
+      }
+      expect((await listInvitations(org.owner.token, org.id)).json().items.find((i: { id: string }) => i.id === created.id).expires_at).toBe(
+        created.expires_at,
+      )
+      expect(await auditOf(org.id, 'org.invitation_resend_undo')).toHaveLength(1)
+      expect((await accept(invitee.token, first)).statusCode).toBe(200)
+    })
+
+    it('lets concurrent resends take turns: one invitation, and the link of the last one works', async () => {
+      const org = await createOrgWithRoles(t)
+      const invitee = await createSignedInUser(t)
+      const created = (await invite(org.owner.token, org.id, invitee.email)).json()
+      const before = smtp.received.length
+      const results = await Promise.all([1, 2, 3].map(() => resend(org.owner.token, org.id, created.id)))
+      expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200])
+      expect((await pendingRows(org.id)).filter((r) => r.email === invitee.email)).toHaveLength(1)
+      const mailed = smtp.received.slice(before).filter((m) => m.to.includes(invitee.email))
+      expect(mailed).toHaveLength(3)
+      const tokens = mailed.map((m) => LINK.exec(textOf(m))![1]!)
+      const accepted = await Promise.all(tokens.map((token) => accept(invitee.token, token)))
+      // Exactly one of the three links is the current one.
+      expect(accepted.map((r) => r.statusCode).sort()).toEqual([200, 400, 400])
+    })
   })
 })

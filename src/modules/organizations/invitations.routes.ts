@@ -11,11 +11,13 @@ import {
   declineMyInvitation,
   listInvitations,
   listMyInvitations,
+  resendInvitation,
   revokeInvitation,
 } from './invitations.service.js'
 import {
   AcceptInvitationBody,
   CreateInvitationBody,
+  InvitationListItem,
   InvitationPage,
   InvitationParams,
   InvitationView,
@@ -69,6 +71,29 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => listInvitations(deps, callerOf(request), request.params.id, request.query),
+    )
+
+    app.post(
+      '/:id/invitations/:invitation_id/resend',
+      {
+        // The same budget as sending one: each resend mails.
+        config: { rateLimit: perUser(10, 15) },
+        schema: {
+          tags,
+          operationId: 'resendInvitation',
+          summary: 'Send a pending invitation again: a new link, valid 7 days, replaces the earlier one (owner, admin)',
+          params: InvitationParams,
+          response: {
+            200: InvitationListItem,
+            403: ROLE_TOO_LOW,
+            404: notAMember('no such pending invitation'),
+            429: errorResponse('RATE_LIMITED: 10 invitations per 15 minutes'),
+            502: errorResponse('UPSTREAM_FAILED: the mail could not be delivered; the earlier link works again'),
+            503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing changed'),
+          },
+        },
+      },
+      async (request) => resendInvitation(deps, callerOf(request), request.params.id, request.params.invitation_id, contextOf(request)),
     )
 
     app.delete(

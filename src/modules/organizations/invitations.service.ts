@@ -5,6 +5,7 @@
  * replaces the pending one, so only the newest link works.
  */
 import type { Deps } from '../../deps.js'
+import type { Executor } from '../../db/schema.js'
 import { sha256Hex } from '../../lib/crypto.js'
 import { AppError, invalidField } from '../../errors.js'
 import { pageWindow } from '../../db/keyset.js'
@@ -25,6 +26,9 @@ import {
   findPendingInvitation,
   insertInvitation,
   listPendingInvitations,
+  lockPendingInvitation,
+  replaceInvitationLink,
+  restoreInvitationLink,
   revokePendingInvitations,
   withdrawInvitation,
   type InvitationRecord,
@@ -103,13 +107,11 @@ export async function createInvitation(
   })
 
   if (!mailed) return invitation
-  try {
-    await sendMail(deps, {
-      to: email,
-      ...invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
-    })
-  } catch (error) {
-    await deps.db.transaction().execute(async (tx) => {
+  await mailInvitation(
+    deps,
+    email,
+    invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
+    async (tx) => {
       await withdrawInvitation(tx, invitation.id, replaced, invitation.created_at)
       await recordAudit(tx, deps.clock, ctx, {
         action: 'org.invitation_withdraw',
@@ -117,14 +119,83 @@ export async function createInvitation(
         target: { type: 'organization', id: organizationId },
         metadata: { invitation_id: invitation.id, reason: 'mail not delivered' },
       })
-    })
+    },
+  )
+  return invitation
+}
+
+/**
+ * Sends the invitation mail after the invitation's transaction committed. When it cannot be
+ * delivered, `undo` takes the change back in a transaction of its own, and the answer is 502 — the
+ * SMTP server's reply is for the instance's administrators (it may name internal hosts).
+ */
+async function mailInvitation(
+  deps: Deps,
+  to: string,
+  mail: { subject: string; text: string },
+  undo: (tx: Executor) => Promise<void>,
+): Promise<void> {
+  try {
+    await sendMail(deps, { to, ...mail })
+  } catch (error) {
+    await deps.db.transaction().execute(undo)
     if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') {
-      // The SMTP server's reply is for the instance's administrators (it may name internal hosts).
       deps.logger.warn({ smtp: error.message }, 'the invitation mail could not be sent')
       throw new AppError('UPSTREAM_FAILED', { message: 'The invitation email could not be sent. Try again later.' })
     }
     throw error
   }
+}
+
+/**
+ * Sends a pending invitation again: a new link, valid 7 days from now, replaces the earlier one
+ * (which stops working) on the same invitation — same id, address and role. Checks, in order:
+ * membership and role (404/403; an owner invitation needs an owner), SMTP configured (503,
+ * nothing changed), the invitation pending (404). When the mail cannot be delivered, the earlier
+ * link is put back and the answer is 502.
+ */
+export async function resendInvitation(
+  deps: Deps,
+  caller: Caller,
+  organizationId: string,
+  invitationId: string,
+  ctx: RequestContext,
+): Promise<InvitationRecord> {
+  await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
+  await assertMailConfigured(deps)
+  const token = randomToken(32)
+  const now = deps.clock.now()
+  const link = { token_hash: sha256Hex(token), expires_at: addSeconds(now, INVITATION_TTL_SECONDS).toISOString() }
+  const { organization, invitation, previous } = await deps.db.transaction().execute(async (tx) => {
+    const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+    const locked = await lockPendingInvitation(tx, organizationId, invitationId, now.toISOString())
+    if (locked === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+    assertMayChangeRole(organization.role, null, locked.role, 'manage_invitations')
+    await replaceInvitationLink(tx, invitationId, link)
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'org.invitation_resend',
+      actor: caller.user,
+      target: { type: 'organization', id: organizationId },
+      metadata: { invitation_id: invitationId, email: locked.email, role: locked.role },
+    })
+    const { token_hash, expires_at, ...invitation } = locked
+    return { organization, invitation: { ...invitation, expires_at: link.expires_at }, previous: { token_hash, expires_at } }
+  })
+
+  await mailInvitation(
+    deps,
+    invitation.email,
+    invitationMail(deps, { organization: organization.name, inviter: caller.user, email: invitation.email, role: invitation.role, token }),
+    async (tx) => {
+      await restoreInvitationLink(tx, invitationId, link.token_hash, previous)
+      await recordAudit(tx, deps.clock, ctx, {
+        action: 'org.invitation_resend_undo',
+        actor: caller.user,
+        target: { type: 'organization', id: organizationId },
+        metadata: { invitation_id: invitationId, reason: 'mail not delivered' },
+      })
+    },
+  )
   return invitation
 }
 

@@ -1,7 +1,6 @@
 /**
  * An organization's invitations (owners and admins): send one, and the pending ones with resend
- * and revoke. Resending sends a new invitation to the same address with the same role: the API
- * replaces the pending one, so the earlier link stops working and the new one is valid 7 days.
+ * and revoke. Resending mails a new link, valid 7 days, and the earlier link stops working.
  */
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -25,11 +24,9 @@ export function InvitationsSection({ organization }: { organization: Organizatio
   const [sent, setSent] = useState<string | null>(null)
   const [rowError, setRowError] = useState<string | null>(null)
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['organizations', organization.id, 'invitations'] })
-  const invite = (body: { email: string; role: Role }) =>
-    unwrap(client.POST('/api/organizations/{id}/invitations', { params: { path: { id: organization.id } }, body }))
-
   const send = useMutation({
-    mutationFn: invite,
+    mutationFn: (body: { email: string; role: Role }) =>
+      unwrap(client.POST('/api/organizations/{id}/invitations', { params: { path: { id: organization.id } }, body })),
     onSuccess: async (invitation) => {
       setSent(t('orgs.invitations.sent', { email: invitation.email }))
       formError.form.current?.reset()
@@ -38,10 +35,12 @@ export function InvitationsSection({ organization }: { organization: Organizatio
     onError: formError.fail,
   })
 
-  const resend = async (email: string, role: Role) => {
+  const resend = async (id: string, email: string) => {
     setRowError(null)
     try {
-      await invite({ email, role })
+      await unwrap(
+        client.POST('/api/organizations/{id}/invitations/{invitation_id}/resend', { params: { path: { id: organization.id, invitation_id: id } } }),
+      )
       announce(t('orgs.invitations.resent', { email }))
     } catch (error) {
       setRowError(describeError(error, [], i18n).text)
@@ -133,7 +132,7 @@ export function InvitationsSection({ organization }: { organization: Organizatio
                         type="button"
                         className="button button-secondary button-small"
                         aria-label={t('orgs.invitations.resendTo', { email: invitation.email })}
-                        onClick={() => void resend(invitation.email, invitation.role)}
+                        onClick={() => void resend(invitation.id, invitation.email)}
                       >
                         {t('orgs.invitations.resend')}
                       </button>
