@@ -10,9 +10,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { spawn } from 'node:child_process'
-import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/process.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+// Not taken from test/helpers/process.ts: its own imports (`./contract.js`) resolve only under
+// Vitest, and `npm run screenshots` runs this file with plain Node.
+const SERVER_ENTRY = path.resolve(import.meta.dirname, '../../dist/server.js')
 const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')
 
 export interface ConsoleServer {
@@ -54,7 +56,7 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
   const port = await freePort()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-console-'))
   const baseUrl = `http://127.0.0.1:${port}`
-  assertBuilt()
+  if (!fs.existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run "npm run build" first`)
   const child = spawn(process.execPath, [SERVER_ENTRY], {
     env: {
       PATH: process.env.PATH ?? '',

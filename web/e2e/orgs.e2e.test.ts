@@ -11,7 +11,13 @@ import type { Browser, BrowserContext, Page, Response as PageResponse } from 'pl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, TEST_STRIPE_WEBHOOK_SECRET, type StripeStandIn } from '../../test/helpers/stripe-stand-in.ts'
+import {
+  billingEnv,
+  startStripeStandIn,
+  TEST_STRIPE_SECRET_KEY,
+  TEST_STRIPE_WEBHOOK_SECRET,
+  type StripeStandIn,
+} from '../../test/helpers/stripe-stand-in.ts'
 import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
 const OWNER = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -33,7 +39,8 @@ async function newContext(locale = 'en-US'): Promise<BrowserContext> {
     if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
   })
   context.on('response', (response: PageResponse) => {
-    if (response.url().includes('/api/') && response.status() >= 400) failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`)
+    if (response.url().includes('/api/') && response.status() >= 400)
+      failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`)
   })
   return context
 }
@@ -145,7 +152,14 @@ describe('organizations and billing in Chromium', () => {
     await invitations.getByLabel('Role').selectOption('member')
     await invitations.getByRole('button', { name: 'Send invitation' }).click()
     await invitations.getByText(`Invitation sent to ${COLLEAGUE.email}.`).waitFor()
-    await expect.poll(() => ownerPage.getByTestId('invitations').getByRole('row', { name: new RegExp(COLLEAGUE.email) }).count()).toBe(1)
+    await expect
+      .poll(() =>
+        ownerPage
+          .getByTestId('invitations')
+          .getByRole('row', { name: new RegExp(COLLEAGUE.email) })
+          .count(),
+      )
+      .toBe(1)
     await expect.poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length).toBe(1)
     const first = mailedInvitation(COLLEAGUE.email)
 
@@ -169,7 +183,10 @@ describe('organizations and billing in Chromium', () => {
     await page.goto('/orgs')
     await page.getByRole('link', { name: ORG }).click()
     await expectHeading(page, ORG)
-    await page.getByTestId('members').getByRole('row', { name: new RegExp(OWNER.name) }).waitFor()
+    await page
+      .getByTestId('members')
+      .getByRole('row', { name: new RegExp(OWNER.name) })
+      .waitFor()
     expect(await page.getByRole('region', { name: 'Settings' }).count()).toBe(0)
     expect(await page.getByRole('region', { name: 'Invitations' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: /^Change role of / }).count()).toBe(0)
@@ -184,7 +201,7 @@ describe('organizations and billing in Chromium', () => {
     await colleague.close()
   })
 
-  it('changes the colleague\'s role, and explains instead of failing when the only owner would leave or step down', async () => {
+  it("changes the colleague's role, and explains instead of failing when the only owner would leave or step down", async () => {
     await ownerPage.reload()
     const members = ownerPage.getByTestId('members')
     const colleagueRow = members.getByRole('row', { name: new RegExp(COLLEAGUE.name) })
@@ -205,7 +222,10 @@ describe('organizations and billing in Chromium', () => {
     }
     ownerPage.on('request', record)
 
-    await members.getByRole('row', { name: new RegExp(OWNER.name) }).getByRole('button', { name: 'Leave' }).click()
+    await members
+      .getByRole('row', { name: new RegExp(OWNER.name) })
+      .getByRole('button', { name: 'Leave' })
+      .click()
     const leave = ownerPage.getByRole('alertdialog')
     expect(await leave.getByRole('heading').textContent()).toBe(`Leave ${ORG}?`)
     expect(await leave.getByTestId('last-owner').textContent()).toBe(
@@ -227,10 +247,17 @@ describe('organizations and billing in Chromium', () => {
   })
 
   it('shows and accepts an invitation waiting for the person on the organizations page', async () => {
-    const other = (await (await api('/api/organizations', { method: 'POST', token: ownerToken, body: { name: 'Operations' } })).json()) as { id: string }
+    const other = (await (await api('/api/organizations', { method: 'POST', token: ownerToken, body: { name: 'Operations' } })).json()) as {
+      id: string
+    }
     expect(
-      (await api(`/api/organizations/${other.id}/invitations`, { method: 'POST', token: ownerToken, body: { email: COLLEAGUE.email, role: 'admin' } }))
-        .status,
+      (
+        await api(`/api/organizations/${other.id}/invitations`, {
+          method: 'POST',
+          token: ownerToken,
+          body: { email: COLLEAGUE.email, role: 'admin' },
+        })
+      ).status,
     ).toBe(201)
     const colleague = await newContext()
     const page = await colleague.newPage()
@@ -267,7 +294,9 @@ describe('organizations and billing in Chromium', () => {
 
     // The payer gives up: back on the console, nothing changed.
     await ownerPage.goto(session.form.cancel_url!)
-    await expect.poll(() => ownerPage.getByTestId('checkout-result').textContent()).toBe('Checkout cancelled. Nothing was charged and the plan is unchanged.')
+    await expect
+      .poll(() => ownerPage.getByTestId('checkout-result').textContent())
+      .toBe('Checkout cancelled. Nothing was charged and the plan is unchanged.')
 
     // The payer pays: Stripe tells the service (webhook) and sends the payer back.
     const payload = JSON.stringify({

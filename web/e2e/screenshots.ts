@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, type StripeStandIn } from '../../test/helpers/stripe-stand-in.ts'
 
 const OUT = path.resolve(import.meta.dirname, '../../docs/screenshots')
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -66,10 +67,68 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.waitForURL(`${server.baseUrl}/`)
 }
 
+// ---- Organizations and billing (issue 13) ----------------------------------------------------
+
+let stripe: StripeStandIn
+
+/**
+ * Research Lab (Ada owns it; Grace is a member; an invitation is pending) and Grace's Operations,
+ * which invites Ada: the organizations page then shows an invitation for her.
+ */
+async function arrangeOrganizations(admin: string): Promise<{ id: string; member: string }> {
+  const lab = await api('/api/organizations', { method: 'POST', token: admin, body: { name: 'Research Lab' } })
+  const { token: grace } = await api('/api/auth/login', { method: 'POST', body: { email: MEMBER.email, password: MEMBER.password } })
+  const invited = await api(`/api/organizations/${lab.id}/members`, { method: 'POST', token: admin, body: { email: MEMBER.email, role: 'member' } })
+  await api(`/api/invitations/${invited.id}/accept`, { method: 'POST', token: grace })
+  await api(`/api/organizations/${lab.id}/members`, { method: 'POST', token: admin, body: { email: 'lin@example.com', role: 'admin' } })
+  const ops = await api('/api/organizations', { method: 'POST', token: grace, body: { name: 'Operations' } })
+  await api(`/api/organizations/${ops.id}/members`, { method: 'POST', token: grace, body: { email: ADMIN.email, role: 'admin' } })
+  return { id: lab.id!, member: grace! }
+}
+
+async function shootOrganizations(combo: Combo, lab: { id: string; member: string }): Promise<void> {
+  const ctx = await context(combo)
+  const page = await ctx.newPage()
+  await signIn(page, ADMIN)
+  await page.goto('/orgs')
+  await page.locator('[data-testid="organizations"] tbody tr').first().waitFor()
+  await page.locator('[data-testid="my-invitations"] tbody tr').first().waitFor()
+  await shoot(page, 'orgs', combo)
+  await page.goto(`/orgs/${lab.id}`)
+  await page.locator('[data-testid="members"] tbody tr').first().waitFor()
+  await page.locator('[data-testid="invitations"] tbody tr').first().waitFor()
+  await shoot(page, 'org', combo)
+  // The only owner asks to leave: the rule is explained, no request is sent.
+  await page.locator('[data-testid="members"] tbody tr', { hasText: ADMIN.name }).locator('button.button-danger-outline').click()
+  await page.locator('[data-testid="last-owner"]').waitFor()
+  await shoot(page, 'org-last-owner', combo)
+  await page.keyboard.press('Escape')
+  await page.goto(`/orgs/${lab.id}/billing`)
+  await page.locator('.plan-card').first().waitFor()
+  await shoot(page, 'billing', combo)
+  await page.goto(`/orgs/${lab.id}/billing?checkout=cancelled`)
+  await page.locator('[data-testid="checkout-result"]').waitFor()
+  await shoot(page, 'billing-cancelled', combo)
+  await ctx.close()
+
+  // The console speaks the language of the person's profile.
+  await api('/api/users/me', { method: 'PATCH', token: lab.member, body: { language: combo.language } })
+  const member = await context(combo)
+  const memberPage = await member.newPage()
+  await signIn(memberPage, MEMBER)
+  await memberPage.goto(`/orgs/${lab.id}`)
+  await memberPage.locator('[data-testid="members"] tbody tr').first().waitFor()
+  await shoot(memberPage, 'org-member', combo)
+  await member.close()
+}
+
+// ---- end of organizations and billing ---------------------------------------------------------
+
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true })
   for (const file of fs.readdirSync(OUT)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT, file))
-  server = await startConsoleServer()
+  stripe = await startStripeStandIn(TEST_STRIPE_SECRET_KEY)
+  server = await startConsoleServer(billingEnv(stripe))
   browser = await launchBrowser()
   try {
     for (const combo of COMBOS) {
@@ -85,6 +144,7 @@ async function main(): Promise<void> {
     await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'backup-script' } })
     await api('/api/users/me', { token: admin })
     await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
+    const organizations = await arrangeOrganizations(admin!)
 
     for (const combo of COMBOS) {
       await api('/api/users/me', { method: 'PATCH', token: admin, body: { language: combo.language, theme: 'auto' } })
@@ -141,6 +201,8 @@ async function main(): Promise<void> {
       await shoot(memberPage, 'forbidden', combo)
       await member.close()
 
+      await shootOrganizations(combo, organizations)
+
       const phone = await context(combo, PHONE)
       const phonePage = await phone.newPage()
       await phonePage.goto('/login')
@@ -154,6 +216,7 @@ async function main(): Promise<void> {
   } finally {
     await browser.close()
     await server.stop()
+    await stripe.close()
   }
   console.log(`wrote ${written.length} screenshots to ${path.relative(process.cwd(), OUT)}/`)
 }

@@ -13,6 +13,7 @@ import { useI18n } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
 import { FormError } from '../ui/form'
 import { Page } from '../ui/page'
+import { usePlanName } from './parts'
 import { can, organizationQuery, plansQuery } from './queries'
 
 const route = getRouteApi('/shell/orgs/$orgId/billing')
@@ -61,7 +62,7 @@ export function BillingPage() {
     return () => window.clearTimeout(timer)
   }, [waiting, deadline])
 
-  const planName = (id: string) => (id === 'free' ? t('orgs.billing.free') : (plans.data?.items.find((plan) => plan.id === id)?.name ?? id))
+  const planName = usePlanName()
   const items = plans.data?.items ?? []
   const startError =
     start.error instanceof ApiError && start.error.reason === 'NOT_CONFIGURED'
@@ -115,6 +116,7 @@ export function BillingPage() {
       </section>
       <section className="section" aria-labelledby="billing-plans-heading">
         <h2 id="billing-plans-heading">{t('orgs.billing.plans')}</h2>
+        <p className="muted">{t('orgs.billing.stripe')}</p>
         <FormError>{startError}</FormError>
         {plans.isPending ? (
           <p className="skeleton" aria-hidden="true" />
@@ -146,7 +148,6 @@ export function BillingPage() {
             ))}
           </ul>
         )}
-        <p className="muted">{t('orgs.billing.stripe')}</p>
       </section>
     </Page>
   )

@@ -51,7 +51,9 @@ export function InvitationsSection({ organization }: { organization: Organizatio
   const revoke = async (id: string, email: string) => {
     setRowError(null)
     try {
-      await unwrap(client.DELETE('/api/organizations/{id}/invitations/{invitation_id}', { params: { path: { id: organization.id, invitation_id: id } } }))
+      await unwrap(
+        client.DELETE('/api/organizations/{id}/invitations/{invitation_id}', { params: { path: { id: organization.id, invitation_id: id } } }),
+      )
       announce(t('orgs.invitations.revoked', { email }))
     } catch (error) {
       setRowError(describeError(error, [], i18n).text)

@@ -26,7 +26,9 @@ export function OrgPage() {
   return (
     <Page
       title={organization.name}
-      description={t('orgs.detail.description', { role: t(`orgs.roleName.${organization.role}`) })}
+      description={t(can(organization.role, 'manage_members') ? 'orgs.detail.description' : 'orgs.detail.descriptionMember', {
+        role: t(`orgs.roleName.${organization.role}`),
+      })}
       actions={
         can(organization.role, 'billing') ? (
           <Link to="/orgs/$orgId/billing" params={{ orgId }} className="button button-secondary">
@@ -80,7 +82,14 @@ function SettingsSection({ organization }: { organization: Organization }) {
       >
         <FormError>{formError.general}</FormError>
         <TextField name="name" label={t('orgs.name')} defaultValue={organization.name} maxLength={100} error={formError.at('name')} />
-        <TextField name="slug" label={t('orgs.slug')} help={t('orgs.slugRules')} defaultValue={organization.slug} maxLength={63} error={formError.at('slug')} />
+        <TextField
+          name="slug"
+          label={t('orgs.slug')}
+          help={t('orgs.slugRules')}
+          defaultValue={organization.slug}
+          maxLength={63}
+          error={formError.at('slug')}
+        />
         <div className="row">
           <SubmitButton pending={save.isPending}>{t('orgs.settings.save')}</SubmitButton>
           {saved && (

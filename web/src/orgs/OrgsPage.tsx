@@ -12,11 +12,12 @@ import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { describeError } from '../ui/describe-error'
 import { myInvitationsQuery, organizationsQuery } from './queries'
-import { MoreButton, RoleName } from './parts'
+import { MoreButton, RoleName, usePlanName } from './parts'
 
 export function OrgsPage() {
   const { t } = useI18n()
   const organizations = useInfiniteQuery(organizationsQuery)
+  const planName = usePlanName()
   const items = organizations.data?.pages.flatMap((page) => page.items) ?? []
   return (
     <Page title={t('orgs.title')} description={t('orgs.description')}>
@@ -49,7 +50,7 @@ export function OrgsPage() {
                   <td>
                     <RoleName role={organization.role} />
                   </td>
-                  <td>{organization.plan}</td>
+                  <td>{planName(organization.plan)}</td>
                 </tr>
               ))}
             </tbody>
@@ -160,7 +161,7 @@ function MyInvitations() {
                 <div className="row row-end">
                   <button
                     type="button"
-                    className="button button-primary button-small"
+                    className="button button-primary"
                     aria-label={t('orgs.invitation.acceptNamed', { name: invitation.organization_name })}
                     onClick={() => void answer(invitation.id, 'accept', invitation.organization_name)}
                   >

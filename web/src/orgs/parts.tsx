@@ -1,10 +1,18 @@
 /** Small pieces the organization pages share. */
+import { useQuery } from '@tanstack/react-query'
 import { useI18n } from '../i18n/i18n'
-import type { Role } from './queries'
+import { plansQuery, type Role } from './queries'
 
 export function RoleName({ role }: { role: Role }) {
   const { t } = useI18n()
   return <>{t(`orgs.roleName.${role}`)}</>
+}
+
+/** A plan's name: `free` in the person's language, a paid plan by its name in GET /api/billing/plans. */
+export function usePlanName(): (id: string) => string {
+  const { t } = useI18n()
+  const plans = useQuery(plansQuery)
+  return (id) => (id === 'free' ? t('orgs.billing.free') : (plans.data?.items.find((plan) => plan.id === id)?.name ?? id))
 }
 
 /** "Show more" under a paged list; absent when the last page is loaded. */
