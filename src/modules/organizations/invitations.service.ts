@@ -129,12 +129,7 @@ export async function createInvitation(
  * delivered, `undo` takes the change back in a transaction of its own, and the answer is 502 — the
  * SMTP server's reply is for the instance's administrators (it may name internal hosts).
  */
-async function mailInvitation(
-  deps: Deps,
-  to: string,
-  mail: { subject: string; text: string },
-  undo: (tx: Executor) => Promise<void>,
-): Promise<void> {
+async function mailInvitation(deps: Deps, to: string, mail: { subject: string; text: string }, undo: (tx: Executor) => Promise<void>): Promise<void> {
   try {
     await sendMail(deps, { to, ...mail })
   } catch (error) {
