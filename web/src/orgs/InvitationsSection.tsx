@@ -12,7 +12,7 @@ import { describeError } from '../ui/describe-error'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
-import { MoreButton, RoleName } from './parts'
+import { MoreButton, RoleName, TableHead } from './parts'
 import { grantableRoles, invitationsQuery, mayManage, type Organization, type Role } from './queries'
 
 export function InvitationsSection({ organization }: { organization: Organization }) {
@@ -103,17 +103,7 @@ export function InvitationsSection({ organization }: { organization: Organizatio
         <p className="empty">{t('orgs.invitations.empty')}</p>
       ) : (
         <table className="table" data-testid="invitations">
-          <thead>
-            <tr>
-              <th scope="col">{t('orgs.invitations.email')}</th>
-              <th scope="col">{t('orgs.role')}</th>
-              <th scope="col">{t('orgs.invitations.sentAt')}</th>
-              <th scope="col">{t('orgs.invitation.expires')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('orgs.invitations.email'), t('orgs.role'), t('orgs.invitations.sentAt'), t('orgs.invitation.expires')]} actions />
           <tbody>
             {items.map((invitation) => (
               <tr key={invitation.id}>

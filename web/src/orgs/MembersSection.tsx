@@ -14,7 +14,7 @@ import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
 import { FormError, SubmitButton, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
-import { MoreButton, RoleName } from './parts'
+import { MoreButton, RoleName, TableHead } from './parts'
 import { grantableRoles, mayManage, membersQuery, type Organization, type Role } from './queries'
 
 interface Member {
@@ -40,17 +40,7 @@ export function MembersSection({ organization }: { organization: Organization })
         <p className="skeleton" aria-hidden="true" />
       ) : (
         <table className="table" data-testid="members">
-          <thead>
-            <tr>
-              <th scope="col">{t('orgs.members.name')}</th>
-              <th scope="col">{t('orgs.members.email')}</th>
-              <th scope="col">{t('orgs.role')}</th>
-              <th scope="col">{t('orgs.members.joined')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('orgs.members.name'), t('orgs.members.email'), t('orgs.role'), t('orgs.members.joined')]} actions />
           <tbody>
             {items.map((member) => {
               const self = member.user_id === me.data?.id
@@ -70,11 +60,7 @@ export function MembersSection({ organization }: { organization: Organization })
                   <td className="actions">
                     <div className="row row-end">
                       {manageable && <ChangeRoleDialog organization={organization} member={member} onlyOwner={isOnlyOwner(member)} />}
-                      {self ? (
-                        <LeaveDialog organization={organization} member={member} onlyOwner={isOnlyOwner(member)} />
-                      ) : (
-                        manageable && <RemoveDialog organization={organization} member={member} onlyOwner={isOnlyOwner(member)} />
-                      )}
+                      {(self || manageable) && <ExitDialog organization={organization} member={member} onlyOwner={isOnlyOwner(member)} self={self} />}
                     </div>
                   </td>
                 </tr>
@@ -188,85 +174,53 @@ function ChangeRoleDialog({ organization, member, onlyOwner }: MemberActionProps
   )
 }
 
-/** Removing someone else, confirmed with their name and what they lose. */
-function RemoveDialog({ organization, member, onlyOwner }: MemberActionProps) {
-  const i18n = useI18n()
-  const { t } = i18n
-  const refresh = useMembershipChanged(organization)
-  const [error, setError] = useState<string | null>(null)
-  const remove = useMutation({
-    mutationFn: () =>
-      unwrap(client.DELETE('/api/organizations/{id}/members/{user_id}', { params: { path: { id: organization.id, user_id: member.user_id } } })),
-  })
-  return (
-    <ActionDialog
-      trigger={t('orgs.members.remove')}
-      triggerLabel={t('orgs.members.removeNamed', { name: member.name })}
-      triggerClassName="button button-danger-outline button-small"
-      title={t('orgs.members.removeTitle', { name: member.name, organization: organization.name })}
-      alert
-    >
-      {(close) =>
-        onlyOwner ? (
-          <LastOwnerExplanation member={member} close={close} self={false} />
-        ) : (
-          <>
-            <FormError>{error}</FormError>
-            <p>{t('orgs.members.removeText', { name: member.name })}</p>
-            <DialogActions>
-              <button type="button" className="button button-secondary" onClick={close}>
-                {t('common.cancel')}
-              </button>
-              <button
-                type="button"
-                className="button button-danger"
-                aria-busy={remove.isPending || undefined}
-                onClick={() =>
-                  remove.mutate(undefined, {
-                    onSuccess: () => {
-                      close()
-                      announce(t('orgs.members.removed', { name: member.name }))
-                      void refresh()
-                    },
-                    onError: (failure) => setError(describeError(failure, [], i18n).text),
-                  })
-                }
-              >
-                {t('orgs.members.removeConfirm')}
-              </button>
-            </DialogActions>
-          </>
-        )
-      }
-    </ActionDialog>
-  )
-}
-
-/** Leaving: the person loses access at once; the only owner is told why they cannot leave. */
-function LeaveDialog({ organization, member, onlyOwner }: MemberActionProps) {
+/**
+ * Removing someone else, or leaving (`self`): confirmed naming the person or organization and what
+ * is lost. The only owner is told why instead.
+ */
+function ExitDialog({ organization, member, onlyOwner, self }: MemberActionProps & { self: boolean }) {
   const i18n = useI18n()
   const { t } = i18n
   const queryClient = useQueryClient()
   const navigate = useNavigate()
+  const refresh = useMembershipChanged(organization)
   const [error, setError] = useState<string | null>(null)
-  const leave = useMutation({
+  const exit = useMutation({
     mutationFn: () =>
       unwrap(client.DELETE('/api/organizations/{id}/members/{user_id}', { params: { path: { id: organization.id, user_id: member.user_id } } })),
   })
+  const done = () => {
+    if (!self) {
+      announce(t('orgs.members.removed', { name: member.name }))
+      void refresh()
+      return
+    }
+    announce(t('orgs.members.left', { organization: organization.name }))
+    // Away first: this page's queries would now answer 404.
+    void navigate({ to: '/orgs' }).then(() => {
+      queryClient.removeQueries({ queryKey: ['organizations', organization.id] })
+      return queryClient.invalidateQueries({ queryKey: ['organizations'] })
+    })
+  }
   return (
     <ActionDialog
-      trigger={t('orgs.members.leave')}
+      trigger={self ? t('orgs.members.leave') : t('orgs.members.remove')}
+      {...(!self && { triggerLabel: t('orgs.members.removeNamed', { name: member.name }) })}
       triggerClassName="button button-danger-outline button-small"
-      title={t('orgs.members.leaveTitle', { organization: organization.name })}
+      title={
+        self
+          ? t('orgs.members.leaveTitle', { organization: organization.name })
+          : t('orgs.members.removeTitle', { name: member.name, organization: organization.name })
+      }
       alert
     >
       {(close) =>
         onlyOwner ? (
-          <LastOwnerExplanation member={member} close={close} self />
+          <LastOwnerExplanation member={member} close={close} self={self} />
         ) : (
           <>
             <FormError>{error}</FormError>
-            <p>{t('orgs.members.leaveText')}</p>
+            <p>{self ? t('orgs.members.leaveText') : t('orgs.members.removeText', { name: member.name })}</p>
             <DialogActions>
               <button type="button" className="button button-secondary" onClick={close}>
                 {t('common.cancel')}
@@ -274,23 +228,18 @@ function LeaveDialog({ organization, member, onlyOwner }: MemberActionProps) {
               <button
                 type="button"
                 className="button button-danger"
-                aria-busy={leave.isPending || undefined}
+                aria-busy={exit.isPending || undefined}
                 onClick={() =>
-                  leave.mutate(undefined, {
+                  exit.mutate(undefined, {
                     onSuccess: () => {
                       close()
-                      announce(t('orgs.members.left', { organization: organization.name }))
-                      // Away first: this page's queries would now answer 404.
-                      void navigate({ to: '/orgs' }).then(() => {
-                        queryClient.removeQueries({ queryKey: ['organizations', organization.id] })
-                        return queryClient.invalidateQueries({ queryKey: ['organizations'] })
-                      })
+                      done()
                     },
                     onError: (failure) => setError(describeError(failure, [], i18n).text),
                   })
                 }
               >
-                {t('orgs.members.leaveConfirm')}
+                {self ? t('orgs.members.leaveConfirm') : t('orgs.members.removeConfirm')}
               </button>
             </DialogActions>
           </>

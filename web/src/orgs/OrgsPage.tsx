@@ -12,7 +12,7 @@ import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { describeError } from '../ui/describe-error'
 import { myInvitationsQuery, organizationsQuery } from './queries'
-import { MoreButton, RoleName, usePlanName } from './parts'
+import { MoreButton, RoleName, TableHead, usePlanName } from './parts'
 
 export function OrgsPage() {
   const { t } = useI18n()
@@ -30,14 +30,7 @@ export function OrgsPage() {
           <p className="empty">{t('orgs.empty')}</p>
         ) : (
           <table className="table" data-testid="organizations">
-            <thead>
-              <tr>
-                <th scope="col">{t('orgs.name')}</th>
-                <th scope="col">{t('orgs.slug')}</th>
-                <th scope="col">{t('orgs.yourRole')}</th>
-                <th scope="col">{t('orgs.plan')}</th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('orgs.name'), t('orgs.slug'), t('orgs.yourRole'), t('orgs.plan')]} />
             <tbody>
               {items.map((organization) => (
                 <tr key={organization.id}>
@@ -135,17 +128,7 @@ function MyInvitations() {
       <h2 id="orgs-invited-heading">{t('orgs.invitation.title')}</h2>
       <FormError>{failure}</FormError>
       <table className="table" data-testid="my-invitations">
-        <thead>
-          <tr>
-            <th scope="col">{t('orgs.name')}</th>
-            <th scope="col">{t('orgs.role')}</th>
-            <th scope="col">{t('orgs.invitation.by')}</th>
-            <th scope="col">{t('orgs.invitation.expires')}</th>
-            <th scope="col">
-              <span className="visually-hidden">{t('common.actions')}</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={[t('orgs.name'), t('orgs.role'), t('orgs.invitation.by'), t('orgs.invitation.expires')]} actions />
         <tbody>
           {items.map((invitation) => (
             <tr key={invitation.id}>

@@ -35,13 +35,20 @@ export function grantableRoles(actor: Role): Role[] {
 const PAGE_SIZE = 100
 const nextCursor = (page: { next_cursor: string | null }) => page.next_cursor ?? undefined
 
-export const organizationsQuery = infiniteQueryOptions({
-  queryKey: ['organizations'],
-  queryFn: ({ pageParam }) =>
-    unwrap(client.GET('/api/organizations', { params: { query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } } })),
-  initialPageParam: '',
-  getNextPageParam: nextCursor,
-})
+/** A collection of the API as pages: `fetchPage` gets the cursor of the page to load (none for the first). */
+function paged<Page extends { next_cursor: string | null }>(
+  queryKey: string[],
+  fetchPage: (query: { limit: number; cursor?: string }) => Promise<Page>,
+) {
+  return infiniteQueryOptions({
+    queryKey,
+    queryFn: ({ pageParam }) => fetchPage({ limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) }),
+    initialPageParam: '',
+    getNextPageParam: nextCursor,
+  })
+}
+
+export const organizationsQuery = paged(['organizations'], (query) => unwrap(client.GET('/api/organizations', { params: { query } })))
 
 export const organizationQuery = (id: string) =>
   queryOptions({
@@ -50,38 +57,14 @@ export const organizationQuery = (id: string) =>
   })
 
 export const membersQuery = (id: string) =>
-  infiniteQueryOptions({
-    queryKey: ['organizations', id, 'members'],
-    queryFn: ({ pageParam }) =>
-      unwrap(
-        client.GET('/api/organizations/{id}/members', {
-          params: { path: { id }, query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } },
-        }),
-      ),
-    initialPageParam: '',
-    getNextPageParam: nextCursor,
-  })
+  paged(['organizations', id, 'members'], (query) => unwrap(client.GET('/api/organizations/{id}/members', { params: { path: { id }, query } })))
 
 export const invitationsQuery = (id: string) =>
-  infiniteQueryOptions({
-    queryKey: ['organizations', id, 'invitations'],
-    queryFn: ({ pageParam }) =>
-      unwrap(
-        client.GET('/api/organizations/{id}/invitations', {
-          params: { path: { id }, query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } },
-        }),
-      ),
-    initialPageParam: '',
-    getNextPageParam: nextCursor,
-  })
+  paged(['organizations', id, 'invitations'], (query) =>
+    unwrap(client.GET('/api/organizations/{id}/invitations', { params: { path: { id }, query } })),
+  )
 
-export const myInvitationsQuery = infiniteQueryOptions({
-  queryKey: ['my-invitations'],
-  queryFn: ({ pageParam }) =>
-    unwrap(client.GET('/api/invitations', { params: { query: { limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) } } })),
-  initialPageParam: '',
-  getNextPageParam: nextCursor,
-})
+export const myInvitationsQuery = paged(['my-invitations'], (query) => unwrap(client.GET('/api/invitations', { params: { query } })))
 
 export const plansQuery = queryOptions({
   queryKey: ['billing-plans'],
