@@ -131,7 +131,9 @@ export async function startStripeStandIn(secretKey: string): Promise<StripeStand
   })
 }
 
-export const TEST_STRIPE_SECRET_KEY = 'sk_test_51Qm4Yt7Rw2Ek9Uz3Hx6CvBn8Lp'
+// After `sk_test_` come letters outside hex, so no 8-character piece of the key can occur in the
+// stand-in's ids (`cs_test_<hex>`): the secret scan looks for every such piece.
+export const TEST_STRIPE_SECRET_KEY = 'sk_test_Qm4Yt7Rw2Ek9Uz3Hx6CvBn8Lp'
 export const TEST_STRIPE_WEBHOOK_SECRET = 'whsec_Jb8Ns5Df1Gk6Lp2Mq7WzRt4Yx9'
 
 /** `pro` is sold monthly and yearly, `team` yearly only. */
