@@ -82,7 +82,9 @@ export class SoftwareAuthenticator {
   }
 
   private clientData(type: string, challenge: string, o: CeremonyOverrides): Buffer {
-    return Buffer.from(JSON.stringify({ type: o.type ?? type, challenge: o.challenge ?? challenge, origin: o.origin ?? this.origin, crossOrigin: false }))
+    return Buffer.from(
+      JSON.stringify({ type: o.type ?? type, challenge: o.challenge ?? challenge, origin: o.origin ?? this.origin, crossOrigin: false }),
+    )
   }
 
   /** navigator.credentials.create with attestation "none": the RegistrationResponseJSON a browser would send. */
@@ -140,7 +142,9 @@ export class SoftwareAuthenticator {
     count.writeUInt32BE(counter)
     const authData = Buffer.concat([sha256(rpId), Buffer.from([this.flags(o, 0)]), count])
     const clientDataJSON = this.clientData('webauthn.get', options.challenge, o)
-    const signature = createSign('sha256').update(Buffer.concat([authData, sha256(clientDataJSON)])).sign(credential.privateKey)
+    const signature = createSign('sha256')
+      .update(Buffer.concat([authData, sha256(clientDataJSON)]))
+      .sign(credential.privateKey)
     return {
       id: credential.id,
       rawId: credential.id,

@@ -41,7 +41,9 @@ export async function advanceTotpStep(ex: Executor, userId: string, step: number
  * asks reads it from here, so no place can forget a kind of factor.
  */
 export function secondFactorExists(userId: Expression<string>): RawBuilder<boolean | 0 | 1> {
-  return sql<boolean | 0 | 1>`(exists (select 1 from mfa_totp where mfa_totp.user_id = ${userId}) or exists (select 1 from passkeys where passkeys.user_id = ${userId}))`
+  return sql<
+    boolean | 0 | 1
+  >`(exists (select 1 from mfa_totp where mfa_totp.user_id = ${userId}) or exists (select 1 from passkeys where passkeys.user_id = ${userId}))`
 }
 
 export async function hasSecondFactor(ex: Executor, userId: string): Promise<boolean> {

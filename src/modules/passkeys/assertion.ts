@@ -10,8 +10,7 @@ import { consumeChallenge, findPasskeyByCredentialId, recordPasskeyUse, type Cha
 import { base64UrlToText, COUNTER_WENT_BACKWARDS, failureMessage, relyingParty, webauthn } from './webauthn.js'
 
 export type AssertionOutcome =
-  | { ok: true; passkey: PasskeyRecord }
-  | { ok: false; reason: 'PASSKEY_CHALLENGE_EXPIRED' | 'PASSKEY_VERIFICATION_FAILED'; message?: string }
+  { ok: true; passkey: PasskeyRecord } | { ok: false; reason: 'PASSKEY_CHALLENGE_EXPIRED' | 'PASSKEY_VERIFICATION_FAILED'; message?: string }
 
 export interface AssertionCheck {
   purpose: Extract<ChallengePurpose, 'mfa' | 'passwordless'>

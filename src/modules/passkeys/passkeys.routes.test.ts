@@ -44,7 +44,11 @@ describe('registration', () => {
       backed_up: true,
     })
     expect((await list(user.token)).items).toEqual([response.json()])
-    const row = await t.deps.db.selectFrom('passkeys').select(['public_key', 'counter']).where('id', '=', response.json().id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('passkeys')
+      .select(['public_key', 'counter'])
+      .where('id', '=', response.json().id)
+      .executeTakeFirstOrThrow()
     expect(Buffer.isBuffer(row.public_key) || row.public_key instanceof Uint8Array).toBe(true)
     expect(Number(row.counter)).toBe(0)
   })
@@ -96,7 +100,6 @@ describe('registration', () => {
     const late = await registrationOptions(t, user.token, DEFAULT_PASSWORD)
     t.clock.advance(5 * 60 + 1)
     expect((await completeRegistration(t, user.token, authenticator.register(late))).json()).toMatchObject({ reason: 'PASSKEY_CHALLENGE_EXPIRED' })
-
   })
 
   it("another session cannot complete this session's registration", async () => {
@@ -157,7 +160,10 @@ describe('rename and delete', () => {
     const owner = await createSignedInUser(t)
     const id = await registerPasskey(t, owner, authenticatorFor(t))
     const intruder = await createSignedInUser(t)
-    expect((await patch(intruder.token, id, { name: 'mine now', password: DEFAULT_PASSWORD })).json()).toMatchObject({ code: 404, reason: 'NOT_FOUND' })
+    expect((await patch(intruder.token, id, { name: 'mine now', password: DEFAULT_PASSWORD })).json()).toMatchObject({
+      code: 404,
+      reason: 'NOT_FOUND',
+    })
     expect((await remove(intruder.token, id, { password: DEFAULT_PASSWORD })).json()).toMatchObject({ code: 404, reason: 'NOT_FOUND' })
     expect((await list(intruder.token)).items).toEqual([])
     expect((await list(owner.token)).items).toHaveLength(1)

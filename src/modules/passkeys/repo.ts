@@ -58,7 +58,11 @@ export async function listPasskeys(ex: Executor, userId: string): Promise<Passke
 }
 
 export async function countPasskeys(ex: Executor, userId: string): Promise<number> {
-  const row = await ex.selectFrom('passkeys').select((eb) => eb.fn.countAll<number | bigint>().as('n')).where('user_id', '=', userId).executeTakeFirst()
+  const row = await ex
+    .selectFrom('passkeys')
+    .select((eb) => eb.fn.countAll<number | bigint>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
   return Number(row?.n ?? 0)
 }
 
@@ -128,7 +132,15 @@ export type ChallengePurpose = PasskeyChallengesTable['purpose']
 /** Stores the binding's one live challenge; a new one replaces the previous (used or not). */
 export async function putChallenge(
   ex: Executor,
-  row: { id: string; purpose: ChallengePurpose; binding: string; user_id: string | null; challenge: string; created_at: Timestamp; expires_at: Timestamp },
+  row: {
+    id: string
+    purpose: ChallengePurpose
+    binding: string
+    user_id: string | null
+    challenge: string
+    created_at: Timestamp
+    expires_at: Timestamp
+  },
 ): Promise<void> {
   // Expired challenges of every binding go at the same time, so the table holds only live ones.
   await ex.deleteFrom('passkey_challenges').where('expires_at', '<=', row.created_at).execute()

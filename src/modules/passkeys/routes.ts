@@ -27,13 +27,14 @@ import { beginPasskeyMfa, beginPasswordless, completePasskeyMfa, completePasswor
 const tags = ['passkeys']
 const REAUTH = 'PASSWORD_REQUIRED, INVALID_PASSWORD'
 const REAUTH_BUDGET = errorResponse('RATE_LIMITED: 10 wrong passwords per account per 15 minutes')
-const SIGN_IN_REFUSED = 'PASSKEY_CHALLENGE_EXPIRED (the challenge is unknown, used or expired), PASSKEY_VERIFICATION_FAILED (the message names the check)'
+const SIGN_IN_REFUSED =
+  'PASSKEY_CHALLENGE_EXPIRED (the challenge is unknown, used or expired), PASSKEY_VERIFICATION_FAILED (the message names the check)'
 
 /**
- * Registration routes: the ones an account under an enrolment-only session must still reach
- * (listed in docs/API.md, "Passkeys"): GET /, POST /registration/options, POST /registration.
+ * /api/auth/passkeys — WebAuthn credentials as a second factor and for signing in without a
+ * password. An account that must enrol a second factor needs GET '', POST /registration/options
+ * and POST /registration (docs/API.md, "Passkeys").
  */
-/** /api/auth/passkeys — WebAuthn credentials as a second factor and for signing in without a password. */
 export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -136,7 +137,7 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'beginPasskeyMfa',
-          summary: "Sign-in second step with a passkey: options for navigator.credentials.get, bound to the mfa_token",
+          summary: 'Sign-in second step with a passkey: options for navigator.credentials.get, bound to the mfa_token',
           body: MfaOptionsBody,
           response: {
             200: AssertionOptionsView,

@@ -202,7 +202,13 @@ export async function renameOwnPasskey(
  * other session. (TOTP's disable also asks for a current code; a passkey cannot be typed, and the
  * session itself was opened with the second factor.)
  */
-export async function deleteOwnPasskey(deps: Deps, caller: Caller, id: string, input: { password?: string | undefined }, ctx: RequestContext): Promise<void> {
+export async function deleteOwnPasskey(
+  deps: Deps,
+  caller: Caller,
+  id: string,
+  input: { password?: string | undefined },
+  ctx: RequestContext,
+): Promise<void> {
   await ownPasskey(deps, caller, id)
   await verifyCurrentPassword(deps, caller.user.id, input.password)
   await deps.db.transaction().execute(async (tx) => {
