@@ -14,6 +14,7 @@ import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 import { groupForReading } from '../ui/secret'
 import { RelativeTime } from '../ui/time'
+import { PasskeysSection } from '../passkeys/PasskeysSection'
 import { BackupCodesPanel } from './BackupCodes'
 import { describeDevice } from './devices'
 
@@ -52,6 +53,7 @@ export function SecurityPage() {
           <ManageMfa hasPassword={hasPassword} onCodes={setCodes} />
         ) : null}
       </section>
+      <PasskeysSection />
       <Sessions />
     </Page>
   )
