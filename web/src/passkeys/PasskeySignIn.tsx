@@ -12,6 +12,8 @@ import { describeError } from '../ui/describe-error'
 import { FormError } from '../ui/form'
 import { autofillSupported, cancelPasskeyRequest, isBrowserFailure, passkeysSupported, getPasskey, wasCancelled } from './webauthn'
 
+let autofillInFlight = false
+
 /** One passwordless attempt: options, the browser's ceremony, then the API's sign-in. */
 async function passwordlessSignIn(autofill: boolean) {
   const start = await unwrap(client.POST('/api/auth/passkeys/login/options'))
@@ -47,17 +49,21 @@ export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
 
   const done = (data: Awaited<ReturnType<typeof passwordlessSignIn>>) => finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
 
-  // Conditional UI: the browser lists this site's passkeys in the email field's suggestions.
+  // Conditional UI: the browser lists this site's passkeys in the email field's suggestions. One
+  // request at a time for the whole page, also if the component mounts again while one waits.
   useEffect(() => {
     let active = true
     void (async () => {
-      if (!(await autofillSupported()) || !active) return
+      if (autofillInFlight || !(await autofillSupported()) || !active) return
+      autofillInFlight = true
       try {
         const data = await passwordlessSignIn(true)
         if (active) done(data)
       } catch (failure) {
         // A cancelled or replaced autofill request is normal; a refused passkey is worth saying.
         if (active && !wasCancelled(failure) && !isBrowserFailure(failure)) setError(failureText(failure))
+      } finally {
+        autofillInFlight = false
       }
     })()
     return () => {

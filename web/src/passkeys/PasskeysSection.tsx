@@ -145,7 +145,7 @@ function Add({ hasPassword }: { hasPassword: boolean }) {
 /** A dialog with a small form: the API's errors appear inside it, at their fields. */
 function FormDialog({
   trigger,
-  triggerLabel,
+  triggerName,
   title,
   submitLabel,
   danger,
@@ -154,7 +154,7 @@ function FormDialog({
   children,
 }: {
   trigger: string
-  triggerLabel: string
+  triggerName: string
   title: string
   submitLabel: string
   danger?: boolean
@@ -167,8 +167,10 @@ function FormDialog({
   const [pending, setPending] = useState(false)
   return (
     <DialogTrigger>
-      <Button className={`button button-small ${danger ? 'button-danger-outline' : 'button-secondary'}`} aria-label={triggerLabel}>
+      {/* The visible verb first, then the object's name for assistive technology (the name starts with the visible text). */}
+      <Button className={`button button-small ${danger ? 'button-danger-outline' : 'button-secondary'}`}>
         {trigger}
+        <span className="visually-hidden"> {triggerName}</span>
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable>
         <Modal className="modal">
@@ -224,8 +226,8 @@ function Rename({ passkey, hasPassword }: { passkey: Passkey; hasPassword: boole
   const queryClient = useQueryClient()
   return (
     <FormDialog
-      trigger={t('passkeys.rename')}
-      triggerLabel={t('passkeys.renameNamed', { name: passkey.name })}
+      trigger={t('passkeys.renameShort')}
+      triggerName={passkey.name}
       title={t('passkeys.renameTitle', { name: passkey.name })}
       submitLabel={t('passkeys.rename')}
       fields={['name', 'password']}
@@ -263,8 +265,8 @@ function Delete({ passkey, hasPassword, last }: { passkey: Passkey; hasPassword:
   const queryClient = useQueryClient()
   return (
     <FormDialog
-      trigger={t('passkeys.delete')}
-      triggerLabel={t('passkeys.deleteNamed', { name: passkey.name })}
+      trigger={t('passkeys.deleteShort')}
+      triggerName={passkey.name}
       title={t('passkeys.deleteTitle', { name: passkey.name })}
       submitLabel={t('passkeys.delete')}
       danger
