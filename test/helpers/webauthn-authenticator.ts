@@ -39,6 +39,9 @@ export interface StoredCredential {
   privateKey: KeyObject
   userHandle: string
   counter: number
+  /** The backup flags it was made with: its assertions report the same unless overridden. */
+  backupEligible: boolean
+  backedUp: boolean
 }
 
 export interface CeremonyOverrides {
@@ -68,16 +71,20 @@ interface RequestOptions {
 export class SoftwareAuthenticator {
   readonly credentials: StoredCredential[] = []
 
-  constructor(
-    readonly origin: string,
-    private readonly defaults: { backupEligible?: boolean; backedUp?: boolean } = {},
-  ) {}
+  readonly origin: string
+  private readonly defaults: { backupEligible?: boolean; backedUp?: boolean }
 
-  private flags(o: CeremonyOverrides, extra: number): number {
+  // Plain fields, no parameter properties: the screenshots script runs this file with Node's type stripping.
+  constructor(origin: string, defaults: { backupEligible?: boolean; backedUp?: boolean } = {}) {
+    this.origin = origin
+    this.defaults = defaults
+  }
+
+  private flags(o: CeremonyOverrides, extra: number, made?: StoredCredential): number {
     let flags = FLAG.UP | extra
     if (o.userVerified ?? true) flags |= FLAG.UV
-    if (o.backupEligible ?? this.defaults.backupEligible ?? false) flags |= FLAG.BE
-    if (o.backedUp ?? this.defaults.backedUp ?? false) flags |= FLAG.BS
+    if (o.backupEligible ?? made?.backupEligible ?? this.defaults.backupEligible ?? false) flags |= FLAG.BE
+    if (o.backedUp ?? made?.backedUp ?? this.defaults.backedUp ?? false) flags |= FLAG.BS
     return flags
   }
 
@@ -116,7 +123,14 @@ export class SoftwareAuthenticator {
         ['authData', authData],
       ]),
     )
-    const stored: StoredCredential = { id: b64url(credentialId), privateKey, userHandle: options.user.id, counter }
+    const stored: StoredCredential = {
+      id: b64url(credentialId),
+      privateKey,
+      userHandle: options.user.id,
+      counter,
+      backupEligible: o.backupEligible ?? this.defaults.backupEligible ?? false,
+      backedUp: o.backedUp ?? this.defaults.backedUp ?? false,
+    }
     this.credentials.push(stored)
     return {
       id: stored.id,
@@ -140,7 +154,7 @@ export class SoftwareAuthenticator {
     credential.counter = Math.max(credential.counter, counter)
     const count = Buffer.alloc(4)
     count.writeUInt32BE(counter)
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([this.flags(o, 0)]), count])
+    const authData = Buffer.concat([sha256(rpId), Buffer.from([this.flags(o, 0, credential)]), count])
     const clientDataJSON = this.clientData('webauthn.get', options.challenge, o)
     const signature = createSign('sha256')
       .update(Buffer.concat([authData, sha256(clientDataJSON)]))

@@ -13,9 +13,8 @@ import { announce } from '../ui/announce'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { passkeysQuery } from './queries'
 import { createPasskey, isBrowserFailure, passkeysSupported, wasCancelled } from './webauthn'
-
-export const passkeysQuery = { queryKey: ['passkeys'], queryFn: () => unwrap(client.GET('/api/auth/passkeys')) }
 
 type Passkey = Awaited<ReturnType<typeof passkeysQuery.queryFn>>['items'][number]
 
@@ -65,7 +64,7 @@ export function PasskeysSection() {
                 <td>
                   <span className="badge">{passkey.backup_eligible ? t('passkeys.synced') : t('passkeys.deviceOnly')}</span>
                 </td>
-                <td className="actions">
+                <td className="actions passkey-actions">
                   <Rename passkey={passkey} hasPassword={hasPassword} />
                   <Delete passkey={passkey} hasPassword={hasPassword} last={items.length === 1} />
                 </td>

@@ -2,6 +2,7 @@
  * The browser side of passkeys (@simplewebauthn/browser), loaded when first needed so the sign-in
  * page's first chunk stays small. The server's options go to the browser as they are.
  */
+import { ApiError, NetworkError } from '../api/errors'
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser'
 
 const library = () => import('@simplewebauthn/browser')
@@ -40,7 +41,10 @@ export function wasCancelled(failure: unknown): boolean {
   return name === 'NotAllowedError' || name === 'AbortError' || cause === 'NotAllowedError' || cause === 'AbortError'
 }
 
-/** Whether a failure came from the browser's WebAuthn call rather than from the API. */
+/**
+ * Whether a failure came from the browser's WebAuthn call (SecurityError on an IP address,
+ * InvalidStateError for a passkey already registered …) rather than from the API.
+ */
 export function isBrowserFailure(failure: unknown): boolean {
-  return failure instanceof Error && (failure.name === 'WebAuthnError' || failure instanceof DOMException)
+  return !(failure instanceof ApiError || failure instanceof NetworkError)
 }
