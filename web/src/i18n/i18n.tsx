@@ -27,7 +27,7 @@ function merge(base: Catalogue, areas: Record<string, Catalogue>): Catalogue {
     ...Object.keys(areas)
       .sort()
       .map((file) => areas[file]),
-  )
+  ) as Catalogue
 }
 
 export const catalogues: Record<Language, Catalogue> = { en: merge(en, areaFiles.en), de: merge(de, areaFiles.de) }
