@@ -27,6 +27,7 @@ import { goPreferenceRoutes } from './modules/go/routes.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
+import { passkeyRoutes } from './modules/passkeys/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
 import { organizationRoutes } from './modules/organizations/routes.js'
 import { oidcProviderRoutes } from './modules/oidc/providers.routes.js'
@@ -97,6 +98,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(userRoutes(deps), { prefix: '/api/users' })
     await api.register(sessionRoutes(deps), { prefix: '/api/users/me/sessions' })
     await api.register(mfaRoutes(deps), { prefix: '/api/auth/mfa' })
+    await api.register(passkeyRoutes(deps), { prefix: '/api/auth/passkeys' })
     await api.register(tokenRoutes(deps), { prefix: '/api/tokens' })
     await api.register(mfaAdminRoutes(deps), { prefix: '/api/admin/users' })
     await api.register(adminUserRoutes(deps), { prefix: '/api/admin/users' })

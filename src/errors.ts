@@ -42,6 +42,10 @@ export const REASONS = {
   SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
   // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the logged setup code (docs/API.md, issue #11).
   SETUP_CODE_REQUIRED: { status: 403, message: 'Setup from this address needs the setup code printed in the server log.' },
+  // Not in CONTRACT.md §2.2 (issue 14, docs/API.md "Passkeys"): a passkey ceremony's challenge is unknown, used or expired.
+  PASSKEY_CHALLENGE_EXPIRED: { status: 409, message: 'The passkey request has expired or was already used. Start again.' },
+  // Not in CONTRACT.md §2.2 (issue 14): the authenticator's answer failed a check (origin, RP id, signature, counter, user verification).
+  PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey could not be verified.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

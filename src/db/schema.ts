@@ -110,6 +110,37 @@ export interface MfaChallengesTable {
   used_at: Timestamp | null
 }
 
+/** A WebAuthn credential (migration 0018). `counter` is a bigint: a number through both drivers' parsers. */
+export interface PasskeysTable {
+  id: string
+  user_id: string
+  /** base64url, unique on the instance. */
+  credential_id: string
+  /** The COSE public key, as bytes (Buffer from both drivers). */
+  public_key: Uint8Array
+  counter: number
+  /** JSON array of the transports the authenticator reported (hints for the browser). */
+  transports: string
+  backup_eligible: SqlBool
+  backed_up: SqlBool
+  aaguid: string
+  name: string
+  created_at: Timestamp
+  last_used_at: Timestamp | null
+}
+
+/** A ceremony challenge: single use (`used_at`), expiring, bound to a session or sign-in attempt. */
+export interface PasskeyChallengesTable {
+  id: string
+  purpose: 'register' | 'mfa' | 'passwordless'
+  binding: string
+  user_id: string | null
+  challenge: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
 /** Instance settings: generic keys, and the typed sections (`smtp`, `ai`) under reserved keys. */
 export interface SettingsTable {
   key: string
@@ -261,6 +292,8 @@ export interface Database {
   mfa_pending: MfaPendingTable
   mfa_backup_codes: MfaBackupCodesTable
   mfa_challenges: MfaChallengesTable
+  passkeys: PasskeysTable
+  passkey_challenges: PasskeyChallengesTable
   settings: SettingsTable
   email_verifications: EmailVerificationsTable
   organizations: OrganizationsTable

@@ -51,11 +51,15 @@ function freePort(): Promise<number> {
   })
 }
 
-/** The built server on 127.0.0.1 with its PUBLIC_URL, so cookies and redirects name itself. */
-export async function startConsoleServer(env: Record<string, string> = {}): Promise<ConsoleServer> {
+/**
+ * The built server on 127.0.0.1 with its PUBLIC_URL, so cookies and redirects name itself.
+ * `host: 'localhost'` names it http://localhost:<port> instead (still listening on 127.0.0.1):
+ * WebAuthn refuses an IP address as relying-party id, so passkey tests browse by name.
+ */
+export async function startConsoleServer(env: Record<string, string> = {}, options: { host?: 'localhost' } = {}): Promise<ConsoleServer> {
   const port = await freePort()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-console-'))
-  const baseUrl = `http://127.0.0.1:${port}`
+  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`
   if (!fs.existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run "npm run build" first`)
   const child = spawn(process.execPath, [SERVER_ENTRY], {
     env: {
@@ -80,7 +84,7 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  await waitUntilHealthy(baseUrl, exited, () => output)
+  await waitUntilHealthy(`http://127.0.0.1:${port}`, exited, () => output)
   return {
     baseUrl,
     output: () => output,

@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { SoftwareAuthenticator } from '../../test/helpers/webauthn-authenticator.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, type StripeStandIn } from '../../test/helpers/stripe-stand-in.ts'
 
@@ -179,7 +180,7 @@ async function main(): Promise<void> {
       await page.goto('/account/security')
       await page.locator('[data-testid="sessions"] tbody tr').first().waitFor()
       await shoot(page, 'security', combo)
-      await page.locator('input[name="password"]').fill(ADMIN.password)
+      await page.locator('input[name="password"]').first().fill(ADMIN.password)
       await page.locator('form button[type="submit"]').first().click()
       await page.locator('[data-testid="totp-secret"]').waitFor()
       await shoot(page, 'security-enrol', combo)
@@ -213,12 +214,75 @@ async function main(): Promise<void> {
       await shoot(phonePage, 'security', combo, '-mobile')
       await phone.close()
     }
+
+    await passkeyScreenshots(admin!)
   } finally {
     await browser.close()
     await server.stop()
     await stripe.close()
   }
   console.log(`wrote ${written.length} screenshots to ${path.relative(process.cwd(), OUT)}/`)
+}
+
+// --- Passkeys (issue 14) ---------------------------------------------------------------------
+const PASSKEY_USER = { name: 'Katherine Johnson', email: 'katherine@example.com', password: 'orbital-mechanics-1962' }
+
+/** The session cookies of a sign-in without a password, made with the suite's software authenticator. */
+async function passkeyCookies(authenticator: SoftwareAuthenticator): Promise<{ name: string; value: string; url: string }[]> {
+  const start = (await api('/api/auth/passkeys/login/options', { method: 'POST' })) as unknown as {
+    attempt_token: string
+    options: { challenge: string }
+  }
+  const response = await fetch(`${server.baseUrl}/api/auth/passkeys/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ attempt_token: start.attempt_token, credential: authenticator.assert(start.options) }),
+  })
+  if (!response.ok) throw new Error(`passkey sign-in: ${response.status} ${await response.text()}`)
+  return response.headers.getSetCookie().map((cookie) => {
+    const [pair] = cookie.split(';')
+    const [name, value] = pair!.split('=') as [string, string]
+    return { name, value, url: server.baseUrl }
+  })
+}
+
+/** The security page with two passkeys (one synced), and the second step with the passkey option. */
+async function passkeyScreenshots(adminToken: string): Promise<void> {
+  await api('/api/admin/users', { method: 'POST', token: adminToken, body: PASSKEY_USER })
+  const { token } = await api('/api/auth/login', { method: 'POST', body: { email: PASSKEY_USER.email, password: PASSKEY_USER.password } })
+  const authenticator = new SoftwareAuthenticator(server.baseUrl)
+  for (const [name, synced] of [
+    ['Work laptop', false],
+    ['Phone', true],
+  ] as const) {
+    const { options } = (await api('/api/auth/passkeys/registration/options', {
+      method: 'POST',
+      token,
+      body: { password: PASSKEY_USER.password },
+    })) as unknown as { options: { challenge: string; rp: { id?: string }; user: { id: string } } }
+    const credential = authenticator.register(options, { backupEligible: synced, backedUp: synced })
+    await api('/api/auth/passkeys/registration', { method: 'POST', token, body: { name, credential } })
+  }
+  for (const combo of COMBOS) {
+    const signIn = await passkeyCookies(authenticator)
+    const jwt = signIn.find((cookie) => cookie.name === 'token')!.value
+    await api('/api/users/me', { method: 'PATCH', token: jwt, body: { language: combo.language, theme: 'auto' } })
+    const ctx = await context(combo)
+    const page = await ctx.newPage()
+    await page.goto('/login')
+    await page.locator('input[name="email"]').fill(PASSKEY_USER.email)
+    await page.locator('input[name="password"]').fill(PASSKEY_USER.password)
+    await page.locator('button[type="submit"]').click()
+    await page.waitForURL('**/login/mfa')
+    await page.locator('.passkey-sign-in button').waitFor()
+    await shoot(page, 'login-mfa-passkey', combo)
+    await ctx.addCookies(signIn)
+    await page.goto('/account/security')
+    await page.locator('[data-testid="passkeys"] tbody tr').nth(1).waitFor()
+    await page.locator('#passkeys-heading').scrollIntoViewIfNeeded()
+    await shoot(page, 'security-passkeys', combo)
+    await ctx.close()
+  }
 }
 
 await main()

@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { anyContains } from '../../db/text-search.js'
+import { secondFactorExists } from '../mfa/repo.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface AdminUserRecord extends UserRecord {
@@ -11,7 +12,8 @@ export interface AdminUserRecord extends UserRecord {
 
 const ADMIN_USER_COLUMNS = [
   ...USER_COLUMNS,
-  sql<boolean | 0 | 1>`exists (select 1 from mfa_totp where mfa_totp.user_id = ${sql.ref('users.id')})`.as('mfa_enabled'),
+  // Any second factor, TOTP or a passkey: the one definition (issue 14).
+  secondFactorExists(sql.ref('users.id')).as('mfa_enabled'),
 ] as const
 
 function toAdminUserRecord(row: Parameters<typeof toUserRecord>[0] & { mfa_enabled: unknown }): AdminUserRecord {

@@ -1,15 +1,15 @@
 /**
  * Retention of failed sign-in audit events (issue #11 item 18): a flood of wrong passwords or
- * codes must not grow the audit log without bound, so `auth.login_failed` and
- * `auth.mfa_verify_failed` events older than FAILED_LOGIN_RETENTION_DAYS (default 90) are removed
- * at start and then every hour. Every other event is kept. Several instances may purge at once:
+ * codes must not grow the audit log without bound, so `auth.login_failed`, `auth.mfa_verify_failed`
+ * and `auth.passkey_failed` (issue 14) events older than FAILED_LOGIN_RETENTION_DAYS (default 90)
+ * are removed at start and then every hour. Every other event is kept. Several instances may purge at once:
  * the deletes are idempotent.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
 
-export const FAILED_SIGN_IN_ACTIONS = ['auth.login_failed', 'auth.mfa_verify_failed'] as const
+export const FAILED_SIGN_IN_ACTIONS = ['auth.login_failed', 'auth.mfa_verify_failed', 'auth.passkey_failed'] as const
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000
 /** Rows per delete, so a first purge of a large log does not hold the write lock for long. */

@@ -1,5 +1,5 @@
 /** SQL for the TOTP factor, pending enrollments, backup codes and sign-in challenges. */
-import { sql } from 'kysely'
+import { sql, type Expression, type RawBuilder } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 
@@ -35,9 +35,30 @@ export async function advanceTotpStep(ex: Executor, userId: string, step: number
   return result.numUpdatedRows > 0n
 }
 
+/**
+ * THE definition of "this user has a second factor" (issue 14): TOTP is on, or at least one passkey
+ * is registered. Sign-in (isMfaEnabled), the administrators' `mfa_enabled` and anything else that
+ * asks reads it from here, so no place can forget a kind of factor.
+ */
+export function secondFactorExists(userId: Expression<string>): RawBuilder<boolean | 0 | 1> {
+  return sql<
+    boolean | 0 | 1
+  >`(exists (select 1 from mfa_totp where mfa_totp.user_id = ${userId}) or exists (select 1 from passkeys where passkeys.user_id = ${userId}))`
+}
+
+export async function hasSecondFactor(ex: Executor, userId: string): Promise<boolean> {
+  const row = await ex
+    .selectFrom('users')
+    .select(secondFactorExists(sql.ref('users.id')).as('on'))
+    .where('users.id', '=', userId)
+    .executeTakeFirst()
+  return Boolean(row?.on)
+}
+
+/** Every second factor and what belongs to it (the administrator's reset): TOTP, backup codes, passkeys. */
 export async function deleteMfaState(ex: Executor, userId: string): Promise<number> {
   let removed = 0
-  for (const table of ['mfa_totp', 'mfa_pending', 'mfa_backup_codes', 'mfa_challenges'] as const) {
+  for (const table of ['mfa_totp', 'mfa_pending', 'mfa_backup_codes', 'mfa_challenges', 'passkeys', 'passkey_challenges'] as const) {
     removed += Number((await ex.deleteFrom(table).where('user_id', '=', userId).executeTakeFirst()).numDeletedRows)
   }
   return removed

@@ -23,6 +23,7 @@ import {
   findMfaStatus,
   findPendingEnrollment,
   findTotpFactor,
+  hasSecondFactor,
   insertTotpFactor,
   replaceBackupCodes,
   takePendingEnrollment,
@@ -62,16 +63,25 @@ export async function getMfaStatus(deps: Deps, caller: Caller): Promise<MfaStatu
   }
 }
 
+/**
+ * Whether the user has a second factor — TOTP or a passkey — so a sign-in asks for it. The single
+ * source of truth (its SQL is secondFactorExists in repo.ts); use it for any "is MFA on" question.
+ */
 export async function isMfaEnabled(ex: Executor, userId: string): Promise<boolean> {
+  return hasSecondFactor(ex, userId)
+}
+
+/** Whether the authenticator app (TOTP) is on: the state this module's life cycle manages. */
+async function isTotpEnabled(ex: Executor, userId: string): Promise<boolean> {
   return (await findTotpFactor(ex, userId)) !== null
 }
 
 async function assertNotEnabled(deps: Deps, userId: string): Promise<void> {
-  if (await isMfaEnabled(deps.db, userId)) throw new AppError('MFA_ALREADY_ENABLED')
+  if (await isTotpEnabled(deps.db, userId)) throw new AppError('MFA_ALREADY_ENABLED')
 }
 
 async function assertEnabled(deps: Deps, userId: string): Promise<void> {
-  if (!(await isMfaEnabled(deps.db, userId))) throw new AppError('MFA_NOT_ENABLED')
+  if (!(await isTotpEnabled(deps.db, userId))) throw new AppError('MFA_NOT_ENABLED')
 }
 
 /** Hashes a fresh set of backup codes (outside any transaction: argon2 is slow by design). */
@@ -135,7 +145,7 @@ export async function confirmEnrollment(deps: Deps, caller: Caller, code: string
   await deps.db.transaction().execute(async (tx) => {
     // Taking the pending row is the atomic step: of two confirmations only one finds it.
     if (!(await takePendingEnrollment(tx, userId, pending.secret_encrypted))) throw new AppError('MFA_NO_PENDING')
-    if (await isMfaEnabled(tx, userId)) throw new AppError('MFA_ALREADY_ENABLED')
+    if (await isTotpEnabled(tx, userId)) throw new AppError('MFA_ALREADY_ENABLED')
     // The confirming code's step is recorded, so the same code cannot also complete a sign-in.
     await insertTotpFactor(tx, userId, encrypt(deps.secrets.encryptionKey, secret, totpSecretContext(userId)), now.toISOString(), step)
     await replaceBackupCodes(tx, userId, backup.rows)
@@ -193,16 +203,20 @@ export async function regenerateBackupCodes(
   await proveControl(deps, caller, input)
   const backup = await newBackupCodeSet(deps)
   await deps.db.transaction().execute(async (tx) => {
-    if (!(await isMfaEnabled(tx, caller.user.id))) throw new AppError('MFA_NOT_ENABLED')
+    if (!(await isTotpEnabled(tx, caller.user.id))) throw new AppError('MFA_NOT_ENABLED')
     await replaceBackupCodes(tx, caller.user.id, backup.rows)
     await recordAudit(tx, deps.clock, ctx, { action: 'mfa.backup_regenerate', actor: caller.user, target: { type: 'user', id: caller.user.id } })
   })
   return { backup_codes: backup.codes }
 }
 
-/** Account deletion's extra proof when MFA is on: a current code (CONTRACT.md §5.1). */
+/**
+ * Account deletion's (and an administrator's proof's) extra factor when TOTP is on: a current code
+ * (CONTRACT.md §5.1). A passkey cannot be typed into a form, so an account whose only second factor
+ * is a passkey proves itself with the password here (docs/API.md, "Passkeys").
+ */
 export async function assertSecondFactorIfEnabled(deps: Deps, userId: string, code: string | undefined): Promise<void> {
-  if (!(await isMfaEnabled(deps.db, userId))) return
+  if (!(await isTotpEnabled(deps.db, userId))) return
   if (code === undefined) throw invalidField('code', 'is required while two-factor authentication is enabled')
   await verifySecondFactor(deps, { userId, code, failureStatus: 400 })
 }

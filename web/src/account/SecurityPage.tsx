@@ -14,6 +14,8 @@ import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 import { groupForReading } from '../ui/secret'
 import { RelativeTime } from '../ui/time'
+import { PasskeysSection } from '../passkeys/PasskeysSection'
+import { passkeysQuery } from '../passkeys/queries'
 import { BackupCodesPanel } from './BackupCodes'
 import { describeDevice } from './devices'
 
@@ -31,6 +33,8 @@ export function SecurityPage() {
   const me = useQuery(meQuery)
   const [codes, setCodes] = useState<string[] | null>(null)
   const hasPassword = me.data?.has_password ?? true
+  // Passkeys are a second factor too: with one, sign-in is protected even without the app.
+  const hasPasskeys = (useQuery(passkeysQuery).data?.items.length ?? 0) > 0
 
   return (
     <Page title={t('security.title')} description={t('security.description')}>
@@ -39,9 +43,13 @@ export function SecurityPage() {
         {status.data === undefined ? (
           <p className="skeleton" aria-hidden="true" />
         ) : (
-          <p className={status.data.enabled ? 'state state-good' : 'state state-weak'} data-testid="mfa-state">
+          <p className={status.data.enabled || hasPasskeys ? 'state state-good' : 'state state-weak'} data-testid="mfa-state">
             <strong>{status.data.enabled ? t('security.mfaOn') : t('security.mfaOff')}</strong>{' '}
-            {status.data.enabled ? t('security.backupRemaining', { count: status.data.backup_codes_remaining }) : t('security.mfaOffHint')}
+            {status.data.enabled
+              ? t('security.backupRemaining', { count: status.data.backup_codes_remaining })
+              : hasPasskeys
+                ? t('passkeys.protectedWithoutApp')
+                : t('security.mfaOffHint')}
           </p>
         )}
         {codes !== null ? (
@@ -52,6 +60,7 @@ export function SecurityPage() {
           <ManageMfa hasPassword={hasPassword} onCodes={setCodes} />
         ) : null}
       </section>
+      <PasskeysSection />
       <Sessions />
     </Page>
   )

@@ -6,6 +6,7 @@ import { useI18n } from '../i18n/i18n'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
+import { PasskeySignIn } from '../passkeys/PasskeySignIn'
 import { AuthFrame } from './AuthFrame'
 import { safeReturnTo } from './return-to'
 import { finishSignIn, setPendingMfaToken } from './sign-in'
@@ -67,7 +68,7 @@ export function LoginPage() {
           }}
         >
           <FormError>{formError.general}</FormError>
-          <TextField name="email" type="email" label={t('field.email')} autoComplete="username" required error={formError.at('email')} />
+          <TextField name="email" type="email" label={t('field.email')} autoComplete="username webauthn" required error={formError.at('email')} />
           <TextField
             name="password"
             type="password"
@@ -78,6 +79,7 @@ export function LoginPage() {
           />
           <SubmitButton pending={login.isPending}>{t('login.submit')}</SubmitButton>
         </form>
+        <PasskeySignIn returnTo={returnTo} />
         {providerList.length > 0 && (
           <section className="providers" aria-labelledby="providers-heading">
             <h2 id="providers-heading" className="divider-heading">

@@ -6,6 +6,7 @@ import { useI18n } from '../i18n/i18n'
 import { FormError, SubmitButton, TextField, focusField, formValues } from '../ui/form'
 import { describeError } from '../ui/describe-error'
 import { Page } from '../ui/page'
+import { PasskeySecondFactor } from '../passkeys/PasskeySignIn'
 import { AuthFrame } from './AuthFrame'
 import { finishSignIn, setPendingMfaToken, takePendingMfaToken } from './sign-in'
 
@@ -89,6 +90,7 @@ export function MfaPage() {
             <SubmitButton pending={verify.isPending}>{t('mfa.submit')}</SubmitButton>
           </form>
         )}
+        {mfaToken !== null && <PasskeySecondFactor mfaToken={mfaToken} returnTo={search.return_to} />}
       </Page>
     </AuthFrame>
   )

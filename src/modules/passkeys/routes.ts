@@ -1,0 +1,210 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
+import type { Deps } from '../../deps.js'
+import { IdParams, NoContent } from '../../lib/schema-types.js'
+import { errorResponse } from '../../plugins/openapi.js'
+import { perIp } from '../../plugins/rate-limit.js'
+import { callerOf, contextOf } from '../auth/hook.js'
+import { answerSignIn } from '../auth/responses.js'
+import { SignInView } from '../auth/schemas.js'
+import {
+  AssertionOptionsView,
+  DeleteBody,
+  MfaOptionsBody,
+  MfaVerifyBody,
+  PasskeyPage,
+  PasskeyView,
+  PasswordlessBody,
+  PasswordlessOptionsView,
+  RegistrationBody,
+  RegistrationOptionsBody,
+  RegistrationOptionsView,
+  RenameBody,
+} from './schemas.js'
+import { beginRegistration, completeRegistration, deleteOwnPasskey, listOwnPasskeys, renameOwnPasskey } from './service.js'
+import { beginPasskeyMfa, beginPasswordless, completePasskeyMfa, completePasswordless } from './sign-in.js'
+
+const tags = ['passkeys']
+const REAUTH = 'PASSWORD_REQUIRED, INVALID_PASSWORD'
+const REAUTH_BUDGET = errorResponse('RATE_LIMITED: 10 wrong passwords per account per 15 minutes')
+const SIGN_IN_REFUSED =
+  'PASSKEY_CHALLENGE_EXPIRED (the challenge is unknown, used or expired), PASSKEY_VERIFICATION_FAILED (the message names the check)'
+
+/**
+ * /api/auth/passkeys — WebAuthn credentials as a second factor and for signing in without a
+ * password. An account that must enrol a second factor needs GET '', POST /registration/options
+ * and POST /registration (docs/API.md, "Passkeys").
+ */
+export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '',
+      { schema: { tags, operationId: 'listPasskeys', summary: "The caller's passkeys, newest first", response: { 200: PasskeyPage } } },
+      async (request) => listOwnPasskeys(deps, callerOf(request)),
+    )
+
+    app.post(
+      '/registration/options',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          operationId: 'beginPasskeyRegistration',
+          summary: 'Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session',
+          body: RegistrationOptionsBody,
+          response: {
+            200: RegistrationOptionsView,
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}`),
+            409: errorResponse('LIMIT_REACHED: 20 passkeys'),
+            429: REAUTH_BUDGET,
+          },
+        },
+      },
+      async (request) => beginRegistration(deps, callerOf(request), request.body.password),
+    )
+
+    app.post(
+      '/registration',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          operationId: 'completePasskeyRegistration',
+          summary: "Finish registering with the authenticator's answer (attestation 'none' is enough)",
+          body: RegistrationBody,
+          response: {
+            201: PasskeyView,
+            400: errorResponse('VALIDATION_FAILED, PASSKEY_VERIFICATION_FAILED (the message names the check)'),
+            409: errorResponse('PASSKEY_CHALLENGE_EXPIRED, ALREADY_EXISTS (this credential is registered), LIMIT_REACHED'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const input = { name: request.body.name, credential: request.body.credential as unknown as RegistrationResponseJSON }
+        return reply.code(201).send(await completeRegistration(deps, callerOf(request), input, contextOf(request)))
+      },
+    )
+
+    app.patch(
+      '/:id',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          operationId: 'renamePasskey',
+          summary: 'Rename a passkey (with the password, if the account has one)',
+          params: IdParams,
+          body: RenameBody,
+          response: {
+            200: PasskeyView,
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}`),
+            404: errorResponse('NOT_FOUND: no such passkey of yours'),
+            429: REAUTH_BUDGET,
+          },
+        },
+      },
+      async (request) => renameOwnPasskey(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
+    )
+
+    app.delete(
+      '/:id',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          operationId: 'deletePasskey',
+          summary: 'Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions',
+          params: IdParams,
+          body: DeleteBody,
+          response: {
+            204: NoContent,
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}`),
+            404: errorResponse('NOT_FOUND: no such passkey of yours'),
+            429: REAUTH_BUDGET,
+          },
+        },
+      },
+      async (request, reply) => {
+        await deleteOwnPasskey(deps, callerOf(request), request.params.id, request.body ?? {}, contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.post(
+      '/mfa/options',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          operationId: 'beginPasskeyMfa',
+          summary: 'Sign-in second step with a passkey: options for navigator.credentials.get, bound to the mfa_token',
+          body: MfaOptionsBody,
+          response: {
+            200: AssertionOptionsView,
+            401: errorResponse('MFA_PENDING_INVALID'),
+            404: errorResponse('NOT_FOUND: the account has no passkey'),
+          },
+        },
+      },
+      async (request) => beginPasskeyMfa(deps, request.body),
+    )
+
+    app.post(
+      '/mfa/verify',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          operationId: 'verifyPasskeyMfa',
+          summary: "Sign-in second step: the mfa_token and the passkey's answer; the same 200 as any sign-in",
+          body: MfaVerifyBody,
+          response: {
+            200: SignInView,
+            401: errorResponse(`MFA_PENDING_INVALID, ${SIGN_IN_REFUSED}`),
+            429: errorResponse('RATE_LIMITED: 5 refusals per mfa_token, 10 wrong codes or passkey answers per account per 15 minutes'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const input = { mfa_token: request.body.mfa_token, credential: request.body.credential as unknown as AuthenticationResponseJSON }
+        return answerSignIn(reply, deps, await completePasskeyMfa(deps, input, contextOf(request)))
+      },
+    )
+
+    app.post(
+      '/login/options',
+      {
+        config: { auth: 'public', rateLimit: perIp(300, 15) },
+        schema: {
+          tags,
+          operationId: 'beginPasskeySignIn',
+          summary: 'Sign in without a password: an attempt token and options for navigator.credentials.get (any passkey of this site)',
+          response: { 200: PasswordlessOptionsView, 429: errorResponse('RATE_LIMITED: 300 per 15 minutes per IP') },
+        },
+      },
+      async () => beginPasswordless(deps),
+    )
+
+    app.post(
+      '/login',
+      {
+        config: { auth: 'public' },
+        schema: {
+          tags,
+          operationId: 'signInWithPasskey',
+          summary: "Sign in without a password: the attempt token and the passkey's answer (user verification required)",
+          body: PasswordlessBody,
+          response: {
+            200: SignInView,
+            401: errorResponse(SIGN_IN_REFUSED),
+            429: errorResponse('RATE_LIMITED: 5 refusals per attempt, 10 per account per 15 minutes'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const input = { attempt_token: request.body.attempt_token, credential: request.body.credential as unknown as AuthenticationResponseJSON }
+        return answerSignIn(reply, deps, await completePasswordless(deps, input, contextOf(request)))
+      },
+    )
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Passkeys in real Chromium with the DevTools WebAuthn virtual authenticator (a CTAP2 platform
+ * authenticator with resident keys and user verification): register one on the security page,
+ * rename it, sign out, sign in with the password and the passkey as the (only) second factor, then
+ * without a password, then delete it. WebAuthn refuses IP addresses as relying-party ids, so the
+ * server is named http://localhost:<port>. Every page is checked by axe in both themes, and the
+ * changed pages in German too.
+ */
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+
+const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-cobol-1959' }
+
+let server: ConsoleServer
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let cdp: CDPSession
+let authenticatorId = ''
+let apiToken = ''
+const cspViolations: string[] = []
+
+async function expectHeading(target: Page, text: string): Promise<void> {
+  await expect.poll(async () => (await target.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 15_000 }).toBe(text)
+}
+
+async function checkAccessibility(target: Page, name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await target.emulateMedia({ colorScheme })
+    const grave = (await axeViolations(target)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    expect(
+      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      `${name}, ${colorScheme}`,
+    ).toEqual([])
+  }
+  await target.emulateMedia({ colorScheme: 'light' })
+}
+
+async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
+  return fetch(`${server.baseUrl.replace('localhost', '127.0.0.1')}${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+}
+
+async function signOut(target: Page): Promise<void> {
+  await target.getByRole('button', { name: ADMIN.name }).click()
+  await target.getByRole('menuitem', { name: 'Sign out' }).click()
+  await target.waitForURL('**/login')
+}
+
+/** Makes the page (and every page loaded after it) report no conditional-UI support, or undoes that. */
+const NO_AUTOFILL = 'PublicKeyCredential.isConditionalMediationAvailable = async () => false'
+let noAutofillScript: string | null = null
+async function withoutAutofill(): Promise<void> {
+  await page.evaluate(NO_AUTOFILL)
+  noAutofillScript = (await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: NO_AUTOFILL })).identifier
+}
+async function withAutofill(): Promise<void> {
+  if (noAutofillScript !== null) await cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: noAutofillScript })
+  noAutofillScript = null
+}
+
+async function loginMethods(): Promise<unknown[]> {
+  const response = await api('/api/admin/audit-log?action=auth.login&limit=10', { token: apiToken })
+  const body = (await response.json()) as { items: { metadata: { method?: string } }[] }
+  return body.items.map((event) => event.metadata.method)
+}
+
+beforeAll(async () => {
+  server = await startConsoleServer({}, { host: 'localhost' })
+  browser = await launchBrowser()
+  // The first administrator, then an API token for arranging and checking through the API.
+  expect((await api('/api/auth/setup', { method: 'POST', body: { ...ADMIN } })).status).toBe(201)
+  const jwt = (
+    (await (await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })).json()) as { token: string }
+  ).token
+  apiToken = ((await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-passkeys' } })).json()) as { token: string }).token
+
+  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  context.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+  })
+  page = await context.newPage()
+  cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable', { enableUI: false })
+  ;({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  }))
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+describe('passkeys in Chromium', () => {
+  it('registers a passkey on the security page and renames it', async () => {
+    await page.goto('/login')
+    await expectHeading(page, 'Sign in')
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor()
+    expect(await page.getByLabel('Email address').getAttribute('autocomplete')).toBe('username webauthn')
+    await checkAccessibility(page, 'login with the passkey option')
+    await page.getByLabel('Email address').fill(ADMIN.email)
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await expectHeading(page, `Welcome, ${ADMIN.name}`)
+
+    await page.goto('/account/security')
+    await expectHeading(page, 'Security')
+    await page.getByTestId('passkeys-empty').waitFor()
+    await checkAccessibility(page, 'security without passkeys')
+    const add = page.getByRole('form', { name: 'Add a passkey' })
+    await add.getByLabel('Name').fill('Laptop')
+    await add.getByLabel('Current password').fill(ADMIN.password)
+    await add.getByRole('button', { name: 'Add a passkey' }).click()
+    const row = page.getByTestId('passkeys').getByRole('row', { name: /Laptop/ })
+    await row.waitFor()
+    expect(await row.textContent()).toContain('Never')
+    // The authenticator holds one discoverable credential for this site.
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+    expect(credentials.map((c) => [c.isResidentCredential, c.rpId])).toEqual([[true, 'localhost']])
+    await checkAccessibility(page, 'security with a passkey')
+
+    // Rename: the dialog asks for the password again, and focus returns to the button after.
+    await page.getByRole('button', { name: 'Rename Laptop' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('Work laptop')
+    await dialog.getByLabel('Current password').fill(ADMIN.password)
+    await checkAccessibility(page, 'rename passkey dialog')
+    await dialog.getByRole('button', { name: 'Rename passkey' }).click()
+    await page
+      .getByTestId('passkeys')
+      .getByRole('row', { name: /Work laptop/ })
+      .waitFor()
+  })
+
+  it('signs in with the password and the passkey as the second factor', async () => {
+    // Chromium's virtual authenticator answers a conditional (autofill) request at once; this step
+    // and the next stand for a browser without autofill, so the password and the buttons are used.
+    await withoutAutofill()
+    await signOut(page)
+    await page.getByLabel('Email address').fill(ADMIN.email)
+    await page.getByLabel('Password', { exact: true }).fill(ADMIN.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL('**/login/mfa')
+    await page.getByRole('button', { name: 'Use a passkey' }).waitFor()
+    await checkAccessibility(page, 'second step with the passkey option')
+    await page.getByRole('button', { name: 'Use a passkey' }).click()
+    await expectHeading(page, `Welcome, ${ADMIN.name}`)
+    expect((await loginMethods())[0]).toBe('password+passkey')
+  })
+
+  it('signs in without a password with the button', async () => {
+    await signOut(page)
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await expectHeading(page, `Welcome, ${ADMIN.name}`)
+    expect((await loginMethods())[0]).toBe('passkey')
+    await page.goto('/account/security')
+    const row = page.getByTestId('passkeys').getByRole('row', { name: /Work laptop/ })
+    await row.waitFor()
+    expect(await row.textContent()).not.toContain('Never')
+  })
+
+  it('signs in without a password from the email field’s autofill (conditional UI)', async () => {
+    await withAutofill()
+    await signOut(page)
+    const before = (await loginMethods()).length
+    // A new document: the browser's own conditional UI support, and the console starts the request.
+    await page.reload()
+    await expectHeading(page, `Welcome, ${ADMIN.name}`)
+    // At least one new sign-in. (Chromium's virtual authenticator may also answer the conditional
+    // request still pending in the document being left, which a person's browser never does.)
+    expect((await loginMethods()).length).toBeGreaterThan(before)
+    expect((await loginMethods())[0]).toBe('passkey')
+  })
+
+  it('shows the changed pages in German', async () => {
+    expect((await api('/api/users/me', { method: 'PATCH', token: apiToken, body: { language: 'de' } })).status).toBe(200)
+    try {
+      await page.goto('/account/security')
+      await expectHeading(page, 'Sicherheit')
+      await page.getByRole('heading', { name: 'Passkeys' }).waitFor()
+      await checkAccessibility(page, 'security in German')
+      const german = await browser.newContext({ baseURL: server.baseUrl, locale: 'de-DE' })
+      const login = await german.newPage()
+      await login.goto('/login')
+      await expectHeading(login, 'Anmelden')
+      await login.getByRole('button', { name: 'Mit einem Passkey anmelden' }).waitFor()
+      await checkAccessibility(login, 'login in German')
+      await german.close()
+    } finally {
+      await api('/api/users/me', { method: 'PATCH', token: apiToken, body: { language: 'en' } })
+    }
+  })
+
+  it('deletes the passkey after a named confirmation', async () => {
+    await page.goto('/account/security')
+    await expectHeading(page, 'Security')
+    await page.getByRole('button', { name: 'Delete Work laptop' }).click()
+    const dialog = page.getByRole('alertdialog')
+    await dialog.getByRole('heading', { name: 'Delete passkey Work laptop?' }).waitFor()
+    await checkAccessibility(page, 'delete passkey confirmation')
+    await dialog.getByLabel('Current password').fill(ADMIN.password)
+    await dialog.getByRole('button', { name: 'Delete passkey' }).click()
+    await page.getByTestId('passkeys-empty').waitFor()
+  })
+
+  it('ran under the console CSP without a single violation', () => {
+    expect(cspViolations).toEqual([])
+  })
+})

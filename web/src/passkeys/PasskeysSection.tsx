@@ -1,0 +1,293 @@
+/**
+ * The security page's passkeys: the list (name, added, last used, synced or this device only),
+ * adding one (the password first, as the API asks, then the browser's dialog), renaming and
+ * deleting — each change re-authenticated in a dialog that keeps what was typed on failure.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useState, type ReactNode } from 'react'
+import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { client, unwrap } from '../api/client'
+import { meQuery } from '../api/queries'
+import { useI18n } from '../i18n/i18n'
+import { announce } from '../ui/announce'
+import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
+import { RelativeTime } from '../ui/time'
+import { useFormError } from '../ui/use-form-error'
+import { passkeysQuery } from './queries'
+import { createPasskey, isBrowserFailure, passkeysSupported, wasCancelled } from './webauthn'
+
+type Passkey = Awaited<ReturnType<typeof passkeysQuery.queryFn>>['items'][number]
+
+export function PasskeysSection() {
+  const { t } = useI18n()
+  const passkeys = useQuery(passkeysQuery)
+  const hasPassword = useQuery(meQuery).data?.has_password ?? true
+  const [supported, setSupported] = useState<boolean | null>(null)
+  useEffect(() => {
+    void passkeysSupported().then(setSupported)
+  }, [])
+  const items = passkeys.data?.items ?? []
+
+  return (
+    <section className="section" aria-labelledby="passkeys-heading">
+      <div className="section-header">
+        <h2 id="passkeys-heading">{t('passkeys.title')}</h2>
+      </div>
+      <p className="muted">{t('passkeys.description')}</p>
+      {passkeys.data === undefined ? (
+        <p className="skeleton" aria-hidden="true" />
+      ) : items.length === 0 ? (
+        <p className="state state-weak" data-testid="passkeys-empty">
+          {t('passkeys.empty')}
+        </p>
+      ) : (
+        <table className="table" data-testid="passkeys">
+          <thead>
+            <tr>
+              <th scope="col">{t('passkeys.name')}</th>
+              <th scope="col">{t('passkeys.added')}</th>
+              <th scope="col">{t('passkeys.lastUsed')}</th>
+              <th scope="col">{t('passkeys.sync')}</th>
+              <th scope="col">
+                <span className="visually-hidden">{t('common.actions')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((passkey) => (
+              <tr key={passkey.id} data-passkey={passkey.id}>
+                <td>{passkey.name}</td>
+                <td>
+                  <RelativeTime iso={passkey.created_at} />
+                </td>
+                <td>{passkey.last_used_at === null ? t('passkeys.never') : <RelativeTime iso={passkey.last_used_at} />}</td>
+                <td>
+                  <span className="badge">{passkey.backup_eligible ? t('passkeys.synced') : t('passkeys.deviceOnly')}</span>
+                </td>
+                <td className="actions passkey-actions">
+                  <Rename passkey={passkey} hasPassword={hasPassword} />
+                  <Delete passkey={passkey} hasPassword={hasPassword} last={items.length === 1} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {supported === false ? <p className="muted">{t('passkeys.unsupported')}</p> : <Add hasPassword={hasPassword} />}
+    </section>
+  )
+}
+
+function useBrowserAwareError(fields: readonly string[]) {
+  const { t } = useI18n()
+  const state = useFormError(fields)
+  const [browserError, setBrowserError] = useState<string | null>(null)
+  return {
+    ...state,
+    general: browserError ?? state.general,
+    clear: () => {
+      setBrowserError(null)
+      state.clear()
+    },
+    fail: (failure: unknown) => {
+      if (wasCancelled(failure)) setBrowserError(t('passkeys.cancelled'))
+      else if (isBrowserFailure(failure)) setBrowserError(t('passkeys.browserFailed'))
+      else state.fail(failure)
+    },
+  }
+}
+
+function Add({ hasPassword }: { hasPassword: boolean }) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const form = useBrowserAwareError(['password', 'name'])
+  const add = useMutation({
+    mutationFn: async (input: { name: string; password?: string }) => {
+      const start = await unwrap(
+        client.POST('/api/auth/passkeys/registration/options', { body: input.password !== undefined ? { password: input.password } : {} }),
+      )
+      const credential = await createPasskey(start.options)
+      return unwrap(client.POST('/api/auth/passkeys/registration', { body: { credential, ...(input.name !== '' && { name: input.name }) } }))
+    },
+    onSuccess: async (passkey) => {
+      announce(t('passkeys.addedAnnounce', { name: passkey.name }))
+      form.form.current?.reset()
+      await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
+      await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+    },
+    onError: form.fail,
+  })
+  return (
+    <form
+      ref={form.form}
+      className="panel stack"
+      aria-labelledby="passkey-add-heading"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault()
+        form.clear()
+        const values = formValues(event.currentTarget)
+        add.mutate({ name: (values.name ?? '').trim(), ...(hasPassword && { password: values.password ?? '' }) })
+      }}
+    >
+      <h3 id="passkey-add-heading">{t('passkeys.add')}</h3>
+      <FormError>{form.general}</FormError>
+      <TextField name="name" label={t('passkeys.name')} help={t('passkeys.nameHelp')} maxLength={64} autoComplete="off" error={form.at('name')} />
+      {hasPassword && (
+        <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={form.at('password')} />
+      )}
+      <SubmitButton pending={add.isPending}>{t('passkeys.add')}</SubmitButton>
+    </form>
+  )
+}
+
+/** A dialog with a small form: the API's errors appear inside it, at their fields. */
+function FormDialog({
+  trigger,
+  triggerName,
+  title,
+  submitLabel,
+  danger,
+  fields,
+  onSubmit,
+  children,
+}: {
+  trigger: string
+  triggerName: string
+  title: string
+  submitLabel: string
+  danger?: boolean
+  fields: readonly string[]
+  onSubmit: (values: Record<string, string>) => Promise<unknown>
+  children: (at: (field: string) => string | undefined) => ReactNode
+}) {
+  const { t } = useI18n()
+  const form = useFormError(fields)
+  const [pending, setPending] = useState(false)
+  return (
+    <DialogTrigger>
+      {/* The visible verb first, then the object's name for assistive technology (the name starts with the visible text). */}
+      <Button className={`button button-small ${danger ? 'button-danger-outline' : 'button-secondary'}`}>
+        {trigger}
+        <span className="visually-hidden"> {triggerName}</span>
+      </Button>
+      <ModalOverlay className="modal-overlay" isDismissable>
+        <Modal className="modal">
+          <Dialog className="dialog" role={danger ? 'alertdialog' : 'dialog'}>
+            {({ close }) => (
+              <form
+                ref={form.form}
+                noValidate
+                onSubmit={async (event) => {
+                  event.preventDefault()
+                  form.clear()
+                  setPending(true)
+                  try {
+                    await onSubmit(formValues(event.currentTarget))
+                    close()
+                  } catch (failure) {
+                    form.fail(failure)
+                  } finally {
+                    setPending(false)
+                  }
+                }}
+              >
+                <Heading slot="title">{title}</Heading>
+                <div className="dialog-body">
+                  <FormError>{form.general}</FormError>
+                  {children(form.at)}
+                </div>
+                <div className="dialog-actions">
+                  <Button className="button button-secondary" onPress={close}>
+                    {t('common.cancel')}
+                  </Button>
+                  <SubmitButton pending={pending} {...(danger && { variant: 'danger' as const })}>
+                    {submitLabel}
+                  </SubmitButton>
+                </div>
+              </form>
+            )}
+          </Dialog>
+        </Modal>
+      </ModalOverlay>
+    </DialogTrigger>
+  )
+}
+
+function PasswordField({ hasPassword, error }: { hasPassword: boolean; error: string | undefined }) {
+  const { t } = useI18n()
+  if (!hasPassword) return null
+  return <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={error} />
+}
+
+function Rename({ passkey, hasPassword }: { passkey: Passkey; hasPassword: boolean }) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  return (
+    <FormDialog
+      trigger={t('passkeys.renameShort')}
+      triggerName={passkey.name}
+      title={t('passkeys.renameTitle', { name: passkey.name })}
+      submitLabel={t('passkeys.rename')}
+      fields={['name', 'password']}
+      onSubmit={async (values) => {
+        const renamed = await unwrap(
+          client.PATCH('/api/auth/passkeys/{id}', {
+            params: { path: { id: passkey.id } },
+            body: { name: values.name ?? '', ...(hasPassword && { password: values.password ?? '' }) },
+          }),
+        )
+        announce(t('passkeys.renamed', { name: renamed.name }))
+        await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
+      }}
+    >
+      {(at) => (
+        <>
+          <TextField
+            name="name"
+            label={t('passkeys.name')}
+            defaultValue={passkey.name}
+            maxLength={64}
+            autoComplete="off"
+            required
+            error={at('name')}
+          />
+          <PasswordField hasPassword={hasPassword} error={at('password')} />
+        </>
+      )}
+    </FormDialog>
+  )
+}
+
+function Delete({ passkey, hasPassword, last }: { passkey: Passkey; hasPassword: boolean; last: boolean }) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  return (
+    <FormDialog
+      trigger={t('passkeys.deleteShort')}
+      triggerName={passkey.name}
+      title={t('passkeys.deleteTitle', { name: passkey.name })}
+      submitLabel={t('passkeys.delete')}
+      danger
+      fields={['password']}
+      onSubmit={async (values) => {
+        await unwrap(
+          client.DELETE('/api/auth/passkeys/{id}', {
+            params: { path: { id: passkey.id } },
+            body: hasPassword ? { password: values.password ?? '' } : {},
+          }),
+        )
+        announce(t('passkeys.deleted', { name: passkey.name }))
+        await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
+        await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+      }}
+    >
+      {(at) => (
+        <>
+          <p>{last ? t('passkeys.deleteLastText') : t('passkeys.deleteText')}</p>
+          <PasswordField hasPassword={hasPassword} error={at('password')} />
+        </>
+      )}
+    </FormDialog>
+  )
+}
