@@ -42,6 +42,9 @@ export const REASONS = {
   SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
   // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the logged setup code (docs/API.md, issue #11).
   SETUP_CODE_REQUIRED: { status: 403, message: 'Setup from this address needs the setup code printed in the server log.' },
+  // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
+  // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
+  MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Two-factor authentication is required on this instance. Set it up to continue.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

@@ -53,7 +53,9 @@ const STABLE_OPERATION_IDS = `getMetrics getHealth getReadiness getSetupStatus c
   deleteOidcProvider listSignInProviders startOidcSignIn completeOidcSignIn listTags createTag getTag
   updateTag updateTagByPut deleteTag listLinks createLink getLink updateLink deleteLink listGoPreferences
   setGoPreference deleteGoPreference listBillingPlans createCheckoutSession receiveStripeWebhook
-  listMyInvitations acceptMyInvitation declineMyInvitation listMyIdentities linkMyIdentity unlinkMyIdentity`.split(/\s+/)
+  listMyInvitations acceptMyInvitation declineMyInvitation listMyIdentities linkMyIdentity unlinkMyIdentity
+  getTwoFactorPolicy updateTwoFactorPolicy getNotificationPreferences updateNotificationPreferences
+  listSecurityEvents`.split(/\s+/)
 
 async function documentOf(): Promise<Document> {
   const response = await t.app.inject({ method: 'GET', url: '/api/openapi.json' })

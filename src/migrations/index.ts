@@ -18,6 +18,7 @@ import * as m0012 from './0012_go_preferences.js'
 import * as m0013 from './0013_billing_events.js'
 import * as m0014 from './0014_backup_code_selectors.js'
 import * as m0017 from './0017_oidc_issuer_trust_email.js'
+import * as m0019 from './0019_security_policy_notifications.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -40,4 +41,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0013_billing_events': m0013,
   '0014_backup_code_selectors': m0014,
   '0017_oidc_issuer_trust_email': m0017,
+  '0019_security_policy_notifications': m0019,
 }
