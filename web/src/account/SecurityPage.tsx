@@ -5,7 +5,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
-import { meQuery } from '../api/queries'
+import { meQuery, mfaStatusQuery } from '../api/queries'
+import { EnrollmentRequiredNotice } from '../policy/EnrollmentRequiredNotice'
+import { NewSignInMailSetting } from '../security-log/NewSignInMailSetting'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
@@ -17,7 +19,6 @@ import { RelativeTime } from '../ui/time'
 import { BackupCodesPanel } from './BackupCodes'
 import { describeDevice } from './devices'
 
-const mfaStatusQuery = { queryKey: ['mfa-status'], queryFn: () => unwrap(client.GET('/api/auth/mfa/status')) }
 const sessionsQuery = { queryKey: ['sessions'], queryFn: () => unwrap(client.GET('/api/users/me/sessions', { params: { query: { limit: 100 } } })) }
 
 interface Enrollment {
@@ -31,9 +32,12 @@ export function SecurityPage() {
   const me = useQuery(meQuery)
   const [codes, setCodes] = useState<string[] | null>(null)
   const hasPassword = me.data?.has_password ?? true
+  // Issue 14: under the two-factor policy, enrolment is all this session may do.
+  const restricted = status.data?.enrollment_required === true
 
   return (
     <Page title={t('security.title')} description={t('security.description')}>
+      {restricted && <EnrollmentRequiredNotice />}
       <section className="section" aria-labelledby="mfa-heading">
         <h2 id="mfa-heading">{t('security.mfa')}</h2>
         {status.data === undefined ? (
@@ -52,7 +56,12 @@ export function SecurityPage() {
           <ManageMfa hasPassword={hasPassword} onCodes={setCodes} />
         ) : null}
       </section>
-      <Sessions />
+      {!restricted && status.data !== undefined && (
+        <>
+          <Sessions />
+          <NewSignInMailSetting />
+        </>
+      )}
     </Page>
   )
 }
