@@ -47,10 +47,16 @@ export const SHARED_RESPONSES = {
     description:
       'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
   },
-  AdminRequired: { status: 403, description: 'FORBIDDEN: administrators only' },
+  // No administrators' route is open during enrolment (issue 14), so theirs name both reasons.
+  AdminRequired: {
+    status: 403,
+    description:
+      'FORBIDDEN: administrators only; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+  },
   AdminRequiredOrCsrfFailed: {
     status: 403,
-    description: 'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
+    description:
+      'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
   EnrollmentRequired: {
     status: 403,

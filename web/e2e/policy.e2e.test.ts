@@ -86,7 +86,10 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     const klausId = await createPerson(KLAUS)
     await json(api(`/api/admin/users/${klausId}`, { method: 'PUT', token: adminJwt, body: { language: 'de' } }), 200)
 
-    const begin = await json<{ secret: string }>(api('/api/auth/mfa/enroll/begin', { method: 'POST', token: adminJwt, body: { password: ADMIN.password } }), 200)
+    const begin = await json<{ secret: string }>(
+      api('/api/auth/mfa/enroll/begin', { method: 'POST', token: adminJwt, body: { password: ADMIN.password } }),
+      200,
+    )
     const confirm = await json<{ backup_codes: string[] }>(
       api('/api/auth/mfa/enroll/confirm', { method: 'POST', token: adminJwt, body: { code: totpCode(begin.secret, new Date()) } }),
       200,
@@ -109,7 +112,9 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     await page.getByLabel('Current password').fill(ADMIN.password)
     await page.getByLabel('Code from the app or a backup code').fill(adminBackupCodes.shift()!)
     await page.getByRole('button', { name: 'Save requirement' }).click()
-    await expect.poll(async () => (await json<{ required: string }>(api('/api/admin/settings/two-factor-policy', { token: adminJwt }), 200)).required).toBe('everyone')
+    await expect
+      .poll(async () => (await json<{ required: string }>(api('/api/admin/settings/two-factor-policy', { token: adminJwt }), 200)).required)
+      .toBe('everyone')
     // The administrator has a second factor: nothing is closed to them.
     await page.goto('/account/tokens')
     await expectHeading(page, 'API tokens')
@@ -190,7 +195,14 @@ describe('the two-factor policy and the activity page in Chromium', () => {
 
   it('a policy switched on during a session takes the person to enrolment at their next request', async () => {
     const ADA = { name: 'Ada Byron', email: 'ada.byron@example.com', password: 'difference-engine-1822' }
-    await json(api('/api/admin/settings/two-factor-policy', { method: 'PUT', token: adminJwt, body: { required: 'off', current_password: ADMIN.password, code: adminBackupCodes.shift() } }), 200)
+    await json(
+      api('/api/admin/settings/two-factor-policy', {
+        method: 'PUT',
+        token: adminJwt,
+        body: { required: 'off', current_password: ADMIN.password, code: adminBackupCodes.shift() },
+      }),
+      200,
+    )
     await createPerson(ADA)
     const context = await newContext()
     const page = await context.newPage()
@@ -198,7 +210,14 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     await page.waitForURL(`${server.baseUrl}/`)
     await page.goto('/account/activity')
     await expectHeading(page, 'Activity')
-    await json(api('/api/admin/settings/two-factor-policy', { method: 'PUT', token: adminJwt, body: { required: 'everyone', current_password: ADMIN.password, code: adminBackupCodes.shift() } }), 200)
+    await json(
+      api('/api/admin/settings/two-factor-policy', {
+        method: 'PUT',
+        token: adminJwt,
+        body: { required: 'everyone', current_password: ADMIN.password, code: adminBackupCodes.shift() },
+      }),
+      200,
+    )
     // The policy cache of another instance may lag by a few seconds; this is the same instance.
     await page.goto('/account/tokens')
     await page.waitForURL('**/account/security', { timeout: 15_000 })

@@ -61,7 +61,14 @@ export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContex
     subjectUserId,
     metadata,
   })
-  await queueSecurityNotification(ex, clock, { action: entry.action, subjectUserId, actorId: entry.actor?.id ?? null, ip: ctx.ip, userAgent, metadata })
+  await queueSecurityNotification(ex, clock, {
+    action: entry.action,
+    subjectUserId,
+    actorId: entry.actor?.id ?? null,
+    ip: ctx.ip,
+    userAgent,
+    metadata,
+  })
 }
 
 /**

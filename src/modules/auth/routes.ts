@@ -78,7 +78,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/logout',
       {
         config: { allowedDuringEnrollment: true },
-        schema: { tags, operationId: 'logout', summary: 'End the current session and clear the cookies', response: { 204: NoContent } } },
+        schema: { tags, operationId: 'logout', summary: 'End the current session and clear the cookies', response: { 204: NoContent } },
+      },
       async (request, reply) => {
         await logout(deps, callerOf(request), contextOf(request))
         clearSessionCookies(reply, deps)

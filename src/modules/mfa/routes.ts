@@ -25,7 +25,8 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/status',
       {
         config: { allowedDuringEnrollment: true },
-        schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } } },
+        schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } },
+      },
       async (request) => {
         const caller = callerOf(request)
         return { ...(await getMfaStatus(deps, caller)), enrollment_required: await enrollmentRequired(deps, caller) }

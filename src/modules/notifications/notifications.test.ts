@@ -94,13 +94,23 @@ async function expectOneNotice(userId: string, kind: string, address: string, co
     `the ${kind} notice`,
   )
   expect(rows.filter((row) => row.kind === kind)).toEqual([{ kind, status: 'sent', recipient: address, attempts: 1 }])
-  const mails = await waitFor(() => mailsTo(address), (all) => all.length >= count, `${count} mails to ${address}`)
+  const mails = await waitFor(
+    () => mailsTo(address),
+    (all) => all.length >= count,
+    `${count} mails to ${address}`,
+  )
   expect(mails).toHaveLength(count)
   return textOf(mails.at(-1)!)
 }
 
 function signInFrom(email: string, userAgent: string, ip = '203.0.113.9') {
-  return t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD }, headers: { 'user-agent': userAgent }, remoteAddress: ip })
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password: DEFAULT_PASSWORD },
+    headers: { 'user-agent': userAgent },
+    remoteAddress: ip,
+  })
 }
 
 describe('a sign-in from a browser and system not seen before', () => {
@@ -257,7 +267,12 @@ describe('changes to the account', () => {
     const person = await createSignedInUser(t)
     const ctx = { ip: '192.0.2.4', userAgent: FIREFOX_LINUX }
     await t.deps.db.transaction().execute((tx) =>
-      recordAudit(tx, t.deps.clock, ctx, { action: 'passkey.register', actor: person.user, target: { type: 'passkey', id: 'pk-1' }, metadata: { name: 'YubiKey 5' } }),
+      recordAudit(tx, t.deps.clock, ctx, {
+        action: 'passkey.register',
+        actor: person.user,
+        target: { type: 'passkey', id: 'pk-1' },
+        metadata: { name: 'YubiKey 5' },
+      }),
     )
     const added = await expectOneNotice(person.user.id, 'passkey_added', person.email)
     expect(added).toContain('"YubiKey 5" was added')
@@ -285,7 +300,12 @@ describe('changes to the account', () => {
     await t.deps.db
       .transaction()
       .execute(async (tx) => {
-        await recordAudit(tx, t.deps.clock, { ip: null, userAgent: null }, { action: 'user.password_change', actor: person.user, target: { type: 'user', id: person.user.id } })
+        await recordAudit(
+          tx,
+          t.deps.clock,
+          { ip: null, userAgent: null },
+          { action: 'user.password_change', actor: person.user, target: { type: 'user', id: person.user.id } },
+        )
         throw new Error('roll back')
       })
       .catch(() => undefined)
@@ -299,7 +319,11 @@ describe('delivery', () => {
     try {
       const person = await createSignedInUser(t)
       await createApiTokenFor(t, person.token)
-      const rows = await waitFor(() => outboxOf(person.user.id), (all) => all[0]?.status === 'skipped', 'the skipped notice')
+      const rows = await waitFor(
+        () => outboxOf(person.user.id),
+        (all) => all[0]?.status === 'skipped',
+        'the skipped notice',
+      )
       expect(rows).toHaveLength(1)
       expect(mailsTo(person.email)).toEqual([])
     } finally {
@@ -319,7 +343,11 @@ describe('delivery', () => {
         // The sender tries again only once the backoff has passed.
         t.clock.advance(backoffSeconds(attempt) + 1)
       }
-      const [row] = await waitFor(() => outboxOf(person.user.id), (all) => all[0]?.status === 'failed', 'the given-up notice')
+      const [row] = await waitFor(
+        () => outboxOf(person.user.id),
+        (all) => all[0]?.status === 'failed',
+        'the given-up notice',
+      )
       expect(row!.attempts).toBe(MAX_ATTEMPTS)
       expect(t.logs.some((line) => line.includes('security notification given up'))).toBe(true)
     } finally {
@@ -337,7 +365,11 @@ describe('delivery', () => {
       const person = await createSignedInUser(t)
       // The sender is busy with the stalled server from here on.
       await createApiTokenFor(t, person.token, 'first')
-      await waitFor(() => sockets.length, (n) => n > 0, 'a connection to the stalled server')
+      await waitFor(
+        () => sockets.length,
+        (n) => n > 0,
+        'a connection to the stalled server',
+      )
       const started = performance.now()
       const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(person.token), payload: { name: 'second' } })
       const elapsed = performance.now() - started
@@ -357,7 +389,11 @@ describe('delivery', () => {
 describe('what the notices leave out', () => {
   it('a failed sign-in is not mailed, and no mail goes to an address that has no account', async () => {
     const person = await createUser(t)
-    const wrong = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: person.email, password: 'not the password at all' } })
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: person.email, password: 'not the password at all' },
+    })
     expect(wrong.statusCode).toBe(401)
     await sendDueNotifications(t.deps)
     expect(await outboxOf(person.user.id)).toEqual([])

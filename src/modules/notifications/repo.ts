@@ -21,7 +21,12 @@ export async function setNewSignInPreference(ex: Executor, userId: string, enabl
  * inserted it; of two concurrent first sign-ins one inserts, the other finds it) and whether the
  * account had any device before.
  */
-export async function rememberDevice(ex: Executor, userId: string, deviceHash: string, now: Timestamp): Promise<{ isNew: boolean; hadOthers: boolean }> {
+export async function rememberDevice(
+  ex: Executor,
+  userId: string,
+  deviceHash: string,
+  now: Timestamp,
+): Promise<{ isNew: boolean; hadOthers: boolean }> {
   const inserted = await ex
     .insertInto('known_devices')
     .values({ user_id: userId, device_hash: deviceHash, first_seen_at: now, last_seen_at: now })
@@ -79,7 +84,13 @@ export async function claimRow(ex: Executor, row: OutboxRow, leaseUntil: Timesta
   return result.numUpdatedRows > 0n
 }
 
-export async function finishRow(ex: Executor, id: string, status: 'sent' | 'failed' | 'skipped', now: Timestamp, error: string | null): Promise<void> {
+export async function finishRow(
+  ex: Executor,
+  id: string,
+  status: 'sent' | 'failed' | 'skipped',
+  now: Timestamp,
+  error: string | null,
+): Promise<void> {
   await ex.updateTable('mail_outbox').set({ status, finished_at: now, last_error: error }).where('id', '=', id).execute()
 }
 

@@ -4,7 +4,8 @@ import { Body } from '../../lib/schema-types.js'
 export const NotificationPreferencesView = Type.Object(
   {
     new_sign_in: Type.Boolean({
-      description: 'Mail me when my account is signed in to from a browser or system it has not used before (the only security mail that can be switched off)',
+      description:
+        'Mail me when my account is signed in to from a browser or system it has not used before (the only security mail that can be switched off)',
     }),
   },
   { title: 'NotificationPreferences', additionalProperties: false },

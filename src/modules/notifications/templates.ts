@@ -13,15 +13,28 @@ interface Words {
 }
 
 const EN: Record<NotificationKind, Words> = {
-  new_sign_in: { subject: 'New sign-in to your account', happened: () => 'Your account was signed in to from a browser or system it has not used before.' },
+  new_sign_in: {
+    subject: 'New sign-in to your account',
+    happened: () => 'Your account was signed in to from a browser or system it has not used before.',
+  },
   password_changed: { subject: 'Your password was changed', happened: () => 'The password of your account was changed.' },
   email_change_requested: {
     subject: 'A change of your email address was requested',
-    happened: (p) => `Someone asked to change your account's email address to ${p.new_email_masked ?? 'a new address'}. It changes once the link sent there is opened.`,
+    happened: (p) =>
+      `Someone asked to change your account's email address to ${p.new_email_masked ?? 'a new address'}. It changes once the link sent there is opened.`,
   },
-  email_changed: { subject: 'Your email address was changed', happened: () => "Your account's email address was changed; mail now goes to the new address." },
-  two_factor_enabled: { subject: 'Two-factor authentication was turned on', happened: () => 'Two-factor authentication was turned on for your account.' },
-  two_factor_disabled: { subject: 'Two-factor authentication was turned off', happened: () => 'Two-factor authentication was turned off for your account.' },
+  email_changed: {
+    subject: 'Your email address was changed',
+    happened: () => "Your account's email address was changed; mail now goes to the new address.",
+  },
+  two_factor_enabled: {
+    subject: 'Two-factor authentication was turned on',
+    happened: () => 'Two-factor authentication was turned on for your account.',
+  },
+  two_factor_disabled: {
+    subject: 'Two-factor authentication was turned off',
+    happened: () => 'Two-factor authentication was turned off for your account.',
+  },
   backup_codes_regenerated: {
     subject: 'New backup codes were created',
     happened: () => 'A new set of backup codes was created for your account; the earlier codes no longer work.',
@@ -34,8 +47,14 @@ const EN: Record<NotificationKind, Words> = {
         : 'An administrator reset two-factor authentication for your account; you were signed out everywhere.',
   },
   passkey_added: { subject: 'A passkey was added', happened: (p) => `A passkey${p.name ? ` named "${p.name}"` : ''} was added to your account.` },
-  passkey_removed: { subject: 'A passkey was removed', happened: (p) => `A passkey${p.name ? ` named "${p.name}"` : ''} was removed from your account.` },
-  api_token_created: { subject: 'A new API token was created', happened: (p) => `An API token${p.name ? ` named "${p.name}"` : ''} was created for your account.` },
+  passkey_removed: {
+    subject: 'A passkey was removed',
+    happened: (p) => `A passkey${p.name ? ` named "${p.name}"` : ''} was removed from your account.`,
+  },
+  api_token_created: {
+    subject: 'A new API token was created',
+    happened: (p) => `An API token${p.name ? ` named "${p.name}"` : ''} was created for your account.`,
+  },
 }
 
 const DE: Record<NotificationKind, Words> = {
@@ -72,9 +91,18 @@ const DE: Record<NotificationKind, Words> = {
         ? 'Der Betreiber des Servers hat die Zwei-Faktor-Authentifizierung Ihres Kontos zurückgesetzt; Sie wurden überall abgemeldet.'
         : 'Eine Administratorin oder ein Administrator hat die Zwei-Faktor-Authentifizierung Ihres Kontos zurückgesetzt; Sie wurden überall abgemeldet.',
   },
-  passkey_added: { subject: 'Ein Passkey wurde hinzugefügt', happened: (p) => `Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} hinzugefügt.` },
-  passkey_removed: { subject: 'Ein Passkey wurde entfernt', happened: (p) => `Aus Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} entfernt.` },
-  api_token_created: { subject: 'Ein neues API-Token wurde erstellt', happened: (p) => `Für Ihr Konto wurde ein API-Token${p.name ? ` mit dem Namen „${p.name}“` : ''} erstellt.` },
+  passkey_added: {
+    subject: 'Ein Passkey wurde hinzugefügt',
+    happened: (p) => `Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} hinzugefügt.`,
+  },
+  passkey_removed: {
+    subject: 'Ein Passkey wurde entfernt',
+    happened: (p) => `Aus Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} entfernt.`,
+  },
+  api_token_created: {
+    subject: 'Ein neues API-Token wurde erstellt',
+    happened: (p) => `Für Ihr Konto wurde ein API-Token${p.name ? ` mit dem Namen „${p.name}“` : ''} erstellt.`,
+  },
 }
 
 const FRAME = {

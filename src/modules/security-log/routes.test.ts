@@ -109,11 +109,21 @@ describe('GET /api/users/me/security-events', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const ctx = { ip: '192.0.2.1', userAgent: null }
     t.clock.advance(1)
-    await recordAudit(t.deps.db, t.deps.clock, ctx, { action: 'passkey.register', actor: person.user, target: { type: 'passkey', id: 'pk' }, metadata: { name: 'Laptop' } })
+    await recordAudit(t.deps.db, t.deps.clock, ctx, {
+      action: 'passkey.register',
+      actor: person.user,
+      target: { type: 'passkey', id: 'pk' },
+      metadata: { name: 'Laptop' },
+    })
     t.clock.advance(1)
     await recordAudit(t.deps.db, t.deps.clock, ctx, { action: 'auth.passkey_failed', actor: null, target: { type: 'user', id: person.user.id } })
     t.clock.advance(1)
-    await recordAudit(t.deps.db, t.deps.clock, ctx, { action: 'mfa.reset', actor: admin.user, target: { type: 'user', id: person.user.id }, metadata: { via: 'admin' } })
+    await recordAudit(t.deps.db, t.deps.clock, ctx, {
+      action: 'mfa.reset',
+      actor: admin.user,
+      target: { type: 'user', id: person.user.id },
+      metadata: { via: 'admin' },
+    })
     t.clock.advance(1)
     // Organization and link changes are not security events of the account.
     await t.app.inject({ method: 'POST', url: '/api/organizations', headers: bearer(person.token), payload: { name: 'Not a security event' } })

@@ -150,7 +150,12 @@ describe('required for everyone', () => {
     const { token } = await login(t, person.email, DEFAULT_PASSWORD)
 
     for (const route of RESTRICTED) {
-      const response = await t.app.inject({ method: route.method, url: route.url, headers: bearer(token), ...(route.payload && { payload: route.payload }) })
+      const response = await t.app.inject({
+        method: route.method,
+        url: route.url,
+        headers: bearer(token),
+        ...(route.payload && { payload: route.payload }),
+      })
       expect(response.statusCode, `${route.method} ${route.url}`).toBe(403)
       expect(response.json().reason, `${route.method} ${route.url}`).toBe('MFA_ENROLLMENT_REQUIRED')
     }

@@ -47,7 +47,12 @@ export async function getTwoFactorPolicy(deps: Deps): Promise<TwoFactorPolicyVie
   return { required: stored.required, updated_at: row?.updated_at ?? null }
 }
 
-export async function updateTwoFactorPolicy(deps: Deps, caller: Caller, body: UpdateTwoFactorPolicyBody, ctx: RequestContext): Promise<TwoFactorPolicyView> {
+export async function updateTwoFactorPolicy(
+  deps: Deps,
+  caller: Caller,
+  body: UpdateTwoFactorPolicyBody,
+  ctx: RequestContext,
+): Promise<TwoFactorPolicyView> {
   if (caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
   await verifyCurrentPassword(deps, caller.user.id, body.current_password)
   await assertSecondFactorIfEnabled(deps, caller.user.id, body.code)
