@@ -210,6 +210,16 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     await page.waitForURL(`${server.baseUrl}/`)
     await page.goto('/account/activity')
     await expectHeading(page, 'Activity')
+    // The Activity page in German, both themes.
+    const { token: adaJwt } = await json<{ token: string }>(
+      api('/api/auth/login', { method: 'POST', body: { email: ADA.email, password: ADA.password } }),
+      200,
+    )
+    await json(api('/api/users/me', { method: 'PATCH', token: adaJwt, body: { language: 'de' } }), 200)
+    await page.reload()
+    await expectHeading(page, 'Aktivität')
+    await page.getByTestId('security-events').waitFor()
+    await checkAccessibility(page, 'activity (de)')
     await json(
       api('/api/admin/settings/two-factor-policy', {
         method: 'PUT',

@@ -17,7 +17,7 @@ import { useFormError } from '../ui/use-form-error'
 import { groupForReading } from '../ui/secret'
 import { RelativeTime } from '../ui/time'
 import { BackupCodesPanel } from './BackupCodes'
-import { describeDevice } from './devices'
+import { useDeviceName } from './use-device-name'
 
 const sessionsQuery = { queryKey: ['sessions'], queryFn: () => unwrap(client.GET('/api/users/me/sessions', { params: { query: { limit: 100 } } })) }
 
@@ -261,11 +261,7 @@ function Sessions() {
     announce(t('sessions.revoked', { count: ids.length }))
     await queryClient.invalidateQueries({ queryKey: ['sessions'] })
   }
-  const deviceName = (userAgent: string | null) => {
-    const device = describeDevice(userAgent)
-    if (device.browser && device.system) return t('sessions.browserOn', { browser: device.browser, system: device.system })
-    return device.browser ?? device.system ?? t('sessions.unknownDevice')
-  }
+  const deviceName = useDeviceName()
   return (
     <section className="section" aria-labelledby="sessions-heading">
       <div className="section-header">

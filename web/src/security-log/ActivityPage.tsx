@@ -7,7 +7,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { Link, useSearch } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
-import { describeDevice } from '../account/devices'
+import { useDeviceName } from '../account/use-device-name'
 import { useI18n, type MessageKey } from '../i18n/i18n'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
@@ -54,11 +54,7 @@ export function ActivityPage() {
   })
   const items = events.data?.items ?? []
 
-  const deviceName = (userAgent: string | null) => {
-    const device = describeDevice(userAgent)
-    if (device.browser && device.system) return t('sessions.browserOn', { browser: device.browser, system: device.system })
-    return device.browser ?? device.system ?? t('sessions.unknownDevice')
-  }
+  const deviceName = useDeviceName()
   const label = (event: (typeof items)[number]) => {
     const key = ACTION_LABELS[event.action]
     const text = key === undefined ? event.action : t(key)
