@@ -18,6 +18,10 @@ import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
 import { installAuditRetention } from './modules/audit/retention.js'
+import { installNotificationSender } from './modules/notifications/sender.js'
+import { notificationPreferenceRoutes } from './modules/notifications/routes.js'
+import { securityLogRoutes } from './modules/security-log/routes.js'
+import { twoFactorPolicyRoutes } from './modules/settings/two-factor-policy.routes.js'
 import { auditRoutes } from './modules/audit/routes.js'
 import { billingRoutes } from './modules/billing/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
@@ -88,6 +92,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   })
 
   installAuditRetention(app, deps)
+  installNotificationSender(app, deps)
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
@@ -118,6 +123,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })
     await api.register(billingRoutes(deps), { prefix: '/api/billing' })
+    // Issue 14 points 2–4: the two-factor policy, notification preferences, the personal security log.
+    await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(notificationPreferenceRoutes(deps), { prefix: '/api/users/me/notifications' })
+    await api.register(securityLogRoutes(deps), { prefix: '/api/users/me/security-events' })
   })
 
   // The web console: its pages and assets, outside the API's authentication and rate limits.

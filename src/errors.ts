@@ -46,6 +46,9 @@ export const REASONS = {
   PASSKEY_CHALLENGE_EXPIRED: { status: 409, message: 'The passkey request has expired or was already used. Start again.' },
   // Not in CONTRACT.md §2.2 (issue 14): the authenticator's answer failed a check (origin, RP id, signature, counter, user verification).
   PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey could not be verified.' },
+  // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
+  // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
+  MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Two-factor authentication is required on this instance. Set it up to continue.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

@@ -55,7 +55,8 @@ const STABLE_OPERATION_IDS = `getMetrics getHealth getReadiness getSetupStatus c
   setGoPreference deleteGoPreference listBillingPlans createCheckoutSession receiveStripeWebhook
   listMyInvitations acceptMyInvitation declineMyInvitation listMyIdentities linkMyIdentity unlinkMyIdentity
   listPasskeys beginPasskeyRegistration completePasskeyRegistration renamePasskey deletePasskey beginPasskeyMfa
-  verifyPasskeyMfa beginPasskeySignIn signInWithPasskey`.split(/\s+/)
+  verifyPasskeyMfa beginPasskeySignIn signInWithPasskey  getTwoFactorPolicy updateTwoFactorPolicy getNotificationPreferences updateNotificationPreferences
+  listSecurityEvents`.split(/\s+/)
 
 async function documentOf(): Promise<Document> {
   const response = await t.app.inject({ method: 'GET', url: '/api/openapi.json' })

@@ -30,6 +30,8 @@ export interface UsersTable {
   created_at: Timestamp
   updated_at: Timestamp
   last_login_at: Timestamp | null
+  /** Issue 14: whether a sign-in from a browser and system not seen before is mailed (default true). */
+  notify_new_sign_in: ColumnType<boolean | 0 | 1, boolean | undefined, boolean>
 }
 
 export interface SessionsTable {
@@ -41,6 +43,8 @@ export interface SessionsTable {
   revoked_at: Timestamp | null
   user_agent: string | null
   ip: string | null
+  /** Issue 14: a trusted identity provider reported (amr) that it checked a second factor. */
+  idp_mfa: ColumnType<boolean | 0 | 1, boolean | undefined, boolean>
 }
 
 /** One row per instance-wide fact that must be established exactly once (e.g. first-run setup). */
@@ -60,6 +64,9 @@ export interface AuditEventsTable {
   ip: string | null
   /** JSON text: small, non-secret facts about the change (which fields, which role …). */
   metadata: string
+  /** Issue 14: whose account the event concerns (the target user, else the actor): the personal security log. */
+  subject_user_id: string | null
+  user_agent: string | null
 }
 
 export interface ApiTokensTable {
@@ -227,6 +234,8 @@ export interface OidcProvidersTable {
   enabled: SqlBool
   /** Link existing accounts by verified email at first sign-in (issue 11); never an administrator's. */
   trust_email: SqlBool
+  /** Issue 14: an `amr` claim naming a second factor satisfies the two-factor policy. */
+  trusts_mfa_amr: ColumnType<boolean | 0 | 1, boolean | undefined, boolean>
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -282,6 +291,33 @@ export interface BillingEventsTable {
   received_at: Timestamp
 }
 
+/** Issue 14: per account, the browser-and-system classes it has signed in from (hashed). */
+export interface KnownDevicesTable {
+  user_id: string
+  device_hash: string
+  first_seen_at: Timestamp
+  last_seen_at: Timestamp
+}
+
+/** Issue 14: security notifications, queued in the changing transaction and sent in the background. */
+export interface MailOutboxTable {
+  id: string
+  user_id: string | null
+  recipient: string
+  /** Which notification (notifications/templates.ts). */
+  kind: string
+  language: string
+  /** JSON text: what the mail says (time, IP, browser, a name) — never a secret. */
+  params: string
+  /** pending → sent | failed (retries spent) | skipped (SMTP not configured: recorded only). */
+  status: 'pending' | 'sent' | 'failed' | 'skipped'
+  attempts: number
+  created_at: Timestamp
+  next_attempt_at: Timestamp
+  finished_at: Timestamp | null
+  last_error: string | null
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -307,6 +343,8 @@ export interface Database {
   link_tags: LinkTagsTable
   go_preferences: GoPreferencesTable
   billing_events: BillingEventsTable
+  known_devices: KnownDevicesTable
+  mail_outbox: MailOutboxTable
 }
 
 export type Db = Kysely<Database>

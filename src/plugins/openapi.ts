@@ -47,10 +47,20 @@ export const SHARED_RESPONSES = {
     description:
       'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
   },
-  AdminRequired: { status: 403, description: 'FORBIDDEN: administrators only' },
+  // No administrators' route is open during enrolment (issue 14), so theirs name both reasons.
+  AdminRequired: {
+    status: 403,
+    description:
+      'FORBIDDEN: administrators only; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+  },
   AdminRequiredOrCsrfFailed: {
     status: 403,
-    description: 'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
+    description:
+      'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+  },
+  EnrollmentRequired: {
+    status: 403,
+    description: 'MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
   NotFound: { status: 404, description: 'NOT_FOUND: a path parameter that names nothing (one holding a control character, say)' },
   PayloadTooLarge: { status: 413, description: 'PAYLOAD_TOO_LARGE: body over 64 KiB' },
@@ -63,6 +73,7 @@ type SharedResponseName = keyof typeof SHARED_RESPONSES
 
 const DATABASE_DOWN = 'SERVICE_UNAVAILABLE: the database is not answering'
 const CSRF_FAILED = 'CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header'
+const ENROLLMENT_REQUIRED = SHARED_RESPONSES.EnrollmentRequired.description
 
 function sharedResponse(name: SharedResponseName): TSchema {
   return errorResponse(SHARED_RESPONSES[name].description)
@@ -96,6 +107,11 @@ function addStandardResponses(route: RouteOptions): void {
   if (forbidden !== null) add(forbidden)
   // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
   if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
+  // Issue 14: a caller restricted to enrolment by the two-factor policy (route-auth.ts).
+  if (auth !== 'public' && route.config?.allowedDuringEnrollment !== true) {
+    add('EnrollmentRequired')
+    extend(response, 403, 'MFA_ENROLLMENT_REQUIRED', ENROLLMENT_REQUIRED)
+  }
   // src/plugins/http.ts answers 404 for a path parameter holding a control character, on every such route.
   if (route.url.includes(':')) add('NotFound')
   if (unsafe) {

@@ -13,5 +13,12 @@ export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthRequirement
+    /**
+     * Open to a caller whom the two-factor policy restricts to enrolment (issue 14; see
+     * modules/auth/mfa-policy.ts). Every other authenticated route answers them 403
+     * MFA_ENROLLMENT_REQUIRED. Only what enrolment itself and the console's enrolment page need
+     * may declare it.
+     */
+    allowedDuringEnrollment?: boolean
   }
 }

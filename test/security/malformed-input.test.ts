@@ -62,6 +62,7 @@ describe('forged cursors', () => {
       `/api/organizations/${ids.organization}/invitations`,
       '/api/links',
       '/api/invitations',
+      '/api/users/me/security-events',
     ]
     expect(collections).toEqual(expect.arrayContaining(timeOrdered))
     // Never issued by any collection: a 400 everywhere.

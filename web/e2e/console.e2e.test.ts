@@ -110,14 +110,13 @@ beforeAll(async () => {
   smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
 }, 120_000)
 
-/** The link in the newest mail to `to` that starts with `prefix`. */
+/** The link that starts with `prefix` in the newest mail to `to` carrying one (security notices carry none). */
 function mailedLink(to: string, prefix: string): string {
-  const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1)
-  expect(mail, `a mail to ${to}`).toBeTruthy()
   const escaped = `${server.baseUrl}${prefix}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-  const link = new RegExp(`${escaped}\\?token=[A-Za-z0-9_-]+`).exec(textOf(mail!))
-  expect(link, textOf(mail!)).not.toBeNull()
-  return link![0]
+  const pattern = new RegExp(`${escaped}\\?token=[A-Za-z0-9_-]+`)
+  const mail = smtp.received.filter((m) => m.to.includes(to) && pattern.test(textOf(m))).at(-1)
+  expect(mail, `a mail to ${to} with a ${prefix} link`).toBeTruthy()
+  return pattern.exec(textOf(mail!))![0]
 }
 
 afterAll(async () => {

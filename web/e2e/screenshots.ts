@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { SoftwareAuthenticator } from '../../test/helpers/webauthn-authenticator.ts'
+import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, type StripeStandIn } from '../../test/helpers/stripe-stand-in.ts'
 
@@ -216,6 +217,7 @@ async function main(): Promise<void> {
     }
 
     await passkeyScreenshots(admin!)
+    await policyScreenshots()
   } finally {
     await browser.close()
     await server.stop()
@@ -281,6 +283,56 @@ async function passkeyScreenshots(adminToken: string): Promise<void> {
     await page.locator('[data-testid="passkeys"] tbody tr').nth(1).waitFor()
     await page.locator('#passkeys-heading').scrollIntoViewIfNeeded()
     await shoot(page, 'security-passkeys', combo)
+    await ctx.close()
+  }
+}
+
+// --- Issue 14: Activity, the two-factor policy control, and the enrolment-only page -------------
+const POLICY_ADMIN = { name: 'Hedy Lamarr', email: 'hedy@example.com', password: 'frequency-hopping-1942' }
+
+/**
+ * Runs last: it switches the two-factor policy on, after which Ada (no second factor) is
+ * restricted to enrolment like every account without one.
+ */
+async function policyScreenshots(): Promise<void> {
+  for (const combo of COMBOS) {
+    const { token } = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
+    await api('/api/users/me', { method: 'PATCH', token, body: { language: combo.language, theme: 'auto' } })
+    const ctx = await context(combo)
+    const page = await ctx.newPage()
+    await signIn(page, ADMIN)
+    await page.goto('/account/activity')
+    await page.locator('[data-testid="security-events"] tbody tr').first().waitFor()
+    await shoot(page, 'activity', combo)
+    await page.goto('/admin/security')
+    await page.locator('[data-testid="two-factor-policy"]').waitFor()
+    await shoot(page, 'admin-two-factor-policy', combo)
+    await ctx.close()
+  }
+
+  // A second administrator with a second factor requires one of everyone.
+  const { token: ada } = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
+  await api('/api/admin/users', { method: 'POST', token: ada, body: { ...POLICY_ADMIN, is_admin: true, current_password: ADMIN.password } })
+  const { token: hedy } = await api('/api/auth/login', { method: 'POST', body: { email: POLICY_ADMIN.email, password: POLICY_ADMIN.password } })
+  const { secret } = await api('/api/auth/mfa/enroll/begin', { method: 'POST', token: hedy, body: { password: POLICY_ADMIN.password } })
+  await api('/api/auth/mfa/enroll/confirm', { method: 'POST', token: hedy, body: { code: totpCode(secret!, new Date()) } })
+  await api('/api/admin/settings/two-factor-policy', {
+    method: 'PUT',
+    token: hedy,
+    body: { required: 'everyone', current_password: POLICY_ADMIN.password, code: totpCode(secret!, new Date(), 1) },
+  })
+  for (const combo of COMBOS) {
+    const members = (await api(`/api/admin/users?q=${encodeURIComponent(MEMBER.email)}`, { token: hedy })) as unknown as { items: { id: string }[] }
+    await api(`/api/admin/users/${members.items[0]!.id}`, { method: 'PUT', token: hedy, body: { language: combo.language, theme: 'auto' } })
+    const ctx = await context(combo)
+    const page = await ctx.newPage()
+    await page.goto('/login')
+    await page.locator('input[name="email"]').fill(MEMBER.email)
+    await page.locator('input[name="password"]').fill(MEMBER.password)
+    await page.locator('button[type="submit"]').click()
+    await page.waitForURL('**/account/security')
+    await page.locator('[data-testid="enrollment-required"]').waitFor()
+    await shoot(page, 'security-enrolment-required', combo)
     await ctx.close()
   }
 }

@@ -5,8 +5,9 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router'
 import { ApiError } from './api/errors'
-import { meQuery } from './api/queries'
+import { meQuery, mfaStatusQuery } from './api/queries'
 import { organizationQuery } from './orgs/queries'
+import { ENROLLMENT_PAGE } from './policy/enrollment'
 import { LoginPage } from './auth/LoginPage'
 import { MfaPage } from './auth/MfaPage'
 import { SetupPage } from './auth/SetupPage'
@@ -67,7 +68,14 @@ const shellRoute = createRoute({
   id: 'shell',
   beforeLoad: async ({ context, location }) => {
     try {
-      return { user: await context.queryClient.ensureQueryData(meQuery) }
+      const user = await context.queryClient.ensureQueryData(meQuery)
+      // Issue 14: while the two-factor policy restricts the session, only enrolment is reachable.
+      const mfa = await context.queryClient.ensureQueryData(mfaStatusQuery)
+      if (mfa.enrollment_required && location.pathname !== ENROLLMENT_PAGE) {
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+        throw redirect({ to: ENROLLMENT_PAGE })
+      }
+      return { user }
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
         // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
@@ -139,13 +147,42 @@ const adminRoute = createRoute({
   component: NotFoundPage,
 })
 
+// Issue 14: the personal security log, and the two-factor policy until /admin/settings hosts it.
+const activityRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/account/activity',
+  validateSearch: (search: Record<string, unknown>): { cursor?: string } => ({ cursor: optionalString(search.cursor) }),
+  component: lazyRouteComponent(() => import('./security-log/ActivityPage'), 'ActivityPage'),
+})
+
+const adminSecurityRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/admin/security',
+  beforeLoad: ({ context }) => {
+    const user = (context as { user?: { is_admin: boolean } }).user
+    if (!user?.is_admin) throw new ApiError(403, 'FORBIDDEN', 'forbidden', [], null)
+  },
+  component: lazyRouteComponent(() => import('./policy/AdminSecurityPage'), 'AdminSecurityPage'),
+})
+
 const routeTree = rootRoute.addChildren([
   setupRoute,
   loginRoute,
   mfaRoute,
   verifyEmailRoute,
   invitationRoute,
-  shellRoute.addChildren([homeRoute, profileRoute, securityRoute, tokensRoute, adminRoute, orgsRoute, orgRoute, orgBillingRoute]),
+  shellRoute.addChildren([
+    homeRoute,
+    profileRoute,
+    securityRoute,
+    tokensRoute,
+    adminRoute,
+    orgsRoute,
+    orgRoute,
+    orgBillingRoute,
+    activityRoute,
+    adminSecurityRoute,
+  ]),
 ])
 
 export function createConsoleRouter(queryClient: QueryClient) {

@@ -11,6 +11,9 @@ export interface AuditEvent {
   targetType: string | null
   targetId: string | null
   ip: string | null
+  userAgent: string | null
+  /** Whose account the event concerns (the personal security log). */
+  subjectUserId: string | null
   metadata: Record<string, unknown>
 }
 
@@ -26,12 +29,14 @@ export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise
       target_type: event.targetType,
       target_id: event.targetId,
       ip: event.ip,
+      user_agent: event.userAgent,
+      subject_user_id: event.subjectUserId,
       metadata: JSON.stringify(event.metadata),
     })
     .execute()
 }
 
-export type AuditEventRow = Selectable<AuditEventsTable>
+export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent'>
 
 export interface AuditFilter {
   action?: string

@@ -9,6 +9,7 @@ import type { Executor } from '../../db/schema.js'
 import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page } from '../../lib/pagination.js'
 import type { Clock } from '../../lib/time.js'
+import { queueSecurityNotification } from '../notifications/queue.js'
 import { insertAuditEvent, listAuditEvents } from './repo.js'
 import type { AuditEventView, AuditLogQuery } from './schemas.js'
 
@@ -30,7 +31,24 @@ export interface AuditEntry {
   metadata?: Record<string, unknown>
 }
 
+const USER_AGENT_MAX = 512
+
+/**
+ * Whose account an event concerns (issue 14: the personal security log reads by it): the user it
+ * targets, else the user who acted (an API token they created, a passkey they added).
+ */
+function subjectOf(entry: AuditEntry): string | null {
+  return entry.target?.type === 'user' ? entry.target.id : (entry.actor?.id ?? null)
+}
+
+/**
+ * Writes the event and, in the same transaction, queues the security notification it calls for
+ * (notifications/kinds.ts), so a mail exists exactly when its change does and goes out after commit.
+ */
 export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContext, entry: AuditEntry): Promise<void> {
+  const subjectUserId = subjectOf(entry)
+  const userAgent = ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null
+  const metadata = entry.metadata ?? {}
   await insertAuditEvent(ex, {
     at: clock.now().toISOString(),
     actorId: entry.actor?.id ?? null,
@@ -39,7 +57,17 @@ export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContex
     targetType: entry.target?.type ?? null,
     targetId: entry.target?.id ?? null,
     ip: ctx.ip,
-    metadata: entry.metadata ?? {},
+    userAgent,
+    subjectUserId,
+    metadata,
+  })
+  await queueSecurityNotification(ex, clock, {
+    action: entry.action,
+    subjectUserId,
+    actorId: entry.actor?.id ?? null,
+    ip: ctx.ip,
+    userAgent,
+    metadata,
   })
 }
 

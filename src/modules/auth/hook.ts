@@ -8,6 +8,10 @@
  *   config: { auth: 'session' }  an interactive session only (CONTRACT.md §5.4)
  *   config: { auth: 'admin' }    an administrator (CONTRACT.md §5.3)
  *
+ * A caller whom the two-factor policy restricts to enrolment (mfa-policy.ts) gets 403
+ * MFA_ENROLLMENT_REQUIRED — after authentication and CSRF, before the role checks — on every route
+ * that does not declare `config: { allowedDuringEnrollment: true }`.
+ *
  * It runs before the body is read, so unauthenticated requests cost no parsing.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -18,6 +22,7 @@ import { safeEqual } from '../../lib/crypto.js'
 import type { AuthRequirement } from '../../plugins/route-auth.js'
 import type { RequestContext } from '../audit/service.js'
 import { authenticateBearer } from './authenticate.js'
+import { enrollmentRequired } from './mfa-policy.js'
 import type { Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from '../tokens/format.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from './cookies.js'
@@ -67,6 +72,9 @@ export async function resolveCaller(deps: Deps, request: FastifyRequest, require
   const caller = await authenticateBearer(deps, credential.token)
   if (caller === null) throw new AppError('UNAUTHORIZED')
   if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller, credential.cookies)
+  if (request.routeOptions.config.allowedDuringEnrollment !== true && (await enrollmentRequired(deps, caller))) {
+    throw new AppError('MFA_ENROLLMENT_REQUIRED')
+  }
   if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
   if (requirement === 'admin' && !caller.user.is_admin) throw new AppError('FORBIDDEN')
   return caller
@@ -78,7 +86,10 @@ export async function resolveCaller(deps: Deps, request: FastifyRequest, require
  */
 export async function optionalCaller(deps: Deps, request: FastifyRequest): Promise<Caller | null> {
   const credential = readCredential(request)
-  return credential?.token == null ? null : authenticateBearer(deps, credential.token)
+  const caller = credential?.token == null ? null : await authenticateBearer(deps, credential.token)
+  // A caller restricted to enrolment is treated as signed out here (sent to the sign-in page, which
+  // takes them on to enrolment).
+  return caller !== null && (await enrollmentRequired(deps, caller)) ? null : caller
 }
 
 /** The caller of a route that requires authentication. */

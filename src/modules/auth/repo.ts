@@ -11,6 +11,8 @@ export interface NewSession {
   expiresAt: Timestamp
   userAgent: string | null
   ip: string | null
+  /** A trusted identity provider reported a second factor (amr) for this sign-in. */
+  idpMfa?: boolean
 }
 
 export async function insertSession(ex: Executor, session: NewSession): Promise<void> {
@@ -24,6 +26,7 @@ export async function insertSession(ex: Executor, session: NewSession): Promise<
       expires_at: session.expiresAt,
       user_agent: session.userAgent,
       ip: session.ip,
+      idp_mfa: session.idpMfa ?? false,
     })
     .execute()
 }
@@ -53,6 +56,12 @@ export async function findLiveSession(ex: Executor, sessionId: string, now: Time
   if (row === undefined) return null
   const { session_last_seen_at, ...user } = row
   return { user: toUserRecord(user), lastSeenAt: session_last_seen_at }
+}
+
+/** Whether a trusted identity provider reported a second factor for this session's sign-in (issue 14). */
+export async function isSessionVouchedByProvider(ex: Executor, sessionId: string): Promise<boolean> {
+  const row = await ex.selectFrom('sessions').select('idp_mfa').where('id', '=', sessionId).executeTakeFirst()
+  return Boolean(row?.idp_mfa)
 }
 
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */

@@ -76,7 +76,10 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.post(
       '/logout',
-      { schema: { tags, operationId: 'logout', summary: 'End the current session and clear the cookies', response: { 204: NoContent } } },
+      {
+        config: { allowedDuringEnrollment: true },
+        schema: { tags, operationId: 'logout', summary: 'End the current session and clear the cookies', response: { 204: NoContent } },
+      },
       async (request, reply) => {
         await logout(deps, callerOf(request), contextOf(request))
         clearSessionCookies(reply, deps)
@@ -87,7 +90,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/csrf',
       {
-        config: { auth: 'session' },
+        config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'getCsrfToken',

@@ -33,7 +33,13 @@ export type SignInOutcome = { kind: 'session'; signIn: SignIn } | { kind: 'mfa';
  * The end of every first factor (password, OIDC): a user with MFA gets an mfa_token instead of a
  * session (CONTRACT.md §4.2, §9). Records last_login_at and the audit event in one transaction.
  */
-export async function beginSignIn(deps: Deps, userId: string, method: string, ctx: RequestContext): Promise<SignInOutcome> {
+export async function beginSignIn(
+  deps: Deps,
+  userId: string,
+  method: string,
+  ctx: RequestContext,
+  options: { idpMfa?: boolean } = {},
+): Promise<SignInOutcome> {
   const outcome = await deps.db.transaction().execute(async (tx) => {
     const user = await findUserById(tx, userId)
     if (user === null || user.disabled) throw new AppError('INVALID_CREDENTIALS')
@@ -43,12 +49,12 @@ export async function beginSignIn(deps: Deps, userId: string, method: string, ct
       return { kind: 'mfa' as const, challenge }
     }
     const updated = (await updateUser(tx, userId, { last_login_at: deps.clock.now().toISOString() })) ?? user
-    const session = await openSession(deps, tx, userId, ctx)
+    const session = await openSession(deps, tx, userId, ctx, { idpMfa: options.idpMfa === true })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.login',
       actor: updated,
       target: { type: 'user', id: userId },
-      metadata: { method, session_id: session.id },
+      metadata: { method, session_id: session.id, ...(options.idpMfa === true && { idp_mfa: true }) },
     })
     return { kind: 'session' as const, user: updated, session }
   })

@@ -21,7 +21,13 @@ export interface SignIn {
 const USER_AGENT_MAX = 512
 
 /** Inserts the session row within the caller's transaction. */
-export async function openSession(deps: Deps, ex: Executor, userId: string, ctx: RequestContext): Promise<NewSession> {
+export async function openSession(
+  deps: Deps,
+  ex: Executor,
+  userId: string,
+  ctx: RequestContext,
+  options: { idpMfa?: boolean } = {},
+): Promise<NewSession> {
   const now = deps.clock.now()
   const session: NewSession = {
     id: newId(),
@@ -30,6 +36,7 @@ export async function openSession(deps: Deps, ex: Executor, userId: string, ctx:
     expiresAt: addSeconds(now, deps.config.sessionTtlSeconds).toISOString(),
     userAgent: ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
     ip: ctx.ip,
+    idpMfa: options.idpMfa === true,
   }
   await insertSession(ex, session)
   return session

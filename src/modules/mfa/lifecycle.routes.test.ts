@@ -24,7 +24,7 @@ const status = async (token: string) => (await t.app.inject({ method: 'GET', url
 describe('enrollment', () => {
   it('starts from "not enabled", with no secret anywhere in the status', async () => {
     const user = await createSignedInUser(t)
-    expect(await status(user.token)).toEqual({ enabled: false, pending: false, backup_codes_remaining: 0 })
+    expect(await status(user.token)).toEqual({ enabled: false, pending: false, backup_codes_remaining: 0, enrollment_required: false })
   })
 
   it('begin needs the password: missing → PASSWORD_REQUIRED, wrong → INVALID_PASSWORD', async () => {
@@ -49,7 +49,7 @@ describe('enrollment', () => {
     const ttl = Date.parse(body.expires_at) - t.clock.now().getTime()
     expect(ttl).toBeGreaterThan(9 * 60_000)
     expect(ttl).toBeLessThanOrEqual(10 * 60_000)
-    expect(await status(user.token)).toEqual({ enabled: false, pending: true, backup_codes_remaining: 0 })
+    expect(await status(user.token)).toEqual({ enabled: false, pending: true, backup_codes_remaining: 0, enrollment_required: false })
   })
 
   it('confirm refuses a malformed code (400 VALIDATION_FAILED) and a wrong one (400 INVALID_CODE)', async () => {
@@ -76,7 +76,7 @@ describe('enrollment', () => {
     expect(new Set(codes).size).toBe(10)
 
     const after = await status(user.token)
-    expect(after).toEqual({ enabled: true, enrolled_at: expect.any(String), pending: false, backup_codes_remaining: 10 })
+    expect(after).toEqual({ enabled: true, enrolled_at: expect.any(String), pending: false, backup_codes_remaining: 10, enrollment_required: false })
     expect(JSON.stringify(after)).not.toContain(secret)
     expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(otherSession.token) })).statusCode).toBe(401)
     expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(200)
@@ -217,7 +217,7 @@ describe('disable and regenerate', () => {
 
     const ok = await post('/api/auth/mfa/disable', user.token, { code: right, password: DEFAULT_PASSWORD })
     expect(ok.statusCode).toBe(204)
-    expect(await status(user.token)).toEqual({ enabled: false, pending: false, backup_codes_remaining: 0 })
+    expect(await status(user.token)).toEqual({ enabled: false, pending: false, backup_codes_remaining: 0, enrollment_required: false })
     expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(other.json().token) })).statusCode).toBe(401)
     // Login is single-step again.
     expect((await login(t, user.email, DEFAULT_PASSWORD)).token).toBeTruthy()

@@ -9,6 +9,7 @@ import { AppError } from '../../errors.js'
 import { assertAdminProof } from '../admin/reauth.js'
 import { findUserById } from '../users/repo.js'
 import { AdminProofBody } from '../admin/users.schemas.js'
+import { enrollmentRequired } from '../auth/mfa-policy.js'
 import { completeMfaSignIn } from './challenge.js'
 import { BackupCodesView, BeginBody, ConfirmBody, EnrollmentView, MfaStatusView, TrustedBody, VerifyBody } from './schemas.js'
 import { beginEnrollment, cancelEnrollment, confirmEnrollment, disableMfa, getMfaStatus, regenerateBackupCodes, resetMfa } from './service.js'
@@ -22,14 +23,20 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/status',
-      { schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } } },
-      async (request) => getMfaStatus(deps, callerOf(request)),
+      {
+        config: { allowedDuringEnrollment: true },
+        schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } },
+      },
+      async (request) => {
+        const caller = callerOf(request)
+        return { ...(await getMfaStatus(deps, caller)), enrollment_required: await enrollmentRequired(deps, caller) }
+      },
     )
 
     app.post(
       '/enroll/begin',
       {
-        config: { auth: 'session' },
+        config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'beginMfaEnrollment',
@@ -49,7 +56,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/enroll/confirm',
       {
-        config: { auth: 'session' },
+        config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'confirmMfaEnrollment',
@@ -69,7 +76,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/enroll/cancel',
       {
-        config: { auth: 'session' },
+        config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'cancelMfaEnrollment',

@@ -7,6 +7,9 @@ export const MfaStatusView = Type.Object({
   error: Type.Optional(Type.String({ description: 'Absent on success' })),
   pending: Type.Boolean({ description: 'An enrollment has begun and not expired' }),
   backup_codes_remaining: Type.Integer({ minimum: 0 }),
+  enrollment_required: Type.Boolean({
+    description: 'Issue 14: the two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up',
+  }),
 })
 
 export const BeginBody = Body({ password: Type.Optional(Secret()) })

@@ -43,6 +43,8 @@ export interface OidcIdentity {
   email: string | null
   emailVerified: boolean
   name: string | null
+  /** The ID token's `amr` (RFC 8176 authentication method references): what the provider checked. */
+  amr: string[]
 }
 
 export interface OidcClient {
@@ -230,6 +232,7 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
           email: text(source.email),
           emailVerified: isTrue(source.email_verified),
           name: text(claims.name) ?? text(source.name),
+          amr: Array.isArray(claims.amr) ? claims.amr.filter((value): value is string => typeof value === 'string') : [],
         }
       })
     },

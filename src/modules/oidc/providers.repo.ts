@@ -18,6 +18,7 @@ export interface ProviderRecord {
   default_role: 'user' | 'admin'
   enabled: boolean
   trust_email: boolean
+  trusts_mfa_amr: boolean
   created_at: Timestamp
   updated_at: Timestamp
 }
@@ -26,10 +27,11 @@ export interface ProviderCredentials extends ProviderRecord {
   client_secret_encrypted: string | null
 }
 
-export type ProviderRow = Omit<OidcProvidersTable, 'auto_create_users' | 'enabled' | 'trust_email'> & {
+export type ProviderRow = Omit<OidcProvidersTable, 'auto_create_users' | 'enabled' | 'trust_email' | 'trusts_mfa_amr'> & {
   auto_create_users: boolean
   enabled: boolean
   trust_email: boolean
+  trusts_mfa_amr: boolean
 }
 export type ProviderChanges = Partial<Omit<ProviderRow, 'id' | 'created_at'>>
 
@@ -44,16 +46,18 @@ const PROVIDER_COLUMNS = [
   'default_role',
   'enabled',
   'trust_email',
+  'trusts_mfa_amr',
   'created_at',
   'updated_at',
   sql<boolean | 0 | 1>`(${sql.ref('client_secret_encrypted')} is not null)`.as('client_secret_set'),
 ] as const
 
-type RawProvider = Omit<ProviderRecord, 'client_secret_set' | 'auto_create_users' | 'enabled' | 'trust_email'> & {
+type RawProvider = Omit<ProviderRecord, 'client_secret_set' | 'auto_create_users' | 'enabled' | 'trust_email' | 'trusts_mfa_amr'> & {
   client_secret_set: unknown
   auto_create_users: unknown
   enabled: unknown
   trust_email: unknown
+  trusts_mfa_amr: unknown
 }
 
 /** SQLite answers booleans as 0/1. */
@@ -64,6 +68,7 @@ function toRecord<R extends RawProvider>(row: R): R & ProviderRecord {
     auto_create_users: Boolean(row.auto_create_users),
     enabled: Boolean(row.enabled),
     trust_email: Boolean(row.trust_email),
+    trusts_mfa_amr: Boolean(row.trusts_mfa_amr),
   }
 }
 

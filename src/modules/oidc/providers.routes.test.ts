@@ -88,6 +88,7 @@ describe('POST /api/oidc-providers', () => {
       default_role: 'user',
       enabled: true,
       trust_email: false,
+      trusts_mfa_amr: false,
       callback_url: 'http://switchboard.test/api/auth/oidc/acme/callback',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: provider.created_at,

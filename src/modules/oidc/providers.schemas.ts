@@ -26,6 +26,10 @@ export const OidcProviderView = Type.Object(
     trust_email: Type.Boolean({
       description: 'Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false',
     }),
+    trusts_mfa_amr: Type.Boolean({
+      description:
+        "Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false",
+    }),
     callback_url: Type.String({ description: 'Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback' }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
@@ -58,6 +62,7 @@ const fields = {
   default_role: Role,
   enabled: Type.Boolean(),
   trust_email: Type.Boolean(),
+  trusts_mfa_amr: Type.Boolean(),
 }
 
 export const CreateOidcProviderBody = Body({
@@ -71,6 +76,7 @@ export const CreateOidcProviderBody = Body({
   default_role: Type.Optional(fields.default_role),
   enabled: Type.Optional(fields.enabled),
   trust_email: Type.Optional(fields.trust_email),
+  trusts_mfa_amr: Type.Optional(fields.trusts_mfa_amr),
 })
 export type CreateOidcProviderBody = Static<typeof CreateOidcProviderBody>
 
@@ -88,6 +94,7 @@ export const UpdateOidcProviderBody = Body(
     default_role: Type.Optional(fields.default_role),
     enabled: Type.Optional(fields.enabled),
     trust_email: Type.Optional(fields.trust_email),
+    trusts_mfa_amr: Type.Optional(fields.trusts_mfa_amr),
   },
   { minProperties: 1 },
 )

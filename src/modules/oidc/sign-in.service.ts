@@ -34,6 +34,17 @@ type Failed = { kind: 'failure'; failure: SignInFailure; forLink?: boolean }
 export type StartOutcome = { kind: 'redirect'; location: string; sealedState: string } | Failed
 export type CallbackOutcome = SignInOutcome | Failed | { kind: 'linked'; providerKey: string }
 
+/**
+ * RFC 8176 method references that mean more than a password: `mfa` itself, one-time passwords,
+ * proof of possession of a key (hardware, software, smart card) and biometrics (which a provider
+ * only uses as part of such a key).
+ */
+const SECOND_FACTOR_AMR = new Set(['mfa', 'otp', 'hwk', 'swk', 'sc', 'fpt', 'face', 'iris', 'retina'])
+
+export function reportsSecondFactor(amr: readonly string[]): boolean {
+  return amr.some((method) => SECOND_FACTOR_AMR.has(method))
+}
+
 /** OIDC Core §2: a subject is at most 255 ASCII characters. */
 const MAX_SUB_LENGTH = 255
 const WELL_FORMED_KEY = new RegExp(PROVIDER_KEY_PATTERN)
@@ -153,8 +164,11 @@ async function finish(deps: Deps, input: CallbackInput, ctx: RequestContext, lin
     return { kind: 'linked', providerKey: provider.provider_key }
   }
   const user = await resolveAccount(deps, provider, identity, ctx)
+  // Issue 14: a provider marked `trusts_mfa_amr` vouches for a second factor through `amr`; the
+  // session remembers it, so the two-factor policy is met without a factor here.
+  const idpMfa = provider.trusts_mfa_amr && reportsSecondFactor(identity.amr)
   try {
-    return await beginSignIn(deps, user.id, provider.provider_key, ctx)
+    return await beginSignIn(deps, user.id, provider.provider_key, ctx, { idpMfa })
   } catch (error) {
     // Disabled between the two transactions.
     if (error instanceof AppError && error.reason === 'INVALID_CREDENTIALS')

@@ -32,21 +32,24 @@ const SIGN_IN_REFUSED =
 
 /**
  * /api/auth/passkeys — WebAuthn credentials as a second factor and for signing in without a
- * password. An account that must enrol a second factor needs GET '', POST /registration/options
- * and POST /registration (docs/API.md, "Passkeys").
+ * password. Listing and registering stay open to an account that must still enrol a second factor
+ * under the two-factor policy (docs/API.md, "Passkeys").
  */
 export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, operationId: 'listPasskeys', summary: "The caller's passkeys, newest first", response: { 200: PasskeyPage } } },
+      {
+        config: { allowedDuringEnrollment: true },
+        schema: { tags, operationId: 'listPasskeys', summary: "The caller's passkeys, newest first", response: { 200: PasskeyPage } },
+      },
       async (request) => listOwnPasskeys(deps, callerOf(request)),
     )
 
     app.post(
       '/registration/options',
       {
-        config: { auth: 'session' },
+        config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'beginPasskeyRegistration',
@@ -66,7 +69,7 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/registration',
       {
-        config: { auth: 'session' },
+        config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'completePasskeyRegistration',

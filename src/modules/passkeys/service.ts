@@ -209,7 +209,7 @@ export async function deleteOwnPasskey(
   input: { password?: string | undefined },
   ctx: RequestContext,
 ): Promise<void> {
-  await ownPasskey(deps, caller, id)
+  const passkey = await ownPasskey(deps, caller, id)
   await verifyCurrentPassword(deps, caller.user.id, input.password)
   await deps.db.transaction().execute(async (tx) => {
     if (!(await deletePasskey(tx, caller.user.id, id))) throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
@@ -219,7 +219,8 @@ export async function deleteOwnPasskey(
       action: 'passkey.delete',
       actor: caller.user,
       target: { type: 'passkey', id },
-      metadata: { last_factor: lastFactor, sessions_revoked: revoked },
+      // The name lets the security mail and the person's activity say which passkey went.
+      metadata: { name: passkey.name, last_factor: lastFactor, sessions_revoked: revoked },
     })
   })
 }

@@ -14,8 +14,14 @@ const User = Type.Ref(UserView)
 
 export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/me', { schema: { tags, operationId: 'getCurrentUser', summary: 'The current user', response: { 200: User } } }, async (request) =>
-      toUserView(callerOf(request).user),
+    app.get(
+      '/me',
+      {
+        // The console's enrolment page needs it (issue 14: open during enrolment, auth/mfa-policy.ts).
+        config: { allowedDuringEnrollment: true },
+        schema: { tags, operationId: 'getCurrentUser', summary: 'The current user', response: { 200: User } },
+      },
+      async (request) => toUserView(callerOf(request).user),
     )
 
     app.patch(

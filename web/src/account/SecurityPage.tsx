@@ -5,7 +5,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
-import { meQuery } from '../api/queries'
+import { meQuery, mfaStatusQuery } from '../api/queries'
+import { EnrollmentRequiredNotice } from '../policy/EnrollmentRequiredNotice'
+import { NewSignInMailSetting } from '../security-log/NewSignInMailSetting'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
@@ -17,9 +19,8 @@ import { RelativeTime } from '../ui/time'
 import { PasskeysSection } from '../passkeys/PasskeysSection'
 import { passkeysQuery } from '../passkeys/queries'
 import { BackupCodesPanel } from './BackupCodes'
-import { describeDevice } from './devices'
+import { useDeviceName } from './use-device-name'
 
-const mfaStatusQuery = { queryKey: ['mfa-status'], queryFn: () => unwrap(client.GET('/api/auth/mfa/status')) }
 const sessionsQuery = { queryKey: ['sessions'], queryFn: () => unwrap(client.GET('/api/users/me/sessions', { params: { query: { limit: 100 } } })) }
 
 interface Enrollment {
@@ -35,9 +36,12 @@ export function SecurityPage() {
   const hasPassword = me.data?.has_password ?? true
   // Passkeys are a second factor too: with one, sign-in is protected even without the app.
   const hasPasskeys = (useQuery(passkeysQuery).data?.items.length ?? 0) > 0
+  // Issue 14: under the two-factor policy, enrolment is all this session may do.
+  const restricted = status.data?.enrollment_required === true
 
   return (
     <Page title={t('security.title')} description={t('security.description')}>
+      {restricted && <EnrollmentRequiredNotice />}
       <section className="section" aria-labelledby="mfa-heading">
         <h2 id="mfa-heading">{t('security.mfa')}</h2>
         {status.data === undefined ? (
@@ -61,7 +65,12 @@ export function SecurityPage() {
         ) : null}
       </section>
       <PasskeysSection />
-      <Sessions />
+      {!restricted && status.data !== undefined && (
+        <>
+          <Sessions />
+          <NewSignInMailSetting />
+        </>
+      )}
     </Page>
   )
 }
@@ -261,11 +270,7 @@ function Sessions() {
     announce(t('sessions.revoked', { count: ids.length }))
     await queryClient.invalidateQueries({ queryKey: ['sessions'] })
   }
-  const deviceName = (userAgent: string | null) => {
-    const device = describeDevice(userAgent)
-    if (device.browser && device.system) return t('sessions.browserOn', { browser: device.browser, system: device.system })
-    return device.browser ?? device.system ?? t('sessions.unknownDevice')
-  }
+  const deviceName = useDeviceName()
   return (
     <section className="section" aria-labelledby="sessions-heading">
       <div className="section-header">

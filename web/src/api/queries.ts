@@ -8,6 +8,12 @@ export const meQuery = queryOptions({
   staleTime: 30_000,
 })
 
+/** Two-factor status; `enrollment_required` says the instance policy restricts this session to enrolment (issue 14). */
+export const mfaStatusQuery = queryOptions({
+  queryKey: ['mfa-status'],
+  queryFn: () => unwrap(client.GET('/api/auth/mfa/status')),
+})
+
 export const setupQuery = queryOptions({
   queryKey: ['setup'],
   queryFn: () => unwrap(client.GET('/api/auth/setup')),

@@ -1290,6 +1290,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/settings/two-factor-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who must use two-factor authentication: off, admins or everyone */
+        get: operations["getTwoFactorPolicy"];
+        /** Require two-factor authentication of administrators or everyone (re-authentication required) */
+        put: operations["updateTwoFactorPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which security mails you receive (only the new sign-in mail can be switched off) */
+        get: operations["getNotificationPreferences"];
+        /** Switch the new sign-in mail on or off */
+        put: operations["updateNotificationPreferences"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your account's security events (sign-ins, factor, password, email and token changes), newest first */
+        get: operations["listSecurityEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1309,7 +1362,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
             details?: {
                 field: string;
                 message: string;
@@ -1400,7 +1453,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description FORBIDDEN: administrators only */
+        /** @description FORBIDDEN: administrators only; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
         AdminRequired: {
             headers: {
                 [name: string]: unknown;
@@ -1409,8 +1462,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+        /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
         AdminRequiredOrCsrfFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        EnrollmentRequired: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1848,7 +1910,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description LAST_ADMIN: you are the last active administrator */
             409: {
                 headers: {
@@ -1903,7 +1973,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1946,7 +2024,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description RATE_LIMITED: too many wrong passwords */
@@ -2004,6 +2090,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2029,7 +2116,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no live session of yours with this id */
             404: {
                 headers: {
@@ -2073,6 +2168,8 @@ export interface operations {
                         /** @description An enrollment has begun and not expired */
                         pending: boolean;
                         backup_codes_remaining: number;
+                        /** @description Issue 14: the two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up */
+                        enrollment_required: boolean;
                     };
                 };
             };
@@ -2282,7 +2379,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description MFA_NOT_ENABLED */
             409: {
                 headers: {
@@ -2345,7 +2450,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description MFA_NOT_ENABLED */
             409: {
                 headers: {
@@ -2660,7 +2773,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such passkey of yours */
             404: {
                 headers: {
@@ -2735,7 +2856,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such passkey of yours */
             404: {
                 headers: {
@@ -3052,6 +3181,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3099,7 +3229,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description LIMIT_REACHED: 100 active tokens */
             409: {
                 headers: {
@@ -3144,7 +3282,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no active token of yours with this id */
             404: {
                 headers: {
@@ -3198,7 +3344,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3378,7 +3524,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: an administrator created with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description SESSION_REQUIRED: an administrator created with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3558,7 +3704,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: credentials or privileges changed with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description SESSION_REQUIRED: credentials or privileges changed with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4140,7 +4286,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account */
             409: {
                 headers: {
@@ -4754,6 +4908,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4798,6 +4953,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4843,7 +4999,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ALREADY_EXISTS: the slug is taken (details: slug) */
             409: {
                 headers: {
@@ -4895,6 +5059,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -4929,7 +5094,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4996,7 +5161,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5069,6 +5234,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -5124,7 +5290,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5196,7 +5362,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5271,7 +5437,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5348,7 +5514,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner) */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5412,7 +5578,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5509,7 +5675,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5580,7 +5746,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5650,6 +5816,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5690,7 +5857,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such pending invitation to your email */
             404: {
                 headers: {
@@ -5736,7 +5911,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such pending invitation to your email */
             404: {
                 headers: {
@@ -5800,7 +5983,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: the invitation was sent to another email address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: the invitation was sent to another email address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5860,6 +6043,8 @@ export interface operations {
                             enabled: boolean;
                             /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                             trust_email: boolean;
+                            /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                            trusts_mfa_amr: boolean;
                             /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                             callback_url: string;
                             /**
@@ -5909,6 +6094,7 @@ export interface operations {
                     default_role?: "user" | "admin";
                     enabled?: boolean;
                     trust_email?: boolean;
+                    trusts_mfa_amr?: boolean;
                 };
             };
         };
@@ -5935,6 +6121,8 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
+                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
                         /**
@@ -6010,6 +6198,8 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
+                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
                         /**
@@ -6068,6 +6258,7 @@ export interface operations {
                     default_role?: "user" | "admin";
                     enabled?: boolean;
                     trust_email?: boolean;
+                    trusts_mfa_amr?: boolean;
                 };
             };
         };
@@ -6094,6 +6285,8 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
+                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
                         /**
@@ -6208,6 +6401,7 @@ export interface operations {
                     default_role?: "user" | "admin";
                     enabled?: boolean;
                     trust_email?: boolean;
+                    trusts_mfa_amr?: boolean;
                 };
             };
         };
@@ -6234,6 +6428,8 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
+                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
                         /**
@@ -6423,6 +6619,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6452,7 +6649,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no enabled provider has this key */
             404: {
                 headers: {
@@ -6523,7 +6728,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: your account is not linked to this provider */
             404: {
                 headers: {
@@ -6581,6 +6794,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6628,7 +6842,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
             409: {
                 headers: {
@@ -6682,6 +6904,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -6740,7 +6963,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -6786,7 +7017,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -6847,7 +7086,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -6921,6 +7168,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6978,7 +7226,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -7044,6 +7300,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             /** @description NOT_FOUND: no such link, or not one you can see */
             404: {
                 headers: {
@@ -7078,7 +7335,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7156,7 +7413,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7234,6 +7491,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7293,7 +7551,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no such link, or not one you can see */
             404: {
                 headers: {
@@ -7330,7 +7596,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: you have no preference for this slug */
             404: {
                 headers: {
@@ -7378,6 +7652,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7433,7 +7708,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication) */
+            /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7553,6 +7828,239 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    getTwoFactorPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description off: nobody is required; admins: administrators; everyone: every account
+                         * @enum {string}
+                         */
+                        required: "off" | "admins" | "everyone";
+                        updated_at: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateTwoFactorPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description off: nobody is required; admins: administrators; everyone: every account
+                     * @enum {string}
+                     */
+                    required: "off" | "admins" | "everyone";
+                    current_password?: string;
+                    /** @description Your TOTP or backup code, when your two-factor authentication is on */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description off: nobody is required; admins: administrators; everyone: every account
+                         * @enum {string}
+                         */
+                        required: "off" | "admins" | "everyone";
+                        updated_at: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE (also: code missing while your MFA is on) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token cannot change the policy; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MFA_NOT_ENABLED: you must have a second factor yourself before requiring one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong passwords or codes per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getNotificationPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Mail me when my account is signed in to from a browser or system it has not used before (the only security mail that can be switched off) */
+                        new_sign_in: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateNotificationPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    new_sign_in: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Mail me when my account is signed in to from a browser or system it has not used before (the only security mail that can be switched off) */
+                        new_sign_in: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSecurityEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            at: string;
+                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
+                            action: string;
+                            ip: string | null;
+                            user_agent: string | null;
+                            method: string | null;
+                            name: string | null;
+                            /** @description Someone else (an administrator) made this change to your account */
+                            by_administrator: boolean;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -7,7 +7,7 @@ import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-route
 import { useEffect, useState } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
-import { meQuery } from '../api/queries'
+import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 
 export function AppShell() {
@@ -18,6 +18,8 @@ export function AppShell() {
   const navigate = useNavigate()
   const pathname = useRouterState({ select: (state) => state.location.pathname })
   const [navOpen, setNavOpen] = useState(false)
+  // Issue 14: while the two-factor policy restricts the session, the shell offers enrolment and sign-out only.
+  const restricted = useQuery(mfaStatusQuery).data?.enrollment_required === true
 
   // Signed out elsewhere (another tab, a revoked session): back to sign-in.
   useEffect(() => {
@@ -32,7 +34,7 @@ export function AppShell() {
     void navigate({ to: '/login' })
   }
 
-  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/' | '/orgs', label: string, exact = true) => (
+  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/account/activity' | '/' | '/orgs', label: string, exact = true) => (
     <li>
       <Link to={to} activeOptions={{ exact }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
         {label}
@@ -75,15 +77,19 @@ export function AppShell() {
                   else void navigate({ to: key as string })
                 }}
               >
-                <MenuItem className="menu-item" id="/account">
-                  {t('nav.profile')}
-                </MenuItem>
+                {!restricted && (
+                  <MenuItem className="menu-item" id="/account">
+                    {t('nav.profile')}
+                  </MenuItem>
+                )}
                 <MenuItem className="menu-item" id="/account/security">
                   {t('nav.security')}
                 </MenuItem>
-                <MenuItem className="menu-item" id="/account/tokens">
-                  {t('nav.tokens')}
-                </MenuItem>
+                {!restricted && (
+                  <MenuItem className="menu-item" id="/account/tokens">
+                    {t('nav.tokens')}
+                  </MenuItem>
+                )}
                 <Separator className="menu-separator" />
                 <MenuItem className="menu-item" id="signout">
                   {t('shell.signOut')}
@@ -95,16 +101,26 @@ export function AppShell() {
       </header>
       <div className="shell-body">
         <nav id="side-nav" className={navOpen ? 'sidenav open' : 'sidenav'} aria-label={t('shell.navigation')}>
-          <ul>
-            {navLink('/', t('nav.home'))}
-            {navLink('/orgs', t('nav.organizations'), false)}
-          </ul>
-          <h2 className="nav-group">{t('nav.account')}</h2>
-          <ul>
-            {navLink('/account', t('nav.profile'))}
-            {navLink('/account/security', t('nav.security'))}
-            {navLink('/account/tokens', t('nav.tokens'))}
-          </ul>
+          {restricted ? (
+            <>
+              <h2 className="nav-group">{t('nav.account')}</h2>
+              <ul>{navLink('/account/security', t('nav.security'))}</ul>
+            </>
+          ) : (
+            <>
+              <ul>
+                {navLink('/', t('nav.home'))}
+                {navLink('/orgs', t('nav.organizations'), false)}
+              </ul>
+              <h2 className="nav-group">{t('nav.account')}</h2>
+              <ul>
+                {navLink('/account', t('nav.profile'))}
+                {navLink('/account/security', t('nav.security'))}
+                {navLink('/account/activity', t('securityLog.nav'))}
+                {navLink('/account/tokens', t('nav.tokens'))}
+              </ul>
+            </>
+          )}
         </nav>
         <main id="main" className="content" tabIndex={-1}>
           <Outlet />
