@@ -168,7 +168,9 @@ export type LinkOwner = { userId: string; organizationId: null } | { userId: nul
 
 function linksOf(ex: Executor, owner: LinkOwner) {
   const query = ex.selectFrom('links')
-  return owner.organizationId === null ? query.where('links.user_id', '=', owner.userId) : query.where('links.organization_id', '=', owner.organizationId)
+  return owner.organizationId === null
+    ? query.where('links.user_id', '=', owner.userId)
+    : query.where('links.organization_id', '=', owner.organizationId)
 }
 
 /** The id of the owner's link with this slug (lower-cased), if any. */

@@ -35,15 +35,7 @@ import {
   type LinkOwner,
   type VisibleLink,
 } from './repo.js'
-import type {
-  CreateLinkBody,
-  LinkFilterQuery,
-  LinkQuery,
-  LinkView,
-  SlugAvailability,
-  SlugAvailabilityQuery,
-  UpdateLinkBody,
-} from './schemas.js'
+import type { CreateLinkBody, LinkFilterQuery, LinkQuery, LinkView, SlugAvailability, SlugAvailabilityQuery, UpdateLinkBody } from './schemas.js'
 import { normalizeLinkUrl, slugKey } from './url.js'
 
 export function linkNotFound(): AppError {

@@ -4,11 +4,14 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
-import { useEffect, useState } from 'react'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
 import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
+
+// The command palette's code loads the first time it opens.
+const CommandPalette = lazy(() => import('../palette/CommandPalette').then((module) => ({ default: module.CommandPalette })))
 
 export function AppShell() {
   const { t } = useI18n()
@@ -18,6 +21,25 @@ export function AppShell() {
   const navigate = useNavigate()
   const pathname = useRouterState({ select: (state) => state.location.pathname })
   const [navOpen, setNavOpen] = useState(false)
+  const [paletteOpen, setPaletteOpen] = useState(false)
+  const [paletteUsed, setPaletteUsed] = useState(false)
+  const openPalette = () => {
+    setPaletteUsed(true)
+    setPaletteOpen(true)
+  }
+
+  // Ctrl+K (⌘K on a Mac) opens the command palette from anywhere in the shell.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault()
+        setPaletteUsed(true)
+        setPaletteOpen(true)
+      }
+    }
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [])
 
   // Signed out elsewhere (another tab, a revoked session): back to sign-in.
   useEffect(() => {
@@ -32,9 +54,9 @@ export function AppShell() {
     void navigate({ to: '/login' })
   }
 
-  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/', label: string) => (
+  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/links', label: string) => (
     <li>
-      <Link to={to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
+      <Link to={to} activeOptions={{ exact: to !== '/links' }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
         {label}
       </Link>
     </li>
@@ -55,10 +77,16 @@ export function AppShell() {
         >
           {t('shell.menu')}
         </button>
-        <Link to="/" className="brand">
+        <Link to="/links" className="brand">
           <span className="brand-mark" aria-hidden="true" />
           {t('app.name')}
         </Link>
+        <button type="button" className="button button-secondary palette-button" aria-keyshortcuts="Control+K Meta+K" onClick={openPalette}>
+          <span>{t('palette.open')}</span>
+          <kbd className="palette-kbd" aria-hidden="true">
+            {t('palette.shortcut')}
+          </kbd>
+        </button>
         <div className="topbar-end">
           <MenuTrigger>
             <Button className="button button-ghost account-button">
@@ -95,7 +123,7 @@ export function AppShell() {
       </header>
       <div className="shell-body">
         <nav id="side-nav" className={navOpen ? 'sidenav open' : 'sidenav'} aria-label={t('shell.navigation')}>
-          <ul>{navLink('/', t('nav.home'))}</ul>
+          <ul>{navLink('/links', t('links.title'))}</ul>
           <h2 className="nav-group">{t('nav.account')}</h2>
           <ul>
             {navLink('/account', t('nav.profile'))}
@@ -107,6 +135,11 @@ export function AppShell() {
           <Outlet />
         </main>
       </div>
+      {paletteUsed && (
+        <Suspense fallback={null}>
+          <CommandPalette isOpen={paletteOpen} onOpenChange={setPaletteOpen} />
+        </Suspense>
+      )}
     </div>
   )
 }

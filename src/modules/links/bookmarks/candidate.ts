@@ -58,7 +58,8 @@ export function cleanBookmark(candidate: BookmarkCandidate): CleanBookmark | Ski
   try {
     url = normalizeLinkUrl(candidate.url.trim())
   } catch (error) {
-    if (error instanceof AppError && Array.isArray(error.details)) return new Skip('invalid_url', `URL ${error.details[0]?.message ?? 'is not valid'}`)
+    if (error instanceof AppError && Array.isArray(error.details))
+      return new Skip('invalid_url', `URL ${error.details[0]?.message ?? 'is not valid'}`)
     throw error
   }
   let slug: string | null = null

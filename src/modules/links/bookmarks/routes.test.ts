@@ -62,7 +62,11 @@ describe('importing a bookmark file', () => {
     ])
     expect(handbook.tag_ids).toHaveLength(2)
 
-    const audit = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata', 'target_id']).where('action', '=', 'links.import').execute()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata', 'target_id'])
+      .where('action', '=', 'links.import')
+      .execute()
     expect(audit).toHaveLength(1)
     expect(audit[0]!.target_id).toBe(ada.user.id)
     expect(JSON.parse(String(audit[0]!.metadata))).toEqual({ format: 'html', imported: 2, skipped: 4, tags_created: 2 })

@@ -10,7 +10,7 @@ export const MAX_IMPORT_ITEMS = 2000
 export const MAX_EXPORT_ITEMS = 10_000
 
 const Format = Type.Union([Type.Literal('html'), Type.Literal('json')], {
-  description: '`html`: the Netscape bookmark file browsers export and import; `json`: Switchboard\'s own export',
+  description: "`html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export",
 })
 
 export const ExportQuery = Type.Object({ format: Format, ...LinkFilterQuery.properties }, { additionalProperties: false })

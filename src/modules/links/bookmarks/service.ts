@@ -45,9 +45,7 @@ async function sortOut(
   owner: LinkOwner,
   candidates: ReadonlyArray<BookmarkCandidate | null>,
 ): Promise<{ accepted: CleanBookmark[]; skipped: Skipped[] }> {
-  const cleaned = candidates.map((candidate) =>
-    candidate === null ? new Skip('invalid_item', 'is not a link object') : cleanBookmark(candidate),
-  )
+  const cleaned = candidates.map((candidate) => (candidate === null ? new Skip('invalid_item', 'is not a link object') : cleanBookmark(candidate)))
   const clean = cleaned.filter((item): item is CleanBookmark => !(item instanceof Skip))
   const takenUrls = await findTakenUrls(ex, owner, [...new Set(clean.map((item) => item.url))])
   const takenSlugs = await findTakenSlugKeys(ex, owner, [...new Set(clean.flatMap((item) => (item.slugKey === null ? [] : [item.slugKey])))])
@@ -72,7 +70,12 @@ async function sortOut(
 }
 
 /** The caller's tags with these names, creating the missing ones: lower-cased name → id. */
-async function tagsNamed(ex: Executor, userId: string, names: readonly string[], now: string): Promise<{ ids: Map<string, string>; created: number }> {
+async function tagsNamed(
+  ex: Executor,
+  userId: string,
+  names: readonly string[],
+  now: string,
+): Promise<{ ids: Map<string, string>; created: number }> {
   const byKey = new Map(names.map((name) => [name.toLowerCase(), name]))
   const existing = await findTagIdsByNameKeys(ex, userId, [...byKey.keys()])
   const missing = [...byKey].filter(([key]) => !existing.has(key))
@@ -169,7 +172,14 @@ export async function exportLinks(deps: Deps, caller: Caller, query: ExportQuery
   const stem = `switchboard-links-${exportedAt.slice(0, 10)}`
   if (query.format === 'html') {
     const html = writeNetscapeBookmarks(
-      links.map((link) => ({ url: link.url, title: link.title, slug: link.slug, tags: link.tags, createdAt: link.created_at, updatedAt: link.updated_at })),
+      links.map((link) => ({
+        url: link.url,
+        title: link.title,
+        slug: link.slug,
+        tags: link.tags,
+        createdAt: link.created_at,
+        updatedAt: link.updated_at,
+      })),
     )
     return { filename: `${stem}.html`, contentType: 'text/html; charset=utf-8', body: html }
   }
