@@ -63,7 +63,7 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.locator('input[name="email"]').fill(who.email)
   await page.locator('input[name="password"]').fill(who.password)
   await page.locator('button[type="submit"]').click()
-  await page.waitForURL(`${server.baseUrl}/`)
+  await page.waitForURL(`${server.baseUrl}/links`)
 }
 
 async function main(): Promise<void> {

@@ -124,10 +124,12 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
                 search={(previous) => ({ ...previous, tag: activeTag === tag.id ? undefined : tag.id, cursor: undefined })}
                 className={activeTag === tag.id ? 'tag-filter active' : 'tag-filter'}
                 aria-current={activeTag === tag.id ? 'true' : undefined}
-                aria-label={t('links.tagFilterNamed', { name: tag.name, count: tag.link_count })}
               >
                 <span className="tag-name">{tag.name}</span>
-                <span className="tag-count">{tag.link_count}</span>
+                <span className="tag-count" aria-hidden="true">
+                  {tag.link_count}
+                </span>
+                <span className="visually-hidden">{t('links.tagLinkCount', { count: tag.link_count })}</span>
               </RouterLink>
               <span className="tag-actions">
                 <RenameTag tag={tag} />

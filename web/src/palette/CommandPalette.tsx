@@ -7,7 +7,7 @@
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useEffect, useState } from 'react'
-import { Autocomplete, Dialog, Header, Input, Menu, MenuItem, MenuSection, Modal, ModalOverlay, SearchField, Text } from 'react-aria-components'
+import { Autocomplete, Dialog, Header, Input, Menu, MenuItem, MenuSection, Modal, ModalOverlay, TextField, Text } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
@@ -105,23 +105,35 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
   }, [isOpen, settled, count, t])
 
   const hrefs = new Map(sections.flatMap((section) => section.items.map((item) => [item.id, item.href] as const)))
+  const go = (href: string | undefined) => {
+    if (href === undefined) return
+    onOpenChange(false)
+    void navigate({ href })
+  }
   return (
     <ModalOverlay className="modal-overlay palette-overlay" isDismissable isOpen={isOpen} onOpenChange={onOpenChange}>
       <Modal className="modal palette">
         <Dialog className="palette-dialog" aria-label={t('palette.title')}>
           <Autocomplete inputValue={text} onInputChange={setText}>
-            <SearchField className="palette-search" aria-label={t('palette.searchLabel')} autoFocus>
-              <Input role="combobox" aria-expanded="true" placeholder={t('palette.placeholder')} />
-            </SearchField>
+            <TextField className="palette-search" aria-label={t('palette.searchLabel')} autoFocus>
+              <Input
+                role="combobox"
+                aria-expanded="true"
+                placeholder={t('palette.placeholder')}
+                onKeyDown={(event) => {
+                  // Results arrive while typing; when the highlighted one is gone (or none is), Enter takes the first.
+                  const active = event.currentTarget.getAttribute('aria-activedescendant')
+                  if (event.key === 'Enter' && (active === null || document.getElementById(active) === null)) {
+                    event.preventDefault()
+                    go(sections[0]?.items[0]?.href)
+                  }
+                }}
+              />
+            </TextField>
             <Menu
               className="palette-menu"
               aria-label={t('palette.resultsLabel')}
-              onAction={(key) => {
-                const href = hrefs.get(String(key))
-                if (href === undefined) return
-                onOpenChange(false)
-                void navigate({ href })
-              }}
+              onAction={(key) => go(hrefs.get(String(key)))}
               renderEmptyState={() => <p className="palette-empty">{t('palette.noResults')}</p>}
             >
               {sections.map((section) => (
