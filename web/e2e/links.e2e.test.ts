@@ -251,11 +251,11 @@ describe('links, go-links and the command palette in Chromium', () => {
 
     const [html] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download bookmark file' }).click()])
     expect(html.suggestedFilename()).toMatch(/^switchboard-links-\d{4}-\d{2}-\d{2}\.html$/)
-    const file = fs.readFileSync((await html.path())!, 'utf8')
+    const file = fs.readFileSync(await html.path(), 'utf8')
     expect(file).toContain('<!DOCTYPE NETSCAPE-Bookmark-file-1>')
     expect(file).toContain('SHORTCUTURL="status" TAGS="ops">Status page</A>')
     const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download JSON' }).click()])
-    const exported = JSON.parse(fs.readFileSync((await json.path())!, 'utf8')) as { links: { title: string }[] }
+    const exported = JSON.parse(fs.readFileSync(await json.path(), 'utf8')) as { links: { title: string }[] }
     expect(exported.links.map((link) => link.title)).toContain('Health check handbook')
 
     await page.goto('/links?tag=')

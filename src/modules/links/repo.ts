@@ -179,30 +179,27 @@ export async function findLinkIdBySlug(ex: Executor, owner: LinkOwner, slugKey: 
   return row?.id ?? null
 }
 
-/** Which of the slugs (lower-cased) the owner's links already use. */
-export async function findTakenSlugKeys(ex: Executor, owner: LinkOwner, slugKeys: readonly string[]): Promise<Set<string>> {
+/** The values of `column` among the owner's links that are in `values`, asked in chunks. */
+async function findTaken(ex: Executor, owner: LinkOwner, column: 'slug_key' | 'url', values: readonly string[]): Promise<Set<string>> {
   const taken = new Set<string>()
-  for (let i = 0; i < slugKeys.length; i += IN_LIST_CHUNK) {
+  for (let i = 0; i < values.length; i += IN_LIST_CHUNK) {
     const rows = await linksOf(ex, owner)
-      .select('links.slug_key')
-      .where('links.slug_key', 'in', slugKeys.slice(i, i + IN_LIST_CHUNK))
+      .select(`links.${column} as value`)
+      .where(`links.${column}`, 'in', values.slice(i, i + IN_LIST_CHUNK))
       .execute()
-    for (const row of rows) if (row.slug_key !== null) taken.add(row.slug_key)
+    for (const row of rows) if (row.value !== null) taken.add(row.value)
   }
   return taken
 }
 
+/** Which of the slugs (lower-cased) the owner's links already use. */
+export function findTakenSlugKeys(ex: Executor, owner: LinkOwner, slugKeys: readonly string[]): Promise<Set<string>> {
+  return findTaken(ex, owner, 'slug_key', slugKeys)
+}
+
 /** Which of the (normalised) URLs the owner's links already point at. */
-export async function findTakenUrls(ex: Executor, owner: LinkOwner, urls: readonly string[]): Promise<Set<string>> {
-  const taken = new Set<string>()
-  for (let i = 0; i < urls.length; i += IN_LIST_CHUNK) {
-    const rows = await linksOf(ex, owner)
-      .select('links.url')
-      .where('links.url', 'in', urls.slice(i, i + IN_LIST_CHUNK))
-      .execute()
-    for (const row of rows) taken.add(row.url)
-  }
-  return taken
+export function findTakenUrls(ex: Executor, owner: LinkOwner, urls: readonly string[]): Promise<Set<string>> {
+  return findTaken(ex, owner, 'url', urls)
 }
 
 /** Bound parameters per statement stay far below SQLite's and PostgreSQL's limits. */

@@ -3,6 +3,9 @@ import { useI18n } from '../i18n/i18n'
 import { Page } from '../ui/page'
 import { CopyButton } from '../ui/secret'
 
+/** Catalogue keys links.keyword<Browser> and links.keyword<Browser>1…3 (Safari has no site-search keywords). */
+const BROWSERS = ['Chrome', 'Firefox'] as const
+
 export function GoKeywordPage() {
   const { t } = useI18n()
   const template = `${window.location.origin}/go/%s`
@@ -18,22 +21,16 @@ export function GoKeywordPage() {
         </p>
         <CopyButton text={template} label={t('links.keywordCopy')} />
       </section>
-      <section className="section" aria-labelledby="keyword-chrome-heading">
-        <h2 id="keyword-chrome-heading">{t('links.keywordChrome')}</h2>
-        <ol className="steps">
-          <li>{t('links.keywordChrome1')}</li>
-          <li>{t('links.keywordChrome2')}</li>
-          <li>{t('links.keywordChrome3')}</li>
-        </ol>
-      </section>
-      <section className="section" aria-labelledby="keyword-firefox-heading">
-        <h2 id="keyword-firefox-heading">{t('links.keywordFirefox')}</h2>
-        <ol className="steps">
-          <li>{t('links.keywordFirefox1')}</li>
-          <li>{t('links.keywordFirefox2')}</li>
-          <li>{t('links.keywordFirefox3')}</li>
-        </ol>
-      </section>
+      {BROWSERS.map((browser) => (
+        <section key={browser} className="section" aria-labelledby={`keyword-${browser}-heading`}>
+          <h2 id={`keyword-${browser}-heading`}>{t(`links.keyword${browser}`)}</h2>
+          <ol className="steps">
+            {[1, 2, 3].map((step) => (
+              <li key={step}>{t(`links.keyword${browser}${step}`)}</li>
+            ))}
+          </ol>
+        </section>
+      ))}
       <section className="section" aria-labelledby="keyword-use-heading">
         <h2 id="keyword-use-heading">{t('links.keywordUse')}</h2>
         <p>{t('links.keywordUseText')}</p>

@@ -11,7 +11,9 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { FormError, SelectField, SubmitButton, formValues } from '../ui/form'
 import { Page } from '../ui/page'
+import { TableHead } from '../ui/table-head'
 import { useFormError } from '../ui/use-form-error'
+import { atField } from './field-error'
 import { organizationsQuery } from './queries'
 
 /** The API's body limit for an import (1 MiB), less room for the JSON around the file. */
@@ -32,9 +34,8 @@ export function ImportExportPage() {
 
   const run = useMutation({
     mutationFn: async (input: { file: File | null; format: string; organizationId: string }) => {
-      const tooLarge = (message: string) => new ApiError(400, 'VALIDATION_FAILED', message, [{ field: 'file', message }], null)
-      if (input.file === null || input.file.size === 0) throw tooLarge(t('links.importChooseFile'))
-      if (input.file.size > MAX_FILE_BYTES) throw tooLarge(t('links.importTooLarge'))
+      if (input.file === null || input.file.size === 0) throw atField(null, 'file', t('links.importChooseFile'))
+      if (input.file.size > MAX_FILE_BYTES) throw atField(null, 'file', t('links.importTooLarge'))
       const format: Format = input.format === 'json' || (input.format === 'auto' && /\.json$/i.test(input.file.name)) ? 'json' : 'html'
       return importFile({ format, content: await input.file.text(), organization_id: input.organizationId === '' ? null : input.organizationId })
     },
@@ -46,10 +47,9 @@ export function ImportExportPage() {
     },
     onError: (error) => {
       // The file itself is the field in this form; the API names it `content`.
-      if (error instanceof ApiError && error.reason === 'PAYLOAD_TOO_LARGE')
-        formError.fail(new ApiError(400, 'VALIDATION_FAILED', '', [{ field: 'file', message: t('links.importTooLarge') }], null))
+      if (error instanceof ApiError && error.reason === 'PAYLOAD_TOO_LARGE') formError.fail(atField(error, 'file', t('links.importTooLarge')))
       else if (error instanceof ApiError && error.details.some((problem) => problem.field === 'content'))
-        formError.fail(new ApiError(400, 'VALIDATION_FAILED', '', [{ field: 'file', message: t('links.importNotAFile') }], null))
+        formError.fail(atField(error, 'file', t('links.importNotAFile')))
       else formError.fail(error)
     },
   })
@@ -124,13 +124,7 @@ export function ImportExportPage() {
             {report.skipped.length > 0 && (
               <table className="table">
                 <caption>{t('links.importSkipped', { count: report.skipped.length })}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('links.importPosition')}</th>
-                    <th scope="col">{t('links.url')}</th>
-                    <th scope="col">{t('links.importReason')}</th>
-                  </tr>
-                </thead>
+                <TableHead columns={[t('links.importPosition'), t('links.url'), t('links.importReason')]} />
                 <tbody>
                   {report.skipped.map((skipped) => (
                     <tr key={skipped.position}>

@@ -11,6 +11,7 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
+import { atField } from './field-error'
 import { organizationsQuery, tagsQuery, type Link } from './queries'
 import { SlugField } from './SlugField'
 
@@ -46,7 +47,7 @@ export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () =
     onError: (error) => {
       // A taken slug is a 409 whose details name the field: shown there, in the person's language.
       if (error instanceof ApiError && error.reason === 'ALREADY_EXISTS') {
-        formError.fail(new ApiError(409, error.reason, error.message, [{ field: 'slug', message: t('links.slugTaken', { slug }) }], null))
+        formError.fail(atField(error, 'slug', t('links.slugTaken', { slug })))
       } else formError.fail(error)
     },
   })

@@ -11,6 +11,7 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
 import { Page } from '../ui/page'
+import { TableHead } from '../ui/table-head'
 import { CopyButton } from '../ui/secret'
 import { LinkDialog } from './LinkDialog'
 import { goLinkOf, linksQuery, organizationsQuery, tagsQuery, type Link, type LinksSearch } from './queries'
@@ -139,17 +140,7 @@ export function LinksPage() {
             <div className="skeleton" aria-hidden="true" />
           ) : (
             <table className="table links-table" data-testid="links">
-              <thead>
-                <tr>
-                  <th scope="col">{t('links.titleField')}</th>
-                  <th scope="col">{t('links.goLink')}</th>
-                  <th scope="col">{t('links.tags')}</th>
-                  <th scope="col">{t('links.owner')}</th>
-                  <th scope="col">
-                    <span className="visually-hidden">{t('common.actions')}</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={[t('links.titleField'), t('links.goLink'), t('links.tags'), t('links.owner')]} actions />
               <tbody>
                 {items.map((link) => {
                   const name = link.title ?? link.url
@@ -181,7 +172,13 @@ export function LinksPage() {
                       <td>{link.organization_id === null ? t('links.onlyMe') : (orgName.get(link.organization_id) ?? t('links.anOrganization'))}</td>
                       <td className="actions">
                         <div className="row-actions">
-                          {link.slug !== null && <CopyButton text={goLinkOf(link.slug)} label={t('links.copyGoLink', { slug: link.slug })} />}
+                          {link.slug !== null && (
+                            <CopyButton
+                              text={goLinkOf(link.slug)}
+                              label={t('links.copy')}
+                              accessibleLabel={t('links.copyGoLink', { slug: link.slug })}
+                            />
+                          )}
                           <button
                             type="button"
                             className="button button-secondary"

@@ -11,6 +11,7 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { FormError } from '../ui/form'
 import { Page } from '../ui/page'
+import { TableHead } from '../ui/table-head'
 import { RelativeTime } from '../ui/time'
 import { describeError } from '../ui/describe-error'
 import { preferencesQuery, type Preference } from './queries'
@@ -65,17 +66,7 @@ export function PreferencesPage() {
           </div>
         ) : (
           <table className="table" data-testid="preferences">
-            <thead>
-              <tr>
-                <th scope="col">{t('links.goLink')}</th>
-                <th scope="col">{t('links.preferenceOpens')}</th>
-                <th scope="col">{t('links.owner')}</th>
-                <th scope="col">{t('links.preferenceChosen')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('common.actions')}</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('links.goLink'), t('links.preferenceOpens'), t('links.owner'), t('links.preferenceChosen')]} actions />
             <tbody>
               {items.map((preference) => (
                 <tr key={preference.slug}>

@@ -9,13 +9,12 @@ import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
+import { atField } from './field-error'
 import { tagsQuery, type Tag } from './queries'
 
 /** A taken name is a 409 naming the field: shown at the field, in the person's language. */
 function atName(error: unknown, text: string): unknown {
-  return error instanceof ApiError && error.reason === 'ALREADY_EXISTS'
-    ? new ApiError(409, error.reason, error.message, [{ field: 'name', message: text }], null)
-    : error
+  return error instanceof ApiError && error.reason === 'ALREADY_EXISTS' ? atField(error, 'name', text) : error
 }
 
 function useRefreshTags() {
