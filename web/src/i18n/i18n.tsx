@@ -21,13 +21,9 @@ const areaFiles: Record<Language, Record<string, Catalogue>> = {
 }
 
 function merge(base: Catalogue, areas: Record<string, Catalogue>): Catalogue {
-  return Object.assign(
-    {},
-    base,
-    ...Object.keys(areas)
-      .sort()
-      .map((file) => areas[file]),
-  )
+  return Object.keys(areas)
+    .sort()
+    .reduce<Catalogue>((all, file) => ({ ...all, ...areas[file] }), { ...base })
 }
 
 export const catalogues: Record<Language, Catalogue> = { en: merge(en, areaFiles.en), de: merge(de, areaFiles.de) }
