@@ -14,6 +14,7 @@ import { Page } from '../ui/page'
 import { TableHead } from '../ui/table-head'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
+import { ownerOptions } from './owner-options'
 import { organizationsQuery } from './queries'
 
 /** The API's body limit for an import (1 MiB), less room for the JSON around the file. */
@@ -106,10 +107,7 @@ export function ImportExportPage() {
             name="organization_id"
             label={t('links.importInto')}
             defaultValue=""
-            options={[
-              { value: '', label: t('links.onlyMe') },
-              ...(organizations.data?.items ?? []).map((organization) => ({ value: organization.id, label: organization.name })),
-            ]}
+            options={ownerOptions(t('links.onlyMe'), organizations.data?.items)}
           />
           <div>
             <SubmitButton pending={run.isPending}>{t('links.importButton')}</SubmitButton>

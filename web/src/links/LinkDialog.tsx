@@ -12,6 +12,7 @@ import { announce } from '../ui/announce'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
+import { ownerOptions } from './owner-options'
 import { organizationsQuery, tagsQuery, type Link } from './queries'
 import { SlugField } from './SlugField'
 
@@ -52,7 +53,6 @@ export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () =
     },
   })
 
-  const ownOrganizations = organizations.data?.items ?? []
   return (
     <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(open) => !open && onClose()}>
       <Modal className="modal modal-wide">
@@ -96,15 +96,9 @@ export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () =
             />
             <fieldset className="field tag-choices" aria-describedby="tag-choices-help">
               <legend>{t('links.tags')}</legend>
-              {tags.data !== undefined && tags.data.items.length === 0 ? (
-                <p id="tag-choices-help" className="field-help">
-                  {t('links.noTagsYet')}
-                </p>
-              ) : (
-                <p id="tag-choices-help" className="field-help">
-                  {t('links.tagsHelp')}
-                </p>
-              )}
+              <p id="tag-choices-help" className="field-help">
+                {tags.data !== undefined && tags.data.items.length === 0 ? t('links.noTagsYet') : t('links.tagsHelp')}
+              </p>
               <div className="checkbox-list">
                 {(tags.data?.items ?? []).map((tag) => (
                   <label key={tag.id} className="checkbox">
@@ -120,10 +114,7 @@ export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () =
               label={t('links.sharedWith')}
               value={organizationId ?? ''}
               onChange={(event) => setOrganizationId(event.target.value === '' ? null : event.target.value)}
-              options={[
-                { value: '', label: t('links.onlyMe') },
-                ...ownOrganizations.map((organization) => ({ value: organization.id, label: organization.name })),
-              ]}
+              options={ownerOptions(t('links.onlyMe'), organizations.data?.items)}
               error={formError.at('organization_id')}
             />
             <div className="dialog-actions">
