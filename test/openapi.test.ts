@@ -51,7 +51,8 @@ const STABLE_OPERATION_IDS = `getMetrics getHealth getReadiness getSetupStatus c
   removeOrganizationMember createInvitation listInvitations resendInvitation revokeInvitation acceptInvitation
   listOidcProviders createOidcProvider getOidcProvider updateOidcProvider updateOidcProviderByPut
   deleteOidcProvider listSignInProviders startOidcSignIn completeOidcSignIn listTags createTag getTag
-  updateTag updateTagByPut deleteTag listLinks createLink getLink updateLink deleteLink listGoPreferences
+  updateTag updateTagByPut deleteTag listLinks createLink getLink updateLink deleteLink checkLinkSlug
+  importLinks exportLinks listGoPreferences
   setGoPreference deleteGoPreference listBillingPlans createCheckoutSession receiveStripeWebhook
   listMyInvitations acceptMyInvitation declineMyInvitation listMyIdentities linkMyIdentity unlinkMyIdentity
   listPasskeys beginPasskeyRegistration completePasskeyRegistration renamePasskey deletePasskey beginPasskeyMfa

@@ -119,6 +119,11 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable): 
       logUnexpected(request, error)
       return sendError(reply, new AppError('INTERNAL'))
     }
+    // A route with its own body limit (the link import) names that limit, not the default one.
+    const limit = request.routeOptions.bodyLimit
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && limit !== undefined && limit !== app.initialConfig.bodyLimit) {
+      return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', { message: `The request body is larger than ${Math.round(limit / 1024)} KiB.` }))
+    }
     return sendError(reply, appError)
   })
 

@@ -152,8 +152,8 @@ describe('the console in Chromium', () => {
     await adminPage.getByLabel('Email address').fill(ADMIN.email)
     await adminPage.getByLabel('Password').fill(ADMIN.password)
     await adminPage.getByRole('button', { name: 'Create administrator account' }).click()
-    await adminPage.waitForURL(`${server.baseUrl}/`)
-    await expectHeading(adminPage, `Welcome, ${ADMIN.name}`)
+    await adminPage.waitForURL(`${server.baseUrl}/links`)
+    await expectHeading(adminPage, 'Links')
     // The credential is the HttpOnly cookie; nothing is kept in the page's storage.
     expect(await adminPage.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0])
     expect(await adminPage.evaluate(() => document.cookie)).not.toMatch(/(^|; )token=/)
@@ -163,8 +163,8 @@ describe('the console in Chromium', () => {
     await expectHeading(adminPage, 'Sign in')
     await checkAccessibility(adminPage, 'login')
     await signIn(adminPage, ADMIN.email, ADMIN.password)
-    await adminPage.waitForURL(`${server.baseUrl}/`)
-    await expectHeading(adminPage, `Welcome, ${ADMIN.name}`)
+    await adminPage.waitForURL(`${server.baseUrl}/links`)
+    await expectHeading(adminPage, 'Links')
 
     // An API token for arranging the later steps through the API.
     const login = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
@@ -217,7 +217,7 @@ describe('the console in Chromium', () => {
     const laptopPage = await laptop.newPage()
     await laptopPage.goto('/login')
     await signIn(laptopPage, ADMIN.email, ADMIN.password)
-    await laptopPage.waitForURL(`${server.baseUrl}/`)
+    await laptopPage.waitForURL(`${server.baseUrl}/links`)
 
     await adminPage.goto('/account/security')
     await expectHeading(adminPage, 'Security')
@@ -281,7 +281,7 @@ describe('the console in Chromium', () => {
     await checkAccessibility(adminPage, 'second step')
     await adminPage.getByLabel('Code').fill(await freshCode(totpSecret))
     await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
-    await adminPage.waitForURL(`${server.baseUrl}/`)
+    await adminPage.waitForURL(`${server.baseUrl}/links`)
 
     const backup = backupCodes[0]!
     for (const attempt of ['accepted', 'refused'] as const) {
@@ -292,7 +292,7 @@ describe('the console in Chromium', () => {
       await code.fill(backup)
       await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
       if (attempt === 'accepted') {
-        await adminPage.waitForURL(`${server.baseUrl}/`)
+        await adminPage.waitForURL(`${server.baseUrl}/links`)
       } else {
         await expect.poll(() => code.getAttribute('aria-invalid')).toBe('true')
         expect(await adminPage.locator('.field-error').textContent()).toContain('That code is not correct or was already used.')
@@ -301,7 +301,7 @@ describe('the console in Chromium', () => {
     // Finish this sign-in with another backup code, so the next steps start signed in.
     await adminPage.getByLabel('Code').fill(backupCodes[1]!)
     await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
-    await adminPage.waitForURL(`${server.baseUrl}/`)
+    await adminPage.waitForURL(`${server.baseUrl}/links`)
   })
 
   it('signs in through the identity provider and lands signed in on the console', async () => {
@@ -325,8 +325,8 @@ describe('the console in Chromium', () => {
     const page = await context.newPage()
     await page.goto('/login')
     await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
-    await page.waitForURL(`${server.baseUrl}/`)
-    await expectHeading(page, 'Welcome, Grace Hopper')
+    await page.waitForURL(`${server.baseUrl}/links`)
+    await expectHeading(page, 'Links')
 
     // Not an administrator: the administration says so on a page of its own.
     await page.goto('/admin')
@@ -364,8 +364,8 @@ describe('the console in Chromium', () => {
     expect(new URL(page.url()).hash).toBe('')
     await page.getByLabel('Code').fill(await freshCode(totpSecret))
     await page.getByRole('button', { name: 'Verify and sign in' }).click()
-    await page.waitForURL(`${server.baseUrl}/`)
-    await expectHeading(page, `Welcome, ${ADMIN.name}`)
+    await page.waitForURL(`${server.baseUrl}/links`)
+    await expectHeading(page, 'Links')
     await context.close()
   })
 
@@ -402,7 +402,7 @@ describe('the console in Chromium', () => {
     const linPage = await linContext.newPage()
     await linPage.goto('/login')
     await signIn(linPage, LIN.email, LIN.password)
-    await linPage.waitForURL(`${server.baseUrl}/`)
+    await linPage.waitForURL(`${server.baseUrl}/links`)
     const newEmail = 'lin@lattice.example'
     await linPage.goto('/account')
     await expectHeading(linPage, 'Profile')
@@ -480,7 +480,7 @@ describe('the console in Chromium', () => {
     for (const [path, title] of [
       ['/account/security', 'Sicherheit'],
       ['/account/tokens', 'API-Tokens'],
-      ['/', `Willkommen, ${ADMIN.name}`],
+      ['/', 'Links'],
     ] as const) {
       await adminPage.goto(path)
       await expectHeading(adminPage, title)

@@ -66,7 +66,7 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.locator('input[name="email"]').fill(who.email)
   await page.locator('input[name="password"]').fill(who.password)
   await page.locator('button[type="submit"]').click()
-  await page.waitForURL(`${server.baseUrl}/`)
+  await page.waitForURL(`${server.baseUrl}/links`)
 }
 
 // ---- Organizations and billing (issue 13) ----------------------------------------------------
@@ -126,6 +126,48 @@ async function shootOrganizations(combo: Combo, lab: { id: string; member: strin
 
 // ---- end of organizations and billing ---------------------------------------------------------
 
+// ----- Links area (issue 13): links, link dialog, palette, import/export, keyword, preferences -----
+async function arrangeLinks(token: string): Promise<void> {
+  const tag = (name: string) => api('/api/tags', { method: 'POST', token, body: { name } })
+  const [docs, onboarding] = [await tag('docs'), await tag('onboarding')]
+  await tag('ops')
+  const org = await api('/api/organizations', { method: 'POST', token, body: { name: 'Analytical Society' } })
+  const link = (body: Record<string, unknown>) => api('/api/links', { method: 'POST', token, body })
+  await link({ url: 'https://wiki.example.com/handbook', title: 'Engineering handbook', slug: 'handbook', tag_ids: [docs.id, onboarding.id] })
+  await link({ url: 'https://status.example.com/', title: 'Status page', slug: 'status', tag_ids: [] })
+  await link({ url: 'https://calendar.example.com/team', title: 'Team calendar', slug: 'cal', organization_id: org.id })
+  await link({ url: 'https://society.example.org/handbook', title: 'Society handbook', slug: 'handbook', organization_id: org.id })
+  await link({ url: 'https://runbooks.example.com/', title: 'Runbooks', tag_ids: [docs.id] })
+  const society = (await api('/api/links?q=society', { token })) as unknown as { items: { id: string }[] }
+  await api('/api/go/preferences/handbook', { method: 'PUT', token, body: { link_id: society.items[0]!.id } })
+}
+
+async function shootLinks(page: Page, combo: Combo): Promise<void> {
+  await page.goto('/links')
+  await page.locator('[data-testid="links"] tbody tr').first().waitFor()
+  await shoot(page, 'links', combo)
+  await page.locator('.page-actions button').click()
+  await page.locator('.modal input[name="slug"]').fill('onboarding')
+  await page.locator('.slug-status-good:not(:empty)').waitFor()
+  await shoot(page, 'links-create', combo)
+  await page.keyboard.press('Escape')
+  await page.keyboard.press('Control+k')
+  await page.locator('.palette-search input').waitFor()
+  await page.keyboard.type('hand')
+  await page.locator('.palette-detail').first().waitFor()
+  await page.locator('.palette-item').first().waitFor()
+  await shoot(page, 'palette', combo)
+  await page.keyboard.press('Escape')
+  await page.goto('/links/import-export')
+  await shoot(page, 'links-import-export', combo)
+  await page.goto('/links/go-keyword')
+  await shoot(page, 'links-go-keyword', combo)
+  await page.goto('/links/preferences')
+  await page.locator('[data-testid="preferences"] tbody tr').first().waitFor()
+  await shoot(page, 'links-preferences', combo)
+}
+// ----- end of the Links area -----
+
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true })
   for (const file of fs.readdirSync(OUT)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT, file))
@@ -147,6 +189,7 @@ async function main(): Promise<void> {
     await api('/api/users/me', { token: admin })
     await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
     const organizations = await arrangeOrganizations(admin!)
+    await arrangeLinks(admin!)
 
     for (const combo of COMBOS) {
       await api('/api/users/me', { method: 'PATCH', token: admin, body: { language: combo.language, theme: 'auto' } })
@@ -175,7 +218,7 @@ async function main(): Promise<void> {
       const ctx = await context(combo)
       const page = await ctx.newPage()
       await signIn(page, ADMIN)
-      await shoot(page, 'home', combo)
+      await shootLinks(page, combo)
       await page.goto('/account')
       await shoot(page, 'profile', combo)
       await page.goto('/account/security')

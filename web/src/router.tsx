@@ -9,6 +9,7 @@ import { meQuery, mfaStatusQuery } from './api/queries'
 import { organizationQuery } from './orgs/queries'
 import { ENROLLMENT_PAGE } from './policy/enrollment'
 import { LoginPage } from './auth/LoginPage'
+import type { LinksSearch } from './links/queries'
 import { MfaPage } from './auth/MfaPage'
 import { SetupPage } from './auth/SetupPage'
 import { RootLayout } from './shell/Preferences'
@@ -87,11 +88,48 @@ const shellRoute = createRoute({
   component: lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell'),
 })
 
+/** The signed-in home is the Links page. */
 const homeRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/',
-  component: lazyRouteComponent(() => import('./shell/HomePage'), 'HomePage'),
+  beforeLoad: () => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+    throw redirect({ to: '/links', replace: true })
+  },
 })
+
+// --- Links area (issue 13): the signed-in home, import/export, the browser keyword, go-link preferences.
+const linksRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/links',
+  validateSearch: (search: Record<string, unknown>): LinksSearch => ({
+    q: optionalString(search.q),
+    tag: optionalString(search.tag),
+    owner: optionalString(search.owner),
+    cursor: optionalString(search.cursor),
+    new: search.new === true || search.new === 'true' ? true : undefined,
+  }),
+  component: lazyRouteComponent(() => import('./links/LinksPage'), 'LinksPage'),
+})
+
+const importExportRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/links/import-export',
+  component: lazyRouteComponent(() => import('./links/ImportExportPage'), 'ImportExportPage'),
+})
+
+const goKeywordRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/links/go-keyword',
+  component: lazyRouteComponent(() => import('./links/GoKeywordPage'), 'GoKeywordPage'),
+})
+
+const goPreferencesRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/links/preferences',
+  component: lazyRouteComponent(() => import('./links/PreferencesPage'), 'PreferencesPage'),
+})
+// --- end of the Links area
 
 const profileRoute = createRoute({
   getParentRoute: () => shellRoute,
@@ -173,6 +211,10 @@ const routeTree = rootRoute.addChildren([
   invitationRoute,
   shellRoute.addChildren([
     homeRoute,
+    linksRoute,
+    importExportRoute,
+    goKeywordRoute,
+    goPreferencesRoute,
     profileRoute,
     securityRoute,
     tokensRoute,

@@ -59,9 +59,11 @@ export interface LinkFilters {
   tagId?: string
   q?: string
   organizationId?: string
+  /** `personal`: the user's own links only; `organization`: only links shared with an organization. */
+  owner?: 'personal' | 'organization'
 }
 
-/** Newest first; `tagId` matches only the user's own tag, `q` the title or URL ignoring case. */
+/** Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case. */
 export async function listVisibleLinks(ex: Executor, userId: string, filters: LinkFilters, window: PageWindow): Promise<VisibleLink[]> {
   let query = visibleLinks(ex, userId)
   if (filters.tagId !== undefined) {
@@ -78,8 +80,10 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
       ),
     )
   }
-  if (filters.q !== undefined) query = query.where(anyContains(['links.title', 'links.url'], filters.q))
+  if (filters.q !== undefined) query = query.where(anyContains(['links.title', 'links.url', 'links.slug'], filters.q))
   if (filters.organizationId !== undefined) query = query.where('links.organization_id', '=', filters.organizationId)
+  if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
+  if (filters.owner === 'organization') query = query.where('links.organization_id', 'is not', null)
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
 }
 
@@ -118,21 +122,31 @@ export async function deleteLink(ex: Executor, linkId: string): Promise<boolean>
   return result.numDeletedRows > 0n
 }
 
-/** The user's own tags on each of the links, by tag name ignoring case. */
-export async function findOwnTagIdsOfLinks(ex: Executor, userId: string, linkIds: readonly string[]): Promise<Map<string, string[]>> {
-  const byLink = new Map<string, string[]>(linkIds.map((id) => [id, []]))
+/** The user's own tags (id and name) on each of the links, by tag name ignoring case. */
+export async function findOwnTagsOfLinks(
+  ex: Executor,
+  userId: string,
+  linkIds: readonly string[],
+): Promise<Map<string, Array<{ id: string; name: string }>>> {
+  const byLink = new Map<string, Array<{ id: string; name: string }>>(linkIds.map((id) => [id, []]))
   if (linkIds.length === 0) return byLink
   const rows = await ex
     .selectFrom('link_tags')
     .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
-    .select(['link_tags.link_id', 'link_tags.tag_id'])
+    .select(['link_tags.link_id', 'link_tags.tag_id', 'tags.name'])
     .where('tags.user_id', '=', userId)
     .where('link_tags.link_id', 'in', linkIds)
     .orderBy('tags.name_key')
     .orderBy('tags.id')
     .execute()
-  for (const row of rows) byLink.get(row.link_id)?.push(row.tag_id)
+  for (const row of rows) byLink.get(row.link_id)?.push({ id: row.tag_id, name: row.name })
   return byLink
+}
+
+/** The user's own tags on each of the links, by tag name ignoring case. */
+export async function findOwnTagIdsOfLinks(ex: Executor, userId: string, linkIds: readonly string[]): Promise<Map<string, string[]>> {
+  const tags = await findOwnTagsOfLinks(ex, userId, linkIds)
+  return new Map([...tags].map(([linkId, own]) => [linkId, own.map((tag) => tag.id)]))
 }
 
 /** Replaces the user's own tags on the link; other users' tags on a shared link stay. */
@@ -147,4 +161,77 @@ export async function replaceOwnLinkTags(ex: Executor, userId: string, linkId: s
       .insertInto('link_tags')
       .values(tagIds.map((tagId) => ({ link_id: linkId, tag_id: tagId })))
       .execute()
+}
+
+/** Whose links a slug or URL is unique among: one user's personal links, or one organization's. */
+export type LinkOwner = { userId: string; organizationId: null } | { userId: null; organizationId: string }
+
+function linksOf(ex: Executor, owner: LinkOwner) {
+  const query = ex.selectFrom('links')
+  return owner.organizationId === null
+    ? query.where('links.user_id', '=', owner.userId)
+    : query.where('links.organization_id', '=', owner.organizationId)
+}
+
+/** The id of the owner's link with this slug (lower-cased), if any. */
+export async function findLinkIdBySlug(ex: Executor, owner: LinkOwner, slugKey: string): Promise<string | null> {
+  const row = await linksOf(ex, owner).select('links.id').where('links.slug_key', '=', slugKey).executeTakeFirst()
+  return row?.id ?? null
+}
+
+/** The values of `column` among the owner's links that are in `values`, asked in chunks. */
+async function findTaken(ex: Executor, owner: LinkOwner, column: 'slug_key' | 'url', values: readonly string[]): Promise<Set<string>> {
+  const taken = new Set<string>()
+  for (let i = 0; i < values.length; i += IN_LIST_CHUNK) {
+    const rows = await linksOf(ex, owner)
+      .select(`links.${column} as value`)
+      .where(`links.${column}`, 'in', values.slice(i, i + IN_LIST_CHUNK))
+      .execute()
+    for (const row of rows) if (row.value !== null) taken.add(row.value)
+  }
+  return taken
+}
+
+/** Which of the slugs (lower-cased) the owner's links already use. */
+export function findTakenSlugKeys(ex: Executor, owner: LinkOwner, slugKeys: readonly string[]): Promise<Set<string>> {
+  return findTaken(ex, owner, 'slug_key', slugKeys)
+}
+
+/** Which of the (normalised) URLs the owner's links already point at. */
+export function findTakenUrls(ex: Executor, owner: LinkOwner, urls: readonly string[]): Promise<Set<string>> {
+  return findTaken(ex, owner, 'url', urls)
+}
+
+/** Bound parameters per statement stay far below SQLite's and PostgreSQL's limits. */
+const IN_LIST_CHUNK = 200
+
+/** Inserts many links and their tags (already checked), in chunks. */
+export async function insertLinks(
+  ex: Executor,
+  links: ReadonlyArray<LinkColumns & { id: string; created_by: string; created_at: Timestamp }>,
+  linkTags: ReadonlyArray<{ link_id: string; tag_id: string }>,
+): Promise<void> {
+  // Each link row binds 11 parameters; 50 rows stay under SQLite's 999-parameter default.
+  for (let i = 0; i < links.length; i += 50) {
+    await ex
+      .insertInto('links')
+      .values(links.slice(i, i + 50).map((link) => ({ ...link, updated_at: link.created_at })))
+      .execute()
+  }
+  for (let i = 0; i < linkTags.length; i += IN_LIST_CHUNK) {
+    await ex
+      .insertInto('link_tags')
+      .values(linkTags.slice(i, i + IN_LIST_CHUNK))
+      .execute()
+  }
+}
+
+/**
+ * Locks the owner's row (the user, or the organization) until the transaction ends, so two imports
+ * into the same owner run one after the other and the second sees the first's links (PostgreSQL;
+ * SQLite serialises writers anyway).
+ */
+export async function lockLinkOwner(ex: Executor, owner: LinkOwner): Promise<void> {
+  if (owner.organizationId === null) await ex.selectFrom('users').select('id').where('id', '=', owner.userId).forUpdate().execute()
+  else await ex.selectFrom('organizations').select('id').where('id', '=', owner.organizationId).forUpdate().execute()
 }

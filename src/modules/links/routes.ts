@@ -3,8 +3,9 @@ import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
 import { callerOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { CreateLinkBody, LinkPage, LinkQuery, LinkView, UpdateLinkBody } from './schemas.js'
-import { createLink, deleteLink, getLink, listLinks, updateLink } from './service.js'
+import { CreateLinkBody, LinkPage, LinkQuery, LinkView, SlugAvailability, SlugAvailabilityQuery, UpdateLinkBody } from './schemas.js'
+import { bookmarkRoutes } from './bookmarks/routes.js'
+import { checkSlugAvailability, createLink, deleteLink, getLink, listLinks, updateLink } from './service.js'
 
 const tags = ['links']
 const NO_SUCH_LINK = errorResponse('NOT_FOUND: no such link, or not one you can see')
@@ -14,6 +15,7 @@ const SLUG_TAKEN = errorResponse('ALREADY_EXISTS: another link of the same owner
 /** /api/links — personal links and links shared with the caller's organizations (CONTRACT.md §10). */
 export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    await app.register(bookmarkRoutes(deps))
     app.get(
       '',
       {
@@ -42,6 +44,19 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => reply.code(201).send(await createLink(deps, callerOf(request), request.body)),
     )
 
+    app.get(
+      '/slug-availability',
+      {
+        schema: {
+          tags,
+          operationId: 'checkLinkSlug',
+          summary: 'Whether a new link of yours (or of one of your organizations) may take this slug',
+          querystring: SlugAvailabilityQuery,
+          response: { 200: SlugAvailability, 404: errorResponse('NOT_FOUND: no such organization, or you are not a member') },
+        },
+      },
+      async (request) => checkSlugAvailability(deps, callerOf(request), request.query),
+    )
     app.get(
       '/:id',
       { schema: { tags, operationId: 'getLink', summary: 'One link you can see', params: IdParams, response: { 200: LinkView, 404: NO_SUCH_LINK } } },

@@ -26,16 +26,46 @@ export type LinkView = Static<typeof LinkView>
 
 export const LinkPage = PageOf(LinkView)
 
+/** The filters of the list, also taken by the export. */
+export const LinkFilterQuery = Type.Object(
+  {
+    tag_id: Type.Optional(Id),
+    q: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Part of the title, URL or slug, any case' })),
+    organization_id: Type.Optional(Id),
+    owner: Type.Optional(
+      Type.Union([Type.Literal('personal'), Type.Literal('organization')], {
+        description: '`personal`: only your own links; `organization`: only links shared with your organizations',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type LinkFilterQuery = Static<typeof LinkFilterQuery>
+
 export const LinkQuery = Type.Object(
   {
     ...PageQuery.properties,
-    tag_id: Type.Optional(Id),
-    q: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Part of the title or URL, any case' })),
-    organization_id: Type.Optional(Id),
+    ...LinkFilterQuery.properties,
   },
   { additionalProperties: false },
 )
 export type LinkQuery = Static<typeof LinkQuery>
+
+/** Whether a slug is free for a new link of yours, or of one of your organizations. */
+export const SlugAvailabilityQuery = Type.Object(
+  {
+    slug: Slug,
+    organization_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+)
+export type SlugAvailabilityQuery = Static<typeof SlugAvailabilityQuery>
+
+export const SlugAvailability = Type.Object({
+  slug: Type.String(),
+  available: Type.Boolean({ description: 'false when another link of the same owner has this slug, ignoring case' }),
+})
+export type SlugAvailability = Static<typeof SlugAvailability>
 
 const fields = {
   url: Url,

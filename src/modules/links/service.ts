@@ -29,10 +29,13 @@ import {
   listVisibleLinks,
   replaceOwnLinkTags,
   updateLink as updateLinkRow,
+  findLinkIdBySlug,
   type LinkColumns,
+  type LinkFilters,
+  type LinkOwner,
   type VisibleLink,
 } from './repo.js'
-import type { CreateLinkBody, LinkQuery, LinkView, UpdateLinkBody } from './schemas.js'
+import type { CreateLinkBody, LinkFilterQuery, LinkQuery, LinkView, SlugAvailability, SlugAvailabilityQuery, UpdateLinkBody } from './schemas.js'
 import { normalizeLinkUrl, slugKey } from './url.js'
 
 export function linkNotFound(): AppError {
@@ -87,13 +90,19 @@ function assertMayChange(link: VisibleLink, userId: string): void {
   throw new AppError('FORBIDDEN', { message: "Only the link's creator and the organization's owners and admins may change this link." })
 }
 
-export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): Promise<Page<LinkView>> {
-  const window = pageWindow(query)
-  const filters = {
+/** The list's query as repo filters (the export takes the same). */
+export function linkFilters(query: LinkFilterQuery): LinkFilters {
+  return {
     ...(query.tag_id !== undefined && { tagId: query.tag_id }),
     ...(query.q !== undefined && { q: query.q }),
     ...(query.organization_id !== undefined && { organizationId: query.organization_id }),
+    ...(query.owner !== undefined && { owner: query.owner }),
   }
+}
+
+export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): Promise<Page<LinkView>> {
+  const window = pageWindow(query)
+  const filters = linkFilters(query)
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const tagIds = await findOwnTagIdsOfLinks(
     deps.db,
@@ -106,6 +115,19 @@ export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): P
     (row) => toView(row, tagIds.get(row.id) ?? []),
     (row) => [row.created_at, row.id],
   )
+}
+
+/** The owner a new link would have: the caller, or an organization the caller may share with (404 otherwise). */
+export async function linkOwnerFor(ex: Executor, userId: string, organizationId: string | null | undefined): Promise<LinkOwner> {
+  if (organizationId == null) return { userId, organizationId: null }
+  await requirePermission(ex, organizationId, userId, 'share_links')
+  return { userId: null, organizationId }
+}
+
+/** Whether a new link of the caller's (or of their organization) may take this slug. */
+export async function checkSlugAvailability(deps: Deps, caller: Caller, query: SlugAvailabilityQuery): Promise<SlugAvailability> {
+  const owner = await linkOwnerFor(deps.db, caller.user.id, query.organization_id)
+  return { slug: query.slug, available: (await findLinkIdBySlug(deps.db, owner, slugKey(query.slug))) === null }
 }
 
 export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {

@@ -75,3 +75,29 @@ export async function findOwnTagIds(ex: Executor, userId: string, tagIds: readon
   const rows = await ex.selectFrom('tags').select('id').where('user_id', '=', userId).where('id', 'in', tagIds).execute()
   return rows.map((row) => row.id)
 }
+
+/** The user's tags with these lower-cased names: name key → id. */
+export async function findTagIdsByNameKeys(ex: Executor, userId: string, nameKeys: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  for (let i = 0; i < nameKeys.length; i += 200) {
+    const rows = await ex
+      .selectFrom('tags')
+      .select(['id', 'name_key'])
+      .where('user_id', '=', userId)
+      .where('name_key', 'in', nameKeys.slice(i, i + 200))
+      .execute()
+    for (const row of rows) found.set(row.name_key, row.id)
+  }
+  return found
+}
+
+/** Inserts tags, leaving out any whose name the user took meanwhile (unique (user, name_key)). */
+export async function insertTagsUnlessTaken(ex: Executor, tags: readonly NewTag[]): Promise<void> {
+  for (let i = 0; i < tags.length; i += 100) {
+    await ex
+      .insertInto('tags')
+      .values(tags.slice(i, i + 100).map((tag) => ({ ...tag, updated_at: tag.created_at })))
+      .onConflict((conflict) => conflict.columns(['user_id', 'name_key']).doNothing())
+      .execute()
+  }
+}

@@ -1167,6 +1167,43 @@ export interface paths {
         patch: operations["updateTag"];
         trace?: never;
     };
+    "/api/links/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bookmark file (Netscape HTML) or a JSON export as links; reports what it skipped and why
+         * @description Per item: each valid bookmark becomes a link, the others are listed in `skipped`. At most 2000 bookmarks per import; the body may be up to 1 MiB.
+         */
+        post: operations["importLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the links you can see (filtered like the list) as a bookmark file or JSON */
+        get: operations["exportLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links": {
         parameters: {
             query?: never;
@@ -1179,6 +1216,23 @@ export interface paths {
         put?: never;
         /** Create a personal link, or one shared with an organization you belong to */
         post: operations["createLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/slug-availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a new link of yours (or of one of your organizations) may take this slug */
+        get: operations["checkLinkSlug"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7120,15 +7174,167 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    importLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export */
+                    format: "html" | "json";
+                    /** @description The file as text: a bookmark HTML file, or a JSON export (or an array of its link objects) */
+                    content: string;
+                    organization_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Links created */
+                        imported: number;
+                        tags_created: number;
+                        skipped: {
+                            /** @description The bookmark's place in the file, from 1 */
+                            position: number;
+                            url: string | null;
+                            /** @description Why it was not imported */
+                            reason: "invalid_item" | "invalid_url" | "invalid_slug" | "duplicate_url" | "slug_taken";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, or more bookmarks than one import takes (details: content); MALFORMED_JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportLinks: {
+        parameters: {
+            query: {
+                /** @description `html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export */
+                format: "html" | "json";
+                tag_id?: string;
+                /** @description Part of the title, URL or slug, any case */
+                q?: string;
+                organization_id?: string;
+                /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
+                owner?: "personal" | "organization";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An attachment: `format=html` a Netscape bookmark file, `format=json` the JSON export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @enum {string} */
+                        format: "switchboard-links";
+                        /** @enum {number} */
+                        version: 1;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        exported_at: string;
+                        /** @description true when more links matched than one export holds (10000, the newest) */
+                        truncated: boolean;
+                        links: {
+                            url: string;
+                            title: string | null;
+                            slug: string | null;
+                            forwarding_enabled: boolean;
+                            /** @description Names of your own tags on the link */
+                            tags: string[];
+                            organization: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listLinks: {
         parameters: {
             query?: {
                 limit?: number;
                 cursor?: string;
                 tag_id?: string;
-                /** @description Part of the title or URL, any case */
+                /** @description Part of the title, URL or slug, any case */
                 q?: string;
                 organization_id?: string;
+                /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
+                owner?: "personal" | "organization";
             };
             header?: never;
             path?: never;
@@ -7255,6 +7461,48 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkLinkSlug: {
+        parameters: {
+            query: {
+                slug: string;
+                organization_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        slug: string;
+                        /** @description false when another link of the same owner has this slug, ignoring case */
+                        available: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

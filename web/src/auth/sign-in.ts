@@ -19,7 +19,7 @@ export function finishSignIn(queryClient: QueryClient, user: User, returnTo: str
   pendingMfaToken = null
   queryClient.clear()
   queryClient.setQueryData(['me'], user)
-  const target = safeReturnTo(returnTo) ?? '/'
+  const target = safeReturnTo(returnTo) ?? '/links'
   if (target.startsWith('/go/')) window.location.assign(target)
   else navigate(target)
 }

@@ -34,7 +34,19 @@ describe('message catalogues', () => {
     for (const [key, value] of [...Object.entries(en), ...Object.entries(de)]) expect(value.trim(), key).not.toBe('')
     const same = Object.keys(en).filter((key) => (en as Record<string, string>)[key] === (de as Record<string, string>)[key])
     // Names and words both languages share; anything else left in English is an untranslated string.
-    expect(same.sort()).toEqual(['app.name', 'field.name', 'mfa.code', 'passkeys.name', 'passkeys.title', 'tokens.name'])
+    expect(same.sort()).toEqual([
+      'app.name',
+      'field.name',
+      'links.importFormat',
+      'links.keywordFirefox',
+      'links.title',
+      'mfa.code',
+      'palette.links',
+      'palette.pageLinks',
+      'passkeys.name',
+      'passkeys.title',
+      'tokens.name',
+    ])
   })
 
   it('the same placeholders in both languages', () => {

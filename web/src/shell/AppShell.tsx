@@ -4,11 +4,14 @@
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
-import { useEffect, useState } from 'react'
+import { lazy, Suspense, useEffect, useState } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
+
+// The command palette's code loads the first time it opens.
+const CommandPalette = lazy(() => import('../palette/CommandPalette').then((module) => ({ default: module.CommandPalette })))
 
 export function AppShell() {
   const { t } = useI18n()
@@ -20,6 +23,25 @@ export function AppShell() {
   const [navOpen, setNavOpen] = useState(false)
   // Issue 14: while the two-factor policy restricts the session, the shell offers enrolment and sign-out only.
   const restricted = useQuery(mfaStatusQuery).data?.enrollment_required === true
+  const [paletteOpen, setPaletteOpen] = useState(false)
+  const [paletteUsed, setPaletteUsed] = useState(false)
+  const openPalette = () => {
+    setPaletteUsed(true)
+    setPaletteOpen(true)
+  }
+
+  // Ctrl+K (⌘K on a Mac) opens the command palette from anywhere in the shell.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+        event.preventDefault()
+        setPaletteUsed(true)
+        setPaletteOpen(true)
+      }
+    }
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [])
 
   // Signed out elsewhere (another tab, a revoked session): back to sign-in.
   useEffect(() => {
@@ -34,7 +56,11 @@ export function AppShell() {
     void navigate({ to: '/login' })
   }
 
-  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/account/activity' | '/' | '/orgs', label: string, exact = true) => (
+  const navLink = (
+    to: '/account' | '/account/security' | '/account/tokens' | '/account/activity' | '/links' | '/orgs',
+    label: string,
+    exact = to !== '/links' && to !== '/orgs',
+  ) => (
     <li>
       <Link to={to} activeOptions={{ exact }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
         {label}
@@ -57,10 +83,18 @@ export function AppShell() {
         >
           {t('shell.menu')}
         </button>
-        <Link to="/" className="brand">
+        <Link to="/links" className="brand">
           <span className="brand-mark" aria-hidden="true" />
           {t('app.name')}
         </Link>
+        {!restricted && (
+          <button type="button" className="button button-secondary palette-button" aria-keyshortcuts="Control+K Meta+K" onClick={openPalette}>
+            <span>{t('palette.open')}</span>
+            <kbd className="palette-kbd" aria-hidden="true">
+              {t('palette.shortcut')}
+            </kbd>
+          </button>
+        )}
         <div className="topbar-end">
           <MenuTrigger>
             <Button className="button button-ghost account-button">
@@ -109,8 +143,8 @@ export function AppShell() {
           ) : (
             <>
               <ul>
-                {navLink('/', t('nav.home'))}
-                {navLink('/orgs', t('nav.organizations'), false)}
+                {navLink('/links', t('links.title'))}
+                {navLink('/orgs', t('nav.organizations'))}
               </ul>
               <h2 className="nav-group">{t('nav.account')}</h2>
               <ul>
@@ -126,6 +160,11 @@ export function AppShell() {
           <Outlet />
         </main>
       </div>
+      {paletteUsed && !restricted && (
+        <Suspense fallback={null}>
+          <CommandPalette isOpen={paletteOpen} onOpenChange={setPaletteOpen} />
+        </Suspense>
+      )}
     </div>
   )
 }

@@ -11,13 +11,15 @@ export function groupForReading(secret: string, size = 4): string {
   return secret.match(new RegExp(`.{1,${size}}`, 'g'))?.join(' ') ?? secret
 }
 
-export function CopyButton({ text, label }: { text: string; label: string }) {
+/** `accessibleLabel` names what is copied when the visible label alone would not (a button per table row). */
+export function CopyButton({ text, label, accessibleLabel }: { text: string; label: string; accessibleLabel?: string }) {
   const { t } = useI18n()
   const [copied, setCopied] = useState(false)
   return (
     <button
       type="button"
       className="button button-secondary"
+      aria-label={accessibleLabel}
       onClick={async () => {
         try {
           await navigator.clipboard.writeText(text)

@@ -1,0 +1,87 @@
+/**
+ * One bookmark read from an import file, before any rule is applied, and how it is made into the
+ * columns of a link — or refused with the reason the import reports.
+ */
+import { isDisplayText } from '../../../lib/schema-types.js'
+import { AppError } from '../../../errors.js'
+import { normalizeLinkUrl, slugKey } from '../url.js'
+
+export interface BookmarkCandidate {
+  url: unknown
+  title: unknown
+  slug: unknown
+  tags: unknown
+  forwardingEnabled: unknown
+}
+
+export type SkipReason = 'invalid_item' | 'invalid_url' | 'invalid_slug' | 'duplicate_url' | 'slug_taken'
+
+export interface CleanBookmark {
+  url: string
+  title: string | null
+  slug: string | null
+  slugKey: string | null
+  /** Tag names, cleaned, distinct ignoring case. */
+  tags: string[]
+  forwardingEnabled: boolean
+}
+
+const SLUG = /^[A-Za-z0-9_-]{1,64}$/
+const MAX_TITLE = 200
+const MAX_TAG = 64
+const MAX_TAGS = 50
+/** What DisplayText refuses (control, format, separator characters, lone surrogates), as spaces. */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
+
+/**
+ * Free text from a file as the API stores it: unshowable characters become spaces, runs of white
+ * space one space, trimmed, cut to the field's length (a long bookmark title is common and not a
+ * reason to drop the bookmark). Empty → null.
+ */
+function cleanText(value: unknown, maxLength: number): string | null {
+  if (typeof value !== 'string') return null
+  const text = [...value.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()].slice(0, maxLength).join('').trim()
+  return text === '' || !isDisplayText(text) ? null : text
+}
+
+export class Skip {
+  constructor(
+    readonly reason: SkipReason,
+    readonly message: string,
+  ) {}
+}
+
+/** The bookmark as link columns, or why it cannot be one. */
+export function cleanBookmark(candidate: BookmarkCandidate): CleanBookmark | Skip {
+  if (typeof candidate.url !== 'string') return new Skip('invalid_url', 'has no URL')
+  let url: string
+  try {
+    url = normalizeLinkUrl(candidate.url.trim())
+  } catch (error) {
+    if (error instanceof AppError && Array.isArray(error.details))
+      return new Skip('invalid_url', `URL ${error.details[0]?.message ?? 'is not valid'}`)
+    throw error
+  }
+  let slug: string | null = null
+  if (candidate.slug !== null && candidate.slug !== undefined) {
+    if (typeof candidate.slug !== 'string' || !SLUG.test(candidate.slug)) {
+      return new Skip('invalid_slug', 'slug must be 1–64 letters, digits, underscores or dashes')
+    }
+    slug = candidate.slug
+  }
+  const tags = new Map<string, string>()
+  if (Array.isArray(candidate.tags)) {
+    for (const raw of candidate.tags) {
+      const name = cleanText(raw, MAX_TAG)
+      if (name !== null && !tags.has(name.toLowerCase()) && tags.size < MAX_TAGS) tags.set(name.toLowerCase(), name)
+    }
+  }
+  return {
+    url,
+    title: cleanText(candidate.title, MAX_TITLE),
+    slug,
+    slugKey: slugKey(slug),
+    tags: [...tags.values()],
+    forwardingEnabled: typeof candidate.forwardingEnabled === 'boolean' ? candidate.forwardingEnabled : true,
+  }
+}

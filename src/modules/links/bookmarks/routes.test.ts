@@ -1,0 +1,240 @@
+/** Import and export of links (issue 13): bookmark HTML and JSON, the report, limits, races, audit. */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../../test/helpers/app.js'
+import { expectReason } from '../../../../test/helpers/expect.js'
+import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../../test/helpers/factories.js'
+import { createLink, createTag, type LinkJson } from '../../../../test/helpers/links.js'
+import { createOrgWithRoles } from '../../../../test/helpers/organizations.js'
+
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+
+const importFile = (user: SignedIn, payload: Record<string, unknown>) =>
+  t.app.inject({ method: 'POST', url: '/api/links/import', headers: bearer(user.token), payload })
+const exportFile = (user: SignedIn, query: string) => t.app.inject({ method: 'GET', url: `/api/links/export?${query}`, headers: bearer(user.token) })
+const allLinks = async (user: SignedIn): Promise<LinkJson[]> =>
+  (await t.app.inject({ method: 'GET', url: '/api/links?limit=200', headers: bearer(user.token) })).json().items
+
+const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
+<!-- This is an automatically generated file. -->
+<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">
+<TITLE>Bookmarks</TITLE>
+<H1>Bookmarks</H1>
+<DL><p>
+    <DT><H3 ADD_DATE="1700000000">Work</H3>
+    <DL><p>
+        <DT><A HREF="https://wiki.example.com/handbook" ADD_DATE="1700000000" SHORTCUTURL="handbook" TAGS="work,Docs">The &amp; handbook</A>
+        <DT><A HREF="javascript:alert(1)">Bookmarklet</A>
+        <DT><A HREF="https://ci.example.com/" SHORTCUTURL="has space">CI</A>
+    </DL><p>
+    <DT><A HREF="https://news.example.com/">News</A>
+    <DT><A HREF="https://news.example.com/">News again</A>
+    <DT><A HREF="https://other.example.com/" SHORTCUTURL="HANDBOOK">Another handbook</A>
+</DL><p>
+`
+
+describe('importing a bookmark file', () => {
+  let ada: TestUser & SignedIn
+
+  beforeAll(async () => {
+    ada = await createSignedInUser(t)
+  })
+
+  it('imports the valid bookmarks with slugs from keywords and tags, and reports the others with their reasons', async () => {
+    const response = await importFile(ada, { format: 'html', content: BOOKMARKS })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({
+      imported: 2,
+      tags_created: 2,
+      skipped: [
+        { position: 2, url: 'javascript:alert(1)', reason: 'invalid_url', message: expect.any(String) },
+        { position: 3, url: 'https://ci.example.com/', reason: 'invalid_slug', message: expect.any(String) },
+        { position: 5, url: 'https://news.example.com/', reason: 'duplicate_url', message: expect.any(String) },
+        { position: 6, url: 'https://other.example.com/', reason: 'slug_taken', message: expect.any(String) },
+      ],
+    })
+    const links = await allLinks(ada)
+    const handbook = links.find((link) => link.slug === 'handbook')!
+    expect(handbook).toMatchObject({ url: 'https://wiki.example.com/handbook', title: 'The & handbook', organization_id: null })
+    const tags = (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(ada.token) })).json().items
+    expect(tags.map((tag: { name: string; link_count: number }) => [tag.name, tag.link_count])).toEqual([
+      ['Docs', 1],
+      ['work', 1],
+    ])
+    expect(handbook.tag_ids).toHaveLength(2)
+
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata', 'target_id'])
+      .where('action', '=', 'links.import')
+      .execute()
+    expect(audit).toHaveLength(1)
+    expect(audit[0]!.target_id).toBe(ada.user.id)
+    expect(JSON.parse(String(audit[0]!.metadata))).toEqual({ format: 'html', imported: 2, skipped: 4, tags_created: 2 })
+  })
+
+  it('imports nothing twice: a second import of the same file skips every link as a duplicate', async () => {
+    const response = await importFile(ada, { format: 'html', content: BOOKMARKS })
+    expect(response.json().imported).toBe(0)
+    expect(response.json().tags_created).toBe(0)
+    expect(response.json().skipped.map((s: { reason: string }) => s.reason)).toEqual([
+      'duplicate_url',
+      'invalid_url',
+      'invalid_slug',
+      'duplicate_url',
+      'duplicate_url',
+      'slug_taken',
+    ])
+  })
+
+  it('creates each link once when the same file is imported twice at the same time', async () => {
+    const grace = await createSignedInUser(t)
+    const responses = await Promise.all([1, 2, 3].map(() => importFile(grace, { format: 'html', content: BOOKMARKS })))
+    expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200])
+    expect(responses.map((r) => r.json().imported).sort()).toEqual([0, 0, 2])
+    expect(await allLinks(grace)).toHaveLength(2)
+    const tags = (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(grace.token) })).json().items
+    expect(tags).toHaveLength(2)
+  })
+
+  it('refuses a file that is not a bookmark file, or not JSON, with a 400 on content', async () => {
+    for (const [format, content, message] of [
+      ['html', '<html><body><p>Hello</p></body></html>', 'is not a bookmark file'],
+      ['json', '{"links": [', 'is not valid JSON'],
+      ['json', '{"bookmarks": []}', 'must be a switchboard-links export'],
+      ['json', '"text"', 'must be a switchboard-links export'],
+    ] as const) {
+      const response = await importFile(ada, { format, content })
+      expectReason(response, 400, 'VALIDATION_FAILED')
+      expect(response.json().details).toEqual([{ field: 'content', message: expect.stringContaining(message) }])
+    }
+    expectReason(await importFile(ada, { format: 'csv', content: 'x' }), 400, 'VALIDATION_FAILED')
+    expectReason(await importFile(ada, { format: 'html', content: '' }), 400, 'VALIDATION_FAILED')
+  })
+
+  it('refuses a body over 1 MiB with 413 naming the limit, and more than 2000 bookmarks with 400', async () => {
+    const huge = await importFile(ada, { format: 'html', content: 'x'.repeat(1024 * 1024 + 10) })
+    expectReason(huge, 413, 'PAYLOAD_TOO_LARGE')
+    expect(huge.json().message).toBe('The request body is larger than 1024 KiB.')
+    const many = JSON.stringify(Array.from({ length: 2001 }, (_, i) => ({ url: `https://e.example/${i}` })))
+    const response = await importFile(ada, { format: 'json', content: many })
+    expectReason(response, 400, 'VALIDATION_FAILED')
+    expect(response.json().details[0].message).toContain('at most 2000')
+    // Everything else keeps the default limit.
+    const tooBig = await t.app.inject({ method: 'POST', url: '/api/tags', headers: bearer(ada.token), payload: { name: 'x'.repeat(70_000) } })
+    expect(tooBig.json().message).toBe('The request body is larger than 64 KiB.')
+  })
+
+  it('imports into an organization only for its members; the links are shared and their slugs checked there', async () => {
+    const org = await createOrgWithRoles(t)
+    await createLink(t, org.owner.token, { url: 'https://org.example/', slug: 'team', organization_id: org.id })
+    const content = JSON.stringify([
+      { url: 'https://org.example/', title: 'dup' },
+      { url: 'https://new.example/', slug: 'team' },
+      { url: 'https://new.example/2', slug: 'team2', title: 'Two', forwarding_enabled: false, tags: ['ops'] },
+      'not an object',
+    ])
+    expectReason(await importFile(org.outsider, { format: 'json', content, organization_id: org.id }), 404, 'NOT_FOUND')
+    const response = await importFile(org.member, { format: 'json', content, organization_id: org.id })
+    expect(response.json()).toMatchObject({
+      imported: 1,
+      skipped: [
+        { position: 1, reason: 'duplicate_url' },
+        { position: 2, reason: 'slug_taken' },
+        { position: 4, url: null, reason: 'invalid_item' },
+      ],
+    })
+    const shared = (await allLinks(org.owner)).find((link) => link.slug === 'team2')!
+    expect(shared).toMatchObject({ organization_id: org.id, title: 'Two', forwarding_enabled: false, tag_ids: [] })
+  })
+
+  it('cleans titles and tag names instead of refusing the bookmark', async () => {
+    const bob = await createSignedInUser(t)
+    const content = JSON.stringify({
+      format: 'switchboard-links',
+      links: [{ url: 'https://clean.example/', title: `  A\u202etitle\u0000 ${'long '.repeat(60)}`, tags: ['  x\ty ', 'X Y', '', 7] }],
+    })
+    const response = await importFile(bob, { format: 'json', content })
+    expect(response.json()).toEqual({ imported: 1, tags_created: 1, skipped: [] })
+    const [link] = await allLinks(bob)
+    expect(link!.title!.startsWith('A title long')).toBe(true)
+    expect(link!.title!.length).toBeLessThanOrEqual(200)
+    const tags = (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(bob.token) })).json().items
+    expect(tags.map((tag: { name: string }) => tag.name)).toEqual(['x y'])
+  })
+})
+
+describe('exporting', () => {
+  let eve: TestUser & SignedIn
+
+  beforeAll(async () => {
+    eve = await createSignedInUser(t)
+    const tag = await createTag(t, eve.token, 'Reading')
+    await createLink(t, eve.token, { url: 'https://a.example/?q="x"&y=<z>', title: 'A <b> & "c"', slug: 'a', tag_ids: [tag.id] })
+    await createLink(t, eve.token, { url: 'https://b.example/', title: null, forwarding_enabled: false })
+  })
+
+  it('writes a Netscape bookmark file as an attachment, escaped, that imports back', async () => {
+    const response = await exportFile(eve, 'format=html')
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(response.headers['content-disposition']).toMatch(/^attachment; filename="switchboard-links-\d{4}-\d{2}-\d{2}\.html"$/)
+    expect(response.body).toContain('<!DOCTYPE NETSCAPE-Bookmark-file-1>')
+    expect(response.body).toContain('>A &lt;b&gt; &amp; &quot;c&quot;</A>')
+    expect(response.body).toContain('SHORTCUTURL="a" TAGS="Reading"')
+    expect(response.body).not.toContain('<b>')
+
+    const fresh = await createSignedInUser(t)
+    const imported = await importFile(fresh, { format: 'html', content: response.body })
+    expect(imported.json()).toEqual({ imported: 2, tags_created: 1, skipped: [] })
+    const links = await allLinks(fresh)
+    expect(links.map((link) => [link.url, link.title, link.slug]).sort()).toEqual([
+      ['https://a.example/?q=%22x%22&y=%3Cz%3E', 'A <b> & "c"', 'a'],
+      ['https://b.example/', 'https://b.example/', null],
+    ])
+  })
+
+  it('writes JSON with tags by name, filtered like the list, that imports back', async () => {
+    const response = await exportFile(eve, 'format=json&q=a.example')
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
+    const body = response.json()
+    expect(body).toMatchObject({ format: 'switchboard-links', version: 1, truncated: false })
+    expect(body.links).toEqual([
+      expect.objectContaining({ url: 'https://a.example/?q=%22x%22&y=%3Cz%3E', slug: 'a', tags: ['Reading'], organization: null }),
+    ])
+    const all = (await exportFile(eve, 'format=json')).json()
+    const fresh = await createSignedInUser(t)
+    expect((await importFile(fresh, { format: 'json', content: JSON.stringify(all) })).json().imported).toBe(2)
+    expect((await allLinks(fresh)).find((link) => link.url === 'https://b.example/')!.forwarding_enabled).toBe(false)
+  })
+
+  it('refuses an unknown format', async () => {
+    expectReason(await exportFile(eve, 'format=csv'), 400, 'VALIDATION_FAILED')
+    expectReason(await exportFile(eve, ''), 400, 'VALIDATION_FAILED')
+  })
+})
+
+describe('slug availability and the list filters', () => {
+  it('says whether a slug is free for you or your organization, ignoring case', async () => {
+    const org = await createOrgWithRoles(t)
+    await createLink(t, org.member.token, { slug: 'Taken' })
+    const check = (user: SignedIn, query: string) =>
+      t.app.inject({ method: 'GET', url: `/api/links/slug-availability?${query}`, headers: bearer(user.token) })
+    expect((await check(org.member, 'slug=taken')).json()).toEqual({ slug: 'taken', available: false })
+    expect((await check(org.member, `slug=taken&organization_id=${org.id}`)).json()).toEqual({ slug: 'taken', available: true })
+    expect((await check(org.admin, 'slug=taken')).json().available).toBe(true)
+    expectReason(await check(org.member, 'slug=has%20space'), 400, 'VALIDATION_FAILED')
+    expectReason(await check(org.outsider, `slug=x&organization_id=${org.id}`), 404, 'NOT_FOUND')
+  })
+
+  it('finds links by slug with q, and filters personal or organization links with owner', async () => {
+    const org = await createOrgWithRoles(t)
+    const mine = await createLink(t, org.member.token, { url: 'https://mine.example/', slug: 'zebra-notes' })
+    const shared = await createLink(t, org.member.token, { url: 'https://shared.example/', organization_id: org.id })
+    const ids = async (query: string) =>
+      (await t.app.inject({ method: 'GET', url: `/api/links?${query}`, headers: bearer(org.member.token) })).json().items.map((l: LinkJson) => l.id)
+    expect(await ids('q=ZEBRA')).toEqual([mine.id])
+    expect(await ids('owner=personal')).toEqual([mine.id])
+    expect(await ids('owner=organization')).toEqual([shared.id])
+    expectReason(await t.app.inject({ method: 'GET', url: '/api/links?owner=everyone', headers: bearer(org.member.token) }), 400, 'VALIDATION_FAILED')
+  })
+})

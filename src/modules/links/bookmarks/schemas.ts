@@ -1,0 +1,74 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { Body, Nullable, Text, Timestamp } from '../../../lib/schema-types.js'
+import { LinkFilterQuery } from '../schemas.js'
+
+/** The largest import body: a browser's export of a few thousand bookmarks. */
+export const IMPORT_BODY_LIMIT_BYTES = 1024 * 1024
+/** The most bookmarks one import takes (also bounds the report). */
+export const MAX_IMPORT_ITEMS = 2000
+/** The most links one export writes: the newest. */
+export const MAX_EXPORT_ITEMS = 10_000
+
+const Format = Type.Union([Type.Literal('html'), Type.Literal('json')], {
+  description: "`html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export",
+})
+
+export const ExportQuery = Type.Object({ format: Format, ...LinkFilterQuery.properties }, { additionalProperties: false })
+export type ExportQuery = Static<typeof ExportQuery>
+
+export const ExportedLink = Type.Object({
+  url: Type.String(),
+  title: Nullable(Type.String()),
+  slug: Nullable(Type.String()),
+  forwarding_enabled: Type.Boolean(),
+  tags: Type.Array(Type.String(), { description: 'Names of your own tags on the link' }),
+  organization: Nullable(Type.String({ description: "The organization's name for a shared link" })),
+  created_at: Timestamp(),
+  updated_at: Timestamp(),
+})
+
+export const LinkExport = Type.Object({
+  format: Type.Literal('switchboard-links'),
+  version: Type.Literal(1),
+  exported_at: Timestamp(),
+  truncated: Type.Boolean({ description: `true when more links matched than one export holds (${MAX_EXPORT_ITEMS}, the newest)` }),
+  links: Type.Array(ExportedLink),
+})
+export type LinkExport = Static<typeof LinkExport>
+
+export const ImportBody = Body({
+  format: Format,
+  // Plain String: a file has line breaks and tabs, which Text() refuses; the importer cleans every value it keeps.
+  content: Type.String({
+    minLength: 1,
+    maxLength: IMPORT_BODY_LIMIT_BYTES,
+    description: 'The file as text: a bookmark HTML file, or a JSON export (or an array of its link objects)',
+  }),
+  organization_id: Type.Optional(
+    Nullable(Text({ minLength: 1, maxLength: 200, description: 'Share every imported link with this organization; personal when absent' })),
+  ),
+})
+export type ImportBody = Static<typeof ImportBody>
+
+export const SkippedBookmark = Type.Object({
+  position: Type.Integer({ minimum: 1, description: "The bookmark's place in the file, from 1" }),
+  url: Nullable(Type.String({ description: 'As written in the file, cut to 300 characters' })),
+  reason: Type.Union(
+    [
+      Type.Literal('invalid_item'),
+      Type.Literal('invalid_url'),
+      Type.Literal('invalid_slug'),
+      Type.Literal('duplicate_url'),
+      Type.Literal('slug_taken'),
+    ],
+    { description: 'Why it was not imported' },
+  ),
+  message: Type.String(),
+})
+
+export const ImportReport = Type.Object({
+  imported: Type.Integer({ minimum: 0, description: 'Links created' }),
+  tags_created: Type.Integer({ minimum: 0 }),
+  skipped: Type.Array(SkippedBookmark),
+})
+export type ImportReport = Static<typeof ImportReport>

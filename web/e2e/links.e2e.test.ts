@@ -1,0 +1,297 @@
+/**
+ * The Links area in real Chromium against the built server (issue 13): create, search and edit a
+ * link with tags and follow its go-link; find it again from the command palette by keyboard only;
+ * an ambiguous slug's chooser with "remember" in the preferences page, removed and restored;
+ * import of a bookmark file and export. Every new page is checked by axe-core in both themes and
+ * both languages.
+ */
+import fs from 'node:fs'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+
+const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
+
+let server: ConsoleServer
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let apiToken = ''
+const cspViolations: string[] = []
+
+const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
+<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">
+<TITLE>Bookmarks</TITLE>
+<H1>Bookmarks</H1>
+<DL><p>
+    <DT><A HREF="https://status.example.com/" SHORTCUTURL="status" TAGS="ops">Status page</A>
+    <DT><A HREF="https://runbooks.example.com/">Runbooks</A>
+    <DT><A HREF="javascript:void(0)">A bookmarklet</A>
+</DL><p>
+`
+
+async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${apiToken}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+  return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>)
+}
+
+async function expectHeading(text: string): Promise<void> {
+  await expect.poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 15_000 }).toBe(text)
+}
+
+/** No serious or critical axe violation, in the light and the dark theme (the theme follows the system). */
+async function checkAccessibility(name: string): Promise<void> {
+  await page.waitForLoadState('networkidle')
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    const grave = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    expect(
+      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      `${name}, ${colorScheme}`,
+    ).toEqual([])
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+}
+
+beforeAll(async () => {
+  server = await startConsoleServer()
+  browser = await launchBrowser()
+  const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADA),
+  })
+  const { token: jwt } = (await setup.json()) as { token: string }
+  const created = await fetch(`${server.baseUrl}/api/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'e2e arrangements' }),
+  })
+  apiToken = ((await created.json()) as { token: string }).token
+  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
+  context.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+  })
+  page = await context.newPage()
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+describe('links, go-links and the command palette in Chromium', () => {
+  it('signs in to the Links page, the signed-in home, with an empty state that says what to do', async () => {
+    await page.goto('/')
+    await page.waitForURL('**/login?**')
+    await page.getByLabel('Email address').fill(ADA.email)
+    await page.getByLabel('Password', { exact: true }).fill(ADA.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL(`${server.baseUrl}/links`)
+    await expectHeading('Links')
+    await expect.poll(() => page.getByText('You have no links yet.').isVisible()).toBe(true)
+    expect(await page.getByRole('navigation', { name: 'Main navigation' }).or(page.locator('#side-nav')).locator('a').first().textContent()).toBe(
+      'Links',
+    )
+    await checkAccessibility('links (empty)')
+  })
+
+  it('creates a tag and a link with it (slug availability shown live), searches for it and edits it', async () => {
+    await page.getByLabel('New tag').fill('Docs')
+    await page.getByRole('button', { name: 'Create tag' }).click()
+    await page.getByRole('link', { name: /^Docs/ }).waitFor()
+
+    await page.getByRole('button', { name: 'Create link' }).first().click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByRole('heading', { name: 'Create link' }).waitFor()
+    await dialog.getByLabel('URL').fill(`${server.baseUrl}/api/health`)
+    await dialog.getByLabel('Title').fill('Health handbook')
+    await dialog.getByLabel('Slug').fill('has space')
+    await dialog.getByText('Use only letters, digits, underscores and dashes').waitFor()
+    await dialog.getByLabel('Slug').fill('handbook')
+    await dialog.getByText('go/handbook is free.').waitFor()
+    await dialog.getByLabel('Docs').check()
+    await checkAccessibility('link dialog')
+    await dialog.getByRole('button', { name: 'Create link' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const row = page.getByRole('row', { name: /Health handbook/ })
+    await row.waitFor()
+    expect(await row.textContent()).toContain('go/handbook')
+    expect(await row.textContent()).toContain('Docs')
+
+    // A second link: the list and the search have something to tell apart.
+    await api('/api/links', { method: 'POST', body: { url: 'https://other.example.com/', title: 'Something else' } })
+    await page.reload()
+    await page.getByRole('row', { name: /Something else/ }).waitFor()
+    await page.getByLabel('Search title, URL or slug').fill('handbook')
+    await page.keyboard.press('Enter')
+    await page.waitForURL('**/links?q=handbook')
+    await expect.poll(() => page.getByRole('row', { name: /Something else/ }).count()).toBe(0)
+    await page.getByRole('row', { name: /Health handbook/ }).waitFor()
+
+    // The slug is taken now: the dialog says so before anything is sent.
+    await page.getByRole('button', { name: 'Edit Health handbook' }).click()
+    await dialog.getByLabel('Title').fill('Health check handbook')
+    await dialog.getByText("go/handbook is this link's slug.").waitFor()
+    await dialog.getByRole('button', { name: 'Save link' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
+    // Focus returned to what opened the dialog.
+    expect(await page.evaluate(() => document.activeElement?.outerHTML)).toMatch(/aria-label="Edit Health/)
+
+    // Filter by tag from the panel; Back returns to the search.
+    await page.getByRole('link', { name: /^Docs/ }).click()
+    await page.waitForURL(/tag=/)
+    await page.goBack()
+    await page.waitForURL('**/links?q=handbook')
+  })
+
+  it('copies the go-link and follows it', async () => {
+    await page.getByRole('button', { name: 'Copy go/handbook' }).click()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.baseUrl}/go/handbook`)
+    await page.getByRole('link', { name: 'Open go/handbook' }).click()
+    await page.waitForURL(`${server.baseUrl}/api/health`)
+    expect(await page.textContent('body')).toContain('ok')
+  })
+
+  it('finds the link again from the command palette with the keyboard only', async () => {
+    await page.goto('/account')
+    await expectHeading('Profile')
+    await page.keyboard.press('Control+k')
+    const input = page.getByRole('combobox', { name: 'Search links, tags, organizations and pages' })
+    await input.waitFor()
+    expect(await input.evaluate((element) => element === document.activeElement)).toBe(true)
+    await checkAccessibility('command palette')
+    await page.keyboard.type('check hand')
+    await page.getByRole('menuitem', { name: /Health check handbook/ }).waitFor()
+    await expect.poll(() => page.locator('#announcer').textContent()).toMatch(/^\d+ results?$/)
+    await page.keyboard.press('Enter')
+    await page.waitForURL('**/links?q=handbook')
+    await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
+
+    // Actions: "Create link" opens the dialog; Escape closes it.
+    await page.keyboard.press('Control+k')
+    await input.waitFor()
+    await page.keyboard.type('create link')
+    await page.getByRole('menuitem', { name: 'Create link' }).waitFor()
+    await page.keyboard.press('Enter')
+    await page.getByRole('dialog').getByRole('heading', { name: 'Create link' }).waitFor()
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog').waitFor({ state: 'detached' })
+
+    // Administrators find the administration pages; the top-bar button opens the palette too.
+    await page.getByRole('button', { name: 'Search or jump to…' }).click()
+    await input.waitFor()
+    await page.keyboard.type('audit')
+    await page.getByRole('menuitem', { name: 'Administration: audit log' }).waitFor()
+    await page.keyboard.press('Escape')
+    await input.waitFor({ state: 'detached' })
+  })
+
+  it("remembers an ambiguous slug's choice from the chooser, lists it in the preferences and removes it", async () => {
+    const organization = await api('/api/organizations', { method: 'POST', body: { name: 'Analytical Society' } })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: `${server.baseUrl}/api/health/ready`, title: 'Society handbook', slug: 'handbook', organization_id: organization.id },
+    })
+    await page.goto('/links/preferences')
+    await expectHeading('Go-link preferences')
+    await page.getByText('No remembered choices.').waitFor()
+    await checkAccessibility('go-link preferences (empty)')
+
+    await page.goto('/go/handbook')
+    const choice = page.locator('li', { hasText: 'Society handbook' })
+    await choice.getByRole('button', { name: 'Open and remember this choice' }).click()
+    await page.waitForURL(`${server.baseUrl}/api/health/ready`)
+
+    await page.goto('/links/preferences')
+    const row = page.getByRole('row', { name: /go\/handbook/ })
+    await row.waitFor()
+    expect(await row.textContent()).toContain('Society handbook')
+    expect(await row.textContent()).toContain('Analytical Society')
+    await checkAccessibility('go-link preferences')
+    await page.getByRole('button', { name: 'Forget the choice for go/handbook' }).click()
+    await page.getByText('The choice for go/handbook is forgotten').waitFor()
+    await expect.poll(() => row.count()).toBe(0)
+    await page.getByRole('button', { name: 'Undo' }).click()
+    await row.waitFor()
+    await page.getByRole('button', { name: 'Forget the choice for go/handbook' }).click()
+    await page.getByText('No remembered choices.').waitFor()
+    expect((await api('/api/go/preferences')).items).toEqual([])
+  })
+
+  it('imports a bookmark file, reports what it skipped, and exports the links as a bookmark file and JSON', async () => {
+    await page.goto('/links/import-export')
+    await expectHeading('Import and export')
+    await checkAccessibility('import and export')
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    await page.getByText('Choose a file to import.').waitFor()
+
+    await page.getByLabel('Bookmark file').setInputFiles({ name: 'not-bookmarks.html', mimeType: 'text/html', buffer: Buffer.from('<p>hello</p>') })
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    await page.getByText('This is not a bookmark file').waitFor()
+
+    await page.getByLabel('Bookmark file').setInputFiles({ name: 'bookmarks.html', mimeType: 'text/html', buffer: Buffer.from(BOOKMARKS) })
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    const report = page.getByTestId('import-report')
+    await report.getByText('2 links imported.').waitFor()
+    expect(await report.textContent()).toContain('1 tag created.')
+    expect(await report.getByRole('row', { name: /javascript:void\(0\)/ }).textContent()).toContain('Not an http or https address')
+    await checkAccessibility('import report')
+
+    // The same file again adds nothing.
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    await report.getByText('0 links imported.').waitFor()
+
+    const [html] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download bookmark file' }).click()])
+    expect(html.suggestedFilename()).toMatch(/^switchboard-links-\d{4}-\d{2}-\d{2}\.html$/)
+    const file = fs.readFileSync(await html.path(), 'utf8')
+    expect(file).toContain('<!DOCTYPE NETSCAPE-Bookmark-file-1>')
+    expect(file).toContain('SHORTCUTURL="status" TAGS="ops">Status page</A>')
+    const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download JSON' }).click()])
+    const exported = JSON.parse(fs.readFileSync(await json.path(), 'utf8')) as { links: { title: string }[] }
+    expect(exported.links.map((link) => link.title)).toContain('Health check handbook')
+
+    await page.goto('/links?tag=')
+    await page.getByRole('row', { name: /Status page/ }).waitFor()
+  })
+
+  it('explains how to add go as a browser search keyword', async () => {
+    await page.goto('/links/go-keyword')
+    await expectHeading('Use go in your browser')
+    expect(await page.getByTestId('keyword-url').textContent()).toBe(`${server.baseUrl}/go/%s`)
+    await checkAccessibility('go keyword')
+  })
+
+  it('shows every Links page in German as well, without serious accessibility findings', async () => {
+    await api('/api/users/me', { method: 'PATCH', body: { language: 'de' } })
+    for (const [path, heading] of [
+      ['/links', 'Links'],
+      ['/links/import-export', 'Import und Export'],
+      ['/links/go-keyword', 'go im Browser verwenden'],
+      ['/links/preferences', 'Go-Link-Vorlieben'],
+    ] as const) {
+      await page.goto(path)
+      await expectHeading(heading)
+      await checkAccessibility(`${path} (de)`)
+    }
+    await page.keyboard.press('Control+k')
+    await page.getByRole('combobox', { name: 'Links, Schlagwörter, Organisationen und Seiten suchen' }).waitFor()
+    await page.keyboard.type('handbuch')
+    await page.getByText('Nichts gefunden. Versuchen Sie ein anderes Wort.').first().waitFor()
+    await checkAccessibility('command palette (de)')
+    await page.keyboard.press('Escape')
+    await page.goto('/links')
+    await page.getByRole('button', { name: 'Link anlegen' }).first().click()
+    await page.getByRole('dialog').getByLabel('Kürzel (Slug)').waitFor()
+    await checkAccessibility('link dialog (de)')
+    await api('/api/users/me', { method: 'PATCH', body: { language: 'en' } })
+    expect(cspViolations).toEqual([])
+  })
+})

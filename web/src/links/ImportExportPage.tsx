@@ -1,0 +1,154 @@
+/**
+ * Import a browser's bookmark file (or a JSON export) and download the links as either. The
+ * import report lists what was skipped and why; the size limit is checked here too, so a person
+ * learns it before uploading.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { client, unwrap } from '../api/client'
+import { ApiError } from '../api/errors'
+import { useI18n } from '../i18n/i18n'
+import { announce } from '../ui/announce'
+import { FormError, SelectField, SubmitButton, formValues } from '../ui/form'
+import { Page } from '../ui/page'
+import { TableHead } from '../ui/table-head'
+import { useFormError } from '../ui/use-form-error'
+import { atField } from './field-error'
+import { ownerOptions } from './owner-options'
+import { organizationsQuery } from './queries'
+
+/** The API's body limit for an import (1 MiB), less room for the JSON around the file. */
+const MAX_FILE_BYTES = 1024 * 1024 - 4096
+type Format = 'html' | 'json'
+type Report = Awaited<ReturnType<typeof importFile>>
+
+function importFile(body: { format: Format; content: string; organization_id: string | null }) {
+  return unwrap(client.POST('/api/links/import', { body }))
+}
+
+export function ImportExportPage() {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const organizations = useQuery(organizationsQuery)
+  const formError = useFormError(['file', 'content', 'format', 'organization_id'])
+  const [report, setReport] = useState<Report | null>(null)
+
+  const run = useMutation({
+    mutationFn: async (input: { file: File | null; format: string; organizationId: string }) => {
+      if (input.file === null || input.file.size === 0) throw atField(null, 'file', t('links.importChooseFile'))
+      if (input.file.size > MAX_FILE_BYTES) throw atField(null, 'file', t('links.importTooLarge'))
+      const format: Format = input.format === 'json' || (input.format === 'auto' && /\.json$/i.test(input.file.name)) ? 'json' : 'html'
+      return importFile({ format, content: await input.file.text(), organization_id: input.organizationId === '' ? null : input.organizationId })
+    },
+    onSuccess: async (result) => {
+      setReport(result)
+      announce(t('links.importDone', { count: result.imported }))
+      await queryClient.invalidateQueries({ queryKey: ['links'] })
+      await queryClient.invalidateQueries({ queryKey: ['tags'] })
+    },
+    onError: (error) => {
+      // The file itself is the field in this form; the API names it `content`.
+      if (error instanceof ApiError && error.reason === 'PAYLOAD_TOO_LARGE') formError.fail(atField(error, 'file', t('links.importTooLarge')))
+      else if (error instanceof ApiError && error.details.some((problem) => problem.field === 'content'))
+        formError.fail(atField(error, 'file', t('links.importNotAFile')))
+      else formError.fail(error)
+    },
+  })
+
+  return (
+    <Page title={t('links.importExportTitle')} description={t('links.importExportDescription')}>
+      <section className="section" aria-labelledby="import-heading">
+        <h2 id="import-heading">{t('links.importHeading')}</h2>
+        <p>{t('links.importText')}</p>
+        <form
+          ref={formError.form}
+          noValidate
+          className="stack narrow-form"
+          onSubmit={(event) => {
+            event.preventDefault()
+            formError.clear()
+            setReport(null)
+            const file = new FormData(event.currentTarget).get('file')
+            const values = formValues(event.currentTarget)
+            run.mutate({ file: file instanceof File ? file : null, format: values.format ?? 'auto', organizationId: values.organization_id ?? '' })
+          }}
+        >
+          <FormError>{formError.general}</FormError>
+          <div className="field">
+            <label htmlFor="import-file">{t('links.importFile')}</label>
+            <input
+              id="import-file"
+              name="file"
+              type="file"
+              accept=".html,.htm,.json,text/html,application/json"
+              aria-describedby={formError.at('file') ? 'import-file-help import-file-error' : 'import-file-help'}
+              aria-invalid={formError.at('file') ? true : undefined}
+            />
+            <p id="import-file-help" className="field-help">
+              {t('links.importFileHelp')}
+            </p>
+            {formError.at('file') && (
+              <p id="import-file-error" className="field-error">
+                {formError.at('file')}
+              </p>
+            )}
+          </div>
+          <SelectField
+            name="format"
+            label={t('links.importFormat')}
+            defaultValue="auto"
+            options={[
+              { value: 'auto', label: t('links.formatAuto') },
+              { value: 'html', label: t('links.formatHtml') },
+              { value: 'json', label: t('links.formatJson') },
+            ]}
+          />
+          <SelectField
+            name="organization_id"
+            label={t('links.importInto')}
+            defaultValue=""
+            options={ownerOptions(t('links.onlyMe'), organizations.data?.items)}
+          />
+          <div>
+            <SubmitButton pending={run.isPending}>{t('links.importButton')}</SubmitButton>
+          </div>
+        </form>
+        {report !== null && (
+          <div className="import-report" data-testid="import-report">
+            <h3>{t('links.importReport')}</h3>
+            <p role="status">
+              {t('links.importSummary', { count: report.imported })} {t('links.importTags', { count: report.tags_created })}
+            </p>
+            {report.skipped.length > 0 && (
+              <table className="table">
+                <caption>{t('links.importSkipped', { count: report.skipped.length })}</caption>
+                <TableHead columns={[t('links.importPosition'), t('links.url'), t('links.importReason')]} />
+                <tbody>
+                  {report.skipped.map((skipped) => (
+                    <tr key={skipped.position}>
+                      <td>{skipped.position}</td>
+                      <td className="link-url">{skipped.url ?? '—'}</td>
+                      <td>{t(`links.skip.${skipped.reason}`)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </div>
+        )}
+      </section>
+      <section className="section" aria-labelledby="export-heading">
+        <h2 id="export-heading">{t('links.exportHeading')}</h2>
+        <p>{t('links.exportText')}</p>
+        <div className="row">
+          <a className="button button-secondary" href="/api/links/export?format=html" download>
+            {t('links.exportHtml')}
+          </a>
+          <a className="button button-secondary" href="/api/links/export?format=json" download>
+            {t('links.exportJson')}
+          </a>
+        </div>
+      </section>
+    </Page>
+  )
+}

@@ -1,0 +1,152 @@
+/** The person's tags beside their links: counts, filter by one, create, rename, delete (confirmed). */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link as RouterLink } from '@tanstack/react-router'
+import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { client, unwrap } from '../api/client'
+import { ApiError } from '../api/errors'
+import { useI18n } from '../i18n/i18n'
+import { announce } from '../ui/announce'
+import { ConfirmDialog } from '../ui/dialog'
+import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
+import { useFormError } from '../ui/use-form-error'
+import { atField } from './field-error'
+import { tagsQuery, type Tag } from './queries'
+
+/** A taken name is a 409 naming the field: shown at the field, in the person's language. */
+function atName(error: unknown, text: string): unknown {
+  return error instanceof ApiError && error.reason === 'ALREADY_EXISTS' ? atField(error, 'name', text) : error
+}
+
+function useRefreshTags() {
+  const queryClient = useQueryClient()
+  return async () => {
+    await queryClient.invalidateQueries({ queryKey: ['tags'] })
+    await queryClient.invalidateQueries({ queryKey: ['links'] })
+  }
+}
+
+function RenameTag({ tag }: { tag: Tag }) {
+  const { t } = useI18n()
+  const refresh = useRefreshTags()
+  const formError = useFormError(['name'])
+  const rename = useMutation({
+    mutationFn: (name: string) => unwrap(client.PATCH('/api/tags/{id}', { params: { path: { id: tag.id } }, body: { name } })),
+  })
+  return (
+    <DialogTrigger>
+      <Button className="button button-secondary button-small" aria-label={t('links.renameTagNamed', { name: tag.name })}>
+        {t('links.renameTag')}
+      </Button>
+      <ModalOverlay className="modal-overlay" isDismissable>
+        <Modal className="modal">
+          <Dialog className="dialog">
+            {({ close }) => (
+              <form
+                ref={formError.form}
+                noValidate
+                onSubmit={(event) => {
+                  event.preventDefault()
+                  formError.clear()
+                  const name = formValues(event.currentTarget).name ?? ''
+                  rename.mutate(name, {
+                    onSuccess: (saved) => {
+                      announce(t('links.tagRenamed', { name: saved.name }))
+                      void refresh().then(close)
+                    },
+                    onError: (error) => formError.fail(atName(error, t('links.tagTaken'))),
+                  })
+                }}
+              >
+                <Heading slot="title">{t('links.renameTagTitle', { name: tag.name })}</Heading>
+                <FormError>{formError.general}</FormError>
+                <TextField name="name" label={t('links.tagName')} defaultValue={tag.name} maxLength={64} autoFocus error={formError.at('name')} />
+                <div className="dialog-actions">
+                  <Button className="button button-secondary" onPress={close}>
+                    {t('common.cancel')}
+                  </Button>
+                  <SubmitButton pending={rename.isPending}>{t('links.renameTagConfirm')}</SubmitButton>
+                </div>
+              </form>
+            )}
+          </Dialog>
+        </Modal>
+      </ModalOverlay>
+    </DialogTrigger>
+  )
+}
+
+export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
+  const { t } = useI18n()
+  const tags = useQuery(tagsQuery)
+  const refresh = useRefreshTags()
+  const formError = useFormError(['name'])
+  const create = useMutation({
+    mutationFn: (name: string) => unwrap(client.POST('/api/tags', { body: { name } })),
+    onSuccess: async (tag) => {
+      announce(t('links.tagCreated', { name: tag.name }))
+      formError.form.current?.reset()
+      await refresh()
+    },
+    onError: (error) => formError.fail(atName(error, t('links.tagTaken'))),
+  })
+  const remove = async (tag: Tag) => {
+    await unwrap(client.DELETE('/api/tags/{id}', { params: { path: { id: tag.id } } }))
+    announce(t('links.tagDeleted', { name: tag.name }))
+    await refresh()
+  }
+  const items = tags.data?.items ?? []
+  return (
+    <section className="section tags-panel" aria-labelledby="tags-heading">
+      <h2 id="tags-heading">{t('links.tags')}</h2>
+      <form
+        ref={formError.form}
+        noValidate
+        className="tag-create"
+        onSubmit={(event) => {
+          event.preventDefault()
+          formError.clear()
+          create.mutate(formValues(event.currentTarget).name ?? '')
+        }}
+      >
+        <FormError>{formError.general}</FormError>
+        <TextField name="name" label={t('links.newTag')} maxLength={64} error={formError.at('name')} />
+        <SubmitButton pending={create.isPending}>{t('links.createTag')}</SubmitButton>
+      </form>
+      {tags.isSuccess && items.length === 0 ? (
+        <p className="empty">{t('links.tagsEmpty')}</p>
+      ) : (
+        <ul className="tag-list" data-testid="tags">
+          {items.map((tag) => (
+            <li key={tag.id}>
+              <RouterLink
+                to="/links"
+                search={(previous) => ({ ...previous, tag: activeTag === tag.id ? undefined : tag.id, cursor: undefined })}
+                className={activeTag === tag.id ? 'tag-filter active' : 'tag-filter'}
+                aria-current={activeTag === tag.id ? 'true' : undefined}
+              >
+                <span className="tag-name">{tag.name}</span>
+                <span className="tag-count" aria-hidden="true">
+                  {tag.link_count}
+                </span>
+                <span className="visually-hidden">{t('links.tagLinkCount', { count: tag.link_count })}</span>
+              </RouterLink>
+              <span className="tag-actions">
+                <RenameTag tag={tag} />
+                <ConfirmDialog
+                  trigger={t('links.deleteTag')}
+                  triggerLabel={t('links.deleteTagNamed', { name: tag.name })}
+                  title={t('links.deleteTagTitle', { name: tag.name })}
+                  confirmLabel={t('links.deleteTagConfirm')}
+                  danger
+                  onConfirm={() => remove(tag)}
+                >
+                  <p>{t('links.deleteTagText', { count: tag.link_count })}</p>
+                </ConfirmDialog>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,64 @@
+/** The Links area's data: links, tags, organizations and go-link preferences over the generated client. */
+import { queryOptions } from '@tanstack/react-query'
+import { client, unwrap } from '../api/client'
+import type { paths } from '../api/schema'
+
+type ItemOf<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': { items: (infer T)[] } } } } } }
+  ? T
+  : never
+export type Link = ItemOf<'/api/links'>
+export type Tag = ItemOf<'/api/tags'>
+export type Organization = ItemOf<'/api/organizations'>
+export type Preference = ItemOf<'/api/go/preferences'>
+
+/** The list's filters as they sit in the query string (shareable; Back returns to them). */
+export interface LinksSearch {
+  q?: string
+  tag?: string
+  /** `mine`, `organizations`, or one organization's id. */
+  owner?: string
+  cursor?: string
+  /** Opens the create dialog (the command palette's "Create link"). */
+  new?: boolean
+}
+
+export const PAGE_SIZE = 25
+/** Tags and organizations are small per person; the first page of each is what the pickers show. */
+const PICKER_LIMIT = 200
+
+export function linksQuery(search: LinksSearch) {
+  const owner = search.owner
+  const query = {
+    limit: PAGE_SIZE,
+    ...(search.q !== undefined && { q: search.q }),
+    ...(search.tag !== undefined && { tag_id: search.tag }),
+    ...(search.cursor !== undefined && { cursor: search.cursor }),
+    ...(owner === 'mine' && { owner: 'personal' as const }),
+    ...(owner === 'organizations' && { owner: 'organization' as const }),
+    ...(owner !== undefined && owner !== 'mine' && owner !== 'organizations' && { organization_id: owner }),
+  }
+  return queryOptions({
+    queryKey: ['links', query],
+    queryFn: () => unwrap(client.GET('/api/links', { params: { query } })),
+    placeholderData: (previous) => previous,
+  })
+}
+
+export const tagsQuery = queryOptions({
+  queryKey: ['tags'],
+  queryFn: () => unwrap(client.GET('/api/tags', { params: { query: { limit: PICKER_LIMIT } } })),
+})
+
+export const organizationsQuery = queryOptions({
+  queryKey: ['organizations'],
+  queryFn: () => unwrap(client.GET('/api/organizations', { params: { query: { limit: PICKER_LIMIT } } })),
+})
+
+export const preferencesQuery = queryOptions({
+  queryKey: ['go-preferences'],
+  queryFn: () => unwrap(client.GET('/api/go/preferences', { params: { query: { limit: PICKER_LIMIT } } })),
+})
+
+export function goLinkOf(slug: string): string {
+  return `${window.location.origin}/go/${slug}`
+}

@@ -1,0 +1,163 @@
+/**
+ * The command palette (Ctrl/⌘+K, or the search button in the top bar): one combobox that finds
+ * links (title, URL or slug, through the API's `q`), tags, organizations, pages and actions.
+ * Keyboard-first: arrows move through the results, Enter goes, Escape closes and focus returns to
+ * what opened it. The number of results is announced as it changes.
+ */
+import { useQuery } from '@tanstack/react-query'
+import { useNavigate } from '@tanstack/react-router'
+import { useEffect, useState } from 'react'
+import { Autocomplete, Dialog, Header, Input, Menu, MenuItem, MenuSection, Modal, ModalOverlay, TextField, Text } from 'react-aria-components'
+import { client, unwrap } from '../api/client'
+import { meQuery } from '../api/queries'
+import { useI18n } from '../i18n/i18n'
+import { announce } from '../ui/announce'
+import { organizationsQuery, tagsQuery } from '../links/queries'
+import { useDebounced } from '../links/use-debounced'
+import { matchEntries } from './entries'
+
+const MAX_PER_SECTION = 6
+
+interface Result {
+  id: string
+  label: string
+  detail?: string
+  href: string
+}
+
+interface Section {
+  id: string
+  title: string
+  items: Result[]
+}
+
+const contains = (text: string, query: string) => text.toLowerCase().includes(query.toLowerCase())
+
+export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOpenChange: (open: boolean) => void }) {
+  const { t } = useI18n()
+  const navigate = useNavigate()
+  const [text, setText] = useState('')
+  const query = useDebounced(text.trim(), 200)
+  const me = useQuery(meQuery)
+  const tags = useQuery({ ...tagsQuery, enabled: isOpen })
+  const organizations = useQuery({ ...organizationsQuery, enabled: isOpen })
+  const links = useQuery({
+    queryKey: ['palette-links', query],
+    queryFn: () => unwrap(client.GET('/api/links', { params: { query: { q: query, limit: MAX_PER_SECTION } } })),
+    enabled: isOpen && query !== '',
+    placeholderData: (previous) => previous,
+  })
+
+  useEffect(() => {
+    if (!isOpen) setText('')
+  }, [isOpen])
+
+  const sections: Section[] = [
+    {
+      id: 'links',
+      title: t('palette.links'),
+      items:
+        query === ''
+          ? []
+          : (links.data?.items ?? []).map((link) => ({
+              id: `link:${link.id}`,
+              label: link.title ?? link.url,
+              detail: link.slug === null ? link.url : `go/${link.slug} · ${link.url}`,
+              href: `/links?q=${encodeURIComponent(link.slug ?? link.title ?? link.url)}`,
+            })),
+    },
+    {
+      id: 'tags',
+      title: t('palette.tags'),
+      items:
+        query === ''
+          ? []
+          : (tags.data?.items ?? [])
+              .filter((tag) => contains(tag.name, query))
+              .slice(0, MAX_PER_SECTION)
+              .map((tag) => ({ id: `tag:${tag.id}`, label: tag.name, href: `/links?tag=${encodeURIComponent(tag.id)}` })),
+    },
+    {
+      id: 'organizations',
+      title: t('palette.organizations'),
+      items:
+        query === ''
+          ? []
+          : (organizations.data?.items ?? [])
+              .filter((organization) => contains(organization.name, query) || contains(organization.slug, query))
+              .slice(0, MAX_PER_SECTION)
+              // The organization pages come from another area: a plain path (see entries.ts).
+              .map((organization) => ({ id: `org:${organization.id}`, label: organization.name, href: `/orgs/${organization.id}` })),
+    },
+    ...(['action', 'page'] as const).map((kind) => ({
+      id: kind,
+      title: t(kind === 'action' ? 'palette.actions' : 'palette.pages'),
+      items: matchEntries(query, me.data?.is_admin ?? false, (entry) => t(entry.label))
+        .filter((entry) => entry.kind === kind)
+        .map((entry) => ({ id: `entry:${entry.id}`, label: t(entry.label), href: entry.href })),
+    })),
+  ].filter((section) => section.items.length > 0)
+
+  const count = sections.reduce((sum, section) => sum + section.items.length, 0)
+  const settled = query === text.trim() && !(query !== '' && links.isFetching)
+  useEffect(() => {
+    if (isOpen && settled) announce(count === 0 ? t('palette.noResults') : t('palette.results', { count }))
+  }, [isOpen, settled, count, t])
+
+  const hrefs = new Map(sections.flatMap((section) => section.items.map((item) => [item.id, item.href] as const)))
+  const go = (href: string | undefined) => {
+    if (href === undefined) return
+    onOpenChange(false)
+    void navigate({ href })
+  }
+  return (
+    <ModalOverlay className="modal-overlay palette-overlay" isDismissable isOpen={isOpen} onOpenChange={onOpenChange}>
+      <Modal className="modal palette">
+        <Dialog className="palette-dialog" aria-label={t('palette.title')}>
+          <Autocomplete inputValue={text} onInputChange={setText}>
+            <TextField className="palette-search" aria-label={t('palette.searchLabel')} autoFocus>
+              <Input
+                role="combobox"
+                aria-expanded="true"
+                placeholder={t('palette.placeholder')}
+                onKeyDown={(event) => {
+                  // Results arrive while typing; when the highlighted one is gone (or none is), Enter takes the first.
+                  const active = event.currentTarget.getAttribute('aria-activedescendant')
+                  if (event.key === 'Enter' && (active === null || document.getElementById(active) === null)) {
+                    event.preventDefault()
+                    go(sections[0]?.items[0]?.href)
+                  }
+                }}
+              />
+            </TextField>
+            <Menu
+              className="palette-menu"
+              aria-label={t('palette.resultsLabel')}
+              onAction={(key) => go(hrefs.get(String(key)))}
+              renderEmptyState={() => <p className="palette-empty">{t('palette.noResults')}</p>}
+            >
+              {sections.map((section) => (
+                <MenuSection key={section.id} id={section.id} className="palette-section">
+                  <Header className="palette-header">{section.title}</Header>
+                  {section.items.map((item) => (
+                    <MenuItem key={item.id} id={item.id} textValue={item.label} className="menu-item palette-item">
+                      <Text slot="label">{item.label}</Text>
+                      {item.detail !== undefined && (
+                        <Text slot="description" className="palette-detail">
+                          {item.detail}
+                        </Text>
+                      )}
+                    </MenuItem>
+                  ))}
+                </MenuSection>
+              ))}
+            </Menu>
+          </Autocomplete>
+          <p className="palette-hint" aria-hidden="true">
+            {t('palette.hint')}
+          </p>
+        </Dialog>
+      </Modal>
+    </ModalOverlay>
+  )
+}
