@@ -3,7 +3,7 @@
  * console pages and go-links — so a crafted link cannot send a person who just signed in to
  * another site (`//evil.example`, `/\evil.example`, `https://…`, `javascript:`) or to an API URL.
  */
-const PAGE_ROOTS = ['/account', '/links', '/organizations', '/admin', '/invitations', '/verify-email']
+const PAGE_ROOTS = ['/account', '/links', '/orgs', '/admin', '/invitations', '/verify-email']
 
 export function safeReturnTo(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > 2048) return null
