@@ -19,6 +19,7 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
+import { authenticatorFor, registerPasskey } from '../../../test/helpers/passkeys.js'
 import { callbackUrlFor, createProvider, sessionTokenOf, signInWithOidc } from '../../../test/helpers/oidc-flow.js'
 import { startOidcProvider, type OidcProviderStandIn } from '../../../test/helpers/oidc-provider.js'
 import { totpCode } from '../../../test/helpers/rfc6238.js'
@@ -171,6 +172,19 @@ describe('required for everyone', () => {
     expect((await get('/api/users/me/sessions', token)).statusCode).toBe(200)
     expect((await get('/api/links', token)).statusCode).toBe(200)
     expect((await get('/api/auth/mfa/status', token)).json()).toMatchObject({ enabled: true, enrollment_required: false })
+  })
+
+  it('a passkey is a way out as well: listing and registering are open, then the same session has full access', async () => {
+    const person = await createUser(t)
+    const { token } = await login(t, person.email, DEFAULT_PASSWORD)
+    expect((await get('/api/links', token)).json().reason).toBe('MFA_ENROLLMENT_REQUIRED')
+    const listed = await get('/api/auth/passkeys', token)
+    expect(listed.statusCode).toBe(200)
+    expect(listed.json().items).toEqual([])
+
+    await registerPasskey(t, { token, password: DEFAULT_PASSWORD }, authenticatorFor(t))
+    expect((await get('/api/links', token)).statusCode).toBe(200)
+    expect((await get('/api/auth/mfa/status', token)).json()).toMatchObject({ enrollment_required: false })
   })
 
   it('a signed-in person without a factor is restricted at once when the policy is switched on (no new sign-in needed)', async () => {
