@@ -56,7 +56,8 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         return reply
           .type(AUDIT_EXPORT_MEDIA_TYPES[request.query.format])
           .header('content-disposition', `attachment; filename="${download.filename}"`)
-          .send(download.body)
+          // The documented body is text; Fastify streams a Readable as it is, without serializing it.
+          .send(download.body as unknown as string)
       },
     )
   }
