@@ -102,7 +102,10 @@ const tokensRoute = createRoute({
   component: lazyRouteComponent(() => import('./account/TokensPage'), 'TokensPage'),
 })
 
-/** Administration arrives with part 2; until then it says plainly who may enter. */
+/**
+ * Administration (issue 13, point 5): every page below /admin is for administrators; anyone else
+ * who types such a URL gets the forbidden page (the API would refuse them anyway).
+ */
 const adminRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/admin',
@@ -110,7 +113,84 @@ const adminRoute = createRoute({
     const user = (context as { user?: { is_admin: boolean } }).user
     if (!user?.is_admin) throw new ApiError(403, 'FORBIDDEN', 'forbidden', [], null)
   },
-  component: NotFoundPage,
+})
+
+const adminIndexRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/',
+  beforeLoad: () => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+    throw redirect({ to: '/admin/users', replace: true })
+  },
+})
+
+const cursorSearch = (search: Record<string, unknown>): { cursor?: string } => ({ cursor: optionalString(search.cursor) })
+
+const adminUsersRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/users',
+  validateSearch: (search: Record<string, unknown>): { q?: string; cursor?: string } => ({
+    q: optionalString(search.q),
+    cursor: optionalString(search.cursor),
+  }),
+  component: lazyRouteComponent(() => import('./admin/routes'), 'UsersRoute'),
+})
+
+const adminUserRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/users/$userId',
+  component: lazyRouteComponent(() => import('./admin/routes'), 'UserRoute'),
+})
+
+const adminTeamsRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/teams',
+  validateSearch: cursorSearch,
+  component: lazyRouteComponent(() => import('./admin/routes'), 'TeamsRoute'),
+})
+
+const adminTeamRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/teams/$teamId',
+  validateSearch: cursorSearch,
+  component: lazyRouteComponent(() => import('./admin/routes'), 'TeamRoute'),
+})
+
+const adminSettingsRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/settings',
+  component: lazyRouteComponent(() => import('./admin/routes'), 'SettingsPage'),
+})
+
+const adminProvidersRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/providers',
+  component: lazyRouteComponent(() => import('./admin/routes'), 'ProvidersPage'),
+})
+
+const adminNewProviderRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/providers/new',
+  component: lazyRouteComponent(() => import('./admin/routes'), 'NewProviderPage'),
+})
+
+const adminProviderRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/providers/$providerId',
+  component: lazyRouteComponent(() => import('./admin/routes'), 'ProviderRoute'),
+})
+
+const adminAuditRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/audit',
+  validateSearch: (search: Record<string, unknown>) => ({
+    action: optionalString(search.action),
+    actor_id: optionalString(search.actor_id),
+    since: optionalString(search.since),
+    until: optionalString(search.until),
+    cursor: optionalString(search.cursor),
+  }),
+  component: lazyRouteComponent(() => import('./admin/routes'), 'AuditRoute'),
 })
 
 const routeTree = rootRoute.addChildren([
@@ -119,7 +199,24 @@ const routeTree = rootRoute.addChildren([
   mfaRoute,
   verifyEmailRoute,
   invitationRoute,
-  shellRoute.addChildren([homeRoute, profileRoute, securityRoute, tokensRoute, adminRoute]),
+  shellRoute.addChildren([
+    homeRoute,
+    profileRoute,
+    securityRoute,
+    tokensRoute,
+    adminRoute.addChildren([
+      adminIndexRoute,
+      adminUsersRoute,
+      adminUserRoute,
+      adminTeamsRoute,
+      adminTeamRoute,
+      adminSettingsRoute,
+      adminProvidersRoute,
+      adminNewProviderRoute,
+      adminProviderRoute,
+      adminAuditRoute,
+    ]),
+  ]),
 ])
 
 export function createConsoleRouter(queryClient: QueryClient) {

@@ -53,11 +53,13 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const download = await exportAuditLog(deps, callerOf(request).user, request.query, contextOf(request))
-        return reply
-          .type(AUDIT_EXPORT_MEDIA_TYPES[request.query.format])
-          .header('content-disposition', `attachment; filename="${download.filename}"`)
-          // The documented body is text; Fastify streams a Readable as it is, without serializing it.
-          .send(download.body as unknown as string)
+        return (
+          reply
+            .type(AUDIT_EXPORT_MEDIA_TYPES[request.query.format])
+            .header('content-disposition', `attachment; filename="${download.filename}"`)
+            // The documented body is text; Fastify streams a Readable as it is, without serializing it.
+            .send(download.body as unknown as string)
+        )
       },
     )
   }

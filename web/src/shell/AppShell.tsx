@@ -10,6 +10,17 @@ import { client } from '../api/client'
 import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 
+type NavTarget =
+  | '/'
+  | '/account'
+  | '/account/security'
+  | '/account/tokens'
+  | '/admin/users'
+  | '/admin/teams'
+  | '/admin/settings'
+  | '/admin/providers'
+  | '/admin/audit'
+
 export function AppShell() {
   const { t } = useI18n()
   const me = useQuery(meQuery)
@@ -32,9 +43,9 @@ export function AppShell() {
     void navigate({ to: '/login' })
   }
 
-  const navLink = (to: '/account' | '/account/security' | '/account/tokens' | '/', label: string) => (
+  const navLink = (to: NavTarget, label: string, exact = true) => (
     <li>
-      <Link to={to} activeOptions={{ exact: true }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
+      <Link to={to} activeOptions={{ exact }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
         {label}
       </Link>
     </li>
@@ -102,6 +113,18 @@ export function AppShell() {
             {navLink('/account/security', t('nav.security'))}
             {navLink('/account/tokens', t('nav.tokens'))}
           </ul>
+          {user?.is_admin && (
+            <>
+              <h2 className="nav-group">{t('nav.admin')}</h2>
+              <ul>
+                {navLink('/admin/users', t('nav.admin.users'), false)}
+                {navLink('/admin/teams', t('nav.admin.teams'), false)}
+                {navLink('/admin/settings', t('nav.admin.settings'), false)}
+                {navLink('/admin/providers', t('nav.admin.providers'), false)}
+                {navLink('/admin/audit', t('nav.admin.audit'), false)}
+              </ul>
+            </>
+          )}
         </nav>
         <main id="main" className="content" tabIndex={-1}>
           <Outlet />
