@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { checkExchange, contractFor, type Contract } from './contract.js'
+import { checkExchange, contractFor, type Contract } from './contract.ts'
 
 export const SERVER_ENTRY = path.resolve(import.meta.dirname, '../../dist/server.js')
 

@@ -331,7 +331,7 @@ describe('the administration console', () => {
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()])
     expect(csv.suggestedFilename()).toMatch(/^switchboard-audit-.*\.csv$/)
     const lines = fs
-      .readFileSync((await csv.path())!, 'utf8')
+      .readFileSync(await csv.path(), 'utf8')
       .trim()
       .split('\r\n')
     expect(lines[0]).toBe('id,at,actor_id,actor_email,action,target_type,target_id,ip,metadata')
@@ -348,7 +348,7 @@ describe('the administration console', () => {
     await expect.poll(() => page.getByTestId('audit').locator('tbody tr').count()).toBe(2)
     const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download JSON Lines' }).click()])
     const events = fs
-      .readFileSync((await jsonl.path())!, 'utf8')
+      .readFileSync(await jsonl.path(), 'utf8')
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as { action: string; target_type: string })

@@ -12,6 +12,7 @@ import { describeError } from '../ui/describe-error'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { aiQuery, type AiSettings } from './queries'
+import { CheckboxField } from './CheckboxField'
 import { changedFields, textOrNull, WriteOnlyField, writeOnlyValue } from './write-only'
 
 const FIELDS = ['enabled', 'base_url', 'api_key', 'model'] as const
@@ -91,13 +92,7 @@ function AiForm({ ai }: { ai: AiSettings }) {
       }}
     >
       <FormError>{state.general}</FormError>
-      <div className="checkbox">
-        <input type="checkbox" id="ai-enabled" name="enabled" defaultChecked={ai.enabled} aria-describedby="ai-enabled-help" />
-        <label htmlFor="ai-enabled">{t('admin.ai.enabled')}</label>
-      </div>
-      <p id="ai-enabled-help" className="field-help">
-        {t('admin.ai.enabledHelp')}
-      </p>
+      <CheckboxField name="enabled" label={t('admin.ai.enabled')} help={t('admin.ai.enabledHelp')} defaultChecked={ai.enabled} />
       <TextField
         name="base_url"
         type="url"

@@ -14,6 +14,7 @@ import { Page } from '../ui/page'
 import { CopyButton } from '../ui/secret'
 import { useFormError } from '../ui/use-form-error'
 import { providerQuery, type OidcProvider } from './queries'
+import { CheckboxField } from './CheckboxField'
 import { changedFields, WriteOnlyField, writeOnlyValue } from './write-only'
 
 const FIELDS = [
@@ -219,17 +220,6 @@ function ProviderForm({
   children: React.ReactNode
 }) {
   const { t } = useI18n()
-  const checkbox = (name: 'enabled' | 'auto_create_users' | 'trust_email', label: string, help: string) => (
-    <>
-      <div className="checkbox">
-        <input type="checkbox" id={`provider-${name}`} name={name} defaultChecked={provider[name]} aria-describedby={`provider-${name}-help`} />
-        <label htmlFor={`provider-${name}`}>{label}</label>
-      </div>
-      <p id={`provider-${name}-help`} className="field-help">
-        {help}
-      </p>
-    </>
-  )
   return (
     <section className="section" aria-labelledby="provider-form-heading">
       <h2 id="provider-form-heading">{t('admin.provider.settings')}</h2>
@@ -289,8 +279,13 @@ function ProviderForm({
           spellCheck={false}
           error={state.at('scopes')}
         />
-        {checkbox('enabled', t('admin.provider.enabled'), t('admin.provider.enabledHelp'))}
-        {checkbox('auto_create_users', t('admin.provider.autoCreate'), t('admin.provider.autoCreateHelp'))}
+        <CheckboxField name="enabled" label={t('admin.provider.enabled')} help={t('admin.provider.enabledHelp')} defaultChecked={provider.enabled} />
+        <CheckboxField
+          name="auto_create_users"
+          label={t('admin.provider.autoCreate')}
+          help={t('admin.provider.autoCreateHelp')}
+          defaultChecked={provider.auto_create_users}
+        />
         <SelectField
           name="default_role"
           label={t('admin.provider.defaultRole')}
@@ -301,7 +296,12 @@ function ProviderForm({
           ]}
           error={state.at('default_role')}
         />
-        {checkbox('trust_email', t('admin.provider.trustEmail'), t('admin.provider.trustEmailHelp'))}
+        <CheckboxField
+          name="trust_email"
+          label={t('admin.provider.trustEmail')}
+          help={t('admin.provider.trustEmailHelp')}
+          defaultChecked={provider.trust_email}
+        />
         <SubmitButton pending={pending}>{submitLabel}</SubmitButton>
       </form>
     </section>

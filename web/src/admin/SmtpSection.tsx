@@ -9,6 +9,7 @@ import { announce } from '../ui/announce'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { smtpQuery, type SmtpSettings } from './queries'
+import { CheckboxField } from './CheckboxField'
 import { changedFields, textOrNull, WriteOnlyField, writeOnlyValue } from './write-only'
 
 const FIELDS = ['enabled', 'host', 'port', 'secure', 'username', 'password', 'from_address', 'from_name', 'plaintext_auth_on_loopback'] as const
@@ -67,10 +68,7 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
       }}
     >
       <FormError>{state.general}</FormError>
-      <div className="checkbox">
-        <input type="checkbox" id="smtp-enabled" name="enabled" defaultChecked={smtp.enabled} />
-        <label htmlFor="smtp-enabled">{t('admin.smtp.enabled')}</label>
-      </div>
+      <CheckboxField name="enabled" label={t('admin.smtp.enabled')} defaultChecked={smtp.enabled} />
       <div className="field-row">
         <TextField
           name="host"
@@ -110,19 +108,12 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
         error={state.at('username')}
       />
       <WriteOnlyField name="password" label={t('admin.smtp.password')} isSet={smtp.password_set} error={state.at('password')} />
-      <div className="checkbox">
-        <input
-          type="checkbox"
-          id="smtp-loopback"
-          name="plaintext_auth_on_loopback"
-          defaultChecked={smtp.plaintext_auth_on_loopback}
-          aria-describedby="smtp-loopback-help"
-        />
-        <label htmlFor="smtp-loopback">{t('admin.smtp.loopback')}</label>
-      </div>
-      <p id="smtp-loopback-help" className="field-help">
-        {t('admin.smtp.loopbackHelp')}
-      </p>
+      <CheckboxField
+        name="plaintext_auth_on_loopback"
+        label={t('admin.smtp.loopback')}
+        help={t('admin.smtp.loopbackHelp')}
+        defaultChecked={smtp.plaintext_auth_on_loopback}
+      />
       <TextField
         name="from_address"
         type="email"

@@ -12,6 +12,7 @@ import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { Pager } from './Pager'
 import { teamMembersQuery, teamQuery, type AdminUser, type Team } from './queries'
+import { TeamForm } from './TeamForm'
 import { UserPicker } from './UserPicker'
 
 export function TeamPage({ teamId, cursor }: { teamId: string; cursor: string | undefined }) {
@@ -35,7 +36,7 @@ export function TeamPage({ teamId, cursor }: { teamId: string; cursor: string | 
         <>
           <Members team={data} cursor={cursor} />
           <AddMember team={data} />
-          <TeamForm key={`${data.name}|${data.description}`} team={data} />
+          <TeamSettings key={`${data.name}|${data.description}`} team={data} />
           <DeleteTeam team={data} />
         </>
       )}
@@ -190,48 +191,22 @@ function AddMember({ team }: { team: Team }) {
   )
 }
 
-function TeamForm({ team }: { team: Team }) {
+function TeamSettings({ team }: { team: Team }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const state = useFormError(['name', 'description'])
-  const save = useMutation({
-    mutationFn: (body: { name: string; description: string | null }) =>
-      unwrap(client.PATCH('/api/admin/teams/{id}', { params: { path: { id: team.id } }, body })),
-    onSuccess: async (data) => {
-      announce(t('admin.team.saved'))
-      queryClient.setQueryData(teamQuery(team.id).queryKey, data)
-      await queryClient.invalidateQueries({ queryKey: ['admin', 'teams'] })
-    },
-    onError: state.fail,
-  })
   return (
-    <section className="section" aria-labelledby="team-settings-heading">
-      <h2 id="team-settings-heading">{t('admin.team.settings')}</h2>
-      <form
-        ref={state.form}
-        className="stack"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          state.clear()
-          const values = formValues(event.currentTarget)
-          const description = (values.description ?? '').trim()
-          save.mutate({ name: values.name ?? '', description: description === '' ? null : description })
-        }}
-      >
-        <FormError>{state.general}</FormError>
-        <TextField name="name" label={t('field.name')} defaultValue={team.name} maxLength={100} autoComplete="off" error={state.at('name')} />
-        <TextField
-          name="description"
-          label={t('admin.teams.teamDescription')}
-          defaultValue={team.description ?? ''}
-          maxLength={500}
-          autoComplete="off"
-          error={state.at('description')}
-        />
-        <SubmitButton pending={save.isPending}>{t('admin.team.save')}</SubmitButton>
-      </form>
-    </section>
+    <TeamForm
+      team={team}
+      headingId="team-settings-heading"
+      heading={t('admin.team.settings')}
+      submitLabel={t('admin.team.save')}
+      save={(body) => unwrap(client.PATCH('/api/admin/teams/{id}', { params: { path: { id: team.id } }, body }))}
+      saved={async (data) => {
+        announce(t('admin.team.saved'))
+        queryClient.setQueryData(teamQuery(team.id).queryKey, data)
+        await queryClient.invalidateQueries({ queryKey: ['admin', 'teams'] })
+      }}
+    />
   )
 }
 

@@ -1,15 +1,14 @@
 /** Administration · Teams: a paged list by name, and creating a team. */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
-import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
-import { useFormError } from '../ui/use-form-error'
 import { Pager } from './Pager'
 import { teamsQuery } from './queries'
+import { TeamForm } from './TeamForm'
 
 export function TeamsPage({ cursor }: { cursor: string | undefined }) {
   const { t } = useI18n()
@@ -59,36 +58,18 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
 function CreateTeamForm() {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const state = useFormError(['name', 'description'])
-  const create = useMutation({
-    mutationFn: (body: { name: string; description?: string }) => unwrap(client.POST('/api/admin/teams', { body })),
-    onSuccess: async (team) => {
-      announce(t('admin.teams.created', { name: team.name }))
-      state.form.current?.reset()
-      await queryClient.invalidateQueries({ queryKey: ['admin', 'teams'] })
-    },
-    onError: state.fail,
-  })
   return (
-    <section className="section" aria-labelledby="new-team-heading">
-      <h2 id="new-team-heading">{t('admin.teams.new')}</h2>
-      <form
-        ref={state.form}
-        className="form-inline form-inline-wide"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          state.clear()
-          const values = formValues(event.currentTarget)
-          const description = (values.description ?? '').trim()
-          create.mutate({ name: values.name ?? '', ...(description !== '' && { description }) })
-        }}
-      >
-        <FormError>{state.general}</FormError>
-        <TextField name="name" label={t('field.name')} maxLength={100} autoComplete="off" error={state.at('name')} />
-        <TextField name="description" label={t('admin.teams.teamDescription')} maxLength={500} autoComplete="off" error={state.at('description')} />
-        <SubmitButton pending={create.isPending}>{t('admin.teams.create')}</SubmitButton>
-      </form>
-    </section>
+    <TeamForm
+      headingId="new-team-heading"
+      heading={t('admin.teams.new')}
+      submitLabel={t('admin.teams.create')}
+      inline
+      save={(body) => unwrap(client.POST('/api/admin/teams', { body }))}
+      saved={async (team, reset) => {
+        announce(t('admin.teams.created', { name: team.name }))
+        reset()
+        await queryClient.invalidateQueries({ queryKey: ['admin', 'teams'] })
+      }}
+    />
   )
 }

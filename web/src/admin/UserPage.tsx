@@ -20,6 +20,7 @@ import { Page } from '../ui/page'
 import { ReauthCancelled, unlessCancelled, useReauth, type Proof } from '../ui/reauth-dialog'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { CheckboxField } from './CheckboxField'
 import { isSelfService, SelfServiceNotice } from './SelfServiceNotice'
 import { userQuery, type AdminUser } from './queries'
 
@@ -149,20 +150,13 @@ function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
         <FormError>{state.general}</FormError>
         <TextField name="name" label={t('field.name')} defaultValue={user.name} autoComplete="off" error={state.at('name')} />
         <TextField name="email" type="email" label={t('field.email')} defaultValue={user.email} autoComplete="off" error={state.at('email')} />
-        <div className="checkbox">
-          <input
-            type="checkbox"
-            id="user-admin"
-            name="is_admin"
-            defaultChecked={user.is_admin}
-            disabled={self}
-            aria-describedby={self ? 'user-admin-self' : 'user-admin-help'}
-          />
-          <label htmlFor="user-admin">{t('admin.user.isAdmin')}</label>
-        </div>
-        <p id={self ? 'user-admin-self' : 'user-admin-help'} className="field-help">
-          {self ? t('admin.user.selfAdmin') : t('admin.user.isAdminHelp')}
-        </p>
+        <CheckboxField
+          name="is_admin"
+          label={t('admin.user.isAdmin')}
+          help={self ? t('admin.user.selfAdmin') : t('admin.user.isAdminHelp')}
+          defaultChecked={user.is_admin}
+          disabled={self}
+        />
         <SubmitButton pending={save.isPending}>{t('admin.user.save')}</SubmitButton>
       </form>
       {updater.dialog}

@@ -10,6 +10,7 @@ import { Page } from '../ui/page'
 import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { CheckboxField } from './CheckboxField'
 import { Pager } from './Pager'
 import { usersQuery, type AdminUser } from './queries'
 
@@ -150,10 +151,7 @@ function CreateUserForm({ close }: { close: () => void }) {
           autoComplete="new-password"
           error={state.at('password')}
         />
-        <div className="checkbox">
-          <input type="checkbox" id="new-user-admin" name="is_admin" />
-          <label htmlFor="new-user-admin">{t('admin.users.makeAdmin')}</label>
-        </div>
+        <CheckboxField name="is_admin" label={t('admin.users.makeAdmin')} />
         <div className="dialog-actions">
           <button type="button" className="button button-secondary" onClick={close}>
             {t('common.cancel')}
