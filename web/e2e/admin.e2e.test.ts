@@ -206,6 +206,24 @@ describe('the administration console', () => {
     expect((await api('/api/auth/login', { method: 'POST', body: { email: MIA.email, password: MIA.password } })).json.mfa_required).toBeUndefined()
   })
 
+  it('deletes a user only after their email is typed, by keyboard', async () => {
+    const temp = await api('/api/admin/users', { method: 'POST', token: adminJwt, body: { name: 'Temp Worker', email: 'temp@example.com' } })
+    await page.goto(`/admin/users/${temp.json.id as string}`)
+    await expectHeading(page, 'Temp Worker')
+    await page.getByRole('button', { name: 'Delete user' }).focus()
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('alertdialog', { name: 'Delete the account of Temp Worker?' })
+    await dialog.getByLabel('Type temp@example.com to confirm').waitFor()
+    await checkAccessibility(page, 'delete user dialog')
+    await page.keyboard.type('temp@example')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => dialog.getByText('That is not the email address of this account.').count()).toBe(1)
+    await page.keyboard.type('.com')
+    await page.keyboard.press('Enter')
+    await expectHeading(page, 'Users')
+    expect((await api(`/api/admin/users/${temp.json.id as string}`, { token: adminJwt })).status).toBe(404)
+  })
+
   it("says on the administrator's own account why role, access and deletion are not offered", async () => {
     const me = (await api('/api/users/me', { token: adminJwt })).json
     await page.goto(`/admin/users/${me.id as string}`)

@@ -102,7 +102,13 @@ function AiForm({ ai }: { ai: AiSettings }) {
         spellCheck={false}
         error={state.at('base_url')}
       />
-      <WriteOnlyField name="api_key" label={t('admin.ai.apiKey')} isSet={ai.api_key_set} error={state.at('api_key')} />
+      <WriteOnlyField
+        name="api_key"
+        label={t('admin.ai.apiKey')}
+        clearLabel={t('admin.ai.apiKeyClear')}
+        isSet={ai.api_key_set}
+        error={state.at('api_key')}
+      />
       <TextField
         name="model"
         label={t('admin.ai.model')}

@@ -151,6 +151,7 @@ export function ProviderPage({ providerId }: { providerId: string }) {
             <WriteOnlyField
               name="client_secret"
               label={t('admin.provider.secret')}
+              clearLabel={t('admin.provider.secretClear')}
               isSet={data.client_secret_set}
               error={state.at('client_secret')}
             />

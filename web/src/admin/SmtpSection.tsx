@@ -107,7 +107,13 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
         autoComplete="off"
         error={state.at('username')}
       />
-      <WriteOnlyField name="password" label={t('admin.smtp.password')} isSet={smtp.password_set} error={state.at('password')} />
+      <WriteOnlyField
+        name="password"
+        label={t('admin.smtp.password')}
+        clearLabel={t('admin.smtp.passwordClear')}
+        isSet={smtp.password_set}
+        error={state.at('password')}
+      />
       <CheckboxField
         name="plaintext_auth_on_loopback"
         label={t('admin.smtp.loopback')}

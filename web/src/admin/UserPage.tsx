@@ -340,6 +340,7 @@ function DeleteUserForm({ user, close }: { user: AdminUser; close: () => void })
           name="confirm"
           label={t('admin.user.deleteConfirm', { email: user.email })}
           autoComplete="off"
+          autoFocus
           value={typed}
           onChange={(event) => {
             setTyped(event.target.value)

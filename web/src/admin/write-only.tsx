@@ -7,7 +7,19 @@ import { useId } from 'react'
 import { useI18n } from '../i18n/i18n'
 import { TextField } from '../ui/form'
 
-export function WriteOnlyField({ name, label, isSet, error }: { name: string; label: string; isSet: boolean; error?: string | undefined }) {
+export function WriteOnlyField({
+  name,
+  label,
+  clearLabel,
+  isSet,
+  error,
+}: {
+  name: string
+  label: string
+  clearLabel: string
+  isSet: boolean
+  error?: string | undefined
+}) {
   const { t } = useI18n()
   const id = useId()
   return (
@@ -23,7 +35,7 @@ export function WriteOnlyField({ name, label, isSet, error }: { name: string; la
       {isSet && (
         <div className="checkbox">
           <input type="checkbox" id={id} name={`${name}__clear`} />
-          <label htmlFor={id}>{t('admin.secret.clear', { name: label })}</label>
+          <label htmlFor={id}>{clearLabel}</label>
         </div>
       )}
     </div>
