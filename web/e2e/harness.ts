@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { spawn } from 'node:child_process'
-import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/process.ts'
+import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/built-server.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')

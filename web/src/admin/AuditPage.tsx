@@ -11,6 +11,7 @@ import { useI18n } from '../i18n/i18n'
 import { SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
+import { TableHead } from '../ui/table-head'
 import { Pager } from './Pager'
 import { auditQuery, definedOnly, type AuditFilters } from './queries'
 import { UserPicker } from './UserPicker'
@@ -98,16 +99,16 @@ export function AuditPage({ search }: { search: AuditSearch }) {
       ) : (
         <div className="table-scroll">
           <table className="table" data-testid="audit">
-            <thead>
-              <tr>
-                <th scope="col">{t('admin.audit.at')}</th>
-                <th scope="col">{t('admin.audit.actor')}</th>
-                <th scope="col">{t('admin.audit.action')}</th>
-                <th scope="col">{t('admin.audit.target')}</th>
-                <th scope="col">{t('admin.audit.ip')}</th>
-                <th scope="col">{t('admin.audit.details')}</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                t('admin.audit.at'),
+                t('admin.audit.actor'),
+                t('admin.audit.action'),
+                t('admin.audit.target'),
+                t('admin.audit.ip'),
+                t('admin.audit.details'),
+              ]}
+            />
             <tbody>
               {items.map((event) => (
                 <tr key={event.id}>

@@ -11,6 +11,7 @@ import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { TableHead } from '../ui/table-head'
 import { settingsQuery } from './queries'
 
 const TYPED_SECTIONS = new Set(['smtp', 'ai', 'billing'])
@@ -36,16 +37,7 @@ export function GenericSettingsSection() {
         <p className="empty">{t('admin.generic.empty')}</p>
       ) : (
         <table className="table" data-testid="settings">
-          <thead>
-            <tr>
-              <th scope="col">{t('admin.generic.key')}</th>
-              <th scope="col">{t('admin.generic.value')}</th>
-              <th scope="col">{t('admin.generic.updatedAt')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('admin.generic.key'), t('admin.generic.value'), t('admin.generic.updatedAt')]} actions />
           <tbody>
             {items.map((setting) => (
               <tr key={setting.key}>

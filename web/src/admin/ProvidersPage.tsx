@@ -4,6 +4,7 @@ import { Link } from '@tanstack/react-router'
 import { useI18n } from '../i18n/i18n'
 import { Page } from '../ui/page'
 import { CopyButton } from '../ui/secret'
+import { TableHead } from '../ui/table-head'
 import { providersAdminQuery } from './queries'
 
 export function ProvidersPage() {
@@ -24,14 +25,7 @@ export function ProvidersPage() {
         <p className="empty">{t('admin.providers.empty')}</p>
       ) : (
         <table className="table" data-testid="providers">
-          <thead>
-            <tr>
-              <th scope="col">{t('field.name')}</th>
-              <th scope="col">{t('admin.providers.key')}</th>
-              <th scope="col">{t('admin.providers.state')}</th>
-              <th scope="col">{t('admin.providers.callback')}</th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('field.name'), t('admin.providers.key'), t('admin.providers.state'), t('admin.providers.callback')]} />
           <tbody>
             {items.map((provider) => (
               <tr key={provider.id}>

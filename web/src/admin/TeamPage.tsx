@@ -10,6 +10,7 @@ import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { TableHead } from '../ui/table-head'
 import { Pager } from './Pager'
 import { teamMembersQuery, teamQuery, type AdminUser, type Team } from './queries'
 import { TeamForm } from './TeamForm'
@@ -62,16 +63,7 @@ function Members({ team, cursor }: { team: Team; cursor: string | undefined }) {
         <p className="empty">{t('admin.team.empty')}</p>
       ) : (
         <table className="table" data-testid="team-members">
-          <thead>
-            <tr>
-              <th scope="col">{t('field.name')}</th>
-              <th scope="col">{t('field.email')}</th>
-              <th scope="col">{t('admin.team.addedAt')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('field.name'), t('field.email'), t('admin.team.addedAt')]} actions />
           <tbody>
             {items.map((member) => (
               <tr key={member.user_id}>

@@ -6,6 +6,7 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
+import { TableHead } from '../ui/table-head'
 import { Pager } from './Pager'
 import { teamsQuery } from './queries'
 import { TeamForm } from './TeamForm'
@@ -23,14 +24,7 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
           <p className="empty">{t('admin.teams.empty')}</p>
         ) : (
           <table className="table" data-testid="teams">
-            <thead>
-              <tr>
-                <th scope="col">{t('field.name')}</th>
-                <th scope="col">{t('admin.teams.teamDescription')}</th>
-                <th scope="col">{t('admin.teams.members')}</th>
-                <th scope="col">{t('admin.teams.createdAt')}</th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('field.name'), t('admin.teams.teamDescription'), t('admin.teams.members'), t('admin.teams.createdAt')]} />
             <tbody>
               {items.map((team) => (
                 <tr key={team.id}>

@@ -8,7 +8,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
-import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { Heading } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
@@ -21,6 +21,7 @@ import { ReauthCancelled, unlessCancelled, useReauth, type Proof } from '../ui/r
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { CheckboxField } from './CheckboxField'
+import { FormDialog } from './FormDialog'
 import { isSelfService, SelfServiceNotice } from './SelfServiceNotice'
 import { userQuery, type AdminUser } from './queries'
 
@@ -287,16 +288,9 @@ function DeleteSection({ user, self }: { user: AdminUser; self: boolean }) {
 function DeleteUserDialog({ user }: { user: AdminUser }) {
   const { t } = useI18n()
   return (
-    <DialogTrigger>
-      <Button className="button button-danger-outline">{t('admin.user.delete')}</Button>
-      <ModalOverlay className="modal-overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog" role="alertdialog">
-            {({ close }) => <DeleteUserForm user={user} close={close} />}
-          </Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+    <FormDialog trigger={t('admin.user.delete')} triggerClassName="button button-danger-outline" alert>
+      {(close) => <DeleteUserForm user={user} close={close} />}
+    </FormDialog>
   )
 }
 

@@ -1,7 +1,7 @@
 /** Administration · Users: search, a paged list, and creating an account. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
-import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { Heading } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
@@ -10,7 +10,9 @@ import { Page } from '../ui/page'
 import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { TableHead } from '../ui/table-head'
 import { CheckboxField } from './CheckboxField'
+import { FormDialog } from './FormDialog'
 import { Pager } from './Pager'
 import { usersQuery, type AdminUser } from './queries'
 
@@ -56,15 +58,7 @@ function UsersTable({ items }: { items: AdminUser[] }) {
   const { t } = useI18n()
   return (
     <table className="table" data-testid="users">
-      <thead>
-        <tr>
-          <th scope="col">{t('field.name')}</th>
-          <th scope="col">{t('field.email')}</th>
-          <th scope="col">{t('admin.users.status')}</th>
-          <th scope="col">{t('admin.users.mfa')}</th>
-          <th scope="col">{t('admin.users.lastLogin')}</th>
-        </tr>
-      </thead>
+      <TableHead columns={[t('field.name'), t('field.email'), t('admin.users.status'), t('admin.users.mfa'), t('admin.users.lastLogin')]} />
       <tbody>
         {items.map((user) => (
           <tr key={user.id}>
@@ -95,14 +89,9 @@ interface NewUser {
 function CreateUserDialog() {
   const { t } = useI18n()
   return (
-    <DialogTrigger>
-      <Button className="button button-primary">{t('admin.users.create')}</Button>
-      <ModalOverlay className="modal-overlay" isDismissable>
-        <Modal className="modal">
-          <Dialog className="dialog">{({ close }) => <CreateUserForm close={close} />}</Dialog>
-        </Modal>
-      </ModalOverlay>
-    </DialogTrigger>
+    <FormDialog trigger={t('admin.users.create')} triggerClassName="button button-primary">
+      {(close) => <CreateUserForm close={close} />}
+    </FormDialog>
   )
 }
 

@@ -21,13 +21,9 @@ const areaFiles: Record<Language, Record<string, Catalogue>> = {
 }
 
 function merge(base: Catalogue, areas: Record<string, Catalogue>): Catalogue {
-  return Object.assign(
-    {},
-    base,
-    ...Object.keys(areas)
-      .sort()
-      .map((file) => areas[file]),
-  )
+  const merged: Catalogue = { ...base }
+  for (const file of Object.keys(areas).sort()) Object.assign(merged, areas[file])
+  return merged
 }
 
 export const catalogues: Record<Language, Catalogue> = { en: merge(en, areaFiles.en), de: merge(de, areaFiles.de) }
