@@ -133,51 +133,51 @@ const adminUsersRoute = createRoute({
     q: optionalString(search.q),
     cursor: optionalString(search.cursor),
   }),
-  component: lazyRouteComponent(() => import('./admin/routes'), 'UsersRoute'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'UsersRoute'),
 })
 
 const adminUserRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/users/$userId',
-  component: lazyRouteComponent(() => import('./admin/routes'), 'UserRoute'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'UserRoute'),
 })
 
 const adminTeamsRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/teams',
   validateSearch: cursorSearch,
-  component: lazyRouteComponent(() => import('./admin/routes'), 'TeamsRoute'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'TeamsRoute'),
 })
 
 const adminTeamRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/teams/$teamId',
   validateSearch: cursorSearch,
-  component: lazyRouteComponent(() => import('./admin/routes'), 'TeamRoute'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'TeamRoute'),
 })
 
 const adminSettingsRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/settings',
-  component: lazyRouteComponent(() => import('./admin/routes'), 'SettingsPage'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'SettingsPage'),
 })
 
 const adminProvidersRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/providers',
-  component: lazyRouteComponent(() => import('./admin/routes'), 'ProvidersPage'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'ProvidersPage'),
 })
 
 const adminNewProviderRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/providers/new',
-  component: lazyRouteComponent(() => import('./admin/routes'), 'NewProviderPage'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'NewProviderPage'),
 })
 
 const adminProviderRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/providers/$providerId',
-  component: lazyRouteComponent(() => import('./admin/routes'), 'ProviderRoute'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'ProviderRoute'),
 })
 
 const adminAuditRoute = createRoute({
@@ -190,7 +190,7 @@ const adminAuditRoute = createRoute({
     until: optionalString(search.until),
     cursor: optionalString(search.cursor),
   }),
-  component: lazyRouteComponent(() => import('./admin/routes'), 'AuditRoute'),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'AuditRoute'),
 })
 
 const routeTree = rootRoute.addChildren([
