@@ -44,7 +44,7 @@ const STABLE_OPERATION_IDS = `getMetrics getHealth getReadiness getSetupStatus c
   beginMfaEnrollment confirmMfaEnrollment cancelMfaEnrollment disableMfa regenerateBackupCodes verifyMfa
   createApiToken listApiTokens revokeApiToken resetUserMfa listUsers createUser getUser updateUser deleteUser
   listTeams createTeam getTeam updateTeam deleteTeam listTeamMembers addTeamMember removeTeamMember
-  listAuditEvents requestEmailChange verifyEmailChange getSmtpSettings updateSmtpSettings sendSmtpTestMail
+  listAuditEvents exportAuditEvents requestEmailChange verifyEmailChange getSmtpSettings updateSmtpSettings sendSmtpTestMail
   getAiSettings updateAiSettings listAiModels listSettings getSetting putSetting deleteSetting
   getAiSuggestionsConfig listOrganizations createOrganization getOrganization updateOrganization
   deleteOrganization listOrganizationMembers addOrganizationMember changeOrganizationMemberRole

@@ -3,11 +3,10 @@
  * builds first, so these tests exercise exactly what `npm start` runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import fs from 'node:fs'
-import path from 'node:path'
+import { assertBuilt, SERVER_ENTRY } from './built-server.js'
 import { checkExchange, contractFor, type Contract } from './contract.js'
 
-export const SERVER_ENTRY = path.resolve(import.meta.dirname, '../../dist/server.js')
+export { assertBuilt, SERVER_ENTRY }
 
 export interface ServerProcess {
   child: ChildProcess
@@ -46,10 +45,6 @@ export async function contractFetch(baseUrl: string, path: string, init: Request
   })
   const empty = response.status === 204 || response.status === 304 || (response.status >= 100 && response.status < 200)
   return new Response(empty ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers })
-}
-
-export function assertBuilt(): void {
-  if (!fs.existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run "npm run build" (npm test does it first)`)
 }
 
 /** Starts the server with PORT=0 and resolves once it listens, with the address it chose. */

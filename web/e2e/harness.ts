@@ -10,11 +10,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { spawn } from 'node:child_process'
+import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/built-server.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-// Not taken from test/helpers/process.ts: its own imports (`./contract.js`) resolve only under
-// Vitest, and `npm run screenshots` runs this file with plain Node.
-const SERVER_ENTRY = path.resolve(import.meta.dirname, '../../dist/server.js')
 const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')
 
 export interface ConsoleServer {
@@ -60,7 +58,7 @@ export async function startConsoleServer(env: Record<string, string> = {}, optio
   const port = await freePort()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-console-'))
   const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`
-  if (!fs.existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run "npm run build" first`)
+  assertBuilt()
   const child = spawn(process.execPath, [SERVER_ENTRY], {
     env: {
       PATH: process.env.PATH ?? '',

@@ -102,10 +102,10 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     await page.waitForURL('**/login/mfa**')
     await page.getByLabel('Code', { exact: true }).fill(adminBackupCodes.shift()!)
     await page.getByRole('button', { name: 'Verify and sign in' }).click()
-    await page.waitForURL(`${server.baseUrl}/`)
+    await page.waitForURL(`${server.baseUrl}/links`)
 
-    await page.goto('/admin/security')
-    await expectHeading(page, 'Security policy')
+    await page.goto('/admin/settings')
+    await expectHeading(page, 'Settings')
     await checkAccessibility(page, 'admin security policy')
     await page.getByText('Everyone', { exact: true }).click()
     await expect.poll(() => page.getByRole('radio', { name: 'Everyone', exact: true }).isChecked()).toBe(true)
@@ -207,7 +207,7 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     const context = await newContext()
     const page = await context.newPage()
     await signIn(page, ADA.email, ADA.password)
-    await page.waitForURL(`${server.baseUrl}/`)
+    await page.waitForURL(`${server.baseUrl}/links`)
     await page.goto('/account/activity')
     await expectHeading(page, 'Activity')
     // The Activity page in German, both themes.

@@ -168,6 +168,82 @@ async function shootLinks(page: Page, combo: Combo): Promise<void> {
 }
 // ----- end of the Links area -----
 
+// ---- Administration (issue 13, point 5) -------------------------------------------------------
+
+interface AdminData {
+  memberId: string
+  teamId: string
+  providerId: string
+}
+
+/** A team with members, an identity provider, SMTP and a generic setting, so the pages show content. */
+async function arrangeAdminPages(jwt: string, memberId: string): Promise<AdminData> {
+  const team = await api('/api/admin/teams', {
+    method: 'POST',
+    token: jwt,
+    body: { name: 'Platform', description: 'Runs the shared infrastructure' },
+  })
+  await api(`/api/admin/teams/${team.id}/members`, { method: 'POST', token: jwt, body: { user_id: memberId } })
+  await api(`/api/admin/teams/${team.id}/members`, { method: 'POST', token: jwt, body: { email: ADMIN.email } })
+  await api('/api/admin/teams', { method: 'POST', token: jwt, body: { name: 'Support' } })
+  const provider = await api('/api/oidc-providers', {
+    method: 'POST',
+    token: jwt,
+    body: {
+      provider_key: 'corp',
+      name: 'Corp ID',
+      issuer_url: 'https://id.example.com',
+      client_id: 'switchboard',
+      client_secret: 'not-a-real-secret-1',
+    },
+  })
+  await api('/api/admin/settings/smtp', {
+    method: 'PUT',
+    token: jwt,
+    body: {
+      enabled: true,
+      host: 'smtp.example.com',
+      port: 587,
+      username: 'mailer',
+      password: 'not-a-real-secret-2',
+      from_address: 'switchboard@example.com',
+      from_name: 'Switchboard',
+    },
+  })
+  await api('/api/admin/settings/branding.name', { method: 'PUT', token: jwt, body: { value: 'Example Corp' } })
+  await api(`/api/admin/users/${memberId}`, { method: 'PUT', token: jwt, body: { name: 'Grace B. Hopper' } })
+  return { memberId, teamId: team.id!, providerId: provider.id! }
+}
+
+async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
+  const ctx = await context(combo)
+  const page = await ctx.newPage()
+  await signIn(page, ADMIN)
+  const pages: [string, string, string?][] = [
+    ['admin-users', '/admin/users', '[data-testid="users"] tbody tr'],
+    ['admin-user', `/admin/users/${data.memberId}`, '[data-testid="user-facts"]'],
+    ['admin-teams', '/admin/teams', '[data-testid="teams"] tbody tr'],
+    ['admin-team', `/admin/teams/${data.teamId}`, '[data-testid="team-members"] tbody tr'],
+    ['admin-settings', '/admin/settings', '[data-testid="password-state"]'],
+    ['admin-providers', '/admin/providers', '[data-testid="providers"] tbody tr'],
+    ['admin-provider', `/admin/providers/${data.providerId}`, '[data-testid="callback-url"]'],
+    ['admin-provider-new', '/admin/providers/new'],
+    ['admin-audit', '/admin/audit', '[data-testid="audit"] tbody tr'],
+  ]
+  for (const [name, url, ready] of pages) {
+    await page.goto(url)
+    if (ready !== undefined) await page.locator(ready).first().waitFor()
+    await shoot(page, name, combo)
+  }
+  await page.goto(`/admin/users/${data.memberId}`)
+  await page.locator('[data-testid="user-facts"]').waitFor()
+  await page.locator('input[name="email"]').fill('grace@navy.example')
+  await page.locator('form button[type="submit"]').first().click()
+  await page.locator('input[name="current_password"]').waitFor()
+  await shoot(page, 'admin-reauth', combo)
+  await ctx.close()
+}
+
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true })
   for (const file of fs.readdirSync(OUT)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT, file))
@@ -187,9 +263,10 @@ async function main(): Promise<void> {
     const { token: admin } = await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'deploy-ci', expires_in_days: 90 } })
     await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'backup-script' } })
     await api('/api/users/me', { token: admin })
-    await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
+    const member = await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
     const organizations = await arrangeOrganizations(admin!)
     await arrangeLinks(admin!)
+    const adminData = await arrangeAdminPages(jwt!, member.id!)
 
     for (const combo of COMBOS) {
       await api('/api/users/me', { method: 'PATCH', token: admin, body: { language: combo.language, theme: 'auto' } })
@@ -239,12 +316,14 @@ async function main(): Promise<void> {
       await shoot(page, 'offline', combo)
       await ctx.close()
 
-      const member = await context(combo)
-      const memberPage = await member.newPage()
+      await shootAdminPages(combo, adminData)
+
+      const memberContext = await context(combo)
+      const memberPage = await memberContext.newPage()
       await signIn(memberPage, MEMBER)
       await memberPage.goto('/admin')
       await shoot(memberPage, 'forbidden', combo)
-      await member.close()
+      await memberContext.close()
 
       await shootOrganizations(combo, organizations)
 
@@ -347,8 +426,9 @@ async function policyScreenshots(): Promise<void> {
     await page.goto('/account/activity')
     await page.locator('[data-testid="security-events"] tbody tr').first().waitFor()
     await shoot(page, 'activity', combo)
-    await page.goto('/admin/security')
+    await page.goto('/admin/settings')
     await page.locator('[data-testid="two-factor-policy"]').waitFor()
+    await page.locator('[data-testid="two-factor-policy"]').scrollIntoViewIfNeeded()
     await shoot(page, 'admin-two-factor-policy', combo)
     await ctx.close()
   }

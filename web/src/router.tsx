@@ -174,7 +174,10 @@ const orgBillingRoute = createRoute({
   component: lazyRouteComponent(() => import('./orgs/BillingPage'), 'BillingPage'),
 })
 
-/** Administration arrives with part 2; until then it says plainly who may enter. */
+/**
+ * Administration (issue 13, point 5): every page below /admin is for administrators; anyone else
+ * who types such a URL gets the forbidden page (the API would refuse them anyway).
+ */
 const adminRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/admin',
@@ -182,25 +185,92 @@ const adminRoute = createRoute({
     const user = (context as { user?: { is_admin: boolean } }).user
     if (!user?.is_admin) throw new ApiError(403, 'FORBIDDEN', 'forbidden', [], null)
   },
-  component: NotFoundPage,
 })
 
-// Issue 14: the personal security log, and the two-factor policy until /admin/settings hosts it.
+const adminIndexRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/',
+  beforeLoad: () => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+    throw redirect({ to: '/admin/users', replace: true })
+  },
+})
+
+const cursorSearch = (search: Record<string, unknown>): { cursor?: string } => ({ cursor: optionalString(search.cursor) })
+
+const adminUsersRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/users',
+  validateSearch: (search: Record<string, unknown>): { q?: string; cursor?: string } => ({
+    q: optionalString(search.q),
+    cursor: optionalString(search.cursor),
+  }),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'UsersRoute'),
+})
+
+const adminUserRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/users/$userId',
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'UserRoute'),
+})
+
+const adminTeamsRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/teams',
+  validateSearch: cursorSearch,
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'TeamsRoute'),
+})
+
+const adminTeamRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/teams/$teamId',
+  validateSearch: cursorSearch,
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'TeamRoute'),
+})
+
+const adminSettingsRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/settings',
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'SettingsPage'),
+})
+
+const adminProvidersRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/providers',
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'ProvidersPage'),
+})
+
+const adminNewProviderRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/providers/new',
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'NewProviderPage'),
+})
+
+const adminProviderRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/providers/$providerId',
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'ProviderRoute'),
+})
+
+const adminAuditRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/audit',
+  validateSearch: (search: Record<string, unknown>) => ({
+    action: optionalString(search.action),
+    actor_id: optionalString(search.actor_id),
+    since: optionalString(search.since),
+    until: optionalString(search.until),
+    cursor: optionalString(search.cursor),
+  }),
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'AuditRoute'),
+})
+
+// Issue 14: the personal security log.
 const activityRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/account/activity',
   validateSearch: (search: Record<string, unknown>): { cursor?: string } => ({ cursor: optionalString(search.cursor) }),
   component: lazyRouteComponent(() => import('./security-log/ActivityPage'), 'ActivityPage'),
-})
-
-const adminSecurityRoute = createRoute({
-  getParentRoute: () => shellRoute,
-  path: '/admin/security',
-  beforeLoad: ({ context }) => {
-    const user = (context as { user?: { is_admin: boolean } }).user
-    if (!user?.is_admin) throw new ApiError(403, 'FORBIDDEN', 'forbidden', [], null)
-  },
-  component: lazyRouteComponent(() => import('./policy/AdminSecurityPage'), 'AdminSecurityPage'),
 })
 
 const routeTree = rootRoute.addChildren([
@@ -218,12 +288,22 @@ const routeTree = rootRoute.addChildren([
     profileRoute,
     securityRoute,
     tokensRoute,
-    adminRoute,
     orgsRoute,
     orgRoute,
     orgBillingRoute,
     activityRoute,
-    adminSecurityRoute,
+    adminRoute.addChildren([
+      adminIndexRoute,
+      adminUsersRoute,
+      adminUserRoute,
+      adminTeamsRoute,
+      adminTeamRoute,
+      adminSettingsRoute,
+      adminProvidersRoute,
+      adminNewProviderRoute,
+      adminProviderRoute,
+      adminAuditRoute,
+    ]),
   ]),
 ])
 

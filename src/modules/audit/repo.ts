@@ -43,6 +43,8 @@ export interface AuditFilter {
   actorId?: string
   /** ISO-8601 UTC as stored (toISOString), so text comparison on SQLite orders like time. */
   since?: Timestamp
+  /** Exclusive upper bound, in the same stored form. */
+  until?: Timestamp
 }
 
 /** Events newest first, by (at, id); each filter narrows through its own index. */
@@ -51,5 +53,6 @@ export async function listAuditEvents(ex: Executor, filter: AuditFilter, window:
   if (filter.action !== undefined) query = query.where('action', '=', filter.action)
   if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
   if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
+  if (filter.until !== undefined) query = query.where('at', '<', filter.until)
   return newestFirst(query, window, 'audit_events', 'at').execute()
 }

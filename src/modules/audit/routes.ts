@@ -1,7 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
-import { AuditEventPage, AuditLogQuery } from './schemas.js'
+import { callerOf, contextOf } from '../auth/hook.js'
+import { exportAuditLog } from './export.js'
+import { AUDIT_EXPORT_MEDIA_TYPES, AuditEventPage, AuditExportQuery, AuditLogQuery } from './schemas.js'
 import { listAuditLog } from './service.js'
+
+const tags = ['administration']
 
 /** /api/admin/audit-log */
 export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -11,14 +16,51 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'admin' },
         schema: {
-          tags: ['administration'],
+          tags,
           operationId: 'listAuditEvents',
-          summary: 'The audit log, newest first; filters: action (exact), actor_id, since (inclusive)',
+          summary: 'The audit log, newest first; filters: action (exact), actor_id, since (inclusive), until (exclusive)',
           querystring: AuditLogQuery,
           response: { 200: AuditEventPage },
         },
       },
       async (request) => listAuditLog(deps, request.query),
+    )
+
+    app.get(
+      '/export',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags,
+          operationId: 'exportAuditEvents',
+          summary: 'The filtered audit log as a download: CSV or JSON Lines, newest first, streamed',
+          description:
+            'Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. ' +
+            'CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed ' +
+            "with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. " +
+            'Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).',
+          querystring: AuditExportQuery,
+          response: {
+            200: {
+              description: 'The events, newest first',
+              content: {
+                'text/csv': { schema: Type.String() },
+                'application/jsonl': { schema: Type.String() },
+              },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const download = await exportAuditLog(deps, callerOf(request).user, request.query, contextOf(request))
+        return (
+          reply
+            .type(AUDIT_EXPORT_MEDIA_TYPES[request.query.format])
+            .header('content-disposition', `attachment; filename="${download.filename}"`)
+            // The documented body is text; Fastify streams a Readable as it is, without serializing it.
+            .send(download.body as unknown as string)
+        )
+      },
     )
   }
 }

@@ -17,13 +17,31 @@ export type AuditEventView = Static<typeof AuditEventView>
 
 export const AuditEventPage = PageOf(AuditEventView)
 
-export const AuditLogQuery = Type.Object(
+/** The filters the list and its export share. */
+const AuditFilterQuery = {
+  action: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Exactly this action' })),
+  actor_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+  since: Type.Optional({ ...Timestamp(), description: 'Events at or after this instant (any offset)' }),
+  until: Type.Optional({ ...Timestamp(), description: 'Events before this instant (any offset)' }),
+}
+
+export const AuditLogQuery = Type.Object({ ...PageQuery.properties, ...AuditFilterQuery }, { additionalProperties: false })
+export type AuditLogQuery = Static<typeof AuditLogQuery>
+
+export const AUDIT_EXPORT_FORMATS = ['csv', 'jsonl'] as const
+export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number]
+
+export const AuditExportQuery = Type.Object(
   {
-    ...PageQuery.properties,
-    action: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Exactly this action' })),
-    actor_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
-    since: Type.Optional(Timestamp()),
+    format: Type.Unsafe<AuditExportFormat>({ type: 'string', enum: [...AUDIT_EXPORT_FORMATS], description: 'csv (RFC 4180) or jsonl (JSON Lines)' }),
+    ...AuditFilterQuery,
   },
   { additionalProperties: false },
 )
-export type AuditLogQuery = Static<typeof AuditLogQuery>
+export type AuditExportQuery = Static<typeof AuditExportQuery>
+
+/** The export's media types: the body is a stream of text, not one JSON document. */
+export const AUDIT_EXPORT_MEDIA_TYPES: Record<AuditExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/jsonl; charset=utf-8',
+}

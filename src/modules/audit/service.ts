@@ -10,7 +10,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page } from '../../lib/pagination.js'
 import type { Clock } from '../../lib/time.js'
 import { queueSecurityNotification } from '../notifications/queue.js'
-import { insertAuditEvent, listAuditEvents } from './repo.js'
+import { insertAuditEvent, listAuditEvents, type AuditEventRow, type AuditFilter } from './repo.js'
 import type { AuditEventView, AuditLogQuery } from './schemas.js'
 
 /** Where a request came from: recorded with every change it makes. */
@@ -73,29 +73,31 @@ export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContex
 
 /**
  * Any offset the client used becomes the stored form, so the comparison is by instant. Every event
- * is later than 1970; an earlier `since` (which PostgreSQL might not even represent) filters nothing.
+ * is later than 1970; an earlier bound (which PostgreSQL might not even represent) is clamped:
+ * `since` then filters nothing, and `until` matches nothing.
  */
-function sinceFilter(since: string | undefined): { since?: string } {
-  const at = since === undefined ? null : new Date(since)
-  return at !== null && at.getTime() > 0 ? { since: at.toISOString() } : {}
+function storedInstant(at: string): string {
+  const time = new Date(at).getTime()
+  return time > 0 ? new Date(time).toISOString() : new Date(0).toISOString()
+}
+
+/** The filters of the list and of its export, in the stored form. */
+export function auditFilterOf(query: Pick<AuditLogQuery, 'action' | 'actor_id' | 'since' | 'until'>): AuditFilter {
+  return {
+    ...(query.action !== undefined && { action: query.action }),
+    ...(query.actor_id !== undefined && { actorId: query.actor_id }),
+    ...(query.since !== undefined && new Date(query.since).getTime() > 0 && { since: storedInstant(query.since) }),
+    ...(query.until !== undefined && { until: storedInstant(query.until) }),
+  }
+}
+
+export function toAuditEventView(row: AuditEventRow): AuditEventView {
+  return { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> }
 }
 
 /** The trail for administrators (CONTRACT.md §8.4): newest first, filtered by action, actor and time. */
 export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Page<AuditEventView>> {
   const window = pageWindow(query)
-  const rows = await listAuditEvents(
-    deps.db,
-    {
-      ...(query.action !== undefined && { action: query.action }),
-      ...(query.actor_id !== undefined && { actorId: query.actor_id }),
-      ...sinceFilter(query.since),
-    },
-    window,
-  )
-  return toPage(
-    rows,
-    window.limit,
-    (row) => ({ ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> }),
-    (row) => [row.at, row.id],
-  )
+  const rows = await listAuditEvents(deps.db, auditFilterOf(query), window)
+  return toPage(rows, window.limit, toAuditEventView, (row) => [row.at, row.id])
 }

@@ -626,8 +626,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first; filters: action (exact), actor_id, since (inclusive) */
+        /** The audit log, newest first; filters: action (exact), actor_id, since (inclusive), until (exclusive) */
         get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The filtered audit log as a download: CSV or JSON Lines, newest first, streamed
+         * @description Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).
+         */
+        get: operations["exportAuditEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4254,8 +4274,16 @@ export interface operations {
                 /** @description Exactly this action */
                 action?: string;
                 actor_id?: string;
-                /** @example 2026-11-21T10:00:00.000Z */
+                /**
+                 * @description Events at or after this instant (any offset)
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
                 since?: string;
+                /**
+                 * @description Events before this instant (any offset)
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                until?: string;
             };
             header?: never;
             path?: never;
@@ -4294,6 +4322,49 @@ export interface operations {
                         }[];
                         next_cursor: string | null;
                     };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportAuditEvents: {
+        parameters: {
+            query: {
+                /** @description csv (RFC 4180) or jsonl (JSON Lines) */
+                format: "csv" | "jsonl";
+                /** @description Exactly this action */
+                action?: string;
+                actor_id?: string;
+                /**
+                 * @description Events at or after this instant (any offset)
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                since?: string;
+                /**
+                 * @description Events before this instant (any offset)
+                 * @example 2026-11-21T10:00:00.000Z
+                 */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/jsonl": string;
                 };
             };
             400: components["responses"]["ValidationFailed"];

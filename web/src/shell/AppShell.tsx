@@ -13,6 +13,19 @@ import { useI18n } from '../i18n/i18n'
 // The command palette's code loads the first time it opens.
 const CommandPalette = lazy(() => import('../palette/CommandPalette').then((module) => ({ default: module.CommandPalette })))
 
+type NavTarget =
+  | '/links'
+  | '/orgs'
+  | '/account'
+  | '/account/activity'
+  | '/account/security'
+  | '/account/tokens'
+  | '/admin/users'
+  | '/admin/teams'
+  | '/admin/settings'
+  | '/admin/providers'
+  | '/admin/audit'
+
 export function AppShell() {
   const { t } = useI18n()
   const me = useQuery(meQuery)
@@ -56,11 +69,7 @@ export function AppShell() {
     void navigate({ to: '/login' })
   }
 
-  const navLink = (
-    to: '/account' | '/account/security' | '/account/tokens' | '/account/activity' | '/links' | '/orgs',
-    label: string,
-    exact = to !== '/links' && to !== '/orgs',
-  ) => (
+  const navLink = (to: NavTarget, label: string, exact = to !== '/links' && to !== '/orgs') => (
     <li>
       <Link to={to} activeOptions={{ exact }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
         {label}
@@ -153,6 +162,18 @@ export function AppShell() {
                 {navLink('/account/activity', t('securityLog.nav'))}
                 {navLink('/account/tokens', t('nav.tokens'))}
               </ul>
+              {user?.is_admin && (
+                <>
+                  <h2 className="nav-group">{t('nav.admin')}</h2>
+                  <ul>
+                    {navLink('/admin/users', t('nav.admin.users'), false)}
+                    {navLink('/admin/teams', t('nav.admin.teams'), false)}
+                    {navLink('/admin/settings', t('nav.admin.settings'), false)}
+                    {navLink('/admin/providers', t('nav.admin.providers'), false)}
+                    {navLink('/admin/audit', t('nav.admin.audit'), false)}
+                  </ul>
+                </>
+              )}
             </>
           )}
         </nav>

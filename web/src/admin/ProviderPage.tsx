@@ -1,0 +1,310 @@
+/**
+ * Administration · one identity provider, new or existing: the OIDC client settings, the client
+ * secret write-only, and the callback URL to register at the provider, with a copy button.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, useNavigate } from '@tanstack/react-router'
+import { useId } from 'react'
+import { client, unwrap } from '../api/client'
+import { useI18n } from '../i18n/i18n'
+import { announce } from '../ui/announce'
+import { ConfirmDialog } from '../ui/dialog'
+import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
+import { Page } from '../ui/page'
+import { CopyButton } from '../ui/secret'
+import { useFormError } from '../ui/use-form-error'
+import { providerQuery, type OidcProvider } from './queries'
+import { CheckboxField } from './CheckboxField'
+import { changedFields, WriteOnlyField, writeOnlyValue } from './write-only'
+
+const FIELDS = [
+  'provider_key',
+  'name',
+  'issuer_url',
+  'client_id',
+  'client_secret',
+  'scopes',
+  'auto_create_users',
+  'default_role',
+  'enabled',
+  'trust_email',
+] as const
+
+type ProviderFields = Pick<
+  OidcProvider,
+  'provider_key' | 'name' | 'issuer_url' | 'client_id' | 'scopes' | 'auto_create_users' | 'default_role' | 'enabled' | 'trust_email'
+>
+
+const NEW_PROVIDER: ProviderFields = {
+  provider_key: '',
+  name: '',
+  issuer_url: '',
+  client_id: '',
+  scopes: ['openid', 'email', 'profile'],
+  auto_create_users: false,
+  default_role: 'user',
+  enabled: true,
+  trust_email: false,
+}
+
+function fieldsOf(values: Record<string, string>): ProviderFields {
+  return {
+    provider_key: (values.provider_key ?? '').trim(),
+    name: values.name ?? '',
+    issuer_url: (values.issuer_url ?? '').trim(),
+    client_id: values.client_id ?? '',
+    scopes: (values.scopes ?? '').split(/\s+/).filter(Boolean),
+    auto_create_users: values.auto_create_users === 'on',
+    default_role: values.default_role === 'admin' ? 'admin' : 'user',
+    enabled: values.enabled === 'on',
+    trust_email: values.trust_email === 'on',
+  }
+}
+
+export function NewProviderPage() {
+  const { t } = useI18n()
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const state = useFormError(FIELDS)
+  const create = useMutation({
+    mutationFn: (body: ProviderFields & { client_secret: string | null }) => unwrap(client.POST('/api/oidc-providers', { body })),
+    onSuccess: async (provider) => {
+      announce(t('admin.provider.created', { name: provider.name }))
+      queryClient.setQueryData(providerQuery(provider.id).queryKey, provider)
+      await queryClient.invalidateQueries({ queryKey: ['admin', 'providers'] })
+      void navigate({ to: '/admin/providers/$providerId', params: { providerId: provider.id } })
+    },
+    onError: state.fail,
+  })
+  return (
+    <Page title={t('admin.provider.newTitle')} description={t('admin.provider.newDescription')} actions={<BackLink />}>
+      <ProviderForm
+        state={state}
+        provider={NEW_PROVIDER}
+        pending={create.isPending}
+        submitLabel={t('admin.provider.create')}
+        onSubmit={(values) =>
+          create.mutate({ ...fieldsOf(values), client_secret: values.public_client === 'on' ? null : (values.client_secret ?? '') })
+        }
+      >
+        <NewSecretField error={state.at('client_secret')} />
+      </ProviderForm>
+    </Page>
+  )
+}
+
+export function ProviderPage({ providerId }: { providerId: string }) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const navigate = useNavigate()
+  const provider = useQuery(providerQuery(providerId))
+  const state = useFormError(FIELDS)
+  const save = useMutation({
+    mutationFn: (body: Record<string, unknown>) => unwrap(client.PATCH('/api/oidc-providers/{id}', { params: { path: { id: providerId } }, body })),
+    onSuccess: async (data) => {
+      announce(t('admin.provider.saved'))
+      queryClient.setQueryData(providerQuery(providerId).queryKey, data)
+      await queryClient.invalidateQueries({ queryKey: ['admin', 'providers'] })
+    },
+    onError: state.fail,
+  })
+  if (provider.error) throw provider.error
+  const data = provider.data
+  const remove = async () => {
+    await unwrap(client.DELETE('/api/oidc-providers/{id}', { params: { path: { id: providerId } } }))
+    announce(t('admin.provider.deleted', { name: data?.name ?? '' }))
+    queryClient.removeQueries({ queryKey: providerQuery(providerId).queryKey })
+    await queryClient.invalidateQueries({ queryKey: ['admin', 'providers'] })
+    void navigate({ to: '/admin/providers' })
+  }
+  return (
+    <Page title={data?.name ?? t('admin.providers.title')} description={t('admin.provider.description')} actions={<BackLink />}>
+      {data === undefined ? (
+        <p className="skeleton" aria-hidden="true" />
+      ) : (
+        <>
+          <section className="section" aria-labelledby="callback-heading">
+            <h2 id="callback-heading">{t('admin.providers.callback')}</h2>
+            <p className="muted">{t('admin.provider.callbackHelp')}</p>
+            <div className="copy-row">
+              <code className="secret callback-url" data-testid="callback-url">
+                {data.callback_url}
+              </code>
+              <CopyButton text={data.callback_url} label={t('admin.provider.copy')} />
+            </div>
+          </section>
+          <ProviderForm
+            key={data.updated_at}
+            state={state}
+            provider={data}
+            pending={save.isPending}
+            submitLabel={t('admin.provider.save')}
+            onSubmit={(values) => {
+              const secret = writeOnlyValue(values, 'client_secret')
+              const body = { ...changedFields(data, fieldsOf(values)), ...(secret !== undefined && { client_secret: secret }) }
+              // Arrays compare by content: an unchanged scope list is not sent.
+              if (JSON.stringify(body.scopes) === JSON.stringify(data.scopes)) delete body.scopes
+              if (Object.keys(body).length === 0) return announce(t('admin.settings.unchanged'))
+              save.mutate(body)
+            }}
+          >
+            <WriteOnlyField
+              name="client_secret"
+              label={t('admin.provider.secret')}
+              clearLabel={t('admin.provider.secretClear')}
+              isSet={data.client_secret_set}
+              error={state.at('client_secret')}
+            />
+          </ProviderForm>
+          <section className="section danger-zone" aria-labelledby="delete-provider-heading">
+            <h2 id="delete-provider-heading">{t('admin.provider.delete')}</h2>
+            <p className="muted">{t('admin.provider.deleteHelp')}</p>
+            <ConfirmDialog
+              trigger={t('admin.provider.delete')}
+              title={t('admin.provider.deleteTitle', { name: data.name })}
+              confirmLabel={t('admin.provider.delete')}
+              danger
+              onConfirm={remove}
+            >
+              <p>{t('admin.provider.deleteText')}</p>
+            </ConfirmDialog>
+          </section>
+        </>
+      )}
+    </Page>
+  )
+}
+
+function BackLink() {
+  const { t } = useI18n()
+  return (
+    <Link to="/admin/providers" className="button button-ghost">
+      {t('admin.providers.back')}
+    </Link>
+  )
+}
+
+function NewSecretField({ error }: { error?: string | undefined }) {
+  const { t } = useI18n()
+  const id = useId()
+  return (
+    <div className="write-only">
+      <TextField
+        name="client_secret"
+        type="password"
+        label={t('admin.provider.secret')}
+        help={t('admin.provider.secretHelp')}
+        autoComplete="new-password"
+        error={error}
+      />
+      <div className="checkbox">
+        <input type="checkbox" id={id} name="public_client" />
+        <label htmlFor={id}>{t('admin.provider.publicClient')}</label>
+      </div>
+    </div>
+  )
+}
+
+function ProviderForm({
+  state,
+  provider,
+  pending,
+  submitLabel,
+  onSubmit,
+  children,
+}: {
+  state: ReturnType<typeof useFormError>
+  provider: ProviderFields
+  pending: boolean
+  submitLabel: string
+  onSubmit: (values: Record<string, string>) => void
+  children: React.ReactNode
+}) {
+  const { t } = useI18n()
+  return (
+    <section className="section" aria-labelledby="provider-form-heading">
+      <h2 id="provider-form-heading">{t('admin.provider.settings')}</h2>
+      <form
+        ref={state.form}
+        className="stack"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          state.clear()
+          onSubmit(formValues(event.currentTarget))
+        }}
+      >
+        <FormError>{state.general}</FormError>
+        <TextField
+          name="name"
+          label={t('field.name')}
+          help={t('admin.provider.nameHelp')}
+          defaultValue={provider.name}
+          autoComplete="off"
+          error={state.at('name')}
+        />
+        <TextField
+          name="provider_key"
+          label={t('admin.providers.key')}
+          help={t('admin.provider.keyHelp')}
+          defaultValue={provider.provider_key}
+          autoComplete="off"
+          spellCheck={false}
+          className="mono-input"
+          error={state.at('provider_key')}
+        />
+        <TextField
+          name="issuer_url"
+          type="url"
+          label={t('admin.provider.issuer')}
+          help={t('admin.provider.issuerHelp')}
+          defaultValue={provider.issuer_url}
+          spellCheck={false}
+          error={state.at('issuer_url')}
+        />
+        <TextField
+          name="client_id"
+          label={t('admin.provider.clientId')}
+          defaultValue={provider.client_id}
+          autoComplete="off"
+          spellCheck={false}
+          error={state.at('client_id')}
+        />
+        {children}
+        <TextField
+          name="scopes"
+          label={t('admin.provider.scopes')}
+          help={t('admin.provider.scopesHelp')}
+          defaultValue={provider.scopes.join(' ')}
+          autoComplete="off"
+          spellCheck={false}
+          error={state.at('scopes')}
+        />
+        <CheckboxField name="enabled" label={t('admin.provider.enabled')} help={t('admin.provider.enabledHelp')} defaultChecked={provider.enabled} />
+        <CheckboxField
+          name="auto_create_users"
+          label={t('admin.provider.autoCreate')}
+          help={t('admin.provider.autoCreateHelp')}
+          defaultChecked={provider.auto_create_users}
+        />
+        <SelectField
+          name="default_role"
+          label={t('admin.provider.defaultRole')}
+          defaultValue={provider.default_role}
+          options={[
+            { value: 'user', label: t('admin.users.member') },
+            { value: 'admin', label: t('admin.users.admin') },
+          ]}
+          error={state.at('default_role')}
+        />
+        <CheckboxField
+          name="trust_email"
+          label={t('admin.provider.trustEmail')}
+          help={t('admin.provider.trustEmailHelp')}
+          defaultChecked={provider.trust_email}
+        />
+        <SubmitButton pending={pending}>{submitLabel}</SubmitButton>
+      </form>
+    </section>
+  )
+}

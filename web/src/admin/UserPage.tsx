@@ -1,0 +1,356 @@
+/**
+ * Administration · one user: name, email and role; disable and enable; reset two-factor
+ * authentication; delete after typing their email. Credential and privilege changes ask for the
+ * administrator's own proof (reauth dialog). Administrators cannot demote, disable or delete
+ * themselves — that is what keeps an administrator on the instance — so on their own account the
+ * page says so instead of offering a request that would fail.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, useNavigate } from '@tanstack/react-router'
+import { useState } from 'react'
+import { Heading } from 'react-aria-components'
+import { client, unwrap } from '../api/client'
+import { meQuery } from '../api/queries'
+import { useI18n } from '../i18n/i18n'
+import { announce } from '../ui/announce'
+import { describeError } from '../ui/describe-error'
+import { ConfirmDialog } from '../ui/dialog'
+import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
+import { Page } from '../ui/page'
+import { ReauthCancelled, unlessCancelled, useReauth, type Proof } from '../ui/reauth-dialog'
+import { RelativeTime } from '../ui/time'
+import { useFormError } from '../ui/use-form-error'
+import { CheckboxField } from './CheckboxField'
+import { FormDialog } from './FormDialog'
+import { isSelfService, SelfServiceNotice } from './SelfServiceNotice'
+import { userQuery, type AdminUser } from './queries'
+
+type UserChange = Partial<Pick<AdminUser, 'name' | 'email' | 'is_admin' | 'disabled'>>
+
+function useUpdateUser(user: AdminUser) {
+  const queryClient = useQueryClient()
+  const reauth = useReauth()
+  const update = (change: UserChange) =>
+    reauth.run((proof: Proof) => unwrap(client.PUT('/api/admin/users/{id}', { params: { path: { id: user.id } }, body: { ...change, ...proof } })))
+  const saved = async (data: AdminUser) => {
+    queryClient.setQueryData(userQuery(user.id).queryKey, data)
+    await queryClient.invalidateQueries({ queryKey: ['admin', 'users'] })
+  }
+  return { update, saved, dialog: reauth.dialog, run: reauth.run }
+}
+
+export function UserPage({ userId }: { userId: string }) {
+  const { t } = useI18n()
+  const user = useQuery(userQuery(userId))
+  const me = useQuery(meQuery)
+  if (user.error) throw user.error
+  const data = user.data
+  const self = data !== undefined && me.data?.id === data.id
+  return (
+    <Page
+      title={data?.name ?? t('admin.users.title')}
+      description={data !== undefined ? t('admin.user.description', { email: data.email }) : undefined}
+      actions={
+        <Link to="/admin/users" className="button button-ghost">
+          {t('admin.users.back')}
+        </Link>
+      }
+    >
+      {data === undefined ? (
+        <p className="skeleton" aria-hidden="true" />
+      ) : (
+        <>
+          <UserFacts user={data} />
+          <DetailsForm key={data.updated_at} user={data} self={self} />
+          <AccessSection user={data} self={self} />
+          <MfaSection user={data} self={self} />
+          <DeleteSection user={data} self={self} />
+        </>
+      )}
+    </Page>
+  )
+}
+
+function UserFacts({ user }: { user: AdminUser }) {
+  const { t } = useI18n()
+  return (
+    <dl className="facts" data-testid="user-facts">
+      <div>
+        <dt>{t('admin.users.status')}</dt>
+        <dd data-testid="user-status">{user.disabled ? t('admin.users.disabled') : t('admin.users.active')}</dd>
+      </div>
+      <div>
+        <dt>{t('admin.users.role')}</dt>
+        <dd>{user.is_admin ? t('admin.users.admin') : t('admin.users.member')}</dd>
+      </div>
+      <div>
+        <dt>{t('admin.users.mfa')}</dt>
+        <dd data-testid="user-mfa">{user.mfa_enabled ? t('admin.users.mfaOn') : t('admin.users.mfaOff')}</dd>
+      </div>
+      <div>
+        <dt>{t('admin.users.signIn')}</dt>
+        <dd>
+          {user.has_password
+            ? user.oidc_provider
+              ? t('admin.users.passwordAndProvider', { provider: user.oidc_provider })
+              : t('admin.users.passwordOnly')
+            : user.oidc_provider
+              ? t('admin.users.providerOnly', { provider: user.oidc_provider })
+              : t('admin.users.noSignIn')}
+        </dd>
+      </div>
+      <div>
+        <dt>{t('admin.users.lastLogin')}</dt>
+        <dd>{user.last_login_at === null ? t('admin.users.never') : <RelativeTime iso={user.last_login_at} />}</dd>
+      </div>
+      <div>
+        <dt>{t('admin.users.createdAt')}</dt>
+        <dd>
+          <RelativeTime iso={user.created_at} />
+        </dd>
+      </div>
+    </dl>
+  )
+}
+
+function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
+  const { t } = useI18n()
+  const state = useFormError(['name', 'email', 'is_admin'])
+  const [selfService, setSelfService] = useState(false)
+  const updater = useUpdateUser(user)
+  const save = useMutation({
+    mutationFn: updater.update,
+    onSuccess: async (data) => {
+      announce(t('admin.user.saved'))
+      await updater.saved(data)
+    },
+    onError: unlessCancelled((error) => (isSelfService(error) ? setSelfService(true) : state.fail(error))),
+  })
+  return (
+    <section className="section" aria-labelledby="details-heading">
+      <h2 id="details-heading">{t('admin.user.details')}</h2>
+      <form
+        ref={state.form}
+        className="stack"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          state.clear()
+          setSelfService(false)
+          const values = formValues(event.currentTarget)
+          // Only what changed is sent: a new name needs no proof, a new email or role does.
+          const change: UserChange = {}
+          if ((values.name ?? '') !== user.name) change.name = values.name ?? ''
+          if ((values.email ?? '').trim().toLowerCase() !== user.email) change.email = values.email ?? ''
+          if (!self && (values.is_admin === 'on') !== user.is_admin) change.is_admin = values.is_admin === 'on'
+          if (Object.keys(change).length === 0) return announce(t('admin.user.unchanged'))
+          save.mutate(change)
+        }}
+      >
+        {selfService && <SelfServiceNotice to="/account" />}
+        <FormError>{state.general}</FormError>
+        <TextField name="name" label={t('field.name')} defaultValue={user.name} autoComplete="off" error={state.at('name')} />
+        <TextField name="email" type="email" label={t('field.email')} defaultValue={user.email} autoComplete="off" error={state.at('email')} />
+        <CheckboxField
+          name="is_admin"
+          label={t('admin.user.isAdmin')}
+          help={self ? t('admin.user.selfAdmin') : t('admin.user.isAdminHelp')}
+          defaultChecked={user.is_admin}
+          disabled={self}
+        />
+        <SubmitButton pending={save.isPending}>{t('admin.user.save')}</SubmitButton>
+      </form>
+      {updater.dialog}
+    </section>
+  )
+}
+
+/**
+ * A section's error for actions confirmed in a dialog (disable, reset). The confirmation closes
+ * before the request, so a re-authentication dialog never opens over another dialog.
+ */
+function useActionError() {
+  const i18n = useI18n()
+  const [error, setError] = useState<unknown>(null)
+  const text = error === null ? null : describeError(error, [], i18n).text
+  return { error, text, set: (failure: unknown) => !(failure instanceof ReauthCancelled) && setError(failure), clear: () => setError(null) }
+}
+
+function AccessSection({ user, self }: { user: AdminUser; self: boolean }) {
+  const { t } = useI18n()
+  const updater = useUpdateUser(user)
+  const failure = useActionError()
+  const setDisabled = async (disabled: boolean) => {
+    failure.clear()
+    try {
+      await updater.saved(await updater.update({ disabled }))
+      announce(disabled ? t('admin.user.disabledDone', { name: user.name }) : t('admin.user.enabledDone', { name: user.name }))
+    } catch (error) {
+      failure.set(error)
+    }
+  }
+  return (
+    <section className="section" aria-labelledby="access-heading">
+      <h2 id="access-heading">{t('admin.user.access')}</h2>
+      {self ? (
+        <p className="muted">{t('admin.user.selfDisable')}</p>
+      ) : user.disabled ? (
+        <>
+          <p className="muted">{t('admin.user.disabledText')}</p>
+          <button type="button" className="button button-secondary" onClick={() => void setDisabled(false)}>
+            {t('admin.user.enable')}
+          </button>
+        </>
+      ) : (
+        <>
+          <p className="muted">{t('admin.user.enabledText')}</p>
+          <ConfirmDialog
+            trigger={t('admin.user.disable')}
+            title={t('admin.user.disableTitle', { name: user.name })}
+            confirmLabel={t('admin.user.disable')}
+            danger
+            onConfirm={() => void setDisabled(true)}
+          >
+            <p>{t('admin.user.disableText')}</p>
+          </ConfirmDialog>
+        </>
+      )}
+      {failure.text !== null && (isSelfService(failure.error) ? <SelfServiceNotice to="/account" /> : <FormError>{failure.text}</FormError>)}
+      {updater.dialog}
+    </section>
+  )
+}
+
+function MfaSection({ user, self }: { user: AdminUser; self: boolean }) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const reauth = useReauth()
+  const failure = useActionError()
+  const reset = async () => {
+    failure.clear()
+    try {
+      await reauth.run((proof) => unwrap(client.POST('/api/admin/users/{id}/mfa/reset', { params: { path: { id: user.id } }, body: proof })))
+      announce(t('admin.user.mfaResetDone', { name: user.name }))
+      await queryClient.invalidateQueries({ queryKey: userQuery(user.id).queryKey })
+    } catch (error) {
+      failure.set(error)
+    }
+  }
+  return (
+    <section className="section" aria-labelledby="mfa-heading">
+      <h2 id="mfa-heading">{t('admin.users.mfa')}</h2>
+      {self ? (
+        <p className="muted">
+          {t('admin.user.selfMfa')} <Link to="/account/security">{t('admin.selfService.security')}</Link>
+        </p>
+      ) : user.mfa_enabled ? (
+        <>
+          <p className="muted">{t('admin.user.mfaResetHelp')}</p>
+          <ConfirmDialog
+            trigger={t('admin.user.mfaReset')}
+            title={t('admin.user.mfaResetTitle', { name: user.name })}
+            confirmLabel={t('admin.user.mfaReset')}
+            danger
+            onConfirm={() => void reset()}
+          >
+            <p>{t('admin.user.mfaResetText')}</p>
+          </ConfirmDialog>
+        </>
+      ) : (
+        <p className="muted">{t('admin.user.mfaNone')}</p>
+      )}
+      {failure.text !== null && (isSelfService(failure.error) ? <SelfServiceNotice to="/account/security" /> : <FormError>{failure.text}</FormError>)}
+      {reauth.dialog}
+    </section>
+  )
+}
+
+function DeleteSection({ user, self }: { user: AdminUser; self: boolean }) {
+  const { t } = useI18n()
+  return (
+    <section className="section danger-zone" aria-labelledby="delete-heading">
+      <h2 id="delete-heading">{t('admin.user.delete')}</h2>
+      {self ? (
+        <p className="muted">
+          {t('admin.user.selfDelete')} <Link to="/account">{t('admin.selfService.profile')}</Link>
+        </p>
+      ) : (
+        <>
+          <p className="muted">{t('admin.user.deleteHelp')}</p>
+          <DeleteUserDialog user={user} />
+        </>
+      )}
+    </section>
+  )
+}
+
+/** Deleting asks to type the email (CONSOLE.md: "Deleting a user … asks to type its name"). */
+function DeleteUserDialog({ user }: { user: AdminUser }) {
+  const { t } = useI18n()
+  return (
+    <FormDialog trigger={t('admin.user.delete')} triggerClassName="button button-danger-outline" alert>
+      {(close) => <DeleteUserForm user={user} close={close} />}
+    </FormDialog>
+  )
+}
+
+function DeleteUserForm({ user, close }: { user: AdminUser; close: () => void }) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const navigate = useNavigate()
+  const state = useFormError(['confirm'])
+  const [typed, setTyped] = useState('')
+  const [mismatch, setMismatch] = useState(false)
+  const remove = useMutation({
+    mutationFn: () => unwrap(client.DELETE('/api/admin/users/{id}', { params: { path: { id: user.id } } })),
+    onSuccess: async () => {
+      announce(t('admin.user.deleted', { name: user.name }))
+      close()
+      queryClient.removeQueries({ queryKey: userQuery(user.id).queryKey })
+      await queryClient.invalidateQueries({ queryKey: ['admin', 'users'] })
+      void navigate({ to: '/admin/users' })
+    },
+    onError: state.fail,
+  })
+  return (
+    <>
+      <Heading slot="title">{t('admin.user.deleteTitle', { name: user.name })}</Heading>
+      <form
+        ref={state.form}
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          state.clear()
+          if (typed.trim().toLowerCase() !== user.email) {
+            setMismatch(true)
+            return
+          }
+          remove.mutate()
+        }}
+      >
+        <p>{t('admin.user.deleteText')}</p>
+        <FormError>{state.general}</FormError>
+        <TextField
+          name="confirm"
+          label={t('admin.user.deleteConfirm', { email: user.email })}
+          autoComplete="off"
+          autoFocus
+          value={typed}
+          onChange={(event) => {
+            setTyped(event.target.value)
+            setMismatch(false)
+          }}
+          error={mismatch ? t('admin.user.deleteMismatch') : state.at('confirm')}
+        />
+        <div className="dialog-actions">
+          <button type="button" className="button button-secondary" onClick={close}>
+            {t('common.cancel')}
+          </button>
+          <SubmitButton pending={remove.isPending} variant="danger">
+            {t('admin.user.deleteSubmit')}
+          </SubmitButton>
+        </div>
+      </form>
+    </>
+  )
+}
