@@ -250,7 +250,8 @@ describe('the console in Chromium', () => {
 
   it('enrols two-factor authentication from the written-out secret and shows the backup codes once', async () => {
     await adminPage.goto('/account/security')
-    await adminPage.getByLabel('Current password').fill(ADMIN.password)
+    // The passkeys section has a password field of its own: the one for the authenticator app.
+    await adminPage.locator('section[aria-labelledby="mfa-heading"]').getByLabel('Current password').fill(ADMIN.password)
     await adminPage.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     const secret = adminPage.getByTestId('totp-secret')
     await secret.waitFor()

@@ -109,8 +109,9 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     await checkAccessibility(page, 'admin security policy')
     await page.getByText('Everyone', { exact: true }).click()
     await expect.poll(() => page.getByRole('radio', { name: 'Everyone', exact: true }).isChecked()).toBe(true)
-    await page.getByLabel('Current password').fill(ADMIN.password)
-    await page.getByLabel('Code from the app or a backup code').fill(adminBackupCodes.shift()!)
+    const policy = page.locator('section[aria-labelledby="two-factor-policy-heading"]')
+    await policy.getByLabel('Current password').fill(ADMIN.password)
+    await policy.getByLabel('Code from the app or a backup code').fill(adminBackupCodes.shift()!)
     await page.getByRole('button', { name: 'Save requirement' }).click()
     await expect
       .poll(async () => (await json<{ required: string }>(api('/api/admin/settings/two-factor-policy', { token: adminJwt }), 200)).required)
@@ -143,7 +144,7 @@ describe('the two-factor policy and the activity page in Chromium', () => {
       await expectHeading(page, 'Security')
     }
 
-    await page.getByLabel('Current password').fill(PERSON.password)
+    await page.locator('section[aria-labelledby="mfa-heading"]').getByLabel('Current password').fill(PERSON.password)
     await page.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     const secretText = page.getByTestId('totp-secret')
     await secretText.waitFor()

@@ -49,8 +49,9 @@ export const tagsQuery = queryOptions({
   queryFn: () => unwrap(client.GET('/api/tags', { params: { query: { limit: PICKER_LIMIT } } })),
 })
 
+/** The person's organizations for pickers; its own key: the organizations area pages the same list as an infinite query. */
 export const organizationsQuery = queryOptions({
-  queryKey: ['organizations'],
+  queryKey: ['organizations', 'picker'],
   queryFn: () => unwrap(client.GET('/api/organizations', { params: { query: { limit: PICKER_LIMIT } } })),
 })
 

@@ -8,9 +8,8 @@
 import { useQuery } from '@tanstack/react-query'
 import { useCallback, useRef, useState, type ReactNode } from 'react'
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
-import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
-import { meQuery } from '../api/queries'
+import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { FormError, SubmitButton, TextField, formValues } from './form'
 import { useFormError } from './use-form-error'
@@ -88,7 +87,6 @@ export function useReauth(): { run: <T>(action: (proof: Proof) => Promise<T>) =>
   return { run, dialog }
 }
 
-const mfaStatusQuery = { queryKey: ['mfa-status'], queryFn: () => unwrap(client.GET('/api/auth/mfa/status')) }
 const PROOF_FIELDS = ['current_password', 'code'] as const
 /** Failures of the proof itself: shown in the dialog, which stays open for another try. */
 const PROOF_REASONS = new Set(['PASSWORD_REQUIRED', 'INVALID_PASSWORD', 'INVALID_CODE', 'RATE_LIMITED'])
