@@ -11,7 +11,7 @@
  *
  * Each application has its own registry, so several instances in one process (tests) stay apart.
  */
-import http from 'node:http'
+import type http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -19,6 +19,9 @@ import { AppError } from '../errors.js'
 import { safeEqual } from '../lib/crypto.js'
 import type { Metrics } from '../lib/metrics.js'
 import { errorResponse } from './openapi.js'
+
+// Not `import http from 'node:http'`, which loads Node's bundled undici at start (see errors.ts).
+const { createServer } = process.getBuiltinModule('node:http')
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,7 +36,7 @@ declare module 'fastify' {
 
 /** The loopback listener of METRICS_PORT: GET /metrics and nothing else. */
 function startLoopbackListener(metrics: Metrics, port: number): Promise<http.Server> {
-  const server = http.createServer((request, response) => {
+  const server = createServer((request, response) => {
     if (request.method !== 'GET' || (request.url !== '/metrics' && request.url !== '/api/metrics')) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
       return
