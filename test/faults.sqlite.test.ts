@@ -49,7 +49,12 @@ describe('SIGKILL during a burst of writes on SQLite', () => {
     const file = path.join(dataDir, 'switchboard.db')
     const check = new DatabaseSync(file)
     expect(check.prepare('pragma integrity_check').get()).toEqual({ integrity_check: 'ok' })
-    const stored = new Set(check.prepare("select key from settings where key like 'crash.%'").all().map((row) => row.key as string))
+    const stored = new Set(
+      check
+        .prepare("select key from settings where key like 'crash.%'")
+        .all()
+        .map((row) => row.key as string),
+    )
     check.close()
     for (const key of acknowledged) expect(stored.has(key), key).toBe(true)
 

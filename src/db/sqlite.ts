@@ -14,6 +14,7 @@
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import type * as NodeSqlite from 'node:sqlite'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import {
   CompiledQuery,
@@ -73,16 +74,18 @@ const EXPERIMENTAL_SQLITE_WARNING = 'SQLite is an experimental feature'
  * of the API used here (DatabaseSync, exec, prepare, all/run, columns, close) is the same on every
  * supported Node. Every other warning still goes through.
  */
-function loadNodeSqlite(): typeof import('node:sqlite') {
+function loadNodeSqlite(): typeof NodeSqlite {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with process as `this`
   const emitWarning = process.emitWarning
-  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+  const passOn = (...args: unknown[]) => Reflect.apply(emitWarning, process, args) as void
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
     const message = typeof warning === 'string' ? warning : warning.message
     const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type
     if (type === 'ExperimentalWarning' && message.startsWith(EXPERIMENTAL_SQLITE_WARNING)) return
-    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest)
-  } as typeof process.emitWarning
+    passOn(warning, ...rest)
+  }
   try {
-    return require('node:sqlite') as typeof import('node:sqlite')
+    return require('node:sqlite') as typeof NodeSqlite
   } finally {
     process.emitWarning = emitWarning
   }

@@ -28,9 +28,9 @@ class DeferredChild implements FastifyBaseLogger {
   }
 
   #at(level: Level): LogFn {
-    return ((...args: Parameters<LogFn>) => {
-      if (this.#child !== undefined || this.parent.isLevelEnabled(level)) (this.#real()[level] as (...a: unknown[]) => void)(...args)
-    }) as LogFn
+    return (...args: Parameters<LogFn>) => {
+      if (this.#child !== undefined || this.parent.isLevelEnabled(level)) this.#real()[level](...args)
+    }
   }
 
   get level(): LevelWithSilentOrString {
