@@ -12,6 +12,8 @@
  * next to a bare Fastify route returning a constant object (the framework's ceiling). The machine's
  * throughput drifts, so the bare route and the single-route scenarios are measured in alternating
  * rounds, and each ratio is the median over the rounds of (scenario ÷ bare of the same round).
+ * Beside throughput, the servers' own CPU time per request (from /proc) and its ratio to the bare
+ * route's: on a machine shared with other work, throughput follows the load, CPU per request hardly.
  * Prints one JSON document: requests/s, p50/p99 latency, ratios, sign-ins/s, and per engine the
  * time to ready (first 200 of /api/health after a restart on the existing database), the resident
  * memory when idle after that start, and the peak (VmHWM) over the whole run.
@@ -91,6 +93,16 @@ function stop(process) {
     process.child.once('exit', resolve)
     process.child.kill('SIGTERM')
   })
+}
+
+/**
+ * CPU time (user + system) a process has used so far, in milliseconds (/proc/<pid>/stat counts
+ * clock ticks of 10 ms). Per request it is a figure the machine's other load hardly moves, unlike
+ * throughput: the server's own cost, next to the bare route's.
+ */
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** Resident memory of a process in MiB: `VmRSS` now, or `VmHWM`, its peak. */
@@ -191,8 +203,16 @@ function run(options) {
   })
 }
 
-async function single(name, url, token) {
-  return summarise(name, await run({ url, headers: { authorization: `Bearer ${token}` } }))
+/** One scenario against one server process; adds the server's CPU time per request. */
+async function measured(name, pid, options) {
+  const before = cpuMs(pid)
+  const result = await run(options)
+  const perRequest = result.requests.total > 0 ? Math.round(((cpuMs(pid) - before) * 1000) / result.requests.total) : null
+  return summarise(name, result, { server_cpu_us_per_request: perRequest })
+}
+
+async function single(name, pid, url, token) {
+  return measured(name, pid, { url, headers: { authorization: `Bearer ${token}` } })
 }
 
 /** Password sign-ins by the user pool (real argon2id cost); only successful ones count. */
@@ -339,9 +359,11 @@ async function benchmark() {
         const bareRounds = []
         const byScenario = scenarios.map(() => [])
         for (let round = 0; round < rounds; round++) {
-          const ceiling = summarise('bare fastify: constant object', await run({ url: `${bare.base}/` }))
+          const ceiling = await measured('bare fastify: constant object', bare.child.pid, { url: `${bare.base}/` })
           bareRounds.push(ceiling)
-          for (const [i, [name, url, token]] of scenarios.entries()) byScenario[i].push(await single(name, `${service.base}${url}`, token))
+          for (const [i, [name, url, token]] of scenarios.entries()) {
+            byScenario[i].push(await single(name, service.child.pid, `${service.base}${url}`, token))
+          }
         }
         checked.push(...bareRounds, ...byScenario.flat())
         const results = scenarios.map(([name], i) => {
@@ -351,6 +373,11 @@ async function benchmark() {
             requests_per_second: median(runs.map((r) => r.requests_per_second)),
             ratio_to_bare: Number(median(runs.map((r, round) => r.requests_per_second / bareRounds[round].requests_per_second)).toFixed(2)),
             rounds_rps: runs.map((r) => r.requests_per_second),
+            // The same comparison by the servers' own CPU time per request (bare ÷ scenario, median).
+            server_cpu_us_per_request: median(runs.map((r) => r.server_cpu_us_per_request)),
+            cpu_ratio_to_bare: Number(
+              median(runs.map((r, round) => bareRounds[round].server_cpu_us_per_request / r.server_cpu_us_per_request)).toFixed(2),
+            ),
             latency_ms: runs[Math.floor(runs.length / 2)].latency_ms,
             errors: runs.reduce((n, r) => n + r.errors, 0),
             non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
@@ -362,6 +389,7 @@ async function benchmark() {
         checked.push(mix)
         return {
           bare_rps_rounds: bareRounds.map((r) => r.requests_per_second),
+          bare_cpu_us_per_request_rounds: bareRounds.map((r) => r.server_cpu_us_per_request),
           results,
           sign_ins_per_second: signIns.sign_ins_per_second,
           sign_in: signIns,

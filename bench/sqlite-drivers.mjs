@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * node bench/sqlite-drivers.mjs — the SQLite driver choice (docs/ARCHITECTURE.md, "Runtime and
- * footprint"): better-sqlite3 against Node's built-in node:sqlite on the query every authenticated
+ * footprint"): Node's built-in node:sqlite (the driver in use) against better-sqlite3 (measured
+ * only when installed: `npm install --no-save better-sqlite3`) on the query every authenticated
  * request runs — a point select of a session joined to its user by text primary keys — and the
  * memory each adds to a bare process. Both use a prepared statement on one file database in WAL.
  */
@@ -55,8 +56,9 @@ function measure(name, open) {
 const which = process.argv[2]
 const results = []
 if (which !== 'node:sqlite') {
-  const { default: BetterSqlite3 } = await import('better-sqlite3')
-  results.push(measure('better-sqlite3', (file) => new BetterSqlite3(file)))
+  const loaded = await import('better-sqlite3').catch(() => null)
+  if (loaded === null) results.push({ driver: 'better-sqlite3', skipped: 'not installed' })
+  else results.push(measure('better-sqlite3', (file) => new loaded.default(file)))
 }
 if (which !== 'better-sqlite3') {
   const { DatabaseSync } = await import('node:sqlite')

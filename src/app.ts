@@ -8,10 +8,11 @@ import { authentication } from './modules/auth/hook.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
-import { installMetrics } from './plugins/metrics.js'
+import { installMetrics, recordRequestMetrics } from './plugins/metrics.js'
 import { DEFAULT_CONSOLE_DIR, installConsole } from './plugins/console.js'
 import { installOpenApi } from './plugins/openapi.js'
 import { installRateLimits } from './plugins/rate-limit.js'
+import { deferredChildLoggerFactory } from './plugins/request-logger.js'
 import { installRouteTable } from './plugins/route-table.js'
 import { lazySerializerFactory } from './plugins/serialization.js'
 import { installValidation } from './plugins/validation.js'
@@ -54,6 +55,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // The request's child logger is made by the first line it writes (plugins/request-logger.ts).
+    childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify accepts a hop count at run time though its types omit it.
     trustProxy: deps.config.trustProxy as boolean | string,
@@ -81,6 +84,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   installValidation(app)
   installErrorHandling(app, installRouteTable(app))
   installHttpConventions(app, { hsts: deps.config.secureCookies })
+  // Before any route registers: each route gets its own recording hook as it does.
+  recordRequestMetrics(app, deps.metrics)
   app.addSchema(ErrorEnvelope)
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)

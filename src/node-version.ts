@@ -3,12 +3,12 @@
  * before anything else is loaded: an older Node would otherwise fail later, in a dependency, with
  * an error that does not say what to do. Imports nothing, so it loads on any Node.
  */
-export const SUPPORTED_NODE = 'Node.js 24 LTS (recommended) or 22 LTS (22.12 or later)'
+export const SUPPORTED_NODE = 'Node.js 24 LTS (recommended) or 22 LTS (22.16 or later)'
 
 /** One line telling the operator which Node this needs, or null when `version` is supported. */
 export function unsupportedNodeMessage(version: string): string | null {
   const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number)
-  const supported = major >= 24 || (major === 22 && minor >= 12)
+  const supported = major >= 24 || (major === 22 && minor >= 16)
   return supported ? null : `switchboard: needs ${SUPPORTED_NODE}; this is Node.js ${version.replace(/^v/, '')}\n`
 }
 

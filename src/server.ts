@@ -1,11 +1,22 @@
 /**
  * `node dist/server.js`: checks the Node version before loading anything that could fail on an
- * older one, turns on Node's module compile cache (start-up is mostly compiling modules; the cache
- * makes every later start cheaper), then starts the service (start.ts).
+ * older one, applies the process settings below, turns on Node's module compile cache (start-up is
+ * mostly compiling modules; the cache makes every later start cheaper), then starts the service
+ * (start.ts, bundled into one file by scripts/bundle-server.mjs).
  */
 import module from 'node:module'
 import { exitUnlessSupportedNode } from './node-version.js'
+import { processSettings } from './process-settings.js'
 
 exitUnlessSupportedNode()
+
+// V8's heap limits are fixed when the process starts, so settings this process lacks are applied
+// by replacing it (same PID, same descriptors) with one started with them — once, before anything
+// is loaded. Where execve is unavailable (Windows) the service runs with Node's defaults.
+const settings = processSettings(process.execArgv, process.env)
+if (settings !== null && typeof process.execve === 'function') {
+  process.execve(process.execPath, [process.execPath, ...settings.execArgv, ...process.argv.slice(1)], settings.env)
+}
+
 module.enableCompileCache?.()
 await import('./start.js')

@@ -4,7 +4,7 @@
  * acknowledged (WAL with synchronous=NORMAL loses nothing when only the process dies).
  */
 import path from 'node:path'
-import Database from 'better-sqlite3'
+import { DatabaseSync } from 'node:sqlite'
 import { describe, expect, it } from 'vitest'
 import { makeTempDir } from './helpers/database.js'
 import { startServerProcess } from './helpers/process.js'
@@ -47,9 +47,14 @@ describe('SIGKILL during a burst of writes on SQLite', () => {
     expect(acknowledged.length).toBeGreaterThanOrEqual(150)
 
     const file = path.join(dataDir, 'switchboard.db')
-    const check = new Database(file)
-    expect(check.pragma('integrity_check', { simple: true })).toBe('ok')
-    const stored = new Set(check.prepare("select key from settings where key like 'crash.%'").pluck().all() as string[])
+    const check = new DatabaseSync(file)
+    expect(check.prepare('pragma integrity_check').get()).toEqual({ integrity_check: 'ok' })
+    const stored = new Set(
+      check
+        .prepare("select key from settings where key like 'crash.%'")
+        .all()
+        .map((row) => row.key as string),
+    )
     check.close()
     for (const key of acknowledged) expect(stored.has(key), key).toBe(true)
 

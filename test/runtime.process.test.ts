@@ -108,7 +108,7 @@ describe('an unsupported Node.js', () => {
     )
     for (const [i, result] of results.entries()) {
       expect(result.code).toBe(1)
-      expect(result.output).toBe(`switchboard: needs Node.js 24 LTS (recommended) or 22 LTS (22.12 or later); this is Node.js ${versions[i]}\n`)
+      expect(result.output).toBe(`switchboard: needs Node.js 24 LTS (recommended) or 22 LTS (22.16 or later); this is Node.js ${versions[i]}\n`)
     }
   })
 })

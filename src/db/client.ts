@@ -94,10 +94,11 @@ const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'Query read timeout',
   'not queryable',
-  // Closed during shutdown (Kysely, pg, better-sqlite3).
+  // Closed during shutdown (Kysely, pg, node:sqlite).
   'driver has already been destroyed',
   'Cannot use a pool after calling end',
-  'database connection is not open',
+  'database is not open',
+  'statement has been finalized',
 ]
 
 /**

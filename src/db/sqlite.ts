@@ -1,21 +1,34 @@
 /**
- * SQLite through better-sqlite3, adapted so repos can be written once for both engines:
+ * SQLite through Node's built-in node:sqlite (no native addon to install or build; chosen by
+ * measurement, ARCHITECTURE.md "Runtime and footprint"), adapted so repos can be written once for
+ * both engines:
  * - the single connection is handed to waiting queries in order (a FIFO, not a wake-everyone loop);
  * - write transactions start with BEGIN IMMEDIATE, so a read-then-write transaction can never fail
  *   half-way with SQLITE_BUSY when another process holds the write lock;
- * - booleans are bound as 1/0 (better-sqlite3 refuses JavaScript booleans);
+ * - booleans are bound as 1/0 (node:sqlite on Node 22 refuses JavaScript booleans);
  * - row locks (FOR UPDATE) are dropped: SQLite serialises writers, which gives the same guarantee;
- * - prepared statements are cached, since preparing costs more than running a point select.
+ * - prepared statements are cached, since preparing costs more than running a point select;
+ * - errors carry the SQLite result code as `code: 'SQLITE_…'` (node:sqlite gives only the number),
+ *   which is what db/client.ts maps to 409s and 503s.
  */
 import fs from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
-import BetterSqlite3 from 'better-sqlite3'
+import type * as NodeSqlite from 'node:sqlite'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import {
   CompiledQuery,
   OperationNodeTransformer,
-  SqliteDialect,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
   type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
   type Driver,
+  type Kysely,
+  type QueryCompiler,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
@@ -51,18 +64,77 @@ function prepareFiles(file: string): void {
   restrict(file, 0o600)
 }
 
-export function openSqlite(file: string): BetterSqlite3.Database {
+const require = createRequire(import.meta.url)
+const EXPERIMENTAL_SQLITE_WARNING = 'SQLite is an experimental feature'
+
+/**
+ * Loads node:sqlite when the first SQLite database opens (a PostgreSQL deployment never does).
+ * Node 22 marks the module experimental and prints an ExperimentalWarning as it loads (Node 24
+ * does not): that one warning is not passed on — an operator can do nothing about it, and the part
+ * of the API used here (DatabaseSync, exec, prepare, all/run, columns, close) is the same on every
+ * supported Node. Every other warning still goes through.
+ */
+function loadNodeSqlite(): typeof NodeSqlite {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with process as `this`
+  const emitWarning = process.emitWarning
+  const passOn = (...args: unknown[]) => Reflect.apply(emitWarning, process, args) as void
+  process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
+    const message = typeof warning === 'string' ? warning : warning.message
+    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type
+    if (type === 'ExperimentalWarning' && message.startsWith(EXPERIMENTAL_SQLITE_WARNING)) return
+    passOn(warning, ...rest)
+  }
+  try {
+    return require('node:sqlite') as typeof NodeSqlite
+  } finally {
+    process.emitWarning = emitWarning
+  }
+}
+
+export function openSqlite(file: string): DatabaseSync {
   if (file !== ':memory:') prepareFiles(file)
-  const database = new BetterSqlite3(file)
-  database.pragma('journal_mode = WAL')
+  const { DatabaseSync: Database } = loadNodeSqlite()
+  const database = new Database(file)
+  database.exec('pragma journal_mode = WAL')
   // SQLite gives -wal and -shm the database file's mode; an older pair may still be wider.
   if (file !== ':memory:') for (const suffix of ['-wal', '-shm']) restrict(file + suffix, 0o600)
   // NORMAL in WAL mode never corrupts and loses no acknowledged write when the process dies;
   // only an OS crash may roll back the last transactions.
-  database.pragma('synchronous = NORMAL')
-  database.pragma('foreign_keys = ON')
-  database.pragma('busy_timeout = 5000')
+  database.exec('pragma synchronous = NORMAL')
+  database.exec('pragma foreign_keys = ON')
+  database.exec('pragma busy_timeout = 5000')
   return database
+}
+
+/** The SQLite (extended) result codes the data layer tells apart (https://sqlite.org/rescode.html). */
+const RESULT_CODES: Record<number, string> = {
+  5: 'SQLITE_BUSY',
+  6: 'SQLITE_LOCKED',
+  19: 'SQLITE_CONSTRAINT',
+  261: 'SQLITE_BUSY_RECOVERY',
+  262: 'SQLITE_LOCKED_SHAREDCACHE',
+  275: 'SQLITE_CONSTRAINT_CHECK',
+  517: 'SQLITE_BUSY_SNAPSHOT',
+  773: 'SQLITE_BUSY_TIMEOUT',
+  787: 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  1299: 'SQLITE_CONSTRAINT_NOTNULL',
+  1555: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  2067: 'SQLITE_CONSTRAINT_UNIQUE',
+}
+
+/**
+ * node:sqlite reports `code: 'ERR_SQLITE_ERROR'` with the number in `errcode`; the data layer (and
+ * its callers' tests) speak SQLite's names, as better-sqlite3 did. A busy database (any BUSY/LOCKED
+ * variant) becomes SQLITE_BUSY/SQLITE_LOCKED so it is told apart as "unavailable", not a bug.
+ */
+export function withSqliteCode(error: unknown): unknown {
+  if (typeof error !== 'object' || error === null) return error
+  const { errcode } = error as { errcode?: unknown }
+  if (typeof errcode !== 'number') return error
+  const name = RESULT_CODES[errcode] ?? RESULT_CODES[errcode & 0xff]
+  const code = name?.startsWith('SQLITE_BUSY') ? 'SQLITE_BUSY' : name?.startsWith('SQLITE_LOCKED') ? 'SQLITE_LOCKED' : name
+  if (code !== undefined) Object.assign(error, { code })
+  return error
 }
 
 /**
@@ -92,30 +164,48 @@ class FifoMutex {
   }
 }
 
+type Parameters = Array<string | number | bigint | null | Uint8Array>
+
+interface Prepared {
+  statement: StatementSync
+  /** True when the statement returns rows (a SELECT, or a write with RETURNING). */
+  reader: boolean
+}
+
 class SqliteConnection implements DatabaseConnection {
-  readonly #statements = new Map<string, BetterSqlite3.Statement>()
-  constructor(readonly database: BetterSqlite3.Database) {}
+  readonly #statements = new Map<string, Prepared>()
+  constructor(readonly database: DatabaseSync) {}
 
   // Each distinct SQL text is prepared once: preparing costs more than running a point select.
-  #statement(sql: string): BetterSqlite3.Statement {
-    let statement = this.#statements.get(sql)
-    if (statement === undefined) {
-      statement = this.database.prepare(sql)
+  #prepared(sql: string): Prepared {
+    let prepared = this.#statements.get(sql)
+    if (prepared === undefined) {
+      const statement = this.#call(() => this.database.prepare(sql))
+      prepared = { statement, reader: statement.columns().length > 0 }
       if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value as string)
-      this.#statements.set(sql, statement)
+      this.#statements.set(sql, prepared)
     }
-    return statement
+    return prepared
+  }
+
+  #call<T>(work: () => T): T {
+    try {
+      return work()
+    } catch (error) {
+      throw withSqliteCode(error)
+    }
   }
 
   readNow<R>(query: CompiledQuery): R[] {
-    return this.#statement(query.sql).all(query.parameters) as R[]
+    const { statement } = this.#prepared(query.sql)
+    return this.#call(() => statement.all(...(query.parameters as Parameters))) as R[]
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.#statement(query.sql)
-    const parameters = query.parameters as unknown[]
-    if (statement.reader) return { rows: statement.all(parameters) as R[] }
-    const { changes, lastInsertRowid } = statement.run(parameters)
+    const { statement, reader } = this.#prepared(query.sql)
+    const parameters = query.parameters as Parameters
+    if (reader) return { rows: this.#call(() => statement.all(...parameters)) as R[] }
+    const { changes, lastInsertRowid } = this.#call(() => statement.run(...parameters))
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
   }
 
@@ -128,7 +218,7 @@ class SqliteConnection implements DatabaseConnection {
 class SqliteDriver implements Driver {
   readonly #mutex = new FifoMutex()
   readonly #connection: SqliteConnection
-  constructor(database: BetterSqlite3.Database) {
+  constructor(database: DatabaseSync) {
     this.#connection = new SqliteConnection(database)
   }
   async init(): Promise<void> {}
@@ -153,7 +243,7 @@ class SqliteDriver implements Driver {
     this.#connection.database.close()
   }
   /**
-   * Runs a read at once when no transaction holds the connection — better-sqlite3 is synchronous,
+   * Runs a read at once when no transaction holds the connection — node:sqlite is synchronous,
    * so nothing can interleave — and returns undefined when one does (the caller then queues).
    */
   readNow<R>(query: CompiledQuery): R[] | undefined {
@@ -164,14 +254,23 @@ class SqliteDriver implements Driver {
 /** A synchronous read path beside Kysely's queue, for precompiled hot-path queries. */
 export type ImmediateReader = <R>(query: CompiledQuery) => R[] | undefined
 
-class SwitchboardSqliteDialect extends SqliteDialect {
+/** Kysely's SQLite dialect (compiler, adapter, introspector) over the driver above. */
+class SwitchboardSqliteDialect implements Dialect {
   readonly driver: SqliteDriver
-  constructor(database: BetterSqlite3.Database) {
-    super({ database })
+  constructor(database: DatabaseSync) {
     this.driver = new SqliteDriver(database)
   }
-  override createDriver(): Driver {
+  createDriver(): Driver {
     return this.driver
+  }
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler()
+  }
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter()
+  }
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db)
   }
 }
 
@@ -206,7 +305,7 @@ export class SqliteCompatPlugin implements KyselyPlugin {
   }
 }
 
-export function createSqliteDialect(file: string): { dialect: SqliteDialect; readNow: ImmediateReader } {
+export function createSqliteDialect(file: string): { dialect: Dialect; readNow: ImmediateReader } {
   const dialect = new SwitchboardSqliteDialect(openSqlite(file))
   return { dialect, readNow: (query) => dialect.driver.readNow(query) }
 }

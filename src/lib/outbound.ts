@@ -10,9 +10,17 @@
  * - how much it may answer: bodies are read up to a byte cap, and the read stops there.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { createRequire } from 'node:module'
 import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
-import { Agent, fetch as undiciFetch, type Dispatcher } from 'undici'
+import type * as Undici from 'undici'
+import type { Dispatcher } from 'undici'
+
+// undici (≈4 MiB of heap once loaded) is loaded by the first outbound request, not at start-up: an
+// instance without AI or OIDC configured never needs it (ARCHITECTURE.md, "Runtime and footprint").
+const require = createRequire(import.meta.url)
+let undici: typeof Undici | undefined
+const loadUndici = (): typeof Undici => (undici ??= require('undici') as typeof Undici)
 
 export class OutboundRefusedError extends Error {
   constructor(message: string) {
@@ -105,7 +113,7 @@ function guardedLookup(policy: OutboundPolicy) {
 
 /** An undici dispatcher whose connections go only where the policy allows. */
 export function guardedDispatcher(policy: OutboundPolicy): Dispatcher {
-  return new Agent({ connect: { lookup: guardedLookup(policy) } })
+  return new (loadUndici().Agent)({ connect: { lookup: guardedLookup(policy) } })
 }
 
 /**
@@ -152,13 +160,14 @@ export interface OutboundFetchOptions {
  * when resolved) and the answer buffered up to the cap — what it returns is a complete Response.
  */
 export function createOutboundFetch(options: OutboundFetchOptions): (input: string | URL, init?: RequestInit) => Promise<Response> {
-  const dispatcher = guardedDispatcher(options.policy)
+  let dispatcher: Dispatcher | undefined
   return async (input, init = {}) => {
     const url = new URL(String(input))
     const literal = hostLiteralProblem(url.hostname, options.policy)
     if (literal !== null) throw new OutboundRefusedError(`the destination ${literal}`)
     // Never followed: a redirect could name an address literal the guard above has not seen.
-    const response = await undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher })
+    dispatcher ??= guardedDispatcher(options.policy)
+    const response = await loadUndici().fetch(url, { ...(init as object), redirect: 'manual', dispatcher })
     const body = await readCapped(response, options.maxResponseBytes)
     const nullBody = [101, 204, 205, 304].includes(response.status)
     return new Response(nullBody ? null : new Uint8Array(body), {

@@ -38,8 +38,16 @@ export const CONSOLE_CSP = [
 
 const ASSET_MAX_AGE = 'public, max-age=31536000, immutable'
 
-/** dist/web next to this build (src/ and dist/ both resolve to the repository's dist/web). */
-export const DEFAULT_CONSOLE_DIR = path.resolve(import.meta.dirname, '..', '..', 'dist', 'web')
+/** The directory holding package.json above `from`: src/, dist/ and the bundled dist/start.js all find the same root. */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir
+    if (path.dirname(dir) === dir) return from
+  }
+}
+
+/** The repository's dist/web, wherever this code runs from. */
+export const DEFAULT_CONSOLE_DIR = path.join(packageRoot(import.meta.dirname), 'dist', 'web')
 
 export interface ConsoleOptions {
   root: string

@@ -11,14 +11,17 @@
  *
  * Each application has its own registry, so several instances in one process (tests) stay apart.
  */
-import http from 'node:http'
+import type http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../errors.js'
 import { safeEqual } from '../lib/crypto.js'
 import type { Metrics } from '../lib/metrics.js'
 import { errorResponse } from './openapi.js'
+
+// Not `import http from 'node:http'`, which loads Node's bundled undici at start (see errors.ts).
+const { createServer } = process.getBuiltinModule('node:http')
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,7 +36,7 @@ declare module 'fastify' {
 
 /** The loopback listener of METRICS_PORT: GET /metrics and nothing else. */
 function startLoopbackListener(metrics: Metrics, port: number): Promise<http.Server> {
-  const server = http.createServer((request, response) => {
+  const server = createServer((request, response) => {
     if (request.method !== 'GET' || (request.url !== '/metrics' && request.url !== '/api/metrics')) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
       return
@@ -52,7 +55,6 @@ function startLoopbackListener(metrics: Metrics, port: number): Promise<http.Ser
 
 export function installMetrics(app: FastifyInstance, options: { metrics: Metrics; token?: string; port?: number }): void {
   const { metrics } = options
-  app.decorateReply('errorReason', null)
   let listener: http.Server | null = null
   app.decorate('metricsAddress', () => (listener?.address() as AddressInfo | null | undefined) ?? null)
   if (options.port !== undefined) {
@@ -64,27 +66,6 @@ export function installMetrics(app: FastifyInstance, options: { metrics: Metrics
       await new Promise<void>((resolve) => (listener === null ? resolve() : listener.close(() => resolve())))
     })
   }
-
-  // The series of each (method, route, status) are looked up once and kept: building a label object
-  // and hashing it on every request was a visible share of a request's cost in the CPU profile.
-  // The set is bounded by the route table times the statuses in use.
-  const series = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>()
-
-  app.addHook('onResponse', (request, reply, done) => {
-    // The route pattern, never the concrete URL: ids in paths would explode the label set.
-    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched')
-    const key = `${request.method} ${reply.statusCode} ${route}`
-    let found = series.get(key)
-    if (found === undefined) {
-      const labels = [request.method, route, String(reply.statusCode)] as const
-      found = { requests: metrics.requests.labels(...labels), duration: metrics.duration.labels(...labels) }
-      series.set(key, found)
-    }
-    found.requests.inc()
-    found.duration.observe(reply.elapsedTime / 1000)
-    if (reply.errorReason !== null) metrics.errors.inc({ reason: reply.errorReason })
-    done()
-  })
 
   app.get(
     '/api/metrics',
@@ -119,4 +100,50 @@ export function installMetrics(app: FastifyInstance, options: { metrics: Metrics
       return reply.type(metrics.registry.contentType).send(text)
     },
   )
+}
+
+/**
+ * Records every request in the metrics. Installed before any route is registered (the per-route
+ * hooks are added as routes register), so every route is counted.
+ */
+export function recordRequestMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.decorateReply('errorReason', null)
+  // Each route records through its own hook, made when the route is registered: it knows its
+  // method and pattern (the route pattern, never the concrete URL — ids in paths would explode the
+  // label set) and keeps the series of each status it answered, so a request neither reads the
+  // route's options back nor builds and hashes a label object (both showed in the CPU profile).
+  type Series = { requests: { inc(): void }; duration: { observe(value: number): void } }
+  const recorder = (method: string, route: string) => {
+    const byStatus = new Map<number, Series>()
+    return (reply: FastifyReply) => {
+      let series = byStatus.get(reply.statusCode)
+      if (series === undefined) {
+        const labels = [method, route, String(reply.statusCode)] as const
+        series = { requests: metrics.requests.labels(...labels), duration: metrics.duration.labels(...labels) }
+        byStatus.set(reply.statusCode, series)
+      }
+      series.requests.inc()
+      series.duration.observe(reply.elapsedTime / 1000)
+      if (reply.errorReason !== null) metrics.errors.inc({ reason: reply.errorReason })
+    }
+  }
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat()
+    const recorders = new Map(methods.map((method) => [method, recorder(method, route.url)]))
+    const onResponse = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      recorders.get(request.method)?.(reply)
+      done()
+    }
+    route.onResponse = [...[route.onResponse ?? []].flat(), onResponse]
+  })
+  // Requests that matched no route (404, 405) run only the application's own hooks.
+  const recordUnmatched = new Map<string, (reply: FastifyReply) => void>()
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) {
+      let record = recordUnmatched.get(request.method)
+      if (record === undefined) recordUnmatched.set(request.method, (record = recorder(request.method, 'unmatched')))
+      record(reply)
+    }
+    done()
+  })
 }

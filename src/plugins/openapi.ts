@@ -8,11 +8,14 @@
  * The document is a contract: the test suite validates every response it receives against it
  * (test/helpers/contract.ts) and `npm run lint:openapi` lints it.
  */
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import { createRequire } from 'node:module'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
+import type * as SwaggerUi from '@fastify/swagger-ui'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { AuthRequirement } from './route-auth.js'
+import { AppError } from '../errors.js'
 import { ErrorEnvelope } from './error-envelope.js'
 
 export const DOCS_PREFIX = '/api/docs'
@@ -248,9 +251,59 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
     transformObject: (document) => referenceSharedResponses((document as unknown as { openapiObject: OpenApiObject }).openapiObject) as never,
   })
 
-  await app.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true })
+  installExplorer(app)
 
   app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(app.swagger()),
   )
+}
+
+// @fastify/swagger-ui is loaded by the first visit of the explorer, not at start-up: registering
+// it (with @fastify/static and its routes) cost 3–8 MiB of the idle footprint (ARCHITECTURE.md,
+// "Runtime and footprint"). Its loader is CommonJS, so createRequire keeps it out of the bundle.
+const require = createRequire(import.meta.url)
+
+/**
+ * The interactive explorer at /api/docs: Swagger UI as @fastify/swagger-ui serves it, in a small
+ * Fastify instance of its own built on the first visit; these routes hand it each request and
+ * answer with what it answers (status, its CSP and content headers, body). The document it shows
+ * is this application's (`app.swagger()`).
+ */
+function installExplorer(app: FastifyInstance): void {
+  let explorer: Promise<FastifyInstance> | undefined
+  const build = async (): Promise<FastifyInstance> => {
+    const ui = Fastify({ logger: false })
+    // The UI declares a dependency on @fastify/swagger; this stands in for it with the app's document.
+    await ui.register(
+      fp(
+        async (instance: FastifyInstance) => {
+          instance.decorate('swagger', app.swagger.bind(app))
+        },
+        { name: '@fastify/swagger' },
+      ),
+    )
+    const { default: swaggerUi } = require('@fastify/swagger-ui') as { default: typeof SwaggerUi.default }
+    await ui.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true })
+    await ui.ready()
+    return ui
+  }
+  const PASSED_ON = ['content-type', 'content-security-policy', 'cache-control', 'location', 'etag', 'last-modified']
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    explorer ??= build().catch((error: unknown) => {
+      explorer = undefined
+      throw error
+    })
+    const answer = await (await explorer).inject({ method: request.method as 'GET' | 'HEAD', url: request.url, headers: request.headers })
+    // Failures leave in the envelope, like every other answer of the API.
+    if (answer.statusCode === 404) throw new AppError('NOT_FOUND')
+    if (answer.statusCode >= 400) throw new AppError('INTERNAL')
+    for (const name of PASSED_ON) {
+      const value = answer.headers[name]
+      if (value !== undefined) reply.header(name, value)
+    }
+    return reply.code(answer.statusCode).send(answer.rawPayload)
+  }
+  const route = { schema: { hide: true }, config: { auth: 'public' as const } }
+  app.get(DOCS_PREFIX, route, serve)
+  app.get(`${DOCS_PREFIX}/*`, route, serve)
 }

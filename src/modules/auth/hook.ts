@@ -104,20 +104,26 @@ export function contextOf(request: FastifyRequest): RequestContext & { ip: strin
 
 export const authentication = fp(
   async (app: FastifyInstance, options: { deps: Deps }) => {
+    const { deps } = options
     app.decorateRequest('caller', null)
-    app.addHook('onRequest', async (request) => {
-      if (request.is404) return
-      const requirement = request.routeOptions.config.auth ?? 'user'
+    // One hook per route, made when the route is registered: its requirement is known then, so a
+    // request does not read it back (Fastify builds a new routeOptions object on every read), and
+    // public routes get no hook at all. Added first, so the rate limits that key on the caller run after.
+    app.addHook('onRoute', (route) => {
+      const requirement = route.config?.auth ?? 'user'
       if (requirement === 'public') return
-      try {
-        request.caller = await resolveCaller(options.deps, request, requirement)
-      } catch (error) {
-        // Failed authentication is counted against the IP's general limit (429 once spent).
-        if (error instanceof AppError && error.reason === 'UNAUTHORIZED') {
-          await chargeFailedAuthentication(options.deps.counters, request.ip, options.deps.config.rateLimitGeneral)
+      const authenticate = async (request: FastifyRequest) => {
+        try {
+          request.caller = await resolveCaller(deps, request, requirement)
+        } catch (error) {
+          // Failed authentication is counted against the IP's general limit (429 once spent).
+          if (error instanceof AppError && error.reason === 'UNAUTHORIZED') {
+            await chargeFailedAuthentication(deps.counters, request.ip, deps.config.rateLimitGeneral)
+          }
+          throw error
         }
-        throw error
       }
+      route.onRequest = [authenticate, ...[route.onRequest ?? []].flat()]
     })
   },
   { name: 'authentication' },

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+/**
+ * Part of `npm run build:server`, after tsc: bundles the service's start-up graph (dist/start.js,
+ * everything it imports statically, and the pure-JavaScript dependencies among them) into that
+ * one file. Loading ~1,400 separate modules was most of the start-up CPU (resolution, package.json
+ * lookups, per-module records) and ~13 MiB of heap; one module needs neither (ARCHITECTURE.md,
+ * "Runtime and footprint"). The other files of dist/ (cli.js, app.js for the scripts) stay as tsc
+ * wrote them, and tests run the sources.
+ *
+ * Left outside the bundle, loaded from node_modules at run time:
+ * - what is loaded only when configured or first used (through createRequire or import(): the
+ *   PostgreSQL and Redis drivers, Stripe, nodemailer, openid-client, qrcode, undici, the password
+ *   dictionary) — bundling would evaluate them at start-up;
+ * - native code (@node-rs/argon2) and packages that read their own files (@fastify/swagger-ui's
+ *   explorer assets).
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { build } from 'rolldown'
+
+const root = path.resolve(import.meta.dirname, '..')
+const entry = path.join(root, 'dist/start.js')
+const LOADED_AT_RUN_TIME = [
+  '@fastify/swagger-ui',
+  '@node-rs/argon2',
+  '@zxcvbn-ts/core',
+  '@zxcvbn-ts/language-common',
+  'ioredis',
+  'nodemailer',
+  'openid-client',
+  'pg',
+  'qrcode',
+  'stripe',
+  'undici',
+]
+const external = (id) => id.startsWith('node:') || LOADED_AT_RUN_TIME.some((name) => id === name || id.startsWith(`${name}/`))
+
+const staging = path.join(root, 'dist/.bundle')
+await build({
+  input: entry,
+  platform: 'node',
+  external,
+  logLevel: 'warn',
+  output: {
+    dir: staging,
+    format: 'esm',
+    codeSplitting: false,
+    entryFileNames: 'start.js',
+    sourcemap: true,
+    // V8 keeps a module's source for its lifetime, as two bytes per character once one character is
+    // outside Latin-1 (a "—" in a comment will do): ASCII escapes and no comments halve that string.
+    charset: 'ascii',
+    comments: { legal: false, annotation: false, jsdoc: false },
+    // Names stay (stack traces and logs remain readable); only whitespace goes.
+    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+  },
+})
+for (const file of ['start.js', 'start.js.map']) fs.renameSync(path.join(staging, file), path.join(root, 'dist', file))
+fs.rmSync(staging, { recursive: true, force: true })

@@ -1,0 +1,111 @@
+/**
+ * The node:sqlite driver reports failures the way the rest of the data layer expects them
+ * (`code: 'SQLITE_…'`), so constraint violations answer 409 and a busy database 503, exactly as
+ * with better-sqlite3 before it; and loading it prints nothing on any supported Node.
+ */
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { sql } from 'kysely'
+import { afterAll, describe, expect, it } from 'vitest'
+import { makeTempDir } from '../../test/helpers/database.js'
+import { createDatabase, isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type DatabaseHandle } from './client.js'
+import { openSqlite } from './sqlite.js'
+
+const roots: string[] = []
+const handles: DatabaseHandle[] = []
+afterAll(async () => {
+  for (const handle of handles) await handle.close().catch(() => undefined)
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
+})
+
+const quietLog = { warn: () => undefined }
+
+function freshDatabase(): { file: string; handle: DatabaseHandle } {
+  const root = makeTempDir()
+  roots.push(root)
+  const file = path.join(root, 'driver.db')
+  const handle = createDatabase({ kind: 'sqlite', url: file, sqlitePath: file, poolSize: 1 }, quietLog)
+  handles.push(handle)
+  return { file, handle }
+}
+
+async function failure(work: Promise<unknown>): Promise<unknown> {
+  return work.then(
+    () => {
+      throw new Error('expected the query to fail')
+    },
+    (error: unknown) => error,
+  )
+}
+
+describe('SQLite driver (node:sqlite)', () => {
+  it('names constraint violations as SQLite does: unique, primary key, foreign key', async () => {
+    const { handle } = freshDatabase()
+    const { db } = handle
+    await sql`create table parents (id text primary key, email text unique)`.execute(db)
+    await sql`create table children (id integer primary key, parent_id text references parents(id))`.execute(db)
+    await sql`insert into parents values ('a', 'a@example.com')`.execute(db)
+
+    const primaryKey = await failure(sql`insert into parents values ('a', 'b@example.com')`.execute(db))
+    expect(primaryKey).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })
+    expect(isUniqueViolation(primaryKey)).toBe(true)
+
+    const unique = await failure(sql`insert into parents values ('b', 'a@example.com')`.execute(db))
+    expect(unique).toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' })
+    expect(isUniqueViolation(unique)).toBe(true)
+
+    const foreignKey = await failure(sql`insert into children (parent_id) values ('nobody')`.execute(db))
+    expect(foreignKey).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })
+    expect(isForeignKeyViolation(foreignKey)).toBe(true)
+    expect(isUniqueViolation(foreignKey)).toBe(false)
+    expect(isDatabaseUnavailable(foreignKey)).toBe(false)
+  })
+
+  it('reports a write lock held by another process past busy_timeout as unavailable (503), and a closed database too', async () => {
+    const { file, handle } = freshDatabase()
+    await sql`create table t (x integer)`.execute(handle.db)
+    await sql`pragma busy_timeout = 50`.execute(handle.db)
+    const other = openSqlite(file)
+    other.exec('begin immediate')
+    try {
+      const busy = await failure(handle.db.transaction().execute((trx) => sql`insert into t values (1)`.execute(trx)))
+      expect(busy).toMatchObject({ code: 'SQLITE_BUSY' })
+      expect(isDatabaseUnavailable(busy)).toBe(true)
+    } finally {
+      other.exec('rollback')
+      other.close()
+    }
+    // The lock is gone: the same write now succeeds, and reports what it changed.
+    const inserted = await handle.db.transaction().execute((trx) => sql`insert into t values (1)`.execute(trx))
+    expect(inserted.numAffectedRows).toBe(1n)
+
+    await handle.close()
+    expect(isDatabaseUnavailable(await failure(sql`select 1`.execute(handle.db)))).toBe(true)
+  })
+
+  it('returns rows for reads and writes with RETURNING, and counts for plain writes', async () => {
+    const { handle } = freshDatabase()
+    const { db } = handle
+    await sql`create table t (id integer primary key, name text)`.execute(db)
+    const returned = await sql<{ id: number; name: string }>`insert into t (name) values ('one') returning id, name`.execute(db)
+    expect(returned.rows).toEqual([{ id: 1, name: 'one' }])
+    const updated = await sql`update t set name = 'two' where id = 1`.execute(db)
+    expect(updated.numAffectedRows).toBe(1n)
+    expect((await sql<{ name: string }>`select name from t`.execute(db)).rows).toEqual([{ name: 'two' }])
+  })
+
+  it('prints no warning when it loads, on any supported Node (Node 22 marks node:sqlite experimental)', () => {
+    const root = makeTempDir()
+    roots.push(root)
+    const sqliteModule = path.resolve(import.meta.dirname, '../../dist/db/sqlite.js')
+    const script = `import(${JSON.stringify(sqliteModule)}).then((m) => m.openSqlite(${JSON.stringify(path.join(root, 'w.db'))}).close())`
+    const run = (code: string) => spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' })
+    const quiet = run(script)
+    expect(quiet.status).toBe(0)
+    expect(quiet.stderr).toBe('')
+    // Other warnings still reach the operator.
+    const other = run(`${script}.then(() => process.emitWarning('something else', 'ExperimentalWarning'))`)
+    expect(other.stderr).toContain('ExperimentalWarning: something else')
+  })
+})
