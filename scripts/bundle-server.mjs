@@ -10,7 +10,7 @@
  * Left outside the bundle, loaded from node_modules at run time:
  * - what is loaded only when configured or first used (through createRequire or import(): the
  *   PostgreSQL and Redis drivers, Stripe, nodemailer, openid-client, qrcode, undici, the password
- *   dictionary) — bundling would evaluate them at start-up;
+ *   dictionary, the WebAuthn library, the bookmark-file parser) — bundling would evaluate them at start-up;
  * - native code (@node-rs/argon2) and packages that read their own files (@fastify/swagger-ui's
  *   explorer assets).
  */
@@ -23,9 +23,11 @@ const entry = path.join(root, 'dist/start.js')
 const LOADED_AT_RUN_TIME = [
   '@fastify/swagger-ui',
   '@node-rs/argon2',
+  '@simplewebauthn/server',
   '@zxcvbn-ts/core',
   '@zxcvbn-ts/language-common',
   'ioredis',
+  'htmlparser2',
   'nodemailer',
   'openid-client',
   'pg',
