@@ -192,6 +192,10 @@ describe('organization routes', () => {
       call: async (org) => ({ path: `/api/organizations/${org.id}/invitations`, payload: { email: uniqueEmail('invitee'), role: 'member' } }),
     },
     'GET /api/organizations/:id/invitations': { minimum: 'admin', call: async (org) => ({ path: `/api/organizations/${org.id}/invitations` }) },
+    'POST /api/organizations/:id/invitations/:invitation_id/resend': {
+      minimum: 'admin',
+      call: async (org) => ({ path: `/api/organizations/${org.id}/invitations/${await freshInvitation(org)}/resend` }),
+    },
     'DELETE /api/organizations/:id/invitations/:invitation_id': {
       minimum: 'admin',
       call: async (org) => ({ path: `/api/organizations/${org.id}/invitations/${await freshInvitation(org)}` }),
