@@ -62,6 +62,9 @@ describe('Node.js 24: load, forced garbage collection, idle', () => {
     const worker = async (n: number) => {
       while (Date.now() < until) {
         const login = await call(base, 'POST', '/api/auth/login', undefined, { email: 'gc@example.com', password: 'collect the garbage now' })
+        // Ten sign-ins at once from one address may exceed the hashing bound's per-client share on a
+        // loaded machine: that 503 is the bound working, not the process failing; try again.
+        if (login.status === 503) continue
         expect(login.status).toBe(200)
         const token = login.json.token as string
         for (const [url, credential] of [
