@@ -14,7 +14,8 @@ import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { AI_API_KEY, findLeak, OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { checkAccessibility as checkAxe, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 const LIN = { name: 'Lin Wei', email: 'lin@example.com', password: 'lattice-basis-2024' }
@@ -31,6 +32,7 @@ let adminJwt: string
 /** Every response body and header set the browser received, scanned for the secrets at the end. */
 const seen: string[] = []
 const axeChecked: string[] = []
+const checkAccessibility = (page: Page, name: string) => checkAxe(page, name, (pass) => axeChecked.push(pass))
 
 async function newContext(locale = 'en-US'): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale, acceptDownloads: true })
@@ -41,23 +43,6 @@ async function newContext(locale = 'en-US'): Promise<BrowserContext> {
       .catch(() => undefined)
   })
   return context
-}
-
-async function expectHeading(page: Page, text: string): Promise<void> {
-  await expect.poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 15_000 }).toBe(text)
-}
-
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme })
-    const grave = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    expect(
-      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      `${name}, ${colorScheme}`,
-    ).toEqual([])
-    axeChecked.push(`${name} (${colorScheme})`)
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
 }
 
 async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {

@@ -10,7 +10,8 @@ import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { checkAccessibility as checkAxe, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 const PROVIDER_KEY = 'stand-in'
@@ -24,6 +25,13 @@ let smtp: SmtpStandIn
 let adminApiToken: string
 const cspViolations: string[] = []
 const axeReport = new Map<string, string[]>()
+const checkAccessibility = (page: Page, name: string) =>
+  checkAxe(page, name, (pass, violations) =>
+    axeReport.set(
+      pass,
+      violations.map((v) => `${v.impact} ${v.id}`),
+    ),
+  )
 
 async function newContext(options: { locale?: string } = {}): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: options.locale ?? 'en-US' })
@@ -32,35 +40,6 @@ async function newContext(options: { locale?: string } = {}): Promise<BrowserCon
       cspViolations.push(`${message.location().url}: ${message.text()}`)
   })
   return context
-}
-
-async function heading(page: Page): Promise<string> {
-  const h1 = page.locator('h1')
-  await h1.first().waitFor()
-  return (await h1.allTextContents()).join(' | ').trim()
-}
-
-/** The page's one h1 reads `text` (a navigation renders the new page once its code has loaded). */
-async function expectHeading(page: Page, text: string): Promise<void> {
-  await expect.poll(() => heading(page), { timeout: 10_000 }).toBe(text)
-}
-
-/** No serious or critical axe violation, in the light and the dark theme (the theme follows the system). */
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme })
-    const violations = await axeViolations(page)
-    axeReport.set(
-      `${name} (${colorScheme})`,
-      violations.map((v) => `${v.impact} ${v.id}`),
-    )
-    const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    expect(
-      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      `${name}, ${colorScheme}`,
-    ).toEqual([])
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
 }
 
 async function signIn(page: Page, email: string, password: string): Promise<void> {

@@ -8,7 +8,8 @@
 import fs from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import * as checks from './checks.ts'
 
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 
@@ -30,6 +31,13 @@ const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 </DL><p>
 `
 
+/** The shared checks, on this file's one page; axe once the page's requests have settled. */
+const expectHeading = (text: string) => checks.expectHeading(page, text)
+async function checkAccessibility(name: string): Promise<void> {
+  await page.waitForLoadState('networkidle')
+  await checks.checkAccessibility(page, name)
+}
+
 async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
   const response = await fetch(`${server.baseUrl}${path}`, {
     method: init.method ?? 'GET',
@@ -38,24 +46,6 @@ async function api(path: string, init: { method?: string; body?: unknown } = {})
   })
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
   return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>)
-}
-
-async function expectHeading(text: string): Promise<void> {
-  await expect.poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 15_000 }).toBe(text)
-}
-
-/** No serious or critical axe violation, in the light and the dark theme (the theme follows the system). */
-async function checkAccessibility(name: string): Promise<void> {
-  await page.waitForLoadState('networkidle')
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme })
-    const grave = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    expect(
-      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      `${name}, ${colorScheme}`,
-    ).toEqual([])
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
 }
 
 beforeAll(async () => {

@@ -18,7 +18,8 @@ import {
   TEST_STRIPE_WEBHOOK_SECRET,
   type StripeStandIn,
 } from '../../test/helpers/stripe-stand-in.ts'
-import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { checkAccessibility, expectHeading } from './checks.ts'
 
 const OWNER = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 const COLLEAGUE = { name: 'Lin Wei', email: 'lin@example.com', password: 'lattice-basis-2024' }
@@ -43,22 +44,6 @@ async function newContext(locale = 'en-US'): Promise<BrowserContext> {
       failedRequests.push(`${response.status()} ${response.request().method()} ${response.url()}`)
   })
   return context
-}
-
-async function expectHeading(page: Page, text: string): Promise<void> {
-  await expect.poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 15_000 }).toBe(text)
-}
-
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme })
-    const grave = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    expect(
-      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      `${name}, ${colorScheme}`,
-    ).toEqual([])
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
 }
 
 async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {

@@ -8,7 +8,8 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { checkAccessibility, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-cobol-1959' }
 
@@ -20,22 +21,6 @@ let cdp: CDPSession
 let authenticatorId = ''
 let apiToken = ''
 const cspViolations: string[] = []
-
-async function expectHeading(target: Page, text: string): Promise<void> {
-  await expect.poll(async () => (await target.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 15_000 }).toBe(text)
-}
-
-async function checkAccessibility(target: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await target.emulateMedia({ colorScheme })
-    const grave = (await axeViolations(target)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    expect(
-      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      `${name}, ${colorScheme}`,
-    ).toEqual([])
-  }
-  await target.emulateMedia({ colorScheme: 'light' })
-}
 
 async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
   return fetch(`${server.baseUrl.replace('localhost', '127.0.0.1')}${path}`, {

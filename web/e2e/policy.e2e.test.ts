@@ -7,7 +7,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { axeViolations, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { checkAccessibility, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-pioneer-1952' }
 const PERSON = { name: 'Alan Kay', email: 'alan@example.com', password: 'smalltalk-object-1972' }
@@ -38,22 +39,6 @@ async function json<T>(response: Promise<Response>, status: number): Promise<T> 
 
 async function newContext(locale = 'en-US'): Promise<BrowserContext> {
   return browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale })
-}
-
-async function expectHeading(page: Page, text: string): Promise<void> {
-  await expect.poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout: 10_000 }).toBe(text)
-}
-
-async function checkAccessibility(page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme })
-    const grave = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    expect(
-      grave.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      `${name}, ${colorScheme}`,
-    ).toEqual([])
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
 }
 
 async function signIn(page: Page, email: string, password: string, labels = { email: 'Email address', password: 'Password', submit: 'Sign in' }) {

@@ -20,6 +20,7 @@ import { PasskeysSection } from '../passkeys/PasskeysSection'
 import { passkeysQuery } from '../passkeys/queries'
 import { BackupCodesPanel } from './BackupCodes'
 import { useDeviceName } from './use-device-name'
+import { TableHead } from '../ui/table-head'
 
 const sessionsQuery = { queryKey: ['sessions'], queryFn: () => unwrap(client.GET('/api/users/me/sessions', { params: { query: { limit: 100 } } })) }
 
@@ -289,16 +290,7 @@ function Sessions() {
       </div>
       <p className="muted">{t('sessions.description')}</p>
       <table className="table" data-testid="sessions">
-        <thead>
-          <tr>
-            <th scope="col">{t('sessions.device')}</th>
-            <th scope="col">{t('sessions.ip')}</th>
-            <th scope="col">{t('sessions.lastSeen')}</th>
-            <th scope="col">
-              <span className="visually-hidden">{t('common.actions')}</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={[t('sessions.device'), t('sessions.ip'), t('sessions.lastSeen')]} actions />
         <tbody>
           {items.map((session) => (
             <tr key={session.id} data-session={session.id}>

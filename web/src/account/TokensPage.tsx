@@ -10,6 +10,7 @@ import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 import { CopyButton } from '../ui/secret'
 import { RelativeTime } from '../ui/time'
+import { TableHead } from '../ui/table-head'
 
 const tokensQuery = { queryKey: ['tokens'], queryFn: () => unwrap(client.GET('/api/tokens', { params: { query: { limit: 100 } } })) }
 const EXPIRY_DAYS = ['30', '90', '365', 'never'] as const
@@ -92,18 +93,7 @@ export function TokensPage() {
           <p className="empty">{t('tokens.empty')}</p>
         ) : (
           <table className="table" data-testid="tokens">
-            <thead>
-              <tr>
-                <th scope="col">{t('tokens.name')}</th>
-                <th scope="col">{t('tokens.prefix')}</th>
-                <th scope="col">{t('tokens.createdAt')}</th>
-                <th scope="col">{t('tokens.lastUsed')}</th>
-                <th scope="col">{t('tokens.expires')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('common.actions')}</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('tokens.name'), t('tokens.prefix'), t('tokens.createdAt'), t('tokens.lastUsed'), t('tokens.expires')]} actions />
             <tbody>
               {items.map((token) => (
                 <tr key={token.id}>

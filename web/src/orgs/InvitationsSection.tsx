@@ -12,8 +12,9 @@ import { describeError } from '../ui/describe-error'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
-import { MoreButton, RoleName, TableHead } from './parts'
+import { MoreButton, RoleName } from './parts'
 import { grantableRoles, invitationsQuery, mayManage, type Organization, type Role } from './queries'
+import { TableHead } from '../ui/table-head'
 
 export function InvitationsSection({ organization }: { organization: Organization }) {
   const i18n = useI18n()

@@ -14,8 +14,9 @@ import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
 import { FormError, SubmitButton, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
-import { MoreButton, RoleName, TableHead } from './parts'
+import { MoreButton, RoleName } from './parts'
 import { grantableRoles, mayManage, membersQuery, type Organization, type Role } from './queries'
+import { TableHead } from '../ui/table-head'
 
 interface Member {
   user_id: string

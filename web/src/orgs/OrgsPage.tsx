@@ -12,7 +12,8 @@ import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { describeError } from '../ui/describe-error'
 import { myInvitationsQuery, organizationsQuery } from './queries'
-import { MoreButton, RoleName, TableHead, usePlanName } from './parts'
+import { MoreButton, RoleName, usePlanName } from './parts'
+import { TableHead } from '../ui/table-head'
 
 export function OrgsPage() {
   const { t } = useI18n()

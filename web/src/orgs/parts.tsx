@@ -15,27 +15,6 @@ export function usePlanName(): (id: string) => string {
   return (id) => (id === 'free' ? t('orgs.billing.free') : (plans.data?.items.find((plan) => plan.id === id)?.name ?? id))
 }
 
-/** A table's header row; `actions` adds the unlabelled-looking (but named) column of row buttons. */
-export function TableHead({ columns, actions }: { columns: string[]; actions?: boolean }) {
-  const { t } = useI18n()
-  return (
-    <thead>
-      <tr>
-        {columns.map((column) => (
-          <th key={column} scope="col">
-            {column}
-          </th>
-        ))}
-        {actions && (
-          <th scope="col">
-            <span className="visually-hidden">{t('common.actions')}</span>
-          </th>
-        )}
-      </tr>
-    </thead>
-  )
-}
-
 /** "Show more" under a paged list; absent when the last page is loaded. */
 export function MoreButton({
   query,

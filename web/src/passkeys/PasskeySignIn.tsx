@@ -38,16 +38,65 @@ function useSupported(): boolean {
   return supported
 }
 
+/**
+ * A passkey way to sign in, as a section under the form: its heading, one button that runs the
+ * ceremony (`run` resolves with the sign-in's answer) and the failure, if any, above it. `error`
+ * lets the owner report failures of its own (the autofill request).
+ */
+function PasskeySection(props: {
+  headingId: string
+  heading: string
+  label: string
+  run: () => Promise<SignedIn>
+  returnTo: string | undefined
+  error?: string | null
+  onStart?: () => void
+}) {
+  const { t } = useI18n()
+  const navigate = useNavigate()
+  const queryClient = useQueryClient()
+  const failureText = useFailureText()
+  const [pending, setPending] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  return (
+    <section className="passkey-sign-in" aria-labelledby={props.headingId}>
+      <h2 id={props.headingId} className="divider-heading">
+        {props.heading}
+      </h2>
+      <FormError>{error ?? props.error ?? null}</FormError>
+      <button
+        type="button"
+        className="button button-secondary button-block"
+        aria-busy={pending || undefined}
+        onClick={async () => {
+          setError(null)
+          props.onStart?.()
+          setPending(true)
+          try {
+            const data = await props.run()
+            finishSignIn(queryClient, data.user, props.returnTo, (to) => void navigate({ to }))
+          } catch (failure) {
+            setError(failureText(failure))
+          } finally {
+            setPending(false)
+          }
+        }}
+      >
+        {pending ? t('passkeys.waiting') : props.label}
+      </button>
+    </section>
+  )
+}
+
+type SignedIn = Awaited<ReturnType<typeof passwordlessSignIn>>
+
 export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
   const { t } = useI18n()
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const supported = useSupported()
   const failureText = useFailureText()
-  const [pending, setPending] = useState(false)
-  const [error, setError] = useState<string | null>(null)
-
-  const done = (data: Awaited<ReturnType<typeof passwordlessSignIn>>) => finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
+  const [autofillError, setAutofillError] = useState<string | null>(null)
 
   // Conditional UI: the browser lists this site's passkeys in the email field's suggestions. One
   // request at a time for the whole page, also if the component mounts again while one waits.
@@ -58,10 +107,10 @@ export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
       autofillInFlight = true
       try {
         const data = await passwordlessSignIn(true)
-        if (active) done(data)
+        if (active) finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
       } catch (failure) {
         // A cancelled or replaced autofill request is normal; a refused passkey is worth saying.
-        if (active && !wasCancelled(failure) && !isBrowserFailure(failure)) setError(failureText(failure))
+        if (active && !wasCancelled(failure) && !isBrowserFailure(failure)) setAutofillError(failureText(failure))
       } finally {
         autofillInFlight = false
       }
@@ -74,70 +123,34 @@ export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
 
   if (!supported) return null
   return (
-    <section className="passkey-sign-in" aria-labelledby="passkey-heading">
-      <h2 id="passkey-heading" className="divider-heading">
-        {t('passkeys.orSignIn')}
-      </h2>
-      <FormError>{error}</FormError>
-      <button
-        type="button"
-        className="button button-secondary button-block"
-        aria-busy={pending || undefined}
-        onClick={async () => {
-          setError(null)
-          setPending(true)
-          try {
-            done(await passwordlessSignIn(false))
-          } catch (failure) {
-            setError(failureText(failure))
-          } finally {
-            setPending(false)
-          }
-        }}
-      >
-        {pending ? t('passkeys.waiting') : t('passkeys.signIn')}
-      </button>
-    </section>
+    <PasskeySection
+      headingId="passkey-heading"
+      heading={t('passkeys.orSignIn')}
+      label={t('passkeys.signIn')}
+      run={() => passwordlessSignIn(false)}
+      returnTo={returnTo}
+      error={autofillError}
+      onStart={() => setAutofillError(null)}
+    />
   )
 }
 
 /** The second step's other way: the passkey instead of a code. */
 export function PasskeySecondFactor({ mfaToken, returnTo }: { mfaToken: string; returnTo: string | undefined }) {
   const { t } = useI18n()
-  const navigate = useNavigate()
-  const queryClient = useQueryClient()
   const supported = useSupported()
-  const failureText = useFailureText()
-  const [pending, setPending] = useState(false)
-  const [error, setError] = useState<string | null>(null)
   if (!supported) return null
   return (
-    <section className="passkey-sign-in" aria-labelledby="passkey-mfa-heading">
-      <h2 id="passkey-mfa-heading" className="divider-heading">
-        {t('passkeys.orSecondFactor')}
-      </h2>
-      <FormError>{error}</FormError>
-      <button
-        type="button"
-        className="button button-secondary button-block"
-        aria-busy={pending || undefined}
-        onClick={async () => {
-          setError(null)
-          setPending(true)
-          try {
-            const start = await unwrap(client.POST('/api/auth/passkeys/mfa/options', { body: { mfa_token: mfaToken } }))
-            const credential = await getPasskey(start.options)
-            const data = await unwrap(client.POST('/api/auth/passkeys/mfa/verify', { body: { mfa_token: mfaToken, credential } }))
-            finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
-          } catch (failure) {
-            setError(failureText(failure))
-          } finally {
-            setPending(false)
-          }
-        }}
-      >
-        {pending ? t('passkeys.waiting') : t('passkeys.useForSecondFactor')}
-      </button>
-    </section>
+    <PasskeySection
+      headingId="passkey-mfa-heading"
+      heading={t('passkeys.orSecondFactor')}
+      label={t('passkeys.useForSecondFactor')}
+      run={async () => {
+        const start = await unwrap(client.POST('/api/auth/passkeys/mfa/options', { body: { mfa_token: mfaToken } }))
+        const credential = await getPasskey(start.options)
+        return unwrap(client.POST('/api/auth/passkeys/mfa/verify', { body: { mfa_token: mfaToken, credential } }))
+      }}
+      returnTo={returnTo}
+    />
   )
 }

@@ -15,6 +15,7 @@ import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { passkeysQuery } from './queries'
 import { createPasskey, isBrowserFailure, passkeysSupported, wasCancelled } from './webauthn'
+import { TableHead } from '../ui/table-head'
 
 type Passkey = Awaited<ReturnType<typeof passkeysQuery.queryFn>>['items'][number]
 
@@ -42,17 +43,7 @@ export function PasskeysSection() {
         </p>
       ) : (
         <table className="table" data-testid="passkeys">
-          <thead>
-            <tr>
-              <th scope="col">{t('passkeys.name')}</th>
-              <th scope="col">{t('passkeys.added')}</th>
-              <th scope="col">{t('passkeys.lastUsed')}</th>
-              <th scope="col">{t('passkeys.sync')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('common.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={[t('passkeys.name'), t('passkeys.added'), t('passkeys.lastUsed'), t('passkeys.sync')]} actions />
           <tbody>
             {items.map((passkey) => (
               <tr key={passkey.id} data-passkey={passkey.id}>
