@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD, login, loginForMfaToken } from '../../../test/helpers/factories.js'
-import { authenticatorFor, completeRegistration, registerPasskey, registrationOptions } from '../../../test/helpers/passkeys.js'
+import {
+  authenticatorFor,
+  completeRegistration,
+  passwordlessOptions,
+  registerPasskey,
+  registrationOptions,
+  signInWithPasskey,
+} from '../../../test/helpers/passkeys.js'
+import { MAX_PASSKEYS_PER_USER } from './service.js'
 
 const t = useTestApp()
 
@@ -118,6 +126,30 @@ describe('registration', () => {
     expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(1)
     expect(answers.filter((r) => r.statusCode === 409).every((r) => r.json().reason === 'PASSKEY_CHALLENGE_EXPIRED')).toBe(true)
     expect((await list(user.token)).items).toHaveLength(1)
+  })
+
+  it('keeps the per-account cap under concurrent registrations from several sessions (LIMIT_REACHED)', async () => {
+    const user = await createSignedInUser(t)
+    const authenticator = authenticatorFor(t)
+    for (let i = 0; i < MAX_PASSKEYS_PER_USER - 2; i++) await registerPasskey(t, { token: user.token, password: DEFAULT_PASSWORD }, authenticator)
+    // Four more sessions (signed in with a passkey), each with a challenge of its own: two places are left.
+    const sessions = []
+    for (let i = 0; i < 4; i++) {
+      const start = await passwordlessOptions(t)
+      sessions.push((await signInWithPasskey(t, start.attempt_token, authenticator.assert(start.options))).json().token as string)
+    }
+    const pending = await Promise.all(sessions.map(async (token) => ({ token, options: await registrationOptions(t, token, DEFAULT_PASSWORD) })))
+    const answers = await Promise.all(pending.map(({ token, options }) => completeRegistration(t, token, authenticator.register(options))))
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 201, 409, 409])
+    expect(answers.filter((r) => r.statusCode === 409).every((r) => r.json().reason === 'LIMIT_REACHED')).toBe(true)
+    expect((await list(user.token)).items).toHaveLength(MAX_PASSKEYS_PER_USER)
+    const beyond = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/passkeys/registration/options',
+      headers: bearer(user.token),
+      payload: { password: DEFAULT_PASSWORD },
+    })
+    expect(beyond.json()).toMatchObject({ code: 409, reason: 'LIMIT_REACHED' })
   })
 
   it('an API token can list passkeys but not register one (SESSION_REQUIRED)', async () => {

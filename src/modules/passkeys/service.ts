@@ -15,6 +15,7 @@ import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { isMfaEnabled } from '../mfa/service.js'
+import { lockUser } from '../users/repo.js'
 import {
   consumeChallenge,
   countPasskeys,
@@ -148,6 +149,9 @@ export async function completeRegistration(
   }
   try {
     await deps.db.transaction().execute(async (tx) => {
+      // Registrations of one account take turns (each with its own challenge, so the challenge does
+      // not order them): the cap and "is this the first factor" are then decided on settled counts.
+      await lockUser(tx, userId)
       const hadSecondFactor = await isMfaEnabled(tx, userId)
       if ((await countPasskeys(tx, userId)) >= MAX_PASSKEYS_PER_USER) {
         throw new AppError('LIMIT_REACHED', { details: `at most ${MAX_PASSKEYS_PER_USER} passkeys` })
