@@ -18,6 +18,13 @@ describe('GET /api/metrics', () => {
     const text = response.body
     expect(text).toMatch(/switchboard_http_requests_total\{method="GET",route="\/api\/users\/me",status="200"\} 1/)
     expect(text).toMatch(/switchboard_http_request_duration_seconds_bucket\{le="[0-9.]+",method="GET",route="\/api\/users\/me",status="200"\}/)
+    expect(text).toMatch(/switchboard_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/users\/me",status="200"\} 1/)
+    expect(text).toMatch(/switchboard_http_request_duration_seconds_count\{method="GET",route="\/api\/users\/me",status="200"\} 1/)
+    expect(text).toMatch(/switchboard_http_request_duration_seconds_sum\{method="GET",route="\/api\/users\/me",status="200"\} [0-9.e-]+/)
+    expect(text).toContain('# TYPE switchboard_http_requests_total counter')
+    expect(text).toContain('# TYPE switchboard_http_request_duration_seconds histogram')
+    // Buckets are cumulative: the largest finite bound counts the request (it took under 5 s).
+    expect(text).toMatch(/switchboard_http_request_duration_seconds_bucket\{le="5",method="GET",route="\/api\/users\/me",status="200"\} 1/)
     expect(text).toMatch(/switchboard_errors_total\{reason="INVALID_CREDENTIALS"\} 1/)
     expect(text).toMatch(/route="unmatched",status="404"/)
     expect(text).not.toContain('xxxxxxxxxxxx') // concrete ids never become labels

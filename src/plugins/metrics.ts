@@ -17,7 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../errors.js'
 import { safeEqual } from '../lib/crypto.js'
-import type { Metrics } from '../lib/metrics.js'
+import type { Metrics, RequestSeries } from '../lib/metrics.js'
 import { errorResponse } from './openapi.js'
 
 // Not `import http from 'node:http'`, which loads Node's bundled undici at start (see errors.ts).
@@ -111,19 +111,13 @@ export function recordRequestMetrics(app: FastifyInstance, metrics: Metrics): vo
   // Each route records through its own hook, made when the route is registered: it knows its
   // method and pattern (the route pattern, never the concrete URL — ids in paths would explode the
   // label set) and keeps the series of each status it answered, so a request neither reads the
-  // route's options back nor builds and hashes a label object (both showed in the CPU profile).
-  type Series = { requests: { inc(): void }; duration: { observe(value: number): void } }
+  // route's options back nor builds a label object (both showed in the CPU profile).
   const recorder = (method: string, route: string) => {
-    const byStatus = new Map<number, Series>()
+    const byStatus = new Map<number, RequestSeries>()
     return (reply: FastifyReply) => {
       let series = byStatus.get(reply.statusCode)
-      if (series === undefined) {
-        const labels = [method, route, String(reply.statusCode)] as const
-        series = { requests: metrics.requests.labels(...labels), duration: metrics.duration.labels(...labels) }
-        byStatus.set(reply.statusCode, series)
-      }
-      series.requests.inc()
-      series.duration.observe(reply.elapsedTime / 1000)
+      if (series === undefined) byStatus.set(reply.statusCode, (series = metrics.requests.series(method, route, reply.statusCode)))
+      series.observe(reply.elapsedTime / 1000)
       if (reply.errorReason !== null) metrics.errors.inc({ reason: reply.errorReason })
     }
   }

@@ -27,10 +27,10 @@ class DeferredChild implements FastifyBaseLogger {
     return (this.#child ??= this.parent.child(this.bindings))
   }
 
-  #at(level: Level): LogFn {
-    return (...args: Parameters<LogFn>) => {
-      if (this.#child !== undefined || this.parent.isLevelEnabled(level)) this.#real()[level](...args)
-    }
+  // Methods on the prototype, not arrow-function fields: every request makes one of these, and
+  // fields would allocate six closures each time.
+  #log(level: Level, args: Parameters<LogFn>): void {
+    if (this.#child !== undefined || this.parent.isLevelEnabled(level)) this.#real()[level](...args)
   }
 
   get level(): LevelWithSilentOrString {
@@ -40,13 +40,25 @@ class DeferredChild implements FastifyBaseLogger {
     this.#real().level = level
   }
 
-  fatal = this.#at('fatal')
-  error = this.#at('error')
-  warn = this.#at('warn')
-  info = this.#at('info')
-  debug = this.#at('debug')
-  trace = this.#at('trace')
-  silent: LogFn = () => undefined
+  fatal(...args: Parameters<LogFn>): void {
+    this.#log('fatal', args)
+  }
+  error(...args: Parameters<LogFn>): void {
+    this.#log('error', args)
+  }
+  warn(...args: Parameters<LogFn>): void {
+    this.#log('warn', args)
+  }
+  info(...args: Parameters<LogFn>): void {
+    this.#log('info', args)
+  }
+  debug(...args: Parameters<LogFn>): void {
+    this.#log('debug', args)
+  }
+  trace(...args: Parameters<LogFn>): void {
+    this.#log('trace', args)
+  }
+  silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#real().child(bindings, options)

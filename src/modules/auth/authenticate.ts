@@ -17,8 +17,8 @@ import { findLiveSession, touchSession } from './repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 
-function touchWhenStale(deps: Deps, lastTouched: string | null, now: Date, touch: (now: string, staleBefore: string) => Promise<void>): void {
-  if (lastTouched !== null && now.getTime() - Date.parse(lastTouched) < TOUCH_INTERVAL_MS) return
+function touchWhenStale(deps: Deps, lastTouchedMs: number | null, now: Date, touch: (now: string, staleBefore: string) => Promise<void>): void {
+  if (lastTouchedMs !== null && now.getTime() - lastTouchedMs < TOUCH_INTERVAL_MS) return
   const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString()
   touch(now.toISOString(), staleBefore).catch((error: Error) =>
     deps.logger.warn({ error: { message: error.message } }, 'could not record credential activity'),
@@ -30,7 +30,9 @@ async function authenticateApiToken(deps: Deps, token: string): Promise<Caller |
   const now = deps.clock.now()
   const found = await findLiveApiToken(deps.db, hashApiToken(token), now.toISOString())
   if (found === null) return null
-  touchWhenStale(deps, found.lastUsedAt, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, at, staleBefore))
+  touchWhenStale(deps, found.lastUsedAt === null ? null : Date.parse(found.lastUsedAt), now, (at, staleBefore) =>
+    touchApiToken(deps.db, found.tokenId, at, staleBefore),
+  )
   return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId }
 }
 
@@ -42,8 +44,9 @@ async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller 
   if (found === null || found.user.id !== claims.sub) return null
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
-  if (now.getTime() - Date.parse(found.lastSeenAt) > deps.config.sessionIdleSeconds * 1000) return null
-  touchWhenStale(deps, found.lastSeenAt, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
+  const lastSeenMs = Date.parse(found.lastSeenAt)
+  if (now.getTime() - lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
+  touchWhenStale(deps, lastSeenMs, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
   return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null }
 }
 

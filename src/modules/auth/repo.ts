@@ -54,8 +54,7 @@ const selectLiveSession = precompiled(['sessionId', 'now'], (ex, p) =>
 export async function findLiveSession(ex: Executor, sessionId: string, now: Timestamp): Promise<LiveSession | null> {
   const [row] = await selectLiveSession(ex, { sessionId, now })
   if (row === undefined) return null
-  const { session_last_seen_at, ...user } = row
-  return { user: toUserRecord(user), lastSeenAt: session_last_seen_at }
+  return { user: toUserRecord(row), lastSeenAt: row.session_last_seen_at }
 }
 
 /** Whether a trusted identity provider reported a second factor for this session's sign-in (issue 14). */

@@ -157,7 +157,10 @@ const selectMfaStatus = precompiled(['userId', 'now'], (ex, p) =>
 /** Everything the status endpoint shows, in one read. */
 export async function findMfaStatus(ex: Executor, userId: string, now: Timestamp): Promise<MfaStatusRow | null> {
   const [row] = await selectMfaStatus(ex, { userId, now })
-  return row === undefined ? null : { ...row, backup_codes_remaining: Number(row.backup_codes_remaining) }
+  // Built field by field: spreading a node:sqlite row (a dictionary-mode object) is V8's slow path.
+  return row === undefined
+    ? null
+    : { enabled_at: row.enabled_at, pending_expires_at: row.pending_expires_at, backup_codes_remaining: Number(row.backup_codes_remaining) }
 }
 
 export async function insertChallenge(

@@ -78,8 +78,7 @@ export interface LiveApiToken {
 export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Timestamp): Promise<LiveApiToken | null> {
   const [row] = await selectLiveToken(ex, { tokenHash, now })
   if (row === undefined) return null
-  const { token_id, token_last_used_at, ...user } = row
-  return { user: toUserRecord(user), tokenId: token_id, lastUsedAt: token_last_used_at }
+  return { user: toUserRecord(row), tokenId: row.token_id, lastUsedAt: row.token_last_used_at }
 }
 
 /** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */
