@@ -53,11 +53,11 @@ interface ScrapedValue {
 }
 
 /**
- * A metric whose values are computed when the registry is scraped. The registry reads only `name`
- * and calls `get()`; its types name prom-client's own classes, hence the one cast.
+ * A metric whose values are computed when the registry is scraped. The registry reads `name` and
+ * `type` and calls `get()`; its types name prom-client's own classes, hence the one cast.
  */
 function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => ScrapedValue[]): Metric {
-  const metric = { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) }
+  const metric = { name, type, get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) }
   return metric as unknown as Metric
 }
 
