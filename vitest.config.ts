@@ -79,6 +79,10 @@ export default defineConfig(async () => {
             pool: 'forks' as const,
             testTimeout: 120_000,
             hookTimeout: 60_000,
+            // A page's answer can take seconds on a loaded 2-core machine (the AI settings' first
+            // outbound call loads its HTTP client, say): vitest's 1 s default for expect.poll failed
+            // a console test in CI. A poll still ends as soon as its condition holds.
+            expect: { poll: { timeout: 10_000 } },
           },
         },
       ],
