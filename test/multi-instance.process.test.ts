@@ -57,14 +57,39 @@ describe('two server processes, one database', () => {
 
     const second = await call(a, 'POST', '/api/auth/login', { email: 'ops@example.com', password })
     const token = second.body!.token as string
+    // Used on both first: on SQLite each instance now holds the lookup's rows until the database changes.
+    expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
     expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
     expect((await call(b, 'POST', '/api/auth/logout', undefined, token)).status).toBe(204)
     expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(401)
   })
 
+  it('a user disabled on one is refused on the other at the next request', async () => {
+    const memberPassword = 'another sound passphrase 43'
+    const created = await call(a, 'POST', '/api/admin/users', { email: 'member@example.com', name: 'Member', password: memberPassword }, adminToken)
+    expect(created.status).toBe(201)
+    const signedIn = await call(b, 'POST', '/api/auth/login', { email: 'member@example.com', password: memberPassword })
+    const token = signedIn.body!.token as string
+    expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).status).toBe(200)
+
+    const disabled = await call(
+      a,
+      'PUT',
+      `/api/admin/users/${created.body!.id as string}`,
+      { disabled: true, current_password: password },
+      adminToken,
+    )
+    expect(disabled.status).toBe(200)
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).status).toBe(401)
+    expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(401)
+  })
+
   it('an API token revoked on one fails on the other at the next request', async () => {
     const created = await call(a, 'POST', '/api/tokens', { name: 'shared' }, adminToken)
     const { id, token } = created.body as { id: string; token: string }
+    // Twice: the first use also records it (a write, which empties that instance's read cache).
+    expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
     expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
     expect((await call(a, 'DELETE', `/api/tokens/${id}`, undefined, adminToken)).status).toBe(204)
     expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(401)
@@ -85,10 +110,16 @@ describe('two server processes, one database', () => {
   it('a TOTP code accepted by one is refused by the other, also when both race', async () => {
     const token = adminToken
 
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: false, pending: false })
     const begin = await call(b, 'POST', '/api/auth/mfa/enroll/begin', { password }, token)
     const secret = begin.body!.secret as string
+    for (const server of [a, b]) {
+      expect((await call(server, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: false, pending: true })
+    }
     const confirmed = await call(a, 'POST', '/api/auth/mfa/enroll/confirm', { code: totpCode(secret, new Date()) }, token)
     expect(confirmed.status).toBe(200)
+    // Each instance shows what the other just wrote.
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: true, pending: false })
     backupCodes = confirmed.body!.backup_codes as string[]
 
     // Wait for the next time step, so the confirming code is not the one under test.

@@ -172,9 +172,76 @@ interface Prepared {
   reader: boolean
 }
 
+/** Entries kept per hot-path statement (one per credential in use); past this the oldest goes. */
+export const READ_CACHE_ENTRIES = 1_000
+
+type KeyValue = string | number | null
+
+/**
+ * The rows of hot-path reads (readNow: the per-request credential and MFA-status lookups), kept
+ * until the database changes. A change is either a statement other than a SELECT run on this
+ * connection (counted here) or a commit by any other connection to the same file, in this process
+ * or another (SQLite's `PRAGMA data_version` moves; https://sqlite.org/pragma.html#pragma_data_version).
+ * Both are checked before every cached read, so a revoked session or token, or a disabled user, is
+ * refused at the very next request on every instance, as without the cache. Any change at all
+ * empties the cache: no reasoning about which rows a write could touch. The cached queries take no
+ * clock value (their callers compare expiry times), so the same credential finds the same entry.
+ */
+class ReadCache {
+  readonly #dataVersion: StatementSync
+  #writes = 0
+  #version = -1
+  #writesSeen = -1
+  readonly #rows = new Map<string, Map<string, readonly unknown[]>>()
+
+  constructor(database: DatabaseSync) {
+    this.#dataVersion = database.prepare('pragma data_version')
+  }
+
+  /** Called for every statement run through Kysely's queue; a SELECT cannot change anything. */
+  noteStatement(sql: string): void {
+    if (!sql.startsWith('select ')) this.#writes++
+  }
+
+  read<R>(sql: string, parameters: Parameters, run: () => R[]): R[] {
+    const key = cacheKey(parameters)
+    if (key === null) return run()
+    const { data_version: version } = this.#dataVersion.get() as { data_version: number }
+    if (version !== this.#version || this.#writes !== this.#writesSeen) {
+      this.#rows.clear()
+      this.#version = version
+      this.#writesSeen = this.#writes
+    }
+    let bySql = this.#rows.get(sql)
+    if (bySql === undefined) {
+      bySql = new Map()
+      this.#rows.set(sql, bySql)
+    }
+    const hit = bySql.get(key)
+    if (hit !== undefined) return hit as R[]
+    // Shared by every later request for the same key: frozen, so no caller can change another's view.
+    const rows = Object.freeze(run().map((row) => Object.freeze(row)))
+    if (bySql.size >= READ_CACHE_ENTRIES) bySql.delete(bySql.keys().next().value as string)
+    bySql.set(key, rows)
+    return rows as R[]
+  }
+}
+
+const isKeyValue = (value: unknown): value is KeyValue => value === null || typeof value === 'string' || typeof value === 'number'
+
+/** One text per parameter list (the hot reads take a single id or hash); null when not cacheable. */
+function cacheKey(parameters: Parameters): string | null {
+  // The first character says which form follows, so the two never collide.
+  if (parameters.length === 1 && typeof parameters[0] === 'string') return `s${parameters[0]}`
+  return parameters.every(isKeyValue) ? `j${JSON.stringify(parameters)}` : null
+}
+
 class SqliteConnection implements DatabaseConnection {
   readonly #statements = new Map<string, Prepared>()
-  constructor(readonly database: DatabaseSync) {}
+  readonly #cache: ReadCache
+  constructor(readonly database: DatabaseSync) {
+    this.#cache = new ReadCache(database)
+  }
 
   // Each distinct SQL text is prepared once: preparing costs more than running a point select.
   #prepared(sql: string): Prepared {
@@ -198,10 +265,12 @@ class SqliteConnection implements DatabaseConnection {
 
   readNow<R>(query: CompiledQuery): R[] {
     const { statement } = this.#prepared(query.sql)
-    return this.#call(() => statement.all(...(query.parameters as Parameters))) as R[]
+    const parameters = query.parameters as Parameters
+    return this.#call(() => this.#cache.read(query.sql, parameters, () => statement.all(...parameters) as R[]))
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.#cache.noteStatement(query.sql)
     const { statement, reader } = this.#prepared(query.sql)
     const parameters = query.parameters as Parameters
     if (reader) return { rows: this.#call(() => statement.all(...parameters)) as R[] }

@@ -28,26 +28,40 @@ function touchWhenStale(deps: Deps, lastTouchedMs: number | null, now: Date, tou
 async function authenticateApiToken(deps: Deps, token: string): Promise<Caller | null> {
   if (!isWellFormedApiToken(token)) return null
   const now = deps.clock.now()
-  const found = await findLiveApiToken(deps.db, hashApiToken(token), now.toISOString())
+  const found = await findLiveApiToken(deps.db, hashApiToken(token), now)
   if (found === null) return null
   touchWhenStale(deps, found.lastUsedAt === null ? null : Date.parse(found.lastUsedAt), now, (at, staleBefore) =>
     touchApiToken(deps.db, found.tokenId, at, staleBefore),
   )
-  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId }
+  return {
+    user: found.user,
+    credential: 'api_token',
+    sessionId: null,
+    tokenId: found.tokenId,
+    secondFactor: found.secondFactor,
+    vouchedByProvider: false,
+  }
 }
 
 async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller | null> {
   const claims = await deps.accessTokens.verify(token)
   if (claims === null) return null
   const now = deps.clock.now()
-  const found = await findLiveSession(deps.db, claims.sid, now.toISOString())
+  const found = await findLiveSession(deps.db, claims.sid, now)
   if (found === null || found.user.id !== claims.sub) return null
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
   const lastSeenMs = Date.parse(found.lastSeenAt)
   if (now.getTime() - lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
   touchWhenStale(deps, lastSeenMs, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
-  return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null }
+  return {
+    user: found.user,
+    credential: 'session',
+    sessionId: claims.sid,
+    tokenId: null,
+    secondFactor: found.secondFactor,
+    vouchedByProvider: found.vouchedByProvider,
+  }
 }
 
 /** The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now. */

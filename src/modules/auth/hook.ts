@@ -66,13 +66,20 @@ function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller, cookies
   if (!ok) throw new AppError('CSRF_FAILED')
 }
 
-export async function resolveCaller(deps: Deps, request: FastifyRequest, requirement: AuthRequirement): Promise<Caller> {
+/** What a route declares about its callers, read once when it registers. */
+interface RouteAccess {
+  requirement: AuthRequirement
+  allowedDuringEnrollment: boolean
+}
+
+async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteAccess): Promise<Caller> {
+  const { requirement } = access
   const credential = readCredential(request)
   if (credential?.token == null) throw new AppError('UNAUTHORIZED')
   const caller = await authenticateBearer(deps, credential.token)
   if (caller === null) throw new AppError('UNAUTHORIZED')
   if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller, credential.cookies)
-  if (request.routeOptions.config.allowedDuringEnrollment !== true && (await enrollmentRequired(deps, caller))) {
+  if (!access.allowedDuringEnrollment && (await enrollmentRequired(deps, caller))) {
     throw new AppError('MFA_ENROLLMENT_REQUIRED')
   }
   if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
@@ -106,15 +113,16 @@ export const authentication = fp(
   async (app: FastifyInstance, options: { deps: Deps }) => {
     const { deps } = options
     app.decorateRequest('caller', null)
-    // One hook per route, made when the route is registered: its requirement is known then, so a
-    // request does not read it back (Fastify builds a new routeOptions object on every read), and
+    // One hook per route, made when the route is registered: its requirements are known then, so a
+    // request does not read them back (Fastify builds a new routeOptions object on every read), and
     // public routes get no hook at all. Added first, so the rate limits that key on the caller run after.
     app.addHook('onRoute', (route) => {
       const requirement = route.config?.auth ?? 'user'
       if (requirement === 'public') return
+      const access: RouteAccess = { requirement, allowedDuringEnrollment: route.config?.allowedDuringEnrollment === true }
       const authenticate = async (request: FastifyRequest) => {
         try {
-          request.caller = await resolveCaller(deps, request, requirement)
+          request.caller = await resolveCaller(deps, request, access)
         } catch (error) {
           // Failed authentication is counted against the IP's general limit (429 once spent).
           if (error instanceof AppError && error.reason === 'UNAUTHORIZED') {

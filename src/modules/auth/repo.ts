@@ -1,7 +1,9 @@
 /** SQL for sessions and the instance's once-only flags. */
+import { sql } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { secondFactorExists } from '../mfa/repo.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface NewSession {
@@ -34,33 +36,42 @@ export async function insertSession(ex: Executor, session: NewSession): Promise<
 export interface LiveSession {
   user: UserRecord
   lastSeenAt: Timestamp
+  secondFactor: boolean
+  vouchedByProvider: boolean
 }
 
-const selectLiveSession = precompiled(['sessionId', 'now'], (ex, p) =>
+// No clock value in the query: on SQLite its rows are kept until the database changes
+// (db/sqlite.ts ReadCache), so the expiry is compared below instead.
+const selectLiveSession = precompiled(['sessionId'], (ex, p) =>
   ex
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at'])
+    .select([
+      ...USER_COLUMNS,
+      'sessions.last_seen_at as session_last_seen_at',
+      'sessions.expires_at as session_expires_at',
+      'sessions.idp_mfa as session_idp_mfa',
+      // What the two-factor policy asks on every request (auth/mfa-policy.ts), in the same read.
+      secondFactorExists(sql.ref('users.id')).as('second_factor'),
+    ])
     .where('sessions.id', '=', p.sessionId)
     .where('sessions.revoked_at', 'is', null)
-    .where('sessions.expires_at', '>', p.now)
     .where('users.disabled', '=', false),
 )
 
 /**
  * The per-request authentication lookup: one primary-key read of the session joined to its user
- * by primary key. Revoked or expired sessions and disabled users simply do not match.
+ * by primary key. Revoked sessions and disabled users do not match; an expired one is refused here.
  */
-export async function findLiveSession(ex: Executor, sessionId: string, now: Timestamp): Promise<LiveSession | null> {
-  const [row] = await selectLiveSession(ex, { sessionId, now })
-  if (row === undefined) return null
-  return { user: toUserRecord(row), lastSeenAt: row.session_last_seen_at }
-}
-
-/** Whether a trusted identity provider reported a second factor for this session's sign-in (issue 14). */
-export async function isSessionVouchedByProvider(ex: Executor, sessionId: string): Promise<boolean> {
-  const row = await ex.selectFrom('sessions').select('idp_mfa').where('id', '=', sessionId).executeTakeFirst()
-  return Boolean(row?.idp_mfa)
+export async function findLiveSession(ex: Executor, sessionId: string, now: Date): Promise<LiveSession | null> {
+  const [row] = await selectLiveSession(ex, { sessionId })
+  if (row === undefined || Date.parse(row.session_expires_at) <= now.getTime()) return null
+  return {
+    user: toUserRecord(row),
+    lastSeenAt: row.session_last_seen_at,
+    secondFactor: Boolean(row.second_factor),
+    vouchedByProvider: Boolean(row.session_idp_mfa),
+  }
 }
 
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */

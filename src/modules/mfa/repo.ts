@@ -141,11 +141,13 @@ export interface MfaStatusRow {
   backup_codes_remaining: number
 }
 
-const selectMfaStatus = precompiled(['userId', 'now'], (ex, p) =>
+// No clock value in the query: on SQLite its rows are kept until the database changes
+// (db/sqlite.ts ReadCache), so a pending enrolment's expiry is compared in findMfaStatus instead.
+const selectMfaStatus = precompiled(['userId'], (ex, p) =>
   ex
     .selectFrom('users')
     .leftJoin('mfa_totp', 'mfa_totp.user_id', 'users.id')
-    .leftJoin('mfa_pending', (join) => join.onRef('mfa_pending.user_id', '=', 'users.id').on('mfa_pending.expires_at', '>', p.now))
+    .leftJoin('mfa_pending', 'mfa_pending.user_id', 'users.id')
     .select([
       'mfa_totp.enabled_at',
       'mfa_pending.expires_at as pending_expires_at',
@@ -155,12 +157,16 @@ const selectMfaStatus = precompiled(['userId', 'now'], (ex, p) =>
 )
 
 /** Everything the status endpoint shows, in one read. */
-export async function findMfaStatus(ex: Executor, userId: string, now: Timestamp): Promise<MfaStatusRow | null> {
-  const [row] = await selectMfaStatus(ex, { userId, now })
+export async function findMfaStatus(ex: Executor, userId: string, now: Date): Promise<MfaStatusRow | null> {
+  const [row] = await selectMfaStatus(ex, { userId })
+  if (row === undefined) return null
+  const pending = row.pending_expires_at
   // Built field by field: spreading a node:sqlite row (a dictionary-mode object) is V8's slow path.
-  return row === undefined
-    ? null
-    : { enabled_at: row.enabled_at, pending_expires_at: row.pending_expires_at, backup_codes_remaining: Number(row.backup_codes_remaining) }
+  return {
+    enabled_at: row.enabled_at,
+    pending_expires_at: pending !== null && Date.parse(pending) > now.getTime() ? pending : null,
+    backup_codes_remaining: Number(row.backup_codes_remaining),
+  }
 }
 
 export async function insertChallenge(

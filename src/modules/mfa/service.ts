@@ -53,7 +53,7 @@ export interface MfaStatus {
 }
 
 export async function getMfaStatus(deps: Deps, caller: Caller): Promise<MfaStatus> {
-  const row = await findMfaStatus(deps.db, caller.user.id, deps.clock.now().toISOString())
+  const row = await findMfaStatus(deps.db, caller.user.id, deps.clock.now())
   const enabled = row?.enabled_at != null
   return {
     enabled,

@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { secondFactorExists } from '../mfa/repo.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface ApiTokenRow {
@@ -57,14 +58,22 @@ export async function revokeAllApiTokens(ex: Executor, userId: string, now: Time
   return Number(result.numUpdatedRows)
 }
 
-const selectLiveToken = precompiled(['tokenHash', 'now'], (ex, p) =>
+// No clock value in the query: on SQLite its rows are kept until the database changes
+// (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.
+const selectLiveToken = precompiled(['tokenHash'], (ex, p) =>
   ex
     .selectFrom('api_tokens')
     .innerJoin('users', 'users.id', 'api_tokens.user_id')
-    .select([...USER_COLUMNS, 'api_tokens.id as token_id', 'api_tokens.last_used_at as token_last_used_at'])
+    .select([
+      ...USER_COLUMNS,
+      'api_tokens.id as token_id',
+      'api_tokens.last_used_at as token_last_used_at',
+      'api_tokens.expires_at as token_expires_at',
+      // What the two-factor policy asks on every request (auth/mfa-policy.ts), in the same read.
+      secondFactorExists(sql.ref('users.id')).as('second_factor'),
+    ])
     .where('api_tokens.token_hash', '=', p.tokenHash)
     .where('api_tokens.revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('api_tokens.expires_at', 'is', null), eb('api_tokens.expires_at', '>', p.now)]))
     .where('users.disabled', '=', false),
 )
 
@@ -72,13 +81,15 @@ export interface LiveApiToken {
   user: UserRecord
   tokenId: string
   lastUsedAt: Timestamp | null
+  secondFactor: boolean
 }
 
 /** The per-request lookup for token authentication: one read through the unique hash index. */
-export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Timestamp): Promise<LiveApiToken | null> {
-  const [row] = await selectLiveToken(ex, { tokenHash, now })
+export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Date): Promise<LiveApiToken | null> {
+  const [row] = await selectLiveToken(ex, { tokenHash })
   if (row === undefined) return null
-  return { user: toUserRecord(row), tokenId: row.token_id, lastUsedAt: row.token_last_used_at }
+  if (row.token_expires_at !== null && Date.parse(row.token_expires_at) <= now.getTime()) return null
+  return { user: toUserRecord(row), tokenId: row.token_id, lastUsedAt: row.token_last_used_at, secondFactor: Boolean(row.second_factor) }
 }
 
 /** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */

@@ -1,0 +1,102 @@
+/**
+ * On SQLite the hot-path reads (precompiled queries run through readNow) keep their rows until the
+ * database changes (sqlite.ts ReadCache). These tests hold it to that: an unchanged database answers
+ * from the cache, and any change — a write through this connection, or a commit by another
+ * connection to the same file (another instance) — is seen by the very next read.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { sql } from 'kysely'
+import { afterAll, describe, expect, it } from 'vitest'
+import { makeTempDir } from '../../test/helpers/database.js'
+import { createDatabase, type DatabaseHandle } from './client.js'
+import { precompiled } from './precompiled.js'
+import { migrateToLatest } from './migrate.js'
+import { READ_CACHE_ENTRIES, openSqlite } from './sqlite.js'
+
+const roots: string[] = []
+const handles: DatabaseHandle[] = []
+afterAll(async () => {
+  for (const handle of handles) await handle.close().catch(() => undefined)
+  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
+})
+
+const quietLog = { warn: () => undefined }
+
+function open(file: string): DatabaseHandle {
+  const handle = createDatabase({ kind: 'sqlite', url: file, sqlitePath: file, poolSize: 1 }, quietLog)
+  handles.push(handle)
+  return handle
+}
+
+async function sharedFile(): Promise<string> {
+  const root = makeTempDir()
+  roots.push(root)
+  const file = path.join(root, 'cache.db')
+  await migrateToLatest(open(file))
+  return file
+}
+
+const AT = '2026-01-01T00:00:00.000Z'
+
+/** A key/value row stands in for a credential: "live" until something changes it. */
+const liveSetting = precompiled(['key'], (ex, p) => ex.selectFrom('settings').select('key').where('key', '=', p.key).where('value', '=', '"live"'))
+
+const put = (key: string, value: string) => sql`insert into settings (key, value, updated_at) values (${key}, ${value}, ${AT})`
+const change = (key: string, value: string) => sql`update settings set value = ${value} where key = ${key}`
+
+describe('SQLite read cache', () => {
+  it('answers an unchanged database from the cache, with frozen rows', async () => {
+    const file = await sharedFile()
+    const { db } = open(file)
+    await put('a', '"live"').execute(db)
+    await put('b', '"live"').execute(db)
+    const first = await liveSetting(db, { key: 'a' })
+    const second = await liveSetting(db, { key: 'a' })
+    expect(second).toEqual([{ key: 'a' }])
+    expect(second).toBe(first)
+    expect(Object.isFrozen(second[0])).toBe(true)
+    // Another key is its own entry.
+    expect(await liveSetting(db, { key: 'b' })).toEqual([{ key: 'b' }])
+    expect(await liveSetting(db, { key: 'nobody' })).toEqual([])
+  })
+
+  it('sees a write through its own connection at the next read', async () => {
+    const { db } = open(await sharedFile())
+    await put('a', '"live"').execute(db)
+    expect(await liveSetting(db, { key: 'a' })).toEqual([{ key: 'a' }])
+    await change('a', '"revoked"').execute(db)
+    expect(await liveSetting(db, { key: 'a' })).toEqual([])
+    await db.transaction().execute((tx) => change('a', '"live"').execute(tx))
+    expect(await liveSetting(db, { key: 'a' })).toEqual([{ key: 'a' }])
+  })
+
+  it("sees another connection's commit at the next read (another instance on the same file)", async () => {
+    const file = await sharedFile()
+    const mine = open(file).db
+    await put('a', '"live"').execute(mine)
+    expect(await liveSetting(mine, { key: 'a' })).toEqual([{ key: 'a' }])
+
+    // A second handle is a second connection, exactly as a second process would open the file.
+    const theirs = open(file).db
+    await change('a', '"revoked"').execute(theirs)
+    expect(await liveSetting(mine, { key: 'a' })).toEqual([])
+
+    // Outside Kysely altogether (as the command-line tool or a repair script would write).
+    const raw = openSqlite(file)
+    raw.prepare(`update settings set value = '"live"' where key = 'a'`).run()
+    raw.close()
+    expect(await liveSetting(mine, { key: 'a' })).toEqual([{ key: 'a' }])
+  })
+
+  it('keeps a bounded number of entries per statement', async () => {
+    const { db } = open(await sharedFile())
+    await put('a', '"live"').execute(db)
+    const first = await liveSetting(db, { key: 'a' })
+    for (let i = 0; i < READ_CACHE_ENTRIES; i++) await liveSetting(db, { key: `missing-${i}` })
+    // The oldest entry was let go, so the same read runs again and builds new rows.
+    const again = await liveSetting(db, { key: 'a' })
+    expect(again).toEqual(first)
+    expect(again).not.toBe(first)
+  })
+})
