@@ -6,8 +6,10 @@
  * - An access JWT costs one signature check (cached once verified) and one lookup of its session
  *   joined to the user, both by primary key.
  *
- * A session also ends after SESSION_IDLE_TIMEOUT without a request. Either way it is one indexed read. `last_used_at` / `last_seen_at` are written at most once a
- * minute, after the answer and never awaited, so a request does not wait on a write.
+ * A session also ends after SESSION_IDLE_TIMEOUT without a request. Either way it is one indexed
+ * read; on SQLite its rows are kept until the database changes (db/sqlite.ts ReadCache).
+ * `last_used_at` / `last_seen_at` are written at most once a minute, after the answer and never
+ * awaited, so a request does not wait on a write.
  */
 import type { Deps } from '../../deps.js'
 import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from '../tokens/format.js'
@@ -33,14 +35,7 @@ async function authenticateApiToken(deps: Deps, token: string): Promise<Caller |
   touchWhenStale(deps, found.lastUsedAt === null ? null : Date.parse(found.lastUsedAt), now, (at, staleBefore) =>
     touchApiToken(deps.db, found.tokenId, at, staleBefore),
   )
-  return {
-    user: found.user,
-    credential: 'api_token',
-    sessionId: null,
-    tokenId: found.tokenId,
-    secondFactor: found.secondFactor,
-    vouchedByProvider: false,
-  }
+  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId }
 }
 
 async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller | null> {
@@ -54,14 +49,7 @@ async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller 
   const lastSeenMs = Date.parse(found.lastSeenAt)
   if (now.getTime() - lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
   touchWhenStale(deps, lastSeenMs, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
-  return {
-    user: found.user,
-    credential: 'session',
-    sessionId: claims.sid,
-    tokenId: null,
-    secondFactor: found.secondFactor,
-    vouchedByProvider: found.vouchedByProvider,
-  }
+  return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null }
 }
 
 /** The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now. */

@@ -7,8 +7,4 @@ export interface Caller {
   credential: 'session' | 'api_token'
   sessionId: string | null
   tokenId: string | null
-  /** The account has a second factor (TOTP or a passkey), read with the credential (mfa-policy.ts). */
-  secondFactor: boolean
-  /** The session was opened through an identity provider trusted to vouch for MFA; false for a token. */
-  vouchedByProvider: boolean
 }

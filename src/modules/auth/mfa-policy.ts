@@ -2,9 +2,8 @@
  * The restricted session of the two-factor policy (issue 14 point 2).
  *
  * A caller is restricted when the instance policy covers their account (settings/two-factor-policy.ts)
- * and they have no second factor — `secondFactorExists` (mfa/repo.ts), the one "has a second factor"
- * check, read with the credential — and their session was not opened through an identity provider
- * trusted to vouch for MFA (`sessions.idp_mfa`).
+ * and they have no second factor — `isMfaEnabled`, the one "has a second factor" check — and their
+ * session was not opened through an identity provider trusted to vouch for MFA (`sessions.idp_mfa`).
  * It is evaluated on every request, not stored on the session: a policy switched on applies to
  * sessions already open, and a factor enrolled lifts the restriction from the very session that
  * enrolled it (that session proved the password and then the new factor; enabling also signs out
@@ -18,11 +17,13 @@
  * not meet. They work again once the owner has a second factor.
  */
 import type { Deps } from '../../deps.js'
+import { isMfaEnabled } from '../mfa/service.js'
 import { currentTwoFactorPolicy, policyCovers } from '../settings/two-factor-policy.js'
 import type { Caller } from './caller.js'
+import { isSessionVouchedByProvider } from './repo.js'
 
 export async function enrollmentRequired(deps: Deps, caller: Caller): Promise<boolean> {
   if (!policyCovers(await currentTwoFactorPolicy(deps), caller.user)) return false
-  // Both were read with the credential, in the request's one lookup (auth/authenticate.ts).
-  return !caller.secondFactor && !caller.vouchedByProvider
+  if (await isMfaEnabled(deps.db, caller.user.id)) return false
+  return caller.sessionId === null || !(await isSessionVouchedByProvider(deps.db, caller.sessionId))
 }

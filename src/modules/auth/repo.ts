@@ -1,9 +1,7 @@
 /** SQL for sessions and the instance's once-only flags. */
-import { sql } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
-import { secondFactorExists } from '../mfa/repo.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface NewSession {
@@ -36,8 +34,6 @@ export async function insertSession(ex: Executor, session: NewSession): Promise<
 export interface LiveSession {
   user: UserRecord
   lastSeenAt: Timestamp
-  secondFactor: boolean
-  vouchedByProvider: boolean
 }
 
 // No clock value in the query: on SQLite its rows are kept until the database changes
@@ -46,14 +42,7 @@ const selectLiveSession = precompiled(['sessionId'], (ex, p) =>
   ex
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([
-      ...USER_COLUMNS,
-      'sessions.last_seen_at as session_last_seen_at',
-      'sessions.expires_at as session_expires_at',
-      'sessions.idp_mfa as session_idp_mfa',
-      // What the two-factor policy asks on every request (auth/mfa-policy.ts), in the same read.
-      secondFactorExists(sql.ref('users.id')).as('second_factor'),
-    ])
+    .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at', 'sessions.expires_at as session_expires_at'])
     .where('sessions.id', '=', p.sessionId)
     .where('sessions.revoked_at', 'is', null)
     .where('users.disabled', '=', false),
@@ -66,12 +55,13 @@ const selectLiveSession = precompiled(['sessionId'], (ex, p) =>
 export async function findLiveSession(ex: Executor, sessionId: string, now: Date): Promise<LiveSession | null> {
   const [row] = await selectLiveSession(ex, { sessionId })
   if (row === undefined || Date.parse(row.session_expires_at) <= now.getTime()) return null
-  return {
-    user: toUserRecord(row),
-    lastSeenAt: row.session_last_seen_at,
-    secondFactor: Boolean(row.second_factor),
-    vouchedByProvider: Boolean(row.session_idp_mfa),
-  }
+  return { user: toUserRecord(row), lastSeenAt: row.session_last_seen_at }
+}
+
+/** Whether a trusted identity provider reported a second factor for this session's sign-in (issue 14). */
+export async function isSessionVouchedByProvider(ex: Executor, sessionId: string): Promise<boolean> {
+  const row = await ex.selectFrom('sessions').select('idp_mfa').where('id', '=', sessionId).executeTakeFirst()
+  return Boolean(row?.idp_mfa)
 }
 
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */

@@ -3,7 +3,6 @@ import { sql } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
-import { secondFactorExists } from '../mfa/repo.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 
 export interface ApiTokenRow {
@@ -69,8 +68,6 @@ const selectLiveToken = precompiled(['tokenHash'], (ex, p) =>
       'api_tokens.id as token_id',
       'api_tokens.last_used_at as token_last_used_at',
       'api_tokens.expires_at as token_expires_at',
-      // What the two-factor policy asks on every request (auth/mfa-policy.ts), in the same read.
-      secondFactorExists(sql.ref('users.id')).as('second_factor'),
     ])
     .where('api_tokens.token_hash', '=', p.tokenHash)
     .where('api_tokens.revoked_at', 'is', null)
@@ -81,7 +78,6 @@ export interface LiveApiToken {
   user: UserRecord
   tokenId: string
   lastUsedAt: Timestamp | null
-  secondFactor: boolean
 }
 
 /** The per-request lookup for token authentication: one read through the unique hash index. */
@@ -89,7 +85,7 @@ export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Dat
   const [row] = await selectLiveToken(ex, { tokenHash })
   if (row === undefined) return null
   if (row.token_expires_at !== null && Date.parse(row.token_expires_at) <= now.getTime()) return null
-  return { user: toUserRecord(row), tokenId: row.token_id, lastUsedAt: row.token_last_used_at, secondFactor: Boolean(row.second_factor) }
+  return { user: toUserRecord(row), tokenId: row.token_id, lastUsedAt: row.token_last_used_at }
 }
 
 /** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */
