@@ -4,36 +4,19 @@
  * from the cache, and any change — a write through this connection, or a commit by another
  * connection to the same file (another instance) — is seen by the very next read.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { makeTempDir } from '../../test/helpers/database.js'
-import { createDatabase, type DatabaseHandle } from './client.js'
+import { sqliteFiles } from '../../test/helpers/sqlite-files.js'
 import { precompiled } from './precompiled.js'
 import { migrateToLatest } from './migrate.js'
 import { READ_CACHE_ENTRIES, openSqlite } from './sqlite.js'
 
-const roots: string[] = []
-const handles: DatabaseHandle[] = []
-afterAll(async () => {
-  for (const handle of handles) await handle.close().catch(() => undefined)
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-
-const quietLog = { warn: () => undefined }
-
-function open(file: string): DatabaseHandle {
-  const handle = createDatabase({ kind: 'sqlite', url: file, sqlitePath: file, poolSize: 1 }, quietLog)
-  handles.push(handle)
-  return handle
-}
+const files = sqliteFiles()
+afterAll(() => files.closeAll())
 
 async function sharedFile(): Promise<string> {
-  const root = makeTempDir()
-  roots.push(root)
-  const file = path.join(root, 'cache.db')
-  await migrateToLatest(open(file))
+  const file = files.path('cache.db')
+  await migrateToLatest(files.open(file))
   return file
 }
 
@@ -48,7 +31,7 @@ const change = (key: string, value: string) => sql`update settings set value = $
 describe('SQLite read cache', () => {
   it('answers an unchanged database from the cache, with frozen rows', async () => {
     const file = await sharedFile()
-    const { db } = open(file)
+    const { db } = files.open(file)
     await put('a', '"live"').execute(db)
     await put('b', '"live"').execute(db)
     const first = await liveSetting(db, { key: 'a' })
@@ -62,7 +45,7 @@ describe('SQLite read cache', () => {
   })
 
   it('sees a write through its own connection at the next read', async () => {
-    const { db } = open(await sharedFile())
+    const { db } = files.open(await sharedFile())
     await put('a', '"live"').execute(db)
     expect(await liveSetting(db, { key: 'a' })).toEqual([{ key: 'a' }])
     await change('a', '"revoked"').execute(db)
@@ -73,12 +56,12 @@ describe('SQLite read cache', () => {
 
   it("sees another connection's commit at the next read (another instance on the same file)", async () => {
     const file = await sharedFile()
-    const mine = open(file).db
+    const mine = files.open(file).db
     await put('a', '"live"').execute(mine)
     expect(await liveSetting(mine, { key: 'a' })).toEqual([{ key: 'a' }])
 
     // A second handle is a second connection, exactly as a second process would open the file.
-    const theirs = open(file).db
+    const theirs = files.open(file).db
     await change('a', '"revoked"').execute(theirs)
     expect(await liveSetting(mine, { key: 'a' })).toEqual([])
 
@@ -90,7 +73,7 @@ describe('SQLite read cache', () => {
   })
 
   it('keeps a bounded number of entries per statement', async () => {
-    const { db } = open(await sharedFile())
+    const { db } = files.open(await sharedFile())
     await put('a', '"live"').execute(db)
     const first = await liveSetting(db, { key: 'a' })
     for (let i = 0; i < READ_CACHE_ENTRIES; i++) await liveSetting(db, { key: `missing-${i}` })

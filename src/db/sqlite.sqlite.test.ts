@@ -4,30 +4,19 @@
  * with better-sqlite3 before it; and loading it prints nothing on any supported Node.
  */
 import { spawnSync } from 'node:child_process'
-import fs from 'node:fs'
 import path from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { makeTempDir } from '../../test/helpers/database.js'
-import { createDatabase, isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type DatabaseHandle } from './client.js'
+import { sqliteFiles } from '../../test/helpers/sqlite-files.js'
+import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type DatabaseHandle } from './client.js'
 import { openSqlite } from './sqlite.js'
 
-const roots: string[] = []
-const handles: DatabaseHandle[] = []
-afterAll(async () => {
-  for (const handle of handles) await handle.close().catch(() => undefined)
-  for (const root of roots) fs.rmSync(root, { recursive: true, force: true })
-})
-
-const quietLog = { warn: () => undefined }
+const files = sqliteFiles()
+afterAll(() => files.closeAll())
 
 function freshDatabase(): { file: string; handle: DatabaseHandle } {
-  const root = makeTempDir()
-  roots.push(root)
-  const file = path.join(root, 'driver.db')
-  const handle = createDatabase({ kind: 'sqlite', url: file, sqlitePath: file, poolSize: 1 }, quietLog)
-  handles.push(handle)
-  return { file, handle }
+  const file = files.path('driver.db')
+  return { file, handle: files.open(file) }
 }
 
 async function failure(work: Promise<unknown>): Promise<unknown> {
@@ -96,10 +85,9 @@ describe('SQLite driver (node:sqlite)', () => {
   })
 
   it('prints no warning when it loads, on any supported Node (Node 22 marks node:sqlite experimental)', () => {
-    const root = makeTempDir()
-    roots.push(root)
+    const database = files.path('w.db')
     const sqliteModule = path.resolve(import.meta.dirname, '../../dist/db/sqlite.js')
-    const script = `import(${JSON.stringify(sqliteModule)}).then((m) => m.openSqlite(${JSON.stringify(path.join(root, 'w.db'))}).close())`
+    const script = `import(${JSON.stringify(sqliteModule)}).then((m) => m.openSqlite(${JSON.stringify(database)}).close())`
     const run = (code: string) => spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' })
     const quiet = run(script)
     expect(quiet.status).toBe(0)

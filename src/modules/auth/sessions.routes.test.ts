@@ -92,6 +92,16 @@ describe('rejected credentials → 401 UNAUTHORIZED', () => {
     }
   })
 
+  it("for a session whose stored expiry has passed, though its access token's has not", async () => {
+    const { token } = await createSignedInUser(t)
+    const sessions = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions', headers: bearer(token) })
+    const current = sessions.json().items.find((s: { current: boolean }) => s.current)
+    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(200)
+    const past = new Date(t.clock.now().getTime() - 1000).toISOString()
+    await t.deps.db.updateTable('sessions').set({ expires_at: past }).where('id', '=', current.id).execute()
+    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(401)
+  })
+
   it('for a disabled user, on the very next request', async () => {
     const { token, user } = await createSignedInUser(t)
     expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(200)

@@ -107,7 +107,10 @@ describe('enrollment', () => {
     expect(afterCancel.json().reason).toBe('MFA_NO_PENDING')
 
     const second = (await post('/api/auth/mfa/enroll/begin', user.token, { password: DEFAULT_PASSWORD })).json()
+    expect((await status(user.token)).pending).toBe(true)
     t.clock.advance(10 * 60 + 1)
+    // Nothing was written meanwhile: the status answers from the clock, not from a stored change.
+    expect((await status(user.token)).pending).toBe(false)
     const expired = await post('/api/auth/mfa/enroll/confirm', user.token, { code: totpCode(second.secret, t.clock.now()) })
     expect(expired.statusCode).toBe(409)
     expect(expired.json().reason).toBe('MFA_NO_PENDING')
