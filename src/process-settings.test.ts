@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { MALLOC_ARENA_MAX, SEMI_SPACE_FLAG, processSettings } from './process-settings.js'
+import { EXPOSE_GC_FLAG, MALLOC_ARENA_MAX, NO_MAGLEV_FLAG, SEMI_SPACE_FLAG, processSettings } from './process-settings.js'
 
 describe('process settings of the service (server.ts)', () => {
-  it('adds the semi-space size and the malloc arena limit, keeping the options and environment given', () => {
+  it('adds the semi-space size, no Maglev, the collection after start-up and the malloc arena limit, keeping the options and environment given', () => {
     expect(processSettings(['--enable-source-maps'], { PATH: '/bin', UNSET: undefined })).toEqual({
-      execArgv: ['--enable-source-maps', SEMI_SPACE_FLAG],
+      execArgv: ['--enable-source-maps', SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, EXPOSE_GC_FLAG],
       env: { PATH: '/bin', MALLOC_ARENA_MAX },
     })
+  })
+
+  it('leaves an operator-chosen Maglev setting alone', () => {
+    expect(processSettings(['--maglev'], {})?.execArgv).toEqual(['--maglev', SEMI_SPACE_FLAG, EXPOSE_GC_FLAG])
   })
 
   it('leaves an operator-chosen malloc arena limit alone', () => {

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine } from './helpers/database.js'
 import { SERVER_ENTRY, runProcess, startServerProcess, type ServerProcess } from './helpers/process.js'
+import { EXPOSE_GC_FLAG, NO_MAGLEV_FLAG, SEMI_SPACE_FLAG } from '../src/process-settings.js'
 
 const running: ServerProcess[] = []
 afterAll(async () => {
@@ -25,6 +26,9 @@ describe('npm start on a fresh machine', () => {
     const server = await startServerProcess(env)
     running.push(server)
 
+    // It runs with its process settings, applied by replacing itself (same PID) before loading anything.
+    const options = fs.readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0')
+    expect(options).toEqual(expect.arrayContaining([SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, EXPOSE_GC_FLAG]))
     expect(fs.statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600)
     if (testEngine() === 'sqlite') expect(fs.existsSync(path.join(dataDir, 'switchboard.db'))).toBe(true)
     expect((await server.fetch('/api/health/ready')).status).toBe(200)
