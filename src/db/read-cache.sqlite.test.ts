@@ -2,7 +2,8 @@
  * On SQLite the hot-path reads (precompiled queries run through readNow) keep their rows until the
  * database changes (sqlite.ts ReadCache). These tests hold it to that: an unchanged database answers
  * from the cache, and any change — a write through this connection, or a commit by another
- * connection to the same file (another instance) — is seen by the very next read.
+ * connection to the same file (another instance), read from the wal-index header — is seen by the
+ * very next read.
  */
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -70,6 +71,23 @@ describe('SQLite read cache', () => {
     raw.prepare(`update settings set value = '"live"' where key = 'a'`).run()
     raw.close()
     expect(await liveSetting(mine, { key: 'a' })).toEqual([{ key: 'a' }])
+  })
+
+  it("sees each of another connection's commits in turn, also after it checkpointed and restarted the log", async () => {
+    const file = await sharedFile()
+    const mine = files.open(file).db
+    await put('a', '"live"').execute(mine)
+    const theirs = openSqlite(file)
+    const set = theirs.prepare(`update settings set value = ? where key = 'a'`)
+    for (let i = 0; i < 20; i++) {
+      const value = i % 2 === 0 ? '"revoked"' : '"live"'
+      // Every fifth commit follows a checkpoint that empties the write-ahead log, so the log
+      // starts again from its beginning with new salts.
+      if (i % 5 === 4) theirs.exec('pragma wal_checkpoint(TRUNCATE)')
+      set.run(value)
+      expect(await liveSetting(mine, { key: 'a' })).toEqual(value === '"live"' ? [{ key: 'a' }] : [])
+    }
+    theirs.close()
   })
 
   it('keeps a bounded number of entries per statement', async () => {
