@@ -19,8 +19,8 @@
  *   saved ≈3 MiB idle here. Ignored by other C libraries.
  *
  * An operator's own choice wins: a semi-space size in the command line or NODE_OPTIONS (the process
- * then runs as given), a Maglev option, or a MALLOC_ARENA_MAX in the environment, is left as it is. Imports nothing, so the entry point can
- * apply it before loading anything.
+ * then runs as given), a Maglev option, or a MALLOC_ARENA_MAX in the environment, is left as it is.
+ * Imports nothing, so the entry point can apply it before loading anything.
  */
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=1'
 export const NO_MAGLEV_FLAG = '--no-maglev'
