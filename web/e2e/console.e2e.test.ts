@@ -161,7 +161,7 @@ describe('the console in Chromium', () => {
     await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true')
     const describedBy = (await password.getAttribute('aria-describedby')) ?? ''
     expect(await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent()).toContain('The email address or password is incorrect.')
-    expect(await password.evaluate((element) => element === document.activeElement)).toBe(true)
+    await expect.poll(() => password.evaluate((element) => element === document.activeElement)).toBe(true)
     await checkAccessibility(page, 'login with an error')
     await context.close()
   })
@@ -410,7 +410,7 @@ describe('the console in Chromium', () => {
     await passwordSection.getByRole('button', { name: 'Change password' }).click()
     const current = passwordSection.getByLabel('Current password')
     await expect.poll(() => current.getAttribute('aria-invalid')).toBe('true')
-    expect(await current.evaluate((element) => element === document.activeElement)).toBe(true)
+    await expect.poll(() => current.evaluate((element) => element === document.activeElement)).toBe(true)
     await current.fill(LIN.password)
     await passwordSection.getByRole('button', { name: 'Change password' }).click()
     await passwordSection.getByText('Password changed. Your other sessions were signed out.').waitFor()

@@ -133,7 +133,7 @@ describe('links, go-links and the command palette in Chromium', () => {
     await dialog.waitFor({ state: 'detached' })
     await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
     // Focus returned to what opened the dialog.
-    expect(await page.evaluate(() => document.activeElement?.outerHTML)).toMatch(/aria-label="Edit Health/)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.outerHTML)).toMatch(/aria-label="Edit Health/)
 
     // Filter by tag from the panel; Back returns to the search.
     await page.getByRole('link', { name: /^Docs/ }).click()

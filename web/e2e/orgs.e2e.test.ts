@@ -223,8 +223,10 @@ describe('organizations and billing in Chromium', () => {
     await ownerPage.getByRole('button', { name: `Change role of ${OWNER.name}` }).click()
     await ownerPage.getByRole('alertdialog').getByTestId('last-owner').waitFor()
     await ownerPage.keyboard.press('Escape')
-    // Focus returns to what opened the dialog.
-    expect(await ownerPage.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Change role of ${OWNER.name}`)
+    // Focus returns to what opened the dialog (React Aria restores it after the dialog unmounts).
+    await expect
+      .poll(() => ownerPage.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe(`Change role of ${OWNER.name}`)
 
     ownerPage.off('request', record)
     expect(requestsBefore).toEqual([])
