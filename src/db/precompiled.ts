@@ -8,7 +8,9 @@
  *
  * On SQLite, a read through the database itself (not a transaction) runs synchronously when no
  * transaction holds the connection, skipping Kysely's connection queue: under concurrent load the
- * queue's promise hops cost several times the query.
+ * queue's promise hops cost several times the query. Such a read is answered from the driver's read
+ * cache while the database is unchanged (db/sqlite.ts ReadCache); a query given a `map` has each
+ * row mapped once as it enters the cache (dates parsed, records built), not on every request.
  */
 import type { Compilable, CompiledQuery } from 'kysely'
 import type { Executor } from './schema.js'
@@ -27,10 +29,15 @@ interface Prepared<Row> {
   slots: Array<string | null>
 }
 
-export function precompiled<Name extends string, Row>(
+/**
+ * `map` turns a row into what callers use. On SQLite its result may be kept and shared by later
+ * calls (frozen, with the objects it holds): it must depend on the row alone.
+ */
+export function precompiled<Name extends string, Row, Out = Row>(
   names: readonly Name[],
   build: (ex: Executor, params: Record<Name, string>) => Compilable<Row>,
-): (ex: Executor, values: Record<Name, Value>) => Promise<Row[]> {
+  map?: (row: Row) => Out,
+): (ex: Executor, values: Record<Name, Value>) => Promise<Out[]> {
   const byExecutor = new WeakMap<Executor, Prepared<Row>>()
 
   const prepare = (ex: Executor): Prepared<Row> => {
@@ -54,9 +61,9 @@ export function precompiled<Name extends string, Row>(
       const slot = slots[i]
       return slot === null || slot === undefined ? value : values[slot as Name]
     })
-    const query = { ...compiled, parameters }
-    const immediate = immediateReaders.get(ex)?.<Row>(query)
-    if (immediate !== undefined) return immediate
-    return (await ex.executeQuery<Row>(query)).rows
+    const immediate = immediateReaders.get(ex)?.(compiled.sql, parameters as Value[], map as ((row: unknown) => unknown) | undefined)
+    if (immediate !== undefined) return immediate as Out[]
+    const { rows } = await ex.executeQuery<Row>({ ...compiled, parameters })
+    return map === undefined ? (rows as unknown as Out[]) : rows.map(map)
   }
 }

@@ -45,6 +45,33 @@ describe('SQLite read cache', () => {
     expect(await liveSetting(db, { key: 'nobody' })).toEqual([])
   })
 
+  it('maps a row once as it enters the cache, and again after a change; the result is frozen through', async () => {
+    const file = await sharedFile()
+    const { db } = files.open(file)
+    await put('m', '"live"').execute(db)
+    let mapped = 0
+    const withRecord = precompiled(
+      ['key'],
+      (ex, p) => ex.selectFrom('settings').select(['key', 'updated_at']).where('key', '=', p.key).where('value', '=', '"live"'),
+      (row) => {
+        mapped++
+        return { record: { key: row.key }, updatedMs: Date.parse(row.updated_at) }
+      },
+    )
+    const first = await withRecord(db, { key: 'm' })
+    expect(first).toEqual([{ record: { key: 'm' }, updatedMs: Date.parse(AT) }])
+    expect(await withRecord(db, { key: 'm' })).toBe(first)
+    expect(mapped).toBe(1)
+    expect(Object.isFrozen(first[0])).toBe(true)
+    expect(Object.isFrozen(first[0]!.record)).toBe(true)
+    await change('m', '"live"').execute(db)
+    expect(await withRecord(db, { key: 'm' })).toEqual(first)
+    expect(mapped).toBe(2)
+    // Inside a transaction the read is not cached, and is mapped all the same.
+    expect(await db.transaction().execute((tx) => withRecord(tx, { key: 'm' }))).toEqual(first)
+    expect(mapped).toBe(3)
+  })
+
   it('sees a write through its own connection at the next read', async () => {
     const { db } = files.open(await sharedFile())
     await put('a', '"live"').execute(db)

@@ -216,6 +216,9 @@ class CommitWatch {
   }
 }
 
+/** What a hot-path read keeps per parameter list: its rows, mapped once by the query's `map`. */
+type Mapper = (row: unknown) => unknown
+
 /**
  * The rows of hot-path reads (readNow: the per-request credential and MFA-status lookups), kept
  * until the database changes. A change is either a statement other than a SELECT run on this
@@ -224,12 +227,17 @@ class CommitWatch {
  * refused at the very next request on every instance, as without the cache. Any change at all
  * empties the cache: no reasoning about which rows a write could touch. The cached queries take no
  * clock value (their callers compare expiry times), so the same credential finds the same entry.
+ * What is kept is what the query's `map` made of each row (db/precompiled.ts), so the mapping runs
+ * once per row read, not once per request.
  */
 class ReadCache {
   readonly #commits: CommitWatch
   #writes = 0
   #writesSeen = -1
-  readonly #rows = new Map<string, Map<string, readonly unknown[]>>()
+  // Per SQL text: entries keyed by the single text parameter the hot reads take, and by the JSON of
+  // any other list of plain values — two maps, so no key of one form can stand for the other.
+  readonly #bySingle = new Map<string, Map<string, readonly unknown[]>>()
+  readonly #byList = new Map<string, Map<string, readonly unknown[]>>()
 
   constructor(database: DatabaseSync) {
     this.#commits = new CommitWatch(database)
@@ -240,27 +248,34 @@ class ReadCache {
     if (!sql.startsWith('select ')) this.#writes++
   }
 
-  read<R>(sql: string, parameters: Parameters, run: () => R[]): R[] {
-    const key = cacheKey(parameters)
-    if (key === null) return run()
+  read(sql: string, parameters: Parameters, run: () => unknown[], map: Mapper | undefined): readonly unknown[] {
+    const single = parameters.length === 1 && typeof parameters[0] === 'string'
+    if (!single && !parameters.every(isKeyValue)) return mapAll(run(), map)
     // Both checks always run: the watch must also take in this connection's own commits.
     const committed = this.#commits.committedSinceLastLook()
     if (committed || this.#writes !== this.#writesSeen) {
-      this.#rows.clear()
+      this.#bySingle.clear()
+      this.#byList.clear()
       this.#writesSeen = this.#writes
     }
-    let bySql = this.#rows.get(sql)
-    if (bySql === undefined) {
-      bySql = new Map()
-      this.#rows.set(sql, bySql)
-    }
+    const key = single ? (parameters[0] as string) : JSON.stringify(parameters)
+    const bySql = this.#entries(single ? this.#bySingle : this.#byList, sql)
     const hit = bySql.get(key)
-    if (hit !== undefined) return hit as R[]
+    if (hit !== undefined) return hit
     // Shared by every later request for the same key: frozen, so no caller can change another's view.
-    const rows = Object.freeze(run().map((row) => Object.freeze(row)))
+    const rows = Object.freeze(mapAll(run(), map).map(freezeTree))
     if (bySql.size >= READ_CACHE_ENTRIES) bySql.delete(bySql.keys().next().value as string)
     bySql.set(key, rows)
-    return rows as R[]
+    return rows
+  }
+
+  #entries(all: Map<string, Map<string, readonly unknown[]>>, sql: string): Map<string, readonly unknown[]> {
+    let bySql = all.get(sql)
+    if (bySql === undefined) {
+      bySql = new Map()
+      all.set(sql, bySql)
+    }
+    return bySql
   }
 
   close(): void {
@@ -270,11 +285,14 @@ class ReadCache {
 
 const isKeyValue = (value: unknown): value is KeyValue => value === null || typeof value === 'string' || typeof value === 'number'
 
-/** One text per parameter list (the hot reads take a single id or hash); null when not cacheable. */
-function cacheKey(parameters: Parameters): string | null {
-  // The first character says which form follows, so the two never collide.
-  if (parameters.length === 1 && typeof parameters[0] === 'string') return `s${parameters[0]}`
-  return parameters.every(isKeyValue) ? `j${JSON.stringify(parameters)}` : null
+const mapAll = (rows: unknown[], map: Mapper | undefined): unknown[] => (map === undefined ? rows : rows.map(map))
+
+/** Freezes a kept value and the plain objects it holds (a mapped row holds a user record, say). */
+function freezeTree<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
+  Object.freeze(value)
+  for (const inner of Object.values(value)) freezeTree(inner)
+  return value
 }
 
 class SqliteConnection implements DatabaseConnection {
@@ -304,10 +322,13 @@ class SqliteConnection implements DatabaseConnection {
     }
   }
 
-  readNow<R>(query: CompiledQuery): R[] {
-    const { statement } = this.#prepared(query.sql)
-    const parameters = query.parameters as Parameters
-    return this.#call(() => this.#cache.read(query.sql, parameters, () => statement.all(...parameters) as R[]))
+  readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] {
+    const { statement } = this.#prepared(sql)
+    try {
+      return this.#cache.read(sql, parameters, () => statement.all(...parameters), map)
+    } catch (error) {
+      throw withSqliteCode(error)
+    }
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -361,13 +382,16 @@ class SqliteDriver implements Driver {
    * Runs a read at once when no transaction holds the connection — node:sqlite is synchronous,
    * so nothing can interleave — and returns undefined when one does (the caller then queues).
    */
-  readNow<R>(query: CompiledQuery): R[] | undefined {
-    return this.#mutex.locked ? undefined : this.#connection.readNow<R>(query)
+  readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] | undefined {
+    return this.#mutex.locked ? undefined : this.#connection.readNow(sql, parameters, map)
   }
 }
 
-/** A synchronous read path beside Kysely's queue, for precompiled hot-path queries. */
-export type ImmediateReader = <R>(query: CompiledQuery) => R[] | undefined
+/**
+ * A synchronous read path beside Kysely's queue, for precompiled hot-path queries: their rows,
+ * each passed through `map` when given, or undefined when the caller must queue instead.
+ */
+export type ImmediateReader = (sql: string, parameters: Parameters, map?: Mapper) => readonly unknown[] | undefined
 
 /** Kysely's SQLite dialect (compiler, adapter, introspector) over the driver above. */
 class SwitchboardSqliteDialect implements Dialect {
@@ -422,5 +446,5 @@ export class SqliteCompatPlugin implements KyselyPlugin {
 
 export function createSqliteDialect(file: string): { dialect: Dialect; readNow: ImmediateReader } {
   const dialect = new SwitchboardSqliteDialect(openSqlite(file))
-  return { dialect, readNow: (query) => dialect.driver.readNow(query) }
+  return { dialect, readNow: (sql, parameters, map) => dialect.driver.readNow(sql, parameters, map) }
 }

@@ -19,10 +19,14 @@ import { findLiveSession, touchSession } from './repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 
-function touchWhenStale(deps: Deps, lastTouchedMs: number | null, now: Date, touch: (now: string, staleBefore: string) => Promise<void>): void {
-  if (lastTouchedMs !== null && now.getTime() - lastTouchedMs < TOUCH_INTERVAL_MS) return
+/** Whether last_used_at / last_seen_at is due to move (checked before any closure is made). */
+function isStale(lastTouchedMs: number | null, now: Date): boolean {
+  return lastTouchedMs === null || now.getTime() - lastTouchedMs >= TOUCH_INTERVAL_MS
+}
+
+function touch(deps: Deps, now: Date, write: (now: string, staleBefore: string) => Promise<void>): void {
   const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString()
-  touch(now.toISOString(), staleBefore).catch((error: Error) =>
+  write(now.toISOString(), staleBefore).catch((error: Error) =>
     deps.logger.warn({ error: { message: error.message } }, 'could not record credential activity'),
   )
 }
@@ -32,9 +36,7 @@ async function authenticateApiToken(deps: Deps, token: string): Promise<Caller |
   const now = deps.clock.now()
   const found = await findLiveApiToken(deps.db, hashApiToken(token), now)
   if (found === null) return null
-  touchWhenStale(deps, found.lastUsedAt === null ? null : Date.parse(found.lastUsedAt), now, (at, staleBefore) =>
-    touchApiToken(deps.db, found.tokenId, at, staleBefore),
-  )
+  if (isStale(found.lastUsedMs, now)) touch(deps, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, at, staleBefore))
   return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId }
 }
 
@@ -46,9 +48,8 @@ async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller 
   if (found === null || found.user.id !== claims.sub) return null
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
-  const lastSeenMs = Date.parse(found.lastSeenAt)
-  if (now.getTime() - lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
-  touchWhenStale(deps, lastSeenMs, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
+  if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
+  if (isStale(found.lastSeenMs, now)) touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
   return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null }
 }
 

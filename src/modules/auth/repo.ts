@@ -33,29 +33,38 @@ export async function insertSession(ex: Executor, session: NewSession): Promise<
 
 export interface LiveSession {
   user: UserRecord
-  lastSeenAt: Timestamp
+  /** last_seen_at and expires_at as epoch milliseconds, parsed once per row read. */
+  lastSeenMs: number
+  expiresMs: number
 }
 
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared below instead.
-const selectLiveSession = precompiled(['sessionId'], (ex, p) =>
-  ex
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at', 'sessions.expires_at as session_expires_at'])
-    .where('sessions.id', '=', p.sessionId)
-    .where('sessions.revoked_at', 'is', null)
-    .where('users.disabled', '=', false),
+const selectLiveSession = precompiled(
+  ['sessionId'],
+  (ex, p) =>
+    ex
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at', 'sessions.expires_at as session_expires_at'])
+      .where('sessions.id', '=', p.sessionId)
+      .where('sessions.revoked_at', 'is', null)
+      .where('users.disabled', '=', false),
+  (row): LiveSession => ({
+    user: toUserRecord(row),
+    lastSeenMs: Date.parse(row.session_last_seen_at),
+    expiresMs: Date.parse(row.session_expires_at),
+  }),
 )
 
 /**
  * The per-request authentication lookup: one primary-key read of the session joined to its user
  * by primary key. Revoked sessions and disabled users do not match; an expired one is refused here.
+ * The result may be shared with other requests (frozen): read it, do not change it.
  */
 export async function findLiveSession(ex: Executor, sessionId: string, now: Date): Promise<LiveSession | null> {
-  const [row] = await selectLiveSession(ex, { sessionId })
-  if (row === undefined || Date.parse(row.session_expires_at) <= now.getTime()) return null
-  return { user: toUserRecord(row), lastSeenAt: row.session_last_seen_at }
+  const [found] = await selectLiveSession(ex, { sessionId })
+  return found === undefined || found.expiresMs <= now.getTime() ? null : found
 }
 
 /** Whether a trusted identity provider reported a second factor for this session's sign-in (issue 14). */

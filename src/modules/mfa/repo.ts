@@ -141,31 +141,47 @@ export interface MfaStatusRow {
   backup_codes_remaining: number
 }
 
+interface KeptMfaStatus {
+  enabled_at: Timestamp | null
+  pending_expires_at: Timestamp | null
+  /** pending_expires_at as epoch milliseconds, parsed once per row read. */
+  pendingExpiresMs: number | null
+  backup_codes_remaining: number
+}
+
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so a pending enrolment's expiry is compared in findMfaStatus instead.
-const selectMfaStatus = precompiled(['userId'], (ex, p) =>
-  ex
-    .selectFrom('users')
-    .leftJoin('mfa_totp', 'mfa_totp.user_id', 'users.id')
-    .leftJoin('mfa_pending', 'mfa_pending.user_id', 'users.id')
-    .select([
-      'mfa_totp.enabled_at',
-      'mfa_pending.expires_at as pending_expires_at',
-      sql<number>`(select count(*) from mfa_backup_codes b where b.user_id = users.id and b.used_at is null)`.as('backup_codes_remaining'),
-    ])
-    .where('users.id', '=', p.userId),
+const selectMfaStatus = precompiled(
+  ['userId'],
+  (ex, p) =>
+    ex
+      .selectFrom('users')
+      .leftJoin('mfa_totp', 'mfa_totp.user_id', 'users.id')
+      .leftJoin('mfa_pending', 'mfa_pending.user_id', 'users.id')
+      .select([
+        'mfa_totp.enabled_at',
+        'mfa_pending.expires_at as pending_expires_at',
+        sql<number>`(select count(*) from mfa_backup_codes b where b.user_id = users.id and b.used_at is null)`.as('backup_codes_remaining'),
+      ])
+      .where('users.id', '=', p.userId),
+  // Built field by field: spreading a node:sqlite row (a dictionary-mode object) is V8's slow path.
+  (row): KeptMfaStatus => ({
+    enabled_at: row.enabled_at,
+    pending_expires_at: row.pending_expires_at,
+    pendingExpiresMs: row.pending_expires_at === null ? null : Date.parse(row.pending_expires_at),
+    backup_codes_remaining: Number(row.backup_codes_remaining),
+  }),
 )
 
 /** Everything the status endpoint shows, in one read. */
 export async function findMfaStatus(ex: Executor, userId: string, now: Date): Promise<MfaStatusRow | null> {
-  const [row] = await selectMfaStatus(ex, { userId })
-  if (row === undefined) return null
-  const pending = row.pending_expires_at
-  // Built field by field: spreading a node:sqlite row (a dictionary-mode object) is V8's slow path.
+  const [kept] = await selectMfaStatus(ex, { userId })
+  if (kept === undefined) return null
+  const pending = kept.pendingExpiresMs !== null && kept.pendingExpiresMs > now.getTime()
   return {
-    enabled_at: row.enabled_at,
-    pending_expires_at: pending !== null && Date.parse(pending) > now.getTime() ? pending : null,
-    backup_codes_remaining: Number(row.backup_codes_remaining),
+    enabled_at: kept.enabled_at,
+    pending_expires_at: pending ? kept.pending_expires_at : null,
+    backup_codes_remaining: kept.backup_codes_remaining,
   }
 }
 

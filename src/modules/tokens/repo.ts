@@ -57,35 +57,47 @@ export async function revokeAllApiTokens(ex: Executor, userId: string, now: Time
   return Number(result.numUpdatedRows)
 }
 
-// No clock value in the query: on SQLite its rows are kept until the database changes
-// (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.
-const selectLiveToken = precompiled(['tokenHash'], (ex, p) =>
-  ex
-    .selectFrom('api_tokens')
-    .innerJoin('users', 'users.id', 'api_tokens.user_id')
-    .select([
-      ...USER_COLUMNS,
-      'api_tokens.id as token_id',
-      'api_tokens.last_used_at as token_last_used_at',
-      'api_tokens.expires_at as token_expires_at',
-    ])
-    .where('api_tokens.token_hash', '=', p.tokenHash)
-    .where('api_tokens.revoked_at', 'is', null)
-    .where('users.disabled', '=', false),
-)
-
 export interface LiveApiToken {
   user: UserRecord
   tokenId: string
-  lastUsedAt: Timestamp | null
+  /** last_used_at and expires_at as epoch milliseconds (null when unset), parsed once per row read. */
+  lastUsedMs: number | null
+  expiresMs: number | null
 }
 
-/** The per-request lookup for token authentication: one read through the unique hash index. */
+// No clock value in the query: on SQLite its rows are kept until the database changes
+// (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.
+const selectLiveToken = precompiled(
+  ['tokenHash'],
+  (ex, p) =>
+    ex
+      .selectFrom('api_tokens')
+      .innerJoin('users', 'users.id', 'api_tokens.user_id')
+      .select([
+        ...USER_COLUMNS,
+        'api_tokens.id as token_id',
+        'api_tokens.last_used_at as token_last_used_at',
+        'api_tokens.expires_at as token_expires_at',
+      ])
+      .where('api_tokens.token_hash', '=', p.tokenHash)
+      .where('api_tokens.revoked_at', 'is', null)
+      .where('users.disabled', '=', false),
+  (row): LiveApiToken => ({
+    user: toUserRecord(row),
+    tokenId: row.token_id,
+    lastUsedMs: row.token_last_used_at === null ? null : Date.parse(row.token_last_used_at),
+    expiresMs: row.token_expires_at === null ? null : Date.parse(row.token_expires_at),
+  }),
+)
+
+/**
+ * The per-request lookup for token authentication: one read through the unique hash index. The
+ * result may be shared with other requests (frozen): read it, do not change it.
+ */
 export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Date): Promise<LiveApiToken | null> {
-  const [row] = await selectLiveToken(ex, { tokenHash })
-  if (row === undefined) return null
-  if (row.token_expires_at !== null && Date.parse(row.token_expires_at) <= now.getTime()) return null
-  return { user: toUserRecord(row), tokenId: row.token_id, lastUsedAt: row.token_last_used_at }
+  const [found] = await selectLiveToken(ex, { tokenHash })
+  if (found === undefined || (found.expiresMs !== null && found.expiresMs <= now.getTime())) return null
+  return found
 }
 
 /** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */
