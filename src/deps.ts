@@ -110,7 +110,8 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
     oidc: createOidcClient({ clock, policy: config.outbound }),
     stripe: createStripeAdapter(config.billing),
-    metrics: createMetrics(),
+    // The process's figures only where they can be scraped (lib/metrics.ts).
+    metrics: createMetrics({ processMetrics: config.metricsToken !== undefined || config.metricsPort !== undefined }),
     async close() {
       redis?.disconnect()
       await database.close()

@@ -8,6 +8,12 @@
  * plain numbers and handed to the registry only when it is scraped. prom-client's own labelled
  * Counter and Histogram hash their label object on every increment; on the hottest routes that
  * was ≈5 % of a request's CPU (perf, issue #10), for figures read once every few seconds.
+ *
+ * The process's own figures (prom-client's default set: CPU, memory, event-loop lag, GC) are
+ * collected only when something can read them, i.e. METRICS_TOKEN or METRICS_PORT is configured
+ * (both are read once at start). They cost even unread: the GC histogram's observer runs after
+ * every garbage collection — Node builds a performance entry for it each time — ≈1.3 % of a
+ * request's CPU under load (perf, issue #10, sixth pass), besides the collectors' memory.
  */
 import { Counter, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 
@@ -96,9 +102,9 @@ function createRequestMetrics(registry: Registry): RequestMetrics {
   }
 }
 
-export function createMetrics(): Metrics {
+export function createMetrics(options: { processMetrics: boolean }): Metrics {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'switchboard_' })
+  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'switchboard_' })
   return {
     registry,
     requests: createRequestMetrics(registry),
