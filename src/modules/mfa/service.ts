@@ -55,9 +55,10 @@ export interface MfaStatus {
 export async function getMfaStatus(deps: Deps, caller: Caller): Promise<MfaStatus> {
   const row = await findMfaStatus(deps.db, caller.user.id, deps.clock.now())
   const enabled = row?.enabled_at != null
+  // One object shape either way (no spread): an undefined enrolled_at is left out of the JSON.
   return {
     enabled,
-    ...(enabled && { enrolled_at: row.enabled_at! }),
+    enrolled_at: enabled ? row.enabled_at! : undefined,
     pending: !enabled && row?.pending_expires_at != null,
     backup_codes_remaining: enabled ? (row?.backup_codes_remaining ?? 0) : 0,
   }
