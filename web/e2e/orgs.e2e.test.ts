@@ -224,9 +224,7 @@ describe('organizations and billing in Chromium', () => {
     await ownerPage.getByRole('alertdialog').getByTestId('last-owner').waitFor()
     await ownerPage.keyboard.press('Escape')
     // Focus returns to what opened the dialog (React Aria restores it after the dialog unmounts).
-    await expect
-      .poll(() => ownerPage.evaluate(() => document.activeElement?.getAttribute('aria-label')))
-      .toBe(`Change role of ${OWNER.name}`)
+    await expect.poll(() => ownerPage.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Change role of ${OWNER.name}`)
 
     ownerPage.off('request', record)
     expect(requestsBefore).toEqual([])
