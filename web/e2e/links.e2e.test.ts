@@ -169,7 +169,9 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.keyboard.press('Control+k')
     await input.waitFor()
     await page.keyboard.type('create link')
-    await page.getByRole('menuitem', { name: 'Create link' }).waitFor()
+    // Enter takes the first result; wait until the results are those of the whole text (the search
+    // is debounced, and the results of a partial text may put a link first).
+    await expect.poll(() => page.getByRole('menuitem').first().textContent()).toBe('Create link')
     await page.keyboard.press('Enter')
     await page.getByRole('dialog').getByRole('heading', { name: 'Create link' }).waitFor()
     await page.keyboard.press('Escape')
