@@ -18,6 +18,13 @@ describe('metrics without configuration', () => {
     )
     expect(t.app.metricsAddress()).toBeNull()
   })
+
+  it('collects no process figures (no GC observer) when nothing can scrape them', async () => {
+    const names = (await t.deps.metrics.registry.getMetricsAsJSON()).map((metric) => metric.name)
+    expect(names).not.toContain('switchboard_process_resident_memory_bytes')
+    expect(names).not.toContain('switchboard_nodejs_gc_duration_seconds')
+    expect(names).toContain('switchboard_http_requests_total')
+  })
 })
 
 describe('metrics with METRICS_PORT', () => {

@@ -1,6 +1,7 @@
 /** SQL for the TOTP factor, pending enrollments, backup codes and sign-in challenges. */
 import { sql, type Expression, type RawBuilder } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
+import { epochMs } from '../../lib/time.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 
 export interface TotpFactor {
@@ -141,12 +142,9 @@ export interface MfaStatusRow {
   backup_codes_remaining: number
 }
 
-interface KeptMfaStatus {
-  enabled_at: Timestamp | null
-  pending_expires_at: Timestamp | null
-  /** pending_expires_at as epoch milliseconds, parsed once per row read. */
+/** What the cache keeps: the row, with pending_expires_at also parsed once per row read. */
+interface KeptMfaStatus extends MfaStatusRow {
   pendingExpiresMs: number | null
-  backup_codes_remaining: number
 }
 
 // No clock value in the query: on SQLite its rows are kept until the database changes
@@ -168,7 +166,7 @@ const selectMfaStatus = precompiled(
   (row): KeptMfaStatus => ({
     enabled_at: row.enabled_at,
     pending_expires_at: row.pending_expires_at,
-    pendingExpiresMs: row.pending_expires_at === null ? null : Date.parse(row.pending_expires_at),
+    pendingExpiresMs: epochMs(row.pending_expires_at),
     backup_codes_remaining: Number(row.backup_codes_remaining),
   }),
 )

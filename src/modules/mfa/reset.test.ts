@@ -24,6 +24,7 @@ describe('POST /api/admin/users/{id}/mfa/reset', () => {
     expect(fresh.token).toBeTruthy()
     const status = await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer(fresh.token) })
     expect(status.json()).toEqual({ enabled: false, pending: false, backup_codes_remaining: 0, enrollment_required: false })
+    expect(Object.keys(status.json<object>())).not.toContain('enrolled_at')
     const audit = await t.deps.db
       .selectFrom('audit_events')
       .select(['action', 'actor_id'])

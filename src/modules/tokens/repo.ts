@@ -1,6 +1,7 @@
 /** SQL for personal API tokens. The secret itself is never stored, only its SHA-256. */
 import { sql } from 'kysely'
 import { precompiled } from '../../db/precompiled.js'
+import { epochMs } from '../../lib/time.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
@@ -85,8 +86,8 @@ const selectLiveToken = precompiled(
   (row): LiveApiToken => ({
     user: toUserRecord(row),
     tokenId: row.token_id,
-    lastUsedMs: row.token_last_used_at === null ? null : Date.parse(row.token_last_used_at),
-    expiresMs: row.token_expires_at === null ? null : Date.parse(row.token_expires_at),
+    lastUsedMs: epochMs(row.token_last_used_at),
+    expiresMs: epochMs(row.token_expires_at),
   }),
 )
 
