@@ -12,11 +12,20 @@
  *   PostgreSQL and Redis drivers, Stripe, nodemailer, openid-client, qrcode, undici, the password
  *   dictionary, the WebAuthn library, the bookmark-file parser) — bundling would evaluate them at start-up;
  * - native code (@node-rs/argon2) and packages that read their own files (@fastify/swagger-ui's
- *   explorer assets).
+ *   explorer assets);
+ * - what a dependency requires only inside a function that the service never calls in production
+ *   (light-my-request: fastify's inject(), which the tests use on the sources).
+ *
+ * Some dependencies require, as they load, a package that the service then seldom or never calls.
+ * Bundled, each would hold its source, compiled top-level code and objects for the life of the
+ * process (the three below: ≈ 2.8 MiB of the idle footprint with light-my-request, measured).
+ * Instead a stand-in is bundled (scripts/bundle-stand-ins.mjs) that loads the real package from
+ * node_modules on first use.
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { build } from 'rolldown'
+import { standIns } from './bundle-stand-ins.mjs'
 
 const root = path.resolve(import.meta.dirname, '..')
 const entry = path.join(root, 'dist/start.js')
@@ -34,11 +43,13 @@ const LOADED_AT_RUN_TIME = [
   'qrcode',
   'stripe',
   'undici',
+  'light-my-request',
 ]
 const external = (id) => id.startsWith('node:') || LOADED_AT_RUN_TIME.some((name) => id === name || id.startsWith(`${name}/`))
 
 const staging = path.join(root, 'dist/.bundle')
 await build({
+  plugins: [standIns],
   input: entry,
   platform: 'node',
   external,
@@ -53,8 +64,10 @@ await build({
     // outside Latin-1 (a "—" in a comment will do): ASCII escapes and no comments halve that string.
     charset: 'ascii',
     comments: { legal: false, annotation: false, jsdoc: false },
-    // Names stay (stack traces and logs remain readable); only whitespace goes.
-    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+    // V8 keeps the source of every module for the process's life: local names are shortened
+    // (2.42 → 1.87 MB, ≈ 1.5 MiB less resident when idle); functions and classes keep their names,
+    // so stack traces, error names and logs stay readable. No other rewriting (compress) is done.
+    minify: { compress: false, mangle: { keepNames: true }, codegen: { removeWhitespace: true } },
   },
 })
 for (const file of ['start.js', 'start.js.map']) fs.renameSync(path.join(staging, file), path.join(root, 'dist', file))

@@ -1,20 +1,39 @@
 import { describe, expect, it } from 'vitest'
-import { EXPOSE_GC_FLAG, MALLOC_ARENA_MAX, NO_MAGLEV_FLAG, SEMI_SPACE_FLAG, processSettings } from './process-settings.js'
+import {
+  EXPOSE_GC_FLAG,
+  HEAP_GROWING_FLAG,
+  MALLOC_ARENA_MAX,
+  MALLOC_TRIM_THRESHOLD,
+  NO_MAGLEV_FLAG,
+  SEMI_SPACE_FLAG,
+  processSettings,
+} from './process-settings.js'
 
 describe('process settings of the service (server.ts)', () => {
-  it('adds the semi-space size, no Maglev, the collection after start-up and the malloc arena limit, keeping the options and environment given', () => {
+  it('adds the semi-space size, no Maglev, the heap growth, the collection after start-up and the malloc settings, keeping the options and environment given', () => {
     expect(processSettings(['--enable-source-maps'], { PATH: '/bin', UNSET: undefined })).toEqual({
-      execArgv: ['--enable-source-maps', SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, EXPOSE_GC_FLAG],
-      env: { PATH: '/bin', MALLOC_ARENA_MAX },
+      execArgv: ['--enable-source-maps', SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, HEAP_GROWING_FLAG, EXPOSE_GC_FLAG],
+      env: { PATH: '/bin', MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_: MALLOC_TRIM_THRESHOLD },
     })
   })
 
   it('leaves an operator-chosen Maglev setting alone', () => {
-    expect(processSettings(['--maglev'], {})?.execArgv).toEqual(['--maglev', SEMI_SPACE_FLAG, EXPOSE_GC_FLAG])
+    expect(processSettings(['--maglev'], {})?.execArgv).toEqual(['--maglev', SEMI_SPACE_FLAG, HEAP_GROWING_FLAG, EXPOSE_GC_FLAG])
   })
 
-  it('leaves an operator-chosen malloc arena limit alone', () => {
-    expect(processSettings([], { MALLOC_ARENA_MAX: '8' })?.env.MALLOC_ARENA_MAX).toBe('8')
+  it('leaves an operator-chosen heap growth alone, from the command line or NODE_OPTIONS', () => {
+    expect(processSettings(['--heap-growing-percent=50'], {})?.execArgv).toEqual([
+      '--heap-growing-percent=50',
+      SEMI_SPACE_FLAG,
+      NO_MAGLEV_FLAG,
+      EXPOSE_GC_FLAG,
+    ])
+    expect(processSettings([], { NODE_OPTIONS: '--heap_growing_percent=10' })?.execArgv).not.toContain(HEAP_GROWING_FLAG)
+  })
+
+  it('leaves operator-chosen malloc settings alone', () => {
+    const { env } = processSettings([], { MALLOC_ARENA_MAX: '8', MALLOC_TRIM_THRESHOLD_: '1048576' })!
+    expect(env).toMatchObject({ MALLOC_ARENA_MAX: '8', MALLOC_TRIM_THRESHOLD_: '1048576' })
   })
 
   it('is null once the process runs with a semi-space size, from the command line or NODE_OPTIONS (no restart loop)', () => {

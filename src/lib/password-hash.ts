@@ -8,8 +8,16 @@
  * address, where the caller names it) may hold at most an eighth of the running and waiting places,
  * so a flood from one address cannot crowd out everyone else's sign-ins.
  */
-import { hash, verify } from '@node-rs/argon2'
+import type * as Argon2 from '@node-rs/argon2'
 import { AppError } from '../errors.js'
+
+/**
+ * The argon2 binding, loaded by the first hash or verification: its native library, loader and
+ * allocator took ≈ 3 MiB of the idle footprint (median of 6 starts), which a process that serves
+ * sessions and tokens but no sign-in yet does not need (ARCHITECTURE.md, "Runtime and footprint").
+ */
+let argon2: Promise<typeof Argon2> | undefined
+const loadArgon2 = () => (argon2 ??= import('@node-rs/argon2'))
 
 export interface PasswordHashParams {
   memoryCost: number
@@ -85,16 +93,16 @@ export function createPasswordHasher(params: PasswordHashParams, limits: HashWor
   let dummy: Promise<string> | undefined
   const verifyUnbounded = async (stored: string, secret: string) => {
     try {
-      return await verify(stored, secret)
+      return await (await loadArgon2()).verify(stored, secret)
     } catch {
       return false
     }
   }
   const hasher: PasswordHasher = {
-    hash: (secret) => run(() => hash(secret, options)),
+    hash: (secret) => run(async () => (await loadArgon2()).hash(secret, options)),
     verify: (stored, secret, opts) => run(() => verifyUnbounded(stored, secret), opts?.client),
     async verifyDummy(secret, opts) {
-      dummy ??= hash('switchboard-timing-equaliser', options)
+      dummy ??= loadArgon2().then(({ hash }) => hash('switchboard-timing-equaliser', options))
       await hasher.verify(await dummy, secret, opts)
     },
   }
