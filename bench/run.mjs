@@ -7,7 +7,9 @@
  *   - a mixed scenario: reads of /api/users/me, /api/auth/mfa/status and /api/tags, token
  *     creations and password logins (real argon2id cost) by a pool of users;
  *
- *   - sign-ins: POST /api/auth/login by the user pool, production argon2id settings;
+ *   - sign-ins: POST /api/auth/login by the user pool, production argon2id settings, and what the
+ *     hashing bound (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE) costs them: alternating
+ *     rounds against a second process on the same database with the bound lifted (64 at once);
  *
  * next to a bare Fastify route returning a constant object (the framework's ceiling). The service runs
  * as behind a reverse proxy on the same host (TRUST_PROXY=127.0.0.1), and the requests of the
@@ -224,11 +226,12 @@ async function single(name, pid, url, token) {
 }
 
 /** Password sign-ins by the user pool (real argon2id cost); only successful ones count. */
-async function logins(base, data) {
+async function logins(base, data, seconds = duration) {
   let next = 0
   let ok = 0
   const result = await run({
     url: base,
+    duration: seconds,
     requests: [
       {
         method: 'POST',
@@ -247,10 +250,35 @@ async function logins(base, data) {
       },
     ],
   })
-  return { ...summarise('POST /api/auth/login (argon2id, production settings)', result), sign_ins_per_second: Math.round(ok / duration) }
+  return { ...summarise('POST /api/auth/login (argon2id, production settings)', result), sign_ins_per_second: Math.round(ok / seconds) }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/**
+ * What the hashing bound costs sign-ins: alternating rounds against the service and against a
+ * second process on the same database whose bound is lifted (64 hashes at once, a queue of 10,000),
+ * each round half the scenario's duration. `cost` is the median of 1 − bounded ÷ unbounded.
+ */
+async function signInBound(service, data, env) {
+  const unbounded = await start(path.join(root, 'dist/server.js'), { ...env, PASSWORD_HASH_CONCURRENCY: '64', PASSWORD_HASH_QUEUE: '10000' })
+  const seconds = Math.max(2, Math.round(duration / 2))
+  const bounded = []
+  const lifted = []
+  try {
+    for (let round = 0; round < rounds; round++) {
+      bounded.push((await logins(service.base, data, seconds)).sign_ins_per_second)
+      lifted.push((await logins(unbounded.base, data, seconds)).sign_ins_per_second)
+    }
+  } finally {
+    await stop(unbounded)
+  }
+  return {
+    bounded_sign_ins_per_second: bounded,
+    unbounded_sign_ins_per_second: lifted,
+    cost: Number((1 - median(bounded.map((n, i) => n / lifted[i]))).toFixed(3)),
+  }
+}
 
 /**
  * The mixed scenario: each connection cycles through 20 requests — 6 profile reads, 5 MFA status
@@ -351,7 +379,7 @@ async function engineRun(engine, work) {
     service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port)
     await new Promise((r) => setTimeout(r, 2000))
     const footprint = { ready_ms: service.readyMs, idle_rss_mib: memoryMiB(service.child.pid, 'VmRSS') }
-    return { ...footprint, ...(await work(service, data)) }
+    return { ...footprint, ...(await work(service, data, env)) }
   } finally {
     await stop(service)
     await database.drop()
@@ -367,7 +395,7 @@ async function benchmark() {
   const checked = []
   try {
     for (const engine of engines) {
-      report.engines[engine] = await engineRun(engine, async (service, data) => {
+      report.engines[engine] = await engineRun(engine, async (service, data, env) => {
         const scenarios = [
           ['GET /api/users/me (Bearer JWT)', '/api/users/me', data.jwt],
           ['GET /api/users/me (Bearer sb_ token)', '/api/users/me', data.sb],
@@ -404,6 +432,7 @@ async function benchmark() {
           }
         })
         const signIns = await logins(service.base, data)
+        const bound = await signInBound(service, data, env)
         const mix = await mixed(service.base, data)
         checked.push(mix)
         return {
@@ -412,6 +441,7 @@ async function benchmark() {
           results,
           sign_ins_per_second: signIns.sign_ins_per_second,
           sign_in: signIns,
+          sign_in_bound: bound,
           mixed: mix,
           peak_rss_mib: memoryMiB(service.child.pid, 'VmHWM'),
         }
@@ -432,6 +462,31 @@ async function soak(seconds) {
     const samples = []
     const result = await mixed(service.base, data, seconds, () => samples.push(memoryMiB(service.child.pid, 'VmRSS')))
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/**
+ * What the hashing bound costs sign-ins: alternating rounds against the service and against a
+ * second process on the same database whose bound is lifted (64 hashes at once, a queue of 10,000),
+ * each round half the scenario's duration. `cost` is the median of 1 − bounded ÷ unbounded.
+ */
+async function signInBound(service, data, env) {
+  const unbounded = await start(path.join(root, 'dist/server.js'), { ...env, PASSWORD_HASH_CONCURRENCY: '64', PASSWORD_HASH_QUEUE: '10000' })
+  const seconds = Math.max(2, Math.round(duration / 2))
+  const bounded = []
+  const lifted = []
+  try {
+    for (let round = 0; round < rounds; round++) {
+      bounded.push((await logins(service.base, data, seconds)).sign_ins_per_second)
+      lifted.push((await logins(unbounded.base, data, seconds)).sign_ins_per_second)
+    }
+  } finally {
+    await stop(unbounded)
+  }
+  return {
+    bounded_sign_ins_per_second: bounded,
+    unbounded_sign_ins_per_second: lifted,
+    cost: Number((1 - median(bounded.map((n, i) => n / lifted[i]))).toFixed(3)),
+  }
+}
     const baseline = median(samples.slice(Math.max(0, warmUp - 3), warmUp))
     const final = median(samples.slice(-3))
     const growth = Number(((final - baseline) / baseline).toFixed(3))
