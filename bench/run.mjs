@@ -461,32 +461,7 @@ async function soak(seconds) {
   await engineRun('sqlite', async (service, data) => {
     const samples = []
     const result = await mixed(service.base, data, seconds, () => samples.push(memoryMiB(service.child.pid, 'VmRSS')))
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
-/**
- * What the hashing bound costs sign-ins: alternating rounds against the service and against a
- * second process on the same database whose bound is lifted (64 hashes at once, a queue of 10,000),
- * each round half the scenario's duration. `cost` is the median of 1 − bounded ÷ unbounded.
- */
-async function signInBound(service, data, env) {
-  const unbounded = await start(path.join(root, 'dist/server.js'), { ...env, PASSWORD_HASH_CONCURRENCY: '64', PASSWORD_HASH_QUEUE: '10000' })
-  const seconds = Math.max(2, Math.round(duration / 2))
-  const bounded = []
-  const lifted = []
-  try {
-    for (let round = 0; round < rounds; round++) {
-      bounded.push((await logins(service.base, data, seconds)).sign_ins_per_second)
-      lifted.push((await logins(unbounded.base, data, seconds)).sign_ins_per_second)
-    }
-  } finally {
-    await stop(unbounded)
-  }
-  return {
-    bounded_sign_ins_per_second: bounded,
-    unbounded_sign_ins_per_second: lifted,
-    cost: Number((1 - median(bounded.map((n, i) => n / lifted[i]))).toFixed(3)),
-  }
-}
     const baseline = median(samples.slice(Math.max(0, warmUp - 3), warmUp))
     const final = median(samples.slice(-3))
     const growth = Number(((final - baseline) / baseline).toFixed(3))
