@@ -26,6 +26,14 @@ export interface CleanBookmark {
   forwardingEnabled: boolean
 }
 
+/**
+ * The longest URL and title read from a file (characters, before cleaning): far above what a link
+ * keeps (2048 once normalised, 200), so only a URL that could never be one is cut — and it is then
+ * refused, never imported cut. Readers keep at most this much of each, so memory stays bounded.
+ */
+export const MAX_RAW_URL = 8192
+export const MAX_RAW_TEXT = 4096
+
 const SLUG = /^[A-Za-z0-9_-]{1,64}$/
 const MAX_TITLE = 200
 const MAX_TAG = 64
@@ -54,6 +62,7 @@ export class Skip {
 /** The bookmark as link columns, or why it cannot be one. */
 export function cleanBookmark(candidate: BookmarkCandidate): CleanBookmark | Skip {
   if (typeof candidate.url !== 'string') return new Skip('invalid_url', 'has no URL')
+  if (candidate.url.length > MAX_RAW_URL) return new Skip('invalid_url', 'URL is too long')
   let url: string
   try {
     url = normalizeLinkUrl(candidate.url.trim())

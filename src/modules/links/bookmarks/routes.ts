@@ -1,41 +1,124 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Readable } from 'node:stream'
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../../deps.js'
 import { callerOf, contextOf } from '../../auth/hook.js'
 import { errorResponse } from '../../../plugins/openapi.js'
-import { ExportQuery, IMPORT_BODY_LIMIT_BYTES, ImportBody, ImportReport, LinkExport, MAX_IMPORT_ITEMS } from './schemas.js'
+import { tooLarge } from './reader.js'
+import {
+  ExportQuery,
+  IMPORT_BODY_LIMIT_BYTES,
+  IMPORT_FILE_LIMIT_BYTES,
+  ImportBody,
+  ImportFileBody,
+  ImportFileQuery,
+  ImportReport,
+  LinkExport,
+  MAX_IMPORT_ITEMS,
+} from './schemas.js'
 import { exportLinks, importLinks } from './service.js'
 
 const tags = ['links']
+const MIB = 1024 * 1024
 
-/** /api/links/import and /api/links/export: bookmark files and JSON (issue 13). */
+const IMPORT_400 =
+  'VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON'
+const NOT_A_MEMBER = 'NOT_FOUND: no such organization, or you are not a member'
+
+/** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON (issues 13, 26). */
 export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/import',
       {
-        // A browser's bookmark file is larger than the 64 KiB every other body may be.
+        // Larger than the 64 KiB every other body may be; larger files go to /import/file, streamed.
         bodyLimit: IMPORT_BODY_LIMIT_BYTES,
         schema: {
           tags,
           operationId: 'importLinks',
-          summary: 'Import a bookmark file (Netscape HTML) or a JSON export as links; reports what it skipped and why',
+          summary: 'Import a bookmark file (Netscape HTML) or a JSON export, sent as text in JSON, as links; reports what it skipped and why',
           description:
             `Per item: each valid bookmark becomes a link, the others are listed in \`skipped\`. At most ${MAX_IMPORT_ITEMS} ` +
-            'bookmarks per import; the body may be up to 1 MiB.',
+            `bookmarks per import; this request may be up to ${IMPORT_BODY_LIMIT_BYTES / MIB} MiB — upload a larger file ` +
+            `(up to ${IMPORT_FILE_LIMIT_BYTES / MIB} MiB) as it is to \`/api/links/import/file\`.`,
           body: ImportBody,
           response: {
             200: ImportReport,
-            400: errorResponse(
-              'VALIDATION_FAILED: not a bookmark file, not JSON, or more bookmarks than one import takes (details: content); MALFORMED_JSON',
-            ),
-            404: errorResponse('NOT_FOUND: no such organization, or you are not a member'),
-            413: errorResponse('PAYLOAD_TOO_LARGE: body over 1 MiB'),
+            400: errorResponse(IMPORT_400),
+            404: errorResponse(NOT_A_MEMBER),
+            413: errorResponse(`PAYLOAD_TOO_LARGE: body over ${IMPORT_BODY_LIMIT_BYTES / MIB} MiB`),
           },
         },
       },
-      async (request) => importLinks(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        importLinks(
+          deps,
+          callerOf(request),
+          {
+            file: { format: request.body.format, content: request.body.content, limitBytes: IMPORT_BODY_LIMIT_BYTES },
+            organizationId: request.body.organization_id,
+          },
+          contextOf(request),
+        ),
     )
+
+    // The file as the request body, read as it arrives: its own plugin, whose only body parser hands
+    // the route the stream (any media type: the format is in the query).
+    await app.register(async (files) => {
+      files.removeAllContentTypeParsers()
+      files.addContentTypeParser('*', (request, payload, done) => {
+        // A declared size over the limit is refused before a byte is read (Fastify closes the connection).
+        if (Number(request.headers['content-length']) > IMPORT_FILE_LIMIT_BYTES) return done(tooLarge(IMPORT_FILE_LIMIT_BYTES), undefined)
+        done(null, payload)
+      })
+      files.withTypeProvider<TypeBoxTypeProvider>().post(
+        '/import/file',
+        {
+          schema: {
+            tags,
+            operationId: 'importLinkFile',
+            summary: 'Import a bookmark file (Netscape HTML) or a JSON export, uploaded as it is, as links; reports what it skipped and why',
+            description:
+              `The body is the file, up to ${IMPORT_FILE_LIMIT_BYTES / MIB} MiB, read as it arrives (never held whole). ` +
+              `Per item, like \`/api/links/import\`; at most ${MAX_IMPORT_ITEMS} bookmarks — the one after that stops the import with a 400, ` +
+              'and nothing is imported.',
+            querystring: ImportFileQuery,
+            consumes: ['application/octet-stream'],
+            rawBody: ImportFileBody,
+            response: {
+              200: ImportReport,
+              400: errorResponse(`${IMPORT_400}; VALIDATION_FAILED: the upload ended before the file did`),
+              404: errorResponse(NOT_A_MEMBER),
+              413: errorResponse(`PAYLOAD_TOO_LARGE: the file is over ${IMPORT_FILE_LIMIT_BYTES / MIB} MiB`),
+            },
+          },
+        },
+        async (request, reply) => {
+          const body = request.body as Readable | undefined
+          try {
+            return await importLinks(
+              deps,
+              callerOf(request),
+              {
+                file: {
+                  format: request.query.format,
+                  // Not destroyed when reading stops early: the answer still has to go out on this connection.
+                  content: body === undefined ? '' : { [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }) },
+                  limitBytes: IMPORT_FILE_LIMIT_BYTES,
+                },
+                organizationId: request.query.organization_id,
+              },
+              contextOf(request),
+            )
+          } catch (error) {
+            // The rest of a body that was not read is not waited for: the connection closes after the answer.
+            if (!request.raw.complete) void reply.header('connection', 'close')
+            throw error
+          }
+        },
+      )
+    })
+
     app.get(
       '/export',
       {

@@ -20,45 +20,72 @@ import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
 import { findOwnTagsOfLinks, findTakenSlugKeys, findTakenUrls, insertLinks, listVisibleLinks, lockLinkOwner, type LinkOwner } from '../repo.js'
 import { linkFilters, linkOwnerFor } from '../service.js'
 import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from './candidate.js'
-import { JSON_FORMAT, parseJsonLinks } from './json-format.js'
-import { parseNetscapeBookmarks, writeNetscapeBookmarks } from './netscape.js'
-import { MAX_EXPORT_ITEMS, MAX_IMPORT_ITEMS, type ExportQuery, type ImportBody, type ImportReport, type LinkExport } from './schemas.js'
+import { JSON_FORMAT } from './json-format.js'
+import { detach, writeNetscapeBookmarks } from './netscape.js'
+import { readImportFile, timeSlicer, type ImportFile } from './reader.js'
+import { MAX_EXPORT_ITEMS, MAX_IMPORT_ITEMS, type ExportQuery, type ImportReport, type LinkExport } from './schemas.js'
 
 type Skipped = ImportReport['skipped'][number]
 
 const PAGE = 200
+/** Rows per statement batch of the import's writes and look-ups, between which the event loop is given back. */
+const BATCH = 200
 
-async function readCandidates(body: ImportBody): Promise<Array<BookmarkCandidate | null>> {
-  if (body.format === 'json') return parseJsonLinks(body.content)
-  const file = await parseNetscapeBookmarks(body.content)
-  if (!file.isBookmarkFile && file.bookmarks.length === 0) {
-    throw invalidField('content', 'is not a bookmark file (the Netscape bookmark HTML that browsers export)')
-  }
-  return file.bookmarks
+/** One bookmark of the file as read: cleaned into link columns, or why it cannot be one. */
+interface ReadBookmark {
+  verdict: CleanBookmark | Skip
+  /** The URL as written, cut to 300 characters, for the report. */
+  shownUrl: string | null
 }
 
-const shownUrl = (candidate: BookmarkCandidate | null) => (typeof candidate?.url === 'string' ? candidate.url.slice(0, 300) : null)
+const shownUrl = (candidate: BookmarkCandidate | null) =>
+  typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, 300)) : null
 
-/** Applies the rules of a link and the owner's existing URLs and slugs; what remains is imported. */
-async function sortOut(
-  ex: Executor,
-  owner: LinkOwner,
-  candidates: ReadonlyArray<BookmarkCandidate | null>,
-): Promise<{ accepted: CleanBookmark[]; skipped: Skipped[] }> {
-  const cleaned = candidates.map((candidate) => (candidate === null ? new Skip('invalid_item', 'is not a link object') : cleanBookmark(candidate)))
-  const clean = cleaned.filter((item): item is CleanBookmark => !(item instanceof Skip))
-  const takenUrls = await findTakenUrls(ex, owner, [...new Set(clean.map((item) => item.url))])
-  const takenSlugs = await findTakenSlugKeys(ex, owner, [...new Set(clean.flatMap((item) => (item.slugKey === null ? [] : [item.slugKey])))])
+/** The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400. */
+async function readBookmarks(file: ImportFile): Promise<ReadBookmark[]> {
+  const read: ReadBookmark[] = []
+  await readImportFile(file, (candidate) => {
+    if (read.length === MAX_IMPORT_ITEMS) {
+      throw invalidField('content', `holds more than ${MAX_IMPORT_ITEMS} links; one import takes at most ${MAX_IMPORT_ITEMS} (split the file)`)
+    }
+    read.push({
+      verdict: candidate === null ? new Skip('invalid_item', 'is not a link object') : cleanBookmark(candidate),
+      shownUrl: shownUrl(candidate),
+    })
+  })
+  return read
+}
+
+/** Runs `work` over the items in batches, giving the event loop back between them. */
+async function inBatches<T>(items: readonly T[], work: (batch: readonly T[]) => Promise<void>): Promise<void> {
+  const pause = timeSlicer()
+  for (let i = 0; i < items.length; i += BATCH) {
+    await work(items.slice(i, i + BATCH))
+    await pause()
+  }
+}
+
+/** Applies the owner's existing URLs and slugs to the clean bookmarks; what remains is imported. */
+async function sortOut(ex: Executor, owner: LinkOwner, read: readonly ReadBookmark[]): Promise<{ accepted: CleanBookmark[]; skipped: Skipped[] }> {
+  const clean = read.flatMap((item) => (item.verdict instanceof Skip ? [] : [item.verdict]))
+  const takenUrls = new Set<string>()
+  const takenSlugs = new Set<string>()
+  await inBatches([...new Set(clean.map((item) => item.url))], async (urls) => {
+    for (const url of await findTakenUrls(ex, owner, urls)) takenUrls.add(url)
+  })
+  await inBatches([...new Set(clean.flatMap((item) => (item.slugKey === null ? [] : [item.slugKey])))], async (keys) => {
+    for (const key of await findTakenSlugKeys(ex, owner, keys)) takenSlugs.add(key)
+  })
   const accepted: CleanBookmark[] = []
   const skipped: Skipped[] = []
-  cleaned.forEach((item, index) => {
-    let verdict = item
+  read.forEach((item, index) => {
+    let verdict = item.verdict
     if (!(verdict instanceof Skip)) {
       if (takenUrls.has(verdict.url)) verdict = new Skip('duplicate_url', 'a link to this URL exists already')
       else if (verdict.slugKey !== null && takenSlugs.has(verdict.slugKey)) verdict = new Skip('slug_taken', 'another link has this slug')
     }
     if (verdict instanceof Skip) {
-      skipped.push({ position: index + 1, url: shownUrl(candidates[index] ?? null), reason: verdict.reason, message: verdict.message })
+      skipped.push({ position: index + 1, url: item.shownUrl, reason: verdict.reason, message: verdict.message })
       return
     }
     // Later duplicates in the same file are reported like existing ones.
@@ -77,26 +104,39 @@ async function tagsNamed(
   now: string,
 ): Promise<{ ids: Map<string, string>; created: number }> {
   const byKey = new Map(names.map((name) => [name.toLowerCase(), name]))
-  const existing = await findTagIdsByNameKeys(ex, userId, [...byKey.keys()])
+  const keys = [...byKey.keys()]
+  const existing = new Map<string, string>()
+  await inBatches(keys, async (batch) => {
+    for (const [key, id] of await findTagIdsByNameKeys(ex, userId, batch)) existing.set(key, id)
+  })
   const missing = [...byKey].filter(([key]) => !existing.has(key))
-  await insertTagsUnlessTaken(
-    ex,
-    missing.map(([key, name]) => ({ id: newId(), user_id: userId, name, name_key: key, color: null, created_at: now })),
+  await inBatches(missing, (batch) =>
+    insertTagsUnlessTaken(
+      ex,
+      batch.map(([key, name]) => ({ id: newId(), user_id: userId, name, name_key: key, color: null, created_at: now })),
+    ),
   )
-  const ids = await findTagIdsByNameKeys(ex, userId, [...byKey.keys()])
+  const ids = new Map<string, string>()
+  await inBatches(keys, async (batch) => {
+    for (const [key, id] of await findTagIdsByNameKeys(ex, userId, batch)) ids.set(key, id)
+  })
   return { ids, created: ids.size - existing.size }
 }
 
-export async function importLinks(deps: Deps, caller: Caller, body: ImportBody, ctx: RequestContext): Promise<ImportReport> {
+export interface ImportRequest {
+  file: ImportFile
+  organizationId: string | null | undefined
+}
+
+export async function importLinks(deps: Deps, caller: Caller, request: ImportRequest, ctx: RequestContext): Promise<ImportReport> {
   const userId = caller.user.id
-  const candidates = await readCandidates(body)
-  if (candidates.length > MAX_IMPORT_ITEMS) {
-    throw invalidField('content', `holds ${candidates.length} links; one import takes at most ${MAX_IMPORT_ITEMS} (split the file)`)
-  }
+  // Checked before the file is read, so a caller who may not import there waits for nothing.
+  await linkOwnerFor(deps.db, userId, request.organizationId)
+  const read = await readBookmarks(request.file)
   return deps.db.transaction().execute(async (tx) => {
-    const owner = await linkOwnerFor(tx, userId, body.organization_id)
+    const owner = await linkOwnerFor(tx, userId, request.organizationId)
     await lockLinkOwner(tx, owner)
-    const { accepted, skipped } = await sortOut(tx, owner, candidates)
+    const { accepted, skipped } = await sortOut(tx, owner, read)
     const now = deps.clock.now().toISOString()
     const tags = await tagsNamed(tx, userId, [...new Set(accepted.flatMap((item) => item.tags))], now)
     const links = accepted.map((item) => ({
@@ -110,17 +150,21 @@ export async function importLinks(deps: Deps, caller: Caller, body: ImportBody, 
       forwarding_enabled: item.forwardingEnabled,
       created_by: userId,
       created_at: now,
+      tagIds: [...new Set(item.tags.map((name) => tags.ids.get(name.toLowerCase())!))],
     }))
-    const linkTags = links.flatMap((link, index) =>
-      [...new Set(accepted[index]!.tags.map((name) => tags.ids.get(name.toLowerCase())!))].map((tagId) => ({ link_id: link.id, tag_id: tagId })),
+    await inBatches(links, (batch) =>
+      insertLinks(
+        tx,
+        batch.map(({ tagIds: _tagIds, ...link }) => link),
+        batch.flatMap((link) => link.tagIds.map((tagId) => ({ link_id: link.id, tag_id: tagId }))),
+      ),
     )
-    await insertLinks(tx, links, linkTags)
     const report = { imported: links.length, tags_created: tags.created, skipped }
     await recordAudit(tx, deps.clock, ctx, {
       action: 'links.import',
       actor: { id: userId, email: caller.user.email },
       target: owner.organizationId === null ? { type: 'user', id: userId } : { type: 'organization', id: owner.organizationId },
-      metadata: { format: body.format, imported: report.imported, skipped: skipped.length, tags_created: report.tags_created },
+      metadata: { format: request.file.format, imported: report.imported, skipped: skipped.length, tags_created: report.tags_created },
     })
     return report
   })
