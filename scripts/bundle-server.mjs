@@ -37,6 +37,7 @@ const LOADED_AT_RUN_TIME = [
   '@zxcvbn-ts/language-common',
   'ioredis',
   'htmlparser2',
+  '@streamparser/json',
   'nodemailer',
   'openid-client',
   'pg',

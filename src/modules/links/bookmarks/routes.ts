@@ -83,7 +83,6 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               `Per item, like \`/api/links/import\`; at most ${MAX_IMPORT_ITEMS} bookmarks — the one after that stops the import with a 400, ` +
               'and nothing is imported.',
             querystring: ImportFileQuery,
-            consumes: ['application/octet-stream'],
             rawBody: ImportFileBody,
             response: {
               200: ImportReport,

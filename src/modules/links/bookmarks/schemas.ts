@@ -66,10 +66,17 @@ export const ImportFileQuery = Type.Object(
 )
 export type ImportFileQuery = Static<typeof ImportFileQuery>
 
-/** Documents the body of POST /api/links/import/file; it is read as a stream, never validated whole. */
-export const ImportFileBody = Type.String({
-  format: 'binary',
-  description: `The file itself, as the browser wrote it (UTF-8), up to ${IMPORT_FILE_LIMIT_BYTES / (1024 * 1024)} MiB; any Content-Type`,
+/**
+ * Documents the body of POST /api/links/import/file (it is read as a stream, never validated whole):
+ * any media type is taken, these are the ones clients send.
+ */
+export const ImportFileBody = Type.Unsafe<string>({
+  description: `The file itself, as the browser wrote it (UTF-8), up to ${IMPORT_FILE_LIMIT_BYTES / (1024 * 1024)} MiB; the format is the query's, whatever the Content-Type`,
+  content: {
+    'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+    'text/html': { schema: { type: 'string' } },
+    'application/json': { schema: { description: 'A JSON export, or an array of its link objects' } },
+  },
 })
 
 export const SkippedBookmark = Type.Object({
