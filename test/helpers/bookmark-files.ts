@@ -26,7 +26,7 @@ function favicon(bytes: number): string {
 
 export interface FirefoxExportOptions {
   entries: number
-  /** Size of each favicon's data URI in bytes (Firefox: 1–10 KB). */
+  /** Size of each favicon's data URI in bytes (Firefox: 1–10 KB); 0 for bookmarks without one. */
   iconBytes: number
   /** Bookmarks per folder; folders nest one level per folder, as a menu's subfolders do. */
   perFolder?: number
@@ -52,9 +52,10 @@ export function firefoxExport({ entries, iconBytes, perFolder = 25, start = 0 }:
     const indent = '    '.repeat(depth)
     const keyword = n % 10 === 0 ? ` SHORTCUTURL="kw${n}"` : ''
     const tags = n % 7 === 0 ? ` TAGS="reading,team ${n % 3}"` : ''
+    const icon = iconBytes > 0 ? ` ICON="${favicon(iconBytes)}"` : ''
     parts.push(
       `${indent}<DT><A HREF="https://site${n}.example.org/path/${n}?q=a&amp;b=${n}" ADD_DATE="1700000000" LAST_MODIFIED="1700000002" ` +
-        `ICON_URI="https://site${n}.example.org/favicon.ico" ICON="${favicon(iconBytes)}"${keyword}${tags}>Page ${n} &mdash; Caf&eacute; &amp; more</A>\n`,
+        `ICON_URI="https://site${n}.example.org/favicon.ico"${icon}${keyword}${tags}>Page ${n} &mdash; Caf&eacute; &amp; more</A>\n`,
     )
   }
   for (; depth > 0; depth--) parts.push(`${'    '.repeat(depth - 1)}</DL><p>\n`)
