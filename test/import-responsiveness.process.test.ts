@@ -18,14 +18,16 @@ const MIB = 1024 * 1024
 const HELD_MS = 100
 /**
  * A health answer also waits for the machine: this suite runs beside other test files on two
- * cores, where a process can wait its turn for a CPU for a hundred milliseconds and more. So the
- * bound is checked on the time the server spent running while an answer was late (its CPU time
- * from /proc, in 10 ms ticks), and the wall-clock latency only against a generous ceiling — still
- * far below what a blocking import costs (1 MiB of unclosed lists held the loop for 0.3–16 s
- * before issue 26, 20 000 bookmarks over a second).
+ * cores, where a process can wait its turn for a CPU for hundreds of milliseconds (measured here
+ * with other suites running: wall-clock worst 300–550 ms while the server had run for at most
+ * 50 ms of it). So the bound is checked on the time the server spent running while an answer
+ * waited — min(latency, the server's CPU time meanwhile, from /proc in 10 ms ticks): a blocked
+ * loop runs all along, a descheduled process does not. The wall-clock latency is held to a
+ * ceiling that still fails a blocking import by far (1 MiB of unclosed lists held the loop for
+ * 16 s before issue 26).
  */
 const TICK_MS = 10
-const WORST_LATENCY_MS = 400
+const WORST_LATENCY_MS = 1000
 
 let server: ServerProcess
 let database: TestDatabase

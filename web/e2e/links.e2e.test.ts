@@ -10,6 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import * as checks from './checks.ts'
+import { firefoxExport } from '../../test/helpers/bookmark-files.ts'
 
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 
@@ -252,6 +253,14 @@ describe('links, go-links and the command palette in Chromium', () => {
 
     await page.goto('/links?tag=')
     await page.getByRole('row', { name: /Status page/ }).waitFor()
+
+    // A browser's export with a favicon per bookmark, larger than a JSON request may be (issue 26).
+    const firefox = Buffer.from(firefoxExport({ entries: 323, iconBytes: 5200, start: 900 }))
+    expect(firefox.length).toBeGreaterThan(1024 * 1024)
+    await page.goto('/links/import-export')
+    await page.getByLabel('Bookmark file').setInputFiles({ name: 'bookmarks-firefox.html', mimeType: 'text/html', buffer: firefox })
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    await page.getByTestId('import-report').getByText('323 links imported.').waitFor()
   })
 
   it('explains how to add go as a browser search keyword', async () => {

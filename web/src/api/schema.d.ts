@@ -1197,10 +1197,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import a bookmark file (Netscape HTML) or a JSON export as links; reports what it skipped and why
-         * @description Per item: each valid bookmark becomes a link, the others are listed in `skipped`. At most 2000 bookmarks per import; the body may be up to 1 MiB.
+         * Import a bookmark file (Netscape HTML) or a JSON export, sent as text in JSON, as links; reports what it skipped and why
+         * @description Per item: each valid bookmark becomes a link, the others are listed in `skipped`. At most 20000 bookmarks per import; this request may be up to 1 MiB — upload a larger file (up to 20 MiB) as it is to `/api/links/import/file`.
          */
         post: operations["importLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/import/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bookmark file (Netscape HTML) or a JSON export, uploaded as it is, as links; reports what it skipped and why
+         * @description The body is the file, up to 20 MiB, read as it arrives (never held whole). Per item, like `/api/links/import`; at most 20000 bookmarks — the one after that stops the import with a 400, and nothing is imported.
+         */
+        post: operations["importLinkFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7285,7 +7305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, or more bookmarks than one import takes (details: content); MALFORMED_JSON */
+            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7314,6 +7334,90 @@ export interface operations {
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importLinkFile: {
+        parameters: {
+            query: {
+                /** @description `html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export */
+                format: "html" | "json";
+                /** @description Share every imported link with this organization; personal when absent */
+                organization_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "text/html": string;
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Links created */
+                        imported: number;
+                        tags_created: number;
+                        skipped: {
+                            /** @description The bookmark's place in the file, from 1 */
+                            position: number;
+                            url: string | null;
+                            /** @description Why it was not imported */
+                            reason: "invalid_item" | "invalid_url" | "invalid_slug" | "duplicate_url" | "slug_taken";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON; VALIDATION_FAILED: the upload ended before the file did */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the file is over 20 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;

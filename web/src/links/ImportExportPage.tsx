@@ -1,7 +1,8 @@
 /**
- * Import a browser's bookmark file (or a JSON export) and download the links as either. The
- * import report lists what was skipped and why; the size limit is checked here too, so a person
- * learns it before uploading.
+ * Import a browser's bookmark file (or a JSON export) and download the links as either. The file
+ * is uploaded as it is (POST /api/links/import/file, read by the service as it arrives), so a
+ * browser's export with favicons fits; the size limit is checked here too, so a person learns it
+ * before uploading. The import report lists what was skipped and why.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -17,13 +18,21 @@ import { atField } from './field-error'
 import { ownerOptions } from './owner-options'
 import { organizationsQuery } from './queries'
 
-/** The API's body limit for an import (1 MiB), less room for the JSON around the file. */
-const MAX_FILE_BYTES = 1024 * 1024 - 4096
+/** The API's limit for an uploaded file (20 MiB). */
+const MAX_FILE_BYTES = 20 * 1024 * 1024
 type Format = 'html' | 'json'
 type Report = Awaited<ReturnType<typeof importFile>>
 
-function importFile(body: { format: Format; content: string; organization_id: string | null }) {
-  return unwrap(client.POST('/api/links/import', { body }))
+function importFile(input: { format: Format; file: File; organizationId: string | null }) {
+  return unwrap(
+    client.POST('/api/links/import/file', {
+      params: { query: { format: input.format, ...(input.organizationId !== null && { organization_id: input.organizationId }) } },
+      // The file's bytes as they are; the format is in the query.
+      body: input.file,
+      bodySerializer: (file) => file as File,
+      headers: { 'content-type': 'application/octet-stream' },
+    }),
+  )
 }
 
 export function ImportExportPage() {
@@ -38,7 +47,7 @@ export function ImportExportPage() {
       if (input.file === null || input.file.size === 0) throw atField(null, 'file', t('links.importChooseFile'))
       if (input.file.size > MAX_FILE_BYTES) throw atField(null, 'file', t('links.importTooLarge'))
       const format: Format = input.format === 'json' || (input.format === 'auto' && /\.json$/i.test(input.file.name)) ? 'json' : 'html'
-      return importFile({ format, content: await input.file.text(), organization_id: input.organizationId === '' ? null : input.organizationId })
+      return importFile({ format, file: input.file, organizationId: input.organizationId === '' ? null : input.organizationId })
     },
     onSuccess: async (result) => {
       setReport(result)

@@ -27,9 +27,8 @@ async function linkCount(user: SignedIn): Promise<number> {
   let count = 0
   let cursor: string | null = null
   do {
-    const page = (
-      await t.app.inject({ method: 'GET', url: `/api/links?limit=200${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(user.token) })
-    ).json() as { items: LinkJson[]; next_cursor: string | null }
+    const url: string = `/api/links?limit=200${cursor === null ? '' : `&cursor=${cursor}`}`
+    const page: { items: LinkJson[]; next_cursor: string | null } = (await t.app.inject({ method: 'GET', url, headers: bearer(user.token) })).json()
     count += page.items.length
     cursor = page.next_cursor
   } while (cursor !== null)

@@ -20,7 +20,7 @@ export const MAX_DEPTH = 64
 /** Tag names read per link: cleanBookmark keeps 50, a file may hold empty or repeated ones. */
 const MAX_TAGS_READ = 500
 
-// TokenType's values (a const enum in the library's declarations).
+// TokenType's values (the library's enum, which is loaded only with the library).
 const LEFT_BRACE = 0
 const RIGHT_BRACE = 1
 const LEFT_BRACKET = 2
@@ -125,7 +125,10 @@ export async function createJsonLinksReader(onItem: (item: BookmarkCandidate | n
     expect = parent === undefined ? 'end' : 'comma'
   }
 
-  const onToken = ({ token, value }: ParsedTokenInfo) => {
+  const onToken = (parsed: ParsedTokenInfo) => {
+    // Compared as numbers with the constants above: the library's enum is loaded with it, on first use.
+    const token: number = parsed.token
+    const value: unknown = parsed.value
     const top = stack.at(-1)
     switch (expect) {
       case 'end':

@@ -70,8 +70,7 @@ export async function createNetscapeReader(onBookmark: (bookmark: BookmarkCandid
     }
     return text
   }
-  const nameAt = (start: number, end: number): string | null =>
-    end - start > MAX_NAME || start < keptFrom ? null : slice(start, end).toLowerCase()
+  const nameAt = (start: number, end: number): string | null => (end - start > MAX_NAME || start < keptFrom ? null : slice(start, end).toLowerCase())
 
   let isBookmarkFile = false
   let tag: string | null = null

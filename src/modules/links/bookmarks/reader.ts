@@ -48,7 +48,7 @@ export function timeSlicer(): () => Promise<void> {
 
 /** The pieces of a text, never cutting a surrogate pair (its halves would become two U+FFFD in UTF-8). */
 function* textPieces(text: string): Generator<string> {
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(start + PIECE_BYTES, text.length)
     if (end < text.length && /[\ud800-\udbff]/.test(text[end - 1]!)) end--
     yield text.slice(start, end)

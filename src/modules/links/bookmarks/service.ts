@@ -4,10 +4,11 @@
  *
  * Import is per item: every bookmark that passes the rules becomes a link, every other one is
  * reported with its reason (invalid URL or slug, a URL or slug the owner already has — in the
- * database or earlier in the same file). What is imported is written in one transaction with the
- * owner locked, so two imports of the same file one after the other, or at the same time, create
- * each link once. A failure of the file as a whole (not a bookmark file, not JSON, too many items)
- * is a 400 and imports nothing.
+ * database or earlier in the same file). The file is read whole first (reader.ts: as it arrives,
+ * never held whole), so a failure of the file as a whole (not a bookmark file, not JSON, too many
+ * items, too large) is a 400 or 413 and imports nothing; then it is written in parts, each in a
+ * transaction with the owner locked, so two imports of the same file one after the other, or at
+ * the same time, create each link once.
  */
 import type { Deps } from '../../../deps.js'
 import type { PageWindow } from '../../../db/keyset.js'
@@ -44,8 +45,7 @@ interface ReadBookmark {
   shownUrl: string | null
 }
 
-const shownUrl = (candidate: BookmarkCandidate | null) =>
-  typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, 300)) : null
+const shownUrl = (candidate: BookmarkCandidate | null) => (typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, 300)) : null)
 
 /** The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400. */
 async function readBookmarks(file: ImportFile): Promise<ReadBookmark[]> {
