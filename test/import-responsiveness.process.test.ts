@@ -172,6 +172,24 @@ describe.sequential('a bookmark import while /api/health is asked every 50 ms', 
     expectResponsive(health, held)
   }, 60_000)
 
+  it('a client that goes away mid-upload: nothing imported, no failure logged, the server answers on', async () => {
+    await new Promise<void>((resolve) => {
+      const request = http.request(`${server.baseUrl}/api/links/import/file?format=html`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': String(MIB) },
+      })
+      request.on('error', () => resolve())
+      request.write('<!DOCTYPE NETSCAPE-Bookmark-file-1><DT><A HREF="https://gone.example/">gone</A>\n', () =>
+        setTimeout(() => request.destroy(), 200),
+      )
+    })
+    await sleep(200)
+    const search = await fetch(`${server.baseUrl}/api/links?q=gone.example`, { headers: { authorization: `Bearer ${token}` } })
+    expect(search.status).toBe(200)
+    expect(((await search.json()) as { items: unknown[] }).items).toEqual([])
+    expect(server.output()).not.toContain('request failed unexpectedly')
+  })
+
   it('a body declared over 20 MiB: 413 before any of it is sent, nothing imported', async () => {
     const before = await fetch(`${server.baseUrl}/api/links?limit=1`, { headers: { authorization: `Bearer ${token}` } })
     expect(before.status).toBe(200)
