@@ -49,8 +49,11 @@ beforeAll(async () => {
   })
   expect(setup.status).toBe(201)
   token = ((await setup.json()) as { token: string }).token
-  // The readers are loaded by the first import, once per process: not part of any file's cost.
+  // The readers are loaded by the first import of each format, once per process: not part of any
+  // file's cost. (This also runs both from the built bundle, where they load from node_modules.)
   expect((await upload('<!DOCTYPE NETSCAPE-Bookmark-file-1><A HREF="https://warm.example/">warm</A>')).status).toBe(200)
+  const json = await upload(JSON.stringify([{ url: 'https://warm.example/json' }]), 'json')
+  expect(await json.json()).toEqual({ imported: 1, tags_created: 0, skipped: [] })
 }, 60_000)
 
 afterAll(async () => {
