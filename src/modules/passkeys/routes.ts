@@ -164,7 +164,9 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: SignInView,
             401: errorResponse(`MFA_PENDING_INVALID, ${SIGN_IN_REFUSED}`),
-            429: errorResponse('RATE_LIMITED: 5 refusals per mfa_token, 10 wrong codes or passkey answers per account per 15 minutes'),
+            429: errorResponse(
+              "RATE_LIMITED: 5 refusals per mfa_token, 10 passkey refusals per account per 15 minutes (apart from the codes' budget)",
+            ),
           },
         },
       },
@@ -200,7 +202,7 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: SignInView,
             401: errorResponse(SIGN_IN_REFUSED),
-            429: errorResponse('RATE_LIMITED: 5 refusals per attempt, 10 per account per 15 minutes'),
+            429: errorResponse("RATE_LIMITED: 5 refusals per attempt, 100 sign-in failures per IP per 15 minutes (never the account's budget)"),
           },
         },
       },
