@@ -42,7 +42,7 @@ export interface AssertionOptions {
   expires_at: string
 }
 
-async function newAssertionOptions(
+export async function newAssertionOptions(
   deps: Deps,
   binding: { purpose: ChallengePurpose; binding: string; userId: string | null },
   allow: Array<{ credential_id: string; transports: string[] }>,
@@ -85,12 +85,15 @@ export async function beginPasskeyMfa(deps: Deps, input: { mfa_token: string }):
   return newAssertionOptions(deps, { purpose: 'mfa', binding: challenge.id, userId: user.id }, passkeys, 'preferred')
 }
 
-/** Runs the check under the budgets; a refusal is audited and thrown as 401 with its reason. */
-async function checkAssertion(
+/**
+ * Runs the check under the budgets; a refusal is audited and thrown with its reason — as 401 at a
+ * sign-in, with the reasons' own statuses (400, 409) when it was the proof for an account change.
+ */
+export async function checkAssertion(
   deps: Deps,
   charges: BudgetCharge[],
   check: Parameters<typeof verifyAssertion>[1],
-  audit: { user: UserRecord | null; ctx: RequestContext; mode: 'second_factor' | 'passwordless' },
+  audit: { user: UserRecord | null; ctx: RequestContext; mode: 'second_factor' | 'passwordless' | 'proof' },
 ) {
   const refusal: { outcome: AssertionOutcome | null } = { outcome: null }
   const passkey = await deps.budgets.attempt(charges, async () => {
@@ -107,8 +110,9 @@ async function checkAssertion(
     ...(audit.user !== null && { target: { type: 'user', id: audit.user.id } }),
     metadata: { reason, mode: audit.mode },
   })
-  if (reason === 'PASSKEY_CHALLENGE_EXPIRED') throw new AppError(reason, { status: 401 })
-  throw verificationFailed(message ?? 'The passkey could not be verified.', 401)
+  const signingIn = audit.mode !== 'proof'
+  if (reason === 'PASSKEY_CHALLENGE_EXPIRED') throw new AppError(reason, signingIn ? { status: 401 } : {})
+  throw verificationFailed(message ?? 'The passkey could not be verified.', signingIn ? 401 : 400)
 }
 
 /** Opens the session of a sign-in completed with a passkey, in the transaction that decides it. */
