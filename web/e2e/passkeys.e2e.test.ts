@@ -11,8 +11,10 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
+import { totpCode } from '../../test/helpers/rfc6238.ts'
 import de from '../src/i18n/de/passkeys.json' with { type: 'json' }
 import en from '../src/i18n/en/passkeys.json' with { type: 'json' }
+import enCommon from '../src/i18n/en.json' with { type: 'json' }
 
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-cobol-1959' }
 
@@ -259,6 +261,44 @@ describe('passkeys in Chromium', () => {
     const deleted = await api('/api/admin/audit-log?action=passkey.delete&limit=1', { token: apiToken })
     const [event] = ((await deleted.json()) as { items: { metadata: Record<string, unknown> }[] }).items
     expect(event?.metadata).toMatchObject({ last_factor: true, proof: 'passkey' })
+  })
+
+  it('with the authenticator app on, the form asks for its code: a wrong one is named at the field, a backup code adds the passkey', async () => {
+    // The app enrolled on the page (enrolling ends the other sessions, so not through the API).
+    await page.goto('/account/security')
+    await expectHeading(page, 'Security')
+    await page.locator('section[aria-labelledby="mfa-heading"]').getByLabel('Current password').fill(ADMIN.password)
+    await page.getByRole('button', { name: 'Enable two-factor authentication' }).click()
+    const secretText = page.getByTestId('totp-secret')
+    await secretText.waitFor()
+    const secret = ((await secretText.textContent()) ?? '').replace(/\s+/g, '')
+    await page.getByLabel('Code from the app').fill(totpCode(secret, new Date()))
+    await page.getByRole('button', { name: 'Confirm and enable' }).click()
+    const codes = page.getByTestId('backup-codes').locator('code')
+    await expect.poll(() => codes.count()).toBe(10)
+    const backupCodes = await codes.allTextContents()
+    await page.getByRole('checkbox', { name: 'I have stored these codes' }).check()
+    await page.getByRole('button', { name: 'Done' }).click()
+
+    const add = page.getByRole('form', { name: en['passkeys.add'] })
+    const code = add.getByLabel(en['passkeys.proofCode'])
+    await add.getByText(en['passkeys.proofCodeHelp']).waitFor()
+    await add.getByLabel('Name').fill('Security key')
+    await add.getByLabel('Current password').fill(ADMIN.password)
+    const current = new Set([-1, 0, 1].map((offset) => totpCode(secret, new Date(), offset)))
+    await code.fill(['000000', '111111', '222222'].find((wrong) => !current.has(wrong))!)
+    await add.getByRole('button', { name: en['passkeys.add'] }).click()
+    await add.getByText(enCommon['reason.INVALID_CODE']).waitFor()
+    expect(await code.getAttribute('aria-invalid')).toBe('true')
+    await checkAccessibility(page, 'add passkey, wrong code')
+
+    await code.fill(backupCodes[0]!)
+    await add.getByRole('button', { name: en['passkeys.add'] }).click()
+    await page
+      .getByTestId('passkeys')
+      .getByRole('row', { name: /Security key/ })
+      .waitFor()
+    await expect.poll(async () => page.getByTestId('mfa-state').textContent()).toContain('9 backup codes left')
   })
 
   it('ran under the console CSP without a single violation', () => {

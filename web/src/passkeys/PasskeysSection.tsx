@@ -131,6 +131,8 @@ function Add({ hasPassword, totpOn, hasPasskeys }: { hasPassword: boolean; totpO
       form.form.current?.reset()
       await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
       await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+      // A backup code given as the proof is used up: the count shown beside the app changes.
+      await queryClient.invalidateQueries({ queryKey: mfaStatusQuery.queryKey })
     },
     onError: (failure) => {
       setSignInAgain(failure instanceof ApiError && failure.reason === 'RECENT_SIGN_IN_REQUIRED')
