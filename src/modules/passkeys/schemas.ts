@@ -57,10 +57,14 @@ export const AuthenticationCredential = Type.Object({
  */
 const FactorProof = {
   password: ReauthPassword,
-  /** A current TOTP code or an unused backup code. */
-  code: Type.Optional(Secret(64)),
-  /** Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options. */
-  passkey: Type.Optional(AuthenticationCredential),
+  code: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'A current TOTP code or an unused backup code (when the account has a second factor)' }),
+  ),
+  passkey: Type.Optional(
+    Type.Object(AuthenticationCredential.properties, {
+      description: "Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options",
+    }),
+  ),
 }
 
 export const RegistrationOptionsBody = Body(FactorProof)

@@ -2690,7 +2690,9 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
                     code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
                     passkey?: {
                         id: string;
                         rawId: string;
@@ -2935,7 +2937,9 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
                     code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
                     passkey?: {
                         id: string;
                         rawId: string;
