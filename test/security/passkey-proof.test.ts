@@ -114,6 +114,16 @@ describe('adding a passkey to an account with a passkey', () => {
     ).toMatchObject({ code: 400, reason: 'VALIDATION_FAILED', details: [{ field: 'passkey' }] })
   })
 
+  it('two concurrent beginnings with one passkey answer: exactly one is granted, the others find the challenge used', async () => {
+    const owner = await createSignedInUser(t)
+    const mine = authenticatorFor(t)
+    await registerPasskey(t, owner, mine)
+    const proof = await passkeyProof(t, owner.token, mine)
+    const answers = await Promise.all([0, 1, 2, 3].map(() => begin(owner.token, { password: DEFAULT_PASSWORD, passkey: proof })))
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409, 409, 409])
+    expect(answers.filter((r) => r.statusCode === 409).every((r) => r.json().reason === 'PASSKEY_CHALLENGE_EXPIRED')).toBe(true)
+  })
+
   it('refused passkey proofs have their own budget: after 10 the 11th is 429, and a TOTP code still proves it', async () => {
     const owner = await createSignedInUser(t)
     const mine = authenticatorFor(t)
