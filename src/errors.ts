@@ -46,6 +46,14 @@ export const REASONS = {
   PASSKEY_CHALLENGE_EXPIRED: { status: 409, message: 'The passkey request has expired or was already used. Start again.' },
   // Not in CONTRACT.md §2.2 (issue 14): the authenticator's answer failed a check (origin, RP id, signature, counter, user verification).
   PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey could not be verified.' },
+  // Not in CONTRACT.md §2.2 (issue 26, docs/API.md "Second-factor proof"): the account has a second factor, and this
+  // change (adding a passkey, removing the last factor) needs it now: a code or an answer of a registered passkey.
+  SECOND_FACTOR_REQUIRED: {
+    status: 400,
+    message: 'Confirm with your second factor: a code from your authenticator app, a backup code or one of your passkeys.',
+  },
+  // Not in CONTRACT.md §2.2 (issue 26): an account without a password proves itself by a sign-in of the last 5 minutes.
+  RECENT_SIGN_IN_REQUIRED: { status: 403, message: 'Sign in again to confirm it is you: this change needs a sign-in of the last 5 minutes.' },
   // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
   // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
   MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Two-factor authentication is required on this instance. Set it up to continue.' },

@@ -139,7 +139,8 @@ export interface PasskeysTable {
 /** A ceremony challenge: single use (`used_at`), expiring, bound to a session or sign-in attempt. */
 export interface PasskeyChallengesTable {
   id: string
-  purpose: 'register' | 'mfa' | 'passwordless'
+  /** `proof`: a registered passkey confirming an account change (issue 26), bound to the session. */
+  purpose: 'register' | 'mfa' | 'passwordless' | 'proof'
   binding: string
   user_id: string | null
   challenge: string

@@ -379,10 +379,19 @@ async function passkeyScreenshots(adminToken: string): Promise<void> {
     ['Work laptop', false],
     ['Phone', true],
   ] as const) {
+    // The second one needs the first as the proof (issue 26): its answer to this session's challenge.
+    const proof =
+      authenticator.credentials.length === 0
+        ? {}
+        : {
+            passkey: authenticator.assert(
+              ((await api('/api/auth/passkeys/proof/options', { method: 'POST', token })) as unknown as { options: { challenge: string } }).options,
+            ),
+          }
     const { options } = (await api('/api/auth/passkeys/registration/options', {
       method: 'POST',
       token,
-      body: { password: PASSKEY_USER.password },
+      body: { password: PASSKEY_USER.password, ...proof },
     })) as unknown as { options: { challenge: string; rp: { id?: string }; user: { id: string } } }
     const credential = authenticator.register(options, { backupEligible: synced, backedUp: synced })
     await api('/api/auth/passkeys/registration', { method: 'POST', token, body: { name, credential } })

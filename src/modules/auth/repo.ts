@@ -73,6 +73,12 @@ export async function isSessionVouchedByProvider(ex: Executor, sessionId: string
   return Boolean(row?.idp_mfa)
 }
 
+/** When the session was opened, i.e. when its sign-in happened (sessions are never renewed in place). */
+export async function findSessionStart(ex: Executor, sessionId: string): Promise<Timestamp | null> {
+  const row = await ex.selectFrom('sessions').select('created_at').where('id', '=', sessionId).executeTakeFirst()
+  return row?.created_at ?? null
+}
+
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
 export async function touchSession(ex: Executor, sessionId: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
   await ex.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', sessionId).where('last_seen_at', '<', staleBefore).execute()

@@ -1,7 +1,8 @@
 /**
- * Checking a passkey's assertion (WebAuthn §7.2) — at the sign-in second step and for a sign-in
- * without a password. The ceremony's challenge is taken (single use) before anything is verified,
- * so a replayed or concurrent second use of it finds nothing. The call runs inside the caller's
+ * Checking a passkey's assertion (WebAuthn §7.2) — at the sign-in second step, for a sign-in
+ * without a password, and as the proof an account change asks for (proof.ts). The ceremony's
+ * challenge is taken (single use) before anything is verified, so a replayed or concurrent second
+ * use of it finds nothing. The call runs inside the caller's
  * attempt budget: it never throws for a refusal, it returns it.
  */
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
@@ -13,7 +14,7 @@ export type AssertionOutcome =
   { ok: true; passkey: PasskeyRecord } | { ok: false; reason: 'PASSKEY_CHALLENGE_EXPIRED' | 'PASSKEY_VERIFICATION_FAILED'; message?: string }
 
 export interface AssertionCheck {
-  purpose: Extract<ChallengePurpose, 'mfa' | 'passwordless'>
+  purpose: Extract<ChallengePurpose, 'mfa' | 'passwordless' | 'proof'>
   binding: string
   credential: AuthenticationResponseJSON
   /** The account the assertion must belong to (the second step knows it; a passwordless sign-in does not). */

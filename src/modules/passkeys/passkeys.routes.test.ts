@@ -5,6 +5,7 @@ import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD, login,
 import {
   authenticatorFor,
   completeRegistration,
+  passkeyProof,
   passwordlessOptions,
   registerPasskey,
   registrationOptions,
@@ -65,7 +66,7 @@ describe('registration', () => {
     const user = await createSignedInUser(t)
     const authenticator = authenticatorFor(t)
     await registerPasskey(t, user, authenticator, { name: 'Phone' })
-    await registerPasskey(t, user, authenticator, { name: 'Key' })
+    await registerPasskey(t, user, authenticator, { name: 'Key', proof: { passkey: authenticator } })
     expect((await list(user.token)).items.map((p: { name: string }) => p.name)).toEqual(['Key', 'Phone'])
     expect(await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)).toEqual(expect.any(String))
   })
@@ -105,7 +106,7 @@ describe('registration', () => {
     const reused = await completeRegistration(t, user.token, authenticator.register(options))
     expect(reused.json()).toMatchObject({ code: 409, reason: 'PASSKEY_CHALLENGE_EXPIRED' })
 
-    const late = await registrationOptions(t, user.token, DEFAULT_PASSWORD)
+    const late = await registrationOptions(t, user.token, DEFAULT_PASSWORD, { passkey: authenticator, credential: authenticator.credentials[0]! })
     t.clock.advance(5 * 60 + 1)
     expect((await completeRegistration(t, user.token, authenticator.register(late))).json()).toMatchObject({ reason: 'PASSKEY_CHALLENGE_EXPIRED' })
   })
@@ -131,14 +132,17 @@ describe('registration', () => {
   it('keeps the per-account cap under concurrent registrations from several sessions (LIMIT_REACHED)', async () => {
     const user = await createSignedInUser(t)
     const authenticator = authenticatorFor(t)
-    for (let i = 0; i < MAX_PASSKEYS_PER_USER - 2; i++) await registerPasskey(t, { token: user.token, password: DEFAULT_PASSWORD }, authenticator)
+    await registerPasskey(t, user, authenticator)
+    for (let i = 1; i < MAX_PASSKEYS_PER_USER - 2; i++) await registerPasskey(t, user, authenticator, { proof: { passkey: authenticator } })
     // Four more sessions (signed in with a passkey), each with a challenge of its own: two places are left.
     const sessions = []
     for (let i = 0; i < 4; i++) {
       const start = await passwordlessOptions(t)
       sessions.push((await signInWithPasskey(t, start.attempt_token, authenticator.assert(start.options))).json().token as string)
     }
-    const pending = await Promise.all(sessions.map(async (token) => ({ token, options: await registrationOptions(t, token, DEFAULT_PASSWORD) })))
+    // Each proves the passkey in turn (one authenticator's counter moves with each answer); the completions race.
+    const pending = []
+    for (const token of sessions) pending.push({ token, options: await registrationOptions(t, token, DEFAULT_PASSWORD, { passkey: authenticator }) })
     const answers = await Promise.all(pending.map(({ token, options }) => completeRegistration(t, token, authenticator.register(options))))
     expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 201, 409, 409])
     expect(answers.filter((r) => r.statusCode === 409).every((r) => r.json().reason === 'LIMIT_REACHED')).toBe(true)
@@ -147,7 +151,7 @@ describe('registration', () => {
       method: 'POST',
       url: '/api/auth/passkeys/registration/options',
       headers: bearer(user.token),
-      payload: { password: DEFAULT_PASSWORD },
+      payload: { password: DEFAULT_PASSWORD, passkey: await passkeyProof(t, user.token, authenticator) },
     })
     expect(beyond.json()).toMatchObject({ code: 409, reason: 'LIMIT_REACHED' })
   })
@@ -206,7 +210,7 @@ describe('rename and delete', () => {
     const user = await createSignedInUser(t)
     const authenticator = authenticatorFor(t)
     const first = await registerPasskey(t, user, authenticator)
-    const second = await registerPasskey(t, user, authenticator)
+    const second = await registerPasskey(t, user, authenticator, { proof: { passkey: authenticator } })
     expect((await remove(user.token, first, {})).json()).toMatchObject({ code: 400, reason: 'PASSWORD_REQUIRED' })
     expect((await remove(user.token, first, { password: 'wrong password' })).json()).toMatchObject({ reason: 'INVALID_PASSWORD' })
 
@@ -219,7 +223,10 @@ describe('rename and delete', () => {
 
     const bystander = await t.app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code: '123456' } })
     expect(bystander.statusCode).toBe(401)
-    expect((await remove(user.token, second, { password: DEFAULT_PASSWORD })).statusCode).toBe(204)
+    // The last second factor: the same proof as disabling TOTP — the password and the factor now.
+    expect((await remove(user.token, second, { password: DEFAULT_PASSWORD })).json()).toMatchObject({ code: 400, reason: 'SECOND_FACTOR_REQUIRED' })
+    const proof = await passkeyProof(t, user.token, authenticator)
+    expect((await remove(user.token, second, { password: DEFAULT_PASSWORD, passkey: proof })).statusCode).toBe(204)
     const signIn = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: DEFAULT_PASSWORD } })
     expect(signIn.json().token).toEqual(expect.any(String))
     const events = await t.deps.db
@@ -230,6 +237,7 @@ describe('rename and delete', () => {
       .orderBy('at')
       .execute()
     expect(events.map((e) => JSON.parse(String(e.metadata)).last_factor)).toEqual([false, true])
+    expect(JSON.parse(String(events[1]!.metadata)).proof).toBe('passkey')
   })
 
   it("an administrator's MFA reset removes the passkeys too", async () => {

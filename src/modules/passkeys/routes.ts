@@ -22,10 +22,15 @@ import {
   RenameBody,
 } from './schemas.js'
 import { beginRegistration, completeRegistration, deleteOwnPasskey, listOwnPasskeys, renameOwnPasskey } from './service.js'
+import { beginPasskeyProof } from './proof.js'
 import { beginPasskeyMfa, beginPasswordless, completePasskeyMfa, completePasswordless } from './sign-in.js'
 
 const tags = ['passkeys']
 const REAUTH = 'PASSWORD_REQUIRED, INVALID_PASSWORD'
+const SECOND_FACTOR = 'SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26)'
+const PROOF_BUDGET = errorResponse(
+  'RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets)',
+)
 const REAUTH_BUDGET = errorResponse('RATE_LIMITED: 10 wrong passwords per account per 15 minutes')
 const SIGN_IN_REFUSED =
   'PASSKEY_CHALLENGE_EXPIRED (the challenge is unknown, used or expired), PASSKEY_VERIFICATION_FAILED (the message names the check)'
@@ -54,16 +59,41 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'beginPasskeyRegistration',
           summary: 'Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session',
+          description:
+            'Needs the password (an account without one: a sign-in of the last 5 minutes, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options).',
           body: RegistrationOptionsBody,
           response: {
             200: RegistrationOptionsView,
-            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}`),
-            409: errorResponse('LIMIT_REACHED: 20 passkeys'),
-            429: REAUTH_BUDGET,
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}, ${SECOND_FACTOR}`),
+            403: errorResponse('RECENT_SIGN_IN_REQUIRED: an account without a password, signed in more than 5 minutes ago'),
+            409: errorResponse('LIMIT_REACHED: 20 passkeys; PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired'),
+            429: PROOF_BUDGET,
           },
         },
       },
-      async (request) => beginRegistration(deps, callerOf(request), request.body.password),
+      async (request) => {
+        const { password, code, passkey } = request.body
+        const proof = { password, code, passkey: passkey as unknown as AuthenticationResponseJSON | undefined }
+        return beginRegistration(deps, callerOf(request), proof, contextOf(request))
+      },
+    )
+
+    app.post(
+      '/proof/options',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          operationId: 'beginPasskeyProof',
+          summary:
+            'A challenge for one of your passkeys, bound to this session: its answer is the `passkey` proof of adding a passkey or deleting the last second factor',
+          response: {
+            200: AssertionOptionsView,
+            404: errorResponse('NOT_FOUND: the account has no passkey'),
+          },
+        },
+      },
+      async (request) => beginPasskeyProof(deps, callerOf(request)),
     )
 
     app.post(
@@ -117,18 +147,23 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'deletePasskey',
           summary: 'Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions',
+          description:
+            'The last second factor (no authenticator app, no other passkey) also needs that factor now, as disabling TOTP does: `passkey` (an answer to POST /api/auth/passkeys/proof/options) or `code`; else 400 SECOND_FACTOR_REQUIRED.',
           params: IdParams,
           body: DeleteBody,
           response: {
             204: NoContent,
-            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}`),
+            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}, ${SECOND_FACTOR}`),
             404: errorResponse('NOT_FOUND: no such passkey of yours'),
-            429: REAUTH_BUDGET,
+            409: errorResponse('PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired'),
+            429: PROOF_BUDGET,
           },
         },
       },
       async (request, reply) => {
-        await deleteOwnPasskey(deps, callerOf(request), request.params.id, request.body ?? {}, contextOf(request))
+        const { password, code, passkey } = request.body ?? {}
+        const proof = { password, code, passkey: passkey as unknown as AuthenticationResponseJSON | undefined }
+        await deleteOwnPasskey(deps, callerOf(request), request.params.id, proof, contextOf(request))
         return reply.code(204).send(null)
       },
     )
@@ -164,7 +199,9 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: SignInView,
             401: errorResponse(`MFA_PENDING_INVALID, ${SIGN_IN_REFUSED}`),
-            429: errorResponse('RATE_LIMITED: 5 refusals per mfa_token, 10 wrong codes or passkey answers per account per 15 minutes'),
+            429: errorResponse(
+              "RATE_LIMITED: 5 refusals per mfa_token, 10 passkey refusals per account per 15 minutes (apart from the codes' budget)",
+            ),
           },
         },
       },
@@ -200,7 +237,7 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: SignInView,
             401: errorResponse(SIGN_IN_REFUSED),
-            429: errorResponse('RATE_LIMITED: 5 refusals per attempt, 10 per account per 15 minutes'),
+            429: errorResponse("RATE_LIMITED: 5 refusals per attempt, 100 sign-in failures per IP per 15 minutes (never the account's budget)"),
           },
         },
       },

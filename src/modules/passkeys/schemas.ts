@@ -51,7 +51,23 @@ export const AuthenticationCredential = Type.Object({
   }),
 })
 
-export const RegistrationOptionsBody = Body({ password: ReauthPassword })
+/**
+ * The proof of issue 26 (proof.ts): the password (when the account has one) and, when the account
+ * has a second factor, either a code or a registered passkey's answer to POST /proof/options.
+ */
+const FactorProof = {
+  password: ReauthPassword,
+  code: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'A current TOTP code or an unused backup code (when the account has a second factor)' }),
+  ),
+  passkey: Type.Optional(
+    Type.Object(AuthenticationCredential.properties, {
+      description: "Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options",
+    }),
+  ),
+}
+
+export const RegistrationOptionsBody = Body(FactorProof)
 export type RegistrationOptionsBody = Static<typeof RegistrationOptionsBody>
 
 /** The browser's options, passed to navigator.credentials.create/get as they are (fields beyond these pass through). */
@@ -77,7 +93,7 @@ export type RegistrationBody = Static<typeof RegistrationBody>
 export const RenameBody = Body({ name: PasskeyName, password: ReauthPassword })
 export type RenameBody = Static<typeof RenameBody>
 
-export const DeleteBody = Body({ password: ReauthPassword })
+export const DeleteBody = Body(FactorProof)
 export type DeleteBody = Static<typeof DeleteBody>
 
 export const AssertionOptionsView = Type.Object({

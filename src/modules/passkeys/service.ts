@@ -1,8 +1,10 @@
 /**
  * A person's passkeys: registration (options → the authenticator's attestation), the list, rename
- * and delete. Every change needs an interactive session and re-authentication (the password, when
- * the account has one, as for beginning a TOTP enrollment); the first second factor added and the
- * last one removed end the user's other sessions, as enabling and disabling TOTP do.
+ * and delete. Every change needs an interactive session and re-authentication: the password, when
+ * the account has one. Adding a passkey and removing the last second factor need more (issue 26,
+ * proof.ts): an account without a password proves a recent sign-in, and an account with a second
+ * factor proves that factor now. The first second factor added and the last one removed end the
+ * user's other sessions, as enabling and disabling TOTP do.
  */
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { Deps } from '../../deps.js'
@@ -14,8 +16,10 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
+import { findTotpFactor } from '../mfa/repo.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { lockUser } from '../users/repo.js'
+import { proveForNewFactor, proveSecondFactor, type FactorProof, type ProvenFactor } from './proof.js'
 import {
   consumeChallenge,
   countPasskeys,
@@ -57,15 +61,22 @@ function sessionBinding(caller: Caller): string {
   return caller.sessionId!
 }
 
+/**
+ * Begins a registration after the proof (proof.ts): the password or a recent sign-in, and the
+ * account's second factor when it has one. The proof is asked for here, where the challenge is
+ * made; the completion is bound to this session's challenge. (A factor added by the owner between
+ * the two ends every other session, so an intruder's challenge cannot outlive it.)
+ */
 export async function beginRegistration(
   deps: Deps,
   caller: Caller,
-  password: string | undefined,
+  proof: FactorProof,
+  ctx: RequestContext,
 ): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; expires_at: string }> {
   const userId = caller.user.id
   const existing = await listPasskeys(deps.db, userId)
   if (existing.length >= MAX_PASSKEYS_PER_USER) throw new AppError('LIMIT_REACHED', { details: `at most ${MAX_PASSKEYS_PER_USER} passkeys` })
-  await verifyCurrentPassword(deps, userId, password)
+  await proveForNewFactor(deps, caller, proof, ctx)
   const rp = relyingParty(deps.config)
   const { generateRegistrationOptions } = await webauthn()
   const options = await generateRegistrationOptions({
@@ -200,31 +211,34 @@ export async function renameOwnPasskey(
   return toPasskeyView({ ...passkey, name: input.name })
 }
 
+/** Whether deleting this passkey would leave the account without a second factor. */
+async function isLastFactor(deps: Deps, userId: string): Promise<boolean> {
+  return (await countPasskeys(deps.db, userId)) <= 1 && (await findTotpFactor(deps.db, userId)) === null
+}
+
 /**
  * Deletes a passkey. Removing the account's last second factor is disabling two-factor sign-in, so
- * it follows the TOTP rules for that: the password (when the account has one) and the end of every
- * other session. (TOTP's disable also asks for a current code; a passkey cannot be typed, and the
- * session itself was opened with the second factor.)
+ * it needs the same proof as disabling TOTP (issue 26): the password (when the account has one) and
+ * the factor now — an answer of this passkey (or a code) — and it ends every other session. Whether
+ * it was the last is decided again in the transaction, with the account locked: two concurrent
+ * deletions of its last two passkeys cannot both pass as "not the last" without the proof.
  */
-export async function deleteOwnPasskey(
-  deps: Deps,
-  caller: Caller,
-  id: string,
-  input: { password?: string | undefined },
-  ctx: RequestContext,
-): Promise<void> {
+export async function deleteOwnPasskey(deps: Deps, caller: Caller, id: string, input: FactorProof, ctx: RequestContext): Promise<void> {
   const passkey = await ownPasskey(deps, caller, id)
   await verifyCurrentPassword(deps, caller.user.id, input.password)
+  const proven: ProvenFactor | null = (await isLastFactor(deps, caller.user.id)) ? await proveSecondFactor(deps, caller, input, ctx) : null
   await deps.db.transaction().execute(async (tx) => {
+    await lockUser(tx, caller.user.id)
     if (!(await deletePasskey(tx, caller.user.id, id))) throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
     const lastFactor = !(await isMfaEnabled(tx, caller.user.id))
+    if (lastFactor && proven === null) throw new AppError('SECOND_FACTOR_REQUIRED')
     const revoked = lastFactor ? await revokeUserSessions(tx, caller.user.id, caller.sessionId, deps.clock.now().toISOString()) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'passkey.delete',
       actor: caller.user,
       target: { type: 'passkey', id },
       // The name lets the security mail and the person's activity say which passkey went.
-      metadata: { name: passkey.name, last_factor: lastFactor, sessions_revoked: revoked },
+      metadata: { name: passkey.name, last_factor: lastFactor, sessions_revoked: revoked, ...(proven !== null && { proof: proven }) },
     })
   })
 }

@@ -1,9 +1,12 @@
 /**
  * Signing in with a passkey: as the second factor after the password (or an identity provider),
  * bound to the `mfa_token`; or without a password (a discoverable credential with user
- * verification), bound to an attempt token. Wrong assertions count like wrong codes: 5 per
- * mfa_token or attempt, 10 per account per 15 minutes (the TOTP budgets, shared with them), each
- * reserved before the signature is checked.
+ * verification), bound to an attempt token. Every refusal is reserved on its budgets before the
+ * signature is checked: 5 per mfa_token or attempt; at the second step (the password is known
+ * already) 10 per account per 15 minutes, a budget of passkeys' own — passkey failures never spend
+ * the budget of TOTP and backup codes (issue 26 item 3). A sign-in without a password names its
+ * account only through the credential id, which is no secret: an unverified answer there never
+ * charges that account, only the attempt and the sign-in failures of the client's IP.
  */
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
 import type { Transaction } from 'kysely'
@@ -16,10 +19,10 @@ import { newId } from '../../lib/ids.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
+import { LOGIN_FAILURES_PER_IP } from '../auth/login-limits.js'
 import { issueSignIn, openSession, type SignIn } from '../auth/session-issuer.js'
 import { WRONG_CODES_PER_CHALLENGE } from '../mfa/challenge.js'
 import { consumeChallenge as consumeMfaChallenge, findLiveChallenge } from '../mfa/repo.js'
-import { WRONG_CODES_PER_ACCOUNT } from '../mfa/second-factor.js'
 import { findUserById, updateUser, type UserRecord } from '../users/repo.js'
 import { verifyAssertion, type AssertionOutcome } from './assertion.js'
 import { findPasskeyByCredentialId, listPasskeys, putChallenge, type ChallengePurpose } from './repo.js'
@@ -28,12 +31,18 @@ import { CHALLENGE_TTL_SECONDS, relyingParty, verificationFailed, webauthn } fro
 /** A passwordless attempt gets one challenge; 5 refusals end it (like an mfa_token). */
 export const WRONG_ASSERTIONS_PER_ATTEMPT: Budget = { name: 'passkey:attempt', limit: 5, windowSeconds: CHALLENGE_TTL_SECONDS }
 
+/**
+ * Wrong passkey answers for a known account (the second step, a proof for an account change): 10
+ * per 15 minutes, apart from the codes' budget, so a passkey refusal never blocks TOTP or backup codes.
+ */
+export const WRONG_ASSERTIONS_PER_ACCOUNT: Budget = { name: 'passkey:account', limit: 10, windowSeconds: 15 * 60 }
+
 export interface AssertionOptions {
   options: PublicKeyCredentialRequestOptionsJSON
   expires_at: string
 }
 
-async function newAssertionOptions(
+export async function newAssertionOptions(
   deps: Deps,
   binding: { purpose: ChallengePurpose; binding: string; userId: string | null },
   allow: Array<{ credential_id: string; transports: string[] }>,
@@ -76,12 +85,15 @@ export async function beginPasskeyMfa(deps: Deps, input: { mfa_token: string }):
   return newAssertionOptions(deps, { purpose: 'mfa', binding: challenge.id, userId: user.id }, passkeys, 'preferred')
 }
 
-/** Runs the check under the budgets; a refusal is audited and thrown as 401 with its reason. */
-async function checkAssertion(
+/**
+ * Runs the check under the budgets; a refusal is audited and thrown with its reason — as 401 at a
+ * sign-in, with the reasons' own statuses (400, 409) when it was the proof for an account change.
+ */
+export async function checkAssertion(
   deps: Deps,
   charges: BudgetCharge[],
   check: Parameters<typeof verifyAssertion>[1],
-  audit: { user: UserRecord | null; ctx: RequestContext; mode: 'second_factor' | 'passwordless' },
+  audit: { user: UserRecord | null; ctx: RequestContext; mode: 'second_factor' | 'passwordless' | 'proof' },
 ) {
   const refusal: { outcome: AssertionOutcome | null } = { outcome: null }
   const passkey = await deps.budgets.attempt(charges, async () => {
@@ -98,8 +110,9 @@ async function checkAssertion(
     ...(audit.user !== null && { target: { type: 'user', id: audit.user.id } }),
     metadata: { reason, mode: audit.mode },
   })
-  if (reason === 'PASSKEY_CHALLENGE_EXPIRED') throw new AppError(reason, { status: 401 })
-  throw verificationFailed(message ?? 'The passkey could not be verified.', 401)
+  const signingIn = audit.mode !== 'proof'
+  if (reason === 'PASSKEY_CHALLENGE_EXPIRED') throw new AppError(reason, signingIn ? { status: 401 } : {})
+  throw verificationFailed(message ?? 'The passkey could not be verified.', signingIn ? 401 : 400)
 }
 
 /** Opens the session of a sign-in completed with a passkey, in the transaction that decides it. */
@@ -137,7 +150,7 @@ export async function completePasskeyMfa(
     // Narrowest first: a token over its own 5 does not spend the account's 10.
     [
       { budget: WRONG_CODES_PER_CHALLENGE, subject: challenge.id },
-      { budget: WRONG_CODES_PER_ACCOUNT, subject: user.id },
+      { budget: WRONG_ASSERTIONS_PER_ACCOUNT, subject: user.id },
     ],
     { purpose: 'mfa', binding: challenge.id, credential: input.credential, userId: user.id, requireUserVerification: false },
     { user, ctx, mode: 'second_factor' },
@@ -158,14 +171,18 @@ export async function beginPasswordless(deps: Deps): Promise<AssertionOptions & 
 export async function completePasswordless(
   deps: Deps,
   input: { attempt_token: string; credential: AuthenticationResponseJSON },
-  ctx: RequestContext,
+  ctx: RequestContext & { ip: string },
 ): Promise<SignIn> {
   const binding = sha256Hex(input.attempt_token)
-  // The account is known from the credential before anything is verified, so its budget is charged too.
+  // The credential id names an account before anything is verified, and anyone may know it: charging
+  // that account here would let a stranger lock its second factor (issue 26 item 3). The attempt and
+  // the client's IP (the password sign-in's failure budget, 100 per 15 minutes) bound a forger instead.
   const known = await findPasskeyByCredentialId(deps.db, input.credential.id)
   const user = known === null ? null : await findUserById(deps.db, known.user_id)
-  const charges: BudgetCharge[] = [{ budget: WRONG_ASSERTIONS_PER_ATTEMPT, subject: binding }]
-  if (user !== null) charges.push({ budget: WRONG_CODES_PER_ACCOUNT, subject: user.id })
+  const charges: BudgetCharge[] = [
+    { budget: WRONG_ASSERTIONS_PER_ATTEMPT, subject: binding },
+    { budget: LOGIN_FAILURES_PER_IP, subject: ctx.ip },
+  ]
   const passkey = await checkAssertion(
     deps,
     charges,

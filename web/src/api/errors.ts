@@ -61,6 +61,7 @@ const REASON_FIELD: Record<string, string> = {
   INVALID_PASSWORD: 'password',
   PASSWORD_REQUIRED: 'password',
   INVALID_CODE: 'code',
+  SECOND_FACTOR_REQUIRED: 'code',
 }
 
 /**

@@ -338,8 +338,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session */
+        /**
+         * Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session
+         * @description Needs the password (an account without one: a sign-in of the last 5 minutes, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options).
+         */
         post: operations["beginPasskeyRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/proof/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A challenge for one of your passkeys, bound to this session: its answer is the `passkey` proof of adding a passkey or deleting the last second factor */
+        post: operations["beginPasskeyProof"];
         delete?: never;
         options?: never;
         head?: never;
@@ -373,7 +393,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions */
+        /**
+         * Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions
+         * @description The last second factor (no authenticator app, no other passkey) also needs that factor now, as disabling TOTP does: `passkey` (an answer to POST /api/auth/passkeys/proof/options) or `code`; else 400 SECOND_FACTOR_REQUIRED.
+         */
         delete: operations["deletePasskey"];
         options?: never;
         head?: never;
@@ -1456,7 +1479,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "SECOND_FACTOR_REQUIRED" | "RECENT_SIGN_IN_REQUIRED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
             details?: {
                 field: string;
                 message: string;
@@ -2687,6 +2710,25 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
+                    code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                    };
                 };
             };
         };
@@ -2716,7 +2758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2726,8 +2768,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
-            /** @description LIMIT_REACHED: 20 passkeys */
+            /** @description RECENT_SIGN_IN_REQUIRED: an account without a password, signed in more than 5 minutes ago; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIMIT_REACHED: 20 passkeys; PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2738,7 +2788,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 wrong passwords per account per 15 minutes */
+            /** @description RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2747,6 +2797,67 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    beginPasskeyProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3), for @simplewebauthn/browser startAuthentication */
+                        options: {
+                            /** @description base64url; single use, valid until expires_at */
+                            challenge: string;
+                            timeout?: number;
+                            rpId?: string;
+                            userVerification?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the account has no passkey */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2846,6 +2957,25 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
+                    code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                    };
                 };
             };
         };
@@ -2857,7 +2987,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2885,9 +3015,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 wrong passwords per account per 15 minutes */
+            /** @description RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3110,7 +3249,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 5 refusals per mfa_token, 10 wrong codes or passkey answers per account per 15 minutes */
+            /** @description RATE_LIMITED: 5 refusals per mfa_token, 10 passkey refusals per account per 15 minutes (apart from the codes' budget) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3236,7 +3375,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 5 refusals per attempt, 10 per account per 15 minutes */
+            /** @description RATE_LIMITED: 5 refusals per attempt, 100 sign-in failures per IP per 15 minutes (never the account's budget) */
             429: {
                 headers: {
                     [name: string]: unknown;

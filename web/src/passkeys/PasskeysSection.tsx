@@ -2,19 +2,24 @@
  * The security page's passkeys: the list (name, added, last used, synced or this device only),
  * adding one (the password first, as the API asks, then the browser's dialog), renaming and
  * deleting — each change re-authenticated in a dialog that keeps what was typed on failure.
+ * Adding a passkey to an account with a second factor, and deleting the last second factor, also
+ * prove that factor in the same form (issue 26): a code typed there, or one of the registered
+ * passkeys answering first.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState, type ReactNode } from 'react'
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { useNavigate } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
-import { meQuery } from '../api/queries'
+import { ApiError } from '../api/errors'
+import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { passkeysQuery } from './queries'
-import { createPasskey, isBrowserFailure, passkeysSupported, wasCancelled } from './webauthn'
+import { createPasskey, getPasskey, isBrowserFailure, passkeysSupported, wasCancelled } from './webauthn'
 import { TableHead } from '../ui/table-head'
 
 type Passkey = Awaited<ReturnType<typeof passkeysQuery.queryFn>>['items'][number]
@@ -23,6 +28,7 @@ export function PasskeysSection() {
   const { t } = useI18n()
   const passkeys = useQuery(passkeysQuery)
   const hasPassword = useQuery(meQuery).data?.has_password ?? true
+  const totpOn = useQuery(mfaStatusQuery).data?.enabled ?? false
   const [supported, setSupported] = useState<boolean | null>(null)
   useEffect(() => {
     void passkeysSupported().then(setSupported)
@@ -57,14 +63,18 @@ export function PasskeysSection() {
                 </td>
                 <td className="actions passkey-actions">
                   <Rename passkey={passkey} hasPassword={hasPassword} />
-                  <Delete passkey={passkey} hasPassword={hasPassword} last={items.length === 1} />
+                  <Delete passkey={passkey} hasPassword={hasPassword} last={items.length === 1} lastFactor={items.length === 1 && !totpOn} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {supported === false ? <p className="muted">{t('passkeys.unsupported')}</p> : <Add hasPassword={hasPassword} />}
+      {supported === false ? (
+        <p className="muted">{t('passkeys.unsupported')}</p>
+      ) : (
+        <Add hasPassword={hasPassword} totpOn={totpOn} hasPasskeys={items.length > 0} />
+      )}
     </section>
   )
 }
@@ -88,14 +98,30 @@ function useBrowserAwareError(fields: readonly string[]) {
   }
 }
 
-function Add({ hasPassword }: { hasPassword: boolean }) {
+/**
+ * The second-factor proof (issue 26): a code when one was typed, otherwise an answer of one of the
+ * registered passkeys to this session's challenge (the browser's dialog), or nothing when the
+ * account has neither (the API then names what is missing).
+ */
+async function secondFactorProof(code: string, hasPasskeys: boolean): Promise<{ code?: string; passkey?: Awaited<ReturnType<typeof getPasskey>> }> {
+  if (code !== '') return { code }
+  if (!hasPasskeys) return {}
+  const challenge = await unwrap(client.POST('/api/auth/passkeys/proof/options'))
+  return { passkey: await getPasskey(challenge.options) }
+}
+
+function Add({ hasPassword, totpOn, hasPasskeys }: { hasPassword: boolean; totpOn: boolean; hasPasskeys: boolean }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const form = useBrowserAwareError(['password', 'name'])
+  const form = useBrowserAwareError(['password', 'code', 'name'])
+  const [signInAgain, setSignInAgain] = useState(false)
   const add = useMutation({
-    mutationFn: async (input: { name: string; password?: string }) => {
+    mutationFn: async (input: { name: string; password?: string; code: string }) => {
+      const proof = await secondFactorProof(input.code, hasPasskeys)
       const start = await unwrap(
-        client.POST('/api/auth/passkeys/registration/options', { body: input.password !== undefined ? { password: input.password } : {} }),
+        client.POST('/api/auth/passkeys/registration/options', {
+          body: { ...(input.password !== undefined && { password: input.password }), ...proof },
+        }),
       )
       const credential = await createPasskey(start.options)
       return unwrap(client.POST('/api/auth/passkeys/registration', { body: { credential, ...(input.name !== '' && { name: input.name }) } }))
@@ -105,8 +131,13 @@ function Add({ hasPassword }: { hasPassword: boolean }) {
       form.form.current?.reset()
       await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
       await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+      // A backup code given as the proof is used up: the count shown beside the app changes.
+      await queryClient.invalidateQueries({ queryKey: mfaStatusQuery.queryKey })
     },
-    onError: form.fail,
+    onError: (failure) => {
+      setSignInAgain(failure instanceof ApiError && failure.reason === 'RECENT_SIGN_IN_REQUIRED')
+      form.fail(failure)
+    },
   })
   return (
     <form
@@ -117,18 +148,59 @@ function Add({ hasPassword }: { hasPassword: boolean }) {
       onSubmit={(event) => {
         event.preventDefault()
         form.clear()
+        setSignInAgain(false)
         const values = formValues(event.currentTarget)
-        add.mutate({ name: (values.name ?? '').trim(), ...(hasPassword && { password: values.password ?? '' }) })
+        add.mutate({ name: (values.name ?? '').trim(), ...(hasPassword && { password: values.password ?? '' }), code: (values.code ?? '').trim() })
       }}
     >
       <h3 id="passkey-add-heading">{t('passkeys.add')}</h3>
       <FormError>{form.general}</FormError>
+      {signInAgain && <SignInAgain />}
       <TextField name="name" label={t('passkeys.name')} help={t('passkeys.nameHelp')} maxLength={64} autoComplete="off" error={form.at('name')} />
       {hasPassword && (
         <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={form.at('password')} />
       )}
+      <SecondFactorFields totpOn={totpOn} hasPasskeys={hasPasskeys} error={form.at('code')} />
       <SubmitButton pending={add.isPending}>{t('passkeys.add')}</SubmitButton>
     </form>
+  )
+}
+
+/** What the proof of the second factor asks for: the code field (TOTP on), and/or a word on the passkey asked first. */
+function SecondFactorFields({ totpOn, hasPasskeys, error }: { totpOn: boolean; hasPasskeys: boolean; error: string | undefined }) {
+  const { t } = useI18n()
+  if (totpOn) {
+    return (
+      <TextField
+        name="code"
+        label={t('passkeys.proofCode')}
+        help={t(hasPasskeys ? 'passkeys.proofCodeOrPasskeyHelp' : 'passkeys.proofCodeHelp')}
+        autoComplete="one-time-code"
+        className="field-code"
+        error={error}
+      />
+    )
+  }
+  if (hasPasskeys) return <p className="muted">{t('passkeys.proofPasskey')}</p>
+  return null
+}
+
+/** An account without a password proves itself by a fresh sign-in: this signs out and back to sign-in, returning here. */
+function SignInAgain() {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const navigate = useNavigate()
+  return (
+    <Button
+      className="button button-secondary"
+      onPress={async () => {
+        await client.POST('/api/auth/logout').catch(() => undefined)
+        queryClient.clear()
+        void navigate({ to: '/login', search: { return_to: '/account/security' } })
+      }}
+    >
+      {t('passkeys.signInAgain')}
+    </Button>
   )
 }
 
@@ -153,7 +225,7 @@ function FormDialog({
   children: (at: (field: string) => string | undefined) => ReactNode
 }) {
   const { t } = useI18n()
-  const form = useFormError(fields)
+  const form = useBrowserAwareError(fields)
   const [pending, setPending] = useState(false)
   return (
     <DialogTrigger>
@@ -250,7 +322,7 @@ function Rename({ passkey, hasPassword }: { passkey: Passkey; hasPassword: boole
   )
 }
 
-function Delete({ passkey, hasPassword, last }: { passkey: Passkey; hasPassword: boolean; last: boolean }) {
+function Delete({ passkey, hasPassword, last, lastFactor }: { passkey: Passkey; hasPassword: boolean; last: boolean; lastFactor: boolean }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   return (
@@ -260,12 +332,14 @@ function Delete({ passkey, hasPassword, last }: { passkey: Passkey; hasPassword:
       title={t('passkeys.deleteTitle', { name: passkey.name })}
       submitLabel={t('passkeys.delete')}
       danger
-      fields={['password']}
+      fields={['password', 'code']}
       onSubmit={async (values) => {
+        // The last second factor goes only with the factor itself, as disabling the app does: this passkey answers first.
+        const proof = lastFactor ? await secondFactorProof('', true) : {}
         await unwrap(
           client.DELETE('/api/auth/passkeys/{id}', {
             params: { path: { id: passkey.id } },
-            body: hasPassword ? { password: values.password ?? '' } : {},
+            body: { ...(hasPassword && { password: values.password ?? '' }), ...proof },
           }),
         )
         announce(t('passkeys.deleted', { name: passkey.name }))
@@ -276,6 +350,7 @@ function Delete({ passkey, hasPassword, last }: { passkey: Passkey; hasPassword:
       {(at) => (
         <>
           <p>{last ? t('passkeys.deleteLastText') : t('passkeys.deleteText')}</p>
+          {lastFactor && <p className="muted">{t('passkeys.deleteLastProof')}</p>}
           <PasswordField hasPassword={hasPassword} error={at('password')} />
         </>
       )}
