@@ -42,7 +42,8 @@ const NEW_PASSWORD = 'a fresh passphrase 2027'
 
 const ask = (email: string, remoteAddress = freshIp()) =>
   t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email }, remoteAddress })
-const inspect = (token: string) => t.app.inject({ method: 'POST', url: '/api/auth/password-reset/inspect', payload: { token }, remoteAddress: freshIp() })
+const inspect = (token: string) =>
+  t.app.inject({ method: 'POST', url: '/api/auth/password-reset/inspect', payload: { token }, remoteAddress: freshIp() })
 const complete = (payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/auth/password-reset/complete', payload, remoteAddress: freshIp() })
 const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
@@ -81,7 +82,10 @@ async function auditActions(userId: string | null, action: string) {
   const query = t.deps.db.selectFrom('audit_events').select(['action', 'target_id', 'metadata']).where('action', '=', action)
   const rows = await (userId === null ? query.execute() : query.where('target_id', '=', userId).execute())
   // JSON text on SQLite, jsonb on PostgreSQL.
-  return rows.map((row) => ({ ...row, metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata }))
+  return rows.map((row) => ({
+    ...row,
+    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+  }))
 }
 
 describe('without SMTP', () => {
@@ -200,7 +204,9 @@ describe('using a link', () => {
     expect((await me(alice.token)).statusCode).toBe(401)
     expect((await me(second.token)).statusCode).toBe(401)
     expect((await me(apiToken.token)).statusCode).toBe(200)
-    expect((await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: alice.email, password: DEFAULT_PASSWORD } })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: alice.email, password: DEFAULT_PASSWORD } })).statusCode,
+    ).toBe(401)
     await login(t, alice.email, NEW_PASSWORD)
 
     const [event] = await auditActions(alice.user.id, 'user.password_reset')
@@ -263,7 +269,7 @@ describe('using a link', () => {
       expect(statuses).toEqual([200, 400])
       const loser = results.find((r) => r.statusCode === 400)!
       expect(loser.json().reason).toBe('RESET_LINK_INVALID')
-      const winner = results[0]!.statusCode === 200 ? 'first racer passphrase 1' : 'second racer passphrase 2'
+      const winner = results[0].statusCode === 200 ? 'first racer passphrase 1' : 'second racer passphrase 2'
       await login(t, erin.email, winner)
       expect(await auditActions(erin.user.id, 'user.password_reset')).toHaveLength(1)
     }
@@ -339,7 +345,8 @@ describe("an administrator's reset links", () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const hana = await createSignedInUser(t)
     const url = `/api/admin/users/${hana.user.id}/password-reset/link`
-    const post = (token: string, payload: Record<string, unknown>, path = url) => t.app.inject({ method: 'POST', url: path, headers: bearer(token), payload })
+    const post = (token: string, payload: Record<string, unknown>, path = url) =>
+      t.app.inject({ method: 'POST', url: path, headers: bearer(token), payload })
 
     expect((await post(admin.token, {})).json().reason).toBe('PASSWORD_REQUIRED')
     expect((await post(admin.token, { current_password: 'wrong passphrase 1' })).json().reason).toBe('INVALID_PASSWORD')
@@ -348,7 +355,9 @@ describe("an administrator's reset links", () => {
     expect((await post(apiToken.token, { current_password: DEFAULT_PASSWORD })).json().reason).toBe('SESSION_REQUIRED')
     const self = await post(admin.token, { current_password: DEFAULT_PASSWORD }, `/api/admin/users/${admin.user.id}/password-reset/link`)
     expect(self.json().reason).toBe('SELF_SERVICE_REQUIRED')
-    expect((await post(admin.token, { current_password: DEFAULT_PASSWORD }, '/api/admin/users/no-such-user/password-reset/link')).statusCode).toBe(404)
+    expect((await post(admin.token, { current_password: DEFAULT_PASSWORD }, '/api/admin/users/no-such-user/password-reset/link')).statusCode).toBe(
+      404,
+    )
 
     const created = await post(admin.token, { current_password: DEFAULT_PASSWORD })
     expect(created.statusCode).toBe(201)
@@ -398,7 +407,12 @@ describe("an administrator's reset links", () => {
       const failed = await t.app.inject({ method: 'POST', url, headers: bearer(admin.token) })
       expect(failed.statusCode).toBe(502)
       expect(failed.json().reason).toBe('UPSTREAM_FAILED')
-      const live = await t.deps.db.selectFrom('password_resets').select('id').where('user_id', '=', ivan.user.id).where('used_at', 'is', null).execute()
+      const live = await t.deps.db
+        .selectFrom('password_resets')
+        .select('id')
+        .where('user_id', '=', ivan.user.id)
+        .where('used_at', 'is', null)
+        .execute()
       expect(live).toEqual([])
     } finally {
       smtp.rejectRecipients = null

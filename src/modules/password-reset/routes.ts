@@ -35,17 +35,17 @@ const PROVIDER_ONLY = 'PASSWORD_MANAGED_BY_PROVIDER: the account signs in only t
  * the driver is synchronous, so a lookup started now would run before the reply is written), and
  * awaited when the server closes, so a shutdown does not cut a mail off halfway.
  */
-function backgroundRunner(deps: Deps): { run: Background; drain(): Promise<void> } {
+function backgroundRunner(deps: Deps): { run: Background; drain: () => Promise<void> } {
   const pending = new Set<Promise<void>>()
   return {
-    run(task) {
+    run: (task) => {
       const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
         .then(task)
         .catch((error: unknown) => deps.logger.error({ err: error }, 'a background password reset task failed'))
         .finally(() => pending.delete(done))
       pending.add(done)
     },
-    async drain() {
+    drain: async () => {
       await Promise.allSettled([...pending])
     },
   }

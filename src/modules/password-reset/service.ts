@@ -34,7 +34,15 @@ import { countActiveApiTokens, revokeAllApiTokens } from '../tokens/repo.js'
 import { findUserByEmail, findUserById, updateUser, type UserRecord } from '../users/repo.js'
 import { hashNewPassword, normalizeEmail } from '../users/service.js'
 import { providerOnlyMail, resetLinkMail } from './mails.js'
-import { consumePasswordReset, deletePasswordReset, deleteUnusedPasswordResets, findLivePasswordReset, findProviderName, insertPasswordReset, type ResetVia } from './repo.js'
+import {
+  consumePasswordReset,
+  deletePasswordReset,
+  deleteUnusedPasswordResets,
+  findLivePasswordReset,
+  findProviderName,
+  insertPasswordReset,
+  type ResetVia,
+} from './repo.js'
 
 /** A mailed link (the person's own request, or an administrator's "send a reset link"). */
 export const MAILED_LINK_TTL_SECONDS = 30 * 60
@@ -161,7 +169,10 @@ export async function deliverRequestedReset(deps: Deps, email: string, ctx: Requ
     await mailResetLink(deps, user, 'self', ctx, null)
   } catch (error) {
     // Nobody waits for this answer; the server's reply is for the log only (issue 11).
-    deps.logger.warn({ reason: error instanceof AppError ? error.reason : 'INTERNAL', smtp: error instanceof Error ? error.message : null }, 'a password reset mail could not be sent')
+    deps.logger.warn(
+      { reason: error instanceof AppError ? error.reason : 'INTERNAL', smtp: error instanceof Error ? error.message : null },
+      'a password reset mail could not be sent',
+    )
   }
 }
 
