@@ -51,8 +51,13 @@ const mailsTo = (to: string) => smtp.received.filter((m) => m.to.includes(to))
 
 /** The token of the newest reset mail sent to `to`, read from its link (waiting for the background send). */
 async function tokenMailedTo(to: string, count = 1): Promise<string> {
-  await vi.waitFor(() => expect(mailsTo(to).length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 })
-  const text = textOf(mailsTo(to).at(-1)!)
+  // Security notices (an API token created, two-factor turned on) go to the same address: only reset mails count.
+  const resetMails = () =>
+    mailsTo(to)
+      .map((m) => textOf(m))
+      .filter((text) => text.includes('/reset-password?token='))
+  await vi.waitFor(() => expect(resetMails().length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 })
+  const text = resetMails().at(-1)!
   const link = /http:\/\/switchboard\.test\/reset-password\?token=([A-Za-z0-9_-]+)/.exec(text)
   expect(link, text).not.toBeNull()
   return link![1]!
@@ -136,25 +141,55 @@ describe('asking for a link', () => {
     expect(await auditActions(known.user.id, 'user.password_reset_requested')).toHaveLength(1)
   })
 
-  it('takes the same time for a known and an unknown address (medians within noise)', async () => {
-    const known = await Promise.all(Array.from({ length: 6 }, () => createUser(t)))
-    const times = { known: [] as number[], unknown: [] as number[] }
-    // Warm both paths first; then alternate, so load on the machine falls on both alike.
-    await ask(uniqueEmail('warm'))
-    for (let round = 0; round < 24; round++) {
-      const kind = round % 2 === 0 ? 'known' : 'unknown'
-      // Each address at most twice (its budget is 3), each request from a new client address.
-      const email = kind === 'known' ? known[Math.floor(round / 2) % 6]!.email : uniqueEmail('nobody')
+  it('takes the same time for a known and an unknown address (a sign test over alternating pairs)', async () => {
+    const PAIRS = 24
+    const known = await Promise.all(Array.from({ length: PAIRS / 2 }, () => createUser(t)))
+    const since = t.clock.now().toISOString()
+    const backgroundEvents = async () =>
+      (
+        await t.deps.db
+          .selectFrom('audit_events')
+          .select('id')
+          .where('at', '>=', since)
+          .where('action', 'in', ['auth.password_reset_unknown', 'user.password_reset_requested'])
+          .execute()
+      ).length
+    let events = 0
+    /** One timed request, then a wait until its background work (audit event; mail) is done, so it does not fall on the next. */
+    const timed = async (email: string, mails: number | null): Promise<number> => {
       const started = process.hrtime.bigint()
       const response = await ask(email)
-      times[kind].push(Number(process.hrtime.bigint() - started) / 1e6)
+      const ms = Number(process.hrtime.bigint() - started) / 1e6
       expect(response.statusCode).toBe(202)
-      // Let the background work of this request finish, so it does not fall on the next one.
-      await new Promise((resolve) => setTimeout(resolve, 30))
+      events++
+      await vi.waitFor(async () => expect(await backgroundEvents()).toBe(events), { timeout: 10_000, interval: 5 })
+      if (mails !== null) await vi.waitFor(() => expect(mailsTo(email).length).toBe(mails), { timeout: 10_000, interval: 5 })
+      return ms
     }
+    await timed(uniqueEmail('warm'), null)
+    // Alternating pairs, the order within a pair alternating too, so load on the machine falls on
+    // both alike. Without a difference, "known was faster" is a coin toss in each pair: a sign
+    // test (two-sided, p < 0.01 for ≤ 5 or ≥ 19 of 24) tells a systematic difference from noise
+    // even when the machine is loaded, where medians of a few milliseconds swing widely.
+    const pairs: Array<{ known: number; unknown: number }> = []
+    for (let i = 0; i < PAIRS; i++) {
+      // Each address twice at most (its budget is 3 per 15 minutes), each request from a new client address.
+      const person = known[i % known.length]!
+      const mailsSoFar = i < known.length ? 1 : 2
+      if (i % 2 === 0) {
+        const k = await timed(person.email, mailsSoFar)
+        pairs.push({ known: k, unknown: await timed(uniqueEmail('nobody'), null) })
+      } else {
+        const u = await timed(uniqueEmail('nobody'), null)
+        pairs.push({ known: await timed(person.email, mailsSoFar), unknown: u })
+      }
+    }
+    const knownFaster = pairs.filter((p) => p.known < p.unknown).length
     const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!
-    const [a, b] = [median(times.known), median(times.unknown)]
-    expect(Math.abs(a - b), `known ${a.toFixed(2)} ms, unknown ${b.toFixed(2)} ms`).toBeLessThan(Math.max(3, 0.5 * Math.max(a, b)))
+    const summary = `known ${median(pairs.map((p) => p.known)).toFixed(2)} ms, unknown ${median(pairs.map((p) => p.unknown)).toFixed(2)} ms (medians of ${PAIRS}); known faster in ${knownFaster} of ${PAIRS} pairs`
+    console.log(`password reset request: ${summary}`)
+    expect(knownFaster, summary).toBeGreaterThanOrEqual(6)
+    expect(knownFaster, summary).toBeLessThanOrEqual(18)
   })
 
   it('limits requests per address (known or not, the same 429) and per client address', async () => {
