@@ -237,6 +237,33 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     await context.close()
   })
 
+  it('with SMTP, an administrator sends a reset link from the user page; it arrives and works', async () => {
+    await setSmtp(true)
+    const person = await createPerson(`mailed-${lang}`, lang, false)
+    const admin = (await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })).json.token as string
+    await api('/api/users/me', { method: 'PATCH', token: admin, body: { language: lang } })
+    const context = await newContext(lang)
+    const page = await context.newPage()
+    await signIn(page, lang, { id: '', email: ADMIN.email, password: ADMIN.password, secret: null }, ADMIN.password)
+    await page.goto(`/admin/users/${person.id}`)
+    await expectHeading(page, `mailed-${lang}`)
+    const section = page.locator('section[aria-labelledby="password-heading"]')
+    const send = section.getByRole('button', { name: t('admin.user.sendReset') })
+    await send.focus()
+    await page.keyboard.press('Enter')
+    await expect.poll(() => section.getByTestId('reset-sent').textContent()).toContain(person.email)
+    await checkAccessibility(page, `admin reset link mailed (${lang})`)
+    const { link, text } = await linkMailedTo(person.email, 1)
+    expect(text).toContain(lang === 'de' ? 'innerhalb von 30 Minuten' : 'within 30 minutes')
+    const personContext = await newContext(lang)
+    const personPage = await personContext.newPage()
+    await personPage.goto(link)
+    await setNewPassword(personPage, lang, NEW_PASSWORD[lang])
+    await signIn(personPage, lang, person, NEW_PASSWORD[lang])
+    await personContext.close()
+    await context.close()
+  })
+
   it('without SMTP: the page sends the person to an administrator, whose copyable link sets the password; tokens revoked when asked', async () => {
     await setSmtp(false)
     const person = await createPerson(`nomail-${lang}`, lang, lang === 'de')
