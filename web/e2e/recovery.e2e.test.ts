@@ -237,7 +237,7 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     await context.close()
   })
 
-  it('with SMTP, an administrator sends a reset link from the user page; it arrives and works', async () => {
+  it('an administrator sets a new password, and with SMTP sends a reset link from the user page; it arrives and works', async () => {
     await setSmtp(true)
     const person = await createPerson(`mailed-${lang}`, lang, false)
     const admin = (await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })).json.token as string
@@ -248,6 +248,15 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     await page.goto(`/admin/users/${person.id}`)
     await expectHeading(page, `mailed-${lang}`)
     const section = page.locator('section[aria-labelledby="password-heading"]')
+    // "Set a new password" goes through the re-authentication dialog, as every credential change does.
+    const chosen = `chosen by the admin ${lang} 1`
+    await section.getByLabel(t('field.newPassword')).fill(chosen)
+    await section.getByRole('button', { name: t('admin.user.setPassword') }).click()
+    const dialog = page.getByRole('dialog', { name: t('reauth.title') })
+    await dialog.getByLabel(t('field.currentPassword')).fill(ADMIN.password)
+    await dialog.getByRole('button', { name: t('reauth.submit') }).click()
+    await section.getByTestId('password-set').waitFor()
+    expect((await api('/api/auth/login', { method: 'POST', body: { email: person.email, password: chosen } })).status).toBe(200)
     const send = section.getByRole('button', { name: t('admin.user.sendReset') })
     await send.focus()
     await page.keyboard.press('Enter')
