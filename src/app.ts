@@ -44,6 +44,7 @@ import { configRoutes } from './modules/settings/config.routes.js'
 import { settingsRoutes } from './modules/settings/routes.js'
 import { tagRoutes } from './modules/tags/routes.js'
 import { emailChangeRoutes } from './modules/users/email-change.routes.js'
+import { adminPasswordResetRoutes, passwordResetRoutes } from './modules/password-reset/routes.js'
 import { UserView } from './modules/users/schemas.js'
 import { userRoutes } from './modules/users/routes.js'
 
@@ -132,6 +133,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(notificationPreferenceRoutes(deps), { prefix: '/api/users/me/notifications' })
     await api.register(securityLogRoutes(deps), { prefix: '/api/users/me/security-events' })
+    await api.register(passwordResetRoutes(deps), { prefix: '/api/auth/password-reset' })
+    await api.register(adminPasswordResetRoutes(deps), { prefix: '/api/admin/users' })
   })
 
   // The web console: its pages and assets, outside the API's authentication and rate limits.

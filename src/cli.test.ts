@@ -5,6 +5,8 @@ import { runCli } from './cli.js'
 import { parseConfig } from './config.js'
 import { createDeps } from './deps.js'
 import { createLogger } from './logger.js'
+import { sha256Hex } from './lib/crypto.js'
+import { completePasswordReset } from './modules/password-reset/service.js'
 
 let database: TestDatabase
 let env: Record<string, string>
@@ -70,6 +72,40 @@ describe('switchboard CLI', () => {
     const unknown = await run(['frobnicate'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('usage: switchboard')
+  })
+
+  it('prints a single-use password reset link, stored hashed and audited; an unknown email is exit 1', async () => {
+    const result = await run(['reset-password', ' OPS@example.com '])
+    expect(result.code).toBe(0)
+    const url = /^(http\S+\/reset-password\?token=([A-Za-z0-9_-]{43}))$/m.exec(result.stdout)
+    expect(url, result.stdout).not.toBeNull()
+    expect(result.stdout).toContain('ops@example.com')
+    const token = url![2]!
+    expect((await run(['reset-password', 'nobody@example.com'])).code).toBe(1)
+    expect((await run(['reset-password'])).code).toBe(2)
+
+    const deps = createDeps(parseConfig(env), { logger: createLogger({ logLevel: 'silent' }) })
+    try {
+      const rows = await deps.db.selectFrom('password_resets').select(['token_hash', 'via', 'created_at', 'expires_at']).execute()
+      expect(rows).toHaveLength(1)
+      expect(rows[0]).toMatchObject({ token_hash: sha256Hex(token), via: 'cli' })
+      expect(new Date(rows[0]!.expires_at).getTime() - new Date(rows[0]!.created_at).getTime()).toBe(24 * 3600 * 1000)
+      const events = await deps.db
+        .selectFrom('audit_events')
+        .select(['action', 'metadata'])
+        .where('action', '=', 'user.password_reset_requested')
+        .execute()
+      expect(events).toHaveLength(1)
+      expect(JSON.stringify(events[0])).toContain('cli')
+      expect(JSON.stringify(events[0])).not.toContain(token)
+      const ctx = { ip: null, userAgent: null }
+      expect(await completePasswordReset(deps, { token, new_password: 'operator passphrase 8' }, ctx)).toMatchObject({ sessions_revoked: 0 })
+      await expect(completePasswordReset(deps, { token, new_password: 'operator passphrase 9' }, ctx)).rejects.toMatchObject({
+        reason: 'RESET_LINK_INVALID',
+      })
+    } finally {
+      await deps.close()
+    }
   })
 
   it('reports invalid configuration', async () => {

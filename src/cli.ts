@@ -6,6 +6,7 @@
  *   create-admin --email E --name N           create an administrator; the password is read from
  *                                             standard input (prompted for on a terminal)
  *   reset-mfa EMAIL                           remove a user's MFA (audited)
+ *   reset-password EMAIL                      print a single-use password reset link (audited)
  *   rotate-keys [--new-key-stdin] [--jwt-secret]
  *                                             re-encrypt stored secrets under a new ENCRYPTION_KEY
  */
@@ -25,6 +26,7 @@ import { NewUserFields } from './modules/users/schemas.js'
 import { createAdministrator, normalizeEmail } from './modules/users/service.js'
 import { findUserByEmail } from './modules/users/repo.js'
 import { resetMfa } from './modules/mfa/service.js'
+import { createResetLinkForOperator } from './modules/password-reset/service.js'
 import { reencryptSecrets } from './modules/keys/service.js'
 import { stageSecretsFile } from './lib/secrets.js'
 import { Body } from './lib/schema-types.js'
@@ -45,6 +47,8 @@ commands:
                                            create an administrator; the password is read from
                                            standard input (you are prompted on a terminal)
   reset-mfa <email>                        remove a user's two-factor authentication (lost device)
+  reset-password <email>                   print a single-use link (valid 24 hours) that sets a new
+                                           password; two-factor authentication stays on
   rotate-keys [--new-key-stdin] [--jwt-secret]
                                            re-encrypt every stored secret under a new ENCRYPTION_KEY
                                            (generated, or 64 hex characters read from stdin);
@@ -162,6 +166,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return 1
         }
         io.stdout.write(`two-factor authentication removed for ${reset.email}\n`)
+        return 0
+      }
+      case 'reset-password': {
+        const [email] = rest
+        if (email === undefined || rest.length !== 1) {
+          io.stderr.write(`reset-password needs exactly one email\n\n${USAGE}`)
+          return 2
+        }
+        const link = await withDeps(io, (deps) => createResetLinkForOperator(deps, email))
+        if (link === null) {
+          io.stderr.write(`switchboard: no user with the email ${email}\n`)
+          return 1
+        }
+        io.stdout.write(
+          `password reset link for ${link.email} (single use, valid until ${link.expires_at}):\n${link.url}\n` +
+            'opening it sets a new password and signs the account out everywhere; two-factor authentication stays on\n',
+        )
         return 0
       }
       case 'rotate-keys': {

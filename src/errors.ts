@@ -57,6 +57,10 @@ export const REASONS = {
   // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
   // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
   MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Two-factor authentication is required on this instance. Set it up to continue.' },
+  // Not in CONTRACT.md §2.2 (issue 27, docs/API.md "Password recovery"): a reset link that is unknown, used or expired.
+  RESET_LINK_INVALID: { status: 400, message: 'This password reset link is invalid, expired or already used. Ask for a new one.' },
+  // Not in CONTRACT.md §2.2 (issue 27): the account signs in only through its identity provider and has no password to reset.
+  PASSWORD_MANAGED_BY_PROVIDER: { status: 409, message: 'This account signs in through its identity provider and has no password to reset.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

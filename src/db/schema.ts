@@ -169,6 +169,18 @@ export interface EmailVerificationsTable {
   used_at: Timestamp | null
 }
 
+/** Password reset links (issue 27): single-use, expiring, stored as a hash only. */
+export interface PasswordResetsTable {
+  id: string
+  user_id: string
+  token_hash: string
+  /** Who asked: self, admin_mail, admin_link or cli. */
+  via: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  used_at: Timestamp | null
+}
+
 export interface OrganizationsTable {
   id: string
   name: string
@@ -333,6 +345,7 @@ export interface Database {
   passkey_challenges: PasskeyChallengesTable
   settings: SettingsTable
   email_verifications: EmailVerificationsTable
+  password_resets: PasswordResetsTable
   organizations: OrganizationsTable
   organization_members: OrganizationMembersTable
   organization_invitations: OrganizationInvitationsTable

@@ -31,6 +31,8 @@ describe('console pages', () => {
     '/account/tokens',
     '/verify-email?token=x',
     '/invitations/accept?token=x',
+    '/forgot-password',
+    '/reset-password?token=x',
     '/account/no-such-page',
   ])('serves index.html at %s, never cached, with the console CSP', async (url) => {
     const response = await t.app.inject({ method: 'GET', url })

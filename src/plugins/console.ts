@@ -17,7 +17,18 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../errors.js'
 
 /** Paths the console's router owns; each also covers everything below it. */
-export const CONSOLE_PATHS = ['/setup', '/login', '/account', '/verify-email', '/invitations', '/links', '/orgs', '/admin']
+export const CONSOLE_PATHS = [
+  '/setup',
+  '/login',
+  '/account',
+  '/verify-email',
+  '/invitations',
+  '/links',
+  '/orgs',
+  '/admin',
+  '/forgot-password',
+  '/reset-password',
+]
 
 export const CONSOLE_CSP = [
   "default-src 'self'",

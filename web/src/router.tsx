@@ -56,6 +56,20 @@ const verifyEmailRoute = createRoute({
   component: lazyRouteComponent(() => import('./landing/VerifyEmailPage'), 'VerifyEmailPage'),
 })
 
+// Password recovery (issue 27): the "forgot" form and the page a reset link opens.
+const forgotPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/forgot-password',
+  component: lazyRouteComponent(() => import('./recovery/ForgotPasswordPage'), 'ForgotPasswordPage'),
+})
+
+const resetPasswordRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/reset-password',
+  validateSearch: tokenSearch,
+  component: lazyRouteComponent(() => import('./recovery/ResetPasswordPage'), 'ResetPasswordPage'),
+})
+
 const invitationRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/invitations/accept',
@@ -279,6 +293,8 @@ const routeTree = rootRoute.addChildren([
   mfaRoute,
   verifyEmailRoute,
   invitationRoute,
+  forgotPasswordRoute,
+  resetPasswordRoute,
   shellRoute.addChildren([
     homeRoute,
     linksRoute,

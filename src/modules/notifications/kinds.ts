@@ -7,6 +7,7 @@
 export const NOTIFICATION_KINDS = {
   'auth.login': 'new_sign_in',
   'user.password_change': 'password_changed',
+  'user.password_reset': 'password_reset',
   'user.email_change_requested': 'email_change_requested',
   'user.email_verified': 'email_changed',
   'mfa.enable': 'two_factor_enabled',

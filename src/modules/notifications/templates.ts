@@ -18,6 +18,11 @@ const EN: Record<NotificationKind, Words> = {
     happened: () => 'Your account was signed in to from a browser or system it has not used before.',
   },
   password_changed: { subject: 'Your password was changed', happened: () => 'The password of your account was changed.' },
+  password_reset: {
+    subject: 'Your password was reset',
+    happened: () =>
+      'The password of your account was set with a password reset link, and every session was signed out. Two-factor authentication stays as it was.',
+  },
   email_change_requested: {
     subject: 'A change of your email address was requested',
     happened: (p) =>
@@ -63,6 +68,11 @@ const DE: Record<NotificationKind, Words> = {
     happened: () => 'Bei Ihrem Konto wurde sich mit einem Browser oder System angemeldet, das es bisher nicht verwendet hat.',
   },
   password_changed: { subject: 'Ihr Passwort wurde geändert', happened: () => 'Das Passwort Ihres Kontos wurde geändert.' },
+  password_reset: {
+    subject: 'Ihr Passwort wurde zurückgesetzt',
+    happened: () =>
+      'Das Passwort Ihres Kontos wurde über einen Link zum Zurücksetzen neu festgelegt, und alle Sitzungen wurden abgemeldet. Die Zwei-Faktor-Authentifizierung bleibt unverändert.',
+  },
   email_change_requested: {
     subject: 'Eine Änderung Ihrer E-Mail-Adresse wurde angefordert',
     happened: (p) =>

@@ -7,7 +7,7 @@ export const SecurityEventView = Type.Object(
     at: Timestamp(),
     action: Type.String({
       description:
-        'auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update',
+        'auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update',
     }),
     ip: Nullable(Type.String()),
     user_agent: Nullable(Type.String({ description: 'As sent by the client (up to 512 characters); null for events recorded before issue 14' })),

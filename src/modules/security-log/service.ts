@@ -24,6 +24,8 @@ export const SECURITY_LOG_ACTIONS = [
   'auth.logout',
   'session.revoke',
   'user.password_change',
+  'user.password_reset_requested',
+  'user.password_reset',
   'user.email_change_requested',
   'user.email_verified',
   'user.oidc_link',

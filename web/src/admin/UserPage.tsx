@@ -1,6 +1,7 @@
 /**
- * Administration · one user: name, email and role; disable and enable; reset two-factor
- * authentication; delete after typing their email. Credential and privilege changes ask for the
+ * Administration · one user: name, email and role; disable and enable; a new password, or a reset
+ * link mailed or to hand over (issue 27); reset two-factor authentication; delete after typing
+ * their email. Credential and privilege changes ask for the
  * administrator's own proof (reauth dialog). Administrators cannot demote, disable or delete
  * themselves — that is what keeps an administrator on the instance — so on their own account the
  * page says so instead of offering a request that would fail.
@@ -20,12 +21,15 @@ import { Page } from '../ui/page'
 import { ReauthCancelled, unlessCancelled, useReauth, type Proof } from '../ui/reauth-dialog'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { resetAvailabilityQuery } from '../recovery/queries'
+import { NewPasswordField } from '../ui/PasswordStrength'
+import { CopyButton } from '../ui/secret'
 import { CheckboxField } from './CheckboxField'
 import { FormDialog } from './FormDialog'
 import { isSelfService, SelfServiceNotice } from './SelfServiceNotice'
 import { userQuery, type AdminUser } from './queries'
 
-type UserChange = Partial<Pick<AdminUser, 'name' | 'email' | 'is_admin' | 'disabled'>>
+type UserChange = Partial<Pick<AdminUser, 'name' | 'email' | 'is_admin' | 'disabled'>> & { password?: string }
 
 function useUpdateUser(user: AdminUser) {
   const queryClient = useQueryClient()
@@ -63,6 +67,7 @@ export function UserPage({ userId }: { userId: string }) {
           <UserFacts user={data} />
           <DetailsForm key={data.updated_at} user={data} self={self} />
           <AccessSection user={data} self={self} />
+          <PasswordSection user={data} self={self} />
           <MfaSection user={data} self={self} />
           <DeleteSection user={data} self={self} />
         </>
@@ -218,6 +223,157 @@ function AccessSection({ user, self }: { user: AdminUser; self: boolean }) {
       {failure.text !== null && (isSelfService(failure.error) ? <SelfServiceNotice to="/account" /> : <FormError>{failure.text}</FormError>)}
       {updater.dialog}
     </section>
+  )
+}
+
+/**
+ * Issue 27: getting someone back in. "Set a new password" and "Create a reset link" hand the
+ * administrator a way into the account, so both go through the re-authentication dialog; a mailed
+ * link goes to the account's own address and needs none. The created link is shown once.
+ */
+function PasswordSection({ user, self }: { user: AdminUser; self: boolean }) {
+  const { t } = useI18n()
+  return (
+    <section className="section" aria-labelledby="password-heading">
+      <h2 id="password-heading">{t('admin.user.password')}</h2>
+      {self ? (
+        <p className="muted">
+          {t('admin.user.selfPassword')} <Link to="/account">{t('admin.selfService.profile')}</Link>
+        </p>
+      ) : !user.has_password && user.oidc_provider !== null ? (
+        <p className="muted" data-testid="password-provider-only">
+          {t('admin.user.providerOnly', { name: user.name, provider: user.oidc_provider })}
+        </p>
+      ) : (
+        <>
+          <SetPasswordForm user={user} />
+          <ResetLinks user={user} />
+        </>
+      )}
+    </section>
+  )
+}
+
+function SetPasswordForm({ user }: { user: AdminUser }) {
+  const { t } = useI18n()
+  const state = useFormError(['password'])
+  const updater = useUpdateUser(user)
+  const [done, setDone] = useState(false)
+  const save = useMutation({
+    mutationFn: (password: string) => updater.update({ password }),
+    onSuccess: async (data) => {
+      state.form.current?.reset()
+      setDone(true)
+      announce(t('admin.user.passwordSet', { name: user.name }))
+      await updater.saved(data)
+    },
+    onError: unlessCancelled(state.fail),
+  })
+  return (
+    <>
+      <p className="muted">{t('admin.user.passwordHelp', { name: user.name })}</p>
+      {done && (
+        <p className="state state-good" data-testid="password-set">
+          {t('admin.user.passwordSet', { name: user.name })}
+        </p>
+      )}
+      <form
+        ref={state.form}
+        className="form"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault()
+          state.clear()
+          setDone(false)
+          save.mutate(formValues(event.currentTarget).password ?? '')
+        }}
+      >
+        <FormError>{state.general}</FormError>
+        <NewPasswordField name="password" label={t('field.newPassword')} email={user.email} error={state.at('password')} />
+        <SubmitButton pending={save.isPending}>{t('admin.user.setPassword')}</SubmitButton>
+      </form>
+      {updater.dialog}
+    </>
+  )
+}
+
+function ResetLinks({ user }: { user: AdminUser }) {
+  const { t, dateTime } = useI18n()
+  const availability = useQuery(resetAvailabilityQuery)
+  const reauth = useReauth()
+  const failure = useActionError()
+  const [sent, setSent] = useState(false)
+  const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null)
+  const send = useMutation({
+    mutationFn: () => unwrap(client.POST('/api/admin/users/{id}/password-reset/mail', { params: { path: { id: user.id } } })),
+    onMutate: () => {
+      failure.clear()
+      setSent(false)
+    },
+    onSuccess: () => {
+      setSent(true)
+      announce(t('admin.user.resetSent', { email: user.email }))
+    },
+    onError: failure.set,
+  })
+  const create = async () => {
+    failure.clear()
+    try {
+      setLink(
+        await reauth.run((proof) =>
+          unwrap(client.POST('/api/admin/users/{id}/password-reset/link', { params: { path: { id: user.id } }, body: proof })),
+        ),
+      )
+    } catch (error) {
+      failure.set(error)
+    }
+  }
+  return (
+    <div className="subsection" data-testid="reset-links">
+      <h3>{t('admin.user.resetLinks')}</h3>
+      {availability.data?.by_mail === true ? (
+        <>
+          <p className="muted">{t('admin.user.sendResetHelp', { email: user.email })}</p>
+          <p>
+            <button type="button" className="button button-secondary" onClick={() => send.mutate()} disabled={send.isPending}>
+              {t('admin.user.sendReset')}
+            </button>
+          </p>
+          {sent && (
+            <p className="state state-good" role="status" data-testid="reset-sent">
+              {t('admin.user.resetSent', { email: user.email })}
+            </p>
+          )}
+        </>
+      ) : availability.data?.by_mail === false ? (
+        <p className="muted" data-testid="reset-no-mail">
+          {t('admin.user.noMail')}
+        </p>
+      ) : null}
+      {link !== null ? (
+        <section className="reveal" aria-labelledby="reset-link-heading">
+          <h4 id="reset-link-heading">{t('admin.user.linkTitle', { name: user.name })}</h4>
+          <p>{t('admin.user.linkText', { name: user.name, time: dateTime(link.expires_at) })}</p>
+          <p>
+            <code className="secret" data-testid="reset-link">
+              {link.url}
+            </code>
+          </p>
+          <CopyButton text={link.url} label={t('admin.user.copyLink')} />
+        </section>
+      ) : (
+        <>
+          <p className="muted">{t('admin.user.createLinkHelp')}</p>
+          <p>
+            <button type="button" className="button button-secondary" onClick={() => void create()}>
+              {t('admin.user.createLink')}
+            </button>
+          </p>
+        </>
+      )}
+      {failure.text !== null && <FormError>{failure.text}</FormError>}
+      {reauth.dialog}
+    </div>
   )
 }
 

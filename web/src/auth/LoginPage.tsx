@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Navigate, useNavigate, useSearch } from '@tanstack/react-router'
+import { Link, Navigate, useNavigate, useSearch } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
 import { providersQuery, setupQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
@@ -78,6 +78,9 @@ export function LoginPage() {
             error={formError.at('password')}
           />
           <SubmitButton pending={login.isPending}>{t('login.submit')}</SubmitButton>
+          <p className="auth-footer">
+            <Link to="/forgot-password">{t('login.forgot')}</Link>
+          </p>
         </form>
         <PasskeySignIn returnTo={returnTo} />
         {providerList.length > 0 && (

@@ -25,6 +25,8 @@ const ACTION_LABELS: Record<string, MessageKey> = {
   'auth.logout': 'securityLog.action.logout',
   'session.revoke': 'securityLog.action.sessionRevoke',
   'user.password_change': 'securityLog.action.passwordChange',
+  'user.password_reset_requested': 'securityLog.action.passwordResetRequested',
+  'user.password_reset': 'securityLog.action.passwordReset',
   'user.email_change_requested': 'securityLog.action.emailRequested',
   'user.email_verified': 'securityLog.action.emailChanged',
   'user.oidc_link': 'securityLog.action.oidcLink',
