@@ -222,6 +222,9 @@ function pgTarget(database: DatabaseConfig): PgTarget {
   const hasPassword = url.password !== ''
   url.password = ''
   const searchPath = /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(url.searchParams.get('options') ?? '')?.[1] ?? null
+  // libpq decodes percent-escapes only; a `+` from form encoding (URLSearchParams) would stay a `+`.
+  const query = [...url.searchParams].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')
+  url.search = query === '' ? '' : `?${query}`
   return { url: url.toString(), hasPassword, schema: searchPath }
 }
 
