@@ -57,7 +57,7 @@ export async function isMailConfigured(deps: Deps): Promise<boolean> {
  * Checks the configured SMTP server without sending (`switchboard doctor`): null when SMTP is not
  * configured, else where it connected; a MailDeliveryError names the stage that failed.
  */
-export async function verifyMailSetup(deps: Deps): Promise<{ host: string; port: number; secure: boolean; authenticated: boolean } | null> {
+export async function verifyMailSetup(deps: Deps): Promise<{ host: string; port: number; tls: string; authenticated: boolean } | null> {
   let setup: MailSetup
   try {
     setup = await loadMailSetup(deps)
@@ -66,8 +66,10 @@ export async function verifyMailSetup(deps: Deps): Promise<{ host: string; port:
     throw error
   }
   await verifySmtpConnection(setup.connection, { policy: deps.config.outbound })
-  const { host, port, secure, username } = setup.connection
-  return { host, port, secure, authenticated: username !== null }
+  const { host, port, secure, username, plaintextAuthOnLoopback } = setup.connection
+  // As the transport negotiates it (mailer.ts): credentials require STARTTLS unless cleared for loopback.
+  const tls = secure ? 'TLS' : username !== null && plaintextAuthOnLoopback !== true ? 'STARTTLS' : 'STARTTLS if offered'
+  return { host, port, tls, authenticated: username !== null }
 }
 
 /**

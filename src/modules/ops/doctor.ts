@@ -5,7 +5,8 @@
  * (SMTP: connection, TLS and authentication as sending would do them, without sending), and
  * PUBLIC_URL against TRUST_PROXY and the cookies' Secure attribute. One result per check: ok, warn
  * (works, but fix it before production) or fail (the service will not work as intended), each
- * with what to do. It changes nothing: no file is created or narrowed, nothing is migrated.
+ * with what to do. It creates nothing and migrates nothing; opening an existing SQLite database
+ * narrows its files to 0600 as the service does at start, after their modes were reported.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -184,8 +185,7 @@ export async function checkSmtp(config: Config, handle: DatabaseHandle | null, s
   try {
     const verified = await verifyMailSetup(deps)
     if (verified === null) return ok('smtp', 'not configured (the console shows mail-dependent features as unavailable)')
-    const tls = verified.secure ? 'TLS' : verified.authenticated ? 'STARTTLS' : 'no TLS'
-    return ok('smtp', `${verified.host}:${verified.port} accepted the connection (${tls}${verified.authenticated ? ', authenticated' : ''}); nothing was sent`)
+    return ok('smtp', `${verified.host}:${verified.port} accepted the connection (${verified.tls}${verified.authenticated ? ', authenticated' : ''}); nothing was sent`)
   } catch (error) {
     if (error instanceof MailDeliveryError) return fail('smtp', `${error.message} Check the SMTP settings in the console (Administration → Settings)`)
     return fail('smtp', `the SMTP settings cannot be read: ${(error as Error).message}`)
