@@ -102,7 +102,8 @@ export function findProblems(lock, root) {
       const manifest = path.join(root, location, 'package.json')
       if (fs.existsSync(manifest)) licence = licenceOf(JSON.parse(fs.readFileSync(manifest, 'utf8')))
     }
-    if (!isAllowed(licence)) problems.push({ location, name: location.replace(/^.*node_modules\//, ''), version: entry.version, licence: licence ?? '(none)' })
+    if (!isAllowed(licence))
+      problems.push({ location, name: location.replace(/^.*node_modules\//, ''), version: entry.version, licence: licence ?? '(none)' })
   }
   return problems
 }
@@ -113,7 +114,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const problems = findProblems(lock, root)
   const count = Object.entries(lock.packages).filter(([location, entry]) => location !== '' && !entry.dev && !entry.link).length
   if (problems.length > 0) {
-    process.stderr.write(`licence check: ${problems.length} production dependenc${problems.length === 1 ? 'y has a licence' : 'ies have licences'} not allowed in an Apache-2.0 project:\n`)
+    process.stderr.write(
+      `licence check: ${problems.length} production dependenc${problems.length === 1 ? 'y has a licence' : 'ies have licences'} not allowed in an Apache-2.0 project:\n`,
+    )
     for (const p of problems) process.stderr.write(`  ${p.name}@${p.version}: ${p.licence} (${p.location})\n`)
     process.stderr.write('Replace the dependency, or, after reading its licence, add the SPDX identifier to ALLOWED in scripts/check-licences.mjs.\n')
     process.exit(1)

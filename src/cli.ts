@@ -213,7 +213,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         }
         const config = parseConfig(io.env)
         if (config.database.kind === 'postgres') {
-          io.stdout.write(`PostgreSQL is backed up with its own tool; run (the password as in DATABASE_URL):\n  ${pgDumpCommand(config.database, file)}\n`)
+          io.stdout.write(
+            `PostgreSQL is backed up with its own tool; run (the password as in DATABASE_URL):\n  ${pgDumpCommand(config.database, file)}\n`,
+          )
           io.stdout.write(keysReminder(config))
           return EXIT_RUN_PRINTED_COMMAND
         }
@@ -249,8 +251,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const keysInEnvironment = config.jwtSecret !== undefined && config.encryptionKey !== undefined
         const secretsFile = path.join(config.dataDir, 'secrets.json')
         if (keysInEnvironment) io.stdout.write('set JWT_SECRET and ENCRYPTION_KEY as on the instance that was backed up, then start the service\n')
-        else if (fs.existsSync(secretsFile)) io.stdout.write(`${secretsFile} must be the one of the instance that was backed up; then start the service\n`)
-        else io.stdout.write(`copy the backed-up instance's secrets.json to ${secretsFile} (mode 0600) before starting the service: without it encrypted settings cannot be read\n`)
+        else if (fs.existsSync(secretsFile))
+          io.stdout.write(`${secretsFile} must be the one of the instance that was backed up; then start the service\n`)
+        else
+          io.stdout.write(
+            `copy the backed-up instance's secrets.json to ${secretsFile} (mode 0600) before starting the service: without it encrypted settings cannot be read\n`,
+          )
         return 0
       }
       case 'doctor': {

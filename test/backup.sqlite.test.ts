@@ -111,7 +111,9 @@ describe('backup under write load, restore into a fresh directory', () => {
     // A running service's database is never replaced, not even with --force.
     const refused = await runProcess(CLI, ['restore', backupFile, '--force'], { DATA_DIR: source })
     expect(refused.code).toBe(1)
-    expect(refused.output).toContain(`switchboard: the service is running (PID ${server.child.pid}) on ${path.join(source, 'switchboard.db')}; stop it first`)
+    expect(refused.output).toContain(
+      `switchboard: the service is running (PID ${server.child.pid}) on ${path.join(source, 'switchboard.db')}; stop it first`,
+    )
     expect(await server.stop()).toBe(0)
 
     const target = path.join(makeTempDir(), 'data')
@@ -185,7 +187,10 @@ describe('backup under write load, restore into a fresh directory', () => {
   it('says there is nothing to back up before the first start, and refuses to overwrite the database with its own backup', async () => {
     const empty = makeTempDir()
     const none = await runProcess(CLI, ['backup', path.join(backups, 'none.db')], { DATA_DIR: empty })
-    expect(none).toEqual({ code: 1, output: `switchboard: there is no database at ${path.join(empty, 'switchboard.db')} yet (the service creates it on first start)\n` })
+    expect(none).toEqual({
+      code: 1,
+      output: `switchboard: there is no database at ${path.join(empty, 'switchboard.db')} yet (the service creates it on first start)\n`,
+    })
     const self = await runProcess(CLI, ['backup', path.join(source, 'switchboard.db')], { DATA_DIR: source })
     expect(self).toEqual({ code: 1, output: 'switchboard: the backup file must not be the database itself\n' })
     const usage = await runProcess(CLI, ['backup'], { DATA_DIR: source })

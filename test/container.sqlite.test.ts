@@ -65,7 +65,19 @@ async function waitUntilReady(baseUrl: string, name: string): Promise<void> {
 async function startContainer(port: number): Promise<{ name: string; baseUrl: string }> {
   const name = `switchboard-test-${suffix}-${containers.length}`
   containers.push(name)
-  await podman(['run', '--detach', '--name', name, ...RUNTIME, ...LIMITS, '--publish', `127.0.0.1:${port}:8080`, '--volume', `${VOLUME}:/data`, IMAGE])
+  await podman([
+    'run',
+    '--detach',
+    '--name',
+    name,
+    ...RUNTIME,
+    ...LIMITS,
+    '--publish',
+    `127.0.0.1:${port}:8080`,
+    '--volume',
+    `${VOLUME}:/data`,
+    IMAGE,
+  ])
   const baseUrl = `http://127.0.0.1:${port}`
   await waitUntilReady(baseUrl, name)
   return { name, baseUrl }
@@ -77,14 +89,31 @@ const since = (started: number) => ((performance.now() - started) / 1000).toFixe
 describe('the container image', () => {
   it('builds, serves, completes setup, runs unprivileged, stops on SIGTERM and keeps its data on the volume', async () => {
     const started = performance.now()
-    const base = (await run(path.join(ROOT, 'test/container/build-test-base.sh'), [], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 })).stdout.trim()
+    const base = (
+      await run(path.join(ROOT, 'test/container/build-test-base.sh'), [], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 })
+    ).stdout.trim()
     const baseSeconds = since(started)
 
     const building = performance.now()
     const previous = await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE]).catch(() => '')
     // --format docker: the OCI image format has no HEALTHCHECK, and podman would drop it.
     await podman(
-      ['build', '--format', 'docker', ...RUNTIME, ...LIMITS, '--network', 'host', '--build-arg', `BASE_IMAGE=${base}`, '--file', 'Containerfile', '--tag', IMAGE, ROOT],
+      [
+        'build',
+        '--format',
+        'docker',
+        ...RUNTIME,
+        ...LIMITS,
+        '--network',
+        'host',
+        '--build-arg',
+        `BASE_IMAGE=${base}`,
+        '--file',
+        'Containerfile',
+        '--tag',
+        IMAGE,
+        ROOT,
+      ],
       900_000,
     )
     const current = await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE])

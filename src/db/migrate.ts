@@ -52,7 +52,9 @@ export async function migrationState(handle: DatabaseHandle): Promise<MigrationS
     handle.engine === 'postgres'
       ? (await sql<{ found: string | null }>`select to_regclass('kysely_migration')::text as found`.execute(handle.db)).rows[0]?.found != null
       : (await sql`select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(handle.db)).rows.length > 0
-  const applied = exists ? (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db)).rows.map((row) => row.name) : []
+  const applied = exists
+    ? (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db)).rows.map((row) => row.name)
+    : []
   const known = Object.keys(migrations)
   return {
     applied,

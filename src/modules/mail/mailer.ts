@@ -12,6 +12,8 @@
  */
 import { createRequire } from 'node:module'
 import type Nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 
 // Loaded by the first message: most instances send mail rarely or never (ARCHITECTURE.md,
 // "Runtime and footprint").
@@ -81,7 +83,7 @@ export function describeSmtpFailure(error: unknown): string {
   }
 }
 
-type Transport = ReturnType<typeof Nodemailer.createTransport>
+type Transport = Transporter<SMTPTransport.SentMessageInfo>
 
 /** A transport to the checked address of the SMTP host, with the credential rules above. */
 async function openTransport(connection: SmtpConnection, policy: OutboundPolicy, timeout: number): Promise<Transport> {

@@ -44,7 +44,12 @@ async function doctor(env: Record<string, string | undefined>, check: string): P
 
 async function cli(env: Record<string, string | undefined>) {
   let stdout = ''
-  const code = await runCli(['doctor'], { env, stdin: Readable.from(['']), stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => undefined } })
+  const code = await runCli(['doctor'], {
+    env,
+    stdin: Readable.from(['']),
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: () => undefined },
+  })
   return { code, stdout }
 }
 
@@ -63,10 +68,16 @@ describe('switchboard doctor', () => {
     fs.chmodSync(dataDir, 0o700)
     expect(await doctor({ ...t.env, DATA_DIR: dataDir }, 'data directory')).toMatchObject({ status: 'ok' })
     fs.chmodSync(dataDir, 0o755)
-    expect(await doctor({ ...t.env, DATA_DIR: dataDir }, 'data directory')).toMatchObject({ status: 'warn', message: expect.stringContaining('chmod 700') })
+    expect(await doctor({ ...t.env, DATA_DIR: dataDir }, 'data directory')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('chmod 700'),
+    })
     const file = path.join(dataDir, 'plain-file')
     fs.writeFileSync(file, '')
-    expect(await doctor({ ...t.env, DATA_DIR: file }, 'data directory')).toMatchObject({ status: 'fail', message: expect.stringContaining('is not a directory') })
+    expect(await doctor({ ...t.env, DATA_DIR: file }, 'data directory')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('is not a directory'),
+    })
     expect(await doctor({ ...t.env, DATA_DIR: path.join(dataDir, 'absent') }, 'data directory')).toMatchObject({ status: 'warn' })
   })
 
@@ -98,11 +109,17 @@ describe('switchboard doctor', () => {
     expect(await doctor(t.env, 'migrations')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^all \d+ applied$/) })
     const [last] = (await sql<{ name: string }>`select name from kysely_migration order by name desc limit 1`.execute(t.deps.db)).rows
     await sql`delete from kysely_migration where name = ${last!.name}`.execute(t.deps.db)
-    expect(await doctor(t.env, 'migrations')).toMatchObject({ status: 'warn', message: `1 pending (${last!.name}); the service applies them at start, or run switchboard migrate` })
+    expect(await doctor(t.env, 'migrations')).toMatchObject({
+      status: 'warn',
+      message: `1 pending (${last!.name}); the service applies them at start, or run switchboard migrate`,
+    })
     await sql`insert into kysely_migration (name, timestamp) values (${last!.name}, ${new Date().toISOString()})`.execute(t.deps.db)
     await sql`insert into kysely_migration (name, timestamp) values ('9999_from_the_future', ${new Date().toISOString()})`.execute(t.deps.db)
     try {
-      expect(await doctor(t.env, 'migrations')).toMatchObject({ status: 'fail', message: expect.stringContaining('migrated by a newer version (9999_from_the_future)') })
+      expect(await doctor(t.env, 'migrations')).toMatchObject({
+        status: 'fail',
+        message: expect.stringContaining('migrated by a newer version (9999_from_the_future)'),
+      })
     } finally {
       await sql`delete from kysely_migration where name = '9999_from_the_future'`.execute(t.deps.db)
     }
@@ -137,7 +154,10 @@ describe('switchboard doctor', () => {
     expect((await configure(smtp.port)).statusCode).toBe(200)
     const attempts = smtp.authAttempts
     const good = await doctor(t.env, 'smtp')
-    expect(good).toMatchObject({ status: 'ok', message: `${smtp.host}:${smtp.port} accepted the connection (STARTTLS if offered, authenticated); nothing was sent` })
+    expect(good).toMatchObject({
+      status: 'ok',
+      message: `${smtp.host}:${smtp.port} accepted the connection (STARTTLS if offered, authenticated); nothing was sent`,
+    })
     expect(smtp.authAttempts).toBe(attempts + 1)
     expect(smtp.received).toEqual([])
     expect((await configure(closedPort)).statusCode).toBe(200)
@@ -153,8 +173,14 @@ describe('switchboard doctor', () => {
       status: 'ok',
       message: 'https://sb.example.com: cookies are sent with Secure',
     })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'http://sb.example.com' }, 'public url')).toMatchObject({ status: 'warn', message: expect.stringContaining('without Secure') })
-    expect(await doctor({ ...t.env, PUBLIC_URL: undefined }, 'public url')).toMatchObject({ status: 'warn', message: expect.stringContaining('not set') })
+    expect(await doctor({ ...t.env, PUBLIC_URL: 'http://sb.example.com' }, 'public url')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('without Secure'),
+    })
+    expect(await doctor({ ...t.env, PUBLIC_URL: undefined }, 'public url')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('not set'),
+    })
     expect(await doctor({ ...t.env, PUBLIC_URL: 'http://localhost:8080' }, 'public url')).toMatchObject({ status: 'ok' })
   })
 
@@ -172,8 +198,10 @@ describe('switchboard doctor', () => {
   it('prints one line per check and exits 1 on a fail, 0 otherwise', async () => {
     const good = await cli({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '1' })
     const lines = good.stdout.trimEnd().split('\n')
-    for (const line of lines) expect(line).toMatch(/^(ok  |warn|fail) [a-z ]+: \S/)
-    expect(lines.map((line) => line.slice(5, line.indexOf(':')))).toEqual(expect.arrayContaining(['configuration', 'data directory', 'secrets', 'database', 'migrations', 'redis', 'smtp', 'public url', 'trust proxy']))
+    for (const line of lines) expect(line).toMatch(/^(ok {2}|warn|fail) [a-z ]+: \S/)
+    expect(lines.map((line) => line.slice(5, line.indexOf(':')))).toEqual(
+      expect.arrayContaining(['configuration', 'data directory', 'secrets', 'database', 'migrations', 'redis', 'smtp', 'public url', 'trust proxy']),
+    )
     expect(good.stdout).not.toContain('fail ')
     expect(good.code).toBe(0)
     const bad = await cli({ ...t.env, REDIS_URL: `redis://127.0.0.1:${closedPort}` })

@@ -82,7 +82,10 @@ export function checkSecrets(config: Config): { result: CheckResult; readable: b
     stat = fs.statSync(file)
   } catch {
     return {
-      result: warn(name, `${file} does not exist yet; the service generates it on first start: back it up with the database (or set JWT_SECRET and ENCRYPTION_KEY)`),
+      result: warn(
+        name,
+        `${file} does not exist yet; the service generates it on first start: back it up with the database (or set JWT_SECRET and ENCRYPTION_KEY)`,
+      ),
       readable: false,
     }
   }
@@ -95,7 +98,10 @@ export function checkSecrets(config: Config): { result: CheckResult; readable: b
       throw new Error('shape')
     }
   } catch {
-    return { result: fail(name, `${file} is not a valid secrets file; restore it from a backup (without it encrypted settings cannot be read)`), readable: false }
+    return {
+      result: fail(name, `${file} is not a valid secrets file; restore it from a backup (without it encrypted settings cannot be read)`),
+      readable: false,
+    }
   }
   return { result: ok(name, `${file}, mode ${octal(stat.mode)}; keep it with your backups`), readable: true }
 }
@@ -113,7 +119,11 @@ export function checkDatabaseFiles(config: Config): CheckResult | null {
       // Not there: nothing to narrow.
     }
   }
-  if (wide.length > 0) return warn('database files', `${wide.join(', ')}: others may read password hashes; run chmod 600 on them (the service also narrows them at start)`)
+  if (wide.length > 0)
+    return warn(
+      'database files',
+      `${wide.join(', ')}: others may read password hashes; run chmod 600 on them (the service also narrows them at start)`,
+    )
   return ok('database files', `${path.dirname(file)}: database files are 0600`)
 }
 
@@ -134,18 +144,29 @@ export async function checkDatabase(config: Config, timeoutMs: number): Promise<
     await within(handle.ping(), timeoutMs, 'the database')
   } catch (error) {
     await handle.close().catch(() => undefined)
-    return { results: [fail('database', `${where} is not reachable: ${(error as Error).message}; check DATABASE_URL and that the server runs`)], handle: null }
+    return {
+      results: [fail('database', `${where} is not reachable: ${(error as Error).message}; check DATABASE_URL and that the server runs`)],
+      handle: null,
+    }
   }
   const results = [ok('database', `${where} answers`)]
   const state = await migrationState(handle)
   if (state.unknown.length > 0) {
     results.push(
-      fail('migrations', `the database was migrated by a newer version (${state.unknown.join(', ')}); run that version, or restore the backup taken before the upgrade`),
+      fail(
+        'migrations',
+        `the database was migrated by a newer version (${state.unknown.join(', ')}); run that version, or restore the backup taken before the upgrade`,
+      ),
     )
   } else if (state.applied.length === 0) {
     results.push(warn('migrations', 'the database is empty; the service (or switchboard migrate) migrates it at start'))
   } else if (state.pending.length > 0) {
-    results.push(warn('migrations', `${state.pending.length} pending (${state.pending.join(', ')}); the service applies them at start, or run switchboard migrate`))
+    results.push(
+      warn(
+        'migrations',
+        `${state.pending.length} pending (${state.pending.join(', ')}); the service applies them at start, or run switchboard migrate`,
+      ),
+    )
   } else {
     results.push(ok('migrations', `all ${state.applied.length} applied`))
   }
@@ -161,7 +182,13 @@ export async function checkRedis(config: Config, timeoutMs: number): Promise<Che
   const url = new URL(config.redisUrl)
   const where = `${url.hostname}:${url.port || '6379'}`
   const { Redis } = require('ioredis') as typeof IoRedis
-  const redis = new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: timeoutMs })
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+  })
   redis.on('error', () => undefined)
   try {
     await within(
@@ -185,7 +212,10 @@ export async function checkSmtp(config: Config, handle: DatabaseHandle | null, s
   try {
     const verified = await verifyMailSetup(deps)
     if (verified === null) return ok('smtp', 'not configured (the console shows mail-dependent features as unavailable)')
-    return ok('smtp', `${verified.host}:${verified.port} accepted the connection (${verified.tls}${verified.authenticated ? ', authenticated' : ''}); nothing was sent`)
+    return ok(
+      'smtp',
+      `${verified.host}:${verified.port} accepted the connection (${verified.tls}${verified.authenticated ? ', authenticated' : ''}); nothing was sent`,
+    )
   } catch (error) {
     if (error instanceof MailDeliveryError) return fail('smtp', `${error.message} Check the SMTP settings in the console (Administration → Settings)`)
     return fail('smtp', `the SMTP settings cannot be read: ${(error as Error).message}`)
@@ -203,29 +233,40 @@ export function checkPublicUrl(config: Config, env: Record<string, string | unde
   const url = new URL(config.publicUrl)
   const results: CheckResult[] = []
   if (env.PUBLIC_URL === undefined || env.PUBLIC_URL.trim() === '') {
-    results.push(warn('public url', `not set, so ${config.publicUrl} is assumed (mails, passkeys and sign-in redirects use it); set PUBLIC_URL to the https address users reach`))
+    results.push(
+      warn(
+        'public url',
+        `not set, so ${config.publicUrl} is assumed (mails, passkeys and sign-in redirects use it); set PUBLIC_URL to the https address users reach`,
+      ),
+    )
   } else if (config.secureCookies) {
     results.push(ok('public url', `${config.publicUrl}: cookies are sent with Secure`))
   } else if (isLocalHost(url.hostname)) {
     results.push(ok('public url', `${config.publicUrl}: reachable from this machine only; cookies without Secure`))
   } else {
     results.push(
-      warn('public url', `${config.publicUrl} is http: cookies go without Secure and passwords in clear; serve it over https (reverse proxy) and set an https PUBLIC_URL`),
+      warn(
+        'public url',
+        `${config.publicUrl} is http: cookies go without Secure and passwords in clear; serve it over https (reverse proxy) and set an https PUBLIC_URL`,
+      ),
     )
   }
   const trust = config.trustProxy
   if (trust === true) {
     results.push(
-      warn('trust proxy', 'TRUST_PROXY=true believes X-Forwarded-For from any client, who can then pick its address (rate limits, audit log); set the hop count (1) or the proxy addresses'),
+      warn(
+        'trust proxy',
+        'TRUST_PROXY=true believes X-Forwarded-For from any client, who can then pick its address (rate limits, audit log); set the hop count (1) or the proxy addresses',
+      ),
     )
   } else if (trust === false) {
     results.push(
       config.secureCookies && !isLocalHost(url.hostname)
         ? warn(
             'trust proxy',
-            'PUBLIC_URL is https but TRUST_PROXY=false: behind a TLS proxy every client gets the proxy\'s address (rate limits, audit log); set TRUST_PROXY to 1 or the proxy\'s address',
+            "PUBLIC_URL is https but TRUST_PROXY=false: behind a TLS proxy every client gets the proxy's address (rate limits, audit log); set TRUST_PROXY to 1 or the proxy's address",
           )
-        : ok('trust proxy', 'false: the client address is the connection\'s (no reverse proxy)'),
+        : ok('trust proxy', "false: the client address is the connection's (no reverse proxy)"),
     )
   } else {
     results.push(ok('trust proxy', `${trust}: the client address and protocol come from X-Forwarded-For / X-Forwarded-Proto set by that proxy`))

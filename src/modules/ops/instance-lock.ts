@@ -40,7 +40,8 @@ export function claimInstance(databaseFile: string, now = new Date()): () => voi
 function readRecord(file: string): InstanceRecord | null {
   try {
     const value = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<InstanceRecord>
-    if (typeof value.pid === 'number' && typeof value.host === 'string') return { pid: value.pid, host: value.host, started_at: String(value.started_at) }
+    if (typeof value.pid === 'number' && typeof value.host === 'string')
+      return { pid: value.pid, host: value.host, started_at: String(value.started_at) }
   } catch {
     // Unreadable or half-written: nothing to go by.
   }
