@@ -95,7 +95,10 @@ describe('the container image', () => {
     const baseSeconds = since(started)
 
     const building = performance.now()
-    const previous = await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE]).catch(() => '')
+    // What this build supersedes: the previous image and its build stage (leaves only: `podman rmi`
+    // refuses an image other images build on, such as the cached dependency layer).
+    const previous = (await podman(['images', '--quiet', '--no-trunc', '--filter', 'dangling=true'])).split('\n').filter(Boolean)
+    previous.push((await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE]).catch(() => '')).trim())
     // --format docker: the OCI image format has no HEALTHCHECK, and podman would drop it.
     await podman(
       [
@@ -116,22 +119,19 @@ describe('the container image', () => {
       ],
       900_000,
     )
-    const current = await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE])
-    // The image this run replaced is of no further use (its layers shared with the new one stay).
-    if (previous.trim() !== '' && previous.trim() !== current.trim()) await podman(['rmi', previous.trim()]).catch(() => undefined)
+    const current = (await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE])).trim()
+    for (const id of previous) if (id !== '' && id !== current) await podman(['rmi', id]).catch(() => undefined)
     const buildSeconds = since(building)
 
-    const config = JSON.parse(await podman(['image', 'inspect', '--format', '{{json .Config}}', IMAGE])) as {
-      User: string
-      ExposedPorts: Record<string, unknown>
-      Volumes: Record<string, unknown>
-      Healthcheck?: { Test: string[] }
-      Cmd: string[]
-    }
+    const [image] = JSON.parse(await podman(['image', 'inspect', IMAGE])) as {
+      Config: { User: string; ExposedPorts: Record<string, unknown>; Volumes: Record<string, unknown>; Cmd: string[]; Env: string[] }
+      HealthCheck?: { Test: string[] }
+    }[]
+    const config = image!.Config
     expect(config.User).toBe('switchboard')
     expect(Object.keys(config.ExposedPorts)).toEqual(['8080/tcp'])
     expect(Object.keys(config.Volumes)).toEqual(['/data'])
-    expect(config.Healthcheck?.Test.join(' ')).toContain('/api/health/ready')
+    expect(image!.HealthCheck?.Test.join(' ')).toContain('/api/health/ready')
     expect(config.Cmd).toEqual(['node', 'dist/server.js'])
 
     const running = performance.now()
