@@ -125,13 +125,13 @@ describe('the container image', () => {
 
     const [image] = JSON.parse(await podman(['image', 'inspect', IMAGE])) as {
       Config: { User: string; ExposedPorts: Record<string, unknown>; Volumes: Record<string, unknown>; Cmd: string[]; Env: string[] }
-      HealthCheck?: { Test: string[] }
+      Healthcheck?: { Test: string[] }
     }[]
     const config = image!.Config
     expect(config.User).toBe('switchboard')
     expect(Object.keys(config.ExposedPorts)).toEqual(['8080/tcp'])
     expect(Object.keys(config.Volumes)).toEqual(['/data'])
-    expect(image!.HealthCheck?.Test.join(' ')).toContain('/api/health/ready')
+    expect(image!.Healthcheck?.Test.join(' ')).toContain('/api/health/ready')
     expect(config.Cmd).toEqual(['node', 'dist/server.js'])
 
     const running = performance.now()
