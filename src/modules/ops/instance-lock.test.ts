@@ -20,7 +20,7 @@ describe('instance record', () => {
     expect(runningInstance(database)).toMatchObject({ pid: parent, checkable: true })
 
     // A process that has exited (its PID is not reused this quickly).
-    const ended = spawnSync(process.execPath, ['-e', '']).pid!
+    const ended = spawnSync(process.execPath, ['-e', '']).pid
     fs.writeFileSync(instanceFile(database), JSON.stringify({ pid: ended, host: os.hostname(), started_at: 'then' }))
     expect(runningInstance(database)).toBeNull()
 
