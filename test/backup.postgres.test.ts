@@ -92,7 +92,8 @@ describe('PostgreSQL backup and restore with the printed commands', () => {
     const ids = ((await links.json()) as { items: { id: string }[] }).items.map((item) => item.id)
     expect(ids.sort()).toEqual([...created].sort())
     expect(await restored.stop()).toBe(0)
-  })
+    // Two server starts, a dump and a restore: more than the default on a loaded machine.
+  }, 120_000)
 
   it('masks the password of DATABASE_URL in the printed commands', async () => {
     const url = 'postgres://switchboard:s3cret-pa55@db.internal:5433/switchboard?sslmode=require'

@@ -146,7 +146,8 @@ describe('backup under write load, restore into a fresh directory', () => {
     const forced = await runProcess(CLI, ['restore', backupFile, '--force'], { DATA_DIR: target })
     expect(forced.code).toBe(0)
     expect(fs.readdirSync(target).sort()).toEqual(['secrets.json', 'switchboard.db'])
-  })
+    // Two server starts, the load, five CLI runs: more than the default on a loaded machine.
+  }, 120_000)
 
   it('refuses corrupted, truncated and foreign files with a clear message and leaves the target untouched', async () => {
     const corrupted = path.join(backups, 'corrupted.db')
@@ -182,7 +183,7 @@ describe('backup under write load, restore into a fresh directory', () => {
     }
     const missing = await runProcess(CLI, ['restore', path.join(backups, 'absent.db')], { DATA_DIR: makeTempDir() })
     expect(missing).toEqual({ code: 1, output: `switchboard: ${path.join(backups, 'absent.db')} is not a file\n` })
-  })
+  }, 60_000)
 
   it('says there is nothing to back up before the first start, and refuses to overwrite the database with its own backup', async () => {
     const empty = makeTempDir()
@@ -196,5 +197,5 @@ describe('backup under write load, restore into a fresh directory', () => {
     const usage = await runProcess(CLI, ['backup'], { DATA_DIR: source })
     expect(usage.code).toBe(2)
     expect(usage.output).toMatch(/^backup needs exactly one file\n/)
-  })
+  }, 60_000)
 })

@@ -162,7 +162,9 @@ describe('the container image', () => {
     // PID 1 is the service (node, no shell in between), and it runs as the unprivileged user.
     const status = await podman(['exec', first.name, 'cat', '/proc/1/status'])
     expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe('10001')
-    expect((await podman(['exec', first.name, 'cat', '/proc/1/cmdline'])).split('\0')).toContain('dist/server.js')
+    const command = (await podman(['exec', first.name, 'cat', '/proc/1/cmdline'])).split('\0')
+    expect(command[0]).toMatch(/\/node$/)
+    expect(command).toContain('/app/dist/server.js')
     await podman(['healthcheck', 'run', first.name])
     const backup = await podman(['exec', first.name, 'switchboard', 'backup', '/data/backup.db'])
     expect(backup).toContain('backup written to /data/backup.db')
