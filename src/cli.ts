@@ -278,7 +278,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+/** The path the process was started with, through symlinks (npm's `bin` link, the image's /usr/local/bin/switchboard). */
+function entryPath(): string {
+  try {
+    return fs.realpathSync(process.argv[1] ?? '')
+  } catch {
+    return process.argv[1] ?? ''
+  }
+}
+
+if (import.meta.url === pathToFileURL(entryPath()).href) {
   void runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then((code) =>
     process.exit(code),
   )
