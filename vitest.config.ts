@@ -2,8 +2,10 @@
  * The suite runs once per database engine: always on SQLite, and again on PostgreSQL whenever
  * TEST_DATABASE_URL is set or a server answers on 127.0.0.1:5432. With CI=true the PostgreSQL run
  * is mandatory: a CI that silently skipped it would prove nothing about production. Tests of the
- * shared Redis state (*.redis.test.ts) follow the same rule for a Redis server on 127.0.0.1:6379.
+ * shared Redis state (*.redis.test.ts) follow the same rule for a Redis server on 127.0.0.1:6379,
+ * and the container image's test (test/container.sqlite.test.ts) for podman on the PATH.
  */
+import { spawnSync } from 'node:child_process'
 import net from 'node:net'
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
@@ -39,12 +41,19 @@ export default defineConfig(async () => {
     console.warn(`${name} not reachable at ${new URL(url).host}: its tests do not run (they are mandatory with CI=true)`)
   }
 
+  const podman = spawnSync('podman', ['--version'], { stdio: 'ignore' }).status === 0
+  if (!podman) {
+    if (process.env.CI === 'true') throw new Error('CI=true requires podman for the container image test (.ci/run installs it)')
+    console.warn('podman not found: the container image test does not run (it is mandatory with CI=true)')
+  }
+  const withoutPodman = podman ? [] : ['test/container.sqlite.test.ts']
+
   const engines = postgres ? ['sqlite', 'postgres'] : ['sqlite']
   return {
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       // Tests of the shared Redis state need the server; *.redis.test.ts files run whenever it answers.
-      exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts'])],
+      exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts']), ...withoutPodman],
       testTimeout: 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
@@ -64,7 +73,12 @@ export default defineConfig(async () => {
           test: {
             name: engine,
             // Engine-specific fault tests: *.postgres.test.ts and *.sqlite.test.ts run on their engine only.
-            exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts']), `**/*.${engine === 'sqlite' ? 'postgres' : 'sqlite'}.test.ts`],
+            exclude: [
+              '**/node_modules/**',
+              ...(redis ? [] : ['**/*.redis.test.ts']),
+              ...withoutPodman,
+              `**/*.${engine === 'sqlite' ? 'postgres' : 'sqlite'}.test.ts`,
+            ],
             env: { TEST_DB: engine, TEST_REDIS_URL: redisUrl, ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }) },
             ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
           },

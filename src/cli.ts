@@ -9,6 +9,10 @@
  *   reset-password EMAIL                      print a single-use password reset link (audited)
  *   rotate-keys [--new-key-stdin] [--jwt-secret]
  *                                             re-encrypt stored secrets under a new ENCRYPTION_KEY
+ *   backup FILE                               consistent online copy of the SQLite database
+ *                                             (PostgreSQL: prints the pg_dump invocation)
+ *   restore FILE [--force]                    put a backup in place of a stopped instance's database
+ *   doctor                                    check the configuration, database, Redis, SMTP, proxy
  */
 // First: stops an unsupported Node with one line before the imports below are evaluated.
 import './supported-node.js'
@@ -16,8 +20,11 @@ import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ConfigError, parseConfig } from './config.js'
+import { createDatabase } from './db/client.js'
 import { migrateToLatest } from './db/migrate.js'
 import { createDeps, type Deps } from './deps.js'
 import { AppError } from './errors.js'
@@ -31,6 +38,8 @@ import { reencryptSecrets } from './modules/keys/service.js'
 import { stageSecretsFile } from './lib/secrets.js'
 import { Body } from './lib/schema-types.js'
 import { compileBodyValidator } from './plugins/validation.js'
+import { backupSqlite, OpsError, pgDumpCommand, pgRestoreCommand, restoreSqlite } from './modules/ops/backup.js'
+import { formatResults, runDoctor } from './modules/ops/doctor.js'
 
 export interface CliIo {
   env: Record<string, string | undefined>
@@ -54,7 +63,26 @@ commands:
                                            (generated, or 64 hex characters read from stdin);
                                            --jwt-secret also replaces a generated JWT secret
                                            (signs everyone out). Stop the other instances first.
+  backup <file>                            write a consistent, verified copy of the SQLite database
+                                           while the service runs (mode 0600); on PostgreSQL, print
+                                           the pg_dump command to run instead (exit code 3)
+  restore <file> [--force]                 replace the stopped instance's SQLite database with a
+                                           backup, then migrate it; --force replaces existing data
+                                           (on PostgreSQL, print the pg_restore command; exit code 3)
+  doctor                                   check the configuration as the service reads it: data
+                                           directory, secrets, database, Redis, SMTP, PUBLIC_URL and
+                                           TRUST_PROXY; exit code 1 when a check fails
 `
+
+/** Exit code of backup/restore on PostgreSQL: nothing was written; the printed command does it. */
+const EXIT_RUN_PRINTED_COMMAND = 3
+
+/** What a backup does not contain and a restore needs: the keys of the encrypted settings. */
+function keysReminder(config: { dataDir: string; jwtSecret?: string; encryptionKey?: Buffer }): string {
+  return config.jwtSecret !== undefined && config.encryptionKey !== undefined
+    ? 'keep JWT_SECRET and ENCRYPTION_KEY with it: without them encrypted settings cannot be read\n'
+    : `keep ${path.join(config.dataDir, 'secrets.json')} with it: without it encrypted settings cannot be read\n`
+}
 
 /** Reads one line from stdin; on a terminal, prompts and does not echo what is typed. */
 async function readLine(io: CliIo, prompt = 'Password: '): Promise<string> {
@@ -198,12 +226,71 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         }
         return withDeps(io, (deps) => rotateKeys(deps, io, { newKey, generated: !values['new-key-stdin'], jwtSecret: Boolean(values['jwt-secret']) }))
       }
+      case 'backup': {
+        const [file] = rest
+        if (file === undefined || rest.length !== 1) {
+          io.stderr.write(`backup needs exactly one file\n\n${USAGE}`)
+          return 2
+        }
+        const config = parseConfig(io.env)
+        if (config.database.kind === 'postgres') {
+          io.stdout.write(
+            `PostgreSQL is backed up with its own tool; run (the password as in DATABASE_URL):\n  ${pgDumpCommand(config.database, file)}\n`,
+          )
+          io.stdout.write(keysReminder(config))
+          return EXIT_RUN_PRINTED_COMMAND
+        }
+        const report = backupSqlite(config.database, file)
+        io.stdout.write(`backup written to ${report.file} (${report.bytes} bytes, ${report.migrations} migrations, integrity check ok)\n`)
+        io.stdout.write(keysReminder(config))
+        return 0
+      }
+      case 'restore': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { force: { type: 'boolean' } } })
+        const [file] = positionals
+        if (file === undefined || positionals.length !== 1) {
+          io.stderr.write(`restore needs exactly one file\n\n${USAGE}`)
+          return 2
+        }
+        const config = parseConfig(io.env)
+        if (config.database.kind === 'postgres') {
+          io.stdout.write(
+            `PostgreSQL is restored with its own tool, into an empty database, with the service stopped; run (the password as in DATABASE_URL):\n  ${pgRestoreCommand(config.database, file)}\nthen start the service: it applies pending migrations\n`,
+          )
+          return EXIT_RUN_PRINTED_COMMAND
+        }
+        const restored = restoreSqlite(config.database, file, { force: Boolean(values.force) })
+        io.stdout.write(`restored ${restored.file} from ${path.resolve(file)} (${restored.migrations} migrations, integrity check ok)\n`)
+        // Only the database: createDeps would generate a secrets file, which cannot open the restored secrets.
+        const database = createDatabase(config.database, { warn: () => undefined })
+        try {
+          await migrateToLatest(database)
+        } finally {
+          await database.close()
+        }
+        io.stdout.write('database is up to date\n')
+        const keysInEnvironment = config.jwtSecret !== undefined && config.encryptionKey !== undefined
+        const secretsFile = path.join(config.dataDir, 'secrets.json')
+        if (keysInEnvironment) io.stdout.write('set JWT_SECRET and ENCRYPTION_KEY as on the instance that was backed up, then start the service\n')
+        else if (fs.existsSync(secretsFile))
+          io.stdout.write(`${secretsFile} must be the one of the instance that was backed up; then start the service\n`)
+        else
+          io.stdout.write(
+            `copy the backed-up instance's secrets.json to ${secretsFile} (mode 0600) before starting the service: without it encrypted settings cannot be read\n`,
+          )
+        return 0
+      }
+      case 'doctor': {
+        const results = await runDoctor(io.env)
+        io.stdout.write(formatResults(results))
+        return results.some((result) => result.status === 'fail') ? 1 : 0
+      }
       default:
         io.stderr.write(USAGE)
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2
     }
   } catch (error) {
-    if (error instanceof ConfigError) io.stderr.write(`switchboard: ${error.message}\n`)
+    if (error instanceof ConfigError || error instanceof OpsError) io.stderr.write(`switchboard: ${error.message}\n`)
     else if (error instanceof AppError) {
       const details = Array.isArray(error.details) ? error.details.map((d) => `${d.field} ${d.message}`).join('; ') : error.details
       io.stderr.write(`switchboard: ${error.message}${details ? ` (${details})` : ''}\n`)
@@ -212,7 +299,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+/** The path the process was started with, through symlinks (npm's `bin` link, the image's /usr/local/bin/switchboard). */
+function entryPath(): string {
+  try {
+    return fs.realpathSync(process.argv[1] ?? '')
+  } catch {
+    return process.argv[1] ?? ''
+  }
+}
+
+if (import.meta.url === pathToFileURL(entryPath()).href) {
   void runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then((code) =>
     process.exit(code),
   )

@@ -8,6 +8,7 @@ import { ConfigError, parseConfig } from './config.js'
 import { migrateToLatest } from './db/migrate.js'
 import { createDeps } from './deps.js'
 import { announceSetupCode } from './modules/auth/setup-code.js'
+import { claimInstance } from './modules/ops/instance-lock.js'
 
 async function main(): Promise<void> {
   let config
@@ -21,6 +22,10 @@ async function main(): Promise<void> {
     throw error
   }
 
+  // `switchboard restore` refuses to replace a database this process has open
+  // (claimed before the database is opened, so a restore cannot slip in while it migrates).
+  const { sqlitePath } = config.database
+  const releaseInstance = sqlitePath !== undefined && sqlitePath !== ':memory:' ? claimInstance(sqlitePath) : () => undefined
   const deps = createDeps(config)
   const { applied } = await migrateToLatest(deps.database)
   if (applied.length > 0) deps.logger.info({ migrations: applied }, 'database migrated')
@@ -48,6 +53,7 @@ async function main(): Promise<void> {
     deadline.unref()
     await app.close()
     await deps.close()
+    releaseInstance()
     clearTimeout(deadline)
     process.exit(0)
   }

@@ -37,3 +37,28 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   }
   return { applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName) }
 }
+
+export interface MigrationState {
+  applied: string[]
+  /** Known to this version, not yet applied. */
+  pending: string[]
+  /** Applied, but unknown to this version: the database was migrated by a newer one. */
+  unknown: string[]
+}
+
+/** What has been applied, without applying anything (`switchboard doctor`). */
+export async function migrationState(handle: DatabaseHandle): Promise<MigrationState> {
+  const exists =
+    handle.engine === 'postgres'
+      ? (await sql<{ found: string | null }>`select to_regclass('kysely_migration')::text as found`.execute(handle.db)).rows[0]?.found != null
+      : (await sql`select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(handle.db)).rows.length > 0
+  const applied = exists
+    ? (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db)).rows.map((row) => row.name)
+    : []
+  const known = Object.keys(migrations)
+  return {
+    applied,
+    pending: known.filter((name) => !applied.includes(name)),
+    unknown: applied.filter((name) => !known.includes(name)),
+  }
+}

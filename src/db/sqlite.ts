@@ -74,7 +74,7 @@ const EXPERIMENTAL_SQLITE_WARNING = 'SQLite is an experimental feature'
  * of the API used here (DatabaseSync, exec, prepare, all/run, columns, close) is the same on every
  * supported Node. Every other warning still goes through.
  */
-function loadNodeSqlite(): typeof NodeSqlite {
+export function loadNodeSqlite(): typeof NodeSqlite {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with process as `this`
   const emitWarning = process.emitWarning
   const passOn = (...args: unknown[]) => Reflect.apply(emitWarning, process, args) as void

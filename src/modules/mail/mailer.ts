@@ -12,6 +12,8 @@
  */
 import { createRequire } from 'node:module'
 import type Nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 
 // Loaded by the first message: most instances send mail rarely or never (ARCHITECTURE.md,
 // "Runtime and footprint").
@@ -81,39 +83,46 @@ export function describeSmtpFailure(error: unknown): string {
   }
 }
 
+type Transport = Transporter<SMTPTransport.SentMessageInfo>
+
+/** A transport to the checked address of the SMTP host, with the credential rules above. */
+async function openTransport(connection: SmtpConnection, policy: OutboundPolicy, timeout: number): Promise<Transport> {
+  let addresses: string[]
+  try {
+    addresses = await resolveAllowed(connection.host, policy)
+  } catch (error) {
+    if (error instanceof OutboundRefusedError) throw new MailDeliveryError(`The SMTP server was not contacted: ${error.message}.`)
+    throw new MailDeliveryError('The SMTP host name could not be resolved.')
+  }
+  const hasCredentials = connection.username !== null
+  const loopback = isLoopbackHost(connection.host) || addresses.every((address) => isLoopbackHost(address))
+  const clearAllowed = connection.plaintextAuthOnLoopback === true && loopback
+  nodemailer ??= require('nodemailer') as typeof Nodemailer
+  return nodemailer.createTransport({
+    // The address just checked, so a second resolution cannot lead elsewhere; TLS still checks the name.
+    host: addresses[0]!,
+    port: connection.port,
+    secure: connection.secure,
+    requireTLS: hasCredentials && !connection.secure && !clearAllowed,
+    ...(isIP(connection.host) === 0 && { servername: connection.host }),
+    ...(hasCredentials && { auth: { user: connection.username!, pass: connection.password ?? '' } }),
+    // nodemailer's defaults (up to 10 minutes) would hold a request open far too long.
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+    dnsTimeout: timeout,
+    // Our messages are plain text: nothing may make nodemailer read files or fetch URLs.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    logger: false,
+  })
+}
+
 export function createMailer(options: { policy: OutboundPolicy; timeoutMs?: number }): Mailer {
   const timeout = options.timeoutMs ?? DEFAULT_SMTP_TIMEOUT_MS
   return {
     async send(connection, mail) {
-      let addresses: string[]
-      try {
-        addresses = await resolveAllowed(connection.host, options.policy)
-      } catch (error) {
-        if (error instanceof OutboundRefusedError) throw new MailDeliveryError(`The SMTP server was not contacted: ${error.message}.`)
-        throw new MailDeliveryError('The SMTP host name could not be resolved.')
-      }
-      const hasCredentials = connection.username !== null
-      const loopback = isLoopbackHost(connection.host) || addresses.every((address) => isLoopbackHost(address))
-      const clearAllowed = connection.plaintextAuthOnLoopback === true && loopback
-      nodemailer ??= require('nodemailer') as typeof Nodemailer
-      const transport = nodemailer.createTransport({
-        // The address just checked, so a second resolution cannot lead elsewhere; TLS still checks the name.
-        host: addresses[0]!,
-        port: connection.port,
-        secure: connection.secure,
-        requireTLS: hasCredentials && !connection.secure && !clearAllowed,
-        ...(isIP(connection.host) === 0 && { servername: connection.host }),
-        ...(hasCredentials && { auth: { user: connection.username!, pass: connection.password ?? '' } }),
-        // nodemailer's defaults (up to 10 minutes) would hold a request open far too long.
-        connectionTimeout: timeout,
-        greetingTimeout: timeout,
-        socketTimeout: timeout,
-        dnsTimeout: timeout,
-        // Our messages are plain text: nothing may make nodemailer read files or fetch URLs.
-        disableFileAccess: true,
-        disableUrlAccess: true,
-        logger: false,
-      })
+      const transport = await openTransport(connection, options.policy, timeout)
       try {
         const info = await transport.sendMail({
           from: mail.from.name === null ? mail.from.address : { name: mail.from.name, address: mail.from.address },
@@ -128,5 +137,20 @@ export function createMailer(options: { policy: OutboundPolicy; timeoutMs?: numb
         transport.close()
       }
     },
+  }
+}
+
+/**
+ * Connects, negotiates TLS and authenticates as sending would, then says QUIT without sending
+ * anything (`switchboard doctor`). Failures are MailDeliveryErrors worded as for sending.
+ */
+export async function verifySmtpConnection(connection: SmtpConnection, options: { policy: OutboundPolicy; timeoutMs?: number }): Promise<void> {
+  const transport = await openTransport(connection, options.policy, options.timeoutMs ?? DEFAULT_SMTP_TIMEOUT_MS)
+  try {
+    await transport.verify()
+  } catch (error) {
+    throw new MailDeliveryError(describeSmtpFailure(error))
+  } finally {
+    transport.close()
   }
 }

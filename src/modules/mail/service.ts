@@ -5,7 +5,7 @@
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { openSecret, readSection, SMTP_SECTION } from '../settings/sections.js'
-import { MailDeliveryError, type OutgoingMail, type SmtpConnection } from './mailer.js'
+import { MailDeliveryError, verifySmtpConnection, type OutgoingMail, type SmtpConnection } from './mailer.js'
 
 export interface MailMessage {
   to: string
@@ -51,6 +51,25 @@ export async function isMailConfigured(deps: Deps): Promise<boolean> {
     if (error instanceof AppError && error.reason === 'NOT_CONFIGURED') return false
     throw error
   }
+}
+
+/**
+ * Checks the configured SMTP server without sending (`switchboard doctor`): null when SMTP is not
+ * configured, else where it connected; a MailDeliveryError names the stage that failed.
+ */
+export async function verifyMailSetup(deps: Deps): Promise<{ host: string; port: number; tls: string; authenticated: boolean } | null> {
+  let setup: MailSetup
+  try {
+    setup = await loadMailSetup(deps)
+  } catch (error) {
+    if (error instanceof AppError && error.reason === 'NOT_CONFIGURED') return null
+    throw error
+  }
+  await verifySmtpConnection(setup.connection, { policy: deps.config.outbound })
+  const { host, port, secure, username, plaintextAuthOnLoopback } = setup.connection
+  // As the transport negotiates it (mailer.ts): credentials require STARTTLS unless cleared for loopback.
+  const tls = secure ? 'TLS' : username !== null && plaintextAuthOnLoopback !== true ? 'STARTTLS' : 'STARTTLS if offered'
+  return { host, port, tls, authenticated: username !== null }
 }
 
 /**
