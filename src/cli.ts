@@ -8,6 +8,7 @@
  *   reset-mfa EMAIL                           remove a user's MFA (audited)
  *   rotate-keys [--new-key-stdin] [--jwt-secret]
  *                                             re-encrypt stored secrets under a new ENCRYPTION_KEY
+ *   setup-code                                print the first-run setup code (while no user exists)
  */
 // First: stops an unsupported Node with one line before the imports below are evaluated.
 import './supported-node.js'
@@ -25,6 +26,8 @@ import { NewUserFields } from './modules/users/schemas.js'
 import { createAdministrator, normalizeEmail } from './modules/users/service.js'
 import { findUserByEmail } from './modules/users/repo.js'
 import { resetMfa } from './modules/mfa/service.js'
+import { setupCodeFor } from './modules/auth/setup-code.js'
+import { anyUserExists } from './modules/users/repo.js'
 import { reencryptSecrets } from './modules/keys/service.js'
 import { stageSecretsFile } from './lib/secrets.js'
 import { Body } from './lib/schema-types.js'
@@ -50,6 +53,7 @@ commands:
                                            (generated, or 64 hex characters read from stdin);
                                            --jwt-secret also replaces a generated JWT secret
                                            (signs everyone out). Stop the other instances first.
+  setup-code                               print the first-run setup code (only while no user exists)
 `
 
 /** Reads one line from stdin; on a terminal, prompts and does not echo what is typed. */
@@ -176,6 +180,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           newKey = Buffer.from(line, 'hex')
         }
         return withDeps(io, (deps) => rotateKeys(deps, io, { newKey, generated: !values['new-key-stdin'], jwtSecret: Boolean(values['jwt-secret']) }))
+      }
+      case 'setup-code': {
+        // The code on demand, for a terminal the operator no longer sees (a container's start-up
+        // output); it opens nothing once a user exists, so it is not printed then either.
+        const code = await withDeps(io, async (deps) => ((await anyUserExists(deps.db)) ? null : setupCodeFor(deps)))
+        if (code === null) {
+          io.stderr.write('switchboard: the instance is already set up; there is no setup code\n')
+          return 1
+        }
+        io.stdout.write(`${code}\n`)
+        return 0
       }
       default:
         io.stderr.write(USAGE)

@@ -40,8 +40,8 @@ export const REASONS = {
   SELF_DELETION: { status: 409, message: 'Administrators delete their own account with DELETE /api/users/me.' },
   // Not in CONTRACT.md §2.2: an administrator changing their own credentials or privileges through /api/admin (docs/API.md, issue #11).
   SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
-  // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the logged setup code (docs/API.md, issue #11).
-  SETUP_CODE_REQUIRED: { status: 403, message: 'Setup from this address needs the setup code printed in the server log.' },
+  // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the setup code (docs/API.md, issues #11 and 26).
+  SETUP_CODE_REQUIRED: { status: 403, message: "Setup from this address needs the setup code printed on the server's terminal at start." },
   // Not in CONTRACT.md §2.2 (issue 14, docs/API.md "Passkeys"): a passkey ceremony's challenge is unknown, used or expired.
   PASSKEY_CHALLENGE_EXPIRED: { status: 409, message: 'The passkey request has expired or was already used. Start again.' },
   // Not in CONTRACT.md §2.2 (issue 14): the authenticator's answer failed a check (origin, RP id, signature, counter, user verification).

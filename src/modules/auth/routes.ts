@@ -21,7 +21,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: { tags, operationId: 'getSetupStatus', summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
       },
-      async (request) => getSetupStatus(deps, isLoopbackRequest(request.socket.remoteAddress, request.headers)),
+      async (request) => getSetupStatus(deps, isLoopbackRequest(request.socket.remoteAddress, request.headers, deps.config.trustProxy)),
     )
 
     app.post(
@@ -35,14 +35,16 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: SetupBody,
           response: {
             201: SignInView,
-            403: errorResponse('SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong'),
+            403: errorResponse(
+              'SETUP_CODE_REQUIRED: not from the machine itself (a loopback peer, TRUST_PROXY off, no proxy header), and setup_code is missing or wrong',
+            ),
             409: errorResponse('ALREADY_INITIALIZED: a user exists'),
             429: errorResponse('RATE_LIMITED: 10 setup attempts per 15 minutes per IP'),
           },
         },
       },
       async (request, reply) => {
-        const fromLoopback = isLoopbackRequest(request.socket.remoteAddress, request.headers)
+        const fromLoopback = isLoopbackRequest(request.socket.remoteAddress, request.headers, deps.config.trustProxy)
         const signIn = await completeSetup(deps, request.body, { ...contextOf(request), fromLoopback })
         return reply.code(201).send(answerSignIn(reply, deps, signIn))
       },
