@@ -59,7 +59,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify accepts a hop count at run time though its types omit it.
-    trustProxy: deps.config.trustProxy as boolean | string,
+    trustProxy: deps.config.trustProxy as false | string,
     // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not the
     // router, decide what is too long (a 400 or 404 the document lists, never the router's bare 404).
     routerOptions: { maxParamLength: 16 * 1024 },
