@@ -193,8 +193,8 @@ function parseTrustProxy(text: string, problems: string[]): false | number | str
   if (value === 'false' || value === '' || /^0+$/.test(value)) return false
   if (value === 'true') {
     problems.push(
-      'TRUST_PROXY: true is not accepted: it would believe any client\'s X-Forwarded-For, so a client could choose its own IP ' +
-        'and escape every per-IP limit. Set the hop count instead (TRUST_PROXY=1 behind one reverse proxy) or the proxy\'s ' +
+      "TRUST_PROXY: true is not accepted: it would believe any client's X-Forwarded-For, so a client could choose its own IP " +
+        "and escape every per-IP limit. Set the hop count instead (TRUST_PROXY=1 behind one reverse proxy) or the proxy's " +
         'addresses/CIDRs (e.g. TRUST_PROXY=127.0.0.1 for a proxy on the same host, or 10.0.0.0/8)',
     )
     return false

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
-import { ChangeEmailBody, VerifyEmailBody } from './email-change.schemas.js'
+import { ChangeEmailBody, EmailVerifiedView, VerifyEmailBody } from './email-change.schemas.js'
 import { requestEmailChange, verifyEmailChange } from './email-change.service.js'
 import { UserView } from './schemas.js'
 import { toUserView } from './view.js'
@@ -48,13 +48,13 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Confirm an email change with the token from the verification link',
           body: VerifyEmailBody,
           response: {
-            200: User,
+            200: EmailVerifiedView,
             400: errorResponse('VALIDATION_FAILED: the token is unknown, expired or already used (field token)'),
             409: errorResponse('ALREADY_EXISTS: another account took the address meanwhile'),
           },
         },
       },
-      async (request) => toUserView(await verifyEmailChange(deps, request.body, contextOf(request))),
+      async (request) => ({ email: (await verifyEmailChange(deps, request.body, contextOf(request))).email }),
     )
   }
 }

@@ -1746,7 +1746,7 @@ export interface operations {
                     email: string;
                     name: string;
                     password: string;
-                    /** @description The code the server logs at start; needed unless the request comes from the machine itself */
+                    /** @description The code the server prints on its terminal (stderr) at start, or `switchboard setup-code`; needed unless the request comes from the machine itself */
                     setup_code?: string;
                 };
             };
@@ -1771,7 +1771,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            /** @description SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong */
+            /** @description SETUP_CODE_REQUIRED: not from the machine itself (a loopback peer, TRUST_PROXY off, no proxy header), and setup_code is missing or wrong */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4482,7 +4482,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": {
+                        /** @description The address the account uses from now on */
+                        email: string;
+                    };
                 };
             };
             /** @description VALIDATION_FAILED: the token is unknown, expired or already used (field token) */
