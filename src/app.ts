@@ -5,6 +5,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Deps } from './deps.js'
 import { authentication } from './modules/auth/hook.js'
+import { cookieName, SESSION_COOKIE } from './modules/auth/cookies.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
@@ -89,7 +90,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope)
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
-  await installOpenApi(app, { publicUrl: deps.config.publicUrl })
+  await installOpenApi(app, { publicUrl: deps.config.publicUrl, sessionCookie: cookieName(deps, SESSION_COOKIE) })
   installMetrics(app, {
     metrics: deps.metrics,
     ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),
