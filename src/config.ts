@@ -55,6 +55,10 @@ export const EnvSchema = Type.Object({
     Type.Integer({ minimum: 0, maximum: 10000, default: 32 }),
     'argon2 hashes that may wait for a place; beyond that 503 with Retry-After',
   ),
+  MAIL_HOURLY_LIMIT: env(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 200 }),
+    "mails per hour the instance sends on users' request (invitations, their resends, email-change links), e.g. 200",
+  ),
   MFA_ISSUER: env(Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }), 'the name authenticator apps show, e.g. "Acme Switchboard"'),
   RATE_LIMIT_GENERAL: env(
     Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
@@ -160,6 +164,8 @@ export interface Config {
   shutdownTimeoutMs: number
   /** When set, GET /api/metrics requires it as a Bearer credential. */
   metricsToken?: string
+  /** Mails per hour the instance sends on users' request, across all of them (issue 26 item 5). */
+  mailHourlyLimit: number
   /** The issuer name in TOTP key URIs, shown by authenticator apps. */
   mfaIssuer: string
   /** Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off. */
@@ -346,6 +352,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,
     mfaIssuer: e.MFA_ISSUER,
+    mailHourlyLimit: e.MAIL_HOURLY_LIMIT,
     outbound: { allowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS },
     billing: {
       plans,

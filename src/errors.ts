@@ -30,6 +30,10 @@ export const REASONS = {
   // Not in CONTRACT.md §2.2: the request did not arrive within REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS (docs/API.md, issue #11).
   REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Try again later.' },
+  // Not in CONTRACT.md §2.2 (issue 26 item 5, docs/API.md "Mail caps"): the instance will not mail this address again today.
+  RECIPIENT_MAIL_LIMIT: { status: 429, message: 'This address has been sent as many messages as it may receive today. Try again tomorrow.' },
+  // Not in CONTRACT.md §2.2 (issue 26 item 5): the instance's hourly cap on mail that users trigger is reached.
+  INSTANCE_MAIL_LIMIT: { status: 429, message: 'This instance has sent as many messages as it may this hour. Try again later.' },
   NOT_CONFIGURED: { status: 503, message: 'This feature is not configured.' },
   UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
   // Not in CONTRACT.md §2.2, which has no reason for "our own database is down" (docs/API.md).

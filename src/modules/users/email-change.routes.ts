@@ -29,7 +29,10 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             409: errorResponse(
               'EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account',
             ),
-            429: errorResponse('RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords'),
+            429: errorResponse(
+              'RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours; ' +
+                'INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT)',
+            ),
             502: errorResponse('UPSTREAM_FAILED: the mail could not be sent; nothing was changed'),
             503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing was changed'),
           },

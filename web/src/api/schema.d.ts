@@ -1436,7 +1436,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
             details?: {
                 field: string;
                 message: string;
@@ -4431,7 +4431,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords */
+            /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5447,7 +5447,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5735,7 +5735,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5823,7 +5823,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
