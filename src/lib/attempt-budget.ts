@@ -276,6 +276,11 @@ export class AttemptBudgets {
     return this.store.reserve(this.entries(charges))
   }
 
+  /** How much of the budget the subject has used in the current window (0 when none). */
+  async used(charge: BudgetCharge): Promise<number> {
+    return (await this.store.read(this.key(charge))).count
+  }
+
   /** Records one failed attempt against every budget given (no limit check). */
   async charge(charges: BudgetCharge[]): Promise<void> {
     await Promise.all(charges.map((c) => this.store.increment(this.key(c), c.budget.windowSeconds * 1000)))

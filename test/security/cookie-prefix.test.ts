@@ -43,12 +43,11 @@ describe('cookies when PUBLIC_URL is https', () => {
     return { response, token: cookies['__Host-token']!, csrf: cookies['__Host-csrf_token']! }
   }
 
-  it('sign-in sets __Host-token and __Host-csrf_token: Secure, Path=/, no Domain; no unprefixed cookie', async () => {
+  it('sign-in sets __Host-token, __Host-csrf_token and __Host-device: Secure, Path=/, no Domain; no unprefixed cookie', async () => {
     const { response, token, csrf } = await signIn()
     const lines = setCookies(response)
-    expect(lines).toHaveLength(2)
-    expectHostCookie(lines.find((l) => l.startsWith('__Host-token=')))
-    expectHostCookie(lines.find((l) => l.startsWith('__Host-csrf_token=')))
+    expect(lines.map((l) => l.split('=')[0]).sort()).toEqual(['__Host-csrf_token', '__Host-device', '__Host-token'])
+    for (const line of lines) expectHostCookie(line)
     expect(lines.find((l) => l.startsWith('__Host-token='))).toMatch(/HttpOnly/)
     expect(token).toBe(response.json().token)
     expect(csrf).toBeTruthy()
@@ -114,7 +113,7 @@ describe('cookies when PUBLIC_URL is https', () => {
     expect(done.statusCode, done.body).toBe(302)
     expect(done.headers.location).toBe(`${HTTPS_URL}/`)
     const names = setCookies(done).map((l) => l.split('=')[0])
-    expect(names).toEqual(expect.arrayContaining(['__Host-oidc_state', '__Host-token', '__Host-csrf_token']))
+    expect(names).toEqual(expect.arrayContaining(['__Host-oidc_state', '__Host-token', '__Host-csrf_token', '__Host-device']))
     for (const line of setCookies(done)) expectHostCookie(line)
   })
 
@@ -130,7 +129,7 @@ describe('cookies when PUBLIC_URL is http', () => {
     const { email } = await createUser(t)
     const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD } })
     const lines = setCookies(response)
-    expect(lines.map((l) => l.split('=')[0]).sort()).toEqual(['csrf_token', 'token'])
+    expect(lines.map((l) => l.split('=')[0]).sort()).toEqual(['csrf_token', 'device', 'token'])
     for (const line of lines) expect(line).not.toMatch(/Secure/)
     const token = response.json().token as string
     expect((await t.app.inject({ method: 'GET', url: '/api/users/me', cookies: { token } })).statusCode).toBe(200)

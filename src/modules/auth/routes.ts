@@ -4,7 +4,8 @@ import { NoContent } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from './hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { clearSessionCookies, setCsrfCookie } from './cookies.js'
+import { clearSessionCookies, readCookie, setCsrfCookie } from './cookies.js'
+import { DEVICE_COOKIE } from './known-clients.js'
 import { answerSignIn, answerSignInOutcome } from './responses.js'
 import { CsrfView, LoginBody, LoginResponse, SetupBody, SetupStatus, SignInView } from './schemas.js'
 import { assertLoginAllowed, completeSetup, getSetupStatus, loginWithPassword, logout } from './service.js'
@@ -72,7 +73,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        return answerSignInOutcome(reply, deps, await loginWithPassword(deps, request.body, contextOf(request)))
+        const device = readCookie(request, deps, DEVICE_COOKIE)
+        return answerSignInOutcome(reply, deps, await loginWithPassword(deps, request.body, { ...contextOf(request), device }))
       },
     )
 
