@@ -130,10 +130,10 @@ export async function loginWithPassword(
   const looked: { candidate: PasswordCandidate | null } = { candidate: null }
   const accepted = await deps.budgets.attempt(loginCharges(email, ctx.ip), async () => {
     const candidate = (looked.candidate = await findPasswordCandidateByEmail(deps.db, email))
-    // Unknown email, or an account without a password: spend the same time as a real check, so the
-    // response time does not tell which emails are registered.
     // A known client keeps its share of the hashing bound under a flood (issue 26 item 7).
     const hashing = { client: ctx.ip, known: standing.known(candidate?.id ?? null) }
+    // Unknown email, or an account without a password: spend the same time as a real check, so the
+    // response time does not tell which emails are registered.
     const verified = candidate?.password_hash
       ? await deps.passwords.verify(candidate.password_hash, password, hashing)
       : (await deps.passwords.verifyDummy(password, hashing), false)
