@@ -31,7 +31,7 @@
  *   --soak <s>          instead: the mixed scenario for <s> seconds on SQLite; fails (exit 1) when
  *                       memory grows by more than 20 % after warm-up or any request errors
  */
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
@@ -163,9 +163,22 @@ async function api(base, method, url, body, token) {
   return text ? JSON.parse(text) : null
 }
 
-/** An administrator, a pool of users with sessions, an sb_ token, and a few tags each. */
-async function seed(base) {
-  const setup = await api(base, 'POST', '/api/auth/setup', { email: 'bench@example.com', name: 'Bench User', password: PASSWORD })
+/**
+ * An administrator, a pool of users with sessions, an sb_ token, and a few tags each. The service
+ * runs behind a (pretend) proxy, so setup needs the setup code, which the CLI prints (issue 26).
+ */
+async function seed(base, env) {
+  const port = new URL(base).port
+  const setupCode = execFileSync(process.execPath, [path.join(root, 'dist/cli.js'), 'setup-code'], {
+    env: { ...process.env, ...env, PORT: port },
+    encoding: 'utf8',
+  }).trim()
+  const setup = await api(base, 'POST', '/api/auth/setup', {
+    email: 'bench@example.com',
+    name: 'Bench User',
+    password: PASSWORD,
+    setup_code: setupCode,
+  })
   const jwt = setup.token
   const sb = (await api(base, 'POST', '/api/tokens', { name: 'bench' }, jwt)).token
   const users = []
@@ -373,7 +386,7 @@ async function engineRun(engine, work) {
   const first = await start(path.join(root, 'dist/server.js'), env)
   let service = first
   try {
-    const data = await seed(first.base)
+    const data = await seed(first.base, env)
     await stop(first)
     // Same port: the default PUBLIC_URL, the access tokens' issuer, follows it.
     service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port)

@@ -5,6 +5,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Deps } from './deps.js'
 import { authentication } from './modules/auth/hook.js'
+import { cookieName, SESSION_COOKIE } from './modules/auth/cookies.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
@@ -60,7 +61,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify accepts a hop count at run time though its types omit it.
-    trustProxy: deps.config.trustProxy as boolean | string,
+    trustProxy: deps.config.trustProxy as false | string,
     // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not the
     // router, decide what is too long (a 400 or 404 the document lists, never the router's bare 404).
     routerOptions: { maxParamLength: 16 * 1024 },
@@ -90,7 +91,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope)
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
-  await installOpenApi(app, { publicUrl: deps.config.publicUrl })
+  await installOpenApi(app, { publicUrl: deps.config.publicUrl, sessionCookie: cookieName(deps, SESSION_COOKIE) })
   installMetrics(app, {
     metrics: deps.metrics,
     ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),

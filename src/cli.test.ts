@@ -7,6 +7,7 @@ import { createDeps } from './deps.js'
 import { createLogger } from './logger.js'
 import { sha256Hex } from './lib/crypto.js'
 import { completePasswordReset } from './modules/password-reset/service.js'
+import { setupCodeFor } from './modules/auth/setup-code.js'
 
 let database: TestDatabase
 let env: Record<string, string>
@@ -43,6 +44,13 @@ describe('switchboard CLI', () => {
   it('migrates the database', async () => {
     const result = await run(['migrate'])
     expect(result).toMatchObject({ code: 0, stdout: 'database is up to date\n' })
+  })
+
+  it('prints the setup code while no user exists (issue 26 item 4)', async () => {
+    const deps = createDeps(parseConfig(env), { logger: createLogger({ logLevel: 'silent' }) })
+    const expected = setupCodeFor(deps)
+    await deps.close()
+    expect(await run(['setup-code'])).toMatchObject({ code: 0, stdout: `${expected}\n`, stderr: '' })
   })
 
   it('creates an administrator with the password read from standard input', async () => {
@@ -106,6 +114,13 @@ describe('switchboard CLI', () => {
     } finally {
       await deps.close()
     }
+  })
+
+  it('prints no setup code once a user exists', async () => {
+    expect(await users()).not.toHaveLength(0)
+    const after = await run(['setup-code'])
+    expect(after).toMatchObject({ code: 1, stdout: '' })
+    expect(after.stderr).toContain('already set up')
   })
 
   it('reports invalid configuration', async () => {

@@ -13,6 +13,7 @@
  *                                             (PostgreSQL: prints the pg_dump invocation)
  *   restore FILE [--force]                    put a backup in place of a stopped instance's database
  *   doctor                                    check the configuration, database, Redis, SMTP, proxy
+ *   setup-code                                print the first-run setup code (while no user exists)
  */
 // First: stops an unsupported Node with one line before the imports below are evaluated.
 import './supported-node.js'
@@ -31,9 +32,10 @@ import { AppError } from './errors.js'
 import { createLogger } from './logger.js'
 import { NewUserFields } from './modules/users/schemas.js'
 import { createAdministrator, normalizeEmail } from './modules/users/service.js'
-import { findUserByEmail } from './modules/users/repo.js'
+import { anyUserExists, findUserByEmail } from './modules/users/repo.js'
 import { resetMfa } from './modules/mfa/service.js'
 import { createResetLinkForOperator } from './modules/password-reset/service.js'
+import { setupCodeFor } from './modules/auth/setup-code.js'
 import { reencryptSecrets } from './modules/keys/service.js'
 import { stageSecretsFile } from './lib/secrets.js'
 import { Body } from './lib/schema-types.js'
@@ -72,6 +74,7 @@ commands:
   doctor                                   check the configuration as the service reads it: data
                                            directory, secrets, database, Redis, SMTP, PUBLIC_URL and
                                            TRUST_PROXY; exit code 1 when a check fails
+  setup-code                               print the first-run setup code (only while no user exists)
 `
 
 /** Exit code of backup/restore on PostgreSQL: nothing was written; the printed command does it. */
@@ -284,6 +287,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const results = await runDoctor(io.env)
         io.stdout.write(formatResults(results))
         return results.some((result) => result.status === 'fail') ? 1 : 0
+      }
+      case 'setup-code': {
+        // The code on demand, for a terminal the operator no longer sees (a container's start-up
+        // output); it opens nothing once a user exists, so it is not printed then either.
+        const code = await withDeps(io, async (deps) => ((await anyUserExists(deps.db)) ? null : setupCodeFor(deps)))
+        if (code === null) {
+          io.stderr.write('switchboard: the instance is already set up; there is no setup code\n')
+          return 1
+        }
+        io.stdout.write(`${code}\n`)
+        return 0
       }
       default:
         io.stderr.write(USAGE)

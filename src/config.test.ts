@@ -48,6 +48,19 @@ describe('parseConfig', () => {
     expect(config.trustProxy).toBe(1)
   })
 
+  it('refuses TRUST_PROXY=true, pointing to the hop count and the proxy addresses (issue 26 item 6)', () => {
+    for (const value of ['true', 'TRUE', ' True ']) {
+      const [problem, ...others] = problemsOf({ TRUST_PROXY: value })
+      expect(others).toEqual([])
+      expect(problem).toMatch(/^TRUST_PROXY: true is not accepted/)
+      expect(problem).toContain('TRUST_PROXY=1')
+      expect(problem).toContain('TRUST_PROXY=127.0.0.1')
+    }
+    expect(parseConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false)
+    expect(parseConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
+    expect(parseConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy).toBe('127.0.0.1, 10.0.0.0/8')
+  })
+
   it('treats empty variables as unset', () => {
     expect(parseConfig({ PORT: '', REDIS_URL: ' ' }).port).toBe(8080)
   })

@@ -34,7 +34,10 @@ export const EnvSchema = Type.Object({
     Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '12h' }),
     'a duration of inactivity after which a session ends, such as 30m or 12h',
   ),
-  TRUST_PROXY: env(Type.String({ default: 'false' }), 'false, true, a hop count such as 1, or comma-separated proxy addresses/CIDRs'),
+  TRUST_PROXY: env(
+    Type.String({ default: 'false' }),
+    'false, a hop count such as 1 (one reverse proxy in front), or comma-separated proxy addresses/CIDRs such as 127.0.0.1 or 10.0.0.0/8',
+  ),
   LOG_LEVEL: env(
     Type.Union(
       LOG_LEVELS.map((l) => Type.Literal(l)),
@@ -51,6 +54,10 @@ export const EnvSchema = Type.Object({
   PASSWORD_HASH_QUEUE: env(
     Type.Integer({ minimum: 0, maximum: 10000, default: 32 }),
     'argon2 hashes that may wait for a place; beyond that 503 with Retry-After',
+  ),
+  MAIL_HOURLY_LIMIT: env(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 200 }),
+    "mails per hour the instance sends on users' request (invitations, their resends, email-change links), e.g. 200",
   ),
   MFA_ISSUER: env(Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }), 'the name authenticator apps show, e.g. "Acme Switchboard"'),
   RATE_LIMIT_GENERAL: env(
@@ -140,7 +147,8 @@ export interface Config {
   jwtSecret?: string
   encryptionKey?: Buffer
   sessionTtlSeconds: number
-  trustProxy: boolean | number | string
+  /** false (no proxy), a hop count, or the proxies' addresses/CIDRs; never `true` (issue 26 item 6). */
+  trustProxy: false | number | string
   logLevel: (typeof LOG_LEVELS)[number]
   passwordHash: { memoryCost: number; timeCost: number; parallelism: number }
   /** The process-wide bound on argon2 work (issue #11 item 6). */
@@ -156,6 +164,8 @@ export interface Config {
   shutdownTimeoutMs: number
   /** When set, GET /api/metrics requires it as a Bearer credential. */
   metricsToken?: string
+  /** Mails per hour the instance sends on users' request, across all of them (issue 26 item 5). */
+  mailHourlyLimit: number
   /** The issuer name in TOTP key URIs, shown by authenticator apps. */
   mfaIssuer: string
   /** Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off. */
@@ -179,10 +189,22 @@ function parseDuration(text: string): number {
   return Number(text.slice(0, -1)) * (DURATION_UNITS[text.slice(-1)] ?? 1)
 }
 
-function parseTrustProxy(text: string): boolean | number | string {
+/**
+ * `true` would believe every client's X-Forwarded-For: any client could pick its own address and
+ * step out of every per-IP limit and the audit log. It is refused, with the two settings that name
+ * the proxy instead (issue 26 item 6). A hop count of 0 trusts nobody: the same as false.
+ */
+function parseTrustProxy(text: string, problems: string[]): false | number | string {
   const value = text.trim().toLowerCase()
-  if (value === 'false' || value === '') return false
-  if (value === 'true') return true
+  if (value === 'false' || value === '' || /^0+$/.test(value)) return false
+  if (value === 'true') {
+    problems.push(
+      "TRUST_PROXY: true is not accepted: it would believe any client's X-Forwarded-For, so a client could choose its own IP " +
+        "and escape every per-IP limit. Set the hop count instead (TRUST_PROXY=1 behind one reverse proxy) or the proxy's " +
+        'addresses/CIDRs (e.g. TRUST_PROXY=127.0.0.1 for a proxy on the same host, or 10.0.0.0/8)',
+    )
+    return false
+  }
   if (/^\d+$/.test(value)) return Number(value)
   return text.trim()
 }
@@ -305,6 +327,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
   }
   const stripeApi = parseStripeApiBase(e.STRIPE_API_BASE, problems)
   const plans = parseBillingPlans(e.BILLING_PLANS, problems)
+  const trustProxy = parseTrustProxy(e.TRUST_PROXY, problems)
   if (problems.length > 0) throw new ConfigError(problems)
 
   const config: Config = {
@@ -315,7 +338,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     dataDir,
     database,
     sessionTtlSeconds: parseDuration(e.SESSION_TTL),
-    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    trustProxy,
     logLevel: e.LOG_LEVEL,
     passwordHash: { memoryCost: e.PASSWORD_HASH_MEMORY_KIB, timeCost: e.PASSWORD_HASH_ITERATIONS, parallelism: 1 },
     passwordHashLimits: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
@@ -329,6 +352,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,
     mfaIssuer: e.MFA_ISSUER,
+    mailHourlyLimit: e.MAIL_HOURLY_LIMIT,
     outbound: { allowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS },
     billing: {
       plans,

@@ -30,6 +30,10 @@ export const REASONS = {
   // Not in CONTRACT.md §2.2: the request did not arrive within REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS (docs/API.md, issue #11).
   REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Try again later.' },
+  // Not in CONTRACT.md §2.2 (issue 26 item 5, docs/API.md "Mail caps"): the instance will not mail this address again today.
+  RECIPIENT_MAIL_LIMIT: { status: 429, message: 'This address has been sent as many messages as it may receive today. Try again tomorrow.' },
+  // Not in CONTRACT.md §2.2 (issue 26 item 5): the instance's hourly cap on mail that users trigger is reached.
+  INSTANCE_MAIL_LIMIT: { status: 429, message: 'This instance has sent as many messages as it may this hour. Try again later.' },
   NOT_CONFIGURED: { status: 503, message: 'This feature is not configured.' },
   UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
   // Not in CONTRACT.md §2.2, which has no reason for "our own database is down" (docs/API.md).
@@ -40,8 +44,8 @@ export const REASONS = {
   SELF_DELETION: { status: 409, message: 'Administrators delete their own account with DELETE /api/users/me.' },
   // Not in CONTRACT.md §2.2: an administrator changing their own credentials or privileges through /api/admin (docs/API.md, issue #11).
   SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
-  // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the logged setup code (docs/API.md, issue #11).
-  SETUP_CODE_REQUIRED: { status: 403, message: 'Setup from this address needs the setup code printed in the server log.' },
+  // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the setup code (docs/API.md, issues #11 and 26).
+  SETUP_CODE_REQUIRED: { status: 403, message: "Setup from this address needs the setup code printed on the server's terminal at start." },
   // Not in CONTRACT.md §2.2 (issue 14, docs/API.md "Passkeys"): a passkey ceremony's challenge is unknown, used or expired.
   PASSKEY_CHALLENGE_EXPIRED: { status: 409, message: 'The passkey request has expired or was already used. Start again.' },
   // Not in CONTRACT.md §2.2 (issue 14): the authenticator's answer failed a check (origin, RP id, signature, counter, user verification).

@@ -39,7 +39,6 @@ async function main(): Promise<void> {
   // with the settings of process-settings.ts.
   globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' })
   await app.listen({ port: config.port, host: config.host })
-  await announceSetupCode(deps)
 
   let stopping = false
   const stop = async (signal: string) => {
@@ -59,6 +58,8 @@ async function main(): Promise<void> {
   }
   process.once('SIGTERM', () => void stop('SIGTERM'))
   process.once('SIGINT', () => void stop('SIGINT'))
+  // After the handlers: a SIGTERM that arrives while the database is asked must still stop gracefully.
+  await announceSetupCode(deps, process.stderr)
 }
 
 main().catch((error: Error) => {

@@ -267,6 +267,20 @@ export class AttemptBudgets {
     throw rateLimited(waitMs)
   }
 
+  /**
+   * Takes one use of every budget given, atomically (none when one is spent): for rates where every
+   * use counts, not only failures. The caller gives the use back with release() when the thing it
+   * paid for did not happen.
+   */
+  async reserve(charges: BudgetCharge[]): Promise<Reservation> {
+    return this.store.reserve(this.entries(charges))
+  }
+
+  /** How much of the budget the subject has used in the current window (0 when none). */
+  async used(charge: BudgetCharge): Promise<number> {
+    return (await this.store.read(this.key(charge))).count
+  }
+
   /** Records one failed attempt against every budget given (no limit check). */
   async charge(charges: BudgetCharge[]): Promise<void> {
     await Promise.all(charges.map((c) => this.store.increment(this.key(c), c.budget.windowSeconds * 1000)))

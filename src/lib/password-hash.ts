@@ -7,6 +7,12 @@
  * Retry-After, instead of every sign-in slowing down without limit under a flood. One client (an IP
  * address, where the caller names it) may hold at most an eighth of the running and waiting places,
  * so a flood from one address cannot crowd out everyone else's sign-ins.
+ *
+ * A flood from a few addresses still could (issue 26 item 7: about nine kept the queue full), so a
+ * quarter of the waiting places is reserved for known clients — an address or a device that signed
+ * in successfully within 30 days and has no recent failure (modules/auth/known-clients.ts decides)
+ * — and known clients are served first: a known client waits for the hashes running now and the
+ * known ones ahead of it, never for the strangers' queue. Strangers keep the rest of the bound.
  */
 import type * as Argon2 from '@node-rs/argon2'
 import { AppError } from '../errors.js'
@@ -35,6 +41,8 @@ export interface HashWorkLimits {
 export interface HashOptions {
   /** Who the work is for (the client IP), so one client cannot take every place. */
   client?: string
+  /** A known client: may use the reserved places and is served before strangers. */
+  known?: boolean
 }
 
 export interface PasswordHasher {
@@ -46,33 +54,52 @@ export interface PasswordHasher {
    * password) so that response timing does not reveal which emails are registered.
    */
   verifyDummy(secret: string, options?: HashOptions): Promise<void>
+  /**
+   * Throws the 503 that verify() would throw for this client now, before the caller does the work
+   * that leads to it (looking the account up): under a flood, refusals stay cheap.
+   */
+  assertAdmits(options?: HashOptions): void
 }
 
 /** Seconds a refused caller is told to wait: the queue drains in well under that. */
 const RETRY_AFTER_SECONDS = 1
 
-/** A counting semaphore with a bounded FIFO queue and a per-client share. */
+/**
+ * A counting semaphore with a bounded queue, a per-client share, and a reserved share for known
+ * clients: strangers may wait only while fewer than `queue - reserved` wait, known clients while
+ * fewer than `queue` do, and a finishing task hands its place to the oldest known waiter first.
+ */
 export function createWorkLimiter(limits: HashWorkLimits) {
   const perClient = Math.max(1, Math.floor((limits.concurrency + limits.queue) / 8))
+  // With a queue of 1 the one place is the known clients'; with none there is nothing to reserve.
+  const reserved = limits.queue === 0 ? 0 : Math.max(1, Math.floor(limits.queue / 4))
   let running = 0
-  const waiting: Array<() => void> = []
+  const waitingKnown: Array<() => void> = []
+  const waitingStrangers: Array<() => void> = []
   const held = new Map<string, number>()
   const busy = () => new AppError('SERVICE_UNAVAILABLE', { message: 'The server is busy. Try again shortly.', retryAfter: RETRY_AFTER_SECONDS })
 
-  return async function run<T>(work: () => Promise<T>, client?: string): Promise<T> {
+  const assertAdmits = (options: HashOptions = {}): void => {
+    const { client, known = false } = options
     // Refusals only when the work would have to wait: with a free place nobody is crowded out.
     const mustWait = running >= limits.concurrency
-    if (mustWait && waiting.length >= limits.queue) throw busy()
+    const waiting = waitingKnown.length + waitingStrangers.length
+    if (mustWait && waiting >= (known ? limits.queue : limits.queue - reserved)) throw busy()
     if (mustWait && client !== undefined && (held.get(client) ?? 0) >= perClient) throw busy()
+  }
+
+  async function run<T>(work: () => Promise<T>, options: HashOptions = {}): Promise<T> {
+    const { client, known = false } = options
+    assertAdmits(options)
     if (client !== undefined) held.set(client, (held.get(client) ?? 0) + 1)
     try {
       if (running < limits.concurrency) running++
-      // The place is handed over by the finishing task (running stays counted), so FIFO holds.
-      else await new Promise<void>((resolve) => waiting.push(resolve))
+      // The place is handed over by the finishing task (running stays counted), so order holds.
+      else await new Promise<void>((resolve) => (known ? waitingKnown : waitingStrangers).push(resolve))
       try {
         return await work()
       } finally {
-        const next = waiting.shift()
+        const next = waitingKnown.shift() ?? waitingStrangers.shift()
         if (next === undefined) running--
         else next()
       }
@@ -84,6 +111,7 @@ export function createWorkLimiter(limits: HashWorkLimits) {
       }
     }
   }
+  return Object.assign(run, { assertAdmits })
 }
 
 export function createPasswordHasher(params: PasswordHashParams, limits: HashWorkLimits = { concurrency: 2, queue: 32 }): PasswordHasher {
@@ -100,7 +128,8 @@ export function createPasswordHasher(params: PasswordHashParams, limits: HashWor
   }
   const hasher: PasswordHasher = {
     hash: (secret) => run(async () => (await loadArgon2()).hash(secret, options)),
-    verify: (stored, secret, opts) => run(() => verifyUnbounded(stored, secret), opts?.client),
+    verify: (stored, secret, opts) => run(() => verifyUnbounded(stored, secret), opts),
+    assertAdmits: (opts) => run.assertAdmits(opts),
     async verifyDummy(secret, opts) {
       dummy ??= loadArgon2().then(({ hash }) => hash('switchboard-timing-equaliser', options))
       await hasher.verify(await dummy, secret, opts)

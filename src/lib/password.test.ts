@@ -55,7 +55,7 @@ describe('argon2id hashing', () => {
 })
 
 describe('bounded hashing work', () => {
-  it('runs at most `concurrency` at once, queues up to `queue`, then refuses with 503 and Retry-After', async () => {
+  it("runs at most `concurrency` at once, queues strangers up to `queue` less the known clients' share, then refuses with 503 and Retry-After", async () => {
     const run = createWorkLimiter({ concurrency: 2, queue: 3 })
     let active = 0
     let peak = 0
@@ -69,17 +69,51 @@ describe('bounded hashing work', () => {
       })
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, job))
     expect(peak).toBe(2)
-    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5)
+    // 2 running + 2 waiting: of the 3 waiting places one (a quarter, at least one) is for known clients.
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(4)
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
     expect(refused.reason).toMatchObject({ reason: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: 1 })
   })
 
   it('one client cannot take more than an eighth of the places once work has to wait', async () => {
     const run = createWorkLimiter({ concurrency: 1, queue: 15 }) // 16 places: 2 per client
-    const slow = (client: string) => run(() => new Promise((resolve) => setTimeout(resolve, 20)), client)
+    const slow = (client: string) => run(() => new Promise((resolve) => setTimeout(resolve, 20)), { client })
     const flood = await Promise.allSettled(Array.from({ length: 10 }, () => slow('10.0.0.1')))
     expect(flood.filter((o) => o.status === 'fulfilled')).toHaveLength(2)
     const [other] = await Promise.allSettled([slow('10.0.0.2')])
     expect(other.status).toBe('fulfilled')
+  })
+
+  it('keeps a reserved share for known clients and serves them before waiting strangers (issue 26 item 7)', async () => {
+    const run = createWorkLimiter({ concurrency: 1, queue: 8 }) // 2 waiting places reserved; 9 places: 1 per client
+    const order: string[] = []
+    const job = (name: string, known: boolean) =>
+      run(
+        async () => {
+          order.push(name)
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        },
+        { client: name, known },
+      )
+    // Strangers from 10 addresses: 1 runs, 6 wait (8 less the 2 reserved), 3 are refused.
+    const strangers = Array.from({ length: 10 }, (_, i) => job(`stranger-${i}`, false))
+    // Known clients still get in — into the reserved places — and run right after the running one.
+    const known = [job('known-a', true), job('known-b', true)]
+    // The reserved places are full now: a third known client is refused too (their share is bounded).
+    const third = job('known-c', true)
+    const outcomes = await Promise.allSettled([...strangers, ...known, third])
+    expect(outcomes.slice(0, 10).filter((o) => o.status === 'fulfilled')).toHaveLength(7)
+    expect(outcomes.slice(10, 12).map((o) => o.status)).toEqual(['fulfilled', 'fulfilled'])
+    expect(outcomes[12]!.status).toBe('rejected')
+    expect(order.slice(0, 3)).toEqual(['stranger-0', 'known-a', 'known-b'])
+  })
+
+  it('known clients may use every waiting place, strangers never the reserved ones', async () => {
+    const run = createWorkLimiter({ concurrency: 1, queue: 4 }) // 1 reserved
+    const wait = (known: boolean, client: string) => run(() => new Promise((resolve) => setTimeout(resolve, 10)), { client, known })
+    const knownOnly = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => wait(true, `k${i}`)))
+    expect(knownOnly.filter((o) => o.status === 'fulfilled')).toHaveLength(5)
+    const strangersOnly = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => wait(false, `s${i}`)))
+    expect(strangersOnly.filter((o) => o.status === 'fulfilled')).toHaveLength(4)
   })
 })

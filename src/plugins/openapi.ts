@@ -211,7 +211,7 @@ function markOptionalBodies(document: OpenApiObject): void {
   }
 }
 
-export async function installOpenApi(app: FastifyInstance, options: { publicUrl: string }): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, options: { publicUrl: string; sessionCookie: string }): Promise<void> {
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(DOCS_PREFIX) || route.schema?.hide === true) return
     addStandardResponses(route)
@@ -229,7 +229,13 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'A personal API token (sb_…) or the access JWT' },
-          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'token', description: 'The session cookie; unsafe methods also need X-CSRF-Token' },
+          cookieAuth: {
+            type: 'apiKey',
+            in: 'cookie',
+            // `__Host-token` when PUBLIC_URL is https, `token` on http (docs/API.md, issue 26).
+            name: options.sessionCookie,
+            description: 'The session cookie; unsafe methods also need X-CSRF-Token (copied from the csrf_token cookie, __Host-csrf_token on https)',
+          },
         },
       },
     },

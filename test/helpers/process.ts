@@ -12,6 +12,9 @@ export interface ServerProcess {
   child: ChildProcess
   baseUrl: string
   output: () => string
+  /** What the process wrote to stdout alone (the JSON log) and to stderr alone (the terminal). */
+  stdout: () => string
+  stderr: () => string
   exited: Promise<number | null>
   stop(signal?: NodeJS.Signals): Promise<number | null>
   /** fetch() on this server, every exchange checked against the OpenAPI document it serves. */
@@ -55,8 +58,16 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+    stdout += chunk.toString()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+    stderr += chunk.toString()
+  })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000)
@@ -77,6 +88,8 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     child,
     baseUrl,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     fetch: (path, init) => contractFetch(baseUrl, path, init),
     async stop(signal = 'SIGTERM') {

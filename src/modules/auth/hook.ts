@@ -25,7 +25,7 @@ import { authenticateBearer } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
 import type { Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from '../tokens/format.js'
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, readCookies } from './cookies.js'
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieName, readCookies } from './cookies.js'
 import { csrfTokenFor } from './session-issuer.js'
 import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
 
@@ -44,11 +44,11 @@ interface Credential {
   cookies: Record<string, string | undefined>
 }
 
-function readCredential(request: FastifyRequest): Credential | null {
+function readCredential(deps: Deps, request: FastifyRequest): Credential | null {
   const header = request.headers.authorization
   if (header !== undefined) return { token: BEARER.exec(header.trim())?.[1] ?? null, source: 'header', cookies: {} }
   const cookies = readCookies(request)
-  const token = cookies[SESSION_COOKIE]
+  const token = cookies[cookieName(deps, SESSION_COOKIE)]
   if (!token) return null
   // The cookie only ever carries the access JWT; an API token belongs in the Authorization header.
   return { token: token.startsWith(API_TOKEN_PREFIX) ? null : token, source: 'cookie', cookies }
@@ -56,7 +56,7 @@ function readCredential(request: FastifyRequest): Credential | null {
 
 function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller, cookies: Record<string, string | undefined>): void {
   const sent = request.headers[CSRF_HEADER]
-  const cookie = cookies[CSRF_COOKIE]
+  const cookie = cookies[cookieName(deps, CSRF_COOKIE)]
   const ok =
     typeof sent === 'string' &&
     cookie !== undefined &&
@@ -74,7 +74,7 @@ interface RouteAccess {
 
 async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteAccess): Promise<Caller> {
   const { requirement } = access
-  const credential = readCredential(request)
+  const credential = readCredential(deps, request)
   if (credential?.token == null) throw new AppError('UNAUTHORIZED')
   const caller = await authenticateBearer(deps, credential.token)
   if (caller === null) throw new AppError('UNAUTHORIZED')
@@ -92,7 +92,7 @@ async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteA
  * a signed-in user (GET /go/{slug}). No CSRF check — such a route checks its own form token.
  */
 export async function optionalCaller(deps: Deps, request: FastifyRequest): Promise<Caller | null> {
-  const credential = readCredential(request)
+  const credential = readCredential(deps, request)
   const caller = credential?.token == null ? null : await authenticateBearer(deps, credential.token)
   // A caller restricted to enrolment is treated as signed out here (sent to the sign-in page, which
   // takes them on to enrolment).

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { toUserView } from '../users/view.js'
 import { setSessionCookies } from './cookies.js'
+import { rememberClient } from './known-clients.js'
 import type { SignInOutcome } from './service.js'
 import { csrfTokenFor, type SignIn } from './session-issuer.js'
 
@@ -10,9 +11,10 @@ export function signInBody(signIn: SignIn) {
   return { user: toUserView(signIn.user), token: signIn.token, expires_at: signIn.expiresAt }
 }
 
-/** The `token` and `csrf_token` cookies of a completed sign-in. */
+/** The `token` and `csrf_token` cookies of a completed sign-in, and the `device` cookie that makes its client known. */
 export function setSignInCookies(reply: FastifyReply, deps: Deps, signIn: SignIn): void {
   setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
+  rememberClient(reply, deps, signIn.user.id)
 }
 
 /** Sets the `token` and `csrf_token` cookies and returns the response body. */

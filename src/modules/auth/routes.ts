@@ -4,7 +4,8 @@ import { NoContent } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from './hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { clearSessionCookies, setCsrfCookie } from './cookies.js'
+import { clearSessionCookies, readCookie, setCsrfCookie } from './cookies.js'
+import { DEVICE_COOKIE } from './known-clients.js'
 import { answerSignIn, answerSignInOutcome } from './responses.js'
 import { CsrfView, LoginBody, LoginResponse, SetupBody, SetupStatus, SignInView } from './schemas.js'
 import { assertLoginAllowed, completeSetup, getSetupStatus, loginWithPassword, logout } from './service.js'
@@ -21,7 +22,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         config: { auth: 'public' },
         schema: { tags, operationId: 'getSetupStatus', summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
       },
-      async (request) => getSetupStatus(deps, isLoopbackRequest(request.socket.remoteAddress, request.headers)),
+      async (request) => getSetupStatus(deps, isLoopbackRequest(request.socket.remoteAddress, request.headers, deps.config.trustProxy)),
     )
 
     app.post(
@@ -35,14 +36,16 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: SetupBody,
           response: {
             201: SignInView,
-            403: errorResponse('SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong'),
+            403: errorResponse(
+              'SETUP_CODE_REQUIRED: not from the machine itself (a loopback peer, TRUST_PROXY off, no proxy header), and setup_code is missing or wrong',
+            ),
             409: errorResponse('ALREADY_INITIALIZED: a user exists'),
             429: errorResponse('RATE_LIMITED: 10 setup attempts per 15 minutes per IP'),
           },
         },
       },
       async (request, reply) => {
-        const fromLoopback = isLoopbackRequest(request.socket.remoteAddress, request.headers)
+        const fromLoopback = isLoopbackRequest(request.socket.remoteAddress, request.headers, deps.config.trustProxy)
         const signIn = await completeSetup(deps, request.body, { ...contextOf(request), fromLoopback })
         return reply.code(201).send(answerSignIn(reply, deps, signIn))
       },
@@ -70,7 +73,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        return answerSignInOutcome(reply, deps, await loginWithPassword(deps, request.body, contextOf(request)))
+        const device = readCookie(request, deps, DEVICE_COOKIE)
+        return answerSignInOutcome(reply, deps, await loginWithPassword(deps, request.body, { ...contextOf(request), device }))
       },
     )
 

@@ -16,7 +16,8 @@ export const SetupBody = Body({
     Type.String({
       minLength: 1,
       maxLength: 64,
-      description: 'The code the server logs at start; needed unless the request comes from the machine itself',
+      description:
+        'The code the server prints on its terminal (stderr) at start, or `switchboard setup-code`; needed unless the request comes from the machine itself',
     }),
   ),
 })

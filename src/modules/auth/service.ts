@@ -15,6 +15,7 @@ import type { Caller } from './caller.js'
 import { loginCharges } from './login-limits.js'
 import { listLiveSessions, revokeSession, setInstanceFlag } from './repo.js'
 import { setupCodeMatches } from './setup-code.js'
+import { clientStanding } from './known-clients.js'
 import { issueSignIn, openSession, type SignIn } from './session-issuer.js'
 
 export interface SessionView {
@@ -112,19 +113,30 @@ export interface LoginInput {
   password: string
 }
 
-export async function loginWithPassword(deps: Deps, input: LoginInput, ctx: RequestContext & { ip: string }): Promise<SignInOutcome> {
+export async function loginWithPassword(
+  deps: Deps,
+  input: LoginInput,
+  ctx: RequestContext & { ip: string; device?: string | undefined },
+): Promise<SignInOutcome> {
   const email = normalizeEmail(input.email)
   const password = normalizePassword(input.password)
+  // Read before the reservation below, which counts as a failure until the attempt succeeds.
+  const standing = await clientStanding(deps, { ip: ctx.ip, email, ...(ctx.device !== undefined && { device: ctx.device }) })
+  // A sign-in the hashing bound would refuse anyway is refused before it costs a budget reservation
+  // and a database lookup: under a flood most attempts are such refusals (issue 26 item 7).
+  deps.passwords.assertAdmits({ client: ctx.ip, known: standing.mayBeKnown })
   // The attempt is reserved on every budget before anything is looked up or hashed, and given
   // back only when it succeeds (CONTRACT.md §12: failures count).
   const looked: { candidate: PasswordCandidate | null } = { candidate: null }
   const accepted = await deps.budgets.attempt(loginCharges(email, ctx.ip), async () => {
     const candidate = (looked.candidate = await findPasswordCandidateByEmail(deps.db, email))
+    // A known client keeps its share of the hashing bound under a flood (issue 26 item 7).
+    const hashing = { client: ctx.ip, known: standing.known(candidate?.id ?? null) }
     // Unknown email, or an account without a password: spend the same time as a real check, so the
     // response time does not tell which emails are registered.
     const verified = candidate?.password_hash
-      ? await deps.passwords.verify(candidate.password_hash, password, { client: ctx.ip })
-      : (await deps.passwords.verifyDummy(password, { client: ctx.ip }), false)
+      ? await deps.passwords.verify(candidate.password_hash, password, hashing)
+      : (await deps.passwords.verifyDummy(password, hashing), false)
     return verified && candidate !== null && !candidate.disabled ? candidate : null
   })
 

@@ -1,8 +1,10 @@
 /**
  * First-run setup from a non-loopback address needs a setup code (issue #11 item 17), so that
  * whoever reaches a new instance first cannot claim it. The code is derived from the server secret
- * (HMAC), so every instance sharing the secrets prints and accepts the same one; it is printed to
- * the log at start while no user exists, and is useless once setup has happened.
+ * (HMAC), so every instance sharing the secrets prints and accepts the same one; it is printed on
+ * the terminal (stderr, as plain text) at start while no user exists — never into the JSON log,
+ * which log shippers collect (issue 26 item 4) — and `switchboard setup-code` prints it on demand.
+ * It is useless once setup has happened.
  */
 import net from 'node:net'
 import type { Deps } from '../../deps.js'
@@ -24,23 +26,48 @@ export function setupCodeMatches(deps: Deps, sent: string): boolean {
   return safeEqual(normalize(sent), normalize(setupCodeFor(deps)))
 }
 
+/** Headers that reverse proxies in common use add: any of them means the request came through one. */
+const PROXY_HEADERS = new Set(['forwarded', 'x-real-ip', 'via'])
+
+function carriesProxyHeader(headers: Record<string, unknown>): boolean {
+  for (const name of Object.keys(headers)) {
+    if (name.startsWith('x-forwarded-') || PROXY_HEADERS.has(name)) return true
+  }
+  return false
+}
+
 /**
- * Setup from the machine itself works as it always did: the TCP peer is a loopback address and no
- * proxy header says the request came from further away (a local reverse proxy adds one; a client
- * can forge one but never the peer address — so TRUST_PROXY is deliberately not consulted here).
+ * Setup from the machine itself works without the code: the TCP peer is a loopback address, no
+ * proxy is configured (TRUST_PROXY off) and the request carries none of the proxy headers in common
+ * use (issue 26 item 4). A reverse proxy on the same host makes every remote client a loopback peer;
+ * nginx's plain `proxy_pass` adds no header at all, which is why a configured proxy alone is enough to
+ * require the code. A client can forge headers but never the peer address, so forging one only ever
+ * makes the check stricter.
  */
-export function isLoopbackRequest(peerAddress: string | undefined, headers: Record<string, unknown>): boolean {
-  if (peerAddress === undefined || headers['x-forwarded-for'] !== undefined || headers['forwarded'] !== undefined) return false
+export function isLoopbackRequest(peerAddress: string | undefined, headers: Record<string, unknown>, trustProxy: unknown): boolean {
+  if (peerAddress === undefined || trustProxy !== false || carriesProxyHeader(headers)) return false
   const address = peerAddress.startsWith('::ffff:') ? peerAddress.slice(7) : peerAddress
   if (net.isIPv4(address)) return address.startsWith('127.')
   return address === '::1'
 }
 
-/** Called at start: while no user exists, the setup code goes to the log for the operator. */
-export async function announceSetupCode(deps: Deps): Promise<void> {
+/** The lines the terminal shows while no user exists. */
+export function setupCodeNotice(code: string): string {
+  return (
+    `\nswitchboard: no user exists yet. Finish setup from this machine, or from elsewhere with\n` +
+    `this setup code (the console's setup page asks for it; the API takes it as setup_code):\n\n    ${code}\n\n`
+  )
+}
+
+/**
+ * Called at start: while no user exists, the setup code goes to the terminal (stderr) and the JSON
+ * log says only where to find it. Log shippers collect the JSON log; a secret there would outlive
+ * the setup in every aggregator that indexed it.
+ */
+export async function announceSetupCode(deps: Deps, terminal: { write(text: string): unknown }): Promise<void> {
   if (await anyUserExists(deps.db)) return
-  deps.logger.warn(
-    { setup_code: setupCodeFor(deps) },
-    'no user exists yet: finish setup from this machine, or send this setup_code with POST /api/auth/setup from elsewhere',
+  terminal.write(setupCodeNotice(setupCodeFor(deps)))
+  deps.logger.info(
+    'no user exists yet: finish setup from this machine, or with the setup code printed on the terminal (stderr) at start or by `switchboard setup-code`',
   )
 }

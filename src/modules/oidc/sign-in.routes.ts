@@ -10,7 +10,7 @@ import { PageQuery } from '../../lib/schema-types.js'
 import { contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { readCookies } from '../auth/cookies.js'
+import { readCookie } from '../auth/cookies.js'
 import { answerCallback, answerFailure } from './sign-in.responses.js'
 import { CallbackQuery, ProviderKeyParams, ProviderLinkPage, Redirect } from './sign-in.schemas.js'
 import { finishOidcSignIn, listSignInProviders, startOidcSignIn } from './sign-in.service.js'
@@ -82,7 +82,7 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           query: queryStringOf(request.url),
           state: request.query.state,
           error: request.query.error,
-          stateCookie: readCookies(request)[STATE_COOKIE],
+          stateCookie: readCookie(request, deps, STATE_COOKIE),
         }
         return answerCallback(request, reply, deps, await finishOidcSignIn(deps, input, contextOf(request)))
       },

@@ -378,15 +378,16 @@ describe('with SMTP', () => {
       const invitee = await createSignedInUser(t)
       const created = (await invite(org.owner.token, org.id, invitee.email)).json()
       const before = smtp.received.length
-      const results = await Promise.all([1, 2, 3].map(() => resend(org.owner.token, org.id, created.id)))
-      expect(results.map((r) => r.statusCode)).toEqual([200, 200, 200])
+      // Two resends: with the invitation that is the 3 mails an address may receive in a day (issue 26).
+      const results = await Promise.all([1, 2].map(() => resend(org.owner.token, org.id, created.id)))
+      expect(results.map((r) => r.statusCode)).toEqual([200, 200])
       expect((await pendingRows(org.id)).filter((r) => r.email === invitee.email)).toHaveLength(1)
       const mailed = smtp.received.slice(before).filter((m) => m.to.includes(invitee.email))
-      expect(mailed).toHaveLength(3)
+      expect(mailed).toHaveLength(2)
       const tokens = mailed.map((m) => LINK.exec(textOf(m))![1]!)
       const accepted = await Promise.all(tokens.map((token) => accept(invitee.token, token)))
-      // Exactly one of the three links is the current one.
-      expect(accepted.map((r) => r.statusCode).sort()).toEqual([200, 400, 400])
+      // Exactly one of the two links is the current one.
+      expect(accepted.map((r) => r.statusCode).sort()).toEqual([200, 400])
     })
   })
 })

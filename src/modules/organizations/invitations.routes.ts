@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
+import { MAIL_CAPS_429 } from '../mail/limits.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import {
@@ -48,7 +49,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             403: ROLE_TOO_LOW,
             404: notAMember(),
             409: errorResponse('ALREADY_EXISTS: the address belongs to a member (details: email)'),
-            429: errorResponse('RATE_LIMITED: 10 invitations per 15 minutes'),
+            429: errorResponse(MAIL_CAPS_429),
             502: errorResponse('UPSTREAM_FAILED: the mail could not be delivered; nothing is left pending'),
             503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing is stored'),
           },
@@ -87,7 +88,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             200: InvitationListItem,
             403: ROLE_TOO_LOW,
             404: notAMember('no such pending invitation'),
-            429: errorResponse('RATE_LIMITED: 10 invitations per 15 minutes'),
+            429: errorResponse(MAIL_CAPS_429),
             502: errorResponse('UPSTREAM_FAILED: the mail could not be delivered; the earlier link works again'),
             503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing changed'),
           },

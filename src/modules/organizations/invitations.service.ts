@@ -15,6 +15,7 @@ import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
+import { withUserMail } from '../mail/limits.js'
 import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
 import { requirePermission } from './access.js'
@@ -48,9 +49,11 @@ export function invitationLink(deps: Deps, token: string): string {
 
 function invitationMail(deps: Deps, input: { organization: string; inviter: Caller['user']; email: string; role: string; token: string }) {
   return {
-    subject: `Invitation to join ${input.organization}`,
+    // Names chosen by users stay out of the Subject (issue 26 item 5): a Subject is what a relay
+    // abuser would write their message into. In the body they are quoted, as the inviter's words.
+    subject: 'Invitation to join an organization on Switchboard',
     text:
-      `${input.inviter.name} (${input.inviter.email}) invited you to join the organization "${input.organization}" ` +
+      `"${input.inviter.name}" (${input.inviter.email}) invited you to join the organization "${input.organization}" ` +
       `on Switchboard as ${input.role}.\n\n` +
       `To accept, sign in as ${input.email} and open this link within 7 days:\n${invitationLink(deps, input.token)}\n\n` +
       'The link works once. Signed in, you also find the invitation under your pending invitations, where you can accept ' +
@@ -90,37 +93,45 @@ export async function createInvitation(
     created_at: now.toISOString(),
     expires_at: addSeconds(now, INVITATION_TTL_SECONDS).toISOString(),
   }
-  const { organization, replaced } = await deps.db.transaction().execute(async (tx) => {
-    const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
-    if ((await findMemberByEmail(tx, organizationId, email)) !== null) {
-      throw new AppError('ALREADY_EXISTS', { message: 'This address belongs to a member already.', details: 'email' })
-    }
-    const replaced = await revokePendingInvitations(tx, organizationId, { email }, invitation.created_at)
-    await insertInvitation(tx, { ...invitation, organization_id: organizationId, token_hash: sha256Hex(token), invited_by: caller.user.id })
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'org.invitation_create',
-      actor: caller.user,
-      target: { type: 'organization', id: organizationId },
-      metadata: { invitation_id: invitation.id, email, role: input.role, replaced },
-    })
-    return { organization, replaced }
-  })
-
-  if (!mailed) return invitation
-  await mailInvitation(
-    deps,
-    email,
-    invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
-    async (tx) => {
-      await withdrawInvitation(tx, invitation.id, replaced, invitation.created_at)
+  const store = () =>
+    deps.db.transaction().execute(async (tx) => {
+      const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+      if ((await findMemberByEmail(tx, organizationId, email)) !== null) {
+        throw new AppError('ALREADY_EXISTS', { message: 'This address belongs to a member already.', details: 'email' })
+      }
+      const replaced = await revokePendingInvitations(tx, organizationId, { email }, invitation.created_at)
+      await insertInvitation(tx, { ...invitation, organization_id: organizationId, token_hash: sha256Hex(token), invited_by: caller.user.id })
       await recordAudit(tx, deps.clock, ctx, {
-        action: 'org.invitation_withdraw',
+        action: 'org.invitation_create',
         actor: caller.user,
         target: { type: 'organization', id: organizationId },
-        metadata: { invitation_id: invitation.id, reason: 'mail not delivered' },
+        metadata: { invitation_id: invitation.id, email, role: input.role, replaced },
       })
-    },
-  )
+      return { organization, replaced }
+    })
+
+  if (!mailed) {
+    await store()
+    return invitation
+  }
+  // The mail caps are taken before anything is stored, and given back when nothing was sent.
+  await withUserMail(deps, email, async () => {
+    const { organization, replaced } = await store()
+    await mailInvitation(
+      deps,
+      email,
+      invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
+      async (tx) => {
+        await withdrawInvitation(tx, invitation.id, replaced, invitation.created_at)
+        await recordAudit(tx, deps.clock, ctx, {
+          action: 'org.invitation_withdraw',
+          actor: caller.user,
+          target: { type: 'organization', id: organizationId },
+          metadata: { invitation_id: invitation.id, reason: 'mail not delivered' },
+        })
+      },
+    )
+  })
   return invitation
 }
 
@@ -161,37 +172,42 @@ export async function resendInvitation(
   const token = randomToken(32)
   const now = deps.clock.now()
   const link = { token_hash: sha256Hex(token), expires_at: addSeconds(now, INVITATION_TTL_SECONDS).toISOString() }
-  const { organization, invitation, previous } = await deps.db.transaction().execute(async (tx) => {
-    const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
-    const locked = await lockPendingInvitation(tx, organizationId, invitationId, now.toISOString())
-    if (locked === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
-    assertMayChangeRole(organization.role, null, locked.role, 'manage_invitations')
-    await replaceInvitationLink(tx, invitationId, link)
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'org.invitation_resend',
-      actor: caller.user,
-      target: { type: 'organization', id: organizationId },
-      metadata: { invitation_id: invitationId, email: locked.email, role: locked.role },
-    })
-    const { token_hash, expires_at, ...invitation } = locked
-    return { organization, invitation: { ...invitation, expires_at: link.expires_at }, previous: { token_hash, expires_at } }
-  })
-
-  await mailInvitation(
-    deps,
-    invitation.email,
-    invitationMail(deps, { organization: organization.name, inviter: caller.user, email: invitation.email, role: invitation.role, token }),
-    async (tx) => {
-      await restoreInvitationLink(tx, invitationId, link.token_hash, previous)
+  // The recipient decides which mail cap applies, so it is read first (the transaction checks again).
+  const pendingOne = await findPendingInvitation(deps.db, organizationId, invitationId, now.toISOString())
+  if (pendingOne === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+  return withUserMail(deps, pendingOne.email, async () => {
+    const { organization, invitation, previous } = await deps.db.transaction().execute(async (tx) => {
+      const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+      const locked = await lockPendingInvitation(tx, organizationId, invitationId, now.toISOString())
+      if (locked === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+      assertMayChangeRole(organization.role, null, locked.role, 'manage_invitations')
+      await replaceInvitationLink(tx, invitationId, link)
       await recordAudit(tx, deps.clock, ctx, {
-        action: 'org.invitation_resend_undo',
+        action: 'org.invitation_resend',
         actor: caller.user,
         target: { type: 'organization', id: organizationId },
-        metadata: { invitation_id: invitationId, reason: 'mail not delivered' },
+        metadata: { invitation_id: invitationId, email: locked.email, role: locked.role },
       })
-    },
-  )
-  return invitation
+      const { token_hash, expires_at, ...invitation } = locked
+      return { organization, invitation: { ...invitation, expires_at: link.expires_at }, previous: { token_hash, expires_at } }
+    })
+
+    await mailInvitation(
+      deps,
+      invitation.email,
+      invitationMail(deps, { organization: organization.name, inviter: caller.user, email: invitation.email, role: invitation.role, token }),
+      async (tx) => {
+        await restoreInvitationLink(tx, invitationId, link.token_hash, previous)
+        await recordAudit(tx, deps.clock, ctx, {
+          action: 'org.invitation_resend_undo',
+          actor: caller.user,
+          target: { type: 'organization', id: organizationId },
+          metadata: { invitation_id: invitationId, reason: 'mail not delivered' },
+        })
+      },
+    )
+    return invitation
+  })
 }
 
 export async function listInvitations(deps: Deps, caller: Caller, organizationId: string, query: PageQuery): Promise<Page<InvitationRecord>> {

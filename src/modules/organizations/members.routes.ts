@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
+import { MAIL_CAPS_429 } from '../mail/limits.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { createInvitation } from './invitations.service.js'
@@ -49,7 +50,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             403: errorResponse(OWNER_RULES),
             404: notAMember(),
             409: errorResponse('ALREADY_EXISTS: the address belongs to a member (details: email)'),
-            429: errorResponse('RATE_LIMITED: 10 invitations per 15 minutes'),
+            429: errorResponse(MAIL_CAPS_429),
             502: errorResponse('UPSTREAM_FAILED: SMTP is configured but the mail could not be delivered; nothing is left pending'),
           },
         },

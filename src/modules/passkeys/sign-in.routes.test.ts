@@ -40,7 +40,7 @@ describe('as the second factor', () => {
     const response = await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(options))
     expect(response.statusCode).toBe(200)
     expect(response.json()).toMatchObject({ user: { id: user.user.id }, token: expect.any(String) })
-    expect(response.cookies.map((c) => c.name).sort()).toEqual(['csrf_token', 'token'])
+    expect(response.cookies.map((c) => c.name).sort()).toEqual(['csrf_token', 'device', 'token'])
     const listed = await t.app.inject({ method: 'GET', url: '/api/auth/passkeys', headers: bearer(response.json().token) })
     expect(listed.json().items[0].last_used_at).toEqual(expect.any(String))
     const login = (await auditActions(user.user.id)).filter((e) => e.action === 'auth.login').at(-1)

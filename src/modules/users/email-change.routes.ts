@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
-import { ChangeEmailBody, VerifyEmailBody } from './email-change.schemas.js'
+import { ChangeEmailBody, EmailVerifiedView, VerifyEmailBody } from './email-change.schemas.js'
 import { requestEmailChange, verifyEmailChange } from './email-change.service.js'
 import { UserView } from './schemas.js'
 import { toUserView } from './view.js'
@@ -29,7 +29,10 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             409: errorResponse(
               'EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account',
             ),
-            429: errorResponse('RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords'),
+            429: errorResponse(
+              'RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours; ' +
+                'INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT)',
+            ),
             502: errorResponse('UPSTREAM_FAILED: the mail could not be sent; nothing was changed'),
             503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing was changed'),
           },
@@ -48,13 +51,13 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Confirm an email change with the token from the verification link',
           body: VerifyEmailBody,
           response: {
-            200: User,
+            200: EmailVerifiedView,
             400: errorResponse('VALIDATION_FAILED: the token is unknown, expired or already used (field token)'),
             409: errorResponse('ALREADY_EXISTS: another account took the address meanwhile'),
           },
         },
       },
-      async (request) => toUserView(await verifyEmailChange(deps, request.body, contextOf(request))),
+      async (request) => ({ email: (await verifyEmailChange(deps, request.body, contextOf(request))).email }),
     )
   }
 }

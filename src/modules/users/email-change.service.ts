@@ -14,6 +14,7 @@ import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
+import { withUserMail } from '../mail/limits.js'
 import { assertMailConfigured, sendMail } from '../mail/service.js'
 import { consumeEmailVerification, replaceEmailVerification, withdrawEmailVerification, type NewEmailVerification } from './email-change.repo.js'
 import type { ChangeEmailBody, VerifyEmailBody } from './email-change.schemas.js'
@@ -50,7 +51,11 @@ export async function requestEmailChange(deps: Deps, caller: Caller, body: Chang
   const email = normalizeEmail(body.email)
   if (email === user.email) throw invalidField('email', 'is already your email address')
   await verifyCurrentPassword(deps, user.id, body.password)
+  // The mail caps (issue 26 item 5): taken before anything is stored, given back when nothing was sent.
+  return withUserMail(deps, email, () => storeAndMail(deps, user, email, ctx))
+}
 
+async function storeAndMail(deps: Deps, user: Caller['user'], email: string, ctx: RequestContext): Promise<UserRecord> {
   const token = randomToken(32)
   const now = deps.clock.now()
   const verification: NewEmailVerification = {

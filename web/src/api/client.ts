@@ -4,7 +4,9 @@
  *
  * Credentials: the HttpOnly `token` cookie, sent by the browser; nothing is kept in localStorage.
  * Unsafe methods carry the double-submit header X-CSRF-Token, copied from the `csrf_token` cookie
- * that sign-in sets (the API checks that both match and belong to the session).
+ * that sign-in sets (the API checks that both match and belong to the session). Over https the
+ * service names its cookies `__Host-…` (docs/API.md, issue 26); browsers refuse that prefix on
+ * http, so the prefixed cookie, when present, is the one the service reads.
  */
 import createClient, { type Middleware } from 'openapi-fetch'
 import type { paths } from './schema'
@@ -23,7 +25,7 @@ export function readCookie(name: string): string | null {
 const csrf: Middleware = {
   onRequest({ request }) {
     if (SAFE_METHODS.has(request.method)) return request
-    const token = readCookie('csrf_token')
+    const token = readCookie('__Host-csrf_token') ?? readCookie('csrf_token')
     if (token !== null) request.headers.set('x-csrf-token', token)
     return request
   },

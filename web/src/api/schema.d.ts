@@ -1417,101 +1417,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/auth/password-reset": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whether a password reset link can be mailed on this instance */
-        get: operations["getPasswordResetAvailability"];
-        put?: never;
-        /**
-         * Mail a single-use password reset link (valid 30 minutes) to the address, if it has an account
-         * @description The answer is the same — status, body and time — whether or not the address has an account; the link (or, for an account that signs in only through an identity provider, a note saying so) is mailed in the background.
-         */
-        post: operations["requestPasswordReset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/password-reset/inspect": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** What a reset link is for (without using it): the account, its second factor and API tokens */
-        post: operations["inspectPasswordReset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/auth/password-reset/complete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set a new password with a reset link: every session ends; API tokens are revoked only when asked
-         * @description The second factor stays: an account with two-factor authentication still needs it at the next sign-in.
-         */
-        post: operations["completePasswordReset"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/users/{id}/password-reset/mail": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Mail a single-use password reset link (valid 30 minutes) to the user's address */
-        post: operations["mailPasswordResetLink"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/users/{id}/password-reset/link": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a single-use password reset link (valid 24 hours) to hand over, for an instance without mail
-         * @description Whoever holds the link can set the password, so this needs what setting a password needs: an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED.
-         */
-        post: operations["createPasswordResetLink"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1531,7 +1436,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "RESET_LINK_INVALID" | "PASSWORD_MANAGED_BY_PROVIDER" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
             details?: {
                 field: string;
                 message: string;
@@ -1841,7 +1746,7 @@ export interface operations {
                     email: string;
                     name: string;
                     password: string;
-                    /** @description The code the server logs at start; needed unless the request comes from the machine itself */
+                    /** @description The code the server prints on its terminal (stderr) at start, or `switchboard setup-code`; needed unless the request comes from the machine itself */
                     setup_code?: string;
                 };
             };
@@ -1866,7 +1771,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            /** @description SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong */
+            /** @description SETUP_CODE_REQUIRED: not from the machine itself (a loopback peer, TRUST_PROXY off, no proxy header), and setup_code is missing or wrong */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4526,7 +4431,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords */
+            /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4577,7 +4482,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": {
+                        /** @description The address the account uses from now on */
+                        email: string;
+                    };
                 };
             };
             /** @description VALIDATION_FAILED: the token is unknown, expired or already used (field token) */
@@ -5539,7 +5447,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5827,7 +5735,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5915,7 +5823,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8456,7 +8364,7 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             at: string;
-                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
+                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
                             action: string;
                             ip: string | null;
                             user_agent: string | null;
@@ -8473,381 +8381,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getPasswordResetAvailability: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Whether a reset link can be mailed (outgoing mail is configured); otherwise ask an administrator */
-                        by_mail: boolean;
-                    };
-                };
-            };
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    requestPasswordReset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description How long a mailed link is valid. The same answer whether or not the address has an account. */
-                        link_valid_minutes: number;
-                    };
-                };
-            };
-            400: components["responses"]["ValidationFailed"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 requests per 15 minutes per IP, or 3 per 15 minutes per address */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Internal"];
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; ask an administrator; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    inspectPasswordReset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    token: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The account's email (for the password manager's username field) */
-                        email: string;
-                        /** @description The account signs in only through an identity provider: there is no password to set */
-                        provider_only: boolean;
-                        provider_name: string | null;
-                        /** @description Two-factor authentication is on and stays on: the next sign-in asks for it */
-                        second_factor: boolean;
-                        /** @description Active API tokens of the account, which the reset may also revoke */
-                        api_tokens: number;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        expires_at: string;
-                    };
-                };
-            };
-            /** @description RESET_LINK_INVALID: the link is unknown, expired or already used */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 60 per 15 minutes per IP */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    completePasswordReset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    token: string;
-                    new_password: string;
-                    /** @description Also revoke every API token of the account (default false) */
-                    revoke_api_tokens?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        sessions_revoked: number;
-                        api_tokens_revoked: number;
-                        api_tokens_kept: number;
-                        /** @description The next sign-in still asks for the second factor */
-                        second_factor: boolean;
-                    };
-                };
-            };
-            /** @description RESET_LINK_INVALID: the link is unknown, expired or already used; VALIDATION_FAILED: new_password breaks the password rules */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 30 per 15 minutes per IP */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    mailPasswordResetLink: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        expires_at: string;
-                    };
-                };
-            };
-            400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
-            /** @description NOT_FOUND: no such user */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 per 15 minutes per administrator */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: the mail could not be sent; no link was created */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; create a copyable link instead; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    createPasswordResetLink: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The acting administrator's own password (when they have one) */
-                    current_password?: string;
-                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
-                    code?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The single-use reset link. Returned once, in this response only. */
-                        url: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        expires_at: string;
-                    };
-                };
-            };
-            /** @description PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_FOUND: no such user */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider; SELF_SERVICE_REQUIRED: your own account */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 per 15 minutes per administrator, or too many wrong passwords or codes */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };

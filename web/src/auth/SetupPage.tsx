@@ -9,7 +9,7 @@ import { useFormError } from '../ui/use-form-error'
 import { AuthFrame } from './AuthFrame'
 import { finishSignIn } from './sign-in'
 
-const FIELDS = ['name', 'email', 'password'] as const
+const FIELDS = ['name', 'email', 'password', 'setup_code'] as const
 
 export function SetupPage() {
   const { t } = useI18n()
@@ -19,12 +19,14 @@ export function SetupPage() {
   const formError = useFormError(FIELDS)
 
   const create = useMutation({
-    mutationFn: (body: { name: string; email: string; password: string }) => unwrap(client.POST('/api/auth/setup', { body })),
+    mutationFn: (body: { name: string; email: string; password: string; setup_code?: string }) => unwrap(client.POST('/api/auth/setup', { body })),
     onSuccess: (data) => finishSignIn(queryClient, data.user, undefined, (to) => void navigate({ to })),
     onError: formError.fail,
   })
 
   if (setup.data?.initialized === true && !create.isPending && !create.isSuccess) return <Navigate to="/login" />
+  // Away from the server itself (or through a proxy) the service asks for the code it printed at start.
+  const codeRequired = setup.data?.setup_code_required === true
 
   return (
     <AuthFrame>
@@ -36,7 +38,12 @@ export function SetupPage() {
             event.preventDefault()
             const values = formValues(event.currentTarget)
             formError.clear()
-            create.mutate({ name: values.name ?? '', email: values.email ?? '', password: values.password ?? '' })
+            create.mutate({
+              name: values.name ?? '',
+              email: values.email ?? '',
+              password: values.password ?? '',
+              ...(codeRequired && { setup_code: values.setup_code ?? '' }),
+            })
           }}
         >
           <FormError>{formError.general}</FormError>
@@ -51,6 +58,17 @@ export function SetupPage() {
             required
             error={formError.at('password')}
           />
+          {codeRequired && (
+            <TextField
+              name="setup_code"
+              label={t('setup.code')}
+              autoComplete="off"
+              spellCheck={false}
+              help={t('setup.code.help')}
+              required
+              error={formError.at('setup_code')}
+            />
+          )}
           <SubmitButton pending={create.isPending}>{t('setup.submit')}</SubmitButton>
         </form>
       </Page>

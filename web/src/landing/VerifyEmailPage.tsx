@@ -15,7 +15,8 @@ export function VerifyEmailPage() {
   const started = useRef(false)
   const verify = useMutation({
     mutationFn: (value: string) => unwrap(client.POST('/api/users/email/verify', { body: { token: value } })),
-    onSuccess: (user) => queryClient.setQueryData(['me'], (old: unknown) => (old === undefined ? old : user)),
+    // The answer names only the new address; a signed-in console reloads its own account.
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['me'] }),
   })
 
   useEffect(() => {
