@@ -184,10 +184,13 @@ describe('switchboard doctor', () => {
     expect(await doctor({ ...t.env, PUBLIC_URL: 'http://localhost:8080' }, 'public url')).toMatchObject({ status: 'ok' })
   })
 
-  it('trust proxy: a hop count or address is ok; true warns; https behind no trusted proxy warns; no proxy on http is ok', async () => {
+  it('trust proxy: a hop count or address is ok; true is a configuration failure (refused at start); https behind no trusted proxy warns; no proxy on http is ok', async () => {
     expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '1' }, 'trust proxy')).toMatchObject({ status: 'ok' })
     expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '10.0.0.5' }, 'trust proxy')).toMatchObject({ status: 'ok' })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: 'true' }, 'trust proxy')).toMatchObject({ status: 'warn' })
+    expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: 'true' }, 'configuration')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('TRUST_PROXY'),
+    })
     expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: 'false' }, 'trust proxy')).toMatchObject({
       status: 'warn',
       message: expect.stringContaining('set TRUST_PROXY'),

@@ -252,14 +252,7 @@ export function checkPublicUrl(config: Config, env: Record<string, string | unde
     )
   }
   const trust = config.trustProxy
-  if (trust === true) {
-    results.push(
-      warn(
-        'trust proxy',
-        'TRUST_PROXY=true believes X-Forwarded-For from any client, who can then pick its address (rate limits, audit log); set the hop count (1) or the proxy addresses',
-      ),
-    )
-  } else if (trust === false) {
+  if (trust === false) {
     results.push(
       config.secureCookies && !isLocalHost(url.hostname)
         ? warn(
