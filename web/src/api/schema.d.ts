@@ -862,7 +862,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person by email to become a member (owner, admin; only an owner invites an owner)
-         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the mailed link (mail is sent when SMTP is configured).
+         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on (issue 27).
          */
         post: operations["addOrganizationMember"];
         delete?: never;
@@ -896,10 +896,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations, newest first (owner, admin) */
+        /** Pending invitations with their links, newest first (owner, admin) */
         get: operations["listInvitations"];
         put?: never;
-        /** Invite an address with a role; the invitee gets a single-use link by mail, valid 7 days (owner, admin) */
+        /**
+         * Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)
+         * @description Succeeds with or without outgoing mail (issue 27): `link` is the link the mail carries, for the inviter to pass on; `mail` says whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.
+         */
         post: operations["createInvitation"];
         delete?: never;
         options?: never;
@@ -916,7 +919,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a pending invitation again: a new link, valid 7 days, replaces the earlier one (owner, admin) */
+        /** A new link for a pending invitation, valid 7 days, replacing the earlier one; mailed when SMTP works (owner, admin) */
         post: operations["resendInvitation"];
         delete?: never;
         options?: never;
@@ -5410,6 +5413,20 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         expires_at: string;
+                        /**
+                         * Format: uri
+                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
+                        /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
+                        replaced: {
+                            id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
                     };
                 };
             };
@@ -5454,15 +5471,6 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: SMTP is configured but the mail could not be delivered; nothing is left pending */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5632,6 +5640,8 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             created_at: string;
+                            /** @description null for an invitation made before links were kept; a resend gives it one */
+                            link: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -5698,6 +5708,20 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         expires_at: string;
+                        /**
+                         * Format: uri
+                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
+                        /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
+                        replaced: {
+                            id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
                     };
                 };
             };
@@ -5742,24 +5766,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: the mail could not be delivered; nothing is left pending */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing is stored; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendInvitation: {
@@ -5795,6 +5802,14 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         created_at: string;
+                        /**
+                         * Format: uri
+                         * @description The new link. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
                     };
                 };
             };
@@ -5830,24 +5845,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: the mail could not be delivered; the earlier link works again */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing changed; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeInvitation: {
