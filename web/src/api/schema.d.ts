@@ -1385,6 +1385,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The first-run checklist: each step's state read from the instance now, and whether it was dismissed */
+        get: operations["getChecklist"];
+        /** Hide the first-run checklist for every administrator (dismissed: true), or show it again */
+        put: operations["updateChecklist"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/me/notifications": {
         parameters: {
             query?: never;
@@ -8256,6 +8274,95 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * @description two_factor: you have a second factor; outgoing_mail: SMTP is on and a test mail was delivered since its last change; identity_provider: one is configured; require_two_factor: the two-factor policy is admins or everyone; invite_team: an invitation was made or another account exists
+                             * @enum {string}
+                             */
+                            key: "two_factor" | "outgoing_mail" | "identity_provider" | "require_two_factor" | "invite_team";
+                            done: boolean;
+                            /** @description An optional step: the checklist is complete without it */
+                            optional: boolean;
+                        }[];
+                        /** @description Every step that is not optional is done */
+                        complete: boolean;
+                        /** @description An administrator hid the checklist */
+                        dismissed: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    dismissed: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * @description two_factor: you have a second factor; outgoing_mail: SMTP is on and a test mail was delivered since its last change; identity_provider: one is configured; require_two_factor: the two-factor policy is admins or everyone; invite_team: an invitation was made or another account exists
+                             * @enum {string}
+                             */
+                            key: "two_factor" | "outgoing_mail" | "identity_provider" | "require_two_factor" | "invite_team";
+                            done: boolean;
+                            /** @description An optional step: the checklist is complete without it */
+                            optional: boolean;
+                        }[];
+                        /** @description Every step that is not optional is done */
+                        complete: boolean;
+                        /** @description An administrator hid the checklist */
+                        dismissed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
