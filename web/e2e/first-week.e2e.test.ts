@@ -1,11 +1,15 @@
 /**
  * Issue 27, a team's first week, in real Chromium against the built server (a process, SQLite, no
- * SMTP configured): an owner invites a colleague on an instance without mail, copies the link from
- * the page, and the colleague — signed in — opens it and joins; inviting the same address again
- * says which invitation (and role) it replaced.
+ * SMTP configured at first, and OUTBOUND_ALLOW_PRIVATE_NETWORKS at its default, off): an owner
+ * invites a colleague on an instance without mail, copies the link from the page, and the colleague
+ * — signed in — opens it and joins; inviting the same address again says which invitation (and
+ * role) it replaced. Then the administrator's first-run checklist follows each step as it is done
+ * (outgoing mail through a relay on 127.0.0.1, a second factor), and can be hidden.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
+import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 
@@ -15,6 +19,8 @@ const LATECOMER = 'later@example.com'
 
 let server: ConsoleServer
 let browser: Browser
+let smtp: SmtpStandIn
+let ownerSession: string
 let ownerToken: string
 let organizationId: string
 
@@ -49,11 +55,14 @@ const GERMAN = { email: 'E-Mail-Adresse', password: 'Passwort', submit: 'Anmelde
 const ENGLISH = { email: 'Email address', password: 'Password', submit: 'Sign in' }
 
 beforeAll(async () => {
-  server = await startConsoleServer()
+  smtp = await startSmtpStandIn()
+  // The operator's default: private networks refused. A relay on loopback still works (issue 27, section 3).
+  server = await startConsoleServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' })
   browser = await launchBrowser()
   const setup = await api('/api/auth/setup', { method: 'POST', body: OWNER })
   expect(setup.status).toBe(201)
   const jwt = ((await setup.json()) as { token: string }).token
+  ownerSession = jwt
   ownerToken = ((await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange' } })).json()) as { token: string }).token
   // The owner reads the console in German (the account's language wins over the browser's once signed in).
   expect((await api('/api/users/me', { method: 'PATCH', token: jwt, body: { language: 'de' } })).status).toBe(200)
@@ -66,6 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   await server?.stop()
+  await smtp?.close()
 })
 
 describe('joining without mail', () => {
@@ -151,5 +161,93 @@ describe('joining without mail', () => {
       )
       .toBe(1)
     await owner.close()
+  })
+})
+
+describe('the first-run checklist', () => {
+  type Checklist = { items: Array<{ key: string; done: boolean }>; complete: boolean; dismissed: boolean }
+  const fromApi = async () => (await (await api('/api/admin/checklist', { token: ownerToken })).json()) as Checklist
+  /** Each step's state as the page shows it, by key. */
+  const fromPage = async (page: Page) => {
+    const items = page.getByTestId('checklist').getByRole('listitem')
+    const out: Record<string, string> = {}
+    for (const item of await items.all()) out[(await item.getAttribute('data-key'))!] = (await item.locator('.badge').textContent())!
+    return out
+  }
+  const expectBoth = async (page: Page, expected: Record<string, boolean>) => {
+    const api = await fromApi()
+    expect(Object.fromEntries(api.items.map((i) => [i.key, i.done]))).toEqual(expected)
+    await page.reload()
+    await page.getByTestId('checklist').waitFor()
+    await expect.poll(() => fromPage(page)).toEqual(Object.fromEntries(Object.entries(expected).map(([k, done]) => [k, done ? 'Erledigt' : 'Offen'])))
+  }
+
+  it('on the administrator home, follows the real state after each step, links to each page, and can be hidden', async () => {
+    const context = await newContext('de-DE')
+    const page = await context.newPage()
+    await page.goto('/login')
+    await signIn(page, OWNER, GERMAN)
+    await page.waitForURL(`${server.baseUrl}/links`)
+    const checklist = page.getByTestId('checklist')
+    await checklist.waitFor()
+    expect(await checklist.getByRole('heading', { level: 2 }).textContent()).toBe('Instanz einrichten')
+    const links = Object.fromEntries(
+      await Promise.all(
+        (await checklist.getByRole('listitem').all()).map(async (item) => [
+          await item.getAttribute('data-key'),
+          await item.getByRole('link').getAttribute('href'),
+        ]),
+      ),
+    )
+    expect(links).toEqual({
+      two_factor: '/account/security',
+      outgoing_mail: '/admin/settings#smtp',
+      identity_provider: '/admin/providers',
+      require_two_factor: '/admin/settings#two-factor-policy',
+      invite_team: '/orgs',
+    })
+    // The invitations of the test above count: the team was asked in.
+    const state = { two_factor: false, outgoing_mail: false, identity_provider: false, require_two_factor: false, invite_team: true }
+    await expectBoth(page, state)
+    await checkAccessibility(page, 'first-run checklist (de)')
+
+    // Outgoing mail through a relay on 127.0.0.1, with OUTBOUND_ALLOW_PRIVATE_NETWORKS off: configured is not yet done…
+    const configured = await api('/api/admin/settings/smtp', {
+      method: 'PUT',
+      token: ownerToken,
+      body: { enabled: true, host: '127.0.0.1', port: smtp.port, from_address: 'no-reply@example.com' },
+    })
+    expect(configured.status).toBe(200)
+    await expectBoth(page, state)
+    // …a delivered test is.
+    const tested = await api('/api/admin/settings/smtp/test', { method: 'POST', token: ownerToken, body: {} })
+    expect(tested.status, await tested.clone().text()).toBe(200)
+    expect(smtp.received.at(-1)!.to).toEqual([OWNER.email])
+    state.outgoing_mail = true
+    await expectBoth(page, state)
+
+    // Hidden: gone for good, until shown again.
+    await checklist.getByRole('button', { name: 'Checkliste ausblenden' }).click()
+    await expect.poll(() => checklist.count()).toBe(0)
+    await page.reload()
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    expect(await page.getByTestId('checklist').count()).toBe(0)
+    expect((await fromApi()).dismissed).toBe(true)
+    expect((await api('/api/admin/checklist', { method: 'PUT', token: ownerToken, body: { dismissed: false } })).status).toBe(200)
+
+    // The administrator's own second factor: the last required step; the checklist then goes away.
+    const begin = await api('/api/auth/mfa/enroll/begin', { method: 'POST', token: ownerSession, body: { password: OWNER.password } })
+    expect(begin.status).toBe(200)
+    const secret = ((await begin.json()) as { secret: string }).secret
+    const confirm = await api('/api/auth/mfa/enroll/confirm', { method: 'POST', token: ownerSession, body: { code: totpCode(secret, new Date()) } })
+    expect(confirm.status).toBe(200)
+    const done = await fromApi()
+    expect(done.items.find((i) => i.key === 'two_factor')!.done).toBe(true)
+    expect(done.complete).toBe(true)
+    await page.reload()
+    await page.getByRole('heading', { level: 1 }).waitFor()
+    await page.waitForLoadState('networkidle')
+    expect(await page.getByTestId('checklist').count()).toBe(0)
+    await context.close()
   })
 })
