@@ -213,7 +213,7 @@ describe('with SMTP', () => {
 
     const again = await accept(invitee.token, token)
     expectReason(again, 400, 'VALIDATION_FAILED')
-    expect(again.json().details).toEqual([{ field: 'token', message: 'is invalid, expired or already used' }])
+    expect(again.json().details).toEqual([{ field: 'token', message: 'is invalid, expired or already used', code: 'invalid' }])
 
     // (The first four events are createOrgWithRoles' own invitations of its admin and member.)
     const audit = (

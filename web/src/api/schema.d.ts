@@ -1459,8 +1459,24 @@ export interface components {
              */
             reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
             details?: {
+                /** @description The field, as a dotted path in the body, query or parameters */
                 field: string;
+                /** @description What is wrong, in English, for people reading the API */
                 message: string;
+                /**
+                 * @description Stable machine-readable kind of problem, for clients to say it in their own words (issue 27): required; unknown_field; too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)
+                 * @enum {string}
+                 */
+                code: "required" | "unknown_field" | "too_few_fields" | "empty" | "too_short" | "too_long" | "too_small" | "too_large" | "not_one_of" | "format" | "invalid_characters" | "pattern" | "wrong_type" | "invalid";
+                /** @description For too_short, too_long, too_small, too_large: the bound */
+                limit?: number;
+                /** @description For not_one_of: the accepted values */
+                allowed?: string[];
+                /**
+                 * @description For format: the expected format
+                 * @example email
+                 */
+                format?: string;
             }[] | string;
             /** @description On 429: whole seconds until a retry can succeed */
             retryAfter?: number;
