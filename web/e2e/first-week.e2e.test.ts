@@ -164,6 +164,75 @@ describe('joining without mail', () => {
   })
 })
 
+describe("errors in the person's language", () => {
+  /** English schema text, as the API words it: none of it may reach a page. */
+  const SCHEMA_ENGLISH = /must (be|not|contain|match|have)|is required|is not an accepted field|does not match|is not valid|of type/i
+  const noEnglish = async (page: Page, where: string) => expect(await page.locator('main').innerText(), where).not.toMatch(SCHEMA_ENGLISH)
+  const errorOf = async (page: Page, label: string, scope = page.locator('main')) => {
+    const input = scope.getByLabel(label, { exact: true })
+    await expect.poll(() => input.getAttribute('aria-invalid')).toBe('true')
+    const ids = (await input.getAttribute('aria-describedby'))!.split(' ')
+    return page.locator(`[id="${ids.at(-1)}"]`).textContent()
+  }
+
+  it('walks the forms with invalid input in German: every message German, every invalid field at once; names in any script save', async () => {
+    const context = await newContext('de-DE')
+    const page = await context.newPage()
+    await page.goto('/login')
+    await signIn(page, OWNER, GERMAN)
+    await page.waitForURL(`${server.baseUrl}/links`)
+
+    // Profile: a bidi override is refused at the name, and the other change stays on the page.
+    await page.goto('/account')
+    const name = page.getByLabel('Name', { exact: true })
+    expect(await name.getAttribute('dir')).toBe('auto')
+    await name.fill('evil\u202Egnp.exe')
+    await page.getByLabel('Dunkel').check()
+    await page.getByRole('button', { name: 'Profil speichern' }).click()
+    expect(await errorOf(page, 'Name')).toBe(
+      'Entfernen Sie unsichtbare oder richtungsändernde Zeichen: Sie können Text wie etwas anderes aussehen lassen.',
+    )
+    expect(await page.getByLabel('Dunkel').isChecked()).toBe(true)
+    await noEnglish(page, 'profile')
+    // A Persian name with its ZWNJ, then an emoji sequence with ZWJ: saved and shown as typed.
+    for (const typed of ['مهرداد نیک\u200Cنام', '👩\u200D💻 Mehrdad']) {
+      await name.fill(typed)
+      await page.getByRole('button', { name: 'Profil speichern' }).click()
+      await expect.poll(async () => ((await (await api('/api/users/me', { token: ownerToken })).json()) as { name: string }).name).toBe(typed)
+      await page.reload()
+      expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe(typed)
+      await expect.poll(() => page.getByRole('banner').innerText()).toContain(typed)
+    }
+
+    // An organization with a slug not in the documented form.
+    await page.goto('/orgs')
+    await page.getByLabel('Name der Organisation').fill('Zweites Team')
+    await page.getByLabel('Kurzname (optional)').fill('Not A Slug!')
+    await page.getByRole('button', { name: 'Organisation gründen' }).click()
+    expect(await errorOf(page, 'Kurzname (optional)')).toBe('Geben Sie den Wert in der Form ein, die unter dem Feld beschrieben ist.')
+    await noEnglish(page, 'organizations')
+
+    // An invitation to something that is not an email address.
+    await page.goto(`/orgs/${organizationId}`)
+    const invitations = page.getByRole('region', { name: 'Einladungen' })
+    await invitations.getByLabel('E-Mail-Adresse').fill('not-an-email')
+    await invitations.getByRole('button', { name: 'Einladung senden' }).click()
+    expect(await errorOf(page, 'E-Mail-Adresse', invitations)).toBe('Geben Sie eine E-Mail-Adresse wie name@example.com ein.')
+    await noEnglish(page, 'invitations')
+
+    // A new user with an empty name and a bad address: both fields at once.
+    await page.goto('/admin/users')
+    await page.getByRole('button', { name: 'Benutzer anlegen' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('E-Mail-Adresse').fill('nobody-at-example')
+    await dialog.getByRole('button', { name: 'Benutzer anlegen' }).click()
+    expect(await errorOf(page, 'Name', dialog)).toBe('Füllen Sie dieses Feld aus.')
+    expect(await errorOf(page, 'E-Mail-Adresse', dialog)).toBe('Geben Sie eine E-Mail-Adresse wie name@example.com ein.')
+    expect(await dialog.innerText()).not.toMatch(SCHEMA_ENGLISH)
+    await context.close()
+  })
+})
+
 describe('the first-run checklist', () => {
   type Checklist = { items: Array<{ key: string; done: boolean }>; complete: boolean; dismissed: boolean }
   const fromApi = async () => (await (await api('/api/admin/checklist', { token: ownerToken })).json()) as Checklist
