@@ -10,7 +10,7 @@ import { startTestApp, type TestContext } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'
 import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../helpers/factories.js'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../helpers/openai-stand-in.js'
-import { AI_API_KEY } from '../helpers/secret-scan.js'
+import { AI_API_KEY, SMTP_PASSWORD, SMTP_USERNAME } from '../helpers/secret-scan.js'
 import { startSmtpStandIn, type SmtpStandIn } from '../helpers/smtp-server.js'
 
 let strict: TestContext
@@ -131,6 +131,26 @@ describe('SMTP host', () => {
       expect(test.statusCode, `${host}: ${test.body}`).toBe(200)
       expect(smtp.received.length).toBe(before + 1)
       expect(smtp.received.at(-1)!.to).toEqual(['relay-check@example.com'])
+    }
+    // The form's "allow signing in without TLS to a server on this machine" works as it says: a
+    // relay on loopback that wants credentials and offers no TLS receives the mail.
+    const authenticating = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+    try {
+      const withAuth = await put(strict, admin.token, '/api/admin/settings/smtp', {
+        enabled: true,
+        host: '127.0.0.1',
+        port: authenticating.port,
+        username: SMTP_USERNAME,
+        password: SMTP_PASSWORD,
+        plaintext_auth_on_loopback: true,
+        from_address: 'sb@example.com',
+      })
+      expect(withAuth.statusCode).toBe(200)
+      const test = await strict.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
+      expect(test.statusCode, test.body).toBe(200)
+      expect(authenticating.received.map((m) => m.username)).toEqual([SMTP_USERNAME])
+    } finally {
+      await authenticating.close()
     }
     // Loopback only: the AI and OIDC clients still refuse it without the operator's setting.
     const ai = await put(strict, admin.token, '/api/admin/settings/ai', { base_url: 'http://127.0.0.1:9/v1' })
