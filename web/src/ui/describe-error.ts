@@ -47,6 +47,9 @@ export function describeProblem(problem: FieldProblem, i18n: Pick<I18n, 't' | 'l
       return t('validation.pattern')
     case 'invalid':
       return i18n.language.startsWith('en') && problem.message !== '' ? capitalize(problem.message) : t('validation.invalid')
+    case undefined:
+      // Placed by the console itself (links/field-error.ts), already in the person's language.
+      return problem.message
     default:
       return t('validation.invalid')
   }
