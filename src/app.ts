@@ -24,6 +24,7 @@ import { installNotificationSender } from './modules/notifications/sender.js'
 import { notificationPreferenceRoutes } from './modules/notifications/routes.js'
 import { securityLogRoutes } from './modules/security-log/routes.js'
 import { twoFactorPolicyRoutes } from './modules/settings/two-factor-policy.routes.js'
+import { checklistRoutes } from './modules/checklist/routes.js'
 import { auditRoutes } from './modules/audit/routes.js'
 import { billingRoutes } from './modules/billing/routes.js'
 import { authRoutes } from './modules/auth/routes.js'
@@ -132,6 +133,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(billingRoutes(deps), { prefix: '/api/billing' })
     // Issue 14 points 2–4: the two-factor policy, notification preferences, the personal security log.
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(checklistRoutes(deps), { prefix: '/api/admin/checklist' })
     await api.register(notificationPreferenceRoutes(deps), { prefix: '/api/users/me/notifications' })
     await api.register(securityLogRoutes(deps), { prefix: '/api/users/me/security-events' })
     await api.register(passwordResetRoutes(deps), { prefix: '/api/auth/password-reset' })

@@ -25,7 +25,7 @@ import { createAiClient, type AiClient, type AiModel } from './modules/ai/client
 import { createStripeAdapter, type StripeAdapter } from './modules/billing/stripe.js'
 import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
 import { createMetrics, type Metrics } from './lib/metrics.js'
-import { createMailer, type Mailer } from './modules/mail/mailer.js'
+import { createMailer, smtpPolicy, type Mailer } from './modules/mail/mailer.js'
 import { createOidcClient, type OidcClient } from './modules/oidc/client.js'
 
 export interface Deps {
@@ -105,7 +105,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     counters,
     budgets: new AttemptBudgets(counters),
     redis,
-    mailer: createMailer({ policy: config.outbound }),
+    mailer: createMailer({ policy: smtpPolicy(config.outbound) }),
     ai: createAiClient({ policy: config.outbound }),
     aiModels: new ExpiringValue(clock, AI_MODELS_TTL_SECONDS),
     oidc: createOidcClient({ clock, policy: config.outbound }),

@@ -70,10 +70,38 @@ export const REASONS = {
 
 export type Reason = keyof typeof REASONS
 
+/**
+ * One invalid field. `message` is English for people reading the API; `code` (issue 27) is the
+ * stable, machine-readable kind of problem a client translates — see FIELD_PROBLEM_CODES — with
+ * the figure it needs (`limit`), the accepted values (`allowed`) or the expected format (`format`).
+ */
 export interface FieldProblem {
   field: string
   message: string
+  code?: FieldProblemCode
+  limit?: number
+  allowed?: string[]
+  format?: string
 }
+
+/** The codes of `details[].code` (documented in the OpenAPI document); a client maps each to a sentence. */
+export const FIELD_PROBLEM_CODES = [
+  'required',
+  'unknown_field',
+  'too_few_fields',
+  'empty',
+  'too_short',
+  'too_long',
+  'too_small',
+  'too_large',
+  'not_one_of',
+  'format',
+  'invalid_characters',
+  'pattern',
+  'wrong_type',
+  'invalid',
+] as const
+export type FieldProblemCode = (typeof FIELD_PROBLEM_CODES)[number]
 
 export interface AppErrorOptions {
   message?: string
@@ -107,6 +135,6 @@ export class AppError extends Error {
 }
 
 /** Shorthand for the most common 400: a single field that failed a rule the schema cannot express. */
-export function invalidField(field: string, message: string): AppError {
-  return new AppError('VALIDATION_FAILED', { details: [{ field, message }] })
+export function invalidField(field: string, message: string, code: FieldProblemCode = 'invalid'): AppError {
+  return new AppError('VALIDATION_FAILED', { details: [{ field, message, code }] })
 }

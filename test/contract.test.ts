@@ -79,7 +79,7 @@ describe('the contract check', () => {
       message: 'The request is not valid.',
       code: 400,
       reason: 'VALIDATION_FAILED',
-      details: [{ field: 'name', message: 'too long' }],
+      details: [{ field: 'name', message: 'too long', code: 'too_long' }],
     })
     expect(() => contract.check({ ...tooLong, status: 400, responseBody: refusal })).not.toThrow()
     expect(violationOf(contract, exchange({ url: '/api/tokens?limit=1000', status: 200, responseBody: '{"items":[],"next_cursor":null}' }))).toMatch(

@@ -62,7 +62,7 @@ describe('error envelope', () => {
     const user = await createSignedInUser(t)
     const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name: 12 } })
     const body = expectEnvelope(response, 400, 'VALIDATION_FAILED')
-    expect(body.details).toEqual([{ field: 'name', message: 'must be of type string' }])
+    expect(body.details).toEqual([{ field: 'name', message: 'must be of type string', code: 'wrong_type' }])
   })
 
   it('rejects a body that is not valid JSON with 400 MALFORMED_JSON', async () => {

@@ -208,6 +208,8 @@ export interface OrganizationInvitationsTable {
   email: string
   role: string
   token_hash: string
+  /** Issue 27: the token, encrypted (invitation links), so owners and admins can copy the link. */
+  token_encrypted: string | null
   invited_by: string | null
   created_at: Timestamp
   expires_at: Timestamp

@@ -3,7 +3,9 @@
  * issue 11, items 10 and 11. Two rules hold for every such connection:
  *
  * - where it may go: public unicast addresses; private ranges (RFC 1918, unique-local, carrier-grade
- *   NAT) and loopback only when the operator allows them (OUTBOUND_ALLOW_PRIVATE_NETWORKS); never
+ *   NAT) and loopback only when the operator allows them (OUTBOUND_ALLOW_PRIVATE_NETWORKS) — except
+ *   loopback for a client whose policy says `allowLoopback` (SMTP, issue 27: a self-hosted instance
+ *   usually mails through a relay on this machine, and loopback reaches nothing but it); never
  *   link-local, cloud metadata, unspecified, multicast or other reserved addresses. The check runs
  *   on the addresses a name resolves to, at connection time (a name that re-resolves to something
  *   else — DNS rebinding — is checked again), and on address literals before any connection.
@@ -39,6 +41,11 @@ export class ResponseTooLargeError extends Error {
 export interface OutboundPolicy {
   /** Private ranges and loopback allowed (an operator setting; the default is false). */
   allowPrivateNetworks: boolean
+  /**
+   * Loopback allowed even when private networks are not (issue 27): only for SMTP, whose relay on
+   * this machine is the usual set-up. Loopback reaches this host's own services, not the network.
+   */
+  allowLoopback?: boolean
 }
 
 /** Metadata services that live in ranges otherwise allowed as private (AWS IPv6, Alibaba Cloud). */
@@ -54,6 +61,7 @@ export function addressProblem(address: string, policy: OutboundPolicy): string 
   if (METADATA_ADDRESSES.has(normalized)) return 'is a cloud metadata address'
   const range = parsed.range()
   if (range === 'unicast') return null
+  if (range === 'loopback' && policy.allowLoopback === true) return null
   if (PRIVATE_RANGES.has(range)) {
     return policy.allowPrivateNetworks ? null : 'is a private or loopback address (allowed only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true)'
   }

@@ -25,11 +25,14 @@ export const Text = (options: StringOptions & { minLength: number; maxLength: nu
 /**
  * Text that other people read (names, titles): besides control characters, no Unicode format or
  * separator characters — bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069), zero-width
- * and direction marks (U+200B–U+200F), the BOM (U+FEFF), line and paragraph separators
- * (U+2028/2029) and every other format character (category Cf) — which could make a name show as
- * something else (issue 11). Ajv compiles patterns with the `u` flag, so \p{…} classes work.
+ * space and direction marks (U+200B, U+200E, U+200F), the BOM (U+FEFF), line and paragraph
+ * separators (U+2028/2029) and every other format character (category Cf) — which could make a
+ * name show as something else (issue 11). Two format characters are allowed, because real
+ * scripts need them (issue 27): ZERO WIDTH NON-JOINER (U+200C, Persian "نیک‌نام") and ZERO WIDTH
+ * JOINER (U+200D, emoji sequences such as 👩‍💻, Indic conjuncts); neither changes direction.
+ * Ajv compiles patterns with the `u` flag, so \p{…} classes work.
  */
-export const DISPLAY_TEXT_PATTERN = '^[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\ud800-\\udfff]*$'
+export const DISPLAY_TEXT_PATTERN = '^(?:[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\ud800-\\udfff]|[\\u200c\\u200d])*$'
 const DISPLAY_TEXT = new RegExp(DISPLAY_TEXT_PATTERN, 'u')
 
 /** Display text: trimmed, control, format (bidi, zero-width) and separator characters rejected. */
@@ -39,6 +42,7 @@ export const DisplayText = (options: StringOptions & { minLength: number; maxLen
     'x-trim': true,
     pattern: DISPLAY_TEXT_PATTERN,
     'x-message': 'must not contain control, invisible or text-direction characters',
+    'x-code': 'invalid_characters',
   })
 
 /** Whether text passes DisplayText's character rule (for text that does not come through a schema). */

@@ -21,6 +21,7 @@ import * as m0017 from './0017_oidc_issuer_trust_email.js'
 import * as m0018 from './0018_passkeys.js'
 import * as m0019 from './0019_security_policy_notifications.js'
 import * as m0022 from './0022_password_resets.js'
+import * as m0023 from './0023_invitation_links.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -46,4 +47,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0018_passkeys': m0018,
   '0019_security_policy_notifications': m0019,
   '0022_password_resets': m0022,
+  '0023_invitation_links': m0023,
 }

@@ -4,7 +4,7 @@
  * that is not in it.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { REASONS } from '../errors.js'
+import { FIELD_PROBLEM_CODES, REASONS } from '../errors.js'
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -14,9 +14,25 @@ export const ErrorEnvelope = Type.Object(
     reason: Type.Unsafe<string>({ type: 'string', enum: Object.keys(REASONS), description: 'Stable machine-readable reason' }),
     details: Type.Optional(
       Type.Union([
-        Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
-          description: 'On 400: one entry per invalid field',
-        }),
+        Type.Array(
+          Type.Object({
+            field: Type.String({ description: 'The field, as a dotted path in the body, query or parameters' }),
+            message: Type.String({ description: 'What is wrong, in English, for people reading the API' }),
+            code: Type.Unsafe<string>({
+              type: 'string',
+              enum: [...FIELD_PROBLEM_CODES],
+              description:
+                'Stable machine-readable kind of problem, for clients to say it in their own words (issue 27): required; unknown_field; ' +
+                'too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); ' +
+                'not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or ' +
+                'text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)',
+            }),
+            limit: Type.Optional(Type.Number({ description: 'For too_short, too_long, too_small, too_large: the bound' })),
+            allowed: Type.Optional(Type.Array(Type.String(), { description: 'For not_one_of: the accepted values' })),
+            format: Type.Optional(Type.String({ description: 'For format: the expected format', examples: ['email'] })),
+          }),
+          { description: 'On 400: one entry per invalid field' },
+        ),
         Type.String({ description: 'On 409: what the request conflicts with' }),
       ]),
     ),

@@ -57,7 +57,10 @@ export function envelopeOf(error: AppError): ErrorEnvelope {
     message: error.message,
     code: error.status,
     reason: error.reason,
-    ...(error.details !== undefined && { details: error.details }),
+    // Every field problem carries a code (issue 27); a service's own rule without one is `invalid`.
+    ...(error.details !== undefined && {
+      details: typeof error.details === 'string' ? error.details : error.details.map((problem) => ({ ...problem, code: problem.code ?? 'invalid' })),
+    }),
     ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
   }
 }

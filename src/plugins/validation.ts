@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import { Ajv, type Options, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import type { FieldProblem } from '../errors.js'
+import type { FieldProblem, FieldProblemCode } from '../errors.js'
 
 // ajv-formats is CommonJS with its function on `default` under NodeNext resolution.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
@@ -42,6 +42,8 @@ function createAjv(options: Options): Ajv {
     },
   })
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' })
+  // The stable code of a pattern's problem (issue 27), e.g. invalid_characters for display text.
+  ajv.addKeyword({ keyword: 'x-code', schemaType: 'string' })
   return ajv
 }
 
@@ -50,7 +52,7 @@ interface AjvError {
   instancePath: string
   message?: string
   params: Record<string, unknown>
-  parentSchema?: { 'x-message'?: string; enum?: unknown[] }
+  parentSchema?: { 'x-message'?: string; 'x-code'?: FieldProblemCode; enum?: unknown[] }
 }
 
 function fieldName(instancePath: string, part: string): string {
@@ -58,41 +60,54 @@ function fieldName(instancePath: string, part: string): string {
   return path === '' ? part : path
 }
 
-/** Turns Ajv errors into one `{ field, message }` per field, the most specific message first. */
+/** Turns Ajv errors into one `{ field, message, code }` per field, the most specific problem first. */
 export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[] {
-  const byField = new Map<string, string>()
+  const byField = new Map<string, FieldProblem>()
+  const SUMMARY = 'does not match any accepted form'
   for (const error of errors) {
     let field = fieldName(error.instancePath, part)
-    let message: string
+    let problem: Omit<FieldProblem, 'field'>
+    const limit = typeof error.params.limit === 'number' ? error.params.limit : undefined
     if (error.keyword === 'required') {
       field = fieldName(`${error.instancePath}/${String(error.params.missingProperty)}`, part)
-      message = 'is required'
+      problem = { message: 'is required', code: 'required' }
     } else if (error.keyword === 'additionalProperties') {
       field = fieldName(`${error.instancePath}/${String(error.params.additionalProperty)}`, part)
-      message = 'is not an accepted field'
+      problem = { message: 'is not an accepted field', code: 'unknown_field' }
     } else if (error.keyword === 'enum') {
-      message = `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`
-    } else if ((error.keyword === 'pattern' || error.keyword === 'format') && error.parentSchema?.['x-message']) {
-      message = error.parentSchema['x-message']
+      const allowed = (error.params.allowedValues as unknown[]).map(String)
+      problem = { message: `must be one of: ${allowed.join(', ')}`, code: 'not_one_of', allowed }
+    } else if (error.keyword === 'format') {
+      const format = String(error.params.format)
+      problem = { message: error.parentSchema?.['x-message'] ?? `must be a valid ${format}`, code: 'format', format }
+    } else if (error.keyword === 'pattern') {
+      problem = { message: error.parentSchema?.['x-message'] ?? 'is not in the expected form', code: error.parentSchema?.['x-code'] ?? 'pattern' }
     } else if (error.keyword === 'minLength') {
-      message = error.params.limit === 1 ? 'must not be empty' : `must be at least ${String(error.params.limit)} characters long`
+      problem =
+        limit === 1
+          ? { message: 'must not be empty', code: 'empty' }
+          : { message: `must be at least ${String(limit)} characters long`, code: 'too_short', limit }
     } else if (error.keyword === 'maxLength') {
-      message = `must be at most ${String(error.params.limit)} characters long`
+      problem = { message: `must be at most ${String(limit)} characters long`, code: 'too_long', limit }
+    } else if (error.keyword === 'minimum' || error.keyword === 'exclusiveMinimum') {
+      problem = { message: error.message ?? 'is too small', code: 'too_small', ...(limit !== undefined && { limit }) }
+    } else if (error.keyword === 'maximum' || error.keyword === 'exclusiveMaximum') {
+      problem = { message: error.message ?? 'is too large', code: 'too_large', ...(limit !== undefined && { limit }) }
     } else if (error.keyword === 'type') {
-      message = `must be of type ${String(error.params.type)}`
+      problem = { message: `must be of type ${String(error.params.type)}`, code: 'wrong_type' }
     } else if (error.keyword === 'minProperties' && field === part) {
-      message = 'must contain at least one field'
+      problem = { message: 'must contain at least one field', code: 'too_few_fields' }
     } else {
-      message = error.message ?? 'is not valid'
+      problem = { message: error.message ?? 'is not valid', code: 'invalid' }
     }
     // anyOf/oneOf summaries repeat what their branches already said.
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
-      if (!byField.has(field)) byField.set(field, 'does not match any accepted form')
+      if (!byField.has(field)) byField.set(field, { field, message: SUMMARY, code: 'invalid' })
       continue
     }
-    if (!byField.has(field) || byField.get(field) === 'does not match any accepted form') byField.set(field, message)
+    if (!byField.has(field) || byField.get(field)!.message === SUMMARY) byField.set(field, { field, ...problem })
   }
-  return [...byField].map(([field, message]) => ({ field, message }))
+  return [...byField.values()]
 }
 
 /**

@@ -89,7 +89,7 @@ describe('administrative changes of credentials and privileges', () => {
     const { secret } = await enableMfa(t, admin)
     const withoutCode = await put(admin.token, user.user.id, { is_admin: true, current_password: DEFAULT_PASSWORD })
     expectReason(withoutCode, 400, 'VALIDATION_FAILED')
-    expect(withoutCode.json().details).toEqual([{ field: 'code', message: expect.any(String) }])
+    expect(withoutCode.json().details).toEqual([{ field: 'code', message: expect.any(String), code: 'invalid' }])
     const wrong = totpCode(secret, t.clock.now()) === '123456' ? '654321' : '123456'
     expectReason(await put(admin.token, user.user.id, { is_admin: true, current_password: DEFAULT_PASSWORD, code: wrong }), 400, 'INVALID_CODE')
     const promoted = await put(admin.token, user.user.id, {

@@ -28,8 +28,6 @@ const INVISIBLE = {
   'LRI U+2066': 'a\u2066b',
   'PDI U+2069': 'a\u2069b',
   'ZWSP U+200B': 'ad\u200Bmin',
-  'ZWNJ U+200C': 'a\u200Cb',
-  'ZWJ U+200D': 'a\u200Db',
   'LRM U+200E': 'a\u200Eb',
   'RLM U+200F': 'a\u200Fb',
   'BOM U+FEFF': 'na\uFEFFme', // (at either end it is trimmed away like a space)
@@ -113,6 +111,30 @@ describe('display text', () => {
     const org = await createOrganization(t, user.token, 'Ünïcødé Org')
     expect(org.name).toBe('Ünïcødé Org')
     expect((await createLink(t, user.token, { url: 'https://example.com/x', title: 'Résumé' })).title).toBe('Résumé')
+  })
+
+  // Issue 27: the joiners real scripts need — ZWNJ in Persian, ZWJ in emoji sequences and Indic
+  // conjuncts — are accepted, saved as sent and shown back; they change no direction.
+  it('accepts_the_zero_width_joiners_that_real_scripts_need', async () => {
+    for (const name of ['مهرداد نیک\u200Cنام', '👩\u200D💻', 'क्\u200Dष']) {
+      const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name } })
+      expect(response.statusCode, name).toBe(200)
+      expect(response.json().name).toBe(name)
+      expect(isDisplayText(name)).toBe(true)
+    }
+    const org = await createOrganization(t, user.token, 'تیم نیک\u200Cنام')
+    expect(org.name).toBe('تیم نیک\u200Cنام')
+    // A joiner next to a bidi override does not let the override through.
+    const refused = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: bearer(user.token),
+      payload: { name: 'نیک\u200Cنام\u202E' },
+    })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().details).toEqual([
+      { field: 'name', message: 'must not contain control, invisible or text-direction characters', code: 'invalid_characters' },
+    ])
   })
 
   it('names_the_same_rule_for_text_that_comes_from_elsewhere', () => {

@@ -77,7 +77,7 @@ describe('forged cursors', () => {
         if (response.statusCode === 503) continue
         if (unissuable.includes(cursor) || timeOrdered.includes(path)) {
           expect(response.statusCode, label).toBe(400)
-          expect(response.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint' }])
+          expect(response.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' }])
         } else {
           expect(response.statusCode, label).toBe(200)
         }

@@ -10,7 +10,7 @@ import { startTestApp, type TestContext } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'
 import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../helpers/factories.js'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../helpers/openai-stand-in.js'
-import { AI_API_KEY } from '../helpers/secret-scan.js'
+import { AI_API_KEY, SMTP_PASSWORD, SMTP_USERNAME } from '../helpers/secret-scan.js'
 import { startSmtpStandIn, type SmtpStandIn } from '../helpers/smtp-server.js'
 
 let strict: TestContext
@@ -89,23 +89,72 @@ describe('AI base_url', () => {
 })
 
 describe('SMTP host', () => {
+  const LOOPBACK = ['127.0.0.1', '::1']
   it('refuses_link_local_metadata_and_private_literals_and_tells_only_the_stage_for_names', async () => {
-    for (const host of [...METADATA_AND_LINK_LOCAL, ...PRIVATE].map((h) => h.replace(/^\[|\]$/g, ''))) {
+    const refused = [...METADATA_AND_LINK_LOCAL, ...PRIVATE].map((h) => h.replace(/^\[|\]$/g, '')).filter((h) => !LOOPBACK.includes(h))
+    for (const host of refused) {
       const response = await put(strict, admin.token, '/api/admin/settings/smtp', { host })
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(fieldOf(response), host).toEqual(['host'])
     }
+    // A name that resolves to a private address is refused when resolved, before any byte is sent.
     const configured = await put(strict, admin.token, '/api/admin/settings/smtp', {
       enabled: true,
-      host: 'localhost',
+      host: 'private.example.test',
       port: smtp.port,
       from_address: 'sb@example.com',
     })
     expect(configured.statusCode).toBe(200)
     const test = await strict.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
     expectReason(test, 502, 'UPSTREAM_FAILED')
-    expect(test.json().message).toMatch(/^The SMTP server was not contacted: the destination is a private or loopback address/)
     expect(smtp.clientBytes()).toBe('')
+  })
+
+  // Issue 27: a relay on this machine is how a self-hosted instance usually mails — loopback works
+  // with the default OUTBOUND_ALLOW_PRIVATE_NETWORKS=false, by literal and by name.
+  it('a_relay_on_loopback_receives_the_test_mail_with_default_settings', async () => {
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const configured = await put(strict, admin.token, '/api/admin/settings/smtp', {
+        enabled: true,
+        host,
+        port: smtp.port,
+        from_address: 'sb@example.com',
+      })
+      expect(configured.statusCode, host).toBe(200)
+      const before = smtp.received.length
+      const test = await strict.app.inject({
+        method: 'POST',
+        url: '/api/admin/settings/smtp/test',
+        headers: bearer(admin.token),
+        payload: { to: 'relay-check@example.com' },
+      })
+      expect(test.statusCode, `${host}: ${test.body}`).toBe(200)
+      expect(smtp.received.length).toBe(before + 1)
+      expect(smtp.received.at(-1)!.to).toEqual(['relay-check@example.com'])
+    }
+    // The form's "allow signing in without TLS to a server on this machine" works as it says: a
+    // relay on loopback that wants credentials and offers no TLS receives the mail.
+    const authenticating = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+    try {
+      const withAuth = await put(strict, admin.token, '/api/admin/settings/smtp', {
+        enabled: true,
+        host: '127.0.0.1',
+        port: authenticating.port,
+        username: SMTP_USERNAME,
+        password: SMTP_PASSWORD,
+        plaintext_auth_on_loopback: true,
+        from_address: 'sb@example.com',
+      })
+      expect(withAuth.statusCode).toBe(200)
+      const test = await strict.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
+      expect(test.statusCode, test.body).toBe(200)
+      expect(authenticating.received.map((m) => m.username)).toEqual([SMTP_USERNAME])
+    } finally {
+      await authenticating.close()
+    }
+    // Loopback only: the AI and OIDC clients still refuse it without the operator's setting.
+    const ai = await put(strict, admin.token, '/api/admin/settings/ai', { base_url: 'http://127.0.0.1:9/v1' })
+    expectReason(ai, 400, 'VALIDATION_FAILED')
   })
 })
 

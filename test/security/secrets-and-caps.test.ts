@@ -68,7 +68,9 @@ describe('write-only secrets and a changed destination', () => {
     )
     for (const response of attempts) {
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details).toEqual([{ field: 'password', message: 'must be sent again (or null to clear it) when host or port change' }])
+      expect(response.json().details).toEqual([
+        { field: 'password', message: 'must be sent again (or null to clear it) when host or port change', code: 'invalid' },
+      ])
     }
     expect(await storedSection('smtp')).toEqual(before)
     // Sent again, or cleared explicitly: accepted.
@@ -85,7 +87,9 @@ describe('write-only secrets and a changed destination', () => {
     expect((await put('/api/admin/settings/ai', { base_url: 'https://api.example.com/v1', api_key: AI_API_KEY })).statusCode).toBe(200)
     const moved = await put('/api/admin/settings/ai', { base_url: 'https://attacker.example.net/v1' })
     expectReason(moved, 400, 'VALIDATION_FAILED')
-    expect(moved.json().details).toEqual([{ field: 'api_key', message: "must be sent again (or null to clear it) when base_url's origin changes" }])
+    expect(moved.json().details).toEqual([
+      { field: 'api_key', message: "must be sent again (or null to clear it) when base_url's origin changes", code: 'invalid' },
+    ])
     expect((await storedSection('ai')).base_url).toBe('https://api.example.com/v1')
     // Another path on the same origin keeps the key.
     expect((await put('/api/admin/settings/ai', { base_url: 'https://api.example.com/v2' })).json()).toMatchObject({ api_key_set: true })
@@ -101,7 +105,7 @@ describe('write-only secrets and a changed destination', () => {
     const moved = await patch({ issuer_url: 'https://attacker.example.net' })
     expectReason(moved, 400, 'VALIDATION_FAILED')
     expect(moved.json().details).toEqual([
-      { field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' },
+      { field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes', code: 'invalid' },
     ])
     expect((await patch({ issuer_url: 'https://idp.example.org', client_secret: OIDC_CLIENT_SECRET })).json()).toMatchObject({
       issuer_url: 'https://idp.example.org',

@@ -136,7 +136,7 @@ describe('organizations and billing in Chromium', () => {
     await invitations.getByLabel('Email address').fill(COLLEAGUE.email)
     await invitations.getByLabel('Role').selectOption('member')
     await invitations.getByRole('button', { name: 'Send invitation' }).click()
-    await invitations.getByText(`Invitation sent to ${COLLEAGUE.email}.`).waitFor()
+    await invitations.getByText(`We emailed the link to ${COLLEAGUE.email}. You can also pass it on yourself:`).waitFor()
     await expect
       .poll(() =>
         ownerPage
@@ -148,7 +148,9 @@ describe('organizations and billing in Chromium', () => {
     await expect.poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length).toBe(1)
     const first = mailedInvitation(COLLEAGUE.email)
 
-    await ownerPage.getByRole('button', { name: `Resend the invitation to ${COLLEAGUE.email}` }).click()
+    // The answer's link is the mailed one (issue 27).
+    expect(await invitations.getByTestId('invitation-link').inputValue()).toBe(first)
+    await ownerPage.getByRole('button', { name: `New link for ${COLLEAGUE.email}` }).click()
     await expect.poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length).toBe(2)
     const second = mailedInvitation(COLLEAGUE.email)
     expect(second).not.toBe(first)

@@ -50,7 +50,9 @@ describe('teams', () => {
     for (const payload of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'ok', description: 'y'.repeat(501) }, { name: 'ok', color: 'red' }]) {
       expectReason(await call('POST', '', payload), 400, 'VALIDATION_FAILED')
     }
-    expect((await call('PATCH', `/${team.id}`, {})).json().details).toEqual([{ field: 'body', message: 'must contain at least one field' }])
+    expect((await call('PATCH', `/${team.id}`, {})).json().details).toEqual([
+      { field: 'body', message: 'must contain at least one field', code: 'too_few_fields' },
+    ])
   })
 
   it('updates the description (null clears it) and answers 404 for unknown teams', async () => {
@@ -114,7 +116,7 @@ describe('team members', () => {
     for (const payload of [{}, { user_id: user.user.id, email: user.email }]) {
       const response = await call('POST', `/${team.id}/members`, payload)
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details).toEqual([{ field: 'body', message: 'must contain exactly one of user_id, email' }])
+      expect(response.json().details).toEqual([{ field: 'body', message: 'must contain exactly one of user_id, email', code: 'invalid' }])
     }
     expectReason(await call('POST', `/${team.id}/members`, { email: 'not-an-email' }), 400, 'VALIDATION_FAILED')
     expectReason(await call('POST', `/${team.id}/members`, { user_id: 'no-such-user' }), 404, 'NOT_FOUND')

@@ -91,7 +91,7 @@ describe('POST /api/admin/users', () => {
     expect(taken.json().details).toBe('email')
     const weak = await createAsAdmin(admin.token, { email: uniqueEmail(), name: 'Weak', password: 'password' })
     expect(weak.statusCode).toBe(400)
-    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String) }])
+    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'invalid' }])
     const bad = await createAsAdmin(admin.token, { email: 'nope', name: '', disabled: true })
     expect(
       bad
@@ -178,7 +178,9 @@ describe('PUT /api/admin/users/{id}', () => {
   it('refuses an empty body, unknown fields and bad values (400), a taken email (409), an unknown user (404)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createUser(t)
-    expect((await put(admin.token, user.user.id, {})).json().details).toEqual([{ field: 'body', message: 'must contain at least one field' }])
+    expect((await put(admin.token, user.user.id, {})).json().details).toEqual([
+      { field: 'body', message: 'must contain at least one field', code: 'too_few_fields' },
+    ])
     for (const payload of [{ user_key: 'x' }, { theme: 'neon' }, { disabled: 'yes' }, { language: 'english' }, { ai_suggestions_enabled: false }]) {
       expectReason(await put(admin.token, user.user.id, payload), 400, 'VALIDATION_FAILED')
     }
@@ -192,7 +194,7 @@ describe('PUT /api/admin/users/{id}', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
     const weak = await put(admin.token, user.user.id, { password: user.email, current_password: DEFAULT_PASSWORD })
-    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String) }])
+    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'invalid' }])
     expect((await put(admin.token, user.user.id, { password: 'reset by the admin 9', current_password: DEFAULT_PASSWORD })).statusCode).toBe(200)
     expectReason(await me(user.token), 401, 'UNAUTHORIZED')
     await expect(login(t, user.email, DEFAULT_PASSWORD)).rejects.toThrow(/401/)

@@ -152,7 +152,7 @@ describe('GET /api/users/me/sessions', () => {
     const { token } = await createSignedInUser(t)
     const response = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions?cursor=bogus', headers: bearer(token) })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details).toEqual([{ field: 'cursor', message: expect.any(String) }])
+    expect(response.json().details).toEqual([{ field: 'cursor', message: expect.any(String), code: 'invalid' }])
   })
 
   it("never shows another user's sessions", async () => {

@@ -16,7 +16,7 @@ describe('first-run setup', () => {
   it('refuses a common password, naming the field and why', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/auth/setup', payload: { ...admin, password: 'password123' } })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details).toEqual([{ field: 'password', message: expect.stringContaining('too common') }])
+    expect(response.json().details).toEqual([{ field: 'password', message: expect.stringContaining('too common'), code: 'invalid' }])
   })
 
   it('refuses a password that equals the email', async () => {
@@ -26,7 +26,7 @@ describe('first-run setup', () => {
       payload: { ...admin, password: 'First.Admin@example.com' },
     })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details[0]).toEqual({ field: 'password', message: expect.stringContaining('email') })
+    expect(response.json().details[0]).toEqual({ field: 'password', message: expect.stringContaining('email'), code: 'invalid' })
   })
 
   it('creates exactly one administrator when two setups race', async () => {

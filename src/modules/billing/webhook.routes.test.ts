@@ -129,7 +129,7 @@ describe('signatures', () => {
   it('refuses a validly signed body that is not a Stripe event (400 on body)', async () => {
     const response = await deliver({ hello: 'world' })
     expectReason(response, 400, 'VALIDATION_FAILED')
-    expect(response.json().details).toEqual([{ field: 'body', message: 'is not a Stripe event' }])
+    expect(response.json().details).toEqual([{ field: 'body', message: 'is not a Stripe event', code: 'invalid' }])
   })
 })
 

@@ -5,12 +5,13 @@
 import type { Deps } from '../../deps.js'
 import { mfaSecrets } from '../mfa/key-rotation.js'
 import { oidcSecrets } from '../oidc/key-rotation.js'
+import { invitationTokens } from '../organizations/key-rotation.js'
 import { settingsSecrets } from '../settings/key-rotation.js'
 import { recordAudit } from '../audit/service.js'
 import { rewrapWith, type EncryptedStore } from './rewrap.js'
 
 /** Every store of ciphertext in the database. A module that adds encrypted columns adds its store here. */
-export const ENCRYPTED_STORES: EncryptedStore[] = [mfaSecrets, settingsSecrets, oidcSecrets]
+export const ENCRYPTED_STORES: EncryptedStore[] = [mfaSecrets, settingsSecrets, oidcSecrets, invitationTokens]
 
 export async function reencryptSecrets(deps: Deps, newKey: Buffer): Promise<Record<string, number>> {
   const rewrap = rewrapWith(deps.secrets.encryptionKey, newKey)

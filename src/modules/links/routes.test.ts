@@ -88,7 +88,7 @@ describe('creating and reading links', () => {
     const foreign = await createTag(t, bob.token, 'bobs')
     const refused = await call(alice, 'POST', '', { url: 'https://example.com/', tag_ids: [zeta.id, foreign.id] })
     expectReason(refused, 400, 'VALIDATION_FAILED')
-    expect(refused.json().details).toEqual([{ field: 'tag_ids', message: 'must name your own tags' }])
+    expect(refused.json().details).toEqual([{ field: 'tag_ids', message: 'must name your own tags', code: 'invalid' }])
     expect((await createLink(t, alice.token, { tag_ids: [zeta.id, alpha.id] })).tag_ids).toEqual([alpha.id, zeta.id])
   })
 

@@ -53,6 +53,15 @@ export class MailDeliveryError extends Error {
 
 export const DEFAULT_SMTP_TIMEOUT_MS = 10_000
 
+/**
+ * The outbound policy for SMTP: the operator's, plus loopback (issue 27) — a relay on this machine
+ * (Postfix, an MTA sidecar) is how a self-hosted instance usually mails. Private ranges still need
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS; link-local and metadata addresses stay refused.
+ */
+export function smtpPolicy(policy: OutboundPolicy): OutboundPolicy {
+  return { ...policy, allowLoopback: true }
+}
+
 const SYSTEM_ERROR = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|ECONNABORTED)\b/
 
 /** One line saying which stage failed, with the reply code or system error code — never the peer's text. */

@@ -140,7 +140,7 @@ describe('POST /api/oidc-providers', () => {
       const response = await send('POST', '/api/oidc-providers', valid({ provider_key: key }))
       expect(response.statusCode, key).toBe(400)
       expect(response.json().details, key).toEqual([
-        { field: 'provider_key', message: 'must be 1–50 lower-case letters, digits, _ or -, starting with a letter or digit' },
+        { field: 'provider_key', message: 'must be 1–50 lower-case letters, digits, _ or -, starting with a letter or digit', code: 'pattern' },
       ])
     }
     for (const key of ['a', '0', 'a'.repeat(50), 'my_idp-2'])
@@ -157,7 +157,9 @@ describe('POST /api/oidc-providers', () => {
         expect(response.statusCode, key).toBe(400)
         expect(response.json()).toMatchObject({
           reason: 'VALIDATION_FAILED',
-          details: [{ field: 'provider_key', message: 'is reserved (providers, setup, login, logout, csrf, mfa, oidc, me, callback)' }],
+          details: [
+            { field: 'provider_key', message: 'is reserved (providers, setup, login, logout, csrf, mfa, oidc, me, callback)', code: 'invalid' },
+          ],
         })
       }
     }
@@ -178,7 +180,7 @@ describe('POST /api/oidc-providers', () => {
     for (const [url, message] of refused) {
       const response = await send('POST', '/api/oidc-providers', valid({ issuer_url: url }))
       expect(response.statusCode, url).toBe(400)
-      expect(response.json().details, url).toEqual([{ field: 'issuer_url', message }])
+      expect(response.json().details, url).toEqual([{ field: 'issuer_url', message, code: 'invalid' }])
     }
     for (const url of ['http://127.0.0.1:9000', 'http://[::1]:9000/realms/x', 'http://localhost:8080', 'https://login.example.com/tenant/v2.0/']) {
       const response = await send('POST', '/api/oidc-providers', valid({ issuer_url: ` ${url} ` }))
@@ -229,7 +231,7 @@ describe('GET /api/oidc-providers and /{id}', () => {
     expect(second.items.map((p: { provider_key: string }) => p.provider_key)).toEqual(keys.slice(2, 4))
     const bad = await send('GET', '/api/oidc-providers?cursor=nope')
     expect(bad.statusCode).toBe(400)
-    expect(bad.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint' }])
+    expect(bad.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' }])
   })
 
   it('reads one; an unknown or malformed id is 404 NOT_FOUND', async () => {
@@ -292,7 +294,7 @@ describe('PATCH and PUT /api/oidc-providers/{id}', () => {
     const other = await create()
     const empty = await send('PATCH', `/api/oidc-providers/${provider.id}`, {})
     expect(empty.statusCode).toBe(400)
-    expect(empty.json().details).toEqual([{ field: 'body', message: 'must contain at least one field' }])
+    expect(empty.json().details).toEqual([{ field: 'body', message: 'must contain at least one field', code: 'too_few_fields' }])
     const bad = await send('PUT', `/api/oidc-providers/${provider.id}`, { issuer_url: 'http://idp.example.com', id: 'x', client_secret_set: false })
     expect(fieldsOf(bad)).toEqual(['client_secret_set', 'id'])
     const issuer = await send('PATCH', `/api/oidc-providers/${provider.id}`, { issuer_url: 'http://idp.example.com' })

@@ -1,4 +1,7 @@
-/** SQL for organization invitations. The token itself is never stored, only its SHA-256. */
+/**
+ * SQL for organization invitations. A link is found by its token's SHA-256 only; the token itself is
+ * kept encrypted (issue 27) for owners and admins to copy, and cleared once the invitation ends.
+ */
 import type { ExpressionBuilder } from 'kysely'
 import type { Database, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
@@ -15,7 +18,13 @@ export interface InvitationRecord {
 export interface NewInvitation extends InvitationRecord {
   organization_id: string
   token_hash: string
+  token_encrypted: string
   invited_by: string
+}
+
+/** A pending invitation with its encrypted token (null for invitations made before issue 27). */
+export interface PendingInvitationRecord extends InvitationRecord {
+  token_encrypted: string | null
 }
 
 const INVITATION_COLUMNS = ['id', 'email', 'role', 'expires_at', 'created_at'] as const
@@ -38,38 +47,31 @@ export async function insertInvitation(ex: Executor, invitation: NewInvitation):
   await ex.insertInto('organization_invitations').values(invitation).execute()
 }
 
-/** Revokes the pending invitations that match (one by id, or all to an address); their ids. */
+/** Revokes the pending invitations that match (one by id, or all to an address); their ids and roles. */
 export async function revokePendingInvitations(
   ex: Executor,
   organizationId: string,
   match: { id: string } | { email: string },
   now: Timestamp,
-): Promise<string[]> {
+): Promise<Array<{ id: string; role: Role }>> {
   const rows = await ex
     .updateTable('organization_invitations')
-    .set({ revoked_at: now })
+    .set({ revoked_at: now, token_encrypted: null })
     .where('organization_id', '=', organizationId)
     .where((eb) => ('id' in match ? eb('id', '=', match.id) : eb('email', '=', match.email)))
     .where(isPending(now))
-    .returning('id')
+    .returning(['id', 'role'])
     .execute()
-  return rows.map((r) => r.id)
+  return rows.map(asRecord)
 }
 
-/** Takes back an invitation whose mail could not be sent, and gives back the ones it replaced. */
-export async function withdrawInvitation(ex: Executor, invitationId: string, replacedIds: string[], revokedAt: Timestamp): Promise<void> {
-  await ex.deleteFrom('organization_invitations').where('id', '=', invitationId).where('accepted_at', 'is', null).execute()
-  if (replacedIds.length === 0) return
-  await ex
-    .updateTable('organization_invitations')
-    .set({ revoked_at: null })
-    .where('id', 'in', replacedIds)
-    .where('revoked_at', '=', revokedAt)
-    .execute()
-}
-
-export async function listPendingInvitations(ex: Executor, organizationId: string, now: Timestamp, window: PageWindow): Promise<InvitationRecord[]> {
-  return (await newestFirst(pending(ex, organizationId, now).select(INVITATION_COLUMNS), window).execute()).map(asRecord)
+export async function listPendingInvitations(
+  ex: Executor,
+  organizationId: string,
+  now: Timestamp,
+  window: PageWindow,
+): Promise<PendingInvitationRecord[]> {
+  return (await newestFirst(pending(ex, organizationId, now).select([...INVITATION_COLUMNS, 'token_encrypted']), window).execute()).map(asRecord)
 }
 
 export async function findPendingInvitation(
@@ -93,7 +95,7 @@ export async function consumeInvitation(
 ): Promise<{ id: string; organization_id: string; email: string; role: Role } | null> {
   const row = await ex
     .updateTable('organization_invitations')
-    .set({ accepted_at: now })
+    .set({ accepted_at: now, token_encrypted: null })
     .where('token_hash', '=', tokenHash)
     .where(isPending(now))
     .returning(['id', 'organization_id', 'email', 'role'])
@@ -148,7 +150,7 @@ export async function answerInvitation(
 ): Promise<{ id: string; organization_id: string; email: string; role: Role } | null> {
   const row = await ex
     .updateTable('organization_invitations')
-    .set(answer === 'accept' ? { accepted_at: now } : { revoked_at: now })
+    .set(answer === 'accept' ? { accepted_at: now, token_encrypted: null } : { revoked_at: now, token_encrypted: null })
     .where('id', '=', match.id)
     .where('email', '=', match.email)
     .where(isPending(now))
@@ -157,9 +159,10 @@ export async function answerInvitation(
   return row ? asRecord(row) : null
 }
 
-/** A pending invitation's link: the token hash and expiry a resend replaces, and may put back. */
+/** A pending invitation's link: what a resend replaces. */
 export interface InvitationLink {
   token_hash: string
+  token_encrypted: string
   expires_at: Timestamp
 }
 
@@ -172,12 +175,8 @@ export async function lockPendingInvitation(
   organizationId: string,
   invitationId: string,
   now: Timestamp,
-): Promise<(InvitationRecord & InvitationLink) | null> {
-  const row = await pending(ex, organizationId, now)
-    .select([...INVITATION_COLUMNS, 'token_hash'])
-    .where('id', '=', invitationId)
-    .forUpdate()
-    .executeTakeFirst()
+): Promise<InvitationRecord | null> {
+  const row = await pending(ex, organizationId, now).select(INVITATION_COLUMNS).where('id', '=', invitationId).forUpdate().executeTakeFirst()
   return row ? asRecord(row) : null
 }
 
@@ -186,17 +185,17 @@ export async function replaceInvitationLink(ex: Executor, invitationId: string, 
   await ex.updateTable('organization_invitations').set(link).where('id', '=', invitationId).execute()
 }
 
-/**
- * Puts back the link a resend replaced when its mail could not be sent — only while the resend's
- * own link is still the current one (nobody accepted it or resent again in between).
- */
-export async function restoreInvitationLink(ex: Executor, invitationId: string, replacedBy: string, previous: InvitationLink): Promise<void> {
-  await ex
-    .updateTable('organization_invitations')
-    .set(previous)
-    .where('id', '=', invitationId)
-    .where('token_hash', '=', replacedBy)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
+/** The encrypted tokens of pending invitations, rows locked (key rotation rewraps them in place). */
+export async function lockInvitationTokens(ex: Executor): Promise<Array<{ id: string; token_encrypted: string }>> {
+  const rows = await ex
+    .selectFrom('organization_invitations')
+    .select(['id', 'token_encrypted'])
+    .where('token_encrypted', 'is not', null)
+    .forUpdate()
     .execute()
+  return rows.map((row) => ({ id: row.id, token_encrypted: row.token_encrypted! }))
+}
+
+export async function setInvitationTokenCiphertext(ex: Executor, invitationId: string, ciphertext: string): Promise<void> {
+  await ex.updateTable('organization_invitations').set({ token_encrypted: ciphertext }).where('id', '=', invitationId).execute()
 }

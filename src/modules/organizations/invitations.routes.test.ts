@@ -58,24 +58,105 @@ function tokenMailedTo(email: string): string {
   return match[1]!
 }
 
+// Issue 27: joining without mail — the invitation stands, and its link is in the answer and the list.
 describe('without SMTP', () => {
-  it('answers 503 NOT_CONFIGURED and stores nothing', async () => {
+  it('creates the invitation and answers its link, which the invitee accepts once', async () => {
     const org = await createOrgWithRoles(t)
-    expectReason(await invite(org.owner.token, org.id, uniqueEmail()), 503, 'NOT_CONFIGURED')
-    expect(await pendingRows(org.id)).toEqual([])
+    const invitee = await createSignedInUser(t)
+    const response = await invite(org.admin.token, org.id, invitee.email)
+    expect(response.statusCode).toBe(201)
+    const body = response.json()
+    expect(body).toEqual({
+      id: expect.any(String),
+      email: invitee.email,
+      role: 'member',
+      expires_at: expect.any(String),
+      link: expect.stringMatching(LINK),
+      mail: 'not_configured',
+      replaced: null,
+    })
     expect(smtp.received).toEqual([])
+    // The pending list carries the same link, to owners and admins only.
+    const listed = (await listInvitations(org.owner.token, org.id)).json().items.find((i: { id: string }) => i.id === body.id)
+    expect(listed.link).toBe(body.link)
+    expectReason(await listInvitations(org.member.token, org.id), 403, 'FORBIDDEN')
+    expectReason(await listInvitations(org.outsider.token, org.id), 404, 'NOT_FOUND')
+    // Stored encrypted, never in clear; not in the audit trail or the logs.
+    const token = LINK.exec(body.link)![1]!
+    const row = await t.deps.db.selectFrom('organization_invitations').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow()
+    expect(JSON.stringify(row)).not.toContain(token)
+    expect(row.token_encrypted).toMatch(/^v1\./)
+    const audit = await t.deps.db.selectFrom('audit_events').select('metadata').where('target_id', '=', org.id).execute()
+    expect(JSON.stringify(audit)).not.toContain(token)
+    expect(t.logs.join('\n')).not.toContain(token)
+    // Consent stays: nobody joins until the invitee accepts.
+    const members = (await t.app.inject({ method: 'GET', url: `/api/organizations/${org.id}/members`, headers: bearer(org.owner.token) })).json()
+    expect(members.items.map((m: { user_id: string }) => m.user_id)).not.toContain(invitee.user.id)
+    expect((await accept(invitee.token, token)).json().role).toBe('member')
+    expectReason(await accept(invitee.token, token), 400, 'VALIDATION_FAILED')
+    // Once accepted, the encrypted copy is gone.
+    const spent = await t.deps.db.selectFrom('organization_invitations').select('token_encrypted').where('id', '=', body.id).executeTakeFirstOrThrow()
+    expect(spent.token_encrypted).toBeNull()
     // Access comes first: outsiders still get 404 and members 403.
     expectReason(await invite(org.outsider.token, org.id, uniqueEmail()), 404, 'NOT_FOUND')
     expectReason(await invite(org.member.token, org.id, uniqueEmail()), 403, 'FORBIDDEN')
   })
 
-  it('answers a resend 503 NOT_CONFIGURED, after membership (404) and role (403)', async () => {
+  it('says which pending invitation a new one replaced, and with which role; only the newest link works', async () => {
     const org = await createOrgWithRoles(t)
-    const [pending] = await pendingRows(org.id)
-    const invitationId = pending?.id ?? '00000000-0000-0000-0000-000000000000'
-    expectReason(await resend(org.outsider.token, org.id, invitationId), 404, 'NOT_FOUND')
-    expectReason(await resend(org.member.token, org.id, invitationId), 403, 'FORBIDDEN')
-    expectReason(await resend(org.owner.token, org.id, invitationId), 503, 'NOT_CONFIGURED')
+    const invitee = await createSignedInUser(t)
+    const first = (await invite(org.owner.token, org.id, invitee.email, 'admin')).json()
+    const second = (await invite(org.owner.token, org.id, invitee.email, 'member')).json()
+    expect(second.replaced).toEqual({ id: first.id, role: 'admin' })
+    const pending = (await listInvitations(org.owner.token, org.id)).json().items.filter((i: { email: string }) => i.email === invitee.email)
+    expect(pending.map((i: { id: string }) => i.id)).toEqual([second.id])
+    expect(
+      (await t.deps.db.selectFrom('organization_invitations').select('token_encrypted').where('id', '=', first.id).executeTakeFirstOrThrow())
+        .token_encrypted,
+    ).toBeNull()
+    expectReason(await accept(invitee.token, LINK.exec(first.link)![1]!), 400, 'VALIDATION_FAILED')
+    expect((await accept(invitee.token, LINK.exec(second.link)![1]!)).json().role).toBe('member')
+  })
+
+  it('a resend gives a new link without mail; the earlier one stops working', async () => {
+    const org = await createOrgWithRoles(t)
+    const invitee = await createSignedInUser(t)
+    const created = (await invite(org.owner.token, org.id, invitee.email)).json()
+    expectReason(await resend(org.outsider.token, org.id, created.id), 404, 'NOT_FOUND')
+    expectReason(await resend(org.member.token, org.id, created.id), 403, 'FORBIDDEN')
+    const resent = await resend(org.owner.token, org.id, created.id)
+    expect(resent.statusCode).toBe(200)
+    expect(resent.json()).toMatchObject({ id: created.id, mail: 'not_configured', link: expect.stringMatching(LINK) })
+    expect(resent.json().link).not.toBe(created.link)
+    expectReason(await accept(invitee.token, LINK.exec(created.link)![1]!), 400, 'VALIDATION_FAILED')
+    expect((await accept(invitee.token, LINK.exec(resent.json().link)![1]!)).statusCode).toBe(200)
+  })
+
+  it('the same through POST …/members (202), and a link that no longer opens is listed as null', async () => {
+    const org = await createOrgWithRoles(t)
+    const email = uniqueEmail()
+    const added = await t.app.inject({
+      method: 'POST',
+      url: `/api/organizations/${org.id}/members`,
+      headers: bearer(org.owner.token),
+      payload: { email, role: 'member' },
+    })
+    expect(added.statusCode).toBe(202)
+    expect(added.json()).toMatchObject({ email, mail: 'not_configured', link: expect.stringMatching(LINK), replaced: null })
+    // A ciphertext moved from another row (or written under another key) does not open.
+    const other = (await invite(org.owner.token, org.id, uniqueEmail())).json()
+    const foreign = await t.deps.db
+      .selectFrom('organization_invitations')
+      .select('token_encrypted')
+      .where('id', '=', other.id)
+      .executeTakeFirstOrThrow()
+    await t.deps.db
+      .updateTable('organization_invitations')
+      .set({ token_encrypted: foreign.token_encrypted })
+      .where('id', '=', added.json().id)
+      .execute()
+    const listed = (await listInvitations(org.owner.token, org.id)).json().items.find((i: { id: string }) => i.id === added.json().id)
+    expect(listed.link).toBeNull()
   })
 })
 
@@ -90,7 +171,15 @@ describe('with SMTP', () => {
     const response = await invite(org.admin.token, org.id, invitee.email.toUpperCase(), 'admin')
     expect(response.statusCode).toBe(201)
     const body = response.json()
-    expect(body).toEqual({ id: expect.any(String), email: invitee.email, role: 'admin', expires_at: expect.any(String) })
+    expect(body).toEqual({
+      id: expect.any(String),
+      email: invitee.email,
+      role: 'admin',
+      expires_at: expect.any(String),
+      link: expect.stringMatching(LINK),
+      mail: 'sent',
+      replaced: null,
+    })
     expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(7 * 86400_000 - 60_000)
     expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeLessThanOrEqual(7 * 86400_000)
 
@@ -103,7 +192,8 @@ describe('with SMTP', () => {
     const token = tokenMailedTo(invitee.email)
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/) // 256 bits, base64url
 
-    // Only the hash is stored.
+    // The answer's link is the mailed one; the token is stored as its hash and encrypted, never in clear.
+    expect(body.link).toBe(`http://switchboard.test/invitations/accept?token=${token}`)
     const row = await t.deps.db.selectFrom('organization_invitations').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toContain(token)
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/)
@@ -123,7 +213,7 @@ describe('with SMTP', () => {
 
     const again = await accept(invitee.token, token)
     expectReason(again, 400, 'VALIDATION_FAILED')
-    expect(again.json().details).toEqual([{ field: 'token', message: 'is invalid, expired or already used' }])
+    expect(again.json().details).toEqual([{ field: 'token', message: 'is invalid, expired or already used', code: 'invalid' }])
 
     // (The first four events are createOrgWithRoles' own invitations of its admin and member.)
     const audit = (
@@ -201,7 +291,14 @@ describe('with SMTP', () => {
     }
     const listed = (await listInvitations(org.admin.token, org.id)).json()
     expect(listed.items.map((i: { email: string }) => i.email)).toEqual([...emails].reverse())
-    expect(listed.items[0]).toEqual({ id: ids[2], email: emails[2], role: 'member', expires_at: expect.any(String), created_at: expect.any(String) })
+    expect(listed.items[0]).toEqual({
+      id: ids[2],
+      email: emails[2],
+      role: 'member',
+      expires_at: expect.any(String),
+      created_at: expect.any(String),
+      link: `http://switchboard.test/invitations/accept?token=${tokenMailedTo(emails[2]!)}`,
+    })
     const page = (await listInvitations(org.admin.token, org.id, '?limit=2')).json()
     expect(
       (await listInvitations(org.admin.token, org.id, `?limit=2&cursor=${page.next_cursor}`)).json().items.map((i: { id: string }) => i.id),
@@ -256,31 +353,24 @@ describe('with SMTP', () => {
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400])
   })
 
-  it('withdraws the invitation when the SMTP server refuses the mail (502), keeping the one it replaced', async () => {
+  it('keeps the invitation when the SMTP server refuses the mail: the answer says failed, the link still works', async () => {
     const org = await createOrgWithRoles(t)
-    const email = uniqueEmail('bounce')
-    const kept = (await invite(org.owner.token, org.id, email)).json().id
+    const invitee = await createSignedInUser(t)
+    const earlier = (await invite(org.owner.token, org.id, invitee.email)).json()
     smtp.rejectRecipients = { code: 550, text: 'mailbox unavailable at internal-relay.corp' }
+    let body
     try {
-      const response = await invite(org.owner.token, org.id, email, 'admin')
-      expectReason(response, 502, 'UPSTREAM_FAILED')
-      expect(response.json().message).not.toContain('internal-relay')
+      const response = await invite(org.owner.token, org.id, invitee.email, 'admin')
+      expect(response.statusCode).toBe(201)
+      body = response.json()
+      expect(body).toMatchObject({ mail: 'failed', replaced: { id: earlier.id, role: 'member' } })
+      expect(response.body).not.toContain('internal-relay')
     } finally {
       smtp.rejectRecipients = null
     }
-    expect((await pendingRows(org.id)).map((r) => r.id)).toEqual([kept])
-    const actions = (
-      await t.deps.db
-        .selectFrom('audit_events')
-        .select('action')
-        .where('target_id', '=', org.id)
-        .where('action', 'like', 'org.invitation_%')
-        .orderBy('at')
-        .orderBy('id')
-        .execute()
-    ).slice(4)
-    expect(actions.map((e) => e.action)).toEqual(['org.invitation_create', 'org.invitation_create', 'org.invitation_withdraw'])
+    expect((await pendingRows(org.id)).map((r) => r.id)).toEqual([body.id])
     expect(t.logs.some((line) => line.includes('reply code 550') && line.includes('invitation'))).toBe(true)
+    expect((await accept(invitee.token, LINK.exec(body.link)![1]!)).json().role).toBe('admin')
   })
 
   it('limits invitations to 10 per 15 minutes per user, counting refused ones (429)', async () => {
@@ -306,7 +396,7 @@ describe('with SMTP', () => {
         const response = await resend(org.admin.token, org.id, created.id)
         expect(response.statusCode).toBe(200)
         const body = response.json()
-        expect(body).toMatchObject({ id: created.id, email: invitee.email, role: 'admin' })
+        expect(body).toMatchObject({ id: created.id, email: invitee.email, role: 'admin', mail: 'sent' })
         expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(7 * 86400_000 - 60_000)
         expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeLessThanOrEqual(7 * 86400_000)
         // The invitation keeps its place in the list (sent 3 days ago).
@@ -315,7 +405,9 @@ describe('with SMTP', () => {
         expect(second).not.toBe(first)
         expect(textOf(smtp.received.at(-1)!)).toContain('Adam Admin')
         // Still one pending invitation, listed with its new expiry.
-        expect((await listInvitations(org.owner.token, org.id)).json().items.filter((i: { id: string }) => i.id === created.id)).toEqual([body])
+        const { mail: _mail, ...listed } = body
+        expect((await listInvitations(org.owner.token, org.id)).json().items.filter((i: { id: string }) => i.id === created.id)).toEqual([listed])
+        expect(body.link).toBe(`http://switchboard.test/invitations/accept?token=${second}`)
         expectReason(await accept(invitee.token, first), 400, 'VALIDATION_FAILED')
         expect((await accept(invitee.token, second)).json().role).toBe('admin')
         // Accepted: nothing left to resend.
@@ -353,24 +445,23 @@ describe('with SMTP', () => {
       }
     })
 
-    it('puts the earlier link back when the SMTP server refuses the mail (502)', async () => {
+    it('keeps the new link when the SMTP server refuses the resent mail: the answer says failed', async () => {
       const org = await createOrgWithRoles(t)
       const invitee = await createSignedInUser(t)
       const created = (await invite(org.owner.token, org.id, invitee.email)).json()
-      const first = tokenMailedTo(invitee.email)
       smtp.rejectRecipients = { code: 550, text: 'mailbox unavailable at internal-relay.corp' }
+      let resent
       try {
         const response = await resend(org.owner.token, org.id, created.id)
-        expectReason(response, 502, 'UPSTREAM_FAILED')
-        expect(response.json().message).not.toContain('internal-relay')
+        expect(response.statusCode).toBe(200)
+        resent = response.json()
+        expect(resent.mail).toBe('failed')
+        expect(response.body).not.toContain('internal-relay')
       } finally {
         smtp.rejectRecipients = null
       }
-      expect((await listInvitations(org.owner.token, org.id)).json().items.find((i: { id: string }) => i.id === created.id).expires_at).toBe(
-        created.expires_at,
-      )
-      expect(await auditOf(org.id, 'org.invitation_resend_undo')).toHaveLength(1)
-      expect((await accept(invitee.token, first)).statusCode).toBe(200)
+      expectReason(await accept(invitee.token, LINK.exec(created.link)![1]!), 400, 'VALIDATION_FAILED')
+      expect((await accept(invitee.token, LINK.exec(resent.link)![1]!)).statusCode).toBe(200)
     })
 
     it('lets concurrent resends take turns: one invitation, and the link of the last one works', async () => {

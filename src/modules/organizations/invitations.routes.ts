@@ -17,11 +17,11 @@ import {
 } from './invitations.service.js'
 import {
   AcceptInvitationBody,
+  CreatedInvitationView,
   CreateInvitationBody,
-  InvitationListItem,
   InvitationPage,
   InvitationParams,
-  InvitationView,
+  ResentInvitationView,
   MyInvitationParams,
   notAMember,
   OrganizationView,
@@ -41,17 +41,18 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'createInvitation',
-          summary: 'Invite an address with a role; the invitee gets a single-use link by mail, valid 7 days (owner, admin)',
+          summary: 'Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)',
+          description:
+            'Succeeds with or without outgoing mail (issue 27): `link` is the link the mail carries, for the inviter to pass on; `mail` says ' +
+            'whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.',
           params: IdParams,
           body: CreateInvitationBody,
           response: {
-            201: InvitationView,
+            201: CreatedInvitationView,
             403: ROLE_TOO_LOW,
             404: notAMember(),
             409: errorResponse('ALREADY_EXISTS: the address belongs to a member (details: email)'),
             429: errorResponse(MAIL_CAPS_429),
-            502: errorResponse('UPSTREAM_FAILED: the mail could not be delivered; nothing is left pending'),
-            503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing is stored'),
           },
         },
       },
@@ -65,7 +66,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listInvitations',
-          summary: 'Pending invitations, newest first (owner, admin)',
+          summary: 'Pending invitations with their links, newest first (owner, admin)',
           params: IdParams,
           querystring: PageQuery,
           response: { 200: InvitationPage, 403: ROLE_TOO_LOW, 404: notAMember() },
@@ -82,15 +83,13 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'resendInvitation',
-          summary: 'Send a pending invitation again: a new link, valid 7 days, replaces the earlier one (owner, admin)',
+          summary: 'A new link for a pending invitation, valid 7 days, replacing the earlier one; mailed when SMTP works (owner, admin)',
           params: InvitationParams,
           response: {
-            200: InvitationListItem,
+            200: ResentInvitationView,
             403: ROLE_TOO_LOW,
             404: notAMember('no such pending invitation'),
             429: errorResponse(MAIL_CAPS_429),
-            502: errorResponse('UPSTREAM_FAILED: the mail could not be delivered; the earlier link works again'),
-            503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing changed'),
           },
         },
       },

@@ -1,12 +1,21 @@
 /**
  * Invitations (CONTRACT.md §7): an owner or admin invites an address with a role; the invitee gets
- * a mail with a single-use link, valid 7 days, which only the account with that address can accept.
- * The token is 256 random bits, kept only as its SHA-256. A new invitation to the same address
- * replaces the pending one, so only the newest link works.
+ * a single-use link, valid 7 days, which only the account with that address can accept. The token
+ * is 256 random bits, looked up by its SHA-256. A new invitation to the same address replaces the
+ * pending one, so only the newest link works.
+ *
+ * Issue 27 (joining without mail): creating an invitation succeeds whether or not mail can be sent.
+ * The link goes out by mail when SMTP works, and the answer and the pending list carry the same link
+ * for the organization's owners and admins to pass on themselves. For that the token is also kept
+ * encrypted with the instance's ENCRYPTION_KEY (AES-256-GCM bound to the invitation's id; rewrapped
+ * by `rotate-keys`) and cleared when the invitation is accepted, declined or revoked.
+ *
+ * Mail caps (issue 26 item 5): when SMTP is configured, an invitation or a new link takes one mail of
+ * the per-recipient and hourly caps before anything is stored (429 otherwise), given back when the
+ * mail does not go out; without SMTP nothing is mailed and nothing is taken.
  */
 import type { Deps } from '../../deps.js'
-import type { Executor } from '../../db/schema.js'
-import { sha256Hex } from '../../lib/crypto.js'
+import { decrypt, DecryptionError, encrypt, sha256Hex } from '../../lib/crypto.js'
 import { AppError, invalidField } from '../../errors.js'
 import { pageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
@@ -15,8 +24,8 @@ import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { withUserMail } from '../mail/limits.js'
-import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/service.js'
+import { reserveUserMail } from '../mail/limits.js'
+import { isMailConfigured, sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
 import { requirePermission } from './access.js'
 import {
@@ -29,10 +38,9 @@ import {
   listPendingInvitations,
   lockPendingInvitation,
   replaceInvitationLink,
-  restoreInvitationLink,
   revokePendingInvitations,
-  withdrawInvitation,
   type InvitationRecord,
+  type PendingInvitationRecord,
 } from './invitations.repo.js'
 import { findMemberByEmail } from './members.repo.js'
 import { insertMembership } from './members.service.js'
@@ -61,11 +69,48 @@ function invitationMail(deps: Deps, input: { organization: string; inviter: Call
   }
 }
 
+/** Whether the invitation mail went out: sent, not configured (no SMTP), or refused by the server. */
+export type InvitationMailState = 'sent' | 'not_configured' | 'failed'
+
+/** What an owner or admin sees of a pending invitation: its link, to copy (null before issue 27). */
+export interface InvitationWithLink extends InvitationRecord {
+  link: string | null
+}
+
+export interface CreatedInvitation extends InvitationWithLink {
+  link: string
+  mail: InvitationMailState
+  /** The pending invitation to the same address this one replaced, with its role; null when none. */
+  replaced: { id: string; role: InvitationRecord['role'] } | null
+}
+
+/** AES-GCM's additional data: a ciphertext moved to another invitation's row does not open. */
+export function invitationTokenContext(invitationId: string): string {
+  return `organization_invitations.${invitationId}`
+}
+
+function sealToken(deps: Deps, invitationId: string, token: string): string {
+  return encrypt(deps.secrets.encryptionKey, token, invitationTokenContext(invitationId))
+}
+
+/** The link of a pending invitation, from its encrypted token; null when it has none or it does not open. */
+function openLink(deps: Deps, row: PendingInvitationRecord): string | null {
+  if (row.token_encrypted === null) return null
+  try {
+    return invitationLink(deps, decrypt(deps.secrets.encryptionKey, row.token_encrypted, invitationTokenContext(row.id)))
+  } catch (error) {
+    // Written under another key (restored from elsewhere): the invitation still works by mail or
+    // GET /api/invitations; a resend gives it a link that opens.
+    if (error instanceof DecryptionError) return null
+    throw error
+  }
+}
+
 /**
- * Checks, in order: membership and role (404/403; inviting an owner needs an owner), SMTP
- * configured (503, nothing stored), the address already a member (409). The mail goes out after
- * the commit; when it cannot be delivered, the invitation is withdrawn (the ones it replaced come
- * back) and the answer is 502.
+ * Checks, in order: membership and role (404/403; inviting an owner needs an owner), the address
+ * already a member (409). The mail goes out after the commit when SMTP is configured; whether it
+ * was sent is in the answer (`mail`), and the invitation stands either way — the answer's link is
+ * the one the mail carries.
  */
 export async function createInvitation(
   deps: Deps,
@@ -73,15 +118,9 @@ export async function createInvitation(
   organizationId: string,
   input: CreateInvitationBody,
   ctx: RequestContext,
-  options: { mail: 'required' | 'when-configured' } = { mail: 'required' },
-): Promise<InvitationRecord> {
+): Promise<CreatedInvitation> {
   const { role: actorRole } = await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
   assertMayChangeRole(actorRole, null, input.role, 'manage_invitations')
-  // POST …/members invites too (issue 11): without SMTP the invitation still waits in the invitee's
-  // GET /api/invitations — whether or not an account has the address, the answer is the same.
-  let mailed = true
-  if (options.mail === 'required') await assertMailConfigured(deps)
-  else mailed = await isMailConfigured(deps)
 
   const token = randomToken(32)
   const email = normalizeEmail(input.email)
@@ -93,72 +132,76 @@ export async function createInvitation(
     created_at: now.toISOString(),
     expires_at: addSeconds(now, INVITATION_TTL_SECONDS).toISOString(),
   }
-  const store = () =>
-    deps.db.transaction().execute(async (tx) => {
-      const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
-      if ((await findMemberByEmail(tx, organizationId, email)) !== null) {
-        throw new AppError('ALREADY_EXISTS', { message: 'This address belongs to a member already.', details: 'email' })
-      }
-      const replaced = await revokePendingInvitations(tx, organizationId, { email }, invitation.created_at)
-      await insertInvitation(tx, { ...invitation, organization_id: organizationId, token_hash: sha256Hex(token), invited_by: caller.user.id })
-      await recordAudit(tx, deps.clock, ctx, {
-        action: 'org.invitation_create',
-        actor: caller.user,
-        target: { type: 'organization', id: organizationId },
-        metadata: { invitation_id: invitation.id, email, role: input.role, replaced },
-      })
-      return { organization, replaced }
+  // The mail caps (issue 26 item 5) are taken before anything is stored, and given back when no mail goes out.
+  const reserved = (await isMailConfigured(deps)) ? await reserveUserMail(deps, email) : null
+  const stored = deps.db.transaction().execute(async (tx) => {
+    const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+    if ((await findMemberByEmail(tx, organizationId, email)) !== null) {
+      throw new AppError('ALREADY_EXISTS', { message: 'This address belongs to a member already.', details: 'email' })
+    }
+    const replaced = await revokePendingInvitations(tx, organizationId, { email }, invitation.created_at)
+    await insertInvitation(tx, {
+      ...invitation,
+      organization_id: organizationId,
+      token_hash: sha256Hex(token),
+      token_encrypted: sealToken(deps, invitation.id, token),
+      invited_by: caller.user.id,
     })
-
-  if (!mailed) {
-    await store()
-    return invitation
-  }
-  // The mail caps are taken before anything is stored, and given back when nothing was sent.
-  await withUserMail(deps, email, async () => {
-    const { organization, replaced } = await store()
-    await mailInvitation(
-      deps,
-      email,
-      invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
-      async (tx) => {
-        await withdrawInvitation(tx, invitation.id, replaced, invitation.created_at)
-        await recordAudit(tx, deps.clock, ctx, {
-          action: 'org.invitation_withdraw',
-          actor: caller.user,
-          target: { type: 'organization', id: organizationId },
-          metadata: { invitation_id: invitation.id, reason: 'mail not delivered' },
-        })
-      },
-    )
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'org.invitation_create',
+      actor: caller.user,
+      target: { type: 'organization', id: organizationId },
+      metadata: { invitation_id: invitation.id, email, role: input.role, replaced: replaced.map((r) => r.id) },
+    })
+    return { organization, replaced }
   })
-  return invitation
+  const { organization, replaced } = await releasingOnFailure(reserved, stored)
+
+  const mail = await mailInvitation(
+    deps,
+    email,
+    invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
+  )
+  if (mail !== 'sent') await reserved?.release()
+  // At most one is pending per address (each invitation replaces the earlier one); the newest if ever more.
+  const earlier = replaced.at(-1)
+  return { ...invitation, link: invitationLink(deps, token), mail, replaced: earlier === undefined ? null : { id: earlier.id, role: earlier.role } }
+}
+
+/** Waits for `work`; when it fails, the reserved mail is given back before the error goes on. */
+async function releasingOnFailure<T>(reserved: { release(): Promise<void> } | null, work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    await reserved?.release()
+    throw error
+  }
 }
 
 /**
- * Sends the invitation mail after the invitation's transaction committed. When it cannot be
- * delivered, `undo` takes the change back in a transaction of its own, and the answer is 502 — the
- * SMTP server's reply is for the instance's administrators (it may name internal hosts).
+ * Sends the invitation mail after the invitation's transaction committed, when SMTP is configured.
+ * A refusal leaves the invitation standing (its link can be copied) and is logged for the
+ * administrators — the SMTP server's reply may name internal hosts, so the answer says only `failed`.
  */
-async function mailInvitation(deps: Deps, to: string, mail: { subject: string; text: string }, undo: (tx: Executor) => Promise<void>): Promise<void> {
+async function mailInvitation(deps: Deps, to: string, mail: { subject: string; text: string }): Promise<InvitationMailState> {
+  if (!(await isMailConfigured(deps))) return 'not_configured'
   try {
     await sendMail(deps, { to, ...mail })
+    return 'sent'
   } catch (error) {
-    await deps.db.transaction().execute(undo)
-    if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') {
+    if (error instanceof AppError && (error.reason === 'UPSTREAM_FAILED' || error.reason === 'NOT_CONFIGURED')) {
       deps.logger.warn({ smtp: error.message }, 'the invitation mail could not be sent')
-      throw new AppError('UPSTREAM_FAILED', { message: 'The invitation email could not be sent. Try again later.' })
+      return 'failed'
     }
     throw error
   }
 }
 
 /**
- * Sends a pending invitation again: a new link, valid 7 days from now, replaces the earlier one
- * (which stops working) on the same invitation — same id, address and role. Checks, in order:
- * membership and role (404/403; an owner invitation needs an owner), SMTP configured (503,
- * nothing changed), the invitation pending (404). When the mail cannot be delivered, the earlier
- * link is put back and the answer is 502.
+ * A new link for a pending invitation, valid 7 days from now, replaces the earlier one (which stops
+ * working) on the same invitation — same id, address and role — and is mailed when SMTP works.
+ * Checks, in order: membership and role (404/403; an owner invitation needs an owner), the
+ * invitation pending (404).
  */
 export async function resendInvitation(
   deps: Deps,
@@ -166,58 +209,56 @@ export async function resendInvitation(
   organizationId: string,
   invitationId: string,
   ctx: RequestContext,
-): Promise<InvitationRecord> {
+): Promise<InvitationWithLink & { created_at: string; mail: InvitationMailState }> {
   await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
-  await assertMailConfigured(deps)
   const token = randomToken(32)
   const now = deps.clock.now()
-  const link = { token_hash: sha256Hex(token), expires_at: addSeconds(now, INVITATION_TTL_SECONDS).toISOString() }
+  const expiresAt = addSeconds(now, INVITATION_TTL_SECONDS).toISOString()
   // The recipient decides which mail cap applies, so it is read first (the transaction checks again).
   const pendingOne = await findPendingInvitation(deps.db, organizationId, invitationId, now.toISOString())
   if (pendingOne === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
-  return withUserMail(deps, pendingOne.email, async () => {
-    const { organization, invitation, previous } = await deps.db.transaction().execute(async (tx) => {
-      const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
-      const locked = await lockPendingInvitation(tx, organizationId, invitationId, now.toISOString())
-      if (locked === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
-      assertMayChangeRole(organization.role, null, locked.role, 'manage_invitations')
-      await replaceInvitationLink(tx, invitationId, link)
-      await recordAudit(tx, deps.clock, ctx, {
-        action: 'org.invitation_resend',
-        actor: caller.user,
-        target: { type: 'organization', id: organizationId },
-        metadata: { invitation_id: invitationId, email: locked.email, role: locked.role },
-      })
-      const { token_hash, expires_at, ...invitation } = locked
-      return { organization, invitation: { ...invitation, expires_at: link.expires_at }, previous: { token_hash, expires_at } }
+  const reserved = (await isMailConfigured(deps)) ? await reserveUserMail(deps, pendingOne.email) : null
+  const stored = deps.db.transaction().execute(async (tx) => {
+    const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+    const locked = await lockPendingInvitation(tx, organizationId, invitationId, now.toISOString())
+    if (locked === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+    assertMayChangeRole(organization.role, null, locked.role, 'manage_invitations')
+    await replaceInvitationLink(tx, invitationId, {
+      token_hash: sha256Hex(token),
+      token_encrypted: sealToken(deps, invitationId, token),
+      expires_at: expiresAt,
     })
-
-    await mailInvitation(
-      deps,
-      invitation.email,
-      invitationMail(deps, { organization: organization.name, inviter: caller.user, email: invitation.email, role: invitation.role, token }),
-      async (tx) => {
-        await restoreInvitationLink(tx, invitationId, link.token_hash, previous)
-        await recordAudit(tx, deps.clock, ctx, {
-          action: 'org.invitation_resend_undo',
-          actor: caller.user,
-          target: { type: 'organization', id: organizationId },
-          metadata: { invitation_id: invitationId, reason: 'mail not delivered' },
-        })
-      },
-    )
-    return invitation
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'org.invitation_resend',
+      actor: caller.user,
+      target: { type: 'organization', id: organizationId },
+      metadata: { invitation_id: invitationId, email: locked.email, role: locked.role },
+    })
+    return { organization, invitation: { ...locked, expires_at: expiresAt } }
   })
+  const { organization, invitation } = await releasingOnFailure(reserved, stored)
+
+  const mail = await mailInvitation(
+    deps,
+    invitation.email,
+    invitationMail(deps, { organization: organization.name, inviter: caller.user, email: invitation.email, role: invitation.role, token }),
+  )
+  if (mail !== 'sent') await reserved?.release()
+  return { ...invitation, link: invitationLink(deps, token), mail }
 }
 
-export async function listInvitations(deps: Deps, caller: Caller, organizationId: string, query: PageQuery): Promise<Page<InvitationRecord>> {
+/** Pending invitations with their links: only for the organization's owners and admins (manage_invitations). */
+export async function listInvitations(deps: Deps, caller: Caller, organizationId: string, query: PageQuery): Promise<Page<InvitationWithLink>> {
   const window = pageWindow(query)
   await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
   const rows = await listPendingInvitations(deps.db, organizationId, deps.clock.now().toISOString(), window)
   return toPage(
     rows,
     window.limit,
-    (row) => row,
+    (row) => {
+      const { token_encrypted: _, ...view } = row
+      return { ...view, link: openLink(deps, row) }
+    },
     (row) => [row.created_at, row.id],
   )
 }

@@ -54,7 +54,15 @@ describe('POST /api/organizations/{id}/members', () => {
     const newcomer = await createSignedInUser(t, { name: 'New Comer' })
     const response = await add(org.admin.token, org.id, { email: `  ${newcomer.email.toUpperCase()} `, role: 'admin' })
     expect(response.statusCode).toBe(202)
-    expect(response.json()).toEqual({ id: expect.any(String), email: newcomer.email, role: 'admin', expires_at: expect.any(String) })
+    expect(response.json()).toEqual({
+      id: expect.any(String),
+      email: newcomer.email,
+      role: 'admin',
+      expires_at: expect.any(String),
+      link: expect.stringMatching(/\/invitations\/accept\?token=[A-Za-z0-9_-]{43}$/),
+      mail: 'not_configured',
+      replaced: null,
+    })
     expect((await rolesIn(org.id))[newcomer.user.id]).toBeUndefined()
     const event = await t.deps.db
       .selectFrom('audit_events')

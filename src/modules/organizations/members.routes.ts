@@ -7,7 +7,7 @@ import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { createInvitation } from './invitations.service.js'
 import { changeMemberRole, listMembers, removeMember } from './members.service.js'
-import { AddMemberBody, ChangeRoleBody, InvitationView, MemberPage, MemberParams, MemberView, notAMember } from './schemas.js'
+import { AddMemberBody, ChangeRoleBody, CreatedInvitationView, MemberPage, MemberParams, MemberView, notAMember } from './schemas.js'
 
 const tags = ['organizations']
 const OWNER_RULES = 'FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role)'
@@ -42,23 +42,20 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Invite a person by email to become a member (owner, admin; only an owner invites an owner)',
           description:
             'Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in ' +
-            'GET /api/invitations or by the mailed link (mail is sent when SMTP is configured).',
+            'GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on (issue 27).',
           params: IdParams,
           body: AddMemberBody,
           response: {
-            202: InvitationView,
+            202: CreatedInvitationView,
             403: errorResponse(OWNER_RULES),
             404: notAMember(),
             409: errorResponse('ALREADY_EXISTS: the address belongs to a member (details: email)'),
             429: errorResponse(MAIL_CAPS_429),
-            502: errorResponse('UPSTREAM_FAILED: SMTP is configured but the mail could not be delivered; nothing is left pending'),
           },
         },
       },
       async (request, reply) =>
-        reply
-          .code(202)
-          .send(await createInvitation(deps, callerOf(request), request.params.id, request.body, contextOf(request), { mail: 'when-configured' })),
+        reply.code(202).send(await createInvitation(deps, callerOf(request), request.params.id, request.body, contextOf(request))),
     )
 
     app.patch(

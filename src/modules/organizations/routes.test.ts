@@ -67,7 +67,7 @@ describe('POST /api/organizations', () => {
     for (const slug of ['Globex', '-globex', 'g', 'a'.repeat(64), 'glo bex', 'glo_bex']) {
       const response = await create(user.token, { name: 'Globex', slug })
       expect(response.statusCode, slug).toBe(400)
-      expect(response.json().details).toEqual([{ field: 'slug', message: expect.stringContaining('lower-case') }])
+      expect(response.json().details).toEqual([{ field: 'slug', message: expect.stringContaining('lower-case'), code: 'pattern' }])
     }
   })
 
@@ -156,7 +156,9 @@ describe('PATCH /api/organizations/{id}', () => {
     const taken = await patch(org.owner.token, org.id, { slug: other.slug })
     expect(taken.statusCode).toBe(409)
     expect(taken.json()).toMatchObject({ reason: 'ALREADY_EXISTS', details: 'slug' })
-    expect((await patch(org.owner.token, org.id, {})).json().details).toEqual([{ field: 'body', message: 'must contain at least one field' }])
+    expect((await patch(org.owner.token, org.id, {})).json().details).toEqual([
+      { field: 'body', message: 'must contain at least one field', code: 'too_few_fields' },
+    ])
     expect((await patch(org.owner.token, org.id, { slug: 'UPPER' })).statusCode).toBe(400)
   })
 })

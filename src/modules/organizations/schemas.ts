@@ -70,8 +70,46 @@ export const InvitationView = Type.Object({
 })
 export type InvitationView = Static<typeof InvitationView>
 
-export const InvitationListItem = Type.Composite([InvitationView, Type.Object({ created_at: Timestamp() })])
+const InvitationLink = (description: string) =>
+  Type.String({
+    format: 'uri',
+    description: `${description} The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.`,
+    examples: ['https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe'],
+  })
+
+const InvitationMailState = Type.Union([Type.Literal('sent'), Type.Literal('not_configured'), Type.Literal('failed')], {
+  description:
+    'Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case.',
+})
+
+export const InvitationListItem = Type.Composite([
+  InvitationView,
+  Type.Object({
+    created_at: Timestamp(),
+    link: Type.Union([InvitationLink('The invitation link to pass on.'), Type.Null()], {
+      description: 'null for an invitation made before links were kept; a resend gives it one',
+    }),
+  }),
+])
 export type InvitationListItem = Static<typeof InvitationListItem>
+
+/** The answer to creating an invitation (POST …/invitations and POST …/members). */
+export const CreatedInvitationView = Type.Composite([
+  InvitationView,
+  Type.Object({
+    link: InvitationLink('The invitation link to pass on.'),
+    mail: InvitationMailState,
+    replaced: Type.Union([Type.Object({ id: Type.String(), role: RoleSchema }), Type.Null()], {
+      description: 'The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none',
+    }),
+  }),
+])
+
+/** The answer to a resend: the invitation with its new link. */
+export const ResentInvitationView = Type.Composite([
+  InvitationView,
+  Type.Object({ created_at: Timestamp(), link: InvitationLink('The new link.'), mail: InvitationMailState }),
+])
 
 export const InvitationPage = PageOf(InvitationListItem)
 

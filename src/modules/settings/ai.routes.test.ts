@@ -62,7 +62,7 @@ describe('PUT /api/admin/settings/ai', () => {
   it('refuses to enable AI without a model, then enables it with one', async () => {
     const refused = await putAi({ enabled: true })
     expect(refused.statusCode).toBe(400)
-    expect(refused.json().details).toEqual([{ field: 'model', message: 'is required while AI is enabled' }])
+    expect(refused.json().details).toEqual([{ field: 'model', message: 'is required while AI is enabled', code: 'invalid' }])
     expect((await getAi()).json().enabled).toBe(false)
     const enabled = await putAi({ enabled: true, model: 'gpt-4o-mini', provider: 'openai' })
     expect(enabled.statusCode).toBe(200)
@@ -72,7 +72,7 @@ describe('PUT /api/admin/settings/ai', () => {
   it('refuses clearing the key while enabled; the key is kept when omitted', async () => {
     const refused = await putAi({ api_key: null })
     expect(refused.statusCode).toBe(400)
-    expect(refused.json().details).toEqual([{ field: 'api_key', message: 'is required while AI is enabled' }])
+    expect(refused.json().details).toEqual([{ field: 'api_key', message: 'is required while AI is enabled', code: 'invalid' }])
     expect((await putAi({ model: 'gpt-4o' })).json()).toMatchObject({ model: 'gpt-4o', api_key_set: true })
   })
 

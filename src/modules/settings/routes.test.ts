@@ -81,10 +81,10 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
   it('needs a value (null allowed) and nothing else in the body', async () => {
     const missing = await call('PUT', '/api/admin/settings/site.x', {})
     expect(missing.statusCode).toBe(400)
-    expect(missing.json().details).toEqual([{ field: 'value', message: 'is required' }])
+    expect(missing.json().details).toEqual([{ field: 'value', message: 'is required', code: 'required' }])
     const extra = await call('PUT', '/api/admin/settings/site.x', { value: 1, note: 'no' })
     expect(extra.statusCode).toBe(400)
-    expect(extra.json().details).toEqual([{ field: 'note', message: 'is not an accepted field' }])
+    expect(extra.json().details).toEqual([{ field: 'note', message: 'is not an accepted field', code: 'unknown_field' }])
     expect((await call('PUT', '/api/admin/settings/site.x', { value: null })).json()).toMatchObject({ key: 'site.x', value: null })
   })
 
@@ -103,7 +103,7 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
     expect((await call('PUT', '/api/admin/settings/big.ok', { value: atLimit })).statusCode).toBe(200)
     const over = await call('PUT', '/api/admin/settings/big.over', { value: `${atLimit}x` })
     expect(over.statusCode).toBe(400)
-    expect(over.json().details).toEqual([{ field: 'value', message: 'must be at most 16 KiB when serialized as JSON' }])
+    expect(over.json().details).toEqual([{ field: 'value', message: 'must be at most 16 KiB when serialized as JSON', code: 'invalid' }])
     // Counted in UTF-8 bytes: 6000 euro signs are 18000 bytes though only 6000 characters.
     expect((await call('PUT', '/api/admin/settings/big.euro', { value: '€'.repeat(6000) })).statusCode).toBe(400)
 
@@ -250,7 +250,7 @@ describe('GET /api/admin/settings', () => {
 
     const bad = await list('?cursor=not-a-cursor')
     expect(bad.statusCode).toBe(400)
-    expect(bad.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint' }])
+    expect(bad.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' }])
     expect((await list('?limit=0')).statusCode).toBe(400)
     expect((await list('?limit=201')).statusCode).toBe(400)
   })

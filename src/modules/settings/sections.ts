@@ -12,7 +12,7 @@ import { findSettingRow, lockSettingRow, upsertSettingRow, type SettingRow } fro
 import type { AiView, SmtpView } from './schemas.js'
 
 /** Keys owned by typed sections (today's and billing's, reserved for it): never generic settings. */
-const RESERVED_NAMESPACES = ['smtp', 'ai', 'billing', 'two_factor_policy']
+const RESERVED_NAMESPACES = ['smtp', 'ai', 'billing', 'two_factor_policy', 'first_run_checklist']
 
 export function isReservedKey(key: string): boolean {
   return RESERVED_NAMESPACES.some((namespace) => key === namespace || key.startsWith(`${namespace}.`))

@@ -128,8 +128,8 @@ describe('PUT /api/admin/settings/smtp', () => {
     const response = await putSmtp({ host: null, from_address: null })
     expect(response.statusCode).toBe(400)
     expect(response.json().details).toEqual([
-      { field: 'host', message: 'is required while SMTP is enabled' },
-      { field: 'from_address', message: 'is required while SMTP is enabled' },
+      { field: 'host', message: 'is required while SMTP is enabled', code: 'invalid' },
+      { field: 'from_address', message: 'is required while SMTP is enabled', code: 'invalid' },
     ])
     expect((await getSmtp()).json()).toMatchObject({ host: '127.0.0.1', from_address: 'switchboard@example.com' })
   })

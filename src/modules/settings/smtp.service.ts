@@ -4,6 +4,7 @@ import { AppError, invalidField } from '../../errors.js'
 import { hostLiteralProblem } from '../../lib/outbound.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
+import { smtpPolicy } from '../mail/mailer.js'
 import { sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
 import type { SmtpTestBody, SmtpView, UpdateSmtpBody } from './schemas.js'
@@ -17,7 +18,7 @@ export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: Upda
   const { password, from_address, ...fields } = patch
   const change = { actor: caller.user, ctx, action: 'smtp.update', fields: Object.keys(patch) }
   // A literal address is judged at once; a name is judged each time it is resolved (mail/mailer.ts).
-  const literal = patch.host === undefined || patch.host === null ? null : hostLiteralProblem(patch.host, deps.config.outbound)
+  const literal = patch.host === undefined || patch.host === null ? null : hostLiteralProblem(patch.host, smtpPolicy(deps.config.outbound))
   if (literal !== null) throw invalidField('host', literal)
   const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
     // Issue 11: the stored password never follows the server to a new host or port.

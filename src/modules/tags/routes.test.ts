@@ -52,7 +52,9 @@ describe('tags', () => {
     const patch = await call(alice, 'PATCH', `/${tag.id}`, { name: 'Renamed', color: null })
     expect(patch.json()).toMatchObject({ id: tag.id, name: 'Renamed', color: null })
     for (const method of ['PUT', 'PATCH'] as const) {
-      expect((await call(alice, method, `/${tag.id}`, {})).json().details).toEqual([{ field: 'body', message: 'must contain at least one field' }])
+      expect((await call(alice, method, `/${tag.id}`, {})).json().details).toEqual([
+        { field: 'body', message: 'must contain at least one field', code: 'too_few_fields' },
+      ])
     }
   })
 

@@ -137,7 +137,7 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
       expect(response.statusCode).toBe(400)
       expect(response.json()).toMatchObject({
         reason: 'VALIDATION_FAILED',
-        details: [{ field: 'token', message: 'is invalid, expired or already used' }],
+        details: [{ field: 'token', message: 'is invalid, expired or already used', code: 'invalid' }],
       })
     }
     expect((await verify('')).json().details[0].field).toBe('token')
@@ -259,10 +259,10 @@ describe('refusals of POST /api/users/me/email', () => {
     const ivy = await createSignedInUser(t)
     const same = await requestChange(ivy.token, { email: ivy.email.toUpperCase(), password: DEFAULT_PASSWORD })
     expect(same.statusCode).toBe(400)
-    expect(same.json().details).toEqual([{ field: 'email', message: 'is already your email address' }])
+    expect(same.json().details).toEqual([{ field: 'email', message: 'is already your email address', code: 'invalid' }])
     expect((await requestChange(ivy.token, { email: 'nope', password: DEFAULT_PASSWORD })).json().details[0].field).toBe('email')
     expect((await requestChange(ivy.token, { email: uniqueEmail(), password: DEFAULT_PASSWORD, name: 'x' })).json().details[0].field).toBe('name')
-    expect((await requestChange(ivy.token, {})).json().details[0]).toEqual({ field: 'email', message: 'is required' })
+    expect((await requestChange(ivy.token, {})).json().details[0]).toEqual({ field: 'email', message: 'is required', code: 'required' })
   })
 
   it('502 UPSTREAM_FAILED when the mail cannot be sent — and nothing stays pending', async () => {

@@ -83,8 +83,8 @@ describe('PATCH /api/users/me', () => {
     })
     expect(response.statusCode).toBe(400)
     expect(response.json().details).toEqual([
-      { field: 'language', message: 'must be a language tag such as en or de-AT' },
-      { field: 'theme', message: 'must be one of: auto, light, dark' },
+      { field: 'language', message: 'must be a language tag such as en or de-AT', code: 'pattern' },
+      { field: 'theme', message: 'must be one of: auto, light, dark', code: 'not_one_of', allowed: ['auto', 'light', 'dark'] },
     ])
   })
 

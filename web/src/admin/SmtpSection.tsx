@@ -18,7 +18,7 @@ export function SmtpSection() {
   const { t } = useI18n()
   const smtp = useQuery(smtpQuery)
   return (
-    <section className="section" aria-labelledby="smtp-heading">
+    <section className="section" id="smtp" aria-labelledby="smtp-heading">
       <h2 id="smtp-heading">{t('admin.smtp.title')}</h2>
       <p className="muted">{t('admin.smtp.description')}</p>
       {smtp.data === undefined ? <p className="skeleton" aria-hidden="true" /> : <SmtpForm key={JSON.stringify(smtp.data)} smtp={smtp.data} />}

@@ -4,7 +4,13 @@
  */
 export interface FieldProblem {
   field: string
+  /** The API's English sentence: shown only when there is no code to translate. */
   message: string
+  /** Stable kind of problem (issue 27), translated by the console: see validation.* in the catalogues. */
+  code?: string
+  limit?: number
+  allowed?: string[]
+  format?: string
 }
 
 export class ApiError extends Error {

@@ -862,7 +862,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person by email to become a member (owner, admin; only an owner invites an owner)
-         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the mailed link (mail is sent when SMTP is configured).
+         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on (issue 27).
          */
         post: operations["addOrganizationMember"];
         delete?: never;
@@ -896,10 +896,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations, newest first (owner, admin) */
+        /** Pending invitations with their links, newest first (owner, admin) */
         get: operations["listInvitations"];
         put?: never;
-        /** Invite an address with a role; the invitee gets a single-use link by mail, valid 7 days (owner, admin) */
+        /**
+         * Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)
+         * @description Succeeds with or without outgoing mail (issue 27): `link` is the link the mail carries, for the inviter to pass on; `mail` says whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.
+         */
         post: operations["createInvitation"];
         delete?: never;
         options?: never;
@@ -916,7 +919,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a pending invitation again: a new link, valid 7 days, replaces the earlier one (owner, admin) */
+        /** A new link for a pending invitation, valid 7 days, replacing the earlier one; mailed when SMTP works (owner, admin) */
         post: operations["resendInvitation"];
         delete?: never;
         options?: never;
@@ -1382,6 +1385,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The first-run checklist: each step's state read from the instance now, and whether it was dismissed */
+        get: operations["getChecklist"];
+        /** Hide the first-run checklist for every administrator (dismissed: true), or show it again */
+        put: operations["updateChecklist"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/me/notifications": {
         parameters: {
             query?: never;
@@ -1438,8 +1459,24 @@ export interface components {
              */
             reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
             details?: {
+                /** @description The field, as a dotted path in the body, query or parameters */
                 field: string;
+                /** @description What is wrong, in English, for people reading the API */
                 message: string;
+                /**
+                 * @description Stable machine-readable kind of problem, for clients to say it in their own words (issue 27): required; unknown_field; too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)
+                 * @enum {string}
+                 */
+                code: "required" | "unknown_field" | "too_few_fields" | "empty" | "too_short" | "too_long" | "too_small" | "too_large" | "not_one_of" | "format" | "invalid_characters" | "pattern" | "wrong_type" | "invalid";
+                /** @description For too_short, too_long, too_small, too_large: the bound */
+                limit?: number;
+                /** @description For not_one_of: the accepted values */
+                allowed?: string[];
+                /**
+                 * @description For format: the expected format
+                 * @example email
+                 */
+                format?: string;
             }[] | string;
             /** @description On 429: whole seconds until a retry can succeed */
             retryAfter?: number;
@@ -5413,6 +5450,20 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         expires_at: string;
+                        /**
+                         * Format: uri
+                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
+                        /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
+                        replaced: {
+                            id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
                     };
                 };
             };
@@ -5457,15 +5508,6 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: SMTP is configured but the mail could not be delivered; nothing is left pending */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5635,6 +5677,8 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             created_at: string;
+                            /** @description null for an invitation made before links were kept; a resend gives it one */
+                            link: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -5701,6 +5745,20 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         expires_at: string;
+                        /**
+                         * Format: uri
+                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
+                        /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
+                        replaced: {
+                            id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
                     };
                 };
             };
@@ -5745,24 +5803,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: the mail could not be delivered; nothing is left pending */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing is stored; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendInvitation: {
@@ -5798,6 +5839,14 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         created_at: string;
+                        /**
+                         * Format: uri
+                         * @description The new link. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
                     };
                 };
             };
@@ -5833,24 +5882,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: the mail could not be delivered; the earlier link works again */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing changed; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeInvitation: {
@@ -8261,6 +8293,95 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * @description two_factor: you have a second factor; outgoing_mail: SMTP is on and a test mail was delivered since its last change; identity_provider: one is configured; require_two_factor: the two-factor policy is admins or everyone; invite_team: an invitation was made or another account exists
+                             * @enum {string}
+                             */
+                            key: "two_factor" | "outgoing_mail" | "identity_provider" | "require_two_factor" | "invite_team";
+                            done: boolean;
+                            /** @description An optional step: the checklist is complete without it */
+                            optional: boolean;
+                        }[];
+                        /** @description Every step that is not optional is done */
+                        complete: boolean;
+                        /** @description An administrator hid the checklist */
+                        dismissed: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    dismissed: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * @description two_factor: you have a second factor; outgoing_mail: SMTP is on and a test mail was delivered since its last change; identity_provider: one is configured; require_two_factor: the two-factor policy is admins or everyone; invite_team: an invitation was made or another account exists
+                             * @enum {string}
+                             */
+                            key: "two_factor" | "outgoing_mail" | "identity_provider" | "require_two_factor" | "invite_team";
+                            done: boolean;
+                            /** @description An optional step: the checklist is complete without it */
+                            optional: boolean;
+                        }[];
+                        /** @description Every step that is not optional is done */
+                        complete: boolean;
+                        /** @description An administrator hid the checklist */
+                        dismissed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };

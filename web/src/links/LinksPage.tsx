@@ -7,6 +7,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { getRouteApi, Link as RouterLink, useNavigate } from '@tanstack/react-router'
 import { useEffect, useState } from 'react'
 import { client, unwrap } from '../api/client'
+import { FirstRunChecklist } from '../admin/FirstRunChecklist'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
@@ -63,6 +64,7 @@ export function LinksPage() {
         </button>
       }
     >
+      <FirstRunChecklist />
       <nav className="subnav" aria-label={t('links.more')}>
         <RouterLink to="/links/import-export">{t('links.importExportNav')}</RouterLink>
         <RouterLink to="/links/preferences">{t('links.preferencesNav')}</RouterLink>

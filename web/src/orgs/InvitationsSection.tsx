@@ -1,6 +1,8 @@
 /**
- * An organization's invitations (owners and admins): send one, and the pending ones with resend
- * and revoke. Resending mails a new link, valid 7 days, and the earlier link stops working.
+ * An organization's invitations (owners and admins): send one, and the pending ones with their
+ * links, a new link and revoke. Issue 27: an invitation works without mail — its link is shown
+ * after sending and in the list, to copy and pass on; the page says whether the mail went out and
+ * which earlier invitation (with its role) a new one replaced.
  */
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -8,6 +10,8 @@ import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
+import { MailNotSetUp } from '../ui/mail-setup'
+import { CopyButton } from '../ui/secret'
 import { describeError } from '../ui/describe-error'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
@@ -16,20 +20,58 @@ import { MoreButton, RoleName } from './parts'
 import { grantableRoles, invitationsQuery, mayManage, type Organization, type Role } from './queries'
 import { TableHead } from '../ui/table-head'
 
+type CreatedInvitation = Awaited<ReturnType<typeof createInvitation>>
+
+const createInvitation = (organizationId: string, body: { email: string; role: Role }) =>
+  unwrap(client.POST('/api/organizations/{id}/invitations', { params: { path: { id: organizationId } }, body }))
+
+/** After sending: whether the mail went out, what it replaced, and the link to copy. */
+function CreatedInvitationPanel({ invitation }: { invitation: CreatedInvitation }) {
+  const { t } = useI18n()
+  const email = invitation.email
+  return (
+    <div className="panel" data-testid="invitation-created">
+      <p className={invitation.mail === 'sent' ? 'state state-good' : 'state state-weak'} role="status">
+        {invitation.mail === 'sent' ? (
+          t('orgs.invitations.mailSent', { email })
+        ) : invitation.mail === 'failed' ? (
+          t('orgs.invitations.mailFailed', { email })
+        ) : (
+          <MailNotSetUp lead={t('orgs.invitations.mailNotConfigured', { email })} />
+        )}
+      </p>
+      {invitation.replaced !== null && (
+        <p data-testid="invitation-replaced">{t('orgs.invitations.replaced', { email, role: t(`orgs.roleName.${invitation.replaced.role}`) })}</p>
+      )}
+      <TextField
+        label={t('orgs.invitations.link')}
+        help={t('orgs.invitations.linkHelp', { email })}
+        name="invitation_link"
+        className="mono-input"
+        readOnly
+        value={invitation.link}
+        data-testid="invitation-link"
+        onFocus={(event) => event.currentTarget.select()}
+      />
+      <CopyButton text={invitation.link} label={t('orgs.invitations.copyLink')} />
+    </div>
+  )
+}
+
 export function InvitationsSection({ organization }: { organization: Organization }) {
   const i18n = useI18n()
   const { t } = i18n
   const queryClient = useQueryClient()
   const invitations = useInfiniteQuery(invitationsQuery(organization.id))
   const formError = useFormError(['email', 'role'])
-  const [sent, setSent] = useState<string | null>(null)
+  const [sent, setSent] = useState<CreatedInvitation | null>(null)
   const [rowError, setRowError] = useState<string | null>(null)
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['organizations', organization.id, 'invitations'] })
   const send = useMutation({
-    mutationFn: (body: { email: string; role: Role }) =>
-      unwrap(client.POST('/api/organizations/{id}/invitations', { params: { path: { id: organization.id } }, body })),
+    mutationFn: (body: { email: string; role: Role }) => createInvitation(organization.id, body),
     onSuccess: async (invitation) => {
-      setSent(t('orgs.invitations.sent', { email: invitation.email }))
+      setSent(invitation)
+      announce(t('orgs.invitations.created', { email: invitation.email }))
       formError.form.current?.reset()
       await refresh()
     },
@@ -39,10 +81,10 @@ export function InvitationsSection({ organization }: { organization: Organizatio
   const resend = async (id: string, email: string) => {
     setRowError(null)
     try {
-      await unwrap(
+      const resent = await unwrap(
         client.POST('/api/organizations/{id}/invitations/{invitation_id}/resend', { params: { path: { id: organization.id, invitation_id: id } } }),
       )
-      announce(t('orgs.invitations.resent', { email }))
+      announce(t(resent.mail === 'sent' ? 'orgs.invitations.resent' : 'orgs.invitations.newLinkMade', { email }))
     } catch (error) {
       setRowError(describeError(error, [], i18n).text)
     }
@@ -91,11 +133,7 @@ export function InvitationsSection({ organization }: { organization: Organizatio
         />
         <SubmitButton pending={send.isPending}>{t('orgs.invitations.send')}</SubmitButton>
       </form>
-      {sent !== null && (
-        <p className="state state-good" role="status">
-          {sent}
-        </p>
-      )}
+      {sent !== null && <CreatedInvitationPanel invitation={sent} />}
       <h3>{t('orgs.invitations.pending')}</h3>
       <FormError>{rowError}</FormError>
       {invitations.isPending ? (
@@ -121,13 +159,20 @@ export function InvitationsSection({ organization }: { organization: Organizatio
                 <td className="actions">
                   {mayManage(organization.role, invitation.role, 'manage_invitations') && (
                     <div className="row row-end">
+                      {invitation.link !== null && (
+                        <CopyButton
+                          text={invitation.link}
+                          label={t('orgs.invitations.copyLink')}
+                          accessibleLabel={t('orgs.invitations.copyLinkFor', { email: invitation.email })}
+                        />
+                      )}
                       <button
                         type="button"
                         className="button button-secondary button-small"
-                        aria-label={t('orgs.invitations.resendTo', { email: invitation.email })}
+                        aria-label={t('orgs.invitations.newLinkFor', { email: invitation.email })}
                         onClick={() => void resend(invitation.id, invitation.email)}
                       >
-                        {t('orgs.invitations.resend')}
+                        {t('orgs.invitations.newLink')}
                       </button>
                       <ConfirmDialog
                         trigger={t('orgs.invitations.revoke')}

@@ -46,7 +46,7 @@ export function TwoFactorPolicySection() {
   }
 
   return (
-    <section className="section" aria-labelledby="two-factor-policy-heading">
+    <section className="section" id="two-factor-policy" aria-labelledby="two-factor-policy-heading">
       <h2 id="two-factor-policy-heading">{t('policy.title')}</h2>
       <p className="muted">{t('policy.description')}</p>
       {value === null ? (

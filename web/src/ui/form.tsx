@@ -20,7 +20,14 @@ export function TextField({ label, help, error, className, ...input }: FieldProp
   return (
     <div className={`field ${className ?? ''}`}>
       <label htmlFor={id}>{label}</label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy || undefined} {...input} />
+      {/* Names and titles may be in any script: the browser picks their direction (issue 27). */}
+      <input
+        id={id}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedBy || undefined}
+        dir={input.name === 'name' || input.name === 'title' ? 'auto' : undefined}
+        {...input}
+      />
       {help !== undefined && (
         <p id={helpId} className="field-help">
           {help}

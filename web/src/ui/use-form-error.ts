@@ -20,7 +20,8 @@ export function useFormError(fields: readonly string[]) {
       setError(shown)
       queueMicrotask(() => focusField(form.current, shown.field))
     },
-    at: (field: string) => (error?.field === field ? error.text : undefined),
+    // Every invalid field at once (issue 27), not only the first.
+    at: (field: string) => error?.fields[field],
     general: error?.field === null ? error.text : null,
   }
 }

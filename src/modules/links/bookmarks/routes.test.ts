@@ -105,7 +105,7 @@ describe('importing a bookmark file', () => {
     ] as const) {
       const response = await importFile(ada, { format, content })
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details).toEqual([{ field: 'content', message: expect.stringContaining(message) }])
+      expect(response.json().details).toEqual([{ field: 'content', message: expect.stringContaining(message), code: 'invalid' }])
     }
     expectReason(await importFile(ada, { format: 'csv', content: 'x' }), 400, 'VALIDATION_FAILED')
     expectReason(await importFile(ada, { format: 'html', content: '' }), 400, 'VALIDATION_FAILED')
