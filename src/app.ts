@@ -19,6 +19,7 @@ import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
 import { installAuditRetention } from './modules/audit/retention.js'
+import { installCheckpointer } from './modules/audit/checkpoints.js'
 import { installNotificationSender } from './modules/notifications/sender.js'
 import { notificationPreferenceRoutes } from './modules/notifications/routes.js'
 import { securityLogRoutes } from './modules/security-log/routes.js'
@@ -97,6 +98,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   })
 
   installAuditRetention(app, deps)
+  // Issue 30: signed checkpoints of the audit Merkle tree.
+  installCheckpointer(app, deps)
   installNotificationSender(app, deps)
 
   await app.register(async (api) => {

@@ -2,6 +2,9 @@ import type { Selectable } from 'kysely'
 import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
+import { leafHash } from '../../lib/merkle.js'
+import { leafBytes, leafEventOf } from './leaf.js'
+import { insertTreeNodes, lockTreeHead, updateTreeHead } from './tree.repo.js'
 
 export interface AuditEvent {
   at: string
@@ -17,26 +20,41 @@ export interface AuditEvent {
   metadata: Record<string, unknown>
 }
 
+/**
+ * Writes an event and appends it to the audit Merkle tree (issue 30) in one transaction — the
+ * caller's, or one of its own. This is the only function that writes audit events, so every event,
+ * however it is recorded, becomes a leaf. The tree head row is locked (FOR UPDATE on PostgreSQL;
+ * SQLite serialises writers) from the read of the size to the commit, so instances sharing a
+ * database number leaves in commit order without gaps or duplicates.
+ */
 export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise<void> {
+  if (!ex.isTransaction) return ex.transaction().execute((tx) => insertAuditEvent(tx, event))
+  const row = {
+    id: newId(),
+    at: event.at,
+    actor_id: event.actorId,
+    actor_email: event.actorEmail,
+    action: event.action,
+    target_type: event.targetType,
+    target_id: event.targetId,
+    ip: event.ip,
+    user_agent: event.userAgent,
+    subject_user_id: event.subjectUserId,
+    metadata: JSON.stringify(event.metadata),
+  }
+  const tree = await lockTreeHead(ex)
+  const leaf = leafHash(leafBytes(leafEventOf(row)))
+  const index = tree.size
+  const nodes = tree.append(leaf)
   await ex
     .insertInto('audit_events')
-    .values({
-      id: newId(),
-      at: event.at,
-      actor_id: event.actorId,
-      actor_email: event.actorEmail,
-      action: event.action,
-      target_type: event.targetType,
-      target_id: event.targetId,
-      ip: event.ip,
-      user_agent: event.userAgent,
-      subject_user_id: event.subjectUserId,
-      metadata: JSON.stringify(event.metadata),
-    })
+    .values({ ...row, leaf_index: index })
     .execute()
+  await insertTreeNodes(ex, nodes)
+  await updateTreeHead(ex, tree)
 }
 
-export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent'>
+export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent' | 'leaf_index'>
 
 export interface AuditFilter {
   action?: string

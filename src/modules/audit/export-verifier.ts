@@ -1,0 +1,184 @@
+/**
+ * Verifies a verifiable export (verifiable-export.ts) offline, with no database (issue 30): the
+ * checkpoint's signature against a verifier key, then every line. A full export must hold every leaf
+ * of the checkpoint's tree and rebuild its root; a subset's lines must each carry an inclusion proof
+ * that verifies against it. A saved earlier checkpoint (signed by the same key) must be a prefix of
+ * the export's tree: with a full export its root is rebuilt from the first leaves.
+ */
+import fs from 'node:fs'
+import { createInterface } from 'node:readline'
+import { leafHash, verifyInclusion } from '../../lib/merkle.js'
+import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type Checkpoint, type NoteVerifier } from '../../lib/signed-note.js'
+import { leafBytes, type LeafEvent } from './leaf.js'
+import { VERIFIABLE_EXPORT_TYPE, type ExportHeader, type ExportLine } from './verifiable-export.js'
+import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
+
+export interface ExportVerification {
+  ok: boolean
+  problem: Problem | null
+  entries: number
+  treeSize: number
+  subset: boolean
+  /** True when the key came from the export itself (no --key): the signature then proves only self-consistency. */
+  keyFromExport: boolean
+}
+
+export interface ExportVerifyOptions {
+  /** The log's verifier key; without it, the one in the export's header (and the result says so). */
+  verifierKey?: string
+  /** An earlier checkpoint saved by the reader (signed-note text). */
+  savedCheckpoint?: string
+}
+
+const BASE64_HASH = /^[A-Za-z0-9+/]{43}=$/
+
+function readSigned(text: string, verifier: NoteVerifier, what: string): Checkpoint | Problem {
+  const note = parseSignedNote(text)
+  const checkpoint = note === null ? null : parseCheckpoint(note.text)
+  if (note === null || checkpoint === null) return { index: null, kind: 'malformed', detail: `${what} is not a signed checkpoint` }
+  if (!verifyNote(note, verifier)) return { index: null, kind: 'bad signature', detail: `${what} is not signed by ${verifier.name}` }
+  return checkpoint
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** An export line's parts, or why the line is not one. */
+function parseLine(text: string): ExportLine | string {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return 'the line is not JSON'
+  }
+  if (!isObject(value)) return 'the line is not an object'
+  if (!Number.isSafeInteger(value.leaf_index) || (value.leaf_index as number) < 0) return 'the line has no leaf index'
+  if (typeof value.leaf_hash !== 'string' || !BASE64_HASH.test(value.leaf_hash)) return 'the line has no leaf hash'
+  if (value.redacted !== undefined && value.redacted !== true) return 'the line has a malformed redaction mark'
+  if ((value.redacted === true) === isObject(value.event)) return 'the line must have either an event or a redaction mark'
+  if (
+    value.inclusion_proof !== undefined &&
+    !(Array.isArray(value.inclusion_proof) && value.inclusion_proof.every((h) => typeof h === 'string' && BASE64_HASH.test(h)))
+  ) {
+    return 'the line has a malformed inclusion proof'
+  }
+  return value as unknown as ExportLine
+}
+
+function result(problem: Problem | null, fields: Omit<ExportVerification, 'ok' | 'problem'>): ExportVerification {
+  return { ok: problem === null, problem, ...fields }
+}
+
+export async function verifyExportFile(file: string, options: ExportVerifyOptions = {}): Promise<ExportVerification> {
+  const lines = createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
+  const iterator = lines[Symbol.asyncIterator]()
+  const fields = { entries: 0, treeSize: 0, subset: false, keyFromExport: options.verifierKey === undefined }
+  try {
+    const first = await iterator.next()
+    let header: ExportHeader
+    try {
+      header = JSON.parse(first.done ? '' : first.value) as ExportHeader
+    } catch {
+      return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
+    }
+    if (
+      !isObject(header) ||
+      header.type !== VERIFIABLE_EXPORT_TYPE ||
+      typeof header.checkpoint !== 'string' ||
+      typeof header.verifier_key !== 'string'
+    ) {
+      return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
+    }
+    const verifier = parseVerifierKey(options.verifierKey ?? header.verifier_key)
+    if (verifier === null) return result({ index: null, kind: 'malformed', detail: 'the verifier key is not a signed-note Ed25519 key' }, fields)
+    const checkpoint = readSigned(header.checkpoint, verifier, "the export's checkpoint")
+    if ('kind' in checkpoint) return result(checkpoint, fields)
+    fields.treeSize = checkpoint.size
+    fields.subset = header.subset === true
+    if (header.tree_size !== checkpoint.size) {
+      return result({ index: null, kind: 'edited', detail: `the header says ${header.tree_size} leaves, its checkpoint ${checkpoint.size}` }, fields)
+    }
+
+    const roots: SignedRoot[] = [{ size: checkpoint.size, root: checkpoint.root, label: "the export's checkpoint" }]
+    if (options.savedCheckpoint !== undefined) {
+      const saved = readSigned(options.savedCheckpoint, verifier, 'the saved checkpoint')
+      if ('kind' in saved) return result(saved, fields)
+      if (saved.origin !== checkpoint.origin) {
+        return result({ index: null, kind: 'not consistent', detail: `the saved checkpoint is of another log (${saved.origin})` }, fields)
+      }
+      if (saved.size > checkpoint.size) {
+        return result(
+          {
+            index: null,
+            kind: 'not consistent',
+            detail: `the saved checkpoint (${saved.size} leaves) is newer than the export (${checkpoint.size})`,
+          },
+          fields,
+        )
+      }
+      if (fields.subset) {
+        return result(
+          { index: null, kind: 'malformed', detail: 'a saved checkpoint can be checked against a full export only (without filters)' },
+          fields,
+        )
+      }
+      roots.push({ size: saved.size, root: saved.root, label: 'the saved checkpoint', mismatch: 'not consistent' })
+    }
+
+    return fields.subset ? await verifySubset(iterator, checkpoint, fields) : await verifyFull(iterator, checkpoint, roots, fields)
+  } finally {
+    lines.close()
+  }
+}
+
+async function verifyFull(
+  iterator: AsyncIterator<string>,
+  checkpoint: Checkpoint,
+  roots: SignedRoot[],
+  fields: Omit<ExportVerification, 'ok' | 'problem'>,
+): Promise<ExportVerification> {
+  const verifier = new LogVerifier(checkpoint.size, roots)
+  for (let next = await iterator.next(); !next.done && verifier.problem === null; next = await iterator.next()) {
+    if (next.value === '') continue
+    const line = parseLine(next.value)
+    if (typeof line === 'string') {
+      verifier.fail({ index: verifier.size, kind: 'malformed', detail: line })
+      break
+    }
+    fields.entries++
+    verifier.add({ index: line.leaf_index, statedHash: Buffer.from(line.leaf_hash, 'base64'), event: (line.event ?? null) as LeafEvent | null })
+  }
+  return result(verifier.finish(), fields)
+}
+
+async function verifySubset(
+  iterator: AsyncIterator<string>,
+  checkpoint: Checkpoint,
+  fields: Omit<ExportVerification, 'ok' | 'problem'>,
+): Promise<ExportVerification> {
+  let previous = -1
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    if (next.value === '') continue
+    const line = parseLine(next.value)
+    if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
+    fields.entries++
+    const index = line.leaf_index
+    if (index <= previous) return result({ index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` }, fields)
+    if (line.event === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
+    let hash: Buffer
+    try {
+      hash = leafHash(leafBytes(line.event))
+    } catch {
+      return result({ index, kind: 'edited', detail: 'the event cannot be read as an audit event' }, fields)
+    }
+    if (!hash.equals(Buffer.from(line.leaf_hash, 'base64')))
+      return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
+    const proof = (line.inclusion_proof ?? []).map((h) => Buffer.from(h, 'base64'))
+    if (!verifyInclusion(index, checkpoint.size, hash, proof, checkpoint.root)) {
+      return result({ index, kind: 'edited', detail: "its inclusion proof does not lead to the checkpoint's root" }, fields)
+    }
+    previous = index
+  }
+  return result(null, fields)
+}
