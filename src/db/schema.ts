@@ -87,8 +87,7 @@ export interface AuditTreeHeadTable {
 
 export interface AuditCheckpointsTable {
   tree_size: number
-  root_hash: string
-  /** The C2SP signed note. */
+  /** The C2SP signed note: the root hash is read from it, never from a copy beside it. */
   note: string
   created_at: Timestamp
 }
@@ -100,6 +99,7 @@ export interface AuditMonitorTable {
   check_problem: string | null
   checked_size: number | null
   anchored_at: Timestamp | null
+  anchor_webhook_url: string | null
 }
 
 export interface ApiTokensTable {

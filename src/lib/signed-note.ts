@@ -72,12 +72,13 @@ export function createNoteSigner(name: string, pkcs8Base64: string): NoteSigner 
 
 /** Parses a verifier key; null when it is not an Ed25519 signed-note key whose hash matches. */
 export function parseVerifierKey(text: string): NoteVerifier | null {
-  const parts = text.trim().split('+')
-  if (parts.length !== 3) return null
-  const [name, hashHex, keyBase64] = parts as [string, string, string]
+  // The key's base64 may itself hold '+': only the first two separate the fields.
+  const match = /^([^+]+)\+([^+]+)\+(.+)$/.exec(text.trim())
+  if (match === null) return null
+  const [, name, hashHex, keyBase64] = match as unknown as [string, string, string, string]
   if (!NAME_PATTERN.test(name) || !/^[0-9a-f]{8}$/.test(hashHex)) return null
   const key = Buffer.from(keyBase64, 'base64')
-  if (key.length !== 33 || key[0] !== ED25519_ALGORITHM) return null
+  if (key.toString('base64') !== keyBase64 || key.length !== 33 || key[0] !== ED25519_ALGORITHM) return null
   const raw = key.subarray(1)
   if (!keyHashOf(name, raw).equals(Buffer.from(hashHex, 'hex'))) return null
   return {
@@ -133,6 +134,14 @@ export function parseCheckpoint(text: string): Checkpoint | null {
   const lines = text.split('\n')
   if (lines.length < 4 || lines.at(-1) !== '') return null
   const [origin, size, root] = lines as [string, string, string]
-  if (origin === '' || !/^(0|[1-9][0-9]{0,15})$/.test(size) || !/^[A-Za-z0-9+/]{43}=$/.test(root)) return null
+  if (origin === '' || !/^(0|[1-9][0-9]{0,15})$/.test(size) || !isCanonicalHash(root)) return null
   return { origin, size: Number(size), root: Buffer.from(root, 'base64') }
+}
+
+/**
+ * A 32-byte hash in canonical base64: the last character's unused bits zero, so no two spellings
+ * of one hash exist (a changed character that decoded to the same bytes would go unnoticed).
+ */
+export function isCanonicalHash(text: string): boolean {
+  return /^[A-Za-z0-9+/]{43}=$/.test(text) && Buffer.from(text, 'base64').toString('base64') === text
 }

@@ -7,7 +7,8 @@
  * - audit_tree_head: one row (id 1), locked by every append: the tree size and its frontier (the
  *   perfect subtrees making up the tree, as a JSON list of hex hashes).
  * - audit_checkpoints: signed checkpoints (C2SP signed-note text) by tree size.
- * - audit_monitor: one row (id 1): the last integrity check's result and the last anchoring.
+ * - audit_monitor: one row (id 1): the last integrity check's result, the last anchoring and the
+ *   webhook an administrator set for anchoring (null: mail only).
  *
  * Events written before this migration become the first leaves, in (at, id) order. The leaf form
  * (RFC 8785 canonical JSON of the event's columns, metadata parsed) is frozen here, as it is in
@@ -59,7 +60,6 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
   await db.schema
     .createTable('audit_checkpoints')
     .addColumn('tree_size', bigint, (c) => c.primaryKey())
-    .addColumn('root_hash', 'text', (c) => c.notNull())
     .addColumn('note', 'text', (c) => c.notNull())
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .execute()
@@ -71,6 +71,7 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('check_problem', 'text')
     .addColumn('checked_size', bigint)
     .addColumn('anchored_at', t.timestamp)
+    .addColumn('anchor_webhook_url', 'text')
     .execute()
   await sql`insert into audit_monitor (id) values (1)`.execute(db)
 

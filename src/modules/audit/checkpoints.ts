@@ -47,8 +47,8 @@ export function signCheckpoint(signer: NoteSigner, size: number, root: Buffer): 
   return `${text}\n${signer.sign(text)}`
 }
 
-/** The root of the last signed checkpoint, read from its note (the stored root column is a copy). */
-function signedRootOf(row: CheckpointRow): Buffer {
+/** A stored checkpoint's root, read from its signed note. */
+export function signedRootOf(row: CheckpointRow): Buffer {
   const note = parseSignedNote(row.note)
   const checkpoint = note === null ? null : parseCheckpoint(note.text)
   if (checkpoint === null || checkpoint.size !== row.treeSize)
@@ -76,7 +76,6 @@ export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> 
   }
   const checkpoint: CheckpointRow = {
     treeSize: head.size,
-    rootHash: root.toString('hex'),
     note: signCheckpoint(deps.auditSigner, head.size, root),
     createdAt: deps.clock.now().toISOString(),
   }

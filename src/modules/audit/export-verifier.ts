@@ -8,7 +8,15 @@
 import fs from 'node:fs'
 import { createInterface } from 'node:readline'
 import { leafHash, verifyInclusion } from '../../lib/merkle.js'
-import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type Checkpoint, type NoteVerifier } from '../../lib/signed-note.js'
+import {
+  isCanonicalHash,
+  parseCheckpoint,
+  parseSignedNote,
+  parseVerifierKey,
+  verifyNote,
+  type Checkpoint,
+  type NoteVerifier,
+} from '../../lib/signed-note.js'
 import { leafBytes, type LeafEvent } from './leaf.js'
 import { VERIFIABLE_EXPORT_TYPE, type ExportHeader, type ExportLine } from './verifiable-export.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
@@ -29,8 +37,6 @@ export interface ExportVerifyOptions {
   /** An earlier checkpoint saved by the reader (signed-note text). */
   savedCheckpoint?: string
 }
-
-const BASE64_HASH = /^[A-Za-z0-9+/]{43}=$/
 
 function readSigned(text: string, verifier: NoteVerifier, what: string): Checkpoint | Problem {
   const note = parseSignedNote(text)
@@ -54,12 +60,12 @@ function parseLine(text: string): ExportLine | string {
   }
   if (!isObject(value)) return 'the line is not an object'
   if (!Number.isSafeInteger(value.leaf_index) || (value.leaf_index as number) < 0) return 'the line has no leaf index'
-  if (typeof value.leaf_hash !== 'string' || !BASE64_HASH.test(value.leaf_hash)) return 'the line has no leaf hash'
+  if (typeof value.leaf_hash !== 'string' || !isCanonicalHash(value.leaf_hash)) return 'the line has no leaf hash'
   if (value.redacted !== undefined && value.redacted !== true) return 'the line has a malformed redaction mark'
   if ((value.redacted === true) === isObject(value.event)) return 'the line must have either an event or a redaction mark'
   if (
     value.inclusion_proof !== undefined &&
-    !(Array.isArray(value.inclusion_proof) && value.inclusion_proof.every((h) => typeof h === 'string' && BASE64_HASH.test(h)))
+    !(Array.isArray(value.inclusion_proof) && value.inclusion_proof.every((h) => typeof h === 'string' && isCanonicalHash(h)))
   ) {
     return 'the line has a malformed inclusion proof'
   }
@@ -92,10 +98,13 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
     }
     const verifier = parseVerifierKey(options.verifierKey ?? header.verifier_key)
     if (verifier === null) return result({ index: null, kind: 'malformed', detail: 'the verifier key is not a signed-note Ed25519 key' }, fields)
+    if (options.verifierKey !== undefined && header.verifier_key !== options.verifierKey.trim()) {
+      return result({ index: null, kind: 'bad signature', detail: 'the export names another verifier key than the one given' }, fields)
+    }
     const checkpoint = readSigned(header.checkpoint, verifier, "the export's checkpoint")
     if ('kind' in checkpoint) return result(checkpoint, fields)
     fields.treeSize = checkpoint.size
-    fields.subset = header.subset === true
+    fields.subset = header.subset
     if (header.tree_size !== checkpoint.size) {
       return result({ index: null, kind: 'edited', detail: `the header says ${header.tree_size} leaves, its checkpoint ${checkpoint.size}` }, fields)
     }

@@ -1,8 +1,8 @@
-import type { Selectable } from 'kysely'
+import type { Insertable, Selectable } from 'kysely'
 import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
-import { leafHash } from '../../lib/merkle.js'
+import { leafHash, type NodeId } from '../../lib/merkle.js'
 import { leafBytes, leafEventOf } from './leaf.js'
 import { insertTreeNodes, lockTreeHead, updateTreeHead } from './tree.repo.js'
 
@@ -21,37 +21,49 @@ export interface AuditEvent {
 }
 
 /**
- * Writes an event and appends it to the audit Merkle tree (issue 30) in one transaction — the
+ * Writes events and appends them to the audit Merkle tree (issue 30) in one transaction — the
  * caller's, or one of its own. This is the only function that writes audit events, so every event,
  * however it is recorded, becomes a leaf. The tree head row is locked (FOR UPDATE on PostgreSQL;
  * SQLite serialises writers) from the read of the size to the commit, so instances sharing a
  * database number leaves in commit order without gaps or duplicates.
  */
-export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise<void> {
-  if (!ex.isTransaction) return ex.transaction().execute((tx) => insertAuditEvent(tx, event))
-  const row = {
-    id: newId(),
-    at: event.at,
-    actor_id: event.actorId,
-    actor_email: event.actorEmail,
-    action: event.action,
-    target_type: event.targetType,
-    target_id: event.targetId,
-    ip: event.ip,
-    user_agent: event.userAgent,
-    subject_user_id: event.subjectUserId,
-    metadata: JSON.stringify(event.metadata),
-  }
+export async function insertAuditEvents(ex: Executor, events: AuditEvent[]): Promise<void> {
+  if (events.length === 0) return
+  if (!ex.isTransaction) return ex.transaction().execute((tx) => insertAuditEvents(tx, events))
   const tree = await lockTreeHead(ex)
-  const leaf = leafHash(leafBytes(leafEventOf(row)))
-  const index = tree.size
-  const nodes = tree.append(leaf)
-  await ex
-    .insertInto('audit_events')
-    .values({ ...row, leaf_index: index })
-    .execute()
-  await insertTreeNodes(ex, nodes)
+  const rows: Array<Insertable<AuditEventsTable>> = []
+  const nodes: Array<NodeId & { hash: Buffer }> = []
+  for (const event of events) {
+    const row = {
+      id: newId(),
+      at: event.at,
+      actor_id: event.actorId,
+      actor_email: event.actorEmail,
+      action: event.action,
+      target_type: event.targetType,
+      target_id: event.targetId,
+      ip: event.ip,
+      user_agent: event.userAgent,
+      subject_user_id: event.subjectUserId,
+      metadata: JSON.stringify(event.metadata),
+    }
+    rows.push({ ...row, leaf_index: tree.size })
+    nodes.push(...tree.append(leafHash(leafBytes(leafEventOf(row)))))
+  }
+  // In chunks: SQLite and PostgreSQL bound the parameters of one statement.
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+    await ex
+      .insertInto('audit_events')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute()
+  for (let i = 0; i < nodes.length; i += INSERT_CHUNK) await insertTreeNodes(ex, nodes.slice(i, i + INSERT_CHUNK))
   await updateTreeHead(ex, tree)
+}
+
+const INSERT_CHUNK = 500
+
+export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise<void> {
+  await insertAuditEvents(ex, [event])
 }
 
 export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent' | 'leaf_index'>

@@ -129,14 +129,12 @@ export async function countEventsOutsideTree(ex: Executor, size: number): Promis
 
 export interface CheckpointRow {
   treeSize: number
-  rootHash: string
   note: string
   createdAt: Timestamp
 }
 
-const toCheckpoint = (r: { tree_size: number; root_hash: string; note: string; created_at: string }): CheckpointRow => ({
+const toCheckpoint = (r: { tree_size: number; note: string; created_at: string }): CheckpointRow => ({
   treeSize: Number(r.tree_size),
-  rootHash: r.root_hash,
   note: r.note,
   createdAt: r.created_at,
 })
@@ -144,7 +142,7 @@ const toCheckpoint = (r: { tree_size: number; root_hash: string; note: string; c
 export async function findLatestCheckpoint(ex: Executor): Promise<CheckpointRow | null> {
   const row = await ex
     .selectFrom('audit_checkpoints')
-    .select(['tree_size', 'root_hash', 'note', 'created_at'])
+    .select(['tree_size', 'note', 'created_at'])
     .orderBy('tree_size', 'desc')
     .limit(1)
     .executeTakeFirst()
@@ -155,7 +153,7 @@ export async function findLatestCheckpoint(ex: Executor): Promise<CheckpointRow 
 export async function findCheckpointCovering(ex: Executor, size: number): Promise<CheckpointRow | null> {
   const row = await ex
     .selectFrom('audit_checkpoints')
-    .select(['tree_size', 'root_hash', 'note', 'created_at'])
+    .select(['tree_size', 'note', 'created_at'])
     .where('tree_size', '>=', size)
     .orderBy('tree_size')
     .limit(1)
@@ -166,7 +164,7 @@ export async function findCheckpointCovering(ex: Executor, size: number): Promis
 export async function listCheckpoints(ex: Executor, after: number, limit: number): Promise<CheckpointRow[]> {
   const rows = await ex
     .selectFrom('audit_checkpoints')
-    .select(['tree_size', 'root_hash', 'note', 'created_at'])
+    .select(['tree_size', 'note', 'created_at'])
     .where('tree_size', '>', after)
     .orderBy('tree_size')
     .limit(limit)
@@ -178,7 +176,7 @@ export async function listCheckpoints(ex: Executor, after: number, limit: number
 export async function insertCheckpoint(ex: Executor, checkpoint: CheckpointRow): Promise<void> {
   await ex
     .insertInto('audit_checkpoints')
-    .values({ tree_size: checkpoint.treeSize, root_hash: checkpoint.rootHash, note: checkpoint.note, created_at: checkpoint.createdAt })
+    .values({ tree_size: checkpoint.treeSize, note: checkpoint.note, created_at: checkpoint.createdAt })
     .onConflict((oc) => oc.column('tree_size').doNothing())
     .execute()
 }
@@ -194,12 +192,13 @@ export interface MonitorState {
   problem: string | null
   checkedSize: number | null
   anchoredAt: Timestamp | null
+  anchorWebhookUrl: string | null
 }
 
 export async function readMonitor(ex: Executor): Promise<MonitorState> {
   const row = await ex
     .selectFrom('audit_monitor')
-    .select(['checked_at', 'check_ok', 'check_problem', 'checked_size', 'anchored_at'])
+    .select(['checked_at', 'check_ok', 'check_problem', 'checked_size', 'anchored_at', 'anchor_webhook_url'])
     .where('id', '=', MONITOR_ID)
     .executeTakeFirstOrThrow()
   return {
@@ -208,16 +207,40 @@ export async function readMonitor(ex: Executor): Promise<MonitorState> {
     problem: row.check_problem,
     checkedSize: row.checked_size === null ? null : Number(row.checked_size),
     anchoredAt: row.anchored_at,
+    anchorWebhookUrl: row.anchor_webhook_url,
   }
 }
 
-/** Records a check's result for every instance's console. */
-export async function recordCheck(ex: Executor, result: { at: Timestamp; ok: boolean; problem: string | null; size: number }): Promise<void> {
-  await ex
+/**
+ * Records a check's result for every instance's console. Returns true when it is news — a failure
+ * other than the one recorded last — so that exactly one instance mails about it.
+ */
+export async function recordCheck(ex: Executor, result: { at: Timestamp; ok: boolean; problem: string | null; size: number }): Promise<boolean> {
+  const set = { checked_at: result.at, check_ok: result.ok, check_problem: result.problem, checked_size: result.size }
+  if (result.ok) {
+    await ex.updateTable('audit_monitor').set(set).where('id', '=', MONITOR_ID).execute()
+    return false
+  }
+  const news = await ex
     .updateTable('audit_monitor')
-    .set({ checked_at: result.at, check_ok: result.ok, check_problem: result.problem, checked_size: result.size })
+    .set(set)
     .where('id', '=', MONITOR_ID)
-    .execute()
+    .where((eb) =>
+      eb.or([eb('check_ok', 'is', null), eb('check_ok', '=', true), eb('check_problem', 'is', null), eb('check_problem', '!=', result.problem!)]),
+    )
+    .executeTakeFirst()
+  if (Number(news.numUpdatedRows) === 1) return true
+  await ex.updateTable('audit_monitor').set(set).where('id', '=', MONITOR_ID).execute()
+  return false
+}
+
+export async function setAnchorWebhook(ex: Executor, url: string | null): Promise<void> {
+  await ex.updateTable('audit_monitor').set({ anchor_webhook_url: url }).where('id', '=', MONITOR_ID).execute()
+}
+
+export async function listActiveAdminEmails(ex: Executor): Promise<string[]> {
+  const rows = await ex.selectFrom('users').select('email').where('is_admin', '=', true).where('disabled', '=', false).orderBy('email').execute()
+  return rows.map((r) => r.email)
 }
 
 /**
