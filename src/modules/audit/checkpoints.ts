@@ -11,7 +11,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { consistencyProof, nodesRead, rootOf, verifyConsistency, type NodeReader } from '../../lib/merkle.js'
-import { checkpointText, parseCheckpoint, parseSignedNote, type NoteSigner } from '../../lib/signed-note.js'
+import { checkpointText, parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteSigner } from '../../lib/signed-note.js'
 import type { Executor } from '../../db/schema.js'
 import { findLatestCheckpoint, findTreeNodes, insertCheckpoint, readTreeHead, type CheckpointRow } from './tree.repo.js'
 
@@ -64,6 +64,16 @@ export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> 
   const [head, last] = [await readTreeHead(deps.db), await findLatestCheckpoint(deps.db)]
   if (last !== null && last.treeSize >= head.size) return last
   const root = head.root()
+  if (last !== null) {
+    // Two keys signing one log would make every check fail: the log keeps the key that signed it first.
+    const note = parseSignedNote(last.note)
+    const own = parseVerifierKey(deps.auditSigner.verifierKey)!
+    if (note === null || !verifyNote(note, own)) {
+      throw new InconsistentTreeError(
+        "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json)",
+      )
+    }
+  }
   if (last !== null && last.treeSize > 0) {
     const { proof, oldRoot } = await withStoredNodes(deps.db, (node) => ({
       proof: consistencyProof(last.treeSize, head.size, node),

@@ -6,8 +6,7 @@
  * the export's tree: with a full export its root is rebuilt from the first leaves.
  */
 import fs from 'node:fs'
-import { createInterface } from 'node:readline'
-import { leafHash, verifyInclusion } from '../../lib/merkle.js'
+import { verifyInclusion } from '../../lib/merkle.js'
 import {
   isCanonicalHash,
   parseCheckpoint,
@@ -17,7 +16,7 @@ import {
   type Checkpoint,
   type NoteVerifier,
 } from '../../lib/signed-note.js'
-import { leafBytes, type LeafEvent } from './leaf.js'
+import { eventLeafHash, type LeafEvent } from './leaf.js'
 import { VERIFIABLE_EXPORT_TYPE, type ExportHeader, type ExportLine } from './verifiable-export.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
@@ -52,6 +51,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** An export line's parts, or why the line is not one. */
 function parseLine(text: string): ExportLine | string {
+  const shape = shapeProblem(text)
+  if (shape !== null) return shape
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -60,7 +61,7 @@ function parseLine(text: string): ExportLine | string {
   }
   if (!isObject(value)) return 'the line is not an object'
   if (!Number.isSafeInteger(value.leaf_index) || (value.leaf_index as number) < 0) return 'the line has no leaf index'
-  if (typeof value.leaf_hash !== 'string' || !isCanonicalHash(value.leaf_hash)) return 'the line has no leaf hash'
+  if (typeof value.leaf_hash !== 'string' || !isCanonicalHash(value.leaf_hash)) return 'the line has no valid leaf hash'
   if (value.redacted !== undefined && value.redacted !== true) return 'the line has a malformed redaction mark'
   if ((value.redacted === true) === isObject(value.event)) return 'the line must have either an event or a redaction mark'
   if (
@@ -72,19 +73,46 @@ function parseLine(text: string): ExportLine | string {
   return value as unknown as ExportLine
 }
 
+const UNTERMINATED = '\u0000unterminated:'
+
+/**
+ * The file's lines, split at LF only, each checked to be exactly a JSON object with nothing around
+ * it: JSON and line readers forgive a trailing space or a CR, which would let a changed byte pass.
+ * A last line without its newline is yielded as malformed.
+ */
+async function* linesOf(file: string): AsyncGenerator<string> {
+  let rest = ''
+  for await (const chunk of fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    const text = rest + (chunk as string)
+    let start = 0
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      yield text.slice(start, end)
+      start = end + 1
+    }
+    rest = text.slice(start)
+  }
+  if (rest !== '') yield `${UNTERMINATED}${rest}`
+}
+
+function shapeProblem(line: string): string | null {
+  if (line.startsWith(UNTERMINATED)) return 'the file ends in the middle of a line'
+  if (!line.startsWith('{') || !line.endsWith('}')) return 'the line is not exactly one JSON object'
+  return null
+}
+
 function result(problem: Problem | null, fields: Omit<ExportVerification, 'ok' | 'problem'>): ExportVerification {
   return { ok: problem === null, problem, ...fields }
 }
 
 export async function verifyExportFile(file: string, options: ExportVerifyOptions = {}): Promise<ExportVerification> {
-  const lines = createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
-  const iterator = lines[Symbol.asyncIterator]()
+  const iterator = linesOf(file)
   const fields = { entries: 0, treeSize: 0, subset: false, keyFromExport: options.verifierKey === undefined }
   try {
     const first = await iterator.next()
     let header: ExportHeader
     try {
-      header = JSON.parse(first.done ? '' : first.value) as ExportHeader
+      if (first.done || shapeProblem(first.value) !== null) throw new Error('no header')
+      header = JSON.parse(first.value) as ExportHeader
     } catch {
       return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
     }
@@ -137,7 +165,7 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
 
     return fields.subset ? await verifySubset(iterator, checkpoint, fields) : await verifyFull(iterator, checkpoint, roots, fields)
   } finally {
-    lines.close()
+    await iterator.return(undefined)
   }
 }
 
@@ -149,7 +177,6 @@ async function verifyFull(
 ): Promise<ExportVerification> {
   const verifier = new LogVerifier(checkpoint.size, roots)
   for (let next = await iterator.next(); !next.done && verifier.problem === null; next = await iterator.next()) {
-    if (next.value === '') continue
     const line = parseLine(next.value)
     if (typeof line === 'string') {
       verifier.fail({ index: verifier.size, kind: 'malformed', detail: line })
@@ -168,7 +195,6 @@ async function verifySubset(
 ): Promise<ExportVerification> {
   let previous = -1
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-    if (next.value === '') continue
     const line = parseLine(next.value)
     if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
     fields.entries++
@@ -177,7 +203,7 @@ async function verifySubset(
     if (line.event === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
     let hash: Buffer
     try {
-      hash = leafHash(leafBytes(line.event))
+      hash = eventLeafHash(line.event)
     } catch {
       return result({ index, kind: 'edited', detail: 'the event cannot be read as an audit event' }, fields)
     }

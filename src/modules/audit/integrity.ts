@@ -10,7 +10,7 @@
 import type { Deps } from '../../deps.js'
 import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteVerifier } from '../../lib/signed-note.js'
 import { leafEventOf } from './leaf.js'
-import { countEventsOutsideTree, listCheckpoints, listLeaves, readTreeHead, type CheckpointRow } from './tree.repo.js'
+import { countEventsOutsideTree, listCheckpoints, listInnerNodes, listLeaves, readTreeHead, type CheckpointRow } from './tree.repo.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
 const BATCH = 2000
@@ -73,6 +73,7 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
   for (let from = 0; from < size && verifier.problem === null; from += BATCH) {
     const to = Math.min(from + BATCH, size)
     const { nodes, events } = await listLeaves(deps.db, from, to)
+    const inner = await listInnerNodes(deps.db, from, to)
     for (let index = from; index < to && verifier.problem === null; index++) {
       const stored = events.get(index)
       const hex = nodes.get(index)
@@ -89,7 +90,23 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
           break
         }
       }
+      if (event !== null && hex === undefined) {
+        verifier.fail({ index, kind: 'missing', detail: `the leaf hash of event ${event.id} is not in the tree` })
+        break
+      }
       verifier.add({ index, statedHash: hex === undefined ? null : Buffer.from(hex, 'hex'), event })
+      // The nodes above the leaves serve the proofs: each must be the hash of the leaves under it.
+      for (const node of verifier.problem === null ? verifier.completed.slice(1) : []) {
+        if (inner.get(`${node.level}:${node.index}`) !== node.hash.toString('hex')) {
+          const first = node.index * 2 ** node.level
+          verifier.fail({
+            index: first,
+            kind: 'edited',
+            detail: `the tree node over leaves ${first}–${first + 2 ** node.level - 1} does not match them`,
+          })
+          break
+        }
+      }
     }
   }
   let problem = verifier.finish()

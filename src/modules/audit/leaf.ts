@@ -7,6 +7,7 @@
 import canonicalize from 'canonicalize'
 import type { Selectable } from 'kysely'
 import type { AuditEventsTable } from '../../db/schema.js'
+import { leafHashOfText } from '../../lib/merkle.js'
 
 export interface LeafEvent {
   id: string
@@ -45,9 +46,19 @@ export function leafEventOf(row: StoredEvent): LeafEvent {
   return { ...row, metadata: metadata as Record<string, unknown> }
 }
 
-/** The leaf's bytes: the canonical JSON of exactly the leaf's fields. */
-export function leafBytes(event: LeafEvent): Buffer {
+/** The leaf as text: the canonical JSON of exactly the leaf's fields. */
+export function leafText(event: LeafEvent): string {
   const picked: Record<string, unknown> = {}
   for (const column of LEAF_COLUMNS) picked[column] = event[column]
-  return Buffer.from(canonicalize(picked)!, 'utf8')
+  return canonicalize(picked)!
+}
+
+/** The leaf's bytes (UTF-8 of leafText). */
+export function leafBytes(event: LeafEvent): Buffer {
+  return Buffer.from(leafText(event), 'utf8')
+}
+
+/** SHA-256(0x00 ‖ leaf), RFC 9162 §2.1.1. */
+export function eventLeafHash(event: LeafEvent): Buffer {
+  return leafHashOfText(leafText(event))
 }

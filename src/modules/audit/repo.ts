@@ -2,8 +2,8 @@ import type { Insertable, Selectable } from 'kysely'
 import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
-import { leafHash, type NodeId } from '../../lib/merkle.js'
-import { leafBytes, leafEventOf } from './leaf.js'
+import type { NodeId } from '../../lib/merkle.js'
+import { eventLeafHash, leafEventOf } from './leaf.js'
 import { insertTreeNodes, lockTreeHead, updateTreeHead } from './tree.repo.js'
 
 export interface AuditEvent {
@@ -48,7 +48,7 @@ export async function insertAuditEvents(ex: Executor, events: AuditEvent[]): Pro
       metadata: JSON.stringify(event.metadata),
     }
     rows.push({ ...row, leaf_index: tree.size })
-    nodes.push(...tree.append(leafHash(leafBytes(leafEventOf(row)))))
+    nodes.push(...tree.append(eventLeafHash(leafEventOf(row))))
   }
   // In chunks: SQLite and PostgreSQL bound the parameters of one statement.
   for (let i = 0; i < rows.length; i += INSERT_CHUNK)

@@ -110,6 +110,23 @@ export async function listLeaves(ex: Executor, from: number, to: number): Promis
   return { nodes, events }
 }
 
+/** The stored nodes above the leaves [from, to) (levels 1 and up), keyed `level:index`. */
+export async function listInnerNodes(ex: Executor, from: number, to: number): Promise<Map<string, string>> {
+  const rows = await ex
+    .selectFrom('audit_tree_nodes')
+    .select(['level', 'idx', 'hash'])
+    .where((eb) => {
+      const ranges = []
+      for (let level = 1; 2 ** level <= to; level++) {
+        const width = 2 ** level
+        ranges.push(eb.and([eb('level', '=', level), eb('idx', '>=', Math.floor(from / width)), eb('idx', '<', Math.ceil(to / width))]))
+      }
+      return eb.or(ranges)
+    })
+    .execute()
+  return new Map(rows.map((r) => [`${r.level}:${Number(r.idx)}`, r.hash]))
+}
+
 /** Events that are not leaves of the tree (written around the tree, or renumbered out of it). */
 export async function countEventsOutsideTree(ex: Executor, size: number): Promise<{ count: number; firstId: string | null }> {
   const rows = await ex

@@ -11,8 +11,8 @@
  * A redacted entry (content removed, leaf hash kept) is intact only when a later `audit.redact`
  * event in the log names its leaf: removing content is itself on the record.
  */
-import { Frontier, leafHash } from '../../lib/merkle.js'
-import { leafBytes, type LeafEvent } from './leaf.js'
+import { Frontier, type NodeId } from '../../lib/merkle.js'
+import { eventLeafHash, type LeafEvent } from './leaf.js'
 
 export const REDACT_ACTION = 'audit.redact'
 
@@ -68,6 +68,8 @@ export class LogVerifier {
   readonly #redacted: number[] = []
   readonly #declared = new Set<number>()
   #rootsChecked = 0
+  /** The perfect subtrees the last `add` completed, the leaf first (for comparing with stored nodes). */
+  completed: Array<NodeId & { hash: Buffer }> = []
 
   /** `size`: how many leaves the log must have; `roots`: signed roots to meet on the way, any order. */
   constructor(size: number, roots: SignedRoot[]) {
@@ -119,7 +121,7 @@ export class LogVerifier {
       this.#redacted.push(entry.index)
     } else {
       try {
-        hash = leafHash(leafBytes(entry.event))
+        hash = eventLeafHash(entry.event)
       } catch {
         return this.fail({ index: entry.index, kind: 'edited', detail: 'the event cannot be read as an audit event' })
       }
@@ -128,7 +130,7 @@ export class LogVerifier {
       }
       for (const leaf of redactedBy(entry.event)) if (leaf < entry.index) this.#declared.add(leaf)
     }
-    this.#tree.append(hash)
+    this.completed = this.#tree.append(hash)
     this.#checkRoots()
     return this.#problem
   }
