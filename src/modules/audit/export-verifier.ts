@@ -16,7 +16,7 @@ import {
   type Checkpoint,
   type NoteVerifier,
 } from '../../lib/signed-note.js'
-import { eventLeafHash, type LeafEvent } from './leaf.js'
+import { eventLeafHash } from './leaf.js'
 import { VERIFIABLE_EXPORT_TYPE, type ExportHeader, type ExportLine } from './verifiable-export.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
@@ -183,7 +183,7 @@ async function verifyFull(
       break
     }
     fields.entries++
-    verifier.add({ index: line.leaf_index, statedHash: Buffer.from(line.leaf_hash, 'base64'), event: (line.event ?? null) as LeafEvent | null })
+    verifier.add({ index: line.leaf_index, statedHash: Buffer.from(line.leaf_hash, 'base64'), event: line.event ?? null })
   }
   return result(verifier.finish(), fields)
 }
