@@ -6,7 +6,7 @@
  * the export's tree: with a full export its root is rebuilt from the first leaves.
  */
 import fs from 'node:fs'
-import { verifyInclusion } from '../../lib/merkle.js'
+import { leafHashOfText, verifyInclusion } from '../../lib/merkle.js'
 import {
   isCanonicalHash,
   parseCheckpoint,
@@ -16,8 +16,7 @@ import {
   type Checkpoint,
   type NoteVerifier,
 } from '../../lib/signed-note.js'
-import { eventLeafHash } from './leaf.js'
-import { VERIFIABLE_EXPORT_TYPE, type ExportHeader, type ExportLine } from './verifiable-export.js'
+import { VERIFIABLE_EXPORT_TYPE, type ExportHeader } from './verifiable-export.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
 export interface ExportVerification {
@@ -49,28 +48,39 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+export interface ParsedLine {
+  index: number
+  leafHash: Buffer
+  /** The event's leaf, verbatim (canonical JSON); undefined for a redacted entry. */
+  leafText?: string
+  inclusionProof?: Buffer[]
+}
+
+const HASH = '[A-Za-z0-9+/]{43}='
+/**
+ * An entry line exactly as the export writes it (verifiable-export.ts), the event last and verbatim:
+ * `{"leaf_index":N,"leaf_hash":"…",["inclusion_proof":[…],]"event":{…}}` or `…,"redacted":true}`.
+ */
+const LINE = new RegExp(
+  `^\\{"leaf_index":(0|[1-9][0-9]{0,15}),"leaf_hash":"(${HASH})",(?:"redacted":true\\}$|(?:"inclusion_proof":\\[((?:"${HASH}")(?:,"${HASH}")*)?\\],)?"event":(\\{.*\\})\\}$)`,
+)
+
 /** An export line's parts, or why the line is not one. */
-function parseLine(text: string): ExportLine | string {
+function parseLine(text: string): ParsedLine | string {
   const shape = shapeProblem(text)
   if (shape !== null) return shape
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return 'the line is not JSON'
+  const match = LINE.exec(text)
+  if (match === null) return 'the line is not an entry of a verifiable export'
+  const [, index, hash, proof, leafText] = match
+  if (!isCanonicalHash(hash!)) return 'the line has no valid leaf hash'
+  const hashes = proof === undefined ? undefined : proof.slice(1, -1).split('","')
+  if (hashes !== undefined && !hashes.every(isCanonicalHash)) return 'the line has a malformed inclusion proof'
+  return {
+    index: Number(index),
+    leafHash: Buffer.from(hash!, 'base64'),
+    ...(leafText !== undefined && { leafText }),
+    ...(hashes !== undefined && { inclusionProof: hashes.map((h) => Buffer.from(h, 'base64')) }),
   }
-  if (!isObject(value)) return 'the line is not an object'
-  if (!Number.isSafeInteger(value.leaf_index) || (value.leaf_index as number) < 0) return 'the line has no leaf index'
-  if (typeof value.leaf_hash !== 'string' || !isCanonicalHash(value.leaf_hash)) return 'the line has no valid leaf hash'
-  if (value.redacted !== undefined && value.redacted !== true) return 'the line has a malformed redaction mark'
-  if ((value.redacted === true) === isObject(value.event)) return 'the line must have either an event or a redaction mark'
-  if (
-    value.inclusion_proof !== undefined &&
-    !(Array.isArray(value.inclusion_proof) && value.inclusion_proof.every((h) => typeof h === 'string' && isCanonicalHash(h)))
-  ) {
-    return 'the line has a malformed inclusion proof'
-  }
-  return value as unknown as ExportLine
 }
 
 const UNTERMINATED = '\u0000unterminated:'
@@ -183,7 +193,7 @@ async function verifyFull(
       break
     }
     fields.entries++
-    verifier.add({ index: line.leaf_index, statedHash: Buffer.from(line.leaf_hash, 'base64'), event: line.event ?? null })
+    verifier.add({ index: line.index, statedHash: line.leafHash, event: null, ...(line.leafText !== undefined && { leafText: line.leafText }) })
   }
   return result(verifier.finish(), fields)
 }
@@ -198,19 +208,12 @@ async function verifySubset(
     const line = parseLine(next.value)
     if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
     fields.entries++
-    const index = line.leaf_index
+    const index = line.index
     if (index <= previous) return result({ index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` }, fields)
-    if (line.event === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
-    let hash: Buffer
-    try {
-      hash = eventLeafHash(line.event)
-    } catch {
-      return result({ index, kind: 'edited', detail: 'the event cannot be read as an audit event' }, fields)
-    }
-    if (!hash.equals(Buffer.from(line.leaf_hash, 'base64')))
-      return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
-    const proof = (line.inclusion_proof ?? []).map((h) => Buffer.from(h, 'base64'))
-    if (!verifyInclusion(index, checkpoint.size, hash, proof, checkpoint.root)) {
+    if (line.leafText === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
+    const hash = leafHashOfText(line.leafText)
+    if (!hash.equals(line.leafHash)) return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
+    if (!verifyInclusion(index, checkpoint.size, hash, line.inclusionProof ?? [], checkpoint.root)) {
       return result({ index, kind: 'edited', detail: "its inclusion proof does not lead to the checkpoint's root" }, fields)
     }
     previous = index

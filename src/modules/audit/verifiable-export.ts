@@ -4,7 +4,7 @@
  * export (made for it), the verifier key, the tree size, and whether the export is a filtered
  * subset. Then one line per leaf in leaf order, oldest first:
  *
- *   {"leaf_index":7,"leaf_hash":"<base64>","event":{…the leaf's fields…}}
+ *   {"leaf_index":7,"leaf_hash":"<base64>","event":{…the leaf: its canonical JSON, verbatim…}}
  *   {"leaf_index":8,"leaf_hash":"<base64>","redacted":true}
  *
  * Without filters the export has every leaf of the checkpoint's tree, so the verifier rebuilds the
@@ -16,7 +16,7 @@ import type { Deps } from '../../deps.js'
 import { inclusionProof } from '../../lib/merkle.js'
 import type { Executor } from '../../db/schema.js'
 import { makeCheckpoint, withStoredNodes } from './checkpoints.js'
-import { leafEventOf, type LeafEvent, type StoredEvent } from './leaf.js'
+import { leafEventOf, leafText, type LeafEvent, type StoredEvent } from './leaf.js'
 import type { AuditFilter } from './repo.js'
 import { listLeaves } from './tree.repo.js'
 
@@ -33,12 +33,15 @@ export interface ExportHeader {
   filters?: Record<string, unknown>
 }
 
-export interface ExportLine {
-  leaf_index: number
-  leaf_hash: string
-  event?: LeafEvent
-  redacted?: true
-  inclusion_proof?: string[]
+/**
+ * One entry line. The event goes last and verbatim — its leaf, the canonical JSON that was hashed —
+ * so a verifier hashes the bytes it reads instead of re-serialising a parsed copy.
+ */
+function entryLine(index: number, leafHashHex: string | undefined, event: LeafEvent | null, proof?: Buffer[]): string {
+  const head = `{"leaf_index":${index},"leaf_hash":"${Buffer.from(leafHashHex ?? '', 'hex').toString('base64')}"`
+  if (event === null) return `${head},"redacted":true}\n`
+  const proofPart = proof === undefined ? '' : `,"inclusion_proof":${JSON.stringify(proof.map((h) => h.toString('base64')))}`
+  return `${head}${proofPart},"event":${leafText(event)}}\n`
 }
 
 async function listMatchingEvents(
@@ -80,12 +83,7 @@ async function* fullLines(deps: Deps, size: number): AsyncGenerator<string> {
     const lines: string[] = []
     for (let index = from; index < to; index++) {
       const stored = events.get(index)
-      const hash = Buffer.from(nodes.get(index) ?? '', 'hex').toString('base64')
-      const line: ExportLine =
-        stored === undefined
-          ? { leaf_index: index, leaf_hash: hash, redacted: true }
-          : { leaf_index: index, leaf_hash: hash, event: leafEventOf(stored) }
-      lines.push(`${JSON.stringify(line)}\n`)
+      lines.push(entryLine(index, nodes.get(index), stored === undefined ? null : leafEventOf(stored)))
     }
     yield lines.join('')
   }
@@ -97,17 +95,7 @@ async function* subsetLines(deps: Deps, filter: AuditFilter, size: number): Asyn
     if (rows.length === 0) return
     const { nodes } = await listLeaves(deps.db, rows[0]!.leaf_index, rows.at(-1)!.leaf_index + 1)
     const proofs = await withStoredNodes(deps.db, (node) => rows.map((row) => inclusionProof(row.leaf_index, size, node)))
-    yield rows
-      .map(({ leaf_index: index, ...stored }, i) => {
-        const line: ExportLine = {
-          leaf_index: index,
-          leaf_hash: Buffer.from(nodes.get(index) ?? '', 'hex').toString('base64'),
-          event: leafEventOf(stored),
-          inclusion_proof: proofs[i]!.map((h) => h.toString('base64')),
-        }
-        return `${JSON.stringify(line)}\n`
-      })
-      .join('')
+    yield rows.map(({ leaf_index: index, ...stored }, i) => entryLine(index, nodes.get(index), leafEventOf(stored), proofs[i])).join('')
     if (rows.length < BATCH) return
     after = rows.at(-1)!.leaf_index
   }

@@ -11,7 +11,7 @@
  * A redacted entry (content removed, leaf hash kept) is intact only when a later `audit.redact`
  * event in the log names its leaf: removing content is itself on the record.
  */
-import { Frontier, type NodeId } from '../../lib/merkle.js'
+import { Frontier, leafHashOfText, type NodeId } from '../../lib/merkle.js'
 import { eventLeafHash, type LeafEvent } from './leaf.js'
 
 export const REDACT_ACTION = 'audit.redact'
@@ -35,7 +35,16 @@ export interface VerifyEntry {
   statedHash: Buffer | null
   /** The event; null when its content was redacted. */
   event: LeafEvent | null
+  /**
+   * The event's leaf exactly as written (its canonical JSON), when the caller has it: then the
+   * leaf hash is of these bytes and the event is read only for a redaction record (a verifiable
+   * export holds leaves verbatim, which is what makes checking a million of them fast).
+   */
+  leafText?: string
 }
+
+/** A leaf's text names a redaction record exactly so in canonical JSON (keys sorted, no spaces). */
+const REDACT_MARK = `"action":"${REDACT_ACTION}"`
 
 export interface SignedRoot {
   size: number
@@ -48,7 +57,7 @@ export interface SignedRoot {
 
 /** The leaves an `audit.redact` event names (its metadata `leaves`). */
 function redactedBy(event: LeafEvent): number[] {
-  if (event.action !== REDACT_ACTION) return []
+  if (event.action !== REDACT_ACTION || typeof event.metadata !== 'object' || event.metadata === null) return []
   const leaves = event.metadata.leaves
   return Array.isArray(leaves) ? leaves.filter((n): n is number => Number.isSafeInteger(n)) : []
 }
@@ -115,7 +124,19 @@ export class LogVerifier {
       return null
     }
     let hash: Buffer
-    if (entry.event === null) {
+    if (entry.leafText !== undefined) {
+      hash = leafHashOfText(entry.leafText)
+      if (entry.statedHash !== null && !hash.equals(entry.statedHash)) {
+        return this.fail({ index: entry.index, kind: 'edited', detail: 'the event does not match its leaf hash' })
+      }
+      if (entry.leafText.includes(REDACT_MARK)) {
+        try {
+          for (const leaf of redactedBy(JSON.parse(entry.leafText) as LeafEvent)) if (leaf < entry.index) this.#declared.add(leaf)
+        } catch {
+          return this.fail({ index: entry.index, kind: 'edited', detail: 'the redaction record cannot be read' })
+        }
+      }
+    } else if (entry.event === null) {
       if (entry.statedHash === null) return this.fail({ index: entry.index, kind: 'missing', detail: 'neither the event nor its leaf hash is there' })
       hash = entry.statedHash
       this.#redacted.push(entry.index)
