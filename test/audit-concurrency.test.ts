@@ -10,11 +10,12 @@ import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote } from '
 import { startPeerInstance, useTestApp } from './helpers/app.js'
 import { bearer, createSignedInUser } from './helpers/factories.js'
 
-const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', DATABASE_POOL_SIZE: '8' } })
+// Enough connections that requests queue on the tree head's row lock (what is tested), not for a connection.
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', DATABASE_POOL_SIZE: '20' } })
 
 describe('concurrent appends from two instances', () => {
   it('200 concurrent audited changes become exactly 200 consecutive leaves, covered by a checkpoint', async () => {
-    const peer = await startPeerInstance(t, { DATABASE_POOL_SIZE: '8' })
+    const peer = await startPeerInstance(t, { DATABASE_POOL_SIZE: '20' })
     try {
       const users = await Promise.all(Array.from({ length: 20 }, () => createSignedInUser(t)))
       const before = Number((await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size)
