@@ -26,19 +26,20 @@ export async function readTreeHead(ex: Executor): Promise<Frontier> {
   return frontierOf(await ex.selectFrom('audit_tree_head').select(['size', 'frontier']).where('id', '=', HEAD_ID).executeTakeFirstOrThrow())
 }
 
+export function treeHeadValues(tree: Frontier): { size: number; frontier: string } {
+  return { size: tree.size, frontier: JSON.stringify(tree.hashes.map((h) => h.toString('hex'))) }
+}
+
 export async function updateTreeHead(tx: Executor, tree: Frontier): Promise<void> {
-  await tx
-    .updateTable('audit_tree_head')
-    .set({ size: tree.size, frontier: JSON.stringify(tree.hashes.map((h) => h.toString('hex'))) })
-    .where('id', '=', HEAD_ID)
-    .execute()
+  await tx.updateTable('audit_tree_head').set(treeHeadValues(tree)).where('id', '=', HEAD_ID).execute()
+}
+
+export function nodeRows(nodes: Array<NodeId & { hash: Buffer }>): Array<{ level: number; idx: number; hash: string }> {
+  return nodes.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString('hex') }))
 }
 
 export async function insertTreeNodes(tx: Executor, nodes: Array<NodeId & { hash: Buffer }>): Promise<void> {
-  await tx
-    .insertInto('audit_tree_nodes')
-    .values(nodes.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString('hex') })))
-    .execute()
+  await tx.insertInto('audit_tree_nodes').values(nodeRows(nodes)).execute()
 }
 
 const IN_LIST_MAX = 500
