@@ -20,6 +20,9 @@ import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
 import { installAuditRetention } from './modules/audit/retention.js'
+import { installCheckpointer } from './modules/audit/checkpoints.js'
+import { installAuditMonitor } from './modules/audit/monitor.js'
+import { auditTransparencyRoutes } from './modules/audit/transparency.routes.js'
 import { installNotificationSender } from './modules/notifications/sender.js'
 import { notificationPreferenceRoutes } from './modules/notifications/routes.js'
 import { securityLogRoutes } from './modules/security-log/routes.js'
@@ -100,6 +103,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   })
 
   installAuditRetention(app, deps)
+  // Issue 30: signed checkpoints of the audit Merkle tree.
+  installCheckpointer(app, deps)
+  installAuditMonitor(app, deps)
   installNotificationSender(app, deps)
 
   await app.register(async (api) => {
@@ -117,6 +123,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(adminUserRoutes(deps), { prefix: '/api/admin/users' })
     await api.register(adminTeamRoutes(deps), { prefix: '/api/admin/teams' })
     await api.register(auditRoutes(deps), { prefix: '/api/admin/audit-log' })
+    await api.register(auditTransparencyRoutes(deps), { prefix: '/api/admin/audit-log' })
     await api.register(emailChangeRoutes(deps), { prefix: '/api/users' })
     await api.register(settingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(configRoutes(deps), { prefix: '/api/config' })

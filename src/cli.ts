@@ -14,9 +14,12 @@
  *   restore FILE [--force]                    put a backup in place of a stopped instance's database
  *   doctor                                    check the configuration, database, Redis, SMTP, proxy
  *   setup-code                                print the first-run setup code (while no user exists)
+ *   audit verify <export-file> [--key K] [--checkpoint FILE] | --database
+ *                                             check the audit log's integrity (issue 30)
  */
 // First: stops an unsupported Node with one line before the imports below are evaluated.
 import './supported-node.js'
+import fs from 'node:fs'
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
 import { parseArgs } from 'node:util'
@@ -39,6 +42,9 @@ import { setupCodeFor } from './modules/auth/setup-code.js'
 import { reencryptSecrets } from './modules/keys/service.js'
 import { stageSecretsFile } from './lib/secrets.js'
 import { Body } from './lib/schema-types.js'
+import { describeProblem } from './modules/audit/verify.js'
+import { verifyExportFile } from './modules/audit/export-verifier.js'
+import { checkDatabase } from './modules/audit/integrity.js'
 import { compileBodyValidator } from './plugins/validation.js'
 import { backupSqlite, OpsError, pgDumpCommand, pgRestoreCommand, restoreSqlite } from './modules/ops/backup.js'
 import { formatResults, runDoctor } from './modules/ops/doctor.js'
@@ -75,6 +81,10 @@ commands:
                                            directory, secrets, database, Redis, SMTP, PUBLIC_URL and
                                            TRUST_PROXY; exit code 1 when a check fails
   setup-code                               print the first-run setup code (only while no user exists)
+  audit verify <export-file> [--key <verifier key>] [--checkpoint <saved checkpoint file>]
+                                           check a verifiable audit export offline: exit 0 when
+                                           intact, else 1 and the first bad entry and why
+  audit verify --database                  check the live database against its signed checkpoints
 `
 
 /** Exit code of backup/restore on PostgreSQL: nothing was written; the printed command does it. */
@@ -152,6 +162,44 @@ async function withDeps<T>(io: CliIo, run: (deps: Deps) => Promise<T>): Promise<
   } finally {
     await deps.close()
   }
+}
+
+/** `audit verify …`: 0 intact, 1 not intact (one line: the first bad entry and why), 2 usage. */
+async function auditCommand(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { key: { type: 'string' }, checkpoint: { type: 'string' }, database: { type: 'boolean' } },
+  })
+  if (sub !== 'verify' || (values.database === true) === (positionals.length === 1) || positionals.length > 1) {
+    io.stderr.write(`audit verify needs an export file or --database\n\n${USAGE}`)
+    return 2
+  }
+  if (values.database) {
+    const result = await withDeps(io, checkDatabase)
+    if (result.problem !== null) {
+      io.stdout.write(`audit log NOT intact: ${describeProblem(result.problem)}\n`)
+      return 1
+    }
+    io.stdout.write(`audit log intact: ${result.size} leaves, ${result.checkpoints} signed roots matched\n`)
+    return 0
+  }
+  // A key is given as its text, or as a file holding it.
+  const key = values.key !== undefined && fs.existsSync(values.key) ? fs.readFileSync(values.key, 'utf8').trim() : values.key
+  const saved = values.checkpoint === undefined ? undefined : fs.readFileSync(values.checkpoint, 'utf8')
+  const result = await verifyExportFile(positionals[0]!, {
+    ...(key !== undefined && { verifierKey: key }),
+    ...(saved !== undefined && { savedCheckpoint: saved }),
+  })
+  if (result.problem !== null) {
+    io.stdout.write(`audit log NOT intact: ${describeProblem(result.problem)}\n`)
+    return 1
+  }
+  const scope = result.subset ? `${result.entries} filtered entries, each proven in` : `all ${result.entries} entries of`
+  io.stdout.write(`audit log intact: ${scope} the signed tree of ${result.treeSize} leaves\n`)
+  if (result.keyFromExport) io.stdout.write('note: checked with the key inside the export; pass --key with the key you trust\n')
+  return 0
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -299,6 +347,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stdout.write(`${code}\n`)
         return 0
       }
+      case 'audit':
+        return await auditCommand(rest, io)
       default:
         io.stderr.write(USAGE)
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2

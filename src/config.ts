@@ -6,6 +6,7 @@
 import path from 'node:path'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { isSigningKey } from './lib/signed-note.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
@@ -28,6 +29,10 @@ export const EnvSchema = Type.Object({
   ENCRYPTION_KEY: env(
     Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
     '32 bytes as 64 hex characters, e.g. the output of `openssl rand -hex 32`',
+  ),
+  AUDIT_SIGNING_KEY: env(
+    Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{40,200}$' })),
+    'an Ed25519 private key as base64 PKCS #8 DER (issue 30), e.g. `openssl genpkey -algorithm ed25519 -outform DER | base64 -w0`',
   ),
   SESSION_TTL: env(Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '7d' }), 'a duration such as 30m, 12h or 7d'),
   SESSION_IDLE_TIMEOUT: env(
@@ -146,6 +151,8 @@ export interface Config {
   redisUrl?: string
   jwtSecret?: string
   encryptionKey?: Buffer
+  /** Issue 30: the audit log's checkpoint signing key (base64 PKCS #8); else generated into secrets.json. */
+  auditSigningKey?: string
   sessionTtlSeconds: number
   /** false (no proxy), a hop count, or the proxies' addresses/CIDRs; never `true` (issue 26 item 6). */
   trustProxy: false | number | string
@@ -328,6 +335,9 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
   const stripeApi = parseStripeApiBase(e.STRIPE_API_BASE, problems)
   const plans = parseBillingPlans(e.BILLING_PLANS, problems)
   const trustProxy = parseTrustProxy(e.TRUST_PROXY, problems)
+  if (e.AUDIT_SIGNING_KEY !== undefined && !isSigningKey(e.AUDIT_SIGNING_KEY)) {
+    problems.push(`AUDIT_SIGNING_KEY: not an Ed25519 private key. Expected ${EnvSchema.properties.AUDIT_SIGNING_KEY.hint}`)
+  }
   if (problems.length > 0) throw new ConfigError(problems)
 
   const config: Config = {
@@ -363,6 +373,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     ...(e.REDIS_URL !== undefined && { redisUrl: e.REDIS_URL }),
     ...(e.JWT_SECRET !== undefined && { jwtSecret: e.JWT_SECRET }),
     ...(e.ENCRYPTION_KEY !== undefined && { encryptionKey: Buffer.from(e.ENCRYPTION_KEY, 'hex') }),
+    ...(e.AUDIT_SIGNING_KEY !== undefined && { auditSigningKey: e.AUDIT_SIGNING_KEY }),
     ...(e.METRICS_TOKEN !== undefined && { metricsToken: e.METRICS_TOKEN }),
     ...(e.METRICS_PORT !== undefined && { metricsPort: e.METRICS_PORT }),
   }

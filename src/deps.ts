@@ -27,6 +27,8 @@ import { createAccessTokens, type AccessTokens } from './modules/auth/access-tok
 import { createMetrics, type Metrics } from './lib/metrics.js'
 import { createMailer, smtpPolicy, type Mailer } from './modules/mail/mailer.js'
 import { createOidcClient, type OidcClient } from './modules/oidc/client.js'
+import { createAuditSigner } from './modules/audit/signer.js'
+import type { NoteSigner } from './lib/signed-note.js'
 
 export interface Deps {
   config: Readonly<Config>
@@ -55,6 +57,8 @@ export interface Deps {
   stripe: StripeAdapter | null
   /** Prometheus counters and histograms of this instance (GET /api/metrics). */
   metrics: Metrics
+  /** Issue 30: signs the audit log's checkpoints (C2SP signed note, Ed25519). */
+  auditSigner: NoteSigner
   close(): Promise<void>
 }
 
@@ -112,6 +116,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     stripe: createStripeAdapter(config.billing),
     // The process's figures only where they can be scraped (lib/metrics.ts).
     metrics: createMetrics({ processMetrics: config.metricsToken !== undefined || config.metricsPort !== undefined }),
+    auditSigner: createAuditSigner(config.publicUrl, secrets.auditSigningKey),
     async close() {
       redis?.disconnect()
       await database.close()

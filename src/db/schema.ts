@@ -67,6 +67,39 @@ export interface AuditEventsTable {
   /** Issue 14: whose account the event concerns (the target user, else the actor): the personal security log. */
   subject_user_id: string | null
   user_agent: string | null
+  /** Issue 30: the event's leaf in the audit Merkle tree (null only before it is written). */
+  leaf_index: number | null
+}
+
+/** Issue 30: the hash (hex) of the perfect subtree of 2^level leaves starting at leaf idx·2^level. */
+export interface AuditTreeNodesTable {
+  level: number
+  idx: number
+  hash: string
+}
+
+export interface AuditTreeHeadTable {
+  id: number
+  size: number
+  /** JSON list of hex hashes: the perfect subtrees that make up the tree, largest first. */
+  frontier: string
+}
+
+export interface AuditCheckpointsTable {
+  tree_size: number
+  /** The C2SP signed note: the root hash is read from it, never from a copy beside it. */
+  note: string
+  created_at: Timestamp
+}
+
+export interface AuditMonitorTable {
+  id: number
+  checked_at: Timestamp | null
+  check_ok: SqlBool | null
+  check_problem: string | null
+  checked_size: number | null
+  anchored_at: Timestamp | null
+  anchor_webhook_url: string | null
 }
 
 export interface ApiTokensTable {
@@ -338,6 +371,10 @@ export interface Database {
   sessions: SessionsTable
   instance_flags: InstanceFlagsTable
   audit_events: AuditEventsTable
+  audit_tree_nodes: AuditTreeNodesTable
+  audit_tree_head: AuditTreeHeadTable
+  audit_checkpoints: AuditCheckpointsTable
+  audit_monitor: AuditMonitorTable
   api_tokens: ApiTokensTable
   mfa_totp: MfaTotpTable
   mfa_pending: MfaPendingTable

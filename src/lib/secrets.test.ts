@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { makeTempDir } from '../../test/helpers/database.js'
+import { generateSigningKey, isSigningKey } from './signed-note.js'
 import { resolveSecrets } from './secrets.js'
 
 describe('server secrets', () => {
@@ -16,11 +17,24 @@ describe('server secrets', () => {
     expect(second.jwtSecret).toBe(first.jwtSecret)
     expect(second.encryptionKey.equals(first.encryptionKey)).toBe(true)
     expect(fs.readdirSync(dataDir)).toEqual(['secrets.json'])
+    expect(isSigningKey(first.auditSigningKey)).toBe(true)
+    expect(second.auditSigningKey).toBe(first.auditSigningKey)
+  })
+
+  it('add an audit signing key (issue 30) to a file written before it, once, keeping the other secrets', () => {
+    const dataDir = makeTempDir()
+    const file = path.join(dataDir, 'secrets.json')
+    fs.writeFileSync(file, JSON.stringify({ jwt_secret: 'k'.repeat(48), encryption_key: 'ab'.repeat(32) }), { mode: 0o600 })
+    const first = resolveSecrets({ dataDir })
+    expect(first.jwtSecret).toBe('k'.repeat(48))
+    expect(isSigningKey(first.auditSigningKey)).toBe(true)
+    expect(resolveSecrets({ dataDir }).auditSigningKey).toBe(first.auditSigningKey)
+    expect(fs.readdirSync(dataDir)).toEqual(['secrets.json'])
   })
 
   it('come from configuration when given, without touching the data directory', () => {
     const dataDir = path.join(makeTempDir(), 'data')
-    const secrets = resolveSecrets({ dataDir, jwtSecret: 'j'.repeat(40), encryptionKey: Buffer.alloc(32, 7) })
+    const secrets = resolveSecrets({ dataDir, jwtSecret: 'j'.repeat(40), encryptionKey: Buffer.alloc(32, 7), auditSigningKey: generateSigningKey() })
     expect(secrets).toMatchObject({ jwtSecret: 'j'.repeat(40), file: null })
     expect(fs.existsSync(dataDir)).toBe(false)
   })

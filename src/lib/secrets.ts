@@ -7,10 +7,13 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { generateSigningKey, isSigningKey } from './signed-note.js'
 
 export interface Secrets {
   jwtSecret: string
   encryptionKey: Buffer
+  /** Issue 30: the audit log's Ed25519 checkpoint key, base64 PKCS #8 DER. Never leaves the process. */
+  auditSigningKey: string
   /** Where a generated secret came from, for the start-up log; null when both came from configuration. */
   file: string | null
 }
@@ -18,6 +21,8 @@ export interface Secrets {
 interface SecretsFile {
   jwt_secret: string
   encryption_key: string
+  /** Added by issue 30; files written before it lack it until the first start that needs it. */
+  audit_signing_key?: string
 }
 
 function isSecretsFile(value: unknown): value is SecretsFile {
@@ -32,6 +37,7 @@ function readOrCreate(file: string): SecretsFile {
   const generated: SecretsFile = {
     jwt_secret: randomBytes(48).toString('base64url'),
     encryption_key: randomBytes(32).toString('hex'),
+    audit_signing_key: generateSigningKey(),
   }
   // Written aside, then hard-linked into place: link() fails when the file exists, so two instances
   // starting on one DATA_DIR agree on one set, and neither ever reads a half-written file.
@@ -50,15 +56,53 @@ function readOrCreate(file: string): SecretsFile {
   return stored
 }
 
-export function resolveSecrets(config: { dataDir: string; jwtSecret?: string; encryptionKey?: Buffer }): Secrets {
-  if (config.jwtSecret !== undefined && config.encryptionKey !== undefined) {
-    return { jwtSecret: config.jwtSecret, encryptionKey: config.encryptionKey, file: null }
+const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+
+/**
+ * Adds an audit signing key to a secrets file written before issue 30. Instances starting together
+ * take turns through a lock file (created exclusively), so they all end with the one key written.
+ */
+function withAuditKey(file: string, stored: SecretsFile): SecretsFile {
+  if (stored.audit_signing_key !== undefined) return stored
+  const lock = `${file}.lock`
+  for (let attempt = 0; attempt < 100; attempt++) {
+    let fd: number
+    try {
+      fd = fs.openSync(lock, 'wx', 0o600)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      sleep(50)
+      continue
+    }
+    try {
+      const current = JSON.parse(fs.readFileSync(file, 'utf8')) as SecretsFile
+      if (current.audit_signing_key !== undefined) return current
+      const next: SecretsFile = { ...current, audit_signing_key: generateSigningKey() }
+      const draft = `${file}.${process.pid}.tmp`
+      fs.writeFileSync(draft, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 })
+      fs.renameSync(draft, file)
+      return next
+    } finally {
+      fs.closeSync(fd)
+      fs.rmSync(lock, { force: true })
+    }
+  }
+  throw new Error(`${lock} is held by another process; remove it if no instance is starting`)
+}
+
+export function resolveSecrets(config: { dataDir: string; jwtSecret?: string; encryptionKey?: Buffer; auditSigningKey?: string }): Secrets {
+  if (config.jwtSecret !== undefined && config.encryptionKey !== undefined && config.auditSigningKey !== undefined) {
+    return { jwtSecret: config.jwtSecret, encryptionKey: config.encryptionKey, auditSigningKey: config.auditSigningKey, file: null }
   }
   const file = path.join(config.dataDir, 'secrets.json')
-  const stored = readOrCreate(file)
+  const stored = config.auditSigningKey === undefined ? withAuditKey(file, readOrCreate(file)) : readOrCreate(file)
+  if (stored.audit_signing_key !== undefined && !isSigningKey(stored.audit_signing_key)) {
+    throw new Error(`${file} holds no valid audit_signing_key; restore it from a backup`)
+  }
   return {
     jwtSecret: config.jwtSecret ?? stored.jwt_secret,
     encryptionKey: config.encryptionKey ?? Buffer.from(stored.encryption_key, 'hex'),
+    auditSigningKey: config.auditSigningKey ?? stored.audit_signing_key!,
     file,
   }
 }
@@ -76,7 +120,8 @@ export interface StagedSecrets {
  */
 export function stageSecretsFile(file: string, values: { jwtSecret: string; encryptionKey: Buffer }): StagedSecrets {
   const staged = `${file}.next`
-  const content: SecretsFile = { jwt_secret: values.jwtSecret, encryption_key: values.encryptionKey.toString('hex') }
+  const current = JSON.parse(fs.readFileSync(file, 'utf8')) as SecretsFile
+  const content: SecretsFile = { ...current, jwt_secret: values.jwtSecret, encryption_key: values.encryptionKey.toString('hex') }
   fs.writeFileSync(staged, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 })
   return {
     commit: () => fs.renameSync(staged, file),

@@ -9,6 +9,7 @@ import type { Deps } from '../../deps.js'
 import type { CursorKey } from '../../lib/pagination.js'
 import { listAuditEvents, type AuditFilter } from './repo.js'
 import type { AuditEventView, AuditExportFormat, AuditExportQuery } from './schemas.js'
+import { verifiableExportLines } from './verifiable-export.js'
 import { auditFilterOf, recordAudit, toAuditEventView, type Actor, type RequestContext } from './service.js'
 
 export const EXPORT_BATCH = 500
@@ -43,7 +44,7 @@ async function* eventsOf(deps: Deps, filter: AuditFilter): AsyncGenerator<AuditE
   }
 }
 
-async function* linesOf(deps: Deps, filter: AuditFilter, format: AuditExportFormat): AsyncGenerator<string> {
+async function* linesOf(deps: Deps, filter: AuditFilter, format: Exclude<AuditExportFormat, 'verifiable'>): AsyncGenerator<string> {
   if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`
   let lines: string[] = []
   for await (const event of eventsOf(deps, filter)) {
@@ -75,5 +76,8 @@ export async function exportAuditLog(deps: Deps, actor: Actor, query: AuditExpor
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/:/g, '-')
+  if (format === 'verifiable') {
+    return { filename: `switchboard-audit-${stamp}.verifiable.jsonl`, body: Readable.from(await verifiableExportLines(deps, filter, filters)) }
+  }
   return { filename: `switchboard-audit-${stamp}.${format}`, body: Readable.from(linesOf(deps, filter, format)) }
 }

@@ -1,7 +1,10 @@
-import type { Selectable } from 'kysely'
+import { PostgresAdapter, type Insertable, type Selectable } from 'kysely'
 import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
+import type { NodeId } from '../../lib/merkle.js'
+import { eventLeafHash, leafEventOf } from './leaf.js'
+import { insertTreeNodes, lockTreeHead, nodeRows, treeHeadValues, updateTreeHead } from './tree.repo.js'
 
 export interface AuditEvent {
   at: string
@@ -17,10 +20,21 @@ export interface AuditEvent {
   metadata: Record<string, unknown>
 }
 
-export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise<void> {
-  await ex
-    .insertInto('audit_events')
-    .values({
+/**
+ * Writes events and appends them to the audit Merkle tree (issue 30) in one transaction — the
+ * caller's, or one of its own. This is the only function that writes audit events, so every event,
+ * however it is recorded, becomes a leaf. The tree head row is locked (FOR UPDATE on PostgreSQL;
+ * SQLite serialises writers) from the read of the size to the commit, so instances sharing a
+ * database number leaves in commit order without gaps or duplicates.
+ */
+export async function insertAuditEvents(ex: Executor, events: AuditEvent[]): Promise<void> {
+  if (events.length === 0) return
+  if (!ex.isTransaction) return ex.transaction().execute((tx) => insertAuditEvents(tx, events))
+  const tree = await lockTreeHead(ex)
+  const rows: Array<Insertable<AuditEventsTable>> = []
+  const nodes: Array<NodeId & { hash: Buffer }> = []
+  for (const event of events) {
+    const row = {
       id: newId(),
       at: event.at,
       actor_id: event.actorId,
@@ -32,11 +46,39 @@ export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise
       user_agent: event.userAgent,
       subject_user_id: event.subjectUserId,
       metadata: JSON.stringify(event.metadata),
-    })
-    .execute()
+    }
+    rows.push({ ...row, leaf_index: tree.size })
+    nodes.push(...tree.append(eventLeafHash(leafEventOf(row))))
+  }
+  if (ex.getExecutor().adapter instanceof PostgresAdapter && rows.length <= INSERT_CHUNK && nodes.length <= INSERT_CHUNK) {
+    // One round trip while the head is locked (data-modifying CTEs): the lock is held for the
+    // shortest time, which is what bounds how many audited changes per second PostgreSQL commits.
+    await ex
+      .with('written_events', (db) => db.insertInto('audit_events').values(rows).returning('id'))
+      .with('written_nodes', (db) => db.insertInto('audit_tree_nodes').values(nodeRows(nodes)).returning('idx'))
+      .updateTable('audit_tree_head')
+      .set(treeHeadValues(tree))
+      .where('id', '=', 1)
+      .execute()
+    return
+  }
+  // In chunks: SQLite and PostgreSQL bound the parameters of one statement.
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+    await ex
+      .insertInto('audit_events')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute()
+  for (let i = 0; i < nodes.length; i += INSERT_CHUNK) await insertTreeNodes(ex, nodes.slice(i, i + INSERT_CHUNK))
+  await updateTreeHead(ex, tree)
 }
 
-export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent'>
+const INSERT_CHUNK = 500
+
+export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise<void> {
+  await insertAuditEvents(ex, [event])
+}
+
+export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent' | 'leaf_index'>
 
 export interface AuditFilter {
   action?: string

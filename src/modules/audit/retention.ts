@@ -4,10 +4,17 @@
  * and `auth.passkey_failed` (issue 14) events older than FAILED_LOGIN_RETENTION_DAYS (default 90)
  * are removed at start and then every hour. Every other event is kept. Several instances may purge at once:
  * the deletes are idempotent.
+ *
+ * Issue 30: removing an event *redacts* it — its row (the content) goes, its leaf hash stays in the
+ * Merkle tree, so every proof and checkpoint still verifies — and each batch is recorded in the same
+ * transaction as an `audit.redact` event naming the leaves, which is what lets a verifier tell a
+ * redaction from a deletion.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
+import { recordAudit } from './service.js'
+import { REDACT_ACTION } from './verify.js'
 
 export const FAILED_SIGN_IN_ACTIONS = ['auth.login_failed', 'auth.mfa_verify_failed', 'auth.passkey_failed'] as const
 
@@ -15,19 +22,67 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000
 /** Rows per delete, so a first purge of a large log does not hold the write lock for long. */
 const BATCH = 1000
 
-async function deleteBatch(ex: Executor, before: string): Promise<number> {
-  const result = await ex
-    .deleteFrom('audit_events')
-    .where('id', 'in', (eb) =>
-      eb
+async function deleteBatch(deps: Deps, before: string): Promise<number> {
+  return deps.db.transaction().execute(async (tx) => {
+    const rows = await tx
+      .selectFrom('audit_events')
+      .select(['id', 'leaf_index'])
+      .where('action', 'in', [...FAILED_SIGN_IN_ACTIONS])
+      .where('at', '<', before)
+      .orderBy('leaf_index')
+      .limit(BATCH)
+      .forUpdate()
+      .execute()
+    if (rows.length === 0) return 0
+    const result = await tx
+      .deleteFrom('audit_events')
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .executeTakeFirst()
+    const removed = Number(result.numDeletedRows)
+    // Another instance may have taken some of these rows first: the record names what this one removed.
+    if (removed === rows.length)
+      await redactionRecord(
+        tx,
+        deps,
+        rows.map((r) => Number(r.leaf_index)),
+      )
+    else {
+      const left = await tx
         .selectFrom('audit_events')
         .select('id')
-        .where('action', 'in', [...FAILED_SIGN_IN_ACTIONS])
-        .where('at', '<', before)
-        .limit(BATCH),
-    )
-    .executeTakeFirst()
-  return Number(result.numDeletedRows)
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute()
+      const kept = new Set(left.map((r) => r.id))
+      await redactionRecord(
+        tx,
+        deps,
+        rows.filter((r) => !kept.has(r.id)).map((r) => Number(r.leaf_index)),
+      )
+    }
+    return removed
+  })
+}
+
+async function redactionRecord(tx: Executor, deps: Deps, leaves: number[]): Promise<void> {
+  if (leaves.length === 0) return
+  await recordAudit(
+    tx,
+    deps.clock,
+    { ip: null, userAgent: null },
+    {
+      action: REDACT_ACTION,
+      actor: null,
+      metadata: { reason: 'retention', retention_days: deps.config.failedLoginRetentionDays, leaves },
+    },
+  )
 }
 
 /** Removes failed sign-in events older than the retention; returns how many. */
@@ -35,7 +90,7 @@ export async function purgeExpiredFailedSignIns(deps: Deps): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - deps.config.failedLoginRetentionDays * 86_400_000).toISOString()
   let total = 0
   for (;;) {
-    const removed = await deleteBatch(deps.db, before)
+    const removed = await deleteBatch(deps, before)
     total += removed
     if (removed < BATCH) return total
   }

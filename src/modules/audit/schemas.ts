@@ -28,12 +28,17 @@ const AuditFilterQuery = {
 export const AuditLogQuery = Type.Object({ ...PageQuery.properties, ...AuditFilterQuery }, { additionalProperties: false })
 export type AuditLogQuery = Static<typeof AuditLogQuery>
 
-export const AUDIT_EXPORT_FORMATS = ['csv', 'jsonl'] as const
+export const AUDIT_EXPORT_FORMATS = ['csv', 'jsonl', 'verifiable'] as const
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number]
 
 export const AuditExportQuery = Type.Object(
   {
-    format: Type.Unsafe<AuditExportFormat>({ type: 'string', enum: [...AUDIT_EXPORT_FORMATS], description: 'csv (RFC 4180) or jsonl (JSON Lines)' }),
+    format: Type.Unsafe<AuditExportFormat>({
+      type: 'string',
+      enum: [...AUDIT_EXPORT_FORMATS],
+      description:
+        'csv (RFC 4180), jsonl (JSON Lines), or verifiable (issue 30: JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof)',
+    }),
     ...AuditFilterQuery,
   },
   { additionalProperties: false },
@@ -44,4 +49,5 @@ export type AuditExportQuery = Static<typeof AuditExportQuery>
 export const AUDIT_EXPORT_MEDIA_TYPES: Record<AuditExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   jsonl: 'application/jsonl; charset=utf-8',
+  verifiable: 'application/jsonl; charset=utf-8',
 }

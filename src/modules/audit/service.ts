@@ -49,6 +49,15 @@ export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContex
   const subjectUserId = subjectOf(entry)
   const userAgent = ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null
   const metadata = entry.metadata ?? {}
+  await queueSecurityNotification(ex, clock, {
+    action: entry.action,
+    subjectUserId,
+    actorId: entry.actor?.id ?? null,
+    ip: ctx.ip,
+    userAgent,
+    metadata,
+  })
+  // Last: the append locks the tree head until commit, so every other write of the change comes first.
   await insertAuditEvent(ex, {
     at: clock.now().toISOString(),
     actorId: entry.actor?.id ?? null,
@@ -59,14 +68,6 @@ export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContex
     ip: ctx.ip,
     userAgent,
     subjectUserId,
-    metadata,
-  })
-  await queueSecurityNotification(ex, clock, {
-    action: entry.action,
-    subjectUserId,
-    actorId: entry.actor?.id ?? null,
-    ip: ctx.ip,
-    userAgent,
     metadata,
   })
 }

@@ -1,7 +1,8 @@
 /**
  * Administration · Audit log: newest first; filters by action, actor and time live in the query
  * string (Back and reload keep the view); keyset pages; the filtered view downloads as CSV or
- * JSON Lines from the API's streamed export.
+ * JSON Lines from the API's streamed export, or as the verifiable export (issue 30), whose
+ * integrity status and verifier key are shown above the filters (AuditIntegrity).
  */
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
@@ -12,6 +13,7 @@ import { SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
 import { TableHead } from '../ui/table-head'
+import { AuditIntegrity } from './AuditIntegrity'
 import { Pager } from './Pager'
 import { auditQuery, definedOnly, type AuditFilters } from './queries'
 import { UserPicker } from './UserPicker'
@@ -48,6 +50,8 @@ const KNOWN_ACTIONS = [
   'org.update',
   'org.delete',
   'audit.export',
+  'audit.redact',
+  'audit.anchor_update',
 ]
 
 /** An ISO instant as the value of a datetime-local input, in the browser's time zone. */
@@ -64,7 +68,7 @@ function fromLocalInput(value: string | undefined): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
 }
 
-export function exportHref(filters: AuditFilters, format: 'csv' | 'jsonl'): string {
+export function exportHref(filters: AuditFilters, format: 'csv' | 'jsonl' | 'verifiable'): string {
   const query = new URLSearchParams({ format, ...(definedOnly(filters) as Record<string, string>) })
   return `/api/admin/audit-log/export?${query.toString()}`
 }
@@ -88,9 +92,13 @@ export function AuditPage({ search }: { search: AuditSearch }) {
           <a className="button button-secondary" href={exportHref(filters, 'jsonl')} download data-testid="export-jsonl">
             {t('admin.audit.exportJsonl')}
           </a>
+          <a className="button button-secondary" href={exportHref(filters, 'verifiable')} download data-testid="export-verifiable">
+            {t('admin.audit.exportVerifiable')}
+          </a>
         </div>
       }
     >
+      <AuditIntegrity />
       <AuditFiltersForm key={JSON.stringify(filters)} filters={filters} />
       {events.isSuccess && items.length === 0 ? (
         <p className="empty" data-testid="audit-empty">

@@ -645,10 +645,113 @@ export interface paths {
         };
         /**
          * The filtered audit log as a download: CSV or JSON Lines, newest first, streamed
-         * @description Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).
+         * @description Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. Verifiable (issue 30): a header line with the signed checkpoint made for the export and the verifier key, then every leaf oldest first with its leaf_index and leaf_hash (a redacted one as its hash only); with filters, the matching events each with its inclusion_proof. `switchboard audit verify <file> --key <verifier key>` checks it offline. Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).
          */
         get: operations["exportAuditEvents"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest signed checkpoint of the audit Merkle tree (RFC 9162 tree head as a C2SP signed note) */
+        get: operations["getAuditCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/proofs/inclusion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An RFC 9162 inclusion proof of one leaf (event) in the tree of a given size */
+        get: operations["getAuditInclusionProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/proofs/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An RFC 9162 consistency proof: the tree of size first is a prefix of the tree of size second */
+        get: operations["getAuditConsistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/verifier-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log's public verifier key (C2SP signed-note format), for `switchboard audit verify --key` */
+        get: operations["getAuditVerifierKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/integrity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last integrity check of the audit log, the verifier key and the anchoring settings */
+        get: operations["getAuditIntegrity"];
+        put?: never;
+        /** Checks the database against its signed checkpoints now (mails the administrators when it fails) */
+        post: operations["checkAuditIntegrity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/anchor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Sets (or clears) the webhook that receives the daily checkpoint besides the mail to administrators (audited) */
+        put: operations["setAuditAnchoring"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4372,8 +4475,8 @@ export interface operations {
     exportAuditEvents: {
         parameters: {
             query: {
-                /** @description csv (RFC 4180) or jsonl (JSON Lines) */
-                format: "csv" | "jsonl";
+                /** @description csv (RFC 4180), jsonl (JSON Lines), or verifiable (issue 30: JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof) */
+                format: "csv" | "jsonl" | "verifiable";
                 /** @description Exactly this action */
                 action?: string;
                 actor_id?: string;
@@ -4407,6 +4510,274 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The log's name: the instance's public host and path, then /audit-log
+                         * @example sso.example.com/audit-log
+                         */
+                        origin: string;
+                        /** @description How many events (leaves) the checkpoint covers */
+                        tree_size: number;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        root_hash: string;
+                        /** @description The checkpoint as a C2SP signed note (c2sp.org/tlog-checkpoint): origin, size, root hash, a blank line, the Ed25519 signature line */
+                        note: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditInclusionProof: {
+        parameters: {
+            query: {
+                /** @description The leaf (event) number, from 0 */
+                leaf_index: number;
+                /** @description The tree size to prove against: at most the current size */
+                tree_size: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        leaf_index: number;
+                        tree_size: number;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        leaf_hash: string;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        root_hash: string;
+                        /** @description RFC 9162 §2.1.3 inclusion path, leaf side first */
+                        proof: string[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditConsistencyProof: {
+        parameters: {
+            query: {
+                /** @description The earlier tree size */
+                first: number;
+                /** @description The later tree size: at most the current size */
+                second: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        first: number;
+                        second: number;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        first_root_hash: string;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        second_root_hash: string;
+                        /** @description RFC 9162 §2.1.4 consistency proof */
+                        proof: string[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditVerifierKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        origin: string;
+                        /** @description C2SP signed-note verifier key: <name>+<key hash hex>+<base64(0x01 ‖ Ed25519 public key)> */
+                        verifier_key: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditIntegrity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last integrity check of the database against its signed checkpoints (at start, hourly, or on request) */
+                        status: "ok" | "failed" | "unchecked";
+                        checked_at: string | null;
+                        problem: string | null;
+                        tree_size: number | null;
+                        /** @description The signed-note verifier key that checks every checkpoint (public) */
+                        verifier_key: string;
+                        anchored_at: string | null;
+                        anchor_webhook_url: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkAuditIntegrity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last integrity check of the database against its signed checkpoints (at start, hourly, or on request) */
+                        status: "ok" | "failed" | "unchecked";
+                        checked_at: string | null;
+                        problem: string | null;
+                        tree_size: number | null;
+                        /** @description The signed-note verifier key that checks every checkpoint (public) */
+                        verifier_key: string;
+                        anchored_at: string | null;
+                        anchor_webhook_url: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setAuditAnchoring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    webhook_url: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last integrity check of the database against its signed checkpoints (at start, hourly, or on request) */
+                        status: "ok" | "failed" | "unchecked";
+                        checked_at: string | null;
+                        problem: string | null;
+                        tree_size: number | null;
+                        /** @description The signed-note verifier key that checks every checkpoint (public) */
+                        verifier_key: string;
+                        anchored_at: string | null;
+                        anchor_webhook_url: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+/**
+ * npm run bench:audit — the audit log's figures (issue 30), on the built service (dist/):
+ *
+ *   - what an audited request pays: p50/p99 of POST /api/tokens then DELETE (two audited changes)
+ *     against the same requests with the audit write measured alone — by timing recordAudit's
+ *     transaction in-process on SQLite: the event insert alone (as before issue 30) against the
+ *     event with its leaf append (head read, event, nodes, head update), in alternating rounds;
+ *   - `verify` of a 1,000,000-event export: the file is written with the production leaf form,
+ *     tree and signer (no database needed for it), then verified by the CLI's function;
+ *   - the longest inclusion and consistency proof at 1,000,000 leaves.
+ *
+ *   --events <n>   events in the export (default 1,000,000)
+ *   --audits <n>   audited writes timed per round (default 2,000)
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { performance } from 'node:perf_hooks'
+
+const { values } = parseArgs({ options: { events: { type: 'string' }, audits: { type: 'string' } } })
+const EVENTS = Number(values.events ?? 1_000_000)
+const AUDITS = Number(values.audits ?? 2000)
+
+const dist = new URL('../dist/', import.meta.url)
+const load = (p) => import(new URL(p, dist).href)
+const [{ leafText }, merkle, { createAuditSigner }, { signCheckpoint }, { verifyExportFile }, signedNote] = await Promise.all([
+  load('modules/audit/leaf.js'),
+  load('lib/merkle.js'),
+  load('modules/audit/signer.js'),
+  load('modules/audit/checkpoints.js'),
+  load('modules/audit/export-verifier.js'),
+  load('lib/signed-note.js'),
+])
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+const ms = (x) => Math.round(x * 1000) / 1000
+
+/** The export file of `count` events, written as the service writes it. */
+function writeExport(file, count) {
+  const signer = createAuditSigner('https://sso.example.com', signedNote.generateSigningKey())
+  const tree = merkle.Frontier.empty()
+  const fd = fs.openSync(file, 'w')
+  const lines = []
+  const header = { type: 'switchboard-audit-export', version: 1, checkpoint: '', verifier_key: signer.verifierKey, tree_size: count, subset: false }
+  const start = Date.UTC(2025, 0, 1)
+  const body = []
+  for (let i = 0; i < count; i++) {
+    const event = {
+      id: `01JEVENT${String(i).padStart(18, '0')}`,
+      at: new Date(start + i * 1000).toISOString(),
+      actor_id: `user-${i % 500}`,
+      actor_email: `user${i % 500}@example.com`,
+      action: ['auth.login', 'org.update', 'link.create', 'admin.user_update'][i % 4],
+      target_type: 'user',
+      target_id: `user-${(i * 7) % 500}`,
+      ip: `198.51.100.${i % 250}`,
+      user_agent: i % 3 === 0 ? null : 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0',
+      subject_user_id: `user-${i % 500}`,
+      metadata: { fields: ['name', 'email'], n: i },
+    }
+    // As verifiable-export.ts writes it: the event last, its leaf verbatim.
+    const leaf = leafText(event)
+    const hash = merkle.leafHashOfText(leaf)
+    tree.append(hash)
+    body.push(`{"leaf_index":${i},"leaf_hash":"${hash.toString('base64')}","event":${leaf}}`)
+    if (body.length === 10_000) {
+      lines.push(body.join('\n') + '\n')
+      body.length = 0
+    }
+  }
+  if (body.length > 0) lines.push(body.join('\n') + '\n')
+  header.checkpoint = signCheckpoint(signer, count, tree.root())
+  fs.writeSync(fd, JSON.stringify(header) + '\n')
+  for (const chunk of lines) fs.writeSync(fd, chunk)
+  fs.closeSync(fd)
+  return signer.verifierKey
+}
+
+async function verifyFigure() {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'audit-bench-')), 'export.jsonl')
+  const key = writeExport(file, EVENTS)
+  const bytes = fs.statSync(file).size
+  const runs = []
+  const cpu = []
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now()
+    const used = process.cpuUsage()
+    const result = await verifyExportFile(file, { verifierKey: key })
+    const spent = process.cpuUsage(used)
+    runs.push((performance.now() - started) / 1000)
+    cpu.push((spent.user + spent.system) / 1e6)
+    if (!result.ok) throw new Error(`the bench export does not verify: ${JSON.stringify(result.problem)}`)
+  }
+  fs.rmSync(path.dirname(file), { recursive: true, force: true })
+  const round = (list) => list.map((s) => Math.round(s * 100) / 100)
+  // On a shared machine the wall time follows the load; the CPU time is what the check costs.
+  return { events: EVENTS, file_mib: Math.round(bytes / 1048576), wall_s: round(runs), cpu_s: round(cpu) }
+}
+
+function proofFigure() {
+  const node = (level, index) => merkle.leafHash(Buffer.from(`${level}:${index}`))
+  const size = 1_000_000
+  let inclusion = 0
+  for (let i = 0; i < size; i += 997) inclusion = Math.max(inclusion, merkle.inclusionProof(i, size, node).length)
+  inclusion = Math.max(inclusion, merkle.inclusionProof(size - 1, size, node).length)
+  let consistency = 0
+  for (let m = 1; m < size; m += 1009) consistency = Math.max(consistency, merkle.consistencyProof(m, size, node).length)
+  return { leaves: size, longest_inclusion_proof: inclusion, longest_consistency_proof: consistency }
+}
+
+/** The audit write's own cost on SQLite, in-process: the event alone against the event with its leaf. */
+async function auditCostFigure() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-bench-db-'))
+  const [{ parseConfig }, { createDeps }, { migrateToLatest }, { recordAudit }, { createLogger }, { newId }] = await Promise.all([
+    load('config.js'),
+    load('deps.js'),
+    load('db/migrate.js'),
+    load('modules/audit/service.js'),
+    load('logger.js'),
+    load('lib/ids.js'),
+  ])
+  const config = parseConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
+  const deps = createDeps(config, { logger: createLogger({ logLevel: 'silent' }) })
+  await migrateToLatest(deps.database)
+  const ctx = { ip: '198.51.100.7', userAgent: 'bench' }
+  const actor = { id: 'user-1', email: 'user1@example.com' }
+  // Before issue 30 an audited change wrote one row in its transaction: that write, as it was.
+  const plainInsert = (tx) =>
+    tx
+      .insertInto('audit_events')
+      .values({
+        id: newId(),
+        at: new Date().toISOString(),
+        actor_id: actor.id,
+        actor_email: actor.email,
+        action: 'bench.change',
+        target_type: 'user',
+        target_id: 'user-2',
+        ip: ctx.ip,
+        user_agent: ctx.userAgent,
+        subject_user_id: 'user-2',
+        metadata: JSON.stringify({ fields: ['name'] }),
+      })
+      .execute()
+  const withLeaf = (tx) =>
+    recordAudit(tx, deps.clock, ctx, { action: 'bench.change', actor, target: { type: 'user', id: 'user-2' }, metadata: { fields: ['name'] } })
+  const cpuMs = { plain: 0, leaf: 0 }
+  const time = async (write) => {
+    const samples = []
+    for (let i = 0; i < AUDITS; i++) {
+      const started = performance.now()
+      await deps.db.transaction().execute(async (tx) => {
+        // The change the event records: an update in the same transaction, as a real request makes.
+        await tx.updateTable('audit_monitor').set({ checked_size: i }).where('id', '=', 1).execute()
+        await write(tx)
+      })
+      samples.push(performance.now() - started)
+    }
+    return samples
+  }
+  await time(withLeaf)
+  await time(plainInsert)
+  const plain = []
+  const leaf = []
+  for (let round = 0; round < 5; round++) {
+    let used = process.cpuUsage()
+    plain.push(...(await time(plainInsert)))
+    let spent = process.cpuUsage(used)
+    cpuMs.plain += (spent.user + spent.system) / 1000
+    used = process.cpuUsage()
+    leaf.push(...(await time(withLeaf)))
+    spent = process.cpuUsage(used)
+    cpuMs.leaf += (spent.user + spent.system) / 1000
+  }
+  plain.sort((a, b) => a - b)
+  leaf.sort((a, b) => a - b)
+  await deps.close()
+  fs.rmSync(dataDir, { recursive: true, force: true })
+  return {
+    transactions_per_variant: plain.length,
+    without_tree_ms: { p50: ms(quantile(plain, 0.5)), p99: ms(quantile(plain, 0.99)) },
+    with_tree_ms: { p50: ms(quantile(leaf, 0.5)), p99: ms(quantile(leaf, 0.99)) },
+    extra_ms: { p50: ms(quantile(leaf, 0.5) - quantile(plain, 0.5)), p99: ms(quantile(leaf, 0.99) - quantile(plain, 0.99)) },
+    // CPU per transaction, the figure a loaded machine does not distort.
+    cpu_per_transaction_ms: { without_tree: ms(cpuMs.plain / plain.length), with_tree: ms(cpuMs.leaf / leaf.length) },
+  }
+}
+
+const report = { machine: { cpus: os.cpus().length, load: os.loadavg().map((l) => Math.round(l * 100) / 100) } }
+report.proofs = proofFigure()
+report.audited_write_sqlite = await auditCostFigure()
+report.verify = await verifyFigure()
+console.log(JSON.stringify(report, null, 2))

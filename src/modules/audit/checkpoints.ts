@@ -1,0 +1,129 @@
+/**
+ * Signed checkpoints of the audit Merkle tree (issue 30) in the C2SP tlog-checkpoint format: the
+ * origin (this instance's public host and path, then `/audit-log`), the tree size and the base64
+ * root hash, signed with the instance's Ed25519 key as a C2SP signed note. A checkpoint is made
+ * every second while events arrive (each instance tries; the first to store a size wins, the others'
+ * inserts do nothing), before each verifiable export, and on demand.
+ *
+ * Before signing, the new head is checked to extend the last signed checkpoint (an RFC 9162
+ * consistency proof over the stored nodes): a database whose history was rewritten is never signed.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { consistencyProof, nodesRead, rootOf, verifyConsistency, type NodeReader } from '../../lib/merkle.js'
+import { checkpointText, parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteSigner } from '../../lib/signed-note.js'
+import type { Executor } from '../../db/schema.js'
+import { findLatestCheckpoint, findTreeNodes, insertCheckpoint, readTreeHead, type CheckpointRow } from './tree.repo.js'
+
+/** Reads the stored nodes a computation needs in one round of queries, then runs it over them. */
+export async function withStoredNodes<T>(ex: Executor, compute: (node: NodeReader) => T): Promise<T> {
+  const found = await findTreeNodes(ex, nodesRead(compute))
+  return compute((level, index) => {
+    const hash = found.get(`${level}:${index}`)
+    if (hash === undefined) throw new MissingNodeError(level, index)
+    return hash
+  })
+}
+
+export class MissingNodeError extends Error {
+  constructor(
+    readonly level: number,
+    readonly index: number,
+  ) {
+    super(`the audit tree has no node at level ${level}, index ${index}`)
+    this.name = 'MissingNodeError'
+  }
+}
+
+export class InconsistentTreeError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'InconsistentTreeError'
+  }
+}
+
+export function signCheckpoint(signer: NoteSigner, size: number, root: Buffer): string {
+  const text = checkpointText({ origin: signer.name, size, root })
+  return `${text}\n${signer.sign(text)}`
+}
+
+/** A stored checkpoint's root, read from its signed note. */
+export function signedRootOf(row: CheckpointRow): Buffer {
+  const note = parseSignedNote(row.note)
+  const checkpoint = note === null ? null : parseCheckpoint(note.text)
+  if (checkpoint === null || checkpoint.size !== row.treeSize)
+    throw new InconsistentTreeError(`the stored checkpoint of size ${row.treeSize} is malformed`)
+  return checkpoint.root
+}
+
+/**
+ * Signs and stores a checkpoint of the current tree when it has grown since the last one; returns
+ * the latest checkpoint either way (null while the log is empty and unsigned).
+ */
+export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> {
+  const [head, last] = [await readTreeHead(deps.db), await findLatestCheckpoint(deps.db)]
+  if (last !== null && last.treeSize >= head.size) return last
+  const root = head.root()
+  if (last !== null) {
+    // Two keys signing one log would make every check fail: the log keeps the key that signed it first.
+    const note = parseSignedNote(last.note)
+    const own = parseVerifierKey(deps.auditSigner.verifierKey)!
+    if (note === null || !verifyNote(note, own)) {
+      throw new InconsistentTreeError(
+        "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json)",
+      )
+    }
+  }
+  if (last !== null && last.treeSize > 0) {
+    const { proof, oldRoot } = await withStoredNodes(deps.db, (node) => ({
+      proof: consistencyProof(last.treeSize, head.size, node),
+      oldRoot: rootOf(last.treeSize, node),
+    }))
+    const signedRoot = signedRootOf(last)
+    if (!oldRoot.equals(signedRoot) || !verifyConsistency(last.treeSize, head.size, signedRoot, root, proof)) {
+      throw new InconsistentTreeError(`the audit tree of size ${head.size} does not extend the signed checkpoint of size ${last.treeSize}`)
+    }
+  }
+  const checkpoint: CheckpointRow = {
+    treeSize: head.size,
+    note: signCheckpoint(deps.auditSigner, head.size, root),
+    createdAt: deps.clock.now().toISOString(),
+  }
+  await insertCheckpoint(deps.db, checkpoint)
+  return (await findLatestCheckpoint(deps.db)) ?? checkpoint
+}
+
+const CHECKPOINT_INTERVAL_MS = 1000
+
+/**
+ * Checkpoints every second while the tree grows: one indexed read of the head per second and
+ * instance when idle. A failure (the database away, or a tree that does not extend its last
+ * checkpoint) is logged once per change of message, not every second.
+ */
+export function installCheckpointer(app: FastifyInstance, deps: Deps): void {
+  let timer: NodeJS.Timeout | undefined
+  let running = false
+  let lastProblem: string | null = null
+  const tick = () => {
+    if (running) return
+    running = true
+    makeCheckpoint(deps)
+      .then(
+        () => {
+          lastProblem = null
+        },
+        (error: Error) => {
+          if (error.message !== lastProblem) deps.logger.error({ error: { message: error.message } }, 'could not make an audit log checkpoint')
+          lastProblem = error.message
+        },
+      )
+      .finally(() => {
+        running = false
+      })
+  }
+  app.addHook('onReady', async () => {
+    timer = setInterval(tick, CHECKPOINT_INTERVAL_MS)
+    timer.unref()
+  })
+  app.addHook('onClose', async () => clearInterval(timer))
+}

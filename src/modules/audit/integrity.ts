@@ -1,0 +1,120 @@
+/**
+ * The live database's integrity check (issue 30): every stored leaf against its event, the tree
+ * rebuilt from the leaves against the signed checkpoints, and no event outside the tree. Run by
+ * `switchboard audit verify --database`, at start and hourly by the monitor (monitor.ts).
+ *
+ * Work is bounded: the leaves are read in batches, and the roots compared are the latest
+ * checkpoint's (which covers every leaf it counts: any change below it changes that root) and up to
+ * SAMPLED_CHECKPOINTS evenly spaced earlier ones, which narrow down where a change is.
+ */
+import type { Deps } from '../../deps.js'
+import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteVerifier } from '../../lib/signed-note.js'
+import { leafEventOf } from './leaf.js'
+import { countEventsOutsideTree, listCheckpoints, listInnerNodes, listLeaves, readTreeHead, type CheckpointRow } from './tree.repo.js'
+import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
+
+const BATCH = 2000
+const SAMPLED_CHECKPOINTS = 1000
+const CHECKPOINT_PAGE = 5000
+
+export interface IntegrityResult {
+  ok: boolean
+  problem: Problem | null
+  /** Leaves checked. */
+  size: number
+  /** Signed roots the leaves were compared with. */
+  checkpoints: number
+}
+
+/** Every stored checkpoint's size and note, read in pages, thinned to a bounded, evenly spaced sample plus the latest. */
+async function sampledCheckpoints(deps: Deps): Promise<CheckpointRow[]> {
+  const all: CheckpointRow[] = []
+  for (let after = -1; ;) {
+    const page = await listCheckpoints(deps.db, after, CHECKPOINT_PAGE)
+    all.push(...page)
+    if (page.length < CHECKPOINT_PAGE) break
+    after = page.at(-1)!.treeSize
+  }
+  if (all.length <= SAMPLED_CHECKPOINTS) return all
+  const step = all.length / SAMPLED_CHECKPOINTS
+  const sample = new Set<CheckpointRow>()
+  for (let i = 0; i < SAMPLED_CHECKPOINTS; i++) sample.add(all[Math.floor(i * step)]!)
+  sample.add(all.at(-1)!)
+  return [...sample]
+}
+
+/** A checkpoint's signed root; a problem when its note or signature is not right. */
+function signedRootOf(row: CheckpointRow, verifiers: NoteVerifier[]): SignedRoot | Problem {
+  const note = parseSignedNote(row.note)
+  const checkpoint = note === null ? null : parseCheckpoint(note.text)
+  if (note === null || checkpoint === null || checkpoint.size !== row.treeSize) {
+    return { index: null, kind: 'bad signature', detail: `the stored checkpoint of size ${row.treeSize} is not a signed checkpoint` }
+  }
+  if (!verifiers.some((v) => verifyNote(note, v))) {
+    return { index: null, kind: 'bad signature', detail: `the checkpoint of size ${row.treeSize} is not signed by the audit log key` }
+  }
+  return { size: checkpoint.size, root: checkpoint.root, label: `the checkpoint of size ${checkpoint.size}` }
+}
+
+export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
+  const verifiers = [parseVerifierKey(deps.auditSigner.verifierKey)!]
+  const rows = await sampledCheckpoints(deps)
+  const roots: SignedRoot[] = []
+  for (const row of rows) {
+    const root = signedRootOf(row, verifiers)
+    if ('kind' in root) return { ok: false, problem: root, size: 0, checkpoints: 0 }
+    roots.push(root)
+  }
+  const head = await readTreeHead(deps.db)
+  const size = Math.max(head.size, rows.at(-1)?.treeSize ?? 0)
+  // The head's own root is compared too: a changed frontier would make the next checkpoint wrong.
+  roots.push({ size: head.size, root: head.root(), label: 'the tree head' })
+  const verifier = new LogVerifier(size, roots)
+  for (let from = 0; from < size && verifier.problem === null; from += BATCH) {
+    const to = Math.min(from + BATCH, size)
+    const { nodes, events } = await listLeaves(deps.db, from, to)
+    const inner = await listInnerNodes(deps.db, from, to)
+    for (let index = from; index < to && verifier.problem === null; index++) {
+      const stored = events.get(index)
+      const hex = nodes.get(index)
+      if (stored === undefined && hex === undefined) {
+        verifier.fail({ index, kind: 'missing', detail: 'neither the event nor its leaf hash is in the database' })
+        break
+      }
+      let event = null
+      if (stored !== undefined) {
+        try {
+          event = leafEventOf(stored)
+        } catch {
+          verifier.fail({ index, kind: 'edited', detail: `event ${stored.id} has metadata that is not a JSON object` })
+          break
+        }
+      }
+      if (event !== null && hex === undefined) {
+        verifier.fail({ index, kind: 'missing', detail: `the leaf hash of event ${event.id} is not in the tree` })
+        break
+      }
+      verifier.add({ index, statedHash: hex === undefined ? null : Buffer.from(hex, 'hex'), event })
+      // The nodes above the leaves serve the proofs: each must be the hash of the leaves under it.
+      for (const node of verifier.problem === null ? verifier.completed.slice(1) : []) {
+        if (inner.get(`${node.level}:${node.index}`) !== node.hash.toString('hex')) {
+          const first = node.index * 2 ** node.level
+          verifier.fail({
+            index: first,
+            kind: 'edited',
+            detail: `the tree node over leaves ${first}–${first + 2 ** node.level - 1} does not match them`,
+          })
+          break
+        }
+      }
+    }
+  }
+  let problem = verifier.finish()
+  if (problem === null) {
+    const outside = await countEventsOutsideTree(deps.db, size)
+    if (outside.count > 0) {
+      problem = { index: null, kind: 'inserted', detail: `${outside.count} event(s) outside the tree, the first ${outside.firstId}` }
+    }
+  }
+  return { ok: problem === null, problem, size, checkpoints: verifier.rootsChecked }
+}

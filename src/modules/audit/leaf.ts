@@ -1,0 +1,64 @@
+/**
+ * An audit event as a leaf of the audit Merkle tree (issue 30): its RFC 8785 canonical JSON —
+ * every column but the leaf number, metadata as the object it encodes. The same bytes are made
+ * when the event is written, when the database is checked and when an export is verified, so this
+ * form is frozen (migration 0025 makes it for the events written before it).
+ */
+import canonicalize from 'canonicalize'
+import type { Selectable } from 'kysely'
+import type { AuditEventsTable } from '../../db/schema.js'
+import { leafHashOfText } from '../../lib/merkle.js'
+
+export interface LeafEvent {
+  id: string
+  at: string
+  actor_id: string | null
+  actor_email: string | null
+  action: string
+  target_type: string | null
+  target_id: string | null
+  ip: string | null
+  user_agent: string | null
+  subject_user_id: string | null
+  metadata: Record<string, unknown>
+}
+
+export type StoredEvent = Omit<Selectable<AuditEventsTable>, 'leaf_index'>
+
+export const LEAF_COLUMNS = [
+  'id',
+  'at',
+  'actor_id',
+  'actor_email',
+  'action',
+  'target_type',
+  'target_id',
+  'ip',
+  'user_agent',
+  'subject_user_id',
+  'metadata',
+] as const
+
+/** The event a stored row holds; throws when its metadata is not a JSON object. */
+export function leafEventOf(row: StoredEvent): LeafEvent {
+  const metadata: unknown = JSON.parse(row.metadata)
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw new Error('metadata is not a JSON object')
+  return { ...row, metadata: metadata as Record<string, unknown> }
+}
+
+/** The leaf as text: the canonical JSON of exactly the leaf's fields. */
+export function leafText(event: LeafEvent): string {
+  const picked: Record<string, unknown> = {}
+  for (const column of LEAF_COLUMNS) picked[column] = event[column]
+  return canonicalize(picked)!
+}
+
+/** The leaf's bytes (UTF-8 of leafText). */
+export function leafBytes(event: LeafEvent): Buffer {
+  return Buffer.from(leafText(event), 'utf8')
+}
+
+/** SHA-256(0x00 ‖ leaf), RFC 9162 §2.1.1. */
+export function eventLeafHash(event: LeafEvent): Buffer {
+  return leafHashOfText(leafText(event))
+}

@@ -1,0 +1,141 @@
+/**
+ * Watching the audit log (issue 30): the database integrity check (integrity.ts) at start and then
+ * hourly, its result kept for the console and logged, and the administrators mailed when it fails;
+ * and once a day the current signed checkpoint sent outside the server — mailed to the
+ * administrators and, when one is set, POSTed to the anchoring webhook (lib/outbound.ts rules) — so
+ * a checkpoint exists that someone who can write to the database cannot rewrite.
+ *
+ * Several instances run this: a failure is mailed by the one instance whose conditional update
+ * records it first, and the day's anchoring is claimed by one instance (audit_monitor row).
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Deps } from '../../deps.js'
+import { createOutboundFetch } from '../../lib/outbound.js'
+import { isMailConfigured, sendMail } from '../mail/service.js'
+import { makeCheckpoint } from './checkpoints.js'
+import { checkDatabase, type IntegrityResult } from './integrity.js'
+import { claimAnchoring, listActiveAdminEmails, readMonitor, recordCheck } from './tree.repo.js'
+import { describeProblem } from './verify.js'
+
+const CHECK_INTERVAL_MS = 60 * 60 * 1000
+const ANCHOR_INTERVAL_MS = 24 * 60 * 60 * 1000
+const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024
+const WEBHOOK_TIMEOUT_MS = 10_000
+
+async function mailAdministrators(deps: Deps, subject: string, text: string): Promise<number> {
+  if (!(await isMailConfigured(deps))) {
+    deps.logger.warn({ subject }, 'no mail to the administrators: outgoing mail (SMTP) is not configured')
+    return 0
+  }
+  let sent = 0
+  for (const to of await listActiveAdminEmails(deps.db)) {
+    try {
+      await sendMail(deps, { to, subject, text })
+      sent++
+    } catch (error) {
+      deps.logger.warn({ error: { message: (error as Error).message } }, 'could not mail an administrator about the audit log')
+    }
+  }
+  return sent
+}
+
+/** Runs the check, records and logs it, and mails the administrators about a new failure. */
+export async function runIntegrityCheck(deps: Deps): Promise<IntegrityResult> {
+  const result = await checkDatabase(deps)
+  const problem = result.problem === null ? null : describeProblem(result.problem)
+  const news = await recordCheck(deps.db, { at: deps.clock.now().toISOString(), ok: result.ok, problem, size: result.size })
+  if (result.ok) {
+    deps.logger.info({ leaves: result.size, checkpoints: result.checkpoints }, 'audit log integrity check passed')
+    return result
+  }
+  deps.logger.error({ problem, leaves: result.size }, 'audit log integrity check FAILED')
+  if (news) {
+    await mailAdministrators(
+      deps,
+      'Switchboard: the audit log failed its integrity check',
+      [
+        `The audit log of ${deps.config.publicUrl} no longer matches its signed checkpoints:`,
+        '',
+        `  ${problem}`,
+        '',
+        'Someone may have changed the database directly. Keep the last checkpoints you received by mail, and check an',
+        'export offline with `switchboard audit verify <export> --key <verifier key> --checkpoint <saved checkpoint>`.',
+        '',
+        `Verifier key: ${deps.auditSigner.verifierKey}`,
+      ].join('\n'),
+    )
+  }
+  return result
+}
+
+/** Sends today's checkpoint out, when this instance claims the day; returns whether it did. */
+export async function anchorCheckpoint(deps: Deps): Promise<boolean> {
+  const now = deps.clock.now()
+  const claimed = await claimAnchoring(deps.db, now.toISOString(), new Date(now.getTime() - ANCHOR_INTERVAL_MS + 60_000).toISOString())
+  if (!claimed) return false
+  const checkpoint = await makeCheckpoint(deps)
+  if (checkpoint === null) return false
+  await mailAdministrators(
+    deps,
+    `Switchboard: audit log checkpoint of ${now.toISOString().slice(0, 10)}`,
+    [
+      `The signed checkpoint of the audit log of ${deps.config.publicUrl} (${checkpoint.treeSize} events).`,
+      'Keep this mail: it is a copy of the log that no one with access to the server can rewrite. Save the',
+      'checkpoint below (from its first line to its last) as a file and check a later export against it with',
+      '`switchboard audit verify <export> --key <verifier key> --checkpoint <file>`.',
+      '',
+      checkpoint.note.trimEnd(),
+      '',
+      `Verifier key: ${deps.auditSigner.verifierKey}`,
+    ].join('\n'),
+  )
+  const { anchorWebhookUrl } = await readMonitor(deps.db)
+  if (anchorWebhookUrl !== null) await postCheckpoint(deps, anchorWebhookUrl, checkpoint.treeSize, checkpoint.note)
+  return true
+}
+
+async function postCheckpoint(deps: Deps, url: string, treeSize: number, note: string): Promise<void> {
+  const fetch = createOutboundFetch({ policy: deps.config.outbound, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES })
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ origin: deps.auditSigner.name, tree_size: treeSize, checkpoint: note, verifier_key: deps.auditSigner.verifierKey }),
+      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+    })
+    if (response.ok) deps.logger.info({ tree_size: treeSize, status: response.status }, 'audit checkpoint sent to the anchoring webhook')
+    else deps.logger.warn({ status: response.status }, 'the anchoring webhook refused the audit checkpoint')
+  } catch (error) {
+    deps.logger.warn({ error: { message: (error as Error).message } }, 'could not send the audit checkpoint to the anchoring webhook')
+  }
+}
+
+/** The check at start and hourly; the anchoring tried hourly (one instance sends once a day). */
+export function installAuditMonitor(app: FastifyInstance, deps: Deps): void {
+  const timers: NodeJS.Timeout[] = []
+  const check = () => {
+    runIntegrityCheck(deps).catch((error: Error) =>
+      deps.logger.error({ error: { message: error.message } }, 'could not run the audit log integrity check'),
+    )
+  }
+  const anchor = () => {
+    anchorCheckpoint(deps).catch((error: Error) =>
+      deps.logger.warn({ error: { message: error.message } }, 'could not anchor the audit log checkpoint'),
+    )
+  }
+  app.addHook('onReady', async () => {
+    check()
+    anchor()
+    for (const [run, ms] of [
+      [check, CHECK_INTERVAL_MS],
+      [anchor, CHECK_INTERVAL_MS],
+    ] as const) {
+      const timer = setInterval(run, ms)
+      timer.unref()
+      timers.push(timer)
+    }
+  })
+  app.addHook('onClose', async () => {
+    for (const timer of timers) clearInterval(timer)
+  })
+}

@@ -1,0 +1,276 @@
+/**
+ * SQL of the audit Merkle tree (issue 30): the head row, the stored perfect-subtree hashes, the
+ * signed checkpoints and the monitor row. Hashes are stored as lowercase hex.
+ */
+import type { Executor, Timestamp } from '../../db/schema.js'
+import { Frontier, type NodeId } from '../../lib/merkle.js'
+import type { StoredEvent } from './leaf.js'
+
+const HEAD_ID = 1
+const MONITOR_ID = 1
+
+function frontierOf(row: { size: number; frontier: string }): Frontier {
+  return new Frontier(
+    Number(row.size),
+    (JSON.parse(row.frontier) as string[]).map((hex) => Buffer.from(hex, 'hex')),
+  )
+}
+
+/** The tree head, locked until the transaction ends (SQLite: its writes are serialised already). */
+export async function lockTreeHead(tx: Executor): Promise<Frontier> {
+  const row = await tx.selectFrom('audit_tree_head').select(['size', 'frontier']).where('id', '=', HEAD_ID).forUpdate().executeTakeFirstOrThrow()
+  return frontierOf(row)
+}
+
+export async function readTreeHead(ex: Executor): Promise<Frontier> {
+  return frontierOf(await ex.selectFrom('audit_tree_head').select(['size', 'frontier']).where('id', '=', HEAD_ID).executeTakeFirstOrThrow())
+}
+
+export function treeHeadValues(tree: Frontier): { size: number; frontier: string } {
+  return { size: tree.size, frontier: JSON.stringify(tree.hashes.map((h) => h.toString('hex'))) }
+}
+
+export async function updateTreeHead(tx: Executor, tree: Frontier): Promise<void> {
+  await tx.updateTable('audit_tree_head').set(treeHeadValues(tree)).where('id', '=', HEAD_ID).execute()
+}
+
+export function nodeRows(nodes: Array<NodeId & { hash: Buffer }>): Array<{ level: number; idx: number; hash: string }> {
+  return nodes.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString('hex') }))
+}
+
+export async function insertTreeNodes(tx: Executor, nodes: Array<NodeId & { hash: Buffer }>): Promise<void> {
+  await tx.insertInto('audit_tree_nodes').values(nodeRows(nodes)).execute()
+}
+
+const IN_LIST_MAX = 500
+
+/** The stored hashes of these nodes, keyed `level:index`; missing ones are absent. */
+export async function findTreeNodes(ex: Executor, ids: NodeId[]): Promise<Map<string, Buffer>> {
+  const byLevel = new Map<number, number[]>()
+  for (const { level, index } of ids) byLevel.set(level, [...(byLevel.get(level) ?? []), index])
+  const found = new Map<string, Buffer>()
+  for (const [level, indexes] of byLevel) {
+    for (let i = 0; i < indexes.length; i += IN_LIST_MAX) {
+      const rows = await ex
+        .selectFrom('audit_tree_nodes')
+        .select(['idx', 'hash'])
+        .where('level', '=', level)
+        .where('idx', 'in', indexes.slice(i, i + IN_LIST_MAX))
+        .execute()
+      for (const row of rows) found.set(`${level}:${Number(row.idx)}`, Buffer.from(row.hash, 'hex'))
+    }
+  }
+  return found
+}
+
+export interface LeafRow {
+  index: number
+  /** The stored leaf hash (hex); null when the tree has no leaf there. */
+  hash: string | null
+  /** The event's columns; null when its content was redacted (or removed). */
+  event: StoredEvent | null
+}
+
+/**
+ * Leaves [from, to) in order, with the event each belongs to. Read from both sides (the nodes of
+ * level 0 and the events by leaf_index) so a leaf without its event and an event without its leaf
+ * both show.
+ */
+export async function listLeaves(ex: Executor, from: number, to: number): Promise<{ nodes: Map<number, string>; events: Map<number, StoredEvent> }> {
+  const nodeRows = await ex
+    .selectFrom('audit_tree_nodes')
+    .select(['idx', 'hash'])
+    .where('level', '=', 0)
+    .where('idx', '>=', from)
+    .where('idx', '<', to)
+    .orderBy('idx')
+    .execute()
+  const eventRows = await ex
+    .selectFrom('audit_events')
+    .select([
+      'leaf_index',
+      'id',
+      'at',
+      'actor_id',
+      'actor_email',
+      'action',
+      'target_type',
+      'target_id',
+      'ip',
+      'user_agent',
+      'subject_user_id',
+      'metadata',
+    ])
+    .where('leaf_index', '>=', from)
+    .where('leaf_index', '<', to)
+    .orderBy('leaf_index')
+    .execute()
+  const nodes = new Map(nodeRows.map((r) => [Number(r.idx), r.hash]))
+  const events = new Map<number, StoredEvent>()
+  for (const { leaf_index: index, ...event } of eventRows) events.set(Number(index), event)
+  return { nodes, events }
+}
+
+/** The stored nodes above the leaves [from, to) (levels 1 and up), keyed `level:index`. */
+export async function listInnerNodes(ex: Executor, from: number, to: number): Promise<Map<string, string>> {
+  const rows = await ex
+    .selectFrom('audit_tree_nodes')
+    .select(['level', 'idx', 'hash'])
+    .where((eb) => {
+      const ranges = []
+      for (let level = 1; 2 ** level <= to; level++) {
+        const width = 2 ** level
+        ranges.push(eb.and([eb('level', '=', level), eb('idx', '>=', Math.floor(from / width)), eb('idx', '<', Math.ceil(to / width))]))
+      }
+      return eb.or(ranges)
+    })
+    .execute()
+  return new Map(rows.map((r) => [`${r.level}:${Number(r.idx)}`, r.hash]))
+}
+
+/** Events that are not leaves of the tree (written around the tree, or renumbered out of it). */
+export async function countEventsOutsideTree(ex: Executor, size: number): Promise<{ count: number; firstId: string | null }> {
+  const rows = await ex
+    .selectFrom('audit_events')
+    .select(['id'])
+    .where((eb) => eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]))
+    .orderBy('at')
+    .limit(1)
+    .execute()
+  const count = await ex
+    .selectFrom('audit_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]))
+    .executeTakeFirstOrThrow()
+  return { count: Number(count.n), firstId: rows[0]?.id ?? null }
+}
+
+export interface CheckpointRow {
+  treeSize: number
+  note: string
+  createdAt: Timestamp
+}
+
+const toCheckpoint = (r: { tree_size: number; note: string; created_at: string }): CheckpointRow => ({
+  treeSize: Number(r.tree_size),
+  note: r.note,
+  createdAt: r.created_at,
+})
+
+export async function findLatestCheckpoint(ex: Executor): Promise<CheckpointRow | null> {
+  const row = await ex
+    .selectFrom('audit_checkpoints')
+    .select(['tree_size', 'note', 'created_at'])
+    .orderBy('tree_size', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row === undefined ? null : toCheckpoint(row)
+}
+
+/** The checkpoint at `size`, or the smallest after it. */
+export async function findCheckpointCovering(ex: Executor, size: number): Promise<CheckpointRow | null> {
+  const row = await ex
+    .selectFrom('audit_checkpoints')
+    .select(['tree_size', 'note', 'created_at'])
+    .where('tree_size', '>=', size)
+    .orderBy('tree_size')
+    .limit(1)
+    .executeTakeFirst()
+  return row === undefined ? null : toCheckpoint(row)
+}
+
+export async function listCheckpoints(ex: Executor, after: number, limit: number): Promise<CheckpointRow[]> {
+  const rows = await ex
+    .selectFrom('audit_checkpoints')
+    .select(['tree_size', 'note', 'created_at'])
+    .where('tree_size', '>', after)
+    .orderBy('tree_size')
+    .limit(limit)
+    .execute()
+  return rows.map(toCheckpoint)
+}
+
+/** Stores a checkpoint; another instance may have stored the same size first (then nothing changes). */
+export async function insertCheckpoint(ex: Executor, checkpoint: CheckpointRow): Promise<void> {
+  await ex
+    .insertInto('audit_checkpoints')
+    .values({ tree_size: checkpoint.treeSize, note: checkpoint.note, created_at: checkpoint.createdAt })
+    .onConflict((oc) => oc.column('tree_size').doNothing())
+    .execute()
+}
+
+/** Replaces a stored checkpoint's note (a key rotation adds the new key's signature). */
+export async function updateCheckpointNote(ex: Executor, treeSize: number, note: string): Promise<void> {
+  await ex.updateTable('audit_checkpoints').set({ note }).where('tree_size', '=', treeSize).execute()
+}
+
+export interface MonitorState {
+  checkedAt: Timestamp | null
+  ok: boolean | null
+  problem: string | null
+  checkedSize: number | null
+  anchoredAt: Timestamp | null
+  anchorWebhookUrl: string | null
+}
+
+export async function readMonitor(ex: Executor): Promise<MonitorState> {
+  const row = await ex
+    .selectFrom('audit_monitor')
+    .select(['checked_at', 'check_ok', 'check_problem', 'checked_size', 'anchored_at', 'anchor_webhook_url'])
+    .where('id', '=', MONITOR_ID)
+    .executeTakeFirstOrThrow()
+  return {
+    checkedAt: row.checked_at,
+    ok: row.check_ok === null ? null : Boolean(row.check_ok),
+    problem: row.check_problem,
+    checkedSize: row.checked_size === null ? null : Number(row.checked_size),
+    anchoredAt: row.anchored_at,
+    anchorWebhookUrl: row.anchor_webhook_url,
+  }
+}
+
+/**
+ * Records a check's result for every instance's console. Returns true when it is news — a failure
+ * other than the one recorded last — so that exactly one instance mails about it.
+ */
+export async function recordCheck(ex: Executor, result: { at: Timestamp; ok: boolean; problem: string | null; size: number }): Promise<boolean> {
+  const set = { checked_at: result.at, check_ok: result.ok, check_problem: result.problem, checked_size: result.size }
+  if (result.ok) {
+    await ex.updateTable('audit_monitor').set(set).where('id', '=', MONITOR_ID).execute()
+    return false
+  }
+  const news = await ex
+    .updateTable('audit_monitor')
+    .set(set)
+    .where('id', '=', MONITOR_ID)
+    .where((eb) =>
+      eb.or([eb('check_ok', 'is', null), eb('check_ok', '=', true), eb('check_problem', 'is', null), eb('check_problem', '!=', result.problem!)]),
+    )
+    .executeTakeFirst()
+  if (Number(news.numUpdatedRows) === 1) return true
+  await ex.updateTable('audit_monitor').set(set).where('id', '=', MONITOR_ID).execute()
+  return false
+}
+
+export async function setAnchorWebhook(ex: Executor, url: string | null): Promise<void> {
+  await ex.updateTable('audit_monitor').set({ anchor_webhook_url: url }).where('id', '=', MONITOR_ID).execute()
+}
+
+export async function listActiveAdminEmails(ex: Executor): Promise<string[]> {
+  const rows = await ex.selectFrom('users').select('email').where('is_admin', '=', true).where('disabled', '=', false).orderBy('email').execute()
+  return rows.map((r) => r.email)
+}
+
+/**
+ * Claims today's anchoring: true for exactly one instance per day (a conditional update), so the
+ * administrators get one mail however many instances run.
+ */
+export async function claimAnchoring(ex: Executor, now: Timestamp, notBefore: Timestamp): Promise<boolean> {
+  const result = await ex
+    .updateTable('audit_monitor')
+    .set({ anchored_at: now })
+    .where('id', '=', MONITOR_ID)
+    .where((eb) => eb.or([eb('anchored_at', 'is', null), eb('anchored_at', '<', notBefore)]))
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) === 1
+}
