@@ -338,8 +338,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session */
+        /**
+         * Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session
+         * @description Needs the password (an account without one: a sign-in of the last 5 minutes, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options).
+         */
         post: operations["beginPasskeyRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/proof/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A challenge for one of your passkeys, bound to this session: its answer is the `passkey` proof of adding a passkey or deleting the last second factor */
+        post: operations["beginPasskeyProof"];
         delete?: never;
         options?: never;
         head?: never;
@@ -373,7 +393,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions */
+        /**
+         * Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions
+         * @description The last second factor (no authenticator app, no other passkey) also needs that factor now, as disabling TOTP does: `passkey` (an answer to POST /api/auth/passkeys/proof/options) or `code`; else 400 SECOND_FACTOR_REQUIRED.
+         */
         delete: operations["deletePasskey"];
         options?: never;
         head?: never;
@@ -1303,10 +1326,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import a bookmark file (Netscape HTML) or a JSON export as links; reports what it skipped and why
-         * @description Per item: each valid bookmark becomes a link, the others are listed in `skipped`. At most 2000 bookmarks per import; the body may be up to 1 MiB.
+         * Import a bookmark file (Netscape HTML) or a JSON export, sent as text in JSON, as links; reports what it skipped and why
+         * @description Per item: each valid bookmark becomes a link, the others are listed in `skipped`. At most 20000 bookmarks per import; this request may be up to 1 MiB — upload a larger file (up to 20 MiB) as it is to `/api/links/import/file`.
          */
         post: operations["importLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/import/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bookmark file (Netscape HTML) or a JSON export, uploaded as it is, as links; reports what it skipped and why
+         * @description The body is the file, up to 20 MiB, read as it arrives (never held whole). Per item, like `/api/links/import`; at most 20000 bookmarks — the one after that stops the import with a 400, and nothing is imported.
+         */
+        post: operations["importLinkFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1541,6 +1584,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a password reset link can be mailed on this instance */
+        get: operations["getPasswordResetAvailability"];
+        put?: never;
+        /**
+         * Mail a single-use password reset link (valid 30 minutes) to the address, if it has an account
+         * @description The answer is the same — status, body and time — whether or not the address has an account; the link (or, for an account that signs in only through an identity provider, a note saying so) is mailed in the background.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What a reset link is for (without using it): the account, its second factor and API tokens */
+        post: operations["inspectPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link: every session ends; API tokens are revoked only when asked
+         * @description The second factor stays: an account with two-factor authentication still needs it at the next sign-in.
+         */
+        post: operations["completePasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/password-reset/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a single-use password reset link (valid 30 minutes) to the user's address */
+        post: operations["mailPasswordResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/password-reset/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a single-use password reset link (valid 24 hours) to hand over, for an instance without mail
+         * @description Whoever holds the link can set the password, so this needs what setting a password needs: an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED.
+         */
+        post: operations["createPasswordResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1560,7 +1698,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "SECOND_FACTOR_REQUIRED" | "RECENT_SIGN_IN_REQUIRED" | "MFA_ENROLLMENT_REQUIRED" | "RESET_LINK_INVALID" | "PASSWORD_MANAGED_BY_PROVIDER" | "INTERNAL";
             details?: {
                 /** @description The field, as a dotted path in the body, query or parameters */
                 field: string;
@@ -2807,6 +2945,25 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
+                    code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                    };
                 };
             };
         };
@@ -2836,7 +2993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2846,8 +3003,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
-            /** @description LIMIT_REACHED: 20 passkeys */
+            /** @description RECENT_SIGN_IN_REQUIRED: an account without a password, signed in more than 5 minutes ago; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIMIT_REACHED: 20 passkeys; PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2858,7 +3023,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 wrong passwords per account per 15 minutes */
+            /** @description RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2867,6 +3032,67 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    beginPasskeyProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3), for @simplewebauthn/browser startAuthentication */
+                        options: {
+                            /** @description base64url; single use, valid until expires_at */
+                            challenge: string;
+                            timeout?: number;
+                            rpId?: string;
+                            userVerification?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the account has no passkey */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2966,6 +3192,25 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
+                    code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                    };
                 };
             };
         };
@@ -2977,7 +3222,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3005,9 +3250,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 wrong passwords per account per 15 minutes */
+            /** @description RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3230,7 +3484,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 5 refusals per mfa_token, 10 wrong codes or passkey answers per account per 15 minutes */
+            /** @description RATE_LIMITED: 5 refusals per mfa_token, 10 passkey refusals per account per 15 minutes (apart from the codes' budget) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3356,7 +3610,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 5 refusals per attempt, 10 per account per 15 minutes */
+            /** @description RATE_LIMITED: 5 refusals per attempt, 100 sign-in failures per IP per 15 minutes (never the account's budget) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7691,7 +7945,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, or more bookmarks than one import takes (details: content); MALFORMED_JSON */
+            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7720,6 +7974,90 @@ export interface operations {
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importLinkFile: {
+        parameters: {
+            query: {
+                /** @description `html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export */
+                format: "html" | "json";
+                /** @description Share every imported link with this organization; personal when absent */
+                organization_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "text/html": string;
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Links created */
+                        imported: number;
+                        tags_created: number;
+                        skipped: {
+                            /** @description The bookmark's place in the file, from 1 */
+                            position: number;
+                            url: string | null;
+                            /** @description Why it was not imported */
+                            reason: "invalid_item" | "invalid_url" | "invalid_slug" | "duplicate_url" | "slug_taken";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON; VALIDATION_FAILED: the upload ended before the file did */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the file is over 20 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8856,7 +9194,7 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             at: string;
-                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
+                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
                             action: string;
                             ip: string | null;
                             user_agent: string | null;
@@ -8873,6 +9211,381 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["EnrollmentRequired"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPasswordResetAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a reset link can be mailed (outgoing mail is configured); otherwise ask an administrator */
+                        by_mail: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How long a mailed link is valid. The same answer whether or not the address has an account. */
+                        link_valid_minutes: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 requests per 15 minutes per IP, or 3 per 15 minutes per address */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; ask an administrator; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inspectPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account's email (for the password manager's username field) */
+                        email: string;
+                        /** @description The account signs in only through an identity provider: there is no password to set */
+                        provider_only: boolean;
+                        provider_name: string | null;
+                        /** @description Two-factor authentication is on and stays on: the next sign-in asks for it */
+                        second_factor: boolean;
+                        /** @description Active API tokens of the account, which the reset may also revoke */
+                        api_tokens: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description RESET_LINK_INVALID: the link is unknown, expired or already used */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 60 per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completePasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    new_password: string;
+                    /** @description Also revoke every API token of the account (default false) */
+                    revoke_api_tokens?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions_revoked: number;
+                        api_tokens_revoked: number;
+                        api_tokens_kept: number;
+                        /** @description The next sign-in still asks for the second factor */
+                        second_factor: boolean;
+                    };
+                };
+            };
+            /** @description RESET_LINK_INVALID: the link is unknown, expired or already used; VALIDATION_FAILED: new_password breaks the password rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 30 per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mailPasswordResetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 per 15 minutes per administrator */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the mail could not be sent; no link was created */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; create a copyable link instead; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPasswordResetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The single-use reset link. Returned once, in this response only. */
+                        url: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider; SELF_SERVICE_REQUIRED: your own account */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 per 15 minutes per administrator, or too many wrong passwords or codes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
