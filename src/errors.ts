@@ -49,6 +49,9 @@ export const REASONS = {
   // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
   // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
   MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Two-factor authentication is required on this instance. Set it up to continue.' },
+  // Not in CONTRACT.md §2.2 (issue 28, docs/API.md "Least-privilege API tokens"): an API token without the
+  // permission the operation needs; `details.required` names it.
+  INSUFFICIENT_SCOPE: { status: 403, message: 'This API token lacks the permission this operation needs.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 
@@ -59,10 +62,15 @@ export interface FieldProblem {
   message: string
 }
 
+/** Issue 28: the permission an API token lacks, machine-readably. */
+export interface ScopeProblem {
+  required: string
+}
+
 export interface AppErrorOptions {
   message?: string
-  /** On 400: one entry per invalid field. On 409: what the request conflicts with. */
-  details?: FieldProblem[] | string
+  /** On 400: one entry per invalid field. On 409: what the request conflicts with. On 403 INSUFFICIENT_SCOPE: the permission needed. */
+  details?: FieldProblem[] | string | ScopeProblem
   /** On 429: whole seconds until a retry can succeed. */
   retryAfter?: number
   /** Overrides the catalogue status where the contract binds one reason to two (INVALID_CODE: 401 at login). */
@@ -72,7 +80,7 @@ export interface AppErrorOptions {
 export class AppError extends Error {
   readonly reason: Reason
   readonly status: number
-  readonly details?: FieldProblem[] | string
+  readonly details?: FieldProblem[] | string | ScopeProblem
   readonly retryAfter?: number
 
   constructor(reason: Reason, options: AppErrorOptions = {}) {

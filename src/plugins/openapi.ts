@@ -93,8 +93,24 @@ function forbiddenResponse(auth: AuthRequirement, unsafe: boolean): SharedRespon
   return csrf ? 'CsrfFailed' : null
 }
 
-function addStandardResponses(route: RouteOptions): void {
-  const auth: AuthRequirement = route.config?.auth ?? 'user'
+/**
+ * What an API token needs for an operation, by operationId (issue 28; the table is the tokens
+ * module's, handed down by app.ts): a permission, `session` (never a token), `public`, or undefined
+ * when the table has no entry (no token may).
+ */
+export type TokenAccessLookup = (operationId: string | undefined) => string | undefined
+
+const INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it)'
+
+function isPermission(access: string | undefined): access is string {
+  return access !== undefined && access !== 'session' && access !== 'public'
+}
+
+function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLookup): void {
+  const declared: AuthRequirement = route.config?.auth ?? 'user'
+  const access = tokenAccess(route.schema?.operationId)
+  // An operation no token may call answers a token as a session-only one does.
+  const auth: AuthRequirement = declared === 'user' && !isPermission(access) ? 'session' : declared
   const methods = [route.method].flat()
   const unsafe = methods.some((m) => BODY_METHODS.has(m))
   const schema = (route.schema ??= {})
@@ -110,6 +126,8 @@ function addStandardResponses(route: RouteOptions): void {
   if (forbidden !== null) add(forbidden)
   // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
   if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
+  if (auth !== 'public' && isPermission(access)) extend(response, 403, 'INSUFFICIENT_SCOPE', INSUFFICIENT_SCOPE)
+  if (declared === 'admin' && !isPermission(access)) extend(response, 403, 'SESSION_REQUIRED', SHARED_RESPONSES.SessionRequired.description)
   // Issue 14: a caller restricted to enrolment by the two-factor policy (route-auth.ts).
   if (auth !== 'public' && route.config?.allowedDuringEnrollment !== true) {
     add('EnrollmentRequired')
@@ -211,10 +229,11 @@ function markOptionalBodies(document: OpenApiObject): void {
   }
 }
 
-export async function installOpenApi(app: FastifyInstance, options: { publicUrl: string }): Promise<void> {
+export async function installOpenApi(app: FastifyInstance, options: { publicUrl: string; tokenAccess: TokenAccessLookup }): Promise<void> {
+  const { tokenAccess } = options
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(DOCS_PREFIX) || route.schema?.hide === true) return
-    addStandardResponses(route)
+    addStandardResponses(route, tokenAccess)
   })
 
   await app.register(swagger, {
@@ -228,7 +247,12 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
       servers: [{ url: options.publicUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A personal API token (sb_…) or the access JWT' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "A personal API token (sb_…) or the access JWT. An operation's bearer scope names the permission an API token needs (`<area>:read` or `<area>:write`, write implies read); no scope on an authenticated operation means an interactive session only (403 SESSION_REQUIRED to any token).",
+          },
           cookieAuth: { type: 'apiKey', in: 'cookie', name: 'token', description: 'The session cookie; unsafe methods also need X-CSRF-Token' },
         },
       },
@@ -236,6 +260,8 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const isPublic = (route.config?.auth ?? 'user') === 'public'
+      const access = tokenAccess(schema?.operationId)
+      const scopes = isPermission(access) ? [access] : []
       const { rawBody, database: _database, ...documented } = schema ?? {}
       return {
         url,
@@ -244,7 +270,8 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
           ...documented,
           ...(rawBody !== undefined && { body: rawBody }),
           // A route may state its own (GET /api/metrics: the bearer secret only when METRICS_TOKEN is set).
-          security: documented.security ?? (isPublic ? [] : [{ bearerAuth: [] }, { cookieAuth: [] }]),
+          // Issue 28: the bearer scope is the permission an API token needs (none: session only).
+          security: documented.security ?? (isPublic ? [] : [{ bearerAuth: scopes }, { cookieAuth: [] }]),
         } as typeof schema,
       }
     },

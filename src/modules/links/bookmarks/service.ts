@@ -18,7 +18,7 @@ import type { Caller } from '../../auth/caller.js'
 import { recordAudit, type RequestContext } from '../../audit/service.js'
 import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
 import { findOwnTagsOfLinks, findTakenSlugKeys, findTakenUrls, insertLinks, listVisibleLinks, lockLinkOwner, type LinkOwner } from '../repo.js'
-import { linkFilters, linkOwnerFor } from '../service.js'
+import { assertReachable, linkFilters, linkOwnerFor } from '../service.js'
 import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from './candidate.js'
 import { JSON_FORMAT, parseJsonLinks } from './json-format.js'
 import { parseNetscapeBookmarks, writeNetscapeBookmarks } from './netscape.js'
@@ -94,6 +94,7 @@ export async function importLinks(deps: Deps, caller: Caller, body: ImportBody, 
     throw invalidField('content', `holds ${candidates.length} links; one import takes at most ${MAX_IMPORT_ITEMS} (split the file)`)
   }
   return deps.db.transaction().execute(async (tx) => {
+    assertReachable(caller, body.organization_id)
     const owner = await linkOwnerFor(tx, userId, body.organization_id)
     await lockLinkOwner(tx, owner)
     const { accepted, skipped } = await sortOut(tx, owner, candidates)
@@ -135,7 +136,7 @@ export interface ExportFile {
 /** The visible links matching the filters, newest first, with the caller's tags by name. */
 export async function exportLinks(deps: Deps, caller: Caller, query: ExportQuery): Promise<ExportFile> {
   const userId = caller.user.id
-  const filters = linkFilters(query)
+  const filters = linkFilters(query, caller)
   const links: LinkExport['links'] = []
   let window: PageWindow = { limit: PAGE, after: null }
   let truncated = false
