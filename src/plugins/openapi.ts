@@ -126,7 +126,10 @@ function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLooku
   if (forbidden !== null) add(forbidden)
   // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
   if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
-  if (auth !== 'public' && isPermission(access)) extend(response, 403, 'INSUFFICIENT_SCOPE', INSUFFICIENT_SCOPE)
+  if (auth !== 'public' && isPermission(access)) {
+    if (response[403] === undefined) response[403] = errorResponse(INSUFFICIENT_SCOPE)
+    else extend(response, 403, 'INSUFFICIENT_SCOPE', INSUFFICIENT_SCOPE)
+  }
   if (declared === 'admin' && !isPermission(access)) extend(response, 403, 'SESSION_REQUIRED', SHARED_RESPONSES.SessionRequired.description)
   // Issue 14: a caller restricted to enrolment by the two-factor policy (route-auth.ts).
   if (auth !== 'public' && route.config?.allowedDuringEnrollment !== true) {
