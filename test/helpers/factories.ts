@@ -76,7 +76,11 @@ export interface MfaEnrolled {
  * Enrolls the signed-in user in TOTP through the API, computing the code from the secret it
  * returned, then moves the test clock one step on so the next code is not a replay.
  */
-export async function enableMfa(t: TestContext, signedIn: { token: string; password: string | null }): Promise<MfaEnrolled> {
+export async function enableMfa(
+  t: TestContext,
+  signedIn: { token: string; password: string | null },
+  confirmOptions: { revoke_api_tokens?: boolean } = {},
+): Promise<MfaEnrolled> {
   const begin = await t.app.inject({
     method: 'POST',
     url: '/api/auth/mfa/enroll/begin',
@@ -89,7 +93,7 @@ export async function enableMfa(t: TestContext, signedIn: { token: string; passw
     method: 'POST',
     url: '/api/auth/mfa/enroll/confirm',
     headers: bearer(signedIn.token),
-    payload: { code: totpCode(secret, t.clock.now()) },
+    payload: { code: totpCode(secret, t.clock.now()), ...confirmOptions },
   })
   if (confirm.statusCode !== 200) throw new Error(`enroll/confirm failed: ${confirm.statusCode} ${confirm.body}`)
   t.clock.advance(30)
