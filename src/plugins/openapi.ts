@@ -50,16 +50,28 @@ export const SHARED_RESPONSES = {
     description:
       'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
   },
-  // No administrators' route is open during enrolment (issue 14), so theirs name both reasons.
+  // No administrators' route is open during enrolment (issue 14), so theirs name both reasons; each
+  // needs an admin.* permission of an API token (issue 28).
   AdminRequired: {
     status: 403,
     description:
-      'FORBIDDEN: administrators only; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+      'FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
   AdminRequiredOrCsrfFailed: {
     status: 403,
     description:
-      'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+      'FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+  },
+  // Issue 28: an operation an API token may call with the right permission.
+  ScopeRequired: {
+    status: 403,
+    description:
+      'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+  },
+  ScopeRequiredOrCsrfFailed: {
+    status: 403,
+    description:
+      'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
   EnrollmentRequired: {
     status: 403,
@@ -86,10 +98,11 @@ type ResponseMap = Record<string, unknown>
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-function forbiddenResponse(auth: AuthRequirement, unsafe: boolean): SharedResponseName | null {
+function forbiddenResponse(auth: AuthRequirement, unsafe: boolean, scopedDuringEnrollment: boolean): SharedResponseName | null {
   const csrf = auth !== 'public' && unsafe
   if (auth === 'session') return csrf ? 'SessionRequiredOrCsrfFailed' : 'SessionRequired'
   if (auth === 'admin') return csrf ? 'AdminRequiredOrCsrfFailed' : 'AdminRequired'
+  if (scopedDuringEnrollment) return csrf ? 'ScopeRequiredOrCsrfFailed' : 'ScopeRequired'
   return csrf ? 'CsrfFailed' : null
 }
 
@@ -122,7 +135,7 @@ function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLooku
   const hasInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined || schema.headers !== undefined
   if (hasInput || unsafe) add('ValidationFailed')
   if (auth !== 'public') add('Unauthorized')
-  const forbidden = forbiddenResponse(auth, unsafe)
+  const forbidden = forbiddenResponse(auth, unsafe, isPermission(access) && route.config?.allowedDuringEnrollment !== true)
   if (forbidden !== null) add(forbidden)
   // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
   if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
@@ -188,31 +201,37 @@ interface OpenApiObject {
  */
 function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
   const shared = new Map(Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [`${status} ${description}`, name]))
+  // Only the components some operation refers to: a 403 that names INSUFFICIENT_SCOPE (issue 28) is
+  // the operation's own, so some shared 403 answers may have no taker left.
+  const used = new Set<string>()
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const name = shared.get(`${status} ${response.description}`)
         if (name !== undefined && response.content?.['application/json']?.schema?.$ref === '#/components/schemas/Error') {
           operation.responses![status] = { $ref: `#/components/responses/${name}` } as DocumentResponse
+          used.add(name)
         }
       }
     }
   }
   markOptionalBodies(document)
   document.components.responses = Object.fromEntries(
-    Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [
-      name,
-      {
-        description,
-        ...(status === 401 && {
-          headers: { 'WWW-Authenticate': { description: 'Bearer realm="switchboard"', schema: { type: 'string' } } },
-        }),
-        ...(status === 429 && {
-          headers: { 'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } } },
-        }),
-        content: ERROR_CONTENT,
-      },
-    ]),
+    Object.entries(SHARED_RESPONSES)
+      .filter(([name]) => used.has(name))
+      .map(([name, { status, description }]) => [
+        name,
+        {
+          description,
+          ...(status === 401 && {
+            headers: { 'WWW-Authenticate': { description: 'Bearer realm="switchboard"', schema: { type: 'string' } } },
+          }),
+          ...(status === 429 && {
+            headers: { 'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } } },
+          }),
+          content: ERROR_CONTENT,
+        },
+      ]),
   )
   return document
 }

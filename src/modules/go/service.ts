@@ -92,7 +92,8 @@ export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): P
   const key = slugKey(slug)
   const [found, preferred] = await Promise.all([findForwardingLinks(deps.db, caller.user.id, key), findPreferredLinkId(deps.db, caller.user.id, key)])
   // Issue 28: an API token's organization boundary hides the links of the organizations outside it.
-  const links = caller.grant === null ? found : found.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
+  const links =
+    caller.grant === null ? found : found.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
   if (preferred !== null) {
     const link = links.find((candidate) => candidate.id === preferred)
     if (link !== undefined) return { kind: 'redirect', url: link.url }

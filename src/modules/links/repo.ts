@@ -88,7 +88,11 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
   if (filters.owner === 'organization') query = query.where('links.organization_id', 'is not', null)
   if (filters.reachable !== undefined) {
     const ids = [...filters.reachable]
-    query = query.where((eb) => (ids.length === 0 ? eb('links.organization_id', 'is', null) : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)])))
+    query = query.where((eb) =>
+      ids.length === 0
+        ? eb('links.organization_id', 'is', null)
+        : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)]),
+    )
   }
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
 }

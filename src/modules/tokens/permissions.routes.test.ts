@@ -91,7 +91,9 @@ beforeAll(async () => {
 describe('the permission table', () => {
   it('has an entry for every operation of the OpenAPI document, and no entry for an operation that does not exist', async () => {
     const operations = await document()
-    const missing = operations.filter((operation) => OPERATION_ACCESS[operation.operationId] === undefined).map((o) => `${o.method} ${o.path} (${o.operationId})`)
+    const missing = operations
+      .filter((operation) => OPERATION_ACCESS[operation.operationId] === undefined)
+      .map((o) => `${o.method} ${o.path} (${o.operationId})`)
     expect(missing, 'operations without an entry in modules/tokens/permissions.ts').toEqual([])
     const ids = new Set(operations.map((operation) => operation.operationId))
     expect(Object.keys(OPERATION_ACCESS).filter((id) => !ids.has(id))).toEqual([])
@@ -126,7 +128,7 @@ describe('the permission table', () => {
 
 /** Each documented operation with the route URL it is served on (Fastify's `:param` form). */
 function routesWithOperationIds(): Array<{ method: string; url: string; operationId: string }> {
-  const document = t.app.swagger() as { paths: Record<string, Record<string, { operationId: string }>> }
+  const document = t.app.swagger() as unknown as { paths: Record<string, Record<string, { operationId: string }>> }
   const out: Array<{ method: string; url: string; operationId: string }> = []
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

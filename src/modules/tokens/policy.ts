@@ -18,7 +18,6 @@ import { readSection, updateSection, type Section } from '../settings/sections.j
 import { DEFAULT_LIFETIME_DAYS, LIFETIME_CEILING_DAYS } from './limits.js'
 import type { ApiTokenPolicyView, ApiTokenSettingsView, UpdateApiTokenSettingsBody } from './schemas.js'
 
-
 export interface StoredApiTokenPolicy {
   max_lifetime_days: number
   refuse_legacy_from: string | null

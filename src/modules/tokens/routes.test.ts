@@ -225,23 +225,52 @@ describe('quota and rate limit', () => {
         })),
       )
       .execute()
-    const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'one too many', permissions: ['links:read'] } })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(user.token),
+      payload: { name: 'one too many', permissions: ['links:read'] },
+    })
     expect(response.statusCode).toBe(409)
     expect(response.json()).toMatchObject({ reason: 'LIMIT_REACHED', details: expect.any(String) })
     // Revoking one frees a place.
     await t.app.inject({ method: 'DELETE', url: `/api/tokens/quota-${user.user.id}-0`, headers: bearer(user.token) })
-    expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'fits', permissions: ['links:read'] } })).statusCode).toBe(201)
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/tokens',
+          headers: bearer(user.token),
+          payload: { name: 'fits', permissions: ['links:read'] },
+        })
+      ).statusCode,
+    ).toBe(201)
   })
 
   it('limits creation to 10 per 15 minutes per user, counting refused attempts; 429 with retryAfter', async () => {
     const user = await createSignedInUser(t)
     for (let i = 0; i < 5; i++)
-      expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `t${i}`, permissions: ['links:read'] } })).statusCode).toBe(
-        201,
-      )
+      expect(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/tokens',
+            headers: bearer(user.token),
+            payload: { name: `t${i}`, permissions: ['links:read'] },
+          })
+        ).statusCode,
+      ).toBe(201)
     for (let i = 0; i < 5; i++)
-      expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '', permissions: ['links:read'] } })).statusCode).toBe(400)
-    const limited = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'eleventh', permissions: ['links:read'] } })
+      expect(
+        (await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '', permissions: ['links:read'] } }))
+          .statusCode,
+      ).toBe(400)
+    const limited = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(user.token),
+      payload: { name: 'eleventh', permissions: ['links:read'] },
+    })
     expect(limited.statusCode).toBe(429)
     expect(limited.json()).toMatchObject({ reason: 'RATE_LIMITED', code: 429 })
     expect(limited.json().retryAfter).toBeGreaterThan(14 * 60)
@@ -249,7 +278,16 @@ describe('quota and rate limit', () => {
     expect(limited.headers['ratelimit-limit']).toBe('10')
     // Another user is not affected.
     const other = await createSignedInUser(t)
-    expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(other.token), payload: { name: 'mine', permissions: ['links:read'] } })).statusCode).toBe(201)
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/tokens',
+          headers: bearer(other.token),
+          payload: { name: 'mine', permissions: ['links:read'] },
+        })
+      ).statusCode,
+    ).toBe(201)
   })
 
   it('audits creation and revocation without the secret', async () => {

@@ -27,7 +27,14 @@ async function insertLegacyToken(userId: string): Promise<{ id: string; token: s
   const id = newId()
   await t.deps.db
     .insertInto('api_tokens')
-    .values({ id, user_id: userId, name: 'from before scopes', prefix: apiTokenPrefix(token), token_hash: hashApiToken(token), created_at: t.clock.now().toISOString() })
+    .values({
+      id,
+      user_id: userId,
+      name: 'from before scopes',
+      prefix: apiTokenPrefix(token),
+      token_hash: hashApiToken(token),
+      created_at: t.clock.now().toISOString(),
+    })
     .execute()
   return { id, token }
 }
@@ -60,7 +67,12 @@ describe('the organization boundary', () => {
       await t.app.inject({ method: 'PATCH', url: `/api/links/${linkB.id}`, headers: bearer(token), payload: { title: 'mine now' } }),
       await t.app.inject({ method: 'PATCH', url: `/api/links/${linkA.id}`, headers: bearer(token), payload: { organization_id: b.id } }),
       await t.app.inject({ method: 'DELETE', url: `/api/links/${linkB.id}`, headers: bearer(token) }),
-      await t.app.inject({ method: 'POST', url: '/api/links', headers: bearer(token), payload: { url: 'https://example.com/x', organization_id: b.id } }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/links',
+        headers: bearer(token),
+        payload: { url: 'https://example.com/x', organization_id: b.id },
+      }),
       await get(`/api/organizations/${b.id}`, token),
       await get(`/api/organizations/${b.id}/members`, token),
       await t.app.inject({ method: 'PATCH', url: `/api/organizations/${b.id}`, headers: bearer(token), payload: { name: 'Renamed' } }),
@@ -86,7 +98,10 @@ describe('the organization boundary', () => {
     const owner = await createSignedInUser(t)
     const a = await createOrganization(t, owner.token)
     const linkA = await createLink(t, owner.token, { url: 'https://example.com/a', organization_id: a.id })
-    const personal = await createApiTokenFor(t, owner.token, 'personal', { permissions: ['links:read', 'organizations:read'], organization_boundary: 'personal' })
+    const personal = await createApiTokenFor(t, owner.token, 'personal', {
+      permissions: ['links:read', 'organizations:read'],
+      organization_boundary: 'personal',
+    })
     expect((await get('/api/organizations', personal.token)).json().items).toEqual([])
     expect((await get(`/api/links/${linkA.id}`, personal.token)).statusCode).toBe(404)
     expect((await get(`/api/organizations/${a.id}`, personal.token)).statusCode).toBe(404)
@@ -100,7 +115,12 @@ describe('the organization boundary', () => {
     const stranger = await createSignedInUser(t)
     const theirs = await createOrganization(t, stranger.token)
     const create = (payload: Record<string, unknown>) =>
-      t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(owner.token), payload: { name: 'x', permissions: ['links:read'], ...payload } })
+      t.app.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        headers: bearer(owner.token),
+        payload: { name: 'x', permissions: ['links:read'], ...payload },
+      })
     const foreign = await create({ organization_boundary: 'selected', organization_ids: [theirs.id] })
     expect(foreign.statusCode).toBe(404)
     const empty = await create({ organization_boundary: 'selected', organization_ids: [] })
@@ -114,7 +134,12 @@ describe('expiry', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
     const create = (payload: Record<string, unknown>) =>
-      t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'x', permissions: ['links:read'], ...payload } })
+      t.app.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        headers: bearer(user.token),
+        payload: { name: 'x', permissions: ['links:read'], ...payload },
+      })
 
     const byDefault = (await create({})).json()
     expect(Date.parse(byDefault.expires_at) - Date.parse(byDefault.created_at)).toBe(30 * DAY_MS)
@@ -127,7 +152,11 @@ describe('expiry', () => {
 
     try {
       await setTokenPolicy(admin.token, { max_lifetime_days: 10 })
-      expect((await get('/api/tokens/policy', user.token)).json()).toEqual({ default_lifetime_days: 10, max_lifetime_days: 10, legacy_refused_from: null })
+      expect((await get('/api/tokens/policy', user.token)).json()).toEqual({
+        default_lifetime_days: 10,
+        max_lifetime_days: 10,
+        legacy_refused_from: null,
+      })
       const tooLong = await create({ expires_in_days: 11 })
       expect(tooLong.statusCode).toBe(400)
       expect(tooLong.json().details[0]).toMatchObject({ field: 'expires_in_days', message: expect.stringContaining('10') })
@@ -211,7 +240,12 @@ describe('credential changes reach tokens', () => {
     const { token } = await createApiTokenFor(t, user.token, 'before MFA', { permissions: ['profile:read'] })
     await enableMfa(t, user, { revoke_api_tokens: true })
     expect((await get('/api/users/me', token)).statusCode).toBe(401)
-    const audit = await t.deps.db.selectFrom('audit_events').select('metadata').where('action', '=', 'mfa.enable').where('target_id', '=', user.user.id).executeTakeFirstOrThrow()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('action', '=', 'mfa.enable')
+      .where('target_id', '=', user.user.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.parse(audit.metadata)).toMatchObject({ tokens_revoked: 1 })
   })
 
@@ -239,7 +273,11 @@ describe('credential changes reach tokens', () => {
     expect(setPassword.statusCode, setPassword.body).toBe(200)
     expect((await get('/api/users/me', second.token)).statusCode).toBe(401)
 
-    const again = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: target.email, password: 'set by the administrator 9' } })
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: target.email, password: 'set by the administrator 9' },
+    })
     await createApiTokenFor(t, again.json().token, 'third', { permissions: ['profile:read'] })
     const deleted = await t.app.inject({
       method: 'DELETE',
@@ -252,7 +290,7 @@ describe('credential changes reach tokens', () => {
     expect(rows).toEqual([])
   })
 
-  it("demoting an administrator: their admin.* token answers 403 at the next request, their other permissions stay", async () => {
+  it('demoting an administrator: their admin.* token answers 403 at the next request, their other permissions stay', async () => {
     const actor = await createSignedInUser(t, { isAdmin: true })
     const demoted = await createSignedInUser(t, { isAdmin: true })
     const { token } = await createApiTokenFor(t, demoted.token, 'admin work', { permissions: ['admin.users:read', 'profile:read'] })

@@ -95,7 +95,10 @@ export async function createApiToken(
     await lockUser(tx, caller.user.id)
     for (const organizationId of organizationIds ?? []) {
       if ((await findOrganizationOfMember(tx, organizationId, caller.user.id)) === null) {
-        throw new AppError('NOT_FOUND', { message: 'No such organization.', details: [{ field: 'organization_ids', message: `no organization of yours has the id ${organizationId}` }] })
+        throw new AppError('NOT_FOUND', {
+          message: 'No such organization.',
+          details: [{ field: 'organization_ids', message: `no organization of yours has the id ${organizationId}` }],
+        })
       }
     }
     if ((await countActiveApiTokens(tx, caller.user.id, now.toISOString())) >= MAX_ACTIVE_TOKENS) {

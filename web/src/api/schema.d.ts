@@ -456,11 +456,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your active API tokens, newest first */
+        /** Your active API tokens, newest first, with their permissions, boundary, expiry and last use */
         get: operations["listApiTokens"];
         put?: never;
-        /** Create a personal API token; the secret is in this response only */
+        /** Create a personal API token with its permissions, organization boundary and expiry; the secret is in this response only */
         post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance's token lifetimes (default and maximum) and whether legacy tokens are refused */
+        get: operations["getApiTokenPolicy"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1417,6 +1434,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/settings/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The maximum lifetime of new API tokens and the date from which legacy tokens are refused */
+        get: operations["getApiTokenSettings"];
+        /** Lower the maximum lifetime of new API tokens (at most 365 days); refuse legacy tokens from a date on (null: accept them) */
+        put: operations["updateApiTokenSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1436,11 +1471,14 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INSUFFICIENT_SCOPE" | "INTERNAL";
             details?: {
                 field: string;
                 message: string;
-            }[] | string;
+            }[] | string | {
+                /** @description The permission, e.g. links:write */
+                required: string;
+            };
             /** @description On 429: whole seconds until a retry can succeed */
             retryAfter?: number;
         };
@@ -1476,7 +1514,19 @@ export interface components {
              */
             created_at: string;
             last_used_at: string | null;
+            last_used_ip: string | null;
             expires_at: string | null;
+            /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
+            legacy: boolean;
+            /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
+            permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+            /**
+             * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
+             * @enum {string}
+             */
+            organization_boundary: "personal" | "selected" | "all";
+            /** @description The organizations of a `selected` boundary; empty otherwise */
+            organization_ids: string[];
         };
     };
     responses: {
@@ -1494,15 +1544,6 @@ export interface components {
             headers: {
                 /** @description Bearer realm="switchboard" */
                 "WWW-Authenticate"?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
-        CsrfFailed: {
-            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1527,7 +1568,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description FORBIDDEN: administrators only; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        /** @description FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
         AdminRequired: {
             headers: {
                 [name: string]: unknown;
@@ -1536,7 +1577,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        /** @description FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
         AdminRequiredOrCsrfFailed: {
             headers: {
                 [name: string]: unknown;
@@ -1545,8 +1586,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-        EnrollmentRequired: {
+        /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        ScopeRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        ScopeRequiredOrCsrfFailed: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1892,7 +1942,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1946,6 +1996,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2047,15 +2106,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2164,7 +2215,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2190,7 +2249,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2248,6 +2307,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2334,6 +2394,8 @@ export interface operations {
             content: {
                 "application/json": {
                     code: string;
+                    /** @description Also revoke every personal API token of the account (default false; the console ticks it) */
+                    revoke_api_tokens?: boolean;
                 };
             };
         };
@@ -2651,6 +2713,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3255,7 +3318,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3272,8 +3343,21 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description Default: never expires */
+                    permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                    /**
+                     * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
+                     * @enum {string}
+                     */
+                    organization_boundary?: "personal" | "selected" | "all";
+                    /** @description Required (at least one) with `selected`; organizations you are a member of */
+                    organization_ids?: string[];
+                    /** @description Default 30; at most the instance's maximum lifetime */
                     expires_in_days?: number;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    expires_at?: string;
                 };
             };
         };
@@ -3295,16 +3379,45 @@ export interface operations {
                          */
                         created_at: string;
                         last_used_at: string | null;
+                        last_used_ip: string | null;
                         expires_at: string | null;
+                        /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
+                        legacy: boolean;
+                        /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
+                        permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                        /**
+                         * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
+                         * @enum {string}
+                         */
+                        organization_boundary: "personal" | "selected" | "all";
+                        /** @description The organizations of a `selected` boundary; empty otherwise */
+                        organization_ids: string[];
                         /** @description The whole secret. Returned once, in this response only. */
                         token: string;
                     };
                 };
             };
-            400: components["responses"]["ValidationFailed"];
+            /** @description VALIDATION_FAILED: an expiry past the instance's maximum lifetime, or a boundary without its organizations */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: admin.* permissions are for administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: an organization of the boundary that is not one of yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3336,6 +3449,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getApiTokenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        default_lifetime_days: number;
+                        /** @description The longest expiry a new token may have */
+                        max_lifetime_days: number;
+                        legacy_refused_from: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     revokeApiToken: {
         parameters: {
             query?: never;
@@ -3356,7 +3507,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3418,7 +3569,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3598,7 +3749,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: an administrator created with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: an administrator created with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3778,7 +3929,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: credentials or privileges changed with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: credentials or privileges changed with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5033,7 +5184,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5078,7 +5229,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5124,15 +5275,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description ALREADY_EXISTS: the slug is taken (details: slug) */
             409: {
                 headers: {
@@ -5184,7 +5327,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -5219,7 +5362,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5286,7 +5429,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5359,7 +5502,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -5415,7 +5558,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5487,7 +5630,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5562,7 +5705,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5639,7 +5782,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5703,7 +5846,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5800,7 +5943,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5871,7 +6014,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5941,7 +6084,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5982,15 +6125,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such pending invitation to your email */
             404: {
                 headers: {
@@ -6036,15 +6171,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such pending invitation to your email */
             404: {
                 headers: {
@@ -6108,7 +6235,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: the invitation was sent to another email address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: the invitation was sent to another email address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6744,7 +6871,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6919,7 +7054,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6967,15 +7102,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
             409: {
                 headers: {
@@ -7029,7 +7156,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7088,15 +7215,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7142,15 +7261,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7211,15 +7322,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7295,15 +7398,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -7389,7 +7484,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7445,7 +7540,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7503,15 +7598,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -7564,7 +7651,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -7619,7 +7706,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such link, or not one you can see */
             404: {
                 headers: {
@@ -7654,7 +7741,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7732,7 +7819,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7810,7 +7897,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7870,15 +7957,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such link, or not one you can see */
             404: {
                 headers: {
@@ -7915,15 +7994,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: you have no preference for this slug */
             404: {
                 headers: {
@@ -7971,7 +8042,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8027,7 +8098,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication); INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8229,7 +8300,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token cannot change the policy; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token cannot change the policy; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8284,7 +8355,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8319,7 +8398,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8376,7 +8455,83 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiTokenSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        max_lifetime_days: number;
+                        refuse_legacy_from: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApiTokenSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    max_lifetime_days?: number;
+                    refuse_legacy_from?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        max_lifetime_days: number;
+                        refuse_legacy_from: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
