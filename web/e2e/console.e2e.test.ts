@@ -263,6 +263,10 @@ describe('the console in Chromium', () => {
     await checkAccessibility(adminPage, 'security, enrolment')
 
     await adminPage.getByLabel('Code from the app').fill(await freshCode(totpSecret))
+    // On by default (issue 28); the arranging token must survive this step.
+    const alsoRevoke = adminPage.getByLabel('Also revoke my API tokens')
+    expect(await alsoRevoke.isChecked()).toBe(true)
+    await alsoRevoke.uncheck()
     await adminPage.getByRole('button', { name: 'Confirm and enable' }).click()
     const codes = adminPage.getByTestId('backup-codes').locator('code')
     await expect.poll(() => codes.count()).toBe(10)

@@ -88,7 +88,7 @@ export function TokensPage() {
         {tokens.isSuccess && items.length === 0 ? (
           <p className="empty">{t('tokens.empty')}</p>
         ) : (
-          <div className="table-scroll">
+          <div className="table-scroll token-table">
             <table className="table" data-testid="tokens">
               <TableHead
                 columns={[t('tokens.name'), t('tokens.permissionsColumn'), t('tokens.boundaryColumn'), t('tokens.expires'), t('tokens.lastUsed')]}
