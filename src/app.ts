@@ -44,7 +44,8 @@ import { oidcProviderRoutes } from './modules/oidc/providers.routes.js'
 import { identityRoutes } from './modules/oidc/identities.routes.js'
 import { oidcSignInRoutes } from './modules/oidc/sign-in.routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
-import { tokenRoutes } from './modules/tokens/routes.js'
+import { apiTokenSettingsRoutes, tokenRoutes } from './modules/tokens/routes.js'
+import { operationAccess } from './modules/tokens/permissions.js'
 import { configRoutes } from './modules/settings/config.routes.js'
 import { settingsRoutes } from './modules/settings/routes.js'
 import { tagRoutes } from './modules/tags/routes.js'
@@ -95,7 +96,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope)
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
-  await installOpenApi(app, { publicUrl: deps.config.publicUrl, sessionCookie: cookieName(deps, SESSION_COOKIE) })
+  await installOpenApi(app, { publicUrl: deps.config.publicUrl, sessionCookie: cookieName(deps, SESSION_COOKIE), tokenAccess: operationAccess })
   installMetrics(app, {
     metrics: deps.metrics,
     ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),
@@ -145,6 +146,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(securityLogRoutes(deps), { prefix: '/api/users/me/security-events' })
     await api.register(passwordResetRoutes(deps), { prefix: '/api/auth/password-reset' })
     await api.register(adminPasswordResetRoutes(deps), { prefix: '/api/admin/users' })
+    // Issue 28: the instance's API token policy (maximum lifetime, legacy tokens).
+    await api.register(apiTokenSettingsRoutes(deps), { prefix: '/api/admin/settings' })
   })
 
   // The web console: its pages and assets, outside the API's authentication and rate limits.

@@ -355,7 +355,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (error instanceof ConfigError || error instanceof OpsError) io.stderr.write(`switchboard: ${error.message}\n`)
     else if (error instanceof AppError) {
-      const details = Array.isArray(error.details) ? error.details.map((d) => `${d.field} ${d.message}`).join('; ') : error.details
+      const details = Array.isArray(error.details)
+        ? error.details.map((d) => `${d.field} ${d.message}`).join('; ')
+        : typeof error.details === 'object'
+          ? `needs ${error.details.required}`
+          : error.details
       io.stderr.write(`switchboard: ${error.message}${details ? ` (${details})` : ''}\n`)
     } else io.stderr.write(`switchboard: ${(error as Error).message}\n`)
     return 1

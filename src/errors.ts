@@ -65,6 +65,9 @@ export const REASONS = {
   RESET_LINK_INVALID: { status: 400, message: 'This password reset link is invalid, expired or already used. Ask for a new one.' },
   // Not in CONTRACT.md §2.2 (issue 27): the account signs in only through its identity provider and has no password to reset.
   PASSWORD_MANAGED_BY_PROVIDER: { status: 409, message: 'This account signs in through its identity provider and has no password to reset.' },
+  // Not in CONTRACT.md §2.2 (issue 28, docs/API.md "Least-privilege API tokens"): an API token without the
+  // permission the operation needs; `details.required` names it.
+  INSUFFICIENT_SCOPE: { status: 403, message: 'This API token lacks the permission this operation needs.' },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 
@@ -103,10 +106,15 @@ export const FIELD_PROBLEM_CODES = [
 ] as const
 export type FieldProblemCode = (typeof FIELD_PROBLEM_CODES)[number]
 
+/** Issue 28: the permission an API token lacks, machine-readably. */
+export interface ScopeProblem {
+  required: string
+}
+
 export interface AppErrorOptions {
   message?: string
-  /** On 400: one entry per invalid field. On 409: what the request conflicts with. */
-  details?: FieldProblem[] | string
+  /** On 400: one entry per invalid field. On 409: what the request conflicts with. On 403 INSUFFICIENT_SCOPE: the permission needed. */
+  details?: FieldProblem[] | string | ScopeProblem
   /** On 429: whole seconds until a retry can succeed. */
   retryAfter?: number
   /** Overrides the catalogue status where the contract binds one reason to two (INVALID_CODE: 401 at login). */
@@ -116,7 +124,7 @@ export interface AppErrorOptions {
 export class AppError extends Error {
   readonly reason: Reason
   readonly status: number
-  readonly details?: FieldProblem[] | string
+  readonly details?: FieldProblem[] | string | ScopeProblem
   readonly retryAfter?: number
 
   constructor(reason: Reason, options: AppErrorOptions = {}) {

@@ -86,7 +86,7 @@ describe('two server processes, one database', () => {
   })
 
   it('an API token revoked on one fails on the other at the next request', async () => {
-    const created = await call(a, 'POST', '/api/tokens', { name: 'shared' }, adminToken)
+    const created = await call(a, 'POST', '/api/tokens', { name: 'shared', permissions: ['profile:read'] }, adminToken)
     const { id, token } = created.body as { id: string; token: string }
     // Twice: the first use also records it (a write, which empties that instance's read cache).
     expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
@@ -99,12 +99,12 @@ describe('two server processes, one database', () => {
     // One creation was made above; nine more alternate between the instances.
     for (let i = 0; i < 9; i++) {
       const server = i % 2 === 0 ? b : a
-      expect((await call(server, 'POST', '/api/tokens', { name: `t${i}` }, adminToken)).status).toBe(201)
+      expect((await call(server, 'POST', '/api/tokens', { name: `t${i}`, permissions: ['profile:read'] }, adminToken)).status).toBe(201)
     }
-    const eleventh = await call(b, 'POST', '/api/tokens', { name: 'one too many' }, adminToken)
+    const eleventh = await call(b, 'POST', '/api/tokens', { name: 'one too many', permissions: ['profile:read'] }, adminToken)
     expect(eleventh.status).toBe(429)
     expect(eleventh.body).toMatchObject({ reason: 'RATE_LIMITED' })
-    expect((await call(a, 'POST', '/api/tokens', { name: 'still too many' }, adminToken)).status).toBe(429)
+    expect((await call(a, 'POST', '/api/tokens', { name: 'still too many', permissions: ['profile:read'] }, adminToken)).status).toBe(429)
   })
 
   it('a TOTP code accepted by one is refused by the other, also when both race', async () => {

@@ -118,7 +118,9 @@ describe('GET /api/openapi.json', () => {
   it('marks public routes as needing no credentials and the others as bearer or cookie', async () => {
     const doc = await documentOf()
     expect(doc.paths['/api/auth/login']!.post!.security).toEqual([])
-    expect(doc.paths['/api/users/me']!.get!.security).toEqual([{ bearerAuth: [] }, { cookieAuth: [] }])
+    // Issue 28: the bearer scope names the permission an API token needs; none means a session only.
+    expect(doc.paths['/api/users/me']!.get!.security).toEqual([{ bearerAuth: ['profile:read'] }, { cookieAuth: [] }])
+    expect(doc.paths['/api/users/me/sessions']!.get!.security).toEqual([{ bearerAuth: [] }, { cookieAuth: [] }])
   })
 })
 

@@ -49,7 +49,7 @@ describe('precompiled queries', () => {
       })
       .catch(() => undefined)
     await started
-    const read = authenticateBearer(t.deps, token)
+    const read = authenticateBearer(t.deps, token, '127.0.0.1')
     release()
     await transaction
     expect((await read)?.user.id).toBe(user.id)

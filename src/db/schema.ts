@@ -112,6 +112,11 @@ export interface ApiTokensTable {
   last_used_at: Timestamp | null
   expires_at: Timestamp | null
   revoked_at: Timestamp | null
+  /** JSON array of permissions; null = full access (legacy, before issue 28). */
+  permissions: string | null
+  /** JSON array of organization ids the token may reach; null = all of the owner's. */
+  organization_ids: string | null
+  last_used_ip: string | null
 }
 
 /** Time steps are small integers; PostgreSQL bigint comes back as a number through the pool's parser. */

@@ -22,6 +22,7 @@ import * as m0018 from './0018_passkeys.js'
 import * as m0019 from './0019_security_policy_notifications.js'
 import * as m0022 from './0022_password_resets.js'
 import * as m0023 from './0023_invitation_links.js'
+import * as m0024 from './0024_scoped_api_tokens.js'
 import * as m0025 from './0025_audit_merkle_tree.js'
 
 export interface EngineMigration {
@@ -49,5 +50,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0019_security_policy_notifications': m0019,
   '0022_password_resets': m0022,
   '0023_invitation_links': m0023,
+  '0024_scoped_api_tokens': m0024,
   '0025_audit_merkle_tree': m0025,
 }

@@ -34,6 +34,10 @@ export const ErrorEnvelope = Type.Object(
           { description: 'On 400: one entry per invalid field' },
         ),
         Type.String({ description: 'On 409: what the request conflicts with' }),
+        Type.Object(
+          { required: Type.String({ description: 'The permission, e.g. links:write' }) },
+          { description: 'On 403 INSUFFICIENT_SCOPE: the permission the API token lacks', additionalProperties: false },
+        ),
       ]),
     ),
     retryAfter: Type.Optional(Type.Integer({ description: 'On 429: whole seconds until a retry can succeed' })),

@@ -50,16 +50,28 @@ export const SHARED_RESPONSES = {
     description:
       'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
   },
-  // No administrators' route is open during enrolment (issue 14), so theirs name both reasons.
+  // No administrators' route is open during enrolment (issue 14), so theirs name both reasons; each
+  // needs an admin.* permission of an API token (issue 28).
   AdminRequired: {
     status: 403,
     description:
-      'FORBIDDEN: administrators only; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+      'FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
   AdminRequiredOrCsrfFailed: {
     status: 403,
     description:
-      'FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+      'FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+  },
+  // Issue 28: an operation an API token may call with the right permission.
+  ScopeRequired: {
+    status: 403,
+    description:
+      'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+  },
+  ScopeRequiredOrCsrfFailed: {
+    status: 403,
+    description:
+      'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
   EnrollmentRequired: {
     status: 403,
@@ -86,15 +98,32 @@ type ResponseMap = Record<string, unknown>
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-function forbiddenResponse(auth: AuthRequirement, unsafe: boolean): SharedResponseName | null {
+function forbiddenResponse(auth: AuthRequirement, unsafe: boolean, scopedDuringEnrollment: boolean): SharedResponseName | null {
   const csrf = auth !== 'public' && unsafe
   if (auth === 'session') return csrf ? 'SessionRequiredOrCsrfFailed' : 'SessionRequired'
   if (auth === 'admin') return csrf ? 'AdminRequiredOrCsrfFailed' : 'AdminRequired'
+  if (scopedDuringEnrollment) return csrf ? 'ScopeRequiredOrCsrfFailed' : 'ScopeRequired'
   return csrf ? 'CsrfFailed' : null
 }
 
-function addStandardResponses(route: RouteOptions): void {
-  const auth: AuthRequirement = route.config?.auth ?? 'user'
+/**
+ * What an API token needs for an operation, by operationId (issue 28; the table is the tokens
+ * module's, handed down by app.ts): a permission, `session` (never a token), `public`, or undefined
+ * when the table has no entry (no token may).
+ */
+export type TokenAccessLookup = (operationId: string | undefined) => string | undefined
+
+const INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it)'
+
+function isPermission(access: string | undefined): access is string {
+  return access !== undefined && access !== 'session' && access !== 'public'
+}
+
+function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLookup): void {
+  const declared: AuthRequirement = route.config?.auth ?? 'user'
+  const access = tokenAccess(route.schema?.operationId)
+  // An operation no token may call answers a token as a session-only one does.
+  const auth: AuthRequirement = declared === 'user' && !isPermission(access) ? 'session' : declared
   const methods = [route.method].flat()
   const unsafe = methods.some((m) => BODY_METHODS.has(m))
   const schema = (route.schema ??= {})
@@ -106,10 +135,15 @@ function addStandardResponses(route: RouteOptions): void {
   const hasInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined || schema.headers !== undefined
   if (hasInput || unsafe) add('ValidationFailed')
   if (auth !== 'public') add('Unauthorized')
-  const forbidden = forbiddenResponse(auth, unsafe)
+  const forbidden = forbiddenResponse(auth, unsafe, isPermission(access) && route.config?.allowedDuringEnrollment !== true)
   if (forbidden !== null) add(forbidden)
   // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
   if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
+  if (auth !== 'public' && isPermission(access)) {
+    if (response[403] === undefined) response[403] = errorResponse(INSUFFICIENT_SCOPE)
+    else extend(response, 403, 'INSUFFICIENT_SCOPE', INSUFFICIENT_SCOPE)
+  }
+  if (declared === 'admin' && !isPermission(access)) extend(response, 403, 'SESSION_REQUIRED', SHARED_RESPONSES.SessionRequired.description)
   // Issue 14: a caller restricted to enrolment by the two-factor policy (route-auth.ts).
   if (auth !== 'public' && route.config?.allowedDuringEnrollment !== true) {
     add('EnrollmentRequired')
@@ -167,31 +201,37 @@ interface OpenApiObject {
  */
 function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
   const shared = new Map(Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [`${status} ${description}`, name]))
+  // Only the components some operation refers to: a 403 that names INSUFFICIENT_SCOPE (issue 28) is
+  // the operation's own, so some shared 403 answers may have no taker left.
+  const used = new Set<string>()
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const name = shared.get(`${status} ${response.description}`)
         if (name !== undefined && response.content?.['application/json']?.schema?.$ref === '#/components/schemas/Error') {
           operation.responses![status] = { $ref: `#/components/responses/${name}` } as DocumentResponse
+          used.add(name)
         }
       }
     }
   }
   markOptionalBodies(document)
   document.components.responses = Object.fromEntries(
-    Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [
-      name,
-      {
-        description,
-        ...(status === 401 && {
-          headers: { 'WWW-Authenticate': { description: 'Bearer realm="switchboard"', schema: { type: 'string' } } },
-        }),
-        ...(status === 429 && {
-          headers: { 'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } } },
-        }),
-        content: ERROR_CONTENT,
-      },
-    ]),
+    Object.entries(SHARED_RESPONSES)
+      .filter(([name]) => used.has(name))
+      .map(([name, { status, description }]) => [
+        name,
+        {
+          description,
+          ...(status === 401 && {
+            headers: { 'WWW-Authenticate': { description: 'Bearer realm="switchboard"', schema: { type: 'string' } } },
+          }),
+          ...(status === 429 && {
+            headers: { 'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } } },
+          }),
+          content: ERROR_CONTENT,
+        },
+      ]),
   )
   return document
 }
@@ -211,10 +251,14 @@ function markOptionalBodies(document: OpenApiObject): void {
   }
 }
 
-export async function installOpenApi(app: FastifyInstance, options: { publicUrl: string; sessionCookie: string }): Promise<void> {
+export async function installOpenApi(
+  app: FastifyInstance,
+  options: { publicUrl: string; sessionCookie: string; tokenAccess: TokenAccessLookup },
+): Promise<void> {
+  const { tokenAccess } = options
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(DOCS_PREFIX) || route.schema?.hide === true) return
-    addStandardResponses(route)
+    addStandardResponses(route, tokenAccess)
   })
 
   await app.register(swagger, {
@@ -228,7 +272,12 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
       servers: [{ url: options.publicUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'A personal API token (sb_…) or the access JWT' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              "A personal API token (sb_…) or the access JWT. An operation's bearer scope names the permission an API token needs (`<area>:read` or `<area>:write`, write implies read); no scope on an authenticated operation means an interactive session only (403 SESSION_REQUIRED to any token).",
+          },
           cookieAuth: {
             type: 'apiKey',
             in: 'cookie',
@@ -242,6 +291,8 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const isPublic = (route.config?.auth ?? 'user') === 'public'
+      const access = tokenAccess(schema?.operationId)
+      const scopes = isPermission(access) ? [access] : []
       const { rawBody, database: _database, ...documented } = schema ?? {}
       return {
         url,
@@ -250,7 +301,8 @@ export async function installOpenApi(app: FastifyInstance, options: { publicUrl:
           ...documented,
           ...(rawBody !== undefined && { body: rawBody }),
           // A route may state its own (GET /api/metrics: the bearer secret only when METRICS_TOKEN is set).
-          security: documented.security ?? (isPublic ? [] : [{ bearerAuth: [] }, { cookieAuth: [] }]),
+          // Issue 28: the bearer scope is the permission an API token needs (none: session only).
+          security: documented.security ?? (isPublic ? [] : [{ bearerAuth: scopes }, { cookieAuth: [] }]),
         } as typeof schema,
       }
     },

@@ -7,6 +7,7 @@ import { insertNewUser, prepareNewUser } from '../../src/modules/users/service.j
 import type { UserRecord } from '../../src/modules/users/repo.js'
 import type { TestContext } from './app.js'
 import { totpCode } from './rfc6238.js'
+import { isAdminPermission, TOKEN_PERMISSIONS } from '../../src/modules/tokens/permissions.js'
 
 export const DEFAULT_PASSWORD = 'a sound passphrase 42'
 
@@ -75,7 +76,11 @@ export interface MfaEnrolled {
  * Enrolls the signed-in user in TOTP through the API, computing the code from the secret it
  * returned, then moves the test clock one step on so the next code is not a replay.
  */
-export async function enableMfa(t: TestContext, signedIn: { token: string; password: string | null }): Promise<MfaEnrolled> {
+export async function enableMfa(
+  t: TestContext,
+  signedIn: { token: string; password: string | null },
+  confirmOptions: { revoke_api_tokens?: boolean } = {},
+): Promise<MfaEnrolled> {
   const begin = await t.app.inject({
     method: 'POST',
     url: '/api/auth/mfa/enroll/begin',
@@ -88,7 +93,7 @@ export async function enableMfa(t: TestContext, signedIn: { token: string; passw
     method: 'POST',
     url: '/api/auth/mfa/enroll/confirm',
     headers: bearer(signedIn.token),
-    payload: { code: totpCode(secret, t.clock.now()) },
+    payload: { code: totpCode(secret, t.clock.now()), ...confirmOptions },
   })
   if (confirm.statusCode !== 200) throw new Error(`enroll/confirm failed: ${confirm.statusCode} ${confirm.body}`)
   t.clock.advance(30)
@@ -106,9 +111,29 @@ export function verifyMfa(t: TestContext, mfaToken: string, code: string, app = 
   return app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code } })
 }
 
-/** A personal API token for the signed-in user. */
-export async function createApiTokenFor(t: TestContext, sessionToken: string, name = 'test token'): Promise<{ id: string; token: string }> {
-  const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(sessionToken), payload: { name } })
+export interface ApiTokenOptions {
+  /** Default: every permission the owner may grant (the admin.* ones only for an administrator). */
+  permissions?: string[]
+  organization_boundary?: 'personal' | 'selected' | 'all'
+  organization_ids?: string[]
+  expires_in_days?: number
+  expires_at?: string
+}
+
+/** A personal API token for the signed-in user; by default as broad as the owner may make it (boundary: all). */
+export async function createApiTokenFor(
+  t: TestContext,
+  sessionToken: string,
+  name = 'test token',
+  options: ApiTokenOptions = {},
+): Promise<{ id: string; token: string }> {
+  let permissions = options.permissions
+  if (permissions === undefined) {
+    const me = await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(sessionToken) })
+    permissions = TOKEN_PERMISSIONS.filter((permission) => me.json().is_admin === true || !isAdminPermission(permission))
+  }
+  const payload = { name, organization_boundary: 'all', ...options, permissions }
+  const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(sessionToken), payload })
   if (response.statusCode !== 201) throw new Error(`token creation failed: ${response.statusCode} ${response.body}`)
   return { id: response.json().id, token: response.json().token }
 }

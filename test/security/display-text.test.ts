@@ -69,7 +69,7 @@ function targets(): Record<string, Target> {
     // Token creation has its own budget (10 per 15 minutes per user): a fresh user for each attempt.
     'token name': {
       field: 'name',
-      send: async (name) => as((await createSignedInUser(t)).token, 'POST', '/api/tokens', () => ({ name }))(name),
+      send: async (name) => as((await createSignedInUser(t)).token, 'POST', '/api/tokens', () => ({ name, permissions: ['links:read'] }))(name),
     },
     'provider name': {
       field: 'name',

@@ -10,7 +10,7 @@ import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility as checkAxe, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -148,7 +148,11 @@ describe('the console in Chromium', () => {
     // An API token for arranging the later steps through the API.
     const login = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
     const jwt = ((await login.json()) as { token: string }).token
-    const created = await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange' } })
+    const created = await api('/api/tokens', {
+      method: 'POST',
+      token: jwt,
+      body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+    })
     adminApiToken = ((await created.json()) as { token: string }).token
   })
 
@@ -166,10 +170,19 @@ describe('the console in Chromium', () => {
     await context.close()
   })
 
-  it('creates a token, copies it, uses it, revokes it, and it stops working', async () => {
+  it('creates a read-only links token, copies it, uses it (a list works, a creation names the permission it lacks), revokes it, and it stops working', async () => {
     await adminPage.goto('/account/tokens')
     await expectHeading(adminPage, 'API tokens')
     await adminPage.getByLabel('Name').fill('deploy-ci')
+    await adminPage.getByLabel('Links, tags and go links').selectOption('read')
+    // Each area lists the operations it opens, from the OpenAPI document.
+    const links = adminPage.getByTestId('area-links')
+    await links.getByText(/\d+ operations/).click()
+    await expect.poll(() => links.getByText('GET /api/links', { exact: true }).count()).toBeGreaterThan(0)
+    await expect
+      .poll(() => adminPage.getByTestId('token-summary').textContent())
+      .toMatch(/read Links, tags and go links — in your personal resources only, until/)
+    await checkAccessibility(adminPage, 'token creation form')
     await adminPage.getByRole('button', { name: 'Create token' }).click()
     await adminPage.getByRole('button', { name: 'Copy token' }).click()
     const copied = await adminPage.evaluate(() => navigator.clipboard.readText())
@@ -177,18 +190,28 @@ describe('the console in Chromium', () => {
     expect(await adminPage.getByTestId('new-token').textContent()).toBe(copied)
     await checkAccessibility(adminPage, 'tokens with a new token')
 
-    const me = await api('/api/users/me', { token: copied })
-    expect(me.status).toBe(200)
-    expect(((await me.json()) as { email: string }).email).toBe(ADMIN.email)
+    const list = await api('/api/links', { token: copied })
+    expect(list.status).toBe(200)
+    const create = await api('/api/links', { method: 'POST', token: copied, body: { url: 'https://example.com/' } })
+    expect(create.status).toBe(403)
+    const refusal = (await create.json()) as { reason: string; message: string; details: { required: string } }
+    expect(refusal).toMatchObject({ reason: 'INSUFFICIENT_SCOPE', details: { required: 'links:write' } })
+    expect(refusal.message).toContain('links:write')
+    // Its account is out of its reach: no profile permission, and the sessions are session-only.
+    expect((await api('/api/users/me', { token: copied })).status).toBe(403)
+    expect(((await (await api('/api/users/me/sessions', { token: copied })).json()) as { reason: string }).reason).toBe('SESSION_REQUIRED')
 
     await adminPage.getByRole('button', { name: 'I have copied it' }).click()
+    const row = adminPage.getByTestId('token-deploy-ci')
+    expect(await row.textContent()).toContain('Links, tags and go links: Read')
+    expect(await row.textContent()).toContain('Personal only')
     await adminPage.getByRole('button', { name: 'Revoke token deploy-ci' }).click()
     const dialog = adminPage.getByRole('alertdialog')
     expect(await dialog.getByRole('heading').textContent()).toBe('Revoke token deploy-ci?')
     await checkAccessibility(adminPage, 'revoke token dialog')
     await dialog.getByRole('button', { name: 'Revoke token' }).click()
     await expect.poll(() => adminPage.getByRole('row', { name: /deploy-ci/ }).count()).toBe(0)
-    expect((await api('/api/users/me', { token: copied })).status).toBe(401)
+    expect((await api('/api/links', { token: copied })).status).toBe(401)
   })
 
   it('revokes another session, and that browser is signed out', async () => {
@@ -240,6 +263,10 @@ describe('the console in Chromium', () => {
     await checkAccessibility(adminPage, 'security, enrolment')
 
     await adminPage.getByLabel('Code from the app').fill(await freshCode(totpSecret))
+    // On by default (issue 28); the arranging token must survive this step.
+    const alsoRevoke = adminPage.getByLabel('Also revoke my API tokens')
+    expect(await alsoRevoke.isChecked()).toBe(true)
+    await alsoRevoke.uncheck()
     await adminPage.getByRole('button', { name: 'Confirm and enable' }).click()
     const codes = adminPage.getByTestId('backup-codes').locator('code')
     await expect.poll(() => codes.count()).toBe(10)

@@ -137,3 +137,20 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
   })
 }
+
+/**
+ * Every permission an administrator's API token can carry (issue 28), for the tokens the tests use
+ * to arrange things through the API (write implies read). The console may not import the service,
+ * so the areas of src/modules/tokens/permissions.ts are spelled out here.
+ */
+export const ALL_TOKEN_PERMISSIONS = [
+  'profile',
+  'links',
+  'organizations',
+  'billing',
+  'admin.users',
+  'admin.teams',
+  'admin.settings',
+  'admin.audit',
+  'admin.identity_providers',
+].map((area) => `${area}:write`)

@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import * as checks from './checks.ts'
 import { firefoxExport } from '../../test/helpers/bookmark-files.ts'
 
@@ -61,7 +61,7 @@ beforeAll(async () => {
   const created = await fetch(`${server.baseUrl}/api/tokens`, {
     method: 'POST',
     headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'e2e arrangements' }),
+    body: JSON.stringify({ name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' }),
   })
   apiToken = ((await created.json()) as { token: string }).token
   context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true })

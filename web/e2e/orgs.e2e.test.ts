@@ -18,7 +18,7 @@ import {
   TEST_STRIPE_WEBHOOK_SECRET,
   type StripeStandIn,
 } from '../../test/helpers/stripe-stand-in.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 
 const OWNER = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -81,7 +81,15 @@ beforeAll(async () => {
   const setup = await api('/api/auth/setup', { method: 'POST', body: OWNER })
   expect(setup.status).toBe(201)
   const jwt = ((await setup.json()) as { token: string }).token
-  ownerToken = ((await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange' } })).json()) as { token: string }).token
+  ownerToken = (
+    (await (
+      await api('/api/tokens', {
+        method: 'POST',
+        token: jwt,
+        body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+      })
+    ).json()) as { token: string }
+  ).token
   const smtpSettings = await api('/api/admin/settings/smtp', {
     method: 'PUT',
     token: ownerToken,

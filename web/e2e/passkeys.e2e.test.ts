@@ -9,7 +9,7 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import de from '../src/i18n/de/passkeys.json' with { type: 'json' }
@@ -70,7 +70,15 @@ beforeAll(async () => {
   const jwt = (
     (await (await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })).json()) as { token: string }
   ).token
-  apiToken = ((await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-passkeys' } })).json()) as { token: string }).token
+  apiToken = (
+    (await (
+      await api('/api/tokens', {
+        method: 'POST',
+        token: jwt,
+        body: { name: 'e2e-passkeys', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+      })
+    ).json()) as { token: string }
+  ).token
 
   context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
   context.on('console', (message) => {

@@ -9,7 +9,7 @@ import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { SoftwareAuthenticator } from '../../test/helpers/webauthn-authenticator.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, type StripeStandIn } from '../../test/helpers/stripe-stand-in.ts'
 
 const OUT = path.resolve(import.meta.dirname, '../../docs/screenshots')
@@ -260,8 +260,12 @@ async function main(): Promise<void> {
     }
 
     const { token: jwt } = await api('/api/auth/setup', { method: 'POST', body: ADMIN })
-    const { token: admin } = await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'deploy-ci', expires_in_days: 90 } })
-    await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'backup-script' } })
+    const { token: admin } = await api('/api/tokens', {
+      method: 'POST',
+      token: jwt,
+      body: { name: 'deploy-ci', expires_in_days: 90, permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+    })
+    await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'backup-script', permissions: ['links:read'] } })
     await api('/api/users/me', { token: admin })
     const member = await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
     const organizations = await arrangeOrganizations(admin!)

@@ -172,7 +172,7 @@ describe('PUT /api/admin/users/{id}', () => {
       .where('action', '=', 'admin.user_update')
       .where('target_id', '=', user.user.id)
       .executeTakeFirstOrThrow()
-    expect(JSON.parse(event.metadata)).toEqual({ fields: ['email', 'is_admin', 'language', 'name', 'theme'], sessions_revoked: 0 })
+    expect(JSON.parse(event.metadata)).toEqual({ fields: ['email', 'is_admin', 'language', 'name', 'theme'], sessions_revoked: 0, tokens_revoked: 0 })
   })
 
   it('refuses an empty body, unknown fields and bad values (400), a taken email (409), an unknown user (404)', async () => {

@@ -11,6 +11,7 @@ import { toPage, type Page } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
+import { revokeAllApiTokens } from '../tokens/repo.js'
 import { findUserById, lockActiveAdminIds, updateUser as updateUserRow } from '../users/repo.js'
 import { deleteUserKeepingInvariants, emailTakenError, hashNewPassword, insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
 import { assertAdminProof } from './reauth.js'
@@ -117,6 +118,8 @@ export async function updateUser(
     // Never the caller's own account here (assertAdminProof), so every session of the user ends.
     const endsSessions = patch.disabled === true || passwordHash !== undefined
     const sessionsRevoked = endsSessions ? await revokeUserSessions(tx, userId, null, now) : 0
+    // Issue 28: a password set by an administrator (a lost or taken-over account) ends the API tokens too.
+    const tokensRevoked = passwordHash !== undefined ? await revokeAllApiTokens(tx, userId, now) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'admin.user_update',
       actor: caller.user,
@@ -126,6 +129,7 @@ export async function updateUser(
           .concat(patch.password !== undefined ? ['password'] : [])
           .sort(),
         sessions_revoked: sessionsRevoked,
+        tokens_revoked: tokensRevoked,
       },
     })
     if (patch.disabled !== undefined && patch.disabled !== user.disabled) {

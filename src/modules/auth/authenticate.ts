@@ -2,7 +2,9 @@
  * Resolving the credential of a request to a Caller: the hot path of every authenticated request.
  *
  * - A personal API token (`sb_…`) is checked for shape and checksum first (no database work for a
- *   made-up token), then found by its SHA-256 through a unique index, joined to its user.
+ *   made-up token), then found by its SHA-256 through a unique index, joined to its user. The row
+ *   carries the token's permissions and organization boundary (issue 28), so checking them costs
+ *   no further query.
  * - An access JWT costs one signature check (cached once verified) and one lookup of its session
  *   joined to the user, both by primary key.
  *
@@ -14,6 +16,7 @@
 import type { Deps } from '../../deps.js'
 import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from '../tokens/format.js'
 import { findLiveApiToken, touchApiToken } from '../tokens/repo.js'
+import { legacyTokensRefused } from '../tokens/policy.js'
 import type { Caller } from './caller.js'
 import { findLiveSession, touchSession } from './repo.js'
 
@@ -31,13 +34,15 @@ function touch(deps: Deps, now: Date, write: (now: string, staleBefore: string) 
   )
 }
 
-async function authenticateApiToken(deps: Deps, token: string): Promise<Caller | null> {
+async function authenticateApiToken(deps: Deps, token: string, ip: string): Promise<Caller | null> {
   if (!isWellFormedApiToken(token)) return null
   const now = deps.clock.now()
   const found = await findLiveApiToken(deps.db, hashApiToken(token), now)
   if (found === null) return null
-  if (isStale(found.lastUsedMs, now)) touch(deps, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, at, staleBefore))
-  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId }
+  // Only a legacy (full-access) token reads the instance's token policy, and that from a cache.
+  if (found.grant.permissions === null && (await legacyTokensRefused(deps, now))) return null
+  if (isStale(found.lastUsedMs, now)) touch(deps, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, ip, at, staleBefore))
+  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId, grant: found.grant }
 }
 
 async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller | null> {
@@ -50,10 +55,10 @@ async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller 
   // so a session ends between the timeout and a minute after it.
   if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
   if (isStale(found.lastSeenMs, now)) touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
-  return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null }
+  return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null, grant: null }
 }
 
 /** The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now. */
-export async function authenticateBearer(deps: Deps, token: string): Promise<Caller | null> {
-  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token) : authenticateAccessJwt(deps, token)
+export async function authenticateBearer(deps: Deps, token: string, ip: string): Promise<Caller | null> {
+  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token, ip) : authenticateAccessJwt(deps, token)
 }

@@ -1,5 +1,16 @@
 import type { UserRecord } from '../users/repo.js'
 
+/**
+ * What a personal API token carries (issue 28; modules/tokens/permissions.ts), parsed once per
+ * token row read so the per-request checks are set lookups.
+ */
+export interface TokenGrant {
+  /** The permissions granted, write implying read; null for a legacy token (full access). */
+  permissions: ReadonlySet<string> | null
+  /** The organizations the token may reach (empty: personal resources only); null for all of the owner's. */
+  organizations: ReadonlySet<string> | null
+}
+
 /** Who is making the request, as established once per request by the authentication hook. */
 export interface Caller {
   user: UserRecord
@@ -7,4 +18,16 @@ export interface Caller {
   credential: 'session' | 'api_token'
   sessionId: string | null
   tokenId: string | null
+  /** The token's permissions and organization boundary; null for a session (no limits beyond the user's). */
+  grant: TokenGrant | null
+}
+
+/**
+ * Whether the caller may reach this organization's resources: always for a session; for a token,
+ * when the organization is inside its boundary. Outside it, the organization is as invisible as to
+ * a non-member (404).
+ */
+export function reachesOrganization(caller: Caller, organizationId: string): boolean {
+  const organizations = caller.grant?.organizations ?? null
+  return organizations === null || organizations.has(organizationId)
 }

@@ -8,6 +8,11 @@
  *   config: { auth: 'session' }  an interactive session only (CONTRACT.md §5.4)
  *   config: { auth: 'admin' }    an administrator (CONTRACT.md §5.3)
  *
+ * An API token (issue 28) is further held to the table of modules/tokens/permissions.ts: 403
+ * SESSION_REQUIRED on an operation that manages account security (or that the table does not
+ * list), 403 INSUFFICIENT_SCOPE naming the permission it lacks, and 404 for an organization outside
+ * its boundary. Everything it needs came with the token row: no query is added.
+ *
  * A caller whom the two-factor policy restricts to enrolment (mfa-policy.ts) gets 403
  * MFA_ENROLLMENT_REQUIRED — after authentication and CSRF, before the role checks — on every route
  * that does not declare `config: { allowedDuringEnrollment: true }`.
@@ -23,8 +28,9 @@ import type { AuthRequirement } from '../../plugins/route-auth.js'
 import type { RequestContext } from '../audit/service.js'
 import { authenticateBearer } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
-import type { Caller } from './caller.js'
+import { reachesOrganization, type Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from '../tokens/format.js'
+import { isAdminPermission, operationAccess, ORGANIZATION_IN_PATH, type OperationAccess } from '../tokens/permissions.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieName, readCookies } from './cookies.js'
 import { csrfTokenFor } from './session-issuer.js'
 import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
@@ -70,13 +76,34 @@ function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller, cookies
 interface RouteAccess {
   requirement: AuthRequirement
   allowedDuringEnrollment: boolean
+  /** What an API token needs here (undefined: the table has no entry, so no token may). */
+  token: OperationAccess | undefined
+  /** The path parameter `id` names an organization (the token's boundary applies to it). */
+  organizationInPath: boolean
+}
+
+/** Issue 28: what an API token may do here, from the grant that came with its row. */
+function assertTokenMay(request: FastifyRequest, caller: Caller, access: RouteAccess): void {
+  const grant = caller.grant!
+  const needed = access.token
+  if (needed === undefined || needed === 'session' || needed === 'public') throw new AppError('SESSION_REQUIRED')
+  // A legacy token has every permission; admin.* lapse with the owner's administrator rights, read
+  // from the user row loaded with the token (so a demotion applies at the next request).
+  const granted = grant.permissions === null || grant.permissions.has(needed)
+  if (!granted || (isAdminPermission(needed) && !caller.user.is_admin)) {
+    throw new AppError('INSUFFICIENT_SCOPE', { message: `This API token lacks the permission ${needed}.`, details: { required: needed } })
+  }
+  if (access.organizationInPath) {
+    const { id } = request.params as { id?: string }
+    if (id !== undefined && !reachesOrganization(caller, id)) throw new AppError('NOT_FOUND', { message: 'No such organization.' })
+  }
 }
 
 async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteAccess): Promise<Caller> {
   const { requirement } = access
   const credential = readCredential(deps, request)
   if (credential?.token == null) throw new AppError('UNAUTHORIZED')
-  const caller = await authenticateBearer(deps, credential.token)
+  const caller = await authenticateBearer(deps, credential.token, request.ip)
   if (caller === null) throw new AppError('UNAUTHORIZED')
   if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller, credential.cookies)
   if (!access.allowedDuringEnrollment && (await enrollmentRequired(deps, caller))) {
@@ -84,6 +111,7 @@ async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteA
   }
   if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
   if (requirement === 'admin' && !caller.user.is_admin) throw new AppError('FORBIDDEN')
+  if (caller.grant !== null) assertTokenMay(request, caller, access)
   return caller
 }
 
@@ -93,9 +121,10 @@ async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteA
  */
 export async function optionalCaller(deps: Deps, request: FastifyRequest): Promise<Caller | null> {
   const credential = readCredential(deps, request)
-  const caller = credential?.token == null ? null : await authenticateBearer(deps, credential.token)
+  const caller = credential?.token == null ? null : await authenticateBearer(deps, credential.token, request.ip)
   // A caller restricted to enrolment is treated as signed out here (sent to the sign-in page, which
-  // takes them on to enrolment).
+  // takes them on to enrolment); so is an API token without links:read (issue 28: these pages show links).
+  if (caller?.grant?.permissions != null && !caller.grant.permissions.has('links:read')) return null
   return caller !== null && (await enrollmentRequired(deps, caller)) ? null : caller
 }
 
@@ -119,7 +148,13 @@ export const authentication = fp(
     app.addHook('onRoute', (route) => {
       const requirement = route.config?.auth ?? 'user'
       if (requirement === 'public') return
-      const access: RouteAccess = { requirement, allowedDuringEnrollment: route.config?.allowedDuringEnrollment === true }
+      const operationId = route.schema?.operationId
+      const access: RouteAccess = {
+        requirement,
+        allowedDuringEnrollment: route.config?.allowedDuringEnrollment === true,
+        token: operationAccess(operationId),
+        organizationInPath: operationId !== undefined && ORGANIZATION_IN_PATH.has(operationId),
+      }
       const authenticate = async (request: FastifyRequest) => {
         try {
           request.caller = await resolveCaller(deps, request, access)

@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { Caller } from '../auth/caller.js'
+import { reachesOrganization, type Caller } from '../auth/caller.js'
 import { findForwardingLinks, findVisibleLink, type VisibleLink } from '../links/repo.js'
 import { SLUG_PATTERN } from '../links/schemas.js'
 import { linkNotFound } from '../links/service.js'
@@ -90,12 +90,15 @@ export type GoTarget = { kind: 'redirect'; url: string } | { kind: 'choose'; lin
 /** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
 export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): Promise<GoTarget> {
   const key = slugKey(slug)
-  const [links, preferred] = await Promise.all([findForwardingLinks(deps.db, caller.user.id, key), findPreferredLinkId(deps.db, caller.user.id, key)])
+  const [found, preferred] = await Promise.all([findForwardingLinks(deps.db, caller.user.id, key), findPreferredLinkId(deps.db, caller.user.id, key)])
+  // Issue 28: an API token's organization boundary hides the links of the organizations outside it.
+  const links =
+    caller.grant === null ? found : found.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
   if (preferred !== null) {
     const link = links.find((candidate) => candidate.id === preferred)
     if (link !== undefined) return { kind: 'redirect', url: link.url }
-    // Stale: only this preference goes, not one chosen meanwhile.
-    await deletePreference(deps.db, caller.user.id, key, preferred)
+    // Stale: only this preference goes, not one chosen meanwhile (nor one merely outside a token's boundary).
+    if (!found.some((candidate) => candidate.id === preferred)) await deletePreference(deps.db, caller.user.id, key, preferred)
   }
   if (links.length === 1) return { kind: 'redirect', url: links[0]!.url }
   return links.length === 0 ? { kind: 'none' } : { kind: 'choose', links }

@@ -61,6 +61,8 @@ export interface LinkFilters {
   organizationId?: string
   /** `personal`: the user's own links only; `organization`: only links shared with an organization. */
   owner?: 'personal' | 'organization'
+  /** Issue 28: an API token's organization boundary — personal links and these organizations' only. */
+  reachable?: ReadonlySet<string>
 }
 
 /** Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case. */
@@ -84,6 +86,14 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
   if (filters.organizationId !== undefined) query = query.where('links.organization_id', '=', filters.organizationId)
   if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
   if (filters.owner === 'organization') query = query.where('links.organization_id', 'is not', null)
+  if (filters.reachable !== undefined) {
+    const ids = [...filters.reachable]
+    query = query.where((eb) =>
+      ids.length === 0
+        ? eb('links.organization_id', 'is', null)
+        : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)]),
+    )
+  }
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
 }
 

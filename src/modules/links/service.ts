@@ -17,7 +17,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page } from '../../lib/pagination.js'
-import type { Caller } from '../auth/caller.js'
+import { reachesOrganization, type Caller } from '../auth/caller.js'
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can } from '../organizations/roles.js'
 import { findOwnTagIds } from '../tags/repo.js'
@@ -90,9 +90,25 @@ function assertMayChange(link: VisibleLink, userId: string): void {
   throw new AppError('FORBIDDEN', { message: "Only the link's creator and the organization's owners and admins may change this link." })
 }
 
-/** The list's query as repo filters (the export takes the same). */
-export function linkFilters(query: LinkFilterQuery): LinkFilters {
+/**
+ * Issue 28: an organization outside the API token's boundary is as unknown as one the caller does
+ * not belong to (404), and so are its links.
+ */
+export function assertReachable(caller: Caller, organizationId: string | null | undefined): void {
+  if (organizationId != null && !reachesOrganization(caller, organizationId)) throw organizationNotFound()
+}
+
+function reachableLink<T extends { organization_id: string | null }>(caller: Caller, link: T | null): T {
+  if (link === null || (link.organization_id !== null && !reachesOrganization(caller, link.organization_id))) throw linkNotFound()
+  return link
+}
+
+/** The list's query as repo filters (the export takes the same), within the caller's organization boundary. */
+export function linkFilters(query: LinkFilterQuery, caller: Caller): LinkFilters {
+  // An organization outside the boundary filters to nothing, as one the caller is not in does.
+  const reachable = caller.grant?.organizations ?? null
   return {
+    ...(reachable !== null && { reachable }),
     ...(query.tag_id !== undefined && { tagId: query.tag_id }),
     ...(query.q !== undefined && { q: query.q }),
     ...(query.organization_id !== undefined && { organizationId: query.organization_id }),
@@ -102,7 +118,7 @@ export function linkFilters(query: LinkFilterQuery): LinkFilters {
 
 export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): Promise<Page<LinkView>> {
   const window = pageWindow(query)
-  const filters = linkFilters(query)
+  const filters = linkFilters(query, caller)
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const tagIds = await findOwnTagIdsOfLinks(
     deps.db,
@@ -126,11 +142,14 @@ export async function linkOwnerFor(ex: Executor, userId: string, organizationId:
 
 /** Whether a new link of the caller's (or of their organization) may take this slug. */
 export async function checkSlugAvailability(deps: Deps, caller: Caller, query: SlugAvailabilityQuery): Promise<SlugAvailability> {
+  assertReachable(caller, query.organization_id)
   const owner = await linkOwnerFor(deps.db, caller.user.id, query.organization_id)
   return { slug: query.slug, available: (await findLinkIdBySlug(deps.db, owner, slugKey(query.slug))) === null }
 }
 
 export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {
+  // Only a token with a boundary pays for the extra read.
+  if (caller.grant?.organizations != null) reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
   return viewOf(deps.db, caller.user.id, linkId)
 }
 
@@ -138,6 +157,7 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
   const userId = caller.user.id
   const organizationId = input.organization_id ?? null
   const slug = input.slug ?? null
+  assertReachable(caller, organizationId)
   const link: LinkColumns = {
     user_id: organizationId === null ? userId : null,
     organization_id: organizationId,
@@ -176,10 +196,10 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
   const url = patch.url === undefined ? undefined : normalizeLinkUrl(patch.url)
   try {
     return await deps.db.transaction().execute(async (tx) => {
-      const link = await findVisibleLink(tx, userId, linkId)
-      if (link === null) throw linkNotFound()
+      const link = reachableLink(caller, await findVisibleLink(tx, userId, linkId))
       assertMayChange(link, userId)
       const moveTo = patch.organization_id
+      assertReachable(caller, moveTo)
       if (moveTo != null && moveTo !== link.organization_id) await requirePermission(tx, moveTo, userId, 'share_links')
       if (patch.tag_ids !== undefined) await assertOwnTags(tx, userId, patch.tag_ids)
       const changes: Partial<LinkColumns> = {
@@ -205,8 +225,7 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
 
 export async function deleteLink(deps: Deps, caller: Caller, linkId: string): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
-    const link = await findVisibleLink(tx, caller.user.id, linkId)
-    if (link === null) throw linkNotFound()
+    const link = reachableLink(caller, await findVisibleLink(tx, caller.user.id, linkId))
     assertMayChange(link, caller.user.id)
     if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
   })

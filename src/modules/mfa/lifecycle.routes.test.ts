@@ -291,7 +291,7 @@ describe('account deletion with MFA on', () => {
 })
 
 describe('a personal API token cannot change MFA (CONTRACT.md §5.4)', () => {
-  it('answers 403 SESSION_REQUIRED to every state-changing MFA operation, but may read the status', async () => {
+  it('answers 403 SESSION_REQUIRED to every MFA operation, the status included (issue 28: account security is session-only)', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
     for (const url of [
@@ -305,7 +305,9 @@ describe('a personal API token cannot change MFA (CONTRACT.md §5.4)', () => {
       expect(response.statusCode, url).toBe(403)
       expect(response.json().reason).toBe('SESSION_REQUIRED')
     }
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer(token) })).statusCode).toBe(200)
+    const status = await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer(token) })
+    expect(status.statusCode).toBe(403)
+    expect(status.json().reason).toBe('SESSION_REQUIRED')
   })
 })
 

@@ -70,7 +70,10 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request) => confirmEnrollment(deps, callerOf(request), request.body.code, contextOf(request)),
+      async (request) =>
+        confirmEnrollment(deps, callerOf(request), request.body.code, contextOf(request), {
+          revokeApiTokens: request.body.revoke_api_tokens === true,
+        }),
     )
 
     app.post(

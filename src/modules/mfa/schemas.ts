@@ -24,6 +24,9 @@ export const EnrollmentView = Type.Object({
 
 export const ConfirmBody = Body({
   code: Type.String({ pattern: '^[0-9]{6}$', 'x-message': 'must be the 6-digit code from the authenticator app' }),
+  revoke_api_tokens: Type.Optional(
+    Type.Boolean({ description: 'Also revoke every personal API token of the account (default false; the console ticks it)' }),
+  ),
 })
 export type ConfirmBody = Static<typeof ConfirmBody>
 

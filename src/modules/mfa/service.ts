@@ -15,6 +15,7 @@ import { recordAudit, type Actor, type RequestContext } from '../audit/service.j
 import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
+import { revokeAllApiTokens } from '../tokens/repo.js'
 import { findUserById } from '../users/repo.js'
 import { backupCodeSelector, generateBackupCodes } from './backup-codes.js'
 import {
@@ -126,7 +127,13 @@ export async function beginEnrollment(deps: Deps, caller: Caller, password: stri
 }
 
 /** Checks the first code against the pending secret; on success MFA is on and the codes are shown once. */
-export async function confirmEnrollment(deps: Deps, caller: Caller, code: string, ctx: RequestContext): Promise<{ backup_codes: string[] }> {
+export async function confirmEnrollment(
+  deps: Deps,
+  caller: Caller,
+  code: string,
+  ctx: RequestContext,
+  options: { revokeApiTokens?: boolean } = {},
+): Promise<{ backup_codes: string[] }> {
   const userId = caller.user.id
   await assertNotEnabled(deps, userId)
   const now = deps.clock.now()
@@ -151,11 +158,13 @@ export async function confirmEnrollment(deps: Deps, caller: Caller, code: string
     await insertTotpFactor(tx, userId, encrypt(deps.secrets.encryptionKey, secret, totpSecretContext(userId)), now.toISOString(), step)
     await replaceBackupCodes(tx, userId, backup.rows)
     const revoked = await revokeUserSessions(tx, userId, caller.sessionId, now.toISOString())
+    // Issue 28: a token taken before the account was secured need not survive it.
+    const tokensRevoked = options.revokeApiTokens === true ? await revokeAllApiTokens(tx, userId, now.toISOString()) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'mfa.enable',
       actor: caller.user,
       target: { type: 'user', id: userId },
-      metadata: { sessions_revoked: revoked },
+      metadata: { sessions_revoked: revoked, tokens_revoked: tokensRevoked },
     })
   })
   return { backup_codes: backup.codes }
@@ -231,12 +240,15 @@ export async function resetMfa(deps: Deps, actor: Actor | null, userId: string, 
   if ((await findUserById(deps.db, userId)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
   await deps.db.transaction().execute(async (tx) => {
     const removed = await deleteMfaState(tx, userId)
-    const revoked = await revokeUserSessions(tx, userId, null, deps.clock.now().toISOString())
+    const now = deps.clock.now().toISOString()
+    const revoked = await revokeUserSessions(tx, userId, null, now)
+    // Issue 28: the reset answers a lost or stolen factor; the account's API tokens go with its sessions.
+    const tokensRevoked = await revokeAllApiTokens(tx, userId, now)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'mfa.reset',
       actor,
       target: { type: 'user', id: userId },
-      metadata: { via, had_state: removed > 0, sessions_revoked: revoked },
+      metadata: { via, had_state: removed > 0, sessions_revoked: revoked, tokens_revoked: tokensRevoked },
     })
   })
 }

@@ -371,7 +371,12 @@ describe('delivery', () => {
         'a connection to the stalled server',
       )
       const started = performance.now()
-      const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(person.token), payload: { name: 'second' } })
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        headers: bearer(person.token),
+        payload: { name: 'second', permissions: ['links:read'] },
+      })
       const elapsed = performance.now() - started
       expect(response.statusCode).toBe(201)
       secrets.push(response.json().token)

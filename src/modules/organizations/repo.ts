@@ -43,8 +43,16 @@ export async function findOrganizationOfMember(ex: Executor, organizationId: str
   return row ? asRecord(row) : null
 }
 
-export async function listOrganizationsOfMember(ex: Executor, userId: string, window: PageWindow): Promise<OrganizationRecord[]> {
-  const rows = await byName(membershipsOf(ex, userId), window, 'organizations').execute()
+/** `reachable`: an API token's organization boundary (issue 28) — only these organizations. */
+export async function listOrganizationsOfMember(
+  ex: Executor,
+  userId: string,
+  window: PageWindow,
+  reachable: ReadonlySet<string> | null = null,
+): Promise<OrganizationRecord[]> {
+  if (reachable !== null && reachable.size === 0) return []
+  const query = reachable === null ? membershipsOf(ex, userId) : membershipsOf(ex, userId).where('organizations.id', 'in', [...reachable])
+  const rows = await byName(query, window, 'organizations').execute()
   return rows.map(asRecord)
 }
 

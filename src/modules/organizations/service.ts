@@ -32,7 +32,7 @@ function slugTaken(): AppError {
 
 export async function listOrganizations(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<OrganizationRecord>> {
   const window = pageWindow(query)
-  const rows = await listOrganizationsOfMember(deps.db, caller.user.id, window)
+  const rows = await listOrganizationsOfMember(deps.db, caller.user.id, window, caller.grant?.organizations ?? null)
   return toPage(
     rows,
     window.limit,

@@ -156,10 +156,12 @@ describe('registration', () => {
     expect(beyond.json()).toMatchObject({ code: 409, reason: 'LIMIT_REACHED' })
   })
 
-  it('an API token can list passkeys but not register one (SESSION_REQUIRED)', async () => {
+  it('an API token can neither list passkeys nor register one (SESSION_REQUIRED; issue 28)', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/passkeys', headers: bearer(token) })).statusCode).toBe(200)
+    const list = await t.app.inject({ method: 'GET', url: '/api/auth/passkeys', headers: bearer(token) })
+    expect(list.statusCode).toBe(403)
+    expect(list.json().reason).toBe('SESSION_REQUIRED')
     const refused = await t.app.inject({
       method: 'POST',
       url: '/api/auth/passkeys/registration/options',

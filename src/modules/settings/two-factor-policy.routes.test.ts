@@ -62,7 +62,7 @@ const RESTRICTED: Array<{ method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; u
   { method: 'GET', url: '/api/users/me/sessions' },
   { method: 'PATCH', url: '/api/users/me', payload: { name: 'Someone else' } },
   { method: 'GET', url: '/api/tokens' },
-  { method: 'POST', url: '/api/tokens', payload: { name: 'sneaky' } },
+  { method: 'POST', url: '/api/tokens', payload: { name: 'sneaky', permissions: ['links:read'] } },
   { method: 'GET', url: '/api/links' },
   { method: 'POST', url: '/api/organizations', payload: { name: 'Escape hatch' } },
   { method: 'GET', url: '/api/users/me/security-events' },

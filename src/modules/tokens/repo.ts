@@ -5,6 +5,8 @@ import { epochMs } from '../../lib/time.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
+import type { TokenGrant } from '../auth/caller.js'
+import { grantedSet } from './permissions.js'
 
 export interface ApiTokenRow {
   id: string
@@ -12,10 +14,15 @@ export interface ApiTokenRow {
   prefix: string
   created_at: Timestamp
   last_used_at: Timestamp | null
+  last_used_ip: string | null
   expires_at: Timestamp | null
+  /** JSON array; null = full access (legacy). */
+  permissions: string | null
+  /** JSON array of organization ids; null = all of the owner's organizations. */
+  organization_ids: string | null
 }
 
-const TOKEN_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'expires_at'] as const
+const TOKEN_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'last_used_ip', 'expires_at', 'permissions', 'organization_ids'] as const
 
 export async function insertApiToken(ex: Executor, token: ApiTokenRow & { user_id: string; token_hash: string }): Promise<ApiTokenRow> {
   return ex.insertInto('api_tokens').values(token).returning(TOKEN_COLUMNS).executeTakeFirstOrThrow()
@@ -52,7 +59,11 @@ export async function revokeApiToken(ex: Executor, userId: string, tokenId: stri
   return result.numUpdatedRows > 0n
 }
 
-/** Revokes every active token of the user (a password change that asks for it); returns how many. */
+/**
+ * Revokes every active token of the user; returns how many. Called inside the transaction of the
+ * credential change that asks for it: a password change or MFA enabled with "also revoke my API
+ * tokens", an administrator's MFA reset or password change (issue 28).
+ */
 export async function revokeAllApiTokens(ex: Executor, userId: string, now: Timestamp): Promise<number> {
   const result = await ex.updateTable('api_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where(active(now)).executeTakeFirst()
   return Number(result.numUpdatedRows)
@@ -61,6 +72,7 @@ export async function revokeAllApiTokens(ex: Executor, userId: string, now: Time
 export interface LiveApiToken {
   user: UserRecord
   tokenId: string
+  grant: TokenGrant
   /** last_used_at and expires_at as epoch milliseconds (null when unset), parsed once per row read. */
   lastUsedMs: number | null
   expiresMs: number | null
@@ -79,6 +91,8 @@ const selectLiveToken = precompiled(
         'api_tokens.id as token_id',
         'api_tokens.last_used_at as token_last_used_at',
         'api_tokens.expires_at as token_expires_at',
+        'api_tokens.permissions as token_permissions',
+        'api_tokens.organization_ids as token_organization_ids',
       ])
       .where('api_tokens.token_hash', '=', p.tokenHash)
       .where('api_tokens.revoked_at', 'is', null)
@@ -86,6 +100,10 @@ const selectLiveToken = precompiled(
   (row): LiveApiToken => ({
     user: toUserRecord(row),
     tokenId: row.token_id,
+    grant: {
+      permissions: row.token_permissions === null ? null : grantedSet(JSON.parse(row.token_permissions) as string[]),
+      organizations: row.token_organization_ids === null ? null : new Set(JSON.parse(row.token_organization_ids) as string[]),
+    },
     lastUsedMs: epochMs(row.token_last_used_at),
     expiresMs: epochMs(row.token_expires_at),
   }),
@@ -101,11 +119,14 @@ export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Dat
   return found
 }
 
-/** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */
-export async function touchApiToken(ex: Executor, tokenId: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
+/**
+ * Moves last_used_at (and the address it was used from) forward only when it is older than
+ * `staleBefore`: at most one write a minute.
+ */
+export async function touchApiToken(ex: Executor, tokenId: string, ip: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
   await ex
     .updateTable('api_tokens')
-    .set({ last_used_at: now })
+    .set({ last_used_at: now, last_used_ip: ip })
     .where('id', '=', tokenId)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
     .execute()

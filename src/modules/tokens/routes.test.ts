@@ -14,25 +14,29 @@ describe('POST /api/tokens', () => {
       method: 'POST',
       url: '/api/tokens',
       headers: bearer(user.token),
-      payload: { name: '  CI deploys ', expires_in_days: 30 },
+      payload: { name: '  CI deploys ', expires_in_days: 30, permissions: ['links:read', 'links:write', 'profile:read'] },
     })
     expect(response.statusCode).toBe(201)
     const body = response.json()
-    expect(body).toEqual({
+    const view = {
       id: expect.any(String),
       name: 'CI deploys',
       prefix: body.token.slice(0, 10),
       created_at: expect.any(String),
       last_used_at: null,
+      last_used_ip: null,
       expires_at: expect.any(String),
-      token: expect.stringMatching(/^sb_[0-9A-Za-z]{38}$/),
-    })
+      legacy: false,
+      // The smallest list: links:write implies links:read.
+      permissions: ['profile:read', 'links:write'],
+      organization_boundary: 'personal',
+      organization_ids: [],
+    }
+    expect(body).toEqual({ ...view, token: expect.stringMatching(/^sb_[0-9A-Za-z]{38}$/) })
     expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBe(30 * 86400_000)
 
     const list = await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })
-    expect(list.json().items).toEqual([
-      { id: body.id, name: 'CI deploys', prefix: body.prefix, created_at: body.created_at, last_used_at: null, expires_at: body.expires_at },
-    ])
+    expect(list.json().items).toEqual([{ ...view, id: body.id, created_at: body.created_at, expires_at: body.expires_at }])
     expect(list.body).not.toContain(body.token)
   })
 
@@ -46,13 +50,17 @@ describe('POST /api/tokens', () => {
 
   it('validates the name and the expiry', async () => {
     const user = await createSignedInUser(t)
+    const permissions = ['links:read']
     for (const payload of [
       {},
-      { name: '' },
-      { name: 'x'.repeat(101) },
-      { name: 'ok', expires_in_days: 0 },
-      { name: 'ok', expires_in_days: 3651 },
-      { name: 'ok', scope: 'all' },
+      { name: '', permissions },
+      { name: 'x'.repeat(101), permissions },
+      { name: 'ok' },
+      { name: 'ok', permissions: [] },
+      { name: 'ok', permissions: ['links:admin'] },
+      { name: 'ok', permissions, expires_in_days: 0 },
+      { name: 'ok', permissions, expires_in_days: 366 },
+      { name: 'ok', permissions, scope: 'all' },
     ]) {
       const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload })
       expect(response.statusCode).toBe(400)
@@ -68,7 +76,7 @@ describe('authenticating with a token', () => {
     const response = await me(token)
     expect(response.statusCode).toBe(200)
     expect(response.json().id).toBe(user.user.id)
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer(token) })).statusCode).toBe(200)
+    expect((await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(token) })).statusCode).toBe(200)
   })
 
   it('is refused in the token cookie: the cookie carries only the access JWT', async () => {
@@ -95,7 +103,7 @@ describe('authenticating with a token', () => {
       method: 'POST',
       url: '/api/tokens',
       headers: bearer(user.token),
-      payload: { name: 'short', expires_in_days: 1 },
+      payload: { name: 'short', expires_in_days: 1, permissions: ['profile:read'] },
     })
     const token: string = created.json().token
     expect((await me(token)).statusCode).toBe(200)
@@ -110,7 +118,7 @@ describe('authenticating with a token', () => {
     expect((await me(other.token)).statusCode).toBe(401)
   })
 
-  it('records last_used_at at most once a minute', async () => {
+  it('records last_used_at and the address at most once a minute', async () => {
     const user = await createSignedInUser(t)
     const { id, token } = await createApiTokenFor(t, user.token)
     const lastUsed = async () =>
@@ -119,6 +127,10 @@ describe('authenticating with a token', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     const first = await lastUsed()
     expect(first).not.toBeNull()
+    const ip = await t.deps.db.selectFrom('api_tokens').select('last_used_ip').where('id', '=', id).executeTakeFirstOrThrow()
+    expect(ip.last_used_ip).toBe('127.0.0.1')
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })).json().items[0]
+    expect(listed).toMatchObject({ last_used_at: first, last_used_ip: '127.0.0.1' })
     t.clock.advance(10)
     await me(token)
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -174,11 +186,11 @@ describe('GET and DELETE /api/tokens', () => {
 })
 
 describe('what a token may not do (CONTRACT.md §5.4)', () => {
-  it('create tokens, change the password or delete the account: 403 SESSION_REQUIRED', async () => {
+  it('create tokens, change the password or delete the account: 403 SESSION_REQUIRED (every session-only operation: permissions.routes.test.ts)', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
     const attempts = [
-      { method: 'POST' as const, url: '/api/tokens', payload: { name: 'minted' } },
+      { method: 'POST' as const, url: '/api/tokens', payload: { name: 'minted', permissions: ['links:read'] } },
       {
         method: 'POST' as const,
         url: '/api/users/me/password',
@@ -209,26 +221,56 @@ describe('quota and rate limit', () => {
           prefix: 'sb_bulk000',
           token_hash: `${user.user.id}-${i}`,
           created_at: now,
+          permissions: '["links:read"]',
         })),
       )
       .execute()
-    const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'one too many' } })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(user.token),
+      payload: { name: 'one too many', permissions: ['links:read'] },
+    })
     expect(response.statusCode).toBe(409)
     expect(response.json()).toMatchObject({ reason: 'LIMIT_REACHED', details: expect.any(String) })
     // Revoking one frees a place.
     await t.app.inject({ method: 'DELETE', url: `/api/tokens/quota-${user.user.id}-0`, headers: bearer(user.token) })
-    expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'fits' } })).statusCode).toBe(201)
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/tokens',
+          headers: bearer(user.token),
+          payload: { name: 'fits', permissions: ['links:read'] },
+        })
+      ).statusCode,
+    ).toBe(201)
   })
 
   it('limits creation to 10 per 15 minutes per user, counting refused attempts; 429 with retryAfter', async () => {
     const user = await createSignedInUser(t)
     for (let i = 0; i < 5; i++)
-      expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `t${i}` } })).statusCode).toBe(
-        201,
-      )
+      expect(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/tokens',
+            headers: bearer(user.token),
+            payload: { name: `t${i}`, permissions: ['links:read'] },
+          })
+        ).statusCode,
+      ).toBe(201)
     for (let i = 0; i < 5; i++)
-      expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '' } })).statusCode).toBe(400)
-    const limited = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: 'eleventh' } })
+      expect(
+        (await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '', permissions: ['links:read'] } }))
+          .statusCode,
+      ).toBe(400)
+    const limited = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(user.token),
+      payload: { name: 'eleventh', permissions: ['links:read'] },
+    })
     expect(limited.statusCode).toBe(429)
     expect(limited.json()).toMatchObject({ reason: 'RATE_LIMITED', code: 429 })
     expect(limited.json().retryAfter).toBeGreaterThan(14 * 60)
@@ -236,7 +278,16 @@ describe('quota and rate limit', () => {
     expect(limited.headers['ratelimit-limit']).toBe('10')
     // Another user is not affected.
     const other = await createSignedInUser(t)
-    expect((await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(other.token), payload: { name: 'mine' } })).statusCode).toBe(201)
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/tokens',
+          headers: bearer(other.token),
+          payload: { name: 'mine', permissions: ['links:read'] },
+        })
+      ).statusCode,
+    ).toBe(201)
   })
 
   it('audits creation and revocation without the secret', async () => {

@@ -4,25 +4,38 @@ import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
-import { ApiTokenPage, CreateApiTokenBody, CreatedApiTokenView } from './schemas.js'
+import {
+  ApiTokenPage,
+  ApiTokenPolicyView,
+  ApiTokenSettingsView,
+  CreateApiTokenBody,
+  CreatedApiTokenView,
+  UpdateApiTokenSettingsBody,
+} from './schemas.js'
 import { createApiToken, listApiTokens, revokeOwnApiToken } from './service.js'
+import { getApiTokenPolicy, getApiTokenSettings, updateApiTokenSettings } from './policy.js'
 
 const tags = ['API tokens']
 
+// Every operation here manages account security: an interactive session only (issue 28), as the
+// permission table (permissions.ts) says too.
 export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '',
       {
-        // Only an interactive session may mint tokens (CONTRACT.md §5.4); every attempt counts.
+        // Every attempt counts (CONTRACT.md §5.4).
         config: { auth: 'session', rateLimit: perUser(10, 15) },
         schema: {
           tags,
           operationId: 'createApiToken',
-          summary: 'Create a personal API token; the secret is in this response only',
+          summary: 'Create a personal API token with its permissions, organization boundary and expiry; the secret is in this response only',
           body: CreateApiTokenBody,
           response: {
             201: CreatedApiTokenView,
+            400: errorResponse("VALIDATION_FAILED: an expiry past the instance's maximum lifetime, or a boundary without its organizations"),
+            403: errorResponse('FORBIDDEN: admin.* permissions are for administrators only'),
+            404: errorResponse('NOT_FOUND: an organization of the boundary that is not one of yours'),
             409: errorResponse('LIMIT_REACHED: 100 active tokens'),
             429: errorResponse('RATE_LIMITED: 10 creations per 15 minutes'),
           },
@@ -34,10 +47,11 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '',
       {
+        config: { auth: 'session' },
         schema: {
           tags,
           operationId: 'listApiTokens',
-          summary: 'Your active API tokens, newest first',
+          summary: 'Your active API tokens, newest first, with their permissions, boundary, expiry and last use',
           querystring: PageQuery,
           response: { 200: ApiTokenPage },
         },
@@ -45,9 +59,24 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => listApiTokens(deps, callerOf(request), request.query),
     )
 
+    app.get(
+      '/policy',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          operationId: 'getApiTokenPolicy',
+          summary: "The instance's token lifetimes (default and maximum) and whether legacy tokens are refused",
+          response: { 200: ApiTokenPolicyView },
+        },
+      },
+      async () => getApiTokenPolicy(deps),
+    )
+
     app.delete(
       '/:id',
       {
+        config: { auth: 'session' },
         schema: {
           tags,
           operationId: 'revokeApiToken',
@@ -60,6 +89,41 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         await revokeOwnApiToken(deps, callerOf(request), request.params.id, contextOf(request))
         return reply.code(204).send(null)
       },
+    )
+  }
+}
+
+/** GET/PUT /api/admin/settings/api-tokens: a static route, preferred to the generic `/:key`. */
+export function apiTokenSettingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  const settingsTags = ['settings: API tokens']
+  return async (app) => {
+    app.get(
+      '/api-tokens',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags: settingsTags,
+          operationId: 'getApiTokenSettings',
+          summary: 'The maximum lifetime of new API tokens and the date from which legacy tokens are refused',
+          response: { 200: ApiTokenSettingsView },
+        },
+      },
+      async () => getApiTokenSettings(deps),
+    )
+
+    app.put(
+      '/api-tokens',
+      {
+        config: { auth: 'admin' },
+        schema: {
+          tags: settingsTags,
+          operationId: 'updateApiTokenSettings',
+          summary: 'Lower the maximum lifetime of new API tokens (at most 365 days); refuse legacy tokens from a date on (null: accept them)',
+          body: UpdateApiTokenSettingsBody,
+          response: { 200: ApiTokenSettingsView },
+        },
+      },
+      async (request) => updateApiTokenSettings(deps, callerOf(request), request.body, contextOf(request)),
     )
   }
 }

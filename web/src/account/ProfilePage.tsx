@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
+import { CheckboxField } from '../admin/CheckboxField'
 import { meQuery, type User } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
@@ -160,7 +161,8 @@ function PasswordForm({ user }: { user: User }) {
   const state = useFormError(['current_password', 'new_password'])
   const [done, setDone] = useState(false)
   const change = useMutation({
-    mutationFn: (body: { current_password?: string; new_password: string }) => unwrap(client.POST('/api/users/me/password', { body })),
+    mutationFn: (body: { current_password?: string; new_password: string; revoke_api_tokens: boolean }) =>
+      unwrap(client.POST('/api/users/me/password', { body })),
     onSuccess: async () => {
       state.form.current?.reset()
       setDone(true)
@@ -183,7 +185,11 @@ function PasswordForm({ user }: { user: User }) {
           state.clear()
           setDone(false)
           const values = formValues(event.currentTarget)
-          change.mutate({ new_password: values.new_password ?? '', ...(user.has_password && { current_password: values.current_password ?? '' }) })
+          change.mutate({
+            new_password: values.new_password ?? '',
+            revoke_api_tokens: values.revoke_api_tokens === 'on',
+            ...(user.has_password && { current_password: values.current_password ?? '' }),
+          })
         }}
       >
         <FormError>{state.general}</FormError>
@@ -204,6 +210,8 @@ function PasswordForm({ user }: { user: User }) {
           help={t('field.newPassword.help')}
           error={state.at('new_password')}
         />
+        {/* Issue 28: on by default — a password changed in a hurry usually means a credential leaked. */}
+        <CheckboxField name="revoke_api_tokens" label={t('tokens.alsoRevoke')} help={t('tokens.alsoRevokeHelp')} defaultChecked />
         <SubmitButton pending={change.isPending}>{t('password.submit')}</SubmitButton>
       </form>
     </section>

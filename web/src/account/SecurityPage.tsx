@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
+import { CheckboxField } from '../admin/CheckboxField'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { EnrollmentRequiredNotice } from '../policy/EnrollmentRequiredNotice'
 import { NewSignInMailSetting } from '../security-log/NewSignInMailSetting'
@@ -90,7 +91,8 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
     onError: begin.fail,
   })
   const confirmMutation = useMutation({
-    mutationFn: (code: string) => unwrap(client.POST('/api/auth/mfa/enroll/confirm', { body: { code } })),
+    mutationFn: ({ code, revokeApiTokens }: { code: string; revokeApiTokens: boolean }) =>
+      unwrap(client.POST('/api/auth/mfa/enroll/confirm', { body: { code, revoke_api_tokens: revokeApiTokens } })),
     onSuccess: async (data) => {
       setEnrollment(null)
       onEnabled(data.backup_codes)
@@ -159,7 +161,8 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
             onSubmit={(event) => {
               event.preventDefault()
               confirm.clear()
-              confirmMutation.mutate((formValues(event.currentTarget).code ?? '').replace(/\s+/g, ''))
+              const values = formValues(event.currentTarget)
+              confirmMutation.mutate({ code: (values.code ?? '').replace(/\s+/g, ''), revokeApiTokens: values.revoke_api_tokens === 'on' })
             }}
           >
             <FormError>{confirm.general}</FormError>
@@ -172,6 +175,7 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
               className="field-code"
               error={confirm.at('code')}
             />
+            <CheckboxField name="revoke_api_tokens" label={t('tokens.alsoRevoke')} help={t('tokens.alsoRevokeHelp')} defaultChecked />
             <div className="row">
               <SubmitButton pending={confirmMutation.isPending}>{t('security.confirm')}</SubmitButton>
               <button type="button" className="button button-secondary" onClick={() => void cancel()}>

@@ -6,6 +6,7 @@ import { useI18n } from '../i18n/i18n'
 import { TwoFactorPolicySection } from '../policy/TwoFactorPolicySection'
 import { Page } from '../ui/page'
 import { AiSection } from './AiSection'
+import { ApiTokenSettingsSection } from './ApiTokenSettingsSection'
 import { GenericSettingsSection } from './GenericSettingsSection'
 import { SmtpSection } from './SmtpSection'
 
@@ -16,6 +17,7 @@ export function SettingsPage() {
       <TwoFactorPolicySection />
       <SmtpSection />
       <AiSection />
+      <ApiTokenSettingsSection />
       <GenericSettingsSection />
     </Page>
   )

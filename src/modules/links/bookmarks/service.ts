@@ -19,7 +19,7 @@ import type { Caller } from '../../auth/caller.js'
 import { recordAudit, type RequestContext } from '../../audit/service.js'
 import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
 import { findOwnTagsOfLinks, findTakenSlugKeys, findTakenUrls, insertLinks, listVisibleLinks, lockLinkOwner, type LinkOwner } from '../repo.js'
-import { linkFilters, linkOwnerFor } from '../service.js'
+import { assertReachable, linkFilters, linkOwnerFor } from '../service.js'
 import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from './candidate.js'
 import { JSON_FORMAT } from './json-format.js'
 import { detach, writeNetscapeBookmarks } from './netscape.js'
@@ -183,7 +183,9 @@ async function writeLinks(deps: Deps, tx: Executor, userId: string, owner: LinkO
  */
 export async function importLinks(deps: Deps, caller: Caller, request: ImportRequest, ctx: RequestContext): Promise<ImportReport> {
   const userId = caller.user.id
-  // Checked before the file is read, so a caller who may not import there waits for nothing.
+  // Checked before the file is read, so a caller who may not import there waits for nothing;
+  // an organization outside an API token's boundary is one the caller is not in (issue 28).
+  assertReachable(caller, request.organizationId)
   await linkOwnerFor(deps.db, userId, request.organizationId)
   const read = await readBookmarks(request.file)
   const seen = { urls: new Set<string>(), slugKeys: new Set<string>() }
@@ -221,7 +223,7 @@ export interface ExportFile {
 /** The visible links matching the filters, newest first, with the caller's tags by name. */
 export async function exportLinks(deps: Deps, caller: Caller, query: ExportQuery): Promise<ExportFile> {
   const userId = caller.user.id
-  const filters = linkFilters(query)
+  const filters = linkFilters(query, caller)
   const links: LinkExport['links'] = []
   let window: PageWindow = { limit: PAGE, after: null }
   let truncated = false

@@ -1,0 +1,212 @@
+/**
+ * What an API token may do (issue 28): permissions `<area>:read` and `<area>:write` (write implies
+ * read), and the one table that names, for every operation of the API, the permission a token needs
+ * — or marks it public (no credentials) or session-only (never a token: everything that manages
+ * account security). The authentication hook enforces it (auth/hook.ts), the OpenAPI document states
+ * it as the scope of the bearer security requirement of each operation (RFC 6750 bearer tokens,
+ * OpenAPI 3.1 §4.8.30: scopes on a non-OAuth scheme name the roles required), and a test fails when
+ * an operation has no entry. An operation missing from the table refuses every token.
+ *
+ * Checking a permission is a lookup in a set parsed once per token row: no query.
+ */
+
+export const TOKEN_AREAS = [
+  'profile',
+  'links',
+  'organizations',
+  'billing',
+  'admin.users',
+  'admin.teams',
+  'admin.settings',
+  'admin.audit',
+  'admin.identity_providers',
+] as const
+export type TokenArea = (typeof TOKEN_AREAS)[number]
+export type TokenPermission = `${TokenArea}:${'read' | 'write'}`
+
+export const TOKEN_PERMISSIONS: readonly TokenPermission[] = TOKEN_AREAS.flatMap((area) => [`${area}:read` as const, `${area}:write` as const])
+
+/** Administrators' areas: only an administrator mints them, and they lapse while the owner is not one. */
+export function isAdminPermission(permission: string): boolean {
+  return permission.startsWith('admin.')
+}
+
+/** `public`: no credentials; `session`: an interactive session only (403 SESSION_REQUIRED to any token). */
+export type OperationAccess = 'public' | 'session' | TokenPermission
+
+/** Every operation by its operationId. Keep the areas together; a new operation needs a line here. */
+export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
+  // Public: no credentials at all.
+  getMetrics: 'public',
+  getHealth: 'public',
+  getReadiness: 'public',
+  getSetupStatus: 'public',
+  completeSetup: 'public',
+  login: 'public',
+  verifyMfa: 'public',
+  beginPasskeyMfa: 'public',
+  verifyPasskeyMfa: 'public',
+  beginPasskeySignIn: 'public',
+  signInWithPasskey: 'public',
+  verifyEmailChange: 'public',
+  listSignInProviders: 'public',
+  startOidcSignIn: 'public',
+  completeOidcSignIn: 'public',
+  receiveStripeWebhook: 'public',
+
+  // Account security: an interactive session only, whatever a token carries (issue 28).
+  logout: 'session',
+  getCsrfToken: 'session',
+  deleteCurrentUser: 'session',
+  changePassword: 'session',
+  requestEmailChange: 'session',
+  listSessions: 'session',
+  revokeSession: 'session',
+  getMfaStatus: 'session',
+  beginMfaEnrollment: 'session',
+  confirmMfaEnrollment: 'session',
+  cancelMfaEnrollment: 'session',
+  disableMfa: 'session',
+  regenerateBackupCodes: 'session',
+  listPasskeys: 'session',
+  beginPasskeyRegistration: 'session',
+  completePasskeyRegistration: 'session',
+  renamePasskey: 'session',
+  deletePasskey: 'session',
+  createApiToken: 'session',
+  listApiTokens: 'session',
+  revokeApiToken: 'session',
+  getApiTokenPolicy: 'session',
+  listMyIdentities: 'session',
+  linkMyIdentity: 'session',
+  unlinkMyIdentity: 'session',
+  getNotificationPreferences: 'session',
+  updateNotificationPreferences: 'session',
+  listSecurityEvents: 'session',
+
+  // profile: the current user and its non-credential fields.
+  getCurrentUser: 'profile:read',
+  updateCurrentUser: 'profile:write',
+
+  // links: links, tags, go-link preferences, import/export.
+  listLinks: 'links:read',
+  getLink: 'links:read',
+  checkLinkSlug: 'links:read',
+  exportLinks: 'links:read',
+  getAiSuggestionsConfig: 'links:read',
+  listTags: 'links:read',
+  getTag: 'links:read',
+  listGoPreferences: 'links:read',
+  createLink: 'links:write',
+  updateLink: 'links:write',
+  deleteLink: 'links:write',
+  importLinks: 'links:write',
+  createTag: 'links:write',
+  updateTag: 'links:write',
+  updateTagByPut: 'links:write',
+  deleteTag: 'links:write',
+  setGoPreference: 'links:write',
+  deleteGoPreference: 'links:write',
+
+  // organizations: organizations, members, invitations.
+  listOrganizations: 'organizations:read',
+  getOrganization: 'organizations:read',
+  listOrganizationMembers: 'organizations:read',
+  listInvitations: 'organizations:read',
+  listMyInvitations: 'organizations:read',
+  createOrganization: 'organizations:write',
+  updateOrganization: 'organizations:write',
+  deleteOrganization: 'organizations:write',
+  addOrganizationMember: 'organizations:write',
+  changeOrganizationMemberRole: 'organizations:write',
+  removeOrganizationMember: 'organizations:write',
+  createInvitation: 'organizations:write',
+  resendInvitation: 'organizations:write',
+  revokeInvitation: 'organizations:write',
+  acceptMyInvitation: 'organizations:write',
+  declineMyInvitation: 'organizations:write',
+  acceptInvitation: 'organizations:write',
+
+  listBillingPlans: 'billing:read',
+  createCheckoutSession: 'billing:write',
+
+  // Administrators' areas.
+  listUsers: 'admin.users:read',
+  getUser: 'admin.users:read',
+  createUser: 'admin.users:write',
+  updateUser: 'admin.users:write',
+  deleteUser: 'admin.users:write',
+  resetUserMfa: 'admin.users:write',
+  listTeams: 'admin.teams:read',
+  getTeam: 'admin.teams:read',
+  listTeamMembers: 'admin.teams:read',
+  createTeam: 'admin.teams:write',
+  updateTeam: 'admin.teams:write',
+  deleteTeam: 'admin.teams:write',
+  addTeamMember: 'admin.teams:write',
+  removeTeamMember: 'admin.teams:write',
+  listSettings: 'admin.settings:read',
+  getSetting: 'admin.settings:read',
+  getSmtpSettings: 'admin.settings:read',
+  getAiSettings: 'admin.settings:read',
+  listAiModels: 'admin.settings:read',
+  getTwoFactorPolicy: 'admin.settings:read',
+  getApiTokenSettings: 'admin.settings:read',
+  putSetting: 'admin.settings:write',
+  deleteSetting: 'admin.settings:write',
+  updateSmtpSettings: 'admin.settings:write',
+  sendSmtpTestMail: 'admin.settings:write',
+  updateAiSettings: 'admin.settings:write',
+  updateTwoFactorPolicy: 'admin.settings:write',
+  updateApiTokenSettings: 'admin.settings:write',
+  listAuditEvents: 'admin.audit:read',
+  exportAuditEvents: 'admin.audit:read',
+  listOidcProviders: 'admin.identity_providers:read',
+  getOidcProvider: 'admin.identity_providers:read',
+  createOidcProvider: 'admin.identity_providers:write',
+  updateOidcProvider: 'admin.identity_providers:write',
+  updateOidcProviderByPut: 'admin.identity_providers:write',
+  deleteOidcProvider: 'admin.identity_providers:write',
+}
+
+/**
+ * Operations whose path parameter `id` names an organization: a token whose boundary leaves it out
+ * gets 404, as a non-member would (the listing and the links filter themselves; links/service.ts).
+ */
+export const ORGANIZATION_IN_PATH: ReadonlySet<string> = new Set([
+  'getOrganization',
+  'updateOrganization',
+  'deleteOrganization',
+  'listOrganizationMembers',
+  'addOrganizationMember',
+  'changeOrganizationMemberRole',
+  'removeOrganizationMember',
+  'createInvitation',
+  'listInvitations',
+  'resendInvitation',
+  'revokeInvitation',
+])
+
+/** The access an operation declares; undefined when the table has no entry (tokens are refused). */
+export function operationAccess(operationId: string | undefined): OperationAccess | undefined {
+  return operationId === undefined ? undefined : OPERATION_ACCESS[operationId]
+}
+
+/**
+ * The set a token's stored permissions grant, with write implying read. Parsed once per token row
+ * read (the row cache shares it), so the per-request check is `set.has(permission)`.
+ */
+export function grantedSet(permissions: readonly string[]): ReadonlySet<string> {
+  const granted = new Set<string>()
+  for (const permission of permissions) {
+    granted.add(permission)
+    if (permission.endsWith(':write')) granted.add(`${permission.slice(0, -':write'.length)}:read`)
+  }
+  return granted
+}
+
+/** The smallest list meaning the same grant: `x:read` dropped where `x:write` is present; sorted. */
+export function normalizePermissions(permissions: readonly string[]): TokenPermission[] {
+  const set = new Set(permissions)
+  return TOKEN_PERMISSIONS.filter((p) => set.has(p) && !(p.endsWith(':read') && set.has(p.replace(/:read$/, ':write'))))
+}
