@@ -59,7 +59,10 @@ export function envelopeOf(error: AppError): ErrorEnvelope {
     reason: error.reason,
     // Every field problem carries a code (issue 27); a service's own rule without one is `invalid`.
     ...(error.details !== undefined && {
-      details: typeof error.details === 'string' ? error.details : error.details.map((problem) => ({ ...problem, code: problem.code ?? 'invalid' })),
+      details: Array.isArray(error.details)
+        ? error.details.map((problem) => ({ ...problem, code: problem.code ?? 'invalid' }))
+        : // A string (a field's name) or an object ({ required } of INSUFFICIENT_SCOPE, issue 28).
+          error.details,
     }),
     ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
   }

@@ -53,6 +53,11 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   startOidcSignIn: 'public',
   completeOidcSignIn: 'public',
   receiveStripeWebhook: 'public',
+  // Password recovery (issue 27): the link is the credential.
+  getPasswordResetAvailability: 'public',
+  requestPasswordReset: 'public',
+  inspectPasswordReset: 'public',
+  completePasswordReset: 'public',
 
   // Account security: an interactive session only, whatever a token carries (issue 28).
   logout: 'session',
@@ -73,6 +78,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   completePasskeyRegistration: 'session',
   renamePasskey: 'session',
   deletePasskey: 'session',
+  beginPasskeyProof: 'session',
   createApiToken: 'session',
   listApiTokens: 'session',
   revokeApiToken: 'session',
@@ -101,6 +107,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateLink: 'links:write',
   deleteLink: 'links:write',
   importLinks: 'links:write',
+  importLinkFile: 'links:write',
   createTag: 'links:write',
   updateTag: 'links:write',
   updateTagByPut: 'links:write',
@@ -137,6 +144,10 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateUser: 'admin.users:write',
   deleteUser: 'admin.users:write',
   resetUserMfa: 'admin.users:write',
+  // Mailed to the account's own address, as the administrator's console does (issue 27).
+  mailPasswordResetLink: 'admin.users:write',
+  // Like setting the password (updateUser), it also asks for the administrator's own proof.
+  createPasswordResetLink: 'admin.users:write',
   listTeams: 'admin.teams:read',
   getTeam: 'admin.teams:read',
   listTeamMembers: 'admin.teams:read',
@@ -159,8 +170,18 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateAiSettings: 'admin.settings:write',
   updateTwoFactorPolicy: 'admin.settings:write',
   updateApiTokenSettings: 'admin.settings:write',
+  getChecklist: 'admin.settings:read',
+  updateChecklist: 'admin.settings:write',
   listAuditEvents: 'admin.audit:read',
   exportAuditEvents: 'admin.audit:read',
+  // The audit log's proofs (issue 30).
+  getAuditCheckpoint: 'admin.audit:read',
+  getAuditInclusionProof: 'admin.audit:read',
+  getAuditConsistencyProof: 'admin.audit:read',
+  getAuditVerifierKey: 'admin.audit:read',
+  getAuditIntegrity: 'admin.audit:read',
+  checkAuditIntegrity: 'admin.audit:write',
+  setAuditAnchoring: 'admin.audit:write',
   listOidcProviders: 'admin.identity_providers:read',
   getOidcProvider: 'admin.identity_providers:read',
   createOidcProvider: 'admin.identity_providers:write',
