@@ -30,6 +30,19 @@ async function main(): Promise<void> {
   const { applied } = await migrateToLatest(deps.database)
   if (applied.length > 0) deps.logger.info({ migrations: applied }, 'database migrated')
   if (deps.secrets.file !== null) deps.logger.info({ file: deps.secrets.file }, 'using server secrets from the data directory')
+  // Keys in the environment are how several instances share a PostgreSQL database; the audit
+  // log's signing key must be shared too, or only the first instance's checkpoints are signed.
+  if (
+    config.database.kind === 'postgres' &&
+    config.jwtSecret !== undefined &&
+    config.encryptionKey !== undefined &&
+    config.auditSigningKey === undefined
+  ) {
+    deps.logger.warn(
+      { file: deps.secrets.file },
+      'AUDIT_SIGNING_KEY is not set: this instance signs audit checkpoints with the key generated into its data directory; instances that share this database must share one key (set AUDIT_SIGNING_KEY on each)',
+    )
+  }
 
   const app = await buildApp(deps)
   await app.ready()

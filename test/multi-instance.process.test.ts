@@ -3,7 +3,7 @@
  * deployment behind a load balancer runs them: a session or token is one truth for both, what one
  * instance accepted the other must not accept again, and limits are shared.
  */
-import { randomBytes } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from './helpers/database.js'
@@ -21,6 +21,8 @@ beforeAll(async () => {
     DATABASE_URL: testEngine() === 'postgres' ? database.url : `sqlite:${path.join(dataDir, 'shared.db')}`,
     JWT_SECRET: randomBytes(32).toString('base64url'),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // Shared like the other keys (README, "Several instances"): both instances sign the one audit log.
+    AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
