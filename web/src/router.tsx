@@ -4,6 +4,7 @@
  */
 import type { QueryClient } from '@tanstack/react-query'
 import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router'
+import { loadSignedInCatalogues } from './i18n/i18n'
 import { ApiError } from './api/errors'
 import { meQuery, mfaStatusQuery } from './api/queries'
 import { organizationQuery } from './orgs/queries'
@@ -53,6 +54,7 @@ const verifyEmailRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/verify-email',
   validateSearch: tokenSearch,
+  beforeLoad: loadSignedInCatalogues,
   component: lazyRouteComponent(() => import('./landing/VerifyEmailPage'), 'VerifyEmailPage'),
 })
 
@@ -74,6 +76,7 @@ const invitationRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/invitations/accept',
   validateSearch: tokenSearch,
+  beforeLoad: loadSignedInCatalogues,
   component: lazyRouteComponent(() => import('./landing/InvitationPage'), 'InvitationPage'),
 })
 
@@ -83,7 +86,7 @@ const shellRoute = createRoute({
   id: 'shell',
   beforeLoad: async ({ context, location }) => {
     try {
-      const user = await context.queryClient.ensureQueryData(meQuery)
+      const [user] = await Promise.all([context.queryClient.ensureQueryData(meQuery), loadSignedInCatalogues()])
       // Issue 14: while the two-factor policy restricts the session, only enrolment is reachable.
       const mfa = await context.queryClient.ensureQueryData(mfaStatusQuery)
       if (mfa.enrollment_required && location.pathname !== ENROLLMENT_PAGE) {

@@ -1,10 +1,12 @@
 /** Both languages hold the same keys (core file plus every area file), and every key the console's source uses exists in them. */
 import fs from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { catalogues, translate } from './i18n'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { catalogues, loadSignedInCatalogues, translate } from './i18n'
 
 const { en, de } = catalogues
+
+beforeAll(loadSignedInCatalogues)
 
 const SOURCE = path.resolve(import.meta.dirname, '..')
 

@@ -14,10 +14,16 @@ export type Language = 'en' | 'de'
 export const LANGUAGES: Language[] = ['en', 'de']
 type Catalogue = Record<string, string>
 
-// Area files are bundled eagerly: the whole catalogue of a language is a few kilobytes.
+// The areas the pages before sign-in use are bundled with them; the signed-in areas' files (most of
+// the words, in both languages) load with the signed-in frame and the landing pages, so the sign-in
+// page stays within its size budget (web/vite.config.ts). The names of each group are listed once.
 const areaFiles: Record<Language, Record<string, Catalogue>> = {
-  en: import.meta.glob<Catalogue>('./en/*.json', { eager: true, import: 'default' }),
-  de: import.meta.glob<Catalogue>('./de/*.json', { eager: true, import: 'default' }),
+  en: import.meta.glob<Catalogue>('./en/{landing,passkeys,policy,reauth,recovery}.json', { eager: true, import: 'default' }),
+  de: import.meta.glob<Catalogue>('./de/{landing,passkeys,policy,reauth,recovery}.json', { eager: true, import: 'default' }),
+}
+const signedInAreaFiles: Record<Language, Record<string, () => Promise<Catalogue>>> = {
+  en: import.meta.glob<Catalogue>(['./en/*.json', '!./en/{landing,passkeys,policy,reauth,recovery}.json'], { import: 'default' }),
+  de: import.meta.glob<Catalogue>(['./de/*.json', '!./de/{landing,passkeys,policy,reauth,recovery}.json'], { import: 'default' }),
 }
 
 function merge(base: Catalogue, areas: Record<string, Catalogue>): Catalogue {
@@ -27,6 +33,26 @@ function merge(base: Catalogue, areas: Record<string, Catalogue>): Catalogue {
 }
 
 export const catalogues: Record<Language, Catalogue> = { en: merge(en, areaFiles.en), de: merge(de, areaFiles.de) }
+
+let signedInAreas: Promise<void> | null = null
+
+/** Adds the signed-in areas' messages to both catalogues (once); routes that show them await it first. */
+export function loadSignedInCatalogues(): Promise<void> {
+  signedInAreas ??= Promise.all(
+    LANGUAGES.map(async (language) => {
+      const files = signedInAreaFiles[language]
+      const loaded = await Promise.all(Object.keys(files).map(async (file) => [file, await files[file]!()] as const))
+      Object.assign(catalogues[language], merge({}, Object.fromEntries(loaded)))
+    }),
+  ).then(
+    () => undefined,
+    (error: unknown) => {
+      signedInAreas = null // a failed chunk load is tried again by the next navigation
+      throw error
+    },
+  )
+  return signedInAreas
+}
 
 /** The catalogue for a language tag such as `de-AT`; English when we have none. */
 export function pickLanguage(tag: string | null | undefined): Language {
