@@ -82,7 +82,7 @@ describe('backup under write load, restore into a fresh directory', () => {
     })
     const tokenWriter = (async () => {
       for (let n = 0; n < 8 && !stop; n++) {
-        await create('/api/tokens', { name: `token ${n}` }, tokens)
+        await create('/api/tokens', { name: `token ${n}`, permissions: ['links:read'] }, tokens)
         await new Promise((resolve) => setTimeout(resolve, 30))
       }
     })()

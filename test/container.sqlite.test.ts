@@ -140,9 +140,9 @@ describe('the container image', () => {
     const first = await startContainer(port)
 
     // The request comes through the published port, not the container's loopback: setup needs the
-    // code the service logged.
+    // code the service printed on its terminal (stderr, which the container runtime keeps).
     const logs = await podman(['logs', first.name])
-    const setupCode = /"setup_code":"([A-Z0-9-]+)"/.exec(logs)?.[1]
+    const setupCode = /setup_code\):\s+([A-Z0-9-]+)/.exec(logs)?.[1]
     expect(setupCode, logs).toBeDefined()
     const setup = await fetch(`${first.baseUrl}/api/auth/setup`, {
       method: 'POST',

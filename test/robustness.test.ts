@@ -231,7 +231,9 @@ async function tableNames(): Promise<string[]> {
     t.deps.database.engine === 'postgres'
       ? (await COUNTED_TABLES_SQL.execute(t.deps.db)).rows
       : (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(t.deps.db)).rows
-  return rows.map((r) => r.name).filter((name) => name !== 'audit_events' && !name.startsWith('kysely_'))
+  // The audit log (a refused sign-in is recorded) and its Merkle tree and checkpoints, which follow
+  // it and are signed in the background (issue 30), change without the request changing anything.
+  return rows.map((r) => r.name).filter((name) => !name.startsWith('audit_') && !name.startsWith('kysely_'))
 }
 
 async function rowCounts(tables: string[]): Promise<Record<string, number>> {

@@ -176,7 +176,12 @@ export async function tokenCreationBurst(t: TestContext, apps: FastifyInstance[]
   const user = await createSignedInUser(t)
   const responses = await Promise.all(
     Array.from({ length: BURST }, (_, i) =>
-      apps[i % apps.length]!.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: `burst ${i}` } }),
+      apps[i % apps.length]!.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        headers: bearer(user.token),
+        payload: { name: `burst ${i}`, permissions: ['links:read'] },
+      }),
     ),
   )
   const created = responses.filter((r) => r.statusCode === 201).length

@@ -116,18 +116,18 @@ describe('state', () => {
     expectRefused(await sendCallback(t, attempt.callbackUrl, attempt.stateCookie), 'INVALID_STATE')
   })
 
-  it('is Secure when PUBLIC_URL is https; Path is under PUBLIC_URL', async () => {
+  it('is Secure and __Host- prefixed (Path=/, as the prefix requires) when PUBLIC_URL is https', async () => {
     const secure = await startTestApp({ env: { PUBLIC_URL: 'https://sso.example.com/switchboard' } })
     try {
       const owner = await createSignedInUser(secure, { isAdmin: true })
       await createProvider(secure, owner.token, idp, { provider_key: 'acme' })
       const response = await secure.app.inject({ method: 'GET', url: '/api/auth/oidc/acme/login' })
       expect(response.statusCode).toBe(302)
-      expect(response.cookies.find((c) => c.name === 'oidc_state')).toMatchObject({
+      expect(response.cookies.find((c) => c.name === '__Host-oidc_state')).toMatchObject({
         secure: true,
         httpOnly: true,
         sameSite: 'Lax',
-        path: '/switchboard/api/auth/oidc/',
+        path: '/',
         maxAge: 600,
       })
       const redirectUri = new URL(String(response.headers.location)).searchParams.get('redirect_uri')

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 
 const OWNER = { name: 'Mehrdad Niknam', email: 'owner@example.com', password: 'first-week-owner-2026' }
@@ -63,7 +63,11 @@ beforeAll(async () => {
   expect(setup.status).toBe(201)
   const jwt = ((await setup.json()) as { token: string }).token
   ownerSession = jwt
-  ownerToken = ((await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange' } })).json()) as { token: string }).token
+  ownerToken = (
+    (await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS } })).json()) as {
+      token: string
+    }
+  ).token
   // The owner reads the console in German (the account's language wins over the browser's once signed in).
   expect((await api('/api/users/me', { method: 'PATCH', token: jwt, body: { language: 'de' } })).status).toBe(200)
   expect((await api('/api/admin/users', { method: 'POST', token: ownerToken, body: COLLEAGUE })).status).toBe(201)

@@ -283,7 +283,8 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     // A person with MFA gets an mfa_token instead of a session; an API token needs a session, so only the English run has one.
     let apiToken: string | null = null
     if (personToken !== undefined)
-      apiToken = (await api('/api/tokens', { method: 'POST', token: personToken, body: { name: 'ci' } })).json.token as string
+      apiToken = (await api('/api/tokens', { method: 'POST', token: personToken, body: { name: 'ci', permissions: ['links:read'] } })).json
+        .token as string
 
     const personContext = await newContext(lang)
     const personPage = await personContext.newPage()

@@ -208,7 +208,13 @@ export async function checkRedis(config: Config, timeoutMs: number): Promise<Che
 export async function checkSmtp(config: Config, handle: DatabaseHandle | null, secretsReadable: boolean): Promise<CheckResult> {
   if (handle === null) return warn('smtp', 'not checked: the database is not available (SMTP is configured in the admin settings stored there)')
   if (!secretsReadable) return warn('smtp', 'not checked: the secrets that decrypt the SMTP password are not available (see "secrets")')
-  const deps = createDeps(config, { database: handle, logger: createLogger({ logLevel: 'silent' }) })
+  let deps: ReturnType<typeof createDeps>
+  try {
+    deps = createDeps(config, { database: handle, logger: createLogger({ logLevel: 'silent' }) })
+  } catch (error) {
+    // The secrets file cannot be read or made (the audit signing key lives there unless AUDIT_SIGNING_KEY is set).
+    return warn('smtp', `not checked: the service's secrets cannot be loaded (${(error as Error).message}); see "secrets" and "data directory"`)
+  }
   try {
     const verified = await verifyMailSetup(deps)
     if (verified === null) return ok('smtp', 'not configured (the console shows mail-dependent features as unavailable)')

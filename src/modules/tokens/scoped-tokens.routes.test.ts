@@ -125,7 +125,7 @@ describe('the organization boundary', () => {
     expect(foreign.statusCode).toBe(404)
     const empty = await create({ organization_boundary: 'selected', organization_ids: [] })
     expect(empty.statusCode).toBe(400)
-    expect(empty.json().details).toEqual([{ field: 'organization_ids', message: expect.any(String) }])
+    expect(empty.json().details).toEqual([{ field: 'organization_ids', message: expect.any(String), code: 'invalid' }])
   })
 })
 

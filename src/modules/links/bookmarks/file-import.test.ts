@@ -133,7 +133,7 @@ describe('uploading a bookmark file as it is', () => {
     ] as const) {
       const response = await upload(ada, query, body)
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details).toEqual([{ field: 'content', message: expect.stringContaining(message) }])
+      expect(response.json().details).toEqual([{ field: 'content', message: expect.stringContaining(message), code: 'invalid' }])
     }
     expectReason(await upload(ada, 'format=csv', 'x'), 400, 'VALIDATION_FAILED')
     expectReason(await upload(ada, '', 'x'), 400, 'VALIDATION_FAILED')
@@ -191,7 +191,7 @@ describe('the limits of an upload', () => {
     const response = await upload(eve, 'format=html', endlessAfter(20_001))
     expectReason(response, 400, 'VALIDATION_FAILED')
     expect(response.json().details).toEqual([
-      { field: 'content', message: 'holds more than 20000 links; one import takes at most 20000 (split the file)' },
+      { field: 'content', message: 'holds more than 20000 links; one import takes at most 20000 (split the file)', code: 'invalid' },
     ])
     expect(await linkCount(eve)).toBe(0)
   })
