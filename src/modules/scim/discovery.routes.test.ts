@@ -25,7 +25,12 @@ describe('SCIM discovery', () => {
     const client = await scimClient(t)
     const list = await client.request('GET', '/ResourceTypes')
     expect(list.json()).toMatchObject({ totalResults: 1, startIndex: 1, itemsPerPage: 1 })
-    expect(list.json().Resources[0]).toMatchObject({ id: 'User', endpoint: '/Users', schema: USER_SCHEMA, schemaExtensions: [{ schema: ENTERPRISE }] })
+    expect(list.json().Resources[0]).toMatchObject({
+      id: 'User',
+      endpoint: '/Users',
+      schema: USER_SCHEMA,
+      schemaExtensions: [{ schema: ENTERPRISE }],
+    })
     expect((await client.request('GET', '/ResourceTypes/User')).json().name).toBe('User')
     expectScimError(await client.request('GET', '/ResourceTypes/Printer'), 404)
   })
@@ -36,7 +41,9 @@ describe('SCIM discovery', () => {
     const ids = list.json().Resources.map((s: { id: string }) => s.id)
     expect(ids).toEqual([USER_SCHEMA, ENTERPRISE])
     const user = await client.request('GET', `/Schemas/${USER_SCHEMA}`)
-    expect(user.json().attributes.map((a: { name: string }) => a.name)).toEqual(expect.arrayContaining(['userName', 'active', 'emails', 'externalId']))
+    expect(user.json().attributes.map((a: { name: string }) => a.name)).toEqual(
+      expect.arrayContaining(['userName', 'active', 'emails', 'externalId']),
+    )
     const enterprise = await client.request('GET', `/Schemas/${ENTERPRISE}`)
     expect(enterprise.json().attributes.map((a: { name: string }) => a.name)).toEqual(['employeeNumber', 'department', 'manager'])
   })
