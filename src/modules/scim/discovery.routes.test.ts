@@ -21,10 +21,10 @@ describe('SCIM discovery', () => {
     })
   })
 
-  it('ResourceTypes: User with the enterprise extension, as a ListResponse and by id', async () => {
+  it('ResourceTypes: User with the enterprise extension and Group, as a ListResponse and by id', async () => {
     const client = await scimClient(t)
     const list = await client.request('GET', '/ResourceTypes')
-    expect(list.json()).toMatchObject({ totalResults: 1, startIndex: 1, itemsPerPage: 1 })
+    expect(list.json()).toMatchObject({ totalResults: 2, startIndex: 1, itemsPerPage: 2 })
     expect(list.json().Resources[0]).toMatchObject({
       id: 'User',
       endpoint: '/Users',
@@ -35,11 +35,11 @@ describe('SCIM discovery', () => {
     expectScimError(await client.request('GET', '/ResourceTypes/Printer'), 404)
   })
 
-  it('Schemas: the core User and the enterprise extension, each with its attributes', async () => {
+  it('Schemas: the core User, the enterprise extension and Group, each with its attributes', async () => {
     const client = await scimClient(t)
     const list = await client.request('GET', '/Schemas')
     const ids = list.json().Resources.map((s: { id: string }) => s.id)
-    expect(ids).toEqual([USER_SCHEMA, ENTERPRISE])
+    expect(ids).toEqual([USER_SCHEMA, ENTERPRISE, 'urn:ietf:params:scim:schemas:core:2.0:Group'])
     const user = await client.request('GET', `/Schemas/${USER_SCHEMA}`)
     expect(user.json().attributes.map((a: { name: string }) => a.name)).toEqual(
       expect.arrayContaining(['userName', 'active', 'emails', 'externalId']),

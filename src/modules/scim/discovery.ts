@@ -50,6 +50,15 @@ export function resourceTypes(baseUrl: string) {
       schemaExtensions: [{ schema: SCHEMA.enterprise, required: false }],
       meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
     },
+    {
+      schemas: [SCHEMA.resourceType],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      description: 'A Switchboard team',
+      schema: SCHEMA.group,
+      meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/Group` },
+    },
   ]
 }
 
@@ -95,5 +104,16 @@ export function schemas(baseUrl: string) {
     attributes: [attr('employeeNumber'), attr('department'), complex('manager', [attr('value'), attr('displayName', { mutability: 'readOnly' })])],
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${SCHEMA.enterprise}` },
   }
-  return [user, enterprise]
+  const group = {
+    schemas: [SCHEMA.schema],
+    id: SCHEMA.group,
+    name: 'Group',
+    description: 'Group (a Switchboard team)',
+    attributes: [
+      attr('displayName', { required: true, uniqueness: 'server' }),
+      complex('members', [attr('value', { mutability: 'immutable' }), attr('display', { mutability: 'readOnly' })], { multiValued: true }),
+    ],
+    meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${SCHEMA.group}` },
+  }
+  return [user, enterprise, group]
 }

@@ -123,6 +123,12 @@ function applyAt(resource: JsonObject, op: 'add' | 'replace' | 'remove', path: P
   if (path.filter === null) {
     if (op === 'remove') {
       if (key === undefined) return
+      // Entra removes members by a list of values: {"op":"Remove","path":"members","value":[{"value":"…"}]}.
+      if (path.sub === null && Array.isArray(value) && Array.isArray(target[key])) {
+        const drop = new Set(value.map((entry: Json) => (isObject(entry) ? entry.value : entry)))
+        target[key] = (target[key] as Json[]).filter((element) => !(isObject(element) && drop.has(element.value)))
+        return
+      }
       if (path.sub === null) delete target[key]
       else for (const element of [target[key]].flat()) if (isObject(element)) deleteKey(element, path.sub)
       return

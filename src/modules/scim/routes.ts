@@ -15,6 +15,7 @@ import { resourceTypes, schemas, serviceProviderConfig } from './discovery.js'
 import { notFound } from './errors.js'
 import { installScimHttp, scimActorOf } from './http.js'
 import { listResponse, listWindow } from './list.js'
+import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.service.js'
 import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser, type ListQuery } from './users.service.js'
 
 const scim = { auth: 'scim' as const }
@@ -69,6 +70,29 @@ export function scimRoutes(deps: Deps): FastifyPluginAsync {
     app.patch('/Users/:id', { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } }, async (request) =>
       patchScimUser(deps, scimActorOf(request), (request.params as { id: string }).id, request.body, baseUrl),
     )
+    app.get('/Groups', { config: scim, schema: hidden }, async (request) => listGroups(deps, request.query as ListQuery, baseUrl))
+    app.get('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request) =>
+      getGroup(deps, (request.params as { id: string }).id, request.query as ListQuery, baseUrl),
+    )
+    app.post('/Groups', { config: scim, schema: { ...hidden, body: AnyBody } }, async (request, reply) => {
+      const resource = await createGroup(deps, scimActorOf(request), request.body, baseUrl)
+      return reply
+        .code(201)
+        .header('location', (resource.meta as { location: string }).location)
+        .send(resource)
+    })
+    app.put('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } }, async (request) =>
+      replaceGroup(deps, scimActorOf(request), (request.params as { id: string }).id, request.body, baseUrl),
+    )
+    app.patch('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } }, async (request, reply) => {
+      await patchGroup(deps, scimActorOf(request), (request.params as { id: string }).id, request.body, baseUrl)
+      return reply.code(204).send()
+    })
+    app.delete('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request, reply) => {
+      await deleteGroup(deps, scimActorOf(request), (request.params as { id: string }).id)
+      return reply.code(204).send()
+    })
+
     app.delete('/Users/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request, reply) => {
       await deleteScimUser(deps, scimActorOf(request), (request.params as { id: string }).id)
       return reply.code(204).send()
