@@ -30,7 +30,7 @@ export function scimCredentialRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '',
       {
-        // Minting a credential that can create and remove accounts needs a person at the console.
+        // Every attempt counts: a credential can create, deactivate and remove accounts.
         config: { auth: 'admin', rateLimit: perUser(10, 15) },
         schema: {
           tags,

@@ -16,6 +16,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { toAppError } from '../../plugins/errors.js'
+import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
 import type { RequestContext } from '../audit/service.js'
 import { authenticateScimToken } from './credentials.service.js'
 import type { ScimCredentialRow } from './credentials.repo.js'
@@ -80,7 +81,11 @@ export function installScimHttp(app: FastifyInstance, deps: Deps): void {
     const header = request.headers.authorization
     const token = header === undefined ? null : (BEARER.exec(header.trim())?.[1] ?? null)
     const credential = token === null ? null : await authenticateScimToken(deps, token)
-    if (credential === null) throw new ScimError(401, 'A valid SCIM credential is required (Authorization: Bearer scim_…).')
+    if (credential === null) {
+      // Counted against the IP's general limit like any failed authentication (429 once spent).
+      await chargeFailedAuthentication(deps.counters, request.ip, deps.config.rateLimitGeneral)
+      throw new ScimError(401, 'A valid SCIM credential is required (Authorization: Bearer scim_…).')
+    }
     const state = await deps.counters.increment(`rl:scim:${credential.id}`, MINUTE)
     if (state.count > deps.config.scimRateLimit) {
       throw new ScimError(

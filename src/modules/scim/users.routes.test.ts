@@ -306,6 +306,35 @@ describe('existing accounts and the account rules', () => {
     await t.app.inject({ method: 'DELETE', url: '/api/admin/settings/scim.adopt_existing_accounts_by_email', headers: bearer(client.adminToken) })
   })
 
+  it("an administrator's email and password cannot be changed through SCIM, and an administrator is never adopted", async () => {
+    const client = await scimClient(t)
+    const admin = await createUser(t, { isAdmin: true })
+    const changeEmail = await client.request('PATCH', `/Users/${admin.user.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails[type eq "work"].value', value: uniqueEmail('attacker') }],
+    })
+    expectScimError(changeEmail, 400, 'mutability')
+    const setPassword = await client.request('PATCH', `/Users/${admin.user.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'password', value: 'taken over 123' }],
+    })
+    expectScimError(setPassword, 400, 'mutability')
+    await login(t, admin.email, admin.password!)
+    const rename = await client.request('PATCH', `/Users/${admin.user.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Still Admin' }],
+    })
+    expect(rename.statusCode).toBe(200)
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/admin/settings/scim.adopt_existing_accounts_by_email',
+      headers: bearer(client.adminToken),
+      payload: { value: true },
+    })
+    expectScimError(await client.request('POST', '/Users', oktaCreateBody(admin.email)), 409, 'uniqueness')
+    await t.app.inject({ method: 'DELETE', url: '/api/admin/settings/scim.adopt_existing_accounts_by_email', headers: bearer(client.adminToken) })
+  })
+
   it('the last active administrator can be neither deactivated nor deleted (409 mutability)', async () => {
     const client = await scimClient(t)
     // Every administrator but one is disabled, so the one left is the last.

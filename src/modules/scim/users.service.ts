@@ -173,8 +173,10 @@ async function adoptExisting(deps: Deps, actor: ScimActor, userId: string, model
   if (!(await adoptsExistingAccounts(deps))) throw conflict('A user with this email already exists.')
   await uniquely(() =>
     deps.db.transaction().execute(async (tx) => {
-      // Already provisioned through SCIM: a second create is a duplicate, not an adoption.
-      if (await hasScimFields(tx, userId)) throw conflict('A user with this email already exists.')
+      // Already provisioned through SCIM: a second create is a duplicate, not an adoption. An
+      // administrator's account is never adopted (as OIDC never links one by email).
+      const existing = await findUserById(tx, userId)
+      if (existing === null || existing.is_admin || (await hasScimFields(tx, userId))) throw conflict('A user with this email already exists.')
       await assertUserNameFree(tx, model, userId)
       await writeUser(deps, tx, actor, userId, { ...model, password: null }, null)
       await recordAudit(tx, deps.clock, actor.ctx, {
@@ -199,6 +201,12 @@ async function writeUser(deps: Deps, tx: Executor, actor: ScimActor, userId: str
   if (user === null) throw notFound('No such User.')
   if (admins !== null && user.is_admin && !user.disabled && !admins.some((id) => id !== userId)) {
     throw new ScimError(409, 'The last active administrator cannot be deactivated.', 'mutability')
+  }
+  // An administrator's sign-in credentials are not the identity provider's to change: a new email
+  // (then a password reset to it) or password would hand the provider's credential an
+  // administrator's account. Their profile and `active` are still provisioned.
+  if (user.is_admin && (model.email !== user.email || passwordHash !== null)) {
+    throw new ScimError(400, "An administrator's email and password are changed in Switchboard, not through SCIM.", 'mutability')
   }
   const now = deps.clock.now().toISOString()
   await updateUser(tx, userId, {
