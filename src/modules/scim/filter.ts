@@ -18,6 +18,13 @@ const CORE_PREFIX = /^urn:ietf:params:scim:schemas:core:2\.0:(user|group):/i
 export const EXTENSION_SCHEMAS = ['urn:ietf:params:scim:schemas:extension:enterprise:2.0:User']
 const MAX_FILTER_LENGTH = 4096
 
+/** The `filter` query parameter: absent or blank is no filter; sent twice is not a filter. */
+export function filterParam(value: unknown): Filter | null {
+  if (value === undefined || (typeof value === 'string' && value.trim() === '')) return null
+  if (typeof value !== 'string') throw new ScimError(400, 'Send one filter parameter.', 'invalidFilter')
+  return parseFilter(value)
+}
+
 export function parseFilter(text: string): Filter {
   if (text.length > MAX_FILTER_LENGTH) throw new ScimError(400, 'The filter is too long.', 'invalidFilter')
   try {

@@ -13,7 +13,7 @@ import { recordAudit } from '../audit/service.js'
 import { deleteTeam, deleteTeamMember, insertTeam, insertTeamMember, updateTeam } from '../admin/teams.repo.js'
 import { SCHEMA } from './discovery.js'
 import { badRequest, conflict, notFound, ScimError } from './errors.js'
-import { keyOf, matches, parseFilter, type Filter } from './filter.js'
+import { filterParam, keyOf, matches, type Filter } from './filter.js'
 import type { ScimActor } from './http.js'
 import { listResponse, listWindow, projection } from './list.js'
 import { applyPatch } from './patch.js'
@@ -70,7 +70,7 @@ async function loadGroup(ex: Executor, id: string): Promise<ScimGroupRow> {
 
 export async function listGroups(deps: Deps, query: ListQuery, baseUrl: string) {
   const window = listWindow(query)
-  const filter: Filter | null = query.filter === undefined || query.filter.trim() === '' ? null : parseFilter(query.filter)
+  const filter: Filter | null = filterParam(query.filter)
   let rows: ScimGroupRow[]
   if (filter?.op === 'eq' && filter.attrPath.toLowerCase() === 'displayname' && typeof filter.compValue === 'string') {
     // Okta and Entra look a group up by name before creating it: one indexed lookup.

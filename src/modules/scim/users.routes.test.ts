@@ -247,9 +247,13 @@ describe('filters', () => {
     expect(await ids(`userName co "${tag}" and meta.created lt "2000-01-01T00:00:00Z"`)).toEqual([])
   })
 
-  it('a filter that cannot be parsed is 400 invalidFilter', async () => {
+  it('a filter that cannot be parsed, or two filter parameters, is 400 invalidFilter; a bad count is 400 invalidValue', async () => {
     const client = await scimClient(t)
     expectScimError(await client.request('GET', `/Users?filter=${encodeURIComponent('userName zz "x"')}`), 400, 'invalidFilter')
+    expectScimError(await client.request('GET', '/Users?filter=id%20pr&filter=id%20pr'), 400, 'invalidFilter')
+    expectScimError(await client.request('GET', '/Groups?filter=id%20pr&filter=id%20pr'), 400, 'invalidFilter')
+    expectScimError(await client.request('GET', '/Users?count=ten'), 400, 'invalidValue')
+    expect((await client.request('GET', '/Users?attributes=id&attributes=userName&count=1')).statusCode).toBe(200)
   })
 })
 

@@ -28,7 +28,7 @@ import { deleteUserKeepingInvariants, insertNewUser, prepareNewUser } from '../u
 import { findUserById } from '../users/repo.js'
 import { conflict, notFound, ScimError } from './errors.js'
 import type { ScimActor } from './http.js'
-import { matches, parseFilter, type Filter } from './filter.js'
+import { filterParam, matches, type Filter } from './filter.js'
 import { listResponse, listWindow, projection } from './list.js'
 import { applyPatch } from './patch.js'
 import { fromScimUser, toScimUser, type UserModel } from './users.mapping.js'
@@ -47,11 +47,11 @@ export const ADOPT_SETTING = 'scim.adopt_existing_accounts_by_email'
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
 
 export interface ListQuery {
-  filter?: string
+  filter?: unknown
   startIndex?: unknown
   count?: unknown
-  attributes?: string
-  excludedAttributes?: string
+  attributes?: unknown
+  excludedAttributes?: unknown
 }
 
 function auditActor(actor: ScimActor): Actor {
@@ -85,7 +85,7 @@ async function selectUsers(deps: Deps, filter: Filter | null): Promise<ScimUserR
 export async function listScimUsers(deps: Deps, query: ListQuery, baseUrl: string) {
   const window = listWindow(query)
   const project = projection(query)
-  const filter = query.filter === undefined || query.filter.trim() === '' ? null : parseFilter(query.filter)
+  const filter = filterParam(query.filter)
   const rows = await selectUsers(deps, filter)
   const resources = rows.map((row) => toScimUser(row, baseUrl)).filter((resource) => filter === null || matches(filter, resource))
   return listResponse(resources, window, project)
