@@ -17,11 +17,14 @@ const CORE_PREFIX = /^urn:ietf:params:scim:schemas:core:2\.0:(user|group):/i
 /** Extension schemas whose attributes live under the schema URN's key in a resource. */
 export const EXTENSION_SCHEMAS = ['urn:ietf:params:scim:schemas:extension:enterprise:2.0:User']
 const MAX_FILTER_LENGTH = 4096
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 
 /** The `filter` query parameter: absent or blank is no filter; sent twice is not a filter. */
 export function filterParam(value: unknown): Filter | null {
   if (value === undefined || (typeof value === 'string' && value.trim() === '')) return null
   if (typeof value !== 'string') throw new ScimError(400, 'Send one filter parameter.', 'invalidFilter')
+  // No stored value holds a control character, and PostgreSQL cannot even compare text holding NUL.
+  if (CONTROL_CHARACTER.test(value)) throw new ScimError(400, 'The filter holds a control character.', 'invalidFilter')
   return parseFilter(value)
 }
 

@@ -121,6 +121,11 @@ describe('Microsoft Entra ID groups', () => {
       Operations: [{ op: 'Add', path: 'members', value: [{ value: 'no-such-user' }] }],
     })
     expectScimError(response, 400, 'invalidValue')
+    const nul = await client.request('PATCH', `/Groups/${group.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Add', path: 'members', value: [{ value: 'a\u0000b' }] }],
+    })
+    expectScimError(nul, 400, 'invalidValue')
     expect(await memberIds(client, group.id)).toEqual([])
   })
 })

@@ -56,7 +56,9 @@ function fromScimGroup(resource: unknown): GroupModel {
   if (!Array.isArray(members)) throw badRequest('members must be an array.')
   const memberIds = members.map((member: unknown) => {
     const value = get(member, 'value')
-    if (typeof value !== 'string' || value === '') throw badRequest('Every member needs a value (a User id).')
+    if (typeof value !== 'string' || value === '' || value.length > 64 || !isDisplayText(value)) {
+      throw badRequest('Every member needs a value (a User id).')
+    }
     return value
   })
   return { displayName: displayName.trim(), memberIds: [...new Set(memberIds)] }

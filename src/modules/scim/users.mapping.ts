@@ -104,7 +104,7 @@ export function fromScimUser(resource: unknown): UserModel {
   const userName = optionalString(get(resource, 'userName'), 'userName')
   if (userName === null) throw new ScimError(400, 'userName is required.', 'invalidValue')
   const email = (primaryEmail(get(resource, 'emails')) ?? (EMAIL.test(userName) ? userName : null))?.trim().toLowerCase() ?? null
-  if (email === null || email.length > 254 || !EMAIL.test(email)) {
+  if (email === null || email.length > 254 || !EMAIL.test(email) || !isDisplayText(email)) {
     throw new ScimError(400, 'An email address is required: in emails, or as a userName that is one.', 'invalidValue')
   }
   const name = get(resource, 'name')
