@@ -156,6 +156,10 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   deleteTeam: 'admin.teams:write',
   addTeamMember: 'admin.teams:write',
   removeTeamMember: 'admin.teams:write',
+  // SCIM credentials (issue 29): whoever holds one provisions and removes accounts, as admin.users does.
+  listScimCredentials: 'admin.users:read',
+  createScimCredential: 'admin.users:write',
+  revokeScimCredential: 'admin.users:write',
   listSettings: 'admin.settings:read',
   getSetting: 'admin.settings:read',
   getSmtpSettings: 'admin.settings:read',
