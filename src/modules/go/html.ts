@@ -89,13 +89,22 @@ export function sourceLabelHtml(source: CandidateSource): string {
  * POST form carrying the session's CSRF token (forms cannot send X-CSRF-Token); without a session
  * (an API token) there is nothing to bind it to, so only the plain links are offered.
  */
-export function chooserPage(slug: string, candidates: readonly Candidate[], csrfToken: string | null): HtmlPage {
+export function chooserPage(
+  slug: string,
+  candidates: readonly Candidate[],
+  csrfToken: string | null,
+  request: { rest: string | null; query: string } = { rest: null, query: '' },
+): HtmlPage {
+  // The page may be /go/<slug>/a/b: the form's relative action climbs back to /go/ first.
+  const up = request.rest === null ? '' : '../'.repeat(request.rest.split('/').length)
+  const to = `${request.rest === null ? '' : `/${request.rest}`}${request.query === '' ? '' : `?${request.query}`}`
   const items = candidates.map((link) => {
     const remember =
       csrfToken === null
         ? ''
-        : `<form method="post" action="${escapeHtml(slug)}/preference">` +
+        : `<form method="post" action="${escapeHtml(up + slug)}/preference">` +
           `<input type="hidden" name="csrf_token" value="${escapeHtml(csrfToken)}">` +
+          (to === '' ? '' : `<input type="hidden" name="to" value="${escapeHtml(to)}">`) +
           `<input type="hidden" name="link_id" value="${escapeHtml(link.id)}">` +
           '<button type="submit">Open and remember this choice</button></form>'
     return (

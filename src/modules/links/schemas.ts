@@ -5,7 +5,15 @@ export const SLUG_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN, 'x-message': 'must be 1–64 letters, digits, underscores or dashes' })
 /** The service checks the rest (absolute http(s), no credentials, at most 2048 once normalised). */
-const Url = Text({ minLength: 1, maxLength: 2048, examples: ['https://example.com/handbook'] })
+const Url = Text({
+  minLength: 1,
+  maxLength: 2048,
+  examples: ['https://example.com/handbook', 'https://jira.example/browse/{1}-{2|1}'],
+  description:
+    'An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: ' +
+    '`{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), ' +
+    'each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.',
+})
 const Title = Nullable(DisplayText({ minLength: 1, maxLength: 200 }))
 const Id = Text({ minLength: 1, maxLength: 200 })
 const TagIds = Type.Array(Id, { maxItems: 50, uniqueItems: true, description: 'Your own tags; replaces your tags on the link' })

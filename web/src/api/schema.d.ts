@@ -7704,7 +7704,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example https://example.com/handbook */
+                    /**
+                     * @description An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: `{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.
+                     * @example https://example.com/handbook
+                     * @example https://jira.example/browse/{1}-{2|1}
+                     */
                     url: string;
                     title?: string | null;
                     slug?: string | null;
@@ -7934,7 +7938,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example https://example.com/handbook */
+                    /**
+                     * @description An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: `{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.
+                     * @example https://example.com/handbook
+                     * @example https://jira.example/browse/{1}-{2|1}
+                     */
                     url?: string;
                     title?: string | null;
                     slug?: string | null;
