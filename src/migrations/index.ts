@@ -20,6 +20,7 @@ import * as m0014 from './0014_backup_code_selectors.js'
 import * as m0017 from './0017_oidc_issuer_trust_email.js'
 import * as m0018 from './0018_passkeys.js'
 import * as m0019 from './0019_security_policy_notifications.js'
+import * as m0027 from './0027_link_clicks.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -44,4 +45,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0017_oidc_issuer_trust_email': m0017,
   '0018_passkeys': m0018,
   '0019_security_policy_notifications': m0019,
+  '0027_link_clicks': m0027,
 }

@@ -10,6 +10,7 @@ import type { Deps } from '../../deps.js'
 import { optionalCaller } from '../auth/hook.js'
 import type { BrowserAnswer, GoRequest } from './browser.js'
 import { openGoLink, rememberGoChoice } from './browser.js'
+import { createClickCounter, type ClickCounter } from './clicks.js'
 
 const FORM_LIMIT_BYTES = 4 * 1024
 
@@ -26,13 +27,20 @@ function goRequestOf(url: string): GoRequest {
   return { rest: slash === -1 ? null : afterGo.slice(slash + 1), query }
 }
 
-function send(reply: FastifyReply, answer: BrowserAnswer): FastifyReply {
-  if ('redirect' in answer) return reply.redirect(answer.redirect, answer.status)
+function send(reply: FastifyReply, answer: BrowserAnswer, clicks: ClickCounter): FastifyReply {
+  if ('redirect' in answer) {
+    // In memory only: the redirect does not wait for the count.
+    if (answer.linkId !== undefined) clicks.count(answer.linkId)
+    return reply.redirect(answer.redirect, answer.status)
+  }
   return reply.code(answer.page.status).header('content-security-policy', answer.page.csp).type('text/html; charset=utf-8').send(answer.page.html)
 }
 
 export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    const clicks = createClickCounter(deps)
+    // app.close() — the clean shutdown path — runs this once in-flight requests are done.
+    app.addHook('onClose', async () => clicks.close())
     // Only the chooser's form is accepted here: application/x-www-form-urlencoded, and nothing else.
     app.removeAllContentTypeParsers()
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
@@ -44,7 +52,7 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     const slugOf = (params: unknown) => (params as { slug: string }).slug
 
     const open = async (request: FastifyRequest, reply: FastifyReply) =>
-      send(reply, await openGoLink(deps, await optionalCaller(deps, request), slugOf(request.params), goRequestOf(request.url)))
+      send(reply, await openGoLink(deps, await optionalCaller(deps, request), slugOf(request.params), goRequestOf(request.url)), clicks)
     app.get('/:slug', options, open)
     // Path appending and templates (issue 31): everything after the slug is the link's to fill in.
     app.get('/:slug/*', options, open)
@@ -53,6 +61,7 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       send(
         reply,
         await rememberGoChoice(deps, await optionalCaller(deps, request), slugOf(request.params), (request.body ?? {}) as Record<string, string>),
+        clicks,
       ),
     )
   }

@@ -11,7 +11,8 @@ import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib
 import { chooserPage, messagePage, notFoundPage, type HtmlPage } from './html.js'
 import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference } from './service.js'
 
-export type BrowserAnswer = { redirect: string; status: 302 | 303 } | { page: HtmlPage }
+/** `linkId`: the redirect opens this link, and counts a click for it (clicks.ts). */
+export type BrowserAnswer = { redirect: string; status: 302 | 303; linkId?: string } | { page: HtmlPage }
 
 /** The login page of the web app, which sends the user back here once signed in. */
 function toLogin(deps: Deps, slug: string, status: 302 | 303, request: GoRequest = { rest: null, query: '' }): BrowserAnswer {
@@ -62,7 +63,7 @@ export async function openGoLink(
   const target = await resolveGoLink(deps, caller, slug)
   if (target.kind === 'redirect') {
     const destination = destinationFor(target.url, rest, request.query)
-    return 'url' in destination ? { redirect: destination.url, status: 302 } : { page: refusedPage(slug, destination.refusal) }
+    return 'url' in destination ? { redirect: destination.url, status: 302, linkId: target.linkId } : { page: refusedPage(slug, destination.refusal) }
   }
   if (target.kind === 'none') return { page: notFoundPage(slug) }
   const candidates = target.links.flatMap((link) => {
@@ -114,7 +115,7 @@ export async function rememberGoChoice(
     const destination = destinationFor(preference.url, rest, request.query)
     if ('refusal' in destination) return { page: refusedPage(slug, destination.refusal) }
     // 303: the browser follows with a GET, so a reload cannot post the form again.
-    return { redirect: destination.url, status: 303 }
+    return { redirect: destination.url, status: 303, linkId: preference.link_id }
   } catch (error) {
     if (error instanceof AppError && (error.reason === 'NOT_FOUND' || error.reason === 'VALIDATION_FAILED')) return { page: unavailable() }
     throw error

@@ -1,0 +1,75 @@
+/** Click counts (issue 31, item 2): every redirect counts, in bursts, across instances, and through a clean shutdown. */
+import { describe, expect, it } from 'vitest'
+import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
+import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
+import { createLink } from '../../../test/helpers/links.js'
+import type { FastifyInstance } from 'fastify'
+import { utcDay } from './clicks.js'
+
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+
+const stored = async (linkId: string) =>
+  (await t.deps.db.selectFrom('link_clicks').select(['day', 'clicks']).where('link_id', '=', linkId).execute()).map((row) => ({
+    day: row.day,
+    clicks: Number(row.clicks),
+  }))
+
+async function burst(app: FastifyInstance, token: string, path: string, n: number): Promise<void> {
+  const responses = await Promise.all(Array.from({ length: n }, () => app.inject({ method: 'GET', url: path, headers: bearer(token) })))
+  for (const response of responses) expect(response.statusCode).toBe(302)
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('not within time')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe('click counts', () => {
+  it('counts 1,000 concurrent redirects as 1,000, written within about a second, in one row per day', async () => {
+    const user = await createSignedInUser(t)
+    const link = await createLink(t, user.token, { slug: 'counted', url: 'https://counted.example/' })
+    await burst(t.app, user.token, '/go/counted/some/path', 1000)
+    await eventually(async () => (await stored(link.id)).length > 0)
+    await eventually(async () => (await stored(link.id))[0]?.clicks === 1000)
+    expect(await stored(link.id)).toEqual([{ day: utcDay(t.clock.now()), clicks: 1000 }])
+  })
+
+  it('counts nothing for a refused address, a chooser or a miss', async () => {
+    const user = await createSignedInUser(t)
+    const link = await createLink(t, user.token, { slug: 'refused', url: 'https://refused.example/docs' })
+    const response = await t.app.inject({ method: 'GET', url: '/go/refused/%2e%2e', headers: bearer(user.token) })
+    expect(response.statusCode).toBeGreaterThanOrEqual(400)
+    await t.app.inject({ method: 'GET', url: '/go/no-such-link', headers: bearer(user.token) })
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    expect(await stored(link.id)).toEqual([])
+  })
+
+  it('loses none on a clean shutdown, and two instances add up rather than overwrite', async () => {
+    const user = await createSignedInUser(t)
+    const link = await createLink(t, user.token, { slug: 'shutdown', url: 'https://shutdown.example/' })
+    const peer = await startPeerInstance(t)
+    await Promise.all([burst(t.app, user.token, '/go/shutdown', 1000), burst(peer.app, user.token, '/go/shutdown', 1000)])
+    // Closed at once — well within the flush interval: the close writes what is pending.
+    await peer.close()
+    // The peer's thousand are written by its close, not by a timer that may still come.
+    expect((await stored(link.id))[0]?.clicks).toBeGreaterThanOrEqual(1000)
+    await eventually(async () => (await stored(link.id))[0]?.clicks === 2000)
+    expect(await stored(link.id)).toEqual([{ day: utcDay(t.clock.now()), clicks: 2000 }])
+  })
+
+  it('drops the clicks of a link deleted before they were written, and keeps the others', async () => {
+    const user = await createSignedInUser(t)
+    const kept = await createLink(t, user.token, { slug: 'kept', url: 'https://kept.example/' })
+    const gone = await createLink(t, user.token, { slug: 'gone', url: 'https://gone.example/' })
+    const peer = await startPeerInstance(t)
+    await burst(peer.app, user.token, '/go/kept', 3)
+    await burst(peer.app, user.token, '/go/gone', 2)
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/links/${gone.id}`, headers: bearer(user.token) })).statusCode).toBe(204)
+    await peer.close()
+    expect(await stored(kept.id)).toEqual([{ day: utcDay(t.clock.now()), clicks: 3 }])
+    expect(await stored(gone.id)).toEqual([])
+  })
+})
