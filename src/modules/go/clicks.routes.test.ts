@@ -73,3 +73,50 @@ describe('click counts', () => {
     expect(await stored(gone.id)).toEqual([])
   })
 })
+
+describe('click counts in the API', () => {
+  const daysAgo = (n: number) => utcDay(new Date(t.clock.now().getTime() - n * 24 * 60 * 60 * 1000))
+
+  it('shows the last 30 days on the link views and a 90-day daily series, only to those who see the link', async () => {
+    const user = await createSignedInUser(t)
+    const link = await createLink(t, user.token, { slug: 'reported', url: 'https://reported.example/' })
+    // Earlier days as the flush would have left them.
+    await t.deps.db
+      .insertInto('link_clicks')
+      .values([
+        { link_id: link.id, day: daysAgo(29), clicks: 5 },
+        { link_id: link.id, day: daysAgo(30), clicks: 7 },
+        { link_id: link.id, day: daysAgo(89), clicks: 11 },
+        { link_id: link.id, day: daysAgo(90), clicks: 13 },
+      ])
+      .execute()
+    await burst(t.app, user.token, '/go/reported', 3)
+    await eventually(async () => (await stored(link.id)).some((row) => row.day === daysAgo(0) && row.clicks === 3))
+
+    const one = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}`, headers: bearer(user.token) })
+    expect(one.json().clicks_30d).toBe(8)
+    const list = await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(user.token) })
+    expect(list.json().items.find((item: { id: string }) => item.id === link.id).clicks_30d).toBe(8)
+
+    const series = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}/clicks`, headers: bearer(user.token) })
+    expect(series.statusCode).toBe(200)
+    const body = series.json<{ link_id: string; days: { day: string; clicks: number }[]; total: number }>()
+    expect(body.link_id).toBe(link.id)
+    expect(body.days).toHaveLength(90)
+    expect(body.days[0]).toEqual({ day: daysAgo(89), clicks: 11 })
+    expect(body.days.at(-1)).toEqual({ day: daysAgo(0), clicks: 3 })
+    expect(body.days.find((entry) => entry.day === daysAgo(30))).toEqual({ day: daysAgo(30), clicks: 7 })
+    expect(body.total).toBe(3 + 5 + 7 + 11)
+
+    const stranger = await createSignedInUser(t)
+    const hidden = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}/clicks`, headers: bearer(stranger.token) })
+    expect(hidden.statusCode).toBe(404)
+    expect(hidden.json().reason).toBe('NOT_FOUND')
+  })
+
+  it('a new link starts at 0', async () => {
+    const user = await createSignedInUser(t)
+    const link = await createLink(t, user.token, { url: 'https://new.example/' })
+    expect(link.clicks_30d).toBe(0)
+  })
+})

@@ -27,10 +27,24 @@ export const LinkView = Type.Object({
   forwarding_enabled: Type.Boolean(),
   tag_ids: Type.Array(Type.String()),
   organization_id: Nullable(Type.String({ description: 'null for a personal link' })),
+  clicks_30d: Type.Integer({
+    minimum: 0,
+    description: 'Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second',
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })
 export type LinkView = Static<typeof LinkView>
+
+/** GET /api/links/{id}/clicks: one entry per UTC day, oldest first, days without clicks as 0. */
+export const LinkClicks = Type.Object({
+  link_id: Type.String(),
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC)' }), clicks: Type.Integer({ minimum: 0 }) }), {
+    description: 'The last 90 days, today last',
+  }),
+  total: Type.Integer({ minimum: 0, description: 'The sum over these days' }),
+})
+export type LinkClicks = Static<typeof LinkClicks>
 
 export const LinkPage = PageOf(LinkView)
 

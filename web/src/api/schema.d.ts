@@ -1321,6 +1321,23 @@ export interface paths {
         patch: operations["updateLink"];
         trace?: never;
     };
+    "/api/links/{id}/clicks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clicks on one link you can see, per UTC day over the last 90 days (redirects through /go/{slug}) */
+        get: operations["getLinkClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/go/preferences": {
         parameters: {
             query?: never;
@@ -7671,6 +7688,8 @@ export interface operations {
                             forwarding_enabled: boolean;
                             tag_ids: string[];
                             organization_id: string | null;
+                            /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                            clicks_30d: number;
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -7735,6 +7754,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -7851,6 +7872,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -7968,6 +7991,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -8012,6 +8037,56 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLinkClicks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        link_id: string;
+                        /** @description The last 90 days, today last */
+                        days: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD (UTC)
+                             */
+                            day: string;
+                            clicks: number;
+                        }[];
+                        /** @description The sum over these days */
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
