@@ -110,6 +110,21 @@ describe('click counts in the API', () => {
     expect(body.days.find((entry) => entry.day === daysAgo(30))).toEqual({ day: daysAgo(30), clicks: 7 })
     expect(body.total).toBe(3 + 5 + 7 + 11)
 
+    // The JSON export carries every kept day, oldest first.
+    const exported = await t.app.inject({ method: 'GET', url: '/api/links/export?format=json&q=reported.example', headers: bearer(user.token) })
+    expect(exported.json().links).toEqual([
+      expect.objectContaining({
+        slug: 'reported',
+        clicks: [
+          { day: daysAgo(90), clicks: 13 },
+          { day: daysAgo(89), clicks: 11 },
+          { day: daysAgo(30), clicks: 7 },
+          { day: daysAgo(29), clicks: 5 },
+          { day: daysAgo(0), clicks: 3 },
+        ],
+      }),
+    ])
+
     const stranger = await createSignedInUser(t)
     const hidden = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}/clicks`, headers: bearer(stranger.token) })
     expect(hidden.statusCode).toBe(404)

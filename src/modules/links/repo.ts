@@ -260,3 +260,22 @@ export async function findDailyClicks(ex: Executor, linkId: string, fromDay: str
     .execute()
   return rows.map((row) => ({ day: row.day, clicks: Number(row.clicks) }))
 }
+
+/** Every kept day's clicks of these links (for the export), each link's by day. */
+export async function findClicksOfLinks(ex: Executor, linkIds: readonly string[]): Promise<Map<string, { day: string; clicks: number }[]>> {
+  const byLink = new Map<string, { day: string; clicks: number }[]>()
+  if (linkIds.length === 0) return byLink
+  const rows = await ex
+    .selectFrom('link_clicks')
+    .select(['link_id', 'day', 'clicks'])
+    .where('link_id', 'in', linkIds)
+    .orderBy('link_id')
+    .orderBy('day')
+    .execute()
+  for (const row of rows) {
+    const days = byLink.get(row.link_id) ?? []
+    days.push({ day: row.day, clicks: Number(row.clicks) })
+    byLink.set(row.link_id, days)
+  }
+  return byLink
+}

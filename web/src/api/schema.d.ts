@@ -7633,6 +7633,12 @@ export interface operations {
                             /** @description Names of your own tags on the link */
                             tags: string[];
                             organization: string | null;
+                            /** @description Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31) */
+                            clicks: {
+                                /** Format: date */
+                                day: string;
+                                clicks: number;
+                            }[];
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
