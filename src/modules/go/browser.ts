@@ -8,7 +8,9 @@ import { safeEqual } from '../../lib/crypto.js'
 import type { Caller } from '../auth/caller.js'
 import { csrfTokenFor } from '../auth/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
-import { chooserPage, messagePage, notFoundPage, type HtmlPage } from './html.js'
+import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
+import { slugKey } from '../links/url.js'
+import { chooserPage, detailsPage, messagePage, notFoundPage, type HtmlPage } from './html.js'
 import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference } from './service.js'
 
 /** `linkId`: the redirect opens this link, and counts a click for it (clicks.ts). */
@@ -50,12 +52,35 @@ export function destinationFor(url: string, rest: Rest | null, query: string): {
   return result.ok ? { url: result.url } : { refusal: result.refusal }
 }
 
+/** `/go/<slug>+`: the details of the links the slug opens, for the caller (issue 31). Looking is not a click. */
+async function showDetails(deps: Deps, caller: Caller | null, slug: string): Promise<BrowserAnswer> {
+  if (caller === null) return toLogin(deps, `${slug}+`, 302)
+  const links = await findForwardingLinks(deps.db, caller.user.id, slugKey(slug))
+  if (links.length === 0) return { page: notFoundPage(slug) }
+  const since = new Date(deps.clock.now().getTime() - 29 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
+  const clicks = await sumClicksSince(
+    deps.db,
+    links.map((link) => link.id),
+    since,
+  )
+  const details = links.map((link) => ({
+    title: link.title,
+    url: link.url,
+    source: candidateSourceOf(link),
+    createdAt: link.created_at,
+    updatedAt: link.updated_at,
+    clicks30d: clicks.get(link.id) ?? 0,
+  }))
+  return { page: detailsPage(slug, details) }
+}
+
 export async function openGoLink(
   deps: Deps,
   caller: Caller | null,
   slug: string,
   request: GoRequest = { rest: null, query: '' },
 ): Promise<BrowserAnswer> {
+  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1))
   if (!isSlug(slug)) return { page: notFoundPage(slug) }
   if (caller === null) return toLogin(deps, slug, 302, request)
   const rest = parseRest(request.rest)

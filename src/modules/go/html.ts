@@ -115,3 +115,25 @@ export function chooserPage(
   const body = `<h1>go/${escapeHtml(slug)}</h1><p>Several links are called go/${escapeHtml(slug)}. Which one?</p><ul>${items.join('')}</ul>`
   return { status: 200, html: document(`go/${slug}`, body), csp: policy(candidates.map((link) => link.url)) }
 }
+
+export interface LinkDetails {
+  title: string | null
+  url: string
+  source: CandidateSource
+  createdAt: string
+  updatedAt: string
+  clicks30d: number
+}
+
+/** `/go/<slug>+` (issue 31): what the go-link is — destination, owner, dates and clicks — without opening it. */
+export function detailsPage(slug: string, links: readonly LinkDetails[]): HtmlPage {
+  const items = links.map(
+    (link) =>
+      `<li><a href="${escapeHtml(link.url)}">${escapeHtml(link.title ?? link.url)}</a>` +
+      `<p class="url">${escapeHtml(link.url)}</p><p class="source">${link.source.kind === 'personal' ? '<strong>Owner:</strong> you' : `<strong>Owner:</strong> organization <bdi>${escapeHtml(link.source.name)}</bdi>`}</p>` +
+      `<p class="source">Created ${escapeHtml(link.createdAt.slice(0, 10))}, last changed ${escapeHtml(link.updatedAt.slice(0, 10))}</p>` +
+      `<p class="source">${link.clicks30d} ${link.clicks30d === 1 ? 'click' : 'clicks'} in the last 30 days</p></li>`,
+  )
+  const body = `<h1>go/${escapeHtml(slug)}</h1><ul>${items.join('')}</ul>`
+  return { status: 200, html: document(`go/${slug}+`, body), csp: policy() }
+}
