@@ -337,6 +337,14 @@ export interface GoPreferencesTable {
   updated_at: Timestamp
 }
 
+/** Clicks per link per UTC day (issue 31). */
+export interface LinkClicksTable {
+  link_id: string
+  /** YYYY-MM-DD, UTC. */
+  day: string
+  clicks: number
+}
+
 /** Stripe webhook events already processed (each event id is applied once). */
 export interface BillingEventsTable {
   id: string
@@ -425,6 +433,7 @@ export interface Database {
   links: LinksTable
   link_tags: LinkTagsTable
   go_preferences: GoPreferencesTable
+  link_clicks: LinkClicksTable
   billing_events: BillingEventsTable
   known_devices: KnownDevicesTable
   mail_outbox: MailOutboxTable

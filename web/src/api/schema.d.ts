@@ -1278,6 +1278,23 @@ export interface paths {
         patch: operations["updateLink"];
         trace?: never;
     };
+    "/api/links/{id}/clicks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clicks on one link you can see, per UTC day over the last 90 days (redirects through /go/{slug}) */
+        get: operations["getLinkClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/go/preferences": {
         parameters: {
             query?: never;
@@ -7408,6 +7425,12 @@ export interface operations {
                             /** @description Names of your own tags on the link */
                             tags: string[];
                             organization: string | null;
+                            /** @description Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31) */
+                            clicks: {
+                                /** Format: date */
+                                day: string;
+                                clicks: number;
+                            }[];
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -7463,6 +7486,8 @@ export interface operations {
                             forwarding_enabled: boolean;
                             tag_ids: string[];
                             organization_id: string | null;
+                            /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                            clicks_30d: number;
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -7496,7 +7521,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example https://example.com/handbook */
+                    /**
+                     * @description An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: `{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.
+                     * @example https://example.com/handbook
+                     * @example https://jira.example/browse/{1}-{2|1}
+                     */
                     url: string;
                     title?: string | null;
                     slug?: string | null;
@@ -7523,6 +7552,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -7639,6 +7670,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -7726,7 +7759,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example https://example.com/handbook */
+                    /**
+                     * @description An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: `{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.
+                     * @example https://example.com/handbook
+                     * @example https://jira.example/browse/{1}-{2|1}
+                     */
                     url?: string;
                     title?: string | null;
                     slug?: string | null;
@@ -7752,6 +7789,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -7796,6 +7835,56 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLinkClicks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        link_id: string;
+                        /** @description The last 90 days, today last */
+                        days: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD (UTC)
+                             */
+                            day: string;
+                            clicks: number;
+                        }[];
+                        /** @description The sum over these days */
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["EnrollmentRequired"];
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
