@@ -338,8 +338,28 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session */
+        /**
+         * Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session
+         * @description Needs the password (an account without one: a sign-in of the last 5 minutes, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options).
+         */
         post: operations["beginPasskeyRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/passkeys/proof/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A challenge for one of your passkeys, bound to this session: its answer is the `passkey` proof of adding a passkey or deleting the last second factor */
+        post: operations["beginPasskeyProof"];
         delete?: never;
         options?: never;
         head?: never;
@@ -373,7 +393,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions */
+        /**
+         * Delete a passkey (with the password, if the account has one); the last second factor also ends other sessions
+         * @description The last second factor (no authenticator app, no other passkey) also needs that factor now, as disabling TOTP does: `passkey` (an answer to POST /api/auth/passkeys/proof/options) or `code`; else 400 SECOND_FACTOR_REQUIRED.
+         */
         delete: operations["deletePasskey"];
         options?: never;
         head?: never;
@@ -456,11 +479,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your active API tokens, newest first */
+        /** Your active API tokens, newest first, with their permissions, boundary, expiry and last use */
         get: operations["listApiTokens"];
         put?: never;
-        /** Create a personal API token; the secret is in this response only */
+        /** Create a personal API token with its permissions, organization boundary and expiry; the secret is in this response only */
         post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tokens/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance's token lifetimes (default and maximum) and whether legacy tokens are refused */
+        get: operations["getApiTokenPolicy"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -645,10 +685,113 @@ export interface paths {
         };
         /**
          * The filtered audit log as a download: CSV or JSON Lines, newest first, streamed
-         * @description Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).
+         * @description Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. Verifiable (issue 30): a header line with the signed checkpoint made for the export and the verifier key, then every leaf oldest first with its leaf_index and leaf_hash (a redacted one as its hash only); with filters, the matching events each with its inclusion_proof. `switchboard audit verify <file> --key <verifier key>` checks it offline. Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).
          */
         get: operations["exportAuditEvents"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest signed checkpoint of the audit Merkle tree (RFC 9162 tree head as a C2SP signed note) */
+        get: operations["getAuditCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/proofs/inclusion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An RFC 9162 inclusion proof of one leaf (event) in the tree of a given size */
+        get: operations["getAuditInclusionProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/proofs/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An RFC 9162 consistency proof: the tree of size first is a prefix of the tree of size second */
+        get: operations["getAuditConsistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/verifier-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log's public verifier key (C2SP signed-note format), for `switchboard audit verify --key` */
+        get: operations["getAuditVerifierKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/integrity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The last integrity check of the audit log, the verifier key and the anchoring settings */
+        get: operations["getAuditIntegrity"];
+        put?: never;
+        /** Checks the database against its signed checkpoints now (mails the administrators when it fails) */
+        post: operations["checkAuditIntegrity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit-log/anchor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Sets (or clears) the webhook that receives the daily checkpoint besides the mail to administrators (audited) */
+        put: operations["setAuditAnchoring"];
         post?: never;
         delete?: never;
         options?: never;
@@ -862,7 +1005,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person by email to become a member (owner, admin; only an owner invites an owner)
-         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the mailed link (mail is sent when SMTP is configured).
+         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on (issue 27).
          */
         post: operations["addOrganizationMember"];
         delete?: never;
@@ -896,10 +1039,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations, newest first (owner, admin) */
+        /** Pending invitations with their links, newest first (owner, admin) */
         get: operations["listInvitations"];
         put?: never;
-        /** Invite an address with a role; the invitee gets a single-use link by mail, valid 7 days (owner, admin) */
+        /**
+         * Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)
+         * @description Succeeds with or without outgoing mail (issue 27): `link` is the link the mail carries, for the inviter to pass on; `mail` says whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.
+         */
         post: operations["createInvitation"];
         delete?: never;
         options?: never;
@@ -916,7 +1062,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a pending invitation again: a new link, valid 7 days, replaces the earlier one (owner, admin) */
+        /** A new link for a pending invitation, valid 7 days, replacing the earlier one; mailed when SMTP works (owner, admin) */
         post: operations["resendInvitation"];
         delete?: never;
         options?: never;
@@ -1197,10 +1343,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Import a bookmark file (Netscape HTML) or a JSON export as links; reports what it skipped and why
-         * @description Per item: each valid bookmark becomes a link, the others are listed in `skipped`. At most 2000 bookmarks per import; the body may be up to 1 MiB.
+         * Import a bookmark file (Netscape HTML) or a JSON export, sent as text in JSON, as links; reports what it skipped and why
+         * @description Per item: each valid bookmark becomes a link, the others are listed in `skipped`. At most 20000 bookmarks per import; this request may be up to 1 MiB — upload a larger file (up to 20 MiB) as it is to `/api/links/import/file`.
          */
         post: operations["importLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/import/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bookmark file (Netscape HTML) or a JSON export, uploaded as it is, as links; reports what it skipped and why
+         * @description The body is the file, up to 20 MiB, read as it arrives (never held whole). Per item, like `/api/links/import`; at most 20000 bookmarks — the one after that stops the import with a 400, and nothing is imported.
+         */
+        post: operations["importLinkFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1399,6 +1565,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The first-run checklist: each step's state read from the instance now, and whether it was dismissed */
+        get: operations["getChecklist"];
+        /** Hide the first-run checklist for every administrator (dismissed: true), or show it again */
+        put: operations["updateChecklist"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/me/notifications": {
         parameters: {
             query?: never;
@@ -1427,6 +1611,119 @@ export interface paths {
         /** Your account's security events (sign-ins, factor, password, email and token changes), newest first */
         get: operations["listSecurityEvents"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a password reset link can be mailed on this instance */
+        get: operations["getPasswordResetAvailability"];
+        put?: never;
+        /**
+         * Mail a single-use password reset link (valid 30 minutes) to the address, if it has an account
+         * @description The answer is the same — status, body and time — whether or not the address has an account; the link (or, for an account that signs in only through an identity provider, a note saying so) is mailed in the background.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What a reset link is for (without using it): the account, its second factor and API tokens */
+        post: operations["inspectPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/password-reset/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link: every session ends; API tokens are revoked only when asked
+         * @description The second factor stays: an account with two-factor authentication still needs it at the next sign-in.
+         */
+        post: operations["completePasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/password-reset/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mail a single-use password reset link (valid 30 minutes) to the user's address */
+        post: operations["mailPasswordResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/users/{id}/password-reset/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a single-use password reset link (valid 24 hours) to hand over, for an instance without mail
+         * @description Whoever holds the link can set the password, so this needs what setting a password needs: an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED.
+         */
+        post: operations["createPasswordResetLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/settings/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The maximum lifetime of new API tokens and the date from which legacy tokens are refused */
+        get: operations["getApiTokenSettings"];
+        /** Lower the maximum lifetime of new API tokens (at most 365 days); refuse legacy tokens from a date on (null: accept them) */
+        put: operations["updateApiTokenSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1488,11 +1785,30 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "MFA_ENROLLMENT_REQUIRED" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "SECOND_FACTOR_REQUIRED" | "RECENT_SIGN_IN_REQUIRED" | "MFA_ENROLLMENT_REQUIRED" | "RESET_LINK_INVALID" | "PASSWORD_MANAGED_BY_PROVIDER" | "INSUFFICIENT_SCOPE" | "INTERNAL";
             details?: {
+                /** @description The field, as a dotted path in the body, query or parameters */
                 field: string;
+                /** @description What is wrong, in English, for people reading the API */
                 message: string;
-            }[] | string;
+                /**
+                 * @description Stable machine-readable kind of problem, for clients to say it in their own words (issue 27): required; unknown_field; too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)
+                 * @enum {string}
+                 */
+                code: "required" | "unknown_field" | "too_few_fields" | "empty" | "too_short" | "too_long" | "too_small" | "too_large" | "not_one_of" | "format" | "invalid_characters" | "pattern" | "wrong_type" | "invalid";
+                /** @description For too_short, too_long, too_small, too_large: the bound */
+                limit?: number;
+                /** @description For not_one_of: the accepted values */
+                allowed?: string[];
+                /**
+                 * @description For format: the expected format
+                 * @example email
+                 */
+                format?: string;
+            }[] | string | {
+                /** @description The permission, e.g. links:write */
+                required: string;
+            };
             /** @description On 429: whole seconds until a retry can succeed */
             retryAfter?: number;
         };
@@ -1528,7 +1844,19 @@ export interface components {
              */
             created_at: string;
             last_used_at: string | null;
+            last_used_ip: string | null;
             expires_at: string | null;
+            /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
+            legacy: boolean;
+            /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
+            permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+            /**
+             * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
+             * @enum {string}
+             */
+            organization_boundary: "personal" | "selected" | "all";
+            /** @description The organizations of a `selected` boundary; empty otherwise */
+            organization_ids: string[];
         };
     };
     responses: {
@@ -1546,15 +1874,6 @@ export interface components {
             headers: {
                 /** @description Bearer realm="switchboard" */
                 "WWW-Authenticate"?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
-        /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
-        CsrfFailed: {
-            headers: {
                 [name: string]: unknown;
             };
             content: {
@@ -1579,7 +1898,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description FORBIDDEN: administrators only; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        /** @description FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
         AdminRequired: {
             headers: {
                 [name: string]: unknown;
@@ -1588,7 +1907,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        /** @description FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
         AdminRequiredOrCsrfFailed: {
             headers: {
                 [name: string]: unknown;
@@ -1597,8 +1916,17 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-        EnrollmentRequired: {
+        /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        ScopeRequired: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+        ScopeRequiredOrCsrfFailed: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1798,7 +2126,7 @@ export interface operations {
                     email: string;
                     name: string;
                     password: string;
-                    /** @description The code the server logs at start; needed unless the request comes from the machine itself */
+                    /** @description The code the server prints on its terminal (stderr) at start, or `switchboard setup-code`; needed unless the request comes from the machine itself */
                     setup_code?: string;
                 };
             };
@@ -1823,7 +2151,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
-            /** @description SETUP_CODE_REQUIRED: not from the machine itself, and setup_code is missing or wrong */
+            /** @description SETUP_CODE_REQUIRED: not from the machine itself (a loopback peer, TRUST_PROXY off, no proxy header), and setup_code is missing or wrong */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1944,7 +2272,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["CsrfFailed"];
+            403: components["responses"]["SessionRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -1998,6 +2326,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2099,15 +2436,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -2216,7 +2545,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2242,7 +2579,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2300,6 +2637,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2386,6 +2724,8 @@ export interface operations {
             content: {
                 "application/json": {
                     code: string;
+                    /** @description Also revoke every personal API token of the account (default false; the console ticks it) */
+                    revoke_api_tokens?: boolean;
                 };
             };
         };
@@ -2703,6 +3043,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["SessionRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2719,6 +3060,25 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
+                    code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                    };
                 };
             };
         };
@@ -2748,7 +3108,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2758,8 +3118,16 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
-            /** @description LIMIT_REACHED: 20 passkeys */
+            /** @description RECENT_SIGN_IN_REQUIRED: an account without a password, signed in more than 5 minutes ago; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LIMIT_REACHED: 20 passkeys; PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,7 +3138,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 wrong passwords per account per 15 minutes */
+            /** @description RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2779,6 +3147,67 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    beginPasskeyProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3), for @simplewebauthn/browser startAuthentication */
+                        options: {
+                            /** @description base64url; single use, valid until expires_at */
+                            challenge: string;
+                            timeout?: number;
+                            rpId?: string;
+                            userVerification?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: the account has no passkey */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2878,6 +3307,25 @@ export interface operations {
             content: {
                 "application/json": {
                     password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
+                    code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                    };
                 };
             };
         };
@@ -2889,7 +3337,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,9 +3365,18 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 wrong passwords per account per 15 minutes */
+            /** @description RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3142,7 +3599,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 5 refusals per mfa_token, 10 wrong codes or passkey answers per account per 15 minutes */
+            /** @description RATE_LIMITED: 5 refusals per mfa_token, 10 passkey refusals per account per 15 minutes (apart from the codes' budget) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3268,7 +3725,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 5 refusals per attempt, 10 per account per 15 minutes */
+            /** @description RATE_LIMITED: 5 refusals per attempt, 100 sign-in failures per IP per 15 minutes (never the account's budget) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3307,7 +3764,15 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3324,8 +3789,21 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description Default: never expires */
+                    permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                    /**
+                     * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
+                     * @enum {string}
+                     */
+                    organization_boundary?: "personal" | "selected" | "all";
+                    /** @description Required (at least one) with `selected`; organizations you are a member of */
+                    organization_ids?: string[];
+                    /** @description Default 30; at most the instance's maximum lifetime */
                     expires_in_days?: number;
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-21T10:00:00.000Z
+                     */
+                    expires_at?: string;
                 };
             };
         };
@@ -3347,16 +3825,45 @@ export interface operations {
                          */
                         created_at: string;
                         last_used_at: string | null;
+                        last_used_ip: string | null;
                         expires_at: string | null;
+                        /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
+                        legacy: boolean;
+                        /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
+                        permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                        /**
+                         * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
+                         * @enum {string}
+                         */
+                        organization_boundary: "personal" | "selected" | "all";
+                        /** @description The organizations of a `selected` boundary; empty otherwise */
+                        organization_ids: string[];
                         /** @description The whole secret. Returned once, in this response only. */
                         token: string;
                     };
                 };
             };
-            400: components["responses"]["ValidationFailed"];
+            /** @description VALIDATION_FAILED: an expiry past the instance's maximum lifetime, or a boundary without its organizations */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: admin.* permissions are for administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: an organization of the boundary that is not one of yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3388,6 +3895,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getApiTokenPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        default_lifetime_days: number;
+                        /** @description The longest expiry a new token may have */
+                        max_lifetime_days: number;
+                        legacy_refused_from: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     revokeApiToken: {
         parameters: {
             query?: never;
@@ -3408,7 +3953,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,7 +4015,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3650,7 +4195,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: an administrator created with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: an administrator created with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3830,7 +4375,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: credentials or privileges changed with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: credentials or privileges changed with an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4387,8 +4932,8 @@ export interface operations {
     exportAuditEvents: {
         parameters: {
             query: {
-                /** @description csv (RFC 4180) or jsonl (JSON Lines) */
-                format: "csv" | "jsonl";
+                /** @description csv (RFC 4180), jsonl (JSON Lines), or verifiable (issue 30: JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof) */
+                format: "csv" | "jsonl" | "verifiable";
                 /** @description Exactly this action */
                 action?: string;
                 actor_id?: string;
@@ -4422,6 +4967,274 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The log's name: the instance's public host and path, then /audit-log
+                         * @example sso.example.com/audit-log
+                         */
+                        origin: string;
+                        /** @description How many events (leaves) the checkpoint covers */
+                        tree_size: number;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        root_hash: string;
+                        /** @description The checkpoint as a C2SP signed note (c2sp.org/tlog-checkpoint): origin, size, root hash, a blank line, the Ed25519 signature line */
+                        note: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditInclusionProof: {
+        parameters: {
+            query: {
+                /** @description The leaf (event) number, from 0 */
+                leaf_index: number;
+                /** @description The tree size to prove against: at most the current size */
+                tree_size: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        leaf_index: number;
+                        tree_size: number;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        leaf_hash: string;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        root_hash: string;
+                        /** @description RFC 9162 §2.1.3 inclusion path, leaf side first */
+                        proof: string[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditConsistencyProof: {
+        parameters: {
+            query: {
+                /** @description The earlier tree size */
+                first: number;
+                /** @description The later tree size: at most the current size */
+                second: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        first: number;
+                        second: number;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        first_root_hash: string;
+                        /** @description A SHA-256 hash, base64 (RFC 4648 §4) */
+                        second_root_hash: string;
+                        /** @description RFC 9162 §2.1.4 consistency proof */
+                        proof: string[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditVerifierKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        origin: string;
+                        /** @description C2SP signed-note verifier key: <name>+<key hash hex>+<base64(0x01 ‖ Ed25519 public key)> */
+                        verifier_key: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditIntegrity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last integrity check of the database against its signed checkpoints (at start, hourly, or on request) */
+                        status: "ok" | "failed" | "unchecked";
+                        checked_at: string | null;
+                        problem: string | null;
+                        tree_size: number | null;
+                        /** @description The signed-note verifier key that checks every checkpoint (public) */
+                        verifier_key: string;
+                        anchored_at: string | null;
+                        anchor_webhook_url: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkAuditIntegrity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last integrity check of the database against its signed checkpoints (at start, hourly, or on request) */
+                        status: "ok" | "failed" | "unchecked";
+                        checked_at: string | null;
+                        problem: string | null;
+                        tree_size: number | null;
+                        /** @description The signed-note verifier key that checks every checkpoint (public) */
+                        verifier_key: string;
+                        anchored_at: string | null;
+                        anchor_webhook_url: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setAuditAnchoring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    webhook_url: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The last integrity check of the database against its signed checkpoints (at start, hourly, or on request) */
+                        status: "ok" | "failed" | "unchecked";
+                        checked_at: string | null;
+                        problem: string | null;
+                        tree_size: number | null;
+                        /** @description The signed-note verifier key that checks every checkpoint (public) */
+                        verifier_key: string;
+                        anchored_at: string | null;
+                        anchor_webhook_url: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4483,7 +5296,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords */
+            /** @description RATE_LIMITED: 10 requests per 15 minutes, or too many wrong passwords; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4534,7 +5347,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["User"];
+                    "application/json": {
+                        /** @description The address the account uses from now on */
+                        email: string;
+                    };
                 };
             };
             /** @description VALIDATION_FAILED: the token is unknown, expired or already used (field token) */
@@ -5085,7 +5901,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5130,7 +5946,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5176,15 +5992,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description ALREADY_EXISTS: the slug is taken (details: slug) */
             409: {
                 headers: {
@@ -5236,7 +6044,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -5271,7 +6079,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5338,7 +6146,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role in the organization does not allow this; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5411,7 +6219,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -5462,12 +6270,26 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         expires_at: string;
+                        /**
+                         * Format: uri
+                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
+                        /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
+                        replaced: {
+                            id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
                     };
                 };
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5496,7 +6318,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5506,15 +6328,6 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: SMTP is configured but the mail could not be delivered; nothing is left pending */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5539,7 +6352,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5614,7 +6427,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5684,6 +6497,8 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             created_at: string;
+                            /** @description null for an invitation made before links were kept; a resend gives it one */
+                            link: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -5691,7 +6506,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5750,12 +6565,26 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         expires_at: string;
+                        /**
+                         * Format: uri
+                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
+                        /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
+                        replaced: {
+                            id: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                        } | null;
                     };
                 };
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5784,7 +6613,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5794,24 +6623,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: the mail could not be delivered; nothing is left pending */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing is stored; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     resendInvitation: {
@@ -5847,12 +6659,20 @@ export interface operations {
                          * @example 2026-11-21T10:00:00.000Z
                          */
                         created_at: string;
+                        /**
+                         * Format: uri
+                         * @description The new link. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
+                         */
+                        link: string;
+                        /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
+                        mail: "sent" | "not_configured" | "failed";
                     };
                 };
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5872,7 +6692,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 invitations per 15 minutes */
+            /** @description RATE_LIMITED: 10 invitations per 15 minutes; RECIPIENT_MAIL_LIMIT: 3 mails per address per 24 hours, across organizations; INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5882,24 +6702,7 @@ export interface operations {
                 };
             };
             500: components["responses"]["Internal"];
-            /** @description UPSTREAM_FAILED: the mail could not be delivered; the earlier link works again */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing changed; SERVICE_UNAVAILABLE: the database is not answering */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     revokeInvitation: {
@@ -5923,7 +6726,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5993,7 +6796,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6034,15 +6837,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such pending invitation to your email */
             404: {
                 headers: {
@@ -6088,15 +6883,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such pending invitation to your email */
             404: {
                 headers: {
@@ -6160,7 +6947,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: the invitation was sent to another email address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: the invitation was sent to another email address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6796,7 +7583,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6971,7 +7766,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7019,15 +7814,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name) */
             409: {
                 headers: {
@@ -7081,7 +7868,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7140,15 +7927,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7194,15 +7973,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7263,15 +8034,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such tag of yours */
             404: {
                 headers: {
@@ -7337,7 +8100,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, or more bookmarks than one import takes (details: content); MALFORMED_JSON */
+            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7347,15 +8110,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -7366,6 +8121,82 @@ export interface operations {
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importLinkFile: {
+        parameters: {
+            query: {
+                /** @description `html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export */
+                format: "html" | "json";
+                /** @description Share every imported link with this organization; personal when absent */
+                organization_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "text/html": string;
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Links created */
+                        imported: number;
+                        tags_created: number;
+                        skipped: {
+                            /** @description The bookmark's place in the file, from 1 */
+                            position: number;
+                            url: string | null;
+                            /** @description Why it was not imported */
+                            reason: "invalid_item" | "invalid_url" | "invalid_slug" | "duplicate_url" | "slug_taken";
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON; VALIDATION_FAILED: the upload ended before the file did */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such organization, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the file is over 20 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7447,7 +8278,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7505,7 +8336,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7569,15 +8400,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -7630,7 +8453,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such organization, or you are not a member */
             404: {
                 headers: {
@@ -7687,7 +8510,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such link, or not one you can see */
             404: {
                 headers: {
@@ -7722,7 +8545,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7806,7 +8629,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7875,7 +8698,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             /** @description NOT_FOUND: no such link, or not one you can see */
             404: {
                 headers: {
@@ -7934,7 +8757,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7994,15 +8817,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: no such link, or not one you can see */
             404: {
                 headers: {
@@ -8039,15 +8854,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description NOT_FOUND: you have no preference for this slug */
             404: {
                 headers: {
@@ -8095,7 +8902,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8151,7 +8958,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication); INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8353,7 +9160,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token cannot change the policy; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token cannot change the policy; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8386,6 +9193,103 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * @description two_factor: you have a second factor; outgoing_mail: SMTP is on and a test mail was delivered since its last change; identity_provider: one is configured; require_two_factor: the two-factor policy is admins or everyone; invite_team: an invitation was made or another account exists
+                             * @enum {string}
+                             */
+                            key: "two_factor" | "outgoing_mail" | "identity_provider" | "require_two_factor" | "invite_team";
+                            done: boolean;
+                            /** @description An optional step: the checklist is complete without it */
+                            optional: boolean;
+                        }[];
+                        /** @description Every step that is not optional is done */
+                        complete: boolean;
+                        /** @description An administrator hid the checklist */
+                        dismissed: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    dismissed: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * @description two_factor: you have a second factor; outgoing_mail: SMTP is on and a test mail was delivered since its last change; identity_provider: one is configured; require_two_factor: the two-factor policy is admins or everyone; invite_team: an invitation was made or another account exists
+                             * @enum {string}
+                             */
+                            key: "two_factor" | "outgoing_mail" | "identity_provider" | "require_two_factor" | "invite_team";
+                            done: boolean;
+                            /** @description An optional step: the checklist is complete without it */
+                            optional: boolean;
+                        }[];
+                        /** @description Every step that is not optional is done */
+                        complete: boolean;
+                        /** @description An administrator hid the checklist */
+                        dismissed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getNotificationPreferences: {
         parameters: {
             query?: never;
@@ -8408,7 +9312,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8443,7 +9355,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8485,7 +9397,7 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             at: string;
-                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
+                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
                             action: string;
                             ip: string | null;
                             user_agent: string | null;
@@ -8500,7 +9412,458 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["EnrollmentRequired"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPasswordResetAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a reset link can be mailed (outgoing mail is configured); otherwise ask an administrator */
+                        by_mail: boolean;
+                    };
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How long a mailed link is valid. The same answer whether or not the address has an account. */
+                        link_valid_minutes: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 requests per 15 minutes per IP, or 3 per 15 minutes per address */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; ask an administrator; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inspectPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account's email (for the password manager's username field) */
+                        email: string;
+                        /** @description The account signs in only through an identity provider: there is no password to set */
+                        provider_only: boolean;
+                        provider_name: string | null;
+                        /** @description Two-factor authentication is on and stays on: the next sign-in asks for it */
+                        second_factor: boolean;
+                        /** @description Active API tokens of the account, which the reset may also revoke */
+                        api_tokens: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description RESET_LINK_INVALID: the link is unknown, expired or already used */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 60 per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completePasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    new_password: string;
+                    /** @description Also revoke every API token of the account (default false) */
+                    revoke_api_tokens?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sessions_revoked: number;
+                        api_tokens_revoked: number;
+                        api_tokens_kept: number;
+                        /** @description The next sign-in still asks for the second factor */
+                        second_factor: boolean;
+                    };
+                };
+            };
+            /** @description RESET_LINK_INVALID: the link is unknown, expired or already used; VALIDATION_FAILED: new_password breaks the password rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 30 per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    mailPasswordResetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 per 15 minutes per administrator */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the mail could not be sent; no link was created */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_CONFIGURED: outgoing mail (SMTP) is not configured; create a copyable link instead; SERVICE_UNAVAILABLE: the database is not answering */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPasswordResetLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The single-use reset link. Returned once, in this response only. */
+                        url: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider; SELF_SERVICE_REQUIRED: your own account */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 per 15 minutes per administrator, or too many wrong passwords or codes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getApiTokenSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        max_lifetime_days: number;
+                        refuse_legacy_from: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateApiTokenSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    max_lifetime_days?: number;
+                    refuse_legacy_from?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        max_lifetime_days: number;
+                        refuse_legacy_from: string | null;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
