@@ -19,6 +19,8 @@ import { lazySerializerFactory } from './plugins/serialization.js'
 import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
+import { scimCredentialRoutes } from './modules/scim/credentials.routes.js'
+import { scimRoutes } from './modules/scim/routes.js'
 import { installAuditRetention } from './modules/audit/retention.js'
 import { installCheckpointer } from './modules/audit/checkpoints.js'
 import { installAuditMonitor } from './modules/audit/monitor.js'
@@ -148,7 +150,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(adminPasswordResetRoutes(deps), { prefix: '/api/admin/users' })
     // Issue 28: the instance's API token policy (maximum lifetime, legacy tokens).
     await api.register(apiTokenSettingsRoutes(deps), { prefix: '/api/admin/settings' })
+    // Issue 29: the SCIM credentials, managed by administrators.
+    await api.register(scimCredentialRoutes(deps), { prefix: '/api/admin/scim/credentials' })
   })
+
+  // Issue 29: SCIM 2.0 for identity providers — its own context, credential, media type and errors.
+  await app.register(scimRoutes(deps), { prefix: '/scim/v2' })
 
   // The web console: its pages and assets, outside the API's authentication and rate limits.
   await installConsole(app, { root: DEFAULT_CONSOLE_DIR })

@@ -69,6 +69,10 @@ export const EnvSchema = Type.Object({
     Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
     'requests per minute per credential (or IP); 0 switches the general limit off',
   ),
+  SCIM_RATE_LIMIT: env(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
+    'SCIM requests per minute per SCIM credential (identity providers import in bursts)',
+  ),
   METRICS_PORT: env(
     Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     'a TCP port for a metrics listener bound to 127.0.0.1 (GET /metrics), e.g. 9464',
@@ -177,6 +181,8 @@ export interface Config {
   mfaIssuer: string
   /** Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off. */
   rateLimitGeneral: number
+  /** Issue 29: SCIM requests per minute per SCIM credential. */
+  scimRateLimit: number
   /** Stripe and the plans sold through it (CONTRACT.md §11). */
   billing: BillingConfig
   /** Where admin-configured servers may be (issue 11): private ranges and loopback only when true. */
@@ -361,6 +367,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     failedLoginRetentionDays: e.FAILED_LOGIN_RETENTION_DAYS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_SECONDS * 1000,
     rateLimitGeneral: e.RATE_LIMIT_GENERAL,
+    scimRateLimit: e.SCIM_RATE_LIMIT,
     mfaIssuer: e.MFA_ISSUER,
     mailHourlyLimit: e.MAIL_HOURLY_LIMIT,
     outbound: { allowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS },

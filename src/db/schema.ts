@@ -337,6 +337,14 @@ export interface GoPreferencesTable {
   updated_at: Timestamp
 }
 
+/** Clicks per link per UTC day (issue 31). */
+export interface LinkClicksTable {
+  link_id: string
+  /** YYYY-MM-DD, UTC. */
+  day: string
+  clicks: number
+}
+
 /** Stripe webhook events already processed (each event id is applied once). */
 export interface BillingEventsTable {
   id: string
@@ -371,6 +379,31 @@ export interface MailOutboxTable {
   last_error: string | null
 }
 
+/** Issue 29: SCIM credentials, stored as SHA-256 only. */
+export interface ScimCredentialsTable {
+  id: string
+  name: string
+  prefix: string
+  token_hash: string
+  created_at: Timestamp
+  created_by: string | null
+  last_used_at: Timestamp | null
+  revoked_at: Timestamp | null
+}
+
+/** Issue 29: what SCIM knows about an account beyond the users table. */
+export interface ScimUsersTable {
+  user_id: string
+  user_name: string
+  user_name_lower: string
+  external_id: string | null
+  given_name: string | null
+  family_name: string | null
+  employee_number: string | null
+  department: string | null
+  manager_id: string | null
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -400,9 +433,12 @@ export interface Database {
   links: LinksTable
   link_tags: LinkTagsTable
   go_preferences: GoPreferencesTable
+  link_clicks: LinkClicksTable
   billing_events: BillingEventsTable
   known_devices: KnownDevicesTable
   mail_outbox: MailOutboxTable
+  scim_credentials: ScimCredentialsTable
+  scim_users: ScimUsersTable
 }
 
 export type Db = Kysely<Database>

@@ -24,6 +24,8 @@ import * as m0022 from './0022_password_resets.js'
 import * as m0023 from './0023_invitation_links.js'
 import * as m0024 from './0024_scoped_api_tokens.js'
 import * as m0025 from './0025_audit_merkle_tree.js'
+import * as m0026 from './0026_scim.js'
+import * as m0027 from './0027_link_clicks.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -52,4 +54,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0023_invitation_links': m0023,
   '0024_scoped_api_tokens': m0024,
   '0025_audit_merkle_tree': m0025,
+  '0026_scim': m0026,
+  '0027_link_clicks': m0027,
 }

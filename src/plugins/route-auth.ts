@@ -7,8 +7,9 @@
  *   (default)                    any signed-in user, by session or API token
  *   config: { auth: 'session' }  an interactive session only (CONTRACT.md §5.4)
  *   config: { auth: 'admin' }    an administrator (CONTRACT.md §5.3)
+ *   config: { auth: 'scim' }     a SCIM credential, never a user (modules/scim/http.ts checks it)
  */
-export type AuthRequirement = 'public' | 'user' | 'session' | 'admin'
+export type AuthRequirement = 'public' | 'user' | 'session' | 'admin' | 'scim'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -10,6 +10,7 @@ export interface LinkJson {
   forwarding_enabled: boolean
   tag_ids: string[]
   organization_id: string | null
+  clicks_30d: number
   created_at: string
   updated_at: string
 }

@@ -5,21 +5,42 @@
  * describes the JSON API.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { optionalCaller } from '../auth/hook.js'
-import type { BrowserAnswer } from './browser.js'
+import type { BrowserAnswer, GoRequest } from './browser.js'
 import { openGoLink, rememberGoChoice } from './browser.js'
+import { createClickCounter, type ClickCounter } from './clicks.js'
 
 const FORM_LIMIT_BYTES = 4 * 1024
 
-function send(reply: FastifyReply, answer: BrowserAnswer): FastifyReply {
-  if ('redirect' in answer) return reply.redirect(answer.redirect, answer.status)
+/**
+ * The raw rest and query of /go/<slug>/<rest>?<query>, from the request line itself: the router's
+ * decoded wildcard would hide %2F and %2e%2e from the template language's checks.
+ */
+function goRequestOf(url: string): GoRequest {
+  const mark = url.indexOf('?')
+  const path = mark === -1 ? url : url.slice(0, mark)
+  const query = mark === -1 ? '' : url.slice(mark + 1)
+  const afterGo = path.slice(path.indexOf('/go/') + '/go/'.length)
+  const slash = afterGo.indexOf('/')
+  return { rest: slash === -1 ? null : afterGo.slice(slash + 1), query }
+}
+
+function send(reply: FastifyReply, answer: BrowserAnswer, clicks: ClickCounter): FastifyReply {
+  if ('redirect' in answer) {
+    // In memory only: the redirect does not wait for the count.
+    if (answer.linkId !== undefined) clicks.count(answer.linkId)
+    return reply.redirect(answer.redirect, answer.status)
+  }
   return reply.code(answer.page.status).header('content-security-policy', answer.page.csp).type('text/html; charset=utf-8').send(answer.page.html)
 }
 
 export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
+    const clicks = createClickCounter(deps)
+    // app.close() — the clean shutdown path — runs this once in-flight requests are done.
+    app.addHook('onClose', async () => clicks.close())
     // Only the chooser's form is accepted here: application/x-www-form-urlencoded, and nothing else.
     app.removeAllContentTypeParsers()
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
@@ -30,14 +51,17 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     const options = { config: { auth: 'public' as const }, schema: { hide: true } }
     const slugOf = (params: unknown) => (params as { slug: string }).slug
 
-    app.get('/:slug', options, async (request, reply) =>
-      send(reply, await openGoLink(deps, await optionalCaller(deps, request), slugOf(request.params))),
-    )
+    const open = async (request: FastifyRequest, reply: FastifyReply) =>
+      send(reply, await openGoLink(deps, await optionalCaller(deps, request), slugOf(request.params), goRequestOf(request.url)), clicks)
+    app.get('/:slug', options, open)
+    // Path appending and templates (issue 31): everything after the slug is the link's to fill in.
+    app.get('/:slug/*', options, open)
 
     app.post('/:slug/preference', options, async (request, reply) =>
       send(
         reply,
         await rememberGoChoice(deps, await optionalCaller(deps, request), slugOf(request.params), (request.body ?? {}) as Record<string, string>),
+        clicks,
       ),
     )
   }

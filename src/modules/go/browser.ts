@@ -7,24 +7,96 @@ import { AppError } from '../../errors.js'
 import { safeEqual } from '../../lib/crypto.js'
 import type { Caller } from '../auth/caller.js'
 import { csrfTokenFor } from '../auth/session-issuer.js'
-import { chooserPage, messagePage, notFoundPage, type HtmlPage } from './html.js'
+import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
+import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
+import { slugKey } from '../links/url.js'
+import { chooserPage, detailsPage, messagePage, notFoundPage, type HtmlPage } from './html.js'
 import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference } from './service.js'
 
-export type BrowserAnswer = { redirect: string; status: 302 | 303 } | { page: HtmlPage }
+/** `linkId`: the redirect opens this link, and counts a click for it (clicks.ts). */
+export type BrowserAnswer = { redirect: string; status: 302 | 303; linkId?: string } | { page: HtmlPage }
 
 /** The login page of the web app, which sends the user back here once signed in. */
-function toLogin(deps: Deps, slug: string, status: 302 | 303): BrowserAnswer {
-  return { redirect: `${deps.config.publicUrl}/login?return_to=${encodeURIComponent(`/go/${slug}`)}`, status }
+function toLogin(deps: Deps, slug: string, status: 302 | 303, request: GoRequest = { rest: null, query: '' }): BrowserAnswer {
+  const path = `/go/${slug}${request.rest === null ? '' : `/${request.rest}`}${request.query === '' ? '' : `?${request.query}`}`
+  return { redirect: `${deps.config.publicUrl}/login?return_to=${encodeURIComponent(path)}`, status }
 }
 
-export async function openGoLink(deps: Deps, caller: Caller | null, slug: string): Promise<BrowserAnswer> {
+/**
+ * What followed the slug in the request: the raw rest of the path (null: none) and the raw query.
+ * Kept raw so that %2F, %2e and friends are judged by the template language, not lost to decoding.
+ */
+export interface GoRequest {
+  rest: string | null
+  query: string
+}
+
+const REFUSALS: Record<Refusal, string> = {
+  'bad-encoding': 'The address after the link name is not validly percent-encoded.',
+  'dot-segment': 'The address after the link name may not contain "." or ".." segments, however they are encoded.',
+  'other-host': "The link's template would lead to another site or scheme, so it is not followed.",
+  'too-long': 'The address this link would open is too long.',
+  invalid: 'The address this link would open is not a valid web address.',
+}
+
+function refusedPage(slug: string, refusal: Refusal): HtmlPage {
+  return messagePage(400, `go/${slug} cannot open this address`, REFUSALS[refusal], {
+    href: '/go/' + encodeURIComponent(slug),
+    label: `Open go/${slug}`,
+  })
+}
+
+/** The link's destination for this request, or the page saying why not (issue 31). */
+export function destinationFor(url: string, rest: Rest | null, query: string): { url: string } | { refusal: Refusal } {
+  const result = expandDestination(url, rest, query)
+  return result.ok ? { url: result.url } : { refusal: result.refusal }
+}
+
+/** `/go/<slug>+`: the details of the links the slug opens, for the caller (issue 31). Looking is not a click. */
+async function showDetails(deps: Deps, caller: Caller | null, slug: string): Promise<BrowserAnswer> {
+  if (caller === null) return toLogin(deps, `${slug}+`, 302)
+  const links = await findForwardingLinks(deps.db, caller.user.id, slugKey(slug))
+  if (links.length === 0) return { page: notFoundPage(slug) }
+  const since = new Date(deps.clock.now().getTime() - 29 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
+  const clicks = await sumClicksSince(
+    deps.db,
+    links.map((link) => link.id),
+    since,
+  )
+  const details = links.map((link) => ({
+    title: link.title,
+    url: link.url,
+    source: candidateSourceOf(link),
+    createdAt: link.created_at,
+    updatedAt: link.updated_at,
+    clicks30d: clicks.get(link.id) ?? 0,
+  }))
+  return { page: detailsPage(slug, details) }
+}
+
+export async function openGoLink(
+  deps: Deps,
+  caller: Caller | null,
+  slug: string,
+  request: GoRequest = { rest: null, query: '' },
+): Promise<BrowserAnswer> {
+  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1))
   if (!isSlug(slug)) return { page: notFoundPage(slug) }
-  if (caller === null) return toLogin(deps, slug, 302)
+  if (caller === null) return toLogin(deps, slug, 302, request)
+  const rest = parseRest(request.rest)
+  if (typeof rest === 'string') return { page: refusedPage(slug, rest) }
   const target = await resolveGoLink(deps, caller, slug)
-  if (target.kind === 'redirect') return { redirect: target.url, status: 302 }
+  if (target.kind === 'redirect') {
+    const destination = destinationFor(target.url, rest, request.query)
+    return 'url' in destination ? { redirect: destination.url, status: 302, linkId: target.linkId } : { page: refusedPage(slug, destination.refusal) }
+  }
   if (target.kind === 'none') return { page: notFoundPage(slug) }
-  const candidates = target.links.map((link) => ({ id: link.id, title: link.title, url: link.url, source: candidateSourceOf(link) }))
-  return { page: chooserPage(slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId)) }
+  const candidates = target.links.flatMap((link) => {
+    const destination = destinationFor(link.url, rest, request.query)
+    return 'url' in destination ? [{ id: link.id, title: link.title, url: destination.url, source: candidateSourceOf(link) }] : []
+  })
+  if (candidates.length === 0) return { page: refusedPage(slug, 'other-host') }
+  return { page: chooserPage(slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId), request) }
 }
 
 /** Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL). */
@@ -59,12 +131,26 @@ export async function rememberGoChoice(
       label: `Choose again for go/${slug}`,
     })
   if (!PLAUSIBLE_ID.test(linkId)) return { page: unavailable() }
+  // What followed the slug when the chooser was shown (a hidden field), so the choice opens the same address.
+  const request = requestOf(form.to ?? '')
+  const rest = parseRest(request.rest)
+  if (typeof rest === 'string') return { page: refusedPage(slug, rest) }
   try {
     const preference = await setGoPreference(deps, caller, slug, linkId)
+    const destination = destinationFor(preference.url, rest, request.query)
+    if ('refusal' in destination) return { page: refusedPage(slug, destination.refusal) }
     // 303: the browser follows with a GET, so a reload cannot post the form again.
-    return { redirect: preference.url, status: 303 }
+    return { redirect: destination.url, status: 303, linkId: preference.link_id }
   } catch (error) {
     if (error instanceof AppError && (error.reason === 'NOT_FOUND' || error.reason === 'VALIDATION_FAILED')) return { page: unavailable() }
     throw error
   }
+}
+
+/** Splits `<rest>?<query>` as the chooser's hidden field carries it ('' : nothing followed the slug). */
+export function requestOf(to: string): GoRequest {
+  const mark = to.indexOf('?')
+  const path = mark === -1 ? to : to.slice(0, mark)
+  const query = mark === -1 ? '' : to.slice(mark + 1)
+  return { rest: path.startsWith('/') ? path.slice(1) : null, query }
 }

@@ -89,13 +89,22 @@ export function sourceLabelHtml(source: CandidateSource): string {
  * POST form carrying the session's CSRF token (forms cannot send X-CSRF-Token); without a session
  * (an API token) there is nothing to bind it to, so only the plain links are offered.
  */
-export function chooserPage(slug: string, candidates: readonly Candidate[], csrfToken: string | null): HtmlPage {
+export function chooserPage(
+  slug: string,
+  candidates: readonly Candidate[],
+  csrfToken: string | null,
+  request: { rest: string | null; query: string } = { rest: null, query: '' },
+): HtmlPage {
+  // The page may be /go/<slug>/a/b: the form's relative action climbs back to /go/ first.
+  const up = request.rest === null ? '' : '../'.repeat(request.rest.split('/').length)
+  const to = `${request.rest === null ? '' : `/${request.rest}`}${request.query === '' ? '' : `?${request.query}`}`
   const items = candidates.map((link) => {
     const remember =
       csrfToken === null
         ? ''
-        : `<form method="post" action="${escapeHtml(slug)}/preference">` +
+        : `<form method="post" action="${escapeHtml(up + slug)}/preference">` +
           `<input type="hidden" name="csrf_token" value="${escapeHtml(csrfToken)}">` +
+          (to === '' ? '' : `<input type="hidden" name="to" value="${escapeHtml(to)}">`) +
           `<input type="hidden" name="link_id" value="${escapeHtml(link.id)}">` +
           '<button type="submit">Open and remember this choice</button></form>'
     return (
@@ -105,4 +114,26 @@ export function chooserPage(slug: string, candidates: readonly Candidate[], csrf
   })
   const body = `<h1>go/${escapeHtml(slug)}</h1><p>Several links are called go/${escapeHtml(slug)}. Which one?</p><ul>${items.join('')}</ul>`
   return { status: 200, html: document(`go/${slug}`, body), csp: policy(candidates.map((link) => link.url)) }
+}
+
+export interface LinkDetails {
+  title: string | null
+  url: string
+  source: CandidateSource
+  createdAt: string
+  updatedAt: string
+  clicks30d: number
+}
+
+/** `/go/<slug>+` (issue 31): what the go-link is — destination, owner, dates and clicks — without opening it. */
+export function detailsPage(slug: string, links: readonly LinkDetails[]): HtmlPage {
+  const items = links.map(
+    (link) =>
+      `<li><a href="${escapeHtml(link.url)}">${escapeHtml(link.title ?? link.url)}</a>` +
+      `<p class="url">${escapeHtml(link.url)}</p><p class="source">${link.source.kind === 'personal' ? '<strong>Owner:</strong> you' : `<strong>Owner:</strong> organization <bdi>${escapeHtml(link.source.name)}</bdi>`}</p>` +
+      `<p class="source">Created ${escapeHtml(link.createdAt.slice(0, 10))}, last changed ${escapeHtml(link.updatedAt.slice(0, 10))}</p>` +
+      `<p class="source">${link.clicks30d} ${link.clicks30d === 1 ? 'click' : 'clicks'} in the last 30 days</p></li>`,
+  )
+  const body = `<h1>go/${escapeHtml(slug)}</h1><ul>${items.join('')}</ul>`
+  return { status: 200, html: document(`go/${slug}+`, body), csp: policy() }
 }

@@ -85,7 +85,7 @@ export async function deleteGoPreference(deps: Deps, caller: Caller, slug: strin
   }
 }
 
-export type GoTarget = { kind: 'redirect'; url: string } | { kind: 'choose'; links: VisibleLink[] } | { kind: 'none' }
+export type GoTarget = { kind: 'redirect'; url: string; linkId: string } | { kind: 'choose'; links: VisibleLink[] } | { kind: 'none' }
 
 /** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
 export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): Promise<GoTarget> {
@@ -96,10 +96,10 @@ export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): P
     caller.grant === null ? found : found.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
   if (preferred !== null) {
     const link = links.find((candidate) => candidate.id === preferred)
-    if (link !== undefined) return { kind: 'redirect', url: link.url }
+    if (link !== undefined) return { kind: 'redirect', url: link.url, linkId: link.id }
     // Stale: only this preference goes, not one chosen meanwhile (nor one merely outside a token's boundary).
     if (!found.some((candidate) => candidate.id === preferred)) await deletePreference(deps.db, caller.user.id, key, preferred)
   }
-  if (links.length === 1) return { kind: 'redirect', url: links[0]!.url }
+  if (links.length === 1) return { kind: 'redirect', url: links[0]!.url, linkId: links[0]!.id }
   return links.length === 0 ? { kind: 'none' } : { kind: 'choose', links }
 }

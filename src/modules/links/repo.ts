@@ -245,3 +245,47 @@ export async function lockLinkOwner(ex: Executor, owner: LinkOwner): Promise<voi
   if (owner.organizationId === null) await ex.selectFrom('users').select('id').where('id', '=', owner.userId).forUpdate().execute()
   else await ex.selectFrom('organizations').select('id').where('id', '=', owner.organizationId).forUpdate().execute()
 }
+
+/** Clicks per link since `fromDay` (YYYY-MM-DD, inclusive), for these links; a link without any is absent. */
+export async function sumClicksSince(ex: Executor, linkIds: readonly string[], fromDay: string): Promise<Map<string, number>> {
+  if (linkIds.length === 0) return new Map()
+  const rows = await ex
+    .selectFrom('link_clicks')
+    .select(['link_id', (eb) => eb.fn.sum<number | string>('clicks').as('clicks')])
+    .where('link_id', 'in', linkIds)
+    .where('day', '>=', fromDay)
+    .groupBy('link_id')
+    .execute()
+  return new Map(rows.map((row) => [row.link_id, Number(row.clicks)]))
+}
+
+/** The link's clicks per day since `fromDay`, by day; days without clicks are absent. */
+export async function findDailyClicks(ex: Executor, linkId: string, fromDay: string): Promise<{ day: string; clicks: number }[]> {
+  const rows = await ex
+    .selectFrom('link_clicks')
+    .select(['day', 'clicks'])
+    .where('link_id', '=', linkId)
+    .where('day', '>=', fromDay)
+    .orderBy('day')
+    .execute()
+  return rows.map((row) => ({ day: row.day, clicks: Number(row.clicks) }))
+}
+
+/** Every kept day's clicks of these links (for the export), each link's by day. */
+export async function findClicksOfLinks(ex: Executor, linkIds: readonly string[]): Promise<Map<string, { day: string; clicks: number }[]>> {
+  const byLink = new Map<string, { day: string; clicks: number }[]>()
+  if (linkIds.length === 0) return byLink
+  const rows = await ex
+    .selectFrom('link_clicks')
+    .select(['link_id', 'day', 'clicks'])
+    .where('link_id', 'in', linkIds)
+    .orderBy('link_id')
+    .orderBy('day')
+    .execute()
+  for (const row of rows) {
+    const days = byLink.get(row.link_id) ?? []
+    days.push({ day: row.day, clicks: Number(row.clicks) })
+    byLink.set(row.link_id, days)
+  }
+  return byLink
+}

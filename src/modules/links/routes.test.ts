@@ -32,6 +32,7 @@ describe('creating and reading links', () => {
       forwarding_enabled: true,
       tag_ids: [],
       organization_id: null,
+      clicks_30d: 0,
       created_at: expect.any(String),
       updated_at: response.json().created_at,
     })

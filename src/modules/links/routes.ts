@@ -3,9 +3,9 @@ import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
 import { callerOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { CreateLinkBody, LinkPage, LinkQuery, LinkView, SlugAvailability, SlugAvailabilityQuery, UpdateLinkBody } from './schemas.js'
+import { CreateLinkBody, LinkClicks, LinkPage, LinkQuery, LinkView, SlugAvailability, SlugAvailabilityQuery, UpdateLinkBody } from './schemas.js'
 import { bookmarkRoutes } from './bookmarks/routes.js'
-import { checkSlugAvailability, createLink, deleteLink, getLink, listLinks, updateLink } from './service.js'
+import { checkSlugAvailability, createLink, deleteLink, getLink, getLinkClicks, listLinks, updateLink } from './service.js'
 
 const tags = ['links']
 const NO_SUCH_LINK = errorResponse('NOT_FOUND: no such link, or not one you can see')
@@ -61,6 +61,19 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/:id',
       { schema: { tags, operationId: 'getLink', summary: 'One link you can see', params: IdParams, response: { 200: LinkView, 404: NO_SUCH_LINK } } },
       async (request) => getLink(deps, callerOf(request), request.params.id),
+    )
+    app.get(
+      '/:id/clicks',
+      {
+        schema: {
+          tags,
+          operationId: 'getLinkClicks',
+          summary: 'Clicks on one link you can see, per UTC day over the last 90 days (redirects through /go/{slug})',
+          params: IdParams,
+          response: { 200: LinkClicks, 404: NO_SUCH_LINK },
+        },
+      },
+      async (request) => getLinkClicks(deps, callerOf(request), request.params.id),
     )
 
     app.patch(

@@ -5,7 +5,15 @@ export const SLUG_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
 
 export const Slug = Type.String({ pattern: SLUG_PATTERN, 'x-message': 'must be 1–64 letters, digits, underscores or dashes' })
 /** The service checks the rest (absolute http(s), no credentials, at most 2048 once normalised). */
-const Url = Text({ minLength: 1, maxLength: 2048, examples: ['https://example.com/handbook'] })
+const Url = Text({
+  minLength: 1,
+  maxLength: 2048,
+  examples: ['https://example.com/handbook', 'https://jira.example/browse/{1}-{2|1}'],
+  description:
+    'An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: ' +
+    '`{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), ' +
+    'each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.',
+})
 const Title = Nullable(DisplayText({ minLength: 1, maxLength: 200 }))
 const Id = Text({ minLength: 1, maxLength: 200 })
 const TagIds = Type.Array(Id, { maxItems: 50, uniqueItems: true, description: 'Your own tags; replaces your tags on the link' })
@@ -19,10 +27,24 @@ export const LinkView = Type.Object({
   forwarding_enabled: Type.Boolean(),
   tag_ids: Type.Array(Type.String()),
   organization_id: Nullable(Type.String({ description: 'null for a personal link' })),
+  clicks_30d: Type.Integer({
+    minimum: 0,
+    description: 'Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second',
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })
 export type LinkView = Static<typeof LinkView>
+
+/** GET /api/links/{id}/clicks: one entry per UTC day, oldest first, days without clicks as 0. */
+export const LinkClicks = Type.Object({
+  link_id: Type.String(),
+  days: Type.Array(Type.Object({ day: Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC)' }), clicks: Type.Integer({ minimum: 0 }) }), {
+    description: 'The last 90 days, today last',
+  }),
+  total: Type.Integer({ minimum: 0, description: 'The sum over these days' }),
+})
+export type LinkClicks = Static<typeof LinkClicks>
 
 export const LinkPage = PageOf(LinkView)
 

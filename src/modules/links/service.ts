@@ -24,6 +24,8 @@ import { findOwnTagIds } from '../tags/repo.js'
 import {
   deleteLink as deleteLinkRow,
   findOwnTagIdsOfLinks,
+  findDailyClicks,
+  sumClicksSince,
   findVisibleLink,
   insertLink,
   listVisibleLinks,
@@ -35,7 +37,16 @@ import {
   type LinkOwner,
   type VisibleLink,
 } from './repo.js'
-import type { CreateLinkBody, LinkFilterQuery, LinkQuery, LinkView, SlugAvailability, SlugAvailabilityQuery, UpdateLinkBody } from './schemas.js'
+import type {
+  CreateLinkBody,
+  LinkClicks,
+  LinkFilterQuery,
+  LinkQuery,
+  LinkView,
+  SlugAvailability,
+  SlugAvailabilityQuery,
+  UpdateLinkBody,
+} from './schemas.js'
 import { normalizeLinkUrl, slugKey } from './url.js'
 
 export function linkNotFound(): AppError {
@@ -48,7 +59,16 @@ function slugTaken(error: unknown): unknown {
     : error
 }
 
-function toView(link: VisibleLink, tagIds: string[]): LinkView {
+const DAY_MS = 24 * 60 * 60 * 1000
+const CLICK_VIEW_DAYS = 30
+const CLICK_SERIES_DAYS = 90
+
+/** The first UTC day of the last `days` days, today included. */
+function firstDayOf(deps: Deps, days: number): string {
+  return new Date(deps.clock.now().getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10)
+}
+
+function toView(link: VisibleLink, tagIds: string[], clicks30d = 0): LinkView {
   return {
     id: link.id,
     url: link.url,
@@ -57,15 +77,30 @@ function toView(link: VisibleLink, tagIds: string[]): LinkView {
     forwarding_enabled: link.forwarding_enabled,
     tag_ids: tagIds,
     organization_id: link.organization_id,
+    clicks_30d: clicks30d,
     created_at: link.created_at,
     updated_at: link.updated_at,
   }
 }
 
-async function viewOf(ex: Executor, userId: string, linkId: string): Promise<LinkView> {
+async function viewOf(ex: Executor, userId: string, linkId: string, fromDay: string): Promise<LinkView> {
   const link = await findVisibleLink(ex, userId, linkId)
   if (link === null) throw linkNotFound()
-  return toView(link, (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [])
+  const clicks = (await sumClicksSince(ex, [linkId], fromDay)).get(linkId) ?? 0
+  return toView(link, (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [], clicks)
+}
+
+/** The link's clicks per UTC day over the last 90 days (issue 31), zeros included. */
+export async function getLinkClicks(deps: Deps, caller: Caller, linkId: string): Promise<LinkClicks> {
+  // A link of an organization outside an API token's boundary is not found, as for a non-member (issue 28).
+  reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
+  const first = deps.clock.now().getTime() - (CLICK_SERIES_DAYS - 1) * DAY_MS
+  const counted = new Map((await findDailyClicks(deps.db, linkId, firstDayOf(deps, CLICK_SERIES_DAYS))).map((row) => [row.day, row.clicks]))
+  const days = Array.from({ length: CLICK_SERIES_DAYS }, (_, index) => {
+    const day = new Date(first + index * DAY_MS).toISOString().slice(0, 10)
+    return { day, clicks: counted.get(day) ?? 0 }
+  })
+  return { link_id: linkId, days, total: days.reduce((sum, entry) => sum + entry.clicks, 0) }
 }
 
 /** Every id must be one of the caller's own tags: 400 otherwise (another user's tag is unknown here). */
@@ -120,15 +155,13 @@ export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): P
   const window = pageWindow(query)
   const filters = linkFilters(query, caller)
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
-  const tagIds = await findOwnTagIdsOfLinks(
-    deps.db,
-    caller.user.id,
-    rows.slice(0, window.limit).map((row) => row.id),
-  )
+  const ids = rows.slice(0, window.limit).map((row) => row.id)
+  const tagIds = await findOwnTagIdsOfLinks(deps.db, caller.user.id, ids)
+  const clicks = await sumClicksSince(deps.db, ids, firstDayOf(deps, CLICK_VIEW_DAYS))
   return toPage(
     rows,
     window.limit,
-    (row) => toView(row, tagIds.get(row.id) ?? []),
+    (row) => toView(row, tagIds.get(row.id) ?? [], clicks.get(row.id) ?? 0),
     (row) => [row.created_at, row.id],
   )
 }
@@ -150,7 +183,7 @@ export async function checkSlugAvailability(deps: Deps, caller: Caller, query: S
 export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {
   // Only a token with a boundary pays for the extra read.
   if (caller.grant?.organizations != null) reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
-  return viewOf(deps.db, caller.user.id, linkId)
+  return viewOf(deps.db, caller.user.id, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
 }
 
 export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBody): Promise<LinkView> {
@@ -180,7 +213,7 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
         throw error
       }
       await writeTags(tx, userId, id, input.tag_ids ?? [])
-      return viewOf(tx, userId, id)
+      return viewOf(tx, userId, id, firstDayOf(deps, CLICK_VIEW_DAYS))
     })
   } catch (error) {
     throw slugTaken(error)
@@ -216,7 +249,7 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
         throw error
       }
       if (patch.tag_ids !== undefined) await writeTags(tx, userId, linkId, patch.tag_ids)
-      return viewOf(tx, userId, linkId)
+      return viewOf(tx, userId, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
     })
   } catch (error) {
     throw slugTaken(error)

@@ -1,5 +1,6 @@
 /** The rules for what a link may point at and how its slug is matched. */
 import { invalidField } from '../../errors.js'
+import { looksLikeTemplate, normalizeTemplate } from '../../lib/go-template.js'
 
 const MAX_URL_LENGTH = 2048
 
@@ -9,6 +10,13 @@ const MAX_URL_LENGTH = 2048
  * header for /go/{slug}, and what the user is sent to is exactly what was checked.
  */
 export function normalizeLinkUrl(text: string): string {
+  // A destination with placeholders (issue 31) is checked by the template language's own rules.
+  if (looksLikeTemplate(text)) {
+    const normalized = normalizeTemplate(text)
+    if ('problem' in normalized) throw invalidField('url', normalized.problem)
+    if (normalized.template.length > MAX_URL_LENGTH) throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`)
+    return normalized.template
+  }
   let url: URL
   try {
     url = new URL(text)

@@ -96,6 +96,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
 
   // links: links, tags, go-link preferences, import/export.
   listLinks: 'links:read',
+  getLinkClicks: 'links:read',
   getLink: 'links:read',
   checkLinkSlug: 'links:read',
   exportLinks: 'links:read',
@@ -156,6 +157,10 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   deleteTeam: 'admin.teams:write',
   addTeamMember: 'admin.teams:write',
   removeTeamMember: 'admin.teams:write',
+  // SCIM credentials (issue 29): whoever holds one provisions and removes accounts, as admin.users does.
+  listScimCredentials: 'admin.users:read',
+  createScimCredential: 'admin.users:write',
+  revokeScimCredential: 'admin.users:write',
   listSettings: 'admin.settings:read',
   getSetting: 'admin.settings:read',
   getSmtpSettings: 'admin.settings:read',

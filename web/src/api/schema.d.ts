@@ -1444,6 +1444,23 @@ export interface paths {
         patch: operations["updateLink"];
         trace?: never;
     };
+    "/api/links/{id}/clicks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clicks on one link you can see, per UTC day over the last 90 days (redirects through /go/{slug}) */
+        get: operations["getLinkClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/go/preferences": {
         parameters: {
             query?: never;
@@ -1709,6 +1726,41 @@ export interface paths {
         put: operations["updateApiTokenSettings"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/scim/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SCIM credentials not revoked, newest first, and the SCIM base URL */
+        get: operations["listScimCredentials"];
+        put?: never;
+        /** Create a SCIM credential for an identity provider; the secret is in this response only */
+        post: operations["createScimCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/scim/credentials/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a SCIM credential; its next request is refused */
+        delete: operations["revokeScimCredential"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8204,6 +8256,12 @@ export interface operations {
                             /** @description Names of your own tags on the link */
                             tags: string[];
                             organization: string | null;
+                            /** @description Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31) */
+                            clicks: {
+                                /** Format: date */
+                                day: string;
+                                clicks: number;
+                            }[];
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -8259,6 +8317,8 @@ export interface operations {
                             forwarding_enabled: boolean;
                             tag_ids: string[];
                             organization_id: string | null;
+                            /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                            clicks_30d: number;
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -8292,7 +8352,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example https://example.com/handbook */
+                    /**
+                     * @description An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: `{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.
+                     * @example https://example.com/handbook
+                     * @example https://jira.example/browse/{1}-{2|1}
+                     */
                     url: string;
                     title?: string | null;
                     slug?: string | null;
@@ -8319,6 +8383,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -8427,6 +8493,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -8514,7 +8582,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example https://example.com/handbook */
+                    /**
+                     * @description An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: `{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.
+                     * @example https://example.com/handbook
+                     * @example https://jira.example/browse/{1}-{2|1}
+                     */
                     url?: string;
                     title?: string | null;
                     slug?: string | null;
@@ -8540,6 +8612,8 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -8584,6 +8658,56 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLinkClicks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        link_id: string;
+                        /** @description The last 90 days, today last */
+                        days: {
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD (UTC)
+                             */
+                            day: string;
+                            clicks: number;
+                        }[];
+                        /** @description The sum over these days */
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequired"];
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9738,6 +9862,139 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listScimCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            name: string;
+                            /** @description The first 12 characters of the token (scim_ + 7), to recognise it */
+                            prefix: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            last_used_at: string | null;
+                        }[];
+                        base_url: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createScimCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        /** @description The first 12 characters of the token (scim_ + 7), to recognise it */
+                        prefix: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        last_used_at: string | null;
+                        /** @description The whole secret, for the identity provider. Returned once, in this response only. */
+                        token: string;
+                        /** @description The SCIM base URL to enter in the identity provider */
+                        base_url: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 creations per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeScimCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no SCIM credential with this id that is not revoked */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

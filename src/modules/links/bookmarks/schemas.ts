@@ -28,6 +28,10 @@ export const ExportedLink = Type.Object({
   forwarding_enabled: Type.Boolean(),
   tags: Type.Array(Type.String(), { description: 'Names of your own tags on the link' }),
   organization: Nullable(Type.String({ description: "The organization's name for a shared link" })),
+  clicks: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), clicks: Type.Integer({ minimum: 0 }) }), {
+    description:
+      'Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31)',
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })

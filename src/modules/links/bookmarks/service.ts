@@ -18,7 +18,16 @@ import { newId } from '../../../lib/ids.js'
 import type { Caller } from '../../auth/caller.js'
 import { recordAudit, type RequestContext } from '../../audit/service.js'
 import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
-import { findOwnTagsOfLinks, findTakenSlugKeys, findTakenUrls, insertLinks, listVisibleLinks, lockLinkOwner, type LinkOwner } from '../repo.js'
+import {
+  findClicksOfLinks,
+  findOwnTagsOfLinks,
+  findTakenSlugKeys,
+  findTakenUrls,
+  insertLinks,
+  listVisibleLinks,
+  lockLinkOwner,
+  type LinkOwner,
+} from '../repo.js'
 import { assertReachable, linkFilters, linkOwnerFor } from '../service.js'
 import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from './candidate.js'
 import { JSON_FORMAT } from './json-format.js'
@@ -236,6 +245,10 @@ export async function exportLinks(deps: Deps, caller: Caller, query: ExportQuery
       userId,
       page.map((row) => row.id),
     )
+    const clicksOf = await findClicksOfLinks(
+      deps.db,
+      page.map((row) => row.id),
+    )
     for (const row of page) {
       links.push({
         url: row.url,
@@ -244,6 +257,7 @@ export async function exportLinks(deps: Deps, caller: Caller, query: ExportQuery
         forwarding_enabled: row.forwarding_enabled,
         tags: (tagsOf.get(row.id) ?? []).map((tag) => tag.name),
         organization: row.organization_name,
+        clicks: clicksOf.get(row.id) ?? [],
         created_at: row.created_at,
         updated_at: row.updated_at,
       })

@@ -1,0 +1,302 @@
+/**
+ * SCIM Users over Switchboard's accounts. The account rules are the administrators' ones, reused
+ * from the users module: the same creation (prepareNewUser/insertNewUser), the same deletion
+ * (deleteUserKeepingInvariants: never the last active administrator, never an organization's only
+ * owner), and deactivation refuses the last active administrator just as an administrator's
+ * disabling does. What SCIM adds:
+ *
+ * - `active: false` deprovisions — the account is disabled, every session ends and every API token
+ *   is revoked in the same transaction, so the next request with any of them is refused on every
+ *   instance (authentication reads the rows). `active: true` restores sign-in; tokens stay revoked.
+ * - A password sent by the identity provider (Okta's create) becomes the local password as sent:
+ *   the interactive strength rules are the provider's business, not a reason to fail provisioning.
+ * - An existing account with the new user's email is 409 uniqueness, unless the administrator set
+ *   `scim.adopt_existing_accounts_by_email` to true: then it is linked (201, audited).
+ * - Every change is audited with the actor "SCIM (<credential name>)".
+ */
+import type { Deps } from '../../deps.js'
+import type { Executor } from '../../db/schema.js'
+import { isUniqueViolation } from '../../db/client.js'
+import { AppError } from '../../errors.js'
+import { normalizePassword } from '../../lib/password-policy.js'
+import { recordAudit, type Actor } from '../audit/service.js'
+import { revokeUserSessions } from '../auth/repo.js'
+import { findSettingRow } from '../settings/repo.js'
+import { revokeAllApiTokens } from '../tokens/repo.js'
+import { findPasswordHash, lockActiveAdminIds, updateUser } from '../users/repo.js'
+import { deleteUserKeepingInvariants, insertNewUser, prepareNewUser } from '../users/service.js'
+import { findUserById } from '../users/repo.js'
+import { conflict, notFound, ScimError } from './errors.js'
+import type { ScimActor } from './http.js'
+import { filterParam, matches, type Filter } from './filter.js'
+import { listResponse, listWindow, projection } from './list.js'
+import { applyPatch } from './patch.js'
+import { fromScimUser, toScimUser, type UserModel } from './users.mapping.js'
+import {
+  findScimUser,
+  findScimUserByExternalId,
+  findScimUserByUserName,
+  hasScimFields,
+  listAllScimUsers,
+  upsertScimFields,
+  userIdByEmail,
+  type ScimUserRow,
+} from './users.repo.js'
+
+export const ADOPT_SETTING = 'scim.adopt_existing_accounts_by_email'
+const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
+
+export interface ListQuery {
+  filter?: unknown
+  startIndex?: unknown
+  count?: unknown
+  attributes?: unknown
+  excludedAttributes?: unknown
+}
+
+function auditActor(actor: ScimActor): Actor {
+  return { id: `scim:${actor.credential.id}`, email: `SCIM (${actor.credential.name})` }
+}
+
+/**
+ * The accounts a filter selects. `userName eq`, `externalId eq` and `id eq` — what Okta and Entra
+ * send before every create — are one indexed lookup; any other filter is evaluated over the
+ * accounts in their stable order.
+ */
+async function selectUsers(deps: Deps, filter: Filter | null): Promise<ScimUserRow[]> {
+  if (filter?.op === 'eq' && typeof filter.compValue === 'string') {
+    const attr = filter.attrPath.toLowerCase().replace(/^urn:ietf:params:scim:schemas:core:2\.0:user:/, '')
+    const lookup =
+      attr === 'username'
+        ? findScimUserByUserName(deps.db, filter.compValue)
+        : attr === 'externalid'
+          ? findScimUserByExternalId(deps.db, filter.compValue)
+          : attr === 'id'
+            ? findScimUser(deps.db, filter.compValue)
+            : null
+    if (lookup !== null) {
+      const row = await lookup
+      return row === null ? [] : [row]
+    }
+  }
+  return listAllScimUsers(deps.db)
+}
+
+export async function listScimUsers(deps: Deps, query: ListQuery, baseUrl: string) {
+  const window = listWindow(query)
+  const project = projection(query)
+  const filter = filterParam(query.filter)
+  const rows = await selectUsers(deps, filter)
+  const resources = rows.map((row) => toScimUser(row, baseUrl)).filter((resource) => filter === null || matches(filter, resource))
+  return listResponse(resources, window, project)
+}
+
+async function loadUser(ex: Executor, id: string): Promise<ScimUserRow> {
+  const row = await findScimUser(ex, id)
+  if (row === null) throw notFound('No such User.')
+  return row
+}
+
+export async function getScimUser(deps: Deps, id: string, query: ListQuery, baseUrl: string) {
+  return projection(query)(toScimUser(await loadUser(deps.db, id), baseUrl))
+}
+
+async function adoptsExistingAccounts(deps: Deps): Promise<boolean> {
+  const row = await findSettingRow(deps.db, ADOPT_SETTING)
+  return row !== null && JSON.parse(row.value) === true
+}
+
+/** The stored hash of a provider's password; its strength is the provider's rule (see header). */
+async function hashProvidedPassword(deps: Deps, password: string): Promise<string> {
+  return deps.passwords.hash(normalizePassword(password))
+}
+
+function fieldsOf(model: UserModel) {
+  return {
+    user_name: model.userName,
+    external_id: model.externalId,
+    given_name: model.givenName,
+    family_name: model.familyName,
+    employee_number: model.employeeNumber,
+    department: model.department,
+    manager_id: model.managerId,
+  }
+}
+
+/** A write's unique-index violation, as SCIM's 409 uniqueness. */
+async function uniquely<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    if (isUniqueViolation(error) || (error instanceof AppError && error.reason === 'ALREADY_EXISTS')) {
+      throw conflict('Another user has this userName, email or externalId.')
+    }
+    throw error
+  }
+}
+
+async function assertUserNameFree(ex: Executor, model: UserModel, exceptId: string | null): Promise<void> {
+  const byName = await findScimUserByUserName(ex, model.userName)
+  if (byName !== null && byName.id !== exceptId) throw conflict('A user with this userName already exists.')
+  if (model.externalId !== null) {
+    const byExternal = await findScimUserByExternalId(ex, model.externalId)
+    if (byExternal !== null && byExternal.id !== exceptId) throw conflict('A user with this externalId already exists.')
+  }
+}
+
+export async function createScimUser(deps: Deps, actor: ScimActor, body: unknown, baseUrl: string): Promise<Record<string, unknown>> {
+  const model = fromScimUser(body)
+  const existingId = await userIdByEmail(deps.db, model.email)
+  if (existingId !== null) return adoptExisting(deps, actor, existingId, model, baseUrl)
+  const row = await prepareNewUser(deps, { email: model.email, name: model.name, password: null, isAdmin: false })
+  if (model.password !== null) row.password_hash = await hashProvidedPassword(deps, model.password)
+  row.disabled = !model.active
+  const id = await uniquely(() =>
+    deps.db.transaction().execute(async (tx) => {
+      await assertUserNameFree(tx, model, null)
+      const user = await insertNewUser(tx, row)
+      await upsertScimFields(tx, user.id, fieldsOf(model))
+      await recordAudit(tx, deps.clock, actor.ctx, {
+        action: 'scim.user_create',
+        actor: auditActor(actor),
+        target: { type: 'user', id: user.id },
+        metadata: { email: user.email, active: model.active, has_password: model.password !== null },
+      })
+      return user.id
+    }),
+  )
+  return toScimUser(await loadUser(deps.db, id), baseUrl)
+}
+
+/** "Adopt existing accounts by email": links the account to the provider instead of a 409. */
+async function adoptExisting(deps: Deps, actor: ScimActor, userId: string, model: UserModel, baseUrl: string): Promise<Record<string, unknown>> {
+  if (!(await adoptsExistingAccounts(deps))) throw conflict('A user with this email already exists.')
+  await uniquely(() =>
+    deps.db.transaction().execute(async (tx) => {
+      // Already provisioned through SCIM: a second create is a duplicate, not an adoption. An
+      // administrator's account is never adopted (as OIDC never links one by email).
+      const existing = await findUserById(tx, userId)
+      if (existing === null || existing.is_admin || (await hasScimFields(tx, userId))) throw conflict('A user with this email already exists.')
+      await assertUserNameFree(tx, model, userId)
+      await writeUser(deps, tx, actor, userId, { ...model, password: null }, null)
+      await recordAudit(tx, deps.clock, actor.ctx, {
+        action: 'scim.user_adopt',
+        actor: auditActor(actor),
+        target: { type: 'user', id: userId },
+        metadata: { email: model.email },
+      })
+    }),
+  )
+  return toScimUser(await loadUser(deps.db, userId), baseUrl)
+}
+
+/**
+ * Stores a whole User (PUT, and PATCH after its operations are applied) inside the caller's
+ * transaction, deprovisioning or restoring when `active` changes.
+ */
+async function writeUser(deps: Deps, tx: Executor, actor: ScimActor, userId: string, model: UserModel, passwordHash: string | null): Promise<void> {
+  const deactivating = !model.active
+  const admins = deactivating ? await lockActiveAdminIds(tx) : null
+  const user = await findUserById(tx, userId)
+  if (user === null) throw notFound('No such User.')
+  if (admins !== null && user.is_admin && !user.disabled && !admins.some((id) => id !== userId)) {
+    throw new ScimError(409, 'The last active administrator cannot be deactivated.', 'mutability')
+  }
+  // An administrator's sign-in credentials are not the identity provider's to change: a new email
+  // (then a password reset to it) or password would hand the provider's credential an
+  // administrator's account. Their profile and `active` are still provisioned.
+  if (user.is_admin && (model.email !== user.email || passwordHash !== null)) {
+    throw new ScimError(400, "An administrator's email and password are changed in Switchboard, not through SCIM.", 'mutability')
+  }
+  const now = deps.clock.now().toISOString()
+  await updateUser(tx, userId, {
+    email: model.email,
+    name: model.name,
+    disabled: !model.active,
+    ...(passwordHash !== null && { password_hash: passwordHash }),
+    updated_at: now,
+  })
+  await upsertScimFields(tx, userId, fieldsOf(model))
+  const changedActive = user.disabled === model.active
+  if (changedActive && deactivating) {
+    const sessions = await revokeUserSessions(tx, userId, null, now)
+    const tokens = await revokeAllApiTokens(tx, userId, now)
+    await recordAudit(tx, deps.clock, actor.ctx, {
+      action: 'scim.user_deactivate',
+      actor: auditActor(actor),
+      target: { type: 'user', id: userId },
+      metadata: { sessions_revoked: sessions, tokens_revoked: tokens },
+    })
+  } else if (changedActive) {
+    await recordAudit(tx, deps.clock, actor.ctx, { action: 'scim.user_activate', actor: auditActor(actor), target: { type: 'user', id: userId } })
+  }
+  if (passwordHash !== null) {
+    // A new password ends the user's sessions, as an administrator's password change does.
+    await revokeUserSessions(tx, userId, null, now)
+  }
+}
+
+/** Hashes a sent password only when it differs from the stored one (Okta may resend it with every update). */
+async function changedPasswordHash(deps: Deps, userId: string, password: string | null): Promise<string | null> {
+  if (password === null) return null
+  const stored = await findPasswordHash(deps.db, userId)
+  if (stored !== null && stored !== '' && (await deps.passwords.verify(stored, normalizePassword(password)))) return null
+  return hashProvidedPassword(deps, password)
+}
+
+async function replaceWith(
+  deps: Deps,
+  actor: ScimActor,
+  id: string,
+  model: UserModel,
+  action: string,
+  metadata: Record<string, unknown>,
+  baseUrl: string,
+) {
+  await loadUser(deps.db, id)
+  const passwordHash = await changedPasswordHash(deps, id, model.password)
+  await uniquely(() =>
+    deps.db.transaction().execute(async (tx) => {
+      await assertUserNameFree(tx, model, id)
+      await writeUser(deps, tx, actor, id, model, passwordHash)
+      await recordAudit(tx, deps.clock, actor.ctx, {
+        action,
+        actor: auditActor(actor),
+        target: { type: 'user', id },
+        metadata: { ...metadata, password_changed: passwordHash !== null },
+      })
+    }),
+  )
+  return toScimUser(await loadUser(deps.db, id), baseUrl)
+}
+
+export async function replaceScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
+  return replaceWith(deps, actor, id, fromScimUser(body), 'scim.user_replace', {}, baseUrl)
+}
+
+export async function patchScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
+  const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
+  const schemas = request.schemas
+  if (Array.isArray(schemas) && schemas.length > 0 && !schemas.includes(PATCH_SCHEMA)) {
+    throw new ScimError(400, `A PATCH body names the schema ${PATCH_SCHEMA}.`, 'invalidSyntax')
+  }
+  const operations = request.Operations ?? request.operations
+  const current = toScimUser(await loadUser(deps.db, id), baseUrl)
+  const patched = applyPatch(current, operations)
+  const ops = (operations as Array<{ op: string; path?: string }>).map((o) => `${o.op.toLowerCase()} ${o.path ?? '(no path)'}`.slice(0, 120))
+  return replaceWith(deps, actor, id, fromScimUser(patched), 'scim.user_patch', { operations: ops }, baseUrl)
+}
+
+export async function deleteScimUser(deps: Deps, actor: ScimActor, id: string): Promise<void> {
+  await deps.db.transaction().execute(async (tx) => {
+    const user = await findUserById(tx, id)
+    if (user === null) throw notFound('No such User.')
+    await deleteUserKeepingInvariants(tx, user)
+    await recordAudit(tx, deps.clock, actor.ctx, {
+      action: 'scim.user_delete',
+      actor: auditActor(actor),
+      target: { type: 'user', id },
+      metadata: { email: user.email, is_admin: user.is_admin },
+    })
+  })
+}
