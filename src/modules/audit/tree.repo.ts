@@ -4,7 +4,7 @@
  */
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
-import type { StoredEvent } from './leaf.js'
+import { LEAF_COLUMNS, type StoredEvent } from './leaf.js'
 
 const HEAD_ID = 1
 const MONITOR_ID = 1
@@ -87,20 +87,7 @@ export async function listLeaves(ex: Executor, from: number, to: number): Promis
     .execute()
   const eventRows = await ex
     .selectFrom('audit_events')
-    .select([
-      'leaf_index',
-      'id',
-      'at',
-      'actor_id',
-      'actor_email',
-      'action',
-      'target_type',
-      'target_id',
-      'ip',
-      'user_agent',
-      'subject_user_id',
-      'metadata',
-    ])
+    .select(['leaf_index', ...LEAF_COLUMNS])
     .where('leaf_index', '>=', from)
     .where('leaf_index', '<', to)
     .orderBy('leaf_index')

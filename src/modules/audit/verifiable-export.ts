@@ -16,7 +16,7 @@ import type { Deps } from '../../deps.js'
 import { inclusionProof } from '../../lib/merkle.js'
 import type { Executor } from '../../db/schema.js'
 import { makeCheckpoint, withStoredNodes } from './checkpoints.js'
-import { leafEventOf, leafText, type LeafEvent, type StoredEvent } from './leaf.js'
+import { LEAF_COLUMNS, leafEventOf, leafText, type LeafEvent, type StoredEvent } from './leaf.js'
 import type { AuditFilter } from './repo.js'
 import { listLeaves } from './tree.repo.js'
 
@@ -52,20 +52,7 @@ async function listMatchingEvents(
 ): Promise<Array<StoredEvent & { leaf_index: number }>> {
   let query = ex
     .selectFrom('audit_events')
-    .select([
-      'leaf_index',
-      'id',
-      'at',
-      'actor_id',
-      'actor_email',
-      'action',
-      'target_type',
-      'target_id',
-      'ip',
-      'user_agent',
-      'subject_user_id',
-      'metadata',
-    ])
+    .select(['leaf_index', ...LEAF_COLUMNS])
     .where('leaf_index', '>', after)
     .where('leaf_index', '<', size)
   if (filter.action !== undefined) query = query.where('action', '=', filter.action)
