@@ -64,7 +64,13 @@ beforeAll(async () => {
   const jwt = ((await setup.json()) as { token: string }).token
   ownerSession = jwt
   ownerToken = (
-    (await (await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS } })).json()) as {
+    (await (
+      await api('/api/tokens', {
+        method: 'POST',
+        token: jwt,
+        body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+      })
+    ).json()) as {
       token: string
     }
   ).token
