@@ -77,9 +77,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     if (reason !== null) {
       process.stderr.write(`switchboard: building (${reason})\n`)
       const npm = process.env.npm_execpath
+      // The build's own output goes to stderr: `npm run cli -- setup-code` and friends print
+      // something a script may read from stdout, and a rebuild must not mix into it.
+      const stdio = ['ignore', 2, 2]
       const result = npm
-        ? spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
-        : spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' })
+        ? spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio })
+        : spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio, shell: process.platform === 'win32' })
       if (result.status !== 0) process.exit(result.status ?? 1)
     }
   }

@@ -93,3 +93,28 @@ describe('npm start on an unchanged checkout', () => {
     console.log(`ci: npm start on an unchanged checkout listened after ${Math.round(listening)} ms (no rebuild)`)
   })
 })
+
+describe('npm run cli on an unchanged checkout', () => {
+  it('does not rebuild, and prints only the command’s own output on stdout', async () => {
+    expect(staleReason(ROOT), 'run "npm run build" first (npm test does)').toBeNull()
+    const stamp = fs.statSync(path.join(ROOT, STAMP)).mtimeMs
+    const child = spawn('npm', ['run', '--silent', 'cli', '--', 'setup-code'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: makeTempDir() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    groups.push(child.pid!)
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+
+    expect(code, stderr).toBe(0)
+    expect(stderr).not.toContain('switchboard: building')
+    // A fresh data directory has no user yet: the setup code is the whole of stdout.
+    expect(stdout.trim()).toMatch(/^\S+$/)
+    expect(fs.statSync(path.join(ROOT, STAMP)).mtimeMs).toBe(stamp)
+  })
+})
