@@ -70,6 +70,25 @@ describe('Redis counter store', () => {
     }
   })
 
+  it('keeps two deployments apart when each names its own database number in REDIS_URL (README)', async () => {
+    const base = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+    const deploymentA = new Redis(`${base.replace(/\/\d*$/, '')}/14`)
+    const deploymentB = new Redis(`${base.replace(/\/\d*$/, '')}/15`)
+    try {
+      // The default prefix, as a deployment uses it: only the database number separates them.
+      const subject = `deploy-${randomBytes(4).toString('hex')}`
+      const charges = [{ budget: { name: 'mail:instance', limit: 1, windowSeconds: 60 }, subject }]
+      const a = new AttemptBudgets(createRedisCounterStore(deploymentA))
+      const b = new AttemptBudgets(createRedisCounterStore(deploymentB))
+      await a.charge(charges)
+      await expect(a.assertAvailable(charges)).rejects.toMatchObject({ reason: 'RATE_LIMITED' })
+      await expect(b.assertAvailable(charges)).resolves.toBeUndefined()
+    } finally {
+      deploymentA.disconnect()
+      deploymentB.disconnect()
+    }
+  })
+
   it('keeps subjects out of the keys: they are hashed', async () => {
     const prefix = `sbtest:${randomBytes(4).toString('hex')}:`
     await new AttemptBudgets(createRedisCounterStore(redis, prefix)).charge([
