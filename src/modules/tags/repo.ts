@@ -6,7 +6,17 @@ import { visibleTo } from '../links/visibility.js'
 
 export type TagRecord = Omit<Selectable<TagsTable>, 'user_id' | 'name_key'> & { link_count: number }
 
-function tagsOf(ex: Executor, userId: string) {
+/**
+ * `reachable` is an API token's organization boundary (issue 28): when given, links of other
+ * organizations do not count, so a token does not learn how many links it may not read.
+ */
+function tagsOf(ex: Executor, userId: string, reachable?: ReadonlySet<string>) {
+  const boundary =
+    reachable === undefined
+      ? sql`true`
+      : reachable.size === 0
+        ? sql`links.organization_id is null`
+        : sql`(links.organization_id is null or links.organization_id in (${sql.join([...reachable])}))`
   return ex
     .selectFrom('tags')
     .select([
@@ -18,7 +28,7 @@ function tagsOf(ex: Executor, userId: string) {
       // leaves the organization, and comes back into view if they rejoin.
       sql<
         number | string
-      >`(select count(*) from link_tags inner join links on links.id = link_tags.link_id where link_tags.tag_id = ${sql.ref('tags.id')} and ${visibleTo(sql.ref('tags.user_id'))})`.as(
+      >`(select count(*) from link_tags inner join links on links.id = link_tags.link_id where link_tags.tag_id = ${sql.ref('tags.id')} and ${visibleTo(sql.ref('tags.user_id'))} and ${boundary})`.as(
         'link_count',
       ),
       'tags.created_at',
@@ -34,14 +44,19 @@ function asRecord({ name_key: _key, ...row }: TagRow): TagRecord {
   return { ...row, link_count: Number(row.link_count) }
 }
 
-export async function findTag(ex: Executor, userId: string, tagId: string): Promise<TagRecord | null> {
-  const row = await tagsOf(ex, userId).where('tags.id', '=', tagId).executeTakeFirst()
+export async function findTag(ex: Executor, userId: string, tagId: string, reachable?: ReadonlySet<string>): Promise<TagRecord | null> {
+  const row = await tagsOf(ex, userId, reachable).where('tags.id', '=', tagId).executeTakeFirst()
   return row ? asRecord(row) : null
 }
 
 /** The user's tags by name ignoring case — the unique key, lower-cased — then id. */
-export async function listTags(ex: Executor, userId: string, window: PageWindow): Promise<Array<TagRecord & { name_key: string }>> {
-  const rows = await keyset(tagsOf(ex, userId), window, { column: 'name_key', table: 'tags', direction: 'asc' }).execute()
+export async function listTags(
+  ex: Executor,
+  userId: string,
+  window: PageWindow,
+  reachable?: ReadonlySet<string>,
+): Promise<Array<TagRecord & { name_key: string }>> {
+  const rows = await keyset(tagsOf(ex, userId, reachable), window, { column: 'name_key', table: 'tags', direction: 'asc' }).execute()
   return rows.map((row) => ({ ...asRecord(row), name_key: row.name_key }))
 }
 

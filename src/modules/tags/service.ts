@@ -33,7 +33,7 @@ function normalizeColor(color: string | null | undefined): string | null | undef
 
 export async function listTags(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<TagRecord>> {
   const window = pageWindow(query)
-  const rows = await listTagRows(deps.db, caller.user.id, window)
+  const rows = await listTagRows(deps.db, caller.user.id, window, caller.grant?.organizations ?? undefined)
   return toPage(
     rows,
     window.limit,
@@ -43,7 +43,7 @@ export async function listTags(deps: Deps, caller: Caller, query: PageQuery): Pr
 }
 
 export async function getTag(deps: Deps, caller: Caller, tagId: string): Promise<TagRecord> {
-  const tag = await findTag(deps.db, caller.user.id, tagId)
+  const tag = await findTag(deps.db, caller.user.id, tagId, caller.grant?.organizations ?? undefined)
   if (tag === null) throw tagNotFound()
   return tag
 }

@@ -307,3 +307,38 @@ describe('credential changes reach tokens', () => {
     expect((await get('/api/users/me', token)).statusCode).toBe(200)
   })
 })
+
+describe('tag counts within the organization boundary', () => {
+  it('count only the links a token may reach', async () => {
+    const owner = await createSignedInUser(t)
+    const a = await createOrganization(t, owner.token, 'Counted')
+    const b = await createOrganization(t, owner.token, 'Not counted')
+    const created = await t.app.inject({ method: 'POST', url: '/api/tags', headers: bearer(owner.token), payload: { name: 'reading' } })
+    expect(created.statusCode, created.body).toBe(201)
+    const tag = created.json()
+    for (const organization_id of [undefined, a.id, b.id]) {
+      await createLink(t, owner.token, {
+        url: `https://example.com/${organization_id ?? 'mine'}`,
+        tag_ids: [tag.id],
+        ...(organization_id && { organization_id }),
+      })
+    }
+    const countWith = async (token: string) => {
+      const listed = (await get('/api/tags', token)).json().items.find((item: { id: string }) => item.id === tag.id)
+      const single = (await get(`/api/tags/${tag.id}`, token)).json()
+      expect(single.link_count).toBe(listed.link_count)
+      return listed.link_count
+    }
+    const onlyA = await createApiTokenFor(t, owner.token, 'A', {
+      permissions: ['links:read'],
+      organization_boundary: 'selected',
+      organization_ids: [a.id],
+    })
+    const personal = await createApiTokenFor(t, owner.token, 'personal', { permissions: ['links:read'], organization_boundary: 'personal' })
+    const all = await createApiTokenFor(t, owner.token, 'all', { permissions: ['links:read'], organization_boundary: 'all' })
+    expect(await countWith(owner.token)).toBe(3)
+    expect(await countWith(all.token)).toBe(3)
+    expect(await countWith(onlyA.token)).toBe(2)
+    expect(await countWith(personal.token)).toBe(1)
+  })
+})
