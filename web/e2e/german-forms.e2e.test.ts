@@ -14,6 +14,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Browser, BrowserContext, CDPSession, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
@@ -65,6 +66,7 @@ let context: BrowserContext
 let page: Page
 let cdp: CDPSession
 let signedOut: Page
+let totpSecret: string | undefined
 let session: string
 let token: string
 const ids: Record<string, string> = {}
@@ -530,6 +532,44 @@ const CASES: Case[] = [
     expect: { fields: { name: MSG.required } },
   },
 
+  // Two-factor authentication on (through the API, once): the forms that manage it, and the sign-in step.
+  {
+    name: 'new backup codes: a wrong code',
+    path: '/account/security',
+    open: async (page) => {
+      await enableTotp(page)
+      await page.reload()
+      await page.getByRole('button', { name: de('security.regenerate'), exact: true }).waitFor()
+    },
+    form: (page) => page.locator('main form').filter({ has: page.getByRole('button', { name: de('security.regenerate'), exact: true }) }),
+    fill: { code: '000000', password: OWNER.password },
+    submit: de('security.regenerate'),
+    expect: { fields: { code: MSG.wrongCode } },
+  },
+  {
+    name: 'turning off two-factor authentication: no code',
+    path: '/account/security',
+    form: (page) => page.locator('main form').filter({ has: page.getByRole('button', { name: de('security.disable'), exact: true }) }),
+    fill: { code: '', password: OWNER.password },
+    submit: de('security.disable'),
+    expect: { fields: { code: MSG.required } },
+  },
+  {
+    name: 'sign-in, second step: a wrong code',
+    signedOut: true,
+    path: '/login',
+    open: async (page) => {
+      await page.locator('[name="email"]').fill(OWNER.email)
+      await page.locator('[name="password"]').fill(OWNER.password)
+      await page.getByRole('button', { name: de('login.submit'), exact: true }).click()
+      await page.waitForURL(/\/login\/mfa/)
+    },
+    form: formWith('code'),
+    fill: { code: '000000' },
+    submit: de('mfa.submit'),
+    expect: { fields: { code: MSG.wrongCode } },
+  },
+
   // Before sign-in.
   {
     name: 'sign-in: a wrong password',
@@ -577,6 +617,25 @@ const CASES: Case[] = [
     expect: { fields: { new_password: de('validation.common_password') } },
   },
 ]
+
+/**
+ * Turns on the owner's authenticator app (once) on the security page, as a person does: the
+ * password, then a code for the secret the page shows. (Adding the passkey ended the API sessions.)
+ */
+async function enableTotp(page: Page): Promise<void> {
+  if (totpSecret !== undefined) return
+  const begin = page.locator('main form:has([name="password"])').first()
+  await begin.locator('[name="password"]').fill(OWNER.password)
+  await begin.getByRole('button', { name: de('security.begin'), exact: true }).click()
+  const secret = ((await page.getByTestId('totp-secret').textContent()) ?? '').replace(/\s+/g, '')
+  const confirm = page.locator('main form:has([name="code"])').first()
+  await confirm.locator('[name="code"]').fill(totpCode(secret, new Date()))
+  // The arranging API token stays.
+  await confirm.locator('[name="revoke_api_tokens"]').uncheck()
+  await confirm.getByRole('button', { name: de('security.confirm'), exact: true }).click()
+  await page.getByTestId('totp-secret').waitFor({ state: 'detached' })
+  totpSecret = secret
+}
 
 /** What the form shows after the submit: each field marked invalid with its sentence, and the form's alert. */
 async function shown(form: Locator): Promise<{ fields: Record<string, string>; alert?: string }> {
