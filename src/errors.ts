@@ -102,6 +102,9 @@ export const FIELD_PROBLEM_CODES = [
   'invalid_characters',
   'pattern',
   'wrong_type',
+  // A new password that is the account's email address, or one of the passwords attackers try first (issue 27).
+  'same_as_email',
+  'common_password',
   'invalid',
 ] as const
 export type FieldProblemCode = (typeof FIELD_PROBLEM_CODES)[number]
@@ -143,6 +146,11 @@ export class AppError extends Error {
 }
 
 /** Shorthand for the most common 400: a single field that failed a rule the schema cannot express. */
-export function invalidField(field: string, message: string, code: FieldProblemCode = 'invalid'): AppError {
-  return new AppError('VALIDATION_FAILED', { details: [{ field, message, code }] })
+export function invalidField(
+  field: string,
+  message: string,
+  code: FieldProblemCode = 'invalid',
+  figures: Pick<FieldProblem, 'limit' | 'format'> = {},
+): AppError {
+  return new AppError('VALIDATION_FAILED', { details: [{ field, message, code, ...figures }] })
 }

@@ -193,7 +193,9 @@ describe('shared error responses', () => {
       const name = `${method.toUpperCase()} ${path}`
       if ((operation.security ?? []).length > 0) expect(statuses, name).toContain('401')
       if ((operation.parameters ?? []).length > 0 || operation.requestBody) expect(statuses, name).toContain('400')
-      if (operation.requestBody) expect(statuses, name).toEqual(expect.arrayContaining(['413', '415']))
+      if (operation.requestBody) expect(statuses, name).toContain('413')
+      // The file upload reads any media type as the file (docs/API.md, issue 27): it has no 415 to answer.
+      if (operation.requestBody && name !== 'POST /api/links/import/file') expect(statuses, name).toContain('415')
       if (path.includes('{')) expect(statuses, `${name}: a path parameter holding a control character is 404`).toContain('404')
     }
     const unlimited = operationsOf(doc)

@@ -26,12 +26,27 @@ export function normalizePassword(password: string): string {
   return password.normalize('NFKC')
 }
 
+/** Why a password is refused: the English sentence, and the code (with its limit) a client translates (issue 27). */
+export interface PasswordProblem {
+  message: string
+  code: 'too_short' | 'too_long' | 'same_as_email' | 'common_password'
+  limit?: number
+}
+
 /** Returns why the password is not acceptable, or null when it is. Expects a normalised password. */
-export function passwordProblem(password: string, email: string | null): string | null {
+export function passwordProblemDetail(password: string, email: string | null): PasswordProblem | null {
   const length = [...password].length
-  if (length < PASSWORD_MIN_LENGTH) return `must be at least ${PASSWORD_MIN_LENGTH} characters long`
-  if (length > PASSWORD_MAX_LENGTH) return `must be at most ${PASSWORD_MAX_LENGTH} characters long`
-  if (email !== null && password.toLowerCase() === email.toLowerCase()) return 'must not be the same as the email address'
-  if (isCommonPassword(password)) return 'is too common: it appears in lists of breached passwords'
+  if (length < PASSWORD_MIN_LENGTH)
+    return { message: `must be at least ${PASSWORD_MIN_LENGTH} characters long`, code: 'too_short', limit: PASSWORD_MIN_LENGTH }
+  if (length > PASSWORD_MAX_LENGTH)
+    return { message: `must be at most ${PASSWORD_MAX_LENGTH} characters long`, code: 'too_long', limit: PASSWORD_MAX_LENGTH }
+  if (email !== null && password.toLowerCase() === email.toLowerCase())
+    return { message: 'must not be the same as the email address', code: 'same_as_email' }
+  if (isCommonPassword(password)) return { message: 'is too common: it appears in lists of breached passwords', code: 'common_password' }
   return null
+}
+
+/** The sentence of passwordProblemDetail alone. */
+export function passwordProblem(password: string, email: string | null): string | null {
+  return passwordProblemDetail(password, email)?.message ?? null
 }

@@ -29,6 +29,11 @@ declare module 'fastify' {
      * would be validated against a Buffer). The document shows it as the request body.
      */
     rawBody?: TSchema
+    /**
+     * true: the route takes a body of any media type (it reads the bytes itself), so it never
+     * answers 415 and the document does not list one (POST /api/links/import/file, issue 27).
+     */
+    anyMediaType?: true
   }
 }
 
@@ -153,7 +158,7 @@ function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLooku
   if (route.url.includes(':')) add('NotFound')
   if (unsafe) {
     add('PayloadTooLarge')
-    add('UnsupportedMediaType')
+    if (schema.anyMediaType !== true) add('UnsupportedMediaType')
   }
   if (route.config?.rateLimit !== false) add('RateLimited')
   add('Internal')
@@ -293,7 +298,7 @@ export async function installOpenApi(
       const isPublic = (route.config?.auth ?? 'user') === 'public'
       const access = tokenAccess(schema?.operationId)
       const scopes = isPermission(access) ? [access] : []
-      const { rawBody, database: _database, ...documented } = schema ?? {}
+      const { rawBody, database: _database, anyMediaType: _anyMediaType, ...documented } = schema ?? {}
       return {
         url,
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it the literal's `security` type does not fit SwaggerTransform's return type

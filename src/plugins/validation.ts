@@ -52,7 +52,7 @@ interface AjvError {
   instancePath: string
   message?: string
   params: Record<string, unknown>
-  parentSchema?: { 'x-message'?: string; 'x-code'?: FieldProblemCode; enum?: unknown[] }
+  parentSchema?: { 'x-message'?: string; 'x-code'?: FieldProblemCode; enum?: unknown[]; format?: string }
 }
 
 function fieldName(instancePath: string, part: string): string {
@@ -81,7 +81,14 @@ export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[
       const format = String(error.params.format)
       problem = { message: error.parentSchema?.['x-message'] ?? `must be a valid ${format}`, code: 'format', format }
     } else if (error.keyword === 'pattern') {
-      problem = { message: error.parentSchema?.['x-message'] ?? 'is not in the expected form', code: error.parentSchema?.['x-code'] ?? 'pattern' }
+      const message = error.parentSchema?.['x-message'] ?? 'is not in the expected form'
+      const format = error.parentSchema?.format
+      // A pattern narrowing a format (a URL that must be http(s)) is that format's problem: the
+      // client then says what to enter ("a web address such as https://…"), issue 27.
+      problem =
+        error.parentSchema?.['x-code'] === undefined && format !== undefined
+          ? { message, code: 'format', format }
+          : { message, code: error.parentSchema?.['x-code'] ?? 'pattern' }
     } else if (error.keyword === 'minLength') {
       problem =
         limit === 1

@@ -73,14 +73,19 @@ function mediaTypeOf(header: unknown): { essence: string; params: Map<string, st
   return { essence: essence!.trim().toLowerCase(), params }
 }
 
-/** The documented media type (key of `content`) that the sent Content-Type satisfies. */
+/**
+ * The documented media type (key of `content`) that the sent Content-Type satisfies; as OpenAPI
+ * says, an exact key before a range (`text/*`), and a range before the catch-all.
+ */
 function matchingMediaType(documented: string[], sent: unknown): string | undefined {
   const actual = mediaTypeOf(sent)
   if (actual === null) return undefined
-  return documented.find((key) => {
-    const expected = mediaTypeOf(key)!
-    return expected.essence === actual.essence && [...expected.params].every(([name, value]) => actual.params.get(name) === value)
-  })
+  const matches = (essence: string) =>
+    documented.find((key) => {
+      const expected = mediaTypeOf(key)!
+      return expected.essence === essence && [...expected.params].every(([name, value]) => actual.params.get(name) === value)
+    })
+  return matches(actual.essence) ?? matches(`${actual.essence.split('/')[0]}/*`) ?? matches('*/*')
 }
 
 const isJson = (mediaType: string) => /^application\/(.+\+)?json$/.test(mediaTypeOf(mediaType)!.essence)

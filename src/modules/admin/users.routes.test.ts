@@ -91,7 +91,7 @@ describe('POST /api/admin/users', () => {
     expect(taken.json().details).toBe('email')
     const weak = await createAsAdmin(admin.token, { email: uniqueEmail(), name: 'Weak', password: 'password' })
     expect(weak.statusCode).toBe(400)
-    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'invalid' }])
+    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'common_password' }])
     const bad = await createAsAdmin(admin.token, { email: 'nope', name: '', disabled: true })
     expect(
       bad
@@ -194,7 +194,7 @@ describe('PUT /api/admin/users/{id}', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
     const weak = await put(admin.token, user.user.id, { password: user.email, current_password: DEFAULT_PASSWORD })
-    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'invalid' }])
+    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'same_as_email' }])
     expect((await put(admin.token, user.user.id, { password: 'reset by the admin 9', current_password: DEFAULT_PASSWORD })).statusCode).toBe(200)
     expectReason(await me(user.token), 401, 'UNAUTHORIZED')
     await expect(login(t, user.email, DEFAULT_PASSWORD)).rejects.toThrow(/401/)

@@ -16,7 +16,18 @@ describe('first-run setup', () => {
   it('refuses a common password, naming the field and why', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/api/auth/setup', payload: { ...admin, password: 'password123' } })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details).toEqual([{ field: 'password', message: expect.stringContaining('too common'), code: 'invalid' }])
+    expect(response.json().details).toEqual([{ field: 'password', message: expect.stringContaining('too common'), code: 'common_password' }])
+  })
+
+  it('refuses a password too short or too long with its limit, so a client can say it in its language (issue 27)', async () => {
+    for (const [password, code, limit] of [
+      ['seven 7', 'too_short', 8],
+      ['x7'.repeat(128) + 'y', 'too_long', 256],
+    ] as const) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/auth/setup', payload: { ...admin, password } })
+      expect(response.statusCode).toBe(400)
+      expect(response.json().details).toEqual([{ field: 'password', message: expect.stringContaining(`${limit} characters`), code, limit }])
+    }
   })
 
   it('refuses a password that equals the email', async () => {
@@ -26,7 +37,7 @@ describe('first-run setup', () => {
       payload: { ...admin, password: 'First.Admin@example.com' },
     })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details[0]).toEqual({ field: 'password', message: expect.stringContaining('email'), code: 'invalid' })
+    expect(response.json().details[0]).toEqual({ field: 'password', message: expect.stringContaining('email'), code: 'same_as_email' })
   })
 
   it('creates exactly one administrator when two setups race', async () => {

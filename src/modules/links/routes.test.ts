@@ -59,6 +59,11 @@ describe('creating and reading links', () => {
       const response = await call(alice, 'POST', '', { url })
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(fieldsOf(response), url).toEqual(['url'])
+      // Issue 27: the kind of problem, for a client to say what to enter in its language.
+      const [problem] = response.json().details as Array<{ code: string; format?: string; limit?: number }>
+      if (url.startsWith('https://example.com/a')) expect(problem, url).toMatchObject({ code: 'too_long', limit: 2048 })
+      else if (url.includes('@')) expect(problem!.code, url).toBe('invalid')
+      else expect(problem, url).toMatchObject({ code: 'format', format: 'uri' })
     }
     expect((await call(alice, 'POST', '', { url: `http://example.com/${'a'.repeat(2020)}` })).statusCode).toBe(201)
   })

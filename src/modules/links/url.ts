@@ -3,6 +3,8 @@ import { invalidField } from '../../errors.js'
 import { looksLikeTemplate, normalizeTemplate } from '../../lib/go-template.js'
 
 const MAX_URL_LENGTH = 2048
+/** A destination that is not an absolute http(s) URL: a format problem, so a client can say what to enter (issue 27). */
+const URI = { format: 'uri' }
 
 /**
  * An absolute http(s) URL without credentials, stored in its normalised form (WHATWG URL `href`):
@@ -14,19 +16,21 @@ export function normalizeLinkUrl(text: string): string {
   if (looksLikeTemplate(text)) {
     const normalized = normalizeTemplate(text)
     if ('problem' in normalized) throw invalidField('url', normalized.problem)
-    if (normalized.template.length > MAX_URL_LENGTH) throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`)
+    if (normalized.template.length > MAX_URL_LENGTH)
+      throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`, 'too_long', { limit: MAX_URL_LENGTH })
     return normalized.template
   }
   let url: URL
   try {
     url = new URL(text)
   } catch {
-    throw invalidField('url', 'must be an absolute http or https URL')
+    throw invalidField('url', 'must be an absolute http or https URL', 'format', URI)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField('url', 'must be an absolute http or https URL')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField('url', 'must be an absolute http or https URL', 'format', URI)
   // user:password@ in a shared link would hand the credentials to every member (and to logs).
   if (url.username !== '' || url.password !== '') throw invalidField('url', 'must not contain a user name or password')
-  if (url.href.length > MAX_URL_LENGTH) throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`)
+  if (url.href.length > MAX_URL_LENGTH)
+    throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`, 'too_long', { limit: MAX_URL_LENGTH })
   return url.href
 }
 

@@ -180,7 +180,9 @@ describe('POST /api/oidc-providers', () => {
     for (const [url, message] of refused) {
       const response = await send('POST', '/api/oidc-providers', valid({ issuer_url: url }))
       expect(response.statusCode, url).toBe(400)
-      expect(response.json().details, url).toEqual([{ field: 'issuer_url', message, code: 'invalid' }])
+      // Issue 27: an address that is not https is a format problem (a client says what to enter).
+      const kind = message.startsWith('must be an https URL') ? { code: 'format', format: 'uri' } : { code: 'invalid' }
+      expect(response.json().details, url).toEqual([{ field: 'issuer_url', message, ...kind }])
     }
     for (const url of ['http://127.0.0.1:9000', 'http://[::1]:9000/realms/x', 'http://localhost:8080', 'https://login.example.com/tenant/v2.0/']) {
       const response = await send('POST', '/api/oidc-providers', valid({ issuer_url: ` ${url} ` }))

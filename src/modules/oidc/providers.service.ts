@@ -73,7 +73,13 @@ function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?
     body.issuer_url === undefined
       ? null
       : (issuerUrlProblem(body.issuer_url) ?? hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
-  if (issuerProblem !== null) details.push({ field: 'issuer_url', message: issuerProblem })
+  // Not an https address at all is a format problem: a client then says what to enter (issue 27).
+  if (issuerProblem !== null)
+    details.push({
+      field: 'issuer_url',
+      message: issuerProblem,
+      ...(issuerProblem.startsWith('must be an https URL') ? { code: 'format' as const, format: 'uri' } : { code: 'invalid' as const }),
+    })
   if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
 }
 

@@ -222,7 +222,7 @@ export interface ResetOutcome {
  * POST /api/auth/password-reset/complete. The link is checked (one indexed lookup) before the
  * password is hashed, so unknown tokens cost no hashing; the hash is computed outside the
  * transaction (on SQLite an open transaction holds the only connection), and the transaction
- * consumes the link conditionally first — the loser of a race rolls back with RESET_LINK_INVALID.
+ * consumes the link conditionally — the loser of a race rolls back with RESET_LINK_INVALID.
  */
 export async function completePasswordReset(
   deps: Deps,
@@ -234,8 +234,11 @@ export async function completePasswordReset(
   const hash = await hashNewPassword(deps, input.new_password, user.email, 'new_password')
   return deps.db.transaction().execute(async (tx) => {
     const now = deps.clock.now().toISOString()
-    if (!(await consumePasswordReset(tx, reset.id, now))) throw invalidLink()
+    // The account's row is written first: concurrent uses of different links of one account then
+    // queue on it (PostgreSQL) and the later one finds its link deleted, instead of each holding
+    // its own link's row while waiting for the other's (a deadlock, answered 500).
     await updateUser(tx, user.id, { password_hash: hash, updated_at: now })
+    if (!(await consumePasswordReset(tx, reset.id, now))) throw invalidLink()
     const sessionsRevoked = await revokeUserSessions(tx, user.id, null, now)
     const tokensRevoked = input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, user.id, now) : 0
     const tokensKept = await countActiveApiTokens(tx, user.id, now)

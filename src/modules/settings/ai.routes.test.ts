@@ -85,6 +85,12 @@ describe('PUT /api/admin/settings/ai', () => {
         .details.map((d: { field: string }) => d.field)
         .sort(),
     ).toEqual(['api_key_set', 'base_url', 'model', 'provider'])
+    // Issue 27: an address that is not http(s) is a format problem (a client says "a web address such as https://…").
+    for (const url of ['ftp://example.com', 'kein url']) {
+      expect((await putAi({ base_url: url })).json().details, url).toEqual([
+        { field: 'base_url', message: 'must be an http(s) URL', code: 'format', format: 'uri' },
+      ])
+    }
     for (const url of ['https://user:pass@api.example.com/v1', 'https://api.example.com/v1?key=1', 'https://api.example.com/v1#x', 'http://']) {
       const response = await putAi({ base_url: url })
       expect(response.statusCode, url).toBe(400)

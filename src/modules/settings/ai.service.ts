@@ -27,11 +27,11 @@ function normalizeBaseUrl(text: string, policy: OutboundPolicy): string {
   try {
     url = new URL(text)
   } catch {
-    throw invalidField('base_url', 'must be an http(s) URL')
+    throw invalidField('base_url', 'must be an http(s) URL', 'format', { format: 'uri' })
   }
   // Issue 11: the key travels to this URL, so only over TLS — plain http only on this machine.
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw invalidField('base_url', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)')
+    throw invalidField('base_url', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)', 'format', { format: 'uri' })
   }
   const literal = hostLiteralProblem(url.hostname, policy)
   if (literal !== null) throw invalidField('base_url', literal)

@@ -7,7 +7,7 @@ import type { Executor, NewUserRow } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/client.js'
 import { AppError, invalidField } from '../../errors.js'
 import { newId, newUserKey } from '../../lib/ids.js'
-import { normalizePassword, passwordProblem } from '../../lib/password-policy.js'
+import { normalizePassword, passwordProblemDetail } from '../../lib/password-policy.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
@@ -26,8 +26,8 @@ export function normalizeEmail(email: string): string {
 /** Applies the password policy and hashes the password; `field` names it in the 400 details. */
 export async function hashNewPassword(deps: Deps, password: string, email: string | null, field: string): Promise<string> {
   const normalized = normalizePassword(password)
-  const problem = passwordProblem(normalized, email)
-  if (problem !== null) throw invalidField(field, problem)
+  const problem = passwordProblemDetail(normalized, email)
+  if (problem !== null) throw invalidField(field, problem.message, problem.code, problem.limit === undefined ? {} : { limit: problem.limit })
   return deps.passwords.hash(normalized)
 }
 

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
+import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
@@ -121,7 +122,19 @@ function AddMember({ team }: { team: Team }) {
   const [picked, setPicked] = useState<AdminUser | null>(null)
   const [pickMissing, setPickMissing] = useState(false)
   const [pickerKey, setPickerKey] = useState(0)
-  const addByEmail = useAddMember(team, () => byEmail.form.current?.reset(), byEmail.fail)
+  // An address no account has is a 404 without details: said at the field, in the person's language.
+  const addByEmail = useAddMember(
+    team,
+    () => byEmail.form.current?.reset(),
+    (error) => {
+      const text = t('admin.team.noSuchUser')
+      byEmail.fail(
+        error instanceof ApiError && error.reason === 'NOT_FOUND'
+          ? new ApiError(404, 'NOT_FOUND', text, [{ field: 'email', message: text }], null)
+          : error,
+      )
+    },
+  )
   const addPicked = useAddMember(
     team,
     () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatters } from '../i18n/i18n'
+import { formatters, loadSignedInCatalogues } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
 import { ApiError, NetworkError, fieldErrors, placeError } from './errors'
 
@@ -66,6 +66,41 @@ describe('the sentence shown', () => {
       'E-Mail-Adresse oder Passwort ist falsch.',
     )
     expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], en).text).toBe('API says SOMETHING_NEW')
+    // Never English on a German page (issue 27): a reason without a German sentence gets the general one.
+    expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], de).text).toBe(
+      'Etwas ist schiefgegangen. Versuchen Sie es erneut.',
+    )
+  })
+
+  it('says what to do for every reason the API has, in German (issue 27)', async () => {
+    // These sentences come with the signed-in areas (web/src/i18n/*/errors.json).
+    await loadSignedInCatalogues()
+    for (const reason of [
+      'NOT_FOUND',
+      'UNAUTHORIZED',
+      'PAYLOAD_TOO_LARGE',
+      'MALFORMED_JSON',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'METHOD_NOT_ALLOWED',
+      'REQUEST_TIMEOUT',
+      'INSUFFICIENT_SCOPE',
+    ]) {
+      const text = describeError(ApiError.from(400, envelope(reason)), [], de).text
+      expect(text, reason).not.toContain('API says')
+      expect(text, reason).not.toBe(de.t('reason.UNKNOWN'))
+    }
+  })
+
+  it('says what to do for each password problem, with its limit', () => {
+    const problem = (code: string, limit?: number) =>
+      describeError(
+        ApiError.from(400, envelope('VALIDATION_FAILED', { details: [{ field: 'password', message: 'x', code, limit }] })),
+        ['password'],
+        de,
+      ).fields.password
+    expect(problem('too_short', 8)).toBe('Geben Sie mindestens 8 Zeichen ein.')
+    expect(problem('same_as_email')).toBe('Wählen Sie ein Passwort, das nicht Ihre E-Mail-Adresse ist.')
+    expect(problem('common_password')).toMatch(/^Dieses Passwort steht in Listen gestohlener Passwörter\./)
   })
 
   it('says when to retry after a 429', () => {

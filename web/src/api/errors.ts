@@ -6,7 +6,10 @@ export interface FieldProblem {
   field: string
   /** The API's English sentence: shown only when there is no code to translate. */
   message: string
-  /** Stable kind of problem (issue 27), translated by the console: see validation.* in the catalogues. */
+  /**
+   * Stable kind of problem (issue 27), translated by the console: see validation.* in the catalogues.
+   * `taken` is the console's own, for a 409 ALREADY_EXISTS that names its field.
+   */
   code?: string
   limit?: number
   allowed?: string[]
@@ -30,7 +33,12 @@ export class ApiError extends Error {
     const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
     const reason = typeof envelope.reason === 'string' ? envelope.reason : status >= 500 ? 'SERVICE_UNAVAILABLE' : 'UNKNOWN'
     const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${status}`
-    const details = Array.isArray(envelope.details) ? envelope.details.filter(isFieldProblem) : []
+    const details = Array.isArray(envelope.details)
+      ? envelope.details.filter(isFieldProblem)
+      : // A 409 ALREADY_EXISTS names its field in a string: placed there, as a problem of the console's own code `taken`.
+        reason === 'ALREADY_EXISTS' && typeof envelope.details === 'string'
+        ? [{ field: envelope.details, message, code: 'taken' }]
+        : []
     const retry = typeof envelope.retryAfter === 'number' ? envelope.retryAfter : retryAfterHeader !== null ? Number(retryAfterHeader) : NaN
     return new ApiError(status, reason, message, details, Number.isFinite(retry) ? retry : null)
   }

@@ -1795,7 +1795,7 @@ export interface components {
                  * @description Stable machine-readable kind of problem, for clients to say it in their own words (issue 27): required; unknown_field; too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)
                  * @enum {string}
                  */
-                code: "required" | "unknown_field" | "too_few_fields" | "empty" | "too_short" | "too_long" | "too_small" | "too_large" | "not_one_of" | "format" | "invalid_characters" | "pattern" | "wrong_type" | "invalid";
+                code: "required" | "unknown_field" | "too_few_fields" | "empty" | "too_short" | "too_long" | "too_small" | "too_large" | "not_one_of" | "format" | "invalid_characters" | "pattern" | "wrong_type" | "same_as_email" | "common_password" | "invalid";
                 /** @description For too_short, too_long, too_small, too_large: the bound */
                 limit?: number;
                 /** @description For not_one_of: the accepted values */
@@ -8152,6 +8152,7 @@ export interface operations {
                 "application/octet-stream": string;
                 "text/html": string;
                 "application/json": unknown;
+                "*/*": string;
             };
         };
         responses: {
@@ -8205,7 +8206,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

@@ -91,7 +91,10 @@ export interface I18n {
   // Function-valued properties, not methods: components destructure them (`const { t } = useI18n()`).
   setLanguage: (language: Language) => void
   t: (key: MessageKey, params?: Params) => string
-  /** A reason of the API's error envelope as a sentence; the API's English message otherwise. */
+  /**
+   * A reason of the API's error envelope as a sentence; for a reason the catalogue lacks, the API's
+   * English message to English readers and a general sentence in the reader's language to others.
+   */
   reason: (reason: string, fallback?: string) => string
   dateTime: (iso: string) => string
   relative: (iso: string, now?: number) => string
@@ -107,7 +110,8 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
     reason: (reason, fallback) => {
       const key = `reason.${reason}`
       if (key in catalogues[language]) return translate(language, key)
-      return fallback !== undefined && fallback !== '' ? fallback : translate(language, 'reason.UNKNOWN')
+      // Never English on a page in another language (issue 27).
+      return language === 'en' && fallback !== undefined && fallback !== '' ? fallback : translate(language, 'reason.UNKNOWN')
     },
     dateTime: (iso) => dateTimeFormat.format(new Date(iso)),
     relative: (iso, now = Date.now()) => {

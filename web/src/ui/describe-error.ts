@@ -43,6 +43,12 @@ export function describeProblem(problem: FieldProblem, i18n: Pick<I18n, 't' | 'l
           : t('validation.format')
     case 'invalid_characters':
       return t('validation.invalid_characters')
+    case 'taken':
+      return t('validation.taken')
+    case 'same_as_email':
+      return t('validation.same_as_email')
+    case 'common_password':
+      return t('validation.common_password')
     case 'pattern':
       return t('validation.pattern')
     case 'invalid':

@@ -138,6 +138,32 @@ describe('uploading a bookmark file as it is', () => {
     expectReason(await upload(ada, 'format=csv', 'x'), 400, 'VALIDATION_FAILED')
     expectReason(await upload(ada, '', 'x'), 400, 'VALIDATION_FAILED')
   })
+
+  it('takes the file whatever its Content-Type (none is a 415), and its document lists no 415 (issue 27)', async () => {
+    // curl --data-binary sends application/x-www-form-urlencoded unless told otherwise; the format is the query's.
+    for (const [index, contentType] of [
+      'application/x-www-form-urlencoded',
+      'text/plain; charset=utf-8',
+      'multipart/form-data; boundary=x',
+      'image/png',
+    ].entries()) {
+      const file = `${DOCTYPE}<DL><p>\n<DT><A HREF="https://media-type.example/${index}">Typed ${index}</A>\n</DL>`
+      const response = await upload(ada, 'format=html', file, contentType)
+      expect(response.statusCode, contentType).toBe(200)
+      expect(response.json(), contentType).toEqual({ imported: 1, tags_created: 0, skipped: [] })
+    }
+    const document = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json()
+    const responses = Object.keys(document.paths['/api/links/import/file'].post.responses)
+    expect(responses).toEqual(expect.arrayContaining(['200', '400', '413']))
+    expect(responses).not.toContain('415')
+    // The JSON request keeps its 415 for a body that is not JSON.
+    expect(Object.keys(document.paths['/api/links/import'].post.responses)).toContain('415')
+    expectReason(
+      await t.app.inject({ method: 'POST', url: '/api/links/import', headers: { ...bearer(ada.token), 'content-type': 'text/html' }, payload: 'x' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    )
+  })
 })
 
 describe('the limits of an upload', () => {

@@ -84,6 +84,8 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               'and nothing is imported.',
             querystring: ImportFileQuery,
             rawBody: ImportFileBody,
+            // Any Content-Type is the file (curl --data-binary sends form-urlencoded): never a 415.
+            anyMediaType: true,
             response: {
               200: ImportReport,
               400: errorResponse(`${IMPORT_400}; VALIDATION_FAILED: the upload ended before the file did`),

@@ -72,7 +72,7 @@ export type ImportFileQuery = Static<typeof ImportFileQuery>
 
 /**
  * Documents the body of POST /api/links/import/file (it is read as a stream, never validated whole):
- * any media type is taken, these are the ones clients send.
+ * any media type is taken (the catch-all range), the others are the ones clients send.
  */
 export const ImportFileBody = Type.Unsafe<string>({
   description: `The file itself, as the browser wrote it (UTF-8), up to ${IMPORT_FILE_LIMIT_BYTES / (1024 * 1024)} MiB; the format is the query's, whatever the Content-Type`,
@@ -80,6 +80,8 @@ export const ImportFileBody = Type.Unsafe<string>({
     'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
     'text/html': { schema: { type: 'string' } },
     'application/json': { schema: { description: 'A JSON export, or an array of its link objects' } },
+    // Any other type too (never a 415): the bytes are the file, read as the query's format.
+    '*/*': { schema: { type: 'string', format: 'binary' } },
   },
 })
 
