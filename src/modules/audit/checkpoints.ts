@@ -65,12 +65,14 @@ export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> 
   if (last !== null && last.treeSize >= head.size) return last
   const root = head.root()
   if (last !== null) {
-    // Two keys signing one log would make every check fail: the log keeps the key that signed it first.
+    // Two keys signing one log would make every check fail: the log keeps the key that signed it
+    // last. A rotation checkpoint is signed by the old key and then the new one, so the key whose
+    // signature line comes last is the log's: an instance still holding the old key stops here.
     const note = parseSignedNote(last.note)
     const own = parseVerifierKey(deps.auditSigner.verifierKey)!
-    if (note === null || !verifyNote(note, own)) {
+    if (note === null || !verifyNote({ text: note.text, signatures: note.signatures.slice(-1) }, own)) {
       throw new InconsistentTreeError(
-        "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json)",
+        "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json), the new one after `switchboard audit rotate-key`",
       )
     }
   }

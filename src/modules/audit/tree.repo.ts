@@ -4,6 +4,7 @@
  */
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
+import { KEY_ROTATION_ACTION } from './key-chain.js'
 import { LEAF_COLUMNS, type StoredEvent } from './leaf.js'
 
 const HEAD_ID = 1
@@ -189,6 +190,30 @@ export async function insertCheckpoint(ex: Executor, checkpoint: CheckpointRow):
 /** Replaces a stored checkpoint's note (a key rotation adds the new key's signature). */
 export async function updateCheckpointNote(ex: Executor, treeSize: number, note: string): Promise<void> {
   await ex.updateTable('audit_checkpoints').set({ note }).where('tree_size', '=', treeSize).execute()
+}
+
+/** The signing-key rotations recorded in the log, oldest first: the leaf and the event's metadata (JSON text). */
+export async function listKeyRotations(ex: Executor): Promise<Array<{ leafIndex: number; metadata: string }>> {
+  const rows = await ex
+    .selectFrom('audit_events')
+    .select(['leaf_index', 'metadata'])
+    .where('action', '=', KEY_ROTATION_ACTION)
+    .where('leaf_index', 'is not', null)
+    .orderBy('leaf_index')
+    .execute()
+  return rows.map((r) => ({ leafIndex: Number(r.leaf_index), metadata: r.metadata }))
+}
+
+/** The stored checkpoints of exactly these sizes. */
+export async function findCheckpointsOfSizes(ex: Executor, sizes: number[]): Promise<CheckpointRow[]> {
+  if (sizes.length === 0) return []
+  const rows = await ex
+    .selectFrom('audit_checkpoints')
+    .select(['tree_size', 'note', 'created_at'])
+    .where('tree_size', 'in', sizes)
+    .orderBy('tree_size')
+    .execute()
+  return rows.map(toCheckpoint)
 }
 
 export interface MonitorState {
