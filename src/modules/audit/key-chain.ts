@@ -39,7 +39,7 @@ export function rotationOf(leafIndex: number, metadata: string): KeyRotation | n
   }
 }
 
-/** The chain from the rotations, ending at `current`; a problem when the links do not join up. */
+/** The chain from the rotations, which must include `current`; a problem when the links do not join up. */
 export function keyChainOf(rotations: KeyRotation[], current: string): KeyChain | Problem {
   const keys = rotations.length === 0 ? [current] : [rotations[0]!.oldVerifierKey]
   for (const [i, rotation] of rotations.entries()) {
@@ -52,8 +52,10 @@ export function keyChainOf(rotations: KeyRotation[], current: string): KeyChain 
     }
     keys.push(rotation.newVerifierKey)
   }
-  if (keys.at(-1) !== current) {
-    return { index: null, kind: 'bad signature', detail: 'the last key rotation in the log names another key than the one checking it' }
+  // The checking key may be one the log rotated away from (an instance not yet restarted, a reader
+  // with an older key): the rotations it signed lead from it to the newer keys.
+  if (!keys.includes(current)) {
+    return { index: null, kind: 'bad signature', detail: "the log's key rotations do not include the key checking it" }
   }
   return { keys, rotations }
 }
@@ -153,8 +155,8 @@ export function followRotations(links: unknown, trusted: string, head: Checkpoin
     }
     rotations.push({ treeSize: link.tree_size, oldVerifierKey: link.old_verifier_key, newVerifierKey: link.new_verifier_key })
   }
-  const chain = keyChainOf(rotations, head.key)
-  if ('kind' in chain) return chain
-  if (!chain.keys.includes(trusted)) return fail('the export is signed by a key that is not the one given, nor reached from it by a key rotation')
+  const chain = keyChainOf(rotations, trusted)
+  if ('kind' in chain) return fail('the export is signed by a key that is not the one given, nor reached from it by a key rotation')
+  if (!keysAt(chain, head.size).includes(head.key)) return fail("the export's checkpoint is not signed by the key in force at its size")
   return chain
 }

@@ -10,7 +10,7 @@
 import type { Deps } from '../../deps.js'
 import { consistencyProof, inclusionProof } from '../../lib/merkle.js'
 import { checkpointText } from '../../lib/signed-note.js'
-import { InconsistentTreeError, makeCheckpoint, withStoredNodes } from './checkpoints.js'
+import { assertLogKey, InconsistentTreeError, makeCheckpoint, withStoredNodes } from './checkpoints.js'
 import { KEY_ROTATION_ACTION, keyChainOf, rotationOf, type KeyChain, type KeyRotation, type RotationLink } from './key-chain.js'
 import { leafEventOf, leafText } from './leaf.js'
 import { recordAudit } from './service.js'
@@ -32,7 +32,8 @@ export async function rotateSigningKey(deps: Deps, newSigningKey: string, via: s
   if (newSigner.verifierKey === oldSigner.verifierKey) throw new InconsistentTreeError('the new audit signing key is the current one')
   // The old key first signs what it has seen, after checking the tree extends its last checkpoint:
   // a log that no longer matches its checkpoints is never handed over to a new key.
-  await makeCheckpoint(deps)
+  const last = await makeCheckpoint(deps)
+  if (last !== null) assertLogKey(oldSigner, last)
   const chain = await loadKeyChain(deps)
   if ('kind' in chain) throw new InconsistentTreeError(`the audit log's key chain is broken: ${chain.detail}`)
   return deps.db.transaction().execute(async (tx) => {

@@ -13,7 +13,15 @@ import {
   IntegrityView,
   VerifierKeyView,
 } from './transparency.schemas.js'
-import { checkIntegrityNow, getConsistencyProof, getInclusionProof, getIntegrity, getLatestCheckpoint, setAnchoring } from './transparency.service.js'
+import {
+  checkIntegrityNow,
+  getConsistencyProof,
+  getInclusionProof,
+  getIntegrity,
+  getLatestCheckpoint,
+  getVerifierKeys,
+  setAnchoring,
+} from './transparency.service.js'
 
 const tags = ['administration']
 
@@ -77,7 +85,7 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
       operationId: 'getAuditVerifierKey',
       summary: "The audit log's public verifier key (C2SP signed-note format), for `switchboard audit verify --key`",
       response: VerifierKeyView,
-      run: async () => ({ origin: deps.auditSigner.name, verifier_key: deps.auditSigner.verifierKey }),
+      run: () => getVerifierKeys(deps),
     }),
     route({
       method: 'GET',
