@@ -273,16 +273,42 @@ export async function listActiveAdminEmails(ex: Executor): Promise<string[]> {
   return rows.map((r) => r.email)
 }
 
+/** Where the daily checkpoint goes; each is claimed and kept on its own (migration 0029). */
+export type AnchorChannel = 'mail' | 'webhook'
+const ANCHOR_COLUMN = { mail: 'anchored_at', webhook: 'anchor_posted_at' } as const
+
 /**
- * Claims today's anchoring: true for exactly one instance per day (a conditional update), so the
- * administrators get one mail however many instances run.
+ * Claims today's anchoring on one channel: for exactly one instance per day (a compare-and-set on
+ * the last anchoring), so the administrators get one mail however many instances run. Returns the
+ * value it replaced — what `releaseAnchoring` puts back when nothing was delivered — or undefined
+ * when the day is already claimed.
  */
-export async function claimAnchoring(ex: Executor, now: Timestamp, notBefore: Timestamp): Promise<boolean> {
+export async function claimAnchoring(
+  ex: Executor,
+  channel: AnchorChannel,
+  now: Timestamp,
+  notBefore: Timestamp,
+): Promise<{ previous: Timestamp | null } | undefined> {
+  const column = ANCHOR_COLUMN[channel]
+  const row = await ex.selectFrom('audit_monitor').select(column).where('id', '=', MONITOR_ID).executeTakeFirstOrThrow()
+  const previous = row[column]
+  if (previous !== null && new Date(previous).getTime() >= new Date(notBefore).getTime()) return undefined
   const result = await ex
     .updateTable('audit_monitor')
-    .set({ anchored_at: now })
+    .set({ [column]: now })
     .where('id', '=', MONITOR_ID)
-    .where((eb) => eb.or([eb('anchored_at', 'is', null), eb('anchored_at', '<', notBefore)]))
+    .where((eb) => (previous === null ? eb(column, 'is', null) : eb(column, '=', previous)))
     .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return Number(result.numUpdatedRows) === 1 ? { previous } : undefined
+}
+
+/** Gives a claim back when nothing was delivered, so the next hourly try sends the day's checkpoint. */
+export async function releaseAnchoring(ex: Executor, channel: AnchorChannel, claimed: Timestamp, previous: Timestamp | null): Promise<void> {
+  const column = ANCHOR_COLUMN[channel]
+  await ex
+    .updateTable('audit_monitor')
+    .set({ [column]: previous })
+    .where('id', '=', MONITOR_ID)
+    .where(column, '=', claimed)
+    .execute()
 }
