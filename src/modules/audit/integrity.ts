@@ -5,7 +5,8 @@
  *
  * Work is bounded: the leaves are read in batches, and the roots compared are the latest
  * checkpoint's (which covers every leaf it counts: any change below it changes that root) and up to
- * SAMPLED_CHECKPOINTS evenly spaced earlier ones, which narrow down where a change is.
+ * SAMPLED_CHECKPOINTS evenly spaced earlier ones, which narrow down where a change is, and every
+ * key-rotation checkpoint. Each is checked with the key(s) in force at its size (key-chain.ts).
  */
 import type { Deps } from '../../deps.js'
 import { parseCheckpoint, parseSignedNote } from '../../lib/signed-note.js'
