@@ -59,7 +59,10 @@ export async function rotateSigningKey(deps: Deps, newSigningKey: string, via: s
   })
 }
 
-/** The rotations the log records, in order. */
+/**
+ * The rotations the log records, in order. One whose metadata names no two keys is kept with empty
+ * keys, so the chain breaks where it is (reported by the checks) instead of the rotation being skipped.
+ */
 export async function listRotations(deps: Deps): Promise<KeyRotation[]> {
   return (await listKeyRotations(deps.db)).map(
     (r) => rotationOf(r.leafIndex, r.metadata) ?? { treeSize: r.leafIndex + 1, oldVerifierKey: '', newVerifierKey: '' },
