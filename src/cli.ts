@@ -16,6 +16,7 @@
  *   setup-code                                print the first-run setup code (while no user exists)
  *   audit verify <export-file> [--key K] [--checkpoint FILE] | --database
  *                                             check the audit log's integrity (issue 30)
+ *   audit rotate-key [--new-key-stdin]        replace the audit log's signing key (issue 30)
  */
 // First: stops an unsupported Node with one line before the imports below are evaluated.
 import './supported-node.js'
@@ -39,7 +40,9 @@ import { resetMfa } from './modules/mfa/service.js'
 import { createResetLinkForOperator } from './modules/password-reset/service.js'
 import { setupCodeFor } from './modules/auth/setup-code.js'
 import { reencryptSecrets } from './modules/keys/service.js'
-import { stageSecretsFile } from './lib/secrets.js'
+import { stageAuditSigningKey, stageSecretsFile } from './lib/secrets.js'
+import { generateSigningKey, isSigningKey } from './lib/signed-note.js'
+import { rotateSigningKey, type RotationResult } from './modules/audit/key-rotation.js'
 import { Body } from './lib/schema-types.js'
 import { describeProblem } from './modules/audit/verify.js'
 import { verifyExportFile } from './modules/audit/export-verifier.js'
@@ -84,6 +87,10 @@ commands:
                                            check a verifiable audit export offline: exit 0 when
                                            intact, else 1 and the first bad entry and why
   audit verify --database                  check the live database against its signed checkpoints
+  audit rotate-key [--new-key-stdin]       replace the audit log's signing key: an audited rotation
+                                           whose checkpoint is signed by the old and the new key
+                                           (generated, or base64 PKCS #8 Ed25519 read from stdin).
+                                           Stop the other instances first; restart them after.
 `
 
 /** Exit code of backup/restore on PostgreSQL: nothing was written; the printed command does it. */
@@ -163,16 +170,54 @@ async function withDeps<T>(io: CliIo, run: (deps: Deps) => Promise<T>): Promise<
   }
 }
 
+/**
+ * `audit rotate-key`: the rotation is recorded and signed by both keys first; the new key replaces
+ * the one in secrets.json only after that committed, or is printed (when generated) for the
+ * operator to put into AUDIT_SIGNING_KEY.
+ */
+async function rotateAuditKey(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'new-key-stdin': { type: 'boolean' } } })
+  let newKey = generateSigningKey()
+  if (values['new-key-stdin']) {
+    newKey = (await readLine(io, 'New audit signing key: ')).trim()
+    if (!isSigningKey(newKey)) {
+      io.stderr.write('switchboard: the new key must be an Ed25519 private key, base64 PKCS #8 DER (as AUDIT_SIGNING_KEY)\n')
+      return 2
+    }
+  }
+  return withDeps(io, async (deps) => {
+    const keyInFile = deps.config.auditSigningKey === undefined && deps.secrets.file !== null
+    const staged = keyInFile ? stageAuditSigningKey(deps.secrets.file!, newKey) : null
+    let rotation: RotationResult
+    try {
+      rotation = await rotateSigningKey(deps, newKey, 'cli')
+    } catch (error) {
+      staged?.abort()
+      throw error
+    }
+    staged?.commit()
+    io.stdout.write(
+      `audit signing key rotated: the checkpoint of ${rotation.treeSize} events is signed by both keys\n` +
+        `old verifier key (stays published): ${rotation.oldVerifierKey}\nnew verifier key: ${rotation.newVerifierKey}\n`,
+    )
+    if (keyInFile) io.stdout.write(`the new key is in ${deps.secrets.file}; restart every instance\n`)
+    else if (!values['new-key-stdin']) io.stdout.write(`set AUDIT_SIGNING_KEY=${newKey} on every instance and restart them\n`)
+    else io.stdout.write('set AUDIT_SIGNING_KEY to the new key on every instance and restart them\n')
+    return 0
+  })
+}
+
 /** `audit verify …`: 0 intact, 1 not intact (one line: the first bad entry and why), 2 usage. */
 async function auditCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args
+  if (sub === 'rotate-key') return rotateAuditKey(rest, io)
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
     options: { key: { type: 'string' }, checkpoint: { type: 'string' }, database: { type: 'boolean' } },
   })
   if (sub !== 'verify' || (values.database === true) === (positionals.length === 1) || positionals.length > 1) {
-    io.stderr.write(`audit verify needs an export file or --database\n\n${USAGE}`)
+    io.stderr.write(`audit verify needs an export file or --database (or: audit rotate-key)\n\n${USAGE}`)
     return 2
   }
   if (values.database) {

@@ -100,6 +100,8 @@ export interface AuditMonitorTable {
   checked_size: number | null
   anchored_at: Timestamp | null
   anchor_webhook_url: string | null
+  /** Migration 0029: when the anchoring webhook last accepted the day's checkpoint. */
+  anchor_posted_at: Timestamp | null
 }
 
 export interface ApiTokensTable {

@@ -128,3 +128,17 @@ export function stageSecretsFile(file: string, values: { jwtSecret: string; encr
     abort: () => fs.rmSync(staged, { force: true }),
   }
 }
+
+/**
+ * Writes secrets.json with a new audit signing key beside it, for `switchboard audit rotate-key`:
+ * put in place only once the rotation (its event and the checkpoint signed by both keys) committed.
+ */
+export function stageAuditSigningKey(file: string, auditSigningKey: string): StagedSecrets {
+  const staged = `${file}.next`
+  const current = JSON.parse(fs.readFileSync(file, 'utf8')) as SecretsFile
+  fs.writeFileSync(staged, `${JSON.stringify({ ...current, audit_signing_key: auditSigningKey }, null, 2)}\n`, { mode: 0o600 })
+  return {
+    commit: () => fs.renameSync(staged, file),
+    abort: () => fs.rmSync(staged, { force: true }),
+  }
+}

@@ -20,6 +20,7 @@ import { makeCheckpoint } from '../../src/modules/audit/checkpoints.js'
 import { verifyExportFile } from '../../src/modules/audit/export-verifier.js'
 import { checkDatabase } from '../../src/modules/audit/integrity.js'
 import { insertAuditEvents, type AuditEvent } from '../../src/modules/audit/repo.js'
+import { LEAF_COLUMNS } from '../../src/modules/audit/leaf.js'
 import { useTestApp } from '../helpers/app.js'
 import { makeTempDir } from '../helpers/database.js'
 import { bearer, createSignedInUser } from '../helpers/factories.js'
@@ -63,19 +64,6 @@ function randomEvents(count: number): AuditEvent[] {
   })
 }
 
-const EVENT_COLUMNS = [
-  'id',
-  'at',
-  'actor_id',
-  'actor_email',
-  'action',
-  'target_type',
-  'target_id',
-  'ip',
-  'user_agent',
-  'subject_user_id',
-  'metadata',
-] as const
 const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))
 
 let size = 0
@@ -133,7 +121,7 @@ describe('the database check finds every change made with SQL', () => {
           async (index, table, columnSeed, position, replacement) => {
             if (table === 'event') {
               const row = await at(index)
-              const columns = EVENT_COLUMNS.filter((c) => row[c] !== null && row[c] !== '')
+              const columns = LEAF_COLUMNS.filter((c) => row[c] !== null && row[c] !== '')
               const column = columns[columnSeed % columns.length]!
               const before = String(row[column])
               const p = position % before.length

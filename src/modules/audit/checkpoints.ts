@@ -57,6 +57,21 @@ export function signedRootOf(row: CheckpointRow): Buffer {
 }
 
 /**
+ * Two keys signing one log would make every check fail: the log keeps the key that signed it last.
+ * A rotation checkpoint is signed by the old key and then the new one, so the key whose signature
+ * line comes last is the log's: an instance still holding the old key stops here.
+ */
+export function assertLogKey(signer: NoteSigner, last: CheckpointRow): void {
+  const note = parseSignedNote(last.note)
+  const own = parseVerifierKey(signer.verifierKey)!
+  if (note === null || !verifyNote({ text: note.text, signatures: note.signatures.slice(-1) }, own)) {
+    throw new InconsistentTreeError(
+      "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json), the new one after `switchboard audit rotate-key`",
+    )
+  }
+}
+
+/**
  * Signs and stores a checkpoint of the current tree when it has grown since the last one; returns
  * the latest checkpoint either way (null while the log is empty and unsigned).
  */
@@ -64,16 +79,7 @@ export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> 
   const [head, last] = [await readTreeHead(deps.db), await findLatestCheckpoint(deps.db)]
   if (last !== null && last.treeSize >= head.size) return last
   const root = head.root()
-  if (last !== null) {
-    // Two keys signing one log would make every check fail: the log keeps the key that signed it first.
-    const note = parseSignedNote(last.note)
-    const own = parseVerifierKey(deps.auditSigner.verifierKey)!
-    if (note === null || !verifyNote(note, own)) {
-      throw new InconsistentTreeError(
-        "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json)",
-      )
-    }
-  }
+  if (last !== null) assertLogKey(deps.auditSigner, last)
   if (last !== null && last.treeSize > 0) {
     const { proof, oldRoot } = await withStoredNodes(deps.db, (node) => ({
       proof: consistencyProof(last.treeSize, head.size, node),

@@ -3,7 +3,9 @@
  * checkpoint's signature against a verifier key, then every line. A full export must hold every leaf
  * of the checkpoint's tree and rebuild its root; a subset's lines must each carry an inclusion proof
  * that verifies against it. A saved earlier checkpoint (signed by the same key) must be a prefix of
- * the export's tree: with a full export its root is rebuilt from the first leaves.
+ * the export's tree: with a full export its root is rebuilt from the first leaves. A key other than
+ * the export's is accepted when the export's key rotations lead from it to the export's key
+ * (key-chain.ts); each checkpoint is then checked with the key in force at its size.
  */
 import fs from 'node:fs'
 import { leafHashOfText, verifyInclusion } from '../../lib/merkle.js'
@@ -17,6 +19,7 @@ import {
   type NoteVerifier,
 } from '../../lib/signed-note.js'
 import { VERIFIABLE_EXPORT_TYPE, type ExportHeader } from './verifiable-export.js'
+import { followRotations, keysAt, signedByAll, type KeyChain } from './key-chain.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
 export interface ExportVerification {
@@ -134,13 +137,24 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
     ) {
       return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
     }
-    const verifier = parseVerifierKey(options.verifierKey ?? header.verifier_key)
-    if (verifier === null) return result({ index: null, kind: 'malformed', detail: 'the verifier key is not a signed-note Ed25519 key' }, fields)
-    if (options.verifierKey !== undefined && header.verifier_key !== options.verifierKey.trim()) {
+    const headerKey = header.verifier_key.trim()
+    const trusted = options.verifierKey?.trim() ?? headerKey
+    const verifier = parseVerifierKey(headerKey)
+    if (verifier === null || parseVerifierKey(trusted) === null) {
+      return result({ index: null, kind: 'malformed', detail: 'the verifier key is not a signed-note Ed25519 key' }, fields)
+    }
+    if (trusted !== headerKey && header.key_rotations === undefined) {
       return result({ index: null, kind: 'bad signature', detail: 'the export names another verifier key than the one given' }, fields)
     }
     const checkpoint = readSigned(header.checkpoint, verifier, "the export's checkpoint")
     if ('kind' in checkpoint) return result(checkpoint, fields)
+    // The key that signed the checkpoint must be the one given, or be reached from it through the
+    // export's key rotations, each signed by its old and its new key.
+    const chain: KeyChain | Problem =
+      header.key_rotations === undefined
+        ? { keys: [headerKey], rotations: [] }
+        : followRotations(header.key_rotations, trusted, { ...checkpoint, key: headerKey })
+    if ('kind' in chain) return result(chain, fields)
     fields.treeSize = checkpoint.size
     fields.subset = header.subset
     if (header.tree_size !== checkpoint.size) {
@@ -149,8 +163,13 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
 
     const roots: SignedRoot[] = [{ size: checkpoint.size, root: checkpoint.root, label: "the export's checkpoint" }]
     if (options.savedCheckpoint !== undefined) {
-      const saved = readSigned(options.savedCheckpoint, verifier, 'the saved checkpoint')
-      if ('kind' in saved) return result(saved, fields)
+      const note = parseSignedNote(options.savedCheckpoint)
+      const saved = note === null ? null : parseCheckpoint(note.text)
+      if (saved === null) return result({ index: null, kind: 'malformed', detail: 'the saved checkpoint is not a signed checkpoint' }, fields)
+      // Signed by the key in force at its size (both keys at a rotation's size).
+      if (!signedByAll(options.savedCheckpoint, keysAt(chain, saved.size))) {
+        return result({ index: null, kind: 'bad signature', detail: "the saved checkpoint is not signed by the log's key for its size" }, fields)
+      }
       if (saved.origin !== checkpoint.origin) {
         return result({ index: null, kind: 'not consistent', detail: `the saved checkpoint is of another log (${saved.origin})` }, fields)
       }

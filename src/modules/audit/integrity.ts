@@ -5,12 +5,23 @@
  *
  * Work is bounded: the leaves are read in batches, and the roots compared are the latest
  * checkpoint's (which covers every leaf it counts: any change below it changes that root) and up to
- * SAMPLED_CHECKPOINTS evenly spaced earlier ones, which narrow down where a change is.
+ * SAMPLED_CHECKPOINTS evenly spaced earlier ones, which narrow down where a change is, and every
+ * key-rotation checkpoint. Each is checked with the key(s) in force at its size (key-chain.ts).
  */
 import type { Deps } from '../../deps.js'
-import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteVerifier } from '../../lib/signed-note.js'
+import { parseCheckpoint, parseSignedNote } from '../../lib/signed-note.js'
+import { keysAt, signedByAll, type KeyChain } from './key-chain.js'
+import { loadKeyChain } from './key-rotation.js'
 import { leafEventOf } from './leaf.js'
-import { countEventsOutsideTree, listCheckpoints, listInnerNodes, listLeaves, readTreeHead, type CheckpointRow } from './tree.repo.js'
+import {
+  countEventsOutsideTree,
+  findCheckpointsOfSizes,
+  listCheckpoints,
+  listInnerNodes,
+  listLeaves,
+  readTreeHead,
+  type CheckpointRow,
+} from './tree.repo.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
 const BATCH = 2000
@@ -43,25 +54,44 @@ async function sampledCheckpoints(deps: Deps): Promise<CheckpointRow[]> {
   return [...sample]
 }
 
-/** A checkpoint's signed root; a problem when its note or signature is not right. */
-function signedRootOf(row: CheckpointRow, verifiers: NoteVerifier[]): SignedRoot | Problem {
+/** A checkpoint's signed root; a problem when its note is not right or not signed by the key(s) in force at its size. */
+function signedRootOf(row: CheckpointRow, chain: KeyChain): SignedRoot | Problem {
   const note = parseSignedNote(row.note)
   const checkpoint = note === null ? null : parseCheckpoint(note.text)
   if (note === null || checkpoint === null || checkpoint.size !== row.treeSize) {
     return { index: null, kind: 'bad signature', detail: `the stored checkpoint of size ${row.treeSize} is not a signed checkpoint` }
   }
-  if (!verifiers.some((v) => verifyNote(note, v))) {
-    return { index: null, kind: 'bad signature', detail: `the checkpoint of size ${row.treeSize} is not signed by the audit log key` }
+  const keys = keysAt(chain, row.treeSize)
+  if (!signedByAll(row.note, keys)) {
+    return {
+      index: null,
+      kind: 'bad signature',
+      detail: `the checkpoint of size ${row.treeSize} is not signed by ${keys.length > 1 ? 'both keys of the key rotation at that size' : 'the audit log key'}`,
+    }
   }
   return { size: checkpoint.size, root: checkpoint.root, label: `the checkpoint of size ${checkpoint.size}` }
 }
 
 export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
-  const verifiers = [parseVerifierKey(deps.auditSigner.verifierKey)!]
-  const rows = await sampledCheckpoints(deps)
+  const chain = await loadKeyChain(deps)
+  if ('kind' in chain) return { ok: false, problem: chain, size: 0, checkpoints: 0 }
+  // Every rotation checkpoint is checked (it carries the chain), besides the sample.
+  const rotationSizes = chain.rotations.map((r) => r.treeSize)
+  const rotationRows = await findCheckpointsOfSizes(deps.db, rotationSizes)
+  const missing = rotationSizes.find((size) => !rotationRows.some((row) => row.treeSize === size))
+  if (missing !== undefined) {
+    return {
+      ok: false,
+      problem: { index: missing - 1, kind: 'bad signature', detail: `the checkpoint of the key rotation at size ${missing} is missing` },
+      size: 0,
+      checkpoints: 0,
+    }
+  }
+  const sampled = await sampledCheckpoints(deps)
+  const rows = [...new Map([...sampled, ...rotationRows].map((row) => [row.treeSize, row])).values()].sort((a, b) => a.treeSize - b.treeSize)
   const roots: SignedRoot[] = []
   for (const row of rows) {
-    const root = signedRootOf(row, verifiers)
+    const root = signedRootOf(row, chain)
     if ('kind' in root) return { ok: false, problem: root, size: 0, checkpoints: 0 }
     roots.push(root)
   }

@@ -6,7 +6,8 @@
  * a checkpoint exists that someone who can write to the database cannot rewrite.
  *
  * Several instances run this: a failure is mailed by the one instance whose conditional update
- * records it first, and the day's anchoring is claimed by one instance (audit_monitor row).
+ * records it first, and each channel of the day's anchoring is claimed by one instance (audit_monitor
+ * row) and kept only when the checkpoint was delivered on it — otherwise tried again the next hour.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
@@ -14,7 +15,7 @@ import { createOutboundFetch } from '../../lib/outbound.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import { makeCheckpoint } from './checkpoints.js'
 import { checkDatabase, type IntegrityResult } from './integrity.js'
-import { claimAnchoring, listActiveAdminEmails, readMonitor, recordCheck } from './tree.repo.js'
+import { claimAnchoring, listActiveAdminEmails, readMonitor, recordCheck, releaseAnchoring } from './tree.repo.js'
 import { describeProblem } from './verify.js'
 
 const CHECK_INTERVAL_MS = 60 * 60 * 1000
@@ -68,33 +69,52 @@ export async function runIntegrityCheck(deps: Deps): Promise<IntegrityResult> {
   return result
 }
 
-/** Sends today's checkpoint out, when this instance claims the day; returns whether it did. */
+/**
+ * Sends today's checkpoint out on each channel this instance claims; returns whether it delivered
+ * it anywhere. A channel's claim is kept only when the checkpoint got through (a mail accepted for
+ * at least one administrator; the webhook answering 2xx) and given back otherwise, so a day whose
+ * mail could not go (no SMTP yet, the server down) or whose webhook failed is tried again at the
+ * next hourly run, without mailing the administrators twice.
+ */
 export async function anchorCheckpoint(deps: Deps): Promise<boolean> {
   const now = deps.clock.now()
-  const claimed = await claimAnchoring(deps.db, now.toISOString(), new Date(now.getTime() - ANCHOR_INTERVAL_MS + 60_000).toISOString())
-  if (!claimed) return false
+  const claimedAt = now.toISOString()
+  const notBefore = new Date(now.getTime() - ANCHOR_INTERVAL_MS + 60_000).toISOString()
   const checkpoint = await makeCheckpoint(deps)
   if (checkpoint === null) return false
-  await mailAdministrators(
-    deps,
-    `Switchboard: audit log checkpoint of ${now.toISOString().slice(0, 10)}`,
-    [
-      `The signed checkpoint of the audit log of ${deps.config.publicUrl} (${checkpoint.treeSize} events).`,
-      'Keep this mail: it is a copy of the log that no one with access to the server can rewrite. Save the',
-      'checkpoint below (from its first line to its last) as a file and check a later export against it with',
-      '`switchboard audit verify <export> --key <verifier key> --checkpoint <file>`.',
-      '',
-      checkpoint.note.trimEnd(),
-      '',
-      `Verifier key: ${deps.auditSigner.verifierKey}`,
-    ].join('\n'),
-  )
+  let delivered = false
+  const mail = await claimAnchoring(deps.db, 'mail', claimedAt, notBefore)
+  if (mail !== undefined) {
+    const sent = await mailAdministrators(
+      deps,
+      `Switchboard: audit log checkpoint of ${claimedAt.slice(0, 10)}`,
+      [
+        `The signed checkpoint of the audit log of ${deps.config.publicUrl} (${checkpoint.treeSize} events).`,
+        'Keep this mail: it is a copy of the log that no one with access to the server can rewrite. Save the',
+        'checkpoint below (from its first line to its last) as a file and check a later export against it with',
+        '`switchboard audit verify <export> --key <verifier key> --checkpoint <file>`.',
+        '',
+        checkpoint.note.trimEnd(),
+        '',
+        `Verifier key: ${deps.auditSigner.verifierKey}`,
+      ].join('\n'),
+    )
+    if (sent > 0) delivered = true
+    else await releaseAnchoring(deps.db, 'mail', claimedAt, mail.previous)
+  }
   const { anchorWebhookUrl } = await readMonitor(deps.db)
-  if (anchorWebhookUrl !== null) await postCheckpoint(deps, anchorWebhookUrl, checkpoint.treeSize, checkpoint.note)
-  return true
+  if (anchorWebhookUrl !== null) {
+    const webhook = await claimAnchoring(deps.db, 'webhook', claimedAt, notBefore)
+    if (webhook !== undefined) {
+      if (await postCheckpoint(deps, anchorWebhookUrl, checkpoint.treeSize, checkpoint.note)) delivered = true
+      else await releaseAnchoring(deps.db, 'webhook', claimedAt, webhook.previous)
+    }
+  }
+  return delivered
 }
 
-async function postCheckpoint(deps: Deps, url: string, treeSize: number, note: string): Promise<void> {
+/** POSTs the checkpoint to the anchoring webhook; true when it answered 2xx. */
+async function postCheckpoint(deps: Deps, url: string, treeSize: number, note: string): Promise<boolean> {
   const fetch = createOutboundFetch({ policy: deps.config.outbound, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES })
   try {
     const response = await fetch(url, {
@@ -103,11 +123,18 @@ async function postCheckpoint(deps: Deps, url: string, treeSize: number, note: s
       body: JSON.stringify({ origin: deps.auditSigner.name, tree_size: treeSize, checkpoint: note, verifier_key: deps.auditSigner.verifierKey }),
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     })
-    if (response.ok) deps.logger.info({ tree_size: treeSize, status: response.status }, 'audit checkpoint sent to the anchoring webhook')
-    else deps.logger.warn({ status: response.status }, 'the anchoring webhook refused the audit checkpoint')
+    if (response.ok) {
+      deps.logger.info({ tree_size: treeSize, status: response.status }, 'audit checkpoint sent to the anchoring webhook')
+      return true
+    }
+    deps.logger.warn({ status: response.status }, 'the anchoring webhook refused the audit checkpoint; trying again within the hour')
   } catch (error) {
-    deps.logger.warn({ error: { message: (error as Error).message } }, 'could not send the audit checkpoint to the anchoring webhook')
+    deps.logger.warn(
+      { error: { message: (error as Error).message } },
+      'could not send the audit checkpoint to the anchoring webhook; trying again within the hour',
+    )
   }
+  return false
 }
 
 /** The check at start and hourly; the anchoring tried hourly (one instance sends once a day). */

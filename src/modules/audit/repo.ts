@@ -3,7 +3,7 @@ import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
 import type { NodeId } from '../../lib/merkle.js'
-import { eventLeafHash, leafEventOf } from './leaf.js'
+import { eventLeafHash, LEAF_COLUMNS, leafEventOf, type StoredEvent } from './leaf.js'
 import { insertTreeNodes, lockTreeHead, nodeRows, treeHeadValues, updateTreeHead } from './tree.repo.js'
 
 export interface AuditEvent {
@@ -97,4 +97,28 @@ export async function listAuditEvents(ex: Executor, filter: AuditFilter, window:
   if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
   if (filter.until !== undefined) query = query.where('at', '<', filter.until)
   return newestFirst(query, window, 'audit_events', 'at').execute()
+}
+
+/**
+ * Events matching an export's filters, as leaves of the tree of `size`: leaf numbers after `after`,
+ * in leaf order, at most `limit` (the verifiable export pages through them with keyset on leaf_index).
+ */
+export async function listMatchingLeafEvents(
+  ex: Executor,
+  filter: AuditFilter,
+  after: number,
+  size: number,
+  limit: number,
+): Promise<Array<StoredEvent & { leaf_index: number }>> {
+  let query = ex
+    .selectFrom('audit_events')
+    .select(['leaf_index', ...LEAF_COLUMNS])
+    .where('leaf_index', '>', after)
+    .where('leaf_index', '<', size)
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
+  if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
+  if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
+  if (filter.until !== undefined) query = query.where('at', '<', filter.until)
+  const rows = await query.orderBy('leaf_index').limit(limit).execute()
+  return rows.map((r) => ({ ...r, leaf_index: Number(r.leaf_index) }))
 }

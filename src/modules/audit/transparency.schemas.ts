@@ -70,7 +70,17 @@ export type IntegrityView = Static<typeof IntegrityView>
 export const VerifierKeyView = Type.Object({
   origin: Type.String(),
   verifier_key: Type.String({ description: 'C2SP signed-note verifier key: <name>+<key hash hex>+<base64(0x01 ‖ Ed25519 public key)>' }),
+  previous_verifier_keys: Type.Array(
+    Type.Object({
+      verifier_key: Type.String(),
+      until_tree_size: Type.Integer({
+        description: 'The size of the checkpoint signed by this key and its successor (the key rotation); this key signed the sizes up to it',
+      }),
+    }),
+    { description: 'Keys the log was signed with before signing-key rotations, oldest first: they check the older checkpoints' },
+  ),
 })
+export type VerifierKeyView = Static<typeof VerifierKeyView>
 
 export const AnchorBody = Type.Object(
   {

@@ -8,6 +8,7 @@ import { AppError, invalidField } from '../../errors.js'
 import { hostLiteralProblem } from '../../lib/outbound.js'
 import { consistencyProof, inclusionProof, rootOf } from '../../lib/merkle.js'
 import { makeCheckpoint, signedRootOf, withStoredNodes } from './checkpoints.js'
+import { listRotations } from './key-rotation.js'
 import { runIntegrityCheck } from './monitor.js'
 import { findLatestCheckpoint, readMonitor, readTreeHead, setAnchorWebhook } from './tree.repo.js'
 import { recordAudit, type Actor, type RequestContext } from './service.js'
@@ -19,6 +20,7 @@ import type {
   InclusionProofQuery,
   InclusionProofView,
   IntegrityView,
+  VerifierKeyView,
 } from './transparency.schemas.js'
 
 const b64 = (hash: Buffer) => hash.toString('base64')
@@ -61,6 +63,15 @@ export async function getConsistencyProof(deps: Deps, query: ConsistencyProofQue
     second: rootOf(query.second, node),
   }))
   return { first: query.first, second: query.second, first_root_hash: b64(first), second_root_hash: b64(second), proof: proof.map(b64) }
+}
+
+/** The verifier key, and the keys before it (signing-key rotations), which stay published for the older checkpoints. */
+export async function getVerifierKeys(deps: Deps): Promise<VerifierKeyView> {
+  return {
+    origin: deps.auditSigner.name,
+    verifier_key: deps.auditSigner.verifierKey,
+    previous_verifier_keys: (await listRotations(deps)).map((r) => ({ verifier_key: r.oldVerifierKey, until_tree_size: r.treeSize })),
+  }
 }
 
 export async function getIntegrity(deps: Deps): Promise<IntegrityView> {

@@ -433,9 +433,16 @@ describe('integrity status, mail and anchoring', () => {
         .executeTakeFirstOrThrow()
       expect(JSON.parse(audited.metadata)).toEqual({ webhook_host: `127.0.0.1:${(server.address() as AddressInfo).port}` })
 
-      // Anchored at start already: not again within the day, then again once the day has passed.
+      // The anchoring at start mailed nobody (no SMTP then): that claim was given back, so the day's
+      // mail goes now, with the first POST to the webhook; then not again within the day.
+      const startMails = smtp.received.length
+      expect(await anchorCheckpoint(t.deps)).toBe(true)
+      expect(smtp.received.slice(startMails).some((m) => m.to.includes(admin.email))).toBe(true)
+      expect(received).toHaveLength(1)
       expect(await anchorCheckpoint(t.deps)).toBe(false)
+      // Again once the day has passed.
       t.clock.advance(86_400)
+      received.length = 0
       const mailsBefore = smtp.received.length
       expect(await anchorCheckpoint(t.deps)).toBe(true)
       expect(await anchorCheckpoint(t.deps)).toBe(false)
@@ -447,6 +454,58 @@ describe('integrity status, mail and anchoring', () => {
       const mail = smtp.received.slice(mailsBefore).find((m) => m.to.includes(admin.email))
       expect(mail).toBeDefined()
       expect(textOf(mail!)).toContain(posted.checkpoint.split('\n')[2])
+    } finally {
+      server.close()
+    }
+  })
+  it('a day whose anchoring could not be delivered is tried again: the mail once SMTP works, the webhook once it answers, neither twice', async () => {
+    // A fresh day: the earlier tests' anchoring is more than a day behind.
+    t.clock.advance(3 * 86_400)
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const off = await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: { enabled: false } })
+    expect(off.statusCode).toBe(200)
+    let status = 500
+    const received: string[] = []
+    const server = http.createServer((request, response) => {
+      let body = ''
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()))
+      request.on('end', () => {
+        received.push(body)
+        response.writeHead(status).end()
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/anchor`
+      await t.app.inject({ method: 'PUT', url: '/api/admin/audit-log/anchor', headers: bearer(admin.token), payload: { webhook_url: url } })
+      const anchoredBefore = (await get(admin.token, '/api/admin/audit-log/integrity')).json().anchored_at
+
+      // No SMTP and a failing webhook: nothing delivered, nothing claimed.
+      expect(await anchorCheckpoint(t.deps)).toBe(false)
+      expect(received).toHaveLength(1)
+      expect((await get(admin.token, '/api/admin/audit-log/integrity')).json().anchored_at).toBe(anchoredBefore)
+
+      // The next hour: SMTP works, the webhook still fails — the mail goes, the POST is tried again.
+      await configureSmtp(admin.token)
+      t.clock.advance(3600)
+      const mailsBefore = smtp.received.length
+      expect(await anchorCheckpoint(t.deps)).toBe(true)
+      const mails = () =>
+        smtp.received.slice(mailsBefore).filter((m) => m.to.includes(admin.email) && /The signed checkpoint of the audit log/.test(textOf(m)))
+      expect(mails()).toHaveLength(1)
+      expect(received).toHaveLength(2)
+      const anchoredAt = (await get(admin.token, '/api/admin/audit-log/integrity')).json().anchored_at
+      expect(anchoredAt).not.toBe(anchoredBefore)
+      expect(Date.parse(anchoredAt)).toBeGreaterThan(Date.parse(anchoredBefore))
+
+      // The hour after: the webhook answers; the administrators are not mailed again.
+      status = 204
+      t.clock.advance(3600)
+      expect(await anchorCheckpoint(t.deps)).toBe(true)
+      expect(received).toHaveLength(3)
+      expect(mails()).toHaveLength(1)
+      expect(await anchorCheckpoint(t.deps)).toBe(false)
+      expect(received).toHaveLength(3)
     } finally {
       server.close()
     }

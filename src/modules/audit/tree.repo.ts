@@ -4,6 +4,7 @@
  */
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
+import { KEY_ROTATION_ACTION } from './key-chain.js'
 import { LEAF_COLUMNS, type StoredEvent } from './leaf.js'
 
 const HEAD_ID = 1
@@ -191,6 +192,30 @@ export async function updateCheckpointNote(ex: Executor, treeSize: number, note:
   await ex.updateTable('audit_checkpoints').set({ note }).where('tree_size', '=', treeSize).execute()
 }
 
+/** The signing-key rotations recorded in the log, oldest first: the leaf and the event's metadata (JSON text). */
+export async function listKeyRotations(ex: Executor): Promise<Array<{ leafIndex: number; metadata: string }>> {
+  const rows = await ex
+    .selectFrom('audit_events')
+    .select(['leaf_index', 'metadata'])
+    .where('action', '=', KEY_ROTATION_ACTION)
+    .where('leaf_index', 'is not', null)
+    .orderBy('leaf_index')
+    .execute()
+  return rows.map((r) => ({ leafIndex: Number(r.leaf_index), metadata: r.metadata }))
+}
+
+/** The stored checkpoints of exactly these sizes. */
+export async function findCheckpointsOfSizes(ex: Executor, sizes: number[]): Promise<CheckpointRow[]> {
+  if (sizes.length === 0) return []
+  const rows = await ex
+    .selectFrom('audit_checkpoints')
+    .select(['tree_size', 'note', 'created_at'])
+    .where('tree_size', 'in', sizes)
+    .orderBy('tree_size')
+    .execute()
+  return rows.map(toCheckpoint)
+}
+
 export interface MonitorState {
   checkedAt: Timestamp | null
   ok: boolean | null
@@ -248,16 +273,42 @@ export async function listActiveAdminEmails(ex: Executor): Promise<string[]> {
   return rows.map((r) => r.email)
 }
 
+/** Where the daily checkpoint goes; each is claimed and kept on its own (migration 0029). */
+export type AnchorChannel = 'mail' | 'webhook'
+const ANCHOR_COLUMN = { mail: 'anchored_at', webhook: 'anchor_posted_at' } as const
+
 /**
- * Claims today's anchoring: true for exactly one instance per day (a conditional update), so the
- * administrators get one mail however many instances run.
+ * Claims today's anchoring on one channel: for exactly one instance per day (a compare-and-set on
+ * the last anchoring), so the administrators get one mail however many instances run. Returns the
+ * value it replaced — what `releaseAnchoring` puts back when nothing was delivered — or undefined
+ * when the day is already claimed.
  */
-export async function claimAnchoring(ex: Executor, now: Timestamp, notBefore: Timestamp): Promise<boolean> {
+export async function claimAnchoring(
+  ex: Executor,
+  channel: AnchorChannel,
+  now: Timestamp,
+  notBefore: Timestamp,
+): Promise<{ previous: Timestamp | null } | undefined> {
+  const column = ANCHOR_COLUMN[channel]
+  const row = await ex.selectFrom('audit_monitor').select(column).where('id', '=', MONITOR_ID).executeTakeFirstOrThrow()
+  const previous = row[column]
+  if (previous !== null && new Date(previous).getTime() >= new Date(notBefore).getTime()) return undefined
   const result = await ex
     .updateTable('audit_monitor')
-    .set({ anchored_at: now })
+    .set({ [column]: now })
     .where('id', '=', MONITOR_ID)
-    .where((eb) => eb.or([eb('anchored_at', 'is', null), eb('anchored_at', '<', notBefore)]))
+    .where((eb) => (previous === null ? eb(column, 'is', null) : eb(column, '=', previous)))
     .executeTakeFirst()
-  return Number(result.numUpdatedRows) === 1
+  return Number(result.numUpdatedRows) === 1 ? { previous } : undefined
+}
+
+/** Gives a claim back when nothing was delivered, so the next hourly try sends the day's checkpoint. */
+export async function releaseAnchoring(ex: Executor, channel: AnchorChannel, claimed: Timestamp, previous: Timestamp | null): Promise<void> {
+  const column = ANCHOR_COLUMN[channel]
+  await ex
+    .updateTable('audit_monitor')
+    .set({ [column]: previous })
+    .where('id', '=', MONITOR_ID)
+    .where(column, '=', claimed)
+    .execute()
 }

@@ -2,7 +2,7 @@
  * The verifiable export (issue 30): JSON Lines that `switchboard audit verify` checks offline,
  * trusting only the log's verifier key. Line 1 is the header: the signed checkpoint that covers the
  * export (made for it), the verifier key, the tree size, and whether the export is a filtered
- * subset. Then one line per leaf in leaf order, oldest first:
+ * subset, and the signing-key rotations that lead to the checkpoint's key (key-chain.ts). Then one line per leaf in leaf order, oldest first:
  *
  *   {"leaf_index":7,"leaf_hash":"<base64>","event":{…the leaf: its canonical JSON, verbatim…}}
  *   {"leaf_index":8,"leaf_hash":"<base64>","redacted":true}
@@ -14,10 +14,11 @@
  */
 import type { Deps } from '../../deps.js'
 import { inclusionProof } from '../../lib/merkle.js'
-import type { Executor } from '../../db/schema.js'
 import { makeCheckpoint, withStoredNodes } from './checkpoints.js'
-import { LEAF_COLUMNS, leafEventOf, leafText, type LeafEvent, type StoredEvent } from './leaf.js'
-import type { AuditFilter } from './repo.js'
+import type { RotationLink } from './key-chain.js'
+import { rotationLinks } from './key-rotation.js'
+import { leafEventOf, leafText, type LeafEvent } from './leaf.js'
+import { listMatchingLeafEvents, type AuditFilter } from './repo.js'
 import { listLeaves } from './tree.repo.js'
 
 export const VERIFIABLE_EXPORT_TYPE = 'switchboard-audit-export'
@@ -31,6 +32,8 @@ export interface ExportHeader {
   tree_size: number
   subset: boolean
   filters?: Record<string, unknown>
+  /** The signing-key rotations up to tree_size, oldest first (key-chain.ts); absent when there were none. */
+  key_rotations?: RotationLink[]
 }
 
 /**
@@ -42,25 +45,6 @@ function entryLine(index: number, leafHashHex: string | undefined, event: LeafEv
   if (event === null) return `${head},"redacted":true}\n`
   const proofPart = proof === undefined ? '' : `,"inclusion_proof":${JSON.stringify(proof.map((h) => h.toString('base64')))}`
   return `${head}${proofPart},"event":${leafText(event)}}\n`
-}
-
-async function listMatchingEvents(
-  ex: Executor,
-  filter: AuditFilter,
-  after: number,
-  size: number,
-): Promise<Array<StoredEvent & { leaf_index: number }>> {
-  let query = ex
-    .selectFrom('audit_events')
-    .select(['leaf_index', ...LEAF_COLUMNS])
-    .where('leaf_index', '>', after)
-    .where('leaf_index', '<', size)
-  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
-  if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
-  if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
-  if (filter.until !== undefined) query = query.where('at', '<', filter.until)
-  const rows = await query.orderBy('leaf_index').limit(BATCH).execute()
-  return rows.map((r) => ({ ...r, leaf_index: Number(r.leaf_index) }))
 }
 
 async function* fullLines(deps: Deps, size: number): AsyncGenerator<string> {
@@ -78,7 +62,7 @@ async function* fullLines(deps: Deps, size: number): AsyncGenerator<string> {
 
 async function* subsetLines(deps: Deps, filter: AuditFilter, size: number): AsyncGenerator<string> {
   for (let after = -1; ;) {
-    const rows = await listMatchingEvents(deps.db, filter, after, size)
+    const rows = await listMatchingLeafEvents(deps.db, filter, after, size, BATCH)
     if (rows.length === 0) return
     const { nodes } = await listLeaves(deps.db, rows[0]!.leaf_index, rows.at(-1)!.leaf_index + 1)
     const proofs = await withStoredNodes(deps.db, (node) => rows.map((row) => inclusionProof(row.leaf_index, size, node)))
@@ -93,6 +77,7 @@ export async function verifiableExportLines(deps: Deps, filter: AuditFilter, fil
   const checkpoint = await makeCheckpoint(deps)
   const size = checkpoint?.treeSize ?? 0
   const subset = Object.keys(filter).length > 0
+  const rotations = await rotationLinks(deps, size)
   const header: ExportHeader = {
     type: VERIFIABLE_EXPORT_TYPE,
     version: 1,
@@ -101,6 +86,7 @@ export async function verifiableExportLines(deps: Deps, filter: AuditFilter, fil
     tree_size: size,
     subset,
     ...(subset && { filters }),
+    ...(rotations.length > 0 && { key_rotations: rotations }),
   }
   return (async function* () {
     yield `${JSON.stringify(header)}\n`

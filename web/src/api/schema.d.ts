@@ -5113,6 +5113,12 @@ export interface operations {
                         origin: string;
                         /** @description C2SP signed-note verifier key: <name>+<key hash hex>+<base64(0x01 ‖ Ed25519 public key)> */
                         verifier_key: string;
+                        /** @description Keys the log was signed with before signing-key rotations, oldest first: they check the older checkpoints */
+                        previous_verifier_keys: {
+                            verifier_key: string;
+                            /** @description The size of the checkpoint signed by this key and its successor (the key rotation); this key signed the sizes up to it */
+                            until_tree_size: number;
+                        }[];
                     };
                 };
             };
