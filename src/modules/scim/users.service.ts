@@ -271,7 +271,8 @@ async function replaceWith(
 }
 
 export async function replaceScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
-  return replaceWith(deps, actor, id, fromScimUser(body), 'scim.user_replace', {}, baseUrl)
+  const current = await loadUser(deps.db, id)
+  return replaceWith(deps, actor, id, fromScimUser(body, !current.disabled), 'scim.user_replace', {}, baseUrl)
 }
 
 export async function patchScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
@@ -283,6 +284,8 @@ export async function patchScimUser(deps: Deps, actor: ScimActor, id: string, bo
   const operations = request.Operations ?? request.operations
   const current = toScimUser(await loadUser(deps.db, id), baseUrl)
   const patched = applyPatch(current, operations)
+  // A remove of `active` (or a replace with null) would leave it unassigned: refused, as in fromScimUser.
+  if (patched.active === undefined) throw new ScimError(400, 'active cannot be removed; send true or false.', 'invalidValue')
   const ops = (operations as Array<{ op: string; path?: string }>).map((o) => `${o.op.toLowerCase()} ${o.path ?? '(no path)'}`.slice(0, 120))
   return replaceWith(deps, actor, id, fromScimUser(patched), 'scim.user_patch', { operations: ops }, baseUrl)
 }
