@@ -70,7 +70,16 @@ describe('the SCIM request log', () => {
     expect(items).toHaveLength(50)
     // The write prunes after every insert: the table itself stays bounded, not only the answer.
     await expect
-      .poll(async () => Number((await t.deps.db.selectFrom('scim_requests').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n))
+      .poll(async () =>
+        Number(
+          (
+            await t.deps.db
+              .selectFrom('scim_requests')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      )
       .toBe(50)
   })
 
