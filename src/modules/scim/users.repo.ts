@@ -205,26 +205,23 @@ export async function scanScimUsers(
   let query = base(ex)
   if (where !== null) query = query.where(where)
   if (after !== null) {
-    query = query.where((eb) =>
-      eb.or([eb('users.created_at', '>', after.created_at), eb.and([eb('users.created_at', '=', after.created_at), eb('users.id', '>', after.id)])]),
-    )
+    // A row-value comparison, so both engines walk the (created_at, id) index from the last key.
+    query = query.where((eb) => eb(eb.refTuple('users.created_at', 'users.id'), '>', eb.tuple(after.created_at, after.id)))
   }
   return (await query.orderBy('users.created_at').orderBy('users.id').limit(batch).execute()).map(toRow)
 }
 
 /**
  * The account a userName names, ignoring case: SCIM's userName where SCIM set one, else the
- * email. Two indexed lookups (the scim_users key, the users email key).
+ * email. Two lookups, each through its own unique index (an OR across the joined tables would
+ * read every account on PostgreSQL).
  */
 export async function findScimUserByUserName(ex: Executor, userName: string): Promise<ScimUserRow | null> {
   const lower = userName.toLowerCase()
-  const row = await base(ex)
-    .where((eb) =>
-      eb.or([eb('scim_users.user_name_lower', '=', lower), eb.and([eb('users.email', '=', lower), eb('scim_users.user_id', 'is', null)])]),
-    )
-    .orderBy('users.created_at')
-    .executeTakeFirst()
-  return row === undefined ? null : toRow(row)
+  const byScim = await base(ex).where('scim_users.user_name_lower', '=', lower).executeTakeFirst()
+  if (byScim !== undefined) return toRow(byScim)
+  const byEmail = await base(ex).where('users.email', '=', lower).where('scim_users.user_id', 'is', null).executeTakeFirst()
+  return byEmail === undefined ? null : toRow(byEmail)
 }
 
 export async function findScimUserByExternalId(ex: Executor, externalId: string): Promise<ScimUserRow | null> {

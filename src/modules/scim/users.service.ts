@@ -63,7 +63,7 @@ function auditActor(actor: ScimActor): Actor {
 }
 
 /** Accounts read per query when a filter is evaluated in memory: bounds memory, not time. */
-const SCAN_BATCH = 1000
+const SCAN_BATCH = 5000
 
 /**
  * A list of Users: filter, count and page in SQL where the filter translates (users.repo.ts
