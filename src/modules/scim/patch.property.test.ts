@@ -69,7 +69,7 @@ const operation: fc.Arbitrary<ScimPatchOperation> = fc.oneof(
   fc.record({ op: op('add'), path: fc.constant('emails'), value: fc.tuple(address, op('work', 'home')).map(([value, type]) => [{ value, type }]) }),
   fc.record({ op: op('replace'), path: fc.constantFrom('emails[type eq "work"].value', 'emails[primary eq true].value'), value: address }),
   fc.record({ op: op('remove'), path: fc.constantFrom('emails[type eq "home"]', 'emails[primary eq false]', 'emails[type eq "work"].primary') }),
-) as fc.Arbitrary<ScimPatchOperation>
+)
 
 /** `noMatch`: the library refused because a path's filter matched nothing (RFC 7644 §3.12 noTarget). */
 type Outcome = { ok: true; resource: Record<string, unknown> } | { ok: false; noMatch: boolean }

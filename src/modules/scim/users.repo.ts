@@ -93,7 +93,10 @@ export function userFilterToSql(filter: Filter): UserWhere | null {
     case 'or': {
       const parts = filter.filters.map(userFilterToSql)
       if (parts.some((part) => part === null)) return null
-      return (eb) => (filter.op === 'and' ? eb.and : eb.or)(parts.map((part) => part!(eb)))
+      return (eb) => {
+        const terms = parts.map((part) => part!(eb))
+        return filter.op === 'and' ? eb.and(terms) : eb.or(terms)
+      }
     }
     case 'not': {
       const inner = userFilterToSql(filter.filter)
