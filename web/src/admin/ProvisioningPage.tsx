@@ -242,7 +242,7 @@ function RecentRequests() {
 }
 
 function RequestRow({ request }: { request: ScimRequest }) {
-  const { t } = useI18n()
+  const { t, language } = useI18n()
   const failed = request.status >= 400
   return (
     <tr data-testid="scim-request" data-status={request.status}>
@@ -258,7 +258,7 @@ function RequestRow({ request }: { request: ScimRequest }) {
           {request.status} {failed ? t('scim.failed') : t('scim.succeeded')}
           {request.scim_type !== null && ` (${request.scim_type})`}
         </span>
-        <div className="muted">{t('scim.duration', { ms: request.duration_ms })}</div>
+        <div className="muted">{new Intl.NumberFormat(language, { style: 'unit', unit: 'millisecond' }).format(request.duration_ms)}</div>
       </td>
       <td data-label={t('scim.credential')}>{request.credential_name ?? t('scim.noCredential')}</td>
     </tr>
