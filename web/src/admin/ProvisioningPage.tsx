@@ -177,6 +177,8 @@ function AdoptSetting() {
   const queryClient = useQueryClient()
   const adopt = useQuery(adoptQuery)
   const [error, setError] = useState<string | null>(null)
+  // The choice being saved, shown at once (set in the same event as the click); null: the saved state.
+  const [choice, setChoice] = useState<boolean | null>(null)
   const mutation = useMutation({
     mutationFn: (on: boolean) =>
       on
@@ -186,8 +188,12 @@ function AdoptSetting() {
       setError(null)
       announce(on ? t('scim.adoptOn') : t('scim.adoptOff'))
       queryClient.setQueryData(adoptQuery.queryKey, on)
+      setChoice(null)
     },
-    onError: () => setError(t('scim.adoptFailed')),
+    onError: () => {
+      setChoice(null)
+      setError(t('scim.adoptFailed'))
+    },
   })
   return (
     <section className="section" aria-labelledby="scim-adopt-heading">
@@ -197,11 +203,15 @@ function AdoptSetting() {
         <input
           type="checkbox"
           id="scim-adopt"
-          // While saving, the box shows the choice being saved; then the saved state.
-          checked={mutation.isPending ? mutation.variables : (adopt.data ?? false)}
-          disabled={!adopt.isSuccess || mutation.isPending}
+          checked={choice ?? adopt.data ?? false}
+          disabled={!adopt.isSuccess}
           aria-describedby="scim-adopt-help"
-          onChange={(event) => mutation.mutate(event.currentTarget.checked)}
+          onChange={(event) => {
+            if (mutation.isPending) return
+            const on = event.currentTarget.checked
+            setChoice(on)
+            mutation.mutate(on)
+          }}
         />
         <label htmlFor="scim-adopt">{t('scim.adopt')}</label>
       </div>
