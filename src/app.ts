@@ -20,6 +20,7 @@ import { installValidation } from './plugins/validation.js'
 import { adminTeamRoutes } from './modules/admin/teams.routes.js'
 import { adminUserRoutes } from './modules/admin/users.routes.js'
 import { scimCredentialRoutes } from './modules/scim/credentials.routes.js'
+import { scimRequestRoutes } from './modules/scim/requests.routes.js'
 import { scimRoutes } from './modules/scim/routes.js'
 import { installAuditRetention } from './modules/audit/retention.js'
 import { installCheckpointer } from './modules/audit/checkpoints.js'
@@ -152,6 +153,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(apiTokenSettingsRoutes(deps), { prefix: '/api/admin/settings' })
     // Issue 29: the SCIM credentials, managed by administrators.
     await api.register(scimCredentialRoutes(deps), { prefix: '/api/admin/scim/credentials' })
+    await api.register(scimRequestRoutes(deps), { prefix: '/api/admin/scim/requests' })
   })
 
   // Issue 29: SCIM 2.0 for identity providers — its own context, credential, media type and errors.

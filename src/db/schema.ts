@@ -406,6 +406,18 @@ export interface ScimUsersTable {
   manager_id: string | null
 }
 
+/** Issue 29: the last SCIM requests (pruned to 50 by the writer); no body, query or secret. */
+export interface ScimRequestsTable {
+  id: string
+  created_at: Timestamp
+  credential_id: string | null
+  method: string
+  path: string
+  status: number
+  scim_type: string | null
+  duration_ms: number
+}
+
 export interface Database {
   users: UsersTable
   sessions: SessionsTable
@@ -441,6 +453,7 @@ export interface Database {
   mail_outbox: MailOutboxTable
   scim_credentials: ScimCredentialsTable
   scim_users: ScimUsersTable
+  scim_requests: ScimRequestsTable
 }
 
 export type Db = Kysely<Database>

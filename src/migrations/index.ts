@@ -26,6 +26,7 @@ import * as m0024 from './0024_scoped_api_tokens.js'
 import * as m0025 from './0025_audit_merkle_tree.js'
 import * as m0026 from './0026_scim.js'
 import * as m0027 from './0027_link_clicks.js'
+import * as m0028 from './0028_scim_requests.js'
 import * as m0029 from './0029_audit_anchor_delivery.js'
 
 export interface EngineMigration {
@@ -57,5 +58,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0025_audit_merkle_tree': m0025,
   '0026_scim': m0026,
   '0027_link_clicks': m0027,
+  '0028_scim_requests': m0028,
   '0029_audit_anchor_delivery': m0029,
 }

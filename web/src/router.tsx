@@ -257,6 +257,13 @@ const adminProvidersRoute = createRoute({
   component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'ProvidersPage'),
 })
 
+// Issue 29: SCIM provisioning.
+const adminProvisioningRoute = createRoute({
+  getParentRoute: () => adminRoute,
+  path: '/provisioning',
+  component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'ProvisioningPage'),
+})
+
 const adminNewProviderRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/providers/new',
@@ -321,6 +328,7 @@ const routeTree = rootRoute.addChildren([
       adminProvidersRoute,
       adminNewProviderRoute,
       adminProviderRoute,
+      adminProvisioningRoute,
       adminAuditRoute,
     ]),
   ]),

@@ -21,6 +21,7 @@ import type { RequestContext } from '../audit/service.js'
 import { authenticateScimToken } from './credentials.service.js'
 import type { ScimCredentialRow } from './credentials.repo.js'
 import { ScimError, scimErrorBody } from './errors.js'
+import { recordScimRequest } from './requests.service.js'
 
 export const SCIM_MEDIA_TYPE = 'application/scim+json; charset=utf-8'
 const BEARER = /^Bearer +([\x21-\x7e]+)$/i
@@ -29,6 +30,8 @@ const MINUTE = 60_000
 declare module 'fastify' {
   interface FastifyRequest {
     scimCredential: ScimCredentialRow | null
+    /** The scimType of the error answered, for the request log. */
+    scimType: string | null
   }
 }
 
@@ -60,8 +63,9 @@ export function toScimError(error: FastifyError): ScimError | null {
   return new ScimError(appError.status, appError.message, undefined, appError.retryAfter)
 }
 
-function sendScimError(reply: FastifyReply, error: ScimError): FastifyReply {
+function sendScimError(request: FastifyRequest, reply: FastifyReply, error: ScimError): FastifyReply {
   reply.errorReason = `SCIM_${error.status}`
+  request.scimType = error.scimType ?? null
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
   if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="switchboard-scim"')
   return reply.code(error.status).type(SCIM_MEDIA_TYPE).send(scimErrorBody(error))
@@ -69,6 +73,7 @@ function sendScimError(reply: FastifyReply, error: ScimError): FastifyReply {
 
 export function installScimHttp(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('scimCredential', null)
+  app.decorateRequest('scimType', null)
 
   // The same strict JSON parsing as application/json (plugins/http.ts), under SCIM's media type.
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -103,12 +108,29 @@ export function installScimHttp(app: FastifyInstance, deps: Deps): void {
     done(null, payload)
   })
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const scimError = toScimError(error)
-    if (scimError !== null) return sendScimError(reply, scimError)
-    request.log.error({ error: { type: error.name, code: error.code, message: error.message } }, 'SCIM request failed unexpectedly')
-    return sendScimError(reply, new ScimError(500, new AppError('INTERNAL').message))
+  // The request log (requests.service.ts), written after the answer has gone out: a failure to
+  // write it is logged and never changes what the identity provider received.
+  app.addHook('onResponse', async (request, reply) => {
+    try {
+      await recordScimRequest(deps, {
+        credentialId: request.scimCredential?.id ?? null,
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        scimType: request.scimType,
+        durationMs: reply.elapsedTime,
+      })
+    } catch (error) {
+      request.log.warn({ error: { message: (error as Error).message } }, 'could not record the SCIM request')
+    }
   })
 
-  app.setNotFoundHandler((_request, reply) => sendScimError(reply, new ScimError(404, 'No such SCIM endpoint.')))
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const scimError = toScimError(error)
+    if (scimError !== null) return sendScimError(request, reply, scimError)
+    request.log.error({ error: { type: error.name, code: error.code, message: error.message } }, 'SCIM request failed unexpectedly')
+    return sendScimError(request, reply, new ScimError(500, new AppError('INTERNAL').message))
+  })
+
+  app.setNotFoundHandler((request, reply) => sendScimError(request, reply, new ScimError(404, 'No such SCIM endpoint.')))
 }

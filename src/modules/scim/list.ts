@@ -43,6 +43,22 @@ export function listResponse(
   }
 }
 
+/** A ListResponse for a page already cut (by SQL) out of `totalResults` matches. */
+export function pagedListResponse(
+  page: Array<Record<string, unknown>>,
+  totalResults: number,
+  window: ListWindow,
+  project: (r: Record<string, unknown>) => Record<string, unknown>,
+) {
+  return {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+    totalResults,
+    startIndex: window.startIndex,
+    itemsPerPage: page.length,
+    Resources: page.map(project),
+  }
+}
+
 function pathsOf(text: unknown): string[] {
   if (typeof text !== 'string' || text.trim() === '') return []
   return text

@@ -44,6 +44,20 @@ describe('SCIM PATCH engine', () => {
     expect(applyPatch(start, [{ op: 'add', path: 'emails', value: [{ value: 'c' }] }]).emails).toHaveLength(3)
   })
 
+  it('replace (and add) on a complex attribute set the sub-attributes sent and keep the others (RFC 7644 §3.5.2.3; found by the property test)', () => {
+    const start = { name: { givenName: 'Ada', familyName: 'Byron', formatted: 'Ada Byron' } }
+    expect(applyPatch(start, [{ op: 'replace', path: 'name', value: { familyName: 'Lovelace' } }]).name).toEqual({
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      formatted: 'Ada Byron',
+    })
+    expect(applyPatch(start, [{ op: 'Replace', value: { name: { FamilyName: 'King' } } }]).name).toEqual({
+      givenName: 'Ada',
+      familyName: 'King',
+      formatted: 'Ada Byron',
+    })
+  })
+
   it('refuses what cannot be applied with the RFC 7644 scimType', () => {
     const refuse = (operations: unknown, scimType: string) => {
       try {

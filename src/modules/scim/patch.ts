@@ -78,10 +78,12 @@ function setAttribute(target: JsonObject, name: string, value: Json, op: 'add' |
   const key = keyOf(target, name) ?? name
   const current = target[key]
   // RFC 7644 §3.5.2.1: add to a multi-valued attribute appends; replace takes the new values.
+  // §3.5.2.1 and §3.5.2.3: add and replace on a complex attribute set the sub-attributes sent and
+  // leave the others unchanged (a replace of `name` with only familyName keeps givenName).
   if (op === 'add' && Array.isArray(current)) {
     target[key] = current.concat(Array.isArray(value) ? value : [value])
-  } else if (op === 'add' && isObject(current) && isObject(value)) {
-    Object.assign(current, value)
+  } else if (isObject(current) && isObject(value)) {
+    for (const [name, inner] of Object.entries(value)) current[keyOf(current, name) ?? name] = inner
   } else {
     target[key] = value
   }

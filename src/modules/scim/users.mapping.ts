@@ -97,7 +97,13 @@ function primaryEmail(emails: unknown): string | null {
   return chosen === undefined ? null : (get(chosen, 'value') as string)
 }
 
-export function fromScimUser(resource: unknown): UserModel {
+/**
+ * `activeWhenAbsent` is what an omitted `active` means: true on create, the current state on
+ * replace (a PUT without `active` never re-activates a deprovisioned account). An explicit
+ * `active: null` is refused everywhere: RFC 7643 reads null as "unassigned", and an account is
+ * never in neither state — taking it as `true` silently re-activated a deprovisioned person.
+ */
+export function fromScimUser(resource: unknown, activeWhenAbsent = true): UserModel {
   if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
     throw new ScimError(400, 'The body must be a User resource.', 'invalidSyntax')
   }
@@ -129,7 +135,7 @@ export function fromScimUser(resource: unknown): UserModel {
     userName,
     email,
     name: display,
-    active: active === undefined || active === null ? true : toBoolean(active, 'active'),
+    active: active === undefined ? activeWhenAbsent : toBoolean(active, 'active'),
     password: typeof password === 'string' ? password : null,
     externalId: optionalString(get(resource, 'externalId'), 'externalId'),
     givenName,

@@ -375,3 +375,58 @@ describe('existing accounts and the account rules', () => {
     )
   })
 })
+
+describe('active is never left unassigned (a deprovisioned person is never re-activated by a null)', () => {
+  it('PATCH active:null, a path-less {active:null} and a remove of active are 400 invalidValue; the account stays disabled', async () => {
+    const client = await scimClient(t)
+    const person = await createSignedInUser(t)
+    const disable = await client.request('PATCH', `/Users/${person.user.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    })
+    expect(disable.json().active).toBe(false)
+    for (const operation of [
+      { op: 'replace', path: 'active', value: null },
+      { op: 'Replace', value: { active: null } },
+      { op: 'remove', path: 'active' },
+    ]) {
+      expectScimError(
+        await client.request('PATCH', `/Users/${person.user.id}`, { schemas: [PATCH_OP], Operations: [operation] }),
+        400,
+        'invalidValue',
+      )
+    }
+    expect((await client.request('GET', `/Users/${person.user.id}`)).json().active).toBe(false)
+    await expect(login(t, person.email, person.password!)).rejects.toThrow()
+  })
+
+  it('PUT with active:null is 400; PUT without active keeps the current state; POST without active creates an active user', async () => {
+    const client = await scimClient(t)
+    const created = await provision(client)
+    const body = { schemas: [USER_SCHEMA], userName: created.userName, emails: [{ value: created.userName, type: 'work', primary: true }] }
+    expectScimError(await client.request('PUT', `/Users/${created.id}`, { ...body, active: null }), 400, 'invalidValue')
+    await client.request('PATCH', `/Users/${created.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })
+    const replaced = await client.request('PUT', `/Users/${created.id}`, { ...body, displayName: 'Still Inactive' })
+    expect(replaced.statusCode).toBe(200)
+    expect(replaced.json()).toMatchObject({ active: false, displayName: 'Still Inactive' })
+    const fresh = await client.request('POST', '/Users', { schemas: [USER_SCHEMA], userName: uniqueEmail('no-active') })
+    expect(fresh.json().active).toBe(true)
+  })
+})
+
+describe('administrators through SCIM (decision: the issue’s rule, the administrators’ own)', () => {
+  it('an administrator who is not the last can be deactivated (sessions and tokens end) and deleted', async () => {
+    const client = await scimClient(t)
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const token = await createApiTokenFor(t, admin.token)
+    const response = await client.request('PATCH', `/Users/${admin.user.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+    })
+    expect(response.statusCode).toBe(200)
+    expect((await me(admin.token)).statusCode).toBe(401)
+    expect((await me(token.token)).statusCode).toBe(401)
+    expect((await client.request('DELETE', `/Users/${admin.user.id}`)).statusCode).toBe(204)
+    expectScimError(await client.request('GET', `/Users/${admin.user.id}`), 404)
+  })
+})

@@ -29,18 +29,22 @@ import { findUserById } from '../users/repo.js'
 import { conflict, notFound, ScimError } from './errors.js'
 import type { ScimActor } from './http.js'
 import { filterParam, matches, type Filter } from './filter.js'
-import { listResponse, listWindow, projection } from './list.js'
+import { listWindow, pagedListResponse, projection, type ListWindow } from './list.js'
 import { applyPatch } from './patch.js'
 import { fromScimUser, toScimUser, type UserModel } from './users.mapping.js'
 import {
   findScimUser,
   findScimUserByExternalId,
   findScimUserByUserName,
+  countScimUsers,
   hasScimFields,
-  listAllScimUsers,
+  pageScimUsers,
+  scanScimUsers,
   upsertScimFields,
+  userFilterToSql,
   userIdByEmail,
   type ScimUserRow,
+  type UserWhere,
 } from './users.repo.js'
 
 export const ADOPT_SETTING = 'scim.adopt_existing_accounts_by_email'
@@ -58,12 +62,19 @@ function auditActor(actor: ScimActor): Actor {
   return { id: `scim:${actor.credential.id}`, email: `SCIM (${actor.credential.name})` }
 }
 
+/** Accounts read per query when a filter is evaluated in memory: bounds memory, not time. */
+const SCAN_BATCH = 5000
+
 /**
- * The accounts a filter selects. `userName eq`, `externalId eq` and `id eq` — what Okta and Entra
- * send before every create — are one indexed lookup; any other filter is evaluated over the
- * accounts in their stable order.
+ * A list of Users: filter, count and page in SQL where the filter translates (users.repo.ts
+ * userFilterToSql: userName, emails.value, externalId, id, active, meta.created/lastModified with
+ * and/or/not); `userName eq`, `externalId eq` and `id eq` — what Okta and Entra send before every
+ * create — are one indexed lookup. Any other filter is evaluated in memory over the accounts a
+ * batch at a time, after narrowing by the translatable terms of a top-level `and`; only the page
+ * asked for is kept.
  */
-async function selectUsers(deps: Deps, filter: Filter | null): Promise<ScimUserRow[]> {
+async function selectUsers(deps: Deps, filter: Filter | null, window: ListWindow): Promise<{ total: number; page: ScimUserRow[] }> {
+  const offset = window.startIndex - 1
   if (filter?.op === 'eq' && typeof filter.compValue === 'string') {
     const attr = filter.attrPath.toLowerCase().replace(/^urn:ietf:params:scim:schemas:core:2\.0:user:/, '')
     const lookup =
@@ -76,19 +87,46 @@ async function selectUsers(deps: Deps, filter: Filter | null): Promise<ScimUserR
             : null
     if (lookup !== null) {
       const row = await lookup
-      return row === null ? [] : [row]
+      const all = row === null ? [] : [row]
+      return { total: all.length, page: all.slice(offset, offset + window.count) }
     }
   }
-  return listAllScimUsers(deps.db)
+  const where = filter === null ? null : userFilterToSql(filter)
+  if (filter === null || where !== null) {
+    const total = await countScimUsers(deps.db, where)
+    const page = window.count === 0 || offset >= total ? [] : await pageScimUsers(deps.db, where, offset, window.count)
+    return { total, page }
+  }
+  // Evaluated in memory: narrowed by whatever part of a top-level `and` SQL can take.
+  const narrowing = filter.op === 'and' ? filter.filters.map(userFilterToSql).filter((part) => part !== null) : []
+  const narrow: UserWhere | null = narrowing.length === 0 ? null : (eb) => eb.and(narrowing.map((part) => part(eb)))
+  const page: ScimUserRow[] = []
+  let total = 0
+  let after: ScimUserRow | null = null
+  for (;;) {
+    const batch = await scanScimUsers(deps.db, narrow, after, SCAN_BATCH)
+    for (const row of batch) {
+      if (!matches(filter, toScimUser(row, ''))) continue
+      if (total >= offset && page.length < window.count) page.push(row)
+      total++
+    }
+    if (batch.length < SCAN_BATCH) break
+    after = batch.at(-1)!
+  }
+  return { total, page }
 }
 
 export async function listScimUsers(deps: Deps, query: ListQuery, baseUrl: string) {
   const window = listWindow(query)
   const project = projection(query)
   const filter = filterParam(query.filter)
-  const rows = await selectUsers(deps, filter)
-  const resources = rows.map((row) => toScimUser(row, baseUrl)).filter((resource) => filter === null || matches(filter, resource))
-  return listResponse(resources, window, project)
+  const { total, page } = await selectUsers(deps, filter, window)
+  return pagedListResponse(
+    page.map((row) => toScimUser(row, baseUrl)),
+    total,
+    window,
+    project,
+  )
 }
 
 async function loadUser(ex: Executor, id: string): Promise<ScimUserRow> {
@@ -271,7 +309,8 @@ async function replaceWith(
 }
 
 export async function replaceScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
-  return replaceWith(deps, actor, id, fromScimUser(body), 'scim.user_replace', {}, baseUrl)
+  const current = await loadUser(deps.db, id)
+  return replaceWith(deps, actor, id, fromScimUser(body, !current.disabled), 'scim.user_replace', {}, baseUrl)
 }
 
 export async function patchScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
@@ -283,6 +322,8 @@ export async function patchScimUser(deps: Deps, actor: ScimActor, id: string, bo
   const operations = request.Operations ?? request.operations
   const current = toScimUser(await loadUser(deps.db, id), baseUrl)
   const patched = applyPatch(current, operations)
+  // A remove of `active` (or a replace with null) would leave it unassigned: refused, as in fromScimUser.
+  if (patched.active === undefined) throw new ScimError(400, 'active cannot be removed; send true or false.', 'invalidValue')
   const ops = (operations as Array<{ op: string; path?: string }>).map((o) => `${o.op.toLowerCase()} ${o.path ?? '(no path)'}`.slice(0, 120))
   return replaceWith(deps, actor, id, fromScimUser(patched), 'scim.user_patch', { operations: ops }, baseUrl)
 }

@@ -161,6 +161,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   listScimCredentials: 'admin.users:read',
   createScimCredential: 'admin.users:write',
   revokeScimCredential: 'admin.users:write',
+  listScimRequests: 'admin.users:read',
   listSettings: 'admin.settings:read',
   getSetting: 'admin.settings:read',
   getSmtpSettings: 'admin.settings:read',

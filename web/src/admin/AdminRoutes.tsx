@@ -12,6 +12,7 @@ import { UsersPage } from './UsersPage'
 
 export { NewProviderPage } from './ProviderPage'
 export { ProvidersPage } from './ProvidersPage'
+export { ProvisioningPage } from './ProvisioningPage'
 export { SettingsPage } from './SettingsPage'
 
 const usersRoute = getRouteApi('/shell/admin/users')

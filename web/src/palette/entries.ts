@@ -68,6 +68,14 @@ export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
     href: '/admin/providers',
     adminOnly: true,
   },
+  {
+    id: 'admin-provisioning',
+    kind: 'page',
+    label: 'palette.pageAdminProvisioning',
+    keywords: 'admin provisioning scim okta entra bereitstellung',
+    href: '/admin/provisioning',
+    adminOnly: true,
+  },
   { id: 'admin-audit', kind: 'page', label: 'palette.pageAdminAudit', keywords: 'admin audit log protokoll', href: '/admin/audit', adminOnly: true },
 ]
 

@@ -24,6 +24,7 @@ type NavTarget =
   | '/admin/teams'
   | '/admin/settings'
   | '/admin/providers'
+  | '/admin/provisioning'
   | '/admin/audit'
 
 export function AppShell() {
@@ -170,6 +171,7 @@ export function AppShell() {
                     {navLink('/admin/teams', t('nav.admin.teams'), false)}
                     {navLink('/admin/settings', t('nav.admin.settings'), false)}
                     {navLink('/admin/providers', t('nav.admin.providers'), false)}
+                    {navLink('/admin/provisioning', t('nav.admin.provisioning'), false)}
                     {navLink('/admin/audit', t('nav.admin.audit'), false)}
                   </ul>
                 </>

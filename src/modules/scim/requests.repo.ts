@@ -1,0 +1,56 @@
+/** SQL for the SCIM request log: append one row, keep the newest few, read them back. */
+import type { Executor, Timestamp } from '../../db/schema.js'
+
+export interface ScimRequestRow {
+  id: string
+  created_at: Timestamp
+  credential_id: string | null
+  method: string
+  path: string
+  status: number
+  scim_type: string | null
+  duration_ms: number
+}
+
+export async function insertScimRequest(ex: Executor, row: ScimRequestRow): Promise<void> {
+  await ex.insertInto('scim_requests').values(row).execute()
+}
+
+/**
+ * Deletes every row but the newest `keep`. The inner LIMIT bounds one prune's work; since every
+ * insert prunes, the table never holds more than `keep` plus the requests in flight.
+ */
+export async function pruneScimRequests(ex: Executor, keep: number): Promise<void> {
+  await ex
+    .deleteFrom('scim_requests')
+    .where('id', 'in', (eb) =>
+      eb.selectFrom('scim_requests').select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1000).offset(keep),
+    )
+    .execute()
+}
+
+export interface ScimRequestView extends ScimRequestRow {
+  credential_name: string | null
+}
+
+/** The newest requests first, each with the name of the credential that made it (revoked ones too). */
+export async function listScimRequests(ex: Executor, limit: number): Promise<ScimRequestView[]> {
+  return ex
+    .selectFrom('scim_requests')
+    .leftJoin('scim_credentials', 'scim_credentials.id', 'scim_requests.credential_id')
+    .select([
+      'scim_requests.id',
+      'scim_requests.created_at',
+      'scim_requests.credential_id',
+      'scim_requests.method',
+      'scim_requests.path',
+      'scim_requests.status',
+      'scim_requests.scim_type',
+      'scim_requests.duration_ms',
+      'scim_credentials.name as credential_name',
+    ])
+    .orderBy('scim_requests.created_at', 'desc')
+    .orderBy('scim_requests.id', 'desc')
+    .limit(limit)
+    .execute()
+}
