@@ -31,6 +31,10 @@
  *   --engine <e>        sqlite | postgres | both (default: both when PostgreSQL answers)
  *   --soak <s>          instead: the mixed scenario for <s> seconds on SQLite; fails (exit 1) when
  *                       memory grows by more than 20 % after warm-up or any request errors
+ *   --only <words>      only the single-route scenarios whose name contains one of these
+ *                       (comma-separated), e.g. `--only mfa,JWT`; no sign-in or mixed scenario
+ *   --profile <dir>     run the measured service under `node --cpu-prof`, writing its profile into
+ *                       <dir> when it stops (summarise with `node bench/profile-top.mjs <file>`)
  */
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -48,11 +52,14 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     engine: { type: 'string' },
     soak: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'string' },
   },
 })
 const duration = Number(values.duration)
 const connections = Number(values.connections)
 const rounds = Number(values.rounds)
+const only = values.only === undefined ? null : values.only.split(',')
 const root = path.resolve(import.meta.dirname, '..')
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const PASSWORD = 'benchmark passphrase 1'
@@ -82,9 +89,9 @@ async function waitFor(url) {
   throw new Error(`${url} did not answer`)
 }
 
-async function start(script, env, readyPath = '/api/health', port = undefined) {
+async function start(script, env, readyPath = '/api/health', port = undefined, nodeOptions = []) {
   port ??= await freePort()
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeOptions, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -390,7 +397,8 @@ async function engineRun(engine, work) {
     const data = await seed(first.base, env)
     await stop(first)
     // Same port: the default PUBLIC_URL, the access tokens' issuer, follows it.
-    service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port)
+    const profile = values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values.profile)}`, `--cpu-prof-name=${engine}-${Date.now()}.cpuprofile`]
+    service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port, profile)
     await new Promise((r) => setTimeout(r, 2000))
     const footprint = { ready_ms: service.readyMs, idle_rss_mib: memoryMiB(service.child.pid, 'VmRSS') }
     return { ...footprint, ...(await work(service, data, env)) }
@@ -417,6 +425,7 @@ async function benchmark() {
           ['GET /api/tags (Bearer sb_ token)', '/api/tags', data.sb],
         ]
         // Alternating rounds: bare, then each scenario; ratios against the bare of the same round.
+        if (only !== null) scenarios.splice(0, scenarios.length, ...scenarios.filter(([name]) => only.some((word) => name.includes(word))))
         const bareRounds = []
         const byScenario = scenarios.map(() => [])
         for (let round = 0; round < rounds; round++) {
@@ -445,6 +454,7 @@ async function benchmark() {
             ...(runs.some((r) => r.statuses) && { statuses: runs.map((r) => r.statuses ?? null) }),
           }
         })
+        if (only !== null) return { bare_rps_rounds: bareRounds.map((r) => r.requests_per_second), results }
         const signIns = await logins(service.base, data)
         const bound = await signInBound(service, data, env)
         const mix = await mixed(service.base, data)

@@ -106,7 +106,7 @@ async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteA
   const caller = await authenticateBearer(deps, credential.token, request.ip)
   if (caller === null) throw new AppError('UNAUTHORIZED')
   if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller, credential.cookies)
-  if (!access.allowedDuringEnrollment && (await enrollmentRequired(deps, caller))) {
+  if (!access.allowedDuringEnrollment && enrollmentRequired(caller)) {
     throw new AppError('MFA_ENROLLMENT_REQUIRED')
   }
   if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
@@ -125,7 +125,7 @@ export async function optionalCaller(deps: Deps, request: FastifyRequest): Promi
   // A caller restricted to enrolment is treated as signed out here (sent to the sign-in page, which
   // takes them on to enrolment); so is an API token without links:read (issue 28: these pages show links).
   if (caller?.grant?.permissions != null && !caller.grant.permissions.has('links:read')) return null
-  return caller !== null && (await enrollmentRequired(deps, caller)) ? null : caller
+  return caller !== null && enrollmentRequired(caller) ? null : caller
 }
 
 /** The caller of a route that requires authentication. */
