@@ -59,11 +59,11 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   }
 }
 
-async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller | null> {
+async function authenticateAccessJwt(deps: Deps, token: string, withMfaStatus: boolean): Promise<Caller | null> {
   const claims = await deps.accessTokens.verify(token)
   if (claims === null) return null
   const now = deps.clock.now()
-  const found = await findLiveSession(deps.db, claims.sid, now)
+  const found = await findLiveSession(deps.db, claims.sid, now, withMfaStatus)
   if (found === null || found.user.id !== claims.sub) return null
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
@@ -81,7 +81,11 @@ async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller 
   }
 }
 
-/** The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now. */
-export async function authenticateBearer(deps: Deps, token: string, ip: string): Promise<Caller | null> {
-  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token, ip) : authenticateAccessJwt(deps, token)
+/**
+ * The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now.
+ * `withMfaStatus`: the route shows the MFA status (config.readsMfaStatus), so a session's query
+ * also reads its columns.
+ */
+export async function authenticateBearer(deps: Deps, token: string, ip: string, withMfaStatus = false): Promise<Caller | null> {
+  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token, ip) : authenticateAccessJwt(deps, token, withMfaStatus)
 }

@@ -23,7 +23,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/status',
       {
-        config: { allowedDuringEnrollment: true },
+        config: { allowedDuringEnrollment: true, readsMfaStatus: true },
         schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } },
       },
       async (request) => getMfaStatus(deps, callerOf(request)),

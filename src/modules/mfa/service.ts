@@ -56,19 +56,21 @@ export interface MfaStatus {
 
 /**
  * The caller's MFA status, from the state their authentication query read with the credential
- * (issue 33: the status costs no query of its own). That read is the request's own, so it shows
- * every change committed before the request, on any instance.
+ * (issue 33: the status costs no query of its own; the route declares `readsMfaStatus`). That read
+ * is the request's own, so it shows every change committed before the request, on any instance.
  */
 export function getMfaStatus(deps: Deps, caller: Caller): MfaStatus {
-  const { totpEnabledAt, pendingExpiresMs, backupCodesRemaining } = caller.mfa
-  const enabled = totpEnabledAt !== null
-  const pending = !enabled && pendingExpiresMs !== null && pendingExpiresMs > deps.clock.now().getTime()
+  const { status } = caller.mfa
+  if (status === null) throw new Error('getMfaStatus needs a route that declares config.readsMfaStatus')
+  const enrolledAt = status.totpEnabledAt ?? undefined
+  const enabled = enrolledAt !== undefined
+  const pending = !enabled && status.pendingExpiresMs !== null && status.pendingExpiresMs > deps.clock.now().getTime()
   // One object shape either way (no spread): an undefined enrolled_at is left out of the JSON.
   return {
     enabled,
-    enrolled_at: enabled ? totpEnabledAt : undefined,
+    enrolled_at: enrolledAt,
     pending,
-    backup_codes_remaining: enabled ? backupCodesRemaining : 0,
+    backup_codes_remaining: enabled ? status.backupCodesRemaining : 0,
     enrollment_required: enrollmentRequired(caller),
   }
 }

@@ -43,7 +43,7 @@ async function mint(name: string, permissions: TokenPermission[]): Promise<strin
     sessionId: null,
     tokenId: null,
     grant: null,
-    mfa: { hasSecondFactor: false, totpEnabledAt: null, pendingExpiresAt: null, pendingExpiresMs: null, backupCodesRemaining: 0 },
+    mfa: { hasSecondFactor: false, status: null },
     twoFactorPolicy: 'off' as const,
     vouchedByProvider: false,
   }

@@ -7,7 +7,7 @@ import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 import type { TokenGrant } from '../auth/caller.js'
 import { grantedSet } from './permissions.js'
-import { MFA_STATE_COLUMNS, toMfaState, type MfaState } from '../mfa/repo.js'
+import { MFA_POLICY_COLUMNS, toMfaState, type MfaState } from '../mfa/repo.js'
 import { settingValue } from '../settings/repo.js'
 import { TWO_FACTOR_POLICY_KEY } from '../settings/two-factor-requirement.js'
 
@@ -89,7 +89,8 @@ export interface LiveApiToken {
 }
 
 // As the session lookup (auth/repo.ts), ONE query for everything the request needs to know
-// (issue 33): the token, its owner, the owner's second factors and the policies that apply.
+// (issue 33): the token, its owner, whether the owner has a second factor and the policies that
+// apply. (The MFA status is session-only: a token never reads its columns.)
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.
 const selectLiveToken = precompiled(
@@ -105,7 +106,7 @@ const selectLiveToken = precompiled(
         'api_tokens.expires_at as token_expires_at',
         'api_tokens.permissions as token_permissions',
         'api_tokens.organization_ids as token_organization_ids',
-        ...MFA_STATE_COLUMNS,
+        ...MFA_POLICY_COLUMNS,
         settingValue(TWO_FACTOR_POLICY_KEY).as('two_factor_policy'),
         settingValue(API_TOKEN_POLICY_KEY).as('token_policy'),
       ])
