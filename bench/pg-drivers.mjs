@@ -8,6 +8,8 @@
  *                    Bind, Describe, Execute, Sync on every call) — the path before issue 33;
  *   - pg unnamed:    pg's pool.query without Kysely in between;
  *   - pg named:      pg's pool.query with `name:` (parsed once per connection, then Bind/Execute);
+ *                    also with the credential and user alone (the query before issue 33), to see
+ *                    what the MFA state and policy columns add;
  *   - postgres.js:   porsager's `postgres` (prepares and pipelines by default), measured only when
  *                    installed: `npm install --no-save postgres` or POSTGRES_JS=/path/to/postgres.
  *
@@ -47,6 +49,13 @@ const SELECT = `select "users"."id", "users"."email", "users"."name", "users"."i
   from "sessions" inner join "users" on "users"."id" = "sessions"."user_id"
   left join "mfa_totp" on "mfa_totp"."user_id" = "users"."id"
   left join "mfa_pending" on "mfa_pending"."user_id" = "users"."id"
+  where "sessions"."id" = $1 and "sessions"."revoked_at" is null and "users"."disabled" = $2`
+
+// The lookup before issue 33: the credential and its user only (MFA state and policy asked apart).
+const SELECT_CREDENTIAL_ONLY = `select "users"."id", "users"."email", "users"."name", "users"."is_admin", "users"."disabled",
+  "users"."created_at", ("users"."password_hash" is not null and "users"."password_hash" <> '') as "has_password",
+  "sessions"."last_seen_at" as "session_last_seen_at", "sessions"."expires_at" as "session_expires_at"
+  from "sessions" inner join "users" on "users"."id" = "sessions"."user_id"
   where "sessions"."id" = $1 and "sessions"."revoked_at" is null and "users"."disabled" = $2`
 
 const ids = []
@@ -104,6 +113,10 @@ const kysely = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ c
 variants.push(['kysely + pg (before)', async (id) => (await kysely.executeQuery(CompiledQuery.raw(SELECT, [id, false]))).rows])
 variants.push(['pg pool.query, unnamed', async (id) => (await pool.query(SELECT, [id, false])).rows])
 variants.push(['pg pool.query, named', async (id) => (await pool.query({ name: 'auth', text: SELECT, values: [id, false] })).rows])
+variants.push([
+  'pg pool.query, named, credential only',
+  async (id) => (await pool.query({ name: 'credential', text: SELECT_CREDENTIAL_ONLY, values: [id, false] })).rows,
+])
 let postgresJs = null
 try {
   const postgres = require(process.env.POSTGRES_JS ?? 'postgres')
@@ -136,7 +149,10 @@ console.log(
       results: Object.fromEntries(
         Object.entries(results).map(([name, runs]) => [
           name,
-          { cpu_us_per_query: Math.round(median(runs.map((r) => r.cpu_us)) * 10) / 10, queries_per_second: Math.round(median(runs.map((r) => r.qps))) },
+          {
+            cpu_us_per_query: Math.round(median(runs.map((r) => r.cpu_us)) * 10) / 10,
+            queries_per_second: Math.round(median(runs.map((r) => r.qps))),
+          },
         ]),
       ),
     },

@@ -83,7 +83,10 @@ export function precompiled<Name extends string, Row, Out = Row>(
     const immediate = immediateReaders.get(ex)?.(compiled.sql, parameters as Value[], map as ((row: unknown) => unknown) | undefined)
     if (immediate !== undefined) return immediate as Out[]
     const reader = preparedReaders.get(ex)
-    const rows = reader !== undefined ? await reader<Row>(prepared.name, compiled.sql, parameters as Value[]) : (await ex.executeQuery<Row>({ ...compiled, parameters })).rows
+    const rows =
+      reader !== undefined
+        ? await reader<Row>(prepared.name, compiled.sql, parameters as Value[])
+        : (await ex.executeQuery<Row>({ ...compiled, parameters })).rows
     return map === undefined ? (rows as unknown as Out[]) : rows.map(map)
   }
 }

@@ -165,7 +165,9 @@ export const MFA_STATUS_COLUMNS = [
   ...MFA_POLICY_COLUMNS,
   sql<Timestamp | null>`(select enabled_at from mfa_totp where mfa_totp.user_id = ${sql.ref('users.id')})`.as('mfa_totp_enabled_at'),
   sql<Timestamp | null>`(select expires_at from mfa_pending where mfa_pending.user_id = ${sql.ref('users.id')})`.as('mfa_pending_expires_at'),
-  sql<number>`(select count(*) from mfa_backup_codes b where b.user_id = ${sql.ref('users.id')} and b.used_at is null)`.as('mfa_backup_codes_remaining'),
+  sql<number>`(select count(*) from mfa_backup_codes b where b.user_id = ${sql.ref('users.id')} and b.used_at is null)`.as(
+    'mfa_backup_codes_remaining',
+  ),
 ] as const
 
 /** Built field by field (see toUserRecord): one hidden class, no slow spread of a node:sqlite row. */
