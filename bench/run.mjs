@@ -23,7 +23,9 @@
  * route's: on a machine shared with other work, throughput follows the load, CPU per request hardly.
  * Prints one JSON document: requests/s, p50/p99 latency, ratios, sign-ins/s, and per engine the
  * time to ready (first 200 of /api/health after a restart on the existing database), the resident
- * memory when idle after that start, and the peak (VmHWM) over the whole run.
+ * memory when idle after that start, and the peak (VmHWM) over the whole run; its `summary` puts
+ * the engines side by side (ratios, CPU per request, mixed, idle and peak memory), also written
+ * as a short table on stderr.
  *
  *   --duration <s>      seconds per scenario and round (default 10)
  *   --rounds <n>        alternating rounds (default 3)
@@ -31,6 +33,10 @@
  *   --engine <e>        sqlite | postgres | both (default: both when PostgreSQL answers)
  *   --soak <s>          instead: the mixed scenario for <s> seconds on SQLite; fails (exit 1) when
  *                       memory grows by more than 20 % after warm-up or any request errors
+ *   --only <words>      only the single-route scenarios whose name contains one of these
+ *                       (comma-separated), e.g. `--only mfa,JWT`; no sign-in or mixed scenario
+ *   --profile <dir>     run the measured service under `node --cpu-prof`, writing its profile into
+ *                       <dir> when it stops (summarise with `node bench/profile-top.mjs <file>`)
  */
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -48,11 +54,14 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     engine: { type: 'string' },
     soak: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'string' },
   },
 })
 const duration = Number(values.duration)
 const connections = Number(values.connections)
 const rounds = Number(values.rounds)
+const only = values.only === undefined ? null : values.only.split(',')
 const root = path.resolve(import.meta.dirname, '..')
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const PASSWORD = 'benchmark passphrase 1'
@@ -82,9 +91,9 @@ async function waitFor(url) {
   throw new Error(`${url} did not answer`)
 }
 
-async function start(script, env, readyPath = '/api/health', port = undefined) {
+async function start(script, env, readyPath = '/api/health', port = undefined, nodeOptions = []) {
   port ??= await freePort()
-  const child = spawn(process.execPath, [script], {
+  const child = spawn(process.execPath, [...nodeOptions, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -390,7 +399,11 @@ async function engineRun(engine, work) {
     const data = await seed(first.base, env)
     await stop(first)
     // Same port: the default PUBLIC_URL, the access tokens' issuer, follows it.
-    service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port)
+    const profile =
+      values.profile === undefined
+        ? []
+        : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values.profile)}`, `--cpu-prof-name=${engine}-${Date.now()}.cpuprofile`]
+    service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port, profile)
     await new Promise((r) => setTimeout(r, 2000))
     const footprint = { ready_ms: service.readyMs, idle_rss_mib: memoryMiB(service.child.pid, 'VmRSS') }
     return { ...footprint, ...(await work(service, data, env)) }
@@ -417,6 +430,7 @@ async function benchmark() {
           ['GET /api/tags (Bearer sb_ token)', '/api/tags', data.sb],
         ]
         // Alternating rounds: bare, then each scenario; ratios against the bare of the same round.
+        if (only !== null) scenarios.splice(0, scenarios.length, ...scenarios.filter(([name]) => only.some((word) => name.includes(word))))
         const bareRounds = []
         const byScenario = scenarios.map(() => [])
         for (let round = 0; round < rounds; round++) {
@@ -445,6 +459,7 @@ async function benchmark() {
             ...(runs.some((r) => r.statuses) && { statuses: runs.map((r) => r.statuses ?? null) }),
           }
         })
+        if (only !== null) return { bare_rps_rounds: bareRounds.map((r) => r.requests_per_second), results }
         const signIns = await logins(service.base, data)
         const bound = await signInBound(service, data, env)
         const mix = await mixed(service.base, data)
@@ -464,9 +479,54 @@ async function benchmark() {
   } finally {
     await stop(bare)
   }
+  report.summary = summary(report.engines)
   console.log(JSON.stringify(report, null, 2))
+  process.stderr.write(summaryTable(report.summary))
   const failed = checked.some((r) => r.errors > 0 || (r.non_2xx > 0 && !r.outcomes))
   process.exitCode = failed ? 1 : 0
+}
+
+/**
+ * The engines side by side (issue 33): per scenario the ratio to the bare route by throughput and
+ * the service CPU per request, the mixed scenario (and PostgreSQL's as a share of SQLite's), and
+ * the idle and peak memory.
+ */
+function summary(engines) {
+  const names = [...new Set(Object.values(engines).flatMap((run) => run.results.map((r) => r.name)))]
+  const per = (pick) => Object.fromEntries(Object.entries(engines).map(([engine, run]) => [engine, pick(run)]))
+  const mixedRps = per((run) => run.mixed?.requests_per_second ?? null)
+  return {
+    scenarios: Object.fromEntries(
+      names.map((name) => [
+        name,
+        per((run) => {
+          const result = run.results.find((r) => r.name === name)
+          return result && { ratio_to_bare: result.ratio_to_bare, server_cpu_us_per_request: result.server_cpu_us_per_request }
+        }),
+      ]),
+    ),
+    mixed_rps: mixedRps,
+    ...(mixedRps.sqlite && mixedRps.postgres && { mixed_postgres_to_sqlite: Number((mixedRps.postgres / mixedRps.sqlite).toFixed(2)) }),
+    idle_rss_mib: per((run) => run.idle_rss_mib),
+    peak_rss_mib: per((run) => run.peak_rss_mib ?? null),
+  }
+}
+
+/** The summary as a few lines of text (on stderr: stdout stays one JSON document). */
+function summaryTable({ scenarios, mixed_rps, mixed_postgres_to_sqlite, idle_rss_mib, peak_rss_mib }) {
+  const engines = Object.keys(idle_rss_mib)
+  const cell = (value) => String(value ?? '–').padStart(16)
+  const lines = [`${'ratio to bare (CPU µs/request)'.padEnd(44)}${engines.map(cell).join('')}`]
+  for (const [name, byEngine] of Object.entries(scenarios)) {
+    lines.push(
+      `${name.padEnd(44)}${engines.map((e) => cell(byEngine[e] && `${byEngine[e].ratio_to_bare} (${byEngine[e].server_cpu_us_per_request})`)).join('')}`,
+    )
+  }
+  const ratio = mixed_postgres_to_sqlite === undefined ? '' : `   postgres ÷ sqlite ${mixed_postgres_to_sqlite}`
+  lines.push(`${'mixed, requests/s'.padEnd(44)}${engines.map((e) => cell(mixed_rps[e])).join('')}${ratio}`)
+  lines.push(`${'idle memory after start, MiB'.padEnd(44)}${engines.map((e) => cell(idle_rss_mib[e])).join('')}`)
+  lines.push(`${'peak memory, MiB'.padEnd(44)}${engines.map((e) => cell(peak_rss_mib[e])).join('')}`)
+  return `\n${lines.join('\n')}\n`
 }
 
 /** The mixed scenario for a long time; memory must settle after warm-up and nothing may fail. */

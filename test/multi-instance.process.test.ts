@@ -153,4 +153,26 @@ describe('two server processes, one database', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
     expect(results.filter((r) => r.status !== 200).every((r) => r.status === 401)).toBe(true)
   })
+
+  it('a two-factor policy changed on one applies on the other at the next request, both ways', async () => {
+    const memberPassword = 'a third sound passphrase 44'
+    expect(
+      (await call(a, 'POST', '/api/admin/users', { email: 'policy@example.com', name: 'Policy', password: memberPassword }, adminToken)).status,
+    ).toBe(201)
+    const token = (await call(b, 'POST', '/api/auth/login', { email: 'policy@example.com', password: memberPassword })).body!.token as string
+    // Used on B first: on SQLite it now holds the lookup's rows until the database changes.
+    expect((await call(b, 'GET', '/api/tags', undefined, token)).status).toBe(200)
+
+    const policy = (required: string, code: string) =>
+      call(a, 'PUT', '/api/admin/settings/two-factor-policy', { required, current_password: password, code }, adminToken)
+    expect((await policy('everyone', backupCodes[1]!)).status).toBe(200)
+    const refused = await call(b, 'GET', '/api/tags', undefined, token)
+    expect(refused.status).toBe(403)
+    expect(refused.body!.reason).toBe('MFA_ENROLLMENT_REQUIRED')
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: false, enrollment_required: true })
+
+    expect((await policy('off', backupCodes[2]!)).status).toBe(200)
+    expect((await call(b, 'GET', '/api/tags', undefined, token)).status).toBe(200)
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enrollment_required: false })
+  })
 })

@@ -6,8 +6,8 @@ import { Kysely, sql } from 'kysely'
 import type { DatabaseConfig } from '../config.js'
 import type { Database, Db } from './schema.js'
 import { SqliteCompatPlugin, createSqliteDialect } from './sqlite.js'
-import { createPostgresDialect, createPostgresPool } from './postgres.js'
-import { registerImmediateReader } from './precompiled.js'
+import { createPostgresDialect, createPostgresPool, createPreparedReader } from './postgres.js'
+import { registerImmediateReader, registerPreparedReader } from './precompiled.js'
 
 export type Engine = DatabaseConfig['kind']
 
@@ -27,7 +27,9 @@ function createKysely(config: DatabaseConfig, log: DatabaseLog): Db {
         'an idle database connection failed; it will be replaced',
       ),
     )
-    return new Kysely<Database>({ dialect: createPostgresDialect(pool) })
+    const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) })
+    registerPreparedReader(db, createPreparedReader(pool))
+    return db
   }
   const { dialect, readNow } = createSqliteDialect(config.url)
   const db = new Kysely<Database>({ dialect, plugins: [new SqliteCompatPlugin()] })

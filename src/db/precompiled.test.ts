@@ -3,6 +3,7 @@ import { startTestApp, type TestContext } from '../../test/helpers/app.js'
 import { createUser, openSessionFor } from '../../test/helpers/factories.js'
 import { authenticateBearer } from '../modules/auth/authenticate.js'
 import { precompiled } from './precompiled.js'
+import { sql } from 'kysely'
 
 let t: TestContext
 beforeAll(async () => {
@@ -25,6 +26,36 @@ describe('precompiled queries', () => {
     const { user } = await createUser(t)
     const rows = await t.deps.db.transaction().execute((tx) => count(tx, { id: user.id }))
     expect(rows).toHaveLength(1)
+  })
+
+  it('keep two queries apart under a concurrent burst; on PostgreSQL each runs as its own named prepared statement', async () => {
+    // Statements are named by their text's hash (db/postgres.ts): a mix-up would answer one query with the other's columns.
+    const emailOf = precompiled(['id'], (ex, p) => ex.selectFrom('users').select('email').where('id', '=', p.id))
+    const nameOf = precompiled(['id'], (ex, p) => ex.selectFrom('users').select('name').where('id', '=', p.id))
+    const users = await Promise.all([createUser(t, { name: 'First' }), createUser(t, { name: 'Second' })])
+    // More calls at once than the pool has connections.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        const { user } = users[i % 2]!
+        return i % 4 < 2 ? emailOf(t.deps.db, { id: user.id }) : nameOf(t.deps.db, { id: user.id })
+      }),
+    )
+    answers.forEach((rows, i) => {
+      const { user } = users[i % 2]!
+      expect(rows).toEqual(i % 4 < 2 ? [{ email: user.email }] : [{ name: user.name }])
+    })
+    if (t.deps.database.engine === 'postgres') {
+      // One after the other, then the question: the pool hands out the connection released last,
+      // so all three run on one connection, whose prepared statements pg_prepared_statements lists.
+      await emailOf(t.deps.db, { id: users[0].user.id })
+      await nameOf(t.deps.db, { id: users[0].user.id })
+      const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(t.deps.db)
+      const named = rows.filter((row) => row.name.startsWith('sb_'))
+      expect(named.map((row) => row.statement)).toEqual(
+        expect.arrayContaining([expect.stringContaining('select "email" from "users"'), expect.stringContaining('select "name" from "users"')]),
+      )
+      expect(new Set(named.map((row) => row.name)).size).toBe(named.length)
+    }
   })
 
   it('refuse a definition that does not use one of its parameters', async () => {

@@ -11,15 +11,33 @@
  * queue's promise hops cost several times the query. Such a read is answered from the driver's read
  * cache while the database is unchanged (db/sqlite.ts ReadCache); a query given a `map` has each
  * row mapped once as it enters the cache (dates parsed, records built), not on every request.
+ *
+ * On PostgreSQL, a read through the database itself runs as a named prepared statement straight on
+ * the pg pool (db/postgres.ts PreparedReader): parsed and planned once per connection, then only
+ * Bind/Execute travel, and Kysely's driver path (connection acquisition, result transformation) is
+ * skipped. Inside a transaction the query goes through Kysely as before, on the transaction's
+ * connection.
  */
+import { createHash } from 'node:crypto'
 import type { Compilable, CompiledQuery } from 'kysely'
 import type { Executor } from './schema.js'
 import type { ImmediateReader } from './sqlite.js'
+import type { PreparedReader } from './postgres.js'
 
 const immediateReaders = new WeakMap<Executor, ImmediateReader>()
+const preparedReaders = new WeakMap<Executor, PreparedReader>()
 
 export function registerImmediateReader(db: Executor, reader: ImmediateReader): void {
   immediateReaders.set(db, reader)
+}
+
+export function registerPreparedReader(db: Executor, reader: PreparedReader): void {
+  preparedReaders.set(db, reader)
+}
+
+/** A statement name that only this SQL text gets: one text under one name on every connection. */
+function statementName(text: string): string {
+  return `sb_${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`
 }
 
 type Value = string | number | null
@@ -27,6 +45,7 @@ type Value = string | number | null
 interface Prepared<Row> {
   compiled: CompiledQuery<Row>
   slots: Array<string | null>
+  name: string
 }
 
 /**
@@ -47,7 +66,7 @@ export function precompiled<Name extends string, Row, Out = Row>(
     for (const name of names) {
       if (!slots.includes(name)) throw new Error(`precompiled query does not use its parameter "${name}"`)
     }
-    return { compiled, slots }
+    return { compiled, slots, name: statementName(compiled.sql) }
   }
 
   return async (ex, values) => {
@@ -63,7 +82,11 @@ export function precompiled<Name extends string, Row, Out = Row>(
     })
     const immediate = immediateReaders.get(ex)?.(compiled.sql, parameters as Value[], map as ((row: unknown) => unknown) | undefined)
     if (immediate !== undefined) return immediate as Out[]
-    const { rows } = await ex.executeQuery<Row>({ ...compiled, parameters })
+    const reader = preparedReaders.get(ex)
+    const rows =
+      reader !== undefined
+        ? await reader<Row>(prepared.name, compiled.sql, parameters as Value[])
+        : (await ex.executeQuery<Row>({ ...compiled, parameters })).rows
     return map === undefined ? (rows as unknown as Out[]) : rows.map(map)
   }
 }

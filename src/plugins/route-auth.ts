@@ -21,5 +21,11 @@ declare module 'fastify' {
      * may declare it.
      */
     allowedDuringEnrollment?: boolean
+    /**
+     * The route shows the caller's MFA status (issue 33): their authentication query also reads the
+     * status's columns (TOTP, pending enrolment, backup codes), so the route needs no query of its
+     * own — and every other route's query does without them.
+     */
+    readsMfaStatus?: boolean
   }
 }

@@ -8,6 +8,10 @@
  * - An access JWT costs one signature check (cached once verified) and one lookup of its session
  *   joined to the user, both by primary key.
  *
+ * Either lookup is the request's ONE query (issue 33): it also brings the user's MFA state and the
+ * policies (two-factor, legacy tokens), so the policy check and GET /api/auth/mfa/status need no
+ * other, and a change of any of them applies at the very next request on every instance.
+ *
  * A session also ends after SESSION_IDLE_TIMEOUT without a request. Either way it is one indexed
  * read; on SQLite its rows are kept until the database changes (db/sqlite.ts ReadCache).
  * `last_used_at` / `last_seen_at` are written at most once a minute, after the answer and never
@@ -17,6 +21,7 @@ import type { Deps } from '../../deps.js'
 import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from '../tokens/format.js'
 import { findLiveApiToken, touchApiToken } from '../tokens/repo.js'
 import { legacyTokensRefused } from '../tokens/policy.js'
+import { requirementOf } from '../settings/two-factor-requirement.js'
 import type { Caller } from './caller.js'
 import { findLiveSession, touchSession } from './repo.js'
 
@@ -39,26 +44,48 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   const now = deps.clock.now()
   const found = await findLiveApiToken(deps.db, hashApiToken(token), now)
   if (found === null) return null
-  // Only a legacy (full-access) token reads the instance's token policy, and that from a cache.
-  if (found.grant.permissions === null && (await legacyTokensRefused(deps, now))) return null
+  // Only a legacy (full-access) token is subject to the instance's token policy, read with the token.
+  if (found.grant.permissions === null && legacyTokensRefused(found.tokenPolicy, now)) return null
   if (isStale(found.lastUsedMs, now)) touch(deps, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, ip, at, staleBefore))
-  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId, grant: found.grant }
+  return {
+    user: found.user,
+    credential: 'api_token',
+    sessionId: null,
+    tokenId: found.tokenId,
+    grant: found.grant,
+    mfa: found.mfa,
+    twoFactorPolicy: requirementOf(found.twoFactorPolicy),
+    vouchedByProvider: false,
+  }
 }
 
-async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller | null> {
+async function authenticateAccessJwt(deps: Deps, token: string, withMfaStatus: boolean): Promise<Caller | null> {
   const claims = await deps.accessTokens.verify(token)
   if (claims === null) return null
   const now = deps.clock.now()
-  const found = await findLiveSession(deps.db, claims.sid, now)
+  const found = await findLiveSession(deps.db, claims.sid, now, withMfaStatus)
   if (found === null || found.user.id !== claims.sub) return null
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
   if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
   if (isStale(found.lastSeenMs, now)) touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
-  return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null, grant: null }
+  return {
+    user: found.user,
+    credential: 'session',
+    sessionId: claims.sid,
+    tokenId: null,
+    grant: null,
+    mfa: found.mfa,
+    twoFactorPolicy: requirementOf(found.twoFactorPolicy),
+    vouchedByProvider: found.vouchedByProvider,
+  }
 }
 
-/** The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now. */
-export async function authenticateBearer(deps: Deps, token: string, ip: string): Promise<Caller | null> {
-  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token, ip) : authenticateAccessJwt(deps, token)
+/**
+ * The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now.
+ * `withMfaStatus`: the route shows the MFA status (config.readsMfaStatus), so a session's query
+ * also reads its columns.
+ */
+export async function authenticateBearer(deps: Deps, token: string, ip: string, withMfaStatus = false): Promise<Caller | null> {
+  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token, ip) : authenticateAccessJwt(deps, token, withMfaStatus)
 }

@@ -1,4 +1,6 @@
 import type { UserRecord } from '../users/repo.js'
+import type { MfaState } from '../mfa/repo.js'
+import type { TwoFactorRequirement } from '../settings/two-factor-policy.schemas.js'
 
 /**
  * What a personal API token carries (issue 28; modules/tokens/permissions.ts), parsed once per
@@ -20,6 +22,14 @@ export interface Caller {
   tokenId: string | null
   /** The token's permissions and organization boundary; null for a session (no limits beyond the user's). */
   grant: TokenGrant | null
+  /**
+   * Read with the credential, by the same query (issue 33): the user's second factors, the
+   * instance's two-factor policy, and whether a trusted identity provider vouched for MFA at this
+   * session's sign-in (false for a token). What the policy check and the MFA status need.
+   */
+  mfa: MfaState
+  twoFactorPolicy: TwoFactorRequirement
+  vouchedByProvider: boolean
 }
 
 /**

@@ -80,6 +80,8 @@ interface RouteAccess {
   token: OperationAccess | undefined
   /** The path parameter `id` names an organization (the token's boundary applies to it). */
   organizationInPath: boolean
+  /** The route shows the MFA status: the authentication query reads its columns too (issue 33). */
+  readsMfaStatus: boolean
 }
 
 /** Issue 28: what an API token may do here, from the grant that came with its row. */
@@ -103,10 +105,10 @@ async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteA
   const { requirement } = access
   const credential = readCredential(deps, request)
   if (credential?.token == null) throw new AppError('UNAUTHORIZED')
-  const caller = await authenticateBearer(deps, credential.token, request.ip)
+  const caller = await authenticateBearer(deps, credential.token, request.ip, access.readsMfaStatus)
   if (caller === null) throw new AppError('UNAUTHORIZED')
   if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller, credential.cookies)
-  if (!access.allowedDuringEnrollment && (await enrollmentRequired(deps, caller))) {
+  if (!access.allowedDuringEnrollment && enrollmentRequired(caller)) {
     throw new AppError('MFA_ENROLLMENT_REQUIRED')
   }
   if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
@@ -125,7 +127,7 @@ export async function optionalCaller(deps: Deps, request: FastifyRequest): Promi
   // A caller restricted to enrolment is treated as signed out here (sent to the sign-in page, which
   // takes them on to enrolment); so is an API token without links:read (issue 28: these pages show links).
   if (caller?.grant?.permissions != null && !caller.grant.permissions.has('links:read')) return null
-  return caller !== null && (await enrollmentRequired(deps, caller)) ? null : caller
+  return caller !== null && enrollmentRequired(caller) ? null : caller
 }
 
 /** The caller of a route that requires authentication. */
@@ -154,6 +156,7 @@ export const authentication = fp(
         allowedDuringEnrollment: route.config?.allowedDuringEnrollment === true,
         token: operationAccess(operationId),
         organizationInPath: operationId !== undefined && ORGANIZATION_IN_PATH.has(operationId),
+        readsMfaStatus: route.config?.readsMfaStatus === true,
       }
       const authenticate = async (request: FastifyRequest) => {
         try {

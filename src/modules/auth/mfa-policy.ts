@@ -16,14 +16,16 @@
  * tokens (`sb_…`) of such a user included: a token must not outlive the policy that its owner does
  * not meet. They work again once the owner has a second factor.
  */
-import type { Deps } from '../../deps.js'
-import { isMfaEnabled } from '../mfa/service.js'
-import { currentTwoFactorPolicy, policyCovers } from '../settings/two-factor-policy.js'
+import { policyCovers } from '../settings/two-factor-requirement.js'
 import type { Caller } from './caller.js'
-import { isSessionVouchedByProvider } from './repo.js'
 
-export async function enrollmentRequired(deps: Deps, caller: Caller): Promise<boolean> {
-  if (!policyCovers(await currentTwoFactorPolicy(deps), caller.user)) return false
-  if (await isMfaEnabled(deps.db, caller.user.id)) return false
-  return caller.sessionId === null || !(await isSessionVouchedByProvider(deps.db, caller.sessionId))
+/**
+ * Everything this needs came with the caller's authentication query (issue 33): the policy, the
+ * account's second factors and the session's provider flag, all as of this request — a policy
+ * switched on, or a factor removed, on any instance applies at the very next request.
+ */
+export function enrollmentRequired(caller: Caller): boolean {
+  if (!policyCovers(caller.twoFactorPolicy, caller.user)) return false
+  if (caller.mfa.hasSecondFactor) return false
+  return !caller.vouchedByProvider
 }

@@ -3,6 +3,9 @@ import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
+import { MFA_POLICY_COLUMNS, MFA_STATUS_COLUMNS, toMfaState, toMfaStatusState, type MfaState } from '../mfa/repo.js'
+import { settingValue } from '../settings/repo.js'
+import { TWO_FACTOR_POLICY_KEY } from '../settings/two-factor-requirement.js'
 
 export interface NewSession {
   id: string
@@ -36,41 +39,76 @@ export interface LiveSession {
   /** last_seen_at and expires_at as epoch milliseconds, parsed once per row read. */
   lastSeenMs: number
   expiresMs: number
+  /** A trusted identity provider reported a second factor for this sign-in (sessions.idp_mfa). */
+  vouchedByProvider: boolean
+  mfa: MfaState
+  /** The two-factor policy's settings row (JSON text; null when never set). */
+  twoFactorPolicy: string | null
 }
 
+// ONE query answers everything an authenticated request may need to know (issue 33): the session,
+// its user, whether the user has a second factor, the two-factor policy itself — and, for the route
+// that shows it (config.readsMfaStatus), the MFA status's columns. A session column more is one more
+// entry in SESSION_COLUMNS and one field in toLiveSession.
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared below instead.
-const selectLiveSession = precompiled(
-  ['sessionId'],
-  (ex, p) =>
-    ex
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at', 'sessions.expires_at as session_expires_at'])
-      .where('sessions.id', '=', p.sessionId)
-      .where('sessions.revoked_at', 'is', null)
-      .where('users.disabled', '=', false),
-  (row): LiveSession => ({
+const SESSION_COLUMNS = [
+  ...USER_COLUMNS,
+  'sessions.last_seen_at as session_last_seen_at',
+  'sessions.expires_at as session_expires_at',
+  'sessions.idp_mfa as session_idp_mfa',
+  settingValue(TWO_FACTOR_POLICY_KEY).as('two_factor_policy'),
+] as const
+
+type SessionRow = Parameters<typeof toUserRecord>[0] & {
+  session_last_seen_at: Timestamp
+  session_expires_at: Timestamp
+  session_idp_mfa: boolean | 0 | 1
+  two_factor_policy: string | null
+}
+
+function toLiveSession(row: SessionRow, mfa: MfaState): LiveSession {
+  return {
     user: toUserRecord(row),
     lastSeenMs: Date.parse(row.session_last_seen_at),
     expiresMs: Date.parse(row.session_expires_at),
-  }),
+    vouchedByProvider: Boolean(row.session_idp_mfa),
+    mfa,
+    twoFactorPolicy: row.two_factor_policy,
+  }
+}
+
+function liveSessionBy(ex: Executor, sessionId: string) {
+  return ex
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('users.disabled', '=', false)
+}
+
+const selectLiveSession = precompiled(
+  ['sessionId'],
+  (ex, p) => liveSessionBy(ex, p.sessionId).select([...SESSION_COLUMNS, ...MFA_POLICY_COLUMNS]),
+  (row): LiveSession => toLiveSession(row, toMfaState(row)),
+)
+
+const selectLiveSessionWithMfaStatus = precompiled(
+  ['sessionId'],
+  (ex, p) => liveSessionBy(ex, p.sessionId).select([...SESSION_COLUMNS, ...MFA_STATUS_COLUMNS]),
+  (row): LiveSession => toLiveSession(row, toMfaStatusState(row)),
 )
 
 /**
  * The per-request authentication lookup: one primary-key read of the session joined to its user
- * by primary key. Revoked sessions and disabled users do not match; an expired one is refused here.
- * The result may be shared with other requests (frozen): read it, do not change it.
+ * by primary key, with the user's MFA state (the status's columns too when asked) and the
+ * two-factor policy. Revoked sessions and
+ * disabled users do not match; an expired one is refused here. The result may be shared with
+ * other requests (frozen): read it, do not change it.
  */
-export async function findLiveSession(ex: Executor, sessionId: string, now: Date): Promise<LiveSession | null> {
-  const [found] = await selectLiveSession(ex, { sessionId })
+export async function findLiveSession(ex: Executor, sessionId: string, now: Date, withMfaStatus = false): Promise<LiveSession | null> {
+  const [found] = await (withMfaStatus ? selectLiveSessionWithMfaStatus : selectLiveSession)(ex, { sessionId })
   return found === undefined || found.expiresMs <= now.getTime() ? null : found
-}
-
-/** Whether a trusted identity provider reported a second factor for this session's sign-in (issue 14). */
-export async function isSessionVouchedByProvider(ex: Executor, sessionId: string): Promise<boolean> {
-  const row = await ex.selectFrom('sessions').select('idp_mfa').where('id', '=', sessionId).executeTakeFirst()
-  return Boolean(row?.idp_mfa)
 }
 
 /** When the session was opened, i.e. when its sign-in happened (sessions are never renewed in place). */

@@ -1,6 +1,5 @@
 /** SQL for the TOTP factor, pending enrollments, backup codes and sign-in challenges. */
 import { sql, type Expression, type RawBuilder } from 'kysely'
-import { precompiled } from '../../db/precompiled.js'
 import { epochMs } from '../../lib/time.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 
@@ -136,50 +135,60 @@ export async function consumeBackupCode(ex: Executor, codeId: string, now: Times
   return result.numUpdatedRows > 0n
 }
 
-export interface MfaStatusRow {
-  enabled_at: Timestamp | null
-  pending_expires_at: Timestamp | null
-  backup_codes_remaining: number
+/**
+ * A user's second factors as far as a request may need them (issue 33), read by the
+ * authentication query itself so that neither the two-factor policy's check nor GET
+ * /api/auth/mfa/status costs a query of its own: whether the policy is met (every request:
+ * MFA_POLICY_COLUMNS), and what the status shows (only the status route: MFA_STATUS_COLUMNS).
+ * Scalar subqueries by the user's key, each an index lookup, usable in any query that has `users`
+ * in scope. No clock value in them: on SQLite the rows of the authentication query are kept until
+ * the database changes (db/sqlite.ts ReadCache).
+ */
+export interface MfaState {
+  /** TOTP or a passkey: THE "has a second factor" (secondFactorExists). */
+  hasSecondFactor: boolean
+  /** What the MFA status shows; null unless the route declared `readsMfaStatus`. */
+  status: MfaStatusState | null
 }
 
-/** What the cache keeps: the row, with pending_expires_at also parsed once per row read. */
-interface KeptMfaStatus extends MfaStatusRow {
+export interface MfaStatusState {
+  totpEnabledAt: Timestamp | null
+  /** A TOTP enrolment begun and not confirmed; compare pendingExpiresMs with the clock. */
+  pendingExpiresAt: Timestamp | null
   pendingExpiresMs: number | null
+  backupCodesRemaining: number
 }
 
-// No clock value in the query: on SQLite its rows are kept until the database changes
-// (db/sqlite.ts ReadCache), so a pending enrolment's expiry is compared in findMfaStatus instead.
-const selectMfaStatus = precompiled(
-  ['userId'],
-  (ex, p) =>
-    ex
-      .selectFrom('users')
-      .leftJoin('mfa_totp', 'mfa_totp.user_id', 'users.id')
-      .leftJoin('mfa_pending', 'mfa_pending.user_id', 'users.id')
-      .select([
-        'mfa_totp.enabled_at',
-        'mfa_pending.expires_at as pending_expires_at',
-        sql<number>`(select count(*) from mfa_backup_codes b where b.user_id = users.id and b.used_at is null)`.as('backup_codes_remaining'),
-      ])
-      .where('users.id', '=', p.userId),
-  // Built field by field: spreading a node:sqlite row (a dictionary-mode object) is V8's slow path.
-  (row): KeptMfaStatus => ({
-    enabled_at: row.enabled_at,
-    pending_expires_at: row.pending_expires_at,
-    pendingExpiresMs: epochMs(row.pending_expires_at),
-    backup_codes_remaining: Number(row.backup_codes_remaining),
-  }),
-)
+export const MFA_POLICY_COLUMNS = [secondFactorExists(sql.ref('users.id')).as('mfa_second_factor')] as const
 
-/** Everything the status endpoint shows, in one read. */
-export async function findMfaStatus(ex: Executor, userId: string, now: Date): Promise<MfaStatusRow | null> {
-  const [kept] = await selectMfaStatus(ex, { userId })
-  if (kept === undefined) return null
-  const pending = kept.pendingExpiresMs !== null && kept.pendingExpiresMs > now.getTime()
+export const MFA_STATUS_COLUMNS = [
+  ...MFA_POLICY_COLUMNS,
+  sql<Timestamp | null>`(select enabled_at from mfa_totp where mfa_totp.user_id = ${sql.ref('users.id')})`.as('mfa_totp_enabled_at'),
+  sql<Timestamp | null>`(select expires_at from mfa_pending where mfa_pending.user_id = ${sql.ref('users.id')})`.as('mfa_pending_expires_at'),
+  sql<number>`(select count(*) from mfa_backup_codes b where b.user_id = ${sql.ref('users.id')} and b.used_at is null)`.as(
+    'mfa_backup_codes_remaining',
+  ),
+] as const
+
+/** Built field by field (see toUserRecord): one hidden class, no slow spread of a node:sqlite row. */
+export function toMfaState(row: { mfa_second_factor: boolean | 0 | 1 }): MfaState {
+  return { hasSecondFactor: Boolean(row.mfa_second_factor), status: null }
+}
+
+export function toMfaStatusState(row: {
+  mfa_second_factor: boolean | 0 | 1
+  mfa_totp_enabled_at: Timestamp | null
+  mfa_pending_expires_at: Timestamp | null
+  mfa_backup_codes_remaining: number | string
+}): MfaState {
   return {
-    enabled_at: kept.enabled_at,
-    pending_expires_at: pending ? kept.pending_expires_at : null,
-    backup_codes_remaining: kept.backup_codes_remaining,
+    hasSecondFactor: Boolean(row.mfa_second_factor),
+    status: {
+      totpEnabledAt: row.mfa_totp_enabled_at,
+      pendingExpiresAt: row.mfa_pending_expires_at,
+      pendingExpiresMs: epochMs(row.mfa_pending_expires_at),
+      backupCodesRemaining: Number(row.mfa_backup_codes_remaining),
+    },
   }
 }
 

@@ -9,7 +9,6 @@ import { AppError } from '../../errors.js'
 import { assertAdminProof } from '../admin/reauth.js'
 import { findUserById } from '../users/repo.js'
 import { AdminProofBody } from '../admin/users.schemas.js'
-import { enrollmentRequired } from '../auth/mfa-policy.js'
 import { completeMfaSignIn } from './challenge.js'
 import { BackupCodesView, BeginBody, ConfirmBody, EnrollmentView, MfaStatusView, TrustedBody, VerifyBody } from './schemas.js'
 import { beginEnrollment, cancelEnrollment, confirmEnrollment, disableMfa, getMfaStatus, regenerateBackupCodes, resetMfa } from './service.js'
@@ -24,13 +23,10 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/status',
       {
-        config: { allowedDuringEnrollment: true },
+        config: { allowedDuringEnrollment: true, readsMfaStatus: true },
         schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } },
       },
-      async (request) => {
-        const caller = callerOf(request)
-        return { ...(await getMfaStatus(deps, caller)), enrollment_required: await enrollmentRequired(deps, caller) }
-      },
+      async (request) => getMfaStatus(deps, callerOf(request)),
     )
 
     app.post(

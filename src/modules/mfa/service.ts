@@ -21,7 +21,6 @@ import { backupCodeSelector, generateBackupCodes } from './backup-codes.js'
 import {
   deleteMfaState,
   deletePendingEnrollment,
-  findMfaStatus,
   findPendingEnrollment,
   findTotpFactor,
   hasSecondFactor,
@@ -32,6 +31,7 @@ import {
 } from './repo.js'
 import { WRONG_CODES_PER_ACCOUNT, totpSecretContext, verifySecondFactor } from './second-factor.js'
 import { matchTotpStep, newTotpSecret, otpauthUrl } from './totp.js'
+import { enrollmentRequired } from '../auth/mfa-policy.js'
 
 // The QR code library is needed only to begin an enrollment: loaded then (ARCHITECTURE.md, "Runtime and footprint").
 const require = createRequire(import.meta.url)
@@ -51,17 +51,27 @@ export interface MfaStatus {
   enrolled_at?: string
   pending: boolean
   backup_codes_remaining: number
+  enrollment_required: boolean
 }
 
-export async function getMfaStatus(deps: Deps, caller: Caller): Promise<MfaStatus> {
-  const row = await findMfaStatus(deps.db, caller.user.id, deps.clock.now())
-  const enabled = row?.enabled_at != null
+/**
+ * The caller's MFA status, from the state their authentication query read with the credential
+ * (issue 33: the status costs no query of its own; the route declares `readsMfaStatus`). That read
+ * is the request's own, so it shows every change committed before the request, on any instance.
+ */
+export function getMfaStatus(deps: Deps, caller: Caller): MfaStatus {
+  const { status } = caller.mfa
+  if (status === null) throw new Error('getMfaStatus needs a route that declares config.readsMfaStatus')
+  const enrolledAt = status.totpEnabledAt ?? undefined
+  const enabled = enrolledAt !== undefined
+  const pending = !enabled && status.pendingExpiresMs !== null && status.pendingExpiresMs > deps.clock.now().getTime()
   // One object shape either way (no spread): an undefined enrolled_at is left out of the JSON.
   return {
     enabled,
-    enrolled_at: enabled ? row.enabled_at! : undefined,
-    pending: !enabled && row?.pending_expires_at != null,
-    backup_codes_remaining: enabled ? (row?.backup_codes_remaining ?? 0) : 0,
+    enrolled_at: enrolledAt,
+    pending,
+    backup_codes_remaining: enabled ? status.backupCodesRemaining : 0,
+    enrollment_required: enrollmentRequired(caller),
   }
 }
 

@@ -5,9 +5,9 @@
  * authentication is on), audited as `settings.two_factor_policy`. An administrator who has no second
  * factor cannot require one (409 MFA_NOT_ENABLED): they would lock their own session into enrolment.
  *
- * Every authenticated request asks whether the policy applies to its caller (auth/mfa-policy.ts),
- * so the value is cached per process for a few seconds: another instance's change takes effect
- * here within POLICY_CACHE_MS; this instance's own change at once.
+ * Every authenticated request asks whether the policy applies to its caller (auth/mfa-policy.ts):
+ * the row's text comes with the authentication query itself (issue 33; two-factor-requirement.ts
+ * reads it), so a change applies at the very next request on every instance, at no extra query.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
@@ -16,31 +16,14 @@ import type { RequestContext } from '../audit/service.js'
 import { verifyCurrentPassword } from '../auth/reauth.js'
 import { assertSecondFactorIfEnabled, isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from './sections.js'
+import { TWO_FACTOR_POLICY_KEY } from './two-factor-requirement.js'
 import type { TwoFactorPolicyView, TwoFactorRequirement, UpdateTwoFactorPolicyBody } from './two-factor-policy.schemas.js'
 
 export interface StoredTwoFactorPolicy {
   required: TwoFactorRequirement
 }
 
-export const TWO_FACTOR_POLICY_SECTION: Section<StoredTwoFactorPolicy> = { key: 'two_factor_policy', defaults: { required: 'off' } }
-
-const POLICY_CACHE_MS = 5000
-const cache = new WeakMap<Deps, { value: TwoFactorRequirement; until: number }>()
-
-/** The policy now (cached for a few seconds per process). */
-export async function currentTwoFactorPolicy(deps: Deps): Promise<TwoFactorRequirement> {
-  const hit = cache.get(deps)
-  if (hit !== undefined && hit.until > Date.now()) return hit.value
-  const { stored } = await readSection(deps, TWO_FACTOR_POLICY_SECTION)
-  const value = stored.required
-  cache.set(deps, { value, until: Date.now() + POLICY_CACHE_MS })
-  return value
-}
-
-/** Whether the policy covers this account (regardless of whether it has a second factor). */
-export function policyCovers(policy: TwoFactorRequirement, user: { is_admin: boolean }): boolean {
-  return policy === 'everyone' || (policy === 'admins' && user.is_admin)
-}
+export const TWO_FACTOR_POLICY_SECTION: Section<StoredTwoFactorPolicy> = { key: TWO_FACTOR_POLICY_KEY, defaults: { required: 'off' } }
 
 export async function getTwoFactorPolicy(deps: Deps): Promise<TwoFactorPolicyView> {
   const { stored, row } = await readSection(deps, TWO_FACTOR_POLICY_SECTION)
@@ -61,6 +44,5 @@ export async function updateTwoFactorPolicy(
   }
   const change = { actor: caller.user, ctx, action: 'settings.two_factor_policy', fields: ['required'] }
   await updateSection(deps, TWO_FACTOR_POLICY_SECTION, change, () => ({ required: body.required }))
-  cache.delete(deps)
   return getTwoFactorPolicy(deps)
 }

@@ -6,16 +6,18 @@
  * - `refuse_legacy_from`: from this instant on, tokens made before scopes existed (full access,
  *   `permissions` NULL) answer 401 like a revoked token; null = they keep working.
  *
- * Only a legacy token's authentication reads the policy, through a per-process cache of a few
- * seconds (as the two-factor policy): another instance's change applies here within
- * POLICY_CACHE_MS, this instance's at once. A scoped token never reads it.
+ * Only a legacy token's authentication looks at the policy, in the settings row's text that its
+ * authentication query brought along (issue 33): a change applies at the very next request on every
+ * instance. Token creation reads the lifetime through a per-process cache of a few seconds (another
+ * instance's change applies here within POLICY_CACHE_MS, this instance's at once).
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import type { Caller } from '../auth/caller.js'
 import type { RequestContext } from '../audit/service.js'
-import { readSection, updateSection, type Section } from '../settings/sections.js'
+import { parseSection, readSection, updateSection, type Section } from '../settings/sections.js'
 import { DEFAULT_LIFETIME_DAYS, LIFETIME_CEILING_DAYS } from './limits.js'
+import { API_TOKEN_POLICY_KEY } from './repo.js'
 import type { ApiTokenPolicyView, ApiTokenSettingsView, UpdateApiTokenSettingsBody } from './schemas.js'
 
 export interface StoredApiTokenPolicy {
@@ -24,7 +26,7 @@ export interface StoredApiTokenPolicy {
 }
 
 export const API_TOKEN_SECTION: Section<StoredApiTokenPolicy> = {
-  key: 'api_tokens',
+  key: API_TOKEN_POLICY_KEY,
   defaults: { max_lifetime_days: LIFETIME_CEILING_DAYS, refuse_legacy_from: null },
 }
 
@@ -39,9 +41,12 @@ export async function currentTokenPolicy(deps: Deps): Promise<StoredApiTokenPoli
   return stored
 }
 
-/** Whether a legacy (full-access) token is refused at `now`. */
-export async function legacyTokensRefused(deps: Deps, now: Date): Promise<boolean> {
-  const { refuse_legacy_from } = await currentTokenPolicy(deps)
+/**
+ * Whether a legacy (full-access) token is refused at `now`, by the policy row's text as read with
+ * the token (null: never configured, so never refused).
+ */
+export function legacyTokensRefused(policyText: string | null, now: Date): boolean {
+  const { refuse_legacy_from } = parseSection(API_TOKEN_SECTION, policyText)
   return refuse_legacy_from !== null && Date.parse(refuse_legacy_from) <= now.getTime()
 }
 

@@ -7,6 +7,12 @@ import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
 import type { TokenGrant } from '../auth/caller.js'
 import { grantedSet } from './permissions.js'
+import { MFA_POLICY_COLUMNS, toMfaState, type MfaState } from '../mfa/repo.js'
+import { settingValue } from '../settings/repo.js'
+import { TWO_FACTOR_POLICY_KEY } from '../settings/two-factor-requirement.js'
+
+/** The settings row of the instance's API token policy (its section in policy.ts). */
+export const API_TOKEN_POLICY_KEY = 'api_tokens'
 
 export interface ApiTokenRow {
   id: string
@@ -76,8 +82,15 @@ export interface LiveApiToken {
   /** last_used_at and expires_at as epoch milliseconds (null when unset), parsed once per row read. */
   lastUsedMs: number | null
   expiresMs: number | null
+  mfa: MfaState
+  /** The two-factor policy's and the API token policy's settings rows (JSON text; null when never set). */
+  twoFactorPolicy: string | null
+  tokenPolicy: string | null
 }
 
+// As the session lookup (auth/repo.ts), ONE query for everything the request needs to know
+// (issue 33): the token, its owner, whether the owner has a second factor and the policies that
+// apply. (The MFA status is session-only: a token never reads its columns.)
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.
 const selectLiveToken = precompiled(
@@ -93,6 +106,9 @@ const selectLiveToken = precompiled(
         'api_tokens.expires_at as token_expires_at',
         'api_tokens.permissions as token_permissions',
         'api_tokens.organization_ids as token_organization_ids',
+        ...MFA_POLICY_COLUMNS,
+        settingValue(TWO_FACTOR_POLICY_KEY).as('two_factor_policy'),
+        settingValue(API_TOKEN_POLICY_KEY).as('token_policy'),
       ])
       .where('api_tokens.token_hash', '=', p.tokenHash)
       .where('api_tokens.revoked_at', 'is', null)
@@ -106,6 +122,9 @@ const selectLiveToken = precompiled(
     },
     lastUsedMs: epochMs(row.token_last_used_at),
     expiresMs: epochMs(row.token_expires_at),
+    mfa: toMfaState(row),
+    twoFactorPolicy: row.two_factor_policy,
+    tokenPolicy: row.token_policy,
   }),
 )
 
