@@ -132,6 +132,11 @@ export async function deleteLink(ex: Executor, linkId: string): Promise<boolean>
   return result.numDeletedRows > 0n
 }
 
+/** Puts a deleted link's row back as it was (issue 31, restore), with the slug it gets now. */
+export async function insertLinkRow(ex: Executor, row: Insertable<LinksTable>): Promise<void> {
+  await ex.insertInto('links').values(row).execute()
+}
+
 /** The user's own tags (id and name) on each of the links, by tag name ignoring case. */
 export async function findOwnTagsOfLinks(
   ex: Executor,

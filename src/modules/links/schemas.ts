@@ -120,3 +120,39 @@ export const UpdateLinkBody = Body(
   { minProperties: 1 },
 )
 export type UpdateLinkBody = Static<typeof UpdateLinkBody>
+
+/** A link in "Recently deleted" (issue 31): restorable until `purge_at`. */
+export const DeletedLinkView = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  title: Nullable(Type.String()),
+  slug: Nullable(Type.String()),
+  organization_id: Nullable(Type.String({ description: 'null for a personal link' })),
+  deleted_at: Timestamp(),
+  purge_at: Type.String({ format: 'date-time', description: '30 days after deleted_at: then it is gone for good' }),
+})
+export type DeletedLinkView = Static<typeof DeletedLinkView>
+export const DeletedLinkPage = PageOf(DeletedLinkView)
+
+export const RestoreLinkBody = Body({
+  slug: Type.Optional(
+    Type.Union([Slug, Type.Null()], {
+      description: 'Omitted: the slug it had. Another slug, or null for none, when that one is taken meanwhile (409 on slug)',
+    }),
+  ),
+})
+export type RestoreLinkBody = Static<typeof RestoreLinkBody>
+
+export const TransferLinkBody = Body({
+  user_id: Type.Optional(Id),
+  organization_id: Type.Optional(Id),
+})
+export type TransferLinkBody = Static<typeof TransferLinkBody>
+
+/** Who owns the link now (the caller may no longer see it: a person's personal link is theirs alone). */
+export const TransferredLink = Type.Object({
+  id: Type.String(),
+  user_id: Nullable(Type.String({ description: 'The new owner, for a personal link' })),
+  organization_id: Nullable(Type.String({ description: 'The new owner, for a shared link' })),
+})
+export type TransferredLink = Static<typeof TransferredLink>

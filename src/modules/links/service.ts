@@ -22,7 +22,6 @@ import { organizationNotFound, requirePermission } from '../organizations/access
 import { can } from '../organizations/roles.js'
 import { findOwnTagIds } from '../tags/repo.js'
 import {
-  deleteLink as deleteLinkRow,
   findOwnTagIdsOfLinks,
   findDailyClicks,
   sumClicksSince,
@@ -254,12 +253,4 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
   } catch (error) {
     throw slugTaken(error)
   }
-}
-
-export async function deleteLink(deps: Deps, caller: Caller, linkId: string): Promise<void> {
-  await deps.db.transaction().execute(async (tx) => {
-    const link = reachableLink(caller, await findVisibleLink(tx, caller.user.id, linkId))
-    assertMayChange(link, caller.user.id)
-    if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
-  })
 }
