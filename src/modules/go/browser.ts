@@ -9,7 +9,7 @@ import { reachesOrganization, type Caller } from '../auth/caller.js'
 import { csrfTokenFor } from '../auth/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
 import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
-import { slugKey } from '../links/url.js'
+import { lookupKey } from '../links/slug-matching.js'
 import { badSlugPage, chooserPage, detailsPage, messagePage, missPage, type HtmlPage } from './html.js'
 import { pageContextOf, text, type PageContext } from './page-text.js'
 import { similarSlugs } from './similar.js'
@@ -66,7 +66,7 @@ export function destinationFor(url: string, rest: Rest | null, query: string): {
 /** `/go/<slug>+`: the details of the links the slug opens, for the caller (issue 31). Looking is not a click. */
 async function showDetails(deps: Deps, caller: Caller | null, slug: string, ctx: PageContext): Promise<BrowserAnswer> {
   if (caller === null) return toLogin(deps, `${slug}+`, 302)
-  const links = await findForwardingLinks(deps.db, caller.user.id, slugKey(slug))
+  const links = await findForwardingLinks(deps.db, caller.user.id, await lookupKey(deps, slug))
   if (links.length === 0) return miss(deps, caller, ctx, slug)
   const since = new Date(deps.clock.now().getTime() - 29 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
   const clicks = await sumClicksSince(

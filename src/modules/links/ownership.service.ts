@@ -37,7 +37,7 @@ import {
 } from './ownership.repo.js'
 import type { LinkView, DeletedLinkView, RestoreLinkBody, TransferLinkBody, TransferredLink } from './schemas.js'
 import { getLink } from './service.js'
-import { slugKey } from './url.js'
+import { writeKey } from './slug-matching.js'
 
 export const RESTORE_DAYS = 30
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -156,7 +156,7 @@ async function insertRestored(tx: Executor, row: DeletedLinkRecord, snapshot: Li
       url: row.url,
       title: row.title,
       slug,
-      slug_key: slugKey(slug),
+      slug_key: await writeKey(tx, slug),
       forwarding_enabled: snapshot.forwarding_enabled,
       created_at: snapshot.created_at,
       updated_at: snapshot.updated_at,

@@ -156,3 +156,19 @@ export const TransferredLink = Type.Object({
   organization_id: Nullable(Type.String({ description: 'The new owner, for a shared link' })),
 })
 export type TransferredLink = Static<typeof TransferredLink>
+
+/** GET/PUT /api/admin/settings/go-links (issue 31): how slugs are matched across the instance. */
+export const GoLinkSettingsView = Type.Object(
+  {
+    fold_separators: Type.Boolean({
+      description:
+        'false (default): slugs match ignoring case only. true: also ignoring "-" and "_" — go/meeting-notes and go/meetingnotes are one link',
+    }),
+    updated_at: Nullable(Timestamp()),
+  },
+  { title: 'GoLinkSettings', additionalProperties: false },
+)
+export type GoLinkSettingsView = Static<typeof GoLinkSettingsView>
+
+export const UpdateGoLinkSettingsBody = Body({ fold_separators: Type.Boolean() })
+export type UpdateGoLinkSettingsBody = Static<typeof UpdateGoLinkSettingsBody>

@@ -46,7 +46,8 @@ import type {
   SlugAvailabilityQuery,
   UpdateLinkBody,
 } from './schemas.js'
-import { normalizeLinkUrl, slugKey } from './url.js'
+import { normalizeLinkUrl } from './url.js'
+import { lookupKey, writeKey } from './slug-matching.js'
 
 export function linkNotFound(): AppError {
   return new AppError('NOT_FOUND', { message: 'No such link.' })
@@ -176,7 +177,7 @@ export async function linkOwnerFor(ex: Executor, userId: string, organizationId:
 export async function checkSlugAvailability(deps: Deps, caller: Caller, query: SlugAvailabilityQuery): Promise<SlugAvailability> {
   assertReachable(caller, query.organization_id)
   const owner = await linkOwnerFor(deps.db, caller.user.id, query.organization_id)
-  return { slug: query.slug, available: (await findLinkIdBySlug(deps.db, owner, slugKey(query.slug))) === null }
+  return { slug: query.slug, available: (await findLinkIdBySlug(deps.db, owner, await lookupKey(deps, query.slug))) === null }
 }
 
 export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {
@@ -196,7 +197,7 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
     url: normalizeLinkUrl(input.url),
     title: input.title ?? null,
     slug,
-    slug_key: slugKey(slug),
+    slug_key: null,
     forwarding_enabled: input.forwarding_enabled ?? true,
   }
   const id = newId()
@@ -205,7 +206,7 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
       if (organizationId !== null) await requirePermission(tx, organizationId, userId, 'share_links')
       await assertOwnTags(tx, userId, input.tag_ids ?? [])
       try {
-        await insertLink(tx, { ...link, id, created_by: userId, created_at: deps.clock.now().toISOString() })
+        await insertLink(tx, { ...link, slug_key: await writeKey(tx, slug), id, created_by: userId, created_at: deps.clock.now().toISOString() })
       } catch (error) {
         // The organization was deleted between the membership check and the insert.
         if (isForeignKeyViolation(error)) throw organizationNotFound()
@@ -237,7 +238,7 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
       const changes: Partial<LinkColumns> = {
         ...(url !== undefined && { url }),
         ...(patch.title !== undefined && { title: patch.title }),
-        ...(patch.slug !== undefined && { slug: patch.slug, slug_key: slugKey(patch.slug) }),
+        ...(patch.slug !== undefined && { slug: patch.slug, slug_key: await writeKey(tx, patch.slug) }),
         ...(patch.forwarding_enabled !== undefined && { forwarding_enabled: patch.forwarding_enabled }),
         ...(moveTo !== undefined && moveTo !== link.organization_id && { organization_id: moveTo, user_id: moveTo === null ? userId : null }),
       }
