@@ -6,6 +6,8 @@ import { errorResponse } from '../../plugins/openapi.js'
 import {
   CreateLinkBody,
   DeletedLinkPage,
+  GoPreview,
+  GoPreviewQuery,
   LinkClicks,
   LinkPage,
   LinkQuery,
@@ -17,6 +19,7 @@ import {
   TransferredLink,
   UpdateLinkBody,
 } from './schemas.js'
+import { previewGoLink } from './preview.js'
 import { deleteLinkKeepingCopy, listRecentlyDeleted, restoreDeletedLink, transferLink } from './ownership.service.js'
 import { bookmarkRoutes } from './bookmarks/routes.js'
 import { checkSlugAvailability, createLink, getLink, getLinkClicks, listLinks, updateLink } from './service.js'
@@ -70,6 +73,19 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => checkSlugAvailability(deps, callerOf(request), request.query),
+    )
+    app.get(
+      '/go-preview',
+      {
+        schema: {
+          tags,
+          operationId: 'previewGoLink',
+          summary: 'Where go/<slug>/<path>?<query> would lead for a destination as typed (URL or template)',
+          querystring: GoPreviewQuery,
+          response: { 200: GoPreview },
+        },
+      },
+      async (request) => previewGoLink(request.query),
     )
     app.get(
       '/:id',

@@ -172,3 +172,27 @@ export type GoLinkSettingsView = Static<typeof GoLinkSettingsView>
 
 export const UpdateGoLinkSettingsBody = Body({ fold_separators: Type.Boolean() })
 export type UpdateGoLinkSettingsBody = Static<typeof UpdateGoLinkSettingsBody>
+
+/** GET /api/links/go-preview (issue 31): the link dialog's live preview. */
+export const GoPreviewQuery = Type.Object(
+  {
+    url: Text({ minLength: 1, maxLength: 2048, description: 'A destination as typed: a URL or a template' }),
+    path: Type.Optional(Text({ minLength: 0, maxLength: 1024, description: 'What follows go/<slug>/, percent-encoded as in a request' })),
+    query: Type.Optional(Text({ minLength: 0, maxLength: 1024, description: 'The query string, without "?"' })),
+  },
+  { additionalProperties: false },
+)
+export type GoPreviewQuery = Static<typeof GoPreviewQuery>
+
+export const GoPreview = Type.Object({
+  url: Nullable(Type.String({ description: 'Where /go/<slug>/<path>?<query> would redirect' })),
+  refusal: Nullable(
+    Type.Union(
+      [Type.Literal('bad-encoding'), Type.Literal('dot-segment'), Type.Literal('other-host'), Type.Literal('too-long'), Type.Literal('invalid')],
+      {
+        description: 'Why the redirect would be refused (invalid: the destination itself is not acceptable)',
+      },
+    ),
+  ),
+})
+export type GoPreview = Static<typeof GoPreview>

@@ -108,6 +108,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateLink: 'links:write',
   deleteLink: 'links:write',
   listDeletedLinks: 'links:read',
+  previewGoLink: 'links:read',
   restoreLink: 'links:write',
   transferLink: 'links:write',
   importLinks: 'links:write',

@@ -1425,6 +1425,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/go-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where go/<slug>/<path>?<query> would lead for a destination as typed (URL or template) */
+        get: operations["previewGoLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/{id}": {
         parameters: {
             query?: never;
@@ -8532,6 +8549,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewGoLink: {
+        parameters: {
+            query: {
+                /** @description A destination as typed: a URL or a template */
+                url: string;
+                /** @description What follows go/<slug>/, percent-encoded as in a request */
+                path?: string;
+                /** @description The query string, without "?" */
+                query?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string | null;
+                        refusal: ("bad-encoding" | "dot-segment" | "other-host" | "too-long" | "invalid") | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
