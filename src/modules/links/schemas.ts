@@ -68,6 +68,11 @@ export const LinkQuery = Type.Object(
   {
     ...PageQuery.properties,
     ...LinkFilterQuery.properties,
+    sort: Type.Optional(
+      Type.Union([Type.Literal('newest'), Type.Literal('clicks_30d')], {
+        description: '`newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -153,7 +153,8 @@ export function linkFilters(query: LinkFilterQuery, caller: Caller): LinkFilters
 
 export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): Promise<Page<LinkView>> {
   const window = pageWindow(query)
-  const filters = linkFilters(query, caller)
+  const byClicks = query.sort === 'clicks_30d'
+  const filters = { ...linkFilters(query, caller), ...(byClicks && { clicksSince: firstDayOf(deps, CLICK_VIEW_DAYS) }) }
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const ids = rows.slice(0, window.limit).map((row) => row.id)
   const tagIds = await findOwnTagIdsOfLinks(deps.db, caller.user.id, ids)
@@ -162,7 +163,8 @@ export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): P
     rows,
     window.limit,
     (row) => toView(row, tagIds.get(row.id) ?? [], clicks.get(row.id) ?? 0),
-    (row) => [row.created_at, row.id],
+    // The sort key as the query computed it (a flush between the two reads cannot skew the cursor).
+    (row) => (byClicks ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id] : [row.created_at, row.id]),
   )
 }
 

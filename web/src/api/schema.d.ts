@@ -8381,6 +8381,8 @@ export interface operations {
                 organization_id?: string;
                 /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
                 owner?: "personal" | "organization";
+                /** @description `newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31) */
+                sort?: "newest" | "clicks_30d";
             };
             header?: never;
             path?: never;
