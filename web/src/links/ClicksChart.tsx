@@ -23,7 +23,7 @@ export function ClicksChart({ linkId }: { linkId: string }) {
   const peak = days.reduce((best, day) => (day.clicks > best.clicks ? day : best), days[0] ?? { day: '', clicks: 0 })
   const max = Math.max(1, peak.clicks)
   const bar = WIDTH / Math.max(1, days.length)
-  const summary = total === 0 ? t('golinks.chartNone') : t('golinks.chartSummary', { total, peak: peak.clicks, day: peak.day })
+  const summary = total === 0 ? t('golinks.chartNone') : t('golinks.chartSummary', { count: total, peak: peak.clicks, day: peak.day })
   return (
     <figure className="clicks-chart" aria-labelledby={`${id}-caption`}>
       <figcaption id={`${id}-caption`}>{t('golinks.chartTitle')}</figcaption>
