@@ -100,7 +100,7 @@ describe('go-links in Chromium', () => {
       )
       .toContain('1 click in 30 days')
     await expect.poll(() => page.getByRole('row').nth(1).textContent()).toContain('Newer, never clicked')
-    await page.getByRole('link', { name: 'Sort by clicks in the last 30 days, most first' }).click()
+    await page.getByRole('link', { name: 'Sort: most clicked first' }).click()
     await page.waitForURL('**/links?sort=clicks')
     await expect.poll(() => page.getByRole('row').nth(1).textContent()).toContain('go/team-handbook')
 
