@@ -84,12 +84,8 @@ describe('two server processes, one database', () => {
     }
     // Each instance writes at most once a second; then both have added theirs (not overwritten).
     const until = Date.now() + 20_000
-    let counted = 0
-    while (Date.now() < until) {
-      counted = (await call(b, 'GET', `/api/links/${link.body!.id as string}/clicks`, undefined, adminToken)).body!.total as number
-      if (counted >= 2 * perInstance) break
-      await new Promise((resolve) => setTimeout(resolve, 250))
-    }
+    const counted = async () => (await call(b, 'GET', `/api/links/${link.body!.id as string}/clicks`, undefined, adminToken)).body!.total as number
+    while (Date.now() < until && (await counted()) < 2 * perInstance) await new Promise((resolve) => setTimeout(resolve, 250))
     // A moment longer: nothing more may arrive than was served.
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const final = await call(a, 'GET', `/api/links/${link.body!.id as string}`, undefined, adminToken)

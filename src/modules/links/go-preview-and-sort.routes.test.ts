@@ -9,7 +9,9 @@ describe('go-link preview', () => {
   it('appends paths, merges queries, expands templates and names refusals, like the redirect', async () => {
     const user = await createSignedInUser(t)
     const preview = async (query: Record<string, string>) =>
-      (await t.app.inject({ method: 'GET', url: `/api/links/go-preview?${new URLSearchParams(query)}`, headers: bearer(user.token) })).json()
+      (
+        await t.app.inject({ method: 'GET', url: `/api/links/go-preview?${new URLSearchParams(query).toString()}`, headers: bearer(user.token) })
+      ).json()
     expect(await preview({ url: 'https://github.com', path: 'acme/api', query: 'tab=1' })).toEqual({
       url: 'https://github.com/acme/api?tab=1',
       refusal: null,
