@@ -5,6 +5,10 @@
  *
  *   - GET /api/users/me by access JWT and by sb_ token, GET /api/auth/mfa/status by access JWT and
  *     GET /api/tags by sb_ token (issue 28: the MFA status is session-only);
+ *   - the go-link redirect (issue 31) by access JWT, with click counting, path appending and query
+ *     merging (GET /go/<slug>/<rest>?<query>) and a template (GET /go/<slug>/<1>/<2>): each 302 is a
+ *     success; `go_ratio_to_users_me` compares it with GET /api/users/me by the same JWT, round by
+ *     round (issue 31's goal: ≥ 0.8);
  *   - a mixed scenario: reads of /api/users/me (also by sb_ token), /api/auth/mfa/status and /api/tags, token
  *     creations and password logins (real argon2id cost) by a pool of users;
  *
@@ -206,6 +210,9 @@ async function seed(base, env) {
   } catch {
     tags = false // a build without tags: the mixed scenario leaves them out
   }
+  // Go-links (issue 31): one appending a path and merging the query, one template.
+  await api(base, 'POST', '/api/links', { url: 'https://wiki.example/base?lang=en', slug: 'bench-wiki' }, jwt)
+  await api(base, 'POST', '/api/links', { url: 'https://code.example/repos/{1}/tree/{2|main}', slug: 'bench-code' }, jwt)
   return { jwt, sb, users, tags }
 }
 
@@ -244,8 +251,12 @@ async function measured(name, pid, options) {
   return summarise(name, result, { server_cpu_us_per_request: perRequest })
 }
 
-async function single(name, pid, url, token) {
-  return measured(name, pid, { url, headers: { authorization: `Bearer ${token}` } })
+async function single(name, pid, url, token, redirects = false) {
+  const result = await measured(name, pid, { url, headers: { authorization: `Bearer ${token}` } })
+  if (!redirects) return result
+  // A go-link answers 302: that is its success, anything else is counted as before.
+  const found = result.statuses?.['302'] ?? 0
+  return { ...result, redirects: found, non_2xx: result.non_2xx - found }
 }
 
 /** Password sign-ins by the user pool (real argon2id cost); only successful ones count. */
@@ -428,6 +439,8 @@ async function benchmark() {
           ['GET /api/users/me (Bearer sb_ token)', '/api/users/me', data.sb],
           ['GET /api/auth/mfa/status (Bearer JWT)', '/api/auth/mfa/status', data.jwt],
           ['GET /api/tags (Bearer sb_ token)', '/api/tags', data.sb],
+          ['GET /go/{slug}/{rest}?{query} → 302 (Bearer JWT)', '/go/bench-wiki/guides/setup?tab=2', data.jwt, true],
+          ['GET /go/{template slug}/{1}/{2} → 302 (Bearer JWT)', '/go/bench-code/api/dev', data.jwt, true],
         ]
         // Alternating rounds: bare, then each scenario; ratios against the bare of the same round.
         if (only !== null) scenarios.splice(0, scenarios.length, ...scenarios.filter(([name]) => only.some((word) => name.includes(word))))
@@ -436,8 +449,8 @@ async function benchmark() {
         for (let round = 0; round < rounds; round++) {
           const ceiling = await measured('bare fastify: constant object', bare.child.pid, { url: `${bare.base}/` })
           bareRounds.push(ceiling)
-          for (const [i, [name, url, token]] of scenarios.entries()) {
-            byScenario[i].push(await single(name, service.child.pid, `${service.base}${url}`, token))
+          for (const [i, [name, url, token, redirects]] of scenarios.entries()) {
+            byScenario[i].push(await single(name, service.child.pid, `${service.base}${url}`, token, redirects))
           }
         }
         checked.push(...bareRounds, ...byScenario.flat())
@@ -454,6 +467,15 @@ async function benchmark() {
               median(runs.map((r, round) => bareRounds[round].server_cpu_us_per_request / r.server_cpu_us_per_request)).toFixed(2),
             ),
             latency_ms: runs[Math.floor(runs.length / 2)].latency_ms,
+            ...(scenarios[i][3] && {
+              // Issue 31: the redirect against GET /api/users/me by the same JWT (scenario 0), round by round.
+              go_ratio_to_users_me: Number(
+                median(runs.map((r, round) => r.requests_per_second / byScenario[0][round].requests_per_second)).toFixed(2),
+              ),
+              go_cpu_ratio_to_users_me: Number(
+                median(runs.map((r, round) => byScenario[0][round].server_cpu_us_per_request / r.server_cpu_us_per_request)).toFixed(2),
+              ),
+            }),
             errors: runs.reduce((n, r) => n + r.errors, 0),
             non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
             ...(runs.some((r) => r.statuses) && { statuses: runs.map((r) => r.statuses ?? null) }),

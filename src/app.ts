@@ -39,6 +39,7 @@ import { goBrowserRoutes } from './modules/go/browser.routes.js'
 import { goPreferenceRoutes } from './modules/go/routes.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
+import { goLinkSettingsRoutes } from './modules/links/slug-matching.routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { passkeyRoutes } from './modules/passkeys/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
@@ -144,6 +145,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(billingRoutes(deps), { prefix: '/api/billing' })
     // Issue 14 points 2–4: the two-factor policy, notification preferences, the personal security log.
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(goLinkSettingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(checklistRoutes(deps), { prefix: '/api/admin/checklist' })
     await api.register(notificationPreferenceRoutes(deps), { prefix: '/api/users/me/notifications' })
     await api.register(securityLogRoutes(deps), { prefix: '/api/users/me/security-events' })

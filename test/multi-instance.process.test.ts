@@ -66,6 +66,32 @@ describe('two server processes, one database', () => {
     expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(401)
   })
 
+  it('go-link clicks served by both are counted exactly once both have flushed (issue 31)', async () => {
+    const link = await call(a, 'POST', '/api/links', { url: 'https://clicked.example/', slug: 'clicked' }, adminToken)
+    expect(link.status).toBe(201)
+    const perInstance = 250
+    // Waves of 50 at a time on each: both instances serve and count at once, within the shared rate limit.
+    for (let wave = 0; wave < perInstance / 50; wave++) {
+      const responses = await Promise.all(
+        [a, b].flatMap((server) =>
+          Array.from({ length: 50 }, () =>
+            fetch(`${server.baseUrl}/go/clicked/docs`, { redirect: 'manual', headers: { authorization: `Bearer ${adminToken}` } }),
+          ),
+        ),
+      )
+      expect(responses.map((response) => response.status)).toEqual(responses.map(() => 302))
+      expect(responses[0]!.headers.get('location')).toBe('https://clicked.example/docs')
+    }
+    // Each instance writes at most once a second; then both have added theirs (not overwritten).
+    const until = Date.now() + 20_000
+    const counted = async () => (await call(b, 'GET', `/api/links/${link.body!.id as string}/clicks`, undefined, adminToken)).body!.total as number
+    while (Date.now() < until && (await counted()) < 2 * perInstance) await new Promise((resolve) => setTimeout(resolve, 250))
+    // A moment longer: nothing more may arrive than was served.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const final = await call(a, 'GET', `/api/links/${link.body!.id as string}`, undefined, adminToken)
+    expect(final.body!.clicks_30d).toBe(2 * perInstance)
+  }, 60_000)
+
   it('a user disabled on one is refused on the other at the next request', async () => {
     const memberPassword = 'another sound passphrase 43'
     const created = await call(a, 'POST', '/api/admin/users', { email: 'member@example.com', name: 'Member', password: memberPassword }, adminToken)

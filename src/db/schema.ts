@@ -347,6 +347,20 @@ export interface LinkClicksTable {
   clicks: number
 }
 
+/** A deleted link, restorable for 30 days (issue 31); `snapshot` holds the rest as JSON. */
+export interface DeletedLinksTable {
+  id: string
+  user_id: string | null
+  organization_id: string | null
+  created_by: string | null
+  deleted_by: string | null
+  url: string
+  title: string | null
+  slug: string | null
+  deleted_at: Timestamp
+  snapshot: string
+}
+
 /** Stripe webhook events already processed (each event id is applied once). */
 export interface BillingEventsTable {
   id: string
@@ -448,6 +462,7 @@ export interface Database {
   link_tags: LinkTagsTable
   go_preferences: GoPreferencesTable
   link_clicks: LinkClicksTable
+  deleted_links: DeletedLinksTable
   billing_events: BillingEventsTable
   known_devices: KnownDevicesTable
   mail_outbox: MailOutboxTable

@@ -28,6 +28,7 @@ import * as m0026 from './0026_scim.js'
 import * as m0027 from './0027_link_clicks.js'
 import * as m0028 from './0028_scim_requests.js'
 import * as m0029 from './0029_audit_anchor_delivery.js'
+import * as m0030 from './0030_deleted_links.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -60,4 +61,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0027_link_clicks': m0027,
   '0028_scim_requests': m0028,
   '0029_audit_anchor_delivery': m0029,
+  '0030_deleted_links': m0030,
 }

@@ -125,8 +125,18 @@ const linksRoute = createRoute({
     owner: optionalString(search.owner),
     cursor: optionalString(search.cursor),
     new: search.new === true || search.new === 'true' ? true : undefined,
+    // Issue 31: the /go miss page's "Create go/<slug>" fills the dialog's slug.
+    slug: optionalString(search.slug),
+    sort: search.sort === 'clicks' ? 'clicks' : undefined,
   }),
   component: lazyRouteComponent(() => import('./links/LinksPage'), 'LinksPage'),
+})
+
+// Issue 31: links deleted in the last 30 days, restorable.
+const recentlyDeletedRoute = createRoute({
+  getParentRoute: () => shellRoute,
+  path: '/links/deleted',
+  component: lazyRouteComponent(() => import('./links/RecentlyDeletedPage'), 'RecentlyDeletedPage'),
 })
 
 const importExportRoute = createRoute({
@@ -308,6 +318,7 @@ const routeTree = rootRoute.addChildren([
   shellRoute.addChildren([
     homeRoute,
     linksRoute,
+    recentlyDeletedRoute,
     importExportRoute,
     goKeywordRoute,
     goPreferencesRoute,

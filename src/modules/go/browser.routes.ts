@@ -52,7 +52,17 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     const slugOf = (params: unknown) => (params as { slug: string }).slug
 
     const open = async (request: FastifyRequest, reply: FastifyReply) =>
-      send(reply, await openGoLink(deps, await optionalCaller(deps, request), slugOf(request.params), goRequestOf(request.url)), clicks)
+      send(
+        reply,
+        await openGoLink(
+          deps,
+          await optionalCaller(deps, request),
+          slugOf(request.params),
+          goRequestOf(request.url),
+          request.headers['accept-language'],
+        ),
+        clicks,
+      )
     app.get('/:slug', options, open)
     // Path appending and templates (issue 31): everything after the slug is the link's to fill in.
     app.get('/:slug/*', options, open)
@@ -60,7 +70,13 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post('/:slug/preference', options, async (request, reply) =>
       send(
         reply,
-        await rememberGoChoice(deps, await optionalCaller(deps, request), slugOf(request.params), (request.body ?? {}) as Record<string, string>),
+        await rememberGoChoice(
+          deps,
+          await optionalCaller(deps, request),
+          slugOf(request.params),
+          (request.body ?? {}) as Record<string, string>,
+          request.headers['accept-language'],
+        ),
         clicks,
       ),
     )

@@ -5,13 +5,16 @@
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { safeEqual } from '../../lib/crypto.js'
-import type { Caller } from '../auth/caller.js'
+import { reachesOrganization, type Caller } from '../auth/caller.js'
 import { csrfTokenFor } from '../auth/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
 import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
-import { slugKey } from '../links/url.js'
-import { chooserPage, detailsPage, messagePage, notFoundPage, type HtmlPage } from './html.js'
+import { lookupKey } from '../links/slug-matching.js'
+import { badSlugPage, chooserPage, detailsPage, messagePage, missPage, type HtmlPage } from './html.js'
+import { pageContextOf, text, type PageContext } from './page-text.js'
+import { similarSlugs } from './similar.js'
 import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference } from './service.js'
+import { findVisibleSlugs } from './repo.js'
 
 /** `linkId`: the redirect opens this link, and counts a click for it (clicks.ts). */
 export type BrowserAnswer = { redirect: string; status: 302 | 303; linkId?: string } | { page: HtmlPage }
@@ -31,19 +34,27 @@ export interface GoRequest {
   query: string
 }
 
-const REFUSALS: Record<Refusal, string> = {
-  'bad-encoding': 'The address after the link name is not validly percent-encoded.',
-  'dot-segment': 'The address after the link name may not contain "." or ".." segments, however they are encoded.',
-  'other-host': "The link's template would lead to another site or scheme, so it is not followed.",
-  'too-long': 'The address this link would open is too long.',
-  invalid: 'The address this link would open is not a valid web address.',
+function refusedPage(ctx: PageContext, slug: string, refusal: Refusal): HtmlPage {
+  return messagePage(ctx, 400, text(ctx.lang, 'refusedTitle', { slug }), text(ctx.lang, `refusal.${refusal}`), {
+    href: '/go/' + encodeURIComponent(slug),
+    label: text(ctx.lang, 'openSlug', { slug }),
+  })
 }
 
-function refusedPage(slug: string, refusal: Refusal): HtmlPage {
-  return messagePage(400, `go/${slug} cannot open this address`, REFUSALS[refusal], {
-    href: '/go/' + encodeURIComponent(slug),
-    label: `Open go/${slug}`,
-  })
+/** The miss page, with the closest slugs among the links the caller sees (within a token's boundary). */
+async function miss(deps: Deps, caller: Caller, ctx: PageContext, slug: string): Promise<BrowserAnswer> {
+  const visible = await findVisibleSlugs(deps.db, caller.user.id)
+  const reachable = visible.filter((row) => row.organization_id === null || reachesOrganization(caller, row.organization_id))
+  return {
+    page: missPage(
+      ctx,
+      slug,
+      similarSlugs(
+        slug,
+        reachable.map((row) => row.slug),
+      ),
+    ),
+  }
 }
 
 /** The link's destination for this request, or the page saying why not (issue 31). */
@@ -53,10 +64,10 @@ export function destinationFor(url: string, rest: Rest | null, query: string): {
 }
 
 /** `/go/<slug>+`: the details of the links the slug opens, for the caller (issue 31). Looking is not a click. */
-async function showDetails(deps: Deps, caller: Caller | null, slug: string): Promise<BrowserAnswer> {
+async function showDetails(deps: Deps, caller: Caller | null, slug: string, ctx: PageContext): Promise<BrowserAnswer> {
   if (caller === null) return toLogin(deps, `${slug}+`, 302)
-  const links = await findForwardingLinks(deps.db, caller.user.id, slugKey(slug))
-  if (links.length === 0) return { page: notFoundPage(slug) }
+  const links = await findForwardingLinks(deps.db, caller.user.id, await lookupKey(deps, slug))
+  if (links.length === 0) return miss(deps, caller, ctx, slug)
   const since = new Date(deps.clock.now().getTime() - 29 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
   const clicks = await sumClicksSince(
     deps.db,
@@ -71,7 +82,7 @@ async function showDetails(deps: Deps, caller: Caller | null, slug: string): Pro
     updatedAt: link.updated_at,
     clicks30d: clicks.get(link.id) ?? 0,
   }))
-  return { page: detailsPage(slug, details) }
+  return { page: detailsPage(ctx, slug, details) }
 }
 
 export async function openGoLink(
@@ -79,24 +90,28 @@ export async function openGoLink(
   caller: Caller | null,
   slug: string,
   request: GoRequest = { rest: null, query: '' },
+  acceptLanguage?: string,
 ): Promise<BrowserAnswer> {
-  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1))
-  if (!isSlug(slug)) return { page: notFoundPage(slug) }
+  const ctx = pageContextOf(caller?.user ?? null, acceptLanguage)
+  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1), ctx)
+  if (!isSlug(slug)) return { page: badSlugPage(ctx) }
   if (caller === null) return toLogin(deps, slug, 302, request)
   const rest = parseRest(request.rest)
-  if (typeof rest === 'string') return { page: refusedPage(slug, rest) }
+  if (typeof rest === 'string') return { page: refusedPage(ctx, slug, rest) }
   const target = await resolveGoLink(deps, caller, slug)
   if (target.kind === 'redirect') {
     const destination = destinationFor(target.url, rest, request.query)
-    return 'url' in destination ? { redirect: destination.url, status: 302, linkId: target.linkId } : { page: refusedPage(slug, destination.refusal) }
+    return 'url' in destination
+      ? { redirect: destination.url, status: 302, linkId: target.linkId }
+      : { page: refusedPage(ctx, slug, destination.refusal) }
   }
-  if (target.kind === 'none') return { page: notFoundPage(slug) }
+  if (target.kind === 'none') return miss(deps, caller, ctx, slug)
   const candidates = target.links.flatMap((link) => {
     const destination = destinationFor(link.url, rest, request.query)
     return 'url' in destination ? [{ id: link.id, title: link.title, url: destination.url, source: candidateSourceOf(link) }] : []
   })
-  if (candidates.length === 0) return { page: refusedPage(slug, 'other-host') }
-  return { page: chooserPage(slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId), request) }
+  if (candidates.length === 0) return { page: refusedPage(ctx, slug, 'other-host') }
+  return { page: chooserPage(ctx, slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId), request) }
 }
 
 /** Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL). */
@@ -112,33 +127,35 @@ export async function rememberGoChoice(
   caller: Caller | null,
   slug: string,
   form: Record<string, string | undefined>,
+  acceptLanguage?: string,
 ): Promise<BrowserAnswer> {
-  if (!isSlug(slug)) return { page: notFoundPage(slug) }
+  const ctx = pageContextOf(caller?.user ?? null, acceptLanguage)
+  if (!isSlug(slug)) return { page: badSlugPage(ctx) }
   if (caller === null) return toLogin(deps, slug, 303)
   const sent = form.csrf_token
   if (caller.sessionId === null || sent === undefined || !safeEqual(sent, csrfTokenFor(deps, caller.sessionId))) {
     return {
-      page: messagePage(403, 'This form has expired', 'Open the go-link again and make your choice there.', {
+      page: messagePage(ctx, 403, text(ctx.lang, 'expiredTitle'), text(ctx.lang, 'expiredText'), {
         href: `../${slug}`,
-        label: `Open go/${slug}`,
+        label: text(ctx.lang, 'openSlug', { slug }),
       }),
     }
   }
   const linkId = form.link_id ?? ''
   const unavailable = () =>
-    messagePage(400, 'That link is no longer available', 'It was removed, renamed or stopped forwarding.', {
+    messagePage(ctx, 400, text(ctx.lang, 'unavailableTitle'), text(ctx.lang, 'unavailableText'), {
       href: `../${slug}`,
-      label: `Choose again for go/${slug}`,
+      label: text(ctx.lang, 'chooseAgain', { slug }),
     })
   if (!PLAUSIBLE_ID.test(linkId)) return { page: unavailable() }
   // What followed the slug when the chooser was shown (a hidden field), so the choice opens the same address.
   const request = requestOf(form.to ?? '')
   const rest = parseRest(request.rest)
-  if (typeof rest === 'string') return { page: refusedPage(slug, rest) }
+  if (typeof rest === 'string') return { page: refusedPage(ctx, slug, rest) }
   try {
     const preference = await setGoPreference(deps, caller, slug, linkId)
     const destination = destinationFor(preference.url, rest, request.query)
-    if ('refusal' in destination) return { page: refusedPage(slug, destination.refusal) }
+    if ('refusal' in destination) return { page: refusedPage(ctx, slug, destination.refusal) }
     // 303: the browser follows with a GET, so a reload cannot post the form again.
     return { redirect: destination.url, status: 303, linkId: preference.link_id }
   } catch (error) {

@@ -4,6 +4,7 @@
  * titles, URLs, organization names, the slug — goes through escapeHtml().
  */
 import { createHash } from 'node:crypto'
+import { text, type PageContext, type PageLanguage, type TextKey } from './page-text.js'
 
 export interface HtmlPage {
   status: number
@@ -19,12 +20,22 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!)
 }
 
+/**
+ * The console's look in a few hundred bytes: its colour roles (web/src/styles.css) for both themes,
+ * dark following the system unless the person chose a theme (`data-theme` on <html>).
+ */
+const LIGHT = '--bg:#f6f7f9;--surface:#fff;--text:#1a1d23;--muted:#545b67;--border:#d0d5dd;--accent:#2454c5;--on-accent:#fff;color-scheme:light'
+const DARK = '--bg:#0f1115;--surface:#181b21;--text:#e7e9ee;--muted:#a7afbd;--border:#343a46;--accent:#7aa2ff;--on-accent:#0b1020;color-scheme:dark'
 const STYLE =
-  'body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}' +
-  'main{max-width:40rem;margin:3rem auto;padding:0 1rem}h1{font-size:1.4rem}' +
-  'ul{list-style:none;padding:0}li{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:.8rem 1rem;margin:.6rem 0}' +
-  '.url{color:#5b6474;font-size:.85rem;word-break:break-all;margin:.2rem 0}.source{font-size:.85rem;margin:.2rem 0}' +
-  'form{margin:.4rem 0 0}button{font:inherit;font-size:.85rem;cursor:pointer}'
+  `:root{${LIGHT}}:root[data-theme=dark]{${DARK}}@media (prefers-color-scheme:dark){:root[data-theme=auto]{${DARK}}}` +
+  'body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;margin:0;background:var(--bg);color:var(--text)}' +
+  'header{border-bottom:1px solid var(--border);background:var(--surface);padding:.6rem 1rem;font-weight:600}header a{color:var(--text);text-decoration:none}' +
+  'main{max-width:40rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.4rem;overflow-wrap:anywhere}h2{font-size:1.1rem}a{color:var(--accent)}' +
+  'ul{list-style:none;padding:0}li{background:var(--surface);border:1px solid var(--border);border-radius:6px;padding:.8rem 1rem;margin:.6rem 0}' +
+  '.url{color:var(--muted);font-size:.85rem;word-break:break-all;margin:.2rem 0}.source{font-size:.85rem;margin:.2rem 0}' +
+  'form{margin:.4rem 0 0}button,.button{font:inherit;font-size:.9rem;cursor:pointer;border-radius:6px;padding:.45rem .9rem;border:1px solid var(--border);background:var(--surface);color:var(--text)}' +
+  '.button{display:inline-block;text-decoration:none;background:var(--accent);border-color:var(--accent);color:var(--on-accent);font-weight:600}' +
+  'a:focus-visible,button:focus-visible{outline:2px solid var(--accent);outline-offset:2px}.mono{font-family:ui-monospace,Menlo,Consolas,monospace}'
 
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`
 
@@ -46,22 +57,42 @@ function policy(formTargets: readonly string[] = []): string {
   return `default-src 'none'; style-src ${STYLE_HASH}; form-action ${formAction}; base-uri 'none'; frame-ancestors 'none'`
 }
 
-function document(title: string, body: string): string {
+function document(ctx: PageContext, title: string, body: string): string {
   return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    `<!doctype html><html lang="${ctx.lang}" data-theme="${ctx.theme}"><head><meta charset="utf-8">` +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`
+    `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>` +
+    `<body><header><a href="/links">Switchboard</a></header><main>${body}</main></body></html>`
   )
 }
 
 /** A short answer; `back` links to another page, e.g. the chooser again. */
-export function messagePage(status: number, heading: string, text: string, back?: { href: string; label: string }): HtmlPage {
+export function messagePage(ctx: PageContext, status: number, heading: string, body: string, back?: { href: string; label: string }): HtmlPage {
   const link = back === undefined ? '' : `<p><a href="${escapeHtml(back.href)}">${escapeHtml(back.label)}</a></p>`
-  return { status, html: document(heading, `<h1>${escapeHtml(heading)}</h1><p>${escapeHtml(text)}</p>${link}`), csp: policy() }
+  return { status, html: document(ctx, heading, `<h1>${escapeHtml(heading)}</h1><p>${escapeHtml(body)}</p>${link}`), csp: policy() }
 }
 
-export function notFoundPage(slug: string): HtmlPage {
-  return messagePage(404, `go/${slug} does not exist`, 'No link you can see has this name, or none of them forwards.')
+/** Not a slug at all: nothing to offer but the console. */
+export function badSlugPage(ctx: PageContext): HtmlPage {
+  return messagePage(ctx, 404, text(ctx.lang, 'badTitle'), text(ctx.lang, 'badText'), { href: '/links', label: text(ctx.lang, 'console') })
+}
+
+/**
+ * Create-on-miss (issue 31): the slug names no link the person sees. The page offers to create it —
+ * the console's link dialog opens with the slug filled in — and the closest slugs they do see.
+ */
+export function missPage(ctx: PageContext, slug: string, similar: readonly string[]): HtmlPage {
+  const t = (key: TextKey) => escapeHtml(text(ctx.lang, key, { slug }))
+  const create = `/links?new=true&slug=${encodeURIComponent(slug)}`
+  const list =
+    similar.length === 0
+      ? ''
+      : `<h2>${t('similar')}</h2><ul>${similar.map((other) => `<li><a class="mono" href="/go/${encodeURIComponent(other)}">go/${escapeHtml(other)}</a></li>`).join('')}</ul>`
+  const body =
+    `<h1>${t('missTitle')}</h1><p>${t('missText')}</p>` +
+    `<p><a class="button" href="${escapeHtml(create)}">${t('create')}</a></p>${list}` +
+    `<p><a href="/links">${t('console')}</a></p>`
+  return { status: 404, html: document(ctx, text(ctx.lang, 'missTitle', { slug }), body), csp: policy() }
 }
 
 /** Where a candidate comes from: the caller's own links, or an organization's (by its name). */
@@ -79,9 +110,9 @@ export interface Candidate {
  * organization's name only ever follows "Organization:", isolated (<bdi>) so no character in it
  * can reorder the label — so no name, "Personal" included, can pass for another kind (issue 11).
  */
-export function sourceLabelHtml(source: CandidateSource): string {
-  if (source.kind === 'personal') return '<strong>Personal</strong>'
-  return `<strong>Organization:</strong> <bdi>${escapeHtml(source.name)}</bdi>`
+export function sourceLabelHtml(source: CandidateSource, lang: PageLanguage = 'en'): string {
+  if (source.kind === 'personal') return `<strong>${escapeHtml(text(lang, 'personal'))}</strong>`
+  return `<strong>${escapeHtml(text(lang, 'organization'))}</strong> <bdi>${escapeHtml(source.name)}</bdi>`
 }
 
 /**
@@ -90,6 +121,7 @@ export function sourceLabelHtml(source: CandidateSource): string {
  * (an API token) there is nothing to bind it to, so only the plain links are offered.
  */
 export function chooserPage(
+  ctx: PageContext,
   slug: string,
   candidates: readonly Candidate[],
   csrfToken: string | null,
@@ -106,14 +138,14 @@ export function chooserPage(
           `<input type="hidden" name="csrf_token" value="${escapeHtml(csrfToken)}">` +
           (to === '' ? '' : `<input type="hidden" name="to" value="${escapeHtml(to)}">`) +
           `<input type="hidden" name="link_id" value="${escapeHtml(link.id)}">` +
-          '<button type="submit">Open and remember this choice</button></form>'
+          `<button type="submit">${escapeHtml(text(ctx.lang, 'remember'))}</button></form>`
     return (
       `<li><a href="${escapeHtml(link.url)}">${escapeHtml(link.title ?? link.url)}</a>` +
-      `<p class="url">${escapeHtml(link.url)}</p><p class="source">${sourceLabelHtml(link.source)}</p>${remember}</li>`
+      `<p class="url">${escapeHtml(link.url)}</p><p class="source">${sourceLabelHtml(link.source, ctx.lang)}</p>${remember}</li>`
     )
   })
-  const body = `<h1>go/${escapeHtml(slug)}</h1><p>Several links are called go/${escapeHtml(slug)}. Which one?</p><ul>${items.join('')}</ul>`
-  return { status: 200, html: document(`go/${slug}`, body), csp: policy(candidates.map((link) => link.url)) }
+  const body = `<h1>go/${escapeHtml(slug)}</h1><p>${escapeHtml(text(ctx.lang, 'chooseText', { slug }))}</p><ul>${items.join('')}</ul>`
+  return { status: 200, html: document(ctx, `go/${slug}`, body), csp: policy(candidates.map((link) => link.url)) }
 }
 
 export interface LinkDetails {
@@ -126,14 +158,17 @@ export interface LinkDetails {
 }
 
 /** `/go/<slug>+` (issue 31): what the go-link is — destination, owner, dates and clicks — without opening it. */
-export function detailsPage(slug: string, links: readonly LinkDetails[]): HtmlPage {
+export function detailsPage(ctx: PageContext, slug: string, links: readonly LinkDetails[]): HtmlPage {
+  const t = (key: TextKey, values: Record<string, string | number> = {}) => escapeHtml(text(ctx.lang, key, values))
   const items = links.map(
     (link) =>
       `<li><a href="${escapeHtml(link.url)}">${escapeHtml(link.title ?? link.url)}</a>` +
-      `<p class="url">${escapeHtml(link.url)}</p><p class="source">${link.source.kind === 'personal' ? '<strong>Owner:</strong> you' : `<strong>Owner:</strong> organization <bdi>${escapeHtml(link.source.name)}</bdi>`}</p>` +
-      `<p class="source">Created ${escapeHtml(link.createdAt.slice(0, 10))}, last changed ${escapeHtml(link.updatedAt.slice(0, 10))}</p>` +
-      `<p class="source">${link.clicks30d} ${link.clicks30d === 1 ? 'click' : 'clicks'} in the last 30 days</p></li>`,
+      `<p class="url">${escapeHtml(link.url)}</p><p class="source"><strong>${t('owner')}</strong> ` +
+      (link.source.kind === 'personal' ? t('ownerYou') : `${t('ownerOrganization')} <bdi>${escapeHtml(link.source.name)}</bdi>`) +
+      '</p>' +
+      `<p class="source">${t('dates', { created: link.createdAt.slice(0, 10), updated: link.updatedAt.slice(0, 10) })}</p>` +
+      `<p class="source">${link.clicks30d === 1 ? t('clicksOne') : t('clicksMany', { count: link.clicks30d })}</p></li>`,
   )
   const body = `<h1>go/${escapeHtml(slug)}</h1><ul>${items.join('')}</ul>`
-  return { status: 200, html: document(`go/${slug}+`, body), csp: policy() }
+  return { status: 200, html: document(ctx, `go/${slug}+`, body), csp: policy() }
 }

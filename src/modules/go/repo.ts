@@ -77,3 +77,19 @@ export async function deleteStalePreferences(ex: Executor, userId: string): Prom
     .where(sql<boolean>`not ${stillValid}`)
     .execute()
 }
+
+/** Bounds the miss page's work for a person who sees very many links. */
+const SLUG_SCAN_LIMIT = 5000
+
+/** The slugs of forwarding links the user sees (for the miss page's suggestions), with their organization. */
+export async function findVisibleSlugs(ex: Executor, userId: string): Promise<{ slug: string; organization_id: string | null }[]> {
+  const rows = await ex
+    .selectFrom('links')
+    .select(['links.slug', 'links.organization_id'])
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
+    .where(visibleTo(userId))
+    .limit(SLUG_SCAN_LIMIT)
+    .execute()
+  return rows.map((row) => ({ slug: row.slug!, organization_id: row.organization_id }))
+}

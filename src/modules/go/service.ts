@@ -12,6 +12,7 @@ import { findForwardingLinks, findVisibleLink, type VisibleLink } from '../links
 import { SLUG_PATTERN } from '../links/schemas.js'
 import { linkNotFound } from '../links/service.js'
 import { slugKey } from '../links/url.js'
+import { foldsSeparators, lookupKey } from '../links/slug-matching.js'
 import { deletePreference, deleteStalePreferences, findPreferredLinkId, listPreferences, upsertPreference } from './repo.js'
 import type { CandidateSource } from './html.js'
 import type { PreferenceView } from './schemas.js'
@@ -59,13 +60,14 @@ export async function listGoPreferences(deps: Deps, caller: Caller, query: PageQ
 /** Remembers `linkId` for the slug: it must be a link the caller sees, with that slug, that forwards. */
 export async function setGoPreference(deps: Deps, caller: Caller, slug: string, linkId: string): Promise<PreferenceView> {
   if (!isSlug(slug)) throw invalidField('slug', 'must be 1–64 letters, digits, underscores or dashes')
+  const fold = await foldsSeparators(deps)
   const updatedAt = deps.clock.now().toISOString()
   const link = await deps.db.transaction().execute(async (tx) => {
     const found = await findVisibleLink(tx, caller.user.id, linkId)
     if (found === null) throw linkNotFound()
-    if (found.slug === null || slugKey(found.slug) !== slugKey(slug)) throw invalidField('link_id', `is not a link with the slug ${slug}`)
+    if (found.slug === null || slugKey(found.slug, fold) !== slugKey(slug, fold)) throw invalidField('link_id', `is not a link with the slug ${slug}`)
     if (!found.forwarding_enabled) throw invalidField('link_id', 'is a link that does not forward')
-    await upsertPreference(tx, { user_id: caller.user.id, slug_key: slugKey(slug), link_id: linkId, updated_at: updatedAt })
+    await upsertPreference(tx, { user_id: caller.user.id, slug_key: slugKey(slug, fold), link_id: linkId, updated_at: updatedAt })
     return found
   })
   return {
@@ -80,7 +82,7 @@ export async function setGoPreference(deps: Deps, caller: Caller, slug: string, 
 }
 
 export async function deleteGoPreference(deps: Deps, caller: Caller, slug: string): Promise<void> {
-  if (!(await deletePreference(deps.db, caller.user.id, slugKey(slug)))) {
+  if (!(await deletePreference(deps.db, caller.user.id, await lookupKey(deps, slug)))) {
     throw new AppError('NOT_FOUND', { message: 'You have no preference for this slug.' })
   }
 }
@@ -89,7 +91,7 @@ export type GoTarget = { kind: 'redirect'; url: string; linkId: string } | { kin
 
 /** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
 export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): Promise<GoTarget> {
-  const key = slugKey(slug)
+  const key = await lookupKey(deps, slug)
   const [found, preferred] = await Promise.all([findForwardingLinks(deps.db, caller.user.id, key), findPreferredLinkId(deps.db, caller.user.id, key)])
   // Issue 28: an API token's organization boundary hides the links of the organizations outside it.
   const links =

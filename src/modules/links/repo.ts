@@ -5,6 +5,8 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor, LinksTable, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { invalidField } from '../../errors.js'
+import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { visibleTo } from './visibility.js'
@@ -63,6 +65,21 @@ export interface LinkFilters {
   owner?: 'personal' | 'organization'
   /** Issue 28: an API token's organization boundary — personal links and these organizations' only. */
   reachable?: ReadonlySet<string>
+  /** Issue 31: most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
+  clicksSince?: string
+}
+
+/** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
+function clicksSinceOf(day: string) {
+  return sql<number>`coalesce((select sum(link_clicks.clicks) from link_clicks where link_clicks.link_id = ${sql.ref('links.id')} and link_clicks.day >= ${day}), 0)`
+}
+
+/** The cursor of the clicks order: [clicks, id]; a forged count is a 400, not a database error. */
+function afterClicks(window: PageWindow): { clicks: number; id: string } | null {
+  if (window.after === null) return null
+  const [count, id] = window.after
+  if (!/^\d{1,15}$/.test(count)) throw invalidField('cursor', CURSOR_NOT_ISSUED)
+  return { clicks: Number(count), id }
 }
 
 /** Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case. */
@@ -93,6 +110,16 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
         ? eb('links.organization_id', 'is', null)
         : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)]),
     )
+  }
+  if (filters.clicksSince !== undefined) {
+    const clicks = clicksSinceOf(filters.clicksSince)
+    const after = afterClicks(window)
+    const ordered = (after === null ? query : query.where(sql<boolean>`(${clicks}, ${sql.ref('links.id')}) < (${after.clicks}, ${after.id})`))
+      .select(clicks.as('clicks_sort'))
+      .orderBy(clicks, 'desc')
+      .orderBy('links.id', 'desc')
+      .limit(window.limit + 1)
+    return (await ordered.execute()).map(asVisible)
   }
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
 }
@@ -130,6 +157,11 @@ export async function updateLink(ex: Executor, linkId: string, changes: Partial<
 export async function deleteLink(ex: Executor, linkId: string): Promise<boolean> {
   const result = await ex.deleteFrom('links').where('id', '=', linkId).executeTakeFirst()
   return result.numDeletedRows > 0n
+}
+
+/** Puts a deleted link's row back as it was (issue 31, restore), with the slug it gets now. */
+export async function insertLinkRow(ex: Executor, row: Insertable<LinksTable>): Promise<void> {
+  await ex.insertInto('links').values(row).execute()
 }
 
 /** The user's own tags (id and name) on each of the links, by tag name ignoring case. */

@@ -1,11 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { IdParams, NoContent } from '../../lib/schema-types.js'
-import { callerOf } from '../auth/hook.js'
+import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
+import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { CreateLinkBody, LinkClicks, LinkPage, LinkQuery, LinkView, SlugAvailability, SlugAvailabilityQuery, UpdateLinkBody } from './schemas.js'
+import {
+  CreateLinkBody,
+  DeletedLinkPage,
+  GoPreview,
+  GoPreviewQuery,
+  LinkClicks,
+  LinkPage,
+  LinkQuery,
+  LinkView,
+  RestoreLinkBody,
+  SlugAvailability,
+  SlugAvailabilityQuery,
+  TransferLinkBody,
+  TransferredLink,
+  UpdateLinkBody,
+} from './schemas.js'
+import { previewGoLink } from './preview.js'
+import { deleteLinkKeepingCopy, listRecentlyDeleted, restoreDeletedLink, transferLink } from './ownership.service.js'
 import { bookmarkRoutes } from './bookmarks/routes.js'
-import { checkSlugAvailability, createLink, deleteLink, getLink, getLinkClicks, listLinks, updateLink } from './service.js'
+import { checkSlugAvailability, createLink, getLink, getLinkClicks, listLinks, updateLink } from './service.js'
 
 const tags = ['links']
 const NO_SUCH_LINK = errorResponse('NOT_FOUND: no such link, or not one you can see')
@@ -58,6 +75,19 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => checkSlugAvailability(deps, callerOf(request), request.query),
     )
     app.get(
+      '/go-preview',
+      {
+        schema: {
+          tags,
+          operationId: 'previewGoLink',
+          summary: 'Where go/<slug>/<path>?<query> would lead for a destination as typed (URL or template)',
+          querystring: GoPreviewQuery,
+          response: { 200: GoPreview },
+        },
+      },
+      async (request) => previewGoLink(request.query),
+    )
+    app.get(
       '/:id',
       { schema: { tags, operationId: 'getLink', summary: 'One link you can see', params: IdParams, response: { 200: LinkView, 404: NO_SUCH_LINK } } },
       async (request) => getLink(deps, callerOf(request), request.params.id),
@@ -102,15 +132,68 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'deleteLink',
-          summary: 'Delete a link',
+          summary: 'Delete a link (it stays 30 days in Recently deleted, restorable)',
           params: IdParams,
           response: { 204: NoContent, 403: NOT_YOURS, 404: NO_SUCH_LINK },
         },
       },
       async (request, reply) => {
-        await deleteLink(deps, callerOf(request), request.params.id)
+        await deleteLinkKeepingCopy(deps, callerOf(request), request.params.id, contextOf(request))
         return reply.code(204).send(null)
       },
+    )
+
+    // Issue 31: ownership — Recently deleted (30 days, restorable) and transfer.
+    app.get(
+      '/deleted',
+      {
+        schema: {
+          tags,
+          operationId: 'listDeletedLinks',
+          summary: 'Links deleted in the last 30 days that you may restore, newest first',
+          querystring: PageQuery,
+          response: { 200: DeletedLinkPage },
+        },
+      },
+      async (request) => listRecentlyDeleted(deps, callerOf(request), request.query),
+    )
+    app.post(
+      '/deleted/:id/restore',
+      {
+        schema: {
+          tags,
+          operationId: 'restoreLink',
+          summary: 'Restore a link deleted in the last 30 days, with its tags and click counts',
+          params: IdParams,
+          body: RestoreLinkBody,
+          response: {
+            200: LinkView,
+            404: errorResponse('NOT_FOUND: no such deleted link, older than 30 days, or not one you may restore'),
+            409: errorResponse('ALREADY_EXISTS: another link of the same owner has its slug now; send another slug or null (details: slug)'),
+          },
+        },
+      },
+      async (request) => restoreDeletedLink(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
+    )
+    app.post(
+      '/:id/transfer',
+      {
+        schema: {
+          tags,
+          operationId: 'transferLink',
+          summary: 'Give a link to a fellow member of your organizations, or to an organization you may share with',
+          params: IdParams,
+          body: TransferLinkBody,
+          response: {
+            200: TransferredLink,
+            400: errorResponse('VALIDATION_FAILED: neither or both of user_id and organization_id (details: user_id)'),
+            403: errorResponse("FORBIDDEN: only the link's owner (you, or the organization's owners and admins) may transfer it"),
+            404: errorResponse('NOT_FOUND: no such link, person (details: user_id) or organization'),
+            409: errorResponse('ALREADY_EXISTS: the new owner has a link with this slug (details: slug)'),
+          },
+        },
+      },
+      async (request) => transferLink(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
     )
   }
 }

@@ -68,6 +68,11 @@ export const LinkQuery = Type.Object(
   {
     ...PageQuery.properties,
     ...LinkFilterQuery.properties,
+    sort: Type.Optional(
+      Type.Union([Type.Literal('newest'), Type.Literal('clicks_30d')], {
+        description: '`newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -120,3 +125,79 @@ export const UpdateLinkBody = Body(
   { minProperties: 1 },
 )
 export type UpdateLinkBody = Static<typeof UpdateLinkBody>
+
+/** A link in "Recently deleted" (issue 31): restorable until `purge_at`. */
+export const DeletedLinkView = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  title: Nullable(Type.String()),
+  slug: Nullable(Type.String()),
+  organization_id: Nullable(Type.String({ description: 'null for a personal link' })),
+  deleted_at: Timestamp(),
+  purge_at: Type.String({ format: 'date-time', description: '30 days after deleted_at: then it is gone for good' }),
+})
+export type DeletedLinkView = Static<typeof DeletedLinkView>
+export const DeletedLinkPage = PageOf(DeletedLinkView)
+
+export const RestoreLinkBody = Body({
+  slug: Type.Optional(
+    Type.Union([Slug, Type.Null()], {
+      description: 'Omitted: the slug it had. Another slug, or null for none, when that one is taken meanwhile (409 on slug)',
+    }),
+  ),
+})
+export type RestoreLinkBody = Static<typeof RestoreLinkBody>
+
+export const TransferLinkBody = Body({
+  user_id: Type.Optional(Id),
+  organization_id: Type.Optional(Id),
+})
+export type TransferLinkBody = Static<typeof TransferLinkBody>
+
+/** Who owns the link now (the caller may no longer see it: a person's personal link is theirs alone). */
+export const TransferredLink = Type.Object({
+  id: Type.String(),
+  user_id: Nullable(Type.String({ description: 'The new owner, for a personal link' })),
+  organization_id: Nullable(Type.String({ description: 'The new owner, for a shared link' })),
+})
+export type TransferredLink = Static<typeof TransferredLink>
+
+/** GET/PUT /api/admin/settings/go-links (issue 31): how slugs are matched across the instance. */
+export const GoLinkSettingsView = Type.Object(
+  {
+    fold_separators: Type.Boolean({
+      description:
+        'false (default): slugs match ignoring case only. true: also ignoring "-" and "_" — go/meeting-notes and go/meetingnotes are one link',
+    }),
+    updated_at: Nullable(Timestamp()),
+  },
+  { title: 'GoLinkSettings', additionalProperties: false },
+)
+export type GoLinkSettingsView = Static<typeof GoLinkSettingsView>
+
+export const UpdateGoLinkSettingsBody = Body({ fold_separators: Type.Boolean() })
+export type UpdateGoLinkSettingsBody = Static<typeof UpdateGoLinkSettingsBody>
+
+/** GET /api/links/go-preview (issue 31): the link dialog's live preview. */
+export const GoPreviewQuery = Type.Object(
+  {
+    url: Text({ minLength: 1, maxLength: 2048, description: 'A destination as typed: a URL or a template' }),
+    path: Type.Optional(Text({ minLength: 0, maxLength: 1024, description: 'What follows go/<slug>/, percent-encoded as in a request' })),
+    query: Type.Optional(Text({ minLength: 0, maxLength: 1024, description: 'The query string, without "?"' })),
+  },
+  { additionalProperties: false },
+)
+export type GoPreviewQuery = Static<typeof GoPreviewQuery>
+
+export const GoPreview = Type.Object({
+  url: Nullable(Type.String({ description: 'Where /go/<slug>/<path>?<query> would redirect' })),
+  refusal: Nullable(
+    Type.Union(
+      [Type.Literal('bad-encoding'), Type.Literal('dot-segment'), Type.Literal('other-host'), Type.Literal('too-long'), Type.Literal('invalid')],
+      {
+        description: 'Why the redirect would be refused (invalid: the destination itself is not acceptable)',
+      },
+    ),
+  ),
+})
+export type GoPreview = Static<typeof GoPreview>

@@ -22,7 +22,6 @@ import { organizationNotFound, requirePermission } from '../organizations/access
 import { can } from '../organizations/roles.js'
 import { findOwnTagIds } from '../tags/repo.js'
 import {
-  deleteLink as deleteLinkRow,
   findOwnTagIdsOfLinks,
   findDailyClicks,
   sumClicksSince,
@@ -47,7 +46,8 @@ import type {
   SlugAvailabilityQuery,
   UpdateLinkBody,
 } from './schemas.js'
-import { normalizeLinkUrl, slugKey } from './url.js'
+import { normalizeLinkUrl } from './url.js'
+import { lookupKey, writeKey } from './slug-matching.js'
 
 export function linkNotFound(): AppError {
   return new AppError('NOT_FOUND', { message: 'No such link.' })
@@ -153,7 +153,8 @@ export function linkFilters(query: LinkFilterQuery, caller: Caller): LinkFilters
 
 export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): Promise<Page<LinkView>> {
   const window = pageWindow(query)
-  const filters = linkFilters(query, caller)
+  const byClicks = query.sort === 'clicks_30d'
+  const filters = { ...linkFilters(query, caller), ...(byClicks && { clicksSince: firstDayOf(deps, CLICK_VIEW_DAYS) }) }
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const ids = rows.slice(0, window.limit).map((row) => row.id)
   const tagIds = await findOwnTagIdsOfLinks(deps.db, caller.user.id, ids)
@@ -162,7 +163,8 @@ export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): P
     rows,
     window.limit,
     (row) => toView(row, tagIds.get(row.id) ?? [], clicks.get(row.id) ?? 0),
-    (row) => [row.created_at, row.id],
+    // The sort key as the query computed it (a flush between the two reads cannot skew the cursor).
+    (row) => (byClicks ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id] : [row.created_at, row.id]),
   )
 }
 
@@ -177,7 +179,7 @@ export async function linkOwnerFor(ex: Executor, userId: string, organizationId:
 export async function checkSlugAvailability(deps: Deps, caller: Caller, query: SlugAvailabilityQuery): Promise<SlugAvailability> {
   assertReachable(caller, query.organization_id)
   const owner = await linkOwnerFor(deps.db, caller.user.id, query.organization_id)
-  return { slug: query.slug, available: (await findLinkIdBySlug(deps.db, owner, slugKey(query.slug))) === null }
+  return { slug: query.slug, available: (await findLinkIdBySlug(deps.db, owner, await lookupKey(deps, query.slug))) === null }
 }
 
 export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {
@@ -197,7 +199,7 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
     url: normalizeLinkUrl(input.url),
     title: input.title ?? null,
     slug,
-    slug_key: slugKey(slug),
+    slug_key: null,
     forwarding_enabled: input.forwarding_enabled ?? true,
   }
   const id = newId()
@@ -206,7 +208,7 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
       if (organizationId !== null) await requirePermission(tx, organizationId, userId, 'share_links')
       await assertOwnTags(tx, userId, input.tag_ids ?? [])
       try {
-        await insertLink(tx, { ...link, id, created_by: userId, created_at: deps.clock.now().toISOString() })
+        await insertLink(tx, { ...link, slug_key: await writeKey(tx, slug), id, created_by: userId, created_at: deps.clock.now().toISOString() })
       } catch (error) {
         // The organization was deleted between the membership check and the insert.
         if (isForeignKeyViolation(error)) throw organizationNotFound()
@@ -238,7 +240,7 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
       const changes: Partial<LinkColumns> = {
         ...(url !== undefined && { url }),
         ...(patch.title !== undefined && { title: patch.title }),
-        ...(patch.slug !== undefined && { slug: patch.slug, slug_key: slugKey(patch.slug) }),
+        ...(patch.slug !== undefined && { slug: patch.slug, slug_key: await writeKey(tx, patch.slug) }),
         ...(patch.forwarding_enabled !== undefined && { forwarding_enabled: patch.forwarding_enabled }),
         ...(moveTo !== undefined && moveTo !== link.organization_id && { organization_id: moveTo, user_id: moveTo === null ? userId : null }),
       }
@@ -254,12 +256,4 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
   } catch (error) {
     throw slugTaken(error)
   }
-}
-
-export async function deleteLink(deps: Deps, caller: Caller, linkId: string): Promise<void> {
-  await deps.db.transaction().execute(async (tx) => {
-    const link = reachableLink(caller, await findVisibleLink(tx, caller.user.id, linkId))
-    assertMayChange(link, caller.user.id)
-    if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
-  })
 }

@@ -34,7 +34,12 @@ export function normalizeLinkUrl(text: string): string {
   return url.href
 }
 
-/** Go-links match ignoring case: `/go/Docs` and `/go/docs` are the same go-link. */
-export function slugKey<T extends string | null>(slug: T): T {
-  return (slug === null ? null : slug.toLowerCase()) as T
+/**
+ * Go-links match ignoring case: `/go/Docs` and `/go/docs` are the same go-link; with `fold` (the
+ * instance's setting, slug-matching.ts) also ignoring "-" and "_": `/go/meeting-notes` is `/go/meetingnotes`.
+ */
+export function slugKey<T extends string | null>(slug: T, fold = false): T {
+  if (slug === null) return null as T
+  const lower = slug.toLowerCase()
+  return (fold ? lower.replace(/[-_]/g, '') : lower) as T
 }

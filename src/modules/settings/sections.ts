@@ -12,7 +12,7 @@ import { findSettingRow, lockSettingRow, upsertSettingRow, type SettingRow } fro
 import type { AiView, SmtpView } from './schemas.js'
 
 /** Keys owned by typed sections (today's and billing's, reserved for it): never generic settings. */
-const RESERVED_NAMESPACES = ['smtp', 'ai', 'billing', 'two_factor_policy', 'first_run_checklist', 'api_tokens']
+const RESERVED_NAMESPACES = ['smtp', 'ai', 'billing', 'two_factor_policy', 'first_run_checklist', 'api_tokens', 'go_links']
 
 export function isReservedKey(key: string): boolean {
   return RESERVED_NAMESPACES.some((namespace) => key === namespace || key.startsWith(`${namespace}.`))
@@ -90,6 +90,8 @@ const SANITIZERS = new Map<string, (text: string) => unknown>([
   ['two_factor_policy', (text) => JSON.parse(text) as unknown],
   // Issue 28: the API token policy holds no secret either.
   ['api_tokens', (text) => JSON.parse(text) as unknown],
+  // Issue 31: go-link slug matching holds no secret either.
+  ['go_links', (text) => JSON.parse(text) as unknown],
 ])
 
 /**

@@ -1425,6 +1425,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/go-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where go/<slug>/<path>?<query> would lead for a destination as typed (URL or template) */
+        get: operations["previewGoLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/{id}": {
         parameters: {
             query?: never;
@@ -1436,7 +1453,7 @@ export interface paths {
         get: operations["getLink"];
         put?: never;
         post?: never;
-        /** Delete a link */
+        /** Delete a link (it stays 30 days in Recently deleted, restorable) */
         delete: operations["deleteLink"];
         options?: never;
         head?: never;
@@ -1455,6 +1472,57 @@ export interface paths {
         get: operations["getLinkClicks"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Links deleted in the last 30 days that you may restore, newest first */
+        get: operations["listDeletedLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/deleted/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a link deleted in the last 30 days, with its tags and click counts */
+        post: operations["restoreLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a link to a fellow member of your organizations, or to an organization you may share with */
+        post: operations["transferLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1558,6 +1626,24 @@ export interface paths {
         get: operations["getTwoFactorPolicy"];
         /** Require two-factor authentication of administrators or everyone (re-authentication required) */
         put: operations["updateTwoFactorPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/settings/go-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How go-link slugs match across the instance */
+        get: operations["getGoLinkSettings"];
+        /** Match slugs also ignoring "-" and "_" (every link is re-keyed), or ignoring case only */
+        put: operations["updateGoLinkSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -8318,6 +8404,8 @@ export interface operations {
                 organization_id?: string;
                 /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
                 owner?: "personal" | "organization";
+                /** @description `newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31) */
+                sort?: "newest" | "clicks_30d";
             };
             header?: never;
             path?: never;
@@ -8486,6 +8574,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewGoLink: {
+        parameters: {
+            query: {
+                /** @description A destination as typed: a URL or a template */
+                url: string;
+                /** @description What follows go/<slug>/, percent-encoded as in a request */
+                path?: string;
+                /** @description The query string, without "?" */
+                query?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        url: string | null;
+                        refusal: ("bad-encoding" | "dot-segment" | "other-host" | "too-long" | "invalid") | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8731,6 +8855,204 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeletedLinks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            url: string;
+                            title: string | null;
+                            slug: string | null;
+                            organization_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            deleted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description 30 days after deleted_at: then it is gone for good
+                             */
+                            purge_at: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Omitted: the slug it had. Another slug, or null for none, when that one is taken meanwhile (409 on slug) */
+                    slug?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        title: string | null;
+                        slug: string | null;
+                        forwarding_enabled: boolean;
+                        tag_ids: string[];
+                        organization_id: string | null;
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        clicks_30d: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such deleted link, older than 30 days, or not one you may restore */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: another link of the same owner has its slug now; send another slug or null (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    transferLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    user_id?: string;
+                    organization_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        user_id: string | null;
+                        organization_id: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: neither or both of user_id and organization_id (details: user_id) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: only the link's owner (you, or the organization's owners and admins) may transfer it; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such link, person (details: user_id) or organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: the new owner has a link with this slug (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9212,6 +9534,90 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getGoLinkSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false (default): slugs match ignoring case only. true: also ignoring "-" and "_" — go/meeting-notes and go/meetingnotes are one link */
+                        fold_separators: boolean;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateGoLinkSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    fold_separators: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false (default): slugs match ignoring case only. true: also ignoring "-" and "_" — go/meeting-notes and go/meetingnotes are one link */
+                        fold_separators: boolean;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: some owner has slugs that would collide once folded (details name them) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -15,16 +15,19 @@ import { atField } from './field-error'
 import { ownerOptions } from './owner-options'
 import { organizationsQuery, tagsQuery, type Link } from './queries'
 import { SlugField } from './SlugField'
+import { ClicksChart } from './ClicksChart'
+import { GoPreview } from './GoPreview'
 
 const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id'] as const
 
-export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () => void }) {
+export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; initialSlug?: string; onClose: () => void }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const tags = useQuery(tagsQuery)
   const organizations = useQuery(organizationsQuery)
   const formError = useFormError(FIELDS)
-  const [slug, setSlug] = useState(link?.slug ?? '')
+  const [slug, setSlug] = useState(link?.slug ?? initialSlug ?? '')
+  const [url, setUrl] = useState(link?.url ?? '')
   const [organizationId, setOrganizationId] = useState<string | null>(link?.organization_id ?? null)
 
   const save = useMutation({
@@ -80,7 +83,9 @@ export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () =
               autoFocus
               maxLength={2048}
               error={formError.at('url')}
+              onChange={(event) => setUrl(event.target.value)}
             />
+            <GoPreview url={url} slug={slug} />
             <TextField name="title" label={t('links.titleField')} defaultValue={link?.title ?? ''} maxLength={200} error={formError.at('title')} />
             <SlugField
               value={slug}
@@ -117,6 +122,7 @@ export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () =
               options={ownerOptions(t('links.onlyMe'), organizations.data?.items)}
               error={formError.at('organization_id')}
             />
+            {link !== null && <ClicksChart linkId={link.id} />}
             <div className="dialog-actions">
               <button type="button" className="button button-secondary" onClick={onClose}>
                 {t('common.cancel')}

@@ -17,6 +17,8 @@ import { CopyButton } from '../ui/secret'
 import { LinkDialog } from './LinkDialog'
 import { goLinkOf, linksQuery, organizationsQuery, tagsQuery, type Link, type LinksSearch } from './queries'
 import { TagsPanel } from './TagsPanel'
+import { TransferDialog } from './TransferDialog'
+import { LinksSortToggle } from './LinksSortToggle'
 
 const route = getRouteApi('/shell/links')
 
@@ -29,6 +31,8 @@ export function LinksPage() {
   const tags = useQuery(tagsQuery)
   const organizations = useQuery(organizationsQuery)
   const [editing, setEditing] = useState<Link | 'new' | null>(null)
+  const [newSlug, setNewSlug] = useState<string | undefined>(undefined)
+  const [transferring, setTransferring] = useState<Link | null>(null)
   const [q, setQ] = useState(search.q ?? '')
 
   useEffect(() => setQ(search.q ?? ''), [search.q])
@@ -36,7 +40,8 @@ export function LinksPage() {
   useEffect(() => {
     if (search.new) {
       setEditing('new')
-      void navigate({ to: '/links', search: { ...search, new: undefined }, replace: true })
+      setNewSlug(search.slug)
+      void navigate({ to: '/links', search: { ...search, new: undefined, slug: undefined }, replace: true })
     }
   }, [search, navigate])
 
@@ -69,6 +74,7 @@ export function LinksPage() {
         <RouterLink to="/links/import-export">{t('links.importExportNav')}</RouterLink>
         <RouterLink to="/links/preferences">{t('links.preferencesNav')}</RouterLink>
         <RouterLink to="/links/go-keyword">{t('links.keywordNav')}</RouterLink>
+        <RouterLink to="/links/deleted">{t('golinks.deletedNav')}</RouterLink>
       </nav>
       <div className="links-layout">
         <section className="section links-main" aria-labelledby="links-heading">
@@ -163,6 +169,7 @@ export function LinksPage() {
                           </a>
                         )}
                         {!link.forwarding_enabled && <span className="muted"> · {t('links.notForwarding')}</span>}
+                        <span className="muted"> · {t('golinks.clicks30d', { count: link.clicks_30d })}</span>
                       </td>
                       <td>
                         <ul className="tag-chips">
@@ -189,6 +196,14 @@ export function LinksPage() {
                           >
                             {t('links.edit')}
                           </button>
+                          <button
+                            type="button"
+                            className="button button-secondary"
+                            aria-label={t('golinks.transferNamed', { name })}
+                            onClick={() => setTransferring(link)}
+                          >
+                            {t('golinks.transfer')}
+                          </button>
                           <ConfirmDialog
                             trigger={t('links.delete')}
                             triggerLabel={t('links.deleteNamed', { name })}
@@ -208,6 +223,7 @@ export function LinksPage() {
             </table>
           )}
           <div className="pager">
+            <LinksSortToggle search={search} />
             <span className="muted" aria-live="polite">
               {links.isSuccess && items.length > 0 ? t('links.shown', { count: items.length }) : ''}
             </span>
@@ -225,7 +241,17 @@ export function LinksPage() {
         </section>
         <TagsPanel activeTag={search.tag} />
       </div>
-      {editing !== null && <LinkDialog link={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
+      {editing !== null && (
+        <LinkDialog
+          link={editing === 'new' ? null : editing}
+          initialSlug={editing === 'new' ? newSlug : undefined}
+          onClose={() => {
+            setEditing(null)
+            setNewSlug(undefined)
+          }}
+        />
+      )}
+      {transferring !== null && <TransferDialog link={transferring} onClose={() => setTransferring(null)} />}
     </Page>
   )
 }

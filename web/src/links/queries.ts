@@ -20,6 +20,10 @@ export interface LinksSearch {
   cursor?: string
   /** Opens the create dialog (the command palette's "Create link"). */
   new?: boolean
+  /** With `new`: the slug to fill in (the /go miss page's "Create go/<slug>", issue 31). */
+  slug?: string
+  /** `clicks`: most clicked in the last 30 days first (issue 31); newest first otherwise. */
+  sort?: 'clicks'
 }
 
 export const PAGE_SIZE = 25
@@ -33,6 +37,7 @@ export function linksQuery(search: LinksSearch) {
     ...(search.q !== undefined && { q: search.q }),
     ...(search.tag !== undefined && { tag_id: search.tag }),
     ...(search.cursor !== undefined && { cursor: search.cursor }),
+    ...(search.sort === 'clicks' && { sort: 'clicks_30d' as const }),
     ...(owner === 'mine' && { owner: 'personal' as const }),
     ...(owner === 'organizations' && { owner: 'organization' as const }),
     ...(owner !== undefined && owner !== 'mine' && owner !== 'organizations' && { organization_id: owner }),

@@ -18,6 +18,9 @@ import { newId } from '../../../lib/ids.js'
 import type { Caller } from '../../auth/caller.js'
 import { recordAudit, type RequestContext } from '../../audit/service.js'
 import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
+import { GO_LINKS_SETTING } from '../slug-matching.js'
+import { readFoldSetting } from '../slug-matching.repo.js'
+import { slugKey } from '../url.js'
 import {
   findClicksOfLinks,
   findOwnTagsOfLinks,
@@ -92,7 +95,9 @@ async function sortOut(
   offset: number,
   seen: { urls: Set<string>; slugKeys: Set<string> },
 ): Promise<{ accepted: CleanBookmark[]; skipped: Skipped[] }> {
-  const clean = part.flatMap((item) => (item.verdict instanceof Skip ? [] : [item.verdict]))
+  // Keyed by the instance's slug matching as this transaction reads it (slug-matching.ts).
+  const fold = await readFoldSetting(ex, GO_LINKS_SETTING)
+  const clean = part.flatMap((item) => (item.verdict instanceof Skip ? [] : [{ ...item.verdict, slugKey: slugKey(item.verdict.slug, fold) }]))
   const takenUrls = new Set<string>()
   const takenSlugs = new Set<string>()
   await inBatches([...new Set(clean.map((item) => item.url))], LOOKUP_BATCH, async (urls) => {

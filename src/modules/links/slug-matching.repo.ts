@@ -1,0 +1,72 @@
+/** SQL for the instance's slug matching (issue 31): re-keying every link when the rule changes. */
+import { sql, type RawBuilder } from 'kysely'
+import type { Executor } from '../../db/schema.js'
+
+/** The folded key in SQL, the same as url.ts foldSlug(): lower case without '-' and '_'. */
+function folded(column: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`lower(replace(replace(${column}, '-', ''), '_', ''))`
+}
+
+export interface FoldConflict {
+  key: string
+  slugs: string[]
+  user_id: string | null
+  organization_id: string | null
+}
+
+/** Slugs of one owner that would name the same link once folded (they block switching folding on). */
+export async function findFoldConflicts(ex: Executor, limit: number): Promise<FoldConflict[]> {
+  const key = folded(sql.ref('links.slug'))
+  const rows = await ex
+    .selectFrom('links')
+    .select([key.as('key'), 'user_id', 'organization_id', 'slug'])
+    .where('slug', 'is not', null)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('links as other')
+          .select('other.id')
+          .whereRef('other.id', '<>', 'links.id')
+          // Qualified: inside the subquery a bare `slug` would be other's.
+          .where(sql<boolean>`${folded(sql.ref('other.slug'))} = ${folded(sql.ref('links.slug'))}`)
+          .where(sql<boolean>`(other.user_id = links.user_id or other.organization_id = links.organization_id)`),
+      ),
+    )
+    .orderBy('key')
+    .orderBy('slug')
+    .execute()
+  const byOwnerKey = new Map<string, FoldConflict>()
+  for (const row of rows) {
+    const id = `${row.user_id ?? ''}|${row.organization_id ?? ''}|${row.key}`
+    const conflict = byOwnerKey.get(id) ?? { key: row.key, slugs: [], user_id: row.user_id, organization_id: row.organization_id }
+    conflict.slugs.push(row.slug!)
+    byOwnerKey.set(id, conflict)
+  }
+  return [...byOwnerKey.values()].slice(0, limit)
+}
+
+/** Re-keys every link for the rule: folded, or only lower-cased. */
+export async function rekeyLinks(ex: Executor, fold: boolean): Promise<void> {
+  await ex
+    .updateTable('links')
+    .set({ slug_key: fold ? folded(sql.ref('slug')) : sql<string>`lower(${sql.ref('slug')})` })
+    .where('slug', 'is not', null)
+    .execute()
+}
+
+/**
+ * Remembered choices are kept by the old key: those of slugs with a separator would no longer
+ * match (and could collide once folded), so they are forgotten; the chooser asks again.
+ */
+export async function forgetSeparatedPreferences(ex: Executor): Promise<void> {
+  await ex
+    .deleteFrom('go_preferences')
+    .where(sql<boolean>`${folded(sql.ref('slug_key'))} <> ${sql.ref('slug_key')}`)
+    .execute()
+}
+
+export async function readFoldSetting(ex: Executor, key: string): Promise<boolean> {
+  const row = await ex.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst()
+  if (row === undefined) return false
+  return (JSON.parse(row.value) as { fold_separators?: boolean }).fold_separators === true
+}

@@ -1,0 +1,179 @@
+/**
+ * Go-links in real Chromium (issue 31): signed out → sign in → the miss page → create (the dialog
+ * prefilled, the live preview) → /go/<slug> opens it; the clicks chart and the list sorted by
+ * clicks; Recently deleted with a restore whose slug was taken meanwhile; transfer to an
+ * organization; the miss page in German and dark (no script on any /go page). axe on every new view, both themes.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import * as checks from './checks.ts'
+
+const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
+
+let server: ConsoleServer
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let apiToken = ''
+
+const expectHeading = (text: string) => checks.expectHeading(page, text)
+async function checkAccessibility(name: string, on: Page = page): Promise<void> {
+  await on.waitForLoadState('networkidle')
+  await checks.checkAccessibility(on, name)
+}
+
+async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${apiToken}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+  return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>)
+}
+
+beforeAll(async () => {
+  server = await startConsoleServer()
+  browser = await launchBrowser()
+  const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADA),
+  })
+  const { token: jwt } = (await setup.json()) as { token: string }
+  const created = await fetch(`${server.baseUrl}/api/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' }),
+  })
+  apiToken = ((await created.json()) as { token: string }).token
+  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  page = await context.newPage()
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+describe('go-links in Chromium', () => {
+  it('signed out → sign in → the miss page → create with the slug filled in → /go/<slug> opens it', async () => {
+    await page.goto('/go/team-handbook')
+    await page.waitForURL('**/login?**')
+    await page.getByLabel('Email address').fill(ADA.email)
+    await page.getByLabel('Password', { exact: true }).fill(ADA.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL(`${server.baseUrl}/go/team-handbook`)
+    await expectHeading('go/team-handbook does not exist yet')
+    await checkAccessibility('go miss page')
+
+    await page.getByRole('link', { name: 'Create go/team-handbook' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByRole('heading', { name: 'Create link' }).waitFor()
+    expect(await dialog.getByLabel('Slug').inputValue()).toBe('team-handbook')
+    // The query string's one-time flags are gone: a reload does not open the dialog again.
+    await expect.poll(() => new URL(page.url()).search).toBe('')
+    await dialog.getByLabel('URL').fill(`${server.baseUrl}/api/health`)
+    await dialog.getByLabel('Try a path after the go-link').fill('live?x=1')
+    await dialog.getByText(`${server.baseUrl}/api/health/live?x=1`).waitFor()
+    await checkAccessibility('link dialog with preview')
+    await dialog.getByRole('button', { name: 'Create link' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await page.getByRole('row', { name: /go\/team-handbook/ }).waitFor()
+
+    await page.goto('/go/team-handbook')
+    await page.waitForURL(`${server.baseUrl}/api/health`)
+  })
+
+  it("shows the link's clicks as a chart and sorts the list by clicks", async () => {
+    await api('/api/links', { method: 'POST', body: { url: 'https://newer.example.com/', title: 'Newer, never clicked' } })
+    await page.goto('/links')
+    // The redirect above is written within about a second.
+    await expect
+      .poll(
+        async () => {
+          await page.reload()
+          return (await page.getByRole('row', { name: /go\/team-handbook/ }).textContent()) ?? ''
+        },
+        { timeout: 20_000, interval: 1000 },
+      )
+      .toContain('1 click in 30 days')
+    await expect.poll(() => page.getByRole('row').nth(1).textContent()).toContain('Newer, never clicked')
+    await page.getByRole('link', { name: 'Sort: most clicked first' }).click()
+    await page.waitForURL('**/links?sort=clicks')
+    await expect.poll(() => page.getByRole('row').nth(1).textContent()).toContain('go/team-handbook')
+
+    await page
+      .getByRole('button', { name: /^Edit / })
+      .first()
+      .click()
+    const dialog = page.getByRole('dialog')
+    const chart = dialog.getByRole('img', { name: /^1 click in the last 90 days, on \d{4}-\d{2}-\d{2}\.$/ })
+    await chart.waitFor()
+    expect(await dialog.locator('svg rect').count()).toBe(90)
+    await checkAccessibility('link dialog with clicks chart')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+    await dialog.waitFor({ state: 'detached' })
+  })
+
+  it('restores a deleted link from Recently deleted, under another slug when its own was taken meanwhile', async () => {
+    await page.goto('/links')
+    const row = page.getByRole('row', { name: /go\/team-handbook/ })
+    await row.getByRole('button', { name: /^Delete / }).click()
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete link' }).click()
+    await expect.poll(() => row.count()).toBe(0)
+    await api('/api/links', { method: 'POST', body: { url: 'https://replacement.example.com/', slug: 'team-handbook' } })
+
+    await page.getByRole('link', { name: 'Recently deleted' }).click()
+    await expectHeading('Recently deleted')
+    const deleted = page.getByRole('row', { name: /api\/health/ })
+    await deleted.waitFor()
+    await checkAccessibility('recently deleted')
+    await deleted.getByRole('button', { name: /^Restore / }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByRole('heading', { name: 'go/team-handbook is taken now' }).waitFor()
+    await checkAccessibility('restore under another slug')
+    await dialog.getByLabel('Slug').fill('team-handbook-old')
+    await dialog.getByRole('button', { name: 'Restore' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await page.getByText('No links were deleted in the last 30 days.').waitFor()
+    const links = (await api('/api/links')).items as Array<{ slug: string | null; url: string }>
+    expect(links.find((link) => link.slug === 'team-handbook-old')?.url).toBe(`${server.baseUrl}/api/health`)
+  })
+
+  it('transfers a link to an organization', async () => {
+    const organization = (await api('/api/organizations', { method: 'POST', body: { name: 'Engine Works' } })) as { id: string }
+    await page.goto('/links')
+    const row = page.getByRole('row', { name: /go\/team-handbook-old/ })
+    await row.getByRole('button', { name: /^Transfer / }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('New owner').selectOption({ label: 'Organization: Engine Works' })
+    await checkAccessibility('transfer dialog')
+    await dialog.getByRole('button', { name: 'Transfer' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(async () => (await row.textContent()) ?? '').toContain('Engine Works')
+    const links = (await api('/api/links')).items as Array<{ slug: string | null; organization_id: string | null }>
+    expect(links.find((link) => link.slug === 'team-handbook-old')?.organization_id).toBe(organization.id)
+  })
+
+  it('shows the miss page in German and dark, with no script on it, axe clean', async () => {
+    await api('/api/users/me', { method: 'PATCH', body: { language: 'de', theme: 'dark' } })
+    const german = await context.newPage()
+    const scripts: string[] = []
+    german.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(request.url())
+    })
+    await german.goto('/go/handbuch')
+    expect(await german.locator('script').count()).toBe(0)
+    expect(scripts).toEqual([])
+    await checks.expectHeading(german, 'go/handbuch gibt es noch nicht')
+    expect(await german.locator('html').getAttribute('data-theme')).toBe('dark')
+    expect(await german.getByRole('link', { name: 'go/handbuch anlegen' }).getAttribute('href')).toBe('/links?new=true&slug=handbuch')
+    // The page's own colours, not the browser's defaults: the dark theme's background.
+    expect(await german.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(15, 17, 21)')
+    await checkAccessibility('go miss page (de, dark)', german)
+    await german.close()
+    await api('/api/users/me', { method: 'PATCH', body: { language: 'en', theme: 'auto' } })
+  })
+})
