@@ -19,7 +19,8 @@ async function burst(app: FastifyInstance, token: string, path: string, n: numbe
   for (const response of responses) expect(response.statusCode).toBe(302)
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/** The flush runs every second; the margin is for a loaded CI machine (a 5 s wait failed there once). */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > until) throw new Error('not within time')
@@ -28,7 +29,7 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Prom
 }
 
 describe('click counts', () => {
-  it('counts 1,000 concurrent redirects as 1,000, written within about a second, in one row per day', async () => {
+  it('counts 1,000 concurrent redirects as 1,000, written by the next flush, in one row per day', async () => {
     const user = await createSignedInUser(t)
     const link = await createLink(t, user.token, { slug: 'counted', url: 'https://counted.example/' })
     await burst(t.app, user.token, '/go/counted/some/path', 1000)

@@ -8,7 +8,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { reachesOrganization, type Caller } from '../auth/caller.js'
-import { findForwardingLinks, findVisibleLink, type VisibleLink } from '../links/repo.js'
+import { findGoTargets, findVisibleLink, type VisibleLink } from '../links/repo.js'
 import { SLUG_PATTERN } from '../links/schemas.js'
 import { linkNotFound } from '../links/service.js'
 import { slugKey } from '../links/url.js'
@@ -92,7 +92,9 @@ export type GoTarget = { kind: 'redirect'; url: string; linkId: string } | { kin
 /** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
 export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): Promise<GoTarget> {
   const key = await lookupKey(deps, slug)
-  const [found, preferred] = await Promise.all([findForwardingLinks(deps.db, caller.user.id, key), findPreferredLinkId(deps.db, caller.user.id, key)])
+  const { links: found, preferred: chosen } = await findGoTargets(deps.db, caller.user.id, key)
+  // The chosen link comes with the links; only when none forwards is it asked for alone (to drop it if stale).
+  const preferred = found.length === 0 ? await findPreferredLinkId(deps.db, caller.user.id, key) : chosen
   // Issue 28: an API token's organization boundary hides the links of the organizations outside it.
   const links =
     caller.grant === null ? found : found.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
