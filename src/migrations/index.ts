@@ -26,6 +26,7 @@ import * as m0024 from './0024_scoped_api_tokens.js'
 import * as m0025 from './0025_audit_merkle_tree.js'
 import * as m0026 from './0026_scim.js'
 import * as m0027 from './0027_link_clicks.js'
+import * as m0031 from './0031_session_reauthentication.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -56,4 +57,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0025_audit_merkle_tree': m0025,
   '0026_scim': m0026,
   '0027_link_clicks': m0027,
+  '0031_session_reauthentication': m0031,
 }

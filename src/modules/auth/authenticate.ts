@@ -42,7 +42,7 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   // Only a legacy (full-access) token reads the instance's token policy, and that from a cache.
   if (found.grant.permissions === null && (await legacyTokensRefused(deps, now))) return null
   if (isStale(found.lastUsedMs, now)) touch(deps, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, ip, at, staleBefore))
-  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId, grant: found.grant }
+  return { user: found.user, credential: 'api_token', sessionId: null, tokenId: found.tokenId, grant: found.grant, reauthenticatedMs: null }
 }
 
 async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller | null> {
@@ -55,7 +55,14 @@ async function authenticateAccessJwt(deps: Deps, token: string): Promise<Caller 
   // so a session ends between the timeout and a minute after it.
   if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
   if (isStale(found.lastSeenMs, now)) touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
-  return { user: found.user, credential: 'session', sessionId: claims.sid, tokenId: null, grant: null }
+  return {
+    user: found.user,
+    credential: 'session',
+    sessionId: claims.sid,
+    tokenId: null,
+    grant: null,
+    reauthenticatedMs: found.reauthenticatedMs,
+  }
 }
 
 /** The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now. */

@@ -20,6 +20,11 @@ export interface Caller {
   tokenId: string | null
   /** The token's permissions and organization boundary; null for a session (no limits beyond the user's). */
   grant: TokenGrant | null
+  /**
+   * When the session's holder last proved who they are (sign-in or re-authentication, issue 32),
+   * epoch ms, read with the session row; null for an API token or a session that never did.
+   */
+  reauthenticatedMs: number | null
 }
 
 /**

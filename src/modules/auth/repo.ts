@@ -13,6 +13,10 @@ export interface NewSession {
   ip: string | null
   /** A trusted identity provider reported a second factor (amr) for this sign-in. */
   idpMfa?: boolean
+  /** Issue 32: a sign-in opens the re-authentication window (its time); absent, none is open. */
+  reauthenticatedAt?: Timestamp
+  /** How the person signed in (the auth.login event's `method`), shown in the list of sessions. */
+  signInMethod?: string
 }
 
 export async function insertSession(ex: Executor, session: NewSession): Promise<void> {
@@ -27,6 +31,8 @@ export async function insertSession(ex: Executor, session: NewSession): Promise<
       user_agent: session.userAgent,
       ip: session.ip,
       idp_mfa: session.idpMfa ?? false,
+      reauthenticated_at: session.reauthenticatedAt ?? null,
+      sign_in_method: session.signInMethod ?? null,
     })
     .execute()
 }
@@ -36,6 +42,8 @@ export interface LiveSession {
   /** last_seen_at and expires_at as epoch milliseconds, parsed once per row read. */
   lastSeenMs: number
   expiresMs: number
+  /** reauthenticated_at as epoch milliseconds (null: never), for the re-authentication window (issue 32). */
+  reauthenticatedMs: number | null
 }
 
 // No clock value in the query: on SQLite its rows are kept until the database changes
@@ -46,7 +54,9 @@ const selectLiveSession = precompiled(
     ex
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at', 'sessions.expires_at as session_expires_at'])
+      .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at', 'sessions.expires_at as session_expires_at',
+        'sessions.reauthenticated_at as session_reauthenticated_at',
+      ])
       .where('sessions.id', '=', p.sessionId)
       .where('sessions.revoked_at', 'is', null)
       .where('users.disabled', '=', false),
@@ -54,6 +64,7 @@ const selectLiveSession = precompiled(
     user: toUserRecord(row),
     lastSeenMs: Date.parse(row.session_last_seen_at),
     expiresMs: Date.parse(row.session_expires_at),
+    reauthenticatedMs: row.session_reauthenticated_at === null ? null : Date.parse(row.session_reauthenticated_at),
   }),
 )
 
@@ -77,6 +88,18 @@ export async function isSessionVouchedByProvider(ex: Executor, sessionId: string
 export async function findSessionStart(ex: Executor, sessionId: string): Promise<Timestamp | null> {
   const row = await ex.selectFrom('sessions').select('created_at').where('id', '=', sessionId).executeTakeFirst()
   return row?.created_at ?? null
+}
+
+/** Opens the session's re-authentication window at `now` (issue 32); false when the session is gone. */
+export async function markSessionReauthenticated(ex: Executor, userId: string, sessionId: string, now: Timestamp): Promise<boolean> {
+  const result = await ex
+    .updateTable('sessions')
+    .set({ reauthenticated_at: now })
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }
 
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
@@ -111,6 +134,7 @@ export interface SessionListing {
   last_seen_at: Timestamp
   user_agent: string | null
   ip: string | null
+  sign_in_method: string | null
 }
 
 /** Live sessions of the user, newest first. */
@@ -124,7 +148,7 @@ export async function listLiveSessions(
 ): Promise<SessionListing[]> {
   const query = ex
     .selectFrom('sessions')
-    .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip'])
+    .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip', 'sign_in_method'])
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)

@@ -37,7 +37,7 @@ let admin: TestUser & SignedIn
 const tokens = new Map<string, string>()
 
 async function mint(name: string, permissions: TokenPermission[]): Promise<string> {
-  const caller = { user: admin.user, credential: 'session' as const, sessionId: null, tokenId: null, grant: null }
+  const caller = { user: admin.user, credential: 'session' as const, sessionId: null, tokenId: null, grant: null, reauthenticatedMs: null }
   const created = await createApiToken(t.deps, caller, { name, permissions, organization_boundary: 'all' }, { ip: '127.0.0.1', userAgent: null })
   return created.token
 }
