@@ -8,7 +8,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, closeReauthenticationWindows, createApiTokenFor, createSignedInUser, createUser, DEFAULT_PASSWORD, enableMfa, openSessionFor } from '../helpers/factories.js'
+import {
+  bearer,
+  closeReauthenticationWindows,
+  createApiTokenFor,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  openSessionFor,
+} from '../helpers/factories.js'
 import {
   authenticatorFor,
   completeRegistration,

@@ -19,7 +19,12 @@ import type { Caller } from './caller.js'
 import { REAUTH_WINDOW_SECONDS, verifyCurrentPassword } from './reauth.js'
 import { markSessionReauthenticated } from './repo.js'
 
-export async function reauthenticate(deps: Deps, caller: Caller, proof: FactorProof, ctx: RequestContext): Promise<{ reauthenticated_until: string }> {
+export async function reauthenticate(
+  deps: Deps,
+  caller: Caller,
+  proof: FactorProof,
+  ctx: RequestContext,
+): Promise<{ reauthenticated_until: string }> {
   if (!caller.user.has_password) throw new AppError('RECENT_SIGN_IN_REQUIRED')
   // Never the window itself: this is where it is earned.
   await verifyCurrentPassword(deps, caller.user.id, proof.password)

@@ -54,7 +54,10 @@ const selectLiveSession = precompiled(
     ex
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select([...USER_COLUMNS, 'sessions.last_seen_at as session_last_seen_at', 'sessions.expires_at as session_expires_at',
+      .select([
+        ...USER_COLUMNS,
+        'sessions.last_seen_at as session_last_seen_at',
+        'sessions.expires_at as session_expires_at',
         'sessions.reauthenticated_at as session_reauthenticated_at',
       ])
       .where('sessions.id', '=', p.sessionId)

@@ -120,7 +120,12 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const { password, code, passkey } = request.body
-        return reauthenticate(deps, callerOf(request), { password, code, passkey: passkey as unknown as AuthenticationResponseJSON | undefined }, contextOf(request))
+        return reauthenticate(
+          deps,
+          callerOf(request),
+          { password, code, passkey: passkey as unknown as AuthenticationResponseJSON | undefined },
+          contextOf(request),
+        )
       },
     )
 

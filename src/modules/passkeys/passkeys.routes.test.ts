@@ -1,7 +1,15 @@
 /** Registering and managing passkeys over HTTP, with the suite's software authenticator. */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, closeReauthenticationWindows, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD, login, loginForMfaToken } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  closeReauthenticationWindows,
+  createApiTokenFor,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  login,
+  loginForMfaToken,
+} from '../../../test/helpers/factories.js'
 import {
   authenticatorFor,
   completeRegistration,

@@ -60,7 +60,7 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'beginPasskeyRegistration',
           summary: 'Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session',
           description:
-            'Needs the password (an account without one: a recent sign-in, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options). Inside the session\'s re-authentication window (POST /api/auth/reauthenticate) both may be left out.',
+            "Needs the password (an account without one: a recent sign-in, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options). Inside the session's re-authentication window (POST /api/auth/reauthenticate) both may be left out.",
           body: RegistrationOptionsBody,
           response: {
             200: RegistrationOptionsView,

@@ -190,13 +190,7 @@ async function ownPasskey(deps: Deps, caller: Caller, id: string): Promise<Passk
   return passkey
 }
 
-export async function renameOwnPasskey(
-  deps: Deps,
-  caller: Caller,
-  id: string,
-  input: { name: string },
-  ctx: RequestContext,
-): Promise<PasskeyView> {
+export async function renameOwnPasskey(deps: Deps, caller: Caller, id: string, input: { name: string }, ctx: RequestContext): Promise<PasskeyView> {
   // A name changes nothing about who can sign in: no proof (issue 32).
   const passkey = await ownPasskey(deps, caller, id)
   await deps.db.transaction().execute(async (tx) => {

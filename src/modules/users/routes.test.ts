@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, closeReauthenticationWindows, createSignedInUser, createUser, DEFAULT_PASSWORD, login, openSessionFor } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  closeReauthenticationWindows,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  login,
+  openSessionFor,
+} from '../../../test/helpers/factories.js'
 
 const t = useTestApp()
 
