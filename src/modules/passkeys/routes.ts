@@ -31,7 +31,6 @@ const SECOND_FACTOR = 'SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATIO
 const PROOF_BUDGET = errorResponse(
   'RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets)',
 )
-const REAUTH_BUDGET = errorResponse('RATE_LIMITED: 10 wrong passwords per account per 15 minutes')
 const SIGN_IN_REFUSED =
   'PASSKEY_CHALLENGE_EXPIRED (the challenge is unknown, used or expired), PASSKEY_VERIFICATION_FAILED (the message names the check)'
 
