@@ -54,7 +54,6 @@ afterAll(async () => {
 })
 
 const common = { en: enCommon, de: deCommon } as const
-const reauthWords = { en: enReauth, de: deReauth } as const
 const words = { en, de } as const
 
 async function signIn(language: 'en' | 'de', email: string, password: string): Promise<{ context: BrowserContext; page: Page }> {

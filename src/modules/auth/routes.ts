@@ -96,7 +96,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/reauthenticate',
       {
-        config: { auth: 'session' },
+        // Open to a session the two-factor policy restricts to enrolment: enrolling asks for the proof too.
+        config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'reauthenticate',
