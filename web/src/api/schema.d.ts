@@ -2374,7 +2374,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description RECENT_SIGN_IN_REQUIRED: the account has no password; sign in again; SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description RECENT_SIGN_IN_REQUIRED: the account has no password; sign in again; SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
             403: {
                 headers: {
                     [name: string]: unknown;
