@@ -284,6 +284,8 @@ describe('the console in Chromium', () => {
     await signIn(adminPage, ADMIN.email, ADMIN.password)
     await adminPage.waitForURL('**/login/mfa**')
     await expectHeading(adminPage, 'Two-factor authentication')
+    // Issue 32: the code field has the focus, so the code can be typed at once.
+    await expect.poll(() => adminPage.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe('code')
     await checkAccessibility(adminPage, 'second step')
     await adminPage.getByLabel('Code').fill(await freshCode(totpSecret))
     await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
@@ -299,6 +301,8 @@ describe('the console in Chromium', () => {
       await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
       if (attempt === 'accepted') {
         await adminPage.waitForURL(`${server.baseUrl}/links`)
+        // Issue 32: the first page says a backup code was spent, and how many are left (once).
+        await expect.poll(() => adminPage.getByTestId('backup-code-used').textContent()).toContain('9 backup codes are left')
       } else {
         await expect.poll(() => code.getAttribute('aria-invalid')).toBe('true')
         expect(await adminPage.locator('.field-error').textContent()).toContain('That code is not correct or was already used.')
