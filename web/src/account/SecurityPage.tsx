@@ -10,7 +10,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { CheckboxField } from '../admin/CheckboxField'
-import { meQuery, mfaStatusQuery } from '../api/queries'
+import { meQuery, mfaStatusQuery, providersQuery } from '../api/queries'
 import { EnrollmentRequiredNotice } from '../policy/EnrollmentRequiredNotice'
 import { NewSignInMailSetting } from '../security-log/NewSignInMailSetting'
 import { useI18n } from '../i18n/i18n'
@@ -75,6 +75,7 @@ function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
   const passkeys = useQuery(passkeysQuery).data?.items.length ?? 0
   const sessions = useQuery(sessionsQuery).data?.items.length
   const identity = useQuery(identitiesQuery).data?.items[0]
+  const providerCount = useQuery(providersQuery).data?.items.length ?? 0
   const [changing, setChanging] = useState(false)
   const regenerate = useRegenerate(onCodes)
   if (me === undefined || status === undefined) return <p className="skeleton" aria-hidden="true" />
@@ -126,9 +127,12 @@ function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
           label={t('accountSecurity.identity')}
           state={identity === undefined ? t('accountSecurity.identityNone') : (identity.name ?? identity.provider_key)}
         >
-          <a className="button button-secondary button-small" href="#identity-heading">
-            {identity === undefined ? t('accountSecurity.link') : t('accountSecurity.manage')}
-          </a>
+          {/* The section exists only when there is something to link or unlink. */}
+          {(identity !== undefined || providerCount > 0) && (
+            <a className="button button-secondary button-small" href="#identity-heading">
+              {identity === undefined ? t('accountSecurity.link') : t('accountSecurity.manage')}
+            </a>
+          )}
         </Row>
       </ul>
       {regenerate.failure.text !== null && <FormError>{regenerate.failure.text}</FormError>}
