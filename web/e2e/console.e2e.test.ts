@@ -259,6 +259,9 @@ describe('the console in Chromium', () => {
     totpSecret = ((await secret.textContent()) ?? '').replace(/\s+/g, '')
     expect(totpSecret).toMatch(/^[A-Z2-7]{32}$/)
     await expect.poll(() => adminPage.getByRole('img', { name: 'QR code for your authenticator app' }).count()).toBe(1)
+    // Judged from the top of the page: starting the set-up may scroll, and a control scrolled under the sticky bar
+    // is partly covered, which axe rightly counts against its size (as in passkeys.e2e.test.ts).
+    await adminPage.evaluate(() => window.scrollTo(0, 0))
     await checkAccessibility(adminPage, 'security, enrolment')
 
     await adminPage.getByLabel('Code from the app').fill(await freshCode(totpSecret))
