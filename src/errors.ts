@@ -56,8 +56,8 @@ export const REASONS = {
     status: 400,
     message: 'Confirm with your second factor: a code from your authenticator app, a backup code or one of your passkeys.',
   },
-  // Not in CONTRACT.md §2.2 (issue 26): an account without a password proves itself by a sign-in of the last 5 minutes.
-  RECENT_SIGN_IN_REQUIRED: { status: 403, message: 'Sign in again to confirm it is you: this change needs a sign-in of the last 5 minutes.' },
+  // Not in CONTRACT.md §2.2 (issue 26, 32): an account without a password proves itself by a recent sign-in (its window).
+  RECENT_SIGN_IN_REQUIRED: { status: 403, message: 'Sign in again to confirm it is you: this change needs a recent sign-in.' },
   // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
   // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
   MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Two-factor authentication is required on this instance. Set it up to continue.' },

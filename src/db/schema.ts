@@ -45,6 +45,10 @@ export interface SessionsTable {
   ip: string | null
   /** Issue 14: a trusted identity provider reported (amr) that it checked a second factor. */
   idp_mfa: ColumnType<boolean | 0 | 1, boolean | undefined, boolean>
+  /** Issue 32: when the holder last proved who they are (sign-in or re-authentication); opens a 10-minute window. */
+  reauthenticated_at: Timestamp | null
+  /** Issue 32: how the session was signed in, as its auth.login event's `method` (null before 0031). */
+  sign_in_method: string | null
 }
 
 /** One row per instance-wide fact that must be established exactly once (e.g. first-run setup). */

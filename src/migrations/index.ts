@@ -29,6 +29,7 @@ import * as m0027 from './0027_link_clicks.js'
 import * as m0028 from './0028_scim_requests.js'
 import * as m0029 from './0029_audit_anchor_delivery.js'
 import * as m0030 from './0030_deleted_links.js'
+import * as m0031 from './0031_session_reauthentication.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -62,4 +63,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0028_scim_requests': m0028,
   '0029_audit_anchor_delivery': m0029,
   '0030_deleted_links': m0030,
+  '0031_session_reauthentication': m0031,
 }

@@ -67,6 +67,14 @@ export async function openSessionFor(t: TestContext, userId: string): Promise<st
   return t.deps.accessTokens.issue({ sub: userId, sid: id }, now, expires)
 }
 
+/**
+ * Closes the re-authentication window of every session of the user (issue 32), as if their sign-in
+ * were more than 10 minutes old: what a stolen session looks like to a test of the proofs.
+ */
+export async function closeReauthenticationWindows(t: TestContext, userId: string): Promise<void> {
+  await t.deps.db.updateTable('sessions').set({ reauthenticated_at: null }).where('user_id', '=', userId).execute()
+}
+
 export interface MfaEnrolled {
   secret: string
   backupCodes: string[]

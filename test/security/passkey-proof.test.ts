@@ -8,7 +8,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, createUser, DEFAULT_PASSWORD, enableMfa, openSessionFor } from '../helpers/factories.js'
+import {
+  bearer,
+  closeReauthenticationWindows,
+  createApiTokenFor,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  openSessionFor,
+} from '../helpers/factories.js'
 import {
   authenticatorFor,
   completeRegistration,
@@ -32,7 +41,8 @@ describe('adding a passkey to an account with TOTP', () => {
   it('the reported attack: the session and the password alone are refused (SECOND_FACTOR_REQUIRED); the intruder never gets a passkey', async () => {
     const owner = await createSignedInUser(t)
     const { secret } = await enableMfa(t, owner)
-    // The intruder has a session of the owner's and knows the password.
+    // The intruder has a session of the owner's, older than its re-authentication window (issue 32), and knows the password.
+    await closeReauthenticationWindows(t, owner.user.id)
     const refused = await begin(owner.token, { password: DEFAULT_PASSWORD })
     expect(refused.json()).toMatchObject({ code: 400, reason: 'SECOND_FACTOR_REQUIRED' })
     expect((await begin(owner.token, { password: DEFAULT_PASSWORD, code: '000000' })).json()).toMatchObject({ code: 400, reason: 'INVALID_CODE' })
@@ -60,6 +70,7 @@ describe('adding a passkey to an account with TOTP', () => {
   it('a backup code proves it once; the password is still checked first', async () => {
     const owner = await createSignedInUser(t)
     const { backupCodes } = await enableMfa(t, owner)
+    await closeReauthenticationWindows(t, owner.user.id)
     expect((await begin(owner.token, { code: backupCodes[0]! })).json()).toMatchObject({ code: 400, reason: 'PASSWORD_REQUIRED' })
     expect((await begin(owner.token, { password: 'not the password', code: backupCodes[0]! })).json()).toMatchObject({ reason: 'INVALID_PASSWORD' })
     expect((await begin(owner.token, { password: DEFAULT_PASSWORD, code: backupCodes[0]! })).statusCode).toBe(200)
@@ -80,6 +91,7 @@ describe('adding a passkey to an account with a passkey', () => {
     const owner = await createSignedInUser(t)
     const mine = authenticatorFor(t)
     await registerPasskey(t, owner, mine)
+    await closeReauthenticationWindows(t, owner.user.id)
     expect((await begin(owner.token, { password: DEFAULT_PASSWORD })).json()).toMatchObject({ code: 400, reason: 'SECOND_FACTOR_REQUIRED' })
 
     // Another account's passkey is not a proof for this one.
@@ -176,6 +188,7 @@ describe('deleting the last second factor', () => {
     const owner = await createSignedInUser(t)
     const authenticator = authenticatorFor(t)
     const only = await registerPasskey(t, owner, authenticator)
+    await closeReauthenticationWindows(t, owner.user.id)
     expect((await remove(owner.token, only, { password: DEFAULT_PASSWORD })).json()).toMatchObject({ code: 400, reason: 'SECOND_FACTOR_REQUIRED' })
     const wrong = await passkeyProof(t, owner.token, authenticator, { rpId: 'evil.example' })
     expect((await remove(owner.token, only, { password: DEFAULT_PASSWORD, passkey: wrong })).json()).toMatchObject({
@@ -201,6 +214,7 @@ describe('deleting the last second factor', () => {
     const authenticator = authenticatorFor(t)
     const first = await registerPasskey(t, owner, authenticator)
     const second = await registerPasskey(t, owner, authenticator, { proof: { passkey: authenticator } })
+    await closeReauthenticationWindows(t, owner.user.id)
     const answers = await Promise.all([first, second].map((id) => remove(owner.token, id, { password: DEFAULT_PASSWORD })))
     expect(answers.map((r) => r.statusCode).sort()).toEqual([204, 400])
     expect(answers.find((r) => r.statusCode === 400)!.json()).toMatchObject({ reason: 'SECOND_FACTOR_REQUIRED' })

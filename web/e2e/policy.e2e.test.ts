@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
-import { checkAccessibility, expectHeading } from './checks.ts'
+import { checkAccessibility, confirmIfAsked, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-pioneer-1952' }
 const PERSON = { name: 'Alan Kay', email: 'alan@example.com', password: 'smalltalk-object-1972' }
@@ -129,10 +129,9 @@ describe('the two-factor policy and the activity page in Chromium', () => {
       await expectHeading(page, 'Security')
     }
 
-    await page.locator('section[aria-labelledby="mfa-heading"]').getByLabel('Current password').fill(PERSON.password)
     await page.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     const secretText = page.getByTestId('totp-secret')
-    await secretText.waitFor()
+    await confirmIfAsked(page, secretText, PERSON.password)
     const secret = ((await secretText.textContent()) ?? '').replace(/\s+/g, '')
     await page.getByLabel('Code from the app').fill(totpCode(secret, new Date()))
     await page.getByRole('button', { name: 'Confirm and enable' }).click()

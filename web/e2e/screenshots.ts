@@ -305,11 +305,25 @@ async function main(): Promise<void> {
       await page.goto('/account/security')
       await page.locator('[data-testid="sessions"] tbody tr').first().waitFor()
       await shoot(page, 'security', combo)
-      await page.locator('input[name="password"]').first().fill(ADMIN.password)
-      await page.locator('form button[type="submit"]').first().click()
+      // Issue 32: the password row expanded (the new password only), and the account's deletion asked for by name.
+      await page.locator('[data-testid="security-summary"] button[aria-expanded]').first().click()
+      await page.locator('input[name="new_password"]').waitFor()
+      await shoot(page, 'security-password', combo)
+      await page
+        .getByRole('button', { name: /^(Cancel|Abbrechen)$/ })
+        .first()
+        .click()
+      await page.locator('#delete-account-heading').scrollIntoViewIfNeeded()
+      await page.locator('section[aria-labelledby="delete-account-heading"] button').click()
+      await page.getByRole('alertdialog').waitFor()
+      await shoot(page, 'security-delete-account', combo)
+      await page.keyboard.press('Escape')
+      await page.evaluate(() => window.scrollTo(0, 0))
+      // Within the sign-in's re-authentication window: no password asked before the set-up.
+      await page.locator('section[aria-labelledby="mfa-heading"] button').first().click()
       await page.locator('[data-testid="totp-secret"]').waitFor()
       await shoot(page, 'security-enrol', combo)
-      await page.getByRole('button', { name: /Cancel|Abbrechen/ }).click()
+      await page.getByRole('button', { name: /^(Cancel|Abbrechen)$/ }).click()
       await page.goto('/account/tokens')
       await page.locator('[data-testid="tokens"] tbody tr').first().waitFor()
       await shoot(page, 'tokens', combo)
@@ -339,6 +353,9 @@ async function main(): Promise<void> {
       await phonePage.goto('/account/security')
       await phonePage.locator('[data-testid="sessions"] tbody tr').first().waitFor()
       await shoot(phonePage, 'security', combo, '-mobile')
+      // Issue 32: the sessions as stacked rows at phone width.
+      await phonePage.locator('#sessions-heading').scrollIntoViewIfNeeded()
+      await shoot(phonePage, 'security-sessions', combo, '-mobile')
       await phone.close()
     }
 

@@ -56,6 +56,7 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
     mfa: found.mfa,
     twoFactorPolicy: requirementOf(found.twoFactorPolicy),
     vouchedByProvider: false,
+    reauthenticatedMs: null,
   }
 }
 
@@ -78,6 +79,7 @@ async function authenticateAccessJwt(deps: Deps, token: string, withMfaStatus: b
     mfa: found.mfa,
     twoFactorPolicy: requirementOf(found.twoFactorPolicy),
     vouchedByProvider: found.vouchedByProvider,
+    reauthenticatedMs: found.reauthenticatedMs,
   }
 }
 

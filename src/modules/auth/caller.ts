@@ -30,6 +30,11 @@ export interface Caller {
   mfa: MfaState
   twoFactorPolicy: TwoFactorRequirement
   vouchedByProvider: boolean
+  /**
+   * When the session's holder last proved who they are (sign-in or re-authentication, issue 32),
+   * epoch ms, read with the session row; null for an API token or a session that never did.
+   */
+  reauthenticatedMs: number | null
 }
 
 /**

@@ -16,6 +16,10 @@ export interface NewSession {
   ip: string | null
   /** A trusted identity provider reported a second factor (amr) for this sign-in. */
   idpMfa?: boolean
+  /** Issue 32: a sign-in opens the re-authentication window (its time); absent, none is open. */
+  reauthenticatedAt?: Timestamp
+  /** How the person signed in (the auth.login event's `method`), shown in the list of sessions. */
+  signInMethod?: string
 }
 
 export async function insertSession(ex: Executor, session: NewSession): Promise<void> {
@@ -30,6 +34,8 @@ export async function insertSession(ex: Executor, session: NewSession): Promise<
       user_agent: session.userAgent,
       ip: session.ip,
       idp_mfa: session.idpMfa ?? false,
+      reauthenticated_at: session.reauthenticatedAt ?? null,
+      sign_in_method: session.signInMethod ?? null,
     })
     .execute()
 }
@@ -44,6 +50,8 @@ export interface LiveSession {
   mfa: MfaState
   /** The two-factor policy's settings row (JSON text; null when never set). */
   twoFactorPolicy: string | null
+  /** reauthenticated_at as epoch milliseconds (null: never), for the re-authentication window (issue 32). */
+  reauthenticatedMs: number | null
 }
 
 // ONE query answers everything an authenticated request may need to know (issue 33): the session,
@@ -57,6 +65,7 @@ const SESSION_COLUMNS = [
   'sessions.last_seen_at as session_last_seen_at',
   'sessions.expires_at as session_expires_at',
   'sessions.idp_mfa as session_idp_mfa',
+  'sessions.reauthenticated_at as session_reauthenticated_at',
   settingValue(TWO_FACTOR_POLICY_KEY).as('two_factor_policy'),
 ] as const
 
@@ -64,6 +73,7 @@ type SessionRow = Parameters<typeof toUserRecord>[0] & {
   session_last_seen_at: Timestamp
   session_expires_at: Timestamp
   session_idp_mfa: boolean | 0 | 1
+  session_reauthenticated_at: Timestamp | null
   two_factor_policy: string | null
 }
 
@@ -73,6 +83,7 @@ function toLiveSession(row: SessionRow, mfa: MfaState): LiveSession {
     lastSeenMs: Date.parse(row.session_last_seen_at),
     expiresMs: Date.parse(row.session_expires_at),
     vouchedByProvider: Boolean(row.session_idp_mfa),
+    reauthenticatedMs: row.session_reauthenticated_at === null ? null : Date.parse(row.session_reauthenticated_at),
     mfa,
     twoFactorPolicy: row.two_factor_policy,
   }
@@ -117,6 +128,18 @@ export async function findSessionStart(ex: Executor, sessionId: string): Promise
   return row?.created_at ?? null
 }
 
+/** Opens the session's re-authentication window at `now` (issue 32); false when the session is gone. */
+export async function markSessionReauthenticated(ex: Executor, userId: string, sessionId: string, now: Timestamp): Promise<boolean> {
+  const result = await ex
+    .updateTable('sessions')
+    .set({ reauthenticated_at: now })
+    .where('id', '=', sessionId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
 export async function touchSession(ex: Executor, sessionId: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
   await ex.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', sessionId).where('last_seen_at', '<', staleBefore).execute()
@@ -149,6 +172,7 @@ export interface SessionListing {
   last_seen_at: Timestamp
   user_agent: string | null
   ip: string | null
+  sign_in_method: string | null
 }
 
 /** Live sessions of the user, newest first. */
@@ -162,7 +186,7 @@ export async function listLiveSessions(
 ): Promise<SessionListing[]> {
   const query = ex
     .selectFrom('sessions')
-    .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip'])
+    .select(['id', 'created_at', 'last_seen_at', 'user_agent', 'ip', 'sign_in_method'])
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)

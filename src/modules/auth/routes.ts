@@ -7,7 +7,9 @@ import { perIp } from '../../plugins/rate-limit.js'
 import { clearSessionCookies, readCookie, setCsrfCookie } from './cookies.js'
 import { DEVICE_COOKIE } from './known-clients.js'
 import { answerSignIn, answerSignInOutcome } from './responses.js'
-import { CsrfView, LoginBody, LoginResponse, SetupBody, SetupStatus, SignInView } from './schemas.js'
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
+import { CsrfView, LoginBody, LoginResponse, ReauthenticateBody, ReauthenticationView, SetupBody, SetupStatus, SignInView } from './schemas.js'
+import { reauthenticate } from './reauthenticate.js'
 import { assertLoginAllowed, completeSetup, getSetupStatus, loginWithPassword, logout } from './service.js'
 import { csrfTokenFor } from './session-issuer.js'
 import { isLoopbackRequest } from './setup-code.js'
@@ -88,6 +90,43 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         await logout(deps, callerOf(request), contextOf(request))
         clearSessionCookies(reply, deps)
         return reply.code(204).send(null)
+      },
+    )
+
+    app.post(
+      '/reauthenticate',
+      {
+        // Open to a session the two-factor policy restricts to enrolment: enrolling asks for the proof too.
+        config: { auth: 'session', allowedDuringEnrollment: true },
+        schema: {
+          tags,
+          operationId: 'reauthenticate',
+          summary: 'Confirm it is you: opens a 10-minute window in which sensitive changes of this session need no proof',
+          description:
+            'Needs the password and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` ' +
+            '(an answer to POST /api/auth/passkeys/proof/options). Within the window, the password and second-factor fields of the ' +
+            'operations listed in docs/API.md ("Re-authentication window") may be left out. A sign-in opens the window too; an ' +
+            'account without a password signs in again instead (403 RECENT_SIGN_IN_REQUIRED). Recorded as session.reauthenticate.',
+          body: ReauthenticateBody,
+          response: {
+            200: ReauthenticationView,
+            400: errorResponse(
+              'VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED',
+            ),
+            403: errorResponse('RECENT_SIGN_IN_REQUIRED: the account has no password; sign in again; SESSION_REQUIRED: an API token'),
+            409: errorResponse('PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired'),
+            429: errorResponse('RATE_LIMITED: 10 wrong passwords (or codes, or passkey answers) per account per 15 minutes'),
+          },
+        },
+      },
+      async (request) => {
+        const { password, code, passkey } = request.body
+        return reauthenticate(
+          deps,
+          callerOf(request),
+          { password, code, passkey: passkey as unknown as AuthenticationResponseJSON | undefined },
+          contextOf(request),
+        )
       },
     )
 

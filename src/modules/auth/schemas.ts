@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, Email, PageOf, Nullable, Secret, Timestamp } from '../../lib/schema-types.js'
 import { NewUserFields, UserView } from '../users/schemas.js'
+import { FactorProof } from '../passkeys/schemas.js'
 
 export const SetupStatus = Type.Object({
   initialized: Type.Boolean(),
@@ -48,7 +49,24 @@ export const SessionView = Type.Object({
   last_seen_at: Timestamp(),
   user_agent: Nullable(Type.String()),
   ip: Nullable(Type.String()),
+  sign_in_method: Nullable(
+    Type.String({
+      description:
+        "How the session was signed in, as its auth.login event says: `password`, `passkey`, `setup`, or an identity provider's key, followed by `+totp`, `+backup_code` or `+passkey` after a second step; null for sessions older than this field",
+    }),
+  ),
   current: Type.Boolean({ description: 'True for the session making this request' }),
 })
 
 export const SessionPage = PageOf(SessionView)
+
+/** Issue 32: the proof that opens the re-authentication window (the password, and the second factor when there is one). */
+export const ReauthenticateBody = Body(FactorProof)
+export type ReauthenticateBody = Static<typeof ReauthenticateBody>
+
+export const ReauthenticationView = Type.Object({
+  reauthenticated_until: Type.String({
+    format: 'date-time',
+    description: 'Until then this session may make sensitive changes without a proof in the request',
+  }),
+})

@@ -24,6 +24,7 @@ export interface SessionView {
   last_seen_at: string
   user_agent: string | null
   ip: string | null
+  sign_in_method: string | null
   current: boolean
 }
 
@@ -50,7 +51,7 @@ export async function beginSignIn(
       return { kind: 'mfa' as const, challenge }
     }
     const updated = (await updateUser(tx, userId, { last_login_at: deps.clock.now().toISOString() })) ?? user
-    const session = await openSession(deps, tx, userId, ctx, { idpMfa: options.idpMfa === true })
+    const session = await openSession(deps, tx, userId, ctx, { method, idpMfa: options.idpMfa === true })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.login',
       actor: updated,
@@ -91,7 +92,7 @@ export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestC
       throw new AppError('ALREADY_INITIALIZED')
     }
     const created = await insertNewUser(tx, { ...row, last_login_at: now })
-    const opened = await openSession(deps, tx, created.id, ctx)
+    const opened = await openSession(deps, tx, created.id, ctx, { method: 'setup' })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.setup',
       actor: created,

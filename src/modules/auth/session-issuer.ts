@@ -26,7 +26,7 @@ export async function openSession(
   ex: Executor,
   userId: string,
   ctx: RequestContext,
-  options: { idpMfa?: boolean } = {},
+  options: { method: string; idpMfa?: boolean },
 ): Promise<NewSession> {
   const now = deps.clock.now()
   const session: NewSession = {
@@ -37,6 +37,9 @@ export async function openSession(
     userAgent: ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
     ip: ctx.ip,
     idpMfa: options.idpMfa === true,
+    // A sign-in is a proof of who the person is: it opens the re-authentication window (issue 32).
+    reauthenticatedAt: now.toISOString(),
+    signInMethod: options.method.slice(0, 200),
   }
   await insertSession(ex, session)
   return session

@@ -131,6 +131,7 @@ describe('GET /api/users/me/sessions', () => {
       last_seen_at: expect.stringMatching(/Z$/),
       user_agent: 'lightMyRequest',
       ip: '127.0.0.1',
+      sign_in_method: 'password',
       current: true,
     })
     expect(body1.items[1].current).toBe(false)

@@ -75,7 +75,7 @@ export async function completeMfaSignIn(deps: Deps, input: { mfa_token: string; 
   const { signedIn, session } = await deps.db.transaction().execute(async (tx) => {
     if (!(await consumeChallenge(tx, challenge.id, deps.clock.now().toISOString()))) throw new AppError('MFA_PENDING_INVALID')
     const updated = (await updateUser(tx, user.id, { last_login_at: deps.clock.now().toISOString() })) ?? user
-    const opened = await openSession(deps, tx, user.id, ctx)
+    const opened = await openSession(deps, tx, user.id, ctx, { method: `${challenge.method}+${method}` })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.login',
       actor: updated,

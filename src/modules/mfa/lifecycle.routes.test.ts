@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import {
   bearer,
+  closeReauthenticationWindows,
   createApiTokenFor,
   createSignedInUser,
   createUser,
@@ -27,8 +28,9 @@ describe('enrollment', () => {
     expect(await status(user.token)).toEqual({ enabled: false, pending: false, backup_codes_remaining: 0, enrollment_required: false })
   })
 
-  it('begin needs the password: missing → PASSWORD_REQUIRED, wrong → INVALID_PASSWORD', async () => {
+  it('begin needs the password (outside the re-authentication window): missing → PASSWORD_REQUIRED, wrong → INVALID_PASSWORD', async () => {
     const user = await createSignedInUser(t)
+    await closeReauthenticationWindows(t, user.user.id)
     expect((await post('/api/auth/mfa/enroll/begin', user.token, {})).json()).toMatchObject({ code: 400, reason: 'PASSWORD_REQUIRED' })
     expect((await post('/api/auth/mfa/enroll/begin', user.token, { password: 'not the password' })).json()).toMatchObject({
       code: 400,
@@ -193,7 +195,9 @@ describe('disable and regenerate', () => {
   it('regenerate needs the password and a code; the new set replaces every earlier code', async () => {
     const user = await createSignedInUser(t)
     const { secret, backupCodes } = await enableMfa(t, user)
+    await closeReauthenticationWindows(t, user.user.id)
     expect((await post('/api/auth/mfa/backup/regenerate', user.token, { code: backupCodes[0]! })).json().reason).toBe('PASSWORD_REQUIRED')
+    expect((await post('/api/auth/mfa/backup/regenerate', user.token, { password: DEFAULT_PASSWORD })).json().reason).toBe('SECOND_FACTOR_REQUIRED')
     const response = await post('/api/auth/mfa/backup/regenerate', user.token, { code: totpCode(secret, t.clock.now()), password: DEFAULT_PASSWORD })
     expect(response.statusCode).toBe(200)
     const fresh: string[] = response.json().backup_codes
@@ -211,6 +215,7 @@ describe('disable and regenerate', () => {
     const { secret, backupCodes } = await enableMfa(t, user)
     const other = await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), backupCodes[5]!)
     expect(other.statusCode).toBe(200)
+    await closeReauthenticationWindows(t, user.user.id)
     expect((await post('/api/auth/mfa/disable', user.token, { code: '123456' })).json()).toMatchObject({ code: 400, reason: 'PASSWORD_REQUIRED' })
     const right = totpCode(secret, t.clock.now())
     const wrong = await post('/api/auth/mfa/disable', user.token, { code: right === '111111' ? '111112' : '111111', password: DEFAULT_PASSWORD })
@@ -279,6 +284,7 @@ describe('account deletion with MFA on', () => {
   it('needs a code as well as the password', async () => {
     const user = await createSignedInUser(t)
     const { secret } = await enableMfa(t, user)
+    await closeReauthenticationWindows(t, user.user.id)
     const remove = (payload: Record<string, unknown>) =>
       t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(user.token), payload })
     const missing = await remove({ password: DEFAULT_PASSWORD })

@@ -33,7 +33,8 @@ export type ConfirmBody = Static<typeof ConfirmBody>
 /** A TOTP code or a backup code (with or without its dash), checked by the service. */
 const Code = Secret(64)
 
-export const TrustedBody = Body({ code: Code, password: Type.Optional(Secret()) })
+/** Issue 32: both may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate). */
+export const TrustedBody = Body({ code: Type.Optional(Code), password: Type.Optional(Secret()) })
 export type TrustedBody = Static<typeof TrustedBody>
 
 export const BackupCodesView = Type.Object({

@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import { isReauthenticated, provePasswordOrWindow } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import { findUserById } from '../users/repo.js'
@@ -119,7 +119,7 @@ export interface EnrollmentStart {
 
 export async function beginEnrollment(deps: Deps, caller: Caller, password: string | undefined, ctx: RequestContext): Promise<EnrollmentStart> {
   await assertNotEnabled(deps, caller.user.id)
-  await verifyCurrentPassword(deps, caller.user.id, password)
+  await provePasswordOrWindow(deps, caller, password)
   const secret = newTotpSecret()
   const now = deps.clock.now()
   const expiresAt = addSeconds(now, PENDING_TTL_SECONDS).toISOString()
@@ -189,14 +189,21 @@ export async function cancelEnrollment(deps: Deps, caller: Caller, ctx: RequestC
 }
 
 interface TrustedInput {
-  code: string
+  code?: string | undefined
   password?: string | undefined
 }
 
-/** The trust both disable and regenerate need: MFA on, the password (if any), then a valid code. */
+/**
+ * The trust both disable and regenerate need: MFA on, the password (if any), then a valid code —
+ * or, for either left out, the session's re-authentication window (issue 32; a field sent is checked).
+ */
 async function proveControl(deps: Deps, caller: Caller, input: TrustedInput): Promise<void> {
   await assertEnabled(deps, caller.user.id)
-  await verifyCurrentPassword(deps, caller.user.id, input.password)
+  await provePasswordOrWindow(deps, caller, input.password)
+  if (input.code === undefined) {
+    if (isReauthenticated(deps, caller)) return
+    throw new AppError('SECOND_FACTOR_REQUIRED')
+  }
   await verifySecondFactor(deps, { userId: caller.user.id, code: input.code, failureStatus: 400 })
 }
 

@@ -9,6 +9,7 @@ import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { NoContent, PageOf } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
+import { assertReauthenticated } from '../auth/reauth.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { recordAudit } from '../audit/service.js'
@@ -57,6 +58,8 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: ProviderKeyParams,
           response: {
             200: Type.Object({ authorization_url: Type.String() }),
+            400: errorResponse('PASSWORD_REQUIRED: outside the re-authentication window (POST /api/auth/reauthenticate first)'),
+            403: errorResponse('RECENT_SIGN_IN_REQUIRED: outside the window, for an account without a password (sign in again)'),
             404: errorResponse('NOT_FOUND: no enabled provider has this key'),
             409: errorResponse('ALREADY_EXISTS: your account is linked to a provider already'),
             429: errorResponse('RATE_LIMITED: 10 per 15 minutes'),
@@ -65,7 +68,10 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const started = await startOidcLink(deps, callerOf(request), request.params.provider_key)
+        const caller = callerOf(request)
+        // Issue 32: a stolen session must not bind the thief's provider account (a way in without the password).
+        assertReauthenticated(deps, caller)
+        const started = await startOidcLink(deps, caller, request.params.provider_key)
         reply.header('set-cookie', stateCookie(deps, started.sealedState))
         return { authorization_url: started.location }
       },
@@ -82,7 +88,9 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: ProviderKeyParams,
           response: {
             204: NoContent,
-            400: errorResponse('PASSWORD_REQUIRED: set a password first; it would be your only way to sign in'),
+            400: errorResponse(
+              'PASSWORD_REQUIRED: set a password first (it would be your only way to sign in), or — outside the re-authentication window — POST /api/auth/reauthenticate first',
+            ),
             404: errorResponse('NOT_FOUND: your account is not linked to this provider'),
           },
         },
@@ -93,6 +101,7 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           throw new AppError('NOT_FOUND', { message: 'Your account is not linked to this provider.' })
         if (!caller.user.has_password)
           throw new AppError('PASSWORD_REQUIRED', { message: 'Set a password first: without the provider it is your only way to sign in.' })
+        assertReauthenticated(deps, caller)
         await deps.db.transaction().execute(async (tx) => {
           if (!(await unlinkOidcIdentity(tx, caller.user.id, request.params.provider_key, deps.clock.now().toISOString()))) {
             throw new AppError('NOT_FOUND', { message: 'Your account is not linked to this provider.' })

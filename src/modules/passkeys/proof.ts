@@ -19,7 +19,7 @@ import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import type { RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import { isReauthenticated, provePasswordOrWindow } from '../auth/reauth.js'
 import { findSessionStart } from '../auth/repo.js'
 import { verifySecondFactor } from '../mfa/second-factor.js'
 import { isMfaEnabled } from '../mfa/service.js'
@@ -37,14 +37,29 @@ export interface FactorProof {
   passkey?: AuthenticationResponseJSON | undefined
 }
 
-export type ProvenFactor = 'totp' | 'backup_code' | 'passkey'
+/** How a second factor was shown: now, or by the session's re-authentication window (issue 32). */
+export type ProvenFactor = 'totp' | 'backup_code' | 'passkey' | 'reauthentication'
 
-/** The password, or for an account without one a sign-in of the last 5 minutes (RECENT_SIGN_IN_REQUIRED). */
+/**
+ * The password, or for an account without one a recent sign-in (RECENT_SIGN_IN_REQUIRED): the
+ * session's re-authentication window, which its sign-in opened (issue 32), or a session opened
+ * within the last 5 minutes (one without a window: opened before the window existed).
+ */
 export async function proveFirstFactor(deps: Deps, caller: Caller, password: string | undefined): Promise<void> {
-  if (caller.user.has_password) return verifyCurrentPassword(deps, caller.user.id, password)
+  if (caller.user.has_password) return provePasswordOrWindow(deps, caller, password)
+  if (isReauthenticated(deps, caller)) return
   const started = caller.sessionId === null ? null : await findSessionStart(deps.db, caller.sessionId)
   const age = started === null ? Infinity : deps.clock.now().getTime() - Date.parse(started)
   if (!(age <= RECENT_SIGN_IN_SECONDS * 1000)) throw new AppError('RECENT_SIGN_IN_REQUIRED')
+}
+
+/**
+ * The second factor given, or — when none is — the session's re-authentication window (issue 32),
+ * which stands for both factors. Not for POST /api/auth/reauthenticate itself, which opens it.
+ */
+export async function proveSecondFactorOrWindow(deps: Deps, caller: Caller, proof: FactorProof, ctx: RequestContext): Promise<ProvenFactor> {
+  if (proof.code === undefined && proof.passkey === undefined && isReauthenticated(deps, caller)) return 'reauthentication'
+  return proveSecondFactor(deps, caller, proof, ctx)
 }
 
 /** Checks the second factor given (consuming a code or the challenge); SECOND_FACTOR_REQUIRED when none is. */
@@ -70,7 +85,7 @@ export async function proveSecondFactor(deps: Deps, caller: Caller, proof: Facto
 export async function proveForNewFactor(deps: Deps, caller: Caller, proof: FactorProof, ctx: RequestContext): Promise<ProvenFactor | null> {
   await proveFirstFactor(deps, caller, proof.password)
   if (!(await isMfaEnabled(deps.db, caller.user.id))) return null
-  return proveSecondFactor(deps, caller, proof, ctx)
+  return proveSecondFactorOrWindow(deps, caller, proof, ctx)
 }
 
 /** A challenge for the account's own passkeys, bound to this session, for a proof (404 without a passkey). */

@@ -31,7 +31,6 @@ const SECOND_FACTOR = 'SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATIO
 const PROOF_BUDGET = errorResponse(
   'RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets)',
 )
-const REAUTH_BUDGET = errorResponse('RATE_LIMITED: 10 wrong passwords per account per 15 minutes')
 const SIGN_IN_REFUSED =
   'PASSKEY_CHALLENGE_EXPIRED (the challenge is unknown, used or expired), PASSKEY_VERIFICATION_FAILED (the message names the check)'
 
@@ -60,7 +59,7 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'beginPasskeyRegistration',
           summary: 'Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session',
           description:
-            'Needs the password (an account without one: a sign-in of the last 5 minutes, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options).',
+            "Needs the password (an account without one: a recent sign-in, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options). Inside the session's re-authentication window (POST /api/auth/reauthenticate) both may be left out.",
           body: RegistrationOptionsBody,
           response: {
             200: RegistrationOptionsView,
@@ -125,14 +124,13 @@ export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'renamePasskey',
-          summary: 'Rename a passkey (with the password, if the account has one)',
+          summary: 'Rename a passkey (no proof needed: a name changes nothing about who can sign in)',
           params: IdParams,
           body: RenameBody,
           response: {
             200: PasskeyView,
-            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}`),
+            400: errorResponse('VALIDATION_FAILED'),
             404: errorResponse('NOT_FOUND: no such passkey of yours'),
-            429: REAUTH_BUDGET,
           },
         },
       },

@@ -55,7 +55,7 @@ export const AuthenticationCredential = Type.Object({
  * The proof of issue 26 (proof.ts): the password (when the account has one) and, when the account
  * has a second factor, either a code or a registered passkey's answer to POST /proof/options.
  */
-const FactorProof = {
+export const FactorProof = {
   password: ReauthPassword,
   code: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: 'A current TOTP code or an unused backup code (when the account has a second factor)' }),
@@ -90,7 +90,12 @@ export const RegistrationOptionsView = Type.Object({
 export const RegistrationBody = Body({ name: Type.Optional(PasskeyName), credential: RegistrationCredential })
 export type RegistrationBody = Static<typeof RegistrationBody>
 
-export const RenameBody = Body({ name: PasskeyName, password: ReauthPassword })
+export const RenameBody = Body({
+  name: PasskeyName,
+  password: Type.Optional(
+    Type.String({ maxLength: 1024, description: 'Ignored: a rename needs no proof (issue 32); accepted so that older clients keep working' }),
+  ),
+})
 export type RenameBody = Static<typeof RenameBody>
 
 export const DeleteBody = Body(FactorProof)

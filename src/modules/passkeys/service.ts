@@ -14,12 +14,12 @@ import { newId } from '../../lib/ids.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import { provePasswordOrWindow } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { findTotpFactor } from '../mfa/repo.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { lockUser } from '../users/repo.js'
-import { proveForNewFactor, proveSecondFactor, type FactorProof, type ProvenFactor } from './proof.js'
+import { proveForNewFactor, proveSecondFactorOrWindow, type FactorProof, type ProvenFactor } from './proof.js'
 import {
   consumeChallenge,
   countPasskeys,
@@ -190,15 +190,9 @@ async function ownPasskey(deps: Deps, caller: Caller, id: string): Promise<Passk
   return passkey
 }
 
-export async function renameOwnPasskey(
-  deps: Deps,
-  caller: Caller,
-  id: string,
-  input: { name: string; password?: string | undefined },
-  ctx: RequestContext,
-): Promise<PasskeyView> {
+export async function renameOwnPasskey(deps: Deps, caller: Caller, id: string, input: { name: string }, ctx: RequestContext): Promise<PasskeyView> {
+  // A name changes nothing about who can sign in: no proof (issue 32).
   const passkey = await ownPasskey(deps, caller, id)
-  await verifyCurrentPassword(deps, caller.user.id, input.password)
   await deps.db.transaction().execute(async (tx) => {
     if (!(await renamePasskey(tx, caller.user.id, id, input.name))) throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
     await recordAudit(tx, deps.clock, ctx, {
@@ -225,8 +219,8 @@ async function isLastFactor(deps: Deps, userId: string): Promise<boolean> {
  */
 export async function deleteOwnPasskey(deps: Deps, caller: Caller, id: string, input: FactorProof, ctx: RequestContext): Promise<void> {
   const passkey = await ownPasskey(deps, caller, id)
-  await verifyCurrentPassword(deps, caller.user.id, input.password)
-  const proven: ProvenFactor | null = (await isLastFactor(deps, caller.user.id)) ? await proveSecondFactor(deps, caller, input, ctx) : null
+  await provePasswordOrWindow(deps, caller, input.password)
+  const proven: ProvenFactor | null = (await isLastFactor(deps, caller.user.id)) ? await proveSecondFactorOrWindow(deps, caller, input, ctx) : null
   await deps.db.transaction().execute(async (tx) => {
     await lockUser(tx, caller.user.id)
     if (!(await deletePasskey(tx, caller.user.id, id))) throw new AppError('NOT_FOUND', { message: 'No such passkey.' })

@@ -126,7 +126,7 @@ async function signInWith(
   const { signedIn, session } = await deps.db.transaction().execute(async (tx) => {
     if (inTransaction !== undefined) await inTransaction(tx)
     const updated = (await updateUser(tx, user.id, { last_login_at: deps.clock.now().toISOString() })) ?? user
-    const opened = await openSession(deps, tx, user.id, ctx)
+    const opened = await openSession(deps, tx, user.id, ctx, { method: metadata.method })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.login',
       actor: updated,

@@ -46,6 +46,7 @@ async function mint(name: string, permissions: TokenPermission[]): Promise<strin
     mfa: { hasSecondFactor: false, status: null },
     twoFactorPolicy: 'off' as const,
     vouchedByProvider: false,
+    reauthenticatedMs: null,
   }
   const created = await createApiToken(t.deps, caller, { name, permissions, organization_boundary: 'all' }, { ip: '127.0.0.1', userAgent: null })
   return created.token

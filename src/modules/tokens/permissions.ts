@@ -62,6 +62,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   // Account security: an interactive session only, whatever a token carries (issue 28).
   logout: 'session',
   getCsrfToken: 'session',
+  reauthenticate: 'session',
   deleteCurrentUser: 'session',
   changePassword: 'session',
   requestEmailChange: 'session',

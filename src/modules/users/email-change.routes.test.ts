@@ -5,6 +5,7 @@ import { useTestApp } from '../../../test/helpers/app.js'
 import {
   bearer,
   createApiTokenFor,
+  closeReauthenticationWindows,
   createSignedInUser,
   createUser,
   DEFAULT_PASSWORD,
@@ -215,6 +216,8 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
 describe('refusals of POST /api/users/me/email', () => {
   it('needs the password when the account has one: missing 400 PASSWORD_REQUIRED, wrong 400 INVALID_PASSWORD', async () => {
     const gina = await createSignedInUser(t)
+    // Outside the re-authentication window its sign-in opened (issue 32).
+    await closeReauthenticationWindows(t, gina.user.id)
     const missing = await requestChange(gina.token, { email: uniqueEmail() })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().reason).toBe('PASSWORD_REQUIRED')

@@ -22,6 +22,8 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'requestEmailChange',
           summary: 'Ask to change your email: a verification link goes to the new address',
+          description:
+            "The proof fields may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate); a proof sent is checked.",
           body: ChangeEmailBody,
           response: {
             202: User,

@@ -13,7 +13,7 @@ import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import { provePasswordOrWindow } from '../auth/reauth.js'
 import { withUserMail } from '../mail/limits.js'
 import { assertMailConfigured, sendMail } from '../mail/service.js'
 import { consumeEmailVerification, replaceEmailVerification, withdrawEmailVerification, type NewEmailVerification } from './email-change.repo.js'
@@ -50,7 +50,7 @@ export async function requestEmailChange(deps: Deps, caller: Caller, body: Chang
   if (user.oidc_provider !== null) throw new AppError('EMAIL_MANAGED_BY_PROVIDER')
   const email = normalizeEmail(body.email)
   if (email === user.email) throw invalidField('email', 'is already your email address')
-  await verifyCurrentPassword(deps, user.id, body.password)
+  await provePasswordOrWindow(deps, caller, body.password)
   // The mail caps (issue 26 item 5): taken before anything is stored, given back when nothing was sent.
   return withUserMail(deps, email, () => storeAndMail(deps, user, email, ctx))
 }

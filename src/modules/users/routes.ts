@@ -46,6 +46,8 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'changePassword',
           summary: 'Change your password; your other sessions are signed out',
+          description:
+            "The proof fields may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate); a proof sent is checked.",
           body: ChangePasswordBody,
           response: {
             204: NoContent,
@@ -68,6 +70,8 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'deleteCurrentUser',
           summary: 'Delete your account (password, and a TOTP or backup code when MFA is on)',
+          description:
+            "The proof fields may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate); a proof sent is checked.",
           body: DeleteMeBody,
           response: {
             204: NoContent,

@@ -10,7 +10,7 @@ import { newId, newUserKey } from '../../lib/ids.js'
 import { normalizePassword, passwordProblemDetail } from '../../lib/password-policy.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import { isReauthenticated, provePasswordOrWindow } from '../auth/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
@@ -112,7 +112,7 @@ export async function updateCurrentUser(deps: Deps, caller: Caller, patch: Updat
 
 /** Sets a new password and signs out every other session (CONTRACT.md §5.1); with `revoke_api_tokens`, every API token too. */
 export async function changePassword(deps: Deps, caller: Caller, input: ChangePasswordBody, ctx: RequestContext): Promise<void> {
-  await verifyCurrentPassword(deps, caller.user.id, input.current_password)
+  await provePasswordOrWindow(deps, caller, input.current_password)
   const hash = await hashNewPassword(deps, input.new_password, caller.user.email, 'new_password')
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
@@ -146,11 +146,12 @@ export async function deleteUserKeepingInvariants(tx: Executor, user: UserRecord
 
 /**
  * Deletes the caller's account after re-authentication (password, and a second-factor code when
- * MFA is on); the last active administrator stays.
+ * MFA is on — or the session's re-authentication window); the last active administrator stays.
  */
 export async function deleteCurrentUser(deps: Deps, caller: Caller, input: DeleteMeBody, ctx: RequestContext): Promise<void> {
-  await verifyCurrentPassword(deps, caller.user.id, input.password)
-  await assertSecondFactorIfEnabled(deps, caller.user.id, input.code)
+  await provePasswordOrWindow(deps, caller, input.password)
+  // Inside the re-authentication window (issue 32) the code may be left out; a code sent is checked.
+  if (input.code !== undefined || !isReauthenticated(deps, caller)) await assertSecondFactorIfEnabled(deps, caller.user.id, input.code)
   await deps.db.transaction().execute(async (tx) => {
     await deleteUserKeepingInvariants(tx, caller.user)
     await recordAudit(tx, deps.clock, ctx, {

@@ -1,12 +1,16 @@
 /**
- * What protects the account, at a glance, and how to change it: two-factor authentication
- * (enrol with QR code and written-out secret, backup codes, regenerate, disable) and sessions.
+ * What protects the account, at a glance, and how to change it (CONSOLE.md principle 1, issue 32):
+ * a summary as GitHub's and Keycloak's open theirs — password, authenticator app, passkeys, backup
+ * codes, signed-in devices, identity provider, each with its one action — then the sections those
+ * actions lead to. Forms open on demand; a sensitive change asks for the password (and second
+ * factor) in one dialog only when the session's 10-minute re-authentication window is closed
+ * (useReauth({ window: true }); the service enforces the window).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { CheckboxField } from '../admin/CheckboxField'
-import { meQuery, mfaStatusQuery } from '../api/queries'
+import { meQuery, mfaStatusQuery, providersQuery } from '../api/queries'
 import { EnrollmentRequiredNotice } from '../policy/EnrollmentRequiredNotice'
 import { NewSignInMailSetting } from '../security-log/NewSignInMailSetting'
 import { useI18n } from '../i18n/i18n'
@@ -15,15 +19,12 @@ import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
-import { groupForReading } from '../ui/secret'
-import { RelativeTime } from '../ui/time'
+import { CopyButton, groupForReading } from '../ui/secret'
+import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { PasskeysSection } from '../passkeys/PasskeysSection'
 import { passkeysQuery } from '../passkeys/queries'
 import { BackupCodesPanel } from './BackupCodes'
-import { useDeviceName } from './use-device-name'
-import { TableHead } from '../ui/table-head'
-
-const sessionsQuery = { queryKey: ['sessions'], queryFn: () => unwrap(client.GET('/api/users/me/sessions', { params: { query: { limit: 100 } } })) }
+import { DeleteAccount, IdentitySection, identitiesQuery, Sessions, sessionsQuery, useActionError } from './SecuritySections'
 
 interface Enrollment {
   secret: string
@@ -33,62 +34,221 @@ interface Enrollment {
 export function SecurityPage() {
   const { t } = useI18n()
   const status = useQuery(mfaStatusQuery)
-  const me = useQuery(meQuery)
   const [codes, setCodes] = useState<string[] | null>(null)
-  const hasPassword = me.data?.has_password ?? true
-  // Passkeys are a second factor too: with one, sign-in is protected even without the app.
-  const hasPasskeys = (useQuery(passkeysQuery).data?.items.length ?? 0) > 0
   // Issue 14: under the two-factor policy, enrolment is all this session may do.
   const restricted = status.data?.enrollment_required === true
 
   return (
     <Page title={t('security.title')} description={t('security.description')}>
       {restricted && <EnrollmentRequiredNotice />}
-      <section className="section" aria-labelledby="mfa-heading">
-        <h2 id="mfa-heading">{t('security.mfa')}</h2>
-        {status.data === undefined ? (
-          <p className="skeleton" aria-hidden="true" />
-        ) : (
-          <p className={status.data.enabled || hasPasskeys ? 'state state-good' : 'state state-weak'} data-testid="mfa-state">
-            <strong>{status.data.enabled ? t('security.mfaOn') : t('security.mfaOff')}</strong>{' '}
-            {status.data.enabled
-              ? t('security.backupRemaining', { count: status.data.backup_codes_remaining })
-              : hasPasskeys
-                ? t('passkeys.protectedWithoutApp')
-                : t('security.mfaOffHint')}
-          </p>
-        )}
-        {codes !== null ? (
-          <BackupCodesPanel codes={codes} onDone={() => setCodes(null)} />
-        ) : status.data?.enabled === false ? (
-          <Enrol hasPassword={hasPassword} onEnabled={setCodes} />
-        ) : status.data?.enabled === true ? (
-          <ManageMfa hasPassword={hasPassword} onCodes={setCodes} />
-        ) : null}
-      </section>
+      {codes !== null && <BackupCodesPanel codes={codes} onDone={() => setCodes(null)} />}
+      {!restricted && status.data !== undefined && <Summary onCodes={setCodes} />}
+      <AppSection onCodes={setCodes} />
       <PasskeysSection />
       {!restricted && status.data !== undefined && (
         <>
           <Sessions />
+          <IdentitySection />
           <NewSignInMailSetting />
+          <DeleteAccount />
         </>
       )}
     </Page>
   )
 }
 
-function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (codes: string[]) => void }) {
+/** One row of the summary: what it is, its state in words (never colour alone), and its one action. */
+function Row({ label, state, weak, children }: { label: string; state: string; weak?: boolean; children?: React.ReactNode }) {
+  return (
+    <li className="summary-row">
+      <span className="summary-label">{label}</span>
+      <span className={weak ? 'summary-state state-weak' : 'summary-state'}>{state}</span>
+      <span className="summary-action">{children}</span>
+    </li>
+  )
+}
+
+function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
+  const { t } = useI18n()
+  const me = useQuery(meQuery).data
+  const status = useQuery(mfaStatusQuery).data
+  const passkeys = useQuery(passkeysQuery).data?.items.length ?? 0
+  const sessions = useQuery(sessionsQuery).data?.items.length
+  const identity = useQuery(identitiesQuery).data?.items[0]
+  const providerCount = useQuery(providersQuery).data?.items.length ?? 0
+  const [changing, setChanging] = useState(false)
+  const regenerate = useRegenerate(onCodes)
+  if (me === undefined || status === undefined) return <p className="skeleton" aria-hidden="true" />
+  return (
+    <section className="section" aria-labelledby="summary-heading">
+      <h2 id="summary-heading">{t('accountSecurity.summary')}</h2>
+      <ul className="summary" data-testid="security-summary">
+        <Row label={t('accountSecurity.password')} state={me.has_password ? t('accountSecurity.passwordSet') : t('accountSecurity.passwordNone')}>
+          <button type="button" className="button button-secondary button-small" aria-expanded={changing} onClick={() => setChanging(!changing)}>
+            {me.has_password ? t('accountSecurity.changePassword') : t('accountSecurity.setPassword')}
+          </button>
+        </Row>
+        {changing && (
+          <li className="summary-expanded">
+            <PasswordForm hasPassword={me.has_password} onDone={() => setChanging(false)} />
+          </li>
+        )}
+        <Row
+          label={t('accountSecurity.app')}
+          state={status.enabled ? t('accountSecurity.on') : t('accountSecurity.off')}
+          weak={!status.enabled && passkeys === 0}
+        >
+          <a className="button button-secondary button-small" href="#mfa-heading">
+            {status.enabled ? t('accountSecurity.manage') : t('accountSecurity.setUp')}
+          </a>
+        </Row>
+        <Row label={t('passkeys.title')} state={t('accountSecurity.passkeyCount', { count: passkeys })}>
+          <a className="button button-secondary button-small" href="#passkeys-heading">
+            {passkeys === 0 ? t('accountSecurity.add') : t('accountSecurity.manage')}
+          </a>
+        </Row>
+        <Row
+          label={t('accountSecurity.backupCodes')}
+          state={status.enabled ? t('accountSecurity.backupLeft', { count: status.backup_codes_remaining }) : t('accountSecurity.backupWithApp')}
+          weak={status.enabled && status.backup_codes_remaining <= 2}
+        >
+          {status.enabled && (
+            <button type="button" className="button button-secondary button-small" onClick={() => void regenerate.start()}>
+              {t('security.regenerate')}
+            </button>
+          )}
+        </Row>
+        <Row label={t('accountSecurity.devices')} state={sessions === undefined ? '…' : t('accountSecurity.deviceCount', { count: sessions })}>
+          <a className="button button-secondary button-small" href="#sessions-heading">
+            {t('accountSecurity.review')}
+          </a>
+        </Row>
+        <Row
+          label={t('accountSecurity.identity')}
+          state={identity === undefined ? t('accountSecurity.identityNone') : (identity.name ?? identity.provider_key)}
+        >
+          {/* The section exists only when there is something to link or unlink. */}
+          {(identity !== undefined || providerCount > 0) && (
+            <a className="button button-secondary button-small" href="#identity-heading">
+              {identity === undefined ? t('accountSecurity.link') : t('accountSecurity.manage')}
+            </a>
+          )}
+        </Row>
+      </ul>
+      {regenerate.failure.text !== null && <FormError>{regenerate.failure.text}</FormError>}
+      {regenerate.dialog}
+    </section>
+  )
+}
+
+/** Setting or changing the password: only the new one here; the current one is asked by the re-authentication dialog if needed. */
+function PasswordForm({ hasPassword, onDone }: { hasPassword: boolean; onDone: () => void }) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const state = useFormError(['new_password'])
+  const reauth = useReauth({ window: true })
+  const change = useMutation({
+    mutationFn: (body: { new_password: string; revoke_api_tokens: boolean }) =>
+      reauth.run(() => unwrap(client.POST('/api/users/me/password', { body }))),
+    onSuccess: async () => {
+      announce(t('password.changed'))
+      onDone()
+      await queryClient.invalidateQueries({ queryKey: ['me'] })
+      await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+    },
+    onError: unlessCancelled(state.fail),
+  })
+  return (
+    <form
+      ref={state.form}
+      className="form"
+      aria-label={hasPassword ? t('accountSecurity.changePassword') : t('accountSecurity.setPassword')}
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault()
+        state.clear()
+        const values = formValues(event.currentTarget)
+        change.mutate({ new_password: values.new_password ?? '', revoke_api_tokens: values.revoke_api_tokens === 'on' })
+      }}
+    >
+      <FormError>{state.general}</FormError>
+      <TextField
+        name="new_password"
+        type="password"
+        label={t('field.newPassword')}
+        autoComplete="new-password"
+        help={t('field.newPassword.help')}
+        autoFocus
+        error={state.at('new_password')}
+      />
+      {/* Issue 28: on by default — a password changed in a hurry usually means a credential leaked. */}
+      <CheckboxField name="revoke_api_tokens" label={t('tokens.alsoRevoke')} help={t('tokens.alsoRevokeHelp')} defaultChecked />
+      <div className="row">
+        <SubmitButton pending={change.isPending}>{t('password.submit')}</SubmitButton>
+        <button type="button" className="button button-secondary" onClick={onDone}>
+          {t('common.cancel')}
+        </button>
+      </div>
+      {reauth.dialog}
+    </form>
+  )
+}
+
+function useRegenerate(onCodes: (codes: string[]) => void) {
+  const queryClient = useQueryClient()
+  const reauth = useReauth({ window: true })
+  const failure = useActionError()
+  const start = async () => {
+    failure.clear()
+    try {
+      const data = await reauth.run(() => unwrap(client.POST('/api/auth/mfa/backup/regenerate', { body: {} })))
+      onCodes(data.backup_codes)
+      window.scrollTo({ top: 0 })
+      await queryClient.invalidateQueries({ queryKey: ['mfa-status'] })
+    } catch (error) {
+      failure.set(error)
+    }
+  }
+  return { start, failure, dialog: reauth.dialog }
+}
+
+/** The authenticator app: set it up (QR code, key with Copy), or — when on — new backup codes and, quietly, turning it off. */
+function AppSection({ onCodes }: { onCodes: (codes: string[]) => void }) {
+  const { t } = useI18n()
+  const status = useQuery(mfaStatusQuery)
+  const hasPasskeys = (useQuery(passkeysQuery).data?.items.length ?? 0) > 0
+  return (
+    <section className="section" aria-labelledby="mfa-heading">
+      <h2 id="mfa-heading">{t('security.mfa')}</h2>
+      {status.data === undefined ? (
+        <p className="skeleton" aria-hidden="true" />
+      ) : (
+        <p className={status.data.enabled || hasPasskeys ? 'state state-good' : 'state state-weak'} data-testid="mfa-state">
+          <strong>{status.data.enabled ? t('security.mfaOn') : t('security.mfaOff')}</strong>{' '}
+          {status.data.enabled
+            ? t('security.backupRemaining', { count: status.data.backup_codes_remaining })
+            : hasPasskeys
+              ? t('passkeys.protectedWithoutApp')
+              : t('security.mfaOffHint')}
+        </p>
+      )}
+      {status.data?.enabled === false ? <Enrol onEnabled={onCodes} /> : status.data?.enabled === true ? <ManageApp onCodes={onCodes} /> : null}
+    </section>
+  )
+}
+
+function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const [enrollment, setEnrollment] = useState<Enrollment | null>(null)
-  const begin = useFormError(['password'])
+  const begin = useFormError([])
   const confirm = useFormError(['code'])
+  const reauth = useReauth({ window: true })
 
   const beginMutation = useMutation({
-    mutationFn: (password: string | undefined) =>
-      unwrap(client.POST('/api/auth/mfa/enroll/begin', { body: password !== undefined ? { password } : {} })),
+    mutationFn: () => reauth.run(() => unwrap(client.POST('/api/auth/mfa/enroll/begin', { body: {} }))),
     onSuccess: (data) => setEnrollment({ secret: data.secret, qr_svg: data.qr_svg }),
-    onError: begin.fail,
+    onError: unlessCancelled(begin.fail),
   })
   const confirmMutation = useMutation({
     mutationFn: ({ code, revokeApiTokens }: { code: string; revokeApiTokens: boolean }) =>
@@ -109,29 +269,15 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
 
   if (enrollment === null) {
     return (
-      <form
-        ref={begin.form}
-        className="stack"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          begin.clear()
-          beginMutation.mutate(hasPassword ? (formValues(event.currentTarget).password ?? '') : undefined)
-        }}
-      >
+      <div className="stack">
         <FormError>{begin.general}</FormError>
-        {hasPassword && (
-          <TextField
-            name="password"
-            type="password"
-            label={t('field.currentPassword')}
-            autoComplete="current-password"
-            help={t('security.beginHelp')}
-            error={begin.at('password')}
-          />
-        )}
-        <SubmitButton pending={beginMutation.isPending}>{t('security.begin')}</SubmitButton>
-      </form>
+        <div>
+          <button type="button" className="button button-primary" onClick={() => beginMutation.mutate()} aria-busy={beginMutation.isPending}>
+            {t('security.begin')}
+          </button>
+        </div>
+        {reauth.dialog}
+      </div>
     )
   }
 
@@ -148,10 +294,11 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
             src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(enrollment.qr_svg)}`}
           />
           <p>{t('security.manual')}</p>
-          <p>
+          <p className="secret-row">
             <code className="secret" data-testid="totp-secret" aria-label={t('security.secretLabel')}>
               {groupForReading(enrollment.secret)}
             </code>
+            <CopyButton text={enrollment.secret} label={t('accountSecurity.copyKey')} />
           </p>
         </li>
         <li>
@@ -189,138 +336,46 @@ function Enrol({ hasPassword, onEnabled }: { hasPassword: boolean; onEnabled: (c
   )
 }
 
-/** Regenerate backup codes or disable: both need a current code and the password (as the API asks). */
-function ManageMfa({ hasPassword, onCodes }: { hasPassword: boolean; onCodes: (codes: string[]) => void }) {
+/** With the app on: new backup codes, and — a quiet action, confirmed — turning it off. */
+function ManageApp({ onCodes }: { onCodes: (codes: string[]) => void }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const regenerate = useFormError(['code', 'password'])
-  const disable = useFormError(['code', 'password'])
-  const body = (form: HTMLFormElement) => {
-    const values = formValues(form)
-    return { code: (values.code ?? '').replace(/\s+/g, ''), ...(hasPassword && { password: values.password ?? '' }) }
-  }
-  const regenerateMutation = useMutation({
-    mutationFn: (payload: { code: string; password?: string }) => unwrap(client.POST('/api/auth/mfa/backup/regenerate', { body: payload })),
-    onSuccess: async (data) => {
-      onCodes(data.backup_codes)
-      await queryClient.invalidateQueries({ queryKey: ['mfa-status'] })
-    },
-    onError: regenerate.fail,
-  })
-  const disableMutation = useMutation({
-    mutationFn: (payload: { code: string; password?: string }) => unwrap(client.POST('/api/auth/mfa/disable', { body: payload })),
-    onSuccess: async () => {
+  const regenerate = useRegenerate(onCodes)
+  const reauth = useReauth({ window: true })
+  const failure = useActionError()
+  const disable = async () => {
+    failure.clear()
+    try {
+      await reauth.run(() => unwrap(client.POST('/api/auth/mfa/disable', { body: {} })))
       announce(t('security.disabled'))
       await queryClient.invalidateQueries({ queryKey: ['mfa-status'] })
-    },
-    onError: disable.fail,
-  })
-  const fields = (state: ReturnType<typeof useFormError>) => (
-    <>
-      <FormError>{state.general}</FormError>
-      <TextField name="code" label={t('security.codeOrBackup')} autoComplete="one-time-code" className="field-code" error={state.at('code')} />
-      {hasPassword && (
-        <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={state.at('password')} />
-      )}
-    </>
-  )
-  return (
-    <div className="grid-2">
-      <form
-        ref={regenerate.form}
-        className="panel"
-        aria-labelledby="regenerate-heading"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          regenerate.clear()
-          regenerateMutation.mutate(body(event.currentTarget))
-        }}
-      >
-        <h3 id="regenerate-heading">{t('security.regenerate')}</h3>
-        <p className="muted">{t('security.regenerateHelp')}</p>
-        {fields(regenerate)}
-        <SubmitButton pending={regenerateMutation.isPending}>{t('security.regenerate')}</SubmitButton>
-      </form>
-      <form
-        ref={disable.form}
-        className="panel"
-        aria-labelledby="disable-heading"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          disable.clear()
-          disableMutation.mutate(body(event.currentTarget))
-        }}
-      >
-        <h3 id="disable-heading">{t('security.disable')}</h3>
-        <p className="muted">{t('security.disableHelp')}</p>
-        {fields(disable)}
-        <SubmitButton pending={disableMutation.isPending} variant="danger">
-          {t('security.disable')}
-        </SubmitButton>
-      </form>
-    </div>
-  )
-}
-
-function Sessions() {
-  const { t } = useI18n()
-  const queryClient = useQueryClient()
-  const sessions = useQuery(sessionsQuery)
-  const items = sessions.data?.items ?? []
-  const others = items.filter((session) => !session.current)
-  const revoke = async (ids: string[]) => {
-    await Promise.all(ids.map((id) => unwrap(client.DELETE('/api/users/me/sessions/{id}', { params: { path: { id } } })).catch(() => undefined)))
-    announce(t('sessions.revoked', { count: ids.length }))
-    await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+      await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+    } catch (error) {
+      failure.set(error)
+    }
   }
-  const deviceName = useDeviceName()
   return (
-    <section className="section" aria-labelledby="sessions-heading">
-      <div className="section-header">
-        <h2 id="sessions-heading">{t('sessions.title')}</h2>
-        {others.length > 0 && (
-          <ConfirmDialog
-            trigger={t('sessions.revokeOthers')}
-            title={t('sessions.revokeOthersTitle')}
-            confirmLabel={t('sessions.revokeOthers')}
-            danger
-            onConfirm={() => revoke(others.map((s) => s.id))}
-          >
-            <p>{t('sessions.revokeOthersText', { count: others.length })}</p>
-          </ConfirmDialog>
-        )}
+    <div className="stack">
+      <div className="row">
+        <button type="button" className="button button-secondary" onClick={() => void regenerate.start()}>
+          {t('security.regenerate')}
+        </button>
+        <ConfirmDialog
+          trigger={t('security.disable')}
+          triggerClassName="button button-quiet"
+          title={t('accountSecurity.disableTitle')}
+          confirmLabel={t('security.disable')}
+          danger
+          onConfirm={() => void disable()}
+        >
+          <p>{t('security.disableHelp')}</p>
+        </ConfirmDialog>
       </div>
-      <p className="muted">{t('sessions.description')}</p>
-      <table className="table" data-testid="sessions">
-        <TableHead columns={[t('sessions.device'), t('sessions.ip'), t('sessions.lastSeen')]} actions />
-        <tbody>
-          {items.map((session) => (
-            <tr key={session.id} data-session={session.id}>
-              <td>
-                {deviceName(session.user_agent)} {session.current && <span className="badge">{t('sessions.thisDevice')}</span>}
-              </td>
-              <td className="mono">{session.ip ?? '—'}</td>
-              <td>
-                <RelativeTime iso={session.last_seen_at} />
-              </td>
-              <td className="actions">
-                {!session.current && (
-                  <button
-                    type="button"
-                    className="button button-secondary button-small"
-                    aria-label={t('sessions.revokeNamed', { device: deviceName(session.user_agent) })}
-                    onClick={() => void revoke([session.id])}
-                  >
-                    {t('sessions.revoke')}
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+      <p className="muted">{t('security.regenerateHelp')}</p>
+      {regenerate.failure.text !== null && <FormError>{regenerate.failure.text}</FormError>}
+      {failure.text !== null && <FormError>{failure.text}</FormError>}
+      {regenerate.dialog}
+      {reauth.dialog}
+    </div>
   )
 }

@@ -106,6 +106,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/reauthenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm it is you: opens a 10-minute window in which sensitive changes of this session need no proof
+         * @description Needs the password and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options). Within the window, the password and second-factor fields of the operations listed in docs/API.md ("Re-authentication window") may be left out. A sign-in opens the window too; an account without a password signs in again instead (403 RECENT_SIGN_IN_REQUIRED). Recorded as session.reauthenticate.
+         */
+        post: operations["reauthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/csrf": {
         parameters: {
             query?: never;
@@ -134,7 +154,10 @@ export interface paths {
         get: operations["getCurrentUser"];
         put?: never;
         post?: never;
-        /** Delete your account (password, and a TOTP or backup code when MFA is on) */
+        /**
+         * Delete your account (password, and a TOTP or backup code when MFA is on)
+         * @description The proof fields may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate); a proof sent is checked.
+         */
         delete: operations["deleteCurrentUser"];
         options?: never;
         head?: never;
@@ -151,7 +174,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change your password; your other sessions are signed out */
+        /**
+         * Change your password; your other sessions are signed out
+         * @description The proof fields may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate); a proof sent is checked.
+         */
         post: operations["changePassword"];
         delete?: never;
         options?: never;
@@ -270,7 +296,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable MFA with a current code (and the password, if the account has one) */
+        /**
+         * Disable MFA with a current code (and the password, if the account has one)
+         * @description Inside the session's re-authentication window (POST /api/auth/reauthenticate) the code and the password may be left out.
+         */
         post: operations["disableMfa"];
         delete?: never;
         options?: never;
@@ -287,7 +316,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace every backup code with a new set */
+        /**
+         * Replace every backup code with a new set
+         * @description Needs a current code and the password (if any) — or, for either left out, the session's re-authentication window.
+         */
         post: operations["regenerateBackupCodes"];
         delete?: never;
         options?: never;
@@ -340,7 +372,7 @@ export interface paths {
         put?: never;
         /**
          * Start registering a passkey: the options for navigator.credentials.create, valid 5 minutes, bound to this session
-         * @description Needs the password (an account without one: a sign-in of the last 5 minutes, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options).
+         * @description Needs the password (an account without one: a recent sign-in, else 403 RECENT_SIGN_IN_REQUIRED) and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options). Inside the session's re-authentication window (POST /api/auth/reauthenticate) both may be left out.
          */
         post: operations["beginPasskeyRegistration"];
         delete?: never;
@@ -400,7 +432,7 @@ export interface paths {
         delete: operations["deletePasskey"];
         options?: never;
         head?: never;
-        /** Rename a passkey (with the password, if the account has one) */
+        /** Rename a passkey (no proof needed: a name changes nothing about who can sign in) */
         patch: operations["renamePasskey"];
         trace?: never;
     };
@@ -808,7 +840,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask to change your email: a verification link goes to the new address */
+        /**
+         * Ask to change your email: a verification link goes to the new address
+         * @description The proof fields may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate); a proof sent is checked.
+         */
         post: operations["requestEmailChange"];
         delete?: never;
         options?: never;
@@ -2383,6 +2418,98 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    reauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    password?: string;
+                    /** @description A current TOTP code or an unused backup code (when the account has a second factor) */
+                    code?: string;
+                    /** @description Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options */
+                    passkey?: {
+                        id: string;
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                        response: {
+                            clientDataJSON: string;
+                            authenticatorData: string;
+                            signature: string;
+                            userHandle?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description Until then this session may make sensitive changes without a proof in the request
+                         */
+                        reauthenticated_until: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description RECENT_SIGN_IN_REQUIRED: the account has no password; sign in again; SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 wrong passwords (or codes, or passkey answers) per account per 15 minutes */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getCsrfToken: {
         parameters: {
             query?: never;
@@ -2639,6 +2766,7 @@ export interface operations {
                             last_seen_at: string;
                             user_agent: string | null;
                             ip: string | null;
+                            sign_in_method: string | null;
                             /** @description True for the session making this request */
                             current: boolean;
                         }[];
@@ -2922,10 +3050,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    code: string;
+                    code?: string;
                     password?: string;
                 };
             };
@@ -2938,7 +3066,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2988,10 +3116,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    code: string;
+                    code?: string;
                     password?: string;
                 };
             };
@@ -3009,7 +3137,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3505,6 +3633,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description Ignored: a rename needs no proof (issue 32); accepted so that older clients keep working */
                     password?: string;
                 };
             };
@@ -3532,7 +3661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD */
+            /** @description VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3562,15 +3691,7 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 wrong passwords per account per 15 minutes */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7728,9 +7849,17 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ValidationFailed"];
+            /** @description PASSWORD_REQUIRED: outside the re-authentication window (POST /api/auth/reauthenticate first) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            /** @description RECENT_SIGN_IN_REQUIRED: outside the window, for an account without a password (sign in again); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7799,7 +7928,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description PASSWORD_REQUIRED: set a password first; it would be your only way to sign in */
+            /** @description PASSWORD_REQUIRED: set a password first (it would be your only way to sign in), or — outside the re-authentication window — POST /api/auth/reauthenticate first */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useSearch } from '@tanstack/react-router'
-import { useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { FormError, SubmitButton, TextField, focusField, formValues } from '../ui/form'
@@ -8,7 +8,7 @@ import { describeError } from '../ui/describe-error'
 import { Page } from '../ui/page'
 import { PasskeySecondFactor } from '../passkeys/PasskeySignIn'
 import { AuthFrame } from './AuthFrame'
-import { finishSignIn, setPendingMfaToken, takePendingMfaToken } from './sign-in'
+import { finishSignIn, noteBackupCodeUsed, setPendingMfaToken, takePendingMfaToken } from './sign-in'
 
 /**
  * The mfa_token from an OIDC callback's fragment (#mfa_token=…&expires_at=…), read once and then
@@ -36,7 +36,11 @@ export function MfaPage() {
 
   const verify = useMutation({
     mutationFn: (code: string) => unwrap(client.POST('/api/auth/mfa/verify', { body: { mfa_token: mfaToken ?? '', code } })),
-    onSuccess: (data) => finishSignIn(queryClient, data.user, search.return_to, (to) => void navigate({ to })),
+    onSuccess: (data, code) => {
+      // Not a 6-digit app code: a backup code was spent, and the next page says how many are left (issue 32).
+      if (!/^[0-9]{6}$/.test(code)) noteBackupCodeUsed()
+      finishSignIn(queryClient, data.user, search.return_to, (to) => void navigate({ to }))
+    },
     onError: (failure) => {
       const shown = describeError(failure, ['code'], i18n)
       const expired = shown.reason === 'MFA_PENDING_INVALID'
@@ -44,6 +48,11 @@ export function MfaPage() {
       queueMicrotask(() => focusField(form.current, expired ? null : shown.field))
     },
   })
+
+  // The code field takes the focus (issue 32): this runs after the page has focused its heading.
+  useEffect(() => {
+    form.current?.querySelector<HTMLInputElement>('input[name="code"]')?.focus()
+  }, [])
 
   const signInAgain = (
     <Link to="/login" search={{ return_to: search.return_to }}>

@@ -23,3 +23,25 @@ export function finishSignIn(queryClient: QueryClient, user: User, returnTo: str
   if (target.startsWith('/go/')) window.location.assign(target)
   else navigate(target)
 }
+
+const BACKUP_CODE_USED = 'switchboard.backup-code-used'
+
+/** Marks that this sign-in spent a backup code (a flag only, never the code), for the signed-in frame to report. */
+export function noteBackupCodeUsed(): void {
+  try {
+    window.sessionStorage.setItem(BACKUP_CODE_USED, '1')
+  } catch {
+    // Storage refused (private mode): the notice is a courtesy, the security page shows the count anyway.
+  }
+}
+
+/** Whether the last sign-in spent a backup code; reading clears it, so the notice shows once. */
+export function takeBackupCodeUsed(): boolean {
+  try {
+    const used = window.sessionStorage.getItem(BACKUP_CODE_USED) === '1'
+    window.sessionStorage.removeItem(BACKUP_CODE_USED)
+    return used
+  } catch {
+    return false
+  }
+}

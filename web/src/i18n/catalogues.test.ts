@@ -58,6 +58,8 @@ describe('message catalogues', () => {
         'admin.users.admin',
         'admin.smtp.port',
         'admin.provider.scopes',
+        // The security page's sign-in methods (issue 32).
+        'accountSecurity.method.passkey',
       ].sort(),
     )
   })

@@ -1,13 +1,15 @@
 /**
  * The security page's passkeys: the list (name, added, last used, synced or this device only),
- * adding one (the password first, as the API asks, then the browser's dialog), renaming and
- * deleting — each change re-authenticated in a dialog that keeps what was typed on failure.
- * Adding a passkey to an account with a second factor, and deleting the last second factor, also
- * prove that factor in the same form (issue 26): a code typed there, or one of the registered
- * passkeys answering first.
+ * adding one (then the browser's dialog), renaming and deleting. Adding and deleting go through
+ * the session's re-authentication window (issue 32): when it is closed, one dialog asks for the
+ * password and the second factor (a code, or one of the registered passkeys answering), and the
+ * action continues; within the window nothing is asked. A rename needs no proof.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState, type ReactNode } from 'react'
+import { ConfirmDialog } from '../ui/dialog'
+import { describeError } from '../ui/describe-error'
+import { ReauthCancelled, unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { useNavigate } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
@@ -19,7 +21,7 @@ import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { passkeysQuery } from './queries'
-import { createPasskey, getPasskey, isBrowserFailure, passkeysSupported, wasCancelled } from './webauthn'
+import { createPasskey, isBrowserFailure, passkeysSupported, wasCancelled } from './webauthn'
 import { TableHead } from '../ui/table-head'
 
 type Passkey = Awaited<ReturnType<typeof passkeysQuery.queryFn>>['items'][number]
@@ -62,19 +64,15 @@ export function PasskeysSection() {
                   <span className="badge">{passkey.backup_eligible ? t('passkeys.synced') : t('passkeys.deviceOnly')}</span>
                 </td>
                 <td className="actions passkey-actions">
-                  <Rename passkey={passkey} hasPassword={hasPassword} />
-                  <Delete passkey={passkey} hasPassword={hasPassword} last={items.length === 1} lastFactor={items.length === 1 && !totpOn} />
+                  <Rename passkey={passkey} />
+                  <Delete passkey={passkey} last={items.length === 1} lastFactor={items.length === 1 && !totpOn} />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {supported === false ? (
-        <p className="muted">{t('passkeys.unsupported')}</p>
-      ) : (
-        <Add hasPassword={hasPassword} totpOn={totpOn} hasPasskeys={items.length > 0} />
-      )}
+      {supported === false ? <p className="muted">{t('passkeys.unsupported')}</p> : <Add hasPassword={hasPassword} />}
     </section>
   )
 }
@@ -98,34 +96,19 @@ function useBrowserAwareError(fields: readonly string[]) {
   }
 }
 
-/**
- * The second-factor proof (issue 26): a code when one was typed, otherwise an answer of one of the
- * registered passkeys to this session's challenge (the browser's dialog), or nothing when the
- * account has neither (the API then names what is missing).
- */
-async function secondFactorProof(code: string, hasPasskeys: boolean): Promise<{ code?: string; passkey?: Awaited<ReturnType<typeof getPasskey>> }> {
-  if (code !== '') return { code }
-  if (!hasPasskeys) return {}
-  const challenge = await unwrap(client.POST('/api/auth/passkeys/proof/options'))
-  return { passkey: await getPasskey(challenge.options) }
-}
-
-function Add({ hasPassword, totpOn, hasPasskeys }: { hasPassword: boolean; totpOn: boolean; hasPasskeys: boolean }) {
+function Add({ hasPassword }: { hasPassword: boolean }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const form = useBrowserAwareError(['password', 'code', 'name'])
+  const form = useBrowserAwareError(['name'])
+  const reauth = useReauth({ window: true })
   const [signInAgain, setSignInAgain] = useState(false)
   const add = useMutation({
-    mutationFn: async (input: { name: string; password?: string; code: string }) => {
-      const proof = await secondFactorProof(input.code, hasPasskeys)
-      const start = await unwrap(
-        client.POST('/api/auth/passkeys/registration/options', {
-          body: { ...(input.password !== undefined && { password: input.password }), ...proof },
-        }),
-      )
-      const credential = await createPasskey(start.options)
-      return unwrap(client.POST('/api/auth/passkeys/registration', { body: { credential, ...(input.name !== '' && { name: input.name }) } }))
-    },
+    mutationFn: (input: { name: string }) =>
+      reauth.run(async () => {
+        const start = await unwrap(client.POST('/api/auth/passkeys/registration/options', { body: {} }))
+        const credential = await createPasskey(start.options)
+        return unwrap(client.POST('/api/auth/passkeys/registration', { body: { credential, ...(input.name !== '' && { name: input.name }) } }))
+      }),
     onSuccess: async (passkey) => {
       announce(t('passkeys.addedAnnounce', { name: passkey.name }))
       form.form.current?.reset()
@@ -134,10 +117,10 @@ function Add({ hasPassword, totpOn, hasPasskeys }: { hasPassword: boolean; totpO
       // A backup code given as the proof is used up: the count shown beside the app changes.
       await queryClient.invalidateQueries({ queryKey: mfaStatusQuery.queryKey })
     },
-    onError: (failure) => {
-      setSignInAgain(failure instanceof ApiError && failure.reason === 'RECENT_SIGN_IN_REQUIRED')
+    onError: unlessCancelled((failure) => {
+      setSignInAgain(!hasPassword && failure instanceof ApiError && failure.reason === 'RECENT_SIGN_IN_REQUIRED')
       form.fail(failure)
-    },
+    }),
   })
   return (
     <form
@@ -150,39 +133,17 @@ function Add({ hasPassword, totpOn, hasPasskeys }: { hasPassword: boolean; totpO
         form.clear()
         setSignInAgain(false)
         const values = formValues(event.currentTarget)
-        add.mutate({ name: (values.name ?? '').trim(), ...(hasPassword && { password: values.password ?? '' }), code: (values.code ?? '').trim() })
+        add.mutate({ name: (values.name ?? '').trim() })
       }}
     >
       <h3 id="passkey-add-heading">{t('passkeys.add')}</h3>
       <FormError>{form.general}</FormError>
       {signInAgain && <SignInAgain />}
       <TextField name="name" label={t('passkeys.name')} help={t('passkeys.nameHelp')} maxLength={64} autoComplete="off" error={form.at('name')} />
-      {hasPassword && (
-        <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={form.at('password')} />
-      )}
-      <SecondFactorFields totpOn={totpOn} hasPasskeys={hasPasskeys} error={form.at('code')} />
       <SubmitButton pending={add.isPending}>{t('passkeys.add')}</SubmitButton>
+      {reauth.dialog}
     </form>
   )
-}
-
-/** What the proof of the second factor asks for: the code field (TOTP on), and/or a word on the passkey asked first. */
-function SecondFactorFields({ totpOn, hasPasskeys, error }: { totpOn: boolean; hasPasskeys: boolean; error: string | undefined }) {
-  const { t } = useI18n()
-  if (totpOn) {
-    return (
-      <TextField
-        name="code"
-        label={t('passkeys.proofCode')}
-        help={t(hasPasskeys ? 'passkeys.proofCodeOrPasskeyHelp' : 'passkeys.proofCodeHelp')}
-        autoComplete="one-time-code"
-        className="field-code"
-        error={error}
-      />
-    )
-  }
-  if (hasPasskeys) return <p className="muted">{t('passkeys.proofPasskey')}</p>
-  return null
 }
 
 /** An account without a password proves itself by a fresh sign-in: this signs out and back to sign-in, returning here. */
@@ -277,13 +238,7 @@ function FormDialog({
   )
 }
 
-function PasswordField({ hasPassword, error }: { hasPassword: boolean; error: string | undefined }) {
-  const { t } = useI18n()
-  if (!hasPassword) return null
-  return <TextField name="password" type="password" label={t('field.currentPassword')} autoComplete="current-password" error={error} />
-}
-
-function Rename({ passkey, hasPassword }: { passkey: Passkey; hasPassword: boolean }) {
+function Rename({ passkey }: { passkey: Passkey }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   return (
@@ -292,13 +247,11 @@ function Rename({ passkey, hasPassword }: { passkey: Passkey; hasPassword: boole
       triggerName={passkey.name}
       title={t('passkeys.renameTitle', { name: passkey.name })}
       submitLabel={t('passkeys.rename')}
-      fields={['name', 'password']}
+      fields={['name']}
       onSubmit={async (values) => {
+        // A name changes nothing about who can sign in: no proof (issue 32).
         const renamed = await unwrap(
-          client.PATCH('/api/auth/passkeys/{id}', {
-            params: { path: { id: passkey.id } },
-            body: { name: values.name ?? '', ...(hasPassword && { password: values.password ?? '' }) },
-          }),
+          client.PATCH('/api/auth/passkeys/{id}', { params: { path: { id: passkey.id } }, body: { name: values.name ?? '' } }),
         )
         announce(t('passkeys.renamed', { name: renamed.name }))
         await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
@@ -315,45 +268,46 @@ function Rename({ passkey, hasPassword }: { passkey: Passkey; hasPassword: boole
             required
             error={at('name')}
           />
-          <PasswordField hasPassword={hasPassword} error={at('password')} />
         </>
       )}
     </FormDialog>
   )
 }
 
-function Delete({ passkey, hasPassword, last, lastFactor }: { passkey: Passkey; hasPassword: boolean; last: boolean; lastFactor: boolean }) {
-  const { t } = useI18n()
+function Delete({ passkey, last, lastFactor }: { passkey: Passkey; last: boolean; lastFactor: boolean }) {
+  const i18n = useI18n()
+  const { t } = i18n
   const queryClient = useQueryClient()
+  const reauth = useReauth({ window: true })
+  const [failure, setFailure] = useState<string | null>(null)
+  // The confirmation closes before the request, so the re-authentication dialog never opens over it.
+  const remove = async () => {
+    setFailure(null)
+    try {
+      await reauth.run(() => unwrap(client.DELETE('/api/auth/passkeys/{id}', { params: { path: { id: passkey.id } }, body: {} })))
+      announce(t('passkeys.deleted', { name: passkey.name }))
+      await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
+      await queryClient.invalidateQueries({ queryKey: ['sessions'] })
+    } catch (error) {
+      if (!(error instanceof ReauthCancelled)) setFailure(describeError(error, [], i18n).text)
+    }
+  }
   return (
-    <FormDialog
-      trigger={t('passkeys.deleteShort')}
-      triggerName={passkey.name}
-      title={t('passkeys.deleteTitle', { name: passkey.name })}
-      submitLabel={t('passkeys.delete')}
-      danger
-      fields={['password', 'code']}
-      onSubmit={async (values) => {
-        // The last second factor goes only with the factor itself, as disabling the app does: this passkey answers first.
-        const proof = lastFactor ? await secondFactorProof('', true) : {}
-        await unwrap(
-          client.DELETE('/api/auth/passkeys/{id}', {
-            params: { path: { id: passkey.id } },
-            body: { ...(hasPassword && { password: values.password ?? '' }), ...proof },
-          }),
-        )
-        announce(t('passkeys.deleted', { name: passkey.name }))
-        await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
-        await queryClient.invalidateQueries({ queryKey: ['sessions'] })
-      }}
-    >
-      {(at) => (
-        <>
-          <p>{last ? t('passkeys.deleteLastText') : t('passkeys.deleteText')}</p>
-          {lastFactor && <p className="muted">{t('passkeys.deleteLastProof')}</p>}
-          <PasswordField hasPassword={hasPassword} error={at('password')} />
-        </>
-      )}
-    </FormDialog>
+    <>
+      <ConfirmDialog
+        trigger={t('passkeys.deleteShort')}
+        triggerLabel={`${t('passkeys.deleteShort')} ${passkey.name}`}
+        triggerClassName="button button-small button-danger-outline"
+        title={t('passkeys.deleteTitle', { name: passkey.name })}
+        confirmLabel={t('passkeys.delete')}
+        danger
+        onConfirm={() => void remove()}
+      >
+        <p>{last ? t('passkeys.deleteLastText') : t('passkeys.deleteText')}</p>
+        {lastFactor && <p className="muted">{t('passkeys.deleteLastProof')}</p>}
+      </ConfirmDialog>
+      {failure !== null && <FormError>{failure}</FormError>}
+      {reauth.dialog}
+    </>
   )
 }

@@ -2,6 +2,7 @@
  * The signed-in frame: skip link, top bar (instance name, account menu), side navigation (folded
  * into a menu button below 720 px), the page in <main>.
  */
+import { BackupCodeNotice } from '../account/BackupCodeNotice'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
 import { lazy, Suspense, useEffect, useState } from 'react'
@@ -180,6 +181,7 @@ export function AppShell() {
           )}
         </nav>
         <main id="main" className="content" tabIndex={-1}>
+          <BackupCodeNotice />
           <Outlet />
         </main>
       </div>

@@ -14,9 +14,12 @@ export function ConfirmDialog({
   confirmLabel,
   onConfirm,
   danger,
+  triggerClassName,
 }: {
   trigger?: string
   triggerLabel?: string
+  /** A quieter trigger than the default button, e.g. for a rare action inside a row. */
+  triggerClassName?: string
   title: string
   children: ReactNode
   confirmLabel: string
@@ -26,7 +29,7 @@ export function ConfirmDialog({
   const { t } = useI18n()
   return (
     <DialogTrigger>
-      <Button className={`button ${danger ? 'button-danger-outline' : 'button-secondary'}`} aria-label={triggerLabel}>
+      <Button className={triggerClassName ?? `button ${danger ? 'button-danger-outline' : 'button-secondary'}`} aria-label={triggerLabel}>
         {trigger ?? confirmLabel}
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable>

@@ -4,8 +4,15 @@
  * second factor (400 on the field `code`), a dialog asks for them and retries the same action
  * with the proof. The form that started the action stays as it was, so nothing typed is lost; the
  * proof lives only in the dialog's fields and is forgotten when it closes.
+ *
+ * `useReauth({ window: true })` is the account's own form (issue 32): the proof goes to POST
+ * /api/auth/reauthenticate, which opens the session's 10-minute re-authentication window, and the
+ * action is retried without a proof — so a second sensitive change within the window asks nothing.
+ * An account whose second factor is a passkey (no authenticator app) answers with the passkey.
  */
 import { useQuery } from '@tanstack/react-query'
+import { client, unwrap } from '../api/client'
+import type { getPasskey as getPasskeyType } from '../passkeys/webauthn'
 import { useCallback, useRef, useState, type ReactNode } from 'react'
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { ApiError } from '../api/errors'
@@ -30,12 +37,12 @@ export class ReauthCancelled extends Error {
 /** The API asks for the caller's own proof: their password, or their second factor. */
 export function asksForProof(error: unknown): boolean {
   if (!(error instanceof ApiError)) return false
-  if (error.reason === 'PASSWORD_REQUIRED') return true
+  if (error.reason === 'PASSWORD_REQUIRED' || error.reason === 'SECOND_FACTOR_REQUIRED') return true
   return error.reason === 'VALIDATION_FAILED' && asksForCode(error)
 }
 
 function asksForCode(error: unknown): boolean {
-  return error instanceof ApiError && error.details.some((problem) => problem.field === 'code')
+  return error instanceof ApiError && (error.reason === 'SECOND_FACTOR_REQUIRED' || error.details.some((problem) => problem.field === 'code'))
 }
 
 /** Wraps a form's error handler so that a cancelled re-authentication shows no error. */
@@ -54,19 +61,60 @@ interface Waiting {
   codeAsked: boolean
 }
 
-export function useReauth(): { run: <T>(action: (proof: Proof) => Promise<T>) => Promise<T>; dialog: ReactNode } {
+/** Opens the session's re-authentication window with the proof (issue 32); a passkey answers when no code is typed. */
+async function openWindow(proof: Proof, passkeyInstead: boolean): Promise<void> {
+  const code = proof.code ?? ''
+  let passkey: Awaited<ReturnType<typeof getPasskeyType>> | undefined
+  if (code === '' && passkeyInstead) {
+    const { getPasskey } = await import('../passkeys/webauthn')
+    const challenge = await unwrap(client.POST('/api/auth/passkeys/proof/options'))
+    passkey = await getPasskey(challenge.options)
+  }
+  const body = {
+    ...(proof.current_password !== undefined && { password: proof.current_password }),
+    ...(code !== '' && { code }),
+    ...(passkey !== undefined && { passkey }),
+  }
+  await unwrap(client.POST('/api/auth/reauthenticate', { body }))
+}
+
+export function useReauth(options: { window?: boolean } = {}): { run: <T>(action: (proof: Proof) => Promise<T>) => Promise<T>; dialog: ReactNode } {
   const [waiting, setWaiting] = useState<Waiting | null>(null)
-  const run = useCallback(async <T,>(action: (proof: Proof) => Promise<T>): Promise<T> => {
-    try {
-      return await action({})
-    } catch (error) {
-      if (!asksForProof(error)) throw error
-      const returnFocus = document.activeElement
-      return new Promise<T>((resolve, reject) => {
-        setWaiting({ attempt: action, resolve: resolve as (value: unknown) => void, reject, returnFocus, codeAsked: asksForCode(error) })
-      })
-    }
-  }, [])
+  const inWindow = options.window === true
+  const passkeys = useQuery({
+    queryKey: ['passkeys'],
+    queryFn: () => unwrap(client.GET('/api/auth/passkeys')),
+    enabled: inWindow,
+  })
+  const mfa = useQuery({ ...mfaStatusQuery, enabled: inWindow })
+  // The passkey answers for the second factor when there is no authenticator app to type a code from.
+  const passkeyInstead = inWindow && (passkeys.data?.items.length ?? 0) > 0 && mfa.data?.enabled === false
+  const run = useCallback(
+    async <T,>(action: (proof: Proof) => Promise<T>): Promise<T> => {
+      try {
+        return await action({})
+      } catch (error) {
+        if (!asksForProof(error)) throw error
+        const returnFocus = document.activeElement
+        const attempt = inWindow
+          ? async (proof: Proof) => {
+              await openWindow(proof, passkeyInstead)
+              return action({})
+            }
+          : action
+        return new Promise<T>((resolve, reject) => {
+          setWaiting({
+            attempt,
+            resolve: resolve as (value: unknown) => void,
+            reject,
+            returnFocus,
+            codeAsked: asksForCode(error) && !passkeyInstead,
+          })
+        })
+      }
+    },
+    [inWindow, passkeyInstead],
+  )
   const close = (finish: () => void) => {
     const target = waiting?.returnFocus
     setWaiting(null)
@@ -79,6 +127,8 @@ export function useReauth(): { run: <T>(action: (proof: Proof) => Promise<T>) =>
       <ReauthDialog
         attempt={waiting.attempt}
         codeAsked={waiting.codeAsked}
+        inWindow={inWindow}
+        passkeyInstead={passkeyInstead}
         onDone={(value) => close(() => waiting.resolve(value))}
         onFailed={(error) => close(() => waiting.reject(error))}
         onCancel={() => close(() => waiting.reject(new ReauthCancelled()))}
@@ -89,17 +139,29 @@ export function useReauth(): { run: <T>(action: (proof: Proof) => Promise<T>) =>
 
 const PROOF_FIELDS = ['current_password', 'code'] as const
 /** Failures of the proof itself: shown in the dialog, which stays open for another try. */
-const PROOF_REASONS = new Set(['PASSWORD_REQUIRED', 'INVALID_PASSWORD', 'INVALID_CODE', 'RATE_LIMITED'])
+const PROOF_REASONS = new Set([
+  'PASSWORD_REQUIRED',
+  'INVALID_PASSWORD',
+  'INVALID_CODE',
+  'RATE_LIMITED',
+  'SECOND_FACTOR_REQUIRED',
+  'PASSKEY_VERIFICATION_FAILED',
+  'PASSKEY_CHALLENGE_EXPIRED',
+])
 
 function ReauthDialog({
   attempt,
   codeAsked,
+  inWindow,
+  passkeyInstead,
   onDone,
   onFailed,
   onCancel,
 }: {
   attempt: (proof: Proof) => Promise<unknown>
   codeAsked: boolean
+  inWindow: boolean
+  passkeyInstead: boolean
   onDone: (value: unknown) => void
   onFailed: (error: unknown) => void
   onCancel: () => void
@@ -112,7 +174,7 @@ function ReauthDialog({
   const busy = useRef(false)
   const hasPassword = me.data?.has_password ?? true
   const [codeNeeded, setCodeNeeded] = useState(codeAsked)
-  const hasCode = codeNeeded || (mfa.data?.enabled ?? false)
+  const hasCode = !passkeyInstead && (codeNeeded || (mfa.data?.enabled ?? false))
 
   const submit = async (form: HTMLFormElement) => {
     if (busy.current) return
@@ -130,7 +192,7 @@ function ReauthDialog({
       const aboutProof =
         error instanceof ApiError &&
         (PROOF_REASONS.has(error.reason) || error.details.some((problem) => (PROOF_FIELDS as readonly string[]).includes(problem.field)))
-      if (asksForCode(error)) setCodeNeeded(true)
+      if (asksForCode(error) && !passkeyInstead) setCodeNeeded(true)
       if (aboutProof) state.fail(error)
       else onFailed(error)
     } finally {
@@ -152,7 +214,11 @@ function ReauthDialog({
               void submit(event.currentTarget)
             }}
           >
-            <p id="reauth-text">{t(hasPassword ? 'reauth.text' : 'reauth.textCode')}</p>
+            <p id="reauth-text">
+              {inWindow
+                ? t(passkeyInstead ? 'reauth.windowTextPasskey' : hasCode ? 'reauth.windowTextCode' : 'reauth.windowText')
+                : t(hasPassword ? 'reauth.text' : 'reauth.textCode')}
+            </p>
             <FormError>{state.general}</FormError>
             {hasPassword && (
               <TextField
