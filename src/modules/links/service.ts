@@ -120,7 +120,7 @@ async function writeTags(ex: Executor, userId: string, linkId: string, tagIds: r
 }
 
 /** The creator of a shared link and the organization's owners and admins may change it. */
-function assertMayChange(link: VisibleLink, userId: string): void {
+export function assertMayChange(link: VisibleLink, userId: string): void {
   if (link.organization_id === null || link.created_by === userId || can(link.role!, 'manage_links')) return
   throw new AppError('FORBIDDEN', { message: "Only the link's creator and the organization's owners and admins may change this link." })
 }
@@ -131,6 +131,11 @@ function assertMayChange(link: VisibleLink, userId: string): void {
  */
 export function assertReachable(caller: Caller, organizationId: string | null | undefined): void {
   if (organizationId != null && !reachesOrganization(caller, organizationId)) throw organizationNotFound()
+}
+
+/** Whether the link is within the caller's reach (an API token's organization boundary, issue 28). */
+export function reachesLink(caller: Caller, link: { organization_id: string | null }): boolean {
+  return link.organization_id === null || reachesOrganization(caller, link.organization_id)
 }
 
 function reachableLink<T extends { organization_id: string | null }>(caller: Caller, link: T | null): T {

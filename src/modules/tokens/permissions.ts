@@ -107,6 +107,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   createLink: 'links:write',
   updateLink: 'links:write',
   deleteLink: 'links:write',
+  bulkLinks: 'links:write',
+  fetchLinkTitle: 'links:write',
   importLinks: 'links:write',
   importLinkFile: 'links:write',
   createTag: 'links:write',
