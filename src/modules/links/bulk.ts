@@ -55,7 +55,8 @@ export async function bulkLinks(deps: Deps, caller: Caller, input: BulkLinksBody
         }
         case 'delete':
           for (const link of links) assertMayChange(link, userId)
-          await deleteLinks(tx, ids)
+          // A link deleted meanwhile (a concurrent bulk delete) makes this one 404, as its own check would have.
+          if ((await deleteLinks(tx, ids)) !== ids.length) throw linkNotFound()
           break
       }
       await recordAudit(tx, deps.clock, ctx, {
