@@ -70,6 +70,9 @@ describe('bulk actions on links', () => {
   it("refuses all when one link may not be changed: a member deleting the owner's shared link (403), nothing deleted", async () => {
     const own = await createLink(t, org.member.token, { url: 'https://mine.example/', organization_id: org.id })
     const owners = await createLink(t, org.owner.token, { url: 'https://owners.example/', organization_id: org.id })
+    // The list says beforehand what the member may change (the console offers no Edit/Delete otherwise).
+    expect([(await getLink(org.member, own.id)).can_change, (await getLink(org.member, owners.id)).can_change]).toEqual([true, false])
+    expect((await getLink(org.admin, owners.id)).can_change).toBe(true)
     expectReason(await bulk(org.member, { action: 'delete', link_ids: [own.id, owners.id] }), 403, 'FORBIDDEN')
     expect((await getLink(org.member, own.id)).id).toBe(own.id)
     expect((await getLink(org.member, owners.id)).id).toBe(owners.id)

@@ -31,6 +31,10 @@ export const LinkView = Type.Object({
     minimum: 0,
     description: 'Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second',
   }),
+  can_change: Type.Boolean({
+    description:
+      'Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set',
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })
