@@ -111,6 +111,7 @@ describe('links, go-links and the command palette in Chromium', () => {
     await dialog.getByText('go/handbook is free.').waitFor()
     await dialog.getByRole('combobox', { name: 'Tags' }).fill('Do')
     await page.getByRole('listbox').getByRole('option', { name: 'Docs' }).click()
+    await dialog.getByRole('combobox', { name: 'Tags' }).press('Escape')
     await dialog.getByRole('row', { name: 'Docs' }).waitFor()
     await checkAccessibility('link dialog')
     await dialog.getByRole('button', { name: 'Create link' }).click()

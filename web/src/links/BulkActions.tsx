@@ -53,7 +53,8 @@ export function BulkActions({
       setOpen(null)
       await queryClient.invalidateQueries({ queryKey: ['links'] })
       await queryClient.invalidateQueries({ queryKey: ['tags'] })
-      onDone()
+      // The selection stays for the next action on the same links; deleted links leave it.
+      if (result.action === 'delete') onDone()
     },
     onError: (failure) => {
       setOpen(null)
@@ -122,7 +123,7 @@ export function BulkActions({
                 ) : (
                   <SelectField
                     name="tag_id"
-                    label={t('links.tagName')}
+                    label={t('links.filterTag')}
                     value={choice}
                     onChange={(event) => setChoice(event.target.value)}
                     options={tags.map((tag) => ({ value: tag.id, label: tag.name }))}
