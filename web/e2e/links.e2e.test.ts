@@ -27,7 +27,10 @@ const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <H1>Bookmarks</H1>
 <DL><p>
     <DT><A HREF="https://status.example.com/" SHORTCUTURL="status" TAGS="ops">Status page</A>
-    <DT><A HREF="https://runbooks.example.com/">Runbooks</A>
+    <DT><H3>Team wiki</H3>
+    <DL><p>
+        <DT><A HREF="https://runbooks.example.com/" ADD_DATE="1600000000">Runbooks</A>
+    </DL><p>
     <DT><A HREF="javascript:void(0)">A bookmarklet</A>
 </DL><p>
 `
@@ -171,7 +174,7 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.getByRole('menuitem', { name: /Health check handbook/ }).waitFor()
     await expect.poll(() => page.locator('#announcer').textContent()).toMatch(/^\d+ results?$/)
     await page.keyboard.press('Enter')
-    await page.waitForURL('**/links?q=handbook')
+    await expect.poll(() => page.url(), { timeout: 30_000 }).toMatch(/\/links\?q=handbook$/)
     await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
 
     // Actions: "Create link" opens the dialog; Escape closes it.
@@ -242,7 +245,11 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
     const report = page.getByTestId('import-report')
     await report.getByText('2 links imported.').waitFor()
-    expect(await report.textContent()).toContain('1 tag created.')
+    // The folder became a tag (the option is on by default); the report links to the links and tags (issue 32).
+    expect(await report.textContent()).toContain('2 tags created.')
+    expect(await page.getByLabel('Make folders tags').isChecked()).toBe(true)
+    expect(await report.getByRole('link', { name: 'Runbooks' }).getAttribute('href')).toBe('https://runbooks.example.com/')
+    expect(await report.getByRole('link', { name: 'Team wiki' }).getAttribute('href')).toBe('/links?tag=Team+wiki')
     expect(await report.getByRole('row', { name: /javascript:void\(0\)/ }).textContent()).toContain('Not an http or https address')
     await checkAccessibility('import report')
 
