@@ -74,7 +74,11 @@ beforeAll(async () => {
   pagesUrl = `127.0.0.1:${(pages.address() as AddressInfo).port}`
   server = await startConsoleServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' })
   browser = await launchBrowser()
-  const setup = await fetch(`${server.baseUrl}/api/auth/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADA) })
+  const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADA),
+  })
   adaJwt = ((await setup.json()) as { token: string }).token
   apiToken = (
     (await api('/api/tokens', {
@@ -115,7 +119,10 @@ describe('the Links page at 1280×800', () => {
     }
     await page.goto('/links')
     await page.getByRole('row', { name: /Team page 30/ }).waitFor()
-    const rows = await page.getByTestId('links').locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().bottom))
+    const rows = await page
+      .getByTestId('links')
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().bottom))
     const aboveFold = rows.filter((bottom) => bottom <= 800).length
     console.log(`links above the fold at 1280×800: ${aboveFold} (row height ${Math.round(rows[1]! - rows[0]!)} px)`)
     expect(aboveFold).toBeGreaterThanOrEqual(10)
@@ -280,7 +287,10 @@ describe("a member's view", () => {
     await api('/api/admin/users', { method: 'POST', token: adaJwt, body: MIA })
     const organization = (await api('/api/organizations', { method: 'POST', body: { name: 'Analytical Society' } })) as { id: string }
     organizationId = organization.id
-    const invitation = (await api(`/api/organizations/${organizationId}/members`, { method: 'POST', body: { email: MIA.email, role: 'member' } })) as { id: string }
+    const invitation = (await api(`/api/organizations/${organizationId}/members`, {
+      method: 'POST',
+      body: { email: MIA.email, role: 'member' },
+    })) as { id: string }
     const login = await fetch(`${server.baseUrl}/api/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -288,8 +298,14 @@ describe("a member's view", () => {
     })
     const miaJwt = ((await login.json()) as { token: string }).token
     await api(`/api/invitations/${invitation.id}/accept`, { method: 'POST', token: miaJwt })
-    await api('/api/links', { method: 'POST', body: { url: 'https://society.example/', title: 'Society minutes', slug: 'minutes', organization_id: organizationId } })
-    await api('/api/links', { method: 'POST', body: { url: 'https://society.example/rules', title: 'Society rules', organization_id: organizationId } })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://society.example/', title: 'Society minutes', slug: 'minutes', organization_id: organizationId },
+    })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://society.example/rules', title: 'Society rules', organization_id: organizationId },
+    })
     member = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
     memberPage = await member.newPage()
     memberPage.on('pageerror', (error) => pageErrors.push(error.message))
@@ -322,7 +338,11 @@ describe("a member's view", () => {
       body: JSON.stringify({ email: MIA.email, password: MIA.password }),
     })
     const miaJwt = ((await mine.json()) as { token: string }).token
-    const draft = (await api('/api/links', { method: 'POST', token: miaJwt, body: { url: 'https://mia.example/notes', title: 'Mia notes', organization_id: organizationId } })) as {
+    const draft = (await api('/api/links', {
+      method: 'POST',
+      token: miaJwt,
+      body: { url: 'https://mia.example/notes', title: 'Mia notes', organization_id: organizationId },
+    })) as {
       id: string
     }
     await memberPage.reload()
@@ -333,7 +353,10 @@ describe("a member's view", () => {
     await api(`/api/links/${draft.id}`, { method: 'DELETE' })
     await confirm.getByRole('button', { name: 'Delete link' }).click()
     await confirm.waitFor({ state: 'detached' })
-    await memberPage.getByRole('alert').filter({ hasText: /not found|no such link/i }).waitFor()
+    await memberPage
+      .getByRole('alert')
+      .filter({ hasText: /not found|no such link/i })
+      .waitFor()
     expect(pageErrors).toEqual([])
   })
 })
@@ -343,7 +366,13 @@ describe('a phone, 390 px wide', () => {
     const long = 'A'.repeat(100)
     await api('/api/links', { method: 'POST', body: { url: `https://example.net/${'x'.repeat(300)}`, title: long, slug: 's'.repeat(64) } })
     await api('/api/tags', { method: 'POST', body: { name: 'T'.repeat(64) } })
-    const phone = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 390, height: 844 }, locale: 'en-US', isMobile: true, hasTouch: true })
+    const phone = await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 390, height: 844 },
+      locale: 'en-US',
+      isMobile: true,
+      hasTouch: true,
+    })
     const phonePage = await phone.newPage()
     await signIn(phonePage, ADA)
     await phonePage.getByRole('row', { name: new RegExp(long) }).waitFor()

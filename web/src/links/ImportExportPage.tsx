@@ -185,7 +185,9 @@ export function ImportExportPage() {
                     </li>
                   ))}
                 </ul>
-                {report.imported > report.links.length && <p className="muted">{t('links.importLinksMore', { count: report.imported - report.links.length })}</p>}
+                {report.imported > report.links.length && (
+                  <p className="muted">{t('links.importLinksMore', { count: report.imported - report.links.length })}</p>
+                )}
                 <RouterLink to="/links" className="button button-secondary">
                   {t('links.importOpenList')}
                 </RouterLink>

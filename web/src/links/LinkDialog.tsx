@@ -48,9 +48,7 @@ export function LinkDialog({ link, onClose }: { link: Link | null; onClose: () =
       }
     },
     onError: (error) =>
-      formError.fail(
-        error instanceof ApiError && error.reason === 'UPSTREAM_FAILED' ? atField(error, 'title', t('links.fetchTitleFailed')) : error,
-      ),
+      formError.fail(error instanceof ApiError && error.reason === 'UPSTREAM_FAILED' ? atField(error, 'title', t('links.fetchTitleFailed')) : error),
   })
 
   const save = useMutation({

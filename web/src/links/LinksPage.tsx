@@ -64,8 +64,7 @@ export function LinksPage() {
   useEffect(() => {
     const next = settledQ.trim() === '' ? undefined : settledQ.trim()
     if (next !== search.q) void navigate({ to: '/links', search: { ...search, q: next, cursor: undefined }, replace: true })
-    // Only a settled change of the typed text searches; a change of the address updates `q` above.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // Only a settled change of the typed text searches (its one dependency); a change of the address updates `q` above.
   }, [settledQ])
   // The palette's "Create link" arrives as ?new=1: open the dialog, then drop the flag from the URL.
   useEffect(() => {
@@ -152,7 +151,11 @@ export function LinksPage() {
           </div>
           <div className="field links-filter-tag">
             <label htmlFor="links-tag">{t('links.filterTag')}</label>
-            <select id="links-tag" value={filterTag?.name ?? search.tag ?? ''} onChange={(event) => setSearch({ tag: event.target.value || undefined })}>
+            <select
+              id="links-tag"
+              value={filterTag?.name ?? search.tag ?? ''}
+              onChange={(event) => setSearch({ tag: event.target.value || undefined })}
+            >
               <option value="">{t('links.anyTag')}</option>
               {unknownTag && <option value={search.tag}>{search.tag}</option>}
               {tagItems.map((tag) => (
@@ -297,7 +300,12 @@ export function LinksPage() {
                       {link.slug === null ? (
                         <span className="muted">{t('links.noSlug')}</span>
                       ) : (
-                        <a className="mono go-slug" href={`/go/${link.slug}`} title={`go/${link.slug}`} aria-label={t('links.openGoLink', { slug: link.slug })}>
+                        <a
+                          className="mono go-slug"
+                          href={`/go/${link.slug}`}
+                          title={`go/${link.slug}`}
+                          aria-label={t('links.openGoLink', { slug: link.slug })}
+                        >
                           go/{link.slug}
                         </a>
                       )}

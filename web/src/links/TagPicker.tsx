@@ -104,11 +104,7 @@ export function TagPicker({
         </Popover>
       </ComboBox>
       {selected.length > 0 && (
-        <TagGroup
-          className="tag-group"
-          aria-label={t('links.tagsChosen')}
-          onRemove={(keys) => onChange(value.filter((id) => !keys.has(id)))}
-        >
+        <TagGroup className="tag-group" aria-label={t('links.tagsChosen')} onRemove={(keys) => onChange(value.filter((id) => !keys.has(id)))}>
           <TagList className="tag-chips" items={selected}>
             {(tag) => (
               <Tag className="tag-chip" id={tag.id} textValue={tag.name}>

@@ -13,7 +13,7 @@ export interface BookmarkCandidate {
   tags: unknown
   forwardingEnabled: unknown
   /** When the bookmark was made: a bookmark file's ADD_DATE (Unix seconds), or a JSON export's `created_at`. */
-  createdAt?: { unixSeconds: string } | unknown
+  createdAt?: unknown
 }
 
 export type SkipReason = 'invalid_item' | 'invalid_url' | 'invalid_slug' | 'duplicate_url' | 'slug_taken'
@@ -110,7 +110,7 @@ const EARLIEST = Date.UTC(1990, 0, 1)
 function cleanCreatedAt(value: unknown): string | null {
   let ms: number
   if (typeof value === 'object' && value !== null && 'unixSeconds' in value) {
-    const digits = String((value as { unixSeconds: unknown }).unixSeconds)
+    const digits = String(value.unixSeconds)
     if (!/^\d{1,20}$/.test(digits)) return null
     const number = Number(digits)
     ms = number < 1e11 ? number * 1000 : number < 1e14 ? number : Math.floor(number / 1000)
