@@ -185,3 +185,35 @@ export function createOutboundFetch(options: OutboundFetchOptions): (input: stri
     })
   }
 }
+
+/** One connection pool per policy for outboundGet (a pool per request would leave sockets behind). */
+const getDispatchers = new Map<string, Dispatcher>()
+
+/**
+ * One GET to a URL a person typed (issue 32: a link's page title), unbuffered so the caller reads
+ * only the start of the body: the destination guarded like createOutboundFetch's, redirects
+ * followed by hand up to `maxRedirects`, each hop's host literal checked before connecting and its
+ * names when resolved. The caller cancels or reads the body (readCapped, or its own reader).
+ */
+export async function outboundGet(
+  input: string,
+  options: { policy: OutboundPolicy; signal: AbortSignal; maxRedirects: number; headers?: Record<string, string> },
+): Promise<{ url: URL; response: Undici.Response }> {
+  const key = `${options.policy.allowPrivateNetworks}:${options.policy.allowLoopback === true}`
+  let dispatcher = getDispatchers.get(key)
+  if (dispatcher === undefined) getDispatchers.set(key, (dispatcher = guardedDispatcher(options.policy)))
+  let url = new URL(input)
+  for (let hop = 0; ; hop++) {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefusedError('the destination is not an http(s) URL')
+    const literal = hostLiteralProblem(url.hostname, options.policy)
+    if (literal !== null) throw new OutboundRefusedError(`the destination ${literal}`)
+    const response = await loadUndici().fetch(url, { redirect: 'manual', dispatcher, signal: options.signal, headers: options.headers ?? {} })
+    const location = response.headers.get('location')
+    if (response.status >= 300 && response.status < 400 && location !== null && hop < options.maxRedirects) {
+      await response.body?.cancel().catch(() => undefined)
+      url = new URL(location, url)
+      continue
+    }
+    return { url, response }
+  }
+}

@@ -11,6 +11,7 @@ export interface LinkJson {
   tag_ids: string[]
   organization_id: string | null
   clicks_30d: number
+  can_change: boolean
   created_at: string
   updated_at: string
 }

@@ -27,7 +27,10 @@ const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <H1>Bookmarks</H1>
 <DL><p>
     <DT><A HREF="https://status.example.com/" SHORTCUTURL="status" TAGS="ops">Status page</A>
-    <DT><A HREF="https://runbooks.example.com/">Runbooks</A>
+    <DT><H3>Team wiki</H3>
+    <DL><p>
+        <DT><A HREF="https://runbooks.example.com/" ADD_DATE="1600000000">Runbooks</A>
+    </DL><p>
     <DT><A HREF="javascript:void(0)">A bookmarklet</A>
 </DL><p>
 `
@@ -94,6 +97,8 @@ describe('links, go-links and the command palette in Chromium', () => {
   })
 
   it('creates a tag and a link with it (slug availability shown live), searches for it and edits it', async () => {
+    // The tags open in a panel on demand (issue 32).
+    await page.getByRole('button', { name: 'Tags' }).click()
     await page.getByLabel('New tag').fill('Docs')
     await page.getByRole('button', { name: 'Create tag' }).click()
     await page.getByRole('link', { name: /^Docs/ }).waitFor()
@@ -107,7 +112,10 @@ describe('links, go-links and the command palette in Chromium', () => {
     await dialog.getByText('Use only letters, digits, underscores and dashes').waitFor()
     await dialog.getByLabel('Slug').fill('handbook')
     await dialog.getByText('go/handbook is free.').waitFor()
-    await dialog.getByLabel('Docs').check()
+    await dialog.getByRole('combobox', { name: 'Tags' }).fill('Do')
+    await page.getByRole('listbox').getByRole('option', { name: 'Docs' }).click()
+    await dialog.getByRole('combobox', { name: 'Tags' }).press('Escape')
+    await dialog.getByRole('row', { name: 'Docs' }).waitFor()
     await checkAccessibility('link dialog')
     await dialog.getByRole('button', { name: 'Create link' }).click()
     await dialog.waitFor({ state: 'detached' })
@@ -127,24 +135,27 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.getByRole('row', { name: /Health handbook/ }).waitFor()
 
     // The slug is taken now: the dialog says so before anything is sent.
-    await page.getByRole('button', { name: 'Edit Health handbook' }).click()
+    await page.getByRole('button', { name: 'Actions for Health handbook' }).click()
+    await page.getByRole('menuitem', { name: 'Edit' }).click()
     await dialog.getByLabel('Title').fill('Health check handbook')
     await dialog.getByText("go/handbook is this link's slug.").waitFor()
     await dialog.getByRole('button', { name: 'Save link' }).click()
     await dialog.waitFor({ state: 'detached' })
     await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
     // Focus returned to what opened the dialog.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.outerHTML)).toMatch(/aria-label="Edit Health/)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.outerHTML)).toMatch(/aria-label="Actions for Health/)
 
-    // Filter by tag from the panel; Back returns to the search.
+    // Filter by tag from the panel (by its name in the address); Back returns to the search.
+    await page.getByRole('button', { name: 'Tags' }).click()
     await page.getByRole('link', { name: /^Docs/ }).click()
-    await page.waitForURL(/tag=/)
+    await page.waitForURL(/tag=Docs/)
     await page.goBack()
     await page.waitForURL('**/links?q=handbook')
   })
 
   it('copies the go-link and follows it', async () => {
-    await page.getByRole('button', { name: 'Copy go/handbook' }).click()
+    await page.getByRole('button', { name: 'Actions for Health check handbook' }).click()
+    await page.getByRole('menuitem', { name: 'Copy go/handbook' }).click()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.baseUrl}/go/handbook`)
     await page.getByRole('link', { name: 'Open go/handbook' }).click()
     await page.waitForURL(`${server.baseUrl}/api/health`)
@@ -163,7 +174,7 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.getByRole('menuitem', { name: /Health check handbook/ }).waitFor()
     await expect.poll(() => page.locator('#announcer').textContent()).toMatch(/^\d+ results?$/)
     await page.keyboard.press('Enter')
-    await page.waitForURL('**/links?q=handbook')
+    await expect.poll(() => page.url(), { timeout: 30_000 }).toMatch(/\/links\?q=handbook$/)
     await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
 
     // Actions: "Create link" opens the dialog; Escape closes it.
@@ -234,7 +245,11 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
     const report = page.getByTestId('import-report')
     await report.getByText('2 links imported.').waitFor()
-    expect(await report.textContent()).toContain('1 tag created.')
+    // The folder became a tag (the option is on by default); the report links to the links and tags (issue 32).
+    expect(await report.textContent()).toContain('2 tags created.')
+    expect(await page.getByLabel('Make folders tags').isChecked()).toBe(true)
+    expect(await report.getByRole('link', { name: 'Runbooks' }).getAttribute('href')).toBe('https://runbooks.example.com/')
+    expect(await report.getByRole('link', { name: 'Team wiki' }).getAttribute('href')).toBe('/links?tag=Team+wiki')
     expect(await report.getByRole('row', { name: /javascript:void\(0\)/ }).textContent()).toContain('Not an http or https address')
     await checkAccessibility('import report')
 

@@ -140,6 +140,38 @@ async function arrangeLinks(token: string): Promise<void> {
   await link({ url: 'https://runbooks.example.com/', title: 'Runbooks', tag_ids: [docs.id] })
   const society = (await api('/api/links?q=society', { token })) as unknown as { items: { id: string }[] }
   await api('/api/go/preferences/handbook', { method: 'PUT', token, body: { link_id: society.items[0]!.id } })
+  // Issue 32: long unbroken names and addresses, a long tag, an IDN address.
+  const long = await tag(`quarterly-planning-${'x'.repeat(40)}`)
+  await link({ url: `https://intranet.example.com/${'very-long-path-segment-'.repeat(8)}`, title: 'W'.repeat(100), tag_ids: [long.id] })
+  await link({ url: 'https://bücher.example/Straße/Übersicht', title: 'Bücher', slug: `s${'l'.repeat(63)}` })
+}
+
+/** Issue 32: Grace's view of a Research Lab link Ada made — no Edit or Delete offered. */
+async function arrangeMemberLinks(admin: string, labId: string): Promise<void> {
+  await api('/api/links', {
+    method: 'POST',
+    token: admin,
+    body: { url: 'https://lab.example.org/notes', title: 'Lab notes', slug: 'notes', organization_id: labId },
+  })
+}
+
+/** Issue 32: the Links page with a selection, its tags panel, a row's menu, and at a phone's width. */
+async function shootLinksMore(page: Page, combo: Combo): Promise<void> {
+  await page.goto('/links')
+  await page.locator('[data-testid="links"] tbody tr').first().waitFor()
+  await page.locator('[data-testid="links"] tbody tr input[type="checkbox"]').nth(0).check()
+  await page.locator('[data-testid="links"] tbody tr input[type="checkbox"]').nth(1).check()
+  await page.locator('.bulk-bar').waitFor()
+  await shoot(page, 'links-bulk', combo)
+  await page.goto('/links')
+  await page.locator('.links-tags-toggle').click()
+  await page.locator('#tags-panel').waitFor()
+  await shoot(page, 'links-tags', combo)
+  await page.goto('/links')
+  await page.locator('[data-testid="links"] tbody tr .icon-button').first().click()
+  await page.locator('.menu').waitFor()
+  await shoot(page, 'links-row-menu', combo)
+  await page.keyboard.press('Escape')
 }
 
 async function shootLinks(page: Page, combo: Combo): Promise<void> {
@@ -270,6 +302,7 @@ async function main(): Promise<void> {
     const member = await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
     const organizations = await arrangeOrganizations(admin!)
     await arrangeLinks(admin!)
+    await arrangeMemberLinks(admin!, organizations.id)
     const adminData = await arrangeAdminPages(jwt!, member.id!)
 
     for (const combo of COMBOS) {
@@ -300,6 +333,7 @@ async function main(): Promise<void> {
       const page = await ctx.newPage()
       await signIn(page, ADMIN)
       await shootLinks(page, combo)
+      await shootLinksMore(page, combo)
       await page.goto('/account')
       await shoot(page, 'profile', combo)
       await page.goto('/account/security')
@@ -341,7 +375,19 @@ async function main(): Promise<void> {
       await signIn(memberPage, MEMBER)
       await memberPage.goto('/admin')
       await shoot(memberPage, 'forbidden', combo)
+      // Issue 32: a member's Links page — Ada's shared link offers only "Copy go/notes".
+      await memberPage.goto('/links')
+      await memberPage.locator('[data-testid="links"] tbody tr').first().waitFor()
+      await shoot(memberPage, 'links-member', combo)
       await memberContext.close()
+
+      // Issue 32: the Links page at a phone's width, long names wrapping inside their rows.
+      const linksPhone = await context(combo, PHONE)
+      const linksPhonePage = await linksPhone.newPage()
+      await signIn(linksPhonePage, ADMIN)
+      await linksPhonePage.locator('[data-testid="links"] tbody tr').first().waitFor()
+      await shoot(linksPhonePage, 'links', combo, '-phone')
+      await linksPhone.close()
 
       await shootOrganizations(combo, organizations)
 

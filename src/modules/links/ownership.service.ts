@@ -47,7 +47,7 @@ function linkNotFound(): AppError {
 }
 
 /** The oldest deletion time still inside the 30 days. */
-function restoreHorizon(deps: Deps): string {
+export function restoreHorizon(deps: Deps): string {
   return new Date(deps.clock.now().getTime() - RESTORE_DAYS * DAY_MS).toISOString()
 }
 
@@ -68,32 +68,47 @@ export async function deleteLinkKeepingCopy(deps: Deps, caller: Caller, linkId: 
   await deps.db.transaction().execute(async (tx) => {
     const link = reachable(caller, await findVisibleLink(tx, caller.user.id, linkId))
     assertMayChange(link, caller.user.id)
-    const current = await readLinkForSnapshot(tx, linkId)
-    if (current === null) throw linkNotFound()
     await purgeDeletedLinks(tx, restoreHorizon(deps))
-    // A link deleted, restored and deleted again replaces its older copy.
-    await removeDeletedLink(tx, linkId)
-    await insertDeletedLink(tx, {
-      id: linkId,
-      user_id: current.link.user_id,
-      organization_id: current.link.organization_id,
-      created_by: current.link.created_by,
-      deleted_by: caller.user.id,
-      url: current.link.url,
-      title: current.link.title,
-      slug: current.link.slug,
-      deleted_at: now,
-      snapshot: JSON.stringify(current.snapshot),
-    })
-    // Tags, clicks and go-link preferences go with the row (foreign keys); the copy keeps tags and clicks.
-    if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
+    const deleted = await moveToRecentlyDeleted(tx, linkId, caller.user.id, now)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'link.delete',
       actor: caller.user,
       target: { type: 'link', id: linkId },
-      metadata: { organization_id: current.link.organization_id, slug: current.link.slug },
+      metadata: { organization_id: deleted.organization_id, slug: deleted.slug },
     })
   })
+}
+
+/**
+ * Inside the caller's transaction: copies the link (with its tags and clicks) into "Recently
+ * deleted" and deletes it — what every deletion does, one link or a bulk action's many. A link
+ * deleted meanwhile (a concurrent delete) is 404, as its own check would have been.
+ */
+export async function moveToRecentlyDeleted(
+  tx: Executor,
+  linkId: string,
+  deletedBy: string,
+  now: string,
+): Promise<{ organization_id: string | null; slug: string | null }> {
+  const current = await readLinkForSnapshot(tx, linkId)
+  if (current === null) throw linkNotFound()
+  // A link deleted, restored and deleted again replaces its older copy.
+  await removeDeletedLink(tx, linkId)
+  await insertDeletedLink(tx, {
+    id: linkId,
+    user_id: current.link.user_id,
+    organization_id: current.link.organization_id,
+    created_by: current.link.created_by,
+    deleted_by: deletedBy,
+    url: current.link.url,
+    title: current.link.title,
+    slug: current.link.slug,
+    deleted_at: now,
+    snapshot: JSON.stringify(current.snapshot),
+  })
+  // Tags, clicks and go-link preferences go with the row (foreign keys); the copy keeps tags and clicks.
+  if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
+  return { organization_id: current.link.organization_id, slug: current.link.slug }
 }
 
 function toDeletedView(row: DeletedLinkRecord): DeletedLinkView {

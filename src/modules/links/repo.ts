@@ -351,3 +351,30 @@ export async function findClicksOfLinks(ex: Executor, linkIds: readonly string[]
   }
   return byLink
 }
+
+/** The links among `linkIds` the user sees (issue 32, bulk actions), in no particular order. */
+export async function findVisibleLinks(ex: Executor, userId: string, linkIds: readonly string[]): Promise<VisibleLink[]> {
+  if (linkIds.length === 0) return []
+  return (await visibleLinks(ex, userId).where('links.id', 'in', linkIds).execute()).map(asVisible)
+}
+
+/** Puts the tag on each link that lacks it. */
+export async function addTagToLinks(ex: Executor, tagId: string, linkIds: readonly string[]): Promise<void> {
+  if (linkIds.length === 0) return
+  await ex
+    .insertInto('link_tags')
+    .values(linkIds.map((linkId) => ({ link_id: linkId, tag_id: tagId })))
+    .onConflict((oc) => oc.columns(['link_id', 'tag_id']).doNothing())
+    .execute()
+}
+
+export async function removeTagFromLinks(ex: Executor, tagId: string, linkIds: readonly string[]): Promise<void> {
+  if (linkIds.length === 0) return
+  await ex.deleteFrom('link_tags').where('tag_id', '=', tagId).where('link_id', 'in', linkIds).execute()
+}
+
+/** Moves the links to an organization, or (null) makes them `userId`'s personal links. */
+export async function moveLinks(ex: Executor, linkIds: readonly string[], to: LinkOwner, now: Timestamp): Promise<void> {
+  if (linkIds.length === 0) return
+  await ex.updateTable('links').set({ organization_id: to.organizationId, user_id: to.userId, updated_at: now }).where('id', 'in', linkIds).execute()
+}

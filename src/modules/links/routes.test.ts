@@ -33,6 +33,7 @@ describe('creating and reading links', () => {
       tag_ids: [],
       organization_id: null,
       clicks_30d: 0,
+      can_change: true,
       created_at: expect.any(String),
       updated_at: response.json().created_at,
     })

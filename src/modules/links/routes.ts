@@ -4,6 +4,11 @@ import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import {
+  BulkLinksBody,
+  BulkLinksResult,
+  FetchTitleBody,
+  FetchedTitle,
+  MAX_BULK_LINKS,
   CreateLinkBody,
   DeletedLinkPage,
   GoPreview,
@@ -22,6 +27,8 @@ import {
 import { previewGoLink } from './preview.js'
 import { deleteLinkKeepingCopy, listRecentlyDeleted, restoreDeletedLink, transferLink } from './ownership.service.js'
 import { bookmarkRoutes } from './bookmarks/routes.js'
+import { bulkLinks } from './bulk.js'
+import { fetchLinkTitle, TITLE_READ_BYTES, TITLE_TIMEOUT_MS } from './title.js'
 import { checkSlugAvailability, createLink, getLink, getLinkClicks, listLinks, updateLink } from './service.js'
 
 const tags = ['links']
@@ -74,6 +81,50 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request) => checkSlugAvailability(deps, callerOf(request), request.query),
     )
+    app.post(
+      '/bulk',
+      {
+        schema: {
+          tags,
+          operationId: 'bulkLinks',
+          summary: 'One action on several links: add or remove one of your tags, share with an organization, or delete',
+          description:
+            `Up to ${MAX_BULK_LINKS} links, all or nothing in one transaction: one link you cannot see is 404, one you may not change ` +
+            '(for `share` and `delete`) is 403, and then nothing changes. Recorded in the audit log as `links.bulk_<action>`.',
+          body: BulkLinksBody,
+          response: {
+            200: BulkLinksResult,
+            400: errorResponse('VALIDATION_FAILED: tag_id or organization_id missing for the action, or tag_id not one of your tags'),
+            403: NOT_YOURS,
+            404: errorResponse('NOT_FOUND: a link you cannot see, or the target organization is not yours'),
+            409: SLUG_TAKEN,
+          },
+        },
+      },
+      async (request) => bulkLinks(deps, callerOf(request), request.body, contextOf(request)),
+    )
+
+    app.post(
+      '/fetch-title',
+      {
+        schema: {
+          tags,
+          operationId: 'fetchLinkTitle',
+          summary: "Fetch the page at a URL and return its title (for the link dialog's suggestion); nothing is stored",
+          description:
+            `Through the instance's outbound rules (public addresses only unless OUTBOUND_ALLOW_PRIVATE_NETWORKS; every redirect hop checked, at most 3), ` +
+            `within ${TITLE_TIMEOUT_MS / 1000} seconds, reading at most ${TITLE_READ_BYTES / 1024} KiB of an HTML answer.`,
+          body: FetchTitleBody,
+          response: {
+            200: FetchedTitle,
+            400: errorResponse('VALIDATION_FAILED: not an http(s) URL, a template, or a destination the outbound rules refuse (details: url)'),
+            502: errorResponse('UPSTREAM_FAILED: the page could not be reached, answered an error, or took too long'),
+          },
+        },
+      },
+      async (request) => fetchLinkTitle(deps, request.body),
+    )
+
     app.get(
       '/go-preview',
       {

@@ -31,6 +31,10 @@ export const LinkView = Type.Object({
     minimum: 0,
     description: 'Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second',
   }),
+  can_change: Type.Boolean({
+    description:
+      'Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set',
+  }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })
@@ -201,3 +205,34 @@ export const GoPreview = Type.Object({
   ),
 })
 export type GoPreview = Static<typeof GoPreview>
+
+/** The most links one bulk action takes: a page of the list and then some. */
+export const MAX_BULK_LINKS = 100
+
+/** POST /api/links/bulk (issue 32): one action on several links, all or nothing. */
+export const BulkLinksBody = Body({
+  link_ids: Type.Array(Id, { minItems: 1, maxItems: MAX_BULK_LINKS, uniqueItems: true, description: 'Links you can see' }),
+  action: Type.Union([Type.Literal('add_tag'), Type.Literal('remove_tag'), Type.Literal('share'), Type.Literal('delete')], {
+    description:
+      '`add_tag`/`remove_tag`: one of your own tags (`tag_id`) on every link you can see; `share`: move the links to `organization_id` ' +
+      '(null: your personal links), as PATCH would; `delete`: delete them. `share` and `delete` need the right to change each link.',
+  }),
+  tag_id: Type.Optional(Id),
+  organization_id: Type.Optional(Nullable(Id)),
+})
+export type BulkLinksBody = Static<typeof BulkLinksBody>
+
+export const BulkLinksResult = Type.Object({
+  action: Type.String(),
+  count: Type.Integer({ minimum: 0, description: 'Links the action was applied to' }),
+})
+export type BulkLinksResult = Static<typeof BulkLinksResult>
+
+/** POST /api/links/fetch-title (issue 32). */
+export const FetchTitleBody = Body({ url: Url })
+export type FetchTitleBody = Static<typeof FetchTitleBody>
+
+export const FetchedTitle = Type.Object({
+  url: Type.String({ description: 'The URL as it would be stored (normalised)' }),
+  title: Nullable(Type.String({ description: "The page's `<title>`, cleaned and cut to 200 characters; null when it has none or is not HTML" })),
+})

@@ -68,7 +68,7 @@ function firstDayOf(deps: Deps, days: number): string {
   return new Date(deps.clock.now().getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10)
 }
 
-function toView(link: VisibleLink, tagIds: string[], clicks30d = 0): LinkView {
+function toView(link: VisibleLink, userId: string, tagIds: string[], clicks30d = 0): LinkView {
   return {
     id: link.id,
     url: link.url,
@@ -78,6 +78,7 @@ function toView(link: VisibleLink, tagIds: string[], clicks30d = 0): LinkView {
     tag_ids: tagIds,
     organization_id: link.organization_id,
     clicks_30d: clicks30d,
+    can_change: mayChange(link, userId),
     created_at: link.created_at,
     updated_at: link.updated_at,
   }
@@ -87,7 +88,7 @@ async function viewOf(ex: Executor, userId: string, linkId: string, fromDay: str
   const link = await findVisibleLink(ex, userId, linkId)
   if (link === null) throw linkNotFound()
   const clicks = (await sumClicksSince(ex, [linkId], fromDay)).get(linkId) ?? 0
-  return toView(link, (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [], clicks)
+  return toView(link, userId, (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [], clicks)
 }
 
 /** The link's clicks per UTC day over the last 90 days (issue 31), zeros included. */
@@ -120,8 +121,12 @@ async function writeTags(ex: Executor, userId: string, linkId: string, tagIds: r
 }
 
 /** The creator of a shared link and the organization's owners and admins may change it. */
-function assertMayChange(link: VisibleLink, userId: string): void {
-  if (link.organization_id === null || link.created_by === userId || can(link.role!, 'manage_links')) return
+function mayChange(link: VisibleLink, userId: string): boolean {
+  return link.organization_id === null || link.created_by === userId || (link.role !== null && can(link.role, 'manage_links'))
+}
+
+export function assertMayChange(link: VisibleLink, userId: string): void {
+  if (mayChange(link, userId)) return
   throw new AppError('FORBIDDEN', { message: "Only the link's creator and the organization's owners and admins may change this link." })
 }
 
@@ -131,6 +136,11 @@ function assertMayChange(link: VisibleLink, userId: string): void {
  */
 export function assertReachable(caller: Caller, organizationId: string | null | undefined): void {
   if (organizationId != null && !reachesOrganization(caller, organizationId)) throw organizationNotFound()
+}
+
+/** Whether the link is within the caller's reach (an API token's organization boundary, issue 28). */
+export function reachesLink(caller: Caller, link: { organization_id: string | null }): boolean {
+  return link.organization_id === null || reachesOrganization(caller, link.organization_id)
 }
 
 function reachableLink<T extends { organization_id: string | null }>(caller: Caller, link: T | null): T {
@@ -162,7 +172,7 @@ export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): P
   return toPage(
     rows,
     window.limit,
-    (row) => toView(row, tagIds.get(row.id) ?? [], clicks.get(row.id) ?? 0),
+    (row) => toView(row, caller.user.id, tagIds.get(row.id) ?? [], clicks.get(row.id) ?? 0),
     // The sort key as the query computed it (a flush between the two reads cannot skew the cursor).
     (row) => (byClicks ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id] : [row.created_at, row.id]),
   )

@@ -112,6 +112,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   previewGoLink: 'links:read',
   restoreLink: 'links:write',
   transferLink: 'links:write',
+  bulkLinks: 'links:write',
+  fetchLinkTitle: 'links:write',
   importLinks: 'links:write',
   importLinkFile: 'links:write',
   createTag: 'links:write',

@@ -1460,6 +1460,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One action on several links: add or remove one of your tags, share with an organization, or delete
+         * @description Up to 100 links, all or nothing in one transaction: one link you cannot see is 404, one you may not change (for `share` and `delete`) is 403, and then nothing changes. Recorded in the audit log as `links.bulk_<action>`.
+         */
+        post: operations["bulkLinks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/fetch-title": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch the page at a URL and return its title (for the link dialog's suggestion); nothing is stored
+         * @description Through the instance's outbound rules (public addresses only unless OUTBOUND_ALLOW_PRIVATE_NETWORKS; every redirect hop checked, at most 3), within 5 seconds, reading at most 256 KiB of an HTML answer.
+         */
+        post: operations["fetchLinkTitle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/go-preview": {
         parameters: {
             query?: never;
@@ -8313,6 +8353,11 @@ export interface operations {
                     /** @description The file as text: a bookmark HTML file, or a JSON export (or an array of its link objects) */
                     content: string;
                     organization_id?: string | null;
+                    /**
+                     * @description A bookmark file's folders become a tag on each bookmark in them, the nested folders' names joined with `/` (`Work/Projects`); the browser's toolbar and "Other bookmarks" folders are left out. Ignored for JSON.
+                     * @default true
+                     */
+                    folders_as_tags?: boolean;
                 };
             };
         };
@@ -8335,6 +8380,14 @@ export interface operations {
                             reason: "invalid_item" | "invalid_url" | "invalid_slug" | "duplicate_url" | "slug_taken";
                             message: string;
                         }[];
+                        /** @description The first 100 links created, in file order */
+                        links: {
+                            id: string;
+                            url: string;
+                            title: string | null;
+                        }[];
+                        /** @description Names of the tags put on the imported links (up to 100, by name), to list them by tag */
+                        tags: string[];
                     };
                 };
             };
@@ -8378,6 +8431,8 @@ export interface operations {
             query: {
                 /** @description `html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export */
                 format: "html" | "json";
+                /** @description A bookmark file's folders become a tag on each bookmark in them, the nested folders' names joined with `/` (`Work/Projects`); the browser's toolbar and "Other bookmarks" folders are left out. Ignored for JSON. */
+                folders_as_tags?: boolean;
                 /** @description Share every imported link with this organization; personal when absent */
                 organization_id?: string;
             };
@@ -8412,6 +8467,14 @@ export interface operations {
                             reason: "invalid_item" | "invalid_url" | "invalid_slug" | "duplicate_url" | "slug_taken";
                             message: string;
                         }[];
+                        /** @description The first 100 links created, in file order */
+                        links: {
+                            id: string;
+                            url: string;
+                            title: string | null;
+                        }[];
+                        /** @description Names of the tags put on the imported links (up to 100, by name), to list them by tag */
+                        tags: string[];
                     };
                 };
             };
@@ -8559,6 +8622,8 @@ export interface operations {
                             organization_id: string | null;
                             /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
                             clicks_30d: number;
+                            /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                            can_change: boolean;
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -8625,6 +8690,8 @@ export interface operations {
                         organization_id: string | null;
                         /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
                         clicks_30d: number;
+                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        can_change: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -8708,6 +8775,143 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    bulkLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Links you can see */
+                    link_ids: string[];
+                    /** @description `add_tag`/`remove_tag`: one of your own tags (`tag_id`) on every link you can see; `share`: move the links to `organization_id` (null: your personal links), as PATCH would; `delete`: delete them. `share` and `delete` need the right to change each link. */
+                    action: "add_tag" | "remove_tag" | "share" | "delete";
+                    tag_id?: string;
+                    organization_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        action: string;
+                        /** @description Links the action was applied to */
+                        count: number;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: tag_id or organization_id missing for the action, or tag_id not one of your tags */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: a shared link is changed only by its creator and the organization's owners and admins; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: a link you cannot see, or the target organization is not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: another link of the same owner (you, or the organization) has this slug (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    fetchLinkTitle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description An absolute http(s) URL without credentials, stored normalised. `/go/{slug}/<rest>` appends `/<rest>` and merges the query, unless the URL is a template: `{path}` (the rest, each segment percent-encoded, slashes kept), `{1}`, `{2}`… (one segment, encoded), `{query}` (the rest as one encoded query value), each with an optional default for an empty value (`{path|main}`). Placeholders may only follow the host; an unknown one (`{path:raw}`, `{0}`) is 400 on `url`.
+                     * @example https://example.com/handbook
+                     * @example https://jira.example/browse/{1}-{2|1}
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The URL as it would be stored (normalised) */
+                        url: string;
+                        title: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: not an http(s) URL, a template, or a destination the outbound rules refuse (details: url) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            /** @description UPSTREAM_FAILED: the page could not be reached, answered an error, or took too long */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     previewGoLink: {
         parameters: {
             query: {
@@ -8771,6 +8975,8 @@ export interface operations {
                         organization_id: string | null;
                         /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
                         clicks_30d: number;
+                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        can_change: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -8890,6 +9096,8 @@ export interface operations {
                         organization_id: string | null;
                         /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
                         clicks_30d: number;
+                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        can_change: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -9071,6 +9279,8 @@ export interface operations {
                         organization_id: string | null;
                         /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
                         clicks_30d: number;
+                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        can_change: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z

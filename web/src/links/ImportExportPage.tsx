@@ -3,8 +3,13 @@
  * is uploaded as it is (POST /api/links/import/file, read by the service as it arrives), so a
  * browser's export with favicons fits; the size limit is checked here too, so a person learns it
  * before uploading. The import report lists what was skipped and why.
+ *
+ * Issue 32: a bookmark file's folders become tags (an option, on by default: a nested folder is
+ * one tag with its path, `Work/Projects`), its dates are kept, and the report links to the
+ * imported links and to the list by each tag they got.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link as RouterLink } from '@tanstack/react-router'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
@@ -16,6 +21,7 @@ import { TableHead } from '../ui/table-head'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
 import { ownerOptions } from './owner-options'
+import { readableUrl } from './display-url'
 import { organizationsQuery } from './queries'
 
 /** The API's limit for an uploaded file (20 MiB). */
@@ -23,10 +29,16 @@ const MAX_FILE_BYTES = 20 * 1024 * 1024
 type Format = 'html' | 'json'
 type Report = Awaited<ReturnType<typeof importFile>>
 
-function importFile(input: { format: Format; file: File; organizationId: string | null }) {
+function importFile(input: { format: Format; file: File; organizationId: string | null; foldersAsTags: boolean }) {
   return unwrap(
     client.POST('/api/links/import/file', {
-      params: { query: { format: input.format, ...(input.organizationId !== null && { organization_id: input.organizationId }) } },
+      params: {
+        query: {
+          format: input.format,
+          folders_as_tags: input.foldersAsTags,
+          ...(input.organizationId !== null && { organization_id: input.organizationId }),
+        },
+      },
       // The file's bytes as they are; the format is in the query.
       body: input.file,
       bodySerializer: (file) => file as File,
@@ -43,11 +55,16 @@ export function ImportExportPage() {
   const [report, setReport] = useState<Report | null>(null)
 
   const run = useMutation({
-    mutationFn: async (input: { file: File | null; format: string; organizationId: string }) => {
+    mutationFn: async (input: { file: File | null; format: string; organizationId: string; foldersAsTags: boolean }) => {
       if (input.file === null || input.file.size === 0) throw atField(null, 'file', t('links.importChooseFile'))
       if (input.file.size > MAX_FILE_BYTES) throw atField(null, 'file', t('links.importTooLarge'))
       const format: Format = input.format === 'json' || (input.format === 'auto' && /\.json$/i.test(input.file.name)) ? 'json' : 'html'
-      return importFile({ format, file: input.file, organizationId: input.organizationId === '' ? null : input.organizationId })
+      return importFile({
+        format,
+        file: input.file,
+        organizationId: input.organizationId === '' ? null : input.organizationId,
+        foldersAsTags: input.foldersAsTags,
+      })
     },
     onSuccess: async (result) => {
       setReport(result)
@@ -79,7 +96,12 @@ export function ImportExportPage() {
             setReport(null)
             const file = new FormData(event.currentTarget).get('file')
             const values = formValues(event.currentTarget)
-            run.mutate({ file: file instanceof File ? file : null, format: values.format ?? 'auto', organizationId: values.organization_id ?? '' })
+            run.mutate({
+              file: file instanceof File ? file : null,
+              format: values.format ?? 'auto',
+              organizationId: values.organization_id ?? '',
+              foldersAsTags: values.folders_as_tags === 'on',
+            })
           }}
         >
           <FormError>{formError.general}</FormError>
@@ -118,6 +140,15 @@ export function ImportExportPage() {
             defaultValue=""
             options={ownerOptions(t('links.onlyMe'), organizations.data?.items)}
           />
+          <div className="field">
+            <label className="checkbox">
+              <input type="checkbox" name="folders_as_tags" defaultChecked aria-describedby="import-folders-help" />
+              {t('links.importFolders')}
+            </label>
+            <p id="import-folders-help" className="field-help">
+              {t('links.importFoldersHelp')}
+            </p>
+          </div>
           <div>
             <SubmitButton pending={run.isPending}>{t('links.importButton')}</SubmitButton>
           </div>
@@ -128,6 +159,40 @@ export function ImportExportPage() {
             <p role="status">
               {t('links.importSummary', { count: report.imported })} {t('links.importTags', { count: report.tags_created })}
             </p>
+            {report.tags.length > 0 && (
+              <>
+                <h4>{t('links.importTagsUsed')}</h4>
+                <ul className="tag-chips import-tags">
+                  {report.tags.map((name) => (
+                    <li key={name}>
+                      <RouterLink to="/links" search={{ tag: name }}>
+                        {name}
+                      </RouterLink>
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+            {report.links.length > 0 && (
+              <>
+                <h4>{t('links.importLinks', { count: report.imported })}</h4>
+                <ul className="import-links">
+                  {report.links.map((link) => (
+                    <li key={link.id}>
+                      <a href={link.url} rel="noreferrer noopener" target="_blank" dir="auto">
+                        {link.title ?? readableUrl(link.url)}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+                {report.imported > report.links.length && (
+                  <p className="muted">{t('links.importLinksMore', { count: report.imported - report.links.length })}</p>
+                )}
+                <RouterLink to="/links" className="button button-secondary">
+                  {t('links.importOpenList')}
+                </RouterLink>
+              </>
+            )}
             {report.skipped.length > 0 && (
               <table className="table">
                 <caption>{t('links.importSkipped', { count: report.skipped.length })}</caption>

@@ -1,9 +1,14 @@
 /**
  * Create or edit a link in a dialog: URL, title, slug (rules and live availability), the person's
- * own tags, and who it belongs to (only them, or one of their organizations).
+ * own tags, and who it belongs to (only them, or one of their organizations). Issue 32: the URL is
+ * shown readable (IDN, Unicode paths) and completed with https:// when typed without a scheme; the
+ * title can be fetched from the page (by the service); tags are found and created inline; a taken
+ * slug is said once, and a refusal for a slug goes away when the slug changes.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
+import { readableUrl, withScheme } from './display-url'
+import { TagPicker } from './TagPicker'
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
@@ -27,13 +32,31 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
   const organizations = useQuery(organizationsQuery)
   const formError = useFormError(FIELDS)
   const [slug, setSlug] = useState(link?.slug ?? initialSlug ?? '')
-  const [url, setUrl] = useState(link?.url ?? '')
+  const [url, setUrl] = useState(link === null ? '' : readableUrl(link.url))
+  const [title, setTitle] = useState(link?.title ?? '')
+  const [tagIds, setTagIds] = useState<string[]>(link?.tag_ids ?? [])
+  // The slug the API refused: its message shows only while the slug is still that one.
+  const [refusedSlug, setRefusedSlug] = useState<string | null>(null)
   const [organizationId, setOrganizationId] = useState<string | null>(link?.organization_id ?? null)
 
+  const fetchTitle = useMutation({
+    mutationFn: () => unwrap(client.POST('/api/links/fetch-title', { body: { url: withScheme(url) } })),
+    onMutate: () => formError.clear(),
+    onSuccess: (fetched) => {
+      if (fetched.title === null) formError.fail(atField(null, 'title', t('links.fetchTitleNone')))
+      else {
+        setTitle(fetched.title)
+        announce(t('links.fetchTitleDone', { title: fetched.title }))
+      }
+    },
+    onError: (error) =>
+      formError.fail(error instanceof ApiError && error.reason === 'UPSTREAM_FAILED' ? atField(error, 'title', t('links.fetchTitleFailed')) : error),
+  })
+
   const save = useMutation({
-    mutationFn: async ({ values, tagIds }: { values: Record<string, string>; tagIds: string[] }) => {
+    mutationFn: async ({ values }: { values: Record<string, string> }) => {
       const body = {
-        url: values.url ?? '',
+        url: withScheme(values.url ?? ''),
         title: values.title?.trim() ? values.title.trim() : null,
         slug: slug.trim() === '' ? null : slug.trim(),
         tag_ids: tagIds,
@@ -51,7 +74,8 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
     onError: (error) => {
       // A taken slug is a 409 whose details name the field: shown there, in the person's language.
       if (error instanceof ApiError && error.reason === 'ALREADY_EXISTS') {
-        formError.fail(atField(error, 'slug', t('links.slugTaken', { slug })))
+        setRefusedSlug(slug.trim())
+        formError.fail(atField(error, 'slug', t('links.slugTaken', { slug: slug.trim() })))
       } else formError.fail(error)
     },
   })
@@ -68,25 +92,54 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
             onSubmit={(event) => {
               event.preventDefault()
               formError.clear()
-              const data = new FormData(event.currentTarget)
-              save.mutate({ values: formValues(event.currentTarget), tagIds: data.getAll('tag_ids').map(String) })
+              const values = formValues(event.currentTarget)
+              const completed = withScheme(values.url ?? '')
+              if (completed !== url) setUrl(completed)
+              save.mutate({ values: { ...values, url: completed } })
             }}
           >
             <FormError>{formError.general}</FormError>
             <TextField
               name="url"
-              type="url"
+              type="text"
+              inputMode="url"
+              autoComplete="url"
+              spellCheck={false}
               label={t('links.url')}
               help={t('links.urlHelp')}
-              defaultValue={link?.url ?? ''}
+              value={url}
+              onChange={(event) => setUrl(event.target.value)}
+              onBlur={() => setUrl((current) => withScheme(current))}
               required
               autoFocus
               maxLength={2048}
               error={formError.at('url')}
-              onChange={(event) => setUrl(event.target.value)}
             />
             <GoPreview url={url} slug={slug} />
-            <TextField name="title" label={t('links.titleField')} defaultValue={link?.title ?? ''} maxLength={200} error={formError.at('title')} />
+            <div className="title-row">
+              <TextField
+                name="title"
+                label={t('links.titleField')}
+                value={title}
+                onChange={(event) => setTitle(event.target.value)}
+                maxLength={200}
+                error={formError.at('title')}
+              />
+              <button
+                type="button"
+                className="button button-secondary"
+                aria-busy={fetchTitle.isPending || undefined}
+                onClick={() => {
+                  if (fetchTitle.isPending) return
+                  if (url.trim() === '') formError.fail(atField(null, 'url', t('links.fetchTitleNeedsUrl')))
+                  else fetchTitle.mutate()
+                }}
+              >
+                {t('links.fetchTitle')}
+                {fetchTitle.isPending && <span className="visually-hidden"> {t('common.working')}</span>}
+                {fetchTitle.isPending && <span className="spinner" aria-hidden="true" />}
+              </button>
+            </div>
             <SlugField
               value={slug}
               onChange={setSlug}
@@ -97,23 +150,10 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
                 link.slug.toLowerCase() === slug.trim().toLowerCase() &&
                 link.organization_id === organizationId
               }
-              error={formError.at('slug')}
+              error={refusedSlug !== null && refusedSlug === slug.trim() ? formError.at('slug') : undefined}
+              refused={refusedSlug !== null && refusedSlug === slug.trim()}
             />
-            <fieldset className="field tag-choices" aria-describedby="tag-choices-help">
-              <legend>{t('links.tags')}</legend>
-              <p id="tag-choices-help" className="field-help">
-                {tags.data !== undefined && tags.data.items.length === 0 ? t('links.noTagsYet') : t('links.tagsHelp')}
-              </p>
-              <div className="checkbox-list">
-                {(tags.data?.items ?? []).map((tag) => (
-                  <label key={tag.id} className="checkbox">
-                    <input type="checkbox" name="tag_ids" value={tag.id} defaultChecked={link?.tag_ids.includes(tag.id) ?? false} />
-                    {tag.name}
-                  </label>
-                ))}
-              </div>
-              {formError.at('tag_ids') && <p className="field-error">{formError.at('tag_ids')}</p>}
-            </fieldset>
+            <TagPicker tags={tags.data?.items ?? []} value={tagIds} onChange={setTagIds} error={formError.at('tag_ids')} />
             <SelectField
               name="organization_id"
               label={t('links.sharedWith')}

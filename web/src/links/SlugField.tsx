@@ -16,6 +16,7 @@ export function SlugField({
   organizationId,
   unchanged,
   error,
+  refused,
 }: {
   value: string
   onChange: (value: string) => void
@@ -23,6 +24,8 @@ export function SlugField({
   /** The link's own slug (when editing): never "taken" by itself. */
   unchanged: boolean
   error: string | undefined
+  /** The API refused this slug on saving: its message (`error`) says so, the live status does not repeat it. */
+  refused?: boolean
 }) {
   const { t } = useI18n()
   const id = useId()
@@ -40,7 +43,9 @@ export function SlugField({
     staleTime: 5_000,
   })
   let status: { text: string; tone: 'good' | 'weak' } | null = null
-  if (slug !== '' && !valid) status = { text: t('links.slugInvalid'), tone: 'weak' }
+  // While typing (the debounced slug behind the field's), no status: a message never names an older slug.
+  if (refused === true || slug !== value.trim()) status = null
+  else if (slug !== '' && !valid) status = { text: t('links.slugInvalid'), tone: 'weak' }
   else if (slug !== '' && unchanged) status = { text: t('links.slugCurrent', { slug }), tone: 'good' }
   else if (availability.data !== undefined && availability.data.slug === slug)
     status = availability.data.available

@@ -1,4 +1,7 @@
-/** The person's tags beside their links: counts, filter by one, create, rename, delete (confirmed). */
+/**
+ * The person's tags, in a panel the Links page opens on demand (issue 32): counts, filter by one
+ * (by its name in the address), create, rename, delete (confirmed).
+ */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link as RouterLink } from '@tanstack/react-router'
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
@@ -96,7 +99,7 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
   }
   const items = tags.data?.items ?? []
   return (
-    <section className="section tags-panel" aria-labelledby="tags-heading">
+    <section id="tags-panel" className="section tags-panel" aria-labelledby="tags-heading">
       <h2 id="tags-heading">{t('links.tags')}</h2>
       <form
         ref={formError.form}
@@ -120,9 +123,9 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
             <li key={tag.id}>
               <RouterLink
                 to="/links"
-                search={(previous) => ({ ...previous, tag: activeTag === tag.id ? undefined : tag.id, cursor: undefined })}
-                className={activeTag === tag.id ? 'tag-filter active' : 'tag-filter'}
-                aria-current={activeTag === tag.id ? 'true' : undefined}
+                search={(previous) => ({ ...previous, tag: activeTag === tag.name ? undefined : tag.name, cursor: undefined })}
+                className={activeTag === tag.name ? 'tag-filter active' : 'tag-filter'}
+                aria-current={activeTag === tag.name ? 'true' : undefined}
               >
                 <span className="tag-name">{tag.name}</span>
                 <span className="tag-count" aria-hidden="true">

@@ -75,7 +75,7 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
           : (tags.data?.items ?? [])
               .filter((tag) => contains(tag.name, query))
               .slice(0, MAX_PER_SECTION)
-              .map((tag) => ({ id: `tag:${tag.id}`, label: tag.name, href: `/links?tag=${encodeURIComponent(tag.id)}` })),
+              .map((tag) => ({ id: `tag:${tag.id}`, label: tag.name, href: `/links?tag=${encodeURIComponent(tag.name)}` })),
     },
     {
       id: 'organizations',

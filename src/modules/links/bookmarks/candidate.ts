@@ -12,6 +12,8 @@ export interface BookmarkCandidate {
   slug: unknown
   tags: unknown
   forwardingEnabled: unknown
+  /** When the bookmark was made: a bookmark file's ADD_DATE (Unix seconds), or a JSON export's `created_at`. */
+  createdAt?: unknown
 }
 
 export type SkipReason = 'invalid_item' | 'invalid_url' | 'invalid_slug' | 'duplicate_url' | 'slug_taken'
@@ -24,6 +26,8 @@ export interface CleanBookmark {
   /** Tag names, cleaned, distinct ignoring case. */
   tags: string[]
   forwardingEnabled: boolean
+  /** ISO 8601 (ms), when the file says when the bookmark was made and the time is plausible; else null (now). */
+  createdAt: string | null
 }
 
 /**
@@ -92,5 +96,26 @@ export function cleanBookmark(candidate: BookmarkCandidate): CleanBookmark | Ski
     slugKey: slugKey(slug),
     tags: [...tags.values()],
     forwardingEnabled: typeof candidate.forwardingEnabled === 'boolean' ? candidate.forwardingEnabled : true,
+    createdAt: cleanCreatedAt(candidate.createdAt),
   }
+}
+
+/** No bookmark predates the web's first browsers; the upper bound (not in the future) is applied when written. */
+const EARLIEST = Date.UTC(1990, 0, 1)
+
+/**
+ * A creation time from a file as ISO 8601, or null. ADD_DATE is Unix seconds in every browser's
+ * export; some tools write milliseconds or (like Firefox's own JSON) microseconds, told apart by size.
+ */
+function cleanCreatedAt(value: unknown): string | null {
+  let ms: number
+  if (typeof value === 'object' && value !== null && 'unixSeconds' in value) {
+    const digits = String(value.unixSeconds)
+    if (!/^\d{1,20}$/.test(digits)) return null
+    const number = Number(digits)
+    ms = number < 1e11 ? number * 1000 : number < 1e14 ? number : Math.floor(number / 1000)
+  } else if (typeof value === 'string' && value.length <= 40) {
+    ms = Date.parse(value)
+  } else return null
+  return Number.isFinite(ms) && ms >= EARLIEST && ms < Date.UTC(10000, 0, 1) ? new Date(ms).toISOString() : null
 }

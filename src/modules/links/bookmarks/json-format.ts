@@ -4,7 +4,7 @@
  *
  * Read as a stream (issue 26): @streamparser/json's tokenizer (RFC 8259 tokens from UTF-8 bytes,
  * in chunks) under a small grammar of our own that builds only what an import uses — each link's
- * `url`, `title`, `slug`, `tags` and `forwarding_enabled` — and skips every other value without
+ * `url`, `title`, `slug`, `tags`, `forwarding_enabled` and `created_at` — and skips every other value without
  * building it. Nesting is bounded (a 400 past MAX_DEPTH), so the reader's memory is the current
  * link plus one token, whatever the file.
  */
@@ -48,7 +48,7 @@ interface Frame {
 
 const USED_KEYS: Partial<Record<Role, ReadonlySet<string>>> = {
   document: new Set(['links']),
-  item: new Set(['url', 'title', 'slug', 'tags', 'forwarding_enabled']),
+  item: new Set(['url', 'title', 'slug', 'tags', 'forwarding_enabled', 'created_at']),
 }
 
 export interface JsonLinksReader {
@@ -111,8 +111,8 @@ export async function createJsonLinksReader(onItem: (item: BookmarkCandidate | n
     if (frame.kind !== kind) throw notJson()
     const parent = stack.at(-1)
     if (frame.role === 'item') {
-      const { url, title, slug, tags: names, forwarding_enabled: forwardingEnabled } = item
-      onItem({ url, title, slug, tags: names, forwardingEnabled })
+      const { url, title, slug, tags: names, forwarding_enabled: forwardingEnabled, created_at: createdAt } = item
+      onItem({ url, title, slug, tags: names, forwardingEnabled, createdAt: typeof createdAt === 'string' ? createdAt : undefined })
     } else if (frame.role === 'tags') {
       item.tags = tags
     } else if (frame.role === 'other' && parent?.role === 'items') {

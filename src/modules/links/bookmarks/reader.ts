@@ -30,6 +30,8 @@ export interface ImportFile {
   content: string | AsyncIterable<Uint8Array>
   /** The most bytes the body may have (for a stream; a string's size was checked with its request). */
   limitBytes: number
+  /** A bookmark file's folders become a tag on each bookmark (issue 32; default true). */
+  foldersAsTags?: boolean
 }
 
 export function tooLarge(limitBytes: number): AppError {
@@ -96,10 +98,13 @@ export async function readImportFile(file: ImportFile, onCandidate: (candidate: 
   }
 
   let bookmarks = 0
-  const reader = await createNetscapeReader((bookmark) => {
-    bookmarks++
-    onCandidate(bookmark)
-  })
+  const reader = await createNetscapeReader(
+    (bookmark) => {
+      bookmarks++
+      onCandidate(bookmark)
+    },
+    { folders: file.foldersAsTags ?? true },
+  )
   if (typeof file.content === 'string') {
     for (const piece of textPieces(file.content)) {
       reader.write(piece)

@@ -51,16 +51,28 @@ describe('importing a bookmark file', () => {
         { position: 5, url: 'https://news.example.com/', reason: 'duplicate_url', message: expect.any(String) },
         { position: 6, url: 'https://other.example.com/', reason: 'slug_taken', message: expect.any(String) },
       ],
+      // Issue 32: the report names the links it made, and the tags they got (the folder's among them).
+      links: [
+        { id: expect.any(String), url: 'https://wiki.example.com/handbook', title: 'The & handbook' },
+        { id: expect.any(String), url: 'https://news.example.com/', title: 'News' },
+      ],
+      tags: ['Docs', 'Work'],
     })
     const links = await allLinks(ada)
     const handbook = links.find((link) => link.slug === 'handbook')!
     expect(handbook).toMatchObject({ url: 'https://wiki.example.com/handbook', title: 'The & handbook', organization_id: null })
     const tags = (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(ada.token) })).json().items
+    // The folder "Work" is the first tag; the file's TAGS "work" is the same tag, ignoring case.
     expect(tags.map((tag: { name: string; link_count: number }) => [tag.name, tag.link_count])).toEqual([
       ['Docs', 1],
-      ['work', 1],
+      ['Work', 1],
     ])
     expect(handbook.tag_ids).toHaveLength(2)
+    // ADD_DATE is the link's creation time; a bookmark without one is created now.
+    expect(handbook.created_at).toBe('2023-11-14T22:13:20.000Z')
+    expect(Math.abs(Date.parse(links.find((link) => link.url === 'https://news.example.com/')!.created_at) - t.clock.now().getTime())).toBeLessThan(
+      60_000,
+    )
 
     const audit = await t.deps.db
       .selectFrom('audit_events')
@@ -157,7 +169,7 @@ describe('importing a bookmark file', () => {
       links: [{ url: 'https://clean.example/', title: `  A\u202etitle\u0000 ${'long '.repeat(60)}`, tags: ['  x\ty ', 'X Y', '', 7] }],
     })
     const response = await importFile(bob, { format: 'json', content })
-    expect(response.json()).toEqual({ imported: 1, tags_created: 1, skipped: [] })
+    expect(response.json()).toMatchObject({ imported: 1, tags_created: 1, skipped: [] })
     const [link] = await allLinks(bob)
     expect(link!.title!.startsWith('A title long')).toBe(true)
     expect(link!.title!.length).toBeLessThanOrEqual(200)
@@ -188,7 +200,7 @@ describe('exporting', () => {
 
     const fresh = await createSignedInUser(t)
     const imported = await importFile(fresh, { format: 'html', content: response.body })
-    expect(imported.json()).toEqual({ imported: 2, tags_created: 1, skipped: [] })
+    expect(imported.json()).toMatchObject({ imported: 2, tags_created: 1, skipped: [] })
     const links = await allLinks(fresh)
     expect(links.map((link) => [link.url, link.title, link.slug]).sort()).toEqual([
       ['https://a.example/?q=%22x%22&y=%3Cz%3E', 'A <b> & "c"', 'a'],
@@ -239,5 +251,108 @@ describe('slug availability and the list filters', () => {
     expect(await ids('owner=personal')).toEqual([mine.id])
     expect(await ids('owner=organization')).toEqual([shared.id])
     expectReason(await t.app.inject({ method: 'GET', url: '/api/links?owner=everyone', headers: bearer(org.member.token) }), 400, 'VALIDATION_FAILED')
+  })
+})
+
+describe('folders, dates and a round trip (issue 32)', () => {
+  const tagNamesOf = async (user: SignedIn): Promise<Map<string, string[]>> => {
+    const tags = new Map<string, string>(
+      (await t.app.inject({ method: 'GET', url: '/api/tags?limit=200', headers: bearer(user.token) }))
+        .json()
+        .items.map((tag: { id: string; name: string }) => [tag.id, tag.name]),
+    )
+    return new Map((await allLinks(user)).map((link) => [link.url, link.tag_ids.map((id) => tags.get(id)!).sort()]))
+  }
+  const FIREFOX = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
+<H1>Bookmarks Menu</H1>
+<DL><p>
+    <DT><H3 ADD_DATE="1" PERSONAL_TOOLBAR_FOLDER="true">Bookmarks Toolbar</H3>
+    <DL><p>
+        <DT><A HREF="https://toolbar.example/" ADD_DATE="1600000000">On the toolbar</A>
+        <DT><H3>Work</H3>
+        <DL><p>
+            <DT><H3>Projects &amp; plans</H3>
+            <DL><p>
+                <DT><A HREF="https://project.example/" ADD_DATE="1600000000123" TAGS="urgent">Project</A>
+            </DL><p>
+            <DT><A HREF="https://work.example/" ADD_DATE="99999999999">Future</A>
+        </DL><p>
+    </DL><p>
+    <DT><H3 UNFILED_BOOKMARKS_FOLDER="true">Other Bookmarks</H3>
+    <DL><p>
+        <DT><A HREF="https://other.example/">Other</A>
+    </DL><p>
+</DL>`
+
+  it("makes a bookmark's folders one path tag, leaving out the browser's root folders, and keeps ADD_DATE", async () => {
+    const user = await createSignedInUser(t)
+    const response = await importFile(user, { format: 'html', content: FIREFOX })
+    expect(response.json()).toMatchObject({ imported: 4, tags_created: 3, tags: ['urgent', 'Work', 'Work/Projects & plans'] })
+    expect(Object.fromEntries(await tagNamesOf(user))).toEqual({
+      'https://toolbar.example/': [],
+      'https://project.example/': ['Work/Projects & plans', 'urgent'].sort(),
+      'https://work.example/': ['Work'],
+      'https://other.example/': [],
+    })
+    const links = await allLinks(user)
+    const created = (url: string) => links.find((link) => link.url === url)!.created_at
+    expect(created('https://toolbar.example/')).toBe('2020-09-13T12:26:40.000Z')
+    // Milliseconds, as some tools write them, are told apart by size.
+    expect(created('https://project.example/')).toBe('2020-09-13T12:26:40.123Z')
+    // A date in the future is not believed: created now.
+    expect(Math.abs(Date.parse(created('https://work.example/')) - t.clock.now().getTime())).toBeLessThan(60_000)
+    // Newest first still holds: the list is ordered by the kept dates.
+    expect(links.at(-1)!.url).toMatch(/toolbar|project/)
+  })
+
+  it('leaves folders alone when asked (folders_as_tags=false), on both import requests', async () => {
+    const user = await createSignedInUser(t)
+    const response = await importFile(user, { format: 'html', content: FIREFOX, folders_as_tags: false })
+    expect(response.json()).toMatchObject({ imported: 4, tags_created: 1, tags: ['urgent'] })
+    const other = await createSignedInUser(t)
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/links/import/file?format=html&folders_as_tags=false',
+      headers: { ...bearer(other.token), 'content-type': 'text/html' },
+      payload: FIREFOX,
+    })
+    expect(uploaded.json()).toMatchObject({ imported: 4, tags_created: 1 })
+  })
+
+  it('keeps created_at from a JSON export', async () => {
+    const user = await createSignedInUser(t)
+    const content = JSON.stringify({
+      links: [
+        { url: 'https://dated.example/', created_at: '2021-02-03T04:05:06.000Z' },
+        { url: 'https://bad-date.example/', created_at: 'yesterday' },
+      ],
+    })
+    expect((await importFile(user, { format: 'json', content })).json()).toMatchObject({ imported: 2 })
+    const links = await allLinks(user)
+    expect(links.find((link) => link.url === 'https://dated.example/')!.created_at).toBe('2021-02-03T04:05:06.000Z')
+    expect(Math.abs(Date.parse(links.find((link) => link.url === 'https://bad-date.example/')!.created_at) - t.clock.now().getTime())).toBeLessThan(
+      60_000,
+    )
+  })
+
+  it('exports tags as folders (nested for a path tag), and a round trip through the file keeps every tag and date', async () => {
+    const user = await createSignedInUser(t)
+    const [work, projects, urgent] = await Promise.all(['Work', 'Work/Projects', 'urgent'].map((name) => createTag(t, user.token, name)))
+    await createLink(t, user.token, { url: 'https://one.example/', title: 'One', tag_ids: [projects!.id] })
+    await createLink(t, user.token, { url: 'https://two.example/', title: 'Two', tag_ids: [work!.id] })
+    await createLink(t, user.token, { url: 'https://three.example/', title: 'Three' })
+    // Several tags: the file's folder is the first by name, TAGS keeps them all.
+    await createLink(t, user.token, { url: 'https://four.example/', title: 'Four', tag_ids: [urgent!.id, work!.id] })
+    const exported = await exportFile(user, 'format=html')
+    expect(exported.body).toMatch(/<DT><H3>Work<\/H3>\s*<DL><p>\s*<DT><H3>Projects<\/H3>\s*<DL><p>\s*<DT><A HREF="https:\/\/one\.example\/"/)
+    expect(exported.body).toContain('<DT><H3>urgent</H3>')
+
+    const fresh = await createSignedInUser(t)
+    const imported = await importFile(fresh, { format: 'html', content: exported.body })
+    expect(imported.json()).toMatchObject({ imported: 4, tags_created: 3, skipped: [] })
+    expect(await tagNamesOf(fresh)).toEqual(await tagNamesOf(user))
+    // ADD_DATE holds seconds: the same second, so compared by URL.
+    const dates = async (who: SignedIn) => (await allLinks(who)).map((link) => `${link.url} ${link.created_at.slice(0, 19)}`).sort()
+    expect(await dates(fresh)).toEqual(await dates(user))
   })
 })

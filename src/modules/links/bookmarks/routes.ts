@@ -55,7 +55,12 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           deps,
           callerOf(request),
           {
-            file: { format: request.body.format, content: request.body.content, limitBytes: IMPORT_BODY_LIMIT_BYTES },
+            file: {
+              format: request.body.format,
+              content: request.body.content,
+              limitBytes: IMPORT_BODY_LIMIT_BYTES,
+              foldersAsTags: request.body.folders_as_tags ?? true,
+            },
             organizationId: request.body.organization_id,
           },
           contextOf(request),
@@ -106,6 +111,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                   // Not destroyed when reading stops early: the answer still has to go out on this connection.
                   content: body === undefined ? '' : { [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }) },
                   limitBytes: IMPORT_FILE_LIMIT_BYTES,
+                  foldersAsTags: request.query.folders_as_tags ?? true,
                 },
                 organizationId: request.query.organization_id,
               },

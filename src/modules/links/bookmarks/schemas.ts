@@ -45,6 +45,13 @@ export const LinkExport = Type.Object({
 })
 export type LinkExport = Static<typeof LinkExport>
 
+const FoldersAsTags = Type.Boolean({
+  default: true,
+  description:
+    "A bookmark file's folders become a tag on each bookmark in them, the nested folders' names joined with `/` (`Work/Projects`); " +
+    'the browser\'s toolbar and "Other bookmarks" folders are left out. Ignored for JSON.',
+})
+
 export const ImportBody = Body({
   format: Format,
   // Plain String: a file has line breaks and tabs, which Text() refuses; the importer cleans every value it keeps.
@@ -56,12 +63,14 @@ export const ImportBody = Body({
   organization_id: Type.Optional(
     Nullable(Text({ minLength: 1, maxLength: 200, description: 'Share every imported link with this organization; personal when absent' })),
   ),
+  folders_as_tags: Type.Optional(FoldersAsTags),
 })
 export type ImportBody = Static<typeof ImportBody>
 
 export const ImportFileQuery = Type.Object(
   {
     format: Format,
+    folders_as_tags: Type.Optional(FoldersAsTags),
     organization_id: Type.Optional(
       Text({ minLength: 1, maxLength: 200, description: 'Share every imported link with this organization; personal when absent' }),
     ),
@@ -101,9 +110,20 @@ export const SkippedBookmark = Type.Object({
   message: Type.String(),
 })
 
+/** How many of the imported links and tags the report names (issue 32: the report links to them). */
+export const REPORTED_LINKS = 100
+
 export const ImportReport = Type.Object({
   imported: Type.Integer({ minimum: 0, description: 'Links created' }),
   tags_created: Type.Integer({ minimum: 0 }),
   skipped: Type.Array(SkippedBookmark),
+  links: Type.Array(Type.Object({ id: Type.String(), url: Type.String(), title: Nullable(Type.String()) }), {
+    maxItems: REPORTED_LINKS,
+    description: `The first ${REPORTED_LINKS} links created, in file order`,
+  }),
+  tags: Type.Array(Type.String(), {
+    maxItems: REPORTED_LINKS,
+    description: `Names of the tags put on the imported links (up to ${REPORTED_LINKS}, by name), to list them by tag`,
+  }),
 })
 export type ImportReport = Static<typeof ImportReport>

@@ -36,7 +36,7 @@ import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from 
 import { JSON_FORMAT } from './json-format.js'
 import { detach, writeNetscapeBookmarks } from './netscape.js'
 import { readImportFile, timeSlicer, type ImportFile } from './reader.js'
-import { MAX_EXPORT_ITEMS, MAX_IMPORT_ITEMS, type ExportQuery, type ImportReport, type LinkExport } from './schemas.js'
+import { MAX_EXPORT_ITEMS, MAX_IMPORT_ITEMS, REPORTED_LINKS, type ExportQuery, type ImportReport, type LinkExport } from './schemas.js'
 
 type Skipped = ImportReport['skipped'][number]
 
@@ -159,8 +159,14 @@ export interface ImportRequest {
   organizationId: string | null | undefined
 }
 
-/** Writes the accepted bookmarks of one part of the file as links; returns how many tags it created. */
-async function writeLinks(deps: Deps, tx: Executor, userId: string, owner: LinkOwner, accepted: readonly CleanBookmark[]): Promise<number> {
+/** Writes the accepted bookmarks of one part of the file as links; returns how many tags it created, and the links. */
+async function writeLinks(
+  deps: Deps,
+  tx: Executor,
+  userId: string,
+  owner: LinkOwner,
+  accepted: readonly CleanBookmark[],
+): Promise<{ tagsCreated: number; links: Array<{ id: string; url: string; title: string | null; tags: string[] }> }> {
   const now = deps.clock.now().toISOString()
   const tags = await tagsNamed(tx, userId, [...new Set(accepted.flatMap((item) => item.tags))], now)
   const links = accepted.map((item) => ({
@@ -173,17 +179,19 @@ async function writeLinks(deps: Deps, tx: Executor, userId: string, owner: LinkO
     slug_key: item.slugKey,
     forwarding_enabled: item.forwardingEnabled,
     created_by: userId,
-    created_at: now,
+    // Issue 32: the file's date of the bookmark, unless it claims to be later than now.
+    created_at: item.createdAt !== null && item.createdAt < now ? item.createdAt : now,
+    tags: item.tags,
     tagIds: [...new Set(item.tags.map((name) => tags.ids.get(name.toLowerCase())!))],
   }))
   await inBatches(links, INSERT_BATCH, (batch) =>
     insertLinks(
       tx,
-      batch.map(({ tagIds: _tagIds, ...link }) => link),
+      batch.map(({ tagIds: _tagIds, tags: _tags, ...link }) => link),
       batch.flatMap((link) => link.tagIds.map((tagId) => ({ link_id: link.id, tag_id: tagId }))),
     ),
   )
-  return tags.created
+  return { tagsCreated: tags.created, links: links.map((link) => ({ id: link.id, url: link.url, title: link.title, tags: link.tags })) }
 }
 
 /**
@@ -203,7 +211,8 @@ export async function importLinks(deps: Deps, caller: Caller, request: ImportReq
   await linkOwnerFor(deps.db, userId, request.organizationId)
   const read = await readBookmarks(request.file)
   const seen = { urls: new Set<string>(), slugKeys: new Set<string>() }
-  const report: ImportReport = { imported: 0, tags_created: 0, skipped: [] }
+  const report: ImportReport = { imported: 0, tags_created: 0, skipped: [], links: [], tags: [] }
+  const tagNames = new Map<string, string>()
   let offset = 0
   do {
     const part = read.slice(offset, offset + WRITE_PART)
@@ -212,7 +221,12 @@ export async function importLinks(deps: Deps, caller: Caller, request: ImportReq
       const owner = await linkOwnerFor(tx, userId, request.organizationId)
       await lockLinkOwner(tx, owner)
       const { accepted, skipped } = await sortOut(tx, owner, part, offset, seen)
-      report.tags_created += await writeLinks(deps, tx, userId, owner, accepted)
+      const written = await writeLinks(deps, tx, userId, owner, accepted)
+      report.tags_created += written.tagsCreated
+      for (const link of written.links) {
+        if (report.links.length < REPORTED_LINKS) report.links.push({ id: link.id, url: link.url, title: link.title })
+        for (const name of link.tags) if (!tagNames.has(name.toLowerCase())) tagNames.set(name.toLowerCase(), name)
+      }
       report.imported += accepted.length
       report.skipped.push(...skipped)
       if (!last) return
@@ -225,6 +239,10 @@ export async function importLinks(deps: Deps, caller: Caller, request: ImportReq
     })
     offset += WRITE_PART
   } while (offset < read.length)
+  report.tags = [...tagNames]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, REPORTED_LINKS)
+    .map(([, name]) => name)
   return report
 }
 

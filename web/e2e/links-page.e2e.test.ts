@@ -1,0 +1,414 @@
+/**
+ * The Links page of issue 32 in real Chromium against the built server: ten links above the fold
+ * at 1280×800, the one filter row (search as you type into the address, the tag by name, the scope
+ * as a segmented control), the link dialog (https:// added, the page title fetched by the service
+ * from a local page, a tag created inline, a taken slug said once and gone when the slug changes,
+ * IDN shown readable), bulk actions with the count in the confirmation, a member who is offered
+ * nothing they may not do and sees a refusal's message, and a phone's width without sideways
+ * scrolling however long the names. English and German; axe on every new view.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import * as checks from './checks.ts'
+
+const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
+const MIA = { name: 'Mia Member', email: 'mia@example.com', password: 'member-password-2024' }
+
+let server: ConsoleServer
+let pages: Server
+let pagesUrl = ''
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let adaJwt = ''
+let apiToken = ''
+const pageErrors: string[] = []
+
+async function api(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<Record<string, unknown>> {
+  const response = await fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${init.token ?? apiToken}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+  return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>)
+}
+
+async function signIn(target: Page, who: { email: string; password: string }): Promise<void> {
+  await target.goto('/login')
+  await target.getByLabel('Email address').fill(who.email)
+  await target.getByLabel('Password', { exact: true }).fill(who.password)
+  await target.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await target.waitForURL(`${server.baseUrl}/links`)
+}
+
+async function checkAccessibility(target: Page, name: string): Promise<void> {
+  await target.waitForLoadState('networkidle')
+  await checks.checkAccessibility(target, name)
+}
+
+/** Whether the page scrolls sideways (the document wider than the window); what sticks out is printed. */
+async function scrollsSideways(target: Page): Promise<boolean> {
+  const { wide, outside } = await target.evaluate(() => {
+    const width = document.documentElement.clientWidth
+    const outside = [...document.querySelectorAll('body *')]
+      .filter((element) => element.getBoundingClientRect().right > width + 0.5)
+      .slice(0, 5)
+      .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)}`)
+    return { wide: document.documentElement.scrollWidth > width, outside }
+  })
+  if (wide) console.log(`sticks out at ${target.viewportSize()?.width} px: ${outside.join('; ')}`)
+  return wide
+}
+
+beforeAll(async () => {
+  // A page whose title the service fetches (private networks allowed for this instance only).
+  pages = createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    response.end(`<!doctype html><html><head><title>Quarterly report – Q3</title></head><body>${request.url}</body></html>`)
+  })
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
+  pagesUrl = `127.0.0.1:${(pages.address() as AddressInfo).port}`
+  server = await startConsoleServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' })
+  browser = await launchBrowser()
+  const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADA),
+  })
+  adaJwt = ((await setup.json()) as { token: string }).token
+  apiToken = (
+    (await api('/api/tokens', {
+      method: 'POST',
+      token: adaJwt,
+      body: { name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+    })) as { token: string }
+  ).token
+  // Hide the administrator's first-run checklist: this file is about the list.
+  await api('/api/admin/checklist', { method: 'PUT', token: adaJwt, body: { dismissed: true } })
+  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
+  page = await context.newPage()
+  page.on('pageerror', (error) => pageErrors.push(error.message))
+  await signIn(page, ADA)
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+  pages?.closeAllConnections()
+  await new Promise((resolve) => pages?.close(resolve))
+})
+
+describe('the Links page at 1280×800', () => {
+  it('shows at least 10 links above the fold, each on one line, with the list at full width', async () => {
+    const docs = (await api('/api/tags', { method: 'POST', body: { name: 'Docs' } })) as { id: string }
+    for (let i = 1; i <= 30; i++) {
+      await api('/api/links', {
+        method: 'POST',
+        body: {
+          url: `https://example.com/${i}/a-rather-long-path/that-goes-on?with=query&and=more`,
+          title: `Team page ${i} with a longer title than most`,
+          slug: `page-${i}`,
+          ...(i % 3 === 0 && { tag_ids: [docs.id] }),
+        },
+      })
+    }
+    await page.goto('/links')
+    await page.getByRole('row', { name: /Team page 30/ }).waitFor()
+    const rows = await page
+      .getByTestId('links')
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().bottom))
+    const aboveFold = rows.filter((bottom) => bottom <= 800).length
+    console.log(`links above the fold at 1280×800: ${aboveFold} (row height ${Math.round(rows[1]! - rows[0]!)} px)`)
+    expect(aboveFold).toBeGreaterThanOrEqual(10)
+    // The list is not beside a panel: the table takes the content's width.
+    const [table, main] = await Promise.all([
+      page.getByTestId('links').evaluate((element) => element.getBoundingClientRect().width),
+      page.locator('main').evaluate((element) => element.getBoundingClientRect().width),
+    ])
+    expect(table / main).toBeGreaterThan(0.85)
+    await checkAccessibility(page, 'links (full list)')
+  })
+
+  it('searches as you type into the address, filters by the tag by name, and by scope', async () => {
+    await page.getByLabel('Search title, URL or slug').fill('page 2')
+    await page.waitForURL(/\?q=page\+2|\?q=page%202/)
+    await page.getByRole('row', { name: /Team page 27/ }).waitFor()
+    await expect.poll(() => page.getByRole('row', { name: /Team page 30 / }).count()).toBe(0)
+    await page.getByLabel('Search title, URL or slug').fill('')
+    await page.waitForURL(`${server.baseUrl}/links`)
+
+    await page.getByLabel('Tag', { exact: true }).selectOption('Docs')
+    await page.waitForURL('**/links?tag=Docs')
+    await expect.poll(() => page.getByTestId('links').locator('tbody tr').count()).toBe(10)
+    // An address with the name works on its own (shared, or after a reload).
+    await page.goto('/links?tag=docs')
+    await expect.poll(() => page.getByTestId('links').locator('tbody tr').count()).toBe(10)
+    await page.goto('/links?tag=Nope')
+    await page.getByText('You have no tag named “Nope”.').waitFor()
+
+    await page.goto('/links')
+    await page.getByRole('radio', { name: 'Shared' }).check({ force: true })
+    await page.waitForURL('**/links?owner=organizations')
+    await page.getByText('No link matches this search and these filters.').waitFor()
+    await page.getByRole('radio', { name: 'All' }).check({ force: true })
+    await page.waitForURL(`${server.baseUrl}/links`)
+
+    // The tags live in a panel opened on demand.
+    await page.getByRole('button', { name: 'Tags' }).click()
+    await page.getByRole('region', { name: 'Tags' }).getByRole('link', { name: /^Docs/ }).click()
+    await page.waitForURL('**/links?tag=Docs')
+    await checkAccessibility(page, 'links (tags panel open)')
+    await page.getByRole('button', { name: 'Hide tags' }).click()
+  })
+
+  it('offers the row actions in one "⋯" menu: copy the go-link, edit, delete', async () => {
+    await page.goto('/links?q=page-7')
+    await page.getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' }).click()
+    await page.getByRole('menuitem', { name: 'Copy go/page-7' }).click()
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.baseUrl}/go/page-7`)
+    await page.getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' }).click()
+    expect(await page.getByRole('menuitem').allTextContents()).toEqual(['Copy go/page-7', 'Edit', 'Delete'])
+    await checkAccessibility(page, 'links (row menu)')
+    await page.keyboard.press('Escape')
+  })
+})
+
+describe('the link dialog', () => {
+  it('adds https://, fetches the title from the page, creates a tag inline, and keeps the URL readable', async () => {
+    await page.goto('/links')
+    await page.getByRole('button', { name: 'Create link' }).first().click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('URL').fill(`${pagesUrl}/report`)
+    await dialog.getByLabel('Title').focus()
+    expect(await dialog.getByLabel('URL').inputValue()).toBe(`https://${pagesUrl}/report`)
+    // The local page speaks http: the person corrects the scheme, then asks for the title.
+    await dialog.getByLabel('URL').fill(`http://${pagesUrl}/report`)
+    await dialog.getByRole('button', { name: 'Fetch title' }).click()
+    await expect.poll(() => dialog.getByLabel('Title').inputValue()).toBe('Quarterly report – Q3')
+
+    const tags = dialog.getByRole('combobox', { name: 'Tags' })
+    await tags.fill('Reports')
+    await page.getByRole('option', { name: 'Create tag “Reports”' }).waitFor()
+    await checkAccessibility(page, 'link dialog (tag picker)')
+    await tags.press('Enter')
+    await expect.poll(() => tags.inputValue()).toBe('')
+    await tags.fill('doc')
+    await page.getByRole('listbox').getByRole('option', { name: 'Docs' }).click()
+    // The chosen tags show as a list below; the suggestions close with Escape (the dialog stays).
+    await tags.press('Escape')
+    await dialog.getByRole('row', { name: 'Docs' }).waitFor()
+    await dialog.getByRole('row', { name: 'Reports' }).waitFor()
+    await dialog.getByRole('button', { name: 'Create link' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const row = page.getByRole('row', { name: /Quarterly report – Q3/ })
+    await row.waitFor()
+    expect(await row.textContent()).toContain('Reports')
+    expect(await row.textContent()).toContain('Docs')
+
+    // IDN and Unicode paths: stored encoded, shown readable.
+    const idn = (await api('/api/links', { method: 'POST', body: { url: 'https://bücher.example/Straße?q=ä', title: 'Bücher' } })) as { url: string }
+    expect(idn.url).toBe('https://xn--bcher-kva.example/Stra%C3%9Fe?q=%C3%A4')
+    await page.reload()
+    const books = page.getByRole('row', { name: /Bücher/ })
+    await books.waitFor()
+    expect(await books.textContent()).toContain('bücher.example/Straße?q=ä')
+    await books.getByRole('button', { name: 'Actions for Bücher' }).click()
+    await page.getByRole('menuitem', { name: 'Edit' }).click()
+    expect(await page.getByRole('dialog').getByLabel('URL').inputValue()).toBe('https://bücher.example/Straße?q=ä')
+    await page.keyboard.press('Escape')
+  })
+
+  it('says a taken slug once, and the message goes when the slug changes', async () => {
+    await page.getByRole('button', { name: 'Create link' }).first().click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('URL').fill('example.org/taken')
+    await dialog.getByLabel('Slug').fill('page-1')
+    await dialog.getByText('go/page-1 is already used by another of these links. Choose another slug.').waitFor()
+    await dialog.getByRole('button', { name: 'Create link' }).click()
+    await expect.poll(() => dialog.getByText('go/page-1 is already used', { exact: false }).count()).toBe(1)
+    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe('slug')
+    await dialog.getByLabel('Slug').fill('page-1x')
+    await expect.poll(() => dialog.getByText('go/page-1 is already used', { exact: false }).count()).toBe(0)
+    await dialog.getByText('go/page-1x is free.').waitFor()
+    await dialog.getByRole('button', { name: 'Create link' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    expect(((await api('/api/links?q=page-1x')) as { items: { url: string }[] }).items[0]!.url).toBe('https://example.org/taken')
+  })
+})
+
+describe('bulk actions', () => {
+  it('selects several links, adds and removes a tag, and deletes them with the count in the confirmation', async () => {
+    await page.goto('/links?q=Team+page+1')
+    await page.getByRole('row', { name: /Team page 19/ }).waitFor()
+    for (const n of [10, 11, 12]) await page.getByRole('checkbox', { name: `Select Team page ${n} with a longer title than most` }).check()
+    const bar = page.getByRole('region', { name: 'Selected links' })
+    await bar.getByText('3 links selected').waitFor()
+    await checkAccessibility(page, 'links (bulk selection)')
+
+    await bar.getByRole('button', { name: 'Add tag' }).click()
+    let dialog = page.getByRole('dialog', { name: 'Add a tag to 3 links' })
+    await dialog.getByLabel('Tag', { exact: true }).selectOption({ label: 'Reports' })
+    await dialog.getByRole('button', { name: 'Add tag to 3 links' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(() => page.getByRole('row', { name: /Team page 11/ }).textContent()).toContain('Reports')
+    // The selection stays for the next action.
+    await bar.getByRole('button', { name: 'Remove tag' }).click()
+    dialog = page.getByRole('dialog', { name: 'Remove a tag from 3 links' })
+    await dialog.getByLabel('Tag', { exact: true }).selectOption({ label: 'Reports' })
+    await dialog.getByRole('button', { name: 'Remove tag from 3 links' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(() => page.getByRole('row', { name: /Team page 11/ }).textContent()).not.toContain('Reports')
+
+    await bar.getByRole('button', { name: 'Delete' }).click()
+    dialog = page.getByRole('alertdialog', { name: 'Delete 3 links?' })
+    await dialog.getByText('The 3 links are removed for everyone who can see them').waitFor()
+    await checkAccessibility(page, 'links (bulk delete confirmation)')
+    await dialog.getByRole('button', { name: 'Delete 3 links' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    await expect.poll(() => page.getByRole('row', { name: /Team page 1[012] / }).count()).toBe(0)
+    await expect.poll(() => bar.count()).toBe(0)
+    const left = (await api('/api/links?q=Team+page+1&limit=100')) as { items: { title: string }[] }
+    expect(left.items.map((link) => link.title).filter((title) => /page 1[012] /.test(title))).toEqual([])
+  })
+})
+
+describe("a member's view", () => {
+  let member: BrowserContext
+  let memberPage: Page
+  let organizationId = ''
+
+  beforeAll(async () => {
+    await api('/api/admin/users', { method: 'POST', token: adaJwt, body: MIA })
+    const organization = (await api('/api/organizations', { method: 'POST', body: { name: 'Analytical Society' } })) as { id: string }
+    organizationId = organization.id
+    const invitation = (await api(`/api/organizations/${organizationId}/members`, {
+      method: 'POST',
+      body: { email: MIA.email, role: 'member' },
+    })) as { id: string }
+    const login = await fetch(`${server.baseUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: MIA.email, password: MIA.password }),
+    })
+    const miaJwt = ((await login.json()) as { token: string }).token
+    await api(`/api/invitations/${invitation.id}/accept`, { method: 'POST', token: miaJwt })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://society.example/', title: 'Society minutes', slug: 'minutes', organization_id: organizationId },
+    })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://society.example/rules', title: 'Society rules', organization_id: organizationId },
+    })
+    member = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+    memberPage = await member.newPage()
+    memberPage.on('pageerror', (error) => pageErrors.push(error.message))
+    await signIn(memberPage, MIA)
+  }, 60_000)
+
+  afterAll(async () => member?.close())
+
+  it('offers no Edit or Delete on an organization link the member may not change', async () => {
+    await memberPage.getByRole('row', { name: /Society minutes/ }).waitFor()
+    await memberPage.getByRole('button', { name: 'Actions for Society minutes' }).click()
+    expect(await memberPage.getByRole('menuitem').allTextContents()).toEqual(['Copy go/minutes'])
+    await memberPage.keyboard.press('Escape')
+    // No slug and nothing to change: no menu at all.
+    await expect.poll(() => memberPage.getByRole('button', { name: 'Actions for Society rules' }).count()).toBe(0)
+    // Selected, such links may be tagged (the member's own labels), never shared or deleted.
+    await memberPage.getByRole('checkbox', { name: 'Select Society minutes' }).check()
+    const bar = memberPage.getByRole('region', { name: 'Selected links' })
+    await bar.getByText('1 link selected').waitFor()
+    expect(await bar.getByRole('button', { name: 'Delete' }).count()).toBe(0)
+    expect(await bar.getByRole('button', { name: 'Share' }).count()).toBe(0)
+    await checkAccessibility(memberPage, "links (a member's view)")
+  })
+
+  it('shows a refused action its message, with no dialog left open and no uncaught error', async () => {
+    // A link of Mia's own that someone else deletes while her confirmation is open.
+    const mine = await fetch(`${server.baseUrl}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: MIA.email, password: MIA.password }),
+    })
+    const miaJwt = ((await mine.json()) as { token: string }).token
+    const draft = (await api('/api/links', {
+      method: 'POST',
+      token: miaJwt,
+      body: { url: 'https://mia.example/notes', title: 'Mia notes', organization_id: organizationId },
+    })) as {
+      id: string
+    }
+    await memberPage.reload()
+    await memberPage.getByRole('button', { name: 'Actions for Mia notes' }).click()
+    await memberPage.getByRole('menuitem', { name: 'Delete' }).click()
+    const confirm = memberPage.getByRole('alertdialog', { name: 'Delete link Mia notes?' })
+    await confirm.waitFor()
+    await api(`/api/links/${draft.id}`, { method: 'DELETE' })
+    await confirm.getByRole('button', { name: 'Delete link' }).click()
+    await confirm.waitFor({ state: 'detached' })
+    await memberPage
+      .getByRole('alert')
+      .filter({ hasText: /not found|no such link/i })
+      .waitFor()
+    expect(pageErrors).toEqual([])
+  })
+})
+
+describe('a phone, 390 px wide', () => {
+  it('never scrolls sideways, however long the names and URLs; the whole text stays readable', async () => {
+    const long = 'A'.repeat(100)
+    await api('/api/links', { method: 'POST', body: { url: `https://example.net/${'x'.repeat(300)}`, title: long, slug: 's'.repeat(64) } })
+    await api('/api/tags', { method: 'POST', body: { name: 'T'.repeat(64) } })
+    const phone = await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 390, height: 844 },
+      locale: 'en-US',
+      isMobile: true,
+      hasTouch: true,
+    })
+    const phonePage = await phone.newPage()
+    await signIn(phonePage, ADA)
+    await phonePage.getByRole('row', { name: new RegExp(long) }).waitFor()
+    expect(await scrollsSideways(phonePage)).toBe(false)
+    // Wrapped, not cut: the title's whole text is on screen within the window's width.
+    const box = await phonePage.getByRole('link', { name: long }).boundingBox()
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390)
+    await checkAccessibility(phonePage, 'links (phone)')
+    await phonePage.getByRole('button', { name: 'Tags' }).click()
+    expect(await scrollsSideways(phonePage)).toBe(false)
+    await phonePage.getByRole('button', { name: 'Create link' }).first().click()
+    await phonePage.getByRole('dialog').getByLabel('URL').waitFor()
+    expect(await scrollsSideways(phonePage)).toBe(false)
+    await phone.close()
+  })
+})
+
+describe('in German', () => {
+  it('says the new things in German', async () => {
+    await api('/api/users/me', { method: 'PATCH', body: { language: 'de' } })
+    await page.goto('/links')
+    await page.getByRole('radio', { name: 'Meine' }).waitFor()
+    await page.getByRole('checkbox', { name: /^Team page 29 .* auswählen$/ }).check()
+    await page.getByRole('region', { name: 'Ausgewählte Links' }).getByText('1 Link ausgewählt').waitFor()
+    await checkAccessibility(page, 'links (de, selection)')
+    await page.getByRole('button', { name: 'Link anlegen' }).first().click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByRole('button', { name: 'Titel abrufen' }).waitFor()
+    await dialog.getByRole('combobox', { name: 'Schlagwörter' }).fill('Neu')
+    await page.getByRole('option', { name: 'Schlagwort „Neu“ anlegen' }).waitFor()
+    await checkAccessibility(page, 'link dialog (de)')
+    await page.keyboard.press('Escape')
+    await page.keyboard.press('Escape')
+    await page.goto('/links/import-export')
+    await page.getByLabel('Ordner zu Schlagwörtern machen').waitFor()
+    expect(await page.getByLabel('Ordner zu Schlagwörtern machen').isChecked()).toBe(true)
+    await api('/api/users/me', { method: 'PATCH', body: { language: 'en' } })
+  })
+})

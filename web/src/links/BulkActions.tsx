@@ -1,0 +1,147 @@
+/**
+ * What the Links page does with several selected links (issue 32), through POST /api/links/bulk:
+ * add or remove one of the person's tags, share with an organization (or make personal), delete —
+ * the confirmation names the count. Share and delete are offered only when every selected link
+ * may be changed (`can_change`); a refusal closes the dialog and is said on the page (`onFailed`).
+ */
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
+import { client, unwrap } from '../api/client'
+import { useI18n } from '../i18n/i18n'
+import { announce } from '../ui/announce'
+import { SelectField, SubmitButton } from '../ui/form'
+import { ownerOptions } from './owner-options'
+import type { Link, Organization, Tag } from './queries'
+
+type Action = 'add_tag' | 'remove_tag' | 'share' | 'delete'
+
+export function BulkActions({
+  selected,
+  tags,
+  organizations,
+  onDone,
+  onFailed,
+}: {
+  selected: readonly Link[]
+  tags: readonly Tag[]
+  organizations: readonly Organization[]
+  onDone: () => void
+  onFailed: (failure: unknown) => void
+}) {
+  const { t } = useI18n()
+  const queryClient = useQueryClient()
+  const [open, setOpen] = useState<Action | null>(null)
+  const [choice, setChoice] = useState('')
+  const count = selected.length
+  const mayChangeAll = selected.every((link) => link.can_change)
+
+  const run = useMutation({
+    mutationFn: (action: Action) =>
+      unwrap(
+        client.POST('/api/links/bulk', {
+          body: {
+            action,
+            link_ids: selected.map((link) => link.id),
+            ...((action === 'add_tag' || action === 'remove_tag') && { tag_id: choice }),
+            ...(action === 'share' && { organization_id: choice === '' ? null : choice }),
+          },
+        }),
+      ),
+    onSuccess: async (result) => {
+      announce(t(`links.bulkDone.${result.action}`, { count: result.count }))
+      setOpen(null)
+      await queryClient.invalidateQueries({ queryKey: ['links'] })
+      await queryClient.invalidateQueries({ queryKey: ['tags'] })
+      // The selection stays for the next action on the same links; deleted links leave it.
+      if (result.action === 'delete') onDone()
+    },
+    onError: (failure) => {
+      setOpen(null)
+      onFailed(failure)
+    },
+  })
+
+  const start = (action: Action) => {
+    run.reset()
+    setChoice(action === 'share' ? '' : (tags[0]?.id ?? ''))
+    setOpen(action)
+  }
+
+  return (
+    <div className="bulk-bar" role="region" aria-label={t('links.bulkRegion')}>
+      <span className="bulk-count" aria-live="polite">
+        {t('links.selectedCount', { count })}
+      </span>
+      <div className="bulk-buttons">
+        {tags.length > 0 && (
+          <>
+            <button type="button" className="button button-secondary button-small" onClick={() => start('add_tag')}>
+              {t('links.bulkAddTag')}
+            </button>
+            <button type="button" className="button button-secondary button-small" onClick={() => start('remove_tag')}>
+              {t('links.bulkRemoveTag')}
+            </button>
+          </>
+        )}
+        {mayChangeAll && (
+          <>
+            <button type="button" className="button button-secondary button-small" onClick={() => start('share')}>
+              {t('links.bulkShare')}
+            </button>
+            <button type="button" className="button button-danger-outline button-small" onClick={() => start('delete')}>
+              {t('links.bulkDelete')}
+            </button>
+          </>
+        )}
+        <button type="button" className="button button-ghost button-small" onClick={onDone}>
+          {t('links.clearSelection')}
+        </button>
+      </div>
+      {open !== null && (
+        <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(isOpen) => !isOpen && setOpen(null)}>
+          <Modal className="modal">
+            <Dialog className="dialog" role={open === 'delete' ? 'alertdialog' : 'dialog'}>
+              <Heading slot="title">{t(`links.bulkTitle.${open}`, { count })}</Heading>
+              <form
+                className="stack"
+                onSubmit={(event) => {
+                  event.preventDefault()
+                  run.mutate(open)
+                }}
+              >
+                {open === 'delete' ? (
+                  <p>{t('links.bulkDeleteText', { count })}</p>
+                ) : open === 'share' ? (
+                  <SelectField
+                    name="organization_id"
+                    label={t('links.sharedWith')}
+                    value={choice}
+                    onChange={(event) => setChoice(event.target.value)}
+                    options={ownerOptions(t('links.onlyMe'), organizations)}
+                  />
+                ) : (
+                  <SelectField
+                    name="tag_id"
+                    label={t('links.filterTag')}
+                    value={choice}
+                    onChange={(event) => setChoice(event.target.value)}
+                    options={tags.map((tag) => ({ value: tag.id, label: tag.name }))}
+                  />
+                )}
+                <div className="dialog-actions">
+                  <button type="button" className="button button-secondary" onClick={() => setOpen(null)}>
+                    {t('common.cancel')}
+                  </button>
+                  <SubmitButton pending={run.isPending} variant={open === 'delete' ? 'danger' : 'primary'}>
+                    {t(`links.bulkConfirm.${open}`, { count })}
+                  </SubmitButton>
+                </div>
+              </form>
+            </Dialog>
+          </Modal>
+        </ModalOverlay>
+      )}
+    </div>
+  )
+}
