@@ -116,5 +116,13 @@ describe('bulk actions on links', () => {
     const codes = answers.map((answer) => answer.statusCode).sort()
     expect(codes).toEqual([200, 404])
     expect(answers.find((answer) => answer.statusCode === 200)!.json()).toEqual({ action: 'delete', count: 3 })
+    // Deleted in bulk as one by one: each stays 30 days in Recently deleted, once (issue 31).
+    const deleted = (await t.app.inject({ method: 'GET', url: '/api/links/deleted?limit=100', headers: bearer(alice.token) })).json()
+    expect(
+      deleted.items
+        .filter((item: { id: string }) => ids.includes(item.id))
+        .map((item: { id: string }) => item.id)
+        .sort(),
+    ).toEqual([...ids].sort())
   })
 })

@@ -92,6 +92,10 @@ export async function moveToRecentlyDeleted(
 ): Promise<{ organization_id: string | null; slug: string | null }> {
   const current = await readLinkForSnapshot(tx, linkId)
   if (current === null) throw linkNotFound()
+  // The row goes first: a concurrent deletion of the same link waits on it here and then finds
+  // nothing (404), instead of colliding on the copy (the snapshot was read just before).
+  // Tags, clicks and go-link preferences go with the row (foreign keys); the copy keeps tags and clicks.
+  if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
   // A link deleted, restored and deleted again replaces its older copy.
   await removeDeletedLink(tx, linkId)
   await insertDeletedLink(tx, {
@@ -106,8 +110,6 @@ export async function moveToRecentlyDeleted(
     deleted_at: now,
     snapshot: JSON.stringify(current.snapshot),
   })
-  // Tags, clicks and go-link preferences go with the row (foreign keys); the copy keeps tags and clicks.
-  if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
   return { organization_id: current.link.organization_id, slug: current.link.slug }
 }
 
