@@ -666,7 +666,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first; filters: action (exact), actor_id, since (inclusive), until (exclusive) */
+        /** The audit log, newest first, with target names; filters: action (prefix), actor_id, since (inclusive), until (exclusive) */
         get: operations["listAuditEvents"];
         put?: never;
         post?: never;
@@ -4868,7 +4868,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                /** @description Exactly this action */
+                /** @description Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself */
                 action?: string;
                 actor_id?: string;
                 /**
@@ -4916,6 +4916,7 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
+                            target_label: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -4934,7 +4935,7 @@ export interface operations {
             query: {
                 /** @description csv (RFC 4180), jsonl (JSON Lines), or verifiable (issue 30: JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof) */
                 format: "csv" | "jsonl" | "verifiable";
-                /** @description Exactly this action */
+                /** @description Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself */
                 action?: string;
                 actor_id?: string;
                 /**
