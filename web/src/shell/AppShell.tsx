@@ -9,6 +9,7 @@ import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-a
 import { client } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
+import './everyday.css'
 
 // The command palette's code loads soon after the shell (or the first time it opens, if sooner).
 const loadPalette = () => import('../palette/CommandPalette')
