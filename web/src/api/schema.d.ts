@@ -1193,6 +1193,26 @@ export interface paths {
         patch: operations["updateOidcProvider"];
         trace?: never;
     };
+    "/api/oidc-providers/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Before saving (issue 32): the callback URL for a provider_key, and the issuer's discovery document fetched and checked
+         * @description Nothing is stored. The discovery document is fetched through the outbound rules (timeout, size cap) and must name this issuer and an authorization and token endpoint; a failure is an answer (issuer.ok false, with problem and detail), not an error.
+         */
+        post: operations["checkOidcProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/providers": {
         parameters: {
             query?: never;
@@ -7439,6 +7459,72 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_key?: string;
+                    /** @description https (http only for 127.0.0.1, ::1, localhost) */
+                    issuer_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The redirect URI to register at the provider for this provider_key (null without one) */
+                        callback_url: string | null;
+                        /** @description The discovery check of issuer_url (null without one) */
+                        issuer: {
+                            /** @enum {boolean} */
+                            ok: true;
+                            issuer: string;
+                            authorization_endpoint: string;
+                            token_endpoint: string;
+                            jwks_uri: string | null;
+                        } | {
+                            /** @enum {boolean} */
+                            ok: false;
+                            /**
+                             * @description refused: the outbound rules forbid the address; unreachable: no connection; timeout: no answer in time; invalid: an answer that is not a usable discovery document for this issuer
+                             * @enum {string}
+                             */
+                            problem: "refused" | "unreachable" | "timeout" | "invalid";
+                            /** @description What went wrong, in English, without the provider’s own text */
+                            detail: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
