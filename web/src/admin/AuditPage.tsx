@@ -175,9 +175,9 @@ export function AuditPage({ search }: { search: AuditSearch }) {
 function valueText(value: unknown, t: (key: string) => string): string {
   if (Array.isArray(value)) return value.map((item) => valueText(item, t)).join(', ')
   if (typeof value === 'boolean') return t(value ? 'admin.audit.yes' : 'admin.audit.no')
-  if (value === null) return '—'
-  if (typeof value === 'object') return JSON.stringify(value)
-  return String(value as string | number)
+  if (typeof value === 'string') return value
+  if (typeof value === 'number') return String(value)
+  return value === null || value === undefined ? '—' : JSON.stringify(value)
 }
 
 function AuditRow({ event }: { event: AuditEvent }) {

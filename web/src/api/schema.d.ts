@@ -594,7 +594,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Teams, by name */
+        /** Teams, by name; with member_id, that user's teams */
         get: operations["listTeams"];
         put?: never;
         /** Create a team */
@@ -4488,6 +4488,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description Only the teams this user is a member of */
+                member_id?: string;
             };
             header?: never;
             path?: never;
