@@ -10,6 +10,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAccessibility, expectHeading } from './checks.ts'
+import { startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
 import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
 const ADMIN = { name: 'Margaret Hamilton', email: 'margaret@example.com', password: 'apollo-guidance-1969' }
@@ -22,6 +23,8 @@ let browser: Browser
 let adminJwt: string
 let tokenId: string
 let linkTitle: string
+let idp: OidcProviderStandIn
+let memberId: string
 
 async function api(pathname: string, init: { method?: string; token?: string; body?: unknown } = {}) {
   const response = await fetch(`${server.baseUrl}${pathname}`, {
@@ -42,7 +45,10 @@ beforeAll(async () => {
   const setup = await api('/api/auth/setup', { method: 'POST', body: ADMIN })
   expect(setup.status).toBe(201)
   adminJwt = setup.json.token as string
-  expect((await api('/api/admin/users', { method: 'POST', token: adminJwt, body: MEMBER })).status).toBe(201)
+  const member = await api('/api/admin/users', { method: 'POST', token: adminJwt, body: MEMBER })
+  expect(member.status).toBe(201)
+  memberId = member.json.id as string
+  idp = await startOidcProvider({ redirectUris: [] })
   expect(
     (await api('/api/admin/users', { method: 'POST', token: adminJwt, body: { ...MEMBER, email: 'long@example.com', name: LONG } })).status,
   ).toBe(201)
@@ -59,6 +65,7 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
+  await idp?.close()
   await browser?.close()
   await server?.stop()
 })
@@ -291,6 +298,80 @@ describe('addresses and roles', () => {
     await page.keyboard.press('Escape')
     await page.goto('/admin/users')
     await expectHeading(page, 'Not allowed')
+    await context.close()
+  }, 60_000)
+})
+
+describe('settings, identity providers and teams', () => {
+  it('the settings page has its own navigation to each section', async () => {
+    const { context, page } = await signIn(ADMIN)
+    await page.goto('/admin/settings')
+    const nav = page.getByRole('navigation', { name: 'Settings sections' })
+    await nav.waitFor()
+    const names = await nav.getByRole('link').allTextContents()
+    expect(names).toEqual(['Two-factor authentication requirement', 'Outgoing email (SMTP)', 'AI suggestions', 'API tokens', 'Other settings'])
+    for (const href of await nav.getByRole('link').evaluateAll((links) => links.map((link) => link.getAttribute('href')))) {
+      expect(await page.locator(`section${href}`).count(), `${href} names a section`).toBe(1)
+    }
+    await nav.getByRole('link', { name: 'API tokens' }).click()
+    await page.waitForURL(/#api-tokens$/)
+    await checkAccessibility(page, 'settings with its navigation')
+    await context.close()
+  }, 60_000)
+
+  for (const [locale, texts] of [
+    ['en-US', { title: 'Add identity provider', failed: 'nothing answered at that address', create: 'Add identity provider' }],
+    [
+      'de-DE',
+      { title: 'Identitätsanbieter hinzufügen', failed: 'unter dieser Adresse hat niemand geantwortet', create: 'Identitätsanbieter hinzufügen' },
+    ],
+  ] as const) {
+    it(`a new provider starts from a preset, shows its callback URL before saving, and is saved only after its issuer checks out (${locale})`, async () => {
+      await setAdminLanguage(locale === 'de-DE' ? 'de' : 'en')
+      try {
+        const { context, page } = await signIn(ADMIN, { locale })
+        await page.goto('/admin/providers/new')
+        await expectHeading(page, texts.title)
+        await page.getByTestId('provider-presets').getByRole('button', { name: 'Keycloak' }).click()
+        expect(await page.locator('input[name="issuer_url"]').inputValue()).toBe('https://{keycloak-host}/realms/{realm}')
+        // The callback URL follows the key as it is typed, before anything is saved.
+        await expect.poll(() => page.getByTestId('callback-url').textContent()).toBe(`${server.baseUrl}/api/auth/oidc/keycloak/callback`)
+        const key = `corp-${locale.slice(0, 2)}`
+        await page.locator('input[name="provider_key"]').fill(key)
+        await expect.poll(() => page.getByTestId('callback-url').textContent()).toBe(`${server.baseUrl}/api/auth/oidc/${key}/callback`)
+        await page.locator('input[name="name"]').fill(`Corp ${locale}`)
+        await page.locator('input[name="client_id"]').fill('switchboard')
+        await page.locator('input[name="client_secret"]').fill('a client secret for the test')
+        // Nobody listens there: the issuer field says so, nothing is saved.
+        await page.locator('input[name="issuer_url"]').fill('http://127.0.0.1:9')
+        await page.locator('form').getByRole('button', { name: texts.create }).click()
+        await expect.poll(() => page.locator('input[name="issuer_url"]').getAttribute('aria-invalid')).toBe('true')
+        expect(await page.locator('form .field-error').first().textContent()).toContain(texts.failed)
+        expect(((await api('/api/oidc-providers', { token: adminJwt })).json.items as unknown[]).length).toBe(locale === 'en-US' ? 0 : 1)
+        // The local identity provider's discovery document checks out: saved.
+        await page.locator('input[name="issuer_url"]').fill(idp.issuer)
+        await page.locator('form').getByRole('button', { name: texts.create }).click()
+        await expectHeading(page, `Corp ${locale}`)
+        await context.close()
+      } finally {
+        await setAdminLanguage('en')
+      }
+    }, 120_000)
+  }
+
+  it("says what a team is for, and a person's user page lists their teams", async () => {
+    const team = await api('/api/admin/teams', { method: 'POST', token: adminJwt, body: { name: 'On-call rota' } })
+    expect(
+      (await api(`/api/admin/teams/${team.json.id as string}/members`, { method: 'POST', token: adminJwt, body: { user_id: memberId } })).status,
+    ).toBe(201)
+    const { context, page } = await signIn(ADMIN)
+    await page.goto('/admin/teams')
+    expect(await page.getByTestId('teams-purpose').textContent()).toContain('organizations')
+    await page.goto(`/admin/users/${memberId}`)
+    const teams = page.getByTestId('user-teams')
+    await expect.poll(() => teams.getByRole('link').allTextContents()).toEqual(['On-call rota'])
+    await teams.getByRole('link', { name: 'On-call rota' }).click()
+    await expectHeading(page, 'On-call rota')
     await context.close()
   }, 60_000)
 })

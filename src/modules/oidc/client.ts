@@ -152,7 +152,8 @@ function issuerProblemOf(error: unknown): IssuerProblem {
   if (error instanceof OutboundRefusedError || cause instanceof OutboundRefusedError) return 'refused'
   const e = error as Error & { code?: unknown; cause?: { code?: unknown } }
   if (e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return 'timeout'
-  if (error instanceof TypeError && typeof e.cause?.code === 'string') return 'unreachable'
+  // fetch() fails with a TypeError when no connection could be made (refused, unknown name, reset).
+  if (error instanceof TypeError) return 'unreachable'
   return 'invalid'
 }
 
