@@ -3,7 +3,8 @@
  * everything else sits in the shell, which requires a signed-in user and loads lazily.
  */
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router'
-import type { ComponentType } from 'react'
+import { lazy, Suspense, type ComponentType } from 'react'
+import { readCookie } from './api/client'
 import { loadAreas, loadSignedInCatalogues } from './i18n/i18n'
 import { ApiError } from './api/errors'
 import { meQuery, mfaStatusQuery } from './api/queries'
@@ -35,8 +36,29 @@ function withQueries<Module extends Record<string, unknown>>(load: () => Promise
 
 const optionalString = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
+const RootPreferences = lazy(() => import('./api/query-root').then((module) => ({ default: module.RootPreferences })))
+
+/**
+ * Every page. With a session (its readable CSRF cookie is there) the person's language and theme
+ * apply also to pages outside the signed-in frame, such as the not-found page; without one nothing
+ * more loads (issue 32: the sign-in page's size budget, and no /api/users/me for a visitor).
+ */
+function RootLayout() {
+  const session = readCookie('__Host-csrf_token') !== null || readCookie('csrf_token') !== null
+  return (
+    <>
+      {session && (
+        <Suspense fallback={null}>
+          <RootPreferences />
+        </Suspense>
+      )}
+      <Outlet />
+    </>
+  )
+}
+
 const rootRoute = createRootRoute({
-  component: Outlet,
+  component: RootLayout,
   notFoundComponent: NotFoundPage,
   errorComponent: ErrorPage,
 })

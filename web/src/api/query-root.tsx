@@ -23,6 +23,18 @@ function SignedInPreferences() {
   return null
 }
 
+/**
+ * For pages outside the signed-in frame (not found, errors) while a session exists: the same
+ * preferences, loaded only then (router.tsx), so a signed-out sign-in page never loads the cache.
+ */
+export function RootPreferences() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <SignedInPreferences />
+    </QueryClientProvider>
+  )
+}
+
 export function QueryRoot({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
