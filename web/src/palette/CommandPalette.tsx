@@ -65,6 +65,15 @@ export function CommandPalette({
     placeholderData: (previous) => previous,
   })
 
+  // Read in the capture phase, before the menu acts on the Enter (its action carries no event).
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === 'Enter') withModifier.current = event.ctrlKey || event.metaKey
+    }
+    window.addEventListener('keydown', onKeyDown, true)
+    return () => window.removeEventListener('keydown', onKeyDown, true)
+  }, [])
+
   useEffect(() => {
     if (!isOpen) setText('')
     else if (initialText !== '') setText(initialText)
@@ -144,7 +153,15 @@ export function CommandPalette({
                 aria-expanded="true"
                 placeholder={t('palette.placeholder')}
                 onKeyDown={(event) => {
-                  if (event.key === 'Enter') withModifier.current = event.ctrlKey || event.metaKey
+                  // Ctrl/⌘+Enter is handled here (the menu does not act on a modified Enter): the highlighted result's page.
+                  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+                    event.preventDefault()
+                    const active = event.currentTarget.getAttribute('aria-activedescendant')
+                    const key = active === null ? null : document.getElementById(active)?.getAttribute('data-key')
+                    withModifier.current = true
+                    go((key != null ? results.get(key) : undefined) ?? sections[0]?.items[0])
+                    return
+                  }
                   // Results arrive while typing; when the highlighted one is gone (or none is), Enter takes the first.
                   const active = event.currentTarget.getAttribute('aria-activedescendant')
                   if (event.key === 'Enter' && (active === null || document.getElementById(active) === null)) {
