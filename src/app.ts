@@ -93,7 +93,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   })
 
   installValidation(app)
-  installErrorHandling(app, installRouteTable(app))
+  const errorHandling = installErrorHandling(app, installRouteTable(app))
   installHttpConventions(app, { hsts: deps.config.secureCookies })
   // Before any route registers: each route gets its own recording hook as it does.
   recordRequestMetrics(app, deps.metrics)
@@ -162,7 +162,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(scimRoutes(deps), { prefix: '/scim/v2' })
 
   // The web console: its pages and assets, outside the API's authentication and rate limits.
-  await installConsole(app, { root: DEFAULT_CONSOLE_DIR })
+  await installConsole(app, { root: DEFAULT_CONSOLE_DIR, setPageNotFound: errorHandling.setPageNotFound })
 
   return app
 }

@@ -108,6 +108,21 @@ describe('history fallback is for console paths only', () => {
     expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'")
   })
 
+  // Issue 32: a browser's navigation to a mistyped address shows the console's not-found page.
+  it.each(['/accounts', '/loginx', '/no/such/page'])('a browser asking for a page at %s gets the console with status 404', async (url) => {
+    const response = await t.app.inject({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } })
+    expect(response.statusCode).toBe(404)
+    expect(response.headers['content-type']).toMatch(/^text\/html/)
+    expect(response.headers['content-security-policy']).toBe(CONSOLE_CSP)
+    expect(response.body).toContain('<div id="root">')
+  })
+
+  it.each(['/api/x', '/api/users/nope', '/assets/nope.js', '/.well-known/nope'])('a browser asking for a page at %s still gets JSON', async (url) => {
+    const response = await t.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } })
+    expect(response.statusCode).toBe(404)
+    expect(response.headers['content-type']).toMatch(/^application\/(scim\+)?json/)
+  })
+
   it('leaves API answers unchanged', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/auth/setup' })
     expect(response.statusCode).toBe(200)

@@ -6,7 +6,9 @@
  * - index.html is the same document for every console path (the router in the page decides what to
  *   show) and is never cached, so a deployment takes effect on the next navigation.
  * - The history fallback covers console paths only: /api/* and /go/* keep their own JSON answers
- *   and 404s, and any other unknown path stays the JSON 404 of the error envelope.
+ *   and 404s, and any other unknown path stays the JSON 404 of the error envelope — except for a
+ *   browser asking for a page (Accept: text/html), which gets index.html with status 404 and sees
+ *   the console's not-found page (issue 32).
  * - Console pages get a CSP that allows only this origin's scripts (no inline script exists) and
  *   forbids framing.
  */
@@ -15,6 +17,7 @@ import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { AppError } from '../errors.js'
+import type { PageNotFound } from './errors.js'
 
 /** Paths the console's router owns; each also covers everything below it. */
 export const CONSOLE_PATHS = [
@@ -62,6 +65,8 @@ export const DEFAULT_CONSOLE_DIR = path.join(packageRoot(import.meta.dirname), '
 
 export interface ConsoleOptions {
   root: string
+  /** Issue 32: receives the answer for a browser's page request at an unknown address. */
+  setPageNotFound?: (handler: PageNotFound) => void
 }
 
 /** Registers the console routes; returns false (and serves nothing) when the console is not built. */
@@ -99,6 +104,9 @@ export async function installConsole(app: FastifyInstance, options: ConsoleOptio
     reply.header('content-security-policy', CONSOLE_CSP)
     return reply.sendFile('index.html', options.root, { cacheControl: false })
   }
+
+  // The same document with status 404: the console's router shows its not-found page.
+  options.setPageNotFound?.((_request, reply) => sendIndex(reply.code(404)))
 
   app.get('/', route, (_request, reply) => sendIndex(reply))
   for (const prefix of CONSOLE_PATHS) {

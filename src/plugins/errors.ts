@@ -114,7 +114,23 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 const OUTAGE_WARNING_INTERVAL_MS = 10_000
 
 /** `routes` tells "no such resource" (404) from "no such method on this resource" (405). */
-export function installErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+/** Answers a browser's page request at an unknown address (the console's not-found page). */
+export type PageNotFound = (request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** Paths that are never console pages: their unknown addresses keep the JSON 404 for every client. */
+const NOT_PAGES = /^\/(api|scim|go|assets|\.well-known)(\/|$)/
+
+/**
+ * Issue 32: a browser navigating to a mistyped address (it asks for text/html) sees the console's
+ * not-found page instead of raw JSON; scripts, curl and fetch calls keep the JSON envelope.
+ */
+function wantsPage(request: FastifyRequest, path: string): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false
+  return !NOT_PAGES.test(path) && (request.headers.accept ?? '').includes('text/html')
+}
+
+export function installErrorHandling(app: FastifyInstance, routes: RouteTable): { setPageNotFound: (handler: PageNotFound) => void } {
+  let pageNotFound: PageNotFound | null = null
   // A database outage fails every request; one warning per interval tells the operator without
   // flooding the log.
   let lastOutageWarning = 0
@@ -143,6 +159,12 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable): 
       reply.header('allow', allowed.join(', '))
       return sendError(reply, new AppError('METHOD_NOT_ALLOWED'))
     }
+    if (pageNotFound !== null && wantsPage(request, path)) return pageNotFound(request, reply)
     return sendError(reply, new AppError('NOT_FOUND'))
   })
+  return {
+    setPageNotFound: (handler) => {
+      pageNotFound = handler
+    },
+  }
 }

@@ -173,7 +173,8 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.keyboard.type('check hand')
     await page.getByRole('menuitem', { name: /Health check handbook/ }).waitFor()
     await expect.poll(() => page.locator('#announcer').textContent()).toMatch(/^\d+ results?$/)
-    await page.keyboard.press('Enter')
+    // Issue 32: Enter opens the link itself (web/e2e/everyday.e2e.test.ts); Ctrl+Enter its place in the list.
+    await page.keyboard.press('Control+Enter')
     await expect.poll(() => page.url(), { timeout: 30_000 }).toMatch(/\/links\?q=handbook$/)
     await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
 

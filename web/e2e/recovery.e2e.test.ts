@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { translate, type Language } from '../src/i18n/i18n.tsx'
+import { loadSignedInCatalogues, translate, type Language } from '../src/i18n/i18n.tsx'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
@@ -165,6 +165,8 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
 }
 
 beforeAll(async () => {
+  // The catalogues load on demand (issue 32); the expected sentences need every one of them.
+  await loadSignedInCatalogues()
   server = await startConsoleServer(serverEnv)
   browser = await launchBrowser()
   smtp = await startSmtpStandIn()

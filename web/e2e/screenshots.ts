@@ -261,12 +261,25 @@ async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
     ['admin-provider', `/admin/providers/${data.providerId}`, '[data-testid="callback-url"]'],
     ['admin-provider-new', '/admin/providers/new'],
     ['admin-audit', '/admin/audit', '[data-testid="audit"] tbody tr'],
+    // Issue 32: the audit log filtered by an area (prefix), its targets by name.
+    ['admin-audit-tokens', '/admin/audit?action=token', '[data-testid="audit"] tbody tr'],
   ]
   for (const [name, url, ready] of pages) {
     await page.goto(url)
     if (ready !== undefined) await page.locator(ready).first().waitFor()
     await shoot(page, name, combo)
   }
+  // Issue 32: the action picker open, its actions grouped by area.
+  await page.goto('/admin/audit')
+  await page.locator('[data-testid="audit"] tbody tr').first().waitFor()
+  await page.getByTestId('audit-action').click()
+  await page.locator('.combobox-popover').waitFor()
+  await shoot(page, 'admin-audit-picker', combo)
+  await page.keyboard.press('Escape')
+  await page.goto('/admin/providers/new')
+  await page.getByTestId('provider-presets').getByRole('button', { name: 'Keycloak' }).click()
+  await page.getByTestId('callback-url').waitFor()
+  await shoot(page, 'admin-provider-preset', combo)
   await page.goto(`/admin/users/${data.memberId}`)
   await page.locator('[data-testid="user-facts"]').waitFor()
   await page.locator('input[name="email"]').fill('grace@navy.example')
@@ -298,6 +311,8 @@ async function main(): Promise<void> {
       body: { name: 'deploy-ci', expires_in_days: 90, permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
     })
     await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'backup-script', permissions: ['links:read'] } })
+    // Issue 32: a 100-character name, which must wrap inside its table on every page that shows it.
+    await api('/api/tokens', { method: 'POST', token: jwt, body: { name: `nightly-export-${'x'.repeat(85)}`, permissions: ['links:read'] } })
     await api('/api/users/me', { token: admin })
     const member = await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
     const organizations = await arrangeOrganizations(admin!)
@@ -379,6 +394,13 @@ async function main(): Promise<void> {
       await memberPage.goto('/links')
       await memberPage.locator('[data-testid="links"] tbody tr').first().waitFor()
       await shoot(memberPage, 'links-member', combo)
+      // Issue 32: a member's view — no administration in the navigation, none offered by the palette.
+      await memberPage.goto('/account/tokens')
+      await memberPage.locator('.topbar').waitFor()
+      await memberPage.keyboard.press('Control+k')
+      await memberPage.keyboard.type('admin')
+      await memberPage.locator('.palette-empty').waitFor()
+      await shoot(memberPage, 'member-palette', combo)
       await memberContext.close()
 
       // Issue 32: the Links page at a phone's width, long names wrapping inside their rows.
@@ -402,6 +424,18 @@ async function main(): Promise<void> {
       // Issue 32: the sessions as stacked rows at phone width.
       await phonePage.locator('#sessions-heading').scrollIntoViewIfNeeded()
       await shoot(phonePage, 'security-sessions', combo, '-mobile')
+      // Issue 32: at 390 px tables are stacked rows and the top bar's search is an icon.
+      for (const [name, url, ready] of [
+        ['tokens', '/account/tokens', '[data-testid="tokens"] tbody tr'],
+        ['activity', '/account/activity', '[data-testid="security-events"] tbody tr'],
+        ['admin-users', '/admin/users', '[data-testid="users"] tbody tr'],
+        ['admin-audit', '/admin/audit', '[data-testid="audit"] tbody tr'],
+        ['admin-settings', '/admin/settings', '[data-testid="settings-nav"]'],
+      ] as const) {
+        await phonePage.goto(url)
+        await phonePage.locator(ready).first().waitFor()
+        await shoot(phonePage, name, combo, '-mobile')
+      }
       await phone.close()
     }
 

@@ -2,34 +2,72 @@
  * Every console URL. Signed-out pages (setup, sign-in, second step, mailed links) sit at the root;
  * everything else sits in the shell, which requires a signed-in user and loads lazily.
  */
-import type { QueryClient } from '@tanstack/react-query'
-import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, redirect } from '@tanstack/react-router'
-import { loadSignedInCatalogues } from './i18n/i18n'
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router'
+import { lazy, Suspense, type ComponentType } from 'react'
+import { readCookie } from './api/client'
+import { loadAreas, loadSignedInCatalogues } from './i18n/i18n'
 import { ApiError } from './api/errors'
 import { meQuery, mfaStatusQuery } from './api/queries'
-import { organizationQuery } from './orgs/queries'
 import { ENROLLMENT_PAGE } from './policy/enrollment'
 import { LoginPage } from './auth/LoginPage'
 import type { LinksSearch } from './links/queries'
-import { MfaPage } from './auth/MfaPage'
-import { SetupPage } from './auth/SetupPage'
-import { RootLayout } from './shell/Preferences'
 import { ErrorPage, NotFoundPage } from './shell/StatusPages'
 import { focusNextHeading } from './ui/page'
 
-interface RouterContext {
-  queryClient: QueryClient
+/**
+ * Issue 32: the query cache (TanStack Query) is not part of the sign-in page's chunk. Loaders and
+ * guards load it here; lazily loaded pages that use it are wrapped in its provider by `withQueries`.
+ */
+const loadQueryClient = () => import('./api/query-client').then((module) => module.queryClient)
+
+function withQueries<Module extends Record<string, unknown>>(load: () => Promise<Module>, name: keyof Module & string) {
+  return lazyRouteComponent(async () => {
+    const [{ QueryRoot }, module] = await Promise.all([import('./api/query-root'), load()])
+    const Page = module[name] as ComponentType
+    return {
+      default: () => (
+        <QueryRoot>
+          <Page />
+        </QueryRoot>
+      ),
+    }
+  })
 }
 
 const optionalString = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
 
-const rootRoute = createRootRouteWithContext<RouterContext>()({
+const RootPreferences = lazy(() => import('./api/query-root').then((module) => ({ default: module.RootPreferences })))
+
+/**
+ * Every page. With a session (its readable CSRF cookie is there) the person's language and theme
+ * apply also to pages outside the signed-in frame, such as the not-found page; without one nothing
+ * more loads (issue 32: the sign-in page's size budget, and no /api/users/me for a visitor).
+ */
+function RootLayout() {
+  const session = readCookie('__Host-csrf_token') !== null || readCookie('csrf_token') !== null
+  return (
+    <>
+      {session && (
+        <Suspense fallback={null}>
+          <RootPreferences />
+        </Suspense>
+      )}
+      <Outlet />
+    </>
+  )
+}
+
+const rootRoute = createRootRoute({
   component: RootLayout,
   notFoundComponent: NotFoundPage,
   errorComponent: ErrorPage,
 })
 
-const setupRoute = createRoute({ getParentRoute: () => rootRoute, path: '/setup', component: SetupPage })
+const setupRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/setup',
+  component: lazyRouteComponent(() => import('./auth/SetupPage'), 'SetupPage'),
+})
 
 const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -45,7 +83,8 @@ const mfaRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/login/mfa',
   validateSearch: (search: Record<string, unknown>): { return_to?: string } => ({ return_to: optionalString(search.return_to) }),
-  component: MfaPage,
+  beforeLoad: () => loadAreas(['passkeys']),
+  component: lazyRouteComponent(() => import('./auth/MfaPage'), 'MfaPage'),
 })
 
 const tokenSearch = (search: Record<string, unknown>): { token?: string } => ({ token: optionalString(search.token) })
@@ -55,21 +94,23 @@ const verifyEmailRoute = createRoute({
   path: '/verify-email',
   validateSearch: tokenSearch,
   beforeLoad: loadSignedInCatalogues,
-  component: lazyRouteComponent(() => import('./landing/VerifyEmailPage'), 'VerifyEmailPage'),
+  component: withQueries(() => import('./landing/VerifyEmailPage'), 'VerifyEmailPage'),
 })
 
 // Password recovery (issue 27): the "forgot" form and the page a reset link opens.
 const forgotPasswordRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/forgot-password',
-  component: lazyRouteComponent(() => import('./recovery/ForgotPasswordPage'), 'ForgotPasswordPage'),
+  beforeLoad: loadSignedInCatalogues,
+  component: withQueries(() => import('./recovery/ForgotPasswordPage'), 'ForgotPasswordPage'),
 })
 
 const resetPasswordRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/reset-password',
   validateSearch: tokenSearch,
-  component: lazyRouteComponent(() => import('./recovery/ResetPasswordPage'), 'ResetPasswordPage'),
+  beforeLoad: loadSignedInCatalogues,
+  component: withQueries(() => import('./recovery/ResetPasswordPage'), 'ResetPasswordPage'),
 })
 
 const invitationRoute = createRoute({
@@ -77,18 +118,19 @@ const invitationRoute = createRoute({
   path: '/invitations/accept',
   validateSearch: tokenSearch,
   beforeLoad: loadSignedInCatalogues,
-  component: lazyRouteComponent(() => import('./landing/InvitationPage'), 'InvitationPage'),
+  component: withQueries(() => import('./landing/InvitationPage'), 'InvitationPage'),
 })
 
 /** The signed-in frame: a 401 sends the person to sign in and back here afterwards. */
 const shellRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: 'shell',
-  beforeLoad: async ({ context, location }) => {
+  beforeLoad: async ({ location }) => {
     try {
-      const [user] = await Promise.all([context.queryClient.ensureQueryData(meQuery), loadSignedInCatalogues()])
+      const queryClient = await loadQueryClient()
+      const [user] = await Promise.all([queryClient.ensureQueryData(meQuery), loadSignedInCatalogues()])
       // Issue 14: while the two-factor policy restricts the session, only enrolment is reachable.
-      const mfa = await context.queryClient.ensureQueryData(mfaStatusQuery)
+      const mfa = await queryClient.ensureQueryData(mfaStatusQuery)
       if (mfa.enrollment_required && location.pathname !== ENROLLMENT_PAGE) {
         // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
         throw redirect({ to: ENROLLMENT_PAGE })
@@ -102,7 +144,7 @@ const shellRoute = createRoute({
       throw error
     }
   },
-  component: lazyRouteComponent(() => import('./shell/AppShell'), 'AppShell'),
+  component: withQueries(() => import('./shell/AppShell'), 'AppShell'),
 })
 
 /** The signed-in home is the Links page. */
@@ -182,8 +224,10 @@ const orgsRoute = createRoute({
   path: '/orgs',
   component: lazyRouteComponent(() => import('./orgs/OrgsPage'), 'OrgsPage'),
 })
-const organizationLoader = ({ context, params }: { context: RouterContext; params: { orgId: string } }) =>
-  context.queryClient.ensureQueryData(organizationQuery(params.orgId))
+const organizationLoader = async ({ params }: { params: { orgId: string } }) => {
+  const [queryClient, { organizationQuery }] = await Promise.all([loadQueryClient(), import('./orgs/queries')])
+  return queryClient.ensureQueryData(organizationQuery(params.orgId))
+}
 const orgRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/orgs/$orgId',
@@ -345,8 +389,8 @@ const routeTree = rootRoute.addChildren([
   ]),
 ])
 
-export function createConsoleRouter(queryClient: QueryClient) {
-  const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: 'intent', scrollRestoration: true })
+export function createConsoleRouter() {
+  const router = createRouter({ routeTree, defaultPreload: 'intent', scrollRestoration: true })
   router.subscribe('onBeforeNavigate', ({ fromLocation }) => {
     // The first load keeps the browser's own focus; later navigations announce the new page.
     if (fromLocation !== undefined) focusNextHeading()

@@ -35,9 +35,12 @@ export async function findTeam(ex: Executor, teamId: string): Promise<TeamRecord
   return row ? asRecord(row) : null
 }
 
-/** Teams by name ignoring case — the unique key, lower-cased — then id. */
-export async function listTeams(ex: Executor, window: PageWindow): Promise<Array<TeamRecord & { name_key: string }>> {
-  const rows = await keyset(teams(ex), window, { column: 'name_key', table: 'teams', direction: 'asc' }).execute()
+/** Teams by name ignoring case — the unique key, lower-cased — then id; with `memberId`, only that user's teams. */
+export async function listTeams(ex: Executor, window: PageWindow, memberId?: string): Promise<Array<TeamRecord & { name_key: string }>> {
+  let query = teams(ex)
+  if (memberId !== undefined)
+    query = query.where('teams.id', 'in', ex.selectFrom('team_members').select('team_members.team_id').where('team_members.user_id', '=', memberId))
+  const rows = await keyset(query, window, { column: 'name_key', table: 'teams', direction: 'asc' }).execute()
   return rows.map((row) => ({ ...asRecord(row), name_key: row.name_key }))
 }
 

@@ -145,4 +145,16 @@ describe('team members', () => {
       .execute()
     expect(actions.map((e) => JSON.parse(e.metadata))).toEqual([{ user_id: a.user.id }])
   })
+  // Issue 32: a person's user page lists their teams.
+  it("lists one person's teams by name with member_id, paged; nobody's teams for an unknown id", async () => {
+    const [person, other] = await Promise.all([createUser(t), createUser(t)])
+    const [zeta, alpha, elsewhere] = [await newTeam('Zeta of person'), await newTeam('alpha of person'), await newTeam('Not theirs')]
+    for (const team of [zeta, alpha]) await call('POST', `/${team.id}/members`, { user_id: person.user.id })
+    await call('POST', `/${elsewhere.id}/members`, { user_id: other.user.id })
+    const first = (await call('GET', `?member_id=${person.user.id}&limit=1`)).json()
+    expect(first.items.map((team: { name: string }) => team.name)).toEqual(['alpha of person'])
+    const second = (await call('GET', `?member_id=${person.user.id}&limit=1&cursor=${first.next_cursor}`)).json()
+    expect(second).toEqual({ items: [expect.objectContaining({ name: 'Zeta of person', member_count: 1 })], next_cursor: null })
+    expect((await call('GET', '?member_id=nobody')).json()).toEqual({ items: [], next_cursor: null })
+  })
 })

@@ -12,6 +12,7 @@ import {
   TeamPage,
   TeamView,
   UpdateTeamBody,
+  TeamsQuery,
 } from './teams.schemas.js'
 import { addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, listTeams, removeTeamMember, updateTeam } from './teams.service.js'
 
@@ -25,7 +26,16 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { config: admin, schema: { tags, operationId: 'listTeams', summary: 'Teams, by name', querystring: PageQuery, response: { 200: TeamPage } } },
+      {
+        config: admin,
+        schema: {
+          tags,
+          operationId: 'listTeams',
+          summary: "Teams, by name; with member_id, that user's teams",
+          querystring: TeamsQuery,
+          response: { 200: TeamPage },
+        },
+      },
       async (request) => listTeams(deps, request.query),
     )
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Email, Nullable, PageOf, PathId, Text, Timestamp } from '../../lib/schema-types.js'
+import { Body, DisplayText, Email, Nullable, PageOf, PageQuery, PathId, Text, Timestamp } from '../../lib/schema-types.js'
 
 const TeamName = DisplayText({ minLength: 1, maxLength: 100 })
 const Description = Nullable(DisplayText({ minLength: 1, maxLength: 500 }))
@@ -44,3 +44,13 @@ export const TeamMemberParams = Type.Object({
   user_id: PathId(),
 })
 export type TeamMemberParams = Static<typeof TeamMemberParams>
+
+/** Issue 32: `member_id` lists the teams one person belongs to (their user page shows them). */
+export const TeamsQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    member_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only the teams this user is a member of' })),
+  },
+  { additionalProperties: false },
+)
+export type TeamsQuery = Static<typeof TeamsQuery>

@@ -39,9 +39,9 @@ function nameKey(name: string): string {
   return name.toLowerCase()
 }
 
-export async function listTeams(deps: Deps, query: PageQuery): Promise<Page<TeamRecord>> {
+export async function listTeams(deps: Deps, query: PageQuery & { member_id?: string }): Promise<Page<TeamRecord>> {
   const window = pageWindow(query)
-  const rows = await listTeamRows(deps.db, window)
+  const rows = await listTeamRows(deps.db, window, query.member_id)
   return toPage(
     rows,
     window.limit,

@@ -1,4 +1,4 @@
-import { PostgresAdapter, type Insertable, type Selectable } from 'kysely'
+import { PostgresAdapter, sql, type Insertable, type Selectable } from 'kysely'
 import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
@@ -81,6 +81,7 @@ export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise
 export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent' | 'leaf_index'>
 
 export interface AuditFilter {
+  /** Issue 32: a prefix — `token` selects `token.create` and `token.revoke`; a whole action selects itself. */
   action?: string
   actorId?: string
   /** ISO-8601 UTC as stored (toISOString), so text comparison on SQLite orders like time. */
@@ -92,7 +93,8 @@ export interface AuditFilter {
 /** Events newest first, by (at, id); each filter narrows through its own index. */
 export async function listAuditEvents(ex: Executor, filter: AuditFilter, window: PageWindow): Promise<AuditEventRow[]> {
   let query = ex.selectFrom('audit_events').select(['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'])
-  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
+  // substr, not LIKE: the same case-sensitive comparison on both engines, and no wildcard to escape.
+  if (filter.action !== undefined) query = query.where(sql<string>`substr(action, 1, ${filter.action.length})`, '=', filter.action)
   if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
   if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
   if (filter.until !== undefined) query = query.where('at', '<', filter.until)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, DEFAULT_PASSWORD, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -48,6 +48,7 @@ describe('GET /api/admin/audit-log', () => {
       target_id: org.id,
       ip: '127.0.0.1',
       metadata: { fields: ['name'], name: 'Audited twice' },
+      target_label: 'Audited twice',
     })
     expect(response.json().next_cursor).toEqual(expect.any(String))
 
@@ -79,6 +80,51 @@ describe('GET /api/admin/audit-log', () => {
 
     expect((await auditLog(admin.token, '?action=no.such.action')).json()).toEqual({ items: [], next_cursor: null })
     expect((await auditLog(admin.token, '?actor_id=not-an-id')).json().items).toEqual([])
+  })
+
+  // Issue 32: the console's action picker offers areas as well as actions.
+  it('filters by action prefix: an area selects its actions, a whole action itself', async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const org = await createOrganization(t, admin.token, 'Prefixed')
+    await t.app.inject({ method: 'PATCH', url: `/api/organizations/${org.id}`, headers: bearer(admin.token), payload: { name: 'Prefixed 2' } })
+    const actions = async (action: string) =>
+      ((await auditLog(admin.token, `?actor_id=${admin.user.id}&action=${encodeURIComponent(action)}`)).json().items as AuditItem[]).map(
+        (e) => e.action,
+      )
+    expect(await actions('org')).toEqual(['org.update', 'org.create'])
+    expect(await actions('org.')).toEqual(['org.update', 'org.create'])
+    expect(await actions('org.cr')).toEqual(['org.create'])
+    expect(await actions('org.create')).toEqual(['org.create'])
+    expect(await actions('auth')).toEqual(['auth.login'])
+    // Case-sensitive on both engines, and the LIKE wildcards mean nothing.
+    expect(await actions('ORG')).toEqual([])
+    expect(await actions('%')).toEqual([])
+    expect(await actions('org_')).toEqual([])
+  })
+
+  it("names each target as it is called now (a user's email, a token's or team's name), null when it has none or is gone", async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const longName = 'n'.repeat(100)
+    const token = await createApiTokenFor(t, admin.token, longName)
+    const send = (method: 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+      t.app.inject({ method, url, headers: bearer(admin.token), ...(payload && { payload }) })
+    const team = (await send('POST', '/api/admin/teams', { name: 'Labelled team' })).json()
+    const user = (
+      await send('POST', '/api/admin/users', { email: 'labelled@example.com', name: 'Labelled', password: 'a long enough passphrase 7' })
+    ).json()
+    const gone = (await send('POST', '/api/admin/teams', { name: 'Gone team' })).json()
+    await send('DELETE', `/api/admin/teams/${gone.id}`)
+
+    const items = (await auditLog(admin.token, `?actor_id=${admin.user.id}&limit=50`)).json().items as Array<
+      AuditItem & { target_type: string | null; target_label: string | null }
+    >
+    const labelOf = (action: string, id: string) => items.find((e) => e.action === action && e.target_id === id)?.target_label
+    expect(labelOf('token.create', token.id)).toBe(longName)
+    expect(labelOf('team.create', team.id)).toBe('Labelled team')
+    expect(labelOf('admin.user_create', user.id)).toBe('labelled@example.com')
+    expect(labelOf('team.create', gone.id)).toBeNull()
+    expect(labelOf('team.delete', gone.id)).toBeNull()
+    expect(items.find((e) => e.action === 'auth.login')?.target_label).toBe(admin.email)
   })
 
   it('refuses a malformed since, limit or cursor (400)', async () => {

@@ -18,7 +18,7 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listAuditEvents',
-          summary: 'The audit log, newest first; filters: action (exact), actor_id, since (inclusive), until (exclusive)',
+          summary: 'The audit log, newest first, with target names; filters: action (prefix), actor_id, since (inclusive), until (exclusive)',
           querystring: AuditLogQuery,
           response: { 200: AuditEventPage },
         },

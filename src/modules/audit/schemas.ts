@@ -15,11 +15,29 @@ export const AuditEventView = Type.Object({
 })
 export type AuditEventView = Static<typeof AuditEventView>
 
-export const AuditEventPage = PageOf(AuditEventView)
+/** Issue 32: a listed event also says what its target is called today (null when it has no name or is gone). */
+export const AuditEventListItem = Type.Object({
+  ...AuditEventView.properties,
+  target_label: Nullable(
+    Type.String({
+      description:
+        "The target's current name: a user's email, an organization's, team's, token's, passkey's, identity provider's or SCIM credential's name",
+    }),
+  ),
+})
+export type AuditEventListItem = Static<typeof AuditEventListItem>
+
+export const AuditEventPage = PageOf(AuditEventListItem)
 
 /** The filters the list and its export share. */
 const AuditFilterQuery = {
-  action: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Exactly this action' })),
+  action: Type.Optional(
+    Text({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself',
+    }),
+  ),
   actor_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
   since: Type.Optional({ ...Timestamp(), description: 'Events at or after this instant (any offset)' }),
   until: Type.Optional({ ...Timestamp(), description: 'Events before this instant (any offset)' }),

@@ -11,7 +11,8 @@ import { toPage, type Page } from '../../lib/pagination.js'
 import type { Clock } from '../../lib/time.js'
 import { queueSecurityNotification } from '../notifications/queue.js'
 import { insertAuditEvent, listAuditEvents, type AuditEventRow, type AuditFilter } from './repo.js'
-import type { AuditEventView, AuditLogQuery } from './schemas.js'
+import { findTargetLabels } from './labels.repo.js'
+import type { AuditEventListItem, AuditEventView, AuditLogQuery } from './schemas.js'
 
 /** Where a request came from: recorded with every change it makes. */
 export interface RequestContext {
@@ -96,9 +97,19 @@ export function toAuditEventView(row: AuditEventRow): AuditEventView {
   return { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown> }
 }
 
-/** The trail for administrators (CONTRACT.md §8.4): newest first, filtered by action, actor and time. */
-export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Page<AuditEventView>> {
+/**
+ * The trail for administrators (CONTRACT.md §8.4): newest first, filtered by action prefix, actor
+ * and time; each event with its target's current name (one more query per page, issue 32).
+ */
+export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Page<AuditEventListItem>> {
   const window = pageWindow(query)
   const rows = await listAuditEvents(deps.db, auditFilterOf(query), window)
-  return toPage(rows, window.limit, toAuditEventView, (row) => [row.at, row.id])
+  const targets = rows.flatMap((row) => (row.target_type !== null && row.target_id !== null ? [{ type: row.target_type, id: row.target_id }] : []))
+  const labels = await findTargetLabels(deps.db, targets)
+  return toPage(
+    rows,
+    window.limit,
+    (row) => ({ ...toAuditEventView(row), target_label: labels.get(`${row.target_type}:${row.target_id}`) ?? null }),
+    (row) => [row.at, row.id],
+  )
 }

@@ -53,7 +53,16 @@ export interface OidcClient {
   completeAuthorization(connection: OidcConnection, callbackUrl: URL, checks: AuthorizationChecks): Promise<OidcIdentity>
   /** Drops a provider's cached discovery (it was deleted). */
   forget(providerId: string): void
+  /** Issue 32: fetches and checks an issuer's discovery document now (nothing cached), for an administrator about to save it. */
+  checkIssuer(issuerUrl: string): Promise<IssuerCheck>
 }
+
+/** Why an issuer's discovery failed, in words a console can translate; `detail` is safe to show. */
+export type IssuerProblem = 'refused' | 'unreachable' | 'timeout' | 'invalid'
+
+export type IssuerCheck =
+  | { ok: true; issuer: string; authorizationEndpoint: string; tokenEndpoint: string; jwksUri: string | null }
+  | { ok: false; problem: IssuerProblem; detail: string }
 
 export class OidcProviderError extends Error {
   constructor(message: string) {
@@ -135,6 +144,17 @@ function describeFailure(error: unknown): string {
   if (error instanceof oidc.ClientError) return `${e.message}${typeof e.code === 'string' ? ` (${e.code})` : ''}`
   if (error instanceof TypeError && typeof e.cause?.code === 'string') return `the provider could not be reached (${e.cause.code})`
   return `the exchange with the provider failed (${e?.name ?? 'unknown error'})`
+}
+
+/** The kind of a discovery failure (the same causes describeFailure puts in words). */
+function issuerProblemOf(error: unknown): IssuerProblem {
+  const cause = (error as { cause?: unknown })?.cause
+  if (error instanceof OutboundRefusedError || cause instanceof OutboundRefusedError) return 'refused'
+  const e = error as Error & { code?: unknown; cause?: { code?: unknown } }
+  if (e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return 'timeout'
+  // fetch() fails with a TypeError when no connection could be made (refused, unknown name, reset).
+  if (error instanceof TypeError) return 'unreachable'
+  return 'invalid'
 }
 
 function text(value: unknown): string | null {
@@ -239,6 +259,38 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
 
     forget(providerId) {
       cache.delete(providerId)
+    },
+
+    async checkIssuer(issuerUrl) {
+      try {
+        // openid-client checks that the document names this very issuer (OIDC Discovery §4.3).
+        const configuration = await discover({
+          providerId: '',
+          version: '',
+          issuerUrl,
+          clientId: 'issuer-check',
+          clientSecret: null,
+          redirectUri: '',
+        })
+        const metadata = configuration.serverMetadata()
+        if (metadata.authorization_endpoint === undefined || metadata.token_endpoint === undefined) {
+          return { ok: false, problem: 'invalid', detail: 'the discovery document names no authorization or token endpoint' }
+        }
+        return {
+          ok: true,
+          issuer: metadata.issuer,
+          authorizationEndpoint: metadata.authorization_endpoint,
+          tokenEndpoint: metadata.token_endpoint,
+          jwksUri: metadata.jwks_uri ?? null,
+        }
+      } catch (error) {
+        // The commonest mistake, a wrong path or realm: say which status came instead of the document.
+        const status = (error as { cause?: { status?: unknown } })?.cause?.status
+        if ((error as { code?: unknown })?.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' && typeof status === 'number') {
+          return { ok: false, problem: 'invalid', detail: `the issuer answered HTTP ${status} where its discovery document should be` }
+        }
+        return { ok: false, problem: issuerProblemOf(error), detail: describeFailure(error) }
+      }
     },
   }
 }

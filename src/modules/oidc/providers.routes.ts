@@ -4,8 +4,22 @@ import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { CreateOidcProviderBody, OidcProviderPage, OidcProviderView, UpdateOidcProviderBody } from './providers.schemas.js'
-import { createOidcProvider, deleteOidcProvider, getOidcProvider, listOidcProviders, updateOidcProvider } from './providers.service.js'
+import {
+  CheckOidcProviderBody,
+  CreateOidcProviderBody,
+  OidcProviderCheckView,
+  OidcProviderPage,
+  OidcProviderView,
+  UpdateOidcProviderBody,
+} from './providers.schemas.js'
+import {
+  checkOidcProvider,
+  createOidcProvider,
+  deleteOidcProvider,
+  getOidcProvider,
+  listOidcProviders,
+  updateOidcProvider,
+} from './providers.service.js'
 
 const admin = { auth: 'admin' } as const
 const tags = ['identity providers (OIDC)']
@@ -82,6 +96,24 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         handler: async (request) => updateOidcProvider(deps, callerOf(request).user, request.params.id, request.body, contextOf(request)),
       })
     }
+
+    app.post(
+      '/check',
+      {
+        config: admin,
+        schema: {
+          tags,
+          operationId: 'checkOidcProvider',
+          summary: "Before saving (issue 32): the callback URL for a provider_key, and the issuer's discovery document fetched and checked",
+          description:
+            'Nothing is stored. The discovery document is fetched through the outbound rules (timeout, size cap) and must name this issuer and an authorization and token endpoint; ' +
+            'a failure is an answer (issuer.ok false, with problem and detail), not an error.',
+          body: CheckOidcProviderBody,
+          response: { 200: OidcProviderCheckView, 400: invalid },
+        },
+      },
+      async (request) => checkOidcProvider(deps, request.body),
+    )
 
     app.delete(
       '/:id',

@@ -99,3 +99,45 @@ export const UpdateOidcProviderBody = Body(
   { minProperties: 1 },
 )
 export type UpdateOidcProviderBody = Static<typeof UpdateOidcProviderBody>
+
+/**
+ * Issue 32: what the console shows before a provider is saved — the callback URL for a key, and
+ * whether the issuer's discovery document can be fetched and used.
+ */
+export const CheckOidcProviderBody = Body(
+  { provider_key: Type.Optional(fields.provider_key), issuer_url: Type.Optional(fields.issuer_url) },
+  { minProperties: 1 },
+)
+export type CheckOidcProviderBody = Static<typeof CheckOidcProviderBody>
+
+const ISSUER_PROBLEMS = ['refused', 'unreachable', 'timeout', 'invalid'] as const
+
+export const OidcProviderCheckView = Type.Object({
+  callback_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'The redirect URI to register at the provider for this provider_key (null without one)',
+  }),
+  issuer: Type.Union(
+    [
+      Type.Object({
+        ok: Type.Literal(true),
+        issuer: Type.String(),
+        authorization_endpoint: Type.String(),
+        token_endpoint: Type.String(),
+        jwks_uri: Type.Union([Type.String(), Type.Null()]),
+      }),
+      Type.Object({
+        ok: Type.Literal(false),
+        problem: Type.Unsafe<(typeof ISSUER_PROBLEMS)[number]>({
+          type: 'string',
+          enum: [...ISSUER_PROBLEMS],
+          description:
+            'refused: the outbound rules forbid the address; unreachable: no connection; timeout: no answer in time; invalid: an answer that is not a usable discovery document for this issuer',
+        }),
+        detail: Type.String({ description: 'What went wrong, in English, without the provider’s own text' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The discovery check of issuer_url (null without one)' },
+  ),
+})
+export type OidcProviderCheckView = Static<typeof OidcProviderCheckView>

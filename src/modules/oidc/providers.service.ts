@@ -26,6 +26,8 @@ import {
 import {
   DEFAULT_SCOPES,
   RESERVED_PROVIDER_KEYS,
+  type CheckOidcProviderBody,
+  type OidcProviderCheckView,
   type CreateOidcProviderBody,
   type OidcProviderView,
   type UpdateOidcProviderBody,
@@ -81,6 +83,30 @@ function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?
       ...(issuerProblem.startsWith('must be an https URL') ? { code: 'format' as const, format: 'uri' } : { code: 'invalid' as const }),
     })
   if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
+}
+
+/**
+ * Issue 32: the callback URL for a key not saved yet, and the issuer's discovery document fetched
+ * now through the outbound rules (guarded destination, timeout, size cap) and checked — the
+ * console calls this before it saves, so a mistyped issuer is named at once, not at the first
+ * sign-in. Nothing is stored or cached.
+ */
+export async function checkOidcProvider(deps: Deps, body: CheckOidcProviderBody): Promise<OidcProviderCheckView> {
+  assertAcceptable(deps, body)
+  let issuer: OidcProviderCheckView['issuer'] = null
+  if (body.issuer_url !== undefined) {
+    const check = await deps.oidc.checkIssuer(body.issuer_url)
+    issuer = check.ok
+      ? {
+          ok: true,
+          issuer: check.issuer,
+          authorization_endpoint: check.authorizationEndpoint,
+          token_endpoint: check.tokenEndpoint,
+          jwks_uri: check.jwksUri,
+        }
+      : { ok: false, problem: check.problem, detail: check.detail }
+  }
+  return { callback_url: body.provider_key === undefined ? null : callbackUrl(deps.config.publicUrl, body.provider_key), issuer }
 }
 
 function keyTaken(): AppError {

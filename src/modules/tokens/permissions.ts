@@ -203,6 +203,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateOidcProvider: 'admin.identity_providers:write',
   updateOidcProviderByPut: 'admin.identity_providers:write',
   deleteOidcProvider: 'admin.identity_providers:write',
+  // Issue 32: it makes an outbound request on the administrator's behalf, so it needs the write permission.
+  checkOidcProvider: 'admin.identity_providers:write',
 }
 
 /**

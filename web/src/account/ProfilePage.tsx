@@ -6,8 +6,9 @@ import { CheckboxField } from '../admin/CheckboxField'
 import { meQuery, type User } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
-import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
+import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
+import { PersonFields } from '../ui/person-fields'
 import { useFormError } from '../ui/use-form-error'
 
 export function ProfilePage() {
@@ -60,17 +61,7 @@ function ProfileForm({ user }: { user: User }) {
         }}
       >
         <FormError>{state.general}</FormError>
-        <TextField name="name" label={t('field.name')} defaultValue={user.name} autoComplete="name" error={state.at('name')} />
-        <SelectField
-          name="language"
-          label={t('profile.language')}
-          defaultValue={user.language.startsWith('de') ? user.language : user.language.startsWith('en') ? user.language : 'en'}
-          options={[
-            { value: 'en', label: 'English' },
-            { value: 'de', label: 'Deutsch' },
-          ]}
-          error={state.at('language')}
-        />
+        <PersonFields name={user.name} language={user.language} errors={state.at} own />
         <fieldset className="field">
           <legend>{t('profile.theme')}</legend>
           {(['auto', 'light', 'dark'] as const).map((theme) => (

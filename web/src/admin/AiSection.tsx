@@ -25,7 +25,7 @@ export function AiSection() {
   const ai = useQuery(aiQuery)
   const flags = useQuery(flagsQuery)
   return (
-    <section className="section" aria-labelledby="ai-heading">
+    <section className="section" id="ai" aria-labelledby="ai-heading">
       <h2 id="ai-heading">{t('admin.ai.title')}</h2>
       <p className="muted">{t('admin.ai.description')}</p>
       {flags.data !== undefined && (

@@ -7,7 +7,8 @@ import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
-import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
+import { TextField } from '../ui/form'
+import { SettingsForm, SettingsSection } from '../ui/settings-section'
 import { useFormError } from '../ui/use-form-error'
 
 const settingsQuery = { queryKey: ['api-token-settings'], queryFn: () => unwrap(client.GET('/api/admin/settings/api-tokens')) }
@@ -32,20 +33,13 @@ export function ApiTokenSettingsSection() {
   const data = settings.data
   const refusing = refuse ?? data?.refuse_legacy_from != null
   return (
-    <section className="section" aria-labelledby="api-token-settings-heading">
-      <h2 id="api-token-settings-heading">{t('admin.tokens.title')}</h2>
-      <p className="muted">{t('admin.tokens.description')}</p>
-      {data === undefined ? (
-        <p className="skeleton" aria-hidden="true" />
-      ) : (
-        <form
-          ref={form.form}
-          className="stack form-narrow"
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault()
-            form.clear()
-            const values = formValues(event.currentTarget)
+    <SettingsSection id="api-tokens" title={t('admin.tokens.title')} description={t('admin.tokens.description')} loading={data === undefined}>
+      {data !== undefined && (
+        <SettingsForm
+          form={form}
+          pending={save.isPending}
+          submitLabel={t('admin.tokens.save')}
+          onSave={(values) => {
             const from = values.refuse_legacy_from ?? ''
             save.mutate({
               max_lifetime_days: Number(values.max_lifetime_days),
@@ -53,7 +47,6 @@ export function ApiTokenSettingsSection() {
             })
           }}
         >
-          <FormError>{form.general}</FormError>
           <TextField
             name="max_lifetime_days"
             type="number"
@@ -78,9 +71,8 @@ export function ApiTokenSettingsSection() {
               error={form.at('refuse_legacy_from')}
             />
           )}
-          <SubmitButton pending={save.isPending}>{t('admin.tokens.save')}</SubmitButton>
-        </form>
+        </SettingsForm>
       )}
-    </section>
+    </SettingsSection>
   )
 }

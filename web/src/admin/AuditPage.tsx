@@ -3,56 +3,97 @@
  * string (Back and reload keep the view); keyset pages; the filtered view downloads as CSV or
  * JSON Lines from the API's streamed export, or as the verifiable export (issue 30), whose
  * integrity status and verifier key are shown above the filters (AuditIntegrity).
+ *
+ * Issue 32: targets by name (the id on hover), details as readable lines with the raw JSON behind
+ * a toggle, times in the person's language, an action picker grouped by area (the API matches by
+ * prefix), and a From after Before refused in the form.
  */
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { useId, useState } from 'react'
+import { useRef, useState } from 'react'
+import { ComboBox, Header, Input, Label, ListBox, ListBoxItem, ListBoxSection, Popover, Text } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
-import { SubmitButton, TextField, formValues } from '../ui/form'
+import { SubmitButton, TextField, focusField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
-import { RelativeTime } from '../ui/time'
 import { TableHead } from '../ui/table-head'
 import { AuditIntegrity } from './AuditIntegrity'
 import { Pager } from './Pager'
-import { auditQuery, definedOnly, type AuditFilters } from './queries'
+import { auditQuery, definedOnly, type AuditEvent, type AuditFilters } from './queries'
 import { UserPicker } from './UserPicker'
 
 export interface AuditSearch extends AuditFilters {
   cursor?: string | undefined
 }
 
-/** Actions the service writes, offered as suggestions; any other text is accepted too. */
-const KNOWN_ACTIONS = [
-  'auth.login',
-  'auth.login_failed',
-  'auth.logout',
-  'admin.user_create',
-  'admin.user_update',
-  'admin.user_disable',
-  'admin.user_enable',
-  'admin.user_delete',
-  'mfa.reset',
-  'team.create',
-  'team.update',
-  'team.delete',
-  'team.member_add',
-  'team.member_remove',
-  'settings.update',
-  'settings.delete',
-  'smtp.update',
-  'smtp.test',
-  'ai.update',
-  'oidc_provider.create',
-  'oidc_provider.update',
-  'oidc_provider.delete',
-  'org.create',
-  'org.update',
-  'org.delete',
-  'audit.export',
-  'audit.redact',
-  'audit.anchor_update',
-]
+/**
+ * Actions the service writes, grouped by area (the part before the dot). The filter matches by
+ * prefix (issue 32), so an area selects all of its actions; any other text is accepted too.
+ */
+export const KNOWN_ACTIONS: Record<string, string[]> = {
+  auth: [
+    'auth.login',
+    'auth.login_failed',
+    'auth.logout',
+    'auth.mfa_required',
+    'auth.mfa_verify_failed',
+    'auth.oidc_failed',
+    'auth.passkey_failed',
+    'auth.password_reset_unknown',
+    'auth.setup',
+  ],
+  user: [
+    'user.create',
+    'user.update',
+    'user.delete',
+    'user.password_change',
+    'user.password_reset',
+    'user.password_reset_requested',
+    'user.email_change_requested',
+    'user.email_verified',
+    'user.notifications_update',
+    'user.oidc_link',
+    'user.oidc_unlink',
+    'user.oidc_email_update',
+  ],
+  mfa: ['mfa.enable', 'mfa.disable', 'mfa.reset', 'mfa.backup_regenerate', 'mfa.enroll_begin', 'mfa.enroll_cancel', 'mfa.enroll_confirm_failed'],
+  passkey: ['passkey.register', 'passkey.rename', 'passkey.delete'],
+  session: ['session.revoke'],
+  token: ['token.create', 'token.revoke'],
+  admin: ['admin.user_create', 'admin.user_update', 'admin.user_disable', 'admin.user_enable', 'admin.user_delete'],
+  team: ['team.create', 'team.update', 'team.delete', 'team.member_add', 'team.member_remove'],
+  org: [
+    'org.create',
+    'org.update',
+    'org.delete',
+    'org.member_role_change',
+    'org.member_remove',
+    'org.invitation_create',
+    'org.invitation_resend',
+    'org.invitation_revoke',
+    'org.invitation_accept',
+    'org.invitation_decline',
+  ],
+  settings: ['settings.update', 'settings.delete', 'settings.two_factor_policy', 'settings.api_tokens', 'settings.first_run_checklist'],
+  smtp: ['smtp.update', 'smtp.test'],
+  ai: ['ai.update'],
+  oidc_provider: ['oidc_provider.create', 'oidc_provider.update', 'oidc_provider.delete'],
+  scim: [
+    'scim.credential_create',
+    'scim.credential_revoke',
+    'scim.user_create',
+    'scim.user_adopt',
+    'scim.user_activate',
+    'scim.user_deactivate',
+    'scim.user_delete',
+    'scim.group_create',
+    'scim.group_delete',
+  ],
+  links: ['links.import'],
+  billing: ['billing.checkout_create', 'billing.plan_change'],
+  audit: ['audit.export', 'audit.redact', 'audit.anchor_update'],
+  instance: ['instance.encryption_key_rotate'],
+}
 
 /** An ISO instant as the value of a datetime-local input, in the browser's time zone. */
 function toLocalInput(iso: string | undefined): string {
@@ -106,7 +147,7 @@ export function AuditPage({ search }: { search: AuditSearch }) {
         </p>
       ) : (
         <div className="table-scroll">
-          <table className="table" data-testid="audit">
+          <table className="table stack-table audit-table" data-testid="audit">
             <TableHead
               columns={[
                 t('admin.audit.at'),
@@ -119,16 +160,7 @@ export function AuditPage({ search }: { search: AuditSearch }) {
             />
             <tbody>
               {items.map((event) => (
-                <tr key={event.id}>
-                  <td>
-                    <RelativeTime iso={event.at} />
-                  </td>
-                  <td>{event.actor_email ?? (event.actor_id === null ? t('admin.audit.operator') : event.actor_id)}</td>
-                  <td className="mono">{event.action}</td>
-                  <td className="mono">{event.target_type === null ? '—' : `${event.target_type} ${event.target_id ?? ''}`}</td>
-                  <td className="mono">{event.ip ?? '—'}</td>
-                  <td className="mono metadata-cell">{Object.keys(event.metadata).length === 0 ? '—' : JSON.stringify(event.metadata)}</td>
-                </tr>
+                <AuditRow key={event.id} event={event} />
               ))}
             </tbody>
           </table>
@@ -139,10 +171,125 @@ export function AuditPage({ search }: { search: AuditSearch }) {
   )
 }
 
+/** A metadata value as text: lists joined, yes/no for flags, anything nested as compact JSON. */
+function valueText(value: unknown, t: (key: string) => string): string {
+  if (Array.isArray(value)) return value.map((item) => valueText(item, t)).join(', ')
+  if (typeof value === 'boolean') return t(value ? 'admin.audit.yes' : 'admin.audit.no')
+  if (typeof value === 'string') return value
+  if (typeof value === 'number') return String(value)
+  return value === null || value === undefined ? '—' : JSON.stringify(value)
+}
+
+function AuditRow({ event }: { event: AuditEvent }) {
+  const { t, dateTime, relative } = useI18n()
+  const [open, setOpen] = useState(false)
+  const facts = Object.entries(event.metadata)
+  const typeName = (type: string) => {
+    const key = `admin.audit.type.${type}`
+    const text = t(key)
+    return text === key ? type : text
+  }
+  return (
+    <tr>
+      <td data-label={t('admin.audit.at')}>
+        <time dateTime={event.at} title={relative(event.at)}>
+          {dateTime(event.at)}
+        </time>
+      </td>
+      <td data-label={t('admin.audit.actor')} className="cell-wrap">
+        {event.actor_email ?? (event.actor_id === null ? t('admin.audit.operator') : event.actor_id)}
+      </td>
+      <td data-label={t('admin.audit.action')} className="mono">
+        {event.action}
+      </td>
+      <td data-label={t('admin.audit.target')} className="cell-wrap">
+        {event.target_type === null ? (
+          '—'
+        ) : (
+          // The id is on hover and in the accessible description; the name is what people recognise.
+          <span className="audit-target" title={`${event.target_type} ${event.target_id ?? ''}`} data-testid="audit-target">
+            <span className="muted">{typeName(event.target_type)}</span> {event.target_label ?? <span className="mono">{event.target_id}</span>}
+          </span>
+        )}
+      </td>
+      <td data-label={t('admin.audit.ip')} className="mono">
+        {event.ip ?? '—'}
+      </td>
+      <td data-label={t('admin.audit.details')} className="metadata-cell">
+        {facts.length === 0 ? (
+          '—'
+        ) : (
+          <>
+            <dl className="audit-facts">
+              {facts.map(([key, value]) => {
+                const labelKey = `admin.audit.fact.${key}`
+                const label = t(labelKey)
+                return (
+                  <div key={key}>
+                    <dt>{label === labelKey ? key : label}</dt>
+                    <dd>{valueText(value, t)}</dd>
+                  </div>
+                )
+              })}
+            </dl>
+            <button type="button" className="button button-ghost button-small" aria-expanded={open} onClick={() => setOpen(!open)}>
+              {t('admin.audit.rawJson')}
+            </button>
+            {open && <pre className="mono audit-json">{JSON.stringify(event.metadata, null, 2)}</pre>}
+          </>
+        )}
+      </td>
+    </tr>
+  )
+}
+
+/** The action filter: known actions grouped by area, each area itself a choice (the API matches by prefix). */
+function ActionPicker({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const { t } = useI18n()
+  return (
+    <ComboBox
+      className="field combobox"
+      inputValue={value}
+      onInputChange={onChange}
+      allowsCustomValue
+      allowsEmptyCollection
+      menuTrigger="focus"
+      onSelectionChange={(key) => {
+        if (typeof key === 'string') onChange(key)
+      }}
+    >
+      <Label>{t('admin.audit.action')}</Label>
+      <Input className="combobox-input mono-text" spellCheck={false} data-testid="audit-action" />
+      <Text slot="description" className="field-help">
+        {t('admin.audit.actionHelp')}
+      </Text>
+      <Popover className="popover combobox-popover" placement="bottom start">
+        <ListBox className="menu" renderEmptyState={() => <p className="menu-empty">{t('admin.audit.actionNone')}</p>}>
+          {Object.entries(KNOWN_ACTIONS).map(([area, actions]) => (
+            <ListBoxSection key={area} className="menu-section">
+              <Header className="menu-header">{area}</Header>
+              <ListBoxItem className="menu-item mono" id={area} textValue={area}>
+                {t('admin.audit.actionArea', { area })}
+              </ListBoxItem>
+              {actions.map((action) => (
+                <ListBoxItem key={action} className="menu-item mono" id={action} textValue={action}>
+                  {action}
+                </ListBoxItem>
+              ))}
+            </ListBoxSection>
+          ))}
+        </ListBox>
+      </Popover>
+    </ComboBox>
+  )
+}
+
 function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
   const { t } = useI18n()
   const navigate = useNavigate()
-  const listId = useId()
+  const form = useRef<HTMLFormElement>(null)
+  const [action, setAction] = useState(filters.action ?? '')
+  const [rangeError, setRangeError] = useState<string | undefined>()
   const [actorId, setActorId] = useState<string | undefined>(filters.actor_id)
   const actor = useQuery({
     queryKey: ['admin', 'user', filters.actor_id],
@@ -153,34 +300,28 @@ function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
   const ready = filters.actor_id === undefined || !actor.isPending
   return (
     <form
+      ref={form}
       className="filters"
       role="search"
       aria-label={t('admin.audit.filters')}
+      noValidate
       onSubmit={(event) => {
         event.preventDefault()
         const values = formValues(event.currentTarget)
-        const next = definedOnly({
-          action: (values.action ?? '').trim(),
-          actor_id: actorId,
-          since: fromLocalInput(values.since),
-          until: fromLocalInput(values.until),
-        })
+        const since = fromLocalInput(values.since)
+        const until = fromLocalInput(values.until)
+        // An empty window is a mistake, not a query: say so at the field instead of showing "no events".
+        if (since !== undefined && until !== undefined && since >= until) {
+          setRangeError(t('admin.audit.rangeInvalid'))
+          queueMicrotask(() => focusField(form.current, 'until'))
+          return
+        }
+        setRangeError(undefined)
+        const next = definedOnly({ action: action.trim(), actor_id: actorId, since, until })
         void navigate({ to: '/admin/audit', search: next as AuditSearch as never })
       }}
     >
-      <TextField
-        name="action"
-        label={t('admin.audit.action')}
-        defaultValue={filters.action ?? ''}
-        list={listId}
-        autoComplete="off"
-        spellCheck={false}
-      />
-      <datalist id={listId}>
-        {KNOWN_ACTIONS.map((action) => (
-          <option key={action} value={action} />
-        ))}
-      </datalist>
+      <ActionPicker value={action} onChange={setAction} />
       {ready && (
         <UserPicker
           name="actor"
@@ -190,7 +331,7 @@ function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
         />
       )}
       <TextField name="since" type="datetime-local" label={t('admin.audit.since')} defaultValue={toLocalInput(filters.since)} />
-      <TextField name="until" type="datetime-local" label={t('admin.audit.until')} defaultValue={toLocalInput(filters.until)} />
+      <TextField name="until" type="datetime-local" label={t('admin.audit.until')} defaultValue={toLocalInput(filters.until)} error={rangeError} />
       <div className="filters-actions">
         <SubmitButton pending={false}>{t('admin.audit.apply')}</SubmitButton>
         <button type="button" className="button button-ghost" onClick={() => void navigate({ to: '/admin/audit', search: {} as never })}>

@@ -30,7 +30,7 @@ export function GenericSettingsSection() {
     await queryClient.invalidateQueries({ queryKey: ['admin', 'settings'] })
   }
   return (
-    <section className="section" aria-labelledby="generic-heading">
+    <section className="section" id="other-settings" aria-labelledby="generic-heading">
       <h2 id="generic-heading">{t('admin.generic.title')}</h2>
       <p className="muted">{t('admin.generic.description')}</p>
       {settings.isSuccess && items.length === 0 && cursor === undefined ? (

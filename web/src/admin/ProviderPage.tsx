@@ -1,11 +1,17 @@
 /**
  * Administration · one identity provider, new or existing: the OIDC client settings, the client
  * secret write-only, and the callback URL to register at the provider, with a copy button.
+ *
+ * Issue 32: a new provider starts from a preset (Google, Microsoft Entra ID, Okta, Keycloak or a
+ * generic one); its callback URL shows while the key is typed, before saving; and every save with a
+ * new or changed issuer first fetches and checks the issuer's discovery document
+ * (POST /api/oidc-providers/check), naming what is wrong at the issuer field.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
-import { useId } from 'react'
+import { useEffect, useId, useState } from 'react'
 import { client, unwrap } from '../api/client'
+import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
@@ -16,6 +22,7 @@ import { useFormError } from '../ui/use-form-error'
 import { providerQuery, type OidcProvider } from './queries'
 import { CheckboxField } from './CheckboxField'
 import { changedFields, WriteOnlyField, writeOnlyValue } from './write-only'
+import { useDebounced } from '../links/use-debounced'
 
 const FIELDS = [
   'provider_key',
@@ -47,6 +54,62 @@ const NEW_PROVIDER: ProviderFields = {
   trust_email: false,
 }
 
+/**
+ * Where each kind of provider keeps its discovery document; the parts in braces are the
+ * administrator's own (tenant, domain, realm). Google is complete as it is.
+ */
+const PRESETS = [
+  { id: 'google', name: 'Google', provider_key: 'google', issuer_url: 'https://accounts.google.com' },
+  { id: 'entra', name: 'Microsoft Entra ID', provider_key: 'entra', issuer_url: 'https://login.microsoftonline.com/{tenant-id}/v2.0' },
+  { id: 'okta', name: 'Okta', provider_key: 'okta', issuer_url: 'https://{your-domain}.okta.com/oauth2/default' },
+  { id: 'keycloak', name: 'Keycloak', provider_key: 'keycloak', issuer_url: 'https://{keycloak-host}/realms/{realm}' },
+  { id: 'generic', name: '', provider_key: '', issuer_url: '' },
+] as const
+
+/** Fetches and checks the issuer's discovery document; a failure becomes the issuer field's error. */
+async function checkIssuer(issuerUrl: string, t: (key: string, params?: Record<string, string>) => string): Promise<void> {
+  const answer = await unwrap(client.POST('/api/oidc-providers/check', { body: { issuer_url: issuerUrl } }))
+  if (answer.issuer === null || answer.issuer.ok) return
+  const message = t('admin.provider.issuerCheckFailed', {
+    problem: t(`admin.provider.issuerProblem.${answer.issuer.problem}`),
+    detail: answer.issuer.detail,
+  })
+  throw new ApiError(400, 'VALIDATION_FAILED', message, [{ field: 'issuer_url', message }], null)
+}
+
+/** The callback URL for the key being typed, from the API (it knows the public address). */
+function useCallbackPreview(providerKey: string): string | null {
+  const key = useDebounced(providerKey.trim(), 250)
+  const [url, setUrl] = useState<string | null>(null)
+  useEffect(() => {
+    let active = true
+    if (!/^[a-z0-9][a-z0-9_-]{0,49}$/.test(key)) {
+      setUrl(null)
+      return
+    }
+    client.POST('/api/oidc-providers/check', { body: { provider_key: key } }).then(
+      ({ data }) => active && setUrl(data?.callback_url ?? null),
+      () => active && setUrl(null),
+    )
+    return () => {
+      active = false
+    }
+  }, [key])
+  return url
+}
+
+function CallbackUrl({ url }: { url: string }) {
+  const { t } = useI18n()
+  return (
+    <div className="copy-row">
+      <code className="secret callback-url" data-testid="callback-url">
+        {url}
+      </code>
+      <CopyButton text={url} label={t('admin.provider.copy')} />
+    </div>
+  )
+}
+
 function fieldsOf(values: Record<string, string>): ProviderFields {
   return {
     provider_key: (values.provider_key ?? '').trim(),
@@ -66,8 +129,15 @@ export function NewProviderPage() {
   const navigate = useNavigate()
   const queryClient = useQueryClient()
   const state = useFormError(FIELDS)
+  const [preset, setPreset] = useState<(typeof PRESETS)[number]['id']>('generic')
+  const [providerKey, setProviderKey] = useState('')
+  const callbackUrl = useCallbackPreview(providerKey)
+  const chosen = PRESETS.find((entry) => entry.id === preset)!
   const create = useMutation({
-    mutationFn: (body: ProviderFields & { client_secret: string | null }) => unwrap(client.POST('/api/oidc-providers', { body })),
+    mutationFn: async (body: ProviderFields & { client_secret: string | null }) => {
+      await checkIssuer(body.issuer_url, t)
+      return unwrap(client.POST('/api/oidc-providers', { body }))
+    },
     onSuccess: async (provider) => {
       announce(t('admin.provider.created', { name: provider.name }))
       queryClient.setQueryData(providerQuery(provider.id).queryKey, provider)
@@ -78,9 +148,36 @@ export function NewProviderPage() {
   })
   return (
     <Page title={t('admin.provider.newTitle')} description={t('admin.provider.newDescription')} actions={<BackLink />}>
+      <section className="section" aria-labelledby="preset-heading">
+        <h2 id="preset-heading">{t('admin.provider.presets')}</h2>
+        <p className="muted">{t(`admin.provider.presetHelp.${preset}`)}</p>
+        <div className="provider-presets" role="group" aria-labelledby="preset-heading" data-testid="provider-presets">
+          {PRESETS.map((entry) => (
+            <button
+              key={entry.id}
+              type="button"
+              className={entry.id === preset ? 'button button-primary button-small' : 'button button-secondary button-small'}
+              aria-pressed={entry.id === preset}
+              onClick={() => {
+                setPreset(entry.id)
+                setProviderKey(entry.provider_key)
+              }}
+            >
+              {entry.id === 'generic' ? t('admin.provider.presetGeneric') : entry.name}
+            </button>
+          ))}
+        </div>
+      </section>
+      <section className="section" aria-labelledby="callback-heading">
+        <h2 id="callback-heading">{t('admin.providers.callback')}</h2>
+        <p className="muted">{t('admin.provider.callbackHelp')}</p>
+        {callbackUrl === null ? <p className="muted">{t('admin.provider.callbackAfterKey')}</p> : <CallbackUrl url={callbackUrl} />}
+      </section>
       <ProviderForm
+        key={preset}
         state={state}
-        provider={NEW_PROVIDER}
+        provider={{ ...NEW_PROVIDER, name: chosen.name, provider_key: chosen.provider_key, issuer_url: chosen.issuer_url }}
+        onKeyChange={setProviderKey}
         pending={create.isPending}
         submitLabel={t('admin.provider.create')}
         onSubmit={(values) =>
@@ -100,7 +197,10 @@ export function ProviderPage({ providerId }: { providerId: string }) {
   const provider = useQuery(providerQuery(providerId))
   const state = useFormError(FIELDS)
   const save = useMutation({
-    mutationFn: (body: Record<string, unknown>) => unwrap(client.PATCH('/api/oidc-providers/{id}', { params: { path: { id: providerId } }, body })),
+    mutationFn: async (body: Record<string, unknown>) => {
+      if (typeof body.issuer_url === 'string') await checkIssuer(body.issuer_url, t)
+      return unwrap(client.PATCH('/api/oidc-providers/{id}', { params: { path: { id: providerId } }, body }))
+    },
     onSuccess: async (data) => {
       announce(t('admin.provider.saved'))
       queryClient.setQueryData(providerQuery(providerId).queryKey, data)
@@ -126,12 +226,7 @@ export function ProviderPage({ providerId }: { providerId: string }) {
           <section className="section" aria-labelledby="callback-heading">
             <h2 id="callback-heading">{t('admin.providers.callback')}</h2>
             <p className="muted">{t('admin.provider.callbackHelp')}</p>
-            <div className="copy-row">
-              <code className="secret callback-url" data-testid="callback-url">
-                {data.callback_url}
-              </code>
-              <CopyButton text={data.callback_url} label={t('admin.provider.copy')} />
-            </div>
+            <CallbackUrl url={data.callback_url} />
           </section>
           <ProviderForm
             key={data.updated_at}
@@ -211,6 +306,7 @@ function ProviderForm({
   pending,
   submitLabel,
   onSubmit,
+  onKeyChange,
   children,
 }: {
   state: ReturnType<typeof useFormError>
@@ -218,6 +314,8 @@ function ProviderForm({
   pending: boolean
   submitLabel: string
   onSubmit: (values: Record<string, string>) => void
+  /** The key as it is typed (the new-provider page shows its callback URL before saving). */
+  onKeyChange?: (key: string) => void
   children: React.ReactNode
 }) {
   const { t } = useI18n()
@@ -248,6 +346,7 @@ function ProviderForm({
           label={t('admin.providers.key')}
           help={t('admin.provider.keyHelp')}
           defaultValue={provider.provider_key}
+          onChange={(event) => onKeyChange?.(event.currentTarget.value)}
           autoComplete="off"
           spellCheck={false}
           className="mono-input"

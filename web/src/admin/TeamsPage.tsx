@@ -17,6 +17,10 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
   const items = teams.data?.items ?? []
   return (
     <Page title={t('admin.teams.title')} description={t('admin.teams.description')}>
+      {/* Issue 32: what a team is for, next to organizations (docs/API.md, "Teams"). */}
+      <p className="muted" data-testid="teams-purpose">
+        {t('admin.teams.purpose')}
+      </p>
       <CreateTeamForm />
       <section className="section" aria-labelledby="teams-heading">
         <h2 id="teams-heading">{t('admin.teams.list')}</h2>

@@ -18,6 +18,7 @@ import { describeError } from '../ui/describe-error'
 import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
+import { PersonFields } from '../ui/person-fields'
 import { ReauthCancelled, unlessCancelled, useReauth, type Proof } from '../ui/reauth-dialog'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
@@ -29,7 +30,7 @@ import { FormDialog } from './FormDialog'
 import { isSelfService, SelfServiceNotice } from './SelfServiceNotice'
 import { userQuery, type AdminUser } from './queries'
 
-type UserChange = Partial<Pick<AdminUser, 'name' | 'email' | 'is_admin' | 'disabled'>> & { password?: string }
+type UserChange = Partial<Pick<AdminUser, 'name' | 'email' | 'is_admin' | 'disabled' | 'language'>> & { password?: string }
 
 function useUpdateUser(user: AdminUser) {
   const queryClient = useQueryClient()
@@ -66,6 +67,7 @@ export function UserPage({ userId }: { userId: string }) {
         <>
           <UserFacts user={data} />
           <DetailsForm key={data.updated_at} user={data} self={self} />
+          <TeamsSection user={data} />
           <AccessSection user={data} self={self} />
           <PasswordSection user={data} self={self} />
           <MfaSection user={data} self={self} />
@@ -73,6 +75,38 @@ export function UserPage({ userId }: { userId: string }) {
         </>
       )}
     </Page>
+  )
+}
+
+/** Issue 32: the teams this person belongs to (GET /api/admin/teams?member_id=), first page; teams are managed on their own pages. */
+function TeamsSection({ user }: { user: AdminUser }) {
+  const { t } = useI18n()
+  const teams = useQuery({
+    queryKey: ['admin', 'teams', { member: user.id }],
+    queryFn: () => unwrap(client.GET('/api/admin/teams', { params: { query: { member_id: user.id, limit: 50 } } })),
+  })
+  const items = teams.data?.items ?? []
+  return (
+    <section className="section" aria-labelledby="user-teams-heading" data-testid="user-teams">
+      <h2 id="user-teams-heading">{t('admin.user.teams')}</h2>
+      <p className="muted">{t('admin.user.teamsHelp')}</p>
+      {teams.data === undefined ? (
+        <p className="skeleton" aria-hidden="true" />
+      ) : items.length === 0 ? (
+        <p className="empty">{t('admin.user.noTeams')}</p>
+      ) : (
+        <ul className="team-list">
+          {items.map((team) => (
+            <li key={team.id}>
+              <Link to="/admin/teams/$teamId" params={{ teamId: team.id }}>
+                {team.name}
+              </Link>
+            </li>
+          ))}
+          {teams.data.next_cursor !== null && <li className="muted">{t('admin.user.moreTeams')}</li>}
+        </ul>
+      )}
+    </section>
   )
 }
 
@@ -120,7 +154,7 @@ function UserFacts({ user }: { user: AdminUser }) {
 
 function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
   const { t } = useI18n()
-  const state = useFormError(['name', 'email', 'is_admin'])
+  const state = useFormError(['name', 'language', 'email', 'is_admin'])
   const [selfService, setSelfService] = useState(false)
   const updater = useUpdateUser(user)
   const save = useMutation({
@@ -146,6 +180,7 @@ function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
           // Only what changed is sent: a new name needs no proof, a new email or role does.
           const change: UserChange = {}
           if ((values.name ?? '') !== user.name) change.name = values.name ?? ''
+          if (values.language !== undefined && values.language !== user.language) change.language = values.language
           if ((values.email ?? '').trim().toLowerCase() !== user.email) change.email = values.email ?? ''
           if (!self && (values.is_admin === 'on') !== user.is_admin) change.is_admin = values.is_admin === 'on'
           if (Object.keys(change).length === 0) return announce(t('admin.user.unchanged'))
@@ -154,7 +189,7 @@ function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
       >
         {selfService && <SelfServiceNotice to="/account" />}
         <FormError>{state.general}</FormError>
-        <TextField name="name" label={t('field.name')} defaultValue={user.name} autoComplete="off" error={state.at('name')} />
+        <PersonFields name={user.name} language={user.language} errors={state.at} own={false} />
         <TextField name="email" type="email" label={t('field.email')} defaultValue={user.email} autoComplete="off" error={state.at('email')} />
         <CheckboxField
           name="is_admin"

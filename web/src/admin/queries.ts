@@ -82,6 +82,8 @@ export const auditQuery = (filters: AuditFilters, cursor: string | undefined) =>
       unwrap(client.GET('/api/admin/audit-log', { params: { query: { limit: PAGE_SIZE, ...definedOnly(filters), ...(cursor && { cursor }) } } })),
   })
 
+export type AuditEvent = Awaited<ReturnType<NonNullable<ReturnType<typeof auditQuery>['queryFn']>>>['items'][number]
+
 /** Drops the filters that are not set, so they stay out of the query string. */
 export function definedOnly<T extends object>(values: T): Partial<T> {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>

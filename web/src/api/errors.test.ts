@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest'
-import { formatters, loadSignedInCatalogues } from '../i18n/i18n'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { formatters, loadLanguage, loadSignedInCatalogues } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
 import { ApiError, NetworkError, fieldErrors, placeError } from './errors'
+
+// The catalogues load on demand (issue 32); the console loads a language before its first render.
+beforeAll(() => Promise.all([loadLanguage('en'), loadLanguage('de')]))
 
 const envelope = (reason: string, extra: Record<string, unknown> = {}) => ({
   code: 400,

@@ -626,7 +626,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Teams, by name */
+        /** Teams, by name; with member_id, that user's teams */
         get: operations["listTeams"];
         put?: never;
         /** Create a team */
@@ -698,7 +698,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit log, newest first; filters: action (exact), actor_id, since (inclusive), until (exclusive) */
+        /** The audit log, newest first, with target names; filters: action (prefix), actor_id, since (inclusive), until (exclusive) */
         get: operations["listAuditEvents"];
         put?: never;
         post?: never;
@@ -1226,6 +1226,26 @@ export interface paths {
         head?: never;
         /** Change an identity provider (partial); client_secret omitted: kept, null: cleared */
         patch: operations["updateOidcProvider"];
+        trace?: never;
+    };
+    "/api/oidc-providers/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Before saving (issue 32): the callback URL for a provider_key, and the issuer's discovery document fetched and checked
+         * @description Nothing is stored. The discovery document is fetched through the outbound rules (timeout, size cap) and must name this issuer and an authorization and token endpoint; a failure is an answer (issuer.ok false, with problem and detail), not an error.
+         */
+        post: operations["checkOidcProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/auth/providers": {
@@ -4732,6 +4752,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description Only the teams this user is a member of */
+                member_id?: string;
             };
             header?: never;
             path?: never;
@@ -5132,7 +5154,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                /** @description Exactly this action */
+                /** @description Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself */
                 action?: string;
                 actor_id?: string;
                 /**
@@ -5180,6 +5202,7 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
+                            target_label: string | null;
                         }[];
                         next_cursor: string | null;
                     };
@@ -5198,7 +5221,7 @@ export interface operations {
             query: {
                 /** @description csv (RFC 4180), jsonl (JSON Lines), or verifiable (issue 30: JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof) */
                 format: "csv" | "jsonl" | "verifiable";
-                /** @description Exactly this action */
+                /** @description Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself */
                 action?: string;
                 actor_id?: string;
                 /**
@@ -7708,6 +7731,72 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    checkOidcProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    provider_key?: string;
+                    /** @description https (http only for 127.0.0.1, ::1, localhost) */
+                    issuer_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The redirect URI to register at the provider for this provider_key (null without one) */
+                        callback_url: string | null;
+                        /** @description The discovery check of issuer_url (null without one) */
+                        issuer: {
+                            /** @enum {boolean} */
+                            ok: true;
+                            issuer: string;
+                            authorization_endpoint: string;
+                            token_endpoint: string;
+                            jwks_uri: string | null;
+                        } | {
+                            /** @enum {boolean} */
+                            ok: false;
+                            /**
+                             * @description refused: the outbound rules forbid the address; unreachable: no connection; timeout: no answer in time; invalid: an answer that is not a usable discovery document for this issuer
+                             * @enum {string}
+                             */
+                            problem: "refused" | "unreachable" | "timeout" | "invalid";
+                            /** @description What went wrong, in English, without the provider’s own text */
+                            detail: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

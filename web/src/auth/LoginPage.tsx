@@ -1,17 +1,22 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Navigate, useNavigate, useSearch } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
-import { providersQuery, setupQuery } from '../api/queries'
-import { useI18n } from '../i18n/i18n'
+import { lazy, Suspense } from 'react'
+import { loadAreas, useI18n } from '../i18n/i18n'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
-import { PasskeySignIn } from '../passkeys/PasskeySignIn'
 import { AuthFrame } from './AuthFrame'
 import { safeReturnTo } from './return-to'
+import { useAction, useLoad } from './requests'
 import { finishSignIn, setPendingMfaToken } from './sign-in'
 
 const FIELDS = ['email', 'password'] as const
+
+// Issue 32: the passkey button and its words load after the form (the sign-in page's size budget);
+// it appears once the browser has said it supports passkeys, which is asynchronous anyway.
+const PasskeySignIn = lazy(() =>
+  Promise.all([import('../passkeys/PasskeySignIn'), loadAreas(['passkeys'])]).then(([module]) => ({ default: module.PasskeySignIn })),
+)
 
 export const OIDC_ERRORS = [
   'PROVIDER_NOT_FOUND',
@@ -29,29 +34,27 @@ export function LoginPage() {
   const { t } = useI18n()
   const search = useSearch({ from: '/login' })
   const navigate = useNavigate()
-  const queryClient = useQueryClient()
-  const setup = useQuery(setupQuery)
-  const providers = useQuery(providersQuery)
+  const setup = useLoad(() => unwrap(client.GET('/api/auth/setup')))
+  const providers = useLoad(() => unwrap(client.GET('/api/auth/providers', { params: { query: { limit: 100 } } })))
   const formError = useFormError(FIELDS)
   const returnTo = safeReturnTo(search.return_to) ?? undefined
 
-  const login = useMutation({
-    mutationFn: (body: { email: string; password: string }) => unwrap(client.POST('/api/auth/login', { body })),
+  const login = useAction((body: { email: string; password: string }) => unwrap(client.POST('/api/auth/login', { body })), {
     onSuccess: (data) => {
       if ('mfa_required' in data) {
         setPendingMfaToken(data.mfa_token)
         void navigate({ to: '/login/mfa', search: { return_to: returnTo } })
       } else {
-        finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
+        finishSignIn(data.user, returnTo, (to) => void navigate({ to }))
       }
     },
     onError: formError.fail,
   })
 
-  if (setup.data?.initialized === false) return <Navigate to="/setup" />
+  if (setup?.initialized === false) return <Navigate to="/setup" />
 
   const oidcError = search.error !== undefined ? (OIDC_ERRORS.includes(search.error) ? t(`oidcError.${search.error}`) : t('oidcError.UNKNOWN')) : null
-  const providerList = providers.data?.items ?? []
+  const providerList = providers?.items ?? []
 
   return (
     <AuthFrame>
@@ -82,7 +85,9 @@ export function LoginPage() {
             <Link to="/forgot-password">{t('login.forgot')}</Link>
           </p>
         </form>
-        <PasskeySignIn returnTo={returnTo} />
+        <Suspense fallback={null}>
+          <PasskeySignIn returnTo={returnTo} />
+        </Suspense>
         {providerList.length > 0 && (
           <section className="providers" aria-labelledby="providers-heading">
             <h2 id="providers-heading" className="divider-heading">

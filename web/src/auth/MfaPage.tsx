@@ -1,4 +1,3 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate, useSearch } from '@tanstack/react-router'
 import { useEffect, useRef, useState } from 'react'
 import { client, unwrap } from '../api/client'
@@ -8,6 +7,7 @@ import { describeError } from '../ui/describe-error'
 import { Page } from '../ui/page'
 import { PasskeySecondFactor } from '../passkeys/PasskeySignIn'
 import { AuthFrame } from './AuthFrame'
+import { useAction } from './requests'
 import { finishSignIn, noteBackupCodeUsed, setPendingMfaToken, takePendingMfaToken } from './sign-in'
 
 /**
@@ -29,17 +29,15 @@ export function MfaPage() {
   const { t } = i18n
   const search = useSearch({ from: '/login/mfa' })
   const navigate = useNavigate()
-  const queryClient = useQueryClient()
   const [mfaToken] = useState(() => tokenFromFragment() ?? takePendingMfaToken())
   const form = useRef<HTMLFormElement>(null)
   const [error, setError] = useState<{ field: string | null; text: string; expired: boolean } | null>(null)
 
-  const verify = useMutation({
-    mutationFn: (code: string) => unwrap(client.POST('/api/auth/mfa/verify', { body: { mfa_token: mfaToken ?? '', code } })),
+  const verify = useAction((code: string) => unwrap(client.POST('/api/auth/mfa/verify', { body: { mfa_token: mfaToken ?? '', code } })), {
     onSuccess: (data, code) => {
       // Not a 6-digit app code: a backup code was spent, and the next page says how many are left (issue 32).
       if (!/^[0-9]{6}$/.test(code)) noteBackupCodeUsed()
-      finishSignIn(queryClient, data.user, search.return_to, (to) => void navigate({ to }))
+      finishSignIn(data.user, search.return_to, (to) => void navigate({ to }))
     },
     onError: (failure) => {
       const shown = describeError(failure, ['code'], i18n)

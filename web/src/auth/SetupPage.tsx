@@ -1,32 +1,32 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Navigate, useNavigate } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
-import { setupQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 import { AuthFrame } from './AuthFrame'
+import { useAction, useLoad } from './requests'
 import { finishSignIn } from './sign-in'
 
 const FIELDS = ['name', 'email', 'password', 'setup_code'] as const
 
 export function SetupPage() {
   const { t } = useI18n()
-  const queryClient = useQueryClient()
   const navigate = useNavigate()
-  const setup = useQuery(setupQuery)
+  const setup = useLoad(() => unwrap(client.GET('/api/auth/setup')))
   const formError = useFormError(FIELDS)
 
-  const create = useMutation({
-    mutationFn: (body: { name: string; email: string; password: string; setup_code?: string }) => unwrap(client.POST('/api/auth/setup', { body })),
-    onSuccess: (data) => finishSignIn(queryClient, data.user, undefined, (to) => void navigate({ to })),
-    onError: formError.fail,
-  })
+  const create = useAction(
+    (body: { name: string; email: string; password: string; setup_code?: string }) => unwrap(client.POST('/api/auth/setup', { body })),
+    {
+      onSuccess: (data) => finishSignIn(data.user, undefined, (to) => void navigate({ to })),
+      onError: formError.fail,
+    },
+  )
 
-  if (setup.data?.initialized === true && !create.isPending && !create.isSuccess) return <Navigate to="/login" />
+  if (setup?.initialized === true && !create.isPending && !create.isSuccess) return <Navigate to="/login" />
   // Away from the server itself (or through a proxy) the service asks for the code it printed at start.
-  const codeRequired = setup.data?.setup_code_required === true
+  const codeRequired = setup?.setup_code_required === true
 
   return (
     <AuthFrame>

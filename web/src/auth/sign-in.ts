@@ -1,5 +1,4 @@
 /** What every way of signing in ends with, and the pending second step kept in memory only. */
-import type { QueryClient } from '@tanstack/react-query'
 import type { User } from '../api/queries'
 import { safeReturnTo } from './return-to'
 
@@ -14,14 +13,22 @@ export function takePendingMfaToken(): string | null {
   return pendingMfaToken
 }
 
-/** Stores the signed-in user and goes where the person was heading (a go-link is a server page). */
-export function finishSignIn(queryClient: QueryClient, user: User, returnTo: string | undefined, navigate: (to: string) => void): void {
+/**
+ * Stores the signed-in user and goes where the person was heading (a go-link is a server page). The
+ * query cache loads here if this tab has not signed in before (it is not in the sign-in chunk).
+ */
+export function finishSignIn(user: User, returnTo: string | undefined, navigate: (to: string) => void): void {
   pendingMfaToken = null
-  queryClient.clear()
-  queryClient.setQueryData(['me'], user)
   const target = safeReturnTo(returnTo) ?? '/links'
-  if (target.startsWith('/go/')) window.location.assign(target)
-  else navigate(target)
+  if (target.startsWith('/go/')) {
+    window.location.assign(target)
+    return
+  }
+  void import('../api/query-client').then(({ queryClient }) => {
+    queryClient.clear()
+    queryClient.setQueryData(['me'], user)
+    navigate(target)
+  })
 }
 
 const BACKUP_CODE_USED = 'switchboard.backup-code-used'

@@ -4,9 +4,7 @@
  * without touching one another's messages. Both languages hold the same keys; a test says so. `{name}` placeholders are filled in; counted messages have `_one`/`_other` variants
  * chosen by Intl.PluralRules. Dates, times and numbers are formatted by Intl in the language shown.
  */
-import { createContext, useContext, useMemo, useState, type ReactNode } from 'react'
-import de from './de.json'
-import en from './en.json'
+import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react'
 
 /** Catalogue keys; a test checks that every key the source uses exists in both catalogues. */
 export type MessageKey = string
@@ -14,44 +12,64 @@ export type Language = 'en' | 'de'
 export const LANGUAGES: Language[] = ['en', 'de']
 type Catalogue = Record<string, string>
 
-// The areas the pages before sign-in use are bundled with them; the signed-in areas' files (most of
-// the words, in both languages) load with the signed-in frame and the landing pages, so the sign-in
-// page stays within its size budget (web/vite.config.ts). The names of each group are listed once.
-const areaFiles: Record<Language, Record<string, Catalogue>> = {
-  en: import.meta.glob<Catalogue>('./en/{landing,passkeys,policy,reauth,recovery}.json', { eager: true, import: 'default' }),
-  de: import.meta.glob<Catalogue>('./de/{landing,passkeys,policy,reauth,recovery}.json', { eager: true, import: 'default' }),
+// Issue 32: the sign-in page loads one language, not both: the shared words of the person's
+// language arrive as one small chunk before the first render (main.tsx). Each area's words load
+// when a page of that area needs them: all of them, in both languages, with the signed-in frame,
+// the landing and the recovery pages; passkeys with the sign-in page's passkey button. So the
+// sign-in page stays within its size budget (web/vite.config.ts counts the larger language's chunk).
+const baseFiles: Record<Language, () => Promise<Catalogue>> = {
+  en: () => import('./en.json').then((module) => module.default),
+  de: () => import('./de.json').then((module) => module.default),
 }
-const signedInAreaFiles: Record<Language, Record<string, () => Promise<Catalogue>>> = {
-  en: import.meta.glob<Catalogue>(['./en/*.json', '!./en/{landing,passkeys,policy,reauth,recovery}.json'], { import: 'default' }),
-  de: import.meta.glob<Catalogue>(['./de/*.json', '!./de/{landing,passkeys,policy,reauth,recovery}.json'], { import: 'default' }),
-}
-
-function merge(base: Catalogue, areas: Record<string, Catalogue>): Catalogue {
-  const merged: Catalogue = { ...base }
-  for (const file of Object.keys(areas).sort()) Object.assign(merged, areas[file])
-  return merged
+const areaFiles: Record<Language, Record<string, () => Promise<Catalogue>>> = {
+  en: import.meta.glob<Catalogue>('./en/*.json', { import: 'default' }),
+  de: import.meta.glob<Catalogue>('./de/*.json', { import: 'default' }),
 }
 
-export const catalogues: Record<Language, Catalogue> = { en: merge(en, areaFiles.en), de: merge(de, areaFiles.de) }
+/** Filled in place as languages and areas load (tests and callers keep references to these objects). */
+export const catalogues: Record<Language, Catalogue> = { en: {}, de: {} }
 
-let signedInAreas: Promise<void> | null = null
+const loads = new Map<string, Promise<void>>()
 
-/** Adds the signed-in areas' messages to both catalogues (once); routes that show them await it first. */
+/** Loads a file once (a failed chunk load is tried again next time) and adds it to its language. */
+function loadOnce(id: string, language: Language, load: () => Promise<Catalogue>, after?: Promise<void>): Promise<void> {
+  let pending = loads.get(id)
+  if (pending === undefined) {
+    pending = Promise.all([load(), after]).then(
+      ([file]) => void Object.assign(catalogues[language], file),
+      (error: unknown) => {
+        loads.delete(id)
+        throw error
+      },
+    )
+    loads.set(id, pending)
+  }
+  return pending
+}
+
+/** The shared words of one language; the console renders only languages loaded so. */
+export function loadLanguage(language: Language): Promise<void> {
+  return loadOnce(language, language, baseFiles[language])
+}
+
+/** The words of some areas (file names under en/ and de/, such as `passkeys`), in both languages. */
+export function loadAreas(names: string[]): Promise<void> {
+  return Promise.all(
+    LANGUAGES.flatMap((language) =>
+      names.map((name) => {
+        const file = `./${language}/${name}.json`
+        const load = areaFiles[language][file]
+        if (load === undefined) throw new Error(`no catalogue ${file}`)
+        // After the shared words: an area's key wins over them, as it always did.
+        return loadOnce(file, language, load, loadLanguage(language))
+      }),
+    ),
+  ).then(() => undefined)
+}
+
+/** Both languages and every area (once); the signed-in frame, landing and recovery routes await it first. */
 export function loadSignedInCatalogues(): Promise<void> {
-  signedInAreas ??= Promise.all(
-    LANGUAGES.map(async (language) => {
-      const files = signedInAreaFiles[language]
-      const loaded = await Promise.all(Object.keys(files).map(async (file) => [file, await files[file]!()] as const))
-      Object.assign(catalogues[language], merge({}, Object.fromEntries(loaded)))
-    }),
-  ).then(
-    () => undefined,
-    (error: unknown) => {
-      signedInAreas = null // a failed chunk load is tried again by the next navigation
-      throw error
-    },
-  )
-  return signedInAreas
+  return loadAreas(Object.keys(areaFiles.en).map((file) => file.replace(/^\.\/en\/|\.json$/g, '')))
 }
 
 /** The catalogue for a language tag such as `de-AT`; English when we have none. */
@@ -137,10 +155,19 @@ const I18nContext = createContext<I18n | null>(null)
 
 export function I18nProvider({ children }: { children: ReactNode }) {
   const [language, setLanguageState] = useState<Language>(() => pickLanguage(navigator.language))
+  // A language is shown once its catalogue has loaded (main.tsx loads the browser's before the first render).
+  const setLanguage = useCallback(
+    (next: Language) =>
+      void loadLanguage(next).then(
+        () => setLanguageState(next),
+        () => undefined, // the chunk did not load: keep the language shown; the next change tries again
+      ),
+    [],
+  )
   const value = useMemo<I18n>(() => {
     document.documentElement.lang = language
-    return { ...formatters(language), setLanguage: setLanguageState }
-  }, [language])
+    return { ...formatters(language), setLanguage }
+  }, [language, setLanguage])
   return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>
 }
 

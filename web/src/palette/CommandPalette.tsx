@@ -3,13 +3,17 @@
  * links (title, URL or slug, through the API's `q`), tags, organizations, pages and actions.
  * Keyboard-first: arrows move through the results, Enter goes, Escape closes and focus returns to
  * what opened it. The number of results is announced as it changes.
+ *
+ * Issue 32: it opens at once with whatever was typed after Ctrl/⌘+K (`initialText`, kept by the
+ * shell while this code loads) and loads results afterwards; Enter on a link opens the link itself
+ * in a new tab, Ctrl/⌘+Enter its place in the Links page; actions that do not apply are left out.
  */
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { Autocomplete, Dialog, Header, Input, Menu, MenuItem, MenuSection, Modal, ModalOverlay, TextField, Text } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
-import { meQuery } from '../api/queries'
+import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { organizationsQuery, tagsQuery } from '../links/queries'
@@ -23,6 +27,8 @@ interface Result {
   label: string
   detail?: string
   href: string
+  /** A link's own address: Enter opens it, Ctrl/⌘+Enter goes to `href`. */
+  url?: string
 }
 
 interface Section {
@@ -33,12 +39,23 @@ interface Section {
 
 const contains = (text: string, query: string) => text.toLowerCase().includes(query.toLowerCase())
 
-export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOpenChange: (open: boolean) => void }) {
+export function CommandPalette({
+  isOpen,
+  onOpenChange,
+  initialText = '',
+}: {
+  isOpen: boolean
+  onOpenChange: (open: boolean) => void
+  initialText?: string
+}) {
   const { t } = useI18n()
   const navigate = useNavigate()
-  const [text, setText] = useState('')
+  const [text, setText] = useState(initialText)
   const query = useDebounced(text.trim(), 200)
   const me = useQuery(meQuery)
+  const mfa = useQuery({ ...mfaStatusQuery, enabled: isOpen })
+  // Whether Ctrl/⌘ was held with the Enter that chose a result (the menu's action has no event).
+  const withModifier = useRef(false)
   const tags = useQuery({ ...tagsQuery, enabled: isOpen })
   const organizations = useQuery({ ...organizationsQuery, enabled: isOpen })
   const links = useQuery({
@@ -48,9 +65,19 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
     placeholderData: (previous) => previous,
   })
 
+  // Read in the capture phase, before the menu acts on the Enter (its action carries no event).
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key === 'Enter') withModifier.current = event.ctrlKey || event.metaKey
+    }
+    window.addEventListener('keydown', onKeyDown, true)
+    return () => window.removeEventListener('keydown', onKeyDown, true)
+  }, [])
+
   useEffect(() => {
     if (!isOpen) setText('')
-  }, [isOpen])
+    else if (initialText !== '') setText(initialText)
+  }, [isOpen, initialText])
 
   const sections: Section[] = [
     {
@@ -64,6 +91,7 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
               label: link.title ?? link.url,
               detail: link.slug === null ? link.url : `go/${link.slug} · ${link.url}`,
               href: `/links?q=${encodeURIComponent(link.slug ?? link.title ?? link.url)}`,
+              url: link.url,
             })),
     },
     {
@@ -92,7 +120,7 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
     ...(['action', 'page'] as const).map((kind) => ({
       id: kind,
       title: t(kind === 'action' ? 'palette.actions' : 'palette.pages'),
-      items: matchEntries(query, me.data?.is_admin ?? false, (entry) => t(entry.label))
+      items: matchEntries(query, { isAdmin: me.data?.is_admin ?? false, twoFactorEnabled: mfa.data?.enabled }, (entry) => t(entry.label))
         .filter((entry) => entry.kind === kind)
         .map((entry) => ({ id: `entry:${entry.id}`, label: t(entry.label), href: entry.href })),
     })),
@@ -104,11 +132,15 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
     if (isOpen && settled) announce(count === 0 ? t('palette.noResults') : t('palette.results', { count }))
   }, [isOpen, settled, count, t])
 
-  const hrefs = new Map(sections.flatMap((section) => section.items.map((item) => [item.id, item.href] as const)))
-  const go = (href: string | undefined) => {
-    if (href === undefined) return
+  const results = new Map(sections.flatMap((section) => section.items.map((item) => [item.id, item] as const)))
+  const go = (item: Result | undefined) => {
+    const modifier = withModifier.current
+    withModifier.current = false
+    if (item === undefined) return
     onOpenChange(false)
-    void navigate({ href })
+    // A link found here is opened itself (a new tab keeps the console); with Ctrl/⌘ its entry in the list.
+    if (item.url !== undefined && !modifier) window.open(item.url, '_blank', 'noopener,noreferrer')
+    else void navigate({ href: item.href })
   }
   return (
     <ModalOverlay className="modal-overlay palette-overlay" isDismissable isOpen={isOpen} onOpenChange={onOpenChange}>
@@ -121,11 +153,20 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
                 aria-expanded="true"
                 placeholder={t('palette.placeholder')}
                 onKeyDown={(event) => {
+                  // Ctrl/⌘+Enter is handled here (the menu does not act on a modified Enter): the highlighted result's page.
+                  if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+                    event.preventDefault()
+                    const active = event.currentTarget.getAttribute('aria-activedescendant')
+                    const key = active === null ? null : document.getElementById(active)?.getAttribute('data-key')
+                    withModifier.current = true
+                    go((key != null ? results.get(key) : undefined) ?? sections[0]?.items[0])
+                    return
+                  }
                   // Results arrive while typing; when the highlighted one is gone (or none is), Enter takes the first.
                   const active = event.currentTarget.getAttribute('aria-activedescendant')
                   if (event.key === 'Enter' && (active === null || document.getElementById(active) === null)) {
                     event.preventDefault()
-                    go(sections[0]?.items[0]?.href)
+                    go(sections[0]?.items[0])
                   }
                 }}
               />
@@ -133,7 +174,7 @@ export function CommandPalette({ isOpen, onOpenChange }: { isOpen: boolean; onOp
             <Menu
               className="palette-menu"
               aria-label={t('palette.resultsLabel')}
-              onAction={(key) => go(hrefs.get(String(key)))}
+              onAction={(key) => go(results.get(String(key)))}
               renderEmptyState={() => <p className="palette-empty">{t('palette.noResults')}</p>}
             >
               {sections.map((section) => (

@@ -12,6 +12,8 @@ export interface PaletteEntry {
   keywords: string
   href: string
   adminOnly?: boolean
+  /** Issue 32: left out when it does not apply (enabling two-factor authentication that is on). */
+  unlessTwoFactor?: boolean
 }
 
 export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
@@ -22,6 +24,7 @@ export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
     label: 'palette.enableTwoFactor',
     keywords: '2fa mfa totp authenticator two-factor zwei-faktor',
     href: '/account/security',
+    unlessTwoFactor: true,
   },
   { id: 'import', kind: 'action', label: 'palette.importBookmarks', keywords: 'import export bookmarks lesezeichen', href: '/links/import-export' },
   { id: 'links', kind: 'page', label: 'palette.pageLinks', keywords: 'links go home start', href: '/links' },
@@ -79,11 +82,19 @@ export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
   { id: 'admin-audit', kind: 'page', label: 'palette.pageAdminAudit', keywords: 'admin audit log protokoll', href: '/admin/audit', adminOnly: true },
 ]
 
-/** The entries a person may use, matching every word of the text in the label or keywords. */
-export function matchEntries(text: string, isAdmin: boolean, label: (entry: PaletteEntry) => string): PaletteEntry[] {
+/** What decides whether an entry applies to this person. */
+export interface PaletteContext {
+  isAdmin: boolean
+  /** Undefined while unknown: the entry is left out until the API has said. */
+  twoFactorEnabled: boolean | undefined
+}
+
+/** The entries a person may use and that apply, matching every word of the text in the label or keywords. */
+export function matchEntries(text: string, context: PaletteContext, label: (entry: PaletteEntry) => string): PaletteEntry[] {
   const words = text.toLowerCase().split(/\s+/).filter(Boolean)
   return PALETTE_ENTRIES.filter((entry) => {
-    if (entry.adminOnly && !isAdmin) return false
+    if (entry.adminOnly && !context.isAdmin) return false
+    if (entry.unlessTwoFactor && context.twoFactorEnabled !== false) return false
     const haystack = `${label(entry)} ${entry.keywords}`.toLowerCase()
     return words.every((word) => haystack.includes(word))
   })

@@ -2,7 +2,6 @@
  * Signing in with a passkey: the button on the sign-in page (no password), conditional UI in the
  * email field's suggestions where the browser supports it, and the second step's passkey option.
  */
-import { useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useEffect, useState } from 'react'
 import { client, unwrap } from '../api/client'
@@ -54,7 +53,6 @@ function PasskeySection(props: {
 }) {
   const { t } = useI18n()
   const navigate = useNavigate()
-  const queryClient = useQueryClient()
   const failureText = useFailureText()
   const [pending, setPending] = useState(false)
   const [error, setError] = useState<string | null>(null)
@@ -74,7 +72,7 @@ function PasskeySection(props: {
           setPending(true)
           try {
             const data = await props.run()
-            finishSignIn(queryClient, data.user, props.returnTo, (to) => void navigate({ to }))
+            finishSignIn(data.user, props.returnTo, (to) => void navigate({ to }))
           } catch (failure) {
             setError(failureText(failure))
           } finally {
@@ -93,7 +91,6 @@ type SignedIn = Awaited<ReturnType<typeof passwordlessSignIn>>
 export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
   const { t } = useI18n()
   const navigate = useNavigate()
-  const queryClient = useQueryClient()
   const supported = useSupported()
   const failureText = useFailureText()
   const [autofillError, setAutofillError] = useState<string | null>(null)
@@ -107,7 +104,7 @@ export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
       autofillInFlight = true
       try {
         const data = await passwordlessSignIn(true)
-        if (active) finishSignIn(queryClient, data.user, returnTo, (to) => void navigate({ to }))
+        if (active) finishSignIn(data.user, returnTo, (to) => void navigate({ to }))
       } catch (failure) {
         // A cancelled or replaced autofill request is normal; a refused passkey is worth saying.
         if (active && !wasCancelled(failure) && !isBrowserFailure(failure)) setAutofillError(failureText(failure))

@@ -11,7 +11,8 @@ import { client, unwrap } from '../api/client'
 import { mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
-import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
+import { TextField } from '../ui/form'
+import { SettingsForm, SettingsSection } from '../ui/settings-section'
 import { useFormError } from '../ui/use-form-error'
 
 type Requirement = 'off' | 'admins' | 'everyone'
@@ -46,20 +47,13 @@ export function TwoFactorPolicySection() {
   }
 
   return (
-    <section className="section" id="two-factor-policy" aria-labelledby="two-factor-policy-heading">
-      <h2 id="two-factor-policy-heading">{t('policy.title')}</h2>
-      <p className="muted">{t('policy.description')}</p>
-      {value === null ? (
-        <p className="skeleton" aria-hidden="true" />
-      ) : (
-        <form
-          ref={form.form}
-          className="stack form-narrow"
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault()
-            form.clear()
-            const values = formValues(event.currentTarget)
+    <SettingsSection id="two-factor-policy" title={t('policy.title')} description={t('policy.description')} loading={value === null}>
+      {value !== null && (
+        <SettingsForm
+          form={form}
+          pending={save.isPending}
+          submitLabel={t('policy.save')}
+          onSave={(values) => {
             save.mutate({
               required: value,
               ...(values.current_password ? { current_password: values.current_password } : {}),
@@ -67,7 +61,6 @@ export function TwoFactorPolicySection() {
             })
           }}
         >
-          <FormError>{form.general}</FormError>
           <RadioGroup className="policy-options" value={value} onChange={(next) => setChosen(next as Requirement)} data-testid="two-factor-policy">
             <Label className="policy-options-label">{t('policy.who')}</Label>
             {REQUIREMENTS.map((requirement) => (
@@ -92,9 +85,8 @@ export function TwoFactorPolicySection() {
           {ownMfa.data?.enabled === true && (
             <TextField name="code" label={t('security.codeOrBackup')} autoComplete="one-time-code" className="field-code" error={form.at('code')} />
           )}
-          <SubmitButton pending={save.isPending}>{t('policy.save')}</SubmitButton>
-        </form>
+        </SettingsForm>
       )}
-    </section>
+    </SettingsSection>
   )
 }

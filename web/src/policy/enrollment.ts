@@ -13,8 +13,15 @@ export function isEnrollmentRequired(error: unknown): boolean {
   return error instanceof ApiError && error.reason === 'MFA_ENROLLMENT_REQUIRED'
 }
 
+// Set by main.tsx once the router exists (the query cache loads later, with the signed-in frame).
+let goToEnrollment: () => void = () => undefined
+
+export function setEnrollmentNavigation(navigate: () => void): void {
+  goToEnrollment = navigate
+}
+
 /** Called for every failed query and mutation. */
-export function followEnrollmentRequirement(error: unknown, queryClient: QueryClient, goToEnrollment: () => void): void {
+export function followEnrollmentRequirement(error: unknown, queryClient: QueryClient): void {
   if (!isEnrollmentRequired(error)) return
   void queryClient.invalidateQueries({ queryKey: ['mfa-status'] }).then(goToEnrollment)
 }

@@ -11,6 +11,7 @@ import { useDeviceName } from '../account/use-device-name'
 import { useI18n, type MessageKey } from '../i18n/i18n'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
+import { TableHead } from '../ui/table-head'
 
 const PAGE_SIZE = 25
 
@@ -75,14 +76,7 @@ export function ActivityPage() {
           <p className="empty">{t('securityLog.empty')}</p>
         ) : (
           <table className="table" data-testid="security-events">
-            <thead>
-              <tr>
-                <th scope="col">{t('securityLog.event')}</th>
-                <th scope="col">{t('sessions.device')}</th>
-                <th scope="col">{t('sessions.ip')}</th>
-                <th scope="col">{t('securityLog.time')}</th>
-              </tr>
-            </thead>
+            <TableHead columns={[t('securityLog.event'), t('sessions.device'), t('sessions.ip'), t('securityLog.time')]} />
             <tbody>
               {items.map((event) => (
                 <tr key={event.id} data-action={event.action}>

@@ -5,14 +5,20 @@
 import { BackupCodeNotice } from '../account/BackupCodeNotice'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
-import { lazy, Suspense, useEffect, useState } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
+import './everyday.css'
+import './areas.css'
 
-// The command palette's code loads the first time it opens.
-const CommandPalette = lazy(() => import('../palette/CommandPalette').then((module) => ({ default: module.CommandPalette })))
+// The command palette's code loads soon after the shell (or the first time it opens, if sooner).
+const loadPalette = () => import('../palette/CommandPalette')
+const CommandPalette = lazy(() => loadPalette().then((module) => ({ default: module.CommandPalette })))
+
+/** A key that types a character (not a shortcut). */
+const isTyping = (event: KeyboardEvent) => event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey
 
 type NavTarget =
   | '/links'
@@ -40,18 +46,34 @@ export function AppShell() {
   const restricted = useQuery(mfaStatusQuery).data?.enrollment_required === true
   const [paletteOpen, setPaletteOpen] = useState(false)
   const [paletteUsed, setPaletteUsed] = useState(false)
+  // Issue 32: what is typed after Ctrl/⌘+K before the palette's field has focus (its code may still
+  // be loading) is kept here and handed to it, so no key is lost.
+  const [typedEarly, setTypedEarly] = useState('')
+  const paletteOpenRef = useRef(false)
+  paletteOpenRef.current = paletteOpen
   const openPalette = () => {
+    setTypedEarly('')
     setPaletteUsed(true)
     setPaletteOpen(true)
   }
+
+  useEffect(() => {
+    const idle = window.setTimeout(() => void loadPalette(), 1500)
+    return () => window.clearTimeout(idle)
+  }, [])
 
   // Ctrl+K (⌘K on a Mac) opens the command palette from anywhere in the shell.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
         event.preventDefault()
+        paletteOpenRef.current = true
+        setTypedEarly('')
         setPaletteUsed(true)
         setPaletteOpen(true)
+      } else if (paletteOpenRef.current && isTyping(event) && !document.activeElement?.closest('.palette')) {
+        event.preventDefault()
+        setTypedEarly((text) => text + event.key)
       }
     }
     window.addEventListener('keydown', onKeyDown)
@@ -100,7 +122,12 @@ export function AppShell() {
         </Link>
         {!restricted && (
           <button type="button" className="button button-secondary palette-button" aria-keyshortcuts="Control+K Meta+K" onClick={openPalette}>
-            <span>{t('palette.open')}</span>
+            {/* Below 720 px only the icon shows; the words stay the button's accessible name. */}
+            <svg className="palette-icon" aria-hidden="true" viewBox="0 0 16 16" width="16" height="16" focusable="false">
+              <circle cx="7" cy="7" r="4.5" fill="none" stroke="currentColor" strokeWidth="1.6" />
+              <path d="M10.5 10.5 14 14" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+            </svg>
+            <span className="palette-label">{t('palette.open')}</span>
             <kbd className="palette-kbd" aria-hidden="true">
               {t('palette.shortcut')}
             </kbd>
@@ -187,7 +214,7 @@ export function AppShell() {
       </div>
       {paletteUsed && !restricted && (
         <Suspense fallback={null}>
-          <CommandPalette isOpen={paletteOpen} onOpenChange={setPaletteOpen} />
+          <CommandPalette isOpen={paletteOpen} onOpenChange={setPaletteOpen} initialText={typedEarly} />
         </Suspense>
       )}
     </div>

@@ -1,0 +1,377 @@
+/**
+ * Issue 32 ("Administration" and "Everywhere") in real Chromium against the built server: no page
+ * scrolls sideways at 390 px and tables stack; a 100-character name keeps every table inside its
+ * page; the audit log names its targets, shows readable details with the raw JSON behind a toggle,
+ * filters by an action area and refuses From after Before (English and German); the command
+ * palette keeps keys typed right after Ctrl+K and opens a link with Enter; an unknown address shows
+ * the console's not-found page; a signed-out first load asks /api/users/me once; a member is
+ * offered no administration.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { checkAccessibility, expectHeading } from './checks.ts'
+import { startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+
+const ADMIN = { name: 'Margaret Hamilton', email: 'margaret@example.com', password: 'apollo-guidance-1969' }
+const MEMBER = { name: 'Frances Allen', email: 'frances@example.com', password: 'optimizing-compilers-1966' }
+const LONG = `deploy-${'x'.repeat(93)}` // 100 characters, no place to break
+const LONG_URL = `https://example.com/${'path-segment/'.repeat(12)}end`
+
+let server: ConsoleServer
+let browser: Browser
+let adminJwt: string
+let tokenId: string
+let linkTitle: string
+let idp: OidcProviderStandIn
+let memberId: string
+
+async function api(pathname: string, init: { method?: string; token?: string; body?: unknown } = {}) {
+  const response = await fetch(`${server.baseUrl}${pathname}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+  const text = await response.text()
+  return { status: response.status, json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> }
+}
+
+beforeAll(async () => {
+  server = await startConsoleServer()
+  browser = await launchBrowser()
+  const setup = await api('/api/auth/setup', { method: 'POST', body: ADMIN })
+  expect(setup.status).toBe(201)
+  adminJwt = setup.json.token as string
+  const member = await api('/api/admin/users', { method: 'POST', token: adminJwt, body: MEMBER })
+  expect(member.status).toBe(201)
+  memberId = member.json.id as string
+  idp = await startOidcProvider({ redirectUris: [] })
+  expect(
+    (await api('/api/admin/users', { method: 'POST', token: adminJwt, body: { ...MEMBER, email: 'long@example.com', name: LONG } })).status,
+  ).toBe(201)
+  const token = await api('/api/tokens', {
+    method: 'POST',
+    token: adminJwt,
+    body: { name: LONG, permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+  })
+  expect(token.status).toBe(201)
+  tokenId = token.json.id as string
+  linkTitle = 'Runbook for the guidance computer'
+  expect((await api('/api/links', { method: 'POST', token: adminJwt, body: { url: LONG_URL, title: linkTitle } })).status).toBe(201)
+  expect((await api('/api/admin/teams', { method: 'POST', token: adminJwt, body: { name: LONG, description: LONG_URL } })).status).toBe(201)
+}, 120_000)
+
+afterAll(async () => {
+  await idp?.close()
+  await browser?.close()
+  await server?.stop()
+})
+
+async function signIn(
+  who: { email: string; password: string },
+  options: { width?: number; height?: number; locale?: string } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    locale: options.locale ?? 'en-US',
+  })
+  const page = await context.newPage()
+  await page.goto('/login')
+  await page.locator('input[name="email"]').fill(who.email)
+  await page.locator('input[name="password"]').fill(who.password)
+  await page.locator('button[type="submit"]').click()
+  await page.waitForURL(`${server.baseUrl}/links`)
+  // The address changes before the signed-in frame replaces the sign-in page: wait for the frame
+  // (its keyboard shortcut listens from then on) and the page in it.
+  await page.locator('.topbar').waitFor()
+  await page.locator('main.content h1').waitFor()
+  return { context, page }
+}
+
+/** The administrator's language (the console follows the account's, not the browser's). */
+async function setAdminLanguage(language: 'en' | 'de'): Promise<void> {
+  expect((await api('/api/users/me', { method: 'PATCH', token: adminJwt, body: { language } })).status).toBe(200)
+}
+
+/** How far the page scrolls sideways (0 when it does not). */
+const sidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+
+/** Every table's right edge against its page's content area (px beyond it; 0 when all fit). */
+const tablesOverflow = (page: Page) =>
+  page.evaluate(() => {
+    const main = document.querySelector('main')!.getBoundingClientRect()
+    return Math.max(0, ...[...document.querySelectorAll('main table')].map((table) => table.getBoundingClientRect().right - main.right))
+  })
+
+const PAGES = [
+  { path: '/account/tokens', table: 'table' },
+  { path: '/account/activity', table: '[data-testid="security-events"]' },
+  { path: '/admin/users', table: 'table' },
+  { path: '/admin/audit', table: '[data-testid="audit"]' },
+]
+
+describe('phones (390 px) and long names', () => {
+  for (const locale of ['en-US', 'de-DE'] as const) {
+    it(`no page scrolls sideways at 390 px and tables become stacked rows (${locale})`, async () => {
+      await setAdminLanguage(locale === 'de-DE' ? 'de' : 'en')
+      const { context, page } = await signIn(ADMIN, { width: 390, height: 844, locale })
+      const measured: string[] = []
+      for (const target of PAGES) {
+        await page.goto(target.path)
+        await page.locator(target.table).first().waitFor()
+        await expect.poll(() => page.locator('main h1').count()).toBe(1)
+        const scroll = await sidewaysScroll(page)
+        measured.push(`${target.path}: ${scroll}px`)
+        expect(scroll, `${target.path} scrolls sideways by ${scroll}px`).toBeLessThanOrEqual(0)
+        // A stacked row: the cells sit below one another, each named by its column.
+        const display = await page
+          .locator(target.table)
+          .first()
+          .locator('tbody td')
+          .first()
+          .evaluate((cell) => [getComputedStyle(cell).display, cell.getAttribute('data-label')])
+        expect(display[0]).toBe('block')
+        expect(display[1]).not.toBeNull()
+      }
+      // The top bar's search is an icon button with its name kept for assistive technology.
+      const search = page.locator('.palette-button')
+      expect(await search.locator('.palette-label').evaluate((label) => label.getBoundingClientRect().width)).toBeLessThanOrEqual(1)
+      expect(await search.getAttribute('aria-keyshortcuts')).toContain('Control+K')
+      expect((await search.textContent())?.trim()).not.toBe('')
+      await checkAccessibility(page, `audit log at 390 px (${locale})`)
+      console.log(`sideways scroll at 390 px (${locale}): ${measured.join(', ')}`)
+      await context.close()
+      await setAdminLanguage('en')
+    }, 180_000)
+  }
+
+  it('a 100-character name keeps every table inside the page at 1280 px', async () => {
+    const { context, page } = await signIn(ADMIN)
+    for (const path of ['/account/tokens', '/admin/users', '/admin/teams', '/admin/audit']) {
+      await page.goto(path)
+      await page.locator('main table').first().waitFor()
+      await expect.poll(() => page.locator('main').getByText(LONG).count(), { timeout: 15_000 }).toBeGreaterThan(0)
+      const overflow = await tablesOverflow(page)
+      expect(overflow, `${path}: a table reaches ${overflow}px past the page`).toBeLessThanOrEqual(1)
+      expect(await sidewaysScroll(page), path).toBeLessThanOrEqual(0)
+    }
+    await context.close()
+  }, 120_000)
+})
+
+describe('the audit log is readable', () => {
+  it('names targets (id on hover), shows readable details with the raw JSON behind a toggle, and filters by an action area', async () => {
+    const { context, page } = await signIn(ADMIN)
+    await page.goto('/admin/audit')
+    await expectHeading(page, 'Audit log')
+    const tokenRow = page.locator('[data-testid="audit"] tbody tr', { hasText: 'token.create' }).first()
+    const target = tokenRow.getByTestId('audit-target')
+    expect(await target.textContent()).toContain(LONG)
+    expect(await target.textContent()).toContain('API token')
+    expect(await target.getAttribute('title')).toContain(tokenId)
+    // Readable facts; the raw JSON only after the toggle.
+    expect(await tokenRow.locator('.audit-json').count()).toBe(0)
+    const toggle = tokenRow.getByRole('button', { name: 'Raw details' })
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false')
+    await toggle.click()
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true')
+    expect(JSON.parse((await tokenRow.locator('.audit-json').textContent()) ?? '')).toEqual(expect.any(Object))
+
+    // The picker offers areas and actions; an area selects all of its actions (prefix).
+    const action = page.getByTestId('audit-action')
+    await action.click()
+    await action.fill('token')
+    await expect.poll(() => page.getByRole('option', { name: 'token.create' }).count()).toBe(1)
+    await page.getByRole('option', { name: 'Every token action' }).click()
+    expect(await action.inputValue()).toBe('token')
+    await page.getByRole('button', { name: 'Apply filters' }).click()
+    await page.waitForURL(/action=token/)
+    await expect.poll(() => page.locator('[data-testid="audit"] tbody tr').count()).toBeGreaterThan(0)
+    const actions = await page.locator('[data-testid="audit"] tbody tr td:nth-child(3)').allTextContents()
+    expect(actions.every((text) => text.startsWith('token.'))).toBe(true)
+    await checkAccessibility(page, 'audit log filtered by area')
+    await context.close()
+  }, 120_000)
+
+  for (const [locale, message] of [
+    ['en-US', '“Before” must be later than “From”.'],
+    ['de-DE', '„Vor“ muss später sein als „Ab“.'],
+  ] as const) {
+    it(`refuses From after Before in the form (${locale})`, async () => {
+      await setAdminLanguage(locale === 'de-DE' ? 'de' : 'en')
+      const { context, page } = await signIn(ADMIN, { locale })
+      await page.goto('/admin/audit')
+      await page.getByTestId('audit').waitFor()
+      await page.locator('input[name="since"]').fill('2026-05-02T10:00')
+      await page.locator('input[name="until"]').fill('2026-05-01T10:00')
+      await page.locator('form[role="search"] button[type="submit"]').click()
+      await expect.poll(() => page.locator('form[role="search"] .field-error').textContent()).toBe(message)
+      expect(new URL(page.url()).search).toBe('')
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('until')
+      expect(await page.locator('input[name="until"]').getAttribute('aria-invalid')).toBe('true')
+      await context.close()
+      await setAdminLanguage('en')
+    }, 120_000)
+  }
+})
+
+describe('the command palette', () => {
+  it('keeps keys typed 0 ms after Ctrl+K, also on its first opening', async () => {
+    const { context, page } = await signIn(ADMIN)
+    await page.goto('/account')
+    await expectHeading(page, 'Profile')
+    // No wait between the shortcut and the typing; the palette's code may not be loaded yet.
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('guidance', { delay: 0 })
+    const input = page.getByRole('combobox', { name: /Search links/ })
+    await expect.poll(() => input.inputValue()).toBe('guidance')
+    // Again after closing: the second opening starts empty and keeps every key too.
+    await page.keyboard.press('Escape')
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('runbook', { delay: 0 })
+    await expect.poll(() => input.inputValue()).toBe('runbook')
+    await context.close()
+  }, 120_000)
+
+  it('Enter on a link opens it; Ctrl+Enter goes to its place in the Links page', async () => {
+    const { context, page } = await signIn(ADMIN)
+    // The link's site, answered here: the test runs offline.
+    await context.route('https://example.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'the runbook' }))
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('guidance')
+    const option = page.getByRole('menuitem', { name: new RegExp(linkTitle) })
+    await option.waitFor()
+    const opened = context.waitForEvent('page')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    const tab = await opened
+    await expect.poll(() => tab.url(), { timeout: 15_000 }).toBe(LONG_URL)
+    await tab.close()
+
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('guidance')
+    await option.waitFor()
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Control+Enter')
+    await page.waitForURL(/\/links\?q=/)
+    await context.close()
+  }, 120_000)
+})
+
+describe('addresses and roles', () => {
+  it("an unknown address shows the console's not-found page, never raw JSON", async () => {
+    const context = await browser.newContext({ baseURL: server.baseUrl, locale: 'en-US' })
+    const page = await context.newPage()
+    const response = await page.goto('/no-such-page')
+    expect(response?.status()).toBe(404)
+    await expectHeading(page, 'Page not found')
+    expect(await page.locator('body').textContent()).not.toContain('"reason"')
+    await context.close()
+  }, 60_000)
+
+  it('a signed-out first load asks /api/users/me once', async () => {
+    const context = await browser.newContext({ baseURL: server.baseUrl, locale: 'en-US' })
+    const page = await context.newPage()
+    const asked: string[] = []
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/users/me') asked.push(request.url())
+    })
+    await page.goto('/account/tokens')
+    await page.waitForURL(/\/login/)
+    await expectHeading(page, 'Sign in')
+    await page.waitForLoadState('networkidle')
+    expect(asked).toHaveLength(1)
+    await context.close()
+  }, 60_000)
+
+  it('a member is offered no administration: not in the navigation, not in the palette, not at its address', async () => {
+    const { context, page } = await signIn(MEMBER)
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).count()).toBe(0)
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Users' }).count()).toBe(0)
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type('admin')
+    await expect.poll(() => page.locator('.palette').textContent()).toContain('Nothing found')
+    await page.keyboard.press('Escape')
+    await page.goto('/admin/users')
+    await expectHeading(page, 'Not allowed')
+    await context.close()
+  }, 60_000)
+})
+
+describe('settings, identity providers and teams', () => {
+  it('the settings page has its own navigation to each section', async () => {
+    const { context, page } = await signIn(ADMIN)
+    await page.goto('/admin/settings')
+    const nav = page.getByRole('navigation', { name: 'Settings sections' })
+    await nav.waitFor()
+    const names = await nav.getByRole('link').allTextContents()
+    expect(names).toEqual(['Two-factor authentication requirement', 'Outgoing email (SMTP)', 'AI suggestions', 'API tokens', 'Other settings'])
+    for (const href of await nav.getByRole('link').evaluateAll((links) => links.map((link) => link.getAttribute('href')))) {
+      expect(await page.locator(`section${href}`).count(), `${href} names a section`).toBe(1)
+    }
+    await nav.getByRole('link', { name: 'API tokens' }).click()
+    await page.waitForURL(/#api-tokens$/)
+    await checkAccessibility(page, 'settings with its navigation')
+    await context.close()
+  }, 60_000)
+
+  for (const [locale, texts] of [
+    ['en-US', { title: 'Add identity provider', failed: 'nothing answered at that address', create: 'Add identity provider' }],
+    [
+      'de-DE',
+      { title: 'Identitätsanbieter hinzufügen', failed: 'unter dieser Adresse hat niemand geantwortet', create: 'Identitätsanbieter hinzufügen' },
+    ],
+  ] as const) {
+    it(`a new provider starts from a preset, shows its callback URL before saving, and is saved only after its issuer checks out (${locale})`, async () => {
+      await setAdminLanguage(locale === 'de-DE' ? 'de' : 'en')
+      try {
+        const { context, page } = await signIn(ADMIN, { locale })
+        await page.goto('/admin/providers/new')
+        await expectHeading(page, texts.title)
+        await page.getByTestId('provider-presets').getByRole('button', { name: 'Keycloak' }).click()
+        expect(await page.locator('input[name="issuer_url"]').inputValue()).toBe('https://{keycloak-host}/realms/{realm}')
+        // The callback URL follows the key as it is typed, before anything is saved.
+        await expect.poll(() => page.getByTestId('callback-url').textContent()).toBe(`${server.baseUrl}/api/auth/oidc/keycloak/callback`)
+        const key = `corp-${locale.slice(0, 2)}`
+        await page.locator('input[name="provider_key"]').fill(key)
+        await expect.poll(() => page.getByTestId('callback-url').textContent()).toBe(`${server.baseUrl}/api/auth/oidc/${key}/callback`)
+        await page.locator('input[name="name"]').fill(`Corp ${locale}`)
+        await page.locator('input[name="client_id"]').fill('switchboard')
+        await page.locator('input[name="client_secret"]').fill('a client secret for the test')
+        // Nobody listens there: the issuer field says so, nothing is saved.
+        await page.locator('input[name="issuer_url"]').fill('http://127.0.0.1:9')
+        await page.locator('form').getByRole('button', { name: texts.create }).click()
+        await expect.poll(() => page.locator('input[name="issuer_url"]').getAttribute('aria-invalid')).toBe('true')
+        expect(await page.locator('form .field-error').first().textContent()).toContain(texts.failed)
+        expect(((await api('/api/oidc-providers', { token: adminJwt })).json.items as unknown[]).length).toBe(locale === 'en-US' ? 0 : 1)
+        // The local identity provider's discovery document checks out: saved.
+        await page.locator('input[name="issuer_url"]').fill(idp.issuer)
+        await page.locator('form').getByRole('button', { name: texts.create }).click()
+        await expectHeading(page, `Corp ${locale}`)
+        await context.close()
+      } finally {
+        await setAdminLanguage('en')
+      }
+    }, 120_000)
+  }
+
+  it("says what a team is for, and a person's user page lists their teams", async () => {
+    const team = await api('/api/admin/teams', { method: 'POST', token: adminJwt, body: { name: 'On-call rota' } })
+    expect(
+      (await api(`/api/admin/teams/${team.json.id as string}/members`, { method: 'POST', token: adminJwt, body: { user_id: memberId } })).status,
+    ).toBe(201)
+    const { context, page } = await signIn(ADMIN)
+    await page.goto('/admin/teams')
+    expect(await page.getByTestId('teams-purpose').textContent()).toContain('organizations')
+    await page.goto(`/admin/users/${memberId}`)
+    const teams = page.getByTestId('user-teams')
+    await expect.poll(() => teams.getByRole('link').allTextContents()).toEqual(['On-call rota'])
+    await teams.getByRole('link', { name: 'On-call rota' }).click()
+    await expectHeading(page, 'On-call rota')
+    await context.close()
+  }, 60_000)
+})
