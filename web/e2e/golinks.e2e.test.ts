@@ -104,10 +104,12 @@ describe('go-links in Chromium', () => {
     await page.waitForURL('**/links?sort=clicks')
     await expect.poll(() => page.getByRole('row').nth(1).textContent()).toContain('go/team-handbook')
 
+    // The row's actions are in its "⋯" menu.
     await page
-      .getByRole('button', { name: /^Edit / })
-      .first()
+      .getByRole('row', { name: /go\/team-handbook/ })
+      .getByRole('button', { name: /^Actions for / })
       .click()
+    await page.getByRole('menuitem', { name: 'Edit' }).click()
     const dialog = page.getByRole('dialog')
     const chart = dialog.getByRole('img', { name: /^1 click in the last 90 days, on \d{4}-\d{2}-\d{2}\.$/ })
     await chart.waitFor()
@@ -120,8 +122,11 @@ describe('go-links in Chromium', () => {
   it('restores a deleted link from Recently deleted, under another slug when its own was taken meanwhile', async () => {
     await page.goto('/links')
     const row = page.getByRole('row', { name: /go\/team-handbook/ })
-    await row.getByRole('button', { name: /^Delete / }).click()
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete link' }).click()
+    await row.getByRole('button', { name: /^Actions for / }).click()
+    await page.getByRole('menuitem', { name: 'Delete' }).click()
+    const confirm = page.getByRole('alertdialog')
+    await confirm.getByRole('button', { name: 'Delete link' }).click()
+    await confirm.waitFor({ state: 'detached' })
     await expect.poll(() => row.count()).toBe(0)
     await api('/api/links', { method: 'POST', body: { url: 'https://replacement.example.com/', slug: 'team-handbook' } })
 
@@ -146,7 +151,8 @@ describe('go-links in Chromium', () => {
     const organization = (await api('/api/organizations', { method: 'POST', body: { name: 'Engine Works' } })) as { id: string }
     await page.goto('/links')
     const row = page.getByRole('row', { name: /go\/team-handbook-old/ })
-    await row.getByRole('button', { name: /^Transfer / }).click()
+    await row.getByRole('button', { name: /^Actions for / }).click()
+    await page.getByRole('menuitem', { name: 'Transfer' }).click()
     const dialog = page.getByRole('dialog')
     await dialog.getByLabel('New owner').selectOption({ label: 'Organization: Engine Works' })
     await checkAccessibility('transfer dialog')

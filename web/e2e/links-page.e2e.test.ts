@@ -167,13 +167,13 @@ describe('the Links page at 1280×800', () => {
     await page.getByRole('button', { name: 'Hide tags' }).click()
   })
 
-  it('offers the row actions in one "⋯" menu: copy the go-link, edit, delete', async () => {
+  it('offers the row actions in one "⋯" menu: copy the go-link, edit, transfer, delete', async () => {
     await page.goto('/links?q=page-7')
     await page.getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' }).click()
     await page.getByRole('menuitem', { name: 'Copy go/page-7' }).click()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.baseUrl}/go/page-7`)
     await page.getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' }).click()
-    expect(await page.getByRole('menuitem').allTextContents()).toEqual(['Copy go/page-7', 'Edit', 'Delete'])
+    expect(await page.getByRole('menuitem').allTextContents()).toEqual(['Copy go/page-7', 'Edit', 'Transfer', 'Delete'])
     await checkAccessibility(page, 'links (row menu)')
     await page.keyboard.press('Escape')
   })
@@ -355,7 +355,7 @@ describe("a member's view", () => {
     await confirm.waitFor({ state: 'detached' })
     await memberPage
       .getByRole('alert')
-      .filter({ hasText: /not found|no such link/i })
+      .filter({ hasText: /could not find this/i })
       .waitFor()
     expect(pageErrors).toEqual([])
   })

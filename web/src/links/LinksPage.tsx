@@ -303,20 +303,31 @@ export function LinksPage() {
                       </div>
                     </td>
                     <td className="go-cell">
-                      {link.slug === null ? (
-                        <span className="muted">{t('links.noSlug')}</span>
-                      ) : (
-                        <a
-                          className="mono go-slug"
-                          href={`/go/${link.slug}`}
-                          title={`go/${link.slug}`}
-                          aria-label={t('links.openGoLink', { slug: link.slug })}
-                        >
-                          go/{link.slug}
-                        </a>
-                      )}
-                      {!link.forwarding_enabled && <span className="muted"> · {t('links.notForwarding')}</span>}
-                      <span className="muted"> · {t('golinks.clicks30d', { count: link.clicks_30d })}</span>
+                      {/* One line: the slug gives way (cut with "…") before the click count does; the count shows
+                          short ("3 clicks"), the whole sentence is in its tooltip and read to screen readers. */}
+                      <div className="go-line">
+                        {link.slug === null ? (
+                          <span className="muted go-slug">{t('links.noSlug')}</span>
+                        ) : (
+                          <a
+                            className="mono go-slug"
+                            href={`/go/${link.slug}`}
+                            title={`go/${link.slug}`}
+                            aria-label={t('links.openGoLink', { slug: link.slug })}
+                          >
+                            go/{link.slug}
+                          </a>
+                        )}
+                        {!link.forwarding_enabled && (
+                          <span className="muted go-off" title={t('links.notForwarding')}>
+                            · {t('links.notForwarding')}
+                          </span>
+                        )}
+                        <span className="muted go-clicks" title={t('golinks.clicks30d', { count: link.clicks_30d })}>
+                          <span aria-hidden="true">· {t('golinks.clicksShort', { count: link.clicks_30d })}</span>
+                          <span className="visually-hidden">{t('golinks.clicks30d', { count: link.clicks_30d })}</span>
+                        </span>
+                      </div>
                     </td>
                     <td className="tags-cell">
                       {link.tag_ids.length > 0 && (
