@@ -17,6 +17,8 @@ const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node
 
 export interface ConsoleServer {
   baseUrl: string
+  /** The server's DATA_DIR (its SQLite database), for a test that must change what no request can, such as ending a re-authentication window. */
+  dataDir: string
   output(): string
   stop(): Promise<void>
 }
@@ -85,6 +87,7 @@ export async function startConsoleServer(env: Record<string, string> = {}, optio
   await waitUntilHealthy(`http://127.0.0.1:${port}`, exited, () => output)
   return {
     baseUrl,
+    dataDir,
     output: () => output,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM')

@@ -73,12 +73,16 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
     },
     onError: (error) => {
       // A taken slug is a 409 whose details name the field: shown there, in the person's language.
+      // Any refusal (a taken slug or one not in the documented form) is remembered with the slug it was for.
+      setRefusedSlug(slug.trim())
       if (error instanceof ApiError && error.reason === 'ALREADY_EXISTS') {
-        setRefusedSlug(slug.trim())
         formError.fail(atField(error, 'slug', t('links.slugTaken', { slug: slug.trim() })))
       } else formError.fail(error)
     },
   })
+
+  // The API's message for the slug shows only while the slug is still the one it refused.
+  const slugError = refusedSlug !== null && refusedSlug === slug.trim() ? formError.at('slug') : undefined
 
   return (
     <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(open) => !open && onClose()}>
@@ -150,8 +154,8 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
                 link.slug.toLowerCase() === slug.trim().toLowerCase() &&
                 link.organization_id === organizationId
               }
-              error={refusedSlug !== null && refusedSlug === slug.trim() ? formError.at('slug') : undefined}
-              refused={refusedSlug !== null && refusedSlug === slug.trim()}
+              error={slugError}
+              refused={slugError !== undefined}
             />
             <TagPicker tags={tags.data?.items ?? []} value={tagIds} onChange={setTagIds} error={formError.at('tag_ids')} />
             <SelectField
