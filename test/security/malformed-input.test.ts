@@ -61,6 +61,7 @@ describe('forged cursors', () => {
       '/api/admin/audit-log',
       `/api/organizations/${ids.organization}/invitations`,
       '/api/links',
+      '/api/links/deleted',
       '/api/invitations',
       '/api/users/me/security-events',
     ]
