@@ -68,6 +68,8 @@ const PRESETS = [
 
 /** Fetches and checks the issuer's discovery document; a failure becomes the issuer field's error. */
 async function checkIssuer(issuerUrl: string, t: (key: string, params?: Record<string, string>) => string): Promise<void> {
+  // Empty or not a web address: the save itself names that, together with every other invalid field.
+  if (!/^https?:\/\/./i.test(issuerUrl)) return
   const answer = await unwrap(client.POST('/api/oidc-providers/check', { body: { issuer_url: issuerUrl } }))
   if (answer.issuer === null || answer.issuer.ok) return
   const message = t('admin.provider.issuerCheckFailed', {
