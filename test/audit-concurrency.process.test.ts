@@ -6,11 +6,10 @@
  * `switchboard audit verify --database` and `audit verify` of the verifiable export find it intact.
  */
 import fs from 'node:fs'
-import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from './helpers/database.js'
-import { runProcess, startServerProcess, type ServerProcess } from './helpers/process.js'
+import { runProcess, sharedInstanceEnv, startServerProcess, type ServerProcess } from './helpers/process.js'
 
 const CLI = path.resolve(import.meta.dirname, '../dist/cli.js')
 const CHANGES = 200
@@ -24,15 +23,10 @@ beforeAll(async () => {
   const dataDir = makeTempDir()
   database = await createTestDatabase(dataDir)
   env = {
-    DATABASE_URL: testEngine() === 'postgres' ? database.url : `sqlite:${path.join(dataDir, 'shared.db')}`,
+    ...sharedInstanceEnv(database, dataDir, testEngine()),
     DATABASE_POOL_SIZE: '20',
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
     PUBLIC_URL: 'http://switchboard.test',
     RATE_LIMIT_GENERAL: '0',
-    PASSWORD_HASH_MEMORY_KIB: '1024',
-    PASSWORD_HASH_ITERATIONS: '1',
   }
   a = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
   b = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })

@@ -3,11 +3,9 @@
  * deployment behind a load balancer runs them: a session or token is one truth for both, what one
  * instance accepted the other must not accept again, and limits are shared.
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from './helpers/database.js'
-import { startServerProcess, type ServerProcess } from './helpers/process.js'
+import { sharedInstanceEnv, startServerProcess, type ServerProcess } from './helpers/process.js'
 import { totpCode } from './helpers/rfc6238.js'
 
 let database: TestDatabase
@@ -18,13 +16,7 @@ beforeAll(async () => {
   const dataDir = makeTempDir()
   database = await createTestDatabase(dataDir)
   const env = {
-    DATABASE_URL: testEngine() === 'postgres' ? database.url : `sqlite:${path.join(dataDir, 'shared.db')}`,
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    // Shared like the other keys (README, "Several instances"): both instances sign the one audit log.
-    AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
-    PASSWORD_HASH_MEMORY_KIB: '1024',
-    PASSWORD_HASH_ITERATIONS: '1',
+    ...sharedInstanceEnv(database, dataDir, testEngine()),
     REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
   }
   a = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })

@@ -3,6 +3,8 @@
  * builds first, so these tests exercise exactly what `npm start` runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
+import path from 'node:path'
 import { assertBuilt, SERVER_ENTRY } from './built-server.js'
 import { checkExchange, contractFor, type Contract } from './contract.js'
 
@@ -108,4 +110,21 @@ export function runProcess(entry: string, args: string[], env: Record<string, st
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.once('exit', (code) => resolve({ code, output }))
   })
+}
+
+/**
+ * The environment two instances of one deployment share (README, "Several instances"): one
+ * database — the test's PostgreSQL schema, or one SQLite file in `dataDir` — and the same keys,
+ * the audit signing key included, so both sign the one audit log. Each instance still gets its
+ * own DATA_DIR.
+ */
+export function sharedInstanceEnv(database: { url: string }, dataDir: string, engine: string): Record<string, string> {
+  return {
+    DATABASE_URL: engine === 'postgres' ? database.url : `sqlite:${path.join(dataDir, 'shared.db')}`,
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    PASSWORD_HASH_MEMORY_KIB: '1024',
+    PASSWORD_HASH_ITERATIONS: '1',
+  }
 }

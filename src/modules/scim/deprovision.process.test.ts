@@ -5,11 +5,9 @@
  * token on instance B at the very next request, though B had just accepted both; a SCIM DELETE on
  * A does the same for a second person. No cache to wait out.
  */
-import { randomBytes } from 'node:crypto'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from '../../../test/helpers/database.js'
-import { startServerProcess, type ServerProcess } from '../../../test/helpers/process.js'
+import { sharedInstanceEnv, startServerProcess, type ServerProcess } from '../../../test/helpers/process.js'
 
 const SCIM = 'application/scim+json'
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
@@ -22,14 +20,7 @@ let scimToken: string
 beforeAll(async () => {
   const dataDir = makeTempDir()
   database = await createTestDatabase(dataDir)
-  const env = {
-    DATABASE_URL: testEngine() === 'postgres' ? database.url : `sqlite:${path.join(dataDir, 'shared.db')}`,
-    JWT_SECRET: randomBytes(32).toString('base64url'),
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    PASSWORD_HASH_MEMORY_KIB: '1024',
-    PASSWORD_HASH_ITERATIONS: '1',
-    RATE_LIMIT_GENERAL: '0',
-  }
+  const env = { ...sharedInstanceEnv(database, dataDir, testEngine()), RATE_LIMIT_GENERAL: '0' }
   a = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
   b = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
   const setup = await api(a, 'POST', '/api/auth/setup', { email: 'ops@example.com', name: 'Ops', password: 'two instance passphrase' })
