@@ -10,6 +10,8 @@
  *   - pg named:      pg's pool.query with `name:` (parsed once per connection, then Bind/Execute);
  *                    also with the credential and user alone (the query before issue 33), to see
  *                    what the MFA state and policy columns add;
+ *   - pg pipeline:   pg's pipeline mode (pg ≥ 8.23) on one or two long-lived clients, named, the
+ *                    writes of one event-loop turn corked into one (the path chosen: db/postgres.ts);
  *   - postgres.js:   porsager's `postgres` (prepares and pipelines by default), measured only when
  *                    installed: `npm install --no-save postgres` or POSTGRES_JS=/path/to/postgres.
  *
@@ -117,6 +119,29 @@ variants.push([
   'pg pool.query, named, credential only',
   async (id) => (await pool.query({ name: 'credential', text: SELECT_CREDENTIAL_ONLY, values: [id, false] })).rows,
 ])
+// pg's pipeline mode (pg ≥ 8.23): queries are written without waiting for the previous answer, and
+// the writes of one event-loop turn are corked into one system call (uncorked in setImmediate).
+async function pipelined(clients) {
+  const list = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const client = new pg.Client({ connectionString, types, pipeline: true })
+      await client.connect()
+      return client
+    }),
+  )
+  let turn = 0
+  return async (id) => {
+    const client = list[turn++ % list.length]
+    const stream = client.connection.stream
+    if (stream.writableCorked === 0) {
+      stream.cork()
+      setImmediate(() => stream.uncork())
+    }
+    return (await client.query({ name: 'auth', text: SELECT, values: [id, false] })).rows
+  }
+}
+variants.push(['pg pipeline, 1 client, named', await pipelined(1)])
+variants.push(['pg pipeline, 2 clients, named', await pipelined(2)])
 let postgresJs = null
 try {
   const postgres = require(process.env.POSTGRES_JS ?? 'postgres')

@@ -6,7 +6,7 @@ import { Kysely, sql } from 'kysely'
 import type { DatabaseConfig } from '../config.js'
 import type { Database, Db } from './schema.js'
 import { SqliteCompatPlugin, createSqliteDialect } from './sqlite.js'
-import { createPostgresDialect, createPostgresPool, createPreparedReader } from './postgres.js'
+import { createPipelinedReader, createPoolReader, createPostgresDialect, createPostgresPool, splitConnections } from './postgres.js'
 import { registerImmediateReader, registerPreparedReader } from './precompiled.js'
 
 export type Engine = DatabaseConfig['kind']
@@ -19,22 +19,28 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
-function createKysely(config: DatabaseConfig, log: DatabaseLog): Db {
+function createKysely(config: DatabaseConfig, log: DatabaseLog): { db: Db; closeReaders: () => Promise<void> } {
   if (config.kind === 'postgres') {
-    const pool = createPostgresPool(config.url, config.poolSize, (error) =>
-      log.warn(
-        { error: { code: (error as { code?: string }).code, message: error.message } },
-        'an idle database connection failed; it will be replaced',
-      ),
-    )
+    const report = (what: string) => (error: Error) => log.warn({ error: { code: (error as { code?: string }).code, message: error.message } }, what)
+    const connections = splitConnections(config.poolSize)
+    const pool = createPostgresPool(config.url, connections.pool, report('an idle database connection failed; it will be replaced'))
     const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) })
-    registerPreparedReader(db, createPreparedReader(pool))
-    return db
+    if (connections.pipelined === 0) {
+      registerPreparedReader(db, createPoolReader(pool))
+      return { db, closeReaders: async () => undefined }
+    }
+    const reader = createPipelinedReader(
+      config.url,
+      connections.pipelined,
+      report('a pipelined database connection failed; the next read opens a new one'),
+    )
+    registerPreparedReader(db, reader.read)
+    return { db, closeReaders: () => reader.close() }
   }
   const { dialect, readNow } = createSqliteDialect(config.url)
   const db = new Kysely<Database>({ dialect, plugins: [new SqliteCompatPlugin()] })
   registerImmediateReader(db, readNow)
-  return db
+  return { db, closeReaders: async () => undefined }
 }
 
 /** Where the data layer reports trouble it recovers from by itself. */
@@ -43,7 +49,7 @@ export interface DatabaseLog {
 }
 
 export function createDatabase(config: DatabaseConfig, log: DatabaseLog): DatabaseHandle {
-  const db = createKysely(config, log)
+  const { db, closeReaders } = createKysely(config, log)
   return {
     db,
     engine: config.kind,
@@ -51,6 +57,7 @@ export function createDatabase(config: DatabaseConfig, log: DatabaseLog): Databa
       await sql`select 1`.execute(db)
     },
     async close() {
+      await closeReaders()
       await db.destroy()
     },
   }

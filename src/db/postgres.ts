@@ -12,6 +12,8 @@ const require = createRequire(import.meta.url)
 
 const TIMESTAMPTZ_OID = 1184
 const INT8_OID = 20
+// A connection unused this long is closed (the pool's and the pipelined readers' alike).
+const IDLE_MS = 30_000
 
 // PostgreSQL's text form in UTC: "2026-11-21 10:00:00.123456+00", the fraction optional.
 const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
@@ -29,14 +31,12 @@ export function timestamptzToIso(text: string): string {
   return new Date(iso).toISOString()
 }
 
-export function createPostgresPool(url: string, max: number, onIdleError: (error: Error) => void): pg.Pool {
-  const pg = require('pg') as typeof PgModule.default
-  const pool = new pg.Pool({
+/** pg's client settings shared by the pool and the pipelined readers: same rows on every path. */
+function clientSettings(url: string, pg: typeof PgModule.default) {
+  return {
     connectionString: url,
-    max,
     // Fail fast instead of queueing forever when the server is gone (see /api/health/ready).
     connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
     // A query on a connection whose server vanished without closing it must not hang forever.
     query_timeout: 10_000,
     types: {
@@ -46,7 +46,12 @@ export function createPostgresPool(url: string, max: number, onIdleError: (error
         return pg.types.getTypeParser(oid, format) as (text: string) => unknown
       }) as typeof pg.types.getTypeParser,
     },
-  })
+  }
+}
+
+export function createPostgresPool(url: string, max: number, onIdleError: (error: Error) => void): pg.Pool {
+  const pg = require('pg') as typeof PgModule.default
+  const pool = new pg.Pool({ ...clientSettings(url, pg), max, idleTimeoutMillis: IDLE_MS })
   // A connection dropped by the server (restart, failover, network) emits 'error' — on the pool
   // while idle, on the client itself while checked out. Without listeners either would crash the
   // process; the query in flight still fails (and answers 503), and the pool replaces the client.
@@ -62,16 +67,114 @@ export function createPostgresDialect(pool: pg.Pool): PostgresDialect {
 /** Runs a read as the named prepared statement `name` (db/precompiled.ts). */
 export type PreparedReader = <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>) => Promise<Row[]>
 
+export interface PipelinedReader {
+  read: PreparedReader
+  close(): Promise<void>
+}
+
 /**
- * Reads on the pool without Kysely in between, as named prepared statements: pg parses a name once
- * per connection (the server keeps its plan) and afterwards sends only Bind/Describe/Execute/Sync
- * in one write. Measured on the authentication query (bench/pg-drivers.mjs, ARCHITECTURE.md
- * "PostgreSQL hot path"), it costs about 60 % of the CPU of Kysely's path with an unnamed
- * statement. A statement is bound to its text: precompiled.ts names it by the text's hash.
+ * How an instance's DATABASE_POOL_SIZE connections are shared: two of them (one when the size is
+ * 3) carry the pipelined hot reads, the rest are Kysely's pool. Below 3 there is no pipelined
+ * reader and the hot reads go through the pool. The configured figure stays the instance's bound.
  */
-export function createPreparedReader(pool: pg.Pool): PreparedReader {
+export function splitConnections(poolSize: number): { pool: number; pipelined: number } {
+  const pipelined = poolSize >= 4 ? 2 : poolSize === 3 ? 1 : 0
+  return { pool: poolSize - pipelined, pipelined }
+}
+
+/** The hot reads on the pool, as named prepared statements (when the pool is too small to share). */
+export function createPoolReader(pool: pg.Pool): PreparedReader {
   return async <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>) => {
     const result = await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })
     return result.rows
+  }
+}
+
+interface Lane {
+  client: pg.Client
+  ready: Promise<pg.Client>
+  pending: number
+  lastUsed: number
+}
+
+/**
+ * The per-request hot reads (db/precompiled.ts: authentication, token, go redirect — each one
+ * indexed lookup) as named prepared statements on a few long-lived connections in pg's pipeline
+ * mode: a read is written without waiting for the answers before it, and the reads of one
+ * event-loop turn (every request whose bytes arrived in that turn) leave in one write, their answers
+ * come back in one read. The statement is parsed once per connection, then only Bind/Execute/Sync
+ * travel, each read with its own Sync, so one failing read fails alone. Measured against pg's pool
+ * with named statements (bench/pg-drivers.mjs, ARCHITECTURE.md "PostgreSQL hot path"): about a third
+ * of the client CPU per read and twice the reads per second. A connection that fails (server
+ * restart, network) fails the reads in flight — they answer 503 like any other — and the next read
+ * opens a new one; one unused for 30 s is closed.
+ */
+export function createPipelinedReader(url: string, lanes: number, onError: (error: Error) => void): PipelinedReader {
+  const pg = require('pg') as typeof PgModule.default
+  const settings = clientSettings(url, pg)
+  const slots: Array<Lane | null> = Array.from({ length: lanes }, () => null)
+  let turn = 0
+  let closed = false
+
+  const open = (index: number): Lane => {
+    const client = new pg.Client({ ...settings, pipeline: true })
+    const lane: Lane = { client, ready: client.connect().then(() => client), pending: 0, lastUsed: Date.now() }
+    const drop = () => {
+      if (slots[index] === lane) slots[index] = null
+    }
+    // A dead connection is forgotten at once; its reads in flight fail through pg itself.
+    client.on('error', (error) => {
+      drop()
+      onError(error)
+    })
+    client.on('end', drop)
+    lane.ready.catch(drop)
+    slots[index] = lane
+    return lane
+  }
+
+  const sweep = setInterval(() => {
+    const now = Date.now()
+    slots.forEach((lane, index) => {
+      if (lane === null || lane.pending > 0 || now - lane.lastUsed < IDLE_MS) return
+      slots[index] = null
+      lane.client.end().catch(() => undefined)
+    })
+  }, IDLE_MS / 3)
+  sweep.unref()
+
+  const read = async <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>): Promise<Row[]> => {
+    if (closed) throw new Error('driver has already been destroyed')
+    const index = turn++ % lanes
+    const lane = slots[index] ?? open(index)
+    lane.pending++
+    lane.lastUsed = Date.now()
+    try {
+      const client = await lane.ready
+      // Cork the socket for the rest of this event-loop turn: every read written until setImmediate
+      // leaves in one system call.
+      const stream = (
+        client as unknown as { connection: { stream: NodeJS.WritableStream & { writableCorked: number; cork(): void; uncork(): void } } }
+      ).connection.stream
+      if (stream.writableCorked === 0) {
+        stream.cork()
+        setImmediate(() => stream.uncork())
+      }
+      const result = await client.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })
+      return result.rows
+    } finally {
+      lane.pending--
+    }
+  }
+
+  return {
+    read,
+    async close() {
+      closed = true
+      clearInterval(sweep)
+      const open = slots.filter((lane): lane is Lane => lane !== null)
+      slots.fill(null)
+      await Promise.all(open.map((lane) => lane.ready.then((client) => client.end()).catch(() => undefined)))
+    },
   }
 }

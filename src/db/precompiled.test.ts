@@ -45,16 +45,28 @@ describe('precompiled queries', () => {
       expect(rows).toEqual(i % 4 < 2 ? [{ email: user.email }] : [{ name: user.name }])
     })
     if (t.deps.database.engine === 'postgres') {
-      // One after the other, then the question: the pool hands out the connection released last,
-      // so all three run on one connection, whose prepared statements pg_prepared_statements lists.
-      await emailOf(t.deps.db, { id: users[0].user.id })
-      await nameOf(t.deps.db, { id: users[0].user.id })
-      const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(t.deps.db)
-      const named = rows.filter((row) => row.name.startsWith('sb_'))
-      expect(named.map((row) => row.statement)).toEqual(
+      // The hot reads run on the pipelined connections (db/postgres.ts), taken in turn. Each
+      // statement is asked on every one of them, then each connection is asked — by a precompiled
+      // read of its own, so on the same connections — which prepared statements it keeps.
+      const preparedHere = precompiled(['id'], (ex, p) =>
+        ex
+          .selectFrom('users')
+          .select(
+            sql<string>`(select string_agg(name || ' ' || statement, '\n') from pg_prepared_statements where name like 'sb\_%')`.as('statements'),
+          )
+          .where('id', '=', p.id),
+      )
+      for (const read of [emailOf, emailOf, nameOf, nameOf]) await read(t.deps.db, { id: users[0].user.id })
+      const lists = await Promise.all([0, 1].map(() => preparedHere(t.deps.db, { id: users[0].user.id })))
+      const named = lists.flatMap((rows) => rows[0]!.statements.split('\n'))
+      expect(named).toEqual(
         expect.arrayContaining([expect.stringContaining('select "email" from "users"'), expect.stringContaining('select "name" from "users"')]),
       )
-      expect(new Set(named.map((row) => row.name)).size).toBe(named.length)
+      // One name per text on each connection: a name never stands for two texts.
+      for (const rows of lists) {
+        const lines = rows[0]!.statements.split('\n')
+        expect(new Set(lines.map((line) => line.split(' ')[0])).size).toBe(lines.length)
+      }
     }
   })
 
