@@ -9,6 +9,13 @@ import { sharedInstanceEnv, startServerProcess, type ServerProcess } from './hel
 import { totpCode } from './helpers/rfc6238.js'
 
 let database: TestDatabase
+
+function redisDatabaseFor(url: string, engine: string): string {
+  const parsed = new URL(url)
+  parsed.pathname = `/${engine === 'postgres' ? 2 : 1}`
+  return parsed.toString()
+}
+
 let a: ServerProcess
 let b: ServerProcess
 
@@ -17,7 +24,9 @@ beforeAll(async () => {
   database = await createTestDatabase(dataDir)
   const env = {
     ...sharedInstanceEnv(database, dataDir, testEngine()),
-    REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    // The suite runs this file on both engines at once; their rate limits must not share keys (a
+    // limit one run spent answered the other 429), so each engine gets its own Redis database.
+    REDIS_URL: redisDatabaseFor(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', testEngine()),
   }
   a = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
   b = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
