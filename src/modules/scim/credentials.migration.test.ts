@@ -5,9 +5,9 @@
  */
 import { sql, type Kysely } from 'kysely'
 import { describe, expect, it } from 'vitest'
-import { isUniqueViolation } from '../db/client.js'
-import { useTestApp } from '../../test/helpers/app.js'
-import { down, up } from './0033_scim_credential_names.js'
+import { isUniqueViolation } from '../../db/client.js'
+import { useTestApp } from '../../../test/helpers/app.js'
+import { down, up } from '../../migrations/0033_scim_credential_names.js'
 
 const t = useTestApp()
 
