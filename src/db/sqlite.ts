@@ -103,6 +103,9 @@ export function openSqlite(file: string): DatabaseSync {
   database.exec('pragma synchronous = NORMAL')
   database.exec('pragma foreign_keys = ON')
   database.exec('pragma busy_timeout = 5000')
+  // SQLite's lower() folds ASCII only; SCIM's case-insensitive filters (modules/scim/users.repo.ts)
+  // fold as JavaScript does, which is what PostgreSQL's lower() under an ICU collation does too.
+  database.function('unicode_lower', { deterministic: true }, (text) => (typeof text === 'string' ? text.toLowerCase() : text))
   return database
 }
 

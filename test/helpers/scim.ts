@@ -16,8 +16,13 @@ export interface ScimClient {
   request(method: string, url: string, body?: unknown): Promise<LightMyRequestResponse>
 }
 
-/** A signed-in administrator, and a SCIM credential they created under `name`. */
-export async function scimClient(t: TestContext, name = 'Okta'): Promise<ScimClient> {
+let clients = 0
+
+/**
+ * A signed-in administrator, and a SCIM credential they created under `name` — by default a name
+ * of its own, since only one live credential may carry a name (migration 0033).
+ */
+export async function scimClient(t: TestContext, name = `Okta ${++clients}`): Promise<ScimClient> {
   const admin = await createSignedInUser(t, { isAdmin: true })
   const created = await t.app.inject({ method: 'POST', url: '/api/admin/scim/credentials', headers: bearer(admin.token), payload: { name } })
   if (created.statusCode !== 201) throw new Error(`credential creation failed: ${created.statusCode} ${created.body}`)

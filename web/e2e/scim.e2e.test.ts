@@ -89,6 +89,12 @@ describe('Administration → Provisioning (SCIM)', () => {
     await expectHeading(page, 'Provisioning (SCIM)')
     await page.getByTestId('scim-credential-Okta production').waitFor()
     expect(await page.content()).not.toContain(token)
+    // One live credential per name: a second is refused at the name field, and no token is shown.
+    await page.getByLabel('Name').fill('Okta production')
+    await page.getByRole('button', { name: 'Create credential' }).click()
+    await page.getByText('A credential with this name exists. Choose another name, or revoke that one first.').waitFor()
+    expect(await page.getByTestId('new-scim-token').count()).toBe(0)
+    await page.getByLabel('Name').fill('')
   })
 
   it("lists the identity provider's requests with their outcome, a refused one included, without bodies or secrets", async () => {

@@ -54,6 +54,75 @@ describe('SCIM credentials (administration)', () => {
   })
 })
 
+describe('SCIM credentials created in a burst (concurrent requests)', () => {
+  const create = (token: string, name: string) =>
+    t.app.inject({ method: 'POST', url: '/api/admin/scim/credentials', headers: bearer(token), payload: { name } })
+
+  it('give each 201 its own credential and secret, shown once, and hold the 10-per-15-minutes limit', async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const names = Array.from({ length: 14 }, (_, i) => `Burst ${i}`)
+    const responses = await Promise.all(names.map((name) => create(admin.token, name)))
+    const created = responses.filter((r) => r.statusCode === 201).map((r) => r.json())
+    const limited = responses.filter((r) => r.statusCode === 429)
+    expect(created).toHaveLength(10)
+    expect(limited).toHaveLength(4)
+    for (const response of limited) expect(response.json().reason).toBe('RATE_LIMITED')
+    // No duplicate: distinct ids, secrets and names; no lost one: every 201 is a stored, working credential.
+    expect(new Set(created.map((c) => c.id)).size).toBe(10)
+    expect(new Set(created.map((c) => c.token)).size).toBe(10)
+    expect(new Set(created.map((c) => c.name)).size).toBe(10)
+    const stored = await t.deps.db
+      .selectFrom('scim_credentials')
+      .select(['id', 'name', 'revoked_at'])
+      .where('created_by', '=', admin.user.id)
+      .execute()
+    expect(stored.map((row) => row.id).sort()).toEqual(created.map((c) => c.id).sort())
+    for (const c of created) {
+      const answer = await t.app.inject({ method: 'GET', url: '/scim/v2/ServiceProviderConfig', headers: bearer(c.token) })
+      expect(answer.statusCode, c.name).toBe(200)
+    }
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select('target_id')
+      .where('action', '=', 'scim.credential_create')
+      .where(
+        'target_id',
+        'in',
+        created.map((c) => c.id),
+      )
+      .execute()
+    expect(audit.map((a) => a.target_id).sort()).toEqual(created.map((c) => c.id).sort())
+    // Shown once: never again in the list.
+    const list = await t.app.inject({ method: 'GET', url: '/api/admin/scim/credentials', headers: bearer(admin.token) })
+    for (const c of created) {
+      expect(list.body).not.toContain(c.token)
+      expect(list.json().items.filter((item: { id: string }) => item.id === c.id)).toHaveLength(1)
+    }
+  })
+
+  it('create one credential for one name when the form is sent several times at once (409 for the others)', async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const responses = await Promise.all(Array.from({ length: 6 }, () => create(admin.token, 'Entra production')))
+    const statuses = responses.map((r) => r.statusCode).sort()
+    expect(statuses).toEqual([201, 409, 409, 409, 409, 409])
+    for (const response of responses.filter((r) => r.statusCode === 409)) {
+      expect(response.json().reason).toBe('ALREADY_EXISTS')
+      expect(response.body).not.toMatch(/scim_[0-9A-Za-z]{43}/)
+    }
+    const live = await t.deps.db
+      .selectFrom('scim_credentials')
+      .select('id')
+      .where('name', '=', 'Entra production')
+      .where('revoked_at', 'is', null)
+      .execute()
+    expect(live.map((row) => row.id)).toEqual([responses.find((r) => r.statusCode === 201)!.json().id])
+    // Once revoked, the name is free again (a rotated credential keeps its provider's name).
+    const revoke = await t.app.inject({ method: 'DELETE', url: `/api/admin/scim/credentials/${live[0]!.id}`, headers: bearer(admin.token) })
+    expect(revoke.statusCode).toBe(204)
+    expect((await create(admin.token, 'Entra production')).statusCode).toBe(201)
+  })
+})
+
 describe('the /scim/v2 boundary', () => {
   it('refuses a request without credentials, with a session, or with a personal API token (401 SCIM error)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })

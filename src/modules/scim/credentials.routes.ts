@@ -37,7 +37,11 @@ export function scimCredentialRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'createScimCredential',
           summary: 'Create a SCIM credential for an identity provider; the secret is in this response only',
           body: CreateScimCredentialBody,
-          response: { 201: CreatedScimCredentialView, 429: errorResponse('RATE_LIMITED: 10 creations per 15 minutes') },
+          response: {
+            201: CreatedScimCredentialView,
+            409: errorResponse('ALREADY_EXISTS: a credential with this name is not revoked'),
+            429: errorResponse('RATE_LIMITED: 10 creations per 15 minutes'),
+          },
         },
       },
       async (request, reply) =>

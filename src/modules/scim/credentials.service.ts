@@ -6,6 +6,7 @@
  * never be mistaken for the other kind.
  */
 import type { Deps } from '../../deps.js'
+import { isUniqueViolation } from '../../db/client.js'
 import { AppError } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
@@ -33,6 +34,28 @@ export async function createScimCredential(
 ): Promise<ScimCredentialRow & { token: string }> {
   // 43 base62 characters ≈ 256 bits.
   const token = `${SCIM_TOKEN_PREFIX}${randomString(BASE62, 43)}`
+  try {
+    return await insertAudited(deps, actor, input, ctx, token)
+  } catch (error) {
+    // One live credential per name (migration 0033's unique index): a form sent twice at once
+    // creates one, and the others learn nothing of its secret.
+    if (isUniqueViolation(error)) {
+      throw new AppError('ALREADY_EXISTS', {
+        message: 'A SCIM credential with this name exists. Choose another name, or revoke that one first.',
+        details: 'name',
+      })
+    }
+    throw error
+  }
+}
+
+async function insertAudited(
+  deps: Deps,
+  actor: Actor,
+  input: { name: string },
+  ctx: RequestContext,
+  token: string,
+): Promise<ScimCredentialRow & { token: string }> {
   return deps.db.transaction().execute(async (tx) => {
     const row = await insertScimCredential(tx, {
       id: newId(),

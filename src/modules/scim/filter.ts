@@ -5,10 +5,10 @@
  * multi-valued attribute matches when any of its values does, and `meta.created` /
  * `meta.lastModified` compare as instants. A filter the parser refuses is 400 invalidFilter.
  */
-import { parse, type Filter } from 'scim2-parse-filter'
+import { parse, type Compare, type Filter } from 'scim2-parse-filter'
 import { ScimError } from './errors.js'
 
-export type { Filter }
+export type { Compare, Filter }
 type Json = unknown
 
 const CASE_EXACT = new Set(['id', 'externalid'])
@@ -108,7 +108,22 @@ function compare(op: string, path: string, actual: Json, expected: Json): boolea
   return false
 }
 
-function ordered<T extends string | number>(op: string, a: T, b: T): boolean {
+/**
+ * Strings order by code point (as SQL's binary comparison of UTF-8 does on both engines), not by
+ * JavaScript's UTF-16 units, which put U+10000 and above before U+E000–U+FFFF.
+ */
+function codePointOrder(a: string, b: string): number {
+  const x = Array.from(a)
+  const y = Array.from(b)
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const difference = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!
+    if (difference !== 0) return difference
+  }
+  return x.length - y.length
+}
+
+function ordered(op: string, a: string | number, b: string | number): boolean {
+  if (typeof a === 'string' && typeof b === 'string' && op !== 'eq' && op !== 'ne') return ordered(op, codePointOrder(a, b), 0)
   switch (op) {
     case 'eq':
       return a === b
@@ -139,12 +154,25 @@ export function matches(filter: Filter, resource: Json): boolean {
     case '[]':
       return valuesAt(resource, filter.attrPath).some((element) => matches(filter.valFilter, element))
     case 'pr':
-      return valuesAt(resource, filter.attrPath).some((value) => value !== '' && !(Array.isArray(value) && value.length === 0))
-    default: {
-      const values = valuesAt(resource, filter.attrPath)
-      // `ne` holds when no value equals (an absent attribute is not equal to anything).
-      if (filter.op === 'ne') return !values.some((value) => compare('eq', filter.attrPath, value, filter.compValue))
-      return values.some((value) => compare(filter.op, filter.attrPath, value, filter.compValue))
-    }
+      return presentIn(valuesAt(resource, filter.attrPath))
+    default:
+      return comparisonMatches(filter, valuesAt(resource, filter.attrPath))
   }
+}
+
+/** Whether an attribute comparison holds for the attribute's values (none when it is absent). */
+export function comparisonMatches(filter: Compare, values: Json[]): boolean {
+  // `ne` holds when no value equals (an absent attribute is not equal to anything).
+  if (filter.op === 'ne') return !values.some((value) => compare('eq', filter.attrPath, value, filter.compValue))
+  return values.some((value) => compare(filter.op, filter.attrPath, value, filter.compValue))
+}
+
+/** `pr`: some value that is neither an empty string nor an empty list. */
+export function presentIn(values: Json[]): boolean {
+  return values.some((value) => value !== '' && !(Array.isArray(value) && value.length === 0))
+}
+
+/** Whether a comparison on `attrPath` compares case-exactly (RFC 7643: id and externalId). */
+export function isCaseExact(attrPath: string): boolean {
+  return CASE_EXACT.has(splitAttrPath(attrPath).names.join('.').toLowerCase())
 }

@@ -36,7 +36,7 @@ describe('Okta group push', () => {
   })
 
   it('rename: a path-less replace carrying id and displayName answers 204', async () => {
-    const client = await scimClient(t, 'Okta')
+    const client = await scimClient(t)
     const group = await push(client, uniqueName('Before'))
     const renamed = uniqueName('After')
     const response = await client.request('PATCH', `/Groups/${group.id}`, {
@@ -48,7 +48,7 @@ describe('Okta group push', () => {
   })
 
   it('membership: add with value only, remove by members[value eq "…"], replace all', async () => {
-    const client = await scimClient(t, 'Okta')
+    const client = await scimClient(t)
     const [a, b, c] = await Promise.all([createUser(t), createUser(t), createUser(t)])
     const group = await push(client, uniqueName('Members'))
     const add = await client.request('PATCH', `/Groups/${group.id}`, {
@@ -79,7 +79,7 @@ describe('Okta group push', () => {
 
 describe('Microsoft Entra ID groups', () => {
   it('filter displayName eq with excludedAttributes=members', async () => {
-    const client = await scimClient(t, 'Entra')
+    const client = await scimClient(t, uniqueName('Entra'))
     const member = await createUser(t)
     const name = uniqueName('Group1')
     const group = await push(client, name, [member.user.id])
@@ -97,7 +97,7 @@ describe('Microsoft Entra ID groups', () => {
   })
 
   it('capitalised Add, and Remove by a value list: {"op":"Remove","path":"members","value":[{"value":"…"}]}', async () => {
-    const client = await scimClient(t, 'Entra')
+    const client = await scimClient(t, uniqueName('Entra'))
     const [a, b] = await Promise.all([createUser(t), createUser(t)])
     const group = await push(client, uniqueName('Entra'))
     const add = await client.request('PATCH', `/Groups/${group.id}`, {
@@ -114,7 +114,7 @@ describe('Microsoft Entra ID groups', () => {
   })
 
   it('a member that is not a User is 400 invalidValue and changes nothing', async () => {
-    const client = await scimClient(t, 'Entra')
+    const client = await scimClient(t, uniqueName('Entra'))
     const group = await push(client, uniqueName('Strict'))
     const response = await client.request('PATCH', `/Groups/${group.id}`, {
       schemas: [PATCH_OP],

@@ -17,14 +17,22 @@ export async function insertScimRequest(ex: Executor, row: ScimRequestRow): Prom
 }
 
 /**
- * Deletes every row but the newest `keep`. The inner LIMIT bounds one prune's work; since every
- * insert prunes, the table never holds more than `keep` plus the requests in flight.
+ * Deletes every row but the newest `keep` of one kind: requests with a credential, or those
+ * without. The inner LIMIT bounds one prune's work; since every insert prunes its kind, the table
+ * never holds more than the two `keep`s plus the requests in flight.
  */
-export async function pruneScimRequests(ex: Executor, keep: number): Promise<void> {
+export async function pruneScimRequests(ex: Executor, keep: number, credentialed: boolean): Promise<void> {
   await ex
     .deleteFrom('scim_requests')
     .where('id', 'in', (eb) =>
-      eb.selectFrom('scim_requests').select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1000).offset(keep),
+      eb
+        .selectFrom('scim_requests')
+        .select('id')
+        .where('credential_id', credentialed ? 'is not' : 'is', null)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1000)
+        .offset(keep),
     )
     .execute()
 }

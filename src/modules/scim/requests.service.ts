@@ -1,17 +1,26 @@
 /**
  * The SCIM request log: the last SCIM_REQUEST_LOG_SIZE requests under /scim/v2, on every instance
  * together (one table), so an administrator can see why a provisioning run failed — method, path
- * without its query string, status, scimType, duration and which credential. Requests without a
- * valid credential are logged too (credential null): a wrongly pasted token is the commonest
- * failure, and the per-IP limit on failed authentication bounds how fast they arrive. Never a
- * body, a query string (filters carry people's names and addresses), a header or a secret.
+ * without its query string, status, scimType, duration and which credential. Never a body, a
+ * query string (filters carry people's names and addresses), a header or a secret.
+ *
+ * Requests without a valid credential (401, and the 429 of the per-IP limit on failed
+ * authentication) are logged too — a wrongly pasted token is the commonest failure — but sampled
+ * and kept apart, since anyone on the network can send them: at most
+ * UNAUTHENTICATED_PER_MINUTE of them are written per minute (counted in the shared counters, so
+ * across instances when Redis is configured; the rest cost no write at all), and they are pruned
+ * to their own newest UNAUTHENTICATED_KEPT, so a flood of them never evicts the credentialed
+ * requests an administrator is looking for, nor grows the table.
  */
 import type { Deps } from '../../deps.js'
 import { newId } from '../../lib/ids.js'
 import { insertScimRequest, listScimRequests, pruneScimRequests, type ScimRequestView } from './requests.repo.js'
 
 export const SCIM_REQUEST_LOG_SIZE = 50
+export const UNAUTHENTICATED_PER_MINUTE = 5
+export const UNAUTHENTICATED_KEPT = 10
 const MAX_PATH = 200
+const MINUTE = 60_000
 
 export interface ScimRequestRecord {
   credentialId: string | null
@@ -29,6 +38,11 @@ export function loggedPath(url: string): string {
 }
 
 export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): Promise<void> {
+  const credentialed = record.credentialId !== null
+  if (!credentialed) {
+    const sample = await deps.counters.increment('scim:request-log:unauthenticated', MINUTE)
+    if (sample.count > UNAUTHENTICATED_PER_MINUTE) return
+  }
   await insertScimRequest(deps.db, {
     id: newId(),
     created_at: deps.clock.now().toISOString(),
@@ -39,7 +53,7 @@ export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): 
     scim_type: record.scimType,
     duration_ms: Math.max(0, Math.round(record.durationMs)),
   })
-  await pruneScimRequests(deps.db, SCIM_REQUEST_LOG_SIZE)
+  await pruneScimRequests(deps.db, credentialed ? SCIM_REQUEST_LOG_SIZE : UNAUTHENTICATED_KEPT, credentialed)
 }
 
 export async function recentScimRequests(deps: Deps): Promise<ScimRequestView[]> {

@@ -1,11 +1,13 @@
 /**
- * SCIM at 10,000 provisioned users (issue 29; Okta's own conformance test asserts every answer
- * under 600 ms): the lookups Okta and Entra make before each create, import pages from the first
- * to the last, `count=0`, a filter counted and paged in SQL and one evaluated in memory. Each is
- * measured five times in-process (app.inject, no network) and its median asserted under 600 ms
- * (the in-memory filter: see IN_MEMORY_LIMIT_MS); the figures are printed, since the machine the
- * suite runs on may be busy.
+ * SCIM at 10,000 provisioned users (issue 29: every SCIM answer under 600 ms, as Okta's own
+ * conformance test asserts): the lookups Okta and Entra make before each create, import pages
+ * from the first to the last, `count=0`, and filters on every kind of attribute (all in SQL: name
+ * parts, displayName, value paths, the enterprise extension). Each request is made five times
+ * in-process (app.inject, no network) and every one of the five answers is held under 600 ms; the
+ * figures (slowest and median) are printed with the machine's load, since the machine the suite
+ * runs on may be busy.
  */
+import { loadavg } from 'node:os'
 import type { Insertable } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { NewUserRow, ScimUsersTable } from '../../db/schema.js'
@@ -17,14 +19,7 @@ const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', SCIM_RATE_LIMIT: '100000'
 const USERS = 10_000
 const BATCH = 500
 const LIMIT_MS = 600
-/**
- * A filter SQL does not take (name parts, displayName, value paths) is evaluated in memory over
- * every account, in batches: linear in the accounts. No identity provider sends one in its
- * provisioning flow. Its figure is printed; the bound only catches a pathological regression
- * (say, a quadratic scan): measured 523–579 ms alone at load ≈20 on 2 cores, 2.5 s on
- * PostgreSQL while other test files ran beside it.
- */
-const IN_MEMORY_LIMIT_MS = 10_000
+const RUNS = 5
 let client: ScimClient
 
 /** 10,000 accounts as SCIM provisioning leaves them: a users row and its scim_users row. */
@@ -70,16 +65,17 @@ async function provisionMany(): Promise<void> {
   }
 }
 
-async function median(path: string, check: (body: Record<string, unknown>) => void): Promise<number> {
+/** The times of RUNS identical requests, slowest first; each answer is checked. */
+async function timings(path: string, check: (body: Record<string, unknown>) => void): Promise<number[]> {
   const times: number[] = []
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < RUNS; i++) {
     const started = performance.now()
     const response = await client.request('GET', path)
     times.push(performance.now() - started)
     expect(response.statusCode, path).toBe(200)
     check(response.json())
   }
-  return times.sort((a, b) => a - b)[2]!
+  return times.sort((a, b) => b - a)
 }
 
 beforeAll(async () => {
@@ -90,7 +86,7 @@ beforeAll(async () => {
 }, 300_000)
 
 describe(`SCIM with ${USERS} users`, () => {
-  it(`answers each request an identity provider makes under ${LIMIT_MS} ms (median of five)`, async () => {
+  it(`answers each request an identity provider makes under ${LIMIT_MS} ms (every one of ${RUNS} answers)`, async () => {
     const filter = (text: string) => encodeURIComponent(text)
     const someone = (await t.deps.db.selectFrom('users').select('id').where('email', '=', 'scale-05000@example.com').executeTakeFirstOrThrow()).id
     const total = (n: number) => (body: Record<string, unknown>) => expect(body.totalResults).toBe(n)
@@ -107,15 +103,39 @@ describe(`SCIM with ${USERS} users`, () => {
         `/Users?filter=${filter('active eq false and meta.created gt "2026-01-01T01:00:00Z"')}&count=100`,
         total(639),
       ],
-      ['name.familyName co, in memory', `/Users?filter=${filter('name.familyName co "person999"')}&count=100`, total(11)],
+      // Formerly evaluated in memory over every account (579–632 ms under load): now SQL.
+      ['name.familyName co', `/Users?filter=${filter('name.familyName co "person999"')}&count=100`, total(11)],
+      ['name.givenName eq, count=0', `/Users?filter=${filter('name.givenName eq "SCALE"')}&count=0`, total(USERS)],
+      ['displayName sw, last page', `/Users?filter=${filter('displayName sw "scale person 9"')}&startIndex=1012&count=100`, total(1111)],
+      ['name.formatted ew', `/Users?filter=${filter('name.formatted ew " 4242"')}`, total(1)],
+      ['emails[type eq "work"].value eq (Entra)', `/Users?filter=${filter('emails[type eq "work"].value eq "Scale-03333@example.com"')}`, total(1)],
+      ['emails[type eq "work" and value co …]', `/Users?filter=${filter('emails[type eq "work" and value co "-0777"]')}`, total(10)],
+      [
+        'enterprise department eq and not employeeNumber sw',
+        `/Users?filter=${filter('urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department eq "even" and not (urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber sw "1")')}&count=100`,
+        total(4445),
+      ],
+      [
+        'userName ge and lt, paged',
+        `/Users?filter=${filter('userName ge "scale-09000@example.com" and userName lt "scale-1"')}&startIndex=901&count=100`,
+        total(1000),
+      ],
       ['GET /Users/{id}', `/Users/${someone}`, (b) => expect(b.userName).toBe('scale-05000@example.com')],
     ]
     const figures: string[] = []
+    const slowest: Array<[string, number]> = []
     for (const [name, path, check] of cases) {
-      const ms = await median(path, check)
-      figures.push(`${name}: ${ms.toFixed(1)} ms`)
-      expect(ms, name).toBeLessThan(name.endsWith('in memory') ? IN_MEMORY_LIMIT_MS : LIMIT_MS)
+      const times = await timings(path, check)
+      figures.push(`${name}: slowest ${times[0]!.toFixed(1)} ms, median ${times[Math.floor(RUNS / 2)]!.toFixed(1)} ms`)
+      slowest.push([name, times[0]!])
     }
-    console.log(`SCIM scale (${t.deps.config.database.kind}, ${USERS} users, median of 5, in-process):\n  ${figures.join('\n  ')}`)
+    const load = loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')
+    console.log(
+      `SCIM scale (${t.deps.config.database.kind}, ${USERS} users, ${RUNS} runs each, in-process, load ${load}):\n  ${figures.join('\n  ')}`,
+    )
+    // Every answer, not a median: the issue (and Okta's test) bound each one.
+    for (const [name, ms] of slowest) expect(ms, name).toBeLessThan(LIMIT_MS)
   }, 300_000)
 })

@@ -1,7 +1,7 @@
 /** SQL for SCIM's view of accounts: the users table joined to what SCIM stores beside it. */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
-import type { Filter } from 'scim2-parse-filter'
 import type { Database, Executor, Timestamp } from '../../db/schema.js'
+import { comparisonMatches, EXTENSION_SCHEMAS, matches, presentIn, splitAttrPath, type Compare, type Filter } from './filter.js'
 
 export interface ScimUserRow {
   id: string
@@ -65,33 +65,188 @@ export async function findScimUser(ex: Executor, id: string): Promise<ScimUserRo
 }
 
 /**
- * A SCIM filter as SQL over `users` left-joined to `scim_users` (RFC 7644 §3.4.2.2), for the
- * attributes whose rendering is a column and whose comparison SQL makes exactly as filter.ts
- * does in memory — so moving a filter into SQL never changes which users match:
+ * How SQL folds and orders text for SCIM's filters, so a filter gives in SQL exactly what filter.ts
+ * `matches` gives in memory: case-insensitive attributes compared after JavaScript's toLowerCase
+ * (full Unicode lower-casing, final sigma included), and ordering by code point.
  *
- * - `userName` (the lower-cased SCIM userName, else the email, which is stored lower-cased) and
- *   `emails.value` (the email): eq, ne, co, sw, ew, pr, the value lower-cased in JavaScript as
- *   the columns were; co/sw/ew through LIKE with the pattern's wildcards escaped;
- * - `externalId` (case-exact): eq, ne, pr; `id`: eq, ne, pr;
- * - `active`: eq, ne with a boolean or "true"/"false" (any case), pr;
- * - `meta.created`, `meta.lastModified`: eq, ne, gt, ge, lt, le against an instant, pr;
- * - `and`, `or` and `not` over those. Every translated term is two-valued (never SQL NULL), so
- *   `not` means what it means in memory.
+ * - SQLite: `unicode_lower`, JavaScript's toLowerCase registered on every connection
+ *   (db/sqlite.ts; SQLite's own lower() folds ASCII only); text compares bytewise (code points).
+ * - PostgreSQL: lower() under the ICU root collation (`und-x-icu`) — the same Unicode lower-casing
+ *   whatever the database's locale; `collate "C"` compares bytewise. A server built without ICU
+ *   falls back to lower() under the database's LC_CTYPE (ASCII only for the C locale).
+ */
+export interface TextFold {
+  fold(text: Expression<string>): Expression<string>
+  binary(text: Expression<string>): Expression<string>
+}
+
+const SQLITE_FOLD: TextFold = { fold: (text) => sql<string>`unicode_lower(${text})`, binary: (text) => text }
+
+function postgresFold(icu: boolean): TextFold {
+  return {
+    fold: icu ? (text) => sql<string>`(lower(${text} collate "und-x-icu") collate "C")` : (text) => sql<string>`(lower(${text}) collate "C")`,
+    binary: (text) => sql<string>`(${text} collate "C")`,
+  }
+}
+
+const folds = new WeakMap<object, Promise<TextFold>>()
+
+/** The engine's TextFold (on PostgreSQL, whether ICU is there is asked once per pool). */
+export function textFold(db: Executor, engine: 'sqlite' | 'postgres'): Promise<TextFold> {
+  if (engine === 'sqlite') return Promise.resolve(SQLITE_FOLD)
+  let fold = folds.get(db)
+  if (fold === undefined) {
+    fold = sql<{ one: number }>`select 1 as one from pg_collation where collname = 'und-x-icu'`
+      .execute(db)
+      .then((result) => postgresFold(result.rows.length > 0))
+    fold.catch(() => folds.delete(db))
+    folds.set(db, fold)
+  }
+  return fold
+}
+
+/**
+ * A SCIM filter (RFC 7644 §3.4.2.2) as SQL over `users` left-joined to `scim_users`, for every
+ * attribute a rendered User has (users.mapping.ts toScimUser) — each term true exactly where
+ * filter.ts `matches` holds for the rendered resource, so the differential test
+ * (filter-sql.routes.test.ts) can hold the two to each other:
  *
- * Anything else (name parts and displayName — SQLite's lower() folds ASCII only, JavaScript folds
- * Unicode; ordering comparisons on strings, whose collation differs by engine; value paths such as
- * `emails[type eq "work"]`) gives null: the caller evaluates it in memory.
+ * - text: `caseExact: false` attributes (userName, name.*, displayName, emails.value,
+ *   meta.location, the enterprise ones) lower-cased on both sides (TextFold), LIKE for co/sw/ew
+ *   with the pattern's wildcards escaped; the case-exact `id` and `externalId` compared as stored
+ *   (substr/replace for sw/ew/co — SQLite's LIKE ignores ASCII case); gt/ge/lt/le by code point;
+ * - `active` (a boolean, or "true"/"false" in any case), `meta.created` / `meta.lastModified`
+ *   (instants);
+ * - what is the same for every account (`emails.type` "work", `emails.primary` true,
+ *   `meta.resourceType` "User", any attribute a User never has) is decided here, by `matches`
+ *   itself on that value; `schemas` by whether the account has enterprise attributes;
+ * - value paths (`emails[type eq "work" and value co "x"]`, `name[givenName sw "a"]`,
+ *   `…:enterprise:2.0:User:manager[value eq "x"]`) over the element's attributes;
+ * - `and`, `or`, `not`. Every term is two-valued (never SQL NULL: nullable columns are tested for
+ *   NULL first), so `not` means what it means in memory.
+ *
+ * Only a value path over `meta` (`meta[created gt "…"]`, where the in-memory evaluation compares
+ * the rendered timestamps as text) gives null: the caller evaluates it in memory.
  */
 export type UserWhere = (eb: ExpressionBuilder<Database, 'users' | 'scim_users'>) => Expression<SqlBool>
 
-const CORE_USER = /^urn:ietf:params:scim:schemas:core:2\.0:user:/i
-const LIKE_ESCAPE = /[\\%_]/g
+type Spec =
+  /** Values known without the row: constants, `[]` for an attribute no User has. */
+  | { kind: 'values'; values: unknown[] }
+  /** Text; `stored` is already lower-cased in the column, `fold` is lower-cased by SQL. */
+  | { kind: 'text'; column: Expression<string>; caseMode: 'exact' | 'stored' | 'fold'; nullable: boolean }
+  | { kind: 'active' }
+  | { kind: 'instant'; column: 'users.created_at' | 'users.updated_at' }
+  | { kind: 'schemas' }
+  /** A complex attribute (one element, or none when `present` is false); null: no SQL for it. */
+  | { kind: 'complex'; present: UserWhere | null; element: Resolver | null }
 
-export function userFilterToSql(filter: Filter): UserWhere | null {
+type Resolver = (path: string) => Spec
+
+const LIKE_ESCAPE = /[\\%_]/g
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User'
+const ENTERPRISE = EXTENSION_SCHEMAS[0]!
+const ABSENT: Spec = { kind: 'values', values: [] }
+
+const always =
+  (value: boolean): UserWhere =>
+  () =>
+    sql<SqlBool>`${sql.lit(value ? 1 : 0)} = 1`
+
+const notNull =
+  (column: Expression<unknown>): UserWhere =>
+  () =>
+    sql<SqlBool>`${column} is not null`
+
+const text = (column: Expression<string>, caseMode: 'exact' | 'stored' | 'fold', nullable: boolean): Spec => ({
+  kind: 'text',
+  column,
+  caseMode,
+  nullable,
+})
+const col = (name: string) => sql.ref<string>(name)
+
+function hasEnterprise(): UserWhere {
+  return (eb) =>
+    eb.or([
+      eb('scim_users.employee_number', 'is not', null),
+      eb('scim_users.department', 'is not', null),
+      eb('scim_users.manager_id', 'is not', null),
+    ])
+}
+
+/** One level of a complex attribute: its sub-attribute named `name` (lower-cased), else absent. */
+function subAttributes(table: Record<string, Spec>): Resolver {
+  return (path) => {
+    const { urn, names } = splitAttrPath(path)
+    if (urn !== null || names.length !== 1) return ABSENT
+    return table[names[0]!.toLowerCase()] ?? ABSENT
+  }
+}
+
+/** The rendered User's attributes (users.mapping.ts toScimUser), by attribute path. */
+function userResolver(baseUrl: string): Resolver {
+  const name = {
+    formatted: text(col('users.name'), 'fold', false),
+    givenname: text(col('scim_users.given_name'), 'fold', true),
+    familyname: text(col('scim_users.family_name'), 'fold', true),
+  }
+  // The one email an account renders: { value, type: "work", primary: true }.
+  const email = {
+    value: text(col('users.email'), 'stored', false),
+    type: { kind: 'values', values: ['work'] },
+    primary: { kind: 'values', values: [true] },
+  } satisfies Record<string, Spec>
+  const meta = {
+    resourcetype: { kind: 'values', values: ['User'] },
+    created: { kind: 'instant', column: 'users.created_at' },
+    lastmodified: { kind: 'instant', column: 'users.updated_at' },
+    location: text(sql<string>`(${`${baseUrl}/Users/`} || users.id)`, 'fold', false),
+  } satisfies Record<string, Spec>
+  const manager = { value: text(col('scim_users.manager_id'), 'fold', true) }
+  const core: Record<string, Spec> = {
+    schemas: { kind: 'schemas' },
+    id: text(col('users.id'), 'exact', false),
+    externalid: text(col('scim_users.external_id'), 'exact', true),
+    // The lower-cased SCIM userName, else the email (stored lower-cased).
+    username: text(sql<string>`coalesce(scim_users.user_name_lower, users.email)`, 'stored', false),
+    displayname: text(col('users.name'), 'fold', false),
+    active: { kind: 'active' },
+    name: { kind: 'complex', present: null, element: subAttributes(name) },
+    emails: { kind: 'complex', present: null, element: subAttributes(email) },
+    // meta[created gt "…"] compares the rendered timestamps as text in memory: left to it.
+    meta: { kind: 'complex', present: null, element: null },
+  }
+  const dotted: Record<string, Spec> = {
+    ...Object.fromEntries(Object.entries(name).map(([key, spec]) => [`name.${key}`, spec])),
+    ...Object.fromEntries(Object.entries(email).map(([key, spec]) => [`emails.${key}`, spec])),
+    ...Object.fromEntries(Object.entries(meta).map(([key, spec]) => [`meta.${key}`, spec])),
+  }
+  const enterprise: Record<string, Spec> = {
+    employeenumber: text(col('scim_users.employee_number'), 'fold', true),
+    department: text(col('scim_users.department'), 'fold', true),
+    manager: { kind: 'complex', present: notNull(col('scim_users.manager_id')), element: subAttributes(manager) },
+    'manager.value': manager.value,
+  }
+  return (path) => {
+    const { urn, names } = splitAttrPath(path)
+    const key = names.join('.').toLowerCase()
+    if (urn === null) return core[key] ?? dotted[key] ?? ABSENT
+    if (urn.toLowerCase() === ENTERPRISE.toLowerCase()) return enterprise[key] ?? ABSENT
+    return ABSENT
+  }
+}
+
+/** The filter as SQL, or null when part of it is left to the in-memory evaluation. */
+export function userFilterToSql(filter: Filter, baseUrl: string, fold: TextFold): UserWhere | null {
+  return translate(filter, userResolver(baseUrl), fold)
+}
+
+function translate(filter: Filter, resolve: Resolver, fold: TextFold): UserWhere | null {
   switch (filter.op) {
     case 'and':
     case 'or': {
-      const parts = filter.filters.map(userFilterToSql)
+      const parts = filter.filters.map((part) => translate(part, resolve, fold))
       if (parts.some((part) => part === null)) return null
       return (eb) => {
         const terms = parts.map((part) => part!(eb))
@@ -99,83 +254,119 @@ export function userFilterToSql(filter: Filter): UserWhere | null {
       }
     }
     case 'not': {
-      const inner = userFilterToSql(filter.filter)
+      const inner = translate(filter.filter, resolve, fold)
       return inner === null ? null : (eb) => eb.not(inner(eb))
     }
     case '[]':
-      return null
+      return valuePath(resolve(filter.attrPath), filter.valFilter, fold)
+    case 'pr':
+      return present(resolve(filter.attrPath))
     default:
-      return attributeTerm(filter.attrPath.replace(CORE_USER, '').toLowerCase(), filter.op, filter.op === 'pr' ? undefined : filter.compValue)
+      return comparison(resolve(filter.attrPath), filter, fold)
   }
 }
 
-const always =
-  (value: boolean): UserWhere =>
-  () =>
-    sql<SqlBool>`${sql.lit(value ? 1 : 0)} = 1`
-
-function attributeTerm(attr: string, op: string, value: unknown): UserWhere | null {
-  if (attr === 'username' || attr === 'emails.value') {
-    // userName is never absent; an email neither (every account has one).
-    if (op === 'pr') return always(true)
-    if (typeof value !== 'string') return null
-    const column = attr === 'username' ? sql<string>`coalesce(scim_users.user_name_lower, users.email)` : sql<string>`users.email`
-    return textTerm(column, op, value.toLowerCase())
+/** `attr[filter]`: some value of the attribute that the inner filter matches. */
+function valuePath(spec: Spec, inner: Filter, fold: TextFold): UserWhere | null {
+  switch (spec.kind) {
+    case 'values':
+      return always(spec.values.some((value) => matches(inner, value)))
+    case 'complex': {
+      if (spec.element === null) return null
+      const term = translate(inner, spec.element, fold)
+      if (term === null) return null
+      const { present } = spec
+      return present === null ? term : (eb) => eb.and([present(eb), term(eb)])
+    }
+    default: {
+      // A simple value has no sub-attributes: the inner filter sees only absent ones.
+      if (!matches(inner, 'a simple value')) return always(false)
+      return spec.kind === 'text' && spec.nullable ? notNull(spec.column) : always(true)
+    }
   }
-  if (attr === 'externalid') {
-    if (op === 'pr') return (eb) => eb.and([eb('scim_users.external_id', 'is not', null), eb('scim_users.external_id', '!=', '')])
-    if (typeof value !== 'string') return null
-    if (op === 'eq') return (eb) => eb.and([eb('scim_users.external_id', 'is not', null), eb('scim_users.external_id', '=', value)])
-    if (op === 'ne') return (eb) => eb.or([eb('scim_users.external_id', 'is', null), eb('scim_users.external_id', '!=', value)])
-    return null
-  }
-  if (attr === 'id') {
-    if (op === 'pr') return always(true)
-    if (typeof value !== 'string') return null
-    if (op === 'eq') return (eb) => eb('users.id', '=', value)
-    if (op === 'ne') return (eb) => eb('users.id', '!=', value)
-    return null
-  }
-  if (attr === 'active') {
-    if (op === 'pr') return always(true)
-    const wanted = typeof value === 'string' ? value.toLowerCase() === 'true' : value
-    if (typeof wanted !== 'boolean' || (op !== 'eq' && op !== 'ne')) return null
-    const active = op === 'eq' ? wanted : !wanted
-    return (eb) => eb('users.disabled', '=', !active)
-  }
-  if (attr === 'meta.created' || attr === 'meta.lastmodified') {
-    if (op === 'pr') return always(true)
-    const instant = typeof value === 'string' ? Date.parse(value) : Number.NaN
-    if (Number.isNaN(instant)) return null
-    const column = attr === 'meta.created' ? 'users.created_at' : 'users.updated_at'
-    const iso = new Date(instant).toISOString()
-    const sqlOp = ({ eq: '=', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=' } as const)[op as 'eq']
-    if (sqlOp === undefined) return null
-    return (eb) => eb(column, sqlOp, iso)
-  }
-  return null
 }
 
-/** A comparison of a never-null, lower-cased text column with a lower-cased value. */
-function textTerm(column: Expression<string>, op: string, value: string): UserWhere | null {
-  const escaped = value.replace(LIKE_ESCAPE, (c) => `\\${c}`)
-  const like =
-    (pattern: string): UserWhere =>
-    () =>
-      sql<SqlBool>`${column} like ${pattern} escape ${sql.lit('\\')}`
-  switch (op) {
+function present(spec: Spec): UserWhere {
+  switch (spec.kind) {
+    case 'values':
+      return always(presentIn(spec.values))
+    case 'text':
+      return spec.nullable ? (eb) => eb.and([notNull(spec.column)(eb), sql<SqlBool>`${spec.column} <> ''`]) : () => sql<SqlBool>`${spec.column} <> ''`
+    case 'complex':
+      return spec.present ?? always(true)
+    default:
+      return always(true)
+  }
+}
+
+function comparison(spec: Spec, filter: Compare, fold: TextFold): UserWhere | null {
+  const value = filter.compValue
+  switch (spec.kind) {
+    case 'values':
+      return always(comparisonMatches(filter, spec.values))
+    case 'complex':
+      // An object equals no value: only `ne` holds, present or not.
+      return always(comparisonMatches(filter, [{}]))
+    case 'active': {
+      const wanted = typeof value === 'string' ? value.toLowerCase() === 'true' : value
+      if (typeof wanted !== 'boolean' || (filter.op !== 'eq' && filter.op !== 'ne')) return always(filter.op === 'ne')
+      return (eb) => eb('users.disabled', '=', filter.op === 'eq' ? !wanted : wanted)
+    }
+    case 'instant': {
+      const instant = typeof value === 'string' ? Date.parse(value) : Number.NaN
+      const sqlOp = ({ eq: '=', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=' } as const)[filter.op as 'eq']
+      if (Number.isNaN(instant) || sqlOp === undefined) return always(filter.op === 'ne')
+      const iso = new Date(instant).toISOString()
+      return (eb) => eb(spec.column, sqlOp, iso)
+    }
+    case 'schemas': {
+      // [core User] plus the enterprise URN when the account has an enterprise attribute.
+      const op = filter.op === 'ne' ? 'eq' : filter.op
+      const core = comparisonMatches({ ...filter, op }, [USER_SCHEMA])
+      const extension = comparisonMatches({ ...filter, op }, [ENTERPRISE])
+      const any: UserWhere = core ? always(true) : extension ? hasEnterprise() : always(false)
+      return filter.op === 'ne' ? (eb) => eb.not(any(eb)) : any
+    }
+    case 'text':
+      return textComparison(spec, filter, fold)
+  }
+}
+
+function textComparison(spec: Extract<Spec, { kind: 'text' }>, filter: Compare, fold: TextFold): UserWhere {
+  const value = filter.compValue
+  // A string equals no number, boolean or null: only `ne` holds.
+  if (typeof value !== 'string') return always(filter.op === 'ne')
+  const exact = spec.caseMode === 'exact'
+  const wanted = exact ? value : value.toLowerCase()
+  const column = spec.caseMode === 'fold' ? fold.fold(spec.column) : fold.binary(spec.column)
+  const test = (term: Expression<SqlBool>): UserWhere => (spec.nullable ? (eb) => eb.and([notNull(spec.column)(eb), term]) : () => term)
+  const length = sql.lit(Array.from(wanted).length)
+  const like = (pattern: string) => test(sql<SqlBool>`${column} like ${pattern} escape ${sql.lit('\\')}`)
+  const escaped = wanted.replace(LIKE_ESCAPE, (c) => `\\${c}`)
+  switch (filter.op) {
     case 'eq':
-      return () => sql<SqlBool>`${column} = ${value}`
-    case 'ne':
-      return () => sql<SqlBool>`${column} <> ${value}`
+      return test(sql<SqlBool>`${column} = ${wanted}`)
+    case 'ne': {
+      const equal = test(sql<SqlBool>`${column} = ${wanted}`)
+      return (eb) => eb.not(equal(eb))
+    }
+    case 'gt':
+    case 'ge':
+    case 'lt':
+    case 'le': {
+      const op = sql.raw({ gt: '>', ge: '>=', lt: '<', le: '<=' }[filter.op])
+      return test(sql<SqlBool>`${column} ${op} ${wanted}`)
+    }
     case 'co':
-      return like(`%${escaped}%`)
+      if (!exact) return like(`%${escaped}%`)
+      // SQLite's LIKE ignores ASCII case: a case-exact substring is one replace() removes.
+      return wanted === '' ? test(sql<SqlBool>`1 = 1`) : test(sql<SqlBool>`replace(${column}, ${wanted}, '') <> ${column}`)
     case 'sw':
-      return like(`${escaped}%`)
+      return exact ? test(sql<SqlBool>`substr(${column}, 1, ${length}) = ${wanted}`) : like(`${escaped}%`)
     case 'ew':
-      return like(`%${escaped}`)
-    default:
-      return null
+      return exact
+        ? test(sql<SqlBool>`length(${column}) >= ${length} and substr(${column}, length(${column}) - ${length} + 1) = ${wanted}`)
+        : like(`%${escaped}`)
   }
 }
 

@@ -41,6 +41,7 @@ import {
   pageScimUsers,
   scanScimUsers,
   upsertScimFields,
+  textFold,
   userFilterToSql,
   userIdByEmail,
   type ScimUserRow,
@@ -66,14 +67,13 @@ function auditActor(actor: ScimActor): Actor {
 const SCAN_BATCH = 5000
 
 /**
- * A list of Users: filter, count and page in SQL where the filter translates (users.repo.ts
- * userFilterToSql: userName, emails.value, externalId, id, active, meta.created/lastModified with
- * and/or/not); `userName eq`, `externalId eq` and `id eq` — what Okta and Entra send before every
- * create — are one indexed lookup. Any other filter is evaluated in memory over the accounts a
- * batch at a time, after narrowing by the translatable terms of a top-level `and`; only the page
- * asked for is kept.
+ * A list of Users, filtered, counted and paged in SQL (users.repo.ts userFilterToSql takes every
+ * attribute a User renders); `userName eq`, `externalId eq` and `id eq` — what Okta and Entra send
+ * before every create — are one indexed lookup. Only a value path over `meta` is evaluated in
+ * memory, over the accounts a batch at a time after narrowing by the translatable terms of a
+ * top-level `and`; only the page asked for is kept.
  */
-async function selectUsers(deps: Deps, filter: Filter | null, window: ListWindow): Promise<{ total: number; page: ScimUserRow[] }> {
+async function selectUsers(deps: Deps, filter: Filter | null, window: ListWindow, baseUrl: string): Promise<{ total: number; page: ScimUserRow[] }> {
   const offset = window.startIndex - 1
   if (filter?.op === 'eq' && typeof filter.compValue === 'string') {
     const attr = filter.attrPath.toLowerCase().replace(/^urn:ietf:params:scim:schemas:core:2\.0:user:/, '')
@@ -91,14 +91,15 @@ async function selectUsers(deps: Deps, filter: Filter | null, window: ListWindow
       return { total: all.length, page: all.slice(offset, offset + window.count) }
     }
   }
-  const where = filter === null ? null : userFilterToSql(filter)
+  const fold = await textFold(deps.db, deps.database.engine)
+  const where = filter === null ? null : userFilterToSql(filter, baseUrl, fold)
   if (filter === null || where !== null) {
     const total = await countScimUsers(deps.db, where)
     const page = window.count === 0 || offset >= total ? [] : await pageScimUsers(deps.db, where, offset, window.count)
     return { total, page }
   }
   // Evaluated in memory: narrowed by whatever part of a top-level `and` SQL can take.
-  const narrowing = filter.op === 'and' ? filter.filters.map(userFilterToSql).filter((part) => part !== null) : []
+  const narrowing = filter.op === 'and' ? filter.filters.map((part) => userFilterToSql(part, baseUrl, fold)).filter((part) => part !== null) : []
   const narrow: UserWhere | null = narrowing.length === 0 ? null : (eb) => eb.and(narrowing.map((part) => part(eb)))
   const page: ScimUserRow[] = []
   let total = 0
@@ -106,7 +107,7 @@ async function selectUsers(deps: Deps, filter: Filter | null, window: ListWindow
   for (;;) {
     const batch = await scanScimUsers(deps.db, narrow, after, SCAN_BATCH)
     for (const row of batch) {
-      if (!matches(filter, toScimUser(row, ''))) continue
+      if (!matches(filter, toScimUser(row, baseUrl))) continue
       if (total >= offset && page.length < window.count) page.push(row)
       total++
     }
@@ -120,7 +121,7 @@ export async function listScimUsers(deps: Deps, query: ListQuery, baseUrl: strin
   const window = listWindow(query)
   const project = projection(query)
   const filter = filterParam(query.filter)
-  const { total, page } = await selectUsers(deps, filter, window)
+  const { total, page } = await selectUsers(deps, filter, window, baseUrl)
   return pagedListResponse(
     page.map((row) => toScimUser(row, baseUrl)),
     total,

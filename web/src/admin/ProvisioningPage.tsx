@@ -113,7 +113,13 @@ function CreateCredential({ onCreated }: { onCreated: (created: { name: string; 
       onCreated({ name: data.name, token: data.token })
       await queryClient.invalidateQueries({ queryKey: ['admin', 'scim', 'credentials'] })
     },
-    onError: state.fail,
+    // One live credential per name (409): said at the name field, in the person's language.
+    onError: (error) =>
+      state.fail(
+        error instanceof ApiError && error.reason === 'ALREADY_EXISTS'
+          ? new ApiError(error.status, error.reason, t('scim.nameTaken'), [{ field: 'name', message: t('scim.nameTaken') }], null)
+          : error,
+      ),
   })
   return (
     <section className="section" aria-labelledby="scim-create-heading">
