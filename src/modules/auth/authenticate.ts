@@ -60,17 +60,23 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   }
 }
 
-async function authenticateAccessJwt(deps: Deps, token: string, withMfaStatus: boolean): Promise<Caller | null> {
+async function authenticateAccessJwt<T>(
+  deps: Deps,
+  token: string,
+  withMfaStatus: boolean,
+  alongside: ((userId: string) => Promise<T>) | null,
+): Promise<Authenticated<T>> {
   const claims = await deps.accessTokens.verify(token)
-  if (claims === null) return null
+  if (claims === null) return NOBODY
   const now = deps.clock.now()
-  const found = await findLiveSession(deps.db, claims.sid, now, withMfaStatus)
-  if (found === null || found.user.id !== claims.sub) return null
+  // Both reads leave in the same turn: on PostgreSQL one pipelined write, one round trip (db/postgres.ts).
+  const [found, read] = await Promise.all([findLiveSession(deps.db, claims.sid, now, withMfaStatus), alongside?.(claims.sub) ?? null])
+  if (found === null || found.user.id !== claims.sub) return NOBODY
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
-  if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
+  if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return NOBODY
   if (isStale(found.lastSeenMs, now)) touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
-  return {
+  const caller: Caller = {
     user: found.user,
     credential: 'session',
     sessionId: claims.sid,
@@ -81,7 +87,16 @@ async function authenticateAccessJwt(deps: Deps, token: string, withMfaStatus: b
     vouchedByProvider: found.vouchedByProvider,
     reauthenticatedMs: found.reauthenticatedMs,
   }
+  return { caller, read }
 }
+
+/** A caller, and what a read beside its authentication found for that caller's user (null when none ran). */
+export interface Authenticated<T> {
+  caller: Caller | null
+  read: T | null
+}
+
+const NOBODY = { caller: null, read: null } as const
 
 /**
  * The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now.
@@ -89,5 +104,24 @@ async function authenticateAccessJwt(deps: Deps, token: string, withMfaStatus: b
  * also reads its columns.
  */
 export async function authenticateBearer(deps: Deps, token: string, ip: string, withMfaStatus = false): Promise<Caller | null> {
-  return token.startsWith(API_TOKEN_PREFIX) ? authenticateApiToken(deps, token, ip) : authenticateAccessJwt(deps, token, withMfaStatus)
+  if (token.startsWith(API_TOKEN_PREFIX)) return authenticateApiToken(deps, token, ip)
+  return (await authenticateAccessJwt(deps, token, withMfaStatus, null)).caller
+}
+
+/**
+ * authenticateBearer, and a read that needs only the user's id. An access JWT names its user in its
+ * verified claims, so the read runs beside the session's lookup instead of after it (the redirect of
+ * /go/{slug}: one round trip on PostgreSQL instead of two). Its answer is handed over only with a
+ * caller of that same user — when the session is not live it is dropped unseen. For an sb_ token the
+ * user is known only from the token's row: the read follows it.
+ */
+export async function authenticateBearerWith<T>(
+  deps: Deps,
+  token: string,
+  ip: string,
+  alongside: (userId: string) => Promise<T>,
+): Promise<Authenticated<T>> {
+  if (!token.startsWith(API_TOKEN_PREFIX)) return authenticateAccessJwt(deps, token, false, alongside)
+  const caller = await authenticateApiToken(deps, token, ip)
+  return caller === null ? NOBODY : { caller, read: await alongside(caller.user.id) }
 }

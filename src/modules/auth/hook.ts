@@ -26,7 +26,7 @@ import { AppError } from '../../errors.js'
 import { safeEqual } from '../../lib/crypto.js'
 import type { AuthRequirement } from '../../plugins/route-auth.js'
 import type { RequestContext } from '../audit/service.js'
-import { authenticateBearer } from './authenticate.js'
+import { authenticateBearer, authenticateBearerWith, type Authenticated } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
 import { reachesOrganization, type Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from '../tokens/format.js'
@@ -124,6 +124,26 @@ async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteA
 export async function optionalCaller(deps: Deps, request: FastifyRequest): Promise<Caller | null> {
   const credential = readCredential(deps, request)
   const caller = credential?.token == null ? null : await authenticateBearer(deps, credential.token, request.ip)
+  return admittedOptional(caller)
+}
+
+/**
+ * optionalCaller, with a read for the caller's user run beside the authentication where the
+ * credential allows (auth/authenticate.ts authenticateBearerWith); null with a null caller.
+ */
+export async function optionalCallerWith<T>(
+  deps: Deps,
+  request: FastifyRequest,
+  alongside: (userId: string) => Promise<T>,
+): Promise<Authenticated<T>> {
+  const credential = readCredential(deps, request)
+  if (credential?.token == null) return { caller: null, read: null }
+  const found = await authenticateBearerWith(deps, credential.token, request.ip, alongside)
+  const caller = admittedOptional(found.caller)
+  return caller === null ? { caller: null, read: null } : { caller, read: found.read }
+}
+
+function admittedOptional(caller: Caller | null): Caller | null {
   // A caller restricted to enrolment is treated as signed out here (sent to the sign-in page, which
   // takes them on to enrolment); so is an API token without links:read (issue 28: these pages show links).
   if (caller?.grant?.permissions != null && !caller.grant.permissions.has('links:read')) return null

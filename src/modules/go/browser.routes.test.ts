@@ -83,6 +83,26 @@ describe('GET /go/{slug}', () => {
     expect((await t.app.inject({ method: 'GET', url: '/go/single', headers: bearer(alice.token) })).headers.location).toBe(link.url)
   })
 
+  it('reads the links beside the sign-in, but hands them over only to a live session of their owner', async () => {
+    // The access JWT names its user, so the redirect's links are read beside the session's lookup
+    // (auth/authenticate.ts authenticateBearerWith): a signed-out session must still get the login page.
+    const carol = await createSignedInUser(t)
+    const link = await createLink(t, carol.token, { slug: 'carols-secret', url: 'https://carol.example/secret' })
+    expect((await open(carol, '/go/carols-secret')).headers.location).toBe(link.url)
+    const apiToken = (await createApiTokenFor(t, carol.token)).token
+    expect((await t.app.inject({ method: 'GET', url: '/go/carols-secret', headers: bearer(apiToken) })).headers.location).toBe(link.url)
+    expect((await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: bearer(carol.token) })).statusCode).toBe(204)
+    for (const response of [
+      await open(carol, '/go/carols-secret'),
+      await t.app.inject({ method: 'GET', url: '/go/carols-secret', headers: bearer(carol.token) }),
+    ]) {
+      expect(response.statusCode).toBe(302)
+      expect(response.headers.location).toBe(`${LOGIN}carols-secret`)
+    }
+    // Another user's live session never sees them.
+    expect((await open(alice, '/go/carols-secret')).statusCode).toBe(404)
+  })
+
   it('ignores links that do not forward', async () => {
     const user = await createSignedInUser(t)
     const forwarding = await createLink(t, user.token, { slug: 'mixed', url: 'https://forwarding.example/' })

@@ -7,10 +7,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { optionalCaller } from '../auth/hook.js'
+import { optionalCaller, optionalCallerWith } from '../auth/hook.js'
 import type { BrowserAnswer, GoRequest } from './browser.js'
 import { openGoLink, rememberGoChoice } from './browser.js'
 import { createClickCounter, type ClickCounter } from './clicks.js'
+import { goTargetsReader, isSlug } from './service.js'
 
 const FORM_LIMIT_BYTES = 4 * 1024
 
@@ -51,18 +52,15 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     const options = { config: { auth: 'public' as const }, schema: { hide: true } }
     const slugOf = (params: unknown) => (params as { slug: string }).slug
 
-    const open = async (request: FastifyRequest, reply: FastifyReply) =>
-      send(
-        reply,
-        await openGoLink(
-          deps,
-          await optionalCaller(deps, request),
-          slugOf(request.params),
-          goRequestOf(request.url),
-          request.headers['accept-language'],
-        ),
-        clicks,
-      )
+    const open = async (request: FastifyRequest, reply: FastifyReply) => {
+      const slug = slugOf(request.params)
+      // A redirect's links are read beside the sign-in's lookup (one round trip on PostgreSQL);
+      // the details page (`slug+`) and refused slugs read nothing early.
+      const { caller, read } = isSlug(slug)
+        ? await optionalCallerWith(deps, request, goTargetsReader(deps, slug))
+        : { caller: await optionalCaller(deps, request), read: null }
+      return send(reply, await openGoLink(deps, caller, slug, goRequestOf(request.url), request.headers['accept-language'], read), clicks)
+    }
     app.get('/:slug', options, open)
     // Path appending and templates (issue 31): everything after the slug is the link's to fill in.
     app.get('/:slug/*', options, open)

@@ -13,7 +13,7 @@ import { lookupKey } from '../links/slug-matching.js'
 import { badSlugPage, chooserPage, detailsPage, messagePage, missPage, type HtmlPage } from './html.js'
 import { pageContextOf, text, type PageContext } from './page-text.js'
 import { similarSlugs } from './similar.js'
-import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference } from './service.js'
+import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference, type GoTargetsRead } from './service.js'
 import { findVisibleSlugs } from './repo.js'
 
 /** `linkId`: the redirect opens this link, and counts a click for it (clicks.ts). */
@@ -91,6 +91,7 @@ export async function openGoLink(
   slug: string,
   request: GoRequest = { rest: null, query: '' },
   acceptLanguage?: string,
+  early: GoTargetsRead | null = null,
 ): Promise<BrowserAnswer> {
   const ctx = pageContextOf(caller?.user ?? null, acceptLanguage)
   if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1), ctx)
@@ -98,7 +99,7 @@ export async function openGoLink(
   if (caller === null) return toLogin(deps, slug, 302, request)
   const rest = parseRest(request.rest)
   if (typeof rest === 'string') return { page: refusedPage(ctx, slug, rest) }
-  const target = await resolveGoLink(deps, caller, slug)
+  const target = await resolveGoLink(deps, caller, slug, early)
   if (target.kind === 'redirect') {
     const destination = destinationFor(target.url, rest, request.query)
     return 'url' in destination

@@ -90,9 +90,26 @@ export async function deleteGoPreference(deps: Deps, caller: Caller, slug: strin
 export type GoTarget = { kind: 'redirect'; url: string; linkId: string } | { kind: 'choose'; links: VisibleLink[] } | { kind: 'none' }
 
 /** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
-export async function resolveGoLink(deps: Deps, caller: Caller, slug: string): Promise<GoTarget> {
-  const key = await lookupKey(deps, slug)
-  const { links: found, preferred: chosen } = await findGoTargets(deps.db, caller.user.id, key)
+/** What a slug's lookup found for a user: read beside the caller's authentication (auth/hook.ts optionalCallerWith). */
+export interface GoTargetsRead {
+  userId: string
+  key: string
+  links: VisibleLink[]
+  preferred: string | null
+}
+
+/** The read of a slug's links for a user, to run beside the authentication of /go/{slug}. */
+export function goTargetsReader(deps: Deps, slug: string): (userId: string) => Promise<GoTargetsRead> {
+  return async (userId) => {
+    const key = await lookupKey(deps, slug)
+    return { userId, key, ...(await findGoTargets(deps.db, userId, key)) }
+  }
+}
+
+/** `early`: the links found beside the authentication, for this caller's user (else they are read now). */
+export async function resolveGoLink(deps: Deps, caller: Caller, slug: string, early: GoTargetsRead | null = null): Promise<GoTarget> {
+  const read = early !== null && early.userId === caller.user.id ? early : await goTargetsReader(deps, slug)(caller.user.id)
+  const { key, links: found, preferred: chosen } = read
   // The chosen link comes with the links; only when none forwards is it asked for alone (to drop it if stale).
   const preferred = found.length === 0 ? await findPreferredLinkId(deps.db, caller.user.id, key) : chosen
   // Issue 28: an API token's organization boundary hides the links of the organizations outside it.

@@ -24,15 +24,22 @@ import { slugKey } from './url.js'
 export const GO_LINKS_SETTING = 'go_links'
 const SETTING_CACHE_MS = 5000
 const CONFLICTS_SHOWN = 20
-const cache = new WeakMap<Deps, { fold: boolean; until: number }>()
+const cache = new WeakMap<Deps, { fold: Promise<boolean>; until: number }>()
 
-/** The rule for lookups (cached for a few seconds per process). */
+/**
+ * The rule for lookups (cached for a few seconds per process). The cached value is the read itself,
+ * so a burst of redirects when the copy expires shares one read instead of queueing one each on the
+ * pool; a failed read is not kept.
+ */
 export async function foldsSeparators(deps: Deps): Promise<boolean> {
   const hit = cache.get(deps)
   if (hit !== undefined && hit.until > Date.now()) return hit.fold
-  const fold = await readFoldSetting(deps.db, GO_LINKS_SETTING)
-  cache.set(deps, { fold, until: Date.now() + SETTING_CACHE_MS })
-  return fold
+  const entry = { fold: readFoldSetting(deps.db, GO_LINKS_SETTING), until: Date.now() + SETTING_CACHE_MS }
+  cache.set(deps, entry)
+  entry.fold.catch(() => {
+    if (cache.get(deps) === entry) cache.delete(deps)
+  })
+  return entry.fold
 }
 
 /** The match key of a slug for a lookup. */
