@@ -11,6 +11,7 @@ import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { spawn } from 'node:child_process'
 import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/built-server.ts'
+import { AREAS } from '../src/account/token-catalogue.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')
@@ -143,17 +144,7 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 
 /**
  * Every permission an administrator's API token can carry (issue 28), for the tokens the tests use
- * to arrange things through the API (write implies read). The console may not import the service,
- * so the areas of src/modules/tokens/permissions.ts are spelled out here.
+ * to arrange things through the API (write implies read): the console's list of areas, which the
+ * type-check holds to the API's permission enum (web/src/account/token-catalogue.ts).
  */
-export const ALL_TOKEN_PERMISSIONS = [
-  'profile',
-  'links',
-  'organizations',
-  'billing',
-  'admin.users',
-  'admin.teams',
-  'admin.settings',
-  'admin.audit',
-  'admin.identity_providers',
-].map((area) => `${area}:write`)
+export const ALL_TOKEN_PERMISSIONS = AREAS.map((area) => `${area}:write` as const)
