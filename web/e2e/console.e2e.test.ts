@@ -10,7 +10,7 @@ import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, apiRequest, launchBrowser, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
 import { checkAccessibility as checkAxe, confirmIfAsked, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -54,16 +54,7 @@ async function signOut(page: Page): Promise<void> {
   await page.waitForURL('**/login')
 }
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
-      ...(init.body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  })
-}
+const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)
 
 /** A TOTP code for a step after every one used so far (the service refuses a step twice). */
 let lastStepUsed = 0

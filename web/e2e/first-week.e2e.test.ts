@@ -10,7 +10,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import {
+  apiRequest,
+  launchBrowser,
+  setUpAdministrator,
+  signIn,
+  SIGN_IN_LABELS,
+  startConsoleServer,
+  type ApiInit,
+  type ConsoleServer,
+} from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 
 const OWNER = { name: 'Mehrdad Niknam', email: 'owner@example.com', password: 'first-week-owner-2026' }
@@ -24,16 +33,7 @@ let ownerSession: string
 let ownerToken: string
 let organizationId: string
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
-      ...(init.body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  })
-}
+const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)
 
 async function newContext(locale: string): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale })
@@ -41,41 +41,19 @@ async function newContext(locale: string): Promise<BrowserContext> {
   return context
 }
 
-async function signIn(
-  page: Page,
-  who: { email: string; password: string },
-  labels: { email: string; password: string; submit: string },
-): Promise<void> {
-  await page.getByLabel(labels.email).fill(who.email)
-  await page.getByLabel(labels.password, { exact: true }).fill(who.password)
-  await page.getByRole('button', { name: labels.submit, exact: true }).click()
-}
-
-const GERMAN = { email: 'E-Mail-Adresse', password: 'Passwort', submit: 'Anmelden' }
-const ENGLISH = { email: 'Email address', password: 'Password', submit: 'Sign in' }
+const GERMAN = SIGN_IN_LABELS.de
+const ENGLISH = SIGN_IN_LABELS.en
 
 beforeAll(async () => {
   smtp = await startSmtpStandIn()
   // The operator's default: private networks refused. A relay on loopback still works (issue 27, section 3).
   server = await startConsoleServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' })
   browser = await launchBrowser()
-  const setup = await api('/api/auth/setup', { method: 'POST', body: OWNER })
-  expect(setup.status).toBe(201)
-  const jwt = ((await setup.json()) as { token: string }).token
-  ownerSession = jwt
-  ownerToken = (
-    (await (
-      await api('/api/tokens', {
-        method: 'POST',
-        token: jwt,
-        body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
-      })
-    ).json()) as {
-      token: string
-    }
-  ).token
+  const owner = await setUpAdministrator(server, OWNER)
+  ownerSession = owner.session
+  ownerToken = owner.token
   // The owner reads the console in German (the account's language wins over the browser's once signed in).
-  expect((await api('/api/users/me', { method: 'PATCH', token: jwt, body: { language: 'de' } })).status).toBe(200)
+  expect((await api('/api/users/me', { method: 'PATCH', token: ownerSession, body: { language: 'de' } })).status).toBe(200)
   expect((await api('/api/admin/users', { method: 'POST', token: ownerToken, body: COLLEAGUE })).status).toBe(201)
   const org = await api('/api/organizations', { method: 'POST', token: ownerToken, body: { name: 'Erste Woche' } })
   expect(org.status).toBe(201)

@@ -6,7 +6,7 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { arrangingApi, launchBrowser, setUpAdministrator, signIn, startConsoleServer, type ArrangingApi, type ConsoleServer } from './harness.ts'
 import * as checks from './checks.ts'
 
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -15,7 +15,8 @@ let server: ConsoleServer
 let browser: Browser
 let context: BrowserContext
 let page: Page
-let apiToken = ''
+/** Arranges things through the API as Ada, with a token of every permission. */
+let api: ArrangingApi
 
 const expectHeading = (text: string) => checks.expectHeading(page, text)
 async function checkAccessibility(name: string, on: Page = page): Promise<void> {
@@ -23,31 +24,10 @@ async function checkAccessibility(name: string, on: Page = page): Promise<void> 
   await checks.checkAccessibility(on, name)
 }
 
-async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${apiToken}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  })
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
-  return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>)
-}
-
 beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
-  const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADA),
-  })
-  const { token: jwt } = (await setup.json()) as { token: string }
-  const created = await fetch(`${server.baseUrl}/api/tokens`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' }),
-  })
-  apiToken = ((await created.json()) as { token: string }).token
+  api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
   page = await context.newPage()
 }, 120_000)
@@ -61,9 +41,7 @@ describe('go-links in Chromium', () => {
   it('signed out → sign in → the miss page → create with the slug filled in → /go/<slug> opens it', async () => {
     await page.goto('/go/team-handbook')
     await page.waitForURL('**/login?**')
-    await page.getByLabel('Email address').fill(ADA.email)
-    await page.getByLabel('Password', { exact: true }).fill(ADA.password)
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await signIn(page, ADA)
     await page.waitForURL(`${server.baseUrl}/go/team-handbook`)
     await expectHeading('go/team-handbook does not exist yet')
     await checkAccessibility('go miss page')

@@ -11,6 +11,7 @@ import path from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { spawn } from 'node:child_process'
 import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/built-server.ts'
+import { AREAS } from '../src/account/token-catalogue.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')
@@ -143,17 +144,73 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 
 /**
  * Every permission an administrator's API token can carry (issue 28), for the tokens the tests use
- * to arrange things through the API (write implies read). The console may not import the service,
- * so the areas of src/modules/tokens/permissions.ts are spelled out here.
+ * to arrange things through the API (write implies read): the console's list of areas, which the
+ * type-check holds to the API's permission enum (web/src/account/token-catalogue.ts).
  */
-export const ALL_TOKEN_PERMISSIONS = [
-  'profile',
-  'links',
-  'organizations',
-  'billing',
-  'admin.users',
-  'admin.teams',
-  'admin.settings',
-  'admin.audit',
-  'admin.identity_providers',
-].map((area) => `${area}:write`)
+export const ALL_TOKEN_PERMISSIONS = AREAS.map((area) => `${area}:write` as const)
+
+export interface ApiInit {
+  method?: string
+  /** A bearer credential: a session's JWT or an sb_ API token. */
+  token?: string
+  /** Sent as JSON. */
+  body?: unknown
+}
+
+/** One request to the server's API, as a test arranges or checks things; the answer as it came. */
+export function apiRequest(server: ConsoleServer, path: string, init: ApiInit = {}): Promise<Response> {
+  return fetch(`${server.baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers: {
+      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  })
+}
+
+/** A client that arranges with one token: the answer's JSON ({} for 204); a failed request throws, naming it. */
+export type ArrangingApi = (path: string, init?: Omit<ApiInit, 'token'>) => Promise<Record<string, unknown>>
+
+export function arrangingApi(server: ConsoleServer, token: string): ArrangingApi {
+  return async (path, init = {}) => {
+    const response = await apiRequest(server, path, { ...init, token })
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+    return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>)
+  }
+}
+
+/**
+ * A fresh instance's first administrator (POST /api/auth/setup): their session's JWT, and an API
+ * token of theirs with every permission for all organizations, to arrange things through the API.
+ */
+export async function setUpAdministrator(
+  server: ConsoleServer,
+  who: { name: string; email: string; password: string },
+): Promise<{ session: string; token: string }> {
+  const setup = await apiRequest(server, '/api/auth/setup', { method: 'POST', body: who })
+  if (setup.status !== 201) throw new Error(`/api/auth/setup: ${setup.status} ${await setup.text()}`)
+  const session = ((await setup.json()) as { token: string }).token
+  const created = await arrangingApi(server, session)('/api/tokens', {
+    method: 'POST',
+    body: { name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+  })
+  return { session, token: created.token as string }
+}
+
+/** The sign-in form's labels in a language of the console. */
+export const SIGN_IN_LABELS = {
+  en: { email: 'Email address', password: 'Password', submit: 'Sign in' },
+  de: { email: 'E-Mail-Adresse', password: 'Passwort', submit: 'Anmelden' },
+} as const
+
+/** Fills in and sends the sign-in form the page shows. */
+export async function signIn(
+  page: Page,
+  who: { email: string; password: string },
+  labels: (typeof SIGN_IN_LABELS)[keyof typeof SIGN_IN_LABELS] = SIGN_IN_LABELS.en,
+): Promise<void> {
+  await page.getByLabel(labels.email).fill(who.email)
+  await page.getByLabel(labels.password, { exact: true }).fill(who.password)
+  await page.getByRole('button', { name: labels.submit, exact: true }).click()
+}

@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { arrangingApi, launchBrowser, setUpAdministrator, signIn, startConsoleServer, type ArrangingApi, type ConsoleServer } from './harness.ts'
 import * as checks from './checks.ts'
 import { firefoxExport } from '../../test/helpers/bookmark-files.ts'
 
@@ -18,7 +18,8 @@ let server: ConsoleServer
 let browser: Browser
 let context: BrowserContext
 let page: Page
-let apiToken = ''
+/** Arranges things through the API as Ada, with a token of every permission. */
+let api: ArrangingApi
 const cspViolations: string[] = []
 
 const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
@@ -42,31 +43,10 @@ async function checkAccessibility(name: string): Promise<void> {
   await checks.checkAccessibility(page, name)
 }
 
-async function api(path: string, init: { method?: string; body?: unknown } = {}): Promise<Record<string, unknown>> {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${apiToken}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  })
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
-  return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>)
-}
-
 beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
-  const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADA),
-  })
-  const { token: jwt } = (await setup.json()) as { token: string }
-  const created = await fetch(`${server.baseUrl}/api/tokens`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' }),
-  })
-  apiToken = ((await created.json()) as { token: string }).token
+  api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US', acceptDownloads: true })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
   context.on('console', (message) => {
@@ -84,9 +64,7 @@ describe('links, go-links and the command palette in Chromium', () => {
   it('signs in to the Links page, the signed-in home, with an empty state that says what to do', async () => {
     await page.goto('/')
     await page.waitForURL('**/login?**')
-    await page.getByLabel('Email address').fill(ADA.email)
-    await page.getByLabel('Password', { exact: true }).fill(ADA.password)
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await signIn(page, ADA)
     await page.waitForURL(`${server.baseUrl}/links`)
     await expectHeading('Links')
     await expect.poll(() => page.getByText('You have no links yet.').isVisible()).toBe(true)

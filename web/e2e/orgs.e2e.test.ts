@@ -18,7 +18,7 @@ import {
   TEST_STRIPE_WEBHOOK_SECRET,
   type StripeStandIn,
 } from '../../test/helpers/stripe-stand-in.ts'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { apiRequest, launchBrowser, setUpAdministrator, signIn, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 
 const OWNER = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -46,22 +46,7 @@ async function newContext(locale = 'en-US'): Promise<BrowserContext> {
   return context
 }
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
-      ...(init.body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  })
-}
-
-async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
-  await page.getByLabel('Email address').fill(who.email)
-  await page.getByLabel('Password', { exact: true }).fill(who.password)
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-}
+const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)
 
 /** The invitation link in the newest mail to `to`. */
 function mailedInvitation(to: string): string {
@@ -78,18 +63,7 @@ beforeAll(async () => {
   server = await startConsoleServer(billingEnv(stripe))
   browser = await launchBrowser()
 
-  const setup = await api('/api/auth/setup', { method: 'POST', body: OWNER })
-  expect(setup.status).toBe(201)
-  const jwt = ((await setup.json()) as { token: string }).token
-  ownerToken = (
-    (await (
-      await api('/api/tokens', {
-        method: 'POST',
-        token: jwt,
-        body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
-      })
-    ).json()) as { token: string }
-  ).token
+  ownerToken = (await setUpAdministrator(server, OWNER)).token
   const smtpSettings = await api('/api/admin/settings/smtp', {
     method: 'PUT',
     token: ownerToken,

@@ -7,7 +7,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { apiRequest, launchBrowser, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
 import { checkAccessibility, confirmIfAsked, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-pioneer-1952' }
@@ -19,16 +19,7 @@ let browser: Browser
 let adminJwt = ''
 let adminBackupCodes: string[] = []
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers: {
-      ...(init.token !== undefined && { authorization: `Bearer ${init.token}` }),
-      ...(init.body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-  })
-}
+const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)
 
 async function json<T>(response: Promise<Response>, status: number): Promise<T> {
   const answer = await response

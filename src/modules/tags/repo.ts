@@ -7,16 +7,10 @@ import { visibleTo } from '../links/visibility.js'
 export type TagRecord = Omit<Selectable<TagsTable>, 'user_id' | 'name_key'> & { link_count: number }
 
 /**
- * `reachable` is an API token's organization boundary (issue 28): when given, links of other
- * organizations do not count, so a token does not learn how many links it may not read.
+ * The user's own tags, without their counts. `tagged` (an index probe) tells whether any link
+ * carries the tag at all: a list of tags on no link needs no second statement.
  */
-function tagsOf(ex: Executor, userId: string, reachable?: ReadonlySet<string>) {
-  const boundary =
-    reachable === undefined
-      ? sql`true`
-      : reachable.size === 0
-        ? sql`links.organization_id is null`
-        : sql`(links.organization_id is null or links.organization_id in (${sql.join([...reachable])}))`
+function ownTags(ex: Executor, userId: string) {
   return ex
     .selectFrom('tags')
     .select([
@@ -24,29 +18,71 @@ function tagsOf(ex: Executor, userId: string, reachable?: ReadonlySet<string>) {
       'tags.name',
       'tags.name_key',
       'tags.color',
-      // Only links the owner can still see count: a tag stays on a shared link after its owner
-      // leaves the organization, and comes back into view if they rejoin.
-      sql<
-        number | string
-      >`(select count(*) from link_tags inner join links on links.id = link_tags.link_id where link_tags.tag_id = ${sql.ref('tags.id')} and ${visibleTo(sql.ref('tags.user_id'))} and ${boundary})`.as(
-        'link_count',
-      ),
       'tags.created_at',
       'tags.updated_at',
+      // SQLite answers 0 or 1, PostgreSQL a boolean.
+      sql<boolean | number>`exists (select 1 from link_tags where link_tags.tag_id = ${sql.ref('tags.id')})`.as('tagged'),
     ])
     .where('tags.user_id', '=', userId)
 }
 
-type TagRow = Omit<TagRecord, 'link_count'> & { link_count: number | string; name_key: string }
+type TagRow = Omit<TagRecord, 'link_count'> & { name_key: string; tagged: boolean | number }
 
-/** PostgreSQL answers count(*) as bigint text; both engines give a number here. */
-function asRecord({ name_key: _key, ...row }: TagRow): TagRecord {
-  return { ...row, link_count: Number(row.link_count) }
+/**
+ * How many links carry each of these tags, as one grouped count over those tags' links: computed
+ * once per list, not by a subquery per tag, which PostgreSQL planned badly under a token's
+ * organization boundary (it read every link within the boundary once per tag).
+ * Only links the owner can still see count: a tag stays on a shared link after its owner leaves
+ * the organization, and comes back into view if they rejoin. `reachable` is an API token's
+ * organization boundary (issue 28): when given, links of other organizations do not count, so a
+ * token does not learn how many links it may not read.
+ */
+async function countLinks(ex: Executor, userId: string, tagIds: readonly string[], reachable?: ReadonlySet<string>): Promise<Map<string, number>> {
+  if (tagIds.length === 0) return new Map()
+  const boundary =
+    reachable === undefined
+      ? sql<boolean>`true`
+      : reachable.size === 0
+        ? sql<boolean>`links.organization_id is null`
+        : sql<boolean>`(links.organization_id is null or links.organization_id in (${sql.join([...reachable])}))`
+  const rows = await ex
+    .selectFrom('link_tags')
+    .innerJoin('links', 'links.id', 'link_tags.link_id')
+    .select(['link_tags.tag_id', sql<number | string>`count(*)`.as('link_count')])
+    .where('link_tags.tag_id', 'in', tagIds)
+    .where(visibleTo(userId))
+    .where(boundary)
+    .groupBy('link_tags.tag_id')
+    .execute()
+  // PostgreSQL answers count(*) as bigint text; both engines give a number here.
+  return new Map(rows.map((row) => [row.tag_id, Number(row.link_count)]))
+}
+
+async function withLinkCounts(
+  ex: Executor,
+  userId: string,
+  rows: readonly TagRow[],
+  reachable?: ReadonlySet<string>,
+): Promise<Array<TagRecord & { name_key: string }>> {
+  const tagged = rows.filter((row) => Boolean(row.tagged)).map((row) => row.id)
+  const counts = await countLinks(ex, userId, tagged, reachable)
+  return rows.map(({ id, name, name_key, color, created_at, updated_at }) => ({
+    id,
+    name,
+    color,
+    link_count: counts.get(id) ?? 0,
+    created_at,
+    updated_at,
+    name_key,
+  }))
 }
 
 export async function findTag(ex: Executor, userId: string, tagId: string, reachable?: ReadonlySet<string>): Promise<TagRecord | null> {
-  const row = await tagsOf(ex, userId, reachable).where('tags.id', '=', tagId).executeTakeFirst()
-  return row ? asRecord(row) : null
+  const row = await ownTags(ex, userId).where('tags.id', '=', tagId).executeTakeFirst()
+  if (row === undefined) return null
+  const [counted] = await withLinkCounts(ex, userId, [row], reachable)
+  const { name_key: _key, ...tag } = counted!
+  return tag
 }
 
 /** The user's tags by name ignoring case — the unique key, lower-cased — then id. */
@@ -56,8 +92,8 @@ export async function listTags(
   window: PageWindow,
   reachable?: ReadonlySet<string>,
 ): Promise<Array<TagRecord & { name_key: string }>> {
-  const rows = await keyset(tagsOf(ex, userId, reachable), window, { column: 'name_key', table: 'tags', direction: 'asc' }).execute()
-  return rows.map((row) => ({ ...asRecord(row), name_key: row.name_key }))
+  const rows = await keyset(ownTags(ex, userId), window, { column: 'name_key', table: 'tags', direction: 'asc' }).execute()
+  return withLinkCounts(ex, userId, rows, reachable)
 }
 
 export type NewTag = Omit<Insertable<TagsTable>, 'updated_at'>

@@ -10,6 +10,11 @@
  * Checking a permission is a lookup in a set parsed once per token row: no query.
  */
 
+/**
+ * The one list of areas. The console follows it through the OpenAPI document's permission enum
+ * (schemas.ts): after `npm run api-types`, its token form fails the type-check until it names every
+ * area (web/src/account/token-catalogue.ts), and so do the browser tests' tokens.
+ */
 export const TOKEN_AREAS = [
   'profile',
   'links',

@@ -82,7 +82,7 @@ export function Sessions() {
         )}
       </div>
       <p className="muted">{t('sessions.description')}</p>
-      <table className="table table-stack" data-testid="sessions">
+      <table className="table" data-testid="sessions">
         <TableHead columns={[t('sessions.device'), t('accountSecurity.signedIn'), t('sessions.lastSeen'), t('sessions.ip')]} actions />
         <tbody>
           {items.map((session) => (

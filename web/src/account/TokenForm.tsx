@@ -67,7 +67,7 @@ export function TokenForm({
         client.POST('/api/tokens', {
           body: {
             name,
-            permissions: permissions as never,
+            permissions,
             organization_boundary: boundary,
             ...(boundary === 'selected' && { organization_ids: picked }),
             ...(expiry === 'date' ? { expires_at: expiresAt?.toISOString() ?? '' } : { expires_in_days: Number(expiry) }),

@@ -3,19 +3,29 @@
  * operation states the permission an API token needs as the scope of its bearer security
  * requirement, so the token form lists exactly what the server enforces.
  */
+import type { components } from '../api/schema'
 
-export const AREAS = [
-  'profile',
-  'links',
-  'organizations',
-  'billing',
-  'admin.users',
-  'admin.teams',
-  'admin.settings',
-  'admin.audit',
-  'admin.identity_providers',
-] as const
-export type Area = (typeof AREAS)[number]
+/** A permission as the API's schema states it (its enum comes from src/modules/tokens/permissions.ts). */
+export type Permission = components['schemas']['ApiToken']['permissions'][number]
+export type Area = Permission extends `${infer A}:${'read' | 'write'}` ? A : never
+
+/**
+ * Every area of the API's permission enum, in the form's order. The generated types are the one
+ * source of truth: an object keyed by Area refuses a missing or an unknown area at type-check, so a
+ * permission added to the service (and `npm run api-types`) cannot leave this form out of date.
+ */
+const AREA_ORDER: Record<Area, true> = {
+  profile: true,
+  links: true,
+  organizations: true,
+  billing: true,
+  'admin.users': true,
+  'admin.teams': true,
+  'admin.settings': true,
+  'admin.audit': true,
+  'admin.identity_providers': true,
+}
+export const AREAS = Object.keys(AREA_ORDER) as readonly Area[]
 export type Access = 'none' | 'read' | 'write'
 
 export interface CatalogueOperation {
@@ -52,10 +62,10 @@ export async function fetchCatalogue(): Promise<Catalogue> {
 }
 
 /** The permissions the API expects for per-area choices ("write" implies read on the server). */
-export function permissionsOf(choices: Partial<Record<Area, Access>>): string[] {
+export function permissionsOf(choices: Partial<Record<Area, Access>>): Permission[] {
   return AREAS.flatMap((area) => {
     const access = choices[area] ?? 'none'
-    return access === 'none' ? [] : [`${area}:${access}`]
+    return access === 'none' ? [] : [`${area}:${access}` as const]
   })
 }
 

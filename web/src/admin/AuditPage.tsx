@@ -147,7 +147,7 @@ export function AuditPage({ search }: { search: AuditSearch }) {
         </p>
       ) : (
         <div className="table-scroll">
-          <table className="table stack-table audit-table" data-testid="audit">
+          <table className="table audit-table" data-testid="audit">
             <TableHead
               columns={[
                 t('admin.audit.at'),

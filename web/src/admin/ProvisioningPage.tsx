@@ -86,7 +86,7 @@ export function ProvisioningPage() {
         {credentials.isSuccess && credentials.data.items.length === 0 ? (
           <p className="empty">{t('scim.noCredentials')}</p>
         ) : (
-          <table className="table stacked-table" data-testid="scim-credentials">
+          <table className="table" data-testid="scim-credentials">
             <TableHead columns={[t('field.name'), t('scim.createdAt'), t('scim.lastUsed')]} actions />
             <tbody>
               {(credentials.data?.items ?? []).map((credential) => (
@@ -244,7 +244,7 @@ function RecentRequests() {
       {requests.isSuccess && items.length === 0 ? (
         <p className="empty">{t('scim.noRequests')}</p>
       ) : (
-        <table className="table stacked-table" data-testid="scim-requests">
+        <table className="table" data-testid="scim-requests">
           <TableHead columns={[t('scim.time'), t('scim.request'), t('scim.outcome'), t('scim.credential')]} />
           <tbody>
             {items.map((request) => (

@@ -4,16 +4,15 @@
  * stored again), and the worst case is the chooser showing up once more.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Link as RouterLink } from '@tanstack/react-router'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { FormError } from '../ui/form'
 import { Page } from '../ui/page'
-import { TableHead } from '../ui/table-head'
 import { RelativeTime } from '../ui/time'
 import { describeError } from '../ui/describe-error'
+import { LinkCell, LinkListSection } from './LinkListSection'
 import { preferencesQuery, type Preference } from './queries'
 
 export function PreferencesPage() {
@@ -57,47 +56,38 @@ export function PreferencesPage() {
           </button>
         </div>
       )}
-      <section className="section" aria-labelledby="preferences-heading">
-        <h2 id="preferences-heading">{t('links.preferencesList')}</h2>
-        {preferences.isSuccess && items.length === 0 ? (
-          <div className="empty-state">
-            <p>{t('links.preferencesEmpty')}</p>
-            <RouterLink to="/links">{t('links.backToLinks')}</RouterLink>
-          </div>
-        ) : (
-          <table className="table" data-testid="preferences">
-            <TableHead columns={[t('links.goLink'), t('links.preferenceOpens'), t('links.owner'), t('links.preferenceChosen')]} actions />
-            <tbody>
-              {items.map((preference) => (
-                <tr key={preference.slug}>
-                  <td className="mono">go/{preference.slug}</td>
-                  <td className="link-cell">
-                    <span className="link-title">{preference.title ?? preference.url}</span>
-                    <span className="link-url">{preference.url}</span>
-                  </td>
-                  <td>{preference.source_kind === 'personal' ? t('links.onlyMe') : preference.source}</td>
-                  <td>
-                    <RelativeTime iso={preference.updated_at} />
-                  </td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      className="button button-danger-outline"
-                      aria-label={t('links.preferenceRemoveNamed', { slug: preference.slug })}
-                      onClick={() => {
-                        setFailure(null)
-                        remove.mutate(preference)
-                      }}
-                    >
-                      {t('links.preferenceRemove')}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <LinkListSection
+        id="preferences-heading"
+        heading={t('links.preferencesList')}
+        empty={preferences.isSuccess && items.length === 0}
+        emptyText={t('links.preferencesEmpty')}
+        testId="preferences"
+        columns={[t('links.goLink'), t('links.preferenceOpens'), t('links.owner'), t('links.preferenceChosen')]}
+      >
+        {items.map((preference) => (
+          <tr key={preference.slug}>
+            <td className="mono">go/{preference.slug}</td>
+            <LinkCell title={preference.title} url={preference.url} />
+            <td>{preference.source_kind === 'personal' ? t('links.onlyMe') : preference.source}</td>
+            <td>
+              <RelativeTime iso={preference.updated_at} />
+            </td>
+            <td className="actions">
+              <button
+                type="button"
+                className="button button-danger-outline"
+                aria-label={t('links.preferenceRemoveNamed', { slug: preference.slug })}
+                onClick={() => {
+                  setFailure(null)
+                  remove.mutate(preference)
+                }}
+              >
+                {t('links.preferenceRemove')}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </LinkListSection>
     </Page>
   )
 }

@@ -3,7 +3,6 @@
  * A slug taken meanwhile is asked for again (another slug, or none) in a small dialog.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { Link as RouterLink } from '@tanstack/react-router'
 import { useState } from 'react'
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
@@ -13,8 +12,8 @@ import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
 import { FormError, SubmitButton } from '../ui/form'
 import { Page } from '../ui/page'
-import { TableHead } from '../ui/table-head'
 import { RelativeTime } from '../ui/time'
+import { LinkCell, LinkListSection } from './LinkListSection'
 import { deletedLinksQuery, type DeletedLink } from './ownership-queries'
 import { SlugField } from './SlugField'
 
@@ -45,52 +44,40 @@ export function RecentlyDeletedPage() {
   return (
     <Page title={t('golinks.deletedTitle')} description={t('golinks.deletedDescription')}>
       <FormError>{failure}</FormError>
-      <section className="section" aria-labelledby="deleted-heading">
-        <h2 id="deleted-heading">{t('golinks.deletedList')}</h2>
-        {deleted.isSuccess && items.length === 0 ? (
-          <div className="empty-state">
-            <p>{t('golinks.deletedEmpty')}</p>
-            <RouterLink to="/links">{t('links.backToLinks')}</RouterLink>
-          </div>
-        ) : (
-          <table className="table" data-testid="deleted-links">
-            <TableHead columns={[t('links.titleField'), t('links.goLink'), t('golinks.deletedAt'), t('golinks.purgeAt')]} actions />
-            <tbody>
-              {items.map((link) => {
-                const name = link.title ?? link.url
-                return (
-                  <tr key={link.id}>
-                    <td className="link-cell">
-                      <span className="link-title">{name}</span>
-                      <span className="link-url">{link.url}</span>
-                    </td>
-                    <td className="mono">{link.slug === null ? <span className="muted">{t('links.noSlug')}</span> : `go/${link.slug}`}</td>
-                    <td>
-                      <RelativeTime iso={link.deleted_at} />
-                    </td>
-                    <td>
-                      <RelativeTime iso={link.purge_at} />
-                    </td>
-                    <td className="actions">
-                      <button
-                        type="button"
-                        className="button button-secondary"
-                        aria-label={t('golinks.restoreNamed', { name })}
-                        onClick={() => {
-                          setFailure(null)
-                          restore.mutate({ link })
-                        }}
-                      >
-                        {t('golinks.restore')}
-                      </button>
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <LinkListSection
+        id="deleted-heading"
+        heading={t('golinks.deletedList')}
+        empty={deleted.isSuccess && items.length === 0}
+        emptyText={t('golinks.deletedEmpty')}
+        testId="deleted-links"
+        columns={[t('links.titleField'), t('links.goLink'), t('golinks.deletedAt'), t('golinks.purgeAt')]}
+      >
+        {items.map((link) => (
+          <tr key={link.id}>
+            <LinkCell title={link.title} url={link.url} />
+            <td className="mono">{link.slug === null ? <span className="muted">{t('links.noSlug')}</span> : `go/${link.slug}`}</td>
+            <td>
+              <RelativeTime iso={link.deleted_at} />
+            </td>
+            <td>
+              <RelativeTime iso={link.purge_at} />
+            </td>
+            <td className="actions">
+              <button
+                type="button"
+                className="button button-secondary"
+                aria-label={t('golinks.restoreNamed', { name: link.title ?? link.url })}
+                onClick={() => {
+                  setFailure(null)
+                  restore.mutate({ link })
+                }}
+              >
+                {t('golinks.restore')}
+              </button>
+            </td>
+          </tr>
+        ))}
+      </LinkListSection>
       {conflict !== null && (
         <RestoreWithSlug
           link={conflict}

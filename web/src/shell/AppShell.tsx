@@ -10,6 +10,7 @@ import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-a
 import { client } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
+import '../ui/stacked-table.css'
 import './everyday.css'
 import './areas.css'
 

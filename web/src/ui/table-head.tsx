@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react'
 import { useI18n } from '../i18n/i18n'
 
 /**
- * Issue 32: below 720 px tables become stacked rows (styles.css), each cell named by its column.
+ * Issue 32: below 720 px tables become stacked rows (stacked-table.css), each cell named by its column.
  * The names are copied from the header onto every body cell as `data-label`, also for rows that
  * arrive later, so no page has to repeat them.
  */
