@@ -68,7 +68,7 @@ export async function updateTag(deps: Deps, caller: Caller, tagId: string, patch
   try {
     return await deps.db.transaction().execute(async (tx) => {
       if (!(await updateTagRow(tx, caller.user.id, tagId, changes))) throw tagNotFound()
-      return (await findTag(tx, caller.user.id, tagId))!
+      return (await findTag(tx, caller.user.id, tagId, caller.grant?.organizations ?? undefined))!
     })
   } catch (error) {
     throw nameTaken(error)

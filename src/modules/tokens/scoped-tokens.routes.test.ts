@@ -340,5 +340,19 @@ describe('tag counts within the organization boundary', () => {
     expect(await countWith(all.token)).toBe(3)
     expect(await countWith(onlyA.token)).toBe(2)
     expect(await countWith(personal.token)).toBe(1)
+    // A rename answers the tag with its count inside the same boundary.
+    const onlyAWrites = await createApiTokenFor(t, owner.token, 'A writes', {
+      permissions: ['links:write'],
+      organization_boundary: 'selected',
+      organization_ids: [a.id],
+    })
+    const renamed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/tags/${tag.id}`,
+      headers: bearer(onlyAWrites.token),
+      payload: { name: 'reading list' },
+    })
+    expect(renamed.statusCode, renamed.body).toBe(200)
+    expect(renamed.json().link_count).toBe(2)
   })
 })
