@@ -13,6 +13,8 @@ import type { Deps } from '../../deps.js'
 import { consistencyProof, nodesRead, rootOf, verifyConsistency, type NodeReader } from '../../lib/merkle.js'
 import { checkpointText, parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteSigner } from '../../lib/signed-note.js'
 import type { Executor } from '../../db/schema.js'
+import { readAuditSigningKey } from '../../lib/secrets.js'
+import { createAuditSigner } from './signer.js'
 import { findLatestCheckpoint, findTreeNodes, insertCheckpoint, readTreeHead, type CheckpointRow } from './tree.repo.js'
 
 /** Reads the stored nodes a computation needs in one round of queries, then runs it over them. */
@@ -56,19 +58,47 @@ export function signedRootOf(row: CheckpointRow): Buffer {
   return checkpoint.root
 }
 
+/** This instance's key is not the log's: it cannot sign, but the stored checkpoints stay valid. */
+export class ForeignKeyError extends InconsistentTreeError {
+  constructor() {
+    super(
+      "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json), the new one after `switchboard audit rotate-key`",
+    )
+    this.name = 'ForeignKeyError'
+  }
+}
+
 /**
  * Two keys signing one log would make every check fail: the log keeps the key that signed it last.
  * A rotation checkpoint is signed by the old key and then the new one, so the key whose signature
- * line comes last is the log's: an instance still holding the old key stops here.
+ * line comes last is the log's.
  */
-export function assertLogKey(signer: NoteSigner, last: CheckpointRow): void {
+function isLogKey(signer: NoteSigner, last: CheckpointRow): boolean {
   const note = parseSignedNote(last.note)
-  const own = parseVerifierKey(signer.verifierKey)!
-  if (note === null || !verifyNote({ text: note.text, signatures: note.signatures.slice(-1) }, own)) {
-    throw new InconsistentTreeError(
-      "the last audit checkpoint is not signed by this instance's key: every instance on one database needs the same AUDIT_SIGNING_KEY (or secrets.json), the new one after `switchboard audit rotate-key`",
-    )
-  }
+  return note !== null && verifyNote({ text: note.text, signatures: note.signatures.slice(-1) }, parseVerifierKey(signer.verifierKey)!)
+}
+
+export function assertLogKey(signer: NoteSigner, last: CheckpointRow): void {
+  if (!isLogKey(signer, last)) throw new ForeignKeyError()
+}
+
+/**
+ * `switchboard audit rotate-key` puts the new key into secrets.json once the rotation committed;
+ * an instance started before it still holds the old key. Instead of refusing to sign until a
+ * restart, it takes the file's key — only when that key is the log's (it signed the latest
+ * checkpoint last, as the rotation checkpoint's new key does). A key given in AUDIT_SIGNING_KEY
+ * cannot change under a running process: that instance keeps refusing to sign (the checkpointer
+ * logs why) and serves the stored checkpoints (`latestCheckpoint`).
+ */
+function adoptRotatedKey(deps: Deps, last: CheckpointRow): boolean {
+  if (deps.config.auditSigningKey !== undefined || deps.secrets.file === null) return false
+  const key = readAuditSigningKey(deps.secrets.file)
+  if (key === undefined) return false
+  const signer = createAuditSigner(deps.config.publicUrl, key)
+  if (signer.verifierKey === deps.auditSigner.verifierKey || !isLogKey(signer, last)) return false
+  deps.auditSigner = signer
+  deps.logger.info({ verifier_key: signer.verifierKey }, 'picked up the rotated audit signing key from the secrets file')
+  return true
 }
 
 /**
@@ -79,7 +109,7 @@ export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> 
   const [head, last] = [await readTreeHead(deps.db), await findLatestCheckpoint(deps.db)]
   if (last !== null && last.treeSize >= head.size) return last
   const root = head.root()
-  if (last !== null) assertLogKey(deps.auditSigner, last)
+  if (last !== null && !isLogKey(deps.auditSigner, last) && !adoptRotatedKey(deps, last)) throw new ForeignKeyError()
   if (last !== null && last.treeSize > 0) {
     const { proof, oldRoot } = await withStoredNodes(deps.db, (node) => ({
       proof: consistencyProof(last.treeSize, head.size, node),
@@ -97,6 +127,20 @@ export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> 
   }
   await insertCheckpoint(deps.db, checkpoint)
   return (await findLatestCheckpoint(deps.db)) ?? checkpoint
+}
+
+/**
+ * The latest checkpoint for readers (the API, the verifiable export): a new one when the tree has
+ * grown and this instance can sign, else the latest stored one — still a checkpoint of the log,
+ * signed by its key — when this instance's key is no longer the log's (rotated under it).
+ */
+export async function latestCheckpoint(deps: Deps): Promise<CheckpointRow | null> {
+  try {
+    return await makeCheckpoint(deps)
+  } catch (error) {
+    if (!(error instanceof ForeignKeyError)) throw error
+    return findLatestCheckpoint(deps.db)
+  }
 }
 
 const CHECKPOINT_INTERVAL_MS = 1000
