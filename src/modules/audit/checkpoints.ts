@@ -10,12 +10,23 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { consistencyProof, nodesRead, rootOf, verifyConsistency, type NodeReader } from '../../lib/merkle.js'
+import { consistencyProof, Frontier, nodesRead, rootOf, verifyConsistency, type NodeId, type NodeReader } from '../../lib/merkle.js'
 import { checkpointText, parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteSigner } from '../../lib/signed-note.js'
 import type { Executor } from '../../db/schema.js'
 import { readAuditSigningKey } from '../../lib/secrets.js'
 import { createAuditSigner } from './signer.js'
-import { findLatestCheckpoint, findTreeNodes, insertCheckpoint, readTreeHead, type CheckpointRow } from './tree.repo.js'
+import { eventLeafHash, leafEventOf } from './leaf.js'
+import {
+  findLatestCheckpoint,
+  findTreeNodes,
+  insertCheckpoint,
+  insertTreeNodes,
+  listLeafEvents,
+  lockTreeState,
+  readTreeState,
+  setMaterializedSize,
+  type CheckpointRow,
+} from './tree.repo.js'
 
 /** Reads the stored nodes a computation needs in one round of queries, then runs it over them. */
 export async function withStoredNodes<T>(ex: Executor, compute: (node: NodeReader) => T): Promise<T> {
@@ -43,6 +54,70 @@ export class InconsistentTreeError extends Error {
     this.name = 'InconsistentTreeError'
   }
 }
+
+/** Leaves whose events are read per query while their nodes are stored. */
+const MATERIALIZE_BATCH = 2000
+
+/**
+ * Stores the tree nodes of the leaves appended since the last time (repo.ts insertAuditEvents
+ * writes only the event and the head): each pending event's leaf hash, recomputed from its row,
+ * and the perfect subtrees they complete. Under the head's lock, so the instances sharing a
+ * database do it once; nothing is stored unless the pending events give exactly the head's
+ * frontier — an event edited, or removed, since its commit is refused here (and reported by the
+ * integrity check) instead of being hashed into the tree. Returns the tree whose nodes are all
+ * stored now (the head, as of the lock). Run by the checkpointer every second, before every
+ * checkpoint, proof or export, and before retention removes events' content.
+ */
+export async function materializeTree(ex: Executor): Promise<Frontier> {
+  const state = await readTreeState(ex)
+  if (state.materializedSize >= state.tree.size) return state.tree
+  if (!ex.isTransaction) return ex.transaction().execute((tx) => materializeIn(tx))
+  return materializeIn(ex)
+}
+
+async function materializeIn(tx: Executor): Promise<Frontier> {
+  const { tree: head, materializedSize } = await lockTreeState(tx)
+  if (materializedSize >= head.size) return head
+  // The tree of the stored leaves, from its stored perfect subtrees.
+  const ids = Frontier.nodesOf(materializedSize)
+  const found = await findTreeNodes(tx, ids)
+  const tree = new Frontier(
+    materializedSize,
+    ids.map(({ level, index }) => {
+      const hash = found.get(`${level}:${index}`)
+      if (hash === undefined) throw new MissingNodeError(level, index)
+      return hash
+    }),
+  )
+  for (let from = materializedSize; from < head.size; from += MATERIALIZE_BATCH) {
+    const to = Math.min(from + MATERIALIZE_BATCH, head.size)
+    const events = await listLeafEvents(tx, from, to)
+    const nodes: Array<NodeId & { hash: Buffer }> = []
+    for (let index = from; index < to; index++) {
+      const stored = events.get(index)
+      if (stored === undefined) throw new InconsistentTreeError(`the event of leaf ${index} is gone before its leaf hash was stored`)
+      let hash: Buffer
+      try {
+        hash = eventLeafHash(leafEventOf(stored))
+      } catch {
+        throw new InconsistentTreeError(`event ${stored.id} (leaf ${index}) cannot be read as an audit event`)
+      }
+      nodes.push(...tree.append(hash))
+    }
+    for (let i = 0; i < nodes.length; i += NODE_CHUNK) await insertTreeNodes(tx, nodes.slice(i, i + NODE_CHUNK))
+  }
+  // A rollback (the throw) takes back the nodes stored above.
+  if (!tree.equals(head)) {
+    throw new InconsistentTreeError(
+      `the events of leaves ${materializedSize}–${head.size - 1} do not give the tree head: changed since they were written`,
+    )
+  }
+  await setMaterializedSize(tx, head.size)
+  return head
+}
+
+/** Node rows per insert (three parameters each, well under either engine's bound). */
+const NODE_CHUNK = 500
 
 export function signCheckpoint(signer: NoteSigner, size: number, root: Buffer): string {
   const text = checkpointText({ origin: signer.name, size, root })
@@ -106,7 +181,9 @@ function adoptRotatedKey(deps: Deps, last: CheckpointRow): boolean {
  * the latest checkpoint either way (null while the log is empty and unsigned).
  */
 export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> {
-  const [head, last] = [await readTreeHead(deps.db), await findLatestCheckpoint(deps.db)]
+  // The tree signed is the one whose nodes are stored: the consistency proof below reads them.
+  const head = await materializeTree(deps.db)
+  const last = await findLatestCheckpoint(deps.db)
   if (last !== null && last.treeSize >= head.size) return last
   const root = head.root()
   if (last !== null && !isLogKey(deps.auditSigner, last) && !adoptRotatedKey(deps, last)) throw new ForeignKeyError()

@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import { hostLiteralProblem } from '../../lib/outbound.js'
 import { consistencyProof, inclusionProof, rootOf } from '../../lib/merkle.js'
-import { latestCheckpoint, signedRootOf, withStoredNodes } from './checkpoints.js'
+import { latestCheckpoint, materializeTree, signedRootOf, withStoredNodes } from './checkpoints.js'
 import { listRotations } from './key-rotation.js'
 import { runIntegrityCheck } from './monitor.js'
 import { readMonitor, readTreeHead, setAnchorWebhook } from './tree.repo.js'
@@ -38,9 +38,11 @@ export async function getLatestCheckpoint(deps: Deps): Promise<CheckpointView> {
   }
 }
 
+/** Refuses a size beyond the tree; stores the nodes of leaves appended since the last checkpoint, which the proof may read. */
 async function assertWithinTree(deps: Deps, field: string, size: number): Promise<void> {
   const head = await readTreeHead(deps.db)
   if (size > head.size) throw invalidField(field, `must be at most the current tree size, ${head.size}`)
+  await materializeTree(deps.db)
 }
 
 export async function getInclusionProof(deps: Deps, query: InclusionProofQuery): Promise<InclusionProofView> {

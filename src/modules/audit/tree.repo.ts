@@ -1,6 +1,7 @@
 /**
  * SQL of the audit Merkle tree (issue 30): the head row, the stored perfect-subtree hashes, the
- * signed checkpoints and the monitor row. Hashes are stored as lowercase hex.
+ * signed checkpoints and the monitor row. Hashes are stored as lowercase hex. The head is written
+ * with every append; the nodes only up to its `materialized_size` (checkpoints.ts materializeTree).
  */
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
@@ -27,6 +28,40 @@ export async function readTreeHead(ex: Executor): Promise<Frontier> {
   return frontierOf(await ex.selectFrom('audit_tree_head').select(['size', 'frontier']).where('id', '=', HEAD_ID).executeTakeFirstOrThrow())
 }
 
+/** The tree head and how many of its leaves have their nodes stored (migration 0034). */
+export interface TreeState {
+  tree: Frontier
+  materializedSize: number
+}
+
+async function treeState(ex: Executor, lock: boolean): Promise<TreeState> {
+  const query = ex.selectFrom('audit_tree_head').select(['size', 'frontier', 'materialized_size']).where('id', '=', HEAD_ID)
+  const row = await (lock ? query.forUpdate() : query).executeTakeFirstOrThrow()
+  return { tree: frontierOf(row), materializedSize: Number(row.materialized_size) }
+}
+
+export const readTreeState = (ex: Executor): Promise<TreeState> => treeState(ex, false)
+/** As lockTreeHead: locked until the transaction ends. */
+export const lockTreeState = (tx: Executor): Promise<TreeState> => treeState(tx, true)
+
+export async function setMaterializedSize(tx: Executor, size: number): Promise<void> {
+  await tx.updateTable('audit_tree_head').set({ materialized_size: size }).where('id', '=', HEAD_ID).execute()
+}
+
+/** The events of leaves [from, to), by leaf index (a leaf without its event is absent). */
+export async function listLeafEvents(ex: Executor, from: number, to: number): Promise<Map<number, StoredEvent>> {
+  const rows = await ex
+    .selectFrom('audit_events')
+    .select(['leaf_index', ...LEAF_COLUMNS])
+    .where('leaf_index', '>=', from)
+    .where('leaf_index', '<', to)
+    .orderBy('leaf_index')
+    .execute()
+  const events = new Map<number, StoredEvent>()
+  for (const { leaf_index: index, ...event } of rows) events.set(Number(index), event)
+  return events
+}
+
 export function treeHeadValues(tree: Frontier): { size: number; frontier: string } {
   return { size: tree.size, frontier: JSON.stringify(tree.hashes.map((h) => h.toString('hex'))) }
 }
@@ -35,7 +70,7 @@ export async function updateTreeHead(tx: Executor, tree: Frontier): Promise<void
   await tx.updateTable('audit_tree_head').set(treeHeadValues(tree)).where('id', '=', HEAD_ID).execute()
 }
 
-export function nodeRows(nodes: Array<NodeId & { hash: Buffer }>): Array<{ level: number; idx: number; hash: string }> {
+function nodeRows(nodes: Array<NodeId & { hash: Buffer }>): Array<{ level: number; idx: number; hash: string }> {
   return nodes.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString('hex') }))
 }
 
@@ -86,17 +121,8 @@ export async function listLeaves(ex: Executor, from: number, to: number): Promis
     .where('idx', '<', to)
     .orderBy('idx')
     .execute()
-  const eventRows = await ex
-    .selectFrom('audit_events')
-    .select(['leaf_index', ...LEAF_COLUMNS])
-    .where('leaf_index', '>=', from)
-    .where('leaf_index', '<', to)
-    .orderBy('leaf_index')
-    .execute()
   const nodes = new Map(nodeRows.map((r) => [Number(r.idx), r.hash]))
-  const events = new Map<number, StoredEvent>()
-  for (const { leaf_index: index, ...event } of eventRows) events.set(Number(index), event)
-  return { nodes, events }
+  return { nodes, events: await listLeafEvents(ex, from, to) }
 }
 
 /** The stored nodes above the leaves [from, to) (levels 1 and up), keyed `level:index`. */
