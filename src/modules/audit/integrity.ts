@@ -13,7 +13,6 @@
 import type { Deps } from '../../deps.js'
 import { parseCheckpoint, parseSignedNote } from '../../lib/signed-note.js'
 import { keysAt, signedByAll, type KeyChain } from './key-chain.js'
-import { materializeTree } from './checkpoints.js'
 import { loadKeyChain } from './key-rotation.js'
 import { leafEventOf } from './leaf.js'
 import {
@@ -98,9 +97,9 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
     if ('kind' in root) return { ok: false, problem: root, size: 0, checkpoints: 0 }
     roots.push(root)
   }
-  // Nodes not stored yet are stored first; when that is refused (a pending event changed since it
-  // was written) its leaves are checked below against the head, which fixed their hashes at commit.
-  await materializeTree(deps.db).catch(() => undefined)
+  // Leaves appended since the nodes were last stored have no stored hash yet: each is hashed from
+  // its event, and their root checked against the head, which fixed their hashes at commit. The
+  // check only reads (it stores nothing, so `verify --database` changes nothing).
   const { tree: head, materializedSize } = await readTreeState(deps.db)
   const size = Math.max(head.size, rows.at(-1)?.treeSize ?? 0)
   // The head's own root is compared too: a changed frontier would make the next checkpoint wrong.
