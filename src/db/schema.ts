@@ -87,6 +87,8 @@ export interface AuditTreeHeadTable {
   size: number
   /** JSON list of hex hashes: the perfect subtrees that make up the tree, largest first. */
   frontier: string
+  /** Leaves whose nodes are stored (audit_tree_nodes); the rest are stored by the next checkpoint (migration 0034). */
+  materialized_size: number
 }
 
 export interface AuditCheckpointsTable {

@@ -201,6 +201,23 @@ export class Frontier {
     return completed
   }
 
+  /** The stored nodes that make up the tree of `size` leaves (the frontier's hashes, largest first). */
+  static nodesOf(size: number): NodeId[] {
+    const nodes: NodeId[] = []
+    let start = 0
+    for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0; level--) {
+      const width = 2 ** level
+      if (start + width > size) continue
+      nodes.push({ level, index: start / width })
+      start += width
+    }
+    return nodes
+  }
+
+  equals(other: Frontier): boolean {
+    return this.size === other.size && this.hashes.length === other.hashes.length && this.hashes.every((h, i) => h.equals(other.hashes[i]!))
+  }
+
   root(): Buffer {
     if (this.hashes.length === 0) return EMPTY_ROOT
     let root = this.hashes.at(-1)!

@@ -107,6 +107,20 @@ export function resolveSecrets(config: { dataDir: string; jwtSecret?: string; en
   }
 }
 
+/**
+ * The audit signing key secrets.json holds now: `switchboard audit rotate-key` replaces it while
+ * instances run, and they pick it up from here (modules/audit/checkpoints.ts). Undefined when the
+ * file cannot be read or holds no valid key.
+ */
+export function readAuditSigningKey(file: string): string | undefined {
+  try {
+    const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SecretsFile>
+    return typeof stored.audit_signing_key === 'string' && isSigningKey(stored.audit_signing_key) ? stored.audit_signing_key : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export interface StagedSecrets {
   /** Puts the staged file in place of secrets.json (an atomic rename). */
   commit(): void

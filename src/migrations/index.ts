@@ -31,6 +31,7 @@ import * as m0029 from './0029_audit_anchor_delivery.js'
 import * as m0030 from './0030_deleted_links.js'
 import * as m0031 from './0031_session_reauthentication.js'
 import * as m0033 from './0033_scim_credential_names.js'
+import * as m0034 from './0034_audit_tree_materialized.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -66,4 +67,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0030_deleted_links': m0030,
   '0031_session_reauthentication': m0031,
   '0033_scim_credential_names': m0033,
+  '0034_audit_tree_materialized': m0034,
 }

@@ -86,14 +86,21 @@ describe('audit signing-key rotation, key in the secrets file', () => {
     expect(parseSignedNote(dual.note)!.signatures).toHaveLength(2)
     expect(signedBy(dual.note, oldKey) && signedBy(dual.note, newKey)).toBe(true)
 
-    // The instance still on the old key records events but no longer signs; restarted, it signs with the new key.
+    // The running instance, not restarted, picks the new key up from the secrets file at its next
+    // checkpoint (it answered GET …/checkpoint with a 500 before); a restarted one starts with it.
     await insertAuditEvents(t.deps.db, [event(4)])
-    await expect(makeCheckpoint(t.deps)).rejects.toThrow(InconsistentTreeError)
+    const served = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/checkpoint', headers: bearer(admin.token) })
+    expect(served.statusCode, served.body).toBe(200)
+    expect(served.json().tree_size).toBe(treeSize + 1)
+    expect(signedBy(served.json().note, newKey)).toBe(true)
+    expect(signedBy(served.json().note, oldKey)).toBe(false)
+    expect(t.deps.auditSigner.verifierKey).toBe(newKey)
     const restarted = await startInstance(t.env, t.clock)
     try {
       expect(restarted.deps.auditSigner.verifierKey).toBe(newKey)
+      await insertAuditEvents(t.deps.db, [event(5)])
       const after = (await makeCheckpoint(restarted.deps))!
-      expect(after.treeSize).toBe(treeSize + 1)
+      expect(after.treeSize).toBe(treeSize + 2)
       expect(signedBy(after.note, newKey)).toBe(true)
       expect(signedBy(after.note, oldKey)).toBe(false)
 
@@ -174,9 +181,24 @@ describe('audit signing-key rotation, key in AUDIT_SIGNING_KEY', () => {
     expect(rotated.code, rotated.out).toBe(0)
     expect(rotated.out).toContain('set AUDIT_SIGNING_KEY to the new key on every instance and restart them')
     expect(rotated.out).not.toContain(next)
+    const treeSize = Number(/checkpoint of (\d+) events/.exec(rotated.out)![1])
+    const nextVerifier = createAuditSigner(t.env.PUBLIC_URL!, next).verifierKey
+
+    // The instance not yet restarted keeps its environment's key: it cannot sign the events written
+    // since, but it still serves the log's latest checkpoint, the rotation's (it answered 500 before).
+    await insertAuditEvents(t.deps.db, [event(2)])
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    await expect(makeCheckpoint(t.deps)).rejects.toThrow(InconsistentTreeError)
+    const served = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/checkpoint', headers: bearer(admin.token) })
+    expect(served.statusCode, served.body).toBe(200)
+    expect(served.json().tree_size).toBe(treeSize)
+    expect(signedBy(served.json().note, nextVerifier)).toBe(true)
+    const exported = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/export?format=verifiable', headers: bearer(admin.token) })
+    expect(exported.statusCode).toBe(200)
+    expect(JSON.parse(exported.body.split('\n')[0]!)).toMatchObject({ tree_size: treeSize })
+
     const restarted = await startInstance({ ...t.env, AUDIT_SIGNING_KEY: next }, t.clock)
     try {
-      await insertAuditEvents(t.deps.db, [event(2)])
       expect(await makeCheckpoint(restarted.deps)).not.toBeNull()
       expect(await checkDatabase(restarted.deps)).toMatchObject({ ok: true, problem: null })
       // Generated and printed when the key lives in the environment; a second rotation chains on.
@@ -189,7 +211,7 @@ describe('audit signing-key rotation, key in AUDIT_SIGNING_KEY', () => {
         const keys = await last.app.inject({
           method: 'GET',
           url: '/api/admin/audit-log/verifier-key',
-          headers: bearer((await createSignedInUser(t, { isAdmin: true })).token),
+          headers: bearer(admin.token),
         })
         expect(keys.json().previous_verifier_keys.map((k: { verifier_key: string }) => k.verifier_key)).toEqual([
           t.deps.auditSigner.verifierKey,

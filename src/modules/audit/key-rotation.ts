@@ -4,7 +4,8 @@
  * key) and stores the checkpoint of the tree that ends with it, signed by the old key and then the
  * new one; the tree head stays locked from the event to the commit, so that checkpoint is exactly
  * the tree up to the rotation. From then on only the new key signs: an instance still holding the
- * old key refuses to checkpoint (checkpoints.ts) until it is restarted with the new one. The old
+ * old key takes the new one from secrets.json, or — its key given in the environment — refuses to
+ * checkpoint (checkpoints.ts) until it is restarted with the new one. The old
  * verifier keys stay published (GET …/verifier-key, every verifiable export).
  */
 import type { Deps } from '../../deps.js'

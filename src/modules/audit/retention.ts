@@ -13,6 +13,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
+import { materializeTree } from './checkpoints.js'
 import { recordAudit } from './service.js'
 import { REDACT_ACTION } from './verify.js'
 
@@ -24,6 +25,9 @@ const BATCH = 1000
 
 async function deleteBatch(deps: Deps, before: string): Promise<number> {
   return deps.db.transaction().execute(async (tx) => {
+    // The leaf hashes of recent appends are stored lazily (checkpoints.ts): store them before any
+    // content goes, so that a removed event's leaf hash is kept.
+    await materializeTree(tx)
     const rows = await tx
       .selectFrom('audit_events')
       .select(['id', 'leaf_index'])

@@ -7,10 +7,10 @@ import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import { hostLiteralProblem } from '../../lib/outbound.js'
 import { consistencyProof, inclusionProof, rootOf } from '../../lib/merkle.js'
-import { makeCheckpoint, signedRootOf, withStoredNodes } from './checkpoints.js'
+import { latestCheckpoint, materializeTree, signedRootOf, withStoredNodes } from './checkpoints.js'
 import { listRotations } from './key-rotation.js'
 import { runIntegrityCheck } from './monitor.js'
-import { findLatestCheckpoint, readMonitor, readTreeHead, setAnchorWebhook } from './tree.repo.js'
+import { readMonitor, readTreeHead, setAnchorWebhook } from './tree.repo.js'
 import { recordAudit, type Actor, type RequestContext } from './service.js'
 import type {
   AnchorBody,
@@ -27,7 +27,7 @@ const b64 = (hash: Buffer) => hash.toString('base64')
 
 /** The latest checkpoint; one is signed first when the tree has grown since (a fresh instance has none). */
 export async function getLatestCheckpoint(deps: Deps): Promise<CheckpointView> {
-  const checkpoint = (await makeCheckpoint(deps)) ?? (await findLatestCheckpoint(deps.db))
+  const checkpoint = await latestCheckpoint(deps)
   if (checkpoint === null) throw new AppError('NOT_FOUND', { message: 'The audit log has no checkpoint yet.' })
   return {
     origin: deps.auditSigner.name,
@@ -38,9 +38,11 @@ export async function getLatestCheckpoint(deps: Deps): Promise<CheckpointView> {
   }
 }
 
+/** Refuses a size beyond the tree; stores the nodes of leaves appended since the last checkpoint, which the proof may read. */
 async function assertWithinTree(deps: Deps, field: string, size: number): Promise<void> {
   const head = await readTreeHead(deps.db)
   if (size > head.size) throw invalidField(field, `must be at most the current tree size, ${head.size}`)
+  await materializeTree(deps.db)
 }
 
 export async function getInclusionProof(deps: Deps, query: InclusionProofQuery): Promise<InclusionProofView> {

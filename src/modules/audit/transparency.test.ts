@@ -19,6 +19,7 @@ import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helper
 import { runCli } from '../../cli.js'
 import { leafHash, verifyConsistency, verifyInclusion } from '../../lib/merkle.js'
 import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote } from '../../lib/signed-note.js'
+import { makeCheckpoint } from './checkpoints.js'
 import { anchorCheckpoint } from './monitor.js'
 import { checkDatabase } from './integrity.js'
 import { leafBytes, leafEventOf } from './leaf.js'
@@ -355,6 +356,57 @@ describe('redaction', () => {
       await t.deps.db.insertInto('audit_events').values(victim).execute()
     }
     expect(await checkDatabase(t.deps)).toMatchObject({ ok: true })
+  })
+})
+
+describe('tree nodes stored after the transaction (the append writes the event and the head only)', () => {
+  const leafNode = (index: number) =>
+    t.deps.db.selectFrom('audit_tree_nodes').select('hash').where('level', '=', 0).where('idx', '=', index).executeTakeFirst()
+
+  it('an event changed or removed before its leaf hash is stored is refused by the next checkpoint and found by the database check', async () => {
+    await makeCheckpoint(t.deps)
+    await insertAuditEvents(t.deps.db, [event(700, { action: 'test.pending' }), event(701)])
+    const pending = await t.deps.db.selectFrom('audit_events').selectAll().where('action', '=', 'test.pending').executeTakeFirstOrThrow()
+    const index = Number(pending.leaf_index)
+    expect(await leafNode(index)).toBeUndefined()
+
+    await t.deps.db.updateTable('audit_events').set({ target_id: 'thing-x' }).where('id', '=', pending.id).execute()
+    await expect(makeCheckpoint(t.deps)).rejects.toThrow(/do not give the tree head/)
+    expect(await leafNode(index), 'nothing stored from a changed event').toBeUndefined()
+    expect(await checkDatabase(t.deps)).toMatchObject({ ok: false, problem: { index, kind: 'edited' } })
+
+    await t.deps.db.deleteFrom('audit_events').where('id', '=', pending.id).execute()
+    await expect(makeCheckpoint(t.deps)).rejects.toThrow(new RegExp(`leaf ${index} is gone`))
+    expect(await checkDatabase(t.deps)).toMatchObject({ ok: false, problem: { index, kind: 'missing' } })
+
+    // Put back as written, the leaves are stored and signed, and a proof reaches them.
+    await t.deps.db.insertInto('audit_events').values(pending).execute()
+    const checkpoint = (await makeCheckpoint(t.deps))!
+    expect(checkpoint.treeSize).toBe(index + 2)
+    expect((await leafNode(index))!.hash).toBe(leafHash(leafBytes(leafEventOf(pending))).toString('hex'))
+    expect(await checkDatabase(t.deps)).toMatchObject({ ok: true, problem: null })
+  })
+
+  it('a proof asked for before the checkpointer ran stores the pending nodes first', async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    await makeCheckpoint(t.deps)
+    await insertAuditEvents(t.deps.db, [event(710), event(711), event(712)])
+    const size = Number((await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size)
+    expect(await leafNode(size - 1)).toBeUndefined()
+    const proof = await get(admin.token, `/api/admin/audit-log/proofs/inclusion?leaf_index=${size - 1}&tree_size=${size}`)
+    expect(proof.statusCode, proof.body).toBe(200)
+    const body = proof.json()
+    const root = Buffer.from(body.root_hash, 'base64')
+    expect(
+      verifyInclusion(
+        size - 1,
+        size,
+        Buffer.from(body.leaf_hash, 'base64'),
+        body.proof.map((h: string) => Buffer.from(h, 'base64')),
+        root,
+      ),
+    ).toBe(true)
+    expect((await get(admin.token, '/api/admin/audit-log/checkpoint')).json()).toMatchObject({ tree_size: size, root_hash: body.root_hash })
   })
 })
 

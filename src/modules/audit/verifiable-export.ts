@@ -14,7 +14,7 @@
  */
 import type { Deps } from '../../deps.js'
 import { inclusionProof } from '../../lib/merkle.js'
-import { makeCheckpoint, withStoredNodes } from './checkpoints.js'
+import { latestCheckpoint, withStoredNodes } from './checkpoints.js'
 import type { RotationLink } from './key-chain.js'
 import { rotationLinks } from './key-rotation.js'
 import { leafEventOf, leafText, type LeafEvent } from './leaf.js'
@@ -74,7 +74,7 @@ async function* subsetLines(deps: Deps, filter: AuditFilter, size: number): Asyn
 
 /** The export's lines; call after the export itself was audited, so the checkpoint made here covers it. */
 export async function verifiableExportLines(deps: Deps, filter: AuditFilter, filters: Record<string, unknown>): Promise<AsyncGenerator<string>> {
-  const checkpoint = await makeCheckpoint(deps)
+  const checkpoint = await latestCheckpoint(deps)
   const size = checkpoint?.treeSize ?? 0
   const subset = Object.keys(filter).length > 0
   const rotations = await rotationLinks(deps, size)
