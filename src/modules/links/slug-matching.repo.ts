@@ -1,5 +1,5 @@
 /** SQL for the instance's slug matching (issue 31): re-keying every link when the rule changes. */
-import { sql, type RawBuilder } from 'kysely'
+import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 
 /** The folded key in SQL, the same as url.ts foldSlug(): lower case without '-' and '_'. */
@@ -63,6 +63,22 @@ export async function forgetSeparatedPreferences(ex: Executor): Promise<void> {
     .deleteFrom('go_preferences')
     .where(sql<boolean>`${folded(sql.ref('slug_key'))} <> ${sql.ref('slug_key')}`)
     .execute()
+}
+
+/**
+ * The slug rule's lock on PostgreSQL (a transaction-level advisory lock; its number is arbitrary and
+ * used for nothing else). Writers of slugs hold it shared, so they never wait on each other; a
+ * change of the rule holds it exclusively, so it waits for the writes in flight (and re-keys their
+ * links) and the writes after it read the new rule. Without it a link inserted while the rule
+ * changed could keep a key under the old rule (under READ COMMITTED the re-keying does not see an
+ * uncommitted insert). SQLite runs one write transaction at a time: nothing to do.
+ */
+const SLUG_RULE_LOCK = 0x5b_60_1d
+
+export async function holdSlugRule(ex: Executor, mode: 'shared' | 'exclusive'): Promise<void> {
+  if (!(ex.getExecutor().adapter instanceof PostgresAdapter)) return
+  if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(${SLUG_RULE_LOCK})`.execute(ex)
+  else await sql`select pg_advisory_xact_lock(${SLUG_RULE_LOCK})`.execute(ex)
 }
 
 export async function readFoldSetting(ex: Executor, key: string): Promise<boolean> {

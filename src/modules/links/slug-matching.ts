@@ -18,7 +18,7 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { findSettingRow, lockSettingRow, upsertSettingRow } from '../settings/repo.js'
 import type { GoLinkSettingsView, UpdateGoLinkSettingsBody } from './schemas.js'
-import { findFoldConflicts, forgetSeparatedPreferences, readFoldSetting, rekeyLinks } from './slug-matching.repo.js'
+import { findFoldConflicts, forgetSeparatedPreferences, holdSlugRule, readFoldSetting, rekeyLinks } from './slug-matching.repo.js'
 import { slugKey } from './url.js'
 
 export const GO_LINKS_SETTING = 'go_links'
@@ -50,6 +50,7 @@ export async function lookupKey(deps: Deps, slug: string): Promise<string> {
 /** The match key of a slug being written, by the rule as the writing transaction reads it. */
 export async function writeKey<T extends string | null>(ex: Executor, slug: T): Promise<T> {
   if (slug === null) return slug
+  await holdSlugRule(ex, 'shared')
   return slugKey(slug, await readFoldSetting(ex, GO_LINKS_SETTING))
 }
 
@@ -70,7 +71,8 @@ export async function updateGoLinkSettings(
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
     const write = { key: GO_LINKS_SETTING, updatedAt: now, updatedBy: caller.user.id }
-    // Locked first: writes of links read the rule, and two changes queue here.
+    // Locked first: writes of links read the rule (and wait for this change), and two changes queue here.
+    await holdSlugRule(tx, 'exclusive')
     const row = await lockSettingRow(tx, { ...write, value: JSON.stringify({ fold_separators: false }) })
     const before = (JSON.parse(row.value) as { fold_separators?: boolean }).fold_separators === true
     if (body.fold_separators && !before) {

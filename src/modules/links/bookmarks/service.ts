@@ -19,7 +19,7 @@ import type { Caller } from '../../auth/caller.js'
 import { recordAudit, type RequestContext } from '../../audit/service.js'
 import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
 import { GO_LINKS_SETTING } from '../slug-matching.js'
-import { readFoldSetting } from '../slug-matching.repo.js'
+import { holdSlugRule, readFoldSetting } from '../slug-matching.repo.js'
 import { slugKey } from '../url.js'
 import {
   findClicksOfLinks,
@@ -95,7 +95,8 @@ async function sortOut(
   offset: number,
   seen: { urls: Set<string>; slugKeys: Set<string> },
 ): Promise<{ accepted: CleanBookmark[]; skipped: Skipped[] }> {
-  // Keyed by the instance's slug matching as this transaction reads it (slug-matching.ts).
+  // Keyed by the instance's slug matching as this transaction reads it, held until it commits (slug-matching.ts).
+  await holdSlugRule(ex, 'shared')
   const fold = await readFoldSetting(ex, GO_LINKS_SETTING)
   const clean = part.flatMap((item) => (item.verdict instanceof Skip ? [] : [{ ...item.verdict, slugKey: slugKey(item.verdict.slug, fold) }]))
   const takenUrls = new Set<string>()
