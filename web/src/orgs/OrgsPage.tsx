@@ -14,6 +14,7 @@ import { describeError } from '../ui/describe-error'
 import { myInvitationsQuery, organizationsQuery } from './queries'
 import { MoreButton, RoleName, usePlanName } from './parts'
 import { TableHead } from '../ui/table-head'
+import { TeamsAndOrganizations } from '../ui/teams-and-organizations'
 
 export function OrgsPage() {
   const { t } = useI18n()
@@ -22,6 +23,7 @@ export function OrgsPage() {
   const items = organizations.data?.pages.flatMap((page) => page.items) ?? []
   return (
     <Page title={t('orgs.title')} description={t('orgs.description')}>
+      <TeamsAndOrganizations />
       <MyInvitations />
       <section className="section" aria-labelledby="orgs-list-heading">
         <h2 id="orgs-list-heading">{t('orgs.list')}</h2>
