@@ -139,10 +139,10 @@ async function arrangeLinks(token: string): Promise<void> {
   await link({ url: 'https://calendar.example.com/team', title: 'Team calendar', slug: 'cal', organization_id: org.id })
   await link({ url: 'https://society.example.org/handbook', title: 'Society handbook', slug: 'handbook', organization_id: org.id })
   await link({ url: 'https://runbooks.example.com/', title: 'Runbooks', tag_ids: [docs.id] })
-  // Issue 32: go/status opens two links and no choice is remembered, so /go/status shows the chooser.
-  await link({ url: 'https://status.society.example.org/', title: 'Society status', slug: 'status', organization_id: org.id })
   const society = (await api('/api/links?q=society', { token })) as unknown as { items: { id: string }[] }
   await api('/api/go/preferences/handbook', { method: 'PUT', token, body: { link_id: society.items[0]!.id } })
+  // Issue 32: go/status opens two links and no choice is remembered, so /go/status shows the chooser.
+  await link({ url: 'https://status.society.example.org/', title: 'Society status', slug: 'status', organization_id: org.id })
   // Issue 32: long unbroken names and addresses, a long tag, an IDN address.
   const long = await tag(`quarterly-planning-${'x'.repeat(40)}`)
   await link({ url: `https://intranet.example.com/${'very-long-path-segment-'.repeat(8)}`, title: 'W'.repeat(100), tag_ids: [long.id] })
@@ -412,6 +412,8 @@ async function main(): Promise<void> {
 
       await shootAdminPages(combo, adminData)
 
+      // The member's console in this combination's language (it follows the profile, not the browser).
+      await api('/api/users/me', { method: 'PATCH', token: organizations.member, body: { language: combo.language } })
       const memberContext = await context(combo)
       const memberPage = await memberContext.newPage()
       await signIn(memberPage, MEMBER)

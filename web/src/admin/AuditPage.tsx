@@ -288,7 +288,7 @@ function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
   return (
     <form
       ref={form}
-      className="filters"
+      className="filters audit-filters"
       role="search"
       aria-label={t('admin.audit.filters')}
       noValidate

@@ -23,7 +23,6 @@ export function OrgsPage() {
   const items = organizations.data?.pages.flatMap((page) => page.items) ?? []
   return (
     <Page title={t('orgs.title')} description={t('orgs.description')}>
-      <TeamsAndOrganizations />
       <MyInvitations />
       <section className="section" aria-labelledby="orgs-list-heading">
         <h2 id="orgs-list-heading">{t('orgs.list')}</h2>
@@ -55,6 +54,8 @@ export function OrgsPage() {
         <MoreButton query={organizations} label={t('orgs.more')} />
       </section>
       <CreateOrganization />
+      {/* Last: on a phone, the explanation does not push the invitations and the list down. */}
+      <TeamsAndOrganizations />
     </Page>
   )
 }
