@@ -17,6 +17,8 @@ export interface UsersTable {
   name: string
   user_key: string
   password_hash: string | null
+  /** Issue 32: when password_hash was last written (null: no password, or set before migration 0032). */
+  password_changed_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>
   is_admin: SqlBool
   disabled: SqlBool
   language: string

@@ -30,6 +30,7 @@ import * as m0028 from './0028_scim_requests.js'
 import * as m0029 from './0029_audit_anchor_delivery.js'
 import * as m0030 from './0030_deleted_links.js'
 import * as m0031 from './0031_session_reauthentication.js'
+import * as m0032 from './0032_password_changed_at.js'
 import * as m0033 from './0033_scim_credential_names.js'
 import * as m0034 from './0034_audit_tree_materialized.js'
 
@@ -66,6 +67,7 @@ export const migrations: Record<string, EngineMigration> = {
   '0029_audit_anchor_delivery': m0029,
   '0030_deleted_links': m0030,
   '0031_session_reauthentication': m0031,
+  '0032_password_changed_at': m0032,
   '0033_scim_credential_names': m0033,
   '0034_audit_tree_materialized': m0034,
 }

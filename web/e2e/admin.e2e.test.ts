@@ -344,7 +344,9 @@ describe('the administration console', () => {
     expect(lines[1]).toContain(`"${ADMIN.email}","admin.user_disable","user","${miaId}"`)
 
     // A time window that ends before anything happened selects nothing, as the page says.
-    await page.getByLabel('Before').fill('2020-01-01T00:00')
+    // The date field (ui/date-time-field.tsx) takes its segments typed in the console's order (en: m/d/y).
+    await page.locator('[data-field="until"] [role="spinbutton"]').first().click()
+    await page.keyboard.type('010120201200A')
     await page.getByRole('button', { name: 'Apply filters' }).click()
     await expect.poll(() => page.getByTestId('audit-empty').count()).toBe(1)
     await page.getByRole('button', { name: 'Clear filters' }).click()

@@ -410,9 +410,10 @@ describe('the console in Chromium', () => {
     const newEmail = 'lin@lattice.example'
     await linPage.goto('/account')
     await expectHeading(linPage, 'Profile')
+    // Issue 32: no password field on the profile — inside the sign-in's re-authentication window the change needs none.
+    expect(await linPage.locator('main input[type="password"]').count()).toBe(0)
     const emailSection = linPage.getByRole('region', { name: 'Email address' })
     await emailSection.getByLabel('New email address').fill(newEmail)
-    await emailSection.getByLabel('Current password').fill(LIN.password)
     await emailSection.getByRole('button', { name: 'Change email address' }).click()
     await expect.poll(() => linPage.getByTestId('email-pending').textContent()).toContain(newEmail)
 
@@ -428,16 +429,14 @@ describe('the console in Chromium', () => {
     await mailbox.close()
     LIN.email = newEmail
 
-    const passwordSection = linPage.getByRole('region', { name: 'Password' })
-    await passwordSection.getByLabel('Current password').fill('not-my-password')
-    await passwordSection.getByLabel('New password').fill('difference-engine-1822')
-    await passwordSection.getByRole('button', { name: 'Change password' }).click()
-    const current = passwordSection.getByLabel('Current password')
-    await expect.poll(() => current.getAttribute('aria-invalid')).toBe('true')
-    await expect.poll(() => current.evaluate((element) => element === document.activeElement)).toBe(true)
-    await current.fill(LIN.password)
-    await passwordSection.getByRole('button', { name: 'Change password' }).click()
-    await passwordSection.getByText('Password changed. Your other sessions were signed out.').waitFor()
+    // The password is changed in one place, the Security page, which the profile points to.
+    await linPage.getByTestId('profile-security').getByRole('link', { name: 'Open the Security page' }).click()
+    await expectHeading(linPage, 'Security')
+    await linPage.getByTestId('security-summary').getByRole('button', { name: 'Change password' }).click()
+    const passwordForm = linPage.getByRole('form', { name: 'Change password' })
+    await passwordForm.getByLabel('New password').fill('difference-engine-1822')
+    await passwordForm.getByRole('button', { name: 'Change password' }).click()
+    await passwordForm.waitFor({ state: 'detached' })
     LIN.password = 'difference-engine-1822'
     expect((await api('/api/auth/login', { method: 'POST', body: { email: newEmail, password: LIN.password } })).status).toBe(200)
     await linContext.close()

@@ -5,13 +5,15 @@
  * filters by an action area and refuses From after Before (English and German); the command
  * palette keeps keys typed right after Ctrl+K and opens a link with Enter; an unknown address shows
  * the console's not-found page; a signed-out first load asks /api/users/me once; a member is
- * offered no administration.
+ * offered no administration; the Organizations page says what a team is, as the Teams page does.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
 import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import enOrgs from '../src/i18n/en/orgs.json' with { type: 'json' }
+import deOrgs from '../src/i18n/de/orgs.json' with { type: 'json' }
 
 const ADMIN = { name: 'Margaret Hamilton', email: 'margaret@example.com', password: 'apollo-guidance-1969' }
 const MEMBER = { name: 'Frances Allen', email: 'frances@example.com', password: 'optimizing-compilers-1966' }
@@ -197,22 +199,64 @@ describe('the audit log is readable', () => {
     await context.close()
   }, 120_000)
 
-  for (const [locale, message] of [
-    ['en-US', '“Before” must be later than “From”.'],
-    ['de-DE', '„Vor“ muss später sein als „Ab“.'],
+  // The date fields follow the console's language, not the browser's: each case runs in a browser
+  // set to the other language. Keys are typed segment by segment, in the order the language writes.
+  for (const { language, browserLocale, message, order, since, until, later, shown } of [
+    {
+      language: 'en',
+      browserLocale: 'de-DE',
+      message: '“Before” must be later than “From”.',
+      order: ['month', 'day', 'year', 'hour', 'minute', 'dayPeriod'],
+      since: '050220261000A',
+      until: '050120261000A',
+      later: '050320261000A',
+      shown: '05/02/2026, 10:00 AM',
+    },
+    {
+      language: 'de',
+      browserLocale: 'en-US',
+      message: '„Vor“ muss später sein als „Ab“.',
+      order: ['day', 'month', 'year', 'hour', 'minute'],
+      since: '020520261000',
+      until: '010520261000',
+      later: '030520261000',
+      shown: '02.05.2026, 10:00',
+    },
   ] as const) {
-    it(`refuses From after Before in the form (${locale})`, async () => {
-      await setAdminLanguage(locale === 'de-DE' ? 'de' : 'en')
-      const { context, page } = await signIn(ADMIN, { locale })
+    it(`audit dates in the console's language (${language}, browser ${browserLocale}); From after Before is refused in the form`, async () => {
+      await setAdminLanguage(language)
+      const { context, page } = await signIn(ADMIN, { locale: browserLocale })
       await page.goto('/admin/audit')
       await page.getByTestId('audit').waitFor()
-      await page.locator('input[name="since"]').fill('2026-05-02T10:00')
-      await page.locator('input[name="until"]').fill('2026-05-01T10:00')
+      const field = (name: 'since' | 'until') => page.locator(`form[role="search"] [data-field="${name}"]`)
+      const segments = field('since').locator('[role="spinbutton"]')
+      expect(await segments.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-type')))).toEqual(order)
+      // What the field shows, without the direction marks React Aria puts around its segments.
+      const shownIn = async (name: 'since' | 'until') =>
+        ((await field(name).locator('.date-time-input').textContent()) ?? '')
+          .replace(/[\u200e\u2066-\u2069]/g, '')
+          .replace(/\s+/g, ' ')
+          .trim()
+      const typeInto = async (name: 'since' | 'until', keys: string) => {
+        await field(name).locator('[role="spinbutton"]').first().click()
+        await page.keyboard.type(keys)
+      }
+      await typeInto('since', since)
+      await typeInto('until', until)
+      expect(await shownIn('since')).toBe(shown)
       await page.locator('form[role="search"] button[type="submit"]').click()
       await expect.poll(() => page.locator('form[role="search"] .field-error').textContent()).toBe(message)
       expect(new URL(page.url()).search).toBe('')
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('until')
-      expect(await page.locator('input[name="until"]').getAttribute('aria-invalid')).toBe('true')
+      // The first segment of Before has the focus; the field says it is invalid.
+      expect(await page.evaluate(() => document.activeElement?.closest('[data-field]')?.getAttribute('data-field'))).toBe('until')
+      expect(await field('until').getAttribute('data-invalid')).toBe('true')
+      await checkAccessibility(page, `audit date fields (${language})`)
+
+      // A valid window goes into the address, and the fields show it again after the page reads it.
+      await typeInto('until', later)
+      await page.locator('form[role="search"] button[type="submit"]').click()
+      await page.waitForURL(/since=.*until=/)
+      await expect.poll(() => shownIn('since')).toBe(shown)
       await context.close()
       await setAdminLanguage('en')
     }, 120_000)
@@ -366,12 +410,34 @@ describe('settings, identity providers and teams', () => {
     ).toBe(201)
     const { context, page } = await signIn(ADMIN)
     await page.goto('/admin/teams')
-    expect(await page.getByTestId('teams-purpose').textContent()).toContain('organizations')
+    expect(await page.getByTestId('teams-purpose').textContent()).toBe(enOrgs['orgs.teamsPurpose'])
+    expect(enOrgs['orgs.teamsPurpose']).toContain('organizations')
     await page.goto(`/admin/users/${memberId}`)
     const teams = page.getByTestId('user-teams')
     await expect.poll(() => teams.getByRole('link').allTextContents()).toEqual(['On-call rota'])
     await teams.getByRole('link', { name: 'On-call rota' }).click()
     await expectHeading(page, 'On-call rota')
     await context.close()
+  }, 60_000)
+
+  it('the Organizations page says what a team is, in the same words as the Teams page (a member, English and German)', async () => {
+    const member = await signIn(MEMBER)
+    await member.page.goto('/orgs')
+    await expectHeading(member.page, 'Organizations')
+    await expect.poll(() => member.page.getByTestId('teams-purpose').textContent()).toBe(enOrgs['orgs.teamsPurpose'])
+    await member.context.close()
+    await setAdminLanguage('de')
+    const { context, page } = await signIn(ADMIN, { locale: 'en-US' })
+    for (const [path, heading] of [
+      ['/orgs', 'Organisationen'],
+      ['/admin/teams', 'Teams'],
+    ] as const) {
+      await page.goto(path)
+      await expectHeading(page, heading)
+      await expect.poll(() => page.getByTestId('teams-purpose').textContent()).toBe(deOrgs['orgs.teamsPurpose'])
+    }
+    await checkAccessibility(page, 'teams explained on the Teams page, in German')
+    await context.close()
+    await setAdminLanguage('en')
   }, 60_000)
 })

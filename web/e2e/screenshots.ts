@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots`: every console page in light and dark, English and German, at 1280×800,
- * and the sign-in and security pages also at 390×844, into docs/screenshots/. Runs the built
+ * and the pages people use daily also at 390×844 (`-mobile`), a member's view, long names, and the
+ * server-rendered go-link pages (miss, details `+`, chooser), into docs/screenshots/. Runs the built
  * server on a throwaway SQLite directory and Debian's Chromium. Secrets on screen (the TOTP key,
  * its QR code, tokens) are masked: a secret never goes into a picture that is committed.
  */
@@ -140,6 +141,8 @@ async function arrangeLinks(token: string): Promise<void> {
   await link({ url: 'https://runbooks.example.com/', title: 'Runbooks', tag_ids: [docs.id] })
   const society = (await api('/api/links?q=society', { token })) as unknown as { items: { id: string }[] }
   await api('/api/go/preferences/handbook', { method: 'PUT', token, body: { link_id: society.items[0]!.id } })
+  // Issue 32: go/status opens two links and no choice is remembered, so /go/status shows the chooser.
+  await link({ url: 'https://status.society.example.org/', title: 'Society status', slug: 'status', organization_id: org.id })
   // Issue 32: long unbroken names and addresses, a long tag, an IDN address.
   const long = await tag(`quarterly-planning-${'x'.repeat(40)}`)
   await link({ url: `https://intranet.example.com/${'very-long-path-segment-'.repeat(8)}`, title: 'W'.repeat(100), tag_ids: [long.id] })
@@ -197,6 +200,19 @@ async function shootLinks(page: Page, combo: Combo): Promise<void> {
   await page.goto('/links/preferences')
   await page.locator('[data-testid="preferences"] tbody tr').first().waitFor()
   await shoot(page, 'links-preferences', combo)
+}
+
+/**
+ * Issue 32: the server-rendered go-link pages — a slug nobody has made (the miss page), a slug's
+ * details (`/go/<slug>+`), and the chooser for a slug that opens two links.
+ */
+async function shootGoPages(page: Page, combo: Combo, suffix = ''): Promise<void> {
+  await page.goto('/go/team-offsite')
+  await shoot(page, 'go-miss', combo, suffix)
+  await page.goto('/go/handbook+')
+  await shoot(page, 'go-details', combo, suffix)
+  await page.goto('/go/status')
+  await shoot(page, 'go-chooser', combo, suffix)
 }
 // ----- end of the Links area -----
 
@@ -276,6 +292,16 @@ async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
   await page.locator('.combobox-popover').waitFor()
   await shoot(page, 'admin-audit-picker', combo)
   await page.keyboard.press('Escape')
+  // Issue 32: From and Before in the console's language (segments typed in its order), From after Before refused.
+  const typeDate = async (name: string, keys: string) => {
+    await page.locator(`[data-field="${name}"] [role="spinbutton"]`).first().click()
+    await page.keyboard.type(keys)
+  }
+  await typeDate('since', combo.language === 'de' ? '020520261000' : '050220261000A')
+  await typeDate('until', combo.language === 'de' ? '010520260930' : '050120260930A')
+  await page.locator('form[role="search"] button[type="submit"]').click()
+  await page.locator('form[role="search"] .field-error').waitFor()
+  await shoot(page, 'admin-audit-dates', combo)
   await page.goto('/admin/providers/new')
   await page.getByTestId('provider-presets').getByRole('button', { name: 'Keycloak' }).click()
   await page.getByTestId('callback-url').waitFor()
@@ -376,6 +402,7 @@ async function main(): Promise<void> {
       await page.goto('/account/tokens')
       await page.locator('[data-testid="tokens"] tbody tr').first().waitFor()
       await shoot(page, 'tokens', combo)
+      await shootGoPages(page, combo)
       await page.goto('/account/no-such-page')
       await shoot(page, 'not-found', combo)
       await page.route('**/api/**', (route) => route.abort('connectionrefused'))
@@ -385,6 +412,8 @@ async function main(): Promise<void> {
 
       await shootAdminPages(combo, adminData)
 
+      // The member's console in this combination's language (it follows the profile, not the browser).
+      await api('/api/users/me', { method: 'PATCH', token: organizations.member, body: { language: combo.language } })
       const memberContext = await context(combo)
       const memberPage = await memberContext.newPage()
       await signIn(memberPage, MEMBER)
@@ -394,6 +423,10 @@ async function main(): Promise<void> {
       await memberPage.goto('/links')
       await memberPage.locator('[data-testid="links"] tbody tr').first().waitFor()
       await shoot(memberPage, 'links-member', combo)
+      // Issue 32: a member's Organizations page, which says what a team is.
+      await memberPage.goto('/orgs')
+      await memberPage.locator('[data-testid="organizations"] tbody tr').first().waitFor()
+      await shoot(memberPage, 'orgs-member', combo)
       // Issue 32: a member's view — no administration in the navigation, none offered by the palette.
       await memberPage.goto('/account/tokens')
       await memberPage.locator('.topbar').waitFor()
@@ -431,11 +464,16 @@ async function main(): Promise<void> {
         ['admin-users', '/admin/users', '[data-testid="users"] tbody tr'],
         ['admin-audit', '/admin/audit', '[data-testid="audit"] tbody tr'],
         ['admin-settings', '/admin/settings', '[data-testid="settings-nav"]'],
+        ['profile', '/account', '[data-testid="profile-security"]'],
+        ['orgs', '/orgs', '[data-testid="organizations"] tbody tr'],
+        ['admin-teams', '/admin/teams', '[data-testid="teams"] tbody tr'],
+        ['admin-user', `/admin/users/${adminData.memberId}`, '[data-testid="user-facts"]'],
       ] as const) {
         await phonePage.goto(url)
         await phonePage.locator(ready).first().waitFor()
         await shoot(phonePage, name, combo, '-mobile')
       }
+      await shootGoPages(phonePage, combo, '-mobile')
       await phone.close()
     }
 

@@ -12,7 +12,7 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
-import { findUserById, lockActiveAdminIds, updateUser as updateUserRow } from '../users/repo.js'
+import { findUserById, lockActiveAdminIds, passwordColumns, updateUser as updateUserRow } from '../users/repo.js'
 import { deleteUserKeepingInvariants, emailTakenError, hashNewPassword, insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
 import { assertAdminProof } from './reauth.js'
 import { findAdminUser, listAdminUsers, type AdminUserRecord } from './users.repo.js'
@@ -108,7 +108,7 @@ export async function updateUser(
       await updateUserRow(tx, userId, {
         ...fields,
         ...(email !== undefined && { email }),
-        ...(passwordHash !== undefined && { password_hash: passwordHash }),
+        ...(passwordHash !== undefined && passwordColumns(passwordHash, now)),
         updated_at: now,
       })
     } catch (error) {

@@ -31,7 +31,7 @@ import { revokeUserSessions } from '../auth/repo.js'
 import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { countActiveApiTokens, revokeAllApiTokens } from '../tokens/repo.js'
-import { findUserByEmail, findUserById, updateUser, type UserRecord } from '../users/repo.js'
+import { findUserByEmail, findUserById, passwordColumns, updateUser, type UserRecord } from '../users/repo.js'
 import { hashNewPassword, normalizeEmail } from '../users/service.js'
 import { providerOnlyMail, resetLinkMail } from './mails.js'
 import {
@@ -237,7 +237,7 @@ export async function completePasswordReset(
     // The account's row is written first: concurrent uses of different links of one account then
     // queue on it (PostgreSQL) and the later one finds its link deleted, instead of each holding
     // its own link's row while waiting for the other's (a deadlock, answered 500).
-    await updateUser(tx, user.id, { password_hash: hash, updated_at: now })
+    await updateUser(tx, user.id, { ...passwordColumns(hash, now), updated_at: now })
     if (!(await consumePasswordReset(tx, reset.id, now))) throw invalidLink()
     const sessionsRevoked = await revokeUserSessions(tx, user.id, null, now)
     const tokensRevoked = input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, user.id, now) : 0

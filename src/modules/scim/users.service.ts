@@ -23,7 +23,7 @@ import { recordAudit, type Actor } from '../audit/service.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { findSettingRow } from '../settings/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
-import { findPasswordHash, lockActiveAdminIds, updateUser } from '../users/repo.js'
+import { findPasswordHash, lockActiveAdminIds, passwordColumns, updateUser } from '../users/repo.js'
 import { deleteUserKeepingInvariants, insertNewUser, prepareNewUser } from '../users/service.js'
 import { findUserById } from '../users/repo.js'
 import { conflict, notFound, ScimError } from './errors.js'
@@ -188,7 +188,7 @@ export async function createScimUser(deps: Deps, actor: ScimActor, body: unknown
   const existingId = await userIdByEmail(deps.db, model.email)
   if (existingId !== null) return adoptExisting(deps, actor, existingId, model, baseUrl)
   const row = await prepareNewUser(deps, { email: model.email, name: model.name, password: null, isAdmin: false })
-  if (model.password !== null) row.password_hash = await hashProvidedPassword(deps, model.password)
+  if (model.password !== null) Object.assign(row, passwordColumns(await hashProvidedPassword(deps, model.password), row.created_at))
   row.disabled = !model.active
   const id = await uniquely(() =>
     deps.db.transaction().execute(async (tx) => {
@@ -252,7 +252,7 @@ async function writeUser(deps: Deps, tx: Executor, actor: ScimActor, userId: str
     email: model.email,
     name: model.name,
     disabled: !model.active,
-    ...(passwordHash !== null && { password_hash: passwordHash }),
+    ...(passwordHash !== null && passwordColumns(passwordHash, now)),
     updated_at: now,
   })
   await upsertScimFields(tx, userId, fieldsOf(model))

@@ -69,6 +69,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   getCsrfToken: 'session',
   reauthenticate: 'session',
   deleteCurrentUser: 'session',
+  getPasswordStatus: 'session',
   changePassword: 'session',
   requestEmailChange: 'session',
   listSessions: 'session',

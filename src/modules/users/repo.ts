@@ -101,6 +101,34 @@ export async function findPasswordCandidateByEmail(ex: Executor, email: string):
   return row ? { id: row.id, password_hash: row.password_hash, disabled: Boolean(row.disabled) } : null
 }
 
+/**
+ * The columns every password write sets together (issue 32): the hash and when it was written, so
+ * the Security page's "last changed" cannot fall behind the password itself.
+ */
+export function passwordColumns(hash: string, at: Timestamp): { password_hash: string; password_changed_at: Timestamp } {
+  return { password_hash: hash, password_changed_at: at }
+}
+
+export interface PasswordStatus {
+  has_password: boolean
+  /** Null without a password, or for one set before migration 0032 recorded the time. */
+  changed_at: Timestamp | null
+}
+
+export async function findPasswordStatus(ex: Executor, userId: string): Promise<PasswordStatus | null> {
+  const row = await ex
+    .selectFrom('users')
+    .select([
+      sql<boolean | 0 | 1>`(${sql.ref('password_hash')} is not null and ${sql.ref('password_hash')} <> '')`.as('has_password'),
+      'password_changed_at',
+    ])
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  if (row === undefined) return null
+  const hasPassword = Boolean(row.has_password)
+  return { has_password: hasPassword, changed_at: hasPassword ? row.password_changed_at : null }
+}
+
 export async function findPasswordHash(ex: Executor, userId: string): Promise<string | null> {
   const row = await ex.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst()
   return row?.password_hash || null

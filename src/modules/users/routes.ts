@@ -5,8 +5,8 @@ import { NoContent } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { clearSessionCookies } from '../auth/cookies.js'
-import { ChangePasswordBody, DeleteMeBody, UpdateMeBody, UserView } from './schemas.js'
-import { changePassword, deleteCurrentUser, updateCurrentUser } from './service.js'
+import { ChangePasswordBody, DeleteMeBody, PasswordStatusView, UpdateMeBody, UserView } from './schemas.js'
+import { changePassword, deleteCurrentUser, getPasswordStatus, updateCurrentUser } from './service.js'
 import { toUserView } from './view.js'
 
 const tags = ['current user']
@@ -36,6 +36,20 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => toUserView(await updateCurrentUser(deps, callerOf(request), request.body, contextOf(request))),
+    )
+
+    app.get(
+      '/me/password',
+      {
+        config: { auth: 'session' },
+        schema: {
+          tags,
+          operationId: 'getPasswordStatus',
+          summary: 'Whether you have a password, and when it was last set',
+          response: { 200: PasswordStatusView },
+        },
+      },
+      async (request) => getPasswordStatus(deps, callerOf(request)),
     )
 
     app.post(

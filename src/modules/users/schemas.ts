@@ -41,6 +41,21 @@ export const UpdateMeBody = Body(
 )
 export type UpdateMeBody = Static<typeof UpdateMeBody>
 
+/**
+ * The password's state for the Security page's summary (issue 32). Apart from the User, whose
+ * fields the contract fixes (CONTRACT.md §3.1).
+ */
+export const PasswordStatusView = Type.Object({
+  has_password: Type.Boolean(),
+  changed_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the password was last set; null without a password, or for one set before the time was recorded (migration 0032)',
+    }),
+  ),
+})
+export type PasswordStatusView = Static<typeof PasswordStatusView>
+
 export const ChangePasswordBody = Body({
   current_password: Type.Optional(Secret()),
   new_password: Secret(),

@@ -15,7 +15,16 @@ import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
 import { assertNoOrganizationLosesItsLastOwner } from '../organizations/ownership.js'
-import { deleteUser, insertUser, lockActiveAdminIds, updateUser, type UserRecord } from './repo.js'
+import {
+  deleteUser,
+  findPasswordStatus,
+  insertUser,
+  lockActiveAdminIds,
+  passwordColumns,
+  updateUser,
+  type PasswordStatus,
+  type UserRecord,
+} from './repo.js'
 import type { ChangePasswordBody, DeleteMeBody, UpdateMeBody } from './schemas.js'
 
 /** Emails are compared and stored trimmed and lower-cased (CONTRACT.md §1). */
@@ -52,6 +61,7 @@ export async function prepareNewUser(deps: Deps, input: NewUserInput): Promise<N
     name: input.name,
     user_key: newUserKey(),
     password_hash: passwordHash,
+    password_changed_at: passwordHash === null ? null : now,
     is_admin: input.isAdmin,
     disabled: false,
     language: 'en',
@@ -110,13 +120,20 @@ export async function updateCurrentUser(deps: Deps, caller: Caller, patch: Updat
   })
 }
 
+/** The Security page's password row (issue 32). */
+export async function getPasswordStatus(deps: Deps, caller: Caller): Promise<PasswordStatus> {
+  const status = await findPasswordStatus(deps.db, caller.user.id)
+  if (status === null) throw new AppError('NOT_FOUND')
+  return status
+}
+
 /** Sets a new password and signs out every other session (CONTRACT.md §5.1); with `revoke_api_tokens`, every API token too. */
 export async function changePassword(deps: Deps, caller: Caller, input: ChangePasswordBody, ctx: RequestContext): Promise<void> {
   await provePasswordOrWindow(deps, caller, input.current_password)
   const hash = await hashNewPassword(deps, input.new_password, caller.user.email, 'new_password')
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
-    await updateUser(tx, caller.user.id, { password_hash: hash, updated_at: now })
+    await updateUser(tx, caller.user.id, { ...passwordColumns(hash, now), updated_at: now })
     const revoked = await revokeUserSessions(tx, caller.user.id, caller.sessionId, now)
     const tokensRevoked = input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, caller.user.id, now) : 0
     await recordAudit(tx, deps.clock, ctx, {

@@ -1,14 +1,19 @@
-/** The profile: name, language, theme, AI suggestions; email change; password change. */
+/**
+ * The profile: name, language, theme, AI suggestions, and the email address. The password lives on
+ * the Security page only (issue 32: one place for each credential); this page points there. The
+ * email change asks for the password only when the session's re-authentication window is closed,
+ * in the same dialog as the Security page (useReauth({ window: true })).
+ */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
+import { Link } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
-import { CheckboxField } from '../admin/CheckboxField'
 import { meQuery, type User } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { PersonFields } from '../ui/person-fields'
+import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { useFormError } from '../ui/use-form-error'
 
 export function ProfilePage() {
@@ -21,7 +26,7 @@ export function ProfilePage() {
         <>
           <ProfileForm key={`${user.name}|${user.language}|${user.theme}|${user.ai_suggestions_enabled}`} user={user} />
           <EmailForm user={user} />
-          <PasswordForm user={user} />
+          <SecurityPointer />
         </>
       )}
     </Page>
@@ -93,15 +98,16 @@ function ProfileForm({ user }: { user: User }) {
 function EmailForm({ user }: { user: User }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const state = useFormError(['email', 'password'])
+  const state = useFormError(['email'])
+  const reauth = useReauth({ window: true })
   const change = useMutation({
-    mutationFn: (body: { email: string; password?: string }) => unwrap(client.POST('/api/users/me/email', { body })),
+    mutationFn: (body: { email: string }) => reauth.run(() => unwrap(client.POST('/api/users/me/email', { body }))),
     onSuccess: (data) => {
       queryClient.setQueryData(['me'], data)
       state.form.current?.reset()
       announce(t('email.sent', { email: data.email_pending ?? '' }))
     },
-    onError: state.fail,
+    onError: unlessCancelled(state.fail),
   })
   return (
     <section className="section" aria-labelledby="email-heading">
@@ -125,86 +131,29 @@ function EmailForm({ user }: { user: User }) {
             event.preventDefault()
             state.clear()
             const values = formValues(event.currentTarget)
-            change.mutate({ email: values.email ?? '', ...(user.has_password && { password: values.password ?? '' }) })
+            change.mutate({ email: values.email ?? '' })
           }}
         >
           <FormError>{state.general}</FormError>
           <TextField name="email" type="email" label={t('email.new')} autoComplete="email" help={t('email.help')} error={state.at('email')} />
-          {user.has_password && (
-            <TextField
-              name="password"
-              type="password"
-              label={t('field.currentPassword')}
-              autoComplete="current-password"
-              error={state.at('password')}
-            />
-          )}
           <SubmitButton pending={change.isPending}>{t('email.submit')}</SubmitButton>
+          {reauth.dialog}
         </form>
       )}
     </section>
   )
 }
 
-function PasswordForm({ user }: { user: User }) {
+/** The password, second factors and devices are managed on the Security page; one place for each. */
+function SecurityPointer() {
   const { t } = useI18n()
-  const queryClient = useQueryClient()
-  const state = useFormError(['current_password', 'new_password'])
-  const [done, setDone] = useState(false)
-  const change = useMutation({
-    mutationFn: (body: { current_password?: string; new_password: string; revoke_api_tokens: boolean }) =>
-      unwrap(client.POST('/api/users/me/password', { body })),
-    onSuccess: async () => {
-      state.form.current?.reset()
-      setDone(true)
-      announce(t('password.changed'))
-      await queryClient.invalidateQueries({ queryKey: ['me'] })
-      await queryClient.invalidateQueries({ queryKey: ['sessions'] })
-    },
-    onError: state.fail,
-  })
   return (
-    <section className="section" aria-labelledby="password-heading">
-      <h2 id="password-heading">{t('password.title')}</h2>
-      {done && <p className="state state-good">{t('password.changed')}</p>}
-      <form
-        ref={state.form}
-        className="form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
-          state.clear()
-          setDone(false)
-          const values = formValues(event.currentTarget)
-          change.mutate({
-            new_password: values.new_password ?? '',
-            revoke_api_tokens: values.revoke_api_tokens === 'on',
-            ...(user.has_password && { current_password: values.current_password ?? '' }),
-          })
-        }}
-      >
-        <FormError>{state.general}</FormError>
-        {user.has_password && (
-          <TextField
-            name="current_password"
-            type="password"
-            label={t('field.currentPassword')}
-            autoComplete="current-password"
-            error={state.at('current_password')}
-          />
-        )}
-        <TextField
-          name="new_password"
-          type="password"
-          label={t('field.newPassword')}
-          autoComplete="new-password"
-          help={t('field.newPassword.help')}
-          error={state.at('new_password')}
-        />
-        {/* Issue 28: on by default — a password changed in a hurry usually means a credential leaked. */}
-        <CheckboxField name="revoke_api_tokens" label={t('tokens.alsoRevoke')} help={t('tokens.alsoRevokeHelp')} defaultChecked />
-        <SubmitButton pending={change.isPending}>{t('password.submit')}</SubmitButton>
-      </form>
+    <section className="section" aria-labelledby="profile-security-heading" data-testid="profile-security">
+      <h2 id="profile-security-heading">{t('accountSecurity.profilePointerTitle')}</h2>
+      <p className="muted">{t('accountSecurity.profilePointer')}</p>
+      <Link to="/account/security" className="button button-secondary">
+        {t('accountSecurity.profilePointerLink')}
+      </Link>
     </section>
   )
 }

@@ -26,6 +26,9 @@ import { passkeysQuery } from '../passkeys/queries'
 import { BackupCodesPanel } from './BackupCodes'
 import { DeleteAccount, IdentitySection, identitiesQuery, Sessions, sessionsQuery, useActionError } from './SecuritySections'
 
+/** Whether there is a password and when it was last set (issue 32; the User itself has no such field). */
+const passwordStatusQuery = { queryKey: ['password-status'], queryFn: () => unwrap(client.GET('/api/users/me/password')) }
+
 interface Enrollment {
   secret: string
   qr_svg: string
@@ -58,9 +61,21 @@ export function SecurityPage() {
 }
 
 /** One row of the summary: what it is, its state in words (never colour alone), and its one action. */
-function Row({ label, state, weak, children }: { label: string; state: string; weak?: boolean; children?: React.ReactNode }) {
+function Row({
+  label,
+  state,
+  weak,
+  testId,
+  children,
+}: {
+  label: string
+  state: string
+  weak?: boolean
+  testId?: string
+  children?: React.ReactNode
+}) {
   return (
-    <li className="summary-row">
+    <li className="summary-row" data-testid={testId}>
       <span className="summary-label">{label}</span>
       <span className={weak ? 'summary-state state-weak' : 'summary-state'}>{state}</span>
       <span className="summary-action">{children}</span>
@@ -68,9 +83,18 @@ function Row({ label, state, weak, children }: { label: string; state: string; w
   )
 }
 
+/** "Set", "Last changed 26 Nov 2026, 16:30" — a password set before the time was recorded has no date. */
+function passwordState(i18n: ReturnType<typeof useI18n>, password: { has_password: boolean; changed_at: string | null }): string {
+  if (!password.has_password) return i18n.t('accountSecurity.passwordNone')
+  if (password.changed_at === null) return i18n.t('accountSecurity.passwordSet')
+  return i18n.t('accountSecurity.passwordChanged', { date: i18n.dateTime(password.changed_at) })
+}
+
 function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
-  const { t } = useI18n()
+  const i18n = useI18n()
+  const { t } = i18n
   const me = useQuery(meQuery).data
+  const password = useQuery(passwordStatusQuery).data
   const status = useQuery(mfaStatusQuery).data
   const passkeys = useQuery(passkeysQuery).data?.items.length ?? 0
   const sessions = useQuery(sessionsQuery).data?.items.length
@@ -83,7 +107,7 @@ function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
     <section className="section" aria-labelledby="summary-heading">
       <h2 id="summary-heading">{t('accountSecurity.summary')}</h2>
       <ul className="summary" data-testid="security-summary">
-        <Row label={t('accountSecurity.password')} state={me.has_password ? t('accountSecurity.passwordSet') : t('accountSecurity.passwordNone')}>
+        <Row label={t('accountSecurity.password')} state={password === undefined ? '…' : passwordState(i18n, password)} testId="summary-password">
           <button type="button" className="button button-secondary button-small" aria-expanded={changing} onClick={() => setChanging(!changing)}>
             {me.has_password ? t('accountSecurity.changePassword') : t('accountSecurity.setPassword')}
           </button>
@@ -154,6 +178,7 @@ function PasswordForm({ hasPassword, onDone }: { hasPassword: boolean; onDone: (
       announce(t('password.changed'))
       onDone()
       await queryClient.invalidateQueries({ queryKey: ['me'] })
+      await queryClient.invalidateQueries({ queryKey: passwordStatusQuery.queryKey })
       await queryClient.invalidateQueries({ queryKey: ['sessions'] })
     },
     onError: unlessCancelled(state.fail),

@@ -14,7 +14,8 @@ import { useRef, useState } from 'react'
 import { ComboBox, Header, Input, Label, ListBox, ListBoxItem, ListBoxSection, Popover, Text } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
-import { SubmitButton, TextField, focusField, formValues } from '../ui/form'
+import { DateTimeField, focusDateTimeField, fromLocalDateTime } from '../ui/date-time-field'
+import { SubmitButton, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { TableHead } from '../ui/table-head'
 import { AuditIntegrity } from './AuditIntegrity'
@@ -93,20 +94,6 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
   billing: ['billing.checkout_create', 'billing.plan_change'],
   audit: ['audit.export', 'audit.redact', 'audit.anchor_update'],
   instance: ['instance.encryption_key_rotate'],
-}
-
-/** An ISO instant as the value of a datetime-local input, in the browser's time zone. */
-function toLocalInput(iso: string | undefined): string {
-  if (iso === undefined) return ''
-  const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return ''
-  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
-}
-
-function fromLocalInput(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined
-  const date = new Date(value)
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
 }
 
 export function exportHref(filters: AuditFilters, format: 'csv' | 'jsonl' | 'verifiable'): string {
@@ -301,19 +288,19 @@ function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
   return (
     <form
       ref={form}
-      className="filters"
+      className="filters audit-filters"
       role="search"
       aria-label={t('admin.audit.filters')}
       noValidate
       onSubmit={(event) => {
         event.preventDefault()
         const values = formValues(event.currentTarget)
-        const since = fromLocalInput(values.since)
-        const until = fromLocalInput(values.until)
+        const since = fromLocalDateTime(values.since)
+        const until = fromLocalDateTime(values.until)
         // An empty window is a mistake, not a query: say so at the field instead of showing "no events".
         if (since !== undefined && until !== undefined && since >= until) {
           setRangeError(t('admin.audit.rangeInvalid'))
-          queueMicrotask(() => focusField(form.current, 'until'))
+          queueMicrotask(() => focusDateTimeField(form.current, 'until'))
           return
         }
         setRangeError(undefined)
@@ -330,8 +317,9 @@ function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
           onSelect={(user) => setActorId(user?.id)}
         />
       )}
-      <TextField name="since" type="datetime-local" label={t('admin.audit.since')} defaultValue={toLocalInput(filters.since)} />
-      <TextField name="until" type="datetime-local" label={t('admin.audit.until')} defaultValue={toLocalInput(filters.until)} error={rangeError} />
+      {/* In the console's language, whatever the browser's (ui/date-time-field.tsx). */}
+      <DateTimeField name="since" label={t('admin.audit.since')} defaultValue={filters.since} />
+      <DateTimeField name="until" label={t('admin.audit.until')} defaultValue={filters.until} error={rangeError} />
       <div className="filters-actions">
         <SubmitButton pending={false}>{t('admin.audit.apply')}</SubmitButton>
         <button type="button" className="button button-ghost" onClick={() => void navigate({ to: '/admin/audit', search: {} as never })}>

@@ -7,6 +7,7 @@ import { announce } from '../ui/announce'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
 import { TableHead } from '../ui/table-head'
+import { TeamsAndOrganizations } from '../ui/teams-and-organizations'
 import { Pager } from './Pager'
 import { teamsQuery } from './queries'
 import { TeamForm } from './TeamForm'
@@ -17,10 +18,8 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
   const items = teams.data?.items ?? []
   return (
     <Page title={t('admin.teams.title')} description={t('admin.teams.description')}>
-      {/* Issue 32: what a team is for, next to organizations (docs/API.md, "Teams"). */}
-      <p className="muted" data-testid="teams-purpose">
-        {t('admin.teams.purpose')}
-      </p>
+      {/* Issue 32: what a team is for, next to organizations (docs/API.md, "Teams"); the Organizations page says the same. */}
+      <TeamsAndOrganizations />
       <CreateTeamForm />
       <section className="section" aria-labelledby="teams-heading">
         <h2 id="teams-heading">{t('admin.teams.list')}</h2>

@@ -14,6 +14,7 @@ import { describeError } from '../ui/describe-error'
 import { myInvitationsQuery, organizationsQuery } from './queries'
 import { MoreButton, RoleName, usePlanName } from './parts'
 import { TableHead } from '../ui/table-head'
+import { TeamsAndOrganizations } from '../ui/teams-and-organizations'
 
 export function OrgsPage() {
   const { t } = useI18n()
@@ -53,6 +54,8 @@ export function OrgsPage() {
         <MoreButton query={organizations} label={t('orgs.more')} />
       </section>
       <CreateOrganization />
+      {/* Last: on a phone, the explanation does not push the invitations and the list down. */}
+      <TeamsAndOrganizations />
     </Page>
   )
 }
