@@ -3,7 +3,7 @@
  * the API: shared conventions first, then every module under its prefix.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
-import type { Deps } from './deps.js'
+import { redisSettled, type Deps } from './deps.js'
 import { authentication } from './modules/auth/hook.js'
 import { cookieName, SESSION_COOKIE } from './modules/auth/cookies.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
@@ -91,6 +91,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     },
     clientErrorHandler,
   })
+  // Shared limits from the first request (deps.ts redisSettled).
+  const redis = deps.redis
+  if (redis !== null) app.addHook('onReady', async () => redisSettled(redis, 3000))
 
   installValidation(app)
   const errorHandling = installErrorHandling(app, installRouteTable(app))

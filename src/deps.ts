@@ -87,6 +87,24 @@ function createRedis(url: string, logger: Logger): Redis {
   return redis
 }
 
+/**
+ * Resolves once Redis has connected, has failed to (the first error), or after `timeoutMs`: a
+ * starting instance waits for it so that its first requests count in the shared store rather than in
+ * its own memory; an unreachable Redis does not hold the start (limits fall back per process).
+ */
+export function redisSettled(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready' || redis.status === 'end') return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      redis.off('ready', done).off('error', done).off('end', done)
+      resolve()
+    }
+    const timer = setTimeout(done, timeoutMs)
+    redis.once('ready', done).once('error', done).once('end', done)
+  })
+}
+
 export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = {}): Deps {
   const clock = overrides.clock ?? systemClock
   const logger = overrides.logger ?? createLogger(config)

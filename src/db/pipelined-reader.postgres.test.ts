@@ -61,10 +61,11 @@ describe('pipelined reader', () => {
   it('when the server drops its connections: reads in flight fail as unavailable, the next reads open new ones', async () => {
     const before = await backends()
     expect(before).toHaveLength(2)
-    const slow = Array.from({ length: 4 }, () => reader.read('sb_test_sleep', 'select pg_sleep($1::float8) as slept', [2]))
+    // Settled from the start: the reads fail while the termination's own query is still being answered.
+    const slow = Promise.allSettled(Array.from({ length: 4 }, () => reader.read('sb_test_sleep', 'select pg_sleep($1::float8) as slept', [2])))
     await new Promise((resolve) => setTimeout(resolve, 200))
     await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [APPLICATION])
-    const settled = await Promise.allSettled(slow)
+    const settled = await slow
     for (const outcome of settled) {
       expect(outcome.status).toBe('rejected')
       expect(isDatabaseUnavailable((outcome as PromiseRejectedResult).reason)).toBe(true)

@@ -13,6 +13,8 @@ describe('limits shared through Redis', () => {
 
   it('two instances on one database and one Redis draw on one request budget', async () => {
     const peer = await startPeerInstance(t)
+    // A started instance has waited for Redis (app.ts): its first request already counts there.
+    expect(peer.deps.redis?.status).toBe('ready')
     try {
       // The sign-in is unauthenticated, so counted by IP in the shared Redis: an address of our own
       // keeps other runs and test files (the multi-instance process tests sign in from 127.0.0.1)
