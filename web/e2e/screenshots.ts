@@ -317,7 +317,8 @@ async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
 
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true })
-  for (const file of fs.readdirSync(OUT)) if (file.endsWith('.png')) fs.rmSync(path.join(OUT, file))
+  // Each view overwrites its own files; nothing else is removed (docs/screenshots also holds pictures
+  // taken by earlier passes, e.g. forgot/reset password and scoped tokens, which this script does not retake).
   stripe = await startStripeStandIn(TEST_STRIPE_SECRET_KEY)
   server = await startConsoleServer(billingEnv(stripe))
   browser = await launchBrowser()
