@@ -210,8 +210,8 @@ async function auditCostFigure() {
   return {
     transactions_per_variant: plain.length,
     checkpoints_during_rounds: checkpoints,
-    without_tree_ms: { p50: ms(quantile(plain, 0.5)), p99: ms(quantile(plain, 0.99)) },
-    with_tree_ms: { p50: ms(quantile(leaf, 0.5)), p99: ms(quantile(leaf, 0.99)) },
+    without_tree_ms: { p50: ms(quantile(plain, 0.5)), p99: ms(quantile(plain, 0.99)), p999: ms(quantile(plain, 0.999)) },
+    with_tree_ms: { p50: ms(quantile(leaf, 0.5)), p99: ms(quantile(leaf, 0.99)), p999: ms(quantile(leaf, 0.999)) },
     extra_ms: { p50: ms(quantile(leaf, 0.5) - quantile(plain, 0.5)), p99: ms(quantile(leaf, 0.99) - quantile(plain, 0.99)) },
     // CPU per transaction, the figure a loaded machine does not distort.
     cpu_per_transaction_ms: { without_tree: ms(cpuMs.plain / plain.length), with_tree: ms(cpuMs.leaf / leaf.length) },
@@ -235,7 +235,7 @@ console.log(
   [
     '',
     `Audit log figures (issue 30), ${report.machine.cpus} CPUs, load ${report.machine.load_before.join(' ')} before, ${report.machine.load_after.join(' ')} after:`,
-    `  extra time of an audited write on SQLite, p99: ${write.extra_ms.p99} ms (p50 ${write.extra_ms.p50} ms; with the tree p99 ${write.with_tree_ms.p99} ms, without ${write.without_tree_ms.p99} ms; ${write.transactions_per_variant} transactions each) — target < 2 ms: ${verdict(write.extra_ms.p99 < 2)}`,
+    `  extra time of an audited write on SQLite, p99: ${write.extra_ms.p99} ms (p50 ${write.extra_ms.p50} ms; with the tree p99 ${write.with_tree_ms.p99} ms, without ${write.without_tree_ms.p99} ms; p99.9 ${write.with_tree_ms.p999} against ${write.without_tree_ms.p999} ms; ${write.transactions_per_variant} transactions each) — target < 2 ms: ${verdict(write.extra_ms.p99 < 2)}`,
     `  verify of a ${report.verify.events.toLocaleString('en')}-event export (${report.verify.file_mib} MiB): ${fastestWall} s wall, ${fastestCpu} s CPU (fastest of ${report.verify.wall_s.length} runs: ${report.verify.wall_s.join(', ')} s)${millionNote} — target < 10 s: ${millionNote === '' ? verdict(fastestWall < 10) : 'not judged'}`,
     `  proof size at ${report.proofs.leaves.toLocaleString('en')} leaves: inclusion ${report.proofs.longest_inclusion_proof} hashes, consistency ${report.proofs.longest_consistency_proof} hashes — target ≤ 20 (inclusion): ${verdict(report.proofs.longest_inclusion_proof <= 20)}`,
   ].join('\n'),
