@@ -11,86 +11,14 @@
  * before issue 30 — in rounds alternating over the four, so both builds see the same machine load.
  * Prints p50/p99 and CPU per transaction of each, and the extra p99, p50 and CPU of each build.
  */
-import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { pathToFileURL } from 'node:url'
+import { auditRig } from './audit-rig.mjs'
 const [beforeRoot, perRound, rounds] = process.argv.slice(2)
 if (beforeRoot === undefined) throw new Error('usage: node bench/audit-ab.mjs <before-checkout> [transactions-per-round] [rounds]')
 const N = Number(perRound ?? 2000),
   ROUNDS = Number(rounds ?? 5)
-async function side(root) {
-  const load = (p) => import(new URL(p, `file://${root}/dist/`).href)
-  const [{ parseConfig }, { createDeps }, { migrateToLatest }, { recordAudit }, { createLogger }, { newId }, { makeCheckpoint }] = await Promise.all([
-    load('config.js'),
-    load('deps.js'),
-    load('db/migrate.js'),
-    load('modules/audit/service.js'),
-    load('logger.js'),
-    load('lib/ids.js'),
-    load('modules/audit/checkpoints.js'),
-  ])
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-ab-'))
-  const deps = createDeps(parseConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), { logger: createLogger({ logLevel: 'silent' }) })
-  await migrateToLatest(deps.database)
-  const ctx = { ip: '198.51.100.7', userAgent: 'bench' },
-    actor = { id: 'user-1', email: 'user1@example.com' }
-  const plain = (tx) =>
-    tx
-      .insertInto('audit_events')
-      .values({
-        id: newId(),
-        at: new Date().toISOString(),
-        actor_id: actor.id,
-        actor_email: actor.email,
-        action: 'bench.change',
-        target_type: 'user',
-        target_id: 'user-2',
-        ip: ctx.ip,
-        user_agent: ctx.userAgent,
-        subject_user_id: 'user-2',
-        metadata: JSON.stringify({ fields: ['name'] }),
-      })
-      .execute()
-  const audited = (tx) =>
-    recordAudit(tx, deps.clock, ctx, { action: 'bench.change', actor, target: { type: 'user', id: 'user-2' }, metadata: { fields: ['name'] } })
-  let running = null
-  let made = 0
-  const timer = setInterval(() => {
-    running ??= makeCheckpoint(deps)
-      .then(() => made++)
-      .finally(() => {
-        running = null
-      })
-  }, 1000)
-  const time = async (write) => {
-    const s = []
-    let cpu = process.cpuUsage()
-    for (let i = 0; i < N; i++) {
-      const t = performance.now()
-      await deps.db.transaction().execute(async (tx) => {
-        await tx.updateTable('audit_monitor').set({ checked_size: i }).where('id', '=', 1).execute()
-        await write(tx)
-      })
-      s.push(performance.now() - t)
-      await new Promise((r) => setImmediate(r))
-    }
-    cpu = process.cpuUsage(cpu)
-    return { s, cpu: (cpu.user + cpu.system) / 1000 }
-  }
-  return {
-    plain,
-    audited,
-    time,
-    made: () => made,
-    close: async () => {
-      clearInterval(timer)
-      await running
-      await deps.close()
-      fs.rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
+const side = (root) => auditRig(pathToFileURL(path.join(root, 'dist/')), N)
 const old = await side(path.resolve(beforeRoot)),
   now = await side(path.resolve(import.meta.dirname, '..'))
 const V = { oldPlain: [old, old.plain], oldAudited: [old, old.audited], newPlain: [now, now.plain], newAudited: [now, now.audited] }
@@ -98,9 +26,9 @@ for (const [x, w] of Object.values(V)) await x.time(w)
 const res = Object.fromEntries(Object.keys(V).map((k) => [k, { s: [], cpu: 0 }]))
 for (let r = 0; r < ROUNDS; r++)
   for (const [k, [x, w]] of Object.entries(V)) {
-    const { s, cpu } = await x.time(w)
-    res[k].s.push(...s)
-    res[k].cpu += cpu
+    const { samples, cpuMs } = await x.time(w)
+    res[k].s.push(...samples)
+    res[k].cpu += cpuMs
   }
 const q = (s, p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]
 const st = Object.fromEntries(
@@ -119,6 +47,6 @@ console.log(
 console.log(
   `extra p99: before ${f(st.oldAudited.p99 - st.oldPlain.p99)} ms (${f(st.oldPlain.p99)} → ${f(st.oldAudited.p99)}), after ${f(st.newAudited.p99 - st.newPlain.p99)} ms (${f(st.newPlain.p99)} → ${f(st.newAudited.p99)}); extra p50 before ${f(st.oldAudited.p50 - st.oldPlain.p50)}, after ${f(st.newAudited.p50 - st.newPlain.p50)}; extra CPU/txn before ${f(st.oldAudited.cpu - st.oldPlain.cpu)}, after ${f(st.newAudited.cpu - st.newPlain.cpu)} ms`,
 )
-console.log(`checkpoints made: before ${old.made()}, after ${now.made()}`)
+console.log(`checkpoints made: before ${old.checkpoints()}, after ${now.checkpoints()}`)
 await old.close()
 await now.close()

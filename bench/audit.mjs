@@ -27,6 +27,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { performance } from 'node:perf_hooks'
+import { auditRig } from './audit-rig.mjs'
 
 const { values } = parseArgs({ options: { events: { type: 'string' }, audits: { type: 'string' } } })
 const EVENTS = Number(values.events ?? 1_000_000)
@@ -119,94 +120,26 @@ function proofFigure() {
   return { leaves: size, longest_inclusion_proof: inclusion, longest_consistency_proof: consistency }
 }
 
-/** The audit write's own cost on SQLite, in-process: the event alone against the event with its leaf. */
+/** The audit write's own cost on SQLite, in-process: the event alone against the event with its leaf (bench/audit-rig.mjs). */
 async function auditCostFigure() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-bench-db-'))
-  const [{ parseConfig }, { createDeps }, { migrateToLatest }, { recordAudit }, { createLogger }, { newId }, { makeCheckpoint }] = await Promise.all([
-    load('config.js'),
-    load('deps.js'),
-    load('db/migrate.js'),
-    load('modules/audit/service.js'),
-    load('logger.js'),
-    load('lib/ids.js'),
-    load('modules/audit/checkpoints.js'),
-  ])
-  const config = parseConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
-  const deps = createDeps(config, { logger: createLogger({ logLevel: 'silent' }) })
-  await migrateToLatest(deps.database)
-  const ctx = { ip: '198.51.100.7', userAgent: 'bench' }
-  const actor = { id: 'user-1', email: 'user1@example.com' }
-  // Before issue 30 an audited change wrote one row in its transaction: that write, as it was.
-  const plainInsert = (tx) =>
-    tx
-      .insertInto('audit_events')
-      .values({
-        id: newId(),
-        at: new Date().toISOString(),
-        actor_id: actor.id,
-        actor_email: actor.email,
-        action: 'bench.change',
-        target_type: 'user',
-        target_id: 'user-2',
-        ip: ctx.ip,
-        user_agent: ctx.userAgent,
-        subject_user_id: 'user-2',
-        metadata: JSON.stringify({ fields: ['name'] }),
-      })
-      .execute()
-  const withLeaf = (tx) =>
-    recordAudit(tx, deps.clock, ctx, { action: 'bench.change', actor, target: { type: 'user', id: 'user-2' }, metadata: { fields: ['name'] } })
+  const rig = await auditRig(dist, AUDITS)
   const cpuMs = { plain: 0, leaf: 0 }
-  const time = async (write) => {
-    const samples = []
-    for (let i = 0; i < AUDITS; i++) {
-      const started = performance.now()
-      await deps.db.transaction().execute(async (tx) => {
-        // The change the event records: an update in the same transaction, as a real request makes.
-        await tx.updateTable('audit_monitor').set({ checked_size: i }).where('id', '=', 1).execute()
-        await write(tx)
-      })
-      samples.push(performance.now() - started)
-      // A turn of the event loop between requests, as a server has: node:sqlite answers within
-      // microtasks, so without it no timer — the checkpointer — would ever run during a round.
-      await new Promise((resolve) => setImmediate(resolve))
-    }
-    return samples
-  }
-  // As installCheckpointer runs it: every second, one at a time; it stores the pending tree nodes and signs.
-  let checkpointing = null
-  let checkpoints = 0
-  const checkpointer = setInterval(() => {
-    checkpointing ??= makeCheckpoint(deps).then(
-      () => {
-        checkpoints++
-        checkpointing = null
-      },
-      (error) => {
-        throw error
-      },
-    )
-  }, 1000)
-  await time(withLeaf)
-  await time(plainInsert)
+  await rig.time(rig.audited)
+  await rig.time(rig.plain)
   const plain = []
   const leaf = []
   for (let round = 0; round < 5; round++) {
-    let used = process.cpuUsage()
-    plain.push(...(await time(plainInsert)))
-    let spent = process.cpuUsage(used)
-    cpuMs.plain += (spent.user + spent.system) / 1000
-    used = process.cpuUsage()
-    leaf.push(...(await time(withLeaf)))
-    spent = process.cpuUsage(used)
-    cpuMs.leaf += (spent.user + spent.system) / 1000
+    const without = await rig.time(rig.plain)
+    plain.push(...without.samples)
+    cpuMs.plain += without.cpuMs
+    const withLeaf = await rig.time(rig.audited)
+    leaf.push(...withLeaf.samples)
+    cpuMs.leaf += withLeaf.cpuMs
   }
-  clearInterval(checkpointer)
-  await checkpointing
+  const checkpoints = rig.checkpoints()
+  await rig.close()
   plain.sort((a, b) => a - b)
   leaf.sort((a, b) => a - b)
-  await deps.close()
-  fs.rmSync(dataDir, { recursive: true, force: true })
   return {
     transactions_per_variant: plain.length,
     checkpoints_during_rounds: checkpoints,
