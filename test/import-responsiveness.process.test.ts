@@ -21,8 +21,11 @@ const HELD_MS = 100
  * cores, where a process can wait its turn for a CPU for hundreds of milliseconds (measured here
  * with other suites running: wall-clock worst 300–550 ms while the server had run for at most
  * 50 ms of it). So the bound is checked on the time the server spent running while an answer
- * waited — min(latency, the server's CPU time meanwhile, from /proc in 10 ms ticks): a blocked
- * loop runs all along, a descheduled process does not. The wall-clock latency is held to a
+ * waited — min(latency, the CPU time of the server's main thread meanwhile, from /proc in 10 ms
+ * ticks): a blocked loop runs on that thread all along, a descheduled process does not. Only the
+ * main thread counts: V8's concurrent marking and the libuv pool run beside the loop on other
+ * threads without holding it (a CI run that counted every thread saw 120 ms once, for the 20 MiB
+ * import). The wall-clock latency is held to a
  * ceiling that still fails a blocking import by far (1 MiB of unclosed lists held the loop for
  * 16 s before issue 26).
  */
@@ -69,9 +72,10 @@ function upload(body: string | Buffer, format = 'html'): Promise<Response> {
   })
 }
 
-/** The server's CPU time so far (user and system, every thread), in ms. */
+/** The CPU time so far of the server's main thread (the event loop's; its task id is the process id), in ms. */
 function serverCpuMs(): number {
-  const fields = fs.readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  const pid = server.child.pid
+  const fields = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   // utime and stime are the 14th and 15th fields of the line, in USER_HZ (100 per second) ticks.
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS
 }
@@ -85,7 +89,7 @@ interface Observed<T> {
   result: T
   /** Each /api/health answer's latency, in ms. */
   health: number[]
-  /** For each answer, how long the server was running while it waited: min(latency, server CPU time meanwhile). */
+  /** For each answer, how long the server's main thread was running while it waited: min(latency, its CPU time meanwhile). */
   held: number[]
   /** The largest growth of the server's RSS over its value at the start, in bytes. */
   rssGrowth: number
@@ -127,6 +131,9 @@ async function observe<T>(work: () => Promise<T>): Promise<Observed<T>> {
 }
 
 function expectResponsive(health: number[], held: number[]): void {
+  console.log(
+    `health: ${health.length} answers, worst ${Math.round(Math.max(...health))} ms; main thread ran at most ${Math.max(...held).toFixed(0)} ms of one`,
+  )
   // A one-tick rounding of the CPU time either side.
   expect(Math.max(...held)).toBeLessThan(HELD_MS + 2 * TICK_MS)
   expect(Math.max(...health)).toBeLessThan(WORST_LATENCY_MS)
