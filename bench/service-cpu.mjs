@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * node bench/service-cpu.mjs [--dist <dir>]… [--engine sqlite|postgres] — the service's own CPU time
- * per authenticated read, without sockets: the built app (dist/, or several builds' dist/ to compare
+ * per authenticated read and go-link redirect, without sockets: the built app (dist/, or several builds' dist/ to compare
  * versions, measured in turn in the same time window) answers requests through Fastify's inject,
  * ten at a time, and the process's CPU time (user + system) is divided by the requests. On a machine shared with other work the
  * HTTP bench's figures follow the load (every request's socket writes and wake-ups cost more the
@@ -81,6 +81,14 @@ async function instance(dist) {
     headers: { authorization: `Bearer ${jwt}` },
     payload: { name: 'bench', permissions: ['profile:read', 'links:read'] },
   })
+  // The go-links of the HTTP bench (bench/run.mjs): path appending with a query, and a template.
+  for (const payload of [
+    { url: 'https://wiki.example/base?lang=en', slug: 'bench-wiki' },
+    { url: 'https://code.example/repos/{1}/tree/{2|main}', slug: 'bench-code' },
+  ]) {
+    const link = await app.inject({ method: 'POST', url: '/api/links', headers: { authorization: `Bearer ${jwt}` }, payload })
+    if (link.statusCode !== 201) throw new Error(`POST /api/links: ${link.statusCode} ${link.body}`)
+  }
   return { dist, app, close, jwt, sb: created.json().token }
 }
 
@@ -93,6 +101,8 @@ try {
     ['GET /api/users/me (sb_ token)', '/api/users/me', 'sb'],
     ['GET /api/auth/mfa/status (JWT)', '/api/auth/mfa/status', 'jwt'],
     ['GET /api/tags (sb_ token)', '/api/tags', 'sb'],
+    ['GET /go/{slug}/{rest}?{query} → 302 (JWT)', '/go/bench-wiki/guides/setup?tab=2', 'jwt'],
+    ['GET /go/{template slug}/{1}/{2} → 302 (JWT)', '/go/bench-code/api/dev', 'jwt'],
   ]
   const run = async ({ app, ...credentials }, url, credential) => {
     const token = credentials[credential]
@@ -103,7 +113,8 @@ try {
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next++ < REQUESTS) {
           const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })
-          if (response.statusCode !== 200) throw new Error(`${url}: ${response.statusCode} ${response.body}`)
+          // A go-link answers 302: that is its success.
+          if (response.statusCode !== (url.startsWith('/go/') ? 302 : 200)) throw new Error(`${url}: ${response.statusCode} ${response.body}`)
         }
       }),
     )

@@ -93,6 +93,48 @@ describe('path appending', () => {
   })
 })
 
+describe('path appending, built as text', () => {
+  /** The same result made the other way: WHATWG URL's own path and query setters (what the service did before it built the text). */
+  function withSetters(destination: string, parsed: Rest | null, query: string): string {
+    const url = new URL(destination)
+    const base = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`
+    if (parsed !== null) {
+      const appended = parsed.segments.map((segment) => encodeURIComponent(segment)).join('/')
+      const trailing = parsed.trailingSlash && parsed.segments.length > 0 ? '/' : ''
+      url.pathname = parsed.segments.length === 0 ? (parsed.trailingSlash ? base : url.pathname) : `${base}${appended}${trailing}`
+    }
+    if (query !== '') url.search = url.search === '' ? query : `${url.search.slice(1)}&${query}`
+    return url.href
+  }
+
+  it('gives exactly what the URL setters give, for every mix of destination, rest and query', () => {
+    const destinations = [
+      'https://wiki.example/',
+      'https://wiki.example/base',
+      'https://wiki.example/base/',
+      'https://wiki.example/base?lang=en',
+      'https://wiki.example:8443/a/b?x=1&y=2#section',
+      'http://xn--bcher-kva.example/b%C3%BCcher/',
+      'https://wiki.example/with%20space/#frag',
+    ]
+    const rests = [null, '', '/', 'guides', 'guides/', 'guides/setup', 'a//b', 'caf%C3%A9/%E2%9C%93', 'a%20b/c%2Fd', "q%22%3C%3E%60'/x", 'ä ö/ü']
+    const queries = ['', 'tab=2', 'a=1&b=2', 'q=caf%C3%A9', 'q=a b"<>`', 'flag', 'x=%23y', 'x=1#2']
+    let compared = 0
+    for (const destination of destinations) {
+      for (const raw of rests) {
+        const parsed = parseRest(raw)
+        if (typeof parsed === 'string') throw new Error(`refused: ${raw}`)
+        for (const query of queries) {
+          const result = expandDestination(destination, parsed, query)
+          expect(result).toEqual({ ok: true, url: withSetters(destination, parsed, query) })
+          compared++
+        }
+      }
+    }
+    expect(compared).toBe(destinations.length * rests.length * queries.length)
+  })
+})
+
 describe('templates', () => {
   it('tells a template from a plain URL', () => {
     expect(isTemplate('https://example.com/{path}')).toBe(true)

@@ -126,19 +126,59 @@ function checked(result: string, host: string, prefix: string): Expansion {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, refusal: 'other-host' }
   if (url.host !== host || url.username !== '' || url.password !== '') return { ok: false, refusal: 'other-host' }
   if (!url.pathname.startsWith(prefix)) return { ok: false, refusal: 'dot-segment' }
-  if (url.href.length > MAX_RESULT_LENGTH) return { ok: false, refusal: 'too-long' }
-  return { ok: true, url: url.href }
+  const href = url.href
+  if (href.length > MAX_RESULT_LENGTH) return { ok: false, refusal: 'too-long' }
+  return { ok: true, url: href }
+}
+
+/**
+ * What a destination is made of, worked out once per destination text: a template's host and
+ * literal path prefix (what every result must keep), or a plain URL's parts, which a result is
+ * put together from as text and then parsed once (checked) — instead of a parse, a path setter
+ * and a query setter, each of which re-parses the whole URL, on every redirect.
+ */
+type Shape =
+  | { kind: 'template'; host: string; prefix: string }
+  | { kind: 'plain'; origin: string; host: string; pathname: string; search: string; hash: string }
+  /** A template that does not parse as a URL (a stored destination always does). */
+  | { kind: 'invalid' }
+
+/** Shapes of the destinations met lately, by text; past the bound the oldest goes. */
+const shapes = new Map<string, Shape>()
+const SHAPES_KEPT = 1000
+
+function shapeOf(destination: string): Shape {
+  let shape = shapes.get(destination)
+  if (shape !== undefined) return shape
+  shape = isTemplate(destination) ? templateShape(destination) : plainShape(destination)
+  if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value as string)
+  shapes.set(destination, shape)
+  return shape
+}
+
+function templateShape(template: string): Shape {
+  try {
+    const url = new URL(template.replace(PLACEHOLDER, (_whole, _name, _fallback, offset: number) => TOKEN(offset)))
+    return { kind: 'template', host: url.host, prefix: pathPrefixOf(url) }
+  } catch {
+    return { kind: 'invalid' }
+  }
+}
+
+function plainShape(destination: string): Shape {
+  let url: URL
+  try {
+    url = new URL(destination)
+  } catch {
+    return { kind: 'invalid' }
+  }
+  // Stored destinations carry no user name or password (links/url.ts), so the origin is all that precedes the path.
+  return { kind: 'plain', origin: `${url.protocol}//${url.host}`, host: url.host, pathname: url.pathname, search: url.search, hash: url.hash }
 }
 
 /** Fills a template's holes from the rest (none: every value is empty, so defaults apply). */
-function expandTemplate(template: string, rest: Rest | null): Expansion {
+function expandTemplate(template: string, shape: { host: string; prefix: string }, rest: Rest | null): Expansion {
   const segments = rest?.segments ?? []
-  let shape: URL
-  try {
-    shape = new URL(template.replace(PLACEHOLDER, (_whole, _name, _fallback, offset: number) => TOKEN(offset)))
-  } catch {
-    return { ok: false, refusal: 'invalid' }
-  }
   const result = template.replace(PLACEHOLDER, (_whole, name: string, fallback: string | undefined) => {
     const pick = (value: string, fromFallback: (text: string) => string) =>
       value !== '' ? value : fallback === undefined ? '' : fromFallback(fallback)
@@ -149,7 +189,7 @@ function expandTemplate(template: string, rest: Rest | null): Expansion {
     if (name === 'query') return pick(segments.length === 0 ? '' : encode(segments.join('/')), encode)
     return pick(encode(segments[Number(name) - 1] ?? ''), encode)
   })
-  return checked(result, shape.host, pathPrefixOf(shape))
+  return checked(result, shape.host, shape.prefix)
 }
 
 /**
@@ -157,16 +197,20 @@ function expandTemplate(template: string, rest: Rest | null): Expansion {
  * (already normalised when the link was saved). `query` is the request's raw query string, without `?`.
  */
 export function expandDestination(destination: string, rest: Rest | null, query: string): Expansion {
-  if (isTemplate(destination)) return expandTemplate(destination, rest)
+  const shape = shapeOf(destination)
+  if (shape.kind === 'invalid') return { ok: false, refusal: 'invalid' }
+  if (shape.kind === 'template') return expandTemplate(destination, shape, rest)
   if (rest === null && query === '') return { ok: true, url: destination }
-  const url = new URL(destination)
-  const base = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`
+  const base = shape.pathname.endsWith('/') ? shape.pathname : `${shape.pathname}/`
+  let pathname = shape.pathname
   if (rest !== null) {
     const appended = encodePath(rest.segments)
     const trailing = rest.trailingSlash && rest.segments.length > 0 ? '/' : ''
-    url.pathname = rest.segments.length === 0 ? (rest.trailingSlash ? base : url.pathname) : `${base}${appended}${trailing}`
+    pathname = rest.segments.length === 0 ? (rest.trailingSlash ? base : shape.pathname) : `${base}${appended}${trailing}`
   }
-  if (query !== '') url.search = url.search === '' ? query : `${url.search.slice(1)}&${query}`
-  const prefix = rest !== null && rest.segments.length > 0 ? base : url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1)
-  return checked(url.href, url.host, prefix)
+  // A raw `#` cannot be in a request's query; were one sent, it stays part of the query, as the URL's query setter would keep it.
+  const added = query.replaceAll('#', '%23')
+  const search = added === '' ? shape.search : shape.search === '' ? `?${added}` : `${shape.search}&${added}`
+  const prefix = rest !== null && rest.segments.length > 0 ? base : pathname.slice(0, pathname.lastIndexOf('/') + 1)
+  return checked(`${shape.origin}${pathname}${search}${shape.hash}`, shape.host, prefix)
 }

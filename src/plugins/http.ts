@@ -52,12 +52,14 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
 
   // No id this service issues holds a control character, and PostgreSQL cannot even compare text
   // holding NUL: such a path parameter names nothing — 404 (CONTRACT.md §1), not a database error.
+  // A callback hook, not an async one: it runs on every request with a parameter (the go-link
+  // redirect among them), and an async hook costs a promise and a turn of the microtask queue.
   app.addHook('onRoute', (route) => {
     if (!route.url.includes(':')) return
-    const refuseControlCharacters = async (request: FastifyRequest) => {
-      if (Object.values(request.params as Record<string, string>).some((value) => CONTROL_CHARACTER.test(value))) {
-        throw new AppError('NOT_FOUND')
-      }
+    const refuseControlCharacters = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      const params = request.params as Record<string, string>
+      for (const name in params) if (CONTROL_CHARACTER.test(params[name]!)) return done(new AppError('NOT_FOUND'))
+      done()
     }
     route.preValidation = [refuseControlCharacters, ...[route.preValidation ?? []].flat()]
   })

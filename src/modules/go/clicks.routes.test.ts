@@ -4,7 +4,7 @@ import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import type { FastifyInstance } from 'fastify'
-import { utcDay } from './clicks.js'
+import { createClickCounter, utcDay } from './clicks.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
@@ -74,6 +74,31 @@ describe('click counts', () => {
     await peer.close()
     expect(await stored(kept.id)).toEqual([{ day: utcDay(t.clock.now()), clicks: 3 }])
     expect(await stored(gone.id)).toEqual([])
+  })
+})
+
+describe('the day a click counts on', () => {
+  it('follows the clock across midnight, both ways', async () => {
+    const user = await createSignedInUser(t)
+    const link = await createLink(t, user.token, { slug: 'midnight', url: 'https://midnight.example/' })
+    let now = Date.parse('2026-03-01T23:59:59.999Z')
+    const counter = createClickCounter({ db: t.deps.db, clock: { now: () => new Date(now) }, logger: t.deps.logger })
+    counter.count(link.id)
+    now += 1
+    counter.count(link.id)
+    counter.count(link.id)
+    // A clock set back (NTP) counts on the earlier day again.
+    now -= 2 * 60 * 60 * 1000
+    counter.count(link.id)
+    now = Date.parse('2026-03-05T12:00:00.000Z')
+    counter.count(link.id)
+    await counter.close()
+    const rows = await stored(link.id)
+    expect(rows.sort((a, b) => a.day.localeCompare(b.day))).toEqual([
+      { day: '2026-03-01', clicks: 2 },
+      { day: '2026-03-02', clicks: 2 },
+      { day: '2026-03-05', clicks: 1 },
+    ])
   })
 })
 

@@ -14,6 +14,7 @@ import { isForeignKeyViolation } from '../../db/client.js'
 export const FLUSH_INTERVAL_MS = 1000
 export const RETENTION_DAYS = 400
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000
+const DAY_MS = 24 * 60 * 60 * 1000
 
 export interface ClickCounter {
   /** Counts one click for the link now; synchronous and free of I/O. */
@@ -81,7 +82,7 @@ export function createClickCounter(deps: { db: Db; clock: Clock; logger: Logger 
     const now = deps.clock.now()
     if (now.getTime() - lastSweep >= SWEEP_INTERVAL_MS) {
       lastSweep = now.getTime()
-      const oldest = utcDay(new Date(now.getTime() - RETENTION_DAYS * 24 * 60 * 60 * 1000))
+      const oldest = utcDay(new Date(now.getTime() - RETENTION_DAYS * DAY_MS))
       await deps.db.deleteFrom('link_clicks').where('day', '<', oldest).execute()
     }
   }
@@ -104,9 +105,20 @@ export function createClickCounter(deps: { db: Db; clock: Clock; logger: Logger 
     return flushing
   }
 
+  // The day of the last click and when it ends: a click's day without a date string made per click.
+  let today = ''
+  let todayEndsMs = 0
+  const dayOf = (now: Date) => {
+    if (now.getTime() >= todayEndsMs || now.getTime() < todayEndsMs - DAY_MS) {
+      today = utcDay(now)
+      todayEndsMs = Date.parse(today) + DAY_MS
+    }
+    return today
+  }
+
   return {
     count(linkId) {
-      const day = utcDay(deps.clock.now())
+      const day = dayOf(deps.clock.now())
       const days = pending.get(linkId) ?? new Map<string, number>()
       days.set(day, (days.get(day) ?? 0) + 1)
       pending.set(linkId, days)
