@@ -75,12 +75,14 @@ function parseLine(text: string): ParsedLine | string {
   const match = LINE.exec(text)
   if (match === null) return 'the line is not an entry of a verifiable export'
   const [, index, hash, proof, leafText] = match
-  if (!isCanonicalHash(hash!)) return 'the line has no valid leaf hash'
+  // Decoded once and re-encoded: the same text proves the canonical form (as isCanonicalHash does).
+  const leafHash = Buffer.from(hash!, 'base64')
+  if (leafHash.toString('base64') !== hash) return 'the line has no valid leaf hash'
   const hashes = proof === undefined ? undefined : proof.slice(1, -1).split('","')
   if (hashes !== undefined && !hashes.every(isCanonicalHash)) return 'the line has a malformed inclusion proof'
   return {
     index: Number(index),
-    leafHash: Buffer.from(hash!, 'base64'),
+    leafHash,
     ...(leafText !== undefined && { leafText }),
     ...(hashes !== undefined && { inclusionProof: hashes.map((h) => Buffer.from(h, 'base64')) }),
   }
@@ -91,20 +93,35 @@ const UNTERMINATED = '\u0000unterminated:'
 /**
  * The file's lines, split at LF only, each checked to be exactly a JSON object with nothing around
  * it: JSON and line readers forgive a trailing space or a CR, which would let a changed byte pass.
- * A last line without its newline is yielded as malformed.
+ * A last line without its newline is yielded as malformed. Yielded in batches, one per 1 MiB read:
+ * an await per line cost a tenth of a million-line check.
  */
-async function* linesOf(file: string): AsyncGenerator<string> {
+async function* lineBatchesOf(file: string): AsyncGenerator<string[]> {
   let rest = ''
   for await (const chunk of fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
     const text = rest + (chunk as string)
+    const batch: string[] = []
     let start = 0
     for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-      yield text.slice(start, end)
+      batch.push(text.slice(start, end))
       start = end + 1
     }
     rest = text.slice(start)
+    if (batch.length > 0) yield batch
   }
-  if (rest !== '') yield `${UNTERMINATED}${rest}`
+  if (rest !== '') yield [`${UNTERMINATED}${rest}`]
+}
+
+/** The first line of the batches, and the batches of every line after it. */
+async function splitFirst(batches: AsyncGenerator<string[]>): Promise<{ first: string | undefined; rest: AsyncIterable<string[]> }> {
+  const head = await batches.next()
+  if (head.done === true) return { first: undefined, rest: batches }
+  const [first, ...following] = head.value
+  async function* rest(): AsyncGenerator<string[]> {
+    if (following.length > 0) yield following
+    yield* batches
+  }
+  return { first, rest: rest() }
 }
 
 function shapeProblem(line: string): string | null {
@@ -118,14 +135,14 @@ function result(problem: Problem | null, fields: Omit<ExportVerification, 'ok' |
 }
 
 export async function verifyExportFile(file: string, options: ExportVerifyOptions = {}): Promise<ExportVerification> {
-  const iterator = linesOf(file)
+  const batches = lineBatchesOf(file)
   const fields = { entries: 0, treeSize: 0, subset: false, keyFromExport: options.verifierKey === undefined }
   try {
-    const first = await iterator.next()
+    const { first, rest: lines } = await splitFirst(batches)
     let header: ExportHeader
     try {
-      if (first.done || shapeProblem(first.value) !== null) throw new Error('no header')
-      header = JSON.parse(first.value) as ExportHeader
+      if (first === undefined || shapeProblem(first) !== null) throw new Error('no header')
+      header = JSON.parse(first) as ExportHeader
     } catch {
       return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
     }
@@ -192,50 +209,54 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
       roots.push({ size: saved.size, root: saved.root, label: 'the saved checkpoint', mismatch: 'not consistent' })
     }
 
-    return fields.subset ? await verifySubset(iterator, checkpoint, fields) : await verifyFull(iterator, checkpoint, roots, fields)
+    return fields.subset ? await verifySubset(lines, checkpoint, fields) : await verifyFull(lines, checkpoint, roots, fields)
   } finally {
-    await iterator.return(undefined)
+    await batches.return(undefined)
   }
 }
 
 async function verifyFull(
-  iterator: AsyncIterator<string>,
+  lines: AsyncIterable<string[]>,
   checkpoint: Checkpoint,
   roots: SignedRoot[],
   fields: Omit<ExportVerification, 'ok' | 'problem'>,
 ): Promise<ExportVerification> {
   const verifier = new LogVerifier(checkpoint.size, roots)
-  for (let next = await iterator.next(); !next.done && verifier.problem === null; next = await iterator.next()) {
-    const line = parseLine(next.value)
-    if (typeof line === 'string') {
-      verifier.fail({ index: verifier.size, kind: 'malformed', detail: line })
-      break
+  reading: for await (const batch of lines) {
+    for (const text of batch) {
+      if (verifier.problem !== null) break reading
+      const line = parseLine(text)
+      if (typeof line === 'string') {
+        verifier.fail({ index: verifier.size, kind: 'malformed', detail: line })
+        break reading
+      }
+      fields.entries++
+      verifier.add({ index: line.index, statedHash: line.leafHash, event: null, ...(line.leafText !== undefined && { leafText: line.leafText }) })
     }
-    fields.entries++
-    verifier.add({ index: line.index, statedHash: line.leafHash, event: null, ...(line.leafText !== undefined && { leafText: line.leafText }) })
   }
   return result(verifier.finish(), fields)
 }
 
 async function verifySubset(
-  iterator: AsyncIterator<string>,
+  lines: AsyncIterable<string[]>,
   checkpoint: Checkpoint,
   fields: Omit<ExportVerification, 'ok' | 'problem'>,
 ): Promise<ExportVerification> {
   let previous = -1
-  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-    const line = parseLine(next.value)
-    if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
-    fields.entries++
-    const index = line.index
-    if (index <= previous) return result({ index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` }, fields)
-    if (line.leafText === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
-    const hash = leafHashOfText(line.leafText)
-    if (!hash.equals(line.leafHash)) return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
-    if (!verifyInclusion(index, checkpoint.size, hash, line.inclusionProof ?? [], checkpoint.root)) {
-      return result({ index, kind: 'edited', detail: "its inclusion proof does not lead to the checkpoint's root" }, fields)
+  for await (const batch of lines)
+    for (const text of batch) {
+      const line = parseLine(text)
+      if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
+      fields.entries++
+      const index = line.index
+      if (index <= previous) return result({ index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` }, fields)
+      if (line.leafText === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
+      const hash = leafHashOfText(line.leafText)
+      if (!hash.equals(line.leafHash)) return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
+      if (!verifyInclusion(index, checkpoint.size, hash, line.inclusionProof ?? [], checkpoint.root)) {
+        return result({ index, kind: 'edited', detail: "its inclusion proof does not lead to the checkpoint's root" }, fields)
+      }
+      previous = index
     }
-    previous = index
-  }
   return result(null, fields)
 }
