@@ -285,21 +285,26 @@ describe('the command palette', () => {
     const { context, page } = await signIn(ADMIN)
     // The link's site, answered here: the test runs offline.
     await context.route('https://example.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'the runbook' }))
-    await page.keyboard.press('Control+k')
-    await page.keyboard.type('guidance')
     const option = page.getByRole('menuitem', { name: new RegExp(linkTitle) })
-    await option.waitFor()
+    // The palette's other sections (tags, organizations, two-factor state) load beside the links and
+    // re-render the list: the keys go once every answer is in and the link is the highlighted item
+    // (a CI run once pressed Enter while another item was, and no tab opened).
+    const highlightLink = async () => {
+      await page.keyboard.press('Control+k')
+      await page.keyboard.type('guidance')
+      await option.waitFor()
+      await page.waitForLoadState('networkidle')
+      await page.keyboard.press('ArrowDown')
+      await expect.poll(() => option.getAttribute('data-focused')).toBe('true')
+    }
+    await highlightLink()
     const opened = context.waitForEvent('page')
-    await page.keyboard.press('ArrowDown')
     await page.keyboard.press('Enter')
     const tab = await opened
     await expect.poll(() => tab.url(), { timeout: 15_000 }).toBe(LONG_URL)
     await tab.close()
 
-    await page.keyboard.press('Control+k')
-    await page.keyboard.type('guidance')
-    await option.waitFor()
-    await page.keyboard.press('ArrowDown')
+    await highlightLink()
     await page.keyboard.press('Control+Enter')
     await page.waitForURL(/\/links\?q=/)
     await context.close()
