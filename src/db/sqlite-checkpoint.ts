@@ -9,21 +9,15 @@
  * answered and with the connection to itself, as https://sqlite.org/wal.html ("Application-Initiated
  * Checkpoints") suggests. The work is the same and so is the WAL's size; only who waits for it
  * changes. SQLite's own automatic checkpoint stays, at BACKSTOP_FRAMES, for a WAL that grows while
- * no turn comes (one very long transaction, another process writing).
+ * no turn comes (one very long transaction, another process writing). The two numbers are read by
+ * the driver's look at the wal-index (sqlite.ts CommitWatch), which the read cache already keeps open.
  */
-import fs from 'node:fs'
-import os from 'node:os'
 import type { DatabaseSync } from 'node:sqlite'
 
 /** Frames (pages) left in the WAL before a checkpoint is due: SQLite's own default. */
 export const CHECKPOINT_FRAMES = 1_000
 /** SQLite's automatic checkpoint, kept as a bound on the WAL should the turn not come. */
 export const BACKSTOP_FRAMES = 4 * CHECKPOINT_FRAMES
-
-/** Where mxFrame (the WAL's last valid frame) sits in the wal-index header, and nBackfill after both header copies. */
-const MX_FRAME_OFFSET = 16
-const N_BACKFILL_OFFSET = 96
-const READ_BYTES = N_BACKFILL_OFFSET + 4
 
 /** The two callbacks the driver gives: take and give back its single connection (its FIFO mutex). */
 export interface ConnectionLock {
@@ -32,31 +26,16 @@ export interface ConnectionLock {
 }
 
 export class WalCheckpointer {
-  readonly #descriptor: number
-  readonly #header = Buffer.alloc(READ_BYTES)
-  readonly #readUInt32 = os.endianness() === 'LE' ? this.#header.readUInt32LE.bind(this.#header) : this.#header.readUInt32BE.bind(this.#header)
   #scheduled = false
   #closed = false
 
-  /** For a database in a file (in WAL mode, its wal-index already open); none for an in-memory one, which has no WAL. */
-  static open(database: DatabaseSync, connection: ConnectionLock): WalCheckpointer | undefined {
-    const { file } = database.prepare('pragma database_list').get() as { file: string }
-    return file === '' ? undefined : new WalCheckpointer(file, database, connection)
-  }
-
-  private constructor(
-    file: string,
+  /** `backlog`: the frames not yet copied back, from the wal-index (sqlite.ts CommitWatch.walBacklog). */
+  constructor(
     private readonly database: DatabaseSync,
     private readonly connection: ConnectionLock,
+    private readonly backlog: () => number,
   ) {
     database.exec(`pragma wal_autocheckpoint = ${BACKSTOP_FRAMES}`)
-    this.#descriptor = fs.openSync(`${file}-shm`, 'r')
-  }
-
-  /** Frames written to the WAL and not yet copied into the database file. */
-  backlog(): number {
-    fs.readSync(this.#descriptor, this.#header, 0, READ_BYTES, 0)
-    return this.#readUInt32(MX_FRAME_OFFSET) - this.#readUInt32(N_BACKFILL_OFFSET)
   }
 
   /** Called when the connection is given back after a unit of work that wrote. */
@@ -81,6 +60,5 @@ export class WalCheckpointer {
 
   close(): void {
     this.#closed = true
-    fs.closeSync(this.#descriptor)
   }
 }

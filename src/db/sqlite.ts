@@ -13,6 +13,7 @@
  */
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import type * as NodeSqlite from 'node:sqlite'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
@@ -183,6 +184,12 @@ type KeyValue = string | number | null
 
 /** The first copy of the wal-index header: bytes 0–47 of the `-shm` file. */
 const WAL_INDEX_HEADER_BYTES = 48
+/** mxFrame in the header; nBackfill after the header's two copies; what is read for both. */
+const MX_FRAME_OFFSET = 16
+const N_BACKFILL_OFFSET = 96
+const WAL_BACKLOG_BYTES = N_BACKFILL_OFFSET + 4
+const LITTLE_ENDIAN = os.endianness() === 'LE'
+const readUInt32 = (buffer: Buffer, offset: number) => (LITTLE_ENDIAN ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset))
 
 /**
  * Whether another connection to the same file, in this process or another, has committed since
@@ -199,12 +206,30 @@ class CommitWatch {
   readonly #descriptor: number | null
   readonly #seen = Buffer.alloc(WAL_INDEX_HEADER_BYTES)
   readonly #current = Buffer.alloc(WAL_INDEX_HEADER_BYTES)
+  readonly #backlog = Buffer.alloc(WAL_BACKLOG_BYTES)
 
   constructor(database: DatabaseSync) {
     const { file } = database.prepare('pragma database_list').get() as { file: string }
     // The file is in WAL mode (openSqlite); its first read opens the wal-index, creating -shm.
     database.prepare('select count(*) from sqlite_schema').get()
     this.#descriptor = file === '' ? null : fs.openSync(`${file}-shm`, 'r')
+  }
+
+  /** Whether the database is a file, with a WAL (an in-memory one has neither). */
+  get inFile(): boolean {
+    return this.#descriptor !== null
+  }
+
+  /**
+   * Frames written to the WAL and not yet copied into the database file: mxFrame (the header's last
+   * valid frame) less nBackfill (the checkpoint information after the header's two copies), both in
+   * the host's byte order (https://sqlite.org/walformat.html, "The WAL-Index Format"). For
+   * sqlite-checkpoint.ts; 0 for an in-memory database.
+   */
+  walBacklog(): number {
+    if (this.#descriptor === null) return 0
+    fs.readSync(this.#descriptor, this.#backlog, 0, WAL_BACKLOG_BYTES, 0)
+    return readUInt32(this.#backlog, MX_FRAME_OFFSET) - readUInt32(this.#backlog, N_BACKFILL_OFFSET)
   }
 
   committedSinceLastLook(): boolean {
@@ -243,8 +268,8 @@ class ReadCache {
   readonly #bySingle = new Map<string, Map<string, readonly unknown[]>>()
   readonly #byList = new Map<string, Map<string, readonly unknown[]>>()
 
-  constructor(database: DatabaseSync) {
-    this.#commits = new CommitWatch(database)
+  constructor(commits: CommitWatch) {
+    this.#commits = commits
   }
 
   /** Called for every statement run through Kysely's queue; a SELECT cannot change anything. */
@@ -307,8 +332,11 @@ function freezeTree<T>(value: T): T {
 class SqliteConnection implements DatabaseConnection {
   readonly #statements = new Map<string, Prepared>()
   readonly #cache: ReadCache
-  constructor(readonly database: DatabaseSync) {
-    this.#cache = new ReadCache(database)
+  constructor(
+    readonly database: DatabaseSync,
+    commits: CommitWatch,
+  ) {
+    this.#cache = new ReadCache(commits)
   }
 
   // Each distinct SQL text is prepared once: preparing costs more than running a point select.
@@ -374,9 +402,10 @@ class SqliteDriver implements Driver {
   readonly #checkpointer: WalCheckpointer | undefined
   #writesChecked = 0
   constructor(database: DatabaseSync) {
-    // The connection first: its first read opens the wal-index the checkpointer reads.
-    this.#connection = new SqliteConnection(database)
-    this.#checkpointer = WalCheckpointer.open(database, this.#mutex)
+    // One look at the wal-index serves both: the read cache's commit check and the checkpointer's backlog.
+    const commits = new CommitWatch(database)
+    this.#connection = new SqliteConnection(database, commits)
+    this.#checkpointer = commits.inFile ? new WalCheckpointer(database, this.#mutex, () => commits.walBacklog()) : undefined
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
