@@ -14,7 +14,7 @@
  *   restore FILE [--force]                    put a backup in place of a stopped instance's database
  *   doctor                                    check the configuration, database, Redis, SMTP, proxy
  *   setup-code                                print the first-run setup code (while no user exists)
- *   audit verify <export-file> [--key K] [--checkpoint FILE] | --database
+ *   audit verify <export-file> [--key K] [--checkpoint FILE] [--threads N] | --database
  *                                             check the audit log's integrity (issue 30)
  *   audit rotate-key [--new-key-stdin]        replace the audit log's signing key (issue 30)
  */
@@ -84,8 +84,10 @@ commands:
                                            TRUST_PROXY; exit code 1 when a check fails
   setup-code                               print the first-run setup code (only while no user exists)
   audit verify <export-file> [--key <verifier key>] [--checkpoint <saved checkpoint file>]
-                                           check a verifiable audit export offline: exit 0 when
-                                           intact, else 1 and the first bad entry and why
+               [--threads <n>]             check a verifiable audit export offline: exit 0 when
+                                           intact, else 1 and the first bad entry and why; a large
+                                           export is checked on one worker thread per core (or n;
+                                           0: on the main thread alone)
   audit verify --database                  check the live database against its signed checkpoints
   audit rotate-key [--new-key-stdin]       replace the audit log's signing key: an audited rotation
                                            whose checkpoint is signed by the old and the new key
@@ -214,9 +216,11 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { key: { type: 'string' }, checkpoint: { type: 'string' }, database: { type: 'boolean' } },
+    options: { key: { type: 'string' }, checkpoint: { type: 'string' }, database: { type: 'boolean' }, threads: { type: 'string' } },
   })
-  if (sub !== 'verify' || (values.database === true) === (positionals.length === 1) || positionals.length > 1) {
+  const threads = values.threads === undefined ? undefined : Number(values.threads)
+  const badThreads = threads !== undefined && !(Number.isSafeInteger(threads) && threads >= 0 && threads <= 64 && /^[0-9]+$/.test(values.threads!))
+  if (sub !== 'verify' || (values.database === true) === (positionals.length === 1) || positionals.length > 1 || badThreads) {
     io.stderr.write(`audit verify needs an export file or --database (or: audit rotate-key)\n\n${USAGE}`)
     return 2
   }
@@ -235,6 +239,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
   const result = await verifyExportFile(positionals[0]!, {
     ...(key !== undefined && { verifierKey: key }),
     ...(saved !== undefined && { savedCheckpoint: saved }),
+    ...(threads !== undefined && { threads }),
   })
   if (result.problem !== null) {
     io.stdout.write(`audit log NOT intact: ${describeProblem(result.problem)}\n`)

@@ -83,6 +83,15 @@ describe('two server processes append to one audit tree', () => {
     const offline = await runProcess(CLI, ['audit', 'verify', file, '--key', header.verifier_key], {})
     expect(offline, offline.output).toMatchObject({ code: 0 })
     expect(offline.output).toMatch(new RegExp(`^audit log intact: all ${header.tree_size} entries`))
+    // The same on worker threads (the built worker module), which also find an edited event.
+    const threaded = await runProcess(CLI, ['audit', 'verify', file, '--key', header.verifier_key, '--threads', '2'], {})
+    expect(threaded).toEqual(offline)
+    const edited = path.join(makeTempDir(), 'edited.jsonl')
+    const at = exported.text.lastIndexOf('"action":"user.update"')
+    fs.writeFileSync(edited, `${exported.text.slice(0, at)}"action":"user.updatE"${exported.text.slice(at + '"action":"user.update"'.length)}`)
+    const found = await runProcess(CLI, ['audit', 'verify', edited, '--key', header.verifier_key, '--threads', '2'], {})
+    expect(found, found.output).toMatchObject({ code: 1 })
+    expect(found.output).toMatch(/^audit log NOT intact: entry \d+: edited — the event does not match its leaf hash/)
 
     // The live database: every leaf against its event, the nodes, the checkpoints both processes signed, nothing outside the tree.
     const live = await runProcess(CLI, ['audit', 'verify', '--database'], { ...env, DATA_DIR: makeTempDir() })

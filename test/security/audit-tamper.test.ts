@@ -369,7 +369,7 @@ describe('`verify` finds every change made to an export file', () => {
   const verify = async (content: Buffer) => {
     const file = path.join(dir, 'export.jsonl')
     fs.writeFileSync(file, content)
-    return verifyExportFile(file, { verifierKey: key })
+    return verifyExportFile(file, { verifierKey: key, threads: 0 })
   }
   const detected = async (content: Buffer) => {
     const result = await verify(content)
@@ -431,6 +431,45 @@ describe('`verify` finds every change made to an export file', () => {
         ),
         { numRuns: 40, seed: 312 },
       )
+    },
+    LONG,
+  )
+
+  it(
+    'worker threads find the same first problem as this thread alone',
+    async () => {
+      // The file is cut into chunks of 1 MiB and handed to two workers in turn: changes anywhere in
+      // it, the chunks' edges included, give the same answer as the check in this thread.
+      const file = path.join(dir, 'threads.jsonl')
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('edit', 'delete', 'swap', 'truncate'),
+          fc.nat({ max: 2 ** 31 - 1 }),
+          fc.nat({ max: 2 ** 31 - 1 }),
+          async (kind, x, y) => {
+            const i = x % lines.length
+            const j = y % lines.length
+            let changed: Buffer
+            if (kind === 'edit') {
+              changed = Buffer.from(original)
+              const p = x % original.length
+              changed[p] = original[p]! ^ (1 << (y % 8))
+            } else if (kind === 'delete') changed = Buffer.concat(lines.filter((_, k) => k !== i))
+            else if (kind === 'swap') {
+              const swapped = [...lines]
+              ;[swapped[i], swapped[j]] = [swapped[j]!, swapped[i]!]
+              changed = Buffer.concat(swapped)
+            } else changed = original.subarray(0, x % original.length)
+            fs.writeFileSync(file, changed)
+            const alone = await verifyExportFile(file, { verifierKey: key, threads: 0 })
+            expect(await verifyExportFile(file, { verifierKey: key, threads: 2 })).toEqual(alone)
+          },
+        ),
+        { numRuns: 16, seed: 313, examples: [['edit', 1 << 20, 0]] },
+      )
+      fs.writeFileSync(file, original)
+      expect(original.length, 'the export spans several chunks').toBeGreaterThan(3 << 20)
+      expect(await verifyExportFile(file, { verifierKey: key, threads: 2 })).toMatchObject({ ok: true, entries: lines.length - 1 })
     },
     LONG,
   )

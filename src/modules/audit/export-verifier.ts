@@ -6,19 +6,28 @@
  * the export's tree: with a full export its root is rebuilt from the first leaves. A key other than
  * the export's is accepted when the export's key rotations lead from it to the export's key
  * (key-chain.ts); each checkpoint is then checked with the key in force at its size.
+ *
+ * A full export's lines are checked (export-lines.ts) a 1 MiB chunk at a time, on worker threads
+ * when the file is large, while this thread adds their leaf hashes to the tree in the file's order.
  */
 import fs from 'node:fs'
-import { leafHashOfText, verifyInclusion } from '../../lib/merkle.js'
-import {
-  isCanonicalHash,
-  parseCheckpoint,
-  parseSignedNote,
-  parseVerifierKey,
-  verifyNote,
-  type Checkpoint,
-  type NoteVerifier,
-} from '../../lib/signed-note.js'
+import os from 'node:os'
+import { Worker } from 'node:worker_threads'
+import { verifyInclusion } from '../../lib/merkle.js'
+import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type Checkpoint, type NoteVerifier } from '../../lib/signed-note.js'
 import { VERIFIABLE_EXPORT_TYPE, type ExportHeader } from './verifiable-export.js'
+import {
+  CHECKER_ROLE,
+  CHECKER_URL,
+  HASH_BYTES,
+  LINE_EVENT,
+  LINE_REDACTED,
+  checkLines,
+  leafHashOf,
+  parseLine,
+  type CheckedLines,
+  type ParsedLine,
+} from './export-lines.js'
 import { followRotations, keysAt, signedByAll, type KeyChain } from './key-chain.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
@@ -37,6 +46,11 @@ export interface ExportVerifyOptions {
   verifierKey?: string
   /** An earlier checkpoint saved by the reader (signed-note text). */
   savedCheckpoint?: string
+  /**
+   * Worker threads that check a full export's lines (0: this thread alone). Without it, one per core
+   * for a file of 8 MiB or more (about 25,000 events), none for a smaller one.
+   */
+  threads?: number
 }
 
 function readSigned(text: string, verifier: NoteVerifier, what: string): Checkpoint | Problem {
@@ -51,97 +65,103 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-export interface ParsedLine {
-  index: number
-  leafHash: Buffer
-  /** The event's leaf, verbatim (canonical JSON); undefined for a redacted entry. */
-  leafText?: string
-  inclusionProof?: Buffer[]
-}
-
-const HASH = '[A-Za-z0-9+/]{43}='
-/**
- * An entry line exactly as the export writes it (verifiable-export.ts), the event last and verbatim:
- * `{"leaf_index":N,"leaf_hash":"…",["inclusion_proof":[…],]"event":{…}}` or `…,"redacted":true}`.
- */
-const LINE = new RegExp(
-  `^\\{"leaf_index":(0|[1-9][0-9]{0,15}),"leaf_hash":"(${HASH})",(?:"redacted":true\\}$|(?:"inclusion_proof":\\[((?:"${HASH}")(?:,"${HASH}")*)?\\],)?"event":(\\{.*\\})\\}$)`,
-)
-
-/** An export line's parts, or why the line is not one. */
-function parseLine(text: string): ParsedLine | string {
-  const shape = shapeProblem(text)
-  if (shape !== null) return shape
-  const match = LINE.exec(text)
-  if (match === null) return 'the line is not an entry of a verifiable export'
-  const [, index, hash, proof, leafText] = match
-  // Decoded once and re-encoded: the same text proves the canonical form (as isCanonicalHash does).
-  const leafHash = Buffer.from(hash!, 'base64')
-  if (leafHash.toString('base64') !== hash) return 'the line has no valid leaf hash'
-  const hashes = proof === undefined ? undefined : proof.slice(1, -1).split('","')
-  if (hashes !== undefined && !hashes.every(isCanonicalHash)) return 'the line has a malformed inclusion proof'
-  return {
-    index: Number(index),
-    leafHash,
-    ...(leafText !== undefined && { leafText }),
-    ...(hashes !== undefined && { inclusionProof: hashes.map((h) => Buffer.from(h, 'base64')) }),
-  }
-}
-
-const UNTERMINATED = '\u0000unterminated:'
+const CHUNK_BYTES = 1 << 20
+const LF = 0x0a
 
 /**
- * The file's lines, split at LF only, each checked to be exactly a JSON object with nothing around
- * it: JSON and line readers forgive a trailing space or a CR, which would let a changed byte pass.
- * A last line without its newline is yielded as malformed. Yielded in batches, one per 1 MiB read:
- * an await per line cost a tenth of a million-line check.
+ * The file in chunks of whole lines, split at LF only, about 1 MiB each; the last chunk may end in
+ * the middle of a line. A line longer than a chunk doubles the next read, so it is copied O(1) times.
  */
-async function* lineBatchesOf(file: string): AsyncGenerator<string[]> {
-  let rest = ''
-  for await (const chunk of fs.createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
-    const text = rest + (chunk as string)
-    const batch: string[] = []
-    let start = 0
-    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-      batch.push(text.slice(start, end))
-      start = end + 1
+async function* chunksOf(file: string): AsyncGenerator<Uint8Array> {
+  const handle = await fs.promises.open(file)
+  try {
+    let carry = new Uint8Array(0)
+    for (;;) {
+      const want = Math.max(CHUNK_BYTES, carry.length)
+      const buffer = new Uint8Array(carry.length + want)
+      buffer.set(carry)
+      const { bytesRead } = await handle.read(buffer, carry.length, want, null)
+      const filled = carry.length + bytesRead
+      if (bytesRead === 0) {
+        if (filled > 0) yield buffer.subarray(0, filled)
+        return
+      }
+      const cut = buffer.lastIndexOf(LF, filled - 1) + 1
+      // Copied out, so that the chunk's whole buffer can be handed to a worker.
+      carry = buffer.slice(cut, filled)
+      if (cut > 0) yield buffer.subarray(0, cut)
     }
-    rest = text.slice(start)
-    if (batch.length > 0) yield batch
+  } finally {
+    await handle.close()
   }
-  if (rest !== '') yield [`${UNTERMINATED}${rest}`]
 }
 
-/** The first line of the batches, and the batches of every line after it. */
-async function splitFirst(batches: AsyncGenerator<string[]>): Promise<{ first: string | undefined; rest: AsyncIterable<string[]> }> {
-  const head = await batches.next()
-  if (head.done === true) return { first: undefined, rest: batches }
-  const [first, ...following] = head.value
-  async function* rest(): AsyncGenerator<string[]> {
-    if (following.length > 0) yield following
-    yield* batches
+/** The first line (the header, without its LF; null when the file has none), and the chunks after it. */
+async function splitHeader(chunks: AsyncGenerator<Uint8Array>): Promise<{ header: string | null; rest: AsyncIterable<Uint8Array> }> {
+  const head = await chunks.next()
+  const first = head.done === true ? null : head.value
+  const end = first === null ? -1 : first.indexOf(LF)
+  async function* rest(): AsyncGenerator<Uint8Array> {
+    if (first !== null && end + 1 < first.length) yield first.subarray(end + 1)
+    yield* chunks
   }
-  return { first, rest: rest() }
+  return { header: end === -1 ? null : Buffer.from(first!.buffer, first!.byteOffset, end).toString('utf8'), rest: rest() }
 }
 
-function shapeProblem(line: string): string | null {
-  if (line.startsWith(UNTERMINATED)) return 'the file ends in the middle of a line'
-  if (!line.startsWith('{') || !line.endsWith('}')) return 'the line is not exactly one JSON object'
-  return null
+/** Where the lines are checked: in this thread, or spread over worker threads (export-lines.ts). */
+interface LineChecker {
+  /** How many chunks to have out at once. */
+  readonly ahead: number
+  check(chunk: Uint8Array): Promise<CheckedLines>
+  close(): Promise<void>
 }
+
+const inThisThread: LineChecker = { ahead: 1, check: async (chunk) => checkLines(chunk), close: async () => {} }
+
+/** `count` workers, given chunks in turn; each answers its own in order, so the answers keep the file's order. */
+function workerPool(count: number): LineChecker {
+  const workers = Array.from({ length: count }, () => {
+    const worker = new Worker(CHECKER_URL, { workerData: CHECKER_ROLE })
+    const waiting: Array<{ resolve: (checked: CheckedLines) => void; reject: (error: unknown) => void }> = []
+    worker.on('message', (checked: CheckedLines) => waiting.shift()?.resolve(checked))
+    worker.on('error', (error) => {
+      for (const wait of waiting.splice(0)) wait.reject(error)
+    })
+    return { worker, waiting }
+  })
+  let turn = 0
+  return {
+    ahead: AHEAD_PER_THREAD * count,
+    check(chunk) {
+      const next = workers[turn++ % workers.length]!
+      return new Promise((resolve, reject) => {
+        next.waiting.push({ resolve, reject })
+        next.worker.postMessage(chunk, [chunk.buffer as ArrayBuffer])
+      })
+    },
+    async close() {
+      await Promise.all(workers.map(({ worker }) => worker.terminate()))
+    },
+  }
+}
+
+/** Chunks out at once per worker: one being checked, one waiting for it. */
+const AHEAD_PER_THREAD = 2
+/** Below this size, starting workers costs more than it saves. */
+const PARALLEL_FROM_BYTES = 8 * CHUNK_BYTES
 
 function result(problem: Problem | null, fields: Omit<ExportVerification, 'ok' | 'problem'>): ExportVerification {
   return { ok: problem === null, problem, ...fields }
 }
 
 export async function verifyExportFile(file: string, options: ExportVerifyOptions = {}): Promise<ExportVerification> {
-  const batches = lineBatchesOf(file)
+  const chunks = chunksOf(file)
   const fields = { entries: 0, treeSize: 0, subset: false, keyFromExport: options.verifierKey === undefined }
   try {
-    const { first, rest: lines } = await splitFirst(batches)
+    const { header: first, rest } = await splitHeader(chunks)
     let header: ExportHeader
     try {
-      if (first === undefined || shapeProblem(first) !== null) throw new Error('no header')
+      if (first === null || !first.startsWith('{') || !first.endsWith('}')) throw new Error('no header')
       header = JSON.parse(first) as ExportHeader
     } catch {
       return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
@@ -209,54 +229,89 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
       roots.push({ size: saved.size, root: saved.root, label: 'the saved checkpoint', mismatch: 'not consistent' })
     }
 
-    return fields.subset ? await verifySubset(lines, checkpoint, fields) : await verifyFull(lines, checkpoint, roots, fields)
+    if (fields.subset) return await verifySubset(rest, checkpoint, fields)
+    const threads = options.threads ?? ((await fs.promises.stat(file)).size >= PARALLEL_FROM_BYTES ? os.availableParallelism() : 0)
+    const checker = threads > 0 ? workerPool(threads) : inThisThread
+    try {
+      return await verifyFull(rest, checker, checkpoint, roots, fields)
+    } finally {
+      await checker.close()
+    }
   } finally {
-    await batches.return(undefined)
+    await chunks.return(undefined)
   }
 }
 
 async function verifyFull(
-  lines: AsyncIterable<string[]>,
+  chunks: AsyncIterable<Uint8Array>,
+  checker: LineChecker,
   checkpoint: Checkpoint,
   roots: SignedRoot[],
   fields: Omit<ExportVerification, 'ok' | 'problem'>,
 ): Promise<ExportVerification> {
   const verifier = new LogVerifier(checkpoint.size, roots)
-  reading: for await (const batch of lines) {
-    for (const text of batch) {
-      if (verifier.problem !== null) break reading
-      const line = parseLine(text)
-      if (typeof line === 'string') {
-        verifier.fail({ index: verifier.size, kind: 'malformed', detail: line })
-        break reading
-      }
+  const add = (checked: CheckedLines): boolean => {
+    let redaction = 0
+    for (let i = 0; i < checked.count && verifier.problem === null; i++) {
       fields.entries++
-      verifier.add({ index: line.index, statedHash: line.leafHash, event: null, ...(line.leafText !== undefined && { leafText: line.leafText }) })
+      const statedHash = Buffer.from(checked.hashes.buffer, checked.hashes.byteOffset + i * HASH_BYTES, HASH_BYTES)
+      const index = checked.indexes[i]!
+      const kind = checked.kinds[i]
+      if (kind === LINE_REDACTED) {
+        verifier.add({ index, statedHash, event: null })
+        continue
+      }
+      const record = checked.redactions[redaction]
+      const redacts = record?.[0] === i ? (redaction++, record[1]) : []
+      verifier.add({ index, statedHash, event: null, checked: { matches: kind === LINE_EVENT, redacts } })
     }
+    if (checked.malformed !== null) verifier.fail({ index: verifier.size, kind: 'malformed', detail: checked.malformed })
+    return verifier.problem === null
   }
+  // Chunks are read and handed out while earlier ones are checked, and added in the file's order.
+  const checking: Array<Promise<CheckedLines>> = []
+  reading: for await (const chunk of chunks) {
+    const checked = checker.check(chunk)
+    // Handled here too: when a problem ends the loop early, the chunks still out are not awaited.
+    checked.catch(() => {})
+    checking.push(checked)
+    while (checking.length >= checker.ahead) if (!add(await checking.shift()!)) break reading
+  }
+  while (verifier.problem === null && checking.length > 0) add(await checking.shift()!)
   return result(verifier.finish(), fields)
 }
 
+/** The lines of the chunks as text, a line cut off by the file's end last (as a string: why it is malformed). */
+async function* linesOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ParsedLine | string> {
+  for await (const chunk of chunks) {
+    const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
+    let start = 0
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      yield parseLine(text.slice(start, end))
+      start = end + 1
+    }
+    if (start < text.length) yield 'the file ends in the middle of a line'
+  }
+}
+
 async function verifySubset(
-  lines: AsyncIterable<string[]>,
+  chunks: AsyncIterable<Uint8Array>,
   checkpoint: Checkpoint,
   fields: Omit<ExportVerification, 'ok' | 'problem'>,
 ): Promise<ExportVerification> {
   let previous = -1
-  for await (const batch of lines)
-    for (const text of batch) {
-      const line = parseLine(text)
-      if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
-      fields.entries++
-      const index = line.index
-      if (index <= previous) return result({ index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` }, fields)
-      if (line.leafText === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
-      const hash = leafHashOfText(line.leafText)
-      if (!hash.equals(line.leafHash)) return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
-      if (!verifyInclusion(index, checkpoint.size, hash, line.inclusionProof ?? [], checkpoint.root)) {
-        return result({ index, kind: 'edited', detail: "its inclusion proof does not lead to the checkpoint's root" }, fields)
-      }
-      previous = index
+  for await (const line of linesOf(chunks)) {
+    if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
+    fields.entries++
+    const index = line.index
+    if (index <= previous) return result({ index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` }, fields)
+    if (line.leafText === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
+    const hash = leafHashOf(line.leafText)
+    if (!hash.equals(line.leafHash)) return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
+    if (!verifyInclusion(index, checkpoint.size, hash, line.inclusionProof ?? [], checkpoint.root)) {
+      return result({ index, kind: 'edited', detail: "its inclusion proof does not lead to the checkpoint's root" }, fields)
     }
+    previous = index
+  }
   return result(null, fields)
 }

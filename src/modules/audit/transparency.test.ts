@@ -211,6 +211,7 @@ describe('the verifiable export and `switchboard audit verify`', () => {
       out: expect.stringMatching(/^audit log intact: all \d+ entries/),
     })
     expect((await runCommand(['audit', 'verify', file, '--key', key, '--checkpoint', savedFile])).code).toBe(0)
+    expect((await runCommand(['audit', 'verify', file, '--key', key, '--checkpoint', savedFile, '--threads', '2'])).code).toBe(0)
     // Without --key, the key inside the export is used, and the output says so.
     expect((await runCommand(['audit', 'verify', file])).out).toMatch(/note: checked with the key inside the export/)
 
@@ -264,6 +265,7 @@ describe('the verifiable export and `switchboard audit verify`', () => {
     })
     expect((await runCommand(['audit', 'verify'])).code).toBe(2)
     expect((await runCommand(['audit', 'check', 'x'])).code).toBe(2)
+    for (const threads of ['-1', '1.5', 'two', '65']) expect((await runCommand(['audit', 'verify', 'x.jsonl', `--threads=${threads}`])).code).toBe(2)
   })
 })
 

@@ -11,7 +11,7 @@
  * A redacted entry (content removed, leaf hash kept) is intact only when a later `audit.redact`
  * event in the log names its leaf: removing content is itself on the record.
  */
-import { Frontier, leafHashOfText, type NodeId } from '../../lib/merkle.js'
+import { Frontier, type NodeId } from '../../lib/merkle.js'
 import { eventLeafHash, type LeafEvent } from './leaf.js'
 
 export const REDACT_ACTION = 'audit.redact'
@@ -36,15 +36,13 @@ export interface VerifyEntry {
   /** The event; null when its content was redacted. */
   event: LeafEvent | null
   /**
-   * The event's leaf exactly as written (its canonical JSON), when the caller has it: then the
-   * leaf hash is of these bytes and the event is read only for a redaction record (a verifiable
-   * export holds leaves verbatim, which is what makes checking a million of them fast).
+   * The entry's leaf was hashed by the caller from its text exactly as written, and compared with
+   * statedHash (a verifiable export's lines, export-lines.ts: hashing the text as it stands, in
+   * parallel, is what makes checking a million of them fast). `redacts`: the leaves it names when it
+   * is a redaction record ([] when not; null when it cannot be read).
    */
-  leafText?: string
+  checked?: { matches: boolean; redacts: number[] | null }
 }
-
-/** A leaf's text names a redaction record exactly so in canonical JSON (keys sorted, no spaces). */
-const REDACT_MARK = `"action":"${REDACT_ACTION}"`
 
 export interface SignedRoot {
   size: number
@@ -124,18 +122,13 @@ export class LogVerifier {
       return null
     }
     let hash: Buffer
-    if (entry.leafText !== undefined) {
-      hash = leafHashOfText(entry.leafText)
-      if (entry.statedHash !== null && !hash.equals(entry.statedHash)) {
+    if (entry.checked !== undefined) {
+      if (!entry.checked.matches || entry.statedHash === null) {
         return this.fail({ index: entry.index, kind: 'edited', detail: 'the event does not match its leaf hash' })
       }
-      if (entry.leafText.includes(REDACT_MARK)) {
-        try {
-          for (const leaf of redactedBy(JSON.parse(entry.leafText) as LeafEvent)) if (leaf < entry.index) this.#declared.add(leaf)
-        } catch {
-          return this.fail({ index: entry.index, kind: 'edited', detail: 'the redaction record cannot be read' })
-        }
-      }
+      if (entry.checked.redacts === null) return this.fail({ index: entry.index, kind: 'edited', detail: 'the redaction record cannot be read' })
+      hash = entry.statedHash
+      for (const leaf of entry.checked.redacts) if (leaf < entry.index) this.#declared.add(leaf)
     } else if (entry.event === null) {
       if (entry.statedHash === null) return this.fail({ index: entry.index, kind: 'missing', detail: 'neither the event nor its leaf hash is there' })
       hash = entry.statedHash
