@@ -6,7 +6,9 @@
  * ten at a time, and the process's CPU time (user + system) is divided by the requests. On a machine shared with other work the
  * HTTP bench's figures follow the load (every request's socket writes and wake-ups cost more the
  * busier the machine is); this one follows the code: it is how issue 33's changes were compared
- * while other work ran. The database server's own CPU is not included.
+ * while other work ran. On PostgreSQL the database server's CPU per request is printed beside it
+ * (`database_cpu_us_per_request`: the on-CPU time of every `postgres` process of this machine,
+ * from /proc/<pid>/schedstat, across the run; the server should have nothing else to do then).
  *
  *   --requests <n>   per scenario and round (default 5000)
  *   --rounds <n>     alternating rounds (default 3)
@@ -92,6 +94,21 @@ async function instance(dist) {
   return { dist, app, close, jwt, sb: created.json().token }
 }
 
+/** Nanoseconds on CPU of every PostgreSQL server process on this machine (Linux /proc). */
+function postgresCpuNs() {
+  let total = 0
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(pid)) continue
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
+      total += Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const instances = []
 try {
@@ -107,6 +124,7 @@ try {
   const run = async ({ app, ...credentials }, url, credential) => {
     const token = credentials[credential]
     let next = 0
+    const database = values.engine === 'postgres' ? postgresCpuNs() : 0
     const cpu = process.cpuUsage()
     const started = performance.now()
     await Promise.all(
@@ -119,7 +137,12 @@ try {
       }),
     )
     const used = process.cpuUsage(cpu)
-    return { cpu_us: (used.user + used.system) / REQUESTS, system_us: used.system / REQUESTS, rps: REQUESTS / ((performance.now() - started) / 1000) }
+    return {
+      cpu_us: (used.user + used.system) / REQUESTS,
+      system_us: used.system / REQUESTS,
+      database_us: values.engine === 'postgres' ? (postgresCpuNs() - database) / 1000 / REQUESTS : null,
+      rps: REQUESTS / ((performance.now() - started) / 1000),
+    }
   }
   // Warm-up: JIT, connections, prepared statements. Then each scenario on each build in turn.
   for (const build of instances) for (const [, url, credential] of scenarios) await run(build, url, credential)
@@ -133,6 +156,7 @@ try {
     cpu_us_per_request: Math.round(median(runs.map((r) => r.cpu_us)) * 10) / 10,
     // Of which in the kernel: mostly the database connection's socket writes and reads.
     system_us_per_request: Math.round(median(runs.map((r) => r.system_us)) * 10) / 10,
+    ...(values.engine === 'postgres' && { database_cpu_us_per_request: Math.round(median(runs.map((r) => r.database_us)) * 10) / 10 }),
     requests_per_second: Math.round(median(runs.map((r) => r.rps))),
   })
   console.log(

@@ -23,7 +23,7 @@ import { findLiveApiToken, touchApiToken } from '../tokens/repo.js'
 import { legacyTokensRefused } from '../tokens/policy.js'
 import { requirementOf } from '../settings/two-factor-requirement.js'
 import type { Caller } from './caller.js'
-import { findLiveSession, touchSession } from './repo.js'
+import { findLiveSession, touchSession, unexpired, type LiveSession } from './repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 
@@ -60,17 +60,18 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   }
 }
 
-async function authenticateAccessJwt<T>(
-  deps: Deps,
-  token: string,
-  withMfaStatus: boolean,
-  alongside: ((userId: string) => Promise<T>) | null,
-): Promise<Authenticated<T>> {
+async function authenticateAccessJwt<T>(deps: Deps, token: string, withMfaStatus: boolean, beside: ReadBeside<T> | null): Promise<Authenticated<T>> {
   const claims = await deps.accessTokens.verify(token)
   if (claims === null) return NOBODY
   const now = deps.clock.now()
-  // Both reads leave in the same turn: on PostgreSQL one pipelined write, one round trip (db/postgres.ts).
-  const [found, read] = await Promise.all([findLiveSession(deps.db, claims.sid, now, withMfaStatus), alongside?.(claims.sub) ?? null])
+  let found: LiveSession | null
+  let read: T | null = null
+  if (beside === null) found = await findLiveSession(deps.db, claims.sid, now, withMfaStatus)
+  else {
+    const both = await beside.withSession(claims.sid, claims.sub)
+    found = unexpired(both.session, now)
+    read = both.read
+  }
   if (found === null || found.user.id !== claims.sub) return NOBODY
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
@@ -108,20 +109,26 @@ export async function authenticateBearer(deps: Deps, token: string, ip: string, 
   return (await authenticateAccessJwt(deps, token, withMfaStatus, null)).caller
 }
 
+/** A read for the caller's user, made with their authentication (authenticateBearerWith). */
+export interface ReadBeside<T> {
+  /** The read on its own, after the lookup of an sb_ token (only the token's row names the user). */
+  forUser(userId: string): Promise<T>
+  /**
+   * The session's lookup (auth/repo.ts liveSessionQuery, its expiry unchecked) and the read in one
+   * statement, for the session and the user an access JWT names.
+   */
+  withSession(sessionId: string, userId: string): Promise<{ session: LiveSession | null; read: T }>
+}
+
 /**
  * authenticateBearer, and a read that needs only the user's id. An access JWT names its user in its
- * verified claims, so the read runs beside the session's lookup instead of after it (the redirect of
- * /go/{slug}: one round trip on PostgreSQL instead of two). Its answer is handed over only with a
- * caller of that same user — when the session is not live it is dropped unseen. For an sb_ token the
- * user is known only from the token's row: the read follows it.
+ * verified claims, so the read is made in the session's own lookup instead of after it (the redirect
+ * of /go/{slug}: one statement and one round trip on PostgreSQL instead of two). Its answer is
+ * handed over only with a caller of that same user — when the session is not live it is dropped
+ * unseen. For an sb_ token the user is known only from the token's row: the read follows it.
  */
-export async function authenticateBearerWith<T>(
-  deps: Deps,
-  token: string,
-  ip: string,
-  alongside: (userId: string) => Promise<T>,
-): Promise<Authenticated<T>> {
-  if (!token.startsWith(API_TOKEN_PREFIX)) return authenticateAccessJwt(deps, token, false, alongside)
+export async function authenticateBearerWith<T>(deps: Deps, token: string, ip: string, beside: ReadBeside<T>): Promise<Authenticated<T>> {
+  if (!token.startsWith(API_TOKEN_PREFIX)) return authenticateAccessJwt(deps, token, false, beside)
   const caller = await authenticateApiToken(deps, token, ip)
-  return caller === null ? NOBODY : { caller, read: await alongside(caller.user.id) }
+  return caller === null ? NOBODY : { caller, read: await beside.forUser(caller.user.id) }
 }

@@ -26,7 +26,7 @@ import { AppError } from '../../errors.js'
 import { safeEqual } from '../../lib/crypto.js'
 import type { AuthRequirement } from '../../plugins/route-auth.js'
 import type { RequestContext } from '../audit/service.js'
-import { authenticateBearer, authenticateBearerWith, type Authenticated } from './authenticate.js'
+import { authenticateBearer, authenticateBearerWith, type Authenticated, type ReadBeside } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
 import { reachesOrganization, type Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from '../tokens/format.js'
@@ -131,14 +131,10 @@ export async function optionalCaller(deps: Deps, request: FastifyRequest): Promi
  * optionalCaller, with a read for the caller's user run beside the authentication where the
  * credential allows (auth/authenticate.ts authenticateBearerWith); null with a null caller.
  */
-export async function optionalCallerWith<T>(
-  deps: Deps,
-  request: FastifyRequest,
-  alongside: (userId: string) => Promise<T>,
-): Promise<Authenticated<T>> {
+export async function optionalCallerWith<T>(deps: Deps, request: FastifyRequest, beside: ReadBeside<T>): Promise<Authenticated<T>> {
   const credential = readCredential(deps, request)
   if (credential?.token == null) return { caller: null, read: null }
-  const found = await authenticateBearerWith(deps, credential.token, request.ip, alongside)
+  const found = await authenticateBearerWith(deps, credential.token, request.ip, beside)
   const caller = admittedOptional(found.caller)
   return caller === null ? { caller: null, read: null } : { caller, read: found.read }
 }

@@ -103,6 +103,21 @@ describe('GET /go/{slug}', () => {
     expect((await open(alice, '/go/carols-secret')).statusCode).toBe(404)
   })
 
+  it('treats a session whose stored expiry has passed, or whose user is disabled, as signed out (the one statement that reads both)', async () => {
+    for (const end of ['expired', 'disabled'] as const) {
+      const dave = await createSignedInUser(t)
+      const link = await createLink(t, dave.token, { slug: `daves-${end}`, url: 'https://dave.example/' })
+      expect((await open(dave, `/go/daves-${end}`)).headers.location).toBe(link.url)
+      if (end === 'expired') {
+        const past = new Date(t.clock.now().getTime() - 1000).toISOString()
+        await t.deps.db.updateTable('sessions').set({ expires_at: past }).where('user_id', '=', dave.user.id).execute()
+      } else await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', dave.user.id).execute()
+      const response = await t.app.inject({ method: 'GET', url: `/go/daves-${end}`, headers: bearer(dave.token) })
+      expect(response.statusCode, end).toBe(302)
+      expect(response.headers.location, end).toBe(`${LOGIN}daves-${end}`)
+    }
+  })
+
   it('ignores links that do not forward', async () => {
     const user = await createSignedInUser(t)
     const forwarding = await createLink(t, user.token, { slug: 'mixed', url: 'https://forwarding.example/' })

@@ -2,6 +2,9 @@
 import { sql } from 'kysely'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import type { PageWindow } from '../../db/keyset.js'
+import { precompiled } from '../../db/precompiled.js'
+import { liveSessionOf, liveSessionQuery, type LiveSession } from '../auth/repo.js'
+import { forwardingLinkOf, preferredLinkColumn, type GoCandidate } from '../links/repo.js'
 import { visibleTo } from '../links/visibility.js'
 
 export interface PreferenceRecord {
@@ -92,4 +95,50 @@ export async function findVisibleSlugs(ex: Executor, userId: string): Promise<{ 
     .limit(SLUG_SCAN_LIMIT)
     .execute()
   return rows.map((row) => ({ slug: row.slug!, organization_id: row.organization_id }))
+}
+
+/**
+ * The go redirect's one statement (issue 31: a redirect costs about what /api/users/me does): the
+ * session's lookup (auth/repo.ts liveSessionQuery) with the slug's forwarding links the user sees
+ * left-joined to it, only as much of each as a redirect needs, and on every row the link the user
+ * chose for the slug. One row per link, or one row without a link; none when the session is not
+ * live. Compiled once and prepared on PostgreSQL: one statement where there were two, and no
+ * organization joins or sort, which only the chooser needs (it reads the links whole).
+ */
+const selectSessionWithGoCandidates = precompiled(
+  ['sessionId', 'userId', 'slugKey'],
+  (ex, p) =>
+    liveSessionQuery(ex, p.sessionId)
+      .leftJoin('links', (join) => join.on(forwardingLinkOf(p.userId, p.slugKey)))
+      .select([
+        'links.id as link_id',
+        'links.url as link_url',
+        'links.organization_id as link_organization_id',
+        preferredLinkColumn(p.userId, p.slugKey),
+      ]),
+  (row) => ({
+    session: liveSessionOf(row),
+    link: row.link_id === null ? null : { id: row.link_id, url: row.link_url!, organization_id: row.link_organization_id },
+    preferred: row.preferred_link_id,
+  }),
+)
+
+export interface SessionWithGoCandidates {
+  /** The session as findLiveSession reads it, before its expiry is checked; null when not live. */
+  session: LiveSession | null
+  links: GoCandidate[]
+  /** The link the user chose for the slug (null: none, or no link matched). */
+  preferred: string | null
+}
+
+export async function findSessionWithGoCandidates(
+  ex: Executor,
+  sessionId: string,
+  userId: string,
+  slugKey: string,
+): Promise<SessionWithGoCandidates> {
+  const rows = await selectSessionWithGoCandidates(ex, { sessionId, userId, slugKey })
+  const links: GoCandidate[] = []
+  for (const row of rows) if (row.link !== null) links.push(row.link)
+  return { session: rows[0]?.session ?? null, links, preferred: links.length === 0 ? null : rows[0]!.preferred }
 }

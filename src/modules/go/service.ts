@@ -7,13 +7,21 @@ import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import type { ReadBeside } from '../auth/authenticate.js'
 import { reachesOrganization, type Caller } from '../auth/caller.js'
-import { findGoTargets, findVisibleLink, type VisibleLink } from '../links/repo.js'
+import { findForwardingLinks, findGoCandidates, findVisibleLink, type GoCandidate, type VisibleLink } from '../links/repo.js'
 import { SLUG_PATTERN } from '../links/schemas.js'
 import { linkNotFound } from '../links/service.js'
 import { slugKey } from '../links/url.js'
 import { foldsSeparators, lookupKey } from '../links/slug-matching.js'
-import { deletePreference, deleteStalePreferences, findPreferredLinkId, listPreferences, upsertPreference } from './repo.js'
+import {
+  deletePreference,
+  deleteStalePreferences,
+  findPreferredLinkId,
+  findSessionWithGoCandidates,
+  listPreferences,
+  upsertPreference,
+} from './repo.js'
 import type { CandidateSource } from './html.js'
 import type { PreferenceView } from './schemas.js'
 
@@ -94,27 +102,32 @@ export type GoTarget = { kind: 'redirect'; url: string; linkId: string } | { kin
 export interface GoTargetsRead {
   userId: string
   key: string
-  links: VisibleLink[]
+  links: GoCandidate[]
   preferred: string | null
 }
 
-/** The read of a slug's links for a user, to run beside the authentication of /go/{slug}. */
-export function goTargetsReader(deps: Deps, slug: string): (userId: string) => Promise<GoTargetsRead> {
-  return async (userId) => {
-    const key = await lookupKey(deps, slug)
-    return { userId, key, ...(await findGoTargets(deps.db, userId, key)) }
+/** The read of a slug's links for a user, made with the authentication of /go/{slug}. */
+export function goTargetsReader(deps: Deps, slug: string): ReadBeside<GoTargetsRead> {
+  return {
+    async forUser(userId) {
+      const key = await lookupKey(deps, slug)
+      return { userId, key, ...(await findGoCandidates(deps.db, userId, key)) }
+    },
+    async withSession(sessionId, userId) {
+      const key = await lookupKey(deps, slug)
+      const { session, links, preferred } = await findSessionWithGoCandidates(deps.db, sessionId, userId, key)
+      return { session, read: { userId, key, links, preferred } }
+    },
   }
 }
 
 /** `early`: the links found beside the authentication, for this caller's user (else they are read now). */
 export async function resolveGoLink(deps: Deps, caller: Caller, slug: string, early: GoTargetsRead | null = null): Promise<GoTarget> {
-  const read = early !== null && early.userId === caller.user.id ? early : await goTargetsReader(deps, slug)(caller.user.id)
+  const read = early !== null && early.userId === caller.user.id ? early : await goTargetsReader(deps, slug).forUser(caller.user.id)
   const { key, links: found, preferred: chosen } = read
   // The chosen link comes with the links; only when none forwards is it asked for alone (to drop it if stale).
   const preferred = found.length === 0 ? await findPreferredLinkId(deps.db, caller.user.id, key) : chosen
-  // Issue 28: an API token's organization boundary hides the links of the organizations outside it.
-  const links =
-    caller.grant === null ? found : found.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
+  const links = withinBoundary(caller, found)
   if (preferred !== null) {
     const link = links.find((candidate) => candidate.id === preferred)
     if (link !== undefined) return { kind: 'redirect', url: link.url, linkId: link.id }
@@ -122,5 +135,14 @@ export async function resolveGoLink(deps: Deps, caller: Caller, slug: string, ea
     if (!found.some((candidate) => candidate.id === preferred)) await deletePreference(deps.db, caller.user.id, key, preferred)
   }
   if (links.length === 1) return { kind: 'redirect', url: links[0]!.url, linkId: links[0]!.id }
-  return links.length === 0 ? { kind: 'none' } : { kind: 'choose', links }
+  if (links.length === 0) return { kind: 'none' }
+  // The chooser shows each link's title and organization, in order: read whole now (the redirect reads less).
+  const whole = withinBoundary(caller, await findForwardingLinks(deps.db, caller.user.id, key))
+  if (whole.length === 1) return { kind: 'redirect', url: whole[0]!.url, linkId: whole[0]!.id }
+  return whole.length === 0 ? { kind: 'none' } : { kind: 'choose', links: whole }
+}
+
+/** Issue 28: an API token's organization boundary hides the links of the organizations outside it. */
+function withinBoundary<T extends GoCandidate>(caller: Caller, links: T[]): T[] {
+  return caller.grant === null ? links : links.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
 }

@@ -130,45 +130,51 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
  * organization name, then newest first.
  */
 export async function findForwardingLinks(ex: Executor, userId: string, slugKey: string): Promise<VisibleLink[]> {
-  return (await selectForwardingLinks(ex, { userId, slugKey })).map(({ preferred_link_id: _preferred, ...link }) => link)
+  return (await selectForwardingLinks(ex, { userId, slugKey })).map(asVisible)
 }
 
-function forwardingLinks(ex: Executor, userId: string, slugKey: string) {
-  return visibleLinks(ex, userId)
-    .where('links.slug_key', '=', slugKey)
-    .where('links.forwarding_enabled', '=', true)
-    .orderBy(sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end`)
-    .orderBy(sql`lower(${sql.ref('organizations.name')})`)
-    .orderBy('links.created_at', 'desc')
-    .orderBy('links.id', 'desc')
-}
+/** The order of a slug's forwarding links: personal first, then by organization name, then newest first. */
+const FORWARDING_ORDER = sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end, lower(${sql.ref('organizations.name')}), ${sql.ref('links.created_at')} desc, ${sql.ref('links.id')} desc`
 
-/**
- * The go-link redirect's read (issue 31: a redirect costs about what /api/users/me does): the
- * forwarding links and, on every row, the link the user chose for this slug — one statement,
- * compiled once (prepared on PostgreSQL), instead of two queries built per request.
- */
-const selectForwardingLinks = precompiled(
-  ['userId', 'slugKey'],
-  (ex, p) =>
-    forwardingLinks(ex, p.userId, p.slugKey).select(
-      sql<
-        string | null
-      >`(select go_preferences.link_id from go_preferences where go_preferences.user_id = ${p.userId} and go_preferences.slug_key = ${p.slugKey})`.as(
-        'preferred_link_id',
-      ),
-    ),
-  (row): VisibleLink & { preferred_link_id: string | null } => ({ ...asVisible(row), preferred_link_id: row.preferred_link_id }),
+const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
+  visibleLinks(ex, p.userId).where('links.slug_key', '=', p.slugKey).where('links.forwarding_enabled', '=', true).orderBy(FORWARDING_ORDER),
 )
 
+/** What the go redirect needs of a link: where it goes, and whose boundary it is inside (issue 28). */
+export type GoCandidate = Pick<VisibleLink, 'id' | 'url' | 'organization_id'>
+
 /**
- * The forwarding links with this slug key and the user's chosen link among them (null: none, or
- * no link matched — the caller then asks for a stale preference itself, a rare path).
+ * The forwarding links with this slug key that the user sees, each as a GoCandidate in no
+ * particular order, and the user's chosen link among them (null: none, or no link matched — the
+ * caller then asks for a stale preference itself, a rare path). The chooser, shown when several
+ * match, reads them whole with findForwardingLinks.
  */
-export async function findGoTargets(ex: Executor, userId: string, slugKey: string): Promise<{ links: VisibleLink[]; preferred: string | null }> {
-  const rows = await selectForwardingLinks(ex, { userId, slugKey })
-  return { links: rows.map(({ preferred_link_id: _preferred, ...link }) => link), preferred: rows[0]?.preferred_link_id ?? null }
+export async function findGoCandidates(ex: Executor, userId: string, slugKey: string): Promise<{ links: GoCandidate[]; preferred: string | null }> {
+  const rows = await selectGoCandidates(ex, { userId, slugKey })
+  return { links: rows.map(({ id, url, organization_id }) => ({ id, url, organization_id })), preferred: rows[0]?.preferred_link_id ?? null }
 }
+
+/** The preference's column of the go redirect's reads: the link the user chose for the slug. */
+export function preferredLinkColumn(userId: string, slugKey: string) {
+  return sql<
+    string | null
+  >`(select go_preferences.link_id from go_preferences where go_preferences.user_id = ${userId} and go_preferences.slug_key = ${slugKey})`.as(
+    'preferred_link_id',
+  )
+}
+
+/** The rows of the slug's forwarding links the user sees, as the ON condition of a join (go/repo.ts). */
+export function forwardingLinkOf(userId: string, slugKey: string) {
+  return sql<boolean>`${sql.ref('links.slug_key')} = ${slugKey} and ${sql.ref('links.forwarding_enabled')} = ${true} and ${visibleTo(userId)}`
+}
+
+// Compiled once (prepared on PostgreSQL). No joins and no order: the redirect needs neither.
+const selectGoCandidates = precompiled(['userId', 'slugKey'], (ex, p) =>
+  ex
+    .selectFrom('links')
+    .select(['links.id', 'links.url', 'links.organization_id', preferredLinkColumn(p.userId, p.slugKey)])
+    .where(forwardingLinkOf(p.userId, p.slugKey)),
+)
 
 /** What a link's owner and content are made of, as written. */
 export type LinkColumns = Omit<Insertable<LinksTable>, 'id' | 'created_by' | 'created_at' | 'updated_at'>
