@@ -10,6 +10,8 @@ import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+// Saved to be put back; never called unbound (see statementsOf).
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const query = pg.Client.prototype.query
 afterEach(() => {
   pg.Client.prototype.query = query
