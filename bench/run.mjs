@@ -243,12 +243,20 @@ function run(options) {
   })
 }
 
-/** One scenario against one server process; adds the server's CPU time per request. */
+/**
+ * One scenario against one server process; adds the server's CPU time per request, and this
+ * process's — autocannon's, the load generator's, which shares the machine with the server.
+ */
 async function measured(name, pid, options) {
   const before = cpuMs(pid)
+  const generator = process.cpuUsage()
   const result = await run(options)
-  const perRequest = result.requests.total > 0 ? Math.round(((cpuMs(pid) - before) * 1000) / result.requests.total) : null
-  return summarise(name, result, { server_cpu_us_per_request: perRequest })
+  const used = process.cpuUsage(generator)
+  const per = (total) => (result.requests.total > 0 ? Math.round(total / result.requests.total) : null)
+  return summarise(name, result, {
+    server_cpu_us_per_request: per((cpuMs(pid) - before) * 1000),
+    load_generator_cpu_us_per_request: per(used.user + used.system),
+  })
 }
 
 async function single(name, pid, url, token, redirects = false) {
@@ -463,6 +471,7 @@ async function benchmark() {
             rounds_rps: runs.map((r) => r.requests_per_second),
             // The same comparison by the servers' own CPU time per request (bare ÷ scenario, median).
             server_cpu_us_per_request: median(runs.map((r) => r.server_cpu_us_per_request)),
+            load_generator_cpu_us_per_request: median(runs.map((r) => r.load_generator_cpu_us_per_request)),
             cpu_ratio_to_bare: Number(
               median(runs.map((r, round) => bareRounds[round].server_cpu_us_per_request / r.server_cpu_us_per_request)).toFixed(2),
             ),
