@@ -14,6 +14,7 @@ import { hash } from 'node:crypto'
 import { isMainThread, parentPort, workerData } from 'node:worker_threads'
 
 export const HASH_BYTES = 32
+const LF = 0x0a
 const REDACT_MARK = '"action":"audit.redact"'
 const HASH = '[A-Za-z0-9+/]{43}='
 /**
@@ -105,9 +106,8 @@ export interface CheckedLines {
  * is the file's end in the middle of a line. Stops at the first line that is not an entry.
  */
 export function checkLines(chunk: Uint8Array): CheckedLines {
-  const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
   let lines = 0
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++
+  for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) lines++
   const checked: CheckedLines = {
     count: 0,
     indexes: new Float64Array(lines),
@@ -116,10 +116,7 @@ export function checkLines(chunk: Uint8Array): CheckedLines {
     redactions: [],
     malformed: null,
   }
-  let start = 0
-  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-    const line = parseLine(text.slice(start, end))
-    start = end + 1
+  for (const line of parsedLines(chunk)) {
     if (typeof line === 'string') {
       checked.malformed = line
       return checked
@@ -134,8 +131,21 @@ export function checkLines(chunk: Uint8Array): CheckedLines {
     checked.kinds[i] = leafHashOf(line.leafText).equals(line.leafHash) ? LINE_EVENT : LINE_EDITED
     if (line.leafText.includes(REDACT_MARK)) checked.redactions.push([i, redactedLeaves(line.leafText)])
   }
-  if (start < text.length) checked.malformed = 'the file ends in the middle of a line'
   return checked
+}
+
+/**
+ * The lines of `chunk` (UTF-8 text of whole lines, each ending in LF), parsed in order; text after
+ * the last LF is the file's end in the middle of a line, yielded as why it is malformed.
+ */
+export function* parsedLines(chunk: Uint8Array): Generator<ParsedLine | string> {
+  const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
+  let start = 0
+  for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+    yield parseLine(text.slice(start, end))
+    start = end + 1
+  }
+  if (start < text.length) yield 'the file ends in the middle of a line'
 }
 
 /** This module as a worker thread's code: `new Worker(CHECKER_URL, { workerData: CHECKER_ROLE })`. */

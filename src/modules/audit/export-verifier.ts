@@ -24,7 +24,7 @@ import {
   LINE_REDACTED,
   checkLines,
   leafHashOf,
-  parseLine,
+  parsedLines,
   type CheckedLines,
   type ParsedLine,
 } from './export-lines.js'
@@ -126,6 +126,10 @@ function workerPool(count: number): LineChecker {
     worker.on('message', (checked: CheckedLines) => waiting.shift()?.resolve(checked))
     worker.on('error', (error) => {
       for (const wait of waiting.splice(0)) wait.reject(error)
+    })
+    // A worker that stops without an error (killed, out of memory) must not leave its chunks waiting forever.
+    worker.on('exit', (code) => {
+      for (const wait of waiting.splice(0)) wait.reject(new Error(`a line checker stopped (exit code ${code})`))
     })
     return { worker, waiting }
   })
@@ -281,17 +285,9 @@ async function verifyFull(
   return result(verifier.finish(), fields)
 }
 
-/** The lines of the chunks as text, a line cut off by the file's end last (as a string: why it is malformed). */
+/** The chunks' lines, parsed (a string: why a line is not an entry, or that the file ends mid-line). */
 async function* linesOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ParsedLine | string> {
-  for await (const chunk of chunks) {
-    const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
-    let start = 0
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      yield parseLine(text.slice(start, end))
-      start = end + 1
-    }
-    if (start < text.length) yield 'the file ends in the middle of a line'
-  }
+  for await (const chunk of chunks) yield* parsedLines(chunk)
 }
 
 async function verifySubset(
