@@ -10,7 +10,7 @@ import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { ALL_TOKEN_PERMISSIONS, apiRequest, launchBrowser, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, apiRequest, launchBrowser, recordActivity, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
 import { checkAccessibility as checkAxe, confirmIfAsked, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -360,9 +360,15 @@ describe('the console in Chromium', () => {
 
     const context = await newContext()
     const page = await context.newPage()
+    const lately = recordActivity(page)
     await page.goto('/login')
     await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
-    await page.waitForURL('**/login/mfa')
+    // The path alone: the callback's address carries the token in its fragment until the page removes it.
+    await page
+      .waitForURL((url) => url.pathname === '/login/mfa')
+      .catch((error: unknown) => {
+        throw new Error(`not on /login/mfa: ${lately()}`, { cause: error })
+      })
     await expectHeading(page, 'Two-factor authentication')
     // The mfa_token came in the fragment and is gone from the address bar.
     expect(new URL(page.url()).hash).toBe('')

@@ -19,7 +19,7 @@ import type { Browser, BrowserContext, CDPSession, Locator, Page } from 'playwri
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { ALL_TOKEN_PERMISSIONS, launchBrowser, recordActivity, startConsoleServer, type ConsoleServer } from './harness.ts'
 
 const OWNER = { name: 'Grete Gründerin', email: 'grete@example.com', password: 'deutsche-formulare-2026' }
 const COLLEAGUE = { name: 'Karl Kollege', email: 'karl@example.com', password: 'kollegen-passwort-2026' }
@@ -69,6 +69,8 @@ let context: BrowserContext
 let page: Page
 let cdp: CDPSession
 let signedOut: Page
+/** What each page did lately, for a case that fails to say where its page went. */
+const activity = new Map<Page, () => string>()
 let totpSecret: string | undefined
 let session: string
 let token: string
@@ -853,6 +855,7 @@ beforeAll(async () => {
 
   context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 900 }, locale: 'de-DE' })
   page = await context.newPage()
+  activity.set(page, recordActivity(page))
   cdp = await context.newCDPSession(page)
   // A case that finds nothing fails within seconds, not Playwright's 30.
   page.setDefaultTimeout(8_000)
@@ -870,6 +873,7 @@ beforeAll(async () => {
   })
   signedOut = await (await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 390, height: 844 }, locale: 'de-DE' })).newPage()
   signedOut.setDefaultTimeout(8_000)
+  activity.set(signedOut, recordActivity(signedOut))
   await page.goto('/login')
   await page.locator('[name="email"]').fill(OWNER.email)
   await page.locator('[name="password"]').fill(OWNER.password)
@@ -908,6 +912,7 @@ describe("every form's errors in German", () => {
         await expectNoEnglish(c.signedOut ? signedOut : page, c.name)
       } catch (error) {
         observed[c.name] = { failed: String(error).split('\n')[0] }
+        console.log(`${c.name}: the page lately: ${activity.get(c.signedOut ? signedOut : page)?.()}`)
       }
       console.log(`${c.name}: ${JSON.stringify(observed[c.name])}`)
     }

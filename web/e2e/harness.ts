@@ -98,6 +98,30 @@ export async function startConsoleServer(env: Record<string, string> = {}, optio
   }
 }
 
+/**
+ * What a page did lately — its API answers (method, path, status, milliseconds), navigations and
+ * script errors — for a failed wait to say where the page went instead of only "timed out".
+ */
+export function recordActivity(page: Page, keep = 12): () => string {
+  const lines: string[] = []
+  const note = (line: string) => {
+    lines.push(line)
+    if (lines.length > keep) lines.shift()
+  }
+  const started = new Map<object, number>()
+  page.on('request', (request) => started.set(request, Date.now()))
+  page.on('response', (response) => {
+    const url = new URL(response.url())
+    if (!url.pathname.startsWith('/api/') && response.request().resourceType() !== 'document') return
+    const began = started.get(response.request())
+    note(`${response.request().method()} ${url.pathname} → ${response.status()}${began === undefined ? '' : ` (${Date.now() - began} ms)`}`)
+  })
+  page.on('requestfailed', (request) => note(`${request.method()} ${new URL(request.url()).pathname} failed: ${request.failure()?.errorText ?? '?'}`))
+  page.on('framenavigated', (frame) => frame === page.mainFrame() && note(`at ${new URL(frame.url()).pathname}`))
+  page.on('pageerror', (error) => note(`page error: ${error.message}`))
+  return () => [`url ${new URL(page.url()).pathname}`, ...lines].join('; ')
+}
+
 export function assertChromium(): void {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`)
 }

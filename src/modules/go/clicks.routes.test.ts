@@ -177,8 +177,20 @@ describe('/go/<slug>+', () => {
     expect(response.body).toContain('href="https://detailed.example/?a=1&amp;b=2"')
     expect(response.body).toContain('&lt;i&gt;Docs&lt;/i&gt;')
     expect(response.body).toContain('<strong>Owner:</strong> you')
-    expect(response.body).toContain(`Created ${link.created_at.slice(0, 10)}`)
+    const day = (iso: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso))
+    expect(response.body).toContain(`Created <time datetime="${link.created_at}">${day(link.created_at, 'en-GB')}</time>, last changed`)
     expect(response.body).toContain('2 clicks in the last 30 days')
+    // In German, the days as a German reader writes them.
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: { authorization: `Bearer ${user.token}` },
+      payload: { language: 'de' },
+    })
+    expect(patched.statusCode).toBe(200)
+    const german = await t.app.inject({ method: 'GET', url: '/go/detailed+', cookies: { token: user.token } })
+    expect(german.body).toContain(`Angelegt am <time datetime="${link.created_at}">${day(link.created_at, 'de-DE')}</time>, zuletzt geändert am`)
+    expect(day(link.created_at, 'de-DE')).toMatch(/^\d{1,2}\. \p{L}+ \d{4}$/u)
     // Looking is not a click; a stranger, and a visitor signed out, see nothing of it.
     await new Promise((resolve) => setTimeout(resolve, 1200))
     expect((await stored(link.id))[0]?.clicks).toBe(2)

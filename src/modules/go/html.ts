@@ -4,7 +4,7 @@
  * titles, URLs, organization names, the slug — goes through escapeHtml().
  */
 import { createHash } from 'node:crypto'
-import { text, type PageContext, type PageLanguage, type TextKey } from './page-text.js'
+import { dayText, numberText, text, type PageContext, type PageLanguage, type TextKey } from './page-text.js'
 
 export interface HtmlPage {
   status: number
@@ -157,6 +157,13 @@ export interface LinkDetails {
   clicks30d: number
 }
 
+/** "Created …, last changed …" with each day in the page's language, marked up as <time> for machines. */
+function dates(ctx: PageContext, link: LinkDetails): string {
+  const day = (iso: string) => `<time datetime="${escapeHtml(iso)}">${escapeHtml(dayText(ctx.lang, iso))}</time>`
+  // The sentence is escaped first; the placeholders are then filled with markup built above.
+  return escapeHtml(text(ctx.lang, 'dates')).replace('{created}', day(link.createdAt)).replace('{updated}', day(link.updatedAt))
+}
+
 /** `/go/<slug>+` (issue 31): what the go-link is — destination, owner, dates and clicks — without opening it. */
 export function detailsPage(ctx: PageContext, slug: string, links: readonly LinkDetails[]): HtmlPage {
   const t = (key: TextKey, values: Record<string, string | number> = {}) => escapeHtml(text(ctx.lang, key, values))
@@ -166,8 +173,8 @@ export function detailsPage(ctx: PageContext, slug: string, links: readonly Link
       `<p class="url">${escapeHtml(link.url)}</p><p class="source"><strong>${t('owner')}</strong> ` +
       (link.source.kind === 'personal' ? t('ownerYou') : `${t('ownerOrganization')} <bdi>${escapeHtml(link.source.name)}</bdi>`) +
       '</p>' +
-      `<p class="source">${t('dates', { created: link.createdAt.slice(0, 10), updated: link.updatedAt.slice(0, 10) })}</p>` +
-      `<p class="source">${link.clicks30d === 1 ? t('clicksOne') : t('clicksMany', { count: link.clicks30d })}</p></li>`,
+      `<p class="source">${dates(ctx, link)}</p>` +
+      `<p class="source">${link.clicks30d === 1 ? t('clicksOne') : t('clicksMany', { count: numberText(ctx.lang, link.clicks30d) })}</p></li>`,
   )
   const body = `<h1>go/${escapeHtml(slug)}</h1><ul>${items.join('')}</ul>`
   return { status: 200, html: document(ctx, `go/${slug}+`, body), csp: policy() }

@@ -117,5 +117,19 @@ export function text(lang: PageLanguage, key: TextKey, values: Record<string, st
   return CATALOGUES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
 }
 
+const LOCALES: Record<PageLanguage, string> = { en: 'en-GB', de: 'de-DE' }
+const DAY_FORMATS = new Map(SUPPORTED.map((lang) => [lang, new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'long', timeZone: 'UTC' })]))
+const NUMBER_FORMATS = new Map(SUPPORTED.map((lang) => [lang, new Intl.NumberFormat(LOCALES[lang])]))
+
+/** A stored time as the day it fell on, in the page's language ("27 November 2026", "27. November 2026"), in UTC: the page has no time zone of the reader's. */
+export function dayText(lang: PageLanguage, iso: string): string {
+  return DAY_FORMATS.get(lang)!.format(new Date(iso))
+}
+
+/** A count in the page's language ("1,234", "1.234"). */
+export function numberText(lang: PageLanguage, value: number): string {
+  return NUMBER_FORMATS.get(lang)!.format(value)
+}
+
 /** Both catalogues name the same keys (a test holds them to it). */
 export const catalogueKeys = { en: Object.keys(EN), de: Object.keys(DE) }
