@@ -4,8 +4,8 @@ import type { Executor, Timestamp } from '../../db/schema.js'
 import type { PageWindow } from '../../db/keyset.js'
 import { precompiled } from '../../db/precompiled.js'
 import { liveSessionOf, liveSessionQuery, type LiveSession } from '../auth/repo.js'
-import { forwardingLinkOf, preferredLinkColumn, type GoCandidate } from '../links/repo.js'
-import { visibleTo } from '../links/visibility.js'
+import { preferredLinkColumn, type GoCandidate } from '../links/repo.js'
+import { forwardingWithSlugKey, visibleTo } from '../links/visibility.js'
 
 export interface PreferenceRecord {
   slug_key: string
@@ -86,22 +86,29 @@ const SLUG_SCAN_LIMIT = 5000
 
 /** The slugs of forwarding links the user sees (for the miss page's suggestions), with their organization. */
 export async function findVisibleSlugs(ex: Executor, userId: string): Promise<{ slug: string; organization_id: string | null }[]> {
-  const rows = await ex
+  // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read every link).
+  const personal = ex
     .selectFrom('links')
     .select(['links.slug', 'links.organization_id'])
+    .where('links.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
-    .where(visibleTo(userId))
-    .limit(SLUG_SCAN_LIMIT)
-    .execute()
+  const shared = ex
+    .selectFrom('organization_members')
+    .innerJoin('links', 'links.organization_id', 'organization_members.organization_id')
+    .select(['links.slug', 'links.organization_id'])
+    .where('organization_members.user_id', '=', userId)
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
+  const rows = await ex.selectFrom(personal.unionAll(shared).as('visible')).selectAll().limit(SLUG_SCAN_LIMIT).execute()
   return rows.map((row) => ({ slug: row.slug!, organization_id: row.organization_id }))
 }
 
 /**
  * The go redirect's one statement (issue 31: a redirect costs about what /api/users/me does): the
  * session's lookup (auth/repo.ts liveSessionQuery) with the slug's forwarding links the user sees
- * left-joined to it, only as much of each as a redirect needs, and on every row the link the user
- * chose for the slug. One row per link, or one row without a link; none when the session is not
+ * left-joined to it (found by index probes: links/visibility.ts forwardingWithSlugKey), only as
+ * much of each as a redirect needs, and on every row the link the user chose for the slug. One row per link, or one row without a link; none when the session is not
  * live. Compiled once and prepared on PostgreSQL: one statement where there were two, and no
  * organization joins or sort, which only the chooser needs (it reads the links whole).
  */
@@ -109,11 +116,11 @@ const selectSessionWithGoCandidates = precompiled(
   ['sessionId', 'userId', 'slugKey'],
   (ex, p) =>
     liveSessionQuery(ex, p.sessionId)
-      .leftJoin('links', (join) => join.on(forwardingLinkOf(p.userId, p.slugKey)))
+      .leftJoin(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'), (join) => join.onTrue())
       .select([
-        'links.id as link_id',
-        'links.url as link_url',
-        'links.organization_id as link_organization_id',
+        'candidates.id as link_id',
+        'candidates.url as link_url',
+        'candidates.organization_id as link_organization_id',
         preferredLinkColumn(p.userId, p.slugKey),
       ]),
   (row) => ({

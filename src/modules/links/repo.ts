@@ -10,7 +10,7 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
-import { visibleTo } from './visibility.js'
+import { forwardingWithSlugKey, visibleTo } from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
 export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & { forwarding_enabled: boolean }
@@ -136,8 +136,11 @@ export async function findForwardingLinks(ex: Executor, userId: string, slugKey:
 /** The order of a slug's forwarding links: personal first, then by organization name, then newest first. */
 const FORWARDING_ORDER = sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end, lower(${sql.ref('organizations.name')}), ${sql.ref('links.created_at')} desc, ${sql.ref('links.id')} desc`
 
+// The ids come from index probes (visibility.ts forwardingWithSlugKey); the rest is by primary key.
 const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
-  visibleLinks(ex, p.userId).where('links.slug_key', '=', p.slugKey).where('links.forwarding_enabled', '=', true).orderBy(FORWARDING_ORDER),
+  visibleLinks(ex, p.userId)
+    .where('links.id', 'in', ex.selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found')).select('found.id'))
+    .orderBy(FORWARDING_ORDER),
 )
 
 /** What the go redirect needs of a link: where it goes, and whose boundary it is inside (issue 28). */
@@ -163,17 +166,11 @@ export function preferredLinkColumn(userId: string, slugKey: string) {
   )
 }
 
-/** The rows of the slug's forwarding links the user sees, as the ON condition of a join (go/repo.ts). */
-export function forwardingLinkOf(userId: string, slugKey: string) {
-  return sql<boolean>`${sql.ref('links.slug_key')} = ${slugKey} and ${sql.ref('links.forwarding_enabled')} = ${true} and ${visibleTo(userId)}`
-}
-
-// Compiled once (prepared on PostgreSQL). No joins and no order: the redirect needs neither.
+// Compiled once (prepared on PostgreSQL). No order: the redirect needs none.
 const selectGoCandidates = precompiled(['userId', 'slugKey'], (ex, p) =>
   ex
-    .selectFrom('links')
-    .select(['links.id', 'links.url', 'links.organization_id', preferredLinkColumn(p.userId, p.slugKey)])
-    .where(forwardingLinkOf(p.userId, p.slugKey)),
+    .selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'))
+    .select(['candidates.id', 'candidates.url', 'candidates.organization_id', preferredLinkColumn(p.userId, p.slugKey)]),
 )
 
 /** What a link's owner and content are made of, as written. */

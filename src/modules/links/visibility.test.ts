@@ -1,0 +1,83 @@
+/**
+ * The two statements of who sees which link (visibility.ts) give the same answer: over random
+ * owners, memberships, slugs and forwarding switches, on each engine, forwardingWithSlugKey finds
+ * exactly the forwarding links with the key that visibleTo lets the user see.
+ */
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../test/helpers/app.js'
+import { forwardingWithSlugKey, visibleTo } from './visibility.js'
+
+const t = useTestApp()
+const USERS = 6
+const ORGS = 3
+const SLUGS = ['wiki', 'docs', 'team']
+
+/** A small deterministic generator (mulberry32), so a failure can be run again as it was. */
+function randomFrom(seed: number): () => number {
+  let state = seed
+  return () => {
+    state = (state + 0x6d2b79f5) | 0
+    let x = Math.imul(state ^ (state >>> 15), 1 | state)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe('forwardingWithSlugKey', () => {
+  it('finds what visibleTo allows, for every user and slug of 20 random worlds', async () => {
+    const now = new Date().toISOString()
+    for (let world = 0; world < 20; world++) {
+      const random = randomFrom(world + 1)
+      const id = (kind: string, n: number) => `vis-${world}-${kind}-${n}`
+      const users = Array.from({ length: USERS }, (_, n) => id('user', n))
+      const orgs = Array.from({ length: ORGS }, (_, n) => id('org', n))
+      await t.deps.db
+        .insertInto('users')
+        .values(users.map((user) => ({ id: user, email: `${user}@example.com`, name: user, user_key: user, created_at: now, updated_at: now })))
+        .execute()
+      await t.deps.db
+        .insertInto('organizations')
+        .values(orgs.map((org) => ({ id: org, name: org, slug: org, created_at: now, updated_at: now })))
+        .execute()
+      const memberships = users.flatMap((user) =>
+        orgs.filter(() => random() < 0.4).map((org) => ({ organization_id: org, user_id: user, role: 'member', joined_at: now })),
+      )
+      if (memberships.length > 0) await t.deps.db.insertInto('organization_members').values(memberships).execute()
+      // Each owner (a user or an organization) has at most one link per slug, as the unique indexes hold.
+      const owners = [
+        ...users.map((user) => ({ user_id: user, organization_id: null })),
+        ...orgs.map((org) => ({ user_id: null, organization_id: org })),
+      ]
+      const links = owners.flatMap((owner, o) =>
+        SLUGS.filter(() => random() < 0.6).map((slug) => ({
+          id: id(`link-${o}`, SLUGS.indexOf(slug)),
+          ...owner,
+          url: `https://${slug}.example/${o}`,
+          slug,
+          slug_key: slug,
+          forwarding_enabled: random() < 0.8,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      await t.deps.db.insertInto('links').values(links).execute()
+
+      for (const user of users) {
+        for (const slug of SLUGS) {
+          const byFilter = await t.deps.db
+            .selectFrom('links')
+            .select('links.id')
+            .where('links.slug_key', '=', slug)
+            .where('links.forwarding_enabled', '=', true)
+            .where(visibleTo(user))
+            .execute()
+          const byProbes = await t.deps.db
+            .selectFrom(forwardingWithSlugKey(t.deps.db, user, slug).as('found'))
+            .select('found.id')
+            .execute()
+          expect(byProbes.map((row) => row.id).sort(), `world ${world}, ${user}, go/${slug}`).toEqual(byFilter.map((row) => row.id).sort())
+        }
+      }
+    }
+  })
+})
