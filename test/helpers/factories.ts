@@ -145,3 +145,20 @@ export async function createApiTokenFor(
   if (response.statusCode !== 201) throw new Error(`token creation failed: ${response.statusCode} ${response.body}`)
   return { id: response.json().id, token: response.json().token }
 }
+
+/** A users row to insert straight into the database (thousands at once, no password, no session): a person who merely exists. */
+export function bareUserRow(id: string, at: string) {
+  return {
+    id,
+    email: `${id}@example.com`,
+    name: id,
+    user_key: id,
+    is_admin: false,
+    disabled: false,
+    language: 'en',
+    theme: 'auto',
+    ai_suggestions_enabled: true,
+    created_at: at,
+    updated_at: at,
+  }
+}

@@ -11,7 +11,7 @@ import { CompiledQuery } from 'kysely'
 import pg from 'pg'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { bareUserRow, bearer, createApiTokenFor, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 
@@ -52,7 +52,7 @@ async function caught(action: () => Promise<unknown>): Promise<Statement[]> {
   DatabaseSync.prototype.prepare = function (this: DatabaseSync, text: string) {
     if (reads(text)) seen.push({ text, values: [] })
     return sqlitePrepare.call(this, text)
-  } as typeof sqlitePrepare
+  }
   try {
     await action()
   } finally {
@@ -121,7 +121,7 @@ beforeAll(async () => {
     const ids = Array.from({ length: CHUNK }, (_, i) => `indexed-${start + i}`)
     await t.deps.db
       .insertInto('users')
-      .values(ids.map((id) => ({ id, email: `${id}@example.com`, name: id, user_key: id, created_at: now, updated_at: now })))
+      .values(ids.map((id) => bareUserRow(id, now)))
       .execute()
     await t.deps.db
       .insertInto('links')

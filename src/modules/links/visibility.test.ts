@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
+import { bareUserRow } from '../../../test/helpers/factories.js'
 import { forwardingWithSlugKey, visibleTo } from './visibility.js'
 
 const t = useTestApp()
@@ -33,7 +34,7 @@ describe('forwardingWithSlugKey', () => {
       const orgs = Array.from({ length: ORGS }, (_, n) => id('org', n))
       await t.deps.db
         .insertInto('users')
-        .values(users.map((user) => ({ id: user, email: `${user}@example.com`, name: user, user_key: user, created_at: now, updated_at: now })))
+        .values(users.map((user) => bareUserRow(user, now)))
         .execute()
       await t.deps.db
         .insertInto('organizations')
