@@ -6,102 +6,19 @@
  * on its engine: on PostgreSQL it touches at most a few index pages (6–10 buffers; before, 48–59 and 3,000 rows dropped),
  * and on SQLite it reaches links and memberships only through an index (it scanned links before).
  */
-import { DatabaseSync } from 'node:sqlite'
 import { CompiledQuery } from 'kysely'
-import pg from 'pg'
-import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bareUserRow, bearer, createApiTokenFor, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
+import { expectIndexed as expectIndexedOn, statementsOf } from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+const caught = (action: () => Promise<unknown>) => statementsOf(/"links"/, action)
+const expectIndexed = (statements: Awaited<ReturnType<typeof caught>>) => expectIndexedOn(t, statements)
 const OTHERS = 3000
 const CHUNK = 500
-
-// Saved to be put back; never called unbound (see caught).
-// eslint-disable-next-line @typescript-eslint/unbound-method
-const pgQuery = pg.Client.prototype.query
-// eslint-disable-next-line @typescript-eslint/unbound-method
-const sqlitePrepare = DatabaseSync.prototype.prepare
-afterEach(() => {
-  pg.Client.prototype.query = pgQuery
-  DatabaseSync.prototype.prepare = sqlitePrepare
-})
-
-interface Statement {
-  text: string
-  values: unknown[]
-}
-
-/**
- * The statements that read links while `action` runs, as the driver gets them. On SQLite a statement
- * is caught when it is prepared (the driver keeps it prepared afterwards), so each page's statement
- * is caught on its first request in this file.
- */
-async function caught(action: () => Promise<unknown>): Promise<Statement[]> {
-  const seen: Statement[] = []
-  const reads = (text: string) => /"links"/.test(text)
-  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const config = args[0] as string | { text?: string; values?: unknown[] }
-    const text = typeof config === 'string' ? config : config.text
-    if (text !== undefined && reads(text))
-      seen.push({ text, values: typeof config === 'string' ? ((args[1] as unknown[]) ?? []) : (config.values ?? []) })
-    return (pgQuery as (...a: unknown[]) => unknown).apply(this, args)
-  } as typeof pgQuery
-  DatabaseSync.prototype.prepare = function (this: DatabaseSync, text: string) {
-    if (reads(text)) seen.push({ text, values: [] })
-    return sqlitePrepare.call(this, text)
-  }
-  try {
-    await action()
-  } finally {
-    pg.Client.prototype.query = pgQuery
-    DatabaseSync.prototype.prepare = sqlitePrepare
-  }
-  return seen
-}
-
-/** PostgreSQL: the buffers the statement touched when run with its own values, and the rows its filters threw away. */
-async function costOf(statement: Statement): Promise<{ buffers: number; rowsFiltered: number }> {
-  const result = await t.deps.db.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-    CompiledQuery.raw(`explain (analyze, buffers, format json) ${statement.text}`, statement.values),
-  )
-  const [{ Plan: plan }] = result.rows[0]!['QUERY PLAN']
-  const filtered = [...JSON.stringify(plan).matchAll(/"Rows Removed by Filter":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0)
-  return { buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0), rowsFiltered: filtered }
-}
-
-/** SQLite: the plan's steps (SEARCH … USING INDEX, SCAN …). */
-async function sqlitePlanOf(statement: Statement): Promise<string[]> {
-  const slots = (statement.text.match(/\?/g) ?? []).length
-  const result = await t.deps.db.executeQuery<{ detail: string }>(
-    CompiledQuery.raw(
-      `explain query plan ${statement.text}`,
-      Array.from({ length: slots }, () => null),
-    ),
-  )
-  return result.rows.map((row) => row.detail)
-}
-
-async function expectIndexed(statements: Statement[]): Promise<void> {
-  expect(statements.length).toBeGreaterThan(0)
-  for (const statement of statements) {
-    if (t.database.engine === 'postgres') {
-      // Measured: 6–10 buffers and nothing filtered; before, 48–59 buffers and 3,000 rows read and dropped.
-      const cost = await costOf(statement)
-      expect(cost.buffers, statement.text).toBeLessThan(20)
-      expect(cost.rowsFiltered, statement.text).toBeLessThan(10)
-    } else {
-      const plan = await sqlitePlanOf(statement)
-      expect(
-        plan.filter((step) => /^SCAN (links|organization_members)\b/.test(step)),
-        `${statement.text}\n${plan.join('\n')}`,
-      ).toEqual([])
-      expect(plan.some((step) => /^SEARCH links USING (COVERING )?INDEX/.test(step))).toBe(true)
-    }
-  }
-}
 
 let user: TestUser & SignedIn
 let token: string

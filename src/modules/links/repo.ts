@@ -1,5 +1,5 @@
 /**
- * SQL for links. Every read for a user goes through visibleTo(): a link of an organization the
+ * SQL for links. Every read for a user goes through the visibility rule (visibility.ts): a link of an organization the
  * user does not belong to is not found, exactly like one that does not exist.
  */
 import { sql, type Insertable, type Selectable } from 'kysely'
@@ -10,7 +10,7 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
-import { forwardingWithSlugKey, visibleTo } from './visibility.js'
+import { forwardingWithSlugKey, visibleToIndexed } from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
 export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & { forwarding_enabled: boolean }
@@ -43,7 +43,7 @@ function visibleLinks(ex: Executor, userId: string) {
       'organization_members.role',
       'organizations.name as organization_name',
     ])
-    .where(visibleTo(userId))
+    .where(visibleToIndexed(ex, userId))
 }
 
 type VisibleRow = Omit<VisibleLink, 'forwarding_enabled' | 'role'> & { forwarding_enabled: unknown; role: string | null }

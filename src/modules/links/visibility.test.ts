@@ -1,12 +1,14 @@
 /**
- * The two statements of who sees which link (visibility.ts) give the same answer: over random
- * owners, memberships, slugs and forwarding switches, on each engine, forwardingWithSlugKey finds
- * exactly the forwarding links with the key that visibleTo lets the user see.
+ * The three statements of who sees which link (visibility.ts) give the same answer: over random
+ * owners, memberships, slugs and forwarding switches, on each engine, visibleToIndexed lets the user
+ * see exactly the links visibleTo does, and forwardingWithSlugKey finds exactly the forwarding
+ * links with the key among them.
  */
+import type { RawBuilder } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bareUserRow } from '../../../test/helpers/factories.js'
-import { forwardingWithSlugKey, visibleTo } from './visibility.js'
+import { forwardingWithSlugKey, visibleTo, visibleToIndexed } from './visibility.js'
 
 const t = useTestApp()
 const USERS = 6
@@ -24,8 +26,8 @@ function randomFrom(seed: number): () => number {
   }
 }
 
-describe('forwardingWithSlugKey', () => {
-  it('finds what visibleTo allows, for every user and slug of 20 random worlds', async () => {
+describe('visibleToIndexed and forwardingWithSlugKey', () => {
+  it('find what visibleTo allows, for every user (and slug) of 20 random worlds', async () => {
     const now = new Date().toISOString()
     for (let world = 0; world < 20; world++) {
       const random = randomFrom(world + 1)
@@ -64,6 +66,11 @@ describe('forwardingWithSlugKey', () => {
       await t.deps.db.insertInto('links').values(links).execute()
 
       for (const user of users) {
+        const seen = async (filter: (user: string) => RawBuilder<boolean>) =>
+          (await t.deps.db.selectFrom('links').select('links.id').where('links.id', 'like', `vis-${world}-%`).where(filter(user)).execute())
+            .map((row) => row.id)
+            .sort()
+        expect(await seen((id) => visibleToIndexed(t.deps.db, id)), `world ${world}, ${user}: every link`).toEqual(await seen(visibleTo))
         for (const slug of SLUGS) {
           const byFilter = await t.deps.db
             .selectFrom('links')

@@ -7,9 +7,10 @@
  * redirect, its chooser, the details page): as a filter, visibleTo's OR over owner and membership
  * leaves no index that finds a slug key, so both engines read every link with that key, everyone's
  * (≈ 2 ms per redirect on PostgreSQL with 2,000 people having a go/wiki, and a scan of the table on
- * SQLite). visibility.test.ts holds the two to the same answer.
+ * SQLite). visibleToIndexed states it a third time, for lists (GET /api/links): as an OR of two
+ * indexable terms. visibility.test.ts holds the three to the same answer.
  */
-import { sql, type RawBuilder } from 'kysely'
+import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 
 /** True for the `links` row when `user` (an id, or a reference to a user id column) may see it. */
@@ -36,4 +37,19 @@ export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: str
     .where('organization_members.user_id', '=', userId)
     .where('links.forwarding_enabled', '=', true)
   return personal.unionAll(shared)
+}
+
+/**
+ * visibleTo for a WHERE clause of a list, in a form both planners answer from the owners' indexes —
+ * the person's links by user_id, their organizations' by organization_id (PostgreSQL: a BitmapOr;
+ * SQLite: a multi-index OR) — where visibleTo's EXISTS leaves a scan of every link (GET /api/links
+ * with 200,000 other links on PostgreSQL: 70 ms a page, 0.1 ms so). Only for WHERE, never under
+ * NOT: for a link of no organization of the person's it is NULL, not false.
+ */
+export function visibleToIndexed(ex: Executor, userId: string): RawBuilder<boolean> {
+  const memberships = sql`select organization_members.organization_id from organization_members where organization_members.user_id = ${userId}`
+  // PostgreSQL cannot use an index for IN (subquery) inside an OR; for = ANY(array) it can.
+  return ex.getExecutor().adapter instanceof PostgresAdapter
+    ? sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} = any(array(${memberships})))`
+    : sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} in (${memberships}))`
 }

@@ -1,0 +1,93 @@
+/**
+ * What a request asks the database, and how the engine answers it: the statements caught where
+ * they leave the process (pg's Client.query; node:sqlite's prepare, which the driver does once per
+ * statement text), explained on their engine. For tests that hold a read to its indexes at scale.
+ */
+import { DatabaseSync } from 'node:sqlite'
+import { CompiledQuery } from 'kysely'
+import pg from 'pg'
+import { expect } from 'vitest'
+import type { TestContext } from './app.js'
+
+export interface Statement {
+  text: string
+  values: unknown[]
+}
+
+// Saved to be put back; never called unbound.
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const pgQuery = pg.Client.prototype.query
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const sqlitePrepare = DatabaseSync.prototype.prepare
+
+/**
+ * The statements whose text matches `reads` while `action` runs. On SQLite a statement is caught
+ * when the driver prepares it, which it does once per text: catch a page's statement on its first
+ * request in the test file.
+ */
+export async function statementsOf(reads: RegExp, action: () => Promise<unknown>): Promise<Statement[]> {
+  const seen: Statement[] = []
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string; values?: unknown[] }
+    const text = typeof config === 'string' ? config : config.text
+    if (text !== undefined && reads.test(text))
+      seen.push({ text, values: typeof config === 'string' ? ((args[1] as unknown[]) ?? []) : (config.values ?? []) })
+    return (pgQuery as (...a: unknown[]) => unknown).apply(this, args)
+  } as typeof pgQuery
+  DatabaseSync.prototype.prepare = function (this: DatabaseSync, text: string) {
+    if (reads.test(text)) seen.push({ text, values: [] })
+    return sqlitePrepare.call(this, text)
+  }
+  try {
+    await action()
+  } finally {
+    pg.Client.prototype.query = pgQuery
+    DatabaseSync.prototype.prepare = sqlitePrepare
+  }
+  return seen
+}
+
+/** PostgreSQL: the buffers the statement touched when run with its own values, and the rows its filters threw away. */
+export async function postgresCostOf(t: TestContext, statement: Statement): Promise<{ buffers: number; rowsFiltered: number }> {
+  const result = await t.deps.db.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
+    CompiledQuery.raw(`explain (analyze, buffers, format json) ${statement.text}`, statement.values),
+  )
+  const [{ Plan: plan }] = result.rows[0]!['QUERY PLAN']
+  const filtered = [...JSON.stringify(plan).matchAll(/"Rows Removed by Filter":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0)
+  return { buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0), rowsFiltered: filtered }
+}
+
+/** SQLite: the plan's steps (SEARCH … USING INDEX, SCAN …). */
+export async function sqlitePlanOf(t: TestContext, statement: Statement): Promise<string[]> {
+  const slots = (statement.text.match(/\?/g) ?? []).length
+  const result = await t.deps.db.executeQuery<{ detail: string }>(
+    CompiledQuery.raw(
+      `explain query plan ${statement.text}`,
+      Array.from({ length: slots }, () => null),
+    ),
+  )
+  return result.rows.map((row) => row.detail)
+}
+
+/**
+ * Every statement reads by index: on PostgreSQL it touches fewer than `maxBuffers` buffers and its
+ * filters drop fewer than 10 rows; on SQLite no step scans links or memberships, and links are
+ * searched through an index.
+ */
+export async function expectIndexed(t: TestContext, statements: Statement[], maxBuffers = 20): Promise<void> {
+  expect(statements.length).toBeGreaterThan(0)
+  for (const statement of statements) {
+    if (t.database.engine === 'postgres') {
+      const cost = await postgresCostOf(t, statement)
+      expect(cost.buffers, statement.text).toBeLessThan(maxBuffers)
+      expect(cost.rowsFiltered, statement.text).toBeLessThan(10)
+    } else {
+      const plan = await sqlitePlanOf(t, statement)
+      expect(
+        plan.filter((step) => /^SCAN (links|organization_members)\b/.test(step)),
+        `${statement.text}\n${plan.join('\n')}`,
+      ).toEqual([])
+      expect(plan.some((step) => /^(MULTI-INDEX OR|SEARCH links USING (COVERING )?INDEX)/.test(step))).toBe(true)
+    }
+  }
+}
