@@ -8,6 +8,7 @@ import { CompiledQuery } from 'kysely'
 import pg from 'pg'
 import { expect } from 'vitest'
 import type { TestContext } from './app.js'
+import { bareUserRow } from './factories.js'
 
 export interface Statement {
   text: string
@@ -90,4 +91,37 @@ export async function expectIndexed(t: TestContext, statements: Statement[], max
       expect(plan.some((step) => /^(MULTI-INDEX OR|SEARCH links USING (COVERING )?INDEX)/.test(step))).toBe(true)
     }
   }
+}
+
+/**
+ * `count` other people, inserted straight into the database, each owning one link (with `slug`, when
+ * given): the crowd a scale test puts beside its own user. PostgreSQL's statistics are refreshed
+ * after, as they would be on a database that grew over time.
+ */
+export async function insertStrangersWithLinks(t: TestContext, prefix: string, count: number, slug: string | null = null): Promise<void> {
+  const now = new Date().toISOString()
+  const chunk = 500
+  for (let start = 0; start < count; start += chunk) {
+    const ids = Array.from({ length: Math.min(chunk, count - start) }, (_, i) => `${prefix}-${start + i}`)
+    await t.deps.db
+      .insertInto('users')
+      .values(ids.map((id) => bareUserRow(id, now)))
+      .execute()
+    await t.deps.db
+      .insertInto('links')
+      .values(
+        ids.map((id) => ({
+          id: `${id}-link`,
+          user_id: id,
+          url: 'https://elsewhere.example/',
+          slug,
+          slug_key: slug,
+          forwarding_enabled: true,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute()
+  }
+  if (t.database.engine === 'postgres') await t.deps.db.executeQuery(CompiledQuery.raw('analyze'))
 }

@@ -6,19 +6,17 @@
  * on its engine: on PostgreSQL it touches at most a few index pages (6–10 buffers; before, 48–59 and 3,000 rows dropped),
  * and on SQLite it reaches links and memberships only through an index (it scanned links before).
  */
-import { CompiledQuery } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bareUserRow, bearer, createApiTokenFor, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { bearer, createApiTokenFor, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
-import { expectIndexed as expectIndexedOn, statementsOf } from '../../../test/helpers/query-plans.js'
+import { expectIndexed as expectIndexedOn, insertStrangersWithLinks, statementsOf } from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const caught = (action: () => Promise<unknown>) => statementsOf(/"links"/, action)
 const expectIndexed = (statements: Awaited<ReturnType<typeof caught>>) => expectIndexedOn(t, statements)
 const OTHERS = 3000
-const CHUNK = 500
 
 let user: TestUser & SignedIn
 let token: string
@@ -33,30 +31,7 @@ beforeAll(async () => {
   await addOrgMember(t, owner.token, org.id, user, 'member')
   await createLink(t, owner.token, { slug: 'team', url: 'https://team.example/', organization_id: org.id })
   // Everyone else's go/wiki: what visibleTo as a filter had to read on every redirect.
-  const now = new Date().toISOString()
-  for (let start = 0; start < OTHERS; start += CHUNK) {
-    const ids = Array.from({ length: CHUNK }, (_, i) => `indexed-${start + i}`)
-    await t.deps.db
-      .insertInto('users')
-      .values(ids.map((id) => bareUserRow(id, now)))
-      .execute()
-    await t.deps.db
-      .insertInto('links')
-      .values(
-        ids.map((id) => ({
-          id: `${id}-wiki`,
-          user_id: id,
-          url: 'https://elsewhere.example/',
-          slug: 'wiki',
-          slug_key: 'wiki',
-          forwarding_enabled: true,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute()
-  }
-  if (t.database.engine === 'postgres') await t.deps.db.executeQuery(CompiledQuery.raw('analyze'))
+  await insertStrangersWithLinks(t, 'indexed', OTHERS, 'wiki')
 }, 120_000)
 
 describe('go-link reads with 3,000 other go/wiki links', () => {

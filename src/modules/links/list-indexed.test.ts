@@ -4,17 +4,15 @@
  * 3,000 other people's links, its statement is explained on each engine as it leaves the process
  * (before: a scan of all links on both, 70 ms a page on PostgreSQL with 200,000).
  */
-import { CompiledQuery } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bareUserRow, bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
-import { expectIndexed, statementsOf } from '../../../test/helpers/query-plans.js'
+import { expectIndexed, insertStrangersWithLinks, statementsOf } from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const OTHERS = 3000
-const CHUNK = 500
 
 let user: TestUser & SignedIn
 const mine: string[] = []
@@ -26,28 +24,7 @@ beforeAll(async () => {
   const org = await createOrganization(t, owner.token)
   await addOrgMember(t, owner.token, org.id, user, 'member')
   mine.push((await createLink(t, owner.token, { url: 'https://team.example/', organization_id: org.id })).id)
-  const now = new Date().toISOString()
-  for (let start = 0; start < OTHERS; start += CHUNK) {
-    const ids = Array.from({ length: CHUNK }, (_, i) => `listed-${start + i}`)
-    await t.deps.db
-      .insertInto('users')
-      .values(ids.map((id) => bareUserRow(id, now)))
-      .execute()
-    await t.deps.db
-      .insertInto('links')
-      .values(
-        ids.map((id) => ({
-          id: `${id}-link`,
-          user_id: id,
-          url: 'https://elsewhere.example/',
-          forwarding_enabled: true,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute()
-  }
-  if (t.database.engine === 'postgres') await t.deps.db.executeQuery(CompiledQuery.raw('analyze'))
+  await insertStrangersWithLinks(t, 'listed', OTHERS)
 }, 120_000)
 
 describe('GET /api/links with 3,000 other people’s links', () => {
@@ -55,7 +32,12 @@ describe('GET /api/links with 3,000 other people’s links', () => {
     const statements = await statementsOf(/from "links"/, async () => {
       const response = await t.app.inject({ method: 'GET', url: '/api/links?limit=50', headers: bearer(user.token) })
       expect(response.statusCode).toBe(200)
-      expect(response.json<{ items: { id: string }[] }>().items.map((item) => item.id).sort()).toEqual([...mine].sort())
+      expect(
+        response
+          .json<{ items: { id: string }[] }>()
+          .items.map((item) => item.id)
+          .sort(),
+      ).toEqual([...mine].sort())
     })
     await expectIndexed(t, statements, 40)
   })
