@@ -1,6 +1,6 @@
 /**
- * SQL for links. Every read for a user goes through the visibility rule (visibility.ts): a link of an organization the
- * user does not belong to is not found, exactly like one that does not exist.
+ * SQL for links. Every read for a user goes through the visibility rule (visibility.ts): a link of
+ * an organization the user does not belong to is not found, exactly like one that does not exist.
  */
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor, LinksTable, Timestamp } from '../../db/schema.js'
