@@ -24,6 +24,7 @@ import { LEAF_COLUMNS } from '../../src/modules/audit/leaf.js'
 import { useTestApp } from '../helpers/app.js'
 import { makeTempDir } from '../helpers/database.js'
 import { bearer, createSignedInUser } from '../helpers/factories.js'
+import { seededRandom } from '../helpers/seeded-random.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const EVENTS = 10_000
@@ -31,14 +32,7 @@ const LONG = 600_000
 
 /** A small seeded generator, so the log is random but the same on every run. */
 function generator(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let x = state
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seededRandom(seed)
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!
   const word = () => Array.from({ length: 3 + Math.floor(next() * 10) }, () => pick('abcdefghijklmnopqrstuvwxyzäéß0123456789 -_'.split(''))).join('')
   return { next, pick, word }

@@ -22,7 +22,8 @@ export interface VisibleLink extends LinkRecord {
   organization_name: string | null
 }
 
-function visibleLinks(ex: Executor, userId: string) {
+/** Links with the reader's role and the organization's name, before any filter. */
+function linksAsSeenBy(ex: Executor, userId: string) {
   return ex
     .selectFrom('links')
     .leftJoin('organizations', 'organizations.id', 'links.organization_id')
@@ -43,7 +44,10 @@ function visibleLinks(ex: Executor, userId: string) {
       'organization_members.role',
       'organizations.name as organization_name',
     ])
-    .where(visibleToIndexed(ex, userId))
+}
+
+function visibleLinks(ex: Executor, userId: string) {
+  return linksAsSeenBy(ex, userId).where(visibleToIndexed(ex, userId))
 }
 
 type VisibleRow = Omit<VisibleLink, 'forwarding_enabled' | 'role'> & { forwarding_enabled: unknown; role: string | null }
@@ -136,9 +140,9 @@ export async function findForwardingLinks(ex: Executor, userId: string, slugKey:
 /** The order of a slug's forwarding links: personal first, then by organization name, then newest first. */
 const FORWARDING_ORDER = sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end, lower(${sql.ref('organizations.name')}), ${sql.ref('links.created_at')} desc, ${sql.ref('links.id')} desc`
 
-// The ids come from index probes (visibility.ts forwardingWithSlugKey); the rest is by primary key.
+// The ids come from index probes that apply the visibility rule (visibility.ts forwardingWithSlugKey); the rest is by primary key.
 const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
-  visibleLinks(ex, p.userId)
+  linksAsSeenBy(ex, p.userId)
     .where('links.id', 'in', ex.selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found')).select('found.id'))
     .orderBy(FORWARDING_ORDER),
 )

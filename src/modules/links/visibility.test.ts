@@ -8,6 +8,7 @@ import type { RawBuilder } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bareUserRow } from '../../../test/helpers/factories.js'
+import { seededRandom } from '../../../test/helpers/seeded-random.js'
 import { forwardingWithSlugKey, visibleTo, visibleToIndexed } from './visibility.js'
 
 const t = useTestApp()
@@ -15,22 +16,11 @@ const USERS = 6
 const ORGS = 3
 const SLUGS = ['wiki', 'docs', 'team']
 
-/** A small deterministic generator (mulberry32), so a failure can be run again as it was. */
-function randomFrom(seed: number): () => number {
-  let state = seed
-  return () => {
-    state = (state + 0x6d2b79f5) | 0
-    let x = Math.imul(state ^ (state >>> 15), 1 | state)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe('visibleToIndexed and forwardingWithSlugKey', () => {
   it('find what visibleTo allows, for every user (and slug) of 20 random worlds', async () => {
     const now = new Date().toISOString()
     for (let world = 0; world < 20; world++) {
-      const random = randomFrom(world + 1)
+      const random = seededRandom(world + 1)
       const id = (kind: string, n: number) => `vis-${world}-${kind}-${n}`
       const users = Array.from({ length: USERS }, (_, n) => id('user', n))
       const orgs = Array.from({ length: ORGS }, (_, n) => id('org', n))
