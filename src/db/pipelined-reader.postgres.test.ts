@@ -8,7 +8,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testPostgresUrl } from '../../test/helpers/database.js'
 import { isDatabaseUnavailable } from './client.js'
-import { createPipelinedReader, splitConnections, type PipelinedReader } from './postgres.js'
+import { createPipelinedReader, createPoolReader, createPostgresPool, splitConnections, type PipelinedReader } from './postgres.js'
 
 const APPLICATION = `pipelined-reader-test-${process.pid}`
 let admin: pg.Client
@@ -89,6 +89,33 @@ describe('pipelined reader', () => {
 })
 
 describe('splitConnections', () => {
+  it('runs every read on its generic plan, never planned again for its values (on both connections, and on the pool)', async () => {
+    for (let i = 0; i < 10; i++) await reader.read('sb_test_generic', 'select $1::int + 0 as n', [i])
+    // Two reads in a row go to the two connections.
+    const stats = await Promise.all(
+      [0, 1].map(() =>
+        reader.read<{ mode: string; generic: number; custom: number }>(
+          'sb_test_plans',
+          "select current_setting('plan_cache_mode') as mode, coalesce(sum(generic_plans), 0)::int as generic, coalesce(sum(custom_plans), 0)::int as custom from pg_prepared_statements where name = $1",
+          ['sb_test_generic'],
+        ),
+      ),
+    )
+    expect(stats.map((rows) => rows[0]!.mode)).toEqual(['force_generic_plan', 'force_generic_plan'])
+    expect(stats.reduce((sum, rows) => sum + rows[0]!.generic, 0)).toBe(10)
+    expect(stats.reduce((sum, rows) => sum + rows[0]!.custom, 0)).toBe(0)
+
+    const pool = createPostgresPool(testPostgresUrl(), 1, (error) => problems.push(error))
+    try {
+      const rows = await createPoolReader(pool)<{ mode: string }>('sb_test_pool_mode', "select current_setting('plan_cache_mode') || $1 as mode", [
+        '',
+      ])
+      expect(rows).toEqual([{ mode: 'force_generic_plan' }])
+    } finally {
+      await pool.end()
+    }
+  })
+
   it("keeps the instance's connections at DATABASE_POOL_SIZE", () => {
     for (let size = 1; size <= 20; size++) {
       const { pool, pipelined } = splitConnections(size)

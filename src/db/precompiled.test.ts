@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../../test/helpers/app.js'
 import { createUser, openSessionFor } from '../../test/helpers/factories.js'
 import { authenticateBearer } from '../modules/auth/authenticate.js'
-import { precompiled } from './precompiled.js'
-import { sql } from 'kysely'
+import { precompiled, sharePlaceholders } from './precompiled.js'
+import { CompiledQuery, sql } from 'kysely'
 
 let t: TestContext
 beforeAll(async () => {
@@ -68,6 +68,32 @@ describe('precompiled queries', () => {
         expect(new Set(lines.map((line) => line.split(' ')[0])).size).toBe(lines.length)
       }
     }
+  })
+
+  it('use one value several times, sent once on PostgreSQL (one $n per named parameter)', async () => {
+    const a = await createUser(t, { name: 'Same' })
+    const sameTwice = precompiled(['id', 'name'], (ex, p) =>
+      ex
+        .selectFrom('users')
+        .select(['id', sql<string>`${p.name}`.as('echo')])
+        .where('id', '=', p.id)
+        .where((eb) => eb.or([eb('name', '=', p.name), eb('id', '=', p.id)]))
+        .where('disabled', '=', false),
+    )
+    expect(await sameTwice(t.deps.db, { id: a.user.id, name: 'Same' })).toEqual([{ id: a.user.id, echo: 'Same' }])
+    expect(await sameTwice(t.deps.db, { id: a.user.id, name: 'Other' })).toEqual([{ id: a.user.id, echo: 'Other' }])
+    expect(await sameTwice(t.deps.db, { id: 'nobody', name: 'Same' })).toEqual([])
+  })
+
+  it('share placeholders by name: each named value once, constants kept, anything unexpected left as compiled', () => {
+    const compiled = CompiledQuery.raw('select $1, $2 where a = $3 and b = $4 and c = $5', ['u', 's', 'u', true, 's'])
+    const shared = sharePlaceholders(compiled, ['user', 'slug', 'user', null, 'slug'])
+    expect(shared.compiled.sql).toBe('select $1, $2 where a = $1 and b = $3 and c = $2')
+    expect(shared.compiled.parameters).toEqual(['u', 's', true])
+    expect(shared.slots).toEqual(['user', 'slug', null])
+    // Placeholders out of order (not Kysely's numbering): nothing is rewritten.
+    const odd = CompiledQuery.raw('select $2, $1', ['a', 'b'])
+    expect(sharePlaceholders(odd, ['x', 'x']).compiled).toBe(odd)
   })
 
   it('refuse a definition that does not use one of its parameters', async () => {

@@ -19,7 +19,7 @@
  * connection.
  */
 import { createHash } from 'node:crypto'
-import type { Compilable, CompiledQuery } from 'kysely'
+import { PostgresAdapter, type Compilable, type CompiledQuery } from 'kysely'
 import type { Executor } from './schema.js'
 import type { ImmediateReader } from './sqlite.js'
 import type { PreparedReader } from './postgres.js'
@@ -49,6 +49,35 @@ interface Prepared<Row> {
 }
 
 /**
+ * PostgreSQL: one placeholder per named parameter. Kysely compiles a `$n` for every use of a value,
+ * so a builder that uses one several times (the go redirect's statement: the user and the slug
+ * three times each) sends each again, and the server takes every copy through its type's input
+ * function on each Bind. Here every use of a named parameter refers to its first `$n`. Left as
+ * compiled when the text's placeholders are not exactly $1…$n in the parameters' order of
+ * appearance (nothing else in the SQL looks like one).
+ */
+export function sharePlaceholders<Row>(
+  compiled: CompiledQuery<Row>,
+  slots: Array<string | null>,
+): { compiled: CompiledQuery<Row>; slots: Array<string | null> } {
+  const uses = [...compiled.sql.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]))
+  if (uses.length !== compiled.parameters.length || uses.some((n, i) => n !== i + 1)) return { compiled, slots }
+  const kept: Array<string | null> = []
+  const parameters: unknown[] = []
+  const renumbered = compiled.parameters.map((value, i) => {
+    const slot = slots[i] ?? null
+    const first = slot === null ? -1 : kept.indexOf(slot)
+    if (first !== -1) return first + 1
+    kept.push(slot)
+    parameters.push(value)
+    return parameters.length
+  })
+  let use = 0
+  const sql = compiled.sql.replace(/\$\d+/g, () => `$${renumbered[use++]}`)
+  return { compiled: { ...compiled, sql, parameters }, slots: kept }
+}
+
+/**
  * `map` turns a row into what callers use. On SQLite its result may be kept and shared by later
  * calls (frozen, with the objects it holds): it must depend on the row alone.
  */
@@ -61,11 +90,13 @@ export function precompiled<Name extends string, Row, Out = Row>(
 
   const prepare = (ex: Executor): Prepared<Row> => {
     const sentinels = Object.fromEntries(names.map((name) => [name, `\u0000param:${name}\u0000`])) as Record<Name, string>
-    const compiled = build(ex, sentinels).compile()
-    const slots = compiled.parameters.map((value) => names.find((name) => sentinels[name] === value) ?? null)
+    const built = build(ex, sentinels).compile()
+    const found = built.parameters.map((value) => names.find((name) => sentinels[name] === value) ?? null)
     for (const name of names) {
-      if (!slots.includes(name)) throw new Error(`precompiled query does not use its parameter "${name}"`)
+      if (!found.includes(name)) throw new Error(`precompiled query does not use its parameter "${name}"`)
     }
+    const { compiled, slots } =
+      ex.getExecutor().adapter instanceof PostgresAdapter ? sharePlaceholders(built, found) : { compiled: built, slots: found }
     return { compiled, slots, name: statementName(compiled.sql) }
   }
 

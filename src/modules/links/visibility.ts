@@ -18,6 +18,9 @@ export function visibleTo(user: string | RawBuilder<unknown>): RawBuilder<boolea
   return sql<boolean>`(${sql.ref('links.user_id')} = ${user} or exists (select 1 from organization_members where organization_members.organization_id = ${sql.ref('links.organization_id')} and organization_members.user_id = ${user}))`
 }
 
+// A literal, not a parameter: the same in every statement, nothing to bind on each redirect.
+const FORWARDING = sql.lit(true)
+
 /**
  * The forwarding links with this slug key that the user sees (id, url, organization), as a query
  * to use as a derived table or an `in` list: the personal one by (user_id, slug_key), and each
@@ -29,13 +32,13 @@ export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: str
     .select(['links.id', 'links.url', 'links.organization_id'])
     .where('links.user_id', '=', userId)
     .where('links.slug_key', '=', slugKey)
-    .where('links.forwarding_enabled', '=', true)
+    .where('links.forwarding_enabled', '=', FORWARDING)
   const shared = ex
     .selectFrom('organization_members')
     .innerJoin('links', (join) => join.onRef('links.organization_id', '=', 'organization_members.organization_id').on('links.slug_key', '=', slugKey))
     .select(['links.id', 'links.url', 'links.organization_id'])
     .where('organization_members.user_id', '=', userId)
-    .where('links.forwarding_enabled', '=', true)
+    .where('links.forwarding_enabled', '=', FORWARDING)
   return personal.unionAll(shared)
 }
 
