@@ -78,15 +78,20 @@ describe('WAL checkpoints between requests', () => {
     const { db, file } = await table()
     const before = size(file)
     await commits(db, 600)
-    // This transaction takes the connection before the checkpoint's turn and keeps it over a timer.
+    // This transaction takes the connection before the checkpoint's turn and keeps it until told
+    // (not over a timer: on a loaded machine two turns took longer than one, and it let go first).
+    let letGo!: () => void
+    const toldToLetGo = new Promise<void>((resolve) => (letGo = resolve))
     const holding = db.transaction().execute(async (tx) => {
       await sql`insert into t (body) values (${ROW})`.execute(tx)
-      await sleep(30)
+      await toldToLetGo
       await sql`insert into t (body) values (${ROW})`.execute(tx)
     })
     await nextTurn()
     await nextTurn()
+    await sleep(30)
     expect(size(file)).toBe(before)
+    letGo()
     await holding
     await nextTurn()
     await nextTurn()
