@@ -39,7 +39,10 @@ export function timestamptzToIso(text: string): string {
  * thousands of people have a go/wiki, the go redirect's statement was planned anew on every
  * execution, about ten times the work of running its generic plan (measured with callgrind on the
  * server: 2.15 M instructions against 0.21 M). Forced here, every hot read costs the same on any
- * data. Kysely's other queries are unnamed statements, planned once per execution either way.
+ * data. Set only on the pipelined connections, which run nothing but the hot reads: the setting
+ * applies to unnamed statements too (auto_explain shows `$1` in their plans), so on the pool it
+ * would take Kysely's statements off the plans made for their values. A pool too small to share
+ * (splitConnections) runs the hot reads with PostgreSQL's own choice.
  */
 const GENERIC_PLANS = { text: 'select set_config($1, $2, false)', values: ['plan_cache_mode', 'force_generic_plan'] }
 
@@ -70,8 +73,6 @@ export function createPostgresPool(url: string, max: number, onIdleError: (error
   pool.on('error', onIdleError)
   pool.on('connect', (client) => {
     client.on('error', () => undefined)
-    // Queued before any query of the connection's first user (createPoolReader runs hot reads here).
-    client.query(GENERIC_PLANS).catch(() => undefined)
   })
   return pool
 }
@@ -98,7 +99,11 @@ export function splitConnections(poolSize: number): { pool: number; pipelined: n
   return { pool: poolSize - pipelined, pipelined }
 }
 
-/** The hot reads on the pool, as named prepared statements (when the pool is too small to share). */
+/**
+ * The hot reads on the pool, as named prepared statements (when the pool is too small to share).
+ * The pool's connections keep PostgreSQL's own choice of plan (GENERIC_PLANS would also force
+ * Kysely's statements, which run on the same connections, to generic plans).
+ */
 export function createPoolReader(pool: pg.Pool): PreparedReader {
   return async <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>) => {
     const result = await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })

@@ -19,7 +19,8 @@
  * connection.
  */
 import { createHash } from 'node:crypto'
-import { PostgresAdapter, type Compilable, type CompiledQuery } from 'kysely'
+import type { Compilable, CompiledQuery } from 'kysely'
+import { isPostgres } from './engine.js'
 import type { Executor } from './schema.js'
 import type { ImmediateReader } from './sqlite.js'
 import type { PreparedReader } from './postgres.js'
@@ -95,8 +96,7 @@ export function precompiled<Name extends string, Row, Out = Row>(
     for (const name of names) {
       if (!found.includes(name)) throw new Error(`precompiled query does not use its parameter "${name}"`)
     }
-    const { compiled, slots } =
-      ex.getExecutor().adapter instanceof PostgresAdapter ? sharePlaceholders(built, found) : { compiled: built, slots: found }
+    const { compiled, slots } = isPostgres(ex) ? sharePlaceholders(built, found) : { compiled: built, slots: found }
     return { compiled, slots, name: statementName(compiled.sql) }
   }
 

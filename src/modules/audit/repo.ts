@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Insertable, type Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
+import { isPostgres } from '../../db/engine.js'
 import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
@@ -57,7 +58,7 @@ export async function insertAuditEvents(ex: Executor, events: AuditEvent[]): Pro
     tree.append(hashes[i]!)
     return { ...row, leaf_index: tree.size - 1 }
   })
-  if (ex.getExecutor().adapter instanceof PostgresAdapter && numbered.length <= INSERT_CHUNK) {
+  if (isPostgres(ex) && numbered.length <= INSERT_CHUNK) {
     // One round trip while the head is locked (a data-modifying CTE): the lock is held for the
     // shortest time, which is what bounds how many audited changes per second PostgreSQL commits.
     await ex

@@ -3,7 +3,8 @@
  * signed checkpoints and the monitor row. Hashes are stored as lowercase hex. The head is written
  * with every append; the nodes only up to its `materialized_size` (checkpoints.ts materializeTree).
  */
-import { CompiledQuery, PostgresAdapter } from 'kysely'
+import { CompiledQuery } from 'kysely'
+import { isPostgres } from '../../db/engine.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
 import { KEY_ROTATION_ACTION } from './key-chain.js'
@@ -34,8 +35,6 @@ function frontierOf(row: { size: number; frontier: string }): Frontier {
   // A copy of the list: appending changes the tree's own list, never the hashes themselves.
   return new Frontier(Number(row.size), [...lastFrontier.hashes])
 }
-
-const isPostgres = (ex: Executor) => ex.getExecutor().adapter instanceof PostgresAdapter
 
 /**
  * The append's two statements on the head, as fixed SQL: built and compiled by Kysely on every

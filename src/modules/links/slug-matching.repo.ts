@@ -1,5 +1,6 @@
 /** SQL for the instance's slug matching (issue 31): re-keying every link when the rule changes. */
-import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
+import { isPostgres } from '../../db/engine.js'
 import type { Executor } from '../../db/schema.js'
 
 /** The folded key in SQL, the same as url.ts foldSlug(): lower case without '-' and '_'. */
@@ -76,7 +77,7 @@ export async function forgetSeparatedPreferences(ex: Executor): Promise<void> {
 const SLUG_RULE_LOCK = 0x5b_60_1d
 
 export async function holdSlugRule(ex: Executor, mode: 'shared' | 'exclusive'): Promise<void> {
-  if (!(ex.getExecutor().adapter instanceof PostgresAdapter)) return
+  if (!isPostgres(ex)) return
   if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(${SLUG_RULE_LOCK})`.execute(ex)
   else await sql`select pg_advisory_xact_lock(${SLUG_RULE_LOCK})`.execute(ex)
 }

@@ -10,7 +10,8 @@
  * SQLite). visibleToIndexed states it a third time, for lists (GET /api/links): as an OR of two
  * indexable terms. visibility.test.ts holds the three to the same answer.
  */
-import { PostgresAdapter, sql, type RawBuilder } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
+import { isPostgres } from '../../db/engine.js'
 import type { Executor } from '../../db/schema.js'
 
 /** True for the `links` row when `user` (an id, or a reference to a user id column) may see it. */
@@ -52,7 +53,7 @@ export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: str
 export function visibleToIndexed(ex: Executor, userId: string): RawBuilder<boolean> {
   const memberships = sql`select organization_members.organization_id from organization_members where organization_members.user_id = ${userId}`
   // PostgreSQL cannot use an index for IN (subquery) inside an OR; for = ANY(array) it can.
-  return ex.getExecutor().adapter instanceof PostgresAdapter
+  return isPostgres(ex)
     ? sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} = any(array(${memberships})))`
     : sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} in (${memberships}))`
 }
