@@ -108,6 +108,7 @@ export function AuditPage({ search }: { search: AuditSearch }) {
   const events = useQuery(auditQuery(filters, cursor))
   const items = events.data?.items ?? []
   const filtered = Object.keys(filters).length > 0
+  const form = useFormOfAddress(filters)
   return (
     <Page
       title={t('admin.audit.title')}
@@ -127,7 +128,7 @@ export function AuditPage({ search }: { search: AuditSearch }) {
       }
     >
       <AuditIntegrity />
-      <AuditFiltersForm key={JSON.stringify(filters)} filters={filters} />
+      <AuditFiltersForm key={form.key} filters={form.shows} onNavigate={form.asked} />
       {events.isSuccess && items.length === 0 ? (
         <p className="empty" data-testid="audit-empty">
           {filtered ? t('admin.audit.noMatch') : t('admin.audit.empty')}
@@ -271,9 +272,47 @@ function ActionPicker({ value, onChange }: { value: string; onChange: (value: st
   )
 }
 
-function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
-  const { t } = useI18n()
+/** The same filters give the same text, whatever order the address or the form put them in. */
+const filtersKey = (filters: AuditFilters) => JSON.stringify(Object.fromEntries(Object.entries(filters).sort(([a], [b]) => (a < b ? -1 : 1))))
+
+interface FormOfAddress {
+  /** Changes when the form is to be built anew from `shows`. */
+  key: number
+  shows: AuditFilters
+  /** The form is about to move the address to `next` (`clear`: and empties itself now). */
+  asked: (next: AuditFilters, clear: boolean) => void
+}
+
+/**
+ * Which filters the form shows, and when it is built anew: when someone else moves the address (back,
+ * a link), not when its own navigation lands — by then the person may be typing the next filters,
+ * which a rebuild would drop. "Clear filters" empties the form at the click.
+ */
+function useFormOfAddress(filters: AuditFilters): FormOfAddress {
   const navigate = useNavigate()
+  const current = filtersKey(filters)
+  // `asked`: where the form's own navigation goes; `from`: the address it left.
+  const [state, setState] = useState({ key: 0, shows: current, asked: null as string | null, from: current })
+  if (state.asked === current) {
+    // The form's own navigation landed: it already shows these filters.
+    setState({ ...state, shows: current, asked: null })
+  } else if (current !== (state.asked === null ? state.shows : state.from)) {
+    // Someone else moved the address (back, a link; or overtook the form's navigation).
+    setState({ key: state.key + 1, shows: current, asked: null, from: current })
+  }
+  return {
+    key: state.key,
+    shows: JSON.parse(state.shows) as AuditFilters,
+    asked: (next, clear) => {
+      const target = filtersKey(next)
+      setState((previous) => ({ key: clear ? previous.key + 1 : previous.key, shows: clear ? target : previous.shows, asked: target, from: current }))
+      void navigate({ to: '/admin/audit', search: next as AuditSearch as never })
+    },
+  }
+}
+
+function AuditFiltersForm({ filters, onNavigate }: { filters: AuditFilters; onNavigate: FormOfAddress['asked'] }) {
+  const { t } = useI18n()
   const form = useRef<HTMLFormElement>(null)
   const [action, setAction] = useState(filters.action ?? '')
   const [rangeError, setRangeError] = useState<string | undefined>()
@@ -304,8 +343,7 @@ function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
           return
         }
         setRangeError(undefined)
-        const next = definedOnly({ action: action.trim(), actor_id: actorId, since, until })
-        void navigate({ to: '/admin/audit', search: next as AuditSearch as never })
+        onNavigate(definedOnly({ action: action.trim(), actor_id: actorId, since, until }), false)
       }}
     >
       <ActionPicker value={action} onChange={setAction} />
@@ -322,7 +360,7 @@ function AuditFiltersForm({ filters }: { filters: AuditFilters }) {
       <DateTimeField name="until" label={t('admin.audit.until')} defaultValue={filters.until} error={rangeError} />
       <div className="filters-actions">
         <SubmitButton pending={false}>{t('admin.audit.apply')}</SubmitButton>
-        <button type="button" className="button button-ghost" onClick={() => void navigate({ to: '/admin/audit', search: {} as never })}>
+        <button type="button" className="button button-ghost" onClick={() => onNavigate({}, true)}>
           {t('admin.audit.clear')}
         </button>
       </div>
