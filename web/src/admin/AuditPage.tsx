@@ -292,20 +292,24 @@ function useFormOfAddress(filters: AuditFilters): FormOfAddress {
   const navigate = useNavigate()
   const current = filtersKey(filters)
   // `asked`: where the form's own navigation goes; `from`: the address it left.
-  const [state, setState] = useState({ key: 0, shows: current, asked: null as string | null, from: current })
+  const [state, setState] = useState({ key: 0, shows: filters, asked: null as string | null, from: current })
   if (state.asked === current) {
     // The form's own navigation landed: it already shows these filters.
-    setState({ ...state, shows: current, asked: null })
-  } else if (current !== (state.asked === null ? state.shows : state.from)) {
+    setState({ ...state, shows: filters, asked: null })
+  } else if (current !== (state.asked === null ? filtersKey(state.shows) : state.from)) {
     // Someone else moved the address (back, a link; or overtook the form's navigation).
-    setState({ key: state.key + 1, shows: current, asked: null, from: current })
+    setState({ key: state.key + 1, shows: filters, asked: null, from: current })
   }
   return {
     key: state.key,
-    shows: JSON.parse(state.shows) as AuditFilters,
+    shows: state.shows,
     asked: (next, clear) => {
-      const target = filtersKey(next)
-      setState((previous) => ({ key: clear ? previous.key + 1 : previous.key, shows: clear ? target : previous.shows, asked: target, from: current }))
+      setState((previous) => ({
+        key: clear ? previous.key + 1 : previous.key,
+        shows: clear ? next : previous.shows,
+        asked: filtersKey(next),
+        from: current,
+      }))
       void navigate({ to: '/admin/audit', search: next as AuditSearch as never })
     },
   }
