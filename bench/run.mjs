@@ -25,6 +25,9 @@
  * rounds, and each ratio is the median over the rounds of (scenario ÷ bare of the same round).
  * Beside throughput, the servers' own CPU time per request (from /proc) and its ratio to the bare
  * route's: on a machine shared with other work, throughput follows the load, CPU per request hardly.
+ * Also per request, figures that count the batching rather than time: the service's wake-ups and
+ * read/write system calls, and on PostgreSQL the database server's CPU time and the times its
+ * processes were put on a CPU (/proc/<pid>/schedstat).
  * Prints one JSON document: requests/s, p50/p99 latency, ratios, sign-ins/s, and per engine the
  * time to ready (first 200 of /api/health after a restart on the existing database), the resident
  * memory when idle after that start, and the peak (VmHWM) over the whole run; its `summary` puts
@@ -123,6 +126,50 @@ function stop(process) {
 function cpuMs(pid) {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/**
+ * Times the server's main thread slept and was woken (/proc/<pid>/status: it sleeps only in the
+ * event loop's poll), and the process's read and write system calls (/proc/<pid>/io). Per request
+ * they count the batching — how many requests one wake-up or one socket write serves — and do not
+ * follow the machine's load.
+ */
+function wakeupsAndSyscalls(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8')
+  const field = (text, name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0)
+  return { wakeups: field(status, 'voluntary_ctxt_switches'), syscalls: field(io, 'syscr') + field(io, 'syscw') }
+}
+
+/**
+ * The CPU time (ns) and times scheduled of every `postgres` process of this machine, by pid
+ * (/proc/<pid>/schedstat); the server should have nothing else to do during the run.
+ */
+function postgresCpu() {
+  const byPid = new Map()
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(pid)) continue
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
+      const [ns, , slices] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number)
+      byPid.set(pid, { ns, slices })
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return byPid
+}
+
+/** What the PostgreSQL processes alive at the end used since `before` (a process that ended meanwhile, e.g. an autovacuum worker, is left out, not subtracted). */
+function postgresCpuSince(before) {
+  let ns = 0
+  let slices = 0
+  for (const [pid, now] of postgresCpu()) {
+    const then = before.get(pid) ?? { ns: 0, slices: 0 }
+    ns += now.ns - then.ns
+    slices += now.slices - then.slices
+  }
+  return { ns, slices }
 }
 
 /** Resident memory of a process in MiB: `VmRSS` now, or `VmHWM`, its peak. */
@@ -247,20 +294,30 @@ function run(options) {
  * One scenario against one server process; adds the server's CPU time per request, and this
  * process's — autocannon's, the load generator's, which shares the machine with the server.
  */
-async function measured(name, pid, options) {
+async function measured(name, pid, options, postgres = false) {
   const before = cpuMs(pid)
+  const counted = wakeupsAndSyscalls(pid)
+  const database = postgres ? postgresCpu() : null
   const generator = process.cpuUsage()
   const result = await run(options)
   const used = process.cpuUsage(generator)
-  const per = (total) => (result.requests.total > 0 ? Math.round(total / result.requests.total) : null)
+  const per = (total, digits = 0) => (result.requests.total > 0 ? Number((total / result.requests.total).toFixed(digits)) : null)
+  const after = wakeupsAndSyscalls(pid)
+  const databaseUsed = postgres ? postgresCpuSince(database) : null
   return summarise(name, result, {
     server_cpu_us_per_request: per((cpuMs(pid) - before) * 1000),
     load_generator_cpu_us_per_request: per(used.user + used.system),
+    server_wakeups_per_request: per(after.wakeups - counted.wakeups, 2),
+    server_syscalls_per_request: per(after.syscalls - counted.syscalls, 2),
+    ...(postgres && {
+      database_cpu_us_per_request: per(databaseUsed.ns / 1000),
+      database_wakeups_per_request: per(databaseUsed.slices, 2),
+    }),
   })
 }
 
-async function single(name, pid, url, token, redirects = false) {
-  const result = await measured(name, pid, { url, headers: { authorization: `Bearer ${token}` } })
+async function single(name, pid, url, token, redirects = false, postgres = false) {
+  const result = await measured(name, pid, { url, headers: { authorization: `Bearer ${token}` } }, postgres)
   if (!redirects) return result
   // A go-link answers 302: that is its success, anything else is counted as before.
   const found = result.statuses?.['302'] ?? 0
@@ -460,7 +517,7 @@ async function benchmark() {
           const ceiling = await measured('bare fastify: constant object', bare.child.pid, { url: `${bare.base}/` })
           bareRounds.push(ceiling)
           for (const [i, [name, url, token, redirects]] of scenarios.entries()) {
-            byScenario[i].push(await single(name, service.child.pid, `${service.base}${url}`, token, redirects))
+            byScenario[i].push(await single(name, service.child.pid, `${service.base}${url}`, token, redirects, engine === 'postgres'))
           }
         }
         checked.push(...bareRounds, ...byScenario.flat())
@@ -474,6 +531,12 @@ async function benchmark() {
             // The same comparison by the servers' own CPU time per request (bare ÷ scenario, median).
             server_cpu_us_per_request: median(runs.map((r) => r.server_cpu_us_per_request)),
             load_generator_cpu_us_per_request: median(runs.map((r) => r.load_generator_cpu_us_per_request)),
+            server_wakeups_per_request: median(runs.map((r) => r.server_wakeups_per_request)),
+            server_syscalls_per_request: median(runs.map((r) => r.server_syscalls_per_request)),
+            ...(engine === 'postgres' && {
+              database_cpu_us_per_request: median(runs.map((r) => r.database_cpu_us_per_request)),
+              database_wakeups_per_request: median(runs.map((r) => r.database_wakeups_per_request)),
+            }),
             cpu_ratio_to_bare: Number(
               median(runs.map((r, round) => bareRounds[round].server_cpu_us_per_request / r.server_cpu_us_per_request)).toFixed(2),
             ),
@@ -539,6 +602,10 @@ function summary(engines) {
               ratio_to_bare: result.ratio_to_bare,
               server_cpu_us_per_request: result.server_cpu_us_per_request,
               p99_ms: result.latency_ms.p99,
+              ...(result.database_cpu_us_per_request !== undefined && {
+                database_cpu_us_per_request: result.database_cpu_us_per_request,
+                database_wakeups_per_request: result.database_wakeups_per_request,
+              }),
               ...(result.go_ratio_to_users_me !== undefined && { go_ratio_to_users_me: result.go_ratio_to_users_me }),
             }
           )

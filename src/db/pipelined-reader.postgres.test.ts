@@ -15,14 +15,14 @@ let admin: pg.Client
 let reader: PipelinedReader
 const problems: Error[] = []
 
-function urlWithName(): string {
+function urlWithName(name = APPLICATION): string {
   const url = new URL(testPostgresUrl())
-  url.searchParams.set('application_name', APPLICATION)
+  url.searchParams.set('application_name', name)
   return url.toString()
 }
 
-const backends = async () =>
-  (await admin.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [APPLICATION])).rows.map((row) => row.pid)
+const backends = async (name = APPLICATION) =>
+  (await admin.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [name])).rows.map((row) => row.pid)
 
 beforeAll(async () => {
   admin = new pg.Client({ connectionString: testPostgresUrl() })
@@ -78,6 +78,29 @@ describe('pipelined reader', () => {
     expect(after.some((pid) => before.includes(pid))).toBe(false)
   })
 
+  it('keeps the reads on one connection until 16 are in flight on it; the second takes only the overflow', async () => {
+    const name = `${APPLICATION}-spill`
+    const own = createPipelinedReader(urlWithName(name), 2, () => undefined)
+    const backendOf = () => own.read<{ pid: number }>('sb_test_backend', 'select pg_backend_pid() as pid', [])
+    try {
+      // Ten at once, as ten connections' requests arriving together: one server process answers them all.
+      const ten = await Promise.all(Array.from({ length: 10 }, backendOf))
+      expect(new Set(ten.map((rows) => rows[0]!.pid)).size).toBe(1)
+      expect(await backends(name)).toHaveLength(1)
+      // Forty at once: the first sixteen on the first connection, the next sixteen on the second, then the less busy.
+      const forty = (await Promise.all(Array.from({ length: 40 }, backendOf))).map((rows) => rows[0]!.pid)
+      const [first, second] = [forty[0]!, forty[16]!]
+      expect(first).toBe(ten[0]![0]!.pid)
+      expect(second).not.toBe(first)
+      expect(forty.slice(0, 16).every((pid) => pid === first)).toBe(true)
+      expect(forty.slice(16, 32).every((pid) => pid === second)).toBe(true)
+      expect(forty.filter((pid) => pid === first)).toHaveLength(20)
+      expect(await backends(name)).toHaveLength(2)
+    } finally {
+      await own.close()
+    }
+  })
+
   it('closes its connections, and a read after closing is refused as unavailable', async () => {
     const own = createPipelinedReader(urlWithName(), 2, () => undefined)
     await own.read('sb_test_echo', ECHO, [1])
@@ -90,20 +113,22 @@ describe('pipelined reader', () => {
 
 describe('splitConnections', () => {
   it('runs every read on its generic plan, never planned again for its values (on both pipelined connections; the pool keeps its own choice)', async () => {
-    for (let i = 0; i < 10; i++) await reader.read('sb_test_generic', 'select $1::int + 0 as n', [i])
-    // Two reads in a row go to the two connections.
+    // Thirty-two at once: sixteen on each connection.
+    await Promise.all(Array.from({ length: 32 }, (_, i) => reader.read('sb_test_generic', 'select $1::int + 0 as n', [i])))
     const stats = await Promise.all(
-      [0, 1].map(() =>
-        reader.read<{ mode: string; generic: number; custom: number }>(
+      Array.from({ length: 32 }, () =>
+        reader.read<{ pid: number; mode: string; generic: number; custom: number }>(
           'sb_test_plans',
-          "select current_setting('plan_cache_mode') as mode, coalesce(sum(generic_plans), 0)::int as generic, coalesce(sum(custom_plans), 0)::int as custom from pg_prepared_statements where name = $1",
+          "select pg_backend_pid() as pid, current_setting('plan_cache_mode') as mode, coalesce(sum(generic_plans), 0)::int as generic, coalesce(sum(custom_plans), 0)::int as custom from pg_prepared_statements where name = $1",
           ['sb_test_generic'],
         ),
       ),
     )
-    expect(stats.map((rows) => rows[0]!.mode)).toEqual(['force_generic_plan', 'force_generic_plan'])
-    expect(stats.reduce((sum, rows) => sum + rows[0]!.generic, 0)).toBe(10)
-    expect(stats.reduce((sum, rows) => sum + rows[0]!.custom, 0)).toBe(0)
+    const byBackend = new Map(stats.map((rows) => [rows[0]!.pid, rows[0]!]))
+    expect(byBackend.size).toBe(2)
+    expect([...byBackend.values()].map((row) => row.mode)).toEqual(['force_generic_plan', 'force_generic_plan'])
+    expect([...byBackend.values()].reduce((sum, row) => sum + row.generic, 0)).toBe(32)
+    expect([...byBackend.values()].reduce((sum, row) => sum + row.custom, 0)).toBe(0)
 
     const pool = createPostgresPool(testPostgresUrl(), 1, (error) => problems.push(error))
     try {

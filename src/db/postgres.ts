@@ -14,6 +14,12 @@ const TIMESTAMPTZ_OID = 1184
 const INT8_OID = 20
 // A connection unused this long is closed (the pool's and the pipelined readers' alike).
 const IDLE_MS = 30_000
+// Reads in flight on a pipelined connection before the next connection takes the overflow. One
+// server process answers an instance's reads faster than the instance can ask (about 30 µs of
+// server CPU per read against 100 µs of the instance's): a second one in turn only adds wake-ups
+// and halves each write's batch. It takes over when the first stalls (a read waiting on the disk
+// holds up every read behind it) or falls behind. Measured in ARCHITECTURE.md "PostgreSQL hot path".
+const SPILL_AT = 16
 
 // PostgreSQL's text form in UTC: "2026-11-21 10:00:00.123456+00", the fraction optional.
 const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
@@ -91,7 +97,8 @@ export interface PipelinedReader {
 
 /**
  * How an instance's DATABASE_POOL_SIZE connections are shared: two of them (one when the size is
- * 3) carry the pipelined hot reads, the rest are Kysely's pool. Below 3 there is no pipelined
+ * 3) carry the pipelined hot reads — the first carries them all, the second its overflow
+ * (createPipelinedReader) — the rest are Kysely's pool. Below 3 there is no pipelined
  * reader and the hot reads go through the pool. The configured figure stays the instance's bound.
  */
 export function splitConnections(poolSize: number): { pool: number; pipelined: number } {
@@ -123,7 +130,9 @@ interface Lane {
  * indexed lookup) as named prepared statements on a few long-lived connections in pg's pipeline
  * mode: a read is written without waiting for the answers before it, and the reads of one
  * event-loop turn (every request whose bytes arrived in that turn) leave in one write, their answers
- * come back in one read. The statement is parsed once per connection, then only Bind/Execute/Sync
+ * come back in one read. The first connection takes every read until SPILL_AT are in flight on it;
+ * the second is opened for the overflow only, so that at an ordinary load a turn's reads stay one
+ * batch for one server process. The statement is parsed once per connection, then only Bind/Execute/Sync
  * travel, each read with its own Sync, so one failing read fails alone. Measured against pg's pool
  * with named statements (bench/pg-drivers.mjs, ARCHITECTURE.md "PostgreSQL hot path"): about a third
  * of the client CPU per read and twice the reads per second. A connection that fails (server
@@ -134,7 +143,6 @@ export function createPipelinedReader(url: string, lanes: number, onError: (erro
   const pg = require('pg') as typeof PgModule.default
   const settings = clientSettings(url, pg)
   const slots: Array<Lane | null> = Array.from({ length: lanes }, () => null)
-  let turn = 0
   let closed = false
 
   const open = (index: number): Lane => {
@@ -168,9 +176,20 @@ export function createPipelinedReader(url: string, lanes: number, onError: (erro
   }, IDLE_MS / 3)
   sweep.unref()
 
+  // The first connection with room takes the read; the next ones only take the overflow (see SPILL_AT).
+  const laneFor = (): number => {
+    let least = 0
+    for (let index = 0; index < lanes; index++) {
+      const lane = slots[index] ?? null
+      if (lane === null || lane.pending < SPILL_AT) return index
+      if (lane.pending < slots[least]!.pending) least = index
+    }
+    return least
+  }
+
   const read = async <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>): Promise<Row[]> => {
     if (closed) throw new Error('driver has already been destroyed')
-    const index = turn++ % lanes
+    const index = laneFor()
     const lane = slots[index] ?? open(index)
     lane.pending++
     lane.lastUsed = Date.now()
