@@ -25,9 +25,9 @@ const HELD_MS = 100
  * ticks): a blocked loop runs on that thread all along, a descheduled process does not. Only the
  * main thread counts: V8's concurrent marking and the libuv pool run beside the loop on other
  * threads without holding it (a CI run that counted every thread saw 120 ms once, for the 20 MiB
- * import). The wall-clock latency is held to a
- * ceiling that still fails a blocking import by far (1 MiB of unclosed lists held the loop for
- * 16 s before issue 26).
+ * import). The wall-clock latency, less both ends' wait for a CPU meanwhile (schedstat), is held
+ * to a ceiling that still fails a blocking import by far (1 MiB of unclosed lists held the loop for
+ * 16 s before issue 26), and also a main thread blocked in a system call, which CPU time cannot see.
  */
 const TICK_MS = 10
 const WORST_LATENCY_MS = 1000
@@ -80,6 +80,15 @@ function serverCpuMs(): number {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS
 }
 
+/** How long a thread has waited for a CPU while runnable so far (/proc/…/schedstat), in ms. */
+const queuedMs = (schedstat: string) => Number(fs.readFileSync(schedstat, 'utf8').split(' ')[1]) / 1e6
+
+/** The server's main thread and this test's own (which sends the requests and reads the answers), together. */
+function bothQueuedMs(): number {
+  const pid = server.child.pid
+  return queuedMs(`/proc/${pid}/task/${pid}/schedstat`) + queuedMs('/proc/thread-self/schedstat')
+}
+
 function residentBytes(): number {
   const status = fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8')
   return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)![1]) * 1024
@@ -91,6 +100,8 @@ interface Observed<T> {
   health: number[]
   /** For each answer, how long the server's main thread was running while it waited: min(latency, its CPU time meanwhile). */
   held: number[]
+  /** For each answer, how long the server's main thread and this test's waited for a CPU meanwhile (the machine's share of the latency). */
+  queued: number[]
   /** The largest growth of the server's RSS over its value at the start, in bytes. */
   rssGrowth: number
 }
@@ -99,10 +110,12 @@ interface Observed<T> {
 async function observe<T>(work: () => Promise<T>): Promise<Observed<T>> {
   const health: number[] = []
   const held: number[] = []
+  const queued: number[] = []
   const pending: Array<Promise<void>> = []
   const ask = () => {
     const started = performance.now()
     const cpu = serverCpuMs()
+    const waited = bothQueuedMs()
     pending.push(
       fetch(`${server.baseUrl}/api/health`)
         .then((response) => response.text())
@@ -110,6 +123,7 @@ async function observe<T>(work: () => Promise<T>): Promise<Observed<T>> {
           const latency = performance.now() - started
           health.push(latency)
           held.push(Math.min(latency, serverCpuMs() - cpu))
+          queued.push(bothQueuedMs() - waited)
         }),
     )
   }
@@ -122,7 +136,7 @@ async function observe<T>(work: () => Promise<T>): Promise<Observed<T>> {
     const result = await work()
     // A last answer after the import's, so the end of the work is covered too.
     await sleep(60)
-    return { result, health, held, rssGrowth: peak - baseline }
+    return { result, health, held, queued, rssGrowth: peak - baseline }
   } finally {
     clearInterval(poll)
     clearInterval(sample)
@@ -130,13 +144,19 @@ async function observe<T>(work: () => Promise<T>): Promise<Observed<T>> {
   }
 }
 
-function expectResponsive(health: number[], held: number[]): void {
+function expectResponsive(health: number[], held: number[], queued: number[]): void {
+  // The worst answer's time, split: the server's main thread running, the two ends waiting for a CPU,
+  // and the rest (this test's own work, or the server blocked in a system call — which CPU time cannot show).
+  const worst = health.indexOf(Math.max(...health))
   console.log(
-    `health: ${health.length} answers, worst ${Math.round(Math.max(...health))} ms; main thread ran at most ${Math.max(...held).toFixed(0)} ms of one`,
+    `health: ${health.length} answers, worst ${Math.round(health[worst]!)} ms (main thread ran ${held[worst]!.toFixed(0)}, the two ends waited for a CPU ${queued[worst]!.toFixed(0)}); main thread ran at most ${Math.max(...held).toFixed(0)} ms of one`,
   )
   // A one-tick rounding of the CPU time either side.
   expect(Math.max(...held)).toBeLessThan(HELD_MS + 2 * TICK_MS)
-  expect(Math.max(...health)).toBeLessThan(WORST_LATENCY_MS)
+  // The wall-clock ceiling, less what the machine explains: both ends' wait for a CPU (a CI run on
+  // 27 November 2026 saw 1,230 ms for the 20 MiB import while the main thread ran 30 ms of it).
+  // Time the server's main thread spent blocked in a system call is not excused.
+  expect(Math.max(...health.map((latency, i) => latency - queued[i]!))).toBeLessThan(WORST_LATENCY_MS)
 }
 
 describe.sequential('a bookmark import while /api/health is asked every 50 ms', () => {
@@ -145,18 +165,18 @@ describe.sequential('a bookmark import while /api/health is asked every 50 ms', 
     ['1 MiB of nested elements', deepNesting(MIB)],
     ['1 MiB of attributes on one anchor', hugeAttributes(MIB)],
   ])('%s: answered at once, health never held', async (_name, file) => {
-    const { result, health, held } = await observe(async () => {
+    const { result, health, held, queued } = await observe(async () => {
       const response = await upload(file)
       return { status: response.status, body: (await response.json()) as { imported: number } }
     })
     expect(result.status).toBe(200)
     expect(health.length).toBeGreaterThan(1)
-    expectResponsive(health, held)
+    expectResponsive(health, held, queued)
   })
 
   it('20 000 bookmarks: all imported, health never held', async () => {
     const file = firefoxExport({ entries: 20_000, iconBytes: 0, perFolder: 500, start: 100_000 })
-    const { result, health, held } = await observe(async () => {
+    const { result, health, held, queued } = await observe(async () => {
       const response = await upload(file)
       return { status: response.status, body: (await response.json()) as { imported: number; skipped: unknown[] } }
     })
@@ -165,21 +185,21 @@ describe.sequential('a bookmark import while /api/health is asked every 50 ms', 
     expect(result.body.skipped).toEqual([])
     // The import takes a while (20 000 rows in one transaction), so health was asked many times.
     expect(health.length).toBeGreaterThan(5)
-    expectResponsive(health, held)
+    expectResponsive(health, held, queued)
   }, 60_000)
 
   it('a 20 MiB export that is mostly favicons: imported with RSS growing by less than 64 MiB, health never held', async () => {
     const file = Buffer.from(firefoxExport({ entries: 2000, iconBytes: 10_000, start: 200_000 }))
     expect(file.length).toBeGreaterThan(19 * MIB)
     expect(file.length).toBeLessThanOrEqual(20 * MIB)
-    const { result, health, held, rssGrowth } = await observe(async () => {
+    const { result, health, held, queued, rssGrowth } = await observe(async () => {
       const response = await upload(file)
       return { status: response.status, body: (await response.json()) as { imported: number } }
     })
     expect(result.status).toBe(200)
     expect(result.body.imported).toBe(2000)
     expect(rssGrowth).toBeLessThan(64 * MIB)
-    expectResponsive(health, held)
+    expectResponsive(health, held, queued)
   }, 60_000)
 
   it('a client that goes away mid-upload: nothing imported, no failure logged, the server answers on', async () => {
