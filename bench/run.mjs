@@ -53,6 +53,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
+import { cpuMs, memoryMiB, postgresCpu, postgresCpuSince, wakeupsAndSyscalls } from './proc.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -116,67 +117,6 @@ function stop(process) {
     process.child.once('exit', resolve)
     process.child.kill('SIGTERM')
   })
-}
-
-/**
- * CPU time (user + system) a process has used so far, in milliseconds (/proc/<pid>/stat counts
- * clock ticks of 10 ms). Per request it is a figure the machine's other load hardly moves, unlike
- * throughput: the server's own cost, next to the bare route's.
- */
-function cpuMs(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
-/**
- * Times the server's main thread slept and was woken (/proc/<pid>/status: it sleeps only in the
- * event loop's poll), and the process's read and write system calls (/proc/<pid>/io). Per request
- * they count the batching — how many requests one wake-up or one socket write serves — and do not
- * follow the machine's load.
- */
-function wakeupsAndSyscalls(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8')
-  const field = (text, name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0)
-  return { wakeups: field(status, 'voluntary_ctxt_switches'), syscalls: field(io, 'syscr') + field(io, 'syscw') }
-}
-
-/**
- * The CPU time (ns) and times scheduled of every `postgres` process of this machine, by pid
- * (/proc/<pid>/schedstat); the server should have nothing else to do during the run.
- */
-function postgresCpu() {
-  const byPid = new Map()
-  for (const pid of fs.readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(pid)) continue
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
-      const [ns, , slices] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number)
-      byPid.set(pid, { ns, slices })
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return byPid
-}
-
-/** What the PostgreSQL processes alive at the end used since `before` (a process that ended meanwhile, e.g. an autovacuum worker, is left out, not subtracted). */
-function postgresCpuSince(before) {
-  let ns = 0
-  let slices = 0
-  for (const [pid, now] of postgresCpu()) {
-    const then = before.get(pid) ?? { ns: 0, slices: 0 }
-    ns += now.ns - then.ns
-    slices += now.slices - then.slices
-  }
-  return { ns, slices }
-}
-
-/** Resident memory of a process in MiB: `VmRSS` now, or `VmHWM`, its peak. */
-function memoryMiB(pid, field) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kib = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0)
-  return Math.round((kib / 1024) * 10) / 10
 }
 
 async function postgresAnswers() {

@@ -19,6 +19,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { postgresCpu, postgresCpuSince } from './proc.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -94,21 +95,6 @@ async function instance(dist) {
   return { dist, app, close, jwt, sb: created.json().token }
 }
 
-/** Nanoseconds on CPU of every PostgreSQL server process on this machine (Linux /proc). */
-function postgresCpuNs() {
-  let total = 0
-  for (const pid of fs.readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(pid)) continue
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
-      total += Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return total
-}
-
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const instances = []
 try {
@@ -124,7 +110,7 @@ try {
   const run = async ({ app, ...credentials }, url, credential) => {
     const token = credentials[credential]
     let next = 0
-    const database = values.engine === 'postgres' ? postgresCpuNs() : 0
+    const database = values.engine === 'postgres' ? postgresCpu() : null
     const cpu = process.cpuUsage()
     const started = performance.now()
     await Promise.all(
@@ -140,7 +126,7 @@ try {
     return {
       cpu_us: (used.user + used.system) / REQUESTS,
       system_us: used.system / REQUESTS,
-      database_us: values.engine === 'postgres' ? (postgresCpuNs() - database) / 1000 / REQUESTS : null,
+      database_us: database === null ? null : postgresCpuSince(database).ns / 1000 / REQUESTS,
       rps: REQUESTS / ((performance.now() - started) / 1000),
     }
   }
