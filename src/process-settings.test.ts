@@ -5,20 +5,21 @@ import {
   MALLOC_ARENA_MAX,
   MALLOC_TRIM_THRESHOLD,
   NO_MAGLEV_FLAG,
+  NO_PRETENURING_FLAG,
   SEMI_SPACE_FLAG,
   processSettings,
 } from './process-settings.js'
 
 describe('process settings of the service (server.ts)', () => {
-  it('adds the semi-space size, no Maglev, the heap growth, the collection after start-up and the malloc settings, keeping the options and environment given', () => {
+  it('adds the semi-space size, no Maglev, the heap growth, no pretenuring, the collection after start-up and the malloc settings, keeping the options and environment given', () => {
     expect(processSettings(['--enable-source-maps'], { PATH: '/bin', UNSET: undefined })).toEqual({
-      execArgv: ['--enable-source-maps', SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, HEAP_GROWING_FLAG, EXPOSE_GC_FLAG],
+      execArgv: ['--enable-source-maps', SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, HEAP_GROWING_FLAG, NO_PRETENURING_FLAG, EXPOSE_GC_FLAG],
       env: { PATH: '/bin', MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_: MALLOC_TRIM_THRESHOLD },
     })
   })
 
   it('leaves an operator-chosen Maglev setting alone', () => {
-    expect(processSettings(['--maglev'], {})?.execArgv).toEqual(['--maglev', SEMI_SPACE_FLAG, HEAP_GROWING_FLAG, EXPOSE_GC_FLAG])
+    expect(processSettings(['--maglev'], {})?.execArgv).toEqual(['--maglev', SEMI_SPACE_FLAG, HEAP_GROWING_FLAG, NO_PRETENURING_FLAG, EXPOSE_GC_FLAG])
   })
 
   it('leaves an operator-chosen heap growth alone, from the command line or NODE_OPTIONS', () => {
@@ -26,9 +27,21 @@ describe('process settings of the service (server.ts)', () => {
       '--heap-growing-percent=50',
       SEMI_SPACE_FLAG,
       NO_MAGLEV_FLAG,
+      NO_PRETENURING_FLAG,
       EXPOSE_GC_FLAG,
     ])
     expect(processSettings([], { NODE_OPTIONS: '--heap_growing_percent=10' })?.execArgv).not.toContain(HEAP_GROWING_FLAG)
+  })
+
+  it('leaves an operator-chosen pretenuring setting alone, from the command line or NODE_OPTIONS', () => {
+    expect(processSettings(['--allocation-site-pretenuring'], {})?.execArgv).toEqual([
+      '--allocation-site-pretenuring',
+      SEMI_SPACE_FLAG,
+      NO_MAGLEV_FLAG,
+      HEAP_GROWING_FLAG,
+      EXPOSE_GC_FLAG,
+    ])
+    expect(processSettings([], { NODE_OPTIONS: '--no_allocation_site_pretenuring' })?.execArgv).not.toContain(NO_PRETENURING_FLAG)
   })
 
   it('leaves operator-chosen malloc settings alone', () => {

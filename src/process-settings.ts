@@ -17,6 +17,16 @@
  *   they wait for the hash, so everything they allocated is promoted). Growing by 20 %, or V8's
  *   minimum step of 8 MiB, collects at 22–23 MiB instead: the bench's peak fell by 5–25 MiB,
  *   CPU per request the same within noise (ARCHITECTURE.md, "Seventh pass").
+ * - `--no-allocation-site-pretenuring`: V8 allocates straight into the old generation the objects
+ *   of an allocation site whose objects it saw survive scavenges. With 1 MiB semi-spaces a
+ *   scavenge runs every 1–2 ms under load, so the rows of a PostgreSQL batch in flight (pg's row
+ *   parsing, the timestamp conversion) were often caught alive, their sites pretenured, and every
+ *   later row went to the old generation: 7 MiB of garbage there per 0.35 s, a full collection each
+ *   time (2–6 ms pauses with 4 ms incremental steps), which every request in flight waited out.
+ *   Without it those rows die young: on PostgreSQL full collections fell from 13 to 2 per 5 s and
+ *   the p99 of GET /api/users/me from 2.2–2.4 to 1.4 ms, p999 from 10–12 to 4–5 ms (10
+ *   connections); SQLite, whose reads finish within the turn, had none either way
+ *   (ARCHITECTURE.md, "Ninth pass").
  * - `--expose-gc`: start.ts runs one memory-reducing collection before it listens. Loading the
  *   bundle, migrating and registering routes leave garbage that an idle process never collects
  *   (V8 starts a full collection only as the heap grows); returning it lowers the idle footprint.
@@ -31,13 +41,14 @@
  *   their own mapping and return it when freed (idle 88.4 → 86.5 MiB, median of 7 starts).
  *
  * An operator's own choice wins: a semi-space size in the command line or NODE_OPTIONS (the process
- * then runs as given), a Maglev or heap-growing option, or a MALLOC_ARENA_MAX or
+ * then runs as given), a Maglev, pretenuring or heap-growing option, or a MALLOC_ARENA_MAX or
  * MALLOC_TRIM_THRESHOLD_ in the environment, is left as it is.
  * Imports nothing, so the entry point can apply it before loading anything.
  */
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=1'
 export const NO_MAGLEV_FLAG = '--no-maglev'
 export const HEAP_GROWING_FLAG = '--heap-growing-percent=20'
+export const NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring'
 export const EXPOSE_GC_FLAG = '--expose-gc'
 export const MALLOC_ARENA_MAX = '2'
 export const MALLOC_TRIM_THRESHOLD = '131072'
@@ -54,12 +65,14 @@ export function processSettings(execArgv: readonly string[], env: Readonly<Recor
   if (given.some((option) => option.startsWith('--max-semi-space-size'))) return null
   const maglevChosen = given.some((option) => /^--(no-)?maglev$/.test(option))
   const growingChosen = given.some((option) => /^--heap[-_]growing[-_]percent/.test(option))
+  const pretenuringChosen = given.some((option) => /^--(no[-_])?allocation[-_]site[-_]pretenuring$/.test(option))
   return {
     execArgv: [
       ...execArgv,
       SEMI_SPACE_FLAG,
       ...(maglevChosen ? [] : [NO_MAGLEV_FLAG]),
       ...(growingChosen ? [] : [HEAP_GROWING_FLAG]),
+      ...(pretenuringChosen ? [] : [NO_PRETENURING_FLAG]),
       EXPOSE_GC_FLAG,
     ],
     env: {

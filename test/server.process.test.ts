@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine } from './helpers/database.js'
 import { SERVER_ENTRY, runProcess, startServerProcess, type ServerProcess } from './helpers/process.js'
-import { EXPOSE_GC_FLAG, HEAP_GROWING_FLAG, MALLOC_TRIM_THRESHOLD, NO_MAGLEV_FLAG, SEMI_SPACE_FLAG } from '../src/process-settings.js'
+import { EXPOSE_GC_FLAG, HEAP_GROWING_FLAG, MALLOC_TRIM_THRESHOLD, NO_MAGLEV_FLAG, NO_PRETENURING_FLAG, SEMI_SPACE_FLAG } from '../src/process-settings.js'
 
 const running: ServerProcess[] = []
 afterAll(async () => {
@@ -28,7 +28,7 @@ describe('npm start on a fresh machine', () => {
 
     // It runs with its process settings, applied by replacing itself (same PID) before loading anything.
     const options = fs.readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0')
-    expect(options).toEqual(expect.arrayContaining([SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, HEAP_GROWING_FLAG, EXPOSE_GC_FLAG]))
+    expect(options).toEqual(expect.arrayContaining([SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, HEAP_GROWING_FLAG, NO_PRETENURING_FLAG, EXPOSE_GC_FLAG]))
     expect(fs.readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0')).toContain(`MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD}`)
     expect(fs.statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600)
     if (testEngine() === 'sqlite') expect(fs.existsSync(path.join(dataDir, 'switchboard.db'))).toBe(true)
