@@ -5,7 +5,14 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine } from './helpers/database.js'
 import { SERVER_ENTRY, runProcess, startServerProcess, type ServerProcess } from './helpers/process.js'
-import { EXPOSE_GC_FLAG, HEAP_GROWING_FLAG, MALLOC_TRIM_THRESHOLD, NO_MAGLEV_FLAG, NO_PRETENURING_FLAG, SEMI_SPACE_FLAG } from '../src/process-settings.js'
+import {
+  EXPOSE_GC_FLAG,
+  HEAP_GROWING_FLAG,
+  MALLOC_TRIM_THRESHOLD,
+  NO_MAGLEV_FLAG,
+  NO_PRETENURING_FLAG,
+  SEMI_SPACE_FLAG,
+} from '../src/process-settings.js'
 
 const running: ServerProcess[] = []
 afterAll(async () => {

@@ -206,6 +206,56 @@ describe('templates', () => {
   })
 })
 
+describe('templates, filled in a loop', () => {
+  /** The same result made the other way: the placeholder pattern's replace over the whole template (what the service did before it split templates once). */
+  function byReplace(template: string, parsed: Rest | null): string {
+    const segments = parsed?.segments ?? []
+    const encodePath = (pieces: string[]) => pieces.map((piece) => encodeURIComponent(piece)).join('/')
+    return template.replace(
+      /\{(path|query|[1-9][0-9]?)(?:\|([^{}|\x00-\x1f\x7f]{0,200}))?\}/g,
+      (_whole, name: string, fallback: string | undefined) => {
+        const pick = (value: string, fromFallback: (text: string) => string) =>
+          value !== '' ? value : fallback === undefined ? '' : fromFallback(fallback)
+        if (name === 'path') {
+          const value = segments.length === 0 ? '' : encodePath(segments) + (parsed?.trailingSlash === true ? '/' : '')
+          return pick(value, (text) => encodePath(text.split('/').filter((piece) => piece !== '')))
+        }
+        if (name === 'query') return pick(segments.length === 0 ? '' : encodeURIComponent(segments.join('/')), encodeURIComponent)
+        return pick(encodeURIComponent(segments[Number(name) - 1] ?? ''), encodeURIComponent)
+      },
+    )
+  }
+
+  it("gives exactly what the pattern's replace gives, for every mix of template and rest", () => {
+    const templates = [
+      'https://code.example/repos/{1}/tree/{2|main}',
+      'https://example.com/{path}',
+      'https://example.com/{path}/',
+      'https://example.com/docs/{path|guides/start here}?v={1|latest}#{2}',
+      'https://www.google.com/search?q={query}',
+      'https://example.com/s?q={query|hello world}&p={path|a/b}',
+      'https://jira.example/browse/{1}-{2}?focus={3}',
+      'https://example.com/{12|twelve}/{1}{1}',
+    ]
+    const rests = [null, '', '/', 'a', 'a/', 'a/b', 'a//b/', 'caf%C3%A9/%E2%9C%93', 'a%20b/c%2Fd', 'x/y/z/w/v/u/t/s/r/q/p/o']
+    let compared = 0
+    for (const template of templates) {
+      for (const raw of rests) {
+        const parsed = parseRest(raw)
+        if (typeof parsed === 'string') throw new Error(`refused: ${raw}`)
+        const expected = new URL(byReplace(template, parsed)).href
+        expect(expandDestination(template, parsed, 'ignored=1'), `${template} ${raw}`).toEqual({ ok: true, url: expected })
+        compared++
+      }
+    }
+    expect(compared).toBe(templates.length * rests.length)
+  })
+
+  it('refuses a template whose default cannot be encoded (a lone surrogate), rather than failing the request', () => {
+    expect(expandDestination('https://example.com/{1|\ud800}', rest(null), '')).toEqual({ ok: false, refusal: 'invalid' })
+  })
+})
+
 describe("golink's help-page examples, in our syntax", () => {
   it('go/gh → https://github.com/tailscale: go/gh/golink opens the repository', () => {
     expect(open('https://github.com/tailscale', '/golink')).toBe('https://github.com/tailscale/golink')

@@ -138,10 +138,23 @@ function checked(result: string, host: string, prefix: string): Expansion {
  * and a query setter, each of which re-parses the whole URL, on every redirect.
  */
 type Shape =
-  | { kind: 'template'; host: string; prefix: string }
+  | TemplateShape
   | { kind: 'plain'; origin: string; host: string; pathname: string; search: string; hash: string }
   /** A template that does not parse as a URL (a stored destination always does). */
   | { kind: 'invalid' }
+
+/**
+ * A template as text between holes (`literals[i]`, hole `i`, `literals[i + 1]`…), split once: a
+ * redirect fills the holes in a loop instead of running the placeholder pattern over the template.
+ * `fallback` is the hole's default, already encoded as the value it stands in for ('' for none).
+ */
+interface TemplateShape {
+  kind: 'template'
+  host: string
+  prefix: string
+  literals: string[]
+  holes: Array<{ name: 'path' | 'query' | number; fallback: string }>
+}
 
 /** Shapes of the destinations met lately, by text; past the bound the oldest goes. */
 const shapes = new Map<string, Shape>()
@@ -159,8 +172,21 @@ function shapeOf(destination: string): Shape {
 function templateShape(template: string): Shape {
   try {
     const url = new URL(template.replace(PLACEHOLDER, (_whole, _name, _fallback, offset: number) => TOKEN(offset)))
-    return { kind: 'template', host: url.host, prefix: pathPrefixOf(url) }
+    const literals: string[] = []
+    const holes: TemplateShape['holes'] = []
+    let after = 0
+    for (const match of template.matchAll(PLACEHOLDER)) {
+      const [whole, name, fallback] = match as unknown as [string, string, string | undefined]
+      literals.push(template.slice(after, match.index))
+      const encoded =
+        fallback === undefined ? '' : name === 'path' ? encodePath(fallback.split('/').filter((piece) => piece !== '')) : encode(fallback)
+      holes.push({ name: name === 'path' || name === 'query' ? name : Number(name), fallback: encoded })
+      after = match.index + whole.length
+    }
+    literals.push(template.slice(after))
+    return { kind: 'template', host: url.host, prefix: pathPrefixOf(url), literals, holes }
   } catch {
+    // Not a URL, or a default that cannot be encoded (a lone surrogate): no redirect through it.
     return { kind: 'invalid' }
   }
 }
@@ -177,18 +203,23 @@ function plainShape(destination: string): Shape {
 }
 
 /** Fills a template's holes from the rest (none: every value is empty, so defaults apply). */
-function expandTemplate(template: string, shape: { host: string; prefix: string }, rest: Rest | null): Expansion {
+function expandTemplate(shape: TemplateShape, rest: Rest | null): Expansion {
   const segments = rest?.segments ?? []
-  const result = template.replace(PLACEHOLDER, (_whole, name: string, fallback: string | undefined) => {
-    const pick = (value: string, fromFallback: (text: string) => string) =>
-      value !== '' ? value : fallback === undefined ? '' : fromFallback(fallback)
-    if (name === 'path') {
-      const value = segments.length === 0 ? '' : encodePath(segments) + (rest?.trailingSlash === true ? '/' : '')
-      return pick(value, (text) => encodePath(text.split('/').filter((piece) => piece !== '')))
-    }
-    if (name === 'query') return pick(segments.length === 0 ? '' : encode(segments.join('/')), encode)
-    return pick(encode(segments[Number(name) - 1] ?? ''), encode)
-  })
+  let result = shape.literals[0]!
+  for (let i = 0; i < shape.holes.length; i++) {
+    const { name, fallback } = shape.holes[i]!
+    const value =
+      name === 'path'
+        ? segments.length === 0
+          ? ''
+          : encodePath(segments) + (rest?.trailingSlash === true ? '/' : '')
+        : name === 'query'
+          ? segments.length === 0
+            ? ''
+            : encode(segments.join('/'))
+          : encode(segments[name - 1] ?? '')
+    result += (value === '' ? fallback : value) + shape.literals[i + 1]!
+  }
   return checked(result, shape.host, shape.prefix)
 }
 
@@ -199,7 +230,7 @@ function expandTemplate(template: string, shape: { host: string; prefix: string 
 export function expandDestination(destination: string, rest: Rest | null, query: string): Expansion {
   const shape = shapeOf(destination)
   if (shape.kind === 'invalid') return { ok: false, refusal: 'invalid' }
-  if (shape.kind === 'template') return expandTemplate(destination, shape, rest)
+  if (shape.kind === 'template') return expandTemplate(shape, rest)
   if (rest === null && query === '') return { ok: true, url: destination }
   const base = shape.pathname.endsWith('/') ? shape.pathname : `${shape.pathname}/`
   let pathname = shape.pathname
