@@ -18,29 +18,16 @@ describe('process settings of the service (server.ts)', () => {
     })
   })
 
-  it('leaves an operator-chosen Maglev setting alone', () => {
-    expect(processSettings(['--maglev'], {})?.execArgv).toEqual(['--maglev', SEMI_SPACE_FLAG, HEAP_GROWING_FLAG, NO_PRETENURING_FLAG, EXPOSE_GC_FLAG])
+  it.each([
+    ['--maglev', [SEMI_SPACE_FLAG, HEAP_GROWING_FLAG, NO_PRETENURING_FLAG, EXPOSE_GC_FLAG]],
+    ['--heap-growing-percent=50', [SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, NO_PRETENURING_FLAG, EXPOSE_GC_FLAG]],
+    ['--allocation-site-pretenuring', [SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, HEAP_GROWING_FLAG, EXPOSE_GC_FLAG]],
+  ])('leaves an operator-chosen %s alone', (option, added) => {
+    expect(processSettings([option], {})?.execArgv).toEqual([option, ...added])
   })
 
-  it('leaves an operator-chosen heap growth alone, from the command line or NODE_OPTIONS', () => {
-    expect(processSettings(['--heap-growing-percent=50'], {})?.execArgv).toEqual([
-      '--heap-growing-percent=50',
-      SEMI_SPACE_FLAG,
-      NO_MAGLEV_FLAG,
-      NO_PRETENURING_FLAG,
-      EXPOSE_GC_FLAG,
-    ])
+  it('sees an operator-chosen heap growth or pretenuring setting in NODE_OPTIONS too', () => {
     expect(processSettings([], { NODE_OPTIONS: '--heap_growing_percent=10' })?.execArgv).not.toContain(HEAP_GROWING_FLAG)
-  })
-
-  it('leaves an operator-chosen pretenuring setting alone, from the command line or NODE_OPTIONS', () => {
-    expect(processSettings(['--allocation-site-pretenuring'], {})?.execArgv).toEqual([
-      '--allocation-site-pretenuring',
-      SEMI_SPACE_FLAG,
-      NO_MAGLEV_FLAG,
-      HEAP_GROWING_FLAG,
-      EXPOSE_GC_FLAG,
-    ])
     expect(processSettings([], { NODE_OPTIONS: '--no_allocation_site_pretenuring' })?.execArgv).not.toContain(NO_PRETENURING_FLAG)
   })
 

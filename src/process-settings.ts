@@ -53,6 +53,13 @@ export const EXPOSE_GC_FLAG = '--expose-gc'
 export const MALLOC_ARENA_MAX = '2'
 export const MALLOC_TRIM_THRESHOLD = '131072'
 
+/** Each added unless the operator gave an option of its kind (the pattern), as above. */
+const UNLESS_CHOSEN: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^--(no-)?maglev$/, NO_MAGLEV_FLAG],
+  [/^--heap[-_]growing[-_]percent/, HEAP_GROWING_FLAG],
+  [/^--(no[-_])?allocation[-_]site[-_]pretenuring$/, NO_PRETENURING_FLAG],
+]
+
 export interface ProcessSettings {
   /** Node options to start with (before the script). */
   execArgv: string[]
@@ -63,18 +70,9 @@ export interface ProcessSettings {
 export function processSettings(execArgv: readonly string[], env: Readonly<Record<string, string | undefined>>): ProcessSettings | null {
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]
   if (given.some((option) => option.startsWith('--max-semi-space-size'))) return null
-  const maglevChosen = given.some((option) => /^--(no-)?maglev$/.test(option))
-  const growingChosen = given.some((option) => /^--heap[-_]growing[-_]percent/.test(option))
-  const pretenuringChosen = given.some((option) => /^--(no[-_])?allocation[-_]site[-_]pretenuring$/.test(option))
+  const added = UNLESS_CHOSEN.filter(([chosen]) => !given.some((option) => chosen.test(option))).map(([, flag]) => flag)
   return {
-    execArgv: [
-      ...execArgv,
-      SEMI_SPACE_FLAG,
-      ...(maglevChosen ? [] : [NO_MAGLEV_FLAG]),
-      ...(growingChosen ? [] : [HEAP_GROWING_FLAG]),
-      ...(pretenuringChosen ? [] : [NO_PRETENURING_FLAG]),
-      EXPOSE_GC_FLAG,
-    ],
+    execArgv: [...execArgv, SEMI_SPACE_FLAG, ...added, EXPOSE_GC_FLAG],
     env: {
       ...definedOnly(env),
       MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? MALLOC_ARENA_MAX,

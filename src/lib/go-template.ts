@@ -170,20 +170,25 @@ function shapeOf(destination: string): Shape {
 }
 
 function templateShape(template: string): Shape {
+  const literals: string[] = []
+  const holes: TemplateShape['holes'] = []
+  // One pass over the placeholders gives the holes and the text the URL parser normalises (a token per hole).
+  let tokenized = ''
+  let after = 0
   try {
-    const url = new URL(template.replace(PLACEHOLDER, (_whole, _name, _fallback, offset: number) => TOKEN(offset)))
-    const literals: string[] = []
-    const holes: TemplateShape['holes'] = []
-    let after = 0
     for (const match of template.matchAll(PLACEHOLDER)) {
-      const [whole, name, fallback] = match as unknown as [string, string, string | undefined]
-      literals.push(template.slice(after, match.index))
+      const [whole, name] = match
+      const fallback = match[2]
+      const literal = template.slice(after, match.index)
+      literals.push(literal)
+      tokenized += literal + TOKEN(match.index)
       const encoded =
         fallback === undefined ? '' : name === 'path' ? encodePath(fallback.split('/').filter((piece) => piece !== '')) : encode(fallback)
       holes.push({ name: name === 'path' || name === 'query' ? name : Number(name), fallback: encoded })
       after = match.index + whole.length
     }
     literals.push(template.slice(after))
+    const url = new URL(tokenized + template.slice(after))
     return { kind: 'template', host: url.host, prefix: pathPrefixOf(url), literals, holes }
   } catch {
     // Not a URL, or a default that cannot be encoded (a lone surrogate): no redirect through it.
@@ -202,22 +207,20 @@ function plainShape(destination: string): Shape {
   return { kind: 'plain', origin: `${url.protocol}//${url.host}`, host: url.host, pathname: url.pathname, search: url.search, hash: url.hash }
 }
 
+/** A hole's value from the rest: '' when the rest has nothing for it (its default then applies). */
+function holeValue(name: TemplateShape['holes'][number]['name'], rest: Rest | null): string {
+  const segments = rest?.segments ?? []
+  if (typeof name === 'number') return encode(segments[name - 1] ?? '')
+  if (segments.length === 0) return ''
+  return name === 'path' ? encodePath(segments) + (rest?.trailingSlash === true ? '/' : '') : encode(segments.join('/'))
+}
+
 /** Fills a template's holes from the rest (none: every value is empty, so defaults apply). */
 function expandTemplate(shape: TemplateShape, rest: Rest | null): Expansion {
-  const segments = rest?.segments ?? []
   let result = shape.literals[0]!
   for (let i = 0; i < shape.holes.length; i++) {
     const { name, fallback } = shape.holes[i]!
-    const value =
-      name === 'path'
-        ? segments.length === 0
-          ? ''
-          : encodePath(segments) + (rest?.trailingSlash === true ? '/' : '')
-        : name === 'query'
-          ? segments.length === 0
-            ? ''
-            : encode(segments.join('/'))
-          : encode(segments[name - 1] ?? '')
+    const value = holeValue(name, rest)
     result += (value === '' ? fallback : value) + shape.literals[i + 1]!
   }
   return checked(result, shape.host, shape.prefix)
