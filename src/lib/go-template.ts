@@ -46,11 +46,14 @@ export function parseRest(raw: string | null): Rest | Refusal | null {
   const segments: string[] = []
   for (const part of parts) {
     if (part === '') continue
-    let decoded: string
-    try {
-      decoded = decodeURIComponent(part)
-    } catch {
-      return 'bad-encoding'
+    let decoded = part
+    // Without a `%` there is nothing to decode (the common case: plain names and paths).
+    if (part.includes('%')) {
+      try {
+        decoded = decodeURIComponent(part)
+      } catch {
+        return 'bad-encoding'
+      }
     }
     if (hasDotSegment(decoded)) return 'dot-segment'
     segments.push(decoded)
@@ -60,6 +63,7 @@ export function parseRest(raw: string | null): Rest | Refusal | null {
 
 /** `..`, `.`, or either between slashes or backslashes: what some server could still read as a step up. */
 function hasDotSegment(text: string): boolean {
+  if (!text.includes('.')) return false
   return text.split(/[/\\]/).some((piece) => piece === '.' || piece === '..')
 }
 

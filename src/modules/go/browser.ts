@@ -93,26 +93,27 @@ export async function openGoLink(
   acceptLanguage?: string,
   early: GoTargetsRead | null = null,
 ): Promise<BrowserAnswer> {
-  const ctx = pageContextOf(caller?.user ?? null, acceptLanguage)
-  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1), ctx)
-  if (!isSlug(slug)) return { page: badSlugPage(ctx) }
+  // Only pages have a language and a theme: a redirect (the hot path) does not work them out.
+  const ctx = () => pageContextOf(caller?.user ?? null, acceptLanguage)
+  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1), ctx())
+  if (!isSlug(slug)) return { page: badSlugPage(ctx()) }
   if (caller === null) return toLogin(deps, slug, 302, request)
   const rest = parseRest(request.rest)
-  if (typeof rest === 'string') return { page: refusedPage(ctx, slug, rest) }
+  if (typeof rest === 'string') return { page: refusedPage(ctx(), slug, rest) }
   const target = await resolveGoLink(deps, caller, slug, early)
   if (target.kind === 'redirect') {
     const destination = destinationFor(target.url, rest, request.query)
     return 'url' in destination
       ? { redirect: destination.url, status: 302, linkId: target.linkId }
-      : { page: refusedPage(ctx, slug, destination.refusal) }
+      : { page: refusedPage(ctx(), slug, destination.refusal) }
   }
-  if (target.kind === 'none') return miss(deps, caller, ctx, slug)
+  if (target.kind === 'none') return miss(deps, caller, ctx(), slug)
   const candidates = target.links.flatMap((link) => {
     const destination = destinationFor(link.url, rest, request.query)
     return 'url' in destination ? [{ id: link.id, title: link.title, url: destination.url, source: candidateSourceOf(link) }] : []
   })
-  if (candidates.length === 0) return { page: refusedPage(ctx, slug, 'other-host') }
-  return { page: chooserPage(ctx, slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId), request) }
+  if (candidates.length === 0) return { page: refusedPage(ctx(), slug, 'other-host') }
+  return { page: chooserPage(ctx(), slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId), request) }
 }
 
 /** Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL). */
