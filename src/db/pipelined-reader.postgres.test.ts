@@ -44,6 +44,30 @@ describe('pipelined reader', () => {
     expect(await backends()).toHaveLength(2)
   })
 
+  it("reads the same rows as pg's own query path: every type the service reads, nulls, and a column whose value is refused", async () => {
+    // pg's Result (pool.query) is the independent reading of the same messages (db/pg-hot-read.ts keeps its own).
+    const pool = createPostgresPool(testPostgresUrl(), 1, () => undefined)
+    const text = `select $1::text as t, $2::int as i, 9007199254740991::int8 as big, true as b, null::text as nothing,
+      '2026-11-27 10:00:00.5+00'::timestamptz as at, '{"a":[1]}'::jsonb as j, $2::int + 1 as "i plus one"`
+    try {
+      const own = await Promise.all([7, 8].map((i) => reader.read('sb_test_types', text, ['naïve ✓', i])))
+      const theirs = await Promise.all([7, 8].map(async (i) => (await pool.query(text, ['naïve ✓', i])).rows))
+      expect(own).toEqual(theirs)
+      expect(own[0]).toEqual([
+        { t: 'naïve ✓', i: 7, big: 9007199254740991, b: true, nothing: null, at: '2026-11-27T10:00:00.500Z', j: { a: [1] }, 'i plus one': 8 },
+      ])
+      // A timestamp the service's parser cannot read (a six-digit year) fails that read alone.
+      const [bad, good] = await Promise.allSettled([
+        reader.read('sb_test_far', "select '200000-01-01 00:00:00+02'::timestamptz as at", []),
+        reader.read('sb_test_types', text, ['x', 1]),
+      ])
+      expect(bad.status).toBe('rejected')
+      expect(good).toMatchObject({ status: 'fulfilled', value: [{ t: 'x', i: 1 }] })
+    } finally {
+      await pool.end()
+    }
+  })
+
   it('fails a wrong read alone; the reads written around it in the same turn succeed', async () => {
     const reads = [1, 0, 3].map((d) => reader.read<{ q: number }>('sb_test_divide', 'select 6 / $1::int as q', [d]))
     const [first, second, third] = (await Promise.allSettled(reads)) as [

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import type pg from 'pg'
 import type * as PgModule from 'pg'
 import { PostgresDialect } from 'kysely'
+import { hotReadClass } from './pg-hot-read.js'
 
 // The driver is loaded only when DATABASE_URL names PostgreSQL (ARCHITECTURE.md, "Runtime and footprint").
 const require = createRequire(import.meta.url)
@@ -142,6 +143,7 @@ interface Lane {
 export function createPipelinedReader(url: string, lanes: number, onError: (error: Error) => void): PipelinedReader {
   const pg = require('pg') as typeof PgModule.default
   const settings = clientSettings(url, pg)
+  const HotRead = hotReadClass(pg, settings.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (text: string) => unknown)
   const slots: Array<Lane | null> = Array.from({ length: lanes }, () => null)
   let closed = false
 
@@ -204,8 +206,9 @@ export function createPipelinedReader(url: string, lanes: number, onError: (erro
         stream.cork()
         setImmediate(() => stream.uncork())
       }
-      const result = await client.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })
-      return result.rows
+      return await new Promise<Row[]>((resolve, reject) => {
+        client.query(new HotRead(name, text, values as unknown[], (error, rows) => (error === null ? resolve(rows as Row[]) : reject(error))))
+      })
     } finally {
       lane.pending--
     }
