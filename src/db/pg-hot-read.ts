@@ -7,8 +7,9 @@
  * instance's CPU per authenticated request on PostgreSQL (V8 profile of the go redirect, before).
  *
  * It is a pg Query (pipeline mode accepts nothing else) whose row handlers are its own: the
- * extended-protocol messages (Parse once, Bind, Describe, Execute, Sync) stay pg's, and the handlers
- * overridden are the ones pg documents for custom queries (handleRowDescription, handleDataRow).
+ * extended-protocol messages (Parse once, Bind, Describe, Execute, Sync), the read timeout and the
+ * error paths stay pg's, and the two methods overridden are the ones pg calls on whatever query it
+ * runs (pg-cursor's custom queries implement the same), handleRowDescription and handleDataRow.
  * The kept columns are checked against each description (count, names, types): a statement that
  * came to describe other columns gets new ones, it is never read with stale parsers.
  */
