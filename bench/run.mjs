@@ -582,6 +582,7 @@ async function benchmark() {
             errors: runs.reduce((n, r) => n + r.errors, 0),
             non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
             ...(runs.some((r) => r.statuses) && { statuses: runs.map((r) => r.statuses ?? null) }),
+            ...(runs.some((r) => r.slices_rps) && { rounds_slices_rps: runs.map((r) => r.slices_rps ?? null) }),
           }
         })
         if (only !== null) return { bare_rps_rounds: bareRounds.map((r) => r.requests_per_second), results }
