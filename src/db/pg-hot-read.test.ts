@@ -16,20 +16,20 @@ const parsers = new Map<number, (text: string) => unknown>([
 ])
 const describedFor = (columns: Array<[string, number]>) => ({ fields: columns.map(([name, dataTypeID]) => ({ name, dataTypeID, format: 'text' })) })
 
-/** A read fed `descriptions` (each followed by its data rows), then finished as pg finishes it. */
-function readWith(
-  HotRead: ReturnType<typeof hotReadClass>,
-  name: string,
-  description: ReturnType<typeof describedFor>,
-  rows: Array<Array<string | null>>,
-) {
+/** A read of `name` described with `columns`, fed `rows`, then finished as pg finishes it. */
+function readWith(HotRead: ReturnType<typeof hotReadClass>, name: string, columns: Array<[string, number]>, rows: Array<Array<string | null>>) {
   let answer: { error: Error | null; rows: unknown[] } | null = null
   const query = new HotRead(name, 'select …', [], (error, found) => (answer = { error, rows: found }))
-  query.handleRowDescription(description)
+  query.handleRowDescription(describedFor(columns))
   for (const fields of rows) query.handleDataRow({ fields })
   ;(query as unknown as { handleReadyForQuery(connection: unknown): void }).handleReadyForQuery(null)
   return answer!
 }
+
+const N_LABEL: Array<[string, number]> = [
+  ['n', INT4],
+  ['label', TEXT],
+]
 
 describe('hot read', () => {
   it('is a pg Query (pipeline mode takes nothing else) carrying its name and values, not a row limit', () => {
@@ -43,12 +43,9 @@ describe('hot read', () => {
   it('parses each row with the columns described, and reads a name described with other columns with the new ones', () => {
     const asked: number[] = []
     const HotRead = hotReadClass(pg, (oid) => (asked.push(oid), parsers.get(oid)!))
-    const first = describedFor([
-      ['n', INT4],
-      ['label', TEXT],
-    ])
+    const rowsOf = (name: string, columns: Array<[string, number]>, rows: Array<Array<string | null>>) => readWith(HotRead, name, columns, rows).rows
     expect(
-      readWith(HotRead, 'sb_shape', first, [
+      readWith(HotRead, 'sb_shape', N_LABEL, [
         ['1', 'a'],
         ['2', null],
       ]),
@@ -60,43 +57,31 @@ describe('hot read', () => {
       ],
     })
     // The same description again: its parsers are not looked up again.
-    expect(
-      readWith(
-        HotRead,
-        'sb_shape',
-        describedFor([
-          ['n', INT4],
-          ['label', TEXT],
-        ]),
-        [['3', 'b']],
-      ).rows,
-    ).toEqual([{ n: 3, label: 'b' }])
+    expect(rowsOf('sb_shape', N_LABEL, [['3', 'b']])).toEqual([{ n: 3, label: 'b' }])
     expect(asked).toEqual([INT4, TEXT])
     // Other names, other types, another count: each is read as now described.
     expect(
-      readWith(
-        HotRead,
+      rowsOf(
         'sb_shape',
-        describedFor([
+        [
           ['m', INT4],
           ['label', TEXT],
-        ]),
+        ],
         [['4', 'c']],
-      ).rows,
+      ),
     ).toEqual([{ m: 4, label: 'c' }])
     expect(
-      readWith(
-        HotRead,
+      rowsOf(
         'sb_shape',
-        describedFor([
+        [
           ['m', TEXT],
           ['label', TEXT],
-        ]),
+        ],
         [['4', 'c']],
-      ).rows,
+      ),
     ).toEqual([{ m: '4', label: 'c' }])
-    expect(readWith(HotRead, 'sb_shape', describedFor([['m', TEXT]]), [['5']]).rows).toEqual([{ m: '5' }])
-    expect(readWith(HotRead, 'sb_other', describedFor([['n', TEXT]]), [['6']]).rows).toEqual([{ n: '6' }])
+    expect(rowsOf('sb_shape', [['m', TEXT]], [['5']])).toEqual([{ m: '5' }])
+    expect(rowsOf('sb_other', [['n', TEXT]], [['6']])).toEqual([{ n: '6' }])
   })
 
   it('fails the read whose value a parser refuses, once the server is done with it', () => {
@@ -104,7 +89,7 @@ describe('hot read', () => {
       if (text === 'bad') throw new RangeError('Invalid time value')
       return text
     })
-    const answer = readWith(HotRead, 'sb_fail', describedFor([['at', TEXT]]), [['ok'], ['bad'], ['ok']])
+    const answer = readWith(HotRead, 'sb_fail', [['at', TEXT]], [['ok'], ['bad'], ['ok']])
     expect(answer.error).toBeInstanceOf(RangeError)
   })
 })
