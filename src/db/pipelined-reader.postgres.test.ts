@@ -139,14 +139,14 @@ describe('pipelined reader', () => {
 })
 
 describe('splitConnections', () => {
-  it('runs every read on its generic plan, never planned again for its values (on both pipelined connections; the pool keeps its own choice)', async () => {
+  it('runs every read on its generic plan, never planned again for its values, and without sequential or bitmap scans (on both pipelined connections; the pool keeps its own choices)', async () => {
     // Thirty-two at once: sixteen on each connection.
     await Promise.all(Array.from({ length: 32 }, (_, i) => reader.read('sb_test_generic', 'select $1::int + 0 as n', [i])))
     const stats = await Promise.all(
       Array.from({ length: 32 }, () =>
-        reader.read<{ pid: number; mode: string; generic: number; custom: number }>(
+        reader.read<{ pid: number; mode: string; scans: string; generic: number; custom: number }>(
           'sb_test_plans',
-          "select pg_backend_pid() as pid, current_setting('plan_cache_mode') as mode, coalesce(sum(generic_plans), 0)::int as generic, coalesce(sum(custom_plans), 0)::int as custom from pg_prepared_statements where name = $1",
+          "select pg_backend_pid() as pid, current_setting('plan_cache_mode') as mode, current_setting('enable_seqscan') || ' ' || current_setting('enable_bitmapscan') as scans, coalesce(sum(generic_plans), 0)::int as generic, coalesce(sum(custom_plans), 0)::int as custom from pg_prepared_statements where name = $1",
           ['sb_test_generic'],
         ),
       ),
@@ -154,16 +154,19 @@ describe('splitConnections', () => {
     const byBackend = new Map(stats.map((rows) => [rows[0]!.pid, rows[0]!]))
     expect(byBackend.size).toBe(2)
     expect([...byBackend.values()].map((row) => row.mode)).toEqual(['force_generic_plan', 'force_generic_plan'])
+    expect([...byBackend.values()].map((row) => row.scans)).toEqual(['off off', 'off off'])
     expect([...byBackend.values()].reduce((sum, row) => sum + row.generic, 0)).toBe(32)
     expect([...byBackend.values()].reduce((sum, row) => sum + row.custom, 0)).toBe(0)
 
     const pool = createPostgresPool(testPostgresUrl(), 1, (error) => problems.push(error))
     try {
       // The pool's connections, which also run Kysely's statements, keep PostgreSQL's own choice.
-      const rows = await createPoolReader(pool)<{ mode: string }>('sb_test_pool_mode', "select current_setting('plan_cache_mode') || $1 as mode", [
-        '',
-      ])
-      expect(rows).toEqual([{ mode: 'auto' }])
+      const rows = await createPoolReader(pool)<{ mode: string }>(
+        'sb_test_pool_mode',
+        "select current_setting('plan_cache_mode') || ' ' || current_setting('enable_seqscan') || ' ' || current_setting('enable_bitmapscan') || $1 as mode",
+        [''],
+      )
+      expect(rows).toEqual([{ mode: 'auto on on' }])
     } finally {
       await pool.end()
     }

@@ -39,19 +39,31 @@ export function timestamptzToIso(text: string): string {
 }
 
 /**
- * The hot reads (db/precompiled.ts) are named prepared statements, each a lookup by key whose best
- * plan does not depend on the values. Left to choose (plan_cache_mode = auto), PostgreSQL plans
- * the first five executions for their values and keeps doing so whenever the generic plan's
- * estimate looks worse than theirs, which the data's distribution decides: on a database where
- * thousands of people have a go/wiki, the go redirect's statement was planned anew on every
- * execution, about ten times the work of running its generic plan (measured with callgrind on the
- * server: 2.15 M instructions against 0.21 M). Forced here, every hot read costs the same on any
- * data. Set only on the pipelined connections, which run nothing but the hot reads: the setting
- * applies to unnamed statements too (auto_explain shows `$1` in their plans), so on the pool it
- * would take Kysely's statements off the plans made for their values. A pool too small to share
- * (splitConnections) runs the hot reads with PostgreSQL's own choice.
+ * The settings of the connections that run the hot reads (db/precompiled.ts): named prepared
+ * statements, each a lookup by key. Set only on the pipelined connections, which run nothing else:
+ * the settings apply to unnamed statements too (auto_explain shows `$1` in their plans), so on the
+ * pool they would take Kysely's statements off the plans made for their values. A pool too small
+ * to share (splitConnections) runs the hot reads with PostgreSQL's own choices.
+ *
+ * Generic plans: a key lookup's best plan does not depend on the values. Left to choose
+ * (plan_cache_mode = auto), PostgreSQL plans the first five executions for their values and keeps
+ * doing so whenever the generic plan's estimate looks worse than theirs, which the data's
+ * distribution decides: on a database where thousands of people have a go/wiki, the go redirect's
+ * statement was planned anew on every execution, about ten times the work of running its generic
+ * plan (measured with callgrind on the server: 2.15 M instructions against 0.21 M).
+ *
+ * No sequential or bitmap scans where an index answers: the generic plan is made once, on the
+ * statistics of the moment, and on a new instance's small tables PostgreSQL prefers reading the one
+ * page of links or memberships to an index probe. Every such scan asks the file system for the
+ * table's length on every execution (`lseek`: five per go redirect, by `strace -c` on the server
+ * process, none for an index probe, which reads only shared buffers), and a system call is the
+ * dearest part of a read this small. With these two off the planner still scans a table that has no
+ * usable index, so no read stops working.
  */
-const GENERIC_PLANS = { text: 'select set_config($1, $2, false)', values: ['plan_cache_mode', 'force_generic_plan'] }
+export const HOT_READ_SETTINGS = {
+  text: 'select set_config($1, $2, false), set_config($3, $4, false), set_config($5, $6, false)',
+  values: ['plan_cache_mode', 'force_generic_plan', 'enable_seqscan', 'off', 'enable_bitmapscan', 'off'],
+}
 
 /** pg's client settings shared by the pool and the pipelined readers: same rows on every path. */
 function clientSettings(url: string, pg: typeof PgModule.default) {
@@ -109,7 +121,7 @@ export function splitConnections(poolSize: number): { pool: number; pipelined: n
 
 /**
  * The hot reads on the pool, as named prepared statements (when the pool is too small to share).
- * The pool's connections keep PostgreSQL's own choice of plan (GENERIC_PLANS would also force
+ * The pool's connections keep PostgreSQL's own choice of plan (HOT_READ_SETTINGS would also force
  * Kysely's statements, which run on the same connections, to generic plans).
  */
 export function createPoolReader(pool: pg.Pool): PreparedReader {
@@ -151,7 +163,7 @@ export function createPipelinedReader(url: string, lanes: number, onError: (erro
     const client = new pg.Client({ ...settings, pipeline: true })
     const ready = client
       .connect()
-      .then(() => client.query(GENERIC_PLANS))
+      .then(() => client.query(HOT_READ_SETTINGS))
       .then(() => client)
     const lane: Lane = { client, ready, pending: 0, lastUsed: Date.now() }
     const drop = () => {

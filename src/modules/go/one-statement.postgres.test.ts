@@ -1,17 +1,39 @@
 /**
  * Issue 31 on PostgreSQL: a signed-in redirect asks the database one statement — the session's
- * lookup with the slug's links (go/repo.ts) — as /api/users/me asks one. The statements are seen
- * where every query leaves the process (test/helpers/query-plans.ts).
+ * lookup with the slug's links (go/repo.ts) — as /api/users/me asks one, and that statement, as the
+ * hot-read connections plan it (db/postgres.ts HOT_READ_SETTINGS), probes indexes only, also on a
+ * new instance's small tables. The statements are seen where every query leaves the process
+ * (test/helpers/query-plans.ts).
  */
+import pg from 'pg'
 import { describe, expect, it } from 'vitest'
+import { HOT_READ_SETTINGS } from '../../db/postgres.js'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
-import { statementsOf } from '../../../test/helpers/query-plans.js'
+import { statementsOf, type Statement } from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
-/** The texts of the statements that read sessions or links while `action` runs. */
-const readsOf = async (action: () => Promise<unknown>) => (await statementsOf(/"(sessions|links)"/, action)).map((statement) => statement.text)
+/** The statements that read sessions or links while `action` runs. */
+const caught = (action: () => Promise<unknown>) => statementsOf(/"(sessions|links)"/, action)
+const readsOf = async (action: () => Promise<unknown>) => (await caught(action)).map((statement) => statement.text)
+
+/** The kinds of the plan's nodes, as a connection with the hot reads' settings plans the prepared statement (its generic plan). */
+async function hotPlanNodes(statement: Statement): Promise<string[]> {
+  const client = new pg.Client({ connectionString: t.database.url })
+  await client.connect()
+  try {
+    await client.query(HOT_READ_SETTINGS)
+    await client.query(`prepare hot_read as ${statement.text}`)
+    const values = statement.values.map((value) => (value === null ? 'null' : client.escapeLiteral(String(value))))
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: unknown }] }>(
+      `explain (format json, costs off) execute hot_read(${values.join(', ')})`,
+    )
+    return [...JSON.stringify(rows[0]!['QUERY PLAN'][0].Plan).matchAll(/"Node Type":"([^"]+)"/g)].map((match) => match[1]!)
+  } finally {
+    await client.end()
+  }
+}
 
 describe('the go redirect on PostgreSQL', () => {
   it('is one statement: the session and the links together, as /api/users/me is one', async () => {
@@ -26,5 +48,17 @@ describe('the go redirect on PostgreSQL', () => {
       expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(200),
     )
     expect(me).toHaveLength(1)
+  })
+
+  it('probes indexes only on a small database: no sequential or bitmap scan (each asks the file system for the table size on every run)', async () => {
+    const user = await createSignedInUser(t)
+    await createLink(t, user.token, { slug: 'small-table', url: 'https://small.example/' })
+    const [redirect] = await caught(async () =>
+      expect((await t.app.inject({ method: 'GET', url: '/go/small-table', headers: bearer(user.token) })).statusCode).toBe(302),
+    )
+    const nodes = await hotPlanNodes(redirect!)
+    // The links are found both ways: the person's own, and through the memberships.
+    expect(nodes.filter((node) => node === 'Index Scan' || node === 'Index Only Scan').length).toBeGreaterThanOrEqual(6)
+    expect(nodes.filter((node) => node === 'Seq Scan' || node === 'Bitmap Heap Scan')).toEqual([])
   })
 })
