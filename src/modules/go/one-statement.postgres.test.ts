@@ -25,7 +25,8 @@ async function hotPlanNodes(statement: Statement): Promise<string[]> {
   try {
     await client.query(HOT_READ_SETTINGS)
     await client.query(`prepare hot_read as ${statement.text}`)
-    const values = statement.values.map((value) => (value === null ? 'null' : client.escapeLiteral(String(value))))
+    // The hot reads bind text, numbers and booleans only.
+    const values = statement.values.map((value) => (value === null ? 'null' : client.escapeLiteral(String(value as string | number | boolean))))
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: unknown }] }>(
       `explain (format json, costs off) execute hot_read(${values.join(', ')})`,
     )
