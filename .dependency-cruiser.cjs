@@ -13,7 +13,8 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'An import circle: modules in a circle cannot be understood, tested or loaded one at a time.',
+      comment:
+        'An import circle: modules in a circle cannot be understood, tested or loaded one at a time.',
       from: { path: '^(src|test|bench|web)/' },
       to: { circular: true },
     },
@@ -43,14 +44,16 @@ module.exports = {
     {
       name: 'nothing-imports-app-entry-points',
       severity: 'error',
-      comment: 'server.ts (with start.ts behind its version check) and cli.ts are entry points; app.ts is imported only by them and by tests.',
+      comment:
+        'server.ts (with start.ts behind its version check) and cli.ts are entry points; app.ts is imported only by them and by tests.',
       from: { path: '^src/', pathNot: `^src/(server|start|cli)\\.ts$|${TEST_FILES}` },
       to: { path: '^src/(server|start|cli|app)\\.ts$' },
     },
     {
       name: 'migration-imports-app-code',
       severity: 'error',
-      comment: 'Migrations are frozen in time: they never import application code, which keeps changing.',
+      comment:
+        'Migrations are frozen in time: they never import application code, which keeps changing.',
       from: { path: '^src/migrations/' },
       to: { path: '^src/', pathNot: '^src/migrations/' },
     },
@@ -72,7 +75,8 @@ module.exports = {
     {
       name: 'console-app-imports-test-helpers',
       severity: 'error',
-      comment: 'Only the end-to-end tests may use the test stand-ins; the application bundle never does.',
+      comment:
+        'Only the end-to-end tests may use the test stand-ins; the application bundle never does.',
       from: { path: '^web/src/' },
       to: { path: '^test/' },
     },
@@ -86,7 +90,8 @@ module.exports = {
     {
       name: 'not-to-unresolvable',
       severity: 'error',
-      comment: 'An import that resolves to nothing (a typo, or a package missing from package.json).',
+      comment:
+        'An import that resolves to nothing (a typo, or a package missing from package.json).',
       from: {},
       to: { couldNotResolve: true },
     },

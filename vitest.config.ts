@@ -37,14 +37,22 @@ export default defineConfig(async () => {
     ['Redis', redis, redisUrl],
   ] as const) {
     if (up) continue
-    if (process.env.CI === 'true') throw new Error(`CI=true requires ${name} for the test suite, but nothing answers at ${new URL(url).host}`)
-    console.warn(`${name} not reachable at ${new URL(url).host}: its tests do not run (they are mandatory with CI=true)`)
+    if (process.env.CI === 'true')
+      throw new Error(
+        `CI=true requires ${name} for the test suite, but nothing answers at ${new URL(url).host}`,
+      )
+    console.warn(
+      `${name} not reachable at ${new URL(url).host}: its tests do not run (they are mandatory with CI=true)`,
+    )
   }
 
   const podman = spawnSync('podman', ['--version'], { stdio: 'ignore' }).status === 0
   if (!podman) {
-    if (process.env.CI === 'true') throw new Error('CI=true requires podman for the container image test (.ci/run installs it)')
-    console.warn('podman not found: the container image test does not run (it is mandatory with CI=true)')
+    if (process.env.CI === 'true')
+      throw new Error('CI=true requires podman for the container image test (.ci/run installs it)')
+    console.warn(
+      'podman not found: the container image test does not run (it is mandatory with CI=true)',
+    )
   }
   const withoutPodman = podman ? [] : ['test/container.sqlite.test.ts']
 
@@ -79,8 +87,14 @@ export default defineConfig(async () => {
               ...withoutPodman,
               `**/*.${engine === 'sqlite' ? 'postgres' : 'sqlite'}.test.ts`,
             ],
-            env: { TEST_DB: engine, TEST_REDIS_URL: redisUrl, ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }) },
-            ...(engine === 'postgres' && { globalSetup: ['test/helpers/postgres-global-setup.ts'] }),
+            env: {
+              TEST_DB: engine,
+              TEST_REDIS_URL: redisUrl,
+              ...(engine === 'postgres' && { TEST_DATABASE_URL: postgresUrl }),
+            },
+            ...(engine === 'postgres' && {
+              globalSetup: ['test/helpers/postgres-global-setup.ts'],
+            }),
           },
         })),
         // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite. Not

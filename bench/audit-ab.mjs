@@ -17,13 +17,21 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { auditRig } from './audit-rig.mjs'
 const [beforeRoot, perRound, rounds] = process.argv.slice(2)
-if (beforeRoot === undefined) throw new Error('usage: node bench/audit-ab.mjs <before-checkout> [transactions-per-round] [rounds]')
+if (beforeRoot === undefined)
+  throw new Error(
+    'usage: node bench/audit-ab.mjs <before-checkout> [transactions-per-round] [rounds]',
+  )
 const N = Number(perRound ?? 2000),
   ROUNDS = Number(rounds ?? 5)
 const side = (root) => auditRig(pathToFileURL(path.join(root, 'dist/')), N)
 const old = await side(path.resolve(beforeRoot)),
   now = await side(path.resolve(import.meta.dirname, '..'))
-const V = { oldPlain: [old, old.plain], oldAudited: [old, old.audited], newPlain: [now, now.plain], newAudited: [now, now.audited] }
+const V = {
+  oldPlain: [old, old.plain],
+  oldAudited: [old, old.audited],
+  newPlain: [now, now.plain],
+  newAudited: [now, now.audited],
+}
 for (const [x, w] of Object.values(V)) await x.time(w)
 const res = Object.fromEntries(Object.keys(V).map((k) => [k, { s: [], turns: [], cpu: 0 }]))
 for (let r = 0; r < ROUNDS; r++)
@@ -41,7 +49,14 @@ const st = Object.fromEntries(
     // All writes of the build (transaction, then the turn after it) for the p99.9 of what a request waits.
     return [
       k,
-      { p50: q(s, 0.5), p99: q(s, 0.99), p999: q(s, 0.999), turnP999: q(turns, 0.999) ?? 0, turnMax: turns.at(-1) ?? 0, cpu: cpu / s.length },
+      {
+        p50: q(s, 0.5),
+        p99: q(s, 0.99),
+        p999: q(s, 0.999),
+        turnP999: q(turns, 0.999) ?? 0,
+        turnMax: turns.at(-1) ?? 0,
+        cpu: cpu / s.length,
+      },
     ]
   }),
 )
@@ -52,7 +67,14 @@ console.log(
     ...Object.fromEntries(
       Object.entries(st).map(([k, v]) => [
         k,
-        { p50: +f(v.p50), p99: +f(v.p99), p999: +f(v.p999), turn_p999: +f(v.turnP999), turn_max: +f(v.turnMax), cpu_ms: +f(v.cpu) },
+        {
+          p50: +f(v.p50),
+          p99: +f(v.p99),
+          p999: +f(v.p999),
+          turn_p999: +f(v.turnP999),
+          turn_max: +f(v.turnMax),
+          cpu_ms: +f(v.cpu),
+        },
       ]),
     ),
   }),

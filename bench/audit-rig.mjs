@@ -15,18 +15,27 @@ import { performance } from 'node:perf_hooks'
 /** `dist`: the build's dist/ folder; `transactions`: how many one call of `time` runs. */
 export async function auditRig(dist, transactions) {
   const load = (p) => import(new URL(p, dist).href)
-  const [{ parseConfig }, { createDeps }, { migrateToLatest }, { recordAudit }, { createLogger }, { newId }, { makeCheckpoint, startCheckpointer }] =
-    await Promise.all([
-      load('config.js'),
-      load('deps.js'),
-      load('db/migrate.js'),
-      load('modules/audit/service.js'),
-      load('logger.js'),
-      load('lib/ids.js'),
-      load('modules/audit/checkpoints.js'),
-    ])
+  const [
+    { parseConfig },
+    { createDeps },
+    { migrateToLatest },
+    { recordAudit },
+    { createLogger },
+    { newId },
+    { makeCheckpoint, startCheckpointer },
+  ] = await Promise.all([
+    load('config.js'),
+    load('deps.js'),
+    load('db/migrate.js'),
+    load('modules/audit/service.js'),
+    load('logger.js'),
+    load('lib/ids.js'),
+    load('modules/audit/checkpoints.js'),
+  ])
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-rig-'))
-  const deps = createDeps(parseConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), { logger: createLogger({ logLevel: 'silent' }) })
+  const deps = createDeps(parseConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), {
+    logger: createLogger({ logLevel: 'silent' }),
+  })
   await migrateToLatest(deps.database)
   const ctx = { ip: '198.51.100.7', userAgent: 'bench' }
   const actor = { id: 'user-1', email: 'user1@example.com' }
@@ -48,7 +57,12 @@ export async function auditRig(dist, transactions) {
       })
       .execute()
   const audited = (tx) =>
-    recordAudit(tx, deps.clock, ctx, { action: 'bench.change', actor, target: { type: 'user', id: 'user-2' }, metadata: { fields: ['name'] } })
+    recordAudit(tx, deps.clock, ctx, {
+      action: 'bench.change',
+      actor,
+      target: { type: 'user', id: 'user-2' },
+      metadata: { fields: ['name'] },
+    })
 
   // The service's own checkpointer (installCheckpointer's), or — in a build from before
   // startCheckpointer — what that build's did: every second, one at a time. A failure ends the bench.

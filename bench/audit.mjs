@@ -34,13 +34,26 @@ import { parseArgs } from 'node:util'
 import { performance } from 'node:perf_hooks'
 import { auditRig } from './audit-rig.mjs'
 
-const { values } = parseArgs({ options: { events: { type: 'string' }, audits: { type: 'string' }, 'verify-only': { type: 'boolean' } } })
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string' },
+    audits: { type: 'string' },
+    'verify-only': { type: 'boolean' },
+  },
+})
 const EVENTS = Number(values.events ?? 1_000_000)
 const AUDITS = Number(values.audits ?? 2000)
 
 const dist = new URL('../dist/', import.meta.url)
 const load = (p) => import(new URL(p, dist).href)
-const [{ leafText }, merkle, { createAuditSigner }, { signCheckpoint }, { verifyExportFile }, signedNote] = await Promise.all([
+const [
+  { leafText },
+  merkle,
+  { createAuditSigner },
+  { signCheckpoint },
+  { verifyExportFile },
+  signedNote,
+] = await Promise.all([
   load('modules/audit/leaf.js'),
   load('lib/merkle.js'),
   load('modules/audit/signer.js'),
@@ -58,7 +71,14 @@ function writeExport(file, count) {
   const tree = merkle.Frontier.empty()
   const fd = fs.openSync(file, 'w')
   const lines = []
-  const header = { type: 'switchboard-audit-export', version: 1, checkpoint: '', verifier_key: signer.verifierKey, tree_size: count, subset: false }
+  const header = {
+    type: 'switchboard-audit-export',
+    version: 1,
+    checkpoint: '',
+    verifier_key: signer.verifierKey,
+    tree_size: count,
+    subset: false,
+  }
   const start = Date.UTC(2025, 0, 1)
   const body = []
   for (let i = 0; i < count; i++) {
@@ -110,7 +130,8 @@ async function verifyFigure() {
       const spent = process.cpuUsage(used)
       runs[variant].push((performance.now() - started) / 1000)
       cpu[variant].push((spent.user + spent.system) / 1e6)
-      if (!result.ok) throw new Error(`the bench export does not verify: ${JSON.stringify(result.problem)}`)
+      if (!result.ok)
+        throw new Error(`the bench export does not verify: ${JSON.stringify(result.problem)}`)
     }
   }
   fs.rmSync(path.dirname(file), { recursive: true, force: true })
@@ -130,11 +151,17 @@ function proofFigure() {
   const node = (level, index) => merkle.leafHash(Buffer.from(`${level}:${index}`))
   const size = 1_000_000
   let inclusion = 0
-  for (let i = 0; i < size; i += 997) inclusion = Math.max(inclusion, merkle.inclusionProof(i, size, node).length)
+  for (let i = 0; i < size; i += 997)
+    inclusion = Math.max(inclusion, merkle.inclusionProof(i, size, node).length)
   inclusion = Math.max(inclusion, merkle.inclusionProof(size - 1, size, node).length)
   let consistency = 0
-  for (let m = 1; m < size; m += 1009) consistency = Math.max(consistency, merkle.consistencyProof(m, size, node).length)
-  return { leaves: size, longest_inclusion_proof: inclusion, longest_consistency_proof: consistency }
+  for (let m = 1; m < size; m += 1009)
+    consistency = Math.max(consistency, merkle.consistencyProof(m, size, node).length)
+  return {
+    leaves: size,
+    longest_inclusion_proof: inclusion,
+    longest_consistency_proof: consistency,
+  }
 }
 
 /** The audit write's own cost on SQLite, in-process: the event alone against the event with its leaf (bench/audit-rig.mjs). */
@@ -164,13 +191,31 @@ async function auditCostFigure() {
   return {
     transactions_per_variant: plain.length,
     checkpoints_during_rounds: checkpoints,
-    without_tree_ms: { p50: ms(quantile(plain, 0.5)), p99: ms(quantile(plain, 0.99)), p999: ms(quantile(plain, 0.999)) },
-    with_tree_ms: { p50: ms(quantile(leaf, 0.5)), p99: ms(quantile(leaf, 0.99)), p999: ms(quantile(leaf, 0.999)) },
-    extra_ms: { p50: ms(quantile(leaf, 0.5) - quantile(plain, 0.5)), p99: ms(quantile(leaf, 0.99) - quantile(plain, 0.99)) },
+    without_tree_ms: {
+      p50: ms(quantile(plain, 0.5)),
+      p99: ms(quantile(plain, 0.99)),
+      p999: ms(quantile(plain, 0.999)),
+    },
+    with_tree_ms: {
+      p50: ms(quantile(leaf, 0.5)),
+      p99: ms(quantile(leaf, 0.99)),
+      p999: ms(quantile(leaf, 0.999)),
+    },
+    extra_ms: {
+      p50: ms(quantile(leaf, 0.5) - quantile(plain, 0.5)),
+      p99: ms(quantile(leaf, 0.99) - quantile(plain, 0.99)),
+    },
     // The turns between transactions, both kinds: where the WAL checkpoint and the checkpointer run.
-    between_transactions_ms: { p99: ms(quantile(turns, 0.99)), p999: ms(quantile(turns, 0.999)), max: ms(turns.at(-1)) },
+    between_transactions_ms: {
+      p99: ms(quantile(turns, 0.99)),
+      p999: ms(quantile(turns, 0.999)),
+      max: ms(turns.at(-1)),
+    },
     // CPU per transaction, the figure a loaded machine does not distort.
-    cpu_per_transaction_ms: { without_tree: ms(cpuMs.plain / plain.length), with_tree: ms(cpuMs.leaf / leaf.length) },
+    cpu_per_transaction_ms: {
+      without_tree: ms(cpuMs.plain / plain.length),
+      with_tree: ms(cpuMs.leaf / leaf.length),
+    },
   }
 }
 
@@ -188,7 +233,10 @@ const verdict = (ok) => (ok ? 'meets the target' : 'MISSES the target')
 const write = report.audited_write_sqlite
 const slowestWall = Math.max(...report.verify.wall_s)
 const alone = report.verify.main_thread_alone
-const millionNote = report.verify.events === 1_000_000 ? '' : ` (a smoke run: ${report.verify.events} events, not 1,000,000)`
+const millionNote =
+  report.verify.events === 1_000_000
+    ? ''
+    : ` (a smoke run: ${report.verify.events} events, not 1,000,000)`
 console.log(
   [
     '',

@@ -79,8 +79,14 @@ const ids = []
     insert into settings values ('two_factor_policy', '{"required":"off"}');`)
   for (let i = 0; i < SESSIONS; i++) {
     const [user, session] = [randomUUID(), randomUUID()]
-    await setup.query(`insert into users values ($1, $2, 'User', false, false, 'x', now())`, [user, `${user}@example.com`])
-    await setup.query(`insert into sessions values ($1, $2, now(), now() + interval '1 day', null, false)`, [session, user])
+    await setup.query(`insert into users values ($1, $2, 'User', false, false, 'x', now())`, [
+      user,
+      `${user}@example.com`,
+    ])
+    await setup.query(
+      `insert into sessions values ($1, $2, now(), now() + interval '1 day', null, false)`,
+      [session, user],
+    )
     ids.push(session)
   }
   await setup.end()
@@ -88,7 +94,8 @@ const ids = []
 
 const TIMESTAMPTZ_OID = 1184
 const types = {
-  getTypeParser: (oid, format) => (oid === TIMESTAMPTZ_OID ? (text) => text : pg.types.getTypeParser(oid, format)),
+  getTypeParser: (oid, format) =>
+    oid === TIMESTAMPTZ_OID ? (text) => text : pg.types.getTypeParser(oid, format),
 }
 
 /** Runs `query(i)` QUERIES times with IN_FLIGHT at once; CPU µs per query and queries per second. */
@@ -111,13 +118,26 @@ async function measure(query) {
 
 const variants = []
 const pool = new pg.Pool({ connectionString, max: POOL, types })
-const kysely = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString, max: POOL, types }) }) })
-variants.push(['kysely + pg (before)', async (id) => (await kysely.executeQuery(CompiledQuery.raw(SELECT, [id, false]))).rows])
-variants.push(['pg pool.query, unnamed', async (id) => (await pool.query(SELECT, [id, false])).rows])
-variants.push(['pg pool.query, named', async (id) => (await pool.query({ name: 'auth', text: SELECT, values: [id, false] })).rows])
+const kysely = new Kysely({
+  dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString, max: POOL, types }) }),
+})
+variants.push([
+  'kysely + pg (before)',
+  async (id) => (await kysely.executeQuery(CompiledQuery.raw(SELECT, [id, false]))).rows,
+])
+variants.push([
+  'pg pool.query, unnamed',
+  async (id) => (await pool.query(SELECT, [id, false])).rows,
+])
+variants.push([
+  'pg pool.query, named',
+  async (id) => (await pool.query({ name: 'auth', text: SELECT, values: [id, false] })).rows,
+])
 variants.push([
   'pg pool.query, named, credential only',
-  async (id) => (await pool.query({ name: 'credential', text: SELECT_CREDENTIAL_ONLY, values: [id, false] })).rows,
+  async (id) =>
+    (await pool.query({ name: 'credential', text: SELECT_CREDENTIAL_ONLY, values: [id, false] }))
+      .rows,
 ])
 // pg's pipeline mode (pg ≥ 8.23): queries are written without waiting for the previous answer, and
 // the writes of one event-loop turn are corked into one system call (uncorked in setImmediate).
@@ -146,7 +166,10 @@ let postgresJs = null
 try {
   const postgres = require(process.env.POSTGRES_JS ?? 'postgres')
   postgresJs = postgres(connectionString, { max: POOL, types: {}, onnotice: () => undefined })
-  variants.push(['postgres.js, prepared', (id) => postgresJs.unsafe(SELECT, [id, false], { prepare: true })])
+  variants.push([
+    'postgres.js, prepared',
+    (id) => postgresJs.unsafe(SELECT, [id, false], { prepare: true }),
+  ])
 } catch {
   console.error('postgres.js not installed: measured without it')
 }

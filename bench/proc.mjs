@@ -22,7 +22,10 @@ export function cpuMs(pid) {
 export function wakeupsAndSyscalls(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
   const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8')
-  return { wakeups: field(status, 'voluntary_ctxt_switches'), syscalls: field(io, 'syscr') + field(io, 'syscw') }
+  return {
+    wakeups: field(status, 'voluntary_ctxt_switches'),
+    syscalls: field(io, 'syscr') + field(io, 'syscw'),
+  }
 }
 
 /** Resident memory of a process in MiB: `VmRSS` now, or `VmHWM`, its peak. */
@@ -41,7 +44,10 @@ export function postgresCpu() {
     if (!/^[0-9]+$/.test(pid)) continue
     try {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
-      const [ns, , slices] = fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number)
+      const [ns, , slices] = fs
+        .readFileSync(`/proc/${pid}/schedstat`, 'utf8')
+        .split(' ')
+        .map(Number)
       byPid.set(pid, { ns, slices })
     } catch {
       // The process ended meanwhile.

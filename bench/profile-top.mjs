@@ -28,10 +28,15 @@ for (const [id, count] of selfSamples) {
     continue
   }
   busy += count
-  const where = url ? `${path.relative(process.cwd(), url.replace(/^file:\/\//, ''))}:${lineNumber + 1}` : ''
+  const where = url
+    ? `${path.relative(process.cwd(), url.replace(/^file:\/\//, ''))}:${lineNumber + 1}`
+    : ''
   const key = `${functionName || '(anonymous)'} ${where}`.trim()
   byFunction.set(key, (byFunction.get(key) ?? 0) + count)
 }
 const top = [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(n))
-console.log(`${busy} busy samples (${Math.round((busy / (busy + idle)) * 100)} % of ${busy + idle}); self time:`)
-for (const [key, count] of top) console.log(`${((count / busy) * 100).toFixed(1).padStart(5)} %  ${key}`)
+console.log(
+  `${busy} busy samples (${Math.round((busy / (busy + idle)) * 100)} % of ${busy + idle}); self time:`,
+)
+for (const [key, count] of top)
+  console.log(`${((count / busy) * 100).toFixed(1).padStart(5)} %  ${key}`)

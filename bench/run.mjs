@@ -133,7 +133,8 @@ async function postgresAnswers() {
 
 /** A database for one engine's run: a temporary SQLite file, or a temporary PostgreSQL schema. */
 async function prepareDatabase(engine, dataDir) {
-  if (engine === 'sqlite') return { url: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined }
+  if (engine === 'sqlite')
+    return { url: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined }
   const schema = `bench_${Date.now().toString(36)}`
   const admin = new pg.Client({ connectionString: POSTGRES_URL })
   await admin.connect()
@@ -157,7 +158,10 @@ async function prepareDatabase(engine, dataDir) {
 async function api(base, method, url, body, token) {
   const response = await fetch(`${base}${url}`, {
     method,
-    headers: { ...(body && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }) },
+    headers: {
+      ...(body && { 'content-type': 'application/json' }),
+      ...(token && { authorization: `Bearer ${token}` }),
+    },
     ...(body && { body: JSON.stringify(body) }),
   })
   const text = await response.text()
@@ -182,25 +186,52 @@ async function seed(base, env) {
     setup_code: setupCode,
   })
   const jwt = setup.token
-  const sb = (await api(base, 'POST', '/api/tokens', { name: 'bench', permissions: ['profile:read', 'links:read'] }, jwt)).token
+  const sb = (
+    await api(
+      base,
+      'POST',
+      '/api/tokens',
+      { name: 'bench', permissions: ['profile:read', 'links:read'] },
+      jwt,
+    )
+  ).token
   const users = []
   for (let i = 0; i < POOL_SIZE; i++) {
     const email = `user${i}@example.com`
-    await api(base, 'POST', '/api/admin/users', { email, name: `User ${i}`, password: PASSWORD }, jwt)
+    await api(
+      base,
+      'POST',
+      '/api/admin/users',
+      { email, name: `User ${i}`, password: PASSWORD },
+      jwt,
+    )
     const session = await api(base, 'POST', '/api/auth/login', { email, password: PASSWORD })
     users.push({ email, token: session.token })
   }
   let tags = true
   try {
     for (const [i, user] of users.entries()) {
-      for (const name of ['work', 'reading', `topic-${i}`]) await api(base, 'POST', '/api/tags', { name }, user.token)
+      for (const name of ['work', 'reading', `topic-${i}`])
+        await api(base, 'POST', '/api/tags', { name }, user.token)
     }
   } catch {
     tags = false // a build without tags: the mixed scenario leaves them out
   }
   // Go-links (issue 31): one appending a path and merging the query, one template.
-  await api(base, 'POST', '/api/links', { url: 'https://wiki.example/base?lang=en', slug: 'bench-wiki' }, jwt)
-  await api(base, 'POST', '/api/links', { url: 'https://code.example/repos/{1}/tree/{2|main}', slug: 'bench-code' }, jwt)
+  await api(
+    base,
+    'POST',
+    '/api/links',
+    { url: 'https://wiki.example/base?lang=en', slug: 'bench-wiki' },
+    jwt,
+  )
+  await api(
+    base,
+    'POST',
+    '/api/links',
+    { url: 'https://code.example/repos/{1}/tree/{2|main}', slug: 'bench-code' },
+    jwt,
+  )
   return { jwt, sb, users, tags }
 }
 
@@ -219,7 +250,9 @@ function summarise(name, result, extra = {}) {
     errors: result.errors + result.timeouts,
     non_2xx: result.non2xx,
     ...(result.non2xx > 0 && {
-      statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count])),
+      statuses: Object.fromEntries(
+        Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, count]),
+      ),
     }),
     ...extra,
   }
@@ -228,8 +261,11 @@ function summarise(name, result, extra = {}) {
 /** `onResponse(latencyMs)`, when given, is told each answer's latency (all statuses, as autocannon's own figures). */
 function run(options, onResponse) {
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ connections, duration, ...options }, (error, result) => (error ? reject(error) : resolve(result)))
-    if (onResponse !== undefined) instance.on('response', (_client, _status, _bytes, latencyMs) => onResponse(latencyMs))
+    const instance = autocannon({ connections, duration, ...options }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    )
+    if (onResponse !== undefined)
+      instance.on('response', (_client, _status, _bytes, latencyMs) => onResponse(latencyMs))
   })
 }
 
@@ -242,7 +278,10 @@ async function measured(name, pid, options, postgres = false, latencies = undefi
   const counted = wakeupsAndSyscalls(pid)
   const database = postgres ? postgresCpu() : null
   const generator = process.cpuUsage()
-  const result = await run(options, latencies === undefined ? undefined : (latencyMs) => latencies.push(latencyMs))
+  const result = await run(
+    options,
+    latencies === undefined ? undefined : (latencyMs) => latencies.push(latencyMs),
+  )
   const used = process.cpuUsage(generator)
   const after = wakeupsAndSyscalls(pid)
   const databaseUsed = postgres ? postgresCpuSince(database) : null
@@ -253,14 +292,18 @@ async function measured(name, pid, options, postgres = false, latencies = undefi
     load_generator_cpu_us: used.user + used.system,
     server_wakeups: after.wakeups - counted.wakeups,
     server_syscalls: after.syscalls - counted.syscalls,
-    ...(postgres && { database_cpu_us: databaseUsed.ns / 1000, database_wakeups: databaseUsed.slices }),
+    ...(postgres && {
+      database_cpu_us: databaseUsed.ns / 1000,
+      database_wakeups: databaseUsed.slices,
+    }),
   }
   return { ...summarise(name, result, perRequest(totals, postgres)), totals }
 }
 
 /** A scenario's per-request figures from its totals (measured, or summed over interleaved slices). */
 function perRequest(totals, postgres) {
-  const per = (total, digits = 0) => (totals.requests > 0 ? Number((total / totals.requests).toFixed(digits)) : null)
+  const per = (total, digits = 0) =>
+    totals.requests > 0 ? Number((total / totals.requests).toFixed(digits)) : null
   return {
     server_cpu_us_per_request: per(totals.server_cpu_us),
     load_generator_cpu_us_per_request: per(totals.load_generator_cpu_us),
@@ -280,7 +323,12 @@ function asRedirects(result) {
 }
 
 async function single(name, pid, url, token, redirects = false, postgres = false) {
-  const result = await measured(name, pid, { url, headers: { authorization: `Bearer ${token}` } }, postgres)
+  const result = await measured(
+    name,
+    pid,
+    { url, headers: { authorization: `Bearer ${token}` } },
+    postgres,
+  )
   delete result.totals
   return redirects ? asRedirects(result) : result
 }
@@ -309,7 +357,11 @@ async function interleaved(list, pid, postgres) {
     for (let k = 0; k < list.length; k++) {
       const i = (slice + k) % list.length
       const [name, url, token] = list[i]
-      const options = { url, headers: { authorization: `Bearer ${token}` }, duration: duration / SLICES }
+      const options = {
+        url,
+        headers: { authorization: `Bearer ${token}` },
+        duration: duration / SLICES,
+      }
       slices[i].push(await measured(name, pid, options, postgres, latencies[i]))
     }
   }
@@ -322,11 +374,18 @@ async function interleaved(list, pid, postgres) {
 /** One result from a scenario's slices (interleaved). */
 function summed(name, slices, latencies, postgres) {
   const totals = {}
-  for (const slice of slices) for (const [key, value] of Object.entries(slice.totals)) totals[key] = (totals[key] ?? 0) + value
+  for (const slice of slices)
+    for (const [key, value] of Object.entries(slice.totals))
+      totals[key] = (totals[key] ?? 0) + value
   const sorted = Float64Array.from(latencies).sort()
-  const at = (q) => (sorted.length === 0 ? null : Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2)))
+  const at = (q) =>
+    sorted.length === 0
+      ? null
+      : Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2))
   const statuses = {}
-  for (const slice of slices) for (const [status, count] of Object.entries(slice.statuses ?? {})) statuses[status] = (statuses[status] ?? 0) + count
+  for (const slice of slices)
+    for (const [status, count] of Object.entries(slice.statuses ?? {}))
+      statuses[status] = (statuses[status] ?? 0) + count
   const non2xx = slices.reduce((n, slice) => n + slice.non_2xx, 0)
   return {
     name,
@@ -366,7 +425,10 @@ async function logins(base, data, seconds = duration) {
       },
     ],
   })
-  return { ...summarise('POST /api/auth/login (argon2id, production settings)', result), sign_ins_per_second: Math.round(ok / seconds) }
+  return {
+    ...summarise('POST /api/auth/login (argon2id, production settings)', result),
+    sign_ins_per_second: Math.round(ok / seconds),
+  }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -377,7 +439,11 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
  * each round half the scenario's duration. `cost` is the median of 1 − bounded ÷ unbounded.
  */
 async function signInBound(service, data, env) {
-  const unbounded = await start(path.join(root, 'dist/server.js'), { ...env, PASSWORD_HASH_CONCURRENCY: '64', PASSWORD_HASH_QUEUE: '10000' })
+  const unbounded = await start(path.join(root, 'dist/server.js'), {
+    ...env,
+    PASSWORD_HASH_CONCURRENCY: '64',
+    PASSWORD_HASH_QUEUE: '10000',
+  })
   const seconds = Math.max(2, Math.round(duration / 2))
   const bounded = []
   const lifted = []
@@ -431,16 +497,32 @@ async function mixed(base, data, seconds = duration, onTick) {
   const read = (i) =>
     [
       as('me', 'GET', '/api/users/me', 'user'),
-      i % 2 ? as('me', 'GET', '/api/users/me', data.sb) : as('mfa_status', 'GET', '/api/auth/mfa/status', 'user'),
-      data.tags ? as('tags', 'GET', '/api/tags', 'user') : as('me', 'GET', '/api/users/me', data.sb),
+      i % 2
+        ? as('me', 'GET', '/api/users/me', data.sb)
+        : as('mfa_status', 'GET', '/api/auth/mfa/status', 'user'),
+      data.tags
+        ? as('tags', 'GET', '/api/tags', 'user')
+        : as('me', 'GET', '/api/users/me', data.sb),
     ][i % 3]
   const sequence = [
     ...Array.from({ length: 17 }, (_, i) => read(i)),
-    as('token_create', 'POST', '/api/tokens', 'user', { name: 'bench token', permissions: ['links:read'] }),
-    as('token_create', 'POST', '/api/tokens', 'user', { name: 'bench token', permissions: ['links:read'] }),
-    as('login', 'POST', '/api/auth/login', null, (user) => ({ email: user.email, password: PASSWORD })),
+    as('token_create', 'POST', '/api/tokens', 'user', {
+      name: 'bench token',
+      permissions: ['links:read'],
+    }),
+    as('token_create', 'POST', '/api/tokens', 'user', {
+      name: 'bench token',
+      permissions: ['links:read'],
+    }),
+    as('login', 'POST', '/api/auth/login', null, (user) => ({
+      email: user.email,
+      password: PASSWORD,
+    })),
   ]
-  const instance = autocannon({ url: base, connections, duration: seconds, requests: sequence }, () => undefined)
+  const instance = autocannon(
+    { url: base, connections, duration: seconds, requests: sequence },
+    () => undefined,
+  )
   const timer = onTick ? setInterval(onTick, 1000) : null
   const result = await new Promise((resolve, reject) => {
     instance.once('done', resolve)
@@ -449,7 +531,9 @@ async function mixed(base, data, seconds = duration, onTick) {
   if (timer) clearInterval(timer)
   const unexpected = Object.entries(outcomes).flatMap(([kind, statuses]) =>
     Object.entries(statuses)
-      .filter(([status]) => !(status.startsWith('2') || (kind === 'token_create' && status === '429')))
+      .filter(
+        ([status]) => !(status.startsWith('2') || (kind === 'token_create' && status === '429')),
+      )
       .map(([status, n]) => `${kind} ${status} ×${n}`),
   )
   return {
@@ -495,10 +579,23 @@ async function engineRun(engine, work) {
     const profile =
       values.profile === undefined
         ? []
-        : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(values.profile)}`, `--cpu-prof-name=${engine}-${Date.now()}.cpuprofile`]
-    service = await start(path.join(root, 'dist/server.js'), env, '/api/health', first.port, profile)
+        : [
+            '--cpu-prof',
+            `--cpu-prof-dir=${path.resolve(values.profile)}`,
+            `--cpu-prof-name=${engine}-${Date.now()}.cpuprofile`,
+          ]
+    service = await start(
+      path.join(root, 'dist/server.js'),
+      env,
+      '/api/health',
+      first.port,
+      profile,
+    )
     await new Promise((r) => setTimeout(r, 2000))
-    const footprint = { ready_ms: service.readyMs, idle_rss_mib: memoryMiB(service.child.pid, 'VmRSS') }
+    const footprint = {
+      ready_ms: service.readyMs,
+      idle_rss_mib: memoryMiB(service.child.pid, 'VmRSS'),
+    }
     return { ...footprint, ...(await work(service, data, env)) }
   } finally {
     await stop(service)
@@ -509,7 +606,9 @@ async function engineRun(engine, work) {
 
 async function benchmark() {
   const engines =
-    values.engine === 'both' || values.engine === undefined ? ['sqlite', ...((await postgresAnswers()) ? ['postgres'] : [])] : [values.engine]
+    values.engine === 'both' || values.engine === undefined
+      ? ['sqlite', ...((await postgresAnswers()) ? ['postgres'] : [])]
+      : [values.engine]
   const bare = await start(path.join(root, 'bench/bare-server.mjs'), {}, '/')
   const report = { settings: { ...settings, rounds, engines }, engines: {} }
   const checked = []
@@ -520,25 +619,47 @@ async function benchmark() {
         // measured interleaved (SLICES): on a machine whose speed drifts within a round, seconds apart.
         const scenarios = [
           ['GET /api/users/me (Bearer JWT)', '/api/users/me', data.jwt],
-          ['GET /go/{slug}/{rest}?{query} → 302 (Bearer JWT)', '/go/bench-wiki/guides/setup?tab=2', data.jwt, true],
-          ['GET /go/{template slug}/{1}/{2} → 302 (Bearer JWT)', '/go/bench-code/api/dev', data.jwt, true],
+          [
+            'GET /go/{slug}/{rest}?{query} → 302 (Bearer JWT)',
+            '/go/bench-wiki/guides/setup?tab=2',
+            data.jwt,
+            true,
+          ],
+          [
+            'GET /go/{template slug}/{1}/{2} → 302 (Bearer JWT)',
+            '/go/bench-code/api/dev',
+            data.jwt,
+            true,
+          ],
           ['GET /api/users/me (Bearer sb_ token)', '/api/users/me', data.sb],
           ['GET /api/auth/mfa/status (Bearer JWT)', '/api/auth/mfa/status', data.jwt],
           ['GET /api/tags (Bearer sb_ token)', '/api/tags', data.sb],
         ]
         // Alternating rounds: bare, then each scenario; ratios against the bare of the same round.
-        if (only !== null) scenarios.splice(0, scenarios.length, ...scenarios.filter(([name]) => only.some((word) => name.includes(word))))
+        if (only !== null)
+          scenarios.splice(
+            0,
+            scenarios.length,
+            ...scenarios.filter(([name]) => only.some((word) => name.includes(word))),
+          )
         const bareRounds = []
         const byScenario = scenarios.map(() => [])
         for (let round = 0; round < rounds; round++) {
-          const ceiling = await measured('bare fastify: constant object', bare.child.pid, { url: `${bare.base}/` })
+          const ceiling = await measured('bare fastify: constant object', bare.child.pid, {
+            url: `${bare.base}/`,
+          })
           delete ceiling.totals
           bareRounds.push(ceiling)
           const postgres = engine === 'postgres'
           const paired = scenarios.flatMap((scenario, i) => (i === 0 || scenario[3] ? [i] : []))
           if (paired.length > 1 && paired[0] === 0) {
             const answers = await interleaved(
-              paired.map((i) => [scenarios[i][0], `${service.base}${scenarios[i][1]}`, scenarios[i][2], scenarios[i][3]]),
+              paired.map((i) => [
+                scenarios[i][0],
+                `${service.base}${scenarios[i][1]}`,
+                scenarios[i][2],
+                scenarios[i][3],
+              ]),
               service.child.pid,
               postgres,
             )
@@ -546,7 +667,16 @@ async function benchmark() {
           }
           for (const [i, [name, url, token, redirects]] of scenarios.entries()) {
             if (byScenario[i].length > round) continue
-            byScenario[i].push(await single(name, service.child.pid, `${service.base}${url}`, token, redirects, postgres))
+            byScenario[i].push(
+              await single(
+                name,
+                service.child.pid,
+                `${service.base}${url}`,
+                token,
+                redirects,
+                postgres,
+              ),
+            )
           }
         }
         checked.push(...bareRounds, ...byScenario.flat())
@@ -555,11 +685,19 @@ async function benchmark() {
           return {
             name,
             requests_per_second: median(runs.map((r) => r.requests_per_second)),
-            ratio_to_bare: Number(median(runs.map((r, round) => r.requests_per_second / bareRounds[round].requests_per_second)).toFixed(2)),
+            ratio_to_bare: Number(
+              median(
+                runs.map(
+                  (r, round) => r.requests_per_second / bareRounds[round].requests_per_second,
+                ),
+              ).toFixed(2),
+            ),
             rounds_rps: runs.map((r) => r.requests_per_second),
             // The same comparison by the servers' own CPU time per request (bare ÷ scenario, median).
             server_cpu_us_per_request: median(runs.map((r) => r.server_cpu_us_per_request)),
-            load_generator_cpu_us_per_request: median(runs.map((r) => r.load_generator_cpu_us_per_request)),
+            load_generator_cpu_us_per_request: median(
+              runs.map((r) => r.load_generator_cpu_us_per_request),
+            ),
             server_wakeups_per_request: median(runs.map((r) => r.server_wakeups_per_request)),
             server_syscalls_per_request: median(runs.map((r) => r.server_syscalls_per_request)),
             ...(engine === 'postgres' && {
@@ -567,25 +705,42 @@ async function benchmark() {
               database_wakeups_per_request: median(runs.map((r) => r.database_wakeups_per_request)),
             }),
             cpu_ratio_to_bare: Number(
-              median(runs.map((r, round) => bareRounds[round].server_cpu_us_per_request / r.server_cpu_us_per_request)).toFixed(2),
+              median(
+                runs.map(
+                  (r, round) =>
+                    bareRounds[round].server_cpu_us_per_request / r.server_cpu_us_per_request,
+                ),
+              ).toFixed(2),
             ),
             latency_ms: runs[Math.floor(runs.length / 2)].latency_ms,
             ...(scenarios[i][3] && {
               // Issue 31: the redirect against GET /api/users/me by the same JWT (scenario 0), round by round.
               go_ratio_to_users_me: Number(
-                median(runs.map((r, round) => r.requests_per_second / byScenario[0][round].requests_per_second)).toFixed(2),
+                median(
+                  runs.map(
+                    (r, round) => r.requests_per_second / byScenario[0][round].requests_per_second,
+                  ),
+                ).toFixed(2),
               ),
               go_cpu_ratio_to_users_me: Number(
-                median(runs.map((r, round) => byScenario[0][round].server_cpu_us_per_request / r.server_cpu_us_per_request)).toFixed(2),
+                median(
+                  runs.map(
+                    (r, round) =>
+                      byScenario[0][round].server_cpu_us_per_request / r.server_cpu_us_per_request,
+                  ),
+                ).toFixed(2),
               ),
             }),
             errors: runs.reduce((n, r) => n + r.errors, 0),
             non_2xx: runs.reduce((n, r) => n + r.non_2xx, 0),
             ...(runs.some((r) => r.statuses) && { statuses: runs.map((r) => r.statuses ?? null) }),
-            ...(runs.some((r) => r.slices_rps) && { rounds_slices_rps: runs.map((r) => r.slices_rps ?? null) }),
+            ...(runs.some((r) => r.slices_rps) && {
+              rounds_slices_rps: runs.map((r) => r.slices_rps ?? null),
+            }),
           }
         })
-        if (only !== null) return { bare_rps_rounds: bareRounds.map((r) => r.requests_per_second), results }
+        if (only !== null)
+          return { bare_rps_rounds: bareRounds.map((r) => r.requests_per_second), results }
         const signIns = await logins(service.base, data)
         const bound = await signInBound(service, data, env)
         const mix = await mixed(service.base, data)
@@ -618,8 +773,11 @@ async function benchmark() {
  * the idle and peak memory.
  */
 function summary(engines) {
-  const names = [...new Set(Object.values(engines).flatMap((run) => run.results.map((r) => r.name)))]
-  const per = (pick) => Object.fromEntries(Object.entries(engines).map(([engine, run]) => [engine, pick(run)]))
+  const names = [
+    ...new Set(Object.values(engines).flatMap((run) => run.results.map((r) => r.name))),
+  ]
+  const per = (pick) =>
+    Object.fromEntries(Object.entries(engines).map(([engine, run]) => [engine, pick(run)]))
   const mixedRps = per((run) => run.mixed?.requests_per_second ?? null)
   return {
     scenarios: Object.fromEntries(
@@ -636,21 +794,32 @@ function summary(engines) {
                 database_cpu_us_per_request: result.database_cpu_us_per_request,
                 database_wakeups_per_request: result.database_wakeups_per_request,
               }),
-              ...(result.go_ratio_to_users_me !== undefined && { go_ratio_to_users_me: result.go_ratio_to_users_me }),
+              ...(result.go_ratio_to_users_me !== undefined && {
+                go_ratio_to_users_me: result.go_ratio_to_users_me,
+              }),
             }
           )
         }),
       ]),
     ),
     mixed_rps: mixedRps,
-    ...(mixedRps.sqlite && mixedRps.postgres && { mixed_postgres_to_sqlite: Number((mixedRps.postgres / mixedRps.sqlite).toFixed(2)) }),
+    ...(mixedRps.sqlite &&
+      mixedRps.postgres && {
+        mixed_postgres_to_sqlite: Number((mixedRps.postgres / mixedRps.sqlite).toFixed(2)),
+      }),
     idle_rss_mib: per((run) => run.idle_rss_mib),
     peak_rss_mib: per((run) => run.peak_rss_mib ?? null),
   }
 }
 
 /** The summary as a few lines of text (on stderr: stdout stays one JSON document). */
-function summaryTable({ scenarios, mixed_rps, mixed_postgres_to_sqlite, idle_rss_mib, peak_rss_mib }) {
+function summaryTable({
+  scenarios,
+  mixed_rps,
+  mixed_postgres_to_sqlite,
+  idle_rss_mib,
+  peak_rss_mib,
+}) {
   const engines = Object.keys(idle_rss_mib)
   const cell = (value) => String(value ?? '–').padStart(16)
   const width = Math.max(44, ...Object.keys(scenarios).map((name) => name.length + 2))
@@ -668,10 +837,17 @@ function summaryTable({ scenarios, mixed_rps, mixed_postgres_to_sqlite, idle_rss
       `${label.padEnd(width)}${engines.map((e) => cell(byEngine[e] && `${byEngine[e].go_ratio_to_users_me}, ${byEngine[e].p99_ms}`)).join('')}`,
     )
   }
-  const ratio = mixed_postgres_to_sqlite === undefined ? '' : `   postgres ÷ sqlite ${mixed_postgres_to_sqlite}`
-  lines.push(`${'mixed, requests/s'.padEnd(width)}${engines.map((e) => cell(mixed_rps[e])).join('')}${ratio}`)
-  lines.push(`${'idle memory after start, MiB'.padEnd(width)}${engines.map((e) => cell(idle_rss_mib[e])).join('')}`)
-  lines.push(`${'peak memory, MiB'.padEnd(width)}${engines.map((e) => cell(peak_rss_mib[e])).join('')}`)
+  const ratio =
+    mixed_postgres_to_sqlite === undefined ? '' : `   postgres ÷ sqlite ${mixed_postgres_to_sqlite}`
+  lines.push(
+    `${'mixed, requests/s'.padEnd(width)}${engines.map((e) => cell(mixed_rps[e])).join('')}${ratio}`,
+  )
+  lines.push(
+    `${'idle memory after start, MiB'.padEnd(width)}${engines.map((e) => cell(idle_rss_mib[e])).join('')}`,
+  )
+  lines.push(
+    `${'peak memory, MiB'.padEnd(width)}${engines.map((e) => cell(peak_rss_mib[e])).join('')}`,
+  )
   return `\n${lines.join('\n')}\n`
 }
 
@@ -680,7 +856,9 @@ async function soak(seconds) {
   const warmUp = Math.max(10, Math.round(seconds * 0.2))
   await engineRun('sqlite', async (service, data) => {
     const samples = []
-    const result = await mixed(service.base, data, seconds, () => samples.push(memoryMiB(service.child.pid, 'VmRSS')))
+    const result = await mixed(service.base, data, seconds, () =>
+      samples.push(memoryMiB(service.child.pid, 'VmRSS')),
+    )
 
     const baseline = median(samples.slice(Math.max(0, warmUp - 3), warmUp))
     const final = median(samples.slice(-3))
@@ -691,7 +869,13 @@ async function soak(seconds) {
       rss_mib: { baseline, final, peak: Math.max(...samples) },
       growth,
     }
-    console.log(JSON.stringify({ settings: { ...settings, soak_seconds: seconds }, result, memory: verdict }, null, 2))
+    console.log(
+      JSON.stringify(
+        { settings: { ...settings, soak_seconds: seconds }, result, memory: verdict },
+        null,
+        2,
+      ),
+    )
     process.exitCode = verdict.ok ? 0 : 1
   })
 }

@@ -29,7 +29,9 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
   },
 })
-const dists = (values.dist ?? [path.resolve(import.meta.dirname, '..', 'dist')]).map((dir) => path.resolve(dir))
+const dists = (values.dist ?? [path.resolve(import.meta.dirname, '..', 'dist')]).map((dir) =>
+  path.resolve(dir),
+)
 const REQUESTS = Number(values.requests)
 const ROUNDS = Number(values.rounds)
 const IN_FLIGHT = 10
@@ -58,7 +60,13 @@ async function instance(dist) {
     url.searchParams.set('options', `-c search_path=${schema}`)
     databaseUrl = url.toString()
   }
-  const config = parseConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'error', RATE_LIMIT_GENERAL: '0' })
+  const config = parseConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_GENERAL: '0',
+  })
   const deps = createDeps(config)
   await migrateToLatest(deps.database)
   const app = await buildApp(deps)
@@ -74,9 +82,18 @@ async function instance(dist) {
       await admin.end()
     }
   }
-  const row = await prepareNewUser(deps, { email: 'bench@example.com', name: 'Bench User', password: PASSWORD, isAdmin: false })
+  const row = await prepareNewUser(deps, {
+    email: 'bench@example.com',
+    name: 'Bench User',
+    password: PASSWORD,
+    isAdmin: false,
+  })
   await insertNewUser(deps.db, row)
-  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'bench@example.com', password: PASSWORD } })
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email: 'bench@example.com', password: PASSWORD },
+  })
   const jwt = login.json().token
   const created = await app.inject({
     method: 'POST',
@@ -89,7 +106,12 @@ async function instance(dist) {
     { url: 'https://wiki.example/base?lang=en', slug: 'bench-wiki' },
     { url: 'https://code.example/repos/{1}/tree/{2|main}', slug: 'bench-code' },
   ]) {
-    const link = await app.inject({ method: 'POST', url: '/api/links', headers: { authorization: `Bearer ${jwt}` }, payload })
+    const link = await app.inject({
+      method: 'POST',
+      url: '/api/links',
+      headers: { authorization: `Bearer ${jwt}` },
+      payload,
+    })
     if (link.statusCode !== 201) throw new Error(`POST /api/links: ${link.statusCode} ${link.body}`)
   }
   return { dist, app, close, jwt, sb: created.json().token }
@@ -116,9 +138,14 @@ try {
     await Promise.all(
       Array.from({ length: IN_FLIGHT }, async () => {
         while (next++ < REQUESTS) {
-          const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}` } })
+          const response = await app.inject({
+            method: 'GET',
+            url,
+            headers: { authorization: `Bearer ${token}` },
+          })
           // A go-link answers 302: that is its success.
-          if (response.statusCode !== (url.startsWith('/go/') ? 302 : 200)) throw new Error(`${url}: ${response.statusCode} ${response.body}`)
+          if (response.statusCode !== (url.startsWith('/go/') ? 302 : 200))
+            throw new Error(`${url}: ${response.statusCode} ${response.body}`)
         }
       }),
     )
@@ -131,18 +158,22 @@ try {
     }
   }
   // Warm-up: JIT, connections, prepared statements. Then each scenario on each build in turn.
-  for (const build of instances) for (const [, url, credential] of scenarios) await run(build, url, credential)
+  for (const build of instances)
+    for (const [, url, credential] of scenarios) await run(build, url, credential)
   const results = instances.map(() => scenarios.map(() => []))
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, [, url, credential]] of scenarios.entries()) {
-      for (const [b, build] of instances.entries()) results[b][i].push(await run(build, url, credential))
+      for (const [b, build] of instances.entries())
+        results[b][i].push(await run(build, url, credential))
     }
   }
   const summary = (runs) => ({
     cpu_us_per_request: Math.round(median(runs.map((r) => r.cpu_us)) * 10) / 10,
     // Of which in the kernel: mostly the database connection's socket writes and reads.
     system_us_per_request: Math.round(median(runs.map((r) => r.system_us)) * 10) / 10,
-    ...(values.engine === 'postgres' && { database_cpu_us_per_request: Math.round(median(runs.map((r) => r.database_us)) * 10) / 10 }),
+    ...(values.engine === 'postgres' && {
+      database_cpu_us_per_request: Math.round(median(runs.map((r) => r.database_us)) * 10) / 10,
+    }),
     requests_per_second: Math.round(median(runs.map((r) => r.rps))),
   })
   console.log(
@@ -152,7 +183,10 @@ try {
         requests: REQUESTS,
         rounds: ROUNDS,
         builds: Object.fromEntries(
-          instances.map((build, b) => [build.dist, Object.fromEntries(scenarios.map(([name], i) => [name, summary(results[b][i])]))]),
+          instances.map((build, b) => [
+            build.dist,
+            Object.fromEntries(scenarios.map(([name], i) => [name, summary(results[b][i])])),
+          ]),
         ),
       },
       null,

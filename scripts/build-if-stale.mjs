@@ -61,7 +61,9 @@ export function staleReason(root, inputs = INPUTS) {
     return 'no complete build yet'
   }
   const newest = newestInput(root, inputs)
-  return newest.time > stamp ? `${path.relative(root, newest.file)} changed since the last build` : null
+  return newest.time > stamp
+    ? `${path.relative(root, newest.file)} changed since the last build`
+    : null
 }
 
 export function writeStamp(root) {
@@ -82,7 +84,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       const stdio = ['ignore', 2, 2]
       const result = npm
         ? spawnSync(process.execPath, [npm, 'run', 'build', '--silent'], { cwd: root, stdio })
-        : spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio, shell: process.platform === 'win32' })
+        : spawnSync('npm', ['run', 'build', '--silent'], {
+            cwd: root,
+            stdio,
+            shell: process.platform === 'win32',
+          })
       if (result.status !== 0) process.exit(result.status ?? 1)
     }
   }

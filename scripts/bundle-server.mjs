@@ -46,7 +46,9 @@ const LOADED_AT_RUN_TIME = [
   'undici',
   'light-my-request',
 ]
-const external = (id) => id.startsWith('node:') || LOADED_AT_RUN_TIME.some((name) => id === name || id.startsWith(`${name}/`))
+const external = (id) =>
+  id.startsWith('node:') ||
+  LOADED_AT_RUN_TIME.some((name) => id === name || id.startsWith(`${name}/`))
 
 const staging = path.join(root, 'dist/.bundle')
 await build({
@@ -71,5 +73,6 @@ await build({
     minify: { compress: false, mangle: { keepNames: true }, codegen: { removeWhitespace: true } },
   },
 })
-for (const file of ['start.js', 'start.js.map']) fs.renameSync(path.join(staging, file), path.join(root, 'dist', file))
+for (const file of ['start.js', 'start.js.map'])
+  fs.renameSync(path.join(staging, file), path.join(root, 'dist', file))
 fs.rmSync(staging, { recursive: true, force: true })

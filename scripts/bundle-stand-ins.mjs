@@ -14,7 +14,11 @@
 export const STAND_INS = {
   // @fastify/swagger: YAML output of the OpenAPI document (the service serves it as JSON).
   yaml: {
-    dependents: ['@fastify/swagger/lib/spec/openapi/index.js', '@fastify/swagger/lib/spec/swagger/index.js', '@fastify/swagger/lib/mode/static.js'],
+    dependents: [
+      '@fastify/swagger/lib/spec/openapi/index.js',
+      '@fastify/swagger/lib/spec/swagger/index.js',
+      '@fastify/swagger/lib/mode/static.js',
+    ],
     functions: ['parse', 'stringify'],
     objects: [],
   },
@@ -22,7 +26,11 @@ export const STAND_INS = {
   // serves the files it names).
   glob: { dependents: ['@fastify/static/index.js'], functions: ['glob'], objects: [] },
   // prom-client: the active trace for exemplars, which the service does not turn on.
-  '@opentelemetry/api': { dependents: ['prom-client/lib/metrics/processCpuTotal.js'], functions: [], objects: ['trace', 'context'] },
+  '@opentelemetry/api': {
+    dependents: ['prom-client/lib/metrics/processCpuTotal.js'],
+    functions: [],
+    objects: ['trace', 'context'],
+  },
 }
 
 const PREFIX = '\0stand-in:'
@@ -33,8 +41,13 @@ export function standInSource(name) {
   return [
     `let real;`,
     `const load = () => (real ??= require(${JSON.stringify(name)}));`,
-    ...functions.map((fn) => `exports.${fn} = function (...args) { return load().${fn}.apply(this, args) };`),
-    ...objects.map((key) => `Object.defineProperty(exports, ${JSON.stringify(key)}, { enumerable: true, get: () => load().${key} });`),
+    ...functions.map(
+      (fn) => `exports.${fn} = function (...args) { return load().${fn}.apply(this, args) };`,
+    ),
+    ...objects.map(
+      (key) =>
+        `Object.defineProperty(exports, ${JSON.stringify(key)}, { enumerable: true, get: () => load().${key} });`,
+    ),
   ].join('\n')
 }
 
@@ -44,11 +57,18 @@ export const standIns = {
   resolveId(source, importer) {
     if (!Object.hasOwn(STAND_INS, source)) return null
     if (importer?.startsWith(PREFIX)) return { id: source, external: true }
-    const known = STAND_INS[source].dependents.some((file) => importer?.replaceAll('\\', '/').endsWith(`/node_modules/${file}`))
-    if (!known) throw new Error(`${importer} requires ${source}: list it in scripts/bundle-stand-ins.mjs once the names it uses are there`)
+    const known = STAND_INS[source].dependents.some((file) =>
+      importer?.replaceAll('\\', '/').endsWith(`/node_modules/${file}`),
+    )
+    if (!known)
+      throw new Error(
+        `${importer} requires ${source}: list it in scripts/bundle-stand-ins.mjs once the names it uses are there`,
+      )
     return PREFIX + source
   },
   load(id) {
-    return id.startsWith(PREFIX) ? { code: standInSource(id.slice(PREFIX.length)), moduleType: 'js' } : null
+    return id.startsWith(PREFIX)
+      ? { code: standInSource(id.slice(PREFIX.length)), moduleType: 'js' }
+      : null
   },
 }

@@ -86,7 +86,8 @@ export function isAllowed(expression) {
 function licenceOf(entry) {
   const value = entry.license ?? entry.licenses
   if (typeof value === 'string') return value
-  if (Array.isArray(value)) return value.map((item) => `(${item.type ?? item})`).join(' OR ') || undefined
+  if (Array.isArray(value))
+    return value.map((item) => `(${item.type ?? item})`).join(' OR ') || undefined
   if (value && typeof value === 'object') return value.type
   return undefined
 }
@@ -100,10 +101,16 @@ export function findProblems(lock, root) {
     // Older lockfiles lack the field: the installed package.json says it.
     if (licence === undefined && root !== undefined) {
       const manifest = path.join(root, location, 'package.json')
-      if (fs.existsSync(manifest)) licence = licenceOf(JSON.parse(fs.readFileSync(manifest, 'utf8')))
+      if (fs.existsSync(manifest))
+        licence = licenceOf(JSON.parse(fs.readFileSync(manifest, 'utf8')))
     }
     if (!isAllowed(licence))
-      problems.push({ location, name: location.replace(/^.*node_modules\//, ''), version: entry.version, licence: licence ?? '(none)' })
+      problems.push({
+        location,
+        name: location.replace(/^.*node_modules\//, ''),
+        version: entry.version,
+        licence: licence ?? '(none)',
+      })
   }
   return problems
 }
@@ -112,14 +119,21 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const root = path.resolve(import.meta.dirname, '..')
   const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8'))
   const problems = findProblems(lock, root)
-  const count = Object.entries(lock.packages).filter(([location, entry]) => location !== '' && !entry.dev && !entry.link).length
+  const count = Object.entries(lock.packages).filter(
+    ([location, entry]) => location !== '' && !entry.dev && !entry.link,
+  ).length
   if (problems.length > 0) {
     process.stderr.write(
       `licence check: ${problems.length} production dependenc${problems.length === 1 ? 'y has a licence' : 'ies have licences'} not allowed in an Apache-2.0 project:\n`,
     )
-    for (const p of problems) process.stderr.write(`  ${p.name}@${p.version}: ${p.licence} (${p.location})\n`)
-    process.stderr.write('Replace the dependency, or, after reading its licence, add the SPDX identifier to ALLOWED in scripts/check-licences.mjs.\n')
+    for (const p of problems)
+      process.stderr.write(`  ${p.name}@${p.version}: ${p.licence} (${p.location})\n`)
+    process.stderr.write(
+      'Replace the dependency, or, after reading its licence, add the SPDX identifier to ALLOWED in scripts/check-licences.mjs.\n',
+    )
     process.exit(1)
   }
-  process.stdout.write(`licence check: ${count} production packages, all under licences compatible with Apache-2.0\n`)
+  process.stdout.write(
+    `licence check: ${count} production packages, all under licences compatible with Apache-2.0\n`,
+  )
 }

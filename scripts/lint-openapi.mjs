@@ -22,7 +22,10 @@ try {
     path.join(root, 'node_modules/.bin/redocly'),
     ['lint', file, '--config', path.join(root, 'redocly.yaml'), '--format', 'codeframe'],
     // No usage reports, no update checks: the lint must work offline and say nothing but findings.
-    { stdio: 'inherit', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    {
+      stdio: 'inherit',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    },
   )
   process.exitCode = result.status ?? 1
 } finally {

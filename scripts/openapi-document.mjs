@@ -30,7 +30,8 @@ export async function writeOpenApiDocument(file) {
     try {
       await app.ready()
       const response = await app.inject({ method: 'GET', url: '/api/openapi.json' })
-      if (response.statusCode !== 200) throw new Error(`GET /api/openapi.json answered ${response.statusCode}`)
+      if (response.statusCode !== 200)
+        throw new Error(`GET /api/openapi.json answered ${response.statusCode}`)
       fs.writeFileSync(file, JSON.stringify(response.json(), null, 2))
     } finally {
       await app.close()

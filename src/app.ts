@@ -7,7 +7,11 @@ import { redisSettled, type Deps } from './deps.js'
 import { authentication } from './modules/auth/hook.js'
 import { cookieName, SESSION_COOKIE } from './modules/auth/cookies.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './plugins/errors.js'
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  installErrorHandling,
+} from './plugins/errors.js'
 import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
 import { installMetrics, recordRequestMetrics } from './plugins/metrics.js'
 import { DEFAULT_CONSOLE_DIR, installConsole } from './plugins/console.js'
@@ -103,7 +107,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addSchema(ErrorEnvelope)
   app.addSchema(UserView)
   app.addSchema(ApiTokenView)
-  await installOpenApi(app, { publicUrl: deps.config.publicUrl, sessionCookie: cookieName(deps, SESSION_COOKIE), tokenAccess: operationAccess })
+  await installOpenApi(app, {
+    publicUrl: deps.config.publicUrl,
+    sessionCookie: cookieName(deps, SESSION_COOKIE),
+    tokenAccess: operationAccess,
+  })
   installMetrics(app, {
     metrics: deps.metrics,
     ...(deps.config.metricsToken !== undefined && { token: deps.config.metricsToken }),
@@ -118,7 +126,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
-    await installRateLimits(api, { counters: deps.counters, generalPerMinute: deps.config.rateLimitGeneral })
+    await installRateLimits(api, {
+      counters: deps.counters,
+      generalPerMinute: deps.config.rateLimitGeneral,
+    })
 
     await api.register(healthRoutes(deps), { prefix: '/api/health' })
     await api.register(authRoutes(deps), { prefix: '/api/auth' })
@@ -150,7 +161,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(goLinkSettingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(checklistRoutes(deps), { prefix: '/api/admin/checklist' })
-    await api.register(notificationPreferenceRoutes(deps), { prefix: '/api/users/me/notifications' })
+    await api.register(notificationPreferenceRoutes(deps), {
+      prefix: '/api/users/me/notifications',
+    })
     await api.register(securityLogRoutes(deps), { prefix: '/api/users/me/security-events' })
     await api.register(passwordResetRoutes(deps), { prefix: '/api/auth/password-reset' })
     await api.register(adminPasswordResetRoutes(deps), { prefix: '/api/admin/users' })
@@ -165,7 +178,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(scimRoutes(deps), { prefix: '/scim/v2' })
 
   // The web console: its pages and assets, outside the API's authentication and rate limits.
-  await installConsole(app, { root: DEFAULT_CONSOLE_DIR, setPageNotFound: errorHandling.setPageNotFound })
+  await installConsole(app, {
+    root: DEFAULT_CONSOLE_DIR,
+    setPageNotFound: errorHandling.setPageNotFound,
+  })
 
   return app
 }

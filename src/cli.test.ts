@@ -15,7 +15,12 @@ let env: Record<string, string>
 beforeAll(async () => {
   const dataDir = makeTempDir()
   database = await createTestDatabase(dataDir)
-  env = { DATA_DIR: dataDir, DATABASE_URL: database.url, PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' }
+  env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    PASSWORD_HASH_MEMORY_KIB: '1024',
+    PASSWORD_HASH_ITERATIONS: '1',
+  }
 })
 afterAll(async () => database.drop())
 
@@ -34,7 +39,10 @@ async function run(args: string[], stdin = '') {
 async function users() {
   const deps = createDeps(parseConfig(env), { logger: createLogger({ logLevel: 'silent' }) })
   try {
-    return await deps.db.selectFrom('users').select(['email', 'name', 'is_admin', 'password_hash']).execute()
+    return await deps.db
+      .selectFrom('users')
+      .select(['email', 'name', 'is_admin', 'password_hash'])
+      .execute()
   } finally {
     await deps.close()
   }
@@ -50,11 +58,18 @@ describe('switchboard CLI', () => {
     const deps = createDeps(parseConfig(env), { logger: createLogger({ logLevel: 'silent' }) })
     const expected = setupCodeFor(deps)
     await deps.close()
-    expect(await run(['setup-code'])).toMatchObject({ code: 0, stdout: `${expected}\n`, stderr: '' })
+    expect(await run(['setup-code'])).toMatchObject({
+      code: 0,
+      stdout: `${expected}\n`,
+      stderr: '',
+    })
   })
 
   it('creates an administrator with the password read from standard input', async () => {
-    const result = await run(['create-admin', '--email', ' Ops@Example.com ', '--name', ' Ops Team '], 'operator passphrase 7\n')
+    const result = await run(
+      ['create-admin', '--email', ' Ops@Example.com ', '--name', ' Ops Team '],
+      'operator passphrase 7\n',
+    )
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^created administrator ops@example.com \(id [0-9a-f-]+\)\n$/)
     expect(result.stdout).not.toContain('operator passphrase')
@@ -65,11 +80,24 @@ describe('switchboard CLI', () => {
   })
 
   it('refuses a taken email, a weak password and a malformed email, with exit code ≠ 0', async () => {
-    expect((await run(['create-admin', '--email', 'ops@example.com', '--name', 'Again'], 'another passphrase 8\n')).code).toBe(1)
-    const weak = await run(['create-admin', '--email', 'weak@example.com', '--name', 'Weak'], 'password\n')
+    expect(
+      (
+        await run(
+          ['create-admin', '--email', 'ops@example.com', '--name', 'Again'],
+          'another passphrase 8\n',
+        )
+      ).code,
+    ).toBe(1)
+    const weak = await run(
+      ['create-admin', '--email', 'weak@example.com', '--name', 'Weak'],
+      'password\n',
+    )
     expect(weak.code).toBe(1)
     expect(weak.stderr).toContain('password')
-    const malformed = await run(['create-admin', '--email', 'not-an-email', '--name', 'X'], 'another passphrase 8\n')
+    const malformed = await run(
+      ['create-admin', '--email', 'not-an-email', '--name', 'X'],
+      'another passphrase 8\n',
+    )
     expect(malformed.code).toBe(2)
     expect(malformed.stderr).toContain('--email')
     expect(await users()).toHaveLength(1)
@@ -94,10 +122,15 @@ describe('switchboard CLI', () => {
 
     const deps = createDeps(parseConfig(env), { logger: createLogger({ logLevel: 'silent' }) })
     try {
-      const rows = await deps.db.selectFrom('password_resets').select(['token_hash', 'via', 'created_at', 'expires_at']).execute()
+      const rows = await deps.db
+        .selectFrom('password_resets')
+        .select(['token_hash', 'via', 'created_at', 'expires_at'])
+        .execute()
       expect(rows).toHaveLength(1)
       expect(rows[0]).toMatchObject({ token_hash: sha256Hex(token), via: 'cli' })
-      expect(new Date(rows[0]!.expires_at).getTime() - new Date(rows[0]!.created_at).getTime()).toBe(24 * 3600 * 1000)
+      expect(
+        new Date(rows[0]!.expires_at).getTime() - new Date(rows[0]!.created_at).getTime(),
+      ).toBe(24 * 3600 * 1000)
       const events = await deps.db
         .selectFrom('audit_events')
         .select(['action', 'metadata'])
@@ -107,8 +140,12 @@ describe('switchboard CLI', () => {
       expect(JSON.stringify(events[0])).toContain('cli')
       expect(JSON.stringify(events[0])).not.toContain(token)
       const ctx = { ip: null, userAgent: null }
-      expect(await completePasswordReset(deps, { token, new_password: 'operator passphrase 8' }, ctx)).toMatchObject({ sessions_revoked: 0 })
-      await expect(completePasswordReset(deps, { token, new_password: 'operator passphrase 9' }, ctx)).rejects.toMatchObject({
+      expect(
+        await completePasswordReset(deps, { token, new_password: 'operator passphrase 8' }, ctx),
+      ).toMatchObject({ sessions_revoked: 0 })
+      await expect(
+        completePasswordReset(deps, { token, new_password: 'operator passphrase 9' }, ctx),
+      ).rejects.toMatchObject({
         reason: 'RESET_LINK_INVALID',
       })
     } finally {

@@ -48,7 +48,13 @@ import { describeProblem } from './modules/audit/verify.js'
 import { verifyExportFile } from './modules/audit/export-verifier.js'
 import { checkDatabase } from './modules/audit/integrity.js'
 import { compileBodyValidator } from './plugins/validation.js'
-import { backupSqlite, OpsError, pgDumpCommand, pgRestoreCommand, restoreSqlite } from './modules/ops/backup.js'
+import {
+  backupSqlite,
+  OpsError,
+  pgDumpCommand,
+  pgRestoreCommand,
+  restoreSqlite,
+} from './modules/ops/backup.js'
 import { formatResults, runDoctor } from './modules/ops/doctor.js'
 
 export interface CliIo {
@@ -99,7 +105,11 @@ commands:
 const EXIT_RUN_PRINTED_COMMAND = 3
 
 /** What a backup does not contain and a restore needs: the keys of the encrypted settings. */
-function keysReminder(config: { dataDir: string; jwtSecret?: string; encryptionKey?: Buffer }): string {
+function keysReminder(config: {
+  dataDir: string
+  jwtSecret?: string
+  encryptionKey?: Buffer
+}): string {
   return config.jwtSecret !== undefined && config.encryptionKey !== undefined
     ? 'keep JWT_SECRET and ENCRYPTION_KEY with it: without them encrypted settings cannot be read\n'
     : `keep ${path.join(config.dataDir, 'secrets.json')} with it: without it encrypted settings cannot be read\n`
@@ -109,7 +119,11 @@ function keysReminder(config: { dataDir: string; jwtSecret?: string; encryptionK
 async function readLine(io: CliIo, prompt = 'Password: '): Promise<string> {
   const muted = new Writable({ write: (_chunk, _encoding, done) => done() })
   if (io.stdin.isTTY) io.stdout.write(prompt)
-  const lines = createInterface({ input: io.stdin, output: io.stdin.isTTY ? muted : undefined, terminal: Boolean(io.stdin.isTTY) })
+  const lines = createInterface({
+    input: io.stdin,
+    output: io.stdin.isTTY ? muted : undefined,
+    terminal: Boolean(io.stdin.isTTY),
+  })
   try {
     for await (const line of lines) return line
     return ''
@@ -124,17 +138,25 @@ async function readLine(io: CliIo, prompt = 'Password: '): Promise<string> {
  * secrets.json is swapped only after the database committed; a key from the environment is printed
  * (when generated) for the operator to install.
  */
-async function rotateKeys(deps: Deps, io: CliIo, options: { newKey: Buffer; generated: boolean; jwtSecret: boolean }): Promise<number> {
+async function rotateKeys(
+  deps: Deps,
+  io: CliIo,
+  options: { newKey: Buffer; generated: boolean; jwtSecret: boolean },
+): Promise<number> {
   const keyInFile = deps.config.encryptionKey === undefined && deps.secrets.file !== null
   const jwtInFile = deps.config.jwtSecret === undefined && deps.secrets.file !== null
   if (options.jwtSecret && !jwtInFile) {
-    io.stderr.write('switchboard: JWT_SECRET comes from the environment; change it there (every session ends)\n')
+    io.stderr.write(
+      'switchboard: JWT_SECRET comes from the environment; change it there (every session ends)\n',
+    )
     return 2
   }
   const staged =
     keyInFile || options.jwtSecret
       ? stageSecretsFile(deps.secrets.file!, {
-          jwtSecret: options.jwtSecret ? randomBytes(48).toString('base64url') : deps.secrets.jwtSecret,
+          jwtSecret: options.jwtSecret
+            ? randomBytes(48).toString('base64url')
+            : deps.secrets.jwtSecret,
           encryptionKey: keyInFile ? options.newKey : deps.secrets.encryptionKey,
         })
       : null
@@ -154,7 +176,10 @@ async function rotateKeys(deps: Deps, io: CliIo, options: { newKey: Buffer; gene
     }\n`,
   )
   if (keyInFile) io.stdout.write(`the new key is in ${deps.secrets.file}; restart every instance\n`)
-  else if (options.generated) io.stdout.write(`set ENCRYPTION_KEY=${options.newKey.toString('hex')} on every instance and restart them\n`)
+  else if (options.generated)
+    io.stdout.write(
+      `set ENCRYPTION_KEY=${options.newKey.toString('hex')} on every instance and restart them\n`,
+    )
   else io.stdout.write('set ENCRYPTION_KEY to the new key on every instance and restart them\n')
   if (options.jwtSecret) io.stdout.write('the JWT secret was replaced: every session ends\n')
   return 0
@@ -183,7 +208,9 @@ async function rotateAuditKey(args: string[], io: CliIo): Promise<number> {
   if (values['new-key-stdin']) {
     newKey = (await readLine(io, 'New audit signing key: ')).trim()
     if (!isSigningKey(newKey)) {
-      io.stderr.write('switchboard: the new key must be an Ed25519 private key, base64 PKCS #8 DER (as AUDIT_SIGNING_KEY)\n')
+      io.stderr.write(
+        'switchboard: the new key must be an Ed25519 private key, base64 PKCS #8 DER (as AUDIT_SIGNING_KEY)\n',
+      )
       return 2
     }
   }
@@ -202,9 +229,12 @@ async function rotateAuditKey(args: string[], io: CliIo): Promise<number> {
       `audit signing key rotated: the checkpoint of ${rotation.treeSize} events is signed by both keys\n` +
         `old verifier key (stays published): ${rotation.oldVerifierKey}\nnew verifier key: ${rotation.newVerifierKey}\n`,
     )
-    if (keyInFile) io.stdout.write(`the new key is in ${deps.secrets.file}; restart every instance\n`)
-    else if (!values['new-key-stdin']) io.stdout.write(`set AUDIT_SIGNING_KEY=${newKey} on every instance and restart them\n`)
-    else io.stdout.write('set AUDIT_SIGNING_KEY to the new key on every instance and restart them\n')
+    if (keyInFile)
+      io.stdout.write(`the new key is in ${deps.secrets.file}; restart every instance\n`)
+    else if (!values['new-key-stdin'])
+      io.stdout.write(`set AUDIT_SIGNING_KEY=${newKey} on every instance and restart them\n`)
+    else
+      io.stdout.write('set AUDIT_SIGNING_KEY to the new key on every instance and restart them\n')
     return 0
   })
 }
@@ -216,12 +246,31 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { key: { type: 'string' }, checkpoint: { type: 'string' }, database: { type: 'boolean' }, threads: { type: 'string' } },
+    options: {
+      key: { type: 'string' },
+      checkpoint: { type: 'string' },
+      database: { type: 'boolean' },
+      threads: { type: 'string' },
+    },
   })
   const threads = values.threads === undefined ? undefined : Number(values.threads)
-  const badThreads = threads !== undefined && !(Number.isSafeInteger(threads) && threads >= 0 && threads <= 64 && /^[0-9]+$/.test(values.threads!))
-  if (sub !== 'verify' || (values.database === true) === (positionals.length === 1) || positionals.length > 1 || badThreads) {
-    io.stderr.write(`audit verify needs an export file or --database (or: audit rotate-key)\n\n${USAGE}`)
+  const badThreads =
+    threads !== undefined &&
+    !(
+      Number.isSafeInteger(threads) &&
+      threads >= 0 &&
+      threads <= 64 &&
+      /^[0-9]+$/.test(values.threads!)
+    )
+  if (
+    sub !== 'verify' ||
+    (values.database === true) === (positionals.length === 1) ||
+    positionals.length > 1 ||
+    badThreads
+  ) {
+    io.stderr.write(
+      `audit verify needs an export file or --database (or: audit rotate-key)\n\n${USAGE}`,
+    )
     return 2
   }
   if (values.database) {
@@ -230,12 +279,18 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
       io.stdout.write(`audit log NOT intact: ${describeProblem(result.problem)}\n`)
       return 1
     }
-    io.stdout.write(`audit log intact: ${result.size} leaves, ${result.checkpoints} signed roots matched\n`)
+    io.stdout.write(
+      `audit log intact: ${result.size} leaves, ${result.checkpoints} signed roots matched\n`,
+    )
     return 0
   }
   // A key is given as its text, or as a file holding it.
-  const key = values.key !== undefined && fs.existsSync(values.key) ? fs.readFileSync(values.key, 'utf8').trim() : values.key
-  const saved = values.checkpoint === undefined ? undefined : fs.readFileSync(values.checkpoint, 'utf8')
+  const key =
+    values.key !== undefined && fs.existsSync(values.key)
+      ? fs.readFileSync(values.key, 'utf8').trim()
+      : values.key
+  const saved =
+    values.checkpoint === undefined ? undefined : fs.readFileSync(values.checkpoint, 'utf8')
   const result = await verifyExportFile(positionals[0]!, {
     ...(key !== undefined && { verifierKey: key }),
     ...(saved !== undefined && { savedCheckpoint: saved }),
@@ -245,9 +300,14 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout.write(`audit log NOT intact: ${describeProblem(result.problem)}\n`)
     return 1
   }
-  const scope = result.subset ? `${result.entries} filtered entries, each proven in` : `all ${result.entries} entries of`
+  const scope = result.subset
+    ? `${result.entries} filtered entries, each proven in`
+    : `all ${result.entries} entries of`
   io.stdout.write(`audit log intact: ${scope} the signed tree of ${result.treeSize} leaves\n`)
-  if (result.keyFromExport) io.stdout.write('note: checked with the key inside the export; pass --key with the key you trust\n')
+  if (result.keyFromExport)
+    io.stdout.write(
+      'note: checked with the key inside the export; pass --key with the key you trust\n',
+    )
   return 0
 }
 
@@ -261,7 +321,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0
       }
       case 'create-admin': {
-        const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, name: { type: 'string' } } })
+        const { values } = parseArgs({
+          args: rest,
+          options: { email: { type: 'string' }, name: { type: 'string' } },
+        })
         if (values.email === undefined || values.name === undefined) {
           io.stderr.write(`create-admin needs --email and --name\n\n${USAGE}`)
           return 2
@@ -269,7 +332,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const input = { email: values.email, name: values.name }
         const problems = compileBodyValidator(Body(NewUserFields))(input)
         if (problems !== null) {
-          io.stderr.write(`switchboard: ${problems.map((p) => `--${p.field} ${p.message}`).join('; ')}\n`)
+          io.stderr.write(
+            `switchboard: ${problems.map((p) => `--${p.field} ${p.message}`).join('; ')}\n`,
+          )
           return 2
         }
         const password = await readLine(io)
@@ -314,7 +379,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0
       }
       case 'rotate-keys': {
-        const { values } = parseArgs({ args: rest, options: { 'new-key-stdin': { type: 'boolean' }, 'jwt-secret': { type: 'boolean' } } })
+        const { values } = parseArgs({
+          args: rest,
+          options: { 'new-key-stdin': { type: 'boolean' }, 'jwt-secret': { type: 'boolean' } },
+        })
         let newKey = randomBytes(32)
         if (values['new-key-stdin']) {
           const line = (await readLine(io)).trim()
@@ -324,7 +392,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           }
           newKey = Buffer.from(line, 'hex')
         }
-        return withDeps(io, (deps) => rotateKeys(deps, io, { newKey, generated: !values['new-key-stdin'], jwtSecret: Boolean(values['jwt-secret']) }))
+        return withDeps(io, (deps) =>
+          rotateKeys(deps, io, {
+            newKey,
+            generated: !values['new-key-stdin'],
+            jwtSecret: Boolean(values['jwt-secret']),
+          }),
+        )
       }
       case 'backup': {
         const [file] = rest
@@ -341,12 +415,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return EXIT_RUN_PRINTED_COMMAND
         }
         const report = backupSqlite(config.database, file)
-        io.stdout.write(`backup written to ${report.file} (${report.bytes} bytes, ${report.migrations} migrations, integrity check ok)\n`)
+        io.stdout.write(
+          `backup written to ${report.file} (${report.bytes} bytes, ${report.migrations} migrations, integrity check ok)\n`,
+        )
         io.stdout.write(keysReminder(config))
         return 0
       }
       case 'restore': {
-        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { force: { type: 'boolean' } } })
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { force: { type: 'boolean' } },
+        })
         const [file] = positionals
         if (file === undefined || positionals.length !== 1) {
           io.stderr.write(`restore needs exactly one file\n\n${USAGE}`)
@@ -360,7 +440,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return EXIT_RUN_PRINTED_COMMAND
         }
         const restored = restoreSqlite(config.database, file, { force: Boolean(values.force) })
-        io.stdout.write(`restored ${restored.file} from ${path.resolve(file)} (${restored.migrations} migrations, integrity check ok)\n`)
+        io.stdout.write(
+          `restored ${restored.file} from ${path.resolve(file)} (${restored.migrations} migrations, integrity check ok)\n`,
+        )
         // Only the database: createDeps would generate a secrets file, which cannot open the restored secrets.
         const database = createDatabase(config.database, { warn: () => undefined })
         try {
@@ -369,11 +451,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           await database.close()
         }
         io.stdout.write('database is up to date\n')
-        const keysInEnvironment = config.jwtSecret !== undefined && config.encryptionKey !== undefined
+        const keysInEnvironment =
+          config.jwtSecret !== undefined && config.encryptionKey !== undefined
         const secretsFile = path.join(config.dataDir, 'secrets.json')
-        if (keysInEnvironment) io.stdout.write('set JWT_SECRET and ENCRYPTION_KEY as on the instance that was backed up, then start the service\n')
+        if (keysInEnvironment)
+          io.stdout.write(
+            'set JWT_SECRET and ENCRYPTION_KEY as on the instance that was backed up, then start the service\n',
+          )
         else if (fs.existsSync(secretsFile))
-          io.stdout.write(`${secretsFile} must be the one of the instance that was backed up; then start the service\n`)
+          io.stdout.write(
+            `${secretsFile} must be the one of the instance that was backed up; then start the service\n`,
+          )
         else
           io.stdout.write(
             `copy the backed-up instance's secrets.json to ${secretsFile} (mode 0600) before starting the service: without it encrypted settings cannot be read\n`,
@@ -388,7 +476,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'setup-code': {
         // The code on demand, for a terminal the operator no longer sees (a container's start-up
         // output); it opens nothing once a user exists, so it is not printed then either.
-        const code = await withDeps(io, async (deps) => ((await anyUserExists(deps.db)) ? null : setupCodeFor(deps)))
+        const code = await withDeps(io, async (deps) =>
+          (await anyUserExists(deps.db)) ? null : setupCodeFor(deps),
+        )
         if (code === null) {
           io.stderr.write('switchboard: the instance is already set up; there is no setup code\n')
           return 1
@@ -403,7 +493,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof OpsError) io.stderr.write(`switchboard: ${error.message}\n`)
+    if (error instanceof ConfigError || error instanceof OpsError)
+      io.stderr.write(`switchboard: ${error.message}\n`)
     else if (error instanceof AppError) {
       const details = Array.isArray(error.details)
         ? error.details.map((d) => `${d.field} ${d.message}`).join('; ')
@@ -426,7 +517,10 @@ function entryPath(): string {
 }
 
 if (import.meta.url === pathToFileURL(entryPath()).href) {
-  void runCli(process.argv.slice(2), { env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then((code) =>
-    process.exit(code),
-  )
+  void runCli(process.argv.slice(2), {
+    env: process.env,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  }).then((code) => process.exit(code))
 }

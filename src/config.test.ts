@@ -18,7 +18,10 @@ describe('parseConfig', () => {
     const config = parseConfig({})
     expect(config.port).toBe(8080)
     expect(config.dataDir).toBe(path.resolve('data'))
-    expect(config.database).toMatchObject({ kind: 'sqlite', url: path.resolve('data/switchboard.db') })
+    expect(config.database).toMatchObject({
+      kind: 'sqlite',
+      url: path.resolve('data/switchboard.db'),
+    })
     expect(config.publicUrl).toBe('http://localhost:8080')
     expect(config.secureCookies).toBe(false)
     expect(config.sessionTtlSeconds).toBe(7 * 86400)
@@ -41,7 +44,11 @@ describe('parseConfig', () => {
     expect(config.port).toBe(9000)
     expect(config.publicUrl).toBe('https://sb.example.com')
     expect(config.secureCookies).toBe(true)
-    expect(config.database).toMatchObject({ kind: 'postgres', url: 'postgres://sb:pw@db:5432/sb', poolSize: 10 })
+    expect(config.database).toMatchObject({
+      kind: 'postgres',
+      url: 'postgres://sb:pw@db:5432/sb',
+      poolSize: 10,
+    })
     expect(config.redisUrl).toBe('redis://cache:6379')
     expect(config.encryptionKey).toEqual(Buffer.alloc(32, 0xab))
     expect(config.sessionTtlSeconds).toBe(12 * 3600)
@@ -58,7 +65,9 @@ describe('parseConfig', () => {
     }
     expect(parseConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false)
     expect(parseConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2)
-    expect(parseConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy).toBe('127.0.0.1, 10.0.0.0/8')
+    expect(parseConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' }).trustProxy).toBe(
+      '127.0.0.1, 10.0.0.0/8',
+    )
   })
 
   it('treats empty variables as unset', () => {
@@ -67,9 +76,17 @@ describe('parseConfig', () => {
 
   it('reports every problem at once, each with the variable and a hint, and never the value', () => {
     const secret = 'short-secret-value'
-    const problems = problemsOf({ PORT: 'eighty', JWT_SECRET: secret, ENCRYPTION_KEY: 'xyz', LOG_LEVEL: 'loud', SESSION_TTL: '7 weeks' })
+    const problems = problemsOf({
+      PORT: 'eighty',
+      JWT_SECRET: secret,
+      ENCRYPTION_KEY: 'xyz',
+      LOG_LEVEL: 'loud',
+      SESSION_TTL: '7 weeks',
+    })
     const variables = problems.map((p) => p.split(':')[0])
-    expect(variables).toEqual(expect.arrayContaining(['PORT', 'JWT_SECRET', 'ENCRYPTION_KEY', 'LOG_LEVEL', 'SESSION_TTL']))
+    expect(variables).toEqual(
+      expect.arrayContaining(['PORT', 'JWT_SECRET', 'ENCRYPTION_KEY', 'LOG_LEVEL', 'SESSION_TTL']),
+    )
     for (const problem of problems) {
       expect(problem).toContain('Expected')
       expect(problem).not.toContain(secret)
@@ -77,7 +94,9 @@ describe('parseConfig', () => {
   })
 
   it('rejects unsupported database and URL schemes', () => {
-    expect(problemsOf({ DATABASE_URL: 'mysql://db/x' })[0]).toMatch(/^DATABASE_URL: unsupported scheme/)
+    expect(problemsOf({ DATABASE_URL: 'mysql://db/x' })[0]).toMatch(
+      /^DATABASE_URL: unsupported scheme/,
+    )
     expect(problemsOf({ PUBLIC_URL: 'ftp://x' })[0]).toMatch(/^PUBLIC_URL/)
     expect(problemsOf({ REDIS_URL: 'http://cache' })[0]).toMatch(/^REDIS_URL/)
     expect(problemsOf({ PASSWORD_HASH_MEMORY_KIB: '8' })[0]).toMatch(/^PASSWORD_HASH_MEMORY_KIB/)
@@ -111,13 +130,28 @@ describe('parseConfig', () => {
   it('names every billing problem with a hint, and never a key', () => {
     const key = 'pk_live_notASecretKeyButStillSecretish'
     const keyProblems = problemsOf({ STRIPE_SECRET_KEY: key, STRIPE_WEBHOOK_SECRET: 'secret' })
-    expect(keyProblems.map((p) => p.split(':')[0])).toEqual(['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'])
+    expect(keyProblems.map((p) => p.split(':')[0])).toEqual([
+      'STRIPE_SECRET_KEY',
+      'STRIPE_WEBHOOK_SECRET',
+    ])
     for (const problem of keyProblems) expect(problem).not.toContain(key)
-    expect(problemsOf({ STRIPE_API_BASE: 'http://127.0.0.1:12111/v1' })[0]).toMatch(/^STRIPE_API_BASE: not an http\(s\) origin/)
+    expect(problemsOf({ STRIPE_API_BASE: 'http://127.0.0.1:12111/v1' })[0]).toMatch(
+      /^STRIPE_API_BASE: not an http\(s\) origin/,
+    )
     expect(problemsOf({ STRIPE_API_BASE: 'ftp://stripe' })[0]).toMatch(/^STRIPE_API_BASE/)
-    expect(problemsOf({ BILLING_PLANS: '[{"id":"pro"' })).toEqual([expect.stringMatching(/^BILLING_PLANS: not valid JSON\. Expected a JSON array/)])
-    const shape = problemsOf({ BILLING_PLANS: '[{"id":"Pro!","name":"","prices":{}},{"id":"x","name":"X","prices":{"week":"p"}}]' })
-    expect(shape.map((p) => p.split(': ')[1])).toEqual(['at /0/id', 'at /0/name', 'at /0/prices', 'at /1/prices/week'])
+    expect(problemsOf({ BILLING_PLANS: '[{"id":"pro"' })).toEqual([
+      expect.stringMatching(/^BILLING_PLANS: not valid JSON\. Expected a JSON array/),
+    ])
+    const shape = problemsOf({
+      BILLING_PLANS:
+        '[{"id":"Pro!","name":"","prices":{}},{"id":"x","name":"X","prices":{"week":"p"}}]',
+    })
+    expect(shape.map((p) => p.split(': ')[1])).toEqual([
+      'at /0/id',
+      'at /0/name',
+      'at /0/prices',
+      'at /1/prices/week',
+    ])
     const rules = problemsOf({
       BILLING_PLANS:
         '[{"id":"free","name":"F","prices":{"month":"p1"}},{"id":"a","name":"A","prices":{"month":"p2"}},{"id":"a","name":"B","prices":{"year":"p2"}}]',
@@ -131,6 +165,7 @@ describe('parseConfig', () => {
 
   it('is documented: the README configuration table lists every variable', () => {
     const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8')
-    for (const name of Object.keys(EnvSchema.properties)) expect(readme, name).toMatch(new RegExp(`\\|\\s*\`${name}\`\\s*\\|`))
+    for (const name of Object.keys(EnvSchema.properties))
+      expect(readme, name).toMatch(new RegExp(`\\|\\s*\`${name}\`\\s*\\|`))
   })
 })

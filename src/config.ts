@@ -16,11 +16,26 @@ function env<T extends TSchema>(schema: T, hint: string): T {
 
 export const EnvSchema = Type.Object({
   PORT: env(Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }), 'a TCP port, e.g. 8080'),
-  HOST: env(Type.String({ minLength: 1, default: '0.0.0.0' }), 'an interface address, e.g. 0.0.0.0 or 127.0.0.1'),
-  PUBLIC_URL: env(Type.Optional(Type.String()), 'the absolute http(s) URL users reach the service at, e.g. https://sb.example.com'),
-  DATA_DIR: env(Type.String({ minLength: 1, default: './data' }), 'a writable directory for the SQLite database and generated keys'),
-  DATABASE_URL: env(Type.Optional(Type.String()), 'sqlite:<path> or postgres://user:password@host:5432/database'),
-  DATABASE_POOL_SIZE: env(Type.Integer({ minimum: 1, maximum: 200, default: 10 }), 'PostgreSQL connections per instance, 1–200'),
+  HOST: env(
+    Type.String({ minLength: 1, default: '0.0.0.0' }),
+    'an interface address, e.g. 0.0.0.0 or 127.0.0.1',
+  ),
+  PUBLIC_URL: env(
+    Type.Optional(Type.String()),
+    'the absolute http(s) URL users reach the service at, e.g. https://sb.example.com',
+  ),
+  DATA_DIR: env(
+    Type.String({ minLength: 1, default: './data' }),
+    'a writable directory for the SQLite database and generated keys',
+  ),
+  DATABASE_URL: env(
+    Type.Optional(Type.String()),
+    'sqlite:<path> or postgres://user:password@host:5432/database',
+  ),
+  DATABASE_POOL_SIZE: env(
+    Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+    'PostgreSQL connections per instance, 1–200',
+  ),
   REDIS_URL: env(Type.Optional(Type.String()), 'redis://host:6379 or rediss://…'),
   JWT_SECRET: env(
     Type.Optional(Type.String({ minLength: 32 })),
@@ -34,7 +49,10 @@ export const EnvSchema = Type.Object({
     Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{40,200}$' })),
     'an Ed25519 private key as base64 PKCS #8 DER (issue 30), e.g. `openssl genpkey -algorithm ed25519 -outform DER | base64 -w0`',
   ),
-  SESSION_TTL: env(Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '7d' }), 'a duration such as 30m, 12h or 7d'),
+  SESSION_TTL: env(
+    Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '7d' }),
+    'a duration such as 30m, 12h or 7d',
+  ),
   SESSION_IDLE_TIMEOUT: env(
     Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '12h' }),
     'a duration of inactivity after which a session ends, such as 30m or 12h',
@@ -54,8 +72,14 @@ export const EnvSchema = Type.Object({
     Type.Integer({ minimum: 1024, maximum: 1048576, default: 19456 }),
     'argon2id memory in KiB; 19456 (19 MiB) is the OWASP minimum',
   ),
-  PASSWORD_HASH_ITERATIONS: env(Type.Integer({ minimum: 1, maximum: 20, default: 2 }), 'argon2id passes; 2 is the OWASP minimum at 19 MiB'),
-  PASSWORD_HASH_CONCURRENCY: env(Type.Integer({ minimum: 1, maximum: 64, default: 2 }), 'argon2 hashes run at once per process (about one per core)'),
+  PASSWORD_HASH_ITERATIONS: env(
+    Type.Integer({ minimum: 1, maximum: 20, default: 2 }),
+    'argon2id passes; 2 is the OWASP minimum at 19 MiB',
+  ),
+  PASSWORD_HASH_CONCURRENCY: env(
+    Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+    'argon2 hashes run at once per process (about one per core)',
+  ),
   PASSWORD_HASH_QUEUE: env(
     Type.Integer({ minimum: 0, maximum: 10000, default: 32 }),
     'argon2 hashes that may wait for a place; beyond that 503 with Retry-After',
@@ -64,7 +88,10 @@ export const EnvSchema = Type.Object({
     Type.Integer({ minimum: 1, maximum: 1_000_000, default: 200 }),
     "mails per hour the instance sends on users' request (invitations, their resends, email-change links), e.g. 200",
   ),
-  MFA_ISSUER: env(Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }), 'the name authenticator apps show, e.g. "Acme Switchboard"'),
+  MFA_ISSUER: env(
+    Type.String({ minLength: 1, maxLength: 64, default: 'Switchboard' }),
+    'the name authenticator apps show, e.g. "Acme Switchboard"',
+  ),
   RATE_LIMIT_GENERAL: env(
     Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
     'requests per minute per credential (or IP); 0 switches the general limit off',
@@ -77,12 +104,30 @@ export const EnvSchema = Type.Object({
     Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     'a TCP port for a metrics listener bound to 127.0.0.1 (GET /metrics), e.g. 9464',
   ),
-  METRICS_TOKEN: env(Type.Optional(Type.String({ minLength: 16 })), 'a bearer secret of at least 16 characters that /api/metrics then requires'),
-  REQUEST_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 3600, default: 30 }), 'seconds a request (headers and body) may take to arrive'),
-  HEADERS_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds the request headers may take to arrive'),
-  KEEP_ALIVE_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 5 }), 'seconds an idle keep-alive connection stays open'),
-  FAILED_LOGIN_RETENTION_DAYS: env(Type.Integer({ minimum: 1, maximum: 3650, default: 90 }), 'days failed sign-in audit events are kept'),
-  SHUTDOWN_TIMEOUT_SECONDS: env(Type.Integer({ minimum: 1, maximum: 600, default: 10 }), 'seconds to let in-flight requests finish on SIGTERM'),
+  METRICS_TOKEN: env(
+    Type.Optional(Type.String({ minLength: 16 })),
+    'a bearer secret of at least 16 characters that /api/metrics then requires',
+  ),
+  REQUEST_TIMEOUT_SECONDS: env(
+    Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+    'seconds a request (headers and body) may take to arrive',
+  ),
+  HEADERS_TIMEOUT_SECONDS: env(
+    Type.Integer({ minimum: 1, maximum: 600, default: 10 }),
+    'seconds the request headers may take to arrive',
+  ),
+  KEEP_ALIVE_TIMEOUT_SECONDS: env(
+    Type.Integer({ minimum: 1, maximum: 600, default: 5 }),
+    'seconds an idle keep-alive connection stays open',
+  ),
+  FAILED_LOGIN_RETENTION_DAYS: env(
+    Type.Integer({ minimum: 1, maximum: 3650, default: 90 }),
+    'days failed sign-in audit events are kept',
+  ),
+  SHUTDOWN_TIMEOUT_SECONDS: env(
+    Type.Integer({ minimum: 1, maximum: 600, default: 10 }),
+    'seconds to let in-flight requests finish on SIGTERM',
+  ),
   STRIPE_SECRET_KEY: env(
     Type.Optional(Type.String({ pattern: '^(sk|rk)_[A-Za-z0-9_]{8,}$' })),
     'a Stripe secret key (sk_live_…, sk_test_…) or restricted key (rk_…)',
@@ -99,7 +144,10 @@ export const EnvSchema = Type.Object({
     Type.Boolean({ default: false }),
     'true lets admin-configured servers (SMTP, AI, OIDC) be on private networks or loopback; link-local and metadata addresses stay refused',
   ),
-  BILLING_PLANS: env(Type.Optional(Type.String()), 'a JSON array such as [{"id":"pro","name":"Pro","prices":{"month":"price_…","year":"price_…"}}]'),
+  BILLING_PLANS: env(
+    Type.Optional(Type.String()),
+    'a JSON array such as [{"id":"pro","name":"Pro","prices":{"month":"price_…","year":"price_…"}}]',
+  ),
 })
 
 export type Env = Static<typeof EnvSchema>
@@ -120,7 +168,12 @@ const PlanSchema = Type.Object(
     id: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }),
     name: Type.String({ minLength: 1, maxLength: 100 }),
     prices: Type.Object(
-      Object.fromEntries(BILLING_INTERVALS.map((interval) => [interval, Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }))])),
+      Object.fromEntries(
+        BILLING_INTERVALS.map((interval) => [
+          interval,
+          Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' })),
+        ]),
+      ),
       { additionalProperties: false, minProperties: 1 },
     ),
   },
@@ -232,11 +285,19 @@ function pickDefined(source: Record<string, string | undefined>): Record<string,
   return picked
 }
 
-function parseDatabase(url: string | undefined, dataDir: string, poolSize: number, problems: string[]): DatabaseConfig {
+function parseDatabase(
+  url: string | undefined,
+  dataDir: string,
+  poolSize: number,
+  problems: string[],
+): DatabaseConfig {
   const value = url ?? `sqlite:${path.join(dataDir, 'switchboard.db')}`
   if (value.startsWith('sqlite:')) {
     const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')
-    if (file === '') problems.push('DATABASE_URL: the sqlite: URL names no file. Expected sqlite:<path>, e.g. sqlite:./data/switchboard.db')
+    if (file === '')
+      problems.push(
+        'DATABASE_URL: the sqlite: URL names no file. Expected sqlite:<path>, e.g. sqlite:./data/switchboard.db',
+      )
     const sqlitePath = file === ':memory:' ? file : path.resolve(file)
     return { kind: 'sqlite', url: sqlitePath, sqlitePath, poolSize: 1 }
   }
@@ -244,11 +305,15 @@ function parseDatabase(url: string | undefined, dataDir: string, poolSize: numbe
     try {
       new URL(value)
     } catch {
-      problems.push('DATABASE_URL: not a valid URL. Expected postgres://user:password@host:5432/database')
+      problems.push(
+        'DATABASE_URL: not a valid URL. Expected postgres://user:password@host:5432/database',
+      )
     }
     return { kind: 'postgres', url: value, poolSize }
   }
-  problems.push('DATABASE_URL: unsupported scheme. Expected sqlite:<path> or postgres://user:password@host:5432/database')
+  problems.push(
+    'DATABASE_URL: unsupported scheme. Expected sqlite:<path> or postgres://user:password@host:5432/database',
+  )
   return { kind: 'sqlite', url: value, poolSize: 1 }
 }
 
@@ -259,12 +324,17 @@ function parsePublicUrl(value: string | undefined, port: number, problems: strin
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme')
     return url.origin + url.pathname.replace(/\/+$/, '')
   } catch {
-    problems.push(`PUBLIC_URL: not an absolute http(s) URL. Expected ${EnvSchema.properties.PUBLIC_URL.hint}`)
+    problems.push(
+      `PUBLIC_URL: not an absolute http(s) URL. Expected ${EnvSchema.properties.PUBLIC_URL.hint}`,
+    )
     return text
   }
 }
 
-function parseStripeApiBase(value: string | undefined, problems: string[]): BillingConfig['stripeApi'] {
+function parseStripeApiBase(
+  value: string | undefined,
+  problems: string[],
+): BillingConfig['stripeApi'] {
   if (value === undefined) return undefined
   try {
     const url = new URL(value)
@@ -279,9 +349,15 @@ function parseStripeApiBase(value: string | undefined, problems: string[]): Bill
     ) {
       throw new Error('shape')
     }
-    return { host: url.hostname, port: Number(url.port || (protocol === 'https' ? 443 : 80)), protocol }
+    return {
+      host: url.hostname,
+      port: Number(url.port || (protocol === 'https' ? 443 : 80)),
+      protocol,
+    }
   } catch {
-    problems.push(`STRIPE_API_BASE: not an http(s) origin. Expected ${EnvSchema.properties.STRIPE_API_BASE.hint}`)
+    problems.push(
+      `STRIPE_API_BASE: not an http(s) origin. Expected ${EnvSchema.properties.STRIPE_API_BASE.hint}`,
+    )
     return undefined
   }
 }
@@ -298,7 +374,8 @@ function parseBillingPlans(text: string | undefined, problems: string[]): Billin
     return []
   }
   const errors = [...Value.Errors(PlansSchema, value)].map(
-    (error) => `BILLING_PLANS: ${error.path === '' ? '' : `at ${error.path}: `}${error.message}. ${hint}`,
+    (error) =>
+      `BILLING_PLANS: ${error.path === '' ? '' : `at ${error.path}: `}${error.message}. ${hint}`,
   )
   if (errors.length > 0) {
     problems.push(...dedupe(errors))
@@ -308,10 +385,15 @@ function parseBillingPlans(text: string | undefined, problems: string[]): Billin
   const ids = plans.map((plan) => plan.id)
   const prices = plans.flatMap((plan) => Object.values(plan.prices))
   // `free` is what an organization has without a subscription.
-  if (ids.includes('free')) problems.push(`BILLING_PLANS: the plan id "free" is reserved for organizations without a subscription. ${hint}`)
-  if (new Set(ids).size !== ids.length) problems.push(`BILLING_PLANS: plan ids must be unique. ${hint}`)
+  if (ids.includes('free'))
+    problems.push(
+      `BILLING_PLANS: the plan id "free" is reserved for organizations without a subscription. ${hint}`,
+    )
+  if (new Set(ids).size !== ids.length)
+    problems.push(`BILLING_PLANS: plan ids must be unique. ${hint}`)
   // Subscription events name a price; it must lead back to one plan.
-  if (new Set(prices).size !== prices.length) problems.push(`BILLING_PLANS: a price may belong to one plan and interval only. ${hint}`)
+  if (new Set(prices).size !== prices.length)
+    problems.push(`BILLING_PLANS: a price may belong to one plan and interval only. ${hint}`)
   return plans.map((plan) => ({ id: plan.id, name: plan.name, prices: { ...plan.prices } }))
 }
 
@@ -336,13 +418,17 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     problems.push(`REDIS_URL: unsupported scheme. Expected ${EnvSchema.properties.REDIS_URL.hint}`)
   }
   if (e.HEADERS_TIMEOUT_SECONDS > e.REQUEST_TIMEOUT_SECONDS) {
-    problems.push('HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)')
+    problems.push(
+      'HEADERS_TIMEOUT_SECONDS: must not exceed REQUEST_TIMEOUT_SECONDS (the headers are part of the request)',
+    )
   }
   const stripeApi = parseStripeApiBase(e.STRIPE_API_BASE, problems)
   const plans = parseBillingPlans(e.BILLING_PLANS, problems)
   const trustProxy = parseTrustProxy(e.TRUST_PROXY, problems)
   if (e.AUDIT_SIGNING_KEY !== undefined && !isSigningKey(e.AUDIT_SIGNING_KEY)) {
-    problems.push(`AUDIT_SIGNING_KEY: not an Ed25519 private key. Expected ${EnvSchema.properties.AUDIT_SIGNING_KEY.hint}`)
+    problems.push(
+      `AUDIT_SIGNING_KEY: not an Ed25519 private key. Expected ${EnvSchema.properties.AUDIT_SIGNING_KEY.hint}`,
+    )
   }
   if (problems.length > 0) throw new ConfigError(problems)
 
@@ -356,7 +442,11 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     sessionTtlSeconds: parseDuration(e.SESSION_TTL),
     trustProxy,
     logLevel: e.LOG_LEVEL,
-    passwordHash: { memoryCost: e.PASSWORD_HASH_MEMORY_KIB, timeCost: e.PASSWORD_HASH_ITERATIONS, parallelism: 1 },
+    passwordHash: {
+      memoryCost: e.PASSWORD_HASH_MEMORY_KIB,
+      timeCost: e.PASSWORD_HASH_ITERATIONS,
+      parallelism: 1,
+    },
     passwordHashLimits: { concurrency: e.PASSWORD_HASH_CONCURRENCY, queue: e.PASSWORD_HASH_QUEUE },
     sessionIdleSeconds: parseDuration(e.SESSION_IDLE_TIMEOUT),
     httpTimeouts: {
@@ -374,7 +464,9 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     billing: {
       plans,
       ...(e.STRIPE_SECRET_KEY !== undefined && { stripeSecretKey: e.STRIPE_SECRET_KEY }),
-      ...(e.STRIPE_WEBHOOK_SECRET !== undefined && { stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET }),
+      ...(e.STRIPE_WEBHOOK_SECRET !== undefined && {
+        stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+      }),
       ...(stripeApi !== undefined && { stripeApi }),
     },
     ...(e.REDIS_URL !== undefined && { redisUrl: e.REDIS_URL }),

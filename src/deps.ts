@@ -83,7 +83,9 @@ function createRedis(url: string, logger: Logger): Redis {
     maxRetriesPerRequest: 1,
     lazyConnect: false,
   })
-  redis.on('error', (error: Error) => logger.debug({ error: { message: error.message } }, 'redis connection error'))
+  redis.on('error', (error: Error) =>
+    logger.debug({ error: { message: error.message } }, 'redis connection error'),
+  )
   return redis
 }
 
@@ -112,7 +114,10 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
   const database = overrides.database ?? createDatabase(config.database, logger)
   const redis = config.redisUrl === undefined ? null : createRedis(config.redisUrl, logger)
   const memoryCounters = createMemoryCounterStore(clock)
-  const counters: CounterStore = redis === null ? memoryCounters : createFallbackCounterStore(createRedisCounterStore(redis), memoryCounters, logger)
+  const counters: CounterStore =
+    redis === null
+      ? memoryCounters
+      : createFallbackCounterStore(createRedisCounterStore(redis), memoryCounters, logger)
 
   return {
     config,
@@ -121,9 +126,16 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     clock,
     logger,
     secrets,
-    keys: { csrf: deriveKey(secrets.jwtSecret, 'csrf'), oidcState: deriveKey(secrets.jwtSecret, 'oidc-state') },
+    keys: {
+      csrf: deriveKey(secrets.jwtSecret, 'csrf'),
+      oidcState: deriveKey(secrets.jwtSecret, 'oidc-state'),
+    },
     passwords: createPasswordHasher(config.passwordHash, config.passwordHashLimits),
-    accessTokens: createAccessTokens({ secret: secrets.jwtSecret, issuer: config.publicUrl, clock }),
+    accessTokens: createAccessTokens({
+      secret: secrets.jwtSecret,
+      issuer: config.publicUrl,
+      clock,
+    }),
     counters,
     budgets: new AttemptBudgets(counters),
     redis,
@@ -133,7 +145,9 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
     oidc: createOidcClient({ clock, policy: config.outbound }),
     stripe: createStripeAdapter(config.billing),
     // The process's figures only where they can be scraped (lib/metrics.ts).
-    metrics: createMetrics({ processMetrics: config.metricsToken !== undefined || config.metricsPort !== undefined }),
+    metrics: createMetrics({
+      processMetrics: config.metricsToken !== undefined || config.metricsPort !== undefined,
+    }),
     auditSigner: createAuditSigner(config.publicUrl, secrets.auditSigningKey),
     async close() {
       redis?.disconnect()

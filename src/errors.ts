@@ -18,7 +18,10 @@ export const REASONS = {
   MFA_NO_PENDING: { status: 409, message: 'There is no pending two-factor enrollment.' },
   MFA_NOT_ENABLED: { status: 409, message: 'Two-factor authentication is not enabled.' },
   FORBIDDEN: { status: 403, message: 'You are not allowed to do this.' },
-  SESSION_REQUIRED: { status: 403, message: 'This operation requires an interactive sign-in, not an API token.' },
+  SESSION_REQUIRED: {
+    status: 403,
+    message: 'This operation requires an interactive sign-in, not an API token.',
+  },
   CSRF_FAILED: { status: 403, message: 'The CSRF token is missing or does not match.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'This method is not allowed on this resource.' },
@@ -31,43 +34,82 @@ export const REASONS = {
   REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Try again later.' },
   // Not in CONTRACT.md §2.2 (issue 26 item 5, docs/API.md "Mail caps"): the instance will not mail this address again today.
-  RECIPIENT_MAIL_LIMIT: { status: 429, message: 'This address has been sent as many messages as it may receive today. Try again tomorrow.' },
+  RECIPIENT_MAIL_LIMIT: {
+    status: 429,
+    message:
+      'This address has been sent as many messages as it may receive today. Try again tomorrow.',
+  },
   // Not in CONTRACT.md §2.2 (issue 26 item 5): the instance's hourly cap on mail that users trigger is reached.
-  INSTANCE_MAIL_LIMIT: { status: 429, message: 'This instance has sent as many messages as it may this hour. Try again later.' },
+  INSTANCE_MAIL_LIMIT: {
+    status: 429,
+    message: 'This instance has sent as many messages as it may this hour. Try again later.',
+  },
   NOT_CONFIGURED: { status: 503, message: 'This feature is not configured.' },
   UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
   // Not in CONTRACT.md §2.2, which has no reason for "our own database is down" (docs/API.md).
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable.' },
   // Not in CONTRACT.md §2.2, which says only "OIDC-linked users → 409" for an email change (docs/API.md).
-  EMAIL_MANAGED_BY_PROVIDER: { status: 409, message: 'Your email address is managed by your identity provider.' },
+  EMAIL_MANAGED_BY_PROVIDER: {
+    status: 409,
+    message: 'Your email address is managed by your identity provider.',
+  },
   // Not in CONTRACT.md §2.2, which says only "yourself → 409" for administrative deletion (docs/API.md).
-  SELF_DELETION: { status: 409, message: 'Administrators delete their own account with DELETE /api/users/me.' },
+  SELF_DELETION: {
+    status: 409,
+    message: 'Administrators delete their own account with DELETE /api/users/me.',
+  },
   // Not in CONTRACT.md §2.2: an administrator changing their own credentials or privileges through /api/admin (docs/API.md, issue #11).
-  SELF_SERVICE_REQUIRED: { status: 409, message: 'Change your own account through the self-service routes.' },
+  SELF_SERVICE_REQUIRED: {
+    status: 409,
+    message: 'Change your own account through the self-service routes.',
+  },
   // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the setup code (docs/API.md, issues #11 and 26).
-  SETUP_CODE_REQUIRED: { status: 403, message: "Setup from this address needs the setup code printed on the server's terminal at start." },
+  SETUP_CODE_REQUIRED: {
+    status: 403,
+    message:
+      "Setup from this address needs the setup code printed on the server's terminal at start.",
+  },
   // Not in CONTRACT.md §2.2 (issue 14, docs/API.md "Passkeys"): a passkey ceremony's challenge is unknown, used or expired.
-  PASSKEY_CHALLENGE_EXPIRED: { status: 409, message: 'The passkey request has expired or was already used. Start again.' },
+  PASSKEY_CHALLENGE_EXPIRED: {
+    status: 409,
+    message: 'The passkey request has expired or was already used. Start again.',
+  },
   // Not in CONTRACT.md §2.2 (issue 14): the authenticator's answer failed a check (origin, RP id, signature, counter, user verification).
   PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey could not be verified.' },
   // Not in CONTRACT.md §2.2 (issue 26, docs/API.md "Second-factor proof"): the account has a second factor, and this
   // change (adding a passkey, removing the last factor) needs it now: a code or an answer of a registered passkey.
   SECOND_FACTOR_REQUIRED: {
     status: 400,
-    message: 'Confirm with your second factor: a code from your authenticator app, a backup code or one of your passkeys.',
+    message:
+      'Confirm with your second factor: a code from your authenticator app, a backup code or one of your passkeys.',
   },
   // Not in CONTRACT.md §2.2 (issue 26, 32): an account without a password proves itself by a recent sign-in (its window).
-  RECENT_SIGN_IN_REQUIRED: { status: 403, message: 'Sign in again to confirm it is you: this change needs a recent sign-in.' },
+  RECENT_SIGN_IN_REQUIRED: {
+    status: 403,
+    message: 'Sign in again to confirm it is you: this change needs a recent sign-in.',
+  },
   // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
   // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
-  MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Two-factor authentication is required on this instance. Set it up to continue.' },
+  MFA_ENROLLMENT_REQUIRED: {
+    status: 403,
+    message: 'Two-factor authentication is required on this instance. Set it up to continue.',
+  },
   // Not in CONTRACT.md §2.2 (issue 27, docs/API.md "Password recovery"): a reset link that is unknown, used or expired.
-  RESET_LINK_INVALID: { status: 400, message: 'This password reset link is invalid, expired or already used. Ask for a new one.' },
+  RESET_LINK_INVALID: {
+    status: 400,
+    message: 'This password reset link is invalid, expired or already used. Ask for a new one.',
+  },
   // Not in CONTRACT.md §2.2 (issue 27): the account signs in only through its identity provider and has no password to reset.
-  PASSWORD_MANAGED_BY_PROVIDER: { status: 409, message: 'This account signs in through its identity provider and has no password to reset.' },
+  PASSWORD_MANAGED_BY_PROVIDER: {
+    status: 409,
+    message: 'This account signs in through its identity provider and has no password to reset.',
+  },
   // Not in CONTRACT.md §2.2 (issue 28, docs/API.md "Least-privilege API tokens"): an API token without the
   // permission the operation needs; `details.required` names it.
-  INSUFFICIENT_SCOPE: { status: 403, message: 'This API token lacks the permission this operation needs.' },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    message: 'This API token lacks the permission this operation needs.',
+  },
   INTERNAL: { status: 500, message: 'An unexpected error occurred.' },
 } as const satisfies Record<string, { status: number; message: string }>
 

@@ -13,17 +13,28 @@ interface LoggedRequest {
   ip?: string
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
+export function createLogger(
+  config: Pick<Config, 'logLevel'>,
+  destination?: DestinationStream,
+): Logger {
   return pino(
     {
       level: config.logLevel,
       base: { service: 'switchboard' },
       timestamp: pino.stdTimeFunctions.isoTime,
       serializers: {
-        req: (req: LoggedRequest) => ({ method: req.method, path: req.url.split('?', 1)[0], ip: req.ip }),
+        req: (req: LoggedRequest) => ({
+          method: req.method,
+          path: req.url.split('?', 1)[0],
+          ip: req.ip,
+        }),
         res: (res: { statusCode: number }) => ({ status: res.statusCode }),
         // No stack traces: they can quote values and are noise in production logs (see errors.ts).
-        err: (err: Error & { code?: string }) => ({ type: err.name, code: err.code, message: err.message }),
+        err: (err: Error & { code?: string }) => ({
+          type: err.name,
+          code: err.code,
+          message: err.message,
+        }),
       },
       // Defence in depth: if a credential-bearing object is ever logged whole, these are masked.
       redact: {

@@ -9,7 +9,9 @@ export const SUPPORTED_NODE = 'Node.js 24 LTS (recommended) or 22 LTS (22.16 or 
 export function unsupportedNodeMessage(version: string): string | null {
   const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number)
   const supported = major >= 24 || (major === 22 && minor >= 16)
-  return supported ? null : `switchboard: needs ${SUPPORTED_NODE}; this is Node.js ${version.replace(/^v/, '')}\n`
+  return supported
+    ? null
+    : `switchboard: needs ${SUPPORTED_NODE}; this is Node.js ${version.replace(/^v/, '')}\n`
 }
 
 /** Stops the process with that line when this Node is not supported. */

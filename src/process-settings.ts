@@ -67,10 +67,15 @@ export interface ProcessSettings {
 }
 
 /** What the process must be restarted with, or null when it already runs with the settings. */
-export function processSettings(execArgv: readonly string[], env: Readonly<Record<string, string | undefined>>): ProcessSettings | null {
+export function processSettings(
+  execArgv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ProcessSettings | null {
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]
   if (given.some((option) => option.startsWith('--max-semi-space-size'))) return null
-  const added = UNLESS_CHOSEN.filter(([chosen]) => !given.some((option) => chosen.test(option))).map(([, flag]) => flag)
+  const added = UNLESS_CHOSEN.filter(
+    ([chosen]) => !given.some((option) => chosen.test(option)),
+  ).map(([, flag]) => flag)
   return {
     execArgv: [...execArgv, SEMI_SPACE_FLAG, ...added, EXPOSE_GC_FLAG],
     env: {
@@ -82,5 +87,7 @@ export function processSettings(execArgv: readonly string[], env: Readonly<Recor
 }
 
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  )
 }

@@ -15,7 +15,11 @@ exitUnlessSupportedNode()
 // is loaded. Where execve is unavailable (Windows) the service runs with Node's defaults.
 const settings = processSettings(process.execArgv, process.env)
 if (settings !== null && typeof process.execve === 'function') {
-  process.execve(process.execPath, [process.execPath, ...settings.execArgv, ...process.argv.slice(1)], settings.env)
+  process.execve(
+    process.execPath,
+    [process.execPath, ...settings.execArgv, ...process.argv.slice(1)],
+    settings.env,
+  )
 }
 
 module.enableCompileCache?.()

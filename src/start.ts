@@ -25,11 +25,15 @@ async function main(): Promise<void> {
   // `switchboard restore` refuses to replace a database this process has open
   // (claimed before the database is opened, so a restore cannot slip in while it migrates).
   const { sqlitePath } = config.database
-  const releaseInstance = sqlitePath !== undefined && sqlitePath !== ':memory:' ? claimInstance(sqlitePath) : () => undefined
+  const releaseInstance =
+    sqlitePath !== undefined && sqlitePath !== ':memory:'
+      ? claimInstance(sqlitePath)
+      : () => undefined
   const deps = createDeps(config)
   const { applied } = await migrateToLatest(deps.database)
   if (applied.length > 0) deps.logger.info({ migrations: applied }, 'database migrated')
-  if (deps.secrets.file !== null) deps.logger.info({ file: deps.secrets.file }, 'using server secrets from the data directory')
+  if (deps.secrets.file !== null)
+    deps.logger.info({ file: deps.secrets.file }, 'using server secrets from the data directory')
   // Keys in the environment are how several instances share a PostgreSQL database; the audit
   // log's signing key must be shared too, or only the first instance's checkpoints are signed.
   if (

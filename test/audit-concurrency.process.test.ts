@@ -8,8 +8,18 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from './helpers/database.js'
-import { runProcess, sharedInstanceEnv, startServerProcess, type ServerProcess } from './helpers/process.js'
+import {
+  createTestDatabase,
+  makeTempDir,
+  testEngine,
+  type TestDatabase,
+} from './helpers/database.js'
+import {
+  runProcess,
+  sharedInstanceEnv,
+  startServerProcess,
+  type ServerProcess,
+} from './helpers/process.js'
 
 const CLI = path.resolve(import.meta.dirname, '../dist/cli.js')
 const CHANGES = 200
@@ -37,10 +47,19 @@ afterAll(async () => {
   await database?.drop()
 })
 
-async function json(server: ServerProcess, method: string, url: string, token: string, body?: unknown) {
+async function json(
+  server: ServerProcess,
+  method: string,
+  url: string,
+  token: string,
+  body?: unknown,
+) {
   const response = await server.fetch(url, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
   return { status: response.status, text: await response.text() }
@@ -51,13 +70,19 @@ describe('two server processes append to one audit tree', () => {
     const setup = await a.fetch('/api/auth/setup', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'ops@example.com', name: 'Ops', password: 'two processes one tree' }),
+      body: JSON.stringify({
+        email: 'ops@example.com',
+        name: 'Ops',
+        password: 'two processes one tree',
+      }),
     })
     expect(setup.status).toBe(201)
     const token = ((await setup.json()) as { token: string }).token
 
     const results = await Promise.all(
-      Array.from({ length: CHANGES }, (_, i) => json(i % 2 === 0 ? a : b, 'PATCH', '/api/users/me', token, { name: `Concurrent ${i}` })),
+      Array.from({ length: CHANGES }, (_, i) =>
+        json(i % 2 === 0 ? a : b, 'PATCH', '/api/users/me', token, { name: `Concurrent ${i}` }),
+      ),
     )
     expect(results.map((r) => r.status)).toEqual(Array(CHANGES).fill(200))
 
@@ -65,13 +90,23 @@ describe('two server processes append to one audit tree', () => {
     const exported = await json(b, 'GET', '/api/admin/audit-log/export?format=verifiable', token)
     expect(exported.status).toBe(200)
     const [headerLine, ...entryLines] = exported.text.trimEnd().split('\n')
-    const header = JSON.parse(headerLine!) as { tree_size: number; verifier_key: string; subset: boolean }
+    const header = JSON.parse(headerLine!) as {
+      tree_size: number
+      verifier_key: string
+      subset: boolean
+    }
     expect(header.subset).toBe(false)
     const entries = entryLines.map(
-      (line) => JSON.parse(line) as { leaf_index: number; event?: { id: string; action: string; metadata: Record<string, unknown> } },
+      (line) =>
+        JSON.parse(line) as {
+          leaf_index: number
+          event?: { id: string; action: string; metadata: Record<string, unknown> }
+        },
     )
     expect(entries).toHaveLength(header.tree_size)
-    expect(entries.map((e) => e.leaf_index)).toEqual(Array.from({ length: header.tree_size }, (_, i) => i))
+    expect(entries.map((e) => e.leaf_index)).toEqual(
+      Array.from({ length: header.tree_size }, (_, i) => i),
+    )
     const ids = entries.map((e) => e.event!.id)
     expect(new Set(ids).size).toBe(ids.length)
     // Each change is one event, each event one leaf: the 200 updates are 200 leaves, none twice.
@@ -80,21 +115,41 @@ describe('two server processes append to one audit tree', () => {
 
     const file = path.join(makeTempDir(), 'export.jsonl')
     fs.writeFileSync(file, exported.text)
-    const offline = await runProcess(CLI, ['audit', 'verify', file, '--key', header.verifier_key], {})
+    const offline = await runProcess(
+      CLI,
+      ['audit', 'verify', file, '--key', header.verifier_key],
+      {},
+    )
     expect(offline, offline.output).toMatchObject({ code: 0 })
     expect(offline.output).toMatch(new RegExp(`^audit log intact: all ${header.tree_size} entries`))
     // The same on worker threads (the built worker module), which also find an edited event.
-    const threaded = await runProcess(CLI, ['audit', 'verify', file, '--key', header.verifier_key, '--threads', '2'], {})
+    const threaded = await runProcess(
+      CLI,
+      ['audit', 'verify', file, '--key', header.verifier_key, '--threads', '2'],
+      {},
+    )
     expect(threaded).toEqual(offline)
     const edited = path.join(makeTempDir(), 'edited.jsonl')
     const at = exported.text.lastIndexOf('"action":"user.update"')
-    fs.writeFileSync(edited, `${exported.text.slice(0, at)}"action":"user.updatE"${exported.text.slice(at + '"action":"user.update"'.length)}`)
-    const found = await runProcess(CLI, ['audit', 'verify', edited, '--key', header.verifier_key, '--threads', '2'], {})
+    fs.writeFileSync(
+      edited,
+      `${exported.text.slice(0, at)}"action":"user.updatE"${exported.text.slice(at + '"action":"user.update"'.length)}`,
+    )
+    const found = await runProcess(
+      CLI,
+      ['audit', 'verify', edited, '--key', header.verifier_key, '--threads', '2'],
+      {},
+    )
     expect(found, found.output).toMatchObject({ code: 1 })
-    expect(found.output).toMatch(/^audit log NOT intact: entry \d+: edited — the event does not match its leaf hash/)
+    expect(found.output).toMatch(
+      /^audit log NOT intact: entry \d+: edited — the event does not match its leaf hash/,
+    )
 
     // The live database: every leaf against its event, the nodes, the checkpoints both processes signed, nothing outside the tree.
-    const live = await runProcess(CLI, ['audit', 'verify', '--database'], { ...env, DATA_DIR: makeTempDir() })
+    const live = await runProcess(CLI, ['audit', 'verify', '--database'], {
+      ...env,
+      DATA_DIR: makeTempDir(),
+    })
     expect(live, live.output).toMatchObject({ code: 0 })
     const leaves = Number(/audit log intact: (\d+) leaves/.exec(live.output)![1])
     // The database may have grown by the export's own event since: never by a gap or a duplicate.

@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import { checkDatabase } from '../src/modules/audit/integrity.js'
-import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote } from '../src/lib/signed-note.js'
+import {
+  parseCheckpoint,
+  parseSignedNote,
+  parseVerifierKey,
+  verifyNote,
+} from '../src/lib/signed-note.js'
 import { startPeerInstance, useTestApp } from './helpers/app.js'
 import { bearer, createSignedInUser } from './helpers/factories.js'
 
@@ -18,7 +23,10 @@ describe('concurrent appends from two instances', () => {
     const peer = await startPeerInstance(t, { DATABASE_POOL_SIZE: '20' })
     try {
       const users = await Promise.all(Array.from({ length: 20 }, () => createSignedInUser(t)))
-      const before = Number((await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size)
+      const before = Number(
+        (await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow())
+          .size,
+      )
 
       const responses = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
@@ -32,7 +40,10 @@ describe('concurrent appends from two instances', () => {
       )
       expect(responses.map((r) => r.statusCode)).toEqual(Array(200).fill(200))
 
-      const head = Number((await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size)
+      const head = Number(
+        (await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow())
+          .size,
+      )
       expect(head).toBe(before + 200)
       const leaves = await t.deps.db
         .selectFrom('audit_events')
@@ -40,7 +51,9 @@ describe('concurrent appends from two instances', () => {
         .where('leaf_index', '>=', before)
         .orderBy('leaf_index')
         .execute()
-      expect(leaves.map((l) => Number(l.leaf_index))).toEqual(Array.from({ length: 200 }, (_, i) => before + i))
+      expect(leaves.map((l) => Number(l.leaf_index))).toEqual(
+        Array.from({ length: 200 }, (_, i) => before + i),
+      )
       expect(leaves.every((l) => l.action === 'user.update')).toBe(true)
       // Each instance checkpoints every second: within a few seconds one covers all 200, signed by the log's key.
       let covering: { tree_size: number; note: string } | undefined
@@ -57,9 +70,20 @@ describe('concurrent appends from two instances', () => {
       expect(parseCheckpoint(note.text)!.size).toBe(Number(covering!.tree_size))
       expect(verifyNote(note, parseVerifierKey(t.deps.auditSigner.verifierKey)!)).toBe(true)
       // The leaf hashes are stored by the checkpoint (not in each change's transaction): one per leaf.
-      const hashes = await t.deps.db.selectFrom('audit_tree_nodes').select('idx').where('level', '=', 0).where('idx', '>=', before).execute()
-      expect(hashes.map((h) => Number(h.idx)).sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => before + i))
-      expect(await checkDatabase(t.deps)).toMatchObject({ ok: true, problem: null, size: before + 200 })
+      const hashes = await t.deps.db
+        .selectFrom('audit_tree_nodes')
+        .select('idx')
+        .where('level', '=', 0)
+        .where('idx', '>=', before)
+        .execute()
+      expect(hashes.map((h) => Number(h.idx)).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 200 }, (_, i) => before + i),
+      )
+      expect(await checkDatabase(t.deps)).toMatchObject({
+        ok: true,
+        problem: null,
+        size: before + 200,
+      })
     } finally {
       await peer.close()
     }

@@ -37,12 +37,20 @@ describe('PostgreSQL backup and restore with the printed commands', () => {
   it('pg_dump of the database restored into a fresh one: the service starts on it and finds the data', async () => {
     const dataDir = makeTempDir()
     const database = await createTestDatabase(dataDir)
-    const server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: database.url, ...FAST_HASHING })
+    const server = await startServerProcess({
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      ...FAST_HASHING,
+    })
     running.push(server)
     const setup = await server.fetch('/api/auth/setup', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', name: 'Admin', password: 'postgres backup passphrase' }),
+      body: JSON.stringify({
+        email: 'admin@example.com',
+        name: 'Admin',
+        password: 'postgres backup passphrase',
+      }),
     })
     expect(setup.status).toBe(201)
     const { token } = (await setup.json()) as { token: string }
@@ -59,12 +67,17 @@ describe('PostgreSQL backup and restore with the printed commands', () => {
 
     // pg_dump runs in one snapshot, so the service may keep running while it does.
     const dumpFile = path.join(makeTempDir(), 'switchboard.dump')
-    const backup = await runProcess(CLI, ['backup', dumpFile], { DATA_DIR: dataDir, DATABASE_URL: database.url })
+    const backup = await runProcess(CLI, ['backup', dumpFile], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+    })
     expect(backup.code).toBe(3)
     expect(backup.output).toContain('PostgreSQL is backed up with its own tool')
     expect(backup.output).toContain(`keep ${path.join(dataDir, 'secrets.json')} with it`)
     const dump = printedCommand(backup.output, 'pg_dump')
-    const schema = new URL(database.url).searchParams.get('options')!.match(/search_path=(\S+)/)![1]!
+    const schema = new URL(database.url).searchParams
+      .get('options')!
+      .match(/search_path=(\S+)/)![1]!
     expect(dump).toContain(`--schema=${schema}`)
     execFileSync('sh', ['-c', dump], { stdio: 'pipe' })
     expect(fs.statSync(dumpFile).size).toBeGreaterThan(0)
@@ -80,14 +93,23 @@ describe('PostgreSQL backup and restore with the printed commands', () => {
     const freshUrl = new URL(database.url)
     freshUrl.pathname = `/${fresh}`
 
-    const restore = await runProcess(CLI, ['restore', dumpFile], { DATA_DIR: dataDir, DATABASE_URL: freshUrl.toString() })
+    const restore = await runProcess(CLI, ['restore', dumpFile], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: freshUrl.toString(),
+    })
     expect(restore.code).toBe(3)
     expect(restore.output).toContain('then start the service: it applies pending migrations')
     execFileSync('sh', ['-c', printedCommand(restore.output, 'pg_restore')], { stdio: 'pipe' })
 
-    const restored = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: freshUrl.toString(), ...FAST_HASHING })
+    const restored = await startServerProcess({
+      DATA_DIR: dataDir,
+      DATABASE_URL: freshUrl.toString(),
+      ...FAST_HASHING,
+    })
     running.push(restored)
-    const links = await restored.fetch('/api/links?limit=100', { headers: { authorization: `Bearer ${token}` } })
+    const links = await restored.fetch('/api/links?limit=100', {
+      headers: { authorization: `Bearer ${token}` },
+    })
     expect(links.status).toBe(200)
     const ids = ((await links.json()) as { items: { id: string }[] }).items.map((item) => item.id)
     expect(ids.sort()).toEqual([...created].sort())
@@ -98,11 +120,16 @@ describe('PostgreSQL backup and restore with the printed commands', () => {
   it('masks the password of DATABASE_URL in the printed commands', async () => {
     const url = 'postgres://switchboard:s3cret-pa55@db.internal:5433/switchboard?sslmode=require'
     for (const command of ['backup', 'restore']) {
-      const result = await runProcess(CLI, [command, '/var/backups/sb.dump'], { DATA_DIR: makeTempDir(), DATABASE_URL: url })
+      const result = await runProcess(CLI, [command, '/var/backups/sb.dump'], {
+        DATA_DIR: makeTempDir(),
+        DATABASE_URL: url,
+      })
       expect(result.code).toBe(3)
       expect(result.output).not.toContain('s3cret-pa55')
       expect(result.output).toContain('PGPASSWORD=*** pg_')
-      expect(result.output).toContain('postgres://switchboard@db.internal:5433/switchboard?sslmode=require')
+      expect(result.output).toContain(
+        'postgres://switchboard@db.internal:5433/switchboard?sslmode=require',
+      )
     }
   })
 })

@@ -12,7 +12,11 @@ import { makeTempDir } from './helpers/database.js'
 import { runProcess, startServerProcess, type ServerProcess } from './helpers/process.js'
 
 const CLI = path.resolve(import.meta.dirname, '../dist/cli.js')
-const FAST_HASHING = { PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1', RATE_LIMIT_GENERAL: '0' }
+const FAST_HASHING = {
+  PASSWORD_HASH_MEMORY_KIB: '1024',
+  PASSWORD_HASH_ITERATIONS: '1',
+  RATE_LIMIT_GENERAL: '0',
+}
 
 const running: ServerProcess[] = []
 afterAll(async () => {
@@ -29,9 +33,12 @@ async function listAll(server: ServerProcess, token: string, route: string): Pro
   const ids: string[] = []
   let cursor: string | null = null
   do {
-    const response = await server.fetch(`${route}?limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, {
-      headers: { authorization: `Bearer ${token}` },
-    })
+    const response = await server.fetch(
+      `${route}?limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      {
+        headers: { authorization: `Bearer ${token}` },
+      },
+    )
     expect(response.status).toBe(200)
     const page = (await response.json()) as { items: { id: string }[]; next_cursor: string | null }
     ids.push(...page.items.map((item) => item.id))
@@ -53,7 +60,11 @@ describe('backup under write load, restore into a fresh directory', () => {
     const setup = await server.fetch('/api/auth/setup', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', name: 'Admin', password: 'backup test passphrase' }),
+      body: JSON.stringify({
+        email: 'admin@example.com',
+        name: 'Admin',
+        password: 'backup test passphrase',
+      }),
     })
     expect(setup.status).toBe(201)
     token = ((await setup.json()) as { token: string }).token
@@ -77,7 +88,11 @@ describe('backup under write load, restore into a fresh directory', () => {
     const linkWriters = Array.from({ length: 4 }, async () => {
       while (!stop) {
         const n = sequence++
-        await create('/api/links', { url: `https://example.com/page/${n}`, title: `Page ${n}` }, links)
+        await create(
+          '/api/links',
+          { url: `https://example.com/page/${n}`, title: `Page ${n}` },
+          links,
+        )
       }
     })
     const tokenWriter = (async () => {
@@ -87,23 +102,28 @@ describe('backup under write load, restore into a fresh directory', () => {
       }
     })()
 
-    while (links.length < 40 || tokens.length < 3) await new Promise((resolve) => setTimeout(resolve, 10))
+    while (links.length < 40 || tokens.length < 3)
+      await new Promise((resolve) => setTimeout(resolve, 10))
     const backupStarted = performance.now()
     const backup = await runProcess(CLI, ['backup', backupFile], { DATA_DIR: source })
     const linksDuringBackup = links.length
     // Writes keep coming after the backup; none of them may be needed, all of the earlier ones are.
-    while (links.length < linksDuringBackup + 20) await new Promise((resolve) => setTimeout(resolve, 10))
+    while (links.length < linksDuringBackup + 20)
+      await new Promise((resolve) => setTimeout(resolve, 10))
     stop = true
     await Promise.all([...linkWriters, tokenWriter])
 
-    expect(backup.output).toMatch(/^backup written to .*switchboard-backup\.db \(\d+ bytes, \d+ migrations, integrity check ok\)\n/)
+    expect(backup.output).toMatch(
+      /^backup written to .*switchboard-backup\.db \(\d+ bytes, \d+ migrations, integrity check ok\)\n/,
+    )
     expect(backup.output).toContain(`keep ${path.join(source, 'secrets.json')} with it`)
     expect(backup.code).toBe(0)
     expect(fs.statSync(backupFile).mode & 0o777).toBe(0o600)
     // Atomic: nothing but the backup itself is left in its directory.
     expect(fs.readdirSync(backups)).toEqual(['switchboard-backup.db'])
 
-    const acknowledgedBefore = (list: Acknowledged[]) => list.filter((write) => write.at < backupStarted).map((write) => write.id)
+    const acknowledgedBefore = (list: Acknowledged[]) =>
+      list.filter((write) => write.at < backupStarted).map((write) => write.id)
     const linksBefore = acknowledgedBefore(links)
     const tokensBefore = acknowledgedBefore(tokens)
     expect(linksBefore.length).toBeGreaterThanOrEqual(40)
@@ -118,7 +138,9 @@ describe('backup under write load, restore into a fresh directory', () => {
 
     const target = path.join(makeTempDir(), 'data')
     const restored = await runProcess(CLI, ['restore', backupFile], { DATA_DIR: target })
-    expect(restored.output).toContain(`restored ${path.join(target, 'switchboard.db')} from ${backupFile}`)
+    expect(restored.output).toContain(
+      `restored ${path.join(target, 'switchboard.db')} from ${backupFile}`,
+    )
     expect(restored.output).toContain("copy the backed-up instance's secrets.json")
     expect(restored.code).toBe(0)
     expect(fs.existsSync(path.join(target, 'secrets.json'))).toBe(false)
@@ -142,7 +164,9 @@ describe('backup under write load, restore into a fresh directory', () => {
     // The target now has data: a second restore needs --force, and then replaces it.
     const occupied = await runProcess(CLI, ['restore', backupFile], { DATA_DIR: target })
     expect(occupied.code).toBe(1)
-    expect(occupied.output).toContain(`switchboard: ${path.join(target, 'switchboard.db')} already holds a database; pass --force to replace it`)
+    expect(occupied.output).toContain(
+      `switchboard: ${path.join(target, 'switchboard.db')} already holds a database; pass --force to replace it`,
+    )
     const forced = await runProcess(CLI, ['restore', backupFile, '--force'], { DATA_DIR: target })
     expect(forced.code).toBe(0)
     expect(fs.readdirSync(target).sort()).toEqual(['secrets.json', 'switchboard.db'])
@@ -155,7 +179,8 @@ describe('backup under write load, restore into a fresh directory', () => {
     const size = fs.statSync(corrupted).size
     const fd = fs.openSync(corrupted, 'r+')
     // Every page after the first overwritten: the schema survives, the tables' b-trees do not.
-    for (let offset = 4096; offset < size; offset += 4096) fs.writeSync(fd, Buffer.alloc(512, 0xa5), 0, 512, offset)
+    for (let offset = 4096; offset < size; offset += 4096)
+      fs.writeSync(fd, Buffer.alloc(512, 0xa5), 0, 512, offset)
     fs.closeSync(fd)
     const truncated = path.join(backups, 'truncated.db')
     fs.writeFileSync(truncated, fs.readFileSync(backupFile).subarray(0, 10_000))
@@ -168,7 +193,10 @@ describe('backup under write load, restore into a fresh directory', () => {
     other.close()
 
     const cases: [string, RegExp][] = [
-      [corrupted, /failed SQLite's integrity check|cannot be read as a database: database disk image is malformed/],
+      [
+        corrupted,
+        /failed SQLite's integrity check|cannot be read as a database: database disk image is malformed/,
+      ],
       [truncated, /failed SQLite's integrity check|cannot be read as a database/],
       [text, /is not an SQLite database/],
       [foreign, /is not a Switchboard database \(it has no migration history\)/],
@@ -177,23 +205,39 @@ describe('backup under write load, restore into a fresh directory', () => {
       const target = path.join(makeTempDir(), 'data')
       const result = await runProcess(CLI, ['restore', file], { DATA_DIR: target })
       expect(result.code, file).toBe(1)
-      expect(result.output, file).toMatch(new RegExp(`^switchboard: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ${message.source}`))
+      expect(result.output, file).toMatch(
+        new RegExp(
+          `^switchboard: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} ${message.source}`,
+        ),
+      )
       expect(fs.existsSync(path.join(target, 'switchboard.db')), file).toBe(false)
       expect(fs.readdirSync(target), file).toEqual([])
     }
-    const missing = await runProcess(CLI, ['restore', path.join(backups, 'absent.db')], { DATA_DIR: makeTempDir() })
-    expect(missing).toEqual({ code: 1, output: `switchboard: ${path.join(backups, 'absent.db')} is not a file\n` })
+    const missing = await runProcess(CLI, ['restore', path.join(backups, 'absent.db')], {
+      DATA_DIR: makeTempDir(),
+    })
+    expect(missing).toEqual({
+      code: 1,
+      output: `switchboard: ${path.join(backups, 'absent.db')} is not a file\n`,
+    })
   }, 60_000)
 
   it('says there is nothing to back up before the first start, and refuses to overwrite the database with its own backup', async () => {
     const empty = makeTempDir()
-    const none = await runProcess(CLI, ['backup', path.join(backups, 'none.db')], { DATA_DIR: empty })
+    const none = await runProcess(CLI, ['backup', path.join(backups, 'none.db')], {
+      DATA_DIR: empty,
+    })
     expect(none).toEqual({
       code: 1,
       output: `switchboard: there is no database at ${path.join(empty, 'switchboard.db')} yet (the service creates it on first start)\n`,
     })
-    const self = await runProcess(CLI, ['backup', path.join(source, 'switchboard.db')], { DATA_DIR: source })
-    expect(self).toEqual({ code: 1, output: 'switchboard: the backup file must not be the database itself\n' })
+    const self = await runProcess(CLI, ['backup', path.join(source, 'switchboard.db')], {
+      DATA_DIR: source,
+    })
+    expect(self).toEqual({
+      code: 1,
+      output: 'switchboard: the backup file must not be the database itself\n',
+    })
     const usage = await runProcess(CLI, ['backup'], { DATA_DIR: source })
     expect(usage.code).toBe(2)
     expect(usage.output).toMatch(/^backup needs exactly one file\n/)

@@ -35,7 +35,9 @@ describe('stand-ins of the server bundle', () => {
     expect(Object.keys(USES).sort()).toEqual(Object.keys(STAND_INS).sort())
     for (const [name, { dependents, functions, objects }] of Object.entries(STAND_INS)) {
       const sources = dependents.map((file) => fs.readFileSync(path.join(modules, file), 'utf8'))
-      const used = new Set(sources.flatMap((source) => [...source.matchAll(USES[name]!)].map((m) => m[1])))
+      const used = new Set(
+        sources.flatMap((source) => [...source.matchAll(USES[name]!)].map((m) => m[1])),
+      )
       const provided = [...functions, ...objects]
       expect(used.size, name).toBeGreaterThan(0)
       expect(provided.sort(), name).toEqual(expect.arrayContaining([...used]))
@@ -54,7 +56,9 @@ describe('stand-ins of the server bundle', () => {
     const yaml = load('yaml')
     expect(yaml.required).toEqual([])
     const stringify = yaml.exports.stringify as (value: unknown) => string
-    expect(stringify({ openapi: '3.1.0' })).toBe((require('yaml') as { stringify: typeof stringify }).stringify({ openapi: '3.1.0' }))
+    expect(stringify({ openapi: '3.1.0' })).toBe(
+      (require('yaml') as { stringify: typeof stringify }).stringify({ openapi: '3.1.0' }),
+    )
     expect((yaml.exports.parse as (text: string) => unknown)('a: 1')).toEqual({ a: 1 })
     expect(yaml.required).toEqual(['yaml'])
 

@@ -34,7 +34,8 @@ async function podman(args: string[], timeoutMs = 60_000): Promise<string> {
 }
 
 afterAll(async () => {
-  for (const name of containers) await podman(['rm', '--force', '--time', '2', name]).catch(() => undefined)
+  for (const name of containers)
+    await podman(['rm', '--force', '--time', '2', name]).catch(() => undefined)
   await podman(['volume', 'rm', '--force', VOLUME]).catch(() => undefined)
 }, 60_000)
 
@@ -59,7 +60,9 @@ async function waitUntilReady(baseUrl: string, name: string): Promise<void> {
     if (answered) return
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
-  throw new Error(`container ${name} did not become ready:\n${await podman(['logs', name]).catch(() => '')}`)
+  throw new Error(
+    `container ${name} did not become ready:\n${await podman(['logs', name]).catch(() => '')}`,
+  )
 }
 
 async function startContainer(port: number): Promise<{ name: string; baseUrl: string }> {
@@ -90,15 +93,24 @@ describe('the container image', () => {
   it('builds, serves, completes setup, runs unprivileged, stops on SIGTERM and keeps its data on the volume', async () => {
     const started = performance.now()
     const base = (
-      await run(path.join(ROOT, 'test/container/build-test-base.sh'), [], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 })
+      await run(path.join(ROOT, 'test/container/build-test-base.sh'), [], {
+        timeout: 600_000,
+        maxBuffer: 16 * 1024 * 1024,
+      })
     ).stdout.trim()
     const baseSeconds = since(started)
 
     const building = performance.now()
     // What this build supersedes: the previous image and its build stage (leaves only: `podman rmi`
     // refuses an image other images build on, such as the cached dependency layer).
-    const previous = (await podman(['images', '--quiet', '--no-trunc', '--filter', 'dangling=true'])).split('\n').filter(Boolean)
-    previous.push((await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE]).catch(() => '')).trim())
+    const previous = (
+      await podman(['images', '--quiet', '--no-trunc', '--filter', 'dangling=true'])
+    )
+      .split('\n')
+      .filter(Boolean)
+    previous.push(
+      (await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE]).catch(() => '')).trim(),
+    )
     // --format docker: the OCI image format has no HEALTHCHECK, and podman would drop it.
     await podman(
       [
@@ -120,11 +132,18 @@ describe('the container image', () => {
       900_000,
     )
     const current = (await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE])).trim()
-    for (const id of previous) if (id !== '' && id !== current) await podman(['rmi', id]).catch(() => undefined)
+    for (const id of previous)
+      if (id !== '' && id !== current) await podman(['rmi', id]).catch(() => undefined)
     const buildSeconds = since(building)
 
     const [image] = JSON.parse(await podman(['image', 'inspect', IMAGE])) as {
-      Config: { User: string; ExposedPorts: Record<string, unknown>; Volumes: Record<string, unknown>; Cmd: string[]; Env: string[] }
+      Config: {
+        User: string
+        ExposedPorts: Record<string, unknown>
+        Volumes: Record<string, unknown>
+        Cmd: string[]
+        Env: string[]
+      }
       Healthcheck?: { Test: string[] }
     }[]
     const config = image!.Config
@@ -147,7 +166,12 @@ describe('the container image', () => {
     const setup = await fetch(`${first.baseUrl}/api/auth/setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', name: 'Admin', password: 'container test passphrase', setup_code: setupCode }),
+      body: JSON.stringify({
+        email: 'admin@example.com',
+        name: 'Admin',
+        password: 'container test passphrase',
+        setup_code: setupCode,
+      }),
     })
     expect(setup.status).toBe(201)
     const { token } = (await setup.json()) as { token: string }
@@ -170,18 +194,26 @@ describe('the container image', () => {
     expect(backup).toContain('backup written to /data/backup.db')
 
     await podman(['stop', '--time', '15', first.name])
-    expect((await podman(['inspect', '--format', '{{.State.ExitCode}}', first.name])).trim()).toBe('0')
+    expect((await podman(['inspect', '--format', '{{.State.ExitCode}}', first.name])).trim()).toBe(
+      '0',
+    )
     expect(await podman(['logs', first.name])).toContain('"signal":"SIGTERM","msg":"shutting down"')
     await podman(['rm', first.name])
 
     const second = await startContainer(port)
-    const links = await fetch(`${second.baseUrl}/api/links`, { headers: { authorization: `Bearer ${token}` } })
+    const links = await fetch(`${second.baseUrl}/api/links`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
     expect(links.status).toBe(200)
-    expect(((await links.json()) as { items: { id: string }[] }).items.map((item) => item.id)).toEqual([id])
+    expect(
+      ((await links.json()) as { items: { id: string }[] }).items.map((item) => item.id),
+    ).toEqual([id])
     const user = await fetch(`${second.baseUrl}/api/auth/setup`)
     expect(((await user.json()) as { initialized: boolean }).initialized).toBe(true)
     await podman(['stop', '--time', '15', second.name])
 
-    console.log(`ci: container test — base image ${baseSeconds} s, build ${buildSeconds} s, run ${since(running)} s, total ${since(started)} s`)
+    console.log(
+      `ci: container test — base image ${baseSeconds} s, build ${buildSeconds} s, run ${since(running)} s, total ${since(started)} s`,
+    )
   }, 1_200_000)
 })

@@ -45,32 +45,65 @@ describe('the contract check', () => {
 
   it('refuses a body its schema refuses, saying where', () => {
     const contract = new Contract(t.app.swagger())
-    const message = violationOf(contract, exchange({ responseBody: JSON.stringify({ ...user, unexpected: true }) }))
-    expect(message).toMatch(/getCurrentUser \(GET \/api\/users\/me\) answered 200 with a body the schema refuses/)
-    const error = violationOf(contract, exchange({ status: 401, responseBody: JSON.stringify({ error: 'Unauthorized', code: 401 }) }))
-    expect(error).toMatch(/answered 401 with a body the schema refuses: .*must have required property 'message'/)
+    const message = violationOf(
+      contract,
+      exchange({ responseBody: JSON.stringify({ ...user, unexpected: true }) }),
+    )
+    expect(message).toMatch(
+      /getCurrentUser \(GET \/api\/users\/me\) answered 200 with a body the schema refuses/,
+    )
+    const error = violationOf(
+      contract,
+      exchange({ status: 401, responseBody: JSON.stringify({ error: 'Unauthorized', code: 401 }) }),
+    )
+    expect(error).toMatch(
+      /answered 401 with a body the schema refuses: .*must have required property 'message'/,
+    )
   })
 
   it('refuses a media type the operation does not declare, and a body where it declares none', () => {
     const contract = new Contract(t.app.swagger())
-    expect(violationOf(contract, exchange({ url: '/api/metrics', responseHeaders: json, responseBody: '"x"' }))).toMatch(
+    expect(
+      violationOf(
+        contract,
+        exchange({ url: '/api/metrics', responseHeaders: json, responseBody: '"x"' }),
+      ),
+    ).toMatch(
       /getMetrics .* answered 200 with Content-Type application\/json; charset=utf-8; the document declares text\/plain; version=0\.0\.4/,
     )
     expect(() =>
       contract.check(
-        exchange({ url: '/api/metrics', responseHeaders: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, responseBody: '# HELP' }),
+        exchange({
+          url: '/api/metrics',
+          responseHeaders: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+          responseBody: '# HELP',
+        }),
       ),
     ).not.toThrow()
-    expect(violationOf(contract, exchange({ method: 'DELETE', url: '/api/tokens/x', status: 204, responseBody: '{}' }))).toMatch(
-      /revokeApiToken .* answered 204 with a body where the document declares no content/,
-    )
+    expect(
+      violationOf(
+        contract,
+        exchange({ method: 'DELETE', url: '/api/tokens/x', status: 204, responseBody: '{}' }),
+      ),
+    ).toMatch(/revokeApiToken .* answered 204 with a body where the document declares no content/)
   })
 
   it('refuses a 2xx to a request the document refuses, but not a 4xx', async () => {
     const contract = new Contract(t.app.swagger())
     const signedIn = await createSignedInUser(t)
-    const me = (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization: `Bearer ${signedIn.token}` } })).body
-    const tooLong = exchange({ method: 'PATCH', requestHeaders: json, requestBody: JSON.stringify({ name: 'x'.repeat(101) }), responseBody: me })
+    const me = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/users/me',
+        headers: { authorization: `Bearer ${signedIn.token}` },
+      })
+    ).body
+    const tooLong = exchange({
+      method: 'PATCH',
+      requestHeaders: json,
+      requestBody: JSON.stringify({ name: 'x'.repeat(101) }),
+      responseBody: me,
+    })
     expect(violationOf(contract, tooLong)).toMatch(
       /updateCurrentUser \(PATCH \/api\/users\/me\) answered 200 to a request the document refuses: the body: \/name must NOT have more than 100 characters/,
     )
@@ -82,20 +115,38 @@ describe('the contract check', () => {
       details: [{ field: 'name', message: 'too long', code: 'too_long' }],
     })
     expect(() => contract.check({ ...tooLong, status: 400, responseBody: refusal })).not.toThrow()
-    expect(violationOf(contract, exchange({ url: '/api/tokens?limit=1000', status: 200, responseBody: '{"items":[],"next_cursor":null}' }))).toMatch(
-      /listApiTokens .* to a request the document refuses: the query parameter limit/,
-    )
     expect(
       violationOf(
         contract,
-        exchange({ method: 'POST', url: '/api/billing/webhook', requestHeaders: json, requestBody: '{}', responseBody: '{"received":true}' }),
+        exchange({
+          url: '/api/tokens?limit=1000',
+          status: 200,
+          responseBody: '{"items":[],"next_cursor":null}',
+        }),
+      ),
+    ).toMatch(/listApiTokens .* to a request the document refuses: the query parameter limit/)
+    expect(
+      violationOf(
+        contract,
+        exchange({
+          method: 'POST',
+          url: '/api/billing/webhook',
+          requestHeaders: json,
+          requestBody: '{}',
+          responseBody: '{"received":true}',
+        }),
       ),
     ).toMatch(/receiveStripeWebhook .* the header parameter stripe-signature is required/)
   })
 
   it('requires the envelope for answers outside the documented operations', () => {
     const contract = new Contract(t.app.swagger())
-    expect(violationOf(contract, exchange({ url: '/api/nothing-here', status: 404, responseBody: '{"oops":1}' }))).toMatch(
+    expect(
+      violationOf(
+        contract,
+        exchange({ url: '/api/nothing-here', status: 404, responseBody: '{"oops":1}' }),
+      ),
+    ).toMatch(
       /GET \/api\/nothing-here \(no documented operation\) answered 404 with a body the schema refuses/,
     )
   })

@@ -27,14 +27,21 @@ interface ComposeService {
 }
 
 describe('compose.yaml', () => {
-  const compose = parse(read('compose.yaml')) as { services: Record<string, ComposeService>; volumes: Record<string, unknown> }
+  const compose = parse(read('compose.yaml')) as {
+    services: Record<string, ComposeService>
+    volumes: Record<string, unknown>
+  }
 
   it('runs the service built from the Containerfile, with PostgreSQL and Redis it waits for', () => {
     expect(Object.keys(compose.services).sort()).toEqual(['postgres', 'redis', 'switchboard'])
     const service = compose.services.switchboard!
     expect(service.build).toEqual({ context: '.', dockerfile: 'Containerfile' })
-    expect(service.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } })
-    for (const dependency of ['postgres', 'redis']) expect(compose.services[dependency]!.healthcheck?.test.length).toBeGreaterThan(1)
+    expect(service.depends_on).toEqual({
+      postgres: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    })
+    for (const dependency of ['postgres', 'redis'])
+      expect(compose.services[dependency]!.healthcheck?.test.length).toBeGreaterThan(1)
     expect(service.restart).toBe('unless-stopped')
   })
 
@@ -66,7 +73,10 @@ describe('Containerfile', () => {
 
   it('builds in one stage and runs from a second, both on the base image argument (the official Node 24 slim image by default)', () => {
     expect(instructions[0]).toBe('ARG BASE_IMAGE=docker.io/library/node:24-slim')
-    expect(instructions.filter((line) => line.startsWith('FROM '))).toEqual(['FROM ${BASE_IMAGE} AS build', 'FROM ${BASE_IMAGE}'])
+    expect(instructions.filter((line) => line.startsWith('FROM '))).toEqual([
+      'FROM ${BASE_IMAGE} AS build',
+      'FROM ${BASE_IMAGE}',
+    ])
     const runtime = instructions.slice(instructions.indexOf('FROM ${BASE_IMAGE}'))
     expect(runtime.filter((line) => line.startsWith('COPY '))).toEqual([
       'COPY --from=build /src/package.json ./',
@@ -80,7 +90,9 @@ describe('Containerfile', () => {
     expect(instructions).toContain('USER switchboard')
     expect(instructions).toContain('VOLUME /data')
     expect(instructions).toContain('EXPOSE 8080')
-    expect(instructions.find((line) => line.startsWith('HEALTHCHECK'))).toContain('/api/health/ready')
+    expect(instructions.find((line) => line.startsWith('HEALTHCHECK'))).toContain(
+      '/api/health/ready',
+    )
     expect(instructions.at(-1)).toBe('CMD ["node", "dist/server.js"]')
   })
 
@@ -88,7 +100,9 @@ describe('Containerfile', () => {
     const ignored = read('.containerignore')
       .split('\n')
       .filter((line) => line !== '' && !line.startsWith('#'))
-    expect(ignored).toEqual(expect.arrayContaining(['.git', 'node_modules', 'dist', 'data', '.env']))
+    expect(ignored).toEqual(
+      expect.arrayContaining(['.git', 'node_modules', 'dist', 'data', '.env']),
+    )
   })
 })
 
@@ -124,7 +138,9 @@ describe('deploy/switchboard.service', () => {
     fs.writeFileSync(copy, unit.replace('ExecStart=/usr/bin/node', `ExecStart=${process.execPath}`))
     const result = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8' })
     fs.rmSync(dir, { recursive: true, force: true })
-    expect(result.stderr.split('\n').filter((line) => line.includes('switchboard.service'))).toEqual([])
+    expect(
+      result.stderr.split('\n').filter((line) => line.includes('switchboard.service')),
+    ).toEqual([])
     expect(result.status).toBe(0)
   })
 })

@@ -7,8 +7,12 @@ import { bearer, createApiTokenFor, createSignedInUser } from './helpers/factori
 
 const t = useTestApp()
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response of the suite; the envelope shape is what this helper asserts
-function expectEnvelope(response: { statusCode: number; json(): any; headers: Record<string, unknown> }, status: number, reason: string) {
+function expectEnvelope(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response; the helper asserts the envelope
+  response: { statusCode: number; json(): any; headers: Record<string, unknown> },
+  status: number,
+  reason: string,
+) {
   expect(response.statusCode).toBe(status)
   const body = response.json()
   expect(body).toMatchObject({ code: status, reason })
@@ -60,9 +64,16 @@ describe('error envelope', () => {
 
   it('does not coerce types in bodies: a number is not a name', async () => {
     const user = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name: 12 } })
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: bearer(user.token),
+      payload: { name: 12 },
+    })
     const body = expectEnvelope(response, 400, 'VALIDATION_FAILED')
-    expect(body.details).toEqual([{ field: 'name', message: 'must be of type string', code: 'wrong_type' }])
+    expect(body.details).toEqual([
+      { field: 'name', message: 'must be of type string', code: 'wrong_type' },
+    ])
   })
 
   it('rejects a body that is not valid JSON with 400 MALFORMED_JSON', async () => {
@@ -87,7 +98,12 @@ describe('error envelope', () => {
 
   it('rejects a non-JSON body with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': type }, payload: 'email=a' })
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: { 'content-type': type },
+        payload: 'email=a',
+      })
       expectEnvelope(response, 415, 'UNSUPPORTED_MEDIA_TYPE')
     }
   })
@@ -103,9 +119,17 @@ describe('error envelope', () => {
   })
 
   it('treats an empty JSON body as no body and reports the missing fields', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', headers: { 'content-type': 'application/json' }, payload: '' })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    })
     const body = expectEnvelope(response, 400, 'VALIDATION_FAILED')
-    expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual(['email', 'password'])
+    expect(body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'email',
+      'password',
+    ])
   })
 
   it('answers 401 UNAUTHORIZED with a WWW-Authenticate challenge when credentials are missing', async () => {
@@ -115,7 +139,11 @@ describe('error envelope', () => {
   })
 
   it('checks authentication before validation (401 before 400)', async () => {
-    const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', payload: { theme: 'pink' } })
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      payload: { theme: 'pink' },
+    })
     expectEnvelope(response, 401, 'UNAUTHORIZED')
   })
 
@@ -133,7 +161,12 @@ describe('error envelope', () => {
   it('refuses an API token where a session is required before looking at the body', async () => {
     const member = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, member.token)
-    const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(token), payload: { name: '' } })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: bearer(token),
+      payload: { name: '' },
+    })
     expectEnvelope(response, 403, 'SESSION_REQUIRED')
   })
 
@@ -144,12 +177,18 @@ describe('error envelope', () => {
     app.get('/api/test/explode', { config: { auth: 'public' } }, async () => {
       throw new Error(secretDetail)
     })
-    const response = await app.inject({ method: 'GET', url: '/api/test/explode', headers: { 'x-request-id': requestId } })
+    const response = await app.inject({
+      method: 'GET',
+      url: '/api/test/explode',
+      headers: { 'x-request-id': requestId },
+    })
     const body = expectEnvelope(response, 500, 'INTERNAL')
     expect(body.message).toBe(REASONS.INTERNAL.message)
     expect(response.body).not.toContain('hunter2')
     expect(response.body).not.toMatch(/at .*\.ts:\d+/)
-    const logged = t.logs.filter((line) => line.includes(requestId) && line.includes('request failed unexpectedly'))
+    const logged = t.logs.filter(
+      (line) => line.includes(requestId) && line.includes('request failed unexpectedly'),
+    )
     expect(logged).toHaveLength(1)
     expect(logged[0]).not.toContain('"stack"')
     await app.close()
@@ -164,7 +203,11 @@ describe('malformed requests never escape the envelope', () => {
 
   it('answers an over-long path parameter with 404 (it cannot name anything)', async () => {
     const user = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'DELETE', url: `/api/users/me/sessions/${'a'.repeat(400)}`, headers: bearer(user.token) })
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/users/me/sessions/${'a'.repeat(400)}`,
+      headers: bearer(user.token),
+    })
     expectEnvelope(response, 404, 'NOT_FOUND')
   })
 
@@ -174,7 +217,11 @@ describe('malformed requests never escape the envelope', () => {
       method: 'PATCH',
       url: '/api/users/me',
       headers: { ...bearer(user.token), 'content-type': 'application/json' },
-      payload: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+      payload: Buffer.concat([
+        Buffer.from('{"name":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}'),
+      ]),
     })
     expectEnvelope(response, 400, 'MALFORMED_JSON')
   })
@@ -188,7 +235,12 @@ describe('malformed requests never escape the envelope', () => {
       payload: '{"name":"broken \\ud800 pair"}', // a JSON escape for a lone surrogate
     })
     expectEnvelope(lone, 400, 'VALIDATION_FAILED')
-    const emoji = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name: 'Zoë 🚀 日本' } })
+    const emoji = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: bearer(user.token),
+      payload: { name: 'Zoë 🚀 日本' },
+    })
     expect(emoji.statusCode).toBe(200)
     expect(emoji.json().name).toBe('Zoë 🚀 日本')
   })
@@ -203,12 +255,20 @@ describe('malformed requests never escape the envelope', () => {
         socket.on('data', (chunk) => (data += chunk.toString()))
         socket.on('close', () => resolve(data))
       })
-    const oversized = await raw(`GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    const oversized = await raw(
+      `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    )
     expect(oversized).toMatch(/^HTTP\/1\.1 413 /)
-    expect(JSON.parse(oversized.split('\r\n\r\n')[1]!)).toMatchObject({ code: 413, reason: 'PAYLOAD_TOO_LARGE' })
+    expect(JSON.parse(oversized.split('\r\n\r\n')[1]!)).toMatchObject({
+      code: 413,
+      reason: 'PAYLOAD_TOO_LARGE',
+    })
     const broken = await raw('THIS IS NOT HTTP\r\n\r\n')
     expect(broken).toMatch(/^HTTP\/1\.1 400 /)
-    expect(JSON.parse(broken.split('\r\n\r\n')[1]!)).toMatchObject({ code: 400, reason: 'VALIDATION_FAILED' })
+    expect(JSON.parse(broken.split('\r\n\r\n')[1]!)).toMatchObject({
+      code: 400,
+      reason: 'VALIDATION_FAILED',
+    })
   })
 })
 
@@ -223,7 +283,11 @@ describe('X-Request-Id', () => {
 
   it('carries the id the client sent through to the response and every log line of the request', async () => {
     const id = 'client-chosen-id.123'
-    const response = await t.app.inject({ method: 'GET', url: '/api/health', headers: { 'x-request-id': id } })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/health',
+      headers: { 'x-request-id': id },
+    })
     expect(response.headers['x-request-id']).toBe(id)
     const lines = t.logs.filter((line) => line.includes(id))
     expect(lines.length).toBeGreaterThanOrEqual(2)
@@ -231,13 +295,19 @@ describe('X-Request-Id', () => {
   })
 
   it('replaces an id that is not a sane token, so it cannot inject into logs', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/health', headers: { 'x-request-id': 'bad id\nwith newline' } })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/health',
+      headers: { 'x-request-id': 'bad id\nwith newline' },
+    })
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
   })
 
   it('appears on every log line that belongs to a request', async () => {
     await t.app.inject({ method: 'GET', url: '/api/users/me' })
-    const requestLines = t.logs.map((line) => JSON.parse(line)).filter((entry) => entry.req || entry.res)
+    const requestLines = t.logs
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.req || entry.res)
     expect(requestLines.length).toBeGreaterThan(0)
     for (const entry of requestLines) expect(typeof entry.request_id).toBe('string')
   })

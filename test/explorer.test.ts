@@ -11,7 +11,10 @@ afterAll(async () => t.close())
 describe('GET /api/docs (explorer)', () => {
   it('serves the page, its assets with their own CSP, and the application document', async () => {
     // Concurrent first visits share one explorer.
-    const [page, again] = await Promise.all([t.app.inject({ url: '/api/docs/' }), t.app.inject({ url: '/api/docs' })])
+    const [page, again] = await Promise.all([
+      t.app.inject({ url: '/api/docs/' }),
+      t.app.inject({ url: '/api/docs' }),
+    ])
     expect(page.statusCode).toBe(200)
     expect(again.statusCode).toBe(200)
     expect(page.headers['content-type']).toMatch(/^text\/html/)
@@ -25,11 +28,17 @@ describe('GET /api/docs (explorer)', () => {
 
     const document = await t.app.inject({ url: '/api/docs/json' })
     expect(document.statusCode).toBe(200)
-    expect(document.json()).toEqual(JSON.parse((await t.app.inject({ url: '/api/openapi.json' })).body))
+    expect(document.json()).toEqual(
+      JSON.parse((await t.app.inject({ url: '/api/openapi.json' })).body),
+    )
   })
 
   it('answers an unknown path under it with the error envelope, and nothing outside its folder', async () => {
-    for (const url of ['/api/docs/nope', '/api/docs/static/../../package.json', '/api/docs/static/%2e%2e/%2e%2e/package.json']) {
+    for (const url of [
+      '/api/docs/nope',
+      '/api/docs/static/../../package.json',
+      '/api/docs/static/%2e%2e/%2e%2e/package.json',
+    ]) {
       const response = await t.app.inject({ url })
       expect(response.statusCode, url).toBe(404)
       expect(response.json(), url).toMatchObject({ reason: 'NOT_FOUND', code: 404 })

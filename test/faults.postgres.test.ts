@@ -13,7 +13,10 @@ let t: TestContext
 beforeAll(async () => {
   const direct = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
   proxy = await startTcpProxy(direct.hostname, Number(direct.port || 5432))
-  t = await startTestApp({ env: { RATE_LIMIT_GENERAL: '0' }, databaseVia: (url) => url.replace(`:${direct.port || 5432}/`, `:${proxy.port}/`) })
+  t = await startTestApp({
+    env: { RATE_LIMIT_GENERAL: '0' },
+    databaseVia: (url) => url.replace(`:${direct.port || 5432}/`, `:${proxy.port}/`),
+  })
 })
 
 afterAll(async () => {
@@ -25,7 +28,8 @@ afterAll(async () => {
 describe('PostgreSQL stopped under load', () => {
   it('answers 503 fast while it is gone, and recovers by itself', async () => {
     const user = await createSignedInUser(t)
-    const me = () => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })
+    const me = () =>
+      t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })
     expect((await me()).statusCode).toBe(200)
 
     let running = true
@@ -53,7 +57,8 @@ describe('PostgreSQL stopped under load', () => {
 
     await proxy.restore()
     const deadline = Date.now() + 15_000
-    while ((await me()).statusCode !== 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    while ((await me()).statusCode !== 200 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100))
     running = false
     await Promise.all(load)
 

@@ -12,12 +12,21 @@ import { startServerProcess } from './helpers/process.js'
 describe('SIGKILL during a burst of writes on SQLite', () => {
   it('keeps every acknowledged write and an intact database', async () => {
     const dataDir = makeTempDir()
-    const env = { DATA_DIR: dataDir, RATE_LIMIT_GENERAL: '0', PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' }
+    const env = {
+      DATA_DIR: dataDir,
+      RATE_LIMIT_GENERAL: '0',
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      PASSWORD_HASH_ITERATIONS: '1',
+    }
     const server = await startServerProcess(env)
     const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'ops@example.com', name: 'Ops', password: 'crash test passphrase' }),
+      body: JSON.stringify({
+        email: 'ops@example.com',
+        name: 'Ops',
+        password: 'crash test passphrase',
+      }),
     })
     const { token } = (await setup.json()) as { token: string }
 
@@ -60,9 +69,12 @@ describe('SIGKILL during a burst of writes on SQLite', () => {
 
     const restarted = await startServerProcess(env)
     try {
-      const response = await fetch(`${restarted.baseUrl}/api/admin/settings/${acknowledged.at(-1)}`, {
-        headers: { authorization: `Bearer ${token}` },
-      })
+      const response = await fetch(
+        `${restarted.baseUrl}/api/admin/settings/${acknowledged.at(-1)}`,
+        {
+          headers: { authorization: `Bearer ${token}` },
+        },
+      )
       expect(response.status).toBe(200)
     } finally {
       await restarted.stop()

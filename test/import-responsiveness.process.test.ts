@@ -9,8 +9,18 @@ import fs from 'node:fs'
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { deepNesting, firefoxExport, hugeAttributes, unclosedLists } from './helpers/bookmark-files.js'
-import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from './helpers/database.js'
+import {
+  deepNesting,
+  firefoxExport,
+  hugeAttributes,
+  unclosedLists,
+} from './helpers/bookmark-files.js'
+import {
+  createTestDatabase,
+  makeTempDir,
+  testEngine,
+  type TestDatabase,
+} from './helpers/database.js'
 import { startServerProcess, type ServerProcess } from './helpers/process.js'
 
 const MIB = 1024 * 1024
@@ -48,13 +58,20 @@ beforeAll(async () => {
   const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'importer@example.com', name: 'Importer', password: 'bookmarks by the thousand' }),
+    body: JSON.stringify({
+      email: 'importer@example.com',
+      name: 'Importer',
+      password: 'bookmarks by the thousand',
+    }),
   })
   expect(setup.status).toBe(201)
   token = ((await setup.json()) as { token: string }).token
   // The readers are loaded by the first import of each format, once per process: not part of any
   // file's cost. (This also runs both from the built bundle, where they load from node_modules.)
-  expect((await upload('<!DOCTYPE NETSCAPE-Bookmark-file-1><A HREF="https://warm.example/">warm</A>')).status).toBe(200)
+  expect(
+    (await upload('<!DOCTYPE NETSCAPE-Bookmark-file-1><A HREF="https://warm.example/">warm</A>'))
+      .status,
+  ).toBe(200)
   const json = await upload(JSON.stringify([{ url: 'https://warm.example/json' }]), 'json')
   expect(await json.json()).toMatchObject({ imported: 1, tags_created: 0, skipped: [] })
 }, 60_000)
@@ -81,7 +98,8 @@ function serverCpuMs(): number {
 }
 
 /** How long a thread has waited for a CPU while runnable so far (/proc/…/schedstat), in ms. */
-const queuedMs = (schedstat: string) => Number(fs.readFileSync(schedstat, 'utf8').split(' ')[1]) / 1e6
+const queuedMs = (schedstat: string) =>
+  Number(fs.readFileSync(schedstat, 'utf8').split(' ')[1]) / 1e6
 
 /** The server's main thread and this test's own (which sends the requests and reads the answers), together. */
 function bothQueuedMs(): number {
@@ -156,7 +174,9 @@ function expectResponsive(health: number[], held: number[], queued: number[]): v
   // The wall-clock ceiling, less what the machine explains: both ends' wait for a CPU (a CI run on
   // 27 November 2026 saw 1,230 ms for the 20 MiB import while the main thread ran 30 ms of it).
   // Time the server's main thread spent blocked in a system call is not excused.
-  expect(Math.max(...health.map((latency, i) => latency - queued[i]!))).toBeLessThan(WORST_LATENCY_MS)
+  expect(Math.max(...health.map((latency, i) => latency - queued[i]!))).toBeLessThan(
+    WORST_LATENCY_MS,
+  )
 }
 
 describe.sequential('a bookmark import while /api/health is asked every 50 ms', () => {
@@ -178,7 +198,10 @@ describe.sequential('a bookmark import while /api/health is asked every 50 ms', 
     const file = firefoxExport({ entries: 20_000, iconBytes: 0, perFolder: 500, start: 100_000 })
     const { result, health, held, queued } = await observe(async () => {
       const response = await upload(file)
-      return { status: response.status, body: (await response.json()) as { imported: number; skipped: unknown[] } }
+      return {
+        status: response.status,
+        body: (await response.json()) as { imported: number; skipped: unknown[] },
+      }
     })
     expect(result.status).toBe(200)
     expect(result.body.imported).toBe(20_000)
@@ -206,41 +229,65 @@ describe.sequential('a bookmark import while /api/health is asked every 50 ms', 
     await new Promise<void>((resolve) => {
       const request = http.request(`${server.baseUrl}/api/links/import/file?format=html`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': String(MIB) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/octet-stream',
+          'content-length': String(MIB),
+        },
       })
       request.on('error', () => resolve())
-      request.write('<!DOCTYPE NETSCAPE-Bookmark-file-1><DT><A HREF="https://gone.example/">gone</A>\n', () =>
-        setTimeout(() => request.destroy(), 200),
+      request.write(
+        '<!DOCTYPE NETSCAPE-Bookmark-file-1><DT><A HREF="https://gone.example/">gone</A>\n',
+        () => setTimeout(() => request.destroy(), 200),
       )
     })
     await sleep(200)
-    const search = await fetch(`${server.baseUrl}/api/links?q=gone.example`, { headers: { authorization: `Bearer ${token}` } })
+    const search = await fetch(`${server.baseUrl}/api/links?q=gone.example`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
     expect(search.status).toBe(200)
     expect(((await search.json()) as { items: unknown[] }).items).toEqual([])
     expect(server.output()).not.toContain('request failed unexpectedly')
   })
 
   it('a body declared over 20 MiB: 413 before any of it is sent, nothing imported', async () => {
-    const before = await fetch(`${server.baseUrl}/api/links?limit=1`, { headers: { authorization: `Bearer ${token}` } })
+    const before = await fetch(`${server.baseUrl}/api/links?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
     expect(before.status).toBe(200)
     // Only the headers go out: an answer can only come from the declared length.
-    const answer = await new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
+    const answer = await new Promise<{
+      status: number
+      body: string
+      connection: string | undefined
+    }>((resolve, reject) => {
       const request = http.request(`${server.baseUrl}/api/links/import/file?format=html`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': String(20 * MIB + 1) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/octet-stream',
+          'content-length': String(20 * MIB + 1),
+        },
       })
       request.on('response', (response) => {
         let body = ''
         response.on('data', (chunk: Buffer) => (body += chunk.toString()))
-        response.on('end', () => resolve({ status: response.statusCode!, body, connection: response.headers.connection }))
+        response.on('end', () =>
+          resolve({ status: response.statusCode!, body, connection: response.headers.connection }),
+        )
       })
       request.on('error', reject)
       request.write('<!DOCTYPE NETSCAPE-Bookmark-file-1><A HREF="https://never.example/">never</A>')
     })
     expect(answer.status).toBe(413)
-    expect(JSON.parse(answer.body)).toMatchObject({ reason: 'PAYLOAD_TOO_LARGE', message: 'The file is larger than 20 MiB.' })
+    expect(JSON.parse(answer.body)).toMatchObject({
+      reason: 'PAYLOAD_TOO_LARGE',
+      message: 'The file is larger than 20 MiB.',
+    })
     expect(answer.connection).toBe('close')
-    const search = await fetch(`${server.baseUrl}/api/links?q=never.example`, { headers: { authorization: `Bearer ${token}` } })
+    const search = await fetch(`${server.baseUrl}/api/links?q=never.example`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
     expect(((await search.json()) as { items: unknown[] }).items).toEqual([])
   })
 })

@@ -36,12 +36,25 @@ describe('licence check', () => {
         'node_modules/fine/node_modules/nested': { version: '0.1.0', license: 'SSPL-1.0' },
         'node_modules/unnamed': { version: '3.0.0' },
         'node_modules/tooling': { version: '1.0.0', license: 'AGPL-3.0-only', dev: true },
-        'node_modules/old-style': { version: '1.0.0', licenses: [{ type: 'MIT' }, { type: 'Apache-2.0' }] },
+        'node_modules/old-style': {
+          version: '1.0.0',
+          licenses: [{ type: 'MIT' }, { type: 'Apache-2.0' }],
+        },
       },
     }
     expect(findProblems(lock)).toEqual([
-      { location: 'node_modules/copyleft', name: 'copyleft', version: '2.1.0', licence: 'GPL-3.0-only' },
-      { location: 'node_modules/fine/node_modules/nested', name: 'nested', version: '0.1.0', licence: 'SSPL-1.0' },
+      {
+        location: 'node_modules/copyleft',
+        name: 'copyleft',
+        version: '2.1.0',
+        licence: 'GPL-3.0-only',
+      },
+      {
+        location: 'node_modules/fine/node_modules/nested',
+        name: 'nested',
+        version: '0.1.0',
+        licence: 'SSPL-1.0',
+      },
       { location: 'node_modules/unnamed', name: 'unnamed', version: '3.0.0', licence: '(none)' },
     ])
   })
@@ -50,7 +63,9 @@ describe('licence check', () => {
     const result = spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8' })
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
-    expect(result.stdout).toMatch(/^licence check: \d+ production packages, all under licences compatible with Apache-2\.0\n$/)
+    expect(result.stdout).toMatch(
+      /^licence check: \d+ production packages, all under licences compatible with Apache-2\.0\n$/,
+    )
   })
 
   it('fails on a tree with a GPL runtime dependency, naming it', () => {
@@ -58,9 +73,17 @@ describe('licence check', () => {
     try {
       fs.mkdirSync(path.join(root, 'scripts'))
       fs.copyFileSync(SCRIPT, path.join(root, 'scripts/check-licences.mjs'))
-      const lock = { lockfileVersion: 3, packages: { '': {}, 'node_modules/gpl-thing': { version: '1.2.3', license: 'GPL-2.0-or-later' } } }
+      const lock = {
+        lockfileVersion: 3,
+        packages: {
+          '': {},
+          'node_modules/gpl-thing': { version: '1.2.3', license: 'GPL-2.0-or-later' },
+        },
+      }
       fs.writeFileSync(path.join(root, 'package-lock.json'), JSON.stringify(lock))
-      const result = spawnSync(process.execPath, [path.join(root, 'scripts/check-licences.mjs')], { encoding: 'utf8' })
+      const result = spawnSync(process.execPath, [path.join(root, 'scripts/check-licences.mjs')], {
+        encoding: 'utf8',
+      })
       expect(result.status).toBe(1)
       expect(result.stderr).toContain('gpl-thing@1.2.3: GPL-2.0-or-later (node_modules/gpl-thing)')
     } finally {

@@ -4,7 +4,12 @@
  * instance accepted the other must not accept again, and limits are shared.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from './helpers/database.js'
+import {
+  createTestDatabase,
+  makeTempDir,
+  testEngine,
+  type TestDatabase,
+} from './helpers/database.js'
 import { sharedInstanceEnv, startServerProcess, type ServerProcess } from './helpers/process.js'
 import { totpCode } from './helpers/rfc6238.js'
 
@@ -26,7 +31,10 @@ beforeAll(async () => {
     ...sharedInstanceEnv(database, dataDir, testEngine()),
     // The suite runs this file on both engines at once; their rate limits must not share keys (a
     // limit one run spent answered the other 429), so each engine gets its own Redis database.
-    REDIS_URL: redisDatabaseFor(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', testEngine()),
+    REDIS_URL: redisDatabaseFor(
+      process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      testEngine(),
+    ),
   }
   a = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
   b = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
@@ -37,14 +45,26 @@ afterAll(async () => {
   await database?.drop()
 })
 
-async function call(server: ServerProcess, method: string, url: string, body?: unknown, token?: string) {
+async function call(
+  server: ServerProcess,
+  method: string,
+  url: string,
+  body?: unknown,
+  token?: string,
+) {
   const response = await server.fetch(url, {
     method,
-    headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }) },
+    headers: {
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(token && { authorization: `Bearer ${token}` }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body over real HTTP; the tests assert its fields
-  return { status: response.status, body: response.status === 204 ? null : ((await response.json()) as Record<string, any>) }
+  return {
+    status: response.status,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body; the tests assert its fields
+    body: response.status === 204 ? null : ((await response.json()) as Record<string, any>),
+  }
 }
 
 const password = 'two instance passphrase'
@@ -53,7 +73,11 @@ let backupCodes: string[] = []
 
 describe('two server processes, one database', () => {
   it('a session made on one works on the other; logout on one is refused on the other', async () => {
-    const setup = await call(a, 'POST', '/api/auth/setup', { email: 'ops@example.com', name: 'Ops', password })
+    const setup = await call(a, 'POST', '/api/auth/setup', {
+      email: 'ops@example.com',
+      name: 'Ops',
+      password,
+    })
     expect(setup.status).toBe(201)
     adminToken = setup.body!.token as string
     expect((await call(b, 'GET', '/api/users/me', undefined, adminToken)).status).toBe(200)
@@ -68,7 +92,13 @@ describe('two server processes, one database', () => {
   })
 
   it('go-link clicks served by both are counted exactly once both have flushed (issue 31)', async () => {
-    const link = await call(a, 'POST', '/api/links', { url: 'https://clicked.example/', slug: 'clicked' }, adminToken)
+    const link = await call(
+      a,
+      'POST',
+      '/api/links',
+      { url: 'https://clicked.example/', slug: 'clicked' },
+      adminToken,
+    )
     expect(link.status).toBe(201)
     const perInstance = 250
     // Waves of 50 at a time on each: both instances serve and count at once, within the shared rate limit.
@@ -76,7 +106,10 @@ describe('two server processes, one database', () => {
       const responses = await Promise.all(
         [a, b].flatMap((server) =>
           Array.from({ length: 50 }, () =>
-            fetch(`${server.baseUrl}/go/clicked/docs`, { redirect: 'manual', headers: { authorization: `Bearer ${adminToken}` } }),
+            fetch(`${server.baseUrl}/go/clicked/docs`, {
+              redirect: 'manual',
+              headers: { authorization: `Bearer ${adminToken}` },
+            }),
           ),
         ),
       )
@@ -85,19 +118,37 @@ describe('two server processes, one database', () => {
     }
     // Each instance writes at most once a second; then both have added theirs (not overwritten).
     const until = Date.now() + 20_000
-    const counted = async () => (await call(b, 'GET', `/api/links/${link.body!.id as string}/clicks`, undefined, adminToken)).body!.total as number
-    while (Date.now() < until && (await counted()) < 2 * perInstance) await new Promise((resolve) => setTimeout(resolve, 250))
+    const counted = async () =>
+      (await call(b, 'GET', `/api/links/${link.body!.id as string}/clicks`, undefined, adminToken))
+        .body!.total as number
+    while (Date.now() < until && (await counted()) < 2 * perInstance)
+      await new Promise((resolve) => setTimeout(resolve, 250))
     // A moment longer: nothing more may arrive than was served.
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    const final = await call(a, 'GET', `/api/links/${link.body!.id as string}`, undefined, adminToken)
+    const final = await call(
+      a,
+      'GET',
+      `/api/links/${link.body!.id as string}`,
+      undefined,
+      adminToken,
+    )
     expect(final.body!.clicks_30d).toBe(2 * perInstance)
   }, 60_000)
 
   it('a user disabled on one is refused on the other at the next request', async () => {
     const memberPassword = 'another sound passphrase 43'
-    const created = await call(a, 'POST', '/api/admin/users', { email: 'member@example.com', name: 'Member', password: memberPassword }, adminToken)
+    const created = await call(
+      a,
+      'POST',
+      '/api/admin/users',
+      { email: 'member@example.com', name: 'Member', password: memberPassword },
+      adminToken,
+    )
     expect(created.status).toBe(201)
-    const signedIn = await call(b, 'POST', '/api/auth/login', { email: 'member@example.com', password: memberPassword })
+    const signedIn = await call(b, 'POST', '/api/auth/login', {
+      email: 'member@example.com',
+      password: memberPassword,
+    })
     const token = signedIn.body!.token as string
     expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
     expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).status).toBe(200)
@@ -115,7 +166,13 @@ describe('two server processes, one database', () => {
   })
 
   it('an API token revoked on one fails on the other at the next request', async () => {
-    const created = await call(a, 'POST', '/api/tokens', { name: 'shared', permissions: ['profile:read'] }, adminToken)
+    const created = await call(
+      a,
+      'POST',
+      '/api/tokens',
+      { name: 'shared', permissions: ['profile:read'] },
+      adminToken,
+    )
     const { id, token } = created.body as { id: string; token: string }
     // Twice: the first use also records it (a write, which empties that instance's read cache).
     expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
@@ -128,34 +185,83 @@ describe('two server processes, one database', () => {
     // One creation was made above; nine more alternate between the instances.
     for (let i = 0; i < 9; i++) {
       const server = i % 2 === 0 ? b : a
-      expect((await call(server, 'POST', '/api/tokens', { name: `t${i}`, permissions: ['profile:read'] }, adminToken)).status).toBe(201)
+      expect(
+        (
+          await call(
+            server,
+            'POST',
+            '/api/tokens',
+            { name: `t${i}`, permissions: ['profile:read'] },
+            adminToken,
+          )
+        ).status,
+      ).toBe(201)
     }
-    const eleventh = await call(b, 'POST', '/api/tokens', { name: 'one too many', permissions: ['profile:read'] }, adminToken)
+    const eleventh = await call(
+      b,
+      'POST',
+      '/api/tokens',
+      { name: 'one too many', permissions: ['profile:read'] },
+      adminToken,
+    )
     expect(eleventh.status).toBe(429)
     expect(eleventh.body).toMatchObject({ reason: 'RATE_LIMITED' })
-    expect((await call(a, 'POST', '/api/tokens', { name: 'still too many', permissions: ['profile:read'] }, adminToken)).status).toBe(429)
+    expect(
+      (
+        await call(
+          a,
+          'POST',
+          '/api/tokens',
+          { name: 'still too many', permissions: ['profile:read'] },
+          adminToken,
+        )
+      ).status,
+    ).toBe(429)
   })
 
   it('a TOTP code accepted by one is refused by the other, also when both race', async () => {
     const token = adminToken
 
-    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: false, pending: false })
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({
+      enabled: false,
+      pending: false,
+    })
     const begin = await call(b, 'POST', '/api/auth/mfa/enroll/begin', { password }, token)
     const secret = begin.body!.secret as string
     for (const server of [a, b]) {
-      expect((await call(server, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: false, pending: true })
+      expect(
+        (await call(server, 'GET', '/api/auth/mfa/status', undefined, token)).body,
+      ).toMatchObject({ enabled: false, pending: true })
     }
-    const confirmed = await call(a, 'POST', '/api/auth/mfa/enroll/confirm', { code: totpCode(secret, new Date()) }, token)
+    const confirmed = await call(
+      a,
+      'POST',
+      '/api/auth/mfa/enroll/confirm',
+      { code: totpCode(secret, new Date()) },
+      token,
+    )
     expect(confirmed.status).toBe(200)
     // Each instance shows what the other just wrote.
-    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: true, pending: false })
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({
+      enabled: true,
+      pending: false,
+    })
     backupCodes = confirmed.body!.backup_codes as string[]
 
     // Wait for the next time step, so the confirming code is not the one under test.
-    await new Promise((resolve) => setTimeout(resolve, (30 - ((Date.now() / 1000) % 30)) * 1000 + 200))
+    await new Promise((resolve) =>
+      setTimeout(resolve, (30 - ((Date.now() / 1000) % 30)) * 1000 + 200),
+    )
     const code = totpCode(secret, new Date())
-    const [onA, onB] = await Promise.all([a, b].map((server) => call(server, 'POST', '/api/auth/login', { email: 'ops@example.com', password })))
-    expect([onA, onB].map((r) => r!.body)).toEqual([expect.objectContaining({ mfa_required: true }), expect.objectContaining({ mfa_required: true })])
+    const [onA, onB] = await Promise.all(
+      [a, b].map((server) =>
+        call(server, 'POST', '/api/auth/login', { email: 'ops@example.com', password }),
+      ),
+    )
+    expect([onA, onB].map((r) => r!.body)).toEqual([
+      expect.objectContaining({ mfa_required: true }),
+      expect.objectContaining({ mfa_required: true }),
+    ])
     const results = await Promise.all([
       call(a, 'POST', '/api/auth/mfa/verify', { mfa_token: onA!.body!.mfa_token, code }),
       call(b, 'POST', '/api/auth/mfa/verify', { mfa_token: onB!.body!.mfa_token, code }),
@@ -164,17 +270,25 @@ describe('two server processes, one database', () => {
     expect(results.find((r) => r.status === 401)!.body!.reason).toBe('INVALID_CODE')
 
     const again = await call(a, 'POST', '/api/auth/login', { email: 'ops@example.com', password })
-    const replay = await call(a, 'POST', '/api/auth/mfa/verify', { mfa_token: again.body!.mfa_token, code })
+    const replay = await call(a, 'POST', '/api/auth/mfa/verify', {
+      mfa_token: again.body!.mfa_token,
+      code,
+    })
     expect(replay.status).toBe(401)
   }, 60_000)
 
   it('a backup code raced on both succeeds once', async () => {
     const challenges = await Promise.all(
-      [a, b, a, b].map((server) => call(server, 'POST', '/api/auth/login', { email: 'ops@example.com', password })),
+      [a, b, a, b].map((server) =>
+        call(server, 'POST', '/api/auth/login', { email: 'ops@example.com', password }),
+      ),
     )
     const results = await Promise.all(
       challenges.map((challenge, i) =>
-        call(i % 2 === 0 ? a : b, 'POST', '/api/auth/mfa/verify', { mfa_token: challenge.body!.mfa_token, code: backupCodes[0] }),
+        call(i % 2 === 0 ? a : b, 'POST', '/api/auth/mfa/verify', {
+          mfa_token: challenge.body!.mfa_token,
+          code: backupCodes[0],
+        }),
       ),
     )
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
@@ -184,22 +298,46 @@ describe('two server processes, one database', () => {
   it('a two-factor policy changed on one applies on the other at the next request, both ways', async () => {
     const memberPassword = 'a third sound passphrase 44'
     expect(
-      (await call(a, 'POST', '/api/admin/users', { email: 'policy@example.com', name: 'Policy', password: memberPassword }, adminToken)).status,
+      (
+        await call(
+          a,
+          'POST',
+          '/api/admin/users',
+          { email: 'policy@example.com', name: 'Policy', password: memberPassword },
+          adminToken,
+        )
+      ).status,
     ).toBe(201)
-    const token = (await call(b, 'POST', '/api/auth/login', { email: 'policy@example.com', password: memberPassword })).body!.token as string
+    const token = (
+      await call(b, 'POST', '/api/auth/login', {
+        email: 'policy@example.com',
+        password: memberPassword,
+      })
+    ).body!.token as string
     // Used on B first: on SQLite it now holds the lookup's rows until the database changes.
     expect((await call(b, 'GET', '/api/tags', undefined, token)).status).toBe(200)
 
     const policy = (required: string, code: string) =>
-      call(a, 'PUT', '/api/admin/settings/two-factor-policy', { required, current_password: password, code }, adminToken)
+      call(
+        a,
+        'PUT',
+        '/api/admin/settings/two-factor-policy',
+        { required, current_password: password, code },
+        adminToken,
+      )
     expect((await policy('everyone', backupCodes[1]!)).status).toBe(200)
     const refused = await call(b, 'GET', '/api/tags', undefined, token)
     expect(refused.status).toBe(403)
     expect(refused.body!.reason).toBe('MFA_ENROLLMENT_REQUIRED')
-    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enabled: false, enrollment_required: true })
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({
+      enabled: false,
+      enrollment_required: true,
+    })
 
     expect((await policy('off', backupCodes[2]!)).status).toBe(200)
     expect((await call(b, 'GET', '/api/tags', undefined, token)).status).toBe(200)
-    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({ enrollment_required: false })
+    expect((await call(b, 'GET', '/api/auth/mfa/status', undefined, token)).body).toMatchObject({
+      enrollment_required: false,
+    })
   })
 })

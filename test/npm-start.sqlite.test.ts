@@ -37,7 +37,8 @@ describe('the build is stale when', () => {
     fs.writeFileSync(path.join(root, 'src/modules/a.ts'), '')
     fs.writeFileSync(path.join(root, 'src/modules/a.test.ts'), '')
     fs.writeFileSync(path.join(root, 'package.json'), '{}')
-    for (const file of ['src/modules/a.ts', 'src/modules/a.test.ts', 'package.json']) touch(path.join(root, file), -60)
+    for (const file of ['src/modules/a.ts', 'src/modules/a.test.ts', 'package.json'])
+      touch(path.join(root, file), -60)
     expect(staleReason(root)).toBe('no complete build yet')
 
     writeStamp(root)
@@ -45,7 +46,9 @@ describe('the build is stale when', () => {
     touch(path.join(root, 'src/modules/a.test.ts'), 60)
     expect(staleReason(root)).toBeNull()
     touch(path.join(root, 'src/modules/a.ts'), 60)
-    expect(staleReason(root)).toBe(`${path.join('src', 'modules', 'a.ts')} changed since the last build`)
+    expect(staleReason(root)).toBe(
+      `${path.join('src', 'modules', 'a.ts')} changed since the last build`,
+    )
     writeStamp(root)
     touch(path.join(root, STAMP), 120)
     touch(path.join(root, 'package.json'), 180)
@@ -63,7 +66,13 @@ describe('npm start on an unchanged checkout', () => {
     const started = performance.now()
     const child = spawn('npm', ['start', '--silent'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: makeTempDir() },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: makeTempDir(),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so npm, the shell and the server stop together.
       detached: true,
@@ -71,7 +80,10 @@ describe('npm start on an unchanged checkout', () => {
     groups.push(child.pid!)
     let output = ''
     const listening = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not listen:\n${output}`)), 30_000)
+      const timer = setTimeout(
+        () => reject(new Error(`npm start did not listen:\n${output}`)),
+        30_000,
+      )
       const read = (chunk: Buffer) => {
         output += chunk.toString()
         if (/Server listening at http:\/\/127\.0\.0\.1:\d+/.test(output)) {
@@ -90,7 +102,9 @@ describe('npm start on an unchanged checkout', () => {
     expect(output).not.toContain('switchboard: building')
     expect(fs.statSync(path.join(ROOT, STAMP)).mtimeMs).toBe(stamp)
     expect(fs.statSync(path.join(ROOT, 'dist/start.js')).mtimeMs).toBe(bundle)
-    console.log(`ci: npm start on an unchanged checkout listened after ${Math.round(listening)} ms (no rebuild)`)
+    console.log(
+      `ci: npm start on an unchanged checkout listened after ${Math.round(listening)} ms (no rebuild)`,
+    )
   })
 })
 

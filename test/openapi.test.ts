@@ -19,27 +19,41 @@ interface Operation {
   summary?: string
   responses: Record<string, Response>
   security?: unknown[]
-  parameters?: Array<{ in: string; name: string; required?: boolean; schema?: Record<string, unknown> }>
+  parameters?: Array<{
+    in: string
+    name: string
+    required?: boolean
+    schema?: Record<string, unknown>
+  }>
   requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generated document's components, walked generically by the tests
-type Document = { paths: Record<string, Record<string, Operation>>; components: any; openapi: string }
+type Document = {
+  paths: Record<string, Record<string, Operation>>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walked generically by the tests
+  components: any
+  openapi: string
+}
 
 function resolveResponse(doc: Document, response: Response): Response {
   if (response.$ref === undefined) return response
   return doc.components.responses[response.$ref.replace('#/components/responses/', '')]
 }
 
-function operationsOf(doc: Document): Array<{ method: string; path: string; operation: Operation }> {
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })))
+function operationsOf(
+  doc: Document,
+): Array<{ method: string; path: string; operation: Operation }> {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
+  )
 }
 
 /**
  * The operationIds clients are generated with. Renaming or removing one breaks every generated
  * client, so they are pinned here; a new operation adds its own.
  */
-const STABLE_OPERATION_IDS = `getMetrics getHealth getReadiness getSetupStatus completeSetup login logout getCsrfToken
+const STABLE_OPERATION_IDS =
+  `getMetrics getHealth getReadiness getSetupStatus completeSetup login logout getCsrfToken
   getCurrentUser updateCurrentUser deleteCurrentUser changePassword listSessions revokeSession getMfaStatus
   beginMfaEnrollment confirmMfaEnrollment cancelMfaEnrollment disableMfa regenerateBackupCodes verifyMfa
   createApiToken listApiTokens revokeApiToken resetUserMfa listUsers createUser getUser updateUser deleteUser
@@ -70,8 +84,12 @@ describe('GET /api/openapi.json', () => {
     const doc = await documentOf()
     expect(doc.openapi).toBe('3.1.0')
     const envelope = doc.components.schemas.Error
-    expect(envelope.required).toEqual(expect.arrayContaining(['error', 'message', 'code', 'reason']))
-    expect(Object.keys(envelope.properties)).toEqual(expect.arrayContaining(['details', 'retryAfter']))
+    expect(envelope.required).toEqual(
+      expect.arrayContaining(['error', 'message', 'code', 'reason']),
+    )
+    expect(Object.keys(envelope.properties)).toEqual(
+      expect.arrayContaining(['details', 'retryAfter']),
+    )
     expect(doc.components.schemas.User).toBeTruthy()
   })
 
@@ -99,7 +117,9 @@ describe('GET /api/openapi.json', () => {
       for (const [status, response] of Object.entries(operation!.responses)) {
         if (Number(status) >= 400) {
           const resolved = resolveResponse(doc, response)
-          expect(JSON.stringify(resolved.content), `${method} ${path} ${status}`).toContain('#/components/schemas/Error')
+          expect(JSON.stringify(resolved.content), `${method} ${path} ${status}`).toContain(
+            '#/components/schemas/Error',
+          )
         }
       }
     }
@@ -107,9 +127,19 @@ describe('GET /api/openapi.json', () => {
 
   it('covers every route the application serves under /api', async () => {
     const doc = await documentOf()
-    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)))
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      ),
+    )
     const served = t.app.routeTable.entries
-      .filter((r) => r.url.startsWith('/api/') && !r.url.startsWith('/api/docs') && r.url !== '/api/openapi.json' && r.method !== 'HEAD')
+      .filter(
+        (r) =>
+          r.url.startsWith('/api/') &&
+          !r.url.startsWith('/api/docs') &&
+          r.url !== '/api/openapi.json' &&
+          r.method !== 'HEAD',
+      )
       .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
     expect(served.length).toBeGreaterThan(10)
     for (const route of served) expect(documented, route).toContain(route)
@@ -119,8 +149,14 @@ describe('GET /api/openapi.json', () => {
     const doc = await documentOf()
     expect(doc.paths['/api/auth/login']!.post!.security).toEqual([])
     // Issue 28: the bearer scope names the permission an API token needs; none means a session only.
-    expect(doc.paths['/api/users/me']!.get!.security).toEqual([{ bearerAuth: ['profile:read'] }, { cookieAuth: [] }])
-    expect(doc.paths['/api/users/me/sessions']!.get!.security).toEqual([{ bearerAuth: [] }, { cookieAuth: [] }])
+    expect(doc.paths['/api/users/me']!.get!.security).toEqual([
+      { bearerAuth: ['profile:read'] },
+      { cookieAuth: [] },
+    ])
+    expect(doc.paths['/api/users/me/sessions']!.get!.security).toEqual([
+      { bearerAuth: [] },
+      { cookieAuth: [] },
+    ])
   })
 })
 
@@ -132,14 +168,19 @@ describe('operations', () => {
       const name = `${method.toUpperCase()} ${path}`
       expect(operation.summary, `${name} has no summary`).toMatch(/\S/)
       expect(operation.operationId, `${name} has no operationId`).toMatch(/^[a-z][A-Za-z0-9]+$/)
-      expect(seen.get(operation.operationId!), `${name} repeats the operationId ${operation.operationId}`).toBeUndefined()
+      expect(
+        seen.get(operation.operationId!),
+        `${name} repeats the operationId ${operation.operationId}`,
+      ).toBeUndefined()
       seen.set(operation.operationId!, name)
     }
     expect(seen.size).toBeGreaterThanOrEqual(STABLE_OPERATION_IDS.length)
   })
 
   it('keeps every published operationId (generated clients call them by name)', async () => {
-    const ids = new Set(operationsOf(await documentOf()).map(({ operation }) => operation.operationId))
+    const ids = new Set(
+      operationsOf(await documentOf()).map(({ operation }) => operation.operationId),
+    )
     for (const id of STABLE_OPERATION_IDS) expect(ids, id).toContain(id)
   })
 
@@ -159,7 +200,15 @@ describe('shared error responses', () => {
   it('are components, referenced from the operations rather than copied', async () => {
     const doc = await documentOf()
     expect(Object.keys(doc.components.responses)).toEqual(
-      expect.arrayContaining(['ValidationFailed', 'Unauthorized', 'NotFound', 'RateLimited', 'Internal', 'ServiceUnavailable', 'AdminRequired']),
+      expect.arrayContaining([
+        'ValidationFailed',
+        'Unauthorized',
+        'NotFound',
+        'RateLimited',
+        'Internal',
+        'ServiceUnavailable',
+        'AdminRequired',
+      ]),
     )
     const me = doc.paths['/api/users/me']!.get!.responses
     expect(me['401']).toEqual({ $ref: '#/components/responses/Unauthorized' })
@@ -167,10 +216,18 @@ describe('shared error responses', () => {
     expect(doc.components.responses.Unauthorized.headers).toHaveProperty('WWW-Authenticate')
     expect(doc.components.responses.RateLimited.headers).toHaveProperty('Retry-After')
     // No operation carries a copy of a shared answer.
-    const shared = new Set(Object.values(doc.components.responses as Record<string, { description?: string }>).map((r) => r.description))
+    const shared = new Set(
+      Object.values(doc.components.responses as Record<string, { description?: string }>).map(
+        (r) => r.description,
+      ),
+    )
     for (const { method, path, operation } of operationsOf(doc)) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (response.$ref === undefined) expect(shared.has(response.description), `${method} ${path} ${status} copies a shared response`).toBe(false)
+        if (response.$ref === undefined)
+          expect(
+            shared.has(response.description),
+            `${method} ${path} ${status} copies a shared response`,
+          ).toBe(false)
       }
     }
   })
@@ -180,7 +237,8 @@ describe('shared error responses', () => {
     for (const { method, path, operation } of operationsOf(await documentOf())) {
       const answer = operation.responses['503']
       if (answer === undefined) withoutDatabase.push(`${method.toUpperCase()} ${path}`)
-      else if (answer.$ref === undefined) expect(answer.description, `${method} ${path}`).toMatch(/SERVICE_UNAVAILABLE/)
+      else if (answer.$ref === undefined)
+        expect(answer.description, `${method} ${path}`).toMatch(/SERVICE_UNAVAILABLE/)
       else expect(answer.$ref).toBe('#/components/responses/ServiceUnavailable')
     }
     expect(withoutDatabase.sort()).toEqual(['GET /api/health', 'GET /api/metrics'])
@@ -192,24 +250,40 @@ describe('shared error responses', () => {
       const statuses = Object.keys(operation.responses)
       const name = `${method.toUpperCase()} ${path}`
       if ((operation.security ?? []).length > 0) expect(statuses, name).toContain('401')
-      if ((operation.parameters ?? []).length > 0 || operation.requestBody) expect(statuses, name).toContain('400')
+      if ((operation.parameters ?? []).length > 0 || operation.requestBody)
+        expect(statuses, name).toContain('400')
       if (operation.requestBody) expect(statuses, name).toContain('413')
       // The file upload reads any media type as the file (docs/API.md, issue 27): it has no 415 to answer.
-      if (operation.requestBody && name !== 'POST /api/links/import/file') expect(statuses, name).toContain('415')
-      if (path.includes('{')) expect(statuses, `${name}: a path parameter holding a control character is 404`).toContain('404')
+      if (operation.requestBody && name !== 'POST /api/links/import/file')
+        expect(statuses, name).toContain('415')
+      if (path.includes('{'))
+        expect(statuses, `${name}: a path parameter holding a control character is 404`).toContain(
+          '404',
+        )
     }
     const unlimited = operationsOf(doc)
       .filter(({ operation }) => operation.responses['429'] === undefined)
       .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
-    expect(unlimited.sort()).toEqual(['GET /api/health', 'GET /api/health/ready', 'GET /api/metrics', 'POST /api/billing/webhook'])
+    expect(unlimited.sort()).toEqual([
+      'GET /api/health',
+      'GET /api/health/ready',
+      'GET /api/metrics',
+      'POST /api/billing/webhook',
+    ])
   })
 })
 
 describe('documented as sent', () => {
   it('GET /api/metrics: Prometheus text, not JSON', async () => {
     const doc = await documentOf()
-    expect(Object.keys(doc.paths['/api/metrics']!.get!.responses['200']!.content!)).toEqual(['text/plain; version=0.0.4'])
-    const response = await metricsApp.app.inject({ method: 'GET', url: '/api/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    expect(Object.keys(doc.paths['/api/metrics']!.get!.responses['200']!.content!)).toEqual([
+      'text/plain; version=0.0.4',
+    ])
+    const response = await metricsApp.app.inject({
+      method: 'GET',
+      url: '/api/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    })
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)
   })
@@ -224,16 +298,22 @@ describe('documented as sent', () => {
       expect(noContent.content, `${method} ${path}`).toBeUndefined()
     }
     expect(count).toBeGreaterThan(10)
-    expect(doc.paths['/api/admin/settings/{key}']!.delete!.responses['204']!.content).toBeUndefined()
+    expect(
+      doc.paths['/api/admin/settings/{key}']!.delete!.responses['204']!.content,
+    ).toBeUndefined()
   })
 
   it('POST /api/billing/webhook: the Stripe event as the request body and the Stripe-Signature header, both required', async () => {
     const operation = (await documentOf()).paths['/api/billing/webhook']!.post!
     expect(operation.requestBody?.required).toBe(true)
-    const body = operation.requestBody!.content['application/json']!.schema as { required: string[] }
+    const body = operation.requestBody!.content['application/json']!.schema as {
+      required: string[]
+    }
     expect(body.required).toEqual(expect.arrayContaining(['id', 'type', 'created', 'data']))
     expect(operation.parameters).toEqual(
-      expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'stripe-signature', required: true })]),
+      expect.arrayContaining([
+        expect.objectContaining({ in: 'header', name: 'stripe-signature', required: true }),
+      ]),
     )
   })
 
@@ -249,17 +329,34 @@ describe('over-long path parameters are answered by the schemas, not the router'
     const admin = await createSignedInUser(t, { isAdmin: true })
     const headers = { authorization: `Bearer ${admin.token}` }
     const long = 'a'.repeat(300)
-    const put = await t.app.inject({ method: 'PUT', url: `/api/admin/settings/${long}`, headers, payload: { value: 1 } })
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/admin/settings/${long}`,
+      headers,
+      payload: { value: 1 },
+    })
     expect(put.statusCode).toBe(400)
     expect(put.json()).toMatchObject({ reason: 'VALIDATION_FAILED', details: [{ field: 'key' }] })
     for (const suffix of ['login', 'callback']) {
-      const response = await t.app.inject({ method: 'GET', url: `/api/auth/oidc/${long}/${suffix}` })
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/api/auth/oidc/${long}/${suffix}`,
+      })
       expect(response.statusCode, suffix).toBe(400)
-      expect(response.json()).toMatchObject({ reason: 'VALIDATION_FAILED', details: [{ field: 'provider_key' }] })
+      expect(response.json()).toMatchObject({
+        reason: 'VALIDATION_FAILED',
+        details: [{ field: 'provider_key' }],
+      })
     }
     // Reading a key that cannot exist, or naming an id that cannot exist, is simply not found.
-    expect((await t.app.inject({ method: 'GET', url: `/api/admin/settings/${long}`, headers })).statusCode).toBe(404)
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/tokens/${'a'.repeat(400)}`, headers })).statusCode).toBe(404)
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/admin/settings/${long}`, headers }))
+        .statusCode,
+    ).toBe(404)
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: `/api/tokens/${'a'.repeat(400)}`, headers }))
+        .statusCode,
+    ).toBe(404)
   })
 })
 

@@ -132,23 +132,46 @@ function bodyFor(schema: Schema | null): fc.Arbitrary<unknown> {
       })
       return withExtra ? { ...out, ...extra } : out
     })
-  return fc.oneof({ weight: 6, arbitrary: object }, { weight: 1, arbitrary: hostileScalar }, { weight: 1, arbitrary: fc.constant(deepNest(1000)) })
+  return fc.oneof(
+    { weight: 6, arbitrary: object },
+    { weight: 1, arbitrary: hostileScalar },
+    { weight: 1, arbitrary: fc.constant(deepNest(1000)) },
+  )
 }
 
-type Payload = { kind: 'json'; value: unknown } | { kind: 'raw'; contentType: string; bytes: Buffer | string } | { kind: 'none' }
+type Payload =
+  | { kind: 'json'; value: unknown }
+  | { kind: 'raw'; contentType: string; bytes: Buffer | string }
+  | { kind: 'none' }
 
 const rawPayload: fc.Arbitrary<Payload> = fc.oneof(
-  fc.constant<Payload>({ kind: 'raw', contentType: 'application/json', bytes: '{"unterminated": ' }),
+  fc.constant<Payload>({
+    kind: 'raw',
+    contentType: 'application/json',
+    bytes: '{"unterminated": ',
+  }),
   fc.constant<Payload>({
     kind: 'raw',
     contentType: 'application/json',
     bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
   }),
-  fc.constant<Payload>({ kind: 'raw', contentType: 'application/json', bytes: '{"__proto__": {"is_admin": true}}' }),
+  fc.constant<Payload>({
+    kind: 'raw',
+    contentType: 'application/json',
+    bytes: '{"__proto__": {"is_admin": true}}',
+  }),
   fc.constant<Payload>({ kind: 'raw', contentType: 'application/json', bytes: `{"a": "${HUGE}"}` }),
   fc.constant<Payload>({ kind: 'raw', contentType: 'text/plain', bytes: 'name=x' }),
-  fc.constant<Payload>({ kind: 'raw', contentType: 'application/x-www-form-urlencoded', bytes: 'name=x' }),
-  fc.constant<Payload>({ kind: 'raw', contentType: 'application/json; charset=utf-16', bytes: '{}' }),
+  fc.constant<Payload>({
+    kind: 'raw',
+    contentType: 'application/x-www-form-urlencoded',
+    bytes: 'name=x',
+  }),
+  fc.constant<Payload>({
+    kind: 'raw',
+    contentType: 'application/json; charset=utf-16',
+    bytes: '{}',
+  }),
   fc.constant<Payload>({ kind: 'none' }),
 )
 
@@ -159,11 +182,33 @@ function payloadFor(operation: Operation): fc.Arbitrary<Payload> {
 
 const pathValue = fc.oneof(
   fc.uuid(),
-  fc.string({ minLength: 1, maxLength: 20 }).filter((s) => !s.includes('/') && !s.includes('?') && !s.includes('#')),
-  fc.constantFrom('0', '-1', '1e308', 'null', '%zz', '%2F', 'a'.repeat(250), 'a'.repeat(400), '..', 'ü', '😀'),
+  fc
+    .string({ minLength: 1, maxLength: 20 })
+    .filter((s) => !s.includes('/') && !s.includes('?') && !s.includes('#')),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '1e308',
+    'null',
+    '%zz',
+    '%2F',
+    'a'.repeat(250),
+    'a'.repeat(400),
+    '..',
+    'ü',
+    '😀',
+  ),
 )
 
-type CredentialKind = 'admin' | 'member' | 'api-token' | 'none' | 'garbage' | 'expired' | 'bad-checksum' | 'cookie-without-csrf'
+type CredentialKind =
+  | 'admin'
+  | 'member'
+  | 'api-token'
+  | 'none'
+  | 'garbage'
+  | 'expired'
+  | 'bad-checksum'
+  | 'cookie-without-csrf'
 const credential = fc.constantFrom<CredentialKind>(
   'admin',
   'admin',
@@ -194,14 +239,23 @@ let apiToken: string
 let expiredJwt: string
 
 async function ensureCredentials(): Promise<void> {
-  const probe = admin ? await t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization: `Bearer ${admin.token}` } }) : null
+  const probe = admin
+    ? await t.app.inject({
+        method: 'GET',
+        url: '/api/users/me',
+        headers: { authorization: `Bearer ${admin.token}` },
+      })
+    : null
   if (probe?.statusCode === 200) return
   admin = await createSignedInUser(t, { isAdmin: true })
   member = await createSignedInUser(t)
   apiToken = (await createApiTokenFor(t, member.token)).token
 }
 
-function headersFor(kind: CredentialKind): { headers: Record<string, string>; cookies?: Record<string, string> } {
+function headersFor(kind: CredentialKind): {
+  headers: Record<string, string>
+  cookies?: Record<string, string>
+} {
   switch (kind) {
     case 'admin':
       return { headers: { authorization: `Bearer ${admin.token}` } }
@@ -230,22 +284,36 @@ async function tableNames(): Promise<string[]> {
   const rows =
     t.deps.database.engine === 'postgres'
       ? (await COUNTED_TABLES_SQL.execute(t.deps.db)).rows
-      : (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(t.deps.db)).rows
+      : (
+          await sql<{
+            name: string
+          }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(
+            t.deps.db,
+          )
+        ).rows
   // The audit log (a refused sign-in is recorded) and its Merkle tree and checkpoints, which follow
   // it and are signed in the background (issue 30), change without the request changing anything.
-  return rows.map((r) => r.name).filter((name) => !name.startsWith('audit_') && !name.startsWith('kysely_'))
+  return rows
+    .map((r) => r.name)
+    .filter((name) => !name.startsWith('audit_') && !name.startsWith('kysely_'))
 }
 
 async function rowCounts(tables: string[]): Promise<Record<string, number>> {
   const counts: Record<string, number> = {}
   for (const table of tables) {
-    const row = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(t.deps.db)
+    const row = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(
+      t.deps.db,
+    )
     counts[table] = Number(row.rows[0]!.n)
   }
   return counts
 }
 
-function check(operation: Operation, request: InjectOptions & { url: string }, response: LightMyRequestResponse): string | null {
+function check(
+  operation: Operation,
+  request: InjectOptions & { url: string },
+  response: LightMyRequestResponse,
+): string | null {
   const where = `${request.method} ${request.url} → ${response.statusCode}`
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a response body of any operation; the check asserts the envelope
   let body: any
@@ -255,11 +323,17 @@ function check(operation: Operation, request: InjectOptions & { url: string }, r
     } catch {
       return `${where}: error without a JSON envelope: ${response.body.slice(0, 120)}`
     }
-    if (!(body.reason in REASONS)) return `${where}: reason ${String(body.reason)} is not in the catalogue`
-    if (body.code !== response.statusCode || typeof body.error !== 'string' || typeof body.message !== 'string') {
+    if (!(body.reason in REASONS))
+      return `${where}: reason ${String(body.reason)} is not in the catalogue`
+    if (
+      body.code !== response.statusCode ||
+      typeof body.error !== 'string' ||
+      typeof body.message !== 'string'
+    ) {
       return `${where}: malformed envelope ${JSON.stringify(body).slice(0, 200)}`
     }
-    if (response.statusCode >= 500 && !ALLOWED_5XX.has(body.reason)) return `${where}: ${body.reason} ${body.message}`
+    if (response.statusCode >= 500 && !ALLOWED_5XX.has(body.reason))
+      return `${where}: ${body.reason} ${body.message}`
   }
   void operation
   return null
@@ -291,7 +365,10 @@ describe('robustness: hostile requests for every operation of the OpenAPI docume
         params: fc.tuple(...operation.pathParams.map(() => pathValue)),
         query: fc.dictionary(
           fc.constantFrom(...operation.queryParams, 'extra', 'limit', 'cursor'),
-          fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '999999', '1e309', 'abc', '')),
+          fc.oneof(
+            fc.string({ maxLength: 20 }),
+            fc.constantFrom('-1', '999999', '1e309', 'abc', ''),
+          ),
           { maxKeys: 3 },
         ),
         payload: payloadFor(operation),
@@ -302,7 +379,10 @@ describe('robustness: hostile requests for every operation of the OpenAPI docume
             await ensureCredentials()
             tally.cases += 1
             let url = operation.path
-            operation.pathParams.forEach((name, i) => (url = url.replace(`{${name}}`, encodeURIComponent(String(input.params[i])))))
+            operation.pathParams.forEach(
+              (name, i) =>
+                (url = url.replace(`{${name}}`, encodeURIComponent(String(input.params[i])))),
+            )
             const query = new URLSearchParams(input.query).toString()
             const { headers, cookies } = headersFor(input.credential)
             const request: InjectOptions & { url: string } = {
@@ -325,7 +405,10 @@ describe('robustness: hostile requests for every operation of the OpenAPI docume
             if (failure === null && response.statusCode >= 400) {
               const after = await rowCounts(tables)
               const changed = tables.filter((table) => before[table] !== after[table])
-              if (changed.length > 0) tally.failures.push(`${request.method} ${request.url} → ${response.statusCode} changed ${changed.join(', ')}`)
+              if (changed.length > 0)
+                tally.failures.push(
+                  `${request.method} ${request.url} → ${response.statusCode} changed ${changed.join(', ')}`,
+                )
             }
             if (failure !== null) tally.failures.push(failure)
             return failure === null
@@ -337,6 +420,7 @@ describe('robustness: hostile requests for every operation of the OpenAPI docume
     expect(tally.failures).toEqual([])
     expect(tally.cases).toBeGreaterThanOrEqual(operations.length * 20)
     // The mix must exercise authentication, validation, parsing, lookups and real successes.
-    for (const status of ['200', '400', '401', '404', '413', '415']) expect(tally.statuses[status] ?? 0, status).toBeGreaterThan(0)
+    for (const status of ['200', '400', '401', '404', '413', '415'])
+      expect(tally.statuses[status] ?? 0, status).toBeGreaterThan(0)
   }, 600_000)
 })

@@ -4,8 +4,18 @@
  * idle GC freed prepared statements — and an unsupported Node is refused with one line.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from './helpers/database.js'
-import { SERVER_ENTRY, runProcess, startServerProcess, type ServerProcess } from './helpers/process.js'
+import {
+  createTestDatabase,
+  makeTempDir,
+  testEngine,
+  type TestDatabase,
+} from './helpers/database.js'
+import {
+  SERVER_ENTRY,
+  runProcess,
+  startServerProcess,
+  type ServerProcess,
+} from './helpers/process.js'
 import path from 'node:path'
 
 const CLI_ENTRY = path.join(path.dirname(SERVER_ENTRY), 'cli.js')
@@ -27,7 +37,10 @@ async function call(
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${base}${url}`, {
     method,
-    headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token && { authorization: `Bearer ${token}` }),
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
   const text = await response.text()
@@ -50,10 +63,19 @@ describe('Node.js 24: load, forced garbage collection, idle', () => {
     const base = server.baseUrl
     server.child.kill('SIGUSR2')
 
-    const setup = await call(base, 'POST', '/api/auth/setup', undefined, { email: 'gc@example.com', name: 'GC', password: 'collect the garbage now' })
+    const setup = await call(base, 'POST', '/api/auth/setup', undefined, {
+      email: 'gc@example.com',
+      name: 'GC',
+      password: 'collect the garbage now',
+    })
     expect(setup.status).toBe(201)
     const jwt = setup.json.token as string
-    const sb = (await call(base, 'POST', '/api/tokens', jwt, { name: 'gc', permissions: ['profile:read', 'links:read'] })).json.token as string
+    const sb = (
+      await call(base, 'POST', '/api/tokens', jwt, {
+        name: 'gc',
+        permissions: ['profile:read', 'links:read'],
+      })
+    ).json.token as string
 
     // Load for 3 s: reads by both credentials, writes, sign-ins and sign-outs (so statements, sessions
     // and tokens come and go), ten at a time.
@@ -61,7 +83,10 @@ describe('Node.js 24: load, forced garbage collection, idle', () => {
     const until = Date.now() + 3000
     const worker = async (n: number) => {
       while (Date.now() < until) {
-        const login = await call(base, 'POST', '/api/auth/login', undefined, { email: 'gc@example.com', password: 'collect the garbage now' })
+        const login = await call(base, 'POST', '/api/auth/login', undefined, {
+          email: 'gc@example.com',
+          password: 'collect the garbage now',
+        })
         // Ten sign-ins at once from one address may exceed the hashing bound's per-client share on a
         // loaded machine: that 503 is the bound working, not the process failing; try again.
         if (login.status === 503) continue
@@ -76,7 +101,9 @@ describe('Node.js 24: load, forced garbage collection, idle', () => {
           expect((await call(base, 'GET', url, credential)).status).toBe(200)
           requests++
         }
-        expect((await call(base, 'POST', '/api/tags', token, { name: `t${n}-${requests++}` })).status).toBe(201)
+        expect(
+          (await call(base, 'POST', '/api/tags', token, { name: `t${n}-${requests++}` })).status,
+        ).toBe(201)
         expect((await call(base, 'POST', '/api/auth/logout', token)).status).toBeLessThan(300)
         expect((await call(base, 'GET', '/api/users/me', token)).status).toBe(401)
       }
@@ -111,7 +138,9 @@ describe('an unsupported Node.js', () => {
     )
     for (const [i, result] of results.entries()) {
       expect(result.code).toBe(1)
-      expect(result.output).toBe(`switchboard: needs Node.js 24 LTS (recommended) or 22 LTS (22.16 or later); this is Node.js ${versions[i]}\n`)
+      expect(result.output).toBe(
+        `switchboard: needs Node.js 24 LTS (recommended) or 22 LTS (22.16 or later); this is Node.js ${versions[i]}\n`,
+      )
     }
   })
 })

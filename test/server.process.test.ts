@@ -4,7 +4,12 @@ import net from 'node:net'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, makeTempDir, testEngine } from './helpers/database.js'
-import { SERVER_ENTRY, runProcess, startServerProcess, type ServerProcess } from './helpers/process.js'
+import {
+  SERVER_ENTRY,
+  runProcess,
+  startServerProcess,
+  type ServerProcess,
+} from './helpers/process.js'
 import {
   EXPOSE_GC_FLAG,
   HEAP_GROWING_FLAG,
@@ -35,16 +40,31 @@ describe('npm start on a fresh machine', () => {
 
     // It runs with its process settings, applied by replacing itself (same PID) before loading anything.
     const options = fs.readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0')
-    expect(options).toEqual(expect.arrayContaining([SEMI_SPACE_FLAG, NO_MAGLEV_FLAG, HEAP_GROWING_FLAG, NO_PRETENURING_FLAG, EXPOSE_GC_FLAG]))
-    expect(fs.readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0')).toContain(`MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD}`)
+    expect(options).toEqual(
+      expect.arrayContaining([
+        SEMI_SPACE_FLAG,
+        NO_MAGLEV_FLAG,
+        HEAP_GROWING_FLAG,
+        NO_PRETENURING_FLAG,
+        EXPOSE_GC_FLAG,
+      ]),
+    )
+    expect(fs.readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0')).toContain(
+      `MALLOC_TRIM_THRESHOLD_=${MALLOC_TRIM_THRESHOLD}`,
+    )
     expect(fs.statSync(path.join(dataDir, 'secrets.json')).mode & 0o777).toBe(0o600)
-    if (testEngine() === 'sqlite') expect(fs.existsSync(path.join(dataDir, 'switchboard.db'))).toBe(true)
+    if (testEngine() === 'sqlite')
+      expect(fs.existsSync(path.join(dataDir, 'switchboard.db'))).toBe(true)
     expect((await server.fetch('/api/health/ready')).status).toBe(200)
 
     const setup = await server.fetch('/api/auth/setup', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', name: 'Admin', password: 'first start passphrase' }),
+      body: JSON.stringify({
+        email: 'admin@example.com',
+        name: 'Admin',
+        password: 'first start passphrase',
+      }),
     })
     expect(setup.status).toBe(201)
     const { token } = (await setup.json()) as { token: string }
@@ -63,7 +83,12 @@ describe('npm start on a fresh machine', () => {
 
 describe('invalid configuration', () => {
   it('stops start-up with one line per problem and a non-zero exit code', async () => {
-    const result = await runProcess(SERVER_ENTRY, [], { PORT: 'eighty', JWT_SECRET: 'too-short', DATABASE_URL: 'mysql://x', DATA_DIR: makeTempDir() })
+    const result = await runProcess(SERVER_ENTRY, [], {
+      PORT: 'eighty',
+      JWT_SECRET: 'too-short',
+      DATABASE_URL: 'mysql://x',
+      DATA_DIR: makeTempDir(),
+    })
     expect(result.code).toBe(1)
     expect(result.output).toContain('Invalid configuration')
     expect(result.output).toMatch(/- PORT: /)
@@ -74,7 +99,11 @@ describe('invalid configuration', () => {
 
 describe('graceful shutdown', () => {
   it('finishes an in-flight request after SIGTERM, refuses new connections, and exits 0', async () => {
-    const server = await startServerProcess({ DATA_DIR: makeTempDir(), PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' })
+    const server = await startServerProcess({
+      DATA_DIR: makeTempDir(),
+      PASSWORD_HASH_MEMORY_KIB: '1024',
+      PASSWORD_HASH_ITERATIONS: '1',
+    })
     running.push(server)
     const { port } = new URL(server.baseUrl)
     const body = JSON.stringify({ email: 'late@example.com', password: 'an unknown passphrase' })

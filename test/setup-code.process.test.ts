@@ -39,7 +39,8 @@ describe('the setup code of a fresh instance', () => {
     const [, code] = await waitFor(server.stderr, /^ {4}([A-Z0-9]{5}(?:-[A-Z0-9]{5}){3})$/m)
     // The JSON log says where the code is, but holds it in no form.
     await waitFor(server.stdout, /setup code printed on the terminal/)
-    for (const line of server.stdout().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow()
+    for (const line of server.stdout().trim().split('\n'))
+      expect(() => JSON.parse(line)).not.toThrow()
     expect(server.stdout()).not.toContain(code!)
     expect(server.stdout()).not.toContain(code!.replaceAll('-', ''))
 

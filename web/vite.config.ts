@@ -17,7 +17,10 @@ const TEXT_ASSET = /\.(js|css|html|svg|json|txt)$/
 
 function brotli(data: Buffer): Buffer {
   return zlib.brotliCompressSync(data, {
-    params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+    params: {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length,
+    },
   })
 }
 
@@ -49,23 +52,31 @@ function precompressAndReport(): Plugin {
         for (const css of chunk.viteMetadata?.importedCss ?? []) initial.add(css)
         for (const imported of chunk.imports) visit(imported)
       }
-      for (const [fileName, chunk] of Object.entries(bundle)) if (chunk.type === 'chunk' && chunk.isEntry) visit(fileName)
+      for (const [fileName, chunk] of Object.entries(bundle))
+        if (chunk.type === 'chunk' && chunk.isEntry) visit(fileName)
       // Plus one language's catalogue (the larger of the two), which main.tsx loads before rendering.
       const catalogueChunks = new Map<string, string[]>()
       for (const [fileName, chunk] of Object.entries(bundle)) {
-        const language = chunk.type === 'chunk' ? SIGN_IN_CATALOGUE.exec(chunk.facadeModuleId ?? '')?.[1] : undefined
-        if (language !== undefined) catalogueChunks.set(language, [...(catalogueChunks.get(language) ?? []), fileName])
+        const language =
+          chunk.type === 'chunk'
+            ? SIGN_IN_CATALOGUE.exec(chunk.facadeModuleId ?? '')?.[1]
+            : undefined
+        if (language !== undefined)
+          catalogueChunks.set(language, [...(catalogueChunks.get(language) ?? []), fileName])
       }
 
       const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
-      const lines = [...sizes].filter(([name]) => !name.endsWith('.html')).sort(([a], [b]) => a.localeCompare(b))
+      const lines = [...sizes]
+        .filter(([name]) => !name.endsWith('.html'))
+        .sort(([a], [b]) => a.localeCompare(b))
       console.log('\nconsole assets (raw / brotli / gzip):')
       for (const [name, size] of lines) {
         console.log(
           `  ${initial.has(name) ? '*' : ' '} ${name.padEnd(44)} ${kb(size.raw).padStart(10)} ${kb(size.br).padStart(10)} ${kb(size.gz).padStart(10)}`,
         )
       }
-      const sum = (names: Iterable<string>, key: 'br' | 'gz') => [...names].reduce((total, name) => total + (sizes.get(name)?.[key] ?? 0), 0)
+      const sum = (names: Iterable<string>, key: 'br' | 'gz') =>
+        [...names].reduce((total, name) => total + (sizes.get(name)?.[key] ?? 0), 0)
       let largest = { language: '', br: 0, gz: 0 }
       for (const [language, names] of catalogueChunks) {
         const br = sum(names, 'br')
@@ -76,9 +87,14 @@ function precompressAndReport(): Plugin {
       console.log(
         `  * sign-in page (JS + CSS loaded by /login, ${largest.language} catalogue): ${kb(total.br)} brotli, ${kb(total.gz)} gzip (budget ${kb(SIGN_IN_BUDGET_BYTES)} brotli)\n`,
       )
-      if (catalogueChunks.size === 0) throw new Error('the sign-in catalogues were not found among the chunks (web/src/i18n/i18n.tsx)')
+      if (catalogueChunks.size === 0)
+        throw new Error(
+          'the sign-in catalogues were not found among the chunks (web/src/i18n/i18n.tsx)',
+        )
       if (total.br > SIGN_IN_BUDGET_BYTES)
-        throw new Error(`the sign-in page loads ${kb(total.br)} brotli, over the ${kb(SIGN_IN_BUDGET_BYTES)} budget`)
+        throw new Error(
+          `the sign-in page loads ${kb(total.br)} brotli, over the ${kb(SIGN_IN_BUDGET_BYTES)} budget`,
+        )
     },
   }
 }

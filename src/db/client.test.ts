@@ -20,14 +20,23 @@ describe(`data layer on ${process.env.TEST_DB ?? 'sqlite'}`, () => {
   it('reads booleans back as real booleans through the repos', async () => {
     const { user } = await createUser(t, { isAdmin: true })
     const found = await findUserById(t.deps.db, user.id)
-    expect(found).toMatchObject({ is_admin: true, disabled: false, ai_suggestions_enabled: true, has_password: true })
+    expect(found).toMatchObject({
+      is_admin: true,
+      disabled: false,
+      ai_suggestions_enabled: true,
+      has_password: true,
+    })
     const passwordless = await createUser(t, { password: null })
     expect((await findUserById(t.deps.db, passwordless.user.id))?.has_password).toBe(false)
   })
 
   it('stores and returns timestamps as ISO-8601 UTC with milliseconds', async () => {
     const { user } = await createUser(t)
-    const row = await t.deps.db.selectFrom('users').select(['created_at', 'updated_at']).where('id', '=', user.id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('users')
+      .select(['created_at', 'updated_at'])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow()
     expect(row.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(row.created_at).toBe(user.created_at)
   })
@@ -36,8 +45,18 @@ describe(`data layer on ${process.env.TEST_DB ?? 'sqlite'}`, () => {
     const { user } = await createUser(t)
     const later = new Date(Date.parse(user.created_at) + 1).toISOString()
     const earlier = new Date(Date.parse(user.created_at) - 1).toISOString()
-    const after = await t.deps.db.selectFrom('users').select('id').where('id', '=', user.id).where('created_at', '<', later).execute()
-    const before = await t.deps.db.selectFrom('users').select('id').where('id', '=', user.id).where('created_at', '<', earlier).execute()
+    const after = await t.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', user.id)
+      .where('created_at', '<', later)
+      .execute()
+    const before = await t.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', user.id)
+      .where('created_at', '<', earlier)
+      .execute()
     expect(after).toHaveLength(1)
     expect(before).toHaveLength(0)
   })

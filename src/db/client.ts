@@ -6,7 +6,13 @@ import { Kysely, sql } from 'kysely'
 import type { DatabaseConfig } from '../config.js'
 import type { Database, Db } from './schema.js'
 import { SqliteCompatPlugin, createSqliteDialect } from './sqlite.js'
-import { createPipelinedReader, createPoolReader, createPostgresDialect, createPostgresPool, splitConnections } from './postgres.js'
+import {
+  createPipelinedReader,
+  createPoolReader,
+  createPostgresDialect,
+  createPostgresPool,
+  splitConnections,
+} from './postgres.js'
 import { registerImmediateReader, registerPreparedReader } from './precompiled.js'
 
 export type Engine = DatabaseConfig['kind']
@@ -19,11 +25,19 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
-function createKysely(config: DatabaseConfig, log: DatabaseLog): { db: Db; closeReaders: () => Promise<void> } {
+function createKysely(
+  config: DatabaseConfig,
+  log: DatabaseLog,
+): { db: Db; closeReaders: () => Promise<void> } {
   if (config.kind === 'postgres') {
-    const report = (what: string) => (error: Error) => log.warn({ error: { code: (error as { code?: string }).code, message: error.message } }, what)
+    const report = (what: string) => (error: Error) =>
+      log.warn({ error: { code: (error as { code?: string }).code, message: error.message } }, what)
     const connections = splitConnections(config.poolSize)
-    const pool = createPostgresPool(config.url, connections.pool, report('an idle database connection failed; it will be replaced'))
+    const pool = createPostgresPool(
+      config.url,
+      connections.pool,
+      report('an idle database connection failed; it will be replaced'),
+    )
     const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) })
     if (connections.pipelined === 0) {
       registerPreparedReader(db, createPoolReader(pool))
@@ -64,13 +78,19 @@ export function createDatabase(config: DatabaseConfig, log: DatabaseLog): Databa
 }
 
 function errorCode(error: unknown): unknown {
-  return typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined
+  return typeof error === 'object' && error !== null
+    ? (error as { code?: unknown }).code
+    : undefined
 }
 
 /** True when the error is a violation of a unique index or primary key, on either engine. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = errorCode(error)
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  )
 }
 
 /** True when the error is a foreign-key violation (the referenced row is gone), on either engine. */
@@ -117,6 +137,7 @@ const UNAVAILABLE_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false
   const { code, message } = error as { code?: unknown; message?: unknown }
-  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08')))
+    return true
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((text) => message.includes(text))
 }

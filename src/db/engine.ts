@@ -5,4 +5,5 @@
 import { PostgresAdapter } from 'kysely'
 import type { Executor } from './schema.js'
 
-export const isPostgres = (ex: Executor): boolean => ex.getExecutor().adapter instanceof PostgresAdapter
+export const isPostgres = (ex: Executor): boolean =>
+  ex.getExecutor().adapter instanceof PostgresAdapter

@@ -5,7 +5,13 @@
  */
 import { sql, type SelectQueryBuilder } from 'kysely'
 import { invalidField } from '../errors.js'
-import { CURSOR_NOT_ISSUED, decodeCursor, DEFAULT_PAGE_SIZE, type CursorKey, type PageQuery } from '../lib/pagination.js'
+import {
+  CURSOR_NOT_ISSUED,
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  type CursorKey,
+  type PageQuery,
+} from '../lib/pagination.js'
 
 export interface PageWindow {
   limit: number
@@ -33,14 +39,20 @@ export function keyset<DB, TB extends keyof DB, O>(
   window: PageWindow,
   order: KeysetOrder,
 ): SelectQueryBuilder<DB, TB, O> {
-  const qualify = (column: string) => sql.ref(order.table === undefined ? column : `${order.table}.${column}`)
+  const qualify = (column: string) =>
+    sql.ref(order.table === undefined ? column : `${order.table}.${column}`)
   // The cast gives PostgreSQL a type for the bound value, which lower() needs to pick its overload.
-  const fold = (value: unknown) => (order.ignoreCase ? sql`lower(cast(${value} as text))` : sql`${value}`)
+  const fold = (value: unknown) =>
+    order.ignoreCase ? sql`lower(cast(${value} as text))` : sql`${value}`
   const key = fold(qualify(order.column))
   const id = qualify('id')
   const comparison = order.direction === 'desc' ? sql.raw('<') : sql.raw('>')
   const after =
-    window.after === null ? query : query.where(sql<boolean>`(${key}, ${id}) ${comparison} (${fold(window.after[0])}, ${window.after[1]})`)
+    window.after === null
+      ? query
+      : query.where(
+          sql<boolean>`(${key}, ${id}) ${comparison} (${fold(window.after[0])}, ${window.after[1]})`,
+        )
   return after
     .orderBy(key, order.direction)
     .orderBy(id, order.direction)
@@ -59,7 +71,10 @@ export function newestFirst<DB, TB extends keyof DB, O>(
 ): SelectQueryBuilder<DB, TB, O> {
   // A forged time would reach PostgreSQL as an invalid timestamptz: a 400, not a database error.
   const time = window.after?.[0]
-  if (time !== undefined && !(ISSUED_TIMESTAMP.test(time) && new Date(time).toISOString() === time)) {
+  if (
+    time !== undefined &&
+    !(ISSUED_TIMESTAMP.test(time) && new Date(time).toISOString() === time)
+  ) {
     throw invalidField('cursor', CURSOR_NOT_ISSUED)
   }
   return keyset(query, window, { column, ...(table !== undefined && { table }), direction: 'desc' })

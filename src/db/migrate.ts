@@ -22,7 +22,10 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   // Kysely looks for its bookkeeping tables in every schema; naming ours keeps two databases that
   // share a PostgreSQL server (one schema each) from seeing each other's migration state.
   const schema =
-    handle.engine === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]?.schema : undefined
+    handle.engine === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db))
+          .rows[0]?.schema
+      : undefined
   const migrator = new Migrator({
     db: handle.db,
     provider: { getMigrations: async () => provided },
@@ -31,9 +34,12 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   const { error, results = [] } = await migrator.migrateToLatest()
   if (error !== undefined) {
     const failed = results.find((r) => r.status === 'Error')
-    throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${error instanceof Error ? error.message : inspect(error)}`, {
-      cause: error,
-    })
+    throw new Error(
+      `Migration ${failed?.migrationName ?? '(unknown)'} failed: ${error instanceof Error ? error.message : inspect(error)}`,
+      {
+        cause: error,
+      },
+    )
   }
   return { applied: results.filter((r) => r.status === 'Success').map((r) => r.migrationName) }
 }
@@ -50,10 +56,22 @@ export interface MigrationState {
 export async function migrationState(handle: DatabaseHandle): Promise<MigrationState> {
   const exists =
     handle.engine === 'postgres'
-      ? (await sql<{ found: string | null }>`select to_regclass('kysely_migration')::text as found`.execute(handle.db)).rows[0]?.found != null
-      : (await sql`select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(handle.db)).rows.length > 0
+      ? (
+          await sql<{
+            found: string | null
+          }>`select to_regclass('kysely_migration')::text as found`.execute(handle.db)
+        ).rows[0]?.found != null
+      : (
+          await sql`select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'`.execute(
+            handle.db,
+          )
+        ).rows.length > 0
   const applied = exists
-    ? (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db)).rows.map((row) => row.name)
+    ? (
+        await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+          handle.db,
+        )
+      ).rows.map((row) => row.name)
     : []
   const known = Object.keys(migrations)
   return {

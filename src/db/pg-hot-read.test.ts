@@ -14,15 +14,29 @@ const parsers = new Map<number, (text: string) => unknown>([
   [INT4, (text) => Number(text)],
   [TEXT, (text) => text],
 ])
-const describedFor = (columns: Array<[string, number]>) => ({ fields: columns.map(([name, dataTypeID]) => ({ name, dataTypeID, format: 'text' })) })
+const describedFor = (columns: Array<[string, number]>) => ({
+  fields: columns.map(([name, dataTypeID]) => ({ name, dataTypeID, format: 'text' })),
+})
 
 /** A read of `name` described with `columns`, fed `rows`, then finished as pg finishes it. */
-function readWith(HotRead: ReturnType<typeof hotReadClass>, name: string, columns: Array<[string, number]>, rows: Array<Array<string | null>>) {
+function readWith(
+  HotRead: ReturnType<typeof hotReadClass>,
+  name: string,
+  columns: Array<[string, number]>,
+  rows: Array<Array<string | null>>,
+) {
   let answer: { error: Error | null; rows: unknown[] } | null = null
-  const query = new HotRead(name, 'select …', [], (error, found) => (answer = { error, rows: found }))
+  const query = new HotRead(
+    name,
+    'select …',
+    [],
+    (error, found) => (answer = { error, rows: found }),
+  )
   query.handleRowDescription(describedFor(columns))
   for (const fields of rows) query.handleDataRow({ fields })
-  ;(query as unknown as { handleReadyForQuery(connection: unknown): void }).handleReadyForQuery(null)
+  ;(query as unknown as { handleReadyForQuery(connection: unknown): void }).handleReadyForQuery(
+    null,
+  )
   return answer!
 }
 
@@ -34,7 +48,12 @@ const N_LABEL: Array<[string, number]> = [
 describe('hot read', () => {
   it('is a pg Query (pipeline mode takes nothing else) carrying its name and values, not a row limit', () => {
     const HotRead = hotReadClass(pg, (oid) => parsers.get(oid)!)
-    const query = new HotRead('sb_x', 'select $1::int as n', [1], () => undefined) as unknown as pg.Query & Record<string, unknown>
+    const query = new HotRead(
+      'sb_x',
+      'select $1::int as n',
+      [1],
+      () => undefined,
+    ) as unknown as pg.Query & Record<string, unknown>
     expect(query).toBeInstanceOf(pg.Query)
     expect(query).toMatchObject({ name: 'sb_x', text: 'select $1::int as n', values: [1] })
     expect(query.rows).toBeUndefined()
@@ -43,7 +62,11 @@ describe('hot read', () => {
   it('parses each row with the columns described, and reads a name described with other columns with the new ones', () => {
     const asked: number[] = []
     const HotRead = hotReadClass(pg, (oid) => (asked.push(oid), parsers.get(oid)!))
-    const rowsOf = (name: string, columns: Array<[string, number]>, rows: Array<Array<string | null>>) => readWith(HotRead, name, columns, rows).rows
+    const rowsOf = (
+      name: string,
+      columns: Array<[string, number]>,
+      rows: Array<Array<string | null>>,
+    ) => readWith(HotRead, name, columns, rows).rows
     expect(
       readWith(HotRead, 'sb_shape', N_LABEL, [
         ['1', 'a'],

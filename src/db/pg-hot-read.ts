@@ -37,7 +37,10 @@ interface DataRow {
 export type HotReadDone = (error: Error | null, rows: Row[]) => void
 
 /** The pg Query subclass for one client configuration (its type parsers), with its statements' columns. */
-export function hotReadClass(pgModule: typeof PgModule.default, getTypeParser: (oid: number, format?: 'text' | 'binary') => Parser) {
+export function hotReadClass(
+  pgModule: typeof PgModule.default,
+  getTypeParser: (oid: number, format?: 'text' | 'binary') => Parser,
+) {
   const described = new Map<string, Columns>()
 
   const columnsFor = (name: string, message: RowDescription): Columns => {
@@ -53,16 +56,20 @@ export function hotReadClass(pgModule: typeof PgModule.default, getTypeParser: (
     const columns: Columns = {
       names: fields.map((field) => field.name),
       types: fields.map((field) => field.dataTypeID),
-      parsers: fields.map((field) => getTypeParser(field.dataTypeID, field.format === 'binary' ? 'binary' : 'text')),
+      parsers: fields.map((field) =>
+        getTypeParser(field.dataTypeID, field.format === 'binary' ? 'binary' : 'text'),
+      ),
     }
     described.set(name, columns)
     return columns
   }
 
   // pg's typings describe Query's public face only; the fields below are the ones its submit() reads.
-  const Base = pgModule.Query as unknown as new (
-    text: string,
-  ) => pg.Submittable & { name?: string; values?: unknown[]; callback?: (error: Error | null) => void }
+  const Base = pgModule.Query as unknown as new (text: string) => pg.Submittable & {
+    name?: string
+    values?: unknown[]
+    callback?: (error: Error | null) => void
+  }
 
   return class HotRead extends Base {
     // Not `rows`: pg's Query reads that name as a portal's row limit.
@@ -90,7 +97,8 @@ export function hotReadClass(pgModule: typeof PgModule.default, getTypeParser: (
       try {
         for (let i = 0; i < columns.names.length; i++) {
           const text = message.fields[i]
-          row[columns.names[i]!] = text === null || text === undefined ? null : columns.parsers[i]!(text)
+          row[columns.names[i]!] =
+            text === null || text === undefined ? null : columns.parsers[i]!(text)
         }
       } catch (error) {
         // A value its parser refuses fails the read (as pg's own rows do), once the server is done with it.

@@ -8,7 +8,13 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { testPostgresUrl } from '../../test/helpers/database.js'
 import { isDatabaseUnavailable } from './client.js'
-import { createPipelinedReader, createPoolReader, createPostgresPool, splitConnections, type PipelinedReader } from './postgres.js'
+import {
+  createPipelinedReader,
+  createPoolReader,
+  createPostgresPool,
+  splitConnections,
+  type PipelinedReader,
+} from './postgres.js'
 
 const APPLICATION = `pipelined-reader-test-${process.pid}`
 let admin: pg.Client
@@ -22,7 +28,12 @@ function urlWithName(name = APPLICATION): string {
 }
 
 const backends = async (name = APPLICATION) =>
-  (await admin.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [name])).rows.map((row) => row.pid)
+  (
+    await admin.query<{ pid: number }>(
+      'select pid from pg_stat_activity where application_name = $1',
+      [name],
+    )
+  ).rows.map((row) => row.pid)
 
 beforeAll(async () => {
   admin = new pg.Client({ connectionString: testPostgresUrl() })
@@ -39,7 +50,11 @@ const ECHO = 'select $1::int as n, $1::int * 2 as twice'
 
 describe('pipelined reader', () => {
   it('keeps each answer with its read under a burst of 500, on its two connections', async () => {
-    const answers = await Promise.all(Array.from({ length: 500 }, (_, n) => reader.read<{ n: number; twice: number }>('sb_test_echo', ECHO, [n])))
+    const answers = await Promise.all(
+      Array.from({ length: 500 }, (_, n) =>
+        reader.read<{ n: number; twice: number }>('sb_test_echo', ECHO, [n]),
+      ),
+    )
     answers.forEach((rows, n) => expect(rows).toEqual([{ n, twice: 2 * n }]))
     expect(await backends()).toHaveLength(2)
   })
@@ -50,11 +65,24 @@ describe('pipelined reader', () => {
     const text = `select $1::text as t, $2::int as i, 9007199254740991::int8 as big, true as b, null::text as nothing,
       '2026-11-27 10:00:00.5+00'::timestamptz as at, '{"a":[1]}'::jsonb as j, $2::int + 1 as "i plus one"`
     try {
-      const own = await Promise.all([7, 8].map((i) => reader.read('sb_test_types', text, ['naïve ✓', i])))
-      const theirs = await Promise.all([7, 8].map(async (i) => (await pool.query(text, ['naïve ✓', i])).rows))
+      const own = await Promise.all(
+        [7, 8].map((i) => reader.read('sb_test_types', text, ['naïve ✓', i])),
+      )
+      const theirs = await Promise.all(
+        [7, 8].map(async (i) => (await pool.query(text, ['naïve ✓', i])).rows),
+      )
       expect(own).toEqual(theirs)
       expect(own[0]).toEqual([
-        { t: 'naïve ✓', i: 7, big: 9007199254740991, b: true, nothing: null, at: '2026-11-27T10:00:00.500Z', j: { a: [1] }, 'i plus one': 8 },
+        {
+          t: 'naïve ✓',
+          i: 7,
+          big: 9007199254740991,
+          b: true,
+          nothing: null,
+          at: '2026-11-27T10:00:00.500Z',
+          j: { a: [1] },
+          'i plus one': 8,
+        },
       ])
       // A timestamp the service's parser cannot read (a six-digit year) fails that read alone.
       const [bad, good] = await Promise.allSettled([
@@ -69,7 +97,9 @@ describe('pipelined reader', () => {
   })
 
   it('fails a wrong read alone; the reads written around it in the same turn succeed', async () => {
-    const reads = [1, 0, 3].map((d) => reader.read<{ q: number }>('sb_test_divide', 'select 6 / $1::int as q', [d]))
+    const reads = [1, 0, 3].map((d) =>
+      reader.read<{ q: number }>('sb_test_divide', 'select 6 / $1::int as q', [d]),
+    )
     const [first, second, third] = (await Promise.allSettled(reads)) as [
       PromiseSettledResult<{ q: number }[]>,
       PromiseSettledResult<{ q: number }[]>,
@@ -86,9 +116,16 @@ describe('pipelined reader', () => {
     const before = await backends()
     expect(before).toHaveLength(2)
     // Settled from the start: the reads fail while the termination's own query is still being answered.
-    const slow = Promise.allSettled(Array.from({ length: 4 }, () => reader.read('sb_test_sleep', 'select pg_sleep($1::float8) as slept', [2])))
+    const slow = Promise.allSettled(
+      Array.from({ length: 4 }, () =>
+        reader.read('sb_test_sleep', 'select pg_sleep($1::float8) as slept', [2]),
+      ),
+    )
     await new Promise((resolve) => setTimeout(resolve, 200))
-    await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [APPLICATION])
+    await admin.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1',
+      [APPLICATION],
+    )
     const settled = await slow
     for (const outcome of settled) {
       expect(outcome.status).toBe('rejected')
@@ -97,8 +134,16 @@ describe('pipelined reader', () => {
     // Both connections' ends heard: the idle one's may come after the reads above failed, and until
     // then reads past the first connection's 16 could still be written to it and fail as
     // unavailable — rightly, but that is not what this test looks at.
-    await vi.waitFor(() => expect(problems.filter((error) => error.message.includes('Connection terminated'))).toHaveLength(2), { timeout: 5000 })
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => reader.read<{ n: number }>('sb_test_echo', ECHO, [n])))
+    await vi.waitFor(
+      () =>
+        expect(
+          problems.filter((error) => error.message.includes('Connection terminated')),
+        ).toHaveLength(2),
+      { timeout: 5000 },
+    )
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => reader.read<{ n: number }>('sb_test_echo', ECHO, [n])),
+    )
     answers.forEach((rows, n) => expect(rows[0]!.n).toBe(n))
     const after = await backends()
     expect(after).toHaveLength(2)
@@ -108,14 +153,17 @@ describe('pipelined reader', () => {
   it('keeps the reads on one connection until 16 are in flight on it; the second takes only the overflow', async () => {
     const name = `${APPLICATION}-spill`
     const own = createPipelinedReader(urlWithName(name), 2, () => undefined)
-    const backendOf = () => own.read<{ pid: number }>('sb_test_backend', 'select pg_backend_pid() as pid', [])
+    const backendOf = () =>
+      own.read<{ pid: number }>('sb_test_backend', 'select pg_backend_pid() as pid', [])
     try {
       // Ten at once, as ten connections' requests arriving together: one server process answers them all.
       const ten = await Promise.all(Array.from({ length: 10 }, backendOf))
       expect(new Set(ten.map((rows) => rows[0]!.pid)).size).toBe(1)
       expect(await backends(name)).toHaveLength(1)
       // Forty at once: the first sixteen on the first connection, the next sixteen on the second, then the less busy.
-      const forty = (await Promise.all(Array.from({ length: 40 }, backendOf))).map((rows) => rows[0]!.pid)
+      const forty = (await Promise.all(Array.from({ length: 40 }, backendOf))).map(
+        (rows) => rows[0]!.pid,
+      )
       const [first, second] = [forty[0]!, forty[16]!]
       expect(first).toBe(ten[0]![0]!.pid)
       expect(second).not.toBe(first)
@@ -141,7 +189,11 @@ describe('pipelined reader', () => {
 describe('splitConnections', () => {
   it('runs every read on its generic plan, never planned again for its values, and without sequential or bitmap scans (on both pipelined connections; the pool keeps its own choices)', async () => {
     // Thirty-two at once: sixteen on each connection.
-    await Promise.all(Array.from({ length: 32 }, (_, i) => reader.read('sb_test_generic', 'select $1::int + 0 as n', [i])))
+    await Promise.all(
+      Array.from({ length: 32 }, (_, i) =>
+        reader.read('sb_test_generic', 'select $1::int + 0 as n', [i]),
+      ),
+    )
     const stats = await Promise.all(
       Array.from({ length: 32 }, () =>
         reader.read<{ pid: number; mode: string; scans: string; generic: number; custom: number }>(
@@ -153,7 +205,10 @@ describe('splitConnections', () => {
     )
     const byBackend = new Map(stats.map((rows) => [rows[0]!.pid, rows[0]!]))
     expect(byBackend.size).toBe(2)
-    expect([...byBackend.values()].map((row) => row.mode)).toEqual(['force_generic_plan', 'force_generic_plan'])
+    expect([...byBackend.values()].map((row) => row.mode)).toEqual([
+      'force_generic_plan',
+      'force_generic_plan',
+    ])
     expect([...byBackend.values()].map((row) => row.scans)).toEqual(['off off', 'off off'])
     expect([...byBackend.values()].reduce((sum, row) => sum + row.generic, 0)).toBe(32)
     expect([...byBackend.values()].reduce((sum, row) => sum + row.custom, 0)).toBe(0)

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { timestamptzToIso } from './postgres.js'
 
-const throughDate = (text: string) => new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString()
+const throughDate = (text: string) =>
+  new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString()
 
 describe('timestamptzToIso', () => {
   it('writes what Date#toISOString writes, for every fraction PostgreSQL prints in UTC', () => {

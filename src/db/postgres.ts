@@ -62,7 +62,14 @@ export function timestamptzToIso(text: string): string {
  */
 export const HOT_READ_SETTINGS = {
   text: 'select set_config($1, $2, false), set_config($3, $4, false), set_config($5, $6, false)',
-  values: ['plan_cache_mode', 'force_generic_plan', 'enable_seqscan', 'off', 'enable_bitmapscan', 'off'],
+  values: [
+    'plan_cache_mode',
+    'force_generic_plan',
+    'enable_seqscan',
+    'off',
+    'enable_bitmapscan',
+    'off',
+  ],
 }
 
 /** pg's client settings shared by the pool and the pipelined readers: same rows on every path. */
@@ -83,7 +90,11 @@ function clientSettings(url: string, pg: typeof PgModule.default) {
   }
 }
 
-export function createPostgresPool(url: string, max: number, onIdleError: (error: Error) => void): pg.Pool {
+export function createPostgresPool(
+  url: string,
+  max: number,
+  onIdleError: (error: Error) => void,
+): pg.Pool {
   const pg = require('pg') as typeof PgModule.default
   const pool = new pg.Pool({ ...clientSettings(url, pg), max, idleTimeoutMillis: IDLE_MS })
   // A connection dropped by the server (restart, failover, network) emits 'error' — on the pool
@@ -101,7 +112,11 @@ export function createPostgresDialect(pool: pg.Pool): PostgresDialect {
 }
 
 /** Runs a read as the named prepared statement `name` (db/precompiled.ts). */
-export type PreparedReader = <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>) => Promise<Row[]>
+export type PreparedReader = <Row>(
+  name: string,
+  text: string,
+  values: ReadonlyArray<string | number | null>,
+) => Promise<Row[]>
 
 export interface PipelinedReader {
   read: PreparedReader
@@ -126,7 +141,11 @@ export function splitConnections(poolSize: number): { pool: number; pipelined: n
  */
 export function createPoolReader(pool: pg.Pool): PreparedReader {
   return async <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>) => {
-    const result = await pool.query<Row & pg.QueryResultRow>({ name, text, values: values as unknown[] })
+    const result = await pool.query<Row & pg.QueryResultRow>({
+      name,
+      text,
+      values: values as unknown[],
+    })
     return result.rows
   }
 }
@@ -152,10 +171,20 @@ interface Lane {
  * restart, network) fails the reads in flight — they answer 503 like any other — and the next read
  * opens a new one; one unused for 30 s is closed.
  */
-export function createPipelinedReader(url: string, lanes: number, onError: (error: Error) => void): PipelinedReader {
+export function createPipelinedReader(
+  url: string,
+  lanes: number,
+  onError: (error: Error) => void,
+): PipelinedReader {
   const pg = require('pg') as typeof PgModule.default
   const settings = clientSettings(url, pg)
-  const HotRead = hotReadClass(pg, settings.types.getTypeParser as (oid: number, format?: 'text' | 'binary') => (text: string) => unknown)
+  const HotRead = hotReadClass(
+    pg,
+    settings.types.getTypeParser as (
+      oid: number,
+      format?: 'text' | 'binary',
+    ) => (text: string) => unknown,
+  )
   const slots: Array<Lane | null> = Array.from({ length: lanes }, () => null)
   let closed = false
 
@@ -201,7 +230,11 @@ export function createPipelinedReader(url: string, lanes: number, onError: (erro
     return least
   }
 
-  const read = async <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>): Promise<Row[]> => {
+  const read = async <Row>(
+    name: string,
+    text: string,
+    values: ReadonlyArray<string | number | null>,
+  ): Promise<Row[]> => {
     if (closed) throw new Error('driver has already been destroyed')
     const index = laneFor()
     const lane = slots[index] ?? open(index)
@@ -212,14 +245,22 @@ export function createPipelinedReader(url: string, lanes: number, onError: (erro
       // Cork the socket for the rest of this event-loop turn: every read written until setImmediate
       // leaves in one system call.
       const stream = (
-        client as unknown as { connection: { stream: NodeJS.WritableStream & { writableCorked: number; cork(): void; uncork(): void } } }
+        client as unknown as {
+          connection: {
+            stream: NodeJS.WritableStream & { writableCorked: number; cork(): void; uncork(): void }
+          }
+        }
       ).connection.stream
       if (stream.writableCorked === 0) {
         stream.cork()
         setImmediate(() => stream.uncork())
       }
       return await new Promise<Row[]>((resolve, reject) => {
-        client.query(new HotRead(name, text, values as unknown[], (error, rows) => (error === null ? resolve(rows as Row[]) : reject(error))))
+        client.query(
+          new HotRead(name, text, values as unknown[], (error, rows) =>
+            error === null ? resolve(rows as Row[]) : reject(error),
+          ),
+        )
       })
     } finally {
       lane.pending--
@@ -233,7 +274,9 @@ export function createPipelinedReader(url: string, lanes: number, onError: (erro
       clearInterval(sweep)
       const open = slots.filter((lane): lane is Lane => lane !== null)
       slots.fill(null)
-      await Promise.all(open.map((lane) => lane.ready.then((client) => client.end()).catch(() => undefined)))
+      await Promise.all(
+        open.map((lane) => lane.ready.then((client) => client.end()).catch(() => undefined)),
+      )
     },
   }
 }

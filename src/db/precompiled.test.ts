@@ -13,16 +13,24 @@ afterAll(async () => t.close())
 
 describe('precompiled queries', () => {
   it('run with fresh parameter values on every call', async () => {
-    const byEmail = precompiled(['email'], (ex, p) => ex.selectFrom('users').select(['id', 'email']).where('email', '=', p.email))
+    const byEmail = precompiled(['email'], (ex, p) =>
+      ex.selectFrom('users').select(['id', 'email']).where('email', '=', p.email),
+    )
     const a = await createUser(t)
     const b = await createUser(t)
-    expect(await byEmail(t.deps.db, { email: a.email })).toEqual([{ id: a.user.id, email: a.email }])
-    expect(await byEmail(t.deps.db, { email: b.email })).toEqual([{ id: b.user.id, email: b.email }])
+    expect(await byEmail(t.deps.db, { email: a.email })).toEqual([
+      { id: a.user.id, email: a.email },
+    ])
+    expect(await byEmail(t.deps.db, { email: b.email })).toEqual([
+      { id: b.user.id, email: b.email },
+    ])
     expect(await byEmail(t.deps.db, { email: 'nobody@example.com' })).toEqual([])
   })
 
   it('work inside transactions too', async () => {
-    const count = precompiled(['id'], (ex, p) => ex.selectFrom('users').select('id').where('id', '=', p.id))
+    const count = precompiled(['id'], (ex, p) =>
+      ex.selectFrom('users').select('id').where('id', '=', p.id),
+    )
     const { user } = await createUser(t)
     const rows = await t.deps.db.transaction().execute((tx) => count(tx, { id: user.id }))
     expect(rows).toHaveLength(1)
@@ -30,9 +38,16 @@ describe('precompiled queries', () => {
 
   it('keep two queries apart under a concurrent burst; on PostgreSQL each runs as its own named prepared statement', async () => {
     // Statements are named by their text's hash (db/postgres.ts): a mix-up would answer one query with the other's columns.
-    const emailOf = precompiled(['id'], (ex, p) => ex.selectFrom('users').select('email').where('id', '=', p.id))
-    const nameOf = precompiled(['id'], (ex, p) => ex.selectFrom('users').select('name').where('id', '=', p.id))
-    const users = await Promise.all([createUser(t, { name: 'First' }), createUser(t, { name: 'Second' })])
+    const emailOf = precompiled(['id'], (ex, p) =>
+      ex.selectFrom('users').select('email').where('id', '=', p.id),
+    )
+    const nameOf = precompiled(['id'], (ex, p) =>
+      ex.selectFrom('users').select('name').where('id', '=', p.id),
+    )
+    const users = await Promise.all([
+      createUser(t, { name: 'First' }),
+      createUser(t, { name: 'Second' }),
+    ])
     // More calls at once than the pool has connections.
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) => {
@@ -52,15 +67,23 @@ describe('precompiled queries', () => {
         ex
           .selectFrom('users')
           .select(
-            sql<string>`(select string_agg(name || ' ' || statement, '\n') from pg_prepared_statements where name like 'sb\_%')`.as('statements'),
+            sql<string>`(select string_agg(name || ' ' || statement, '\n') from pg_prepared_statements where name like 'sb\_%')`.as(
+              'statements',
+            ),
           )
           .where('id', '=', p.id),
       )
-      for (const read of [emailOf, emailOf, nameOf, nameOf]) await read(t.deps.db, { id: users[0].user.id })
-      const lists = await Promise.all([0, 1].map(() => preparedHere(t.deps.db, { id: users[0].user.id })))
+      for (const read of [emailOf, emailOf, nameOf, nameOf])
+        await read(t.deps.db, { id: users[0].user.id })
+      const lists = await Promise.all(
+        [0, 1].map(() => preparedHere(t.deps.db, { id: users[0].user.id })),
+      )
       const named = lists.flatMap((rows) => rows[0]!.statements.split('\n'))
       expect(named).toEqual(
-        expect.arrayContaining([expect.stringContaining('select "email" from "users"'), expect.stringContaining('select "name" from "users"')]),
+        expect.arrayContaining([
+          expect.stringContaining('select "email" from "users"'),
+          expect.stringContaining('select "name" from "users"'),
+        ]),
       )
       // One name per text on each connection: a name never stands for two texts.
       for (const rows of lists) {
@@ -80,13 +103,23 @@ describe('precompiled queries', () => {
         .where((eb) => eb.or([eb('name', '=', p.name), eb('id', '=', p.id)]))
         .where('disabled', '=', false),
     )
-    expect(await sameTwice(t.deps.db, { id: a.user.id, name: 'Same' })).toEqual([{ id: a.user.id, echo: 'Same' }])
-    expect(await sameTwice(t.deps.db, { id: a.user.id, name: 'Other' })).toEqual([{ id: a.user.id, echo: 'Other' }])
+    expect(await sameTwice(t.deps.db, { id: a.user.id, name: 'Same' })).toEqual([
+      { id: a.user.id, echo: 'Same' },
+    ])
+    expect(await sameTwice(t.deps.db, { id: a.user.id, name: 'Other' })).toEqual([
+      { id: a.user.id, echo: 'Other' },
+    ])
     expect(await sameTwice(t.deps.db, { id: 'nobody', name: 'Same' })).toEqual([])
   })
 
   it('share placeholders by name: each named value once, constants kept, anything unexpected left as compiled', () => {
-    const compiled = CompiledQuery.raw('select $1, $2 where a = $3 and b = $4 and c = $5', ['u', 's', 'u', true, 's'])
+    const compiled = CompiledQuery.raw('select $1, $2 where a = $3 and b = $4 and c = $5', [
+      'u',
+      's',
+      'u',
+      true,
+      's',
+    ])
     const shared = sharePlaceholders(compiled, ['user', 'slug', 'user', null, 'slug'])
     expect(shared.compiled.sql).toBe('select $1, $2 where a = $1 and b = $3 and c = $2')
     expect(shared.compiled.parameters).toEqual(['u', 's', true])
@@ -97,7 +130,9 @@ describe('precompiled queries', () => {
   })
 
   it('refuse a definition that does not use one of its parameters', async () => {
-    const broken = precompiled(['id', 'unused'], (ex, p) => ex.selectFrom('users').select('id').where('id', '=', p.id))
+    const broken = precompiled(['id', 'unused'], (ex, p) =>
+      ex.selectFrom('users').select('id').where('id', '=', p.id),
+    )
     await expect(broken(t.deps.db, { id: 'x', unused: 'y' })).rejects.toThrow(/unused/)
   })
 

@@ -62,7 +62,8 @@ export function sharePlaceholders<Row>(
   slots: Array<string | null>,
 ): { compiled: CompiledQuery<Row>; slots: Array<string | null> } {
   const uses = [...compiled.sql.matchAll(/\$(\d+)/g)].map((match) => Number(match[1]))
-  if (uses.length !== compiled.parameters.length || uses.some((n, i) => n !== i + 1)) return { compiled, slots }
+  if (uses.length !== compiled.parameters.length || uses.some((n, i) => n !== i + 1))
+    return { compiled, slots }
   const kept: Array<string | null> = []
   const parameters: unknown[] = []
   const renumbered = compiled.parameters.map((value, i) => {
@@ -90,13 +91,20 @@ export function precompiled<Name extends string, Row, Out = Row>(
   const byExecutor = new WeakMap<Executor, Prepared<Row>>()
 
   const prepare = (ex: Executor): Prepared<Row> => {
-    const sentinels = Object.fromEntries(names.map((name) => [name, `\u0000param:${name}\u0000`])) as Record<Name, string>
+    const sentinels = Object.fromEntries(
+      names.map((name) => [name, `\u0000param:${name}\u0000`]),
+    ) as Record<Name, string>
     const built = build(ex, sentinels).compile()
-    const found = built.parameters.map((value) => names.find((name) => sentinels[name] === value) ?? null)
+    const found = built.parameters.map(
+      (value) => names.find((name) => sentinels[name] === value) ?? null,
+    )
     for (const name of names) {
-      if (!found.includes(name)) throw new Error(`precompiled query does not use its parameter "${name}"`)
+      if (!found.includes(name))
+        throw new Error(`precompiled query does not use its parameter "${name}"`)
     }
-    const { compiled, slots } = isPostgres(ex) ? sharePlaceholders(built, found) : { compiled: built, slots: found }
+    const { compiled, slots } = isPostgres(ex)
+      ? sharePlaceholders(built, found)
+      : { compiled: built, slots: found }
     return { compiled, slots, name: statementName(compiled.sql) }
   }
 
@@ -111,7 +119,11 @@ export function precompiled<Name extends string, Row, Out = Row>(
       const slot = slots[i]
       return slot === null || slot === undefined ? value : values[slot as Name]
     })
-    const immediate = immediateReaders.get(ex)?.(compiled.sql, parameters as Value[], map as ((row: unknown) => unknown) | undefined)
+    const immediate = immediateReaders.get(ex)?.(
+      compiled.sql,
+      parameters as Value[],
+      map as ((row: unknown) => unknown) | undefined,
+    )
     if (immediate !== undefined) return immediate as Out[]
     const reader = preparedReaders.get(ex)
     const rows =

@@ -24,10 +24,14 @@ async function sharedFile(): Promise<string> {
 const AT = '2026-01-01T00:00:00.000Z'
 
 /** A key/value row stands in for a credential: "live" until something changes it. */
-const liveSetting = precompiled(['key'], (ex, p) => ex.selectFrom('settings').select('key').where('key', '=', p.key).where('value', '=', '"live"'))
+const liveSetting = precompiled(['key'], (ex, p) =>
+  ex.selectFrom('settings').select('key').where('key', '=', p.key).where('value', '=', '"live"'),
+)
 
-const put = (key: string, value: string) => sql`insert into settings (key, value, updated_at) values (${key}, ${value}, ${AT})`
-const change = (key: string, value: string) => sql`update settings set value = ${value} where key = ${key}`
+const put = (key: string, value: string) =>
+  sql`insert into settings (key, value, updated_at) values (${key}, ${value}, ${AT})`
+const change = (key: string, value: string) =>
+  sql`update settings set value = ${value} where key = ${key}`
 
 describe('SQLite read cache', () => {
   it('answers an unchanged database from the cache, with frozen rows', async () => {
@@ -52,7 +56,12 @@ describe('SQLite read cache', () => {
     let mapped = 0
     const withRecord = precompiled(
       ['key'],
-      (ex, p) => ex.selectFrom('settings').select(['key', 'updated_at']).where('key', '=', p.key).where('value', '=', '"live"'),
+      (ex, p) =>
+        ex
+          .selectFrom('settings')
+          .select(['key', 'updated_at'])
+          .where('key', '=', p.key)
+          .where('value', '=', '"live"'),
       (row) => {
         mapped++
         return { record: { key: row.key }, updatedMs: Date.parse(row.updated_at) }
@@ -112,7 +121,9 @@ describe('SQLite read cache', () => {
       // starts again from its beginning with new salts.
       if (i % 5 === 4) theirs.exec('pragma wal_checkpoint(TRUNCATE)')
       set.run(value)
-      expect(await liveSetting(mine, { key: 'a' })).toEqual(value === '"live"' ? [{ key: 'a' }] : [])
+      expect(await liveSetting(mine, { key: 'a' })).toEqual(
+        value === '"live"' ? [{ key: 'a' }] : [],
+      )
     }
     theirs.close()
   })

@@ -8,7 +8,12 @@ import path from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
 import { sqliteFiles } from '../../test/helpers/sqlite-files.js'
-import { isDatabaseUnavailable, isForeignKeyViolation, isUniqueViolation, type DatabaseHandle } from './client.js'
+import {
+  isDatabaseUnavailable,
+  isForeignKeyViolation,
+  isUniqueViolation,
+  type DatabaseHandle,
+} from './client.js'
 import { openSqlite } from './sqlite.js'
 
 const files = sqliteFiles()
@@ -33,10 +38,14 @@ describe('SQLite driver (node:sqlite)', () => {
     const { handle } = freshDatabase()
     const { db } = handle
     await sql`create table parents (id text primary key, email text unique)`.execute(db)
-    await sql`create table children (id integer primary key, parent_id text references parents(id))`.execute(db)
+    await sql`create table children (id integer primary key, parent_id text references parents(id))`.execute(
+      db,
+    )
     await sql`insert into parents values ('a', 'a@example.com')`.execute(db)
 
-    const primaryKey = await failure(sql`insert into parents values ('a', 'b@example.com')`.execute(db))
+    const primaryKey = await failure(
+      sql`insert into parents values ('a', 'b@example.com')`.execute(db),
+    )
     expect(primaryKey).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' })
     expect(isUniqueViolation(primaryKey)).toBe(true)
 
@@ -44,7 +53,9 @@ describe('SQLite driver (node:sqlite)', () => {
     expect(unique).toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' })
     expect(isUniqueViolation(unique)).toBe(true)
 
-    const foreignKey = await failure(sql`insert into children (parent_id) values ('nobody')`.execute(db))
+    const foreignKey = await failure(
+      sql`insert into children (parent_id) values ('nobody')`.execute(db),
+    )
     expect(foreignKey).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })
     expect(isForeignKeyViolation(foreignKey)).toBe(true)
     expect(isUniqueViolation(foreignKey)).toBe(false)
@@ -58,7 +69,9 @@ describe('SQLite driver (node:sqlite)', () => {
     const other = openSqlite(file)
     other.exec('begin immediate')
     try {
-      const busy = await failure(handle.db.transaction().execute((trx) => sql`insert into t values (1)`.execute(trx)))
+      const busy = await failure(
+        handle.db.transaction().execute((trx) => sql`insert into t values (1)`.execute(trx)),
+      )
       expect(busy).toMatchObject({ code: 'SQLITE_BUSY' })
       expect(isDatabaseUnavailable(busy)).toBe(true)
     } finally {
@@ -66,7 +79,9 @@ describe('SQLite driver (node:sqlite)', () => {
       other.close()
     }
     // The lock is gone: the same write now succeeds, and reports what it changed.
-    const inserted = await handle.db.transaction().execute((trx) => sql`insert into t values (1)`.execute(trx))
+    const inserted = await handle.db
+      .transaction()
+      .execute((trx) => sql`insert into t values (1)`.execute(trx))
     expect(inserted.numAffectedRows).toBe(1n)
 
     await handle.close()
@@ -77,11 +92,16 @@ describe('SQLite driver (node:sqlite)', () => {
     const { handle } = freshDatabase()
     const { db } = handle
     await sql`create table t (id integer primary key, name text)`.execute(db)
-    const returned = await sql<{ id: number; name: string }>`insert into t (name) values ('one') returning id, name`.execute(db)
+    const returned = await sql<{
+      id: number
+      name: string
+    }>`insert into t (name) values ('one') returning id, name`.execute(db)
     expect(returned.rows).toEqual([{ id: 1, name: 'one' }])
     const updated = await sql`update t set name = 'two' where id = 1`.execute(db)
     expect(updated.numAffectedRows).toBe(1n)
-    expect((await sql<{ name: string }>`select name from t`.execute(db)).rows).toEqual([{ name: 'two' }])
+    expect((await sql<{ name: string }>`select name from t`.execute(db)).rows).toEqual([
+      { name: 'two' },
+    ])
   })
 
   it('prints no warning when it loads, on any supported Node (Node 22 marks node:sqlite experimental)', () => {
@@ -93,7 +113,9 @@ describe('SQLite driver (node:sqlite)', () => {
     expect(quiet.status).toBe(0)
     expect(quiet.stderr).toBe('')
     // Other warnings still reach the operator.
-    const other = run(`${script}.then(() => process.emitWarning('something else', 'ExperimentalWarning'))`)
+    const other = run(
+      `${script}.then(() => process.emitWarning('something else', 'ExperimentalWarning'))`,
+    )
     expect(other.stderr).toContain('ExperimentalWarning: something else')
   })
 })

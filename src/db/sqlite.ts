@@ -49,7 +49,11 @@ function restrict(target: string, mode: number): void {
   try {
     fs.chmodSync(target, mode)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EPERM') throw error
+    if (
+      (error as NodeJS.ErrnoException).code !== 'ENOENT' &&
+      (error as NodeJS.ErrnoException).code !== 'EPERM'
+    )
+      throw error
   }
 }
 
@@ -82,7 +86,8 @@ export function loadNodeSqlite(): typeof NodeSqlite {
   const passOn = (...args: unknown[]) => Reflect.apply(emitWarning, process, args) as void
   process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
     const message = typeof warning === 'string' ? warning : warning.message
-    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type
+    const type =
+      typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type
     if (type === 'ExperimentalWarning' && message.startsWith(EXPERIMENTAL_SQLITE_WARNING)) return
     passOn(warning, ...rest)
   }
@@ -107,7 +112,9 @@ export function openSqlite(file: string): DatabaseSync {
   database.exec('pragma busy_timeout = 5000')
   // SQLite's lower() folds ASCII only; SCIM's case-insensitive filters (modules/scim/users.repo.ts)
   // fold as JavaScript does, which is what PostgreSQL's lower() under an ICU collation does too.
-  database.function('unicode_lower', { deterministic: true }, (text) => (typeof text === 'string' ? text.toLowerCase() : text))
+  database.function('unicode_lower', { deterministic: true }, (text) =>
+    typeof text === 'string' ? text.toLowerCase() : text,
+  )
   return database
 }
 
@@ -137,7 +144,11 @@ export function withSqliteCode(error: unknown): unknown {
   const { errcode } = error as { errcode?: unknown }
   if (typeof errcode !== 'number') return error
   const name = RESULT_CODES[errcode] ?? RESULT_CODES[errcode & 0xff]
-  const code = name?.startsWith('SQLITE_BUSY') ? 'SQLITE_BUSY' : name?.startsWith('SQLITE_LOCKED') ? 'SQLITE_LOCKED' : name
+  const code = name?.startsWith('SQLITE_BUSY')
+    ? 'SQLITE_BUSY'
+    : name?.startsWith('SQLITE_LOCKED')
+      ? 'SQLITE_LOCKED'
+      : name
   if (code !== undefined) Object.assign(error, { code })
   return error
 }
@@ -189,7 +200,8 @@ const MX_FRAME_OFFSET = 16
 const N_BACKFILL_OFFSET = 96
 const WAL_BACKLOG_BYTES = N_BACKFILL_OFFSET + 4
 const LITTLE_ENDIAN = os.endianness() === 'LE'
-const readUInt32 = (buffer: Buffer, offset: number) => (LITTLE_ENDIAN ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset))
+const readUInt32 = (buffer: Buffer, offset: number) =>
+  LITTLE_ENDIAN ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset)
 
 /**
  * Whether another connection to the same file, in this process or another, has committed since
@@ -282,7 +294,12 @@ class ReadCache {
     return this.#writes
   }
 
-  read(sql: string, parameters: Parameters, run: () => unknown[], map: Mapper | undefined): readonly unknown[] {
+  read(
+    sql: string,
+    parameters: Parameters,
+    run: () => unknown[],
+    map: Mapper | undefined,
+  ): readonly unknown[] {
     const single = parameters.length === 1 && typeof parameters[0] === 'string'
     if (!single && !parameters.every(isKeyValue)) return mapAll(run(), map)
     // Both checks always run: the watch must also take in this connection's own commits.
@@ -303,7 +320,10 @@ class ReadCache {
     return rows
   }
 
-  #entries(all: Map<string, Map<string, readonly unknown[]>>, sql: string): Map<string, readonly unknown[]> {
+  #entries(
+    all: Map<string, Map<string, readonly unknown[]>>,
+    sql: string,
+  ): Map<string, readonly unknown[]> {
     let bySql = all.get(sql)
     if (bySql === undefined) {
       bySql = new Map()
@@ -317,9 +337,11 @@ class ReadCache {
   }
 }
 
-const isKeyValue = (value: unknown): value is KeyValue => value === null || typeof value === 'string' || typeof value === 'number'
+const isKeyValue = (value: unknown): value is KeyValue =>
+  value === null || typeof value === 'string' || typeof value === 'number'
 
-const mapAll = (rows: unknown[], map: Mapper | undefined): unknown[] => (map === undefined ? rows : rows.map(map))
+const mapAll = (rows: unknown[], map: Mapper | undefined): unknown[] =>
+  map === undefined ? rows : rows.map(map)
 
 /** Freezes a kept value and the plain objects it holds (a mapped row holds a user record, say). */
 function freezeTree<T>(value: T): T {
@@ -345,7 +367,8 @@ class SqliteConnection implements DatabaseConnection {
     if (prepared === undefined) {
       const statement = this.#call(() => this.database.prepare(sql))
       prepared = { statement, reader: statement.columns().length > 0 }
-      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value as string)
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE)
+        this.#statements.delete(this.#statements.keys().next().value as string)
       this.#statements.set(sql, prepared)
     }
     return prepared
@@ -405,7 +428,9 @@ class SqliteDriver implements Driver {
     // One look at the wal-index serves both: the read cache's commit check and the checkpointer's backlog.
     const commits = new CommitWatch(database)
     this.#connection = new SqliteConnection(database, commits)
-    this.#checkpointer = commits.inFile ? new WalCheckpointer(database, this.#mutex, () => commits.walBacklog()) : undefined
+    this.#checkpointer = commits.inFile
+      ? new WalCheckpointer(database, this.#mutex, () => commits.walBacklog())
+      : undefined
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -438,7 +463,11 @@ class SqliteDriver implements Driver {
    * Runs a read at once when no transaction holds the connection — node:sqlite is synchronous,
    * so nothing can interleave — and returns undefined when one does (the caller then queues).
    */
-  readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] | undefined {
+  readNow(
+    sql: string,
+    parameters: Parameters,
+    map: Mapper | undefined,
+  ): readonly unknown[] | undefined {
     return this.#mutex.locked ? undefined : this.#connection.readNow(sql, parameters, map)
   }
 }
@@ -447,7 +476,11 @@ class SqliteDriver implements Driver {
  * A synchronous read path beside Kysely's queue, for precompiled hot-path queries: their rows,
  * each passed through `map` when given, or undefined when the caller must queue instead.
  */
-export type ImmediateReader = (sql: string, parameters: Parameters, map?: Mapper) => readonly unknown[] | undefined
+export type ImmediateReader = (
+  sql: string,
+  parameters: Parameters,
+  map?: Mapper,
+) => readonly unknown[] | undefined
 
 /** Kysely's SQLite dialect (compiler, adapter, introspector) over the driver above. */
 class SwitchboardSqliteDialect implements Dialect {
@@ -469,7 +502,14 @@ class SwitchboardSqliteDialect implements Dialect {
   }
 }
 
-const LOCK_MODIFIERS = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'ForKeyShare', 'NoWait', 'SkipLocked'])
+const LOCK_MODIFIERS = new Set([
+  'ForUpdate',
+  'ForNoKeyUpdate',
+  'ForShare',
+  'ForKeyShare',
+  'NoWait',
+  'SkipLocked',
+])
 
 class SqliteCompatTransformer extends OperationNodeTransformer {
   protected override transformValue(node: ValueNode): ValueNode {
@@ -477,7 +517,9 @@ class SqliteCompatTransformer extends OperationNodeTransformer {
     return typeof value.value === 'boolean' ? { ...value, value: value.value ? 1 : 0 } : value
   }
 
-  protected override transformPrimitiveValueList(node: PrimitiveValueListNode): PrimitiveValueListNode {
+  protected override transformPrimitiveValueList(
+    node: PrimitiveValueListNode,
+  ): PrimitiveValueListNode {
     const list = super.transformPrimitiveValueList(node)
     return { ...list, values: list.values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)) }
   }
@@ -485,7 +527,9 @@ class SqliteCompatTransformer extends OperationNodeTransformer {
   protected override transformSelectQuery(node: SelectQueryNode): SelectQueryNode {
     const query = super.transformSelectQuery(node)
     if (query.endModifiers === undefined) return query
-    const endModifiers = query.endModifiers.filter((m) => m.modifier === undefined || !LOCK_MODIFIERS.has(m.modifier))
+    const endModifiers = query.endModifiers.filter(
+      (m) => m.modifier === undefined || !LOCK_MODIFIERS.has(m.modifier),
+    )
     return { ...query, endModifiers }
   }
 }
@@ -502,5 +546,8 @@ export class SqliteCompatPlugin implements KyselyPlugin {
 
 export function createSqliteDialect(file: string): { dialect: Dialect; readNow: ImmediateReader } {
   const dialect = new SwitchboardSqliteDialect(openSqlite(file))
-  return { dialect, readNow: (sql, parameters, map) => dialect.driver.readNow(sql, parameters, map) }
+  return {
+    dialect,
+    readNow: (sql, parameters, map) => dialect.driver.readNow(sql, parameters, map),
+  }
 }

@@ -13,6 +13,8 @@ function containing(text: string): string {
  */
 export function anyContains(columns: readonly string[], text: string): RawBuilder<boolean> {
   const pattern = containing(text)
-  const matches = columns.map((column) => sql`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`)
+  const matches = columns.map(
+    (column) => sql`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`,
+  )
   return sql<boolean>`(${sql.join(matches, sql` or `)})`
 }

@@ -12,8 +12,12 @@ describe('Redis counter store', () => {
   it('counts atomically with one expiry per window', async () => {
     const prefix = `sbtest:${randomBytes(4).toString('hex')}:`
     const store = createRedisCounterStore(redis, prefix)
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.increment('k', 60_000)))
-    expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => store.increment('k', 60_000)),
+    )
+    expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    )
     const state = await store.read('k')
     expect(state.count).toBe(20)
     expect(state.resetInMs).toBeGreaterThan(55_000)
@@ -28,7 +32,9 @@ describe('Redis counter store', () => {
     try {
       const a = new AttemptBudgets(createRedisCounterStore(redis, prefix))
       const b = new AttemptBudgets(createRedisCounterStore(second, prefix))
-      const charges = [{ budget: { name: 'shared', limit: 2, windowSeconds: 60 }, subject: 'carol' }]
+      const charges = [
+        { budget: { name: 'shared', limit: 2, windowSeconds: 60 }, subject: 'carol' },
+      ]
       await a.charge(charges)
       await b.charge(charges)
       await expect(a.assertAvailable(charges)).rejects.toMatchObject({ reason: 'RATE_LIMITED' })
@@ -42,7 +48,10 @@ describe('Redis counter store', () => {
     const prefix = `sbtest:${randomBytes(4).toString('hex')}:`
     const second = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379')
     try {
-      const instances = [new AttemptBudgets(createRedisCounterStore(redis, prefix)), new AttemptBudgets(createRedisCounterStore(second, prefix))]
+      const instances = [
+        new AttemptBudgets(createRedisCounterStore(redis, prefix)),
+        new AttemptBudgets(createRedisCounterStore(second, prefix)),
+      ]
       const pair = { budget: { name: 'pair', limit: 4, windowSeconds: 60 }, subject: 'frank+ip' }
       const wide = { budget: { name: 'wide', limit: 100, windowSeconds: 60 }, subject: 'frank' }
       let evaluated = 0

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../errors.js'
-import { AttemptBudgets, createFallbackCounterStore, createMemoryCounterStore, type CounterStore } from './attempt-budget.js'
+import {
+  AttemptBudgets,
+  createFallbackCounterStore,
+  createMemoryCounterStore,
+  type CounterStore,
+} from './attempt-budget.js'
 import { sha256Hex } from './crypto.js'
 
 const budget = { name: 'test', limit: 3, windowSeconds: 60 }
@@ -93,9 +98,12 @@ describe('attempt budgets (memory)', () => {
       { budget: wide, subject: 'email' },
     ]
     expect(await budgets.attempt(charges, async () => 'ok')).toBe('ok')
-    for (let i = 0; i < 10; i++) await budgets.attempt(charges, async () => null).catch(() => undefined)
+    for (let i = 0; i < 10; i++)
+      await budgets.attempt(charges, async () => null).catch(() => undefined)
     // Three failures spent the narrow budget; the seven refused attempts left the wide one alone.
-    await expect(budgets.assertAvailable([{ budget: wide, subject: 'email' }])).resolves.toBeUndefined()
+    await expect(
+      budgets.assertAvailable([{ budget: wide, subject: 'email' }]),
+    ).resolves.toBeUndefined()
     expect((await store.read(`wide:${sha256Hex('email')}`)).count).toBe(3)
   })
 })
@@ -106,7 +114,8 @@ describe('fallback store', () => {
     let up = false
     const shared = createMemoryCounterStore(clock)
     const flaky: CounterStore = {
-      increment: (k, w) => (up ? shared.increment(k, w) : Promise.reject(new Error('ECONNREFUSED'))),
+      increment: (k, w) =>
+        up ? shared.increment(k, w) : Promise.reject(new Error('ECONNREFUSED')),
       read: (k) => (up ? shared.read(k) : Promise.reject(new Error('ECONNREFUSED'))),
       reserve: (e) => (up ? shared.reserve(e) : Promise.reject(new Error('ECONNREFUSED'))),
     }

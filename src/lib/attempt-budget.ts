@@ -34,7 +34,8 @@ export interface ReserveEntry {
  * incremented and stayed within its limit (release() gives the attempt back, e.g. on success), or
  * none was left incremented and `resetInMs` says how long the first spent counter stays spent.
  */
-export type Reservation = { granted: true; release(): Promise<void> } | { granted: false; resetInMs: number }
+export type Reservation =
+  { granted: true; release(): Promise<void> } | { granted: false; resetInMs: number }
 
 export interface CounterStore {
   increment(key: string, windowMs: number): Promise<CounterState>
@@ -111,8 +112,12 @@ export function createMemoryCounterStore(clock: Clock, maxKeys = 100_000): Count
     },
     async read(key) {
       const now = clock.now().getTime()
-      const entry = live(key, now) ?? (counters.size >= maxKeys ? live(`\u0000overflow:${bucketOf(key)}`, now) : undefined)
-      return entry === undefined ? { count: 0, resetInMs: 0 } : { count: entry.count, resetInMs: entry.resetAt - now }
+      const entry =
+        live(key, now) ??
+        (counters.size >= maxKeys ? live(`\u0000overflow:${bucketOf(key)}`, now) : undefined)
+      return entry === undefined
+        ? { count: 0, resetInMs: 0 }
+        : { count: entry.count, resetInMs: entry.resetAt - now }
     },
     // Synchronous from first increment to last: nothing else runs on the event loop in between.
     async reserve(entries) {
@@ -175,7 +180,10 @@ export function createRedisCounterStore(redis: Redis, prefix = 'sb:budget:'): Co
     async reserve(entries) {
       const keys = entries.map((e) => prefix + e.key)
       const args = entries.flatMap((e) => [e.limit, e.windowMs])
-      const [granted, ttl] = (await redis.eval(RESERVE_SCRIPT, keys.length, ...keys, ...args)) as [number, number]
+      const [granted, ttl] = (await redis.eval(RESERVE_SCRIPT, keys.length, ...keys, ...args)) as [
+        number,
+        number,
+      ]
       if (granted === 0) return { granted: false, resetInMs: Math.max(ttl, 0) }
       return {
         granted: true,
@@ -185,7 +193,10 @@ export function createRedisCounterStore(redis: Redis, prefix = 'sb:budget:'): Co
       }
     },
     async increment(key, windowMs) {
-      const [count, ttl] = (await redis.eval(INCREMENT_SCRIPT, 1, prefix + key, windowMs)) as [number, number]
+      const [count, ttl] = (await redis.eval(INCREMENT_SCRIPT, 1, prefix + key, windowMs)) as [
+        number,
+        number,
+      ]
       return { count, resetInMs: Math.max(ttl, 0) }
     },
     async read(key) {
@@ -252,7 +263,11 @@ export class AttemptBudgets {
   }
 
   private entries(charges: BudgetCharge[]): ReserveEntry[] {
-    return charges.map((c) => ({ key: this.key(c), limit: c.budget.limit, windowMs: c.budget.windowSeconds * 1000 }))
+    return charges.map((c) => ({
+      key: this.key(c),
+      limit: c.budget.limit,
+      windowMs: c.budget.windowSeconds * 1000,
+    }))
   }
 
   /**
@@ -283,7 +298,9 @@ export class AttemptBudgets {
 
   /** Records one failed attempt against every budget given (no limit check). */
   async charge(charges: BudgetCharge[]): Promise<void> {
-    await Promise.all(charges.map((c) => this.store.increment(this.key(c), c.budget.windowSeconds * 1000)))
+    await Promise.all(
+      charges.map((c) => this.store.increment(this.key(c), c.budget.windowSeconds * 1000)),
+    )
   }
 
   /**

@@ -14,7 +14,8 @@ export class ExpiringValue<V> {
 
   get(key: string): V | undefined {
     const entry = this.#entry
-    if (entry === null || entry.key !== key || entry.expiresAt <= this.clock.now().getTime()) return undefined
+    if (entry === null || entry.key !== key || entry.expiresAt <= this.clock.now().getTime())
+      return undefined
     return entry.value
   }
 

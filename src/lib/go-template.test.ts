@@ -1,6 +1,12 @@
 /** The go-link destination language (issue 31): path appending, placeholders, and every way out refused. */
 import { describe, expect, it } from 'vitest'
-import { expandDestination, isTemplate, normalizeTemplate, parseRest, type Rest } from './go-template.js'
+import {
+  expandDestination,
+  isTemplate,
+  normalizeTemplate,
+  parseRest,
+  type Rest,
+} from './go-template.js'
 
 /** `/go/<slug>` followed by `raw` (null: nothing after the slug). */
 function rest(raw: string | null): Rest | null {
@@ -18,7 +24,11 @@ function template(text: string): string {
 /** Where the destination leads for `/go/<slug><after>`, e.g. after = `/acme/api?tab=1`. */
 function open(destination: string, after: string): string {
   const [path, query = ''] = after.split(/\?(.*)/s, 2)
-  const result = expandDestination(destination, rest(path === '' ? null : path!.replace(/^\//, '')), query)
+  const result = expandDestination(
+    destination,
+    rest(path === '' ? null : path!.replace(/^\//, '')),
+    query,
+  )
   if (!result.ok) throw new Error(`refused: ${result.refusal}`)
   return result.url
 }
@@ -43,15 +53,25 @@ describe('path appending', () => {
   })
 
   it('merges the request query after the destination query, and keeps the fragment', () => {
-    expect(open('https://example.com/search?lang=en', '?q=1')).toBe('https://example.com/search?lang=en&q=1')
-    expect(open('https://example.com/search?lang=en#top', '/x?q=a%20b&r')).toBe('https://example.com/search/x?lang=en&q=a%20b&r#top')
+    expect(open('https://example.com/search?lang=en', '?q=1')).toBe(
+      'https://example.com/search?lang=en&q=1',
+    )
+    expect(open('https://example.com/search?lang=en#top', '/x?q=a%20b&r')).toBe(
+      'https://example.com/search/x?lang=en&q=a%20b&r#top',
+    )
     expect(open('https://example.com/', '?q=<b>')).toBe('https://example.com/?q=%3Cb%3E')
   })
 
   it('percent-encodes spaces, unicode and reserved characters in each segment', () => {
-    expect(open('https://example.com/w', '/hello world')).toBe('https://example.com/w/hello%20world')
-    expect(open('https://example.com/w', '/hello%20world')).toBe('https://example.com/w/hello%20world')
-    expect(open('https://example.com/w', '/Gr%C3%BC%C3%9Fe/caf%C3%A9')).toBe('https://example.com/w/Gr%C3%BC%C3%9Fe/caf%C3%A9')
+    expect(open('https://example.com/w', '/hello world')).toBe(
+      'https://example.com/w/hello%20world',
+    )
+    expect(open('https://example.com/w', '/hello%20world')).toBe(
+      'https://example.com/w/hello%20world',
+    )
+    expect(open('https://example.com/w', '/Gr%C3%BC%C3%9Fe/caf%C3%A9')).toBe(
+      'https://example.com/w/Gr%C3%BC%C3%9Fe/caf%C3%A9',
+    )
     expect(open('https://example.com/w', '/日本')).toBe('https://example.com/w/%E6%97%A5%E6%9C%AC')
     expect(open('https://example.com/w', '/a%3Fb%23c')).toBe('https://example.com/w/a%3Fb%23c')
     // An encoded slash stays part of its segment.
@@ -78,7 +98,9 @@ describe('path appending', () => {
       expect(refusal('https://example.com/docs/', after), after).toBe('dot-segment')
     }
     // Dots inside a name are harmless.
-    expect(open('https://example.com/docs', '/v1..2/.well-known/...')).toBe('https://example.com/docs/v1..2/.well-known/...')
+    expect(open('https://example.com/docs', '/v1..2/.well-known/...')).toBe(
+      'https://example.com/docs/v1..2/.well-known/...',
+    )
   })
 
   it('refuses malformed percent-encoding instead of guessing', () => {
@@ -87,9 +109,15 @@ describe('path appending', () => {
   })
 
   it('cannot reach another host through the rest', () => {
-    expect(open('https://example.com', '//evil.example/x')).toBe('https://example.com/evil.example/x')
-    expect(open('https://example.com', '/https:%2F%2Fevil.example')).toBe('https://example.com/https%3A%2F%2Fevil.example')
-    expect(open('https://example.com', '/@evil.example')).toBe('https://example.com/%40evil.example')
+    expect(open('https://example.com', '//evil.example/x')).toBe(
+      'https://example.com/evil.example/x',
+    )
+    expect(open('https://example.com', '/https:%2F%2Fevil.example')).toBe(
+      'https://example.com/https%3A%2F%2Fevil.example',
+    )
+    expect(open('https://example.com', '/@evil.example')).toBe(
+      'https://example.com/%40evil.example',
+    )
   })
 })
 
@@ -101,7 +129,12 @@ describe('path appending, built as text', () => {
     if (parsed !== null) {
       const appended = parsed.segments.map((segment) => encodeURIComponent(segment)).join('/')
       const trailing = parsed.trailingSlash && parsed.segments.length > 0 ? '/' : ''
-      url.pathname = parsed.segments.length === 0 ? (parsed.trailingSlash ? base : url.pathname) : `${base}${appended}${trailing}`
+      url.pathname =
+        parsed.segments.length === 0
+          ? parsed.trailingSlash
+            ? base
+            : url.pathname
+          : `${base}${appended}${trailing}`
     }
     if (query !== '') url.search = url.search === '' ? query : `${url.search.slice(1)}&${query}`
     return url.href
@@ -117,7 +150,19 @@ describe('path appending, built as text', () => {
       'http://xn--bcher-kva.example/b%C3%BCcher/',
       'https://wiki.example/with%20space/#frag',
     ]
-    const rests = [null, '', '/', 'guides', 'guides/', 'guides/setup', 'a//b', 'caf%C3%A9/%E2%9C%93', 'a%20b/c%2Fd', "q%22%3C%3E%60'/x", 'ä ö/ü']
+    const rests = [
+      null,
+      '',
+      '/',
+      'guides',
+      'guides/',
+      'guides/setup',
+      'a//b',
+      'caf%C3%A9/%E2%9C%93',
+      'a%20b/c%2Fd',
+      "q%22%3C%3E%60'/x",
+      'ä ö/ü',
+    ]
     const queries = ['', 'tab=2', 'a=1&b=2', 'q=caf%C3%A9', 'q=a b"<>`', 'flag', 'x=%23y', 'x=1#2']
     let compared = 0
     for (const destination of destinations) {
@@ -154,7 +199,9 @@ describe('templates', () => {
   it('{1}, {2}: single segments, encoded, empty when missing', () => {
     const t = template('https://jira.example/browse/{1}-{2}?focus={3}')
     expect(open(t, '/ENG/42')).toBe('https://jira.example/browse/ENG-42?focus=')
-    expect(open(t, '/a b/c%2Fd/e&f=g')).toBe('https://jira.example/browse/a%20b-c%2Fd?focus=e%26f%3Dg')
+    expect(open(t, '/a b/c%2Fd/e&f=g')).toBe(
+      'https://jira.example/browse/a%20b-c%2Fd?focus=e%26f%3Dg',
+    )
   })
 
   it('{query}: the whole rest as one query value', () => {
@@ -168,7 +215,9 @@ describe('templates', () => {
     expect(open(t, '')).toBe('https://github.com/acme/api/tree/main')
     expect(open(t, '/')).toBe('https://github.com/acme/api/tree/main')
     expect(open(t, '/web')).toBe('https://github.com/acme/web')
-    expect(open(template('https://example.com/s?q={query|hello world}'), '')).toBe('https://example.com/s?q=hello%20world')
+    expect(open(template('https://example.com/s?q={query|hello world}'), '')).toBe(
+      'https://example.com/s?q=hello%20world',
+    )
     expect(open(template('https://example.com/{1|home}'), '')).toBe('https://example.com/home')
   })
 
@@ -190,19 +239,31 @@ describe('templates', () => {
   })
 
   it('normalises the literal parts but keeps the placeholders as written', () => {
-    expect(template('HTTPS://Example.COM/a b/{path|x y}?q={query}')).toBe('https://example.com/a%20b/{path|x y}?q={query}')
+    expect(template('HTTPS://Example.COM/a b/{path|x y}?q={query}')).toBe(
+      'https://example.com/a%20b/{path|x y}?q={query}',
+    )
   })
 
   it('refuses a result on another host or scheme, or outside the path prefix, even for a template saved unchecked', () => {
     // A stored template that skipped validation (older data): the result is still checked.
-    expect(expandDestination('https://example.com{path}', rest('evil.example'), '')).toEqual({ ok: false, refusal: 'other-host' })
-    expect(expandDestination('https://example.com/docs/{path|../../admin}', rest(null), '')).toEqual({ ok: false, refusal: 'dot-segment' })
-    expect(expandDestination('http://example.com/{1}', rest('x'), '')).toEqual({ ok: true, url: 'http://example.com/x' })
+    expect(expandDestination('https://example.com{path}', rest('evil.example'), '')).toEqual({
+      ok: false,
+      refusal: 'other-host',
+    })
+    expect(
+      expandDestination('https://example.com/docs/{path|../../admin}', rest(null), ''),
+    ).toEqual({ ok: false, refusal: 'dot-segment' })
+    expect(expandDestination('http://example.com/{1}', rest('x'), '')).toEqual({
+      ok: true,
+      url: 'http://example.com/x',
+    })
   })
 
   it('refuses results longer than the limit', () => {
     const long = 'a'.repeat(3000)
-    expect(refusal(template('https://example.com/{path}'), `/${long}/${long}/${long}`)).toBe('too-long')
+    expect(refusal(template('https://example.com/{path}'), `/${long}/${long}/${long}`)).toBe(
+      'too-long',
+    )
   })
 })
 
@@ -210,17 +271,25 @@ describe('templates, filled in a loop', () => {
   /** The same result made the other way: the placeholder pattern's replace over the whole template (what the service did before it split templates once). */
   function byReplace(template: string, parsed: Rest | null): string {
     const segments = parsed?.segments ?? []
-    const encodePath = (pieces: string[]) => pieces.map((piece) => encodeURIComponent(piece)).join('/')
+    const encodePath = (pieces: string[]) =>
+      pieces.map((piece) => encodeURIComponent(piece)).join('/')
     return template.replace(
       /\{(path|query|[1-9][0-9]?)(?:\|([^{}|\x00-\x1f\x7f]{0,200}))?\}/g,
       (_whole, name: string, fallback: string | undefined) => {
         const pick = (value: string, fromFallback: (text: string) => string) =>
           value !== '' ? value : fallback === undefined ? '' : fromFallback(fallback)
         if (name === 'path') {
-          const value = segments.length === 0 ? '' : encodePath(segments) + (parsed?.trailingSlash === true ? '/' : '')
+          const value =
+            segments.length === 0
+              ? ''
+              : encodePath(segments) + (parsed?.trailingSlash === true ? '/' : '')
           return pick(value, (text) => encodePath(text.split('/').filter((piece) => piece !== '')))
         }
-        if (name === 'query') return pick(segments.length === 0 ? '' : encodeURIComponent(segments.join('/')), encodeURIComponent)
+        if (name === 'query')
+          return pick(
+            segments.length === 0 ? '' : encodeURIComponent(segments.join('/')),
+            encodeURIComponent,
+          )
         return pick(encodeURIComponent(segments[Number(name) - 1] ?? ''), encodeURIComponent)
       },
     )
@@ -237,14 +306,28 @@ describe('templates, filled in a loop', () => {
       'https://jira.example/browse/{1}-{2}?focus={3}',
       'https://example.com/{12|twelve}/{1}{1}',
     ]
-    const rests = [null, '', '/', 'a', 'a/', 'a/b', 'a//b/', 'caf%C3%A9/%E2%9C%93', 'a%20b/c%2Fd', 'x/y/z/w/v/u/t/s/r/q/p/o']
+    const rests = [
+      null,
+      '',
+      '/',
+      'a',
+      'a/',
+      'a/b',
+      'a//b/',
+      'caf%C3%A9/%E2%9C%93',
+      'a%20b/c%2Fd',
+      'x/y/z/w/v/u/t/s/r/q/p/o',
+    ]
     let compared = 0
     for (const template of templates) {
       for (const raw of rests) {
         const parsed = parseRest(raw)
         if (typeof parsed === 'string') throw new Error(`refused: ${raw}`)
         const expected = new URL(byReplace(template, parsed)).href
-        expect(expandDestination(template, parsed, 'ignored=1'), `${template} ${raw}`).toEqual({ ok: true, url: expected })
+        expect(expandDestination(template, parsed, 'ignored=1'), `${template} ${raw}`).toEqual({
+          ok: true,
+          url: expected,
+        })
         compared++
       }
     }
@@ -252,26 +335,37 @@ describe('templates, filled in a loop', () => {
   })
 
   it('refuses a template whose default cannot be encoded (a lone surrogate), rather than failing the request', () => {
-    expect(expandDestination('https://example.com/{1|\ud800}', rest(null), '')).toEqual({ ok: false, refusal: 'invalid' })
+    expect(expandDestination('https://example.com/{1|\ud800}', rest(null), '')).toEqual({
+      ok: false,
+      refusal: 'invalid',
+    })
   })
 })
 
 describe("golink's help-page examples, in our syntax", () => {
   it('go/gh → https://github.com/tailscale: go/gh/golink opens the repository', () => {
-    expect(open('https://github.com/tailscale', '/golink')).toBe('https://github.com/tailscale/golink')
+    expect(open('https://github.com/tailscale', '/golink')).toBe(
+      'https://github.com/tailscale/golink',
+    )
   })
 
   it('a search link: https://www.google.com/search?q={{QueryEscape .Path}} is ?q={query}', () => {
-    expect(open(template('https://www.google.com/search?q={query}'), '/golink tailscale')).toBe('https://www.google.com/search?q=golink%20tailscale')
+    expect(open(template('https://www.google.com/search?q={query}'), '/golink tailscale')).toBe(
+      'https://www.google.com/search?q=golink%20tailscale',
+    )
   })
 
   it('a path link: https://github.com/tailscale/tailscale/pull/{{PathEscape .Path}} is /pull/{1}', () => {
-    expect(open(template('https://github.com/tailscale/tailscale/pull/{1}'), '/1234')).toBe('https://github.com/tailscale/tailscale/pull/1234')
+    expect(open(template('https://github.com/tailscale/tailscale/pull/{1}'), '/1234')).toBe(
+      'https://github.com/tailscale/tailscale/pull/1234',
+    )
   })
 
   it('{{if .Path}}…{{else}}…{{end}} becomes a default: ?q={query|is:open}', () => {
     const t = template('https://github.com/tailscale/tailscale/issues?q={query|is:open}')
     expect(open(t, '')).toBe('https://github.com/tailscale/tailscale/issues?q=is%3Aopen')
-    expect(open(t, '/label:bug')).toBe('https://github.com/tailscale/tailscale/issues?q=label%3Abug')
+    expect(open(t, '/label:bug')).toBe(
+      'https://github.com/tailscale/tailscale/issues?q=label%3Abug',
+    )
   })
 })

@@ -86,10 +86,14 @@ export function normalizeTemplate(text: string): { template: string } | { proble
   const placeholders: string[] = []
   const tokenized = text.replace(PLACEHOLDER, (whole) => TOKEN(placeholders.push(whole) - 1))
   const near = NEAR_PLACEHOLDER.exec(tokenized)
-  if (near !== null) return { problem: `has an unknown placeholder ${near[0]}: use {path}, {query}, {1}, {2}… with an optional |default` }
+  if (near !== null)
+    return {
+      problem: `has an unknown placeholder ${near[0]}: use {path}, {query}, {1}, {2}… with an optional |default`,
+    }
   for (const placeholder of placeholders) {
     const fallback = /\|(.*)\}$/.exec(placeholder)?.[1]
-    if (fallback !== undefined && hasDotSegment(fallback)) return { problem: `has a default with a . or .. segment in ${placeholder}` }
+    if (fallback !== undefined && hasDotSegment(fallback))
+      return { problem: `has a default with a . or .. segment in ${placeholder}` }
   }
   let url: URL
   try {
@@ -97,12 +101,18 @@ export function normalizeTemplate(text: string): { template: string } | { proble
   } catch {
     return { problem: 'must be an absolute http or https URL' }
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { problem: 'must be an absolute http or https URL' }
-  if (url.username !== '' || url.password !== '') return { problem: 'must not contain a user name or password' }
-  if (TOKEN_TEXT.test(url.host)) return { problem: 'may use placeholders only after the host (in the path, query or fragment)' }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { problem: 'must be an absolute http or https URL' }
+  if (url.username !== '' || url.password !== '')
+    return { problem: 'must not contain a user name or password' }
+  if (TOKEN_TEXT.test(url.host))
+    return { problem: 'may use placeholders only after the host (in the path, query or fragment)' }
   let template = url.href
   for (const [index, placeholder] of placeholders.entries()) {
-    if (!template.includes(TOKEN(index))) return { problem: 'may use placeholders only after the host (in the path, query or fragment)' }
+    if (!template.includes(TOKEN(index)))
+      return {
+        problem: 'may use placeholders only after the host (in the path, query or fragment)',
+      }
     template = template.replace(TOKEN(index), placeholder)
   }
   return { template }
@@ -127,8 +137,10 @@ function checked(result: string, host: string, prefix: string): Expansion {
   } catch {
     return { ok: false, refusal: 'invalid' }
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, refusal: 'other-host' }
-  if (url.host !== host || url.username !== '' || url.password !== '') return { ok: false, refusal: 'other-host' }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, refusal: 'other-host' }
+  if (url.host !== host || url.username !== '' || url.password !== '')
+    return { ok: false, refusal: 'other-host' }
   if (!url.pathname.startsWith(prefix)) return { ok: false, refusal: 'dot-segment' }
   const href = url.href
   if (href.length > MAX_RESULT_LENGTH) return { ok: false, refusal: 'too-long' }
@@ -187,8 +199,15 @@ function templateShape(template: string): Shape {
       literals.push(literal)
       tokenized += literal + TOKEN(match.index)
       const encoded =
-        fallback === undefined ? '' : name === 'path' ? encodePath(fallback.split('/').filter((piece) => piece !== '')) : encode(fallback)
-      holes.push({ name: name === 'path' || name === 'query' ? name : Number(name), fallback: encoded })
+        fallback === undefined
+          ? ''
+          : name === 'path'
+            ? encodePath(fallback.split('/').filter((piece) => piece !== ''))
+            : encode(fallback)
+      holes.push({
+        name: name === 'path' || name === 'query' ? name : Number(name),
+        fallback: encoded,
+      })
       after = match.index + whole.length
     }
     literals.push(template.slice(after))
@@ -208,7 +227,14 @@ function plainShape(destination: string): Shape {
     return { kind: 'invalid' }
   }
   // Stored destinations carry no user name or password (links/url.ts), so the origin is all that precedes the path.
-  return { kind: 'plain', origin: `${url.protocol}//${url.host}`, host: url.host, pathname: url.pathname, search: url.search, hash: url.hash }
+  return {
+    kind: 'plain',
+    origin: `${url.protocol}//${url.host}`,
+    host: url.host,
+    pathname: url.pathname,
+    search: url.search,
+    hash: url.hash,
+  }
 }
 
 /** A hole's value from the rest: '' when the rest has nothing for it (its default then applies). */
@@ -216,7 +242,9 @@ function holeValue(name: TemplateShape['holes'][number]['name'], rest: Rest | nu
   const segments = rest?.segments ?? []
   if (typeof name === 'number') return encode(segments[name - 1] ?? '')
   if (segments.length === 0) return ''
-  return name === 'path' ? encodePath(segments) + (rest?.trailingSlash === true ? '/' : '') : encode(segments.join('/'))
+  return name === 'path'
+    ? encodePath(segments) + (rest?.trailingSlash === true ? '/' : '')
+    : encode(segments.join('/'))
 }
 
 /** Fills a template's holes from the rest (none: every value is empty, so defaults apply). */
@@ -234,7 +262,11 @@ function expandTemplate(shape: TemplateShape, rest: Rest | null): Expansion {
  * Where `/go/<slug>[/<rest>][?<query>]` leads for a link whose destination is `destination`
  * (already normalised when the link was saved). `query` is the request's raw query string, without `?`.
  */
-export function expandDestination(destination: string, rest: Rest | null, query: string): Expansion {
+export function expandDestination(
+  destination: string,
+  rest: Rest | null,
+  query: string,
+): Expansion {
   const shape = shapeOf(destination)
   if (shape.kind === 'invalid') return { ok: false, refusal: 'invalid' }
   if (shape.kind === 'template') return expandTemplate(shape, rest)
@@ -244,11 +276,20 @@ export function expandDestination(destination: string, rest: Rest | null, query:
   if (rest !== null) {
     const appended = encodePath(rest.segments)
     const trailing = rest.trailingSlash && rest.segments.length > 0 ? '/' : ''
-    pathname = rest.segments.length === 0 ? (rest.trailingSlash ? base : shape.pathname) : `${base}${appended}${trailing}`
+    pathname =
+      rest.segments.length === 0
+        ? rest.trailingSlash
+          ? base
+          : shape.pathname
+        : `${base}${appended}${trailing}`
   }
   // A raw `#` cannot be in a request's query; were one sent, it stays part of the query, as the URL's query setter would keep it.
   const added = query.replaceAll('#', '%23')
-  const search = added === '' ? shape.search : shape.search === '' ? `?${added}` : `${shape.search}&${added}`
-  const prefix = rest !== null && rest.segments.length > 0 ? base : pathname.slice(0, pathname.lastIndexOf('/') + 1)
+  const search =
+    added === '' ? shape.search : shape.search === '' ? `?${added}` : `${shape.search}&${added}`
+  const prefix =
+    rest !== null && rest.segments.length > 0
+      ? base
+      : pathname.slice(0, pathname.lastIndexOf('/') + 1)
   return checked(`${shape.origin}${pathname}${search}${shape.hash}`, shape.host, prefix)
 }

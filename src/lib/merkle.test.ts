@@ -34,9 +34,12 @@ interface SigstoreMerkle {
     checkpoint: { logSize: bigint; logHash: Buffer },
   ): void
 }
-const sigstore = createRequire(import.meta.url)('@sigstore/verify/dist/tlog/merkle.js') as SigstoreMerkle
+const sigstore = createRequire(import.meta.url)(
+  '@sigstore/verify/dist/tlog/merkle.js',
+) as SigstoreMerkle
 
-const sha = (...parts: Buffer[]) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest()
+const sha = (...parts: Buffer[]) =>
+  parts.reduce((h, p) => h.update(p), createHash('sha256')).digest()
 
 /**
  * RFC 9162 §2.1.1, literally: MTH(D[start:end]) over the leaves' data. Memoised by range only to
@@ -75,7 +78,8 @@ function referenceTree(leaves: Buffer[]) {
 function storedTree(leaves: Buffer[]): { node: NodeReader; frontier: Frontier } {
   const nodes = new Map<string, Buffer>()
   const frontier = Frontier.empty()
-  for (const leaf of leaves) for (const n of frontier.append(leafHash(leaf))) nodes.set(`${n.level}:${n.index}`, n.hash)
+  for (const leaf of leaves)
+    for (const n of frontier.append(leafHash(leaf))) nodes.set(`${n.level}:${n.index}`, n.hash)
   return {
     frontier,
     node: (level, index) => {
@@ -86,16 +90,20 @@ function storedTree(leaves: Buffer[]): { node: NodeReader; frontier: Frontier } 
   }
 }
 
-const randomLeaves = (n: number) => Array.from({ length: n }, (_, i) => Buffer.concat([Buffer.from(`event ${i} `), randomBytes(8)]))
+const randomLeaves = (n: number) =>
+  Array.from({ length: n }, (_, i) => Buffer.concat([Buffer.from(`event ${i} `), randomBytes(8)]))
 
 describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
   it('the empty tree hashes to SHA-256 of nothing; roots match the RFC definition for every size up to 300', () => {
-    expect(EMPTY_ROOT.toString('hex')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855')
+    expect(EMPTY_ROOT.toString('hex')).toBe(
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    )
     const leaves = randomLeaves(300)
     const { node, frontier } = storedTree(leaves)
     const reference = referenceTree(leaves)
     expect(frontier.root().equals(reference.mth(0, 300))).toBe(true)
-    for (let size = 0; size <= 300; size++) expect(rootOf(size, node).equals(reference.mth(0, size)), `size ${size}`).toBe(true)
+    for (let size = 0; size <= 300; size++)
+      expect(rootOf(size, node).equals(reference.mth(0, size)), `size ${size}`).toBe(true)
   })
 
   it('inclusion proofs verify with @sigstore/verify and with ours, for random trees of 1 to 10,000 leaves', () => {
@@ -104,7 +112,10 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     const reference = referenceTree(big)
     fc.assert(
       fc.property(
-        fc.oneof(fc.integer({ min: 1, max: 10_000 }), fc.constantFrom(1, 2, 3, 1024, 1025, 4095, 8192, 10_000)),
+        fc.oneof(
+          fc.integer({ min: 1, max: 10_000 }),
+          fc.constantFrom(1, 2, 3, 1024, 1025, 4095, 8192, 10_000),
+        ),
         fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
         (size, at) => {
           const index = Math.floor(at * size)
@@ -112,7 +123,10 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
           const proof = inclusionProof(index, size, node)
           // Throws on a proof it does not accept.
           sigstore.verifyMerkleInclusion(
-            { inclusionProof: { logIndex: String(index), hashes: proof }, canonicalizedBody: big[index]! },
+            {
+              inclusionProof: { logIndex: String(index), hashes: proof },
+              canonicalizedBody: big[index]!,
+            },
             { logSize: BigInt(size), logHash: root },
           )
           expect(verifyInclusion(index, size, leafHash(big[index]!), proof, root)).toBe(true)
@@ -122,11 +136,17 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
           expect(verifyInclusion(index, size, other, proof, root)).toBe(false)
           expect(() =>
             sigstore.verifyMerkleInclusion(
-              { inclusionProof: { logIndex: String(index), hashes: proof }, canonicalizedBody: Buffer.from('not this leaf') },
+              {
+                inclusionProof: { logIndex: String(index), hashes: proof },
+                canonicalizedBody: Buffer.from('not this leaf'),
+              },
               { logSize: BigInt(size), logHash: root },
             ),
           ).toThrow()
-          if (size > 1) expect(verifyInclusion((index + 1) % size, size, leafHash(big[index]!), proof, root)).toBe(false)
+          if (size > 1)
+            expect(
+              verifyInclusion((index + 1) % size, size, leafHash(big[index]!), proof, root),
+            ).toBe(false)
         },
       ),
       { numRuns: 300, seed: 30 },
@@ -138,19 +158,25 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     const { node } = storedTree(big)
     const reference = referenceTree(big)
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.double({ min: 0, max: 1, noNaN: true }), (second, at) => {
-        const first = Math.max(1, Math.floor(at * second))
-        const proof = consistencyProof(first, second, node)
-        const expected = first === second ? [] : reference.subproof(first, 0, second, true)
-        expect(proof.map((h) => h.toString('hex'))).toEqual(expected.map((h) => h.toString('hex')))
-        const [oldRoot, newRoot] = [reference.mth(0, first), reference.mth(0, second)]
-        expect(verifyConsistency(first, second, oldRoot, newRoot, proof)).toBe(true)
-        if (proof.length > 0) {
-          const altered = proof.map((h, i) => (i === proof.length - 1 ? leafHash(h) : h))
-          expect(verifyConsistency(first, second, oldRoot, newRoot, altered)).toBe(false)
-          expect(verifyConsistency(first, second, newRoot, oldRoot, proof)).toBe(false)
-        }
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (second, at) => {
+          const first = Math.max(1, Math.floor(at * second))
+          const proof = consistencyProof(first, second, node)
+          const expected = first === second ? [] : reference.subproof(first, 0, second, true)
+          expect(proof.map((h) => h.toString('hex'))).toEqual(
+            expected.map((h) => h.toString('hex')),
+          )
+          const [oldRoot, newRoot] = [reference.mth(0, first), reference.mth(0, second)]
+          expect(verifyConsistency(first, second, oldRoot, newRoot, proof)).toBe(true)
+          if (proof.length > 0) {
+            const altered = proof.map((h, i) => (i === proof.length - 1 ? leafHash(h) : h))
+            expect(verifyConsistency(first, second, oldRoot, newRoot, altered)).toBe(false)
+            expect(verifyConsistency(first, second, newRoot, oldRoot, proof)).toBe(false)
+          }
+        },
+      ),
       { numRuns: 300, seed: 3 },
     )
   })
@@ -161,7 +187,8 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     const reference = referenceTree(big)
     const powerOfTwo = (n: number) => (n & (n - 1)) === 0
     /** Our proof in the package's form: with the first root in front when the first size is a power of two. */
-    const theirForm = (first: number, proof: Buffer[]) => (powerOfTwo(first) ? [reference.mth(0, first), ...proof] : proof)
+    const theirForm = (first: number, proof: Buffer[]) =>
+      powerOfTwo(first) ? [reference.mth(0, first), ...proof] : proof
     const theirVerify = (first: number, second: number, path: Uint8Array[]) =>
       transmute.verifyConsistencyProof(reference.mth(0, first), reference.mth(0, second), {
         log_id: '',
@@ -170,7 +197,10 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
         consistency_path: path,
       })
     const pairs = fc.tuple(
-      fc.oneof(fc.integer({ min: 2, max: 10_000 }), fc.constantFrom(2, 3, 1024, 1025, 4096, 8193, 10_000)),
+      fc.oneof(
+        fc.integer({ min: 2, max: 10_000 }),
+        fc.constantFrom(2, 3, 1024, 1025, 4096, 8193, 10_000),
+      ),
       fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
     )
     const firstOf = ([second, at]: [number, number]) => Math.max(1, Math.floor(at * second))
@@ -182,8 +212,13 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
         const second = pair[0]
         const first = Math.min(firstOf(pair), second - 1)
         const proof = consistencyProof(first, second, node)
-        expect(await theirVerify(first, second, theirForm(first, proof)), `${first} → ${second}`).toBe(true)
-        const altered = theirForm(first, proof).map((h, i, all) => (i === all.length - 1 ? leafHash(h) : h))
+        expect(
+          await theirVerify(first, second, theirForm(first, proof)),
+          `${first} → ${second}`,
+        ).toBe(true)
+        const altered = theirForm(first, proof).map((h, i, all) =>
+          i === all.length - 1 ? leafHash(h) : h,
+        )
         expect(await theirVerify(first, second, altered).catch(() => false)).toBe(false)
         verified++
       }),
@@ -194,7 +229,10 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     // Theirs (made from the entries, hashing them itself) verify with ours, and equal ours in our form.
     // The package recomputes every subtree from the entries (about 2 s for a pair near 10,000 on a
     // loaded machine), so large trees get fewer runs than small ones.
-    const smallPairs = fc.tuple(fc.integer({ min: 2, max: 300 }), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }))
+    const smallPairs = fc.tuple(
+      fc.integer({ min: 2, max: 300 }),
+      fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+    )
     const theirProofCheck = async (pair: [number, number]) => {
       const second = pair[0]
       const first = Math.min(firstOf(pair), second - 1)
@@ -204,8 +242,13 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
       expect(theirRoot.equals(reference.mth(0, second))).toBe(true)
       const asOurs = powerOfTwo(first) ? theirs.slice(1) : theirs
       if (powerOfTwo(first)) expect(theirs[0]!.equals(reference.mth(0, first))).toBe(true)
-      expect(verifyConsistency(first, second, reference.mth(0, first), theirRoot, asOurs), `${first} → ${second}`).toBe(true)
-      expect(asOurs.map((h) => h.toString('hex'))).toEqual(consistencyProof(first, second, node).map((h) => h.toString('hex')))
+      expect(
+        verifyConsistency(first, second, reference.mth(0, first), theirRoot, asOurs),
+        `${first} → ${second}`,
+      ).toBe(true)
+      expect(asOurs.map((h) => h.toString('hex'))).toEqual(
+        consistencyProof(first, second, node).map((h) => h.toString('hex')),
+      )
     }
     await fc.assert(fc.asyncProperty(pairs, theirProofCheck), { numRuns: 20, seed: 6962 })
     await fc.assert(fc.asyncProperty(smallPairs, theirProofCheck), { numRuns: 200, seed: 6963 })
@@ -215,12 +258,14 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     // Only the nodes the proofs read are needed: a reader that makes any node up stands in for the tree.
     const node: NodeReader = (level, index) => sha(Buffer.from(`${level}:${index}`))
     let inclusion = 0
-    for (let index = 0; index < 1_000_000; index += 4999) inclusion = Math.max(inclusion, inclusionProof(index, 1_000_000, node).length)
+    for (let index = 0; index < 1_000_000; index += 4999)
+      inclusion = Math.max(inclusion, inclusionProof(index, 1_000_000, node).length)
     inclusion = Math.max(inclusion, inclusionProof(999_999, 1_000_000, node).length)
     expect(inclusion).toBe(20)
     // ceil(log2 n) hashes, plus the old tree's own subtree hash when its size is not a power of two.
     let consistency = 0
-    for (let first = 1; first < 1_000_000; first += 4999) consistency = Math.max(consistency, consistencyProof(first, 1_000_000, node).length)
+    for (let first = 1; first < 1_000_000; first += 4999)
+      consistency = Math.max(consistency, consistencyProof(first, 1_000_000, node).length)
     expect(consistency).toBeLessThanOrEqual(21)
   })
 })

@@ -78,22 +78,31 @@ function path(m: number, start: number, end: number, node: NodeReader): Buffer[]
 
 /** The inclusion proof of leaf `index` in the tree of `size` leaves, leaf side first. */
 export function inclusionProof(index: number, size: number, node: NodeReader): Buffer[] {
-  if (!(index >= 0 && index < size)) throw new RangeError('the leaf index must be below the tree size')
+  if (!(index >= 0 && index < size))
+    throw new RangeError('the leaf index must be below the tree size')
   return path(index, 0, size, node)
 }
 
 /** SUBPROOF(m, D[start:end], b), RFC 9162 §2.1.4.1. */
-function subproof(m: number, start: number, end: number, complete: boolean, node: NodeReader): Buffer[] {
+function subproof(
+  m: number,
+  start: number,
+  end: number,
+  complete: boolean,
+  node: NodeReader,
+): Buffer[] {
   const n = end - start
   if (m === n) return complete ? [] : [rangeHash(start, end, node)]
   const k = splitPoint(n)
-  if (m <= k) return [...subproof(m, start, start + k, complete, node), rangeHash(start + k, end, node)]
+  if (m <= k)
+    return [...subproof(m, start, start + k, complete, node), rangeHash(start + k, end, node)]
   return [...subproof(m - k, start + k, end, false, node), rangeHash(start, start + k, node)]
 }
 
 /** The consistency proof between the trees of `oldSize` and `newSize` leaves. */
 export function consistencyProof(oldSize: number, newSize: number, node: NodeReader): Buffer[] {
-  if (!(oldSize >= 0 && oldSize <= newSize)) throw new RangeError('the first size must not exceed the second')
+  if (!(oldSize >= 0 && oldSize <= newSize))
+    throw new RangeError('the first size must not exceed the second')
   if (oldSize === 0 || oldSize === newSize) return []
   return subproof(oldSize, 0, newSize, true, node)
 }
@@ -117,8 +126,15 @@ function sameHash(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** RFC 9162 §2.1.3.2: does `proof` show leaf hash `leaf` at `index` in the tree of `size` with `root`? */
-export function verifyInclusion(index: number, size: number, leaf: Uint8Array, proof: readonly Uint8Array[], root: Uint8Array): boolean {
-  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size)) return false
+export function verifyInclusion(
+  index: number,
+  size: number,
+  leaf: Uint8Array,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
+  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size))
+    return false
   let fn = index
   let sn = size - 1
   let r: Uint8Array = leaf
@@ -140,8 +156,20 @@ export function verifyInclusion(index: number, size: number, leaf: Uint8Array, p
 }
 
 /** RFC 9162 §2.1.4.2: is the tree (newSize, newRoot) an append-only extension of (oldSize, oldRoot)? */
-export function verifyConsistency(oldSize: number, newSize: number, oldRoot: Uint8Array, newRoot: Uint8Array, proof: readonly Uint8Array[]): boolean {
-  if (!(Number.isSafeInteger(oldSize) && Number.isSafeInteger(newSize) && oldSize >= 0 && oldSize <= newSize)) return false
+export function verifyConsistency(
+  oldSize: number,
+  newSize: number,
+  oldRoot: Uint8Array,
+  newRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
+  if (!(
+    Number.isSafeInteger(oldSize) &&
+    Number.isSafeInteger(newSize) &&
+    oldSize >= 0 &&
+    oldSize <= newSize
+  ))
+    return false
   if (oldSize === newSize) return proof.length === 0 && sameHash(oldRoot, newRoot)
   if (oldSize === 0) return proof.length === 0
   const path = isPowerOfTwo(oldSize) ? [oldRoot, ...proof] : [...proof]
@@ -215,7 +243,11 @@ export class Frontier {
   }
 
   equals(other: Frontier): boolean {
-    return this.size === other.size && this.hashes.length === other.hashes.length && this.hashes.every((h, i) => h.equals(other.hashes[i]!))
+    return (
+      this.size === other.size &&
+      this.hashes.length === other.hashes.length &&
+      this.hashes.every((h, i) => h.equals(other.hashes[i]!))
+    )
   }
 
   root(): Buffer {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createMetrics } from './metrics.js'
 
-const names = async (processMetrics: boolean) => (await createMetrics({ processMetrics }).registry.getMetricsAsJSON()).map((metric) => metric.name)
+const names = async (processMetrics: boolean) =>
+  (await createMetrics({ processMetrics }).registry.getMetricsAsJSON()).map((metric) => metric.name)
 
 describe('createMetrics', () => {
   it("collects the process's figures (CPU, memory, event loop, GC) when they can be scraped", async () => {
@@ -18,7 +19,11 @@ describe('createMetrics', () => {
 
   it('runs no process collector (no GC observer) when nothing can scrape, and still counts requests and errors', async () => {
     expect((await names(false)).sort()).toEqual(
-      ['switchboard_errors_total', 'switchboard_http_request_duration_seconds', 'switchboard_http_requests_total'].sort(),
+      [
+        'switchboard_errors_total',
+        'switchboard_http_request_duration_seconds',
+        'switchboard_http_requests_total',
+      ].sort(),
     )
   })
 })

@@ -62,41 +62,66 @@ interface ScrapedValue {
  * A metric whose values are computed when the registry is scraped. The registry reads `name` and
  * `type` and calls `get()`; its types name prom-client's own classes, hence the one cast.
  */
-function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => ScrapedValue[]): Metric {
-  const metric = { name, type, get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) }
+function scrapedMetric(
+  name: string,
+  help: string,
+  type: 'counter' | 'histogram',
+  values: () => ScrapedValue[],
+): Metric {
+  const metric = {
+    name,
+    type,
+    get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+  }
   return metric as unknown as Metric
 }
 
 function createRequestMetrics(registry: Registry): RequestMetrics {
   const all = new Map<string, Series>()
   registry.registerMetric(
-    scrapedMetric('switchboard_http_requests_total', 'HTTP requests by method, route pattern and status', 'counter', () =>
-      [...all.values()].map((s) => ({ labels: s.labels, value: s.count })),
+    scrapedMetric(
+      'switchboard_http_requests_total',
+      'HTTP requests by method, route pattern and status',
+      'counter',
+      () => [...all.values()].map((s) => ({ labels: s.labels, value: s.count })),
     ),
   )
   const durationName = 'switchboard_http_request_duration_seconds'
   registry.registerMetric(
-    scrapedMetric(durationName, 'HTTP request duration by method, route pattern and status', 'histogram', () =>
-      [...all.values()].flatMap((s) => {
-        let cumulative = 0
-        const finite = DURATION_BUCKETS.map((le, i) => {
-          cumulative += s.buckets[i]!
-          return { metricName: `${durationName}_bucket`, labels: { le, ...s.labels }, value: cumulative }
-        })
-        return [
-          ...finite,
-          { metricName: `${durationName}_bucket`, labels: { le: '+Inf', ...s.labels }, value: s.count },
-          { metricName: `${durationName}_sum`, labels: s.labels, value: s.sum },
-          { metricName: `${durationName}_count`, labels: s.labels, value: s.count },
-        ]
-      }),
+    scrapedMetric(
+      durationName,
+      'HTTP request duration by method, route pattern and status',
+      'histogram',
+      () =>
+        [...all.values()].flatMap((s) => {
+          let cumulative = 0
+          const finite = DURATION_BUCKETS.map((le, i) => {
+            cumulative += s.buckets[i]!
+            return {
+              metricName: `${durationName}_bucket`,
+              labels: { le, ...s.labels },
+              value: cumulative,
+            }
+          })
+          return [
+            ...finite,
+            {
+              metricName: `${durationName}_bucket`,
+              labels: { le: '+Inf', ...s.labels },
+              value: s.count,
+            },
+            { metricName: `${durationName}_sum`, labels: s.labels, value: s.sum },
+            { metricName: `${durationName}_count`, labels: s.labels, value: s.count },
+          ]
+        }),
     ),
   )
   return {
     series(method, route, status) {
       const key = `${method} ${route} ${status}`
       let series = all.get(key)
-      if (series === undefined) all.set(key, (series = new Series({ method, route, status: String(status) })))
+      if (series === undefined)
+        all.set(key, (series = new Series({ method, route, status: String(status) })))
       return series
     },
   }

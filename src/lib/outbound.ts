@@ -56,14 +56,17 @@ const PRIVATE_RANGES = new Set(['private', 'uniqueLocal', 'carrierGradeNat', 'lo
 export function addressProblem(address: string, policy: OutboundPolicy): string | null {
   if (!ipaddr.isValid(address)) return 'is not an IP address'
   let parsed = ipaddr.parse(address)
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address()
   const normalized = parsed.toString()
   if (METADATA_ADDRESSES.has(normalized)) return 'is a cloud metadata address'
   const range = parsed.range()
   if (range === 'unicast') return null
   if (range === 'loopback' && policy.allowLoopback === true) return null
   if (PRIVATE_RANGES.has(range)) {
-    return policy.allowPrivateNetworks ? null : 'is a private or loopback address (allowed only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true)'
+    return policy.allowPrivateNetworks
+      ? null
+      : 'is a private or loopback address (allowed only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true)'
   }
   if (range === 'linkLocal') return 'is a link-local address (cloud metadata lives there)'
   return `is a ${range} address`
@@ -75,7 +78,8 @@ export function isLoopbackHost(host: string): boolean {
   if (bare.toLowerCase() === 'localhost') return true
   if (!ipaddr.isValid(bare)) return false
   let parsed = ipaddr.parse(bare)
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address()
   return parsed.range() === 'loopback'
 }
 
@@ -92,7 +96,9 @@ export async function resolveAllowed(host: string, policy: OutboundPolicy): Prom
     isIP(bare) !== 0
       ? [bare]
       : await new Promise<string[]>((resolve, reject) =>
-          dnsLookup(bare, { all: true }, (error, found) => (error ? reject(error) : resolve(found.map((a) => a.address)))),
+          dnsLookup(bare, { all: true }, (error, found) =>
+            error ? reject(error) : resolve(found.map((a) => a.address)),
+          ),
         )
   for (const address of addresses) {
     const problem = addressProblem(address, policy)
@@ -101,7 +107,11 @@ export async function resolveAllowed(host: string, policy: OutboundPolicy): Prom
   return addresses
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void
 
 /** A dns.lookup for sockets that fails the connection when a resolved address is not allowed. */
 function guardedLookup(policy: OutboundPolicy) {
@@ -110,7 +120,13 @@ function guardedLookup(policy: OutboundPolicy) {
       if (error) return callback(error, [])
       for (const { address } of found) {
         const problem = addressProblem(address, policy)
-        if (problem !== null) return callback(Object.assign(new OutboundRefusedError(`the destination ${problem}`), { code: 'EOUTBOUNDREFUSED' }), [])
+        if (problem !== null)
+          return callback(
+            Object.assign(new OutboundRefusedError(`the destination ${problem}`), {
+              code: 'EOUTBOUNDREFUSED',
+            }),
+            [],
+          )
       }
       if (options.all) return callback(null, found)
       const first = found[0]!
@@ -131,7 +147,10 @@ export function guardedDispatcher(policy: OutboundPolicy): Dispatcher {
 /** What readCapped needs of a response: undici's and the global Response both fit (their type packages differ). */
 interface StreamingResponse {
   headers: { get(name: string): string | null }
-  body: { cancel(): Promise<void>; getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> } } | null
+  body: {
+    cancel(): Promise<void>
+    getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> }
+  } | null
 }
 
 export async function readCapped(response: StreamingResponse, limitBytes: number): Promise<Buffer> {
@@ -167,7 +186,9 @@ export interface OutboundFetchOptions {
  * A fetch for admin-configured servers: the destination guarded (address literals at once, names
  * when resolved) and the answer buffered up to the cap — what it returns is a complete Response.
  */
-export function createOutboundFetch(options: OutboundFetchOptions): (input: string | URL, init?: RequestInit) => Promise<Response> {
+export function createOutboundFetch(
+  options: OutboundFetchOptions,
+): (input: string | URL, init?: RequestInit) => Promise<Response> {
   let dispatcher: Dispatcher | undefined
   return async (input, init = {}) => {
     const url = new URL(String(input))
@@ -175,7 +196,11 @@ export function createOutboundFetch(options: OutboundFetchOptions): (input: stri
     if (literal !== null) throw new OutboundRefusedError(`the destination ${literal}`)
     // Never followed: a redirect could name an address literal the guard above has not seen.
     dispatcher ??= guardedDispatcher(options.policy)
-    const response = await loadUndici().fetch(url, { ...(init as object), redirect: 'manual', dispatcher })
+    const response = await loadUndici().fetch(url, {
+      ...(init as object),
+      redirect: 'manual',
+      dispatcher,
+    })
     const body = await readCapped(response, options.maxResponseBytes)
     const nullBody = [101, 204, 205, 304].includes(response.status)
     return new Response(nullBody ? null : new Uint8Array(body), {
@@ -197,19 +222,36 @@ const getDispatchers = new Map<string, Dispatcher>()
  */
 export async function outboundGet(
   input: string,
-  options: { policy: OutboundPolicy; signal: AbortSignal; maxRedirects: number; headers?: Record<string, string> },
+  options: {
+    policy: OutboundPolicy
+    signal: AbortSignal
+    maxRedirects: number
+    headers?: Record<string, string>
+  },
 ): Promise<{ url: URL; response: Undici.Response }> {
   const key = `${options.policy.allowPrivateNetworks}:${options.policy.allowLoopback === true}`
   let dispatcher = getDispatchers.get(key)
-  if (dispatcher === undefined) getDispatchers.set(key, (dispatcher = guardedDispatcher(options.policy)))
+  if (dispatcher === undefined)
+    getDispatchers.set(key, (dispatcher = guardedDispatcher(options.policy)))
   let url = new URL(input)
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundRefusedError('the destination is not an http(s) URL')
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new OutboundRefusedError('the destination is not an http(s) URL')
     const literal = hostLiteralProblem(url.hostname, options.policy)
     if (literal !== null) throw new OutboundRefusedError(`the destination ${literal}`)
-    const response = await loadUndici().fetch(url, { redirect: 'manual', dispatcher, signal: options.signal, headers: options.headers ?? {} })
+    const response = await loadUndici().fetch(url, {
+      redirect: 'manual',
+      dispatcher,
+      signal: options.signal,
+      headers: options.headers ?? {},
+    })
     const location = response.headers.get('location')
-    if (response.status >= 300 && response.status < 400 && location !== null && hop < options.maxRedirects) {
+    if (
+      response.status >= 300 &&
+      response.status < 400 &&
+      location !== null &&
+      hop < options.maxRedirects
+    ) {
       await response.body?.cancel().catch(() => undefined)
       url = new URL(location, url)
       continue

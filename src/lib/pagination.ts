@@ -21,7 +21,8 @@ export type CursorKey = [string, string]
 
 export const CURSOR_NOT_ISSUED = 'is not a cursor returned by this endpoint'
 
-const UNISSUABLE = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const UNISSUABLE =
+  /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url')
@@ -34,7 +35,11 @@ export function decodeCursor(cursor: string | undefined): CursorKey | null {
     const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
     // Parts with control characters or lone surrogates were never issued (and PostgreSQL cannot
     // even compare text holding NUL): refused here rather than failing in the database.
-    if (Array.isArray(key) && key.length === 2 && key.every((part) => typeof part === 'string' && !UNISSUABLE.test(part))) {
+    if (
+      Array.isArray(key) &&
+      key.length === 2 &&
+      key.every((part) => typeof part === 'string' && !UNISSUABLE.test(part))
+    ) {
       return key as CursorKey
     }
   } catch {
@@ -47,7 +52,12 @@ export function decodeCursor(cursor: string | undefined): CursorKey | null {
  * Builds a page from rows fetched with `limit + 1`: the extra row only says whether a next page
  * exists and is not returned.
  */
-export function toPage<Row, T>(rows: Row[], limit: number, view: (row: Row) => T, keyOf: (row: Row) => CursorKey): Page<T> {
+export function toPage<Row, T>(
+  rows: Row[],
+  limit: number,
+  view: (row: Row) => T,
+  keyOf: (row: Row) => CursorKey,
+): Page<T> {
   const items = rows.slice(0, limit)
   const last = items[items.length - 1]
   return {

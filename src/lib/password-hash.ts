@@ -77,7 +77,11 @@ export function createWorkLimiter(limits: HashWorkLimits) {
   const waitingKnown: Array<() => void> = []
   const waitingStrangers: Array<() => void> = []
   const held = new Map<string, number>()
-  const busy = () => new AppError('SERVICE_UNAVAILABLE', { message: 'The server is busy. Try again shortly.', retryAfter: RETRY_AFTER_SECONDS })
+  const busy = () =>
+    new AppError('SERVICE_UNAVAILABLE', {
+      message: 'The server is busy. Try again shortly.',
+      retryAfter: RETRY_AFTER_SECONDS,
+    })
 
   const assertAdmits = (options: HashOptions = {}): void => {
     const { client, known = false } = options
@@ -95,7 +99,10 @@ export function createWorkLimiter(limits: HashWorkLimits) {
     try {
       if (running < limits.concurrency) running++
       // The place is handed over by the finishing task (running stays counted), so order holds.
-      else await new Promise<void>((resolve) => (known ? waitingKnown : waitingStrangers).push(resolve))
+      else
+        await new Promise<void>((resolve) =>
+          (known ? waitingKnown : waitingStrangers).push(resolve),
+        )
       try {
         return await work()
       } finally {
@@ -114,9 +121,16 @@ export function createWorkLimiter(limits: HashWorkLimits) {
   return Object.assign(run, { assertAdmits })
 }
 
-export function createPasswordHasher(params: PasswordHashParams, limits: HashWorkLimits = { concurrency: 2, queue: 32 }): PasswordHasher {
+export function createPasswordHasher(
+  params: PasswordHashParams,
+  limits: HashWorkLimits = { concurrency: 2, queue: 32 },
+): PasswordHasher {
   // @node-rs/argon2 defaults to argon2id; only the costs are ours to set.
-  const options = { memoryCost: params.memoryCost, timeCost: params.timeCost, parallelism: params.parallelism }
+  const options = {
+    memoryCost: params.memoryCost,
+    timeCost: params.timeCost,
+    parallelism: params.parallelism,
+  }
   const run = createWorkLimiter(limits)
   let dummy: Promise<string> | undefined
   const verifyUnbounded = async (stored: string, secret: string) => {

@@ -17,7 +17,11 @@ let commonPasswords: Set<string> | undefined
 
 function isCommonPassword(password: string): boolean {
   // The list (≈49 000 entries from breach corpora, MIT-licensed via zxcvbn-ts) is lower-case.
-  commonPasswords ??= new Set((require('@zxcvbn-ts/language-common') as { dictionary: typeof Dictionary }).dictionary['passwords-common'])
+  commonPasswords ??= new Set(
+    (require('@zxcvbn-ts/language-common') as { dictionary: typeof Dictionary }).dictionary[
+      'passwords-common'
+    ],
+  )
   return commonPasswords.has(password.toLowerCase())
 }
 
@@ -34,15 +38,30 @@ export interface PasswordProblem {
 }
 
 /** Returns why the password is not acceptable, or null when it is. Expects a normalised password. */
-export function passwordProblemDetail(password: string, email: string | null): PasswordProblem | null {
+export function passwordProblemDetail(
+  password: string,
+  email: string | null,
+): PasswordProblem | null {
   const length = [...password].length
   if (length < PASSWORD_MIN_LENGTH)
-    return { message: `must be at least ${PASSWORD_MIN_LENGTH} characters long`, code: 'too_short', limit: PASSWORD_MIN_LENGTH }
+    return {
+      message: `must be at least ${PASSWORD_MIN_LENGTH} characters long`,
+      code: 'too_short',
+      limit: PASSWORD_MIN_LENGTH,
+    }
   if (length > PASSWORD_MAX_LENGTH)
-    return { message: `must be at most ${PASSWORD_MAX_LENGTH} characters long`, code: 'too_long', limit: PASSWORD_MAX_LENGTH }
+    return {
+      message: `must be at most ${PASSWORD_MAX_LENGTH} characters long`,
+      code: 'too_long',
+      limit: PASSWORD_MAX_LENGTH,
+    }
   if (email !== null && password.toLowerCase() === email.toLowerCase())
     return { message: 'must not be the same as the email address', code: 'same_as_email' }
-  if (isCommonPassword(password)) return { message: 'is too common: it appears in lists of breached passwords', code: 'common_password' }
+  if (isCommonPassword(password))
+    return {
+      message: 'is too common: it appears in lists of breached passwords',
+      code: 'common_password',
+    }
   return null
 }
 

@@ -12,7 +12,14 @@ describe('password policy (CONTRACT.md §4.6)', () => {
   })
 
   it('rejects the most common breached passwords, ignoring case', () => {
-    for (const common of ['password', 'Password', '12345678', 'iloveyou', 'QWERTYUIOP', 'trustno1']) {
+    for (const common of [
+      'password',
+      'Password',
+      '12345678',
+      'iloveyou',
+      'QWERTYUIOP',
+      'trustno1',
+    ]) {
       expect(passwordProblem(common, null)).toMatch(/too common/)
     }
   })
@@ -72,12 +79,17 @@ describe('bounded hashing work', () => {
     // 2 running + 2 waiting: of the 3 waiting places one (a quarter, at least one) is for known clients.
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(4)
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
-    expect(refused.reason).toMatchObject({ reason: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: 1 })
+    expect(refused.reason).toMatchObject({
+      reason: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      retryAfter: 1,
+    })
   })
 
   it('one client cannot take more than an eighth of the places once work has to wait', async () => {
     const run = createWorkLimiter({ concurrency: 1, queue: 15 }) // 16 places: 2 per client
-    const slow = (client: string) => run(() => new Promise((resolve) => setTimeout(resolve, 20)), { client })
+    const slow = (client: string) =>
+      run(() => new Promise((resolve) => setTimeout(resolve, 20)), { client })
     const flood = await Promise.allSettled(Array.from({ length: 10 }, () => slow('10.0.0.1')))
     expect(flood.filter((o) => o.status === 'fulfilled')).toHaveLength(2)
     const [other] = await Promise.allSettled([slow('10.0.0.2')])
@@ -110,10 +122,15 @@ describe('bounded hashing work', () => {
 
   it('known clients may use every waiting place, strangers never the reserved ones', async () => {
     const run = createWorkLimiter({ concurrency: 1, queue: 4 }) // 1 reserved
-    const wait = (known: boolean, client: string) => run(() => new Promise((resolve) => setTimeout(resolve, 10)), { client, known })
-    const knownOnly = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => wait(true, `k${i}`)))
+    const wait = (known: boolean, client: string) =>
+      run(() => new Promise((resolve) => setTimeout(resolve, 10)), { client, known })
+    const knownOnly = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => wait(true, `k${i}`)),
+    )
     expect(knownOnly.filter((o) => o.status === 'fulfilled')).toHaveLength(5)
-    const strangersOnly = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => wait(false, `s${i}`)))
+    const strangersOnly = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => wait(false, `s${i}`)),
+    )
     expect(strangersOnly.filter((o) => o.status === 'fulfilled')).toHaveLength(4)
   })
 })

@@ -32,7 +32,8 @@ export const Text = (options: StringOptions & { minLength: number; maxLength: nu
  * JOINER (U+200D, emoji sequences such as 👩‍💻, Indic conjuncts); neither changes direction.
  * Ajv compiles patterns with the `u` flag, so \p{…} classes work.
  */
-export const DISPLAY_TEXT_PATTERN = '^(?:[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\ud800-\\udfff]|[\\u200c\\u200d])*$'
+export const DISPLAY_TEXT_PATTERN =
+  '^(?:[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\ud800-\\udfff]|[\\u200c\\u200d])*$'
 const DISPLAY_TEXT = new RegExp(DISPLAY_TEXT_PATTERN, 'u')
 
 /** Display text: trimmed, control, format (bidi, zero-width) and separator characters rejected. */
@@ -51,12 +52,14 @@ export function isDisplayText(text: string): boolean {
 }
 
 /** An email address: trimmed, at most 254 characters; services lower-case it before use. */
-export const Email = () => Type.String({ 'x-trim': true, format: 'email', minLength: 3, maxLength: 254 })
+export const Email = () =>
+  Type.String({ 'x-trim': true, format: 'email', minLength: 3, maxLength: 254 })
 
 /** A secret taken exactly as sent (passwords, codes): no trimming; the service applies its own rules. */
 export const Secret = (maxLength = 1024) => Type.String({ minLength: 1, maxLength })
 
-export const Timestamp = () => Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] })
+export const Timestamp = () =>
+  Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00.000Z'] })
 
 /**
  * A resource id in a path. Deliberately not checked as a UUID, nor for length: a malformed id is
@@ -69,18 +72,23 @@ export type IdParams = Static<typeof IdParams>
 
 export const PageQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
+    ),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
   },
   { additionalProperties: false },
 )
 export type PageQuery = Static<typeof PageQuery>
 
-export const PageOf = <T extends TSchema>(item: T) => Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) })
+export const PageOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) })
 
 /** Objects in requests reject unknown fields (CONTRACT.md §1) instead of silently ignoring them. */
-export const Body = <T extends Record<string, TSchema>>(properties: T, options: { minProperties?: number } = {}) =>
-  Type.Object(properties, { additionalProperties: false, ...options })
+export const Body = <T extends Record<string, TSchema>>(
+  properties: T,
+  options: { minProperties?: number } = {},
+) => Type.Object(properties, { additionalProperties: false, ...options })
 
 /** The 204 response: no body (OpenAPI shows no content for `type: null`). */
 export const NoContent = Type.Null({ description: 'No content' })

@@ -24,7 +24,11 @@ describe('server secrets', () => {
   it('add an audit signing key (issue 30) to a file written before it, once, keeping the other secrets', () => {
     const dataDir = makeTempDir()
     const file = path.join(dataDir, 'secrets.json')
-    fs.writeFileSync(file, JSON.stringify({ jwt_secret: 'k'.repeat(48), encryption_key: 'ab'.repeat(32) }), { mode: 0o600 })
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ jwt_secret: 'k'.repeat(48), encryption_key: 'ab'.repeat(32) }),
+      { mode: 0o600 },
+    )
     const first = resolveSecrets({ dataDir })
     expect(first.jwtSecret).toBe('k'.repeat(48))
     expect(isSigningKey(first.auditSigningKey)).toBe(true)
@@ -34,7 +38,12 @@ describe('server secrets', () => {
 
   it('come from configuration when given, without touching the data directory', () => {
     const dataDir = path.join(makeTempDir(), 'data')
-    const secrets = resolveSecrets({ dataDir, jwtSecret: 'j'.repeat(40), encryptionKey: Buffer.alloc(32, 7), auditSigningKey: generateSigningKey() })
+    const secrets = resolveSecrets({
+      dataDir,
+      jwtSecret: 'j'.repeat(40),
+      encryptionKey: Buffer.alloc(32, 7),
+      auditSigningKey: generateSigningKey(),
+    })
     expect(secrets).toMatchObject({ jwtSecret: 'j'.repeat(40), file: null })
     expect(fs.existsSync(dataDir)).toBe(false)
   })

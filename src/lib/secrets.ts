@@ -28,7 +28,10 @@ interface SecretsFile {
 function isSecretsFile(value: unknown): value is SecretsFile {
   const v = value as Partial<SecretsFile> | null
   return (
-    typeof v?.jwt_secret === 'string' && v.jwt_secret.length >= 32 && typeof v.encryption_key === 'string' && /^[0-9a-f]{64}$/i.test(v.encryption_key)
+    typeof v?.jwt_secret === 'string' &&
+    v.jwt_secret.length >= 32 &&
+    typeof v.encryption_key === 'string' &&
+    /^[0-9a-f]{64}$/i.test(v.encryption_key)
   )
 }
 
@@ -52,7 +55,10 @@ function readOrCreate(file: string): SecretsFile {
     fs.rmSync(draft, { force: true })
   }
   const stored: unknown = JSON.parse(fs.readFileSync(file, 'utf8'))
-  if (!isSecretsFile(stored)) throw new Error(`${file} is not a valid secrets file; restore it from a backup or remove it to start afresh`)
+  if (!isSecretsFile(stored))
+    throw new Error(
+      `${file} is not a valid secrets file; restore it from a backup or remove it to start afresh`,
+    )
   return stored
 }
 
@@ -90,12 +96,29 @@ function withAuditKey(file: string, stored: SecretsFile): SecretsFile {
   throw new Error(`${lock} is held by another process; remove it if no instance is starting`)
 }
 
-export function resolveSecrets(config: { dataDir: string; jwtSecret?: string; encryptionKey?: Buffer; auditSigningKey?: string }): Secrets {
-  if (config.jwtSecret !== undefined && config.encryptionKey !== undefined && config.auditSigningKey !== undefined) {
-    return { jwtSecret: config.jwtSecret, encryptionKey: config.encryptionKey, auditSigningKey: config.auditSigningKey, file: null }
+export function resolveSecrets(config: {
+  dataDir: string
+  jwtSecret?: string
+  encryptionKey?: Buffer
+  auditSigningKey?: string
+}): Secrets {
+  if (
+    config.jwtSecret !== undefined &&
+    config.encryptionKey !== undefined &&
+    config.auditSigningKey !== undefined
+  ) {
+    return {
+      jwtSecret: config.jwtSecret,
+      encryptionKey: config.encryptionKey,
+      auditSigningKey: config.auditSigningKey,
+      file: null,
+    }
   }
   const file = path.join(config.dataDir, 'secrets.json')
-  const stored = config.auditSigningKey === undefined ? withAuditKey(file, readOrCreate(file)) : readOrCreate(file)
+  const stored =
+    config.auditSigningKey === undefined
+      ? withAuditKey(file, readOrCreate(file))
+      : readOrCreate(file)
   if (stored.audit_signing_key !== undefined && !isSigningKey(stored.audit_signing_key)) {
     throw new Error(`${file} holds no valid audit_signing_key; restore it from a backup`)
   }
@@ -115,7 +138,9 @@ export function resolveSecrets(config: { dataDir: string; jwtSecret?: string; en
 export function readAuditSigningKey(file: string): string | undefined {
   try {
     const stored = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SecretsFile>
-    return typeof stored.audit_signing_key === 'string' && isSigningKey(stored.audit_signing_key) ? stored.audit_signing_key : undefined
+    return typeof stored.audit_signing_key === 'string' && isSigningKey(stored.audit_signing_key)
+      ? stored.audit_signing_key
+      : undefined
   } catch {
     return undefined
   }
@@ -132,10 +157,17 @@ export interface StagedSecrets {
  * Writes new values for secrets.json beside it without replacing it yet, so a key rotation can
  * re-encrypt the database first and swap the file only once that has committed.
  */
-export function stageSecretsFile(file: string, values: { jwtSecret: string; encryptionKey: Buffer }): StagedSecrets {
+export function stageSecretsFile(
+  file: string,
+  values: { jwtSecret: string; encryptionKey: Buffer },
+): StagedSecrets {
   const staged = `${file}.next`
   const current = JSON.parse(fs.readFileSync(file, 'utf8')) as SecretsFile
-  const content: SecretsFile = { ...current, jwt_secret: values.jwtSecret, encryption_key: values.encryptionKey.toString('hex') }
+  const content: SecretsFile = {
+    ...current,
+    jwt_secret: values.jwtSecret,
+    encryption_key: values.encryptionKey.toString('hex'),
+  }
   fs.writeFileSync(staged, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 })
   return {
     commit: () => fs.renameSync(staged, file),
@@ -150,7 +182,11 @@ export function stageSecretsFile(file: string, values: { jwtSecret: string; encr
 export function stageAuditSigningKey(file: string, auditSigningKey: string): StagedSecrets {
   const staged = `${file}.next`
   const current = JSON.parse(fs.readFileSync(file, 'utf8')) as SecretsFile
-  fs.writeFileSync(staged, `${JSON.stringify({ ...current, audit_signing_key: auditSigningKey }, null, 2)}\n`, { mode: 0o600 })
+  fs.writeFileSync(
+    staged,
+    `${JSON.stringify({ ...current, audit_signing_key: auditSigningKey }, null, 2)}\n`,
+    { mode: 0o600 },
+  )
   return {
     commit: () => fs.renameSync(staged, file),
     abort: () => fs.rmSync(staged, { force: true }),

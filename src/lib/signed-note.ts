@@ -7,7 +7,15 @@
  * root hash, each on its own line. Promises: what `signNote` writes, any signed-note verifier
  * reads; `verifyNote` accepts a note only with a valid signature by the given key.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto'
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto'
 
 const ED25519_ALGORITHM = 0x01
 /** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): the 32 raw key bytes follow. */
@@ -43,12 +51,17 @@ function keyHashOf(name: string, raw: Buffer): Buffer {
 
 /** A new Ed25519 private key as base64 PKCS #8 DER (what the secrets file keeps). */
 export function generateSigningKey(): string {
-  return generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64')
+  return generateKeyPairSync('ed25519')
+    .privateKey.export({ type: 'pkcs8', format: 'der' })
+    .toString('base64')
 }
 
 export function isSigningKey(text: string): boolean {
   try {
-    return createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' }).asymmetricKeyType === 'ed25519'
+    return (
+      createPrivateKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'pkcs8' })
+        .asymmetricKeyType === 'ed25519'
+    )
   } catch {
     return false
   }
@@ -56,8 +69,13 @@ export function isSigningKey(text: string): boolean {
 
 /** A signer for `name`; the private key stays inside the closure. */
 export function createNoteSigner(name: string, pkcs8Base64: string): NoteSigner {
-  if (!NAME_PATTERN.test(name)) throw new Error('a signed-note key name has no spaces or plus signs')
-  const privateKey = createPrivateKey({ key: Buffer.from(pkcs8Base64, 'base64'), format: 'der', type: 'pkcs8' })
+  if (!NAME_PATTERN.test(name))
+    throw new Error('a signed-note key name has no spaces or plus signs')
+  const privateKey = createPrivateKey({
+    key: Buffer.from(pkcs8Base64, 'base64'),
+    format: 'der',
+    type: 'pkcs8',
+  })
   const raw = rawPublicKey(createPublicKey(privateKey))
   const keyHash = keyHashOf(name, raw)
   return {
@@ -78,13 +96,18 @@ export function parseVerifierKey(text: string): NoteVerifier | null {
   const [, name, hashHex, keyBase64] = match as unknown as [string, string, string, string]
   if (!NAME_PATTERN.test(name) || !/^[0-9a-f]{8}$/.test(hashHex)) return null
   const key = Buffer.from(keyBase64, 'base64')
-  if (key.toString('base64') !== keyBase64 || key.length !== 33 || key[0] !== ED25519_ALGORITHM) return null
+  if (key.toString('base64') !== keyBase64 || key.length !== 33 || key[0] !== ED25519_ALGORITHM)
+    return null
   const raw = key.subarray(1)
   if (!keyHashOf(name, raw).equals(Buffer.from(hashHex, 'hex'))) return null
   return {
     name,
     keyHash: Buffer.from(hashHex, 'hex'),
-    publicKey: createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: 'der', type: 'spki' }),
+    publicKey: createPublicKey({
+      key: Buffer.concat([SPKI_PREFIX, raw]),
+      format: 'der',
+      type: 'spki',
+    }),
   }
 }
 
@@ -116,7 +139,9 @@ export function parseSignedNote(envelope: string): SignedNote | null {
 export function verifyNote(note: SignedNote, verifier: NoteVerifier): boolean {
   return note.signatures.some(
     (s) =>
-      s.name === verifier.name && s.keyHash.equals(verifier.keyHash) && verify(null, Buffer.from(note.text, 'utf8'), verifier.publicKey, s.signature),
+      s.name === verifier.name &&
+      s.keyHash.equals(verifier.keyHash) &&
+      verify(null, Buffer.from(note.text, 'utf8'), verifier.publicKey, s.signature),
   )
 }
 

@@ -24,7 +24,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .execute()
   // Emails are stored lower-cased, so a plain unique index is case-insensitive in effect.
   await db.schema.createIndex('users_email_key').on('users').column('email').unique().execute()
-  await db.schema.createIndex('users_user_key_key').on('users').column('user_key').unique().execute()
+  await db.schema
+    .createIndex('users_user_key_key')
+    .on('users')
+    .column('user_key')
+    .unique()
+    .execute()
   await db.schema
     .createIndex('users_oidc_identity_key')
     .on('users')
@@ -32,7 +37,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .unique()
     .where('oidc_sub', 'is not', null)
     .execute()
-  await db.schema.createIndex('users_created_at_idx').on('users').columns(['created_at', 'id']).execute()
+  await db.schema
+    .createIndex('users_created_at_idx')
+    .on('users')
+    .columns(['created_at', 'id'])
+    .execute()
 
   await db.schema
     .createTable('instance_flags')

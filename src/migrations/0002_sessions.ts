@@ -14,7 +14,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('user_agent', 'text')
     .addColumn('ip', 'text')
     .execute()
-  await db.schema.createIndex('sessions_user_id_idx').on('sessions').columns(['user_id', 'created_at']).execute()
+  await db.schema
+    .createIndex('sessions_user_id_idx')
+    .on('sessions')
+    .columns(['user_id', 'created_at'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

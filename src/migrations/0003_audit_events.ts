@@ -16,9 +16,21 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('ip', 'text')
     .addColumn('metadata', 'text', (c) => c.notNull().defaultTo('{}'))
     .execute()
-  await db.schema.createIndex('audit_events_at_idx').on('audit_events').columns(['at', 'id']).execute()
-  await db.schema.createIndex('audit_events_action_idx').on('audit_events').columns(['action', 'at']).execute()
-  await db.schema.createIndex('audit_events_actor_idx').on('audit_events').columns(['actor_id', 'at']).execute()
+  await db.schema
+    .createIndex('audit_events_at_idx')
+    .on('audit_events')
+    .columns(['at', 'id'])
+    .execute()
+  await db.schema
+    .createIndex('audit_events_action_idx')
+    .on('audit_events')
+    .columns(['action', 'at'])
+    .execute()
+  await db.schema
+    .createIndex('audit_events_actor_idx')
+    .on('audit_events')
+    .columns(['actor_id', 'at'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

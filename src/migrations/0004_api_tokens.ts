@@ -16,8 +16,17 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('expires_at', t.timestamp)
     .addColumn('revoked_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('api_tokens_token_hash_key').on('api_tokens').column('token_hash').unique().execute()
-  await db.schema.createIndex('api_tokens_user_idx').on('api_tokens').columns(['user_id', 'created_at']).execute()
+  await db.schema
+    .createIndex('api_tokens_token_hash_key')
+    .on('api_tokens')
+    .column('token_hash')
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('api_tokens_user_idx')
+    .on('api_tokens')
+    .columns(['user_id', 'created_at'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -29,7 +29,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('used_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('mfa_backup_codes_user_idx').on('mfa_backup_codes').column('user_id').execute()
+  await db.schema
+    .createIndex('mfa_backup_codes_user_idx')
+    .on('mfa_backup_codes')
+    .column('user_id')
+    .execute()
 
   // The second step of a sign-in: the mfa_token is stored as its SHA-256 only.
   await db.schema
@@ -42,10 +46,20 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('expires_at', t.timestamp, (c) => c.notNull())
     .addColumn('used_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('mfa_challenges_token_hash_key').on('mfa_challenges').column('token_hash').unique().execute()
-  await db.schema.createIndex('mfa_challenges_user_idx').on('mfa_challenges').column('user_id').execute()
+  await db.schema
+    .createIndex('mfa_challenges_token_hash_key')
+    .on('mfa_challenges')
+    .column('token_hash')
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('mfa_challenges_user_idx')
+    .on('mfa_challenges')
+    .column('user_id')
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['mfa_challenges', 'mfa_backup_codes', 'mfa_pending', 'mfa_totp']) await db.schema.dropTable(table).execute()
+  for (const table of ['mfa_challenges', 'mfa_backup_codes', 'mfa_pending', 'mfa_totp'])
+    await db.schema.dropTable(table).execute()
 }

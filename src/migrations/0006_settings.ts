@@ -7,7 +7,9 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
   // the listing's order and its keyset cursor are the same whatever the server's locale.
   await db.schema
     .createTable('settings')
-    .addColumn('key', 'text', (c) => (engine === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).primaryKey())
+    .addColumn('key', 'text', (c) =>
+      (engine === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).primaryKey(),
+    )
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .addColumn('updated_by', 'text', (c) => c.references('users.id').onDelete('set null'))

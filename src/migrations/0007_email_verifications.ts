@@ -14,8 +14,17 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('expires_at', t.timestamp, (c) => c.notNull())
     .addColumn('used_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('email_verifications_token_hash_key').on('email_verifications').column('token_hash').unique().execute()
-  await db.schema.createIndex('email_verifications_user_id_idx').on('email_verifications').column('user_id').execute()
+  await db.schema
+    .createIndex('email_verifications_token_hash_key')
+    .on('email_verifications')
+    .column('token_hash')
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('email_verifications_user_id_idx')
+    .on('email_verifications')
+    .column('user_id')
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

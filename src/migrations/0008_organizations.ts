@@ -15,7 +15,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .execute()
   // Slugs are lower-case by their pattern, so a plain unique index is enough.
-  await db.schema.createIndex('organizations_slug_key').on('organizations').column('slug').unique().execute()
+  await db.schema
+    .createIndex('organizations_slug_key')
+    .on('organizations')
+    .column('slug')
+    .unique()
+    .execute()
   await db.schema
     .createIndex('organizations_stripe_customer_key')
     .on('organizations')
@@ -26,18 +31,26 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
 
   await db.schema
     .createTable('organization_members')
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('role', 'text', (c) => c.notNull())
     .addColumn('joined_at', t.timestamp, (c) => c.notNull())
     .addPrimaryKeyConstraint('organization_members_pkey', ['organization_id', 'user_id'])
     .execute()
-  await db.schema.createIndex('organization_members_user_idx').on('organization_members').columns(['user_id', 'organization_id']).execute()
+  await db.schema
+    .createIndex('organization_members_user_idx')
+    .on('organization_members')
+    .columns(['user_id', 'organization_id'])
+    .execute()
 
   await db.schema
     .createTable('organization_invitations')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+    .addColumn('organization_id', 'text', (c) =>
+      c.notNull().references('organizations.id').onDelete('cascade'),
+    )
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('role', 'text', (c) => c.notNull())
     // SHA-256 of the 256-bit token mailed to the invitee; the token itself is never stored.
@@ -48,7 +61,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('accepted_at', t.timestamp)
     .addColumn('revoked_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('organization_invitations_token_hash_key').on('organization_invitations').column('token_hash').unique().execute()
+  await db.schema
+    .createIndex('organization_invitations_token_hash_key')
+    .on('organization_invitations')
+    .column('token_hash')
+    .unique()
+    .execute()
   await db.schema
     .createIndex('organization_invitations_org_idx')
     .on('organization_invitations')

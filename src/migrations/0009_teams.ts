@@ -13,7 +13,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('teams_name_key_key').on('teams').columns(['name_key']).unique().execute()
+  await db.schema
+    .createIndex('teams_name_key_key')
+    .on('teams')
+    .columns(['name_key'])
+    .unique()
+    .execute()
 
   await db.schema
     .createTable('team_members')
@@ -22,7 +27,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('added_at', t.timestamp, (c) => c.notNull())
     .addPrimaryKeyConstraint('team_members_pkey', ['team_id', 'user_id'])
     .execute()
-  await db.schema.createIndex('team_members_user_idx').on('team_members').columns(['user_id', 'team_id']).execute()
+  await db.schema
+    .createIndex('team_members_user_idx')
+    .on('team_members')
+    .columns(['user_id', 'team_id'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

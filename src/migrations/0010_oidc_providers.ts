@@ -7,7 +7,9 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .createTable('oidc_providers')
     .addColumn('id', 'text', (c) => c.primaryKey())
     // Listed in key order: byte-wise on both engines ("C" collation), so pages and cursors agree.
-    .addColumn('provider_key', 'text', (c) => (engine === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).notNull())
+    .addColumn('provider_key', 'text', (c) =>
+      (engine === 'postgres' ? c.modifyFront(sql`collate "C"`) : c).notNull(),
+    )
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('issuer_url', 'text', (c) => c.notNull())
     .addColumn('client_id', 'text', (c) => c.notNull())
@@ -22,7 +24,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .addCheckConstraint('oidc_providers_default_role_check', sql`default_role in ('user', 'admin')`)
     .execute()
-  await db.schema.createIndex('oidc_providers_provider_key_key').on('oidc_providers').column('provider_key').unique().execute()
+  await db.schema
+    .createIndex('oidc_providers_provider_key_key')
+    .on('oidc_providers')
+    .column('provider_key')
+    .unique()
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

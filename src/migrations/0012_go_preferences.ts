@@ -12,7 +12,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())
     .addPrimaryKeyConstraint('go_preferences_pkey', ['user_id', 'slug_key'])
     .execute()
-  await db.schema.createIndex('go_preferences_link_idx').on('go_preferences').column('link_id').execute()
+  await db.schema
+    .createIndex('go_preferences_link_idx')
+    .on('go_preferences')
+    .column('link_id')
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -7,7 +7,11 @@ import type { Kysely } from 'kysely'
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('mfa_backup_codes').addColumn('selector', 'text').execute()
-  await db.schema.createIndex('mfa_backup_codes_selector_idx').on('mfa_backup_codes').columns(['user_id', 'selector']).execute()
+  await db.schema
+    .createIndex('mfa_backup_codes_selector_idx')
+    .on('mfa_backup_codes')
+    .columns(['user_id', 'selector'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -28,7 +28,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('last_used_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('passkeys_credential_id_key').on('passkeys').column('credential_id').unique().execute()
+  await db.schema
+    .createIndex('passkeys_credential_id_key')
+    .on('passkeys')
+    .column('credential_id')
+    .unique()
+    .execute()
   await db.schema.createIndex('passkeys_user_idx').on('passkeys').column('user_id').execute()
 
   // One live challenge per (purpose, binding): the session for a registration, the mfa_token's
@@ -44,8 +49,17 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('expires_at', t.timestamp, (c) => c.notNull())
     .addColumn('used_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('passkey_challenges_binding_key').on('passkey_challenges').columns(['purpose', 'binding']).unique().execute()
-  await db.schema.createIndex('passkey_challenges_expires_idx').on('passkey_challenges').column('expires_at').execute()
+  await db.schema
+    .createIndex('passkey_challenges_binding_key')
+    .on('passkey_challenges')
+    .columns(['purpose', 'binding'])
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('passkey_challenges_expires_idx')
+    .on('passkey_challenges')
+    .column('expires_at')
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -18,8 +18,14 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
   const t = columnTypes(engine)
   await db.schema.alterTable('audit_events').addColumn('subject_user_id', 'text').execute()
   await db.schema.alterTable('audit_events').addColumn('user_agent', 'text').execute()
-  await sql`update audit_events set subject_user_id = case when target_type = 'user' then target_id else actor_id end`.execute(db)
-  await db.schema.createIndex('audit_events_subject_idx').on('audit_events').columns(['subject_user_id', 'at', 'id']).execute()
+  await sql`update audit_events set subject_user_id = case when target_type = 'user' then target_id else actor_id end`.execute(
+    db,
+  )
+  await db.schema
+    .createIndex('audit_events_subject_idx')
+    .on('audit_events')
+    .columns(['subject_user_id', 'at', 'id'])
+    .execute()
 
   await db.schema
     .alterTable('sessions')
@@ -59,7 +65,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('finished_at', t.timestamp)
     .addColumn('last_error', 'text')
     .execute()
-  await db.schema.createIndex('mail_outbox_due_idx').on('mail_outbox').columns(['status', 'next_attempt_at']).execute()
+  await db.schema
+    .createIndex('mail_outbox_due_idx')
+    .on('mail_outbox')
+    .columns(['status', 'next_attempt_at'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -18,8 +18,17 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('expires_at', t.timestamp, (c) => c.notNull())
     .addColumn('used_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('password_resets_token_hash_key').on('password_resets').column('token_hash').unique().execute()
-  await db.schema.createIndex('password_resets_user_id_idx').on('password_resets').column('user_id').execute()
+  await db.schema
+    .createIndex('password_resets_token_hash_key')
+    .on('password_resets')
+    .column('token_hash')
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('password_resets_user_id_idx')
+    .on('password_resets')
+    .column('user_id')
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -7,7 +7,10 @@
 import type { Kysely } from 'kysely'
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('organization_invitations').addColumn('token_encrypted', 'text').execute()
+  await db.schema
+    .alterTable('organization_invitations')
+    .addColumn('token_encrypted', 'text')
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -43,7 +43,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
   const t = columnTypes(engine)
   const bigint = engine === 'postgres' ? 'bigint' : 'integer'
   await db.schema.alterTable('audit_events').addColumn('leaf_index', bigint).execute()
-  await db.schema.createIndex('audit_events_leaf_idx').unique().on('audit_events').column('leaf_index').execute()
+  await db.schema
+    .createIndex('audit_events_leaf_idx')
+    .unique()
+    .on('audit_events')
+    .column('leaf_index')
+    .execute()
   await db.schema
     .createTable('audit_tree_nodes')
     .addColumn('level', 'integer', (c) => c.notNull())
@@ -99,7 +104,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     nodes.push({ level: 0, idx: index, hash: carry.toString('hex') })
     for (let level = 0; Math.floor(index / 2 ** level) % 2 === 1; level++) {
       carry = sha256(Buffer.of(1), frontier.pop()!, carry)
-      nodes.push({ level: level + 1, idx: Math.floor(index / 2 ** (level + 1)), hash: carry.toString('hex') })
+      nodes.push({
+        level: level + 1,
+        idx: Math.floor(index / 2 ** (level + 1)),
+        hash: carry.toString('hex'),
+      })
     }
     frontier.push(carry)
     await sql`update audit_events set leaf_index = ${index} where id = ${event.id}`.execute(db)
@@ -111,7 +120,9 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
       .execute()
   }
   const frontierJson = JSON.stringify(frontier.map((h) => h.toString('hex')))
-  await sql`insert into audit_tree_head (id, size, frontier) values (1, ${events.length}, ${frontierJson})`.execute(db)
+  await sql`insert into audit_tree_head (id, size, frontier) values (1, ${events.length}, ${frontierJson})`.execute(
+    db,
+  )
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

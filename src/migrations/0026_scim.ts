@@ -24,7 +24,12 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('last_used_at', t.timestamp)
     .addColumn('revoked_at', t.timestamp)
     .execute()
-  await db.schema.createIndex('scim_credentials_token_hash_key').on('scim_credentials').column('token_hash').unique().execute()
+  await db.schema
+    .createIndex('scim_credentials_token_hash_key')
+    .on('scim_credentials')
+    .column('token_hash')
+    .unique()
+    .execute()
 
   await db.schema
     .createTable('scim_users')
@@ -38,8 +43,18 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('department', 'text')
     .addColumn('manager_id', 'text')
     .execute()
-  await db.schema.createIndex('scim_users_user_name_key').on('scim_users').column('user_name_lower').unique().execute()
-  await db.schema.createIndex('scim_users_external_id_key').on('scim_users').column('external_id').unique().execute()
+  await db.schema
+    .createIndex('scim_users_user_name_key')
+    .on('scim_users')
+    .column('user_name_lower')
+    .unique()
+    .execute()
+  await db.schema
+    .createIndex('scim_users_external_id_key')
+    .on('scim_users')
+    .column('external_id')
+    .unique()
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -21,7 +21,11 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('scim_type', 'text')
     .addColumn('duration_ms', 'integer', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('scim_requests_created_at_idx').on('scim_requests').columns(['created_at', 'id']).execute()
+  await db.schema
+    .createIndex('scim_requests_created_at_idx')
+    .on('scim_requests')
+    .columns(['created_at', 'id'])
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -7,7 +7,10 @@ import { columnTypes, type MigrationEngine } from './column-types.js'
  * webhook — so a day whose mail could not go out (no SMTP yet) is tried again within the day.
  */
 export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
-  await db.schema.alterTable('audit_monitor').addColumn('anchor_posted_at', columnTypes(engine).timestamp).execute()
+  await db.schema
+    .alterTable('audit_monitor')
+    .addColumn('anchor_posted_at', columnTypes(engine).timestamp)
+    .execute()
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

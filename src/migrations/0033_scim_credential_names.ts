@@ -16,7 +16,11 @@ interface Row {
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const live = (await sql<Row>`select id, name from scim_credentials where revoked_at is null order by created_at, id`.execute(db)).rows
+  const live = (
+    await sql<Row>`select id, name from scim_credentials where revoked_at is null order by created_at, id`.execute(
+      db,
+    )
+  ).rows
   const taken = new Set(live.map((row) => row.name))
   const seen = new Set<string>()
   for (const row of live) {

@@ -12,7 +12,9 @@ import type { MigrationEngine } from './column-types.js'
 export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   await db.schema
     .alterTable('audit_tree_head')
-    .addColumn('materialized_size', engine === 'postgres' ? 'bigint' : 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('materialized_size', engine === 'postgres' ? 'bigint' : 'integer', (c) =>
+      c.notNull().defaultTo(0),
+    )
     .execute()
   await sql`update audit_tree_head set materialized_size = size`.execute(db)
 }

@@ -14,7 +14,8 @@ const t = useTestApp()
 
 function builtAsset(extension: string): string {
   const assets = path.join(DEFAULT_CONSOLE_DIR, 'assets')
-  if (!fs.existsSync(assets)) throw new Error(`${assets} is missing: run "npm run build" (npm test does it first)`)
+  if (!fs.existsSync(assets))
+    throw new Error(`${assets} is missing: run "npm run build" (npm test does it first)`)
   const name = fs.readdirSync(assets).find((file) => file.endsWith(extension))
   if (name === undefined) throw new Error(`no ${extension} asset in ${assets}`)
   return name
@@ -75,10 +76,18 @@ describe('console assets', () => {
     ['gzip, deflate, br', 'br'],
   ])('sends the precompressed file for Accept-Encoding: %s', async (accept, encoding) => {
     const name = builtAsset('.css')
-    const response = await t.app.inject({ method: 'GET', url: `/assets/${name}`, headers: { 'accept-encoding': accept } })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/assets/${name}`,
+      headers: { 'accept-encoding': accept },
+    })
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-encoding']).toBe(encoding)
-    const file = path.join(DEFAULT_CONSOLE_DIR, 'assets', `${name}.${encoding === 'br' ? 'br' : 'gz'}`)
+    const file = path.join(
+      DEFAULT_CONSOLE_DIR,
+      'assets',
+      `${name}.${encoding === 'br' ? 'br' : 'gz'}`,
+    )
     expect(response.rawPayload.equals(fs.readFileSync(file))).toBe(true)
     expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable')
   })
@@ -91,37 +100,57 @@ describe('console assets', () => {
   })
 
   it('does not serve files outside the assets directory', async () => {
-    for (const url of ['/assets/../index.html', '/assets/%2e%2e/index.html', '/assets/..%2f..%2fpackage.json']) {
+    for (const url of [
+      '/assets/../index.html',
+      '/assets/%2e%2e/index.html',
+      '/assets/..%2f..%2fpackage.json',
+    ]) {
       const response = await t.app.inject({ method: 'GET', url })
       expect(response.body, url).not.toContain('"name": "switchboard"')
-      if (response.statusCode === 200) expect(response.headers['content-type'], url).toMatch(/^text\/html/)
+      if (response.statusCode === 200)
+        expect(response.headers['content-type'], url).toMatch(/^text\/html/)
     }
   })
 })
 
 describe('history fallback is for console paths only', () => {
-  it.each(['/api/x', '/api/users/nope', '/favicon.ico', '/robots.txt', '/loginx', '/accounts'])('%s keeps the JSON 404', async (url) => {
-    const response = await t.app.inject({ method: 'GET', url })
-    expect(response.statusCode).toBe(404)
-    expect(response.headers['content-type']).toMatch(/^application\/json/)
-    expect(response.json()).toMatchObject({ reason: 'NOT_FOUND' })
-    expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'")
-  })
+  it.each(['/api/x', '/api/users/nope', '/favicon.ico', '/robots.txt', '/loginx', '/accounts'])(
+    '%s keeps the JSON 404',
+    async (url) => {
+      const response = await t.app.inject({ method: 'GET', url })
+      expect(response.statusCode).toBe(404)
+      expect(response.headers['content-type']).toMatch(/^application\/json/)
+      expect(response.json()).toMatchObject({ reason: 'NOT_FOUND' })
+      expect(response.headers['content-security-policy']).toBe(
+        "default-src 'none'; frame-ancestors 'none'",
+      )
+    },
+  )
 
   // Issue 32: a browser's navigation to a mistyped address shows the console's not-found page.
-  it.each(['/accounts', '/loginx', '/no/such/page'])('a browser asking for a page at %s gets the console with status 404', async (url) => {
-    const response = await t.app.inject({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } })
-    expect(response.statusCode).toBe(404)
-    expect(response.headers['content-type']).toMatch(/^text\/html/)
-    expect(response.headers['content-security-policy']).toBe(CONSOLE_CSP)
-    expect(response.body).toContain('<div id="root">')
-  })
+  it.each(['/accounts', '/loginx', '/no/such/page'])(
+    'a browser asking for a page at %s gets the console with status 404',
+    async (url) => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url,
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      })
+      expect(response.statusCode).toBe(404)
+      expect(response.headers['content-type']).toMatch(/^text\/html/)
+      expect(response.headers['content-security-policy']).toBe(CONSOLE_CSP)
+      expect(response.body).toContain('<div id="root">')
+    },
+  )
 
-  it.each(['/api/x', '/api/users/nope', '/assets/nope.js', '/.well-known/nope'])('a browser asking for a page at %s still gets JSON', async (url) => {
-    const response = await t.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } })
-    expect(response.statusCode).toBe(404)
-    expect(response.headers['content-type']).toMatch(/^application\/(scim\+)?json/)
-  })
+  it.each(['/api/x', '/api/users/nope', '/assets/nope.js', '/.well-known/nope'])(
+    'a browser asking for a page at %s still gets JSON',
+    async (url) => {
+      const response = await t.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } })
+      expect(response.statusCode).toBe(404)
+      expect(response.headers['content-type']).toMatch(/^application\/(scim\+)?json/)
+    },
+  )
 
   it('leaves API answers unchanged', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/api/auth/setup' })

@@ -70,7 +70,10 @@ export interface ConsoleOptions {
 }
 
 /** Registers the console routes; returns false (and serves nothing) when the console is not built. */
-export async function installConsole(app: FastifyInstance, options: ConsoleOptions): Promise<boolean> {
+export async function installConsole(
+  app: FastifyInstance,
+  options: ConsoleOptions,
+): Promise<boolean> {
   const indexFile = path.join(options.root, 'index.html')
   if (!fs.existsSync(indexFile)) {
     app.log.warn({ root: options.root }, 'web console not built: run "npm run build" to serve it')

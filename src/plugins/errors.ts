@@ -17,7 +17,8 @@ import { toFieldProblems } from './validation.js'
 const { STATUS_CODES } = process.getBuiltinModule('node:http')
 
 const FRAMEWORK_ERRORS: Record<string, () => AppError> = {
-  FST_ERR_BAD_URL: () => new AppError('VALIDATION_FAILED', { message: 'The request URL is malformed.' }),
+  FST_ERR_BAD_URL: () =>
+    new AppError('VALIDATION_FAILED', { message: 'The request URL is malformed.' }),
   // A path segment longer than any id we issue cannot name anything: not found, like a malformed id.
   FST_ERR_MAX_PARAM_LENGTH: () => new AppError('NOT_FOUND'),
 }
@@ -27,27 +28,39 @@ const CONTENT_ERRORS: Record<string, () => AppError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('MALFORMED_JSON'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('MALFORMED_JSON'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('MALFORMED_JSON', { message: 'The request body does not match its Content-Length.' }),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new AppError('MALFORMED_JSON', {
+      message: 'The request body does not match its Content-Length.',
+    }),
 }
 
 /** Maps whatever was thrown to an AppError; null when it is unexpected (a bug or an outage). */
 export function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
   if (error.validation) {
-    return new AppError('VALIDATION_FAILED', { details: toFieldProblems(error.validation, error.validationContext ?? 'body') })
+    return new AppError('VALIDATION_FAILED', {
+      details: toFieldProblems(error.validation, error.validationContext ?? 'body'),
+    })
   }
-  const known = error.code ? (CONTENT_ERRORS[error.code] ?? FRAMEWORK_ERRORS[error.code]) : undefined
+  const known = error.code
+    ? (CONTENT_ERRORS[error.code] ?? FRAMEWORK_ERRORS[error.code])
+    : undefined
   if (known) return known()
   // JSON.parse failures (and prototype-poisoning refusals) from the body parser.
-  if (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP')) return new AppError('MALFORMED_JSON')
-  if (isDatabaseUnavailable(error)) return new AppError('SERVICE_UNAVAILABLE', { message: 'The database is not answering. Try again shortly.' })
+  if (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))
+    return new AppError('MALFORMED_JSON')
+  if (isDatabaseUnavailable(error))
+    return new AppError('SERVICE_UNAVAILABLE', {
+      message: 'The database is not answering. Try again shortly.',
+    })
   const status = error.statusCode ?? 500
   if (status === 404) return new AppError('NOT_FOUND')
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE')
   if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE')
   if (status === 429) return new AppError('RATE_LIMITED')
   // Any other client error the framework detects (bad URL encoding, bad header) is a malformed request.
-  if (status >= 400 && status < 500) return new AppError('VALIDATION_FAILED', { message: 'The request is malformed.' })
+  if (status >= 400 && status < 500)
+    return new AppError('VALIDATION_FAILED', { message: 'The request is malformed.' })
   return null
 }
 
@@ -79,7 +92,10 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 function logUnexpected(request: FastifyRequest, error: FastifyError): void {
   // Only the type, code and message: stack traces (and any values they might quote) stay out of
   // the log unless the operator asks for them with LOG_LEVEL=debug.
-  request.log.error({ error: { type: error.name, code: error.code, message: error.message } }, 'request failed unexpectedly')
+  request.log.error(
+    { error: { type: error.name, code: error.code, message: error.message } },
+    'request failed unexpectedly',
+  )
   request.log.debug({ stack: error.stack }, 'stack of the unexpected failure')
 }
 
@@ -92,7 +108,9 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const appError =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? new AppError('PAYLOAD_TOO_LARGE', { message: 'The request headers are larger than 16 KiB.' })
+      ? new AppError('PAYLOAD_TOO_LARGE', {
+          message: 'The request headers are larger than 16 KiB.',
+        })
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('REQUEST_TIMEOUT')
         : new AppError('VALIDATION_FAILED', { message: 'The request is not valid HTTP.' })
@@ -107,7 +125,11 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
 }
 
 /** Errors Fastify raises while routing (bad URL encoding, over-long path parameter). */
-export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   void sendError(reply, toAppError(error) ?? new AppError('INTERNAL'))
 }
 
@@ -129,16 +151,26 @@ function wantsPage(request: FastifyRequest, path: string): boolean {
   return !NOT_PAGES.test(path) && (request.headers.accept ?? '').includes('text/html')
 }
 
-export function installErrorHandling(app: FastifyInstance, routes: RouteTable): { setPageNotFound: (handler: PageNotFound) => void } {
+export function installErrorHandling(
+  app: FastifyInstance,
+  routes: RouteTable,
+): { setPageNotFound: (handler: PageNotFound) => void } {
   let pageNotFound: PageNotFound | null = null
   // A database outage fails every request; one warning per interval tells the operator without
   // flooding the log.
   let lastOutageWarning = 0
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error)
-    if (appError?.reason === 'SERVICE_UNAVAILABLE' && !(error instanceof AppError) && Date.now() - lastOutageWarning > OUTAGE_WARNING_INTERVAL_MS) {
+    if (
+      appError?.reason === 'SERVICE_UNAVAILABLE' &&
+      !(error instanceof AppError) &&
+      Date.now() - lastOutageWarning > OUTAGE_WARNING_INTERVAL_MS
+    ) {
       lastOutageWarning = Date.now()
-      request.log.warn({ error: { type: error.name, code: error.code, message: error.message } }, 'the database is not answering; answering 503')
+      request.log.warn(
+        { error: { type: error.name, code: error.code, message: error.message } },
+        'the database is not answering; answering 503',
+      )
     }
     if (appError === null) {
       logUnexpected(request, error)
@@ -146,8 +178,17 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable): 
     }
     // A route with its own body limit (the link import) names that limit, not the default one.
     const limit = request.routeOptions.bodyLimit
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && limit !== undefined && limit !== app.initialConfig.bodyLimit) {
-      return sendError(reply, new AppError('PAYLOAD_TOO_LARGE', { message: `The request body is larger than ${Math.round(limit / 1024)} KiB.` }))
+    if (
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' &&
+      limit !== undefined &&
+      limit !== app.initialConfig.bodyLimit
+    ) {
+      return sendError(
+        reply,
+        new AppError('PAYLOAD_TOO_LARGE', {
+          message: `The request body is larger than ${Math.round(limit / 1024)} KiB.`,
+        }),
+      )
     }
     return sendError(reply, appError)
   })

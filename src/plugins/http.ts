@@ -21,7 +21,11 @@ export function requestIdFor(request: IncomingMessage): string {
 }
 
 /** The headers every response carries; also applied to errors answered before routing. */
-export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply, options: { hsts: boolean }): void {
+export function setResponseHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { hsts: boolean },
+): void {
   reply.header('x-request-id', request.id)
   reply.header('x-content-type-options', 'nosniff')
   reply.header('referrer-policy', 'no-referrer')
@@ -56,9 +60,14 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
   // redirect among them), and an async hook costs a promise and a turn of the microtask queue.
   app.addHook('onRoute', (route) => {
     if (!route.url.includes(':')) return
-    const refuseControlCharacters = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    const refuseControlCharacters = (
+      request: FastifyRequest,
+      _reply: FastifyReply,
+      done: (error?: Error) => void,
+    ) => {
       const params = request.params as Record<string, string>
-      for (const name in params) if (CONTROL_CHARACTER.test(params[name]!)) return done(new AppError('NOT_FOUND'))
+      for (const name in params)
+        if (CONTROL_CHARACTER.test(params[name]!)) return done(new AppError('NOT_FOUND'))
       done()
     }
     route.preValidation = [refuseControlCharacters, ...[route.preValidation ?? []].flat()]
@@ -78,7 +87,10 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
       text = strictUtf8.decode(body as Buffer)
     } catch {
       return done(
-        Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }),
+        Object.assign(new Error('The request body is not valid UTF-8.'), {
+          statusCode: 400,
+          code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+        }),
         undefined,
       )
     }

@@ -37,7 +37,10 @@ declare module 'fastify' {
 /** The loopback listener of METRICS_PORT: GET /metrics and nothing else. */
 function startLoopbackListener(metrics: Metrics, port: number): Promise<http.Server> {
   const server = createServer((request, response) => {
-    if (request.method !== 'GET' || (request.url !== '/metrics' && request.url !== '/api/metrics')) {
+    if (
+      request.method !== 'GET' ||
+      (request.url !== '/metrics' && request.url !== '/api/metrics')
+    ) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n')
       return
     }
@@ -53,17 +56,25 @@ function startLoopbackListener(metrics: Metrics, port: number): Promise<http.Ser
   })
 }
 
-export function installMetrics(app: FastifyInstance, options: { metrics: Metrics; token?: string; port?: number }): void {
+export function installMetrics(
+  app: FastifyInstance,
+  options: { metrics: Metrics; token?: string; port?: number },
+): void {
   const { metrics } = options
   let listener: http.Server | null = null
-  app.decorate('metricsAddress', () => (listener?.address() as AddressInfo | null | undefined) ?? null)
+  app.decorate(
+    'metricsAddress',
+    () => (listener?.address() as AddressInfo | null | undefined) ?? null,
+  )
   if (options.port !== undefined) {
     const port = options.port
     app.addHook('onReady', async () => {
       listener = await startLoopbackListener(metrics, port)
     })
     app.addHook('onClose', async () => {
-      await new Promise<void>((resolve) => (listener === null ? resolve() : listener.close(() => resolve())))
+      await new Promise<void>((resolve) =>
+        listener === null ? resolve() : listener.close(() => resolve()),
+      )
     })
   }
 
@@ -92,10 +103,12 @@ export function installMetrics(app: FastifyInstance, options: { metrics: Metrics
     async (request, reply) => {
       if (options.token === undefined) {
         throw new AppError('UNAUTHORIZED', {
-          message: 'Metrics are not served on this port: set METRICS_TOKEN, or METRICS_PORT for a loopback listener.',
+          message:
+            'Metrics are not served on this port: set METRICS_TOKEN, or METRICS_PORT for a loopback listener.',
         })
       }
-      if (!safeEqual(request.headers.authorization ?? '', `Bearer ${options.token}`)) throw new AppError('UNAUTHORIZED')
+      if (!safeEqual(request.headers.authorization ?? '', `Bearer ${options.token}`))
+        throw new AppError('UNAUTHORIZED')
       const text = await metrics.registry.metrics()
       return reply.type(metrics.registry.contentType).send(text)
     },
@@ -116,7 +129,11 @@ export function recordRequestMetrics(app: FastifyInstance, metrics: Metrics): vo
     const byStatus = new Map<number, RequestSeries>()
     return (reply: FastifyReply) => {
       let series = byStatus.get(reply.statusCode)
-      if (series === undefined) byStatus.set(reply.statusCode, (series = metrics.requests.series(method, route, reply.statusCode)))
+      if (series === undefined)
+        byStatus.set(
+          reply.statusCode,
+          (series = metrics.requests.series(method, route, reply.statusCode)),
+        )
       series.observe(reply.elapsedTime / 1000)
       if (reply.errorReason !== null) metrics.errors.inc({ reason: reply.errorReason })
     }
@@ -135,7 +152,8 @@ export function recordRequestMetrics(app: FastifyInstance, metrics: Metrics): vo
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) {
       let record = recordUnmatched.get(request.method)
-      if (record === undefined) recordUnmatched.set(request.method, (record = recorder(request.method, 'unmatched')))
+      if (record === undefined)
+        recordUnmatched.set(request.method, (record = recorder(request.method, 'unmatched')))
       record(reply)
     }
     done()

@@ -9,7 +9,12 @@
  * (test/helpers/contract.ts) and `npm run lint:openapi` lints it.
  */
 import { createRequire } from 'node:module'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify'
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import type * as SwaggerUi from '@fastify/swagger-ui'
@@ -46,10 +51,22 @@ const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/sche
 
 /** The answers the shared machinery gives, one component each (`#/components/responses/<name>`). */
 export const SHARED_RESPONSES = {
-  ValidationFailed: { status: 400, description: 'VALIDATION_FAILED (details: one entry per invalid field) or MALFORMED_JSON' },
-  Unauthorized: { status: 401, description: 'UNAUTHORIZED: credentials missing, invalid, expired or revoked' },
-  CsrfFailed: { status: 403, description: 'CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header' },
-  SessionRequired: { status: 403, description: 'SESSION_REQUIRED: needs an interactive session, not an API token' },
+  ValidationFailed: {
+    status: 400,
+    description: 'VALIDATION_FAILED (details: one entry per invalid field) or MALFORMED_JSON',
+  },
+  Unauthorized: {
+    status: 401,
+    description: 'UNAUTHORIZED: credentials missing, invalid, expired or revoked',
+  },
+  CsrfFailed: {
+    status: 403,
+    description: 'CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
+  },
+  SessionRequired: {
+    status: 403,
+    description: 'SESSION_REQUIRED: needs an interactive session, not an API token',
+  },
   SessionRequiredOrCsrfFailed: {
     status: 403,
     description:
@@ -80,14 +97,32 @@ export const SHARED_RESPONSES = {
   },
   EnrollmentRequired: {
     status: 403,
-    description: 'MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
+    description:
+      'MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
-  NotFound: { status: 404, description: 'NOT_FOUND: a path parameter that names nothing (one holding a control character, say)' },
+  NotFound: {
+    status: 404,
+    description:
+      'NOT_FOUND: a path parameter that names nothing (one holding a control character, say)',
+  },
   PayloadTooLarge: { status: 413, description: 'PAYLOAD_TOO_LARGE: body over 64 KiB' },
-  UnsupportedMediaType: { status: 415, description: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json' },
-  RateLimited: { status: 429, description: 'RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute); see Retry-After' },
-  Internal: { status: 500, description: 'INTERNAL: an unexpected error (details are in the log under the request id)' },
-  ServiceUnavailable: { status: 503, description: 'SERVICE_UNAVAILABLE: the database is not answering; try again shortly' },
+  UnsupportedMediaType: {
+    status: 415,
+    description: 'UNSUPPORTED_MEDIA_TYPE: the body is not application/json',
+  },
+  RateLimited: {
+    status: 429,
+    description:
+      'RATE_LIMITED: request rate limit (RATE_LIMIT_GENERAL per minute); see Retry-After',
+  },
+  Internal: {
+    status: 500,
+    description: 'INTERNAL: an unexpected error (details are in the log under the request id)',
+  },
+  ServiceUnavailable: {
+    status: 503,
+    description: 'SERVICE_UNAVAILABLE: the database is not answering; try again shortly',
+  },
 } as const
 type SharedResponseName = keyof typeof SHARED_RESPONSES
 
@@ -103,7 +138,11 @@ type ResponseMap = Record<string, unknown>
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-function forbiddenResponse(auth: AuthRequirement, unsafe: boolean, scopedDuringEnrollment: boolean): SharedResponseName | null {
+function forbiddenResponse(
+  auth: AuthRequirement,
+  unsafe: boolean,
+  scopedDuringEnrollment: boolean,
+): SharedResponseName | null {
   const csrf = auth !== 'public' && unsafe
   if (auth === 'session') return csrf ? 'SessionRequiredOrCsrfFailed' : 'SessionRequired'
   if (auth === 'admin') return csrf ? 'AdminRequiredOrCsrfFailed' : 'AdminRequired'
@@ -118,7 +157,8 @@ function forbiddenResponse(auth: AuthRequirement, unsafe: boolean, scopedDuringE
  */
 export type TokenAccessLookup = (operationId: string | undefined) => string | undefined
 
-const INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it)'
+const INSUFFICIENT_SCOPE =
+  'INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it)'
 
 function isPermission(access: string | undefined): access is string {
   return access !== undefined && access !== 'session' && access !== 'public'
@@ -137,10 +177,18 @@ function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLooku
     const status = SHARED_RESPONSES[name].status
     if (response[status] === undefined) response[status] = sharedResponse(name)
   }
-  const hasInput = schema.body !== undefined || schema.querystring !== undefined || schema.params !== undefined || schema.headers !== undefined
+  const hasInput =
+    schema.body !== undefined ||
+    schema.querystring !== undefined ||
+    schema.params !== undefined ||
+    schema.headers !== undefined
   if (hasInput || unsafe) add('ValidationFailed')
   if (auth !== 'public') add('Unauthorized')
-  const forbidden = forbiddenResponse(auth, unsafe, isPermission(access) && route.config?.allowedDuringEnrollment !== true)
+  const forbidden = forbiddenResponse(
+    auth,
+    unsafe,
+    isPermission(access) && route.config?.allowedDuringEnrollment !== true,
+  )
   if (forbidden !== null) add(forbidden)
   // A route's own 403 (an organization role, say) does not replace the CSRF check before it.
   if (auth !== 'public' && unsafe) extend(response, 403, 'CSRF_FAILED', CSRF_FAILED)
@@ -148,7 +196,8 @@ function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLooku
     if (response[403] === undefined) response[403] = errorResponse(INSUFFICIENT_SCOPE)
     else extend(response, 403, 'INSUFFICIENT_SCOPE', INSUFFICIENT_SCOPE)
   }
-  if (declared === 'admin' && !isPermission(access)) extend(response, 403, 'SESSION_REQUIRED', SHARED_RESPONSES.SessionRequired.description)
+  if (declared === 'admin' && !isPermission(access))
+    extend(response, 403, 'SESSION_REQUIRED', SHARED_RESPONSES.SessionRequired.description)
   // Issue 14: a caller restricted to enrolment by the two-factor policy (route-auth.ts).
   if (auth !== 'public' && route.config?.allowedDuringEnrollment !== true) {
     add('EnrollmentRequired')
@@ -173,7 +222,8 @@ function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLooku
 /** Adds a shared reason to a route's own description of a status, unless it names it already. */
 function extend(response: ResponseMap, status: number, reason: string, description: string): void {
   const own = response[status] as { description?: string } | undefined
-  if (own?.description !== undefined && !own.description.includes(reason)) response[status] = errorResponse(`${own.description}; ${description}`)
+  if (own?.description !== undefined && !own.description.includes(reason))
+    response[status] = errorResponse(`${own.description}; ${description}`)
 }
 
 interface DocumentResponse {
@@ -205,7 +255,12 @@ interface OpenApiObject {
  * description, which no route-specific answer repeats.
  */
 function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
-  const shared = new Map(Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [`${status} ${description}`, name]))
+  const shared = new Map(
+    Object.entries(SHARED_RESPONSES).map(([name, { status, description }]) => [
+      `${status} ${description}`,
+      name,
+    ]),
+  )
   // Only the components some operation refers to: a 403 that names INSUFFICIENT_SCOPE (issue 28) is
   // the operation's own, so some shared 403 answers may have no taker left.
   const used = new Set<string>()
@@ -213,8 +268,13 @@ function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
     for (const operation of Object.values(item)) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const name = shared.get(`${status} ${response.description}`)
-        if (name !== undefined && response.content?.['application/json']?.schema?.$ref === '#/components/schemas/Error') {
-          operation.responses![status] = { $ref: `#/components/responses/${name}` } as DocumentResponse
+        if (
+          name !== undefined &&
+          response.content?.['application/json']?.schema?.$ref === '#/components/schemas/Error'
+        ) {
+          operation.responses![status] = {
+            $ref: `#/components/responses/${name}`,
+          } as DocumentResponse
           used.add(name)
         }
       }
@@ -229,10 +289,20 @@ function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
         {
           description,
           ...(status === 401 && {
-            headers: { 'WWW-Authenticate': { description: 'Bearer realm="switchboard"', schema: { type: 'string' } } },
+            headers: {
+              'WWW-Authenticate': {
+                description: 'Bearer realm="switchboard"',
+                schema: { type: 'string' },
+              },
+            },
           }),
           ...(status === 429 && {
-            headers: { 'Retry-After': { description: 'Whole seconds until a retry can succeed', schema: { type: 'integer' } } },
+            headers: {
+              'Retry-After': {
+                description: 'Whole seconds until a retry can succeed',
+                schema: { type: 'integer' },
+              },
+            },
           }),
           content: ERROR_CONTENT,
         },
@@ -251,7 +321,12 @@ function markOptionalBodies(document: OpenApiObject): void {
       const body = operation.requestBody
       const schema = body?.content?.['application/json']?.schema
       if (body === undefined || schema === undefined || schema.$ref !== undefined) continue
-      if (schema.type === 'object' && (schema.required ?? []).length === 0 && schema.minProperties === undefined) body.required = false
+      if (
+        schema.type === 'object' &&
+        (schema.required ?? []).length === 0 &&
+        schema.minProperties === undefined
+      )
+        body.required = false
     }
   }
 }
@@ -272,7 +347,8 @@ export async function installOpenApi(
       info: {
         title: 'Switchboard API',
         version: '1.0.0',
-        description: 'Accounts, security and administration. Errors use the envelope `Error`; see docs/API.md for decisions beyond the contract.',
+        description:
+          'Accounts, security and administration. Errors use the envelope `Error`; see docs/API.md for decisions beyond the contract.',
       },
       servers: [{ url: options.publicUrl }],
       components: {
@@ -288,17 +364,26 @@ export async function installOpenApi(
             in: 'cookie',
             // `__Host-token` when PUBLIC_URL is https, `token` on http (docs/API.md, issue 26).
             name: options.sessionCookie,
-            description: 'The session cookie; unsafe methods also need X-CSRF-Token (copied from the csrf_token cookie, __Host-csrf_token on https)',
+            description:
+              'The session cookie; unsafe methods also need X-CSRF-Token (copied from the csrf_token cookie, __Host-csrf_token on https)',
           },
         },
       },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
     transform: ({ schema, url, route }) => {
       const isPublic = (route.config?.auth ?? 'user') === 'public'
       const access = tokenAccess(schema?.operationId)
       const scopes = isPermission(access) ? [access] : []
-      const { rawBody, database: _database, anyMediaType: _anyMediaType, ...documented } = schema ?? {}
+      const {
+        rawBody,
+        database: _database,
+        anyMediaType: _anyMediaType,
+        ...documented
+      } = schema ?? {}
       return {
         url,
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it the literal's `security` type does not fit SwaggerTransform's return type
@@ -307,17 +392,23 @@ export async function installOpenApi(
           ...(rawBody !== undefined && { body: rawBody }),
           // A route may state its own (GET /api/metrics: the bearer secret only when METRICS_TOKEN is set).
           // Issue 28: the bearer scope is the permission an API token needs (none: session only).
-          security: documented.security ?? (isPublic ? [] : [{ bearerAuth: scopes }, { cookieAuth: [] }]),
+          security:
+            documented.security ?? (isPublic ? [] : [{ bearerAuth: scopes }, { cookieAuth: [] }]),
         } as typeof schema,
       }
     },
-    transformObject: (document) => referenceSharedResponses((document as unknown as { openapiObject: OpenApiObject }).openapiObject) as never,
+    transformObject: (document) =>
+      referenceSharedResponses(
+        (document as unknown as { openapiObject: OpenApiObject }).openapiObject,
+      ) as never,
   })
 
   installExplorer(app)
 
-  app.get('/api/openapi.json', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(app.swagger()),
+  app.get(
+    '/api/openapi.json',
+    { schema: { hide: true }, config: { auth: 'public' } },
+    async (_request, reply) => reply.type('application/json; charset=utf-8').send(app.swagger()),
   )
 }
 
@@ -345,18 +436,33 @@ function installExplorer(app: FastifyInstance): void {
         { name: '@fastify/swagger' },
       ),
     )
-    const { default: swaggerUi } = require('@fastify/swagger-ui') as { default: typeof SwaggerUi.default }
+    const { default: swaggerUi } = require('@fastify/swagger-ui') as {
+      default: typeof SwaggerUi.default
+    }
     await ui.register(swaggerUi, { routePrefix: DOCS_PREFIX, staticCSP: true })
     await ui.ready()
     return ui
   }
-  const PASSED_ON = ['content-type', 'content-security-policy', 'cache-control', 'location', 'etag', 'last-modified']
+  const PASSED_ON = [
+    'content-type',
+    'content-security-policy',
+    'cache-control',
+    'location',
+    'etag',
+    'last-modified',
+  ]
   const serve = async (request: FastifyRequest, reply: FastifyReply) => {
     explorer ??= build().catch((error: unknown) => {
       explorer = undefined
       throw error
     })
-    const answer = await (await explorer).inject({ method: request.method as 'GET' | 'HEAD', url: request.url, headers: request.headers })
+    const answer = await (
+      await explorer
+    ).inject({
+      method: request.method as 'GET' | 'HEAD',
+      url: request.url,
+      headers: request.headers,
+    })
     // Failures leave in the envelope, like every other answer of the API.
     if (answer.statusCode === 404) throw new AppError('NOT_FOUND')
     if (answer.statusCode >= 400) throw new AppError('INTERNAL')

@@ -19,7 +19,10 @@ const MINUTE = 60_000
 type IncrementCallback = (error: Error | null, result?: { current: number; ttl: number }) => void
 
 /** Presents a CounterStore as a @fastify/rate-limit store; each route-specific limit gets its own keys. */
-function storeOver(counters: CounterStore, scope: string): FastifyRateLimitStore & { read(key: string, cb: IncrementCallback): void } {
+function storeOver(
+  counters: CounterStore,
+  scope: string,
+): FastifyRateLimitStore & { read(key: string, cb: IncrementCallback): void } {
   const keyOf = (key: string) => `rl:${scope}:${sha256Hex(key)}`
   return {
     incr(key, callback: IncrementCallback, timeWindow) {
@@ -38,7 +41,8 @@ function storeOver(counters: CounterStore, scope: string): FastifyRateLimitStore
     // under `routeInfo` (its types say otherwise); without it every route-specific limit would
     // share one counter per key.
     child: (options) => {
-      const route = (options as unknown as { routeInfo: { method: unknown; url: unknown } }).routeInfo
+      const route = (options as unknown as { routeInfo: { method: unknown; url: unknown } })
+        .routeInfo
       return storeOver(counters, `${String(route.method)}:${String(route.url)}`)
     },
   }
@@ -50,10 +54,17 @@ function storeOver(counters: CounterStore, scope: string): FastifyRateLimitStore
  * unauthenticated request is counted under — and refused with 429 once that is spent. Invalid
  * tokens therefore cost an attacker the same budget as any other request.
  */
-export async function chargeFailedAuthentication(counters: CounterStore, ip: string, generalPerMinute: number): Promise<void> {
+export async function chargeFailedAuthentication(
+  counters: CounterStore,
+  ip: string,
+  generalPerMinute: number,
+): Promise<void> {
   if (generalPerMinute <= 0) return
   const state = await counters.increment(`rl:general:${sha256Hex(`ip:${ip}`)}`, MINUTE)
-  if (state.count > generalPerMinute) throw new AppError('RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(state.resetInMs / 1000)) })
+  if (state.count > generalPerMinute)
+    throw new AppError('RATE_LIMITED', {
+      retryAfter: Math.max(1, Math.ceil(state.resetInMs / 1000)),
+    })
 }
 
 function byCredential(request: FastifyRequest): string {
@@ -76,7 +87,10 @@ export function perIp(max: number, minutes: number): RateLimitOptions {
   return { max, timeWindow: minutes * MINUTE, keyGenerator: (request) => `ip:${request.ip}` }
 }
 
-export async function installRateLimits(app: FastifyInstance, options: { counters: CounterStore; generalPerMinute: number }): Promise<void> {
+export async function installRateLimits(
+  app: FastifyInstance,
+  options: { counters: CounterStore; generalPerMinute: number },
+): Promise<void> {
   const { counters } = options
   await app.register(rateLimit, {
     // RATE_LIMIT_GENERAL=0 switches the general limit off; the specific limits stay.
@@ -91,6 +105,7 @@ export async function installRateLimits(app: FastifyInstance, options: { counter
         return storeOver(counters, 'general')
       }
     } as never,
-    errorResponseBuilder: (_request, context) => new AppError('RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)) }),
+    errorResponseBuilder: (_request, context) =>
+      new AppError('RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(context.ttl / 1000)) }),
   })
 }

@@ -17,7 +17,13 @@ function capture(level: string) {
 }
 
 const make = (logger: FastifyBaseLogger, options = {}) =>
-  deferredChildLoggerFactory.call(undefined as never, logger, { request_id: 'req-1' }, options, undefined as never)
+  deferredChildLoggerFactory.call(
+    undefined as never,
+    logger,
+    { request_id: 'req-1' },
+    options,
+    undefined as never,
+  )
 
 describe('the deferred request logger', () => {
   it('makes no child for lines below the level, and a child with the request id for the first line written', () => {

@@ -65,9 +65,14 @@ class DeferredChild implements FastifyBaseLogger {
   }
 }
 
-export const deferredChildLoggerFactory: FastifyChildLoggerFactory = (logger, bindings, options) => {
+export const deferredChildLoggerFactory: FastifyChildLoggerFactory = (
+  logger,
+  bindings,
+  options,
+) => {
   const parent = logger as ParentLogger
   // A route with its own log level (or anything else unusual) gets the child at once.
-  if (Object.keys(options).length > 0 || typeof parent.isLevelEnabled !== 'function') return logger.child(bindings, options)
+  if (Object.keys(options).length > 0 || typeof parent.isLevelEnabled !== 'function')
+    return logger.child(bindings, options)
   return new DeferredChild(parent, bindings)
 }

@@ -20,7 +20,8 @@ export class RouteTable {
 
   add(method: string, url: string, auth: string): void {
     this.entries.push({ method, url, auth })
-    if (!this.#router.hasRoute(method as HTTPMethod, url)) this.#router.on(method as HTTPMethod, url, () => undefined)
+    if (!this.#router.hasRoute(method as HTTPMethod, url))
+      this.#router.on(method as HTTPMethod, url, () => undefined)
   }
 
   /** The methods served on a concrete request path (empty when the path is unknown). */
@@ -39,7 +40,8 @@ export function installRouteTable(app: FastifyInstance): RouteTable {
   const table = new RouteTable()
   app.decorate('routeTable', table)
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) table.add(method, route.url, route.config?.auth ?? 'user')
+    for (const method of [route.method].flat())
+      table.add(method, route.url, route.config?.auth ?? 'user')
   })
   return table
 }

@@ -37,7 +37,8 @@ function createAjv(options: Options): Ajv {
       _schema?: unknown,
       ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
     ) {
-      if (enabled && ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = data.trim()
+      if (enabled && ctx?.parentData !== undefined)
+        ctx.parentData[ctx.parentDataProperty] = data.trim()
       return true
     },
   })
@@ -52,7 +53,12 @@ interface AjvError {
   instancePath: string
   message?: string
   params: Record<string, unknown>
-  parentSchema?: { 'x-message'?: string; 'x-code'?: FieldProblemCode; enum?: unknown[]; format?: string }
+  parentSchema?: {
+    'x-message'?: string
+    'x-code'?: FieldProblemCode
+    enum?: unknown[]
+    format?: string
+  }
 }
 
 function fieldName(instancePath: string, part: string): string {
@@ -79,7 +85,11 @@ export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[
       problem = { message: `must be one of: ${allowed.join(', ')}`, code: 'not_one_of', allowed }
     } else if (error.keyword === 'format') {
       const format = String(error.params.format)
-      problem = { message: error.parentSchema?.['x-message'] ?? `must be a valid ${format}`, code: 'format', format }
+      problem = {
+        message: error.parentSchema?.['x-message'] ?? `must be a valid ${format}`,
+        code: 'format',
+        format,
+      }
     } else if (error.keyword === 'pattern') {
       const message = error.parentSchema?.['x-message'] ?? 'is not in the expected form'
       const format = error.parentSchema?.format
@@ -93,13 +103,29 @@ export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[
       problem =
         limit === 1
           ? { message: 'must not be empty', code: 'empty' }
-          : { message: `must be at least ${String(limit)} characters long`, code: 'too_short', limit }
+          : {
+              message: `must be at least ${String(limit)} characters long`,
+              code: 'too_short',
+              limit,
+            }
     } else if (error.keyword === 'maxLength') {
-      problem = { message: `must be at most ${String(limit)} characters long`, code: 'too_long', limit }
+      problem = {
+        message: `must be at most ${String(limit)} characters long`,
+        code: 'too_long',
+        limit,
+      }
     } else if (error.keyword === 'minimum' || error.keyword === 'exclusiveMinimum') {
-      problem = { message: error.message ?? 'is too small', code: 'too_small', ...(limit !== undefined && { limit }) }
+      problem = {
+        message: error.message ?? 'is too small',
+        code: 'too_small',
+        ...(limit !== undefined && { limit }),
+      }
     } else if (error.keyword === 'maximum' || error.keyword === 'exclusiveMaximum') {
-      problem = { message: error.message ?? 'is too large', code: 'too_large', ...(limit !== undefined && { limit }) }
+      problem = {
+        message: error.message ?? 'is too large',
+        code: 'too_large',
+        ...(limit !== undefined && { limit }),
+      }
     } else if (error.keyword === 'type') {
       problem = { message: `must be of type ${String(error.params.type)}`, code: 'wrong_type' }
     } else if (error.keyword === 'minProperties' && field === part) {
@@ -112,7 +138,8 @@ export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[
       if (!byField.has(field)) byField.set(field, { field, message: SUMMARY, code: 'invalid' })
       continue
     }
-    if (!byField.has(field) || byField.get(field)!.message === SUMMARY) byField.set(field, { field, ...problem })
+    if (!byField.has(field) || byField.get(field)!.message === SUMMARY)
+      byField.set(field, { field, ...problem })
   }
   return [...byField.values()]
 }
@@ -123,7 +150,8 @@ export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[
  */
 export function compileBodyValidator(schema: object): (data: unknown) => FieldProblem[] | null {
   const validate = createAjv({ coerceTypes: false }).compile(schema)
-  return (data) => (validate(data) ? null : toFieldProblems((validate.errors ?? []) as AjvError[], 'input'))
+  return (data) =>
+    validate(data) ? null : toFieldProblems((validate.errors ?? []) as AjvError[], 'input')
 }
 
 /**

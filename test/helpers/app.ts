@@ -107,7 +107,8 @@ export function useTestApp(options: TestAppOptions = {}): TestContext {
   })
   // A violation inside a burst whose results the test only counts must fail the test all the same.
   afterEach(() => {
-    if (violations.length > 0) throw new Error(`OpenAPI contract violated:\n${violations.splice(0).join('\n')}`)
+    if (violations.length > 0)
+      throw new Error(`OpenAPI contract violated:\n${violations.splice(0).join('\n')}`)
   })
   afterAll(async () => {
     await context.close?.()
@@ -140,7 +141,8 @@ function enforceContract(app: FastifyInstance): FastifyInstance {
     })
   }
   function contractCheckedInject(options?: unknown, callback?: unknown): unknown {
-    if (options === undefined || callback !== undefined) return (inject as (...args: unknown[]) => unknown)(options, callback)
+    if (options === undefined || callback !== undefined)
+      return (inject as (...args: unknown[]) => unknown)(options, callback)
     return inject(options as never).then((response) => {
       check(response)
       return response
@@ -161,15 +163,24 @@ export interface PeerInstance {
  * A second application instance on the same database and secrets as `t` — what a second server
  * process behind a load balancer is — optionally with other settings.
  */
-export async function startPeerInstance(t: TestContext, env: Record<string, string> = {}): Promise<PeerInstance> {
+export async function startPeerInstance(
+  t: TestContext,
+  env: Record<string, string> = {},
+): Promise<PeerInstance> {
   return startInstance({ ...t.env, ...env }, t.clock)
 }
 
 /** An application on exactly this environment (nothing added), e.g. with secrets from DATA_DIR. */
-export async function startInstance(env: Record<string, string>, clock: Clock = new TestClock()): Promise<PeerInstance> {
+export async function startInstance(
+  env: Record<string, string>,
+  clock: Clock = new TestClock(),
+): Promise<PeerInstance> {
   const config = parseConfig(env)
   const logs: string[] = []
-  const deps = createDeps(config, { clock, logger: createLogger(config, { write: (line: string) => void logs.push(line) }) })
+  const deps = createDeps(config, {
+    clock,
+    logger: createLogger(config, { write: (line: string) => void logs.push(line) }),
+  })
   const app = enforceContract(await buildApp(deps))
   await app.ready()
   return {

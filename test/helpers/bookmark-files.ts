@@ -39,13 +39,20 @@ export interface FirefoxExportOptions {
  * every bookmark with ADD_DATE, LAST_MODIFIED, ICON_URI and an ICON data URI, some with
  * SHORTCUTURL and TAGS, entities in titles.
  */
-export function firefoxExport({ entries, iconBytes, perFolder = 25, start = 0 }: FirefoxExportOptions): string {
+export function firefoxExport({
+  entries,
+  iconBytes,
+  perFolder = 25,
+  start = 0,
+}: FirefoxExportOptions): string {
   const parts = [HEADER]
   let depth = 1
   for (let i = 0; i < entries; i++) {
     if (i % perFolder === 0 && i > 0) {
       const indent = '    '.repeat(depth)
-      parts.push(`${indent}<DT><H3 ADD_DATE="1700000000" LAST_MODIFIED="1700000001">Folder ${i / perFolder}</H3>\n${indent}<DL><p>\n`)
+      parts.push(
+        `${indent}<DT><H3 ADD_DATE="1700000000" LAST_MODIFIED="1700000001">Folder ${i / perFolder}</H3>\n${indent}<DL><p>\n`,
+      )
       depth++
     }
     const n = start + i

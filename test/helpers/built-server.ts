@@ -9,5 +9,6 @@ import path from 'node:path'
 export const SERVER_ENTRY = path.resolve(import.meta.dirname, '../../dist/server.js')
 
 export function assertBuilt(): void {
-  if (!fs.existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run "npm run build" (npm test does it first)`)
+  if (!fs.existsSync(SERVER_ENTRY))
+    throw new Error(`${SERVER_ENTRY} is missing: run "npm run build" (npm test does it first)`)
 }

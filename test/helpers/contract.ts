@@ -68,7 +68,8 @@ function mediaTypeOf(header: unknown): { essence: string; params: Map<string, st
   const params = new Map<string, string>()
   for (const part of rest) {
     const [name, value] = part.split('=')
-    if (name && value !== undefined) params.set(name.trim().toLowerCase(), value.trim().replace(/^"|"$/g, ''))
+    if (name && value !== undefined)
+      params.set(name.trim().toLowerCase(), value.trim().replace(/^"|"$/g, ''))
   }
   return { essence: essence!.trim().toLowerCase(), params }
 }
@@ -83,12 +84,16 @@ function matchingMediaType(documented: string[], sent: unknown): string | undefi
   const matches = (essence: string) =>
     documented.find((key) => {
       const expected = mediaTypeOf(key)!
-      return expected.essence === essence && [...expected.params].every(([name, value]) => actual.params.get(name) === value)
+      return (
+        expected.essence === essence &&
+        [...expected.params].every(([name, value]) => actual.params.get(name) === value)
+      )
     })
   return matches(actual.essence) ?? matches(`${actual.essence.split('/')[0]}/*`) ?? matches('*/*')
 }
 
-const isJson = (mediaType: string) => /^application\/(.+\+)?json$/.test(mediaTypeOf(mediaType)!.essence)
+const isJson = (mediaType: string) =>
+  /^application\/(.+\+)?json$/.test(mediaTypeOf(mediaType)!.essence)
 
 function describeErrors(validate: ValidateFunction): string {
   return (validate.errors ?? [])
@@ -101,7 +106,13 @@ function describeErrors(validate: ValidateFunction): string {
 }
 
 function createAjv(coerceTypes: boolean | 'array'): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes, validateSchema: false, useDefaults: false })
+  const ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    coerceTypes,
+    validateSchema: false,
+    useDefaults: false,
+  })
   addFormats(ajv)
   // The service trims free text before checking it (src/plugins/validation.ts): so does the contract,
   // or a name sent with surrounding spaces would count them against maxLength.
@@ -118,7 +129,8 @@ function createAjv(coerceTypes: boolean | 'array'): Ajv2020 {
       _schema?: unknown,
       ctx?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
     ) {
-      if (enabled && ctx?.parentData !== undefined) ctx.parentData[ctx.parentDataProperty] = data.trim()
+      if (enabled && ctx?.parentData !== undefined)
+        ctx.parentData[ctx.parentDataProperty] = data.trim()
       return true
     },
   })
@@ -139,7 +151,12 @@ export class Contract {
     for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
       const route = path.replace(/\{([^}]+)\}/g, ':$1')
       for (const [method, operation] of Object.entries(item)) {
-        const store: Operation = { method, path, operation, pointer: `#/paths/${escapePointer(path)}/${method}` }
+        const store: Operation = {
+          method,
+          path,
+          operation,
+          pointer: `#/paths/${escapePointer(path)}/${method}`,
+        }
         this.#router.on(method.toUpperCase() as HTTPMethod, route, () => undefined, store)
       }
     }
@@ -163,16 +180,26 @@ export class Contract {
       if (!pathname.startsWith('/api/')) return
       const where = `${method} ${pathname.slice(0, 80)} (no documented operation) answered ${exchange.status}`
       if (exchange.status < 400) throw new ContractViolation(`${where}, not an error`)
-      this.checkBody(where, exchange, 'application/json', `${DOCUMENT_ID}#/components/schemas/Error`, this.#bodies)
+      this.checkBody(
+        where,
+        exchange,
+        'application/json',
+        `${DOCUMENT_ID}#/components/schemas/Error`,
+        this.#bodies,
+      )
       return
     }
     const { store, params } = found
     const where = `${String(store.operation.operationId ?? '(no operationId)')} (${method} ${store.path}) answered ${exchange.status}`
     this.checkResponse(where, store, exchange)
-    if (exchange.status >= 200 && exchange.status < 300) this.checkRequest(where, store, params, query, exchange)
+    if (exchange.status >= 200 && exchange.status < 300)
+      this.checkRequest(where, store, params, query, exchange)
   }
 
-  private findRoute(method: string, pathname: string): { store: Operation; params: Record<string, string | undefined> } | null {
+  private findRoute(
+    method: string,
+    pathname: string,
+  ): { store: Operation; params: Record<string, string | undefined> } | null {
     const match = this.#router.find(method as HTTPMethod, pathname)
     return match === null ? null : { store: match.store as Operation, params: match.params }
   }
@@ -182,7 +209,11 @@ export class Contract {
     return pointer
       .slice(2)
       .split('/')
-      .reduce((node: Json | undefined, part: string) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.#document)
+      .reduce(
+        (node: Json | undefined, part: string) =>
+          node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')],
+        this.#document,
+      )
   }
 
   private resolve(value: Json, pointer: string): { value: Json; pointer: string } {
@@ -194,7 +225,10 @@ export class Contract {
     // Many locations hold only a reference to one component (the error envelope): compile that once.
     const node = this.lookup(location.slice(DOCUMENT_ID.length))
     const ref =
-      node !== undefined && Object.keys(node).length === 1 && typeof node.$ref === 'string' && node.$ref.startsWith('#/')
+      node !== undefined &&
+      Object.keys(node).length === 1 &&
+      typeof node.$ref === 'string' &&
+      node.$ref.startsWith('#/')
         ? `${DOCUMENT_ID}${node.$ref}`
         : location
     const key = `${ajv === this.#bodies ? 'b' : 't'} ${ref}`
@@ -212,35 +246,62 @@ export class Contract {
     const declared = responses[status] ?? responses[`${status[0]}XX`] ?? responses.default
     if (declared === undefined) {
       const body = exchange.responseBody.slice(0, 200)
-      throw new ContractViolation(`${where}, a status the document does not list (documented: ${Object.keys(responses).join(', ')}); body: ${body}`)
+      throw new ContractViolation(
+        `${where}, a status the document does not list (documented: ${Object.keys(responses).join(', ')}); body: ${body}`,
+      )
     }
-    const key = responses[status] !== undefined ? status : responses[`${status[0]}XX`] !== undefined ? `${status[0]}XX` : 'default'
+    const key =
+      responses[status] !== undefined
+        ? status
+        : responses[`${status[0]}XX`] !== undefined
+          ? `${status[0]}XX`
+          : 'default'
     const response = this.resolve(declared, `${store.pointer}/responses/${key}`)
     const content = response.value.content as Json | undefined
     if (content === undefined || Object.keys(content).length === 0) {
       if (exchange.responseBody.length > 0)
-        throw new ContractViolation(`${where} with a body where the document declares no content: ${exchange.responseBody.slice(0, 200)}`)
+        throw new ContractViolation(
+          `${where} with a body where the document declares no content: ${exchange.responseBody.slice(0, 200)}`,
+        )
       return
     }
     const sent = exchange.responseHeaders['content-type']
     const mediaType = matchingMediaType(Object.keys(content), sent)
     if (mediaType === undefined) {
-      throw new ContractViolation(`${where} with Content-Type ${String(sent)}; the document declares ${Object.keys(content).join(', ')}`)
+      throw new ContractViolation(
+        `${where} with Content-Type ${String(sent)}; the document declares ${Object.keys(content).join(', ')}`,
+      )
     }
     if (content[mediaType].schema === undefined) return
-    this.checkBody(where, exchange, mediaType, `${DOCUMENT_ID}${response.pointer}/content/${escapePointer(mediaType)}/schema`, this.#bodies)
+    this.checkBody(
+      where,
+      exchange,
+      mediaType,
+      `${DOCUMENT_ID}${response.pointer}/content/${escapePointer(mediaType)}/schema`,
+      this.#bodies,
+    )
   }
 
-  private checkBody(where: string, exchange: Exchange, mediaType: string, ref: string, ajv: Ajv2020): void {
+  private checkBody(
+    where: string,
+    exchange: Exchange,
+    mediaType: string,
+    ref: string,
+    ajv: Ajv2020,
+  ): void {
     let body: unknown = exchange.responseBody
     if (isJson(mediaType)) {
       const sent = mediaTypeOf(exchange.responseHeaders['content-type'])
       if (sent === null || !isJson(sent.essence))
-        throw new ContractViolation(`${where} with Content-Type ${String(exchange.responseHeaders['content-type'])}, not JSON`)
+        throw new ContractViolation(
+          `${where} with Content-Type ${String(exchange.responseHeaders['content-type'])}, not JSON`,
+        )
       try {
         body = JSON.parse(exchange.responseBody)
       } catch {
-        throw new ContractViolation(`${where} with a body that is not JSON: ${exchange.responseBody.slice(0, 200)}`)
+        throw new ContractViolation(
+          `${where} with a body that is not JSON: ${exchange.responseBody.slice(0, 200)}`,
+        )
       }
     }
     const validate = this.validator(ajv, ref)
@@ -250,31 +311,47 @@ export class Contract {
       )
   }
 
-  private checkRequest(where: string, store: Operation, params: Record<string, string | undefined>, query: string, exchange: Exchange): void {
-    const refused = (what: string) => new ContractViolation(`${where} to a request the document refuses: ${what}`)
+  private checkRequest(
+    where: string,
+    store: Operation,
+    params: Record<string, string | undefined>,
+    query: string,
+    exchange: Exchange,
+  ): void {
+    const refused = (what: string) =>
+      new ContractViolation(`${where} to a request the document refuses: ${what}`)
     const parameters = (store.operation.parameters ?? []) as Parameter[]
     const queryValues = new Map<string, string[]>()
-    for (const [name, value] of new URLSearchParams(query)) queryValues.set(name, [...(queryValues.get(name) ?? []), value])
+    for (const [name, value] of new URLSearchParams(query))
+      queryValues.set(name, [...(queryValues.get(name) ?? []), value])
     parameters.forEach((parameter, index) => {
       let value: unknown
       if (parameter.in === 'path') value = params[parameter.name]
       else if (parameter.in === 'query') {
         const values = queryValues.get(parameter.name)
         value = values === undefined ? undefined : values.length === 1 ? values[0] : values
-      } else if (parameter.in === 'header') value = exchange.requestHeaders[parameter.name.toLowerCase()]
+      } else if (parameter.in === 'header')
+        value = exchange.requestHeaders[parameter.name.toLowerCase()]
       else return
       if (value === undefined) {
-        if (parameter.required === true) throw refused(`the ${parameter.in} parameter ${parameter.name} is required`)
+        if (parameter.required === true)
+          throw refused(`the ${parameter.in} parameter ${parameter.name} is required`)
         return
       }
       if (parameter.schema === undefined) return
       // Validated inside an object so that coercion ("20" → 20) can replace the value.
       const holder = { value }
-      const validate = this.validator(this.#text, `${DOCUMENT_ID}${store.pointer}/parameters/${index}/schema`)
+      const validate = this.validator(
+        this.#text,
+        `${DOCUMENT_ID}${store.pointer}/parameters/${index}/schema`,
+      )
       if (!validate(holder.value)) {
         // Ajv coerces only values it can reach through a parent; retry the coerced scalar.
         const coerced = coerceScalar(holder.value, parameter.schema)
-        if (!validate(coerced)) throw refused(`the ${parameter.in} parameter ${parameter.name}: ${describeErrors(validate)}`)
+        if (!validate(coerced))
+          throw refused(
+            `the ${parameter.in} parameter ${parameter.name}: ${describeErrors(validate)}`,
+          )
       }
     })
 
@@ -287,9 +364,14 @@ export class Contract {
       return
     }
     const content = requestBody.content as Json
-    const mediaType = matchingMediaType(Object.keys(content), exchange.requestHeaders['content-type'])
+    const mediaType = matchingMediaType(
+      Object.keys(content),
+      exchange.requestHeaders['content-type'],
+    )
     if (mediaType === undefined)
-      throw refused(`Content-Type ${String(exchange.requestHeaders['content-type'])}; the document accepts ${Object.keys(content).join(', ')}`)
+      throw refused(
+        `Content-Type ${String(exchange.requestHeaders['content-type'])}; the document accepts ${Object.keys(content).join(', ')}`,
+      )
     let body: unknown = raw.toString()
     if (isJson(mediaType)) {
       try {
@@ -298,14 +380,22 @@ export class Contract {
         throw refused('the body is not JSON')
       }
     }
-    const validate = this.validator(this.#bodies, `${DOCUMENT_ID}${store.pointer}/requestBody/content/${escapePointer(mediaType)}/schema`)
+    const validate = this.validator(
+      this.#bodies,
+      `${DOCUMENT_ID}${store.pointer}/requestBody/content/${escapePointer(mediaType)}/schema`,
+    )
     if (!validate(body)) throw refused(`the body: ${describeErrors(validate)}`)
   }
 }
 
 function coerceScalar(value: unknown, schema: Json): unknown {
   if (typeof value !== 'string') return value
-  if ((schema.type === 'integer' || schema.type === 'number') && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value)
+  if (
+    (schema.type === 'integer' || schema.type === 'number') &&
+    value.trim() !== '' &&
+    !Number.isNaN(Number(value))
+  )
+    return Number(value)
   if (schema.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true'
   return value
 }

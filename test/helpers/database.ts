@@ -76,7 +76,11 @@ async function createPostgresSchema(): Promise<TestDatabase> {
 
 export async function createTestDatabase(dataDir: string): Promise<TestDatabase> {
   if (testEngine() === 'postgres') return createPostgresSchema()
-  return { engine: 'sqlite', url: `sqlite:${path.join(dataDir, 'test.db')}`, drop: async () => undefined }
+  return {
+    engine: 'sqlite',
+    url: `sqlite:${path.join(dataDir, 'test.db')}`,
+    drop: async () => undefined,
+  }
 }
 
 export function makeTempDir(label = 'switchboard-test-'): string {

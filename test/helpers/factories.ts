@@ -27,7 +27,12 @@ export async function createUser(
 ): Promise<TestUser> {
   const email = options.email ?? uniqueEmail()
   const password = options.password === undefined ? DEFAULT_PASSWORD : options.password
-  const row = await prepareNewUser(t.deps, { email, name: options.name ?? 'Test User', password, isAdmin: options.isAdmin ?? false })
+  const row = await prepareNewUser(t.deps, {
+    email,
+    name: options.name ?? 'Test User',
+    password,
+    isAdmin: options.isAdmin ?? false,
+  })
   const user = await insertNewUser(t.deps.db, row)
   return { user, email: user.email, password }
 }
@@ -42,15 +47,32 @@ export function cookieValue(response: LightMyRequestResponse, name: string): str
   return response.cookies.find((c) => c.name === name)?.value
 }
 
-export async function login(t: TestContext, email: string, password: string, remoteAddress = '127.0.0.1'): Promise<SignedIn> {
-  const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress })
-  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`)
+export async function login(
+  t: TestContext,
+  email: string,
+  password: string,
+  remoteAddress = '127.0.0.1',
+): Promise<SignedIn> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password },
+    remoteAddress,
+  })
+  if (response.statusCode !== 200)
+    throw new Error(`login failed: ${response.statusCode} ${response.body}`)
   return { token: response.json().token, csrfToken: cookieValue(response, 'csrf_token')!, response }
 }
 
 /** A user with a session: the usual starting point of an authenticated test. */
-export async function createSignedInUser(t: TestContext, options: Parameters<typeof createUser>[1] = {}): Promise<TestUser & SignedIn> {
-  const created = await createUser(t, { ...options, password: options.password ?? DEFAULT_PASSWORD })
+export async function createSignedInUser(
+  t: TestContext,
+  options: Parameters<typeof createUser>[1] = {},
+): Promise<TestUser & SignedIn> {
+  const created = await createUser(t, {
+    ...options,
+    password: options.password ?? DEFAULT_PASSWORD,
+  })
   return { ...created, ...(await login(t, created.email, created.password!)) }
 }
 
@@ -63,7 +85,14 @@ export async function openSessionFor(t: TestContext, userId: string): Promise<st
   const now = t.clock.now()
   const expires = new Date(now.getTime() + 3600_000)
   const id = newId()
-  await insertSession(t.deps.db, { id, userId, createdAt: now.toISOString(), expiresAt: expires.toISOString(), userAgent: null, ip: null })
+  await insertSession(t.deps.db, {
+    id,
+    userId,
+    createdAt: now.toISOString(),
+    expiresAt: expires.toISOString(),
+    userAgent: null,
+    ip: null,
+  })
   return t.deps.accessTokens.issue({ sub: userId, sid: id }, now, expires)
 }
 
@@ -72,7 +101,11 @@ export async function openSessionFor(t: TestContext, userId: string): Promise<st
  * were more than 10 minutes old: what a stolen session looks like to a test of the proofs.
  */
 export async function closeReauthenticationWindows(t: TestContext, userId: string): Promise<void> {
-  await t.deps.db.updateTable('sessions').set({ reauthenticated_at: null }).where('user_id', '=', userId).execute()
+  await t.deps.db
+    .updateTable('sessions')
+    .set({ reauthenticated_at: null })
+    .where('user_id', '=', userId)
+    .execute()
 }
 
 export interface MfaEnrolled {
@@ -95,7 +128,8 @@ export async function enableMfa(
     headers: bearer(signedIn.token),
     payload: signedIn.password === null ? {} : { password: signedIn.password },
   })
-  if (begin.statusCode !== 200) throw new Error(`enroll/begin failed: ${begin.statusCode} ${begin.body}`)
+  if (begin.statusCode !== 200)
+    throw new Error(`enroll/begin failed: ${begin.statusCode} ${begin.body}`)
   const secret: string = begin.json().secret
   const confirm = await t.app.inject({
     method: 'POST',
@@ -103,20 +137,34 @@ export async function enableMfa(
     headers: bearer(signedIn.token),
     payload: { code: totpCode(secret, t.clock.now()), ...confirmOptions },
   })
-  if (confirm.statusCode !== 200) throw new Error(`enroll/confirm failed: ${confirm.statusCode} ${confirm.body}`)
+  if (confirm.statusCode !== 200)
+    throw new Error(`enroll/confirm failed: ${confirm.statusCode} ${confirm.body}`)
   t.clock.advance(30)
   return { secret, backupCodes: confirm.json().backup_codes }
 }
 
 /** Password login that expects the MFA step; returns the mfa_token. */
-export async function loginForMfaToken(t: TestContext, email: string, password: string): Promise<string> {
-  const response = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } })
-  if (response.statusCode !== 200 || response.json().mfa_required !== true) throw new Error(`expected an MFA challenge: ${response.body}`)
+export async function loginForMfaToken(
+  t: TestContext,
+  email: string,
+  password: string,
+): Promise<string> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password },
+  })
+  if (response.statusCode !== 200 || response.json().mfa_required !== true)
+    throw new Error(`expected an MFA challenge: ${response.body}`)
   return response.json().mfa_token
 }
 
 export function verifyMfa(t: TestContext, mfaToken: string, code: string, app = t.app) {
-  return app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code } })
+  return app.inject({
+    method: 'POST',
+    url: '/api/auth/mfa/verify',
+    payload: { mfa_token: mfaToken, code },
+  })
 }
 
 export interface ApiTokenOptions {
@@ -137,12 +185,24 @@ export async function createApiTokenFor(
 ): Promise<{ id: string; token: string }> {
   let permissions = options.permissions
   if (permissions === undefined) {
-    const me = await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(sessionToken) })
-    permissions = TOKEN_PERMISSIONS.filter((permission) => me.json().is_admin === true || !isAdminPermission(permission))
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me',
+      headers: bearer(sessionToken),
+    })
+    permissions = TOKEN_PERMISSIONS.filter(
+      (permission) => me.json().is_admin === true || !isAdminPermission(permission),
+    )
   }
   const payload = { name, organization_boundary: 'all', ...options, permissions }
-  const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(sessionToken), payload })
-  if (response.statusCode !== 201) throw new Error(`token creation failed: ${response.statusCode} ${response.body}`)
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/tokens',
+    headers: bearer(sessionToken),
+    payload,
+  })
+  if (response.statusCode !== 201)
+    throw new Error(`token creation failed: ${response.statusCode} ${response.body}`)
   return { id: response.json().id, token: response.json().token }
 }
 

@@ -16,24 +16,35 @@ export interface LinkJson {
   updated_at: string
 }
 
-export async function createTag(t: TestContext, token: string, name: string, color?: string): Promise<{ id: string; name: string }> {
+export async function createTag(
+  t: TestContext,
+  token: string,
+  name: string,
+  color?: string,
+): Promise<{ id: string; name: string }> {
   const response = await t.app.inject({
     method: 'POST',
     url: '/api/tags',
     headers: bearer(token),
     payload: { name, ...(color !== undefined && { color }) },
   })
-  if (response.statusCode !== 201) throw new Error(`tag creation failed: ${response.statusCode} ${response.body}`)
+  if (response.statusCode !== 201)
+    throw new Error(`tag creation failed: ${response.statusCode} ${response.body}`)
   return response.json()
 }
 
-export async function createLink(t: TestContext, token: string, fields: Record<string, unknown>): Promise<LinkJson> {
+export async function createLink(
+  t: TestContext,
+  token: string,
+  fields: Record<string, unknown>,
+): Promise<LinkJson> {
   const response = await t.app.inject({
     method: 'POST',
     url: '/api/links',
     headers: bearer(token),
     payload: { url: 'https://example.com/', ...fields },
   })
-  if (response.statusCode !== 201) throw new Error(`link creation failed: ${response.statusCode} ${response.body}`)
+  if (response.statusCode !== 201)
+    throw new Error(`link creation failed: ${response.statusCode} ${response.body}`)
   return response.json()
 }

@@ -28,7 +28,13 @@ export async function createProvider(
     method: 'POST',
     url: '/api/oidc-providers',
     headers: bearer(adminToken),
-    payload: { name: 'Stand-in', issuer_url: standIn.issuer, client_id: OIDC_CLIENT_ID, client_secret: OIDC_CLIENT_SECRET, ...fields },
+    payload: {
+      name: 'Stand-in',
+      issuer_url: standIn.issuer,
+      client_id: OIDC_CLIENT_ID,
+      client_secret: OIDC_CLIENT_SECRET,
+      ...fields,
+    },
   })
   expect(response.statusCode, response.body).toBe(201)
   return response.json()
@@ -42,7 +48,11 @@ export interface OidcAttempt {
 }
 
 /** Starts at the app and goes through the provider as `standIn.loginAs`. */
-export async function beginOidcAttempt(t: TestContext, standIn: OidcProviderStandIn, providerKey: string): Promise<OidcAttempt> {
+export async function beginOidcAttempt(
+  t: TestContext,
+  standIn: OidcProviderStandIn,
+  providerKey: string,
+): Promise<OidcAttempt> {
   const login = await t.app.inject({ method: 'GET', url: `/api/auth/oidc/${providerKey}/login` })
   expect(login.statusCode, login.body).toBe(302)
   const stateCookie = cookieValue(login, 'oidc_state')
@@ -52,7 +62,11 @@ export async function beginOidcAttempt(t: TestContext, standIn: OidcProviderStan
 }
 
 /** The browser arriving at the app's callback (with the state cookie unless told otherwise). */
-export function sendCallback(t: TestContext, callbackUrl: URL, stateCookie?: string): Promise<LightMyRequestResponse> {
+export function sendCallback(
+  t: TestContext,
+  callbackUrl: URL,
+  stateCookie?: string,
+): Promise<LightMyRequestResponse> {
   expect(callbackUrl.origin).toBe(PUBLIC_URL)
   return t.app.inject({
     method: 'GET',

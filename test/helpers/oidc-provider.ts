@@ -55,15 +55,26 @@ export interface OidcProviderOptions {
 }
 
 function decodePart(part: string | undefined): Record<string, unknown> {
-  return JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
+  return JSON.parse(Buffer.from(part ?? '', 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >
 }
 
-export async function startOidcProvider(options: OidcProviderOptions): Promise<OidcProviderStandIn> {
+export async function startOidcProvider(
+  options: OidcProviderOptions,
+): Promise<OidcProviderStandIn> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true })
-  const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }
+  const signingJwk: JWK = {
+    ...(await exportJWK(privateKey)),
+    kid: 'test-key',
+    alg: 'RS256',
+    use: 'sig',
+  }
   const foreign = await generateKeyPair('RS256', { extractable: true })
 
-  let handle: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.end()
+  let handle: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) =>
+    res.end()
   const server = http.createServer((req, res) => handle(req, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -92,8 +103,17 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     conformIdTokenClaims: options.claimsInIdToken !== true,
     features: { devInteractions: { enabled: false } },
-    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    ttl: {
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      Grant: 600,
+      IdToken: 600,
+      Interaction: 600,
+      Session: 600,
+    },
+    interactions: {
+      url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
+    },
     async findAccount(_ctx: unknown, sub: string) {
       const account = standIn.accounts.get(sub)
       return account && { accountId: sub, claims: async () => ({ sub, ...account }) }
@@ -119,9 +139,15 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
         const result = { error: 'access_denied', error_description: 'The person declined.' }
         return provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false })
       }
-      const grant = new provider.Grant({ accountId: standIn.loginAs, clientId: String(details.params.client_id) })
+      const grant = new provider.Grant({
+        accountId: standIn.loginAs,
+        clientId: String(details.params.client_id),
+      })
       grant.addOIDCScope(String(details.params.scope))
-      const result = { login: { accountId: standIn.loginAs }, consent: { grantId: await grant.save() } }
+      const result = {
+        login: { accountId: standIn.loginAs },
+        consent: { grantId: await grant.save() },
+      }
       await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false })
     })().catch((error: Error) => {
       res.statusCode = 500
@@ -144,7 +170,10 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
           cookies.set(pair.slice(0, eq), pair.slice(eq + 1))
         }
         const location = response.headers.get('location')
-        if (location === null) throw new Error(`the provider answered ${response.status}: ${(await response.text()).slice(0, 500)}`)
+        if (location === null)
+          throw new Error(
+            `the provider answered ${response.status}: ${(await response.text()).slice(0, 500)}`,
+          )
         url = new URL(location, url)
         if (url.origin !== issuer) return url
       }
@@ -156,7 +185,9 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<O
     },
     async sign(parts: IdTokenParts, key: 'provider' | 'foreign'): Promise<string> {
       const signWith = key === 'provider' ? privateKey : foreign.privateKey
-      return new SignJWT(parts.claims).setProtectedHeader({ ...parts.header, alg: 'RS256', kid: 'test-key' }).sign(signWith)
+      return new SignJWT(parts.claims)
+        .setProtectedHeader({ ...parts.header, alg: 'RS256', kid: 'test-key' })
+        .sign(signWith)
     },
     close: () =>
       new Promise<void>((resolve) => {

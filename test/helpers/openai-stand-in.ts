@@ -6,7 +6,8 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-export type StandInMode = 'ok' | 'server-error' | 'not-json' | 'no-list' | 'redirect' | 'slow' | 'oversized'
+export type StandInMode =
+  'ok' | 'server-error' | 'not-json' | 'no-list' | 'redirect' | 'slow' | 'oversized'
 
 export interface OpenAiStandIn {
   /** e.g. http://127.0.0.1:41234/v1 */
@@ -60,17 +61,24 @@ export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn>
     response.end(JSON.stringify(body))
   }
   const server = http.createServer((request, response) => {
-    if (request.method !== 'GET' || request.url !== '/v1/models') return json(response, 404, { error: { code: 'not_found' } })
+    if (request.method !== 'GET' || request.url !== '/v1/models')
+      return json(response, 404, { error: { code: 'not_found' } })
     standIn.calls.push({ authorization: request.headers.authorization })
     if (request.headers.authorization !== `Bearer ${standIn.apiKey}`) {
       const sent = request.headers.authorization?.replace(/^Bearer /, '') ?? ''
       return json(response, 401, {
-        error: { message: `Incorrect API key provided: ${sent}.`, type: 'invalid_request_error', code: 'invalid_api_key' },
+        error: {
+          message: `Incorrect API key provided: ${sent}.`,
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
       })
     }
     switch (standIn.mode) {
       case 'server-error':
-        return json(response, 500, { error: { message: 'The server had an error', type: 'server_error' } })
+        return json(response, 500, {
+          error: { message: 'The server had an error', type: 'server_error' },
+        })
       case 'not-json':
         response.writeHead(200, { 'content-type': 'text/html' })
         return response.end('<html>gateway</html>')
@@ -84,7 +92,10 @@ export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn>
       case 'slow':
         return void setTimeout(() => json(response, 200, { object: 'list', data: [] }), 2_000)
       default:
-        return json(response, 200, { object: 'list', data: standIn.models.map((m) => ({ object: 'model', created: 1700000000, ...m })) })
+        return json(response, 200, {
+          object: 'list',
+          data: standIn.models.map((m) => ({ object: 'model', created: 1700000000, ...m })),
+        })
     }
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -10,8 +10,14 @@ export async function createOrganization(
   token: string,
   name = `Org ${randomBytes(4).toString('hex')}`,
 ): Promise<{ id: string; slug: string; name: string }> {
-  const response = await t.app.inject({ method: 'POST', url: '/api/organizations', headers: bearer(token), payload: { name } })
-  if (response.statusCode !== 201) throw new Error(`organization creation failed: ${response.statusCode} ${response.body}`)
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/organizations',
+    headers: bearer(token),
+    payload: { name },
+  })
+  if (response.statusCode !== 201)
+    throw new Error(`organization creation failed: ${response.statusCode} ${response.body}`)
   return response.json()
 }
 
@@ -32,13 +38,15 @@ export async function addOrgMember(
     headers: bearer(token),
     payload: { email: invitee.email, role },
   })
-  if (invited.statusCode !== 202) throw new Error(`inviting a member failed: ${invited.statusCode} ${invited.body}`)
+  if (invited.statusCode !== 202)
+    throw new Error(`inviting a member failed: ${invited.statusCode} ${invited.body}`)
   const accepted = await t.app.inject({
     method: 'POST',
     url: `/api/invitations/${invited.json().id}/accept`,
     headers: bearer(invitee.token),
   })
-  if (accepted.statusCode !== 200) throw new Error(`accepting the invitation failed: ${accepted.statusCode} ${accepted.body}`)
+  if (accepted.statusCode !== 200)
+    throw new Error(`accepting the invitation failed: ${accepted.statusCode} ${accepted.body}`)
 }
 
 export interface OrgWithRoles {

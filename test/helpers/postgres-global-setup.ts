@@ -5,13 +5,22 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { isSchemaOfRun, isStaleSchema, RUN_TOKEN_ENV, TEST_SCHEMA_PREFIX, testPostgresUrl } from './database.js'
+import {
+  isSchemaOfRun,
+  isStaleSchema,
+  RUN_TOKEN_ENV,
+  TEST_SCHEMA_PREFIX,
+  testPostgresUrl,
+} from './database.js'
 
 async function dropSchemas(which: (name: string) => boolean): Promise<void> {
   const client = new pg.Client({ connectionString: testPostgresUrl() })
   await client.connect()
   try {
-    const { rows } = await client.query<{ nspname: string }>(`select nspname from pg_namespace where nspname like $1`, [`${TEST_SCHEMA_PREFIX}%`])
+    const { rows } = await client.query<{ nspname: string }>(
+      `select nspname from pg_namespace where nspname like $1`,
+      [`${TEST_SCHEMA_PREFIX}%`],
+    )
     for (const { nspname } of rows.filter((row) => which(row.nspname))) {
       await client.query(`drop schema if exists "${nspname}" cascade`)
     }

@@ -30,10 +30,16 @@ const documents = new Map<string, Promise<Contract>>()
  * (test/helpers/contract.ts), like app.inject in test/helpers/app.ts. The body is read here, so
  * the caller gets an equivalent Response built from it.
  */
-export async function contractFetch(baseUrl: string, path: string, init: RequestInit = {}): Promise<Response> {
+export async function contractFetch(
+  baseUrl: string,
+  path: string,
+  init: RequestInit = {},
+): Promise<Response> {
   let contract = documents.get(baseUrl)
   if (contract === undefined) {
-    contract = fetch(`${baseUrl}/api/openapi.json`).then(async (response) => contractFor((await response.json()) as Record<string, unknown>))
+    contract = fetch(`${baseUrl}/api/openapi.json`).then(async (response) =>
+      contractFor((await response.json()) as Record<string, unknown>),
+    )
     documents.set(baseUrl, contract)
   }
   const response = await fetch(`${baseUrl}${path}`, init)
@@ -48,8 +54,15 @@ export async function contractFetch(baseUrl: string, path: string, init: Request
     responseHeaders: Object.fromEntries(response.headers.entries()),
     responseBody: body.toString(),
   })
-  const empty = response.status === 204 || response.status === 304 || (response.status >= 100 && response.status < 200)
-  return new Response(empty ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers })
+  const empty =
+    response.status === 204 ||
+    response.status === 304 ||
+    (response.status >= 100 && response.status < 200)
+  return new Response(empty ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  })
 }
 
 /** Starts the server with PORT=0 and resolves once it listens, with the address it chose. */
@@ -70,7 +83,9 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     output += chunk.toString()
     stderr += chunk.toString()
   })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  )
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000)
     const check = () => {
@@ -102,9 +117,16 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
 }
 
 /** Runs a command of the built distribution to completion. */
-export function runProcess(entry: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+export function runProcess(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [entry, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [entry, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -118,12 +140,19 @@ export function runProcess(entry: string, args: string[], env: Record<string, st
  * the audit signing key included, so both sign the one audit log. Each instance still gets its
  * own DATA_DIR.
  */
-export function sharedInstanceEnv(database: { url: string }, dataDir: string, engine: string): Record<string, string> {
+export function sharedInstanceEnv(
+  database: { url: string },
+  dataDir: string,
+  engine: string,
+): Record<string, string> {
   return {
-    DATABASE_URL: engine === 'postgres' ? database.url : `sqlite:${path.join(dataDir, 'shared.db')}`,
+    DATABASE_URL:
+      engine === 'postgres' ? database.url : `sqlite:${path.join(dataDir, 'shared.db')}`,
     JWT_SECRET: randomBytes(32).toString('base64url'),
     ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+    AUDIT_SIGNING_KEY: generateKeyPairSync('ed25519')
+      .privateKey.export({ format: 'der', type: 'pkcs8' })
+      .toString('base64'),
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
   }

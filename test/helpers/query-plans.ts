@@ -26,13 +26,19 @@ const sqlitePrepare = DatabaseSync.prototype.prepare
  * when the driver prepares it, which it does once per text: catch a page's statement on its first
  * request in the test file.
  */
-export async function statementsOf(reads: RegExp, action: () => Promise<unknown>): Promise<Statement[]> {
+export async function statementsOf(
+  reads: RegExp,
+  action: () => Promise<unknown>,
+): Promise<Statement[]> {
   const seen: Statement[] = []
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const config = args[0] as string | { text?: string; values?: unknown[] }
     const text = typeof config === 'string' ? config : config.text
     if (text !== undefined && reads.test(text))
-      seen.push({ text, values: typeof config === 'string' ? ((args[1] as unknown[]) ?? []) : (config.values ?? []) })
+      seen.push({
+        text,
+        values: typeof config === 'string' ? ((args[1] as unknown[]) ?? []) : (config.values ?? []),
+      })
     return (pgQuery as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof pgQuery
   DatabaseSync.prototype.prepare = function (this: DatabaseSync, text: string) {
@@ -49,13 +55,25 @@ export async function statementsOf(reads: RegExp, action: () => Promise<unknown>
 }
 
 /** PostgreSQL: the buffers the statement touched when run with its own values, and the rows its filters threw away. */
-export async function postgresCostOf(t: TestContext, statement: Statement): Promise<{ buffers: number; rowsFiltered: number }> {
+export async function postgresCostOf(
+  t: TestContext,
+  statement: Statement,
+): Promise<{ buffers: number; rowsFiltered: number }> {
   const result = await t.deps.db.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
-    CompiledQuery.raw(`explain (analyze, buffers, format json) ${statement.text}`, statement.values),
+    CompiledQuery.raw(
+      `explain (analyze, buffers, format json) ${statement.text}`,
+      statement.values,
+    ),
   )
   const [{ Plan: plan }] = result.rows[0]!['QUERY PLAN']
-  const filtered = [...JSON.stringify(plan).matchAll(/"Rows Removed by Filter":(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0)
-  return { buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0), rowsFiltered: filtered }
+  const filtered = [...JSON.stringify(plan).matchAll(/"Rows Removed by Filter":(\d+)/g)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  )
+  return {
+    buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
+    rowsFiltered: filtered,
+  }
 }
 
 /** SQLite: the plan's steps (SEARCH … USING INDEX, SCAN …). */
@@ -75,7 +93,11 @@ export async function sqlitePlanOf(t: TestContext, statement: Statement): Promis
  * filters drop fewer than 10 rows; on SQLite no step scans links or memberships, and links are
  * searched through an index.
  */
-export async function expectIndexed(t: TestContext, statements: Statement[], maxBuffers = 20): Promise<void> {
+export async function expectIndexed(
+  t: TestContext,
+  statements: Statement[],
+  maxBuffers = 20,
+): Promise<void> {
   expect(statements.length).toBeGreaterThan(0)
   for (const statement of statements) {
     if (t.database.engine === 'postgres') {
@@ -88,7 +110,9 @@ export async function expectIndexed(t: TestContext, statements: Statement[], max
         plan.filter((step) => /^SCAN (links|organization_members)\b/.test(step)),
         `${statement.text}\n${plan.join('\n')}`,
       ).toEqual([])
-      expect(plan.some((step) => /^(MULTI-INDEX OR|SEARCH links USING (COVERING )?INDEX)/.test(step))).toBe(true)
+      expect(
+        plan.some((step) => /^(MULTI-INDEX OR|SEARCH links USING (COVERING )?INDEX)/.test(step)),
+      ).toBe(true)
     }
   }
 }
@@ -98,11 +122,19 @@ export async function expectIndexed(t: TestContext, statements: Statement[], max
  * given): the crowd a scale test puts beside its own user. PostgreSQL's statistics are refreshed
  * after, as they would be on a database that grew over time.
  */
-export async function insertStrangersWithLinks(t: TestContext, prefix: string, count: number, slug: string | null = null): Promise<void> {
+export async function insertStrangersWithLinks(
+  t: TestContext,
+  prefix: string,
+  count: number,
+  slug: string | null = null,
+): Promise<void> {
   const now = new Date().toISOString()
   const chunk = 500
   for (let start = 0; start < count; start += chunk) {
-    const ids = Array.from({ length: Math.min(chunk, count - start) }, (_, i) => `${prefix}-${start + i}`)
+    const ids = Array.from(
+      { length: Math.min(chunk, count - start) },
+      (_, i) => `${prefix}-${start + i}`,
+    )
     await t.deps.db
       .insertInto('users')
       .values(ids.map((id) => bareUserRow(id, now)))

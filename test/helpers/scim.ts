@@ -24,8 +24,14 @@ let clients = 0
  */
 export async function scimClient(t: TestContext, name = `Okta ${++clients}`): Promise<ScimClient> {
   const admin = await createSignedInUser(t, { isAdmin: true })
-  const created = await t.app.inject({ method: 'POST', url: '/api/admin/scim/credentials', headers: bearer(admin.token), payload: { name } })
-  if (created.statusCode !== 201) throw new Error(`credential creation failed: ${created.statusCode} ${created.body}`)
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/scim/credentials',
+    headers: bearer(admin.token),
+    payload: { name },
+  })
+  if (created.statusCode !== 201)
+    throw new Error(`credential creation failed: ${created.statusCode} ${created.body}`)
   const token = created.json().token as string
   return {
     token,
@@ -42,12 +48,23 @@ export async function scimClient(t: TestContext, name = `Okta ${++clients}`): Pr
 }
 
 /** Asserts a SCIM Error resource with the status (as a string) and, when given, the scimType. */
-export function expectScimError(response: LightMyRequestResponse, status: number, scimType?: string): void {
-  if (response.statusCode !== status) throw new Error(`expected ${status}, got ${response.statusCode}: ${response.body}`)
-  if (!String(response.headers['content-type']).startsWith(SCIM_MEDIA)) throw new Error(`not ${SCIM_MEDIA}: ${response.headers['content-type']}`)
+export function expectScimError(
+  response: LightMyRequestResponse,
+  status: number,
+  scimType?: string,
+): void {
+  if (response.statusCode !== status)
+    throw new Error(`expected ${status}, got ${response.statusCode}: ${response.body}`)
+  if (!String(response.headers['content-type']).startsWith(SCIM_MEDIA))
+    throw new Error(`not ${SCIM_MEDIA}: ${response.headers['content-type']}`)
   const body = response.json()
-  if (body.schemas?.[0] !== ERROR_SCHEMA || body.status !== String(status) || typeof body.detail !== 'string') {
+  if (
+    body.schemas?.[0] !== ERROR_SCHEMA ||
+    body.status !== String(status) ||
+    typeof body.detail !== 'string'
+  ) {
     throw new Error(`not a SCIM Error resource: ${response.body}`)
   }
-  if (scimType !== undefined && body.scimType !== scimType) throw new Error(`expected scimType ${scimType}: ${response.body}`)
+  if (scimType !== undefined && body.scimType !== scimType)
+    throw new Error(`expected scimType ${scimType}: ${response.body}`)
 }

@@ -20,11 +20,16 @@ export const OTHER_OIDC_CLIENT_SECRET = 'oidc-Gy6Dw3Qs-Vf1Mz8Kt-Ea4Nh2'
 /** The forms of a secret that must never appear outside the server. */
 export function leakFormsOf(secret: string): string[] {
   const pieces = Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8))
-  return [Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url'), ...pieces]
+  return [
+    Buffer.from(secret).toString('base64'),
+    Buffer.from(secret).toString('base64url'),
+    ...pieces,
+  ]
 }
 
 export function findLeak(text: string, secrets: readonly string[]): string | null {
-  for (const secret of secrets) for (const form of leakFormsOf(secret)) if (text.includes(form)) return form
+  for (const secret of secrets)
+    for (const form of leakFormsOf(secret)) if (text.includes(form)) return form
   return null
 }
 
@@ -35,7 +40,9 @@ export function scanResponsesForSecrets(
 ): LightMyRequestResponse[] {
   const responses: LightMyRequestResponse[] = []
   beforeAll(() => {
-    const inject = t.app.inject.bind(t.app) as (options: InjectOptions | string) => Promise<LightMyRequestResponse>
+    const inject = t.app.inject.bind(t.app) as (
+      options: InjectOptions | string,
+    ) => Promise<LightMyRequestResponse>
     t.app.inject = (async (options: InjectOptions | string) => {
       const response = await inject(options)
       responses.push(response)
@@ -46,7 +53,10 @@ export function scanResponsesForSecrets(
     expect(responses.length).toBeGreaterThan(0)
     for (const response of responses) {
       const text = `${response.body}\n${JSON.stringify(response.headers)}`
-      expect(findLeak(text, secrets), `${response.statusCode} ${response.body.slice(0, 200)}`).toBeNull()
+      expect(
+        findLeak(text, secrets),
+        `${response.statusCode} ${response.body.slice(0, 200)}`,
+      ).toBeNull()
     }
     for (const line of t.logs) expect(findLeak(line, secrets), line).toBeNull()
   })

@@ -52,10 +52,16 @@ export async function startSmtpStandIn(options: SmtpStandInOptions = {}): Promis
     onAuth(auth, _session, callback) {
       standIn.authAttempts++
       const expected = options.credentials
-      if (expected !== undefined && auth.username === expected.username && auth.password === expected.password) {
+      if (
+        expected !== undefined &&
+        auth.username === expected.username &&
+        auth.password === expected.password
+      ) {
         return callback(null, { user: auth.username })
       }
-      const quoted = options.echoPasswordOnFailure ? ` for ${auth.username} with password ${auth.password}` : ''
+      const quoted = options.echoPasswordOnFailure
+        ? ` for ${auth.username} with password ${auth.password}`
+        : ''
       return callback(smtpError(535, `Authentication failed${quoted}`))
     },
     onRcptTo(_address, _session, callback) {
@@ -80,7 +86,9 @@ export async function startSmtpStandIn(options: SmtpStandInOptions = {}): Promis
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
   })
-  server.server.prependListener('connection', (socket: Socket) => socket.on('data', (chunk: Buffer) => void sent.push(chunk)))
+  server.server.prependListener('connection', (socket: Socket) =>
+    socket.on('data', (chunk: Buffer) => void sent.push(chunk)),
+  )
   const address = server.server.address() as AddressInfo
   return Object.assign(standIn, {
     host: '127.0.0.1',

@@ -25,7 +25,10 @@ export function sqliteFiles(): SqliteFiles {
       return path.join(root, name)
     },
     open(file) {
-      const handle = createDatabase({ kind: 'sqlite', url: file, sqlitePath: file, poolSize: 1 }, { warn: () => undefined })
+      const handle = createDatabase(
+        { kind: 'sqlite', url: file, sqlitePath: file, poolSize: 1 },
+        { warn: () => undefined },
+      )
       handles.push(handle)
       return handle
     },

@@ -35,23 +35,45 @@ export interface StripeStandIn {
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`
 
 export async function startStripeStandIn(secretKey: string): Promise<StripeStandIn> {
-  const standIn = { secretKey, requests: [], mode: 'ok', customers: new Map() } as unknown as StripeStandIn
+  const standIn = {
+    secretKey,
+    requests: [],
+    mode: 'ok',
+    customers: new Map(),
+  } as unknown as StripeStandIn
   const replays = new Map<string, { status: number; body: unknown }>()
 
-  const json = (response: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    response.writeHead(status, { 'content-type': 'application/json', 'request-id': id('req'), ...headers })
+  const json = (
+    response: http.ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    response.writeHead(status, {
+      'content-type': 'application/json',
+      'request-id': id('req'),
+      ...headers,
+    })
     response.end(JSON.stringify(body))
   }
 
   function answer(request: RecordedStripeRequest): { status: number; body: unknown } {
     if (request.authorization !== `Bearer ${standIn.secretKey}`) {
       const sent = request.authorization?.replace(/^Bearer /, '') ?? ''
-      return { status: 401, body: { error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${sent}` } } }
+      return {
+        status: 401,
+        body: {
+          error: { type: 'invalid_request_error', message: `Invalid API Key provided: ${sent}` },
+        },
+      }
     }
     if (request.method === 'POST' && request.path === '/v1/customers') {
       const customer = id('cus')
       standIn.customers.set(customer, request.form)
-      return { status: 200, body: { id: customer, object: 'customer', name: request.form.name ?? null, metadata: {} } }
+      return {
+        status: 200,
+        body: { id: customer, object: 'customer', name: request.form.name ?? null, metadata: {} },
+      }
     }
     if (request.method === 'POST' && request.path === '/v1/checkout/sessions') {
       if (standIn.mode === 'card-error') {
@@ -86,7 +108,12 @@ export async function startStripeStandIn(secretKey: string): Promise<StripeStand
     }
     return {
       status: 404,
-      body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${request.method}: ${request.path}).` } },
+      body: {
+        error: {
+          type: 'invalid_request_error',
+          message: `Unrecognized request URL (${request.method}: ${request.path}).`,
+        },
+      },
     }
   }
 
@@ -109,11 +136,19 @@ export async function startStripeStandIn(secretKey: string): Promise<StripeStand
         return json(
           response,
           500,
-          { error: { type: 'api_error', message: `Something went wrong (key ${standIn.secretKey}).` } },
+          {
+            error: {
+              type: 'api_error',
+              message: `Something went wrong (key ${standIn.secretKey}).`,
+            },
+          },
           { 'stripe-should-retry': 'false' },
         )
       }
-      const key = recorded.idempotencyKey === undefined ? undefined : `${recorded.path}:${recorded.idempotencyKey}`
+      const key =
+        recorded.idempotencyKey === undefined
+          ? undefined
+          : `${recorded.path}:${recorded.idempotencyKey}`
       const result = (key !== undefined && replays.get(key)) || answer(recorded)
       if (key !== undefined && result.status === 200) replays.set(key, result)
       json(response, result.status, result.body)

@@ -31,7 +31,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     upstream.on('close', () => client.destroy())
   })
   const listen = (port: number) =>
-    new Promise<number>((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)))
+    new Promise<number>((resolve) =>
+      server.listen(port, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+    )
   const stop = () =>
     new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy()

@@ -4,7 +4,13 @@
  * data) and §6.5.4 (signature over authenticatorData ‖ SHA-256(clientDataJSON)) describe them.
  * Every field a test wants to break (origin, RP id, counter, flags, challenge) can be overridden.
  */
-import { createHash, createSign, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto'
+import {
+  createHash,
+  createSign,
+  generateKeyPairSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto'
 
 type Cbor = number | string | Uint8Array | Map<Cbor, Cbor> | Cbor[]
 
@@ -83,14 +89,20 @@ export class SoftwareAuthenticator {
   private flags(o: CeremonyOverrides, extra: number, made?: StoredCredential): number {
     let flags = FLAG.UP | extra
     if (o.userVerified ?? true) flags |= FLAG.UV
-    if (o.backupEligible ?? made?.backupEligible ?? this.defaults.backupEligible ?? false) flags |= FLAG.BE
+    if (o.backupEligible ?? made?.backupEligible ?? this.defaults.backupEligible ?? false)
+      flags |= FLAG.BE
     if (o.backedUp ?? made?.backedUp ?? this.defaults.backedUp ?? false) flags |= FLAG.BS
     return flags
   }
 
   private clientData(type: string, challenge: string, o: CeremonyOverrides): Buffer {
     return Buffer.from(
-      JSON.stringify({ type: o.type ?? type, challenge: o.challenge ?? challenge, origin: o.origin ?? this.origin, crossOrigin: false }),
+      JSON.stringify({
+        type: o.type ?? type,
+        challenge: o.challenge ?? challenge,
+        origin: o.origin ?? this.origin,
+        crossOrigin: false,
+      }),
     )
   }
 
@@ -115,7 +127,15 @@ export class SoftwareAuthenticator {
     count.writeUInt32BE(counter)
     const idLength = Buffer.alloc(2)
     idLength.writeUInt16BE(credentialId.length)
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([this.flags(o, FLAG.AT)]), count, Buffer.alloc(16), idLength, credentialId, coseKey])
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([this.flags(o, FLAG.AT)]),
+      count,
+      Buffer.alloc(16),
+      idLength,
+      credentialId,
+      coseKey,
+    ])
     const attestationObject = cbor(
       new Map<Cbor, Cbor>([
         ['fmt', 'none'],
@@ -147,14 +167,21 @@ export class SoftwareAuthenticator {
   }
 
   /** navigator.credentials.get: the AuthenticationResponseJSON for `credential` (default: the last registered). */
-  assert(options: RequestOptions, o: CeremonyOverrides & { credential?: StoredCredential; withUserHandle?: boolean } = {}) {
+  assert(
+    options: RequestOptions,
+    o: CeremonyOverrides & { credential?: StoredCredential; withUserHandle?: boolean } = {},
+  ) {
     const credential = o.credential ?? this.credentials.at(-1)!
     const rpId = o.rpId ?? options.rpId ?? new URL(this.origin).hostname
     const counter = o.counter ?? credential.counter + 1
     credential.counter = Math.max(credential.counter, counter)
     const count = Buffer.alloc(4)
     count.writeUInt32BE(counter)
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([this.flags(o, 0, credential)]), count])
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([this.flags(o, 0, credential)]),
+      count,
+    ])
     const clientDataJSON = this.clientData('webauthn.get', options.challenge, o)
     const signature = createSign('sha256')
       .update(Buffer.concat([authData, sha256(clientDataJSON)]))

@@ -8,7 +8,14 @@ import { randomInt } from 'node:crypto'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import type { TestContext } from '../helpers/app.js'
-import { bearer, createSignedInUser, createUser, DEFAULT_PASSWORD, enableMfa, loginForMfaToken } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  loginForMfaToken,
+} from '../helpers/factories.js'
 import { totpCode } from '../helpers/rfc6238.js'
 
 export const BURST = 60
@@ -31,7 +38,9 @@ export async function burst(
   send: (app: FastifyInstance, i: number) => Promise<LightMyRequestResponse>,
   wrongReason: string,
 ): Promise<BurstCount> {
-  const responses = await Promise.all(Array.from({ length: n }, (_, i) => send(apps[i % apps.length]!, i)))
+  const responses = await Promise.all(
+    Array.from({ length: n }, (_, i) => send(apps[i % apps.length]!, i)),
+  )
   const count: BurstCount = { evaluated: 0, limited: 0, busy: 0, other: [] }
   for (const response of responses) {
     const body = response.json()
@@ -46,7 +55,9 @@ export async function burst(
     } else count.other.push(response.statusCode)
   }
   // Printed so a run records the counts (the issue asks for them before and after).
-  console.info(`burst ${wrongReason}: ${n} sent, ${count.evaluated} evaluated, ${count.limited} limited (429), ${count.busy} busy (503)`)
+  console.info(
+    `burst ${wrongReason}: ${n} sent, ${count.evaluated} evaluated, ${count.limited} limited (429), ${count.busy} busy (503)`,
+  )
   return count
 }
 
@@ -60,7 +71,13 @@ export async function loginBurst(t: TestContext, apps: FastifyInstance[]): Promi
   const result = await burst(
     apps,
     BURST,
-    (app, i) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: ip }),
+    (app, i) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email, password: `wrong guess ${i}` },
+        remoteAddress: ip,
+      }),
     'INVALID_CREDENTIALS',
   )
   expect(result.other).toEqual([])
@@ -69,13 +86,22 @@ export async function loginBurst(t: TestContext, apps: FastifyInstance[]): Promi
 }
 
 /** 150 wrong passwords from one IP spend only that IP's share: the owner signs in from elsewhere. */
-export async function oneAddressCannotSpendTheEmailBudget(t: TestContext, apps: FastifyInstance[]): Promise<void> {
+export async function oneAddressCannotSpendTheEmailBudget(
+  t: TestContext,
+  apps: FastifyInstance[],
+): Promise<void> {
   const { email } = await createUser(t)
   const attacker = ownAddress()
   const result = await burst(
     apps,
     150,
-    (app, i) => app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: attacker }),
+    (app, i) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email, password: `wrong guess ${i}` },
+        remoteAddress: attacker,
+      }),
     'INVALID_CREDENTIALS',
   )
   expect(result.evaluated).toBeLessThanOrEqual(10)
@@ -88,7 +114,10 @@ export async function oneAddressCannotSpendTheEmailBudget(t: TestContext, apps: 
   expect(owner.statusCode).toBe(200)
 }
 
-export async function reauthenticationBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
+export async function reauthenticationBurst(
+  t: TestContext,
+  apps: FastifyInstance[],
+): Promise<void> {
   const user = await createSignedInUser(t)
   const result = await burst(
     apps,
@@ -98,7 +127,10 @@ export async function reauthenticationBurst(t: TestContext, apps: FastifyInstanc
         method: 'POST',
         url: '/api/users/me/password',
         headers: bearer(user.token),
-        payload: { current_password: `wrong guess ${i}`, new_password: 'another sound passphrase 7' },
+        payload: {
+          current_password: `wrong guess ${i}`,
+          new_password: 'another sound passphrase 7',
+        },
       }),
     'INVALID_PASSWORD',
   )
@@ -114,21 +146,34 @@ export async function mfaTokenTotpBurst(t: TestContext, apps: FastifyInstance[])
   const result = await burst(
     apps,
     BURST,
-    (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code } }),
+    (app) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/auth/mfa/verify',
+        payload: { mfa_token: mfaToken, code },
+      }),
     'INVALID_CODE',
   )
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(5)
 }
 
-export async function mfaTokenBackupCodeBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
+export async function mfaTokenBackupCodeBurst(
+  t: TestContext,
+  apps: FastifyInstance[],
+): Promise<void> {
   const user = await createSignedInUser(t)
   await enableMfa(t, user)
   const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
   const result = await burst(
     apps,
     50,
-    (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: mfaToken, code: 'zzzzz-zzzzz' } }),
+    (app) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/auth/mfa/verify',
+        payload: { mfa_token: mfaToken, code: 'zzzzz-zzzzz' },
+      }),
     'INVALID_CODE',
   )
   expect(result.other).toEqual([])
@@ -145,14 +190,22 @@ export async function mfaAccountBurst(t: TestContext, apps: FastifyInstance[]): 
   const result = await burst(
     apps,
     BURST,
-    (app, i) => app.inject({ method: 'POST', url: '/api/auth/mfa/verify', payload: { mfa_token: tokens[i % tokens.length], code } }),
+    (app, i) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/auth/mfa/verify',
+        payload: { mfa_token: tokens[i % tokens.length], code },
+      }),
     'INVALID_CODE',
   )
   expect(result.other).toEqual([])
   expect(result.evaluated).toBeLessThanOrEqual(10)
 }
 
-export async function enrolmentConfirmBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
+export async function enrolmentConfirmBurst(
+  t: TestContext,
+  apps: FastifyInstance[],
+): Promise<void> {
   const user = await createSignedInUser(t)
   const begin = await t.app.inject({
     method: 'POST',
@@ -164,7 +217,13 @@ export async function enrolmentConfirmBurst(t: TestContext, apps: FastifyInstanc
   const result = await burst(
     apps,
     BURST,
-    (app) => app.inject({ method: 'POST', url: '/api/auth/mfa/enroll/confirm', headers: bearer(user.token), payload: { code } }),
+    (app) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/auth/mfa/enroll/confirm',
+        headers: bearer(user.token),
+        payload: { code },
+      }),
     'INVALID_CODE',
   )
   expect(result.other).toEqual([])
@@ -185,7 +244,9 @@ export async function tokenCreationBurst(t: TestContext, apps: FastifyInstance[]
     ),
   )
   const created = responses.filter((r) => r.statusCode === 201).length
-  const limited = responses.filter((r) => r.statusCode === 429 && r.json().reason === 'RATE_LIMITED').length
+  const limited = responses.filter(
+    (r) => r.statusCode === 429 && r.json().reason === 'RATE_LIMITED',
+  ).length
   console.info(`burst POST /api/tokens: ${BURST} sent, ${created} created, ${limited} limited`)
   expect(created).toBeLessThanOrEqual(10)
   expect(created + limited).toBe(BURST)

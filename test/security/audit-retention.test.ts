@@ -13,11 +13,21 @@ const DAY = 86_400
 describe('failed sign-in audit retention', () => {
   const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
   const signIn = (email: string, password: string) =>
-    t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress: '10.18.0.1' })
+    t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email, password },
+      remoteAddress: '10.18.0.1',
+    })
   const actionsOf = async (targetId: string) =>
-    (await t.deps.db.selectFrom('audit_events').select(['action', 'at']).where('target_id', '=', targetId).orderBy('at').execute()).map(
-      (e) => e.action,
-    )
+    (
+      await t.deps.db
+        .selectFrom('audit_events')
+        .select(['action', 'at'])
+        .where('target_id', '=', targetId)
+        .orderBy('at')
+        .execute()
+    ).map((e) => e.action)
 
   it('failed sign-in events older than 90 days are purged; newer ones and every other event stay', async () => {
     const { user, email } = await createUser(t)
@@ -26,7 +36,11 @@ describe('failed sign-in audit retention', () => {
     expect((await signIn(email, DEFAULT_PASSWORD)).statusCode).toBe(200)
     t.clock.advance(91 * DAY)
     expect((await signIn(email, 'a recent wrong guess')).statusCode).toBe(401)
-    expect(await actionsOf(user.id)).toEqual(['auth.login_failed', 'auth.login', 'auth.login_failed'])
+    expect(await actionsOf(user.id)).toEqual([
+      'auth.login_failed',
+      'auth.login',
+      'auth.login_failed',
+    ])
 
     expect(await purgeExpiredFailedSignIns(t.deps)).toBeGreaterThanOrEqual(1)
     expect(await actionsOf(user.id)).toEqual(['auth.login', 'auth.login_failed'])
@@ -42,7 +56,8 @@ describe('failed sign-in audit retention', () => {
     // An instance with a one-day retention purges at start, without being asked.
     const short = await startInstance({ ...t.env, FAILED_LOGIN_RETENTION_DAYS: '1' }, t.clock)
     try {
-      for (let i = 0; i < 50 && (await actionsOf(user.id)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      for (let i = 0; i < 50 && (await actionsOf(user.id)).length > 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50))
       expect(await actionsOf(user.id)).toEqual([])
     } finally {
       await short.close()

@@ -34,7 +34,10 @@ const LONG = 600_000
 function generator(seed: number) {
   const next = seededRandom(seed)
   const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)]!
-  const word = () => Array.from({ length: 3 + Math.floor(next() * 10) }, () => pick('abcdefghijklmnopqrstuvwxyzäéß0123456789 -_'.split(''))).join('')
+  const word = () =>
+    Array.from({ length: 3 + Math.floor(next() * 10) }, () =>
+      pick('abcdefghijklmnopqrstuvwxyzäéß0123456789 -_'.split('')),
+    ).join('')
   return { next, pick, word }
 }
 
@@ -47,13 +50,26 @@ function randomEvents(count: number): AuditEvent[] {
       at: new Date(start + i * 1000 + Math.floor(g.next() * 999)).toISOString(),
       actorId: actor,
       actorEmail: actor === null ? null : `${actor}@example.com`,
-      action: g.pick(['auth.login', 'org.create', 'link.update', 'admin.user_update', 'settings.update']),
+      action: g.pick([
+        'auth.login',
+        'org.create',
+        'link.update',
+        'admin.user_update',
+        'settings.update',
+      ]),
       targetType: g.pick(['user', 'organization', 'link', null]),
       targetId: g.next() < 0.2 ? null : g.word(),
       ip: g.next() < 0.3 ? null : `198.51.100.${Math.floor(g.next() * 255)}`,
       userAgent: g.next() < 0.5 ? null : `Browser/${g.word()}`,
       subjectUserId: actor,
-      metadata: g.next() < 0.2 ? {} : { n: Math.floor(g.next() * 1e6), name: g.word(), nested: { ok: g.next() < 0.5, tags: [g.word(), g.word()] } },
+      metadata:
+        g.next() < 0.2
+          ? {}
+          : {
+              n: Math.floor(g.next() * 1e6),
+              name: g.word(),
+              nested: { ok: g.next() < 0.5, tags: [g.word(), g.word()] },
+            },
     }
   })
 }
@@ -74,10 +90,18 @@ beforeAll(async () => {
   key = t.deps.auditSigner.verifierKey
 }, LONG)
 
-const at = async (index: number) => t.deps.db.selectFrom('audit_events').selectAll().where('leaf_index', '=', index).executeTakeFirstOrThrow()
+const at = async (index: number) =>
+  t.deps.db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('leaf_index', '=', index)
+    .executeTakeFirstOrThrow()
 
 /** Runs `check` with the change applied, then undoes it. */
-async function withChange(apply: () => Promise<() => Promise<void>>, check: () => Promise<void>): Promise<void> {
+async function withChange(
+  apply: () => Promise<() => Promise<void>>,
+  check: () => Promise<void>,
+): Promise<void> {
   const undo = await apply()
   try {
     await check()
@@ -132,7 +156,13 @@ describe('the database check finds every change made with SQL', () => {
                       .execute()
                     written =
                       String(
-                        (await t.deps.db.selectFrom('audit_events').select(column).where('leaf_index', '=', index).executeTakeFirst())?.[column],
+                        (
+                          await t.deps.db
+                            .selectFrom('audit_events')
+                            .select(column)
+                            .where('leaf_index', '=', index)
+                            .executeTakeFirst()
+                        )?.[column],
                       ) !== before
                   } catch {
                     written = false // not a value the column takes (an impossible date on PostgreSQL)
@@ -166,9 +196,12 @@ describe('the database check finds every change made with SQL', () => {
                 .where('idx', '=', idx)
                 .executeTakeFirstOrThrow()
               const p = position % row.hash.length
-              const hex = '0123456789abcdef'[(parseInt(row.hash[p]!, 16) + 1 + (columnSeed % 15)) % 16]!
+              const hex = '0123456789abcdef'[
+                (parseInt(row.hash[p]!, 16) + 1 + (columnSeed % 15)) % 16
+              ]!
               const after = row.hash.slice(0, p) + hex + row.hash.slice(p + 1)
-              const where = (q: ReturnType<typeof update>) => q.where('level', '=', level).where('idx', '=', idx)
+              const where = (q: ReturnType<typeof update>) =>
+                q.where('level', '=', level).where('idx', '=', idx)
               const update = () => t.deps.db.updateTable('audit_tree_nodes')
               await withChange(
                 async () => {
@@ -178,16 +211,28 @@ describe('the database check finds every change made with SQL', () => {
                 async () => void (await detected()),
               )
             } else {
-              const rows = await t.deps.db.selectFrom('audit_checkpoints').select(['tree_size', 'note']).orderBy('tree_size').execute()
+              const rows = await t.deps.db
+                .selectFrom('audit_checkpoints')
+                .select(['tree_size', 'note'])
+                .orderBy('tree_size')
+                .execute()
               const row = rows[columnSeed % rows.length]!
               const p = position % row.note.length
               fc.pre(row.note[p] !== replacement)
               const after = row.note.slice(0, p) + replacement + row.note.slice(p + 1)
               await withChange(
                 async () => {
-                  await t.deps.db.updateTable('audit_checkpoints').set({ note: after }).where('tree_size', '=', row.tree_size).execute()
+                  await t.deps.db
+                    .updateTable('audit_checkpoints')
+                    .set({ note: after })
+                    .where('tree_size', '=', row.tree_size)
+                    .execute()
                   return async () =>
-                    void (await t.deps.db.updateTable('audit_checkpoints').set({ note: row.note }).where('tree_size', '=', row.tree_size).execute())
+                    void (await t.deps.db
+                      .updateTable('audit_checkpoints')
+                      .set({ note: row.note })
+                      .where('tree_size', '=', row.tree_size)
+                      .execute())
                 },
                 async () => void (await detected()),
               )
@@ -204,32 +249,42 @@ describe('the database check finds every change made with SQL', () => {
     'a deletion of an event or of a leaf hash',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: EVENTS - 1 }), fc.boolean(), async (index, eventRow) => {
-          if (eventRow) {
-            const row = await at(index)
-            await withChange(
-              async () => {
-                await t.deps.db.deleteFrom('audit_events').where('id', '=', row.id).execute()
-                return async () => void (await t.deps.db.insertInto('audit_events').values(row).execute())
-              },
-              async () => expect(await detected()).toMatchObject({ index, kind: 'missing' }),
-            )
-          } else {
-            const node = await t.deps.db
-              .selectFrom('audit_tree_nodes')
-              .selectAll()
-              .where('level', '=', 0)
-              .where('idx', '=', index)
-              .executeTakeFirstOrThrow()
-            await withChange(
-              async () => {
-                await t.deps.db.deleteFrom('audit_tree_nodes').where('level', '=', 0).where('idx', '=', index).execute()
-                return async () => void (await t.deps.db.insertInto('audit_tree_nodes').values(node).execute())
-              },
-              async () => expect(await detected()).toMatchObject({ index, kind: 'missing' }),
-            )
-          }
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: EVENTS - 1 }),
+          fc.boolean(),
+          async (index, eventRow) => {
+            if (eventRow) {
+              const row = await at(index)
+              await withChange(
+                async () => {
+                  await t.deps.db.deleteFrom('audit_events').where('id', '=', row.id).execute()
+                  return async () =>
+                    void (await t.deps.db.insertInto('audit_events').values(row).execute())
+                },
+                async () => expect(await detected()).toMatchObject({ index, kind: 'missing' }),
+              )
+            } else {
+              const node = await t.deps.db
+                .selectFrom('audit_tree_nodes')
+                .selectAll()
+                .where('level', '=', 0)
+                .where('idx', '=', index)
+                .executeTakeFirstOrThrow()
+              await withChange(
+                async () => {
+                  await t.deps.db
+                    .deleteFrom('audit_tree_nodes')
+                    .where('level', '=', 0)
+                    .where('idx', '=', index)
+                    .execute()
+                  return async () =>
+                    void (await t.deps.db.insertInto('audit_tree_nodes').values(node).execute())
+                },
+                async () => expect(await detected()).toMatchObject({ index, kind: 'missing' }),
+              )
+            }
+          },
+        ),
         { numRuns: 6, seed: 302 },
       )
     },
@@ -240,34 +295,49 @@ describe('the database check finds every change made with SQL', () => {
     'an insertion: an event outside the tree, or one slipped in with the later ones renumbered',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: EVENTS - 1 }), fc.constantFrom('unnumbered', 'beyond', 'shifted'), async (index, how) => {
-          const copy = { ...(await at(index)), id: `inserted-${index}-${how}` }
-          await withChange(
-            async () => {
-              if (how === 'shifted') {
-                // Two steps, through negative numbers, so the unique index never sees a duplicate.
-                await sql`update audit_events set leaf_index = -leaf_index - 1 where leaf_index >= ${index}`.execute(t.deps.db)
-                await sql`update audit_events set leaf_index = -leaf_index where leaf_index < 0`.execute(t.deps.db)
-              }
-              await t.deps.db
-                .insertInto('audit_events')
-                .values({ ...copy, leaf_index: how === 'unnumbered' ? null : how === 'beyond' ? size : index })
-                .execute()
-              return async () => {
-                await t.deps.db.deleteFrom('audit_events').where('id', '=', copy.id).execute()
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: EVENTS - 1 }),
+          fc.constantFrom('unnumbered', 'beyond', 'shifted'),
+          async (index, how) => {
+            const copy = { ...(await at(index)), id: `inserted-${index}-${how}` }
+            await withChange(
+              async () => {
                 if (how === 'shifted') {
-                  await sql`update audit_events set leaf_index = -leaf_index where leaf_index > ${index}`.execute(t.deps.db)
-                  await sql`update audit_events set leaf_index = -leaf_index - 1 where leaf_index < 0`.execute(t.deps.db)
+                  // Two steps, through negative numbers, so the unique index never sees a duplicate.
+                  await sql`update audit_events set leaf_index = -leaf_index - 1 where leaf_index >= ${index}`.execute(
+                    t.deps.db,
+                  )
+                  await sql`update audit_events set leaf_index = -leaf_index where leaf_index < 0`.execute(
+                    t.deps.db,
+                  )
                 }
-              }
-            },
-            async () => {
-              const problem = await detected()
-              if (how === 'shifted') expect(problem.index).toBe(index)
-              else expect(problem.kind).toBe('inserted')
-            },
-          )
-        }),
+                await t.deps.db
+                  .insertInto('audit_events')
+                  .values({
+                    ...copy,
+                    leaf_index: how === 'unnumbered' ? null : how === 'beyond' ? size : index,
+                  })
+                  .execute()
+                return async () => {
+                  await t.deps.db.deleteFrom('audit_events').where('id', '=', copy.id).execute()
+                  if (how === 'shifted') {
+                    await sql`update audit_events set leaf_index = -leaf_index where leaf_index > ${index}`.execute(
+                      t.deps.db,
+                    )
+                    await sql`update audit_events set leaf_index = -leaf_index - 1 where leaf_index < 0`.execute(
+                      t.deps.db,
+                    )
+                  }
+                }
+              },
+              async () => {
+                const problem = await detected()
+                if (how === 'shifted') expect(problem.index).toBe(index)
+                else expect(problem.kind).toBe('inserted')
+              },
+            )
+          },
+        ),
         { numRuns: 6, seed: 303 },
       )
     },
@@ -278,22 +348,39 @@ describe('the database check finds every change made with SQL', () => {
     'a swap of two entries',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 0, max: EVENTS - 1 }), fc.integer({ min: 0, max: EVENTS - 1 }), async (i, j) => {
-          fc.pre(i !== j)
-          const [a, b] = [await at(i), await at(j)]
-          const swap = async (x: typeof a, y: typeof b) => {
-            await t.deps.db.updateTable('audit_events').set({ leaf_index: -1 }).where('id', '=', x.id).execute()
-            await t.deps.db.updateTable('audit_events').set({ leaf_index: x.leaf_index }).where('id', '=', y.id).execute()
-            await t.deps.db.updateTable('audit_events').set({ leaf_index: y.leaf_index }).where('id', '=', x.id).execute()
-          }
-          await withChange(
-            async () => {
-              await swap(a, b)
-              return async () => swap({ ...a, leaf_index: b.leaf_index }, { ...b, leaf_index: a.leaf_index })
-            },
-            async () => expect((await detected()).index).toBe(Math.min(i, j)),
-          )
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: EVENTS - 1 }),
+          fc.integer({ min: 0, max: EVENTS - 1 }),
+          async (i, j) => {
+            fc.pre(i !== j)
+            const [a, b] = [await at(i), await at(j)]
+            const swap = async (x: typeof a, y: typeof b) => {
+              await t.deps.db
+                .updateTable('audit_events')
+                .set({ leaf_index: -1 })
+                .where('id', '=', x.id)
+                .execute()
+              await t.deps.db
+                .updateTable('audit_events')
+                .set({ leaf_index: x.leaf_index })
+                .where('id', '=', y.id)
+                .execute()
+              await t.deps.db
+                .updateTable('audit_events')
+                .set({ leaf_index: y.leaf_index })
+                .where('id', '=', x.id)
+                .execute()
+            }
+            await withChange(
+              async () => {
+                await swap(a, b)
+                return async () =>
+                  swap({ ...a, leaf_index: b.leaf_index }, { ...b, leaf_index: a.leaf_index })
+              },
+              async () => expect((await detected()).index).toBe(Math.min(i, j)),
+            )
+          },
+        ),
         { numRuns: 6, seed: 304 },
       )
     },
@@ -307,10 +394,23 @@ describe('the database check finds every change made with SQL', () => {
         fc.asyncProperty(fc.integer({ min: 1, max: EVENTS - 1 }), async (keep) => {
           await withChange(
             async () => {
-              const events = await t.deps.db.selectFrom('audit_events').selectAll().where('leaf_index', '>=', keep).execute()
-              const nodes = await t.deps.db.selectFrom('audit_tree_nodes').selectAll().where('level', '=', 0).where('idx', '>=', keep).execute()
+              const events = await t.deps.db
+                .selectFrom('audit_events')
+                .selectAll()
+                .where('leaf_index', '>=', keep)
+                .execute()
+              const nodes = await t.deps.db
+                .selectFrom('audit_tree_nodes')
+                .selectAll()
+                .where('level', '=', 0)
+                .where('idx', '>=', keep)
+                .execute()
               await t.deps.db.deleteFrom('audit_events').where('leaf_index', '>=', keep).execute()
-              await t.deps.db.deleteFrom('audit_tree_nodes').where('level', '=', 0).where('idx', '>=', keep).execute()
+              await t.deps.db
+                .deleteFrom('audit_tree_nodes')
+                .where('level', '=', 0)
+                .where('idx', '>=', keep)
+                .execute()
               return async () => {
                 for (let i = 0; i < events.length; i += 500)
                   await t.deps.db
@@ -349,7 +449,11 @@ describe('`verify` finds every change made to an export file', () => {
 
   beforeAll(async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const response = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/export?format=verifiable', headers: bearer(admin.token) })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/audit-log/export?format=verifiable',
+      headers: bearer(admin.token),
+    })
     expect(response.statusCode).toBe(200)
     original = response.rawPayload
     lines = []
@@ -366,11 +470,16 @@ describe('`verify` finds every change made to an export file', () => {
     return verifyExportFile(file, { verifierKey: key, threads: 0 })
   }
   /** The export with line x deleted, line y inserted before line x, lines x and y swapped, or cut after byte x. */
-  const changedLines = (kind: 'delete' | 'insert' | 'swap' | 'truncate', x: number, y: number): Buffer => {
+  const changedLines = (
+    kind: 'delete' | 'insert' | 'swap' | 'truncate',
+    x: number,
+    y: number,
+  ): Buffer => {
     const i = x % lines.length
     const j = y % lines.length
     if (kind === 'delete') return Buffer.concat(lines.filter((_, k) => k !== i))
-    if (kind === 'insert') return Buffer.concat([...lines.slice(0, i), lines[j]!, ...lines.slice(i)])
+    if (kind === 'insert')
+      return Buffer.concat([...lines.slice(0, i), lines[j]!, ...lines.slice(i)])
     if (kind === 'swap') {
       const swapped = [...lines]
       ;[swapped[i], swapped[j]] = [swapped[j]!, swapped[i]!]
@@ -398,13 +507,17 @@ describe('`verify` finds every change made to an export file', () => {
     'a one-byte edit anywhere in the file',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.nat({ max: 2 ** 31 - 1 }), fc.integer({ min: 0, max: 255 }), async (position, value) => {
-          const p = position % original.length
-          fc.pre(original[p] !== value)
-          const edited = Buffer.from(original)
-          edited[p] = value
-          await detected(edited)
-        }),
+        fc.asyncProperty(
+          fc.nat({ max: 2 ** 31 - 1 }),
+          fc.integer({ min: 0, max: 255 }),
+          async (position, value) => {
+            const p = position % original.length
+            fc.pre(original[p] !== value)
+            const edited = Buffer.from(original)
+            edited[p] = value
+            await detected(edited)
+          },
+        ),
         { numRuns: 60, seed: 311 },
       )
     },
@@ -457,7 +570,10 @@ describe('`verify` finds every change made to an export file', () => {
       )
       fs.writeFileSync(file, original)
       expect(original.length, 'the export spans several chunks').toBeGreaterThan(3 << 20)
-      expect(await verifyExportFile(file, { verifierKey: key, threads: 2 })).toMatchObject({ ok: true, entries: lines.length - 1 })
+      expect(await verifyExportFile(file, { verifierKey: key, threads: 2 })).toMatchObject({
+        ok: true,
+        entries: lines.length - 1,
+      })
     },
     LONG,
   )

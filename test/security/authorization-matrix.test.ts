@@ -13,8 +13,20 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../src/lib/ids.js'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, createSignedInUser, createUser, uniqueEmail, type SignedIn, type TestUser } from '../helpers/factories.js'
-import { addOrgMember, createOrgWithRoles, type OrgRole, type OrgWithRoles } from '../helpers/organizations.js'
+import {
+  bearer,
+  createSignedInUser,
+  createUser,
+  uniqueEmail,
+  type SignedIn,
+  type TestUser,
+} from '../helpers/factories.js'
+import {
+  addOrgMember,
+  createOrgWithRoles,
+  type OrgRole,
+  type OrgWithRoles,
+} from '../helpers/organizations.js'
 import { startSmtpStandIn, type SmtpStandIn } from '../helpers/smtp-server.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -30,7 +42,13 @@ beforeAll(async () => {
     method: 'PUT',
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
-    payload: { enabled: true, host: smtp.host, port: smtp.port, secure: false, from_address: 'switchboard@example.com' },
+    payload: {
+      enabled: true,
+      host: smtp.host,
+      port: smtp.port,
+      secure: false,
+      from_address: 'switchboard@example.com',
+    },
   })
   expect(configured.statusCode).toBe(200)
 })
@@ -47,13 +65,20 @@ interface Route {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 function servedRoutes(filter: (url: string, auth: string) => boolean): Route[] {
-  const routes = t.app.routeTable.entries.filter((r) => r.method !== 'HEAD' && filter(r.url, r.auth))
+  const routes = t.app.routeTable.entries.filter(
+    (r) => r.method !== 'HEAD' && filter(r.url, r.auth),
+  )
   return routes.map((r) => ({ method: r.method, url: r.url }))
 }
 
 const nameOf = (route: Route) => `${route.method} ${route.url}`
 
-function send(route: Route, path: string, token: string | null, payload?: Record<string, unknown>): Promise<LightMyRequestResponse> {
+function send(
+  route: Route,
+  path: string,
+  token: string | null,
+  payload?: Record<string, unknown>,
+): Promise<LightMyRequestResponse> {
   return t.app.inject({
     method: route.method,
     url: path,
@@ -65,7 +90,9 @@ function send(route: Route, path: string, token: string | null, payload?: Record
 describe('every route that is not public', () => {
   it('answers 401 UNAUTHORIZED without credentials', async () => {
     // SCIM routes (auth 'scim') take only a SCIM credential and answer SCIM errors: src/modules/scim/credentials.routes.test.ts.
-    const routes = servedRoutes((url, auth) => auth !== 'public' && auth !== 'scim' && !url.startsWith('/api/docs'))
+    const routes = servedRoutes(
+      (url, auth) => auth !== 'public' && auth !== 'scim' && !url.startsWith('/api/docs'),
+    )
     expect(routes.length).toBeGreaterThan(40)
     for (const route of routes) {
       const response = await send(route, route.url.replace(/:\w+/g, 'x'), null)
@@ -76,7 +103,8 @@ describe('every route that is not public', () => {
 })
 
 describe('administration routes', () => {
-  const adminRoutes = () => servedRoutes((url) => url.startsWith('/api/admin/') || url.startsWith('/api/oidc-providers'))
+  const adminRoutes = () =>
+    servedRoutes((url) => url.startsWith('/api/admin/') || url.startsWith('/api/oidc-providers'))
 
   /** A real resource for each path parameter, made fresh for each call (DELETE really deletes). */
   async function pathFor(url: string): Promise<string> {
@@ -92,7 +120,12 @@ describe('administration routes', () => {
     }
     const user = (await createUser(t)).user.id
     if (teamId !== null && url.includes(':user_id')) {
-      await t.app.inject({ method: 'POST', url: `/api/admin/teams/${teamId}/members`, headers: bearer(admin.token), payload: { user_id: user } })
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/admin/teams/${teamId}/members`,
+        headers: bearer(admin.token),
+        payload: { user_id: user },
+      })
     }
     return url
       .replace(':id', teamId ?? (url.startsWith('/api/admin/users/') ? user : newId()))
@@ -135,7 +168,10 @@ describe('administration routes', () => {
   it('let an administrator through (neither 401 nor 403)', async () => {
     for (const route of adminRoutes()) {
       const response = await send(route, await pathFor(route.url), admin.token)
-      expect([401, 403], `${nameOf(route)} → ${response.statusCode} ${response.body}`).not.toContain(response.statusCode)
+      expect(
+        [401, 403],
+        `${nameOf(route)} → ${response.statusCode} ${response.body}`,
+      ).not.toContain(response.statusCode)
     }
   })
 })
@@ -169,37 +205,64 @@ describe('organization routes', () => {
 
   /** The role table of CONTRACT.md §5.3 as HTTP: one row per organization route. */
   const TABLE: Record<string, Expectation> = {
-    'GET /api/organizations/:id': { minimum: 'member', call: async (org) => ({ path: `/api/organizations/${org.id}` }) },
+    'GET /api/organizations/:id': {
+      minimum: 'member',
+      call: async (org) => ({ path: `/api/organizations/${org.id}` }),
+    },
     'PATCH /api/organizations/:id': {
       minimum: 'admin',
       call: async (org) => ({ path: `/api/organizations/${org.id}`, payload: { name: 'Renamed' } }),
     },
-    'DELETE /api/organizations/:id': { minimum: 'owner', call: async (org) => ({ path: `/api/organizations/${org.id}` }) },
-    'GET /api/organizations/:id/members': { minimum: 'member', call: async (org) => ({ path: `/api/organizations/${org.id}/members` }) },
+    'DELETE /api/organizations/:id': {
+      minimum: 'owner',
+      call: async (org) => ({ path: `/api/organizations/${org.id}` }),
+    },
+    'GET /api/organizations/:id/members': {
+      minimum: 'member',
+      call: async (org) => ({ path: `/api/organizations/${org.id}/members` }),
+    },
     'POST /api/organizations/:id/members': {
       minimum: 'admin',
-      call: async (org) => ({ path: `/api/organizations/${org.id}/members`, payload: { email: (await createUser(t)).email, role: 'member' } }),
+      call: async (org) => ({
+        path: `/api/organizations/${org.id}/members`,
+        payload: { email: (await createUser(t)).email, role: 'member' },
+      }),
     },
     'PATCH /api/organizations/:id/members/:user_id': {
       minimum: 'admin',
-      call: async (org) => ({ path: `/api/organizations/${org.id}/members/${await freshMember(org)}`, payload: { role: 'admin' } }),
+      call: async (org) => ({
+        path: `/api/organizations/${org.id}/members/${await freshMember(org)}`,
+        payload: { role: 'admin' },
+      }),
     },
     'DELETE /api/organizations/:id/members/:user_id': {
       minimum: 'admin',
-      call: async (org) => ({ path: `/api/organizations/${org.id}/members/${await freshMember(org)}` }),
+      call: async (org) => ({
+        path: `/api/organizations/${org.id}/members/${await freshMember(org)}`,
+      }),
     },
     'POST /api/organizations/:id/invitations': {
       minimum: 'admin',
-      call: async (org) => ({ path: `/api/organizations/${org.id}/invitations`, payload: { email: uniqueEmail('invitee'), role: 'member' } }),
+      call: async (org) => ({
+        path: `/api/organizations/${org.id}/invitations`,
+        payload: { email: uniqueEmail('invitee'), role: 'member' },
+      }),
     },
-    'GET /api/organizations/:id/invitations': { minimum: 'admin', call: async (org) => ({ path: `/api/organizations/${org.id}/invitations` }) },
+    'GET /api/organizations/:id/invitations': {
+      minimum: 'admin',
+      call: async (org) => ({ path: `/api/organizations/${org.id}/invitations` }),
+    },
     'POST /api/organizations/:id/invitations/:invitation_id/resend': {
       minimum: 'admin',
-      call: async (org) => ({ path: `/api/organizations/${org.id}/invitations/${await freshInvitation(org)}/resend` }),
+      call: async (org) => ({
+        path: `/api/organizations/${org.id}/invitations/${await freshInvitation(org)}/resend`,
+      }),
     },
     'DELETE /api/organizations/:id/invitations/:invitation_id': {
       minimum: 'admin',
-      call: async (org) => ({ path: `/api/organizations/${org.id}/invitations/${await freshInvitation(org)}` }),
+      call: async (org) => ({
+        path: `/api/organizations/${org.id}/invitations/${await freshInvitation(org)}`,
+      }),
     },
   }
   const RANK: Record<OrgRole, number> = { member: 1, admin: 2, owner: 3 }

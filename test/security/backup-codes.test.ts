@@ -1,7 +1,14 @@
 /** CONTRACT.md §6 backup codes: format, storage, single use under concurrency, regeneration. */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, createSignedInUser, DEFAULT_PASSWORD, enableMfa, loginForMfaToken, verifyMfa } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  loginForMfaToken,
+  verifyMfa,
+} from '../helpers/factories.js'
 import { totpCode } from '../helpers/rfc6238.js'
 
 const t = useTestApp()
@@ -10,7 +17,11 @@ describe('backup codes', () => {
   it('are stored salted and hashed with argon2id, never as the codes', async () => {
     const user = await createSignedInUser(t)
     const { backupCodes } = await enableMfa(t, user)
-    const rows = await t.deps.db.selectFrom('mfa_backup_codes').select('code_hash').where('user_id', '=', user.user.id).execute()
+    const rows = await t.deps.db
+      .selectFrom('mfa_backup_codes')
+      .select('code_hash')
+      .where('user_id', '=', user.user.id)
+      .execute()
     expect(rows).toHaveLength(10)
     const stored = JSON.stringify(rows)
     for (const row of rows) expect(row.code_hash).toMatch(/^\$argon2id\$/)
@@ -25,15 +36,33 @@ describe('backup codes', () => {
     const user = await createSignedInUser(t)
     const { backupCodes } = await enableMfa(t, user)
     const noDash = backupCodes[0]!.replace('-', '')
-    expect((await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), noDash)).statusCode).toBe(200)
-    expect((await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), backupCodes[1]!.toUpperCase())).statusCode).toBe(200)
+    expect(
+      (await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), noDash))
+        .statusCode,
+    ).toBe(200)
+    expect(
+      (
+        await verifyMfa(
+          t,
+          await loginForMfaToken(t, user.email, DEFAULT_PASSWORD),
+          backupCodes[1]!.toUpperCase(),
+        )
+      ).statusCode,
+    ).toBe(200)
   })
 
   it('work once', async () => {
     const user = await createSignedInUser(t)
     const { backupCodes } = await enableMfa(t, user)
-    expect((await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), backupCodes[2]!)).statusCode).toBe(200)
-    const again = await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), backupCodes[2]!)
+    expect(
+      (await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), backupCodes[2]!))
+        .statusCode,
+    ).toBe(200)
+    const again = await verifyMfa(
+      t,
+      await loginForMfaToken(t, user.email, DEFAULT_PASSWORD),
+      backupCodes[2]!,
+    )
     expect(again.statusCode).toBe(401)
     expect(again.json().reason).toBe('INVALID_CODE')
   })
@@ -43,12 +72,17 @@ describe('backup codes', () => {
     const { backupCodes } = await enableMfa(t, user)
     // Sign-ins one after another: at most 10 attempts per (email, IP) may be in flight at once.
     const tokens: string[] = []
-    for (let i = 0; i < 20; i++) tokens.push(await loginForMfaToken(t, user.email, DEFAULT_PASSWORD))
+    for (let i = 0; i < 20; i++)
+      tokens.push(await loginForMfaToken(t, user.email, DEFAULT_PASSWORD))
     const results = await Promise.all(tokens.map((token) => verifyMfa(t, token, backupCodes[3]!)))
     const statuses = results.map((r) => r.statusCode)
     expect(statuses.filter((s) => s === 200)).toHaveLength(1)
     expect(statuses.filter((s) => s !== 200).every((s) => s === 401 || s === 429)).toBe(true)
-    const status = await t.app.inject({ method: 'GET', url: '/api/auth/mfa/status', headers: bearer(user.token) })
+    const status = await t.app.inject({
+      method: 'GET',
+      url: '/api/auth/mfa/status',
+      headers: bearer(user.token),
+    })
     expect(status.json().backup_codes_remaining).toBe(9)
   })
 
@@ -63,7 +97,10 @@ describe('backup codes', () => {
     })
     expect(regenerated.statusCode).toBe(200)
     for (const old of backupCodes.slice(0, 3)) {
-      expect((await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), old)).json().reason).toBe('INVALID_CODE')
+      expect(
+        (await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), old)).json()
+          .reason,
+      ).toBe('INVALID_CODE')
     }
   })
 })

@@ -6,7 +6,12 @@ import { bearer, createSignedInUser } from '../helpers/factories.js'
 const t = useTestApp()
 
 function patchMe(options: { cookies?: Record<string, string>; headers?: Record<string, string> }) {
-  return t.app.inject({ method: 'PATCH', url: '/api/users/me', payload: { theme: 'dark' }, ...options })
+  return t.app.inject({
+    method: 'PATCH',
+    url: '/api/users/me',
+    payload: { theme: 'dark' },
+    ...options,
+  })
 }
 
 describe('CSRF', () => {
@@ -19,14 +24,20 @@ describe('CSRF', () => {
 
   it('accepts it with the header equal to the csrf_token cookie', async () => {
     const { token, csrfToken } = await createSignedInUser(t)
-    const response = await patchMe({ cookies: { token, csrf_token: csrfToken }, headers: { 'x-csrf-token': csrfToken } })
+    const response = await patchMe({
+      cookies: { token, csrf_token: csrfToken },
+      headers: { 'x-csrf-token': csrfToken },
+    })
     expect(response.statusCode).toBe(200)
     expect(response.json().theme).toBe('dark')
   })
 
   it('refuses a header that does not match the cookie', async () => {
     const { token, csrfToken } = await createSignedInUser(t)
-    const response = await patchMe({ cookies: { token, csrf_token: csrfToken }, headers: { 'x-csrf-token': `${csrfToken}x` } })
+    const response = await patchMe({
+      cookies: { token, csrf_token: csrfToken },
+      headers: { 'x-csrf-token': `${csrfToken}x` },
+    })
     expect(response.statusCode).toBe(403)
   })
 
@@ -43,7 +54,9 @@ describe('CSRF', () => {
 
   it('refuses the header without the cookie', async () => {
     const { token, csrfToken } = await createSignedInUser(t)
-    expect((await patchMe({ cookies: { token }, headers: { 'x-csrf-token': csrfToken } })).statusCode).toBe(403)
+    expect(
+      (await patchMe({ cookies: { token }, headers: { 'x-csrf-token': csrfToken } })).statusCode,
+    ).toBe(403)
   })
 
   it('needs no token for a Bearer request', async () => {
@@ -59,8 +72,20 @@ describe('CSRF', () => {
 
   it('applies to logout and to DELETE', async () => {
     const { token, csrfToken } = await createSignedInUser(t)
-    expect((await t.app.inject({ method: 'POST', url: '/api/auth/logout', cookies: { token } })).statusCode).toBe(403)
-    expect((await t.app.inject({ method: 'DELETE', url: '/api/users/me', cookies: { token }, payload: {} })).statusCode).toBe(403)
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/api/auth/logout', cookies: { token } }))
+        .statusCode,
+    ).toBe(403)
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: '/api/users/me',
+          cookies: { token },
+          payload: {},
+        })
+      ).statusCode,
+    ).toBe(403)
     const ok = await t.app.inject({
       method: 'POST',
       url: '/api/auth/logout',
@@ -72,7 +97,11 @@ describe('CSRF', () => {
 
   it('GET /api/auth/csrf returns the session token and refreshes the cookie', async () => {
     const { token, csrfToken } = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'GET', url: '/api/auth/csrf', cookies: { token } })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/auth/csrf',
+      cookies: { token },
+    })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({ csrf_token: csrfToken })
     expect(response.cookies.find((c) => c.name === 'csrf_token')?.value).toBe(csrfToken)

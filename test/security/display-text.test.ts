@@ -42,14 +42,21 @@ const INVISIBLE = {
 
 interface Target {
   field: string
-  send(value: string): Promise<{ statusCode: number; json(): { reason: string; details: Array<{ field: string }> } }>
+  send(
+    value: string,
+  ): Promise<{ statusCode: number; json(): { reason: string; details: Array<{ field: string }> } }>
 }
 
 function targets(): Record<string, Target> {
-  const as = (token: string, method: 'POST' | 'PATCH' | 'PUT', url: string, body: (v: string) => object) => (value: string) =>
-    t.app.inject({ method, url, headers: bearer(token), payload: body(value) })
+  const as =
+    (token: string, method: 'POST' | 'PATCH' | 'PUT', url: string, body: (v: string) => object) =>
+    (value: string) =>
+      t.app.inject({ method, url, headers: bearer(token), payload: body(value) })
   return {
-    'user name (PATCH /api/users/me)': { field: 'name', send: as(user.token, 'PATCH', '/api/users/me', (name) => ({ name })) },
+    'user name (PATCH /api/users/me)': {
+      field: 'name',
+      send: as(user.token, 'PATCH', '/api/users/me', (name) => ({ name })),
+    },
     'user name (POST /api/admin/users)': {
       field: 'name',
       send: as(admin.token, 'POST', '/api/admin/users', (name) => ({
@@ -58,18 +65,37 @@ function targets(): Record<string, Target> {
         password: 'a sound passphrase 42',
       })),
     },
-    'organization name': { field: 'name', send: as(user.token, 'POST', '/api/organizations', (name) => ({ name })) },
-    'team name': { field: 'name', send: as(admin.token, 'POST', '/api/admin/teams', (name) => ({ name })) },
+    'organization name': {
+      field: 'name',
+      send: as(user.token, 'POST', '/api/organizations', (name) => ({ name })),
+    },
+    'team name': {
+      field: 'name',
+      send: as(admin.token, 'POST', '/api/admin/teams', (name) => ({ name })),
+    },
     'team description': {
       field: 'description',
-      send: as(admin.token, 'POST', '/api/admin/teams', (description) => ({ name: 'Fine team', description })),
+      send: as(admin.token, 'POST', '/api/admin/teams', (description) => ({
+        name: 'Fine team',
+        description,
+      })),
     },
     'tag name': { field: 'name', send: as(user.token, 'POST', '/api/tags', (name) => ({ name })) },
-    'link title': { field: 'title', send: as(user.token, 'POST', '/api/links', (title) => ({ url: 'https://example.com/', title })) },
+    'link title': {
+      field: 'title',
+      send: as(user.token, 'POST', '/api/links', (title) => ({
+        url: 'https://example.com/',
+        title,
+      })),
+    },
     // Token creation has its own budget (10 per 15 minutes per user): a fresh user for each attempt.
     'token name': {
       field: 'name',
-      send: async (name) => as((await createSignedInUser(t)).token, 'POST', '/api/tokens', () => ({ name, permissions: ['links:read'] }))(name),
+      send: async (name) =>
+        as((await createSignedInUser(t)).token, 'POST', '/api/tokens', () => ({
+          name,
+          permissions: ['links:read'],
+        }))(name),
     },
     'provider name': {
       field: 'name',
@@ -81,7 +107,10 @@ function targets(): Record<string, Target> {
         client_secret: null,
       })),
     },
-    'SMTP sender name': { field: 'from_name', send: as(admin.token, 'PUT', '/api/admin/settings/smtp', (from_name) => ({ from_name })) },
+    'SMTP sender name': {
+      field: 'from_name',
+      send: as(admin.token, 'PUT', '/api/admin/settings/smtp', (from_name) => ({ from_name })),
+    },
   }
 }
 
@@ -89,7 +118,9 @@ describe('display text', () => {
   it('refuses_bidi_and_invisible_characters_in_every_display_text_with_400_naming_the_field', async () => {
     for (const [what, target] of Object.entries(targets())) {
       // A burst per field: every request refused the same way.
-      const responses = await Promise.all(Object.values(INVISIBLE).map((value) => target.send(value)))
+      const responses = await Promise.all(
+        Object.values(INVISIBLE).map((value) => target.send(value)),
+      )
       responses.forEach((response, i) => {
         const label = `${what}: ${Object.keys(INVISIBLE)[i]}`
         expect(response.statusCode, label).toBe(400)
@@ -104,20 +135,35 @@ describe('display text', () => {
 
   it('keeps_accepting_ordinary_text_in_any_script_and_emoji', async () => {
     for (const name of ['Zoë Ørsted', 'محمد', 'שלום', '日本語チーム', 'Team 🚀', 'O’Brien – Ops']) {
-      expect((await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name } })).statusCode, name).toBe(
-        200,
-      )
+      expect(
+        (
+          await t.app.inject({
+            method: 'PATCH',
+            url: '/api/users/me',
+            headers: bearer(user.token),
+            payload: { name },
+          })
+        ).statusCode,
+        name,
+      ).toBe(200)
     }
     const org = await createOrganization(t, user.token, 'Ünïcødé Org')
     expect(org.name).toBe('Ünïcødé Org')
-    expect((await createLink(t, user.token, { url: 'https://example.com/x', title: 'Résumé' })).title).toBe('Résumé')
+    expect(
+      (await createLink(t, user.token, { url: 'https://example.com/x', title: 'Résumé' })).title,
+    ).toBe('Résumé')
   })
 
   // Issue 27: the joiners real scripts need — ZWNJ in Persian, ZWJ in emoji sequences and Indic
   // conjuncts — are accepted, saved as sent and shown back; they change no direction.
   it('accepts_the_zero_width_joiners_that_real_scripts_need', async () => {
     for (const name of ['مهرداد نیک\u200Cنام', '👩\u200D💻', 'क्\u200Dष']) {
-      const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { name } })
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: '/api/users/me',
+        headers: bearer(user.token),
+        payload: { name },
+      })
       expect(response.statusCode, name).toBe(200)
       expect(response.json().name).toBe(name)
       expect(isDisplayText(name)).toBe(true)
@@ -133,12 +179,17 @@ describe('display text', () => {
     })
     expect(refused.statusCode).toBe(400)
     expect(refused.json().details).toEqual([
-      { field: 'name', message: 'must not contain control, invisible or text-direction characters', code: 'invalid_characters' },
+      {
+        field: 'name',
+        message: 'must not contain control, invisible or text-direction characters',
+        code: 'invalid_characters',
+      },
     ])
   })
 
   it('names_the_same_rule_for_text_that_comes_from_elsewhere', () => {
-    for (const value of Object.values(INVISIBLE)) expect(isDisplayText(value), JSON.stringify(value)).toBe(false)
+    for (const value of Object.values(INVISIBLE))
+      expect(isDisplayText(value), JSON.stringify(value)).toBe(false)
     expect(isDisplayText('Plain name')).toBe(true)
   })
 })

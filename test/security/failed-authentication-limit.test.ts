@@ -13,15 +13,23 @@ describe('failed authentication and the general limit (RATE_LIMIT_GENERAL=5)', (
     t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization }, remoteAddress })
 
   it('a burst of 50 invalid tokens from one IP gets at most 5 answers of 401, the rest 429', async () => {
-    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => me(`Bearer sb_invalid${i}`, '10.8.0.1')))
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => me(`Bearer sb_invalid${i}`, '10.8.0.1')),
+    )
     const unauthorized = responses.filter((r) => r.statusCode === 401).length
     const limited = responses.filter((r) => r.statusCode === 429)
     expect(unauthorized).toBeLessThanOrEqual(5)
     expect(unauthorized + limited.length).toBe(50)
-    expect(limited[0]!.json()).toMatchObject({ reason: 'RATE_LIMITED', retryAfter: expect.any(Number) })
+    expect(limited[0]!.json()).toMatchObject({
+      reason: 'RATE_LIMITED',
+      retryAfter: expect.any(Number),
+    })
     expect(limited[0]!.headers['retry-after']).toBeDefined()
     // The same IP's unauthenticated requests share the spent limit …
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/setup', remoteAddress: '10.8.0.1' })).statusCode).toBe(429)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/auth/setup', remoteAddress: '10.8.0.1' }))
+        .statusCode,
+    ).toBe(429)
   })
 
   it('… while other addresses and valid credentials are unaffected', async () => {

@@ -17,11 +17,22 @@ import { clientStanding, deviceCookieMatches } from '../../src/modules/auth/know
 import { startTestApp, type TestContext } from '../helpers/app.js'
 import { createUser, DEFAULT_PASSWORD, uniqueEmail } from '../helpers/factories.js'
 
-const PRODUCTION_COST = { PASSWORD_HASH_MEMORY_KIB: '19456', PASSWORD_HASH_ITERATIONS: '2', RATE_LIMIT_GENERAL: '0' }
+const PRODUCTION_COST = {
+  PASSWORD_HASH_MEMORY_KIB: '19456',
+  PASSWORD_HASH_ITERATIONS: '2',
+  RATE_LIMIT_GENERAL: '0',
+}
 
 let t: TestContext
 beforeAll(async () => {
-  t = await startTestApp({ env: { ...PRODUCTION_COST, TRUST_PROXY: '127.0.0.1', PASSWORD_HASH_CONCURRENCY: '2', PASSWORD_HASH_QUEUE: '32' } })
+  t = await startTestApp({
+    env: {
+      ...PRODUCTION_COST,
+      TRUST_PROXY: '127.0.0.1',
+      PASSWORD_HASH_CONCURRENCY: '2',
+      PASSWORD_HASH_QUEUE: '32',
+    },
+  })
 })
 afterAll(async () => {
   await t?.close()
@@ -74,7 +85,11 @@ describe('the hashing bound under a flood from 20 addresses', () => {
     // The team's office address and a laptop's browser signed in before (days ago, say).
     expect((await signIn('198.51.100.10', email, DEFAULT_PASSWORD)).statusCode).toBe(200)
     let alone = 0
-    for (let i = 0; i < 2; i++) alone = Math.max(alone, (await timed(() => signIn('198.51.100.10', email, DEFAULT_PASSWORD))).ms)
+    for (let i = 0; i < 2; i++)
+      alone = Math.max(
+        alone,
+        (await timed(() => signIn('198.51.100.10', email, DEFAULT_PASSWORD))).ms,
+      )
     const allowedMs = Math.max(1500, 4 * alone)
     const laptop = await signIn('198.51.100.20', email, DEFAULT_PASSWORD)
     const device = laptop.cookies.find((c) => c.name === 'device')!
@@ -125,12 +140,18 @@ describe('the hashing bound under a flood from 20 addresses', () => {
     await new Promise((resolve) => setTimeout(resolve, 50)) // the address marker is written after the answer
     expect((await clientStanding(t.deps, { ip: '198.51.100.30', email })).known(null)).toBe(true)
     expect((await clientStanding(t.deps, { ip: '198.51.100.31', email })).known(null)).toBe(false)
-    expect((await clientStanding(t.deps, { ip: '198.51.100.31', email, device: cookie })).known(user.id)).toBe(true)
+    expect(
+      (await clientStanding(t.deps, { ip: '198.51.100.31', email, device: cookie })).known(user.id),
+    ).toBe(true)
 
     expect((await signIn('198.51.100.30', email, 'not the password')).statusCode).toBe(401)
     expect((await clientStanding(t.deps, { ip: '198.51.100.30', email })).known(null)).toBe(false)
-    expect((await signIn('198.51.100.31', email, 'not the password', `device=${cookie}`)).statusCode).toBe(401)
-    expect((await clientStanding(t.deps, { ip: '198.51.100.31', email, device: cookie })).known(user.id)).toBe(false)
+    expect(
+      (await signIn('198.51.100.31', email, 'not the password', `device=${cookie}`)).statusCode,
+    ).toBe(401)
+    expect(
+      (await clientStanding(t.deps, { ip: '198.51.100.31', email, device: cookie })).known(user.id),
+    ).toBe(false)
 
     // 30 days on, the cookie is spent.
     t.clock.advance(30 * 24 * 3600 + 1)

@@ -6,14 +6,28 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestApp, type TestContext } from '../helpers/app.js'
-import { createSignedInUser, createUser, DEFAULT_PASSWORD, enableMfa, loginForMfaToken, uniqueEmail, verifyMfa } from '../helpers/factories.js'
+import {
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  loginForMfaToken,
+  uniqueEmail,
+  verifyMfa,
+} from '../helpers/factories.js'
 
-const PRODUCTION_COST = { PASSWORD_HASH_MEMORY_KIB: '19456', PASSWORD_HASH_ITERATIONS: '2', RATE_LIMIT_GENERAL: '0' }
+const PRODUCTION_COST = {
+  PASSWORD_HASH_MEMORY_KIB: '19456',
+  PASSWORD_HASH_ITERATIONS: '2',
+  RATE_LIMIT_GENERAL: '0',
+}
 
 describe('bounded password hashing (defaults: 2 running, 32 waiting)', () => {
   let t: TestContext
   beforeAll(async () => {
-    t = await startTestApp({ env: { ...PRODUCTION_COST, PASSWORD_HASH_CONCURRENCY: '2', PASSWORD_HASH_QUEUE: '32' } })
+    t = await startTestApp({
+      env: { ...PRODUCTION_COST, PASSWORD_HASH_CONCURRENCY: '2', PASSWORD_HASH_QUEUE: '32' },
+    })
   })
   afterAll(async () => {
     await t?.close()
@@ -23,8 +37,14 @@ describe('bounded password hashing (defaults: 2 running, 32 waiting)', () => {
     const { email } = await createUser(t)
     const alone = performance.now()
     expect(
-      (await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: DEFAULT_PASSWORD }, remoteAddress: '10.20.0.1' }))
-        .statusCode,
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email, password: DEFAULT_PASSWORD },
+          remoteAddress: '10.20.0.1',
+        })
+      ).statusCode,
     ).toBe(200)
     const aloneMs = performance.now() - alone
 
@@ -62,10 +82,21 @@ describe('bounded password hashing (defaults: 2 running, 32 waiting)', () => {
     const { backupCodes } = await enableMfa(t, user)
     const verify = vi.spyOn(t.deps.passwords, 'verify')
     try {
-      expect((await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), 'zzzzz-zzzzz')).statusCode).toBe(401)
+      expect(
+        (await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), 'zzzzz-zzzzz'))
+          .statusCode,
+      ).toBe(401)
       const afterLogin = verify.mock.calls.length
       verify.mockClear()
-      expect((await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), backupCodes[9]!)).statusCode).toBe(200)
+      expect(
+        (
+          await verifyMfa(
+            t,
+            await loginForMfaToken(t, user.email, DEFAULT_PASSWORD),
+            backupCodes[9]!,
+          )
+        ).statusCode,
+      ).toBe(200)
       // Each round: one verification for the password sign-in, one for the backup code.
       expect(afterLogin).toBe(2)
       expect(verify.mock.calls.length).toBe(2)
@@ -78,7 +109,9 @@ describe('bounded password hashing (defaults: 2 running, 32 waiting)', () => {
 describe('bounded password hashing (a tiny bound: 1 running, 2 waiting)', () => {
   let t: TestContext
   beforeAll(async () => {
-    t = await startTestApp({ env: { ...PRODUCTION_COST, PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '2' } })
+    t = await startTestApp({
+      env: { ...PRODUCTION_COST, PASSWORD_HASH_CONCURRENCY: '1', PASSWORD_HASH_QUEUE: '2' },
+    })
   })
   afterAll(async () => {
     await t?.close()
@@ -88,7 +121,12 @@ describe('bounded password hashing (a tiny bound: 1 running, 2 waiting)', () => 
     const { email } = await createUser(t)
     const responses = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: `wrong guess ${i}` }, remoteAddress: `10.30.0.${i + 1}` }),
+        t.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email, password: `wrong guess ${i}` },
+          remoteAddress: `10.30.0.${i + 1}`,
+        }),
       ),
     )
     const busy = responses.filter((r) => r.statusCode === 503)

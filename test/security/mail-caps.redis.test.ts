@@ -27,7 +27,14 @@ describe('mail caps shared through Redis', () => {
       from_name: 'Switchboard',
     }
     expect(
-      (await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: smtpSettings })).statusCode,
+      (
+        await t.app.inject({
+          method: 'PUT',
+          url: '/api/admin/settings/smtp',
+          headers: bearer(admin.token),
+          payload: smtpSettings,
+        })
+      ).statusCode,
     ).toBe(200)
     const peer = await startPeerInstance(t)
     try {

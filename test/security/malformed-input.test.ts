@@ -16,7 +16,14 @@ const ids: Record<string, string> = {}
 beforeAll(async () => {
   admin = await createSignedInUser(t, { isAdmin: true })
   ids.organization = (await createOrganization(t, admin.token)).id
-  ids.team = (await t.app.inject({ method: 'POST', url: '/api/admin/teams', headers: bearer(admin.token), payload: { name: 'Malformed' } })).json().id
+  ids.team = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/teams',
+      headers: bearer(admin.token),
+      payload: { name: 'Malformed' },
+    })
+  ).json().id
 })
 
 const cursorOf = (key: unknown) => Buffer.from(JSON.stringify(key)).toString('base64url')
@@ -31,7 +38,9 @@ function realPath(path: string): string {
 
 describe('path parameters holding control characters', () => {
   it('are not found (404) on every route that takes one', async () => {
-    const routes = t.app.routeTable.entries.filter((r) => r.url.startsWith('/api/') && r.url.includes(':') && r.method !== 'HEAD')
+    const routes = t.app.routeTable.entries.filter(
+      (r) => r.url.startsWith('/api/') && r.url.includes(':') && r.method !== 'HEAD',
+    )
     expect(routes.length).toBeGreaterThan(20)
     for (const route of routes) {
       const url = route.url.replace(/:\w+/g, 'a%00b')
@@ -52,7 +61,9 @@ describe('forged cursors', () => {
       paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }> }>>
     }>()
     const collections = Object.entries(doc.paths)
-      .filter(([, operations]) => operations.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'))
+      .filter(([, operations]) =>
+        operations.get?.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'),
+      )
       .map(([path]) => realPath(path))
     const timeOrdered = [
       '/api/tokens',
@@ -67,18 +78,38 @@ describe('forged cursors', () => {
     ]
     expect(collections).toEqual(expect.arrayContaining(timeOrdered))
     // Never issued by any collection: a 400 everywhere.
-    const unissuable = [cursorOf(['nul\u0000', 'x']), cursorOf(['x', 'nul\u0000']), cursorOf(['\ud800', 'x']), cursorOf([1, 2]), 'not-base64-json']
+    const unissuable = [
+      cursorOf(['nul\u0000', 'x']),
+      cursorOf(['x', 'nul\u0000']),
+      cursorOf(['\ud800', 'x']),
+      cursorOf([1, 2]),
+      'not-base64-json',
+    ]
     // Text, but not a time: a 400 where the order is by time, a harmless name elsewhere.
-    const notATime = [cursorOf(['not a time', 'x']), cursorOf(['0000-01-01T00:00:00.000Z', 'x']), cursorOf(['2026-02-30T00:00:00.000Z', 'x'])]
+    const notATime = [
+      cursorOf(['not a time', 'x']),
+      cursorOf(['0000-01-01T00:00:00.000Z', 'x']),
+      cursorOf(['2026-02-30T00:00:00.000Z', 'x']),
+    ]
     for (const path of collections) {
       for (const cursor of [...unissuable, ...notATime]) {
-        const response = await t.app.inject({ method: 'GET', url: `${path}?cursor=${cursor}`, headers: bearer(admin.token) })
+        const response = await t.app.inject({
+          method: 'GET',
+          url: `${path}?cursor=${cursor}`,
+          headers: bearer(admin.token),
+        })
         const label = `${path} ${Buffer.from(cursor, 'base64url').toString()} → ${response.statusCode}`
         // The AI model list answers 503 first while AI is not configured.
         if (response.statusCode === 503) continue
         if (unissuable.includes(cursor) || timeOrdered.includes(path)) {
           expect(response.statusCode, label).toBe(400)
-          expect(response.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' }])
+          expect(response.json().details).toEqual([
+            {
+              field: 'cursor',
+              message: 'is not a cursor returned by this endpoint',
+              code: 'invalid',
+            },
+          ])
         } else {
           expect(response.statusCode, label).toBe(200)
         }
@@ -89,8 +120,16 @@ describe('forged cursors', () => {
 
 describe('query and body text holding NUL', () => {
   it('is a 400 where it would otherwise reach the database', async () => {
-    for (const url of ['/api/admin/users?q=a%00b', '/api/admin/audit-log?action=a%00b', '/api/admin/audit-log?actor_id=a%00b']) {
-      expectReason(await t.app.inject({ method: 'GET', url, headers: bearer(admin.token) }), 400, 'VALIDATION_FAILED')
+    for (const url of [
+      '/api/admin/users?q=a%00b',
+      '/api/admin/audit-log?action=a%00b',
+      '/api/admin/audit-log?actor_id=a%00b',
+    ]) {
+      expectReason(
+        await t.app.inject({ method: 'GET', url, headers: bearer(admin.token) }),
+        400,
+        'VALIDATION_FAILED',
+      )
     }
     const body = await t.app.inject({
       method: 'POST',
@@ -101,7 +140,13 @@ describe('query and body text holding NUL', () => {
     expectReason(body, 400, 'VALIDATION_FAILED')
     // Before 1970 — year 0 included, which PostgreSQL cannot represent — means from the beginning.
     expect(
-      (await t.app.inject({ method: 'GET', url: '/api/admin/audit-log?since=0000-01-01T00:00:00Z', headers: bearer(admin.token) })).statusCode,
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/admin/audit-log?since=0000-01-01T00:00:00Z',
+          headers: bearer(admin.token),
+        })
+      ).statusCode,
     ).toBe(200)
   })
 })

@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'
-import { bearer, createSignedInUser, uniqueEmail, type SignedIn, type TestUser } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  uniqueEmail,
+  type SignedIn,
+  type TestUser,
+} from '../helpers/factories.js'
 import { createLink } from '../helpers/links.js'
 import { createOrganization } from '../helpers/organizations.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../helpers/smtp-server.js'
@@ -23,7 +29,13 @@ beforeAll(async () => {
     method: 'PUT',
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
-    payload: { enabled: true, host: smtp.host, port: smtp.port, secure: false, from_address: 'switchboard@example.com' },
+    payload: {
+      enabled: true,
+      host: smtp.host,
+      port: smtp.port,
+      secure: false,
+      from_address: 'switchboard@example.com',
+    },
   })
   expect(configured.statusCode).toBe(200)
 })
@@ -32,8 +44,14 @@ afterAll(async () => {
 })
 
 const addMember = (token: string, orgId: string, email: string, role = 'member') =>
-  t.app.inject({ method: 'POST', url: `/api/organizations/${orgId}/members`, headers: bearer(token), payload: { email, role } })
-const myInvitations = (token: string) => t.app.inject({ method: 'GET', url: '/api/invitations', headers: bearer(token) })
+  t.app.inject({
+    method: 'POST',
+    url: `/api/organizations/${orgId}/members`,
+    headers: bearer(token),
+    payload: { email, role },
+  })
+const myInvitations = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/invitations', headers: bearer(token) })
 const answer = (token: string, id: string, verb: 'accept' | 'decline') =>
   t.app.inject({ method: 'POST', url: `/api/invitations/${id}/${verb}`, headers: bearer(token) })
 const isMember = async (orgId: string, userId: string) =>
@@ -50,7 +68,11 @@ describe('adding a member by email', () => {
     const victim = await createSignedInUser(t)
     await createLink(t, victim.token, { url: 'https://wiki.victim.example/', slug: 'wiki' })
     const org = await createOrganization(t, attacker.token, 'Totally Legit')
-    await createLink(t, attacker.token, { url: 'https://evil.example/phish', slug: 'wiki', organization_id: org.id })
+    await createLink(t, attacker.token, {
+      url: 'https://evil.example/phish',
+      slug: 'wiki',
+      organization_id: org.id,
+    })
 
     const response = await addMember(attacker.token, org.id, victim.email)
     expect(response.statusCode).toBe(202)
@@ -83,7 +105,10 @@ describe('GET /api/invitations', () => {
     const owner = await createSignedInUser(t, { name: 'Inviting Owner' })
     const invitee = await createSignedInUser(t)
     const bystander = await createSignedInUser(t)
-    const [orgA, orgB] = [await createOrganization(t, owner.token, 'Alpha Org'), await createOrganization(t, owner.token, 'Beta Org')]
+    const [orgA, orgB] = [
+      await createOrganization(t, owner.token, 'Alpha Org'),
+      await createOrganization(t, owner.token, 'Beta Org'),
+    ]
     const a = (await addMember(owner.token, orgA.id, invitee.email, 'admin')).json()
     const b = (await addMember(owner.token, orgB.id, invitee.email)).json()
 
@@ -97,7 +122,12 @@ describe('GET /api/invitations', () => {
         role: 'member',
         invited_by_name: 'Inviting Owner',
       }),
-      expect.objectContaining({ id: a.id, organization_id: orgA.id, organization_name: 'Alpha Org', role: 'admin' }),
+      expect.objectContaining({
+        id: a.id,
+        organization_id: orgA.id,
+        organization_name: 'Alpha Org',
+        role: 'admin',
+      }),
     ])
     // Nobody else sees them, nor answers them.
     expect((await myInvitations(bystander.token)).json().items).toEqual([])
@@ -115,9 +145,18 @@ describe('GET /api/invitations', () => {
     // The declined invitation's mailed link does not work any more.
     const mail = smtp.received.filter((m) => m.to.includes(invitee.email)).at(-1)!
     const token = /token=([A-Za-z0-9_-]+)/.exec(textOf(mail))![1]
-    const viaLink = await t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(invitee.token), payload: { token } })
+    const viaLink = await t.app.inject({
+      method: 'POST',
+      url: '/api/invitations/accept',
+      headers: bearer(invitee.token),
+      payload: { token },
+    })
     expectReason(viaLink, 400, 'VALIDATION_FAILED')
-    const events = await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', orgB.id).execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('target_id', '=', orgB.id)
+      .execute()
     expect(events.map((e) => e.action)).toContain('org.invitation_decline')
   })
 
@@ -126,7 +165,11 @@ describe('GET /api/invitations', () => {
     const invitee = await createSignedInUser(t)
     const org = await createOrganization(t, owner.token)
     const { id } = (await addMember(owner.token, org.id, invitee.email)).json()
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => answer(invitee.token, id, i % 2 === 0 ? 'accept' : 'decline')))
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        answer(invitee.token, id, i % 2 === 0 ? 'accept' : 'decline'),
+      ),
+    )
     const succeeded = results.filter((r) => r.statusCode === 200 || r.statusCode === 204)
     expect(succeeded).toHaveLength(1)
     for (const r of results) if (!succeeded.includes(r)) expectReason(r, 404, 'NOT_FOUND')
@@ -136,7 +179,12 @@ describe('GET /api/invitations', () => {
 
 describe('without SMTP', () => {
   it('still_invites_and_the_account_sees_it_in_GET_api_invitations', async () => {
-    const disabled = await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: { enabled: false } })
+    const disabled = await t.app.inject({
+      method: 'PUT',
+      url: '/api/admin/settings/smtp',
+      headers: bearer(admin.token),
+      payload: { enabled: false },
+    })
     expect(disabled.statusCode).toBe(200)
     try {
       const owner = await createSignedInUser(t)
@@ -148,7 +196,12 @@ describe('without SMTP', () => {
       expect(smtp.received.length).toBe(before)
       expect((await myInvitations(invitee.token)).json().items).toHaveLength(1)
     } finally {
-      await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: { enabled: true } })
+      await t.app.inject({
+        method: 'PUT',
+        url: '/api/admin/settings/smtp',
+        headers: bearer(admin.token),
+        payload: { enabled: true },
+      })
     }
   })
 })

@@ -12,7 +12,12 @@ describe('metrics without configuration', () => {
   it('are not served on the public port: 401, from anywhere, with or without credentials', async () => {
     expectReason(await t.app.inject({ method: 'GET', url: '/api/metrics' }), 401, 'UNAUTHORIZED')
     expectReason(
-      await t.app.inject({ method: 'GET', url: '/api/metrics', remoteAddress: '127.0.0.1', headers: { authorization: 'Bearer ' } }),
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/metrics',
+        remoteAddress: '127.0.0.1',
+        headers: { authorization: 'Bearer ' },
+      }),
       401,
       'UNAUTHORIZED',
     )

@@ -21,8 +21,12 @@ let smtp: SmtpStandIn
 let ai: OpenAiStandIn
 
 beforeAll(async () => {
-  strict = await startTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false', RATE_LIMIT_GENERAL: '0' } })
-  lenient = await startTestApp({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_GENERAL: '0' } })
+  strict = await startTestApp({
+    env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false', RATE_LIMIT_GENERAL: '0' },
+  })
+  lenient = await startTestApp({
+    env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', RATE_LIMIT_GENERAL: '0' },
+  })
   admin = await createSignedInUser(strict, { isAdmin: true })
   lenientAdmin = await createSignedInUser(lenient, { isAdmin: true })
   smtp = await startSmtpStandIn()
@@ -35,8 +39,10 @@ afterAll(async () => {
   await ai?.close()
 })
 
-const put = (t: TestContext, token: string, url: string, payload: object) => t.app.inject({ method: 'PUT', url, headers: bearer(token), payload })
-const fieldOf = (response: { json(): { details: Array<{ field: string }> } }) => response.json().details.map((d) => d.field)
+const put = (t: TestContext, token: string, url: string, payload: object) =>
+  t.app.inject({ method: 'PUT', url, headers: bearer(token), payload })
+const fieldOf = (response: { json(): { details: Array<{ field: string }> } }) =>
+  response.json().details.map((d) => d.field)
 
 const METADATA_AND_LINK_LOCAL = [
   '169.254.169.254',
@@ -47,42 +53,85 @@ const METADATA_AND_LINK_LOCAL = [
   '[::ffff:169.254.169.254]',
   '0.0.0.0',
 ]
-const PRIVATE = ['10.0.0.5', '192.168.1.10', '172.16.0.1', '127.0.0.1', '[::1]', '[fd12:3456::1]', '100.64.0.1']
+const PRIVATE = [
+  '10.0.0.5',
+  '192.168.1.10',
+  '172.16.0.1',
+  '127.0.0.1',
+  '[::1]',
+  '[fd12:3456::1]',
+  '100.64.0.1',
+]
 
 describe('AI base_url', () => {
   it('refuses_link_local_and_metadata_addresses_always_and_private_ranges_unless_the_operator_allows_them', async () => {
     for (const host of [...METADATA_AND_LINK_LOCAL, ...PRIVATE]) {
-      const response = await put(strict, admin.token, '/api/admin/settings/ai', { base_url: `https://${host}/v1` })
+      const response = await put(strict, admin.token, '/api/admin/settings/ai', {
+        base_url: `https://${host}/v1`,
+      })
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(fieldOf(response), host).toEqual(['base_url'])
     }
     for (const host of METADATA_AND_LINK_LOCAL) {
-      const response = await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: `https://${host}/v1` })
+      const response = await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', {
+        base_url: `https://${host}/v1`,
+      })
       expectReason(response, 400, 'VALIDATION_FAILED')
     }
-    expect((await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: 'https://10.0.0.5/v1' })).statusCode).toBe(200)
+    expect(
+      (
+        await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', {
+          base_url: 'https://10.0.0.5/v1',
+        })
+      ).statusCode,
+    ).toBe(200)
   })
 
   it('must_be_https_except_on_loopback', async () => {
     for (const url of ['http://api.example.com/v1', 'http://10.0.0.5/v1']) {
-      const response = await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: url })
+      const response = await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', {
+        base_url: url,
+      })
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(response.json().details[0].message).toMatch(/https/)
     }
-    expect((await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', { base_url: ai.baseUrl, api_key: AI_API_KEY })).statusCode).toBe(200)
+    expect(
+      (
+        await put(lenient, lenientAdmin.token, '/api/admin/settings/ai', {
+          base_url: ai.baseUrl,
+          api_key: AI_API_KEY,
+        })
+      ).statusCode,
+    ).toBe(200)
   })
 
   it('never_connects_to_a_name_that_resolves_to_a_refused_address', async () => {
     // localhost is a name: accepted when saved, judged when resolved — and refused, so nothing is sent.
     const base = ai.baseUrl.replace('127.0.0.1', 'localhost')
-    expect((await put(strict, admin.token, '/api/admin/settings/ai', { base_url: base, api_key: AI_API_KEY, model: 'gpt-4o' })).statusCode).toBe(200)
+    expect(
+      (
+        await put(strict, admin.token, '/api/admin/settings/ai', {
+          base_url: base,
+          api_key: AI_API_KEY,
+          model: 'gpt-4o',
+        })
+      ).statusCode,
+    ).toBe(200)
     const before = ai.calls.length
     const responses = await Promise.all(
-      Array.from({ length: 10 }, () => strict.app.inject({ method: 'GET', url: '/api/admin/settings/ai/models', headers: bearer(admin.token) })),
+      Array.from({ length: 10 }, () =>
+        strict.app.inject({
+          method: 'GET',
+          url: '/api/admin/settings/ai/models',
+          headers: bearer(admin.token),
+        }),
+      ),
     )
     for (const response of responses) {
       expectReason(response, 502, 'UPSTREAM_FAILED')
-      expect(response.json().message).toMatch(/^The AI provider was not contacted: the destination is a private or loopback address/)
+      expect(response.json().message).toMatch(
+        /^The AI provider was not contacted: the destination is a private or loopback address/,
+      )
     }
     expect(ai.calls.length).toBe(before)
   })
@@ -91,7 +140,9 @@ describe('AI base_url', () => {
 describe('SMTP host', () => {
   const LOOPBACK = ['127.0.0.1', '::1']
   it('refuses_link_local_metadata_and_private_literals_and_tells_only_the_stage_for_names', async () => {
-    const refused = [...METADATA_AND_LINK_LOCAL, ...PRIVATE].map((h) => h.replace(/^\[|\]$/g, '')).filter((h) => !LOOPBACK.includes(h))
+    const refused = [...METADATA_AND_LINK_LOCAL, ...PRIVATE]
+      .map((h) => h.replace(/^\[|\]$/g, ''))
+      .filter((h) => !LOOPBACK.includes(h))
     for (const host of refused) {
       const response = await put(strict, admin.token, '/api/admin/settings/smtp', { host })
       expectReason(response, 400, 'VALIDATION_FAILED')
@@ -105,7 +156,12 @@ describe('SMTP host', () => {
       from_address: 'sb@example.com',
     })
     expect(configured.statusCode).toBe(200)
-    const test = await strict.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
+    const test = await strict.app.inject({
+      method: 'POST',
+      url: '/api/admin/settings/smtp/test',
+      headers: bearer(admin.token),
+      payload: {},
+    })
     expectReason(test, 502, 'UPSTREAM_FAILED')
     expect(smtp.clientBytes()).toBe('')
   })
@@ -134,7 +190,9 @@ describe('SMTP host', () => {
     }
     // The form's "allow signing in without TLS to a server on this machine" works as it says: a
     // relay on loopback that wants credentials and offers no TLS receives the mail.
-    const authenticating = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+    const authenticating = await startSmtpStandIn({
+      credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+    })
     try {
       const withAuth = await put(strict, admin.token, '/api/admin/settings/smtp', {
         enabled: true,
@@ -146,14 +204,21 @@ describe('SMTP host', () => {
         from_address: 'sb@example.com',
       })
       expect(withAuth.statusCode).toBe(200)
-      const test = await strict.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
+      const test = await strict.app.inject({
+        method: 'POST',
+        url: '/api/admin/settings/smtp/test',
+        headers: bearer(admin.token),
+        payload: {},
+      })
       expect(test.statusCode, test.body).toBe(200)
       expect(authenticating.received.map((m) => m.username)).toEqual([SMTP_USERNAME])
     } finally {
       await authenticating.close()
     }
     // Loopback only: the AI and OIDC clients still refuse it without the operator's setting.
-    const ai = await put(strict, admin.token, '/api/admin/settings/ai', { base_url: 'http://127.0.0.1:9/v1' })
+    const ai = await put(strict, admin.token, '/api/admin/settings/ai', {
+      base_url: 'http://127.0.0.1:9/v1',
+    })
     expectReason(ai, 400, 'VALIDATION_FAILED')
   })
 })

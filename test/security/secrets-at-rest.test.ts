@@ -1,7 +1,14 @@
 /** TOTP secrets (pending and active) are AES-256-GCM ciphertext at rest; tampering is an error. */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, createSignedInUser, DEFAULT_PASSWORD, enableMfa, loginForMfaToken, verifyMfa } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  loginForMfaToken,
+  verifyMfa,
+} from '../helpers/factories.js'
 import { totpCode } from '../helpers/rfc6238.js'
 
 const t = useTestApp()
@@ -16,7 +23,11 @@ describe('TOTP secrets at rest', () => {
       payload: { password: DEFAULT_PASSWORD },
     })
     const secret: string = begin.json().secret
-    const pending = await t.deps.db.selectFrom('mfa_pending').select('secret_encrypted').where('user_id', '=', user.user.id).executeTakeFirstOrThrow()
+    const pending = await t.deps.db
+      .selectFrom('mfa_pending')
+      .select('secret_encrypted')
+      .where('user_id', '=', user.user.id)
+      .executeTakeFirstOrThrow()
     expect(pending.secret_encrypted).toMatch(/^v1\.[A-Za-z0-9_-]+$/)
     expect(pending.secret_encrypted).not.toContain(secret)
 
@@ -26,7 +37,11 @@ describe('TOTP secrets at rest', () => {
       headers: bearer(user.token),
       payload: { code: totpCode(secret, t.clock.now()) },
     })
-    const active = await t.deps.db.selectFrom('mfa_totp').select('secret_encrypted').where('user_id', '=', user.user.id).executeTakeFirstOrThrow()
+    const active = await t.deps.db
+      .selectFrom('mfa_totp')
+      .select('secret_encrypted')
+      .where('user_id', '=', user.user.id)
+      .executeTakeFirstOrThrow()
     expect(active.secret_encrypted).toMatch(/^v1\./)
     expect(active.secret_encrypted).not.toContain(secret)
     expect(active.secret_encrypted).not.toBe(pending.secret_encrypted)
@@ -35,12 +50,24 @@ describe('TOTP secrets at rest', () => {
   it('a tampered ciphertext is an error (500, logged), never read as a plaintext secret', async () => {
     const user = await createSignedInUser(t)
     const { secret } = await enableMfa(t, user)
-    const row = await t.deps.db.selectFrom('mfa_totp').select('secret_encrypted').where('user_id', '=', user.user.id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('mfa_totp')
+      .select('secret_encrypted')
+      .where('user_id', '=', user.user.id)
+      .executeTakeFirstOrThrow()
     const raw = Buffer.from(row.secret_encrypted.slice(3), 'base64url')
     raw[20] = raw[20]! ^ 0xff
     for (const tampered of [`v1.${raw.toString('base64url')}`, secret]) {
-      await t.deps.db.updateTable('mfa_totp').set({ secret_encrypted: tampered }).where('user_id', '=', user.user.id).execute()
-      const response = await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), totpCode(secret, t.clock.now()))
+      await t.deps.db
+        .updateTable('mfa_totp')
+        .set({ secret_encrypted: tampered })
+        .where('user_id', '=', user.user.id)
+        .execute()
+      const response = await verifyMfa(
+        t,
+        await loginForMfaToken(t, user.email, DEFAULT_PASSWORD),
+        totpCode(secret, t.clock.now()),
+      )
       expect(response.statusCode).toBe(500)
       expect(response.json().reason).toBe('INTERNAL')
     }
@@ -52,9 +79,21 @@ describe('TOTP secrets at rest', () => {
     const mallory = await createSignedInUser(t)
     const { secret } = await enableMfa(t, alice)
     await enableMfa(t, mallory)
-    const aliceRow = await t.deps.db.selectFrom('mfa_totp').select('secret_encrypted').where('user_id', '=', alice.user.id).executeTakeFirstOrThrow()
-    await t.deps.db.updateTable('mfa_totp').set({ secret_encrypted: aliceRow.secret_encrypted }).where('user_id', '=', mallory.user.id).execute()
-    const response = await verifyMfa(t, await loginForMfaToken(t, mallory.email, DEFAULT_PASSWORD), totpCode(secret, t.clock.now()))
+    const aliceRow = await t.deps.db
+      .selectFrom('mfa_totp')
+      .select('secret_encrypted')
+      .where('user_id', '=', alice.user.id)
+      .executeTakeFirstOrThrow()
+    await t.deps.db
+      .updateTable('mfa_totp')
+      .set({ secret_encrypted: aliceRow.secret_encrypted })
+      .where('user_id', '=', mallory.user.id)
+      .execute()
+    const response = await verifyMfa(
+      t,
+      await loginForMfaToken(t, mallory.email, DEFAULT_PASSWORD),
+      totpCode(secret, t.clock.now()),
+    )
     expect(response.statusCode).toBe(500)
   })
 })

@@ -6,9 +6,15 @@ import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config.js'
 import { useTestApp } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'
-import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD } from '../helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+} from '../helpers/factories.js'
 
-const me = (t: ReturnType<typeof useTestApp>, token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+const me = (t: ReturnType<typeof useTestApp>, token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 
 describe('session idle timeout (SESSION_IDLE_TIMEOUT=30m)', () => {
   const t = useTestApp({ env: { SESSION_IDLE_TIMEOUT: '30m', RATE_LIMIT_GENERAL: '0' } })
@@ -24,7 +30,11 @@ describe('session idle timeout (SESSION_IDLE_TIMEOUT=30m)', () => {
     expectReason(await me(t, idle.token), 401, 'UNAUTHORIZED')
     expect((await me(t, busy.token)).statusCode).toBe(200)
     // The idle session is no longer listed either.
-    const listed = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions', headers: bearer(busy.token) })
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/sessions',
+      headers: bearer(busy.token),
+    })
     expect(listed.json().items).toHaveLength(1)
   })
 
@@ -40,12 +50,30 @@ describe('password change with revoke_api_tokens', () => {
     const user = await createSignedInUser(t)
     const kept = await createApiTokenFor(t, user.token)
     const change = (payload: Record<string, unknown>) =>
-      t.app.inject({ method: 'POST', url: '/api/users/me/password', headers: bearer(user.token), payload })
-    expect((await change({ current_password: DEFAULT_PASSWORD, new_password: 'second sound passphrase 1' })).statusCode).toBe(204)
+      t.app.inject({
+        method: 'POST',
+        url: '/api/users/me/password',
+        headers: bearer(user.token),
+        payload,
+      })
+    expect(
+      (
+        await change({
+          current_password: DEFAULT_PASSWORD,
+          new_password: 'second sound passphrase 1',
+        })
+      ).statusCode,
+    ).toBe(204)
     expect((await me(t, kept.token)).statusCode).toBe(200)
     const doomed = await createApiTokenFor(t, user.token, 'another')
     expect(
-      (await change({ current_password: 'second sound passphrase 1', new_password: 'third sound passphrase 2', revoke_api_tokens: true })).statusCode,
+      (
+        await change({
+          current_password: 'second sound passphrase 1',
+          new_password: 'third sound passphrase 2',
+          revoke_api_tokens: true,
+        })
+      ).statusCode,
     ).toBe(204)
     expectReason(await me(t, kept.token), 401, 'UNAUTHORIZED')
     expectReason(await me(t, doomed.token), 401, 'UNAUTHORIZED')

@@ -26,7 +26,10 @@ const responses = scanResponsesForSecrets(t, SECRETS)
 let smtp: SmtpStandIn
 let provider: OpenAiStandIn
 beforeAll(async () => {
-  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD }, echoPasswordOnFailure: true })
+  smtp = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+    echoPasswordOnFailure: true,
+  })
   provider = await startOpenAiStandIn(AI_API_KEY)
 })
 afterAll(async () => {
@@ -38,7 +41,12 @@ describe('settings secrets never leave the server', () => {
   it('the scan itself finds a secret whole, base64-encoded or partly masked', () => {
     expect(findLeak(`{"password":"${SMTP_PASSWORD}"}`, SECRETS)).not.toBeNull()
     expect(findLeak(Buffer.from(SMTP_PASSWORD).toString('base64'), SECRETS)).not.toBeNull()
-    expect(findLeak(`Incorrect API key provided: ${AI_API_KEY.slice(0, 3)}****${AI_API_KEY.slice(-8)}`, SECRETS)).not.toBeNull()
+    expect(
+      findLeak(
+        `Incorrect API key provided: ${AI_API_KEY.slice(0, 3)}****${AI_API_KEY.slice(-8)}`,
+        SECRETS,
+      ),
+    ).not.toBeNull()
     expect(findLeak('{"password_set":true}', SECRETS)).toBeNull()
   })
 
@@ -46,8 +54,12 @@ describe('settings secrets never leave the server', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const member = await createSignedInUser(t)
     const as = (token: string) => bearer(token)
-    const send = (method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: object, token = admin.token) =>
-      t.app.inject({ method, url, headers: as(token), ...(payload && { payload }) })
+    const send = (
+      method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+      url: string,
+      payload?: object,
+      token = admin.token,
+    ) => t.app.inject({ method, url, headers: as(token), ...(payload && { payload }) })
 
     await send('PUT', '/api/admin/settings/smtp', {
       enabled: true,
@@ -58,7 +70,12 @@ describe('settings secrets never leave the server', () => {
       plaintext_auth_on_loopback: true,
       from_address: 'no-reply@example.com',
     })
-    await send('PUT', '/api/admin/settings/ai', { base_url: provider.baseUrl, api_key: AI_API_KEY, model: 'gpt-4o', enabled: true })
+    await send('PUT', '/api/admin/settings/ai', {
+      base_url: provider.baseUrl,
+      api_key: AI_API_KEY,
+      model: 'gpt-4o',
+      enabled: true,
+    })
     await send('PUT', '/api/admin/settings/site.name', { value: 'Acme' })
 
     expect((await send('POST', '/api/admin/settings/smtp/test', {})).statusCode).toBe(200)
@@ -67,16 +84,33 @@ describe('settings secrets never leave the server', () => {
     // Failures, with upstream servers that quote the wrong secrets back.
     await send('PUT', '/api/admin/settings/smtp', { password: OTHER_SMTP_PASSWORD })
     expect((await send('POST', '/api/admin/settings/smtp/test', {})).statusCode).toBe(502)
-    expect((await send('POST', '/api/users/me/email', { email: uniqueEmail(), password: DEFAULT_PASSWORD }, member.token)).statusCode).toBe(502)
+    expect(
+      (
+        await send(
+          'POST',
+          '/api/users/me/email',
+          { email: uniqueEmail(), password: DEFAULT_PASSWORD },
+          member.token,
+        )
+      ).statusCode,
+    ).toBe(502)
     await send('PUT', '/api/admin/settings/ai', { api_key: OTHER_AI_API_KEY })
     expect((await send('GET', '/api/admin/settings/ai/models')).statusCode).toBe(502)
     await send('PUT', '/api/admin/settings/smtp', { password: SMTP_PASSWORD, port: 0 }) // invalid: 400
-    await send('PUT', '/api/admin/settings/ai', { api_key: AI_API_KEY, base_url: 'https://user:pw@example.com' }) // 400
+    await send('PUT', '/api/admin/settings/ai', {
+      api_key: AI_API_KEY,
+      base_url: 'https://user:pw@example.com',
+    }) // 400
     await send('PUT', '/api/admin/settings/smtp', { password: SMTP_PASSWORD })
     await send('PUT', '/api/admin/settings/ai', { api_key: AI_API_KEY })
 
     // Every read of the sections, through every route.
-    for (const url of ['/api/admin/settings', '/api/admin/settings/smtp', '/api/admin/settings/ai', '/api/admin/settings/site.name']) {
+    for (const url of [
+      '/api/admin/settings',
+      '/api/admin/settings/smtp',
+      '/api/admin/settings/ai',
+      '/api/admin/settings/site.name',
+    ]) {
       expect((await send('GET', url)).statusCode).toBe(200)
     }
     await send('GET', '/api/admin/settings/smtp.password')
@@ -84,8 +118,21 @@ describe('settings secrets never leave the server', () => {
     await send('DELETE', '/api/admin/settings/smtp')
     await send('GET', '/api/admin/settings/smtp', undefined, member.token)
     await send('GET', '/api/config/ai-suggestions', undefined, member.token)
-    expect((await send('POST', '/api/users/me/email', { email: uniqueEmail(), password: DEFAULT_PASSWORD }, member.token)).statusCode).toBe(202)
-    await t.app.inject({ method: 'POST', url: '/api/users/email/verify', payload: { token: 'unknown' } })
+    expect(
+      (
+        await send(
+          'POST',
+          '/api/users/me/email',
+          { email: uniqueEmail(), password: DEFAULT_PASSWORD },
+          member.token,
+        )
+      ).statusCode,
+    ).toBe(202)
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/users/email/verify',
+      payload: { token: 'unknown' },
+    })
     await t.app.inject({ method: 'GET', url: '/api/openapi.json' })
 
     expect(responses.length).toBeGreaterThan(25)
@@ -98,7 +145,8 @@ describe('settings secrets never leave the server', () => {
   })
 
   it('no response body or header holds a secret in any form (also checked for every file that uses the scan)', () => {
-    for (const response of responses) expect(findLeak(response.body + JSON.stringify(response.headers), SECRETS)).toBeNull()
+    for (const response of responses)
+      expect(findLeak(response.body + JSON.stringify(response.headers), SECRETS)).toBeNull()
     const bodies = responses.map((r) => r.body).join('\n')
     // The SMTP server did quote the password; the answer names the stage and code only (issue 11).
     expect(bodies).toContain('The SMTP server refused the authentication (reply code 535).')
@@ -111,7 +159,9 @@ describe('settings secrets never leave the server', () => {
 
   it('the audit trail holds no secret', async () => {
     const rows = await t.deps.db.selectFrom('audit_events').selectAll().execute()
-    expect(rows.map((r) => r.action)).toEqual(expect.arrayContaining(['smtp.update', 'smtp.test', 'ai.update', 'settings.update']))
+    expect(rows.map((r) => r.action)).toEqual(
+      expect.arrayContaining(['smtp.update', 'smtp.test', 'ai.update', 'settings.update']),
+    )
     expect(findLeak(JSON.stringify(rows), SECRETS)).toBeNull()
   })
 

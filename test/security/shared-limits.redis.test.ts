@@ -2,7 +2,13 @@
 import { randomInt } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../helpers/app.js'
-import { bearer, createSignedInUser, createUser, DEFAULT_PASSWORD, login } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  login,
+} from '../helpers/factories.js'
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const ownAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(256)}`
@@ -23,13 +29,28 @@ describe('limits shared through Redis', () => {
       const user = await login(t, email, DEFAULT_PASSWORD, ownAddress())
       const remaining: string[] = []
       for (const app of [t.app, t.app, t.app, peer.app, peer.app, peer.app]) {
-        const response = await app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })
+        const response = await app.inject({
+          method: 'GET',
+          url: '/api/users/me',
+          headers: bearer(user.token),
+        })
         expect(response.statusCode).toBe(200)
         remaining.push(String(response.headers['ratelimit-remaining']))
       }
       expect(remaining).toEqual(['5', '4', '3', '2', '1', '0'])
-      expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(429)
-      expect((await peer.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(429)
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) }))
+          .statusCode,
+      ).toBe(429)
+      expect(
+        (
+          await peer.app.inject({
+            method: 'GET',
+            url: '/api/users/me',
+            headers: bearer(user.token),
+          })
+        ).statusCode,
+      ).toBe(429)
     } finally {
       await peer.close()
     }
@@ -70,7 +91,11 @@ describe('Redis unreachable', () => {
   it('keeps serving with per-process limits and says so in the log once', async () => {
     const user = await createSignedInUser(t)
     const statuses: number[] = []
-    for (let i = 0; i < 4; i++) statuses.push((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode)
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) }))
+          .statusCode,
+      )
     expect(statuses).toEqual([200, 200, 200, 429])
     const warnings = t.logs.filter((line) => line.includes('falling back to per-process limits'))
     expect(warnings).toHaveLength(1)

@@ -7,7 +7,13 @@ import type { AddressInfo } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 
-const t = useTestApp({ env: { REQUEST_TIMEOUT_SECONDS: '2', HEADERS_TIMEOUT_SECONDS: '1', KEEP_ALIVE_TIMEOUT_SECONDS: '1' } })
+const t = useTestApp({
+  env: {
+    REQUEST_TIMEOUT_SECONDS: '2',
+    HEADERS_TIMEOUT_SECONDS: '1',
+    KEEP_ALIVE_TIMEOUT_SECONDS: '1',
+  },
+})
 let port: number
 
 beforeAll(async () => {
@@ -16,7 +22,10 @@ beforeAll(async () => {
 })
 
 /** Opens a socket, runs `drip` on it, and resolves with the seconds until the server closed it. */
-function secondsUntilClosed(drip: (socket: net.Socket) => void, giveUpAfterMs = 15_000): Promise<{ seconds: number; received: string }> {
+function secondsUntilClosed(
+  drip: (socket: net.Socket) => void,
+  giveUpAfterMs = 15_000,
+): Promise<{ seconds: number; received: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const socket = net.connect(port, '127.0.0.1')
@@ -37,7 +46,9 @@ function secondsUntilClosed(drip: (socket: net.Socket) => void, giveUpAfterMs = 
       clearTimeout(giveUp)
       resolve({ seconds: (performance.now() - started) / 1000, received })
     })
-    socket.write('POST /api/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n')
+    socket.write(
+      'POST /api/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n',
+    )
   })
 }
 
@@ -53,7 +64,9 @@ describe('slow clients', () => {
   it('a connection that dribbles its headers is closed after the headers timeout', async () => {
     const started = performance.now()
     const closed = await new Promise<number>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /api/health HTTP/1.1\r\nHost: localhost\r\n'))
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write('GET /api/health HTTP/1.1\r\nHost: localhost\r\n'),
+      )
       const timer = setInterval(() => !socket.destroyed && socket.write('X-Slow: 1\r\n'), 200)
       socket.on('error', () => undefined)
       socket.on('close', () => {
@@ -68,7 +81,9 @@ describe('slow clients', () => {
     const started = performance.now()
     const closed = await new Promise<{ seconds: number; received: string }>((resolve) => {
       let received = ''
-      const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n'))
+      const socket = net.connect(port, '127.0.0.1', () =>
+        socket.write('GET /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n'),
+      )
       socket.on('data', (chunk) => (received += chunk.toString()))
       socket.on('error', () => undefined)
       socket.on('close', () => resolve({ seconds: (performance.now() - started) / 1000, received }))

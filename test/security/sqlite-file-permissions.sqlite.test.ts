@@ -39,7 +39,8 @@ describe('SQLite file permissions', () => {
     const first = openSqlite(file)
     first.exec('create table t (x integer); insert into t values (1)')
     first.close()
-    for (const f of [file, `${file}-wal`, `${file}-shm`]) if (fs.existsSync(f)) fs.chmodSync(f, 0o644)
+    for (const f of [file, `${file}-wal`, `${file}-shm`])
+      if (fs.existsSync(f)) fs.chmodSync(f, 0o644)
     fs.chmodSync(directory, 0o755)
 
     const database = openSqlite(file)

@@ -10,9 +10,19 @@ import fs from 'node:fs'
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../test/helpers/openai-stand-in.ts'
-import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
+import {
+  OIDC_CLIENT_ID,
+  startOidcProvider,
+  type OidcProviderStandIn,
+} from '../../test/helpers/oidc-provider.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { AI_API_KEY, findLeak, OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
+import {
+  AI_API_KEY,
+  findLeak,
+  OIDC_CLIENT_SECRET,
+  SMTP_PASSWORD,
+  SMTP_USERNAME,
+} from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility as checkAxe, expectHeading } from './checks.ts'
@@ -32,10 +42,16 @@ let adminJwt: string
 /** Every response body and header set the browser received, scanned for the secrets at the end. */
 const seen: string[] = []
 const axeChecked: string[] = []
-const checkAccessibility = (page: Page, name: string) => checkAxe(page, name, (pass) => axeChecked.push(pass))
+const checkAccessibility = (page: Page, name: string) =>
+  checkAxe(page, name, (pass) => axeChecked.push(pass))
 
 async function newContext(locale = 'en-US'): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale, acceptDownloads: true })
+  const context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale,
+    acceptDownloads: true,
+  })
   context.on('response', (response: Response) => {
     void response
       .text()
@@ -53,7 +69,10 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.waitForURL(`${server.baseUrl}/links`)
 }
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response_> {
+async function api(
+  path: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+): Promise<Response_> {
   const response = await fetch(`${server.baseUrl}${path}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -62,7 +81,10 @@ async function api(path: string, init: { method?: string; token?: string; body?:
     },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
-  return { status: response.status, json: response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>) }
+  return {
+    status: response.status,
+    json: response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>),
+  }
 }
 interface Response_ {
   status: number
@@ -79,13 +101,19 @@ async function reauthenticate(page: Page, password = ADMIN.password): Promise<vo
 beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
-  oidc = await startOidcProvider({ redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`] })
-  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  oidc = await startOidcProvider({
+    redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`],
+  })
+  smtp = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+  })
   openai = await startOpenAiStandIn(AI_API_KEY)
   openai.models = [{ id: 'gpt-test-mini', owned_by: 'stand-in' }, { id: 'gpt-test-large' }]
   const setup = await api('/api/auth/setup', { method: 'POST', body: ADMIN })
   adminJwt = setup.json.token as string
-  expect((await api('/api/admin/users', { method: 'POST', token: adminJwt, body: LIN })).status).toBe(201)
+  expect(
+    (await api('/api/admin/users', { method: 'POST', token: adminJwt, body: LIN })).status,
+  ).toBe(201)
 }, 120_000)
 
 afterAll(async () => {
@@ -94,7 +122,10 @@ afterAll(async () => {
   await smtp?.close()
   await openai?.close()
   await server?.stop()
-  if (axeChecked.length > 0) console.log(`axe: ${axeChecked.length} admin page views checked, none with a serious or critical violation`)
+  if (axeChecked.length > 0)
+    console.log(
+      `axe: ${axeChecked.length} admin page views checked, none with a serious or critical violation`,
+    )
 })
 
 describe('the administration console', () => {
@@ -104,7 +135,9 @@ describe('the administration console', () => {
 
   it('shows the Administration group to administrators and opens Users from /admin', async () => {
     context = await newContext()
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: server.baseUrl,
+    })
     page = await context.newPage()
     await signIn(page, ADMIN)
     const nav = page.getByRole('navigation', { name: 'Main' })
@@ -135,7 +168,9 @@ describe('the administration console', () => {
     await page.waitForURL('**/admin/users?q=mia%40')
     await expect.poll(() => page.getByTestId('users').locator('tbody tr').count()).toBe(1)
     await page.goto('/admin/users?q=nobody-like-that')
-    await expect.poll(() => page.getByTestId('users-empty').textContent()).toContain('nobody-like-that')
+    await expect
+      .poll(() => page.getByTestId('users-empty').textContent())
+      .toContain('nobody-like-that')
   })
 
   it('disables and re-enables the user behind the re-authentication dialog, which keeps what was typed', async () => {
@@ -148,33 +183,68 @@ describe('the administration console', () => {
     await details.getByRole('button', { name: 'Save changes' }).click()
     await page.getByRole('dialog', { name: 'Confirm it is you' }).waitFor()
     await checkAccessibility(page, 're-authentication dialog')
-    await page.getByRole('dialog', { name: 'Confirm it is you' }).getByRole('button', { name: 'Cancel' }).click()
+    await page
+      .getByRole('dialog', { name: 'Confirm it is you' })
+      .getByRole('button', { name: 'Cancel' })
+      .click()
     expect(await details.getByLabel('Email address').inputValue()).toBe('mia@new.example')
     // A wrong password is said in the dialog, which stays open for another try.
     await details.getByRole('button', { name: 'Save changes' }).click()
     await reauthenticate(page, 'not-my-password')
-    await expect.poll(() => page.getByRole('dialog', { name: 'Confirm it is you' }).getByText('The password is incorrect.').count()).toBe(1)
+    await expect
+      .poll(() =>
+        page
+          .getByRole('dialog', { name: 'Confirm it is you' })
+          .getByText('The password is incorrect.')
+          .count(),
+      )
+      .toBe(1)
     await reauthenticate(page)
-    await expect.poll(() => page.getByText('mia@new.example', { exact: false }).count()).toBeGreaterThan(0)
-    await expect.poll(async () => (await api(`/api/admin/users/${miaId}`, { token: adminJwt })).json.email).toBe('mia@new.example')
+    await expect
+      .poll(() => page.getByText('mia@new.example', { exact: false }).count())
+      .toBeGreaterThan(0)
+    await expect
+      .poll(async () => (await api(`/api/admin/users/${miaId}`, { token: adminJwt })).json.email)
+      .toBe('mia@new.example')
     MIA.email = 'mia@new.example'
 
     await page.getByRole('button', { name: 'Disable account' }).click()
     await page.getByRole('alertdialog').getByRole('button', { name: 'Disable account' }).click()
     await reauthenticate(page)
     await expect.poll(() => page.getByTestId('user-status').textContent()).toBe('Disabled')
-    expect((await api('/api/auth/login', { method: 'POST', body: { email: MIA.email, password: MIA.password } })).status).toBe(401)
+    expect(
+      (
+        await api('/api/auth/login', {
+          method: 'POST',
+          body: { email: MIA.email, password: MIA.password },
+        })
+      ).status,
+    ).toBe(401)
 
     await page.getByRole('button', { name: 'Enable account' }).click()
     await reauthenticate(page)
     await expect.poll(() => page.getByTestId('user-status').textContent()).toBe('Active')
-    expect((await api('/api/auth/login', { method: 'POST', body: { email: MIA.email, password: MIA.password } })).status).toBe(200)
+    expect(
+      (
+        await api('/api/auth/login', {
+          method: 'POST',
+          body: { email: MIA.email, password: MIA.password },
+        })
+      ).status,
+    ).toBe(200)
   })
 
   it("resets the user's two-factor authentication", async () => {
-    const login = await api('/api/auth/login', { method: 'POST', body: { email: MIA.email, password: MIA.password } })
+    const login = await api('/api/auth/login', {
+      method: 'POST',
+      body: { email: MIA.email, password: MIA.password },
+    })
     const miaJwt = login.json.token as string
-    const begun = await api('/api/auth/mfa/enroll/begin', { method: 'POST', token: miaJwt, body: { password: MIA.password } })
+    const begun = await api('/api/auth/mfa/enroll/begin', {
+      method: 'POST',
+      token: miaJwt,
+      body: { password: MIA.password },
+    })
     const confirmed = await api('/api/auth/mfa/enroll/confirm', {
       method: 'POST',
       token: miaJwt,
@@ -185,14 +255,28 @@ describe('the administration console', () => {
     await page.reload()
     await expect.poll(() => page.getByTestId('user-mfa').textContent()).toBe('On')
     await page.getByRole('button', { name: 'Reset two-factor authentication' }).click()
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Reset two-factor authentication' }).click()
+    await page
+      .getByRole('alertdialog')
+      .getByRole('button', { name: 'Reset two-factor authentication' })
+      .click()
     await reauthenticate(page)
     await expect.poll(() => page.getByTestId('user-mfa').textContent()).toBe('Off')
-    expect((await api('/api/auth/login', { method: 'POST', body: { email: MIA.email, password: MIA.password } })).json.mfa_required).toBeUndefined()
+    expect(
+      (
+        await api('/api/auth/login', {
+          method: 'POST',
+          body: { email: MIA.email, password: MIA.password },
+        })
+      ).json.mfa_required,
+    ).toBeUndefined()
   })
 
   it('deletes a user only after their email is typed, by keyboard', async () => {
-    const temp = await api('/api/admin/users', { method: 'POST', token: adminJwt, body: { name: 'Temp Worker', email: 'temp@example.com' } })
+    const temp = await api('/api/admin/users', {
+      method: 'POST',
+      token: adminJwt,
+      body: { name: 'Temp Worker', email: 'temp@example.com' },
+    })
     await page.goto(`/admin/users/${temp.json.id as string}`)
     await expectHeading(page, 'Temp Worker')
     await page.getByRole('button', { name: 'Delete user' }).focus()
@@ -202,11 +286,15 @@ describe('the administration console', () => {
     await checkAccessibility(page, 'delete user dialog')
     await page.keyboard.type('temp@example')
     await page.keyboard.press('Enter')
-    await expect.poll(() => dialog.getByText('That is not the email address of this account.').count()).toBe(1)
+    await expect
+      .poll(() => dialog.getByText('That is not the email address of this account.').count())
+      .toBe(1)
     await page.keyboard.type('.com')
     await page.keyboard.press('Enter')
     await expectHeading(page, 'Users')
-    expect((await api(`/api/admin/users/${temp.json.id as string}`, { token: adminJwt })).status).toBe(404)
+    expect(
+      (await api(`/api/admin/users/${temp.json.id as string}`, { token: adminJwt })).status,
+    ).toBe(404)
   })
 
   it("says on the administrator's own account why role, access and deletion are not offered", async () => {
@@ -259,7 +347,9 @@ describe('the administration console', () => {
     await form.getByLabel('Allow signing in without TLS to a server on this machine').check()
     await form.getByLabel('Sender address').fill('no-reply@example.com')
     await form.getByRole('button', { name: 'Save email settings' }).click()
-    await expect.poll(() => page.getByTestId('password-state').textContent()).toContain('A value is stored.')
+    await expect
+      .poll(() => page.getByTestId('password-state').textContent())
+      .toContain('A value is stored.')
     expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
 
     await page.getByRole('button', { name: 'Send test email' }).click()
@@ -277,13 +367,17 @@ describe('the administration console', () => {
     await form.getByLabel('API base URL').fill(openai.baseUrl)
     await form.getByLabel('API key').fill(AI_API_KEY)
     await form.getByRole('button', { name: 'Save AI settings' }).click()
-    await expect.poll(() => page.getByTestId('api_key-state').textContent()).toContain('A value is stored.')
+    await expect
+      .poll(() => page.getByTestId('api_key-state').textContent())
+      .toContain('A value is stored.')
     await form.getByRole('button', { name: 'Load models from the provider' }).click()
     await expect.poll(() => form.getByText('The provider offers 2 models.').count()).toBe(1)
     await form.getByLabel('Model').fill('gpt-test-mini')
     await form.getByLabel('Offer AI suggestions').check()
     await form.getByRole('button', { name: 'Save AI settings' }).click()
-    await expect.poll(() => page.getByTestId('ai-flags').textContent()).toContain('Available to users.')
+    await expect
+      .poll(() => page.getByTestId('ai-flags').textContent())
+      .toContain('Available to users.')
     expect(openai.calls.every((call) => call.authorization === `Bearer ${AI_API_KEY}`)).toBe(true)
   })
 
@@ -306,7 +400,9 @@ describe('the administration console', () => {
     expect(await page.getByTestId('callback-url').textContent()).toBe(callback)
     await page.getByRole('button', { name: 'Copy callback URL' }).click()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(callback)
-    await expect.poll(() => page.getByTestId('client_secret-state').textContent()).toContain('A value is stored.')
+    await expect
+      .poll(() => page.getByTestId('client_secret-state').textContent())
+      .toContain('A value is stored.')
     await checkAccessibility(page, 'identity provider')
 
     oidc.accounts.set('kim', { email: 'kim@example.com', email_verified: true, name: 'Kim Park' })
@@ -331,9 +427,14 @@ describe('the administration console', () => {
     await page.getByRole('button', { name: 'Apply filters' }).click()
     await page.waitForURL('**/admin/audit?action=admin.user_disable')
     await expect.poll(() => page.getByTestId('audit').locator('tbody tr').count()).toBe(1)
-    expect(await page.getByTestId('audit').locator('tbody tr td').nth(2).textContent()).toBe('admin.user_disable')
+    expect(await page.getByTestId('audit').locator('tbody tr td').nth(2).textContent()).toBe(
+      'admin.user_disable',
+    )
 
-    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()])
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ])
     expect(csv.suggestedFilename()).toMatch(/^switchboard-audit-.*\.csv$/)
     const lines = fs
       .readFileSync(await csv.path(), 'utf8')
@@ -370,7 +471,10 @@ describe('the administration console', () => {
     await page.goForward()
     await expect.poll(() => page.getByLabel('Action').inputValue()).toBe('team.member_add')
     await expect.poll(() => page.getByTestId('audit').locator('tbody tr').count()).toBe(2)
-    const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download JSON Lines' }).click()])
+    const [jsonl] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download JSON Lines' }).click(),
+    ])
     const events = fs
       .readFileSync(await jsonl.path(), 'utf8')
       .trim()
@@ -380,7 +484,10 @@ describe('the administration console', () => {
   })
 
   it('shows every admin page in German without a serious accessibility violation', async () => {
-    expect((await api('/api/users/me', { method: 'PATCH', token: adminJwt, body: { language: 'de' } })).status).toBe(200)
+    expect(
+      (await api('/api/users/me', { method: 'PATCH', token: adminJwt, body: { language: 'de' } }))
+        .status,
+    ).toBe(200)
     const german = await newContext('de-DE')
     const dePage = await german.newPage()
     await signIn(dePage, ADMIN)
@@ -407,9 +514,29 @@ describe('the administration console', () => {
     const member = await newContext()
     const memberPage = await member.newPage()
     await signIn(memberPage, LIN)
-    await expect.poll(() => memberPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Profile' }).count()).toBe(1)
-    expect(await memberPage.getByRole('navigation', { name: 'Main' }).getByText('Administration').count()).toBe(0)
-    for (const path of ['/admin', '/admin/users', `/admin/users/${miaId}`, '/admin/teams', '/admin/settings', '/admin/providers', '/admin/audit']) {
+    await expect
+      .poll(() =>
+        memberPage
+          .getByRole('navigation', { name: 'Main' })
+          .getByRole('link', { name: 'Profile' })
+          .count(),
+      )
+      .toBe(1)
+    expect(
+      await memberPage
+        .getByRole('navigation', { name: 'Main' })
+        .getByText('Administration')
+        .count(),
+    ).toBe(0)
+    for (const path of [
+      '/admin',
+      '/admin/users',
+      `/admin/users/${miaId}`,
+      '/admin/teams',
+      '/admin/settings',
+      '/admin/providers',
+      '/admin/audit',
+    ]) {
       await memberPage.goto(path)
       await expectHeading(memberPage, 'Not allowed')
     }

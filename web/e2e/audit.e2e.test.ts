@@ -13,7 +13,11 @@ import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/s
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
-const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-pioneer-1952' }
+const ADMIN = {
+  name: 'Grace Hopper',
+  email: 'grace@example.com',
+  password: 'compiler-pioneer-1952',
+}
 
 let server: ConsoleServer
 let browser: Browser
@@ -24,7 +28,10 @@ let token: string
 async function api(url: string, init: { method?: string; body?: unknown } = {}) {
   const response = await fetch(`${server.baseUrl}${url}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${token}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
   return { status: response.status, json: (await response.json()) as Record<string, unknown> }
@@ -41,8 +48,16 @@ beforeAll(async () => {
     body: JSON.stringify(ADMIN),
   })
   token = ((await setup.json()) as { token: string }).token
-  const smtpSettings = { enabled: true, host: smtp.host, port: smtp.port, plaintext_auth_on_loopback: true, from_address: 'audit@example.com' }
-  expect((await api('/api/admin/settings/smtp', { method: 'PUT', body: smtpSettings })).status).toBe(200)
+  const smtpSettings = {
+    enabled: true,
+    host: smtp.host,
+    port: smtp.port,
+    plaintext_auth_on_loopback: true,
+    from_address: 'audit@example.com',
+  }
+  expect(
+    (await api('/api/admin/settings/smtp', { method: 'PUT', body: smtpSettings })).status,
+  ).toBe(200)
 }, 120_000)
 
 afterAll(async () => {
@@ -56,7 +71,11 @@ describe('the audit log integrity on the audit page', () => {
   let page: Page
 
   it('shows the status and the verifier key; an edited row turns it red at the next check and the administrators get a mail', async () => {
-    const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+    const context = await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 1280, height: 800 },
+      locale: 'en-US',
+    })
     page = await context.newPage()
     await page.goto('/login')
     await page.locator('input[name="email"]').fill(ADMIN.email)
@@ -78,10 +97,16 @@ describe('the audit log integrity on the audit page', () => {
     const db = new DatabaseSync(dbFile)
     try {
       db.exec('PRAGMA busy_timeout = 5000')
-      const row = db.prepare("select leaf_index from audit_events where action = 'auth.login' order by leaf_index limit 1").get() as {
+      const row = db
+        .prepare(
+          "select leaf_index from audit_events where action = 'auth.login' order by leaf_index limit 1",
+        )
+        .get() as {
         leaf_index: number
       }
-      db.prepare("update audit_events set actor_email = 'nobody@example.com' where leaf_index = ?").run(row.leaf_index)
+      db.prepare(
+        "update audit_events set actor_email = 'nobody@example.com' where leaf_index = ?",
+      ).run(row.leaf_index)
       const mails = smtp.received.length
       await page.getByTestId('audit-check').click()
       await expect.poll(() => status.getAttribute('data-status')).toBe('failed')
@@ -92,7 +117,9 @@ describe('the audit log integrity on the audit page', () => {
       await checkAccessibility(page, 'audit log altered')
       // The status is the database's: a reload shows it too.
       await page.reload()
-      await expect.poll(() => page.getByTestId('audit-integrity').getAttribute('data-status')).toBe('failed')
+      await expect
+        .poll(() => page.getByTestId('audit-integrity').getAttribute('data-status'))
+        .toBe('failed')
     } finally {
       db.close()
     }

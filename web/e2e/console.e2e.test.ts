@@ -6,11 +6,23 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OIDC_CLIENT_ID, startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
+import {
+  OIDC_CLIENT_ID,
+  startOidcProvider,
+  type OidcProviderStandIn,
+} from '../../test/helpers/oidc-provider.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { OIDC_CLIENT_SECRET, SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { ALL_TOKEN_PERMISSIONS, apiRequest, launchBrowser, recordActivity, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
+import {
+  ALL_TOKEN_PERMISSIONS,
+  apiRequest,
+  launchBrowser,
+  recordActivity,
+  startConsoleServer,
+  type ApiInit,
+  type ConsoleServer,
+} from './harness.ts'
 import { checkAccessibility as checkAxe, confirmIfAsked, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -34,7 +46,11 @@ const checkAccessibility = (page: Page, name: string) =>
   )
 
 async function newContext(options: { locale?: string } = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: options.locale ?? 'en-US' })
+  const context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale: options.locale ?? 'en-US',
+  })
   context.on('console', (message) => {
     if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
       cspViolations.push(`${message.location().url}: ${message.text()}`)
@@ -76,8 +92,12 @@ async function freshCode(secret: string): Promise<string> {
 beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
-  oidc = await startOidcProvider({ redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`] })
-  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  oidc = await startOidcProvider({
+    redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`],
+  })
+  smtp = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+  })
 }, 120_000)
 
 /** The link that starts with `prefix` in the newest mail to `to` carrying one (security notices carry none). */
@@ -96,7 +116,9 @@ afterAll(async () => {
   await server?.stop()
   if (axeReport.size > 0) {
     const minor = [...axeReport].filter(([, found]) => found.length > 0)
-    const grave = [...axeReport.values()].flat().filter((finding) => /^(serious|critical) /.test(finding)).length
+    const grave = [...axeReport.values()]
+      .flat()
+      .filter((finding) => /^(serious|critical) /.test(finding)).length
     console.log(
       `axe: ${axeReport.size} page views checked; serious/critical: ${grave}; other findings: ${minor.length === 0 ? 'none' : minor.map(([page, found]) => `${page}: ${found.join(', ')}`).join('; ')}`,
     )
@@ -125,7 +147,9 @@ describe('the console in Chromium', () => {
     await adminPage.waitForURL(`${server.baseUrl}/links`)
     await expectHeading(adminPage, 'Links')
     // The credential is the HttpOnly cookie; nothing is kept in the page's storage.
-    expect(await adminPage.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0])
+    expect(await adminPage.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([
+      0, 0,
+    ])
     expect(await adminPage.evaluate(() => document.cookie)).not.toMatch(/(^|; )token=/)
     await checkAccessibility(adminPage, 'home')
 
@@ -137,12 +161,19 @@ describe('the console in Chromium', () => {
     await expectHeading(adminPage, 'Links')
 
     // An API token for arranging the later steps through the API.
-    const login = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
+    const login = await api('/api/auth/login', {
+      method: 'POST',
+      body: { email: ADMIN.email, password: ADMIN.password },
+    })
     const jwt = ((await login.json()) as { token: string }).token
     const created = await api('/api/tokens', {
       method: 'POST',
       token: jwt,
-      body: { name: 'e2e-arrange', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+      body: {
+        name: 'e2e-arrange',
+        permissions: ALL_TOKEN_PERMISSIONS,
+        organization_boundary: 'all',
+      },
     })
     adminApiToken = ((await created.json()) as { token: string }).token
   })
@@ -155,8 +186,12 @@ describe('the console in Chromium', () => {
     const password = page.getByLabel('Password', { exact: true })
     await expect.poll(() => password.getAttribute('aria-invalid')).toBe('true')
     const describedBy = (await password.getAttribute('aria-describedby')) ?? ''
-    expect(await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent()).toContain('The email address or password is incorrect.')
-    await expect.poll(() => password.evaluate((element) => element === document.activeElement)).toBe(true)
+    expect(await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent()).toContain(
+      'The email address or password is incorrect.',
+    )
+    await expect
+      .poll(() => password.evaluate((element) => element === document.activeElement))
+      .toBe(true)
     await checkAccessibility(page, 'login with an error')
     await context.close()
   })
@@ -169,7 +204,9 @@ describe('the console in Chromium', () => {
     // Each area lists the operations it opens, from the OpenAPI document.
     const links = adminPage.getByTestId('area-links')
     await links.getByText(/\d+ operations/).click()
-    await expect.poll(() => links.getByText('GET /api/links', { exact: true }).count()).toBeGreaterThan(0)
+    await expect
+      .poll(() => links.getByText('GET /api/links', { exact: true }).count())
+      .toBeGreaterThan(0)
     await expect
       .poll(() => adminPage.getByTestId('token-summary').textContent())
       .toMatch(/read Links, tags and go links — in your personal resources only, until/)
@@ -183,14 +220,31 @@ describe('the console in Chromium', () => {
 
     const list = await api('/api/links', { token: copied })
     expect(list.status).toBe(200)
-    const create = await api('/api/links', { method: 'POST', token: copied, body: { url: 'https://example.com/' } })
+    const create = await api('/api/links', {
+      method: 'POST',
+      token: copied,
+      body: { url: 'https://example.com/' },
+    })
     expect(create.status).toBe(403)
-    const refusal = (await create.json()) as { reason: string; message: string; details: { required: string } }
-    expect(refusal).toMatchObject({ reason: 'INSUFFICIENT_SCOPE', details: { required: 'links:write' } })
+    const refusal = (await create.json()) as {
+      reason: string
+      message: string
+      details: { required: string }
+    }
+    expect(refusal).toMatchObject({
+      reason: 'INSUFFICIENT_SCOPE',
+      details: { required: 'links:write' },
+    })
     expect(refusal.message).toContain('links:write')
     // Its account is out of its reach: no profile permission, and the sessions are session-only.
     expect((await api('/api/users/me', { token: copied })).status).toBe(403)
-    expect(((await (await api('/api/users/me/sessions', { token: copied })).json()) as { reason: string }).reason).toBe('SESSION_REQUIRED')
+    expect(
+      (
+        (await (await api('/api/users/me/sessions', { token: copied })).json()) as {
+          reason: string
+        }
+      ).reason,
+    ).toBe('SESSION_REQUIRED')
 
     await adminPage.getByRole('button', { name: 'I have copied it' }).click()
     const row = adminPage.getByTestId('token-deploy-ci')
@@ -230,7 +284,11 @@ describe('the console in Chromium', () => {
 
   it('signed out, /go/<slug> asks to sign in and then arrives at the link', async () => {
     const target = `${server.baseUrl}/api/health`
-    const link = await api('/api/links', { method: 'POST', token: adminApiToken, body: { url: target, slug: 'handbook' } })
+    const link = await api('/api/links', {
+      method: 'POST',
+      token: adminApiToken,
+      body: { url: target, slug: 'handbook' },
+    })
     expect(link.status).toBe(201)
     const context = await newContext()
     const page = await context.newPage()
@@ -249,7 +307,11 @@ describe('the console in Chromium', () => {
     await confirmIfAsked(adminPage, secret, ADMIN.password)
     totpSecret = ((await secret.textContent()) ?? '').replace(/\s+/g, '')
     expect(totpSecret).toMatch(/^[A-Z2-7]{32}$/)
-    await expect.poll(() => adminPage.getByRole('img', { name: 'QR code for your authenticator app' }).count()).toBe(1)
+    await expect
+      .poll(() =>
+        adminPage.getByRole('img', { name: 'QR code for your authenticator app' }).count(),
+      )
+      .toBe(1)
     // Judged from the top of the page: starting the set-up may scroll, and a control scrolled under the sticky bar
     // is partly covered, which axe rightly counts against its size (as in passkeys.e2e.test.ts).
     await adminPage.evaluate(() => window.scrollTo(0, 0))
@@ -270,7 +332,9 @@ describe('the console in Chromium', () => {
     expect(await done.getAttribute('aria-disabled')).toBe('true')
     await adminPage.getByLabel('I have stored these codes').check()
     await done.click()
-    await expect.poll(() => adminPage.getByTestId('mfa-state').textContent()).toContain('10 backup codes left')
+    await expect
+      .poll(() => adminPage.getByTestId('mfa-state').textContent())
+      .toContain('10 backup codes left')
   })
 
   it('signs in with a code, then with a backup code, and refuses that backup code a second time', async () => {
@@ -279,7 +343,11 @@ describe('the console in Chromium', () => {
     await adminPage.waitForURL('**/login/mfa**')
     await expectHeading(adminPage, 'Two-factor authentication')
     // Issue 32: the code field has the focus, so the code can be typed at once.
-    await expect.poll(() => adminPage.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe('code')
+    await expect
+      .poll(() =>
+        adminPage.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name),
+      )
+      .toBe('code')
     await checkAccessibility(adminPage, 'second step')
     await adminPage.getByLabel('Code').fill(await freshCode(totpSecret))
     await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
@@ -296,10 +364,14 @@ describe('the console in Chromium', () => {
       if (attempt === 'accepted') {
         await adminPage.waitForURL(`${server.baseUrl}/links`)
         // Issue 32: the first page says a backup code was spent, and how many are left (once).
-        await expect.poll(() => adminPage.getByTestId('backup-code-used').textContent()).toContain('9 backup codes are left')
+        await expect
+          .poll(() => adminPage.getByTestId('backup-code-used').textContent())
+          .toContain('9 backup codes are left')
       } else {
         await expect.poll(() => code.getAttribute('aria-invalid')).toBe('true')
-        expect(await adminPage.locator('.field-error').textContent()).toContain('That code is not correct or was already used.')
+        expect(await adminPage.locator('.field-error').textContent()).toContain(
+          'That code is not correct or was already used.',
+        )
       }
     }
     // Finish this sign-in with another backup code, so the next steps start signed in.
@@ -322,7 +394,11 @@ describe('the console in Chromium', () => {
       },
     })
     expect(created.status, await created.clone().text()).toBe(201)
-    oidc.accounts.set('grace', { email: 'grace@example.com', email_verified: true, name: 'Grace Hopper' })
+    oidc.accounts.set('grace', {
+      email: 'grace@example.com',
+      email_verified: true,
+      name: 'Grace Hopper',
+    })
     oidc.loginAs = 'grace'
 
     const context = await newContext()
@@ -351,8 +427,14 @@ describe('the console in Chromium', () => {
           .find((c) => c.startsWith('csrf_token='))
           ?.slice('csrf_token='.length) ?? '',
       )
-      const response = await fetch(`/api/users/me/identities/${key}/link`, { method: 'POST', headers: { 'x-csrf-token': csrf } })
-      return { status: response.status, body: (await response.json()) as { authorization_url?: string } }
+      const response = await fetch(`/api/users/me/identities/${key}/link`, {
+        method: 'POST',
+        headers: { 'x-csrf-token': csrf },
+      })
+      return {
+        status: response.status,
+        body: (await response.json()) as { authorization_url?: string },
+      }
     }, PROVIDER_KEY)
     expect(link.status).toBe(200)
     await adminPage.goto(link.body.authorization_url!)
@@ -386,7 +468,9 @@ describe('the console in Chromium', () => {
     await page.goto('/login')
     await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
     await page.waitForURL('**/login?error=ACCESS_DENIED')
-    expect(await page.getByRole('alert').textContent()).toBe('The identity provider did not let you sign in.')
+    expect(await page.getByRole('alert').textContent()).toBe(
+      'The identity provider did not let you sign in.',
+    )
     await context.close()
   })
 
@@ -407,7 +491,9 @@ describe('the console in Chromium', () => {
     })
     expect(smtpSettings.status).toBe(200)
     // Ada's address now belongs to the identity provider she signed in with: Lin has a password account.
-    expect((await api('/api/admin/users', { method: 'POST', token: adminApiToken, body: LIN })).status).toBe(201)
+    expect(
+      (await api('/api/admin/users', { method: 'POST', token: adminApiToken, body: LIN })).status,
+    ).toBe(201)
     const linContext = await newContext()
     const linPage = await linContext.newPage()
     await linPage.goto('/login')
@@ -428,7 +514,9 @@ describe('the console in Chromium', () => {
     const page = await mailbox.newPage()
     await page.goto(link)
     await expectHeading(page, 'Confirm email address')
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`Your email address is now ${newEmail}.`)
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toBe(`Your email address is now ${newEmail}.`)
     // The single-use token is gone from the address bar and the history.
     expect(new URL(page.url()).search).toBe('')
     await checkAccessibility(page, 'verify email, done')
@@ -436,21 +524,40 @@ describe('the console in Chromium', () => {
     LIN.email = newEmail
 
     // The password is changed in one place, the Security page, which the profile points to.
-    await linPage.getByTestId('profile-security').getByRole('link', { name: 'Open the Security page' }).click()
+    await linPage
+      .getByTestId('profile-security')
+      .getByRole('link', { name: 'Open the Security page' })
+      .click()
     await expectHeading(linPage, 'Security')
-    await linPage.getByTestId('security-summary').getByRole('button', { name: 'Change password' }).click()
+    await linPage
+      .getByTestId('security-summary')
+      .getByRole('button', { name: 'Change password' })
+      .click()
     const passwordForm = linPage.getByRole('form', { name: 'Change password' })
     await passwordForm.getByLabel('New password').fill('difference-engine-1822')
     await passwordForm.getByRole('button', { name: 'Change password' }).click()
     await passwordForm.waitFor({ state: 'detached' })
     LIN.password = 'difference-engine-1822'
-    expect((await api('/api/auth/login', { method: 'POST', body: { email: newEmail, password: LIN.password } })).status).toBe(200)
+    expect(
+      (
+        await api('/api/auth/login', {
+          method: 'POST',
+          body: { email: newEmail, password: LIN.password },
+        })
+      ).status,
+    ).toBe(200)
     await linContext.close()
   })
 
   it('accepts an invitation: signed out, it asks to sign in first and comes back to accept', async () => {
     const lin = LIN
-    const organization = (await (await api('/api/organizations', { method: 'POST', token: adminApiToken, body: { name: 'Research' } })).json()) as {
+    const organization = (await (
+      await api('/api/organizations', {
+        method: 'POST',
+        token: adminApiToken,
+        body: { name: 'Research' },
+      })
+    ).json()) as {
       id: string
     }
     const invited = await api(`/api/organizations/${organization.id}/invitations`, {
@@ -469,7 +576,9 @@ describe('the console in Chromium', () => {
     await signIn(page, lin.email, lin.password)
     await page.waitForURL('**/invitations/accept?token=*')
     await page.getByRole('button', { name: 'Accept invitation' }).click()
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('You joined Research as member.')
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toBe('You joined Research as member.')
     await checkAccessibility(page, 'invitation accepted')
     await context.close()
   })
@@ -482,8 +591,15 @@ describe('the console in Chromium', () => {
     await adminPage.getByLabel('Dark').check()
     await adminPage.getByRole('button', { name: 'Save profile' }).click()
     await expectHeading(adminPage, 'Profil')
-    expect(await adminPage.evaluate(() => [document.documentElement.lang, document.documentElement.dataset.theme])).toEqual(['de', 'dark'])
-    const background = await adminPage.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    expect(
+      await adminPage.evaluate(() => [
+        document.documentElement.lang,
+        document.documentElement.dataset.theme,
+      ]),
+    ).toEqual(['de', 'dark'])
+    const background = await adminPage.evaluate(
+      () => getComputedStyle(document.body).backgroundColor,
+    )
     expect(background).toBe('rgb(15, 17, 21)')
 
     for (const [path, title] of [

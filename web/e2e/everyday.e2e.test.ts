@@ -11,12 +11,25 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import {
+  ALL_TOKEN_PERMISSIONS,
+  launchBrowser,
+  startConsoleServer,
+  type ConsoleServer,
+} from './harness.ts'
 import enOrgs from '../src/i18n/en/orgs.json' with { type: 'json' }
 import deOrgs from '../src/i18n/de/orgs.json' with { type: 'json' }
 
-const ADMIN = { name: 'Margaret Hamilton', email: 'margaret@example.com', password: 'apollo-guidance-1969' }
-const MEMBER = { name: 'Frances Allen', email: 'frances@example.com', password: 'optimizing-compilers-1966' }
+const ADMIN = {
+  name: 'Margaret Hamilton',
+  email: 'margaret@example.com',
+  password: 'apollo-guidance-1969',
+}
+const MEMBER = {
+  name: 'Frances Allen',
+  email: 'frances@example.com',
+  password: 'optimizing-compilers-1966',
+}
 const LONG = `deploy-${'x'.repeat(93)}` // 100 characters, no place to break
 const LONG_URL = `https://example.com/${'path-segment/'.repeat(12)}end`
 
@@ -28,7 +41,10 @@ let linkTitle: string
 let idp: OidcProviderStandIn
 let memberId: string
 
-async function api(pathname: string, init: { method?: string; token?: string; body?: unknown } = {}) {
+async function api(
+  pathname: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+) {
   const response = await fetch(`${server.baseUrl}${pathname}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -38,7 +54,10 @@ async function api(pathname: string, init: { method?: string; token?: string; bo
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
   const text = await response.text()
-  return { status: response.status, json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> }
+  return {
+    status: response.status,
+    json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
+  }
 }
 
 beforeAll(async () => {
@@ -52,7 +71,13 @@ beforeAll(async () => {
   memberId = member.json.id as string
   idp = await startOidcProvider({ redirectUris: [] })
   expect(
-    (await api('/api/admin/users', { method: 'POST', token: adminJwt, body: { ...MEMBER, email: 'long@example.com', name: LONG } })).status,
+    (
+      await api('/api/admin/users', {
+        method: 'POST',
+        token: adminJwt,
+        body: { ...MEMBER, email: 'long@example.com', name: LONG },
+      })
+    ).status,
   ).toBe(201)
   const token = await api('/api/tokens', {
     method: 'POST',
@@ -62,8 +87,24 @@ beforeAll(async () => {
   expect(token.status).toBe(201)
   tokenId = token.json.id as string
   linkTitle = 'Runbook for the guidance computer'
-  expect((await api('/api/links', { method: 'POST', token: adminJwt, body: { url: LONG_URL, title: linkTitle } })).status).toBe(201)
-  expect((await api('/api/admin/teams', { method: 'POST', token: adminJwt, body: { name: LONG, description: LONG_URL } })).status).toBe(201)
+  expect(
+    (
+      await api('/api/links', {
+        method: 'POST',
+        token: adminJwt,
+        body: { url: LONG_URL, title: linkTitle },
+      })
+    ).status,
+  ).toBe(201)
+  expect(
+    (
+      await api('/api/admin/teams', {
+        method: 'POST',
+        token: adminJwt,
+        body: { name: LONG, description: LONG_URL },
+      })
+    ).status,
+  ).toBe(201)
 }, 120_000)
 
 afterAll(async () => {
@@ -96,17 +137,25 @@ async function signIn(
 
 /** The administrator's language (the console follows the account's, not the browser's). */
 async function setAdminLanguage(language: 'en' | 'de'): Promise<void> {
-  expect((await api('/api/users/me', { method: 'PATCH', token: adminJwt, body: { language } })).status).toBe(200)
+  expect(
+    (await api('/api/users/me', { method: 'PATCH', token: adminJwt, body: { language } })).status,
+  ).toBe(200)
 }
 
 /** How far the page scrolls sideways (0 when it does not). */
-const sidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+const sidewaysScroll = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
 
 /** Every table's right edge against its page's content area (px beyond it; 0 when all fit). */
 const tablesOverflow = (page: Page) =>
   page.evaluate(() => {
     const main = document.querySelector('main')!.getBoundingClientRect()
-    return Math.max(0, ...[...document.querySelectorAll('main table')].map((table) => table.getBoundingClientRect().right - main.right))
+    return Math.max(
+      0,
+      ...[...document.querySelectorAll('main table')].map(
+        (table) => table.getBoundingClientRect().right - main.right,
+      ),
+    )
   })
 
 const PAGES = [
@@ -141,7 +190,11 @@ describe('phones (390 px) and long names', () => {
       }
       // The top bar's search is an icon button with its name kept for assistive technology.
       const search = page.locator('.palette-button')
-      expect(await search.locator('.palette-label').evaluate((label) => label.getBoundingClientRect().width)).toBeLessThanOrEqual(1)
+      expect(
+        await search
+          .locator('.palette-label')
+          .evaluate((label) => label.getBoundingClientRect().width),
+      ).toBeLessThanOrEqual(1)
       expect(await search.getAttribute('aria-keyshortcuts')).toContain('Control+K')
       expect((await search.textContent())?.trim()).not.toBe('')
       await checkAccessibility(page, `audit log at 390 px (${locale})`)
@@ -156,9 +209,13 @@ describe('phones (390 px) and long names', () => {
     for (const path of ['/account/tokens', '/admin/users', '/admin/teams', '/admin/audit']) {
       await page.goto(path)
       await page.locator('main table').first().waitFor()
-      await expect.poll(() => page.locator('main').getByText(LONG).count(), { timeout: 15_000 }).toBeGreaterThan(0)
+      await expect
+        .poll(() => page.locator('main').getByText(LONG).count(), { timeout: 15_000 })
+        .toBeGreaterThan(0)
       const overflow = await tablesOverflow(page)
-      expect(overflow, `${path}: a table reaches ${overflow}px past the page`).toBeLessThanOrEqual(1)
+      expect(overflow, `${path}: a table reaches ${overflow}px past the page`).toBeLessThanOrEqual(
+        1,
+      )
       expect(await sidewaysScroll(page), path).toBeLessThanOrEqual(0)
     }
     await context.close()
@@ -170,7 +227,9 @@ describe('the audit log is readable', () => {
     const { context, page } = await signIn(ADMIN)
     await page.goto('/admin/audit')
     await expectHeading(page, 'Audit log')
-    const tokenRow = page.locator('[data-testid="audit"] tbody tr', { hasText: 'token.create' }).first()
+    const tokenRow = page
+      .locator('[data-testid="audit"] tbody tr', { hasText: 'token.create' })
+      .first()
     const target = tokenRow.getByTestId('audit-target')
     expect(await target.textContent()).toContain(LONG)
     expect(await target.textContent()).toContain('API token')
@@ -181,7 +240,9 @@ describe('the audit log is readable', () => {
     expect(await toggle.getAttribute('aria-expanded')).toBe('false')
     await toggle.click()
     expect(await toggle.getAttribute('aria-expanded')).toBe('true')
-    expect(JSON.parse((await tokenRow.locator('.audit-json').textContent()) ?? '')).toEqual(expect.any(Object))
+    expect(JSON.parse((await tokenRow.locator('.audit-json').textContent()) ?? '')).toEqual(
+      expect.any(Object),
+    )
 
     // The picker offers areas and actions; an area selects all of its actions (prefix).
     const action = page.getByTestId('audit-action')
@@ -192,8 +253,12 @@ describe('the audit log is readable', () => {
     expect(await action.inputValue()).toBe('token')
     await page.getByRole('button', { name: 'Apply filters' }).click()
     await page.waitForURL(/action=token/)
-    await expect.poll(() => page.locator('[data-testid="audit"] tbody tr').count()).toBeGreaterThan(0)
-    const actions = await page.locator('[data-testid="audit"] tbody tr td:nth-child(3)').allTextContents()
+    await expect
+      .poll(() => page.locator('[data-testid="audit"] tbody tr').count())
+      .toBeGreaterThan(0)
+    const actions = await page
+      .locator('[data-testid="audit"] tbody tr td:nth-child(3)')
+      .allTextContents()
     expect(actions.every((text) => text.startsWith('token.'))).toBe(true)
     await checkAccessibility(page, 'audit log filtered by area')
     await context.close()
@@ -228,9 +293,12 @@ describe('the audit log is readable', () => {
       const { context, page } = await signIn(ADMIN, { locale: browserLocale })
       await page.goto('/admin/audit')
       await page.getByTestId('audit').waitFor()
-      const field = (name: 'since' | 'until') => page.locator(`form[role="search"] [data-field="${name}"]`)
+      const field = (name: 'since' | 'until') =>
+        page.locator(`form[role="search"] [data-field="${name}"]`)
       const segments = field('since').locator('[role="spinbutton"]')
-      expect(await segments.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-type')))).toEqual(order)
+      expect(
+        await segments.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-type'))),
+      ).toEqual(order)
       // What the field shows, without the direction marks React Aria puts around its segments.
       const shownIn = async (name: 'since' | 'until') =>
         ((await field(name).locator('.date-time-input').textContent()) ?? '')
@@ -245,10 +313,16 @@ describe('the audit log is readable', () => {
       await typeInto('until', until)
       expect(await shownIn('since')).toBe(shown)
       await page.locator('form[role="search"] button[type="submit"]').click()
-      await expect.poll(() => page.locator('form[role="search"] .field-error').textContent()).toBe(message)
+      await expect
+        .poll(() => page.locator('form[role="search"] .field-error').textContent())
+        .toBe(message)
       expect(new URL(page.url()).search).toBe('')
       // The first segment of Before has the focus; the field says it is invalid.
-      expect(await page.evaluate(() => document.activeElement?.closest('[data-field]')?.getAttribute('data-field'))).toBe('until')
+      expect(
+        await page.evaluate(() =>
+          document.activeElement?.closest('[data-field]')?.getAttribute('data-field'),
+        ),
+      ).toBe('until')
       expect(await field('until').getAttribute('data-invalid')).toBe('true')
       await checkAccessibility(page, `audit date fields (${language})`)
 
@@ -284,7 +358,9 @@ describe('the command palette', () => {
   it('Enter on a link opens it; Ctrl+Enter goes to its place in the Links page', async () => {
     const { context, page } = await signIn(ADMIN)
     // The link's site, answered here: the test runs offline.
-    await context.route('https://example.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'the runbook' }))
+    await context.route('https://example.com/**', (route) =>
+      route.fulfill({ status: 200, contentType: 'text/plain', body: 'the runbook' }),
+    )
     const option = page.getByRole('menuitem', { name: new RegExp(linkTitle) })
     // The palette's other sections (tags, organizations, two-factor state) load beside the links and
     // re-render the list: the keys go once every answer is in and the link is the highlighted item
@@ -300,7 +376,8 @@ describe('the command palette', () => {
       await expect
         .poll(async () => {
           if ((await option.getAttribute('data-focused')) === 'true') return true
-          if ((await page.locator('[role="menuitem"][data-focused="true"]').count()) === 0) await page.keyboard.press('ArrowDown')
+          if ((await page.locator('[role="menuitem"][data-focused="true"]').count()) === 0)
+            await page.keyboard.press('ArrowDown')
           return false
         })
         .toBe(true)
@@ -347,7 +424,9 @@ describe('addresses and roles', () => {
 
   it('a member is offered no administration: not in the navigation, not in the palette, not at its address', async () => {
     const { context, page } = await signIn(MEMBER)
-    expect(await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).count()).toBe(0)
+    expect(
+      await page.getByRole('navigation').getByRole('link', { name: 'Audit log' }).count(),
+    ).toBe(0)
     expect(await page.getByRole('navigation').getByRole('link', { name: 'Users' }).count()).toBe(0)
     await page.keyboard.press('Control+k')
     await page.keyboard.type('admin')
@@ -366,8 +445,16 @@ describe('settings, identity providers and teams', () => {
     const nav = page.getByRole('navigation', { name: 'Settings sections' })
     await nav.waitFor()
     const names = await nav.getByRole('link').allTextContents()
-    expect(names).toEqual(['Two-factor authentication requirement', 'Outgoing email (SMTP)', 'AI suggestions', 'API tokens', 'Other settings'])
-    for (const href of await nav.getByRole('link').evaluateAll((links) => links.map((link) => link.getAttribute('href')))) {
+    expect(names).toEqual([
+      'Two-factor authentication requirement',
+      'Outgoing email (SMTP)',
+      'AI suggestions',
+      'API tokens',
+      'Other settings',
+    ])
+    for (const href of await nav
+      .getByRole('link')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')))) {
       expect(await page.locator(`section${href}`).count(), `${href} names a section`).toBe(1)
     }
     await nav.getByRole('link', { name: 'API tokens' }).click()
@@ -377,10 +464,21 @@ describe('settings, identity providers and teams', () => {
   }, 60_000)
 
   for (const [locale, texts] of [
-    ['en-US', { title: 'Add identity provider', failed: 'nothing answered at that address', create: 'Add identity provider' }],
+    [
+      'en-US',
+      {
+        title: 'Add identity provider',
+        failed: 'nothing answered at that address',
+        create: 'Add identity provider',
+      },
+    ],
     [
       'de-DE',
-      { title: 'Identitätsanbieter hinzufügen', failed: 'unter dieser Adresse hat niemand geantwortet', create: 'Identitätsanbieter hinzufügen' },
+      {
+        title: 'Identitätsanbieter hinzufügen',
+        failed: 'unter dieser Adresse hat niemand geantwortet',
+        create: 'Identitätsanbieter hinzufügen',
+      },
     ],
   ] as const) {
     it(`a new provider starts from a preset, shows its callback URL before saving, and is saved only after its issuer checks out (${locale})`, async () => {
@@ -390,21 +488,33 @@ describe('settings, identity providers and teams', () => {
         await page.goto('/admin/providers/new')
         await expectHeading(page, texts.title)
         await page.getByTestId('provider-presets').getByRole('button', { name: 'Keycloak' }).click()
-        expect(await page.locator('input[name="issuer_url"]').inputValue()).toBe('https://{keycloak-host}/realms/{realm}')
+        expect(await page.locator('input[name="issuer_url"]').inputValue()).toBe(
+          'https://{keycloak-host}/realms/{realm}',
+        )
         // The callback URL follows the key as it is typed, before anything is saved.
-        await expect.poll(() => page.getByTestId('callback-url').textContent()).toBe(`${server.baseUrl}/api/auth/oidc/keycloak/callback`)
+        await expect
+          .poll(() => page.getByTestId('callback-url').textContent())
+          .toBe(`${server.baseUrl}/api/auth/oidc/keycloak/callback`)
         const key = `corp-${locale.slice(0, 2)}`
         await page.locator('input[name="provider_key"]').fill(key)
-        await expect.poll(() => page.getByTestId('callback-url').textContent()).toBe(`${server.baseUrl}/api/auth/oidc/${key}/callback`)
+        await expect
+          .poll(() => page.getByTestId('callback-url').textContent())
+          .toBe(`${server.baseUrl}/api/auth/oidc/${key}/callback`)
         await page.locator('input[name="name"]').fill(`Corp ${locale}`)
         await page.locator('input[name="client_id"]').fill('switchboard')
         await page.locator('input[name="client_secret"]').fill('a client secret for the test')
         // Nobody listens there: the issuer field says so, nothing is saved.
         await page.locator('input[name="issuer_url"]').fill('http://127.0.0.1:9')
         await page.locator('form').getByRole('button', { name: texts.create }).click()
-        await expect.poll(() => page.locator('input[name="issuer_url"]').getAttribute('aria-invalid')).toBe('true')
-        expect(await page.locator('form .field-error').first().textContent()).toContain(texts.failed)
-        expect(((await api('/api/oidc-providers', { token: adminJwt })).json.items as unknown[]).length).toBe(locale === 'en-US' ? 0 : 1)
+        await expect
+          .poll(() => page.locator('input[name="issuer_url"]').getAttribute('aria-invalid'))
+          .toBe('true')
+        expect(await page.locator('form .field-error').first().textContent()).toContain(
+          texts.failed,
+        )
+        expect(
+          ((await api('/api/oidc-providers', { token: adminJwt })).json.items as unknown[]).length,
+        ).toBe(locale === 'en-US' ? 0 : 1)
         // The local identity provider's discovery document checks out: saved.
         await page.locator('input[name="issuer_url"]').fill(idp.issuer)
         await page.locator('form').getByRole('button', { name: texts.create }).click()
@@ -417,9 +527,19 @@ describe('settings, identity providers and teams', () => {
   }
 
   it("says what a team is for, and a person's user page lists their teams", async () => {
-    const team = await api('/api/admin/teams', { method: 'POST', token: adminJwt, body: { name: 'On-call rota' } })
+    const team = await api('/api/admin/teams', {
+      method: 'POST',
+      token: adminJwt,
+      body: { name: 'On-call rota' },
+    })
     expect(
-      (await api(`/api/admin/teams/${team.json.id as string}/members`, { method: 'POST', token: adminJwt, body: { user_id: memberId } })).status,
+      (
+        await api(`/api/admin/teams/${team.json.id as string}/members`, {
+          method: 'POST',
+          token: adminJwt,
+          body: { user_id: memberId },
+        })
+      ).status,
     ).toBe(201)
     const { context, page } = await signIn(ADMIN)
     await page.goto('/admin/teams')
@@ -437,7 +557,9 @@ describe('settings, identity providers and teams', () => {
     const member = await signIn(MEMBER)
     await member.page.goto('/orgs')
     await expectHeading(member.page, 'Organizations')
-    await expect.poll(() => member.page.getByTestId('teams-purpose').textContent()).toBe(enOrgs['orgs.teamsPurpose'])
+    await expect
+      .poll(() => member.page.getByTestId('teams-purpose').textContent())
+      .toBe(enOrgs['orgs.teamsPurpose'])
     await member.context.close()
     await setAdminLanguage('de')
     const { context, page } = await signIn(ADMIN, { locale: 'en-US' })
@@ -447,7 +569,9 @@ describe('settings, identity providers and teams', () => {
     ] as const) {
       await page.goto(path)
       await expectHeading(page, heading)
-      await expect.poll(() => page.getByTestId('teams-purpose').textContent()).toBe(deOrgs['orgs.teamsPurpose'])
+      await expect
+        .poll(() => page.getByTestId('teams-purpose').textContent())
+        .toBe(deOrgs['orgs.teamsPurpose'])
     }
     await checkAccessibility(page, 'teams explained on the Teams page, in German')
     await context.close()

@@ -22,8 +22,16 @@ import {
 } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 
-const OWNER = { name: 'Mehrdad Niknam', email: 'owner@example.com', password: 'first-week-owner-2026' }
-const COLLEAGUE = { name: 'Lin Wei', email: 'lin@example.com', password: 'first-week-colleague-2026' }
+const OWNER = {
+  name: 'Mehrdad Niknam',
+  email: 'owner@example.com',
+  password: 'first-week-owner-2026',
+}
+const COLLEAGUE = {
+  name: 'Lin Wei',
+  email: 'lin@example.com',
+  password: 'first-week-colleague-2026',
+}
 const LATECOMER = 'later@example.com'
 
 let server: ConsoleServer
@@ -36,7 +44,11 @@ let organizationId: string
 const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)
 
 async function newContext(locale: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale })
+  const context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale,
+  })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
   return context
 }
@@ -53,9 +65,18 @@ beforeAll(async () => {
   ownerSession = owner.session
   ownerToken = owner.token
   // The owner reads the console in German (the account's language wins over the browser's once signed in).
-  expect((await api('/api/users/me', { method: 'PATCH', token: ownerSession, body: { language: 'de' } })).status).toBe(200)
-  expect((await api('/api/admin/users', { method: 'POST', token: ownerToken, body: COLLEAGUE })).status).toBe(201)
-  const org = await api('/api/organizations', { method: 'POST', token: ownerToken, body: { name: 'Erste Woche' } })
+  expect(
+    (await api('/api/users/me', { method: 'PATCH', token: ownerSession, body: { language: 'de' } }))
+      .status,
+  ).toBe(200)
+  expect(
+    (await api('/api/admin/users', { method: 'POST', token: ownerToken, body: COLLEAGUE })).status,
+  ).toBe(201)
+  const org = await api('/api/organizations', {
+    method: 'POST',
+    token: ownerToken,
+    body: { name: 'Erste Woche' },
+  })
   expect(org.status).toBe(201)
   organizationId = ((await org.json()) as { id: string }).id
 }, 120_000)
@@ -86,9 +107,15 @@ describe('joining without mail', () => {
     expect(await created.getByRole('status').textContent()).toBe(
       `Es wurde keine E-Mail gesendet: Diese Instanz hat keine ausgehende E-Mail. Kopieren Sie den Link und senden Sie ihn selbst an ${COLLEAGUE.email}. Ausgehende E-Mail einrichten.`,
     )
-    expect(await created.getByRole('link', { name: 'Ausgehende E-Mail einrichten.' }).getAttribute('href')).toBe('/admin/settings#smtp')
+    expect(
+      await created
+        .getByRole('link', { name: 'Ausgehende E-Mail einrichten.' })
+        .getAttribute('href'),
+    ).toBe('/admin/settings#smtp')
     const shown = await created.getByTestId('invitation-link').inputValue()
-    expect(shown).toMatch(new RegExp(`^${server.baseUrl}/invitations/accept\\?token=[A-Za-z0-9_-]{43}$`))
+    expect(shown).toMatch(
+      new RegExp(`^${server.baseUrl}/invitations/accept\\?token=[A-Za-z0-9_-]{43}$`),
+    )
     await created.getByRole('button', { name: 'Link kopieren' }).click()
     const copied = await ownerPage.evaluate(() => navigator.clipboard.readText())
     expect(copied).toBe(shown)
@@ -101,7 +128,9 @@ describe('joining without mail', () => {
     expect(await ownerPage.evaluate(() => navigator.clipboard.readText())).toBe(shown)
 
     // Consent stays: the colleague is no member until they accept.
-    const members = (await (await api(`/api/organizations/${organizationId}/members`, { token: ownerToken })).json()) as {
+    const members = (await (
+      await api(`/api/organizations/${organizationId}/members`, { token: ownerToken })
+    ).json()) as {
       items: Array<{ email: string }>
     }
     expect(members.items.map((m) => m.email)).not.toContain(COLLEAGUE.email)
@@ -114,15 +143,23 @@ describe('joining without mail', () => {
     await page.goto(copied)
     await expectHeading(page, 'Invitation')
     await page.getByRole('button', { name: 'Accept invitation' }).click()
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe('You joined Erste Woche as administrator.')
-    const after = (await (await api(`/api/organizations/${organizationId}/members`, { token: ownerToken })).json()) as {
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toBe('You joined Erste Woche as administrator.')
+    const after = (await (
+      await api(`/api/organizations/${organizationId}/members`, { token: ownerToken })
+    ).json()) as {
       items: Array<{ email: string; role: string }>
     }
-    expect(after.items).toContainEqual(expect.objectContaining({ email: COLLEAGUE.email, role: 'admin' }))
+    expect(after.items).toContainEqual(
+      expect.objectContaining({ email: COLLEAGUE.email, role: 'admin' }),
+    )
     // Used once: the link now gets a clear page.
     await page.goto(copied)
     await page.getByRole('button', { name: 'Accept invitation' }).click()
-    await page.getByText('This invitation is invalid, expired or already used. Ask for a new one.').waitFor()
+    await page
+      .getByText('This invitation is invalid, expired or already used. Ask for a new one.')
+      .waitFor()
     await colleague.close()
 
     // Re-inviting an address with a pending invitation says which one it replaced, and its role.
@@ -138,7 +175,9 @@ describe('joining without mail', () => {
     await invitations.getByRole('button', { name: 'Einladung senden' }).click()
     await expect
       .poll(() => created.getByTestId('invitation-replaced').textContent())
-      .toBe(`Diese Einladung ersetzt die frühere Einladung an ${LATECOMER} als Mitglied; deren Link funktioniert nicht mehr.`)
+      .toBe(
+        `Diese Einladung ersetzt die frühere Einladung an ${LATECOMER} als Mitglied; deren Link funktioniert nicht mehr.`,
+      )
     expect(await created.getByTestId('invitation-link').inputValue()).not.toBe(firstLink)
     await expect
       .poll(() =>
@@ -154,8 +193,10 @@ describe('joining without mail', () => {
 
 describe("errors in the person's language", () => {
   /** English schema text, as the API words it: none of it may reach a page. */
-  const SCHEMA_ENGLISH = /must (be|not|contain|match|have)|is required|is not an accepted field|does not match|is not valid|of type/i
-  const noEnglish = async (page: Page, where: string) => expect(await page.locator('main').innerText(), where).not.toMatch(SCHEMA_ENGLISH)
+  const SCHEMA_ENGLISH =
+    /must (be|not|contain|match|have)|is required|is not an accepted field|does not match|is not valid|of type/i
+  const noEnglish = async (page: Page, where: string) =>
+    expect(await page.locator('main').innerText(), where).not.toMatch(SCHEMA_ENGLISH)
   const errorOf = async (page: Page, label: string, scope = page.locator('main')) => {
     const input = scope.getByLabel(label, { exact: true })
     await expect.poll(() => input.getAttribute('aria-invalid')).toBe('true')
@@ -186,7 +227,13 @@ describe("errors in the person's language", () => {
     for (const typed of ['مهرداد نیک\u200Cنام', '👩\u200D💻 Mehrdad']) {
       await name.fill(typed)
       await page.getByRole('button', { name: 'Profil speichern' }).click()
-      await expect.poll(async () => ((await (await api('/api/users/me', { token: ownerToken })).json()) as { name: string }).name).toBe(typed)
+      await expect
+        .poll(
+          async () =>
+            ((await (await api('/api/users/me', { token: ownerToken })).json()) as { name: string })
+              .name,
+        )
+        .toBe(typed)
       await page.reload()
       expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe(typed)
       await expect.poll(() => page.getByRole('banner').innerText()).toContain(typed)
@@ -197,7 +244,9 @@ describe("errors in the person's language", () => {
     await page.getByLabel('Name der Organisation').fill('Zweites Team')
     await page.getByLabel('Kurzname (optional)').fill('Not A Slug!')
     await page.getByRole('button', { name: 'Organisation gründen' }).click()
-    expect(await errorOf(page, 'Kurzname (optional)')).toBe('Geben Sie den Wert in der Form ein, die unter dem Feld beschrieben ist.')
+    expect(await errorOf(page, 'Kurzname (optional)')).toBe(
+      'Geben Sie den Wert in der Form ein, die unter dem Feld beschrieben ist.',
+    )
     await noEnglish(page, 'organizations')
 
     // An invitation to something that is not an email address.
@@ -205,7 +254,9 @@ describe("errors in the person's language", () => {
     const invitations = page.getByRole('region', { name: 'Einladungen' })
     await invitations.getByLabel('E-Mail-Adresse').fill('not-an-email')
     await invitations.getByRole('button', { name: 'Einladung senden' }).click()
-    expect(await errorOf(page, 'E-Mail-Adresse', invitations)).toBe('Geben Sie eine E-Mail-Adresse wie name@example.com ein.')
+    expect(await errorOf(page, 'E-Mail-Adresse', invitations)).toBe(
+      'Geben Sie eine E-Mail-Adresse wie name@example.com ein.',
+    )
     await noEnglish(page, 'invitations')
 
     // A new user with an empty name and a bad address: both fields at once.
@@ -215,20 +266,28 @@ describe("errors in the person's language", () => {
     await dialog.getByLabel('E-Mail-Adresse').fill('nobody-at-example')
     await dialog.getByRole('button', { name: 'Benutzer anlegen' }).click()
     expect(await errorOf(page, 'Name', dialog)).toBe('Füllen Sie dieses Feld aus.')
-    expect(await errorOf(page, 'E-Mail-Adresse', dialog)).toBe('Geben Sie eine E-Mail-Adresse wie name@example.com ein.')
+    expect(await errorOf(page, 'E-Mail-Adresse', dialog)).toBe(
+      'Geben Sie eine E-Mail-Adresse wie name@example.com ein.',
+    )
     expect(await dialog.innerText()).not.toMatch(SCHEMA_ENGLISH)
     await context.close()
   })
 })
 
 describe('the first-run checklist', () => {
-  type Checklist = { items: Array<{ key: string; done: boolean }>; complete: boolean; dismissed: boolean }
-  const fromApi = async () => (await (await api('/api/admin/checklist', { token: ownerToken })).json()) as Checklist
+  type Checklist = {
+    items: Array<{ key: string; done: boolean }>
+    complete: boolean
+    dismissed: boolean
+  }
+  const fromApi = async () =>
+    (await (await api('/api/admin/checklist', { token: ownerToken })).json()) as Checklist
   /** Each step's state as the page shows it, by key. */
   const fromPage = async (page: Page) => {
     const items = page.getByTestId('checklist').getByRole('listitem')
     const out: Record<string, string> = {}
-    for (const item of await items.all()) out[(await item.getAttribute('data-key'))!] = (await item.locator('.badge').textContent())!
+    for (const item of await items.all())
+      out[(await item.getAttribute('data-key'))!] = (await item.locator('.badge').textContent())!
     return out
   }
   const expectBoth = async (page: Page, expected: Record<string, boolean>) => {
@@ -236,7 +295,13 @@ describe('the first-run checklist', () => {
     expect(Object.fromEntries(api.items.map((i) => [i.key, i.done]))).toEqual(expected)
     await page.reload()
     await page.getByTestId('checklist').waitFor()
-    await expect.poll(() => fromPage(page)).toEqual(Object.fromEntries(Object.entries(expected).map(([k, done]) => [k, done ? 'Erledigt' : 'Offen'])))
+    await expect
+      .poll(() => fromPage(page))
+      .toEqual(
+        Object.fromEntries(
+          Object.entries(expected).map(([k, done]) => [k, done ? 'Erledigt' : 'Offen']),
+        ),
+      )
   }
 
   it('on the administrator home, follows the real state after each step, links to each page, and can be hidden', async () => {
@@ -247,7 +312,9 @@ describe('the first-run checklist', () => {
     await page.waitForURL(`${server.baseUrl}/links`)
     const checklist = page.getByTestId('checklist')
     await checklist.waitFor()
-    expect(await checklist.getByRole('heading', { level: 2 }).textContent()).toBe('Instanz einrichten')
+    expect(await checklist.getByRole('heading', { level: 2 }).textContent()).toBe(
+      'Instanz einrichten',
+    )
     const links = Object.fromEntries(
       await Promise.all(
         (await checklist.getByRole('listitem').all()).map(async (item) => [
@@ -264,7 +331,13 @@ describe('the first-run checklist', () => {
       invite_team: '/orgs',
     })
     // The invitations of the test above count: the team was asked in.
-    const state = { two_factor: false, outgoing_mail: false, identity_provider: false, require_two_factor: false, invite_team: true }
+    const state = {
+      two_factor: false,
+      outgoing_mail: false,
+      identity_provider: false,
+      require_two_factor: false,
+      invite_team: true,
+    }
     await expectBoth(page, state)
     await checkAccessibility(page, 'first-run checklist (de)')
 
@@ -272,12 +345,21 @@ describe('the first-run checklist', () => {
     const configured = await api('/api/admin/settings/smtp', {
       method: 'PUT',
       token: ownerToken,
-      body: { enabled: true, host: '127.0.0.1', port: smtp.port, from_address: 'no-reply@example.com' },
+      body: {
+        enabled: true,
+        host: '127.0.0.1',
+        port: smtp.port,
+        from_address: 'no-reply@example.com',
+      },
     })
     expect(configured.status).toBe(200)
     await expectBoth(page, state)
     // …a delivered test is.
-    const tested = await api('/api/admin/settings/smtp/test', { method: 'POST', token: ownerToken, body: {} })
+    const tested = await api('/api/admin/settings/smtp/test', {
+      method: 'POST',
+      token: ownerToken,
+      body: {},
+    })
     expect(tested.status, await tested.clone().text()).toBe(200)
     expect(smtp.received.at(-1)!.to).toEqual([OWNER.email])
     state.outgoing_mail = true
@@ -290,13 +372,29 @@ describe('the first-run checklist', () => {
     await page.getByRole('heading', { level: 1 }).waitFor()
     expect(await page.getByTestId('checklist').count()).toBe(0)
     expect((await fromApi()).dismissed).toBe(true)
-    expect((await api('/api/admin/checklist', { method: 'PUT', token: ownerToken, body: { dismissed: false } })).status).toBe(200)
+    expect(
+      (
+        await api('/api/admin/checklist', {
+          method: 'PUT',
+          token: ownerToken,
+          body: { dismissed: false },
+        })
+      ).status,
+    ).toBe(200)
 
     // The administrator's own second factor: the last required step; the checklist then goes away.
-    const begin = await api('/api/auth/mfa/enroll/begin', { method: 'POST', token: ownerSession, body: { password: OWNER.password } })
+    const begin = await api('/api/auth/mfa/enroll/begin', {
+      method: 'POST',
+      token: ownerSession,
+      body: { password: OWNER.password },
+    })
     expect(begin.status).toBe(200)
     const secret = ((await begin.json()) as { secret: string }).secret
-    const confirm = await api('/api/auth/mfa/enroll/confirm', { method: 'POST', token: ownerSession, body: { code: totpCode(secret, new Date()) } })
+    const confirm = await api('/api/auth/mfa/enroll/confirm', {
+      method: 'POST',
+      token: ownerSession,
+      body: { code: totpCode(secret, new Date()) },
+    })
     expect(confirm.status).toBe(200)
     const done = await fromApi()
     expect(done.items.find((i) => i.key === 'two_factor')!.done).toBe(true)

@@ -19,16 +19,35 @@ import type { Browser, BrowserContext, CDPSession, Locator, Page } from 'playwri
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, recordActivity, startConsoleServer, type ConsoleServer } from './harness.ts'
+import {
+  ALL_TOKEN_PERMISSIONS,
+  launchBrowser,
+  recordActivity,
+  startConsoleServer,
+  type ConsoleServer,
+} from './harness.ts'
 
-const OWNER = { name: 'Grete Gründerin', email: 'grete@example.com', password: 'deutsche-formulare-2026' }
-const COLLEAGUE = { name: 'Karl Kollege', email: 'karl@example.com', password: 'kollegen-passwort-2026' }
+const OWNER = {
+  name: 'Grete Gründerin',
+  email: 'grete@example.com',
+  password: 'deutsche-formulare-2026',
+}
+const COLLEAGUE = {
+  name: 'Karl Kollege',
+  email: 'karl@example.com',
+  password: 'kollegen-passwort-2026',
+}
 
 /** The German catalogue (core and area files), for the labels the cases click. */
 const I18N = path.resolve(import.meta.dirname, '../src/i18n')
 const GERMAN: Record<string, string> = Object.assign(
   JSON.parse(fs.readFileSync(path.join(I18N, 'de.json'), 'utf8')) as Record<string, string>,
-  ...fs.readdirSync(path.join(I18N, 'de')).map((file) => JSON.parse(fs.readFileSync(path.join(I18N, 'de', file), 'utf8')) as Record<string, string>),
+  ...fs
+    .readdirSync(path.join(I18N, 'de'))
+    .map(
+      (file) =>
+        JSON.parse(fs.readFileSync(path.join(I18N, 'de', file), 'utf8')) as Record<string, string>,
+    ),
 )
 function de(key: string, params: Record<string, string> = {}): string {
   const text = GERMAN[key]
@@ -42,25 +61,30 @@ const MSG = {
   tooLong: (limit: number) => `Kürzen Sie dies auf höchstens ${limit} Zeichen.`,
   tooShort: (limit: number) => `Geben Sie mindestens ${limit} Zeichen ein.`,
   // Figures as German writes them (65.535).
-  tooSmall: (limit: number) => `Geben Sie eine Zahl von mindestens ${limit.toLocaleString('de-DE')} ein.`,
-  tooLarge: (limit: number) => `Geben Sie eine Zahl von höchstens ${limit.toLocaleString('de-DE')} ein.`,
+  tooSmall: (limit: number) =>
+    `Geben Sie eine Zahl von mindestens ${limit.toLocaleString('de-DE')} ein.`,
+  tooLarge: (limit: number) =>
+    `Geben Sie eine Zahl von höchstens ${limit.toLocaleString('de-DE')} ein.`,
   email: 'Geben Sie eine E-Mail-Adresse wie name@example.com ein.',
   uri: 'Geben Sie eine vollständige Webadresse wie https://example.com/seite ein.',
   format: 'Geben Sie den Wert in der Form ein, die unter dem Feld beschrieben ist.',
   invalid: 'Dieser Wert wird nicht angenommen. Prüfen Sie ihn und versuchen Sie es erneut.',
   wrongPassword: 'Das Passwort ist falsch.',
-  wrongCode: 'Dieser Code ist falsch oder wurde schon verwendet. Warten Sie auf den nächsten in Ihrer Authentifizierungs-App.',
+  wrongCode:
+    'Dieser Code ist falsch oder wurde schon verwendet. Warten Sie auf den nächsten in Ihrer Authentifizierungs-App.',
 }
 
 /** English schema text as the API words it, the API's reason messages, and raw codes: none may reach a page. */
-const SCHEMA_ENGLISH = /must (be|not|contain|match|have)|is required|is not an accepted field|does not match|is not valid|of type/i
+const SCHEMA_ENGLISH =
+  /must (be|not|contain|match|have)|is required|is not an accepted field|does not match|is not valid|of type/i
 /** The API's English reason messages, read from the catalogue's source (the console may not import the service). */
 const ENGLISH_REASONS = [
   ...fs
     .readFileSync(path.resolve(import.meta.dirname, '../../src/errors.ts'), 'utf8')
     .matchAll(/^\s+[A-Z_]+: \{ status: \d+, message: (['"])(.+?)\1 \}/gm),
 ].map((match) => match[2]!)
-const RAW_CODE = /\b(VALIDATION_FAILED|ALREADY_EXISTS|INVALID_[A-Z_]+|[A-Z]+_[A-Z_]{3,})\b|\bvalidation\.[a-z_]+\b|\breason\.[A-Z_]+\b/
+const RAW_CODE =
+  /\b(VALIDATION_FAILED|ALREADY_EXISTS|INVALID_[A-Z_]+|[A-Z]+_[A-Z_]{3,})\b|\bvalidation\.[a-z_]+\b|\breason\.[A-Z_]+\b/
 
 let server: ConsoleServer
 let browser: Browser
@@ -76,7 +100,10 @@ let session: string
 let token: string
 const ids: Record<string, string> = {}
 
-async function api(route: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
+async function api(
+  route: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+): Promise<Response> {
   // Node's fetch resolves localhost to ::1 first; the server listens on 127.0.0.1.
   return fetch(`${server.baseUrl.replace('localhost', '127.0.0.1')}${route}`, {
     method: init.method ?? 'GET',
@@ -90,7 +117,8 @@ async function api(route: string, init: { method?: string; token?: string; body?
 
 async function arrange<T>(route: string, body: unknown, method = 'POST', as = token): Promise<T> {
   const response = await api(route, { method, token: as, body })
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`)
+  if (!response.ok)
+    throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`)
   return (await response.json()) as T
 }
 
@@ -119,10 +147,13 @@ interface Case {
 }
 
 /** The form of the open dialog (an alert dialog for a deletion). */
-const dialogForm = (page: Page) => page.locator('[role="dialog"] form, [role="alertdialog"] form').first()
-const formWith = (name: string) => (page: Page) => page.locator(`main form:has([name="${name}"])`).first()
+const dialogForm = (page: Page) =>
+  page.locator('[role="dialog"] form, [role="alertdialog"] form').first()
+const formWith = (name: string) => (page: Page) =>
+  page.locator(`main form:has([name="${name}"])`).first()
 /** The re-authentication dialog's form (its name tells it from a confirmation still closing). */
-const reauthForm = (page: Page) => page.getByRole('dialog', { name: de('reauth.title') }).locator('form')
+const reauthForm = (page: Page) =>
+  page.getByRole('dialog', { name: de('reauth.title') }).locator('form')
 
 /** The security page's password form: it opens from the summary's row. */
 const openPasswordForm = (page: Page) =>
@@ -166,7 +197,8 @@ async function proveIfAsked(page: Page, act: () => Promise<void>, then: Locator)
   await Promise.race([then.waitFor(), dialog.waitFor()])
   if (await dialog.isVisible()) {
     await dialog.locator('[name="current_password"]').fill(OWNER.password)
-    if ((await dialog.locator('[name="code"]').count()) > 0) await dialog.locator('[name="code"]').fill(await freshCode())
+    if ((await dialog.locator('[name="code"]').count()) > 0)
+      await dialog.locator('[name="code"]').fill(await freshCode())
     await dialog.getByRole('button', { name: de('reauth.submit'), exact: true }).click()
     await dialog.waitFor({ state: 'detached' })
   }
@@ -273,7 +305,9 @@ const CASES: Case[] = [
     path: '/links',
     open: async (page) => {
       await openTags(page)
-      await page.getByRole('button', { name: de('links.renameTagNamed', { name: 'Privat' }) }).click()
+      await page
+        .getByRole('button', { name: de('links.renameTagNamed', { name: 'Privat' }) })
+        .click()
     },
     form: dialogForm,
     fill: { name: null },
@@ -285,7 +319,9 @@ const CASES: Case[] = [
     path: '/links',
     open: async (page) => {
       await openTags(page)
-      await page.getByRole('button', { name: de('links.renameTagNamed', { name: 'Privat' }) }).click()
+      await page
+        .getByRole('button', { name: de('links.renameTagNamed', { name: 'Privat' }) })
+        .click()
     },
     form: dialogForm,
     fill: { name: 'p'.repeat(65) },
@@ -297,7 +333,9 @@ const CASES: Case[] = [
     path: '/links',
     open: async (page) => {
       await openTags(page)
-      await page.getByRole('button', { name: de('links.renameTagNamed', { name: 'Privat' }) }).click()
+      await page
+        .getByRole('button', { name: de('links.renameTagNamed', { name: 'Privat' }) })
+        .click()
     },
     form: dialogForm,
     fill: { name: 'Arbeit' },
@@ -316,7 +354,11 @@ const CASES: Case[] = [
     path: '/links/import-export',
     form: formWith('file'),
     prepare: (form) =>
-      form.locator('[name="file"]').setInputFiles({ name: 'notizen.html', mimeType: 'text/html', buffer: Buffer.from('<p>Nur eine Notiz</p>') }),
+      form.locator('[name="file"]').setInputFiles({
+        name: 'notizen.html',
+        mimeType: 'text/html',
+        buffer: Buffer.from('<p>Nur eine Notiz</p>'),
+      }),
     submit: de('links.importButton'),
     expect: { fields: { file: de('links.importNotAFile') } },
   },
@@ -523,7 +565,9 @@ const CASES: Case[] = [
     form: formWith('from_address'),
     fill: { port: '70000', from_address: 'absender', username: 'u'.repeat(255) },
     submit: de('admin.smtp.save'),
-    expect: { fields: { port: MSG.tooLarge(65535), from_address: MSG.email, username: MSG.tooLong(254) } },
+    expect: {
+      fields: { port: MSG.tooLarge(65535), from_address: MSG.email, username: MSG.tooLong(254) },
+    },
   },
   {
     name: 'test mail: not an address',
@@ -579,14 +623,26 @@ const CASES: Case[] = [
     form: formWith('issuer_url'),
     submit: de('admin.provider.create'),
     expect: {
-      fields: { name: MSG.required, provider_key: MSG.format, issuer_url: MSG.required, client_id: MSG.required, client_secret: MSG.required },
+      fields: {
+        name: MSG.required,
+        provider_key: MSG.format,
+        issuer_url: MSG.required,
+        client_id: MSG.required,
+        client_secret: MSG.required,
+      },
     },
   },
   {
     name: 'new identity provider: an issuer that is no web address',
     path: '/admin/providers/new',
     form: formWith('issuer_url'),
-    fill: { name: 'Firmenkonto', provider_key: 'firma', issuer_url: 'kein url', client_id: 'switchboard', client_secret: 'geheim' },
+    fill: {
+      name: 'Firmenkonto',
+      provider_key: 'firma',
+      issuer_url: 'kein url',
+      client_id: 'switchboard',
+      client_secret: 'geheim',
+    },
     submit: de('admin.provider.create'),
     expect: { fields: { issuer_url: MSG.uri } },
   },
@@ -595,7 +651,8 @@ const CASES: Case[] = [
   {
     name: 'deleting a user: the address typed wrong',
     path: () => `/admin/users/${ids.colleague}`,
-    open: (page) => page.getByRole('button', { name: de('admin.user.delete'), exact: true }).click(),
+    open: (page) =>
+      page.getByRole('button', { name: de('admin.user.delete'), exact: true }).click(),
     form: dialogForm,
     fill: { confirm: 'jemand@example.com' },
     submit: de('admin.user.deleteSubmit'),
@@ -604,11 +661,14 @@ const CASES: Case[] = [
   {
     name: 'deleting an organization: the name typed wrong',
     path: () => `/orgs/${ids.org}`,
-    open: (page) => page.getByRole('button', { name: de('orgs.delete.action'), exact: true }).click(),
+    open: (page) =>
+      page.getByRole('button', { name: de('orgs.delete.action'), exact: true }).click(),
     form: dialogForm,
     fill: { confirm_name: 'Falscher Name' },
     submit: de('orgs.delete.action'),
-    expect: { fields: { confirm_name: de('orgs.delete.mismatch', { name: 'Deutsche Formulare' }) } },
+    expect: {
+      fields: { confirm_name: de('orgs.delete.mismatch', { name: 'Deutsche Formulare' }) },
+    },
   },
 
   // Passkeys, last: once the account has one, changes ask for it as a second factor.
@@ -624,7 +684,11 @@ const CASES: Case[] = [
     name: 'renaming a passkey: empty',
     path: '/account/security',
     open: async (page) => {
-      if ((await page.getByRole('button', { name: `${de('passkeys.renameShort')} Laptop` }).count()) === 0) {
+      if (
+        (await page
+          .getByRole('button', { name: `${de('passkeys.renameShort')} Laptop` })
+          .count()) === 0
+      ) {
         const add = page.locator('form[aria-labelledby="passkey-add-heading"]')
         await add.locator('[name="name"]').fill('Laptop')
         await add.getByRole('button', { name: de('passkeys.add'), exact: true }).click()
@@ -743,7 +807,11 @@ const CASES: Case[] = [
  */
 async function enableTotp(page: Page): Promise<void> {
   if (totpSecret !== undefined) return
-  await proveIfAsked(page, () => page.getByRole('button', { name: de('security.begin'), exact: true }).click(), page.getByTestId('totp-secret'))
+  await proveIfAsked(
+    page,
+    () => page.getByRole('button', { name: de('security.begin'), exact: true }).click(),
+    page.getByTestId('totp-secret'),
+  )
   const secret = ((await page.getByTestId('totp-secret').textContent()) ?? '').replace(/\s+/g, '')
   const confirm = page.locator('main form:has([name="code"])').first()
   totpSecret = secret
@@ -773,14 +841,19 @@ async function shown(form: Locator): Promise<{ fields: Record<string, string>; a
   for (const input of await form.locator('[aria-invalid="true"]').all()) {
     const name = (await input.getAttribute('name')) ?? '?'
     const described = (await input.getAttribute('aria-describedby'))?.split(' ') ?? []
-    const texts = await Promise.all(described.map((id) => form.page().locator(`[id="${id}"].field-error`).allTextContents()))
+    const texts = await Promise.all(
+      described.map((id) => form.page().locator(`[id="${id}"].field-error`).allTextContents()),
+    )
     fields[name] = texts.flat().join(' | ')
   }
   const alert = (await form.locator('[role="alert"]').allTextContents()).join(' | ')
   return alert === '' ? { fields } : { fields, alert }
 }
 
-async function runCase(signedIn: Page, c: Case): Promise<{ fields: Record<string, string>; alert?: string }> {
+async function runCase(
+  signedIn: Page,
+  c: Case,
+): Promise<{ fields: Record<string, string>; alert?: string }> {
   const page = c.signedOut ? signedOut : signedIn
   if (c.windowClosed) closeReauthenticationWindows()
   await page.goto(typeof c.path === 'string' ? c.path : c.path())
@@ -814,7 +887,12 @@ async function runCase(signedIn: Page, c: Case): Promise<{ fields: Record<string
     .toBeGreaterThanOrEqual(Math.min(wanted, 1))
   // Every invalid field at once: give the page a moment to mark them all, then read.
   const all = Object.keys(c.expect.fields ?? {}).length
-  for (let waited = 0; waited < 3_000 && Object.keys((await shown(form)).fields).length < all; waited += 100) await page.waitForTimeout(100)
+  for (
+    let waited = 0;
+    waited < 3_000 && Object.keys((await shown(form)).fields).length < all;
+    waited += 100
+  )
+    await page.waitForTimeout(100)
   return shown(form)
 }
 
@@ -829,13 +907,21 @@ beforeAll(async () => {
   token = (
     await arrange<{ token: string }>(
       '/api/tokens',
-      { name: 'e2e-german-forms', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+      {
+        name: 'e2e-german-forms',
+        permissions: ALL_TOKEN_PERMISSIONS,
+        organization_boundary: 'all',
+      },
       'POST',
       session,
     )
   ).token
   await arrange('/api/users/me', { language: 'de' }, 'PATCH')
-  await arrange('/api/admin/settings/smtp', { enabled: true, host: '127.0.0.1', port: smtp.port, from_address: 'no-reply@example.com' }, 'PUT')
+  await arrange(
+    '/api/admin/settings/smtp',
+    { enabled: true, host: '127.0.0.1', port: smtp.port, from_address: 'no-reply@example.com' },
+    'PUT',
+  )
   ids.colleague = (await arrange<{ id: string }>('/api/admin/users', COLLEAGUE)).id
   ids.org = (await arrange<{ id: string }>('/api/organizations', { name: 'Deutsche Formulare' })).id
   ids.team = (await arrange<{ id: string }>('/api/admin/teams', { name: 'Redaktion' })).id
@@ -851,9 +937,17 @@ beforeAll(async () => {
   await arrange('/api/tags', { name: 'Arbeit' })
   await arrange('/api/tags', { name: 'Privat' })
   await arrange('/api/links', { url: 'https://example.com/vergeben', slug: 'vergeben' })
-  await arrange('/api/links', { url: 'https://example.com/handbuch', title: 'Handbuch', slug: 'handbuch' })
+  await arrange('/api/links', {
+    url: 'https://example.com/handbuch',
+    title: 'Handbuch',
+    slug: 'handbuch',
+  })
 
-  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 900 }, locale: 'de-DE' })
+  context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 900 },
+    locale: 'de-DE',
+  })
   page = await context.newPage()
   activity.set(page, recordActivity(page))
   cdp = await context.newCDPSession(page)
@@ -871,7 +965,13 @@ beforeAll(async () => {
       automaticPresenceSimulation: true,
     },
   })
-  signedOut = await (await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 390, height: 844 }, locale: 'de-DE' })).newPage()
+  signedOut = await (
+    await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 390, height: 844 },
+      locale: 'de-DE',
+    })
+  ).newPage()
   signedOut.setDefaultTimeout(8_000)
   activity.set(signedOut, recordActivity(signedOut))
   await page.goto('/login')
@@ -889,7 +989,10 @@ afterAll(async () => {
 
 /** Fails on English or raw codes anywhere in the page's main area (or an open dialog). */
 async function expectNoEnglish(page: Page, where: string): Promise<void> {
-  const text = [await page.locator('main').innerText(), ...(await page.locator('[role="dialog"], [role="alertdialog"]').allInnerTexts())].join('\n')
+  const text = [
+    await page.locator('main').innerText(),
+    ...(await page.locator('[role="dialog"], [role="alertdialog"]').allInnerTexts()),
+  ].join('\n')
   expect(text, where).not.toMatch(SCHEMA_ENGLISH)
   expect(text, where).not.toMatch(RAW_CODE)
   for (const message of ENGLISH_REASONS) expect(text, where).not.toContain(message)
@@ -912,11 +1015,15 @@ describe("every form's errors in German", () => {
         await expectNoEnglish(c.signedOut ? signedOut : page, c.name)
       } catch (error) {
         observed[c.name] = { failed: String(error).split('\n')[0] }
-        console.log(`${c.name}: the page lately: ${activity.get(c.signedOut ? signedOut : page)?.()}`)
+        console.log(
+          `${c.name}: the page lately: ${activity.get(c.signedOut ? signedOut : page)?.()}`,
+        )
       }
       console.log(`${c.name}: ${JSON.stringify(observed[c.name])}`)
     }
-    console.log(`german-forms: ${CASES.length} forms in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    console.log(
+      `german-forms: ${CASES.length} forms in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    )
     expect(observed).toEqual(expected)
   }, 600_000)
 })

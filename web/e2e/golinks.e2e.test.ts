@@ -6,7 +6,15 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { arrangingApi, launchBrowser, setUpAdministrator, signIn, startConsoleServer, type ArrangingApi, type ConsoleServer } from './harness.ts'
+import {
+  arrangingApi,
+  launchBrowser,
+  setUpAdministrator,
+  signIn,
+  startConsoleServer,
+  type ArrangingApi,
+  type ConsoleServer,
+} from './harness.ts'
 import * as checks from './checks.ts'
 
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -28,7 +36,11 @@ beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
-  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale: 'en-US',
+  })
   page = await context.newPage()
 }, 120_000)
 
@@ -65,7 +77,10 @@ describe('go-links in Chromium', () => {
   })
 
   it("shows the link's clicks as a chart and sorts the list by clicks", async () => {
-    await api('/api/links', { method: 'POST', body: { url: 'https://newer.example.com/', title: 'Newer, never clicked' } })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://newer.example.com/', title: 'Newer, never clicked' },
+    })
     await page.goto('/links')
     // The redirect above is written within about a second.
     await expect
@@ -77,10 +92,14 @@ describe('go-links in Chromium', () => {
         { timeout: 20_000, interval: 1000 },
       )
       .toContain('1 click in 30 days')
-    await expect.poll(() => page.getByRole('row').nth(1).textContent()).toContain('Newer, never clicked')
+    await expect
+      .poll(() => page.getByRole('row').nth(1).textContent())
+      .toContain('Newer, never clicked')
     await page.getByRole('link', { name: 'Sort: most clicked first' }).click()
     await page.waitForURL('**/links?sort=clicks')
-    await expect.poll(() => page.getByRole('row').nth(1).textContent()).toContain('go/team-handbook')
+    await expect
+      .poll(() => page.getByRole('row').nth(1).textContent())
+      .toContain('go/team-handbook')
 
     // The row's actions are in its "⋯" menu.
     await page
@@ -89,7 +108,9 @@ describe('go-links in Chromium', () => {
       .click()
     await page.getByRole('menuitem', { name: 'Edit' }).click()
     const dialog = page.getByRole('dialog')
-    const chart = dialog.getByRole('img', { name: /^1 click in the last 90 days, on \d{4}-\d{2}-\d{2}\.$/ })
+    const chart = dialog.getByRole('img', {
+      name: /^1 click in the last 90 days, on \d{4}-\d{2}-\d{2}\.$/,
+    })
     await chart.waitFor()
     expect(await dialog.locator('svg rect').count()).toBe(90)
     await checkAccessibility('link dialog with clicks chart')
@@ -106,7 +127,10 @@ describe('go-links in Chromium', () => {
     await confirm.getByRole('button', { name: 'Delete link' }).click()
     await confirm.waitFor({ state: 'detached' })
     await expect.poll(() => row.count()).toBe(0)
-    await api('/api/links', { method: 'POST', body: { url: 'https://replacement.example.com/', slug: 'team-handbook' } })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://replacement.example.com/', slug: 'team-handbook' },
+    })
 
     await page.getByRole('link', { name: 'Recently deleted' }).click()
     await expectHeading('Recently deleted')
@@ -122,11 +146,16 @@ describe('go-links in Chromium', () => {
     await dialog.waitFor({ state: 'detached' })
     await page.getByText('No links were deleted in the last 30 days.').waitFor()
     const links = (await api('/api/links')).items as Array<{ slug: string | null; url: string }>
-    expect(links.find((link) => link.slug === 'team-handbook-old')?.url).toBe(`${server.baseUrl}/api/health`)
+    expect(links.find((link) => link.slug === 'team-handbook-old')?.url).toBe(
+      `${server.baseUrl}/api/health`,
+    )
   })
 
   it('transfers a link to an organization', async () => {
-    const organization = (await api('/api/organizations', { method: 'POST', body: { name: 'Engine Works' } })) as { id: string }
+    const organization = (await api('/api/organizations', {
+      method: 'POST',
+      body: { name: 'Engine Works' },
+    })) as { id: string }
     await page.goto('/links')
     const row = page.getByRole('row', { name: /go\/team-handbook-old/ })
     await row.getByRole('button', { name: /^Actions for / }).click()
@@ -137,8 +166,13 @@ describe('go-links in Chromium', () => {
     await dialog.getByRole('button', { name: 'Transfer' }).click()
     await dialog.waitFor({ state: 'detached' })
     await expect.poll(async () => (await row.textContent()) ?? '').toContain('Engine Works')
-    const links = (await api('/api/links')).items as Array<{ slug: string | null; organization_id: string | null }>
-    expect(links.find((link) => link.slug === 'team-handbook-old')?.organization_id).toBe(organization.id)
+    const links = (await api('/api/links')).items as Array<{
+      slug: string | null
+      organization_id: string | null
+    }>
+    expect(links.find((link) => link.slug === 'team-handbook-old')?.organization_id).toBe(
+      organization.id,
+    )
   })
 
   it('shows the miss page in German and dark, with no script on it, axe clean', async () => {
@@ -153,9 +187,13 @@ describe('go-links in Chromium', () => {
     expect(scripts).toEqual([])
     await checks.expectHeading(german, 'go/handbuch gibt es noch nicht')
     expect(await german.locator('html').getAttribute('data-theme')).toBe('dark')
-    expect(await german.getByRole('link', { name: 'go/handbuch anlegen' }).getAttribute('href')).toBe('/links?new=true&slug=handbuch')
+    expect(
+      await german.getByRole('link', { name: 'go/handbuch anlegen' }).getAttribute('href'),
+    ).toBe('/links?new=true&slug=handbuch')
     // The page's own colours, not the browser's defaults: the dark theme's background.
-    expect(await german.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(15, 17, 21)')
+    expect(await german.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
+      'rgb(15, 17, 21)',
+    )
     await checkAccessibility('go miss page (de, dark)', german)
     await german.close()
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en', theme: 'auto' } })

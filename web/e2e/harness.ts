@@ -14,7 +14,10 @@ import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/built-server.ts'
 import { AREAS } from '../src/account/token-catalogue.ts'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const AXE_SOURCE = fs.readFileSync(path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8')
+const AXE_SOURCE = fs.readFileSync(
+  path.resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js'),
+  'utf8',
+)
 
 export interface ConsoleServer {
   baseUrl: string
@@ -25,7 +28,11 @@ export interface ConsoleServer {
 }
 
 /** Waits for GET /api/health: start-up may take long while the whole suite loads the machine. */
-async function waitUntilHealthy(baseUrl: string, exited: Promise<unknown>, output: () => string): Promise<void> {
+async function waitUntilHealthy(
+  baseUrl: string,
+  exited: Promise<unknown>,
+  output: () => string,
+): Promise<void> {
   let gone = false
   void exited.then(() => (gone = true))
   const deadline = Date.now() + 90_000
@@ -57,7 +64,10 @@ function freePort(): Promise<number> {
  * `host: 'localhost'` names it http://localhost:<port> instead (still listening on 127.0.0.1):
  * WebAuthn refuses an IP address as relying-party id, so passkey tests browse by name.
  */
-export async function startConsoleServer(env: Record<string, string> = {}, options: { host?: 'localhost' } = {}): Promise<ConsoleServer> {
+export async function startConsoleServer(
+  env: Record<string, string> = {},
+  options: { host?: 'localhost' } = {},
+): Promise<ConsoleServer> {
   const port = await freePort()
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-console-'))
   const baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`
@@ -112,18 +122,31 @@ export function recordActivity(page: Page, keep = 12): () => string {
   page.on('request', (request) => started.set(request, Date.now()))
   page.on('response', (response) => {
     const url = new URL(response.url())
-    if (!url.pathname.startsWith('/api/') && response.request().resourceType() !== 'document') return
+    if (!url.pathname.startsWith('/api/') && response.request().resourceType() !== 'document')
+      return
     const began = started.get(response.request())
-    note(`${response.request().method()} ${url.pathname} → ${response.status()}${began === undefined ? '' : ` (${Date.now() - began} ms)`}`)
+    note(
+      `${response.request().method()} ${url.pathname} → ${response.status()}${began === undefined ? '' : ` (${Date.now() - began} ms)`}`,
+    )
   })
-  page.on('requestfailed', (request) => note(`${request.method()} ${new URL(request.url()).pathname} failed: ${request.failure()?.errorText ?? '?'}`))
-  page.on('framenavigated', (frame) => frame === page.mainFrame() && note(`at ${new URL(frame.url()).pathname}`))
+  page.on('requestfailed', (request) =>
+    note(
+      `${request.method()} ${new URL(request.url()).pathname} failed: ${request.failure()?.errorText ?? '?'}`,
+    ),
+  )
+  page.on(
+    'framenavigated',
+    (frame) => frame === page.mainFrame() && note(`at ${new URL(frame.url()).pathname}`),
+  )
   page.on('pageerror', (error) => note(`page error: ${error.message}`))
   return () => [`url ${new URL(page.url()).pathname}`, ...lines].join('; ')
 }
 
 export function assertChromium(): void {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`)
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`,
+    )
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -157,12 +180,24 @@ export interface AxeViolation {
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(`${AXE_SOURCE};0`)
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> } }).axe
+    const axe = (
+      window as unknown as {
+        axe: { run(context: Document, options: object): Promise<{ violations: AxeViolation[] }> }
+      }
+    ).axe
     const result = await axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      runOnly: {
+        type: 'tag',
+        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'],
+      },
       resultTypes: ['violations'],
     })
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }))
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }))
   })
 }
 
@@ -182,7 +217,11 @@ export interface ApiInit {
 }
 
 /** One request to the server's API, as a test arranges or checks things; the answer as it came. */
-export function apiRequest(server: ConsoleServer, path: string, init: ApiInit = {}): Promise<Response> {
+export function apiRequest(
+  server: ConsoleServer,
+  path: string,
+  init: ApiInit = {},
+): Promise<Response> {
   return fetch(`${server.baseUrl}${path}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -194,7 +233,10 @@ export function apiRequest(server: ConsoleServer, path: string, init: ApiInit = 
 }
 
 /** A client that arranges with one token: the answer's JSON ({} for 204); a failed request throws, naming it. */
-export type ArrangingApi = (path: string, init?: Omit<ApiInit, 'token'>) => Promise<Record<string, unknown>>
+export type ArrangingApi = (
+  path: string,
+  init?: Omit<ApiInit, 'token'>,
+) => Promise<Record<string, unknown>>
 
 export function arrangingApi(server: ConsoleServer, token: string): ArrangingApi {
   return async (path, init = {}) => {
@@ -213,11 +255,16 @@ export async function setUpAdministrator(
   who: { name: string; email: string; password: string },
 ): Promise<{ session: string; token: string }> {
   const setup = await apiRequest(server, '/api/auth/setup', { method: 'POST', body: who })
-  if (setup.status !== 201) throw new Error(`/api/auth/setup: ${setup.status} ${await setup.text()}`)
+  if (setup.status !== 201)
+    throw new Error(`/api/auth/setup: ${setup.status} ${await setup.text()}`)
   const session = ((await setup.json()) as { token: string }).token
   const created = await arrangingApi(server, session)('/api/tokens', {
     method: 'POST',
-    body: { name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+    body: {
+      name: 'e2e arrangements',
+      permissions: ALL_TOKEN_PERMISSIONS,
+      organization_boundary: 'all',
+    },
   })
   return { session, token: created.token as string }
 }

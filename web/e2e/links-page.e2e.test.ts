@@ -11,7 +11,12 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import {
+  ALL_TOKEN_PERMISSIONS,
+  launchBrowser,
+  startConsoleServer,
+  type ConsoleServer,
+} from './harness.ts'
 import * as checks from './checks.ts'
 
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -27,10 +32,16 @@ let adaJwt = ''
 let apiToken = ''
 const pageErrors: string[] = []
 
-async function api(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<Record<string, unknown>> {
+async function api(
+  path: string,
+  init: { method?: string; body?: unknown; token?: string } = {},
+): Promise<Record<string, unknown>> {
   const response = await fetch(`${server.baseUrl}${path}`, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${init.token ?? apiToken}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${init.token ?? apiToken}`,
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`)
@@ -57,7 +68,10 @@ async function scrollsSideways(target: Page): Promise<boolean> {
     const outside = [...document.querySelectorAll('body *')]
       .filter((element) => element.getBoundingClientRect().right > width + 0.5)
       .slice(0, 5)
-      .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)}`)
+      .map(
+        (element) =>
+          `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)}`,
+      )
     return { wide: document.documentElement.scrollWidth > width, outside }
   })
   if (wide) console.log(`sticks out at ${target.viewportSize()?.width} px: ${outside.join('; ')}`)
@@ -68,7 +82,9 @@ beforeAll(async () => {
   // A page whose title the service fetches (private networks allowed for this instance only).
   pages = createServer((request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    response.end(`<!doctype html><html><head><title>Quarterly report – Q3</title></head><body>${request.url}</body></html>`)
+    response.end(
+      `<!doctype html><html><head><title>Quarterly report – Q3</title></head><body>${request.url}</body></html>`,
+    )
   })
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
   pagesUrl = `127.0.0.1:${(pages.address() as AddressInfo).port}`
@@ -84,12 +100,20 @@ beforeAll(async () => {
     (await api('/api/tokens', {
       method: 'POST',
       token: adaJwt,
-      body: { name: 'e2e arrangements', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+      body: {
+        name: 'e2e arrangements',
+        permissions: ALL_TOKEN_PERMISSIONS,
+        organization_boundary: 'all',
+      },
     })) as { token: string }
   ).token
   // Hide the administrator's first-run checklist: this file is about the list.
   await api('/api/admin/checklist', { method: 'PUT', token: adaJwt, body: { dismissed: true } })
-  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale: 'en-US',
+  })
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
   page = await context.newPage()
   page.on('pageerror', (error) => pageErrors.push(error.message))
@@ -105,7 +129,9 @@ afterAll(async () => {
 
 describe('the Links page at 1280×800', () => {
   it('shows at least 10 links above the fold, each on one line, with the list at full width', async () => {
-    const docs = (await api('/api/tags', { method: 'POST', body: { name: 'Docs' } })) as { id: string }
+    const docs = (await api('/api/tags', { method: 'POST', body: { name: 'Docs' } })) as {
+      id: string
+    }
     for (let i = 1; i <= 30; i++) {
       await api('/api/links', {
         method: 'POST',
@@ -124,7 +150,9 @@ describe('the Links page at 1280×800', () => {
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().bottom))
     const aboveFold = rows.filter((bottom) => bottom <= 800).length
-    console.log(`links above the fold at 1280×800: ${aboveFold} (row height ${Math.round(rows[1]! - rows[0]!)} px)`)
+    console.log(
+      `links above the fold at 1280×800: ${aboveFold} (row height ${Math.round(rows[1]! - rows[0]!)} px)`,
+    )
     expect(aboveFold).toBeGreaterThanOrEqual(10)
     // The list is not beside a panel: the table takes the content's width.
     const [table, main] = await Promise.all([
@@ -172,11 +200,22 @@ describe('the Links page at 1280×800', () => {
 
   it('offers the row actions in one "⋯" menu: copy the go-link, edit, transfer, delete', async () => {
     await page.goto('/links?q=page-7')
-    await page.getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' }).click()
+    await page
+      .getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' })
+      .click()
     await page.getByRole('menuitem', { name: 'Copy go/page-7' }).click()
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.baseUrl}/go/page-7`)
-    await page.getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' }).click()
-    expect(await page.getByRole('menuitem').allTextContents()).toEqual(['Copy go/page-7', 'Edit', 'Transfer', 'Delete'])
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      `${server.baseUrl}/go/page-7`,
+    )
+    await page
+      .getByRole('button', { name: 'Actions for Team page 7 with a longer title than most' })
+      .click()
+    expect(await page.getByRole('menuitem').allTextContents()).toEqual([
+      'Copy go/page-7',
+      'Edit',
+      'Transfer',
+      'Delete',
+    ])
     await checkAccessibility(page, 'links (row menu)')
     await page.keyboard.press('Escape')
   })
@@ -215,7 +254,10 @@ describe('the link dialog', () => {
     expect(await row.textContent()).toContain('Docs')
 
     // IDN and Unicode paths: stored encoded, shown readable.
-    const idn = (await api('/api/links', { method: 'POST', body: { url: 'https://bücher.example/Straße?q=ä', title: 'Bücher' } })) as { url: string }
+    const idn = (await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://bücher.example/Straße?q=ä', title: 'Bücher' },
+    })) as { url: string }
     expect(idn.url).toBe('https://xn--bcher-kva.example/Stra%C3%9Fe?q=%C3%A4')
     await page.reload()
     const books = page.getByRole('row', { name: /Bücher/ })
@@ -223,7 +265,9 @@ describe('the link dialog', () => {
     expect(await books.textContent()).toContain('bücher.example/Straße?q=ä')
     await books.getByRole('button', { name: 'Actions for Bücher' }).click()
     await page.getByRole('menuitem', { name: 'Edit' }).click()
-    expect(await page.getByRole('dialog').getByLabel('URL').inputValue()).toBe('https://bücher.example/Straße?q=ä')
+    expect(await page.getByRole('dialog').getByLabel('URL').inputValue()).toBe(
+      'https://bücher.example/Straße?q=ä',
+    )
     await page.keyboard.press('Escape')
   })
 
@@ -232,16 +276,26 @@ describe('the link dialog', () => {
     const dialog = page.getByRole('dialog')
     await dialog.getByLabel('URL').fill('example.org/taken')
     await dialog.getByLabel('Slug').fill('page-1')
-    await dialog.getByText('go/page-1 is already used by another of these links. Choose another slug.').waitFor()
+    await dialog
+      .getByText('go/page-1 is already used by another of these links. Choose another slug.')
+      .waitFor()
     await dialog.getByRole('button', { name: 'Create link' }).click()
-    await expect.poll(() => dialog.getByText('go/page-1 is already used', { exact: false }).count()).toBe(1)
-    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe('slug')
+    await expect
+      .poll(() => dialog.getByText('go/page-1 is already used', { exact: false }).count())
+      .toBe(1)
+    await expect
+      .poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name))
+      .toBe('slug')
     await dialog.getByLabel('Slug').fill('page-1x')
-    await expect.poll(() => dialog.getByText('go/page-1 is already used', { exact: false }).count()).toBe(0)
+    await expect
+      .poll(() => dialog.getByText('go/page-1 is already used', { exact: false }).count())
+      .toBe(0)
     await dialog.getByText('go/page-1x is free.').waitFor()
     await dialog.getByRole('button', { name: 'Create link' }).click()
     await dialog.waitFor({ state: 'detached' })
-    expect(((await api('/api/links?q=page-1x')) as { items: { url: string }[] }).items[0]!.url).toBe('https://example.org/taken')
+    expect(
+      ((await api('/api/links?q=page-1x')) as { items: { url: string }[] }).items[0]!.url,
+    ).toBe('https://example.org/taken')
   })
 })
 
@@ -249,7 +303,10 @@ describe('bulk actions', () => {
   it('selects several links, adds and removes a tag, and deletes them with the count in the confirmation', async () => {
     await page.goto('/links?q=Team+page+1')
     await page.getByRole('row', { name: /Team page 19/ }).waitFor()
-    for (const n of [10, 11, 12]) await page.getByRole('checkbox', { name: `Select Team page ${n} with a longer title than most` }).check()
+    for (const n of [10, 11, 12])
+      await page
+        .getByRole('checkbox', { name: `Select Team page ${n} with a longer title than most` })
+        .check()
     const bar = page.getByRole('region', { name: 'Selected links' })
     await bar.getByText('3 links selected').waitFor()
     await checkAccessibility(page, 'links (bulk selection)')
@@ -259,14 +316,18 @@ describe('bulk actions', () => {
     await dialog.getByLabel('Tag', { exact: true }).selectOption({ label: 'Reports' })
     await dialog.getByRole('button', { name: 'Add tag to 3 links' }).click()
     await dialog.waitFor({ state: 'detached' })
-    await expect.poll(() => page.getByRole('row', { name: /Team page 11/ }).textContent()).toContain('Reports')
+    await expect
+      .poll(() => page.getByRole('row', { name: /Team page 11/ }).textContent())
+      .toContain('Reports')
     // The selection stays for the next action.
     await bar.getByRole('button', { name: 'Remove tag' }).click()
     dialog = page.getByRole('dialog', { name: 'Remove a tag from 3 links' })
     await dialog.getByLabel('Tag', { exact: true }).selectOption({ label: 'Reports' })
     await dialog.getByRole('button', { name: 'Remove tag from 3 links' }).click()
     await dialog.waitFor({ state: 'detached' })
-    await expect.poll(() => page.getByRole('row', { name: /Team page 11/ }).textContent()).not.toContain('Reports')
+    await expect
+      .poll(() => page.getByRole('row', { name: /Team page 11/ }).textContent())
+      .not.toContain('Reports')
 
     await bar.getByRole('button', { name: 'Delete' }).click()
     dialog = page.getByRole('alertdialog', { name: 'Delete 3 links?' })
@@ -277,7 +338,9 @@ describe('bulk actions', () => {
     await expect.poll(() => page.getByRole('row', { name: /Team page 1[012] / }).count()).toBe(0)
     await expect.poll(() => bar.count()).toBe(0)
     const left = (await api('/api/links?q=Team+page+1&limit=100')) as { items: { title: string }[] }
-    expect(left.items.map((link) => link.title).filter((title) => /page 1[012] /.test(title))).toEqual([])
+    expect(
+      left.items.map((link) => link.title).filter((title) => /page 1[012] /.test(title)),
+    ).toEqual([])
   })
 })
 
@@ -288,7 +351,10 @@ describe("a member's view", () => {
 
   beforeAll(async () => {
     await api('/api/admin/users', { method: 'POST', token: adaJwt, body: MIA })
-    const organization = (await api('/api/organizations', { method: 'POST', body: { name: 'Analytical Society' } })) as { id: string }
+    const organization = (await api('/api/organizations', {
+      method: 'POST',
+      body: { name: 'Analytical Society' },
+    })) as { id: string }
     organizationId = organization.id
     const invitation = (await api(`/api/organizations/${organizationId}/members`, {
       method: 'POST',
@@ -303,13 +369,26 @@ describe("a member's view", () => {
     await api(`/api/invitations/${invitation.id}/accept`, { method: 'POST', token: miaJwt })
     await api('/api/links', {
       method: 'POST',
-      body: { url: 'https://society.example/', title: 'Society minutes', slug: 'minutes', organization_id: organizationId },
+      body: {
+        url: 'https://society.example/',
+        title: 'Society minutes',
+        slug: 'minutes',
+        organization_id: organizationId,
+      },
     })
     await api('/api/links', {
       method: 'POST',
-      body: { url: 'https://society.example/rules', title: 'Society rules', organization_id: organizationId },
+      body: {
+        url: 'https://society.example/rules',
+        title: 'Society rules',
+        organization_id: organizationId,
+      },
     })
-    member = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+    member = await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 1280, height: 800 },
+      locale: 'en-US',
+    })
     memberPage = await member.newPage()
     memberPage.on('pageerror', (error) => pageErrors.push(error.message))
     await signIn(memberPage, MIA)
@@ -323,7 +402,9 @@ describe("a member's view", () => {
     expect(await memberPage.getByRole('menuitem').allTextContents()).toEqual(['Copy go/minutes'])
     await memberPage.keyboard.press('Escape')
     // No slug and nothing to change: no menu at all.
-    await expect.poll(() => memberPage.getByRole('button', { name: 'Actions for Society rules' }).count()).toBe(0)
+    await expect
+      .poll(() => memberPage.getByRole('button', { name: 'Actions for Society rules' }).count())
+      .toBe(0)
     // Selected, such links may be tagged (the member's own labels), never shared or deleted.
     await memberPage.getByRole('checkbox', { name: 'Select Society minutes' }).check()
     const bar = memberPage.getByRole('region', { name: 'Selected links' })
@@ -344,7 +425,11 @@ describe("a member's view", () => {
     const draft = (await api('/api/links', {
       method: 'POST',
       token: miaJwt,
-      body: { url: 'https://mia.example/notes', title: 'Mia notes', organization_id: organizationId },
+      body: {
+        url: 'https://mia.example/notes',
+        title: 'Mia notes',
+        organization_id: organizationId,
+      },
     })) as {
       id: string
     }
@@ -367,7 +452,10 @@ describe("a member's view", () => {
 describe('a phone, 390 px wide', () => {
   it('never scrolls sideways, however long the names and URLs; the whole text stays readable', async () => {
     const long = 'A'.repeat(100)
-    await api('/api/links', { method: 'POST', body: { url: `https://example.net/${'x'.repeat(300)}`, title: long, slug: 's'.repeat(64) } })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: `https://example.net/${'x'.repeat(300)}`, title: long, slug: 's'.repeat(64) },
+    })
     await api('/api/tags', { method: 'POST', body: { name: 'T'.repeat(64) } })
     const phone = await browser.newContext({
       baseURL: server.baseUrl,
@@ -399,7 +487,10 @@ describe('in German', () => {
     await page.goto('/links')
     await page.getByRole('radio', { name: 'Meine' }).waitFor()
     await page.getByRole('checkbox', { name: /^Team page 29 .* auswählen$/ }).check()
-    await page.getByRole('region', { name: 'Ausgewählte Links' }).getByText('1 Link ausgewählt').waitFor()
+    await page
+      .getByRole('region', { name: 'Ausgewählte Links' })
+      .getByText('1 Link ausgewählt')
+      .waitFor()
     await checkAccessibility(page, 'links (de, selection)')
     await page.getByRole('button', { name: 'Link anlegen' }).first().click()
     const dialog = page.getByRole('dialog')

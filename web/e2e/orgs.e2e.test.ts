@@ -18,7 +18,15 @@ import {
   TEST_STRIPE_WEBHOOK_SECRET,
   type StripeStandIn,
 } from '../../test/helpers/stripe-stand-in.ts'
-import { apiRequest, launchBrowser, setUpAdministrator, signIn, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
+import {
+  apiRequest,
+  launchBrowser,
+  setUpAdministrator,
+  signIn,
+  startConsoleServer,
+  type ApiInit,
+  type ConsoleServer,
+} from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 
 const OWNER = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -35,9 +43,14 @@ const cspViolations: string[] = []
 const failedRequests: string[] = []
 
 async function newContext(locale = 'en-US'): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale })
+  const context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale,
+  })
   context.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+      cspViolations.push(message.text())
   })
   context.on('response', (response: PageResponse) => {
     if (response.url().includes('/api/') && response.status() >= 400)
@@ -52,14 +65,18 @@ const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)
 function mailedInvitation(to: string): string {
   const mail = smtp.received.filter((m) => m.to.includes(to)).at(-1)
   expect(mail, `a mail to ${to}`).toBeTruthy()
-  const link = /http:\/\/127\.0\.0\.1:\d+\/invitations\/accept\?token=[A-Za-z0-9_-]+/.exec(textOf(mail!))
+  const link = /http:\/\/127\.0\.0\.1:\d+\/invitations\/accept\?token=[A-Za-z0-9_-]+/.exec(
+    textOf(mail!),
+  )
   expect(link, textOf(mail!)).not.toBeNull()
   return link![0]
 }
 
 beforeAll(async () => {
   stripe = await startStripeStandIn(TEST_STRIPE_SECRET_KEY)
-  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  smtp = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+  })
   server = await startConsoleServer(billingEnv(stripe))
   browser = await launchBrowser()
 
@@ -79,7 +96,9 @@ beforeAll(async () => {
     },
   })
   expect(smtpSettings.status).toBe(200)
-  expect((await api('/api/admin/users', { method: 'POST', token: ownerToken, body: COLLEAGUE })).status).toBe(201)
+  expect(
+    (await api('/api/admin/users', { method: 'POST', token: ownerToken, body: COLLEAGUE })).status,
+  ).toBe(201)
 }, 120_000)
 
 afterAll(async () => {
@@ -118,7 +137,9 @@ describe('organizations and billing in Chromium', () => {
     await invitations.getByLabel('Email address').fill(COLLEAGUE.email)
     await invitations.getByLabel('Role').selectOption('member')
     await invitations.getByRole('button', { name: 'Send invitation' }).click()
-    await invitations.getByText(`We emailed the link to ${COLLEAGUE.email}. You can also pass it on yourself:`).waitFor()
+    await invitations
+      .getByText(`We emailed the link to ${COLLEAGUE.email}. You can also pass it on yourself:`)
+      .waitFor()
     await expect
       .poll(() =>
         ownerPage
@@ -127,13 +148,17 @@ describe('organizations and billing in Chromium', () => {
           .count(),
       )
       .toBe(1)
-    await expect.poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length).toBe(1)
+    await expect
+      .poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length)
+      .toBe(1)
     const first = mailedInvitation(COLLEAGUE.email)
 
     // The answer's link is the mailed one (issue 27).
     expect(await invitations.getByTestId('invitation-link').inputValue()).toBe(first)
     await ownerPage.getByRole('button', { name: `New link for ${COLLEAGUE.email}` }).click()
-    await expect.poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length).toBe(2)
+    await expect
+      .poll(() => smtp.received.filter((m) => m.to.includes(COLLEAGUE.email)).length)
+      .toBe(2)
     const second = mailedInvitation(COLLEAGUE.email)
     expect(second).not.toBe(first)
     await checkAccessibility(ownerPage, 'organization with a pending invitation')
@@ -146,7 +171,9 @@ describe('organizations and billing in Chromium', () => {
     await signIn(page, COLLEAGUE)
     await page.waitForURL('**/invitations/accept?token=*')
     await page.getByRole('button', { name: 'Accept invitation' }).click()
-    await expect.poll(() => page.getByRole('status').first().textContent()).toBe(`You joined ${ORG} as member.`)
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toBe(`You joined ${ORG} as member.`)
 
     // A member sees the organization and its members, and is offered nothing they may not do.
     await page.goto('/orgs')
@@ -182,12 +209,15 @@ describe('organizations and billing in Chromium', () => {
     await dialog.getByLabel(/^Admin/).check()
     await checkAccessibility(ownerPage, 'change role dialog')
     await dialog.getByRole('button', { name: 'Change role' }).click()
-    await expect.poll(() => colleagueRow.getByRole('cell', { name: 'Admin', exact: true }).count()).toBe(1)
+    await expect
+      .poll(() => colleagueRow.getByRole('cell', { name: 'Admin', exact: true }).count())
+      .toBe(1)
 
     const before = failedRequests.length
     const requestsBefore: string[] = []
     const record = (request: { method(): string; url(): string }) => {
-      if (request.url().includes('/members/') && request.method() !== 'GET') requestsBefore.push(request.url())
+      if (request.url().includes('/members/') && request.method() !== 'GET')
+        requestsBefore.push(request.url())
     }
     ownerPage.on('request', record)
 
@@ -208,7 +238,9 @@ describe('organizations and billing in Chromium', () => {
     await ownerPage.getByRole('alertdialog').getByTestId('last-owner').waitFor()
     await ownerPage.keyboard.press('Escape')
     // Focus returns to what opened the dialog (React Aria restores it after the dialog unmounts).
-    await expect.poll(() => ownerPage.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Change role of ${OWNER.name}`)
+    await expect
+      .poll(() => ownerPage.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe(`Change role of ${OWNER.name}`)
 
     ownerPage.off('request', record)
     expect(requestsBefore).toEqual([])
@@ -216,7 +248,13 @@ describe('organizations and billing in Chromium', () => {
   })
 
   it('shows and accepts an invitation waiting for the person on the organizations page', async () => {
-    const other = (await (await api('/api/organizations', { method: 'POST', token: ownerToken, body: { name: 'Operations' } })).json()) as {
+    const other = (await (
+      await api('/api/organizations', {
+        method: 'POST',
+        token: ownerToken,
+        body: { name: 'Operations' },
+      })
+    ).json()) as {
       id: string
     }
     expect(
@@ -239,14 +277,19 @@ describe('organizations and billing in Chromium', () => {
     await checkAccessibility(page, 'organizations with an invitation')
     await waiting.getByRole('button', { name: 'Accept the invitation to Operations' }).click()
     await expect.poll(() => page.getByTestId('organizations').getByRole('row').count()).toBe(3)
-    await expect.poll(() => page.getByRole('region', { name: 'Invitations for you' }).count()).toBe(0)
+    await expect
+      .poll(() => page.getByRole('region', { name: 'Invitations for you' }).count())
+      .toBe(0)
     await colleague.close()
   })
 
   it('buys a plan: the checkout redirects to Stripe, and the way back shows the result', async () => {
     // Stripe's hosted page, as far as the browser goes: the stand-in's URL answers a page of its own.
     await owner.route('https://checkout.stripe.test/**', (route) =>
-      route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Stripe Checkout</title><h1>Pay</h1>' }),
+      route.fulfill({
+        contentType: 'text/html',
+        body: '<!doctype html><title>Stripe Checkout</title><h1>Pay</h1>',
+      }),
     )
     await ownerPage.goto(`/orgs/${organizationId}`)
     await ownerPage.getByRole('link', { name: 'Billing' }).click()
@@ -257,9 +300,13 @@ describe('organizations and billing in Chromium', () => {
 
     await ownerPage.getByRole('button', { name: 'Subscribe monthly to Pro' }).click()
     await ownerPage.waitForURL(/^https:\/\/checkout\.stripe\.test\/c\/pay\/cs_test_/)
-    const session = stripe.requests.filter((request) => request.path === '/v1/checkout/sessions').at(-1)!
+    const session = stripe.requests
+      .filter((request) => request.path === '/v1/checkout/sessions')
+      .at(-1)!
     expect(session.form.client_reference_id).toBe(organizationId)
-    expect(session.form.success_url).toBe(`${server.baseUrl}/orgs/${organizationId}/billing?checkout=success&plan=pro`)
+    expect(session.form.success_url).toBe(
+      `${server.baseUrl}/orgs/${organizationId}/billing?checkout=success&plan=pro`,
+    )
 
     // The payer gives up: back on the console, nothing changed.
     await ownerPage.goto(session.form.cancel_url!)
@@ -291,19 +338,27 @@ describe('organizations and billing in Chromium', () => {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: TEST_STRIPE_WEBHOOK_SECRET }),
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({
+          payload,
+          secret: TEST_STRIPE_WEBHOOK_SECRET,
+        }),
       },
       body: payload,
     })
     expect(delivered.status, await delivered.clone().text()).toBe(200)
     await ownerPage.goto(session.form.success_url!)
-    await expect.poll(() => ownerPage.getByTestId('checkout-result').textContent()).toBe('Payment complete: the organization is now on Pro.')
+    await expect
+      .poll(() => ownerPage.getByTestId('checkout-result').textContent())
+      .toBe('Payment complete: the organization is now on Pro.')
     expect(await ownerPage.getByTestId('current-plan').textContent()).toBe('Pro')
     await checkAccessibility(ownerPage, 'billing, back from checkout')
   })
 
   it('renders every organizations page in German', async () => {
-    expect((await api('/api/users/me', { method: 'PATCH', token: ownerToken, body: { language: 'de' } })).status).toBe(200)
+    expect(
+      (await api('/api/users/me', { method: 'PATCH', token: ownerToken, body: { language: 'de' } }))
+        .status,
+    ).toBe(200)
     for (const [path, title] of [
       ['/orgs', 'Organisationen'],
       [`/orgs/${organizationId}`, ORG],

@@ -10,7 +10,12 @@
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import {
+  ALL_TOKEN_PERMISSIONS,
+  launchBrowser,
+  startConsoleServer,
+  type ConsoleServer,
+} from './harness.ts'
 import { checkAccessibility, confirmIfAsked, expectHeading } from './checks.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import de from '../src/i18n/de/passkeys.json' with { type: 'json' }
@@ -27,7 +32,10 @@ let authenticatorId = ''
 let apiToken = ''
 const cspViolations: string[] = []
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Response> {
+async function api(
+  path: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+): Promise<Response> {
   return fetch(`${server.baseUrl.replace('localhost', '127.0.0.1')}${path}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -49,10 +57,13 @@ const NO_AUTOFILL = 'PublicKeyCredential.isConditionalMediationAvailable = async
 let noAutofillScript: string | null = null
 async function withoutAutofill(): Promise<void> {
   await page.evaluate(NO_AUTOFILL)
-  noAutofillScript = (await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: NO_AUTOFILL })).identifier
+  noAutofillScript = (
+    await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source: NO_AUTOFILL })
+  ).identifier
 }
 async function withAutofill(): Promise<void> {
-  if (noAutofillScript !== null) await cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: noAutofillScript })
+  if (noAutofillScript !== null)
+    await cdp.send('Page.removeScriptToEvaluateOnNewDocument', { identifier: noAutofillScript })
   noAutofillScript = null
 }
 
@@ -68,21 +79,35 @@ beforeAll(async () => {
   // The first administrator, then an API token for arranging and checking through the API.
   expect((await api('/api/auth/setup', { method: 'POST', body: { ...ADMIN } })).status).toBe(201)
   const jwt = (
-    (await (await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })).json()) as { token: string }
+    (await (
+      await api('/api/auth/login', {
+        method: 'POST',
+        body: { email: ADMIN.email, password: ADMIN.password },
+      })
+    ).json()) as { token: string }
   ).token
   apiToken = (
     (await (
       await api('/api/tokens', {
         method: 'POST',
         token: jwt,
-        body: { name: 'e2e-passkeys', permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+        body: {
+          name: 'e2e-passkeys',
+          permissions: ALL_TOKEN_PERMISSIONS,
+          organization_boundary: 'all',
+        },
       })
     ).json()) as { token: string }
   ).token
 
-  context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+  context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale: 'en-US',
+  })
   context.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text())
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text()))
+      cspViolations.push(message.text())
   })
   page = await context.newPage()
   cdp = await context.newCDPSession(page)
@@ -109,7 +134,9 @@ describe('passkeys in Chromium', () => {
     await page.goto('/login')
     await expectHeading(page, 'Sign in')
     await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor()
-    expect(await page.getByLabel('Email address').getAttribute('autocomplete')).toBe('username webauthn')
+    expect(await page.getByLabel('Email address').getAttribute('autocomplete')).toBe(
+      'username webauthn',
+    )
     await checkAccessibility(page, 'login with the passkey option')
     await page.getByLabel('Email address').fill(ADMIN.email)
     await page.getByLabel('Password', { exact: true }).fill(ADMIN.password)
@@ -187,12 +214,18 @@ describe('passkeys in Chromium', () => {
   })
 
   it('shows the changed pages in German', async () => {
-    expect((await api('/api/users/me', { method: 'PATCH', token: apiToken, body: { language: 'de' } })).status).toBe(200)
+    expect(
+      (await api('/api/users/me', { method: 'PATCH', token: apiToken, body: { language: 'de' } }))
+        .status,
+    ).toBe(200)
     try {
       await page.goto('/account/security')
       await expectHeading(page, 'Sicherheit')
       await page.getByRole('heading', { name: 'Passkeys' }).waitFor()
-      await page.getByRole('form', { name: de['passkeys.add'] }).getByLabel(de['passkeys.name']).waitFor()
+      await page
+        .getByRole('form', { name: de['passkeys.add'] })
+        .getByLabel(de['passkeys.name'])
+        .waitFor()
       await checkAccessibility(page, 'security in German')
       const german = await browser.newContext({ baseURL: server.baseUrl, locale: 'de-DE' })
       const login = await german.newPage()
@@ -218,7 +251,9 @@ describe('passkeys in Chromium', () => {
     const proofs: unknown[] = []
     await page.route('**/api/auth/passkeys/registration/options', async (route) => {
       proofs.push((route.request().postDataJSON() as { passkey?: unknown }).passkey)
-      for (const { credentialId } of (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials) {
+      for (const { credentialId } of (
+        await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+      ).credentials) {
         await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId })
       }
       await route.continue()
@@ -260,8 +295,11 @@ describe('passkeys in Chromium', () => {
     await last.getByText(en['passkeys.deleteLastProof']).waitFor()
     await last.getByRole('button', { name: 'Delete passkey' }).click()
     await page.getByTestId('passkeys-empty').waitFor()
-    const deleted = await api('/api/admin/audit-log?action=passkey.delete&limit=1', { token: apiToken })
-    const [event] = ((await deleted.json()) as { items: { metadata: Record<string, unknown> }[] }).items
+    const deleted = await api('/api/admin/audit-log?action=passkey.delete&limit=1', {
+      token: apiToken,
+    })
+    const [event] = ((await deleted.json()) as { items: { metadata: Record<string, unknown> }[] })
+      .items
     expect(event?.metadata).toMatchObject({ last_factor: true, proof: 'reauthentication' })
   })
 
@@ -291,7 +329,9 @@ describe('passkeys in Chromium', () => {
       .waitFor()
     await checkAccessibility(page, 'security with the app and a passkey')
     expect(backupCodes).toHaveLength(10)
-    await expect.poll(async () => page.getByTestId('mfa-state').textContent()).toContain('10 backup codes left')
+    await expect
+      .poll(async () => page.getByTestId('mfa-state').textContent())
+      .toContain('10 backup codes left')
   })
 
   it('ran under the console CSP without a single violation', () => {

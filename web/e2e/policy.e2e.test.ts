@@ -7,10 +7,20 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { apiRequest, launchBrowser, startConsoleServer, type ApiInit, type ConsoleServer } from './harness.ts'
+import {
+  apiRequest,
+  launchBrowser,
+  startConsoleServer,
+  type ApiInit,
+  type ConsoleServer,
+} from './harness.ts'
 import { checkAccessibility, confirmIfAsked, expectHeading } from './checks.ts'
 
-const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-pioneer-1952' }
+const ADMIN = {
+  name: 'Grace Hopper',
+  email: 'grace@example.com',
+  password: 'compiler-pioneer-1952',
+}
 const PERSON = { name: 'Alan Kay', email: 'alan@example.com', password: 'smalltalk-object-1972' }
 const KLAUS = { name: 'Klaus Wirth', email: 'klaus@example.com', password: 'pascal-modula-oberon' }
 
@@ -29,25 +39,44 @@ async function json<T>(response: Promise<Response>, status: number): Promise<T> 
 }
 
 async function newContext(locale = 'en-US'): Promise<BrowserContext> {
-  return browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale })
+  return browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale,
+  })
 }
 
-async function signIn(page: Page, email: string, password: string, labels = { email: 'Email address', password: 'Password', submit: 'Sign in' }) {
+async function signIn(
+  page: Page,
+  email: string,
+  password: string,
+  labels = { email: 'Email address', password: 'Password', submit: 'Sign in' },
+) {
   await page.goto('/login')
   await page.getByLabel(labels.email).fill(email)
   await page.getByLabel(labels.password, { exact: true }).fill(password)
   await page.getByRole('button', { name: labels.submit, exact: true }).click()
 }
 
-async function createPerson(person: { name: string; email: string; password: string }): Promise<string> {
-  const created = await json<{ id: string }>(api('/api/admin/users', { method: 'POST', token: adminJwt, body: person }), 201)
+async function createPerson(person: {
+  name: string
+  email: string
+  password: string
+}): Promise<string> {
+  const created = await json<{ id: string }>(
+    api('/api/admin/users', { method: 'POST', token: adminJwt, body: person }),
+    201,
+  )
   return created.id
 }
 
 beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
-  const setup = await json<{ token: string }>(api('/api/auth/setup', { method: 'POST', body: ADMIN }), 201)
+  const setup = await json<{ token: string }>(
+    api('/api/auth/setup', { method: 'POST', body: ADMIN }),
+    201,
+  )
   adminJwt = setup.token
 }, 120_000)
 
@@ -60,14 +89,29 @@ describe('the two-factor policy and the activity page in Chromium', () => {
   it('the administrator turns on two-factor authentication and requires it of everyone through the control', async () => {
     await createPerson(PERSON)
     const klausId = await createPerson(KLAUS)
-    await json(api(`/api/admin/users/${klausId}`, { method: 'PUT', token: adminJwt, body: { language: 'de' } }), 200)
+    await json(
+      api(`/api/admin/users/${klausId}`, {
+        method: 'PUT',
+        token: adminJwt,
+        body: { language: 'de' },
+      }),
+      200,
+    )
 
     const begin = await json<{ secret: string }>(
-      api('/api/auth/mfa/enroll/begin', { method: 'POST', token: adminJwt, body: { password: ADMIN.password } }),
+      api('/api/auth/mfa/enroll/begin', {
+        method: 'POST',
+        token: adminJwt,
+        body: { password: ADMIN.password },
+      }),
       200,
     )
     const confirm = await json<{ backup_codes: string[] }>(
-      api('/api/auth/mfa/enroll/confirm', { method: 'POST', token: adminJwt, body: { code: totpCode(begin.secret, new Date()) } }),
+      api('/api/auth/mfa/enroll/confirm', {
+        method: 'POST',
+        token: adminJwt,
+        body: { code: totpCode(begin.secret, new Date()) },
+      }),
       200,
     )
     adminBackupCodes = confirm.backup_codes
@@ -84,13 +128,23 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     await expectHeading(page, 'Settings')
     await checkAccessibility(page, 'admin security policy')
     await page.getByText('Everyone', { exact: true }).click()
-    await expect.poll(() => page.getByRole('radio', { name: 'Everyone', exact: true }).isChecked()).toBe(true)
+    await expect
+      .poll(() => page.getByRole('radio', { name: 'Everyone', exact: true }).isChecked())
+      .toBe(true)
     const policy = page.locator('section[aria-labelledby="two-factor-policy-heading"]')
     await policy.getByLabel('Current password').fill(ADMIN.password)
     await policy.getByLabel('Code from the app or a backup code').fill(adminBackupCodes.shift()!)
     await page.getByRole('button', { name: 'Save requirement' }).click()
     await expect
-      .poll(async () => (await json<{ required: string }>(api('/api/admin/settings/two-factor-policy', { token: adminJwt }), 200)).required)
+      .poll(
+        async () =>
+          (
+            await json<{ required: string }>(
+              api('/api/admin/settings/two-factor-policy', { token: adminJwt }),
+              200,
+            )
+          ).required,
+      )
       .toBe('everyone')
     // The administrator has a second factor: nothing is closed to them.
     await page.goto('/account/tokens')
@@ -103,11 +157,15 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     const page = await context.newPage()
     // A failed attempt first, for the activity page.
     await signIn(page, PERSON.email, 'not the right password')
-    await expect.poll(() => page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBe('true')
+    await expect
+      .poll(() => page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid'))
+      .toBe('true')
     await signIn(page, PERSON.email, PERSON.password)
     await page.waitForURL('**/account/security')
     await expectHeading(page, 'Security')
-    await expect.poll(() => page.getByTestId('enrollment-required').textContent()).toContain('Set up two-factor authentication to continue')
+    await expect
+      .poll(() => page.getByTestId('enrollment-required').textContent())
+      .toContain('Set up two-factor authentication to continue')
     // Only enrolment: no sessions, no other navigation.
     expect(await page.getByTestId('sessions').count()).toBe(0)
     const nav = page.getByRole('navigation', { name: 'Main' })
@@ -162,15 +220,25 @@ describe('the two-factor policy and the activity page in Chromium', () => {
   it('in German, the enrolment page explains the requirement (axe in both themes)', async () => {
     const context = await newContext('de-DE')
     const page = await context.newPage()
-    await signIn(page, KLAUS.email, KLAUS.password, { email: 'E-Mail-Adresse', password: 'Passwort', submit: 'Anmelden' })
+    await signIn(page, KLAUS.email, KLAUS.password, {
+      email: 'E-Mail-Adresse',
+      password: 'Passwort',
+      submit: 'Anmelden',
+    })
     await page.waitForURL('**/account/security')
-    await expect.poll(() => page.getByTestId('enrollment-required').textContent()).toContain('Zwei-Faktor-Authentifizierung')
+    await expect
+      .poll(() => page.getByTestId('enrollment-required').textContent())
+      .toContain('Zwei-Faktor-Authentifizierung')
     await checkAccessibility(page, 'enrolment required (de)')
     await context.close()
   })
 
   it('a policy switched on during a session takes the person to enrolment at their next request', async () => {
-    const ADA = { name: 'Ada Byron', email: 'ada.byron@example.com', password: 'difference-engine-1822' }
+    const ADA = {
+      name: 'Ada Byron',
+      email: 'ada.byron@example.com',
+      password: 'difference-engine-1822',
+    }
     await json(
       api('/api/admin/settings/two-factor-policy', {
         method: 'PUT',
@@ -188,10 +256,16 @@ describe('the two-factor policy and the activity page in Chromium', () => {
     await expectHeading(page, 'Activity')
     // The Activity page in German, both themes.
     const { token: adaJwt } = await json<{ token: string }>(
-      api('/api/auth/login', { method: 'POST', body: { email: ADA.email, password: ADA.password } }),
+      api('/api/auth/login', {
+        method: 'POST',
+        body: { email: ADA.email, password: ADA.password },
+      }),
       200,
     )
-    await json(api('/api/users/me', { method: 'PATCH', token: adaJwt, body: { language: 'de' } }), 200)
+    await json(
+      api('/api/users/me', { method: 'PATCH', token: adaJwt, body: { language: 'de' } }),
+      200,
+    )
     await page.reload()
     await expectHeading(page, 'Aktivität')
     await page.getByTestId('security-events').waitFor()
@@ -200,7 +274,11 @@ describe('the two-factor policy and the activity page in Chromium', () => {
       api('/api/admin/settings/two-factor-policy', {
         method: 'PUT',
         token: adminJwt,
-        body: { required: 'everyone', current_password: ADMIN.password, code: adminBackupCodes.shift() },
+        body: {
+          required: 'everyone',
+          current_password: ADMIN.password,
+          code: adminBackupCodes.shift(),
+        },
       }),
       200,
     )

@@ -35,7 +35,10 @@ const serverEnv = {
   ENCRYPTION_KEY: randomBytes(32).toString('hex'),
 }
 
-async function api(urlPath: string, init: { method?: string; token?: string; body?: unknown } = {}) {
+async function api(
+  urlPath: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+) {
   const response = await fetch(`${server.baseUrl}${urlPath}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -44,7 +47,10 @@ async function api(urlPath: string, init: { method?: string; token?: string; bod
     },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
-  return { status: response.status, json: (response.status === 204 ? {} : await response.json()) as Record<string, unknown> }
+  return {
+    status: response.status,
+    json: (response.status === 204 ? {} : await response.json()) as Record<string, unknown>,
+  }
 }
 
 /** A TOTP code for a step after every one this secret has used (the service refuses a step twice). */
@@ -74,27 +80,53 @@ interface Person {
 async function createPerson(label: string, language: Language, mfa: boolean): Promise<Person> {
   const email = `${label}-${randomBytes(3).toString('hex')}@example.com`
   const password = 'an old passphrase 2026'
-  const created = await api('/api/admin/users', { method: 'POST', token: adminToken, body: { name: label, email, password } })
+  const created = await api('/api/admin/users', {
+    method: 'POST',
+    token: adminToken,
+    body: { name: label, email, password },
+  })
   expect(created.status).toBe(201)
   const id = created.json.id as string
-  expect((await api(`/api/admin/users/${id}`, { method: 'PUT', token: adminToken, body: { language } })).status).toBe(200)
+  expect(
+    (await api(`/api/admin/users/${id}`, { method: 'PUT', token: adminToken, body: { language } }))
+      .status,
+  ).toBe(200)
   let secret: string | null = null
   if (mfa) {
-    const { token } = (await api('/api/auth/login', { method: 'POST', body: { email, password } })).json as { token: string }
-    const begin = await api('/api/auth/mfa/enroll/begin', { method: 'POST', token, body: { password } })
+    const { token } = (await api('/api/auth/login', { method: 'POST', body: { email, password } }))
+      .json as { token: string }
+    const begin = await api('/api/auth/mfa/enroll/begin', {
+      method: 'POST',
+      token,
+      body: { password },
+    })
     secret = begin.json.secret as string
-    expect((await api('/api/auth/mfa/enroll/confirm', { method: 'POST', token, body: { code: await freshCode(secret) } })).status).toBe(200)
+    expect(
+      (
+        await api('/api/auth/mfa/enroll/confirm', {
+          method: 'POST',
+          token,
+          body: { code: await freshCode(secret) },
+        })
+      ).status,
+    ).toBe(200)
   }
   return { id, email, password, secret }
 }
 
 async function setSmtp(enabled: boolean): Promise<void> {
   const body = { enabled, host: smtp.host, port: smtp.port, from_address: 'no-reply@example.com' }
-  expect((await api('/api/admin/settings/smtp', { method: 'PUT', token: adminToken, body })).status).toBe(200)
+  expect(
+    (await api('/api/admin/settings/smtp', { method: 'PUT', token: adminToken, body })).status,
+  ).toBe(200)
 }
 
 async function newContext(language: Language): Promise<BrowserContext> {
-  return browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: language === 'de' ? 'de-DE' : 'en-US' })
+  return browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale: language === 'de' ? 'de-DE' : 'en-US',
+  })
 }
 
 /** The link in the newest mail to `to`, once it has arrived (the service mails after answering). */
@@ -113,7 +145,12 @@ async function linkMailedTo(to: string, count: number): Promise<{ link: string; 
 }
 
 /** Sets the new password on the reset page by keyboard: type, (Space on the revoke box), Enter. */
-async function setNewPassword(page: Page, lang: Language, password: string, options: { revokeTokens?: boolean } = {}): Promise<void> {
+async function setNewPassword(
+  page: Page,
+  lang: Language,
+  password: string,
+  options: { revokeTokens?: boolean } = {},
+): Promise<void> {
   const t = (key: string, params?: Record<string, string | number>) => translate(lang, key, params)
   await expectHeading(page, t('reset.title'))
   // The token left the address bar as soon as the page read it.
@@ -122,10 +159,14 @@ async function setNewPassword(page: Page, lang: Language, password: string, opti
   const field = page.getByLabel(t('field.newPassword'))
   await field.focus()
   await page.keyboard.type(password)
-  await expect.poll(() => page.getByTestId('password-strength').textContent()).toContain(t('strength.label'))
+  await expect
+    .poll(() => page.getByTestId('password-strength').textContent())
+    .toContain(t('strength.label'))
   if (options.revokeTokens) {
     await page.keyboard.press('Tab')
-    await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name)).toBe('revoke_api_tokens')
+    await expect
+      .poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name))
+      .toBe('revoke_api_tokens')
     await page.keyboard.press('Space')
     await field.focus()
   }
@@ -153,7 +194,12 @@ async function signIn(page: Page, lang: Language, person: Person, password: stri
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...serverEnv, PUBLIC_URL: server.baseUrl, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...serverEnv,
+        PUBLIC_URL: server.baseUrl,
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -198,7 +244,9 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
       const field = page.getByLabel(t('field.email'))
       await field.focus()
       await page.keyboard.type(email)
-      const answer = page.waitForResponse((r) => r.url().endsWith('/api/auth/password-reset') && r.request().method() === 'POST')
+      const answer = page.waitForResponse(
+        (r) => r.url().endsWith('/api/auth/password-reset') && r.request().method() === 'POST',
+      )
       await page.keyboard.press('Enter')
       const response = await answer
       await expect.poll(() => page.getByTestId('forgot-sent').textContent()).toContain(email)
@@ -224,8 +272,16 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
 
     // The security mail about the reset follows (the outbox sends it in the background).
     await expect
-      .poll(() => smtp.received.filter((m) => m.to.includes(person.email)).map((m) => textOf(m)), { timeout: 20_000 })
-      .toEqual(expect.arrayContaining([expect.stringContaining(lang === 'de' ? 'neu festgelegt' : 'set with a password reset link')]))
+      .poll(() => smtp.received.filter((m) => m.to.includes(person.email)).map((m) => textOf(m)), {
+        timeout: 20_000,
+      })
+      .toEqual(
+        expect.arrayContaining([
+          expect.stringContaining(
+            lang === 'de' ? 'neu festgelegt' : 'set with a password reset link',
+          ),
+        ]),
+      )
 
     await signIn(page, lang, person, NEW_PASSWORD[lang])
 
@@ -242,11 +298,21 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
   it('an administrator sets a new password, and with SMTP sends a reset link from the user page; it arrives and works', async () => {
     await setSmtp(true)
     const person = await createPerson(`mailed-${lang}`, lang, false)
-    const admin = (await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })).json.token as string
+    const admin = (
+      await api('/api/auth/login', {
+        method: 'POST',
+        body: { email: ADMIN.email, password: ADMIN.password },
+      })
+    ).json.token as string
     await api('/api/users/me', { method: 'PATCH', token: admin, body: { language: lang } })
     const context = await newContext(lang)
     const page = await context.newPage()
-    await signIn(page, lang, { id: '', email: ADMIN.email, password: ADMIN.password, secret: null }, ADMIN.password)
+    await signIn(
+      page,
+      lang,
+      { id: '', email: ADMIN.email, password: ADMIN.password, secret: null },
+      ADMIN.password,
+    )
     await page.goto(`/admin/users/${person.id}`)
     await expectHeading(page, `mailed-${lang}`)
     const section = page.locator('section[aria-labelledby="password-heading"]')
@@ -258,7 +324,14 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     await dialog.getByLabel(t('field.currentPassword')).fill(ADMIN.password)
     await dialog.getByRole('button', { name: t('reauth.submit') }).click()
     await section.getByTestId('password-set').waitFor()
-    expect((await api('/api/auth/login', { method: 'POST', body: { email: person.email, password: chosen } })).status).toBe(200)
+    expect(
+      (
+        await api('/api/auth/login', {
+          method: 'POST',
+          body: { email: person.email, password: chosen },
+        })
+      ).status,
+    ).toBe(200)
     const send = section.getByRole('button', { name: t('admin.user.sendReset') })
     await send.focus()
     await page.keyboard.press('Enter')
@@ -278,33 +351,53 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
   it('without SMTP: the page sends the person to an administrator, whose copyable link sets the password; tokens revoked when asked', async () => {
     await setSmtp(false)
     const person = await createPerson(`nomail-${lang}`, lang, lang === 'de')
-    const { token: personToken } = (await api('/api/auth/login', { method: 'POST', body: { email: person.email, password: person.password } }))
-      .json as {
+    const { token: personToken } = (
+      await api('/api/auth/login', {
+        method: 'POST',
+        body: { email: person.email, password: person.password },
+      })
+    ).json as {
       token?: string
     }
     // A person with MFA gets an mfa_token instead of a session; an API token needs a session, so only the English run has one.
     let apiToken: string | null = null
     if (personToken !== undefined)
-      apiToken = (await api('/api/tokens', { method: 'POST', token: personToken, body: { name: 'ci', permissions: ['links:read'] } })).json
-        .token as string
+      apiToken = (
+        await api('/api/tokens', {
+          method: 'POST',
+          token: personToken,
+          body: { name: 'ci', permissions: ['links:read'] },
+        })
+      ).json.token as string
 
     const personContext = await newContext(lang)
     const personPage = await personContext.newPage()
     await personPage.goto('/forgot-password')
     await expectHeading(personPage, t('forgot.title'))
-    expect(await personPage.getByTestId('forgot-no-mail').textContent()).toContain(t('forgot.noMail.title'))
+    expect(await personPage.getByTestId('forgot-no-mail').textContent()).toContain(
+      t('forgot.noMail.title'),
+    )
     expect(await personPage.locator('input[name="email"]').count()).toBe(0)
     await checkAccessibility(personPage, `forgot without mail (${lang})`)
 
     // The administrator, in the same language, creates the link behind the re-authentication dialog.
-    const admin = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
+    const admin = await api('/api/auth/login', {
+      method: 'POST',
+      body: { email: ADMIN.email, password: ADMIN.password },
+    })
     expect(admin.status).toBe(200)
     const adminContext = await newContext(lang)
     const adminPage = await adminContext.newPage()
-    await api('/api/users/me', { method: 'PATCH', token: admin.json.token as string, body: { language: lang } })
+    await api('/api/users/me', {
+      method: 'PATCH',
+      token: admin.json.token as string,
+      body: { language: lang },
+    })
     await adminPage.goto('/login')
     await adminPage.getByLabel(translate(lang, 'field.email')).fill(ADMIN.email)
-    await adminPage.getByLabel(translate(lang, 'field.password'), { exact: true }).fill(ADMIN.password)
+    await adminPage
+      .getByLabel(translate(lang, 'field.password'), { exact: true })
+      .fill(ADMIN.password)
     await adminPage.getByRole('button', { name: t('login.submit'), exact: true }).click()
     await adminPage.waitForURL(`${server.baseUrl}/links`)
     await adminPage.goto(`/admin/users/${person.id}`)
@@ -330,7 +423,9 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     await personPage.goto(link)
     await setNewPassword(personPage, lang, NEW_PASSWORD[lang], { revokeTokens: apiToken !== null })
     if (apiToken !== null) {
-      expect(await personPage.getByTestId('reset-done').textContent()).toContain(t('reset.tokensRevoked', { count: 1 }))
+      expect(await personPage.getByTestId('reset-done').textContent()).toContain(
+        t('reset.tokensRevoked', { count: 1 }),
+      )
       expect((await api('/api/users/me', { token: apiToken })).status).toBe(401)
     }
     await signIn(personPage, lang, person, NEW_PASSWORD[lang])
@@ -354,10 +449,16 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
 
     // An expired link: a second CLI link whose validity has run out (its expiry moved into the past).
     const second = await runCli(['reset-password', person.email])
-    const expired = /(http:\/\/\S+\/reset-password\?token=[A-Za-z0-9_-]{43})/.exec(second.stdout)![1]!
+    const expired = /(http:\/\/\S+\/reset-password\?token=[A-Za-z0-9_-]{43})/.exec(
+      second.stdout,
+    )![1]!
     const database = new DatabaseSync(path.join(dataDir, 'switchboard.db'))
     try {
-      database.prepare("update password_resets set expires_at = '2000-01-01T00:00:00.000Z' where used_at is null").run()
+      database
+        .prepare(
+          "update password_resets set expires_at = '2000-01-01T00:00:00.000Z' where used_at is null",
+        )
+        .run()
     } finally {
       database.close()
     }

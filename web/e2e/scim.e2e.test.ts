@@ -11,14 +11,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
-const ADMIN = { name: 'Katherine Johnson', email: 'katherine@example.com', password: 'orbital-mechanics-1962' }
+const ADMIN = {
+  name: 'Katherine Johnson',
+  email: 'katherine@example.com',
+  password: 'orbital-mechanics-1962',
+}
 const SCIM = 'application/scim+json'
 
 let server: ConsoleServer
 let browser: Browser
 let adminToken: string
 
-async function api(path: string, init: { method?: string; token?: string; body?: unknown; type?: string } = {}) {
+async function api(
+  path: string,
+  init: { method?: string; token?: string; body?: unknown; type?: string } = {},
+) {
   const response = await fetch(`${server.baseUrl}${path}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -28,11 +35,15 @@ async function api(path: string, init: { method?: string; token?: string; body?:
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
   const text = await response.text()
-  return { status: response.status, json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> }
+  return {
+    status: response.status,
+    json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
+  }
 }
 
 /** True when nothing on the page is wider than the window (no sideways scrolling). */
-const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
+const fitsWidth = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
 
 beforeAll(async () => {
   server = await startConsoleServer({ RATE_LIMIT_GENERAL: '0' })
@@ -52,18 +63,29 @@ describe('Administration → Provisioning (SCIM)', () => {
   let token = ''
 
   it('shows the SCIM base URL and empty states, reached from the side navigation', async () => {
-    context = await browser.newContext({ baseURL: server.baseUrl, viewport: { width: 1280, height: 800 }, locale: 'en-US' })
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.baseUrl })
+    context = await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 1280, height: 800 },
+      locale: 'en-US',
+    })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: server.baseUrl,
+    })
     page = await context.newPage()
     await page.goto('/login')
     await page.locator('input[name="email"]').fill(ADMIN.email)
     await page.locator('input[name="password"]').fill(ADMIN.password)
     await page.locator('button[type="submit"]').click()
     await page.waitForURL(`${server.baseUrl}/links`)
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Provisioning (SCIM)' }).click()
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: 'Provisioning (SCIM)' })
+      .click()
     await page.waitForURL('**/admin/provisioning')
     await expectHeading(page, 'Provisioning (SCIM)')
-    await expect.poll(() => page.getByTestId('scim-base-url').textContent()).toBe(`${server.baseUrl}/scim/v2`)
+    await expect
+      .poll(() => page.getByTestId('scim-base-url').textContent())
+      .toBe(`${server.baseUrl}/scim/v2`)
     await page.getByText('No SCIM credentials yet.').waitFor()
     await page.getByText('No SCIM requests yet.').waitFor()
     await checkAccessibility(page, 'provisioning, empty')
@@ -92,26 +114,41 @@ describe('Administration → Provisioning (SCIM)', () => {
     // One live credential per name: a second is refused at the name field, and no token is shown.
     await page.getByLabel('Name').fill('Okta production')
     await page.getByRole('button', { name: 'Create credential' }).click()
-    await page.getByText('A credential with this name exists. Choose another name, or revoke that one first.').waitFor()
+    await page
+      .getByText(
+        'A credential with this name exists. Choose another name, or revoke that one first.',
+      )
+      .waitFor()
     expect(await page.getByTestId('new-scim-token').count()).toBe(0)
     await page.getByLabel('Name').fill('')
   })
 
   it("lists the identity provider's requests with their outcome, a refused one included, without bodies or secrets", async () => {
     const userName = 'grace.provisioned@example.com'
-    expect((await api('/scim/v2/Users?filter=userName%20eq%20%22nobody%40example.com%22', { token })).status).toBe(200)
+    expect(
+      (await api('/scim/v2/Users?filter=userName%20eq%20%22nobody%40example.com%22', { token }))
+        .status,
+    ).toBe(200)
     const created = await api('/scim/v2/Users', {
       method: 'POST',
       token,
       type: SCIM,
-      body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName, password: 'provider-password-123', active: true },
+      body: {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName,
+        password: 'provider-password-123',
+        active: true,
+      },
     })
     expect(created.status).toBe(201)
     const refused = await api(`/scim/v2/Users/${created.json.id as string}`, {
       method: 'PATCH',
       token,
       type: SCIM,
-      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: null }] },
+      body: {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'active', value: null }],
+      },
     })
     expect(refused.status).toBe(400)
     expect((await api('/scim/v2/Users', { token: 'scim_pasted-wrongly' })).status).toBe(401)
@@ -136,7 +173,14 @@ describe('Administration → Provisioning (SCIM)', () => {
     expect(texts[2]).toContain('201 succeeded')
     expect(texts[3]).toContain('200 succeeded')
     const html = await page.content()
-    for (const secret of [token, 'provider-password-123', userName, 'nobody%40example.com', 'scim_pasted-wrongly']) expect(html).not.toContain(secret)
+    for (const secret of [
+      token,
+      'provider-password-123',
+      userName,
+      'nobody%40example.com',
+      'scim_pasted-wrongly',
+    ])
+      expect(html).not.toContain(secret)
     await checkAccessibility(page, 'provisioning with requests')
   })
 
@@ -146,10 +190,19 @@ describe('Administration → Provisioning (SCIM)', () => {
     expect(await checkbox.isChecked()).toBe(false)
     await checkbox.check()
     await expect
-      .poll(async () => (await api('/api/admin/settings/scim.adopt_existing_accounts_by_email', { token: adminToken })).json.value)
+      .poll(
+        async () =>
+          (
+            await api('/api/admin/settings/scim.adopt_existing_accounts_by_email', {
+              token: adminToken,
+            })
+          ).json.value,
+      )
       .toBe(true)
     await page.reload()
-    await expect.poll(() => page.getByLabel('Adopt existing accounts by email').isChecked()).toBe(true)
+    await expect
+      .poll(() => page.getByLabel('Adopt existing accounts by email').isChecked())
+      .toBe(true)
   })
 
   it('fits a phone (390 px) without sideways scrolling and stays accessible', async () => {
@@ -163,7 +216,10 @@ describe('Administration → Provisioning (SCIM)', () => {
   })
 
   it('renders in German', async () => {
-    expect((await api('/api/users/me', { method: 'PATCH', token: adminToken, body: { language: 'de' } })).status).toBe(200)
+    expect(
+      (await api('/api/users/me', { method: 'PATCH', token: adminToken, body: { language: 'de' } }))
+        .status,
+    ).toBe(200)
     await page.reload()
     await expectHeading(page, 'Bereitstellung (SCIM)')
     await page.getByRole('heading', { name: 'Letzte SCIM-Anfragen' }).waitFor()
@@ -171,7 +227,10 @@ describe('Administration → Provisioning (SCIM)', () => {
     await page.setViewportSize({ width: 390, height: 844 })
     expect(await fitsWidth(page)).toBe(true)
     await page.setViewportSize({ width: 1280, height: 800 })
-    expect((await api('/api/users/me', { method: 'PATCH', token: adminToken, body: { language: 'en' } })).status).toBe(200)
+    expect(
+      (await api('/api/users/me', { method: 'PATCH', token: adminToken, body: { language: 'en' } }))
+        .status,
+    ).toBe(200)
     await page.reload()
     await expectHeading(page, 'Provisioning (SCIM)')
   })

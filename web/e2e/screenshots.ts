@@ -10,8 +10,18 @@ import path from 'node:path'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { SoftwareAuthenticator } from '../../test/helpers/webauthn-authenticator.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { ALL_TOKEN_PERMISSIONS, launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
-import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, type StripeStandIn } from '../../test/helpers/stripe-stand-in.ts'
+import {
+  ALL_TOKEN_PERMISSIONS,
+  launchBrowser,
+  startConsoleServer,
+  type ConsoleServer,
+} from './harness.ts'
+import {
+  billingEnv,
+  startStripeStandIn,
+  TEST_STRIPE_SECRET_KEY,
+  type StripeStandIn,
+} from '../../test/helpers/stripe-stand-in.ts'
 
 const OUT = path.resolve(import.meta.dirname, '../../docs/screenshots')
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -31,7 +41,10 @@ let server: ConsoleServer
 let browser: Browser
 const written: string[] = []
 
-async function api(pathname: string, init: { method?: string; token?: string; body?: unknown } = {}): Promise<Record<string, string>> {
+async function api(
+  pathname: string,
+  init: { method?: string; token?: string; body?: unknown } = {},
+): Promise<Record<string, string>> {
   const response = await fetch(`${server.baseUrl}${pathname}`, {
     method: init.method ?? 'GET',
     headers: {
@@ -40,12 +53,21 @@ async function api(pathname: string, init: { method?: string; token?: string; bo
     },
     ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
   })
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${pathname}: ${response.status} ${await response.text()}`)
+  if (!response.ok)
+    throw new Error(
+      `${init.method ?? 'GET'} ${pathname}: ${response.status} ${await response.text()}`,
+    )
   return response.status === 204 ? {} : ((await response.json()) as Record<string, string>)
 }
 
 async function context(combo: Combo, viewport = DESKTOP): Promise<BrowserContext> {
-  return browser.newContext({ baseURL: server.baseUrl, viewport, locale: combo.locale, colorScheme: combo.theme, reducedMotion: 'reduce' })
+  return browser.newContext({
+    baseURL: server.baseUrl,
+    viewport,
+    locale: combo.locale,
+    colorScheme: combo.theme,
+    reducedMotion: 'reduce',
+  })
 }
 
 async function settle(page: Page): Promise<void> {
@@ -57,8 +79,16 @@ async function settle(page: Page): Promise<void> {
 async function shoot(page: Page, name: string, combo: Combo, suffix = ''): Promise<void> {
   await settle(page)
   const file = path.join(OUT, `${name}${suffix}-${combo.language}-${combo.theme}.png`)
-  const secrets = page.locator('[data-testid="totp-secret"], [data-testid="new-token"], [data-testid="backup-codes"] code, img.qr')
-  await page.screenshot({ path: file, fullPage: false, mask: [secrets], maskColor: '#8a93a3', animations: 'disabled' })
+  const secrets = page.locator(
+    '[data-testid="totp-secret"], [data-testid="new-token"], [data-testid="backup-codes"] code, img.qr',
+  )
+  await page.screenshot({
+    path: file,
+    fullPage: false,
+    mask: [secrets],
+    maskColor: '#8a93a3',
+    animations: 'disabled',
+  })
   written.push(path.relative(process.cwd(), file))
 }
 
@@ -79,17 +109,43 @@ let stripe: StripeStandIn
  * which invites Ada: the organizations page then shows an invitation for her.
  */
 async function arrangeOrganizations(admin: string): Promise<{ id: string; member: string }> {
-  const lab = await api('/api/organizations', { method: 'POST', token: admin, body: { name: 'Research Lab' } })
-  const { token: grace } = await api('/api/auth/login', { method: 'POST', body: { email: MEMBER.email, password: MEMBER.password } })
-  const invited = await api(`/api/organizations/${lab.id}/members`, { method: 'POST', token: admin, body: { email: MEMBER.email, role: 'member' } })
+  const lab = await api('/api/organizations', {
+    method: 'POST',
+    token: admin,
+    body: { name: 'Research Lab' },
+  })
+  const { token: grace } = await api('/api/auth/login', {
+    method: 'POST',
+    body: { email: MEMBER.email, password: MEMBER.password },
+  })
+  const invited = await api(`/api/organizations/${lab.id}/members`, {
+    method: 'POST',
+    token: admin,
+    body: { email: MEMBER.email, role: 'member' },
+  })
   await api(`/api/invitations/${invited.id}/accept`, { method: 'POST', token: grace })
-  await api(`/api/organizations/${lab.id}/members`, { method: 'POST', token: admin, body: { email: 'lin@example.com', role: 'admin' } })
-  const ops = await api('/api/organizations', { method: 'POST', token: grace, body: { name: 'Operations' } })
-  await api(`/api/organizations/${ops.id}/members`, { method: 'POST', token: grace, body: { email: ADMIN.email, role: 'admin' } })
+  await api(`/api/organizations/${lab.id}/members`, {
+    method: 'POST',
+    token: admin,
+    body: { email: 'lin@example.com', role: 'admin' },
+  })
+  const ops = await api('/api/organizations', {
+    method: 'POST',
+    token: grace,
+    body: { name: 'Operations' },
+  })
+  await api(`/api/organizations/${ops.id}/members`, {
+    method: 'POST',
+    token: grace,
+    body: { email: ADMIN.email, role: 'admin' },
+  })
   return { id: lab.id!, member: grace! }
 }
 
-async function shootOrganizations(combo: Combo, lab: { id: string; member: string }): Promise<void> {
+async function shootOrganizations(
+  combo: Combo,
+  lab: { id: string; member: string },
+): Promise<void> {
   const ctx = await context(combo)
   const page = await ctx.newPage()
   await signIn(page, ADMIN)
@@ -102,7 +158,10 @@ async function shootOrganizations(combo: Combo, lab: { id: string; member: strin
   await page.locator('[data-testid="invitations"] tbody tr').first().waitFor()
   await shoot(page, 'org', combo)
   // The only owner asks to leave: the rule is explained, no request is sent.
-  await page.locator('[data-testid="members"] tbody tr', { hasText: ADMIN.name }).locator('button.button-danger-outline').click()
+  await page
+    .locator('[data-testid="members"] tbody tr', { hasText: ADMIN.name })
+    .locator('button.button-danger-outline')
+    .click()
   await page.locator('[data-testid="last-owner"]').waitFor()
   await shoot(page, 'org-last-owner', combo)
   await page.keyboard.press('Escape')
@@ -115,7 +174,11 @@ async function shootOrganizations(combo: Combo, lab: { id: string; member: strin
   await ctx.close()
 
   // The console speaks the language of the person's profile.
-  await api('/api/users/me', { method: 'PATCH', token: lab.member, body: { language: combo.language } })
+  await api('/api/users/me', {
+    method: 'PATCH',
+    token: lab.member,
+    body: { language: combo.language },
+  })
   const member = await context(combo)
   const memberPage = await member.newPage()
   await signIn(memberPage, MEMBER)
@@ -132,21 +195,64 @@ async function arrangeLinks(token: string): Promise<void> {
   const tag = (name: string) => api('/api/tags', { method: 'POST', token, body: { name } })
   const [docs, onboarding] = [await tag('docs'), await tag('onboarding')]
   await tag('ops')
-  const org = await api('/api/organizations', { method: 'POST', token, body: { name: 'Analytical Society' } })
+  const org = await api('/api/organizations', {
+    method: 'POST',
+    token,
+    body: { name: 'Analytical Society' },
+  })
   const link = (body: Record<string, unknown>) => api('/api/links', { method: 'POST', token, body })
-  await link({ url: 'https://wiki.example.com/handbook', title: 'Engineering handbook', slug: 'handbook', tag_ids: [docs.id, onboarding.id] })
-  await link({ url: 'https://status.example.com/', title: 'Status page', slug: 'status', tag_ids: [] })
-  await link({ url: 'https://calendar.example.com/team', title: 'Team calendar', slug: 'cal', organization_id: org.id })
-  await link({ url: 'https://society.example.org/handbook', title: 'Society handbook', slug: 'handbook', organization_id: org.id })
+  await link({
+    url: 'https://wiki.example.com/handbook',
+    title: 'Engineering handbook',
+    slug: 'handbook',
+    tag_ids: [docs.id, onboarding.id],
+  })
+  await link({
+    url: 'https://status.example.com/',
+    title: 'Status page',
+    slug: 'status',
+    tag_ids: [],
+  })
+  await link({
+    url: 'https://calendar.example.com/team',
+    title: 'Team calendar',
+    slug: 'cal',
+    organization_id: org.id,
+  })
+  await link({
+    url: 'https://society.example.org/handbook',
+    title: 'Society handbook',
+    slug: 'handbook',
+    organization_id: org.id,
+  })
   await link({ url: 'https://runbooks.example.com/', title: 'Runbooks', tag_ids: [docs.id] })
-  const society = (await api('/api/links?q=society', { token })) as unknown as { items: { id: string }[] }
-  await api('/api/go/preferences/handbook', { method: 'PUT', token, body: { link_id: society.items[0]!.id } })
+  const society = (await api('/api/links?q=society', { token })) as unknown as {
+    items: { id: string }[]
+  }
+  await api('/api/go/preferences/handbook', {
+    method: 'PUT',
+    token,
+    body: { link_id: society.items[0]!.id },
+  })
   // Issue 32: go/status opens two links and no choice is remembered, so /go/status shows the chooser.
-  await link({ url: 'https://status.society.example.org/', title: 'Society status', slug: 'status', organization_id: org.id })
+  await link({
+    url: 'https://status.society.example.org/',
+    title: 'Society status',
+    slug: 'status',
+    organization_id: org.id,
+  })
   // Issue 32: long unbroken names and addresses, a long tag, an IDN address.
   const long = await tag(`quarterly-planning-${'x'.repeat(40)}`)
-  await link({ url: `https://intranet.example.com/${'very-long-path-segment-'.repeat(8)}`, title: 'W'.repeat(100), tag_ids: [long.id] })
-  await link({ url: 'https://bücher.example/Straße/Übersicht', title: 'Bücher', slug: `s${'l'.repeat(63)}` })
+  await link({
+    url: `https://intranet.example.com/${'very-long-path-segment-'.repeat(8)}`,
+    title: 'W'.repeat(100),
+    tag_ids: [long.id],
+  })
+  await link({
+    url: 'https://bücher.example/Straße/Übersicht',
+    title: 'Bücher',
+    slug: `s${'l'.repeat(63)}`,
+  })
 }
 
 /** Issue 32: Grace's view of a Research Lab link Ada made — no Edit or Delete offered. */
@@ -154,7 +260,12 @@ async function arrangeMemberLinks(admin: string, labId: string): Promise<void> {
   await api('/api/links', {
     method: 'POST',
     token: admin,
-    body: { url: 'https://lab.example.org/notes', title: 'Lab notes', slug: 'notes', organization_id: labId },
+    body: {
+      url: 'https://lab.example.org/notes',
+      title: 'Lab notes',
+      slug: 'notes',
+      organization_id: labId,
+    },
   })
 }
 
@@ -231,8 +342,16 @@ async function arrangeAdminPages(jwt: string, memberId: string): Promise<AdminDa
     token: jwt,
     body: { name: 'Platform', description: 'Runs the shared infrastructure' },
   })
-  await api(`/api/admin/teams/${team.id}/members`, { method: 'POST', token: jwt, body: { user_id: memberId } })
-  await api(`/api/admin/teams/${team.id}/members`, { method: 'POST', token: jwt, body: { email: ADMIN.email } })
+  await api(`/api/admin/teams/${team.id}/members`, {
+    method: 'POST',
+    token: jwt,
+    body: { user_id: memberId },
+  })
+  await api(`/api/admin/teams/${team.id}/members`, {
+    method: 'POST',
+    token: jwt,
+    body: { email: ADMIN.email },
+  })
   await api('/api/admin/teams', { method: 'POST', token: jwt, body: { name: 'Support' } })
   const provider = await api('/api/oidc-providers', {
     method: 'POST',
@@ -258,8 +377,16 @@ async function arrangeAdminPages(jwt: string, memberId: string): Promise<AdminDa
       from_name: 'Switchboard',
     },
   })
-  await api('/api/admin/settings/branding.name', { method: 'PUT', token: jwt, body: { value: 'Example Corp' } })
-  await api(`/api/admin/users/${memberId}`, { method: 'PUT', token: jwt, body: { name: 'Grace B. Hopper' } })
+  await api('/api/admin/settings/branding.name', {
+    method: 'PUT',
+    token: jwt,
+    body: { value: 'Example Corp' },
+  })
+  await api(`/api/admin/users/${memberId}`, {
+    method: 'PUT',
+    token: jwt,
+    body: { name: 'Grace B. Hopper' },
+  })
   return { memberId, teamId: team.id!, providerId: provider.id! }
 }
 
@@ -335,11 +462,24 @@ async function main(): Promise<void> {
     const { token: admin } = await api('/api/tokens', {
       method: 'POST',
       token: jwt,
-      body: { name: 'deploy-ci', expires_in_days: 90, permissions: ALL_TOKEN_PERMISSIONS, organization_boundary: 'all' },
+      body: {
+        name: 'deploy-ci',
+        expires_in_days: 90,
+        permissions: ALL_TOKEN_PERMISSIONS,
+        organization_boundary: 'all',
+      },
     })
-    await api('/api/tokens', { method: 'POST', token: jwt, body: { name: 'backup-script', permissions: ['links:read'] } })
+    await api('/api/tokens', {
+      method: 'POST',
+      token: jwt,
+      body: { name: 'backup-script', permissions: ['links:read'] },
+    })
     // Issue 32: a 100-character name, which must wrap inside its table on every page that shows it.
-    await api('/api/tokens', { method: 'POST', token: jwt, body: { name: `nightly-export-${'x'.repeat(85)}`, permissions: ['links:read'] } })
+    await api('/api/tokens', {
+      method: 'POST',
+      token: jwt,
+      body: { name: `nightly-export-${'x'.repeat(85)}`, permissions: ['links:read'] },
+    })
     await api('/api/users/me', { token: admin })
     const member = await api('/api/admin/users', { method: 'POST', token: admin, body: MEMBER })
     const organizations = await arrangeOrganizations(admin!)
@@ -348,7 +488,11 @@ async function main(): Promise<void> {
     const adminData = await arrangeAdminPages(jwt!, member.id!)
 
     for (const combo of COMBOS) {
-      await api('/api/users/me', { method: 'PATCH', token: admin, body: { language: combo.language, theme: 'auto' } })
+      await api('/api/users/me', {
+        method: 'PATCH',
+        token: admin,
+        body: { language: combo.language, theme: 'auto' },
+      })
 
       const signedOut = await context(combo)
       const out = await signedOut.newPage()
@@ -414,7 +558,11 @@ async function main(): Promise<void> {
       await shootAdminPages(combo, adminData)
 
       // The member's console in this combination's language (it follows the profile, not the browser).
-      await api('/api/users/me', { method: 'PATCH', token: organizations.member, body: { language: combo.language } })
+      await api('/api/users/me', {
+        method: 'PATCH',
+        token: organizations.member,
+        body: { language: combo.language },
+      })
       const memberContext = await context(combo)
       const memberPage = await memberContext.newPage()
       await signIn(memberPage, MEMBER)
@@ -489,10 +637,16 @@ async function main(): Promise<void> {
 }
 
 // --- Passkeys (issue 14) ---------------------------------------------------------------------
-const PASSKEY_USER = { name: 'Katherine Johnson', email: 'katherine@example.com', password: 'orbital-mechanics-1962' }
+const PASSKEY_USER = {
+  name: 'Katherine Johnson',
+  email: 'katherine@example.com',
+  password: 'orbital-mechanics-1962',
+}
 
 /** The session cookies of a sign-in without a password, made with the suite's software authenticator. */
-async function passkeyCookies(authenticator: SoftwareAuthenticator): Promise<{ name: string; value: string; url: string }[]> {
+async function passkeyCookies(
+  authenticator: SoftwareAuthenticator,
+): Promise<{ name: string; value: string; url: string }[]> {
   const start = (await api('/api/auth/passkeys/login/options', { method: 'POST' })) as unknown as {
     attempt_token: string
     options: { challenge: string }
@@ -500,7 +654,10 @@ async function passkeyCookies(authenticator: SoftwareAuthenticator): Promise<{ n
   const response = await fetch(`${server.baseUrl}/api/auth/passkeys/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ attempt_token: start.attempt_token, credential: authenticator.assert(start.options) }),
+    body: JSON.stringify({
+      attempt_token: start.attempt_token,
+      credential: authenticator.assert(start.options),
+    }),
   })
   if (!response.ok) throw new Error(`passkey sign-in: ${response.status} ${await response.text()}`)
   return response.headers.getSetCookie().map((cookie) => {
@@ -513,7 +670,10 @@ async function passkeyCookies(authenticator: SoftwareAuthenticator): Promise<{ n
 /** The security page with two passkeys (one synced), and the second step with the passkey option. */
 async function passkeyScreenshots(adminToken: string): Promise<void> {
   await api('/api/admin/users', { method: 'POST', token: adminToken, body: PASSKEY_USER })
-  const { token } = await api('/api/auth/login', { method: 'POST', body: { email: PASSKEY_USER.email, password: PASSKEY_USER.password } })
+  const { token } = await api('/api/auth/login', {
+    method: 'POST',
+    body: { email: PASSKEY_USER.email, password: PASSKEY_USER.password },
+  })
   const authenticator = new SoftwareAuthenticator(server.baseUrl)
   for (const [name, synced] of [
     ['Work laptop', false],
@@ -525,7 +685,12 @@ async function passkeyScreenshots(adminToken: string): Promise<void> {
         ? {}
         : {
             passkey: authenticator.assert(
-              ((await api('/api/auth/passkeys/proof/options', { method: 'POST', token })) as unknown as { options: { challenge: string } }).options,
+              (
+                (await api('/api/auth/passkeys/proof/options', {
+                  method: 'POST',
+                  token,
+                })) as unknown as { options: { challenge: string } }
+              ).options,
             ),
           }
     const { options } = (await api('/api/auth/passkeys/registration/options', {
@@ -534,12 +699,20 @@ async function passkeyScreenshots(adminToken: string): Promise<void> {
       body: { password: PASSKEY_USER.password, ...proof },
     })) as unknown as { options: { challenge: string; rp: { id?: string }; user: { id: string } } }
     const credential = authenticator.register(options, { backupEligible: synced, backedUp: synced })
-    await api('/api/auth/passkeys/registration', { method: 'POST', token, body: { name, credential } })
+    await api('/api/auth/passkeys/registration', {
+      method: 'POST',
+      token,
+      body: { name, credential },
+    })
   }
   for (const combo of COMBOS) {
     const signIn = await passkeyCookies(authenticator)
     const jwt = signIn.find((cookie) => cookie.name === 'token')!.value
-    await api('/api/users/me', { method: 'PATCH', token: jwt, body: { language: combo.language, theme: 'auto' } })
+    await api('/api/users/me', {
+      method: 'PATCH',
+      token: jwt,
+      body: { language: combo.language, theme: 'auto' },
+    })
     const ctx = await context(combo)
     const page = await ctx.newPage()
     await page.goto('/login')
@@ -559,7 +732,11 @@ async function passkeyScreenshots(adminToken: string): Promise<void> {
 }
 
 // --- Issue 14: Activity, the two-factor policy control, and the enrolment-only page -------------
-const POLICY_ADMIN = { name: 'Hedy Lamarr', email: 'hedy@example.com', password: 'frequency-hopping-1942' }
+const POLICY_ADMIN = {
+  name: 'Hedy Lamarr',
+  email: 'hedy@example.com',
+  password: 'frequency-hopping-1942',
+}
 
 /**
  * Runs last: it switches the two-factor policy on, after which Ada (no second factor) is
@@ -567,8 +744,15 @@ const POLICY_ADMIN = { name: 'Hedy Lamarr', email: 'hedy@example.com', password:
  */
 async function policyScreenshots(): Promise<void> {
   for (const combo of COMBOS) {
-    const { token } = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
-    await api('/api/users/me', { method: 'PATCH', token, body: { language: combo.language, theme: 'auto' } })
+    const { token } = await api('/api/auth/login', {
+      method: 'POST',
+      body: { email: ADMIN.email, password: ADMIN.password },
+    })
+    await api('/api/users/me', {
+      method: 'PATCH',
+      token,
+      body: { language: combo.language, theme: 'auto' },
+    })
     const ctx = await context(combo)
     const page = await ctx.newPage()
     await signIn(page, ADMIN)
@@ -583,19 +767,47 @@ async function policyScreenshots(): Promise<void> {
   }
 
   // A second administrator with a second factor requires one of everyone.
-  const { token: ada } = await api('/api/auth/login', { method: 'POST', body: { email: ADMIN.email, password: ADMIN.password } })
-  await api('/api/admin/users', { method: 'POST', token: ada, body: { ...POLICY_ADMIN, is_admin: true, current_password: ADMIN.password } })
-  const { token: hedy } = await api('/api/auth/login', { method: 'POST', body: { email: POLICY_ADMIN.email, password: POLICY_ADMIN.password } })
-  const { secret } = await api('/api/auth/mfa/enroll/begin', { method: 'POST', token: hedy, body: { password: POLICY_ADMIN.password } })
-  await api('/api/auth/mfa/enroll/confirm', { method: 'POST', token: hedy, body: { code: totpCode(secret!, new Date()) } })
+  const { token: ada } = await api('/api/auth/login', {
+    method: 'POST',
+    body: { email: ADMIN.email, password: ADMIN.password },
+  })
+  await api('/api/admin/users', {
+    method: 'POST',
+    token: ada,
+    body: { ...POLICY_ADMIN, is_admin: true, current_password: ADMIN.password },
+  })
+  const { token: hedy } = await api('/api/auth/login', {
+    method: 'POST',
+    body: { email: POLICY_ADMIN.email, password: POLICY_ADMIN.password },
+  })
+  const { secret } = await api('/api/auth/mfa/enroll/begin', {
+    method: 'POST',
+    token: hedy,
+    body: { password: POLICY_ADMIN.password },
+  })
+  await api('/api/auth/mfa/enroll/confirm', {
+    method: 'POST',
+    token: hedy,
+    body: { code: totpCode(secret!, new Date()) },
+  })
   await api('/api/admin/settings/two-factor-policy', {
     method: 'PUT',
     token: hedy,
-    body: { required: 'everyone', current_password: POLICY_ADMIN.password, code: totpCode(secret!, new Date(), 1) },
+    body: {
+      required: 'everyone',
+      current_password: POLICY_ADMIN.password,
+      code: totpCode(secret!, new Date(), 1),
+    },
   })
   for (const combo of COMBOS) {
-    const members = (await api(`/api/admin/users?q=${encodeURIComponent(MEMBER.email)}`, { token: hedy })) as unknown as { items: { id: string }[] }
-    await api(`/api/admin/users/${members.items[0]!.id}`, { method: 'PUT', token: hedy, body: { language: combo.language, theme: 'auto' } })
+    const members = (await api(`/api/admin/users?q=${encodeURIComponent(MEMBER.email)}`, {
+      token: hedy,
+    })) as unknown as { items: { id: string }[] }
+    await api(`/api/admin/users/${members.items[0]!.id}`, {
+      method: 'PUT',
+      token: hedy,
+      body: { language: combo.language, theme: 'auto' },
+    })
     const ctx = await context(combo)
     const page = await ctx.newPage()
     await page.goto('/login')

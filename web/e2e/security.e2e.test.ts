@@ -57,8 +57,16 @@ afterAll(async () => {
 const common = { en: enCommon, de: deCommon } as const
 const words = { en, de } as const
 
-async function signIn(language: 'en' | 'de', email: string, password: string): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1280, height: 800 }, locale: language })
+async function signIn(
+  language: 'en' | 'de',
+  email: string,
+  password: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width: 1280, height: 800 },
+    locale: language,
+  })
   const page = await context.newPage()
   await page.goto('/login')
   await page.getByLabel(common[language]['field.email']).fill(email)
@@ -69,21 +77,39 @@ async function signIn(language: 'en' | 'de', email: string, password: string): P
 }
 
 const auditCount = async (userId: string, action: string) =>
-  (await t.deps.db.selectFrom('audit_events').select('id').where('action', '=', action).where('actor_id', '=', userId).execute()).length
+  (
+    await t.deps.db
+      .selectFrom('audit_events')
+      .select('id')
+      .where('action', '=', action)
+      .where('actor_id', '=', userId)
+      .execute()
+  ).length
 
 const passwordChangedAt = async (userId: string) =>
-  (await t.deps.db.selectFrom('users').select('password_changed_at').where('id', '=', userId).executeTakeFirstOrThrow()).password_changed_at
+  (
+    await t.deps.db
+      .selectFrom('users')
+      .select('password_changed_at')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow()
+  ).password_changed_at
 
 /** The console's date and time (i18n.tsx `dateTime`), formatted in the page so the browser's time zone applies. */
 const consoleDateTime = (page: Page, language: 'en' | 'de', iso: string) =>
-  page.evaluate(([tag, at]) => new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(at)), [
-    language,
-    iso,
-  ] as const)
+  page.evaluate(
+    ([tag, at]) =>
+      new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeStyle: 'short' }).format(
+        new Date(at),
+      ),
+    [language, iso] as const,
+  )
 
 async function changePassword(page: Page, language: 'en' | 'de', to: string): Promise<void> {
   const summary = page.getByTestId('security-summary')
-  await summary.getByRole('button', { name: words[language]['accountSecurity.changePassword'] }).click()
+  await summary
+    .getByRole('button', { name: words[language]['accountSecurity.changePassword'] })
+    .click()
   const form = page.getByRole('form', { name: words[language]['accountSecurity.changePassword'] })
   await form.getByLabel(common[language]['field.newPassword']).fill(to)
   await form.getByRole('button', { name: common[language]['password.submit'] }).click()
@@ -93,18 +119,33 @@ describe('the security page and its re-authentication window', () => {
   it('opens with the summary; inside the window two changes pass without a prompt; after 10 minutes it asks once, then not again', async () => {
     const person = await createUser(t, { name: 'Ines Window', password: FIRST })
     // A password set before migration 0032 recorded the time: "Set", without a date.
-    await t.deps.db.updateTable('users').set({ password_changed_at: null }).where('id', '=', person.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ password_changed_at: null })
+      .where('id', '=', person.user.id)
+      .execute()
     const { context, page } = await signIn('en', person.email, FIRST)
     await page.goto('/account/security')
     await expectHeading(page, 'Security')
     const summary = page.getByTestId('security-summary')
-    for (const label of ['Password', 'Authenticator app', 'Passkeys', 'Backup codes', 'Signed-in devices', 'Identity provider']) {
+    for (const label of [
+      'Password',
+      'Authenticator app',
+      'Passkeys',
+      'Backup codes',
+      'Signed-in devices',
+      'Identity provider',
+    ]) {
       await expect.poll(() => summary.getByText(label, { exact: true }).count()).toBe(1)
     }
     await expect.poll(() => summary.getByText('1 device', { exact: true }).count()).toBe(1)
-    await expect.poll(() => page.getByTestId('summary-password').innerText()).toContain(en['accountSecurity.passwordSet'])
+    await expect
+      .poll(() => page.getByTestId('summary-password').innerText())
+      .toContain(en['accountSecurity.passwordSet'])
     // This device first, with how and when it signed in.
-    await expect.poll(() => page.getByTestId('sessions').locator('tbody tr').first().innerText()).toMatch(/This device[\s\S]*Password/)
+    await expect
+      .poll(() => page.getByTestId('sessions').locator('tbody tr').first().innerText())
+      .toMatch(/This device[\s\S]*Password/)
     await checkAccessibility(page, 'security summary')
 
     // The sign-in opened the window: the password change and the app's set-up both go through without a dialog.
@@ -114,7 +155,10 @@ describe('the security page and its re-authentication window', () => {
     // The summary now says when: "Last changed Nov 26, 2026, 4:31 PM".
     const changedAt = await passwordChangedAt(person.user.id)
     expect(changedAt).not.toBeNull()
-    const shown = en['accountSecurity.passwordChanged'].replace('{date}', await consoleDateTime(page, 'en', changedAt!))
+    const shown = en['accountSecurity.passwordChanged'].replace(
+      '{date}',
+      await consoleDateTime(page, 'en', changedAt!),
+    )
     await expect.poll(() => page.getByTestId('summary-password').innerText()).toContain(shown)
     await page.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     await expect.poll(() => page.getByTestId('totp-secret').count()).toBe(1)
@@ -149,14 +193,28 @@ describe('the security page and its re-authentication window', () => {
 
   it('in German: the dialog after the window, and no sideways scroll at 390 px', async () => {
     const person = await createUser(t, { name: 'Jonas Fenster', password: FIRST })
-    await t.deps.db.updateTable('users').set({ language: 'de' }).where('id', '=', person.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ language: 'de' })
+      .where('id', '=', person.user.id)
+      .execute()
     const { context, page } = await signIn('de', person.email, FIRST)
     await page.goto('/account/security')
     await expectHeading(page, 'Sicherheit')
-    await expect.poll(() => page.getByTestId('security-summary').getByText(de['accountSecurity.app'], { exact: true }).count()).toBe(1)
+    await expect
+      .poll(() =>
+        page
+          .getByTestId('security-summary')
+          .getByText(de['accountSecurity.app'], { exact: true })
+          .count(),
+      )
+      .toBe(1)
     // "Zuletzt geändert am 26.11.2026, 16:31": the creation set it, in the console's German date format.
     const changedAt = await passwordChangedAt(person.user.id)
-    const shown = de['accountSecurity.passwordChanged'].replace('{date}', await consoleDateTime(page, 'de', changedAt!))
+    const shown = de['accountSecurity.passwordChanged'].replace(
+      '{date}',
+      await consoleDateTime(page, 'de', changedAt!),
+    )
     expect(shown).toMatch(/^Zuletzt geändert am \d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/)
     await expect.poll(() => page.getByTestId('summary-password').innerText()).toContain(shown)
     t.clock.advance(REAUTH_WINDOW_SECONDS + 1)
@@ -174,7 +232,9 @@ describe('the security page and its re-authentication window', () => {
     await page.goto('/account/security')
     await expectHeading(page, 'Sicherheit')
     await page.getByTestId('sessions').waitFor()
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    )
     expect(overflow).toBe(0)
     await checkAccessibility(page, 'security at 390 px')
     await context.close()

@@ -2,7 +2,14 @@
  * Every console URL. Signed-out pages (setup, sign-in, second step, mailed links) sit at the root;
  * everything else sits in the shell, which requires a signed-in user and loads lazily.
  */
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from '@tanstack/react-router'
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+  redirect,
+} from '@tanstack/react-router'
 import { lazy, Suspense, type ComponentType } from 'react'
 import { readCookie } from './api/client'
 import { loadAreas, loadSignedInCatalogues } from './i18n/i18n'
@@ -20,7 +27,10 @@ import { focusNextHeading } from './ui/page'
  */
 const loadQueryClient = () => import('./api/query-client').then((module) => module.queryClient)
 
-function withQueries<Module extends Record<string, unknown>>(load: () => Promise<Module>, name: keyof Module & string) {
+function withQueries<Module extends Record<string, unknown>>(
+  load: () => Promise<Module>,
+  name: keyof Module & string,
+) {
   return lazyRouteComponent(async () => {
     const [{ QueryRoot }, module] = await Promise.all([import('./api/query-root'), load()])
     const Page = module[name] as ComponentType
@@ -34,9 +44,12 @@ function withQueries<Module extends Record<string, unknown>>(load: () => Promise
   })
 }
 
-const optionalString = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+const optionalString = (value: unknown) =>
+  typeof value === 'string' && value !== '' ? value : undefined
 
-const RootPreferences = lazy(() => import('./api/query-root').then((module) => ({ default: module.RootPreferences })))
+const RootPreferences = lazy(() =>
+  import('./api/query-root').then((module) => ({ default: module.RootPreferences })),
+)
 
 /**
  * Every page. With a session (its readable CSRF cookie is there) the person's language and theme
@@ -82,12 +95,16 @@ const loginRoute = createRoute({
 const mfaRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/login/mfa',
-  validateSearch: (search: Record<string, unknown>): { return_to?: string } => ({ return_to: optionalString(search.return_to) }),
+  validateSearch: (search: Record<string, unknown>): { return_to?: string } => ({
+    return_to: optionalString(search.return_to),
+  }),
   beforeLoad: () => loadAreas(['passkeys']),
   component: lazyRouteComponent(() => import('./auth/MfaPage'), 'MfaPage'),
 })
 
-const tokenSearch = (search: Record<string, unknown>): { token?: string } => ({ token: optionalString(search.token) })
+const tokenSearch = (search: Record<string, unknown>): { token?: string } => ({
+  token: optionalString(search.token),
+})
 
 const verifyEmailRoute = createRoute({
   getParentRoute: () => rootRoute,
@@ -128,7 +145,10 @@ const shellRoute = createRoute({
   beforeLoad: async ({ location }) => {
     try {
       const queryClient = await loadQueryClient()
-      const [user] = await Promise.all([queryClient.ensureQueryData(meQuery), loadSignedInCatalogues()])
+      const [user] = await Promise.all([
+        queryClient.ensureQueryData(meQuery),
+        loadSignedInCatalogues(),
+      ])
       // Issue 14: while the two-factor policy restricts the session, only enrolment is reachable.
       const mfa = await queryClient.ensureQueryData(mfaStatusQuery)
       if (mfa.enrollment_required && location.pathname !== ENROLLMENT_PAGE) {
@@ -225,7 +245,10 @@ const orgsRoute = createRoute({
   component: lazyRouteComponent(() => import('./orgs/OrgsPage'), 'OrgsPage'),
 })
 const organizationLoader = async ({ params }: { params: { orgId: string } }) => {
-  const [queryClient, { organizationQuery }] = await Promise.all([loadQueryClient(), import('./orgs/queries')])
+  const [queryClient, { organizationQuery }] = await Promise.all([
+    loadQueryClient(),
+    import('./orgs/queries'),
+  ])
   return queryClient.ensureQueryData(organizationQuery(params.orgId))
 }
 const orgRoute = createRoute({
@@ -237,8 +260,13 @@ const orgRoute = createRoute({
 const orgBillingRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/orgs/$orgId/billing',
-  validateSearch: (search: Record<string, unknown>): { checkout?: 'success' | 'cancelled'; plan?: string } => ({
-    checkout: search.checkout === 'success' || search.checkout === 'cancelled' ? search.checkout : undefined,
+  validateSearch: (
+    search: Record<string, unknown>,
+  ): { checkout?: 'success' | 'cancelled'; plan?: string } => ({
+    checkout:
+      search.checkout === 'success' || search.checkout === 'cancelled'
+        ? search.checkout
+        : undefined,
     plan: optionalString(search.plan),
   }),
   loader: organizationLoader,
@@ -267,7 +295,9 @@ const adminIndexRoute = createRoute({
   },
 })
 
-const cursorSearch = (search: Record<string, unknown>): { cursor?: string } => ({ cursor: optionalString(search.cursor) })
+const cursorSearch = (search: Record<string, unknown>): { cursor?: string } => ({
+  cursor: optionalString(search.cursor),
+})
 
 const adminUsersRoute = createRoute({
   getParentRoute: () => adminRoute,
@@ -347,7 +377,9 @@ const adminAuditRoute = createRoute({
 const activityRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/account/activity',
-  validateSearch: (search: Record<string, unknown>): { cursor?: string } => ({ cursor: optionalString(search.cursor) }),
+  validateSearch: (search: Record<string, unknown>): { cursor?: string } => ({
+    cursor: optionalString(search.cursor),
+  }),
   component: lazyRouteComponent(() => import('./security-log/ActivityPage'), 'ActivityPage'),
 })
 

@@ -21,9 +21,16 @@ export interface AdminProof {
 }
 
 /** Throws SESSION_REQUIRED, SELF_SERVICE_REQUIRED, or the re-authentication errors. `targetId` '' = a new account. */
-export async function assertAdminProof(deps: Deps, caller: Caller, targetId: string, proof: AdminProof, selfService: string): Promise<void> {
+export async function assertAdminProof(
+  deps: Deps,
+  caller: Caller,
+  targetId: string,
+  proof: AdminProof,
+  selfService: string,
+): Promise<void> {
   if (caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
-  if (targetId === caller.user.id) throw new AppError('SELF_SERVICE_REQUIRED', { details: selfService })
+  if (targetId === caller.user.id)
+    throw new AppError('SELF_SERVICE_REQUIRED', { details: selfService })
   await verifyCurrentPassword(deps, caller.user.id, proof.current_password)
   await assertSecondFactorIfEnabled(deps, caller.user.id, proof.code)
 }

@@ -19,13 +19,19 @@ function teams(ex: Executor) {
       'teams.name',
       'teams.name_key',
       'teams.description',
-      sql<number | string>`(select count(*) from team_members where team_members.team_id = ${sql.ref('teams.id')})`.as('member_count'),
+      sql<
+        number | string
+      >`(select count(*) from team_members where team_members.team_id = ${sql.ref('teams.id')})`.as(
+        'member_count',
+      ),
       'teams.created_at',
     ])
 }
 
 /** PostgreSQL answers count(*) as bigint text; both engines give a number here. */
-function asRecord(row: Omit<TeamRecord, 'member_count'> & { member_count: number | string; name_key: string }): TeamRecord {
+function asRecord(
+  row: Omit<TeamRecord, 'member_count'> & { member_count: number | string; name_key: string },
+): TeamRecord {
   const { name_key: _key, ...team } = row
   return { ...team, member_count: Number(row.member_count) }
 }
@@ -36,17 +42,38 @@ export async function findTeam(ex: Executor, teamId: string): Promise<TeamRecord
 }
 
 /** Teams by name ignoring case — the unique key, lower-cased — then id; with `memberId`, only that user's teams. */
-export async function listTeams(ex: Executor, window: PageWindow, memberId?: string): Promise<Array<TeamRecord & { name_key: string }>> {
+export async function listTeams(
+  ex: Executor,
+  window: PageWindow,
+  memberId?: string,
+): Promise<Array<TeamRecord & { name_key: string }>> {
   let query = teams(ex)
   if (memberId !== undefined)
-    query = query.where('teams.id', 'in', ex.selectFrom('team_members').select('team_members.team_id').where('team_members.user_id', '=', memberId))
-  const rows = await keyset(query, window, { column: 'name_key', table: 'teams', direction: 'asc' }).execute()
+    query = query.where(
+      'teams.id',
+      'in',
+      ex
+        .selectFrom('team_members')
+        .select('team_members.team_id')
+        .where('team_members.user_id', '=', memberId),
+    )
+  const rows = await keyset(query, window, {
+    column: 'name_key',
+    table: 'teams',
+    direction: 'asc',
+  }).execute()
   return rows.map((row) => ({ ...asRecord(row), name_key: row.name_key }))
 }
 
 export async function insertTeam(
   ex: Executor,
-  team: { id: string; name: string; name_key: string; description: string | null; created_at: Timestamp },
+  team: {
+    id: string
+    name: string
+    name_key: string
+    description: string | null
+    created_at: Timestamp
+  },
 ): Promise<void> {
   await ex
     .insertInto('teams')
@@ -59,7 +86,11 @@ export async function updateTeam(
   teamId: string,
   changes: { name?: string; name_key?: string; description?: string | null; updated_at: Timestamp },
 ): Promise<boolean> {
-  const result = await ex.updateTable('teams').set(changes).where('id', '=', teamId).executeTakeFirst()
+  const result = await ex
+    .updateTable('teams')
+    .set(changes)
+    .where('id', '=', teamId)
+    .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }
 
@@ -84,15 +115,30 @@ function teamMembers(ex: Executor, teamId: string) {
 }
 
 /** Members by name (ignoring case), then user id. */
-export async function listTeamMembers(ex: Executor, teamId: string, window: PageWindow): Promise<TeamMemberRecord[]> {
+export async function listTeamMembers(
+  ex: Executor,
+  teamId: string,
+  window: PageWindow,
+): Promise<TeamMemberRecord[]> {
   return byName(teamMembers(ex, teamId), window, 'users').execute()
 }
 
-export async function insertTeamMember(ex: Executor, member: { team_id: string; user_id: string; added_at: Timestamp }): Promise<void> {
+export async function insertTeamMember(
+  ex: Executor,
+  member: { team_id: string; user_id: string; added_at: Timestamp },
+): Promise<void> {
   await ex.insertInto('team_members').values(member).execute()
 }
 
-export async function deleteTeamMember(ex: Executor, teamId: string, userId: string): Promise<boolean> {
-  const result = await ex.deleteFrom('team_members').where('team_id', '=', teamId).where('user_id', '=', userId).executeTakeFirst()
+export async function deleteTeamMember(
+  ex: Executor,
+  teamId: string,
+  userId: string,
+): Promise<boolean> {
+  const result = await ex
+    .deleteFrom('team_members')
+    .where('team_id', '=', teamId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
   return result.numDeletedRows > 0n
 }

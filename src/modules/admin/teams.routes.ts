@@ -14,12 +14,23 @@ import {
   UpdateTeamBody,
   TeamsQuery,
 } from './teams.schemas.js'
-import { addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, listTeams, removeTeamMember, updateTeam } from './teams.service.js'
+import {
+  addTeamMember,
+  createTeam,
+  deleteTeam,
+  getTeam,
+  listTeamMembers,
+  listTeams,
+  removeTeamMember,
+  updateTeam,
+} from './teams.service.js'
 
 const tags = ['administration']
 const admin = { auth: 'admin' as const }
 const NO_SUCH_TEAM = errorResponse('NOT_FOUND: no such team')
-const NAME_TAKEN = errorResponse('ALREADY_EXISTS: a team has this name, ignoring case (details: name)')
+const NAME_TAKEN = errorResponse(
+  'ALREADY_EXISTS: a team has this name, ignoring case (details: name)',
+)
 
 /** /api/admin/teams — every route needs an administrator (CONTRACT.md §5.3). */
 export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -43,16 +54,31 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '',
       {
         config: admin,
-        schema: { tags, operationId: 'createTeam', summary: 'Create a team', body: CreateTeamBody, response: { 201: TeamView, 409: NAME_TAKEN } },
+        schema: {
+          tags,
+          operationId: 'createTeam',
+          summary: 'Create a team',
+          body: CreateTeamBody,
+          response: { 201: TeamView, 409: NAME_TAKEN },
+        },
       },
-      async (request, reply) => reply.code(201).send(await createTeam(deps, callerOf(request), request.body, contextOf(request))),
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(await createTeam(deps, callerOf(request), request.body, contextOf(request))),
     )
 
     app.get(
       '/:id',
       {
         config: admin,
-        schema: { tags, operationId: 'getTeam', summary: 'One team', params: IdParams, response: { 200: TeamView, 404: NO_SUCH_TEAM } },
+        schema: {
+          tags,
+          operationId: 'getTeam',
+          summary: 'One team',
+          params: IdParams,
+          response: { 200: TeamView, 404: NO_SUCH_TEAM },
+        },
       },
       async (request) => getTeam(deps, request.params.id),
     )
@@ -70,7 +96,8 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: { 200: TeamView, 404: NO_SUCH_TEAM, 409: NAME_TAKEN },
         },
       },
-      async (request) => updateTeam(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
+      async (request) =>
+        updateTeam(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
     )
 
     app.delete(
@@ -125,7 +152,17 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) =>
-        reply.code(201).send(await addTeamMember(deps, callerOf(request), request.params.id, request.body, contextOf(request))),
+        reply
+          .code(201)
+          .send(
+            await addTeamMember(
+              deps,
+              callerOf(request),
+              request.params.id,
+              request.body,
+              contextOf(request),
+            ),
+          ),
     )
 
     app.delete(
@@ -137,11 +174,20 @@ export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'removeTeamMember',
           summary: 'Remove a user from a team',
           params: TeamMemberParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such team, or the user is not a member') },
+          response: {
+            204: NoContent,
+            404: errorResponse('NOT_FOUND: no such team, or the user is not a member'),
+          },
         },
       },
       async (request, reply) => {
-        await removeTeamMember(deps, callerOf(request), request.params.id, request.params.user_id, contextOf(request))
+        await removeTeamMember(
+          deps,
+          callerOf(request),
+          request.params.id,
+          request.params.user_id,
+          contextOf(request),
+        )
         return reply.code(204).send(null)
       },
     )

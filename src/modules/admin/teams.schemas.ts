@@ -1,5 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Email, Nullable, PageOf, PageQuery, PathId, Text, Timestamp } from '../../lib/schema-types.js'
+import {
+  Body,
+  DisplayText,
+  Email,
+  Nullable,
+  PageOf,
+  PageQuery,
+  PathId,
+  Text,
+  Timestamp,
+} from '../../lib/schema-types.js'
 
 const TeamName = DisplayText({ minLength: 1, maxLength: 100 })
 const Description = Nullable(DisplayText({ minLength: 1, maxLength: 500 }))
@@ -19,7 +29,10 @@ export const TeamPage = PageOf(TeamView)
 export const CreateTeamBody = Body({ name: TeamName, description: Type.Optional(Description) })
 export type CreateTeamBody = Static<typeof CreateTeamBody>
 
-export const UpdateTeamBody = Body({ name: Type.Optional(TeamName), description: Type.Optional(Description) }, { minProperties: 1 })
+export const UpdateTeamBody = Body(
+  { name: Type.Optional(TeamName), description: Type.Optional(Description) },
+  { minProperties: 1 },
+)
 export type UpdateTeamBody = Static<typeof UpdateTeamBody>
 
 export const TeamMemberView = Type.Object({
@@ -49,7 +62,13 @@ export type TeamMemberParams = Static<typeof TeamMemberParams>
 export const TeamsQuery = Type.Object(
   {
     ...PageQuery.properties,
-    member_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only the teams this user is a member of' })),
+    member_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Only the teams this user is a member of',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

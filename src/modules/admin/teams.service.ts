@@ -31,7 +31,12 @@ function teamNotFound(): AppError {
 }
 
 function nameTaken(error: unknown): unknown {
-  return isUniqueViolation(error) ? new AppError('ALREADY_EXISTS', { message: 'A team with this name already exists.', details: 'name' }) : error
+  return isUniqueViolation(error)
+    ? new AppError('ALREADY_EXISTS', {
+        message: 'A team with this name already exists.',
+        details: 'name',
+      })
+    : error
 }
 
 /** The unique key of a team name: names differing only in case are the same name. */
@@ -39,7 +44,10 @@ function nameKey(name: string): string {
   return name.toLowerCase()
 }
 
-export async function listTeams(deps: Deps, query: PageQuery & { member_id?: string }): Promise<Page<TeamRecord>> {
+export async function listTeams(
+  deps: Deps,
+  query: PageQuery & { member_id?: string },
+): Promise<Page<TeamRecord>> {
   const window = pageWindow(query)
   const rows = await listTeamRows(deps.db, window, query.member_id)
   return toPage(
@@ -56,8 +64,18 @@ export async function getTeam(deps: Deps, teamId: string): Promise<TeamRecord> {
   return team
 }
 
-export async function createTeam(deps: Deps, caller: Caller, input: CreateTeamBody, ctx: RequestContext): Promise<TeamRecord> {
-  const team = { id: newId(), name: input.name, description: input.description ?? null, created_at: deps.clock.now().toISOString() }
+export async function createTeam(
+  deps: Deps,
+  caller: Caller,
+  input: CreateTeamBody,
+  ctx: RequestContext,
+): Promise<TeamRecord> {
+  const team = {
+    id: newId(),
+    name: input.name,
+    description: input.description ?? null,
+    created_at: deps.clock.now().toISOString(),
+  }
   try {
     await deps.db.transaction().execute(async (tx) => {
       await insertTeam(tx, { ...team, name_key: nameKey(team.name) })
@@ -74,7 +92,13 @@ export async function createTeam(deps: Deps, caller: Caller, input: CreateTeamBo
   return { ...team, member_count: 0 }
 }
 
-export async function updateTeam(deps: Deps, caller: Caller, teamId: string, patch: UpdateTeamBody, ctx: RequestContext): Promise<TeamRecord> {
+export async function updateTeam(
+  deps: Deps,
+  caller: Caller,
+  teamId: string,
+  patch: UpdateTeamBody,
+  ctx: RequestContext,
+): Promise<TeamRecord> {
   try {
     return await deps.db.transaction().execute(async (tx) => {
       const changed = await updateTeamRow(tx, teamId, {
@@ -97,7 +121,12 @@ export async function updateTeam(deps: Deps, caller: Caller, teamId: string, pat
 }
 
 /** Deletes the team and its memberships; the users stay. */
-export async function deleteTeam(deps: Deps, caller: Caller, teamId: string, ctx: RequestContext): Promise<void> {
+export async function deleteTeam(
+  deps: Deps,
+  caller: Caller,
+  teamId: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     const team = await findTeam(tx, teamId)
     if (team === null || !(await deleteTeamRow(tx, teamId))) throw teamNotFound()
@@ -110,7 +139,11 @@ export async function deleteTeam(deps: Deps, caller: Caller, teamId: string, ctx
   })
 }
 
-export async function listTeamMembers(deps: Deps, teamId: string, query: PageQuery): Promise<Page<TeamMemberRecord>> {
+export async function listTeamMembers(
+  deps: Deps,
+  teamId: string,
+  query: PageQuery,
+): Promise<Page<TeamMemberRecord>> {
   const window = pageWindow(query)
   if ((await findTeam(deps.db, teamId)) === null) throw teamNotFound()
   const rows = await listTeamMemberRows(deps.db, teamId, window)
@@ -130,17 +163,24 @@ export async function addTeamMember(
   input: AddTeamMemberBody,
   ctx: RequestContext,
 ): Promise<TeamMemberRecord> {
-  if ((input.user_id === undefined) === (input.email === undefined)) throw invalidField('body', 'must contain exactly one of user_id, email')
+  if ((input.user_id === undefined) === (input.email === undefined))
+    throw invalidField('body', 'must contain exactly one of user_id, email')
   return deps.db.transaction().execute(async (tx) => {
     if ((await findTeam(tx, teamId)) === null) throw teamNotFound()
-    const user = input.user_id !== undefined ? await findUserById(tx, input.user_id) : await findUserByEmail(tx, normalizeEmail(input.email!))
+    const user =
+      input.user_id !== undefined
+        ? await findUserById(tx, input.user_id)
+        : await findUserByEmail(tx, normalizeEmail(input.email!))
     if (user === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
     const addedAt = deps.clock.now().toISOString()
     try {
       await insertTeamMember(tx, { team_id: teamId, user_id: user.id, added_at: addedAt })
     } catch (error) {
       if (isUniqueViolation(error))
-        throw new AppError('ALREADY_EXISTS', { message: 'The user is already a member of this team.', details: 'user_id' })
+        throw new AppError('ALREADY_EXISTS', {
+          message: 'The user is already a member of this team.',
+          details: 'user_id',
+        })
       // The team or the user was deleted by a concurrent request.
       if (isForeignKeyViolation(error)) throw teamNotFound()
       throw error
@@ -155,10 +195,17 @@ export async function addTeamMember(
   })
 }
 
-export async function removeTeamMember(deps: Deps, caller: Caller, teamId: string, userId: string, ctx: RequestContext): Promise<void> {
+export async function removeTeamMember(
+  deps: Deps,
+  caller: Caller,
+  teamId: string,
+  userId: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     if ((await findTeam(tx, teamId)) === null) throw teamNotFound()
-    if (!(await deleteTeamMember(tx, teamId, userId))) throw new AppError('NOT_FOUND', { message: 'The user is not a member of this team.' })
+    if (!(await deleteTeamMember(tx, teamId, userId)))
+      throw new AppError('NOT_FOUND', { message: 'The user is not a member of this team.' })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'team.member_remove',
       actor: caller.user,

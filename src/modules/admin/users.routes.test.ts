@@ -35,25 +35,39 @@ const ADMIN_USER_FIELDS = [
   'last_login_at',
 ].sort()
 
-const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+const me = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 const createAsAdmin = (token: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/admin/users', headers: bearer(token), payload })
-const getAsAdmin = (token: string, id: string) => t.app.inject({ method: 'GET', url: `/api/admin/users/${id}`, headers: bearer(token) })
+const getAsAdmin = (token: string, id: string) =>
+  t.app.inject({ method: 'GET', url: `/api/admin/users/${id}`, headers: bearer(token) })
 const put = (token: string, id: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'PUT', url: `/api/admin/users/${id}`, headers: bearer(token), payload })
-const remove = (token: string, id: string) => t.app.inject({ method: 'DELETE', url: `/api/admin/users/${id}`, headers: bearer(token) })
-const list = (token: string, query = '') => t.app.inject({ method: 'GET', url: `/api/admin/users${query}`, headers: bearer(token) })
+const remove = (token: string, id: string) =>
+  t.app.inject({ method: 'DELETE', url: `/api/admin/users/${id}`, headers: bearer(token) })
+const list = (token: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/admin/users${query}`, headers: bearer(token) })
 
 const auditActions = async (targetId: string) =>
-  (await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', targetId).orderBy('at').orderBy('id').execute()).map(
-    (e) => e.action,
-  )
+  (
+    await t.deps.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('target_id', '=', targetId)
+      .orderBy('at')
+      .orderBy('id')
+      .execute()
+  ).map((e) => e.action)
 
 describe('POST /api/admin/users', () => {
   it('creates a user with a password, who can then sign in: the AdminUser fields', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const email = uniqueEmail('created')
-    const response = await createAsAdmin(admin.token, { email: `  ${email.toUpperCase()}`, name: ' Created User ', password: 'a fresh passphrase 7' })
+    const response = await createAsAdmin(admin.token, {
+      email: `  ${email.toUpperCase()}`,
+      name: ' Created User ',
+      password: 'a fresh passphrase 7',
+    })
     expect(response.statusCode).toBe(201)
     const body = response.json()
     expect(Object.keys(body).sort()).toEqual(ADMIN_USER_FIELDS)
@@ -71,14 +85,21 @@ describe('POST /api/admin/users', () => {
     })
     expect(body.created_at).toBe(body.updated_at)
     await expect(login(t, email, 'a fresh passphrase 7')).resolves.toBeTruthy()
-    expect((await getAsAdmin(admin.token, body.id)).json().last_login_at).toEqual(expect.any(String))
+    expect((await getAsAdmin(admin.token, body.id)).json().last_login_at).toEqual(
+      expect.any(String),
+    )
     expect(await auditActions(body.id)).toContain('admin.user_create')
   })
 
   it('creates a user without a password (OIDC or a later reset), who cannot sign in with one', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const email = uniqueEmail('oidc')
-    const response = await createAsAdmin(admin.token, { email, name: 'No Password', is_admin: true, current_password: DEFAULT_PASSWORD })
+    const response = await createAsAdmin(admin.token, {
+      email,
+      name: 'No Password',
+      is_admin: true,
+      current_password: DEFAULT_PASSWORD,
+    })
     expect(response.statusCode).toBe(201)
     expect(response.json()).toMatchObject({ has_password: false, is_admin: true })
     await expect(login(t, email, DEFAULT_PASSWORD)).rejects.toThrow(/401/)
@@ -86,12 +107,21 @@ describe('POST /api/admin/users', () => {
 
   it('refuses a taken email (409 on email), a weak password and bad fields (400)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const taken = await createAsAdmin(admin.token, { email: admin.email.toUpperCase(), name: 'Dup' })
+    const taken = await createAsAdmin(admin.token, {
+      email: admin.email.toUpperCase(),
+      name: 'Dup',
+    })
     expectReason(taken, 409, 'ALREADY_EXISTS')
     expect(taken.json().details).toBe('email')
-    const weak = await createAsAdmin(admin.token, { email: uniqueEmail(), name: 'Weak', password: 'password' })
+    const weak = await createAsAdmin(admin.token, {
+      email: uniqueEmail(),
+      name: 'Weak',
+      password: 'password',
+    })
     expect(weak.statusCode).toBe(400)
-    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'common_password' }])
+    expect(weak.json().details).toEqual([
+      { field: 'password', message: expect.any(String), code: 'common_password' },
+    ])
     const bad = await createAsAdmin(admin.token, { email: 'nope', name: '', disabled: true })
     expect(
       bad
@@ -113,18 +143,36 @@ describe('GET /api/admin/users', () => {
     const third = await createUser(t, { name: `Literal 100%_${tag}` })
 
     const found = (await list(admin.token, `?q=${tag.toUpperCase()}`)).json()
-    expect(found.items.map((u: { id: string }) => u.id)).toEqual([third.user.id, second.user.id, first.user.id])
+    expect(found.items.map((u: { id: string }) => u.id)).toEqual([
+      third.user.id,
+      second.user.id,
+      first.user.id,
+    ])
     expect(Object.keys(found.items[0]).sort()).toEqual(ADMIN_USER_FIELDS)
 
     const page1 = (await list(admin.token, `?q=${tag}&limit=2`)).json()
     expect(page1.items).toHaveLength(2)
     const page2 = (await list(admin.token, `?q=${tag}&limit=2&cursor=${page1.next_cursor}`)).json()
-    expect(page2).toEqual({ items: [expect.objectContaining({ id: first.user.id })], next_cursor: null })
+    expect(page2).toEqual({
+      items: [expect.objectContaining({ id: first.user.id })],
+      next_cursor: null,
+    })
 
     // LIKE wildcards in q are plain characters.
-    expect((await list(admin.token, `?q=${encodeURIComponent('100%_')}`)).json().items.map((u: { id: string }) => u.id)).toEqual([third.user.id])
-    expect((await list(admin.token, `?q=${encodeURIComponent('%')}`)).json().items.map((u: { id: string }) => u.id)).toEqual([third.user.id])
-    expect((await list(admin.token, '?q=no-such-user-anywhere')).json()).toEqual({ items: [], next_cursor: null })
+    expect(
+      (await list(admin.token, `?q=${encodeURIComponent('100%_')}`))
+        .json()
+        .items.map((u: { id: string }) => u.id),
+    ).toEqual([third.user.id])
+    expect(
+      (await list(admin.token, `?q=${encodeURIComponent('%')}`))
+        .json()
+        .items.map((u: { id: string }) => u.id),
+    ).toEqual([third.user.id])
+    expect((await list(admin.token, '?q=no-such-user-anywhere')).json()).toEqual({
+      items: [],
+      next_cursor: null,
+    })
 
     const everyone = (await list(admin.token, '?limit=200')).json().items
     expect(everyone.map((u: { created_at: string }) => u.created_at)).toEqual(
@@ -141,7 +189,11 @@ describe('GET /api/admin/users/{id}', () => {
     expect((await getAsAdmin(admin.token, user.user.id)).json().mfa_enabled).toBe(false)
     await enableMfa(t, user)
     expect((await getAsAdmin(admin.token, user.user.id)).json().mfa_enabled).toBe(true)
-    expectReason(await getAsAdmin(admin.token, '0190a6b2-0000-7000-8000-000000000000'), 404, 'NOT_FOUND')
+    expectReason(
+      await getAsAdmin(admin.token, '0190a6b2-0000-7000-8000-000000000000'),
+      404,
+      'NOT_FOUND',
+    )
     expectReason(await getAsAdmin(admin.token, 'x'), 404, 'NOT_FOUND')
   })
 })
@@ -162,7 +214,15 @@ describe('PUT /api/admin/users/{id}', () => {
     })
     expect(response.statusCode).toBe(200)
     const body = response.json()
-    expect(body).toMatchObject({ id: user.user.id, email, name: 'Renamed', language: 'fr', theme: 'dark', is_admin: true, disabled: false })
+    expect(body).toMatchObject({
+      id: user.user.id,
+      email,
+      name: 'Renamed',
+      language: 'fr',
+      theme: 'dark',
+      is_admin: true,
+      disabled: false,
+    })
     expect(body.updated_at > body.created_at).toBe(true)
     // Not a password change: the user's session lives on.
     expect((await me(user.token)).statusCode).toBe(200)
@@ -172,7 +232,11 @@ describe('PUT /api/admin/users/{id}', () => {
       .where('action', '=', 'admin.user_update')
       .where('target_id', '=', user.user.id)
       .executeTakeFirstOrThrow()
-    expect(JSON.parse(event.metadata)).toEqual({ fields: ['email', 'is_admin', 'language', 'name', 'theme'], sessions_revoked: 0, tokens_revoked: 0 })
+    expect(JSON.parse(event.metadata)).toEqual({
+      fields: ['email', 'is_admin', 'language', 'name', 'theme'],
+      sessions_revoked: 0,
+      tokens_revoked: 0,
+    })
   })
 
   it('refuses an empty body, unknown fields and bad values (400), a taken email (409), an unknown user (404)', async () => {
@@ -181,10 +245,19 @@ describe('PUT /api/admin/users/{id}', () => {
     expect((await put(admin.token, user.user.id, {})).json().details).toEqual([
       { field: 'body', message: 'must contain at least one field', code: 'too_few_fields' },
     ])
-    for (const payload of [{ user_key: 'x' }, { theme: 'neon' }, { disabled: 'yes' }, { language: 'english' }, { ai_suggestions_enabled: false }]) {
+    for (const payload of [
+      { user_key: 'x' },
+      { theme: 'neon' },
+      { disabled: 'yes' },
+      { language: 'english' },
+      { ai_suggestions_enabled: false },
+    ]) {
       expectReason(await put(admin.token, user.user.id, payload), 400, 'VALIDATION_FAILED')
     }
-    const taken = await put(admin.token, user.user.id, { email: admin.email, current_password: DEFAULT_PASSWORD })
+    const taken = await put(admin.token, user.user.id, {
+      email: admin.email,
+      current_password: DEFAULT_PASSWORD,
+    })
     expectReason(taken, 409, 'ALREADY_EXISTS')
     expect(taken.json().details).toBe('email')
     expectReason(await put(admin.token, 'no-such-user', { name: 'X' }), 404, 'NOT_FOUND')
@@ -193,19 +266,38 @@ describe('PUT /api/admin/users/{id}', () => {
   it('sets a password under the password policy and signs the user out everywhere', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
-    const weak = await put(admin.token, user.user.id, { password: user.email, current_password: DEFAULT_PASSWORD })
-    expect(weak.json().details).toEqual([{ field: 'password', message: expect.any(String), code: 'same_as_email' }])
-    expect((await put(admin.token, user.user.id, { password: 'reset by the admin 9', current_password: DEFAULT_PASSWORD })).statusCode).toBe(200)
+    const weak = await put(admin.token, user.user.id, {
+      password: user.email,
+      current_password: DEFAULT_PASSWORD,
+    })
+    expect(weak.json().details).toEqual([
+      { field: 'password', message: expect.any(String), code: 'same_as_email' },
+    ])
+    expect(
+      (
+        await put(admin.token, user.user.id, {
+          password: 'reset by the admin 9',
+          current_password: DEFAULT_PASSWORD,
+        })
+      ).statusCode,
+    ).toBe(200)
     expectReason(await me(user.token), 401, 'UNAUTHORIZED')
     await expect(login(t, user.email, DEFAULT_PASSWORD)).rejects.toThrow(/401/)
     await expect(login(t, user.email, 'reset by the admin 9')).resolves.toBeTruthy()
-    const rows = await t.deps.db.selectFrom('audit_events').select('metadata').where('target_id', '=', user.user.id).execute()
+    const rows = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('target_id', '=', user.user.id)
+      .execute()
     expect(JSON.stringify(rows)).not.toContain('reset by the admin 9')
   })
 
   it('sends administrators to the self-service routes for their own credentials (409 SELF_SERVICE_REQUIRED)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const own = await put(admin.token, admin.user.id, { password: 'my own new passphrase', current_password: DEFAULT_PASSWORD })
+    const own = await put(admin.token, admin.user.id, {
+      password: 'my own new passphrase',
+      current_password: DEFAULT_PASSWORD,
+    })
     expectReason(own, 409, 'SELF_SERVICE_REQUIRED')
     expect(own.json().details).toContain('POST /api/users/me/password')
     expect((await put(admin.token, admin.user.id, { name: 'Still allowed' })).statusCode).toBe(200)
@@ -219,19 +311,36 @@ describe('disabling a user', () => {
     const { token: apiToken } = await createApiTokenFor(t, user.token)
     expect((await me(apiToken)).statusCode).toBe(200)
 
-    const disabled = await put(admin.token, user.user.id, { disabled: true, current_password: DEFAULT_PASSWORD })
+    const disabled = await put(admin.token, user.user.id, {
+      disabled: true,
+      current_password: DEFAULT_PASSWORD,
+    })
     expect(disabled.statusCode).toBe(200)
     expect(disabled.json().disabled).toBe(true)
     expectReason(await me(user.token), 401, 'UNAUTHORIZED')
     expectReason(await me(apiToken), 401, 'UNAUTHORIZED')
     await expect(login(t, user.email, DEFAULT_PASSWORD)).rejects.toThrow(/401/)
-    const live = await t.deps.db.selectFrom('sessions').select('id').where('user_id', '=', user.user.id).where('revoked_at', 'is', null).execute()
+    const live = await t.deps.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('user_id', '=', user.user.id)
+      .where('revoked_at', 'is', null)
+      .execute()
     expect(live).toEqual([])
 
-    expect((await put(admin.token, user.user.id, { disabled: false, current_password: DEFAULT_PASSWORD })).json().disabled).toBe(false)
+    expect(
+      (
+        await put(admin.token, user.user.id, {
+          disabled: false,
+          current_password: DEFAULT_PASSWORD,
+        })
+      ).json().disabled,
+    ).toBe(false)
     expect((await me(apiToken)).statusCode).toBe(200)
     expect((await me(user.token)).statusCode).toBe(401)
-    expect(await auditActions(user.user.id)).toEqual(expect.arrayContaining(['admin.user_update', 'admin.user_disable', 'admin.user_enable']))
+    expect(await auditActions(user.user.id)).toEqual(
+      expect.arrayContaining(['admin.user_update', 'admin.user_disable', 'admin.user_enable']),
+    )
   })
 })
 
@@ -265,24 +374,64 @@ describe('DELETE /api/admin/users/{id}', () => {
 describe('the last active administrator', () => {
   const solo = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
   const putOn = (token: string, id: string, payload: Record<string, unknown>) =>
-    solo.app.inject({ method: 'PUT', url: `/api/admin/users/${id}`, headers: bearer(token), payload })
+    solo.app.inject({
+      method: 'PUT',
+      url: `/api/admin/users/${id}`,
+      headers: bearer(token),
+      payload,
+    })
   const activeAdmins = async () =>
-    (await solo.deps.db.selectFrom('users').select('id').where('is_admin', '=', true).where('disabled', '=', false).execute()).length
+    (
+      await solo.deps.db
+        .selectFrom('users')
+        .select('id')
+        .where('is_admin', '=', true)
+        .where('disabled', '=', false)
+        .execute()
+    ).length
 
   it('cannot demote or disable themselves (409 SELF_SERVICE_REQUIRED), so the last one stays', async () => {
     const admin = await createSignedInUser(solo, { isAdmin: true })
-    expectReason(await putOn(admin.token, admin.user.id, { is_admin: false, current_password: DEFAULT_PASSWORD }), 409, 'SELF_SERVICE_REQUIRED')
-    expectReason(await putOn(admin.token, admin.user.id, { disabled: true, current_password: DEFAULT_PASSWORD }), 409, 'SELF_SERVICE_REQUIRED')
+    expectReason(
+      await putOn(admin.token, admin.user.id, {
+        is_admin: false,
+        current_password: DEFAULT_PASSWORD,
+      }),
+      409,
+      'SELF_SERVICE_REQUIRED',
+    )
+    expectReason(
+      await putOn(admin.token, admin.user.id, {
+        disabled: true,
+        current_password: DEFAULT_PASSWORD,
+      }),
+      409,
+      'SELF_SERVICE_REQUIRED',
+    )
     const dormant = await createUser(solo, { isAdmin: true })
-    expect((await putOn(admin.token, dormant.user.id, { disabled: true, current_password: DEFAULT_PASSWORD })).statusCode).toBe(200)
+    expect(
+      (
+        await putOn(admin.token, dormant.user.id, {
+          disabled: true,
+          current_password: DEFAULT_PASSWORD,
+        })
+      ).statusCode,
+    ).toBe(200)
     expect(await activeAdmins()).toBeGreaterThanOrEqual(1)
   })
 
   it('two administrators demoting each other at once leave one', async () => {
     for (let round = 0; round < 3; round++) {
-      const [a, b] = await Promise.all([createSignedInUser(solo, { isAdmin: true }), createSignedInUser(solo, { isAdmin: true })])
+      const [a, b] = await Promise.all([
+        createSignedInUser(solo, { isAdmin: true }),
+        createSignedInUser(solo, { isAdmin: true }),
+      ])
       // Only a and b remain active administrators.
-      await solo.deps.db.updateTable('users').set({ is_admin: false }).where('id', 'not in', [a.user.id, b.user.id]).execute()
+      await solo.deps.db
+        .updateTable('users')
+        .set({ is_admin: false })
+        .where('id', 'not in', [a.user.id, b.user.id])
+        .execute()
       const results = await Promise.all([
         putOn(a.token, b.user.id, { is_admin: false, current_password: DEFAULT_PASSWORD }),
         putOn(b.token, a.user.id, { disabled: true, current_password: DEFAULT_PASSWORD }),
@@ -297,11 +446,26 @@ describe('the last active administrator', () => {
 
   it('two administrators deleting each other at once leave one', async () => {
     for (let round = 0; round < 3; round++) {
-      const [a, b] = await Promise.all([createSignedInUser(solo, { isAdmin: true }), createSignedInUser(solo, { isAdmin: true })])
-      await solo.deps.db.updateTable('users').set({ is_admin: false }).where('id', 'not in', [a.user.id, b.user.id]).execute()
+      const [a, b] = await Promise.all([
+        createSignedInUser(solo, { isAdmin: true }),
+        createSignedInUser(solo, { isAdmin: true }),
+      ])
+      await solo.deps.db
+        .updateTable('users')
+        .set({ is_admin: false })
+        .where('id', 'not in', [a.user.id, b.user.id])
+        .execute()
       const results = await Promise.all([
-        solo.app.inject({ method: 'DELETE', url: `/api/admin/users/${b.user.id}`, headers: bearer(a.token) }),
-        solo.app.inject({ method: 'DELETE', url: `/api/admin/users/${a.user.id}`, headers: bearer(b.token) }),
+        solo.app.inject({
+          method: 'DELETE',
+          url: `/api/admin/users/${b.user.id}`,
+          headers: bearer(a.token),
+        }),
+        solo.app.inject({
+          method: 'DELETE',
+          url: `/api/admin/users/${a.user.id}`,
+          headers: bearer(b.token),
+        }),
       ])
       expect(results.filter((r) => r.statusCode === 204)).toHaveLength(1)
       expect([401, 409]).toContain(results.find((r) => r.statusCode !== 204)!.statusCode)

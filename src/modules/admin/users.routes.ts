@@ -5,7 +5,13 @@ import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { toUserView } from '../users/view.js'
 import type { AdminUserRecord } from './users.repo.js'
-import { AdminUserPage, AdminUserQuery, AdminUserView, CreateAdminUserBody, UpdateAdminUserBody } from './users.schemas.js'
+import {
+  AdminUserPage,
+  AdminUserQuery,
+  AdminUserView,
+  CreateAdminUserBody,
+  UpdateAdminUserBody,
+} from './users.schemas.js'
 import { createUser, deleteUser, getUser, listUsers, updateUser } from './users.service.js'
 
 const tags = ['administration']
@@ -57,21 +63,38 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: CreateAdminUserBody,
           response: {
             201: AdminUserView,
-            400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
+            400: errorResponse(
+              "VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof",
+            ),
             403: errorResponse('SESSION_REQUIRED: an administrator created with an API token'),
             409: errorResponse(EMAIL_TAKEN),
-            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
+            429: errorResponse(
+              'RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes',
+            ),
           },
         },
       },
-      async (request, reply) => reply.code(201).send(toAdminUserView(await createUser(deps, callerOf(request), request.body, contextOf(request)))),
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(
+            toAdminUserView(
+              await createUser(deps, callerOf(request), request.body, contextOf(request)),
+            ),
+          ),
     )
 
     app.get(
       '/:id',
       {
         config: { auth: 'admin' },
-        schema: { tags, operationId: 'getUser', summary: 'One user', params: IdParams, response: { 200: AdminUserView, 404: NO_SUCH_USER } },
+        schema: {
+          tags,
+          operationId: 'getUser',
+          summary: 'One user',
+          params: IdParams,
+          response: { 200: AdminUserView, 404: NO_SUCH_USER },
+        },
       },
       async (request) => toAdminUserView(await getUser(deps, request.params.id)),
     )
@@ -91,17 +114,32 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: UpdateAdminUserBody,
           response: {
             200: AdminUserView,
-            400: errorResponse("VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof"),
-            403: errorResponse('SESSION_REQUIRED: credentials or privileges changed with an API token'),
+            400: errorResponse(
+              "VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof",
+            ),
+            403: errorResponse(
+              'SESSION_REQUIRED: credentials or privileges changed with an API token',
+            ),
             404: NO_SUCH_USER,
             409: errorResponse(
               `${EMAIL_TAKEN}; LAST_ADMIN: the last active administrator; SELF_SERVICE_REQUIRED: your own credentials or privileges`,
             ),
-            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes'),
+            429: errorResponse(
+              'RATE_LIMITED: 10 wrong passwords or codes per administrator per 15 minutes',
+            ),
           },
         },
       },
-      async (request) => toAdminUserView(await updateUser(deps, callerOf(request), request.params.id, request.body, contextOf(request))),
+      async (request) =>
+        toAdminUserView(
+          await updateUser(
+            deps,
+            callerOf(request),
+            request.params.id,
+            request.body,
+            contextOf(request),
+          ),
+        ),
     )
 
     app.delete(

@@ -1,9 +1,19 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, Email, Nullable, PageOf, PageQuery, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import {
+  Body,
+  Email,
+  Nullable,
+  PageOf,
+  PageQuery,
+  Secret,
+  Text,
+  Timestamp,
+} from '../../lib/schema-types.js'
 import { Language, Theme, UserName, UserView } from '../users/schemas.js'
 
 /** A secret the acting administrator proves themselves with (never echoed, like Secret()). */
-const Proof = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description })
+const Proof = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, description })
 
 /** CONTRACT.md §3.1: the User with what administrators also see. */
 export const AdminUserView = Type.Object(
@@ -24,7 +34,9 @@ export const AdminUserPage = PageOf(AdminUserView)
 export const AdminUserQuery = Type.Object(
   {
     ...PageQuery.properties,
-    q: Type.Optional(Text({ minLength: 1, maxLength: 254, description: 'Part of the email or name, any case' })),
+    q: Type.Optional(
+      Text({ minLength: 1, maxLength: 254, description: 'Part of the email or name, any case' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -35,8 +47,18 @@ export const CreateAdminUserBody = Body({
   name: UserName,
   password: Type.Optional(Secret()),
   is_admin: Type.Optional(Type.Boolean()),
-  current_password: Type.Optional(Proof(1024, "The acting administrator's own password: required (when they have one) to create an administrator")),
-  code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code: required with current_password when their MFA is on")),
+  current_password: Type.Optional(
+    Proof(
+      1024,
+      "The acting administrator's own password: required (when they have one) to create an administrator",
+    ),
+  ),
+  code: Type.Optional(
+    Proof(
+      64,
+      "The acting administrator's TOTP or backup code: required with current_password when their MFA is on",
+    ),
+  ),
 })
 export type CreateAdminUserBody = Static<typeof CreateAdminUserBody>
 
@@ -50,9 +72,17 @@ export const UpdateAdminUserBody = Body(
     theme: Type.Optional(Theme),
     password: Type.Optional(Secret()),
     current_password: Type.Optional(
-      Proof(1024, "The acting administrator's own password: required (when they have one) to change email, password, is_admin or disabled"),
+      Proof(
+        1024,
+        "The acting administrator's own password: required (when they have one) to change email, password, is_admin or disabled",
+      ),
     ),
-    code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code: required with current_password when their MFA is on")),
+    code: Type.Optional(
+      Proof(
+        64,
+        "The acting administrator's TOTP or backup code: required with current_password when their MFA is on",
+      ),
+    ),
   },
   { minProperties: 1 },
 )
@@ -60,7 +90,11 @@ export type UpdateAdminUserBody = Static<typeof UpdateAdminUserBody>
 
 /** The acting administrator's proof for an MFA reset (issue #11 item 2). */
 export const AdminProofBody = Body({
-  current_password: Type.Optional(Proof(1024, "The acting administrator's own password (when they have one)")),
-  code: Type.Optional(Proof(64, "The acting administrator's TOTP or backup code, when their MFA is on")),
+  current_password: Type.Optional(
+    Proof(1024, "The acting administrator's own password (when they have one)"),
+  ),
+  code: Type.Optional(
+    Proof(64, "The acting administrator's TOTP or backup code, when their MFA is on"),
+  ),
 })
 export type AdminProofBody = Static<typeof AdminProofBody>

@@ -12,8 +12,20 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
-import { findUserById, lockActiveAdminIds, passwordColumns, updateUser as updateUserRow } from '../users/repo.js'
-import { deleteUserKeepingInvariants, emailTakenError, hashNewPassword, insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
+import {
+  findUserById,
+  lockActiveAdminIds,
+  passwordColumns,
+  updateUser as updateUserRow,
+} from '../users/repo.js'
+import {
+  deleteUserKeepingInvariants,
+  emailTakenError,
+  hashNewPassword,
+  insertNewUser,
+  normalizeEmail,
+  prepareNewUser,
+} from '../users/service.js'
 import { assertAdminProof } from './reauth.js'
 import { findAdminUser, listAdminUsers, type AdminUserRecord } from './users.repo.js'
 import type { AdminUserQuery, CreateAdminUserBody, UpdateAdminUserBody } from './users.schemas.js'
@@ -40,9 +52,21 @@ export async function getUser(deps: Deps, userId: string): Promise<AdminUserReco
 }
 
 /** A new account; without a password the user signs in through OIDC, or after a reset. */
-export async function createUser(deps: Deps, caller: Caller, input: CreateAdminUserBody, ctx: RequestContext): Promise<AdminUserRecord> {
+export async function createUser(
+  deps: Deps,
+  caller: Caller,
+  input: CreateAdminUserBody,
+  ctx: RequestContext,
+): Promise<AdminUserRecord> {
   // Making a new administrator grants a privilege like promoting one (issue #11 item 2).
-  if (input.is_admin === true) await assertAdminProof(deps, caller, '', { current_password: input.current_password, code: input.code }, '')
+  if (input.is_admin === true)
+    await assertAdminProof(
+      deps,
+      caller,
+      '',
+      { current_password: input.current_password, code: input.code },
+      '',
+    )
   const row = await prepareNewUser(deps, {
     email: input.email,
     name: input.name,
@@ -93,11 +117,15 @@ export async function updateUser(
     await assertAdminProof(deps, caller, userId, { current_password, code }, selfService)
   }
   // Hashed before the transaction: argon2 is slow by design, and SQLite has one connection.
-  const passwordHash = patch.password === undefined ? undefined : await hashNewPassword(deps, patch.password, email ?? before.email, 'password')
+  const passwordHash =
+    patch.password === undefined
+      ? undefined
+      : await hashNewPassword(deps, patch.password, email ?? before.email, 'password')
 
   return deps.db.transaction().execute(async (tx) => {
     // The lock comes before the read, so the administrator flags checked are the current ones.
-    const admins = patch.is_admin === false || patch.disabled === true ? await lockActiveAdminIds(tx) : null
+    const admins =
+      patch.is_admin === false || patch.disabled === true ? await lockActiveAdminIds(tx) : null
     const user = await findUserById(tx, userId)
     if (user === null) throw userNotFound()
     if (admins !== null && user.is_admin && !user.disabled && !admins.some((id) => id !== userId)) {
@@ -144,8 +172,16 @@ export async function updateUser(
 }
 
 /** Deletes another user's account; your own goes through DELETE /api/users/me (409 SELF_DELETION). */
-export async function deleteUser(deps: Deps, caller: Caller, userId: string, ctx: RequestContext): Promise<void> {
-  if (userId === caller.user.id) throw new AppError('SELF_DELETION', { details: 'Use DELETE /api/users/me for your own account.' })
+export async function deleteUser(
+  deps: Deps,
+  caller: Caller,
+  userId: string,
+  ctx: RequestContext,
+): Promise<void> {
+  if (userId === caller.user.id)
+    throw new AppError('SELF_DELETION', {
+      details: 'Use DELETE /api/users/me for your own account.',
+    })
   await deps.db.transaction().execute(async (tx) => {
     const user = await findUserById(tx, userId)
     if (user === null) throw userNotFound()

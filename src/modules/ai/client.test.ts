@@ -14,7 +14,10 @@ afterAll(async () => {
 
 describe('createAiClient', () => {
   it('lists models with the key as Bearer credential', async () => {
-    const models = await createAiClient({ policy }).listModels({ baseUrl: provider.baseUrl, apiKey: 'sk-adapter-test-key' })
+    const models = await createAiClient({ policy }).listModels({
+      baseUrl: provider.baseUrl,
+      apiKey: 'sk-adapter-test-key',
+    })
     expect(models).toContainEqual({ id: 'local-model', owned_by: null })
     expect(provider.calls.at(-1)).toEqual({ authorization: 'Bearer sk-adapter-test-key' })
   })
@@ -41,7 +44,9 @@ describe('createAiClient', () => {
         .catch((e: unknown) => e)
       const grown = process.memoryUsage().rss - before
       expect(error).toBeInstanceOf(AiProviderError)
-      expect((error as Error).message).toBe("The AI provider's answer is larger than 1048576 bytes; it was not read.")
+      expect((error as Error).message).toBe(
+        "The AI provider's answer is larger than 1048576 bytes; it was not read.",
+      )
       // The server could write little more than the cap plus socket buffers before the client hung up.
       await new Promise((resolve) => setTimeout(resolve, 100))
       expect(provider.oversizedBytesWritten).toBeLessThan(16 * 1024 * 1024)

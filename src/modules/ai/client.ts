@@ -5,7 +5,12 @@
  * The connection goes only where the outbound policy allows, and the answer is read up to a byte
  * cap (issue 11, items 10 and 11: lib/outbound.ts).
  */
-import { createOutboundFetch, OutboundRefusedError, ResponseTooLargeError, type OutboundPolicy } from '../../lib/outbound.js'
+import {
+  createOutboundFetch,
+  OutboundRefusedError,
+  ResponseTooLargeError,
+  type OutboundPolicy,
+} from '../../lib/outbound.js'
 
 export interface AiConnection {
   /** Without a trailing slash, e.g. https://api.openai.com/v1. */
@@ -46,16 +51,24 @@ async function providerErrorCode(response: Response): Promise<string | null> {
 
 function toModels(body: unknown): AiModel[] {
   const data = (body as { data?: unknown } | null)?.data
-  if (!Array.isArray(data)) throw new AiProviderError('The AI provider answered without a model list.')
+  if (!Array.isArray(data))
+    throw new AiProviderError('The AI provider answered without a model list.')
   const models = new Map<string, AiModel>()
   for (const entry of data as Array<{ id?: unknown; owned_by?: unknown } | null>) {
     if (typeof entry?.id !== 'string' || entry.id === '') continue
-    models.set(entry.id, { id: entry.id, owned_by: typeof entry.owned_by === 'string' ? entry.owned_by : null })
+    models.set(entry.id, {
+      id: entry.id,
+      owned_by: typeof entry.owned_by === 'string' ? entry.owned_by : null,
+    })
   }
   return [...models.values()]
 }
 
-export function createAiClient(options: { policy: OutboundPolicy; timeoutMs?: number; maxResponseBytes?: number }): AiClient {
+export function createAiClient(options: {
+  policy: OutboundPolicy
+  timeoutMs?: number
+  maxResponseBytes?: number
+}): AiClient {
   const timeout = options.timeoutMs ?? DEFAULT_AI_TIMEOUT_MS
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_AI_MAX_RESPONSE_BYTES
   const fetch = createOutboundFetch({ policy: options.policy, maxResponseBytes })
@@ -69,21 +82,36 @@ export function createAiClient(options: { policy: OutboundPolicy; timeoutMs?: nu
           signal: AbortSignal.timeout(timeout),
         })
         if (response.status !== 200) {
-          const code = response.status >= 300 && response.status < 400 ? null : await providerErrorCode(response)
-          throw new AiProviderError(`The AI provider answered HTTP ${response.status}${code === null ? '' : ` (${code})`}.`)
+          const code =
+            response.status >= 300 && response.status < 400
+              ? null
+              : await providerErrorCode(response)
+          throw new AiProviderError(
+            `The AI provider answered HTTP ${response.status}${code === null ? '' : ` (${code})`}.`,
+          )
         }
         return toModels(await response.json())
       } catch (error) {
         if (error instanceof AiProviderError) throw error
         if (error instanceof ResponseTooLargeError)
-          throw new AiProviderError(`The AI provider's answer is larger than ${maxResponseBytes} bytes; it was not read.`)
+          throw new AiProviderError(
+            `The AI provider's answer is larger than ${maxResponseBytes} bytes; it was not read.`,
+          )
         // undici reports a refused connection as `fetch failed` with the guard's error as its cause.
-        const refused = error instanceof OutboundRefusedError ? error : (error as { cause?: unknown })?.cause
-        if (refused instanceof OutboundRefusedError) throw new AiProviderError(`The AI provider was not contacted: ${refused.message}.`)
+        const refused =
+          error instanceof OutboundRefusedError ? error : (error as { cause?: unknown })?.cause
+        if (refused instanceof OutboundRefusedError)
+          throw new AiProviderError(`The AI provider was not contacted: ${refused.message}.`)
         const e = error as Error & { cause?: { code?: unknown; message?: unknown } }
-        if (e.name === 'TimeoutError') throw new AiProviderError(`The AI provider did not answer within ${timeout / 1000} seconds.`)
-        if (e instanceof SyntaxError) throw new AiProviderError('The AI provider answered with something other than JSON.')
-        const cause = [e.cause?.code, e.cause?.message].find((part) => typeof part === 'string') ?? 'network error'
+        if (e.name === 'TimeoutError')
+          throw new AiProviderError(
+            `The AI provider did not answer within ${timeout / 1000} seconds.`,
+          )
+        if (e instanceof SyntaxError)
+          throw new AiProviderError('The AI provider answered with something other than JSON.')
+        const cause =
+          [e.cause?.code, e.cause?.message].find((part) => typeof part === 'string') ??
+          'network error'
         throw new AiProviderError(`The AI provider could not be reached (${String(cause)}).`)
       }
     },

@@ -8,12 +8,22 @@
 import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, makeTempDir, type TestDatabase } from '../../../test/helpers/database.js'
+import {
+  createTestDatabase,
+  makeTempDir,
+  type TestDatabase,
+} from '../../../test/helpers/database.js'
 import { parseConfig } from '../../config.js'
 import { migrateToLatest } from '../../db/migrate.js'
 import { createDeps, type Deps } from '../../deps.js'
 import { createLogger } from '../../logger.js'
-import { CHECKPOINT_EVENTS, CHECKPOINT_INTERVAL_MS, checkpointDue, startCheckpointer, type Checkpointer } from './checkpoints.js'
+import {
+  CHECKPOINT_EVENTS,
+  CHECKPOINT_INTERVAL_MS,
+  checkpointDue,
+  startCheckpointer,
+  type Checkpointer,
+} from './checkpoints.js'
 import { insertAuditEvents, type AuditEvent } from './repo.js'
 import { findLatestCheckpoint, readTreeSize } from './tree.repo.js'
 
@@ -26,7 +36,12 @@ const problems: Error[] = []
 beforeAll(async () => {
   dataDir = makeTempDir()
   database = await createTestDatabase(dataDir)
-  const config = parseConfig({ DATA_DIR: dataDir, DATABASE_URL: database.url, PUBLIC_URL: 'http://switchboard.test', LOG_LEVEL: 'silent' })
+  const config = parseConfig({
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    PUBLIC_URL: 'http://switchboard.test',
+    LOG_LEVEL: 'silent',
+  })
   deps = createDeps(config, { logger: createLogger(config) })
   await migrateToLatest(deps.database)
   checkpointer = startCheckpointer(deps, (error) => problems.push(error))

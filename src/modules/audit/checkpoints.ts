@@ -11,8 +11,23 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { consistencyProof, Frontier, nodesRead, rootOf, verifyConsistency, type NodeId, type NodeReader } from '../../lib/merkle.js'
-import { checkpointText, parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type NoteSigner } from '../../lib/signed-note.js'
+import {
+  consistencyProof,
+  Frontier,
+  nodesRead,
+  rootOf,
+  verifyConsistency,
+  type NodeId,
+  type NodeReader,
+} from '../../lib/merkle.js'
+import {
+  checkpointText,
+  parseCheckpoint,
+  parseSignedNote,
+  parseVerifierKey,
+  verifyNote,
+  type NoteSigner,
+} from '../../lib/signed-note.js'
 import type { Executor } from '../../db/schema.js'
 import { readAuditSigningKey } from '../../lib/secrets.js'
 import { createAuditSigner } from './signer.js'
@@ -31,7 +46,10 @@ import {
 } from './tree.repo.js'
 
 /** Reads the stored nodes a computation needs in one round of queries, then runs it over them. */
-export async function withStoredNodes<T>(ex: Executor, compute: (node: NodeReader) => T): Promise<T> {
+export async function withStoredNodes<T>(
+  ex: Executor,
+  compute: (node: NodeReader) => T,
+): Promise<T> {
   const found = await findTreeNodes(ex, nodesRead(compute))
   return compute((level, index) => {
     const hash = found.get(`${level}:${index}`)
@@ -98,16 +116,22 @@ async function materializeIn(tx: Executor): Promise<Frontier> {
     const nodes: Array<NodeId & { hash: Buffer }> = []
     for (let index = from; index < to; index++) {
       const stored = events.get(index)
-      if (stored === undefined) throw new InconsistentTreeError(`the event of leaf ${index} is gone before its leaf hash was stored`)
+      if (stored === undefined)
+        throw new InconsistentTreeError(
+          `the event of leaf ${index} is gone before its leaf hash was stored`,
+        )
       let hash: Buffer
       try {
         hash = eventLeafHash(leafEventOf(stored))
       } catch {
-        throw new InconsistentTreeError(`event ${stored.id} (leaf ${index}) cannot be read as an audit event`)
+        throw new InconsistentTreeError(
+          `event ${stored.id} (leaf ${index}) cannot be read as an audit event`,
+        )
       }
       nodes.push(...tree.append(hash))
     }
-    for (let i = 0; i < nodes.length; i += NODE_CHUNK) await insertTreeNodes(tx, nodes.slice(i, i + NODE_CHUNK))
+    for (let i = 0; i < nodes.length; i += NODE_CHUNK)
+      await insertTreeNodes(tx, nodes.slice(i, i + NODE_CHUNK))
   }
   // A rollback (the throw) takes back the nodes stored above.
   if (!tree.equals(head)) {
@@ -153,7 +177,13 @@ export class ForeignKeyError extends InconsistentTreeError {
  */
 function isLogKey(signer: NoteSigner, last: CheckpointRow): boolean {
   const note = parseSignedNote(last.note)
-  return note !== null && verifyNote({ text: note.text, signatures: note.signatures.slice(-1) }, parseVerifierKey(signer.verifierKey)!)
+  return (
+    note !== null &&
+    verifyNote(
+      { text: note.text, signatures: note.signatures.slice(-1) },
+      parseVerifierKey(signer.verifierKey)!,
+    )
+  )
 }
 
 export function assertLogKey(signer: NoteSigner, last: CheckpointRow): void {
@@ -175,7 +205,10 @@ function adoptRotatedKey(deps: Deps, last: CheckpointRow): boolean {
   const signer = createAuditSigner(deps.config.publicUrl, key)
   if (signer.verifierKey === deps.auditSigner.verifierKey || !isLogKey(signer, last)) return false
   deps.auditSigner = signer
-  deps.logger.info({ verifier_key: signer.verifierKey }, 'picked up the rotated audit signing key from the secrets file')
+  deps.logger.info(
+    { verifier_key: signer.verifierKey },
+    'picked up the rotated audit signing key from the secrets file',
+  )
   return true
 }
 
@@ -189,15 +222,21 @@ export async function makeCheckpoint(deps: Deps): Promise<CheckpointRow | null> 
   const last = await findLatestCheckpoint(deps.db)
   if (last !== null && last.treeSize >= head.size) return last
   const root = head.root()
-  if (last !== null && !isLogKey(deps.auditSigner, last) && !adoptRotatedKey(deps, last)) throw new ForeignKeyError()
+  if (last !== null && !isLogKey(deps.auditSigner, last) && !adoptRotatedKey(deps, last))
+    throw new ForeignKeyError()
   if (last !== null && last.treeSize > 0) {
     const { proof, oldRoot } = await withStoredNodes(deps.db, (node) => ({
       proof: consistencyProof(last.treeSize, head.size, node),
       oldRoot: rootOf(last.treeSize, node),
     }))
     const signedRoot = signedRootOf(last)
-    if (!oldRoot.equals(signedRoot) || !verifyConsistency(last.treeSize, head.size, signedRoot, root, proof)) {
-      throw new InconsistentTreeError(`the audit tree of size ${head.size} does not extend the signed checkpoint of size ${last.treeSize}`)
+    if (
+      !oldRoot.equals(signedRoot) ||
+      !verifyConsistency(last.treeSize, head.size, signedRoot, root, proof)
+    ) {
+      throw new InconsistentTreeError(
+        `the audit tree of size ${head.size} does not extend the signed checkpoint of size ${last.treeSize}`,
+      )
     }
   }
   const checkpoint: CheckpointRow = {
@@ -248,7 +287,11 @@ export interface Checkpointer {
  * time. One run at a time; a failure (the database away, or a tree that does not extend its last
  * checkpoint) goes to `onProblem` and is tried again a second later.
  */
-export function startCheckpointer(deps: Deps, onProblem: (error: Error) => void, onMade: () => void = () => undefined): Checkpointer {
+export function startCheckpointer(
+  deps: Deps,
+  onProblem: (error: Error) => void,
+  onMade: () => void = () => undefined,
+): Checkpointer {
   let covered = -1
   let madeAt = 0
   let retryAt = 0
@@ -257,7 +300,8 @@ export function startCheckpointer(deps: Deps, onProblem: (error: Error) => void,
     if (Date.now() < retryAt) return
     const size = await readTreeSize(deps.db)
     // The first look, and any after another instance's rotation or a restore, checks with makeCheckpoint itself.
-    if (covered >= 0 && covered <= size && !checkpointDue(size - covered, Date.now() - madeAt)) return
+    if (covered >= 0 && covered <= size && !checkpointDue(size - covered, Date.now() - madeAt))
+      return
     const checkpoint = await makeCheckpoint(deps)
     covered = checkpoint?.treeSize ?? 0
     madeAt = Date.now()
@@ -291,7 +335,11 @@ export function installCheckpointer(app: FastifyInstance, deps: Deps): void {
     checkpointer = startCheckpointer(
       deps,
       (error) => {
-        if (error.message !== lastProblem) deps.logger.error({ error: { message: error.message } }, 'could not make an audit log checkpoint')
+        if (error.message !== lastProblem)
+          deps.logger.error(
+            { error: { message: error.message } },
+            'could not make an audit log checkpoint',
+          )
         lastProblem = error.message
       },
       () => {

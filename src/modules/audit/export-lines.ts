@@ -77,7 +77,10 @@ export const LINE_EDITED = 2
 /** The leaves a redaction record's metadata names; null when the record cannot be read. */
 function redactedLeaves(leafText: string): number[] | null {
   try {
-    const event = JSON.parse(leafText) as { action?: unknown; metadata?: { leaves?: unknown } | null }
+    const event = JSON.parse(leafText) as {
+      action?: unknown
+      metadata?: { leaves?: unknown } | null
+    }
     if (event.action !== 'audit.redact') return []
     const leaves = event.metadata?.leaves
     return Array.isArray(leaves) ? leaves.filter((n): n is number => Number.isSafeInteger(n)) : []
@@ -129,7 +132,8 @@ export function checkLines(chunk: Uint8Array): CheckedLines {
       continue
     }
     checked.kinds[i] = leafHashOf(line.leafText).equals(line.leafHash) ? LINE_EVENT : LINE_EDITED
-    if (line.leafText.includes(REDACT_MARK)) checked.redactions.push([i, redactedLeaves(line.leafText)])
+    if (line.leafText.includes(REDACT_MARK))
+      checked.redactions.push([i, redactedLeaves(line.leafText)])
   }
   return checked
 }

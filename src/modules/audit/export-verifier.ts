@@ -14,7 +14,14 @@ import fs from 'node:fs'
 import os from 'node:os'
 import { Worker } from 'node:worker_threads'
 import { verifyInclusion } from '../../lib/merkle.js'
-import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type Checkpoint, type NoteVerifier } from '../../lib/signed-note.js'
+import {
+  parseCheckpoint,
+  parseSignedNote,
+  parseVerifierKey,
+  verifyNote,
+  type Checkpoint,
+  type NoteVerifier,
+} from '../../lib/signed-note.js'
 import { VERIFIABLE_EXPORT_TYPE, type ExportHeader } from './verifiable-export.js'
 import {
   CHECKER_ROLE,
@@ -56,8 +63,14 @@ export interface ExportVerifyOptions {
 function readSigned(text: string, verifier: NoteVerifier, what: string): Checkpoint | Problem {
   const note = parseSignedNote(text)
   const checkpoint = note === null ? null : parseCheckpoint(note.text)
-  if (note === null || checkpoint === null) return { index: null, kind: 'malformed', detail: `${what} is not a signed checkpoint` }
-  if (!verifyNote(note, verifier)) return { index: null, kind: 'bad signature', detail: `${what} is not signed by ${verifier.name}` }
+  if (note === null || checkpoint === null)
+    return { index: null, kind: 'malformed', detail: `${what} is not a signed checkpoint` }
+  if (!verifyNote(note, verifier))
+    return {
+      index: null,
+      kind: 'bad signature',
+      detail: `${what} is not signed by ${verifier.name}`,
+    }
   return checkpoint
 }
 
@@ -97,7 +110,9 @@ async function* chunksOf(file: string): AsyncGenerator<Uint8Array> {
 }
 
 /** The first line (the header, without its LF; null when the file has none), and the chunks after it. */
-async function splitHeader(chunks: AsyncGenerator<Uint8Array>): Promise<{ header: string | null; rest: AsyncIterable<Uint8Array> }> {
+async function splitHeader(
+  chunks: AsyncGenerator<Uint8Array>,
+): Promise<{ header: string | null; rest: AsyncIterable<Uint8Array> }> {
   const head = await chunks.next()
   const first = head.done === true ? null : head.value
   const end = first === null ? -1 : first.indexOf(LF)
@@ -105,7 +120,10 @@ async function splitHeader(chunks: AsyncGenerator<Uint8Array>): Promise<{ header
     if (first !== null && end + 1 < first.length) yield first.subarray(end + 1)
     yield* chunks
   }
-  return { header: end === -1 ? null : Buffer.from(first!.buffer, first!.byteOffset, end).toString('utf8'), rest: rest() }
+  return {
+    header: end === -1 ? null : Buffer.from(first!.buffer, first!.byteOffset, end).toString('utf8'),
+    rest: rest(),
+  }
 }
 
 /** Where the lines are checked: in this thread, or spread over worker threads (export-lines.ts). */
@@ -116,20 +134,28 @@ interface LineChecker {
   close(): Promise<void>
 }
 
-const inThisThread: LineChecker = { ahead: 1, check: async (chunk) => checkLines(chunk), close: async () => {} }
+const inThisThread: LineChecker = {
+  ahead: 1,
+  check: async (chunk) => checkLines(chunk),
+  close: async () => {},
+}
 
 /** `count` workers, given chunks in turn; each answers its own in order, so the answers keep the file's order. */
 function workerPool(count: number): LineChecker {
   const workers = Array.from({ length: count }, () => {
     const worker = new Worker(CHECKER_URL, { workerData: CHECKER_ROLE })
-    const waiting: Array<{ resolve: (checked: CheckedLines) => void; reject: (error: unknown) => void }> = []
+    const waiting: Array<{
+      resolve: (checked: CheckedLines) => void
+      reject: (error: unknown) => void
+    }> = []
     worker.on('message', (checked: CheckedLines) => waiting.shift()?.resolve(checked))
     worker.on('error', (error) => {
       for (const wait of waiting.splice(0)) wait.reject(error)
     })
     // A worker that stops without an error (killed, out of memory) must not leave its chunks waiting forever.
     worker.on('exit', (code) => {
-      for (const wait of waiting.splice(0)) wait.reject(new Error(`a line checker stopped (exit code ${code})`))
+      for (const wait of waiting.splice(0))
+        wait.reject(new Error(`a line checker stopped (exit code ${code})`))
     })
     return { worker, waiting }
   })
@@ -154,21 +180,36 @@ const AHEAD_PER_THREAD = 2
 /** Below this size, starting workers costs more than it saves. */
 const PARALLEL_FROM_BYTES = 8 * CHUNK_BYTES
 
-function result(problem: Problem | null, fields: Omit<ExportVerification, 'ok' | 'problem'>): ExportVerification {
+function result(
+  problem: Problem | null,
+  fields: Omit<ExportVerification, 'ok' | 'problem'>,
+): ExportVerification {
   return { ok: problem === null, problem, ...fields }
 }
 
-export async function verifyExportFile(file: string, options: ExportVerifyOptions = {}): Promise<ExportVerification> {
+export async function verifyExportFile(
+  file: string,
+  options: ExportVerifyOptions = {},
+): Promise<ExportVerification> {
   const chunks = chunksOf(file)
-  const fields = { entries: 0, treeSize: 0, subset: false, keyFromExport: options.verifierKey === undefined }
+  const fields = {
+    entries: 0,
+    treeSize: 0,
+    subset: false,
+    keyFromExport: options.verifierKey === undefined,
+  }
   try {
     const { header: first, rest } = await splitHeader(chunks)
     let header: ExportHeader
     try {
-      if (first === null || !first.startsWith('{') || !first.endsWith('}')) throw new Error('no header')
+      if (first === null || !first.startsWith('{') || !first.endsWith('}'))
+        throw new Error('no header')
       header = JSON.parse(first) as ExportHeader
     } catch {
-      return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
+      return result(
+        { index: null, kind: 'malformed', detail: 'the first line is not the export header' },
+        fields,
+      )
     }
     if (
       !isObject(header) ||
@@ -176,16 +217,33 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
       typeof header.checkpoint !== 'string' ||
       typeof header.verifier_key !== 'string'
     ) {
-      return result({ index: null, kind: 'malformed', detail: 'the first line is not the export header' }, fields)
+      return result(
+        { index: null, kind: 'malformed', detail: 'the first line is not the export header' },
+        fields,
+      )
     }
     const headerKey = header.verifier_key.trim()
     const trusted = options.verifierKey?.trim() ?? headerKey
     const verifier = parseVerifierKey(headerKey)
     if (verifier === null || parseVerifierKey(trusted) === null) {
-      return result({ index: null, kind: 'malformed', detail: 'the verifier key is not a signed-note Ed25519 key' }, fields)
+      return result(
+        {
+          index: null,
+          kind: 'malformed',
+          detail: 'the verifier key is not a signed-note Ed25519 key',
+        },
+        fields,
+      )
     }
     if (trusted !== headerKey && header.key_rotations === undefined) {
-      return result({ index: null, kind: 'bad signature', detail: 'the export names another verifier key than the one given' }, fields)
+      return result(
+        {
+          index: null,
+          kind: 'bad signature',
+          detail: 'the export names another verifier key than the one given',
+        },
+        fields,
+      )
     }
     const checkpoint = readSigned(header.checkpoint, verifier, "the export's checkpoint")
     if ('kind' in checkpoint) return result(checkpoint, fields)
@@ -199,20 +257,51 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
     fields.treeSize = checkpoint.size
     fields.subset = header.subset
     if (header.tree_size !== checkpoint.size) {
-      return result({ index: null, kind: 'edited', detail: `the header says ${header.tree_size} leaves, its checkpoint ${checkpoint.size}` }, fields)
+      return result(
+        {
+          index: null,
+          kind: 'edited',
+          detail: `the header says ${header.tree_size} leaves, its checkpoint ${checkpoint.size}`,
+        },
+        fields,
+      )
     }
 
-    const roots: SignedRoot[] = [{ size: checkpoint.size, root: checkpoint.root, label: "the export's checkpoint" }]
+    const roots: SignedRoot[] = [
+      { size: checkpoint.size, root: checkpoint.root, label: "the export's checkpoint" },
+    ]
     if (options.savedCheckpoint !== undefined) {
       const note = parseSignedNote(options.savedCheckpoint)
       const saved = note === null ? null : parseCheckpoint(note.text)
-      if (saved === null) return result({ index: null, kind: 'malformed', detail: 'the saved checkpoint is not a signed checkpoint' }, fields)
+      if (saved === null)
+        return result(
+          {
+            index: null,
+            kind: 'malformed',
+            detail: 'the saved checkpoint is not a signed checkpoint',
+          },
+          fields,
+        )
       // Signed by the key in force at its size (both keys at a rotation's size).
       if (!signedByAll(options.savedCheckpoint, keysAt(chain, saved.size))) {
-        return result({ index: null, kind: 'bad signature', detail: "the saved checkpoint is not signed by the log's key for its size" }, fields)
+        return result(
+          {
+            index: null,
+            kind: 'bad signature',
+            detail: "the saved checkpoint is not signed by the log's key for its size",
+          },
+          fields,
+        )
       }
       if (saved.origin !== checkpoint.origin) {
-        return result({ index: null, kind: 'not consistent', detail: `the saved checkpoint is of another log (${saved.origin})` }, fields)
+        return result(
+          {
+            index: null,
+            kind: 'not consistent',
+            detail: `the saved checkpoint is of another log (${saved.origin})`,
+          },
+          fields,
+        )
       }
       if (saved.size > checkpoint.size) {
         return result(
@@ -226,15 +315,27 @@ export async function verifyExportFile(file: string, options: ExportVerifyOption
       }
       if (fields.subset) {
         return result(
-          { index: null, kind: 'malformed', detail: 'a saved checkpoint can be checked against a full export only (without filters)' },
+          {
+            index: null,
+            kind: 'malformed',
+            detail:
+              'a saved checkpoint can be checked against a full export only (without filters)',
+          },
           fields,
         )
       }
-      roots.push({ size: saved.size, root: saved.root, label: 'the saved checkpoint', mismatch: 'not consistent' })
+      roots.push({
+        size: saved.size,
+        root: saved.root,
+        label: 'the saved checkpoint',
+        mismatch: 'not consistent',
+      })
     }
 
     if (fields.subset) return await verifySubset(rest, checkpoint, fields)
-    const threads = options.threads ?? ((await fs.promises.stat(file)).size >= PARALLEL_FROM_BYTES ? os.availableParallelism() : 0)
+    const threads =
+      options.threads ??
+      ((await fs.promises.stat(file)).size >= PARALLEL_FROM_BYTES ? os.availableParallelism() : 0)
     const checker = threads > 0 ? workerPool(threads) : inThisThread
     try {
       return await verifyFull(rest, checker, checkpoint, roots, fields)
@@ -258,7 +359,11 @@ async function verifyFull(
     let redaction = 0
     for (let i = 0; i < checked.count && verifier.problem === null; i++) {
       fields.entries++
-      const statedHash = Buffer.from(checked.hashes.buffer, checked.hashes.byteOffset + i * HASH_BYTES, HASH_BYTES)
+      const statedHash = Buffer.from(
+        checked.hashes.buffer,
+        checked.hashes.byteOffset + i * HASH_BYTES,
+        HASH_BYTES,
+      )
       const index = checked.indexes[i]!
       const kind = checked.kinds[i]
       if (kind === LINE_REDACTED) {
@@ -267,9 +372,15 @@ async function verifyFull(
       }
       const record = checked.redactions[redaction]
       const redacts = record?.[0] === i ? (redaction++, record[1]) : []
-      verifier.add({ index, statedHash, event: null, checked: { matches: kind === LINE_EVENT, redacts } })
+      verifier.add({
+        index,
+        statedHash,
+        event: null,
+        checked: { matches: kind === LINE_EVENT, redacts },
+      })
     }
-    if (checked.malformed !== null) verifier.fail({ index: verifier.size, kind: 'malformed', detail: checked.malformed })
+    if (checked.malformed !== null)
+      verifier.fail({ index: verifier.size, kind: 'malformed', detail: checked.malformed })
     return verifier.problem === null
   }
   // Chunks are read and handed out while earlier ones are checked, and added in the file's order.
@@ -297,15 +408,37 @@ async function verifySubset(
 ): Promise<ExportVerification> {
   let previous = -1
   for await (const line of linesOf(chunks)) {
-    if (typeof line === 'string') return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
+    if (typeof line === 'string')
+      return result({ index: previous + 1, kind: 'malformed', detail: line }, fields)
     fields.entries++
     const index = line.index
-    if (index <= previous) return result({ index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` }, fields)
-    if (line.leafText === undefined) return result({ index, kind: 'malformed', detail: 'a filtered export holds events only' }, fields)
+    if (index <= previous)
+      return result(
+        { index, kind: 'reordered', detail: `leaf ${index} comes after leaf ${previous}` },
+        fields,
+      )
+    if (line.leafText === undefined)
+      return result(
+        { index, kind: 'malformed', detail: 'a filtered export holds events only' },
+        fields,
+      )
     const hash = leafHashOf(line.leafText)
-    if (!hash.equals(line.leafHash)) return result({ index, kind: 'edited', detail: 'the event does not match its leaf hash' }, fields)
-    if (!verifyInclusion(index, checkpoint.size, hash, line.inclusionProof ?? [], checkpoint.root)) {
-      return result({ index, kind: 'edited', detail: "its inclusion proof does not lead to the checkpoint's root" }, fields)
+    if (!hash.equals(line.leafHash))
+      return result(
+        { index, kind: 'edited', detail: 'the event does not match its leaf hash' },
+        fields,
+      )
+    if (
+      !verifyInclusion(index, checkpoint.size, hash, line.inclusionProof ?? [], checkpoint.root)
+    ) {
+      return result(
+        {
+          index,
+          kind: 'edited',
+          detail: "its inclusion proof does not lead to the checkpoint's root",
+        },
+        fields,
+      )
     }
     previous = index
   }

@@ -6,7 +6,11 @@ import { insertAuditEvent } from './repo.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const exportLog = (token: string, query: string) =>
-  t.app.inject({ method: 'GET', url: `/api/admin/audit-log/export${query}`, headers: bearer(token) })
+  t.app.inject({
+    method: 'GET',
+    url: `/api/admin/audit-log/export${query}`,
+    headers: bearer(token),
+  })
 
 /** A minimal RFC 4180 reader: quoted cells, doubled quotes, CRLF records. */
 function parseCsv(text: string): string[][] {
@@ -41,7 +45,8 @@ describe('csvCell', () => {
     expect(csvCell('plain')).toBe('"plain"')
     expect(csvCell('say "hi", twice')).toBe('"say ""hi"", twice"')
     expect(csvCell(null)).toBe('')
-    for (const start of ['=', '+', '-', '@', '\t', '\r']) expect(csvCell(`${start}SUM(A1)`)).toBe(`"'${start}SUM(A1)"`)
+    for (const start of ['=', '+', '-', '@', '\t', '\r'])
+      expect(csvCell(`${start}SUM(A1)`)).toBe(`"'${start}SUM(A1)"`)
     expect(csvCell('line\nbreak')).toBe('"line\nbreak"')
   })
 })
@@ -60,23 +65,58 @@ describe('GET /api/admin/audit-log/export', () => {
       userAgent: null,
       subjectUserId: null,
     }
-    await insertAuditEvent(t.deps.db, { ...base, at: since, action: 'test.export', metadata: { name: '=HYPERLINK("http://evil")', n: 1 } })
+    await insertAuditEvent(t.deps.db, {
+      ...base,
+      at: since,
+      action: 'test.export',
+      metadata: { name: '=HYPERLINK("http://evil")', n: 1 },
+    })
     t.clock.advance(1)
-    await insertAuditEvent(t.deps.db, { ...base, at: t.clock.now().toISOString(), action: 'test.export', metadata: { n: 2 }, targetId: '@target' })
-    await insertAuditEvent(t.deps.db, { ...base, at: t.clock.now().toISOString(), action: 'test.other', metadata: {} })
+    await insertAuditEvent(t.deps.db, {
+      ...base,
+      at: t.clock.now().toISOString(),
+      action: 'test.export',
+      metadata: { n: 2 },
+      targetId: '@target',
+    })
+    await insertAuditEvent(t.deps.db, {
+      ...base,
+      at: t.clock.now().toISOString(),
+      action: 'test.other',
+      metadata: {},
+    })
 
-    const response = await exportLog(admin.token, `?format=csv&action=test.export&since=${encodeURIComponent(since)}`)
+    const response = await exportLog(
+      admin.token,
+      `?format=csv&action=test.export&since=${encodeURIComponent(since)}`,
+    )
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8')
-    expect(response.headers['content-disposition']).toMatch(/^attachment; filename="switchboard-audit-[0-9TZ-]+\.csv"$/)
+    expect(response.headers['content-disposition']).toMatch(
+      /^attachment; filename="switchboard-audit-[0-9TZ-]+\.csv"$/,
+    )
     const [header, ...rows] = parseCsv(response.body)
-    expect(header).toEqual(['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'])
+    expect(header).toEqual([
+      'id',
+      'at',
+      'actor_id',
+      'actor_email',
+      'action',
+      'target_type',
+      'target_id',
+      'ip',
+      'metadata',
+    ])
     expect(rows.map((row) => JSON.parse(row[8]!.replace(/^'/, '')).n)).toEqual([2, 1])
     expect(rows[0]![6]).toBe("'@target")
     // The metadata cell starts with `{`: a JSON object is never a formula.
     expect(rows[1]![8]).toBe('{"name":"=HYPERLINK(\\"http://evil\\")","n":1}')
 
-    const log = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log?action=audit.export', headers: bearer(admin.token) })
+    const log = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/audit-log?action=audit.export',
+      headers: bearer(admin.token),
+    })
     expect(log.json().items[0]).toMatchObject({
       actor_id: admin.user.id,
       action: 'audit.export',
@@ -169,8 +209,17 @@ describe('GET /api/admin/audit-log/export', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
     expect((await exportLog(user.token, '?format=csv')).statusCode).toBe(403)
-    expect((await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/export?format=csv' })).statusCode).toBe(401)
-    for (const query of ['', '?format=xlsx', '?format=csv&until=tomorrow', '?format=csv&limit=5', '?format=csv&cursor=x']) {
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/export?format=csv' }))
+        .statusCode,
+    ).toBe(401)
+    for (const query of [
+      '',
+      '?format=xlsx',
+      '?format=csv&until=tomorrow',
+      '?format=csv&limit=5',
+      '?format=csv&cursor=x',
+    ]) {
       const response = await exportLog(admin.token, query)
       expect(response.statusCode, query).toBe(400)
       expect(response.json().reason).toBe('VALIDATION_FAILED')
@@ -179,7 +228,10 @@ describe('GET /api/admin/audit-log/export', () => {
 
   it('an until before 1970 selects nothing; a since before 1970 filters nothing', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const none = await exportLog(admin.token, `?format=jsonl&until=${encodeURIComponent('1969-12-31T00:00:00Z')}`)
+    const none = await exportLog(
+      admin.token,
+      `?format=jsonl&until=${encodeURIComponent('1969-12-31T00:00:00Z')}`,
+    )
     expect(none.body).toBe('')
     const all = await t.app.inject({
       method: 'GET',

@@ -10,11 +10,27 @@ import type { CursorKey } from '../../lib/pagination.js'
 import { listAuditEvents, type AuditFilter } from './repo.js'
 import type { AuditEventView, AuditExportFormat, AuditExportQuery } from './schemas.js'
 import { verifiableExportLines } from './verifiable-export.js'
-import { auditFilterOf, recordAudit, toAuditEventView, type Actor, type RequestContext } from './service.js'
+import {
+  auditFilterOf,
+  recordAudit,
+  toAuditEventView,
+  type Actor,
+  type RequestContext,
+} from './service.js'
 
 export const EXPORT_BATCH = 500
 
-const CSV_COLUMNS = ['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'] as const
+const CSV_COLUMNS = [
+  'id',
+  'at',
+  'actor_id',
+  'actor_email',
+  'action',
+  'target_type',
+  'target_id',
+  'ip',
+  'metadata',
+] as const
 
 /**
  * One CSV cell. A spreadsheet runs a cell that starts with = + - @ (or a tab or carriage return,
@@ -44,7 +60,11 @@ async function* eventsOf(deps: Deps, filter: AuditFilter): AsyncGenerator<AuditE
   }
 }
 
-async function* linesOf(deps: Deps, filter: AuditFilter, format: Exclude<AuditExportFormat, 'verifiable'>): AsyncGenerator<string> {
+async function* linesOf(
+  deps: Deps,
+  filter: AuditFilter,
+  format: Exclude<AuditExportFormat, 'verifiable'>,
+): AsyncGenerator<string> {
   if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\r\n`
   let lines: string[] = []
   for await (const event of eventsOf(deps, filter)) {
@@ -67,17 +87,32 @@ export interface AuditExport {
  * Records the export (who took a copy of the trail, with which filters), then answers the stream.
  * The event is written before the first row is read, so the export contains it when it matches.
  */
-export async function exportAuditLog(deps: Deps, actor: Actor, query: AuditExportQuery, ctx: RequestContext): Promise<AuditExport> {
+export async function exportAuditLog(
+  deps: Deps,
+  actor: Actor,
+  query: AuditExportQuery,
+  ctx: RequestContext,
+): Promise<AuditExport> {
   const filter = auditFilterOf(query)
   const { format, ...filters } = query
-  await recordAudit(deps.db, deps.clock, ctx, { action: 'audit.export', actor, metadata: { format, filters } })
+  await recordAudit(deps.db, deps.clock, ctx, {
+    action: 'audit.export',
+    actor,
+    metadata: { format, filters },
+  })
   const stamp = deps.clock
     .now()
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
     .replace(/:/g, '-')
   if (format === 'verifiable') {
-    return { filename: `switchboard-audit-${stamp}.verifiable.jsonl`, body: Readable.from(await verifiableExportLines(deps, filter, filters)) }
+    return {
+      filename: `switchboard-audit-${stamp}.verifiable.jsonl`,
+      body: Readable.from(await verifiableExportLines(deps, filter, filters)),
+    }
   }
-  return { filename: `switchboard-audit-${stamp}.${format}`, body: Readable.from(linesOf(deps, filter, format)) }
+  return {
+    filename: `switchboard-audit-${stamp}.${format}`,
+    body: Readable.from(linesOf(deps, filter, format)),
+  }
 }

@@ -61,7 +61,11 @@ function signedRootOf(row: CheckpointRow, chain: KeyChain): SignedRoot | Problem
   const note = parseSignedNote(row.note)
   const checkpoint = note === null ? null : parseCheckpoint(note.text)
   if (note === null || checkpoint === null || checkpoint.size !== row.treeSize) {
-    return { index: null, kind: 'bad signature', detail: `the stored checkpoint of size ${row.treeSize} is not a signed checkpoint` }
+    return {
+      index: null,
+      kind: 'bad signature',
+      detail: `the stored checkpoint of size ${row.treeSize} is not a signed checkpoint`,
+    }
   }
   const keys = keysAt(chain, row.treeSize)
   if (!signedByAll(row.note, keys)) {
@@ -71,7 +75,11 @@ function signedRootOf(row: CheckpointRow, chain: KeyChain): SignedRoot | Problem
       detail: `the checkpoint of size ${row.treeSize} is not signed by ${keys.length > 1 ? 'both keys of the key rotation at that size' : 'the audit log key'}`,
     }
   }
-  return { size: checkpoint.size, root: checkpoint.root, label: `the checkpoint of size ${checkpoint.size}` }
+  return {
+    size: checkpoint.size,
+    root: checkpoint.root,
+    label: `the checkpoint of size ${checkpoint.size}`,
+  }
 }
 
 export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
@@ -84,13 +92,19 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
   if (missing !== undefined) {
     return {
       ok: false,
-      problem: { index: missing - 1, kind: 'bad signature', detail: `the checkpoint of the key rotation at size ${missing} is missing` },
+      problem: {
+        index: missing - 1,
+        kind: 'bad signature',
+        detail: `the checkpoint of the key rotation at size ${missing} is missing`,
+      },
       size: 0,
       checkpoints: 0,
     }
   }
   const sampled = await sampledCheckpoints(deps)
-  const rows = [...new Map([...sampled, ...rotationRows].map((row) => [row.treeSize, row])).values()].sort((a, b) => a.treeSize - b.treeSize)
+  const rows = [
+    ...new Map([...sampled, ...rotationRows].map((row) => [row.treeSize, row])).values(),
+  ].sort((a, b) => a.treeSize - b.treeSize)
   const roots: SignedRoot[] = []
   for (const row of rows) {
     const root = signedRootOf(row, chain)
@@ -113,7 +127,11 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
       const stored = events.get(index)
       const hex = nodes.get(index)
       if (stored === undefined && hex === undefined) {
-        verifier.fail({ index, kind: 'missing', detail: 'neither the event nor its leaf hash is in the database' })
+        verifier.fail({
+          index,
+          kind: 'missing',
+          detail: 'neither the event nor its leaf hash is in the database',
+        })
         break
       }
       let event = null
@@ -121,17 +139,27 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
         try {
           event = leafEventOf(stored)
         } catch {
-          verifier.fail({ index, kind: 'edited', detail: `event ${stored.id} has metadata that is not a JSON object` })
+          verifier.fail({
+            index,
+            kind: 'edited',
+            detail: `event ${stored.id} has metadata that is not a JSON object`,
+          })
           break
         }
       }
       if (event !== null && hex === undefined && index < materializedSize) {
-        verifier.fail({ index, kind: 'missing', detail: `the leaf hash of event ${event.id} is not in the tree` })
+        verifier.fail({
+          index,
+          kind: 'missing',
+          detail: `the leaf hash of event ${event.id} is not in the tree`,
+        })
         break
       }
       verifier.add({ index, statedHash: hex === undefined ? null : Buffer.from(hex, 'hex'), event })
       // The nodes above the leaves serve the proofs: each must be the hash of the leaves under it.
-      for (const node of verifier.problem === null && index < materializedSize ? verifier.completed.slice(1) : []) {
+      for (const node of verifier.problem === null && index < materializedSize
+        ? verifier.completed.slice(1)
+        : []) {
         if (inner.get(`${node.level}:${node.index}`) !== node.hash.toString('hex')) {
           const first = node.index * 2 ** node.level
           verifier.fail({
@@ -148,7 +176,11 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
   if (problem === null) {
     const outside = await countEventsOutsideTree(deps.db, size)
     if (outside.count > 0) {
-      problem = { index: null, kind: 'inserted', detail: `${outside.count} event(s) outside the tree, the first ${outside.firstId}` }
+      problem = {
+        index: null,
+        kind: 'inserted',
+        detail: `${outside.count} event(s) outside the tree, the first ${outside.firstId}`,
+      }
     }
   }
   return { ok: problem === null, problem, size, checkpoints: verifier.rootsChecked }

@@ -10,7 +10,14 @@
  * the export and `audit verify` share it.
  */
 import { leafHashOfText, verifyConsistency, verifyInclusion } from '../../lib/merkle.js'
-import { isCanonicalHash, parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote, type Checkpoint } from '../../lib/signed-note.js'
+import {
+  isCanonicalHash,
+  parseCheckpoint,
+  parseSignedNote,
+  parseVerifierKey,
+  verifyNote,
+  type Checkpoint,
+} from '../../lib/signed-note.js'
 import type { Problem } from './verify.js'
 
 export const KEY_ROTATION_ACTION = 'audit.signing_key_rotate'
@@ -32,8 +39,13 @@ export interface KeyChain {
 export function rotationOf(leafIndex: number, metadata: string): KeyRotation | null {
   try {
     const m = JSON.parse(metadata) as Record<string, unknown>
-    if (typeof m.old_verifier_key !== 'string' || typeof m.new_verifier_key !== 'string') return null
-    return { treeSize: leafIndex + 1, oldVerifierKey: m.old_verifier_key, newVerifierKey: m.new_verifier_key }
+    if (typeof m.old_verifier_key !== 'string' || typeof m.new_verifier_key !== 'string')
+      return null
+    return {
+      treeSize: leafIndex + 1,
+      oldVerifierKey: m.old_verifier_key,
+      newVerifierKey: m.new_verifier_key,
+    }
   } catch {
     return null
   }
@@ -55,7 +67,11 @@ export function keyChainOf(rotations: KeyRotation[], current: string): KeyChain 
   // The checking key may be one the log rotated away from (an instance not yet restarted, a reader
   // with an older key): the rotations it signed lead from it to the newer keys.
   if (!keys.includes(current)) {
-    return { index: null, kind: 'bad signature', detail: "the log's key rotations do not include the key checking it" }
+    return {
+      index: null,
+      kind: 'bad signature',
+      detail: "the log's key rotations do not include the key checking it",
+    }
   }
   return { keys, rotations }
 }
@@ -96,11 +112,16 @@ export interface RotationLink {
   consistency_proof: string[]
 }
 
-const fail = (detail: string, index: number | null = null): Problem => ({ index, kind: 'bad signature', detail })
+const fail = (detail: string, index: number | null = null): Problem => ({
+  index,
+  kind: 'bad signature',
+  detail,
+})
 
 function isLink(value: unknown): value is RotationLink {
   const v = value as Partial<RotationLink> | null
-  const hashes = (list: unknown) => Array.isArray(list) && list.every((h) => typeof h === 'string' && isCanonicalHash(h))
+  const hashes = (list: unknown) =>
+    Array.isArray(list) && list.every((h) => typeof h === 'string' && isCanonicalHash(h))
   return (
     typeof v === 'object' &&
     v !== null &&
@@ -121,21 +142,34 @@ function isLink(value: unknown): value is RotationLink {
  * leaf of that checkpoint's tree and naming exactly these keys, and that tree a prefix of the
  * export's (`head`). Returns the chain, or the problem with the first link that fails.
  */
-export function followRotations(links: unknown, trusted: string, head: Checkpoint & { key: string }): KeyChain | Problem {
-  if (!Array.isArray(links) || !links.every(isLink)) return { index: null, kind: 'malformed', detail: "the export's key rotations are malformed" }
+export function followRotations(
+  links: unknown,
+  trusted: string,
+  head: Checkpoint & { key: string },
+): KeyChain | Problem {
+  if (!Array.isArray(links) || !links.every(isLink))
+    return { index: null, kind: 'malformed', detail: "the export's key rotations are malformed" }
   const rotations: KeyRotation[] = []
   for (const [i, link] of links.entries()) {
     const what = `key rotation ${i + 1} (tree size ${link.tree_size})`
     const note = parseSignedNote(link.checkpoint)
     const checkpoint: Checkpoint | null = note === null ? null : parseCheckpoint(note.text)
-    if (checkpoint === null || checkpoint.size !== link.tree_size || checkpoint.origin !== head.origin)
+    if (
+      checkpoint === null ||
+      checkpoint.size !== link.tree_size ||
+      checkpoint.origin !== head.origin
+    )
       return fail(`${what} has no checkpoint of this log`)
-    if (!signedByAll(link.checkpoint, [link.old_verifier_key, link.new_verifier_key])) return fail(`${what} is not signed by both its keys`)
+    if (!signedByAll(link.checkpoint, [link.old_verifier_key, link.new_verifier_key]))
+      return fail(`${what} is not signed by both its keys`)
     const leaf = leafHashOfText(link.event)
     const proof = link.inclusion_proof.map((h) => Buffer.from(h, 'base64'))
     if (!verifyInclusion(link.tree_size - 1, link.tree_size, leaf, proof, checkpoint.root))
       return fail(`${what}: its event is not the last leaf of its checkpoint`)
-    let event: { action?: unknown; metadata?: { old_verifier_key?: unknown; new_verifier_key?: unknown } }
+    let event: {
+      action?: unknown
+      metadata?: { old_verifier_key?: unknown; new_verifier_key?: unknown }
+    }
     try {
       event = JSON.parse(link.event) as typeof event
     } catch {
@@ -148,15 +182,32 @@ export function followRotations(links: unknown, trusted: string, head: Checkpoin
     ) {
       return fail(`${what}: its event does not name these keys`)
     }
-    if (link.tree_size > head.size) return { index: null, kind: 'not consistent', detail: `${what} is beyond the export's checkpoint` }
+    if (link.tree_size > head.size)
+      return {
+        index: null,
+        kind: 'not consistent',
+        detail: `${what} is beyond the export's checkpoint`,
+      }
     const consistency = link.consistency_proof.map((h) => Buffer.from(h, 'base64'))
     if (!verifyConsistency(link.tree_size, head.size, checkpoint.root, head.root, consistency)) {
-      return { index: null, kind: 'not consistent', detail: `the export's tree does not extend ${what}` }
+      return {
+        index: null,
+        kind: 'not consistent',
+        detail: `the export's tree does not extend ${what}`,
+      }
     }
-    rotations.push({ treeSize: link.tree_size, oldVerifierKey: link.old_verifier_key, newVerifierKey: link.new_verifier_key })
+    rotations.push({
+      treeSize: link.tree_size,
+      oldVerifierKey: link.old_verifier_key,
+      newVerifierKey: link.new_verifier_key,
+    })
   }
   const chain = keyChainOf(rotations, trusted)
-  if ('kind' in chain) return fail('the export is signed by a key that is not the one given, nor reached from it by a key rotation')
-  if (!keysAt(chain, head.size).includes(head.key)) return fail("the export's checkpoint is not signed by the key in force at its size")
+  if ('kind' in chain)
+    return fail(
+      'the export is signed by a key that is not the one given, nor reached from it by a key rotation',
+    )
+  if (!keysAt(chain, head.size).includes(head.key))
+    return fail("the export's checkpoint is not signed by the key in force at its size")
   return chain
 }

@@ -13,7 +13,12 @@ import { startInstance, useTestApp, type TestContext } from '../../../test/helpe
 import { makeTempDir } from '../../../test/helpers/database.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { runCli } from '../../cli.js'
-import { generateSigningKey, parseSignedNote, parseVerifierKey, verifyNote } from '../../lib/signed-note.js'
+import {
+  generateSigningKey,
+  parseSignedNote,
+  parseVerifierKey,
+  verifyNote,
+} from '../../lib/signed-note.js'
 import { InconsistentTreeError, makeCheckpoint } from './checkpoints.js'
 import { checkDatabase } from './integrity.js'
 import { insertAuditEvents, type AuditEvent } from './repo.js'
@@ -34,21 +39,38 @@ function event(i: number): AuditEvent {
   }
 }
 
-async function cli(env: Record<string, string>, args: string[], stdin = ''): Promise<{ code: number; out: string }> {
+async function cli(
+  env: Record<string, string>,
+  args: string[],
+  stdin = '',
+): Promise<{ code: number; out: string }> {
   let out = ''
-  const io = { env, stdin: Readable.from([stdin]), stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (out += s) } }
+  const io = {
+    env,
+    stdin: Readable.from([stdin]),
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (out += s) },
+  }
   return { code: await runCli(args, io), out }
 }
 
-async function exportOf(app: TestContext['app'], token: string): Promise<{ file: string; lines: string[] }> {
-  const response = await app.inject({ method: 'GET', url: '/api/admin/audit-log/export?format=verifiable', headers: bearer(token) })
+async function exportOf(
+  app: TestContext['app'],
+  token: string,
+): Promise<{ file: string; lines: string[] }> {
+  const response = await app.inject({
+    method: 'GET',
+    url: '/api/admin/audit-log/export?format=verifiable',
+    headers: bearer(token),
+  })
   expect(response.statusCode).toBe(200)
   const file = path.join(makeTempDir(), 'export.jsonl')
   fs.writeFileSync(file, response.body)
   return { file, lines: response.body.trimEnd().split('\n') }
 }
 
-const signedBy = (note: string, key: string) => verifyNote(parseSignedNote(note)!, parseVerifierKey(key)!)
+const signedBy = (note: string, key: string) =>
+  verifyNote(parseSignedNote(note)!, parseVerifierKey(key)!)
 
 describe('audit signing-key rotation, key in the secrets file', () => {
   const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -81,15 +103,27 @@ describe('audit signing-key rotation, key in the secrets file', () => {
       .where('action', '=', 'audit.signing_key_rotate')
       .executeTakeFirstOrThrow()
     expect(Number(rotation.leaf_index)).toBe(treeSize - 1)
-    expect(JSON.parse(rotation.metadata)).toEqual({ via: 'cli', old_verifier_key: oldKey, new_verifier_key: newKey })
-    const dual = await t.deps.db.selectFrom('audit_checkpoints').select('note').where('tree_size', '=', treeSize).executeTakeFirstOrThrow()
+    expect(JSON.parse(rotation.metadata)).toEqual({
+      via: 'cli',
+      old_verifier_key: oldKey,
+      new_verifier_key: newKey,
+    })
+    const dual = await t.deps.db
+      .selectFrom('audit_checkpoints')
+      .select('note')
+      .where('tree_size', '=', treeSize)
+      .executeTakeFirstOrThrow()
     expect(parseSignedNote(dual.note)!.signatures).toHaveLength(2)
     expect(signedBy(dual.note, oldKey) && signedBy(dual.note, newKey)).toBe(true)
 
     // The running instance, not restarted, picks the new key up from the secrets file at its next
     // checkpoint (it answered GET …/checkpoint with a 500 before); a restarted one starts with it.
     await insertAuditEvents(t.deps.db, [event(4)])
-    const served = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/checkpoint', headers: bearer(admin.token) })
+    const served = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/audit-log/checkpoint',
+      headers: bearer(admin.token),
+    })
     expect(served.statusCode, served.body).toBe(200)
     expect(served.json().tree_size).toBe(treeSize + 1)
     expect(signedBy(served.json().note, newKey)).toBe(true)
@@ -109,7 +143,11 @@ describe('audit signing-key rotation, key in the secrets file', () => {
       expect(await checkDatabase(t.deps)).toMatchObject({ ok: true, problem: null })
 
       // The old verifier key stays published.
-      const keys = await restarted.app.inject({ method: 'GET', url: '/api/admin/audit-log/verifier-key', headers: bearer(admin.token) })
+      const keys = await restarted.app.inject({
+        method: 'GET',
+        url: '/api/admin/audit-log/verifier-key',
+        headers: bearer(admin.token),
+      })
       expect(keys.json()).toEqual({
         origin: 'switchboard.test/audit-log',
         verifier_key: newKey,
@@ -120,18 +158,29 @@ describe('audit signing-key rotation, key in the secrets file', () => {
       const { file, lines } = await exportOf(restarted.app, admin.token)
       const header = JSON.parse(lines[0]!)
       expect(header.verifier_key).toBe(newKey)
-      expect(header.key_rotations).toEqual([expect.objectContaining({ tree_size: treeSize, old_verifier_key: oldKey, new_verifier_key: newKey })])
+      expect(header.key_rotations).toEqual([
+        expect.objectContaining({
+          tree_size: treeSize,
+          old_verifier_key: oldKey,
+          new_verifier_key: newKey,
+        }),
+      ])
       for (const args of [
         ['--key', newKey],
         ['--key', oldKey],
         ['--key', oldKey, '--checkpoint', savedFile],
       ]) {
         const verified = await cli(t.env, ['audit', 'verify', file, ...args])
-        expect(verified, args.join(' ')).toEqual({ code: 0, out: expect.stringMatching(/^audit log intact: all \d+ entries/) })
+        expect(verified, args.join(' ')).toEqual({
+          code: 0,
+          out: expect.stringMatching(/^audit log intact: all \d+ entries/),
+        })
       }
       // A key outside the chain is refused.
       const stranger = createAuditSigner(t.env.PUBLIC_URL!, generateSigningKey()).verifierKey
-      expect((await cli(t.env, ['audit', 'verify', file, '--key', stranger])).out).toMatch(/^audit log NOT intact: the log: bad signature/)
+      expect((await cli(t.env, ['audit', 'verify', file, '--key', stranger])).out).toMatch(
+        /^audit log NOT intact: the log: bad signature/,
+      )
 
       // A broken link: the rotation checkpoint without the old key's signature, or naming another new key.
       const link = header.key_rotations[0]
@@ -142,8 +191,14 @@ describe('audit signing-key rotation, key in the secrets file', () => {
       ]
       for (const bad of tampered) {
         const broken = path.join(makeTempDir(), 'broken.jsonl')
-        fs.writeFileSync(broken, [JSON.stringify({ ...header, key_rotations: [bad] }), ...lines.slice(1)].join('\n') + '\n')
-        expect((await cli(t.env, ['audit', 'verify', broken, '--key', oldKey])).out).toMatch(/^audit log NOT intact: .*bad signature/)
+        fs.writeFileSync(
+          broken,
+          [JSON.stringify({ ...header, key_rotations: [bad] }), ...lines.slice(1)].join('\n') +
+            '\n',
+        )
+        expect((await cli(t.env, ['audit', 'verify', broken, '--key', oldKey])).out).toMatch(
+          /^audit log NOT intact: .*bad signature/,
+        )
       }
 
       // In the database: the rotation checkpoint stripped of the new key's signature is a bad signature.
@@ -155,7 +210,11 @@ describe('audit signing-key rotation, key in the secrets file', () => {
       const check = await checkDatabase(restarted.deps)
       expect(check.problem).toMatchObject({ kind: 'bad signature' })
       expect(check.problem!.detail).toMatch(/both keys of the key rotation/)
-      await t.deps.db.updateTable('audit_checkpoints').set({ note: dual.note }).where('tree_size', '=', treeSize).execute()
+      await t.deps.db
+        .updateTable('audit_checkpoints')
+        .set({ note: dual.note })
+        .where('tree_size', '=', treeSize)
+        .execute()
       expect(await checkDatabase(restarted.deps)).toMatchObject({ ok: true })
     } finally {
       await restarted.close()
@@ -170,16 +229,23 @@ describe('audit signing-key rotation, key in AUDIT_SIGNING_KEY', () => {
   it('reads the new key from stdin, tells the operator to set it; refuses a malformed key and a key that is not the log’s', async () => {
     await insertAuditEvents(t.deps.db, [event(1)])
     await makeCheckpoint(t.deps)
-    expect(await cli(t.env, ['audit', 'rotate-key', '--new-key-stdin'], 'not a key\n')).toMatchObject({ code: 2 })
+    expect(
+      await cli(t.env, ['audit', 'rotate-key', '--new-key-stdin'], 'not a key\n'),
+    ).toMatchObject({ code: 2 })
     // An operator holding another key cannot hand the log over: the log's last checkpoint is not theirs.
-    const intruder = await cli({ ...t.env, AUDIT_SIGNING_KEY: generateSigningKey() }, ['audit', 'rotate-key'])
+    const intruder = await cli({ ...t.env, AUDIT_SIGNING_KEY: generateSigningKey() }, [
+      'audit',
+      'rotate-key',
+    ])
     expect(intruder.code).toBe(1)
     expect(intruder.out).toMatch(/not signed by this instance's key/)
 
     const next = generateSigningKey()
     const rotated = await cli(t.env, ['audit', 'rotate-key', '--new-key-stdin'], `${next}\n`)
     expect(rotated.code, rotated.out).toBe(0)
-    expect(rotated.out).toContain('set AUDIT_SIGNING_KEY to the new key on every instance and restart them')
+    expect(rotated.out).toContain(
+      'set AUDIT_SIGNING_KEY to the new key on every instance and restart them',
+    )
     expect(rotated.out).not.toContain(next)
     const treeSize = Number(/checkpoint of (\d+) events/.exec(rotated.out)![1])
     const nextVerifier = createAuditSigner(t.env.PUBLIC_URL!, next).verifierKey
@@ -189,11 +255,19 @@ describe('audit signing-key rotation, key in AUDIT_SIGNING_KEY', () => {
     await insertAuditEvents(t.deps.db, [event(2)])
     const admin = await createSignedInUser(t, { isAdmin: true })
     await expect(makeCheckpoint(t.deps)).rejects.toThrow(InconsistentTreeError)
-    const served = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/checkpoint', headers: bearer(admin.token) })
+    const served = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/audit-log/checkpoint',
+      headers: bearer(admin.token),
+    })
     expect(served.statusCode, served.body).toBe(200)
     expect(served.json().tree_size).toBe(treeSize)
     expect(signedBy(served.json().note, nextVerifier)).toBe(true)
-    const exported = await t.app.inject({ method: 'GET', url: '/api/admin/audit-log/export?format=verifiable', headers: bearer(admin.token) })
+    const exported = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/audit-log/export?format=verifiable',
+      headers: bearer(admin.token),
+    })
     expect(exported.statusCode).toBe(200)
     expect(JSON.parse(exported.body.split('\n')[0]!)).toMatchObject({ tree_size: treeSize })
 
@@ -213,10 +287,9 @@ describe('audit signing-key rotation, key in AUDIT_SIGNING_KEY', () => {
           url: '/api/admin/audit-log/verifier-key',
           headers: bearer(admin.token),
         })
-        expect(keys.json().previous_verifier_keys.map((k: { verifier_key: string }) => k.verifier_key)).toEqual([
-          t.deps.auditSigner.verifierKey,
-          restarted.deps.auditSigner.verifierKey,
-        ])
+        expect(
+          keys.json().previous_verifier_keys.map((k: { verifier_key: string }) => k.verifier_key),
+        ).toEqual([t.deps.auditSigner.verifierKey, restarted.deps.auditSigner.verifierKey])
       } finally {
         await last.close()
       }

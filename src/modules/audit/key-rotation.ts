@@ -11,12 +11,30 @@
 import type { Deps } from '../../deps.js'
 import { consistencyProof, inclusionProof } from '../../lib/merkle.js'
 import { checkpointText } from '../../lib/signed-note.js'
-import { assertLogKey, InconsistentTreeError, makeCheckpoint, withStoredNodes } from './checkpoints.js'
-import { KEY_ROTATION_ACTION, keyChainOf, rotationOf, type KeyChain, type KeyRotation, type RotationLink } from './key-chain.js'
+import {
+  assertLogKey,
+  InconsistentTreeError,
+  makeCheckpoint,
+  withStoredNodes,
+} from './checkpoints.js'
+import {
+  KEY_ROTATION_ACTION,
+  keyChainOf,
+  rotationOf,
+  type KeyChain,
+  type KeyRotation,
+  type RotationLink,
+} from './key-chain.js'
 import { leafEventOf, leafText } from './leaf.js'
 import { recordAudit } from './service.js'
 import { createAuditSigner } from './signer.js'
-import { findCheckpointsOfSizes, insertCheckpoint, listKeyRotations, listLeaves, readTreeHead } from './tree.repo.js'
+import {
+  findCheckpointsOfSizes,
+  insertCheckpoint,
+  listKeyRotations,
+  listLeaves,
+  readTreeHead,
+} from './tree.repo.js'
 import type { Problem } from './verify.js'
 
 export interface RotationResult {
@@ -27,16 +45,22 @@ export interface RotationResult {
 }
 
 /** Rotates from `deps.auditSigner` to `newSigningKey` (base64 PKCS #8 Ed25519); `via` names who asked. */
-export async function rotateSigningKey(deps: Deps, newSigningKey: string, via: string): Promise<RotationResult> {
+export async function rotateSigningKey(
+  deps: Deps,
+  newSigningKey: string,
+  via: string,
+): Promise<RotationResult> {
   const oldSigner = deps.auditSigner
   const newSigner = createAuditSigner(deps.config.publicUrl, newSigningKey)
-  if (newSigner.verifierKey === oldSigner.verifierKey) throw new InconsistentTreeError('the new audit signing key is the current one')
+  if (newSigner.verifierKey === oldSigner.verifierKey)
+    throw new InconsistentTreeError('the new audit signing key is the current one')
   // The old key first signs what it has seen, after checking the tree extends its last checkpoint:
   // a log that no longer matches its checkpoints is never handed over to a new key.
   const last = await makeCheckpoint(deps)
   if (last !== null) assertLogKey(oldSigner, last)
   const chain = await loadKeyChain(deps)
-  if ('kind' in chain) throw new InconsistentTreeError(`the audit log's key chain is broken: ${chain.detail}`)
+  if ('kind' in chain)
+    throw new InconsistentTreeError(`the audit log's key chain is broken: ${chain.detail}`)
   return deps.db.transaction().execute(async (tx) => {
     await recordAudit(
       tx,
@@ -45,7 +69,11 @@ export async function rotateSigningKey(deps: Deps, newSigningKey: string, via: s
       {
         action: KEY_ROTATION_ACTION,
         actor: null,
-        metadata: { via, old_verifier_key: oldSigner.verifierKey, new_verifier_key: newSigner.verifierKey },
+        metadata: {
+          via,
+          old_verifier_key: oldSigner.verifierKey,
+          new_verifier_key: newSigner.verifierKey,
+        },
       },
     )
     // Read inside the transaction that holds the head's lock since the append.
@@ -56,7 +84,11 @@ export async function rotateSigningKey(deps: Deps, newSigningKey: string, via: s
       note: `${text}\n${oldSigner.sign(text)}${newSigner.sign(text)}`,
       createdAt: deps.clock.now().toISOString(),
     })
-    return { oldVerifierKey: oldSigner.verifierKey, newVerifierKey: newSigner.verifierKey, treeSize: head.size }
+    return {
+      oldVerifierKey: oldSigner.verifierKey,
+      newVerifierKey: newSigner.verifierKey,
+      treeSize: head.size,
+    }
   })
 }
 
@@ -66,7 +98,12 @@ export async function rotateSigningKey(deps: Deps, newSigningKey: string, via: s
  */
 export async function listRotations(deps: Deps): Promise<KeyRotation[]> {
   return (await listKeyRotations(deps.db)).map(
-    (r) => rotationOf(r.leafIndex, r.metadata) ?? { treeSize: r.leafIndex + 1, oldVerifierKey: '', newVerifierKey: '' },
+    (r) =>
+      rotationOf(r.leafIndex, r.metadata) ?? {
+        treeSize: r.leafIndex + 1,
+        oldVerifierKey: '',
+        newVerifierKey: '',
+      },
   )
 }
 

@@ -23,9 +23,13 @@ type LabelledType = keyof typeof LABELS
 const isLabelled = (type: string): type is LabelledType => Object.hasOwn(LABELS, type)
 
 /** `type:id` → label, for the targets given; types without a name are left out. */
-export async function findTargetLabels(ex: Executor, targets: Array<{ type: string; id: string }>): Promise<Map<string, string>> {
+export async function findTargetLabels(
+  ex: Executor,
+  targets: Array<{ type: string; id: string }>,
+): Promise<Map<string, string>> {
   const idsByType = new Map<LabelledType, Set<string>>()
-  for (const { type, id } of targets) if (isLabelled(type)) idsByType.set(type, (idsByType.get(type) ?? new Set()).add(id))
+  for (const { type, id } of targets)
+    if (isLabelled(type)) idsByType.set(type, (idsByType.get(type) ?? new Set()).add(id))
   const labels = new Map<string, string>()
   if (idsByType.size === 0) return labels
   const branches = [...idsByType].map(([type, ids]) => {
@@ -36,7 +40,11 @@ export async function findTargetLabels(ex: Executor, targets: Array<{ type: stri
       label: string
     }>`select ${sql.lit(type)} as type, id, ${sql.ref(column)} as label from ${sql.table(table)} where id in (${sql.join([...ids])})`
   })
-  const { rows } = await sql<{ type: string; id: string; label: string }>`${sql.join(branches, sql` union all `)}`.execute(ex)
+  const { rows } = await sql<{
+    type: string
+    id: string
+    label: string
+  }>`${sql.join(branches, sql` union all `)}`.execute(ex)
   for (const row of rows) labels.set(`${row.type}:${row.id}`, row.label)
   return labels
 }

@@ -42,7 +42,8 @@ export const LEAF_COLUMNS = [
 /** The event a stored row holds; throws when its metadata is not a JSON object. */
 export function leafEventOf(row: StoredEvent): LeafEvent {
   const metadata: unknown = JSON.parse(row.metadata)
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw new Error('metadata is not a JSON object')
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new Error('metadata is not a JSON object')
   return { ...row, metadata: metadata as Record<string, unknown> }
 }
 

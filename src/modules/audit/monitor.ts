@@ -15,7 +15,13 @@ import { createOutboundFetch } from '../../lib/outbound.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import { makeCheckpoint } from './checkpoints.js'
 import { checkDatabase, type IntegrityResult } from './integrity.js'
-import { claimAnchoring, listActiveAdminEmails, readMonitor, recordCheck, releaseAnchoring } from './tree.repo.js'
+import {
+  claimAnchoring,
+  listActiveAdminEmails,
+  readMonitor,
+  recordCheck,
+  releaseAnchoring,
+} from './tree.repo.js'
 import { describeProblem } from './verify.js'
 
 const CHECK_INTERVAL_MS = 60 * 60 * 1000
@@ -25,7 +31,10 @@ const WEBHOOK_TIMEOUT_MS = 10_000
 
 async function mailAdministrators(deps: Deps, subject: string, text: string): Promise<number> {
   if (!(await isMailConfigured(deps))) {
-    deps.logger.warn({ subject }, 'no mail to the administrators: outgoing mail (SMTP) is not configured')
+    deps.logger.warn(
+      { subject },
+      'no mail to the administrators: outgoing mail (SMTP) is not configured',
+    )
     return 0
   }
   let sent = 0
@@ -34,7 +43,10 @@ async function mailAdministrators(deps: Deps, subject: string, text: string): Pr
       await sendMail(deps, { to, subject, text })
       sent++
     } catch (error) {
-      deps.logger.warn({ error: { message: (error as Error).message } }, 'could not mail an administrator about the audit log')
+      deps.logger.warn(
+        { error: { message: (error as Error).message } },
+        'could not mail an administrator about the audit log',
+      )
     }
   }
   return sent
@@ -44,9 +56,17 @@ async function mailAdministrators(deps: Deps, subject: string, text: string): Pr
 export async function runIntegrityCheck(deps: Deps): Promise<IntegrityResult> {
   const result = await checkDatabase(deps)
   const problem = result.problem === null ? null : describeProblem(result.problem)
-  const news = await recordCheck(deps.db, { at: deps.clock.now().toISOString(), ok: result.ok, problem, size: result.size })
+  const news = await recordCheck(deps.db, {
+    at: deps.clock.now().toISOString(),
+    ok: result.ok,
+    problem,
+    size: result.size,
+  })
   if (result.ok) {
-    deps.logger.info({ leaves: result.size, checkpoints: result.checkpoints }, 'audit log integrity check passed')
+    deps.logger.info(
+      { leaves: result.size, checkpoints: result.checkpoints },
+      'audit log integrity check passed',
+    )
     return result
   }
   deps.logger.error({ problem, leaves: result.size }, 'audit log integrity check FAILED')
@@ -106,7 +126,8 @@ export async function anchorCheckpoint(deps: Deps): Promise<boolean> {
   if (anchorWebhookUrl !== null) {
     const webhook = await claimAnchoring(deps.db, 'webhook', claimedAt, notBefore)
     if (webhook !== undefined) {
-      if (await postCheckpoint(deps, anchorWebhookUrl, checkpoint.treeSize, checkpoint.note)) delivered = true
+      if (await postCheckpoint(deps, anchorWebhookUrl, checkpoint.treeSize, checkpoint.note))
+        delivered = true
       else await releaseAnchoring(deps.db, 'webhook', claimedAt, webhook.previous)
     }
   }
@@ -114,20 +135,39 @@ export async function anchorCheckpoint(deps: Deps): Promise<boolean> {
 }
 
 /** POSTs the checkpoint to the anchoring webhook; true when it answered 2xx. */
-async function postCheckpoint(deps: Deps, url: string, treeSize: number, note: string): Promise<boolean> {
-  const fetch = createOutboundFetch({ policy: deps.config.outbound, maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES })
+async function postCheckpoint(
+  deps: Deps,
+  url: string,
+  treeSize: number,
+  note: string,
+): Promise<boolean> {
+  const fetch = createOutboundFetch({
+    policy: deps.config.outbound,
+    maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
+  })
   try {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ origin: deps.auditSigner.name, tree_size: treeSize, checkpoint: note, verifier_key: deps.auditSigner.verifierKey }),
+      body: JSON.stringify({
+        origin: deps.auditSigner.name,
+        tree_size: treeSize,
+        checkpoint: note,
+        verifier_key: deps.auditSigner.verifierKey,
+      }),
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     })
     if (response.ok) {
-      deps.logger.info({ tree_size: treeSize, status: response.status }, 'audit checkpoint sent to the anchoring webhook')
+      deps.logger.info(
+        { tree_size: treeSize, status: response.status },
+        'audit checkpoint sent to the anchoring webhook',
+      )
       return true
     }
-    deps.logger.warn({ status: response.status }, 'the anchoring webhook refused the audit checkpoint; trying again within the hour')
+    deps.logger.warn(
+      { status: response.status },
+      'the anchoring webhook refused the audit checkpoint; trying again within the hour',
+    )
   } catch (error) {
     deps.logger.warn(
       { error: { message: (error as Error).message } },
@@ -142,12 +182,18 @@ export function installAuditMonitor(app: FastifyInstance, deps: Deps): void {
   const timers: NodeJS.Timeout[] = []
   const check = () => {
     runIntegrityCheck(deps).catch((error: Error) =>
-      deps.logger.error({ error: { message: error.message } }, 'could not run the audit log integrity check'),
+      deps.logger.error(
+        { error: { message: error.message } },
+        'could not run the audit log integrity check',
+      ),
     )
   }
   const anchor = () => {
     anchorCheckpoint(deps).catch((error: Error) =>
-      deps.logger.warn({ error: { message: error.message } }, 'could not anchor the audit log checkpoint'),
+      deps.logger.warn(
+        { error: { message: error.message } },
+        'could not anchor the audit log checkpoint',
+      ),
     )
   }
   app.addHook('onReady', async () => {

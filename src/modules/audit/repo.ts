@@ -62,7 +62,9 @@ export async function insertAuditEvents(ex: Executor, events: AuditEvent[]): Pro
     // One round trip while the head is locked (a data-modifying CTE): the lock is held for the
     // shortest time, which is what bounds how many audited changes per second PostgreSQL commits.
     await ex
-      .with('written_events', (db) => db.insertInto('audit_events').values(numbered).returning('id'))
+      .with('written_events', (db) =>
+        db.insertInto('audit_events').values(numbered).returning('id'),
+      )
       .updateTable('audit_tree_head')
       .set(treeHeadValues(tree))
       .where('id', '=', 1)
@@ -84,7 +86,10 @@ export async function insertAuditEvent(ex: Executor, event: AuditEvent): Promise
   await insertAuditEvents(ex, [event])
 }
 
-export type AuditEventRow = Omit<Selectable<AuditEventsTable>, 'subject_user_id' | 'user_agent' | 'leaf_index'>
+export type AuditEventRow = Omit<
+  Selectable<AuditEventsTable>,
+  'subject_user_id' | 'user_agent' | 'leaf_index'
+>
 
 export interface AuditFilter {
   /** Issue 32: a prefix — `token` selects `token.create` and `token.revoke`; a whole action selects itself. */
@@ -97,10 +102,27 @@ export interface AuditFilter {
 }
 
 /** Events newest first, by (at, id); each filter narrows through its own index. */
-export async function listAuditEvents(ex: Executor, filter: AuditFilter, window: PageWindow): Promise<AuditEventRow[]> {
-  let query = ex.selectFrom('audit_events').select(['id', 'at', 'actor_id', 'actor_email', 'action', 'target_type', 'target_id', 'ip', 'metadata'])
+export async function listAuditEvents(
+  ex: Executor,
+  filter: AuditFilter,
+  window: PageWindow,
+): Promise<AuditEventRow[]> {
+  let query = ex
+    .selectFrom('audit_events')
+    .select([
+      'id',
+      'at',
+      'actor_id',
+      'actor_email',
+      'action',
+      'target_type',
+      'target_id',
+      'ip',
+      'metadata',
+    ])
   // substr, not LIKE: the same case-sensitive comparison on both engines, and no wildcard to escape.
-  if (filter.action !== undefined) query = query.where(sql<string>`substr(action, 1, ${filter.action.length})`, '=', filter.action)
+  if (filter.action !== undefined)
+    query = query.where(sql<string>`substr(action, 1, ${filter.action.length})`, '=', filter.action)
   if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
   if (filter.since !== undefined) query = query.where('at', '>=', filter.since)
   if (filter.until !== undefined) query = query.where('at', '<', filter.until)

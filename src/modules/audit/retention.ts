@@ -17,7 +17,11 @@ import { materializeTree } from './checkpoints.js'
 import { recordAudit } from './service.js'
 import { REDACT_ACTION } from './verify.js'
 
-export const FAILED_SIGN_IN_ACTIONS = ['auth.login_failed', 'auth.mfa_verify_failed', 'auth.passkey_failed'] as const
+export const FAILED_SIGN_IN_ACTIONS = [
+  'auth.login_failed',
+  'auth.mfa_verify_failed',
+  'auth.passkey_failed',
+] as const
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000
 /** Rows per delete, so a first purge of a large log does not hold the write lock for long. */
@@ -84,14 +88,20 @@ async function redactionRecord(tx: Executor, deps: Deps, leaves: number[]): Prom
     {
       action: REDACT_ACTION,
       actor: null,
-      metadata: { reason: 'retention', retention_days: deps.config.failedLoginRetentionDays, leaves },
+      metadata: {
+        reason: 'retention',
+        retention_days: deps.config.failedLoginRetentionDays,
+        leaves,
+      },
     },
   )
 }
 
 /** Removes failed sign-in events older than the retention; returns how many. */
 export async function purgeExpiredFailedSignIns(deps: Deps): Promise<number> {
-  const before = new Date(deps.clock.now().getTime() - deps.config.failedLoginRetentionDays * 86_400_000).toISOString()
+  const before = new Date(
+    deps.clock.now().getTime() - deps.config.failedLoginRetentionDays * 86_400_000,
+  ).toISOString()
   let total = 0
   for (;;) {
     const removed = await deleteBatch(deps, before)
@@ -105,8 +115,14 @@ export function installAuditRetention(app: FastifyInstance, deps: Deps): void {
   let timer: NodeJS.Timeout | undefined
   const run = () => {
     purgeExpiredFailedSignIns(deps).then(
-      (removed) => removed > 0 && deps.logger.info({ removed }, 'purged failed sign-in audit events past their retention'),
-      (error: Error) => deps.logger.warn({ error: { message: error.message } }, 'could not purge old failed sign-in audit events'),
+      (removed) =>
+        removed > 0 &&
+        deps.logger.info({ removed }, 'purged failed sign-in audit events past their retention'),
+      (error: Error) =>
+        deps.logger.warn(
+          { error: { message: error.message } },
+          'could not purge old failed sign-in audit events',
+        ),
     )
   }
   app.addHook('onReady', async () => {

@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
-const auditLog = (token: string, query = '') => t.app.inject({ method: 'GET', url: `/api/admin/audit-log${query}`, headers: bearer(token) })
+const auditLog = (token: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/admin/audit-log${query}`, headers: bearer(token) })
 
 interface AuditItem {
   id: string
@@ -20,7 +28,10 @@ async function allItems(admin: TestUser & SignedIn, query: string): Promise<Audi
   const items: AuditItem[] = []
   let cursor: string | null = null
   do {
-    const response = await auditLog(admin.token, `${query}&limit=3${cursor === null ? '' : `&cursor=${cursor}`}`)
+    const response = await auditLog(
+      admin.token,
+      `${query}&limit=3${cursor === null ? '' : `&cursor=${cursor}`}`,
+    )
     expect(response.statusCode).toBe(200)
     items.push(...response.json().items)
     cursor = response.json().next_cursor
@@ -33,7 +44,12 @@ describe('GET /api/admin/audit-log', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const org = await createOrganization(t, admin.token, 'Audited')
     t.clock.advance(1)
-    await t.app.inject({ method: 'PATCH', url: `/api/organizations/${org.id}`, headers: bearer(admin.token), payload: { name: 'Audited twice' } })
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/organizations/${org.id}`,
+      headers: bearer(admin.token),
+      payload: { name: 'Audited twice' },
+    })
 
     const response = await auditLog(admin.token, `?actor_id=${admin.user.id}&limit=1`)
     expect(response.statusCode).toBe(200)
@@ -65,20 +81,27 @@ describe('GET /api/admin/audit-log', () => {
     const mine = await createOrganization(t, admin.token)
     const theirs = await createOrganization(t, other.token)
 
-    const creations = (await auditLog(admin.token, '?action=org.create&limit=200')).json().items as AuditItem[]
+    const creations = (await auditLog(admin.token, '?action=org.create&limit=200')).json()
+      .items as AuditItem[]
     expect(creations.every((e) => e.action === 'org.create')).toBe(true)
     expect(creations.map((e) => e.target_id)).toEqual(expect.arrayContaining([mine.id, theirs.id]))
 
-    const byOther = (await auditLog(admin.token, `?actor_id=${other.user.id}`)).json().items as AuditItem[]
+    const byOther = (await auditLog(admin.token, `?actor_id=${other.user.id}`)).json()
+      .items as AuditItem[]
     expect(byOther.map((e) => e.action)).toEqual(['org.create', 'auth.login'])
 
     // The same instant written with a +02:00 offset.
     const local = new Date(boundary.getTime() + 2 * 3600_000).toISOString().replace('Z', '+02:00')
-    const since = (await auditLog(admin.token, `?action=org.create&since=${encodeURIComponent(local)}`)).json().items as AuditItem[]
+    const since = (
+      await auditLog(admin.token, `?action=org.create&since=${encodeURIComponent(local)}`)
+    ).json().items as AuditItem[]
     expect(since.map((e) => e.target_id).sort()).toEqual([mine.id, theirs.id].sort())
     expect(since.every((e) => e.at >= boundary.toISOString())).toBe(true)
 
-    expect((await auditLog(admin.token, '?action=no.such.action')).json()).toEqual({ items: [], next_cursor: null })
+    expect((await auditLog(admin.token, '?action=no.such.action')).json()).toEqual({
+      items: [],
+      next_cursor: null,
+    })
     expect((await auditLog(admin.token, '?actor_id=not-an-id')).json().items).toEqual([])
   })
 
@@ -86,11 +109,21 @@ describe('GET /api/admin/audit-log', () => {
   it('filters by action prefix: an area selects its actions, a whole action itself', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const org = await createOrganization(t, admin.token, 'Prefixed')
-    await t.app.inject({ method: 'PATCH', url: `/api/organizations/${org.id}`, headers: bearer(admin.token), payload: { name: 'Prefixed 2' } })
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/organizations/${org.id}`,
+      headers: bearer(admin.token),
+      payload: { name: 'Prefixed 2' },
+    })
     const actions = async (action: string) =>
-      ((await auditLog(admin.token, `?actor_id=${admin.user.id}&action=${encodeURIComponent(action)}`)).json().items as AuditItem[]).map(
-        (e) => e.action,
-      )
+      (
+        (
+          await auditLog(
+            admin.token,
+            `?actor_id=${admin.user.id}&action=${encodeURIComponent(action)}`,
+          )
+        ).json().items as AuditItem[]
+      ).map((e) => e.action)
     expect(await actions('org')).toEqual(['org.update', 'org.create'])
     expect(await actions('org.')).toEqual(['org.update', 'org.create'])
     expect(await actions('org.cr')).toEqual(['org.create'])
@@ -110,15 +143,19 @@ describe('GET /api/admin/audit-log', () => {
       t.app.inject({ method, url, headers: bearer(admin.token), ...(payload && { payload }) })
     const team = (await send('POST', '/api/admin/teams', { name: 'Labelled team' })).json()
     const user = (
-      await send('POST', '/api/admin/users', { email: 'labelled@example.com', name: 'Labelled', password: 'a long enough passphrase 7' })
+      await send('POST', '/api/admin/users', {
+        email: 'labelled@example.com',
+        name: 'Labelled',
+        password: 'a long enough passphrase 7',
+      })
     ).json()
     const gone = (await send('POST', '/api/admin/teams', { name: 'Gone team' })).json()
     await send('DELETE', `/api/admin/teams/${gone.id}`)
 
-    const items = (await auditLog(admin.token, `?actor_id=${admin.user.id}&limit=50`)).json().items as Array<
-      AuditItem & { target_type: string | null; target_label: string | null }
-    >
-    const labelOf = (action: string, id: string) => items.find((e) => e.action === action && e.target_id === id)?.target_label
+    const items = (await auditLog(admin.token, `?actor_id=${admin.user.id}&limit=50`)).json()
+      .items as Array<AuditItem & { target_type: string | null; target_label: string | null }>
+    const labelOf = (action: string, id: string) =>
+      items.find((e) => e.action === action && e.target_id === id)?.target_label
     expect(labelOf('token.create', token.id)).toBe(longName)
     expect(labelOf('team.create', team.id)).toBe('Labelled team')
     expect(labelOf('admin.user_create', user.id)).toBe('labelled@example.com')
@@ -129,7 +166,13 @@ describe('GET /api/admin/audit-log', () => {
 
   it('refuses a malformed since, limit or cursor (400)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    for (const query of ['?since=yesterday', '?since=2026-13-45T00:00:00Z', '?limit=201', '?cursor=nope', '?verb=x']) {
+    for (const query of [
+      '?since=yesterday',
+      '?since=2026-13-45T00:00:00Z',
+      '?limit=201',
+      '?cursor=nope',
+      '?verb=x',
+    ]) {
       const response = await auditLog(admin.token, query)
       expect(response.statusCode, query).toBe(400)
       expect(response.json().reason).toBe('VALIDATION_FAILED')
@@ -140,8 +183,11 @@ describe('GET /api/admin/audit-log', () => {
 describe('every change of organizations and administration is audited, without secrets', () => {
   it('writes one event per change', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const send = (method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
-      t.app.inject({ method, url, headers: bearer(admin.token), ...(payload && { payload }) })
+    const send = (
+      method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+      url: string,
+      payload?: Record<string, unknown>,
+    ) => t.app.inject({ method, url, headers: bearer(admin.token), ...(payload && { payload }) })
     const secretPassword = 'an admin-chosen passphrase 5'
 
     const org = await createOrganization(t, admin.token)
@@ -153,12 +199,22 @@ describe('every change of organizations and administration is audited, without s
     await send('DELETE', `/api/organizations/${org.id}`)
 
     const created = (
-      await send('POST', '/api/admin/users', { email: `audit-${Date.now()}@example.com`, name: 'Audit', password: secretPassword })
+      await send('POST', '/api/admin/users', {
+        email: `audit-${Date.now()}@example.com`,
+        name: 'Audit',
+        password: secretPassword,
+      })
     ).json()
-    await send('PUT', `/api/admin/users/${created.id}`, { password: `${secretPassword}!`, disabled: true, current_password: DEFAULT_PASSWORD })
+    await send('PUT', `/api/admin/users/${created.id}`, {
+      password: `${secretPassword}!`,
+      disabled: true,
+      current_password: DEFAULT_PASSWORD,
+    })
     await send('DELETE', `/api/admin/users/${created.id}`)
 
-    const team = (await send('POST', '/api/admin/teams', { name: `Audit team ${Date.now()}` })).json()
+    const team = (
+      await send('POST', '/api/admin/teams', { name: `Audit team ${Date.now()}` })
+    ).json()
     await send('PATCH', `/api/admin/teams/${team.id}`, { description: 'now described' })
     await send('POST', `/api/admin/teams/${team.id}/members`, { user_id: member.user.id })
     await send('DELETE', `/api/admin/teams/${team.id}/members/${member.user.id}`)

@@ -3,7 +3,12 @@ import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { exportAuditLog } from './export.js'
-import { AUDIT_EXPORT_MEDIA_TYPES, AuditEventPage, AuditExportQuery, AuditLogQuery } from './schemas.js'
+import {
+  AUDIT_EXPORT_MEDIA_TYPES,
+  AuditEventPage,
+  AuditExportQuery,
+  AuditLogQuery,
+} from './schemas.js'
 import { listAuditLog } from './service.js'
 
 const tags = ['administration']
@@ -18,7 +23,8 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listAuditEvents',
-          summary: 'The audit log, newest first, with target names; filters: action (prefix), actor_id, since (inclusive), until (exclusive)',
+          summary:
+            'The audit log, newest first, with target names; filters: action (prefix), actor_id, since (inclusive), until (exclusive)',
           querystring: AuditLogQuery,
           response: { 200: AuditEventPage },
         },
@@ -33,7 +39,8 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'exportAuditEvents',
-          summary: 'The filtered audit log as a download: CSV or JSON Lines, newest first, streamed',
+          summary:
+            'The filtered audit log as a download: CSV or JSON Lines, newest first, streamed',
           description:
             'Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. ' +
             'CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed ' +
@@ -55,7 +62,12 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const download = await exportAuditLog(deps, callerOf(request).user, request.query, contextOf(request))
+        const download = await exportAuditLog(
+          deps,
+          callerOf(request).user,
+          request.query,
+          contextOf(request),
+        )
         return (
           reply
             .type(AUDIT_EXPORT_MEDIA_TYPES[request.query.format])

@@ -5,13 +5,21 @@ import { Nullable, PageOf, PageQuery, Text, Timestamp } from '../../lib/schema-t
 export const AuditEventView = Type.Object({
   id: Type.String(),
   at: Timestamp(),
-  actor_id: Nullable(Type.String({ description: 'null for the operator (command line) or an anonymous caller' })),
+  actor_id: Nullable(
+    Type.String({ description: 'null for the operator (command line) or an anonymous caller' }),
+  ),
   actor_email: Nullable(Type.String({ description: 'The email at the time of the event' })),
   action: Type.String({ examples: ['org.create', 'admin.user_update'] }),
   target_type: Nullable(Type.String({ examples: ['user', 'organization', 'team'] })),
   target_id: Nullable(Type.String()),
   ip: Nullable(Type.String()),
-  metadata: Type.Object({}, { additionalProperties: true, description: 'Non-secret facts about the change (field names, roles, …)' }),
+  metadata: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'Non-secret facts about the change (field names, roles, …)',
+    },
+  ),
 })
 export type AuditEventView = Static<typeof AuditEventView>
 
@@ -35,15 +43,22 @@ const AuditFilterQuery = {
     Text({
       minLength: 1,
       maxLength: 100,
-      description: 'Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself',
+      description:
+        'Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself',
     }),
   ),
   actor_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
-  since: Type.Optional({ ...Timestamp(), description: 'Events at or after this instant (any offset)' }),
+  since: Type.Optional({
+    ...Timestamp(),
+    description: 'Events at or after this instant (any offset)',
+  }),
   until: Type.Optional({ ...Timestamp(), description: 'Events before this instant (any offset)' }),
 }
 
-export const AuditLogQuery = Type.Object({ ...PageQuery.properties, ...AuditFilterQuery }, { additionalProperties: false })
+export const AuditLogQuery = Type.Object(
+  { ...PageQuery.properties, ...AuditFilterQuery },
+  { additionalProperties: false },
+)
 export type AuditLogQuery = Static<typeof AuditLogQuery>
 
 export const AUDIT_EXPORT_FORMATS = ['csv', 'jsonl', 'verifiable'] as const

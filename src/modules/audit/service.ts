@@ -46,7 +46,12 @@ function subjectOf(entry: AuditEntry): string | null {
  * Writes the event and, in the same transaction, queues the security notification it calls for
  * (notifications/kinds.ts), so a mail exists exactly when its change does and goes out after commit.
  */
-export async function recordAudit(ex: Executor, clock: Clock, ctx: RequestContext, entry: AuditEntry): Promise<void> {
+export async function recordAudit(
+  ex: Executor,
+  clock: Clock,
+  ctx: RequestContext,
+  entry: AuditEntry,
+): Promise<void> {
   const subjectUserId = subjectOf(entry)
   const userAgent = ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null
   const metadata = entry.metadata ?? {}
@@ -84,11 +89,14 @@ function storedInstant(at: string): string {
 }
 
 /** The filters of the list and of its export, in the stored form. */
-export function auditFilterOf(query: Pick<AuditLogQuery, 'action' | 'actor_id' | 'since' | 'until'>): AuditFilter {
+export function auditFilterOf(
+  query: Pick<AuditLogQuery, 'action' | 'actor_id' | 'since' | 'until'>,
+): AuditFilter {
   return {
     ...(query.action !== undefined && { action: query.action }),
     ...(query.actor_id !== undefined && { actorId: query.actor_id }),
-    ...(query.since !== undefined && new Date(query.since).getTime() > 0 && { since: storedInstant(query.since) }),
+    ...(query.since !== undefined &&
+      new Date(query.since).getTime() > 0 && { since: storedInstant(query.since) }),
     ...(query.until !== undefined && { until: storedInstant(query.until) }),
   }
 }
@@ -101,15 +109,25 @@ export function toAuditEventView(row: AuditEventRow): AuditEventView {
  * The trail for administrators (CONTRACT.md §8.4): newest first, filtered by action prefix, actor
  * and time; each event with its target's current name (one more query per page, issue 32).
  */
-export async function listAuditLog(deps: Deps, query: AuditLogQuery): Promise<Page<AuditEventListItem>> {
+export async function listAuditLog(
+  deps: Deps,
+  query: AuditLogQuery,
+): Promise<Page<AuditEventListItem>> {
   const window = pageWindow(query)
   const rows = await listAuditEvents(deps.db, auditFilterOf(query), window)
-  const targets = rows.flatMap((row) => (row.target_type !== null && row.target_id !== null ? [{ type: row.target_type, id: row.target_id }] : []))
+  const targets = rows.flatMap((row) =>
+    row.target_type !== null && row.target_id !== null
+      ? [{ type: row.target_type, id: row.target_id }]
+      : [],
+  )
   const labels = await findTargetLabels(deps.db, targets)
   return toPage(
     rows,
     window.limit,
-    (row) => ({ ...toAuditEventView(row), target_label: labels.get(`${row.target_type}:${row.target_id}`) ?? null }),
+    (row) => ({
+      ...toAuditEventView(row),
+      target_label: labels.get(`${row.target_type}:${row.target_id}`) ?? null,
+    }),
     (row) => [row.at, row.id],
   )
 }

@@ -47,7 +47,10 @@ function route<Q extends TSchema, B extends TSchema>(
     run: (input: { query: Static<Q>; body: Static<B>; request: FastifyRequest }) => Promise<unknown>
   },
 ): TransparencyRoute {
-  return { ...row, run: (request) => row.run({ query: request.query, body: request.body, request }) }
+  return {
+    ...row,
+    run: (request) => row.run({ query: request.query, body: request.body, request }),
+  }
 }
 
 /** The tamper-evident log's routes (issue 30), all for administrators: one row each. */
@@ -57,7 +60,8 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
       method: 'GET',
       url: '/checkpoint',
       operationId: 'getAuditCheckpoint',
-      summary: 'The latest signed checkpoint of the audit Merkle tree (RFC 9162 tree head as a C2SP signed note)',
+      summary:
+        'The latest signed checkpoint of the audit Merkle tree (RFC 9162 tree head as a C2SP signed note)',
       response: CheckpointView,
       run: () => getLatestCheckpoint(deps),
     }),
@@ -74,7 +78,8 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
       method: 'GET',
       url: '/proofs/consistency',
       operationId: 'getAuditConsistencyProof',
-      summary: 'An RFC 9162 consistency proof: the tree of size first is a prefix of the tree of size second',
+      summary:
+        'An RFC 9162 consistency proof: the tree of size first is a prefix of the tree of size second',
       querystring: ConsistencyProofQuery,
       response: ConsistencyProofView,
       run: ({ query }) => getConsistencyProof(deps, query),
@@ -83,7 +88,8 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
       method: 'GET',
       url: '/verifier-key',
       operationId: 'getAuditVerifierKey',
-      summary: "The audit log's public verifier key (C2SP signed-note format), for `switchboard audit verify --key`",
+      summary:
+        "The audit log's public verifier key (C2SP signed-note format), for `switchboard audit verify --key`",
       response: VerifierKeyView,
       run: () => getVerifierKeys(deps),
     }),
@@ -91,7 +97,8 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
       method: 'GET',
       url: '/integrity',
       operationId: 'getAuditIntegrity',
-      summary: 'The last integrity check of the audit log, the verifier key and the anchoring settings',
+      summary:
+        'The last integrity check of the audit log, the verifier key and the anchoring settings',
       response: IntegrityView,
       run: () => getIntegrity(deps),
     }),
@@ -99,7 +106,8 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
       method: 'POST',
       url: '/integrity',
       operationId: 'checkAuditIntegrity',
-      summary: 'Checks the database against its signed checkpoints now (mails the administrators when it fails)',
+      summary:
+        'Checks the database against its signed checkpoints now (mails the administrators when it fails)',
       response: IntegrityView,
       run: () => checkIntegrityNow(deps),
     }),
@@ -107,10 +115,12 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
       method: 'PUT',
       url: '/anchor',
       operationId: 'setAuditAnchoring',
-      summary: 'Sets (or clears) the webhook that receives the daily checkpoint besides the mail to administrators (audited)',
+      summary:
+        'Sets (or clears) the webhook that receives the daily checkpoint besides the mail to administrators (audited)',
       body: AnchorBody,
       response: IntegrityView,
-      run: ({ body, request }) => setAnchoring(deps, callerOf(request).user, body, contextOf(request)),
+      run: ({ body, request }) =>
+        setAnchoring(deps, callerOf(request).user, body, contextOf(request)),
     }),
   ]
 }

@@ -18,7 +18,12 @@ import { bearer, createSignedInUser, createUser } from '../../../test/helpers/fa
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 import { runCli } from '../../cli.js'
 import { leafHash, verifyConsistency, verifyInclusion } from '../../lib/merkle.js'
-import { parseCheckpoint, parseSignedNote, parseVerifierKey, verifyNote } from '../../lib/signed-note.js'
+import {
+  parseCheckpoint,
+  parseSignedNote,
+  parseVerifierKey,
+  verifyNote,
+} from '../../lib/signed-note.js'
 import { makeCheckpoint } from './checkpoints.js'
 import { anchorCheckpoint } from './monitor.js'
 import { checkDatabase } from './integrity.js'
@@ -52,7 +57,8 @@ afterAll(async () => {
   await smtp?.close()
 })
 
-const get = (token: string, url: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) })
+const get = (token: string, url: string) =>
+  t.app.inject({ method: 'GET', url, headers: bearer(token) })
 
 function event(i: number, extra: Partial<AuditEvent> = {}): AuditEvent {
   return {
@@ -72,7 +78,12 @@ function event(i: number, extra: Partial<AuditEvent> = {}): AuditEvent {
 
 async function runCommand(args: string[]): Promise<{ code: number; out: string }> {
   let out = ''
-  const io = { env: t.env, stdin: new PassThrough(), stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (out += s) } }
+  const io = {
+    env: t.env,
+    stdin: new PassThrough(),
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (out += s) },
+  }
   const code = await runCli(args, io)
   return { code, out }
 }
@@ -81,7 +92,9 @@ async function exportFile(token: string, query = ''): Promise<{ file: string; li
   const response = await get(token, `/api/admin/audit-log/export?format=verifiable${query}`)
   expect(response.statusCode).toBe(200)
   expect(response.headers['content-type']).toBe('application/jsonl; charset=utf-8')
-  expect(response.headers['content-disposition']).toMatch(/filename="switchboard-audit-[0-9TZ-]+\.verifiable\.jsonl"/)
+  expect(response.headers['content-disposition']).toMatch(
+    /filename="switchboard-audit-[0-9TZ-]+\.verifiable\.jsonl"/,
+  )
   const file = path.join(makeTempDir(), 'export.jsonl')
   fs.writeFileSync(file, response.body)
   return { file, lines: response.body.trimEnd().split('\n') }
@@ -92,7 +105,13 @@ async function configureSmtp(token: string): Promise<void> {
     method: 'PUT',
     url: '/api/admin/settings/smtp',
     headers: bearer(token),
-    payload: { enabled: true, host: smtp.host, port: smtp.port, plaintext_auth_on_loopback: true, from_address: 'no-reply@example.com' },
+    payload: {
+      enabled: true,
+      host: smtp.host,
+      port: smtp.port,
+      plaintext_auth_on_loopback: true,
+      from_address: 'no-reply@example.com',
+    },
   })
   expect(response.statusCode).toBe(200)
 }
@@ -101,29 +120,43 @@ describe('the audit Merkle tree', () => {
   it('makes every audited change a leaf, numbered from 0 without gaps, and signs checkpoints the verifier key checks (ours and @sigstore/verify)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     await createUser(t)
-    const rows = await t.deps.db.selectFrom('audit_events').select(['leaf_index']).orderBy('leaf_index').execute()
+    const rows = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['leaf_index'])
+      .orderBy('leaf_index')
+      .execute()
     expect(rows.map((r) => Number(r.leaf_index))).toEqual(rows.map((_, i) => i))
 
     const checkpoint = (await get(admin.token, '/api/admin/audit-log/checkpoint')).json()
-    const { verifier_key: key, origin } = (await get(admin.token, '/api/admin/audit-log/verifier-key')).json()
+    const { verifier_key: key, origin } = (
+      await get(admin.token, '/api/admin/audit-log/verifier-key')
+    ).json()
     expect(origin).toBe('switchboard.test/audit-log')
-    expect(key).toMatch(/^switchboard\.test\/audit-log\+[0-9a-f]{8}\+[A-Za-z0-9+/]{43}[A-Za-z0-9+/=]$/)
+    expect(key).toMatch(
+      /^switchboard\.test\/audit-log\+[0-9a-f]{8}\+[A-Za-z0-9+/]{43}[A-Za-z0-9+/=]$/,
+    )
     expect(checkpoint).toMatchObject({ origin, tree_size: expect.any(Number) })
     expect(checkpoint.tree_size).toBeGreaterThanOrEqual(rows.length)
     expect(checkpoint.note).toMatch(
-      new RegExp(`^${origin}\\n${checkpoint.tree_size}\\n${checkpoint.root_hash.replace(/[+/]/g, '\\$&')}\\n\\n\u2014 ${origin} [A-Za-z0-9+/=]+\\n$`),
+      new RegExp(
+        `^${origin}\\n${checkpoint.tree_size}\\n${checkpoint.root_hash.replace(/[+/]/g, '\\$&')}\\n\\n\u2014 ${origin} [A-Za-z0-9+/=]+\\n$`,
+      ),
     )
     const note = parseSignedNote(checkpoint.note)!
     const verifier = parseVerifierKey(key)!
     expect(verifyNote(note, verifier)).toBe(true)
     // The independent reader: Sigstore's checkpoint verification (key hint, name, Ed25519 signature).
-    const theirs = sigstoreCheckpoint.verifyCheckpoint({ inclusionProof: { checkpoint: { envelope: checkpoint.note } } }, [
-      { logID: verifier.keyHash, baseURL: origin, publicKey: verifier.publicKey },
-    ])
+    const theirs = sigstoreCheckpoint.verifyCheckpoint(
+      { inclusionProof: { checkpoint: { envelope: checkpoint.note } } },
+      [{ logID: verifier.keyHash, baseURL: origin, publicKey: verifier.publicKey }],
+    )
     expect(Number(theirs.logSize)).toBe(checkpoint.tree_size)
     expect(theirs.logHash.toString('base64')).toBe(checkpoint.root_hash)
     // One changed character and it no longer verifies.
-    const forged = checkpoint.note.replace(`\n${checkpoint.tree_size}\n`, `\n${checkpoint.tree_size + 1}\n`)
+    const forged = checkpoint.note.replace(
+      `\n${checkpoint.tree_size}\n`,
+      `\n${checkpoint.tree_size + 1}\n`,
+    )
     expect(verifyNote(parseSignedNote(forged)!, verifier)).toBe(false)
   })
 
@@ -141,11 +174,16 @@ describe('the audit Merkle tree', () => {
     const second = (await get(admin.token, '/api/admin/audit-log/checkpoint')).json()
     expect(second.tree_size).toBe(first.tree_size + 37)
 
-    const leaves = (await t.deps.db.selectFrom('audit_events').selectAll().orderBy('leaf_index').execute()).map((r) => leafBytes(leafEventOf(r)))
+    const leaves = (
+      await t.deps.db.selectFrom('audit_events').selectAll().orderBy('leaf_index').execute()
+    ).map((r) => leafBytes(leafEventOf(r)))
     for (let n = 0; n < 40; n++) {
       const size = n === 0 ? second.tree_size : 1 + Math.floor(Math.random() * second.tree_size)
       const index = n === 1 ? size - 1 : Math.floor(Math.random() * size)
-      const proof = await get(admin.token, `/api/admin/audit-log/proofs/inclusion?leaf_index=${index}&tree_size=${size}`)
+      const proof = await get(
+        admin.token,
+        `/api/admin/audit-log/proofs/inclusion?leaf_index=${index}&tree_size=${size}`,
+      )
       expect(proof.statusCode).toBe(200)
       const body = proof.json()
       const hashes = (body.proof as string[]).map((h) => Buffer.from(h, 'base64'))
@@ -158,11 +196,19 @@ describe('the audit Merkle tree', () => {
       expect(verifyInclusion(index, size, leafHash(leaves[index]!), hashes, root)).toBe(true)
       if (size === second.tree_size) expect(body.root_hash).toBe(second.root_hash)
     }
-    const consistency = (await get(admin.token, `/api/admin/audit-log/proofs/consistency?first=${first.tree_size}&second=${second.tree_size}`)).json()
+    const consistency = (
+      await get(
+        admin.token,
+        `/api/admin/audit-log/proofs/consistency?first=${first.tree_size}&second=${second.tree_size}`,
+      )
+    ).json()
     expect(consistency.first_root_hash).toBe(first.root_hash)
     expect(consistency.second_root_hash).toBe(second.root_hash)
     const proof = (consistency.proof as string[]).map((h) => Buffer.from(h, 'base64'))
-    const [oldRoot, newRoot] = [Buffer.from(first.root_hash, 'base64'), Buffer.from(second.root_hash, 'base64')]
+    const [oldRoot, newRoot] = [
+      Buffer.from(first.root_hash, 'base64'),
+      Buffer.from(second.root_hash, 'base64'),
+    ]
     expect(verifyConsistency(first.tree_size, second.tree_size, oldRoot, newRoot, proof)).toBe(true)
     expect(proof.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(second.tree_size)))
   })
@@ -170,7 +216,8 @@ describe('the audit Merkle tree', () => {
   it('refuses proofs outside the tree (400 on the field) and non-administrators (403)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
-    const size = (await get(admin.token, '/api/admin/audit-log/checkpoint')).json().tree_size as number
+    const size = (await get(admin.token, '/api/admin/audit-log/checkpoint')).json()
+      .tree_size as number
     for (const [url, field] of [
       [`/api/admin/audit-log/proofs/inclusion?leaf_index=${size}&tree_size=${size}`, 'leaf_index'],
       [`/api/admin/audit-log/proofs/inclusion?leaf_index=0&tree_size=${size + 1000}`, 'tree_size'],
@@ -183,7 +230,11 @@ describe('the audit Merkle tree', () => {
       expect(response.json().reason).toBe('VALIDATION_FAILED')
       expect(response.json().details.map((d: { field: string }) => d.field)).toContain(field)
     }
-    for (const url of ['/api/admin/audit-log/checkpoint', '/api/admin/audit-log/verifier-key', '/api/admin/audit-log/integrity']) {
+    for (const url of [
+      '/api/admin/audit-log/checkpoint',
+      '/api/admin/audit-log/verifier-key',
+      '/api/admin/audit-log/integrity',
+    ]) {
       expect((await get(user.token, url)).statusCode).toBe(403)
     }
   })
@@ -196,37 +247,82 @@ describe('the verifiable export and `switchboard audit verify`', () => {
     const savedFile = path.join(makeTempDir(), 'saved.checkpoint')
     fs.writeFileSync(savedFile, saved.note)
     await insertAuditEvents(t.deps.db, [event(1), event(2)])
-    const key = (await get(admin.token, '/api/admin/audit-log/verifier-key')).json().verifier_key as string
+    const key = (await get(admin.token, '/api/admin/audit-log/verifier-key')).json()
+      .verifier_key as string
 
     const { file, lines } = await exportFile(admin.token)
     const header = JSON.parse(lines[0]!)
-    expect(header).toMatchObject({ type: 'switchboard-audit-export', version: 1, verifier_key: key, subset: false })
+    expect(header).toMatchObject({
+      type: 'switchboard-audit-export',
+      version: 1,
+      verifier_key: key,
+      subset: false,
+    })
     expect(lines).toHaveLength(header.tree_size + 1)
     // The export is audited, and the checkpoint made for it covers that event.
     const last = JSON.parse(lines.at(-1)!)
-    expect(last).toMatchObject({ leaf_index: header.tree_size - 1, event: { action: 'audit.export', metadata: { format: 'verifiable' } } })
+    expect(last).toMatchObject({
+      leaf_index: header.tree_size - 1,
+      event: { action: 'audit.export', metadata: { format: 'verifiable' } },
+    })
 
     expect(await runCommand(['audit', 'verify', file, '--key', key])).toEqual({
       code: 0,
       out: expect.stringMatching(/^audit log intact: all \d+ entries/),
     })
-    expect((await runCommand(['audit', 'verify', file, '--key', key, '--checkpoint', savedFile])).code).toBe(0)
-    expect((await runCommand(['audit', 'verify', file, '--key', key, '--checkpoint', savedFile, '--threads', '2'])).code).toBe(0)
+    expect(
+      (await runCommand(['audit', 'verify', file, '--key', key, '--checkpoint', savedFile])).code,
+    ).toBe(0)
+    expect(
+      (
+        await runCommand([
+          'audit',
+          'verify',
+          file,
+          '--key',
+          key,
+          '--checkpoint',
+          savedFile,
+          '--threads',
+          '2',
+        ])
+      ).code,
+    ).toBe(0)
     // Without --key, the key inside the export is used, and the output says so.
-    expect((await runCommand(['audit', 'verify', file])).out).toMatch(/note: checked with the key inside the export/)
+    expect((await runCommand(['audit', 'verify', file])).out).toMatch(
+      /note: checked with the key inside the export/,
+    )
 
     // A checkpoint of another log (another key) is a bad signature; one the export does not extend is not consistent.
-    const other = await runCommand(['audit', 'verify', file, '--key', key.replace(/\+[0-9a-f]{8}\+/, '+00000000+')])
+    const other = await runCommand([
+      'audit',
+      'verify',
+      file,
+      '--key',
+      key.replace(/\+[0-9a-f]{8}\+/, '+00000000+'),
+    ])
     expect(other.code).not.toBe(0)
     const rewritten = saved.note.replace(`\n${saved.tree_size}\n`, `\n${saved.tree_size - 1}\n`)
     fs.writeFileSync(savedFile, rewritten)
-    const forged = await runCommand(['audit', 'verify', file, '--key', key, '--checkpoint', savedFile])
-    expect(forged).toEqual({ code: 1, out: expect.stringMatching(/^audit log NOT intact: the log: bad signature/) })
+    const forged = await runCommand([
+      'audit',
+      'verify',
+      file,
+      '--key',
+      key,
+      '--checkpoint',
+      savedFile,
+    ])
+    expect(forged).toEqual({
+      code: 1,
+      out: expect.stringMatching(/^audit log NOT intact: the log: bad signature/),
+    })
   })
 
   it('a saved checkpoint the log does not extend is reported as not consistent', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const key = (await get(admin.token, '/api/admin/audit-log/verifier-key')).json().verifier_key as string
+    const key = (await get(admin.token, '/api/admin/audit-log/verifier-key')).json()
+      .verifier_key as string
     const { file, lines } = await exportFile(admin.token)
     const header = JSON.parse(lines[0]!)
     // A checkpoint signed by the log's own key over a different history (the signer stands in for a fork).
@@ -235,22 +331,48 @@ describe('the verifiable export and `switchboard audit verify`', () => {
     const forkFile = path.join(makeTempDir(), 'fork.checkpoint')
     fs.writeFileSync(forkFile, fork)
     expect(header.tree_size).toBeGreaterThan(3)
-    const result = await runCommand(['audit', 'verify', file, '--key', key, '--checkpoint', forkFile])
-    expect(result).toEqual({ code: 1, out: expect.stringMatching(/^audit log NOT intact: the log: not consistent — /) })
+    const result = await runCommand([
+      'audit',
+      'verify',
+      file,
+      '--key',
+      key,
+      '--checkpoint',
+      forkFile,
+    ])
+    expect(result).toEqual({
+      code: 1,
+      out: expect.stringMatching(/^audit log NOT intact: the log: not consistent — /),
+    })
   })
 
   it('a filtered export carries an inclusion proof per event and verifies; an edited event in it does not', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    await insertAuditEvents(t.deps.db, [event(10, { action: 'test.subset' }), event(11), event(12, { action: 'test.subset' })])
-    const key = (await get(admin.token, '/api/admin/audit-log/verifier-key')).json().verifier_key as string
+    await insertAuditEvents(t.deps.db, [
+      event(10, { action: 'test.subset' }),
+      event(11),
+      event(12, { action: 'test.subset' }),
+    ])
+    const key = (await get(admin.token, '/api/admin/audit-log/verifier-key')).json()
+      .verifier_key as string
     const { file, lines } = await exportFile(admin.token, '&action=test.subset')
-    expect(JSON.parse(lines[0]!)).toMatchObject({ subset: true, filters: { action: 'test.subset' } })
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      subset: true,
+      filters: { action: 'test.subset' },
+    })
     const entries = lines.slice(1).map((l) => JSON.parse(l))
     expect(entries.map((e) => e.event.metadata.i)).toEqual([10, 12])
-    expect(entries.every((e) => Array.isArray(e.inclusion_proof) && e.inclusion_proof.length > 0)).toBe(true)
-    expect((await runCommand(['audit', 'verify', file, '--key', key])).out).toMatch(/^audit log intact: 2 filtered entries, each proven/)
+    expect(
+      entries.every((e) => Array.isArray(e.inclusion_proof) && e.inclusion_proof.length > 0),
+    ).toBe(true)
+    expect((await runCommand(['audit', 'verify', file, '--key', key])).out).toMatch(
+      /^audit log intact: 2 filtered entries, each proven/,
+    )
 
-    fs.writeFileSync(file, [lines[0], lines[1]!.replace('"event 10"', '"event 13"'), lines[2]].join('\n') + '\n')
+    fs.writeFileSync(
+      file,
+      [lines[0], lines[1]!.replace('"event 10"', '"event 13"'), lines[2]].join('\n') + '\n',
+    )
     const edited = await runCommand(['audit', 'verify', file, '--key', key])
     expect(edited).toEqual({
       code: 1,
@@ -265,7 +387,10 @@ describe('the verifiable export and `switchboard audit verify`', () => {
     })
     expect((await runCommand(['audit', 'verify'])).code).toBe(2)
     expect((await runCommand(['audit', 'check', 'x'])).code).toBe(2)
-    for (const threads of ['-1', '1.5', 'two', '65']) expect((await runCommand(['audit', 'verify', 'x.jsonl', `--threads=${threads}`])).code).toBe(2)
+    for (const threads of ['-1', '1.5', 'two', '65'])
+      expect((await runCommand(['audit', 'verify', 'x.jsonl', `--threads=${threads}`])).code).toBe(
+        2,
+      )
   })
 })
 
@@ -274,7 +399,11 @@ describe('redaction', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const { user, email } = await createUser(t)
     t.clock.advance(-100 * 86_400)
-    const failed = await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: 'not the password' } })
+    const failed = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email, password: 'not the password' },
+    })
     expect(failed.statusCode).toBe(401)
     t.clock.advance(100 * 86_400)
     const row = await t.deps.db
@@ -285,7 +414,12 @@ describe('redaction', () => {
       .executeTakeFirstOrThrow()
     const index = Number(row.leaf_index)
     const before = (await get(admin.token, '/api/admin/audit-log/checkpoint')).json()
-    const proofBefore = (await get(admin.token, `/api/admin/audit-log/proofs/inclusion?leaf_index=${index}&tree_size=${before.tree_size}`)).json()
+    const proofBefore = (
+      await get(
+        admin.token,
+        `/api/admin/audit-log/proofs/inclusion?leaf_index=${index}&tree_size=${before.tree_size}`,
+      )
+    ).json()
 
     expect(await purgeExpiredFailedSignIns(t.deps)).toBeGreaterThanOrEqual(1)
     const record = await t.deps.db
@@ -294,7 +428,10 @@ describe('redaction', () => {
       .where('action', '=', 'audit.redact')
       .orderBy('leaf_index', 'desc')
       .executeTakeFirstOrThrow()
-    expect(JSON.parse(record.metadata)).toMatchObject({ reason: 'retention', leaves: expect.arrayContaining([index]) })
+    expect(JSON.parse(record.metadata)).toMatchObject({
+      reason: 'retention',
+      leaves: expect.arrayContaining([index]),
+    })
 
     // The old proof still verifies against the old checkpoint, and a new one against the new checkpoint.
     expect(
@@ -307,7 +444,12 @@ describe('redaction', () => {
       ),
     ).toBe(true)
     const after = (await get(admin.token, '/api/admin/audit-log/checkpoint')).json()
-    const proofAfter = (await get(admin.token, `/api/admin/audit-log/proofs/inclusion?leaf_index=${index}&tree_size=${after.tree_size}`)).json()
+    const proofAfter = (
+      await get(
+        admin.token,
+        `/api/admin/audit-log/proofs/inclusion?leaf_index=${index}&tree_size=${after.tree_size}`,
+      )
+    ).json()
     expect(proofAfter.leaf_hash).toBe(proofBefore.leaf_hash)
     expect(
       verifyInclusion(
@@ -318,7 +460,12 @@ describe('redaction', () => {
         Buffer.from(after.root_hash, 'base64'),
       ),
     ).toBe(true)
-    const consistency = (await get(admin.token, `/api/admin/audit-log/proofs/consistency?first=${before.tree_size}&second=${after.tree_size}`)).json()
+    const consistency = (
+      await get(
+        admin.token,
+        `/api/admin/audit-log/proofs/consistency?first=${before.tree_size}&second=${after.tree_size}`,
+      )
+    ).json()
     expect(
       verifyConsistency(
         before.tree_size,
@@ -330,26 +477,49 @@ describe('redaction', () => {
     ).toBe(true)
 
     const { file, lines } = await exportFile(admin.token)
-    expect(JSON.parse(lines[index + 1]!)).toEqual({ leaf_index: index, leaf_hash: proofBefore.leaf_hash, redacted: true })
+    expect(JSON.parse(lines[index + 1]!)).toEqual({
+      leaf_index: index,
+      leaf_hash: proofBefore.leaf_hash,
+      redacted: true,
+    })
     expect(lines.filter((l) => l.includes(user.id) && l.includes('auth.login_failed'))).toEqual([])
-    expect((await runCommand(['audit', 'verify', file, '--key', t.deps.auditSigner.verifierKey])).code).toBe(0)
+    expect(
+      (await runCommand(['audit', 'verify', file, '--key', t.deps.auditSigner.verifierKey])).code,
+    ).toBe(0)
     expect(await checkDatabase(t.deps)).toMatchObject({ ok: true })
   })
 
   it('an event deleted without a redaction record is reported missing, by the database check and in an export', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     await insertAuditEvents(t.deps.db, [event(500, { action: 'test.victim' })])
-    const victim = await t.deps.db.selectFrom('audit_events').selectAll().where('action', '=', 'test.victim').executeTakeFirstOrThrow()
+    const victim = await t.deps.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('action', '=', 'test.victim')
+      .executeTakeFirstOrThrow()
     const { file } = await exportFile(admin.token)
     await t.deps.db.deleteFrom('audit_events').where('id', '=', victim.id).execute()
     try {
-      expect(await checkDatabase(t.deps)).toMatchObject({ ok: false, problem: { index: Number(victim.leaf_index), kind: 'missing' } })
+      expect(await checkDatabase(t.deps)).toMatchObject({
+        ok: false,
+        problem: { index: Number(victim.leaf_index), kind: 'missing' },
+      })
       const text = fs.readFileSync(file, 'utf8').split('\n')
       const i = Number(victim.leaf_index) + 1
       const line = JSON.parse(text[i]!)
-      text[i] = JSON.stringify({ leaf_index: line.leaf_index, leaf_hash: line.leaf_hash, redacted: true })
+      text[i] = JSON.stringify({
+        leaf_index: line.leaf_index,
+        leaf_hash: line.leaf_hash,
+        redacted: true,
+      })
       fs.writeFileSync(file, text.join('\n'))
-      const result = await runCommand(['audit', 'verify', file, '--key', t.deps.auditSigner.verifierKey])
+      const result = await runCommand([
+        'audit',
+        'verify',
+        file,
+        '--key',
+        t.deps.auditSigner.verifierKey,
+      ])
       expect(result).toEqual({
         code: 1,
         out: `audit log NOT intact: entry ${victim.leaf_index}: missing — its content is gone and no redaction record names it\n`,
@@ -363,29 +533,50 @@ describe('redaction', () => {
 
 describe('tree nodes stored after the transaction (the append writes the event and the head only)', () => {
   const leafNode = (index: number) =>
-    t.deps.db.selectFrom('audit_tree_nodes').select('hash').where('level', '=', 0).where('idx', '=', index).executeTakeFirst()
+    t.deps.db
+      .selectFrom('audit_tree_nodes')
+      .select('hash')
+      .where('level', '=', 0)
+      .where('idx', '=', index)
+      .executeTakeFirst()
 
   it('an event changed or removed before its leaf hash is stored is refused by the next checkpoint and found by the database check', async () => {
     await makeCheckpoint(t.deps)
     await insertAuditEvents(t.deps.db, [event(700, { action: 'test.pending' }), event(701)])
-    const pending = await t.deps.db.selectFrom('audit_events').selectAll().where('action', '=', 'test.pending').executeTakeFirstOrThrow()
+    const pending = await t.deps.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('action', '=', 'test.pending')
+      .executeTakeFirstOrThrow()
     const index = Number(pending.leaf_index)
     expect(await leafNode(index)).toBeUndefined()
 
-    await t.deps.db.updateTable('audit_events').set({ target_id: 'thing-x' }).where('id', '=', pending.id).execute()
+    await t.deps.db
+      .updateTable('audit_events')
+      .set({ target_id: 'thing-x' })
+      .where('id', '=', pending.id)
+      .execute()
     await expect(makeCheckpoint(t.deps)).rejects.toThrow(/do not give the tree head/)
     expect(await leafNode(index), 'nothing stored from a changed event').toBeUndefined()
-    expect(await checkDatabase(t.deps)).toMatchObject({ ok: false, problem: { index, kind: 'edited' } })
+    expect(await checkDatabase(t.deps)).toMatchObject({
+      ok: false,
+      problem: { index, kind: 'edited' },
+    })
 
     await t.deps.db.deleteFrom('audit_events').where('id', '=', pending.id).execute()
     await expect(makeCheckpoint(t.deps)).rejects.toThrow(new RegExp(`leaf ${index} is gone`))
-    expect(await checkDatabase(t.deps)).toMatchObject({ ok: false, problem: { index, kind: 'missing' } })
+    expect(await checkDatabase(t.deps)).toMatchObject({
+      ok: false,
+      problem: { index, kind: 'missing' },
+    })
 
     // Put back as written, the leaves are stored and signed, and a proof reaches them.
     await t.deps.db.insertInto('audit_events').values(pending).execute()
     const checkpoint = (await makeCheckpoint(t.deps))!
     expect(checkpoint.treeSize).toBe(index + 2)
-    expect((await leafNode(index))!.hash).toBe(leafHash(leafBytes(leafEventOf(pending))).toString('hex'))
+    expect((await leafNode(index))!.hash).toBe(
+      leafHash(leafBytes(leafEventOf(pending))).toString('hex'),
+    )
     expect(await checkDatabase(t.deps)).toMatchObject({ ok: true, problem: null })
   })
 
@@ -393,9 +584,14 @@ describe('tree nodes stored after the transaction (the append writes the event a
     const admin = await createSignedInUser(t, { isAdmin: true })
     await makeCheckpoint(t.deps)
     await insertAuditEvents(t.deps.db, [event(710), event(711), event(712)])
-    const size = Number((await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size)
+    const size = Number(
+      (await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow()).size,
+    )
     expect(await leafNode(size - 1)).toBeUndefined()
-    const proof = await get(admin.token, `/api/admin/audit-log/proofs/inclusion?leaf_index=${size - 1}&tree_size=${size}`)
+    const proof = await get(
+      admin.token,
+      `/api/admin/audit-log/proofs/inclusion?leaf_index=${size - 1}&tree_size=${size}`,
+    )
     expect(proof.statusCode, proof.body).toBe(200)
     const body = proof.json()
     const root = Buffer.from(body.root_hash, 'base64')
@@ -408,7 +604,10 @@ describe('tree nodes stored after the transaction (the append writes the event a
         root,
       ),
     ).toBe(true)
-    expect((await get(admin.token, '/api/admin/audit-log/checkpoint')).json()).toMatchObject({ tree_size: size, root_hash: body.root_hash })
+    expect((await get(admin.token, '/api/admin/audit-log/checkpoint')).json()).toMatchObject({
+      tree_size: size,
+      root_hash: body.root_hash,
+    })
   })
 })
 
@@ -416,36 +615,72 @@ describe('integrity status, mail and anchoring', () => {
   it('a row edited in the database turns the status to failed at the next check, and the administrators get one mail', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     await configureSmtp(admin.token)
-    const ok = await t.app.inject({ method: 'POST', url: '/api/admin/audit-log/integrity', headers: bearer(admin.token) })
-    expect(ok.json()).toMatchObject({ status: 'ok', problem: null, verifier_key: t.deps.auditSigner.verifierKey })
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/audit-log/integrity',
+      headers: bearer(admin.token),
+    })
+    expect(ok.json()).toMatchObject({
+      status: 'ok',
+      problem: null,
+      verifier_key: t.deps.auditSigner.verifierKey,
+    })
     const target = await t.deps.db
       .selectFrom('audit_events')
       .select(['id', 'leaf_index', 'actor_email'])
       .where('actor_email', 'is not', null)
       .orderBy('leaf_index')
       .executeTakeFirstOrThrow()
-    await t.deps.db.updateTable('audit_events').set({ actor_email: 'someone-else@example.com' }).where('id', '=', target.id).execute()
+    await t.deps.db
+      .updateTable('audit_events')
+      .set({ actor_email: 'someone-else@example.com' })
+      .where('id', '=', target.id)
+      .execute()
     const mailsBefore = smtp.received.length
     try {
-      const failed = (await t.app.inject({ method: 'POST', url: '/api/admin/audit-log/integrity', headers: bearer(admin.token) })).json()
+      const failed = (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/admin/audit-log/integrity',
+          headers: bearer(admin.token),
+        })
+      ).json()
       expect(failed).toMatchObject({
         status: 'failed',
         problem: `entry ${target.leaf_index}: edited — event ${target.id} does not match its leaf hash`,
       })
-      expect((await get(admin.token, '/api/admin/audit-log/integrity')).json().status).toBe('failed')
+      expect((await get(admin.token, '/api/admin/audit-log/integrity')).json().status).toBe(
+        'failed',
+      )
       const mails = smtp.received.slice(mailsBefore)
       expect(mails.length).toBeGreaterThanOrEqual(1)
       expect(mails.some((m) => m.to.includes(admin.email))).toBe(true)
       expect(textOf(mails[0]!)).toContain(`entry ${target.leaf_index}: edited`)
       // The same failure again is not mailed again.
       const count = smtp.received.length
-      await t.app.inject({ method: 'POST', url: '/api/admin/audit-log/integrity', headers: bearer(admin.token) })
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/admin/audit-log/integrity',
+        headers: bearer(admin.token),
+      })
       expect(smtp.received.length).toBe(count)
       expect(t.logs.some((line) => line.includes('audit log integrity check FAILED'))).toBe(true)
     } finally {
-      await t.deps.db.updateTable('audit_events').set({ actor_email: target.actor_email }).where('id', '=', target.id).execute()
+      await t.deps.db
+        .updateTable('audit_events')
+        .set({ actor_email: target.actor_email })
+        .where('id', '=', target.id)
+        .execute()
     }
-    expect((await t.app.inject({ method: 'POST', url: '/api/admin/audit-log/integrity', headers: bearer(admin.token) })).json().status).toBe('ok')
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/admin/audit-log/integrity',
+          headers: bearer(admin.token),
+        })
+      ).json().status,
+    ).toBe('ok')
   })
 
   it('the daily anchoring mails the checkpoint to administrators and POSTs it to the webhook an administrator set (audited)', async () => {
@@ -463,7 +698,11 @@ describe('integrity status, mail and anchoring', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/anchor/secret-path`
-      for (const bad of ['ftp://example.com/x', 'http://169.254.169.254/latest', 'http://user:pw@example.com/']) {
+      for (const bad of [
+        'ftp://example.com/x',
+        'http://169.254.169.254/latest',
+        'http://user:pw@example.com/',
+      ]) {
         const refused = await t.app.inject({
           method: 'PUT',
           url: '/api/admin/audit-log/anchor',
@@ -485,7 +724,9 @@ describe('integrity status, mail and anchoring', () => {
         .select('metadata')
         .where('action', '=', 'audit.anchor_update')
         .executeTakeFirstOrThrow()
-      expect(JSON.parse(audited.metadata)).toEqual({ webhook_host: `127.0.0.1:${(server.address() as AddressInfo).port}` })
+      expect(JSON.parse(audited.metadata)).toEqual({
+        webhook_host: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+      })
 
       // The anchoring at start mailed nobody (no SMTP then): that claim was given back, so the day's
       // mail goes now, with the first POST to the webhook; then not again within the day.
@@ -503,8 +744,17 @@ describe('integrity status, mail and anchoring', () => {
       expect(received).toHaveLength(1)
       const posted = JSON.parse(received[0]!)
       const checkpoint = parseCheckpoint(parseSignedNote(posted.checkpoint)!.text)!
-      expect(posted).toMatchObject({ origin: 'switchboard.test/audit-log', tree_size: checkpoint.size, verifier_key: t.deps.auditSigner.verifierKey })
-      expect(verifyNote(parseSignedNote(posted.checkpoint)!, parseVerifierKey(t.deps.auditSigner.verifierKey)!)).toBe(true)
+      expect(posted).toMatchObject({
+        origin: 'switchboard.test/audit-log',
+        tree_size: checkpoint.size,
+        verifier_key: t.deps.auditSigner.verifierKey,
+      })
+      expect(
+        verifyNote(
+          parseSignedNote(posted.checkpoint)!,
+          parseVerifierKey(t.deps.auditSigner.verifierKey)!,
+        ),
+      ).toBe(true)
       const mail = smtp.received.slice(mailsBefore).find((m) => m.to.includes(admin.email))
       expect(mail).toBeDefined()
       expect(textOf(mail!)).toContain(posted.checkpoint.split('\n')[2])
@@ -516,7 +766,12 @@ describe('integrity status, mail and anchoring', () => {
     // A fresh day: the earlier tests' anchoring is more than a day behind.
     t.clock.advance(3 * 86_400)
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const off = await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: { enabled: false } })
+    const off = await t.app.inject({
+      method: 'PUT',
+      url: '/api/admin/settings/smtp',
+      headers: bearer(admin.token),
+      payload: { enabled: false },
+    })
     expect(off.statusCode).toBe(200)
     let status = 500
     const received: string[] = []
@@ -531,13 +786,21 @@ describe('integrity status, mail and anchoring', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/anchor`
-      await t.app.inject({ method: 'PUT', url: '/api/admin/audit-log/anchor', headers: bearer(admin.token), payload: { webhook_url: url } })
-      const anchoredBefore = (await get(admin.token, '/api/admin/audit-log/integrity')).json().anchored_at
+      await t.app.inject({
+        method: 'PUT',
+        url: '/api/admin/audit-log/anchor',
+        headers: bearer(admin.token),
+        payload: { webhook_url: url },
+      })
+      const anchoredBefore = (await get(admin.token, '/api/admin/audit-log/integrity')).json()
+        .anchored_at
 
       // No SMTP and a failing webhook: nothing delivered, nothing claimed.
       expect(await anchorCheckpoint(t.deps)).toBe(false)
       expect(received).toHaveLength(1)
-      expect((await get(admin.token, '/api/admin/audit-log/integrity')).json().anchored_at).toBe(anchoredBefore)
+      expect((await get(admin.token, '/api/admin/audit-log/integrity')).json().anchored_at).toBe(
+        anchoredBefore,
+      )
 
       // The next hour: SMTP works, the webhook still fails — the mail goes, the POST is tried again.
       await configureSmtp(admin.token)
@@ -545,10 +808,17 @@ describe('integrity status, mail and anchoring', () => {
       const mailsBefore = smtp.received.length
       expect(await anchorCheckpoint(t.deps)).toBe(true)
       const mails = () =>
-        smtp.received.slice(mailsBefore).filter((m) => m.to.includes(admin.email) && /The signed checkpoint of the audit log/.test(textOf(m)))
+        smtp.received
+          .slice(mailsBefore)
+          .filter(
+            (m) =>
+              m.to.includes(admin.email) &&
+              /The signed checkpoint of the audit log/.test(textOf(m)),
+          )
       expect(mails()).toHaveLength(1)
       expect(received).toHaveLength(2)
-      const anchoredAt = (await get(admin.token, '/api/admin/audit-log/integrity')).json().anchored_at
+      const anchoredAt = (await get(admin.token, '/api/admin/audit-log/integrity')).json()
+        .anchored_at
       expect(anchoredAt).not.toBe(anchoredBefore)
       expect(Date.parse(anchoredAt)).toBeGreaterThan(Date.parse(anchoredBefore))
 

@@ -43,8 +43,13 @@ function frontierOf(row: { size: number; frontier: string }): Frontier {
  */
 const LOCK_HEAD = {
   // SQLite serialises writers (BEGIN IMMEDIATE): no row lock there.
-  sqlite: CompiledQuery.raw('select "size", "frontier" from "audit_tree_head" where "id" = ?', [HEAD_ID]),
-  postgres: CompiledQuery.raw('select "size", "frontier" from "audit_tree_head" where "id" = $1 for update', [HEAD_ID]),
+  sqlite: CompiledQuery.raw('select "size", "frontier" from "audit_tree_head" where "id" = ?', [
+    HEAD_ID,
+  ]),
+  postgres: CompiledQuery.raw(
+    'select "size", "frontier" from "audit_tree_head" where "id" = $1 for update',
+    [HEAD_ID],
+  ),
 }
 const UPDATE_HEAD = {
   sqlite: 'update "audit_tree_head" set "size" = ?, "frontier" = ? where "id" = ?',
@@ -53,13 +58,21 @@ const UPDATE_HEAD = {
 
 /** The tree head, locked until the transaction ends (SQLite: its writes are serialised already). */
 export async function lockTreeHead(tx: Executor): Promise<Frontier> {
-  const { rows } = await tx.executeQuery<{ size: number; frontier: string }>(LOCK_HEAD[isPostgres(tx) ? 'postgres' : 'sqlite'])
+  const { rows } = await tx.executeQuery<{ size: number; frontier: string }>(
+    LOCK_HEAD[isPostgres(tx) ? 'postgres' : 'sqlite'],
+  )
   if (rows[0] === undefined) throw new Error('the audit tree head row is missing')
   return frontierOf(rows[0])
 }
 
 export async function readTreeHead(ex: Executor): Promise<Frontier> {
-  return frontierOf(await ex.selectFrom('audit_tree_head').select(['size', 'frontier']).where('id', '=', HEAD_ID).executeTakeFirstOrThrow())
+  return frontierOf(
+    await ex
+      .selectFrom('audit_tree_head')
+      .select(['size', 'frontier'])
+      .where('id', '=', HEAD_ID)
+      .executeTakeFirstOrThrow(),
+  )
 }
 
 /** The tree head and how many of its leaves have their nodes stored (migration 0034). */
@@ -69,7 +82,10 @@ export interface TreeState {
 }
 
 async function treeState(ex: Executor, lock: boolean): Promise<TreeState> {
-  const query = ex.selectFrom('audit_tree_head').select(['size', 'frontier', 'materialized_size']).where('id', '=', HEAD_ID)
+  const query = ex
+    .selectFrom('audit_tree_head')
+    .select(['size', 'frontier', 'materialized_size'])
+    .where('id', '=', HEAD_ID)
   const row = await (lock ? query.forUpdate() : query).executeTakeFirstOrThrow()
   return { tree: frontierOf(row), materializedSize: Number(row.materialized_size) }
 }
@@ -78,18 +94,30 @@ export const readTreeState = (ex: Executor): Promise<TreeState> => treeState(ex,
 
 /** The tree's size alone: what the checkpointer looks at ten times a second. */
 export async function readTreeSize(ex: Executor): Promise<number> {
-  const row = await ex.selectFrom('audit_tree_head').select('size').where('id', '=', HEAD_ID).executeTakeFirstOrThrow()
+  const row = await ex
+    .selectFrom('audit_tree_head')
+    .select('size')
+    .where('id', '=', HEAD_ID)
+    .executeTakeFirstOrThrow()
   return Number(row.size)
 }
 /** As lockTreeHead: locked until the transaction ends. */
 export const lockTreeState = (tx: Executor): Promise<TreeState> => treeState(tx, true)
 
 export async function setMaterializedSize(tx: Executor, size: number): Promise<void> {
-  await tx.updateTable('audit_tree_head').set({ materialized_size: size }).where('id', '=', HEAD_ID).execute()
+  await tx
+    .updateTable('audit_tree_head')
+    .set({ materialized_size: size })
+    .where('id', '=', HEAD_ID)
+    .execute()
 }
 
 /** The events of leaves [from, to), by leaf index (a leaf without its event is absent). */
-export async function listLeafEvents(ex: Executor, from: number, to: number): Promise<Map<number, StoredEvent>> {
+export async function listLeafEvents(
+  ex: Executor,
+  from: number,
+  to: number,
+): Promise<Map<number, StoredEvent>> {
   const rows = await ex
     .selectFrom('audit_events')
     .select(['leaf_index', ...LEAF_COLUMNS])
@@ -119,14 +147,25 @@ export function treeHeadValues(tree: Frontier): { size: number; frontier: string
 
 export async function updateTreeHead(tx: Executor, tree: Frontier): Promise<void> {
   const { size, frontier } = treeHeadValues(tree)
-  await tx.executeQuery(CompiledQuery.raw(UPDATE_HEAD[isPostgres(tx) ? 'postgres' : 'sqlite'], [size, frontier, HEAD_ID]))
+  await tx.executeQuery(
+    CompiledQuery.raw(UPDATE_HEAD[isPostgres(tx) ? 'postgres' : 'sqlite'], [
+      size,
+      frontier,
+      HEAD_ID,
+    ]),
+  )
 }
 
-function nodeRows(nodes: Array<NodeId & { hash: Buffer }>): Array<{ level: number; idx: number; hash: string }> {
+function nodeRows(
+  nodes: Array<NodeId & { hash: Buffer }>,
+): Array<{ level: number; idx: number; hash: string }> {
   return nodes.map((n) => ({ level: n.level, idx: n.index, hash: n.hash.toString('hex') }))
 }
 
-export async function insertTreeNodes(tx: Executor, nodes: Array<NodeId & { hash: Buffer }>): Promise<void> {
+export async function insertTreeNodes(
+  tx: Executor,
+  nodes: Array<NodeId & { hash: Buffer }>,
+): Promise<void> {
   await tx.insertInto('audit_tree_nodes').values(nodeRows(nodes)).execute()
 }
 
@@ -164,7 +203,11 @@ export interface LeafRow {
  * level 0 and the events by leaf_index) so a leaf without its event and an event without its leaf
  * both show.
  */
-export async function listLeaves(ex: Executor, from: number, to: number): Promise<{ nodes: Map<number, string>; events: Map<number, StoredEvent> }> {
+export async function listLeaves(
+  ex: Executor,
+  from: number,
+  to: number,
+): Promise<{ nodes: Map<number, string>; events: Map<number, StoredEvent> }> {
   const nodeRows = await ex
     .selectFrom('audit_tree_nodes')
     .select(['idx', 'hash'])
@@ -178,7 +221,11 @@ export async function listLeaves(ex: Executor, from: number, to: number): Promis
 }
 
 /** The stored nodes above the leaves [from, to) (levels 1 and up), keyed `level:index`. */
-export async function listInnerNodes(ex: Executor, from: number, to: number): Promise<Map<string, string>> {
+export async function listInnerNodes(
+  ex: Executor,
+  from: number,
+  to: number,
+): Promise<Map<string, string>> {
   const rows = await ex
     .selectFrom('audit_tree_nodes')
     .select(['level', 'idx', 'hash'])
@@ -186,7 +233,13 @@ export async function listInnerNodes(ex: Executor, from: number, to: number): Pr
       const ranges = []
       for (let level = 1; 2 ** level <= to; level++) {
         const width = 2 ** level
-        ranges.push(eb.and([eb('level', '=', level), eb('idx', '>=', Math.floor(from / width)), eb('idx', '<', Math.ceil(to / width))]))
+        ranges.push(
+          eb.and([
+            eb('level', '=', level),
+            eb('idx', '>=', Math.floor(from / width)),
+            eb('idx', '<', Math.ceil(to / width)),
+          ]),
+        )
       }
       return eb.or(ranges)
     })
@@ -195,18 +248,25 @@ export async function listInnerNodes(ex: Executor, from: number, to: number): Pr
 }
 
 /** Events that are not leaves of the tree (written around the tree, or renumbered out of it). */
-export async function countEventsOutsideTree(ex: Executor, size: number): Promise<{ count: number; firstId: string | null }> {
+export async function countEventsOutsideTree(
+  ex: Executor,
+  size: number,
+): Promise<{ count: number; firstId: string | null }> {
   const rows = await ex
     .selectFrom('audit_events')
     .select(['id'])
-    .where((eb) => eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]))
+    .where((eb) =>
+      eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]),
+    )
     .orderBy('at')
     .limit(1)
     .execute()
   const count = await ex
     .selectFrom('audit_events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) => eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]))
+    .where((eb) =>
+      eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]),
+    )
     .executeTakeFirstOrThrow()
   return { count: Number(count.n), firstId: rows[0]?.id ?? null }
 }
@@ -217,7 +277,11 @@ export interface CheckpointRow {
   createdAt: Timestamp
 }
 
-const toCheckpoint = (r: { tree_size: number; note: string; created_at: string }): CheckpointRow => ({
+const toCheckpoint = (r: {
+  tree_size: number
+  note: string
+  created_at: string
+}): CheckpointRow => ({
   treeSize: Number(r.tree_size),
   note: r.note,
   createdAt: r.created_at,
@@ -234,7 +298,10 @@ export async function findLatestCheckpoint(ex: Executor): Promise<CheckpointRow 
 }
 
 /** The checkpoint at `size`, or the smallest after it. */
-export async function findCheckpointCovering(ex: Executor, size: number): Promise<CheckpointRow | null> {
+export async function findCheckpointCovering(
+  ex: Executor,
+  size: number,
+): Promise<CheckpointRow | null> {
   const row = await ex
     .selectFrom('audit_checkpoints')
     .select(['tree_size', 'note', 'created_at'])
@@ -245,7 +312,11 @@ export async function findCheckpointCovering(ex: Executor, size: number): Promis
   return row === undefined ? null : toCheckpoint(row)
 }
 
-export async function listCheckpoints(ex: Executor, after: number, limit: number): Promise<CheckpointRow[]> {
+export async function listCheckpoints(
+  ex: Executor,
+  after: number,
+  limit: number,
+): Promise<CheckpointRow[]> {
   const rows = await ex
     .selectFrom('audit_checkpoints')
     .select(['tree_size', 'note', 'created_at'])
@@ -260,18 +331,32 @@ export async function listCheckpoints(ex: Executor, after: number, limit: number
 export async function insertCheckpoint(ex: Executor, checkpoint: CheckpointRow): Promise<void> {
   await ex
     .insertInto('audit_checkpoints')
-    .values({ tree_size: checkpoint.treeSize, note: checkpoint.note, created_at: checkpoint.createdAt })
+    .values({
+      tree_size: checkpoint.treeSize,
+      note: checkpoint.note,
+      created_at: checkpoint.createdAt,
+    })
     .onConflict((oc) => oc.column('tree_size').doNothing())
     .execute()
 }
 
 /** Replaces a stored checkpoint's note (a key rotation adds the new key's signature). */
-export async function updateCheckpointNote(ex: Executor, treeSize: number, note: string): Promise<void> {
-  await ex.updateTable('audit_checkpoints').set({ note }).where('tree_size', '=', treeSize).execute()
+export async function updateCheckpointNote(
+  ex: Executor,
+  treeSize: number,
+  note: string,
+): Promise<void> {
+  await ex
+    .updateTable('audit_checkpoints')
+    .set({ note })
+    .where('tree_size', '=', treeSize)
+    .execute()
 }
 
 /** The signing-key rotations recorded in the log, oldest first: the leaf and the event's metadata (JSON text). */
-export async function listKeyRotations(ex: Executor): Promise<Array<{ leafIndex: number; metadata: string }>> {
+export async function listKeyRotations(
+  ex: Executor,
+): Promise<Array<{ leafIndex: number; metadata: string }>> {
   const rows = await ex
     .selectFrom('audit_events')
     .select(['leaf_index', 'metadata'])
@@ -283,7 +368,10 @@ export async function listKeyRotations(ex: Executor): Promise<Array<{ leafIndex:
 }
 
 /** The stored checkpoints of exactly these sizes. */
-export async function findCheckpointsOfSizes(ex: Executor, sizes: number[]): Promise<CheckpointRow[]> {
+export async function findCheckpointsOfSizes(
+  ex: Executor,
+  sizes: number[],
+): Promise<CheckpointRow[]> {
   if (sizes.length === 0) return []
   const rows = await ex
     .selectFrom('audit_checkpoints')
@@ -306,7 +394,14 @@ export interface MonitorState {
 export async function readMonitor(ex: Executor): Promise<MonitorState> {
   const row = await ex
     .selectFrom('audit_monitor')
-    .select(['checked_at', 'check_ok', 'check_problem', 'checked_size', 'anchored_at', 'anchor_webhook_url'])
+    .select([
+      'checked_at',
+      'check_ok',
+      'check_problem',
+      'checked_size',
+      'anchored_at',
+      'anchor_webhook_url',
+    ])
     .where('id', '=', MONITOR_ID)
     .executeTakeFirstOrThrow()
   return {
@@ -323,8 +418,16 @@ export async function readMonitor(ex: Executor): Promise<MonitorState> {
  * Records a check's result for every instance's console. Returns true when it is news — a failure
  * other than the one recorded last — so that exactly one instance mails about it.
  */
-export async function recordCheck(ex: Executor, result: { at: Timestamp; ok: boolean; problem: string | null; size: number }): Promise<boolean> {
-  const set = { checked_at: result.at, check_ok: result.ok, check_problem: result.problem, checked_size: result.size }
+export async function recordCheck(
+  ex: Executor,
+  result: { at: Timestamp; ok: boolean; problem: string | null; size: number },
+): Promise<boolean> {
+  const set = {
+    checked_at: result.at,
+    check_ok: result.ok,
+    check_problem: result.problem,
+    checked_size: result.size,
+  }
   if (result.ok) {
     await ex.updateTable('audit_monitor').set(set).where('id', '=', MONITOR_ID).execute()
     return false
@@ -334,7 +437,12 @@ export async function recordCheck(ex: Executor, result: { at: Timestamp; ok: boo
     .set(set)
     .where('id', '=', MONITOR_ID)
     .where((eb) =>
-      eb.or([eb('check_ok', 'is', null), eb('check_ok', '=', true), eb('check_problem', 'is', null), eb('check_problem', '!=', result.problem!)]),
+      eb.or([
+        eb('check_ok', 'is', null),
+        eb('check_ok', '=', true),
+        eb('check_problem', 'is', null),
+        eb('check_problem', '!=', result.problem!),
+      ]),
     )
     .executeTakeFirst()
   if (Number(news.numUpdatedRows) === 1) return true
@@ -343,11 +451,21 @@ export async function recordCheck(ex: Executor, result: { at: Timestamp; ok: boo
 }
 
 export async function setAnchorWebhook(ex: Executor, url: string | null): Promise<void> {
-  await ex.updateTable('audit_monitor').set({ anchor_webhook_url: url }).where('id', '=', MONITOR_ID).execute()
+  await ex
+    .updateTable('audit_monitor')
+    .set({ anchor_webhook_url: url })
+    .where('id', '=', MONITOR_ID)
+    .execute()
 }
 
 export async function listActiveAdminEmails(ex: Executor): Promise<string[]> {
-  const rows = await ex.selectFrom('users').select('email').where('is_admin', '=', true).where('disabled', '=', false).orderBy('email').execute()
+  const rows = await ex
+    .selectFrom('users')
+    .select('email')
+    .where('is_admin', '=', true)
+    .where('disabled', '=', false)
+    .orderBy('email')
+    .execute()
   return rows.map((r) => r.email)
 }
 
@@ -368,9 +486,14 @@ export async function claimAnchoring(
   notBefore: Timestamp,
 ): Promise<{ previous: Timestamp | null } | undefined> {
   const column = ANCHOR_COLUMN[channel]
-  const row = await ex.selectFrom('audit_monitor').select(column).where('id', '=', MONITOR_ID).executeTakeFirstOrThrow()
+  const row = await ex
+    .selectFrom('audit_monitor')
+    .select(column)
+    .where('id', '=', MONITOR_ID)
+    .executeTakeFirstOrThrow()
   const previous = row[column]
-  if (previous !== null && new Date(previous).getTime() >= new Date(notBefore).getTime()) return undefined
+  if (previous !== null && new Date(previous).getTime() >= new Date(notBefore).getTime())
+    return undefined
   const result = await ex
     .updateTable('audit_monitor')
     .set({ [column]: now })
@@ -381,7 +504,12 @@ export async function claimAnchoring(
 }
 
 /** Gives a claim back when nothing was delivered, so the next hourly try sends the day's checkpoint. */
-export async function releaseAnchoring(ex: Executor, channel: AnchorChannel, claimed: Timestamp, previous: Timestamp | null): Promise<void> {
+export async function releaseAnchoring(
+  ex: Executor,
+  channel: AnchorChannel,
+  claimed: Timestamp,
+  previous: Timestamp | null,
+): Promise<void> {
   const column = ANCHOR_COLUMN[channel]
   await ex
     .updateTable('audit_monitor')

@@ -40,10 +40,18 @@ export interface ExportHeader {
  * One entry line. The event goes last and verbatim — its leaf, the canonical JSON that was hashed —
  * so a verifier hashes the bytes it reads instead of re-serialising a parsed copy.
  */
-function entryLine(index: number, leafHashHex: string | undefined, event: LeafEvent | null, proof?: Buffer[]): string {
+function entryLine(
+  index: number,
+  leafHashHex: string | undefined,
+  event: LeafEvent | null,
+  proof?: Buffer[],
+): string {
   const head = `{"leaf_index":${index},"leaf_hash":"${Buffer.from(leafHashHex ?? '', 'hex').toString('base64')}"`
   if (event === null) return `${head},"redacted":true}\n`
-  const proofPart = proof === undefined ? '' : `,"inclusion_proof":${JSON.stringify(proof.map((h) => h.toString('base64')))}`
+  const proofPart =
+    proof === undefined
+      ? ''
+      : `,"inclusion_proof":${JSON.stringify(proof.map((h) => h.toString('base64')))}`
   return `${head}${proofPart},"event":${leafText(event)}}\n`
 }
 
@@ -54,7 +62,9 @@ async function* fullLines(deps: Deps, size: number): AsyncGenerator<string> {
     const lines: string[] = []
     for (let index = from; index < to; index++) {
       const stored = events.get(index)
-      lines.push(entryLine(index, nodes.get(index), stored === undefined ? null : leafEventOf(stored)))
+      lines.push(
+        entryLine(index, nodes.get(index), stored === undefined ? null : leafEventOf(stored)),
+      )
     }
     yield lines.join('')
   }
@@ -65,15 +75,25 @@ async function* subsetLines(deps: Deps, filter: AuditFilter, size: number): Asyn
     const rows = await listMatchingLeafEvents(deps.db, filter, after, size, BATCH)
     if (rows.length === 0) return
     const { nodes } = await listLeaves(deps.db, rows[0]!.leaf_index, rows.at(-1)!.leaf_index + 1)
-    const proofs = await withStoredNodes(deps.db, (node) => rows.map((row) => inclusionProof(row.leaf_index, size, node)))
-    yield rows.map(({ leaf_index: index, ...stored }, i) => entryLine(index, nodes.get(index), leafEventOf(stored), proofs[i])).join('')
+    const proofs = await withStoredNodes(deps.db, (node) =>
+      rows.map((row) => inclusionProof(row.leaf_index, size, node)),
+    )
+    yield rows
+      .map(({ leaf_index: index, ...stored }, i) =>
+        entryLine(index, nodes.get(index), leafEventOf(stored), proofs[i]),
+      )
+      .join('')
     if (rows.length < BATCH) return
     after = rows.at(-1)!.leaf_index
   }
 }
 
 /** The export's lines; call after the export itself was audited, so the checkpoint made here covers it. */
-export async function verifiableExportLines(deps: Deps, filter: AuditFilter, filters: Record<string, unknown>): Promise<AsyncGenerator<string>> {
+export async function verifiableExportLines(
+  deps: Deps,
+  filter: AuditFilter,
+  filters: Record<string, unknown>,
+): Promise<AsyncGenerator<string>> {
   const checkpoint = await latestCheckpoint(deps)
   const size = checkpoint?.treeSize ?? 0
   const subset = Object.keys(filter).length > 0

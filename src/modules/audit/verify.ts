@@ -16,7 +16,8 @@ import { eventLeafHash, type LeafEvent } from './leaf.js'
 
 export const REDACT_ACTION = 'audit.redact'
 
-export type ProblemKind = 'edited' | 'missing' | 'reordered' | 'inserted' | 'bad signature' | 'not consistent' | 'malformed'
+export type ProblemKind =
+  'edited' | 'missing' | 'reordered' | 'inserted' | 'bad signature' | 'not consistent' | 'malformed'
 
 export interface Problem {
   /** The leaf index of the first bad entry; null when the problem is not one entry's (a signature). */
@@ -55,7 +56,12 @@ export interface SignedRoot {
 
 /** The leaves an `audit.redact` event names (its metadata `leaves`). */
 function redactedBy(event: LeafEvent): number[] {
-  if (event.action !== REDACT_ACTION || typeof event.metadata !== 'object' || event.metadata === null) return []
+  if (
+    event.action !== REDACT_ACTION ||
+    typeof event.metadata !== 'object' ||
+    event.metadata === null
+  )
+    return []
   const leaves = event.metadata.leaves
   return Array.isArray(leaves) ? leaves.filter((n): n is number => Number.isSafeInteger(n)) : []
 }
@@ -112,10 +118,18 @@ export class LogVerifier {
     }
     const expected = this.#tree.size
     if (entry.index < expected) {
-      return this.fail({ index: entry.index, kind: 'inserted', detail: `a second entry for leaf ${entry.index} after leaf ${expected - 1}` })
+      return this.fail({
+        index: entry.index,
+        kind: 'inserted',
+        detail: `a second entry for leaf ${entry.index} after leaf ${expected - 1}`,
+      })
     }
     if (entry.index >= this.#size) {
-      return this.fail({ index: entry.index, kind: 'inserted', detail: `leaf ${entry.index} is beyond the tree of ${this.#size} leaves` })
+      return this.fail({
+        index: entry.index,
+        kind: 'inserted',
+        detail: `leaf ${entry.index} is beyond the tree of ${this.#size} leaves`,
+      })
     }
     if (entry.index > expected) {
       this.#gap = { expected, found: entry.index }
@@ -124,23 +138,45 @@ export class LogVerifier {
     let hash: Buffer
     if (entry.checked !== undefined) {
       if (!entry.checked.matches || entry.statedHash === null) {
-        return this.fail({ index: entry.index, kind: 'edited', detail: 'the event does not match its leaf hash' })
+        return this.fail({
+          index: entry.index,
+          kind: 'edited',
+          detail: 'the event does not match its leaf hash',
+        })
       }
-      if (entry.checked.redacts === null) return this.fail({ index: entry.index, kind: 'edited', detail: 'the redaction record cannot be read' })
+      if (entry.checked.redacts === null)
+        return this.fail({
+          index: entry.index,
+          kind: 'edited',
+          detail: 'the redaction record cannot be read',
+        })
       hash = entry.statedHash
       for (const leaf of entry.checked.redacts) if (leaf < entry.index) this.#declared.add(leaf)
     } else if (entry.event === null) {
-      if (entry.statedHash === null) return this.fail({ index: entry.index, kind: 'missing', detail: 'neither the event nor its leaf hash is there' })
+      if (entry.statedHash === null)
+        return this.fail({
+          index: entry.index,
+          kind: 'missing',
+          detail: 'neither the event nor its leaf hash is there',
+        })
       hash = entry.statedHash
       this.#redacted.push(entry.index)
     } else {
       try {
         hash = eventLeafHash(entry.event)
       } catch {
-        return this.fail({ index: entry.index, kind: 'edited', detail: 'the event cannot be read as an audit event' })
+        return this.fail({
+          index: entry.index,
+          kind: 'edited',
+          detail: 'the event cannot be read as an audit event',
+        })
       }
       if (entry.statedHash !== null && !hash.equals(entry.statedHash)) {
-        return this.fail({ index: entry.index, kind: 'edited', detail: `event ${entry.event.id} does not match its leaf hash` })
+        return this.fail({
+          index: entry.index,
+          kind: 'edited',
+          detail: `event ${entry.event.id} does not match its leaf hash`,
+        })
       }
       for (const leaf of redactedBy(entry.event)) if (leaf < entry.index) this.#declared.add(leaf)
     }
@@ -150,7 +186,11 @@ export class LogVerifier {
   }
 
   #checkRoots(): void {
-    while (this.#problem === null && this.#rootsChecked < this.#roots.length && this.#roots[this.#rootsChecked]!.size <= this.#tree.size) {
+    while (
+      this.#problem === null &&
+      this.#rootsChecked < this.#roots.length &&
+      this.#roots[this.#rootsChecked]!.size <= this.#tree.size
+    ) {
       const signed = this.#roots[this.#rootsChecked]!
       if (signed.size === this.#tree.size && !this.#tree.root().equals(signed.root)) {
         const from = this.#rootsChecked === 0 ? 0 : this.#roots[this.#rootsChecked - 1]!.size
@@ -179,16 +219,28 @@ export class LogVerifier {
       const { expected, found } = this.#gap
       return this.fail(
         this.#seenAfterGap.has(expected)
-          ? { index: expected, kind: 'reordered', detail: `leaf ${expected} comes after leaf ${found}` }
+          ? {
+              index: expected,
+              kind: 'reordered',
+              detail: `leaf ${expected} comes after leaf ${found}`,
+            }
           : { index: expected, kind: 'missing', detail: `the next entry is leaf ${found}` },
       )
     }
     if (this.#tree.size < this.#size) {
-      return this.fail({ index: this.#tree.size, kind: 'missing', detail: `the log ends after ${this.#tree.size} of ${this.#size} leaves` })
+      return this.fail({
+        index: this.#tree.size,
+        kind: 'missing',
+        detail: `the log ends after ${this.#tree.size} of ${this.#size} leaves`,
+      })
     }
     const undeclared = this.#redacted.find((i) => !this.#declared.has(i))
     if (undeclared !== undefined) {
-      return this.fail({ index: undeclared, kind: 'missing', detail: 'its content is gone and no redaction record names it' })
+      return this.fail({
+        index: undeclared,
+        kind: 'missing',
+        detail: 'its content is gone and no redaction record names it',
+      })
     }
     return null
   }

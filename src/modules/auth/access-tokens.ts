@@ -26,7 +26,11 @@ export interface AccessTokens {
 const ALGORITHM = 'HS256'
 const VERIFIED_CACHE_SIZE = 10_000
 
-export function createAccessTokens(options: { secret: string; issuer: string; clock: Clock }): AccessTokens {
+export function createAccessTokens(options: {
+  secret: string
+  issuer: string
+  clock: Clock
+}): AccessTokens {
   const key: KeyObject = createSecretKey(deriveKey(options.secret, 'access-jwt'))
   const verified = new Map<string, { claims: AccessTokenClaims; expiresAtMs: number }>()
   return {
@@ -56,7 +60,8 @@ export function createAccessTokens(options: { secret: string; issuer: string; cl
         })
         if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null
         const claims = { sub: payload.sub, sid: payload.sid }
-        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string)
+        if (verified.size >= VERIFIED_CACHE_SIZE)
+          verified.delete(verified.keys().next().value as string)
         verified.set(token, { claims, expiresAtMs: payload.exp! * 1000 })
         return claims
       } catch (error) {

@@ -32,7 +32,11 @@ function isStale(lastTouchedMs: number | null, now: Date): boolean {
   return lastTouchedMs === null || now.getTime() - lastTouchedMs >= TOUCH_INTERVAL_MS
 }
 
-function touch(deps: Deps, now: Date, write: (now: string, staleBefore: string) => Promise<void>): void {
+function touch(
+  deps: Deps,
+  now: Date,
+  write: (now: string, staleBefore: string) => Promise<void>,
+): void {
   const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString()
   write(now.toISOString(), staleBefore).catch((error: Error) =>
     deps.logger.warn({ error: { message: error.message } }, 'could not record credential activity'),
@@ -46,7 +50,10 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   if (found === null) return null
   // Only a legacy (full-access) token is subject to the instance's token policy, read with the token.
   if (found.grant.permissions === null && legacyTokensRefused(found.tokenPolicy, now)) return null
-  if (isStale(found.lastUsedMs, now)) touch(deps, now, (at, staleBefore) => touchApiToken(deps.db, found.tokenId, ip, at, staleBefore))
+  if (isStale(found.lastUsedMs, now))
+    touch(deps, now, (at, staleBefore) =>
+      touchApiToken(deps.db, found.tokenId, ip, at, staleBefore),
+    )
   return {
     user: found.user,
     credential: 'api_token',
@@ -60,7 +67,12 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   }
 }
 
-async function authenticateAccessJwt<T>(deps: Deps, token: string, withMfaStatus: boolean, beside: ReadBeside<T> | null): Promise<Authenticated<T>> {
+async function authenticateAccessJwt<T>(
+  deps: Deps,
+  token: string,
+  withMfaStatus: boolean,
+  beside: ReadBeside<T> | null,
+): Promise<Authenticated<T>> {
   const claims = await deps.accessTokens.verify(token)
   if (claims === null) return NOBODY
   const now = deps.clock.now()
@@ -76,7 +88,8 @@ async function authenticateAccessJwt<T>(deps: Deps, token: string, withMfaStatus
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
   if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return NOBODY
-  if (isStale(found.lastSeenMs, now)) touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
+  if (isStale(found.lastSeenMs, now))
+    touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
   const caller: Caller = {
     user: found.user,
     credential: 'session',
@@ -104,7 +117,12 @@ const NOBODY = { caller: null, read: null } as const
  * `withMfaStatus`: the route shows the MFA status (config.readsMfaStatus), so a session's query
  * also reads its columns.
  */
-export async function authenticateBearer(deps: Deps, token: string, ip: string, withMfaStatus = false): Promise<Caller | null> {
+export async function authenticateBearer(
+  deps: Deps,
+  token: string,
+  ip: string,
+  withMfaStatus = false,
+): Promise<Caller | null> {
   if (token.startsWith(API_TOKEN_PREFIX)) return authenticateApiToken(deps, token, ip)
   return (await authenticateAccessJwt(deps, token, withMfaStatus, null)).caller
 }
@@ -127,7 +145,12 @@ export interface ReadBeside<T> {
  * handed over only with a caller of that same user — when the session is not live it is dropped
  * unseen. For an sb_ token the user is known only from the token's row: the read follows it.
  */
-export async function authenticateBearerWith<T>(deps: Deps, token: string, ip: string, beside: ReadBeside<T>): Promise<Authenticated<T>> {
+export async function authenticateBearerWith<T>(
+  deps: Deps,
+  token: string,
+  ip: string,
+  beside: ReadBeside<T>,
+): Promise<Authenticated<T>> {
   if (!token.startsWith(API_TOKEN_PREFIX)) return authenticateAccessJwt(deps, token, false, beside)
   const caller = await authenticateApiToken(deps, token, ip)
   return caller === null ? NOBODY : { caller, read: await beside.forUser(caller.user.id) }

@@ -37,21 +37,49 @@ export function readCookies(request: FastifyRequest): Record<string, string | un
  * A Set-Cookie value: SameSite=Lax; on https Secure, `__Host-` and Path=/ (the prefix requires it,
  * so a narrower `path` applies on http only); `maxAge` 0 clears the cookie.
  */
-export function cookie(deps: Deps, name: string, value: string, httpOnly: boolean, maxAge: number, path = '/'): string {
+export function cookie(
+  deps: Deps,
+  name: string,
+  value: string,
+  httpOnly: boolean,
+  maxAge: number,
+  path = '/',
+): string {
   const secure = deps.config.secureCookies
-  const attributes: SetCookie = { name: cookieName(deps, name), value, path: secure ? '/' : path, sameSite: 'lax', secure, httpOnly, maxAge }
+  const attributes: SetCookie = {
+    name: cookieName(deps, name),
+    value,
+    path: secure ? '/' : path,
+    sameSite: 'lax',
+    secure,
+    httpOnly,
+    maxAge,
+  }
   return stringifySetCookie(attributes)
 }
 
-export function setSessionCookies(reply: FastifyReply, deps: Deps, session: { token: string; csrfToken: string }): void {
+export function setSessionCookies(
+  reply: FastifyReply,
+  deps: Deps,
+  session: { token: string; csrfToken: string },
+): void {
   const maxAge = deps.config.sessionTtlSeconds
-  reply.header('set-cookie', [cookie(deps, SESSION_COOKIE, session.token, true, maxAge), cookie(deps, CSRF_COOKIE, session.csrfToken, false, maxAge)])
+  reply.header('set-cookie', [
+    cookie(deps, SESSION_COOKIE, session.token, true, maxAge),
+    cookie(deps, CSRF_COOKIE, session.csrfToken, false, maxAge),
+  ])
 }
 
 export function setCsrfCookie(reply: FastifyReply, deps: Deps, csrfToken: string): void {
-  reply.header('set-cookie', cookie(deps, CSRF_COOKIE, csrfToken, false, deps.config.sessionTtlSeconds))
+  reply.header(
+    'set-cookie',
+    cookie(deps, CSRF_COOKIE, csrfToken, false, deps.config.sessionTtlSeconds),
+  )
 }
 
 export function clearSessionCookies(reply: FastifyReply, deps: Deps): void {
-  reply.header('set-cookie', [cookie(deps, SESSION_COOKIE, '', true, 0), cookie(deps, CSRF_COOKIE, '', false, 0)])
+  reply.header('set-cookie', [
+    cookie(deps, SESSION_COOKIE, '', true, 0),
+    cookie(deps, CSRF_COOKIE, '', false, 0),
+  ])
 }

@@ -26,11 +26,21 @@ import { AppError } from '../../errors.js'
 import { safeEqual } from '../../lib/crypto.js'
 import type { AuthRequirement } from '../../plugins/route-auth.js'
 import type { RequestContext } from '../audit/service.js'
-import { authenticateBearer, authenticateBearerWith, type Authenticated, type ReadBeside } from './authenticate.js'
+import {
+  authenticateBearer,
+  authenticateBearerWith,
+  type Authenticated,
+  type ReadBeside,
+} from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
 import { reachesOrganization, type Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from '../tokens/format.js'
-import { isAdminPermission, operationAccess, ORGANIZATION_IN_PATH, type OperationAccess } from '../tokens/permissions.js'
+import {
+  isAdminPermission,
+  operationAccess,
+  ORGANIZATION_IN_PATH,
+  type OperationAccess,
+} from '../tokens/permissions.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieName, readCookies } from './cookies.js'
 import { csrfTokenFor } from './session-issuer.js'
 import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
@@ -52,7 +62,8 @@ interface Credential {
 
 function readCredential(deps: Deps, request: FastifyRequest): Credential | null {
   const header = request.headers.authorization
-  if (header !== undefined) return { token: BEARER.exec(header.trim())?.[1] ?? null, source: 'header', cookies: {} }
+  if (header !== undefined)
+    return { token: BEARER.exec(header.trim())?.[1] ?? null, source: 'header', cookies: {} }
   const cookies = readCookies(request)
   const token = cookies[cookieName(deps, SESSION_COOKIE)]
   if (!token) return null
@@ -60,7 +71,12 @@ function readCredential(deps: Deps, request: FastifyRequest): Credential | null 
   return { token: token.startsWith(API_TOKEN_PREFIX) ? null : token, source: 'cookie', cookies }
 }
 
-function assertCsrf(deps: Deps, request: FastifyRequest, caller: Caller, cookies: Record<string, string | undefined>): void {
+function assertCsrf(
+  deps: Deps,
+  request: FastifyRequest,
+  caller: Caller,
+  cookies: Record<string, string | undefined>,
+): void {
   const sent = request.headers[CSRF_HEADER]
   const cookie = cookies[cookieName(deps, CSRF_COOKIE)]
   const ok =
@@ -88,30 +104,41 @@ interface RouteAccess {
 function assertTokenMay(request: FastifyRequest, caller: Caller, access: RouteAccess): void {
   const grant = caller.grant!
   const needed = access.token
-  if (needed === undefined || needed === 'session' || needed === 'public') throw new AppError('SESSION_REQUIRED')
+  if (needed === undefined || needed === 'session' || needed === 'public')
+    throw new AppError('SESSION_REQUIRED')
   // A legacy token has every permission; admin.* lapse with the owner's administrator rights, read
   // from the user row loaded with the token (so a demotion applies at the next request).
   const granted = grant.permissions === null || grant.permissions.has(needed)
   if (!granted || (isAdminPermission(needed) && !caller.user.is_admin)) {
-    throw new AppError('INSUFFICIENT_SCOPE', { message: `This API token lacks the permission ${needed}.`, details: { required: needed } })
+    throw new AppError('INSUFFICIENT_SCOPE', {
+      message: `This API token lacks the permission ${needed}.`,
+      details: { required: needed },
+    })
   }
   if (access.organizationInPath) {
     const { id } = request.params as { id?: string }
-    if (id !== undefined && !reachesOrganization(caller, id)) throw new AppError('NOT_FOUND', { message: 'No such organization.' })
+    if (id !== undefined && !reachesOrganization(caller, id))
+      throw new AppError('NOT_FOUND', { message: 'No such organization.' })
   }
 }
 
-async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteAccess): Promise<Caller> {
+async function resolveCaller(
+  deps: Deps,
+  request: FastifyRequest,
+  access: RouteAccess,
+): Promise<Caller> {
   const { requirement } = access
   const credential = readCredential(deps, request)
   if (credential?.token == null) throw new AppError('UNAUTHORIZED')
   const caller = await authenticateBearer(deps, credential.token, request.ip, access.readsMfaStatus)
   if (caller === null) throw new AppError('UNAUTHORIZED')
-  if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method)) assertCsrf(deps, request, caller, credential.cookies)
+  if (credential.source === 'cookie' && UNSAFE_METHODS.has(request.method))
+    assertCsrf(deps, request, caller, credential.cookies)
   if (!access.allowedDuringEnrollment && enrollmentRequired(caller)) {
     throw new AppError('MFA_ENROLLMENT_REQUIRED')
   }
-  if (requirement === 'session' && caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
+  if (requirement === 'session' && caller.credential !== 'session')
+    throw new AppError('SESSION_REQUIRED')
   if (requirement === 'admin' && !caller.user.is_admin) throw new AppError('FORBIDDEN')
   if (caller.grant !== null) assertTokenMay(request, caller, access)
   return caller
@@ -123,7 +150,8 @@ async function resolveCaller(deps: Deps, request: FastifyRequest, access: RouteA
  */
 export async function optionalCaller(deps: Deps, request: FastifyRequest): Promise<Caller | null> {
   const credential = readCredential(deps, request)
-  const caller = credential?.token == null ? null : await authenticateBearer(deps, credential.token, request.ip)
+  const caller =
+    credential?.token == null ? null : await authenticateBearer(deps, credential.token, request.ip)
   return admittedOptional(caller)
 }
 
@@ -131,7 +159,11 @@ export async function optionalCaller(deps: Deps, request: FastifyRequest): Promi
  * optionalCaller, with a read for the caller's user run beside the authentication where the
  * credential allows (auth/authenticate.ts authenticateBearerWith); null with a null caller.
  */
-export async function optionalCallerWith<T>(deps: Deps, request: FastifyRequest, beside: ReadBeside<T>): Promise<Authenticated<T>> {
+export async function optionalCallerWith<T>(
+  deps: Deps,
+  request: FastifyRequest,
+  beside: ReadBeside<T>,
+): Promise<Authenticated<T>> {
   const credential = readCredential(deps, request)
   if (credential?.token == null) return { caller: null, read: null }
   const found = await authenticateBearerWith(deps, credential.token, request.ip, beside)
@@ -180,7 +212,11 @@ export const authentication = fp(
         } catch (error) {
           // Failed authentication is counted against the IP's general limit (429 once spent).
           if (error instanceof AppError && error.reason === 'UNAUTHORIZED') {
-            await chargeFailedAuthentication(deps.counters, request.ip, deps.config.rateLimitGeneral)
+            await chargeFailedAuthentication(
+              deps.counters,
+              request.ip,
+              deps.config.rateLimitGeneral,
+            )
           }
           throw error
         }

@@ -25,24 +25,36 @@ import { LOGIN_FAILURES_PER_EMAIL_AND_IP, LOGIN_FAILURES_PER_IP } from './login-
 export const DEVICE_COOKIE = 'device'
 const KNOWN_FOR_SECONDS = 30 * 24 * 60 * 60
 /** Not a limit: a marker whose count says the address signed in within its 30-day window. */
-const SIGNED_IN_FROM_ADDRESS: Budget = { name: 'known-client:ip', limit: 1, windowSeconds: KNOWN_FOR_SECONDS }
+const SIGNED_IN_FROM_ADDRESS: Budget = {
+  name: 'known-client:ip',
+  limit: 1,
+  windowSeconds: KNOWN_FOR_SECONDS,
+}
 
 const deviceKeys = new WeakMap<Deps, Buffer>()
 function deviceKey(deps: Deps): Buffer {
   let key = deviceKeys.get(deps)
-  if (key === undefined) deviceKeys.set(deps, (key = deriveKey(deps.secrets.jwtSecret, 'device-cookie')))
+  if (key === undefined)
+    deviceKeys.set(deps, (key = deriveKey(deps.secrets.jwtSecret, 'device-cookie')))
   return key
 }
 
-const deviceMac = (deps: Deps, userId: string, issuedAt: number) => hmacBase64Url(deviceKey(deps), `device:${userId}:${issuedAt}`)
+const deviceMac = (deps: Deps, userId: string, issuedAt: number) =>
+  hmacBase64Url(deviceKey(deps), `device:${userId}:${issuedAt}`)
 
 /** Whether the device cookie was issued to this account within the last 30 days. */
-export function deviceCookieMatches(deps: Deps, value: string | undefined, userId: string): boolean {
+export function deviceCookieMatches(
+  deps: Deps,
+  value: string | undefined,
+  userId: string,
+): boolean {
   const [issued, mac, extra] = (value ?? '').split('.')
   if (!issued || !mac || extra !== undefined || !/^\d{1,15}$/.test(issued)) return false
   const issuedAt = Number(issued)
   const age = deps.clock.now().getTime() - issuedAt
-  return age >= 0 && age < KNOWN_FOR_SECONDS * 1000 && safeEqual(mac, deviceMac(deps, userId, issuedAt))
+  return (
+    age >= 0 && age < KNOWN_FOR_SECONDS * 1000 && safeEqual(mac, deviceMac(deps, userId, issuedAt))
+  )
 }
 
 /**
@@ -52,8 +64,19 @@ export function deviceCookieMatches(deps: Deps, value: string | undefined, userI
  */
 export function rememberClient(reply: FastifyReply, deps: Deps, userId: string): void {
   const issuedAt = deps.clock.now().getTime()
-  reply.header('set-cookie', cookie(deps, DEVICE_COOKIE, `${issuedAt}.${deviceMac(deps, userId, issuedAt)}`, true, KNOWN_FOR_SECONDS))
-  void deps.budgets.charge([{ budget: SIGNED_IN_FROM_ADDRESS, subject: reply.request.ip }]).catch(() => undefined)
+  reply.header(
+    'set-cookie',
+    cookie(
+      deps,
+      DEVICE_COOKIE,
+      `${issuedAt}.${deviceMac(deps, userId, issuedAt)}`,
+      true,
+      KNOWN_FOR_SECONDS,
+    ),
+  )
+  void deps.budgets
+    .charge([{ budget: SIGNED_IN_FROM_ADDRESS, subject: reply.request.ip }])
+    .catch(() => undefined)
 }
 
 export interface ClientStanding {
@@ -67,17 +90,25 @@ export interface ClientStanding {
  * The standing of a password sign-in's client, read before the attempt is reserved (which counts
  * as a failure until it succeeds).
  */
-export async function clientStanding(deps: Deps, input: { ip: string; email: string; device?: string }): Promise<ClientStanding> {
+export async function clientStanding(
+  deps: Deps,
+  input: { ip: string; email: string; device?: string },
+): Promise<ClientStanding> {
   const [signedInHere, addressFailures, pairFailures] = await Promise.all([
     deps.budgets.used({ budget: SIGNED_IN_FROM_ADDRESS, subject: input.ip }),
     deps.budgets.used({ budget: LOGIN_FAILURES_PER_IP, subject: input.ip }),
     input.device === undefined
       ? Promise.resolve(1)
-      : deps.budgets.used({ budget: LOGIN_FAILURES_PER_EMAIL_AND_IP, subject: `${input.email}\u0000${input.ip}` }),
+      : deps.budgets.used({
+          budget: LOGIN_FAILURES_PER_EMAIL_AND_IP,
+          subject: `${input.email}\u0000${input.ip}`,
+        }),
   ])
   const knownAddress = signedInHere > 0 && addressFailures === 0
   return {
     mayBeKnown: knownAddress || pairFailures === 0,
-    known: (userId) => knownAddress || (userId !== null && pairFailures === 0 && deviceCookieMatches(deps, input.device, userId)),
+    known: (userId) =>
+      knownAddress ||
+      (userId !== null && pairFailures === 0 && deviceCookieMatches(deps, input.device, userId)),
   }
 }

@@ -7,8 +7,16 @@ import type { Budget, BudgetCharge } from '../../lib/attempt-budget.js'
 
 const WINDOW = 15 * 60
 
-export const LOGIN_FAILURES_PER_EMAIL_AND_IP: Budget = { name: 'login:email+ip', limit: 10, windowSeconds: WINDOW }
-export const LOGIN_FAILURES_PER_EMAIL: Budget = { name: 'login:email', limit: 100, windowSeconds: WINDOW }
+export const LOGIN_FAILURES_PER_EMAIL_AND_IP: Budget = {
+  name: 'login:email+ip',
+  limit: 10,
+  windowSeconds: WINDOW,
+}
+export const LOGIN_FAILURES_PER_EMAIL: Budget = {
+  name: 'login:email',
+  limit: 100,
+  windowSeconds: WINDOW,
+}
 export const LOGIN_FAILURES_PER_IP: Budget = { name: 'login:ip', limit: 100, windowSeconds: WINDOW }
 
 /**

@@ -1,11 +1,22 @@
 import { describe, expect, it, vi } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, cookieValue, createUser, DEFAULT_PASSWORD, uniqueEmail } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  cookieValue,
+  createUser,
+  DEFAULT_PASSWORD,
+  uniqueEmail,
+} from '../../../test/helpers/factories.js'
 
 const t = useTestApp()
 
 function loginRequest(email: string, password: string, remoteAddress = '10.0.0.1') {
-  return t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress })
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/auth/login',
+    payload: { email, password },
+    remoteAddress,
+  })
 }
 
 describe('password login', () => {
@@ -114,7 +125,8 @@ describe('password login', () => {
 describe('login failure budgets (CONTRACT.md §12)', () => {
   it('blocks the 11th failure for one email from one IP with 429, retryAfter and Retry-After', async () => {
     const { email } = await createUser(t)
-    for (let i = 0; i < 10; i++) expect((await loginRequest(email, `wrong-${i}-password`, '10.1.0.1')).statusCode).toBe(401)
+    for (let i = 0; i < 10; i++)
+      expect((await loginRequest(email, `wrong-${i}-password`, '10.1.0.1')).statusCode).toBe(401)
     const blocked = await loginRequest(email, `wrong-final-password`, '10.1.0.1')
     expect(blocked.statusCode).toBe(429)
     const body = blocked.json()
@@ -143,7 +155,8 @@ describe('login failure budgets (CONTRACT.md §12)', () => {
 
   it('does not count successful logins', async () => {
     const { email } = await createUser(t)
-    for (let i = 0; i < 15; i++) expect((await loginRequest(email, DEFAULT_PASSWORD, '10.3.0.1')).statusCode).toBe(200)
+    for (let i = 0; i < 15; i++)
+      expect((await loginRequest(email, DEFAULT_PASSWORD, '10.3.0.1')).statusCode).toBe(200)
   })
 
   it('opens again when the 15-minute window has passed', async () => {
@@ -155,7 +168,8 @@ describe('login failure budgets (CONTRACT.md §12)', () => {
   })
 
   it('caps failures per IP at 100 across emails', async () => {
-    for (let i = 0; i < 100; i++) await loginRequest(uniqueEmail('spray'), 'spray-password-1', '10.5.0.1')
+    for (let i = 0; i < 100; i++)
+      await loginRequest(uniqueEmail('spray'), 'spray-password-1', '10.5.0.1')
     const { email } = await createUser(t)
     const blocked = await loginRequest(email, DEFAULT_PASSWORD, '10.5.0.1')
     expect(blocked.statusCode).toBe(429)
@@ -164,7 +178,8 @@ describe('login failure budgets (CONTRACT.md §12)', () => {
 
   it('caps failures per email at 100 across IPs', async () => {
     const { email } = await createUser(t)
-    for (let i = 0; i < 100; i++) await loginRequest(email, `distributed-${i}-guess`, `10.6.${Math.floor(i / 200)}.${i % 200}`)
+    for (let i = 0; i < 100; i++)
+      await loginRequest(email, `distributed-${i}-guess`, `10.6.${Math.floor(i / 200)}.${i % 200}`)
     const blocked = await loginRequest(email, DEFAULT_PASSWORD, '10.6.9.9')
     expect(blocked.statusCode).toBe(429)
   })
@@ -174,13 +189,21 @@ describe('logout', () => {
   it('revokes the session server-side and clears the cookies', async () => {
     const { email } = await createUser(t)
     const { token } = (await loginRequest(email, DEFAULT_PASSWORD)).json()
-    const response = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: bearer(token) })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: bearer(token),
+    })
     expect(response.statusCode).toBe(204)
     const cleared = response.cookies.filter((c) => c.name === 'token' || c.name === 'csrf_token')
     expect(cleared).toHaveLength(2)
     for (const cookie of cleared) expect(cookie.value).toBe('')
 
-    const after = await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+    const after = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me',
+      headers: bearer(token),
+    })
     expect(after.statusCode).toBe(401)
     expect(after.json().reason).toBe('UNAUTHORIZED')
   })

@@ -18,16 +18,26 @@ import type { Budget } from '../../lib/attempt-budget.js'
 import { normalizePassword } from '../../lib/password-policy.js'
 import { findPasswordHash } from '../users/repo.js'
 
-export const REAUTH_FAILURES_PER_USER: Budget = { name: 'reauth:user', limit: 10, windowSeconds: 15 * 60 }
+export const REAUTH_FAILURES_PER_USER: Budget = {
+  name: 'reauth:user',
+  limit: 10,
+  windowSeconds: 15 * 60,
+}
 
 /** Throws PASSWORD_REQUIRED / INVALID_PASSWORD / RATE_LIMITED unless the password is right (or the account has none). */
-export async function verifyCurrentPassword(deps: Deps, userId: string, password: string | undefined): Promise<void> {
+export async function verifyCurrentPassword(
+  deps: Deps,
+  userId: string,
+  password: string | undefined,
+): Promise<void> {
   const hash = await findPasswordHash(deps.db, userId)
   if (hash === null) return
   if (password === undefined) throw new AppError('PASSWORD_REQUIRED')
   const charges = [{ budget: REAUTH_FAILURES_PER_USER, subject: userId }]
   // Reserved before the hash runs, given back on success (issue #11 item 1).
-  const ok = await deps.budgets.attempt(charges, async () => ((await deps.passwords.verify(hash, normalizePassword(password))) ? true : null))
+  const ok = await deps.budgets.attempt(charges, async () =>
+    (await deps.passwords.verify(hash, normalizePassword(password))) ? true : null,
+  )
   if (ok === null) throw new AppError('INVALID_PASSWORD')
 }
 
@@ -47,7 +57,11 @@ export function isReauthenticated(deps: Deps, caller: Caller): boolean {
 }
 
 /** The password as verifyCurrentPassword checks it — which may be left out inside the window. */
-export async function provePasswordOrWindow(deps: Deps, caller: Caller, password: string | undefined): Promise<void> {
+export async function provePasswordOrWindow(
+  deps: Deps,
+  caller: Caller,
+  password: string | undefined,
+): Promise<void> {
   if (password === undefined && isReauthenticated(deps, caller)) return
   await verifyCurrentPassword(deps, caller.user.id, password)
 }
@@ -60,7 +74,9 @@ export async function provePasswordOrWindow(deps: Deps, caller: Caller, password
 export function assertReauthenticated(deps: Deps, caller: Caller): void {
   if (isReauthenticated(deps, caller)) return
   if (caller.user.has_password) {
-    throw new AppError('PASSWORD_REQUIRED', { message: 'Confirm your password first (POST /api/auth/reauthenticate), then try again.' })
+    throw new AppError('PASSWORD_REQUIRED', {
+      message: 'Confirm your password first (POST /api/auth/reauthenticate), then try again.',
+    })
   }
   throw new AppError('RECENT_SIGN_IN_REQUIRED')
 }

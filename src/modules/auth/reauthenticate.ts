@@ -28,10 +28,15 @@ export async function reauthenticate(
   if (!caller.user.has_password) throw new AppError('RECENT_SIGN_IN_REQUIRED')
   // Never the window itself: this is where it is earned.
   await verifyCurrentPassword(deps, caller.user.id, proof.password)
-  const secondFactor = (await isMfaEnabled(deps.db, caller.user.id)) ? await proveSecondFactor(deps, caller, proof, ctx) : null
+  const secondFactor = (await isMfaEnabled(deps.db, caller.user.id))
+    ? await proveSecondFactor(deps, caller, proof, ctx)
+    : null
   const now = deps.clock.now()
   await deps.db.transaction().execute(async (tx) => {
-    if (!(await markSessionReauthenticated(tx, caller.user.id, caller.sessionId!, now.toISOString()))) throw new AppError('UNAUTHORIZED')
+    if (
+      !(await markSessionReauthenticated(tx, caller.user.id, caller.sessionId!, now.toISOString()))
+    )
+      throw new AppError('UNAUTHORIZED')
     await recordAudit(tx, deps.clock, ctx, {
       action: 'session.reauthenticate',
       actor: caller.user,

@@ -3,7 +3,13 @@ import { precompiled } from '../../db/precompiled.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
-import { MFA_POLICY_COLUMNS, MFA_STATUS_COLUMNS, toMfaState, toMfaStatusState, type MfaState } from '../mfa/repo.js'
+import {
+  MFA_POLICY_COLUMNS,
+  MFA_STATUS_COLUMNS,
+  toMfaState,
+  toMfaStatusState,
+  type MfaState,
+} from '../mfa/repo.js'
 import { settingValue } from '../settings/repo.js'
 import { TWO_FACTOR_POLICY_KEY } from '../settings/two-factor-requirement.js'
 
@@ -83,7 +89,8 @@ function toLiveSession(row: SessionRow, mfa: MfaState): LiveSession {
     lastSeenMs: Date.parse(row.session_last_seen_at),
     expiresMs: Date.parse(row.session_expires_at),
     vouchedByProvider: Boolean(row.session_idp_mfa),
-    reauthenticatedMs: row.session_reauthenticated_at === null ? null : Date.parse(row.session_reauthenticated_at),
+    reauthenticatedMs:
+      row.session_reauthenticated_at === null ? null : Date.parse(row.session_reauthenticated_at),
     mfa,
     twoFactorPolicy: row.two_factor_policy,
   }
@@ -117,8 +124,15 @@ const selectLiveSessionWithMfaStatus = precompiled(
  * disabled users do not match; an expired one is refused here. The result may be shared with
  * other requests (frozen): read it, do not change it.
  */
-export async function findLiveSession(ex: Executor, sessionId: string, now: Date, withMfaStatus = false): Promise<LiveSession | null> {
-  const [found] = await (withMfaStatus ? selectLiveSessionWithMfaStatus : selectLiveSession)(ex, { sessionId })
+export async function findLiveSession(
+  ex: Executor,
+  sessionId: string,
+  now: Date,
+  withMfaStatus = false,
+): Promise<LiveSession | null> {
+  const [found] = await (withMfaStatus ? selectLiveSessionWithMfaStatus : selectLiveSession)(ex, {
+    sessionId,
+  })
   return unexpired(found ?? null, now)
 }
 
@@ -137,18 +151,29 @@ export function liveSessionQuery(ex: Executor, sessionId: string) {
   return liveSessionBy(ex, sessionId).select([...SESSION_COLUMNS, ...MFA_POLICY_COLUMNS])
 }
 
-export function liveSessionOf(row: SessionRow & { mfa_second_factor: boolean | 0 | 1 }): LiveSession {
+export function liveSessionOf(
+  row: SessionRow & { mfa_second_factor: boolean | 0 | 1 },
+): LiveSession {
   return toLiveSession(row, toMfaState(row))
 }
 
 /** When the session was opened, i.e. when its sign-in happened (sessions are never renewed in place). */
 export async function findSessionStart(ex: Executor, sessionId: string): Promise<Timestamp | null> {
-  const row = await ex.selectFrom('sessions').select('created_at').where('id', '=', sessionId).executeTakeFirst()
+  const row = await ex
+    .selectFrom('sessions')
+    .select('created_at')
+    .where('id', '=', sessionId)
+    .executeTakeFirst()
   return row?.created_at ?? null
 }
 
 /** Opens the session's re-authentication window at `now` (issue 32); false when the session is gone. */
-export async function markSessionReauthenticated(ex: Executor, userId: string, sessionId: string, now: Timestamp): Promise<boolean> {
+export async function markSessionReauthenticated(
+  ex: Executor,
+  userId: string,
+  sessionId: string,
+  now: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('sessions')
     .set({ reauthenticated_at: now })
@@ -160,12 +185,27 @@ export async function markSessionReauthenticated(ex: Executor, userId: string, s
 }
 
 /** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
-export async function touchSession(ex: Executor, sessionId: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
-  await ex.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', sessionId).where('last_seen_at', '<', staleBefore).execute()
+export async function touchSession(
+  ex: Executor,
+  sessionId: string,
+  now: Timestamp,
+  staleBefore: Timestamp,
+): Promise<void> {
+  await ex
+    .updateTable('sessions')
+    .set({ last_seen_at: now })
+    .where('id', '=', sessionId)
+    .where('last_seen_at', '<', staleBefore)
+    .execute()
 }
 
 /** Revokes one live session of the user; false when there is none with that id (or not theirs). */
-export async function revokeSession(ex: Executor, userId: string, sessionId: string, now: Timestamp): Promise<boolean> {
+export async function revokeSession(
+  ex: Executor,
+  userId: string,
+  sessionId: string,
+  now: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('sessions')
     .set({ revoked_at: now })
@@ -178,8 +218,17 @@ export async function revokeSession(ex: Executor, userId: string, sessionId: str
 }
 
 /** Revokes every live session of the user except `keepSessionId` (null: all of them). */
-export async function revokeUserSessions(ex: Executor, userId: string, keepSessionId: string | null, now: Timestamp): Promise<number> {
-  let query = ex.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null)
+export async function revokeUserSessions(
+  ex: Executor,
+  userId: string,
+  keepSessionId: string | null,
+  now: Timestamp,
+): Promise<number> {
+  let query = ex
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
   if (keepSessionId !== null) query = query.where('id', '!=', keepSessionId)
   const result = await query.executeTakeFirst()
   return Number(result.numUpdatedRows)
@@ -214,7 +263,11 @@ export async function listLiveSessions(
 }
 
 /** Sets a once-only flag; false when it was already set (by this or a concurrent transaction). */
-export async function setInstanceFlag(ex: Executor, name: string, now: Timestamp): Promise<boolean> {
+export async function setInstanceFlag(
+  ex: Executor,
+  name: string,
+  now: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .insertInto('instance_flags')
     .values({ name, set_at: now })

@@ -13,7 +13,10 @@ export function signInBody(signIn: SignIn) {
 
 /** The `token` and `csrf_token` cookies of a completed sign-in, and the `device` cookie that makes its client known. */
 export function setSignInCookies(reply: FastifyReply, deps: Deps, signIn: SignIn): void {
-  setSessionCookies(reply, deps, { token: signIn.token, csrfToken: csrfTokenFor(deps, signIn.sessionId) })
+  setSessionCookies(reply, deps, {
+    token: signIn.token,
+    csrfToken: csrfTokenFor(deps, signIn.sessionId),
+  })
   rememberClient(reply, deps, signIn.user.id)
 }
 
@@ -26,5 +29,9 @@ export function answerSignIn(reply: FastifyReply, deps: Deps, signIn: SignIn) {
 /** A first factor's answer: signed in, or `{ mfa_required, mfa_token, expires_at }` without cookies. */
 export function answerSignInOutcome(reply: FastifyReply, deps: Deps, outcome: SignInOutcome) {
   if (outcome.kind === 'session') return answerSignIn(reply, deps, outcome.signIn)
-  return { mfa_required: true as const, mfa_token: outcome.challenge.mfaToken, expires_at: outcome.challenge.expiresAt }
+  return {
+    mfa_required: true as const,
+    mfa_token: outcome.challenge.mfaToken,
+    expires_at: outcome.challenge.expiresAt,
+  }
 }

@@ -8,9 +8,24 @@ import { clearSessionCookies, readCookie, setCsrfCookie } from './cookies.js'
 import { DEVICE_COOKIE } from './known-clients.js'
 import { answerSignIn, answerSignInOutcome } from './responses.js'
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
-import { CsrfView, LoginBody, LoginResponse, ReauthenticateBody, ReauthenticationView, SetupBody, SetupStatus, SignInView } from './schemas.js'
+import {
+  CsrfView,
+  LoginBody,
+  LoginResponse,
+  ReauthenticateBody,
+  ReauthenticationView,
+  SetupBody,
+  SetupStatus,
+  SignInView,
+} from './schemas.js'
 import { reauthenticate } from './reauthenticate.js'
-import { assertLoginAllowed, completeSetup, getSetupStatus, loginWithPassword, logout } from './service.js'
+import {
+  assertLoginAllowed,
+  completeSetup,
+  getSetupStatus,
+  loginWithPassword,
+  logout,
+} from './service.js'
 import { csrfTokenFor } from './session-issuer.js'
 import { isLoopbackRequest } from './setup-code.js'
 
@@ -22,9 +37,18 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/setup',
       {
         config: { auth: 'public' },
-        schema: { tags, operationId: 'getSetupStatus', summary: 'Whether first-run setup has been done', response: { 200: SetupStatus } },
+        schema: {
+          tags,
+          operationId: 'getSetupStatus',
+          summary: 'Whether first-run setup has been done',
+          response: { 200: SetupStatus },
+        },
       },
-      async (request) => getSetupStatus(deps, isLoopbackRequest(request.socket.remoteAddress, request.headers, deps.config.trustProxy)),
+      async (request) =>
+        getSetupStatus(
+          deps,
+          isLoopbackRequest(request.socket.remoteAddress, request.headers, deps.config.trustProxy),
+        ),
     )
 
     app.post(
@@ -47,8 +71,15 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const fromLoopback = isLoopbackRequest(request.socket.remoteAddress, request.headers, deps.config.trustProxy)
-        const signIn = await completeSetup(deps, request.body, { ...contextOf(request), fromLoopback })
+        const fromLoopback = isLoopbackRequest(
+          request.socket.remoteAddress,
+          request.headers,
+          deps.config.trustProxy,
+        )
+        const signIn = await completeSetup(deps, request.body, {
+          ...contextOf(request),
+          fromLoopback,
+        })
         return reply.code(201).send(answerSignIn(reply, deps, signIn))
       },
     )
@@ -65,7 +96,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'login',
-          summary: 'Sign in with email and password (users with MFA get an mfa_token for the second step)',
+          summary:
+            'Sign in with email and password (users with MFA get an mfa_token for the second step)',
           body: LoginBody,
           response: {
             200: LoginResponse,
@@ -76,7 +108,11 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const device = readCookie(request, deps, DEVICE_COOKIE)
-        return answerSignInOutcome(reply, deps, await loginWithPassword(deps, request.body, { ...contextOf(request), device }))
+        return answerSignInOutcome(
+          reply,
+          deps,
+          await loginWithPassword(deps, request.body, { ...contextOf(request), device }),
+        )
       },
     )
 
@@ -84,7 +120,12 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/logout',
       {
         config: { allowedDuringEnrollment: true },
-        schema: { tags, operationId: 'logout', summary: 'End the current session and clear the cookies', response: { 204: NoContent } },
+        schema: {
+          tags,
+          operationId: 'logout',
+          summary: 'End the current session and clear the cookies',
+          response: { 204: NoContent },
+        },
       },
       async (request, reply) => {
         await logout(deps, callerOf(request), contextOf(request))
@@ -101,7 +142,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'reauthenticate',
-          summary: 'Confirm it is you: opens a 10-minute window in which sensitive changes of this session need no proof',
+          summary:
+            'Confirm it is you: opens a 10-minute window in which sensitive changes of this session need no proof',
           description:
             'Needs the password and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` ' +
             '(an answer to POST /api/auth/passkeys/proof/options). Within the window, the password and second-factor fields of the ' +
@@ -113,9 +155,15 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             400: errorResponse(
               'VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED',
             ),
-            403: errorResponse('RECENT_SIGN_IN_REQUIRED: the account has no password; sign in again; SESSION_REQUIRED: an API token'),
-            409: errorResponse('PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired'),
-            429: errorResponse('RATE_LIMITED: 10 wrong passwords (or codes, or passkey answers) per account per 15 minutes'),
+            403: errorResponse(
+              'RECENT_SIGN_IN_REQUIRED: the account has no password; sign in again; SESSION_REQUIRED: an API token',
+            ),
+            409: errorResponse(
+              'PASSKEY_CHALLENGE_EXPIRED: the proof challenge is unknown, used or expired',
+            ),
+            429: errorResponse(
+              'RATE_LIMITED: 10 wrong passwords (or codes, or passkey answers) per account per 15 minutes',
+            ),
           },
         },
       },

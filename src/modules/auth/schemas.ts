@@ -6,7 +6,10 @@ import { FactorProof } from '../passkeys/schemas.js'
 export const SetupStatus = Type.Object({
   initialized: Type.Boolean(),
   setup_code_required: Type.Optional(
-    Type.Boolean({ description: 'Whether POST /api/auth/setup from this address needs setup_code (while not initialized)' }),
+    Type.Boolean({
+      description:
+        'Whether POST /api/auth/setup from this address needs setup_code (while not initialized)',
+    }),
   ),
 })
 
@@ -29,13 +32,17 @@ export type LoginBody = Static<typeof LoginBody>
 
 export const SignInView = Type.Object({
   user: Type.Ref(UserView),
-  token: Type.String({ description: 'The access JWT; the same value is set in the `token` cookie' }),
+  token: Type.String({
+    description: 'The access JWT; the same value is set in the `token` cookie',
+  }),
   expires_at: Timestamp(),
 })
 
 export const MfaRequiredView = Type.Object({
   mfa_required: Type.Literal(true),
-  mfa_token: Type.String({ description: 'Single use; complete with POST /api/auth/mfa/verify within 5 minutes' }),
+  mfa_token: Type.String({
+    description: 'Single use; complete with POST /api/auth/mfa/verify within 5 minutes',
+  }),
   expires_at: Timestamp(),
 })
 
@@ -67,6 +74,7 @@ export type ReauthenticateBody = Static<typeof ReauthenticateBody>
 export const ReauthenticationView = Type.Object({
   reauthenticated_until: Type.String({
     format: 'date-time',
-    description: 'Until then this session may make sensitive changes without a proof in the request',
+    description:
+      'Until then this session may make sensitive changes without a proof in the request',
   }),
 })

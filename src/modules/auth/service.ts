@@ -9,7 +9,13 @@ import { normalizePassword } from '../../lib/password-policy.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { createMfaChallenge, type MfaChallenge } from '../mfa/challenge.js'
 import { isMfaEnabled } from '../mfa/service.js'
-import { anyUserExists, findPasswordCandidateByEmail, findUserById, updateUser, type PasswordCandidate } from '../users/repo.js'
+import {
+  anyUserExists,
+  findPasswordCandidateByEmail,
+  findUserById,
+  updateUser,
+  type PasswordCandidate,
+} from '../users/repo.js'
 import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
 import type { Caller } from './caller.js'
 import { loginCharges } from './login-limits.js'
@@ -29,7 +35,8 @@ export interface SessionView {
 }
 
 /** A completed first factor: either signed in, or waiting for the second factor. */
-export type SignInOutcome = { kind: 'session'; signIn: SignIn } | { kind: 'mfa'; challenge: MfaChallenge }
+export type SignInOutcome =
+  { kind: 'session'; signIn: SignIn } | { kind: 'mfa'; challenge: MfaChallenge }
 
 /**
  * The end of every first factor (password, OIDC): a user with MFA gets an mfa_token instead of a
@@ -47,16 +54,29 @@ export async function beginSignIn(
     if (user === null || user.disabled) throw new AppError('INVALID_CREDENTIALS')
     if (await isMfaEnabled(tx, userId)) {
       const challenge = await createMfaChallenge(deps, tx, userId, method)
-      await recordAudit(tx, deps.clock, ctx, { action: 'auth.mfa_required', actor: user, target: { type: 'user', id: userId }, metadata: { method } })
+      await recordAudit(tx, deps.clock, ctx, {
+        action: 'auth.mfa_required',
+        actor: user,
+        target: { type: 'user', id: userId },
+        metadata: { method },
+      })
       return { kind: 'mfa' as const, challenge }
     }
-    const updated = (await updateUser(tx, userId, { last_login_at: deps.clock.now().toISOString() })) ?? user
-    const session = await openSession(deps, tx, userId, ctx, { method, idpMfa: options.idpMfa === true })
+    const updated =
+      (await updateUser(tx, userId, { last_login_at: deps.clock.now().toISOString() })) ?? user
+    const session = await openSession(deps, tx, userId, ctx, {
+      method,
+      idpMfa: options.idpMfa === true,
+    })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.login',
       actor: updated,
       target: { type: 'user', id: userId },
-      metadata: { method, session_id: session.id, ...(options.idpMfa === true && { idp_mfa: true }) },
+      metadata: {
+        method,
+        session_id: session.id,
+        ...(options.idpMfa === true && { idp_mfa: true }),
+      },
     })
     return { kind: 'session' as const, user: updated, session }
   })
@@ -64,7 +84,10 @@ export async function beginSignIn(
   return { kind: 'session', signIn: await issueSignIn(deps, outcome.user, outcome.session) }
 }
 
-export async function getSetupStatus(deps: Deps, fromLoopback: boolean): Promise<{ initialized: boolean; setup_code_required?: boolean }> {
+export async function getSetupStatus(
+  deps: Deps,
+  fromLoopback: boolean,
+): Promise<{ initialized: boolean; setup_code_required?: boolean }> {
   const initialized = await anyUserExists(deps.db)
   return initialized ? { initialized } : { initialized, setup_code_required: !fromLoopback }
 }
@@ -81,11 +104,24 @@ export interface SetupInput {
  * same transaction as the user: of two concurrent calls, the second waits on the flag's unique key
  * and then finds it set, so exactly one user is created.
  */
-export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestContext & { fromLoopback: boolean }): Promise<SignIn> {
+export async function completeSetup(
+  deps: Deps,
+  input: SetupInput,
+  ctx: RequestContext & { fromLoopback: boolean },
+): Promise<SignIn> {
   if (await anyUserExists(deps.db)) throw new AppError('ALREADY_INITIALIZED')
   // From anywhere but the machine itself, the setup code of the log (issue #11 item 17).
-  if (!ctx.fromLoopback && (input.setup_code === undefined || !setupCodeMatches(deps, input.setup_code))) throw new AppError('SETUP_CODE_REQUIRED')
-  const row = await prepareNewUser(deps, { email: input.email, name: input.name, password: input.password, isAdmin: true })
+  if (
+    !ctx.fromLoopback &&
+    (input.setup_code === undefined || !setupCodeMatches(deps, input.setup_code))
+  )
+    throw new AppError('SETUP_CODE_REQUIRED')
+  const row = await prepareNewUser(deps, {
+    email: input.email,
+    name: input.name,
+    password: input.password,
+    isAdmin: true,
+  })
   const { user, session } = await deps.db.transaction().execute(async (tx) => {
     const now = deps.clock.now().toISOString()
     if (!(await setInstanceFlag(tx, 'setup_completed', now)) || (await anyUserExists(tx))) {
@@ -105,8 +141,14 @@ export async function completeSetup(deps: Deps, input: SetupInput, ctx: RequestC
 }
 
 /** Checked before the body is examined (CONTRACT.md §2.1): an exhausted budget answers 429 first. */
-export async function assertLoginAllowed(deps: Deps, email: string | null, ip: string): Promise<void> {
-  await deps.budgets.assertAvailable(loginCharges(email === null ? null : normalizeEmail(email), ip))
+export async function assertLoginAllowed(
+  deps: Deps,
+  email: string | null,
+  ip: string,
+): Promise<void> {
+  await deps.budgets.assertAvailable(
+    loginCharges(email === null ? null : normalizeEmail(email), ip),
+  )
 }
 
 export interface LoginInput {
@@ -122,7 +164,11 @@ export async function loginWithPassword(
   const email = normalizeEmail(input.email)
   const password = normalizePassword(input.password)
   // Read before the reservation below, which counts as a failure until the attempt succeeds.
-  const standing = await clientStanding(deps, { ip: ctx.ip, email, ...(ctx.device !== undefined && { device: ctx.device }) })
+  const standing = await clientStanding(deps, {
+    ip: ctx.ip,
+    email,
+    ...(ctx.device !== undefined && { device: ctx.device }),
+  })
   // A sign-in the hashing bound would refuse anyway is refused before it costs a budget reservation
   // and a database lookup: under a flood most attempts are such refusals (issue 26 item 7).
   deps.passwords.assertAdmits({ client: ctx.ip, known: standing.mayBeKnown })
@@ -169,7 +215,11 @@ export async function logout(deps: Deps, caller: Caller, ctx: RequestContext): P
   })
 }
 
-export async function listSessions(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<SessionView>> {
+export async function listSessions(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<SessionView>> {
   const window = pageWindow(query)
   const now = deps.clock.now()
   const idleSince = new Date(now.getTime() - deps.config.sessionIdleSeconds * 1000).toISOString()
@@ -183,7 +233,12 @@ export async function listSessions(deps: Deps, caller: Caller, query: PageQuery)
 }
 
 /** Revokes one of the caller's own live sessions; anything else is 404. */
-export async function revokeOwnSession(deps: Deps, caller: Caller, sessionId: string, ctx: RequestContext): Promise<void> {
+export async function revokeOwnSession(
+  deps: Deps,
+  caller: Caller,
+  sessionId: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     if (!(await revokeSession(tx, caller.user.id, sessionId, deps.clock.now().toISOString()))) {
       throw new AppError('NOT_FOUND', { message: 'No such session.' })

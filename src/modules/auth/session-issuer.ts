@@ -46,8 +46,16 @@ export async function openSession(
 }
 
 /** Signs the access JWT for a committed session. */
-export async function issueSignIn(deps: Deps, user: UserRecord, session: NewSession): Promise<SignIn> {
-  const token = await deps.accessTokens.issue({ sub: user.id, sid: session.id }, new Date(session.createdAt), new Date(session.expiresAt))
+export async function issueSignIn(
+  deps: Deps,
+  user: UserRecord,
+  session: NewSession,
+): Promise<SignIn> {
+  const token = await deps.accessTokens.issue(
+    { sub: user.id, sid: session.id },
+    new Date(session.createdAt),
+    new Date(session.expiresAt),
+  )
   return { user, token, expiresAt: session.expiresAt, sessionId: session.id }
 }
 

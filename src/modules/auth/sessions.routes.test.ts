@@ -8,7 +8,13 @@ describe('the token cookie', () => {
   it('is HttpOnly, SameSite=Lax, Path=/, with Max-Age = the session lifetime, and not Secure over http', async () => {
     const { response, token } = await createSignedInUser(t)
     const cookie = response.cookies.find((c) => c.name === 'token')!
-    expect(cookie).toMatchObject({ value: token, httpOnly: true, sameSite: 'Lax', path: '/', maxAge: 7 * 86400 })
+    expect(cookie).toMatchObject({
+      value: token,
+      httpOnly: true,
+      sameSite: 'Lax',
+      path: '/',
+      maxAge: 7 * 86400,
+    })
     expect(cookie.secure).toBeFalsy()
     const csrf = response.cookies.find((c) => c.name === 'csrf_token')!
     expect(csrf.httpOnly).toBeFalsy()
@@ -17,8 +23,16 @@ describe('the token cookie', () => {
 
   it('authenticates by itself, and the Bearer JWT equals its value', async () => {
     const { token, user } = await createSignedInUser(t)
-    const viaCookie = await t.app.inject({ method: 'GET', url: '/api/users/me', cookies: { token } })
-    const viaBearer = await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+    const viaCookie = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me',
+      cookies: { token },
+    })
+    const viaBearer = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me',
+      headers: bearer(token),
+    })
     expect(viaCookie.statusCode).toBe(200)
     expect(viaBearer.statusCode).toBe(200)
     expect(viaCookie.json()).toEqual(viaBearer.json())
@@ -61,7 +75,11 @@ describe('rejected credentials → 401 UNAUTHORIZED', () => {
   ]
   for (const [label, authorization] of cases) {
     it(`for ${label}`, async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/api/users/me', headers: { authorization } })
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/users/me',
+        headers: { authorization },
+      })
       expect(response.statusCode).toBe(401)
       expect(response.json().reason).toBe('UNAUTHORIZED')
     })
@@ -71,22 +89,39 @@ describe('rejected credentials → 401 UNAUTHORIZED', () => {
     const { token } = await createSignedInUser(t)
     const [header, payload] = token.split('.')
     const forged = `${header}.${payload}.${Buffer.alloc(32, 1).toString('base64url')}`
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(forged) })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(forged) }))
+        .statusCode,
+    ).toBe(401)
   })
 
   it('for a revoked session', async () => {
     const { token } = await createSignedInUser(t)
-    const sessions = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions', headers: bearer(token) })
+    const sessions = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/sessions',
+      headers: bearer(token),
+    })
     const current = sessions.json().items.find((s: { current: boolean }) => s.current)
-    await t.deps.db.updateTable('sessions').set({ revoked_at: new Date().toISOString() }).where('id', '=', current.id).execute()
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(401)
+    await t.deps.db
+      .updateTable('sessions')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', current.id)
+      .execute()
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) }))
+        .statusCode,
+    ).toBe(401)
   })
 
   it('for an expired session', async () => {
     const { token } = await createSignedInUser(t)
     t.clock.advance(7 * 86400 + 1)
     try {
-      expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(401)
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) }))
+          .statusCode,
+      ).toBe(401)
     } finally {
       t.clock.advance(-(7 * 86400 + 1))
     }
@@ -94,25 +129,48 @@ describe('rejected credentials → 401 UNAUTHORIZED', () => {
 
   it("for a session whose stored expiry has passed, though its access token's has not", async () => {
     const { token } = await createSignedInUser(t)
-    const sessions = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions', headers: bearer(token) })
+    const sessions = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/sessions',
+      headers: bearer(token),
+    })
     const current = sessions.json().items.find((s: { current: boolean }) => s.current)
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) }))
+        .statusCode,
+    ).toBe(200)
     const past = new Date(t.clock.now().getTime() - 1000).toISOString()
-    await t.deps.db.updateTable('sessions').set({ expires_at: past }).where('id', '=', current.id).execute()
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(401)
+    await t.deps.db
+      .updateTable('sessions')
+      .set({ expires_at: past })
+      .where('id', '=', current.id)
+      .execute()
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) }))
+        .statusCode,
+    ).toBe(401)
   })
 
   it('for a disabled user, on the very next request', async () => {
     const { token, user } = await createSignedInUser(t)
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) }))
+        .statusCode,
+    ).toBe(200)
     await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', user.id).execute()
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) }))
+        .statusCode,
+    ).toBe(401)
   })
 
   it('for a deleted user', async () => {
     const { token, user } = await createSignedInUser(t)
     await t.deps.db.deleteFrom('users').where('id', '=', user.id).execute()
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) }))
+        .statusCode,
+    ).toBe(401)
   })
 })
 
@@ -121,7 +179,11 @@ describe('GET /api/users/me/sessions', () => {
     const first = await createSignedInUser(t)
     const second = await login(t, first.email, first.password!)
     const third = await login(t, first.email, first.password!)
-    const page1 = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions?limit=2', headers: bearer(third.token) })
+    const page1 = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/sessions?limit=2',
+      headers: bearer(third.token),
+    })
     expect(page1.statusCode).toBe(200)
     const body1 = page1.json()
     expect(body1.items).toHaveLength(2)
@@ -151,17 +213,31 @@ describe('GET /api/users/me/sessions', () => {
 
   it('rejects a cursor it did not issue with 400 on the cursor field', async () => {
     const { token } = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions?cursor=bogus', headers: bearer(token) })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/sessions?cursor=bogus',
+      headers: bearer(token),
+    })
     expect(response.statusCode).toBe(400)
-    expect(response.json().details).toEqual([{ field: 'cursor', message: expect.any(String), code: 'invalid' }])
+    expect(response.json().details).toEqual([
+      { field: 'cursor', message: expect.any(String), code: 'invalid' },
+    ])
   })
 
   it("never shows another user's sessions", async () => {
     const alice = await createSignedInUser(t)
     const bob = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions', headers: bearer(alice.token) })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/sessions',
+      headers: bearer(alice.token),
+    })
     const ids = response.json().items.map((s: { id: string }) => s.id)
-    const bobSessions = await t.deps.db.selectFrom('sessions').select('id').where('user_id', '=', bob.user.id).execute()
+    const bobSessions = await t.deps.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('user_id', '=', bob.user.id)
+      .execute()
     for (const { id } of bobSessions) expect(ids).not.toContain(id)
   })
 })
@@ -170,27 +246,56 @@ describe('DELETE /api/users/me/sessions/{id}', () => {
   it('signs out that session only', async () => {
     const phone = await createSignedInUser(t)
     const laptop = await login(t, phone.email, phone.password!)
-    const list = await t.app.inject({ method: 'GET', url: '/api/users/me/sessions', headers: bearer(laptop.token) })
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/sessions',
+      headers: bearer(laptop.token),
+    })
     const phoneSession = list.json().items.find((s: { current: boolean }) => !s.current)
-    const response = await t.app.inject({ method: 'DELETE', url: `/api/users/me/sessions/${phoneSession.id}`, headers: bearer(laptop.token) })
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/users/me/sessions/${phoneSession.id}`,
+      headers: bearer(laptop.token),
+    })
     expect(response.statusCode).toBe(204)
     expect(response.body).toBe('')
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(phone.token) })).statusCode).toBe(401)
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(laptop.token) })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(phone.token) }))
+        .statusCode,
+    ).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(laptop.token) }))
+        .statusCode,
+    ).toBe(200)
 
-    const again = await t.app.inject({ method: 'DELETE', url: `/api/users/me/sessions/${phoneSession.id}`, headers: bearer(laptop.token) })
+    const again = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/users/me/sessions/${phoneSession.id}`,
+      headers: bearer(laptop.token),
+    })
     expect(again.statusCode).toBe(404)
   })
 
   it("answers 404 for another user's session and for a malformed id", async () => {
     const alice = await createSignedInUser(t)
     const bob = await createSignedInUser(t)
-    const bobSession = await t.deps.db.selectFrom('sessions').select('id').where('user_id', '=', bob.user.id).executeTakeFirstOrThrow()
+    const bobSession = await t.deps.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('user_id', '=', bob.user.id)
+      .executeTakeFirstOrThrow()
     for (const id of [bobSession.id, 'not-a-uuid', '00000000-0000-0000-0000-000000000000']) {
-      const response = await t.app.inject({ method: 'DELETE', url: `/api/users/me/sessions/${id}`, headers: bearer(alice.token) })
+      const response = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/users/me/sessions/${id}`,
+        headers: bearer(alice.token),
+      })
       expect(response.statusCode).toBe(404)
       expect(response.json().reason).toBe('NOT_FOUND')
     }
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(bob.token) })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(bob.token) }))
+        .statusCode,
+    ).toBe(200)
   })
 })

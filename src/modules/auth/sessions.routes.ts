@@ -32,7 +32,10 @@ export function sessionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'revokeSession',
           summary: 'Revoke one of your sessions (sign it out)',
           params: IdParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no live session of yours with this id') },
+          response: {
+            204: NoContent,
+            404: errorResponse('NOT_FOUND: no live session of yours with this id'),
+          },
         },
       },
       async (request, reply) => {

@@ -44,7 +44,11 @@ function carriesProxyHeader(headers: Record<string, unknown>): boolean {
  * require the code. A client can forge headers but never the peer address, so forging one only ever
  * makes the check stricter.
  */
-export function isLoopbackRequest(peerAddress: string | undefined, headers: Record<string, unknown>, trustProxy: unknown): boolean {
+export function isLoopbackRequest(
+  peerAddress: string | undefined,
+  headers: Record<string, unknown>,
+  trustProxy: unknown,
+): boolean {
   if (peerAddress === undefined || trustProxy !== false || carriesProxyHeader(headers)) return false
   const address = peerAddress.startsWith('::ffff:') ? peerAddress.slice(7) : peerAddress
   if (net.isIPv4(address)) return address.startsWith('127.')
@@ -64,7 +68,10 @@ export function setupCodeNotice(code: string): string {
  * log says only where to find it. Log shippers collect the JSON log; a secret there would outlive
  * the setup in every aggregator that indexed it.
  */
-export async function announceSetupCode(deps: Deps, terminal: { write(text: string): unknown }): Promise<void> {
+export async function announceSetupCode(
+  deps: Deps,
+  terminal: { write(text: string): unknown },
+): Promise<void> {
   if (await anyUserExists(deps.db)) return
   terminal.write(setupCodeNotice(setupCodeFor(deps)))
   deps.logger.info(

@@ -32,7 +32,8 @@ function returnUrl(deps: Deps, field: string, sent: string | undefined, fallback
   } catch {
     throw invalidField(field, 'must be an absolute URL')
   }
-  if (url.origin !== new URL(deps.config.publicUrl).origin) throw invalidField(field, `must be on ${new URL(deps.config.publicUrl).origin}`)
+  if (url.origin !== new URL(deps.config.publicUrl).origin)
+    throw invalidField(field, `must be on ${new URL(deps.config.publicUrl).origin}`)
   return url.href.replaceAll(encodeURI(SESSION_ID_PLACEHOLDER), SESSION_ID_PLACEHOLDER)
 }
 
@@ -52,7 +53,11 @@ async function upstream<T>(deps: Deps, what: string, call: () => Promise<T>): Pr
  * the organization, so concurrent first checkouts get the same customer from Stripe; the first one
  * stored wins and everyone uses it.
  */
-async function customerOf(deps: Deps, stripe: StripeAdapter, organization: OrganizationRecord): Promise<string> {
+async function customerOf(
+  deps: Deps,
+  stripe: StripeAdapter,
+  organization: OrganizationRecord,
+): Promise<string> {
   const stored = await findStripeCustomerId(deps.db, organization.id)
   if (stored !== null) return stored
   const created = await upstream(deps, 'creating the customer', () =>
@@ -66,22 +71,46 @@ async function customerOf(deps: Deps, stripe: StripeAdapter, organization: Organ
   return (await findStripeCustomerId(deps.db, organization.id)) ?? created
 }
 
-export async function createCheckoutSession(deps: Deps, caller: Caller, input: CheckoutBody, ctx: RequestContext): Promise<CheckoutSessionView> {
-  const organization = await requirePermission(deps.db, input.organization_id, caller.user.id, 'billing')
+export async function createCheckoutSession(
+  deps: Deps,
+  caller: Caller,
+  input: CheckoutBody,
+  ctx: RequestContext,
+): Promise<CheckoutSessionView> {
+  const organization = await requirePermission(
+    deps.db,
+    input.organization_id,
+    caller.user.id,
+    'billing',
+  )
   const stripe = deps.stripe
   const plans = purchasablePlans(deps)
-  if (stripe === null || plans.length === 0) throw new AppError('NOT_CONFIGURED', { message: 'Billing is not configured on this instance.' })
+  if (stripe === null || plans.length === 0)
+    throw new AppError('NOT_CONFIGURED', { message: 'Billing is not configured on this instance.' })
   const plan = plans.find((candidate) => candidate.id === input.plan)
   if (plan === undefined) throw invalidField('plan', 'is not a plan of this instance')
   const priceId = plan.prices[input.interval]
-  if (priceId === undefined) throw invalidField('interval', `is not offered for the plan ${plan.id}`)
+  if (priceId === undefined)
+    throw invalidField('interval', `is not offered for the plan ${plan.id}`)
   const base = deps.config.publicUrl
-  const successUrl = returnUrl(deps, 'success_url', input.success_url, `${base}/billing/success?session_id=${SESSION_ID_PLACEHOLDER}`)
+  const successUrl = returnUrl(
+    deps,
+    'success_url',
+    input.success_url,
+    `${base}/billing/success?session_id=${SESSION_ID_PLACEHOLDER}`,
+  )
   const cancelUrl = returnUrl(deps, 'cancel_url', input.cancel_url, `${base}/billing/cancel`)
 
   const customerId = await customerOf(deps, stripe, organization)
   const session = await upstream(deps, 'creating the checkout session', () =>
-    stripe.createCheckoutSession({ customerId, priceId, successUrl, cancelUrl, organizationId: organization.id, planId: plan.id }),
+    stripe.createCheckoutSession({
+      customerId,
+      priceId,
+      successUrl,
+      cancelUrl,
+      organizationId: organization.id,
+      planId: plan.id,
+    }),
   )
   await recordAudit(deps.db, deps.clock, ctx, {
     action: 'billing.checkout_create',

@@ -19,7 +19,8 @@ import type { StripeEvent } from './stripe.js'
 export const FREE_PLAN = 'free'
 
 export type PlanChange =
-  { organizationId: string; customerId: string | null; plan: string } | { organizationId?: undefined; customerId: string; plan: string }
+  | { organizationId: string; customerId: string | null; plan: string }
+  | { organizationId?: undefined; customerId: string; plan: string }
 
 const ENDED = new Set(['canceled', 'unpaid', 'incomplete_expired', 'paused'])
 const LIVE = new Set(['active', 'trialing'])
@@ -33,7 +34,10 @@ function customerIdOf(value: unknown): string | null {
   return text(value) ?? text((value as { id?: unknown } | null)?.id)
 }
 
-function subscriptionPlan(billing: BillingConfig, subscription: Record<string, unknown>): string | null {
+function subscriptionPlan(
+  billing: BillingConfig,
+  subscription: Record<string, unknown>,
+): string | null {
   const items = (subscription.items as { data?: unknown } | undefined)?.data
   if (!Array.isArray(items)) return null
   for (const item of items as Array<{ price?: { id?: unknown } } | null>) {
@@ -51,8 +55,10 @@ export function planChangeOf(billing: BillingConfig, event: StripeEvent): PlanCh
     case 'checkout.session.completed': {
       const organizationId = text(object.client_reference_id)
       const plan = text((object.metadata as { plan?: unknown } | null)?.plan)
-      const settled = object.payment_status === 'paid' || object.payment_status === 'no_payment_required'
-      if (object.mode !== 'subscription' || !settled || organizationId === null || plan === null) return null
+      const settled =
+        object.payment_status === 'paid' || object.payment_status === 'no_payment_required'
+      if (object.mode !== 'subscription' || !settled || organizationId === null || plan === null)
+        return null
       if (!billing.plans.some((candidate) => candidate.id === plan)) return null
       return { organizationId, customerId: customerIdOf(object.customer), plan }
     }
@@ -61,7 +67,8 @@ export function planChangeOf(billing: BillingConfig, event: StripeEvent): PlanCh
       const customerId = customerIdOf(object.customer)
       if (customerId === null) return null
       const status = text(object.status)
-      if (event.type === 'customer.subscription.deleted' || (status !== null && ENDED.has(status))) return { customerId, plan: FREE_PLAN }
+      if (event.type === 'customer.subscription.deleted' || (status !== null && ENDED.has(status)))
+        return { customerId, plan: FREE_PLAN }
       if (status === null || !LIVE.has(status)) return null
       const plan = subscriptionPlan(billing, object)
       return plan === null ? null : { customerId, plan }

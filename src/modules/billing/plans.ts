@@ -1,7 +1,13 @@
 /** The plans of BILLING_PLANS as the API offers them (CONTRACT.md §11). */
 import { BILLING_INTERVALS, type BillingConfig, type BillingPlan } from '../../config.js'
 import type { Deps } from '../../deps.js'
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import {
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  toPage,
+  type Page,
+  type PageQuery,
+} from '../../lib/pagination.js'
 import type { PlanView } from './schemas.js'
 
 /** Plans can be bought only with a Stripe key: without one, none is offered. */
@@ -25,7 +31,11 @@ export function listPlans(deps: Deps, query: PageQuery): Page<PlanView> {
   return toPage(
     plans.slice(start, start + limit + 1),
     limit,
-    (plan) => ({ id: plan.id, name: plan.name, intervals: BILLING_INTERVALS.filter((interval) => plan.prices[interval] !== undefined) }),
+    (plan) => ({
+      id: plan.id,
+      name: plan.name,
+      intervals: BILLING_INTERVALS.filter((interval) => plan.prices[interval] !== undefined),
+    }),
     (plan) => [plan.id, ''],
   )
 }

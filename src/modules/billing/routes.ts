@@ -40,8 +40,12 @@ export function billingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: CheckoutBody,
           response: {
             201: CheckoutSessionView,
-            400: errorResponse('VALIDATION_FAILED: also an unknown plan, an interval the plan is not sold in, or a return URL on another origin'),
-            403: errorResponse('FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication)'),
+            400: errorResponse(
+              'VALIDATION_FAILED: also an unknown plan, an interval the plan is not sold in, or a return URL on another origin',
+            ),
+            403: errorResponse(
+              'FORBIDDEN: only owners manage billing; CSRF_FAILED (cookie authentication)',
+            ),
             404: errorResponse('NOT_FOUND: no such organization, or you are not a member'),
             429: errorResponse('RATE_LIMITED: 10 checkout attempts per 15 minutes per user'),
             502: errorResponse('UPSTREAM_FAILED: Stripe failed or could not be reached'),
@@ -49,7 +53,12 @@ export function billingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request, reply) => reply.code(201).send(await createCheckoutSession(deps, callerOf(request), request.body, contextOf(request))),
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(
+            await createCheckoutSession(deps, callerOf(request), request.body, contextOf(request)),
+          ),
     )
 
     await app.register(webhookRoutes(deps))

@@ -15,19 +15,31 @@ export type PlanView = Static<typeof PlanView>
 export const PlanPage = PageOf(PlanView)
 
 const ReturnUrl = (what: string) =>
-  Type.Optional(Text({ minLength: 1, maxLength: 2048, description: `${what}; must be on this service's own origin (PUBLIC_URL)` }))
+  Type.Optional(
+    Text({
+      minLength: 1,
+      maxLength: 2048,
+      description: `${what}; must be on this service's own origin (PUBLIC_URL)`,
+    }),
+  )
 
 export const CheckoutBody = Body({
   organization_id: Text({ minLength: 1, maxLength: 200 }),
   plan: Text({ minLength: 1, maxLength: 64, description: 'A plan id of GET /api/billing/plans' }),
   interval: Interval,
-  success_url: ReturnUrl('Where Stripe sends the payer afterwards; {CHECKOUT_SESSION_ID} is replaced by the session id'),
+  success_url: ReturnUrl(
+    'Where Stripe sends the payer afterwards; {CHECKOUT_SESSION_ID} is replaced by the session id',
+  ),
   cancel_url: ReturnUrl('Where Stripe sends a payer who gives up'),
 })
 export type CheckoutBody = Static<typeof CheckoutBody>
 
 /** CONTRACT.md §3.9: `url` is Stripe's hosted checkout page. */
-export const CheckoutSessionView = Type.Object({ id: Type.String(), url: Type.String(), expires_at: Timestamp() })
+export const CheckoutSessionView = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  expires_at: Timestamp(),
+})
 export type CheckoutSessionView = Static<typeof CheckoutSessionView>
 
 export const WebhookHeaders = Type.Object({
@@ -45,14 +57,24 @@ export const WebhookHeaders = Type.Object({
 export const StripeEvent = Type.Object(
   {
     id: Type.String({ examples: ['evt_1NG8Du2eZvKYlo2CUI79vXWy'] }),
-    type: Type.String({ examples: ['checkout.session.completed', 'customer.subscription.updated', 'customer.subscription.deleted'] }),
+    type: Type.String({
+      examples: [
+        'checkout.session.completed',
+        'customer.subscription.updated',
+        'customer.subscription.deleted',
+      ],
+    }),
     created: Type.Number({ description: 'Unix time of the event' }),
-    data: Type.Object({ object: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true }),
+    data: Type.Object(
+      { object: Type.Object({}, { additionalProperties: true }) },
+      { additionalProperties: true },
+    ),
   },
   {
     title: 'StripeEvent',
     additionalProperties: true,
-    description: 'A Stripe event exactly as Stripe sent it (at most 64 KiB): the Stripe-Signature header is verified against these bytes',
+    description:
+      'A Stripe event exactly as Stripe sent it (at most 64 KiB): the Stripe-Signature header is verified against these bytes',
   },
 )
 export type WebhookHeaders = Static<typeof WebhookHeaders>

@@ -58,7 +58,8 @@ const ERROR_CODE = /^[A-Za-z0-9_.-]{1,64}$/
 
 function upstreamError(error: unknown): StripeUpstreamError {
   const Stripe = stripeLibrary()
-  if (!(error instanceof Stripe.errors.StripeError)) return new StripeUpstreamError('Stripe could not be reached.')
+  if (!(error instanceof Stripe.errors.StripeError))
+    return new StripeUpstreamError('Stripe could not be reached.')
   const details = {
     type: error.type,
     ...(error.statusCode !== undefined && { status: error.statusCode }),
@@ -68,7 +69,10 @@ function upstreamError(error: unknown): StripeUpstreamError {
   if (error instanceof Stripe.errors.StripeConnectionError || error.statusCode === undefined) {
     return new StripeUpstreamError('Stripe could not be reached.', details)
   }
-  return new StripeUpstreamError(`Stripe answered HTTP ${error.statusCode}${details.code === undefined ? '' : ` (${details.code})`}.`, details)
+  return new StripeUpstreamError(
+    `Stripe answered HTTP ${error.statusCode}${details.code === undefined ? '' : ` (${details.code})`}.`,
+    details,
+  )
 }
 
 async function calling<T>(request: () => Promise<T>): Promise<T> {
@@ -116,7 +120,8 @@ export function createStripeAdapter(billing: BillingConfig): StripeAdapter | nul
           subscription_data: { metadata },
         }),
       )
-      if (session.url === null) throw new StripeUpstreamError('Stripe answered without a checkout page URL.')
+      if (session.url === null)
+        throw new StripeUpstreamError('Stripe answered without a checkout page URL.')
       return { id: session.id, url: session.url, expiresAt: new Date(session.expires_at * 1000) }
     },
   }
@@ -146,12 +151,27 @@ export class WebhookRejected extends Error {
  * Checks the Stripe-Signature header against the raw body (HMAC-SHA256 under the endpoint secret,
  * timestamp within Stripe's 5-minute tolerance of `now`) and returns the event it signs.
  */
-export function verifyStripeEvent(payload: Buffer, signature: string, secret: string, now: Date): StripeEvent {
+export function verifyStripeEvent(
+  payload: Buffer,
+  signature: string,
+  secret: string,
+  now: Date,
+): StripeEvent {
   let event: unknown
   try {
-    event = stripeLibrary().webhooks.constructEvent(payload, signature, secret, undefined, undefined, now.getTime())
+    event = stripeLibrary().webhooks.constructEvent(
+      payload,
+      signature,
+      secret,
+      undefined,
+      undefined,
+      now.getTime(),
+    )
   } catch {
-    throw new WebhookRejected('stripe-signature', 'is not a valid, current signature of this payload')
+    throw new WebhookRejected(
+      'stripe-signature',
+      'is not a valid, current signature of this payload',
+    )
   }
   const e = event as Partial<StripeEvent> | null
   if (

@@ -5,7 +5,12 @@ import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import { createOrgWithRoles } from '../../../test/helpers/organizations.js'
 import { scanResponsesForSecrets } from '../../../test/helpers/secret-scan.js'
-import { billingEnv, startStripeStandIn, TEST_STRIPE_SECRET_KEY, TEST_STRIPE_WEBHOOK_SECRET } from '../../../test/helpers/stripe-stand-in.js'
+import {
+  billingEnv,
+  startStripeStandIn,
+  TEST_STRIPE_SECRET_KEY,
+  TEST_STRIPE_WEBHOOK_SECRET,
+} from '../../../test/helpers/stripe-stand-in.js'
 
 const stripe = await startStripeStandIn(TEST_STRIPE_SECRET_KEY)
 const t = useTestApp({ env: { ...billingEnv(stripe), RATE_LIMIT_GENERAL: '0' } })
@@ -17,15 +22,32 @@ afterAll(async () => {
 let sequence = 0
 const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000)
 
-function event(type: string, object: Record<string, unknown>, created = nowSeconds()): Record<string, unknown> {
+function event(
+  type: string,
+  object: Record<string, unknown>,
+  created = nowSeconds(),
+): Record<string, unknown> {
   sequence += 1
-  return { id: `evt_test_${sequence}_${Date.now()}`, object: 'event', api_version: '2026-10-28.endive', created, type, data: { object } }
+  return {
+    id: `evt_test_${sequence}_${Date.now()}`,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    created,
+    type,
+    data: { object },
+  }
 }
 
 /** Delivers the event as Stripe does: the exact bytes, signed with the endpoint secret. */
 function deliver(
   payload: Record<string, unknown> | string,
-  options: { secret?: string; timestamp?: number; signature?: string | null; contentType?: string; app?: typeof t.app } = {},
+  options: {
+    secret?: string
+    timestamp?: number
+    signature?: string | null
+    contentType?: string
+    app?: typeof t.app
+  } = {},
 ) {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload, null, 2)
   const signature =
@@ -39,13 +61,20 @@ function deliver(
   return (options.app ?? t.app).inject({
     method: 'POST',
     url: '/api/billing/webhook',
-    headers: { 'content-type': options.contentType ?? 'application/json', ...(signature !== null && { 'stripe-signature': signature }) },
+    headers: {
+      'content-type': options.contentType ?? 'application/json',
+      ...(signature !== null && { 'stripe-signature': signature }),
+    },
     payload: body,
   })
 }
 
 const planOf = async (organizationId: string) =>
-  await t.deps.db.selectFrom('organizations').select(['plan', 'stripe_customer_id']).where('id', '=', organizationId).executeTakeFirstOrThrow()
+  await t.deps.db
+    .selectFrom('organizations')
+    .select(['plan', 'stripe_customer_id'])
+    .where('id', '=', organizationId)
+    .executeTakeFirstOrThrow()
 
 const planChanges = (organizationId: string) =>
   t.deps.db
@@ -55,7 +84,12 @@ const planChanges = (organizationId: string) =>
     .where('target_id', '=', organizationId)
     .execute()
 
-function completed(organizationId: string, customer: string, plan = 'pro', extra: Record<string, unknown> = {}) {
+function completed(
+  organizationId: string,
+  customer: string,
+  plan = 'pro',
+  extra: Record<string, unknown> = {},
+) {
   return event('checkout.session.completed', {
     id: `cs_test_${sequence}`,
     object: 'checkout.session',
@@ -70,7 +104,13 @@ function completed(organizationId: string, customer: string, plan = 'pro', extra
   })
 }
 
-function subscription(type: string, customer: string, status: string, price: string, created?: number) {
+function subscription(
+  type: string,
+  customer: string,
+  status: string,
+  price: string,
+  created?: number,
+) {
   return event(
     type,
     {
@@ -95,12 +135,17 @@ describe('signatures', () => {
       deliver(payload, { secret: 'whsec_someoneElsesSecret123' }),
       deliver(payload, { timestamp: nowSeconds() - 600 }),
       deliver(body.replace('"pro"', '"team"'), {
-        signature: Stripe.webhooks.generateTestHeaderString({ payload: body, secret: TEST_STRIPE_WEBHOOK_SECRET }),
+        signature: Stripe.webhooks.generateTestHeaderString({
+          payload: body,
+          secret: TEST_STRIPE_WEBHOOK_SECRET,
+        }),
       }),
     ]
     for (const response of await Promise.all(cases)) {
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details.map((d: { field: string }) => d.field)).toEqual(['stripe-signature'])
+      expect(response.json().details.map((d: { field: string }) => d.field)).toEqual([
+        'stripe-signature',
+      ])
     }
     expect((await planOf(org.id)).plan).toBe('free')
     expect(
@@ -113,14 +158,25 @@ describe('signatures', () => {
   })
 
   it('takes only JSON bodies and is not held to the general rate limit', async () => {
-    expectReason(await deliver('id=evt_1', { contentType: 'application/x-www-form-urlencoded' }), 415, 'UNSUPPORTED_MEDIA_TYPE')
+    expectReason(
+      await deliver('id=evt_1', { contentType: 'application/x-www-form-urlencoded' }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    )
     // One request per minute for everything else: Stripe's deliveries must all get through.
     const strict = await startPeerInstance(t, { RATE_LIMIT_GENERAL: '1' })
     try {
-      for (let i = 0; i < 3; i++) expect((await deliver(event('ping.test', {}), { app: strict.app })).statusCode).toBe(200)
+      for (let i = 0; i < 3; i++)
+        expect((await deliver(event('ping.test', {}), { app: strict.app })).statusCode).toBe(200)
       // …while the limit is in force for the other public routes.
-      expect((await strict.app.inject({ method: 'GET', url: '/api/auth/setup' })).statusCode).toBe(200)
-      expectReason(await strict.app.inject({ method: 'GET', url: '/api/auth/setup' }), 429, 'RATE_LIMITED')
+      expect((await strict.app.inject({ method: 'GET', url: '/api/auth/setup' })).statusCode).toBe(
+        200,
+      )
+      expectReason(
+        await strict.app.inject({ method: 'GET', url: '/api/auth/setup' }),
+        429,
+        'RATE_LIMITED',
+      )
     } finally {
       await strict.close()
     }
@@ -129,7 +185,9 @@ describe('signatures', () => {
   it('refuses a validly signed body that is not a Stripe event (400 on body)', async () => {
     const response = await deliver({ hello: 'world' })
     expectReason(response, 400, 'VALIDATION_FAILED')
-    expect(response.json().details).toEqual([{ field: 'body', message: 'is not a Stripe event', code: 'invalid' }])
+    expect(response.json().details).toEqual([
+      { field: 'body', message: 'is not a Stripe event', code: 'invalid' },
+    ])
   })
 })
 
@@ -143,7 +201,11 @@ describe('plan changes', () => {
     const changes = await planChanges(org.id)
     expect(changes).toHaveLength(1)
     expect(changes[0]!.actor_id).toBeNull()
-    expect(JSON.parse(changes[0]!.metadata)).toMatchObject({ from: 'free', to: 'pro', stripe_event_type: 'checkout.session.completed' })
+    expect(JSON.parse(changes[0]!.metadata)).toMatchObject({
+      from: 'free',
+      to: 'pro',
+      stripe_event_type: 'checkout.session.completed',
+    })
   })
 
   it('processes each event id once: a redelivery answers 200 and changes nothing, also when concurrent', async () => {
@@ -152,7 +214,13 @@ describe('plan changes', () => {
     const concurrent = await Promise.all([deliver(first), deliver(first), deliver(first)])
     expect(concurrent.map((r) => r.statusCode)).toEqual([200, 200, 200])
     expect(await planChanges(org.id)).toHaveLength(1)
-    expect((await deliver(subscription('customer.subscription.deleted', 'cus_once', 'canceled', 'price_pro_month'))).statusCode).toBe(200)
+    expect(
+      (
+        await deliver(
+          subscription('customer.subscription.deleted', 'cus_once', 'canceled', 'price_pro_month'),
+        )
+      ).statusCode,
+    ).toBe(200)
     expect((await planOf(org.id)).plan).toBe('free')
     // The old checkout event again: already processed, so the organization stays on free.
     const again = await deliver(first)
@@ -182,17 +250,29 @@ describe('plan changes', () => {
       ['canceled', 'price_pro_year', 'free'],
     ]
     for (const [status, price, expected] of steps) {
-      expect((await deliver(subscription('customer.subscription.updated', 'cus_updates', status, price))).statusCode).toBe(200)
+      expect(
+        (await deliver(subscription('customer.subscription.updated', 'cus_updates', status, price)))
+          .statusCode,
+      ).toBe(200)
       expect((await planOf(org.id)).plan, `${status} ${price}`).toBe(expected)
     }
-    expect((await planChanges(org.id)).map((row) => JSON.parse(row.metadata).to)).toEqual(['pro', 'team', 'pro', 'free', 'pro', 'free'])
+    expect((await planChanges(org.id)).map((row) => JSON.parse(row.metadata).to)).toEqual([
+      'pro',
+      'team',
+      'pro',
+      'free',
+      'pro',
+      'free',
+    ])
   })
 
   it('customer.subscription.deleted puts the organization back on free', async () => {
     const org = await createOrgWithRoles(t)
     await deliver(completed(org.id, 'cus_deleted', 'team'))
     expect((await planOf(org.id)).plan).toBe('team')
-    await deliver(subscription('customer.subscription.deleted', 'cus_deleted', 'canceled', 'price_team_year'))
+    await deliver(
+      subscription('customer.subscription.deleted', 'cus_deleted', 'canceled', 'price_team_year'),
+    )
     expect((await planOf(org.id)).plan).toBe('free')
   })
 
@@ -200,8 +280,24 @@ describe('plan changes', () => {
     const org = await createOrgWithRoles(t)
     const created = nowSeconds()
     await deliver(completed(org.id, 'cus_order'))
-    await deliver(subscription('customer.subscription.deleted', 'cus_order', 'canceled', 'price_pro_month', created + 10))
-    await deliver(subscription('customer.subscription.updated', 'cus_order', 'active', 'price_team_year', created + 5))
+    await deliver(
+      subscription(
+        'customer.subscription.deleted',
+        'cus_order',
+        'canceled',
+        'price_pro_month',
+        created + 10,
+      ),
+    )
+    await deliver(
+      subscription(
+        'customer.subscription.updated',
+        'cus_order',
+        'active',
+        'price_team_year',
+        created + 5,
+      ),
+    )
     expect((await planOf(org.id)).plan).toBe('free')
   })
 

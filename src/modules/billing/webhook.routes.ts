@@ -14,7 +14,9 @@ import { handleStripeWebhook } from './webhook.service.js'
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) =>
+      done(null, body),
+    )
 
     app.post(
       '/webhook',
@@ -23,12 +25,15 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['billing'],
           operationId: 'receiveStripeWebhook',
-          summary: "Stripe's events (signed with STRIPE_WEBHOOK_SECRET): checkout completed, subscription updated or deleted",
+          summary:
+            "Stripe's events (signed with STRIPE_WEBHOOK_SECRET): checkout completed, subscription updated or deleted",
           headers: WebhookHeaders,
           rawBody: StripeEvent,
           response: {
             200: WebhookAck,
-            400: errorResponse('VALIDATION_FAILED: missing or invalid Stripe-Signature (details: stripe-signature)'),
+            400: errorResponse(
+              'VALIDATION_FAILED: missing or invalid Stripe-Signature (details: stripe-signature)',
+            ),
             503: errorResponse('NOT_CONFIGURED: no STRIPE_WEBHOOK_SECRET'),
           },
         },

@@ -2,7 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
-import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD, enableMfa, uniqueEmail } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  uniqueEmail,
+} from '../../../test/helpers/factories.js'
 import { createProvider } from '../../../test/helpers/oidc-flow.js'
 import { startOidcProvider, type OidcProviderStandIn } from '../../../test/helpers/oidc-provider.js'
 import { totpCode } from '../../../test/helpers/rfc6238.js'
@@ -21,13 +28,22 @@ afterAll(async () => {
   await idp?.close()
 })
 
-type Checklist = { items: Array<{ key: string; done: boolean; optional: boolean }>; complete: boolean; dismissed: boolean }
+type Checklist = {
+  items: Array<{ key: string; done: boolean; optional: boolean }>
+  complete: boolean
+  dismissed: boolean
+}
 const checklist = async (token: string): Promise<Checklist> => {
-  const response = await t.app.inject({ method: 'GET', url: '/api/admin/checklist', headers: bearer(token) })
+  const response = await t.app.inject({
+    method: 'GET',
+    url: '/api/admin/checklist',
+    headers: bearer(token),
+  })
   expect(response.statusCode, response.body).toBe(200)
   return response.json()
 }
-const doneOf = (list: Checklist) => Object.fromEntries(list.items.map((item) => [item.key, item.done]))
+const doneOf = (list: Checklist) =>
+  Object.fromEntries(list.items.map((item) => [item.key, item.done]))
 
 describe('GET /api/admin/checklist', () => {
   it('reflects the real state after each step', async () => {
@@ -53,12 +69,30 @@ describe('GET /api/admin/checklist', () => {
     expect(doneOf(await checklist(other.token)).two_factor).toBe(false)
 
     // 2. Outgoing mail: configured is not enough, a delivered test is; a later change asks for a new test.
-    const smtpSettings = { enabled: true, host: smtp.host, port: smtp.port, from_address: 'sb@example.com' }
+    const smtpSettings = {
+      enabled: true,
+      host: smtp.host,
+      port: smtp.port,
+      from_address: 'sb@example.com',
+    }
     expect(
-      (await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: smtpSettings })).statusCode,
+      (
+        await t.app.inject({
+          method: 'PUT',
+          url: '/api/admin/settings/smtp',
+          headers: bearer(admin.token),
+          payload: smtpSettings,
+        })
+      ).statusCode,
     ).toBe(200)
     expect(doneOf(await checklist(admin.token)).outgoing_mail).toBe(false)
-    const test = () => t.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(admin.token), payload: {} })
+    const test = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/admin/settings/smtp/test',
+        headers: bearer(admin.token),
+        payload: {},
+      })
     smtp.rejectRecipients = { code: 550, text: 'no' }
     expect((await test()).statusCode).toBe(502)
     smtp.rejectRecipients = null
@@ -68,9 +102,16 @@ describe('GET /api/admin/checklist', () => {
     expect(doneOf(await checklist(admin.token)).outgoing_mail).toBe(true)
     t.clock.advance(1)
     const renamed = { from_name: 'Switchboard' }
-    expect((await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: renamed })).statusCode).toBe(
-      200,
-    )
+    expect(
+      (
+        await t.app.inject({
+          method: 'PUT',
+          url: '/api/admin/settings/smtp',
+          headers: bearer(admin.token),
+          payload: renamed,
+        })
+      ).statusCode,
+    ).toBe(200)
     expect(doneOf(await checklist(admin.token)).outgoing_mail).toBe(false)
     t.clock.advance(1)
     expect((await test()).statusCode).toBe(200)
@@ -85,13 +126,22 @@ describe('GET /api/admin/checklist', () => {
       method: 'PUT',
       url: '/api/admin/settings/two-factor-policy',
       headers: bearer(admin.token),
-      payload: { required: 'admins', current_password: DEFAULT_PASSWORD, code: totpCode(mfa.secret, t.clock.now()) },
+      payload: {
+        required: 'admins',
+        current_password: DEFAULT_PASSWORD,
+        code: totpCode(mfa.secret, t.clock.now()),
+      },
     })
     expect(policy.statusCode, policy.body).toBe(200)
     expect(doneOf(await checklist(admin.token)).require_two_factor).toBe(true)
 
     // 5. The team invited (an invitation made, with or without mail).
-    const org = await t.app.inject({ method: 'POST', url: '/api/organizations', headers: bearer(admin.token), payload: { name: 'Team' } })
+    const org = await t.app.inject({
+      method: 'POST',
+      url: '/api/organizations',
+      headers: bearer(admin.token),
+      payload: { name: 'Team' },
+    })
     const invited = await t.app.inject({
       method: 'POST',
       url: `/api/organizations/${org.json().id}/invitations`,
@@ -100,7 +150,13 @@ describe('GET /api/admin/checklist', () => {
     })
     expect(invited.statusCode).toBe(201)
     const last = await checklist(admin.token)
-    expect(doneOf(last)).toEqual({ two_factor: true, outgoing_mail: true, identity_provider: true, require_two_factor: true, invite_team: true })
+    expect(doneOf(last)).toEqual({
+      two_factor: true,
+      outgoing_mail: true,
+      identity_provider: true,
+      require_two_factor: true,
+      invite_team: true,
+    })
     expect(last.complete).toBe(true)
 
     // Undone in reality, undone on the list: the policy back to off (with the next TOTP step: each is accepted once).
@@ -109,7 +165,11 @@ describe('GET /api/admin/checklist', () => {
       method: 'PUT',
       url: '/api/admin/settings/two-factor-policy',
       headers: bearer(admin.token),
-      payload: { required: 'off', current_password: DEFAULT_PASSWORD, code: totpCode(mfa.secret, t.clock.now()) },
+      payload: {
+        required: 'off',
+        current_password: DEFAULT_PASSWORD,
+        code: totpCode(mfa.secret, t.clock.now()),
+      },
     })
     expect(off.statusCode, off.body).toBe(200)
     const after = await checklist(admin.token)
@@ -122,20 +182,47 @@ describe('GET /api/admin/checklist', () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const other = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
-    expectReason(await t.app.inject({ method: 'GET', url: '/api/admin/checklist', headers: bearer(user.token) }), 403, 'FORBIDDEN')
     expectReason(
-      await t.app.inject({ method: 'PUT', url: '/api/admin/checklist', headers: bearer(user.token), payload: { dismissed: true } }),
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/admin/checklist',
+        headers: bearer(user.token),
+      }),
       403,
       'FORBIDDEN',
     )
-    expectReason(await t.app.inject({ method: 'GET', url: '/api/admin/checklist' }), 401, 'UNAUTHORIZED')
     expectReason(
-      await t.app.inject({ method: 'PUT', url: '/api/admin/checklist', headers: bearer(admin.token), payload: {} }),
+      await t.app.inject({
+        method: 'PUT',
+        url: '/api/admin/checklist',
+        headers: bearer(user.token),
+        payload: { dismissed: true },
+      }),
+      403,
+      'FORBIDDEN',
+    )
+    expectReason(
+      await t.app.inject({ method: 'GET', url: '/api/admin/checklist' }),
+      401,
+      'UNAUTHORIZED',
+    )
+    expectReason(
+      await t.app.inject({
+        method: 'PUT',
+        url: '/api/admin/checklist',
+        headers: bearer(admin.token),
+        payload: {},
+      }),
       400,
       'VALIDATION_FAILED',
     )
 
-    const dismissed = await t.app.inject({ method: 'PUT', url: '/api/admin/checklist', headers: bearer(admin.token), payload: { dismissed: true } })
+    const dismissed = await t.app.inject({
+      method: 'PUT',
+      url: '/api/admin/checklist',
+      headers: bearer(admin.token),
+      payload: { dismissed: true },
+    })
     expect(dismissed.statusCode).toBe(200)
     expect(dismissed.json().dismissed).toBe(true)
     expect((await checklist(other.token)).dismissed).toBe(true)
@@ -149,13 +236,24 @@ describe('GET /api/admin/checklist', () => {
     expect(event.actor_id).toBe(admin.user.id)
     // Not a generic setting: the key is reserved.
     expectReason(
-      await t.app.inject({ method: 'PUT', url: '/api/admin/settings/first_run_checklist', headers: bearer(admin.token), payload: { value: 'x' } }),
+      await t.app.inject({
+        method: 'PUT',
+        url: '/api/admin/settings/first_run_checklist',
+        headers: bearer(admin.token),
+        payload: { value: 'x' },
+      }),
       400,
       'VALIDATION_FAILED',
     )
     expect(
-      (await t.app.inject({ method: 'PUT', url: '/api/admin/checklist', headers: bearer(admin.token), payload: { dismissed: false } })).json()
-        .dismissed,
+      (
+        await t.app.inject({
+          method: 'PUT',
+          url: '/api/admin/checklist',
+          headers: bearer(admin.token),
+          payload: { dismissed: false },
+        })
+      ).json().dismissed,
     ).toBe(false)
   })
 })

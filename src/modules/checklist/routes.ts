@@ -18,7 +18,8 @@ export function checklistRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'getChecklist',
-          summary: "The first-run checklist: each step's state read from the instance now, and whether it was dismissed",
+          summary:
+            "The first-run checklist: each step's state read from the instance now, and whether it was dismissed",
           response: { 200: ChecklistView, 403: FORBIDDEN },
         },
       },
@@ -32,7 +33,8 @@ export function checklistRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'updateChecklist',
-          summary: 'Hide the first-run checklist for every administrator (dismissed: true), or show it again',
+          summary:
+            'Hide the first-run checklist for every administrator (dismissed: true), or show it again',
           body: UpdateChecklistBody,
           response: { 200: ChecklistView, 403: FORBIDDEN },
         },

@@ -1,7 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body } from '../../lib/schema-types.js'
 
-export const CHECKLIST_ITEMS = ['two_factor', 'outgoing_mail', 'identity_provider', 'require_two_factor', 'invite_team'] as const
+export const CHECKLIST_ITEMS = [
+  'two_factor',
+  'outgoing_mail',
+  'identity_provider',
+  'require_two_factor',
+  'invite_team',
+] as const
 export type ChecklistItemKey = (typeof CHECKLIST_ITEMS)[number]
 
 export const ChecklistItem = Type.Object({

@@ -20,7 +20,10 @@ interface StoredChecklist {
   dismissed: boolean
 }
 
-export const CHECKLIST_SECTION: Section<StoredChecklist> = { key: 'first_run_checklist', defaults: { dismissed: false } }
+export const CHECKLIST_SECTION: Section<StoredChecklist> = {
+  key: 'first_run_checklist',
+  defaults: { dismissed: false },
+}
 
 const OPTIONAL: ReadonlySet<ChecklistItemKey> = new Set(['identity_provider', 'require_two_factor'])
 
@@ -31,7 +34,8 @@ const OPTIONAL: ReadonlySet<ChecklistItemKey> = new Set(['identity_provider', 'r
 async function isMailTested(deps: Deps): Promise<boolean> {
   if (!(await isMailConfigured(deps))) return false
   const test = await latestAuditEvent(deps.db, 'smtp.test')
-  if (test === null || (JSON.parse(test.metadata) as { delivered?: unknown }).delivered !== true) return false
+  if (test === null || (JSON.parse(test.metadata) as { delivered?: unknown }).delivered !== true)
+    return false
   const update = await latestAuditEvent(deps.db, 'smtp.update')
   return update === null || Date.parse(test.at) >= Date.parse(update.at)
 }
@@ -52,13 +56,31 @@ export async function getChecklist(deps: Deps, caller: Caller): Promise<Checklis
     require_two_factor: policy.required !== 'off',
     invite_team: invited,
   }
-  const items = (Object.keys(state) as ChecklistItemKey[]).map((key) => ({ key, done: state[key], optional: OPTIONAL.has(key) }))
-  return { items, complete: items.every((item) => item.done || item.optional), dismissed: stored.dismissed }
+  const items = (Object.keys(state) as ChecklistItemKey[]).map((key) => ({
+    key,
+    done: state[key],
+    optional: OPTIONAL.has(key),
+  }))
+  return {
+    items,
+    complete: items.every((item) => item.done || item.optional),
+    dismissed: stored.dismissed,
+  }
 }
 
-export async function updateChecklist(deps: Deps, caller: Caller, body: UpdateChecklistBody, ctx: RequestContext): Promise<ChecklistView> {
-  await updateSection(deps, CHECKLIST_SECTION, { actor: caller.user, ctx, action: 'settings.first_run_checklist', fields: ['dismissed'] }, () => ({
-    dismissed: body.dismissed,
-  }))
+export async function updateChecklist(
+  deps: Deps,
+  caller: Caller,
+  body: UpdateChecklistBody,
+  ctx: RequestContext,
+): Promise<ChecklistView> {
+  await updateSection(
+    deps,
+    CHECKLIST_SECTION,
+    { actor: caller.user, ctx, action: 'settings.first_run_checklist', fields: ['dismissed'] },
+    () => ({
+      dismissed: body.dismissed,
+    }),
+  )
   return getChecklist(deps, caller)
 }

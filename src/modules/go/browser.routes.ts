@@ -34,7 +34,11 @@ function send(reply: FastifyReply, answer: BrowserAnswer, clicks: ClickCounter):
     if (answer.linkId !== undefined) clicks.count(answer.linkId)
     return reply.redirect(answer.redirect, answer.status)
   }
-  return reply.code(answer.page.status).header('content-security-policy', answer.page.csp).type('text/html; charset=utf-8').send(answer.page.html)
+  return reply
+    .code(answer.page.status)
+    .header('content-security-policy', answer.page.csp)
+    .type('text/html; charset=utf-8')
+    .send(answer.page.html)
 }
 
 export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -44,9 +48,13 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.addHook('onClose', async () => clicks.close())
     // Only the chooser's form is accepted here: application/x-www-form-urlencoded, and nothing else.
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)))
-    })
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
+      (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)))
+      },
+    )
 
     // No params schema: any slug that is not one answers the 404 page, not a JSON 400.
     const options = { config: { auth: 'public' as const }, schema: { hide: true } }
@@ -59,7 +67,18 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       const { caller, read } = isSlug(slug)
         ? await optionalCallerWith(deps, request, goTargetsReader(deps, slug))
         : { caller: await optionalCaller(deps, request), read: null }
-      return send(reply, await openGoLink(deps, caller, slug, goRequestOf(request.url), request.headers['accept-language'], read), clicks)
+      return send(
+        reply,
+        await openGoLink(
+          deps,
+          caller,
+          slug,
+          goRequestOf(request.url),
+          request.headers['accept-language'],
+          read,
+        ),
+        clicks,
+      )
     }
     app.get('/:slug', options, open)
     // Path appending and templates (issue 31): everything after the slug is the link's to fill in.

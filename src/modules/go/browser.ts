@@ -10,19 +10,41 @@ import { csrfTokenFor } from '../auth/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
 import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
 import { lookupKey } from '../links/slug-matching.js'
-import { badSlugPage, chooserPage, detailsPage, messagePage, missPage, type HtmlPage } from './html.js'
+import {
+  badSlugPage,
+  chooserPage,
+  detailsPage,
+  messagePage,
+  missPage,
+  type HtmlPage,
+} from './html.js'
 import { pageContextOf, text, type PageContext } from './page-text.js'
 import { similarSlugs } from './similar.js'
-import { candidateSourceOf, isSlug, resolveGoLink, setGoPreference, type GoTargetsRead } from './service.js'
+import {
+  candidateSourceOf,
+  isSlug,
+  resolveGoLink,
+  setGoPreference,
+  type GoTargetsRead,
+} from './service.js'
 import { findVisibleSlugs } from './repo.js'
 
 /** `linkId`: the redirect opens this link, and counts a click for it (clicks.ts). */
-export type BrowserAnswer = { redirect: string; status: 302 | 303; linkId?: string } | { page: HtmlPage }
+export type BrowserAnswer =
+  { redirect: string; status: 302 | 303; linkId?: string } | { page: HtmlPage }
 
 /** The login page of the web app, which sends the user back here once signed in. */
-function toLogin(deps: Deps, slug: string, status: 302 | 303, request: GoRequest = { rest: null, query: '' }): BrowserAnswer {
+function toLogin(
+  deps: Deps,
+  slug: string,
+  status: 302 | 303,
+  request: GoRequest = { rest: null, query: '' },
+): BrowserAnswer {
   const path = `/go/${slug}${request.rest === null ? '' : `/${request.rest}`}${request.query === '' ? '' : `?${request.query}`}`
-  return { redirect: `${deps.config.publicUrl}/login?return_to=${encodeURIComponent(path)}`, status }
+  return {
+    redirect: `${deps.config.publicUrl}/login?return_to=${encodeURIComponent(path)}`,
+    status,
+  }
 }
 
 /**
@@ -35,16 +57,29 @@ export interface GoRequest {
 }
 
 function refusedPage(ctx: PageContext, slug: string, refusal: Refusal): HtmlPage {
-  return messagePage(ctx, 400, text(ctx.lang, 'refusedTitle', { slug }), text(ctx.lang, `refusal.${refusal}`), {
-    href: '/go/' + encodeURIComponent(slug),
-    label: text(ctx.lang, 'openSlug', { slug }),
-  })
+  return messagePage(
+    ctx,
+    400,
+    text(ctx.lang, 'refusedTitle', { slug }),
+    text(ctx.lang, `refusal.${refusal}`),
+    {
+      href: '/go/' + encodeURIComponent(slug),
+      label: text(ctx.lang, 'openSlug', { slug }),
+    },
+  )
 }
 
 /** The miss page, with the closest slugs among the links the caller sees (within a token's boundary). */
-async function miss(deps: Deps, caller: Caller, ctx: PageContext, slug: string): Promise<BrowserAnswer> {
+async function miss(
+  deps: Deps,
+  caller: Caller,
+  ctx: PageContext,
+  slug: string,
+): Promise<BrowserAnswer> {
   const visible = await findVisibleSlugs(deps.db, caller.user.id)
-  const reachable = visible.filter((row) => row.organization_id === null || reachesOrganization(caller, row.organization_id))
+  const reachable = visible.filter(
+    (row) => row.organization_id === null || reachesOrganization(caller, row.organization_id),
+  )
   return {
     page: missPage(
       ctx,
@@ -58,17 +93,28 @@ async function miss(deps: Deps, caller: Caller, ctx: PageContext, slug: string):
 }
 
 /** The link's destination for this request, or the page saying why not (issue 31). */
-export function destinationFor(url: string, rest: Rest | null, query: string): { url: string } | { refusal: Refusal } {
+export function destinationFor(
+  url: string,
+  rest: Rest | null,
+  query: string,
+): { url: string } | { refusal: Refusal } {
   const result = expandDestination(url, rest, query)
   return result.ok ? { url: result.url } : { refusal: result.refusal }
 }
 
 /** `/go/<slug>+`: the details of the links the slug opens, for the caller (issue 31). Looking is not a click. */
-async function showDetails(deps: Deps, caller: Caller | null, slug: string, ctx: PageContext): Promise<BrowserAnswer> {
+async function showDetails(
+  deps: Deps,
+  caller: Caller | null,
+  slug: string,
+  ctx: PageContext,
+): Promise<BrowserAnswer> {
   if (caller === null) return toLogin(deps, `${slug}+`, 302)
   const links = await findForwardingLinks(deps.db, caller.user.id, await lookupKey(deps, slug))
   if (links.length === 0) return miss(deps, caller, ctx, slug)
-  const since = new Date(deps.clock.now().getTime() - 29 * 24 * 60 * 60 * 1000).toISOString().slice(0, 10)
+  const since = new Date(deps.clock.now().getTime() - 29 * 24 * 60 * 60 * 1000)
+    .toISOString()
+    .slice(0, 10)
   const clicks = await sumClicksSince(
     deps.db,
     links.map((link) => link.id),
@@ -95,7 +141,8 @@ export async function openGoLink(
 ): Promise<BrowserAnswer> {
   // Only pages have a language and a theme: a redirect (the hot path) does not work them out.
   const ctx = () => pageContextOf(caller?.user ?? null, acceptLanguage)
-  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1))) return showDetails(deps, caller, slug.slice(0, -1), ctx())
+  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1)))
+    return showDetails(deps, caller, slug.slice(0, -1), ctx())
   if (!isSlug(slug)) return { page: badSlugPage(ctx()) }
   if (caller === null) return toLogin(deps, slug, 302, request)
   const rest = parseRest(request.rest)
@@ -110,10 +157,20 @@ export async function openGoLink(
   if (target.kind === 'none') return miss(deps, caller, ctx(), slug)
   const candidates = target.links.flatMap((link) => {
     const destination = destinationFor(link.url, rest, request.query)
-    return 'url' in destination ? [{ id: link.id, title: link.title, url: destination.url, source: candidateSourceOf(link) }] : []
+    return 'url' in destination
+      ? [{ id: link.id, title: link.title, url: destination.url, source: candidateSourceOf(link) }]
+      : []
   })
   if (candidates.length === 0) return { page: refusedPage(ctx(), slug, 'other-host') }
-  return { page: chooserPage(ctx(), slug, candidates, caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId), request) }
+  return {
+    page: chooserPage(
+      ctx(),
+      slug,
+      candidates,
+      caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId),
+      request,
+    ),
+  }
 }
 
 /** Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL). */
@@ -135,7 +192,11 @@ export async function rememberGoChoice(
   if (!isSlug(slug)) return { page: badSlugPage(ctx) }
   if (caller === null) return toLogin(deps, slug, 303)
   const sent = form.csrf_token
-  if (caller.sessionId === null || sent === undefined || !safeEqual(sent, csrfTokenFor(deps, caller.sessionId))) {
+  if (
+    caller.sessionId === null ||
+    sent === undefined ||
+    !safeEqual(sent, csrfTokenFor(deps, caller.sessionId))
+  ) {
     return {
       page: messagePage(ctx, 403, text(ctx.lang, 'expiredTitle'), text(ctx.lang, 'expiredText'), {
         href: `../${slug}`,
@@ -161,7 +222,11 @@ export async function rememberGoChoice(
     // 303: the browser follows with a GET, so a reload cannot post the form again.
     return { redirect: destination.url, status: 303, linkId: preference.link_id }
   } catch (error) {
-    if (error instanceof AppError && (error.reason === 'NOT_FOUND' || error.reason === 'VALIDATION_FAILED')) return { page: unavailable() }
+    if (
+      error instanceof AppError &&
+      (error.reason === 'NOT_FOUND' || error.reason === 'VALIDATION_FAILED')
+    )
+      return { page: unavailable() }
     throw error
   }
 }

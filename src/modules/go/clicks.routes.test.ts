@@ -9,13 +9,23 @@ import { createClickCounter, utcDay } from './clicks.js'
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
 const stored = async (linkId: string) =>
-  (await t.deps.db.selectFrom('link_clicks').select(['day', 'clicks']).where('link_id', '=', linkId).execute()).map((row) => ({
+  (
+    await t.deps.db
+      .selectFrom('link_clicks')
+      .select(['day', 'clicks'])
+      .where('link_id', '=', linkId)
+      .execute()
+  ).map((row) => ({
     day: row.day,
     clicks: Number(row.clicks),
   }))
 
 async function burst(app: FastifyInstance, token: string, path: string, n: number): Promise<void> {
-  const responses = await Promise.all(Array.from({ length: n }, () => app.inject({ method: 'GET', url: path, headers: bearer(token) })))
+  const responses = await Promise.all(
+    Array.from({ length: n }, () =>
+      app.inject({ method: 'GET', url: path, headers: bearer(token) }),
+    ),
+  )
   for (const response of responses) expect(response.statusCode).toBe(302)
 }
 
@@ -31,7 +41,10 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Pr
 describe('click counts', () => {
   it('counts 1,000 concurrent redirects as 1,000, written by the next flush, in one row per day', async () => {
     const user = await createSignedInUser(t)
-    const link = await createLink(t, user.token, { slug: 'counted', url: 'https://counted.example/' })
+    const link = await createLink(t, user.token, {
+      slug: 'counted',
+      url: 'https://counted.example/',
+    })
     await burst(t.app, user.token, '/go/counted/some/path', 1000)
     await eventually(async () => (await stored(link.id)).length > 0)
     await eventually(async () => (await stored(link.id))[0]?.clicks === 1000)
@@ -40,8 +53,15 @@ describe('click counts', () => {
 
   it('counts nothing for a refused address, a chooser or a miss', async () => {
     const user = await createSignedInUser(t)
-    const link = await createLink(t, user.token, { slug: 'refused', url: 'https://refused.example/docs' })
-    const response = await t.app.inject({ method: 'GET', url: '/go/refused/%2e%2e', headers: bearer(user.token) })
+    const link = await createLink(t, user.token, {
+      slug: 'refused',
+      url: 'https://refused.example/docs',
+    })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/go/refused/%2e%2e',
+      headers: bearer(user.token),
+    })
     expect(response.statusCode).toBeGreaterThanOrEqual(400)
     await t.app.inject({ method: 'GET', url: '/go/no-such-link', headers: bearer(user.token) })
     await new Promise((resolve) => setTimeout(resolve, 1200))
@@ -50,7 +70,10 @@ describe('click counts', () => {
 
   it('loses none on a clean shutdown, and two instances add up rather than overwrite', async () => {
     const user = await createSignedInUser(t)
-    const link = await createLink(t, user.token, { slug: 'shutdown', url: 'https://shutdown.example/' })
+    const link = await createLink(t, user.token, {
+      slug: 'shutdown',
+      url: 'https://shutdown.example/',
+    })
     const peer = await startPeerInstance(t)
     // One burst after the other: both at once would exceed the test database's connection pool waits on a shared machine.
     await burst(t.app, user.token, '/go/shutdown', 1000)
@@ -70,7 +93,15 @@ describe('click counts', () => {
     const peer = await startPeerInstance(t)
     await burst(peer.app, user.token, '/go/kept', 3)
     await burst(peer.app, user.token, '/go/gone', 2)
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/links/${gone.id}`, headers: bearer(user.token) })).statusCode).toBe(204)
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: `/api/links/${gone.id}`,
+          headers: bearer(user.token),
+        })
+      ).statusCode,
+    ).toBe(204)
     await peer.close()
     expect(await stored(kept.id)).toEqual([{ day: utcDay(t.clock.now()), clicks: 3 }])
     expect(await stored(gone.id)).toEqual([])
@@ -80,9 +111,16 @@ describe('click counts', () => {
 describe('the day a click counts on', () => {
   it('follows the clock across midnight, both ways', async () => {
     const user = await createSignedInUser(t)
-    const link = await createLink(t, user.token, { slug: 'midnight', url: 'https://midnight.example/' })
+    const link = await createLink(t, user.token, {
+      slug: 'midnight',
+      url: 'https://midnight.example/',
+    })
     let now = Date.parse('2026-03-01T23:59:59.999Z')
-    const counter = createClickCounter({ db: t.deps.db, clock: { now: () => new Date(now) }, logger: t.deps.logger })
+    const counter = createClickCounter({
+      db: t.deps.db,
+      clock: { now: () => new Date(now) },
+      logger: t.deps.logger,
+    })
     counter.count(link.id)
     now += 1
     counter.count(link.id)
@@ -107,7 +145,10 @@ describe('click counts in the API', () => {
 
   it('shows the last 30 days on the link views and a 90-day daily series, only to those who see the link', async () => {
     const user = await createSignedInUser(t)
-    const link = await createLink(t, user.token, { slug: 'reported', url: 'https://reported.example/' })
+    const link = await createLink(t, user.token, {
+      slug: 'reported',
+      url: 'https://reported.example/',
+    })
     // Earlier days as the flush would have left them.
     await t.deps.db
       .insertInto('link_clicks')
@@ -119,25 +160,50 @@ describe('click counts in the API', () => {
       ])
       .execute()
     await burst(t.app, user.token, '/go/reported', 3)
-    await eventually(async () => (await stored(link.id)).some((row) => row.day === daysAgo(0) && row.clicks === 3))
+    await eventually(async () =>
+      (await stored(link.id)).some((row) => row.day === daysAgo(0) && row.clicks === 3),
+    )
 
-    const one = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}`, headers: bearer(user.token) })
+    const one = await t.app.inject({
+      method: 'GET',
+      url: `/api/links/${link.id}`,
+      headers: bearer(user.token),
+    })
     expect(one.json().clicks_30d).toBe(8)
-    const list = await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(user.token) })
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/links',
+      headers: bearer(user.token),
+    })
     expect(list.json().items.find((item: { id: string }) => item.id === link.id).clicks_30d).toBe(8)
 
-    const series = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}/clicks`, headers: bearer(user.token) })
+    const series = await t.app.inject({
+      method: 'GET',
+      url: `/api/links/${link.id}/clicks`,
+      headers: bearer(user.token),
+    })
     expect(series.statusCode).toBe(200)
-    const body = series.json<{ link_id: string; days: { day: string; clicks: number }[]; total: number }>()
+    const body = series.json<{
+      link_id: string
+      days: { day: string; clicks: number }[]
+      total: number
+    }>()
     expect(body.link_id).toBe(link.id)
     expect(body.days).toHaveLength(90)
     expect(body.days[0]).toEqual({ day: daysAgo(89), clicks: 11 })
     expect(body.days.at(-1)).toEqual({ day: daysAgo(0), clicks: 3 })
-    expect(body.days.find((entry) => entry.day === daysAgo(30))).toEqual({ day: daysAgo(30), clicks: 7 })
+    expect(body.days.find((entry) => entry.day === daysAgo(30))).toEqual({
+      day: daysAgo(30),
+      clicks: 7,
+    })
     expect(body.total).toBe(3 + 5 + 7 + 11)
 
     // The JSON export carries every kept day, oldest first.
-    const exported = await t.app.inject({ method: 'GET', url: '/api/links/export?format=json&q=reported.example', headers: bearer(user.token) })
+    const exported = await t.app.inject({
+      method: 'GET',
+      url: '/api/links/export?format=json&q=reported.example',
+      headers: bearer(user.token),
+    })
     expect(exported.json().links).toEqual([
       expect.objectContaining({
         slug: 'reported',
@@ -152,7 +218,11 @@ describe('click counts in the API', () => {
     ])
 
     const stranger = await createSignedInUser(t)
-    const hidden = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}/clicks`, headers: bearer(stranger.token) })
+    const hidden = await t.app.inject({
+      method: 'GET',
+      url: `/api/links/${link.id}/clicks`,
+      headers: bearer(stranger.token),
+    })
     expect(hidden.statusCode).toBe(404)
     expect(hidden.json().reason).toBe('NOT_FOUND')
   })
@@ -167,18 +237,29 @@ describe('click counts in the API', () => {
 describe('/go/<slug>+', () => {
   it('shows destination, owner, dates and the last 30 days of clicks without opening the link, escaped', async () => {
     const user = await createSignedInUser(t)
-    const link = await createLink(t, user.token, { slug: 'detailed', url: 'https://detailed.example/?a=1&b=2', title: '<i>Docs</i>' })
+    const link = await createLink(t, user.token, {
+      slug: 'detailed',
+      url: 'https://detailed.example/?a=1&b=2',
+      title: '<i>Docs</i>',
+    })
     await burst(t.app, user.token, '/go/detailed', 2)
     await eventually(async () => (await stored(link.id))[0]?.clicks === 2)
-    const response = await t.app.inject({ method: 'GET', url: '/go/Detailed+', cookies: { token: user.token } })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/go/Detailed+',
+      cookies: { token: user.token },
+    })
     expect(response.statusCode, response.body).toBe(200)
     expect(response.headers.location).toBeUndefined()
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8')
     expect(response.body).toContain('href="https://detailed.example/?a=1&amp;b=2"')
     expect(response.body).toContain('&lt;i&gt;Docs&lt;/i&gt;')
     expect(response.body).toContain('<strong>Owner:</strong> you')
-    const day = (iso: string, locale: string) => new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso))
-    expect(response.body).toContain(`Created <time datetime="${link.created_at}">${day(link.created_at, 'en-GB')}</time>, last changed`)
+    const day = (iso: string, locale: string) =>
+      new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso))
+    expect(response.body).toContain(
+      `Created <time datetime="${link.created_at}">${day(link.created_at, 'en-GB')}</time>, last changed`,
+    )
     expect(response.body).toContain('2 clicks in the last 30 days')
     // In German, the days as a German reader writes them.
     const patched = await t.app.inject({
@@ -188,16 +269,32 @@ describe('/go/<slug>+', () => {
       payload: { language: 'de' },
     })
     expect(patched.statusCode).toBe(200)
-    const german = await t.app.inject({ method: 'GET', url: '/go/detailed+', cookies: { token: user.token } })
-    expect(german.body).toContain(`Angelegt am <time datetime="${link.created_at}">${day(link.created_at, 'de-DE')}</time>, zuletzt geändert am`)
+    const german = await t.app.inject({
+      method: 'GET',
+      url: '/go/detailed+',
+      cookies: { token: user.token },
+    })
+    expect(german.body).toContain(
+      `Angelegt am <time datetime="${link.created_at}">${day(link.created_at, 'de-DE')}</time>, zuletzt geändert am`,
+    )
     expect(day(link.created_at, 'de-DE')).toMatch(/^\d{1,2}\. \p{L}+ \d{4}$/u)
     // Looking is not a click; a stranger, and a visitor signed out, see nothing of it.
     await new Promise((resolve) => setTimeout(resolve, 1200))
     expect((await stored(link.id))[0]?.clicks).toBe(2)
     const stranger = await createSignedInUser(t)
-    expect((await t.app.inject({ method: 'GET', url: '/go/detailed+', cookies: { token: stranger.token } })).statusCode).toBe(404)
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/go/detailed+',
+          cookies: { token: stranger.token },
+        })
+      ).statusCode,
+    ).toBe(404)
     const signedOut = await t.app.inject({ method: 'GET', url: '/go/detailed+' })
     expect(signedOut.statusCode).toBe(302)
-    expect(signedOut.headers.location).toBe(`http://switchboard.test/login?return_to=${encodeURIComponent('/go/detailed+')}`)
+    expect(signedOut.headers.location).toBe(
+      `http://switchboard.test/login?return_to=${encodeURIComponent('/go/detailed+')}`,
+    )
   })
 })

@@ -47,7 +47,9 @@ export function createClickCounter(deps: { db: Db; clock: Clock; logger: Logger 
   }
 
   const rowsOf = (batch: Map<string, Map<string, number>>) =>
-    [...batch].flatMap(([link_id, days]) => [...days].map(([day, clicks]) => ({ link_id, day, clicks })))
+    [...batch].flatMap(([link_id, days]) =>
+      [...days].map(([day, clicks]) => ({ link_id, day, clicks })),
+    )
 
   const merge = (batch: Map<string, Map<string, number>>) => {
     for (const [linkId, days] of batch) {
@@ -61,7 +63,11 @@ export function createClickCounter(deps: { db: Db; clock: Clock; logger: Logger 
     await deps.db
       .insertInto('link_clicks')
       .values(rows)
-      .onConflict((oc) => oc.columns(['link_id', 'day']).doUpdateSet((eb) => ({ clicks: eb('link_clicks.clicks', '+', eb.ref('excluded.clicks')) })))
+      .onConflict((oc) =>
+        oc.columns(['link_id', 'day']).doUpdateSet((eb) => ({
+          clicks: eb('link_clicks.clicks', '+', eb.ref('excluded.clicks')),
+        })),
+      )
       .execute()
   }
 
@@ -74,7 +80,11 @@ export function createClickCounter(deps: { db: Db; clock: Clock; logger: Logger 
         if (!isForeignKeyViolation(error)) throw error
         // A link was deleted since it was clicked: its clicks go with it, the others are written.
         const ids = [...batch.keys()]
-        const alive = new Set((await deps.db.selectFrom('links').select('id').where('id', 'in', ids).execute()).map((row) => row.id))
+        const alive = new Set(
+          (await deps.db.selectFrom('links').select('id').where('id', 'in', ids).execute()).map(
+            (row) => row.id,
+          ),
+        )
         const kept = rows.filter((row) => alive.has(row.link_id))
         if (kept.length > 0) await write(kept)
       }
@@ -99,7 +109,10 @@ export function createClickCounter(deps: { db: Db; clock: Clock; logger: Logger 
         // The database is away for a moment: the counts stay for the next flush.
         merge(batch)
         schedule()
-        deps.logger.warn({ error: { message: (error as Error).message } }, 'click counts not written; retrying')
+        deps.logger.warn(
+          { error: { message: (error as Error).message } },
+          'click counts not written; retrying',
+        )
       }
     })
     return flushing

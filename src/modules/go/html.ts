@@ -4,7 +4,14 @@
  * titles, URLs, organization names, the slug — goes through escapeHtml().
  */
 import { createHash } from 'node:crypto'
-import { dayText, numberText, text, type PageContext, type PageLanguage, type TextKey } from './page-text.js'
+import {
+  dayText,
+  numberText,
+  text,
+  type PageContext,
+  type PageLanguage,
+  type TextKey,
+} from './page-text.js'
 
 export interface HtmlPage {
   status: number
@@ -13,7 +20,13 @@ export interface HtmlPage {
   csp: string
 }
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
 
 /** Text for HTML element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -24,8 +37,10 @@ export function escapeHtml(text: string): string {
  * The console's look in a few hundred bytes: its colour roles (web/src/styles.css) for both themes,
  * dark following the system unless the person chose a theme (`data-theme` on <html>).
  */
-const LIGHT = '--bg:#f6f7f9;--surface:#fff;--text:#1a1d23;--muted:#545b67;--border:#d0d5dd;--accent:#2454c5;--on-accent:#fff;color-scheme:light'
-const DARK = '--bg:#0f1115;--surface:#181b21;--text:#e7e9ee;--muted:#a7afbd;--border:#343a46;--accent:#7aa2ff;--on-accent:#0b1020;color-scheme:dark'
+const LIGHT =
+  '--bg:#f6f7f9;--surface:#fff;--text:#1a1d23;--muted:#545b67;--border:#d0d5dd;--accent:#2454c5;--on-accent:#fff;color-scheme:light'
+const DARK =
+  '--bg:#0f1115;--surface:#181b21;--text:#e7e9ee;--muted:#a7afbd;--border:#343a46;--accent:#7aa2ff;--on-accent:#0b1020;color-scheme:dark'
 const STYLE =
   `:root{${LIGHT}}:root[data-theme=dark]{${DARK}}@media (prefers-color-scheme:dark){:root[data-theme=auto]{${DARK}}}` +
   'body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;margin:0;background:var(--bg);color:var(--text)}' +
@@ -67,14 +82,34 @@ function document(ctx: PageContext, title: string, body: string): string {
 }
 
 /** A short answer; `back` links to another page, e.g. the chooser again. */
-export function messagePage(ctx: PageContext, status: number, heading: string, body: string, back?: { href: string; label: string }): HtmlPage {
-  const link = back === undefined ? '' : `<p><a href="${escapeHtml(back.href)}">${escapeHtml(back.label)}</a></p>`
-  return { status, html: document(ctx, heading, `<h1>${escapeHtml(heading)}</h1><p>${escapeHtml(body)}</p>${link}`), csp: policy() }
+export function messagePage(
+  ctx: PageContext,
+  status: number,
+  heading: string,
+  body: string,
+  back?: { href: string; label: string },
+): HtmlPage {
+  const link =
+    back === undefined
+      ? ''
+      : `<p><a href="${escapeHtml(back.href)}">${escapeHtml(back.label)}</a></p>`
+  return {
+    status,
+    html: document(
+      ctx,
+      heading,
+      `<h1>${escapeHtml(heading)}</h1><p>${escapeHtml(body)}</p>${link}`,
+    ),
+    csp: policy(),
+  }
 }
 
 /** Not a slug at all: nothing to offer but the console. */
 export function badSlugPage(ctx: PageContext): HtmlPage {
-  return messagePage(ctx, 404, text(ctx.lang, 'badTitle'), text(ctx.lang, 'badText'), { href: '/links', label: text(ctx.lang, 'console') })
+  return messagePage(ctx, 404, text(ctx.lang, 'badTitle'), text(ctx.lang, 'badText'), {
+    href: '/links',
+    label: text(ctx.lang, 'console'),
+  })
 }
 
 /**
@@ -92,7 +127,11 @@ export function missPage(ctx: PageContext, slug: string, similar: readonly strin
     `<h1>${t('missTitle')}</h1><p>${t('missText')}</p>` +
     `<p><a class="button" href="${escapeHtml(create)}">${t('create')}</a></p>${list}` +
     `<p><a href="/links">${t('console')}</a></p>`
-  return { status: 404, html: document(ctx, text(ctx.lang, 'missTitle', { slug }), body), csp: policy() }
+  return {
+    status: 404,
+    html: document(ctx, text(ctx.lang, 'missTitle', { slug }), body),
+    csp: policy(),
+  }
 }
 
 /** Where a candidate comes from: the caller's own links, or an organization's (by its name). */
@@ -145,7 +184,11 @@ export function chooserPage(
     )
   })
   const body = `<h1>go/${escapeHtml(slug)}</h1><p>${escapeHtml(text(ctx.lang, 'chooseText', { slug }))}</p><ul>${items.join('')}</ul>`
-  return { status: 200, html: document(ctx, `go/${slug}`, body), csp: policy(candidates.map((link) => link.url)) }
+  return {
+    status: 200,
+    html: document(ctx, `go/${slug}`, body),
+    csp: policy(candidates.map((link) => link.url)),
+  }
 }
 
 export interface LinkDetails {
@@ -159,19 +202,29 @@ export interface LinkDetails {
 
 /** "Created …, last changed …" with each day in the page's language, marked up as <time> for machines. */
 function dates(ctx: PageContext, link: LinkDetails): string {
-  const day = (iso: string) => `<time datetime="${escapeHtml(iso)}">${escapeHtml(dayText(ctx.lang, iso))}</time>`
+  const day = (iso: string) =>
+    `<time datetime="${escapeHtml(iso)}">${escapeHtml(dayText(ctx.lang, iso))}</time>`
   // The sentence is escaped first; the placeholders are then filled with markup built above.
-  return escapeHtml(text(ctx.lang, 'dates')).replace('{created}', day(link.createdAt)).replace('{updated}', day(link.updatedAt))
+  return escapeHtml(text(ctx.lang, 'dates'))
+    .replace('{created}', day(link.createdAt))
+    .replace('{updated}', day(link.updatedAt))
 }
 
 /** `/go/<slug>+` (issue 31): what the go-link is — destination, owner, dates and clicks — without opening it. */
-export function detailsPage(ctx: PageContext, slug: string, links: readonly LinkDetails[]): HtmlPage {
-  const t = (key: TextKey, values: Record<string, string | number> = {}) => escapeHtml(text(ctx.lang, key, values))
+export function detailsPage(
+  ctx: PageContext,
+  slug: string,
+  links: readonly LinkDetails[],
+): HtmlPage {
+  const t = (key: TextKey, values: Record<string, string | number> = {}) =>
+    escapeHtml(text(ctx.lang, key, values))
   const items = links.map(
     (link) =>
       `<li><a href="${escapeHtml(link.url)}">${escapeHtml(link.title ?? link.url)}</a>` +
       `<p class="url">${escapeHtml(link.url)}</p><p class="source"><strong>${t('owner')}</strong> ` +
-      (link.source.kind === 'personal' ? t('ownerYou') : `${t('ownerOrganization')} <bdi>${escapeHtml(link.source.name)}</bdi>`) +
+      (link.source.kind === 'personal'
+        ? t('ownerYou')
+        : `${t('ownerOrganization')} <bdi>${escapeHtml(link.source.name)}</bdi>`) +
       '</p>' +
       `<p class="source">${dates(ctx, link)}</p>` +
       `<p class="source">${link.clicks30d === 1 ? t('clicksOne') : t('clicksMany', { count: numberText(ctx.lang, link.clicks30d) })}</p></li>`,

@@ -8,15 +8,26 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
-import { expectIndexed as expectIndexedOn, insertStrangersWithLinks, statementsOf } from '../../../test/helpers/query-plans.js'
+import {
+  expectIndexed as expectIndexedOn,
+  insertStrangersWithLinks,
+  statementsOf,
+} from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const caught = (action: () => Promise<unknown>) => statementsOf(/"links"/, action)
 // The chooser's statement also joins organizations and memberships: 20 buffers in one CI run, against 48–59 and 3,000 rows dropped before.
-const expectIndexed = (statements: Awaited<ReturnType<typeof caught>>) => expectIndexedOn(t, statements, 40)
+const expectIndexed = (statements: Awaited<ReturnType<typeof caught>>) =>
+  expectIndexedOn(t, statements, 40)
 const OTHERS = 3000
 
 let user: TestUser & SignedIn
@@ -30,7 +41,11 @@ beforeAll(async () => {
   const owner = await createSignedInUser(t)
   const org = await createOrganization(t, owner.token)
   await addOrgMember(t, owner.token, org.id, user, 'member')
-  await createLink(t, owner.token, { slug: 'team', url: 'https://team.example/', organization_id: org.id })
+  await createLink(t, owner.token, {
+    slug: 'team',
+    url: 'https://team.example/',
+    organization_id: org.id,
+  })
   // Everyone else's go/wiki: what visibleTo as a filter had to read on every redirect.
   await insertStrangersWithLinks(t, 'indexed', OTHERS, 'wiki')
 }, 120_000)
@@ -38,7 +53,11 @@ beforeAll(async () => {
 describe('go-link reads with 3,000 other go/wiki links', () => {
   it('the redirect by session finds the link by index, and still opens it', async () => {
     const statements = await caught(async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/go/wiki/page', headers: bearer(user.token) })
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/go/wiki/page',
+        headers: bearer(user.token),
+      })
       expect(response.headers.location).toBe('https://mine.example/wiki/page')
     })
     await expectIndexed(statements)
@@ -48,7 +67,11 @@ describe('go-link reads with 3,000 other go/wiki links', () => {
 
   it('the redirect by sb_ token finds the link by index', async () => {
     const statements = await caught(async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/go/team', headers: bearer(token) })
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/go/team',
+        headers: bearer(token),
+      })
       expect(response.headers.location).toBe('https://team.example/')
     })
     await expectIndexed(statements)
@@ -56,14 +79,22 @@ describe('go-link reads with 3,000 other go/wiki links', () => {
 
   it('the details page and the miss page read by index', async () => {
     const details = await caught(async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/go/wiki+', headers: bearer(user.token) })
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/go/wiki+',
+        headers: bearer(user.token),
+      })
       expect(response.statusCode).toBe(200)
       expect(response.body).toContain('https://mine.example/wiki')
       expect(response.body).not.toContain('elsewhere.example')
     })
     await expectIndexed(details)
     const miss = await caught(async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/go/wikk', headers: bearer(user.token) })
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/go/wikk',
+        headers: bearer(user.token),
+      })
       expect(response.statusCode).toBe(404)
       // The closest slugs are the user's own and their organization's, never a stranger's.
       expect(response.body).toContain('go/wiki')

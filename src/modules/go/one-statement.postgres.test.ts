@@ -16,7 +16,8 @@ import { statementsOf, type Statement } from '../../../test/helpers/query-plans.
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 /** The statements that read sessions or links while `action` runs. */
 const caught = (action: () => Promise<unknown>) => statementsOf(/"(sessions|links)"/, action)
-const readsOf = async (action: () => Promise<unknown>) => (await caught(action)).map((statement) => statement.text)
+const readsOf = async (action: () => Promise<unknown>) =>
+  (await caught(action)).map((statement) => statement.text)
 
 /** The kinds of the plan's nodes, as a connection with the hot reads' settings plans the prepared statement (its generic plan). */
 async function hotPlanNodes(statement: Statement): Promise<string[]> {
@@ -26,11 +27,15 @@ async function hotPlanNodes(statement: Statement): Promise<string[]> {
     await client.query(HOT_READ_SETTINGS)
     await client.query(`prepare hot_read as ${statement.text}`)
     // The hot reads bind text, numbers and booleans only.
-    const values = statement.values.map((value) => (value === null ? 'null' : client.escapeLiteral(String(value as string | number | boolean))))
+    const values = statement.values.map((value) =>
+      value === null ? 'null' : client.escapeLiteral(String(value as string | number | boolean)),
+    )
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: unknown }] }>(
       `explain (format json, costs off) execute hot_read(${values.join(', ')})`,
     )
-    return [...JSON.stringify(rows[0]!['QUERY PLAN'][0].Plan).matchAll(/"Node Type":"([^"]+)"/g)].map((match) => match[1]!)
+    return [
+      ...JSON.stringify(rows[0]!['QUERY PLAN'][0].Plan).matchAll(/"Node Type":"([^"]+)"/g),
+    ].map((match) => match[1]!)
   } finally {
     await client.end()
   }
@@ -39,14 +44,25 @@ async function hotPlanNodes(statement: Statement): Promise<string[]> {
 describe('the go redirect on PostgreSQL', () => {
   it('is one statement: the session and the links together, as /api/users/me is one', async () => {
     const user = await createSignedInUser(t)
-    const link = await createLink(t, user.token, { slug: 'one-statement', url: 'https://one.example/docs' })
-    const go = () => t.app.inject({ method: 'GET', url: '/go/one-statement/page?x=1', headers: bearer(user.token) })
+    const link = await createLink(t, user.token, {
+      slug: 'one-statement',
+      url: 'https://one.example/docs',
+    })
+    const go = () =>
+      t.app.inject({
+        method: 'GET',
+        url: '/go/one-statement/page?x=1',
+        headers: bearer(user.token),
+      })
     expect((await go()).headers.location).toBe(`${link.url}/page?x=1`)
     const redirect = await readsOf(async () => expect((await go()).statusCode).toBe(302))
     expect(redirect).toHaveLength(1)
     expect(redirect[0]).toMatch(/from "sessions".* left join \(select .* from "links"/)
     const me = await readsOf(async () =>
-      expect((await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(200),
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) }))
+          .statusCode,
+      ).toBe(200),
     )
     expect(me).toHaveLength(1)
   })
@@ -55,11 +71,16 @@ describe('the go redirect on PostgreSQL', () => {
     const user = await createSignedInUser(t)
     await createLink(t, user.token, { slug: 'small-table', url: 'https://small.example/' })
     const [redirect] = await caught(async () =>
-      expect((await t.app.inject({ method: 'GET', url: '/go/small-table', headers: bearer(user.token) })).statusCode).toBe(302),
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/go/small-table', headers: bearer(user.token) }))
+          .statusCode,
+      ).toBe(302),
     )
     const nodes = await hotPlanNodes(redirect!)
     // The links are found both ways: the person's own, and through the memberships.
-    expect(nodes.filter((node) => node === 'Index Scan' || node === 'Index Only Scan').length).toBeGreaterThanOrEqual(6)
+    expect(
+      nodes.filter((node) => node === 'Index Scan' || node === 'Index Only Scan').length,
+    ).toBeGreaterThanOrEqual(6)
     expect(nodes.filter((node) => node === 'Seq Scan' || node === 'Bitmap Heap Scan')).toEqual([])
   })
 })

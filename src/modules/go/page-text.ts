@@ -38,9 +38,14 @@ export function languageFromHeader(header: string | undefined): PageLanguage | n
 }
 
 /** The person's own settings win; without them (signed out, or "follow the browser") the request's headers. */
-export function pageContextOf(user: { language: string; theme: string } | null, acceptLanguage: string | undefined): PageContext {
-  const lang = (user === null ? null : supported(user.language)) ?? languageFromHeader(acceptLanguage) ?? 'en'
-  const theme = user !== null && (user.theme === 'light' || user.theme === 'dark') ? user.theme : 'auto'
+export function pageContextOf(
+  user: { language: string; theme: string } | null,
+  acceptLanguage: string | undefined,
+): PageContext {
+  const lang =
+    (user === null ? null : supported(user.language)) ?? languageFromHeader(acceptLanguage) ?? 'en'
+  const theme =
+    user !== null && (user.theme === 'light' || user.theme === 'dark') ? user.theme : 'auto'
   return { lang, theme }
 }
 
@@ -64,8 +69,10 @@ const EN = {
   clicksMany: '{count} clicks in the last 30 days',
   refusedTitle: 'go/{slug} cannot open this address',
   'refusal.bad-encoding': 'The address after the link name is not validly percent-encoded.',
-  'refusal.dot-segment': 'The address after the link name may not contain "." or ".." segments, however they are encoded.',
-  'refusal.other-host': "The link's template would lead to another site or scheme, so it is not followed.",
+  'refusal.dot-segment':
+    'The address after the link name may not contain "." or ".." segments, however they are encoded.',
+  'refusal.other-host':
+    "The link's template would lead to another site or scheme, so it is not followed.",
   'refusal.too-long': 'The address this link would open is too long.',
   'refusal.invalid': 'The address this link would open is not a valid web address.',
   openSlug: 'Open go/{slug}',
@@ -85,7 +92,8 @@ const DE: Record<TextKey, string> = {
   similar: 'Ähnliche Go-Links',
   console: 'Zur Konsole',
   badTitle: 'Das ist kein Go-Link',
-  badText: 'Der Name eines Go-Links besteht aus 1–64 Buchstaben, Ziffern, Unterstrichen oder Bindestrichen.',
+  badText:
+    'Der Name eines Go-Links besteht aus 1–64 Buchstaben, Ziffern, Unterstrichen oder Bindestrichen.',
   chooseText: 'Mehrere Links heißen go/{slug}. Welcher soll es sein?',
   remember: 'Öffnen und diese Wahl merken',
   personal: 'Persönlich',
@@ -98,8 +106,10 @@ const DE: Record<TextKey, string> = {
   clicksMany: '{count} Klicks in den letzten 30 Tagen',
   refusedTitle: 'go/{slug} kann diese Adresse nicht öffnen',
   'refusal.bad-encoding': 'Die Adresse nach dem Linknamen ist nicht gültig prozentkodiert.',
-  'refusal.dot-segment': 'Die Adresse nach dem Linknamen darf keine Abschnitte „.“ oder „..“ enthalten, wie auch immer sie kodiert sind.',
-  'refusal.other-host': 'Die Vorlage des Links würde zu einer anderen Website oder einem anderen Schema führen; sie wird daher nicht geöffnet.',
+  'refusal.dot-segment':
+    'Die Adresse nach dem Linknamen darf keine Abschnitte „.“ oder „..“ enthalten, wie auch immer sie kodiert sind.',
+  'refusal.other-host':
+    'Die Vorlage des Links würde zu einer anderen Website oder einem anderen Schema führen; sie wird daher nicht geöffnet.',
   'refusal.too-long': 'Die Adresse, die dieser Link öffnen würde, ist zu lang.',
   'refusal.invalid': 'Die Adresse, die dieser Link öffnen würde, ist keine gültige Webadresse.',
   openSlug: 'go/{slug} öffnen',
@@ -113,13 +123,26 @@ const DE: Record<TextKey, string> = {
 const CATALOGUES: Record<PageLanguage, Record<TextKey, string>> = { en: EN, de: DE }
 
 /** The plain (unescaped) text; the caller escapes it for HTML. */
-export function text(lang: PageLanguage, key: TextKey, values: Record<string, string | number> = {}): string {
-  return CATALOGUES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
+export function text(
+  lang: PageLanguage,
+  key: TextKey,
+  values: Record<string, string | number> = {},
+): string {
+  return CATALOGUES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? String(values[name]) : whole,
+  )
 }
 
 const LOCALES: Record<PageLanguage, string> = { en: 'en-GB', de: 'de-DE' }
-const DAY_FORMATS = new Map(SUPPORTED.map((lang) => [lang, new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'long', timeZone: 'UTC' })]))
-const NUMBER_FORMATS = new Map(SUPPORTED.map((lang) => [lang, new Intl.NumberFormat(LOCALES[lang])]))
+const DAY_FORMATS = new Map(
+  SUPPORTED.map((lang) => [
+    lang,
+    new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'long', timeZone: 'UTC' }),
+  ]),
+)
+const NUMBER_FORMATS = new Map(
+  SUPPORTED.map((lang) => [lang, new Intl.NumberFormat(LOCALES[lang])]),
+)
 
 /** A stored time as the day it fell on, in the page's language ("27 November 2026", "27. November 2026"), in UTC: the page has no time zone of the reader's. */
 export function dayText(lang: PageLanguage, iso: string): string {

@@ -25,7 +25,11 @@ export interface PreferenceRecord {
 const stillValid = sql<boolean>`exists (select 1 from links where links.id = ${sql.ref('go_preferences.link_id')} and links.forwarding_enabled = ${true} and links.slug_key = ${sql.ref('go_preferences.slug_key')} and ${visibleTo(sql.ref('go_preferences.user_id'))})`
 
 /** The user's valid preferences by slug, after the cursor's slug. */
-export async function listPreferences(ex: Executor, userId: string, window: PageWindow): Promise<PreferenceRecord[]> {
+export async function listPreferences(
+  ex: Executor,
+  userId: string,
+  window: PageWindow,
+): Promise<PreferenceRecord[]> {
   let query = ex
     .selectFrom('go_preferences')
     .innerJoin('links', 'links.id', 'go_preferences.link_id')
@@ -49,8 +53,17 @@ export async function listPreferences(ex: Executor, userId: string, window: Page
     .execute()
 }
 
-export async function findPreferredLinkId(ex: Executor, userId: string, slugKey: string): Promise<string | null> {
-  const row = await ex.selectFrom('go_preferences').select('link_id').where('user_id', '=', userId).where('slug_key', '=', slugKey).executeTakeFirst()
+export async function findPreferredLinkId(
+  ex: Executor,
+  userId: string,
+  slugKey: string,
+): Promise<string | null> {
+  const row = await ex
+    .selectFrom('go_preferences')
+    .select('link_id')
+    .where('user_id', '=', userId)
+    .where('slug_key', '=', slugKey)
+    .executeTakeFirst()
   return row?.link_id ?? null
 }
 
@@ -61,13 +74,25 @@ export async function upsertPreference(
   await ex
     .insertInto('go_preferences')
     .values(preference)
-    .onConflict((oc) => oc.columns(['user_id', 'slug_key']).doUpdateSet({ link_id: preference.link_id, updated_at: preference.updated_at }))
+    .onConflict((oc) =>
+      oc
+        .columns(['user_id', 'slug_key'])
+        .doUpdateSet({ link_id: preference.link_id, updated_at: preference.updated_at }),
+    )
     .execute()
 }
 
 /** Deletes the preference; with `linkId`, only while it still names that link (not a newer choice). */
-export async function deletePreference(ex: Executor, userId: string, slugKey: string, linkId?: string): Promise<boolean> {
-  let query = ex.deleteFrom('go_preferences').where('user_id', '=', userId).where('slug_key', '=', slugKey)
+export async function deletePreference(
+  ex: Executor,
+  userId: string,
+  slugKey: string,
+  linkId?: string,
+): Promise<boolean> {
+  let query = ex
+    .deleteFrom('go_preferences')
+    .where('user_id', '=', userId)
+    .where('slug_key', '=', slugKey)
   if (linkId !== undefined) query = query.where('link_id', '=', linkId)
   return (await query.executeTakeFirst()).numDeletedRows > 0n
 }
@@ -85,7 +110,10 @@ export async function deleteStalePreferences(ex: Executor, userId: string): Prom
 const SLUG_SCAN_LIMIT = 5000
 
 /** The slugs of forwarding links the user sees (for the miss page's suggestions), with their organization. */
-export async function findVisibleSlugs(ex: Executor, userId: string): Promise<{ slug: string; organization_id: string | null }[]> {
+export async function findVisibleSlugs(
+  ex: Executor,
+  userId: string,
+): Promise<{ slug: string; organization_id: string | null }[]> {
   // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read every link).
   const personal = ex
     .selectFrom('links')
@@ -100,7 +128,11 @@ export async function findVisibleSlugs(ex: Executor, userId: string): Promise<{ 
     .where('organization_members.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
-  const rows = await ex.selectFrom(personal.unionAll(shared).as('visible')).selectAll().limit(SLUG_SCAN_LIMIT).execute()
+  const rows = await ex
+    .selectFrom(personal.unionAll(shared).as('visible'))
+    .selectAll()
+    .limit(SLUG_SCAN_LIMIT)
+    .execute()
   return rows.map((row) => ({ slug: row.slug!, organization_id: row.organization_id }))
 }
 
@@ -116,7 +148,9 @@ const selectSessionWithGoCandidates = precompiled(
   ['sessionId', 'userId', 'slugKey'],
   (ex, p) =>
     liveSessionQuery(ex, p.sessionId)
-      .leftJoin(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'), (join) => join.onTrue())
+      .leftJoin(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'), (join) =>
+        join.onTrue(),
+      )
       .select([
         'candidates.id as link_id',
         'candidates.url as link_url',
@@ -125,7 +159,10 @@ const selectSessionWithGoCandidates = precompiled(
       ]),
   (row) => ({
     session: liveSessionOf(row),
-    link: row.link_id === null ? null : { id: row.link_id, url: row.link_url!, organization_id: row.link_organization_id },
+    link:
+      row.link_id === null
+        ? null
+        : { id: row.link_id, url: row.link_url!, organization_id: row.link_organization_id },
     preferred: row.preferred_link_id,
   }),
 )
@@ -147,5 +184,9 @@ export async function findSessionWithGoCandidates(
   const rows = await selectSessionWithGoCandidates(ex, { sessionId, userId, slugKey })
   const links: GoCandidate[] = []
   for (const row of rows) if (row.link !== null) links.push(row.link)
-  return { session: rows[0]?.session ?? null, links, preferred: links.length === 0 ? null : rows[0]!.preferred }
+  return {
+    session: rows[0]?.session ?? null,
+    links,
+    preferred: links.length === 0 ? null : rows[0]!.preferred,
+  }
 }

@@ -2,7 +2,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 
@@ -14,13 +19,28 @@ beforeAll(async () => {
 })
 
 const put = (user: SignedIn, slug: string, payload: unknown) =>
-  t.app.inject({ method: 'PUT', url: `/api/go/preferences/${slug}`, headers: bearer(user.token), payload: payload as object })
-const list = (user: SignedIn, query = '') => t.app.inject({ method: 'GET', url: `/api/go/preferences${query}`, headers: bearer(user.token) })
-const forget = (user: SignedIn, slug: string) => t.app.inject({ method: 'DELETE', url: `/api/go/preferences/${slug}`, headers: bearer(user.token) })
+  t.app.inject({
+    method: 'PUT',
+    url: `/api/go/preferences/${slug}`,
+    headers: bearer(user.token),
+    payload: payload as object,
+  })
+const list = (user: SignedIn, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/go/preferences${query}`, headers: bearer(user.token) })
+const forget = (user: SignedIn, slug: string) =>
+  t.app.inject({
+    method: 'DELETE',
+    url: `/api/go/preferences/${slug}`,
+    headers: bearer(user.token),
+  })
 
 describe('PUT /api/go/preferences/{slug}', () => {
   it('remembers a visible forwarding link with that slug: exactly the Preference fields', async () => {
-    const link = await createLink(t, alice.token, { slug: 'Wiki', title: 'My wiki', url: 'https://wiki.example/' })
+    const link = await createLink(t, alice.token, {
+      slug: 'Wiki',
+      title: 'My wiki',
+      url: 'https://wiki.example/',
+    })
     const response = await put(alice, 'wiki', { link_id: link.id })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({
@@ -37,12 +57,25 @@ describe('PUT /api/go/preferences/{slug}', () => {
   it('names the organization as the source of a shared link, and replaces an earlier choice', async () => {
     const org = await createOrganization(t, bob.token, 'Bob & Co')
     await addOrgMember(t, bob.token, org.id, alice, 'member')
-    const shared = await createLink(t, bob.token, { slug: 'standup', organization_id: org.id, url: 'https://meet.example/standup' })
-    const own = await createLink(t, alice.token, { slug: 'standup', url: 'https://meet.example/mine' })
+    const shared = await createLink(t, bob.token, {
+      slug: 'standup',
+      organization_id: org.id,
+      url: 'https://meet.example/standup',
+    })
+    const own = await createLink(t, alice.token, {
+      slug: 'standup',
+      url: 'https://meet.example/mine',
+    })
     expect((await put(alice, 'standup', { link_id: own.id })).json().source).toBe('personal')
     const replaced = await put(alice, 'STANDUP', { link_id: shared.id })
-    expect(replaced.json()).toMatchObject({ slug: 'standup', link_id: shared.id, source: 'Bob & Co' })
-    expect((await list(alice)).json().items.filter((p: { slug: string }) => p.slug === 'standup')).toHaveLength(1)
+    expect(replaced.json()).toMatchObject({
+      slug: 'standup',
+      link_id: shared.id,
+      source: 'Bob & Co',
+    })
+    expect(
+      (await list(alice)).json().items.filter((p: { slug: string }) => p.slug === 'standup'),
+    ).toHaveLength(1)
   })
 
   it('refuses a malformed slug (400 on slug), a link without that slug or not forwarding (400 on link_id), an invisible one (404)', async () => {
@@ -63,9 +96,12 @@ describe('PUT /api/go/preferences/{slug}', () => {
     for (const [slug, payload, status, field] of cases) {
       const response = await put(alice, slug, payload)
       expect(response.statusCode, `${slug} ${JSON.stringify(payload)}`).toBe(status)
-      if (field !== null) expect(response.json().details.map((d: { field: string }) => d.field)).toContain(field)
+      if (field !== null)
+        expect(response.json().details.map((d: { field: string }) => d.field)).toContain(field)
     }
-    expect((await list(alice)).json().items.map((p: { slug: string }) => p.slug)).not.toContain('checked')
+    expect((await list(alice)).json().items.map((p: { slug: string }) => p.slug)).not.toContain(
+      'checked',
+    )
   })
 })
 
@@ -86,19 +122,37 @@ describe('GET and DELETE /api/go/preferences', () => {
       cursor = page.next_cursor
     } while (cursor !== null)
     expect(slugs).toEqual(['Alpha', 'bravo', 'charlie', 'delta'])
-    expect((await list(bob)).json().items.map((p: { slug: string }) => p.slug)).not.toContain('bravo')
+    expect((await list(bob)).json().items.map((p: { slug: string }) => p.slug)).not.toContain(
+      'bravo',
+    )
   })
 
   it('leaves out — and deletes — preferences whose link stopped forwarding, lost the slug, or was deleted', async () => {
     const dave = await createSignedInUser(t)
-    const links = await Promise.all(['one', 'two', 'three', 'four'].map((slug) => createLink(t, dave.token, { slug })))
+    const links = await Promise.all(
+      ['one', 'two', 'three', 'four'].map((slug) => createLink(t, dave.token, { slug })),
+    )
     for (const link of links) await put(dave, link.slug!, { link_id: link.id })
-    const patch = (id: string, payload: object) => t.app.inject({ method: 'PATCH', url: `/api/links/${id}`, headers: bearer(dave.token), payload })
+    const patch = (id: string, payload: object) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `/api/links/${id}`,
+        headers: bearer(dave.token),
+        payload,
+      })
     await patch(links[0]!.id, { forwarding_enabled: false })
     await patch(links[1]!.id, { slug: 'renamed' })
-    await t.app.inject({ method: 'DELETE', url: `/api/links/${links[2]!.id}`, headers: bearer(dave.token) })
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/links/${links[2]!.id}`,
+      headers: bearer(dave.token),
+    })
     expect((await list(dave)).json().items.map((p: { slug: string }) => p.slug)).toEqual(['four'])
-    const stored = await t.deps.db.selectFrom('go_preferences').select('slug_key').where('user_id', '=', dave.user.id).execute()
+    const stored = await t.deps.db
+      .selectFrom('go_preferences')
+      .select('slug_key')
+      .where('user_id', '=', dave.user.id)
+      .execute()
     expect(stored).toEqual([{ slug_key: 'four' }])
   })
 

@@ -36,12 +36,15 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: SetPreferenceBody,
           response: {
             200: PreferenceView,
-            400: errorResponse('VALIDATION_FAILED: a malformed slug, or a link without this slug or that does not forward (details: link_id)'),
+            400: errorResponse(
+              'VALIDATION_FAILED: a malformed slug, or a link without this slug or that does not forward (details: link_id)',
+            ),
             404: errorResponse('NOT_FOUND: no such link, or not one you can see'),
           },
         },
       },
-      async (request) => setGoPreference(deps, callerOf(request), request.params.slug, request.body.link_id),
+      async (request) =>
+        setGoPreference(deps, callerOf(request), request.params.slug, request.body.link_id),
     )
 
     app.delete(
@@ -52,7 +55,10 @@ export function goPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'deleteGoPreference',
           summary: 'Forget your choice for /go/{slug}',
           params: SlugParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: you have no preference for this slug') },
+          response: {
+            204: NoContent,
+            404: errorResponse('NOT_FOUND: you have no preference for this slug'),
+          },
         },
       },
       async (request, reply) => {

@@ -7,7 +7,9 @@ export const PreferenceView = Type.Object({
   link_id: Type.String(),
   title: Nullable(Type.String()),
   url: Type.String(),
-  source: Type.String({ description: '`personal`, or the name of the organization the link is shared with' }),
+  source: Type.String({
+    description: '`personal`, or the name of the organization the link is shared with',
+  }),
   source_kind: Type.Unsafe<'personal' | 'organization'>({
     type: 'string',
     enum: ['personal', 'organization'],

@@ -9,7 +9,13 @@ import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import type { ReadBeside } from '../auth/authenticate.js'
 import { reachesOrganization, type Caller } from '../auth/caller.js'
-import { findForwardingLinks, findGoCandidates, findVisibleLink, type GoCandidate, type VisibleLink } from '../links/repo.js'
+import {
+  findForwardingLinks,
+  findGoCandidates,
+  findVisibleLink,
+  type GoCandidate,
+  type VisibleLink,
+} from '../links/repo.js'
 import { SLUG_PATTERN } from '../links/schemas.js'
 import { linkNotFound } from '../links/service.js'
 import { slugKey } from '../links/url.js'
@@ -37,15 +43,23 @@ export function sourceOf(link: { organization_name: string | null }): string {
 }
 
 /** An organization may be called "personal": `source_kind`, not the name, says which kind it is. */
-export function sourceKindOf(link: { organization_name: string | null }): 'personal' | 'organization' {
+export function sourceKindOf(link: {
+  organization_name: string | null
+}): 'personal' | 'organization' {
   return link.organization_name === null ? 'personal' : 'organization'
 }
 
 export function candidateSourceOf(link: { organization_name: string | null }): CandidateSource {
-  return link.organization_name === null ? { kind: 'personal' } : { kind: 'organization', name: link.organization_name }
+  return link.organization_name === null
+    ? { kind: 'personal' }
+    : { kind: 'organization', name: link.organization_name }
 }
 
-export async function listGoPreferences(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<PreferenceView>> {
+export async function listGoPreferences(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<PreferenceView>> {
   const window = pageWindow(query)
   await deleteStalePreferences(deps.db, caller.user.id)
   const rows = await listPreferences(deps.db, caller.user.id, window)
@@ -66,16 +80,28 @@ export async function listGoPreferences(deps: Deps, caller: Caller, query: PageQ
 }
 
 /** Remembers `linkId` for the slug: it must be a link the caller sees, with that slug, that forwards. */
-export async function setGoPreference(deps: Deps, caller: Caller, slug: string, linkId: string): Promise<PreferenceView> {
-  if (!isSlug(slug)) throw invalidField('slug', 'must be 1–64 letters, digits, underscores or dashes')
+export async function setGoPreference(
+  deps: Deps,
+  caller: Caller,
+  slug: string,
+  linkId: string,
+): Promise<PreferenceView> {
+  if (!isSlug(slug))
+    throw invalidField('slug', 'must be 1–64 letters, digits, underscores or dashes')
   const fold = await foldsSeparators(deps)
   const updatedAt = deps.clock.now().toISOString()
   const link = await deps.db.transaction().execute(async (tx) => {
     const found = await findVisibleLink(tx, caller.user.id, linkId)
     if (found === null) throw linkNotFound()
-    if (found.slug === null || slugKey(found.slug, fold) !== slugKey(slug, fold)) throw invalidField('link_id', `is not a link with the slug ${slug}`)
+    if (found.slug === null || slugKey(found.slug, fold) !== slugKey(slug, fold))
+      throw invalidField('link_id', `is not a link with the slug ${slug}`)
     if (!found.forwarding_enabled) throw invalidField('link_id', 'is a link that does not forward')
-    await upsertPreference(tx, { user_id: caller.user.id, slug_key: slugKey(slug, fold), link_id: linkId, updated_at: updatedAt })
+    await upsertPreference(tx, {
+      user_id: caller.user.id,
+      slug_key: slugKey(slug, fold),
+      link_id: linkId,
+      updated_at: updatedAt,
+    })
     return found
   })
   return {
@@ -95,7 +121,10 @@ export async function deleteGoPreference(deps: Deps, caller: Caller, slug: strin
   }
 }
 
-export type GoTarget = { kind: 'redirect'; url: string; linkId: string } | { kind: 'choose'; links: VisibleLink[] } | { kind: 'none' }
+export type GoTarget =
+  | { kind: 'redirect'; url: string; linkId: string }
+  | { kind: 'choose'; links: VisibleLink[] }
+  | { kind: 'none' }
 
 /** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
 /** What a slug's lookup found for a user: read beside the caller's authentication (auth/hook.ts optionalCallerWith). */
@@ -115,24 +144,39 @@ export function goTargetsReader(deps: Deps, slug: string): ReadBeside<GoTargetsR
     },
     async withSession(sessionId, userId) {
       const key = await lookupKey(deps, slug)
-      const { session, links, preferred } = await findSessionWithGoCandidates(deps.db, sessionId, userId, key)
+      const { session, links, preferred } = await findSessionWithGoCandidates(
+        deps.db,
+        sessionId,
+        userId,
+        key,
+      )
       return { session, read: { userId, key, links, preferred } }
     },
   }
 }
 
 /** `early`: the links found beside the authentication, for this caller's user (else they are read now). */
-export async function resolveGoLink(deps: Deps, caller: Caller, slug: string, early: GoTargetsRead | null = null): Promise<GoTarget> {
-  const read = early !== null && early.userId === caller.user.id ? early : await goTargetsReader(deps, slug).forUser(caller.user.id)
+export async function resolveGoLink(
+  deps: Deps,
+  caller: Caller,
+  slug: string,
+  early: GoTargetsRead | null = null,
+): Promise<GoTarget> {
+  const read =
+    early !== null && early.userId === caller.user.id
+      ? early
+      : await goTargetsReader(deps, slug).forUser(caller.user.id)
   const { key, links: found, preferred: chosen } = read
   // The chosen link comes with the links; only when none forwards is it asked for alone (to drop it if stale).
-  const preferred = found.length === 0 ? await findPreferredLinkId(deps.db, caller.user.id, key) : chosen
+  const preferred =
+    found.length === 0 ? await findPreferredLinkId(deps.db, caller.user.id, key) : chosen
   const links = withinBoundary(caller, found)
   if (preferred !== null) {
     const link = links.find((candidate) => candidate.id === preferred)
     if (link !== undefined) return { kind: 'redirect', url: link.url, linkId: link.id }
     // Stale: only this preference goes, not one chosen meanwhile (nor one merely outside a token's boundary).
-    if (!found.some((candidate) => candidate.id === preferred)) await deletePreference(deps.db, caller.user.id, key, preferred)
+    if (!found.some((candidate) => candidate.id === preferred))
+      await deletePreference(deps.db, caller.user.id, key, preferred)
   }
   if (links.length === 1) return { kind: 'redirect', url: links[0]!.url, linkId: links[0]!.id }
   if (links.length === 0) return { kind: 'none' }
@@ -144,5 +188,10 @@ export async function resolveGoLink(deps: Deps, caller: Caller, slug: string, ea
 
 /** Issue 28: an API token's organization boundary hides the links of the organizations outside it. */
 function withinBoundary<T extends GoCandidate>(caller: Caller, links: T[]): T[] {
-  return caller.grant === null ? links : links.filter((link) => link.organization_id === null || reachesOrganization(caller, link.organization_id))
+  return caller.grant === null
+    ? links
+    : links.filter(
+        (link) =>
+          link.organization_id === null || reachesOrganization(caller, link.organization_id),
+      )
 }

@@ -13,7 +13,11 @@ export function editDistance(a: string, b: string, cap: number): number {
     const current = [i]
     let rowMin = i
     for (let j = 1; j <= b.length; j++) {
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const value = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
       current.push(value)
       rowMin = Math.min(rowMin, value)
     }
@@ -39,7 +43,9 @@ export function similarSlugs(wanted: string, slugs: readonly string[]): string[]
     else if (prefix) scored.push({ slug, score: cap + 1 })
   }
   return scored
-    .sort((x, y) => x.score - y.score || x.slug.length - y.slug.length || x.slug.localeCompare(y.slug))
+    .sort(
+      (x, y) => x.score - y.score || x.slug.length - y.slug.length || x.slug.localeCompare(y.slug),
+    )
     .slice(0, MAX_SUGGESTIONS)
     .map((entry) => entry.slug)
 }

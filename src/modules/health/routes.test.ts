@@ -25,7 +25,11 @@ describe('health', () => {
       const response = await broken.app.inject({ method: 'GET', url: '/api/health/ready' })
       expect(Date.now() - started).toBeLessThan(3000)
       expect(response.statusCode).toBe(503)
-      expect(response.json()).toMatchObject({ code: 503, reason: 'SERVICE_UNAVAILABLE', error: 'Service Unavailable' })
+      expect(response.json()).toMatchObject({
+        code: 503,
+        reason: 'SERVICE_UNAVAILABLE',
+        error: 'Service Unavailable',
+      })
     } finally {
       await broken.app.close()
       await broken.database.drop()

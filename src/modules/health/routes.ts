@@ -31,7 +31,10 @@ export function healthRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: ['operations'],
           operationId: 'getReadiness',
           summary: 'Readiness: the database answers',
-          response: { 200: Status, 503: errorResponse('SERVICE_UNAVAILABLE: the database does not answer') },
+          response: {
+            200: Status,
+            503: errorResponse('SERVICE_UNAVAILABLE: the database does not answer'),
+          },
         },
       },
       async () => {

@@ -5,7 +5,13 @@ import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { startInstance, startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
 import { makeTempDir } from '../../../test/helpers/database.js'
-import { bearer, createSignedInUser, DEFAULT_PASSWORD, enableMfa, verifyMfa } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  verifyMfa,
+} from '../../../test/helpers/factories.js'
 import { totpCode } from '../../../test/helpers/rfc6238.js'
 import { runCli } from '../../cli.js'
 import { decrypt } from '../../lib/crypto.js'
@@ -43,22 +49,46 @@ describe('switchboard rotate-keys with ENCRYPTION_KEY from the environment', () 
     expect(run.out.stdout).toContain('settings_secrets=1')
     expect(run.out.stdout).not.toContain(newKey.toString('hex')) // it came from stdin: not echoed
 
-    const row = await t.deps.db.selectFrom('mfa_totp').select('secret_encrypted').where('user_id', '=', admin.user.id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('mfa_totp')
+      .select('secret_encrypted')
+      .where('user_id', '=', admin.user.id)
+      .executeTakeFirstOrThrow()
     expect(decrypt(newKey, row.secret_encrypted, `mfa_totp.secret:${admin.user.id}`)).toBe(secret)
-    const stored = JSON.parse((await t.deps.db.selectFrom('settings').select('value').where('key', '=', 'smtp').executeTakeFirstOrThrow()).value)
-    expect(decrypt(newKey, stored.password_encrypted, 'settings.smtp')).toBe('smtp-password-to-keep')
+    const stored = JSON.parse(
+      (
+        await t.deps.db
+          .selectFrom('settings')
+          .select('value')
+          .where('key', '=', 'smtp')
+          .executeTakeFirstOrThrow()
+      ).value,
+    )
+    expect(decrypt(newKey, stored.password_encrypted, 'settings.smtp')).toBe(
+      'smtp-password-to-keep',
+    )
 
     // An instance started with the new key signs the user in with their authenticator as before.
     const peer = await startPeerInstance(t, { ENCRYPTION_KEY: newKey.toString('hex') })
     try {
       const mfaToken = (
-        await peer.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: admin.email, password: DEFAULT_PASSWORD } })
+        await peer.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: admin.email, password: DEFAULT_PASSWORD },
+        })
       ).json().mfa_token
-      expect((await verifyMfa(t, mfaToken, totpCode(secret, t.clock.now()), peer.app)).statusCode).toBe(200)
+      expect(
+        (await verifyMfa(t, mfaToken, totpCode(secret, t.clock.now()), peer.app)).statusCode,
+      ).toBe(200)
     } finally {
       await peer.close()
     }
-    const audit = await t.deps.db.selectFrom('audit_events').select('action').where('action', '=', 'instance.encryption_key_rotate').execute()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('action', '=', 'instance.encryption_key_rotate')
+      .execute()
     expect(audit).toHaveLength(1)
   })
 
@@ -96,11 +126,25 @@ describe('switchboard rotate-keys with generated secrets in DATA_DIR', () => {
 
     const after = await startInstance(env, t.clock)
     try {
-      expect((await after.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(user.token) })).statusCode).toBe(401)
+      expect(
+        (
+          await after.app.inject({
+            method: 'GET',
+            url: '/api/users/me',
+            headers: bearer(user.token),
+          })
+        ).statusCode,
+      ).toBe(401)
       const mfaToken = (
-        await after.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: user.email, password: DEFAULT_PASSWORD } })
+        await after.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: user.email, password: DEFAULT_PASSWORD },
+        })
       ).json().mfa_token
-      expect((await verifyMfa(t, mfaToken, totpCode(secret, t.clock.now()), after.app)).statusCode).toBe(200)
+      expect(
+        (await verifyMfa(t, mfaToken, totpCode(secret, t.clock.now()), after.app)).statusCode,
+      ).toBe(200)
     } finally {
       await after.close()
     }

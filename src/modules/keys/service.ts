@@ -11,9 +11,17 @@ import { recordAudit } from '../audit/service.js'
 import { rewrapWith, type EncryptedStore } from './rewrap.js'
 
 /** Every store of ciphertext in the database. A module that adds encrypted columns adds its store here. */
-export const ENCRYPTED_STORES: EncryptedStore[] = [mfaSecrets, settingsSecrets, oidcSecrets, invitationTokens]
+export const ENCRYPTED_STORES: EncryptedStore[] = [
+  mfaSecrets,
+  settingsSecrets,
+  oidcSecrets,
+  invitationTokens,
+]
 
-export async function reencryptSecrets(deps: Deps, newKey: Buffer): Promise<Record<string, number>> {
+export async function reencryptSecrets(
+  deps: Deps,
+  newKey: Buffer,
+): Promise<Record<string, number>> {
   const rewrap = rewrapWith(deps.secrets.encryptionKey, newKey)
   return deps.db.transaction().execute(async (tx) => {
     const counts: Record<string, number> = {}

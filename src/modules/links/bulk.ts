@@ -17,25 +17,40 @@ import { addTagToLinks, findVisibleLinks, moveLinks, removeTagFromLinks } from '
 import { purgeDeletedLinks } from './ownership.repo.js'
 import { moveToRecentlyDeleted, restoreHorizon } from './ownership.service.js'
 import type { BulkLinksBody, BulkLinksResult } from './schemas.js'
-import { assertMayChange, assertReachable, linkNotFound, linkOwnerFor, reachesLink } from './service.js'
+import {
+  assertMayChange,
+  assertReachable,
+  linkNotFound,
+  linkOwnerFor,
+  reachesLink,
+} from './service.js'
 
-export async function bulkLinks(deps: Deps, caller: Caller, input: BulkLinksBody, ctx: RequestContext): Promise<BulkLinksResult> {
+export async function bulkLinks(
+  deps: Deps,
+  caller: Caller,
+  input: BulkLinksBody,
+  ctx: RequestContext,
+): Promise<BulkLinksResult> {
   const userId = caller.user.id
   const ids = input.link_ids
-  if ((input.action === 'add_tag' || input.action === 'remove_tag') && input.tag_id === undefined) throw invalidField('tag_id', 'is required')
-  if (input.action === 'share' && input.organization_id === undefined) throw invalidField('organization_id', 'is required (null: personal)')
+  if ((input.action === 'add_tag' || input.action === 'remove_tag') && input.tag_id === undefined)
+    throw invalidField('tag_id', 'is required')
+  if (input.action === 'share' && input.organization_id === undefined)
+    throw invalidField('organization_id', 'is required (null: personal)')
   const now = deps.clock.now().toISOString()
   try {
     return await deps.db.transaction().execute(async (tx) => {
       const links = await findVisibleLinks(tx, userId, ids)
       // One link not seen (or outside an API token's boundary) is reported like the single operation's 404.
-      if (links.length !== ids.length || !links.every((link) => reachesLink(caller, link))) throw linkNotFound()
+      if (links.length !== ids.length || !links.every((link) => reachesLink(caller, link)))
+        throw linkNotFound()
       let changed = links
       switch (input.action) {
         case 'add_tag':
         case 'remove_tag': {
           const tagId = input.tag_id!
-          if ((await findOwnTagIds(tx, userId, [tagId])).length !== 1) throw invalidField('tag_id', 'must name your own tag')
+          if ((await findOwnTagIds(tx, userId, [tagId])).length !== 1)
+            throw invalidField('tag_id', 'must name your own tag')
           if (input.action === 'add_tag') await addTagToLinks(tx, tagId, ids)
           else await removeTagFromLinks(tx, tagId, ids)
           break
@@ -69,7 +84,9 @@ export async function bulkLinks(deps: Deps, caller: Caller, input: BulkLinksBody
         metadata: {
           count: changed.length,
           link_ids: changed.map((link) => link.id),
-          ...(input.tag_id !== undefined && input.action !== 'share' && input.action !== 'delete' && { tag_id: input.tag_id }),
+          ...(input.tag_id !== undefined &&
+            input.action !== 'share' &&
+            input.action !== 'delete' && { tag_id: input.tag_id }),
           ...(input.action === 'share' && { organization_id: input.organization_id ?? null }),
         },
       })
@@ -77,9 +94,15 @@ export async function bulkLinks(deps: Deps, caller: Caller, input: BulkLinksBody
     })
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new AppError('ALREADY_EXISTS', { message: 'A link of the target owner already has the slug of one of these links.', details: 'slug' })
+      throw new AppError('ALREADY_EXISTS', {
+        message: 'A link of the target owner already has the slug of one of these links.',
+        details: 'slug',
+      })
     }
-    if (isForeignKeyViolation(error)) throw input.action === 'share' ? organizationNotFound() : invalidField('tag_id', 'must name your own tag')
+    if (isForeignKeyViolation(error))
+      throw input.action === 'share'
+        ? organizationNotFound()
+        : invalidField('tag_id', 'must name your own tag')
     throw error
   }
 }

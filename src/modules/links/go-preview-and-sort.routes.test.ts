@@ -10,7 +10,11 @@ describe('go-link preview', () => {
     const user = await createSignedInUser(t)
     const preview = async (query: Record<string, string>) =>
       (
-        await t.app.inject({ method: 'GET', url: `/api/links/go-preview?${new URLSearchParams(query).toString()}`, headers: bearer(user.token) })
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/links/go-preview?${new URLSearchParams(query).toString()}`,
+          headers: bearer(user.token),
+        })
       ).json()
     expect(await preview({ url: 'https://github.com', path: 'acme/api', query: 'tab=1' })).toEqual({
       url: 'https://github.com/acme/api?tab=1',
@@ -20,10 +24,19 @@ describe('go-link preview', () => {
       url: 'https://jira.example/browse/OPS-1',
       refusal: null,
     })
-    expect(await preview({ url: 'https://wiki.example/docs', path: '%2e%2e/admin' })).toEqual({ url: null, refusal: 'dot-segment' })
+    expect(await preview({ url: 'https://wiki.example/docs', path: '%2e%2e/admin' })).toEqual({
+      url: null,
+      refusal: 'dot-segment',
+    })
     expect(await preview({ url: 'javascript:alert(1)' })).toEqual({ url: null, refusal: 'invalid' })
-    expect(await preview({ url: 'https://wiki.example/docs' })).toEqual({ url: 'https://wiki.example/docs', refusal: null })
-    const anonymous = await t.app.inject({ method: 'GET', url: '/api/links/go-preview?url=https%3A%2F%2Fx.example' })
+    expect(await preview({ url: 'https://wiki.example/docs' })).toEqual({
+      url: 'https://wiki.example/docs',
+      refusal: null,
+    })
+    const anonymous = await t.app.inject({
+      method: 'GET',
+      url: '/api/links/go-preview?url=https%3A%2F%2Fx.example',
+    })
     expect(anonymous.statusCode).toBe(401)
   })
 })
@@ -56,8 +69,19 @@ describe('the links list by clicks', () => {
     let cursor: string | null = null
     do {
       const query: string = `sort=clicks_30d&limit=2${cursor === null ? '' : `&cursor=${cursor}`}`
-      const page = (await t.app.inject({ method: 'GET', url: `/api/links?${query}`, headers: bearer(user.token) })).json()
-      seen.push(...page.items.map((item: { id: string; clicks_30d: number }) => [item.id, item.clicks_30d] as [string, number]))
+      const page = (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/links?${query}`,
+          headers: bearer(user.token),
+        })
+      ).json()
+      seen.push(
+        ...page.items.map(
+          (item: { id: string; clicks_30d: number }) =>
+            [item.id, item.clicks_30d] as [string, number],
+        ),
+      )
       cursor = page.next_cursor
     } while (cursor !== null)
     // Ties (3 and 3; 0, 0 and the 40-day-old 100) by newest id first.

@@ -6,10 +6,19 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
-import { expectIndexed, insertStrangersWithLinks, statementsOf } from '../../../test/helpers/query-plans.js'
+import {
+  expectIndexed,
+  insertStrangersWithLinks,
+  statementsOf,
+} from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const OTHERS = 3000
@@ -19,18 +28,26 @@ const mine: string[] = []
 
 beforeAll(async () => {
   user = await createSignedInUser(t)
-  for (let i = 0; i < 3; i++) mine.push((await createLink(t, user.token, { url: `https://mine.example/${i}` })).id)
+  for (let i = 0; i < 3; i++)
+    mine.push((await createLink(t, user.token, { url: `https://mine.example/${i}` })).id)
   const owner = await createSignedInUser(t)
   const org = await createOrganization(t, owner.token)
   await addOrgMember(t, owner.token, org.id, user, 'member')
-  mine.push((await createLink(t, owner.token, { url: 'https://team.example/', organization_id: org.id })).id)
+  mine.push(
+    (await createLink(t, owner.token, { url: 'https://team.example/', organization_id: org.id }))
+      .id,
+  )
   await insertStrangersWithLinks(t, 'listed', OTHERS)
 }, 120_000)
 
 describe('GET /api/links with 3,000 other people’s links', () => {
   it('reads the person’s and their organizations’ links by index, and lists exactly them', async () => {
     const statements = await statementsOf(/from "links"/, async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/api/links?limit=50', headers: bearer(user.token) })
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/links?limit=50',
+        headers: bearer(user.token),
+      })
       expect(response.statusCode).toBe(200)
       expect(
         response

@@ -21,12 +21,33 @@ export interface LinkSnapshot {
 export async function readLinkForSnapshot(ex: Executor, linkId: string) {
   const link = await ex
     .selectFrom('links')
-    .select(['id', 'user_id', 'organization_id', 'created_by', 'url', 'title', 'slug', 'slug_key', 'forwarding_enabled', 'created_at', 'updated_at'])
+    .select([
+      'id',
+      'user_id',
+      'organization_id',
+      'created_by',
+      'url',
+      'title',
+      'slug',
+      'slug_key',
+      'forwarding_enabled',
+      'created_at',
+      'updated_at',
+    ])
     .where('id', '=', linkId)
     .executeTakeFirst()
   if (link === undefined) return null
-  const tags = await ex.selectFrom('link_tags').select('tag_id').where('link_id', '=', linkId).execute()
-  const clicks = await ex.selectFrom('link_clicks').select(['day', 'clicks']).where('link_id', '=', linkId).orderBy('day').execute()
+  const tags = await ex
+    .selectFrom('link_tags')
+    .select('tag_id')
+    .where('link_id', '=', linkId)
+    .execute()
+  const clicks = await ex
+    .selectFrom('link_clicks')
+    .select(['day', 'clicks'])
+    .where('link_id', '=', linkId)
+    .orderBy('day')
+    .execute()
   const snapshot: LinkSnapshot = {
     slug_key: link.slug_key,
     forwarding_enabled: Boolean(link.forwarding_enabled),
@@ -53,7 +74,9 @@ function restorableBy(ex: Executor, userId: string, since: Timestamp) {
   return ex
     .selectFrom('deleted_links')
     .leftJoin('organization_members', (join) =>
-      join.onRef('organization_members.organization_id', '=', 'deleted_links.organization_id').on('organization_members.user_id', '=', userId),
+      join
+        .onRef('organization_members.organization_id', '=', 'deleted_links.organization_id')
+        .on('organization_members.user_id', '=', userId),
     )
     .selectAll('deleted_links')
     .select('organization_members.role')
@@ -63,7 +86,10 @@ function restorableBy(ex: Executor, userId: string, since: Timestamp) {
         eb('deleted_links.user_id', '=', userId),
         eb.and([
           eb('organization_members.user_id', '=', userId),
-          eb.or([eb('deleted_links.created_by', '=', userId), eb('organization_members.role', 'in', MANAGING_ROLES)]),
+          eb.or([
+            eb('deleted_links.created_by', '=', userId),
+            eb('organization_members.role', 'in', MANAGING_ROLES),
+          ]),
         ]),
       ]),
     )
@@ -82,30 +108,52 @@ export async function listRestorable(
     query = query.where((eb) =>
       ids.length === 0
         ? eb('deleted_links.organization_id', 'is', null)
-        : eb.or([eb('deleted_links.organization_id', 'is', null), eb('deleted_links.organization_id', 'in', ids)]),
+        : eb.or([
+            eb('deleted_links.organization_id', 'is', null),
+            eb('deleted_links.organization_id', 'in', ids),
+          ]),
     )
   }
   return newestFirst(query, window, 'deleted_links', 'deleted_at').execute()
 }
 
-export async function findRestorable(ex: Executor, userId: string, id: string, since: Timestamp): Promise<DeletedLinkRecord | null> {
-  return (await restorableBy(ex, userId, since).where('deleted_links.id', '=', id).executeTakeFirst()) ?? null
+export async function findRestorable(
+  ex: Executor,
+  userId: string,
+  id: string,
+  since: Timestamp,
+): Promise<DeletedLinkRecord | null> {
+  return (
+    (await restorableBy(ex, userId, since).where('deleted_links.id', '=', id).executeTakeFirst()) ??
+    null
+  )
 }
 
 /** Takes the deleted link out (one restore wins a race: the loser deletes nothing). */
 export async function removeDeletedLink(ex: Executor, id: string): Promise<boolean> {
-  return (await ex.deleteFrom('deleted_links').where('id', '=', id).executeTakeFirst()).numDeletedRows > 0n
+  return (
+    (await ex.deleteFrom('deleted_links').where('id', '=', id).executeTakeFirst()).numDeletedRows >
+    0n
+  )
 }
 
 /** Forgets what was deleted before `before` (the 30 days are over); returns how many. */
 export async function purgeDeletedLinks(ex: Executor, before: Timestamp): Promise<number> {
-  return Number((await ex.deleteFrom('deleted_links').where('deleted_at', '<', before).executeTakeFirst()).numDeletedRows)
+  return Number(
+    (await ex.deleteFrom('deleted_links').where('deleted_at', '<', before).executeTakeFirst())
+      .numDeletedRows,
+  )
 }
 
 /** The tags of these ids that still exist (a restored link gets back only those). */
-export async function findExistingTagIds(ex: Executor, tagIds: readonly string[]): Promise<string[]> {
+export async function findExistingTagIds(
+  ex: Executor,
+  tagIds: readonly string[],
+): Promise<string[]> {
   if (tagIds.length === 0) return []
-  return (await ex.selectFrom('tags').select('id').where('id', 'in', tagIds).execute()).map((row) => row.id)
+  return (await ex.selectFrom('tags').select('id').where('id', 'in', tagIds).execute()).map(
+    (row) => row.id,
+  )
 }
 
 export async function insertLinkTagsAndClicks(
@@ -129,7 +177,11 @@ export async function insertLinkTagsAndClicks(
 }
 
 /** Whether the two users are members of one organization (a transfer goes only to such a person). */
-export async function shareAnOrganization(ex: Executor, userId: string, otherId: string): Promise<boolean> {
+export async function shareAnOrganization(
+  ex: Executor,
+  userId: string,
+  otherId: string,
+): Promise<boolean> {
   const row = await ex
     .selectFrom('organization_members as mine')
     .innerJoin('organization_members as theirs', 'theirs.organization_id', 'mine.organization_id')

@@ -19,7 +19,12 @@ import { reachesOrganization, type Caller } from '../auth/caller.js'
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can } from '../organizations/roles.js'
 import { findUserById } from '../users/repo.js'
-import { deleteLink as deleteLinkRow, findVisibleLink, insertLinkRow, type VisibleLink } from './repo.js'
+import {
+  deleteLink as deleteLinkRow,
+  findVisibleLink,
+  insertLinkRow,
+  type VisibleLink,
+} from './repo.js'
 import {
   dropTagsOfNonReaders,
   findExistingTagIds,
@@ -35,7 +40,13 @@ import {
   type DeletedLinkRecord,
   type LinkSnapshot,
 } from './ownership.repo.js'
-import type { LinkView, DeletedLinkView, RestoreLinkBody, TransferLinkBody, TransferredLink } from './schemas.js'
+import type {
+  LinkView,
+  DeletedLinkView,
+  RestoreLinkBody,
+  TransferLinkBody,
+  TransferredLink,
+} from './schemas.js'
 import { getLink } from './service.js'
 import { writeKey } from './slug-matching.js'
 
@@ -53,17 +64,34 @@ export function restoreHorizon(deps: Deps): string {
 
 /** The creator of a shared link and the organization's owners and admins may delete it. */
 function assertMayChange(link: VisibleLink, userId: string): void {
-  if (link.organization_id === null || link.created_by === userId || can(link.role!, 'manage_links')) return
-  throw new AppError('FORBIDDEN', { message: "Only the link's creator and the organization's owners and admins may change this link." })
+  if (
+    link.organization_id === null ||
+    link.created_by === userId ||
+    can(link.role!, 'manage_links')
+  )
+    return
+  throw new AppError('FORBIDDEN', {
+    message:
+      "Only the link's creator and the organization's owners and admins may change this link.",
+  })
 }
 
 function reachable(caller: Caller, link: VisibleLink | null): VisibleLink {
-  if (link === null || (link.organization_id !== null && !reachesOrganization(caller, link.organization_id))) throw linkNotFound()
+  if (
+    link === null ||
+    (link.organization_id !== null && !reachesOrganization(caller, link.organization_id))
+  )
+    throw linkNotFound()
   return link
 }
 
 /** Deletes the link into "Recently deleted" (one transaction: the link, its copy and the audit event). */
-export async function deleteLinkKeepingCopy(deps: Deps, caller: Caller, linkId: string, ctx: RequestContext): Promise<void> {
+export async function deleteLinkKeepingCopy(
+  deps: Deps,
+  caller: Caller,
+  linkId: string,
+  ctx: RequestContext,
+): Promise<void> {
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
     const link = reachable(caller, await findVisibleLink(tx, caller.user.id, linkId))
@@ -125,11 +153,21 @@ function toDeletedView(row: DeletedLinkRecord): DeletedLinkView {
   }
 }
 
-export async function listRecentlyDeleted(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<DeletedLinkView>> {
+export async function listRecentlyDeleted(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<DeletedLinkView>> {
   const window = pageWindow(query)
   const horizon = restoreHorizon(deps)
   await purgeDeletedLinks(deps.db, horizon)
-  const rows = await listRestorable(deps.db, caller.user.id, horizon, window, caller.grant?.organizations ?? null)
+  const rows = await listRestorable(
+    deps.db,
+    caller.user.id,
+    horizon,
+    window,
+    caller.grant?.organizations ?? null,
+  )
   return toPage(rows, window.limit, toDeletedView, (row) => [row.deleted_at, row.id])
 }
 
@@ -141,12 +179,23 @@ function slugConflict(slug: string): AppError {
 }
 
 /** Restores a deleted link, answered as the caller now sees it. */
-export async function restoreDeletedLink(deps: Deps, caller: Caller, id: string, body: RestoreLinkBody, ctx: RequestContext): Promise<LinkView> {
+export async function restoreDeletedLink(
+  deps: Deps,
+  caller: Caller,
+  id: string,
+  body: RestoreLinkBody,
+  ctx: RequestContext,
+): Promise<LinkView> {
   const userId = caller.user.id
   await deps.db.transaction().execute(async (tx) => {
     const row = await findRestorable(tx, userId, id, restoreHorizon(deps))
-    if (row === null || (row.organization_id !== null && !reachesOrganization(caller, row.organization_id))) throw linkNotFound()
-    if (row.organization_id !== null) await requirePermission(tx, row.organization_id, userId, 'share_links')
+    if (
+      row === null ||
+      (row.organization_id !== null && !reachesOrganization(caller, row.organization_id))
+    )
+      throw linkNotFound()
+    if (row.organization_id !== null)
+      await requirePermission(tx, row.organization_id, userId, 'share_links')
     // Taking it out first makes two simultaneous restores one restore: the other finds nothing.
     if (!(await removeDeletedLink(tx, id))) throw linkNotFound()
     const snapshot = JSON.parse(row.snapshot) as LinkSnapshot
@@ -156,14 +205,23 @@ export async function restoreDeletedLink(deps: Deps, caller: Caller, id: string,
       action: 'link.restore',
       actor: caller.user,
       target: { type: 'link', id },
-      metadata: { organization_id: row.organization_id, slug, ...(slug !== row.slug && { deleted_slug: row.slug }) },
+      metadata: {
+        organization_id: row.organization_id,
+        slug,
+        ...(slug !== row.slug && { deleted_slug: row.slug }),
+      },
     })
     return id
   })
   return getLink(deps, caller, id)
 }
 
-async function insertRestored(tx: Executor, row: DeletedLinkRecord, snapshot: LinkSnapshot, slug: string | null): Promise<void> {
+async function insertRestored(
+  tx: Executor,
+  row: DeletedLinkRecord,
+  snapshot: LinkSnapshot,
+  slug: string | null,
+): Promise<void> {
   try {
     await insertLinkRow(tx, {
       id: row.id,
@@ -182,7 +240,12 @@ async function insertRestored(tx: Executor, row: DeletedLinkRecord, snapshot: Li
     if (isUniqueViolation(error)) throw slugConflict(slug ?? '')
     throw error
   }
-  await insertLinkTagsAndClicks(tx, row.id, await findExistingTagIds(tx, snapshot.tag_ids), snapshot.clicks)
+  await insertLinkTagsAndClicks(
+    tx,
+    row.id,
+    await findExistingTagIds(tx, snapshot.tag_ids),
+    snapshot.clicks,
+  )
 }
 
 /**
@@ -201,24 +264,41 @@ export async function transferLink(
   const toUser = body.user_id ?? null
   const toOrganization = body.organization_id ?? null
   if ((toUser === null) === (toOrganization === null))
-    throw invalidField('user_id', 'name either a person (user_id) or an organization (organization_id)')
+    throw invalidField(
+      'user_id',
+      'name either a person (user_id) or an organization (organization_id)',
+    )
   try {
     return await deps.db.transaction().execute(async (tx) => {
       const link = reachable(caller, await findVisibleLink(tx, userId, linkId))
-      const owns = link.organization_id === null ? link.user_id === userId : can(link.role!, 'manage_links')
+      const owns =
+        link.organization_id === null ? link.user_id === userId : can(link.role!, 'manage_links')
       if (!owns)
-        throw new AppError('FORBIDDEN', { message: "Only the link's owner — you, or the organization's owners and admins — may transfer it." })
+        throw new AppError('FORBIDDEN', {
+          message:
+            "Only the link's owner — you, or the organization's owners and admins — may transfer it.",
+        })
       if (toOrganization !== null) {
         if (!reachesOrganization(caller, toOrganization)) throw organizationNotFound()
         await requirePermission(tx, toOrganization, userId, 'share_links')
       } else if (toUser !== userId) {
         // Only fellow members are offered: a transfer cannot probe who else has an account.
         const target = await findUserById(tx, toUser!)
-        if (target === null || target.disabled || !(await shareAnOrganization(tx, userId, toUser!))) {
-          throw new AppError('NOT_FOUND', { message: 'No such person among the members of your organizations.', details: 'user_id' })
+        if (
+          target === null ||
+          target.disabled ||
+          !(await shareAnOrganization(tx, userId, toUser!))
+        ) {
+          throw new AppError('NOT_FOUND', {
+            message: 'No such person among the members of your organizations.',
+            details: 'user_id',
+          })
         }
       }
-      const owner = toOrganization !== null ? { user_id: null, organization_id: toOrganization } : { user_id: toUser, organization_id: null }
+      const owner =
+        toOrganization !== null
+          ? { user_id: null, organization_id: toOrganization }
+          : { user_id: toUser, organization_id: null }
       try {
         await setLinkOwner(tx, linkId, owner, deps.clock.now().toISOString())
       } catch (error) {
@@ -231,7 +311,10 @@ export async function transferLink(
         actor: caller.user,
         target: { type: 'link', id: linkId },
         metadata: {
-          from: link.organization_id === null ? { user_id: link.user_id } : { organization_id: link.organization_id },
+          from:
+            link.organization_id === null
+              ? { user_id: link.user_id }
+              : { organization_id: link.organization_id },
           to: toOrganization !== null ? { organization_id: toOrganization } : { user_id: toUser },
           slug: link.slug,
         },
@@ -240,7 +323,10 @@ export async function transferLink(
     })
   } catch (error) {
     if (isUniqueViolation(error))
-      throw new AppError('ALREADY_EXISTS', { message: 'The new owner already has a link with this slug.', details: 'slug' })
+      throw new AppError('ALREADY_EXISTS', {
+        message: 'The new owner already has a link with this slug.',
+        details: 'slug',
+      })
     throw error
   }
 }

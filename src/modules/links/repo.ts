@@ -13,7 +13,9 @@ import { precompiled } from '../../db/precompiled.js'
 import { forwardingWithSlugKey, visibleToIndexed } from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
-export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & { forwarding_enabled: boolean }
+export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & {
+  forwarding_enabled: boolean
+}
 
 /** A link as one user sees it: with their role in its organization and the organization's name. */
 export interface VisibleLink extends LinkRecord {
@@ -28,7 +30,9 @@ function linksAsSeenBy(ex: Executor, userId: string) {
     .selectFrom('links')
     .leftJoin('organizations', 'organizations.id', 'links.organization_id')
     .leftJoin('organization_members', (join) =>
-      join.onRef('organization_members.organization_id', '=', 'links.organization_id').on('organization_members.user_id', '=', userId),
+      join
+        .onRef('organization_members.organization_id', '=', 'links.organization_id')
+        .on('organization_members.user_id', '=', userId),
     )
     .select([
       'links.id',
@@ -50,14 +54,25 @@ function visibleLinks(ex: Executor, userId: string) {
   return linksAsSeenBy(ex, userId).where(visibleToIndexed(ex, userId))
 }
 
-type VisibleRow = Omit<VisibleLink, 'forwarding_enabled' | 'role'> & { forwarding_enabled: unknown; role: string | null }
+type VisibleRow = Omit<VisibleLink, 'forwarding_enabled' | 'role'> & {
+  forwarding_enabled: unknown
+  role: string | null
+}
 
 /** SQLite answers booleans as 0/1. */
 function asVisible(row: VisibleRow): VisibleLink {
-  return { ...row, forwarding_enabled: Boolean(row.forwarding_enabled), role: row.role as Role | null }
+  return {
+    ...row,
+    forwarding_enabled: Boolean(row.forwarding_enabled),
+    role: row.role as Role | null,
+  }
 }
 
-export async function findVisibleLink(ex: Executor, userId: string, linkId: string): Promise<VisibleLink | null> {
+export async function findVisibleLink(
+  ex: Executor,
+  userId: string,
+  linkId: string,
+): Promise<VisibleLink | null> {
   const row = await visibleLinks(ex, userId).where('links.id', '=', linkId).executeTakeFirst()
   return row ? asVisible(row) : null
 }
@@ -88,7 +103,12 @@ function afterClicks(window: PageWindow): { clicks: number; id: string } | null 
 }
 
 /** Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case. */
-export async function listVisibleLinks(ex: Executor, userId: string, filters: LinkFilters, window: PageWindow): Promise<VisibleLink[]> {
+export async function listVisibleLinks(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  window: PageWindow,
+): Promise<VisibleLink[]> {
   let query = visibleLinks(ex, userId)
   if (filters.tagId !== undefined) {
     const tagId = filters.tagId
@@ -104,8 +124,10 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
       ),
     )
   }
-  if (filters.q !== undefined) query = query.where(anyContains(['links.title', 'links.url', 'links.slug'], filters.q))
-  if (filters.organizationId !== undefined) query = query.where('links.organization_id', '=', filters.organizationId)
+  if (filters.q !== undefined)
+    query = query.where(anyContains(['links.title', 'links.url', 'links.slug'], filters.q))
+  if (filters.organizationId !== undefined)
+    query = query.where('links.organization_id', '=', filters.organizationId)
   if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
   if (filters.owner === 'organization') query = query.where('links.organization_id', 'is not', null)
   if (filters.reachable !== undefined) {
@@ -119,7 +141,13 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
   if (filters.clicksSince !== undefined) {
     const clicks = clicksSinceOf(filters.clicksSince)
     const after = afterClicks(window)
-    const ordered = (after === null ? query : query.where(sql<boolean>`(${clicks}, ${sql.ref('links.id')}) < (${after.clicks}, ${after.id})`))
+    const ordered = (
+      after === null
+        ? query
+        : query.where(
+            sql<boolean>`(${clicks}, ${sql.ref('links.id')}) < (${after.clicks}, ${after.id})`,
+          )
+    )
       .select(clicks.as('clicks_sort'))
       .orderBy(clicks, 'desc')
       .orderBy('links.id', 'desc')
@@ -133,7 +161,11 @@ export async function listVisibleLinks(ex: Executor, userId: string, filters: Li
  * The forwarding links with this slug (lower-cased) the user sees: personal first, then by
  * organization name, then newest first.
  */
-export async function findForwardingLinks(ex: Executor, userId: string, slugKey: string): Promise<VisibleLink[]> {
+export async function findForwardingLinks(
+  ex: Executor,
+  userId: string,
+  slugKey: string,
+): Promise<VisibleLink[]> {
   return (await selectForwardingLinks(ex, { userId, slugKey })).map(asVisible)
 }
 
@@ -143,7 +175,11 @@ const FORWARDING_ORDER = sql`case when ${sql.ref('links.organization_id')} is nu
 // The ids come from index probes that apply the visibility rule (visibility.ts forwardingWithSlugKey); the rest is by primary key.
 const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
   linksAsSeenBy(ex, p.userId)
-    .where('links.id', 'in', ex.selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found')).select('found.id'))
+    .where(
+      'links.id',
+      'in',
+      ex.selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found')).select('found.id'),
+    )
     .orderBy(FORWARDING_ORDER),
 )
 
@@ -156,9 +192,16 @@ export type GoCandidate = Pick<VisibleLink, 'id' | 'url' | 'organization_id'>
  * caller then asks for a stale preference itself, a rare path). The chooser, shown when several
  * match, reads them whole with findForwardingLinks.
  */
-export async function findGoCandidates(ex: Executor, userId: string, slugKey: string): Promise<{ links: GoCandidate[]; preferred: string | null }> {
+export async function findGoCandidates(
+  ex: Executor,
+  userId: string,
+  slugKey: string,
+): Promise<{ links: GoCandidate[]; preferred: string | null }> {
   const rows = await selectGoCandidates(ex, { userId, slugKey })
-  return { links: rows.map(({ id, url, organization_id }) => ({ id, url, organization_id })), preferred: rows[0]?.preferred_link_id ?? null }
+  return {
+    links: rows.map(({ id, url, organization_id }) => ({ id, url, organization_id })),
+    preferred: rows[0]?.preferred_link_id ?? null,
+  }
 }
 
 /** The preference's column of the go redirect's reads: the link the user chose for the slug. */
@@ -174,20 +217,35 @@ export function preferredLinkColumn(userId: string, slugKey: string) {
 const selectGoCandidates = precompiled(['userId', 'slugKey'], (ex, p) =>
   ex
     .selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'))
-    .select(['candidates.id', 'candidates.url', 'candidates.organization_id', preferredLinkColumn(p.userId, p.slugKey)]),
+    .select([
+      'candidates.id',
+      'candidates.url',
+      'candidates.organization_id',
+      preferredLinkColumn(p.userId, p.slugKey),
+    ]),
 )
 
 /** What a link's owner and content are made of, as written. */
-export type LinkColumns = Omit<Insertable<LinksTable>, 'id' | 'created_by' | 'created_at' | 'updated_at'>
+export type LinkColumns = Omit<
+  Insertable<LinksTable>,
+  'id' | 'created_by' | 'created_at' | 'updated_at'
+>
 
-export async function insertLink(ex: Executor, link: LinkColumns & { id: string; created_by: string; created_at: Timestamp }): Promise<void> {
+export async function insertLink(
+  ex: Executor,
+  link: LinkColumns & { id: string; created_by: string; created_at: Timestamp },
+): Promise<void> {
   await ex
     .insertInto('links')
     .values({ ...link, updated_at: link.created_at })
     .execute()
 }
 
-export async function updateLink(ex: Executor, linkId: string, changes: Partial<LinkColumns> & { updated_at: Timestamp }): Promise<void> {
+export async function updateLink(
+  ex: Executor,
+  linkId: string,
+  changes: Partial<LinkColumns> & { updated_at: Timestamp },
+): Promise<void> {
   await ex.updateTable('links').set(changes).where('id', '=', linkId).execute()
 }
 
@@ -223,13 +281,22 @@ export async function findOwnTagsOfLinks(
 }
 
 /** The user's own tags on each of the links, by tag name ignoring case. */
-export async function findOwnTagIdsOfLinks(ex: Executor, userId: string, linkIds: readonly string[]): Promise<Map<string, string[]>> {
+export async function findOwnTagIdsOfLinks(
+  ex: Executor,
+  userId: string,
+  linkIds: readonly string[],
+): Promise<Map<string, string[]>> {
   const tags = await findOwnTagsOfLinks(ex, userId, linkIds)
   return new Map([...tags].map(([linkId, own]) => [linkId, own.map((tag) => tag.id)]))
 }
 
 /** Replaces the user's own tags on the link; other users' tags on a shared link stay. */
-export async function replaceOwnLinkTags(ex: Executor, userId: string, linkId: string, tagIds: readonly string[]): Promise<void> {
+export async function replaceOwnLinkTags(
+  ex: Executor,
+  userId: string,
+  linkId: string,
+  tagIds: readonly string[],
+): Promise<void> {
   await ex
     .deleteFrom('link_tags')
     .where('link_id', '=', linkId)
@@ -243,7 +310,8 @@ export async function replaceOwnLinkTags(ex: Executor, userId: string, linkId: s
 }
 
 /** Whose links a slug or URL is unique among: one user's personal links, or one organization's. */
-export type LinkOwner = { userId: string; organizationId: null } | { userId: null; organizationId: string }
+export type LinkOwner =
+  { userId: string; organizationId: null } | { userId: null; organizationId: string }
 
 function linksOf(ex: Executor, owner: LinkOwner) {
   const query = ex.selectFrom('links')
@@ -253,13 +321,25 @@ function linksOf(ex: Executor, owner: LinkOwner) {
 }
 
 /** The id of the owner's link with this slug (lower-cased), if any. */
-export async function findLinkIdBySlug(ex: Executor, owner: LinkOwner, slugKey: string): Promise<string | null> {
-  const row = await linksOf(ex, owner).select('links.id').where('links.slug_key', '=', slugKey).executeTakeFirst()
+export async function findLinkIdBySlug(
+  ex: Executor,
+  owner: LinkOwner,
+  slugKey: string,
+): Promise<string | null> {
+  const row = await linksOf(ex, owner)
+    .select('links.id')
+    .where('links.slug_key', '=', slugKey)
+    .executeTakeFirst()
   return row?.id ?? null
 }
 
 /** The values of `column` among the owner's links that are in `values`, asked in chunks. */
-async function findTaken(ex: Executor, owner: LinkOwner, column: 'slug_key' | 'url', values: readonly string[]): Promise<Set<string>> {
+async function findTaken(
+  ex: Executor,
+  owner: LinkOwner,
+  column: 'slug_key' | 'url',
+  values: readonly string[],
+): Promise<Set<string>> {
   const taken = new Set<string>()
   for (let i = 0; i < values.length; i += IN_LIST_CHUNK) {
     const rows = await linksOf(ex, owner)
@@ -272,12 +352,20 @@ async function findTaken(ex: Executor, owner: LinkOwner, column: 'slug_key' | 'u
 }
 
 /** Which of the slugs (lower-cased) the owner's links already use. */
-export function findTakenSlugKeys(ex: Executor, owner: LinkOwner, slugKeys: readonly string[]): Promise<Set<string>> {
+export function findTakenSlugKeys(
+  ex: Executor,
+  owner: LinkOwner,
+  slugKeys: readonly string[],
+): Promise<Set<string>> {
   return findTaken(ex, owner, 'slug_key', slugKeys)
 }
 
 /** Which of the (normalised) URLs the owner's links already point at. */
-export function findTakenUrls(ex: Executor, owner: LinkOwner, urls: readonly string[]): Promise<Set<string>> {
+export function findTakenUrls(
+  ex: Executor,
+  owner: LinkOwner,
+  urls: readonly string[],
+): Promise<Set<string>> {
   return findTaken(ex, owner, 'url', urls)
 }
 
@@ -311,12 +399,23 @@ export async function insertLinks(
  * SQLite serialises writers anyway).
  */
 export async function lockLinkOwner(ex: Executor, owner: LinkOwner): Promise<void> {
-  if (owner.organizationId === null) await ex.selectFrom('users').select('id').where('id', '=', owner.userId).forUpdate().execute()
-  else await ex.selectFrom('organizations').select('id').where('id', '=', owner.organizationId).forUpdate().execute()
+  if (owner.organizationId === null)
+    await ex.selectFrom('users').select('id').where('id', '=', owner.userId).forUpdate().execute()
+  else
+    await ex
+      .selectFrom('organizations')
+      .select('id')
+      .where('id', '=', owner.organizationId)
+      .forUpdate()
+      .execute()
 }
 
 /** Clicks per link since `fromDay` (YYYY-MM-DD, inclusive), for these links; a link without any is absent. */
-export async function sumClicksSince(ex: Executor, linkIds: readonly string[], fromDay: string): Promise<Map<string, number>> {
+export async function sumClicksSince(
+  ex: Executor,
+  linkIds: readonly string[],
+  fromDay: string,
+): Promise<Map<string, number>> {
   if (linkIds.length === 0) return new Map()
   const rows = await ex
     .selectFrom('link_clicks')
@@ -329,7 +428,11 @@ export async function sumClicksSince(ex: Executor, linkIds: readonly string[], f
 }
 
 /** The link's clicks per day since `fromDay`, by day; days without clicks are absent. */
-export async function findDailyClicks(ex: Executor, linkId: string, fromDay: string): Promise<{ day: string; clicks: number }[]> {
+export async function findDailyClicks(
+  ex: Executor,
+  linkId: string,
+  fromDay: string,
+): Promise<{ day: string; clicks: number }[]> {
   const rows = await ex
     .selectFrom('link_clicks')
     .select(['day', 'clicks'])
@@ -341,7 +444,10 @@ export async function findDailyClicks(ex: Executor, linkId: string, fromDay: str
 }
 
 /** Every kept day's clicks of these links (for the export), each link's by day. */
-export async function findClicksOfLinks(ex: Executor, linkIds: readonly string[]): Promise<Map<string, { day: string; clicks: number }[]>> {
+export async function findClicksOfLinks(
+  ex: Executor,
+  linkIds: readonly string[],
+): Promise<Map<string, { day: string; clicks: number }[]>> {
   const byLink = new Map<string, { day: string; clicks: number }[]>()
   if (linkIds.length === 0) return byLink
   const rows = await ex
@@ -360,13 +466,21 @@ export async function findClicksOfLinks(ex: Executor, linkIds: readonly string[]
 }
 
 /** The links among `linkIds` the user sees (issue 32, bulk actions), in no particular order. */
-export async function findVisibleLinks(ex: Executor, userId: string, linkIds: readonly string[]): Promise<VisibleLink[]> {
+export async function findVisibleLinks(
+  ex: Executor,
+  userId: string,
+  linkIds: readonly string[],
+): Promise<VisibleLink[]> {
   if (linkIds.length === 0) return []
   return (await visibleLinks(ex, userId).where('links.id', 'in', linkIds).execute()).map(asVisible)
 }
 
 /** Puts the tag on each link that lacks it. */
-export async function addTagToLinks(ex: Executor, tagId: string, linkIds: readonly string[]): Promise<void> {
+export async function addTagToLinks(
+  ex: Executor,
+  tagId: string,
+  linkIds: readonly string[],
+): Promise<void> {
   if (linkIds.length === 0) return
   await ex
     .insertInto('link_tags')
@@ -375,13 +489,30 @@ export async function addTagToLinks(ex: Executor, tagId: string, linkIds: readon
     .execute()
 }
 
-export async function removeTagFromLinks(ex: Executor, tagId: string, linkIds: readonly string[]): Promise<void> {
+export async function removeTagFromLinks(
+  ex: Executor,
+  tagId: string,
+  linkIds: readonly string[],
+): Promise<void> {
   if (linkIds.length === 0) return
-  await ex.deleteFrom('link_tags').where('tag_id', '=', tagId).where('link_id', 'in', linkIds).execute()
+  await ex
+    .deleteFrom('link_tags')
+    .where('tag_id', '=', tagId)
+    .where('link_id', 'in', linkIds)
+    .execute()
 }
 
 /** Moves the links to an organization, or (null) makes them `userId`'s personal links. */
-export async function moveLinks(ex: Executor, linkIds: readonly string[], to: LinkOwner, now: Timestamp): Promise<void> {
+export async function moveLinks(
+  ex: Executor,
+  linkIds: readonly string[],
+  to: LinkOwner,
+  now: Timestamp,
+): Promise<void> {
   if (linkIds.length === 0) return
-  await ex.updateTable('links').set({ organization_id: to.organizationId, user_id: to.userId, updated_at: now }).where('id', 'in', linkIds).execute()
+  await ex
+    .updateTable('links')
+    .set({ organization_id: to.organizationId, user_id: to.userId, updated_at: now })
+    .where('id', 'in', linkIds)
+    .execute()
 }

@@ -1,9 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Nullable, PageOf, PageQuery, Text, Timestamp } from '../../lib/schema-types.js'
+import {
+  Body,
+  DisplayText,
+  Nullable,
+  PageOf,
+  PageQuery,
+  Text,
+  Timestamp,
+} from '../../lib/schema-types.js'
 
 export const SLUG_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
 
-export const Slug = Type.String({ pattern: SLUG_PATTERN, 'x-message': 'must be 1–64 letters, digits, underscores or dashes' })
+export const Slug = Type.String({
+  pattern: SLUG_PATTERN,
+  'x-message': 'must be 1–64 letters, digits, underscores or dashes',
+})
 /** The service checks the rest (absolute http(s), no credentials, at most 2048 once normalised). */
 const Url = Text({
   minLength: 1,
@@ -16,7 +27,11 @@ const Url = Text({
 })
 const Title = Nullable(DisplayText({ minLength: 1, maxLength: 200 }))
 const Id = Text({ minLength: 1, maxLength: 200 })
-const TagIds = Type.Array(Id, { maxItems: 50, uniqueItems: true, description: 'Your own tags; replaces your tags on the link' })
+const TagIds = Type.Array(Id, {
+  maxItems: 50,
+  uniqueItems: true,
+  description: 'Your own tags; replaces your tags on the link',
+})
 
 /** CONTRACT.md §3.8; `tag_ids` are the caller's own tags on the link (each user tags for themselves). */
 export const LinkView = Type.Object({
@@ -29,7 +44,8 @@ export const LinkView = Type.Object({
   organization_id: Nullable(Type.String({ description: 'null for a personal link' })),
   clicks_30d: Type.Integer({
     minimum: 0,
-    description: 'Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second',
+    description:
+      'Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second',
   }),
   can_change: Type.Boolean({
     description:
@@ -43,9 +59,15 @@ export type LinkView = Static<typeof LinkView>
 /** GET /api/links/{id}/clicks: one entry per UTC day, oldest first, days without clicks as 0. */
 export const LinkClicks = Type.Object({
   link_id: Type.String(),
-  days: Type.Array(Type.Object({ day: Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC)' }), clicks: Type.Integer({ minimum: 0 }) }), {
-    description: 'The last 90 days, today last',
-  }),
+  days: Type.Array(
+    Type.Object({
+      day: Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC)' }),
+      clicks: Type.Integer({ minimum: 0 }),
+    }),
+    {
+      description: 'The last 90 days, today last',
+    },
+  ),
   total: Type.Integer({ minimum: 0, description: 'The sum over these days' }),
 })
 export type LinkClicks = Static<typeof LinkClicks>
@@ -56,11 +78,18 @@ export const LinkPage = PageOf(LinkView)
 export const LinkFilterQuery = Type.Object(
   {
     tag_id: Type.Optional(Id),
-    q: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Part of the title, URL or slug, any case' })),
+    q: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Part of the title, URL or slug, any case',
+      }),
+    ),
     organization_id: Type.Optional(Id),
     owner: Type.Optional(
       Type.Union([Type.Literal('personal'), Type.Literal('organization')], {
-        description: '`personal`: only your own links; `organization`: only links shared with your organizations',
+        description:
+          '`personal`: only your own links; `organization`: only links shared with your organizations',
       }),
     ),
   },
@@ -74,7 +103,8 @@ export const LinkQuery = Type.Object(
     ...LinkFilterQuery.properties,
     sort: Type.Optional(
       Type.Union([Type.Literal('newest'), Type.Literal('clicks_30d')], {
-        description: '`newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31)',
+        description:
+          '`newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31)',
       }),
     ),
   },
@@ -94,7 +124,9 @@ export type SlugAvailabilityQuery = Static<typeof SlugAvailabilityQuery>
 
 export const SlugAvailability = Type.Object({
   slug: Type.String(),
-  available: Type.Boolean({ description: 'false when another link of the same owner has this slug, ignoring case' }),
+  available: Type.Boolean({
+    description: 'false when another link of the same owner has this slug, ignoring case',
+  }),
 })
 export type SlugAvailability = Static<typeof SlugAvailability>
 
@@ -138,7 +170,10 @@ export const DeletedLinkView = Type.Object({
   slug: Nullable(Type.String()),
   organization_id: Nullable(Type.String({ description: 'null for a personal link' })),
   deleted_at: Timestamp(),
-  purge_at: Type.String({ format: 'date-time', description: '30 days after deleted_at: then it is gone for good' }),
+  purge_at: Type.String({
+    format: 'date-time',
+    description: '30 days after deleted_at: then it is gone for good',
+  }),
 })
 export type DeletedLinkView = Static<typeof DeletedLinkView>
 export const DeletedLinkPage = PageOf(DeletedLinkView)
@@ -146,7 +181,8 @@ export const DeletedLinkPage = PageOf(DeletedLinkView)
 export const RestoreLinkBody = Body({
   slug: Type.Optional(
     Type.Union([Slug, Type.Null()], {
-      description: 'Omitted: the slug it had. Another slug, or null for none, when that one is taken meanwhile (409 on slug)',
+      description:
+        'Omitted: the slug it had. Another slug, or null for none, when that one is taken meanwhile (409 on slug)',
     }),
   ),
 })
@@ -185,9 +221,21 @@ export type UpdateGoLinkSettingsBody = Static<typeof UpdateGoLinkSettingsBody>
 /** GET /api/links/go-preview (issue 31): the link dialog's live preview. */
 export const GoPreviewQuery = Type.Object(
   {
-    url: Text({ minLength: 1, maxLength: 2048, description: 'A destination as typed: a URL or a template' }),
-    path: Type.Optional(Text({ minLength: 0, maxLength: 1024, description: 'What follows go/<slug>/, percent-encoded as in a request' })),
-    query: Type.Optional(Text({ minLength: 0, maxLength: 1024, description: 'The query string, without "?"' })),
+    url: Text({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'A destination as typed: a URL or a template',
+    }),
+    path: Type.Optional(
+      Text({
+        minLength: 0,
+        maxLength: 1024,
+        description: 'What follows go/<slug>/, percent-encoded as in a request',
+      }),
+    ),
+    query: Type.Optional(
+      Text({ minLength: 0, maxLength: 1024, description: 'The query string, without "?"' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -197,9 +245,16 @@ export const GoPreview = Type.Object({
   url: Nullable(Type.String({ description: 'Where /go/<slug>/<path>?<query> would redirect' })),
   refusal: Nullable(
     Type.Union(
-      [Type.Literal('bad-encoding'), Type.Literal('dot-segment'), Type.Literal('other-host'), Type.Literal('too-long'), Type.Literal('invalid')],
+      [
+        Type.Literal('bad-encoding'),
+        Type.Literal('dot-segment'),
+        Type.Literal('other-host'),
+        Type.Literal('too-long'),
+        Type.Literal('invalid'),
+      ],
       {
-        description: 'Why the redirect would be refused (invalid: the destination itself is not acceptable)',
+        description:
+          'Why the redirect would be refused (invalid: the destination itself is not acceptable)',
       },
     ),
   ),
@@ -211,12 +266,25 @@ export const MAX_BULK_LINKS = 100
 
 /** POST /api/links/bulk (issue 32): one action on several links, all or nothing. */
 export const BulkLinksBody = Body({
-  link_ids: Type.Array(Id, { minItems: 1, maxItems: MAX_BULK_LINKS, uniqueItems: true, description: 'Links you can see' }),
-  action: Type.Union([Type.Literal('add_tag'), Type.Literal('remove_tag'), Type.Literal('share'), Type.Literal('delete')], {
-    description:
-      '`add_tag`/`remove_tag`: one of your own tags (`tag_id`) on every link you can see; `share`: move the links to `organization_id` ' +
-      '(null: your personal links), as PATCH would; `delete`: delete them. `share` and `delete` need the right to change each link.',
+  link_ids: Type.Array(Id, {
+    minItems: 1,
+    maxItems: MAX_BULK_LINKS,
+    uniqueItems: true,
+    description: 'Links you can see',
   }),
+  action: Type.Union(
+    [
+      Type.Literal('add_tag'),
+      Type.Literal('remove_tag'),
+      Type.Literal('share'),
+      Type.Literal('delete'),
+    ],
+    {
+      description:
+        '`add_tag`/`remove_tag`: one of your own tags (`tag_id`) on every link you can see; `share`: move the links to `organization_id` ' +
+        '(null: your personal links), as PATCH would; `delete`: delete them. `share` and `delete` need the right to change each link.',
+    },
+  ),
   tag_id: Type.Optional(Id),
   organization_id: Type.Optional(Nullable(Id)),
 })
@@ -234,5 +302,10 @@ export type FetchTitleBody = Static<typeof FetchTitleBody>
 
 export const FetchedTitle = Type.Object({
   url: Type.String({ description: 'The URL as it would be stored (normalised)' }),
-  title: Nullable(Type.String({ description: "The page's `<title>`, cleaned and cut to 200 characters; null when it has none or is not HTML" })),
+  title: Nullable(
+    Type.String({
+      description:
+        "The page's `<title>`, cleaned and cut to 200 characters; null when it has none or is not HTML",
+    }),
+  ),
 })

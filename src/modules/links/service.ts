@@ -55,7 +55,10 @@ export function linkNotFound(): AppError {
 
 function slugTaken(error: unknown): unknown {
   return isUniqueViolation(error)
-    ? new AppError('ALREADY_EXISTS', { message: 'Another link of the same owner already has this slug.', details: 'slug' })
+    ? new AppError('ALREADY_EXISTS', {
+        message: 'Another link of the same owner already has this slug.',
+        details: 'slug',
+      })
     : error
 }
 
@@ -84,19 +87,38 @@ function toView(link: VisibleLink, userId: string, tagIds: string[], clicks30d =
   }
 }
 
-async function viewOf(ex: Executor, userId: string, linkId: string, fromDay: string): Promise<LinkView> {
+async function viewOf(
+  ex: Executor,
+  userId: string,
+  linkId: string,
+  fromDay: string,
+): Promise<LinkView> {
   const link = await findVisibleLink(ex, userId, linkId)
   if (link === null) throw linkNotFound()
   const clicks = (await sumClicksSince(ex, [linkId], fromDay)).get(linkId) ?? 0
-  return toView(link, userId, (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [], clicks)
+  return toView(
+    link,
+    userId,
+    (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [],
+    clicks,
+  )
 }
 
 /** The link's clicks per UTC day over the last 90 days (issue 31), zeros included. */
-export async function getLinkClicks(deps: Deps, caller: Caller, linkId: string): Promise<LinkClicks> {
+export async function getLinkClicks(
+  deps: Deps,
+  caller: Caller,
+  linkId: string,
+): Promise<LinkClicks> {
   // A link of an organization outside an API token's boundary is not found, as for a non-member (issue 28).
   reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
   const first = deps.clock.now().getTime() - (CLICK_SERIES_DAYS - 1) * DAY_MS
-  const counted = new Map((await findDailyClicks(deps.db, linkId, firstDayOf(deps, CLICK_SERIES_DAYS))).map((row) => [row.day, row.clicks]))
+  const counted = new Map(
+    (await findDailyClicks(deps.db, linkId, firstDayOf(deps, CLICK_SERIES_DAYS))).map((row) => [
+      row.day,
+      row.clicks,
+    ]),
+  )
   const days = Array.from({ length: CLICK_SERIES_DAYS }, (_, index) => {
     const day = new Date(first + index * DAY_MS).toISOString().slice(0, 10)
     return { day, clicks: counted.get(day) ?? 0 }
@@ -105,13 +127,22 @@ export async function getLinkClicks(deps: Deps, caller: Caller, linkId: string):
 }
 
 /** Every id must be one of the caller's own tags: 400 otherwise (another user's tag is unknown here). */
-async function assertOwnTags(ex: Executor, userId: string, tagIds: readonly string[]): Promise<void> {
+async function assertOwnTags(
+  ex: Executor,
+  userId: string,
+  tagIds: readonly string[],
+): Promise<void> {
   const own = await findOwnTagIds(ex, userId, tagIds)
   if (own.length !== tagIds.length) throw invalidField('tag_ids', 'must name your own tags')
 }
 
 /** Writes the caller's tags; a tag deleted meanwhile is reported like an unknown one. */
-async function writeTags(ex: Executor, userId: string, linkId: string, tagIds: readonly string[]): Promise<void> {
+async function writeTags(
+  ex: Executor,
+  userId: string,
+  linkId: string,
+  tagIds: readonly string[],
+): Promise<void> {
   try {
     await replaceOwnLinkTags(ex, userId, linkId, tagIds)
   } catch (error) {
@@ -122,12 +153,19 @@ async function writeTags(ex: Executor, userId: string, linkId: string, tagIds: r
 
 /** The creator of a shared link and the organization's owners and admins may change it. */
 function mayChange(link: VisibleLink, userId: string): boolean {
-  return link.organization_id === null || link.created_by === userId || (link.role !== null && can(link.role, 'manage_links'))
+  return (
+    link.organization_id === null ||
+    link.created_by === userId ||
+    (link.role !== null && can(link.role, 'manage_links'))
+  )
 }
 
 export function assertMayChange(link: VisibleLink, userId: string): void {
   if (mayChange(link, userId)) return
-  throw new AppError('FORBIDDEN', { message: "Only the link's creator and the organization's owners and admins may change this link." })
+  throw new AppError('FORBIDDEN', {
+    message:
+      "Only the link's creator and the organization's owners and admins may change this link.",
+  })
 }
 
 /**
@@ -135,7 +173,8 @@ export function assertMayChange(link: VisibleLink, userId: string): void {
  * not belong to (404), and so are its links.
  */
 export function assertReachable(caller: Caller, organizationId: string | null | undefined): void {
-  if (organizationId != null && !reachesOrganization(caller, organizationId)) throw organizationNotFound()
+  if (organizationId != null && !reachesOrganization(caller, organizationId))
+    throw organizationNotFound()
 }
 
 /** Whether the link is within the caller's reach (an API token's organization boundary, issue 28). */
@@ -143,8 +182,15 @@ export function reachesLink(caller: Caller, link: { organization_id: string | nu
   return link.organization_id === null || reachesOrganization(caller, link.organization_id)
 }
 
-function reachableLink<T extends { organization_id: string | null }>(caller: Caller, link: T | null): T {
-  if (link === null || (link.organization_id !== null && !reachesOrganization(caller, link.organization_id))) throw linkNotFound()
+function reachableLink<T extends { organization_id: string | null }>(
+  caller: Caller,
+  link: T | null,
+): T {
+  if (
+    link === null ||
+    (link.organization_id !== null && !reachesOrganization(caller, link.organization_id))
+  )
+    throw linkNotFound()
   return link
 }
 
@@ -161,10 +207,17 @@ export function linkFilters(query: LinkFilterQuery, caller: Caller): LinkFilters
   }
 }
 
-export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): Promise<Page<LinkView>> {
+export async function listLinks(
+  deps: Deps,
+  caller: Caller,
+  query: LinkQuery,
+): Promise<Page<LinkView>> {
   const window = pageWindow(query)
   const byClicks = query.sort === 'clicks_30d'
-  const filters = { ...linkFilters(query, caller), ...(byClicks && { clicksSince: firstDayOf(deps, CLICK_VIEW_DAYS) }) }
+  const filters = {
+    ...linkFilters(query, caller),
+    ...(byClicks && { clicksSince: firstDayOf(deps, CLICK_VIEW_DAYS) }),
+  }
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const ids = rows.slice(0, window.limit).map((row) => row.id)
   const tagIds = await findOwnTagIdsOfLinks(deps.db, caller.user.id, ids)
@@ -174,31 +227,50 @@ export async function listLinks(deps: Deps, caller: Caller, query: LinkQuery): P
     window.limit,
     (row) => toView(row, caller.user.id, tagIds.get(row.id) ?? [], clicks.get(row.id) ?? 0),
     // The sort key as the query computed it (a flush between the two reads cannot skew the cursor).
-    (row) => (byClicks ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id] : [row.created_at, row.id]),
+    (row) =>
+      byClicks
+        ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id]
+        : [row.created_at, row.id],
   )
 }
 
 /** The owner a new link would have: the caller, or an organization the caller may share with (404 otherwise). */
-export async function linkOwnerFor(ex: Executor, userId: string, organizationId: string | null | undefined): Promise<LinkOwner> {
+export async function linkOwnerFor(
+  ex: Executor,
+  userId: string,
+  organizationId: string | null | undefined,
+): Promise<LinkOwner> {
   if (organizationId == null) return { userId, organizationId: null }
   await requirePermission(ex, organizationId, userId, 'share_links')
   return { userId: null, organizationId }
 }
 
 /** Whether a new link of the caller's (or of their organization) may take this slug. */
-export async function checkSlugAvailability(deps: Deps, caller: Caller, query: SlugAvailabilityQuery): Promise<SlugAvailability> {
+export async function checkSlugAvailability(
+  deps: Deps,
+  caller: Caller,
+  query: SlugAvailabilityQuery,
+): Promise<SlugAvailability> {
   assertReachable(caller, query.organization_id)
   const owner = await linkOwnerFor(deps.db, caller.user.id, query.organization_id)
-  return { slug: query.slug, available: (await findLinkIdBySlug(deps.db, owner, await lookupKey(deps, query.slug))) === null }
+  return {
+    slug: query.slug,
+    available: (await findLinkIdBySlug(deps.db, owner, await lookupKey(deps, query.slug))) === null,
+  }
 }
 
 export async function getLink(deps: Deps, caller: Caller, linkId: string): Promise<LinkView> {
   // Only a token with a boundary pays for the extra read.
-  if (caller.grant?.organizations != null) reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
+  if (caller.grant?.organizations != null)
+    reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
   return viewOf(deps.db, caller.user.id, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
 }
 
-export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBody): Promise<LinkView> {
+export async function createLink(
+  deps: Deps,
+  caller: Caller,
+  input: CreateLinkBody,
+): Promise<LinkView> {
   const userId = caller.user.id
   const organizationId = input.organization_id ?? null
   const slug = input.slug ?? null
@@ -215,10 +287,17 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
   const id = newId()
   try {
     return await deps.db.transaction().execute(async (tx) => {
-      if (organizationId !== null) await requirePermission(tx, organizationId, userId, 'share_links')
+      if (organizationId !== null)
+        await requirePermission(tx, organizationId, userId, 'share_links')
       await assertOwnTags(tx, userId, input.tag_ids ?? [])
       try {
-        await insertLink(tx, { ...link, slug_key: await writeKey(tx, slug), id, created_by: userId, created_at: deps.clock.now().toISOString() })
+        await insertLink(tx, {
+          ...link,
+          slug_key: await writeKey(tx, slug),
+          id,
+          created_by: userId,
+          created_at: deps.clock.now().toISOString(),
+        })
       } catch (error) {
         // The organization was deleted between the membership check and the insert.
         if (isForeignKeyViolation(error)) throw organizationNotFound()
@@ -236,7 +315,12 @@ export async function createLink(deps: Deps, caller: Caller, input: CreateLinkBo
  * Changes a link. Moving it (`organization_id`) needs the right to change it where it is and
  * membership where it goes; made personal, it becomes the caller's.
  */
-export async function updateLink(deps: Deps, caller: Caller, linkId: string, patch: UpdateLinkBody): Promise<LinkView> {
+export async function updateLink(
+  deps: Deps,
+  caller: Caller,
+  linkId: string,
+  patch: UpdateLinkBody,
+): Promise<LinkView> {
   const userId = caller.user.id
   const url = patch.url === undefined ? undefined : normalizeLinkUrl(patch.url)
   try {
@@ -245,14 +329,24 @@ export async function updateLink(deps: Deps, caller: Caller, linkId: string, pat
       assertMayChange(link, userId)
       const moveTo = patch.organization_id
       assertReachable(caller, moveTo)
-      if (moveTo != null && moveTo !== link.organization_id) await requirePermission(tx, moveTo, userId, 'share_links')
+      if (moveTo != null && moveTo !== link.organization_id)
+        await requirePermission(tx, moveTo, userId, 'share_links')
       if (patch.tag_ids !== undefined) await assertOwnTags(tx, userId, patch.tag_ids)
       const changes: Partial<LinkColumns> = {
         ...(url !== undefined && { url }),
         ...(patch.title !== undefined && { title: patch.title }),
-        ...(patch.slug !== undefined && { slug: patch.slug, slug_key: await writeKey(tx, patch.slug) }),
-        ...(patch.forwarding_enabled !== undefined && { forwarding_enabled: patch.forwarding_enabled }),
-        ...(moveTo !== undefined && moveTo !== link.organization_id && { organization_id: moveTo, user_id: moveTo === null ? userId : null }),
+        ...(patch.slug !== undefined && {
+          slug: patch.slug,
+          slug_key: await writeKey(tx, patch.slug),
+        }),
+        ...(patch.forwarding_enabled !== undefined && {
+          forwarding_enabled: patch.forwarding_enabled,
+        }),
+        ...(moveTo !== undefined &&
+          moveTo !== link.organization_id && {
+            organization_id: moveTo,
+            user_id: moveTo === null ? userId : null,
+          }),
       }
       try {
         await updateLinkRow(tx, linkId, { ...changes, updated_at: deps.clock.now().toISOString() })

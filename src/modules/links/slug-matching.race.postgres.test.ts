@@ -15,10 +15,21 @@ import { insertLink } from './repo.js'
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
 const setFolding = (admin: SignedIn, fold: boolean) =>
-  t.app.inject({ method: 'PUT', url: '/api/admin/settings/go-links', headers: bearer(admin.token), payload: { fold_separators: fold } })
+  t.app.inject({
+    method: 'PUT',
+    url: '/api/admin/settings/go-links',
+    headers: bearer(admin.token),
+    payload: { fold_separators: fold },
+  })
 
 const keyOf = async (slug: string) =>
-  (await t.deps.db.selectFrom('links').select('slug_key').where('slug', '=', slug).executeTakeFirstOrThrow()).slug_key
+  (
+    await t.deps.db
+      .selectFrom('links')
+      .select('slug_key')
+      .where('slug', '=', slug)
+      .executeTakeFirstOrThrow()
+  ).slug_key
 
 const settled = (promise: Promise<unknown>) => {
   let done = false

@@ -30,7 +30,9 @@ export async function findFoldConflicts(ex: Executor, limit: number): Promise<Fo
           .whereRef('other.id', '<>', 'links.id')
           // Qualified: inside the subquery a bare `slug` would be other's.
           .where(sql<boolean>`${folded(sql.ref('other.slug'))} = ${folded(sql.ref('links.slug'))}`)
-          .where(sql<boolean>`(other.user_id = links.user_id or other.organization_id = links.organization_id)`),
+          .where(
+            sql<boolean>`(other.user_id = links.user_id or other.organization_id = links.organization_id)`,
+          ),
       ),
     )
     .orderBy('key')
@@ -39,7 +41,12 @@ export async function findFoldConflicts(ex: Executor, limit: number): Promise<Fo
   const byOwnerKey = new Map<string, FoldConflict>()
   for (const row of rows) {
     const id = `${row.user_id ?? ''}|${row.organization_id ?? ''}|${row.key}`
-    const conflict = byOwnerKey.get(id) ?? { key: row.key, slugs: [], user_id: row.user_id, organization_id: row.organization_id }
+    const conflict = byOwnerKey.get(id) ?? {
+      key: row.key,
+      slugs: [],
+      user_id: row.user_id,
+      organization_id: row.organization_id,
+    }
     conflict.slugs.push(row.slug!)
     byOwnerKey.set(id, conflict)
   }
@@ -78,12 +85,17 @@ const SLUG_RULE_LOCK = 0x5b_60_1d
 
 export async function holdSlugRule(ex: Executor, mode: 'shared' | 'exclusive'): Promise<void> {
   if (!isPostgres(ex)) return
-  if (mode === 'shared') await sql`select pg_advisory_xact_lock_shared(${SLUG_RULE_LOCK})`.execute(ex)
+  if (mode === 'shared')
+    await sql`select pg_advisory_xact_lock_shared(${SLUG_RULE_LOCK})`.execute(ex)
   else await sql`select pg_advisory_xact_lock(${SLUG_RULE_LOCK})`.execute(ex)
 }
 
 export async function readFoldSetting(ex: Executor, key: string): Promise<boolean> {
-  const row = await ex.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst()
+  const row = await ex
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', key)
+    .executeTakeFirst()
   if (row === undefined) return false
   return (JSON.parse(row.value) as { fold_separators?: boolean }).fold_separators === true
 }

@@ -10,15 +10,25 @@ import { createLink } from '../../../test/helpers/links.js'
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
 const setFolding = (admin: SignedIn, fold: boolean) =>
-  t.app.inject({ method: 'PUT', url: '/api/admin/settings/go-links', headers: bearer(admin.token), payload: { fold_separators: fold } })
+  t.app.inject({
+    method: 'PUT',
+    url: '/api/admin/settings/go-links',
+    headers: bearer(admin.token),
+    payload: { fold_separators: fold },
+  })
 
-const go = (user: SignedIn, path: string) => t.app.inject({ method: 'GET', url: path, headers: bearer(user.token) })
+const go = (user: SignedIn, path: string) =>
+  t.app.inject({ method: 'GET', url: path, headers: bearer(user.token) })
 
 describe('slug matching', () => {
   it('is off by default, for administrators only, and audited', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
-    const read = await t.app.inject({ method: 'GET', url: '/api/admin/settings/go-links', headers: bearer(admin.token) })
+    const read = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/settings/go-links',
+      headers: bearer(admin.token),
+    })
     expect(read.json()).toEqual({ fold_separators: false, updated_at: null })
     expect((await setFolding(user, true)).statusCode).toBe(403)
     const on = await setFolding(admin, true)
@@ -41,7 +51,12 @@ describe('slug matching', () => {
     await createLink(t, user.token, { slug: 'Meeting-Notes', url: 'https://notes.example/' })
     expect((await go(user, '/go/meetingnotes')).statusCode).toBe(404)
     expect((await setFolding(admin, true)).statusCode).toBe(200)
-    for (const path of ['/go/meetingnotes', '/go/meeting_notes', '/go/MEETING-NOTES', '/go/m-e-e-t-i-n-g-notes']) {
+    for (const path of [
+      '/go/meetingnotes',
+      '/go/meeting_notes',
+      '/go/MEETING-NOTES',
+      '/go/m-e-e-t-i-n-g-notes',
+    ]) {
       const response = await go(user, path)
       expect(response.statusCode, path).toBe(302)
       expect(response.headers.location).toBe('https://notes.example/')
@@ -54,7 +69,11 @@ describe('slug matching', () => {
       payload: { url: 'https://x.example/', slug: 'meeting_notes' },
     })
     expect(taken.statusCode).toBe(409)
-    const availability = await t.app.inject({ method: 'GET', url: '/api/links/slug-availability?slug=MeetingNotes', headers: bearer(user.token) })
+    const availability = await t.app.inject({
+      method: 'GET',
+      url: '/api/links/slug-availability?slug=MeetingNotes',
+      headers: bearer(user.token),
+    })
     expect(availability.json().available).toBe(false)
     // Created while folding: found folded too.
     await createLink(t, user.token, { slug: 'road-map', url: 'https://roadmap.example/' })
@@ -77,13 +96,30 @@ describe('slug matching', () => {
     const refused = await setFolding(admin, true)
     expect(refused.statusCode).toBe(409)
     expect(refused.json().reason).toBe('ALREADY_EXISTS')
-    expect(refused.json().details).toEqual([{ field: 'fold_separators', message: `user ${user.user.id}: on-call, oncall`, code: 'invalid' }])
+    expect(refused.json().details).toEqual([
+      {
+        field: 'fold_separators',
+        message: `user ${user.user.id}: on-call, oncall`,
+        code: 'invalid',
+      },
+    ])
     // Nothing changed.
-    expect((await t.app.inject({ method: 'GET', url: '/api/admin/settings/go-links', headers: bearer(admin.token) })).json().fold_separators).toBe(
-      false,
-    )
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/admin/settings/go-links',
+          headers: bearer(admin.token),
+        })
+      ).json().fold_separators,
+    ).toBe(false)
     expect((await go(user, '/go/oncall')).statusCode).toBe(302)
-    await t.app.inject({ method: 'PATCH', url: `/api/links/${a.id}`, headers: bearer(user.token), payload: { slug: 'on-call-old' } })
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/links/${a.id}`,
+      headers: bearer(user.token),
+      payload: { slug: 'on-call-old' },
+    })
     expect((await setFolding(admin, true)).statusCode).toBe(200)
     // Two owners with the folded slug: the chooser, as for any shared slug.
     expect((await go(other, '/go/oncall')).statusCode).toBe(302)

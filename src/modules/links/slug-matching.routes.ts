@@ -30,16 +30,20 @@ export function goLinkSettingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'updateGoLinkSettings',
-          summary: 'Match slugs also ignoring "-" and "_" (every link is re-keyed), or ignoring case only',
+          summary:
+            'Match slugs also ignoring "-" and "_" (every link is re-keyed), or ignoring case only',
           body: UpdateGoLinkSettingsBody,
           response: {
             200: GoLinkSettingsView,
             403: errorResponse('FORBIDDEN: administrators only'),
-            409: errorResponse('ALREADY_EXISTS: some owner has slugs that would collide once folded (details name them)'),
+            409: errorResponse(
+              'ALREADY_EXISTS: some owner has slugs that would collide once folded (details name them)',
+            ),
           },
         },
       },
-      async (request) => updateGoLinkSettings(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        updateGoLinkSettings(deps, callerOf(request), request.body, contextOf(request)),
     )
   }
 }

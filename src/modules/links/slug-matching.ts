@@ -18,7 +18,13 @@ import { recordAudit, type RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import { findSettingRow, lockSettingRow, upsertSettingRow } from '../settings/repo.js'
 import type { GoLinkSettingsView, UpdateGoLinkSettingsBody } from './schemas.js'
-import { findFoldConflicts, forgetSeparatedPreferences, holdSlugRule, readFoldSetting, rekeyLinks } from './slug-matching.repo.js'
+import {
+  findFoldConflicts,
+  forgetSeparatedPreferences,
+  holdSlugRule,
+  readFoldSetting,
+  rekeyLinks,
+} from './slug-matching.repo.js'
 import { slugKey } from './url.js'
 
 export const GO_LINKS_SETTING = 'go_links'
@@ -34,7 +40,10 @@ const cache = new WeakMap<Deps, { fold: Promise<boolean>; until: number }>()
 export async function foldsSeparators(deps: Deps): Promise<boolean> {
   const hit = cache.get(deps)
   if (hit !== undefined && hit.until > Date.now()) return hit.fold
-  const entry = { fold: readFoldSetting(deps.db, GO_LINKS_SETTING), until: Date.now() + SETTING_CACHE_MS }
+  const entry = {
+    fold: readFoldSetting(deps.db, GO_LINKS_SETTING),
+    until: Date.now() + SETTING_CACHE_MS,
+  }
   cache.set(deps, entry)
   entry.fold.catch(() => {
     if (cache.get(deps) === entry) cache.delete(deps)
@@ -57,7 +66,9 @@ export async function writeKey<T extends string | null>(ex: Executor, slug: T): 
 export async function getGoLinkSettings(deps: Deps): Promise<GoLinkSettingsView> {
   const row = await findSettingRow(deps.db, GO_LINKS_SETTING)
   return {
-    fold_separators: row !== null && (JSON.parse(row.value) as { fold_separators?: boolean }).fold_separators === true,
+    fold_separators:
+      row !== null &&
+      (JSON.parse(row.value) as { fold_separators?: boolean }).fold_separators === true,
     updated_at: row?.updated_at ?? null,
   }
 }
@@ -73,13 +84,17 @@ export async function updateGoLinkSettings(
     const write = { key: GO_LINKS_SETTING, updatedAt: now, updatedBy: caller.user.id }
     // Locked first: writes of links read the rule (and wait for this change), and two changes queue here.
     await holdSlugRule(tx, 'exclusive')
-    const row = await lockSettingRow(tx, { ...write, value: JSON.stringify({ fold_separators: false }) })
+    const row = await lockSettingRow(tx, {
+      ...write,
+      value: JSON.stringify({ fold_separators: false }),
+    })
     const before = (JSON.parse(row.value) as { fold_separators?: boolean }).fold_separators === true
     if (body.fold_separators && !before) {
       const conflicts = await findFoldConflicts(tx, CONFLICTS_SHOWN)
       if (conflicts.length > 0) {
         throw new AppError('ALREADY_EXISTS', {
-          message: 'Some owners have slugs that differ only by "-" or "_"; rename them before folding.',
+          message:
+            'Some owners have slugs that differ only by "-" or "_"; rename them before folding.',
           details: conflicts.map((conflict) => ({
             field: 'fold_separators',
             message: `${conflict.organization_id === null ? `user ${conflict.user_id}` : `organization ${conflict.organization_id}`}: ${conflict.slugs.join(', ')}`,
@@ -91,7 +106,10 @@ export async function updateGoLinkSettings(
       await forgetSeparatedPreferences(tx)
       await rekeyLinks(tx, body.fold_separators)
     }
-    await upsertSettingRow(tx, { ...write, value: JSON.stringify({ fold_separators: body.fold_separators }) })
+    await upsertSettingRow(tx, {
+      ...write,
+      value: JSON.stringify({ fold_separators: body.fold_separators }),
+    })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'settings.go_links',
       actor: caller.user,

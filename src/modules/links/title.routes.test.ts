@@ -80,7 +80,9 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  strict = await startTestApp({ env: { RATE_LIMIT_GENERAL: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' } })
+  strict = await startTestApp({
+    env: { RATE_LIMIT_GENERAL: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' },
+  })
   ;[user, strictUser] = await Promise.all([createSignedInUser(t), createSignedInUser(strict)])
 })
 
@@ -91,7 +93,12 @@ afterAll(async () => {
 })
 
 const fetchTitle = (url: string, app: TestContext = t, who: SignedIn = user) =>
-  app.app.inject({ method: 'POST', url: '/api/links/fetch-title', headers: bearer(who.token), payload: { url } })
+  app.app.inject({
+    method: 'POST',
+    url: '/api/links/fetch-title',
+    headers: bearer(who.token),
+    payload: { url },
+  })
 
 describe('fetching a page title', () => {
   it("returns the page's first <title>, entities decoded, white space collapsed, and the URL as it would be stored", async () => {
@@ -110,7 +117,10 @@ describe('fetching a page title', () => {
   })
 
   it('is null for a page without a title in its head, and for an answer that is not HTML', async () => {
-    expect((await fetchTitle(`${base}/no-title`)).json()).toEqual({ url: `${base}/no-title`, title: null })
+    expect((await fetchTitle(`${base}/no-title`)).json()).toEqual({
+      url: `${base}/no-title`,
+      title: null,
+    })
     expect((await fetchTitle(`${base}/json`)).json().title).toBeNull()
   })
 
@@ -142,15 +152,31 @@ describe('fetching a page title', () => {
     const response = await fetchTitle(`${base}/page`, strict, strictUser)
     expectReason(response, 400, 'VALIDATION_FAILED')
     expect(response.json().details[0].field).toBe('url')
-    const byName = await fetchTitle(`http://localhost:${new URL(base).port}/page`, strict, strictUser)
+    const byName = await fetchTitle(
+      `http://localhost:${new URL(base).port}/page`,
+      strict,
+      strictUser,
+    )
     expectReason(byName, 400, 'VALIDATION_FAILED')
     expect(served.length).toBe(before)
   })
 
   it('refuses what is not an http(s) URL and templates, and needs a signed-in caller', async () => {
-    for (const url of ['ftp://example.com/', 'javascript:alert(1)', 'https://jira.example/browse/{1}']) {
+    for (const url of [
+      'ftp://example.com/',
+      'javascript:alert(1)',
+      'https://jira.example/browse/{1}',
+    ]) {
       expectReason(await fetchTitle(url), 400, 'VALIDATION_FAILED')
     }
-    expect((await t.app.inject({ method: 'POST', url: '/api/links/fetch-title', payload: { url: `${base}/page` } })).statusCode).toBe(401)
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/links/fetch-title',
+          payload: { url: `${base}/page` },
+        })
+      ).statusCode,
+    ).toBe(401)
   })
 })

@@ -41,7 +41,10 @@ function decoderFor(contentType: string): TextDecoder {
 }
 
 /** Reads the body until the first `<title>` has ended, the cap is reached or the body ends. */
-async function readTitle(body: ReadableStream<Uint8Array> | null, decoder: TextDecoder): Promise<string | null> {
+async function readTitle(
+  body: ReadableStream<Uint8Array> | null,
+  decoder: TextDecoder,
+): Promise<string | null> {
   if (body === null) return null
   const { Parser } = await import('htmlparser2')
   let inTitle = false
@@ -72,14 +75,20 @@ async function readTitle(body: ReadableStream<Uint8Array> | null, decoder: TextD
     while (!done && read < TITLE_READ_BYTES) {
       const { done: ended, value } = await reader.read()
       if (ended || value === undefined) break
-      const piece = value.byteLength + read > TITLE_READ_BYTES ? value.subarray(0, TITLE_READ_BYTES - read) : value
+      const piece =
+        value.byteLength + read > TITLE_READ_BYTES
+          ? value.subarray(0, TITLE_READ_BYTES - read)
+          : value
       read += piece.byteLength
       parser.write(decoder.decode(piece, { stream: true }))
     }
   } finally {
     await reader.cancel().catch(() => undefined)
   }
-  const title = [...text.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()].slice(0, MAX_TITLE).join('').trim()
+  const title = [...text.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()]
+    .slice(0, MAX_TITLE)
+    .join('')
+    .trim()
   return done && title !== '' && isDisplayText(title) ? title : null
 }
 
@@ -104,10 +113,19 @@ export async function fetchLinkTitle(deps: Deps, input: { url: string }): Promis
       await response.body?.cancel().catch(() => undefined)
       return { url, title: null }
     }
-    return { url, title: await readTitle(response.body as ReadableStream<Uint8Array> | null, decoderFor(contentType)) }
+    return {
+      url,
+      title: await readTitle(
+        response.body as ReadableStream<Uint8Array> | null,
+        decoderFor(contentType),
+      ),
+    }
   } catch (error) {
     if (error instanceof AppError) throw error
-    if (error instanceof OutboundRefusedError || (error as { cause?: unknown }).cause instanceof OutboundRefusedError) {
+    if (
+      error instanceof OutboundRefusedError ||
+      (error as { cause?: unknown }).cause instanceof OutboundRefusedError
+    ) {
       throw invalidField(
         'url',
         `cannot be fetched by this instance: ${(error instanceof OutboundRefusedError ? error : (error as { cause: Error }).cause).message}`,

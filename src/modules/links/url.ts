@@ -17,7 +17,12 @@ export function normalizeLinkUrl(text: string): string {
     const normalized = normalizeTemplate(text)
     if ('problem' in normalized) throw invalidField('url', normalized.problem)
     if (normalized.template.length > MAX_URL_LENGTH)
-      throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`, 'too_long', { limit: MAX_URL_LENGTH })
+      throw invalidField(
+        'url',
+        `must be at most ${MAX_URL_LENGTH} characters long once normalised`,
+        'too_long',
+        { limit: MAX_URL_LENGTH },
+      )
     return normalized.template
   }
   let url: URL
@@ -26,11 +31,18 @@ export function normalizeLinkUrl(text: string): string {
   } catch {
     throw invalidField('url', 'must be an absolute http or https URL', 'format', URI)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidField('url', 'must be an absolute http or https URL', 'format', URI)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalidField('url', 'must be an absolute http or https URL', 'format', URI)
   // user:password@ in a shared link would hand the credentials to every member (and to logs).
-  if (url.username !== '' || url.password !== '') throw invalidField('url', 'must not contain a user name or password')
+  if (url.username !== '' || url.password !== '')
+    throw invalidField('url', 'must not contain a user name or password')
   if (url.href.length > MAX_URL_LENGTH)
-    throw invalidField('url', `must be at most ${MAX_URL_LENGTH} characters long once normalised`, 'too_long', { limit: MAX_URL_LENGTH })
+    throw invalidField(
+      'url',
+      `must be at most ${MAX_URL_LENGTH} characters long once normalised`,
+      'too_long',
+      { limit: MAX_URL_LENGTH },
+    )
   return url.href
 }
 

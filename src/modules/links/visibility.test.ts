@@ -30,12 +30,17 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
         .execute()
       await t.deps.db
         .insertInto('organizations')
-        .values(orgs.map((org) => ({ id: org, name: org, slug: org, created_at: now, updated_at: now })))
+        .values(
+          orgs.map((org) => ({ id: org, name: org, slug: org, created_at: now, updated_at: now })),
+        )
         .execute()
       const memberships = users.flatMap((user) =>
-        orgs.filter(() => random() < 0.4).map((org) => ({ organization_id: org, user_id: user, role: 'member', joined_at: now })),
+        orgs
+          .filter(() => random() < 0.4)
+          .map((org) => ({ organization_id: org, user_id: user, role: 'member', joined_at: now })),
       )
-      if (memberships.length > 0) await t.deps.db.insertInto('organization_members').values(memberships).execute()
+      if (memberships.length > 0)
+        await t.deps.db.insertInto('organization_members').values(memberships).execute()
       // Each owner (a user or an organization) has at most one link per slug, as the unique indexes hold.
       const owners = [
         ...users.map((user) => ({ user_id: user, organization_id: null })),
@@ -57,10 +62,20 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
 
       for (const user of users) {
         const seen = async (filter: (user: string) => RawBuilder<boolean>) =>
-          (await t.deps.db.selectFrom('links').select('links.id').where('links.id', 'like', `vis-${world}-%`).where(filter(user)).execute())
+          (
+            await t.deps.db
+              .selectFrom('links')
+              .select('links.id')
+              .where('links.id', 'like', `vis-${world}-%`)
+              .where(filter(user))
+              .execute()
+          )
             .map((row) => row.id)
             .sort()
-        expect(await seen((id) => visibleToIndexed(t.deps.db, id)), `world ${world}, ${user}: every link`).toEqual(await seen(visibleTo))
+        expect(
+          await seen((id) => visibleToIndexed(t.deps.db, id)),
+          `world ${world}, ${user}: every link`,
+        ).toEqual(await seen(visibleTo))
         for (const slug of SLUGS) {
           const byFilter = await t.deps.db
             .selectFrom('links')
@@ -73,7 +88,10 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
             .selectFrom(forwardingWithSlugKey(t.deps.db, user, slug).as('found'))
             .select('found.id')
             .execute()
-          expect(byProbes.map((row) => row.id).sort(), `world ${world}, ${user}, go/${slug}`).toEqual(byFilter.map((row) => row.id).sort())
+          expect(
+            byProbes.map((row) => row.id).sort(),
+            `world ${world}, ${user}, go/${slug}`,
+          ).toEqual(byFilter.map((row) => row.id).sort())
         }
       }
     }

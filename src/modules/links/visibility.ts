@@ -36,7 +36,11 @@ export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: str
     .where('links.forwarding_enabled', '=', FORWARDING)
   const shared = ex
     .selectFrom('organization_members')
-    .innerJoin('links', (join) => join.onRef('links.organization_id', '=', 'organization_members.organization_id').on('links.slug_key', '=', slugKey))
+    .innerJoin('links', (join) =>
+      join
+        .onRef('links.organization_id', '=', 'organization_members.organization_id')
+        .on('links.slug_key', '=', slugKey),
+    )
     .select(['links.id', 'links.url', 'links.organization_id'])
     .where('organization_members.user_id', '=', userId)
     .where('links.forwarding_enabled', '=', FORWARDING)

@@ -17,7 +17,11 @@ import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import type { Budget } from '../../lib/attempt-budget.js'
 
-export const MAILS_PER_RECIPIENT: Budget = { name: 'mail:recipient', limit: 3, windowSeconds: 24 * 60 * 60 }
+export const MAILS_PER_RECIPIENT: Budget = {
+  name: 'mail:recipient',
+  limit: 3,
+  windowSeconds: 24 * 60 * 60,
+}
 
 function instanceBudget(deps: Deps): Budget {
   return { name: 'mail:instance', limit: deps.config.mailHourlyLimit, windowSeconds: 60 * 60 }
@@ -31,10 +35,18 @@ export const MAIL_CAPS_429 =
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
 /** One user-triggered mail to `recipient` (normalized): taken on both caps, or refused with its 429. */
-export async function reserveUserMail(deps: Deps, recipient: string): Promise<{ release(): Promise<void> }> {
-  const perRecipient = await deps.budgets.reserve([{ budget: MAILS_PER_RECIPIENT, subject: recipient }])
-  if (!perRecipient.granted) throw new AppError('RECIPIENT_MAIL_LIMIT', { retryAfter: seconds(perRecipient.resetInMs) })
-  const instance = await deps.budgets.reserve([{ budget: instanceBudget(deps), subject: 'instance' }])
+export async function reserveUserMail(
+  deps: Deps,
+  recipient: string,
+): Promise<{ release(): Promise<void> }> {
+  const perRecipient = await deps.budgets.reserve([
+    { budget: MAILS_PER_RECIPIENT, subject: recipient },
+  ])
+  if (!perRecipient.granted)
+    throw new AppError('RECIPIENT_MAIL_LIMIT', { retryAfter: seconds(perRecipient.resetInMs) })
+  const instance = await deps.budgets.reserve([
+    { budget: instanceBudget(deps), subject: 'instance' },
+  ])
   if (!instance.granted) {
     await perRecipient.release()
     throw new AppError('INSTANCE_MAIL_LIMIT', { retryAfter: seconds(instance.resetInMs) })
@@ -47,7 +59,11 @@ export async function reserveUserMail(deps: Deps, recipient: string): Promise<{ 
 }
 
 /** Runs `send` (everything from storing to mailing) under one reserved mail; gives it back when `send` fails. */
-export async function withUserMail<T>(deps: Deps, recipient: string, send: () => Promise<T>): Promise<T> {
+export async function withUserMail<T>(
+  deps: Deps,
+  recipient: string,
+  send: () => Promise<T>,
+): Promise<T> {
   const reserved = await reserveUserMail(deps, recipient)
   try {
     return await send()

@@ -3,7 +3,12 @@ import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startSmtpStandIn } from '../../../test/helpers/smtp-server.js'
-import { createMailer, describeSmtpFailure, MailDeliveryError, type SmtpConnection } from './mailer.js'
+import {
+  createMailer,
+  describeSmtpFailure,
+  MailDeliveryError,
+  type SmtpConnection,
+} from './mailer.js'
 
 const policy = { allowPrivateNetworks: true }
 const sockets = new Set<net.Socket>()
@@ -14,7 +19,12 @@ afterAll(async () => {
   await new Promise((resolve) => silent.close(resolve))
 })
 
-const mail = { from: { address: 'app@example.com', name: null }, to: 'someone@example.com', subject: 'Hi', text: 'Hello' }
+const mail = {
+  from: { address: 'app@example.com', name: null },
+  to: 'someone@example.com',
+  subject: 'Hi',
+  text: 'Hello',
+}
 
 describe('createMailer', () => {
   it('gives up on a server that never greets after its timeout, with a safe message', async () => {
@@ -36,7 +46,9 @@ describe('createMailer', () => {
   })
 
   it('never_authenticates_without_tls: a server without STARTTLS gets no AUTH and never sees the password', async () => {
-    const server = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'pw-that-must-not-travel' } })
+    const server = await startSmtpStandIn({
+      credentials: { username: 'mailer', password: 'pw-that-must-not-travel' },
+    })
     try {
       const connection: SmtpConnection = {
         host: server.host,
@@ -55,7 +67,9 @@ describe('createMailer', () => {
       )
       for (const error of errors) {
         expect(error).toBeInstanceOf(MailDeliveryError)
-        expect((error as Error).message).toMatch(/^TLS could not be established with the SMTP server/)
+        expect((error as Error).message).toMatch(
+          /^TLS could not be established with the SMTP server/,
+        )
       }
       expect(server.authAttempts).toBe(0)
       expect(server.received).toEqual([])
@@ -77,11 +91,22 @@ describe('createMailer', () => {
 
   it('relays_in_clear_only_without_credentials_or_to_loopback_when_explicitly_allowed', async () => {
     const open = await startSmtpStandIn()
-    const authed = await startSmtpStandIn({ credentials: { username: 'mailer', password: 'loopback-pw' } })
+    const authed = await startSmtpStandIn({
+      credentials: { username: 'mailer', password: 'loopback-pw' },
+    })
     try {
-      await createMailer({ policy }).send({ host: open.host, port: open.port, secure: false, username: null, password: null }, mail)
+      await createMailer({ policy }).send(
+        { host: open.host, port: open.port, secure: false, username: null, password: null },
+        mail,
+      )
       expect(open.received).toHaveLength(1)
-      const connection = { host: authed.host, port: authed.port, secure: false, username: 'mailer', password: 'loopback-pw' }
+      const connection = {
+        host: authed.host,
+        port: authed.port,
+        secure: false,
+        username: 'mailer',
+        password: 'loopback-pw',
+      }
       await createMailer({ policy }).send({ ...connection, plaintextAuthOnLoopback: true }, mail)
       expect(authed.received).toHaveLength(1)
       expect(authed.received[0]!.username).toBe('mailer')
@@ -94,19 +119,27 @@ describe('createMailer', () => {
 
 describe('describeSmtpFailure', () => {
   it("names the stage and the reply code, never the server's text (which may quote credentials or another protocol's banner)", () => {
-    const text = describeSmtpFailure({ code: 'EAUTH', responseCode: 535, response: '535-5.7.8 rejected hunter2-secret' })
+    const text = describeSmtpFailure({
+      code: 'EAUTH',
+      responseCode: 535,
+      response: '535-5.7.8 rejected hunter2-secret',
+    })
     expect(text).toBe('The SMTP server refused the authentication (reply code 535).')
-    expect(describeSmtpFailure({ code: 'EENVELOPE', responseCode: 550, response: '550 mailbox unavailable at internal-relay.corp' })).toBe(
-      'The SMTP server refused the sender or the recipient (reply code 550).',
-    )
-    expect(describeSmtpFailure({ code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6 internal-host' })).toBe(
-      'The server did not answer as an SMTP server.',
-    )
+    expect(
+      describeSmtpFailure({
+        code: 'EENVELOPE',
+        responseCode: 550,
+        response: '550 mailbox unavailable at internal-relay.corp',
+      }),
+    ).toBe('The SMTP server refused the sender or the recipient (reply code 550).')
+    expect(
+      describeSmtpFailure({ code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6 internal-host' }),
+    ).toBe('The server did not answer as an SMTP server.')
   })
 
   it('describes connection failures by their system error code only', () => {
-    expect(describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' })).toBe(
-      'Could not connect to the SMTP server (ECONNREFUSED).',
-    )
+    expect(
+      describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' }),
+    ).toBe('Could not connect to the SMTP server (ECONNREFUSED).')
   })
 })

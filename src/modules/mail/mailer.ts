@@ -20,7 +20,12 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 const require = createRequire(import.meta.url)
 let nodemailer: typeof Nodemailer | undefined
 import { isIP } from 'node:net'
-import { isLoopbackHost, OutboundRefusedError, resolveAllowed, type OutboundPolicy } from '../../lib/outbound.js'
+import {
+  isLoopbackHost,
+  OutboundRefusedError,
+  resolveAllowed,
+  type OutboundPolicy,
+} from '../../lib/outbound.js'
 
 export interface SmtpConnection {
   host: string
@@ -62,7 +67,8 @@ export function smtpPolicy(policy: OutboundPolicy): OutboundPolicy {
   return { ...policy, allowLoopback: true }
 }
 
-const SYSTEM_ERROR = /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|ECONNABORTED)\b/
+const SYSTEM_ERROR =
+  /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|ECONNABORTED)\b/
 
 /** One line saying which stage failed, with the reply code or system error code — never the peer's text. */
 export function describeSmtpFailure(error: unknown): string {
@@ -95,16 +101,22 @@ export function describeSmtpFailure(error: unknown): string {
 type Transport = Transporter<SMTPTransport.SentMessageInfo>
 
 /** A transport to the checked address of the SMTP host, with the credential rules above. */
-async function openTransport(connection: SmtpConnection, policy: OutboundPolicy, timeout: number): Promise<Transport> {
+async function openTransport(
+  connection: SmtpConnection,
+  policy: OutboundPolicy,
+  timeout: number,
+): Promise<Transport> {
   let addresses: string[]
   try {
     addresses = await resolveAllowed(connection.host, policy)
   } catch (error) {
-    if (error instanceof OutboundRefusedError) throw new MailDeliveryError(`The SMTP server was not contacted: ${error.message}.`)
+    if (error instanceof OutboundRefusedError)
+      throw new MailDeliveryError(`The SMTP server was not contacted: ${error.message}.`)
     throw new MailDeliveryError('The SMTP host name could not be resolved.')
   }
   const hasCredentials = connection.username !== null
-  const loopback = isLoopbackHost(connection.host) || addresses.every((address) => isLoopbackHost(address))
+  const loopback =
+    isLoopbackHost(connection.host) || addresses.every((address) => isLoopbackHost(address))
   const clearAllowed = connection.plaintextAuthOnLoopback === true && loopback
   nodemailer ??= require('nodemailer') as typeof Nodemailer
   return nodemailer.createTransport({
@@ -114,7 +126,9 @@ async function openTransport(connection: SmtpConnection, policy: OutboundPolicy,
     secure: connection.secure,
     requireTLS: hasCredentials && !connection.secure && !clearAllowed,
     ...(isIP(connection.host) === 0 && { servername: connection.host }),
-    ...(hasCredentials && { auth: { user: connection.username!, pass: connection.password ?? '' } }),
+    ...(hasCredentials && {
+      auth: { user: connection.username!, pass: connection.password ?? '' },
+    }),
     // nodemailer's defaults (up to 10 minutes) would hold a request open far too long.
     connectionTimeout: timeout,
     greetingTimeout: timeout,
@@ -134,7 +148,10 @@ export function createMailer(options: { policy: OutboundPolicy; timeoutMs?: numb
       const transport = await openTransport(connection, options.policy, timeout)
       try {
         const info = await transport.sendMail({
-          from: mail.from.name === null ? mail.from.address : { name: mail.from.name, address: mail.from.address },
+          from:
+            mail.from.name === null
+              ? mail.from.address
+              : { name: mail.from.name, address: mail.from.address },
           to: mail.to,
           subject: mail.subject,
           text: mail.text,
@@ -153,8 +170,15 @@ export function createMailer(options: { policy: OutboundPolicy; timeoutMs?: numb
  * Connects, negotiates TLS and authenticates as sending would, then says QUIT without sending
  * anything (`switchboard doctor`). Failures are MailDeliveryErrors worded as for sending.
  */
-export async function verifySmtpConnection(connection: SmtpConnection, options: { policy: OutboundPolicy; timeoutMs?: number }): Promise<void> {
-  const transport = await openTransport(connection, options.policy, options.timeoutMs ?? DEFAULT_SMTP_TIMEOUT_MS)
+export async function verifySmtpConnection(
+  connection: SmtpConnection,
+  options: { policy: OutboundPolicy; timeoutMs?: number },
+): Promise<void> {
+  const transport = await openTransport(
+    connection,
+    options.policy,
+    options.timeoutMs ?? DEFAULT_SMTP_TIMEOUT_MS,
+  )
   try {
     await transport.verify()
   } catch (error) {

@@ -5,7 +5,12 @@
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { openSecret, readSection, SMTP_SECTION } from '../settings/sections.js'
-import { MailDeliveryError, verifySmtpConnection, type OutgoingMail, type SmtpConnection } from './mailer.js'
+import {
+  MailDeliveryError,
+  verifySmtpConnection,
+  type OutgoingMail,
+  type SmtpConnection,
+} from './mailer.js'
 
 export interface MailMessage {
   to: string
@@ -30,7 +35,10 @@ async function loadMailSetup(deps: Deps): Promise<MailSetup> {
       port: smtp.port,
       secure: smtp.secure,
       username: smtp.username,
-      password: smtp.password_encrypted === null ? null : openSecret(deps, SMTP_SECTION, smtp.password_encrypted, 'SMTP password'),
+      password:
+        smtp.password_encrypted === null
+          ? null
+          : openSecret(deps, SMTP_SECTION, smtp.password_encrypted, 'SMTP password'),
       plaintextAuthOnLoopback: smtp.plaintext_auth_on_loopback,
     },
     from: { address: smtp.from_address, name: smtp.from_name },
@@ -57,7 +65,9 @@ export async function isMailConfigured(deps: Deps): Promise<boolean> {
  * Checks the configured SMTP server without sending (`switchboard doctor`): null when SMTP is not
  * configured, else where it connected; a MailDeliveryError names the stage that failed.
  */
-export async function verifyMailSetup(deps: Deps): Promise<{ host: string; port: number; tls: string; authenticated: boolean } | null> {
+export async function verifyMailSetup(
+  deps: Deps,
+): Promise<{ host: string; port: number; tls: string; authenticated: boolean } | null> {
   let setup: MailSetup
   try {
     setup = await loadMailSetup(deps)
@@ -68,7 +78,11 @@ export async function verifyMailSetup(deps: Deps): Promise<{ host: string; port:
   await verifySmtpConnection(setup.connection, { policy: deps.config.outbound })
   const { host, port, secure, username, plaintextAuthOnLoopback } = setup.connection
   // As the transport negotiates it (mailer.ts): credentials require STARTTLS unless cleared for loopback.
-  const tls = secure ? 'TLS' : username !== null && plaintextAuthOnLoopback !== true ? 'STARTTLS' : 'STARTTLS if offered'
+  const tls = secure
+    ? 'TLS'
+    : username !== null && plaintextAuthOnLoopback !== true
+      ? 'STARTTLS'
+      : 'STARTTLS if offered'
   return { host, port, tls, authenticated: username !== null }
 }
 
@@ -81,7 +95,8 @@ export async function sendMail(deps: Deps, message: MailMessage): Promise<{ mess
   try {
     return await deps.mailer.send(connection, { from, ...message })
   } catch (error) {
-    if (error instanceof MailDeliveryError) throw new AppError('UPSTREAM_FAILED', { message: error.message })
+    if (error instanceof MailDeliveryError)
+      throw new AppError('UPSTREAM_FAILED', { message: error.message })
     throw error
   }
 }

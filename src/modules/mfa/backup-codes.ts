@@ -28,12 +28,16 @@ export function generateBackupCodes(): string[] {
     const code = randomString(ALPHABET, CODE_LENGTH)
     if (!bySelector.has(backupCodeSelector(code))) bySelector.set(backupCodeSelector(code), code)
   }
-  return [...bySelector.values()].map((code) => `${code.slice(0, 5)}-${code.slice(5)}`.toLowerCase())
+  return [...bySelector.values()].map((code) =>
+    `${code.slice(0, 5)}-${code.slice(5)}`.toLowerCase(),
+  )
 }
 
 /** The canonical form that is hashed (upper case, no dash), or null when it cannot be a backup code. */
 export function normalizeBackupCode(input: string): string | null {
-  const compact = /^[0-9A-Za-z]{5}-?[0-9A-Za-z]{5}$/.test(input) ? input.replace('-', '').toUpperCase() : null
+  const compact = /^[0-9A-Za-z]{5}-?[0-9A-Za-z]{5}$/.test(input)
+    ? input.replace('-', '').toUpperCase()
+    : null
   if (compact === null) return null
   return [...compact].every((c) => ALPHABET.includes(c)) ? compact : null
 }

@@ -15,11 +15,20 @@ import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { issueSignIn, openSession, type SignIn } from '../auth/session-issuer.js'
 import { findUserById, updateUser, type UserRecord } from '../users/repo.js'
-import { consumeChallenge, deleteStaleChallenges, findLiveChallenge, insertChallenge } from './repo.js'
+import {
+  consumeChallenge,
+  deleteStaleChallenges,
+  findLiveChallenge,
+  insertChallenge,
+} from './repo.js'
 import { verifySecondFactor } from './second-factor.js'
 
 const CHALLENGE_TTL_SECONDS = 5 * 60
-export const WRONG_CODES_PER_CHALLENGE: Budget = { name: 'mfa:challenge', limit: 5, windowSeconds: CHALLENGE_TTL_SECONDS }
+export const WRONG_CODES_PER_CHALLENGE: Budget = {
+  name: 'mfa:challenge',
+  limit: 5,
+  windowSeconds: CHALLENGE_TTL_SECONDS,
+}
 
 export interface MfaChallenge {
   mfaToken: string
@@ -27,7 +36,12 @@ export interface MfaChallenge {
 }
 
 /** Issues an mfa_token within the caller's transaction. `method`: how the first factor was proven. */
-export async function createMfaChallenge(deps: Deps, ex: Executor, userId: string, method: string): Promise<MfaChallenge> {
+export async function createMfaChallenge(
+  deps: Deps,
+  ex: Executor,
+  userId: string,
+  method: string,
+): Promise<MfaChallenge> {
   const now = deps.clock.now()
   const mfaToken = randomToken(32)
   const expiresAt = addSeconds(now, CHALLENGE_TTL_SECONDS).toISOString()
@@ -43,7 +57,12 @@ export async function createMfaChallenge(deps: Deps, ex: Executor, userId: strin
   return { mfaToken, expiresAt }
 }
 
-async function recordFailure(deps: Deps, user: UserRecord, ctx: RequestContext, reason: string): Promise<void> {
+async function recordFailure(
+  deps: Deps,
+  user: UserRecord,
+  ctx: RequestContext,
+  reason: string,
+): Promise<void> {
   await recordAudit(deps.db, deps.clock, ctx, {
     action: 'auth.mfa_verify_failed',
     actor: user,
@@ -53,11 +72,16 @@ async function recordFailure(deps: Deps, user: UserRecord, ctx: RequestContext, 
 }
 
 /** Completes a sign-in with a TOTP or backup code; the same 200 as a sign-in without MFA. */
-export async function completeMfaSignIn(deps: Deps, input: { mfa_token: string; code: string }, ctx: RequestContext): Promise<SignIn> {
+export async function completeMfaSignIn(
+  deps: Deps,
+  input: { mfa_token: string; code: string },
+  ctx: RequestContext,
+): Promise<SignIn> {
   const now = deps.clock.now().toISOString()
   const challenge = await findLiveChallenge(deps.db, sha256Hex(input.mfa_token), now)
   const user = challenge === null ? null : await findUserById(deps.db, challenge.user_id)
-  if (challenge === null || user === null || user.disabled) throw new AppError('MFA_PENDING_INVALID')
+  if (challenge === null || user === null || user.disabled)
+    throw new AppError('MFA_PENDING_INVALID')
 
   let method: string
   try {
@@ -73,9 +97,13 @@ export async function completeMfaSignIn(deps: Deps, input: { mfa_token: string; 
   }
 
   const { signedIn, session } = await deps.db.transaction().execute(async (tx) => {
-    if (!(await consumeChallenge(tx, challenge.id, deps.clock.now().toISOString()))) throw new AppError('MFA_PENDING_INVALID')
-    const updated = (await updateUser(tx, user.id, { last_login_at: deps.clock.now().toISOString() })) ?? user
-    const opened = await openSession(deps, tx, user.id, ctx, { method: `${challenge.method}+${method}` })
+    if (!(await consumeChallenge(tx, challenge.id, deps.clock.now().toISOString())))
+      throw new AppError('MFA_PENDING_INVALID')
+    const updated =
+      (await updateUser(tx, user.id, { last_login_at: deps.clock.now().toISOString() })) ?? user
+    const opened = await openSession(deps, tx, user.id, ctx, {
+      method: `${challenge.method}+${method}`,
+    })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.login',
       actor: updated,

@@ -9,14 +9,29 @@ export interface TotpFactor {
 }
 
 export async function findTotpFactor(ex: Executor, userId: string): Promise<TotpFactor | null> {
-  const row = await ex.selectFrom('mfa_totp').select(['secret_encrypted', 'enabled_at']).where('user_id', '=', userId).executeTakeFirst()
+  const row = await ex
+    .selectFrom('mfa_totp')
+    .select(['secret_encrypted', 'enabled_at'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
   return row ?? null
 }
 
-export async function insertTotpFactor(ex: Executor, userId: string, secretEncrypted: string, enabledAt: Timestamp, step: number): Promise<void> {
+export async function insertTotpFactor(
+  ex: Executor,
+  userId: string,
+  secretEncrypted: string,
+  enabledAt: Timestamp,
+  step: number,
+): Promise<void> {
   await ex
     .insertInto('mfa_totp')
-    .values({ user_id: userId, secret_encrypted: secretEncrypted, enabled_at: enabledAt, last_used_step: step })
+    .values({
+      user_id: userId,
+      secret_encrypted: secretEncrypted,
+      enabled_at: enabledAt,
+      last_used_step: step,
+    })
     .execute()
 }
 
@@ -25,7 +40,11 @@ export async function insertTotpFactor(ex: Executor, userId: string, secretEncry
  * conditional UPDATE: of two uses of a code (or of two codes for older steps), at most one wins —
  * also across instances sharing the database.
  */
-export async function advanceTotpStep(ex: Executor, userId: string, step: number): Promise<boolean> {
+export async function advanceTotpStep(
+  ex: Executor,
+  userId: string,
+  step: number,
+): Promise<boolean> {
   const result = await ex
     .updateTable('mfa_totp')
     .set({ last_used_step: step })
@@ -58,15 +77,29 @@ export async function hasSecondFactor(ex: Executor, userId: string): Promise<boo
 /** Every second factor and what belongs to it (the administrator's reset): TOTP, backup codes, passkeys. */
 export async function deleteMfaState(ex: Executor, userId: string): Promise<number> {
   let removed = 0
-  for (const table of ['mfa_totp', 'mfa_pending', 'mfa_backup_codes', 'mfa_challenges', 'passkeys', 'passkey_challenges'] as const) {
-    removed += Number((await ex.deleteFrom(table).where('user_id', '=', userId).executeTakeFirst()).numDeletedRows)
+  for (const table of [
+    'mfa_totp',
+    'mfa_pending',
+    'mfa_backup_codes',
+    'mfa_challenges',
+    'passkeys',
+    'passkey_challenges',
+  ] as const) {
+    removed += Number(
+      (await ex.deleteFrom(table).where('user_id', '=', userId).executeTakeFirst()).numDeletedRows,
+    )
   }
   return removed
 }
 
 export async function upsertPendingEnrollment(
   ex: Executor,
-  pending: { user_id: string; secret_encrypted: string; created_at: Timestamp; expires_at: Timestamp },
+  pending: {
+    user_id: string
+    secret_encrypted: string
+    created_at: Timestamp
+    expires_at: Timestamp
+  },
 ): Promise<void> {
   await ex
     .insertInto('mfa_pending')
@@ -81,7 +114,11 @@ export async function upsertPendingEnrollment(
     .execute()
 }
 
-export async function findPendingEnrollment(ex: Executor, userId: string, now: Timestamp): Promise<{ secret_encrypted: string } | null> {
+export async function findPendingEnrollment(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+): Promise<{ secret_encrypted: string } | null> {
   const row = await ex
     .selectFrom('mfa_pending')
     .select('secret_encrypted')
@@ -92,8 +129,16 @@ export async function findPendingEnrollment(ex: Executor, userId: string, now: T
 }
 
 /** Removes the pending enrollment that was read (by its ciphertext), so a replaced one is not consumed. */
-export async function takePendingEnrollment(ex: Executor, userId: string, secretEncrypted: string): Promise<boolean> {
-  const result = await ex.deleteFrom('mfa_pending').where('user_id', '=', userId).where('secret_encrypted', '=', secretEncrypted).executeTakeFirst()
+export async function takePendingEnrollment(
+  ex: Executor,
+  userId: string,
+  secretEncrypted: string,
+): Promise<boolean> {
+  const result = await ex
+    .deleteFrom('mfa_pending')
+    .where('user_id', '=', userId)
+    .where('secret_encrypted', '=', secretEncrypted)
+    .executeTakeFirst()
   return result.numDeletedRows > 0n
 }
 
@@ -114,7 +159,11 @@ export async function replaceBackupCodes(
 }
 
 /** The unused codes an attempt can match: the one with its selector, and any made before selectors existed. */
-export async function listBackupCodeCandidates(ex: Executor, userId: string, selector: string): Promise<Array<{ id: string; code_hash: string }>> {
+export async function listBackupCodeCandidates(
+  ex: Executor,
+  userId: string,
+  selector: string,
+): Promise<Array<{ id: string; code_hash: string }>> {
   return ex
     .selectFrom('mfa_backup_codes')
     .select(['id', 'code_hash'])
@@ -125,7 +174,11 @@ export async function listBackupCodeCandidates(ex: Executor, userId: string, sel
 }
 
 /** Marks a code used only if it still is unused: of two concurrent uses exactly one succeeds. */
-export async function consumeBackupCode(ex: Executor, codeId: string, now: Timestamp): Promise<boolean> {
+export async function consumeBackupCode(
+  ex: Executor,
+  codeId: string,
+  now: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('mfa_backup_codes')
     .set({ used_at: now })
@@ -159,12 +212,18 @@ export interface MfaStatusState {
   backupCodesRemaining: number
 }
 
-export const MFA_POLICY_COLUMNS = [secondFactorExists(sql.ref('users.id')).as('mfa_second_factor')] as const
+export const MFA_POLICY_COLUMNS = [
+  secondFactorExists(sql.ref('users.id')).as('mfa_second_factor'),
+] as const
 
 export const MFA_STATUS_COLUMNS = [
   ...MFA_POLICY_COLUMNS,
-  sql<Timestamp | null>`(select enabled_at from mfa_totp where mfa_totp.user_id = ${sql.ref('users.id')})`.as('mfa_totp_enabled_at'),
-  sql<Timestamp | null>`(select expires_at from mfa_pending where mfa_pending.user_id = ${sql.ref('users.id')})`.as('mfa_pending_expires_at'),
+  sql<Timestamp | null>`(select enabled_at from mfa_totp where mfa_totp.user_id = ${sql.ref('users.id')})`.as(
+    'mfa_totp_enabled_at',
+  ),
+  sql<Timestamp | null>`(select expires_at from mfa_pending where mfa_pending.user_id = ${sql.ref('users.id')})`.as(
+    'mfa_pending_expires_at',
+  ),
   sql<number>`(select count(*) from mfa_backup_codes b where b.user_id = ${sql.ref('users.id')} and b.used_at is null)`.as(
     'mfa_backup_codes_remaining',
   ),
@@ -194,7 +253,14 @@ export function toMfaStatusState(row: {
 
 export async function insertChallenge(
   ex: Executor,
-  challenge: { id: string; user_id: string; token_hash: string; method: string; created_at: Timestamp; expires_at: Timestamp },
+  challenge: {
+    id: string
+    user_id: string
+    token_hash: string
+    method: string
+    created_at: Timestamp
+    expires_at: Timestamp
+  },
 ): Promise<void> {
   await ex
     .insertInto('mfa_challenges')
@@ -208,7 +274,11 @@ export interface LiveChallenge {
   method: string
 }
 
-export async function findLiveChallenge(ex: Executor, tokenHash: string, now: Timestamp): Promise<LiveChallenge | null> {
+export async function findLiveChallenge(
+  ex: Executor,
+  tokenHash: string,
+  now: Timestamp,
+): Promise<LiveChallenge | null> {
   const row = await ex
     .selectFrom('mfa_challenges')
     .select(['id', 'user_id', 'method'])
@@ -220,7 +290,11 @@ export async function findLiveChallenge(ex: Executor, tokenHash: string, now: Ti
 }
 
 /** Uses up the challenge; false when another request already did (it is single-use). */
-export async function consumeChallenge(ex: Executor, challengeId: string, now: Timestamp): Promise<boolean> {
+export async function consumeChallenge(
+  ex: Executor,
+  challengeId: string,
+  now: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('mfa_challenges')
     .set({ used_at: now })
@@ -232,7 +306,11 @@ export async function consumeChallenge(ex: Executor, challengeId: string, now: T
 }
 
 /** Challenges are short-lived; old ones are removed when a new one is made for the user. */
-export async function deleteStaleChallenges(ex: Executor, userId: string, now: Timestamp): Promise<void> {
+export async function deleteStaleChallenges(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+): Promise<void> {
   await ex
     .deleteFrom('mfa_challenges')
     .where('user_id', '=', userId)

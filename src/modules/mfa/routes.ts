@@ -10,12 +10,30 @@ import { assertAdminProof } from '../admin/reauth.js'
 import { findUserById } from '../users/repo.js'
 import { AdminProofBody } from '../admin/users.schemas.js'
 import { completeMfaSignIn } from './challenge.js'
-import { BackupCodesView, BeginBody, ConfirmBody, EnrollmentView, MfaStatusView, TrustedBody, VerifyBody } from './schemas.js'
-import { beginEnrollment, cancelEnrollment, confirmEnrollment, disableMfa, getMfaStatus, regenerateBackupCodes, resetMfa } from './service.js'
+import {
+  BackupCodesView,
+  BeginBody,
+  ConfirmBody,
+  EnrollmentView,
+  MfaStatusView,
+  TrustedBody,
+  VerifyBody,
+} from './schemas.js'
+import {
+  beginEnrollment,
+  cancelEnrollment,
+  confirmEnrollment,
+  disableMfa,
+  getMfaStatus,
+  regenerateBackupCodes,
+  resetMfa,
+} from './service.js'
 
 const tags = ['two-factor authentication']
 const REAUTH = 'PASSWORD_REQUIRED, INVALID_PASSWORD'
-const BUDGET = errorResponse('RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes')
+const BUDGET = errorResponse(
+  'RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes',
+)
 
 /** /api/auth/mfa — the state-changing operations need an interactive session (CONTRACT.md §5.4). */
 export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -24,7 +42,12 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/status',
       {
         config: { allowedDuringEnrollment: true, readsMfaStatus: true },
-        schema: { tags, operationId: 'getMfaStatus', summary: 'Whether MFA is enabled (never a secret)', response: { 200: MfaStatusView } },
+        schema: {
+          tags,
+          operationId: 'getMfaStatus',
+          summary: 'Whether MFA is enabled (never a secret)',
+          response: { 200: MfaStatusView },
+        },
       },
       async (request) => getMfaStatus(deps, callerOf(request)),
     )
@@ -46,7 +69,8 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request) => beginEnrollment(deps, callerOf(request), request.body.password, contextOf(request)),
+      async (request) =>
+        beginEnrollment(deps, callerOf(request), request.body.password, contextOf(request)),
     )
 
     app.post(
@@ -56,7 +80,8 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'confirmMfaEnrollment',
-          summary: 'Confirm with a 6-digit code: MFA is enabled, other sessions end, backup codes are returned once',
+          summary:
+            'Confirm with a 6-digit code: MFA is enabled, other sessions end, backup codes are returned once',
           body: ConfirmBody,
           response: {
             200: BackupCodesView,
@@ -97,11 +122,14 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'disableMfa',
           summary: 'Disable MFA with a current code (and the password, if the account has one)',
-          description: "Inside the session's re-authentication window (POST /api/auth/reauthenticate) the code and the password may be left out.",
+          description:
+            "Inside the session's re-authentication window (POST /api/auth/reauthenticate) the code and the password may be left out.",
           body: TrustedBody,
           response: {
             204: NoContent,
-            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE`),
+            400: errorResponse(
+              `VALIDATION_FAILED, ${REAUTH}, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE`,
+            ),
             409: errorResponse('MFA_NOT_ENABLED'),
             429: BUDGET,
           },
@@ -121,17 +149,21 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'regenerateBackupCodes',
           summary: 'Replace every backup code with a new set',
-          description: "Needs a current code and the password (if any) — or, for either left out, the session's re-authentication window.",
+          description:
+            "Needs a current code and the password (if any) — or, for either left out, the session's re-authentication window.",
           body: TrustedBody,
           response: {
             200: BackupCodesView,
-            400: errorResponse(`VALIDATION_FAILED, ${REAUTH}, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE`),
+            400: errorResponse(
+              `VALIDATION_FAILED, ${REAUTH}, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE`,
+            ),
             409: errorResponse('MFA_NOT_ENABLED'),
             429: BUDGET,
           },
         },
       },
-      async (request) => regenerateBackupCodes(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        regenerateBackupCodes(deps, callerOf(request), request.body, contextOf(request)),
     )
 
     app.post(
@@ -146,11 +178,14 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: SignInView,
             401: errorResponse('MFA_PENDING_INVALID, INVALID_CODE'),
-            429: errorResponse('RATE_LIMITED: 5 wrong codes per mfa_token, 10 per account per 15 minutes'),
+            429: errorResponse(
+              'RATE_LIMITED: 5 wrong codes per mfa_token, 10 per account per 15 minutes',
+            ),
           },
         },
       },
-      async (request, reply) => answerSignIn(reply, deps, await completeMfaSignIn(deps, request.body, contextOf(request))),
+      async (request, reply) =>
+        answerSignIn(reply, deps, await completeMfaSignIn(deps, request.body, contextOf(request))),
     )
   }
 }
@@ -165,25 +200,37 @@ export function mfaAdminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['administration'],
           operationId: 'resetUserMfa',
-          summary: "Remove a user's MFA (factor, backup codes, pending enrollment) and end their sessions",
+          summary:
+            "Remove a user's MFA (factor, backup codes, pending enrollment) and end their sessions",
           description:
             "Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED (use POST /api/auth/mfa/disable).",
           params: IdParams,
           body: AdminProofBody,
           response: {
             204: NoContent,
-            400: errorResponse(`${REAUTH}, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof`),
+            400: errorResponse(
+              `${REAUTH}, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof`,
+            ),
             403: errorResponse('SESSION_REQUIRED: an API token'),
             404: errorResponse('NOT_FOUND: no such user'),
-            409: errorResponse('SELF_SERVICE_REQUIRED: your own account (use POST /api/auth/mfa/disable)'),
+            409: errorResponse(
+              'SELF_SERVICE_REQUIRED: your own account (use POST /api/auth/mfa/disable)',
+            ),
             429: BUDGET,
           },
         },
       },
       async (request, reply) => {
         const caller = callerOf(request)
-        if ((await findUserById(deps.db, request.params.id)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
-        await assertAdminProof(deps, caller, request.params.id, request.body ?? {}, 'POST /api/auth/mfa/disable')
+        if ((await findUserById(deps.db, request.params.id)) === null)
+          throw new AppError('NOT_FOUND', { message: 'No such user.' })
+        await assertAdminProof(
+          deps,
+          caller,
+          request.params.id,
+          request.body ?? {},
+          'POST /api/auth/mfa/disable',
+        )
         await resetMfa(deps, caller.user, request.params.id, contextOf(request), 'admin')
         return reply.code(204).send(null)
       },

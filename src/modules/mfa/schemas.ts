@@ -8,7 +8,8 @@ export const MfaStatusView = Type.Object({
   pending: Type.Boolean({ description: 'An enrollment has begun and not expired' }),
   backup_codes_remaining: Type.Integer({ minimum: 0 }),
   enrollment_required: Type.Boolean({
-    description: 'Issue 14: the two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up',
+    description:
+      'Issue 14: the two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up',
   }),
 })
 
@@ -23,9 +24,15 @@ export const EnrollmentView = Type.Object({
 })
 
 export const ConfirmBody = Body({
-  code: Type.String({ pattern: '^[0-9]{6}$', 'x-message': 'must be the 6-digit code from the authenticator app' }),
+  code: Type.String({
+    pattern: '^[0-9]{6}$',
+    'x-message': 'must be the 6-digit code from the authenticator app',
+  }),
   revoke_api_tokens: Type.Optional(
-    Type.Boolean({ description: 'Also revoke every personal API token of the account (default false; the console ticks it)' }),
+    Type.Boolean({
+      description:
+        'Also revoke every personal API token of the account (default false; the console ticks it)',
+    }),
   ),
 })
 export type ConfirmBody = Static<typeof ConfirmBody>
@@ -38,7 +45,9 @@ export const TrustedBody = Body({ code: Type.Optional(Code), password: Type.Opti
 export type TrustedBody = Static<typeof TrustedBody>
 
 export const BackupCodesView = Type.Object({
-  backup_codes: Type.Array(Type.String({ examples: ['k3x9p-7mq2d'] }), { description: 'One-time codes, shown only in this response' }),
+  backup_codes: Type.Array(Type.String({ examples: ['k3x9p-7mq2d'] }), {
+    description: 'One-time codes, shown only in this response',
+  }),
 })
 
 export const VerifyBody = Body({ mfa_token: Secret(256), code: Code })

@@ -9,10 +9,19 @@ import { AppError } from '../../errors.js'
 import type { Budget, BudgetCharge } from '../../lib/attempt-budget.js'
 import { decrypt } from '../../lib/crypto.js'
 import { backupCodeSelector, normalizeBackupCode } from './backup-codes.js'
-import { advanceTotpStep, consumeBackupCode, findTotpFactor, listBackupCodeCandidates } from './repo.js'
+import {
+  advanceTotpStep,
+  consumeBackupCode,
+  findTotpFactor,
+  listBackupCodeCandidates,
+} from './repo.js'
 import { matchTotpStep } from './totp.js'
 
-export const WRONG_CODES_PER_ACCOUNT: Budget = { name: 'mfa:account', limit: 10, windowSeconds: 15 * 60 }
+export const WRONG_CODES_PER_ACCOUNT: Budget = {
+  name: 'mfa:account',
+  limit: 10,
+  windowSeconds: 15 * 60,
+}
 
 export type SecondFactorMethod = 'totp' | 'backup_code'
 
@@ -24,7 +33,11 @@ export function totpSecretContext(userId: string): string {
 async function acceptTotp(deps: Deps, userId: string, code: string): Promise<boolean> {
   const factor = await findTotpFactor(deps.db, userId)
   if (factor === null) return false
-  const secret = decrypt(deps.secrets.encryptionKey, factor.secret_encrypted, totpSecretContext(userId))
+  const secret = decrypt(
+    deps.secrets.encryptionKey,
+    factor.secret_encrypted,
+    totpSecretContext(userId),
+  )
   const step = matchTotpStep(secret, code, deps.clock.now())
   return step !== null && (await advanceTotpStep(deps.db, userId, step))
 }
@@ -38,12 +51,17 @@ async function acceptBackupCode(deps: Deps, userId: string, code: string): Promi
   }
   // One by one: only sets made before selectors existed have more than one candidate.
   for (const row of candidates) {
-    if (await deps.passwords.verify(row.code_hash, code)) return consumeBackupCode(deps.db, row.id, deps.clock.now().toISOString())
+    if (await deps.passwords.verify(row.code_hash, code))
+      return consumeBackupCode(deps.db, row.id, deps.clock.now().toISOString())
   }
   return false
 }
 
-async function acceptCode(deps: Deps, userId: string, code: string): Promise<SecondFactorMethod | null> {
+async function acceptCode(
+  deps: Deps,
+  userId: string,
+  code: string,
+): Promise<SecondFactorMethod | null> {
   // The two kinds of code cannot be confused: six digits, or ten letters and digits.
   if (/^\d{6}$/.test(code)) return (await acceptTotp(deps, userId, code)) ? 'totp' : null
   const backupCode = normalizeBackupCode(code)
@@ -60,10 +78,18 @@ export interface SecondFactorCheck {
 }
 
 /** Accepts the code (consuming it) or throws RATE_LIMITED / INVALID_CODE. */
-export async function verifySecondFactor(deps: Deps, check: SecondFactorCheck): Promise<SecondFactorMethod> {
+export async function verifySecondFactor(
+  deps: Deps,
+  check: SecondFactorCheck,
+): Promise<SecondFactorMethod> {
   // Narrowest first: a token over its own 5 does not reach the account's 10 (see AttemptBudgets.attempt).
-  const charges = [...(check.extraBudgets ?? []), { budget: WRONG_CODES_PER_ACCOUNT, subject: check.userId }]
-  const method = await deps.budgets.attempt(charges, () => acceptCode(deps, check.userId, check.code))
+  const charges = [
+    ...(check.extraBudgets ?? []),
+    { budget: WRONG_CODES_PER_ACCOUNT, subject: check.userId },
+  ]
+  const method = await deps.budgets.attempt(charges, () =>
+    acceptCode(deps, check.userId, check.code),
+  )
   if (method === null) throw new AppError('INVALID_CODE', { status: check.failureStatus })
   return method
 }

@@ -61,10 +61,14 @@ export interface MfaStatus {
  */
 export function getMfaStatus(deps: Deps, caller: Caller): MfaStatus {
   const { status } = caller.mfa
-  if (status === null) throw new Error('getMfaStatus needs a route that declares config.readsMfaStatus')
+  if (status === null)
+    throw new Error('getMfaStatus needs a route that declares config.readsMfaStatus')
   const enrolledAt = status.totpEnabledAt ?? undefined
   const enabled = enrolledAt !== undefined
-  const pending = !enabled && status.pendingExpiresMs !== null && status.pendingExpiresMs > deps.clock.now().getTime()
+  const pending =
+    !enabled &&
+    status.pendingExpiresMs !== null &&
+    status.pendingExpiresMs > deps.clock.now().getTime()
   // One object shape either way (no spread): an undefined enrolled_at is left out of the JSON.
   return {
     enabled,
@@ -97,16 +101,22 @@ async function assertEnabled(deps: Deps, userId: string): Promise<void> {
 }
 
 /** Hashes a fresh set of backup codes (outside any transaction: argon2 is slow by design). */
-async function newBackupCodeSet(
-  deps: Deps,
-): Promise<{ codes: string[]; rows: Array<{ id: string; code_hash: string; selector: string; created_at: string }> }> {
+async function newBackupCodeSet(deps: Deps): Promise<{
+  codes: string[]
+  rows: Array<{ id: string; code_hash: string; selector: string; created_at: string }>
+}> {
   const codes = generateBackupCodes()
   const createdAt = deps.clock.now().toISOString()
   const canonical = codes.map((code) => code.replace('-', '').toUpperCase())
   const hashes = await Promise.all(canonical.map((code) => deps.passwords.hash(code)))
   return {
     codes,
-    rows: hashes.map((code_hash, i) => ({ id: newId(), code_hash, selector: backupCodeSelector(canonical[i]!), created_at: createdAt })),
+    rows: hashes.map((code_hash, i) => ({
+      id: newId(),
+      code_hash,
+      selector: backupCodeSelector(canonical[i]!),
+      created_at: createdAt,
+    })),
   }
 }
 
@@ -117,7 +127,12 @@ export interface EnrollmentStart {
   expires_at: string
 }
 
-export async function beginEnrollment(deps: Deps, caller: Caller, password: string | undefined, ctx: RequestContext): Promise<EnrollmentStart> {
+export async function beginEnrollment(
+  deps: Deps,
+  caller: Caller,
+  password: string | undefined,
+  ctx: RequestContext,
+): Promise<EnrollmentStart> {
   await assertNotEnabled(deps, caller.user.id)
   await provePasswordOrWindow(deps, caller, password)
   const secret = newTotpSecret()
@@ -126,14 +141,27 @@ export async function beginEnrollment(deps: Deps, caller: Caller, password: stri
   await deps.db.transaction().execute(async (tx) => {
     await upsertPendingEnrollment(tx, {
       user_id: caller.user.id,
-      secret_encrypted: encrypt(deps.secrets.encryptionKey, secret, pendingSecretContext(caller.user.id)),
+      secret_encrypted: encrypt(
+        deps.secrets.encryptionKey,
+        secret,
+        pendingSecretContext(caller.user.id),
+      ),
       created_at: now.toISOString(),
       expires_at: expiresAt,
     })
-    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.enroll_begin', actor: caller.user, target: { type: 'user', id: caller.user.id } })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'mfa.enroll_begin',
+      actor: caller.user,
+      target: { type: 'user', id: caller.user.id },
+    })
   })
   const url = otpauthUrl(secret, deps.config.mfaIssuer, caller.user.email)
-  return { secret, otpauth_url: url, qr_svg: await qrCodes().toString(url, { type: 'svg', margin: 1 }), expires_at: expiresAt }
+  return {
+    secret,
+    otpauth_url: url,
+    qr_svg: await qrCodes().toString(url, { type: 'svg', margin: 1 }),
+    expires_at: expiresAt,
+  }
 }
 
 /** Checks the first code against the pending secret; on success MFA is on and the codes are shown once. */
@@ -151,25 +179,41 @@ export async function confirmEnrollment(
   if (pending === null) throw new AppError('MFA_NO_PENDING')
 
   const charges = [{ budget: WRONG_CODES_PER_ACCOUNT, subject: userId }]
-  const secret = decrypt(deps.secrets.encryptionKey, pending.secret_encrypted, pendingSecretContext(userId))
+  const secret = decrypt(
+    deps.secrets.encryptionKey,
+    pending.secret_encrypted,
+    pendingSecretContext(userId),
+  )
   // Reserved before the code is checked, given back on success (issue #11 item 1).
   const step = await deps.budgets.attempt(charges, async () => matchTotpStep(secret, code, now))
   if (step === null) {
-    await recordAudit(deps.db, deps.clock, ctx, { action: 'mfa.enroll_confirm_failed', actor: caller.user, target: { type: 'user', id: userId } })
+    await recordAudit(deps.db, deps.clock, ctx, {
+      action: 'mfa.enroll_confirm_failed',
+      actor: caller.user,
+      target: { type: 'user', id: userId },
+    })
     throw new AppError('INVALID_CODE')
   }
 
   const backup = await newBackupCodeSet(deps)
   await deps.db.transaction().execute(async (tx) => {
     // Taking the pending row is the atomic step: of two confirmations only one finds it.
-    if (!(await takePendingEnrollment(tx, userId, pending.secret_encrypted))) throw new AppError('MFA_NO_PENDING')
+    if (!(await takePendingEnrollment(tx, userId, pending.secret_encrypted)))
+      throw new AppError('MFA_NO_PENDING')
     if (await isTotpEnabled(tx, userId)) throw new AppError('MFA_ALREADY_ENABLED')
     // The confirming code's step is recorded, so the same code cannot also complete a sign-in.
-    await insertTotpFactor(tx, userId, encrypt(deps.secrets.encryptionKey, secret, totpSecretContext(userId)), now.toISOString(), step)
+    await insertTotpFactor(
+      tx,
+      userId,
+      encrypt(deps.secrets.encryptionKey, secret, totpSecretContext(userId)),
+      now.toISOString(),
+      step,
+    )
     await replaceBackupCodes(tx, userId, backup.rows)
     const revoked = await revokeUserSessions(tx, userId, caller.sessionId, now.toISOString())
     // Issue 28: a token taken before the account was secured need not survive it.
-    const tokensRevoked = options.revokeApiTokens === true ? await revokeAllApiTokens(tx, userId, now.toISOString()) : 0
+    const tokensRevoked =
+      options.revokeApiTokens === true ? await revokeAllApiTokens(tx, userId, now.toISOString()) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'mfa.enable',
       actor: caller.user,
@@ -180,11 +224,19 @@ export async function confirmEnrollment(
   return { backup_codes: backup.codes }
 }
 
-export async function cancelEnrollment(deps: Deps, caller: Caller, ctx: RequestContext): Promise<void> {
+export async function cancelEnrollment(
+  deps: Deps,
+  caller: Caller,
+  ctx: RequestContext,
+): Promise<void> {
   await assertNotEnabled(deps, caller.user.id)
   await deps.db.transaction().execute(async (tx) => {
     await deletePendingEnrollment(tx, caller.user.id)
-    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.enroll_cancel', actor: caller.user, target: { type: 'user', id: caller.user.id } })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'mfa.enroll_cancel',
+      actor: caller.user,
+      target: { type: 'user', id: caller.user.id },
+    })
   })
 }
 
@@ -207,11 +259,21 @@ async function proveControl(deps: Deps, caller: Caller, input: TrustedInput): Pr
   await verifySecondFactor(deps, { userId: caller.user.id, code: input.code, failureStatus: 400 })
 }
 
-export async function disableMfa(deps: Deps, caller: Caller, input: TrustedInput, ctx: RequestContext): Promise<void> {
+export async function disableMfa(
+  deps: Deps,
+  caller: Caller,
+  input: TrustedInput,
+  ctx: RequestContext,
+): Promise<void> {
   await proveControl(deps, caller, input)
   await deps.db.transaction().execute(async (tx) => {
     await deleteMfaState(tx, caller.user.id)
-    const revoked = await revokeUserSessions(tx, caller.user.id, caller.sessionId, deps.clock.now().toISOString())
+    const revoked = await revokeUserSessions(
+      tx,
+      caller.user.id,
+      caller.sessionId,
+      deps.clock.now().toISOString(),
+    )
     await recordAudit(tx, deps.clock, ctx, {
       action: 'mfa.disable',
       actor: caller.user,
@@ -232,7 +294,11 @@ export async function regenerateBackupCodes(
   await deps.db.transaction().execute(async (tx) => {
     if (!(await isTotpEnabled(tx, caller.user.id))) throw new AppError('MFA_NOT_ENABLED')
     await replaceBackupCodes(tx, caller.user.id, backup.rows)
-    await recordAudit(tx, deps.clock, ctx, { action: 'mfa.backup_regenerate', actor: caller.user, target: { type: 'user', id: caller.user.id } })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'mfa.backup_regenerate',
+      actor: caller.user,
+      target: { type: 'user', id: caller.user.id },
+    })
   })
   return { backup_codes: backup.codes }
 }
@@ -242,9 +308,14 @@ export async function regenerateBackupCodes(
  * (CONTRACT.md §5.1). A passkey cannot be typed into a form, so an account whose only second factor
  * is a passkey proves itself with the password here (docs/API.md, "Passkeys").
  */
-export async function assertSecondFactorIfEnabled(deps: Deps, userId: string, code: string | undefined): Promise<void> {
+export async function assertSecondFactorIfEnabled(
+  deps: Deps,
+  userId: string,
+  code: string | undefined,
+): Promise<void> {
   if (!(await isTotpEnabled(deps.db, userId))) return
-  if (code === undefined) throw invalidField('code', 'is required while two-factor authentication is enabled')
+  if (code === undefined)
+    throw invalidField('code', 'is required while two-factor authentication is enabled')
   await verifySecondFactor(deps, { userId, code, failureStatus: 400 })
 }
 
@@ -253,8 +324,15 @@ export async function assertSecondFactorIfEnabled(deps: Deps, userId: string, co
  * session of the user ends with it (issue #11 item 14): a session that was opened with the second
  * factor must not outlive its removal.
  */
-export async function resetMfa(deps: Deps, actor: Actor | null, userId: string, ctx: RequestContext, via: 'admin' | 'cli'): Promise<void> {
-  if ((await findUserById(deps.db, userId)) === null) throw new AppError('NOT_FOUND', { message: 'No such user.' })
+export async function resetMfa(
+  deps: Deps,
+  actor: Actor | null,
+  userId: string,
+  ctx: RequestContext,
+  via: 'admin' | 'cli',
+): Promise<void> {
+  if ((await findUserById(deps.db, userId)) === null)
+    throw new AppError('NOT_FOUND', { message: 'No such user.' })
   await deps.db.transaction().execute(async (tx) => {
     const removed = await deleteMfaState(tx, userId)
     const now = deps.clock.now().toISOString()
@@ -265,7 +343,12 @@ export async function resetMfa(deps: Deps, actor: Actor | null, userId: string, 
       action: 'mfa.reset',
       actor,
       target: { type: 'user', id: userId },
-      metadata: { via, had_state: removed > 0, sessions_revoked: revoked, tokens_revoked: tokensRevoked },
+      metadata: {
+        via,
+        had_state: removed > 0,
+        sessions_revoked: revoked,
+        tokens_revoked: tokensRevoked,
+      },
     })
   })
 }

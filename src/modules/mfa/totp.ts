@@ -15,7 +15,12 @@ export function newTotpSecret(): string {
 }
 
 function totpFor(secret: string): TOTP {
-  return new TOTP({ algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS, secret: Secret.fromBase32(secret) })
+  return new TOTP({
+    algorithm: 'SHA1',
+    digits: DIGITS,
+    period: PERIOD_SECONDS,
+    secret: Secret.fromBase32(secret),
+  })
 }
 
 /** The key URI authenticator apps read (Google Authenticator key URI format). */
@@ -28,7 +33,11 @@ export function otpauthUrl(secret: string, issuer: string, account: string): str
 /** The time step a 6-digit code is valid for at `now` (±1 step), or null when it matches none. */
 export function matchTotpStep(secret: string, code: string, now: Date): number | null {
   if (!/^\d{6}$/.test(code)) return null
-  const delta = totpFor(secret).validate({ token: code, timestamp: now.getTime(), window: WINDOW_STEPS })
+  const delta = totpFor(secret).validate({
+    token: code,
+    timestamp: now.getTime(),
+    window: WINDOW_STEPS,
+  })
   if (delta === null) return null
   return Math.floor(now.getTime() / 1000 / PERIOD_SECONDS) + delta
 }

@@ -22,7 +22,9 @@ export const NOTIFICATION_KINDS = {
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[keyof typeof NOTIFICATION_KINDS]
 
 export function notificationKindOf(action: string): NotificationKind | null {
-  return Object.hasOwn(NOTIFICATION_KINDS, action) ? NOTIFICATION_KINDS[action as keyof typeof NOTIFICATION_KINDS] : null
+  return Object.hasOwn(NOTIFICATION_KINDS, action)
+    ? NOTIFICATION_KINDS[action as keyof typeof NOTIFICATION_KINDS]
+    : null
 }
 
 /** What a notification says beyond its kind: where and when, and a name or a masked address. Never a secret. */

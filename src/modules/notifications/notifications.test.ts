@@ -21,8 +21,18 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { totpCode } from '../../../test/helpers/rfc6238.js'
-import { findLeak, scanResponsesForSecrets, SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
-import { startSmtpStandIn, textOf, type ReceivedMail, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
+import {
+  findLeak,
+  scanResponsesForSecrets,
+  SMTP_PASSWORD,
+  SMTP_USERNAME,
+} from '../../../test/helpers/secret-scan.js'
+import {
+  startSmtpStandIn,
+  textOf,
+  type ReceivedMail,
+  type SmtpStandIn,
+} from '../../../test/helpers/smtp-server.js'
 import { backoffSeconds, MAX_ATTEMPTS, sendDueNotifications } from './sender.js'
 
 const t = useTestApp()
@@ -40,7 +50,12 @@ const secrets: string[] = [SMTP_PASSWORD, DEFAULT_PASSWORD]
 const notNotices = new Set<ReceivedMail>()
 
 async function configureSmtp(fields: Record<string, unknown>): Promise<void> {
-  const response = await t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload: fields })
+  const response = await t.app.inject({
+    method: 'PUT',
+    url: '/api/admin/settings/smtp',
+    headers: bearer(admin.token),
+    payload: fields,
+  })
   expect(response.statusCode, response.body).toBe(200)
 }
 
@@ -55,7 +70,9 @@ const standInSmtp = () => ({
 })
 
 beforeAll(async () => {
-  server = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  server = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+  })
   admin = await createSignedInUser(t, { isAdmin: true })
   await configureSmtp(standInSmtp())
 })
@@ -63,13 +80,20 @@ beforeAll(async () => {
 afterAll(async () => {
   const notices = (server?.received ?? []).filter((mail) => !notNotices.has(mail))
   expect(notices.length).toBeGreaterThan(10)
-  for (const mail of notices) expect(findLeak(mail.raw, secrets), `a secret in a mail to ${mail.to.join()}`).toBeNull()
+  for (const mail of notices)
+    expect(findLeak(mail.raw, secrets), `a secret in a mail to ${mail.to.join()}`).toBeNull()
   await server?.close()
 })
 
-const mailsTo = (address: string): ReceivedMail[] => server.received.filter((mail) => mail.to.includes(address))
+const mailsTo = (address: string): ReceivedMail[] =>
+  server.received.filter((mail) => mail.to.includes(address))
 
-async function waitFor<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, what: string, ms = 15_000): Promise<T> {
+async function waitFor<T>(
+  probe: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  what: string,
+  ms = 15_000,
+): Promise<T> {
   const until = Date.now() + ms
   for (;;) {
     const value = await probe()
@@ -80,20 +104,31 @@ async function waitFor<T>(probe: () => T | Promise<T>, done: (value: T) => boole
 }
 
 async function outboxOf(userId: string) {
-  return t.deps.db.selectFrom('mail_outbox').select(['kind', 'status', 'recipient', 'attempts']).where('user_id', '=', userId).execute()
+  return t.deps.db
+    .selectFrom('mail_outbox')
+    .select(['kind', 'status', 'recipient', 'attempts'])
+    .where('user_id', '=', userId)
+    .execute()
 }
 
 /**
  * Waits until the outbox has nothing pending for the user, then expects exactly one sent notice of
  * `kind` and exactly `count` mails at `address`; returns the newest mail's text.
  */
-async function expectOneNotice(userId: string, kind: string, address: string, count = 1): Promise<string> {
+async function expectOneNotice(
+  userId: string,
+  kind: string,
+  address: string,
+  count = 1,
+): Promise<string> {
   const rows = await waitFor(
     () => outboxOf(userId),
     (all) => all.some((row) => row.kind === kind) && all.every((row) => row.status !== 'pending'),
     `the ${kind} notice`,
   )
-  expect(rows.filter((row) => row.kind === kind)).toEqual([{ kind, status: 'sent', recipient: address, attempts: 1 }])
+  expect(rows.filter((row) => row.kind === kind)).toEqual([
+    { kind, status: 'sent', recipient: address, attempts: 1 },
+  ])
   const mails = await waitFor(
     () => mailsTo(address),
     (all) => all.length >= count,
@@ -129,13 +164,18 @@ describe('a sign-in from a browser and system not seen before', () => {
 
     expect((await signInFrom(person.email, SAFARI_IPHONE)).statusCode).toBe(200)
     await sendDueNotifications(t.deps)
-    expect((await outboxOf(person.user.id)).filter((row) => row.kind === 'new_sign_in')).toHaveLength(1)
+    expect(
+      (await outboxOf(person.user.id)).filter((row) => row.kind === 'new_sign_in'),
+    ).toHaveLength(1)
   })
 
   it('of two concurrent first sign-ins from a new device, exactly one is announced', async () => {
     const person = await createUser(t)
     await signInFrom(person.email, FIREFOX_LINUX)
-    const both = await Promise.all([signInFrom(person.email, SAFARI_IPHONE), signInFrom(person.email, SAFARI_IPHONE)])
+    const both = await Promise.all([
+      signInFrom(person.email, SAFARI_IPHONE),
+      signInFrom(person.email, SAFARI_IPHONE),
+    ])
     expect(both.map((r) => r.statusCode)).toEqual([200, 200])
     await expectOneNotice(person.user.id, 'new_sign_in', person.email)
   })
@@ -144,15 +184,33 @@ describe('a sign-in from a browser and system not seen before', () => {
     const person = await createUser(t)
     const first = await signInFrom(person.email, FIREFOX_LINUX)
     const token: string = first.json().token
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me/notifications', headers: bearer(token) })).json()).toEqual({ new_sign_in: true })
-    const off = await t.app.inject({ method: 'PUT', url: '/api/users/me/notifications', headers: bearer(token), payload: { new_sign_in: false } })
+    expect(
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/users/me/notifications',
+          headers: bearer(token),
+        })
+      ).json(),
+    ).toEqual({ new_sign_in: true })
+    const off = await t.app.inject({
+      method: 'PUT',
+      url: '/api/users/me/notifications',
+      headers: bearer(token),
+      payload: { new_sign_in: false },
+    })
     expect(off.json()).toEqual({ new_sign_in: false })
 
     await signInFrom(person.email, SAFARI_IPHONE)
     await sendDueNotifications(t.deps)
     expect(await outboxOf(person.user.id)).toEqual([])
 
-    await t.app.inject({ method: 'PUT', url: '/api/users/me/notifications', headers: bearer(token), payload: { new_sign_in: true } })
+    await t.app.inject({
+      method: 'PUT',
+      url: '/api/users/me/notifications',
+      headers: bearer(token),
+      payload: { new_sign_in: true },
+    })
     await signInFrom(person.email, 'curl/8.5.0')
     await expectOneNotice(person.user.id, 'new_sign_in', person.email)
   })
@@ -205,7 +263,11 @@ describe('changes to the account', () => {
     notNotices.add(verification)
     const token = /verify-email\?token=([A-Za-z0-9_-]+)/.exec(textOf(verification))![1]!
     secrets.push(token)
-    const verified = await t.app.inject({ method: 'POST', url: '/api/users/email/verify', payload: { token } })
+    const verified = await t.app.inject({
+      method: 'POST',
+      url: '/api/users/email/verify',
+      payload: { token },
+    })
     expect(verified.statusCode).toBe(200)
     const completed = await expectOneNotice(person.user.id, 'email_changed', person.email, 2)
     expect(completed).toContain('email address was changed')
@@ -288,7 +350,12 @@ describe('changes to the account', () => {
 
   it("in the person's language", async () => {
     const person = await createSignedInUser(t)
-    await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(person.token), payload: { language: 'de' } })
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: bearer(person.token),
+      payload: { language: 'de' },
+    })
     await createApiTokenFor(t, person.token, 'Skript')
     const text = await expectOneNotice(person.user.id, 'api_token_created', person.email)
     expect(text).toContain('Für Ihr Konto wurde ein API-Token mit dem Namen „Skript“ erstellt.')
@@ -304,7 +371,11 @@ describe('changes to the account', () => {
           tx,
           t.deps.clock,
           { ip: null, userAgent: null },
-          { action: 'user.password_change', actor: person.user, target: { type: 'user', id: person.user.id } },
+          {
+            action: 'user.password_change',
+            actor: person.user,
+            target: { type: 'user', id: person.user.id },
+          },
         )
         throw new Error('roll back')
       })
@@ -336,8 +407,13 @@ describe('delivery', () => {
     const person = await createSignedInUser(t)
     try {
       await createApiTokenFor(t, person.token)
-      const [{ id }] = (await t.deps.db.selectFrom('mail_outbox').select('id').where('user_id', '=', person.user.id).execute()) as [{ id: string }]
-      const retried = () => t.logs.filter((line) => line.includes(id) && line.includes('will be retried')).length
+      const [{ id }] = (await t.deps.db
+        .selectFrom('mail_outbox')
+        .select('id')
+        .where('user_id', '=', person.user.id)
+        .execute()) as [{ id: string }]
+      const retried = () =>
+        t.logs.filter((line) => line.includes(id) && line.includes('will be retried')).length
       for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt++) {
         await waitFor(retried, (n) => n === attempt, `attempt ${attempt}`)
         // The sender tries again only once the backoff has passed.
@@ -382,7 +458,10 @@ describe('delivery', () => {
       secrets.push(response.json().token)
       // The mailer waits up to 10 s per stage for a stalled server; the request does not wait at all.
       expect(elapsed).toBeLessThan(2000)
-      expect((await outboxOf(person.user.id)).map((row) => row.status)).toEqual(['pending', 'pending'])
+      expect((await outboxOf(person.user.id)).map((row) => row.status)).toEqual([
+        'pending',
+        'pending',
+      ])
     } finally {
       for (const socket of sockets) socket.destroy()
       await new Promise<void>((resolve) => stalled.close(() => resolve()))

@@ -49,7 +49,11 @@ function languageOf(preference: string): string {
   return preference.toLowerCase().startsWith('de') ? 'de' : 'en'
 }
 
-export async function queueSecurityNotification(ex: Executor, clock: Clock, change: AuditedChange): Promise<void> {
+export async function queueSecurityNotification(
+  ex: Executor,
+  clock: Clock,
+  change: AuditedChange,
+): Promise<void> {
   const kind: NotificationKind | null = notificationKindOf(change.action)
   if (kind === null || change.subjectUserId === null) return
   const userId = change.subjectUserId

@@ -7,13 +7,28 @@ export interface NotificationRecipient {
   notify_new_sign_in: boolean
 }
 
-export async function findRecipient(ex: Executor, userId: string): Promise<NotificationRecipient | null> {
-  const row = await ex.selectFrom('users').select(['email', 'language', 'notify_new_sign_in']).where('id', '=', userId).executeTakeFirst()
+export async function findRecipient(
+  ex: Executor,
+  userId: string,
+): Promise<NotificationRecipient | null> {
+  const row = await ex
+    .selectFrom('users')
+    .select(['email', 'language', 'notify_new_sign_in'])
+    .where('id', '=', userId)
+    .executeTakeFirst()
   return row === undefined ? null : { ...row, notify_new_sign_in: Boolean(row.notify_new_sign_in) }
 }
 
-export async function setNewSignInPreference(ex: Executor, userId: string, enabled: boolean): Promise<void> {
-  await ex.updateTable('users').set({ notify_new_sign_in: enabled }).where('id', '=', userId).execute()
+export async function setNewSignInPreference(
+  ex: Executor,
+  userId: string,
+  enabled: boolean,
+): Promise<void> {
+  await ex
+    .updateTable('users')
+    .set({ notify_new_sign_in: enabled })
+    .where('id', '=', userId)
+    .execute()
 }
 
 /**
@@ -34,7 +49,12 @@ export async function rememberDevice(
     .executeTakeFirst()
   const isNew = (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n
   if (!isNew) {
-    await ex.updateTable('known_devices').set({ last_seen_at: now }).where('user_id', '=', userId).where('device_hash', '=', deviceHash).execute()
+    await ex
+      .updateTable('known_devices')
+      .set({ last_seen_at: now })
+      .where('user_id', '=', userId)
+      .where('device_hash', '=', deviceHash)
+      .execute()
     return { isNew, hadOthers: true }
   }
   const other = await ex
@@ -47,9 +67,15 @@ export async function rememberDevice(
   return { isNew, hadOthers: other !== undefined }
 }
 
-export type OutboxRow = Pick<MailOutboxTable, 'id' | 'user_id' | 'recipient' | 'kind' | 'language' | 'params' | 'attempts' | 'next_attempt_at'>
+export type OutboxRow = Pick<
+  MailOutboxTable,
+  'id' | 'user_id' | 'recipient' | 'kind' | 'language' | 'params' | 'attempts' | 'next_attempt_at'
+>
 
-export async function insertOutboxRow(ex: Executor, row: Omit<OutboxRow, 'attempts'> & { created_at: Timestamp }): Promise<void> {
+export async function insertOutboxRow(
+  ex: Executor,
+  row: Omit<OutboxRow, 'attempts'> & { created_at: Timestamp },
+): Promise<void> {
   await ex
     .insertInto('mail_outbox')
     .values({ ...row, status: 'pending', attempts: 0 })
@@ -57,10 +83,23 @@ export async function insertOutboxRow(ex: Executor, row: Omit<OutboxRow, 'attemp
 }
 
 /** Pending rows whose time has come, oldest first. */
-export async function findDueRows(ex: Executor, now: Timestamp, limit: number): Promise<OutboxRow[]> {
+export async function findDueRows(
+  ex: Executor,
+  now: Timestamp,
+  limit: number,
+): Promise<OutboxRow[]> {
   return ex
     .selectFrom('mail_outbox')
-    .select(['id', 'user_id', 'recipient', 'kind', 'language', 'params', 'attempts', 'next_attempt_at'])
+    .select([
+      'id',
+      'user_id',
+      'recipient',
+      'kind',
+      'language',
+      'params',
+      'attempts',
+      'next_attempt_at',
+    ])
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
@@ -73,7 +112,11 @@ export async function findDueRows(ex: Executor, now: Timestamp, limit: number): 
  * of several instances (or a restart) exactly one proceeds; the lease pushes the next attempt out
  * in case this one dies mid-way.
  */
-export async function claimRow(ex: Executor, row: OutboxRow, leaseUntil: Timestamp): Promise<boolean> {
+export async function claimRow(
+  ex: Executor,
+  row: OutboxRow,
+  leaseUntil: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('mail_outbox')
     .set({ next_attempt_at: leaseUntil, attempts: row.attempts + 1 })
@@ -91,9 +134,23 @@ export async function finishRow(
   now: Timestamp,
   error: string | null,
 ): Promise<void> {
-  await ex.updateTable('mail_outbox').set({ status, finished_at: now, last_error: error }).where('id', '=', id).execute()
+  await ex
+    .updateTable('mail_outbox')
+    .set({ status, finished_at: now, last_error: error })
+    .where('id', '=', id)
+    .execute()
 }
 
-export async function retryRowAt(ex: Executor, id: string, at: Timestamp, error: string): Promise<void> {
-  await ex.updateTable('mail_outbox').set({ next_attempt_at: at, last_error: error }).where('id', '=', id).where('status', '=', 'pending').execute()
+export async function retryRowAt(
+  ex: Executor,
+  id: string,
+  at: Timestamp,
+  error: string,
+): Promise<void> {
+  await ex
+    .updateTable('mail_outbox')
+    .set({ next_attempt_at: at, last_error: error })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute()
 }

@@ -15,7 +15,8 @@ export function notificationPreferenceRoutes(deps: Deps): FastifyPluginAsyncType
         schema: {
           tags,
           operationId: 'getNotificationPreferences',
-          summary: 'Which security mails you receive (only the new sign-in mail can be switched off)',
+          summary:
+            'Which security mails you receive (only the new sign-in mail can be switched off)',
           response: { 200: NotificationPreferencesView },
         },
       },
@@ -33,7 +34,8 @@ export function notificationPreferenceRoutes(deps: Deps): FastifyPluginAsyncType
           response: { 200: NotificationPreferencesView },
         },
       },
-      async (request) => updateNotificationPreferences(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        updateNotificationPreferences(deps, callerOf(request), request.body, contextOf(request)),
     )
   }
 }

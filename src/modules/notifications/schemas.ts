@@ -12,5 +12,8 @@ export const NotificationPreferencesView = Type.Object(
 )
 export type NotificationPreferencesView = Static<typeof NotificationPreferencesView>
 
-export const UpdateNotificationPreferencesBody = Body({ new_sign_in: Type.Boolean() }, { minProperties: 1 })
+export const UpdateNotificationPreferencesBody = Body(
+  { new_sign_in: Type.Boolean() },
+  { minProperties: 1 },
+)
 export type UpdateNotificationPreferencesBody = Static<typeof UpdateNotificationPreferencesBody>

@@ -34,20 +34,40 @@ async function deliver(deps: Deps, row: OutboxRow): Promise<void> {
     await finishRow(deps.db, row.id, 'skipped', now.toISOString(), null)
     return
   }
-  const mail = renderNotification(row.kind as NotificationKind, row.language, JSON.parse(row.params) as NotificationParams, deps.config.publicUrl)
+  const mail = renderNotification(
+    row.kind as NotificationKind,
+    row.language,
+    JSON.parse(row.params) as NotificationParams,
+    deps.config.publicUrl,
+  )
   try {
     await sendMail(deps, { to: row.recipient, ...mail })
     await finishRow(deps.db, row.id, 'sent', deps.clock.now().toISOString(), null)
   } catch (error) {
     // sendMail's messages name the failed stage only (mail/mailer.ts): safe to keep and log.
     const reason = error instanceof AppError ? error.message : 'unexpected error'
-    if (!(error instanceof AppError)) deps.logger.error({ error: { message: (error as Error).message } }, 'security notification failed unexpectedly')
+    if (!(error instanceof AppError))
+      deps.logger.error(
+        { error: { message: (error as Error).message } },
+        'security notification failed unexpectedly',
+      )
     if (attempt >= MAX_ATTEMPTS) {
       await finishRow(deps.db, row.id, 'failed', deps.clock.now().toISOString(), reason)
-      deps.logger.warn({ notification: { id: row.id, kind: row.kind, attempts: attempt }, smtp: reason }, 'security notification given up')
+      deps.logger.warn(
+        { notification: { id: row.id, kind: row.kind, attempts: attempt }, smtp: reason },
+        'security notification given up',
+      )
     } else {
-      await retryRowAt(deps.db, row.id, addSeconds(deps.clock.now(), backoffSeconds(attempt)).toISOString(), reason)
-      deps.logger.info({ notification: { id: row.id, kind: row.kind, attempts: attempt }, smtp: reason }, 'security notification will be retried')
+      await retryRowAt(
+        deps.db,
+        row.id,
+        addSeconds(deps.clock.now(), backoffSeconds(attempt)).toISOString(),
+        reason,
+      )
+      deps.logger.info(
+        { notification: { id: row.id, kind: row.kind, attempts: attempt }, smtp: reason },
+        'security notification will be retried',
+      )
     }
   }
 }
@@ -68,7 +88,11 @@ export function installNotificationSender(app: FastifyInstance, deps: Deps): voi
     running = true
     sendDueNotifications(deps)
       .catch((error: Error) => {
-        if (!closed) deps.logger.warn({ error: { message: error.message } }, 'could not process the security notification outbox')
+        if (!closed)
+          deps.logger.warn(
+            { error: { message: error.message } },
+            'could not process the security notification outbox',
+          )
       })
       .finally(() => {
         running = false

@@ -6,7 +6,10 @@ import type { Caller } from '../auth/caller.js'
 import { findRecipient, setNewSignInPreference } from './repo.js'
 import type { NotificationPreferencesView, UpdateNotificationPreferencesBody } from './schemas.js'
 
-export async function getNotificationPreferences(deps: Deps, caller: Caller): Promise<NotificationPreferencesView> {
+export async function getNotificationPreferences(
+  deps: Deps,
+  caller: Caller,
+): Promise<NotificationPreferencesView> {
   const recipient = await findRecipient(deps.db, caller.user.id)
   if (recipient === null) throw new AppError('UNAUTHORIZED')
   return { new_sign_in: recipient.notify_new_sign_in }

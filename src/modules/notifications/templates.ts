@@ -15,9 +15,13 @@ interface Words {
 const EN: Record<NotificationKind, Words> = {
   new_sign_in: {
     subject: 'New sign-in to your account',
-    happened: () => 'Your account was signed in to from a browser or system it has not used before.',
+    happened: () =>
+      'Your account was signed in to from a browser or system it has not used before.',
   },
-  password_changed: { subject: 'Your password was changed', happened: () => 'The password of your account was changed.' },
+  password_changed: {
+    subject: 'Your password was changed',
+    happened: () => 'The password of your account was changed.',
+  },
   password_reset: {
     subject: 'Your password was reset',
     happened: () =>
@@ -42,7 +46,8 @@ const EN: Record<NotificationKind, Words> = {
   },
   backup_codes_regenerated: {
     subject: 'New backup codes were created',
-    happened: () => 'A new set of backup codes was created for your account; the earlier codes no longer work.',
+    happened: () =>
+      'A new set of backup codes was created for your account; the earlier codes no longer work.',
   },
   two_factor_reset: {
     subject: 'Your two-factor authentication was reset',
@@ -51,23 +56,32 @@ const EN: Record<NotificationKind, Words> = {
         ? "The server's operator reset two-factor authentication for your account; you were signed out everywhere."
         : 'An administrator reset two-factor authentication for your account; you were signed out everywhere.',
   },
-  passkey_added: { subject: 'A passkey was added', happened: (p) => `A passkey${p.name ? ` named "${p.name}"` : ''} was added to your account.` },
+  passkey_added: {
+    subject: 'A passkey was added',
+    happened: (p) => `A passkey${p.name ? ` named "${p.name}"` : ''} was added to your account.`,
+  },
   passkey_removed: {
     subject: 'A passkey was removed',
-    happened: (p) => `A passkey${p.name ? ` named "${p.name}"` : ''} was removed from your account.`,
+    happened: (p) =>
+      `A passkey${p.name ? ` named "${p.name}"` : ''} was removed from your account.`,
   },
   api_token_created: {
     subject: 'A new API token was created',
-    happened: (p) => `An API token${p.name ? ` named "${p.name}"` : ''} was created for your account.`,
+    happened: (p) =>
+      `An API token${p.name ? ` named "${p.name}"` : ''} was created for your account.`,
   },
 }
 
 const DE: Record<NotificationKind, Words> = {
   new_sign_in: {
     subject: 'Neue Anmeldung bei Ihrem Konto',
-    happened: () => 'Bei Ihrem Konto wurde sich mit einem Browser oder System angemeldet, das es bisher nicht verwendet hat.',
+    happened: () =>
+      'Bei Ihrem Konto wurde sich mit einem Browser oder System angemeldet, das es bisher nicht verwendet hat.',
   },
-  password_changed: { subject: 'Ihr Passwort wurde geändert', happened: () => 'Das Passwort Ihres Kontos wurde geändert.' },
+  password_changed: {
+    subject: 'Ihr Passwort wurde geändert',
+    happened: () => 'Das Passwort Ihres Kontos wurde geändert.',
+  },
   password_reset: {
     subject: 'Ihr Passwort wurde zurückgesetzt',
     happened: () =>
@@ -80,7 +94,8 @@ const DE: Record<NotificationKind, Words> = {
   },
   email_changed: {
     subject: 'Ihre E-Mail-Adresse wurde geändert',
-    happened: () => 'Die E-Mail-Adresse Ihres Kontos wurde geändert; E-Mails gehen jetzt an die neue Adresse.',
+    happened: () =>
+      'Die E-Mail-Adresse Ihres Kontos wurde geändert; E-Mails gehen jetzt an die neue Adresse.',
   },
   two_factor_enabled: {
     subject: 'Zwei-Faktor-Authentifizierung wurde eingeschaltet',
@@ -92,7 +107,8 @@ const DE: Record<NotificationKind, Words> = {
   },
   backup_codes_regenerated: {
     subject: 'Neue Backup-Codes wurden erstellt',
-    happened: () => 'Für Ihr Konto wurden neue Backup-Codes erstellt; die bisherigen Codes gelten nicht mehr.',
+    happened: () =>
+      'Für Ihr Konto wurden neue Backup-Codes erstellt; die bisherigen Codes gelten nicht mehr.',
   },
   two_factor_reset: {
     subject: 'Ihre Zwei-Faktor-Authentifizierung wurde zurückgesetzt',
@@ -103,15 +119,18 @@ const DE: Record<NotificationKind, Words> = {
   },
   passkey_added: {
     subject: 'Ein Passkey wurde hinzugefügt',
-    happened: (p) => `Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} hinzugefügt.`,
+    happened: (p) =>
+      `Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} hinzugefügt.`,
   },
   passkey_removed: {
     subject: 'Ein Passkey wurde entfernt',
-    happened: (p) => `Aus Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} entfernt.`,
+    happened: (p) =>
+      `Aus Ihrem Konto wurde ein Passkey${p.name ? ` mit dem Namen „${p.name}“` : ''} entfernt.`,
   },
   api_token_created: {
     subject: 'Ein neues API-Token wurde erstellt',
-    happened: (p) => `Für Ihr Konto wurde ein API-Token${p.name ? ` mit dem Namen „${p.name}“` : ''} erstellt.`,
+    happened: (p) =>
+      `Für Ihr Konto wurde ein API-Token${p.name ? ` mit dem Namen „${p.name}“` : ''} erstellt.`,
   },
 }
 
@@ -143,12 +162,23 @@ export interface RenderedMail {
   text: string
 }
 
-export function renderNotification(kind: NotificationKind, language: string, params: NotificationParams, publicUrl: string): RenderedMail {
+export function renderNotification(
+  kind: NotificationKind,
+  language: string,
+  params: NotificationParams,
+  publicUrl: string,
+): RenderedMail {
   const lang: Language = language === 'de' ? 'de' : 'en'
   const words = (lang === 'de' ? DE : EN)[kind]
   const frame = FRAME[lang]
-  const when = new Date(params.at).toLocaleString(lang === 'de' ? 'de-DE' : 'en-GB', { timeZone: 'UTC', dateStyle: 'long', timeStyle: 'short' })
-  const device = [params.browser, params.system].filter((part) => part !== null).join(` ${frame.on} `) || frame.unknown
+  const when = new Date(params.at).toLocaleString(lang === 'de' ? 'de-DE' : 'en-GB', {
+    timeZone: 'UTC',
+    dateStyle: 'long',
+    timeStyle: 'short',
+  })
+  const device =
+    [params.browser, params.system].filter((part) => part !== null).join(` ${frame.on} `) ||
+    frame.unknown
   const lines = [
     words.happened(params),
     '',

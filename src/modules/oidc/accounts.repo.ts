@@ -28,7 +28,12 @@ export async function linkOidcIdentity(
 ): Promise<UserRecord | null> {
   const row = await ex
     .updateTable('users')
-    .set({ oidc_provider: identity.providerKey, oidc_issuer: identity.issuer, oidc_sub: identity.sub, updated_at: identity.at })
+    .set({
+      oidc_provider: identity.providerKey,
+      oidc_issuer: identity.issuer,
+      oidc_sub: identity.sub,
+      updated_at: identity.at,
+    })
     .where('id', '=', userId)
     .where('oidc_sub', 'is', null)
     .returning(USER_COLUMNS)
@@ -37,7 +42,12 @@ export async function linkOidcIdentity(
 }
 
 /** Whether the session is still live for this user: a link started in it may finish (issue 11). */
-export async function isLiveSessionOf(ex: Executor, sessionId: string, userId: string, now: Timestamp): Promise<boolean> {
+export async function isLiveSessionOf(
+  ex: Executor,
+  sessionId: string,
+  userId: string,
+  now: Timestamp,
+): Promise<boolean> {
   const row = await ex
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -52,7 +62,12 @@ export async function isLiveSessionOf(ex: Executor, sessionId: string, userId: s
 }
 
 /** Unlinks one account; false when it had no identity (from this provider). */
-export async function unlinkOidcIdentity(ex: Executor, userId: string, providerKey: string, at: Timestamp): Promise<boolean> {
+export async function unlinkOidcIdentity(
+  ex: Executor,
+  userId: string,
+  providerKey: string,
+  at: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('users')
     .set({ oidc_provider: null, oidc_issuer: null, oidc_sub: null, updated_at: at })
@@ -63,12 +78,23 @@ export async function unlinkOidcIdentity(ex: Executor, userId: string, providerK
 }
 
 /** A renamed provider keeps its users: their identities follow the new key. */
-export async function renameOidcIdentities(ex: Executor, rename: { from: string; to: string; at: Timestamp }): Promise<void> {
-  await ex.updateTable('users').set({ oidc_provider: rename.to, updated_at: rename.at }).where('oidc_provider', '=', rename.from).execute()
+export async function renameOidcIdentities(
+  ex: Executor,
+  rename: { from: string; to: string; at: Timestamp },
+): Promise<void> {
+  await ex
+    .updateTable('users')
+    .set({ oidc_provider: rename.to, updated_at: rename.at })
+    .where('oidc_provider', '=', rename.from)
+    .execute()
 }
 
 /** Unlinks every account of a deleted provider; returns how many. */
-export async function unlinkOidcIdentities(ex: Executor, providerKey: string, at: Timestamp): Promise<number> {
+export async function unlinkOidcIdentities(
+  ex: Executor,
+  providerKey: string,
+  at: Timestamp,
+): Promise<number> {
   const result = await ex
     .updateTable('users')
     .set({ oidc_provider: null, oidc_issuer: null, oidc_sub: null, updated_at: at })

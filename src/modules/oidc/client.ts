@@ -9,7 +9,12 @@
  * statuses and OAuth error codes, never the provider's free text (which may quote what was sent).
  */
 import type * as oidc from 'openid-client'
-import { createOutboundFetch, OutboundRefusedError, ResponseTooLargeError, type OutboundPolicy } from '../../lib/outbound.js'
+import {
+  createOutboundFetch,
+  OutboundRefusedError,
+  ResponseTooLargeError,
+  type OutboundPolicy,
+} from '../../lib/outbound.js'
 import type { Clock } from '../../lib/time.js'
 
 export interface OidcConnection {
@@ -50,7 +55,11 @@ export interface OidcIdentity {
 export interface OidcClient {
   authorizationUrl(connection: OidcConnection, request: AuthorizationRequest): Promise<string>
   /** Verifies the authorization response `callbackUrl`, redeems its code and verifies the ID token. */
-  completeAuthorization(connection: OidcConnection, callbackUrl: URL, checks: AuthorizationChecks): Promise<OidcIdentity>
+  completeAuthorization(
+    connection: OidcConnection,
+    callbackUrl: URL,
+    checks: AuthorizationChecks,
+  ): Promise<OidcIdentity>
   /** Drops a provider's cached discovery (it was deleted). */
   forget(providerId: string): void
   /** Issue 32: fetches and checks an issuer's discovery document now (nothing cached), for an administrator about to save it. */
@@ -61,7 +70,13 @@ export interface OidcClient {
 export type IssuerProblem = 'refused' | 'unreachable' | 'timeout' | 'invalid'
 
 export type IssuerCheck =
-  | { ok: true; issuer: string; authorizationEndpoint: string; tokenEndpoint: string; jwksUri: string | null }
+  | {
+      ok: true
+      issuer: string
+      authorizationEndpoint: string
+      tokenEndpoint: string
+      jwksUri: string | null
+    }
   | { ok: false; problem: IssuerProblem; detail: string }
 
 export class OidcProviderError extends Error {
@@ -84,7 +99,10 @@ export function issuerUrlProblem(text: string): string | null {
   } catch {
     return 'must be an https URL'
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
+  if (
+    url.protocol !== 'https:' &&
+    !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+  ) {
     return 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)'
   }
   if (url.username !== '' || url.password !== '') return 'must not contain credentials'
@@ -111,8 +129,16 @@ function clientAuthentication(oidc: OpenIdClient, secret: string | null): oidc.C
   if (secret === null) return oidc.None()
   return (as, client, body, headers) => {
     const methods = as.token_endpoint_auth_methods_supported
-    const basic = methods === undefined || methods.includes('client_secret_basic') || !methods.includes('client_secret_post')
-    return (basic ? oidc.ClientSecretBasic(secret) : oidc.ClientSecretPost(secret))(as, client, body, headers)
+    const basic =
+      methods === undefined ||
+      methods.includes('client_secret_basic') ||
+      !methods.includes('client_secret_post')
+    return (basic ? oidc.ClientSecretBasic(secret) : oidc.ClientSecretPost(secret))(
+      as,
+      client,
+      body,
+      headers,
+    )
   }
 }
 
@@ -124,32 +150,42 @@ export function oauthErrorCode(value: unknown): string | null {
 /** Says what went wrong in words safe for logs; never the provider's error_description. */
 function describeFailure(error: unknown): string {
   if (error instanceof OidcProviderError) return error.message
-  if (error instanceof ResponseTooLargeError) return `the provider's answer is larger than ${error.limitBytes} bytes; it was not read`
-  if (error instanceof OutboundRefusedError) return `the provider was not contacted: ${error.message}`
+  if (error instanceof ResponseTooLargeError)
+    return `the provider's answer is larger than ${error.limitBytes} bytes; it was not read`
+  if (error instanceof OutboundRefusedError)
+    return `the provider was not contacted: ${error.message}`
   const wrapped = (error as { cause?: unknown })?.cause
-  if (wrapped instanceof ResponseTooLargeError || wrapped instanceof OutboundRefusedError) return describeFailure(wrapped)
+  if (wrapped instanceof ResponseTooLargeError || wrapped instanceof OutboundRefusedError)
+    return describeFailure(wrapped)
   // Any error of the library's own kinds was thrown after it was loaded.
   const oidc = library
-  if (oidc === undefined) return `the exchange with the provider failed (${(error as Error | null)?.name ?? 'unknown error'})`
+  if (oidc === undefined)
+    return `the exchange with the provider failed (${(error as Error | null)?.name ?? 'unknown error'})`
   if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
     const status = error instanceof oidc.ResponseBodyError ? `HTTP ${error.status} ` : ''
     return `the provider answered ${status}(${oauthErrorCode(error.error) ?? 'no error code'})`
   }
   if (error instanceof oidc.WWWAuthenticateChallengeError) {
-    const code = error.cause.map((challenge) => oauthErrorCode(challenge.parameters.error)).find((c) => c !== null)
+    const code = error.cause
+      .map((challenge) => oauthErrorCode(challenge.parameters.error))
+      .find((c) => c !== null)
     return `the provider answered HTTP ${error.status} (${code ?? 'no error code'})`
   }
   const e = error as Error & { code?: unknown; cause?: { code?: unknown } }
-  if (e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return 'the provider did not answer in time'
-  if (error instanceof oidc.ClientError) return `${e.message}${typeof e.code === 'string' ? ` (${e.code})` : ''}`
-  if (error instanceof TypeError && typeof e.cause?.code === 'string') return `the provider could not be reached (${e.cause.code})`
+  if (e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT')
+    return 'the provider did not answer in time'
+  if (error instanceof oidc.ClientError)
+    return `${e.message}${typeof e.code === 'string' ? ` (${e.code})` : ''}`
+  if (error instanceof TypeError && typeof e.cause?.code === 'string')
+    return `the provider could not be reached (${e.cause.code})`
   return `the exchange with the provider failed (${e?.name ?? 'unknown error'})`
 }
 
 /** The kind of a discovery failure (the same causes describeFailure puts in words). */
 function issuerProblemOf(error: unknown): IssuerProblem {
   const cause = (error as { cause?: unknown })?.cause
-  if (error instanceof OutboundRefusedError || cause instanceof OutboundRefusedError) return 'refused'
+  if (error instanceof OutboundRefusedError || cause instanceof OutboundRefusedError)
+    return 'refused'
   const e = error as Error & { code?: unknown; cause?: { code?: unknown } }
   if (e?.name === 'TimeoutError' || e?.code === 'OAUTH_TIMEOUT') return 'timeout'
   // fetch() fails with a TypeError when no connection could be made (refused, unknown name, reset).
@@ -166,36 +202,59 @@ function isTrue(value: unknown): boolean {
   return value === true || value === 'true'
 }
 
-export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy; timeoutSeconds?: number; maxResponseBytes?: number }): OidcClient {
+export function createOidcClient(options: {
+  clock: Clock
+  policy: OutboundPolicy
+  timeoutSeconds?: number
+  maxResponseBytes?: number
+}): OidcClient {
   const timeout = options.timeoutSeconds ?? DEFAULT_OIDC_TIMEOUT_SECONDS
   // Every request to the provider (discovery, JWKS, token, UserInfo): guarded destination, capped answer (issue 11).
-  const outboundFetch = createOutboundFetch({ policy: options.policy, maxResponseBytes: options.maxResponseBytes ?? DEFAULT_OIDC_MAX_RESPONSE_BYTES })
-  const cache = new Map<string, { version: string; expiresAt: number; configuration: Promise<oidc.Configuration> }>()
+  const outboundFetch = createOutboundFetch({
+    policy: options.policy,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_OIDC_MAX_RESPONSE_BYTES,
+  })
+  const cache = new Map<
+    string,
+    { version: string; expiresAt: number; configuration: Promise<oidc.Configuration> }
+  >()
 
   async function discover(connection: OidcConnection): Promise<oidc.Configuration> {
     const server = new URL(connection.issuerUrl)
     // issuerUrlProblem() admitted http only for loopback hosts; checked again here, where it matters.
-    if (issuerUrlProblem(connection.issuerUrl) !== null) throw new OidcProviderError('the issuer URL is not acceptable')
+    if (issuerUrlProblem(connection.issuerUrl) !== null)
+      throw new OidcProviderError('the issuer URL is not acceptable')
     const oidc = await openIdClient()
-    return oidc.discovery(server, connection.clientId, undefined, clientAuthentication(oidc, connection.clientSecret), {
-      timeout,
-      // The same function under either Response type (Node's, or the DOM's when web/e2e compiles this file).
-      [oidc.customFetch]: outboundFetch as unknown as oidc.CustomFetch,
-      execute: [
-        // The ID token's signature is checked against the provider's keys even though it came
-        // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).
-        oidc.enableNonRepudiationChecks,
-        ...(server.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),
-      ],
-    })
+    return oidc.discovery(
+      server,
+      connection.clientId,
+      undefined,
+      clientAuthentication(oidc, connection.clientSecret),
+      {
+        timeout,
+        // The same function under either Response type (Node's, or the DOM's when web/e2e compiles this file).
+        [oidc.customFetch]: outboundFetch as unknown as oidc.CustomFetch,
+        execute: [
+          // The ID token's signature is checked against the provider's keys even though it came
+          // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).
+          oidc.enableNonRepudiationChecks,
+          ...(server.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),
+        ],
+      },
+    )
   }
 
   /** One discovery per provider version at a time; failures are not kept, so the next try asks again. */
   function configurationFor(connection: OidcConnection): Promise<oidc.Configuration> {
     const now = options.clock.now().getTime()
     const cached = cache.get(connection.providerId)
-    if (cached !== undefined && cached.version === connection.version && cached.expiresAt > now) return cached.configuration
-    const entry = { version: connection.version, expiresAt: now + DISCOVERY_TTL_SECONDS * 1000, configuration: discover(connection) }
+    if (cached !== undefined && cached.version === connection.version && cached.expiresAt > now)
+      return cached.configuration
+    const entry = {
+      version: connection.version,
+      expiresAt: now + DISCOVERY_TTL_SECONDS * 1000,
+      configuration: discover(connection),
+    }
     cache.set(connection.providerId, entry)
     entry.configuration.catch(() => {
       if (cache.get(connection.providerId) === entry) cache.delete(connection.providerId)
@@ -207,7 +266,9 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
     try {
       return await work()
     } catch (error) {
-      throw error instanceof OidcProviderError ? error : new OidcProviderError(describeFailure(error))
+      throw error instanceof OidcProviderError
+        ? error
+        : new OidcProviderError(describeFailure(error))
     }
   }
 
@@ -244,7 +305,10 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
         // Providers that keep the ID token thin (OIDC Core §5.4) give the email through UserInfo;
         // email and email_verified are always taken together, from one source.
         let source: Record<string, unknown> = claims
-        if (text(claims.email) === null && configuration.serverMetadata().userinfo_endpoint !== undefined) {
+        if (
+          text(claims.email) === null &&
+          configuration.serverMetadata().userinfo_endpoint !== undefined
+        ) {
           source = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)
         }
         return {
@@ -252,7 +316,9 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
           email: text(source.email),
           emailVerified: isTrue(source.email_verified),
           name: text(claims.name) ?? text(source.name),
-          amr: Array.isArray(claims.amr) ? claims.amr.filter((value): value is string => typeof value === 'string') : [],
+          amr: Array.isArray(claims.amr)
+            ? claims.amr.filter((value): value is string => typeof value === 'string')
+            : [],
         }
       })
     },
@@ -273,8 +339,15 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
           redirectUri: '',
         })
         const metadata = configuration.serverMetadata()
-        if (metadata.authorization_endpoint === undefined || metadata.token_endpoint === undefined) {
-          return { ok: false, problem: 'invalid', detail: 'the discovery document names no authorization or token endpoint' }
+        if (
+          metadata.authorization_endpoint === undefined ||
+          metadata.token_endpoint === undefined
+        ) {
+          return {
+            ok: false,
+            problem: 'invalid',
+            detail: 'the discovery document names no authorization or token endpoint',
+          }
         }
         return {
           ok: true,
@@ -286,8 +359,15 @@ export function createOidcClient(options: { clock: Clock; policy: OutboundPolicy
       } catch (error) {
         // The commonest mistake, a wrong path or realm: say which status came instead of the document.
         const status = (error as { cause?: { status?: unknown } })?.cause?.status
-        if ((error as { code?: unknown })?.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' && typeof status === 'number') {
-          return { ok: false, problem: 'invalid', detail: `the issuer answered HTTP ${status} where its discovery document should be` }
+        if (
+          (error as { code?: unknown })?.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' &&
+          typeof status === 'number'
+        ) {
+          return {
+            ok: false,
+            problem: 'invalid',
+            detail: `the issuer answered HTTP ${status} where its discovery document should be`,
+          }
         }
         return { ok: false, problem: issuerProblemOf(error), detail: describeFailure(error) }
       }

@@ -22,7 +22,9 @@ import { stateCookie } from './sign-in.state.js'
 const tags = ['current user']
 const IdentityView = Type.Object({ provider_key: Type.String(), name: providerName() })
 function providerName() {
-  return Type.Union([Type.String(), Type.Null()], { description: "The provider's name; null when it is disabled" })
+  return Type.Union([Type.String(), Type.Null()], {
+    description: "The provider's name; null when it is disabled",
+  })
 }
 
 export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -41,7 +43,10 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const { user } = callerOf(request)
         if (user.oidc_provider === null) return { items: [], next_cursor: null }
         const provider = await findProviderForSignIn(deps.db, user.oidc_provider)
-        return { items: [{ provider_key: user.oidc_provider, name: provider?.name ?? null }], next_cursor: null }
+        return {
+          items: [{ provider_key: user.oidc_provider, name: provider?.name ?? null }],
+          next_cursor: null,
+        }
       },
     )
 
@@ -58,8 +63,12 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: ProviderKeyParams,
           response: {
             200: Type.Object({ authorization_url: Type.String() }),
-            400: errorResponse('PASSWORD_REQUIRED: outside the re-authentication window (POST /api/auth/reauthenticate first)'),
-            403: errorResponse('RECENT_SIGN_IN_REQUIRED: outside the window, for an account without a password (sign in again)'),
+            400: errorResponse(
+              'PASSWORD_REQUIRED: outside the re-authentication window (POST /api/auth/reauthenticate first)',
+            ),
+            403: errorResponse(
+              'RECENT_SIGN_IN_REQUIRED: outside the window, for an account without a password (sign in again)',
+            ),
             404: errorResponse('NOT_FOUND: no enabled provider has this key'),
             409: errorResponse('ALREADY_EXISTS: your account is linked to a provider already'),
             429: errorResponse('RATE_LIMITED: 10 per 15 minutes'),
@@ -84,7 +93,8 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'unlinkMyIdentity',
-          summary: 'Unlink the provider from your account (you need a password to sign in afterwards)',
+          summary:
+            'Unlink the provider from your account (you need a password to sign in afterwards)',
           params: ProviderKeyParams,
           response: {
             204: NoContent,
@@ -98,13 +108,26 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const caller = callerOf(request)
         if (caller.user.oidc_provider !== request.params.provider_key)
-          throw new AppError('NOT_FOUND', { message: 'Your account is not linked to this provider.' })
+          throw new AppError('NOT_FOUND', {
+            message: 'Your account is not linked to this provider.',
+          })
         if (!caller.user.has_password)
-          throw new AppError('PASSWORD_REQUIRED', { message: 'Set a password first: without the provider it is your only way to sign in.' })
+          throw new AppError('PASSWORD_REQUIRED', {
+            message: 'Set a password first: without the provider it is your only way to sign in.',
+          })
         assertReauthenticated(deps, caller)
         await deps.db.transaction().execute(async (tx) => {
-          if (!(await unlinkOidcIdentity(tx, caller.user.id, request.params.provider_key, deps.clock.now().toISOString()))) {
-            throw new AppError('NOT_FOUND', { message: 'Your account is not linked to this provider.' })
+          if (
+            !(await unlinkOidcIdentity(
+              tx,
+              caller.user.id,
+              request.params.provider_key,
+              deps.clock.now().toISOString(),
+            ))
+          ) {
+            throw new AppError('NOT_FOUND', {
+              message: 'Your account is not linked to this provider.',
+            })
           }
           await recordAudit(tx, deps.clock, contextOf(request), {
             action: 'user.oidc_unlink',

@@ -8,7 +8,12 @@ export const oidcSecrets: EncryptedStore = {
   name: 'oidc_client_secrets',
   async reencrypt(tx: Executor, rewrap) {
     const rows = await lockClientSecrets(tx)
-    for (const row of rows) await setClientSecret(tx, row.id, rewrap(row.client_secret_encrypted, clientSecretContext(row.id)))
+    for (const row of rows)
+      await setClientSecret(
+        tx,
+        row.id,
+        rewrap(row.client_secret_encrypted, clientSecretContext(row.id)),
+      )
     return rows.length
   },
 }

@@ -7,7 +7,12 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { startOidcProvider, type OidcProviderStandIn } from '../../../test/helpers/oidc-provider.js'
 
 const t = useTestApp()
@@ -25,7 +30,13 @@ beforeAll(async () => {
   idp = await startOidcProvider({ redirectUris: ['http://127.0.0.1/api/auth/oidc/acme/callback'] })
   impostor = http.createServer((_request, response) => {
     response.setHeader('content-type', 'application/json')
-    response.end(JSON.stringify({ issuer: 'https://someone-else.example.com', authorization_endpoint: 'x', token_endpoint: 'y' }))
+    response.end(
+      JSON.stringify({
+        issuer: 'https://someone-else.example.com',
+        authorization_endpoint: 'x',
+        token_endpoint: 'y',
+      }),
+    )
   })
   await new Promise<void>((resolve) => impostor.listen(0, '127.0.0.1', resolve))
   impostorUrl = `http://127.0.0.1:${(impostor.address() as AddressInfo).port}`
@@ -37,13 +48,21 @@ afterAll(async () => {
 })
 
 const check = (payload: Record<string, unknown>, token = admin.token) =>
-  t.app.inject({ method: 'POST', url: '/api/oidc-providers/check', headers: bearer(token), payload })
+  t.app.inject({
+    method: 'POST',
+    url: '/api/oidc-providers/check',
+    headers: bearer(token),
+    payload,
+  })
 
 describe('POST /api/oidc-providers/check', () => {
   it('answers the callback URL for a key before anything is saved', async () => {
     const response = await check({ provider_key: 'corp-sso' })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toEqual({ callback_url: `${t.deps.config.publicUrl}/api/auth/oidc/corp-sso/callback`, issuer: null })
+    expect(response.json()).toEqual({
+      callback_url: `${t.deps.config.publicUrl}/api/auth/oidc/corp-sso/callback`,
+      issuer: null,
+    })
   })
 
   it("fetches and checks the issuer's discovery document", async () => {
@@ -76,7 +95,10 @@ describe('POST /api/oidc-providers/check', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
     const port = (closed.address() as AddressInfo).port
     await new Promise((resolve) => closed.close(resolve))
-    expect((await check({ issuer_url: `http://127.0.0.1:${port}` })).json().issuer).toMatchObject({ ok: false, problem: 'unreachable' })
+    expect((await check({ issuer_url: `http://127.0.0.1:${port}` })).json().issuer).toMatchObject({
+      ok: false,
+      problem: 'unreachable',
+    })
   })
 
   it('refuses what the provider rules refuse (400), and is for administrators only', async () => {

@@ -27,7 +27,10 @@ export interface ProviderCredentials extends ProviderRecord {
   client_secret_encrypted: string | null
 }
 
-export type ProviderRow = Omit<OidcProvidersTable, 'auto_create_users' | 'enabled' | 'trust_email' | 'trusts_mfa_amr'> & {
+export type ProviderRow = Omit<
+  OidcProvidersTable,
+  'auto_create_users' | 'enabled' | 'trust_email' | 'trusts_mfa_amr'
+> & {
   auto_create_users: boolean
   enabled: boolean
   trust_email: boolean
@@ -52,7 +55,10 @@ const PROVIDER_COLUMNS = [
   sql<boolean | 0 | 1>`(${sql.ref('client_secret_encrypted')} is not null)`.as('client_secret_set'),
 ] as const
 
-type RawProvider = Omit<ProviderRecord, 'client_secret_set' | 'auto_create_users' | 'enabled' | 'trust_email' | 'trusts_mfa_amr'> & {
+type RawProvider = Omit<
+  ProviderRecord,
+  'client_secret_set' | 'auto_create_users' | 'enabled' | 'trust_email' | 'trusts_mfa_amr'
+> & {
   client_secret_set: unknown
   auto_create_users: unknown
   enabled: unknown
@@ -88,12 +94,19 @@ export async function listProviderRows(
 }
 
 export async function findProviderById(ex: Executor, id: string): Promise<ProviderRecord | null> {
-  const row = await ex.selectFrom('oidc_providers').select(PROVIDER_COLUMNS).where('id', '=', id).executeTakeFirst()
+  const row = await ex
+    .selectFrom('oidc_providers')
+    .select(PROVIDER_COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst()
   return row === undefined ? null : toRecord(row)
 }
 
 /** The one read of the client secret's ciphertext: for signing in through an enabled provider. */
-export async function findProviderForSignIn(ex: Executor, providerKey: string): Promise<ProviderCredentials | null> {
+export async function findProviderForSignIn(
+  ex: Executor,
+  providerKey: string,
+): Promise<ProviderCredentials | null> {
   const row = await ex
     .selectFrom('oidc_providers')
     .select([...PROVIDER_COLUMNS, 'client_secret_encrypted'])
@@ -104,28 +117,57 @@ export async function findProviderForSignIn(ex: Executor, providerKey: string): 
 }
 
 export async function insertProvider(ex: Executor, row: ProviderRow): Promise<ProviderRecord> {
-  return toRecord(await ex.insertInto('oidc_providers').values(row).returning(PROVIDER_COLUMNS).executeTakeFirstOrThrow())
+  return toRecord(
+    await ex
+      .insertInto('oidc_providers')
+      .values(row)
+      .returning(PROVIDER_COLUMNS)
+      .executeTakeFirstOrThrow(),
+  )
 }
 
 /** The provider's key and issuer, its row locked until the transaction ends (PostgreSQL; SQLite serialises writers). */
-export async function lockProvider(ex: Executor, id: string): Promise<{ provider_key: string; issuer_url: string } | null> {
-  const row = await ex.selectFrom('oidc_providers').select(['provider_key', 'issuer_url']).where('id', '=', id).forUpdate().executeTakeFirst()
+export async function lockProvider(
+  ex: Executor,
+  id: string,
+): Promise<{ provider_key: string; issuer_url: string } | null> {
+  const row = await ex
+    .selectFrom('oidc_providers')
+    .select(['provider_key', 'issuer_url'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
   return row ?? null
 }
 
-export async function updateProvider(ex: Executor, id: string, changes: ProviderChanges): Promise<ProviderRecord | null> {
-  const row = await ex.updateTable('oidc_providers').set(changes).where('id', '=', id).returning(PROVIDER_COLUMNS).executeTakeFirst()
+export async function updateProvider(
+  ex: Executor,
+  id: string,
+  changes: ProviderChanges,
+): Promise<ProviderRecord | null> {
+  const row = await ex
+    .updateTable('oidc_providers')
+    .set(changes)
+    .where('id', '=', id)
+    .returning(PROVIDER_COLUMNS)
+    .executeTakeFirst()
   return row === undefined ? null : toRecord(row)
 }
 
 /** Deletes the provider; returns its key, or null when there was none. */
 export async function deleteProvider(ex: Executor, id: string): Promise<string | null> {
-  const row = await ex.deleteFrom('oidc_providers').where('id', '=', id).returning('provider_key').executeTakeFirst()
+  const row = await ex
+    .deleteFrom('oidc_providers')
+    .where('id', '=', id)
+    .returning('provider_key')
+    .executeTakeFirst()
   return row?.provider_key ?? null
 }
 
 /** Every stored client secret, the rows locked until the transaction ends: for key rotation. */
-export async function lockClientSecrets(ex: Executor): Promise<Array<{ id: string; client_secret_encrypted: string }>> {
+export async function lockClientSecrets(
+  ex: Executor,
+): Promise<Array<{ id: string; client_secret_encrypted: string }>> {
   const rows = await ex
     .selectFrom('oidc_providers')
     .select(['id', 'client_secret_encrypted'])
@@ -136,5 +178,9 @@ export async function lockClientSecrets(ex: Executor): Promise<Array<{ id: strin
 }
 
 export async function setClientSecret(ex: Executor, id: string, ciphertext: string): Promise<void> {
-  await ex.updateTable('oidc_providers').set({ client_secret_encrypted: ciphertext }).where('id', '=', id).execute()
+  await ex
+    .updateTable('oidc_providers')
+    .set({ client_secret_encrypted: ciphertext })
+    .where('id', '=', id)
+    .execute()
 }

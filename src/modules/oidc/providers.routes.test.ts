@@ -3,8 +3,18 @@ import { randomBytes } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { decrypt } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, createUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
-import { OIDC_CLIENT_SECRET, OTHER_OIDC_CLIENT_SECRET, scanResponsesForSecrets } from '../../../test/helpers/secret-scan.js'
+import {
+  bearer,
+  createSignedInUser,
+  createUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
+import {
+  OIDC_CLIENT_SECRET,
+  OTHER_OIDC_CLIENT_SECRET,
+  scanResponsesForSecrets,
+} from '../../../test/helpers/secret-scan.js'
 import { RESERVED_PROVIDER_KEYS } from './providers.schemas.js'
 
 const t = useTestApp()
@@ -19,7 +29,12 @@ beforeAll(async () => {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 const send = (method: Method, url: string, payload?: unknown, token = admin.token) =>
-  t.app.inject({ method, url, headers: bearer(token), ...(payload !== undefined && { payload: payload as object }) })
+  t.app.inject({
+    method,
+    url,
+    headers: bearer(token),
+    ...(payload !== undefined && { payload: payload as object }),
+  })
 
 const valid = (fields: Record<string, unknown> = {}) => ({
   provider_key: `idp-${randomBytes(3).toString('hex')}`,
@@ -38,8 +53,13 @@ async function create(fields: Record<string, unknown> = {}): Promise<Record<stri
 }
 
 const storedSecret = async (id: string) =>
-  (await t.deps.db.selectFrom('oidc_providers').select('client_secret_encrypted').where('id', '=', id).executeTakeFirstOrThrow())
-    .client_secret_encrypted
+  (
+    await t.deps.db
+      .selectFrom('oidc_providers')
+      .select('client_secret_encrypted')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+  ).client_secret_encrypted
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response with the error envelope; the tests assert its details
 const fieldsOf = (response: { json(): any }) =>
@@ -63,7 +83,12 @@ describe('who may use /api/oidc-providers', () => {
       const anonymous = await t.app.inject({ method, url })
       expect(anonymous.statusCode, `${method} ${url}`).toBe(401)
       expect(anonymous.json().reason).toBe('UNAUTHORIZED')
-      const forbidden = await send(method, url, method === 'GET' || method === 'DELETE' ? undefined : valid(), member.token)
+      const forbidden = await send(
+        method,
+        url,
+        method === 'GET' || method === 'DELETE' ? undefined : valid(),
+        member.token,
+      )
       expect(forbidden.statusCode, `${method} ${url}`).toBe(403)
       expect(forbidden.json().reason).toBe('FORBIDDEN')
     }
@@ -119,9 +144,13 @@ describe('POST /api/oidc-providers', () => {
     const stored = await storedSecret(provider.id)
     expect(stored).toMatch(/^v1\./)
     expect(stored).not.toContain(OIDC_CLIENT_SECRET)
-    expect(decrypt(t.deps.secrets.encryptionKey, stored!, `oidc_providers.client_secret:${provider.id}`)).toBe(OIDC_CLIENT_SECRET)
+    expect(
+      decrypt(t.deps.secrets.encryptionKey, stored!, `oidc_providers.client_secret:${provider.id}`),
+    ).toBe(OIDC_CLIENT_SECRET)
     const other = await create()
-    expect(() => decrypt(t.deps.secrets.encryptionKey, stored!, `oidc_providers.client_secret:${other.id}`)).toThrow()
+    expect(() =>
+      decrypt(t.deps.secrets.encryptionKey, stored!, `oidc_providers.client_secret:${other.id}`),
+    ).toThrow()
 
     const publicClient = await create({ client_secret: null })
     expect(publicClient.client_secret_set).toBe(false)
@@ -132,7 +161,14 @@ describe('POST /api/oidc-providers', () => {
     const response = await send('POST', '/api/oidc-providers', { client_secret_set: true })
     expect(response.statusCode).toBe(400)
     expect(response.json().reason).toBe('VALIDATION_FAILED')
-    expect(fieldsOf(response)).toEqual(['client_id', 'client_secret', 'client_secret_set', 'issuer_url', 'name', 'provider_key'])
+    expect(fieldsOf(response)).toEqual([
+      'client_id',
+      'client_secret',
+      'client_secret_set',
+      'issuer_url',
+      'name',
+      'provider_key',
+    ])
   })
 
   it('400 on provider_key for a key off the pattern', async () => {
@@ -140,11 +176,19 @@ describe('POST /api/oidc-providers', () => {
       const response = await send('POST', '/api/oidc-providers', valid({ provider_key: key }))
       expect(response.statusCode, key).toBe(400)
       expect(response.json().details, key).toEqual([
-        { field: 'provider_key', message: 'must be 1–50 lower-case letters, digits, _ or -, starting with a letter or digit', code: 'pattern' },
+        {
+          field: 'provider_key',
+          message:
+            'must be 1–50 lower-case letters, digits, _ or -, starting with a letter or digit',
+          code: 'pattern',
+        },
       ])
     }
     for (const key of ['a', '0', 'a'.repeat(50), 'my_idp-2'])
-      expect((await send('POST', '/api/oidc-providers', valid({ provider_key: key }))).statusCode, key).toBe(201)
+      expect(
+        (await send('POST', '/api/oidc-providers', valid({ provider_key: key }))).statusCode,
+        key,
+      ).toBe(201)
   })
 
   it('400 on provider_key for each reserved name, on create and on update', async () => {
@@ -158,19 +202,40 @@ describe('POST /api/oidc-providers', () => {
         expect(response.json()).toMatchObject({
           reason: 'VALIDATION_FAILED',
           details: [
-            { field: 'provider_key', message: 'is reserved (providers, setup, login, logout, csrf, mfa, oidc, me, callback)', code: 'invalid' },
+            {
+              field: 'provider_key',
+              message:
+                'is reserved (providers, setup, login, logout, csrf, mfa, oidc, me, callback)',
+              code: 'invalid',
+            },
           ],
         })
       }
     }
-    expect(RESERVED_PROVIDER_KEYS).toEqual(['providers', 'setup', 'login', 'logout', 'csrf', 'mfa', 'oidc', 'me', 'callback'])
+    expect(RESERVED_PROVIDER_KEYS).toEqual([
+      'providers',
+      'setup',
+      'login',
+      'logout',
+      'csrf',
+      'mfa',
+      'oidc',
+      'me',
+      'callback',
+    ])
   })
 
   it('issuer_url: https, or http on a loopback host only; no credentials, query or fragment', async () => {
     const refused: Array<[string, string]> = [
-      ['http://idp.example.com', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)'],
+      [
+        'http://idp.example.com',
+        'must be an https URL (http only for 127.0.0.1, ::1 or localhost)',
+      ],
       ['http://10.0.0.1:8080', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)'],
-      ['http://127.0.0.1.example.com', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)'],
+      [
+        'http://127.0.0.1.example.com',
+        'must be an https URL (http only for 127.0.0.1, ::1 or localhost)',
+      ],
       ['ftp://idp.example.com', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)'],
       ['idp.example.com', 'must be an https URL'],
       ['https://user:pw@idp.example.com', 'must not contain credentials'],
@@ -181,10 +246,17 @@ describe('POST /api/oidc-providers', () => {
       const response = await send('POST', '/api/oidc-providers', valid({ issuer_url: url }))
       expect(response.statusCode, url).toBe(400)
       // Issue 27: an address that is not https is a format problem (a client says what to enter).
-      const kind = message.startsWith('must be an https URL') ? { code: 'format', format: 'uri' } : { code: 'invalid' }
+      const kind = message.startsWith('must be an https URL')
+        ? { code: 'format', format: 'uri' }
+        : { code: 'invalid' }
       expect(response.json().details, url).toEqual([{ field: 'issuer_url', message, ...kind }])
     }
-    for (const url of ['http://127.0.0.1:9000', 'http://[::1]:9000/realms/x', 'http://localhost:8080', 'https://login.example.com/tenant/v2.0/']) {
+    for (const url of [
+      'http://127.0.0.1:9000',
+      'http://[::1]:9000/realms/x',
+      'http://localhost:8080',
+      'https://login.example.com/tenant/v2.0/',
+    ]) {
       const response = await send('POST', '/api/oidc-providers', valid({ issuer_url: ` ${url} ` }))
       expect(response.statusCode, url).toBe(201)
       expect(response.json().issuer_url).toBe(url)
@@ -192,7 +264,11 @@ describe('POST /api/oidc-providers', () => {
   })
 
   it('reports the reserved key and the issuer together, and every schema problem at once', async () => {
-    const both = await send('POST', '/api/oidc-providers', valid({ provider_key: 'login', issuer_url: 'http://idp.example.com' }))
+    const both = await send(
+      'POST',
+      '/api/oidc-providers',
+      valid({ provider_key: 'login', issuer_url: 'http://idp.example.com' }),
+    )
     expect(fieldsOf(both)).toEqual(['issuer_url', 'provider_key'])
     const many = await send('POST', '/api/oidc-providers', {
       ...valid(),
@@ -205,16 +281,37 @@ describe('POST /api/oidc-providers', () => {
       enabled: 1,
     })
     expect(many.statusCode).toBe(400)
-    expect(fieldsOf(many)).toEqual(['auto_create_users', 'client_id', 'client_secret', 'default_role', 'enabled', 'name', 'scopes.0'])
-    const tooMany = await send('POST', '/api/oidc-providers', valid({ scopes: Array.from({ length: 21 }, (_, i) => `s${i}`) }))
+    expect(fieldsOf(many)).toEqual([
+      'auto_create_users',
+      'client_id',
+      'client_secret',
+      'default_role',
+      'enabled',
+      'name',
+      'scopes.0',
+    ])
+    const tooMany = await send(
+      'POST',
+      '/api/oidc-providers',
+      valid({ scopes: Array.from({ length: 21 }, (_, i) => `s${i}`) }),
+    )
     expect(fieldsOf(tooMany)).toEqual(['scopes'])
   })
 
   it('409 ALREADY_EXISTS with details "provider_key" when the key is taken', async () => {
     const first = await create()
-    const response = await send('POST', '/api/oidc-providers', valid({ provider_key: first.provider_key }))
+    const response = await send(
+      'POST',
+      '/api/oidc-providers',
+      valid({ provider_key: first.provider_key }),
+    )
     expect(response.statusCode).toBe(409)
-    expect(response.json()).toMatchObject({ reason: 'ALREADY_EXISTS', details: 'provider_key', code: 409, error: 'Conflict' })
+    expect(response.json()).toMatchObject({
+      reason: 'ALREADY_EXISTS',
+      details: 'provider_key',
+      code: 409,
+      error: 'Conflict',
+    })
   })
 })
 
@@ -228,12 +325,20 @@ describe('GET /api/oidc-providers and /{id}', () => {
     expect(all.json().next_cursor).toBeNull()
 
     const first = (await send('GET', '/api/oidc-providers?limit=2')).json()
-    expect(first.items.map((p: { provider_key: string }) => p.provider_key)).toEqual(keys.slice(0, 2))
-    const second = (await send('GET', `/api/oidc-providers?limit=2&cursor=${first.next_cursor}`)).json()
-    expect(second.items.map((p: { provider_key: string }) => p.provider_key)).toEqual(keys.slice(2, 4))
+    expect(first.items.map((p: { provider_key: string }) => p.provider_key)).toEqual(
+      keys.slice(0, 2),
+    )
+    const second = (
+      await send('GET', `/api/oidc-providers?limit=2&cursor=${first.next_cursor}`)
+    ).json()
+    expect(second.items.map((p: { provider_key: string }) => p.provider_key)).toEqual(
+      keys.slice(2, 4),
+    )
     const bad = await send('GET', '/api/oidc-providers?cursor=nope')
     expect(bad.statusCode).toBe(400)
-    expect(bad.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' }])
+    expect(bad.json().details).toEqual([
+      { field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' },
+    ])
   })
 
   it('reads one; an unknown or malformed id is 404 NOT_FOUND', async () => {
@@ -255,9 +360,17 @@ describe('PATCH and PUT /api/oidc-providers/{id}', () => {
     const before = await storedSecret(provider.id)
     t.clock.advance(1)
     for (const method of ['PATCH', 'PUT'] as const) {
-      const response = await send(method, `/api/oidc-providers/${provider.id}`, { name: `Renamed by ${method}`, enabled: false })
+      const response = await send(method, `/api/oidc-providers/${provider.id}`, {
+        name: `Renamed by ${method}`,
+        enabled: false,
+      })
       expect(response.statusCode).toBe(200)
-      expect(response.json()).toEqual({ ...provider, name: `Renamed by ${method}`, enabled: false, updated_at: expect.any(String) })
+      expect(response.json()).toEqual({
+        ...provider,
+        name: `Renamed by ${method}`,
+        enabled: false,
+        updated_at: expect.any(String),
+      })
       expect(response.json().updated_at > provider.updated_at).toBe(true)
     }
     expect(await storedSecret(provider.id)).toBe(before)
@@ -266,11 +379,15 @@ describe('PATCH and PUT /api/oidc-providers/{id}', () => {
   it('replaces the secret when sent, clears it with null', async () => {
     const provider = await create()
     const before = await storedSecret(provider.id)
-    const replaced = await send('PATCH', `/api/oidc-providers/${provider.id}`, { client_secret: OTHER_OIDC_CLIENT_SECRET })
+    const replaced = await send('PATCH', `/api/oidc-providers/${provider.id}`, {
+      client_secret: OTHER_OIDC_CLIENT_SECRET,
+    })
     expect(replaced.json().client_secret_set).toBe(true)
     const after = await storedSecret(provider.id)
     expect(after).not.toBe(before)
-    expect(decrypt(t.deps.secrets.encryptionKey, after!, `oidc_providers.client_secret:${provider.id}`)).toBe(OTHER_OIDC_CLIENT_SECRET)
+    expect(
+      decrypt(t.deps.secrets.encryptionKey, after!, `oidc_providers.client_secret:${provider.id}`),
+    ).toBe(OTHER_OIDC_CLIENT_SECRET)
     const cleared = await send('PUT', `/api/oidc-providers/${provider.id}`, { client_secret: null })
     expect(cleared.json().client_secret_set).toBe(false)
     expect(await storedSecret(provider.id)).toBeNull()
@@ -279,15 +396,26 @@ describe('PATCH and PUT /api/oidc-providers/{id}', () => {
   it('normalizes scopes; a renamed key moves the callback URL and the linked users along', async () => {
     const provider = await create()
     const linked = await createUser(t)
-    await t.deps.db.updateTable('users').set({ oidc_provider: provider.provider_key, oidc_sub: 'sub-1' }).where('id', '=', linked.user.id).execute()
-    const response = await send('PATCH', `/api/oidc-providers/${provider.id}`, { provider_key: 'renamed-idp', scopes: ['email'] })
+    await t.deps.db
+      .updateTable('users')
+      .set({ oidc_provider: provider.provider_key, oidc_sub: 'sub-1' })
+      .where('id', '=', linked.user.id)
+      .execute()
+    const response = await send('PATCH', `/api/oidc-providers/${provider.id}`, {
+      provider_key: 'renamed-idp',
+      scopes: ['email'],
+    })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toMatchObject({
       provider_key: 'renamed-idp',
       scopes: ['openid', 'email'],
       callback_url: 'http://switchboard.test/api/auth/oidc/renamed-idp/callback',
     })
-    const user = await t.deps.db.selectFrom('users').select(['oidc_provider', 'oidc_sub']).where('id', '=', linked.user.id).executeTakeFirstOrThrow()
+    const user = await t.deps.db
+      .selectFrom('users')
+      .select(['oidc_provider', 'oidc_sub'])
+      .where('id', '=', linked.user.id)
+      .executeTakeFirstOrThrow()
     expect(user).toEqual({ oidc_provider: 'renamed-idp', oidc_sub: 'sub-1' })
   })
 
@@ -296,16 +424,30 @@ describe('PATCH and PUT /api/oidc-providers/{id}', () => {
     const other = await create()
     const empty = await send('PATCH', `/api/oidc-providers/${provider.id}`, {})
     expect(empty.statusCode).toBe(400)
-    expect(empty.json().details).toEqual([{ field: 'body', message: 'must contain at least one field', code: 'too_few_fields' }])
-    const bad = await send('PUT', `/api/oidc-providers/${provider.id}`, { issuer_url: 'http://idp.example.com', id: 'x', client_secret_set: false })
+    expect(empty.json().details).toEqual([
+      { field: 'body', message: 'must contain at least one field', code: 'too_few_fields' },
+    ])
+    const bad = await send('PUT', `/api/oidc-providers/${provider.id}`, {
+      issuer_url: 'http://idp.example.com',
+      id: 'x',
+      client_secret_set: false,
+    })
     expect(fieldsOf(bad)).toEqual(['client_secret_set', 'id'])
-    const issuer = await send('PATCH', `/api/oidc-providers/${provider.id}`, { issuer_url: 'http://idp.example.com' })
+    const issuer = await send('PATCH', `/api/oidc-providers/${provider.id}`, {
+      issuer_url: 'http://idp.example.com',
+    })
     expect(fieldsOf(issuer)).toEqual(['issuer_url'])
-    const taken = await send('PATCH', `/api/oidc-providers/${provider.id}`, { provider_key: other.provider_key })
+    const taken = await send('PATCH', `/api/oidc-providers/${provider.id}`, {
+      provider_key: other.provider_key,
+    })
     expect(taken.statusCode).toBe(409)
     expect(taken.json()).toMatchObject({ reason: 'ALREADY_EXISTS', details: 'provider_key' })
     expect((await send('GET', `/api/oidc-providers/${provider.id}`)).json()).toEqual(provider)
-    const missing = await send('PATCH', '/api/oidc-providers/01900000-0000-7000-8000-000000000000', { name: 'x' })
+    const missing = await send(
+      'PATCH',
+      '/api/oidc-providers/01900000-0000-7000-8000-000000000000',
+      { name: 'x' },
+    )
     expect(missing.statusCode).toBe(404)
     expect(missing.json().reason).toBe('NOT_FOUND')
   })
@@ -315,7 +457,11 @@ describe('DELETE /api/oidc-providers/{id}', () => {
   it('204 with no body, then 404; its users keep their accounts, unlinked', async () => {
     const provider = await create()
     const linked = await createUser(t)
-    await t.deps.db.updateTable('users').set({ oidc_provider: provider.provider_key, oidc_sub: 'sub-2' }).where('id', '=', linked.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ oidc_provider: provider.provider_key, oidc_sub: 'sub-2' })
+      .where('id', '=', linked.user.id)
+      .execute()
 
     const response = await send('DELETE', `/api/oidc-providers/${provider.id}`)
     expect(response.statusCode).toBe(204)
@@ -335,14 +481,20 @@ describe('DELETE /api/oidc-providers/{id}', () => {
       .where('action', '=', 'oidc_provider.delete')
       .where('target_id', '=', provider.id)
       .executeTakeFirstOrThrow()
-    expect(JSON.parse(event.metadata)).toEqual({ provider_key: provider.provider_key, users_unlinked: 1 })
+    expect(JSON.parse(event.metadata)).toEqual({
+      provider_key: provider.provider_key,
+      users_unlinked: 1,
+    })
   })
 })
 
 describe('audit', () => {
   it('records create and update with the key and field names, never the secret', async () => {
     const provider = await create()
-    await send('PATCH', `/api/oidc-providers/${provider.id}`, { client_secret: OTHER_OIDC_CLIENT_SECRET, name: 'x' })
+    await send('PATCH', `/api/oidc-providers/${provider.id}`, {
+      client_secret: OTHER_OIDC_CLIENT_SECRET,
+      name: 'x',
+    })
     const events = await t.deps.db
       .selectFrom('audit_events')
       .select(['action', 'actor_id', 'metadata'])
@@ -351,9 +503,15 @@ describe('audit', () => {
       .execute()
     expect(events.map((e) => [e.action, e.actor_id, JSON.parse(e.metadata)])).toEqual([
       ['oidc_provider.create', admin.user.id, { provider_key: provider.provider_key }],
-      ['oidc_provider.update', admin.user.id, { provider_key: provider.provider_key, fields: ['client_secret', 'name'] }],
+      [
+        'oidc_provider.update',
+        admin.user.id,
+        { provider_key: provider.provider_key, fields: ['client_secret', 'name'] },
+      ],
     ])
-    const everything = JSON.stringify(await t.deps.db.selectFrom('audit_events').selectAll().execute())
+    const everything = JSON.stringify(
+      await t.deps.db.selectFrom('audit_events').selectAll().execute(),
+    )
     expect(everything).not.toContain(OIDC_CLIENT_SECRET)
     expect(everything).not.toContain(OTHER_OIDC_CLIENT_SECRET)
   })

@@ -24,8 +24,12 @@ import {
 const admin = { auth: 'admin' } as const
 const tags = ['identity providers (OIDC)']
 const notFound = errorResponse('NOT_FOUND: no identity provider with this id')
-const invalid = errorResponse('VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https')
-const keyTaken = errorResponse("ALREADY_EXISTS: the provider_key is taken (details: 'provider_key')")
+const invalid = errorResponse(
+  'VALIDATION_FAILED, also for a reserved provider_key or an issuer_url that is not https',
+)
+const keyTaken = errorResponse(
+  "ALREADY_EXISTS: the provider_key is taken (details: 'provider_key')",
+)
 
 export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -51,13 +55,19 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'createOidcProvider',
-          summary: 'Add an identity provider (client_secret is write-only; null for a public client)',
+          summary:
+            'Add an identity provider (client_secret is write-only; null for a public client)',
           body: CreateOidcProviderBody,
           response: { 201: OidcProviderView, 400: invalid, 409: keyTaken },
         },
       },
       async (request, reply) => {
-        const provider = await createOidcProvider(deps, callerOf(request).user, request.body, contextOf(request))
+        const provider = await createOidcProvider(
+          deps,
+          callerOf(request).user,
+          request.body,
+          contextOf(request),
+        )
         return reply.code(201).send(provider)
       },
     )
@@ -82,7 +92,8 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       schema: {
         tags,
         operationId: method === 'PATCH' ? 'updateOidcProvider' : 'updateOidcProviderByPut',
-        summary: 'Change an identity provider (partial); client_secret omitted: kept, null: cleared',
+        summary:
+          'Change an identity provider (partial); client_secret omitted: kept, null: cleared',
         params: IdParams,
         body: UpdateOidcProviderBody,
         response: { 200: OidcProviderView, 400: invalid, 404: notFound, 409: keyTaken },
@@ -93,7 +104,14 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         method,
         url: '/:id',
         ...update(method),
-        handler: async (request) => updateOidcProvider(deps, callerOf(request).user, request.params.id, request.body, contextOf(request)),
+        handler: async (request) =>
+          updateOidcProvider(
+            deps,
+            callerOf(request).user,
+            request.params.id,
+            request.body,
+            contextOf(request),
+          ),
       })
     }
 
@@ -104,7 +122,8 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'checkOidcProvider',
-          summary: "Before saving (issue 32): the callback URL for a provider_key, and the issuer's discovery document fetched and checked",
+          summary:
+            "Before saving (issue 32): the callback URL for a provider_key, and the issuer's discovery document fetched and checked",
           description:
             'Nothing is stored. The discovery document is fetched through the outbound rules (timeout, size cap) and must name this issuer and an authorization and token endpoint; ' +
             'a failure is an answer (issuer.ok false, with problem and detail), not an error.',
@@ -128,7 +147,12 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        await deleteOidcProvider(deps, callerOf(request).user, request.params.id, contextOf(request))
+        await deleteOidcProvider(
+          deps,
+          callerOf(request).user,
+          request.params.id,
+          contextOf(request),
+        )
         return reply.code(204).send(null)
       },
     )

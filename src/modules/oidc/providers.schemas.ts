@@ -4,7 +4,17 @@ import { Body, DisplayText, PageOf, Secret, Text, Timestamp } from '../../lib/sc
 /** CONTRACT.md §3.6. */
 export const PROVIDER_KEY_PATTERN = '^[a-z0-9][a-z0-9_-]{0,49}$'
 /** Path segments of the sign-in routes and the app's login pages, which a key must not shadow. */
-export const RESERVED_PROVIDER_KEYS: readonly string[] = ['providers', 'setup', 'login', 'logout', 'csrf', 'mfa', 'oidc', 'me', 'callback']
+export const RESERVED_PROVIDER_KEYS: readonly string[] = [
+  'providers',
+  'setup',
+  'login',
+  'logout',
+  'csrf',
+  'mfa',
+  'oidc',
+  'me',
+  'callback',
+]
 export const DEFAULT_SCOPES = ['openid', 'email', 'profile']
 export const MAX_SCOPES = 20
 
@@ -18,19 +28,25 @@ export const OidcProviderView = Type.Object(
     name: Type.String(),
     issuer_url: Type.String(),
     client_id: Type.String(),
-    client_secret_set: Type.Boolean({ description: 'Whether a client secret is stored; the secret itself is never returned' }),
+    client_secret_set: Type.Boolean({
+      description: 'Whether a client secret is stored; the secret itself is never returned',
+    }),
     scopes: Type.Array(Type.String(), { description: 'Always contains openid' }),
     auto_create_users: Type.Boolean(),
     default_role: Role,
     enabled: Type.Boolean(),
     trust_email: Type.Boolean({
-      description: 'Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false',
+      description:
+        'Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false',
     }),
     trusts_mfa_amr: Type.Boolean({
       description:
         "Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false",
     }),
-    callback_url: Type.String({ description: 'Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback' }),
+    callback_url: Type.String({
+      description:
+        'Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback',
+    }),
     created_at: Timestamp(),
     updated_at: Timestamp(),
   },
@@ -54,10 +70,20 @@ const Scope = Type.String({
 const fields = {
   provider_key: ProviderKey,
   name: DisplayText({ minLength: 1, maxLength: 100 }),
-  issuer_url: Type.String({ 'x-trim': true, minLength: 1, maxLength: 2048, description: 'https (http only for 127.0.0.1, ::1, localhost)' }),
+  issuer_url: Type.String({
+    'x-trim': true,
+    minLength: 1,
+    maxLength: 2048,
+    description: 'https (http only for 127.0.0.1, ::1, localhost)',
+  }),
   client_id: Text({ minLength: 1, maxLength: 512 }),
-  client_secret: Type.Union([Secret(1024), Type.Null()], { description: 'Write-only. null: a public client (PKCE only).' }),
-  scopes: Type.Array(Scope, { maxItems: MAX_SCOPES, description: 'openid is added when missing; duplicates are dropped' }),
+  client_secret: Type.Union([Secret(1024), Type.Null()], {
+    description: 'Write-only. null: a public client (PKCE only).',
+  }),
+  scopes: Type.Array(Scope, {
+    maxItems: MAX_SCOPES,
+    description: 'openid is added when missing; duplicates are dropped',
+  }),
   auto_create_users: Type.Boolean(),
   default_role: Role,
   enabled: Type.Boolean(),
@@ -87,7 +113,9 @@ export const UpdateOidcProviderBody = Body(
     issuer_url: Type.Optional(fields.issuer_url),
     client_id: Type.Optional(fields.client_id),
     client_secret: Type.Optional(
-      Type.Union([Secret(1024), Type.Null()], { description: 'Write-only. Omitted: kept; null: cleared (a public client).' }),
+      Type.Union([Secret(1024), Type.Null()], {
+        description: 'Write-only. Omitted: kept; null: cleared (a public client).',
+      }),
     ),
     scopes: Type.Optional(fields.scopes),
     auto_create_users: Type.Optional(fields.auto_create_users),
@@ -105,7 +133,10 @@ export type UpdateOidcProviderBody = Static<typeof UpdateOidcProviderBody>
  * whether the issuer's discovery document can be fetched and used.
  */
 export const CheckOidcProviderBody = Body(
-  { provider_key: Type.Optional(fields.provider_key), issuer_url: Type.Optional(fields.issuer_url) },
+  {
+    provider_key: Type.Optional(fields.provider_key),
+    issuer_url: Type.Optional(fields.issuer_url),
+  },
   { minProperties: 1 },
 )
 export type CheckOidcProviderBody = Static<typeof CheckOidcProviderBody>
@@ -114,7 +145,8 @@ const ISSUER_PROBLEMS = ['refused', 'unreachable', 'timeout', 'invalid'] as cons
 
 export const OidcProviderCheckView = Type.Object({
   callback_url: Type.Union([Type.String(), Type.Null()], {
-    description: 'The redirect URI to register at the provider for this provider_key (null without one)',
+    description:
+      'The redirect URI to register at the provider for this provider_key (null without one)',
   }),
   issuer: Type.Union(
     [
@@ -133,7 +165,9 @@ export const OidcProviderCheckView = Type.Object({
           description:
             'refused: the outbound rules forbid the address; unreachable: no connection; timeout: no answer in time; invalid: an answer that is not a usable discovery document for this issuer',
         }),
-        detail: Type.String({ description: 'What went wrong, in English, without the provider’s own text' }),
+        detail: Type.String({
+          description: 'What went wrong, in English, without the provider’s own text',
+        }),
       }),
       Type.Null(),
     ],

@@ -9,7 +9,13 @@ import { AppError, type FieldProblem } from '../../errors.js'
 import { encrypt } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { hostLiteralProblem } from '../../lib/outbound.js'
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import {
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  toPage,
+  type Page,
+  type PageQuery,
+} from '../../lib/pagination.js'
 import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
 import { renameOidcIdentities, unlinkOidcIdentities } from './accounts.repo.js'
 import { issuerUrlProblem } from './client.js'
@@ -68,19 +74,25 @@ function normalizeScopes(scopes: string[]): string {
 function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?: string }): void {
   const details: FieldProblem[] = []
   if (body.provider_key !== undefined && RESERVED_PROVIDER_KEYS.includes(body.provider_key)) {
-    details.push({ field: 'provider_key', message: `is reserved (${RESERVED_PROVIDER_KEYS.join(', ')})` })
+    details.push({
+      field: 'provider_key',
+      message: `is reserved (${RESERVED_PROVIDER_KEYS.join(', ')})`,
+    })
   }
   // A literal address is judged at once (issue 11); a name each time it is resolved (lib/outbound.ts).
   const issuerProblem =
     body.issuer_url === undefined
       ? null
-      : (issuerUrlProblem(body.issuer_url) ?? hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
+      : (issuerUrlProblem(body.issuer_url) ??
+        hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
   // Not an https address at all is a format problem: a client then says what to enter (issue 27).
   if (issuerProblem !== null)
     details.push({
       field: 'issuer_url',
       message: issuerProblem,
-      ...(issuerProblem.startsWith('must be an https URL') ? { code: 'format' as const, format: 'uri' } : { code: 'invalid' as const }),
+      ...(issuerProblem.startsWith('must be an https URL')
+        ? { code: 'format' as const, format: 'uri' }
+        : { code: 'invalid' as const }),
     })
   if (details.length > 0) throw new AppError('VALIDATION_FAILED', { details })
 }
@@ -91,7 +103,10 @@ function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?
  * console calls this before it saves, so a mistyped issuer is named at once, not at the first
  * sign-in. Nothing is stored or cached.
  */
-export async function checkOidcProvider(deps: Deps, body: CheckOidcProviderBody): Promise<OidcProviderCheckView> {
+export async function checkOidcProvider(
+  deps: Deps,
+  body: CheckOidcProviderBody,
+): Promise<OidcProviderCheckView> {
   assertAcceptable(deps, body)
   let issuer: OidcProviderCheckView['issuer'] = null
   if (body.issuer_url !== undefined) {
@@ -106,11 +121,20 @@ export async function checkOidcProvider(deps: Deps, body: CheckOidcProviderBody)
         }
       : { ok: false, problem: check.problem, detail: check.detail }
   }
-  return { callback_url: body.provider_key === undefined ? null : callbackUrl(deps.config.publicUrl, body.provider_key), issuer }
+  return {
+    callback_url:
+      body.provider_key === undefined
+        ? null
+        : callbackUrl(deps.config.publicUrl, body.provider_key),
+    issuer,
+  }
 }
 
 function keyTaken(): AppError {
-  return new AppError('ALREADY_EXISTS', { message: 'A provider with this key already exists.', details: 'provider_key' })
+  return new AppError('ALREADY_EXISTS', {
+    message: 'A provider with this key already exists.',
+    details: 'provider_key',
+  })
 }
 
 function notFound(): AppError {
@@ -125,7 +149,10 @@ async function uniqueKey<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-export async function listOidcProviders(deps: Deps, query: PageQuery): Promise<Page<OidcProviderView>> {
+export async function listOidcProviders(
+  deps: Deps,
+  query: PageQuery,
+): Promise<Page<OidcProviderView>> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE
   // Keys are unique, so the key alone is the cursor; the second part is unused.
   const afterKey = decodeCursor(query.cursor)?.[0] ?? null
@@ -144,7 +171,12 @@ export async function getOidcProvider(deps: Deps, id: string): Promise<OidcProvi
   return toProviderView(deps, provider)
 }
 
-export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateOidcProviderBody, ctx: RequestContext): Promise<OidcProviderView> {
+export async function createOidcProvider(
+  deps: Deps,
+  actor: Actor,
+  body: CreateOidcProviderBody,
+  ctx: RequestContext,
+): Promise<OidcProviderView> {
   assertAcceptable(deps, body)
   const id = newId()
   const now = deps.clock.now().toISOString()
@@ -157,7 +189,9 @@ export async function createOidcProvider(deps: Deps, actor: Actor, body: CreateO
         issuer_url: body.issuer_url,
         client_id: body.client_id,
         client_secret_encrypted:
-          body.client_secret === null ? null : encrypt(deps.secrets.encryptionKey, body.client_secret, clientSecretContext(id)),
+          body.client_secret === null
+            ? null
+            : encrypt(deps.secrets.encryptionKey, body.client_secret, clientSecretContext(id)),
         scopes: normalizeScopes(body.scopes ?? DEFAULT_SCOPES),
         auto_create_users: body.auto_create_users ?? false,
         default_role: body.default_role ?? 'user',
@@ -195,7 +229,10 @@ export async function updateOidcProvider(
   const changes: ProviderChanges = { ...fields, updated_at: deps.clock.now().toISOString() }
   if (scopes !== undefined) changes.scopes = normalizeScopes(scopes)
   if (client_secret !== undefined) {
-    changes.client_secret_encrypted = client_secret === null ? null : encrypt(deps.secrets.encryptionKey, client_secret, clientSecretContext(id))
+    changes.client_secret_encrypted =
+      client_secret === null
+        ? null
+        : encrypt(deps.secrets.encryptionKey, client_secret, clientSecretContext(id))
   }
   const provider = await deps.db.transaction().execute(async (tx) => {
     const previous = await lockProvider(tx, id)
@@ -210,16 +247,28 @@ export async function updateOidcProvider(
       client_secret === undefined
     ) {
       throw new AppError('VALIDATION_FAILED', {
-        details: [{ field: 'client_secret', message: 'must be sent again (or null for a public client) when issuer_url changes' }],
+        details: [
+          {
+            field: 'client_secret',
+            message: 'must be sent again (or null for a public client) when issuer_url changes',
+          },
+        ],
       })
     }
     const updated = (await uniqueKey(updateProvider(tx, id, changes)))!
     if (updated.provider_key !== previousKey) {
-      await renameOidcIdentities(tx, { from: previousKey, to: updated.provider_key, at: updated.updated_at })
+      await renameOidcIdentities(tx, {
+        from: previousKey,
+        to: updated.provider_key,
+        at: updated.updated_at,
+      })
     }
     // A subject means someone only at its issuer (issue 11): at another issuer the same `sub` may
     // be anybody, so the accounts linked under the old one are unlinked, in this transaction.
-    const usersUnlinked = updated.issuer_url === previous.issuer_url ? 0 : await unlinkOidcIdentities(tx, updated.provider_key, updated.updated_at)
+    const usersUnlinked =
+      updated.issuer_url === previous.issuer_url
+        ? 0
+        : await unlinkOidcIdentities(tx, updated.provider_key, updated.updated_at)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'oidc_provider.update',
       actor,
@@ -241,7 +290,12 @@ export async function updateOidcProvider(
  * the same key must not inherit them. They can sign in with a password, or be linked again by a
  * verified email through another provider.
  */
-export async function deleteOidcProvider(deps: Deps, actor: Actor, id: string, ctx: RequestContext): Promise<void> {
+export async function deleteOidcProvider(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     const providerKey = await deleteProvider(tx, id)
     if (providerKey === null) throw notFound()

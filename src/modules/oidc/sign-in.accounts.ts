@@ -45,7 +45,12 @@ const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])
 /** The provider's email claim, as this service stores emails; null when it is not a usable address. */
 function emailOf(identity: OidcIdentity): string | null {
   const email = identity.email === null ? null : normalizeEmail(identity.email)
-  return email !== null && email.length <= MAX_EMAIL_LENGTH && EMAIL_SHAPE.test(email) && !HAS_CONTROL_CHARACTER.test(email) ? email : null
+  return email !== null &&
+    email.length <= MAX_EMAIL_LENGTH &&
+    EMAIL_SHAPE.test(email) &&
+    !HAS_CONTROL_CHARACTER.test(email)
+    ? email
+    : null
 }
 
 /** The `name` claim made to fit the account's rules (single line, 1–100 characters), else the email's local part. */
@@ -57,12 +62,21 @@ export function displayNameOf(name: string | null, email: string): string {
 
 type Tx = Transaction<Database>
 
-async function signInLinked(deps: Deps, tx: Tx, user: UserRecord, email: string | null, ctx: RequestContext): Promise<UserRecord> {
-  if (user.disabled) throw new SignInFailure('ACCOUNT_DISABLED', 'the linked account is disabled', user.id)
+async function signInLinked(
+  deps: Deps,
+  tx: Tx,
+  user: UserRecord,
+  email: string | null,
+  ctx: RequestContext,
+): Promise<UserRecord> {
+  if (user.disabled)
+    throw new SignInFailure('ACCOUNT_DISABLED', 'the linked account is disabled', user.id)
   // The provider owns a linked account's address (docs/API.md): follow a verified change unless
   // another account uses the new address.
-  if (email === null || email === user.email || (await findUserByEmail(tx, email)) !== null) return user
-  const updated = (await updateUser(tx, user.id, { email, updated_at: deps.clock.now().toISOString() })) ?? user
+  if (email === null || email === user.email || (await findUserByEmail(tx, email)) !== null)
+    return user
+  const updated =
+    (await updateUser(tx, user.id, { email, updated_at: deps.clock.now().toISOString() })) ?? user
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.oidc_email_update',
     actor: updated,
@@ -72,18 +86,46 @@ async function signInLinked(deps: Deps, tx: Tx, user: UserRecord, email: string 
   return updated
 }
 
-async function linkByEmail(deps: Deps, tx: Tx, provider: SigningProvider, user: UserRecord, sub: string, ctx: RequestContext): Promise<UserRecord> {
-  if (user.oidc_sub !== null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email is linked to another identity', user.id)
-  if (!provider.trust_email) throw new SignInFailure('LINK_REQUIRED', 'the provider is not trusted to link accounts by email', user.id)
-  if (user.is_admin) throw new SignInFailure('LINK_REQUIRED', 'an administrator account is never linked by email', user.id)
-  if (user.disabled) throw new SignInFailure('ACCOUNT_DISABLED', 'the account with this email is disabled', user.id)
+async function linkByEmail(
+  deps: Deps,
+  tx: Tx,
+  provider: SigningProvider,
+  user: UserRecord,
+  sub: string,
+  ctx: RequestContext,
+): Promise<UserRecord> {
+  if (user.oidc_sub !== null)
+    throw new SignInFailure(
+      'EMAIL_IN_USE',
+      'the account with this email is linked to another identity',
+      user.id,
+    )
+  if (!provider.trust_email)
+    throw new SignInFailure(
+      'LINK_REQUIRED',
+      'the provider is not trusted to link accounts by email',
+      user.id,
+    )
+  if (user.is_admin)
+    throw new SignInFailure(
+      'LINK_REQUIRED',
+      'an administrator account is never linked by email',
+      user.id,
+    )
+  if (user.disabled)
+    throw new SignInFailure('ACCOUNT_DISABLED', 'the account with this email is disabled', user.id)
   const linked = await linkOidcIdentity(tx, user.id, {
     providerKey: provider.provider_key,
     issuer: provider.issuer_url,
     sub,
     at: deps.clock.now().toISOString(),
   })
-  if (linked === null) throw new SignInFailure('EMAIL_IN_USE', 'the account with this email was linked meanwhile', user.id)
+  if (linked === null)
+    throw new SignInFailure(
+      'EMAIL_IN_USE',
+      'the account with this email was linked meanwhile',
+      user.id,
+    )
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.oidc_link',
     actor: linked,
@@ -102,8 +144,18 @@ async function createAccount(
   ctx: RequestContext,
 ): Promise<UserRecord> {
   const isAdmin = provider.default_role === 'admin'
-  const row = await prepareNewUser(deps, { email, name: displayNameOf(identity.name, email), password: null, isAdmin })
-  const created = await insertUser(tx, { ...row, oidc_provider: provider.provider_key, oidc_issuer: provider.issuer_url, oidc_sub: identity.sub })
+  const row = await prepareNewUser(deps, {
+    email,
+    name: displayNameOf(identity.name, email),
+    password: null,
+    isAdmin,
+  })
+  const created = await insertUser(tx, {
+    ...row,
+    oidc_provider: provider.provider_key,
+    oidc_issuer: provider.issuer_url,
+    oidc_sub: identity.sub,
+  })
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.create',
     actor: created,
@@ -113,19 +165,40 @@ async function createAccount(
   return created
 }
 
-async function resolveOnce(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {
+async function resolveOnce(
+  deps: Deps,
+  provider: SigningProvider,
+  identity: OidcIdentity,
+  ctx: RequestContext,
+): Promise<UserRecord> {
   const email = identity.emailVerified ? emailOf(identity) : null
   return deps.db.transaction().execute(async (tx) => {
-    const linked = await findUserByOidcIdentity(tx, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub })
+    const linked = await findUserByOidcIdentity(tx, {
+      providerKey: provider.provider_key,
+      issuer: provider.issuer_url,
+      sub: identity.sub,
+    })
     if (linked !== null) return signInLinked(deps, tx, linked, email, ctx)
     const owner = email === null ? null : await findUserByEmail(tx, email)
     // A concurrent first sign-in of this same identity may have committed between the two reads.
-    if (owner !== null && owner.oidc_provider === provider.provider_key && owner.oidc_sub === identity.sub) {
+    if (
+      owner !== null &&
+      owner.oidc_provider === provider.provider_key &&
+      owner.oidc_sub === identity.sub
+    ) {
       return signInLinked(deps, tx, owner, email, ctx)
     }
     if (owner !== null) return linkByEmail(deps, tx, provider, owner, identity.sub, ctx)
-    if (!provider.auto_create_users) throw new SignInFailure('ACCOUNT_NOT_FOUND', 'no linked account and the provider does not create users')
-    if (email === null) throw new SignInFailure('EMAIL_NOT_VERIFIED', 'the provider gave no verified email to create the account with')
+    if (!provider.auto_create_users)
+      throw new SignInFailure(
+        'ACCOUNT_NOT_FOUND',
+        'no linked account and the provider does not create users',
+      )
+    if (email === null)
+      throw new SignInFailure(
+        'EMAIL_NOT_VERIFIED',
+        'the provider gave no verified email to create the account with',
+      )
     return createAccount(deps, tx, provider, identity, email, ctx)
   })
 }
@@ -146,11 +219,23 @@ export async function linkToSignedInAccount(
   try {
     return await deps.db.transaction().execute(async (tx) => {
       if (!(await isLiveSessionOf(tx, linkFor.sessionId, linkFor.userId, now))) {
-        throw new SignInFailure('SESSION_ENDED', 'the session that started the link has ended', linkFor.userId)
+        throw new SignInFailure(
+          'SESSION_ENDED',
+          'the session that started the link has ended',
+          linkFor.userId,
+        )
       }
-      const holder = await findUserByOidcIdentity(tx, { providerKey: provider.provider_key, issuer: provider.issuer_url, sub: identity.sub })
+      const holder = await findUserByOidcIdentity(tx, {
+        providerKey: provider.provider_key,
+        issuer: provider.issuer_url,
+        sub: identity.sub,
+      })
       if (holder !== null && holder.id !== linkFor.userId)
-        throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
+        throw new SignInFailure(
+          'IDENTITY_IN_USE',
+          'the identity is linked to another account',
+          linkFor.userId,
+        )
       if (holder !== null) return holder
       const linked = await linkOidcIdentity(tx, linkFor.userId, {
         providerKey: provider.provider_key,
@@ -158,7 +243,12 @@ export async function linkToSignedInAccount(
         sub: identity.sub,
         at: now,
       })
-      if (linked === null) throw new SignInFailure('IDENTITY_IN_USE', 'the account is linked to an identity already', linkFor.userId)
+      if (linked === null)
+        throw new SignInFailure(
+          'IDENTITY_IN_USE',
+          'the account is linked to an identity already',
+          linkFor.userId,
+        )
       await recordAudit(tx, deps.clock, ctx, {
         action: 'user.oidc_link',
         actor: linked,
@@ -168,12 +258,22 @@ export async function linkToSignedInAccount(
       return linked
     })
   } catch (error) {
-    if (isUniqueViolation(error)) throw new SignInFailure('IDENTITY_IN_USE', 'the identity is linked to another account', linkFor.userId)
+    if (isUniqueViolation(error))
+      throw new SignInFailure(
+        'IDENTITY_IN_USE',
+        'the identity is linked to another account',
+        linkFor.userId,
+      )
     throw error
   }
 }
 
-export async function resolveAccount(deps: Deps, provider: SigningProvider, identity: OidcIdentity, ctx: RequestContext): Promise<UserRecord> {
+export async function resolveAccount(
+  deps: Deps,
+  provider: SigningProvider,
+  identity: OidcIdentity,
+  ctx: RequestContext,
+): Promise<UserRecord> {
   try {
     return await resolveOnce(deps, provider, identity, ctx)
   } catch (error) {

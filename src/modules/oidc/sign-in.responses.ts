@@ -11,13 +11,23 @@ import type { CallbackOutcome } from './sign-in.service.js'
 import { clearedStateCookie } from './sign-in.state.js'
 import { appHomeUrl, loginErrorUrl, mfaStepUrl, profileUrl } from './urls.js'
 
-export function answerFailure(request: FastifyRequest, reply: FastifyReply, deps: Deps, failure: SignInFailure): FastifyReply {
+export function answerFailure(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: Deps,
+  failure: SignInFailure,
+): FastifyReply {
   request.log.warn({ oidc: { error: failure.code, detail: failure.detail } }, 'OIDC sign-in failed')
   return reply.redirect(loginErrorUrl(deps.config.publicUrl, failure.code), 302)
 }
 
 /** The callback's answer; the state cookie is spent whatever the outcome. */
-export function answerCallback(request: FastifyRequest, reply: FastifyReply, deps: Deps, outcome: CallbackOutcome): FastifyReply {
+export function answerCallback(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: Deps,
+  outcome: CallbackOutcome,
+): FastifyReply {
   reply.header('set-cookie', clearedStateCookie(deps))
   switch (outcome.kind) {
     case 'session':
@@ -29,8 +39,14 @@ export function answerCallback(request: FastifyRequest, reply: FastifyReply, dep
       return reply.redirect(profileUrl(deps.config.publicUrl, { linked: outcome.providerKey }), 302)
     case 'failure':
       if (outcome.forLink === true) {
-        request.log.warn({ oidc: { error: outcome.failure.code, detail: outcome.failure.detail } }, 'OIDC link failed')
-        return reply.redirect(profileUrl(deps.config.publicUrl, { link_error: outcome.failure.code }), 302)
+        request.log.warn(
+          { oidc: { error: outcome.failure.code, detail: outcome.failure.detail } },
+          'OIDC link failed',
+        )
+        return reply.redirect(
+          profileUrl(deps.config.publicUrl, { link_error: outcome.failure.code }),
+          302,
+        )
       }
       return answerFailure(request, reply, deps, outcome.failure)
   }

@@ -18,7 +18,10 @@ import { STATE_COOKIE, stateCookie } from './sign-in.state.js'
 
 const tags = ['authentication: OIDC']
 export const BROWSER_ROUTE_LIMIT = { max: 100, minutes: 15 }
-const browser = { auth: 'public', rateLimit: perIp(BROWSER_ROUTE_LIMIT.max, BROWSER_ROUTE_LIMIT.minutes) } as const
+const browser = {
+  auth: 'public',
+  rateLimit: perIp(BROWSER_ROUTE_LIMIT.max, BROWSER_ROUTE_LIMIT.minutes),
+} as const
 const limited = errorResponse('RATE_LIMITED: 100 requests per 15 minutes per IP')
 
 function queryStringOf(url: string): string {
@@ -50,7 +53,8 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'startOidcSignIn',
-          summary: "302 to the provider's authorization endpoint (PKCE S256, state, nonce); failures: 302 to {PUBLIC_URL}/login?error=<code>",
+          summary:
+            "302 to the provider's authorization endpoint (PKCE S256, state, nonce); failures: 302 to {PUBLIC_URL}/login?error=<code>",
           params: ProviderKeyParams,
           response: { 302: Redirect, 429: limited },
         },
@@ -70,7 +74,8 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'completeOidcSignIn',
-          summary: 'The redirect URI: 302 to {PUBLIC_URL}/ signed in, to /login/mfa#mfa_token=… for the second factor, or to /login?error=<code>',
+          summary:
+            'The redirect URI: 302 to {PUBLIC_URL}/ signed in, to /login/mfa#mfa_token=… for the second factor, or to /login?error=<code>',
           params: ProviderKeyParams,
           querystring: CallbackQuery,
           response: { 302: Redirect, 429: limited },
@@ -84,7 +89,12 @@ export function oidcSignInRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           error: request.query.error,
           stateCookie: readCookie(request, deps, STATE_COOKIE),
         }
-        return answerCallback(request, reply, deps, await finishOidcSignIn(deps, input, contextOf(request)))
+        return answerCallback(
+          request,
+          reply,
+          deps,
+          await finishOidcSignIn(deps, input, contextOf(request)),
+        )
       },
     )
   }

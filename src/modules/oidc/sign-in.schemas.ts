@@ -5,14 +5,18 @@ export const ProviderLinkView = Type.Object(
   {
     provider_key: Type.String(),
     name: Type.String(),
-    login_url: Type.String({ description: '{PUBLIC_URL}/api/auth/oidc/{provider_key}/login: where a login button points' }),
+    login_url: Type.String({
+      description: '{PUBLIC_URL}/api/auth/oidc/{provider_key}/login: where a login button points',
+    }),
   },
   { title: 'SignInProvider', additionalProperties: false },
 )
 export const ProviderLinkPage = PageOf(ProviderLinkView)
 
 /** Not checked against the key pattern: an unknown key is answered like a disabled one, by redirect. */
-export const ProviderKeyParams = Type.Object({ provider_key: Type.String({ minLength: 1, maxLength: 100 }) })
+export const ProviderKeyParams = Type.Object({
+  provider_key: Type.String({ minLength: 1, maxLength: 100 }),
+})
 export type ProviderKeyParams = Static<typeof ProviderKeyParams>
 
 const Param = (description: string) => Type.Optional(Type.String({ maxLength: 4096, description }))

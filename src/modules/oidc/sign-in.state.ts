@@ -38,8 +38,17 @@ interface Sealed {
 }
 
 /** Fresh values for one attempt: 256 bits each; the verifier is 43 characters, as RFC 7636 §4.1 asks. */
-export function newSignInState(providerKey: string, linkFor?: { userId: string; sessionId: string }): SignInState {
-  return { providerKey, state: randomToken(32), nonce: randomToken(32), codeVerifier: randomToken(32), ...(linkFor !== undefined && { linkFor }) }
+export function newSignInState(
+  providerKey: string,
+  linkFor?: { userId: string; sessionId: string },
+): SignInState {
+  return {
+    providerKey,
+    state: randomToken(32),
+    nonce: randomToken(32),
+    codeVerifier: randomToken(32),
+    ...(linkFor !== undefined && { linkFor }),
+  }
 }
 
 /** The S256 code challenge (RFC 7636 §4.2). */
@@ -57,7 +66,9 @@ export function sealState(deps: Deps, value: SignInState): string {
     s: value.state,
     n: value.nonce,
     v: value.codeVerifier,
-    ...(value.linkFor !== undefined && { l: [value.linkFor.userId, value.linkFor.sessionId] as [string, string] }),
+    ...(value.linkFor !== undefined && {
+      l: [value.linkFor.userId, value.linkFor.sessionId] as [string, string],
+    }),
     x: deps.clock.now().getTime() + STATE_TTL_SECONDS * 1000,
   }
   const payload = Buffer.from(JSON.stringify(sealed)).toString('base64url')
@@ -65,9 +76,14 @@ export function sealState(deps: Deps, value: SignInState): string {
 }
 
 /** The state the cookie holds for this provider, or null when it is absent, altered, expired or another's. */
-export function openState(deps: Deps, cookieValue: string | undefined, providerKey: string): SignInState | null {
+export function openState(
+  deps: Deps,
+  cookieValue: string | undefined,
+  providerKey: string,
+): SignInState | null {
   const [payload, signature, extra] = (cookieValue ?? '').split('.')
-  if (!payload || !signature || extra !== undefined || !safeEqual(signature, mac(deps, payload))) return null
+  if (!payload || !signature || extra !== undefined || !safeEqual(signature, mac(deps, payload)))
+    return null
   let sealed: Partial<Sealed>
   try {
     sealed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<Sealed>
@@ -75,10 +91,26 @@ export function openState(deps: Deps, cookieValue: string | undefined, providerK
     return null
   }
   const { k, s, n, v, x, l } = sealed
-  if (typeof k !== 'string' || typeof s !== 'string' || typeof n !== 'string' || typeof v !== 'string' || typeof x !== 'number') return null
+  if (
+    typeof k !== 'string' ||
+    typeof s !== 'string' ||
+    typeof n !== 'string' ||
+    typeof v !== 'string' ||
+    typeof x !== 'number'
+  )
+    return null
   if (k !== providerKey || x <= deps.clock.now().getTime()) return null
-  const linkFor = Array.isArray(l) && l.length === 2 && l.every((part) => typeof part === 'string') ? { userId: l[0], sessionId: l[1] } : undefined
-  return { providerKey: k, state: s, nonce: n, codeVerifier: v, ...(linkFor !== undefined && { linkFor }) }
+  const linkFor =
+    Array.isArray(l) && l.length === 2 && l.every((part) => typeof part === 'string')
+      ? { userId: l[0], sessionId: l[1] }
+      : undefined
+  return {
+    providerKey: k,
+    state: s,
+    nonce: n,
+    codeVerifier: v,
+    ...(linkFor !== undefined && { linkFor }),
+  }
 }
 
 /**
@@ -86,7 +118,14 @@ export function openState(deps: Deps, cookieValue: string | undefined, providerK
  * Path limited to the sign-in routes, so no other request carries it.
  */
 export function stateCookie(deps: Deps, sealed: string): string {
-  return cookie(deps, STATE_COOKIE, sealed, true, STATE_TTL_SECONDS, signInCookiePath(deps.config.publicUrl))
+  return cookie(
+    deps,
+    STATE_COOKIE,
+    sealed,
+    true,
+    STATE_TTL_SECONDS,
+    signInCookiePath(deps.config.publicUrl),
+  )
 }
 
 export function clearedStateCookie(deps: Deps): string {

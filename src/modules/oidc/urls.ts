@@ -27,12 +27,18 @@ export function appHomeUrl(publicUrl: string): string {
  * The second step for a user with MFA. The token travels in the fragment, which browsers never
  * send to a server, so it appears in no access log, proxy log or Referer header.
  */
-export function mfaStepUrl(publicUrl: string, challenge: { mfaToken: string; expiresAt: string }): string {
+export function mfaStepUrl(
+  publicUrl: string,
+  challenge: { mfaToken: string; expiresAt: string },
+): string {
   return `${publicUrl}/login/mfa#${new URLSearchParams({ mfa_token: challenge.mfaToken, expires_at: challenge.expiresAt }).toString()}`
 }
 
 /** After linking a provider from the profile (issue 11): back to the profile page, with the outcome. */
-export function profileUrl(publicUrl: string, outcome: { linked: string } | { link_error: string }): string {
+export function profileUrl(
+  publicUrl: string,
+  outcome: { linked: string } | { link_error: string },
+): string {
   return `${publicUrl}/account?${new URLSearchParams(outcome).toString()}`
 }
 

@@ -40,7 +40,10 @@ export interface BackupReport {
 }
 
 function temporaryBeside(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  )
 }
 
 function syncFile(file: string): void {
@@ -87,16 +90,29 @@ function verifyCopy(file: string, describe: string): number {
   try {
     database = new Database(file)
     database.exec('pragma journal_mode = DELETE')
-    const problems = (database.prepare('pragma integrity_check').all() as { integrity_check: string }[]).map((row) => row.integrity_check)
+    const problems = (
+      database.prepare('pragma integrity_check').all() as { integrity_check: string }[]
+    ).map((row) => row.integrity_check)
     if (problems.length !== 1 || problems[0] !== 'ok') {
-      throw new OpsError(`${describe} failed SQLite's integrity check: ${problems.slice(0, 3).join('; ')}`)
+      throw new OpsError(
+        `${describe} failed SQLite's integrity check: ${problems.slice(0, 3).join('; ')}`,
+      )
     }
-    const table = database.prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'").get()
-    if (table === undefined) throw new OpsError(`${describe} is not a Switchboard database (it has no migration history)`)
-    const applied = (database.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map((row) => row.name)
+    const table = database
+      .prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'")
+      .get()
+    if (table === undefined)
+      throw new OpsError(`${describe} is not a Switchboard database (it has no migration history)`)
+    const applied = (
+      database.prepare('select name from kysely_migration order by name').all() as {
+        name: string
+      }[]
+    ).map((row) => row.name)
     const unknown = applied.filter((name) => !(name in migrations))
     if (unknown.length > 0) {
-      throw new OpsError(`${describe} was written by a newer version of Switchboard (migrations ${unknown.join(', ')}); install that version first`)
+      throw new OpsError(
+        `${describe} was written by a newer version of Switchboard (migrations ${unknown.join(', ')}); install that version first`,
+      )
     }
     return applied.length
   } catch (error) {
@@ -109,8 +125,10 @@ function verifyCopy(file: string, describe: string): number {
 }
 
 function sqliteFile(database: DatabaseConfig): string {
-  if (database.kind !== 'sqlite' || database.sqlitePath === undefined) throw new OpsError('the database is not SQLite')
-  if (database.sqlitePath === ':memory:') throw new OpsError('an in-memory database has nothing to back up or restore')
+  if (database.kind !== 'sqlite' || database.sqlitePath === undefined)
+    throw new OpsError('the database is not SQLite')
+  if (database.sqlitePath === ':memory:')
+    throw new OpsError('an in-memory database has nothing to back up or restore')
   return database.sqlitePath
 }
 
@@ -118,10 +136,15 @@ function sqliteFile(database: DatabaseConfig): string {
 export function backupSqlite(database: DatabaseConfig, target: string): BackupReport {
   const source = sqliteFile(database)
   const file = path.resolve(target)
-  if (!fs.existsSync(source)) throw new OpsError(`there is no database at ${source} yet (the service creates it on first start)`)
+  if (!fs.existsSync(source))
+    throw new OpsError(
+      `there is no database at ${source} yet (the service creates it on first start)`,
+    )
   if (file === source) throw new OpsError('the backup file must not be the database itself')
-  if (!fs.existsSync(path.dirname(file))) throw new OpsError(`the directory ${path.dirname(file)} does not exist`)
-  if (fs.existsSync(file) && !fs.statSync(file).isFile()) throw new OpsError(`${file} exists and is not a regular file`)
+  if (!fs.existsSync(path.dirname(file)))
+    throw new OpsError(`the directory ${path.dirname(file)} does not exist`)
+  if (fs.existsSync(file) && !fs.statSync(file).isFile())
+    throw new OpsError(`${file} exists and is not a regular file`)
 
   const temporary = temporaryBeside(file)
   // Created empty and 0600 first: VACUUM INTO fills an empty file and keeps its mode, so the copy
@@ -170,10 +193,15 @@ function hasData(file: string): boolean {
  * migrates it afterwards. Refuses while a service holds the database, and when the target has data
  * unless `force`.
  */
-export function restoreSqlite(database: DatabaseConfig, backup: string, options: RestoreOptions): { file: string; migrations: number } {
+export function restoreSqlite(
+  database: DatabaseConfig,
+  backup: string,
+  options: RestoreOptions,
+): { file: string; migrations: number } {
   const target = sqliteFile(database)
   const source = path.resolve(backup)
-  if (!fs.existsSync(source) || !fs.statSync(source).isFile()) throw new OpsError(`${source} is not a file`)
+  if (!fs.existsSync(source) || !fs.statSync(source).isFile())
+    throw new OpsError(`${source} is not a file`)
   const running = runningInstance(target)
   if (running !== null) {
     throw new OpsError(
@@ -183,7 +211,9 @@ export function restoreSqlite(database: DatabaseConfig, backup: string, options:
     )
   }
   if (hasData(target) && !options.force) {
-    throw new OpsError(`${target} already holds a database; pass --force to replace it (back it up first)`)
+    throw new OpsError(
+      `${target} already holds a database; pass --force to replace it (back it up first)`,
+    )
   }
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 })
   const temporary = temporaryBeside(target)
@@ -194,7 +224,8 @@ export function restoreSqlite(database: DatabaseConfig, backup: string, options:
     syncFile(temporary)
     // The old database's WAL and shared memory belong to the old file: applied to the restored one
     // they would corrupt it.
-    for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(`${target}${suffix}`, { force: true })
+    for (const suffix of ['-wal', '-shm', '-journal'])
+      fs.rmSync(`${target}${suffix}`, { force: true })
     fs.renameSync(temporary, target)
     syncDirectory(path.dirname(target))
     return { file: target, migrations: applied }
@@ -221,9 +252,12 @@ function pgTarget(database: DatabaseConfig): PgTarget {
   const url = new URL(database.url)
   const hasPassword = url.password !== ''
   url.password = ''
-  const searchPath = /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(url.searchParams.get('options') ?? '')?.[1] ?? null
+  const searchPath =
+    /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(url.searchParams.get('options') ?? '')?.[1] ?? null
   // libpq decodes percent-escapes only; a `+` from form encoding (URLSearchParams) would stay a `+`.
-  const query = [...url.searchParams].map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&')
+  const query = [...url.searchParams]
+    .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
+    .join('&')
   url.search = query === '' ? '' : `?${query}`
   return { url: url.toString(), hasPassword, schema: searchPath }
 }
@@ -244,6 +278,13 @@ export function pgDumpCommand(database: DatabaseConfig, file: string): string {
 /** The pg_restore invocation into the configured (empty) database; the service migrates it at start. */
 export function pgRestoreCommand(database: DatabaseConfig, file: string): string {
   const target = pgTarget(database)
-  const words = ['pg_restore', '--no-owner', '--no-privileges', '--exit-on-error', `--dbname=${target.url}`, path.resolve(file)]
+  const words = [
+    'pg_restore',
+    '--no-owner',
+    '--no-privileges',
+    '--exit-on-error',
+    `--dbname=${target.url}`,
+    path.resolve(file),
+  ]
   return `${target.hasPassword ? 'PGPASSWORD=*** ' : ''}${words.map(shellQuote).join(' ')}`
 }

@@ -21,7 +21,9 @@ let smtp: SmtpStandIn
 let closedPort: number
 
 beforeAll(async () => {
-  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  smtp = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+  })
   // A port that was just free and is closed again: connections are refused at once.
   closedPort = await new Promise<number>((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
@@ -38,7 +40,10 @@ function find(results: CheckResult[], check: string): CheckResult {
   return result!
 }
 
-async function doctor(env: Record<string, string | undefined>, check: string): Promise<CheckResult> {
+async function doctor(
+  env: Record<string, string | undefined>,
+  check: string,
+): Promise<CheckResult> {
   return find(await runDoctor(env, { timeoutMs: 3000 }), check)
 }
 
@@ -66,7 +71,9 @@ describe('switchboard doctor', () => {
   it('data directory: 0700 is ok; wider is a warning; a file in its place fails; missing is a warning', async () => {
     const dataDir = makeTempDir()
     fs.chmodSync(dataDir, 0o700)
-    expect(await doctor({ ...t.env, DATA_DIR: dataDir }, 'data directory')).toMatchObject({ status: 'ok' })
+    expect(await doctor({ ...t.env, DATA_DIR: dataDir }, 'data directory')).toMatchObject({
+      status: 'ok',
+    })
     fs.chmodSync(dataDir, 0o755)
     expect(await doctor({ ...t.env, DATA_DIR: dataDir }, 'data directory')).toMatchObject({
       status: 'warn',
@@ -78,43 +85,89 @@ describe('switchboard doctor', () => {
       status: 'fail',
       message: expect.stringContaining('is not a directory'),
     })
-    expect(await doctor({ ...t.env, DATA_DIR: path.join(dataDir, 'absent') }, 'data directory')).toMatchObject({ status: 'warn' })
+    expect(
+      await doctor({ ...t.env, DATA_DIR: path.join(dataDir, 'absent') }, 'data directory'),
+    ).toMatchObject({ status: 'warn' })
   })
 
   it('secrets: from the environment or a 0600 file is ok; a readable file fails, a broken one fails, a missing one warns', async () => {
-    expect(await doctor(t.env, 'secrets')).toMatchObject({ status: 'ok', message: expect.stringContaining('from the environment') })
+    expect(await doctor(t.env, 'secrets')).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('from the environment'),
+    })
     const dataDir = makeTempDir()
-    const fileEnv = { ...t.env, DATA_DIR: dataDir, JWT_SECRET: undefined, ENCRYPTION_KEY: undefined }
-    expect(await doctor(fileEnv, 'secrets')).toMatchObject({ status: 'warn', message: expect.stringContaining('does not exist yet') })
+    const fileEnv = {
+      ...t.env,
+      DATA_DIR: dataDir,
+      JWT_SECRET: undefined,
+      ENCRYPTION_KEY: undefined,
+    }
+    expect(await doctor(fileEnv, 'secrets')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('does not exist yet'),
+    })
     // The doctor changes nothing: no secrets file was generated.
     expect(fs.existsSync(path.join(dataDir, 'secrets.json'))).toBe(false)
     const file = path.join(dataDir, 'secrets.json')
-    fs.writeFileSync(file, JSON.stringify({ jwt_secret: 'j'.repeat(48), encryption_key: 'ab'.repeat(32) }), { mode: 0o600 })
-    expect(await doctor(fileEnv, 'secrets')).toMatchObject({ status: 'ok', message: expect.stringContaining('mode 0600') })
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ jwt_secret: 'j'.repeat(48), encryption_key: 'ab'.repeat(32) }),
+      { mode: 0o600 },
+    )
+    expect(await doctor(fileEnv, 'secrets')).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('mode 0600'),
+    })
     fs.chmodSync(file, 0o644)
-    expect(await doctor(fileEnv, 'secrets')).toMatchObject({ status: 'fail', message: expect.stringContaining('chmod 600') })
+    expect(await doctor(fileEnv, 'secrets')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('chmod 600'),
+    })
     fs.writeFileSync(file, '{"jwt_secret":"short"}', { mode: 0o600 })
     fs.chmodSync(file, 0o600)
-    expect(await doctor(fileEnv, 'secrets')).toMatchObject({ status: 'fail', message: expect.stringContaining('not a valid secrets file') })
+    expect(await doctor(fileEnv, 'secrets')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('not a valid secrets file'),
+    })
   })
 
   it('database: the configured one answers; an unreachable server fails with what to check', async () => {
-    expect(await doctor(t.env, 'database')).toMatchObject({ status: 'ok', message: expect.stringContaining('answers') })
-    const unreachable = await doctor({ ...t.env, DATABASE_URL: `postgres://switchboard:pw@127.0.0.1:${closedPort}/switchboard` }, 'database')
-    expect(unreachable).toMatchObject({ status: 'fail', message: expect.stringContaining('is not reachable') })
+    expect(await doctor(t.env, 'database')).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('answers'),
+    })
+    const unreachable = await doctor(
+      { ...t.env, DATABASE_URL: `postgres://switchboard:pw@127.0.0.1:${closedPort}/switchboard` },
+      'database',
+    )
+    expect(unreachable).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('is not reachable'),
+    })
     expect(unreachable.message).not.toContain(':pw@')
   })
 
   it('migrations: all applied is ok; pending ones warn; one from a newer version fails', async () => {
-    expect(await doctor(t.env, 'migrations')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^all \d+ applied$/) })
-    const [last] = (await sql<{ name: string }>`select name from kysely_migration order by name desc limit 1`.execute(t.deps.db)).rows
+    expect(await doctor(t.env, 'migrations')).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^all \d+ applied$/),
+    })
+    const [last] = (
+      await sql<{
+        name: string
+      }>`select name from kysely_migration order by name desc limit 1`.execute(t.deps.db)
+    ).rows
     await sql`delete from kysely_migration where name = ${last!.name}`.execute(t.deps.db)
     expect(await doctor(t.env, 'migrations')).toMatchObject({
       status: 'warn',
       message: `1 pending (${last!.name}); the service applies them at start, or run switchboard migrate`,
     })
-    await sql`insert into kysely_migration (name, timestamp) values (${last!.name}, ${new Date().toISOString()})`.execute(t.deps.db)
-    await sql`insert into kysely_migration (name, timestamp) values ('9999_from_the_future', ${new Date().toISOString()})`.execute(t.deps.db)
+    await sql`insert into kysely_migration (name, timestamp) values (${last!.name}, ${new Date().toISOString()})`.execute(
+      t.deps.db,
+    )
+    await sql`insert into kysely_migration (name, timestamp) values ('9999_from_the_future', ${new Date().toISOString()})`.execute(
+      t.deps.db,
+    )
     try {
       expect(await doctor(t.env, 'migrations')).toMatchObject({
         status: 'fail',
@@ -128,13 +181,22 @@ describe('switchboard doctor', () => {
   it('redis: unset is fine for one instance (a warning on PostgreSQL, where several may run); a closed port fails', async () => {
     const unset = await doctor({ ...t.env, REDIS_URL: undefined }, 'redis')
     expect(unset.status).toBe(testEngine() === 'postgres' ? 'warn' : 'ok')
-    const closed = await doctor({ ...t.env, REDIS_URL: `redis://:hunter2@127.0.0.1:${closedPort}` }, 'redis')
-    expect(closed).toMatchObject({ status: 'fail', message: expect.stringContaining(`127.0.0.1:${closedPort} is not reachable`) })
+    const closed = await doctor(
+      { ...t.env, REDIS_URL: `redis://:hunter2@127.0.0.1:${closedPort}` },
+      'redis',
+    )
+    expect(closed).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining(`127.0.0.1:${closedPort} is not reachable`),
+    })
     expect(closed.message).not.toContain('hunter2')
   })
 
   it('smtp: unconfigured is ok; a reachable server is verified without sending; a closed port fails', async () => {
-    expect(await doctor(t.env, 'smtp')).toMatchObject({ status: 'ok', message: expect.stringContaining('not configured') })
+    expect(await doctor(t.env, 'smtp')).toMatchObject({
+      status: 'ok',
+      message: expect.stringContaining('not configured'),
+    })
     const { token } = await createSignedInUser(t, { isAdmin: true })
     const configure = (port: number) =>
       t.app.inject({
@@ -169,11 +231,18 @@ describe('switchboard doctor', () => {
   })
 
   it('public url: https is ok (Secure cookies); http to another host warns; unset warns; http on this machine is ok', async () => {
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '1' }, 'public url')).toMatchObject({
+    expect(
+      await doctor(
+        { ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '1' },
+        'public url',
+      ),
+    ).toMatchObject({
       status: 'ok',
       message: 'https://sb.example.com: cookies are sent with Secure',
     })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'http://sb.example.com' }, 'public url')).toMatchObject({
+    expect(
+      await doctor({ ...t.env, PUBLIC_URL: 'http://sb.example.com' }, 'public url'),
+    ).toMatchObject({
       status: 'warn',
       message: expect.stringContaining('without Secure'),
     })
@@ -181,21 +250,48 @@ describe('switchboard doctor', () => {
       status: 'warn',
       message: expect.stringContaining('not set'),
     })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'http://localhost:8080' }, 'public url')).toMatchObject({ status: 'ok' })
+    expect(
+      await doctor({ ...t.env, PUBLIC_URL: 'http://localhost:8080' }, 'public url'),
+    ).toMatchObject({ status: 'ok' })
   })
 
   it('trust proxy: a hop count or address is ok; true is a configuration failure (refused at start); https behind no trusted proxy warns; no proxy on http is ok', async () => {
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '1' }, 'trust proxy')).toMatchObject({ status: 'ok' })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '10.0.0.5' }, 'trust proxy')).toMatchObject({ status: 'ok' })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: 'true' }, 'configuration')).toMatchObject({
+    expect(
+      await doctor(
+        { ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '1' },
+        'trust proxy',
+      ),
+    ).toMatchObject({ status: 'ok' })
+    expect(
+      await doctor(
+        { ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '10.0.0.5' },
+        'trust proxy',
+      ),
+    ).toMatchObject({ status: 'ok' })
+    expect(
+      await doctor(
+        { ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: 'true' },
+        'configuration',
+      ),
+    ).toMatchObject({
       status: 'fail',
       message: expect.stringContaining('TRUST_PROXY'),
     })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: 'false' }, 'trust proxy')).toMatchObject({
+    expect(
+      await doctor(
+        { ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: 'false' },
+        'trust proxy',
+      ),
+    ).toMatchObject({
       status: 'warn',
       message: expect.stringContaining('set TRUST_PROXY'),
     })
-    expect(await doctor({ ...t.env, PUBLIC_URL: 'http://localhost:8080', TRUST_PROXY: 'false' }, 'trust proxy')).toMatchObject({ status: 'ok' })
+    expect(
+      await doctor(
+        { ...t.env, PUBLIC_URL: 'http://localhost:8080', TRUST_PROXY: 'false' },
+        'trust proxy',
+      ),
+    ).toMatchObject({ status: 'ok' })
   })
 
   it('prints one line per check and exits 1 on a fail, 0 otherwise', async () => {
@@ -203,7 +299,17 @@ describe('switchboard doctor', () => {
     const lines = good.stdout.trimEnd().split('\n')
     for (const line of lines) expect(line).toMatch(/^(ok {2}|warn|fail) [a-z ]+: \S/)
     expect(lines.map((line) => line.slice(5, line.indexOf(':')))).toEqual(
-      expect.arrayContaining(['configuration', 'data directory', 'secrets', 'database', 'migrations', 'redis', 'smtp', 'public url', 'trust proxy']),
+      expect.arrayContaining([
+        'configuration',
+        'data directory',
+        'secrets',
+        'database',
+        'migrations',
+        'redis',
+        'smtp',
+        'public url',
+        'trust proxy',
+      ]),
     )
     expect(good.stdout).not.toContain('fail ')
     expect(good.code).toBe(0)

@@ -58,15 +58,26 @@ export function checkDataDirectory(config: Config): CheckResult {
   try {
     stat = fs.statSync(config.dataDir)
   } catch {
-    return warn(name, `${config.dataDir} does not exist yet; the service creates it (mode 0700) on first start`)
+    return warn(
+      name,
+      `${config.dataDir} does not exist yet; the service creates it (mode 0700) on first start`,
+    )
   }
-  if (!stat.isDirectory()) return fail(name, `${config.dataDir} is not a directory; point DATA_DIR at a directory`)
+  if (!stat.isDirectory())
+    return fail(name, `${config.dataDir} is not a directory; point DATA_DIR at a directory`)
   try {
     fs.accessSync(config.dataDir, fs.constants.W_OK | fs.constants.X_OK)
   } catch {
-    return fail(name, `${config.dataDir} is not writable by this user; chown it to the user the service runs as`)
+    return fail(
+      name,
+      `${config.dataDir} is not writable by this user; chown it to the user the service runs as`,
+    )
   }
-  if ((stat.mode & 0o077) !== 0) return warn(name, `${config.dataDir} has mode ${octal(stat.mode)}; run chmod 700 on it (it holds the keys)`)
+  if ((stat.mode & 0o077) !== 0)
+    return warn(
+      name,
+      `${config.dataDir} has mode ${octal(stat.mode)}; run chmod 700 on it (it holds the keys)`,
+    )
   return ok(name, `${config.dataDir}, mode ${octal(stat.mode)}`)
 }
 
@@ -74,7 +85,13 @@ export function checkDataDirectory(config: Config): CheckResult {
 export function checkSecrets(config: Config): { result: CheckResult; readable: boolean } {
   const name = 'secrets'
   if (config.jwtSecret !== undefined && config.encryptionKey !== undefined) {
-    return { result: ok(name, 'JWT_SECRET and ENCRYPTION_KEY come from the environment; keep them with your backups'), readable: true }
+    return {
+      result: ok(
+        name,
+        'JWT_SECRET and ENCRYPTION_KEY come from the environment; keep them with your backups',
+      ),
+      readable: true,
+    }
   }
   const file = path.join(config.dataDir, 'secrets.json')
   let stat: fs.Stats
@@ -90,20 +107,39 @@ export function checkSecrets(config: Config): { result: CheckResult; readable: b
     }
   }
   if ((stat.mode & 0o077) !== 0) {
-    return { result: fail(name, `${file} has mode ${octal(stat.mode)}: others may read the keys; run chmod 600 on it`), readable: false }
+    return {
+      result: fail(
+        name,
+        `${file} has mode ${octal(stat.mode)}: others may read the keys; run chmod 600 on it`,
+      ),
+      readable: false,
+    }
   }
   try {
-    const value = JSON.parse(fs.readFileSync(file, 'utf8')) as { jwt_secret?: unknown; encryption_key?: unknown }
-    if (typeof value.jwt_secret !== 'string' || value.jwt_secret.length < 32 || !/^[0-9a-f]{64}$/i.test(String(value.encryption_key))) {
+    const value = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      jwt_secret?: unknown
+      encryption_key?: unknown
+    }
+    if (
+      typeof value.jwt_secret !== 'string' ||
+      value.jwt_secret.length < 32 ||
+      !/^[0-9a-f]{64}$/i.test(String(value.encryption_key))
+    ) {
       throw new Error('shape')
     }
   } catch {
     return {
-      result: fail(name, `${file} is not a valid secrets file; restore it from a backup (without it encrypted settings cannot be read)`),
+      result: fail(
+        name,
+        `${file} is not a valid secrets file; restore it from a backup (without it encrypted settings cannot be read)`,
+      ),
       readable: false,
     }
   }
-  return { result: ok(name, `${file}, mode ${octal(stat.mode)}; keep it with your backups`), readable: true }
+  return {
+    result: ok(name, `${file}, mode ${octal(stat.mode)}; keep it with your backups`),
+    readable: true,
+  }
 }
 
 /** The SQLite files' modes; the service narrows them at start, so a wider mode is a warning. */
@@ -134,10 +170,25 @@ function describeDatabase(config: Config): string {
 }
 
 /** Reachable and migrated; returns the open handle for the SMTP check when the database answers. */
-export async function checkDatabase(config: Config, timeoutMs: number): Promise<{ results: CheckResult[]; handle: DatabaseHandle | null }> {
+export async function checkDatabase(
+  config: Config,
+  timeoutMs: number,
+): Promise<{ results: CheckResult[]; handle: DatabaseHandle | null }> {
   const where = describeDatabase(config)
-  if (config.database.kind === 'sqlite' && config.database.sqlitePath !== ':memory:' && !fs.existsSync(config.database.sqlitePath!)) {
-    return { results: [warn('database', `${where} does not exist yet; the service creates and migrates it on first start`)], handle: null }
+  if (
+    config.database.kind === 'sqlite' &&
+    config.database.sqlitePath !== ':memory:' &&
+    !fs.existsSync(config.database.sqlitePath!)
+  ) {
+    return {
+      results: [
+        warn(
+          'database',
+          `${where} does not exist yet; the service creates and migrates it on first start`,
+        ),
+      ],
+      handle: null,
+    }
   }
   const handle = createDatabase(config.database, { warn: () => undefined })
   try {
@@ -145,7 +196,12 @@ export async function checkDatabase(config: Config, timeoutMs: number): Promise<
   } catch (error) {
     await handle.close().catch(() => undefined)
     return {
-      results: [fail('database', `${where} is not reachable: ${(error as Error).message}; check DATABASE_URL and that the server runs`)],
+      results: [
+        fail(
+          'database',
+          `${where} is not reachable: ${(error as Error).message}; check DATABASE_URL and that the server runs`,
+        ),
+      ],
       handle: null,
     }
   }
@@ -159,7 +215,12 @@ export async function checkDatabase(config: Config, timeoutMs: number): Promise<
       ),
     )
   } else if (state.applied.length === 0) {
-    results.push(warn('migrations', 'the database is empty; the service (or switchboard migrate) migrates it at start'))
+    results.push(
+      warn(
+        'migrations',
+        'the database is empty; the service (or switchboard migrate) migrates it at start',
+      ),
+    )
   } else if (state.pending.length > 0) {
     results.push(
       warn(
@@ -176,7 +237,10 @@ export async function checkDatabase(config: Config, timeoutMs: number): Promise<
 export async function checkRedis(config: Config, timeoutMs: number): Promise<CheckResult> {
   if (config.redisUrl === undefined) {
     return config.database.kind === 'postgres'
-      ? warn('redis', 'not set: attempt budgets and rate limits are counted per instance; with several instances set REDIS_URL')
+      ? warn(
+          'redis',
+          'not set: attempt budgets and rate limits are counted per instance; with several instances set REDIS_URL',
+        )
       : ok('redis', 'not set (one instance on SQLite counts budgets and rate limits in memory)')
   }
   const url = new URL(config.redisUrl)
@@ -199,31 +263,54 @@ export async function checkRedis(config: Config, timeoutMs: number): Promise<Che
     return ok('redis', `${where} answers`)
   } catch (error) {
     const code = (error as { code?: string }).code
-    return fail('redis', `${where} is not reachable (${code ?? (error as Error).message}); check REDIS_URL and that Redis runs`)
+    return fail(
+      'redis',
+      `${where} is not reachable (${code ?? (error as Error).message}); check REDIS_URL and that Redis runs`,
+    )
   } finally {
     redis.disconnect()
   }
 }
 
-export async function checkSmtp(config: Config, handle: DatabaseHandle | null, secretsReadable: boolean): Promise<CheckResult> {
-  if (handle === null) return warn('smtp', 'not checked: the database is not available (SMTP is configured in the admin settings stored there)')
-  if (!secretsReadable) return warn('smtp', 'not checked: the secrets that decrypt the SMTP password are not available (see "secrets")')
+export async function checkSmtp(
+  config: Config,
+  handle: DatabaseHandle | null,
+  secretsReadable: boolean,
+): Promise<CheckResult> {
+  if (handle === null)
+    return warn(
+      'smtp',
+      'not checked: the database is not available (SMTP is configured in the admin settings stored there)',
+    )
+  if (!secretsReadable)
+    return warn(
+      'smtp',
+      'not checked: the secrets that decrypt the SMTP password are not available (see "secrets")',
+    )
   let deps: ReturnType<typeof createDeps>
   try {
     deps = createDeps(config, { database: handle, logger: createLogger({ logLevel: 'silent' }) })
   } catch (error) {
     // The secrets file cannot be read or made (the audit signing key lives there unless AUDIT_SIGNING_KEY is set).
-    return warn('smtp', `not checked: the service's secrets cannot be loaded (${(error as Error).message}); see "secrets" and "data directory"`)
+    return warn(
+      'smtp',
+      `not checked: the service's secrets cannot be loaded (${(error as Error).message}); see "secrets" and "data directory"`,
+    )
   }
   try {
     const verified = await verifyMailSetup(deps)
-    if (verified === null) return ok('smtp', 'not configured (the console shows mail-dependent features as unavailable)')
+    if (verified === null)
+      return ok('smtp', 'not configured (the console shows mail-dependent features as unavailable)')
     return ok(
       'smtp',
       `${verified.host}:${verified.port} accepted the connection (${verified.tls}${verified.authenticated ? ', authenticated' : ''}); nothing was sent`,
     )
   } catch (error) {
-    if (error instanceof MailDeliveryError) return fail('smtp', `${error.message} Check the SMTP settings in the console (Administration → Settings)`)
+    if (error instanceof MailDeliveryError)
+      return fail(
+        'smtp',
+        `${error.message} Check the SMTP settings in the console (Administration → Settings)`,
+      )
     return fail('smtp', `the SMTP settings cannot be read: ${(error as Error).message}`)
   } finally {
     deps.redis?.disconnect()
@@ -235,7 +322,10 @@ function isLocalHost(hostname: string): boolean {
 }
 
 /** PUBLIC_URL against the cookies' Secure attribute, and against TRUST_PROXY. */
-export function checkPublicUrl(config: Config, env: Record<string, string | undefined>): CheckResult[] {
+export function checkPublicUrl(
+  config: Config,
+  env: Record<string, string | undefined>,
+): CheckResult[] {
   const url = new URL(config.publicUrl)
   const results: CheckResult[] = []
   if (env.PUBLIC_URL === undefined || env.PUBLIC_URL.trim() === '') {
@@ -248,7 +338,12 @@ export function checkPublicUrl(config: Config, env: Record<string, string | unde
   } else if (config.secureCookies) {
     results.push(ok('public url', `${config.publicUrl}: cookies are sent with Secure`))
   } else if (isLocalHost(url.hostname)) {
-    results.push(ok('public url', `${config.publicUrl}: reachable from this machine only; cookies without Secure`))
+    results.push(
+      ok(
+        'public url',
+        `${config.publicUrl}: reachable from this machine only; cookies without Secure`,
+      ),
+    )
   } else {
     results.push(
       warn(
@@ -268,22 +363,38 @@ export function checkPublicUrl(config: Config, env: Record<string, string | unde
         : ok('trust proxy', "false: the client address is the connection's (no reverse proxy)"),
     )
   } else {
-    results.push(ok('trust proxy', `${trust}: the client address and protocol come from X-Forwarded-For / X-Forwarded-Proto set by that proxy`))
+    results.push(
+      ok(
+        'trust proxy',
+        `${trust}: the client address and protocol come from X-Forwarded-For / X-Forwarded-Proto set by that proxy`,
+      ),
+    )
   }
   return results
 }
 
 /** Every check, in the order an operator fixes them. */
-export async function runDoctor(env: Record<string, string | undefined>, options: DoctorOptions = {}): Promise<CheckResult[]> {
+export async function runDoctor(
+  env: Record<string, string | undefined>,
+  options: DoctorOptions = {},
+): Promise<CheckResult[]> {
   const timeoutMs = options.timeoutMs ?? 5000
   let config: Config
   try {
     config = parseConfig(env)
   } catch (error) {
-    if (error instanceof ConfigError) return [fail('configuration', `${error.problems.join('; ')}; fix these variables (nothing else was checked)`)]
+    if (error instanceof ConfigError)
+      return [
+        fail(
+          'configuration',
+          `${error.problems.join('; ')}; fix these variables (nothing else was checked)`,
+        ),
+      ]
     throw error
   }
-  const results: CheckResult[] = [ok('configuration', 'the environment parses as the service would read it')]
+  const results: CheckResult[] = [
+    ok('configuration', 'the environment parses as the service would read it'),
+  ]
   results.push(checkDataDirectory(config))
   const secrets = checkSecrets(config)
   results.push(secrets.result)

@@ -16,16 +16,29 @@ describe('instance record', () => {
     expect(runningInstance(database)).toBeNull()
 
     const parent = process.ppid
-    fs.writeFileSync(instanceFile(database), JSON.stringify({ pid: parent, host: os.hostname(), started_at: 'then' }))
+    fs.writeFileSync(
+      instanceFile(database),
+      JSON.stringify({ pid: parent, host: os.hostname(), started_at: 'then' }),
+    )
     expect(runningInstance(database)).toMatchObject({ pid: parent, checkable: true })
 
     // A process that has exited (its PID is not reused this quickly).
     const ended = spawnSync(process.execPath, ['-e', '']).pid
-    fs.writeFileSync(instanceFile(database), JSON.stringify({ pid: ended, host: os.hostname(), started_at: 'then' }))
+    fs.writeFileSync(
+      instanceFile(database),
+      JSON.stringify({ pid: ended, host: os.hostname(), started_at: 'then' }),
+    )
     expect(runningInstance(database)).toBeNull()
 
-    fs.writeFileSync(instanceFile(database), JSON.stringify({ pid: 1, host: 'another-host', started_at: 'then' }))
-    expect(runningInstance(database)).toMatchObject({ pid: 1, host: 'another-host', checkable: false })
+    fs.writeFileSync(
+      instanceFile(database),
+      JSON.stringify({ pid: 1, host: 'another-host', started_at: 'then' }),
+    )
+    expect(runningInstance(database)).toMatchObject({
+      pid: 1,
+      host: 'another-host',
+      checkable: false,
+    })
 
     // Someone else's record stays when this process releases.
     release()

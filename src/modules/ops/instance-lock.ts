@@ -26,14 +26,19 @@ export function instanceFile(databaseFile: string): string {
 /** Records this process as the one serving the database; the returned function removes the record if it is still ours. */
 export function claimInstance(databaseFile: string, now = new Date()): () => void {
   const file = instanceFile(databaseFile)
-  const record: InstanceRecord = { pid: process.pid, host: os.hostname(), started_at: now.toISOString() }
+  const record: InstanceRecord = {
+    pid: process.pid,
+    host: os.hostname(),
+    started_at: now.toISOString(),
+  }
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
   const draft = `${file}.${process.pid}.tmp`
   fs.writeFileSync(draft, `${JSON.stringify(record)}\n`, { mode: 0o600 })
   fs.renameSync(draft, file)
   return () => {
     const current = readRecord(file)
-    if (current?.pid === record.pid && current.host === record.host) fs.rmSync(file, { force: true })
+    if (current?.pid === record.pid && current.host === record.host)
+      fs.rmSync(file, { force: true })
   }
 }
 
@@ -59,10 +64,14 @@ function isAlive(pid: number): boolean {
 }
 
 /** The service that holds the database, or null when none does (no record, or a record of a process that has ended). */
-export function runningInstance(databaseFile: string): (InstanceRecord & { file: string; checkable: boolean }) | null {
+export function runningInstance(
+  databaseFile: string,
+): (InstanceRecord & { file: string; checkable: boolean }) | null {
   const file = instanceFile(databaseFile)
   const record = readRecord(file)
   if (record === null) return null
   if (record.host !== os.hostname()) return { ...record, file, checkable: false }
-  return record.pid !== process.pid && isAlive(record.pid) ? { ...record, file, checkable: true } : null
+  return record.pid !== process.pid && isAlive(record.pid)
+    ? { ...record, file, checkable: true }
+    : null
 }

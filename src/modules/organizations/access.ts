@@ -12,7 +12,12 @@ export function organizationNotFound(): AppError {
   return new AppError('NOT_FOUND', { message: 'No such organization.' })
 }
 
-export async function requirePermission(ex: Executor, organizationId: string, userId: string, permission: Permission): Promise<OrganizationRecord> {
+export async function requirePermission(
+  ex: Executor,
+  organizationId: string,
+  userId: string,
+  permission: Permission,
+): Promise<OrganizationRecord> {
   const organization = await findOrganizationOfMember(ex, organizationId, userId)
   if (organization === null) throw organizationNotFound()
   assertCan(organization.role, permission)

@@ -36,11 +36,18 @@ function asRecord<T extends { role: string }>(row: T): T & { role: Role } {
 /** Pending = neither accepted nor revoked, and not expired: the only state in which a link works. */
 function isPending(now: Timestamp) {
   return (eb: ExpressionBuilder<Database, 'organization_invitations'>) =>
-    eb.and([eb('accepted_at', 'is', null), eb('revoked_at', 'is', null), eb('expires_at', '>', now)])
+    eb.and([
+      eb('accepted_at', 'is', null),
+      eb('revoked_at', 'is', null),
+      eb('expires_at', '>', now),
+    ])
 }
 
 function pending(ex: Executor, organizationId: string, now: Timestamp) {
-  return ex.selectFrom('organization_invitations').where('organization_id', '=', organizationId).where(isPending(now))
+  return ex
+    .selectFrom('organization_invitations')
+    .where('organization_id', '=', organizationId)
+    .where(isPending(now))
 }
 
 export async function insertInvitation(ex: Executor, invitation: NewInvitation): Promise<void> {
@@ -71,7 +78,12 @@ export async function listPendingInvitations(
   now: Timestamp,
   window: PageWindow,
 ): Promise<PendingInvitationRecord[]> {
-  return (await newestFirst(pending(ex, organizationId, now).select([...INVITATION_COLUMNS, 'token_encrypted']), window).execute()).map(asRecord)
+  return (
+    await newestFirst(
+      pending(ex, organizationId, now).select([...INVITATION_COLUMNS, 'token_encrypted']),
+      window,
+    ).execute()
+  ).map(asRecord)
 }
 
 export async function findPendingInvitation(
@@ -80,7 +92,10 @@ export async function findPendingInvitation(
   invitationId: string,
   now: Timestamp,
 ): Promise<InvitationRecord | null> {
-  const row = await pending(ex, organizationId, now).select(INVITATION_COLUMNS).where('id', '=', invitationId).executeTakeFirst()
+  const row = await pending(ex, organizationId, now)
+    .select(INVITATION_COLUMNS)
+    .where('id', '=', invitationId)
+    .executeTakeFirst()
   return row ? asRecord(row) : null
 }
 
@@ -116,7 +131,12 @@ export interface ReceivedInvitationRecord {
 }
 
 /** The pending invitations addressed to `email`, newest first. */
-export async function listInvitationsTo(ex: Executor, email: string, now: Timestamp, window: PageWindow): Promise<ReceivedInvitationRecord[]> {
+export async function listInvitationsTo(
+  ex: Executor,
+  email: string,
+  now: Timestamp,
+  window: PageWindow,
+): Promise<ReceivedInvitationRecord[]> {
   const query = ex
     .selectFrom('organization_invitations')
     .innerJoin('organizations', 'organizations.id', 'organization_invitations.organization_id')
@@ -150,7 +170,11 @@ export async function answerInvitation(
 ): Promise<{ id: string; organization_id: string; email: string; role: Role } | null> {
   const row = await ex
     .updateTable('organization_invitations')
-    .set(answer === 'accept' ? { accepted_at: now, token_encrypted: null } : { revoked_at: now, token_encrypted: null })
+    .set(
+      answer === 'accept'
+        ? { accepted_at: now, token_encrypted: null }
+        : { revoked_at: now, token_encrypted: null },
+    )
     .where('id', '=', match.id)
     .where('email', '=', match.email)
     .where(isPending(now))
@@ -176,17 +200,31 @@ export async function lockPendingInvitation(
   invitationId: string,
   now: Timestamp,
 ): Promise<InvitationRecord | null> {
-  const row = await pending(ex, organizationId, now).select(INVITATION_COLUMNS).where('id', '=', invitationId).forUpdate().executeTakeFirst()
+  const row = await pending(ex, organizationId, now)
+    .select(INVITATION_COLUMNS)
+    .where('id', '=', invitationId)
+    .forUpdate()
+    .executeTakeFirst()
   return row ? asRecord(row) : null
 }
 
 /** Gives the (locked, pending) invitation a new link: the earlier token stops working at once. */
-export async function replaceInvitationLink(ex: Executor, invitationId: string, link: InvitationLink): Promise<void> {
-  await ex.updateTable('organization_invitations').set(link).where('id', '=', invitationId).execute()
+export async function replaceInvitationLink(
+  ex: Executor,
+  invitationId: string,
+  link: InvitationLink,
+): Promise<void> {
+  await ex
+    .updateTable('organization_invitations')
+    .set(link)
+    .where('id', '=', invitationId)
+    .execute()
 }
 
 /** The encrypted tokens of pending invitations, rows locked (key rotation rewraps them in place). */
-export async function lockInvitationTokens(ex: Executor): Promise<Array<{ id: string; token_encrypted: string }>> {
+export async function lockInvitationTokens(
+  ex: Executor,
+): Promise<Array<{ id: string; token_encrypted: string }>> {
   const rows = await ex
     .selectFrom('organization_invitations')
     .select(['id', 'token_encrypted'])
@@ -196,6 +234,14 @@ export async function lockInvitationTokens(ex: Executor): Promise<Array<{ id: st
   return rows.map((row) => ({ id: row.id, token_encrypted: row.token_encrypted! }))
 }
 
-export async function setInvitationTokenCiphertext(ex: Executor, invitationId: string, ciphertext: string): Promise<void> {
-  await ex.updateTable('organization_invitations').set({ token_encrypted: ciphertext }).where('id', '=', invitationId).execute()
+export async function setInvitationTokenCiphertext(
+  ex: Executor,
+  invitationId: string,
+  ciphertext: string,
+): Promise<void> {
+  await ex
+    .updateTable('organization_invitations')
+    .set({ token_encrypted: ciphertext })
+    .where('id', '=', invitationId)
+    .execute()
 }

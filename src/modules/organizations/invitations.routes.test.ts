@@ -2,12 +2,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
-import { bearer, createApiTokenFor, createSignedInUser, uniqueEmail, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  uniqueEmail,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { createOrgWithRoles, type OrgRole } from '../../../test/helpers/organizations.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 
 // Sessions outlive the 7 days after which the invitations expire.
-const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', SESSION_TTL: '30d', SESSION_IDLE_TIMEOUT: '30d' } })
+const t = useTestApp({
+  env: { RATE_LIMIT_GENERAL: '0', SESSION_TTL: '30d', SESSION_IDLE_TIMEOUT: '30d' },
+})
 let smtp: SmtpStandIn
 let admin: TestUser & SignedIn
 
@@ -24,19 +33,48 @@ const configureSmtp = (enabled: boolean) =>
     method: 'PUT',
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
-    payload: { enabled, host: smtp.host, port: smtp.port, secure: false, from_address: 'switchboard@example.com', from_name: 'Switchboard' },
+    payload: {
+      enabled,
+      host: smtp.host,
+      port: smtp.port,
+      secure: false,
+      from_address: 'switchboard@example.com',
+      from_name: 'Switchboard',
+    },
   })
 
 const invite = (token: string, orgId: string, email: string, role: OrgRole = 'member') =>
-  t.app.inject({ method: 'POST', url: `/api/organizations/${orgId}/invitations`, headers: bearer(token), payload: { email, role } })
+  t.app.inject({
+    method: 'POST',
+    url: `/api/organizations/${orgId}/invitations`,
+    headers: bearer(token),
+    payload: { email, role },
+  })
 const accept = (token: string, invitationToken: string) =>
-  t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(token), payload: { token: invitationToken } })
+  t.app.inject({
+    method: 'POST',
+    url: '/api/invitations/accept',
+    headers: bearer(token),
+    payload: { token: invitationToken },
+  })
 const listInvitations = (token: string, orgId: string, query = '') =>
-  t.app.inject({ method: 'GET', url: `/api/organizations/${orgId}/invitations${query}`, headers: bearer(token) })
+  t.app.inject({
+    method: 'GET',
+    url: `/api/organizations/${orgId}/invitations${query}`,
+    headers: bearer(token),
+  })
 const resend = (token: string, orgId: string, invitationId: string) =>
-  t.app.inject({ method: 'POST', url: `/api/organizations/${orgId}/invitations/${invitationId}/resend`, headers: bearer(token) })
+  t.app.inject({
+    method: 'POST',
+    url: `/api/organizations/${orgId}/invitations/${invitationId}/resend`,
+    headers: bearer(token),
+  })
 const revoke = (token: string, orgId: string, invitationId: string) =>
-  t.app.inject({ method: 'DELETE', url: `/api/organizations/${orgId}/invitations/${invitationId}`, headers: bearer(token) })
+  t.app.inject({
+    method: 'DELETE',
+    url: `/api/organizations/${orgId}/invitations/${invitationId}`,
+    headers: bearer(token),
+  })
 
 const pendingRows = (orgId: string) =>
   t.deps.db
@@ -77,25 +115,45 @@ describe('without SMTP', () => {
     })
     expect(smtp.received).toEqual([])
     // The pending list carries the same link, to owners and admins only.
-    const listed = (await listInvitations(org.owner.token, org.id)).json().items.find((i: { id: string }) => i.id === body.id)
+    const listed = (await listInvitations(org.owner.token, org.id))
+      .json()
+      .items.find((i: { id: string }) => i.id === body.id)
     expect(listed.link).toBe(body.link)
     expectReason(await listInvitations(org.member.token, org.id), 403, 'FORBIDDEN')
     expectReason(await listInvitations(org.outsider.token, org.id), 404, 'NOT_FOUND')
     // Stored encrypted, never in clear; not in the audit trail or the logs.
     const token = LINK.exec(body.link)![1]!
-    const row = await t.deps.db.selectFrom('organization_invitations').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('organization_invitations')
+      .selectAll()
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toContain(token)
     expect(row.token_encrypted).toMatch(/^v1\./)
-    const audit = await t.deps.db.selectFrom('audit_events').select('metadata').where('target_id', '=', org.id).execute()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('target_id', '=', org.id)
+      .execute()
     expect(JSON.stringify(audit)).not.toContain(token)
     expect(t.logs.join('\n')).not.toContain(token)
     // Consent stays: nobody joins until the invitee accepts.
-    const members = (await t.app.inject({ method: 'GET', url: `/api/organizations/${org.id}/members`, headers: bearer(org.owner.token) })).json()
+    const members = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/organizations/${org.id}/members`,
+        headers: bearer(org.owner.token),
+      })
+    ).json()
     expect(members.items.map((m: { user_id: string }) => m.user_id)).not.toContain(invitee.user.id)
     expect((await accept(invitee.token, token)).json().role).toBe('member')
     expectReason(await accept(invitee.token, token), 400, 'VALIDATION_FAILED')
     // Once accepted, the encrypted copy is gone.
-    const spent = await t.deps.db.selectFrom('organization_invitations').select('token_encrypted').where('id', '=', body.id).executeTakeFirstOrThrow()
+    const spent = await t.deps.db
+      .selectFrom('organization_invitations')
+      .select('token_encrypted')
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow()
     expect(spent.token_encrypted).toBeNull()
     // Access comes first: outsiders still get 404 and members 403.
     expectReason(await invite(org.outsider.token, org.id, uniqueEmail()), 404, 'NOT_FOUND')
@@ -108,11 +166,18 @@ describe('without SMTP', () => {
     const first = (await invite(org.owner.token, org.id, invitee.email, 'admin')).json()
     const second = (await invite(org.owner.token, org.id, invitee.email, 'member')).json()
     expect(second.replaced).toEqual({ id: first.id, role: 'admin' })
-    const pending = (await listInvitations(org.owner.token, org.id)).json().items.filter((i: { email: string }) => i.email === invitee.email)
+    const pending = (await listInvitations(org.owner.token, org.id))
+      .json()
+      .items.filter((i: { email: string }) => i.email === invitee.email)
     expect(pending.map((i: { id: string }) => i.id)).toEqual([second.id])
     expect(
-      (await t.deps.db.selectFrom('organization_invitations').select('token_encrypted').where('id', '=', first.id).executeTakeFirstOrThrow())
-        .token_encrypted,
+      (
+        await t.deps.db
+          .selectFrom('organization_invitations')
+          .select('token_encrypted')
+          .where('id', '=', first.id)
+          .executeTakeFirstOrThrow()
+      ).token_encrypted,
     ).toBeNull()
     expectReason(await accept(invitee.token, LINK.exec(first.link)![1]!), 400, 'VALIDATION_FAILED')
     expect((await accept(invitee.token, LINK.exec(second.link)![1]!)).json().role).toBe('member')
@@ -126,9 +191,17 @@ describe('without SMTP', () => {
     expectReason(await resend(org.member.token, org.id, created.id), 403, 'FORBIDDEN')
     const resent = await resend(org.owner.token, org.id, created.id)
     expect(resent.statusCode).toBe(200)
-    expect(resent.json()).toMatchObject({ id: created.id, mail: 'not_configured', link: expect.stringMatching(LINK) })
+    expect(resent.json()).toMatchObject({
+      id: created.id,
+      mail: 'not_configured',
+      link: expect.stringMatching(LINK),
+    })
     expect(resent.json().link).not.toBe(created.link)
-    expectReason(await accept(invitee.token, LINK.exec(created.link)![1]!), 400, 'VALIDATION_FAILED')
+    expectReason(
+      await accept(invitee.token, LINK.exec(created.link)![1]!),
+      400,
+      'VALIDATION_FAILED',
+    )
     expect((await accept(invitee.token, LINK.exec(resent.json().link)![1]!)).statusCode).toBe(200)
   })
 
@@ -142,7 +215,12 @@ describe('without SMTP', () => {
       payload: { email, role: 'member' },
     })
     expect(added.statusCode).toBe(202)
-    expect(added.json()).toMatchObject({ email, mail: 'not_configured', link: expect.stringMatching(LINK), replaced: null })
+    expect(added.json()).toMatchObject({
+      email,
+      mail: 'not_configured',
+      link: expect.stringMatching(LINK),
+      replaced: null,
+    })
     // A ciphertext moved from another row (or written under another key) does not open.
     const other = (await invite(org.owner.token, org.id, uniqueEmail())).json()
     const foreign = await t.deps.db
@@ -155,7 +233,9 @@ describe('without SMTP', () => {
       .set({ token_encrypted: foreign.token_encrypted })
       .where('id', '=', added.json().id)
       .execute()
-    const listed = (await listInvitations(org.owner.token, org.id)).json().items.find((i: { id: string }) => i.id === added.json().id)
+    const listed = (await listInvitations(org.owner.token, org.id))
+      .json()
+      .items.find((i: { id: string }) => i.id === added.json().id)
     expect(listed.link).toBeNull()
   })
 })
@@ -180,7 +260,9 @@ describe('with SMTP', () => {
       mail: 'sent',
       replaced: null,
     })
-    expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(7 * 86400_000 - 60_000)
+    expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(
+      7 * 86400_000 - 60_000,
+    )
     expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeLessThanOrEqual(7 * 86400_000)
 
     const mail = smtp.received.at(-1)!
@@ -194,7 +276,11 @@ describe('with SMTP', () => {
 
     // The answer's link is the mailed one; the token is stored as its hash and encrypted, never in clear.
     expect(body.link).toBe(`http://switchboard.test/invitations/accept?token=${token}`)
-    const row = await t.deps.db.selectFrom('organization_invitations').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('organization_invitations')
+      .selectAll()
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toContain(token)
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/)
 
@@ -208,12 +294,22 @@ describe('with SMTP', () => {
       role: 'admin',
       created_at: expect.any(String),
     })
-    const members = (await t.app.inject({ method: 'GET', url: `/api/organizations/${org.id}/members`, headers: bearer(invitee.token) })).json()
-    expect(members.items).toContainEqual(expect.objectContaining({ user_id: invitee.user.id, role: 'admin' }))
+    const members = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/organizations/${org.id}/members`,
+        headers: bearer(invitee.token),
+      })
+    ).json()
+    expect(members.items).toContainEqual(
+      expect.objectContaining({ user_id: invitee.user.id, role: 'admin' }),
+    )
 
     const again = await accept(invitee.token, token)
     expectReason(again, 400, 'VALIDATION_FAILED')
-    expect(again.json().details).toEqual([{ field: 'token', message: 'is invalid, expired or already used', code: 'invalid' }])
+    expect(again.json().details).toEqual([
+      { field: 'token', message: 'is invalid, expired or already used', code: 'invalid' },
+    ])
 
     // (The first four events are createOrgWithRoles' own invitations of its admin and member.)
     const audit = (
@@ -255,13 +351,24 @@ describe('with SMTP', () => {
     // Joined meanwhile by another way (as an administrator's tooling could): the link cannot add a second membership.
     await t.deps.db
       .insertInto('organization_members')
-      .values({ organization_id: org.id, user_id: invitee.user.id, role: 'member', joined_at: t.clock.now().toISOString() })
+      .values({
+        organization_id: org.id,
+        user_id: invitee.user.id,
+        role: 'member',
+        joined_at: t.clock.now().toISOString(),
+      })
       .execute()
     expectReason(await accept(invitee.token, token), 409, 'ALREADY_EXISTS')
 
-    for (const bad of ['x', 'A'.repeat(43), `${token}x`]) expectReason(await accept(invitee.token, bad), 400, 'VALIDATION_FAILED')
+    for (const bad of ['x', 'A'.repeat(43), `${token}x`])
+      expectReason(await accept(invitee.token, bad), 400, 'VALIDATION_FAILED')
     expectReason(
-      await t.app.inject({ method: 'POST', url: '/api/invitations/accept', headers: bearer(invitee.token), payload: {} }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/invitations/accept',
+        headers: bearer(invitee.token),
+        payload: {},
+      }),
       400,
       'VALIDATION_FAILED',
     )
@@ -301,7 +408,9 @@ describe('with SMTP', () => {
     })
     const page = (await listInvitations(org.admin.token, org.id, '?limit=2')).json()
     expect(
-      (await listInvitations(org.admin.token, org.id, `?limit=2&cursor=${page.next_cursor}`)).json().items.map((i: { id: string }) => i.id),
+      (await listInvitations(org.admin.token, org.id, `?limit=2&cursor=${page.next_cursor}`))
+        .json()
+        .items.map((i: { id: string }) => i.id),
     ).toEqual([ids[0]])
     expectReason(await listInvitations(org.member.token, org.id), 403, 'FORBIDDEN')
     expectReason(await listInvitations(org.outsider.token, org.id), 404, 'NOT_FOUND')
@@ -309,7 +418,11 @@ describe('with SMTP', () => {
     expect((await revoke(org.admin.token, org.id, ids[1]!)).statusCode).toBe(204)
     expectReason(await revoke(org.admin.token, org.id, ids[1]!), 404, 'NOT_FOUND')
     expectReason(await revoke(org.member.token, org.id, ids[0]!), 403, 'FORBIDDEN')
-    expect((await listInvitations(org.owner.token, org.id)).json().items.map((i: { id: string }) => i.id)).toEqual([ids[2], ids[0]])
+    expect(
+      (await listInvitations(org.owner.token, org.id))
+        .json()
+        .items.map((i: { id: string }) => i.id),
+    ).toEqual([ids[2], ids[0]])
     const holder = await createSignedInUser(t, { email: emails[1] })
     expectReason(await accept(holder.token, tokenMailedTo(emails[1]!)), 400, 'VALIDATION_FAILED')
   })
@@ -328,7 +441,10 @@ describe('with SMTP', () => {
       .where('target_id', '=', org.id)
       .executeTakeFirstOrThrow()
     expect(event.actor_id).toBe(org.owner.user.id)
-    expect(JSON.parse(event.metadata)).toMatchObject({ invitation_id: ownerInvite.json().id, role: 'owner' })
+    expect(JSON.parse(event.metadata)).toMatchObject({
+      invitation_id: ownerInvite.json().id,
+      role: 'owner',
+    })
   })
 
   it('replaces the pending invitation of the same address: only the newest link works', async () => {
@@ -369,13 +485,16 @@ describe('with SMTP', () => {
       smtp.rejectRecipients = null
     }
     expect((await pendingRows(org.id)).map((r) => r.id)).toEqual([body.id])
-    expect(t.logs.some((line) => line.includes('reply code 550') && line.includes('invitation'))).toBe(true)
+    expect(
+      t.logs.some((line) => line.includes('reply code 550') && line.includes('invitation')),
+    ).toBe(true)
     expect((await accept(invitee.token, LINK.exec(body.link)![1]!)).json().role).toBe('admin')
   })
 
   it('limits invitations to 10 per 15 minutes per user, counting refused ones (429)', async () => {
     const org = await createOrgWithRoles(t)
-    for (let i = 0; i < 10; i++) expect((await invite(org.owner.token, org.id, 'not-an-email')).statusCode).toBe(400)
+    for (let i = 0; i < 10; i++)
+      expect((await invite(org.owner.token, org.id, 'not-an-email')).statusCode).toBe(400)
     const limited = await invite(org.owner.token, org.id, uniqueEmail())
     expectReason(limited, 429, 'RATE_LIMITED')
     expect(limited.json().retryAfter).toBeGreaterThan(14 * 60)
@@ -384,7 +503,12 @@ describe('with SMTP', () => {
 
   describe('resending', () => {
     const auditOf = (orgId: string, action: string) =>
-      t.deps.db.selectFrom('audit_events').select(['actor_id', 'metadata']).where('target_id', '=', orgId).where('action', '=', action).execute()
+      t.deps.db
+        .selectFrom('audit_events')
+        .select(['actor_id', 'metadata'])
+        .where('target_id', '=', orgId)
+        .where('action', '=', action)
+        .execute()
 
     it('mails a new link on the same invitation, valid 7 days from now; the earlier link stops working', async () => {
       const org = await createOrgWithRoles(t)
@@ -396,17 +520,32 @@ describe('with SMTP', () => {
         const response = await resend(org.admin.token, org.id, created.id)
         expect(response.statusCode).toBe(200)
         const body = response.json()
-        expect(body).toMatchObject({ id: created.id, email: invitee.email, role: 'admin', mail: 'sent' })
-        expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(7 * 86400_000 - 60_000)
-        expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeLessThanOrEqual(7 * 86400_000)
+        expect(body).toMatchObject({
+          id: created.id,
+          email: invitee.email,
+          role: 'admin',
+          mail: 'sent',
+        })
+        expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(
+          7 * 86400_000 - 60_000,
+        )
+        expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeLessThanOrEqual(
+          7 * 86400_000,
+        )
         // The invitation keeps its place in the list (sent 3 days ago).
-        expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBeGreaterThan(10 * 86400_000 - 60_000)
+        expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBeGreaterThan(
+          10 * 86400_000 - 60_000,
+        )
         const second = tokenMailedTo(invitee.email)
         expect(second).not.toBe(first)
         expect(textOf(smtp.received.at(-1)!)).toContain('Adam Admin')
         // Still one pending invitation, listed with its new expiry.
         const { mail: _mail, ...listed } = body
-        expect((await listInvitations(org.owner.token, org.id)).json().items.filter((i: { id: string }) => i.id === created.id)).toEqual([listed])
+        expect(
+          (await listInvitations(org.owner.token, org.id))
+            .json()
+            .items.filter((i: { id: string }) => i.id === created.id),
+        ).toEqual([listed])
         expect(body.link).toBe(`http://switchboard.test/invitations/accept?token=${second}`)
         expectReason(await accept(invitee.token, first), 400, 'VALIDATION_FAILED')
         expect((await accept(invitee.token, second)).json().role).toBe('admin')
@@ -418,7 +557,11 @@ describe('with SMTP', () => {
       const events = await auditOf(org.id, 'org.invitation_resend')
       expect(events).toHaveLength(1)
       expect(events[0]!.actor_id).toBe(org.admin.user.id)
-      expect(JSON.parse(events[0]!.metadata)).toEqual({ invitation_id: created.id, email: invitee.email, role: 'admin' })
+      expect(JSON.parse(events[0]!.metadata)).toEqual({
+        invitation_id: created.id,
+        email: invitee.email,
+        role: 'admin',
+      })
       expect(JSON.stringify(events)).not.toMatch(/[A-Za-z0-9_-]{43}/)
     })
 
@@ -460,7 +603,11 @@ describe('with SMTP', () => {
       } finally {
         smtp.rejectRecipients = null
       }
-      expectReason(await accept(invitee.token, LINK.exec(created.link)![1]!), 400, 'VALIDATION_FAILED')
+      expectReason(
+        await accept(invitee.token, LINK.exec(created.link)![1]!),
+        400,
+        'VALIDATION_FAILED',
+      )
       expect((await accept(invitee.token, LINK.exec(resent.link)![1]!)).statusCode).toBe(200)
     })
 
@@ -470,7 +617,9 @@ describe('with SMTP', () => {
       const created = (await invite(org.owner.token, org.id, invitee.email)).json()
       const before = smtp.received.length
       // Two resends: with the invitation that is the 3 mails an address may receive in a day (issue 26).
-      const results = await Promise.all([1, 2].map(() => resend(org.owner.token, org.id, created.id)))
+      const results = await Promise.all(
+        [1, 2].map(() => resend(org.owner.token, org.id, created.id)),
+      )
       expect(results.map((r) => r.statusCode)).toEqual([200, 200])
       expect((await pendingRows(org.id)).filter((r) => r.email === invitee.email)).toHaveLength(1)
       const mailed = smtp.received.slice(before).filter((m) => m.to.includes(invitee.email))

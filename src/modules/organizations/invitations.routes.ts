@@ -29,7 +29,9 @@ import {
 } from './schemas.js'
 
 const tags = ['organizations']
-const ROLE_TOO_LOW = errorResponse('FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner)')
+const ROLE_TOO_LOW = errorResponse(
+  'FORBIDDEN: your role does not allow this (only an owner invites, or revokes an invitation of, an owner)',
+)
 
 /** /api/organizations/{id}/invitations */
 export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -41,7 +43,8 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'createInvitation',
-          summary: 'Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)',
+          summary:
+            'Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)',
           description:
             'Succeeds with or without outgoing mail (issue 27): `link` is the link the mail carries, for the inviter to pass on; `mail` says ' +
             'whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.',
@@ -57,7 +60,17 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) =>
-        reply.code(201).send(await createInvitation(deps, callerOf(request), request.params.id, request.body, contextOf(request))),
+        reply
+          .code(201)
+          .send(
+            await createInvitation(
+              deps,
+              callerOf(request),
+              request.params.id,
+              request.body,
+              contextOf(request),
+            ),
+          ),
     )
 
     app.get(
@@ -83,7 +96,8 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'resendInvitation',
-          summary: 'A new link for a pending invitation, valid 7 days, replacing the earlier one; mailed when SMTP works (owner, admin)',
+          summary:
+            'A new link for a pending invitation, valid 7 days, replacing the earlier one; mailed when SMTP works (owner, admin)',
           params: InvitationParams,
           response: {
             200: ResentInvitationView,
@@ -93,7 +107,14 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request) => resendInvitation(deps, callerOf(request), request.params.id, request.params.invitation_id, contextOf(request)),
+      async (request) =>
+        resendInvitation(
+          deps,
+          callerOf(request),
+          request.params.id,
+          request.params.invitation_id,
+          contextOf(request),
+        ),
     )
 
     app.delete(
@@ -104,11 +125,21 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'revokeInvitation',
           summary: 'Revoke a pending invitation: its link stops working (owner, admin)',
           params: InvitationParams,
-          response: { 204: NoContent, 403: ROLE_TOO_LOW, 404: notAMember('no such pending invitation') },
+          response: {
+            204: NoContent,
+            403: ROLE_TOO_LOW,
+            404: notAMember('no such pending invitation'),
+          },
         },
       },
       async (request, reply) => {
-        await revokeInvitation(deps, callerOf(request), request.params.id, request.params.invitation_id, contextOf(request))
+        await revokeInvitation(
+          deps,
+          callerOf(request),
+          request.params.id,
+          request.params.invitation_id,
+          contextOf(request),
+        )
         return reply.code(204).send(null)
       },
     )
@@ -147,7 +178,13 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request) => acceptMyInvitation(deps, callerOf(request), request.params.invitation_id, contextOf(request)),
+      async (request) =>
+        acceptMyInvitation(
+          deps,
+          callerOf(request),
+          request.params.invitation_id,
+          contextOf(request),
+        ),
     )
 
     app.post(
@@ -158,11 +195,19 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'declineMyInvitation',
           summary: 'Decline one of your pending invitations: its link stops working',
           params: MyInvitationParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no such pending invitation to your email') },
+          response: {
+            204: NoContent,
+            404: errorResponse('NOT_FOUND: no such pending invitation to your email'),
+          },
         },
       },
       async (request, reply) => {
-        await declineMyInvitation(deps, callerOf(request), request.params.invitation_id, contextOf(request))
+        await declineMyInvitation(
+          deps,
+          callerOf(request),
+          request.params.invitation_id,
+          contextOf(request),
+        )
         return reply.code(204).send(null)
       },
     )
@@ -173,17 +218,21 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'acceptInvitation',
-          summary: 'Accept an invitation with the token from its link; you join with the invited role',
+          summary:
+            'Accept an invitation with the token from its link; you join with the invited role',
           body: AcceptInvitationBody,
           response: {
             200: OrganizationView,
-            400: errorResponse('VALIDATION_FAILED: the token is invalid, expired, revoked or already used'),
+            400: errorResponse(
+              'VALIDATION_FAILED: the token is invalid, expired, revoked or already used',
+            ),
             403: errorResponse('FORBIDDEN: the invitation was sent to another email address'),
             409: errorResponse('ALREADY_EXISTS: you are already a member'),
           },
         },
       },
-      async (request) => acceptInvitation(deps, callerOf(request), request.body.token, contextOf(request)),
+      async (request) =>
+        acceptInvitation(deps, callerOf(request), request.body.token, contextOf(request)),
     )
   }
 }

@@ -55,7 +55,16 @@ export function invitationLink(deps: Deps, token: string): string {
   return `${deps.config.publicUrl}/invitations/accept?token=${token}`
 }
 
-function invitationMail(deps: Deps, input: { organization: string; inviter: Caller['user']; email: string; role: string; token: string }) {
+function invitationMail(
+  deps: Deps,
+  input: {
+    organization: string
+    inviter: Caller['user']
+    email: string
+    role: string
+    token: string
+  },
+) {
   return {
     // Names chosen by users stay out of the Subject (issue 26 item 5): a Subject is what a relay
     // abuser would write their message into. In the body they are quoted, as the inviter's words.
@@ -97,7 +106,10 @@ function sealToken(deps: Deps, invitationId: string, token: string): string {
 function openLink(deps: Deps, row: PendingInvitationRecord): string | null {
   if (row.token_encrypted === null) return null
   try {
-    return invitationLink(deps, decrypt(deps.secrets.encryptionKey, row.token_encrypted, invitationTokenContext(row.id)))
+    return invitationLink(
+      deps,
+      decrypt(deps.secrets.encryptionKey, row.token_encrypted, invitationTokenContext(row.id)),
+    )
   } catch (error) {
     // Written under another key (restored from elsewhere): the invitation still works by mail or
     // GET /api/invitations; a resend gives it a link that opens.
@@ -119,7 +131,12 @@ export async function createInvitation(
   input: CreateInvitationBody,
   ctx: RequestContext,
 ): Promise<CreatedInvitation> {
-  const { role: actorRole } = await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
+  const { role: actorRole } = await requirePermission(
+    deps.db,
+    organizationId,
+    caller.user.id,
+    'manage_invitations',
+  )
   assertMayChangeRole(actorRole, null, input.role, 'manage_invitations')
 
   const token = randomToken(32)
@@ -135,11 +152,24 @@ export async function createInvitation(
   // The mail caps (issue 26 item 5) are taken before anything is stored, and given back when no mail goes out.
   const reserved = (await isMailConfigured(deps)) ? await reserveUserMail(deps, email) : null
   const stored = deps.db.transaction().execute(async (tx) => {
-    const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+    const organization = await requirePermission(
+      tx,
+      organizationId,
+      caller.user.id,
+      'manage_invitations',
+    )
     if ((await findMemberByEmail(tx, organizationId, email)) !== null) {
-      throw new AppError('ALREADY_EXISTS', { message: 'This address belongs to a member already.', details: 'email' })
+      throw new AppError('ALREADY_EXISTS', {
+        message: 'This address belongs to a member already.',
+        details: 'email',
+      })
     }
-    const replaced = await revokePendingInvitations(tx, organizationId, { email }, invitation.created_at)
+    const replaced = await revokePendingInvitations(
+      tx,
+      organizationId,
+      { email },
+      invitation.created_at,
+    )
     await insertInvitation(tx, {
       ...invitation,
       organization_id: organizationId,
@@ -151,7 +181,12 @@ export async function createInvitation(
       action: 'org.invitation_create',
       actor: caller.user,
       target: { type: 'organization', id: organizationId },
-      metadata: { invitation_id: invitation.id, email, role: input.role, replaced: replaced.map((r) => r.id) },
+      metadata: {
+        invitation_id: invitation.id,
+        email,
+        role: input.role,
+        replaced: replaced.map((r) => r.id),
+      },
     })
     return { organization, replaced }
   })
@@ -160,16 +195,30 @@ export async function createInvitation(
   const mail = await mailInvitation(
     deps,
     email,
-    invitationMail(deps, { organization: organization.name, inviter: caller.user, email, role: input.role, token }),
+    invitationMail(deps, {
+      organization: organization.name,
+      inviter: caller.user,
+      email,
+      role: input.role,
+      token,
+    }),
   )
   if (mail !== 'sent') await reserved?.release()
   // At most one is pending per address (each invitation replaces the earlier one); the newest if ever more.
   const earlier = replaced.at(-1)
-  return { ...invitation, link: invitationLink(deps, token), mail, replaced: earlier === undefined ? null : { id: earlier.id, role: earlier.role } }
+  return {
+    ...invitation,
+    link: invitationLink(deps, token),
+    mail,
+    replaced: earlier === undefined ? null : { id: earlier.id, role: earlier.role },
+  }
 }
 
 /** Waits for `work`; when it fails, the reserved mail is given back before the error goes on. */
-async function releasingOnFailure<T>(reserved: { release(): Promise<void> } | null, work: Promise<T>): Promise<T> {
+async function releasingOnFailure<T>(
+  reserved: { release(): Promise<void> } | null,
+  work: Promise<T>,
+): Promise<T> {
   try {
     return await work
   } catch (error) {
@@ -183,13 +232,20 @@ async function releasingOnFailure<T>(reserved: { release(): Promise<void> } | nu
  * A refusal leaves the invitation standing (its link can be copied) and is logged for the
  * administrators — the SMTP server's reply may name internal hosts, so the answer says only `failed`.
  */
-async function mailInvitation(deps: Deps, to: string, mail: { subject: string; text: string }): Promise<InvitationMailState> {
+async function mailInvitation(
+  deps: Deps,
+  to: string,
+  mail: { subject: string; text: string },
+): Promise<InvitationMailState> {
   if (!(await isMailConfigured(deps))) return 'not_configured'
   try {
     await sendMail(deps, { to, ...mail })
     return 'sent'
   } catch (error) {
-    if (error instanceof AppError && (error.reason === 'UPSTREAM_FAILED' || error.reason === 'NOT_CONFIGURED')) {
+    if (
+      error instanceof AppError &&
+      (error.reason === 'UPSTREAM_FAILED' || error.reason === 'NOT_CONFIGURED')
+    ) {
       deps.logger.warn({ smtp: error.message }, 'the invitation mail could not be sent')
       return 'failed'
     }
@@ -215,11 +271,24 @@ export async function resendInvitation(
   const now = deps.clock.now()
   const expiresAt = addSeconds(now, INVITATION_TTL_SECONDS).toISOString()
   // The recipient decides which mail cap applies, so it is read first (the transaction checks again).
-  const pendingOne = await findPendingInvitation(deps.db, organizationId, invitationId, now.toISOString())
-  if (pendingOne === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
-  const reserved = (await isMailConfigured(deps)) ? await reserveUserMail(deps, pendingOne.email) : null
+  const pendingOne = await findPendingInvitation(
+    deps.db,
+    organizationId,
+    invitationId,
+    now.toISOString(),
+  )
+  if (pendingOne === null)
+    throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+  const reserved = (await isMailConfigured(deps))
+    ? await reserveUserMail(deps, pendingOne.email)
+    : null
   const stored = deps.db.transaction().execute(async (tx) => {
-    const organization = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+    const organization = await requirePermission(
+      tx,
+      organizationId,
+      caller.user.id,
+      'manage_invitations',
+    )
     const locked = await lockPendingInvitation(tx, organizationId, invitationId, now.toISOString())
     if (locked === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
     assertMayChangeRole(organization.role, null, locked.role, 'manage_invitations')
@@ -241,17 +310,33 @@ export async function resendInvitation(
   const mail = await mailInvitation(
     deps,
     invitation.email,
-    invitationMail(deps, { organization: organization.name, inviter: caller.user, email: invitation.email, role: invitation.role, token }),
+    invitationMail(deps, {
+      organization: organization.name,
+      inviter: caller.user,
+      email: invitation.email,
+      role: invitation.role,
+      token,
+    }),
   )
   if (mail !== 'sent') await reserved?.release()
   return { ...invitation, link: invitationLink(deps, token), mail }
 }
 
 /** Pending invitations with their links: only for the organization's owners and admins (manage_invitations). */
-export async function listInvitations(deps: Deps, caller: Caller, organizationId: string, query: PageQuery): Promise<Page<InvitationWithLink>> {
+export async function listInvitations(
+  deps: Deps,
+  caller: Caller,
+  organizationId: string,
+  query: PageQuery,
+): Promise<Page<InvitationWithLink>> {
   const window = pageWindow(query)
   await requirePermission(deps.db, organizationId, caller.user.id, 'manage_invitations')
-  const rows = await listPendingInvitations(deps.db, organizationId, deps.clock.now().toISOString(), window)
+  const rows = await listPendingInvitations(
+    deps.db,
+    organizationId,
+    deps.clock.now().toISOString(),
+    window,
+  )
   return toPage(
     rows,
     window.limit,
@@ -264,14 +349,28 @@ export async function listInvitations(deps: Deps, caller: Caller, organizationId
 }
 
 /** Revokes a pending invitation; an invitation to become owner only an owner may revoke. */
-export async function revokeInvitation(deps: Deps, caller: Caller, organizationId: string, invitationId: string, ctx: RequestContext): Promise<void> {
+export async function revokeInvitation(
+  deps: Deps,
+  caller: Caller,
+  organizationId: string,
+  invitationId: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
-    const { role: actorRole } = await requirePermission(tx, organizationId, caller.user.id, 'manage_invitations')
+    const { role: actorRole } = await requirePermission(
+      tx,
+      organizationId,
+      caller.user.id,
+      'manage_invitations',
+    )
     const now = deps.clock.now().toISOString()
     const invitation = await findPendingInvitation(tx, organizationId, invitationId, now)
-    if (invitation === null) throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
+    if (invitation === null)
+      throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
     assertMayChangeRole(actorRole, null, invitation.role, 'manage_invitations')
-    if ((await revokePendingInvitations(tx, organizationId, { id: invitationId }, now)).length === 0)
+    if (
+      (await revokePendingInvitations(tx, organizationId, { id: invitationId }, now)).length === 0
+    )
       throw new AppError('NOT_FOUND', { message: 'No such pending invitation.' })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.invitation_revoke',
@@ -289,13 +388,21 @@ const invalidToken = () => invalidField('token', 'is invalid, expired or already
  * only when the caller joins — a refusal (another account's invitation, already a member) rolls
  * the transaction back and leaves it pending.
  */
-export async function acceptInvitation(deps: Deps, caller: Caller, token: string, ctx: RequestContext): Promise<OrganizationRecord> {
+export async function acceptInvitation(
+  deps: Deps,
+  caller: Caller,
+  token: string,
+  ctx: RequestContext,
+): Promise<OrganizationRecord> {
   const now = deps.clock.now().toISOString()
   return deps.db.transaction().execute(async (tx) => {
     const invitation = await consumeInvitation(tx, sha256Hex(token), now)
     if (invitation === null) throw invalidToken()
     if (invitation.email !== caller.user.email) {
-      throw new AppError('FORBIDDEN', { message: 'This invitation was sent to another email address: sign in with that address to accept it.' })
+      throw new AppError('FORBIDDEN', {
+        message:
+          'This invitation was sent to another email address: sign in with that address to accept it.',
+      })
     }
     await insertMembership(tx, invitation.organization_id, caller.user.id, invitation.role, now)
     await recordAudit(tx, deps.clock, ctx, {
@@ -309,9 +416,18 @@ export async function acceptInvitation(deps: Deps, caller: Caller, token: string
 }
 
 /** The caller's pending invitations (addressed to their current email), newest first. */
-export async function listMyInvitations(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<ReceivedInvitationRecord>> {
+export async function listMyInvitations(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<ReceivedInvitationRecord>> {
   const window = pageWindow(query)
-  const rows = await listInvitationsTo(deps.db, caller.user.email, deps.clock.now().toISOString(), window)
+  const rows = await listInvitationsTo(
+    deps.db,
+    caller.user.email,
+    deps.clock.now().toISOString(),
+    window,
+  )
   return toPage(
     rows,
     window.limit,
@@ -328,10 +444,20 @@ function noSuchInvitation(): AppError {
  * Accepts one of the caller's pending invitations by id (GET /api/invitations): the same as the
  * mailed link, without the token — being signed in with the invited address is the proof.
  */
-export async function acceptMyInvitation(deps: Deps, caller: Caller, invitationId: string, ctx: RequestContext): Promise<OrganizationRecord> {
+export async function acceptMyInvitation(
+  deps: Deps,
+  caller: Caller,
+  invitationId: string,
+  ctx: RequestContext,
+): Promise<OrganizationRecord> {
   const now = deps.clock.now().toISOString()
   return deps.db.transaction().execute(async (tx) => {
-    const invitation = await answerInvitation(tx, { id: invitationId, email: caller.user.email }, 'accept', now)
+    const invitation = await answerInvitation(
+      tx,
+      { id: invitationId, email: caller.user.email },
+      'accept',
+      now,
+    )
     if (invitation === null) throw noSuchInvitation()
     await insertMembership(tx, invitation.organization_id, caller.user.id, invitation.role, now)
     await recordAudit(tx, deps.clock, ctx, {
@@ -345,10 +471,20 @@ export async function acceptMyInvitation(deps: Deps, caller: Caller, invitationI
 }
 
 /** Declines one of the caller's pending invitations: its link stops working, nobody joins. */
-export async function declineMyInvitation(deps: Deps, caller: Caller, invitationId: string, ctx: RequestContext): Promise<void> {
+export async function declineMyInvitation(
+  deps: Deps,
+  caller: Caller,
+  invitationId: string,
+  ctx: RequestContext,
+): Promise<void> {
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
-    const invitation = await answerInvitation(tx, { id: invitationId, email: caller.user.email }, 'decline', now)
+    const invitation = await answerInvitation(
+      tx,
+      { id: invitationId, email: caller.user.email },
+      'decline',
+      now,
+    )
     if (invitation === null) throw noSuchInvitation()
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.invitation_decline',

@@ -10,7 +10,11 @@ const t = useTestApp()
 
 it('rewraps every pending invitation token; an instance on the new key lists the same links', async () => {
   const org = await createOrgWithRoles(t)
-  const before = await t.app.inject({ method: 'GET', url: `/api/organizations/${org.id}/invitations`, headers: bearer(org.owner.token) })
+  const before = await t.app.inject({
+    method: 'GET',
+    url: `/api/organizations/${org.id}/invitations`,
+    headers: bearer(org.owner.token),
+  })
   const invited = await t.app.inject({
     method: 'POST',
     url: `/api/organizations/${org.id}/invitations`,
@@ -24,8 +28,14 @@ it('rewraps every pending invitation token; an instance on the new key lists the
   expect(await reencryptSecrets(t.deps, newKey)).toMatchObject({ invitation_tokens: pending })
   const peer = await startPeerInstance(t, { ENCRYPTION_KEY: newKey.toString('hex') })
   try {
-    const listed = await peer.app.inject({ method: 'GET', url: `/api/organizations/${org.id}/invitations`, headers: bearer(org.owner.token) })
-    expect(listed.json().items.find((i: { id: string }) => i.id === invited.json().id).link).toBe(invited.json().link)
+    const listed = await peer.app.inject({
+      method: 'GET',
+      url: `/api/organizations/${org.id}/invitations`,
+      headers: bearer(org.owner.token),
+    })
+    expect(listed.json().items.find((i: { id: string }) => i.id === invited.json().id).link).toBe(
+      invited.json().link,
+    )
   } finally {
     await peer.close()
   }

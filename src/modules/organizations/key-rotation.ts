@@ -8,7 +8,12 @@ export const invitationTokens: EncryptedStore = {
   name: 'invitation_tokens',
   async reencrypt(tx: Executor, rewrap) {
     const rows = await lockInvitationTokens(tx)
-    for (const row of rows) await setInvitationTokenCiphertext(tx, row.id, rewrap(row.token_encrypted, invitationTokenContext(row.id)))
+    for (const row of rows)
+      await setInvitationTokenCiphertext(
+        tx,
+        row.id,
+        rewrap(row.token_encrypted, invitationTokenContext(row.id)),
+      )
     return rows.length
   },
 }

@@ -7,10 +7,19 @@ import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { createInvitation } from './invitations.service.js'
 import { changeMemberRole, listMembers, removeMember } from './members.service.js'
-import { AddMemberBody, ChangeRoleBody, CreatedInvitationView, MemberPage, MemberParams, MemberView, notAMember } from './schemas.js'
+import {
+  AddMemberBody,
+  ChangeRoleBody,
+  CreatedInvitationView,
+  MemberPage,
+  MemberParams,
+  MemberView,
+  notAMember,
+} from './schemas.js'
 
 const tags = ['organizations']
-const OWNER_RULES = 'FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role)'
+const OWNER_RULES =
+  'FORBIDDEN: your role does not allow this (only an owner grants, changes or removes the owner role)'
 const LAST_OWNER = errorResponse('LAST_OWNER: the organization would be left without an owner')
 
 /** /api/organizations/{id}/members */
@@ -39,7 +48,8 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'addOrganizationMember',
-          summary: 'Invite a person by email to become a member (owner, admin; only an owner invites an owner)',
+          summary:
+            'Invite a person by email to become a member (owner, admin; only an owner invites an owner)',
           description:
             'Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in ' +
             'GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on (issue 27).',
@@ -55,7 +65,17 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) =>
-        reply.code(202).send(await createInvitation(deps, callerOf(request), request.params.id, request.body, contextOf(request))),
+        reply
+          .code(202)
+          .send(
+            await createInvitation(
+              deps,
+              callerOf(request),
+              request.params.id,
+              request.body,
+              contextOf(request),
+            ),
+          ),
     )
 
     app.patch(
@@ -75,7 +95,15 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request) => changeMemberRole(deps, callerOf(request), request.params.id, request.params.user_id, request.body.role, contextOf(request)),
+      async (request) =>
+        changeMemberRole(
+          deps,
+          callerOf(request),
+          request.params.id,
+          request.params.user_id,
+          request.body.role,
+          contextOf(request),
+        ),
     )
 
     app.delete(
@@ -95,7 +123,13 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        await removeMember(deps, callerOf(request), request.params.id, request.params.user_id, contextOf(request))
+        await removeMember(
+          deps,
+          callerOf(request),
+          request.params.id,
+          request.params.user_id,
+          contextOf(request),
+        )
         return reply.code(204).send(null)
       },
     )

@@ -28,7 +28,9 @@ function memberNotFound(): AppError {
 }
 
 function lastOwner(): AppError {
-  return new AppError('LAST_OWNER', { details: 'Make another member an owner first, or delete the organization.' })
+  return new AppError('LAST_OWNER', {
+    details: 'Make another member an owner first, or delete the organization.',
+  })
 }
 
 /** Refuses to take `userId`'s owner role away when nobody else in `owners` keeps one. */
@@ -36,7 +38,12 @@ function assertAnotherOwner(owners: string[], userId: string): void {
   if (!owners.some((id) => id !== userId)) throw lastOwner()
 }
 
-export async function listMembers(deps: Deps, caller: Caller, organizationId: string, query: PageQuery): Promise<Page<MemberRecord>> {
+export async function listMembers(
+  deps: Deps,
+  caller: Caller,
+  organizationId: string,
+  query: PageQuery,
+): Promise<Page<MemberRecord>> {
   const window = pageWindow(query)
   await requirePermission(deps.db, organizationId, caller.user.id, 'read')
   const rows = await listMemberRows(deps.db, organizationId, window)
@@ -53,12 +60,28 @@ export async function listMembers(deps: Deps, caller: Caller, organizationId: st
  * organization or the user was deleted by a concurrent request, the foreign key says so: 404.
  * Invitations add their invitee through here too.
  */
-export async function insertMembership(ex: Executor, organizationId: string, userId: string, role: Role, now: string): Promise<void> {
+export async function insertMembership(
+  ex: Executor,
+  organizationId: string,
+  userId: string,
+  role: Role,
+  now: string,
+): Promise<void> {
   try {
-    await insertMember(ex, { organization_id: organizationId, user_id: userId, role, joined_at: now })
+    await insertMember(ex, {
+      organization_id: organizationId,
+      user_id: userId,
+      role,
+      joined_at: now,
+    })
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', { message: 'This user is already a member.', details: 'email' })
-    if (isForeignKeyViolation(error)) throw new AppError('NOT_FOUND', { message: 'The organization or the user no longer exists.' })
+    if (isUniqueViolation(error))
+      throw new AppError('ALREADY_EXISTS', {
+        message: 'This user is already a member.',
+        details: 'email',
+      })
+    if (isForeignKeyViolation(error))
+      throw new AppError('NOT_FOUND', { message: 'The organization or the user no longer exists.' })
     throw error
   }
 }
@@ -74,7 +97,12 @@ export async function changeMemberRole(
   return deps.db.transaction().execute(async (tx) => {
     // The lock comes first, so the roles read below are the ones current once it is held.
     const owners = await lockOwnerIds(tx, organizationId)
-    const { role: actorRole } = await requirePermission(tx, organizationId, caller.user.id, 'manage_members')
+    const { role: actorRole } = await requirePermission(
+      tx,
+      organizationId,
+      caller.user.id,
+      'manage_members',
+    )
     const member = await findMember(tx, organizationId, userId)
     if (member === null) throw memberNotFound()
     assertMayChangeRole(actorRole, member.role, role)
@@ -92,7 +120,13 @@ export async function changeMemberRole(
 }
 
 /** Removes a member; removing yourself is leaving, which every member may do — but not the last owner. */
-export async function removeMember(deps: Deps, caller: Caller, organizationId: string, userId: string, ctx: RequestContext): Promise<void> {
+export async function removeMember(
+  deps: Deps,
+  caller: Caller,
+  organizationId: string,
+  userId: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     const owners = await lockOwnerIds(tx, organizationId)
     const leaving = userId === caller.user.id

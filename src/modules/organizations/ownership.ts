@@ -11,10 +11,14 @@ import { findSlugs, lockOwnersOfOrganizationsOwnedBy } from './members.repo.js'
  * whose members would otherwise be left with nobody able to manage or delete it. Call it inside
  * the deleting transaction: the owner rows stay locked until it ends.
  */
-export async function assertNoOrganizationLosesItsLastOwner(ex: Executor, userId: string): Promise<void> {
+export async function assertNoOrganizationLosesItsLastOwner(
+  ex: Executor,
+  userId: string,
+): Promise<void> {
   const owners = await lockOwnersOfOrganizationsOwnedBy(ex, userId)
   const ownedAlone = [...new Set(owners.map((o) => o.organization_id))].filter(
-    (organizationId) => !owners.some((o) => o.organization_id === organizationId && o.user_id !== userId),
+    (organizationId) =>
+      !owners.some((o) => o.organization_id === organizationId && o.user_id !== userId),
   )
   if (ownedAlone.length === 0) return
   throw new AppError('LAST_OWNER', {

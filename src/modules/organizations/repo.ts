@@ -38,8 +38,14 @@ function membershipsOf(ex: Executor, userId: string) {
 }
 
 /** The organization with the user's role in it; null when it does not exist or they are not a member. */
-export async function findOrganizationOfMember(ex: Executor, organizationId: string, userId: string): Promise<OrganizationRecord | null> {
-  const row = await membershipsOf(ex, userId).where('organizations.id', '=', organizationId).executeTakeFirst()
+export async function findOrganizationOfMember(
+  ex: Executor,
+  organizationId: string,
+  userId: string,
+): Promise<OrganizationRecord | null> {
+  const row = await membershipsOf(ex, userId)
+    .where('organizations.id', '=', organizationId)
+    .executeTakeFirst()
   return row ? asRecord(row) : null
 }
 
@@ -51,7 +57,10 @@ export async function listOrganizationsOfMember(
   reachable: ReadonlySet<string> | null = null,
 ): Promise<OrganizationRecord[]> {
   if (reachable !== null && reachable.size === 0) return []
-  const query = reachable === null ? membershipsOf(ex, userId) : membershipsOf(ex, userId).where('organizations.id', 'in', [...reachable])
+  const query =
+    reachable === null
+      ? membershipsOf(ex, userId)
+      : membershipsOf(ex, userId).where('organizations.id', 'in', [...reachable])
   const rows = await byName(query, window, 'organizations').execute()
   return rows.map(asRecord)
 }
@@ -63,7 +72,10 @@ export interface NewOrganization {
   created_at: Timestamp
 }
 
-export async function insertOrganization(ex: Executor, organization: NewOrganization): Promise<void> {
+export async function insertOrganization(
+  ex: Executor,
+  organization: NewOrganization,
+): Promise<void> {
   await ex
     .insertInto('organizations')
     .values({ ...organization, updated_at: organization.created_at })
@@ -73,7 +85,11 @@ export async function insertOrganization(ex: Executor, organization: NewOrganiza
 /** The slugs that start with `prefix`. */
 export async function findSlugsStartingWith(ex: Executor, prefix: string): Promise<string[]> {
   // Slugs hold only [a-z0-9-], so the prefix has no LIKE wildcard to escape.
-  const rows = await ex.selectFrom('organizations').select('slug').where('slug', 'like', `${prefix}%`).execute()
+  const rows = await ex
+    .selectFrom('organizations')
+    .select('slug')
+    .where('slug', 'like', `${prefix}%`)
+    .execute()
   return rows.map((r) => r.slug)
 }
 
@@ -86,6 +102,9 @@ export async function updateOrganization(
 }
 
 export async function deleteOrganization(ex: Executor, organizationId: string): Promise<boolean> {
-  const result = await ex.deleteFrom('organizations').where('id', '=', organizationId).executeTakeFirst()
+  const result = await ex
+    .deleteFrom('organizations')
+    .where('id', '=', organizationId)
+    .executeTakeFirst()
   return result.numDeletedRows > 0n
 }

@@ -43,7 +43,14 @@ const PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
     'share_links',
     'manage_links',
   ]),
-  admin: new Set<Permission>(['read', 'update', 'manage_members', 'manage_invitations', 'share_links', 'manage_links']),
+  admin: new Set<Permission>([
+    'read',
+    'update',
+    'manage_members',
+    'manage_invitations',
+    'share_links',
+    'manage_links',
+  ]),
   member: new Set<Permission>(['read', 'share_links']),
 }
 
@@ -52,7 +59,10 @@ export function can(role: Role, permission: Permission): boolean {
 }
 
 export function assertCan(role: Role, permission: Permission): void {
-  if (!can(role, permission)) throw new AppError('FORBIDDEN', { message: `Your role in this organization (${role}) does not allow this.` })
+  if (!can(role, permission))
+    throw new AppError('FORBIDDEN', {
+      message: `Your role in this organization (${role}) does not allow this.`,
+    })
 }
 
 /**
@@ -60,7 +70,12 @@ export function assertCan(role: Role, permission: Permission): void {
  * member whose role is `actor`: the membership permission, plus the owner permission whenever
  * an owner is involved on either side.
  */
-export function assertMayChangeRole(actor: Role, from: Role | null, to: Role | null, permission: Permission = 'manage_members'): void {
+export function assertMayChangeRole(
+  actor: Role,
+  from: Role | null,
+  to: Role | null,
+  permission: Permission = 'manage_members',
+): void {
   assertCan(actor, permission)
   if (from === 'owner' || to === 'owner') assertCan(actor, 'manage_owners')
 }

@@ -1,20 +1,38 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
-import { addOrgMember, createOrganization, createOrgWithRoles } from '../../../test/helpers/organizations.js'
+import {
+  addOrgMember,
+  createOrganization,
+  createOrgWithRoles,
+} from '../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
 const create = (token: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/organizations', headers: bearer(token), payload })
-const get = (token: string, id: string) => t.app.inject({ method: 'GET', url: `/api/organizations/${id}`, headers: bearer(token) })
+const get = (token: string, id: string) =>
+  t.app.inject({ method: 'GET', url: `/api/organizations/${id}`, headers: bearer(token) })
 const patch = (token: string, id: string, payload: Record<string, unknown>) =>
-  t.app.inject({ method: 'PATCH', url: `/api/organizations/${id}`, headers: bearer(token), payload })
-const remove = (token: string, id: string) => t.app.inject({ method: 'DELETE', url: `/api/organizations/${id}`, headers: bearer(token) })
-const list = (token: string, query = '') => t.app.inject({ method: 'GET', url: `/api/organizations${query}`, headers: bearer(token) })
+  t.app.inject({
+    method: 'PATCH',
+    url: `/api/organizations/${id}`,
+    headers: bearer(token),
+    payload,
+  })
+const remove = (token: string, id: string) =>
+  t.app.inject({ method: 'DELETE', url: `/api/organizations/${id}`, headers: bearer(token) })
+const list = (token: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/organizations${query}`, headers: bearer(token) })
 
 const auditOf = (id: string) =>
-  t.deps.db.selectFrom('audit_events').select(['action', 'actor_id', 'metadata']).where('target_id', '=', id).orderBy('at').orderBy('id').execute()
+  t.deps.db
+    .selectFrom('audit_events')
+    .select(['action', 'actor_id', 'metadata'])
+    .where('target_id', '=', id)
+    .orderBy('at')
+    .orderBy('id')
+    .execute()
 
 describe('POST /api/organizations', () => {
   it('creates the organization with the caller as owner: exactly the Organization fields', async () => {
@@ -22,11 +40,32 @@ describe('POST /api/organizations', () => {
     const response = await create(user.token, { name: '  Initech  ' })
     expect(response.statusCode).toBe(201)
     const body = response.json()
-    expect(body).toEqual({ id: expect.any(String), name: 'Initech', slug: 'initech', plan: 'free', role: 'owner', created_at: expect.any(String) })
+    expect(body).toEqual({
+      id: expect.any(String),
+      name: 'Initech',
+      slug: 'initech',
+      plan: 'free',
+      role: 'owner',
+      created_at: expect.any(String),
+    })
     expect(new Date(body.created_at).toISOString()).toBe(body.created_at)
     expect((await get(user.token, body.id)).json()).toEqual(body)
-    const members = (await t.app.inject({ method: 'GET', url: `/api/organizations/${body.id}/members`, headers: bearer(user.token) })).json()
-    expect(members.items).toEqual([{ user_id: user.user.id, email: user.email, name: user.user.name, role: 'owner', joined_at: body.created_at }])
+    const members = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/organizations/${body.id}/members`,
+        headers: bearer(user.token),
+      })
+    ).json()
+    expect(members.items).toEqual([
+      {
+        user_id: user.user.id,
+        email: user.email,
+        name: user.user.name,
+        role: 'owner',
+        joined_at: body.created_at,
+      },
+    ])
     const events = await auditOf(body.id)
     expect(events.map((e) => e.action)).toEqual(['org.create'])
     expect(events[0]!.actor_id).toBe(user.user.id)
@@ -47,7 +86,9 @@ describe('POST /api/organizations', () => {
 
   it('gives concurrent creations of one name distinct slugs', async () => {
     const user = await createSignedInUser(t)
-    const responses = await Promise.all(Array.from({ length: 5 }, () => create(user.token, { name: 'Race Condition Inc' })))
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => create(user.token, { name: 'Race Condition Inc' })),
+    )
     expect(responses.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201])
     expect(responses.map((r) => r.json().slug).sort()).toEqual([
       'race-condition-inc',
@@ -60,20 +101,31 @@ describe('POST /api/organizations', () => {
 
   it('takes an explicit slug; a taken one is 409 ALREADY_EXISTS on slug, an invalid one 400', async () => {
     const user = await createSignedInUser(t)
-    expect((await create(user.token, { name: 'Globex', slug: 'globex-hq' })).json().slug).toBe('globex-hq')
+    expect((await create(user.token, { name: 'Globex', slug: 'globex-hq' })).json().slug).toBe(
+      'globex-hq',
+    )
     const taken = await create(user.token, { name: 'Other', slug: 'globex-hq' })
     expect(taken.statusCode).toBe(409)
     expect(taken.json()).toMatchObject({ reason: 'ALREADY_EXISTS', details: 'slug' })
     for (const slug of ['Globex', '-globex', 'g', 'a'.repeat(64), 'glo bex', 'glo_bex']) {
       const response = await create(user.token, { name: 'Globex', slug })
       expect(response.statusCode, slug).toBe(400)
-      expect(response.json().details).toEqual([{ field: 'slug', message: expect.stringContaining('lower-case'), code: 'pattern' }])
+      expect(response.json().details).toEqual([
+        { field: 'slug', message: expect.stringContaining('lower-case'), code: 'pattern' },
+      ])
     }
   })
 
   it('validates the name and refuses unknown fields', async () => {
     const user = await createSignedInUser(t)
-    for (const payload of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 'tab\there' }, { name: 'Ok', plan: 'pro' }]) {
+    for (const payload of [
+      {},
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(101) },
+      { name: 'tab\there' },
+      { name: 'Ok', plan: 'pro' },
+    ]) {
       const response = await create(user.token, payload)
       expect(response.statusCode, JSON.stringify(payload)).toBe(400)
       expect(response.json().reason).toBe('VALIDATION_FAILED')
@@ -136,9 +188,19 @@ describe('PATCH /api/organizations/{id}', () => {
     const org = await createOrgWithRoles(t)
     const renamed = await patch(org.admin.token, org.id, { name: 'Renamed by admin' })
     expect(renamed.statusCode).toBe(200)
-    expect(renamed.json()).toMatchObject({ id: org.id, name: 'Renamed by admin', slug: org.slug, role: 'admin', plan: 'free' })
+    expect(renamed.json()).toMatchObject({
+      id: org.id,
+      name: 'Renamed by admin',
+      slug: org.slug,
+      role: 'admin',
+      plan: 'free',
+    })
     const reslugged = await patch(org.owner.token, org.id, { slug: `${org.slug}-new` })
-    expect(reslugged.json()).toMatchObject({ name: 'Renamed by admin', slug: `${org.slug}-new`, role: 'owner' })
+    expect(reslugged.json()).toMatchObject({
+      name: 'Renamed by admin',
+      slug: `${org.slug}-new`,
+      role: 'owner',
+    })
 
     const byMember = await patch(org.member.token, org.id, { name: 'Nope' })
     expect(byMember.statusCode).toBe(403)
@@ -147,7 +209,9 @@ describe('PATCH /api/organizations/{id}', () => {
     expect((await get(org.member.token, org.id)).json().name).toBe('Renamed by admin')
 
     const events = await auditOf(org.id)
-    expect(events.filter((e) => e.action === 'org.update').map((e) => JSON.parse(e.metadata).fields)).toEqual([['name'], ['slug']])
+    expect(
+      events.filter((e) => e.action === 'org.update').map((e) => JSON.parse(e.metadata).fields),
+    ).toEqual([['name'], ['slug']])
   })
 
   it('refuses a taken slug (409), an empty body and a bad slug (400)', async () => {
@@ -176,7 +240,11 @@ describe('DELETE /api/organizations/{id}', () => {
     expect((await get(org.owner.token, org.id)).statusCode).toBe(404)
     expect((await remove(org.owner.token, org.id)).statusCode).toBe(404)
     expect((await list(org.member.token)).json().items).toEqual([])
-    const memberships = await t.deps.db.selectFrom('organization_members').select('user_id').where('organization_id', '=', org.id).execute()
+    const memberships = await t.deps.db
+      .selectFrom('organization_members')
+      .select('user_id')
+      .where('organization_id', '=', org.id)
+      .execute()
     expect(memberships).toEqual([])
     const events = await auditOf(org.id)
     expect(events.map((e) => e.action).at(-1)).toBe('org.delete')

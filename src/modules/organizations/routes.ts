@@ -5,8 +5,20 @@ import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { invitationRoutes } from './invitations.routes.js'
 import { memberRoutes } from './members.routes.js'
-import { CreateOrganizationBody, notAMember, OrganizationPage, OrganizationView, UpdateOrganizationBody } from './schemas.js'
-import { createOrganization, deleteOrganization, getOrganization, listOrganizations, updateOrganization } from './service.js'
+import {
+  CreateOrganizationBody,
+  notAMember,
+  OrganizationPage,
+  OrganizationView,
+  UpdateOrganizationBody,
+} from './schemas.js'
+import {
+  createOrganization,
+  deleteOrganization,
+  getOrganization,
+  listOrganizations,
+  updateOrganization,
+} from './service.js'
 
 const tags = ['organizations']
 const ROLE_TOO_LOW = 'FORBIDDEN: your role in the organization does not allow this'
@@ -36,10 +48,18 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'createOrganization',
           summary: 'Create an organization; you become its owner',
           body: CreateOrganizationBody,
-          response: { 201: OrganizationView, 409: errorResponse('ALREADY_EXISTS: the slug is taken (details: slug)') },
+          response: {
+            201: OrganizationView,
+            409: errorResponse('ALREADY_EXISTS: the slug is taken (details: slug)'),
+          },
         },
       },
-      async (request, reply) => reply.code(201).send(await createOrganization(deps, callerOf(request), request.body, contextOf(request))),
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(
+            await createOrganization(deps, callerOf(request), request.body, contextOf(request)),
+          ),
     )
 
     app.get(
@@ -73,7 +93,14 @@ export function organizationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request) => updateOrganization(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
+      async (request) =>
+        updateOrganization(
+          deps,
+          callerOf(request),
+          request.params.id,
+          request.body,
+          contextOf(request),
+        ),
     )
 
     app.delete(

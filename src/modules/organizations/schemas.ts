@@ -1,11 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Email, PageOf, PathId, Secret, Timestamp } from '../../lib/schema-types.js'
+import {
+  Body,
+  DisplayText,
+  Email,
+  PageOf,
+  PathId,
+  Secret,
+  Timestamp,
+} from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { ROLES, type Role } from './roles.js'
 
 /** The 404 of every route under /api/organizations/{id}, with what else it may mean there. */
 export const notAMember = (orElse?: string) =>
-  errorResponse(`NOT_FOUND: no such organization, or you are not a member${orElse === undefined ? '' : `; or ${orElse}`}`)
+  errorResponse(
+    `NOT_FOUND: no such organization, or you are not a member${orElse === undefined ? '' : `; or ${orElse}`}`,
+  )
 
 export const RoleSchema = Type.Unsafe<Role>({ type: 'string', enum: [...ROLES] })
 
@@ -36,7 +46,10 @@ export const CreateOrganizationBody = Body({
 })
 export type CreateOrganizationBody = Static<typeof CreateOrganizationBody>
 
-export const UpdateOrganizationBody = Body({ name: Type.Optional(OrganizationName), slug: Type.Optional(Slug) }, { minProperties: 1 })
+export const UpdateOrganizationBody = Body(
+  { name: Type.Optional(OrganizationName), slug: Type.Optional(Slug) },
+  { minProperties: 1 },
+)
 export type UpdateOrganizationBody = Static<typeof UpdateOrganizationBody>
 
 export const MemberView = Type.Object({
@@ -74,13 +87,18 @@ const InvitationLink = (description: string) =>
   Type.String({
     format: 'uri',
     description: `${description} The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.`,
-    examples: ['https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe'],
+    examples: [
+      'https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe',
+    ],
   })
 
-const InvitationMailState = Type.Union([Type.Literal('sent'), Type.Literal('not_configured'), Type.Literal('failed')], {
-  description:
-    'Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case.',
-})
+const InvitationMailState = Type.Union(
+  [Type.Literal('sent'), Type.Literal('not_configured'), Type.Literal('failed')],
+  {
+    description:
+      'Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case.',
+  },
+)
 
 export const InvitationListItem = Type.Composite([
   InvitationView,
@@ -100,7 +118,8 @@ export const CreatedInvitationView = Type.Composite([
     link: InvitationLink('The invitation link to pass on.'),
     mail: InvitationMailState,
     replaced: Type.Union([Type.Object({ id: Type.String(), role: RoleSchema }), Type.Null()], {
-      description: 'The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none',
+      description:
+        'The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none',
     }),
   }),
 ])
@@ -108,7 +127,11 @@ export const CreatedInvitationView = Type.Composite([
 /** The answer to a resend: the invitation with its new link. */
 export const ResentInvitationView = Type.Composite([
   InvitationView,
-  Type.Object({ created_at: Timestamp(), link: InvitationLink('The new link.'), mail: InvitationMailState }),
+  Type.Object({
+    created_at: Timestamp(),
+    link: InvitationLink('The new link.'),
+    mail: InvitationMailState,
+  }),
 ])
 
 export const InvitationPage = PageOf(InvitationListItem)
@@ -132,10 +155,14 @@ export const ReceivedInvitationView = Type.Object({
   organization_name: Type.String(),
   organization_slug: Type.String(),
   role: RoleSchema,
-  invited_by_name: Type.Union([Type.String(), Type.Null()], { description: 'null when the inviter was deleted since' }),
+  invited_by_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'null when the inviter was deleted since',
+  }),
   created_at: Timestamp(),
   expires_at: Timestamp(),
 })
 export const ReceivedInvitationPage = PageOf(ReceivedInvitationView)
 
-export const MyInvitationParams = Type.Object({ invitation_id: Type.String({ minLength: 1, maxLength: 200 }) })
+export const MyInvitationParams = Type.Object({
+  invitation_id: Type.String({ minLength: 1, maxLength: 200 }),
+})

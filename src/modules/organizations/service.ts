@@ -30,9 +30,18 @@ function slugTaken(): AppError {
   return new AppError('ALREADY_EXISTS', { message: 'This slug is already taken.', details: 'slug' })
 }
 
-export async function listOrganizations(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<OrganizationRecord>> {
+export async function listOrganizations(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<OrganizationRecord>> {
   const window = pageWindow(query)
-  const rows = await listOrganizationsOfMember(deps.db, caller.user.id, window, caller.grant?.organizations ?? null)
+  const rows = await listOrganizationsOfMember(
+    deps.db,
+    caller.user.id,
+    window,
+    caller.grant?.organizations ?? null,
+  )
   return toPage(
     rows,
     window.limit,
@@ -41,7 +50,11 @@ export async function listOrganizations(deps: Deps, caller: Caller, query: PageQ
   )
 }
 
-export async function getOrganization(deps: Deps, caller: Caller, organizationId: string): Promise<OrganizationRecord> {
+export async function getOrganization(
+  deps: Deps,
+  caller: Caller,
+  organizationId: string,
+): Promise<OrganizationRecord> {
   return requirePermission(deps.db, organizationId, caller.user.id, 'read')
 }
 
@@ -60,11 +73,18 @@ export async function createOrganization(
     try {
       return await deps.db.transaction().execute(async (tx) => {
         const base = input.slug ?? slugFromName(input.name)
-        const slug = input.slug ?? firstFreeSlug(base, await findSlugsStartingWith(tx, slugCandidatesPrefix(base)))
+        const slug =
+          input.slug ??
+          firstFreeSlug(base, await findSlugsStartingWith(tx, slugCandidatesPrefix(base)))
         const now = deps.clock.now().toISOString()
         const id = newId()
         await insertOrganization(tx, { id, name: input.name, slug, created_at: now })
-        await insertMember(tx, { organization_id: id, user_id: caller.user.id, role: 'owner', joined_at: now })
+        await insertMember(tx, {
+          organization_id: id,
+          user_id: caller.user.id,
+          role: 'owner',
+          joined_at: now,
+        })
         await recordAudit(tx, deps.clock, ctx, {
           action: 'org.create',
           actor: caller.user,
@@ -90,7 +110,10 @@ export async function updateOrganization(
   try {
     return await deps.db.transaction().execute(async (tx) => {
       const organization = await requirePermission(tx, organizationId, caller.user.id, 'update')
-      await updateOrganizationRow(tx, organizationId, { ...patch, updated_at: deps.clock.now().toISOString() })
+      await updateOrganizationRow(tx, organizationId, {
+        ...patch,
+        updated_at: deps.clock.now().toISOString(),
+      })
       await recordAudit(tx, deps.clock, ctx, {
         action: 'org.update',
         actor: caller.user,
@@ -106,7 +129,12 @@ export async function updateOrganization(
 }
 
 /** Deletes the organization with its memberships and invitations (owners only). */
-export async function deleteOrganization(deps: Deps, caller: Caller, organizationId: string, ctx: RequestContext): Promise<void> {
+export async function deleteOrganization(
+  deps: Deps,
+  caller: Caller,
+  organizationId: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     const organization = await requirePermission(tx, organizationId, caller.user.id, 'delete')
     await deleteOrganizationRow(tx, organizationId)

@@ -7,11 +7,28 @@
  */
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
 import type { Deps } from '../../deps.js'
-import { consumeChallenge, findPasskeyByCredentialId, recordPasskeyUse, type ChallengePurpose, type PasskeyRecord } from './repo.js'
-import { base64UrlToText, COUNTER_WENT_BACKWARDS, failureMessage, relyingParty, webauthn } from './webauthn.js'
+import {
+  consumeChallenge,
+  findPasskeyByCredentialId,
+  recordPasskeyUse,
+  type ChallengePurpose,
+  type PasskeyRecord,
+} from './repo.js'
+import {
+  base64UrlToText,
+  COUNTER_WENT_BACKWARDS,
+  failureMessage,
+  relyingParty,
+  webauthn,
+} from './webauthn.js'
 
 export type AssertionOutcome =
-  { ok: true; passkey: PasskeyRecord } | { ok: false; reason: 'PASSKEY_CHALLENGE_EXPIRED' | 'PASSKEY_VERIFICATION_FAILED'; message?: string }
+  | { ok: true; passkey: PasskeyRecord }
+  | {
+      ok: false
+      reason: 'PASSKEY_CHALLENGE_EXPIRED' | 'PASSKEY_VERIFICATION_FAILED'
+      message?: string
+    }
 
 export interface AssertionCheck {
   purpose: Extract<ChallengePurpose, 'mfa' | 'passwordless' | 'proof'>
@@ -25,7 +42,10 @@ export interface AssertionCheck {
 
 const UNKNOWN_PASSKEY = 'This passkey is not registered for an account here.'
 
-export async function verifyAssertion(deps: Deps, check: AssertionCheck): Promise<AssertionOutcome> {
+export async function verifyAssertion(
+  deps: Deps,
+  check: AssertionCheck,
+): Promise<AssertionOutcome> {
   const now = deps.clock.now().toISOString()
   const taken = await consumeChallenge(deps.db, check.purpose, check.binding, now)
   if (taken === null) return { ok: false, reason: 'PASSKEY_CHALLENGE_EXPIRED' }
@@ -50,7 +70,11 @@ export async function verifyAssertion(deps: Deps, check: AssertionCheck): Promis
       expectedChallenge: taken.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      credential: { id: passkey.credential_id, publicKey: new Uint8Array(passkey.public_key), counter: passkey.counter },
+      credential: {
+        id: passkey.credential_id,
+        publicKey: new Uint8Array(passkey.public_key),
+        counter: passkey.counter,
+      },
       requireUserVerification: check.requireUserVerification,
     })
     if (!result.verified) return { ok: false, reason: 'PASSKEY_VERIFICATION_FAILED' }
@@ -62,7 +86,11 @@ export async function verifyAssertion(deps: Deps, check: AssertionCheck): Promis
 
   // Backup eligibility is fixed when a credential is made (WebAuthn §6.1.3): a change means it is not the same one.
   if ((info.credentialDeviceType === 'multiDevice') !== passkey.backup_eligible) {
-    return { ok: false, reason: 'PASSKEY_VERIFICATION_FAILED', message: "The passkey's backup eligibility changed; it is not the registered one." }
+    return {
+      ok: false,
+      reason: 'PASSKEY_VERIFICATION_FAILED',
+      message: "The passkey's backup eligibility changed; it is not the registered one.",
+    }
   }
   const recorded = await recordPasskeyUse(deps.db, passkey.id, {
     previousCounter: passkey.counter,
@@ -70,6 +98,15 @@ export async function verifyAssertion(deps: Deps, check: AssertionCheck): Promis
     backedUp: info.credentialBackedUp,
     at: now,
   })
-  if (!recorded) return { ok: false, reason: 'PASSKEY_VERIFICATION_FAILED', message: COUNTER_WENT_BACKWARDS }
-  return { ok: true, passkey: { ...passkey, counter: info.newCounter, backed_up: info.credentialBackedUp, last_used_at: now } }
+  if (!recorded)
+    return { ok: false, reason: 'PASSKEY_VERIFICATION_FAILED', message: COUNTER_WENT_BACKWARDS }
+  return {
+    ok: true,
+    passkey: {
+      ...passkey,
+      counter: info.newCounter,
+      backed_up: info.credentialBackedUp,
+      last_used_at: now,
+    },
+  }
 }

@@ -24,7 +24,12 @@ import { findSessionStart } from '../auth/repo.js'
 import { verifySecondFactor } from '../mfa/second-factor.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { listPasskeys } from './repo.js'
-import { checkAssertion, newAssertionOptions, WRONG_ASSERTIONS_PER_ACCOUNT, type AssertionOptions } from './sign-in.js'
+import {
+  checkAssertion,
+  newAssertionOptions,
+  WRONG_ASSERTIONS_PER_ACCOUNT,
+  type AssertionOptions,
+} from './sign-in.js'
 
 /** How old a session may be to stand for the password of an account that has none. */
 export const RECENT_SIGN_IN_SECONDS = 5 * 60
@@ -45,10 +50,15 @@ export type ProvenFactor = 'totp' | 'backup_code' | 'passkey' | 'reauthenticatio
  * session's re-authentication window, which its sign-in opened (issue 32), or a session opened
  * within the last 5 minutes (one without a window: opened before the window existed).
  */
-export async function proveFirstFactor(deps: Deps, caller: Caller, password: string | undefined): Promise<void> {
+export async function proveFirstFactor(
+  deps: Deps,
+  caller: Caller,
+  password: string | undefined,
+): Promise<void> {
   if (caller.user.has_password) return provePasswordOrWindow(deps, caller, password)
   if (isReauthenticated(deps, caller)) return
-  const started = caller.sessionId === null ? null : await findSessionStart(deps.db, caller.sessionId)
+  const started =
+    caller.sessionId === null ? null : await findSessionStart(deps.db, caller.sessionId)
   const age = started === null ? Infinity : deps.clock.now().getTime() - Date.parse(started)
   if (!(age <= RECENT_SIGN_IN_SECONDS * 1000)) throw new AppError('RECENT_SIGN_IN_REQUIRED')
 }
@@ -57,24 +67,47 @@ export async function proveFirstFactor(deps: Deps, caller: Caller, password: str
  * The second factor given, or — when none is — the session's re-authentication window (issue 32),
  * which stands for both factors. Not for POST /api/auth/reauthenticate itself, which opens it.
  */
-export async function proveSecondFactorOrWindow(deps: Deps, caller: Caller, proof: FactorProof, ctx: RequestContext): Promise<ProvenFactor> {
-  if (proof.code === undefined && proof.passkey === undefined && isReauthenticated(deps, caller)) return 'reauthentication'
+export async function proveSecondFactorOrWindow(
+  deps: Deps,
+  caller: Caller,
+  proof: FactorProof,
+  ctx: RequestContext,
+): Promise<ProvenFactor> {
+  if (proof.code === undefined && proof.passkey === undefined && isReauthenticated(deps, caller))
+    return 'reauthentication'
   return proveSecondFactor(deps, caller, proof, ctx)
 }
 
 /** Checks the second factor given (consuming a code or the challenge); SECOND_FACTOR_REQUIRED when none is. */
-export async function proveSecondFactor(deps: Deps, caller: Caller, proof: FactorProof, ctx: RequestContext): Promise<ProvenFactor> {
-  if (proof.code !== undefined && proof.passkey !== undefined) throw invalidField('passkey', 'send either a code or a passkey, not both')
+export async function proveSecondFactor(
+  deps: Deps,
+  caller: Caller,
+  proof: FactorProof,
+  ctx: RequestContext,
+): Promise<ProvenFactor> {
+  if (proof.code !== undefined && proof.passkey !== undefined)
+    throw invalidField('passkey', 'send either a code or a passkey, not both')
   if (proof.passkey !== undefined) {
     await checkAssertion(
       deps,
       [{ budget: WRONG_ASSERTIONS_PER_ACCOUNT, subject: caller.user.id }],
-      { purpose: 'proof', binding: caller.sessionId!, credential: proof.passkey, userId: caller.user.id, requireUserVerification: false },
+      {
+        purpose: 'proof',
+        binding: caller.sessionId!,
+        credential: proof.passkey,
+        userId: caller.user.id,
+        requireUserVerification: false,
+      },
       { user: caller.user, ctx, mode: 'proof' },
     )
     return 'passkey'
   }
-  if (proof.code !== undefined) return verifySecondFactor(deps, { userId: caller.user.id, code: proof.code, failureStatus: 400 })
+  if (proof.code !== undefined)
+    return verifySecondFactor(deps, {
+      userId: caller.user.id,
+      code: proof.code,
+      failureStatus: 400,
+    })
   throw new AppError('SECOND_FACTOR_REQUIRED')
 }
 
@@ -82,7 +115,12 @@ export async function proveSecondFactor(deps: Deps, caller: Caller, proof: Facto
  * The proof for adding a second factor: the first factor, then — when the account has a second
  * factor already — that factor. Returns how the second factor was proven (null: there was none).
  */
-export async function proveForNewFactor(deps: Deps, caller: Caller, proof: FactorProof, ctx: RequestContext): Promise<ProvenFactor | null> {
+export async function proveForNewFactor(
+  deps: Deps,
+  caller: Caller,
+  proof: FactorProof,
+  ctx: RequestContext,
+): Promise<ProvenFactor | null> {
   await proveFirstFactor(deps, caller, proof.password)
   if (!(await isMfaEnabled(deps.db, caller.user.id))) return null
   return proveSecondFactorOrWindow(deps, caller, proof, ctx)
@@ -91,7 +129,13 @@ export async function proveForNewFactor(deps: Deps, caller: Caller, proof: Facto
 /** A challenge for the account's own passkeys, bound to this session, for a proof (404 without a passkey). */
 export async function beginPasskeyProof(deps: Deps, caller: Caller): Promise<AssertionOptions> {
   const passkeys = await listPasskeys(deps.db, caller.user.id)
-  if (passkeys.length === 0) throw new AppError('NOT_FOUND', { message: 'No passkey is registered for this account.' })
+  if (passkeys.length === 0)
+    throw new AppError('NOT_FOUND', { message: 'No passkey is registered for this account.' })
   // Presence is enough, as at the sign-in's second step: the session and the first factor are the rest.
-  return newAssertionOptions(deps, { purpose: 'proof', binding: caller.sessionId!, userId: caller.user.id }, passkeys, 'preferred')
+  return newAssertionOptions(
+    deps,
+    { purpose: 'proof', binding: caller.sessionId!, userId: caller.user.id },
+    passkeys,
+    'preferred',
+  )
 }

@@ -29,7 +29,10 @@ const PASSKEY_COLUMNS = [
   'last_used_at',
 ] as const
 
-type PasskeyRow = Omit<PasskeyRecord, 'transports' | 'backup_eligible' | 'backed_up' | 'counter'> & {
+type PasskeyRow = Omit<
+  PasskeyRecord,
+  'transports' | 'backup_eligible' | 'backed_up' | 'counter'
+> & {
   transports: string
   backup_eligible: boolean | 0 | 1
   backed_up: boolean | 0 | 1
@@ -67,13 +70,29 @@ export async function countPasskeys(ex: Executor, userId: string): Promise<numbe
 }
 
 /** Owner-scoped: another user's passkey id is simply not found. */
-export async function findOwnPasskey(ex: Executor, userId: string, id: string): Promise<PasskeyRecord | null> {
-  const row = await ex.selectFrom('passkeys').select(PASSKEY_COLUMNS).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+export async function findOwnPasskey(
+  ex: Executor,
+  userId: string,
+  id: string,
+): Promise<PasskeyRecord | null> {
+  const row = await ex
+    .selectFrom('passkeys')
+    .select(PASSKEY_COLUMNS)
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst()
   return row ? toRecord(row) : null
 }
 
-export async function findPasskeyByCredentialId(ex: Executor, credentialId: string): Promise<PasskeyRecord | null> {
-  const row = await ex.selectFrom('passkeys').select(PASSKEY_COLUMNS).where('credential_id', '=', credentialId).executeTakeFirst()
+export async function findPasskeyByCredentialId(
+  ex: Executor,
+  credentialId: string,
+): Promise<PasskeyRecord | null> {
+  const row = await ex
+    .selectFrom('passkeys')
+    .select(PASSKEY_COLUMNS)
+    .where('credential_id', '=', credentialId)
+    .executeTakeFirst()
   return row ? toRecord(row) : null
 }
 
@@ -98,13 +117,27 @@ export async function insertPasskey(ex: Executor, passkey: NewPasskey): Promise<
     .execute()
 }
 
-export async function renamePasskey(ex: Executor, userId: string, id: string, name: string): Promise<boolean> {
-  const result = await ex.updateTable('passkeys').set({ name }).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+export async function renamePasskey(
+  ex: Executor,
+  userId: string,
+  id: string,
+  name: string,
+): Promise<boolean> {
+  const result = await ex
+    .updateTable('passkeys')
+    .set({ name })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }
 
 export async function deletePasskey(ex: Executor, userId: string, id: string): Promise<boolean> {
-  const result = await ex.deleteFrom('passkeys').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst()
+  const result = await ex
+    .deleteFrom('passkeys')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst()
   return result.numDeletedRows > 0n
 }
 
@@ -183,7 +216,12 @@ export async function consumeChallenge(
 }
 
 /** Whether the binding has a live challenge (read only: a cheap check before budgets are charged). */
-export async function hasLiveChallenge(ex: Executor, purpose: ChallengePurpose, binding: string, now: Timestamp): Promise<boolean> {
+export async function hasLiveChallenge(
+  ex: Executor,
+  purpose: ChallengePurpose,
+  binding: string,
+  now: Timestamp,
+): Promise<boolean> {
   const row = await ex
     .selectFrom('passkey_challenges')
     .select('id')

@@ -6,15 +6,20 @@ export const PasskeyView = Type.Object({
   name: Type.String(),
   created_at: Timestamp(),
   last_used_at: Nullable(Timestamp()),
-  backup_eligible: Type.Boolean({ description: 'A synced (multi-device) passkey, e.g. in a password manager or platform account' }),
-  backed_up: Type.Boolean({ description: 'The authenticator said at the last use that the passkey is backed up' }),
+  backup_eligible: Type.Boolean({
+    description: 'A synced (multi-device) passkey, e.g. in a password manager or platform account',
+  }),
+  backed_up: Type.Boolean({
+    description: 'The authenticator said at the last use that the passkey is backed up',
+  }),
 })
 export const PasskeyPage = PageOf(PasskeyView)
 
 const PasskeyName = DisplayText({ minLength: 1, maxLength: 64 })
 const ReauthPassword = Type.Optional(Secret())
 
-const Base64Url = (maxLength: number) => Type.String({ pattern: '^[A-Za-z0-9_-]*$', minLength: 1, maxLength })
+const Base64Url = (maxLength: number) =>
+  Type.String({ pattern: '^[A-Za-z0-9_-]*$', minLength: 1, maxLength })
 
 /**
  * A credential as the browser's WebAuthn JSON (PublicKeyCredential#toJSON, or @simplewebauthn/browser).
@@ -58,11 +63,17 @@ export const AuthenticationCredential = Type.Object({
 export const FactorProof = {
   password: ReauthPassword,
   code: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, description: 'A current TOTP code or an unused backup code (when the account has a second factor)' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'A current TOTP code or an unused backup code (when the account has a second factor)',
+    }),
   ),
   passkey: Type.Optional(
     Type.Object(AuthenticationCredential.properties, {
-      description: "Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options",
+      description:
+        "Instead of a code: a registered passkey's answer to the challenge of POST /api/auth/passkeys/proof/options",
     }),
   ),
 }
@@ -83,17 +94,26 @@ const CeremonyOptions = (description: string) =>
   )
 
 export const RegistrationOptionsView = Type.Object({
-  options: CeremonyOptions('PublicKeyCredentialCreationOptionsJSON (WebAuthn Level 3), for @simplewebauthn/browser startRegistration'),
+  options: CeremonyOptions(
+    'PublicKeyCredentialCreationOptionsJSON (WebAuthn Level 3), for @simplewebauthn/browser startRegistration',
+  ),
   expires_at: Timestamp(),
 })
 
-export const RegistrationBody = Body({ name: Type.Optional(PasskeyName), credential: RegistrationCredential })
+export const RegistrationBody = Body({
+  name: Type.Optional(PasskeyName),
+  credential: RegistrationCredential,
+})
 export type RegistrationBody = Static<typeof RegistrationBody>
 
 export const RenameBody = Body({
   name: PasskeyName,
   password: Type.Optional(
-    Type.String({ maxLength: 1024, description: 'Ignored: a rename needs no proof (issue 32); accepted so that older clients keep working' }),
+    Type.String({
+      maxLength: 1024,
+      description:
+        'Ignored: a rename needs no proof (issue 32); accepted so that older clients keep working',
+    }),
   ),
 })
 export type RenameBody = Static<typeof RenameBody>
@@ -102,7 +122,9 @@ export const DeleteBody = Body(FactorProof)
 export type DeleteBody = Static<typeof DeleteBody>
 
 export const AssertionOptionsView = Type.Object({
-  options: CeremonyOptions('PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3), for @simplewebauthn/browser startAuthentication'),
+  options: CeremonyOptions(
+    'PublicKeyCredentialRequestOptionsJSON (WebAuthn Level 3), for @simplewebauthn/browser startAuthentication',
+  ),
   expires_at: Timestamp(),
 })
 
@@ -113,10 +135,17 @@ export const MfaVerifyBody = Body({ mfa_token: Secret(256), credential: Authenti
 export type MfaVerifyBody = Static<typeof MfaVerifyBody>
 
 export const PasswordlessOptionsView = Type.Object({
-  attempt_token: Type.String({ description: 'Single use; send it back with the passkey’s answer within 5 minutes' }),
-  options: CeremonyOptions('PublicKeyCredentialRequestOptionsJSON with no allowCredentials: any discoverable passkey of this site'),
+  attempt_token: Type.String({
+    description: 'Single use; send it back with the passkey’s answer within 5 minutes',
+  }),
+  options: CeremonyOptions(
+    'PublicKeyCredentialRequestOptionsJSON with no allowCredentials: any discoverable passkey of this site',
+  ),
   expires_at: Timestamp(),
 })
 
-export const PasswordlessBody = Body({ attempt_token: Secret(256), credential: AuthenticationCredential })
+export const PasswordlessBody = Body({
+  attempt_token: Secret(256),
+  credential: AuthenticationCredential,
+})
 export type PasswordlessBody = Static<typeof PasswordlessBody>

@@ -6,7 +6,10 @@
  * factor proves that factor now. The first second factor added and the last one removed end the
  * user's other sessions, as enabling and disabling TOTP do.
  */
-import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/server'
 import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'
 import { AppError } from '../../errors.js'
@@ -19,7 +22,12 @@ import { revokeUserSessions } from '../auth/repo.js'
 import { findTotpFactor } from '../mfa/repo.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { lockUser } from '../users/repo.js'
-import { proveForNewFactor, proveSecondFactorOrWindow, type FactorProof, type ProvenFactor } from './proof.js'
+import {
+  proveForNewFactor,
+  proveSecondFactorOrWindow,
+  type FactorProof,
+  type ProvenFactor,
+} from './proof.js'
 import {
   consumeChallenge,
   countPasskeys,
@@ -31,7 +39,14 @@ import {
   renamePasskey,
   type PasskeyRecord,
 } from './repo.js'
-import { CHALLENGE_TTL_SECONDS, failureMessage, relyingParty, SUPPORTED_ALGORITHMS, verificationFailed, webauthn } from './webauthn.js'
+import {
+  CHALLENGE_TTL_SECONDS,
+  failureMessage,
+  relyingParty,
+  SUPPORTED_ALGORITHMS,
+  verificationFailed,
+  webauthn,
+} from './webauthn.js'
 
 /** Enough for every device a person owns; keeps the list (and excludeCredentials) bounded. */
 export const MAX_PASSKEYS_PER_USER = 20
@@ -51,9 +66,15 @@ export function toPasskeyView(passkey: PasskeyRecord): PasskeyView {
   return { id, name, created_at, last_used_at, backup_eligible, backed_up }
 }
 
-export async function listOwnPasskeys(deps: Deps, caller: Caller): Promise<{ items: PasskeyView[]; next_cursor: null }> {
+export async function listOwnPasskeys(
+  deps: Deps,
+  caller: Caller,
+): Promise<{ items: PasskeyView[]; next_cursor: null }> {
   // At most MAX_PASSKEYS_PER_USER: one page.
-  return { items: (await listPasskeys(deps.db, caller.user.id)).map(toPasskeyView), next_cursor: null }
+  return {
+    items: (await listPasskeys(deps.db, caller.user.id)).map(toPasskeyView),
+    next_cursor: null,
+  }
 }
 
 /** The registration challenge is bound to the session that asked for it. */
@@ -75,7 +96,8 @@ export async function beginRegistration(
 ): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; expires_at: string }> {
   const userId = caller.user.id
   const existing = await listPasskeys(deps.db, userId)
-  if (existing.length >= MAX_PASSKEYS_PER_USER) throw new AppError('LIMIT_REACHED', { details: `at most ${MAX_PASSKEYS_PER_USER} passkeys` })
+  if (existing.length >= MAX_PASSKEYS_PER_USER)
+    throw new AppError('LIMIT_REACHED', { details: `at most ${MAX_PASSKEYS_PER_USER} passkeys` })
   await proveForNewFactor(deps, caller, proof, ctx)
   const rp = relyingParty(deps.config)
   const { generateRegistrationOptions } = await webauthn()
@@ -91,7 +113,11 @@ export async function beginRegistration(
     // The same authenticator is not registered twice.
     excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: p.transports })),
     // Discoverable, so it can sign in without a password; verification is demanded at that sign-in.
-    authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+    authenticatorSelection: {
+      residentKey: 'required',
+      requireResidentKey: true,
+      userVerification: 'preferred',
+    },
     supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
   })
   const now = deps.clock.now()
@@ -108,7 +134,11 @@ export async function beginRegistration(
   return { options, expires_at: expiresAt }
 }
 
-async function verifyAttestation(deps: Deps, challenge: string, credential: RegistrationResponseJSON) {
+async function verifyAttestation(
+  deps: Deps,
+  challenge: string,
+  credential: RegistrationResponseJSON,
+) {
   const rp = relyingParty(deps.config)
   const { verifyRegistrationResponse } = await webauthn()
   try {
@@ -165,20 +195,33 @@ export async function completeRegistration(
       await lockUser(tx, userId)
       const hadSecondFactor = await isMfaEnabled(tx, userId)
       if ((await countPasskeys(tx, userId)) >= MAX_PASSKEYS_PER_USER) {
-        throw new AppError('LIMIT_REACHED', { details: `at most ${MAX_PASSKEYS_PER_USER} passkeys` })
+        throw new AppError('LIMIT_REACHED', {
+          details: `at most ${MAX_PASSKEYS_PER_USER} passkeys`,
+        })
       }
       await insertPasskey(tx, passkey)
       // The first second factor changes how the account signs in: other sessions end (as TOTP enable).
-      const revoked = hadSecondFactor ? 0 : await revokeUserSessions(tx, userId, caller.sessionId, now)
+      const revoked = hadSecondFactor
+        ? 0
+        : await revokeUserSessions(tx, userId, caller.sessionId, now)
       await recordAudit(tx, deps.clock, ctx, {
         action: 'passkey.register',
         actor: caller.user,
         target: { type: 'passkey', id: passkey.id },
-        metadata: { name: passkey.name, backup_eligible: passkey.backup_eligible, first_factor: !hadSecondFactor, sessions_revoked: revoked },
+        metadata: {
+          name: passkey.name,
+          backup_eligible: passkey.backup_eligible,
+          first_factor: !hadSecondFactor,
+          sessions_revoked: revoked,
+        },
       })
     })
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('ALREADY_EXISTS', { details: 'credential', message: 'This passkey is already registered.' })
+    if (isUniqueViolation(error))
+      throw new AppError('ALREADY_EXISTS', {
+        details: 'credential',
+        message: 'This passkey is already registered.',
+      })
     throw error
   }
   return toPasskeyView({ ...passkey, last_used_at: null })
@@ -190,11 +233,18 @@ async function ownPasskey(deps: Deps, caller: Caller, id: string): Promise<Passk
   return passkey
 }
 
-export async function renameOwnPasskey(deps: Deps, caller: Caller, id: string, input: { name: string }, ctx: RequestContext): Promise<PasskeyView> {
+export async function renameOwnPasskey(
+  deps: Deps,
+  caller: Caller,
+  id: string,
+  input: { name: string },
+  ctx: RequestContext,
+): Promise<PasskeyView> {
   // A name changes nothing about who can sign in: no proof (issue 32).
   const passkey = await ownPasskey(deps, caller, id)
   await deps.db.transaction().execute(async (tx) => {
-    if (!(await renamePasskey(tx, caller.user.id, id, input.name))) throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
+    if (!(await renamePasskey(tx, caller.user.id, id, input.name)))
+      throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'passkey.rename',
       actor: caller.user,
@@ -207,7 +257,9 @@ export async function renameOwnPasskey(deps: Deps, caller: Caller, id: string, i
 
 /** Whether deleting this passkey would leave the account without a second factor. */
 async function isLastFactor(deps: Deps, userId: string): Promise<boolean> {
-  return (await countPasskeys(deps.db, userId)) <= 1 && (await findTotpFactor(deps.db, userId)) === null
+  return (
+    (await countPasskeys(deps.db, userId)) <= 1 && (await findTotpFactor(deps.db, userId)) === null
+  )
 }
 
 /**
@@ -217,22 +269,43 @@ async function isLastFactor(deps: Deps, userId: string): Promise<boolean> {
  * it was the last is decided again in the transaction, with the account locked: two concurrent
  * deletions of its last two passkeys cannot both pass as "not the last" without the proof.
  */
-export async function deleteOwnPasskey(deps: Deps, caller: Caller, id: string, input: FactorProof, ctx: RequestContext): Promise<void> {
+export async function deleteOwnPasskey(
+  deps: Deps,
+  caller: Caller,
+  id: string,
+  input: FactorProof,
+  ctx: RequestContext,
+): Promise<void> {
   const passkey = await ownPasskey(deps, caller, id)
   await provePasswordOrWindow(deps, caller, input.password)
-  const proven: ProvenFactor | null = (await isLastFactor(deps, caller.user.id)) ? await proveSecondFactorOrWindow(deps, caller, input, ctx) : null
+  const proven: ProvenFactor | null = (await isLastFactor(deps, caller.user.id))
+    ? await proveSecondFactorOrWindow(deps, caller, input, ctx)
+    : null
   await deps.db.transaction().execute(async (tx) => {
     await lockUser(tx, caller.user.id)
-    if (!(await deletePasskey(tx, caller.user.id, id))) throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
+    if (!(await deletePasskey(tx, caller.user.id, id)))
+      throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
     const lastFactor = !(await isMfaEnabled(tx, caller.user.id))
     if (lastFactor && proven === null) throw new AppError('SECOND_FACTOR_REQUIRED')
-    const revoked = lastFactor ? await revokeUserSessions(tx, caller.user.id, caller.sessionId, deps.clock.now().toISOString()) : 0
+    const revoked = lastFactor
+      ? await revokeUserSessions(
+          tx,
+          caller.user.id,
+          caller.sessionId,
+          deps.clock.now().toISOString(),
+        )
+      : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'passkey.delete',
       actor: caller.user,
       target: { type: 'passkey', id },
       // The name lets the security mail and the person's activity say which passkey went.
-      metadata: { name: passkey.name, last_factor: lastFactor, sessions_revoked: revoked, ...(proven !== null && { proof: proven }) },
+      metadata: {
+        name: passkey.name,
+        last_factor: lastFactor,
+        sessions_revoked: revoked,
+        ...(proven !== null && { proof: proven }),
+      },
     })
   })
 }

@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, DEFAULT_PASSWORD, enableMfa, loginForMfaToken, verifyMfa } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  loginForMfaToken,
+  verifyMfa,
+} from '../../../test/helpers/factories.js'
 import {
   authenticatorFor,
   mfaOptions,
@@ -26,7 +33,14 @@ async function userWithPasskey(options: { backupEligible?: boolean } = {}) {
 }
 
 const auditActions = async (userId: string) =>
-  (await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', userId).orderBy('at').execute()).map((e) => ({
+  (
+    await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', userId)
+      .orderBy('at')
+      .execute()
+  ).map((e) => ({
     action: e.action,
     metadata: JSON.parse(String(e.metadata)) as Record<string, unknown>,
   }))
@@ -36,17 +50,34 @@ describe('as the second factor', () => {
     const user = await userWithPasskey()
     const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
     const options = await mfaOptions(t, mfaToken)
-    expect(options.allowCredentials).toEqual([{ id: user.authenticator.credentials[0]!.id, type: 'public-key', transports: ['internal'] }])
+    expect(options.allowCredentials).toEqual([
+      { id: user.authenticator.credentials[0]!.id, type: 'public-key', transports: ['internal'] },
+    ])
     const response = await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(options))
     expect(response.statusCode).toBe(200)
     expect(response.json()).toMatchObject({ user: { id: user.user.id }, token: expect.any(String) })
     expect(response.cookies.map((c) => c.name).sort()).toEqual(['csrf_token', 'device', 'token'])
-    const listed = await t.app.inject({ method: 'GET', url: '/api/auth/passkeys', headers: bearer(response.json().token) })
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: '/api/auth/passkeys',
+      headers: bearer(response.json().token),
+    })
     expect(listed.json().items[0].last_used_at).toEqual(expect.any(String))
     const login = (await auditActions(user.user.id)).filter((e) => e.action === 'auth.login').at(-1)
-    expect(login?.metadata).toMatchObject({ method: 'password+passkey', passkey_id: user.passkeyId })
+    expect(login?.metadata).toMatchObject({
+      method: 'password+passkey',
+      passkey_id: user.passkeyId,
+    })
     // The mfa_token is used up.
-    expect((await t.app.inject({ method: 'POST', url: '/api/auth/passkeys/mfa/options', payload: { mfa_token: mfaToken } })).json()).toMatchObject({
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/auth/passkeys/mfa/options',
+          payload: { mfa_token: mfaToken },
+        })
+      ).json(),
+    ).toMatchObject({
       code: 401,
       reason: 'MFA_PENDING_INVALID',
     })
@@ -55,21 +86,49 @@ describe('as the second factor', () => {
   it('is offered beside TOTP: either completes the same sign-in', async () => {
     const user = await userWithPasskey()
     const { secret } = await enableMfa(t, user)
-    const byCode = await verifyMfa(t, await loginForMfaToken(t, user.email, DEFAULT_PASSWORD), totpCode(secret, t.clock.now()))
+    const byCode = await verifyMfa(
+      t,
+      await loginForMfaToken(t, user.email, DEFAULT_PASSWORD),
+      totpCode(secret, t.clock.now()),
+    )
     expect(byCode.statusCode).toBe(200)
     const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
-    expect((await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(await mfaOptions(t, mfaToken)))).statusCode).toBe(200)
+    expect(
+      (
+        await verifyPasskeyMfa(
+          t,
+          mfaToken,
+          user.authenticator.assert(await mfaOptions(t, mfaToken)),
+        )
+      ).statusCode,
+    ).toBe(200)
   })
 
   it('an account without a passkey gets 404 for the options; a bad mfa_token 401', async () => {
     const user = await createSignedInUser(t)
     await enableMfa(t, user)
     const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
-    expect((await t.app.inject({ method: 'POST', url: '/api/auth/passkeys/mfa/options', payload: { mfa_token: mfaToken } })).json()).toMatchObject({
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/auth/passkeys/mfa/options',
+          payload: { mfa_token: mfaToken },
+        })
+      ).json(),
+    ).toMatchObject({
       code: 404,
       reason: 'NOT_FOUND',
     })
-    expect((await t.app.inject({ method: 'POST', url: '/api/auth/passkeys/mfa/options', payload: { mfa_token: 'nope' } })).json()).toMatchObject({
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/auth/passkeys/mfa/options',
+          payload: { mfa_token: 'nope' },
+        })
+      ).json(),
+    ).toMatchObject({
       code: 401,
       reason: 'MFA_PENDING_INVALID',
     })
@@ -79,15 +138,26 @@ describe('as the second factor', () => {
     const victim = await userWithPasskey()
     const attacker = await userWithPasskey()
     const mfaToken = await loginForMfaToken(t, victim.email, DEFAULT_PASSWORD)
-    const response = await verifyPasskeyMfa(t, mfaToken, attacker.authenticator.assert(await mfaOptions(t, mfaToken)))
+    const response = await verifyPasskeyMfa(
+      t,
+      mfaToken,
+      attacker.authenticator.assert(await mfaOptions(t, mfaToken)),
+    )
     expect(response.json()).toMatchObject({ code: 401, reason: 'PASSKEY_VERIFICATION_FAILED' })
   })
 
   it('refuses a replayed assertion, another origin, another RP id, and a lowered counter — each with its reason', async () => {
     const user = await userWithPasskey()
     const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
-    const refuse = async (overrides: Parameters<typeof user.authenticator.assert>[1], message: RegExp) => {
-      const response = await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(await mfaOptions(t, mfaToken), overrides))
+    const refuse = async (
+      overrides: Parameters<typeof user.authenticator.assert>[1],
+      message: RegExp,
+    ) => {
+      const response = await verifyPasskeyMfa(
+        t,
+        mfaToken,
+        user.authenticator.assert(await mfaOptions(t, mfaToken), overrides),
+      )
       expect(response.statusCode).toBe(401)
       expect(response.json()).toMatchObject({ reason: 'PASSKEY_VERIFICATION_FAILED' })
       expect(response.json().message).toMatch(message)
@@ -100,20 +170,38 @@ describe('as the second factor', () => {
     const answer = user.authenticator.assert(good, { counter: 5 })
     expect((await verifyPasskeyMfa(t, mfaToken, answer)).statusCode).toBe(200)
     // … its answer cannot be used again (the challenge and the mfa_token are spent) …
-    expect((await verifyPasskeyMfa(t, mfaToken, answer)).json()).toMatchObject({ code: 401, reason: 'MFA_PENDING_INVALID' })
+    expect((await verifyPasskeyMfa(t, mfaToken, answer)).json()).toMatchObject({
+      code: 401,
+      reason: 'MFA_PENDING_INVALID',
+    })
     const next = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
     await mfaOptions(t, next)
-    expect((await verifyPasskeyMfa(t, next, answer)).json()).toMatchObject({ code: 401, reason: 'PASSKEY_VERIFICATION_FAILED' })
+    expect((await verifyPasskeyMfa(t, next, answer)).json()).toMatchObject({
+      code: 401,
+      reason: 'PASSKEY_VERIFICATION_FAILED',
+    })
     // … and a counter at or below the stored 5 says the passkey was copied.
-    const lowered = await verifyPasskeyMfa(t, next, user.authenticator.assert(await mfaOptions(t, next), { counter: 3 }))
-    expect(lowered.json()).toMatchObject({ code: 401, reason: 'PASSKEY_VERIFICATION_FAILED', message: expect.stringMatching(/counter/) })
+    const lowered = await verifyPasskeyMfa(
+      t,
+      next,
+      user.authenticator.assert(await mfaOptions(t, next), { counter: 3 }),
+    )
+    expect(lowered.json()).toMatchObject({
+      code: 401,
+      reason: 'PASSKEY_VERIFICATION_FAILED',
+      message: expect.stringMatching(/counter/),
+    })
   })
 
   it('a challenge is single use and expires after 5 minutes: PASSKEY_CHALLENGE_EXPIRED', async () => {
     const user = await userWithPasskey()
     const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
     const options = await mfaOptions(t, mfaToken)
-    const wrong = await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(options, { origin: 'https://evil.example' }))
+    const wrong = await verifyPasskeyMfa(
+      t,
+      mfaToken,
+      user.authenticator.assert(options, { origin: 'https://evil.example' }),
+    )
     expect(wrong.json().reason).toBe('PASSKEY_VERIFICATION_FAILED')
     // The refused answer used the challenge up: the right one for it now finds nothing.
     const reused = await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(options))
@@ -125,14 +213,26 @@ describe('as the second factor', () => {
     const token = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
     const lateOptions = await mfaOptions(t, token)
     t.clock.advance(5 * 60 + 1)
-    expect((await verifyPasskeyMfa(t, fresh, user.authenticator.assert(late))).json()).toMatchObject({ code: 401, reason: 'MFA_PENDING_INVALID' })
-    expect((await verifyPasskeyMfa(t, token, user.authenticator.assert(lateOptions))).json()).toMatchObject({
+    expect(
+      (await verifyPasskeyMfa(t, fresh, user.authenticator.assert(late))).json(),
+    ).toMatchObject({ code: 401, reason: 'MFA_PENDING_INVALID' })
+    expect(
+      (await verifyPasskeyMfa(t, token, user.authenticator.assert(lateOptions))).json(),
+    ).toMatchObject({
       code: 401,
       reason: 'MFA_PENDING_INVALID',
     })
     const passwordless = await passwordlessOptions(t)
     t.clock.advance(5 * 60 + 1)
-    expect((await signInWithPasskey(t, passwordless.attempt_token, user.authenticator.assert(passwordless.options))).json()).toMatchObject({
+    expect(
+      (
+        await signInWithPasskey(
+          t,
+          passwordless.attempt_token,
+          user.authenticator.assert(passwordless.options),
+        )
+      ).json(),
+    ).toMatchObject({
       code: 401,
       reason: 'PASSKEY_CHALLENGE_EXPIRED',
     })
@@ -143,7 +243,13 @@ describe('as the second factor', () => {
     const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
     const options = await mfaOptions(t, mfaToken)
     const burst = await Promise.all(
-      Array.from({ length: 12 }, () => verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(options, { origin: 'https://evil.example' }))),
+      Array.from({ length: 12 }, () =>
+        verifyPasskeyMfa(
+          t,
+          mfaToken,
+          user.authenticator.assert(options, { origin: 'https://evil.example' }),
+        ),
+      ),
     )
     const evaluated = burst.filter((r) => r.statusCode === 401)
     expect(evaluated.length).toBeLessThanOrEqual(5)
@@ -151,9 +257,15 @@ describe('as the second factor', () => {
     for (const r of burst.filter((r) => r.statusCode === 429))
       expect(r.json()).toMatchObject({ reason: 'RATE_LIMITED', retryAfter: expect.any(Number) })
     // Spent: even the right answer is refused for this mfa_token until it expires.
-    const right = await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(await mfaOptions(t, mfaToken)))
+    const right = await verifyPasskeyMfa(
+      t,
+      mfaToken,
+      user.authenticator.assert(await mfaOptions(t, mfaToken)),
+    )
     expect(right.statusCode).toBe(429)
-    const failures = (await auditActions(user.user.id)).filter((e) => e.action === 'auth.passkey_failed')
+    const failures = (await auditActions(user.user.id)).filter(
+      (e) => e.action === 'auth.passkey_failed',
+    )
     expect(failures.length).toBe(evaluated.length + 0)
   })
 
@@ -162,15 +274,30 @@ describe('as the second factor', () => {
     for (let round = 0; round < 2; round++) {
       const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
       for (let i = 0; i < 5; i++) {
-        const r = await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(await mfaOptions(t, mfaToken), { rpId: 'evil.example' }))
+        const r = await verifyPasskeyMfa(
+          t,
+          mfaToken,
+          user.authenticator.assert(await mfaOptions(t, mfaToken), { rpId: 'evil.example' }),
+        )
         expect(r.statusCode).toBe(401)
       }
     }
     const mfaToken = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
-    expect((await verifyPasskeyMfa(t, mfaToken, user.authenticator.assert(await mfaOptions(t, mfaToken)))).statusCode).toBe(429)
+    expect(
+      (
+        await verifyPasskeyMfa(
+          t,
+          mfaToken,
+          user.authenticator.assert(await mfaOptions(t, mfaToken)),
+        )
+      ).statusCode,
+    ).toBe(429)
     t.clock.advance(15 * 60 + 1)
     const later = await loginForMfaToken(t, user.email, DEFAULT_PASSWORD)
-    expect((await verifyPasskeyMfa(t, later, user.authenticator.assert(await mfaOptions(t, later)))).statusCode).toBe(200)
+    expect(
+      (await verifyPasskeyMfa(t, later, user.authenticator.assert(await mfaOptions(t, later))))
+        .statusCode,
+    ).toBe(200)
   })
 })
 
@@ -186,7 +313,9 @@ describe('without a password', () => {
     const login = (await auditActions(user.user.id)).filter((e) => e.action === 'auth.login').at(-1)
     expect(login?.metadata).toMatchObject({ method: 'passkey', passkey_id: user.passkeyId })
     // The attempt is spent: its answer cannot be replayed.
-    expect((await signInWithPasskey(t, attempt_token, user.authenticator.assert(options))).json()).toMatchObject({
+    expect(
+      (await signInWithPasskey(t, attempt_token, user.authenticator.assert(options))).json(),
+    ).toMatchObject({
       code: 401,
       reason: 'PASSKEY_CHALLENGE_EXPIRED',
     })
@@ -195,10 +324,23 @@ describe('without a password', () => {
   it('refuses an answer without user verification', async () => {
     const user = await userWithPasskey()
     const { attempt_token, options } = await passwordlessOptions(t)
-    const response = await signInWithPasskey(t, attempt_token, user.authenticator.assert(options, { userVerified: false }))
-    expect(response.json()).toMatchObject({ code: 401, reason: 'PASSKEY_VERIFICATION_FAILED', message: expect.stringMatching(/verif/) })
-    const failed = (await auditActions(user.user.id)).filter((e) => e.action === 'auth.passkey_failed').at(-1)
-    expect(failed?.metadata).toMatchObject({ reason: 'PASSKEY_VERIFICATION_FAILED', mode: 'passwordless' })
+    const response = await signInWithPasskey(
+      t,
+      attempt_token,
+      user.authenticator.assert(options, { userVerified: false }),
+    )
+    expect(response.json()).toMatchObject({
+      code: 401,
+      reason: 'PASSKEY_VERIFICATION_FAILED',
+      message: expect.stringMatching(/verif/),
+    })
+    const failed = (await auditActions(user.user.id))
+      .filter((e) => e.action === 'auth.passkey_failed')
+      .at(-1)
+    expect(failed?.metadata).toMatchObject({
+      reason: 'PASSKEY_VERIFICATION_FAILED',
+      mode: 'passwordless',
+    })
   })
 
   it("refuses a user handle that is not the passkey's account, an unknown passkey and a changed backup eligibility", async () => {
@@ -207,19 +349,34 @@ describe('without a password', () => {
     const forged = await passwordlessOptions(t)
     const answer = user.authenticator.assert(forged.options)
     answer.response.userHandle = other.authenticator.credentials[0]!.userHandle
-    expect((await signInWithPasskey(t, forged.attempt_token, answer)).json()).toMatchObject({ code: 401, reason: 'PASSKEY_VERIFICATION_FAILED' })
+    expect((await signInWithPasskey(t, forged.attempt_token, answer)).json()).toMatchObject({
+      code: 401,
+      reason: 'PASSKEY_VERIFICATION_FAILED',
+    })
 
     const unknown = await passwordlessOptions(t)
     const stranger = authenticatorFor(t)
-    stranger.register({ challenge: 'x', rp: { id: 'switchboard.test' }, user: { id: Buffer.from('nobody').toString('base64url') } })
-    expect((await signInWithPasskey(t, unknown.attempt_token, stranger.assert(unknown.options))).json()).toMatchObject({
+    stranger.register({
+      challenge: 'x',
+      rp: { id: 'switchboard.test' },
+      user: { id: Buffer.from('nobody').toString('base64url') },
+    })
+    expect(
+      (await signInWithPasskey(t, unknown.attempt_token, stranger.assert(unknown.options))).json(),
+    ).toMatchObject({
       code: 401,
       reason: 'PASSKEY_VERIFICATION_FAILED',
     })
 
     const flipped = await passwordlessOptions(t)
     expect(
-      (await signInWithPasskey(t, flipped.attempt_token, user.authenticator.assert(flipped.options, { backupEligible: true }))).json(),
+      (
+        await signInWithPasskey(
+          t,
+          flipped.attempt_token,
+          user.authenticator.assert(flipped.options, { backupEligible: true }),
+        )
+      ).json(),
     ).toMatchObject({
       code: 401,
       reason: 'PASSKEY_VERIFICATION_FAILED',
@@ -229,20 +386,36 @@ describe('without a password', () => {
 
   it('a disabled account cannot sign in with its passkey', async () => {
     const user = await userWithPasskey()
-    await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', user.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ disabled: true })
+      .where('id', '=', user.user.id)
+      .execute()
     const { attempt_token, options } = await passwordlessOptions(t)
-    expect((await signInWithPasskey(t, attempt_token, user.authenticator.assert(options))).statusCode).toBe(401)
+    expect(
+      (await signInWithPasskey(t, attempt_token, user.authenticator.assert(options))).statusCode,
+    ).toBe(401)
   })
 
   it('a concurrent burst of answers for one attempt: exactly one is evaluated against its challenge', async () => {
     const user = await userWithPasskey()
     const { attempt_token, options } = await passwordlessOptions(t)
     const burst = await Promise.all(
-      Array.from({ length: 8 }, () => signInWithPasskey(t, attempt_token, user.authenticator.assert(options, { userVerified: false }))),
+      Array.from({ length: 8 }, () =>
+        signInWithPasskey(
+          t,
+          attempt_token,
+          user.authenticator.assert(options, { userVerified: false }),
+        ),
+      ),
     )
     const reasons = burst.map((r) => r.json().reason)
     expect(reasons.filter((r) => r === 'PASSKEY_VERIFICATION_FAILED')).toHaveLength(1)
-    expect(reasons.every((r) => ['PASSKEY_VERIFICATION_FAILED', 'PASSKEY_CHALLENGE_EXPIRED', 'RATE_LIMITED'].includes(r))).toBe(true)
+    expect(
+      reasons.every((r) =>
+        ['PASSKEY_VERIFICATION_FAILED', 'PASSKEY_CHALLENGE_EXPIRED', 'RATE_LIMITED'].includes(r),
+      ),
+    ).toBe(true)
     expect(burst.filter((r) => r.statusCode !== 429).length).toBeLessThanOrEqual(5)
   })
 })

@@ -8,7 +8,10 @@
  * account only through the credential id, which is no secret: an unverified answer there never
  * charges that account, only the attempt and the sign-in failures of the client's IP.
  */
-import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server'
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/server'
 import type { Transaction } from 'kysely'
 import type { Database } from '../../db/schema.js'
 import type { Deps } from '../../deps.js'
@@ -25,17 +28,30 @@ import { WRONG_CODES_PER_CHALLENGE } from '../mfa/challenge.js'
 import { consumeChallenge as consumeMfaChallenge, findLiveChallenge } from '../mfa/repo.js'
 import { findUserById, updateUser, type UserRecord } from '../users/repo.js'
 import { verifyAssertion, type AssertionOutcome } from './assertion.js'
-import { findPasskeyByCredentialId, listPasskeys, putChallenge, type ChallengePurpose } from './repo.js'
+import {
+  findPasskeyByCredentialId,
+  listPasskeys,
+  putChallenge,
+  type ChallengePurpose,
+} from './repo.js'
 import { CHALLENGE_TTL_SECONDS, relyingParty, verificationFailed, webauthn } from './webauthn.js'
 
 /** A passwordless attempt gets one challenge; 5 refusals end it (like an mfa_token). */
-export const WRONG_ASSERTIONS_PER_ATTEMPT: Budget = { name: 'passkey:attempt', limit: 5, windowSeconds: CHALLENGE_TTL_SECONDS }
+export const WRONG_ASSERTIONS_PER_ATTEMPT: Budget = {
+  name: 'passkey:attempt',
+  limit: 5,
+  windowSeconds: CHALLENGE_TTL_SECONDS,
+}
 
 /**
  * Wrong passkey answers for a known account (the second step, a proof for an account change): 10
  * per 15 minutes, apart from the codes' budget, so a passkey refusal never blocks TOTP or backup codes.
  */
-export const WRONG_ASSERTIONS_PER_ACCOUNT: Budget = { name: 'passkey:account', limit: 10, windowSeconds: 15 * 60 }
+export const WRONG_ASSERTIONS_PER_ACCOUNT: Budget = {
+  name: 'passkey:account',
+  limit: 10,
+  windowSeconds: 15 * 60,
+}
 
 export interface AssertionOptions {
   options: PublicKeyCredentialRequestOptionsJSON
@@ -69,20 +85,37 @@ export async function newAssertionOptions(
   return { options, expires_at: expiresAt }
 }
 
-async function pendingSignIn(deps: Deps, mfaToken: string): Promise<{ challenge: { id: string; method: string }; user: UserRecord }> {
-  const challenge = await findLiveChallenge(deps.db, sha256Hex(mfaToken), deps.clock.now().toISOString())
+async function pendingSignIn(
+  deps: Deps,
+  mfaToken: string,
+): Promise<{ challenge: { id: string; method: string }; user: UserRecord }> {
+  const challenge = await findLiveChallenge(
+    deps.db,
+    sha256Hex(mfaToken),
+    deps.clock.now().toISOString(),
+  )
   const user = challenge === null ? null : await findUserById(deps.db, challenge.user_id)
-  if (challenge === null || user === null || user.disabled) throw new AppError('MFA_PENDING_INVALID')
+  if (challenge === null || user === null || user.disabled)
+    throw new AppError('MFA_PENDING_INVALID')
   return { challenge, user }
 }
 
 /** The second step's challenge, for the account's own passkeys (404 when it has none). */
-export async function beginPasskeyMfa(deps: Deps, input: { mfa_token: string }): Promise<AssertionOptions> {
+export async function beginPasskeyMfa(
+  deps: Deps,
+  input: { mfa_token: string },
+): Promise<AssertionOptions> {
   const { challenge, user } = await pendingSignIn(deps, input.mfa_token)
   const passkeys = await listPasskeys(deps.db, user.id)
-  if (passkeys.length === 0) throw new AppError('NOT_FOUND', { message: 'No passkey is registered for this account.' })
+  if (passkeys.length === 0)
+    throw new AppError('NOT_FOUND', { message: 'No passkey is registered for this account.' })
   // Presence is enough for a second factor; the password (or identity provider) was the first.
-  return newAssertionOptions(deps, { purpose: 'mfa', binding: challenge.id, userId: user.id }, passkeys, 'preferred')
+  return newAssertionOptions(
+    deps,
+    { purpose: 'mfa', binding: challenge.id, userId: user.id },
+    passkeys,
+    'preferred',
+  )
 }
 
 /**
@@ -93,7 +126,11 @@ export async function checkAssertion(
   deps: Deps,
   charges: BudgetCharge[],
   check: Parameters<typeof verifyAssertion>[1],
-  audit: { user: UserRecord | null; ctx: RequestContext; mode: 'second_factor' | 'passwordless' | 'proof' },
+  audit: {
+    user: UserRecord | null
+    ctx: RequestContext
+    mode: 'second_factor' | 'passwordless' | 'proof'
+  },
 ) {
   const refusal: { outcome: AssertionOutcome | null } = { outcome: null }
   const passkey = await deps.budgets.attempt(charges, async () => {
@@ -111,7 +148,8 @@ export async function checkAssertion(
     metadata: { reason, mode: audit.mode },
   })
   const signingIn = audit.mode !== 'proof'
-  if (reason === 'PASSKEY_CHALLENGE_EXPIRED') throw new AppError(reason, signingIn ? { status: 401 } : {})
+  if (reason === 'PASSKEY_CHALLENGE_EXPIRED')
+    throw new AppError(reason, signingIn ? { status: 401 } : {})
   throw verificationFailed(message ?? 'The passkey could not be verified.', signingIn ? 401 : 400)
 }
 
@@ -125,7 +163,8 @@ async function signInWith(
 ): Promise<SignIn> {
   const { signedIn, session } = await deps.db.transaction().execute(async (tx) => {
     if (inTransaction !== undefined) await inTransaction(tx)
-    const updated = (await updateUser(tx, user.id, { last_login_at: deps.clock.now().toISOString() })) ?? user
+    const updated =
+      (await updateUser(tx, user.id, { last_login_at: deps.clock.now().toISOString() })) ?? user
     const opened = await openSession(deps, tx, user.id, ctx, { method: metadata.method })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'auth.login',
@@ -152,18 +191,38 @@ export async function completePasskeyMfa(
       { budget: WRONG_CODES_PER_CHALLENGE, subject: challenge.id },
       { budget: WRONG_ASSERTIONS_PER_ACCOUNT, subject: user.id },
     ],
-    { purpose: 'mfa', binding: challenge.id, credential: input.credential, userId: user.id, requireUserVerification: false },
+    {
+      purpose: 'mfa',
+      binding: challenge.id,
+      credential: input.credential,
+      userId: user.id,
+      requireUserVerification: false,
+    },
     { user, ctx, mode: 'second_factor' },
   )
-  return signInWith(deps, user, ctx, { method: `${challenge.method}+passkey`, passkey_id: passkey.id }, async (tx) => {
-    if (!(await consumeMfaChallenge(tx, challenge.id, deps.clock.now().toISOString()))) throw new AppError('MFA_PENDING_INVALID')
-  })
+  return signInWith(
+    deps,
+    user,
+    ctx,
+    { method: `${challenge.method}+passkey`, passkey_id: passkey.id },
+    async (tx) => {
+      if (!(await consumeMfaChallenge(tx, challenge.id, deps.clock.now().toISOString())))
+        throw new AppError('MFA_PENDING_INVALID')
+    },
+  )
 }
 
 /** Starts a sign-in without a password: an attempt token and a challenge any of the instance's passkeys may answer. */
-export async function beginPasswordless(deps: Deps): Promise<AssertionOptions & { attempt_token: string }> {
+export async function beginPasswordless(
+  deps: Deps,
+): Promise<AssertionOptions & { attempt_token: string }> {
   const attemptToken = randomToken(32)
-  const options = await newAssertionOptions(deps, { purpose: 'passwordless', binding: sha256Hex(attemptToken), userId: null }, [], 'required')
+  const options = await newAssertionOptions(
+    deps,
+    { purpose: 'passwordless', binding: sha256Hex(attemptToken), userId: null },
+    [],
+    'required',
+  )
   return { ...options, attempt_token: attemptToken }
 }
 
@@ -186,9 +245,16 @@ export async function completePasswordless(
   const passkey = await checkAssertion(
     deps,
     charges,
-    { purpose: 'passwordless', binding, credential: input.credential, userId: null, requireUserVerification: true },
+    {
+      purpose: 'passwordless',
+      binding,
+      credential: input.credential,
+      userId: null,
+      requireUserVerification: true,
+    },
     { user, ctx, mode: 'passwordless' },
   )
-  if (user === null || user.disabled || user.id !== passkey.user_id) throw verificationFailed('This account cannot sign in.', 401)
+  if (user === null || user.disabled || user.id !== passkey.user_id)
+    throw verificationFailed('This account cannot sign in.', 401)
   return signInWith(deps, user, ctx, { method: 'passkey', passkey_id: passkey.id })
 }

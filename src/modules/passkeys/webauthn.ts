@@ -38,14 +38,18 @@ export const SUPPORTED_ALGORITHMS = [-7, -8, -257]
  * message naming the check that failed (none of them is a secret, and "wrong origin" helps an
  * operator who set PUBLIC_URL wrong). Anything unrecognised is the generic refusal.
  */
-export const COUNTER_WENT_BACKWARDS = "The passkey's signature counter went backwards; the passkey may have been copied."
+export const COUNTER_WENT_BACKWARDS =
+  "The passkey's signature counter went backwards; the passkey may have been copied."
 
 const CHECKS: Array<[RegExp, string]> = [
   [/origin/i, 'The passkey answered for another website (origin).'],
   [/RP ?ID/i, 'The passkey answered for another relying party (RP id).'],
   [/challenge/i, 'The passkey answered another request (challenge).'],
   [/counter/i, COUNTER_WENT_BACKWARDS],
-  [/user verification|could not be verified/i, 'The passkey did not verify you (PIN, fingerprint or face); it is required here.'],
+  [
+    /user verification|could not be verified/i,
+    'The passkey did not verify you (PIN, fingerprint or face); it is required here.',
+  ],
   [/user not present/i, 'The passkey did not confirm your presence.'],
   [/signature/i, "The passkey's signature is not valid."],
 ]

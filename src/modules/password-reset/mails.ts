@@ -16,7 +16,8 @@ function isGerman(language: string): boolean {
 export function resetLinkMail(language: string, link: string, validMinutes: number): ResetMail {
   const hours = validMinutes % 60 === 0 ? validMinutes / 60 : null
   if (isGerman(language)) {
-    const validity = hours === null ? `${validMinutes} Minuten` : hours === 1 ? 'einer Stunde' : `${hours} Stunden`
+    const validity =
+      hours === null ? `${validMinutes} Minuten` : hours === 1 ? 'einer Stunde' : `${hours} Stunden`
     return {
       subject: 'Passwort für Switchboard zurücksetzen',
       text:
@@ -26,7 +27,8 @@ export function resetLinkMail(language: string, link: string, validMinutes: numb
         'Wenn Sie das nicht angefordert haben, ignorieren Sie diese E-Mail: Ihr Passwort bleibt unverändert.\n',
     }
   }
-  const validity = hours === null ? `${validMinutes} minutes` : hours === 1 ? 'an hour' : `${hours} hours`
+  const validity =
+    hours === null ? `${validMinutes} minutes` : hours === 1 ? 'an hour' : `${hours} hours`
   return {
     subject: 'Reset your Switchboard password',
     text:

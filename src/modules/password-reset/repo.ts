@@ -47,7 +47,11 @@ export async function findLivePasswordReset(
  * Marks the link used if it is still unused and unexpired, in one conditional UPDATE: of two
  * concurrent uses of one link exactly one gets the row (ARCHITECTURE.md §4).
  */
-export async function consumePasswordReset(ex: Executor, id: string, now: Timestamp): Promise<boolean> {
+export async function consumePasswordReset(
+  ex: Executor,
+  id: string,
+  now: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('password_resets')
     .set({ used_at: now })
@@ -64,12 +68,20 @@ export async function deletePasswordReset(ex: Executor, id: string): Promise<voi
 
 /** After a reset, the account's other outstanding links stop working (and expired rows go). */
 export async function deleteUnusedPasswordResets(ex: Executor, userId: string): Promise<number> {
-  const result = await ex.deleteFrom('password_resets').where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst()
+  const result = await ex
+    .deleteFrom('password_resets')
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
 
 /** The display name of the identity provider an account signs in with (null when it is gone). */
 export async function findProviderName(ex: Executor, providerKey: string): Promise<string | null> {
-  const row = await ex.selectFrom('oidc_providers').select('name').where('provider_key', '=', providerKey).executeTakeFirst()
+  const row = await ex
+    .selectFrom('oidc_providers')
+    .select('name')
+    .where('provider_key', '=', providerKey)
+    .executeTakeFirst()
   return row?.name ?? null
 }

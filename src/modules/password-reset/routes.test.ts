@@ -21,7 +21,11 @@ import {
   verifyMfa,
 } from '../../../test/helpers/factories.js'
 import { totpCode } from '../../../test/helpers/rfc6238.js'
-import { scanResponsesForSecrets, SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
+import {
+  scanResponsesForSecrets,
+  SMTP_PASSWORD,
+  SMTP_USERNAME,
+} from '../../../test/helpers/secret-scan.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 
 const t = useTestApp()
@@ -32,7 +36,9 @@ let ipCounter = 0
 /** A fresh client address per call, so the per-IP limit only counts where a test means it to. */
 const freshIp = () => `198.51.100.${++ipCounter % 250}`
 beforeAll(async () => {
-  smtp = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  smtp = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+  })
 })
 afterAll(async () => {
   await smtp?.close()
@@ -41,12 +47,28 @@ afterAll(async () => {
 const NEW_PASSWORD = 'a fresh passphrase 2027'
 
 const ask = (email: string, remoteAddress = freshIp()) =>
-  t.app.inject({ method: 'POST', url: '/api/auth/password-reset', payload: { email }, remoteAddress })
+  t.app.inject({
+    method: 'POST',
+    url: '/api/auth/password-reset',
+    payload: { email },
+    remoteAddress,
+  })
 const inspect = (token: string) =>
-  t.app.inject({ method: 'POST', url: '/api/auth/password-reset/inspect', payload: { token }, remoteAddress: freshIp() })
+  t.app.inject({
+    method: 'POST',
+    url: '/api/auth/password-reset/inspect',
+    payload: { token },
+    remoteAddress: freshIp(),
+  })
 const complete = (payload: Record<string, unknown>) =>
-  t.app.inject({ method: 'POST', url: '/api/auth/password-reset/complete', payload, remoteAddress: freshIp() })
-const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+  t.app.inject({
+    method: 'POST',
+    url: '/api/auth/password-reset/complete',
+    payload,
+    remoteAddress: freshIp(),
+  })
+const me = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 const mailsTo = (to: string) => smtp.received.filter((m) => m.to.includes(to))
 
 /** The token of the newest reset mail sent to `to`, read from its link (waiting for the background send). */
@@ -56,7 +78,10 @@ async function tokenMailedTo(to: string, count = 1): Promise<string> {
     mailsTo(to)
       .map((m) => textOf(m))
       .filter((text) => text.includes('/reset-password?token='))
-  await vi.waitFor(() => expect(resetMails().length).toBeGreaterThanOrEqual(count), { timeout: 10_000, interval: 20 })
+  await vi.waitFor(() => expect(resetMails().length).toBeGreaterThanOrEqual(count), {
+    timeout: 10_000,
+    interval: 20,
+  })
   const text = resetMails().at(-1)!
   const link = /http:\/\/switchboard\.test\/reset-password\?token=([A-Za-z0-9_-]+)/.exec(text)
   expect(link, text).not.toBeNull()
@@ -84,18 +109,28 @@ async function configureSmtp(enabled = true): Promise<void> {
 
 /** The audit events of one action (about one user, or all of them). */
 async function auditActions(userId: string | null, action: string) {
-  const query = t.deps.db.selectFrom('audit_events').select(['action', 'target_id', 'metadata']).where('action', '=', action)
-  const rows = await (userId === null ? query.execute() : query.where('target_id', '=', userId).execute())
+  const query = t.deps.db
+    .selectFrom('audit_events')
+    .select(['action', 'target_id', 'metadata'])
+    .where('action', '=', action)
+  const rows = await (userId === null
+    ? query.execute()
+    : query.where('target_id', '=', userId).execute())
   // JSON text on SQLite, jsonb on PostgreSQL.
   return rows.map((row) => ({
     ...row,
-    metadata: typeof row.metadata === 'string' ? (JSON.parse(row.metadata) as Record<string, unknown>) : row.metadata,
+    metadata:
+      typeof row.metadata === 'string'
+        ? (JSON.parse(row.metadata) as Record<string, unknown>)
+        : row.metadata,
   }))
 }
 
 describe('without SMTP', () => {
   it('says mail is not available, and refuses known and unknown addresses alike with 503', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({ by_mail: false })
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual(
+      { by_mail: false },
+    )
     const known = await createUser(t)
     const a = await ask(known.email)
     const b = await ask(uniqueEmail('nobody'))
@@ -110,7 +145,9 @@ describe('asking for a link', () => {
   beforeAll(async () => configureSmtp())
 
   it('answers 202 with the same body for a known and an unknown address, and mails only the account', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual({ by_mail: true })
+    expect((await t.app.inject({ method: 'GET', url: '/api/auth/password-reset' })).json()).toEqual(
+      { by_mail: true },
+    )
     const known = await createUser(t)
     const unknown = uniqueEmail('nobody')
     const a = await ask(known.email.toUpperCase())
@@ -118,23 +155,33 @@ describe('asking for a link', () => {
     expect([a.statusCode, b.statusCode]).toEqual([202, 202])
     expect(a.body).toBe(b.body)
     expect(a.json()).toEqual({ link_valid_minutes: 30 })
-    for (const header of ['content-type', 'cache-control', 'content-length']) expect(a.headers[header], header).toEqual(b.headers[header])
+    for (const header of ['content-type', 'cache-control', 'content-length'])
+      expect(a.headers[header], header).toEqual(b.headers[header])
 
     const token = await tokenMailedTo(known.email)
     const mail = textOf(mailsTo(known.email).at(-1)!)
     expect(mail).toContain('within 30 minutes')
     expect(mail).toContain('Two-factor authentication stays on')
-    await vi.waitFor(async () => expect(await auditActions(null, 'auth.password_reset_unknown')).toHaveLength(1), { timeout: 5000 })
+    await vi.waitFor(
+      async () => expect(await auditActions(null, 'auth.password_reset_unknown')).toHaveLength(1),
+      { timeout: 5000 },
+    )
     expect(mailsTo(unknown)).toEqual([])
     const [unknownEvent] = await auditActions(null, 'auth.password_reset_unknown')
     expect(JSON.stringify(unknownEvent!.metadata)).toContain(unknown)
 
     // Hashing at rest: the row holds the SHA-256, and the token appears nowhere in the database or the log.
-    const rows = await t.deps.db.selectFrom('password_resets').selectAll().where('user_id', '=', known.user.id).execute()
+    const rows = await t.deps.db
+      .selectFrom('password_resets')
+      .selectAll()
+      .where('user_id', '=', known.user.id)
+      .execute()
     expect(rows).toHaveLength(1)
     expect(rows[0]!.token_hash).toBe(sha256Hex(token))
     expect(rows[0]!.via).toBe('self')
-    expect(new Date(rows[0]!.expires_at).getTime() - new Date(rows[0]!.created_at).getTime()).toBe(30 * 60 * 1000)
+    expect(new Date(rows[0]!.expires_at).getTime() - new Date(rows[0]!.created_at).getTime()).toBe(
+      30 * 60 * 1000,
+    )
     const dump = JSON.stringify(await t.deps.db.selectFrom('audit_events').selectAll().execute())
     expect(dump).not.toContain(token)
     expect(t.logs.join('\n')).not.toContain(token)
@@ -162,8 +209,15 @@ describe('asking for a link', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6
       expect(response.statusCode).toBe(202)
       events++
-      await vi.waitFor(async () => expect(await backgroundEvents()).toBe(events), { timeout: 10_000, interval: 5 })
-      if (mails !== null) await vi.waitFor(() => expect(mailsTo(email).length).toBe(mails), { timeout: 10_000, interval: 5 })
+      await vi.waitFor(async () => expect(await backgroundEvents()).toBe(events), {
+        timeout: 10_000,
+        interval: 5,
+      })
+      if (mails !== null)
+        await vi.waitFor(() => expect(mailsTo(email).length).toBe(mails), {
+          timeout: 10_000,
+          interval: 5,
+        })
       return ms
     }
     await timed(uniqueEmail('warm'), null)
@@ -185,7 +239,8 @@ describe('asking for a link', () => {
       }
     }
     const knownFaster = pairs.filter((p) => p.known < p.unknown).length
-    const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!
+    const median = (values: number[]) =>
+      values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!
     const summary = `known ${median(pairs.map((p) => p.known)).toFixed(2)} ms, unknown ${median(pairs.map((p) => p.unknown)).toFixed(2)} ms (medians of ${PAIRS}); known faster in ${knownFaster} of ${PAIRS} pairs`
     console.log(`password reset request: ${summary}`)
     expect(knownFaster, summary).toBeGreaterThanOrEqual(6)
@@ -213,7 +268,9 @@ describe('asking for a link', () => {
 
   it('holds the per-address budget under a burst: of 10 concurrent requests 3 get through', async () => {
     const email = uniqueEmail('burst')
-    const statuses = (await Promise.all(Array.from({ length: 10 }, () => ask(email)))).map((r) => r.statusCode)
+    const statuses = (await Promise.all(Array.from({ length: 10 }, () => ask(email)))).map(
+      (r) => r.statusCode,
+    )
     expect(statuses.filter((s) => s === 202)).toHaveLength(3)
     expect(statuses.filter((s) => s === 429)).toHaveLength(7)
   })
@@ -231,26 +288,50 @@ describe('using a link', () => {
 
     const view = await inspect(token)
     expect(view.statusCode).toBe(200)
-    expect(view.json()).toMatchObject({ email: alice.email, provider_only: false, provider_name: null, second_factor: false, api_tokens: 1 })
+    expect(view.json()).toMatchObject({
+      email: alice.email,
+      provider_only: false,
+      provider_name: null,
+      second_factor: false,
+      api_tokens: 1,
+    })
 
     const done = await complete({ token, new_password: NEW_PASSWORD })
     expect(done.statusCode).toBe(200)
-    expect(done.json()).toEqual({ sessions_revoked: 2, api_tokens_revoked: 0, api_tokens_kept: 1, second_factor: false })
+    expect(done.json()).toEqual({
+      sessions_revoked: 2,
+      api_tokens_revoked: 0,
+      api_tokens_kept: 1,
+      second_factor: false,
+    })
     expect((await me(alice.token)).statusCode).toBe(401)
     expect((await me(second.token)).statusCode).toBe(401)
     expect((await me(apiToken.token)).statusCode).toBe(200)
     expect(
-      (await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: alice.email, password: DEFAULT_PASSWORD } })).statusCode,
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { email: alice.email, password: DEFAULT_PASSWORD },
+        })
+      ).statusCode,
     ).toBe(401)
     await login(t, alice.email, NEW_PASSWORD)
 
     const [event] = await auditActions(alice.user.id, 'user.password_reset')
     expect(event!.metadata).toMatchObject({ via: 'self', sessions_revoked: 2, tokens_revoked: 0 })
-    const outbox = await t.deps.db.selectFrom('mail_outbox').select('kind').where('user_id', '=', alice.user.id).execute()
+    const outbox = await t.deps.db
+      .selectFrom('mail_outbox')
+      .select('kind')
+      .where('user_id', '=', alice.user.id)
+      .execute()
     expect(outbox.map((row) => row.kind)).toContain('password_reset')
 
     // Used: a second use, and the inspection, are refused with the link's own reason.
-    for (const response of [await complete({ token, new_password: 'yet another passphrase 9' }), await inspect(token)]) {
+    for (const response of [
+      await complete({ token, new_password: 'yet another passphrase 9' }),
+      await inspect(token),
+    ]) {
       expect(response.statusCode).toBe(400)
       expect(response.json().reason).toBe('RESET_LINK_INVALID')
     }
@@ -258,9 +339,16 @@ describe('using a link', () => {
 
   it('revokes every API token of the account when asked', async () => {
     const bob = await createSignedInUser(t)
-    const tokens = [await createApiTokenFor(t, bob.token, 'one'), await createApiTokenFor(t, bob.token, 'two')]
+    const tokens = [
+      await createApiTokenFor(t, bob.token, 'one'),
+      await createApiTokenFor(t, bob.token, 'two'),
+    ]
     await ask(bob.email)
-    const done = await complete({ token: await tokenMailedTo(bob.email), new_password: NEW_PASSWORD, revoke_api_tokens: true })
+    const done = await complete({
+      token: await tokenMailedTo(bob.email),
+      new_password: NEW_PASSWORD,
+      revoke_api_tokens: true,
+    })
     expect(done.json()).toMatchObject({ api_tokens_revoked: 2, api_tokens_kept: 0 })
     for (const { token } of tokens) expect((await me(token)).statusCode).toBe(401)
   })
@@ -285,7 +373,10 @@ describe('using a link', () => {
     const token = await tokenMailedTo(dan.email)
     const weak = await complete({ token, new_password: 'password' })
     expect(weak.statusCode).toBe(400)
-    expect(weak.json()).toMatchObject({ reason: 'VALIDATION_FAILED', details: [{ field: 'new_password' }] })
+    expect(weak.json()).toMatchObject({
+      reason: 'VALIDATION_FAILED',
+      details: [{ field: 'new_password' }],
+    })
     const sameAsEmail = await complete({ token, new_password: dan.email })
     expect(sameAsEmail.statusCode).toBe(400)
     expect((await complete({ token, new_password: NEW_PASSWORD })).statusCode).toBe(200)
@@ -304,7 +395,8 @@ describe('using a link', () => {
       expect(statuses).toEqual([200, 400])
       const loser = results.find((r) => r.statusCode === 400)!
       expect(loser.json().reason).toBe('RESET_LINK_INVALID')
-      const winner = results[0].statusCode === 200 ? 'first racer passphrase 1' : 'second racer passphrase 2'
+      const winner =
+        results[0].statusCode === 200 ? 'first racer passphrase 1' : 'second racer passphrase 2'
       await login(t, erin.email, winner)
       expect(await auditActions(erin.user.id, 'user.password_reset')).toHaveLength(1)
     }
@@ -316,14 +408,18 @@ describe('using a link', () => {
     const first = await tokenMailedTo(fay.email, 1)
     t.clock.advance(31 * 60)
     expect((await inspect(first)).json().reason).toBe('RESET_LINK_INVALID')
-    expect((await complete({ token: first, new_password: NEW_PASSWORD })).json().reason).toBe('RESET_LINK_INVALID')
+    expect((await complete({ token: first, new_password: NEW_PASSWORD })).json().reason).toBe(
+      'RESET_LINK_INVALID',
+    )
 
     await ask(fay.email)
     const second = await tokenMailedTo(fay.email, 2)
     await ask(fay.email)
     const third = await tokenMailedTo(fay.email, 3)
     expect((await complete({ token: third, new_password: NEW_PASSWORD })).statusCode).toBe(200)
-    expect((await complete({ token: second, new_password: 'another passphrase 77' })).json().reason).toBe('RESET_LINK_INVALID')
+    expect(
+      (await complete({ token: second, new_password: 'another passphrase 77' })).json().reason,
+    ).toBe('RESET_LINK_INVALID')
   })
 
   it('refuses unknown tokens, and links of a disabled account', async () => {
@@ -331,12 +427,22 @@ describe('using a link', () => {
     const gus = await createUser(t)
     await ask(gus.email)
     const token = await tokenMailedTo(gus.email)
-    await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', gus.user.id).execute()
-    expect((await complete({ token, new_password: NEW_PASSWORD })).json().reason).toBe('RESET_LINK_INVALID')
+    await t.deps.db
+      .updateTable('users')
+      .set({ disabled: true })
+      .where('id', '=', gus.user.id)
+      .execute()
+    expect((await complete({ token, new_password: NEW_PASSWORD })).json().reason).toBe(
+      'RESET_LINK_INVALID',
+    )
     // A disabled account asking again gets the same answer, and no mail.
     const before = mailsTo(gus.email).length
     expect((await ask(gus.email)).statusCode).toBe(202)
-    await vi.waitFor(async () => expect((await auditActions(gus.user.id, 'auth.password_reset_unknown')).length).toBe(1), { timeout: 5000 })
+    await vi.waitFor(
+      async () =>
+        expect((await auditActions(gus.user.id, 'auth.password_reset_unknown')).length).toBe(1),
+      { timeout: 5000 },
+    )
     expect(mailsTo(gus.email).length).toBe(before)
   })
 })
@@ -346,14 +452,24 @@ describe('an account that signs in only through an identity provider', () => {
 
   it('gets a mail saying to sign in with the provider, no link; links for it are refused', async () => {
     const oidcOnly = await createUser(t, { password: null })
-    await t.deps.db.updateTable('users').set({ oidc_provider: 'corp', oidc_sub: 'sub-27' }).where('id', '=', oidcOnly.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ oidc_provider: 'corp', oidc_sub: 'sub-27' })
+      .where('id', '=', oidcOnly.user.id)
+      .execute()
     expect((await ask(oidcOnly.email)).statusCode).toBe(202)
     await vi.waitFor(() => expect(mailsTo(oidcOnly.email)).toHaveLength(1), { timeout: 10_000 })
     const text = textOf(mailsTo(oidcOnly.email)[0]!)
     expect(text).toContain('you sign in through corp')
     expect(text).toContain('http://switchboard.test/login')
     expect(text).not.toContain('reset-password')
-    expect(await t.deps.db.selectFrom('password_resets').select('id').where('user_id', '=', oidcOnly.user.id).execute()).toEqual([])
+    expect(
+      await t.deps.db
+        .selectFrom('password_resets')
+        .select('id')
+        .where('user_id', '=', oidcOnly.user.id)
+        .execute(),
+    ).toEqual([])
 
     const admin = await createSignedInUser(t, { isAdmin: true })
     const link = await t.app.inject({
@@ -369,7 +485,10 @@ describe('an account that signs in only through an identity provider', () => {
   it('an account with neither a password nor a provider can get one through a reset', async () => {
     const none = await createUser(t, { password: null })
     await ask(none.email)
-    expect((await complete({ token: await tokenMailedTo(none.email), new_password: NEW_PASSWORD })).statusCode).toBe(200)
+    expect(
+      (await complete({ token: await tokenMailedTo(none.email), new_password: NEW_PASSWORD }))
+        .statusCode,
+    ).toBe(200)
     await login(t, none.email, NEW_PASSWORD)
   })
 })
@@ -384,23 +503,43 @@ describe("an administrator's reset links", () => {
       t.app.inject({ method: 'POST', url: path, headers: bearer(token), payload })
 
     expect((await post(admin.token, {})).json().reason).toBe('PASSWORD_REQUIRED')
-    expect((await post(admin.token, { current_password: 'wrong passphrase 1' })).json().reason).toBe('INVALID_PASSWORD')
+    expect(
+      (await post(admin.token, { current_password: 'wrong passphrase 1' })).json().reason,
+    ).toBe('INVALID_PASSWORD')
     expect((await post(hana.token, { current_password: DEFAULT_PASSWORD })).statusCode).toBe(403)
     const apiToken = await createApiTokenFor(t, admin.token)
-    expect((await post(apiToken.token, { current_password: DEFAULT_PASSWORD })).json().reason).toBe('SESSION_REQUIRED')
-    const self = await post(admin.token, { current_password: DEFAULT_PASSWORD }, `/api/admin/users/${admin.user.id}/password-reset/link`)
-    expect(self.json().reason).toBe('SELF_SERVICE_REQUIRED')
-    expect((await post(admin.token, { current_password: DEFAULT_PASSWORD }, '/api/admin/users/no-such-user/password-reset/link')).statusCode).toBe(
-      404,
+    expect((await post(apiToken.token, { current_password: DEFAULT_PASSWORD })).json().reason).toBe(
+      'SESSION_REQUIRED',
     )
+    const self = await post(
+      admin.token,
+      { current_password: DEFAULT_PASSWORD },
+      `/api/admin/users/${admin.user.id}/password-reset/link`,
+    )
+    expect(self.json().reason).toBe('SELF_SERVICE_REQUIRED')
+    expect(
+      (
+        await post(
+          admin.token,
+          { current_password: DEFAULT_PASSWORD },
+          '/api/admin/users/no-such-user/password-reset/link',
+        )
+      ).statusCode,
+    ).toBe(404)
 
     const created = await post(admin.token, { current_password: DEFAULT_PASSWORD })
     expect(created.statusCode).toBe(201)
     const { url: link, expires_at } = created.json()
-    expect(new Date(expires_at).getTime() - t.clock.now().getTime()).toBeGreaterThan(23.9 * 3600 * 1000)
+    expect(new Date(expires_at).getTime() - t.clock.now().getTime()).toBeGreaterThan(
+      23.9 * 3600 * 1000,
+    )
     const token = new URL(link).searchParams.get('token')!
     expect(link).toBe(`http://switchboard.test/reset-password?token=${token}`)
-    const [row] = await t.deps.db.selectFrom('password_resets').select(['token_hash', 'via']).where('user_id', '=', hana.user.id).execute()
+    const [row] = await t.deps.db
+      .selectFrom('password_resets')
+      .select(['token_hash', 'via'])
+      .where('user_id', '=', hana.user.id)
+      .execute()
     expect(row).toEqual({ token_hash: sha256Hex(token), via: 'admin_link' })
     const [event] = await auditActions(hana.user.id, 'user.password_reset_requested')
     expect(event!.metadata).toMatchObject({ via: 'admin_link' })
@@ -408,7 +547,9 @@ describe("an administrator's reset links", () => {
 
     t.clock.advance(23 * 3600)
     expect((await complete({ token, new_password: NEW_PASSWORD })).statusCode).toBe(200)
-    expect((await complete({ token, new_password: 'another passphrase 77' })).json().reason).toBe('RESET_LINK_INVALID')
+    expect((await complete({ token, new_password: 'another passphrase 77' })).json().reason).toBe(
+      'RESET_LINK_INVALID',
+    )
     expect((await me(hana.token)).statusCode).toBe(401)
 
     // The administrator's session has ended meanwhile (23 hours): a fresh one.
@@ -458,9 +599,16 @@ describe("an administrator's reset links", () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const jo = await createUser(t, { password: null })
     const session = await openSessionFor(t, jo.user.id)
-    const sent = await t.app.inject({ method: 'POST', url: `/api/admin/users/${jo.user.id}/password-reset/mail`, headers: bearer(admin.token) })
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${jo.user.id}/password-reset/mail`,
+      headers: bearer(admin.token),
+    })
     expect(sent.statusCode).toBe(202)
-    const done = await complete({ token: await tokenMailedTo(jo.email), new_password: NEW_PASSWORD })
+    const done = await complete({
+      token: await tokenMailedTo(jo.email),
+      new_password: NEW_PASSWORD,
+    })
     expect(done.json().sessions_revoked).toBe(1)
     expect((await me(session)).statusCode).toBe(401)
   })

@@ -28,7 +28,8 @@ import {
 
 const tags = ['authentication']
 const INVALID_LINK = 'RESET_LINK_INVALID: the link is unknown, expired or already used'
-const PROVIDER_ONLY = 'PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider'
+const PROVIDER_ONLY =
+  'PASSWORD_MANAGED_BY_PROVIDER: the account signs in only through its identity provider'
 
 /**
  * Work that runs after the answer has left: started on the next turn of the event loop (on SQLite
@@ -41,7 +42,9 @@ function backgroundRunner(deps: Deps): { run: Background; drain: () => Promise<v
     run: (task) => {
       const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
         .then(task)
-        .catch((error: unknown) => deps.logger.error({ err: error }, 'a background password reset task failed'))
+        .catch((error: unknown) =>
+          deps.logger.error({ err: error }, 'a background password reset task failed'),
+        )
         .finally(() => pending.delete(done))
       pending.add(done)
     },
@@ -78,18 +81,26 @@ export function passwordResetRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'requestPasswordReset',
-          summary: 'Mail a single-use password reset link (valid 30 minutes) to the address, if it has an account',
+          summary:
+            'Mail a single-use password reset link (valid 30 minutes) to the address, if it has an account',
           description:
             'The answer is the same — status, body and time — whether or not the address has an account; the link (or, for an account that signs in only through an identity provider, a note saying so) is mailed in the background.',
           body: RequestResetBody,
           response: {
             202: ResetRequestedView,
-            429: errorResponse('RATE_LIMITED: 10 requests per 15 minutes per IP, or 3 per 15 minutes per address'),
-            503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; ask an administrator'),
+            429: errorResponse(
+              'RATE_LIMITED: 10 requests per 15 minutes per IP, or 3 per 15 minutes per address',
+            ),
+            503: errorResponse(
+              'NOT_CONFIGURED: outgoing mail (SMTP) is not configured; ask an administrator',
+            ),
           },
         },
       },
-      async (request, reply) => reply.code(202).send(await requestPasswordReset(deps, request.body, contextOf(request), background.run)),
+      async (request, reply) =>
+        reply
+          .code(202)
+          .send(await requestPasswordReset(deps, request.body, contextOf(request), background.run)),
     )
 
     app.post(
@@ -99,9 +110,14 @@ export function passwordResetRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'inspectPasswordReset',
-          summary: 'What a reset link is for (without using it): the account, its second factor and API tokens',
+          summary:
+            'What a reset link is for (without using it): the account, its second factor and API tokens',
           body: ResetTokenBody,
-          response: { 200: ResetLinkView, 400: errorResponse(INVALID_LINK), 429: errorResponse('RATE_LIMITED: 60 per 15 minutes per IP') },
+          response: {
+            200: ResetLinkView,
+            400: errorResponse(INVALID_LINK),
+            429: errorResponse('RATE_LIMITED: 60 per 15 minutes per IP'),
+          },
         },
       },
       async (request) => inspectPasswordReset(deps, request.body),
@@ -114,12 +130,16 @@ export function passwordResetRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'completePasswordReset',
-          summary: 'Set a new password with a reset link: every session ends; API tokens are revoked only when asked',
-          description: 'The second factor stays: an account with two-factor authentication still needs it at the next sign-in.',
+          summary:
+            'Set a new password with a reset link: every session ends; API tokens are revoked only when asked',
+          description:
+            'The second factor stays: an account with two-factor authentication still needs it at the next sign-in.',
           body: CompleteResetBody,
           response: {
             200: ResetOutcomeView,
-            400: errorResponse(`${INVALID_LINK}; VALIDATION_FAILED: new_password breaks the password rules`),
+            400: errorResponse(
+              `${INVALID_LINK}; VALIDATION_FAILED: new_password breaks the password rules`,
+            ),
             409: errorResponse(PROVIDER_ONLY),
             429: errorResponse('RATE_LIMITED: 30 per 15 minutes per IP'),
           },
@@ -148,11 +168,23 @@ export function adminPasswordResetRoutes(deps: Deps): FastifyPluginAsyncTypebox 
             409: errorResponse(PROVIDER_ONLY),
             429: errorResponse('RATE_LIMITED: 10 per 15 minutes per administrator'),
             502: errorResponse('UPSTREAM_FAILED: the mail could not be sent; no link was created'),
-            503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; create a copyable link instead'),
+            503: errorResponse(
+              'NOT_CONFIGURED: outgoing mail (SMTP) is not configured; create a copyable link instead',
+            ),
           },
         },
       },
-      async (request, reply) => reply.code(202).send(await mailResetLinkAsAdmin(deps, callerOf(request), request.params.id, contextOf(request))),
+      async (request, reply) =>
+        reply
+          .code(202)
+          .send(
+            await mailResetLinkAsAdmin(
+              deps,
+              callerOf(request),
+              request.params.id,
+              contextOf(request),
+            ),
+          ),
     )
 
     app.post(
@@ -162,23 +194,38 @@ export function adminPasswordResetRoutes(deps: Deps): FastifyPluginAsyncTypebox 
         schema: {
           tags: ['administration'],
           operationId: 'createPasswordResetLink',
-          summary: 'Create a single-use password reset link (valid 24 hours) to hand over, for an instance without mail',
+          summary:
+            'Create a single-use password reset link (valid 24 hours) to hand over, for an instance without mail',
           description:
             "Whoever holds the link can set the password, so this needs what setting a password needs: an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on). Your own account → 409 SELF_SERVICE_REQUIRED.",
           params: IdParams,
           body: AdminProofBody,
           response: {
             201: AdminResetLinkView,
-            400: errorResponse("PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof"),
+            400: errorResponse(
+              "PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE, VALIDATION_FAILED (code): the administrator's own proof",
+            ),
             403: errorResponse('SESSION_REQUIRED: an API token'),
             404: errorResponse('NOT_FOUND: no such user'),
             409: errorResponse(`${PROVIDER_ONLY}; SELF_SERVICE_REQUIRED: your own account`),
-            429: errorResponse('RATE_LIMITED: 10 per 15 minutes per administrator, or too many wrong passwords or codes'),
+            429: errorResponse(
+              'RATE_LIMITED: 10 per 15 minutes per administrator, or too many wrong passwords or codes',
+            ),
           },
         },
       },
       async (request, reply) =>
-        reply.code(201).send(await createResetLinkAsAdmin(deps, callerOf(request), request.params.id, request.body ?? {}, contextOf(request))),
+        reply
+          .code(201)
+          .send(
+            await createResetLinkAsAdmin(
+              deps,
+              callerOf(request),
+              request.params.id,
+              request.body ?? {},
+              contextOf(request),
+            ),
+          ),
     )
   }
 }

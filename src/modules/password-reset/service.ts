@@ -31,7 +31,13 @@ import { revokeUserSessions } from '../auth/repo.js'
 import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { countActiveApiTokens, revokeAllApiTokens } from '../tokens/repo.js'
-import { findUserByEmail, findUserById, passwordColumns, updateUser, type UserRecord } from '../users/repo.js'
+import {
+  findUserByEmail,
+  findUserById,
+  passwordColumns,
+  updateUser,
+  type UserRecord,
+} from '../users/repo.js'
 import { hashNewPassword, normalizeEmail } from '../users/service.js'
 import { providerOnlyMail, resetLinkMail } from './mails.js'
 import {
@@ -53,7 +59,11 @@ export const HANDED_LINK_TTL_SECONDS = 24 * 60 * 60
  * Requests per address: few, since each may mail someone who did not ask; counted per address text,
  * account or not, so the 429 says nothing about accounts. The per-client limit is the route's.
  */
-export const RESET_REQUESTS_PER_EMAIL: Budget = { name: 'password-reset:email', limit: 3, windowSeconds: 15 * 60 }
+export const RESET_REQUESTS_PER_EMAIL: Budget = {
+  name: 'password-reset:email',
+  limit: 3,
+  windowSeconds: 15 * 60,
+}
 
 /** Runs work after the answer has been sent (routes.ts); the service never waits for it. */
 export type Background = (task: () => Promise<void>) => void
@@ -71,7 +81,11 @@ function isProviderOnly(user: UserRecord): boolean {
 }
 
 async function providerNameOf(deps: Deps, user: UserRecord): Promise<string> {
-  return (user.oidc_provider !== null ? await findProviderName(deps.db, user.oidc_provider) : null) ?? user.oidc_provider ?? ''
+  return (
+    (user.oidc_provider !== null ? await findProviderName(deps.db, user.oidc_provider) : null) ??
+    user.oidc_provider ??
+    ''
+  )
 }
 
 export async function getResetAvailability(deps: Deps): Promise<{ by_mail: boolean }> {
@@ -88,7 +102,8 @@ async function issueResetLink(
 ): Promise<{ id: string; token: string; expiresAt: string }> {
   const token = randomToken(32)
   const now = deps.clock.now()
-  const ttl = via === 'admin_link' || via === 'cli' ? HANDED_LINK_TTL_SECONDS : MAILED_LINK_TTL_SECONDS
+  const ttl =
+    via === 'admin_link' || via === 'cli' ? HANDED_LINK_TTL_SECONDS : MAILED_LINK_TTL_SECONDS
   const reset = {
     id: newId(),
     userId: user.id,
@@ -110,10 +125,19 @@ async function issueResetLink(
 }
 
 /** Mails a fresh link to the account; on failure the link is withdrawn and the error rethrown. */
-async function mailResetLink(deps: Deps, user: UserRecord, via: ResetVia, ctx: RequestContext, actor: UserRecord | null): Promise<string> {
+async function mailResetLink(
+  deps: Deps,
+  user: UserRecord,
+  via: ResetVia,
+  ctx: RequestContext,
+  actor: UserRecord | null,
+): Promise<string> {
   const link = await issueResetLink(deps, user, via, ctx, actor)
   try {
-    await sendMail(deps, { to: user.email, ...resetLinkMail(user.language, resetLink(deps, link.token), MAILED_LINK_TTL_SECONDS / 60) })
+    await sendMail(deps, {
+      to: user.email,
+      ...resetLinkMail(user.language, resetLink(deps, link.token), MAILED_LINK_TTL_SECONDS / 60),
+    })
   } catch (error) {
     // A link nobody received must not stay usable.
     await deletePasswordReset(deps.db, link.id)
@@ -136,13 +160,20 @@ export async function requestPasswordReset(
   await assertMailConfigured(deps)
   const email = normalizeEmail(input.email)
   // Reserved and kept (the "attempt" never succeeds): every request counts, not only failures.
-  await deps.budgets.attempt([{ budget: RESET_REQUESTS_PER_EMAIL, subject: email }], async () => null)
+  await deps.budgets.attempt(
+    [{ budget: RESET_REQUESTS_PER_EMAIL, subject: email }],
+    async () => null,
+  )
   background(() => deliverRequestedReset(deps, email, ctx))
   return { link_valid_minutes: MAILED_LINK_TTL_SECONDS / 60 }
 }
 
 /** The background half of a person's request: what to mail, if anything, to this address. */
-export async function deliverRequestedReset(deps: Deps, email: string, ctx: RequestContext): Promise<void> {
+export async function deliverRequestedReset(
+  deps: Deps,
+  email: string,
+  ctx: RequestContext,
+): Promise<void> {
   const user = await findUserByEmail(deps.db, email)
   if (user === null || user.disabled) {
     // Recorded like a failed sign-in: an administrator sees addresses being probed.
@@ -163,14 +194,20 @@ export async function deliverRequestedReset(deps: Deps, email: string, ctx: Requ
         target: { type: 'user', id: user.id },
         metadata: { via: 'self', outcome: 'provider_only' },
       })
-      await sendMail(deps, { to: user.email, ...providerOnlyMail(user.language, provider, `${deps.config.publicUrl}/login`) })
+      await sendMail(deps, {
+        to: user.email,
+        ...providerOnlyMail(user.language, provider, `${deps.config.publicUrl}/login`),
+      })
       return
     }
     await mailResetLink(deps, user, 'self', ctx, null)
   } catch (error) {
     // Nobody waits for this answer; the server's reply is for the log only (issue 11).
     deps.logger.warn(
-      { reason: error instanceof AppError ? error.reason : 'INTERNAL', smtp: error instanceof Error ? error.message : null },
+      {
+        reason: error instanceof AppError ? error.reason : 'INTERNAL',
+        smtp: error instanceof Error ? error.message : null,
+      },
       'a password reset mail could not be sent',
     )
   }
@@ -190,7 +227,11 @@ function invalidLink(): AppError {
 }
 
 async function liveResetOf(deps: Deps, token: string) {
-  const reset = await findLivePasswordReset(deps.db, sha256Hex(token), deps.clock.now().toISOString())
+  const reset = await findLivePasswordReset(
+    deps.db,
+    sha256Hex(token),
+    deps.clock.now().toISOString(),
+  )
   if (reset === null) throw invalidLink()
   const user = await findUserById(deps.db, reset.user_id)
   if (user === null || user.disabled) throw invalidLink()
@@ -198,7 +239,10 @@ async function liveResetOf(deps: Deps, token: string) {
 }
 
 /** POST /api/auth/password-reset/inspect: what the reset page needs to say before asking anything. */
-export async function inspectPasswordReset(deps: Deps, input: { token: string }): Promise<ResetLinkView> {
+export async function inspectPasswordReset(
+  deps: Deps,
+  input: { token: string },
+): Promise<ResetLinkView> {
   const { reset, user } = await liveResetOf(deps, input.token)
   const providerOnly = isProviderOnly(user)
   return {
@@ -240,14 +284,19 @@ export async function completePasswordReset(
     await updateUser(tx, user.id, { ...passwordColumns(hash, now), updated_at: now })
     if (!(await consumePasswordReset(tx, reset.id, now))) throw invalidLink()
     const sessionsRevoked = await revokeUserSessions(tx, user.id, null, now)
-    const tokensRevoked = input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, user.id, now) : 0
+    const tokensRevoked =
+      input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, user.id, now) : 0
     const tokensKept = await countActiveApiTokens(tx, user.id, now)
     await deleteUnusedPasswordResets(tx, user.id)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.password_reset',
       actor: user,
       target: { type: 'user', id: user.id },
-      metadata: { via: reset.via, sessions_revoked: sessionsRevoked, tokens_revoked: tokensRevoked },
+      metadata: {
+        via: reset.via,
+        sessions_revoked: sessionsRevoked,
+        tokens_revoked: tokensRevoked,
+      },
     })
     return {
       sessions_revoked: sessionsRevoked,
@@ -269,7 +318,12 @@ async function targetOf(deps: Deps, userId: string): Promise<UserRecord> {
  * POST /api/admin/users/{id}/password-reset/mail: the link goes to the account's own address, so it
  * gives the administrator nothing to sign in with and asks no proof (unlike the copyable link).
  */
-export async function mailResetLinkAsAdmin(deps: Deps, caller: Caller, userId: string, ctx: RequestContext): Promise<{ expires_at: string }> {
+export async function mailResetLinkAsAdmin(
+  deps: Deps,
+  caller: Caller,
+  userId: string,
+  ctx: RequestContext,
+): Promise<{ expires_at: string }> {
   await assertMailConfigured(deps)
   const user = await targetOf(deps, userId)
   try {
@@ -277,7 +331,9 @@ export async function mailResetLinkAsAdmin(deps: Deps, caller: Caller, userId: s
   } catch (error) {
     if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') {
       deps.logger.warn({ smtp: error.message }, 'a password reset mail could not be sent')
-      throw new AppError('UPSTREAM_FAILED', { message: 'The password reset email could not be sent; no link was created.' })
+      throw new AppError('UPSTREAM_FAILED', {
+        message: 'The password reset email could not be sent; no link was created.',
+      })
     }
     throw error
   }
@@ -301,7 +357,10 @@ export async function createResetLinkAsAdmin(
 }
 
 /** `switchboard reset-password <email>`: for an operator locked out of the console. Null: no such user. */
-export async function createResetLinkForOperator(deps: Deps, email: string): Promise<{ url: string; expires_at: string; email: string } | null> {
+export async function createResetLinkForOperator(
+  deps: Deps,
+  email: string,
+): Promise<{ url: string; expires_at: string; email: string } | null> {
   const user = await findUserByEmail(deps.db, normalizeEmail(email))
   if (user === null) return null
   if (isProviderOnly(user)) throw new AppError('PASSWORD_MANAGED_BY_PROVIDER')

@@ -37,7 +37,12 @@ describe('migration 0033 (one live SCIM credential per name)', () => {
       ])
       .execute()
     await up(db)
-    const names = await t.deps.db.selectFrom('scim_credentials').select(['id', 'name']).where('id', 'like', 'm33-%').orderBy('id').execute()
+    const names = await t.deps.db
+      .selectFrom('scim_credentials')
+      .select(['id', 'name'])
+      .where('id', 'like', 'm33-%')
+      .orderBy('id')
+      .execute()
     expect(names).toEqual([
       { id: 'm33-a', name: 'Okta' },
       { id: 'm33-b', name: 'Okta (3)' },
@@ -59,6 +64,14 @@ describe('migration 0033 (one live SCIM credential per name)', () => {
       .insertInto('scim_credentials')
       .values(row('m33-g', 'Okta', '2026-01-08T00:00:00.000Z', '2026-01-08T00:00:00.000Z'))
       .execute()
-    expect(Number((await sql<{ n: number }>`select count(*) as n from scim_credentials where name = 'Okta'`.execute(t.deps.db)).rows[0]!.n)).toBe(3)
+    expect(
+      Number(
+        (
+          await sql<{
+            n: number
+          }>`select count(*) as n from scim_credentials where name = 'Okta'`.execute(t.deps.db)
+        ).rows[0]!.n,
+      ),
+    ).toBe(3)
   })
 })

@@ -19,11 +19,20 @@ export async function insertScimCredential(
 }
 
 export async function listLiveScimCredentials(ex: Executor): Promise<ScimCredentialRow[]> {
-  return ex.selectFrom('scim_credentials').select(COLUMNS).where('revoked_at', 'is', null).orderBy('created_at', 'desc').orderBy('id').execute()
+  return ex
+    .selectFrom('scim_credentials')
+    .select(COLUMNS)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute()
 }
 
 /** The per-request lookup: one read through the unique hash index. */
-export async function findLiveScimCredential(ex: Executor, tokenHash: string): Promise<ScimCredentialRow | null> {
+export async function findLiveScimCredential(
+  ex: Executor,
+  tokenHash: string,
+): Promise<ScimCredentialRow | null> {
   const row = await ex
     .selectFrom('scim_credentials')
     .select(COLUMNS)
@@ -34,7 +43,11 @@ export async function findLiveScimCredential(ex: Executor, tokenHash: string): P
 }
 
 /** Revokes a live credential; false when there is none with that id. */
-export async function revokeScimCredential(ex: Executor, id: string, now: Timestamp): Promise<ScimCredentialRow | null> {
+export async function revokeScimCredential(
+  ex: Executor,
+  id: string,
+  now: Timestamp,
+): Promise<ScimCredentialRow | null> {
   const row = await ex
     .updateTable('scim_credentials')
     .set({ revoked_at: now })
@@ -46,7 +59,12 @@ export async function revokeScimCredential(ex: Executor, id: string, now: Timest
 }
 
 /** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */
-export async function touchScimCredential(ex: Executor, id: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
+export async function touchScimCredential(
+  ex: Executor,
+  id: string,
+  now: Timestamp,
+  staleBefore: Timestamp,
+): Promise<void> {
   await ex
     .updateTable('scim_credentials')
     .set({ last_used_at: now })

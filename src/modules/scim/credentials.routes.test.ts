@@ -9,11 +9,19 @@ describe('SCIM credentials (administration)', () => {
   it('are created by an administrator, shown once, listed without the secret, hashed at rest and audited', async () => {
     const client = await scimClient(t, 'Okta production')
     expect(client.token).toMatch(/^scim_[0-9A-Za-z]{43}$/)
-    const list = await t.app.inject({ method: 'GET', url: '/api/admin/scim/credentials', headers: bearer(client.adminToken) })
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/scim/credentials',
+      headers: bearer(client.adminToken),
+    })
     expect(list.statusCode).toBe(200)
     expect(list.json().base_url).toBe('http://switchboard.test/scim/v2')
     const item = list.json().items.find((c: { id: string }) => c.id === client.credentialId)
-    expect(item).toMatchObject({ name: 'Okta production', prefix: client.token.slice(0, 12), last_used_at: null })
+    expect(item).toMatchObject({
+      name: 'Okta production',
+      prefix: client.token.slice(0, 12),
+      last_used_at: null,
+    })
     expect(list.body).not.toContain(client.token)
     const stored = await t.deps.db
       .selectFrom('scim_credentials')
@@ -21,14 +29,23 @@ describe('SCIM credentials (administration)', () => {
       .where('id', '=', client.credentialId)
       .executeTakeFirstOrThrow()
     expect(stored.token_hash).not.toContain(client.token.slice(5))
-    const audit = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', client.credentialId).execute()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', client.credentialId)
+      .execute()
     expect(audit.map((a) => a.action)).toEqual(['scim.credential_create'])
     expect(audit[0]!.metadata).not.toContain(client.token)
   })
 
   it('are for administrators only', async () => {
     const user = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'POST', url: '/api/admin/scim/credentials', headers: bearer(user.token), payload: { name: 'x' } })
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/scim/credentials',
+      headers: bearer(user.token),
+      payload: { name: 'x' },
+    })
     expect(response.statusCode).toBe(403)
   })
 
@@ -36,7 +53,11 @@ describe('SCIM credentials (administration)', () => {
     const client = await scimClient(t)
     expect((await client.request('GET', '/ServiceProviderConfig')).statusCode).toBe(200)
     await new Promise((resolve) => setTimeout(resolve, 50))
-    const row = await t.deps.db.selectFrom('scim_credentials').select('last_used_at').where('id', '=', client.credentialId).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('scim_credentials')
+      .select('last_used_at')
+      .where('id', '=', client.credentialId)
+      .executeTakeFirstOrThrow()
     expect(row.last_used_at).not.toBeNull()
     const revoke = await t.app.inject({
       method: 'DELETE',
@@ -56,7 +77,12 @@ describe('SCIM credentials (administration)', () => {
 
 describe('SCIM credentials created in a burst (concurrent requests)', () => {
   const create = (token: string, name: string) =>
-    t.app.inject({ method: 'POST', url: '/api/admin/scim/credentials', headers: bearer(token), payload: { name } })
+    t.app.inject({
+      method: 'POST',
+      url: '/api/admin/scim/credentials',
+      headers: bearer(token),
+      payload: { name },
+    })
 
   it('give each 201 its own credential and secret, shown once, and hold the 10-per-15-minutes limit', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
@@ -78,7 +104,11 @@ describe('SCIM credentials created in a burst (concurrent requests)', () => {
       .execute()
     expect(stored.map((row) => row.id).sort()).toEqual(created.map((c) => c.id).sort())
     for (const c of created) {
-      const answer = await t.app.inject({ method: 'GET', url: '/scim/v2/ServiceProviderConfig', headers: bearer(c.token) })
+      const answer = await t.app.inject({
+        method: 'GET',
+        url: '/scim/v2/ServiceProviderConfig',
+        headers: bearer(c.token),
+      })
       expect(answer.statusCode, c.name).toBe(200)
     }
     const audit = await t.deps.db
@@ -93,7 +123,11 @@ describe('SCIM credentials created in a burst (concurrent requests)', () => {
       .execute()
     expect(audit.map((a) => a.target_id).sort()).toEqual(created.map((c) => c.id).sort())
     // Shown once: never again in the list.
-    const list = await t.app.inject({ method: 'GET', url: '/api/admin/scim/credentials', headers: bearer(admin.token) })
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/scim/credentials',
+      headers: bearer(admin.token),
+    })
     for (const c of created) {
       expect(list.body).not.toContain(c.token)
       expect(list.json().items.filter((item: { id: string }) => item.id === c.id)).toHaveLength(1)
@@ -102,7 +136,9 @@ describe('SCIM credentials created in a burst (concurrent requests)', () => {
 
   it('create one credential for one name when the form is sent several times at once (409 for the others)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
-    const responses = await Promise.all(Array.from({ length: 6 }, () => create(admin.token, 'Entra production')))
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => create(admin.token, 'Entra production')),
+    )
     const statuses = responses.map((r) => r.statusCode).sort()
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409])
     for (const response of responses.filter((r) => r.statusCode === 409)) {
@@ -115,9 +151,15 @@ describe('SCIM credentials created in a burst (concurrent requests)', () => {
       .where('name', '=', 'Entra production')
       .where('revoked_at', 'is', null)
       .execute()
-    expect(live.map((row) => row.id)).toEqual([responses.find((r) => r.statusCode === 201)!.json().id])
+    expect(live.map((row) => row.id)).toEqual([
+      responses.find((r) => r.statusCode === 201)!.json().id,
+    ])
     // Once revoked, the name is free again (a rotated credential keeps its provider's name).
-    const revoke = await t.app.inject({ method: 'DELETE', url: `/api/admin/scim/credentials/${live[0]!.id}`, headers: bearer(admin.token) })
+    const revoke = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/admin/scim/credentials/${live[0]!.id}`,
+      headers: bearer(admin.token),
+    })
     expect(revoke.statusCode).toBe(204)
     expect((await create(admin.token, 'Entra production')).statusCode).toBe(201)
   })
@@ -127,7 +169,12 @@ describe('the /scim/v2 boundary', () => {
   it('refuses a request without credentials, with a session, or with a personal API token (401 SCIM error)', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const personal = await createApiTokenFor(t, admin.token)
-    for (const headers of [{}, bearer(admin.token), bearer(personal.token), bearer('scim_made-up')]) {
+    for (const headers of [
+      {},
+      bearer(admin.token),
+      bearer(personal.token),
+      bearer('scim_made-up'),
+    ]) {
       const response = await t.app.inject({ method: 'GET', url: '/scim/v2/Users', headers })
       expectScimError(response, 401)
       expect(response.headers['www-authenticate']).toMatch(/^Bearer/)
@@ -160,7 +207,10 @@ describe('the /scim/v2 boundary', () => {
       method: 'POST',
       url: '/scim/v2/Users',
       headers: { ...bearer(client.token), 'content-type': 'application/json' },
-      payload: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'json-client@example.com' }),
+      payload: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: 'json-client@example.com',
+      }),
     })
     expect(asJson.statusCode).toBe(201)
     const text = await t.app.inject({
@@ -176,7 +226,8 @@ describe('the /scim/v2 boundary', () => {
     const first = await scimClient(t)
     const second = await scimClient(t)
     const statuses: number[] = []
-    for (let i = 0; i < 31; i++) statuses.push((await first.request('GET', '/ServiceProviderConfig')).statusCode)
+    for (let i = 0; i < 31; i++)
+      statuses.push((await first.request('GET', '/ServiceProviderConfig')).statusCode)
     expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true)
     const limited = await first.request('GET', '/ServiceProviderConfig')
     expectScimError(limited, 429)

@@ -4,8 +4,16 @@ import { IdParams, NoContent } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { callerOf, contextOf } from '../auth/hook.js'
-import { CreateScimCredentialBody, CreatedScimCredentialView, ScimCredentialList } from './credentials.schemas.js'
-import { createScimCredential, listScimCredentials, revokeScimCredentialById } from './credentials.service.js'
+import {
+  CreateScimCredentialBody,
+  CreatedScimCredentialView,
+  ScimCredentialList,
+} from './credentials.schemas.js'
+import {
+  createScimCredential,
+  listScimCredentials,
+  revokeScimCredentialById,
+} from './credentials.service.js'
 
 const tags = ['administration']
 
@@ -35,7 +43,8 @@ export function scimCredentialRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'createScimCredential',
-          summary: 'Create a SCIM credential for an identity provider; the secret is in this response only',
+          summary:
+            'Create a SCIM credential for an identity provider; the secret is in this response only',
           body: CreateScimCredentialBody,
           response: {
             201: CreatedScimCredentialView,
@@ -45,7 +54,15 @@ export function scimCredentialRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) =>
-        reply.code(201).send({ ...(await createScimCredential(deps, callerOf(request).user, request.body, contextOf(request))), base_url: baseUrl }),
+        reply.code(201).send({
+          ...(await createScimCredential(
+            deps,
+            callerOf(request).user,
+            request.body,
+            contextOf(request),
+          )),
+          base_url: baseUrl,
+        }),
     )
 
     app.delete(
@@ -57,11 +74,19 @@ export function scimCredentialRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'revokeScimCredential',
           summary: 'Revoke a SCIM credential; its next request is refused',
           params: IdParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no SCIM credential with this id that is not revoked') },
+          response: {
+            204: NoContent,
+            404: errorResponse('NOT_FOUND: no SCIM credential with this id that is not revoked'),
+          },
         },
       },
       async (request, reply) => {
-        await revokeScimCredentialById(deps, callerOf(request).user, request.params.id, contextOf(request))
+        await revokeScimCredentialById(
+          deps,
+          callerOf(request).user,
+          request.params.id,
+          contextOf(request),
+        )
         return reply.code(204).send(null)
       },
     )

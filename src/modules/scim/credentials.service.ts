@@ -41,7 +41,8 @@ export async function createScimCredential(
     // creates one, and the others learn nothing of its secret.
     if (isUniqueViolation(error)) {
       throw new AppError('ALREADY_EXISTS', {
-        message: 'A SCIM credential with this name exists. Choose another name, or revoke that one first.',
+        message:
+          'A SCIM credential with this name exists. Choose another name, or revoke that one first.',
         details: 'name',
       })
     }
@@ -80,7 +81,12 @@ export async function listScimCredentials(deps: Deps): Promise<ScimCredentialRow
   return listLiveScimCredentials(deps.db)
 }
 
-export async function revokeScimCredentialById(deps: Deps, actor: Actor, id: string, ctx: RequestContext): Promise<void> {
+export async function revokeScimCredentialById(
+  deps: Deps,
+  actor: Actor,
+  id: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     const row = await revokeScimCredential(tx, id, deps.clock.now().toISOString())
     if (row === null) throw new AppError('NOT_FOUND', { message: 'No such SCIM credential.' })
@@ -94,15 +100,24 @@ export async function revokeScimCredentialById(deps: Deps, actor: Actor, id: str
 }
 
 /** The credential a bearer token names, or null; a token of another shape costs no query. */
-export async function authenticateScimToken(deps: Deps, token: string): Promise<ScimCredentialRow | null> {
+export async function authenticateScimToken(
+  deps: Deps,
+  token: string,
+): Promise<ScimCredentialRow | null> {
   if (!SHAPE.test(token)) return null
   const found = await findLiveScimCredential(deps.db, sha256Hex(token))
   if (found === null) return null
   const now = deps.clock.now()
-  if (found.last_used_at === null || now.getTime() - new Date(found.last_used_at).getTime() >= TOUCH_INTERVAL_MS) {
+  if (
+    found.last_used_at === null ||
+    now.getTime() - new Date(found.last_used_at).getTime() >= TOUCH_INTERVAL_MS
+  ) {
     const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS).toISOString()
     touchScimCredential(deps.db, found.id, now.toISOString(), staleBefore).catch((error: Error) =>
-      deps.logger.warn({ error: { message: error.message } }, 'could not record SCIM credential activity'),
+      deps.logger.warn(
+        { error: { message: error.message } },
+        'could not record SCIM credential activity',
+      ),
     )
   }
   return found

@@ -21,7 +21,8 @@ describe('deprovisioning on two instances', () => {
     const client = await scimClient(t)
     const person = await createSignedInUser(t)
     const token = await createApiTokenFor(t, person.token)
-    const onPeer = (credential: string) => peer!.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(credential) })
+    const onPeer = (credential: string) =>
+      peer!.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(credential) })
     // Both credentials are in use on the peer first, so anything it keeps about them is warm.
     expect((await onPeer(person.token)).statusCode).toBe(200)
     expect((await onPeer(token.token)).statusCode).toBe(200)

@@ -6,8 +6,17 @@
  * A does the same for a second person. No cache to wait out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, makeTempDir, testEngine, type TestDatabase } from '../../../test/helpers/database.js'
-import { sharedInstanceEnv, startServerProcess, type ServerProcess } from '../../../test/helpers/process.js'
+import {
+  createTestDatabase,
+  makeTempDir,
+  testEngine,
+  type TestDatabase,
+} from '../../../test/helpers/database.js'
+import {
+  sharedInstanceEnv,
+  startServerProcess,
+  type ServerProcess,
+} from '../../../test/helpers/process.js'
 
 const SCIM = 'application/scim+json'
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
@@ -23,10 +32,20 @@ beforeAll(async () => {
   const env = { ...sharedInstanceEnv(database, dataDir, testEngine()), RATE_LIMIT_GENERAL: '0' }
   a = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
   b = await startServerProcess({ ...env, DATA_DIR: makeTempDir() })
-  const setup = await api(a, 'POST', '/api/auth/setup', { email: 'ops@example.com', name: 'Ops', password: 'two instance passphrase' })
+  const setup = await api(a, 'POST', '/api/auth/setup', {
+    email: 'ops@example.com',
+    name: 'Ops',
+    password: 'two instance passphrase',
+  })
   expect(setup.status).toBe(201)
   adminToken = setup.body.token as string
-  const credential = await api(a, 'POST', '/api/admin/scim/credentials', { name: 'Entra' }, adminToken)
+  const credential = await api(
+    a,
+    'POST',
+    '/api/admin/scim/credentials',
+    { name: 'Entra' },
+    adminToken,
+  )
   expect(credential.status).toBe(201)
   scimToken = credential.body.token as string
 }, 180_000)
@@ -36,32 +55,59 @@ afterAll(async () => {
   await database?.drop()
 })
 
-async function api(server: ServerProcess, method: string, url: string, body?: unknown, token?: string) {
+async function api(
+  server: ServerProcess,
+  method: string,
+  url: string,
+  body?: unknown,
+  token?: string,
+) {
   const response = await server.fetch(url, {
     method,
-    headers: { ...(body !== undefined && { 'content-type': 'application/json' }), ...(token && { authorization: `Bearer ${token}` }) },
+    headers: {
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(token && { authorization: `Bearer ${token}` }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
-  return { status: response.status, body: (response.status === 204 ? {} : await response.json()) as Record<string, unknown> }
+  return {
+    status: response.status,
+    body: (response.status === 204 ? {} : await response.json()) as Record<string, unknown>,
+  }
 }
 
 /** A SCIM request as the identity provider sends it (outside the OpenAPI document: plain fetch). */
 async function scim(server: ServerProcess, method: string, url: string, body?: unknown) {
   const response = await fetch(`${server.baseUrl}/scim/v2${url}`, {
     method,
-    headers: { authorization: `Bearer ${scimToken}`, ...(body !== undefined && { 'content-type': SCIM }) },
+    headers: {
+      authorization: `Bearer ${scimToken}`,
+      ...(body !== undefined && { 'content-type': SCIM }),
+    },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
-  return { status: response.status, body: response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>) }
+  return {
+    status: response.status,
+    body: response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>),
+  }
 }
 
 /** A person with a password, signed in on B, with an API token made on B; both used on B. */
 async function personOnB(email: string) {
   const password = 'a sound passphrase 4242'
-  const created = await api(a, 'POST', '/api/admin/users', { email, name: 'Leaver', password }, adminToken)
+  const created = await api(
+    a,
+    'POST',
+    '/api/admin/users',
+    { email, name: 'Leaver', password },
+    adminToken,
+  )
   expect(created.status).toBe(201)
-  const session = (await api(b, 'POST', '/api/auth/login', { email, password })).body.token as string
-  const token = (await api(b, 'POST', '/api/tokens', { name: 'laptop', permissions: ['profile:read'] }, session)).body.token as string
+  const session = (await api(b, 'POST', '/api/auth/login', { email, password })).body
+    .token as string
+  const token = (
+    await api(b, 'POST', '/api/tokens', { name: 'laptop', permissions: ['profile:read'] }, session)
+  ).body.token as string
   // Used twice on B first: the first use also records it (a write); the second is read only.
   for (let i = 0; i < 2; i++) {
     expect((await api(b, 'GET', '/api/users/me', undefined, session)).status).toBe(200)
@@ -97,10 +143,18 @@ describe('SCIM deprovisioning on two server processes, one database', () => {
     // Each instance writes its entry after its answer has gone out: polled.
     const seen = async () => {
       const log = await api(b, 'GET', '/api/admin/scim/requests', undefined, adminToken)
-      return (log.body.items as Array<{ method: string; path: string }>).map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, ':id')}`)
+      return (log.body.items as Array<{ method: string; path: string }>).map(
+        (r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, ':id')}`,
+      )
     }
     await expect
       .poll(seen, { timeout: 10_000 })
-      .toEqual(expect.arrayContaining(['PATCH /scim/v2/Users/:id', 'GET /scim/v2/Users/:id', 'DELETE /scim/v2/Users/:id']))
+      .toEqual(
+        expect.arrayContaining([
+          'PATCH /scim/v2/Users/:id',
+          'GET /scim/v2/Users/:id',
+          'DELETE /scim/v2/Users/:id',
+        ]),
+      )
   })
 })

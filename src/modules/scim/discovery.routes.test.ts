@@ -45,6 +45,10 @@ describe('SCIM discovery', () => {
       expect.arrayContaining(['userName', 'active', 'emails', 'externalId']),
     )
     const enterprise = await client.request('GET', `/Schemas/${ENTERPRISE}`)
-    expect(enterprise.json().attributes.map((a: { name: string }) => a.name)).toEqual(['employeeNumber', 'department', 'manager'])
+    expect(enterprise.json().attributes.map((a: { name: string }) => a.name)).toEqual([
+      'employeeNumber',
+      'department',
+      'manager',
+    ])
   })
 })

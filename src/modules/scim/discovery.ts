@@ -19,7 +19,8 @@ export const SCHEMA = {
 export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SCHEMA.spConfig],
-    documentationUri: 'https://github.com/switchboard/switchboard/blob/main/docs/API.md#scim-20-provisioning-issue-29',
+    documentationUri:
+      'https://github.com/switchboard/switchboard/blob/main/docs/API.md#scim-20-provisioning-issue-29',
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_SCIM_PAGE },
@@ -30,7 +31,8 @@ export function serviceProviderConfig(baseUrl: string) {
       {
         type: 'oauthbearertoken',
         name: 'SCIM credential',
-        description: 'A bearer token (scim_…) created by an administrator under Administration → Provisioning.',
+        description:
+          'A bearer token (scim_…) created by an administrator under Administration → Provisioning.',
         primary: true,
       },
     ],
@@ -91,7 +93,9 @@ export function schemas(baseUrl: string) {
       attr('displayName'),
       attr('active', { type: 'boolean' }),
       attr('password', { mutability: 'writeOnly', returned: 'never' }),
-      complex('emails', [attr('value'), attr('type'), attr('primary', { type: 'boolean' })], { multiValued: true }),
+      complex('emails', [attr('value'), attr('type'), attr('primary', { type: 'boolean' })], {
+        multiValued: true,
+      }),
       attr('externalId', { caseExact: true }),
     ],
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${SCHEMA.user}` },
@@ -101,7 +105,11 @@ export function schemas(baseUrl: string) {
     id: SCHEMA.enterprise,
     name: 'EnterpriseUser',
     description: 'Enterprise User',
-    attributes: [attr('employeeNumber'), attr('department'), complex('manager', [attr('value'), attr('displayName', { mutability: 'readOnly' })])],
+    attributes: [
+      attr('employeeNumber'),
+      attr('department'),
+      complex('manager', [attr('value'), attr('displayName', { mutability: 'readOnly' })]),
+    ],
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${SCHEMA.enterprise}` },
   }
   const group = {
@@ -111,7 +119,11 @@ export function schemas(baseUrl: string) {
     description: 'Group (a Switchboard team)',
     attributes: [
       attr('displayName', { required: true, uniqueness: 'server' }),
-      complex('members', [attr('value', { mutability: 'immutable' }), attr('display', { mutability: 'readOnly' })], { multiValued: true }),
+      complex(
+        'members',
+        [attr('value', { mutability: 'immutable' }), attr('display', { mutability: 'readOnly' })],
+        { multiValued: true },
+      ),
     ],
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${SCHEMA.group}` },
   }

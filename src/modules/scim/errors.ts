@@ -45,6 +45,7 @@ export function scimErrorBody(error: ScimError): ScimErrorBody {
   }
 }
 
-export const badRequest = (detail: string, scimType: ScimType = 'invalidValue') => new ScimError(400, detail, scimType)
+export const badRequest = (detail: string, scimType: ScimType = 'invalidValue') =>
+  new ScimError(400, detail, scimType)
 export const notFound = (detail = 'No such resource.') => new ScimError(404, detail)
 export const conflict = (detail: string) => new ScimError(409, detail, 'uniqueness')

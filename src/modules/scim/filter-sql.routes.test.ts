@@ -50,7 +50,13 @@ const PEOPLE: Person[] = [
     active: false,
     enterprise: { manager: { value: 'Alice-ID' } },
   },
-  { userName: 'carol%pct@example.com', externalId: null, givenName: 'Çarol', displayName: 'Carol 100% Ünal', active: true },
+  {
+    userName: 'carol%pct@example.com',
+    externalId: null,
+    givenName: 'Çarol',
+    displayName: 'Carol 100% Ünal',
+    active: true,
+  },
   {
     userName: 'dave\\slash@example.net',
     externalId: 'ext_2',
@@ -59,8 +65,21 @@ const PEOPLE: Person[] = [
     active: true,
     enterprise: { department: 'sales_ops' },
   },
-  { userName: 'Öz.Ünal@example.com', externalId: '%', givenName: 'Öz', familyName: 'Ünal', active: false },
-  { userName: 'eve', email: 'eve.mail@example.org', externalId: 'E', givenName: 'Eve', familyName: 'Star\u{1F31F}', active: true },
+  {
+    userName: 'Öz.Ünal@example.com',
+    externalId: '%',
+    givenName: 'Öz',
+    familyName: 'Ünal',
+    active: false,
+  },
+  {
+    userName: 'eve',
+    email: 'eve.mail@example.org',
+    externalId: 'E',
+    givenName: 'Eve',
+    familyName: 'Star\u{1F31F}',
+    active: true,
+  },
   {
     userName: 'frank@example.com',
     externalId: 'Fr\uE000nk',
@@ -77,7 +96,9 @@ beforeAll(async () => {
     const response = await client.request('POST', '/Users', {
       schemas: person.enterprise === undefined ? [USER_SCHEMA] : [USER_SCHEMA, ENTERPRISE],
       userName: person.userName,
-      ...(person.email !== undefined && { emails: [{ value: person.email, type: 'work', primary: true }] }),
+      ...(person.email !== undefined && {
+        emails: [{ value: person.email, type: 'work', primary: true }],
+      }),
       ...(person.externalId !== null && { externalId: person.externalId }),
       ...(person.displayName !== undefined && { displayName: person.displayName }),
       name: { givenName: person.givenName, familyName: person.familyName ?? 'Tester' },
@@ -155,15 +176,33 @@ const textAttr = fc.constantFrom(
 const anyOp = fc.constantFrom('eq', 'ne', 'co', 'sw', 'ew', 'gt', 'ge', 'lt', 'le')
 const elementFilter = fc.oneof(
   fc
-    .tuple(fc.constantFrom('value', 'type', 'givenName', 'familyName', 'formatted', 'display'), anyOp, fragment)
+    .tuple(
+      fc.constantFrom('value', 'type', 'givenName', 'familyName', 'formatted', 'display'),
+      anyOp,
+      fragment,
+    )
     .map(([a, op, v]) => `${a} ${op} ${quote(v)}`),
-  fc.constantFrom('primary eq true', 'primary eq "False"', 'value pr', 'givenName pr', 'not (type eq "work")'),
+  fc.constantFrom(
+    'primary eq true',
+    'primary eq "False"',
+    'value pr',
+    'givenName pr',
+    'not (type eq "work")',
+  ),
 )
 const leaf = fc.oneof(
   fc.tuple(textAttr, anyOp, fragment).map(([a, op, v]) => `${a} ${op} ${quote(v)}`),
   fc
     .tuple(
-      fc.constantFrom('userName', 'name.givenName', 'displayName', 'active', 'meta.created', 'emails', 'name'),
+      fc.constantFrom(
+        'userName',
+        'name.givenName',
+        'displayName',
+        'active',
+        'meta.created',
+        'emails',
+        'name',
+      ),
       anyOp,
       fc.constantFrom('null', '42', 'true', 'false'),
     )
@@ -184,7 +223,12 @@ const leaf = fc.oneof(
     'emails.primary eq true',
     'emails.primary eq "false"',
   ),
-  fc.tuple(fc.constantFrom('eq', 'ne'), fc.constantFrom('true', 'false', '"True"', '"FALSE"', '"yes"')).map(([op, v]) => `active ${op} ${v}`),
+  fc
+    .tuple(
+      fc.constantFrom('eq', 'ne'),
+      fc.constantFrom('true', 'false', '"True"', '"FALSE"', '"yes"'),
+    )
+    .map(([op, v]) => `active ${op} ${v}`),
   fc
     .tuple(
       fc.constantFrom('meta.created', 'meta.lastModified'),
@@ -193,11 +237,20 @@ const leaf = fc.oneof(
     )
     .map(([a, op, v]) => `${a} ${op} ${quote(v)}`),
   fc
-    .tuple(fc.constantFrom('emails', 'name', `${ENTERPRISE_ATTR}manager`, 'userName', 'nickName'), elementFilter)
+    .tuple(
+      fc.constantFrom('emails', 'name', `${ENTERPRISE_ATTR}manager`, 'userName', 'nickName'),
+      elementFilter,
+    )
     .map(([a, inner]) => `${a}[${inner}]`),
 )
 const filter: fc.Arbitrary<string> = fc.letrec((tie) => ({
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('and'), tie('or'), tie('not')),
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    tie('and'),
+    tie('or'),
+    tie('not'),
+  ),
   and: fc.tuple(tie('node'), tie('node')).map(([a, b]) => `(${a as string}) and (${b as string})`),
   or: fc.tuple(tie('node'), tie('node')).map(([a, b]) => `(${a as string}) or (${b as string})`),
   not: tie('node').map((a) => `not (${a as string})`),
@@ -207,12 +260,18 @@ describe('SCIM filters in SQL', () => {
   it('select exactly the users the in-memory evaluation selects (generated filters)', async () => {
     await fc.assert(
       fc.asyncProperty(filter, async (text) => {
-        expect(userFilterToSql(parseFilter(text), '', fold), `${text} is left to the in-memory evaluation`).not.toBeNull()
+        expect(
+          userFilterToSql(parseFilter(text), '', fold),
+          `${text} is left to the in-memory evaluation`,
+        ).not.toBeNull()
         const expected = everyone
           .filter((user) => matches(parseFilter(text), user))
           .map((user) => user.id)
           .sort()
-        const response = await client.request('GET', `/Users?count=200&filter=${encodeURIComponent(text)}`)
+        const response = await client.request(
+          'GET',
+          `/Users?count=200&filter=${encodeURIComponent(text)}`,
+        )
         expect(response.statusCode, text).toBe(200)
         const body = response.json()
         expect(body.Resources.map((user: { id: string }) => user.id).sort(), text).toEqual(expected)
@@ -238,23 +297,54 @@ describe('SCIM filters in SQL', () => {
   })
 
   it('evaluates a value path over meta in memory, with the same answer as matches', async () => {
-    for (const text of ['meta[resourceType eq "User"]', 'userName co "example" and meta[created gt "2000"]', 'not (meta[location co "/users/"])']) {
+    for (const text of [
+      'meta[resourceType eq "User"]',
+      'userName co "example" and meta[created gt "2000"]',
+      'not (meta[location co "/users/"])',
+    ]) {
       expect(userFilterToSql(parseFilter(text), '', fold), text).toBeNull()
-      const expected = everyone.filter((user) => matches(parseFilter(text), user)).map((user) => user.id)
-      const body = (await client.request('GET', `/Users?count=200&filter=${encodeURIComponent(text)}`)).json()
-      expect(body.Resources.map((user: { id: string }) => user.id).sort(), text).toEqual(expected.sort())
+      const expected = everyone
+        .filter((user) => matches(parseFilter(text), user))
+        .map((user) => user.id)
+      const body = (
+        await client.request('GET', `/Users?count=200&filter=${encodeURIComponent(text)}`)
+      ).json()
+      expect(body.Resources.map((user: { id: string }) => user.id).sort(), text).toEqual(
+        expected.sort(),
+      )
     }
   })
 
   it('pages a translated and an in-memory filter alike: totalResults, startIndex and the stable order', async () => {
-    for (const text of ['userName co "example"', 'userName co "example" and meta[resourceType eq "User"]']) {
-      const all = (await client.request('GET', `/Users?count=200&filter=${encodeURIComponent(text)}`)).json()
-      const second = (await client.request('GET', `/Users?count=2&startIndex=2&filter=${encodeURIComponent(text)}`)).json()
+    for (const text of [
+      'userName co "example"',
+      'userName co "example" and meta[resourceType eq "User"]',
+    ]) {
+      const all = (
+        await client.request('GET', `/Users?count=200&filter=${encodeURIComponent(text)}`)
+      ).json()
+      const second = (
+        await client.request(
+          'GET',
+          `/Users?count=2&startIndex=2&filter=${encodeURIComponent(text)}`,
+        )
+      ).json()
       expect(second.totalResults, text).toBe(all.totalResults)
       expect(second.startIndex).toBe(2)
-      expect(second.Resources.map((user: { id: string }) => user.id)).toEqual(all.Resources.slice(1, 3).map((user: { id: string }) => user.id))
-      const beyond = (await client.request('GET', `/Users?count=2&startIndex=500&filter=${encodeURIComponent(text)}`)).json()
-      expect(beyond).toMatchObject({ totalResults: all.totalResults, itemsPerPage: 0, Resources: [] })
+      expect(second.Resources.map((user: { id: string }) => user.id)).toEqual(
+        all.Resources.slice(1, 3).map((user: { id: string }) => user.id),
+      )
+      const beyond = (
+        await client.request(
+          'GET',
+          `/Users?count=2&startIndex=500&filter=${encodeURIComponent(text)}`,
+        )
+      ).json()
+      expect(beyond).toMatchObject({
+        totalResults: all.totalResults,
+        itemsPerPage: 0,
+        Resources: [],
+      })
     }
   })
 })

@@ -22,18 +22,25 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
 /** The `filter` query parameter: absent or blank is no filter; sent twice is not a filter. */
 export function filterParam(value: unknown): Filter | null {
   if (value === undefined || (typeof value === 'string' && value.trim() === '')) return null
-  if (typeof value !== 'string') throw new ScimError(400, 'Send one filter parameter.', 'invalidFilter')
+  if (typeof value !== 'string')
+    throw new ScimError(400, 'Send one filter parameter.', 'invalidFilter')
   // No stored value holds a control character, and PostgreSQL cannot even compare text holding NUL.
-  if (CONTROL_CHARACTER.test(value)) throw new ScimError(400, 'The filter holds a control character.', 'invalidFilter')
+  if (CONTROL_CHARACTER.test(value))
+    throw new ScimError(400, 'The filter holds a control character.', 'invalidFilter')
   return parseFilter(value)
 }
 
 export function parseFilter(text: string): Filter {
-  if (text.length > MAX_FILTER_LENGTH) throw new ScimError(400, 'The filter is too long.', 'invalidFilter')
+  if (text.length > MAX_FILTER_LENGTH)
+    throw new ScimError(400, 'The filter is too long.', 'invalidFilter')
   try {
     return parse(text)
   } catch (error) {
-    throw new ScimError(400, `The filter cannot be parsed: ${(error as Error).message.slice(0, 200)}`, 'invalidFilter')
+    throw new ScimError(
+      400,
+      `The filter cannot be parsed: ${(error as Error).message.slice(0, 200)}`,
+      'invalidFilter',
+    )
   }
 }
 
@@ -54,7 +61,8 @@ export function splitAttrPath(path: string): { urn: string | null; names: string
   if (core !== null) return { urn: null, names: path.slice(core[0].length).split('.') }
   const lower = path.toLowerCase()
   const extension = EXTENSION_SCHEMAS.find((urn) => lower.startsWith(`${urn.toLowerCase()}:`))
-  if (extension !== undefined) return { urn: extension, names: path.slice(extension.length + 1).split('.') }
+  if (extension !== undefined)
+    return { urn: extension, names: path.slice(extension.length + 1).split('.') }
   if (lower.startsWith('urn:')) {
     const colon = path.lastIndexOf(':')
     return { urn: path.slice(0, colon), names: path.slice(colon + 1).split('.') }
@@ -68,7 +76,9 @@ export function valuesAt(resource: Json, path: string): Json[] {
   let current: Json[] = [resource]
   if (urn !== null) current = step(current, urn)
   for (const name of names) current = step(current, name)
-  return current.flatMap((value) => (Array.isArray(value) ? (value as Json[]) : [value])).filter((value) => value !== undefined && value !== null)
+  return current
+    .flatMap((value) => (Array.isArray(value) ? (value as Json[]) : [value]))
+    .filter((value) => value !== undefined && value !== null)
 }
 
 function step(values: Json[], name: string): Json[] {
@@ -104,7 +114,8 @@ function compare(op: string, path: string, actual: Json, expected: Json): boolea
     if (op === 'ne') return actual !== b
     return false
   }
-  if (typeof actual === 'number' && typeof expected === 'number') return ordered(op, actual, expected)
+  if (typeof actual === 'number' && typeof expected === 'number')
+    return ordered(op, actual, expected)
   return false
 }
 
@@ -123,7 +134,8 @@ function codePointOrder(a: string, b: string): number {
 }
 
 function ordered(op: string, a: string | number, b: string | number): boolean {
-  if (typeof a === 'string' && typeof b === 'string' && op !== 'eq' && op !== 'ne') return ordered(op, codePointOrder(a, b), 0)
+  if (typeof a === 'string' && typeof b === 'string' && op !== 'eq' && op !== 'ne')
+    return ordered(op, codePointOrder(a, b), 0)
   switch (op) {
     case 'eq':
       return a === b
@@ -152,7 +164,9 @@ export function matches(filter: Filter, resource: Json): boolean {
     case 'not':
       return !matches(filter.filter, resource)
     case '[]':
-      return valuesAt(resource, filter.attrPath).some((element) => matches(filter.valFilter, element))
+      return valuesAt(resource, filter.attrPath).some((element) =>
+        matches(filter.valFilter, element),
+      )
     case 'pr':
       return presentIn(valuesAt(resource, filter.attrPath))
     default:
@@ -163,7 +177,8 @@ export function matches(filter: Filter, resource: Json): boolean {
 /** Whether an attribute comparison holds for the attribute's values (none when it is absent). */
 export function comparisonMatches(filter: Compare, values: Json[]): boolean {
   // `ne` holds when no value equals (an absent attribute is not equal to anything).
-  if (filter.op === 'ne') return !values.some((value) => compare('eq', filter.attrPath, value, filter.compValue))
+  if (filter.op === 'ne')
+    return !values.some((value) => compare('eq', filter.attrPath, value, filter.compValue))
   return values.some((value) => compare(filter.op, filter.attrPath, value, filter.compValue))
 }
 

@@ -18,7 +18,13 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { createUser, uniqueEmail } from '../../../test/helpers/factories.js'
-import { ENTERPRISE, PATCH_OP, scimClient, USER_SCHEMA, type ScimClient } from '../../../test/helpers/scim.js'
+import {
+  ENTERPRISE,
+  PATCH_OP,
+  scimClient,
+  USER_SCHEMA,
+  type ScimClient,
+} from '../../../test/helpers/scim.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
@@ -44,13 +50,19 @@ async function tutorialCreateUser(client: ScimClient) {
 }
 
 async function pushGroup(client: ScimClient): Promise<{ id: string; displayName: string }> {
-  const response = await client.request('POST', '/Groups', { schemas: [GROUP], displayName: unique('Test SCIMv2'), members: [] })
+  const response = await client.request('POST', '/Groups', {
+    schemas: [GROUP],
+    displayName: unique('Test SCIMv2'),
+    members: [],
+  })
   expect(response.statusCode).toBe(201)
   return response.json()
 }
 
 async function memberIds(client: ScimClient, id: string): Promise<string[]> {
-  return ((await client.request('GET', `/Groups/${id}`)).json().members as Array<{ value: string }>).map((m) => m.value).sort()
+  return ((await client.request('GET', `/Groups/${id}`)).json().members as Array<{ value: string }>)
+    .map((m) => m.value)
+    .sort()
 }
 
 describe('Okta, SCIM 2.0 Protocol Reference', () => {
@@ -81,7 +93,12 @@ describe('Okta, SCIM 2.0 Protocol Reference', () => {
       meta: { resourceType: 'User' },
     })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ id: created.id, userName, active: true, name: { givenName: 'Another', familyName: 'User' } })
+    expect(response.json()).toMatchObject({
+      id: created.id,
+      userName,
+      active: true,
+      name: { givenName: 'Another', familyName: 'User' },
+    })
   })
 
   it('"Update specific Group membership": remove by members[value eq …] and add {value, display} in one PATCH', async () => {
@@ -124,7 +141,8 @@ describe('Okta, SCIM 2.0 Protocol Reference', () => {
     for (const path of ['/Users?startIndex=1&count=100', '/Groups?startIndex=1&count=100']) {
       const body = (await client.request('GET', path)).json()
       expect(body.schemas).toEqual([LIST])
-      for (const figure of ['totalResults', 'startIndex', 'itemsPerPage']) expect(Number.isInteger(body[figure]), `${path} ${figure}`).toBe(true)
+      for (const figure of ['totalResults', 'startIndex', 'itemsPerPage'])
+        expect(Number.isInteger(body[figure]), `${path} ${figure}`).toBe(true)
     }
   })
 })
@@ -140,11 +158,27 @@ describe('Microsoft Entra ID, "Tutorial: Develop and plan provisioning for a SCI
       name: { familyName: 'familyName', givenName: 'givenName' },
       emails: [{ value: `${userName}@testuser.com`.toLowerCase(), type: 'work', primary: true }],
     })
-    const found = (await client.request('GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).json()
+    const found = (
+      await client.request(
+        'GET',
+        `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`,
+      )
+    ).json()
     expect(found).toMatchObject({ schemas: [LIST], totalResults: 1, startIndex: 1 })
     expect(found.Resources[0].id).toBe(response.json().id)
-    const none = (await client.request('GET', `/Users?filter=${encodeURIComponent('userName eq "non-existent user"')}`)).json()
-    expect(none).toEqual({ schemas: [LIST], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] })
+    const none = (
+      await client.request(
+        'GET',
+        `/Users?filter=${encodeURIComponent('userName eq "non-existent user"')}`,
+      )
+    ).json()
+    expect(none).toEqual({
+      schemas: [LIST],
+      totalResults: 0,
+      startIndex: 1,
+      itemsPerPage: 0,
+      Resources: [],
+    })
   })
 
   it('"Update User [Multi-valued properties]": Replace emails[type eq "work"].value and Replace name.familyName; 200', async () => {
@@ -200,7 +234,10 @@ describe('Microsoft Entra ID, "Tutorial: Develop and plan provisioning for a SCI
     })
     expect(response.statusCode).toBe(201)
     expect(response.json()).toMatchObject({ schemas: [GROUP], displayName, members: [] })
-    const read = await client.request('GET', `/Groups/${response.json().id}?excludedAttributes=members`)
+    const read = await client.request(
+      'GET',
+      `/Groups/${response.json().id}?excludedAttributes=members`,
+    )
     expect(read.statusCode).toBe(200)
     expect(read.json().members).toBeUndefined()
     expect(read.json().displayName).toBe(displayName)
@@ -225,7 +262,9 @@ describe('Microsoft Entra ID, "Tutorial: Develop and plan provisioning for a SCI
     expect(await memberIds(client, group.id)).toEqual([member.user.id])
     const remove = await client.request('PATCH', `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
-      Operations: [{ op: 'Remove', path: 'members', value: [{ $ref: null, value: member.user.id }] }],
+      Operations: [
+        { op: 'Remove', path: 'members', value: [{ $ref: null, value: member.user.id }] },
+      ],
     })
     expect(remove.statusCode).toBe(204)
     expect(await memberIds(client, group.id)).toEqual([])
@@ -236,7 +275,9 @@ describe('Microsoft Entra ID, "Tutorial: Develop and plan provisioning for a SCI
     const client = await scimClient(t)
     const body = (await client.request('GET', '/Schemas')).json()
     expect(body.schemas).toEqual([LIST])
-    expect(body.Resources.map((schema: { id: string }) => schema.id).sort()).toEqual([GROUP, USER_SCHEMA, ENTERPRISE].sort())
+    expect(body.Resources.map((schema: { id: string }) => schema.id).sort()).toEqual(
+      [GROUP, USER_SCHEMA, ENTERPRISE].sort(),
+    )
   })
 })
 
@@ -299,7 +340,10 @@ describe('Microsoft Entra ID, "Known issues … SCIM 2.0 protocol compliance" (w
     const client = await scimClient(t)
     const id = (await tutorialCreateUser(client)).response.json().id as string
     for (const op of ['Add', 'add']) {
-      const response = await client.request('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op, path: 'nickName', value: 'Babs' }] })
+      const response = await client.request('PATCH', `/Users/${id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op, path: 'nickName', value: 'Babs' }],
+      })
       expect(response.statusCode, op).toBe(200)
       expect(response.json().nickName).toBeUndefined()
     }
@@ -310,7 +354,10 @@ describe('Microsoft Entra ID, "Known issues … SCIM 2.0 protocol compliance" (w
     for (const value of ['False', false]) {
       const id = (await tutorialCreateUser(client)).response.json().id as string
       const op = value === false ? 'replace' : 'Replace'
-      const response = await client.request('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op, path: 'active', value }] })
+      const response = await client.request('PATCH', `/Users/${id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op, path: 'active', value }],
+      })
       expect(response.statusCode, String(value)).toBe(200)
       expect(response.json().active).toBe(false)
     }
@@ -322,7 +369,9 @@ describe('Microsoft Entra ID, "Known issues … SCIM 2.0 protocol compliance" (w
     const group = await pushGroup(client)
     await client.request('PATCH', `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
-      Operations: [{ op: 'Add', path: 'members', value: [{ value: a.user.id }, { value: b.user.id }] }],
+      Operations: [
+        { op: 'Add', path: 'members', value: [{ value: a.user.id }, { value: b.user.id }] },
+      ],
     })
     const byList = await client.request('PATCH', `/Groups/${group.id}`, {
       schemas: [PATCH_OP],

@@ -10,8 +10,15 @@ export interface ScimGroupRow {
 }
 
 /** Teams in a stable order (creation, then id), each with its members; `ids` narrows to some. */
-export async function listScimGroups(ex: Executor, ids: string[] | null = null): Promise<ScimGroupRow[]> {
-  let query = ex.selectFrom('teams').select(['id', 'name', 'created_at', 'updated_at']).orderBy('created_at').orderBy('id')
+export async function listScimGroups(
+  ex: Executor,
+  ids: string[] | null = null,
+): Promise<ScimGroupRow[]> {
+  let query = ex
+    .selectFrom('teams')
+    .select(['id', 'name', 'created_at', 'updated_at'])
+    .orderBy('created_at')
+    .orderBy('id')
   if (ids !== null) {
     if (ids.length === 0) return []
     query = query.where('id', 'in', ids)
@@ -40,10 +47,22 @@ export async function listScimGroups(ex: Executor, ids: string[] | null = null):
 }
 
 export async function findTeamIdByName(ex: Executor, name: string): Promise<string | null> {
-  return (await ex.selectFrom('teams').select('id').where('name_key', '=', name.toLowerCase()).executeTakeFirst())?.id ?? null
+  return (
+    (
+      await ex
+        .selectFrom('teams')
+        .select('id')
+        .where('name_key', '=', name.toLowerCase())
+        .executeTakeFirst()
+    )?.id ?? null
+  )
 }
 
 export async function existingUserIds(ex: Executor, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
-  return new Set((await ex.selectFrom('users').select('id').where('id', 'in', ids).execute()).map((row) => row.id))
+  return new Set(
+    (await ex.selectFrom('users').select('id').where('id', 'in', ids).execute()).map(
+      (row) => row.id,
+    ),
+  )
 }

@@ -2,14 +2,24 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { createUser } from '../../../test/helpers/factories.js'
-import { expectScimError, PATCH_OP, scimClient, type ScimClient } from '../../../test/helpers/scim.js'
+import {
+  expectScimError,
+  PATCH_OP,
+  scimClient,
+  type ScimClient,
+} from '../../../test/helpers/scim.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
 
 async function push(client: ScimClient, displayName: string, members: string[] = []) {
-  const response = await client.request('POST', '/Groups', { schemas: [GROUP], displayName, members: members.map((value) => ({ value })) })
-  if (response.statusCode !== 201) throw new Error(`group create failed: ${response.statusCode} ${response.body}`)
+  const response = await client.request('POST', '/Groups', {
+    schemas: [GROUP],
+    displayName,
+    members: members.map((value) => ({ value })),
+  })
+  if (response.statusCode !== 201)
+    throw new Error(`group create failed: ${response.statusCode} ${response.body}`)
   return response.json<{ id: string; displayName: string }>()
 }
 
@@ -28,10 +38,26 @@ describe('Okta group push', () => {
     const name = uniqueName('Test SCIMv2')
     const group = await push(client, name)
     expect(group).toMatchObject({ schemas: [GROUP], displayName: name })
-    const team = await t.deps.db.selectFrom('teams').select('name').where('id', '=', group.id).executeTakeFirstOrThrow()
+    const team = await t.deps.db
+      .selectFrom('teams')
+      .select('name')
+      .where('id', '=', group.id)
+      .executeTakeFirstOrThrow()
     expect(team.name).toBe(name)
-    expectScimError(await client.request('POST', '/Groups', { schemas: [GROUP], displayName: name.toUpperCase(), members: [] }), 409, 'uniqueness')
-    const audit = await t.deps.db.selectFrom('audit_events').select(['action', 'actor_email']).where('target_id', '=', group.id).execute()
+    expectScimError(
+      await client.request('POST', '/Groups', {
+        schemas: [GROUP],
+        displayName: name.toUpperCase(),
+        members: [],
+      }),
+      409,
+      'uniqueness',
+    )
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'actor_email'])
+      .where('target_id', '=', group.id)
+      .execute()
     expect(audit).toEqual([{ action: 'scim.group_create', actor_email: 'SCIM (Okta)' }])
   })
 
@@ -53,7 +79,9 @@ describe('Okta group push', () => {
     const group = await push(client, uniqueName('Members'))
     const add = await client.request('PATCH', `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
-      Operations: [{ op: 'add', path: 'members', value: [{ value: a.user.id }, { value: b.user.id }] }],
+      Operations: [
+        { op: 'add', path: 'members', value: [{ value: a.user.id }, { value: b.user.id }] },
+      ],
     })
     expect(add.statusCode).toBe(204)
     expect(await memberIds(client, group.id)).toEqual([a.user.id, b.user.id].sort())
@@ -83,7 +111,10 @@ describe('Microsoft Entra ID groups', () => {
     const member = await createUser(t)
     const name = uniqueName('Group1')
     const group = await push(client, name, [member.user.id])
-    const response = await client.request('GET', `/Groups?excludedAttributes=members&filter=${encodeURIComponent(`displayName eq "${name}"`)}`)
+    const response = await client.request(
+      'GET',
+      `/Groups?excludedAttributes=members&filter=${encodeURIComponent(`displayName eq "${name}"`)}`,
+    )
     expect(response.statusCode).toBe(200)
     expect(response.json()).toMatchObject({ totalResults: 1, itemsPerPage: 1 })
     expect(response.json().Resources[0]).toEqual({
@@ -92,7 +123,10 @@ describe('Microsoft Entra ID groups', () => {
       displayName: name,
       meta: expect.objectContaining({ resourceType: 'Group' }) as unknown,
     })
-    const none = await client.request('GET', `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "no such group"')}`)
+    const none = await client.request(
+      'GET',
+      `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "no such group"')}`,
+    )
     expect(none.json()).toMatchObject({ totalResults: 0, Resources: [] })
   })
 
@@ -102,7 +136,9 @@ describe('Microsoft Entra ID groups', () => {
     const group = await push(client, uniqueName('Entra'))
     const add = await client.request('PATCH', `/Groups/${group.id}`, {
       schemas: [PATCH_OP],
-      Operations: [{ op: 'Add', path: 'members', value: [{ value: a.user.id }, { value: b.user.id }] }],
+      Operations: [
+        { op: 'Add', path: 'members', value: [{ value: a.user.id }, { value: b.user.id }] },
+      ],
     })
     expect(add.statusCode).toBe(204)
     const remove = await client.request('PATCH', `/Groups/${group.id}`, {

@@ -10,14 +10,25 @@ import { isUniqueViolation } from '../../db/client.js'
 import { newId } from '../../lib/ids.js'
 import { isDisplayText } from '../../lib/schema-types.js'
 import { recordAudit } from '../audit/service.js'
-import { deleteTeam, deleteTeamMember, insertTeam, insertTeamMember, updateTeam } from '../admin/teams.repo.js'
+import {
+  deleteTeam,
+  deleteTeamMember,
+  insertTeam,
+  insertTeamMember,
+  updateTeam,
+} from '../admin/teams.repo.js'
 import { SCHEMA } from './discovery.js'
 import { badRequest, conflict, notFound, ScimError } from './errors.js'
 import { filterParam, keyOf, matches, type Filter } from './filter.js'
 import type { ScimActor } from './http.js'
 import { listResponse, listWindow, projection } from './list.js'
 import { applyPatch } from './patch.js'
-import { existingUserIds, findTeamIdByName, listScimGroups, type ScimGroupRow } from './groups.repo.js'
+import {
+  existingUserIds,
+  findTeamIdByName,
+  listScimGroups,
+  type ScimGroupRow,
+} from './groups.repo.js'
 import type { ListQuery } from './users.service.js'
 
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp'
@@ -31,8 +42,18 @@ export function toScimGroup(row: ScimGroupRow, baseUrl: string): Record<string, 
     schemas: [SCHEMA.group],
     id: row.id,
     displayName: row.name,
-    members: row.members.map((m) => ({ value: m.user_id, display: m.name, $ref: `${baseUrl}/Users/${m.user_id}`, type: 'User' })),
-    meta: { resourceType: 'Group', created: row.created_at, lastModified: row.updated_at, location: `${baseUrl}/Groups/${row.id}` },
+    members: row.members.map((m) => ({
+      value: m.user_id,
+      display: m.name,
+      $ref: `${baseUrl}/Users/${m.user_id}`,
+      type: 'User',
+    })),
+    meta: {
+      resourceType: 'Group',
+      created: row.created_at,
+      lastModified: row.updated_at,
+      location: `${baseUrl}/Groups/${row.id}`,
+    },
   }
 }
 
@@ -49,7 +70,12 @@ function get(object: unknown, name: string): unknown {
 
 function fromScimGroup(resource: unknown): GroupModel {
   const displayName = get(resource, 'displayName')
-  if (typeof displayName !== 'string' || displayName.trim() === '' || displayName.trim().length > 100 || !isDisplayText(displayName)) {
+  if (
+    typeof displayName !== 'string' ||
+    displayName.trim() === '' ||
+    displayName.trim().length > 100 ||
+    !isDisplayText(displayName)
+  ) {
     throw badRequest('displayName is required: 1 to 100 printable characters.')
   }
   const members = get(resource, 'members') ?? []
@@ -74,14 +100,20 @@ export async function listGroups(deps: Deps, query: ListQuery, baseUrl: string) 
   const window = listWindow(query)
   const filter: Filter | null = filterParam(query.filter)
   let rows: ScimGroupRow[]
-  if (filter?.op === 'eq' && filter.attrPath.toLowerCase() === 'displayname' && typeof filter.compValue === 'string') {
+  if (
+    filter?.op === 'eq' &&
+    filter.attrPath.toLowerCase() === 'displayname' &&
+    typeof filter.compValue === 'string'
+  ) {
     // Okta and Entra look a group up by name before creating it: one indexed lookup.
     const id = await findTeamIdByName(deps.db, filter.compValue)
     rows = id === null ? [] : await listScimGroups(deps.db, [id])
   } else {
     rows = await listScimGroups(deps.db)
   }
-  const resources = rows.map((row) => toScimGroup(row, baseUrl)).filter((resource) => filter === null || matches(filter, resource))
+  const resources = rows
+    .map((row) => toScimGroup(row, baseUrl))
+    .filter((resource) => filter === null || matches(filter, resource))
   return listResponse(resources, window, projection(query))
 }
 
@@ -92,7 +124,8 @@ export async function getGroup(deps: Deps, id: string, query: ListQuery, baseUrl
 async function assertUsersExist(ex: Executor, ids: string[]): Promise<void> {
   const found = await existingUserIds(ex, ids)
   const missing = ids.filter((id) => !found.has(id))
-  if (missing.length > 0) throw new ScimError(400, `No such User: ${missing.slice(0, 5).join(', ')}.`, 'invalidValue')
+  if (missing.length > 0)
+    throw new ScimError(400, `No such User: ${missing.slice(0, 5).join(', ')}.`, 'invalidValue')
 }
 
 async function uniquely<T>(write: () => Promise<T>): Promise<T> {
@@ -111,8 +144,15 @@ export async function createGroup(deps: Deps, actor: ScimActor, body: unknown, b
     deps.db.transaction().execute(async (tx) => {
       await assertUsersExist(tx, model.memberIds)
       const now = deps.clock.now().toISOString()
-      await insertTeam(tx, { id, name: model.displayName, name_key: model.displayName.toLowerCase(), description: null, created_at: now })
-      for (const userId of model.memberIds) await insertTeamMember(tx, { team_id: id, user_id: userId, added_at: now })
+      await insertTeam(tx, {
+        id,
+        name: model.displayName,
+        name_key: model.displayName.toLowerCase(),
+        description: null,
+        created_at: now,
+      })
+      for (const userId of model.memberIds)
+        await insertTeamMember(tx, { team_id: id, user_id: userId, added_at: now })
       await recordAudit(tx, deps.clock, actor.ctx, {
         action: 'scim.group_create',
         actor: auditActor(actor),
@@ -125,7 +165,13 @@ export async function createGroup(deps: Deps, actor: ScimActor, body: unknown, b
 }
 
 /** Stores a Group's name and members as given, recording what changed. */
-async function writeGroup(deps: Deps, actor: ScimActor, current: ScimGroupRow, model: GroupModel, action: string): Promise<void> {
+async function writeGroup(
+  deps: Deps,
+  actor: ScimActor,
+  current: ScimGroupRow,
+  model: GroupModel,
+  action: string,
+): Promise<void> {
   const before = new Set(current.members.map((m) => m.user_id))
   const after = new Set(model.memberIds)
   const added = model.memberIds.filter((id) => !before.has(id))
@@ -134,36 +180,62 @@ async function writeGroup(deps: Deps, actor: ScimActor, current: ScimGroupRow, m
     deps.db.transaction().execute(async (tx) => {
       await assertUsersExist(tx, added)
       const now = deps.clock.now().toISOString()
-      if (!(await updateTeam(tx, current.id, { name: model.displayName, name_key: model.displayName.toLowerCase(), updated_at: now }))) {
+      if (
+        !(await updateTeam(tx, current.id, {
+          name: model.displayName,
+          name_key: model.displayName.toLowerCase(),
+          updated_at: now,
+        }))
+      ) {
         throw notFound('No such Group.')
       }
-      for (const userId of added) await insertTeamMember(tx, { team_id: current.id, user_id: userId, added_at: now })
+      for (const userId of added)
+        await insertTeamMember(tx, { team_id: current.id, user_id: userId, added_at: now })
       for (const userId of removed) await deleteTeamMember(tx, current.id, userId)
       await recordAudit(tx, deps.clock, actor.ctx, {
         action,
         actor: auditActor(actor),
         target: { type: 'team', id: current.id },
-        metadata: { ...(model.displayName !== current.name && { name: model.displayName }), added, removed },
+        metadata: {
+          ...(model.displayName !== current.name && { name: model.displayName }),
+          added,
+          removed,
+        },
       })
     }),
   )
 }
 
-export async function replaceGroup(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
+export async function replaceGroup(
+  deps: Deps,
+  actor: ScimActor,
+  id: string,
+  body: unknown,
+  baseUrl: string,
+) {
   const current = await loadGroup(deps.db, id)
   await writeGroup(deps, actor, current, fromScimGroup(body), 'scim.group_replace')
   return toScimGroup(await loadGroup(deps.db, id), baseUrl)
 }
 
 /** PATCH answers 204 (what Okta and Entra expect for Groups; RFC 7644 §3.5.2 allows it). */
-export async function patchGroup(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string): Promise<void> {
+export async function patchGroup(
+  deps: Deps,
+  actor: ScimActor,
+  id: string,
+  body: unknown,
+  baseUrl: string,
+): Promise<void> {
   const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
   const schemas = request.schemas
   if (Array.isArray(schemas) && schemas.length > 0 && !schemas.includes(PATCH_SCHEMA)) {
     throw new ScimError(400, `A PATCH body names the schema ${PATCH_SCHEMA}.`, 'invalidSyntax')
   }
   const current = await loadGroup(deps.db, id)
-  const patched = applyPatch(toScimGroup(current, baseUrl), request.Operations ?? request.operations)
+  const patched = applyPatch(
+    toScimGroup(current, baseUrl),
+    request.Operations ?? request.operations,
+  )
   await writeGroup(deps, actor, current, fromScimGroup(patched), 'scim.group_patch')
 }
 

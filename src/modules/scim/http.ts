@@ -43,7 +43,10 @@ export interface ScimActor {
 
 export function scimActorOf(request: FastifyRequest): ScimActor {
   if (request.scimCredential === null) throw new ScimError(401, 'A SCIM credential is required.')
-  return { credential: request.scimCredential, ctx: { ip: request.ip, userAgent: request.headers['user-agent'] ?? null } }
+  return {
+    credential: request.scimCredential,
+    ctx: { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+  }
 }
 
 /** Anything thrown under /scim/v2, as a SCIM error (null for the unexpected: a bug or an outage). */
@@ -51,19 +54,33 @@ export function toScimError(error: FastifyError): ScimError | null {
   if (error instanceof ScimError) return error
   if (error.validation) {
     const detail = error.validation
-      .map((problem) => `${problem.instancePath || error.validationContext || 'request'} ${problem.message ?? 'is invalid'}`)
+      .map(
+        (problem) =>
+          `${problem.instancePath || error.validationContext || 'request'} ${problem.message ?? 'is invalid'}`,
+      )
       .join('; ')
     return new ScimError(400, detail, 'invalidValue')
   }
   const appError = toAppError(error)
   if (appError === null) return null
-  if (appError.reason === 'MALFORMED_JSON') return new ScimError(400, appError.message, 'invalidSyntax')
-  if (appError.reason === 'LAST_ADMIN') return new ScimError(409, 'The last active administrator cannot be removed or deactivated.', 'mutability')
-  if (appError.reason === 'LAST_OWNER') return new ScimError(409, 'The user is the only owner of an organization.', 'mutability')
+  if (appError.reason === 'MALFORMED_JSON')
+    return new ScimError(400, appError.message, 'invalidSyntax')
+  if (appError.reason === 'LAST_ADMIN')
+    return new ScimError(
+      409,
+      'The last active administrator cannot be removed or deactivated.',
+      'mutability',
+    )
+  if (appError.reason === 'LAST_OWNER')
+    return new ScimError(409, 'The user is the only owner of an organization.', 'mutability')
   return new ScimError(appError.status, appError.message, undefined, appError.retryAfter)
 }
 
-function sendScimError(request: FastifyRequest, reply: FastifyReply, error: ScimError): FastifyReply {
+function sendScimError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: ScimError,
+): FastifyReply {
   reply.errorReason = `SCIM_${error.status}`
   request.scimType = error.scimType ?? null
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
@@ -77,10 +94,14 @@ export function installScimHttp(app: FastifyInstance, deps: Deps): void {
 
   // The same strict JSON parsing as application/json (plugins/http.ts), under SCIM's media type.
   const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.addContentTypeParser('application/scim+json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined)
-    void parseJson(request, body as string, done)
-  })
+  app.addContentTypeParser(
+    'application/scim+json',
+    { parseAs: 'string' },
+    (request, body, done) => {
+      if (body === '') return done(null, undefined)
+      void parseJson(request, body as string, done)
+    },
+  )
 
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization
@@ -89,7 +110,10 @@ export function installScimHttp(app: FastifyInstance, deps: Deps): void {
     if (credential === null) {
       // Counted against the IP's general limit like any failed authentication (429 once spent).
       await chargeFailedAuthentication(deps.counters, request.ip, deps.config.rateLimitGeneral)
-      throw new ScimError(401, 'A valid SCIM credential is required (Authorization: Bearer scim_…).')
+      throw new ScimError(
+        401,
+        'A valid SCIM credential is required (Authorization: Bearer scim_…).',
+      )
     }
     const state = await deps.counters.increment(`rl:scim:${credential.id}`, MINUTE)
     if (state.count > deps.config.scimRateLimit) {
@@ -121,16 +145,24 @@ export function installScimHttp(app: FastifyInstance, deps: Deps): void {
         durationMs: reply.elapsedTime,
       })
     } catch (error) {
-      request.log.warn({ error: { message: (error as Error).message } }, 'could not record the SCIM request')
+      request.log.warn(
+        { error: { message: (error as Error).message } },
+        'could not record the SCIM request',
+      )
     }
   })
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const scimError = toScimError(error)
     if (scimError !== null) return sendScimError(request, reply, scimError)
-    request.log.error({ error: { type: error.name, code: error.code, message: error.message } }, 'SCIM request failed unexpectedly')
+    request.log.error(
+      { error: { type: error.name, code: error.code, message: error.message } },
+      'SCIM request failed unexpectedly',
+    )
     return sendScimError(request, reply, new ScimError(500, new AppError('INTERNAL').message))
   })
 
-  app.setNotFoundHandler((request, reply) => sendScimError(request, reply, new ScimError(404, 'No such SCIM endpoint.')))
+  app.setNotFoundHandler((request, reply) =>
+    sendScimError(request, reply, new ScimError(404, 'No such SCIM endpoint.')),
+  )
 }

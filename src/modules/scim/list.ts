@@ -17,14 +17,18 @@ export interface ListWindow {
 function integerParam(value: unknown, name: string): number | undefined {
   if (value === undefined || value === '') return undefined
   const number = Number(value)
-  if (!Number.isInteger(number)) throw new ScimError(400, `${name} must be an integer.`, 'invalidValue')
+  if (!Number.isInteger(number))
+    throw new ScimError(400, `${name} must be an integer.`, 'invalidValue')
   return number
 }
 
 /** RFC 7644 §3.4.2.4: startIndex < 1 is read as 1, a negative count as 0, and count is capped. */
 export function listWindow(query: { startIndex?: unknown; count?: unknown }): ListWindow {
   const startIndex = Math.max(1, integerParam(query.startIndex, 'startIndex') ?? 1)
-  const count = Math.min(MAX_SCIM_PAGE, Math.max(0, integerParam(query.count, 'count') ?? DEFAULT_SCIM_PAGE))
+  const count = Math.min(
+    MAX_SCIM_PAGE,
+    Math.max(0, integerParam(query.count, 'count') ?? DEFAULT_SCIM_PAGE),
+  )
   return { startIndex, count }
 }
 
@@ -33,7 +37,8 @@ export function listResponse(
   window: ListWindow,
   project: (r: Record<string, unknown>) => Record<string, unknown>,
 ) {
-  const page = window.count === 0 ? [] : all.slice(window.startIndex - 1, window.startIndex - 1 + window.count)
+  const page =
+    window.count === 0 ? [] : all.slice(window.startIndex - 1, window.startIndex - 1 + window.count)
   return {
     schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
     totalResults: all.length,
@@ -94,11 +99,16 @@ export function projection(query: {
   return (resource) => resource
 }
 
-function container(resource: Record<string, unknown>, urn: string | null): Record<string, unknown> | undefined {
+function container(
+  resource: Record<string, unknown>,
+  urn: string | null,
+): Record<string, unknown> | undefined {
   if (urn === null) return resource
   const key = keyOf(resource, urn)
   const value = key === undefined ? undefined : resource[key]
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+  return typeof value === 'object' && value !== null
+    ? (value as Record<string, unknown>)
+    : undefined
 }
 
 function copyPath(from: Record<string, unknown>, to: Record<string, unknown>, path: string): void {

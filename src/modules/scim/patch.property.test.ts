@@ -25,7 +25,9 @@ const USER = 'urn:ietf:params:scim:schemas:core:2.0:User'
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'
 
 const word = fc.stringMatching(/^[a-z]{1,8}$/)
-const address = fc.tuple(word, fc.constantFrom('example.com', 'example.org')).map(([local, domain]) => `${local}@${domain}`)
+const address = fc
+  .tuple(word, fc.constantFrom('example.com', 'example.org'))
+  .map(([local, domain]) => `${local}@${domain}`)
 
 const user = fc
   .record(
@@ -36,11 +38,18 @@ const user = fc
       externalId: word,
       title: word,
       name: fc.record({ givenName: word, familyName: word }, { requiredKeys: [] }),
-      emails: fc.uniqueArray(fc.record({ value: address, type: fc.constantFrom('work', 'home', 'other'), primary: fc.boolean() }), {
-        minLength: 0,
-        maxLength: 3,
-        selector: (email) => email.value,
-      }),
+      emails: fc.uniqueArray(
+        fc.record({
+          value: address,
+          type: fc.constantFrom('work', 'home', 'other'),
+          primary: fc.boolean(),
+        }),
+        {
+          minLength: 0,
+          maxLength: 3,
+          selector: (email) => email.value,
+        },
+      ),
       enterprise: fc.record({ employeeNumber: word, department: word }, { requiredKeys: [] }),
     },
     { requiredKeys: ['userName', 'displayName', 'active', 'name', 'emails', 'enterprise'] },
@@ -50,25 +59,61 @@ const user = fc
     id: 'u-1',
     ...rest,
     [ENTERPRISE]: enterprise,
-    meta: { resourceType: 'User', created: '2026-01-01T00:00:00.000Z', lastModified: '2026-01-01T00:00:00.000Z' },
+    meta: {
+      resourceType: 'User',
+      created: '2026-01-01T00:00:00.000Z',
+      lastModified: '2026-01-01T00:00:00.000Z',
+    },
   }))
 
-const simplePath = fc.constantFrom('userName', 'displayName', 'externalId', 'title', 'name.givenName', 'name.familyName')
+const simplePath = fc.constantFrom(
+  'userName',
+  'displayName',
+  'externalId',
+  'title',
+  'name.givenName',
+  'name.familyName',
+)
 const extensionPath = fc.constantFrom(`${ENTERPRISE}:employeeNumber`, `${ENTERPRISE}:department`)
 const op = <T extends string>(...ops: T[]) => fc.constantFrom(...ops)
 
 const operation: fc.Arbitrary<ScimPatchOperation> = fc.oneof(
-  fc.record({ op: op('add', 'replace', 'Replace'), path: fc.oneof(simplePath, extensionPath), value: word }),
+  fc.record({
+    op: op('add', 'replace', 'Replace'),
+    path: fc.oneof(simplePath, extensionPath),
+    value: word,
+  }),
   fc.record({ op: op('replace', 'add'), path: fc.constant('active'), value: fc.boolean() }),
   fc.record({ op: op('remove', 'Remove'), path: fc.oneof(simplePath, extensionPath) }),
   fc.record({
     op: op('replace', 'add'),
-    value: fc.record({ displayName: word, active: fc.boolean(), title: word }, { requiredKeys: [] }).filter((v) => Object.keys(v).length > 0),
+    value: fc
+      .record({ displayName: word, active: fc.boolean(), title: word }, { requiredKeys: [] })
+      .filter((v) => Object.keys(v).length > 0),
   }),
-  fc.record({ op: op('add', 'replace'), path: fc.constant('name'), value: fc.record({ givenName: word, familyName: word }, { requiredKeys: [] }) }),
-  fc.record({ op: op('add'), path: fc.constant('emails'), value: fc.tuple(address, op('work', 'home')).map(([value, type]) => [{ value, type }]) }),
-  fc.record({ op: op('replace'), path: fc.constantFrom('emails[type eq "work"].value', 'emails[primary eq true].value'), value: address }),
-  fc.record({ op: op('remove'), path: fc.constantFrom('emails[type eq "home"]', 'emails[primary eq false]', 'emails[type eq "work"].primary') }),
+  fc.record({
+    op: op('add', 'replace'),
+    path: fc.constant('name'),
+    value: fc.record({ givenName: word, familyName: word }, { requiredKeys: [] }),
+  }),
+  fc.record({
+    op: op('add'),
+    path: fc.constant('emails'),
+    value: fc.tuple(address, op('work', 'home')).map(([value, type]) => [{ value, type }]),
+  }),
+  fc.record({
+    op: op('replace'),
+    path: fc.constantFrom('emails[type eq "work"].value', 'emails[primary eq true].value'),
+    value: address,
+  }),
+  fc.record({
+    op: op('remove'),
+    path: fc.constantFrom(
+      'emails[type eq "home"]',
+      'emails[primary eq false]',
+      'emails[type eq "work"].primary',
+    ),
+  }),
 )
 
 /** `noMatch`: the library refused because a path's filter matched nothing (RFC 7644 §3.12 noTarget). */
@@ -84,10 +129,17 @@ function ours(resource: Record<string, unknown>, operation: ScimPatchOperation):
 
 function theirs(resource: Record<string, unknown>, operation: ScimPatchOperation): Outcome {
   try {
-    const patched = scimPatch(structuredClone(resource) as unknown as ScimResource, [operation], { mutateDocument: false })
+    const patched = scimPatch(structuredClone(resource) as unknown as ScimResource, [operation], {
+      mutateDocument: false,
+    })
     return { ok: true, resource: patched as unknown as Record<string, unknown> }
   } catch (error) {
-    return { ok: false, noMatch: error instanceof NoTarget || (error as Error).constructor.name === 'FilterArrayTargetNotFound' }
+    return {
+      ok: false,
+      noMatch:
+        error instanceof NoTarget ||
+        (error as Error).constructor.name === 'FilterArrayTargetNotFound',
+    }
   }
 }
 
@@ -102,7 +154,11 @@ function normal(value: unknown): unknown {
   const out: Record<string, unknown> = {}
   for (const [key, inner] of Object.entries(value)) {
     const n = normal(inner)
-    if (n === undefined || (typeof n === 'object' && n !== null && !Array.isArray(n) && Object.keys(n).length === 0)) continue
+    if (
+      n === undefined ||
+      (typeof n === 'object' && n !== null && !Array.isArray(n) && Object.keys(n).length === 0)
+    )
+      continue
     if (Array.isArray(n) && n.length === 0) continue
     out[key] = n
   }
@@ -116,46 +172,58 @@ describe('SCIM PATCH: our engine agrees with the scim-patch library', () => {
     let compared = 0
     let quirks = 0
     fc.assert(
-      fc.property(user, fc.array(operation, { minLength: 1, maxLength: 6 }), (start, operations) => {
-        let state: Record<string, unknown> = start
-        for (const operation of operations) {
-          const a = ours(state, operation)
-          const b = theirs(state, operation)
-          const removing = operation.op.toLowerCase() === 'remove'
-          if (!b.ok && b.noMatch && removing) {
-            // Deliberate difference 2: a remove whose filter matches nothing is done (nothing to
-            // remove) rather than 400 noTarget, so a provider retrying a member removal succeeds.
-            if (!a.ok) throw new Error(`ours refused ${JSON.stringify(operation)}`)
-            expect(normal(a.resource)).toEqual(normal(state))
-            quirks++
-            continue
+      fc.property(
+        user,
+        fc.array(operation, { minLength: 1, maxLength: 6 }),
+        (start, operations) => {
+          let state: Record<string, unknown> = start
+          for (const operation of operations) {
+            const a = ours(state, operation)
+            const b = theirs(state, operation)
+            const removing = operation.op.toLowerCase() === 'remove'
+            if (!b.ok && b.noMatch && removing) {
+              // Deliberate difference 2: a remove whose filter matches nothing is done (nothing to
+              // remove) rather than 400 noTarget, so a provider retrying a member removal succeeds.
+              if (!a.ok) throw new Error(`ours refused ${JSON.stringify(operation)}`)
+              expect(normal(a.resource)).toEqual(normal(state))
+              quirks++
+              continue
+            }
+            const filtered = !removing && FILTERED.exec(operation.path ?? '')
+            if (!b.ok && b.noMatch && filtered) {
+              // Deliberate difference 1 (Entra's quirk): where the RFC answers noTarget, ours
+              // creates the element from the filter's eq term, with the value at the sub-attribute.
+              if (!a.ok) throw new Error(`ours refused ${JSON.stringify(operation)}`)
+              const before = (state.emails as unknown[] | undefined) ?? []
+              const after = a.resource.emails as Array<Record<string, unknown>>
+              expect(after.slice(0, -1)).toEqual(before)
+              expect(after.at(-1)).toEqual({
+                [filtered[1]!]: filtered[2] === 'true' ? true : 'work',
+                value: operation.value,
+              })
+              quirks++
+              state = a.resource
+              continue
+            }
+            expect(
+              a.ok,
+              `${JSON.stringify(operation)}: ours ${a.ok ? 'applied' : 'refused'}, the library ${b.ok ? 'applied' : 'refused'}`,
+            ).toBe(b.ok)
+            if (a.ok && b.ok) {
+              expect(normal(a.resource), JSON.stringify(operation)).toEqual(normal(b.resource))
+              compared++
+              state = a.resource
+            }
           }
-          const filtered = !removing && FILTERED.exec(operation.path ?? '')
-          if (!b.ok && b.noMatch && filtered) {
-            // Deliberate difference 1 (Entra's quirk): where the RFC answers noTarget, ours
-            // creates the element from the filter's eq term, with the value at the sub-attribute.
-            if (!a.ok) throw new Error(`ours refused ${JSON.stringify(operation)}`)
-            const before = (state.emails as unknown[] | undefined) ?? []
-            const after = a.resource.emails as Array<Record<string, unknown>>
-            expect(after.slice(0, -1)).toEqual(before)
-            expect(after.at(-1)).toEqual({ [filtered[1]!]: filtered[2] === 'true' ? true : 'work', value: operation.value })
-            quirks++
-            state = a.resource
-            continue
-          }
-          expect(a.ok, `${JSON.stringify(operation)}: ours ${a.ok ? 'applied' : 'refused'}, the library ${b.ok ? 'applied' : 'refused'}`).toBe(b.ok)
-          if (a.ok && b.ok) {
-            expect(normal(a.resource), JSON.stringify(operation)).toEqual(normal(b.resource))
-            compared++
-            state = a.resource
-          }
-        }
-      }),
+        },
+      ),
       { numRuns: 2000, ...(process.env.PATCH_SEED === 'random' ? {} : { seed: 29 }) },
     )
     // The comparison is about results, not refusals or the quirk: most operations must apply in both.
     expect(compared).toBeGreaterThan(3000)
     expect(quirks).toBeGreaterThan(0)
-    console.log(`PATCH property: ${compared} operations compared, ${quirks} at a deliberate difference`)
+    console.log(
+      `PATCH property: ${compared} operations compared, ${quirks} at a deliberate difference`,
+    )
   })
 })

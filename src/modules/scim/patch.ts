@@ -40,7 +40,8 @@ export function parsePatchPath(path: string): ParsedPath {
   const open = path.indexOf('[')
   if (open === -1) {
     const { urn, names } = splitAttrPath(path.trim())
-    if (names.length === 0 || names.length > 2 || names.some((name) => name === '')) throw invalidPath(path)
+    if (names.length === 0 || names.length > 2 || names.some((name) => name === ''))
+      throw invalidPath(path)
     return { urn, attr: names[0]!, filter: null, sub: names[1] ?? null }
   }
   const close = path.lastIndexOf(']')
@@ -51,7 +52,11 @@ export function parsePatchPath(path: string): ParsedPath {
   try {
     filter = parse(path.slice(open + 1, close))
   } catch {
-    throw new ScimError(400, `The filter in the path "${path.slice(0, 200)}" cannot be parsed.`, 'invalidFilter')
+    throw new ScimError(
+      400,
+      `The filter in the path "${path.slice(0, 200)}" cannot be parsed.`,
+      'invalidFilter',
+    )
   }
   const rest = path.slice(close + 1)
   if (rest !== '' && !/^\.[A-Za-z][\w$-]*$/.test(rest)) throw invalidPath(path)
@@ -59,7 +64,11 @@ export function parsePatchPath(path: string): ParsedPath {
 }
 
 function invalidPath(path: string): ScimError {
-  return new ScimError(400, `The path "${path.slice(0, 200)}" is not a valid attribute path.`, 'invalidPath')
+  return new ScimError(
+    400,
+    `The path "${path.slice(0, 200)}" is not a valid attribute path.`,
+    'invalidPath',
+  )
 }
 
 /** The object holding the path's attribute: the resource, or its extension's object (made if absent). */
@@ -104,7 +113,12 @@ function equalities(filter: Filter): JsonObject | null {
 }
 
 function applyPathless(resource: JsonObject, op: 'add' | 'replace', value: Json): void {
-  if (!isObject(value)) throw new ScimError(400, 'An operation without a path needs an object as its value.', 'invalidValue')
+  if (!isObject(value))
+    throw new ScimError(
+      400,
+      'An operation without a path needs an object as its value.',
+      'invalidValue',
+    )
   for (const [key, entry] of Object.entries(value)) {
     // A schema URN with an object: the extension's attributes, merged.
     const lower = key.toLowerCase()
@@ -118,7 +132,12 @@ function applyPathless(resource: JsonObject, op: 'add' | 'replace', value: Json)
   }
 }
 
-function applyAt(resource: JsonObject, op: 'add' | 'replace' | 'remove', path: ParsedPath, value: Json): void {
+function applyAt(
+  resource: JsonObject,
+  op: 'add' | 'replace' | 'remove',
+  path: ParsedPath,
+  value: Json,
+): void {
   const target = holder(resource, path.urn, op !== 'remove')
   if (target === undefined) return
   const key = keyOf(target, path.attr)
@@ -128,17 +147,22 @@ function applyAt(resource: JsonObject, op: 'add' | 'replace' | 'remove', path: P
       // Entra removes members by a list of values: {"op":"Remove","path":"members","value":[{"value":"…"}]}.
       if (path.sub === null && Array.isArray(value) && Array.isArray(target[key])) {
         const drop = new Set(value.map((entry: Json) => (isObject(entry) ? entry.value : entry)))
-        target[key] = (target[key] as Json[]).filter((element) => !(isObject(element) && drop.has(element.value)))
+        target[key] = (target[key] as Json[]).filter(
+          (element) => !(isObject(element) && drop.has(element.value)),
+        )
         return
       }
       if (path.sub === null) delete target[key]
-      else for (const element of [target[key]].flat()) if (isObject(element)) deleteKey(element, path.sub)
+      else
+        for (const element of [target[key]].flat())
+          if (isObject(element)) deleteKey(element, path.sub)
       return
     }
     if (path.sub === null) return setAttribute(target, path.attr, value, op)
     const parent = key === undefined ? undefined : target[key]
     if (Array.isArray(parent)) {
-      for (const element of parent) if (isObject(element)) setAttribute(element, path.sub, value, 'replace')
+      for (const element of parent)
+        if (isObject(element)) setAttribute(element, path.sub, value, 'replace')
       return
     }
     const object = isObject(parent) ? parent : {}
@@ -146,11 +170,15 @@ function applyAt(resource: JsonObject, op: 'add' | 'replace' | 'remove', path: P
     target[key ?? path.attr] = object
     return
   }
-  const list = key === undefined ? [] : [target[key]].flat().filter((element) => element !== undefined)
-  const hits = list.filter((element) => isObject(element) && matches(path.filter!, element)) as JsonObject[]
+  const list =
+    key === undefined ? [] : [target[key]].flat().filter((element) => element !== undefined)
+  const hits = list.filter(
+    (element) => isObject(element) && matches(path.filter!, element),
+  ) as JsonObject[]
   if (op === 'remove') {
     if (hits.length === 0) return
-    if (path.sub === null) target[key!] = list.filter((element) => !hits.includes(element as JsonObject))
+    if (path.sub === null)
+      target[key!] = list.filter((element) => !hits.includes(element as JsonObject))
     else for (const element of hits) deleteKey(element, path.sub)
     return
   }
@@ -170,7 +198,12 @@ function applyAt(resource: JsonObject, op: 'add' | 'replace' | 'remove', path: P
   for (const element of hits) {
     if (path.sub === null) {
       if (isObject(value)) Object.assign(element, value)
-      else throw new ScimError(400, 'A filtered path without a sub-attribute needs an object as its value.', 'invalidValue')
+      else
+        throw new ScimError(
+          400,
+          'A filtered path without a sub-attribute needs an object as its value.',
+          'invalidValue',
+        )
     } else {
       setAttribute(element, path.sub, value, 'replace')
     }
@@ -187,13 +220,19 @@ export function applyPatch(resource: JsonObject, operations: Json): JsonObject {
   if (!Array.isArray(operations) || operations.length === 0) {
     throw new ScimError(400, 'Operations must be a non-empty array.', 'invalidSyntax')
   }
-  if (operations.length > MAX_OPERATIONS) throw new ScimError(400, `At most ${MAX_OPERATIONS} operations per request.`, 'invalidSyntax')
+  if (operations.length > MAX_OPERATIONS)
+    throw new ScimError(400, `At most ${MAX_OPERATIONS} operations per request.`, 'invalidSyntax')
   const out = structuredClone(resource)
   for (const raw of operations as Json[]) {
-    if (!isObject(raw) || typeof raw.op !== 'string') throw new ScimError(400, 'Every operation needs an op.', 'invalidSyntax')
+    if (!isObject(raw) || typeof raw.op !== 'string')
+      throw new ScimError(400, 'Every operation needs an op.', 'invalidSyntax')
     const op = raw.op.toLowerCase()
     if (op !== 'add' && op !== 'replace' && op !== 'remove') {
-      throw new ScimError(400, `Unknown op "${raw.op.slice(0, 20)}"; expected add, replace or remove.`, 'invalidSyntax')
+      throw new ScimError(
+        400,
+        `Unknown op "${raw.op.slice(0, 20)}"; expected add, replace or remove.`,
+        'invalidSyntax',
+      )
     }
     const path = typeof raw.path === 'string' && raw.path.trim() !== '' ? raw.path : null
     if (path === null) {
@@ -201,7 +240,8 @@ export function applyPatch(resource: JsonObject, operations: Json): JsonObject {
       applyPathless(out, op, raw.value)
       continue
     }
-    if (op !== 'remove' && !('value' in raw)) throw new ScimError(400, `An ${op} operation needs a value.`, 'invalidValue')
+    if (op !== 'remove' && !('value' in raw))
+      throw new ScimError(400, `An ${op} operation needs a value.`, 'invalidValue')
     applyAt(out, op, parsePatchPath(path), raw.value)
   }
   return out

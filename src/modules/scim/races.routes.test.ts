@@ -12,12 +12,17 @@ describe('SCIM races', () => {
     const userName = uniqueEmail('race')
     const responses = await Promise.all(
       Array.from({ length: 8 }, () =>
-        client.request('POST', '/Users', { schemas: [USER_SCHEMA], userName, emails: [{ value: userName, primary: true }] }),
+        client.request('POST', '/Users', {
+          schemas: [USER_SCHEMA],
+          userName,
+          emails: [{ value: userName, primary: true }],
+        }),
       ),
     )
     const statuses = responses.map((r) => r.statusCode).sort()
     expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409])
-    for (const r of responses.filter((r) => r.statusCode === 409)) expect(r.json().scimType).toBe('uniqueness')
+    for (const r of responses.filter((r) => r.statusCode === 409))
+      expect(r.json().scimType).toBe('uniqueness')
     const count = await t.deps.db
       .selectFrom('users')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -30,18 +35,31 @@ describe('SCIM races', () => {
     const client = await scimClient(t)
     await createUser(t, { isAdmin: true })
     await createUser(t, { isAdmin: true })
-    const admins = await t.deps.db.selectFrom('users').select('id').where('is_admin', '=', true).where('disabled', '=', false).execute()
+    const admins = await t.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('is_admin', '=', true)
+      .where('disabled', '=', false)
+      .execute()
     expect(admins.length).toBeGreaterThanOrEqual(3)
     const responses = await Promise.all(
       admins.map((admin) =>
-        client.request('PATCH', `/Users/${admin.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }),
+        client.request('PATCH', `/Users/${admin.id}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'replace', path: 'active', value: false }],
+        }),
       ),
     )
     const refused = responses.filter((r) => r.statusCode === 409)
     expect(refused).toHaveLength(1)
     expect(refused[0]!.json().scimType).toBe('mutability')
     expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(admins.length - 1)
-    const active = await t.deps.db.selectFrom('users').select('id').where('is_admin', '=', true).where('disabled', '=', false).execute()
+    const active = await t.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('is_admin', '=', true)
+      .where('disabled', '=', false)
+      .execute()
     expect(active).toHaveLength(1)
   })
 })

@@ -14,7 +14,9 @@ import { UNAUTHENTICATED_KEPT, UNAUTHENTICATED_PER_MINUTE } from './requests.ser
 const GENERAL_LIMIT = 20
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: String(GENERAL_LIMIT) } })
 
-async function rows(): Promise<Array<{ credential_id: string | null; status: number; path: string }>> {
+async function rows(): Promise<
+  Array<{ credential_id: string | null; status: number; path: string }>
+> {
   return t.deps.db.selectFrom('scim_requests').select(['credential_id', 'status', 'path']).execute()
 }
 
@@ -37,7 +39,8 @@ async function settled(): Promise<void> {
 describe('SCIM requests without a valid credential, in a flood', () => {
   it('leave the request log bounded and the credentialed requests in it; the per-IP limit answers 429 as a SCIM error', async () => {
     const client = await scimClient(t)
-    for (const path of ['/ServiceProviderConfig', '/ResourceTypes', '/Schemas']) expect((await client.request('GET', path)).statusCode).toBe(200)
+    for (const path of ['/ServiceProviderConfig', '/ResourceTypes', '/Schemas'])
+      expect((await client.request('GET', path)).statusCode).toBe(200)
     await settled()
 
     // One address, many wrong tokens at once: the first GENERAL_LIMIT are 401, the rest 429.
@@ -56,11 +59,18 @@ describe('SCIM requests without a valid credential, in a flood', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(60 - GENERAL_LIMIT)
     for (const response of flood) {
       expectScimError(response, response.statusCode)
-      if (response.statusCode === 429) expect(Number(response.headers['retry-after'])).toBeGreaterThan(0)
+      if (response.statusCode === 429)
+        expect(Number(response.headers['retry-after'])).toBeGreaterThan(0)
     }
     // Many addresses (no per-IP limit reached), no Authorization at all.
     const spread = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => t.app.inject({ method: 'POST', url: '/scim/v2/Users', remoteAddress: `198.51.100.${i + 1}` })),
+      Array.from({ length: 40 }, (_, i) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/scim/v2/Users',
+          remoteAddress: `198.51.100.${i + 1}`,
+        }),
+      ),
     )
     for (const response of spread) expectScimError(response, 401)
     await settled()
@@ -68,7 +78,9 @@ describe('SCIM requests without a valid credential, in a flood', () => {
     const logged = await rows()
     const anonymous = logged.filter((r) => r.credential_id === null)
     expect(anonymous.length).toBeGreaterThan(0)
-    expect(anonymous.length).toBeLessThanOrEqual(Math.min(UNAUTHENTICATED_PER_MINUTE, UNAUTHENTICATED_KEPT))
+    expect(anonymous.length).toBeLessThanOrEqual(
+      Math.min(UNAUTHENTICATED_PER_MINUTE, UNAUTHENTICATED_KEPT),
+    )
     // The provider's own requests are all still there, and shown.
     expect(
       logged
@@ -76,11 +88,25 @@ describe('SCIM requests without a valid credential, in a flood', () => {
         .map((r) => r.path)
         .sort(),
     ).toEqual(['/scim/v2/ResourceTypes', '/scim/v2/Schemas', '/scim/v2/ServiceProviderConfig'])
-    const shown = await t.app.inject({ method: 'GET', url: '/api/admin/scim/requests', headers: bearer(client.adminToken) })
-    expect(shown.json().items.filter((r: { credential_id: string | null }) => r.credential_id === client.credentialId)).toHaveLength(3)
+    const shown = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/scim/requests',
+      headers: bearer(client.adminToken),
+    })
+    expect(
+      shown
+        .json()
+        .items.filter(
+          (r: { credential_id: string | null }) => r.credential_id === client.credentialId,
+        ),
+    ).toHaveLength(3)
 
     // A credentialed request still answers (the flood spent only its addresses' budget) and is logged.
     expect((await client.request('GET', '/ServiceProviderConfig')).statusCode).toBe(200)
-    await expect.poll(async () => (await rows()).filter((r) => r.credential_id === client.credentialId).length).toBe(4)
+    await expect
+      .poll(
+        async () => (await rows()).filter((r) => r.credential_id === client.credentialId).length,
+      )
+      .toBe(4)
   })
 })

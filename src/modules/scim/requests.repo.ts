@@ -21,7 +21,11 @@ export async function insertScimRequest(ex: Executor, row: ScimRequestRow): Prom
  * without. The inner LIMIT bounds one prune's work; since every insert prunes its kind, the table
  * never holds more than the two `keep`s plus the requests in flight.
  */
-export async function pruneScimRequests(ex: Executor, keep: number, credentialed: boolean): Promise<void> {
+export async function pruneScimRequests(
+  ex: Executor,
+  keep: number,
+  credentialed: boolean,
+): Promise<void> {
   await ex
     .deleteFrom('scim_requests')
     .where('id', 'in', (eb) =>

@@ -22,15 +22,24 @@ interface Logged {
 }
 
 async function log(adminToken: string): Promise<Logged[]> {
-  const response = await t.app.inject({ method: 'GET', url: '/api/admin/scim/requests', headers: bearer(adminToken) })
+  const response = await t.app.inject({
+    method: 'GET',
+    url: '/api/admin/scim/requests',
+    headers: bearer(adminToken),
+  })
   expect(response.statusCode).toBe(200)
   return response.json().items
 }
 
 /** The log is written after the answer went out: wait until it holds `count` rows matching. */
-async function until(adminToken: string, predicate: (items: Logged[]) => boolean): Promise<Logged[]> {
+async function until(
+  adminToken: string,
+  predicate: (items: Logged[]) => boolean,
+): Promise<Logged[]> {
   let items: Logged[] = []
-  await expect.poll(async () => predicate((items = await log(adminToken))), { timeout: 10_000 }).toBe(true)
+  await expect
+    .poll(async () => predicate((items = await log(adminToken))), { timeout: 10_000 })
+    .toBe(true)
   return items
 }
 
@@ -39,32 +48,62 @@ describe('the SCIM request log', () => {
     const client = await scimClient(t, 'Entra production')
     const secretPassword = 'pw-that-must-not-be-logged-9'
     const userName = `logged-${Date.now()}@example.com`
-    const created = await client.request('POST', '/Users', { schemas: [USER_SCHEMA], userName, password: secretPassword })
+    const created = await client.request('POST', '/Users', {
+      schemas: [USER_SCHEMA],
+      userName,
+      password: secretPassword,
+    })
     expect(created.statusCode).toBe(201)
     const id = created.json().id as string
-    expect((await client.request('GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).statusCode).toBe(200)
-    const bad = await client.request('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'Move', path: 'active' }] })
+    expect(
+      (
+        await client.request(
+          'GET',
+          `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`,
+        )
+      ).statusCode,
+    ).toBe(200)
+    const bad = await client.request('PATCH', `/Users/${id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Move', path: 'active' }],
+    })
     expect(bad.statusCode).toBe(400)
-    const unauthenticated = await t.app.inject({ method: 'GET', url: '/scim/v2/Users?filter=x', headers: bearer('scim_wrong') })
+    const unauthenticated = await t.app.inject({
+      method: 'GET',
+      url: '/scim/v2/Users?filter=x',
+      headers: bearer('scim_wrong'),
+    })
     expect(unauthenticated.statusCode).toBe(401)
 
-    const items = await until(client.adminToken, (all) => all.some((r) => r.status === 401 && r.path === '/scim/v2/Users'))
+    const items = await until(client.adminToken, (all) =>
+      all.some((r) => r.status === 401 && r.path === '/scim/v2/Users'),
+    )
     const mine = items.filter((r) => r.credential_id === client.credentialId)
     expect(mine.map((r) => [r.method, r.path, r.status, r.scim_type])).toEqual([
       ['PATCH', `/scim/v2/Users/${id}`, 400, 'invalidSyntax'],
       ['GET', '/scim/v2/Users', 200, null],
       ['POST', '/scim/v2/Users', 201, null],
     ])
-    expect(mine.every((r) => r.credential_name === 'Entra production' && r.duration_ms >= 0 && !Number.isNaN(Date.parse(r.created_at)))).toBe(true)
+    expect(
+      mine.every(
+        (r) =>
+          r.credential_name === 'Entra production' &&
+          r.duration_ms >= 0 &&
+          !Number.isNaN(Date.parse(r.created_at)),
+      ),
+    ).toBe(true)
     const refused = items.find((r) => r.status === 401)!
     expect(refused).toMatchObject({ credential_id: null, credential_name: null, method: 'GET' })
     const text = JSON.stringify(await t.deps.db.selectFrom('scim_requests').selectAll().execute())
-    for (const secret of [secretPassword, userName, client.token, 'scim_wrong', 'filter']) expect(text).not.toContain(secret)
+    for (const secret of [secretPassword, userName, client.token, 'scim_wrong', 'filter'])
+      expect(text).not.toContain(secret)
   })
 
   it('keeps only the newest 50, also under a burst of concurrent requests', async () => {
     const client = await scimClient(t)
-    await Promise.all(Array.from({ length: 70 }, () => client.request('GET', '/ServiceProviderConfig')))
+    await Promise.all(
+      Array.from({ length: 70 }, () => client.request('GET', '/ServiceProviderConfig')),
+    )
     await client.request('GET', '/ResourceTypes')
     const items = await until(client.adminToken, (all) => all[0]?.path === '/scim/v2/ResourceTypes')
     expect(items).toHaveLength(50)
@@ -87,7 +126,11 @@ describe('the SCIM request log', () => {
 
   it('is for administrators only', async () => {
     const user = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'GET', url: '/api/admin/scim/requests', headers: bearer(user.token) })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/admin/scim/requests',
+      headers: bearer(user.token),
+    })
     expect(response.statusCode).toBe(403)
   })
 })

@@ -15,7 +15,8 @@ export function scimRequestRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listScimRequests',
-          summary: 'The last 50 SCIM requests on every instance, newest first (method, path, status, credential; no bodies)',
+          summary:
+            'The last 50 SCIM requests on every instance, newest first (method, path, status, credential; no bodies)',
           response: { 200: ScimRequestList },
         },
       },

@@ -14,7 +14,12 @@
  */
 import type { Deps } from '../../deps.js'
 import { newId } from '../../lib/ids.js'
-import { insertScimRequest, listScimRequests, pruneScimRequests, type ScimRequestView } from './requests.repo.js'
+import {
+  insertScimRequest,
+  listScimRequests,
+  pruneScimRequests,
+  type ScimRequestView,
+} from './requests.repo.js'
 
 export const SCIM_REQUEST_LOG_SIZE = 50
 export const UNAUTHENTICATED_PER_MINUTE = 5
@@ -53,7 +58,11 @@ export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): 
     scim_type: record.scimType,
     duration_ms: Math.max(0, Math.round(record.durationMs)),
   })
-  await pruneScimRequests(deps.db, credentialed ? SCIM_REQUEST_LOG_SIZE : UNAUTHENTICATED_KEPT, credentialed)
+  await pruneScimRequests(
+    deps.db,
+    credentialed ? SCIM_REQUEST_LOG_SIZE : UNAUTHENTICATED_KEPT,
+    credentialed,
+  )
 }
 
 export async function recentScimRequests(deps: Deps): Promise<ScimRequestView[]> {

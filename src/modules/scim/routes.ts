@@ -15,87 +15,184 @@ import { resourceTypes, schemas, serviceProviderConfig } from './discovery.js'
 import { notFound } from './errors.js'
 import { installScimHttp, scimActorOf } from './http.js'
 import { listResponse, listWindow } from './list.js'
-import { createGroup, deleteGroup, getGroup, listGroups, patchGroup, replaceGroup } from './groups.service.js'
-import { createScimUser, deleteScimUser, getScimUser, listScimUsers, patchScimUser, replaceScimUser, type ListQuery } from './users.service.js'
+import {
+  createGroup,
+  deleteGroup,
+  getGroup,
+  listGroups,
+  patchGroup,
+  replaceGroup,
+} from './groups.service.js'
+import {
+  createScimUser,
+  deleteScimUser,
+  getScimUser,
+  listScimUsers,
+  patchScimUser,
+  replaceScimUser,
+  type ListQuery,
+} from './users.service.js'
 
 const scim = { auth: 'scim' as const }
 const hidden = { hide: true }
 // Query strings and bodies are read by the SCIM layer itself (filter, list and mapping), which
 // answers every problem as a SCIM error; the schema only says what shape arrives.
 const AnyBody = { type: 'object', additionalProperties: true }
-const IdParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] }
+const IdParams = {
+  type: 'object',
+  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+  required: ['id'],
+}
 
 export function scimRoutes(deps: Deps): FastifyPluginAsync {
   const baseUrl = `${deps.config.publicUrl.replace(/\/$/, '')}/scim/v2`
   return async (app) => {
     installScimHttp(app, deps)
 
-    app.get('/ServiceProviderConfig', { config: scim, schema: hidden }, async () => serviceProviderConfig(baseUrl))
+    app.get('/ServiceProviderConfig', { config: scim, schema: hidden }, async () =>
+      serviceProviderConfig(baseUrl),
+    )
     app.get('/ResourceTypes', { config: scim, schema: hidden }, async () => {
       const all = resourceTypes(baseUrl)
       return listResponse(all, listWindow({ count: all.length }), (r) => r)
     })
-    app.get('/ResourceTypes/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request) => {
-      const { id } = request.params as { id: string }
-      const found = resourceTypes(baseUrl).find((r) => r.id === id)
-      if (found === undefined) throw notFound('No such resource type.')
-      return found
-    })
+    app.get(
+      '/ResourceTypes/:id',
+      { config: scim, schema: { ...hidden, params: IdParams } },
+      async (request) => {
+        const { id } = request.params as { id: string }
+        const found = resourceTypes(baseUrl).find((r) => r.id === id)
+        if (found === undefined) throw notFound('No such resource type.')
+        return found
+      },
+    )
     app.get('/Schemas', { config: scim, schema: hidden }, async () => {
       const all = schemas(baseUrl)
       return listResponse(all, listWindow({ count: all.length }), (r) => r)
     })
-    app.get('/Schemas/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request) => {
-      const { id } = request.params as { id: string }
-      const found = schemas(baseUrl).find((s) => s.id === id)
-      if (found === undefined) throw notFound('No such schema.')
-      return found
-    })
-
-    app.get('/Users', { config: scim, schema: hidden }, async (request) => listScimUsers(deps, request.query as ListQuery, baseUrl))
-    app.get('/Users/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request) =>
-      getScimUser(deps, (request.params as { id: string }).id, request.query as ListQuery, baseUrl),
+    app.get(
+      '/Schemas/:id',
+      { config: scim, schema: { ...hidden, params: IdParams } },
+      async (request) => {
+        const { id } = request.params as { id: string }
+        const found = schemas(baseUrl).find((s) => s.id === id)
+        if (found === undefined) throw notFound('No such schema.')
+        return found
+      },
     )
-    app.post('/Users', { config: scim, schema: { ...hidden, body: AnyBody } }, async (request, reply) => {
-      const resource = await createScimUser(deps, scimActorOf(request), request.body, baseUrl)
-      return reply
-        .code(201)
-        .header('location', (resource.meta as { location: string }).location)
-        .send(resource)
-    })
-    app.put('/Users/:id', { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } }, async (request) =>
-      replaceScimUser(deps, scimActorOf(request), (request.params as { id: string }).id, request.body, baseUrl),
+
+    app.get('/Users', { config: scim, schema: hidden }, async (request) =>
+      listScimUsers(deps, request.query as ListQuery, baseUrl),
+    )
+    app.get(
+      '/Users/:id',
+      { config: scim, schema: { ...hidden, params: IdParams } },
+      async (request) =>
+        getScimUser(
+          deps,
+          (request.params as { id: string }).id,
+          request.query as ListQuery,
+          baseUrl,
+        ),
+    )
+    app.post(
+      '/Users',
+      { config: scim, schema: { ...hidden, body: AnyBody } },
+      async (request, reply) => {
+        const resource = await createScimUser(deps, scimActorOf(request), request.body, baseUrl)
+        return reply
+          .code(201)
+          .header('location', (resource.meta as { location: string }).location)
+          .send(resource)
+      },
+    )
+    app.put(
+      '/Users/:id',
+      { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } },
+      async (request) =>
+        replaceScimUser(
+          deps,
+          scimActorOf(request),
+          (request.params as { id: string }).id,
+          request.body,
+          baseUrl,
+        ),
     )
     // RFC 7644 §3.5.2: 200 with the resource (Okta and Entra both accept it for Users).
-    app.patch('/Users/:id', { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } }, async (request) =>
-      patchScimUser(deps, scimActorOf(request), (request.params as { id: string }).id, request.body, baseUrl),
+    app.patch(
+      '/Users/:id',
+      { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } },
+      async (request) =>
+        patchScimUser(
+          deps,
+          scimActorOf(request),
+          (request.params as { id: string }).id,
+          request.body,
+          baseUrl,
+        ),
     )
-    app.get('/Groups', { config: scim, schema: hidden }, async (request) => listGroups(deps, request.query as ListQuery, baseUrl))
-    app.get('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request) =>
-      getGroup(deps, (request.params as { id: string }).id, request.query as ListQuery, baseUrl),
+    app.get('/Groups', { config: scim, schema: hidden }, async (request) =>
+      listGroups(deps, request.query as ListQuery, baseUrl),
     )
-    app.post('/Groups', { config: scim, schema: { ...hidden, body: AnyBody } }, async (request, reply) => {
-      const resource = await createGroup(deps, scimActorOf(request), request.body, baseUrl)
-      return reply
-        .code(201)
-        .header('location', (resource.meta as { location: string }).location)
-        .send(resource)
-    })
-    app.put('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } }, async (request) =>
-      replaceGroup(deps, scimActorOf(request), (request.params as { id: string }).id, request.body, baseUrl),
+    app.get(
+      '/Groups/:id',
+      { config: scim, schema: { ...hidden, params: IdParams } },
+      async (request) =>
+        getGroup(deps, (request.params as { id: string }).id, request.query as ListQuery, baseUrl),
     )
-    app.patch('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } }, async (request, reply) => {
-      await patchGroup(deps, scimActorOf(request), (request.params as { id: string }).id, request.body, baseUrl)
-      return reply.code(204).send()
-    })
-    app.delete('/Groups/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request, reply) => {
-      await deleteGroup(deps, scimActorOf(request), (request.params as { id: string }).id)
-      return reply.code(204).send()
-    })
+    app.post(
+      '/Groups',
+      { config: scim, schema: { ...hidden, body: AnyBody } },
+      async (request, reply) => {
+        const resource = await createGroup(deps, scimActorOf(request), request.body, baseUrl)
+        return reply
+          .code(201)
+          .header('location', (resource.meta as { location: string }).location)
+          .send(resource)
+      },
+    )
+    app.put(
+      '/Groups/:id',
+      { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } },
+      async (request) =>
+        replaceGroup(
+          deps,
+          scimActorOf(request),
+          (request.params as { id: string }).id,
+          request.body,
+          baseUrl,
+        ),
+    )
+    app.patch(
+      '/Groups/:id',
+      { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } },
+      async (request, reply) => {
+        await patchGroup(
+          deps,
+          scimActorOf(request),
+          (request.params as { id: string }).id,
+          request.body,
+          baseUrl,
+        )
+        return reply.code(204).send()
+      },
+    )
+    app.delete(
+      '/Groups/:id',
+      { config: scim, schema: { ...hidden, params: IdParams } },
+      async (request, reply) => {
+        await deleteGroup(deps, scimActorOf(request), (request.params as { id: string }).id)
+        return reply.code(204).send()
+      },
+    )
 
-    app.delete('/Users/:id', { config: scim, schema: { ...hidden, params: IdParams } }, async (request, reply) => {
-      await deleteScimUser(deps, scimActorOf(request), (request.params as { id: string }).id)
-      return reply.code(204).send()
-    })
+    app.delete(
+      '/Users/:id',
+      { config: scim, schema: { ...hidden, params: IdParams } },
+      async (request, reply) => {
+        await deleteScimUser(deps, scimActorOf(request), (request.params as { id: string }).id)
+        return reply.code(204).send()
+      },
+    )
   }
 }

@@ -67,24 +67,32 @@ function get(object: unknown, name: string): unknown {
 function optionalString(value: unknown, field: string, max = 256): string | null {
   if (value === undefined || value === null || value === '') return null
   if (typeof value === 'number') return String(value)
-  if (typeof value !== 'string') throw new ScimError(400, `${field} must be a string.`, 'invalidValue')
+  if (typeof value !== 'string')
+    throw new ScimError(400, `${field} must be a string.`, 'invalidValue')
   const trimmed = value.trim()
   if (trimmed.length > max || !isDisplayText(trimmed))
-    throw new ScimError(400, `${field} must be at most ${max} printable characters.`, 'invalidValue')
+    throw new ScimError(
+      400,
+      `${field} must be at most ${max} printable characters.`,
+      'invalidValue',
+    )
   return trimmed === '' ? null : trimmed
 }
 
 /** Entra sends booleans as strings ("True", "False"); any case is accepted. */
 export function toBoolean(value: unknown, field: string): boolean {
   if (typeof value === 'boolean') return value
-  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true'
+  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
+    return value.trim().toLowerCase() === 'true'
   throw new ScimError(400, `${field} must be a boolean.`, 'invalidValue')
 }
 
 function primaryEmail(emails: unknown): string | null {
   if (emails === undefined || emails === null) return null
   const list: unknown[] = Array.isArray(emails) ? emails : [emails]
-  const values = list.filter((e) => typeof get(e, 'value') === 'string' && (get(e, 'value') as string).trim() !== '')
+  const values = list.filter(
+    (e) => typeof get(e, 'value') === 'string' && (get(e, 'value') as string).trim() !== '',
+  )
   const primary = values.find((e) => {
     const flag = get(e, 'primary')
     return flag !== undefined && toBoolean(flag, 'emails.primary')
@@ -109,9 +117,16 @@ export function fromScimUser(resource: unknown, activeWhenAbsent = true): UserMo
   }
   const userName = optionalString(get(resource, 'userName'), 'userName')
   if (userName === null) throw new ScimError(400, 'userName is required.', 'invalidValue')
-  const email = (primaryEmail(get(resource, 'emails')) ?? (EMAIL.test(userName) ? userName : null))?.trim().toLowerCase() ?? null
+  const email =
+    (primaryEmail(get(resource, 'emails')) ?? (EMAIL.test(userName) ? userName : null))
+      ?.trim()
+      .toLowerCase() ?? null
   if (email === null || email.length > 254 || !EMAIL.test(email) || !isDisplayText(email)) {
-    throw new ScimError(400, 'An email address is required: in emails, or as a userName that is one.', 'invalidValue')
+    throw new ScimError(
+      400,
+      'An email address is required: in emails, or as a userName that is one.',
+      'invalidValue',
+    )
   }
   const name = get(resource, 'name')
   const givenName = optionalString(get(name, 'givenName'), 'name.givenName', 100)
@@ -126,7 +141,11 @@ export function fromScimUser(resource: unknown, activeWhenAbsent = true): UserMo
       userName.slice(0, 100))
   const active = get(resource, 'active')
   const password = get(resource, 'password')
-  if (password !== undefined && password !== null && (typeof password !== 'string' || password.length === 0 || password.length > 1024)) {
+  if (
+    password !== undefined &&
+    password !== null &&
+    (typeof password !== 'string' || password.length === 0 || password.length > 1024)
+  ) {
     throw new ScimError(400, 'password must be a non-empty string.', 'invalidValue')
   }
   const enterprise = get(resource, SCHEMA.enterprise)
@@ -142,6 +161,9 @@ export function fromScimUser(resource: unknown, activeWhenAbsent = true): UserMo
     familyName,
     employeeNumber: optionalString(get(enterprise, 'employeeNumber'), 'employeeNumber'),
     department: optionalString(get(enterprise, 'department'), 'department'),
-    managerId: optionalString(typeof manager === 'object' ? get(manager, 'value') : manager, 'manager.value'),
+    managerId: optionalString(
+      typeof manager === 'object' ? get(manager, 'value') : manager,
+      'manager.value',
+    ),
   }
 }

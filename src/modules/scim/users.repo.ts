@@ -1,7 +1,15 @@
 /** SQL for SCIM's view of accounts: the users table joined to what SCIM stores beside it. */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Database, Executor, Timestamp } from '../../db/schema.js'
-import { comparisonMatches, EXTENSION_SCHEMAS, matches, presentIn, splitAttrPath, type Compare, type Filter } from './filter.js'
+import {
+  comparisonMatches,
+  EXTENSION_SCHEMAS,
+  matches,
+  presentIn,
+  splitAttrPath,
+  type Compare,
+  type Filter,
+} from './filter.js'
 
 export interface ScimUserRow {
   id: string
@@ -80,11 +88,16 @@ export interface TextFold {
   binary(text: Expression<string>): Expression<string>
 }
 
-const SQLITE_FOLD: TextFold = { fold: (text) => sql<string>`unicode_lower(${text})`, binary: (text) => text }
+const SQLITE_FOLD: TextFold = {
+  fold: (text) => sql<string>`unicode_lower(${text})`,
+  binary: (text) => text,
+}
 
 function postgresFold(icu: boolean): TextFold {
   return {
-    fold: icu ? (text) => sql<string>`(lower(${text} collate "und-x-icu") collate "C")` : (text) => sql<string>`(lower(${text}) collate "C")`,
+    fold: icu
+      ? (text) => sql<string>`(lower(${text} collate "und-x-icu") collate "C")`
+      : (text) => sql<string>`(lower(${text}) collate "C")`,
     binary: (text) => sql<string>`(${text} collate "C")`,
   }
 }
@@ -128,13 +141,20 @@ export function textFold(db: Executor, engine: 'sqlite' | 'postgres'): Promise<T
  * Only a value path over `meta` (`meta[created gt "…"]`, where the in-memory evaluation compares
  * the rendered timestamps as text) gives null: the caller evaluates it in memory.
  */
-export type UserWhere = (eb: ExpressionBuilder<Database, 'users' | 'scim_users'>) => Expression<SqlBool>
+export type UserWhere = (
+  eb: ExpressionBuilder<Database, 'users' | 'scim_users'>,
+) => Expression<SqlBool>
 
 type Spec =
   /** Values known without the row: constants, `[]` for an attribute no User has. */
   | { kind: 'values'; values: unknown[] }
   /** Text; `stored` is already lower-cased in the column, `fold` is lower-cased by SQL. */
-  | { kind: 'text'; column: Expression<string>; caseMode: 'exact' | 'stored' | 'fold'; nullable: boolean }
+  | {
+      kind: 'text'
+      column: Expression<string>
+      caseMode: 'exact' | 'stored' | 'fold'
+      nullable: boolean
+    }
   | { kind: 'active' }
   | { kind: 'instant'; column: 'users.created_at' | 'users.updated_at' }
   | { kind: 'schemas' }
@@ -158,7 +178,11 @@ const notNull =
   () =>
     sql<SqlBool>`${column} is not null`
 
-const text = (column: Expression<string>, caseMode: 'exact' | 'stored' | 'fold', nullable: boolean): Spec => ({
+const text = (
+  column: Expression<string>,
+  caseMode: 'exact' | 'stored' | 'fold',
+  nullable: boolean,
+): Spec => ({
   kind: 'text',
   column,
   caseMode,
@@ -225,7 +249,11 @@ function userResolver(baseUrl: string): Resolver {
   const enterprise: Record<string, Spec> = {
     employeenumber: text(col('scim_users.employee_number'), 'fold', true),
     department: text(col('scim_users.department'), 'fold', true),
-    manager: { kind: 'complex', present: notNull(col('scim_users.manager_id')), element: subAttributes(manager) },
+    manager: {
+      kind: 'complex',
+      present: notNull(col('scim_users.manager_id')),
+      element: subAttributes(manager),
+    },
     'manager.value': manager.value,
   }
   return (path) => {
@@ -291,7 +319,9 @@ function present(spec: Spec): UserWhere {
     case 'values':
       return always(presentIn(spec.values))
     case 'text':
-      return spec.nullable ? (eb) => eb.and([notNull(spec.column)(eb), sql<SqlBool>`${spec.column} <> ''`]) : () => sql<SqlBool>`${spec.column} <> ''`
+      return spec.nullable
+        ? (eb) => eb.and([notNull(spec.column)(eb), sql<SqlBool>`${spec.column} <> ''`])
+        : () => sql<SqlBool>`${spec.column} <> ''`
     case 'complex':
       return spec.present ?? always(true)
     default:
@@ -309,12 +339,15 @@ function comparison(spec: Spec, filter: Compare, fold: TextFold): UserWhere | nu
       return always(comparisonMatches(filter, [{}]))
     case 'active': {
       const wanted = typeof value === 'string' ? value.toLowerCase() === 'true' : value
-      if (typeof wanted !== 'boolean' || (filter.op !== 'eq' && filter.op !== 'ne')) return always(filter.op === 'ne')
+      if (typeof wanted !== 'boolean' || (filter.op !== 'eq' && filter.op !== 'ne'))
+        return always(filter.op === 'ne')
       return (eb) => eb('users.disabled', '=', filter.op === 'eq' ? !wanted : wanted)
     }
     case 'instant': {
       const instant = typeof value === 'string' ? Date.parse(value) : Number.NaN
-      const sqlOp = ({ eq: '=', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=' } as const)[filter.op as 'eq']
+      const sqlOp = ({ eq: '=', ne: '!=', gt: '>', ge: '>=', lt: '<', le: '<=' } as const)[
+        filter.op as 'eq'
+      ]
       if (Number.isNaN(instant) || sqlOp === undefined) return always(filter.op === 'ne')
       const iso = new Date(instant).toISOString()
       return (eb) => eb(spec.column, sqlOp, iso)
@@ -332,16 +365,22 @@ function comparison(spec: Spec, filter: Compare, fold: TextFold): UserWhere | nu
   }
 }
 
-function textComparison(spec: Extract<Spec, { kind: 'text' }>, filter: Compare, fold: TextFold): UserWhere {
+function textComparison(
+  spec: Extract<Spec, { kind: 'text' }>,
+  filter: Compare,
+  fold: TextFold,
+): UserWhere {
   const value = filter.compValue
   // A string equals no number, boolean or null: only `ne` holds.
   if (typeof value !== 'string') return always(filter.op === 'ne')
   const exact = spec.caseMode === 'exact'
   const wanted = exact ? value : value.toLowerCase()
   const column = spec.caseMode === 'fold' ? fold.fold(spec.column) : fold.binary(spec.column)
-  const test = (term: Expression<SqlBool>): UserWhere => (spec.nullable ? (eb) => eb.and([notNull(spec.column)(eb), term]) : () => term)
+  const test = (term: Expression<SqlBool>): UserWhere =>
+    spec.nullable ? (eb) => eb.and([notNull(spec.column)(eb), term]) : () => term
   const length = sql.lit(Array.from(wanted).length)
-  const like = (pattern: string) => test(sql<SqlBool>`${column} like ${pattern} escape ${sql.lit('\\')}`)
+  const like = (pattern: string) =>
+    test(sql<SqlBool>`${column} like ${pattern} escape ${sql.lit('\\')}`)
   const escaped = wanted.replace(LIKE_ESCAPE, (c) => `\\${c}`)
   switch (filter.op) {
     case 'eq':
@@ -360,12 +399,18 @@ function textComparison(spec: Extract<Spec, { kind: 'text' }>, filter: Compare, 
     case 'co':
       if (!exact) return like(`%${escaped}%`)
       // SQLite's LIKE ignores ASCII case: a case-exact substring is one replace() removes.
-      return wanted === '' ? test(sql<SqlBool>`1 = 1`) : test(sql<SqlBool>`replace(${column}, ${wanted}, '') <> ${column}`)
+      return wanted === ''
+        ? test(sql<SqlBool>`1 = 1`)
+        : test(sql<SqlBool>`replace(${column}, ${wanted}, '') <> ${column}`)
     case 'sw':
-      return exact ? test(sql<SqlBool>`substr(${column}, 1, ${length}) = ${wanted}`) : like(`${escaped}%`)
+      return exact
+        ? test(sql<SqlBool>`substr(${column}, 1, ${length}) = ${wanted}`)
+        : like(`${escaped}%`)
     case 'ew':
       return exact
-        ? test(sql<SqlBool>`length(${column}) >= ${length} and substr(${column}, length(${column}) - ${length} + 1) = ${wanted}`)
+        ? test(
+            sql<SqlBool>`length(${column}) >= ${length} and substr(${column}, length(${column}) - ${length} + 1) = ${wanted}`,
+          )
         : like(`%${escaped}`)
   }
 }
@@ -374,15 +419,29 @@ function textComparison(spec: Extract<Spec, { kind: 'text' }>, filter: Compare, 
 export async function countScimUsers(ex: Executor, where: UserWhere | null): Promise<number> {
   let query = ex.selectFrom('users').leftJoin('scim_users', 'scim_users.user_id', 'users.id')
   if (where !== null) query = query.where(where)
-  const row = await query.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow()
+  const row = await query
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow()
   return Number(row.n)
 }
 
 /** One page of the matching accounts in the stable order (creation, then id). */
-export async function pageScimUsers(ex: Executor, where: UserWhere | null, offset: number, limit: number): Promise<ScimUserRow[]> {
+export async function pageScimUsers(
+  ex: Executor,
+  where: UserWhere | null,
+  offset: number,
+  limit: number,
+): Promise<ScimUserRow[]> {
   let query = base(ex)
   if (where !== null) query = query.where(where)
-  return (await query.orderBy('users.created_at').orderBy('users.id').limit(limit).offset(offset).execute()).map(toRow)
+  return (
+    await query
+      .orderBy('users.created_at')
+      .orderBy('users.id')
+      .limit(limit)
+      .offset(offset)
+      .execute()
+  ).map(toRow)
 }
 
 /**
@@ -400,9 +459,13 @@ export async function scanScimUsers(
   if (where !== null) query = query.where(where)
   if (after !== null) {
     // A row-value comparison, so both engines walk the (created_at, id) index from the last key.
-    query = query.where((eb) => eb(eb.refTuple('users.created_at', 'users.id'), '>', eb.tuple(after.created_at, after.id)))
+    query = query.where((eb) =>
+      eb(eb.refTuple('users.created_at', 'users.id'), '>', eb.tuple(after.created_at, after.id)),
+    )
   }
-  return (await query.orderBy('users.created_at').orderBy('users.id').limit(batch).execute()).map(toRow)
+  return (await query.orderBy('users.created_at').orderBy('users.id').limit(batch).execute()).map(
+    toRow,
+  )
 }
 
 /**
@@ -410,24 +473,40 @@ export async function scanScimUsers(
  * email. Two lookups, each through its own unique index (an OR across the joined tables would
  * read every account on PostgreSQL).
  */
-export async function findScimUserByUserName(ex: Executor, userName: string): Promise<ScimUserRow | null> {
+export async function findScimUserByUserName(
+  ex: Executor,
+  userName: string,
+): Promise<ScimUserRow | null> {
   const lower = userName.toLowerCase()
   const byScim = await base(ex).where('scim_users.user_name_lower', '=', lower).executeTakeFirst()
   if (byScim !== undefined) return toRow(byScim)
-  const byEmail = await base(ex).where('users.email', '=', lower).where('scim_users.user_id', 'is', null).executeTakeFirst()
+  const byEmail = await base(ex)
+    .where('users.email', '=', lower)
+    .where('scim_users.user_id', 'is', null)
+    .executeTakeFirst()
   return byEmail === undefined ? null : toRow(byEmail)
 }
 
-export async function findScimUserByExternalId(ex: Executor, externalId: string): Promise<ScimUserRow | null> {
+export async function findScimUserByExternalId(
+  ex: Executor,
+  externalId: string,
+): Promise<ScimUserRow | null> {
   const row = await base(ex).where('scim_users.external_id', '=', externalId).executeTakeFirst()
   return row === undefined ? null : toRow(row)
 }
 
 export async function userIdByEmail(ex: Executor, email: string): Promise<string | null> {
-  return (await ex.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id ?? null
+  return (
+    (await ex.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id ??
+    null
+  )
 }
 
-export async function upsertScimFields(ex: Executor, userId: string, fields: ScimFields): Promise<void> {
+export async function upsertScimFields(
+  ex: Executor,
+  userId: string,
+  fields: ScimFields,
+): Promise<void> {
   const values = { ...fields, user_name_lower: fields.user_name.toLowerCase() }
   await ex
     .insertInto('scim_users')

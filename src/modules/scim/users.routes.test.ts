@@ -4,8 +4,22 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, createUser, login, uniqueEmail } from '../../../test/helpers/factories.js'
-import { ENTERPRISE, expectScimError, PATCH_OP, scimClient, USER_SCHEMA, type ScimClient } from '../../../test/helpers/scim.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  createUser,
+  login,
+  uniqueEmail,
+} from '../../../test/helpers/factories.js'
+import {
+  ENTERPRISE,
+  expectScimError,
+  PATCH_OP,
+  scimClient,
+  USER_SCHEMA,
+  type ScimClient,
+} from '../../../test/helpers/scim.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
@@ -26,12 +40,17 @@ function oktaCreateBody(userName: string) {
 }
 
 async function provision(client: ScimClient, userName = uniqueEmail('scim')) {
-  const response = await client.request('POST', '/Users', { ...oktaCreateBody(userName), password: undefined })
-  if (response.statusCode !== 201) throw new Error(`create failed: ${response.statusCode} ${response.body}`)
+  const response = await client.request('POST', '/Users', {
+    ...oktaCreateBody(userName),
+    password: undefined,
+  })
+  if (response.statusCode !== 201)
+    throw new Error(`create failed: ${response.statusCode} ${response.body}`)
   return response.json<{ id: string; userName: string; active: boolean; [key: string]: unknown }>()
 }
 
-const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+const me = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 
 describe('Okta', () => {
   it('create with a password: 201 with Location, the password signs in (no interactive password rules), audited as SCIM (name)', async () => {
@@ -41,7 +60,12 @@ describe('Okta', () => {
     expect(response.statusCode).toBe(201)
     const user = response.json()
     expect(response.headers.location).toBe(`http://switchboard.test/scim/v2/Users/${user.id}`)
-    expect(user).toMatchObject({ userName, active: true, displayName: 'Test User', name: { givenName: 'Test', familyName: 'User' } })
+    expect(user).toMatchObject({
+      userName,
+      active: true,
+      displayName: 'Test User',
+      name: { givenName: 'Test', familyName: 'User' },
+    })
     expect(user.emails).toEqual([{ value: userName, type: 'work', primary: true }])
     expect(response.body).not.toContain('1mz050nq')
     await login(t, userName, '1mz050nq')
@@ -72,7 +96,11 @@ describe('Okta', () => {
   it('a duplicate create is 409 uniqueness', async () => {
     const client = await scimClient(t)
     const created = await provision(client)
-    expectScimError(await client.request('POST', '/Users', oktaCreateBody(created.userName)), 409, 'uniqueness')
+    expectScimError(
+      await client.request('POST', '/Users', oktaCreateBody(created.userName)),
+      409,
+      'uniqueness',
+    )
   })
 
   it('PUT replaces the profile, with the enterprise extension stored', async () => {
@@ -86,12 +114,20 @@ describe('Okta', () => {
       name: { givenName: 'Renamed', familyName: 'Person' },
       emails: [{ primary: true, value: created.userName, type: 'work' }],
       active: true,
-      [ENTERPRISE]: { employeeNumber: '701984', department: 'Tour Operations', manager: { value: manager.id } },
+      [ENTERPRISE]: {
+        employeeNumber: '701984',
+        department: 'Tour Operations',
+        manager: { value: manager.id },
+      },
     })
     expect(response.statusCode).toBe(200)
     expect(response.json()).toMatchObject({
       displayName: 'Renamed Person',
-      [ENTERPRISE]: { employeeNumber: '701984', department: 'Tour Operations', manager: { value: manager.id } },
+      [ENTERPRISE]: {
+        employeeNumber: '701984',
+        department: 'Tour Operations',
+        manager: { value: manager.id },
+      },
     })
     const read = await client.request('GET', `/Users/${created.id}`)
     expect(read.json()[ENTERPRISE].employeeNumber).toBe('701984')
@@ -144,7 +180,10 @@ describe('Okta', () => {
 describe('Microsoft Entra ID', () => {
   it('test connection: a filter on a random userName is 200 with an empty ListResponse', async () => {
     const client = await scimClient(t, `Entra ${uniqueEmail()}`)
-    const response = await client.request('GET', `/Users?filter=${encodeURIComponent('userName eq "ba2fa5b9-4a3c-4b7e-8d57-6e0a5e1c4f2a"')}`)
+    const response = await client.request(
+      'GET',
+      `/Users?filter=${encodeURIComponent('userName eq "ba2fa5b9-4a3c-4b7e-8d57-6e0a5e1c4f2a"')}`,
+    )
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({
       schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
@@ -218,11 +257,18 @@ describe('Microsoft Entra ID', () => {
     const client = await scimClient(t, `Entra ${uniqueEmail()}`)
     const created = await provision(client)
     const filter = encodeURIComponent(`id eq "${created.id}"`)
-    const excluded = (await client.request('GET', `/Users?filter=${filter}&excludedAttributes=emails,name.givenName`)).json().Resources[0]
+    const excluded = (
+      await client.request(
+        'GET',
+        `/Users?filter=${filter}&excludedAttributes=emails,name.givenName`,
+      )
+    ).json().Resources[0]
     expect(excluded.emails).toBeUndefined()
     expect(excluded.name.givenName).toBeUndefined()
     expect(excluded.name.familyName).toBe('User')
-    const only = (await client.request('GET', `/Users/${created.id}?attributes=userName,name.familyName`)).json()
+    const only = (
+      await client.request('GET', `/Users/${created.id}?attributes=userName,name.familyName`)
+    ).json()
     expect(Object.keys(only).sort()).toEqual(['id', 'name', 'schemas', 'userName'])
     expect(only.name).toEqual({ familyName: 'User' })
   })
@@ -235,32 +281,81 @@ describe('filters', () => {
     const a = await provision(client, `alpha-${tag}@example.com`)
     const b = await provision(client, `beta-${tag}@example.org`)
     const ids = async (filter: string) =>
-      ((await client.request('GET', `/Users?filter=${encodeURIComponent(filter)}`)).json().Resources as Array<{ id: string }>).map((r) => r.id).sort()
+      (
+        (await client.request('GET', `/Users?filter=${encodeURIComponent(filter)}`)).json()
+          .Resources as Array<{ id: string }>
+      )
+        .map((r) => r.id)
+        .sort()
     const both = [a.id, b.id].sort()
     expect(await ids(`userName co "${tag}"`)).toEqual(both)
     expect(await ids(`USERNAME sw "alpha-${tag}"`)).toEqual([a.id])
     expect(await ids(`userName co "${tag}" and userName ew ".org"`)).toEqual([b.id])
     expect(await ids(`userName co "${tag}" and not (userName ew ".org")`)).toEqual([a.id])
-    expect(await ids(`userName eq "alpha-${tag}@example.com" or userName eq "beta-${tag}@example.org"`)).toEqual(both)
-    expect(await ids(`userName co "${tag}" and userName ne "alpha-${tag}@example.com"`)).toEqual([b.id])
-    expect(await ids(`emails[type eq "work" and value ew ".org"] and userName co "${tag}"`)).toEqual([b.id])
+    expect(
+      await ids(`userName eq "alpha-${tag}@example.com" or userName eq "beta-${tag}@example.org"`),
+    ).toEqual(both)
+    expect(await ids(`userName co "${tag}" and userName ne "alpha-${tag}@example.com"`)).toEqual([
+      b.id,
+    ])
+    expect(
+      await ids(`emails[type eq "work" and value ew ".org"] and userName co "${tag}"`),
+    ).toEqual([b.id])
     expect(await ids(`userName co "${tag}" and externalId pr`)).toEqual(both)
-    expect(await ids(`userName co "${tag}" and meta.lastModified gt "2000-01-01T00:00:00Z"`)).toEqual(both)
+    expect(
+      await ids(`userName co "${tag}" and meta.lastModified gt "2000-01-01T00:00:00Z"`),
+    ).toEqual(both)
     expect(await ids(`userName co "${tag}" and meta.created lt "2000-01-01T00:00:00Z"`)).toEqual([])
   })
 
   it('a filter that cannot be parsed, or two filter parameters, is 400 invalidFilter; a bad count is 400 invalidValue', async () => {
     const client = await scimClient(t)
-    expectScimError(await client.request('GET', `/Users?filter=${encodeURIComponent('userName zz "x"')}`), 400, 'invalidFilter')
-    expectScimError(await client.request('GET', '/Users?filter=id%20pr&filter=id%20pr'), 400, 'invalidFilter')
-    expectScimError(await client.request('GET', '/Groups?filter=id%20pr&filter=id%20pr'), 400, 'invalidFilter')
+    expectScimError(
+      await client.request('GET', `/Users?filter=${encodeURIComponent('userName zz "x"')}`),
+      400,
+      'invalidFilter',
+    )
+    expectScimError(
+      await client.request('GET', '/Users?filter=id%20pr&filter=id%20pr'),
+      400,
+      'invalidFilter',
+    )
+    expectScimError(
+      await client.request('GET', '/Groups?filter=id%20pr&filter=id%20pr'),
+      400,
+      'invalidFilter',
+    )
     expectScimError(await client.request('GET', '/Users?count=ten'), 400, 'invalidValue')
     // PostgreSQL cannot compare text holding NUL: refused before any query, on both engines alike.
-    expectScimError(await client.request('GET', `/Users?filter=${encodeURIComponent('userName eq "a\u0000b"')}`), 400, 'invalidFilter')
-    expectScimError(await client.request('GET', `/Groups?filter=${encodeURIComponent('displayName eq "a\u0000b"')}`), 400, 'invalidFilter')
-    expectScimError(await client.request('POST', '/Users', { userName: 'nul\u0000@example.com' }), 400, 'invalidValue')
-    expectScimError(await client.request('POST', '/Users', { userName: 'plain', emails: [{ value: 'nul\u0000@example.com' }] }), 400, 'invalidValue')
-    expect((await client.request('GET', '/Users?attributes=id&attributes=userName&count=1')).statusCode).toBe(200)
+    expectScimError(
+      await client.request('GET', `/Users?filter=${encodeURIComponent('userName eq "a\u0000b"')}`),
+      400,
+      'invalidFilter',
+    )
+    expectScimError(
+      await client.request(
+        'GET',
+        `/Groups?filter=${encodeURIComponent('displayName eq "a\u0000b"')}`,
+      ),
+      400,
+      'invalidFilter',
+    )
+    expectScimError(
+      await client.request('POST', '/Users', { userName: 'nul\u0000@example.com' }),
+      400,
+      'invalidValue',
+    )
+    expectScimError(
+      await client.request('POST', '/Users', {
+        userName: 'plain',
+        emails: [{ value: 'nul\u0000@example.com' }],
+      }),
+      400,
+      'invalidValue',
+    )
+    expect(
+      (await client.request('GET', '/Users?attributes=id&attributes=userName&count=1')).statusCode,
+    ).toBe(200)
   })
 })
 
@@ -269,12 +364,21 @@ describe('paging', () => {
     const client = await scimClient(t)
     const tag = Math.random().toString(36).slice(2, 8)
     const created = new Set<string>()
-    for (let i = 0; i < 250; i++) created.add((await createUser(t, { email: `page-${tag}-${i}@example.com`, password: null })).user.id)
+    for (let i = 0; i < 250; i++)
+      created.add(
+        (await createUser(t, { email: `page-${tag}-${i}@example.com`, password: null })).user.id,
+      )
     const filter = encodeURIComponent(`userName sw "page-${tag}-"`)
     const seen: string[] = []
     for (const startIndex of [1, 101, 201]) {
-      const page = (await client.request('GET', `/Users?filter=${filter}&startIndex=${startIndex}&count=100`)).json()
-      expect(page).toMatchObject({ totalResults: 250, startIndex, itemsPerPage: startIndex === 201 ? 50 : 100 })
+      const page = (
+        await client.request('GET', `/Users?filter=${filter}&startIndex=${startIndex}&count=100`)
+      ).json()
+      expect(page).toMatchObject({
+        totalResults: 250,
+        startIndex,
+        itemsPerPage: startIndex === 201 ? 50 : 100,
+      })
       seen.push(...page.Resources.map((r: { id: string }) => r.id))
     }
     expect(seen).toHaveLength(250)
@@ -282,7 +386,9 @@ describe('paging', () => {
     const again: string[] = []
     for (const startIndex of [1, 101, 201]) {
       again.push(
-        ...(await client.request('GET', `/Users?filter=${filter}&startIndex=${startIndex}&count=100`))
+        ...(
+          await client.request('GET', `/Users?filter=${filter}&startIndex=${startIndex}&count=100`)
+        )
           .json()
           .Resources.map((r: { id: string }) => r.id),
       )
@@ -297,7 +403,11 @@ describe('existing accounts and the account rules', () => {
   it('POST for an existing account is 409 uniqueness, unless adopting by email is on: then linked, 201 and audited', async () => {
     const client = await scimClient(t)
     const existing = await createUser(t)
-    expectScimError(await client.request('POST', '/Users', oktaCreateBody(existing.email)), 409, 'uniqueness')
+    expectScimError(
+      await client.request('POST', '/Users', oktaCreateBody(existing.email)),
+      409,
+      'uniqueness',
+    )
     const setting = await t.app.inject({
       method: 'PUT',
       url: '/api/admin/settings/scim.adopt_existing_accounts_by_email',
@@ -310,11 +420,23 @@ describe('existing accounts and the account rules', () => {
     expect(adopted.json().id).toBe(existing.user.id)
     // The local password is not replaced by an adoption.
     await login(t, existing.email, existing.password!)
-    const actions = await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', existing.user.id).execute()
+    const actions = await t.deps.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('target_id', '=', existing.user.id)
+      .execute()
     expect(actions.map((a) => a.action)).toContain('scim.user_adopt')
     // Once linked, another create is a duplicate.
-    expectScimError(await client.request('POST', '/Users', oktaCreateBody(existing.email)), 409, 'uniqueness')
-    await t.app.inject({ method: 'DELETE', url: '/api/admin/settings/scim.adopt_existing_accounts_by_email', headers: bearer(client.adminToken) })
+    expectScimError(
+      await client.request('POST', '/Users', oktaCreateBody(existing.email)),
+      409,
+      'uniqueness',
+    )
+    await t.app.inject({
+      method: 'DELETE',
+      url: '/api/admin/settings/scim.adopt_existing_accounts_by_email',
+      headers: bearer(client.adminToken),
+    })
   })
 
   it("an administrator's email and password cannot be changed through SCIM, and an administrator is never adopted", async () => {
@@ -322,7 +444,9 @@ describe('existing accounts and the account rules', () => {
     const admin = await createUser(t, { isAdmin: true })
     const changeEmail = await client.request('PATCH', `/Users/${admin.user.id}`, {
       schemas: [PATCH_OP],
-      Operations: [{ op: 'replace', path: 'emails[type eq "work"].value', value: uniqueEmail('attacker') }],
+      Operations: [
+        { op: 'replace', path: 'emails[type eq "work"].value', value: uniqueEmail('attacker') },
+      ],
     })
     expectScimError(changeEmail, 400, 'mutability')
     const setPassword = await client.request('PATCH', `/Users/${admin.user.id}`, {
@@ -342,18 +466,38 @@ describe('existing accounts and the account rules', () => {
       headers: bearer(client.adminToken),
       payload: { value: true },
     })
-    expectScimError(await client.request('POST', '/Users', oktaCreateBody(admin.email)), 409, 'uniqueness')
-    await t.app.inject({ method: 'DELETE', url: '/api/admin/settings/scim.adopt_existing_accounts_by_email', headers: bearer(client.adminToken) })
+    expectScimError(
+      await client.request('POST', '/Users', oktaCreateBody(admin.email)),
+      409,
+      'uniqueness',
+    )
+    await t.app.inject({
+      method: 'DELETE',
+      url: '/api/admin/settings/scim.adopt_existing_accounts_by_email',
+      headers: bearer(client.adminToken),
+    })
   })
 
   it('the last active administrator can be neither deactivated nor deleted (409 mutability)', async () => {
     const client = await scimClient(t)
     // Every administrator but one is disabled, so the one left is the last.
-    const admins = await t.deps.db.selectFrom('users').select('id').where('is_admin', '=', true).execute()
+    const admins = await t.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('is_admin', '=', true)
+      .execute()
     const last = admins[0]!.id
-    await t.deps.db.updateTable('users').set({ disabled: true }).where('is_admin', '=', true).where('id', '!=', last).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ disabled: true })
+      .where('is_admin', '=', true)
+      .where('id', '!=', last)
+      .execute()
     expectScimError(
-      await client.request('PATCH', `/Users/${last}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }),
+      await client.request('PATCH', `/Users/${last}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'active', value: false }],
+      }),
       409,
       'mutability',
     )
@@ -363,15 +507,25 @@ describe('existing accounts and the account rules', () => {
 
   it('a missing userName, an unknown op and a bad boolean are 400 SCIM errors', async () => {
     const client = await scimClient(t)
-    expectScimError(await client.request('POST', '/Users', { schemas: [USER_SCHEMA], name: { givenName: 'x' } }), 400, 'invalidValue')
+    expectScimError(
+      await client.request('POST', '/Users', { schemas: [USER_SCHEMA], name: { givenName: 'x' } }),
+      400,
+      'invalidValue',
+    )
     const created = await provision(client)
     expectScimError(
-      await client.request('PATCH', `/Users/${created.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'Move', path: 'active', value: true }] }),
+      await client.request('PATCH', `/Users/${created.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'Move', path: 'active', value: true }],
+      }),
       400,
       'invalidSyntax',
     )
     expectScimError(
-      await client.request('PATCH', `/Users/${created.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: 'maybe' }] }),
+      await client.request('PATCH', `/Users/${created.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'active', value: 'maybe' }],
+      }),
       400,
       'invalidValue',
     )
@@ -393,7 +547,10 @@ describe('active is never left unassigned (a deprovisioned person is never re-ac
       { op: 'remove', path: 'active' },
     ]) {
       expectScimError(
-        await client.request('PATCH', `/Users/${person.user.id}`, { schemas: [PATCH_OP], Operations: [operation] }),
+        await client.request('PATCH', `/Users/${person.user.id}`, {
+          schemas: [PATCH_OP],
+          Operations: [operation],
+        }),
         400,
         'invalidValue',
       )
@@ -405,13 +562,30 @@ describe('active is never left unassigned (a deprovisioned person is never re-ac
   it('PUT with active:null is 400; PUT without active keeps the current state; POST without active creates an active user', async () => {
     const client = await scimClient(t)
     const created = await provision(client)
-    const body = { schemas: [USER_SCHEMA], userName: created.userName, emails: [{ value: created.userName, type: 'work', primary: true }] }
-    expectScimError(await client.request('PUT', `/Users/${created.id}`, { ...body, active: null }), 400, 'invalidValue')
-    await client.request('PATCH', `/Users/${created.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] })
-    const replaced = await client.request('PUT', `/Users/${created.id}`, { ...body, displayName: 'Still Inactive' })
+    const body = {
+      schemas: [USER_SCHEMA],
+      userName: created.userName,
+      emails: [{ value: created.userName, type: 'work', primary: true }],
+    }
+    expectScimError(
+      await client.request('PUT', `/Users/${created.id}`, { ...body, active: null }),
+      400,
+      'invalidValue',
+    )
+    await client.request('PATCH', `/Users/${created.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    })
+    const replaced = await client.request('PUT', `/Users/${created.id}`, {
+      ...body,
+      displayName: 'Still Inactive',
+    })
     expect(replaced.statusCode).toBe(200)
     expect(replaced.json()).toMatchObject({ active: false, displayName: 'Still Inactive' })
-    const fresh = await client.request('POST', '/Users', { schemas: [USER_SCHEMA], userName: uniqueEmail('no-active') })
+    const fresh = await client.request('POST', '/Users', {
+      schemas: [USER_SCHEMA],
+      userName: uniqueEmail('no-active'),
+    })
     expect(fresh.json().active).toBe(true)
   })
 })

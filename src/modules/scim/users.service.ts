@@ -73,10 +73,17 @@ const SCAN_BATCH = 5000
  * memory, over the accounts a batch at a time after narrowing by the translatable terms of a
  * top-level `and`; only the page asked for is kept.
  */
-async function selectUsers(deps: Deps, filter: Filter | null, window: ListWindow, baseUrl: string): Promise<{ total: number; page: ScimUserRow[] }> {
+async function selectUsers(
+  deps: Deps,
+  filter: Filter | null,
+  window: ListWindow,
+  baseUrl: string,
+): Promise<{ total: number; page: ScimUserRow[] }> {
   const offset = window.startIndex - 1
   if (filter?.op === 'eq' && typeof filter.compValue === 'string') {
-    const attr = filter.attrPath.toLowerCase().replace(/^urn:ietf:params:scim:schemas:core:2\.0:user:/, '')
+    const attr = filter.attrPath
+      .toLowerCase()
+      .replace(/^urn:ietf:params:scim:schemas:core:2\.0:user:/, '')
     const lookup =
       attr === 'username'
         ? findScimUserByUserName(deps.db, filter.compValue)
@@ -95,12 +102,21 @@ async function selectUsers(deps: Deps, filter: Filter | null, window: ListWindow
   const where = filter === null ? null : userFilterToSql(filter, baseUrl, fold)
   if (filter === null || where !== null) {
     const total = await countScimUsers(deps.db, where)
-    const page = window.count === 0 || offset >= total ? [] : await pageScimUsers(deps.db, where, offset, window.count)
+    const page =
+      window.count === 0 || offset >= total
+        ? []
+        : await pageScimUsers(deps.db, where, offset, window.count)
     return { total, page }
   }
   // Evaluated in memory: narrowed by whatever part of a top-level `and` SQL can take.
-  const narrowing = filter.op === 'and' ? filter.filters.map((part) => userFilterToSql(part, baseUrl, fold)).filter((part) => part !== null) : []
-  const narrow: UserWhere | null = narrowing.length === 0 ? null : (eb) => eb.and(narrowing.map((part) => part(eb)))
+  const narrowing =
+    filter.op === 'and'
+      ? filter.filters
+          .map((part) => userFilterToSql(part, baseUrl, fold))
+          .filter((part) => part !== null)
+      : []
+  const narrow: UserWhere | null =
+    narrowing.length === 0 ? null : (eb) => eb.and(narrowing.map((part) => part(eb)))
   const page: ScimUserRow[] = []
   let total = 0
   let after: ScimUserRow | null = null
@@ -167,28 +183,51 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write()
   } catch (error) {
-    if (isUniqueViolation(error) || (error instanceof AppError && error.reason === 'ALREADY_EXISTS')) {
+    if (
+      isUniqueViolation(error) ||
+      (error instanceof AppError && error.reason === 'ALREADY_EXISTS')
+    ) {
       throw conflict('Another user has this userName, email or externalId.')
     }
     throw error
   }
 }
 
-async function assertUserNameFree(ex: Executor, model: UserModel, exceptId: string | null): Promise<void> {
+async function assertUserNameFree(
+  ex: Executor,
+  model: UserModel,
+  exceptId: string | null,
+): Promise<void> {
   const byName = await findScimUserByUserName(ex, model.userName)
-  if (byName !== null && byName.id !== exceptId) throw conflict('A user with this userName already exists.')
+  if (byName !== null && byName.id !== exceptId)
+    throw conflict('A user with this userName already exists.')
   if (model.externalId !== null) {
     const byExternal = await findScimUserByExternalId(ex, model.externalId)
-    if (byExternal !== null && byExternal.id !== exceptId) throw conflict('A user with this externalId already exists.')
+    if (byExternal !== null && byExternal.id !== exceptId)
+      throw conflict('A user with this externalId already exists.')
   }
 }
 
-export async function createScimUser(deps: Deps, actor: ScimActor, body: unknown, baseUrl: string): Promise<Record<string, unknown>> {
+export async function createScimUser(
+  deps: Deps,
+  actor: ScimActor,
+  body: unknown,
+  baseUrl: string,
+): Promise<Record<string, unknown>> {
   const model = fromScimUser(body)
   const existingId = await userIdByEmail(deps.db, model.email)
   if (existingId !== null) return adoptExisting(deps, actor, existingId, model, baseUrl)
-  const row = await prepareNewUser(deps, { email: model.email, name: model.name, password: null, isAdmin: false })
-  if (model.password !== null) Object.assign(row, passwordColumns(await hashProvidedPassword(deps, model.password), row.created_at))
+  const row = await prepareNewUser(deps, {
+    email: model.email,
+    name: model.name,
+    password: null,
+    isAdmin: false,
+  })
+  if (model.password !== null)
+    Object.assign(
+      row,
+      passwordColumns(await hashProvidedPassword(deps, model.password), row.created_at),
+    )
   row.disabled = !model.active
   const id = await uniquely(() =>
     deps.db.transaction().execute(async (tx) => {
@@ -199,7 +238,11 @@ export async function createScimUser(deps: Deps, actor: ScimActor, body: unknown
         action: 'scim.user_create',
         actor: auditActor(actor),
         target: { type: 'user', id: user.id },
-        metadata: { email: user.email, active: model.active, has_password: model.password !== null },
+        metadata: {
+          email: user.email,
+          active: model.active,
+          has_password: model.password !== null,
+        },
       })
       return user.id
     }),
@@ -208,14 +251,22 @@ export async function createScimUser(deps: Deps, actor: ScimActor, body: unknown
 }
 
 /** "Adopt existing accounts by email": links the account to the provider instead of a 409. */
-async function adoptExisting(deps: Deps, actor: ScimActor, userId: string, model: UserModel, baseUrl: string): Promise<Record<string, unknown>> {
-  if (!(await adoptsExistingAccounts(deps))) throw conflict('A user with this email already exists.')
+async function adoptExisting(
+  deps: Deps,
+  actor: ScimActor,
+  userId: string,
+  model: UserModel,
+  baseUrl: string,
+): Promise<Record<string, unknown>> {
+  if (!(await adoptsExistingAccounts(deps)))
+    throw conflict('A user with this email already exists.')
   await uniquely(() =>
     deps.db.transaction().execute(async (tx) => {
       // Already provisioned through SCIM: a second create is a duplicate, not an adoption. An
       // administrator's account is never adopted (as OIDC never links one by email).
       const existing = await findUserById(tx, userId)
-      if (existing === null || existing.is_admin || (await hasScimFields(tx, userId))) throw conflict('A user with this email already exists.')
+      if (existing === null || existing.is_admin || (await hasScimFields(tx, userId)))
+        throw conflict('A user with this email already exists.')
       await assertUserNameFree(tx, model, userId)
       await writeUser(deps, tx, actor, userId, { ...model, password: null }, null)
       await recordAudit(tx, deps.clock, actor.ctx, {
@@ -233,7 +284,14 @@ async function adoptExisting(deps: Deps, actor: ScimActor, userId: string, model
  * Stores a whole User (PUT, and PATCH after its operations are applied) inside the caller's
  * transaction, deprovisioning or restoring when `active` changes.
  */
-async function writeUser(deps: Deps, tx: Executor, actor: ScimActor, userId: string, model: UserModel, passwordHash: string | null): Promise<void> {
+async function writeUser(
+  deps: Deps,
+  tx: Executor,
+  actor: ScimActor,
+  userId: string,
+  model: UserModel,
+  passwordHash: string | null,
+): Promise<void> {
   const deactivating = !model.active
   const admins = deactivating ? await lockActiveAdminIds(tx) : null
   const user = await findUserById(tx, userId)
@@ -245,7 +303,11 @@ async function writeUser(deps: Deps, tx: Executor, actor: ScimActor, userId: str
   // (then a password reset to it) or password would hand the provider's credential an
   // administrator's account. Their profile and `active` are still provisioned.
   if (user.is_admin && (model.email !== user.email || passwordHash !== null)) {
-    throw new ScimError(400, "An administrator's email and password are changed in Switchboard, not through SCIM.", 'mutability')
+    throw new ScimError(
+      400,
+      "An administrator's email and password are changed in Switchboard, not through SCIM.",
+      'mutability',
+    )
   }
   const now = deps.clock.now().toISOString()
   await updateUser(tx, userId, {
@@ -267,7 +329,11 @@ async function writeUser(deps: Deps, tx: Executor, actor: ScimActor, userId: str
       metadata: { sessions_revoked: sessions, tokens_revoked: tokens },
     })
   } else if (changedActive) {
-    await recordAudit(tx, deps.clock, actor.ctx, { action: 'scim.user_activate', actor: auditActor(actor), target: { type: 'user', id: userId } })
+    await recordAudit(tx, deps.clock, actor.ctx, {
+      action: 'scim.user_activate',
+      actor: auditActor(actor),
+      target: { type: 'user', id: userId },
+    })
   }
   if (passwordHash !== null) {
     // A new password ends the user's sessions, as an administrator's password change does.
@@ -276,10 +342,19 @@ async function writeUser(deps: Deps, tx: Executor, actor: ScimActor, userId: str
 }
 
 /** Hashes a sent password only when it differs from the stored one (Okta may resend it with every update). */
-async function changedPasswordHash(deps: Deps, userId: string, password: string | null): Promise<string | null> {
+async function changedPasswordHash(
+  deps: Deps,
+  userId: string,
+  password: string | null,
+): Promise<string | null> {
   if (password === null) return null
   const stored = await findPasswordHash(deps.db, userId)
-  if (stored !== null && stored !== '' && (await deps.passwords.verify(stored, normalizePassword(password)))) return null
+  if (
+    stored !== null &&
+    stored !== '' &&
+    (await deps.passwords.verify(stored, normalizePassword(password)))
+  )
+    return null
   return hashProvidedPassword(deps, password)
 }
 
@@ -309,12 +384,32 @@ async function replaceWith(
   return toScimUser(await loadUser(deps.db, id), baseUrl)
 }
 
-export async function replaceScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
+export async function replaceScimUser(
+  deps: Deps,
+  actor: ScimActor,
+  id: string,
+  body: unknown,
+  baseUrl: string,
+) {
   const current = await loadUser(deps.db, id)
-  return replaceWith(deps, actor, id, fromScimUser(body, !current.disabled), 'scim.user_replace', {}, baseUrl)
+  return replaceWith(
+    deps,
+    actor,
+    id,
+    fromScimUser(body, !current.disabled),
+    'scim.user_replace',
+    {},
+    baseUrl,
+  )
 }
 
-export async function patchScimUser(deps: Deps, actor: ScimActor, id: string, body: unknown, baseUrl: string) {
+export async function patchScimUser(
+  deps: Deps,
+  actor: ScimActor,
+  id: string,
+  body: unknown,
+  baseUrl: string,
+) {
   const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
   const schemas = request.schemas
   if (Array.isArray(schemas) && schemas.length > 0 && !schemas.includes(PATCH_SCHEMA)) {
@@ -324,9 +419,20 @@ export async function patchScimUser(deps: Deps, actor: ScimActor, id: string, bo
   const current = toScimUser(await loadUser(deps.db, id), baseUrl)
   const patched = applyPatch(current, operations)
   // A remove of `active` (or a replace with null) would leave it unassigned: refused, as in fromScimUser.
-  if (patched.active === undefined) throw new ScimError(400, 'active cannot be removed; send true or false.', 'invalidValue')
-  const ops = (operations as Array<{ op: string; path?: string }>).map((o) => `${o.op.toLowerCase()} ${o.path ?? '(no path)'}`.slice(0, 120))
-  return replaceWith(deps, actor, id, fromScimUser(patched), 'scim.user_patch', { operations: ops }, baseUrl)
+  if (patched.active === undefined)
+    throw new ScimError(400, 'active cannot be removed; send true or false.', 'invalidValue')
+  const ops = (operations as Array<{ op: string; path?: string }>).map((o) =>
+    `${o.op.toLowerCase()} ${o.path ?? '(no path)'}`.slice(0, 120),
+  )
+  return replaceWith(
+    deps,
+    actor,
+    id,
+    fromScimUser(patched),
+    'scim.user_patch',
+    { operations: ops },
+    baseUrl,
+  )
 }
 
 export async function deleteScimUser(deps: Deps, actor: ScimActor, id: string): Promise<void> {

@@ -12,7 +12,12 @@ export interface SecurityEventRow {
   metadata: string
 }
 
-export async function listSecurityEvents(ex: Executor, userId: string, actions: readonly string[], window: PageWindow): Promise<SecurityEventRow[]> {
+export async function listSecurityEvents(
+  ex: Executor,
+  userId: string,
+  actions: readonly string[],
+  window: PageWindow,
+): Promise<SecurityEventRow[]> {
   const query = ex
     .selectFrom('audit_events')
     .select(['id', 'at', 'action', 'actor_id', 'ip', 'user_agent', 'metadata'])

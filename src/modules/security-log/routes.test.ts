@@ -6,17 +6,33 @@
 import { describe, expect, it } from 'vitest'
 import { recordAudit } from '../audit/service.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, createUser, DEFAULT_PASSWORD, enableMfa, login } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  enableMfa,
+  login,
+} from '../../../test/helpers/factories.js'
 
 const t = useTestApp()
 
-const CHROME_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+const CHROME_WINDOWS =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- events from the wire; the tests assert their fields
 type Event = Record<string, any>
 
-async function eventsOf(token: string, query = ''): Promise<{ items: Event[]; next_cursor: string | null }> {
-  const response = await t.app.inject({ method: 'GET', url: `/api/users/me/security-events${query}`, headers: bearer(token) })
+async function eventsOf(
+  token: string,
+  query = '',
+): Promise<{ items: Event[]; next_cursor: string | null }> {
+  const response = await t.app.inject({
+    method: 'GET',
+    url: `/api/users/me/security-events${query}`,
+    headers: bearer(token),
+  })
   expect(response.statusCode, response.body).toBe(200)
   return response.json()
 }
@@ -58,12 +74,36 @@ describe('GET /api/users/me/security-events', () => {
     await enableMfa(t, { token, password: DEFAULT_PASSWORD })
 
     const { items } = await eventsOf(token)
-    expect(items.map((e) => e.action)).toEqual(['mfa.enable', 'token.create', 'auth.login', 'auth.login_failed'])
-    expect(items[2]).toMatchObject({ ip: '198.51.100.8', user_agent: CHROME_WINDOWS, method: 'password', by_administrator: false })
-    expect(items[3]).toMatchObject({ ip: '198.51.100.7', user_agent: CHROME_WINDOWS, method: 'password', by_administrator: false })
+    expect(items.map((e) => e.action)).toEqual([
+      'mfa.enable',
+      'token.create',
+      'auth.login',
+      'auth.login_failed',
+    ])
+    expect(items[2]).toMatchObject({
+      ip: '198.51.100.8',
+      user_agent: CHROME_WINDOWS,
+      method: 'password',
+      by_administrator: false,
+    })
+    expect(items[3]).toMatchObject({
+      ip: '198.51.100.7',
+      user_agent: CHROME_WINDOWS,
+      method: 'password',
+      by_administrator: false,
+    })
     expect(items[1]).toMatchObject({ name: 'backup-script' })
     // A failed sign-in's metadata (the email typed) is not passed through.
-    expect(Object.keys(items[3]!).sort()).toEqual(['action', 'at', 'by_administrator', 'id', 'ip', 'method', 'name', 'user_agent'])
+    expect(Object.keys(items[3]!).sort()).toEqual([
+      'action',
+      'at',
+      'by_administrator',
+      'id',
+      'ip',
+      'method',
+      'name',
+      'user_agent',
+    ])
     const times = items.map((e) => e.at as string)
     expect([...times].sort().reverse()).toEqual(times)
   })
@@ -87,13 +127,25 @@ describe('GET /api/users/me/security-events', () => {
     await createApiTokenFor(t, alice.token, 'alice only')
     t.clock.advance(1)
     // Mallory guesses Alice's password: the failure is Alice's to see, not Mallory's.
-    await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: alice.email, password: 'guess 1234 guess' } })
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: alice.email, password: 'guess 1234 guess' },
+    })
     // An email with no account shows up nowhere.
-    await t.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'nobody-here@example.com', password: 'guess 1234 guess' } })
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'nobody-here@example.com', password: 'guess 1234 guess' },
+    })
 
     const aliceEvents = await allEventsOf(alice.token)
     const malloryEvents = await allEventsOf(mallory.token)
-    expect(aliceEvents.map((e) => e.action)).toEqual(['auth.login_failed', 'token.create', 'auth.login'])
+    expect(aliceEvents.map((e) => e.action)).toEqual([
+      'auth.login_failed',
+      'token.create',
+      'auth.login',
+    ])
     expect(malloryEvents.map((e) => e.action)).toEqual(['auth.login'])
     const aliceIds = new Set(aliceEvents.map((e) => e.id))
     expect(malloryEvents.some((e) => aliceIds.has(e.id))).toBe(false)
@@ -116,7 +168,11 @@ describe('GET /api/users/me/security-events', () => {
       metadata: { name: 'Laptop' },
     })
     t.clock.advance(1)
-    await recordAudit(t.deps.db, t.deps.clock, ctx, { action: 'auth.passkey_failed', actor: null, target: { type: 'user', id: person.user.id } })
+    await recordAudit(t.deps.db, t.deps.clock, ctx, {
+      action: 'auth.passkey_failed',
+      actor: null,
+      target: { type: 'user', id: person.user.id },
+    })
     t.clock.advance(1)
     await recordAudit(t.deps.db, t.deps.clock, ctx, {
       action: 'mfa.reset',
@@ -126,22 +182,38 @@ describe('GET /api/users/me/security-events', () => {
     })
     t.clock.advance(1)
     // Organization and link changes are not security events of the account.
-    await t.app.inject({ method: 'POST', url: '/api/organizations', headers: bearer(person.token), payload: { name: 'Not a security event' } })
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/organizations',
+      headers: bearer(person.token),
+      payload: { name: 'Not a security event' },
+    })
 
     const items = (await eventsOf(person.token)).items
-    expect(items.map((e) => e.action)).toEqual(['mfa.reset', 'auth.passkey_failed', 'passkey.register', 'auth.login'])
+    expect(items.map((e) => e.action)).toEqual([
+      'mfa.reset',
+      'auth.passkey_failed',
+      'passkey.register',
+      'auth.login',
+    ])
     expect(items[0]).toMatchObject({ by_administrator: true })
     expect(items[2]).toMatchObject({ name: 'Laptop', by_administrator: false })
   })
 
   it('a cursor this endpoint did not issue is 400', async () => {
     const person = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'GET', url: '/api/users/me/security-events?cursor=bm9wZQ', headers: bearer(person.token) })
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/security-events?cursor=bm9wZQ',
+      headers: bearer(person.token),
+    })
     expect(response.statusCode).toBe(400)
   })
 
   it('needs authentication', async () => {
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me/security-events' })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me/security-events' })).statusCode,
+    ).toBe(401)
     await login(t, (await createUser(t)).email, DEFAULT_PASSWORD)
   })
 })

@@ -16,7 +16,8 @@ export function securityLogRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listSecurityEvents',
-          summary: "Your account's security events (sign-ins, factor, password, email and token changes), newest first",
+          summary:
+            "Your account's security events (sign-ins, factor, password, email and token changes), newest first",
           querystring: PageQuery,
           response: { 200: SecurityEventPage },
         },

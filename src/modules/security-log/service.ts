@@ -58,7 +58,11 @@ function toView(row: SecurityEventRow, ownerId: string): SecurityEventView {
   }
 }
 
-export async function listOwnSecurityEvents(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<SecurityEventView>> {
+export async function listOwnSecurityEvents(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<SecurityEventView>> {
   const window = pageWindow(query)
   const userId = caller.user.id
   const rows = await listSecurityEvents(deps.db, userId, SECURITY_LOG_ACTIONS, window)

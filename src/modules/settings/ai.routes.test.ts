@@ -3,9 +3,18 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encrypt } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../../test/helpers/openai-stand-in.js'
-import { AI_API_KEY, OTHER_AI_API_KEY, scanResponsesForSecrets } from '../../../test/helpers/secret-scan.js'
+import {
+  AI_API_KEY,
+  OTHER_AI_API_KEY,
+  scanResponsesForSecrets,
+} from '../../../test/helpers/secret-scan.js'
 
 const t = useTestApp()
 scanResponsesForSecrets(t)
@@ -20,17 +29,35 @@ afterAll(async () => {
   await provider?.close()
 })
 
-const getAi = () => t.app.inject({ method: 'GET', url: '/api/admin/settings/ai', headers: bearer(admin.token) })
+const getAi = () =>
+  t.app.inject({ method: 'GET', url: '/api/admin/settings/ai', headers: bearer(admin.token) })
 const putAi = (payload: Record<string, unknown>) =>
-  t.app.inject({ method: 'PUT', url: '/api/admin/settings/ai', headers: bearer(admin.token), payload })
-const models = (query = '') => t.app.inject({ method: 'GET', url: `/api/admin/settings/ai/models${query}`, headers: bearer(admin.token) })
-const flags = (token: string) => t.app.inject({ method: 'GET', url: '/api/config/ai-suggestions', headers: bearer(token) })
+  t.app.inject({
+    method: 'PUT',
+    url: '/api/admin/settings/ai',
+    headers: bearer(admin.token),
+    payload,
+  })
+const models = (query = '') =>
+  t.app.inject({
+    method: 'GET',
+    url: `/api/admin/settings/ai/models${query}`,
+    headers: bearer(admin.token),
+  })
+const flags = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/config/ai-suggestions', headers: bearer(token) })
 
 describe('before any configuration', () => {
   it('GET /ai answers the defaults', async () => {
     const response = await getAi()
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toEqual({ enabled: false, provider: 'openai', base_url: 'https://api.openai.com/v1', model: null, api_key_set: false })
+    expect(response.json()).toEqual({
+      enabled: false,
+      provider: 'openai',
+      base_url: 'https://api.openai.com/v1',
+      model: null,
+      api_key_set: false,
+    })
   })
 
   it('the model list is 503 NOT_CONFIGURED without a key, and nothing is asked of the provider', async () => {
@@ -45,7 +72,9 @@ describe('before any configuration', () => {
     const response = await flags(user.token)
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({ available: false, enabled: false })
-    expect((await t.app.inject({ method: 'GET', url: '/api/config/ai-suggestions' })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/config/ai-suggestions' })).statusCode,
+    ).toBe(401)
   })
 })
 
@@ -53,8 +82,18 @@ describe('PUT /api/admin/settings/ai', () => {
   it('stores a partial update; the key is write-only and encrypted at rest', async () => {
     const response = await putAi({ base_url: `${provider.baseUrl}/`, api_key: AI_API_KEY })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toEqual({ enabled: false, provider: 'openai', base_url: provider.baseUrl, model: null, api_key_set: true })
-    const row = await t.deps.db.selectFrom('settings').select('value').where('key', '=', 'ai').executeTakeFirstOrThrow()
+    expect(response.json()).toEqual({
+      enabled: false,
+      provider: 'openai',
+      base_url: provider.baseUrl,
+      model: null,
+      api_key_set: true,
+    })
+    const row = await t.deps.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', 'ai')
+      .executeTakeFirstOrThrow()
     expect(row.value).not.toContain(AI_API_KEY)
     expect(JSON.parse(row.value).api_key_encrypted).toMatch(/^v1\./)
   })
@@ -62,7 +101,9 @@ describe('PUT /api/admin/settings/ai', () => {
   it('refuses to enable AI without a model, then enables it with one', async () => {
     const refused = await putAi({ enabled: true })
     expect(refused.statusCode).toBe(400)
-    expect(refused.json().details).toEqual([{ field: 'model', message: 'is required while AI is enabled', code: 'invalid' }])
+    expect(refused.json().details).toEqual([
+      { field: 'model', message: 'is required while AI is enabled', code: 'invalid' },
+    ])
     expect((await getAi()).json().enabled).toBe(false)
     const enabled = await putAi({ enabled: true, model: 'gpt-4o-mini', provider: 'openai' })
     expect(enabled.statusCode).toBe(200)
@@ -72,12 +113,22 @@ describe('PUT /api/admin/settings/ai', () => {
   it('refuses clearing the key while enabled; the key is kept when omitted', async () => {
     const refused = await putAi({ api_key: null })
     expect(refused.statusCode).toBe(400)
-    expect(refused.json().details).toEqual([{ field: 'api_key', message: 'is required while AI is enabled', code: 'invalid' }])
-    expect((await putAi({ model: 'gpt-4o' })).json()).toMatchObject({ model: 'gpt-4o', api_key_set: true })
+    expect(refused.json().details).toEqual([
+      { field: 'api_key', message: 'is required while AI is enabled', code: 'invalid' },
+    ])
+    expect((await putAi({ model: 'gpt-4o' })).json()).toMatchObject({
+      model: 'gpt-4o',
+      api_key_set: true,
+    })
   })
 
   it('validates provider, base_url (http(s), no credentials, query or fragment) and unknown fields', async () => {
-    const bad = await putAi({ provider: 'anthropic', base_url: 'ftp://example.com', model: '', api_key_set: false })
+    const bad = await putAi({
+      provider: 'anthropic',
+      base_url: 'ftp://example.com',
+      model: '',
+      api_key_set: false,
+    })
     expect(bad.statusCode).toBe(400)
     expect(
       bad
@@ -91,7 +142,12 @@ describe('PUT /api/admin/settings/ai', () => {
         { field: 'base_url', message: 'must be an http(s) URL', code: 'format', format: 'uri' },
       ])
     }
-    for (const url of ['https://user:pass@api.example.com/v1', 'https://api.example.com/v1?key=1', 'https://api.example.com/v1#x', 'http://']) {
+    for (const url of [
+      'https://user:pass@api.example.com/v1',
+      'https://api.example.com/v1?key=1',
+      'https://api.example.com/v1#x',
+      'http://',
+    ]) {
       const response = await putAi({ base_url: url })
       expect(response.statusCode, url).toBe(400)
       expect(response.json().details[0].field).toBe('base_url')
@@ -101,7 +157,11 @@ describe('PUT /api/admin/settings/ai', () => {
   })
 
   it('audits updates with field names only', async () => {
-    const events = await t.deps.db.selectFrom('audit_events').select('metadata').where('action', '=', 'ai.update').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('action', '=', 'ai.update')
+      .execute()
     expect(events.length).toBeGreaterThanOrEqual(3)
     expect(JSON.parse(events[0]!.metadata)).toEqual({ fields: ['api_key', 'base_url'] })
     expect(JSON.stringify(events)).not.toContain(AI_API_KEY)
@@ -127,10 +187,17 @@ describe('GET /api/admin/settings/ai/models', () => {
 
   it('pages with limit and cursor like every collection', async () => {
     const first = (await models('?limit=3')).json()
-    expect(first.items.map((m: { id: string }) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'local-model'])
+    expect(first.items.map((m: { id: string }) => m.id)).toEqual([
+      'gpt-4o',
+      'gpt-4o-mini',
+      'local-model',
+    ])
     expect(first.next_cursor).toEqual(expect.any(String))
     const second = (await models(`?limit=3&cursor=${first.next_cursor}`)).json()
-    expect(second).toEqual({ items: [{ id: 'text-embedding-3-small', owned_by: 'openai-internal' }], next_cursor: null })
+    expect(second).toEqual({
+      items: [{ id: 'text-embedding-3-small', owned_by: 'openai-internal' }],
+      next_cursor: null,
+    })
     expect((await models('?cursor=garbage')).statusCode).toBe(400)
   })
 
@@ -161,7 +228,10 @@ describe('GET /api/admin/settings/ai/models', () => {
     await putAi({ api_key: OTHER_AI_API_KEY })
     const response = await models()
     expect(response.statusCode).toBe(502)
-    expect(response.json()).toMatchObject({ reason: 'UPSTREAM_FAILED', message: 'The AI provider answered HTTP 401 (invalid_api_key).' })
+    expect(response.json()).toMatchObject({
+      reason: 'UPSTREAM_FAILED',
+      message: 'The AI provider answered HTTP 401 (invalid_api_key).',
+    })
     expect(provider.calls.at(-1)).toEqual({ authorization: `Bearer ${OTHER_AI_API_KEY}` })
     await putAi({ api_key: AI_API_KEY })
   })
@@ -199,7 +269,11 @@ describe('GET /api/admin/settings/ai/models', () => {
 
 describe('a stored key that no longer decrypts (ENCRYPTION_KEY changed)', () => {
   it('makes the model list 503 NOT_CONFIGURED, says so in the log, and setting the key again mends it', async () => {
-    const row = await t.deps.db.selectFrom('settings').select('value').where('key', '=', 'ai').executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', 'ai')
+      .executeTakeFirstOrThrow()
     const foreign = encrypt(randomBytes(32), AI_API_KEY, 'settings.ai')
     const value = JSON.stringify({ ...JSON.parse(row.value), api_key_encrypted: foreign })
     await t.deps.db.updateTable('settings').set({ value }).where('key', '=', 'ai').execute()
@@ -209,7 +283,11 @@ describe('a stored key that no longer decrypts (ENCRYPTION_KEY changed)', () => 
       reason: 'NOT_CONFIGURED',
       message: 'The stored AI API key cannot be decrypted; an administrator must set it again.',
     })
-    expect(t.logs.some((line) => line.includes('the stored AI API key cannot be decrypted with the current ENCRYPTION_KEY'))).toBe(true)
+    expect(
+      t.logs.some((line) =>
+        line.includes('the stored AI API key cannot be decrypted with the current ENCRYPTION_KEY'),
+      ),
+    ).toBe(true)
     await putAi({ api_key: AI_API_KEY })
     expect((await models()).statusCode).toBe(200)
   })
@@ -219,7 +297,12 @@ describe('GET /api/config/ai-suggestions', () => {
   it('available when AI is configured and on; enabled when the user also wants it', async () => {
     const user = await createSignedInUser(t)
     expect((await flags(user.token)).json()).toEqual({ available: true, enabled: true })
-    await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(user.token), payload: { ai_suggestions_enabled: false } })
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: bearer(user.token),
+      payload: { ai_suggestions_enabled: false },
+    })
     expect((await flags(user.token)).json()).toEqual({ available: true, enabled: false })
     await putAi({ enabled: false })
     expect((await flags(admin.token)).json()).toEqual({ available: false, enabled: false })

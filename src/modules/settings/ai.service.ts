@@ -6,13 +6,28 @@ import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
 import { hostLiteralProblem, isLoopbackHost, type OutboundPolicy } from '../../lib/outbound.js'
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import {
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  toPage,
+  type Page,
+  type PageQuery,
+} from '../../lib/pagination.js'
 import { AiProviderError, type AiModel } from '../ai/client.js'
 import type { RequestContext } from '../audit/service.js'
 import type { Caller } from '../auth/caller.js'
 import type { UserRecord } from '../users/repo.js'
 import type { AiView, UpdateAiBody } from './schemas.js'
-import { AI_SECTION, assertUsableWhenEnabled, openSecret, readSection, sealSecret, toAiView, updateSection, type StoredAi } from './sections.js'
+import {
+  AI_SECTION,
+  assertUsableWhenEnabled,
+  openSecret,
+  readSection,
+  sealSecret,
+  toAiView,
+  updateSection,
+  type StoredAi,
+} from './sections.js'
 
 export async function getAiSettings(deps: Deps): Promise<AiView> {
   return toAiView((await readSection(deps, AI_SECTION)).stored)
@@ -31,18 +46,31 @@ function normalizeBaseUrl(text: string, policy: OutboundPolicy): string {
   }
   // Issue 11: the key travels to this URL, so only over TLS — plain http only on this machine.
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
-    throw invalidField('base_url', 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)', 'format', { format: 'uri' })
+    throw invalidField(
+      'base_url',
+      'must be an https URL (http only for 127.0.0.1, ::1 or localhost)',
+      'format',
+      { format: 'uri' },
+    )
   }
   const literal = hostLiteralProblem(url.hostname, policy)
   if (literal !== null) throw invalidField('base_url', literal)
-  if (url.username !== '' || url.password !== '') throw invalidField('base_url', 'must not contain credentials; set api_key instead')
-  if (url.search !== '' || url.hash !== '') throw invalidField('base_url', 'must not have a query or fragment')
+  if (url.username !== '' || url.password !== '')
+    throw invalidField('base_url', 'must not contain credentials; set api_key instead')
+  if (url.search !== '' || url.hash !== '')
+    throw invalidField('base_url', 'must not have a query or fragment')
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }
 
-export async function updateAiSettings(deps: Deps, caller: Caller, patch: UpdateAiBody, ctx: RequestContext): Promise<AiView> {
+export async function updateAiSettings(
+  deps: Deps,
+  caller: Caller,
+  patch: UpdateAiBody,
+  ctx: RequestContext,
+): Promise<AiView> {
   const { api_key, base_url, ...fields } = patch
-  const baseUrl = base_url === undefined ? undefined : normalizeBaseUrl(base_url, deps.config.outbound)
+  const baseUrl =
+    base_url === undefined ? undefined : normalizeBaseUrl(base_url, deps.config.outbound)
   const change = { actor: caller.user, ctx, action: 'ai.update', fields: Object.keys(patch) }
   const stored = await updateSection(deps, AI_SECTION, change, (current) => {
     // Issue 11: the stored key never follows base_url to another origin.
@@ -52,7 +80,10 @@ export async function updateAiSettings(deps: Deps, caller: Caller, patch: Update
       current.api_key_encrypted !== null &&
       api_key === undefined
     ) {
-      throw invalidField('api_key', "must be sent again (or null to clear it) when base_url's origin changes")
+      throw invalidField(
+        'api_key',
+        "must be sent again (or null to clear it) when base_url's origin changes",
+      )
     }
     const next: StoredAi = {
       ...current,
@@ -61,7 +92,11 @@ export async function updateAiSettings(deps: Deps, caller: Caller, patch: Update
       api_key_encrypted: sealSecret(deps, AI_SECTION, current.api_key_encrypted, api_key),
     }
     // Suggestions need a key to authenticate with and a model to ask.
-    assertUsableWhenEnabled(next.enabled, { api_key: next.api_key_encrypted, model: next.model }, 'AI')
+    assertUsableWhenEnabled(
+      next.enabled,
+      { api_key: next.api_key_encrypted, model: next.model },
+      'AI',
+    )
     return next
   })
   return toAiView(stored)
@@ -84,7 +119,8 @@ async function fetchModels(deps: Deps): Promise<AiModel[]> {
   try {
     models = await deps.ai.listModels({ baseUrl: ai.base_url, apiKey })
   } catch (error) {
-    if (error instanceof AiProviderError) throw new AppError('UPSTREAM_FAILED', { message: error.message })
+    if (error instanceof AiProviderError)
+      throw new AppError('UPSTREAM_FAILED', { message: error.message })
     throw error
   }
   models.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -106,7 +142,10 @@ export async function listAiModels(deps: Deps, query: PageQuery): Promise<Page<A
 }
 
 /** CONTRACT.md §3.7: available = AI configured and switched on; enabled = available and wanted. */
-export async function getAiSuggestionFlags(deps: Deps, user: UserRecord): Promise<{ available: boolean; enabled: boolean }> {
+export async function getAiSuggestionFlags(
+  deps: Deps,
+  user: UserRecord,
+): Promise<{ available: boolean; enabled: boolean }> {
   const { stored: ai } = await readSection(deps, AI_SECTION)
   const available = ai.enabled && ai.api_key_encrypted !== null && ai.model !== null
   return { available, enabled: available && user.ai_suggestions_enabled }

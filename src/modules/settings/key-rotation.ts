@@ -21,7 +21,12 @@ export const settingsSecrets: EncryptedStore = {
       const ciphertext = value[field]
       if (typeof ciphertext !== 'string') continue
       value[field] = rewrap(ciphertext, `settings.${key}`)
-      await upsertSettingRow(tx, { key, value: JSON.stringify(value), updatedAt: row.updated_at, updatedBy: null })
+      await upsertSettingRow(tx, {
+        key,
+        value: JSON.stringify(value),
+        updatedAt: row.updated_at,
+        updatedBy: null,
+      })
       count += 1
     }
     return count

@@ -19,7 +19,10 @@ export interface SettingWrite {
 const COLUMNS = ['key', 'value', 'updated_at'] as const
 
 /** Rows in key order, `limit + 1` of them after `afterKey`. */
-export async function listSettingRows(ex: Executor, page: { limit: number; afterKey: string | null }): Promise<SettingRow[]> {
+export async function listSettingRows(
+  ex: Executor,
+  page: { limit: number; afterKey: string | null },
+): Promise<SettingRow[]> {
   let query = ex
     .selectFrom('settings')
     .select(COLUMNS)
@@ -39,7 +42,10 @@ export function settingValue(key: string): RawBuilder<string | null> {
 }
 
 export async function findSettingRow(ex: Executor, key: string): Promise<SettingRow | null> {
-  return (await ex.selectFrom('settings').select(COLUMNS).where('key', '=', key).executeTakeFirst()) ?? null
+  return (
+    (await ex.selectFrom('settings').select(COLUMNS).where('key', '=', key).executeTakeFirst()) ??
+    null
+  )
 }
 
 export async function upsertSettingRow(ex: Executor, row: SettingWrite): Promise<SettingRow> {
@@ -65,8 +71,18 @@ export async function deleteSettingRow(ex: Executor, key: string): Promise<boole
 export async function lockSettingRow(ex: Executor, initial: SettingWrite): Promise<SettingRow> {
   await ex
     .insertInto('settings')
-    .values({ key: initial.key, value: initial.value, updated_at: initial.updatedAt, updated_by: initial.updatedBy })
+    .values({
+      key: initial.key,
+      value: initial.value,
+      updated_at: initial.updatedAt,
+      updated_by: initial.updatedBy,
+    })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute()
-  return ex.selectFrom('settings').select(COLUMNS).where('key', '=', initial.key).forUpdate().executeTakeFirstOrThrow()
+  return ex
+    .selectFrom('settings')
+    .select(COLUMNS)
+    .where('key', '=', initial.key)
+    .forUpdate()
+    .executeTakeFirstOrThrow()
 }

@@ -2,7 +2,11 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
-import { scanResponsesForSecrets, SMTP_PASSWORD, AI_API_KEY } from '../../../test/helpers/secret-scan.js'
+import {
+  scanResponsesForSecrets,
+  SMTP_PASSWORD,
+  AI_API_KEY,
+} from '../../../test/helpers/secret-scan.js'
 
 const t = useTestApp()
 scanResponsesForSecrets(t)
@@ -10,7 +14,12 @@ scanResponsesForSecrets(t)
 let adminToken = ''
 const admin = async () => (adminToken ||= (await createSignedInUser(t, { isAdmin: true })).token)
 const call = async (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, payload?: unknown) =>
-  t.app.inject({ method, url, headers: bearer(await admin()), ...(payload !== undefined && { payload: payload as object }) })
+  t.app.inject({
+    method,
+    url,
+    headers: bearer(await admin()),
+    ...(payload !== undefined && { payload: payload as object }),
+  })
 
 describe('access', () => {
   it('needs credentials (401) and an administrator (403 FORBIDDEN) on every settings route', async () => {
@@ -28,7 +37,11 @@ describe('access', () => {
       ['GET', '/api/admin/settings/ai/models'],
     ]
     for (const [method, url] of routes) {
-      const anonymous = await t.app.inject({ method: method as 'GET', url, payload: method === 'GET' ? undefined : { value: 1 } })
+      const anonymous = await t.app.inject({
+        method: method as 'GET',
+        url,
+        payload: method === 'GET' ? undefined : { value: 1 },
+      })
       expect(anonymous.statusCode, `${method} ${url}`).toBe(401)
       const forbidden = await t.app.inject({
         method: method as 'GET',
@@ -61,7 +74,11 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
       const key = `sample.value_${i}`
       const put = await call('PUT', `/api/admin/settings/${key}`, { value })
       expect(put.statusCode).toBe(200)
-      expect(put.json()).toEqual({ key, value, updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) })
+      expect(put.json()).toEqual({
+        key,
+        value,
+        updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      })
       const get = await call('GET', `/api/admin/settings/${key}`)
       expect(get.statusCode).toBe(200)
       expect(get.json()).toEqual(put.json())
@@ -75,37 +92,68 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
     expect(second.statusCode).toBe(200)
     expect(second.json().value).toEqual({ text: 'Two' })
     expect(Date.parse(second.json().updated_at)).toBeGreaterThan(Date.parse(first.updated_at))
-    expect((await call('GET', '/api/admin/settings/site.title')).json().value).toEqual({ text: 'Two' })
+    expect((await call('GET', '/api/admin/settings/site.title')).json().value).toEqual({
+      text: 'Two',
+    })
   })
 
   it('needs a value (null allowed) and nothing else in the body', async () => {
     const missing = await call('PUT', '/api/admin/settings/site.x', {})
     expect(missing.statusCode).toBe(400)
-    expect(missing.json().details).toEqual([{ field: 'value', message: 'is required', code: 'required' }])
+    expect(missing.json().details).toEqual([
+      { field: 'value', message: 'is required', code: 'required' },
+    ])
     const extra = await call('PUT', '/api/admin/settings/site.x', { value: 1, note: 'no' })
     expect(extra.statusCode).toBe(400)
-    expect(extra.json().details).toEqual([{ field: 'note', message: 'is not an accepted field', code: 'unknown_field' }])
-    expect((await call('PUT', '/api/admin/settings/site.x', { value: null })).json()).toMatchObject({ key: 'site.x', value: null })
+    expect(extra.json().details).toEqual([
+      { field: 'note', message: 'is not an accepted field', code: 'unknown_field' },
+    ])
+    expect((await call('PUT', '/api/admin/settings/site.x', { value: null })).json()).toMatchObject(
+      { key: 'site.x', value: null },
+    )
   })
 
   it('validates the key pattern on write: ^[a-z][a-z0-9_.]{0,99}$', async () => {
-    for (const key of ['Upper', '1digit', '_under', 'with-dash', 'sp%20ace', 'a'.repeat(101), 'caf%C3%A9']) {
+    for (const key of [
+      'Upper',
+      '1digit',
+      '_under',
+      'with-dash',
+      'sp%20ace',
+      'a'.repeat(101),
+      'caf%C3%A9',
+    ]) {
       const response = await call('PUT', `/api/admin/settings/${key}`, { value: 1 })
       expect(response.statusCode, key).toBe(400)
-      expect(response.json()).toMatchObject({ reason: 'VALIDATION_FAILED', details: [{ field: 'key' }] })
+      expect(response.json()).toMatchObject({
+        reason: 'VALIDATION_FAILED',
+        details: [{ field: 'key' }],
+      })
     }
     for (const key of ['a', 'a'.repeat(100), 'x.y_z.0'])
-      expect((await call('PUT', `/api/admin/settings/${key}`, { value: 1 })).statusCode, key).toBe(200)
+      expect((await call('PUT', `/api/admin/settings/${key}`, { value: 1 })).statusCode, key).toBe(
+        200,
+      )
   })
 
   it('refuses values over 16 KiB serialized, and absurdly deep ones, with a 400 on value', async () => {
     const atLimit = 'x'.repeat(16 * 1024 - 2) // plus the two quotes: exactly 16 KiB
-    expect((await call('PUT', '/api/admin/settings/big.ok', { value: atLimit })).statusCode).toBe(200)
+    expect((await call('PUT', '/api/admin/settings/big.ok', { value: atLimit })).statusCode).toBe(
+      200,
+    )
     const over = await call('PUT', '/api/admin/settings/big.over', { value: `${atLimit}x` })
     expect(over.statusCode).toBe(400)
-    expect(over.json().details).toEqual([{ field: 'value', message: 'must be at most 16 KiB when serialized as JSON', code: 'invalid' }])
+    expect(over.json().details).toEqual([
+      {
+        field: 'value',
+        message: 'must be at most 16 KiB when serialized as JSON',
+        code: 'invalid',
+      },
+    ])
     // Counted in UTF-8 bytes: 6000 euro signs are 18000 bytes though only 6000 characters.
-    expect((await call('PUT', '/api/admin/settings/big.euro', { value: '€'.repeat(6000) })).statusCode).toBe(400)
+    expect(
+      (await call('PUT', '/api/admin/settings/big.euro', { value: '€'.repeat(6000) })).statusCode,
+    ).toBe(400)
 
     const deep = '['.repeat(30_000) + ']'.repeat(30_000)
     const response = await t.app.inject({
@@ -155,22 +203,38 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
 
 describe('reserved keys of the typed sections', () => {
   it('cannot be written or deleted through the generic endpoint (400 on key)', async () => {
-    for (const key of ['smtp', 'ai', 'billing', 'smtp.host', 'ai.api_key', 'billing.plans', 'smtp.password']) {
+    for (const key of [
+      'smtp',
+      'ai',
+      'billing',
+      'smtp.host',
+      'ai.api_key',
+      'billing.plans',
+      'smtp.password',
+    ]) {
       const put = await call('PUT', `/api/admin/settings/${key}`, { value: 'x' })
       expect(put.statusCode, `PUT ${key}`).toBe(400)
       // `smtp` and `ai` reach their typed sections, which do not accept a `value` field.
-      expect(put.json().details[0].field, `PUT ${key}`).toBe(key === 'smtp' || key === 'ai' ? 'value' : 'key')
+      expect(put.json().details[0].field, `PUT ${key}`).toBe(
+        key === 'smtp' || key === 'ai' ? 'value' : 'key',
+      )
       const del = await call('DELETE', `/api/admin/settings/${key}`)
       expect(del.statusCode, `DELETE ${key}`).toBe(400)
       expect(del.json()).toMatchObject({ reason: 'VALIDATION_FAILED', details: [{ field: 'key' }] })
     }
-    const rows = await t.deps.db.selectFrom('settings').select('key').where('key', 'like', 'billing%').execute()
+    const rows = await t.deps.db
+      .selectFrom('settings')
+      .select('key')
+      .where('key', 'like', 'billing%')
+      .execute()
     expect(rows).toEqual([])
   })
 
   it('keys that merely start like a section are ordinary keys', async () => {
     for (const key of ['smtpx', 'aide', 'billings.count', 'ai_hints']) {
-      expect((await call('PUT', `/api/admin/settings/${key}`, { value: 1 })).statusCode, key).toBe(200)
+      expect((await call('PUT', `/api/admin/settings/${key}`, { value: 1 })).statusCode, key).toBe(
+        200,
+      )
     }
   })
 
@@ -192,11 +256,21 @@ describe('GET /api/admin/settings', () => {
 
   it('lists { items, next_cursor } by key, pages with a cursor, and shows typed sections sanitized', async () => {
     const { token } = await createSignedInUser(fresh, { isAdmin: true })
-    const list = (query = '') => fresh.app.inject({ method: 'GET', url: `/api/admin/settings${query}`, headers: bearer(token) })
+    const list = (query = '') =>
+      fresh.app.inject({
+        method: 'GET',
+        url: `/api/admin/settings${query}`,
+        headers: bearer(token),
+      })
     expect((await list()).json()).toEqual({ items: [], next_cursor: null })
 
     for (const key of ['zeta', 'alpha.b', 'alpha_b', 'alpha', 'beta.2', 'beta.10']) {
-      await fresh.app.inject({ method: 'PUT', url: `/api/admin/settings/${key}`, headers: bearer(token), payload: { value: key } })
+      await fresh.app.inject({
+        method: 'PUT',
+        url: `/api/admin/settings/${key}`,
+        headers: bearer(token),
+        payload: { value: key },
+      })
     }
     await fresh.app.inject({
       method: 'PUT',
@@ -204,13 +278,27 @@ describe('GET /api/admin/settings', () => {
       headers: bearer(token),
       payload: { host: 'smtp.example.com', username: 'mailer', password: SMTP_PASSWORD },
     })
-    await fresh.app.inject({ method: 'PUT', url: '/api/admin/settings/ai', headers: bearer(token), payload: { api_key: AI_API_KEY } })
+    await fresh.app.inject({
+      method: 'PUT',
+      url: '/api/admin/settings/ai',
+      headers: bearer(token),
+      payload: { api_key: AI_API_KEY },
+    })
 
     const all = await list()
     expect(all.statusCode).toBe(200)
     const body = all.json()
     // Byte order on both engines: '.' (0x2e) < '_' (0x5f) < letters.
-    expect(body.items.map((s: { key: string }) => s.key)).toEqual(['ai', 'alpha', 'alpha.b', 'alpha_b', 'beta.10', 'beta.2', 'smtp', 'zeta'])
+    expect(body.items.map((s: { key: string }) => s.key)).toEqual([
+      'ai',
+      'alpha',
+      'alpha.b',
+      'alpha_b',
+      'beta.10',
+      'beta.2',
+      'smtp',
+      'zeta',
+    ])
     expect(body.next_cursor).toBeNull()
     expect(body.items.find((s: { key: string }) => s.key === 'smtp')).toEqual({
       key: 'smtp',
@@ -250,7 +338,9 @@ describe('GET /api/admin/settings', () => {
 
     const bad = await list('?cursor=not-a-cursor')
     expect(bad.statusCode).toBe(400)
-    expect(bad.json().details).toEqual([{ field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' }])
+    expect(bad.json().details).toEqual([
+      { field: 'cursor', message: 'is not a cursor returned by this endpoint', code: 'invalid' },
+    ])
     expect((await list('?limit=0')).statusCode).toBe(400)
     expect((await list('?limit=201')).statusCode).toBe(400)
   })
@@ -275,8 +365,13 @@ describe('the OpenAPI document', () => {
     for (const [method, path, statuses] of expected) {
       const operation = doc.paths[path]?.[method]
       expect(operation, `${method} ${path}`).toBeTruthy()
-      expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(statuses))
+      expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(
+        expect.arrayContaining(statuses),
+      )
     }
-    expect(doc.paths['/api/admin/settings/smtp'].get.responses['200'].content['application/json'].schema.properties).not.toHaveProperty('password')
+    expect(
+      doc.paths['/api/admin/settings/smtp'].get.responses['200'].content['application/json'].schema
+        .properties,
+    ).not.toHaveProperty('password')
   })
 })

@@ -58,10 +58,14 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'updateSmtpSettings',
           summary: 'Change SMTP settings (partial); password omitted: kept, null: cleared',
           body: UpdateSmtpBody,
-          response: { 200: SmtpView, 400: errorResponse('VALIDATION_FAILED, also when enabled without host or from_address') },
+          response: {
+            200: SmtpView,
+            400: errorResponse('VALIDATION_FAILED, also when enabled without host or from_address'),
+          },
         },
       },
-      async (request) => updateSmtpSettings(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        updateSmtpSettings(deps, callerOf(request), request.body, contextOf(request)),
     )
 
     app.post(
@@ -71,12 +75,15 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: smtp,
           operationId: 'sendSmtpTestMail',
-          summary: 'Send a test mail through the configured SMTP server (to you unless `to` is given)',
+          summary:
+            'Send a test mail through the configured SMTP server (to you unless `to` is given)',
           body: SmtpTestBody,
           response: {
             200: SmtpTestResult,
             429: errorResponse('RATE_LIMITED: 10 test mails per 15 minutes per administrator'),
-            502: errorResponse('UPSTREAM_FAILED: the SMTP server failed; `message` has its reply (never credentials)'),
+            502: errorResponse(
+              'UPSTREAM_FAILED: the SMTP server failed; `message` has its reply (never credentials)',
+            ),
             503: errorResponse('NOT_CONFIGURED: SMTP is not enabled with a host and sender'),
           },
         },
@@ -91,7 +98,12 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/ai',
       {
         config: admin,
-        schema: { tags: ai, operationId: 'getAiSettings', summary: 'The AI settings (the API key is write-only)', response: { 200: AiView } },
+        schema: {
+          tags: ai,
+          operationId: 'getAiSettings',
+          summary: 'The AI settings (the API key is write-only)',
+          response: { 200: AiView },
+        },
       },
       async () => getAiSettings(deps),
     )
@@ -105,10 +117,14 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'updateAiSettings',
           summary: 'Change AI settings (partial); api_key omitted: kept, null: cleared',
           body: UpdateAiBody,
-          response: { 200: AiView, 400: errorResponse('VALIDATION_FAILED, also when enabled without api_key or model') },
+          response: {
+            200: AiView,
+            400: errorResponse('VALIDATION_FAILED, also when enabled without api_key or model'),
+          },
         },
       },
-      async (request) => updateAiSettings(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        updateAiSettings(deps, callerOf(request), request.body, contextOf(request)),
     )
 
     app.get(
@@ -122,7 +138,9 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           querystring: PageQuery,
           response: {
             200: AiModelPage,
-            502: errorResponse('UPSTREAM_FAILED: the provider failed, refused the key or timed out'),
+            502: errorResponse(
+              'UPSTREAM_FAILED: the provider failed, refused the key or timed out',
+            ),
             503: errorResponse('NOT_CONFIGURED: no API key is set'),
           },
         },
@@ -140,7 +158,8 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: generic,
           operationId: 'listSettings',
-          summary: 'Every setting, by key; the typed sections (smtp, ai) appear sanitized once configured',
+          summary:
+            'Every setting, by key; the typed sections (smtp, ai) appear sanitized once configured',
           querystring: PageQuery,
           response: { 200: SettingPage },
         },
@@ -175,11 +194,20 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: PutSettingBody,
           response: {
             200: Setting,
-            400: errorResponse('VALIDATION_FAILED: key pattern or reserved key (smtp, ai, billing and their sub-keys); value over 16 KiB'),
+            400: errorResponse(
+              'VALIDATION_FAILED: key pattern or reserved key (smtp, ai, billing and their sub-keys); value over 16 KiB',
+            ),
           },
         },
       },
-      async (request) => putSetting(deps, callerOf(request).user, request.params.key, request.body.value, contextOf(request)),
+      async (request) =>
+        putSetting(
+          deps,
+          callerOf(request).user,
+          request.params.key,
+          request.body.value,
+          contextOf(request),
+        ),
     )
 
     app.delete(
@@ -193,7 +221,9 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           params: SettingKeyParams,
           response: {
             204: NoContent,
-            400: errorResponse('VALIDATION_FAILED: a reserved key (smtp, ai, billing and their sub-keys)'),
+            400: errorResponse(
+              'VALIDATION_FAILED: a reserved key (smtp, ai, billing and their sub-keys)',
+            ),
             404: errorResponse('NOT_FOUND: no setting with this key'),
           },
         },

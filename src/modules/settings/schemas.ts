@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Email, Nullable, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import {
+  Body,
+  DisplayText,
+  Email,
+  Nullable,
+  PageOf,
+  Secret,
+  Text,
+  Timestamp,
+} from '../../lib/schema-types.js'
 
 /** CONTRACT.md §3.7: lower-case letters, digits, `_` and `.`, starting with a letter, at most 100. */
 export const SETTING_KEY_PATTERN = '^[a-z][a-z0-9_.]{0,99}$'
@@ -7,7 +16,9 @@ export const SETTING_KEY_PATTERN = '^[a-z][a-z0-9_.]{0,99}$'
 export const Setting = Type.Object(
   {
     key: Type.String(),
-    value: Type.Unknown({ description: 'Any JSON value; typed sections (smtp, ai) appear sanitized' }),
+    value: Type.Unknown({
+      description: 'Any JSON value; typed sections (smtp, ai) appear sanitized',
+    }),
     updated_at: Timestamp(),
   },
   { title: 'Setting', additionalProperties: false },
@@ -21,10 +32,15 @@ export type SettingKeyParams = Static<typeof SettingKeyParams>
 
 /** Writing: the key must follow the pattern (400 on `key`). */
 export const SettingWriteParams = Type.Object({
-  key: Type.String({ pattern: SETTING_KEY_PATTERN, 'x-message': 'must match ^[a-z][a-z0-9_.]{0,99}$' }),
+  key: Type.String({
+    pattern: SETTING_KEY_PATTERN,
+    'x-message': 'must match ^[a-z][a-z0-9_.]{0,99}$',
+  }),
 })
 
-export const PutSettingBody = Body({ value: Type.Unknown({ description: 'Any JSON value (null included), at most 16 KiB serialized' }) })
+export const PutSettingBody = Body({
+  value: Type.Unknown({ description: 'Any JSON value (null included), at most 16 KiB serialized' }),
+})
 export type PutSettingBody = Static<typeof PutSettingBody>
 
 // --- SMTP -------------------------------------------------------------------------------------
@@ -43,14 +59,18 @@ export const SmtpView = Type.Object(
     host: Nullable(Type.String()),
     port: Type.Integer(),
     secure: Type.Boolean({
-      description: 'true: TLS from the first byte (usually port 465); false: STARTTLS — required before authentication when a username is set',
+      description:
+        'true: TLS from the first byte (usually port 465); false: STARTTLS — required before authentication when a username is set',
     }),
     username: Nullable(Type.String()),
     from_address: Nullable(Type.String()),
     from_name: Nullable(Type.String()),
-    password_set: Type.Boolean({ description: 'Whether a password is stored; the password itself is never returned' }),
+    password_set: Type.Boolean({
+      description: 'Whether a password is stored; the password itself is never returned',
+    }),
     plaintext_auth_on_loopback: Type.Boolean({
-      description: 'Allow authentication without TLS, only to a loopback host (127.0.0.0/8, ::1, localhost); default false',
+      description:
+        'Allow authentication without TLS, only to a loopback host (127.0.0.0/8, ::1, localhost); default false',
     }),
   },
   { title: 'SmtpSettings', additionalProperties: false },
@@ -68,7 +88,8 @@ export const UpdateSmtpBody = Body(
     from_name: Type.Optional(Nullable(DisplayText({ minLength: 1, maxLength: 100 }))),
     password: Type.Optional(
       Type.Union([Secret(1024), Type.Null()], {
-        description: 'Omitted: kept (not when host or port change: then it must be sent again, or null); null: cleared. Write-only.',
+        description:
+          'Omitted: kept (not when host or port change: then it must be sent again, or null); null: cleared. Write-only.',
       }),
     ),
     plaintext_auth_on_loopback: Type.Optional(Type.Boolean()),
@@ -88,7 +109,10 @@ export const SmtpTestResult = Type.Object({
 // --- AI ---------------------------------------------------------------------------------------
 
 export const AI_PROVIDERS = ['openai'] as const
-const Provider = Type.Unsafe<(typeof AI_PROVIDERS)[number]>({ type: 'string', enum: [...AI_PROVIDERS] })
+const Provider = Type.Unsafe<(typeof AI_PROVIDERS)[number]>({
+  type: 'string',
+  enum: [...AI_PROVIDERS],
+})
 
 export const AiView = Type.Object(
   {
@@ -96,7 +120,9 @@ export const AiView = Type.Object(
     provider: Provider,
     base_url: Type.String(),
     model: Nullable(Type.String()),
-    api_key_set: Type.Boolean({ description: 'Whether an API key is stored; the key itself is never returned' }),
+    api_key_set: Type.Boolean({
+      description: 'Whether an API key is stored; the key itself is never returned',
+    }),
   },
   { title: 'AiSettings', additionalProperties: false },
 )
@@ -119,7 +145,8 @@ export const UpdateAiBody = Body(
     model: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 200 }))),
     api_key: Type.Optional(
       Type.Union([Secret(1024), Type.Null()], {
-        description: "Omitted: kept (not when base_url's origin changes: then it must be sent again, or null); null: cleared. Write-only.",
+        description:
+          "Omitted: kept (not when base_url's origin changes: then it must be sent again, or null); null: cleared. Write-only.",
       }),
     ),
   },

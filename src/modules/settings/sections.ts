@@ -12,10 +12,20 @@ import { findSettingRow, lockSettingRow, upsertSettingRow, type SettingRow } fro
 import type { AiView, SmtpView } from './schemas.js'
 
 /** Keys owned by typed sections (today's and billing's, reserved for it): never generic settings. */
-const RESERVED_NAMESPACES = ['smtp', 'ai', 'billing', 'two_factor_policy', 'first_run_checklist', 'api_tokens', 'go_links']
+const RESERVED_NAMESPACES = [
+  'smtp',
+  'ai',
+  'billing',
+  'two_factor_policy',
+  'first_run_checklist',
+  'api_tokens',
+  'go_links',
+]
 
 export function isReservedKey(key: string): boolean {
-  return RESERVED_NAMESPACES.some((namespace) => key === namespace || key.startsWith(`${namespace}.`))
+  return RESERVED_NAMESPACES.some(
+    (namespace) => key === namespace || key.startsWith(`${namespace}.`),
+  )
 }
 
 export interface Section<Stored extends object> {
@@ -76,11 +86,23 @@ export interface StoredAi {
 
 export const AI_SECTION: Section<StoredAi> = {
   key: 'ai',
-  defaults: { enabled: false, provider: 'openai', base_url: 'https://api.openai.com/v1', model: null, api_key_encrypted: null },
+  defaults: {
+    enabled: false,
+    provider: 'openai',
+    base_url: 'https://api.openai.com/v1',
+    model: null,
+    api_key_encrypted: null,
+  },
 }
 
 export function toAiView(ai: StoredAi): AiView {
-  return { enabled: ai.enabled, provider: ai.provider, base_url: ai.base_url, model: ai.model, api_key_set: ai.api_key_encrypted !== null }
+  return {
+    enabled: ai.enabled,
+    provider: ai.provider,
+    base_url: ai.base_url,
+    model: ai.model,
+    api_key_set: ai.api_key_encrypted !== null,
+  }
 }
 
 const SANITIZERS = new Map<string, (text: string) => unknown>([
@@ -109,13 +131,19 @@ export interface StoredSection<Stored> {
 }
 
 /** The stored object over the defaults, so a field added later reads as its default in older rows. */
-export function parseSection<Stored extends object>(section: Section<Stored>, text: string | null): Stored {
+export function parseSection<Stored extends object>(
+  section: Section<Stored>,
+  text: string | null,
+): Stored {
   if (text === null) return { ...section.defaults }
   const parsed: unknown = JSON.parse(text)
   return { ...section.defaults, ...(typeof parsed === 'object' && parsed !== null ? parsed : {}) }
 }
 
-export async function readSection<Stored extends object>(deps: Deps, section: Section<Stored>): Promise<StoredSection<Stored>> {
+export async function readSection<Stored extends object>(
+  deps: Deps,
+  section: Section<Stored>,
+): Promise<StoredSection<Stored>> {
   const row = await findSettingRow(deps.db, section.key)
   return { stored: parseSection(section, row?.value ?? null), row }
 }
@@ -156,7 +184,11 @@ export async function updateSection<Stored extends object>(
 }
 
 /** A section switched on must be usable: 400 naming each field it cannot do without, null now. */
-export function assertUsableWhenEnabled(enabled: boolean, required: Record<string, unknown>, feature: string): void {
+export function assertUsableWhenEnabled(
+  enabled: boolean,
+  required: Record<string, unknown>,
+  feature: string,
+): void {
   if (!enabled) return
   const details = Object.entries(required)
     .filter(([, value]) => value === null)
@@ -165,7 +197,12 @@ export function assertUsableWhenEnabled(enabled: boolean, required: Record<strin
 }
 
 /** The stored form of a write-only secret: omitted (undefined) keeps it, null clears it. */
-export function sealSecret(deps: Deps, section: Section<object>, current: string | null, sent: string | null | undefined): string | null {
+export function sealSecret(
+  deps: Deps,
+  section: Section<object>,
+  current: string | null,
+  sent: string | null | undefined,
+): string | null {
   if (sent === undefined) return current
   if (sent === null) return null
   return encrypt(deps.secrets.encryptionKey, sent, `settings.${section.key}`)
@@ -175,12 +212,22 @@ export function sealSecret(deps: Deps, section: Section<object>, current: string
  * Opens a stored secret for use. A ciphertext that does not open (ENCRYPTION_KEY changed) makes the
  * feature unusable until an administrator sets the secret again; the operator is told which.
  */
-export function openSecret(deps: Deps, section: Section<object>, ciphertext: string, what: string): string {
+export function openSecret(
+  deps: Deps,
+  section: Section<object>,
+  ciphertext: string,
+  what: string,
+): string {
   try {
     return decrypt(deps.secrets.encryptionKey, ciphertext, `settings.${section.key}`)
   } catch (error) {
     if (!(error instanceof DecryptionError)) throw error
-    deps.logger.error({ setting: section.key }, `the stored ${what} cannot be decrypted with the current ENCRYPTION_KEY`)
-    throw new AppError('NOT_CONFIGURED', { message: `The stored ${what} cannot be decrypted; an administrator must set it again.` })
+    deps.logger.error(
+      { setting: section.key },
+      `the stored ${what} cannot be decrypted with the current ENCRYPTION_KEY`,
+    )
+    throw new AppError('NOT_CONFIGURED', {
+      message: `The stored ${what} cannot be decrypted; an administrator must set it again.`,
+    })
   }
 }

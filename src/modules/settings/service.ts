@@ -4,9 +4,21 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
-import { decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import {
+  decodeCursor,
+  DEFAULT_PAGE_SIZE,
+  toPage,
+  type Page,
+  type PageQuery,
+} from '../../lib/pagination.js'
 import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
-import { deleteSettingRow, findSettingRow, listSettingRows, upsertSettingRow, type SettingRow } from './repo.js'
+import {
+  deleteSettingRow,
+  findSettingRow,
+  listSettingRows,
+  upsertSettingRow,
+  type SettingRow,
+} from './repo.js'
 import type { Setting } from './schemas.js'
 import { isReservedKey, sanitizedSection } from './sections.js'
 
@@ -16,7 +28,8 @@ export const MAX_VALUE_DEPTH = 64
 
 /** The wire form of a row, or null when a reserved row has no sanitized form (never shown). */
 function toSetting(row: SettingRow): Setting | null {
-  if (!isReservedKey(row.key)) return { key: row.key, value: JSON.parse(row.value), updated_at: row.updated_at }
+  if (!isReservedKey(row.key))
+    return { key: row.key, value: JSON.parse(row.value), updated_at: row.updated_at }
   const value = sanitizedSection(row.key, row.value)
   return value === undefined ? null : { key: row.key, value, updated_at: row.updated_at }
 }
@@ -36,15 +49,20 @@ function depthOf(value: unknown): number {
 
 /** The value as stored: JSON text within the depth and size limits (400 on `value` otherwise). */
 function serializeValue(value: unknown): string {
-  if (depthOf(value) > MAX_VALUE_DEPTH) throw invalidField('value', `must not be nested more than ${MAX_VALUE_DEPTH} levels deep`)
+  if (depthOf(value) > MAX_VALUE_DEPTH)
+    throw invalidField('value', `must not be nested more than ${MAX_VALUE_DEPTH} levels deep`)
   const text = JSON.stringify(value)
-  if (Buffer.byteLength(text, 'utf8') > MAX_VALUE_BYTES) throw invalidField('value', 'must be at most 16 KiB when serialized as JSON')
+  if (Buffer.byteLength(text, 'utf8') > MAX_VALUE_BYTES)
+    throw invalidField('value', 'must be at most 16 KiB when serialized as JSON')
   return text
 }
 
 function assertWritableKey(key: string): void {
   if (isReservedKey(key)) {
-    throw invalidField('key', 'belongs to a typed section (smtp, ai, billing); use its own endpoint, e.g. /api/admin/settings/smtp')
+    throw invalidField(
+      'key',
+      'belongs to a typed section (smtp, ai, billing); use its own endpoint, e.g. /api/admin/settings/smtp',
+    )
   }
 }
 
@@ -54,7 +72,10 @@ export async function listSettings(deps: Deps, query: PageQuery): Promise<Page<S
   const after = decodeCursor(query.cursor)
   const rows = await listSettingRows(deps.db, { limit, afterKey: after?.[0] ?? null })
   const page = toPage(rows, limit, toSetting, (row) => [row.key, ''])
-  return { items: page.items.filter((item): item is Setting => item !== null), next_cursor: page.next_cursor }
+  return {
+    items: page.items.filter((item): item is Setting => item !== null),
+    next_cursor: page.next_cursor,
+  }
 }
 
 export async function getSetting(deps: Deps, key: string): Promise<Setting> {
@@ -64,20 +85,45 @@ export async function getSetting(deps: Deps, key: string): Promise<Setting> {
   return setting
 }
 
-export async function putSetting(deps: Deps, actor: Actor, key: string, value: unknown, ctx: RequestContext): Promise<Setting> {
+export async function putSetting(
+  deps: Deps,
+  actor: Actor,
+  key: string,
+  value: unknown,
+  ctx: RequestContext,
+): Promise<Setting> {
   assertWritableKey(key)
   const text = serializeValue(value)
   return deps.db.transaction().execute(async (tx) => {
-    const row = await upsertSettingRow(tx, { key, value: text, updatedAt: deps.clock.now().toISOString(), updatedBy: actor.id })
-    await recordAudit(tx, deps.clock, ctx, { action: 'settings.update', actor, target: { type: 'setting', id: key } })
+    const row = await upsertSettingRow(tx, {
+      key,
+      value: text,
+      updatedAt: deps.clock.now().toISOString(),
+      updatedBy: actor.id,
+    })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'settings.update',
+      actor,
+      target: { type: 'setting', id: key },
+    })
     return { key: row.key, value, updated_at: row.updated_at }
   })
 }
 
-export async function deleteSetting(deps: Deps, actor: Actor, key: string, ctx: RequestContext): Promise<void> {
+export async function deleteSetting(
+  deps: Deps,
+  actor: Actor,
+  key: string,
+  ctx: RequestContext,
+): Promise<void> {
   assertWritableKey(key)
   await deps.db.transaction().execute(async (tx) => {
-    if (!(await deleteSettingRow(tx, key))) throw new AppError('NOT_FOUND', { message: 'No setting with this key.' })
-    await recordAudit(tx, deps.clock, ctx, { action: 'settings.delete', actor, target: { type: 'setting', id: key } })
+    if (!(await deleteSettingRow(tx, key)))
+      throw new AppError('NOT_FOUND', { message: 'No setting with this key.' })
+    await recordAudit(tx, deps.clock, ctx, {
+      action: 'settings.delete',
+      actor,
+      target: { type: 'setting', id: key },
+    })
   })
 }

@@ -2,8 +2,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decrypt } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
-import { OTHER_SMTP_PASSWORD, scanResponsesForSecrets, SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
+import {
+  OTHER_SMTP_PASSWORD,
+  scanResponsesForSecrets,
+  SMTP_PASSWORD,
+  SMTP_USERNAME,
+} from '../../../test/helpers/secret-scan.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 
 const t = useTestApp()
@@ -12,20 +22,42 @@ scanResponsesForSecrets(t)
 let server: SmtpStandIn
 let admin: TestUser & SignedIn
 beforeAll(async () => {
-  server = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD }, echoPasswordOnFailure: true })
+  server = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+    echoPasswordOnFailure: true,
+  })
   admin = await createSignedInUser(t, { isAdmin: true })
 })
 afterAll(async () => {
   await server?.close()
 })
 
-const getSmtp = () => t.app.inject({ method: 'GET', url: '/api/admin/settings/smtp', headers: bearer(admin.token) })
+const getSmtp = () =>
+  t.app.inject({ method: 'GET', url: '/api/admin/settings/smtp', headers: bearer(admin.token) })
 const putSmtp = (payload: Record<string, unknown>) =>
-  t.app.inject({ method: 'PUT', url: '/api/admin/settings/smtp', headers: bearer(admin.token), payload })
+  t.app.inject({
+    method: 'PUT',
+    url: '/api/admin/settings/smtp',
+    headers: bearer(admin.token),
+    payload,
+  })
 const sendTest = (payload: Record<string, unknown> = {}, token = admin.token) =>
-  t.app.inject({ method: 'POST', url: '/api/admin/settings/smtp/test', headers: bearer(token), payload })
+  t.app.inject({
+    method: 'POST',
+    url: '/api/admin/settings/smtp/test',
+    headers: bearer(token),
+    payload,
+  })
 const storedSmtp = async () =>
-  JSON.parse((await t.deps.db.selectFrom('settings').select('value').where('key', '=', 'smtp').executeTakeFirstOrThrow()).value)
+  JSON.parse(
+    (
+      await t.deps.db
+        .selectFrom('settings')
+        .select('value')
+        .where('key', '=', 'smtp')
+        .executeTakeFirstOrThrow()
+    ).value,
+  )
 
 const configureWorkingServer = () =>
   putSmtp({
@@ -85,15 +117,24 @@ describe('PUT /api/admin/settings/smtp', () => {
     expect(JSON.stringify(stored)).not.toContain(SMTP_PASSWORD)
     expect(stored.password_encrypted).toMatch(/^v1\./)
     // Bound to its place: the ciphertext opens under its own context only.
-    expect(decrypt(t.deps.secrets.encryptionKey, stored.password_encrypted, 'settings.smtp')).toBe(SMTP_PASSWORD)
-    expect(() => decrypt(t.deps.secrets.encryptionKey, stored.password_encrypted, 'settings.ai')).toThrow()
+    expect(decrypt(t.deps.secrets.encryptionKey, stored.password_encrypted, 'settings.smtp')).toBe(
+      SMTP_PASSWORD,
+    )
+    expect(() =>
+      decrypt(t.deps.secrets.encryptionKey, stored.password_encrypted, 'settings.ai'),
+    ).toThrow()
   })
 
   it('keeps the password when omitted, and changes only the fields sent', async () => {
     const before = await storedSmtp()
     const response = await putSmtp({ from_name: '  Switchboard Mailer  ' })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ from_name: 'Switchboard Mailer', password_set: true, host: '127.0.0.1', enabled: true })
+    expect(response.json()).toMatchObject({
+      from_name: 'Switchboard Mailer',
+      password_set: true,
+      host: '127.0.0.1',
+      enabled: true,
+    })
     expect((await storedSmtp()).password_encrypted).toBe(before.password_encrypted)
   })
 
@@ -120,7 +161,9 @@ describe('PUT /api/admin/settings/smtp', () => {
         .json()
         .details.map((d: { field: string }) => d.field)
         .sort(),
-    ).toEqual(['from_address', 'from_name', 'host', 'password', 'password_set', 'port', 'secure'].sort())
+    ).toEqual(
+      ['from_address', 'from_name', 'host', 'password', 'password_set', 'port', 'secure'].sort(),
+    )
     expect((await putSmtp({})).statusCode).toBe(400)
   })
 
@@ -131,11 +174,18 @@ describe('PUT /api/admin/settings/smtp', () => {
       { field: 'host', message: 'is required while SMTP is enabled', code: 'invalid' },
       { field: 'from_address', message: 'is required while SMTP is enabled', code: 'invalid' },
     ])
-    expect((await getSmtp()).json()).toMatchObject({ host: '127.0.0.1', from_address: 'switchboard@example.com' })
+    expect((await getSmtp()).json()).toMatchObject({
+      host: '127.0.0.1',
+      from_address: 'switchboard@example.com',
+    })
   })
 
   it('audits each update with the names of the fields, never the password', async () => {
-    const events = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('action', '=', 'smtp.update').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('action', '=', 'smtp.update')
+      .execute()
     expect(events.length).toBeGreaterThanOrEqual(4)
     expect(JSON.parse(events[0]!.metadata).fields).toEqual([
       'enabled',
@@ -183,8 +233,14 @@ describe('POST /api/admin/settings/smtp/test', () => {
     try {
       const response = await sendTest({ to: 'gone@example.com' })
       expect(response.statusCode).toBe(502)
-      expect(response.json()).toMatchObject({ reason: 'UPSTREAM_FAILED', code: 502, error: 'Bad Gateway' })
-      expect(response.json().message).toBe('The SMTP server refused the sender or the recipient (reply code 550).')
+      expect(response.json()).toMatchObject({
+        reason: 'UPSTREAM_FAILED',
+        code: 502,
+        error: 'Bad Gateway',
+      })
+      expect(response.json().message).toBe(
+        'The SMTP server refused the sender or the recipient (reply code 550).',
+      )
       expect(response.body).not.toContain('mailbox unavailable')
     } finally {
       server.rejectRecipients = null
@@ -195,7 +251,9 @@ describe('POST /api/admin/settings/smtp/test', () => {
     await putSmtp({ password: OTHER_SMTP_PASSWORD })
     const response = await sendTest()
     expect(response.statusCode).toBe(502)
-    expect(response.json().message).toBe('The SMTP server refused the authentication (reply code 535).')
+    expect(response.json().message).toBe(
+      'The SMTP server refused the authentication (reply code 535).',
+    )
     await putSmtp({ password: SMTP_PASSWORD })
   })
 

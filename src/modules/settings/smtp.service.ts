@@ -8,17 +8,33 @@ import { smtpPolicy } from '../mail/mailer.js'
 import { sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
 import type { SmtpTestBody, SmtpView, UpdateSmtpBody } from './schemas.js'
-import { assertUsableWhenEnabled, readSection, sealSecret, SMTP_SECTION, toSmtpView, updateSection, type StoredSmtp } from './sections.js'
+import {
+  assertUsableWhenEnabled,
+  readSection,
+  sealSecret,
+  SMTP_SECTION,
+  toSmtpView,
+  updateSection,
+  type StoredSmtp,
+} from './sections.js'
 
 export async function getSmtpSettings(deps: Deps): Promise<SmtpView> {
   return toSmtpView((await readSection(deps, SMTP_SECTION)).stored)
 }
 
-export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: UpdateSmtpBody, ctx: RequestContext): Promise<SmtpView> {
+export async function updateSmtpSettings(
+  deps: Deps,
+  caller: Caller,
+  patch: UpdateSmtpBody,
+  ctx: RequestContext,
+): Promise<SmtpView> {
   const { password, from_address, ...fields } = patch
   const change = { actor: caller.user, ctx, action: 'smtp.update', fields: Object.keys(patch) }
   // A literal address is judged at once; a name is judged each time it is resolved (mail/mailer.ts).
-  const literal = patch.host === undefined || patch.host === null ? null : hostLiteralProblem(patch.host, smtpPolicy(deps.config.outbound))
+  const literal =
+    patch.host === undefined || patch.host === null
+      ? null
+      : hostLiteralProblem(patch.host, smtpPolicy(deps.config.outbound))
   if (literal !== null) throw invalidField('host', literal)
   const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
     // Issue 11: the stored password never follows the server to a new host or port.
@@ -26,16 +42,26 @@ export async function updateSmtpSettings(deps: Deps, caller: Caller, patch: Upda
       (fields.host !== undefined && fields.host !== null && fields.host !== current.host) ||
       (fields.port !== undefined && fields.port !== current.port)
     if (moved && current.password_encrypted !== null && password === undefined) {
-      throw invalidField('password', 'must be sent again (or null to clear it) when host or port change')
+      throw invalidField(
+        'password',
+        'must be sent again (or null to clear it) when host or port change',
+      )
     }
     const next: StoredSmtp = {
       ...current,
       ...fields,
-      from_address: from_address === undefined ? current.from_address : from_address && normalizeEmail(from_address),
+      from_address:
+        from_address === undefined
+          ? current.from_address
+          : from_address && normalizeEmail(from_address),
       password_encrypted: sealSecret(deps, SMTP_SECTION, current.password_encrypted, password),
     }
     // Mail needs a server to talk to and a sender address.
-    assertUsableWhenEnabled(next.enabled, { host: next.host, from_address: next.from_address }, 'SMTP')
+    assertUsableWhenEnabled(
+      next.enabled,
+      { host: next.host, from_address: next.from_address },
+      'SMTP',
+    )
     return next
   })
   return toSmtpView(stored)

@@ -20,7 +20,12 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { authenticatorFor, registerPasskey } from '../../../test/helpers/passkeys.js'
-import { callbackUrlFor, createProvider, sessionTokenOf, signInWithOidc } from '../../../test/helpers/oidc-flow.js'
+import {
+  callbackUrlFor,
+  createProvider,
+  sessionTokenOf,
+  signInWithOidc,
+} from '../../../test/helpers/oidc-flow.js'
 import { startOidcProvider, type OidcProviderStandIn } from '../../../test/helpers/oidc-provider.js'
 import { totpCode } from '../../../test/helpers/rfc6238.js'
 import { OIDC_CLIENT_SECRET, scanResponsesForSecrets } from '../../../test/helpers/secret-scan.js'
@@ -46,7 +51,11 @@ function setPolicy(required: 'off' | 'admins' | 'everyone', as = admin) {
       method: 'PUT',
       url: '/api/admin/settings/two-factor-policy',
       headers: bearer(as.token),
-      payload: { required, current_password: DEFAULT_PASSWORD, code: totpCode(as.mfa.secret, t.clock.now()) },
+      payload: {
+        required,
+        current_password: DEFAULT_PASSWORD,
+        code: totpCode(as.mfa.secret, t.clock.now()),
+      },
     })
     .then((response) => {
       // Each code is accepted once: the next change needs the next step.
@@ -55,10 +64,15 @@ function setPolicy(required: 'off' | 'admins' | 'everyone', as = admin) {
     })
 }
 
-const get = (url: string, token: string) => t.app.inject({ method: 'GET', url, headers: bearer(token) })
+const get = (url: string, token: string) =>
+  t.app.inject({ method: 'GET', url, headers: bearer(token) })
 
 /** A sampling of routes outside enrolment, each with a body that would otherwise be valid. */
-const RESTRICTED: Array<{ method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; url: string; payload?: Record<string, unknown> }> = [
+const RESTRICTED: Array<{
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
+  url: string
+  payload?: Record<string, unknown>
+}> = [
   { method: 'GET', url: '/api/users/me/sessions' },
   { method: 'PATCH', url: '/api/users/me', payload: { name: 'Someone else' } },
   { method: 'GET', url: '/api/tokens' },
@@ -67,13 +81,20 @@ const RESTRICTED: Array<{ method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'; u
   { method: 'POST', url: '/api/organizations', payload: { name: 'Escape hatch' } },
   { method: 'GET', url: '/api/users/me/security-events' },
   { method: 'GET', url: '/api/users/me/notifications' },
-  { method: 'POST', url: '/api/users/me/password', payload: { current_password: DEFAULT_PASSWORD, new_password: 'another sound passphrase 7' } },
+  {
+    method: 'POST',
+    url: '/api/users/me/password',
+    payload: { current_password: DEFAULT_PASSWORD, new_password: 'another sound passphrase 7' },
+  },
   { method: 'GET', url: '/api/config/ai-suggestions' },
 ]
 
 describe('the setting', () => {
   it('reads off by default, and changes only with a session, the password and a code, audited', async () => {
-    expect((await get('/api/admin/settings/two-factor-policy', admin.token)).json()).toEqual({ required: 'off', updated_at: null })
+    expect((await get('/api/admin/settings/two-factor-policy', admin.token)).json()).toEqual({
+      required: 'off',
+      updated_at: null,
+    })
 
     const noPassword = await t.app.inject({
       method: 'PUT',
@@ -106,13 +127,18 @@ describe('the setting', () => {
     expect(changed.json().updated_at).not.toBeNull()
 
     const audit = await get('/api/admin/audit-log?action=settings.two_factor_policy', admin.token)
-    expect(audit.json().items[0]).toMatchObject({ actor_id: admin.user.id, metadata: { fields: ['required'] } })
+    expect(audit.json().items[0]).toMatchObject({
+      actor_id: admin.user.id,
+      metadata: { fields: ['required'] },
+    })
     expect((await setPolicy('off')).statusCode).toBe(200)
   })
 
   it('is for administrators only', async () => {
     const user = await createSignedInUser(t)
-    expect((await get('/api/admin/settings/two-factor-policy', user.token)).json().reason).toBe('FORBIDDEN')
+    expect((await get('/api/admin/settings/two-factor-policy', user.token)).json().reason).toBe(
+      'FORBIDDEN',
+    )
   })
 
   it('an administrator without a second factor cannot require one (409 MFA_NOT_ENABLED)', async () => {
@@ -165,13 +191,20 @@ describe('required for everyone', () => {
     const status = await get('/api/auth/mfa/status', token)
     expect(status.json()).toMatchObject({ enabled: false, enrollment_required: true })
     expect((await get('/api/auth/csrf', token)).statusCode).toBe(200)
-    const cancel = await t.app.inject({ method: 'POST', url: '/api/auth/mfa/enroll/cancel', headers: bearer(token) })
+    const cancel = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/mfa/enroll/cancel',
+      headers: bearer(token),
+    })
     expect(cancel.statusCode).toBe(204)
 
     await enableMfa(t, { token, password: DEFAULT_PASSWORD })
     expect((await get('/api/users/me/sessions', token)).statusCode).toBe(200)
     expect((await get('/api/links', token)).statusCode).toBe(200)
-    expect((await get('/api/auth/mfa/status', token)).json()).toMatchObject({ enabled: true, enrollment_required: false })
+    expect((await get('/api/auth/mfa/status', token)).json()).toMatchObject({
+      enabled: true,
+      enrollment_required: false,
+    })
   })
 
   it('a passkey is a way out as well: listing and registering are open, then the same session has full access', async () => {
@@ -184,7 +217,9 @@ describe('required for everyone', () => {
 
     await registerPasskey(t, { token, password: DEFAULT_PASSWORD }, authenticatorFor(t))
     expect((await get('/api/links', token)).statusCode).toBe(200)
-    expect((await get('/api/auth/mfa/status', token)).json()).toMatchObject({ enrollment_required: false })
+    expect((await get('/api/auth/mfa/status', token)).json()).toMatchObject({
+      enrollment_required: false,
+    })
   })
 
   it('a signed-in person without a factor is restricted at once when the policy is switched on (no new sign-in needed)', async () => {
@@ -212,14 +247,20 @@ describe('required for everyone', () => {
 
   it('logout works in a restricted session', async () => {
     const person = await createSignedInUser(t)
-    const out = await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: bearer(person.token) })
+    const out = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/logout',
+      headers: bearer(person.token),
+    })
     expect(out.statusCode).toBe(204)
     expect((await get('/api/users/me', person.token)).statusCode).toBe(401)
   })
 
   it('a burst of requests in a restricted session is refused every time (no request slips through)', async () => {
     const person = await createSignedInUser(t)
-    const answers = await Promise.all(Array.from({ length: 20 }, () => get('/api/tokens', person.token)))
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => get('/api/tokens', person.token)),
+    )
     expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(403))
   })
 
@@ -259,7 +300,9 @@ describe('required for administrators only', () => {
 
   it('restricts an administrator without a second factor', async () => {
     const other = await createSignedInUser(t, { isAdmin: true })
-    expect((await get('/api/admin/users', other.token)).json().reason).toBe('MFA_ENROLLMENT_REQUIRED')
+    expect((await get('/api/admin/users', other.token)).json().reason).toBe(
+      'MFA_ENROLLMENT_REQUIRED',
+    )
     expect((await get('/api/links', other.token)).json().reason).toBe('MFA_ENROLLMENT_REQUIRED')
   })
 })
@@ -270,9 +313,16 @@ describe('OIDC sign-ins', () => {
 
   beforeAll(async () => {
     idp = await startOidcProvider({ redirectUris: KEYS.map(callbackUrlFor), claimsInIdToken: true })
-    const trusted = await createProvider(t, admin.token, idp, { provider_key: 'vouching', auto_create_users: true, trusts_mfa_amr: true })
+    const trusted = await createProvider(t, admin.token, idp, {
+      provider_key: 'vouching',
+      auto_create_users: true,
+      trusts_mfa_amr: true,
+    })
     expect(trusted.trusts_mfa_amr).toBe(true)
-    const plain = await createProvider(t, admin.token, idp, { provider_key: 'plain', auto_create_users: true })
+    const plain = await createProvider(t, admin.token, idp, {
+      provider_key: 'plain',
+      auto_create_users: true,
+    })
     expect(plain.trusts_mfa_amr).toBe(false)
     expect((await setPolicy('everyone')).statusCode).toBe(200)
   })

@@ -31,18 +31,28 @@ export function twoFactorPolicyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'updateTwoFactorPolicy',
-          summary: 'Require two-factor authentication of administrators or everyone (re-authentication required)',
+          summary:
+            'Require two-factor authentication of administrators or everyone (re-authentication required)',
           body: UpdateTwoFactorPolicyBody,
           response: {
             200: TwoFactorPolicyView,
-            400: errorResponse('VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE (also: code missing while your MFA is on)'),
-            403: errorResponse('FORBIDDEN: administrators only; SESSION_REQUIRED: an API token cannot change the policy'),
-            409: errorResponse('MFA_NOT_ENABLED: you must have a second factor yourself before requiring one'),
-            429: errorResponse('RATE_LIMITED: 10 wrong passwords or codes per account per 15 minutes'),
+            400: errorResponse(
+              'VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE (also: code missing while your MFA is on)',
+            ),
+            403: errorResponse(
+              'FORBIDDEN: administrators only; SESSION_REQUIRED: an API token cannot change the policy',
+            ),
+            409: errorResponse(
+              'MFA_NOT_ENABLED: you must have a second factor yourself before requiring one',
+            ),
+            429: errorResponse(
+              'RATE_LIMITED: 10 wrong passwords or codes per account per 15 minutes',
+            ),
           },
         },
       },
-      async (request) => updateTwoFactorPolicy(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        updateTwoFactorPolicy(deps, callerOf(request), request.body, contextOf(request)),
     )
   }
 }

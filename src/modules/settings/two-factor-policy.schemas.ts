@@ -23,7 +23,11 @@ export const UpdateTwoFactorPolicyBody = Body({
   required: Required,
   current_password: Type.Optional(Secret(1024)),
   code: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, description: 'Your TOTP or backup code, when your two-factor authentication is on' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Your TOTP or backup code, when your two-factor authentication is on',
+    }),
   ),
 })
 export type UpdateTwoFactorPolicyBody = Static<typeof UpdateTwoFactorPolicyBody>

@@ -17,13 +17,20 @@ import { verifyCurrentPassword } from '../auth/reauth.js'
 import { assertSecondFactorIfEnabled, isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from './sections.js'
 import { TWO_FACTOR_POLICY_KEY } from './two-factor-requirement.js'
-import type { TwoFactorPolicyView, TwoFactorRequirement, UpdateTwoFactorPolicyBody } from './two-factor-policy.schemas.js'
+import type {
+  TwoFactorPolicyView,
+  TwoFactorRequirement,
+  UpdateTwoFactorPolicyBody,
+} from './two-factor-policy.schemas.js'
 
 export interface StoredTwoFactorPolicy {
   required: TwoFactorRequirement
 }
 
-export const TWO_FACTOR_POLICY_SECTION: Section<StoredTwoFactorPolicy> = { key: TWO_FACTOR_POLICY_KEY, defaults: { required: 'off' } }
+export const TWO_FACTOR_POLICY_SECTION: Section<StoredTwoFactorPolicy> = {
+  key: TWO_FACTOR_POLICY_KEY,
+  defaults: { required: 'off' },
+}
 
 export async function getTwoFactorPolicy(deps: Deps): Promise<TwoFactorPolicyView> {
   const { stored, row } = await readSection(deps, TWO_FACTOR_POLICY_SECTION)
@@ -40,9 +47,16 @@ export async function updateTwoFactorPolicy(
   await verifyCurrentPassword(deps, caller.user.id, body.current_password)
   await assertSecondFactorIfEnabled(deps, caller.user.id, body.code)
   if (body.required !== 'off' && !(await isMfaEnabled(deps.db, caller.user.id))) {
-    throw new AppError('MFA_NOT_ENABLED', { message: 'Turn on two-factor authentication for your own account before requiring it.' })
+    throw new AppError('MFA_NOT_ENABLED', {
+      message: 'Turn on two-factor authentication for your own account before requiring it.',
+    })
   }
-  const change = { actor: caller.user, ctx, action: 'settings.two_factor_policy', fields: ['required'] }
+  const change = {
+    actor: caller.user,
+    ctx,
+    action: 'settings.two_factor_policy',
+    fields: ['required'],
+  }
   await updateSection(deps, TWO_FACTOR_POLICY_SECTION, change, () => ({ required: body.required }))
   return getTwoFactorPolicy(deps)
 }

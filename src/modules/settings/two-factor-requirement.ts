@@ -20,7 +20,8 @@ export function requirementOf(text: string | null): TwoFactorRequirement {
   let requirement: TwoFactorRequirement = 'off'
   try {
     const { required } = JSON.parse(text) as { required?: unknown }
-    if ((TWO_FACTOR_POLICIES as readonly unknown[]).includes(required)) requirement = required as TwoFactorRequirement
+    if ((TWO_FACTOR_POLICIES as readonly unknown[]).includes(required))
+      requirement = required as TwoFactorRequirement
   } catch {
     // Only this module's endpoint writes the row, as JSON; anything else reads as the default.
   }

@@ -21,7 +21,11 @@ function ownTags(ex: Executor, userId: string) {
       'tags.created_at',
       'tags.updated_at',
       // SQLite answers 0 or 1, PostgreSQL a boolean.
-      sql<boolean | number>`exists (select 1 from link_tags where link_tags.tag_id = ${sql.ref('tags.id')})`.as('tagged'),
+      sql<
+        boolean | number
+      >`exists (select 1 from link_tags where link_tags.tag_id = ${sql.ref('tags.id')})`.as(
+        'tagged',
+      ),
     ])
     .where('tags.user_id', '=', userId)
 }
@@ -37,7 +41,12 @@ type TagRow = Omit<TagRecord, 'link_count'> & { name_key: string; tagged: boolea
  * organization boundary (issue 28): when given, links of other organizations do not count, so a
  * token does not learn how many links it may not read.
  */
-async function countLinks(ex: Executor, userId: string, tagIds: readonly string[], reachable?: ReadonlySet<string>): Promise<Map<string, number>> {
+async function countLinks(
+  ex: Executor,
+  userId: string,
+  tagIds: readonly string[],
+  reachable?: ReadonlySet<string>,
+): Promise<Map<string, number>> {
   if (tagIds.length === 0) return new Map()
   const boundary =
     reachable === undefined
@@ -77,7 +86,12 @@ async function withLinkCounts(
   }))
 }
 
-export async function findTag(ex: Executor, userId: string, tagId: string, reachable?: ReadonlySet<string>): Promise<TagRecord | null> {
+export async function findTag(
+  ex: Executor,
+  userId: string,
+  tagId: string,
+  reachable?: ReadonlySet<string>,
+): Promise<TagRecord | null> {
   const row = await ownTags(ex, userId).where('tags.id', '=', tagId).executeTakeFirst()
   if (row === undefined) return null
   const [counted] = await withLinkCounts(ex, userId, [row], reachable)
@@ -92,7 +106,11 @@ export async function listTags(
   window: PageWindow,
   reachable?: ReadonlySet<string>,
 ): Promise<Array<TagRecord & { name_key: string }>> {
-  const rows = await keyset(ownTags(ex, userId), window, { column: 'name_key', table: 'tags', direction: 'asc' }).execute()
+  const rows = await keyset(ownTags(ex, userId), window, {
+    column: 'name_key',
+    table: 'tags',
+    direction: 'asc',
+  }).execute()
   return withLinkCounts(ex, userId, rows, reachable)
 }
 
@@ -111,24 +129,46 @@ export async function updateTag(
   tagId: string,
   changes: { name?: string; name_key?: string; color?: string | null; updated_at: Timestamp },
 ): Promise<boolean> {
-  const result = await ex.updateTable('tags').set(changes).where('id', '=', tagId).where('user_id', '=', userId).executeTakeFirst()
+  const result = await ex
+    .updateTable('tags')
+    .set(changes)
+    .where('id', '=', tagId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }
 
 export async function deleteTag(ex: Executor, userId: string, tagId: string): Promise<boolean> {
-  const result = await ex.deleteFrom('tags').where('id', '=', tagId).where('user_id', '=', userId).executeTakeFirst()
+  const result = await ex
+    .deleteFrom('tags')
+    .where('id', '=', tagId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst()
   return result.numDeletedRows > 0n
 }
 
 /** Which of `tagIds` are the user's own tags. */
-export async function findOwnTagIds(ex: Executor, userId: string, tagIds: readonly string[]): Promise<string[]> {
+export async function findOwnTagIds(
+  ex: Executor,
+  userId: string,
+  tagIds: readonly string[],
+): Promise<string[]> {
   if (tagIds.length === 0) return []
-  const rows = await ex.selectFrom('tags').select('id').where('user_id', '=', userId).where('id', 'in', tagIds).execute()
+  const rows = await ex
+    .selectFrom('tags')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', tagIds)
+    .execute()
   return rows.map((row) => row.id)
 }
 
 /** The user's tags with these lower-cased names: name key → id. */
-export async function findTagIdsByNameKeys(ex: Executor, userId: string, nameKeys: readonly string[]): Promise<Map<string, string>> {
+export async function findTagIdsByNameKeys(
+  ex: Executor,
+  userId: string,
+  nameKeys: readonly string[],
+): Promise<Map<string, string>> {
   const found = new Map<string, string>()
   for (let i = 0; i < nameKeys.length; i += 200) {
     const rows = await ex

@@ -2,7 +2,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { createLink, createTag } from '../../../test/helpers/links.js'
 import { createOrgWithRoles } from '../../../test/helpers/organizations.js'
 
@@ -15,7 +20,12 @@ beforeAll(async () => {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 const call = (user: SignedIn, method: Method, url: string, payload?: unknown) =>
-  t.app.inject({ method, url: `/api/tags${url}`, headers: bearer(user.token), ...(payload !== undefined && { payload: payload as object }) })
+  t.app.inject({
+    method,
+    url: `/api/tags${url}`,
+    headers: bearer(user.token),
+    ...(payload !== undefined && { payload: payload as object }),
+  })
 
 describe('tags', () => {
   it('creates a tag: exactly the Tag fields, the name trimmed, the colour lower-cased', async () => {
@@ -39,7 +49,11 @@ describe('tags', () => {
     expectReason(duplicate, 409, 'ALREADY_EXISTS')
     expect(duplicate.json().details).toBe('name')
     const other = await createTag(t, alice.token, 'Home')
-    expectReason(await call(alice, 'PATCH', `/${other.id}`, { name: 'work' }), 409, 'ALREADY_EXISTS')
+    expectReason(
+      await call(alice, 'PATCH', `/${other.id}`, { name: 'work' }),
+      409,
+      'ALREADY_EXISTS',
+    )
     expect((await call(alice, 'PATCH', `/${other.id}`, { name: 'HOME' })).json().name).toBe('HOME')
     expect((await call(bob, 'POST', '', { name: 'work' })).statusCode).toBe(201)
   })
@@ -81,11 +95,21 @@ describe('tags', () => {
 
   it("answers 404 for another user's tag on every route, and changes nothing", async () => {
     const tag = await createTag(t, alice.token, 'Private', '#111111')
-    for (const [method, payload] of [['GET'], ['PUT', { name: 'Mine' }], ['PATCH', { name: 'Mine' }], ['DELETE']] as const) {
+    for (const [method, payload] of [
+      ['GET'],
+      ['PUT', { name: 'Mine' }],
+      ['PATCH', { name: 'Mine' }],
+      ['DELETE'],
+    ] as const) {
       expectReason(await call(bob, method, `/${tag.id}`, payload), 404, 'NOT_FOUND')
     }
-    expect((await call(bob, 'GET', '?limit=200')).json().items.map((x: { id: string }) => x.id)).not.toContain(tag.id)
-    expect((await call(alice, 'GET', `/${tag.id}`)).json()).toMatchObject({ name: 'Private', color: '#111111' })
+    expect(
+      (await call(bob, 'GET', '?limit=200')).json().items.map((x: { id: string }) => x.id),
+    ).not.toContain(tag.id)
+    expect((await call(alice, 'GET', `/${tag.id}`)).json()).toMatchObject({
+      name: 'Private',
+      color: '#111111',
+    })
   })
 
   it('deletes a tag (204, then 404); its links stay, without it', async () => {
@@ -94,13 +118,18 @@ describe('tags', () => {
     expect((await call(alice, 'DELETE', `/${tag.id}`)).statusCode).toBe(204)
     expectReason(await call(alice, 'DELETE', `/${tag.id}`), 404, 'NOT_FOUND')
     expectReason(await call(alice, 'GET', `/${tag.id}`), 404, 'NOT_FOUND')
-    const after = await t.app.inject({ method: 'GET', url: `/api/links/${link.id}`, headers: bearer(alice.token) })
+    const after = await t.app.inject({
+      method: 'GET',
+      url: `/api/links/${link.id}`,
+      headers: bearer(alice.token),
+    })
     expect(after.json().tag_ids).toEqual([])
   })
 
   it('lists by name ignoring case, then id, in cursor pages', async () => {
     const carol = await createSignedInUser(t)
-    for (const name of ['beta', 'Alpha', 'gamma', 'Delta', 'epsilon']) await createTag(t, carol.token, name)
+    for (const name of ['beta', 'Alpha', 'gamma', 'Delta', 'epsilon'])
+      await createTag(t, carol.token, name)
     const names: string[] = []
     let cursor: string | null = null
     do {
@@ -129,6 +158,9 @@ describe('tags', () => {
     })
     expect(leave.statusCode).toBe(204)
     expect((await call(org.admin, 'GET', `/${tag.id}`)).json().link_count).toBe(1)
-    expect((await call(org.admin, 'GET', '')).json().items.find((x: { id: string }) => x.id === tag.id).link_count).toBe(1)
+    expect(
+      (await call(org.admin, 'GET', '')).json().items.find((x: { id: string }) => x.id === tag.id)
+        .link_count,
+    ).toBe(1)
   })
 })

@@ -8,26 +8,53 @@ import { createTag, deleteTag, getTag, listTags, updateTag } from './service.js'
 
 const tags = ['tags']
 const NO_SUCH_TAG = errorResponse('NOT_FOUND: no such tag of yours')
-const NAME_TAKEN = errorResponse('ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name)')
+const NAME_TAKEN = errorResponse(
+  'ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name)',
+)
 
 /** /api/tags — the caller's own tags (CONTRACT.md §10). */
 export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '',
-      { schema: { tags, operationId: 'listTags', summary: 'Your tags, by name', querystring: PageQuery, response: { 200: TagPage } } },
+      {
+        schema: {
+          tags,
+          operationId: 'listTags',
+          summary: 'Your tags, by name',
+          querystring: PageQuery,
+          response: { 200: TagPage },
+        },
+      },
       async (request) => listTags(deps, callerOf(request), request.query),
     )
 
     app.post(
       '',
-      { schema: { tags, operationId: 'createTag', summary: 'Create a tag', body: CreateTagBody, response: { 201: TagView, 409: NAME_TAKEN } } },
-      async (request, reply) => reply.code(201).send(await createTag(deps, callerOf(request), request.body)),
+      {
+        schema: {
+          tags,
+          operationId: 'createTag',
+          summary: 'Create a tag',
+          body: CreateTagBody,
+          response: { 201: TagView, 409: NAME_TAKEN },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await createTag(deps, callerOf(request), request.body)),
     )
 
     app.get(
       '/:id',
-      { schema: { tags, operationId: 'getTag', summary: 'One of your tags', params: IdParams, response: { 200: TagView, 404: NO_SUCH_TAG } } },
+      {
+        schema: {
+          tags,
+          operationId: 'getTag',
+          summary: 'One of your tags',
+          params: IdParams,
+          response: { 200: TagView, 404: NO_SUCH_TAG },
+        },
+      },
       async (request) => getTag(deps, callerOf(request), request.params.id),
     )
 
@@ -44,7 +71,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: UpdateTagBody,
           response: { 200: TagView, 404: NO_SUCH_TAG, 409: NAME_TAKEN },
         },
-        handler: async (request) => updateTag(deps, callerOf(request), request.params.id, request.body),
+        handler: async (request) =>
+          updateTag(deps, callerOf(request), request.params.id, request.body),
       })
     }
 

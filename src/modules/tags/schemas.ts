@@ -2,7 +2,13 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Body, DisplayText, Nullable, PageOf, Timestamp } from '../../lib/schema-types.js'
 
 const TagName = DisplayText({ minLength: 1, maxLength: 64 })
-const Color = Nullable(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-message': 'must be a colour written #rrggbb', examples: ['#1e90ff'] }))
+const Color = Nullable(
+  Type.String({
+    pattern: '^#[0-9a-fA-F]{6}$',
+    'x-message': 'must be a colour written #rrggbb',
+    examples: ['#1e90ff'],
+  }),
+)
 
 /** CONTRACT.md §3.8; `link_count` counts the links carrying the tag that its owner can still see. */
 export const TagView = Type.Object({
@@ -21,5 +27,8 @@ export const CreateTagBody = Body({ name: TagName, color: Type.Optional(Color) }
 export type CreateTagBody = Static<typeof CreateTagBody>
 
 /** PATCH and PUT alike (CONTRACT.md §1): any of the fields; `color: null` removes the colour. */
-export const UpdateTagBody = Body({ name: Type.Optional(TagName), color: Type.Optional(Color) }, { minProperties: 1 })
+export const UpdateTagBody = Body(
+  { name: Type.Optional(TagName), color: Type.Optional(Color) },
+  { minProperties: 1 },
+)
 export type UpdateTagBody = Static<typeof UpdateTagBody>

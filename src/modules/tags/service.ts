@@ -10,7 +10,14 @@ import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import type { Caller } from '../auth/caller.js'
-import { deleteTag as deleteTagRow, findTag, insertTag, listTags as listTagRows, updateTag as updateTagRow, type TagRecord } from './repo.js'
+import {
+  deleteTag as deleteTagRow,
+  findTag,
+  insertTag,
+  listTags as listTagRows,
+  updateTag as updateTagRow,
+  type TagRecord,
+} from './repo.js'
 import type { CreateTagBody, UpdateTagBody } from './schemas.js'
 
 function tagNotFound(): AppError {
@@ -18,7 +25,12 @@ function tagNotFound(): AppError {
 }
 
 function nameTaken(error: unknown): unknown {
-  return isUniqueViolation(error) ? new AppError('ALREADY_EXISTS', { message: 'You already have a tag with this name.', details: 'name' }) : error
+  return isUniqueViolation(error)
+    ? new AppError('ALREADY_EXISTS', {
+        message: 'You already have a tag with this name.',
+        details: 'name',
+      })
+    : error
 }
 
 /** Names differing only in case are the same name. */
@@ -31,9 +43,18 @@ function normalizeColor(color: string | null | undefined): string | null | undef
   return color?.toLowerCase() ?? color
 }
 
-export async function listTags(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<TagRecord>> {
+export async function listTags(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<TagRecord>> {
   const window = pageWindow(query)
-  const rows = await listTagRows(deps.db, caller.user.id, window, caller.grant?.organizations ?? undefined)
+  const rows = await listTagRows(
+    deps.db,
+    caller.user.id,
+    window,
+    caller.grant?.organizations ?? undefined,
+  )
   return toPage(
     rows,
     window.limit,
@@ -43,14 +64,29 @@ export async function listTags(deps: Deps, caller: Caller, query: PageQuery): Pr
 }
 
 export async function getTag(deps: Deps, caller: Caller, tagId: string): Promise<TagRecord> {
-  const tag = await findTag(deps.db, caller.user.id, tagId, caller.grant?.organizations ?? undefined)
+  const tag = await findTag(
+    deps.db,
+    caller.user.id,
+    tagId,
+    caller.grant?.organizations ?? undefined,
+  )
   if (tag === null) throw tagNotFound()
   return tag
 }
 
-export async function createTag(deps: Deps, caller: Caller, input: CreateTagBody): Promise<TagRecord> {
+export async function createTag(
+  deps: Deps,
+  caller: Caller,
+  input: CreateTagBody,
+): Promise<TagRecord> {
   const now = deps.clock.now().toISOString()
-  const tag = { id: newId(), name: input.name, color: normalizeColor(input.color) ?? null, created_at: now, updated_at: now }
+  const tag = {
+    id: newId(),
+    name: input.name,
+    color: normalizeColor(input.color) ?? null,
+    created_at: now,
+    updated_at: now,
+  }
   try {
     await insertTag(deps.db, { ...tag, user_id: caller.user.id, name_key: nameKey(tag.name) })
   } catch (error) {
@@ -59,7 +95,12 @@ export async function createTag(deps: Deps, caller: Caller, input: CreateTagBody
   return { ...tag, link_count: 0 }
 }
 
-export async function updateTag(deps: Deps, caller: Caller, tagId: string, patch: UpdateTagBody): Promise<TagRecord> {
+export async function updateTag(
+  deps: Deps,
+  caller: Caller,
+  tagId: string,
+  patch: UpdateTagBody,
+): Promise<TagRecord> {
   const changes = {
     ...(patch.name !== undefined && { name: patch.name, name_key: nameKey(patch.name) }),
     ...(patch.color !== undefined && { color: normalizeColor(patch.color) }),

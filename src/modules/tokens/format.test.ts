@@ -11,7 +11,10 @@ describe('API token format (CONTRACT.md §5.2)', () => {
       const random = token.slice(3, 35)
       const expected = crc32(random).toString() // decimal, to compare through an independent base conversion
       let value = 0
-      for (const char of token.slice(35)) value = value * 62 + '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.indexOf(char)
+      for (const char of token.slice(35))
+        value =
+          value * 62 +
+          '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'.indexOf(char)
       expect(String(value)).toBe(expected)
       expect(isWellFormedApiToken(token)).toBe(true)
     }

@@ -8,10 +8,20 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
 import { newId } from '../../lib/ids.js'
 import { apiTokenPrefix, generateApiToken, hashApiToken } from './format.js'
-import { OPERATION_ACCESS, TOKEN_PERMISSIONS, type OperationAccess, type TokenPermission } from './permissions.js'
+import {
+  OPERATION_ACCESS,
+  TOKEN_PERMISSIONS,
+  type OperationAccess,
+  type TokenPermission,
+} from './permissions.js'
 import { createApiToken } from './service.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -23,11 +33,21 @@ interface Operation {
   security: Array<Record<string, string[]>>
 }
 
-function operationsOf(document: { paths: Record<string, Record<string, { operationId?: string; security?: Array<Record<string, string[]>> }>> }) {
+function operationsOf(document: {
+  paths: Record<
+    string,
+    Record<string, { operationId?: string; security?: Array<Record<string, string[]>> }>
+  >
+}) {
   const operations: Operation[] = []
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      operations.push({ method: method.toUpperCase(), path, operationId: operation.operationId!, security: operation.security ?? [] })
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        operationId: operation.operationId!,
+        security: operation.security ?? [],
+      })
     }
   }
   return operations
@@ -48,7 +68,12 @@ async function mint(name: string, permissions: TokenPermission[]): Promise<strin
     vouchedByProvider: false,
     reauthenticatedMs: null,
   }
-  const created = await createApiToken(t.deps, caller, { name, permissions, organization_boundary: 'all' }, { ip: '127.0.0.1', userAgent: null })
+  const created = await createApiToken(
+    t.deps,
+    caller,
+    { name, permissions, organization_boundary: 'all' },
+    { ip: '127.0.0.1', userAgent: null },
+  )
   return created.token
 }
 
@@ -72,7 +97,9 @@ async function mintLegacy(): Promise<string> {
 /** Every permission but `needed` (and, for a read, the write of its area, which implies it). */
 function allBut(needed: TokenPermission): TokenPermission[] {
   const area = needed.slice(0, needed.indexOf(':'))
-  return TOKEN_PERMISSIONS.filter((p) => p !== needed && !(needed.endsWith(':read') && p === `${area}:write`))
+  return TOKEN_PERMISSIONS.filter(
+    (p) => p !== needed && !(needed.endsWith(':read') && p === `${area}:write`),
+  )
 }
 
 function request(operation: Operation, token: string) {
@@ -113,14 +140,17 @@ describe('the permission table', () => {
     for (const operation of await document()) {
       const access = OPERATION_ACCESS[operation.operationId]
       if (access === 'public') continue
-      const bearerScopes = operation.security.find((requirement) => 'bearerAuth' in requirement)?.bearerAuth
+      const bearerScopes = operation.security.find(
+        (requirement) => 'bearerAuth' in requirement,
+      )?.bearerAuth
       expect(bearerScopes, operation.operationId).toEqual(access === 'session' ? [] : [access])
     }
   })
 
   it("agrees with each route's own declaration: public is public, a session route is session-only, an administrators' route needs an admin.* permission", () => {
     const byRoute = new Map<string, OperationAccess>()
-    for (const route of routesWithOperationIds()) byRoute.set(`${route.method} ${route.url}`, OPERATION_ACCESS[route.operationId]!)
+    for (const route of routesWithOperationIds())
+      byRoute.set(`${route.method} ${route.url}`, OPERATION_ACCESS[route.operationId]!)
     let compared = 0
     for (const entry of t.app.routeTable.entries) {
       const access = byRoute.get(`${entry.method} ${entry.url}`)
@@ -138,11 +168,17 @@ describe('the permission table', () => {
 
 /** Each documented operation with the route URL it is served on (Fastify's `:param` form). */
 function routesWithOperationIds(): Array<{ method: string; url: string; operationId: string }> {
-  const document = t.app.swagger() as unknown as { paths: Record<string, Record<string, { operationId: string }>> }
+  const document = t.app.swagger() as unknown as {
+    paths: Record<string, Record<string, { operationId: string }>>
+  }
   const out: Array<{ method: string; url: string; operationId: string }> = []
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      out.push({ method: method.toUpperCase(), url: path.replace(/\{([^}]+)\}/g, ':$1'), operationId: operation.operationId })
+      out.push({
+        method: method.toUpperCase(),
+        url: path.replace(/\{([^}]+)\}/g, ':$1'),
+        operationId: operation.operationId,
+      })
     }
   }
   return out
@@ -156,16 +192,26 @@ describe('every operation that needs a permission', () => {
       if (access === undefined || access === 'public' || access === 'session') continue
       const name = `${operation.method} ${operation.path} (${access})`
       const allowed = await request(operation, tokens.get(`only ${access}`)!)
-      expect(['INSUFFICIENT_SCOPE', 'SESSION_REQUIRED', 'UNAUTHORIZED'], `${name}: ${allowed.body}`).not.toContain(allowed.json().reason)
+      expect(
+        ['INSUFFICIENT_SCOPE', 'SESSION_REQUIRED', 'UNAUTHORIZED'],
+        `${name}: ${allowed.body}`,
+      ).not.toContain(allowed.json().reason)
       expect(allowed.json().reason, name).not.toBe('INTERNAL')
 
       const refused = await request(operation, tokens.get(`without ${access}`)!)
       expect(refused.statusCode, name).toBe(403)
-      expect(refused.json(), name).toMatchObject({ reason: 'INSUFFICIENT_SCOPE', details: { required: access } })
+      expect(refused.json(), name).toMatchObject({
+        reason: 'INSUFFICIENT_SCOPE',
+        details: { required: access },
+      })
       expect(refused.json().message, name).toContain(access)
       checked++
     }
-    expect(checked).toBe(Object.values(OPERATION_ACCESS).filter((access) => access !== 'public' && access !== 'session').length)
+    expect(checked).toBe(
+      Object.values(OPERATION_ACCESS).filter(
+        (access) => access !== 'public' && access !== 'session',
+      ).length,
+    )
   })
 })
 
@@ -177,10 +223,14 @@ describe('every session-only operation', () => {
       for (const kind of ['everything', 'legacy']) {
         const response = await request(operation, tokens.get(kind)!)
         expect(response.statusCode, `${operation.method} ${operation.path} with ${kind}`).toBe(403)
-        expect(response.json().reason, `${operation.method} ${operation.path} with ${kind}`).toBe('SESSION_REQUIRED')
+        expect(response.json().reason, `${operation.method} ${operation.path} with ${kind}`).toBe(
+          'SESSION_REQUIRED',
+        )
       }
       checked++
     }
-    expect(checked).toBe(Object.values(OPERATION_ACCESS).filter((access) => access === 'session').length)
+    expect(checked).toBe(
+      Object.values(OPERATION_ACCESS).filter((access) => access === 'session').length,
+    )
   })
 })

@@ -29,7 +29,10 @@ export const TOKEN_AREAS = [
 export type TokenArea = (typeof TOKEN_AREAS)[number]
 export type TokenPermission = `${TokenArea}:${'read' | 'write'}`
 
-export const TOKEN_PERMISSIONS: readonly TokenPermission[] = TOKEN_AREAS.flatMap((area) => [`${area}:read` as const, `${area}:write` as const])
+export const TOKEN_PERMISSIONS: readonly TokenPermission[] = TOKEN_AREAS.flatMap((area) => [
+  `${area}:read` as const,
+  `${area}:write` as const,
+])
 
 /** Administrators' areas: only an administrator mints them, and they lapse while the owner is not one. */
 export function isAdminPermission(permission: string): boolean {
@@ -252,5 +255,7 @@ export function grantedSet(permissions: readonly string[]): ReadonlySet<string> 
 /** The smallest list meaning the same grant: `x:read` dropped where `x:write` is present; sorted. */
 export function normalizePermissions(permissions: readonly string[]): TokenPermission[] {
   const set = new Set(permissions)
-  return TOKEN_PERMISSIONS.filter((p) => set.has(p) && !(p.endsWith(':read') && set.has(p.replace(/:read$/, ':write'))))
+  return TOKEN_PERMISSIONS.filter(
+    (p) => set.has(p) && !(p.endsWith(':read') && set.has(p.replace(/:read$/, ':write'))),
+  )
 }

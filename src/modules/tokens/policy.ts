@@ -18,7 +18,11 @@ import type { RequestContext } from '../audit/service.js'
 import { parseSection, readSection, updateSection, type Section } from '../settings/sections.js'
 import { DEFAULT_LIFETIME_DAYS, LIFETIME_CEILING_DAYS } from './limits.js'
 import { API_TOKEN_POLICY_KEY } from './repo.js'
-import type { ApiTokenPolicyView, ApiTokenSettingsView, UpdateApiTokenSettingsBody } from './schemas.js'
+import type {
+  ApiTokenPolicyView,
+  ApiTokenSettingsView,
+  UpdateApiTokenSettingsBody,
+} from './schemas.js'
 
 export interface StoredApiTokenPolicy {
   max_lifetime_days: number
@@ -72,7 +76,9 @@ export async function updateApiTokenSettings(
   ctx: RequestContext,
 ): Promise<ApiTokenSettingsView> {
   if (body.refuse_legacy_from != null && Number.isNaN(Date.parse(body.refuse_legacy_from))) {
-    throw new AppError('VALIDATION_FAILED', { details: [{ field: 'refuse_legacy_from', message: 'must be a date-time' }] })
+    throw new AppError('VALIDATION_FAILED', {
+      details: [{ field: 'refuse_legacy_from', message: 'must be a date-time' }],
+    })
   }
   const fields = Object.keys(body)
   const change = { actor: caller.user, ctx, action: 'settings.api_tokens', fields }

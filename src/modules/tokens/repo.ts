@@ -28,10 +28,27 @@ export interface ApiTokenRow {
   organization_ids: string | null
 }
 
-const TOKEN_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'last_used_ip', 'expires_at', 'permissions', 'organization_ids'] as const
+const TOKEN_COLUMNS = [
+  'id',
+  'name',
+  'prefix',
+  'created_at',
+  'last_used_at',
+  'last_used_ip',
+  'expires_at',
+  'permissions',
+  'organization_ids',
+] as const
 
-export async function insertApiToken(ex: Executor, token: ApiTokenRow & { user_id: string; token_hash: string }): Promise<ApiTokenRow> {
-  return ex.insertInto('api_tokens').values(token).returning(TOKEN_COLUMNS).executeTakeFirstOrThrow()
+export async function insertApiToken(
+  ex: Executor,
+  token: ApiTokenRow & { user_id: string; token_hash: string },
+): Promise<ApiTokenRow> {
+  return ex
+    .insertInto('api_tokens')
+    .values(token)
+    .returning(TOKEN_COLUMNS)
+    .executeTakeFirstOrThrow()
 }
 
 /** Active = not revoked and not expired. */
@@ -39,7 +56,11 @@ function active(now: Timestamp) {
   return sql<boolean>`revoked_at is null and (expires_at is null or expires_at > ${now})`
 }
 
-export async function countActiveApiTokens(ex: Executor, userId: string, now: Timestamp): Promise<number> {
+export async function countActiveApiTokens(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+): Promise<number> {
   const row = await ex
     .selectFrom('api_tokens')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -49,12 +70,29 @@ export async function countActiveApiTokens(ex: Executor, userId: string, now: Ti
   return Number(row.n)
 }
 
-export async function listActiveApiTokens(ex: Executor, userId: string, now: Timestamp, window: PageWindow): Promise<ApiTokenRow[]> {
-  return newestFirst(ex.selectFrom('api_tokens').select(TOKEN_COLUMNS).where('user_id', '=', userId).where(active(now)), window).execute()
+export async function listActiveApiTokens(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+  window: PageWindow,
+): Promise<ApiTokenRow[]> {
+  return newestFirst(
+    ex
+      .selectFrom('api_tokens')
+      .select(TOKEN_COLUMNS)
+      .where('user_id', '=', userId)
+      .where(active(now)),
+    window,
+  ).execute()
 }
 
 /** Revokes one active token of the user; false when there is none with that id. */
-export async function revokeApiToken(ex: Executor, userId: string, tokenId: string, now: Timestamp): Promise<boolean> {
+export async function revokeApiToken(
+  ex: Executor,
+  userId: string,
+  tokenId: string,
+  now: Timestamp,
+): Promise<boolean> {
   const result = await ex
     .updateTable('api_tokens')
     .set({ revoked_at: now })
@@ -70,8 +108,17 @@ export async function revokeApiToken(ex: Executor, userId: string, tokenId: stri
  * credential change that asks for it: a password change or MFA enabled with "also revoke my API
  * tokens", an administrator's MFA reset or password change (issue 28).
  */
-export async function revokeAllApiTokens(ex: Executor, userId: string, now: Timestamp): Promise<number> {
-  const result = await ex.updateTable('api_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where(active(now)).executeTakeFirst()
+export async function revokeAllApiTokens(
+  ex: Executor,
+  userId: string,
+  now: Timestamp,
+): Promise<number> {
+  const result = await ex
+    .updateTable('api_tokens')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where(active(now))
+    .executeTakeFirst()
   return Number(result.numUpdatedRows)
 }
 
@@ -117,8 +164,14 @@ const selectLiveToken = precompiled(
     user: toUserRecord(row),
     tokenId: row.token_id,
     grant: {
-      permissions: row.token_permissions === null ? null : grantedSet(JSON.parse(row.token_permissions) as string[]),
-      organizations: row.token_organization_ids === null ? null : new Set(JSON.parse(row.token_organization_ids) as string[]),
+      permissions:
+        row.token_permissions === null
+          ? null
+          : grantedSet(JSON.parse(row.token_permissions) as string[]),
+      organizations:
+        row.token_organization_ids === null
+          ? null
+          : new Set(JSON.parse(row.token_organization_ids) as string[]),
     },
     lastUsedMs: epochMs(row.token_last_used_at),
     expiresMs: epochMs(row.token_expires_at),
@@ -132,9 +185,14 @@ const selectLiveToken = precompiled(
  * The per-request lookup for token authentication: one read through the unique hash index. The
  * result may be shared with other requests (frozen): read it, do not change it.
  */
-export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Date): Promise<LiveApiToken | null> {
+export async function findLiveApiToken(
+  ex: Executor,
+  tokenHash: string,
+  now: Date,
+): Promise<LiveApiToken | null> {
   const [found] = await selectLiveToken(ex, { tokenHash })
-  if (found === undefined || (found.expiresMs !== null && found.expiresMs <= now.getTime())) return null
+  if (found === undefined || (found.expiresMs !== null && found.expiresMs <= now.getTime()))
+    return null
   return found
 }
 
@@ -142,7 +200,13 @@ export async function findLiveApiToken(ex: Executor, tokenHash: string, now: Dat
  * Moves last_used_at (and the address it was used from) forward only when it is older than
  * `staleBefore`: at most one write a minute.
  */
-export async function touchApiToken(ex: Executor, tokenId: string, ip: string, now: Timestamp, staleBefore: Timestamp): Promise<void> {
+export async function touchApiToken(
+  ex: Executor,
+  tokenId: string,
+  ip: string,
+  now: Timestamp,
+  staleBefore: Timestamp,
+): Promise<void> {
   await ex
     .updateTable('api_tokens')
     .set({ last_used_at: now, last_used_ip: ip })

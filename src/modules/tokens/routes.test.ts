@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { startTestApp, useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, DEFAULT_PASSWORD } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+} from '../../../test/helpers/factories.js'
 import { generateApiToken } from './format.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
-const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+const me = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 
 describe('POST /api/tokens', () => {
   it('creates a token and shows the secret once', async () => {
@@ -14,7 +20,11 @@ describe('POST /api/tokens', () => {
       method: 'POST',
       url: '/api/tokens',
       headers: bearer(user.token),
-      payload: { name: '  CI deploys ', expires_in_days: 30, permissions: ['links:read', 'links:write', 'profile:read'] },
+      payload: {
+        name: '  CI deploys ',
+        expires_in_days: 30,
+        permissions: ['links:read', 'links:write', 'profile:read'],
+      },
     })
     expect(response.statusCode).toBe(201)
     const body = response.json()
@@ -35,15 +45,25 @@ describe('POST /api/tokens', () => {
     expect(body).toEqual({ ...view, token: expect.stringMatching(/^sb_[0-9A-Za-z]{38}$/) })
     expect(Date.parse(body.expires_at) - Date.parse(body.created_at)).toBe(30 * 86400_000)
 
-    const list = await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })
-    expect(list.json().items).toEqual([{ ...view, id: body.id, created_at: body.created_at, expires_at: body.expires_at }])
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/tokens',
+      headers: bearer(user.token),
+    })
+    expect(list.json().items).toEqual([
+      { ...view, id: body.id, created_at: body.created_at, expires_at: body.expires_at },
+    ])
     expect(list.body).not.toContain(body.token)
   })
 
   it('stores only the SHA-256 of the secret', async () => {
     const user = await createSignedInUser(t)
     const { id, token } = await createApiTokenFor(t, user.token)
-    const row = await t.deps.db.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toContain(token.slice(10))
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/)
   })
@@ -62,7 +82,12 @@ describe('POST /api/tokens', () => {
       { name: 'ok', permissions, expires_in_days: 366 },
       { name: 'ok', permissions, scope: 'all' },
     ]) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload })
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        headers: bearer(user.token),
+        payload,
+      })
       expect(response.statusCode).toBe(400)
       expect(response.json().reason).toBe('VALIDATION_FAILED')
     }
@@ -76,25 +101,41 @@ describe('authenticating with a token', () => {
     const response = await me(token)
     expect(response.statusCode).toBe(200)
     expect(response.json().id).toBe(user.user.id)
-    expect((await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(token) })).statusCode).toBe(200)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(token) })).statusCode,
+    ).toBe(200)
   })
 
   it('is refused in the token cookie: the cookie carries only the access JWT', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
-    expect((await t.app.inject({ method: 'GET', url: '/api/users/me', cookies: { token } })).statusCode).toBe(401)
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users/me', cookies: { token } })).statusCode,
+    ).toBe(401)
   })
 
   it('stops working on the next request after revocation', async () => {
     const user = await createSignedInUser(t)
     const { id, token } = await createApiTokenFor(t, user.token)
     expect((await me(token)).statusCode).toBe(200)
-    const revoke = await t.app.inject({ method: 'DELETE', url: `/api/tokens/${id}`, headers: bearer(user.token) })
+    const revoke = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/tokens/${id}`,
+      headers: bearer(user.token),
+    })
     expect(revoke.statusCode).toBe(204)
     const after = await me(token)
     expect(after.statusCode).toBe(401)
     expect(after.json().reason).toBe('UNAUTHORIZED')
-    expect((await t.app.inject({ method: 'DELETE', url: `/api/tokens/${id}`, headers: bearer(user.token) })).statusCode).toBe(404)
+    expect(
+      (
+        await t.app.inject({
+          method: 'DELETE',
+          url: `/api/tokens/${id}`,
+          headers: bearer(user.token),
+        })
+      ).statusCode,
+    ).toBe(404)
   })
 
   it('stops working when it expires, and when its user is disabled', async () => {
@@ -114,7 +155,11 @@ describe('authenticating with a token', () => {
       t.clock.advance(-(86400 + 1))
     }
     const other = await createApiTokenFor(t, user.token)
-    await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', user.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ disabled: true })
+      .where('id', '=', user.user.id)
+      .execute()
     expect((await me(other.token)).statusCode).toBe(401)
   })
 
@@ -122,14 +167,26 @@ describe('authenticating with a token', () => {
     const user = await createSignedInUser(t)
     const { id, token } = await createApiTokenFor(t, user.token)
     const lastUsed = async () =>
-      (await t.deps.db.selectFrom('api_tokens').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at
+      (
+        await t.deps.db
+          .selectFrom('api_tokens')
+          .select('last_used_at')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).last_used_at
     await me(token)
     await new Promise((resolve) => setTimeout(resolve, 50))
     const first = await lastUsed()
     expect(first).not.toBeNull()
-    const ip = await t.deps.db.selectFrom('api_tokens').select('last_used_ip').where('id', '=', id).executeTakeFirstOrThrow()
+    const ip = await t.deps.db
+      .selectFrom('api_tokens')
+      .select('last_used_ip')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
     expect(ip.last_used_ip).toBe('127.0.0.1')
-    const listed = (await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })).json().items[0]
+    const listed = (
+      await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })
+    ).json().items[0]
     expect(listed).toMatchObject({ last_used_at: first, last_used_ip: '127.0.0.1' })
     t.clock.advance(10)
     await me(token)
@@ -147,10 +204,18 @@ describe('authenticating with a token', () => {
       await isolated.deps.database.close() // any lookup would now fail (503: the database is gone)
       const good = generateApiToken()
       const bad = good.slice(0, -1) + (good.endsWith('0') ? '1' : '0')
-      const response = await isolated.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(bad) })
+      const response = await isolated.app.inject({
+        method: 'GET',
+        url: '/api/users/me',
+        headers: bearer(bad),
+      })
       expect(response.statusCode).toBe(401)
       expect(response.json().reason).toBe('UNAUTHORIZED')
-      const wellFormed = await isolated.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(good) })
+      const wellFormed = await isolated.app.inject({
+        method: 'GET',
+        url: '/api/users/me',
+        headers: bearer(good),
+      })
       expect(wellFormed.statusCode).toBe(503) // proves the first one never reached the database
     } finally {
       await isolated.app.close()
@@ -167,10 +232,22 @@ describe('GET and DELETE /api/tokens', () => {
       created.push(await createApiTokenFor(t, user.token, `token ${i}`))
       t.clock.advance(1)
     }
-    await t.app.inject({ method: 'DELETE', url: `/api/tokens/${created[1]!.id}`, headers: bearer(user.token) })
-    const page1 = (await t.app.inject({ method: 'GET', url: '/api/tokens?limit=1', headers: bearer(user.token) })).json()
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/tokens/${created[1]!.id}`,
+      headers: bearer(user.token),
+    })
+    const page1 = (
+      await t.app.inject({ method: 'GET', url: '/api/tokens?limit=1', headers: bearer(user.token) })
+    ).json()
     expect(page1.items.map((i: { name: string }) => i.name)).toEqual(['token 2'])
-    const page2 = (await t.app.inject({ method: 'GET', url: `/api/tokens?limit=1&cursor=${page1.next_cursor}`, headers: bearer(user.token) })).json()
+    const page2 = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/tokens?limit=1&cursor=${page1.next_cursor}`,
+        headers: bearer(user.token),
+      })
+    ).json()
     expect(page2.items.map((i: { name: string }) => i.name)).toEqual(['token 0'])
     expect(page2.next_cursor).toBeNull()
   })
@@ -179,7 +256,11 @@ describe('GET and DELETE /api/tokens', () => {
     const alice = await createSignedInUser(t)
     const bob = await createSignedInUser(t)
     const bobs = await createApiTokenFor(t, bob.token)
-    const response = await t.app.inject({ method: 'DELETE', url: `/api/tokens/${bobs.id}`, headers: bearer(alice.token) })
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/tokens/${bobs.id}`,
+      headers: bearer(alice.token),
+    })
     expect(response.statusCode).toBe(404)
     expect((await me(bobs.token)).statusCode).toBe(200)
   })
@@ -190,7 +271,11 @@ describe('what a token may not do (CONTRACT.md §5.4)', () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
     const attempts = [
-      { method: 'POST' as const, url: '/api/tokens', payload: { name: 'minted', permissions: ['links:read'] } },
+      {
+        method: 'POST' as const,
+        url: '/api/tokens',
+        payload: { name: 'minted', permissions: ['links:read'] },
+      },
       {
         method: 'POST' as const,
         url: '/api/users/me/password',
@@ -234,7 +319,11 @@ describe('quota and rate limit', () => {
     expect(response.statusCode).toBe(409)
     expect(response.json()).toMatchObject({ reason: 'LIMIT_REACHED', details: expect.any(String) })
     // Revoking one frees a place.
-    await t.app.inject({ method: 'DELETE', url: `/api/tokens/quota-${user.user.id}-0`, headers: bearer(user.token) })
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/tokens/quota-${user.user.id}-0`,
+      headers: bearer(user.token),
+    })
     expect(
       (
         await t.app.inject({
@@ -262,8 +351,14 @@ describe('quota and rate limit', () => {
       ).toBe(201)
     for (let i = 0; i < 5; i++)
       expect(
-        (await t.app.inject({ method: 'POST', url: '/api/tokens', headers: bearer(user.token), payload: { name: '', permissions: ['links:read'] } }))
-          .statusCode,
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/tokens',
+            headers: bearer(user.token),
+            payload: { name: '', permissions: ['links:read'] },
+          })
+        ).statusCode,
       ).toBe(400)
     const limited = await t.app.inject({
       method: 'POST',
@@ -294,7 +389,12 @@ describe('quota and rate limit', () => {
     const user = await createSignedInUser(t)
     const { id, token } = await createApiTokenFor(t, user.token)
     await t.app.inject({ method: 'DELETE', url: `/api/tokens/${id}`, headers: bearer(user.token) })
-    const events = await t.deps.db.selectFrom('audit_events').select(['action', 'metadata']).where('target_id', '=', id).orderBy('at').execute()
+    const events = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', id)
+      .orderBy('at')
+      .execute()
     expect(events.map((e) => e.action)).toEqual(['token.create', 'token.revoke'])
     expect(JSON.stringify(events)).not.toContain(token)
   })

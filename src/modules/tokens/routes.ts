@@ -29,19 +29,27 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'createApiToken',
-          summary: 'Create a personal API token with its permissions, organization boundary and expiry; the secret is in this response only',
+          summary:
+            'Create a personal API token with its permissions, organization boundary and expiry; the secret is in this response only',
           body: CreateApiTokenBody,
           response: {
             201: CreatedApiTokenView,
-            400: errorResponse("VALIDATION_FAILED: an expiry past the instance's maximum lifetime, or a boundary without its organizations"),
+            400: errorResponse(
+              "VALIDATION_FAILED: an expiry past the instance's maximum lifetime, or a boundary without its organizations",
+            ),
             403: errorResponse('FORBIDDEN: admin.* permissions are for administrators only'),
-            404: errorResponse('NOT_FOUND: an organization of the boundary that is not one of yours'),
+            404: errorResponse(
+              'NOT_FOUND: an organization of the boundary that is not one of yours',
+            ),
             409: errorResponse('LIMIT_REACHED: 100 active tokens'),
             429: errorResponse('RATE_LIMITED: 10 creations per 15 minutes'),
           },
         },
       },
-      async (request, reply) => reply.code(201).send(await createApiToken(deps, callerOf(request), request.body, contextOf(request))),
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(await createApiToken(deps, callerOf(request), request.body, contextOf(request))),
     )
 
     app.get(
@@ -51,7 +59,8 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listApiTokens',
-          summary: 'Your active API tokens, newest first, with their permissions, boundary, expiry and last use',
+          summary:
+            'Your active API tokens, newest first, with their permissions, boundary, expiry and last use',
           querystring: PageQuery,
           response: { 200: ApiTokenPage },
         },
@@ -66,7 +75,8 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'getApiTokenPolicy',
-          summary: "The instance's token lifetimes (default and maximum) and whether legacy tokens are refused",
+          summary:
+            "The instance's token lifetimes (default and maximum) and whether legacy tokens are refused",
           response: { 200: ApiTokenPolicyView },
         },
       },
@@ -82,7 +92,10 @@ export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'revokeApiToken',
           summary: 'Revoke one of your API tokens',
           params: IdParams,
-          response: { 204: NoContent, 404: errorResponse('NOT_FOUND: no active token of yours with this id') },
+          response: {
+            204: NoContent,
+            404: errorResponse('NOT_FOUND: no active token of yours with this id'),
+          },
         },
       },
       async (request, reply) => {
@@ -104,7 +117,8 @@ export function apiTokenSettingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: settingsTags,
           operationId: 'getApiTokenSettings',
-          summary: 'The maximum lifetime of new API tokens and the date from which legacy tokens are refused',
+          summary:
+            'The maximum lifetime of new API tokens and the date from which legacy tokens are refused',
           response: { 200: ApiTokenSettingsView },
         },
       },
@@ -118,12 +132,14 @@ export function apiTokenSettingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: settingsTags,
           operationId: 'updateApiTokenSettings',
-          summary: 'Lower the maximum lifetime of new API tokens (at most 365 days); refuse legacy tokens from a date on (null: accept them)',
+          summary:
+            'Lower the maximum lifetime of new API tokens (at most 365 days); refuse legacy tokens from a date on (null: accept them)',
           body: UpdateApiTokenSettingsBody,
           response: { 200: ApiTokenSettingsView },
         },
       },
-      async (request) => updateApiTokenSettings(deps, callerOf(request), request.body, contextOf(request)),
+      async (request) =>
+        updateApiTokenSettings(deps, callerOf(request), request.body, contextOf(request)),
     )
   }
 }

@@ -18,14 +18,21 @@ import { apiTokenPrefix, generateApiToken, hashApiToken } from './format.js'
 import { isAdminPermission, normalizePermissions, type TokenPermission } from './permissions.js'
 import { currentTokenPolicy } from './policy.js'
 import { DEFAULT_LIFETIME_DAYS } from './limits.js'
-import { countActiveApiTokens, insertApiToken, listActiveApiTokens, revokeApiToken, type ApiTokenRow } from './repo.js'
+import {
+  countActiveApiTokens,
+  insertApiToken,
+  listActiveApiTokens,
+  revokeApiToken,
+  type ApiTokenRow,
+} from './repo.js'
 import type { ApiTokenView, CreateApiTokenBody } from './schemas.js'
 
 export const MAX_ACTIVE_TOKENS = 100
 const DAY_MS = 86_400_000
 
 export function toApiTokenView(row: ApiTokenRow): ApiTokenView {
-  const organizationIds = row.organization_ids === null ? null : (JSON.parse(row.organization_ids) as string[])
+  const organizationIds =
+    row.organization_ids === null ? null : (JSON.parse(row.organization_ids) as string[])
   return {
     id: row.id,
     name: row.name,
@@ -35,8 +42,10 @@ export function toApiTokenView(row: ApiTokenRow): ApiTokenView {
     last_used_ip: row.last_used_ip,
     expires_at: row.expires_at,
     legacy: row.permissions === null,
-    permissions: row.permissions === null ? [] : normalizePermissions(JSON.parse(row.permissions) as string[]),
-    organization_boundary: organizationIds === null ? 'all' : organizationIds.length === 0 ? 'personal' : 'selected',
+    permissions:
+      row.permissions === null ? [] : normalizePermissions(JSON.parse(row.permissions) as string[]),
+    organization_boundary:
+      organizationIds === null ? 'all' : organizationIds.length === 0 ? 'personal' : 'selected',
     organization_ids: organizationIds ?? [],
   }
 }
@@ -53,12 +62,21 @@ async function expiryFor(deps: Deps, input: CreateApiTokenBody, now: Date): Prom
   }
   if (input.expires_at !== undefined) {
     const at = Date.parse(input.expires_at)
-    if (Number.isNaN(at) || at <= now.getTime()) throw invalid('expires_at', 'must be a date-time in the future')
-    if (at > now.getTime() + maxDays * DAY_MS) throw invalid('expires_at', `must be within ${maxDays} days (the instance's maximum token lifetime)`)
+    if (Number.isNaN(at) || at <= now.getTime())
+      throw invalid('expires_at', 'must be a date-time in the future')
+    if (at > now.getTime() + maxDays * DAY_MS)
+      throw invalid(
+        'expires_at',
+        `must be within ${maxDays} days (the instance's maximum token lifetime)`,
+      )
     return new Date(at)
   }
   const days = input.expires_in_days ?? Math.min(DEFAULT_LIFETIME_DAYS, maxDays)
-  if (days > maxDays) throw invalid('expires_in_days', `must be at most ${maxDays} (the instance's maximum token lifetime)`)
+  if (days > maxDays)
+    throw invalid(
+      'expires_in_days',
+      `must be at most ${maxDays} (the instance's maximum token lifetime)`,
+    )
   return addSeconds(now, days * 86400)
 }
 
@@ -70,7 +88,11 @@ function boundaryOf(input: CreateApiTokenBody): string[] | null {
     if (ids.length > 0) throw invalid('organization_ids', "is only for the 'selected' boundary")
     return boundary === 'all' ? null : []
   }
-  if (ids.length === 0) throw invalid('organization_ids', "must name at least one organization for the 'selected' boundary")
+  if (ids.length === 0)
+    throw invalid(
+      'organization_ids',
+      "must name at least one organization for the 'selected' boundary",
+    )
   return [...ids].sort()
 }
 
@@ -97,7 +119,12 @@ export async function createApiToken(
       if ((await findOrganizationOfMember(tx, organizationId, caller.user.id)) === null) {
         throw new AppError('NOT_FOUND', {
           message: 'No such organization.',
-          details: [{ field: 'organization_ids', message: `no organization of yours has the id ${organizationId}` }],
+          details: [
+            {
+              field: 'organization_ids',
+              message: `no organization of yours has the id ${organizationId}`,
+            },
+          ],
         })
       }
     }
@@ -124,20 +151,40 @@ export async function createApiToken(
       action: 'token.create',
       actor: caller.user,
       target: { type: 'api_token', id: row.id },
-      metadata: { name: row.name, prefix: row.prefix, expires_at: row.expires_at, permissions, organization_ids: organizationIds },
+      metadata: {
+        name: row.name,
+        prefix: row.prefix,
+        expires_at: row.expires_at,
+        permissions,
+        organization_ids: organizationIds,
+      },
     })
     return { ...toApiTokenView(row), token }
   })
 }
 
-export async function listApiTokens(deps: Deps, caller: Caller, query: PageQuery): Promise<Page<ApiTokenView>> {
+export async function listApiTokens(
+  deps: Deps,
+  caller: Caller,
+  query: PageQuery,
+): Promise<Page<ApiTokenView>> {
   const window = pageWindow(query)
-  const rows = await listActiveApiTokens(deps.db, caller.user.id, deps.clock.now().toISOString(), window)
+  const rows = await listActiveApiTokens(
+    deps.db,
+    caller.user.id,
+    deps.clock.now().toISOString(),
+    window,
+  )
   return toPage(rows, window.limit, toApiTokenView, (row) => [row.created_at, row.id])
 }
 
 /** Revokes one of the caller's active tokens; the next request with it is refused. */
-export async function revokeOwnApiToken(deps: Deps, caller: Caller, tokenId: string, ctx: RequestContext): Promise<void> {
+export async function revokeOwnApiToken(
+  deps: Deps,
+  caller: Caller,
+  tokenId: string,
+  ctx: RequestContext,
+): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     if (!(await revokeApiToken(tx, caller.user.id, tokenId, deps.clock.now().toISOString()))) {
       throw new AppError('NOT_FOUND', { message: 'No such API token.' })

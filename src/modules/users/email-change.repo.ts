@@ -11,8 +11,15 @@ export interface NewEmailVerification {
 }
 
 /** Inserts the verification, deleting the user's earlier unused ones: only the newest link works. */
-export async function replaceEmailVerification(ex: Executor, verification: NewEmailVerification): Promise<void> {
-  await ex.deleteFrom('email_verifications').where('user_id', '=', verification.userId).where('used_at', 'is', null).execute()
+export async function replaceEmailVerification(
+  ex: Executor,
+  verification: NewEmailVerification,
+): Promise<void> {
+  await ex
+    .deleteFrom('email_verifications')
+    .where('user_id', '=', verification.userId)
+    .where('used_at', 'is', null)
+    .execute()
   await ex
     .insertInto('email_verifications')
     .values({
@@ -30,7 +37,11 @@ export async function replaceEmailVerification(ex: Executor, verification: NewEm
  * Marks the verification with this token hash used, if it is unused and unexpired, in one
  * conditional UPDATE: of two concurrent uses of one link exactly one gets the row.
  */
-export async function consumeEmailVerification(ex: Executor, tokenHash: string, now: Timestamp): Promise<{ user_id: string; email: string } | null> {
+export async function consumeEmailVerification(
+  ex: Executor,
+  tokenHash: string,
+  now: Timestamp,
+): Promise<{ user_id: string; email: string } | null> {
   const row = await ex
     .updateTable('email_verifications')
     .set({ used_at: now })
@@ -46,8 +57,16 @@ export async function consumeEmailVerification(ex: Executor, tokenHash: string, 
  * Takes back a request whose mail could not be sent: its verification goes, and the user's
  * email_pending is cleared — unless a newer request has replaced it meanwhile.
  */
-export async function withdrawEmailVerification(ex: Executor, verification: NewEmailVerification, now: Timestamp): Promise<void> {
-  const deleted = await ex.deleteFrom('email_verifications').where('id', '=', verification.id).where('used_at', 'is', null).executeTakeFirst()
+export async function withdrawEmailVerification(
+  ex: Executor,
+  verification: NewEmailVerification,
+  now: Timestamp,
+): Promise<void> {
+  const deleted = await ex
+    .deleteFrom('email_verifications')
+    .where('id', '=', verification.id)
+    .where('used_at', 'is', null)
+    .executeTakeFirst()
   if (deleted.numDeletedRows === 0n) return
   await ex
     .updateTable('users')

@@ -13,7 +13,11 @@ import {
   openSessionFor,
   uniqueEmail,
 } from '../../../test/helpers/factories.js'
-import { scanResponsesForSecrets, SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
+import {
+  scanResponsesForSecrets,
+  SMTP_PASSWORD,
+  SMTP_USERNAME,
+} from '../../../test/helpers/secret-scan.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 
 const t = useTestApp()
@@ -21,7 +25,9 @@ scanResponsesForSecrets(t)
 
 let server: SmtpStandIn
 beforeAll(async () => {
-  server = await startSmtpStandIn({ credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD } })
+  server = await startSmtpStandIn({
+    credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
+  })
 })
 afterAll(async () => {
   await server?.close()
@@ -29,14 +35,18 @@ afterAll(async () => {
 
 const requestChange = (token: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/users/me/email', headers: bearer(token), payload })
-const verify = (token: unknown) => t.app.inject({ method: 'POST', url: '/api/users/email/verify', payload: { token } })
-const me = async (token: string) => (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).json()
+const verify = (token: unknown) =>
+  t.app.inject({ method: 'POST', url: '/api/users/email/verify', payload: { token } })
+const me = async (token: string) =>
+  (await t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })).json()
 
 /** The token of the newest verification mail sent to `to`, read from its link. */
 function tokenMailedTo(to: string): string {
   const mail = server.received.filter((m) => m.to.includes(to)).at(-1)
   expect(mail, `a mail to ${to}`).toBeTruthy()
-  const link = /http:\/\/switchboard\.test\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(textOf(mail!))
+  const link = /http:\/\/switchboard\.test\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(
+    textOf(mail!),
+  )
   expect(link, textOf(mail!)).not.toBeNull()
   return link![1]!
 }
@@ -64,7 +74,10 @@ async function configureSmtp(enabled = true): Promise<void> {
 describe('without SMTP', () => {
   it('POST /api/users/me/email answers 503 NOT_CONFIGURED and changes nothing', async () => {
     const alice = await createSignedInUser(t)
-    const response = await requestChange(alice.token, { email: uniqueEmail('new'), password: DEFAULT_PASSWORD })
+    const response = await requestChange(alice.token, {
+      email: uniqueEmail('new'),
+      password: DEFAULT_PASSWORD,
+    })
     expect(response.statusCode).toBe(503)
     expect(response.json().reason).toBe('NOT_CONFIGURED')
     expect((await me(alice.token)).email_pending).toBeNull()
@@ -74,7 +87,10 @@ describe('without SMTP', () => {
   it('configured but switched off is still 503', async () => {
     await configureSmtp(false)
     const alice = await createSignedInUser(t)
-    expect((await requestChange(alice.token, { email: uniqueEmail('new'), password: DEFAULT_PASSWORD })).statusCode).toBe(503)
+    expect(
+      (await requestChange(alice.token, { email: uniqueEmail('new'), password: DEFAULT_PASSWORD }))
+        .statusCode,
+    ).toBe(503)
     await configureSmtp(true)
   })
 })
@@ -83,9 +99,16 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
   it('sets email_pending (202 User), mails a link to the new address, and the link swaps the address', async () => {
     const alice = await createSignedInUser(t)
     const newEmail = uniqueEmail('alice.new')
-    const response = await requestChange(alice.token, { email: `  ${newEmail.toUpperCase()} `, password: DEFAULT_PASSWORD })
+    const response = await requestChange(alice.token, {
+      email: `  ${newEmail.toUpperCase()} `,
+      password: DEFAULT_PASSWORD,
+    })
     expect(response.statusCode).toBe(202)
-    expect(response.json()).toMatchObject({ id: alice.user.id, email: alice.email, email_pending: newEmail })
+    expect(response.json()).toMatchObject({
+      id: alice.user.id,
+      email: alice.email,
+      email_pending: newEmail,
+    })
     expect(Object.keys(response.json())).toHaveLength(12)
     expect((await me(alice.token)).email_pending).toBe(newEmail)
 
@@ -122,8 +145,14 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
       .where('action', 'like', 'user.email%')
       .orderBy('at')
       .execute()
-    expect(actions.map((a) => a.action)).toEqual(['user.email_change_requested', 'user.email_verified'])
-    expect(JSON.parse(actions[1]!.metadata)).toEqual({ previous_email: alice.email, new_email: newEmail })
+    expect(actions.map((a) => a.action)).toEqual([
+      'user.email_change_requested',
+      'user.email_verified',
+    ])
+    expect(JSON.parse(actions[1]!.metadata)).toEqual({
+      previous_email: alice.email,
+      new_email: newEmail,
+    })
     expect(JSON.stringify(actions)).not.toContain(token)
   })
 
@@ -138,7 +167,9 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
       expect(response.statusCode).toBe(400)
       expect(response.json()).toMatchObject({
         reason: 'VALIDATION_FAILED',
-        details: [{ field: 'token', message: 'is invalid, expired or already used', code: 'invalid' }],
+        details: [
+          { field: 'token', message: 'is invalid, expired or already used', code: 'invalid' },
+        ],
       })
     }
     expect((await verify('')).json().details[0].field).toBe('token')
@@ -159,14 +190,26 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
     const newEmail = uniqueEmail('lee.new')
     await requestChange(lee.token, { email: newEmail, password: DEFAULT_PASSWORD })
     const token = tokenMailedTo(newEmail)
-    await t.deps.db.updateTable('users').set({ disabled: true }).where('id', '=', lee.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ disabled: true })
+      .where('id', '=', lee.user.id)
+      .execute()
     const response = await verify(token)
     expect(response.statusCode).toBe(400)
     expect(response.json().details[0].field).toBe('token')
-    const row = await t.deps.db.selectFrom('users').select('email').where('id', '=', lee.user.id).executeTakeFirstOrThrow()
+    const row = await t.deps.db
+      .selectFrom('users')
+      .select('email')
+      .where('id', '=', lee.user.id)
+      .executeTakeFirstOrThrow()
     expect(row.email).toBe(lee.email)
     // Spent: re-enabling the account does not revive the link.
-    await t.deps.db.updateTable('users').set({ disabled: false }).where('id', '=', lee.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ disabled: false })
+      .where('id', '=', lee.user.id)
+      .execute()
     expect((await verify(token)).statusCode).toBe(400)
   })
 
@@ -221,7 +264,10 @@ describe('refusals of POST /api/users/me/email', () => {
     const missing = await requestChange(gina.token, { email: uniqueEmail() })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().reason).toBe('PASSWORD_REQUIRED')
-    const wrong = await requestChange(gina.token, { email: uniqueEmail(), password: 'not the password' })
+    const wrong = await requestChange(gina.token, {
+      email: uniqueEmail(),
+      password: 'not the password',
+    })
     expect(wrong.statusCode).toBe(400)
     expect(wrong.json().reason).toBe('INVALID_PASSWORD')
     expect((await me(gina.token)).email_pending).toBeNull()
@@ -245,55 +291,112 @@ describe('refusals of POST /api/users/me/email', () => {
       .execute()
     const response = await requestChange(await openSessionFor(t, user.id), { email: uniqueEmail() })
     expect(response.statusCode).toBe(409)
-    expect(response.json()).toMatchObject({ reason: 'EMAIL_MANAGED_BY_PROVIDER', error: 'Conflict', code: 409 })
+    expect(response.json()).toMatchObject({
+      reason: 'EMAIL_MANAGED_BY_PROVIDER',
+      error: 'Conflict',
+      code: 409,
+    })
   })
 
   it('409 ALREADY_EXISTS for an address another account uses (checked after the password)', async () => {
     const hank = await createSignedInUser(t)
     const other = await createUser(t)
-    const wrongPassword = await requestChange(hank.token, { email: other.email, password: 'not the password' })
+    const wrongPassword = await requestChange(hank.token, {
+      email: other.email,
+      password: 'not the password',
+    })
     expect(wrongPassword.json().reason).toBe('INVALID_PASSWORD')
-    const taken = await requestChange(hank.token, { email: other.email.toUpperCase(), password: DEFAULT_PASSWORD })
+    const taken = await requestChange(hank.token, {
+      email: other.email.toUpperCase(),
+      password: DEFAULT_PASSWORD,
+    })
     expect(taken.statusCode).toBe(409)
     expect(taken.json()).toMatchObject({ reason: 'ALREADY_EXISTS', details: 'email' })
   })
 
   it('400 for the current address, an invalid address or unknown fields', async () => {
     const ivy = await createSignedInUser(t)
-    const same = await requestChange(ivy.token, { email: ivy.email.toUpperCase(), password: DEFAULT_PASSWORD })
+    const same = await requestChange(ivy.token, {
+      email: ivy.email.toUpperCase(),
+      password: DEFAULT_PASSWORD,
+    })
     expect(same.statusCode).toBe(400)
-    expect(same.json().details).toEqual([{ field: 'email', message: 'is already your email address', code: 'invalid' }])
-    expect((await requestChange(ivy.token, { email: 'nope', password: DEFAULT_PASSWORD })).json().details[0].field).toBe('email')
-    expect((await requestChange(ivy.token, { email: uniqueEmail(), password: DEFAULT_PASSWORD, name: 'x' })).json().details[0].field).toBe('name')
-    expect((await requestChange(ivy.token, {})).json().details[0]).toEqual({ field: 'email', message: 'is required', code: 'required' })
+    expect(same.json().details).toEqual([
+      { field: 'email', message: 'is already your email address', code: 'invalid' },
+    ])
+    expect(
+      (await requestChange(ivy.token, { email: 'nope', password: DEFAULT_PASSWORD })).json()
+        .details[0].field,
+    ).toBe('email')
+    expect(
+      (
+        await requestChange(ivy.token, {
+          email: uniqueEmail(),
+          password: DEFAULT_PASSWORD,
+          name: 'x',
+        })
+      ).json().details[0].field,
+    ).toBe('name')
+    expect((await requestChange(ivy.token, {})).json().details[0]).toEqual({
+      field: 'email',
+      message: 'is required',
+      code: 'required',
+    })
   })
 
   it('502 UPSTREAM_FAILED when the mail cannot be sent — and nothing stays pending', async () => {
     const jack = await createSignedInUser(t)
     server.rejectRecipients = { code: 550, text: 'mailbox unavailable' }
     try {
-      const response = await requestChange(jack.token, { email: uniqueEmail('bounce'), password: DEFAULT_PASSWORD })
+      const response = await requestChange(jack.token, {
+        email: uniqueEmail('bounce'),
+        password: DEFAULT_PASSWORD,
+      })
       expect(response.statusCode).toBe(502)
-      expect(response.json()).toMatchObject({ reason: 'UPSTREAM_FAILED', message: 'The verification email could not be sent. Try again later.' })
+      expect(response.json()).toMatchObject({
+        reason: 'UPSTREAM_FAILED',
+        message: 'The verification email could not be sent. Try again later.',
+      })
     } finally {
       server.rejectRecipients = null
     }
     expect((await me(jack.token)).email_pending).toBeNull()
-    expect(await t.deps.db.selectFrom('email_verifications').select('id').where('user_id', '=', jack.user.id).execute()).toEqual([])
+    expect(
+      await t.deps.db
+        .selectFrom('email_verifications')
+        .select('id')
+        .where('user_id', '=', jack.user.id)
+        .execute(),
+    ).toEqual([])
     expect(t.logs.some((line) => line.includes('reply code 550'))).toBe(true)
   })
 
   it('needs credentials; an interactive session is declared as required (SESSION_REQUIRED for API tokens)', async () => {
-    expect((await t.app.inject({ method: 'POST', url: '/api/users/me/email', payload: { email: uniqueEmail() } })).statusCode).toBe(401)
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/users/me/email',
+          payload: { email: uniqueEmail() },
+        })
+      ).statusCode,
+    ).toBe(401)
     const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json()
     const operation = doc.paths['/api/users/me/email'].post
     // A shared answer is a reference to its response component (issue 17).
     const forbidden = operation.responses['403']
-    expect((forbidden.$ref ? doc.components.responses[forbidden.$ref.split('/').pop()] : forbidden).description).toContain('SESSION_REQUIRED')
-    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['202', '400', '401', '403', '409', '429', '502', '503']))
+    expect(
+      (forbidden.$ref ? doc.components.responses[forbidden.$ref.split('/').pop()] : forbidden)
+        .description,
+    ).toContain('SESSION_REQUIRED')
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(['202', '400', '401', '403', '409', '429', '502', '503']),
+    )
     const verifyOperation = doc.paths['/api/users/email/verify'].post
     expect(verifyOperation.security).toEqual([])
-    expect(Object.keys(verifyOperation.responses)).toEqual(expect.arrayContaining(['200', '400', '409']))
+    expect(Object.keys(verifyOperation.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '409']),
+    )
   })
 
   it('refuses a personal API token with 403 SESSION_REQUIRED (CONTRACT.md §5.4)', async () => {
@@ -312,11 +415,17 @@ describe('refusals of POST /api/users/me/email', () => {
   it('is limited to 10 requests per 15 minutes per user', async () => {
     const kim = await createSignedInUser(t)
     for (let i = 0; i < 10; i++) {
-      const response = await requestChange(kim.token, { email: uniqueEmail('kim'), password: DEFAULT_PASSWORD })
+      const response = await requestChange(kim.token, {
+        email: uniqueEmail('kim'),
+        password: DEFAULT_PASSWORD,
+      })
       expect(response.statusCode).toBe(202)
       expect(response.headers['ratelimit-limit']).toBe('10')
     }
-    const limited = await requestChange(kim.token, { email: uniqueEmail('kim'), password: DEFAULT_PASSWORD })
+    const limited = await requestChange(kim.token, {
+      email: uniqueEmail('kim'),
+      password: DEFAULT_PASSWORD,
+    })
     expect(limited.statusCode).toBe(429)
     expect(limited.json().reason).toBe('RATE_LIMITED')
   })

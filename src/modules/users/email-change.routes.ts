@@ -27,7 +27,9 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: ChangeEmailBody,
           response: {
             202: User,
-            400: errorResponse('VALIDATION_FAILED (also: the address is already yours), PASSWORD_REQUIRED, INVALID_PASSWORD'),
+            400: errorResponse(
+              'VALIDATION_FAILED (also: the address is already yours), PASSWORD_REQUIRED, INVALID_PASSWORD',
+            ),
             409: errorResponse(
               'EMAIL_MANAGED_BY_PROVIDER: the account is linked to an identity provider; ALREADY_EXISTS: the address has an account',
             ),
@@ -36,11 +38,20 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 'INSTANCE_MAIL_LIMIT: the hourly cap on mail users trigger (MAIL_HOURLY_LIMIT)',
             ),
             502: errorResponse('UPSTREAM_FAILED: the mail could not be sent; nothing was changed'),
-            503: errorResponse('NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing was changed'),
+            503: errorResponse(
+              'NOT_CONFIGURED: outgoing mail (SMTP) is not configured; nothing was changed',
+            ),
           },
         },
       },
-      async (request, reply) => reply.code(202).send(toUserView(await requestEmailChange(deps, callerOf(request), request.body, contextOf(request)))),
+      async (request, reply) =>
+        reply
+          .code(202)
+          .send(
+            toUserView(
+              await requestEmailChange(deps, callerOf(request), request.body, contextOf(request)),
+            ),
+          ),
     )
 
     app.post(
@@ -54,12 +65,16 @@ export function emailChangeRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: VerifyEmailBody,
           response: {
             200: EmailVerifiedView,
-            400: errorResponse('VALIDATION_FAILED: the token is unknown, expired or already used (field token)'),
+            400: errorResponse(
+              'VALIDATION_FAILED: the token is unknown, expired or already used (field token)',
+            ),
             409: errorResponse('ALREADY_EXISTS: another account took the address meanwhile'),
           },
         },
       },
-      async (request) => ({ email: (await verifyEmailChange(deps, request.body, contextOf(request))).email }),
+      async (request) => ({
+        email: (await verifyEmailChange(deps, request.body, contextOf(request))).email,
+      }),
     )
   }
 }

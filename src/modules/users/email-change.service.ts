@@ -16,7 +16,12 @@ import type { Caller } from '../auth/caller.js'
 import { provePasswordOrWindow } from '../auth/reauth.js'
 import { withUserMail } from '../mail/limits.js'
 import { assertMailConfigured, sendMail } from '../mail/service.js'
-import { consumeEmailVerification, replaceEmailVerification, withdrawEmailVerification, type NewEmailVerification } from './email-change.repo.js'
+import {
+  consumeEmailVerification,
+  replaceEmailVerification,
+  withdrawEmailVerification,
+  type NewEmailVerification,
+} from './email-change.repo.js'
 import type { ChangeEmailBody, VerifyEmailBody } from './email-change.schemas.js'
 import { findUserByEmail, findUserById, updateUser, type UserRecord } from './repo.js'
 import { emailTakenError, normalizeEmail } from './service.js'
@@ -43,7 +48,12 @@ function verificationMail(deps: Deps, token: string): { subject: string; text: s
  * address (400), password (400/429), address taken (409) — the last only after the password, so
  * a stolen session cannot probe which addresses have accounts.
  */
-export async function requestEmailChange(deps: Deps, caller: Caller, body: ChangeEmailBody, ctx: RequestContext): Promise<UserRecord> {
+export async function requestEmailChange(
+  deps: Deps,
+  caller: Caller,
+  body: ChangeEmailBody,
+  ctx: RequestContext,
+): Promise<UserRecord> {
   await assertMailConfigured(deps)
   const user = caller.user
   // The identity provider owns the address of a linked account; a local change would be overwritten.
@@ -55,7 +65,12 @@ export async function requestEmailChange(deps: Deps, caller: Caller, body: Chang
   return withUserMail(deps, email, () => storeAndMail(deps, user, email, ctx))
 }
 
-async function storeAndMail(deps: Deps, user: Caller['user'], email: string, ctx: RequestContext): Promise<UserRecord> {
+async function storeAndMail(
+  deps: Deps,
+  user: Caller['user'],
+  email: string,
+  ctx: RequestContext,
+): Promise<UserRecord> {
   const token = randomToken(32)
   const now = deps.clock.now()
   const verification: NewEmailVerification = {
@@ -68,7 +83,10 @@ async function storeAndMail(deps: Deps, user: Caller['user'], email: string, ctx
   }
   const updated = await deps.db.transaction().execute(async (tx) => {
     if ((await findUserByEmail(tx, email)) !== null) throw emailTakenError()
-    const changed = await updateUser(tx, user.id, { email_pending: email, updated_at: verification.createdAt })
+    const changed = await updateUser(tx, user.id, {
+      email_pending: email,
+      updated_at: verification.createdAt,
+    })
     if (changed === null) throw new AppError('UNAUTHORIZED')
     await replaceEmailVerification(tx, verification)
     await recordAudit(tx, deps.clock, ctx, {
@@ -84,11 +102,15 @@ async function storeAndMail(deps: Deps, user: Caller['user'], email: string, ctx
     await sendMail(deps, { to: email, ...verificationMail(deps, token) })
   } catch (error) {
     // A link nobody received must not stay pending: the client can simply try again.
-    await deps.db.transaction().execute((tx) => withdrawEmailVerification(tx, verification, deps.clock.now().toISOString()))
+    await deps.db
+      .transaction()
+      .execute((tx) => withdrawEmailVerification(tx, verification, deps.clock.now().toISOString()))
     if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') {
       // The server's reply is for administrators (it may name internal hosts), not for every user.
       deps.logger.warn({ smtp: error.message }, 'the email verification mail could not be sent')
-      throw new AppError('UPSTREAM_FAILED', { message: 'The verification email could not be sent. Try again later.' })
+      throw new AppError('UPSTREAM_FAILED', {
+        message: 'The verification email could not be sent. Try again later.',
+      })
     }
     throw error
   }
@@ -97,7 +119,11 @@ async function storeAndMail(deps: Deps, user: Caller['user'], email: string, ctx
 
 const invalidToken = () => invalidField('token', 'is invalid, expired or already used')
 
-export async function verifyEmailChange(deps: Deps, body: VerifyEmailBody, ctx: RequestContext): Promise<UserRecord> {
+export async function verifyEmailChange(
+  deps: Deps,
+  body: VerifyEmailBody,
+  ctx: RequestContext,
+): Promise<UserRecord> {
   const now = deps.clock.now().toISOString()
   const user = await deps.db.transaction().execute(async (tx) => {
     const verification = await consumeEmailVerification(tx, sha256Hex(body.token), now)
@@ -108,7 +134,11 @@ export async function verifyEmailChange(deps: Deps, body: VerifyEmailBody, ctx: 
     // account does not revive it.
     if (before === null || before.disabled) return null
     // Taken since the request: the whole transaction rolls back and the link stays unused.
-    const changed = await updateUser(tx, before.id, { email: verification.email, email_pending: null, updated_at: now }).catch((error: unknown) => {
+    const changed = await updateUser(tx, before.id, {
+      email: verification.email,
+      email_pending: null,
+      updated_at: now,
+    }).catch((error: unknown) => {
       throw isUniqueViolation(error) ? emailTakenError() : error
     })
     await recordAudit(tx, deps.clock, ctx, {

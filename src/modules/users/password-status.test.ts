@@ -6,7 +6,15 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser, createUser, DEFAULT_PASSWORD, login, uniqueEmail } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  createUser,
+  DEFAULT_PASSWORD,
+  login,
+  uniqueEmail,
+} from '../../../test/helpers/factories.js'
 import { scimClient, USER_SCHEMA, PATCH_OP } from '../../../test/helpers/scim.js'
 import { completePasswordReset, createResetLinkForOperator } from '../password-reset/service.js'
 import { findPasswordStatus } from './repo.js'
@@ -14,7 +22,8 @@ import { createAdministrator } from './service.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
-const status = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me/password', headers: bearer(token) })
+const status = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/users/me/password', headers: bearer(token) })
 
 /** The time the test's clock shows now, for bracketing a write. */
 const now = () => t.clock.now().toISOString()
@@ -41,15 +50,25 @@ describe('password_changed_at', () => {
     })
     expect(response.statusCode).toBe(201)
     const changedAt = await expectChangedSince(response.json().user.id, before)
-    expect((await status(response.json().token)).json()).toEqual({ has_password: true, changed_at: changedAt })
+    expect((await status(response.json().token)).json()).toEqual({
+      has_password: true,
+      changed_at: changedAt,
+    })
   })
 
   it('the create-admin command records it; a user without a password has none', async () => {
     const before = now()
-    const admin = await createAdministrator(t.deps, { email: uniqueEmail('cli'), name: 'Operator', password: 'an operator passphrase 2' })
+    const admin = await createAdministrator(t.deps, {
+      email: uniqueEmail('cli'),
+      name: 'Operator',
+      password: 'an operator passphrase 2',
+    })
     await expectChangedSince(admin.id, before)
     const { user } = await createUser(t, { password: null })
-    expect(await findPasswordStatus(t.deps.db, user.id)).toEqual({ has_password: false, changed_at: null })
+    expect(await findPasswordStatus(t.deps.db, user.id)).toEqual({
+      has_password: false,
+      changed_at: null,
+    })
   })
 
   it('changing it moves the time forward, and GET /api/users/me/password reports it', async () => {
@@ -89,7 +108,11 @@ describe('password_changed_at', () => {
     const link = await createResetLinkForOperator(t.deps, person.email)
     const token = new URL(link!.url).searchParams.get('token')!
     const before = now()
-    await completePasswordReset(t.deps, { token, new_password: 'a reset passphrase 4' }, { ip: null, userAgent: null })
+    await completePasswordReset(
+      t.deps,
+      { token, new_password: 'a reset passphrase 4' },
+      { ip: null, userAgent: null },
+    )
     await expectChangedSince(person.user.id, before)
   })
 
@@ -149,7 +172,11 @@ describe('password_changed_at', () => {
 
   it('a password set before the time was recorded reads as set, without a date', async () => {
     const person = await createSignedInUser(t)
-    await t.deps.db.updateTable('users').set({ password_changed_at: null }).where('id', '=', person.user.id).execute()
+    await t.deps.db
+      .updateTable('users')
+      .set({ password_changed_at: null })
+      .where('id', '=', person.user.id)
+      .execute()
     expect((await status(person.token)).json()).toEqual({ has_password: true, changed_at: null })
   })
 

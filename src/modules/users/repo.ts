@@ -41,10 +41,17 @@ export const USER_COLUMNS = [
   'users.created_at',
   'users.updated_at',
   'users.last_login_at',
-  sql<boolean | 0 | 1>`(${sql.ref('users.password_hash')} is not null and ${sql.ref('users.password_hash')} <> '')`.as('has_password'),
+  sql<
+    boolean | 0 | 1
+  >`(${sql.ref('users.password_hash')} is not null and ${sql.ref('users.password_hash')} <> '')`.as(
+    'has_password',
+  ),
 ] as const
 
-type RawUser = Omit<UserRecord, 'is_admin' | 'disabled' | 'ai_suggestions_enabled' | 'has_password'> & {
+type RawUser = Omit<
+  UserRecord,
+  'is_admin' | 'disabled' | 'ai_suggestions_enabled' | 'has_password'
+> & {
   is_admin: unknown
   disabled: unknown
   ai_suggestions_enabled: unknown
@@ -80,12 +87,20 @@ export function toUserRecord(row: RawUser): UserRecord {
 }
 
 export async function findUserById(ex: Executor, id: string): Promise<UserRecord | null> {
-  const row = await ex.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst()
+  const row = await ex
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst()
   return row ? toUserRecord(row) : null
 }
 
 export async function findUserByEmail(ex: Executor, email: string): Promise<UserRecord | null> {
-  const row = await ex.selectFrom('users').select(USER_COLUMNS).where('email', '=', email).executeTakeFirst()
+  const row = await ex
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('email', '=', email)
+    .executeTakeFirst()
   return row ? toUserRecord(row) : null
 }
 
@@ -96,16 +111,28 @@ export interface PasswordCandidate {
 }
 
 /** The one read that returns a password hash: for verifying a password, never for a response. */
-export async function findPasswordCandidateByEmail(ex: Executor, email: string): Promise<PasswordCandidate | null> {
-  const row = await ex.selectFrom('users').select(['id', 'password_hash', 'disabled']).where('email', '=', email).executeTakeFirst()
-  return row ? { id: row.id, password_hash: row.password_hash, disabled: Boolean(row.disabled) } : null
+export async function findPasswordCandidateByEmail(
+  ex: Executor,
+  email: string,
+): Promise<PasswordCandidate | null> {
+  const row = await ex
+    .selectFrom('users')
+    .select(['id', 'password_hash', 'disabled'])
+    .where('email', '=', email)
+    .executeTakeFirst()
+  return row
+    ? { id: row.id, password_hash: row.password_hash, disabled: Boolean(row.disabled) }
+    : null
 }
 
 /**
  * The columns every password write sets together (issue 32): the hash and when it was written, so
  * the Security page's "last changed" cannot fall behind the password itself.
  */
-export function passwordColumns(hash: string, at: Timestamp): { password_hash: string; password_changed_at: Timestamp } {
+export function passwordColumns(
+  hash: string,
+  at: Timestamp,
+): { password_hash: string; password_changed_at: Timestamp } {
   return { password_hash: hash, password_changed_at: at }
 }
 
@@ -115,11 +142,18 @@ export interface PasswordStatus {
   changed_at: Timestamp | null
 }
 
-export async function findPasswordStatus(ex: Executor, userId: string): Promise<PasswordStatus | null> {
+export async function findPasswordStatus(
+  ex: Executor,
+  userId: string,
+): Promise<PasswordStatus | null> {
   const row = await ex
     .selectFrom('users')
     .select([
-      sql<boolean | 0 | 1>`(${sql.ref('password_hash')} is not null and ${sql.ref('password_hash')} <> '')`.as('has_password'),
+      sql<
+        boolean | 0 | 1
+      >`(${sql.ref('password_hash')} is not null and ${sql.ref('password_hash')} <> '')`.as(
+        'has_password',
+      ),
       'password_changed_at',
     ])
     .where('id', '=', userId)
@@ -130,17 +164,34 @@ export async function findPasswordStatus(ex: Executor, userId: string): Promise<
 }
 
 export async function findPasswordHash(ex: Executor, userId: string): Promise<string | null> {
-  const row = await ex.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirst()
+  const row = await ex
+    .selectFrom('users')
+    .select('password_hash')
+    .where('id', '=', userId)
+    .executeTakeFirst()
   return row?.password_hash || null
 }
 
 export async function insertUser(ex: Executor, row: NewUserRow): Promise<UserRecord> {
-  const inserted = await ex.insertInto('users').values(row).returning(USER_COLUMNS).executeTakeFirstOrThrow()
+  const inserted = await ex
+    .insertInto('users')
+    .values(row)
+    .returning(USER_COLUMNS)
+    .executeTakeFirstOrThrow()
   return toUserRecord(inserted)
 }
 
-export async function updateUser(ex: Executor, id: string, changes: UserUpdate): Promise<UserRecord | null> {
-  const row = await ex.updateTable('users').set(changes).where('id', '=', id).returning(USER_COLUMNS).executeTakeFirst()
+export async function updateUser(
+  ex: Executor,
+  id: string,
+  changes: UserUpdate,
+): Promise<UserRecord | null> {
+  const row = await ex
+    .updateTable('users')
+    .set(changes)
+    .where('id', '=', id)
+    .returning(USER_COLUMNS)
+    .executeTakeFirst()
   return row ? toUserRecord(row) : null
 }
 

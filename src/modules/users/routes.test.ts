@@ -12,7 +12,8 @@ import {
 
 const t = useTestApp()
 
-const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
+const me = (token: string) =>
+  t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 
 describe('GET /api/users/me', () => {
   it("returns exactly the seed's 12 fields with their types", async () => {
@@ -62,7 +63,11 @@ describe('GET /api/users/me', () => {
 
   it('does not accept a validly signed JWT whose session does not exist', async () => {
     const { user } = await createUser(t)
-    const token = await t.deps.accessTokens.issue({ sub: user.id, sid: 'no-such-session' }, new Date(), new Date(Date.now() + 60_000))
+    const token = await t.deps.accessTokens.issue(
+      { sub: user.id, sid: 'no-such-session' },
+      new Date(),
+      new Date(Date.now() + 60_000),
+    )
     expect((await me(token)).statusCode).toBe(401)
   })
 })
@@ -74,11 +79,24 @@ describe('PATCH /api/users/me', () => {
       method: 'PATCH',
       url: '/api/users/me',
       headers: bearer(token),
-      payload: { name: '  Ada Lovelace  ', language: 'de-AT', theme: 'dark', ai_suggestions_enabled: false },
+      payload: {
+        name: '  Ada Lovelace  ',
+        language: 'de-AT',
+        theme: 'dark',
+        ai_suggestions_enabled: false,
+      },
     })
     expect(response.statusCode).toBe(200)
-    expect(response.json()).toMatchObject({ name: 'Ada Lovelace', language: 'de-AT', theme: 'dark', ai_suggestions_enabled: false })
-    expect((await me(token)).json()).toMatchObject({ language: 'de-AT', ai_suggestions_enabled: false })
+    expect(response.json()).toMatchObject({
+      name: 'Ada Lovelace',
+      language: 'de-AT',
+      theme: 'dark',
+      ai_suggestions_enabled: false,
+    })
+    expect((await me(token)).json()).toMatchObject({
+      language: 'de-AT',
+      ai_suggestions_enabled: false,
+    })
   })
 
   it('validates language and theme, listing each bad field', async () => {
@@ -92,14 +110,29 @@ describe('PATCH /api/users/me', () => {
     expect(response.statusCode).toBe(400)
     expect(response.json().details).toEqual([
       { field: 'language', message: 'must be a language tag such as en or de-AT', code: 'pattern' },
-      { field: 'theme', message: 'must be one of: auto, light, dark', code: 'not_one_of', allowed: ['auto', 'light', 'dark'] },
+      {
+        field: 'theme',
+        message: 'must be one of: auto, light, dark',
+        code: 'not_one_of',
+        allowed: ['auto', 'light', 'dark'],
+      },
     ])
   })
 
   it('rejects names that are blank or hold control characters, and unknown fields', async () => {
     const { token } = await createSignedInUser(t)
-    for (const payload of [{ name: '   ' }, { name: 'bell\u0007' }, { email: 'x@example.com' }, { user_key: 'AAAAAAAA' }]) {
-      const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(token), payload })
+    for (const payload of [
+      { name: '   ' },
+      { name: 'bell\u0007' },
+      { email: 'x@example.com' },
+      { user_key: 'AAAAAAAA' },
+    ]) {
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: '/api/users/me',
+        headers: bearer(token),
+        payload,
+      })
       expect(response.statusCode).toBe(400)
       expect(response.json().reason).toBe('VALIDATION_FAILED')
     }
@@ -107,7 +140,12 @@ describe('PATCH /api/users/me', () => {
 
   it('rejects an empty update', async () => {
     const { token } = await createSignedInUser(t)
-    const response = await t.app.inject({ method: 'PATCH', url: '/api/users/me', headers: bearer(token), payload: {} })
+    const response = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/users/me',
+      headers: bearer(token),
+      payload: {},
+    })
     expect(response.statusCode).toBe(400)
     expect(response.json().reason).toBe('VALIDATION_FAILED')
   })
@@ -124,7 +162,10 @@ describe('POST /api/users/me/password', () => {
     const missing = await change(token, { new_password: 'another fine passphrase' })
     expect(missing.statusCode).toBe(400)
     expect(missing.json().reason).toBe('PASSWORD_REQUIRED')
-    const wrong = await change(token, { current_password: 'not it at all', new_password: 'another fine passphrase' })
+    const wrong = await change(token, {
+      current_password: 'not it at all',
+      new_password: 'another fine passphrase',
+    })
     expect(wrong.statusCode).toBe(400)
     expect(wrong.json().reason).toBe('INVALID_PASSWORD')
   })
@@ -132,7 +173,10 @@ describe('POST /api/users/me/password', () => {
   it('applies the password policy to the new password', async () => {
     const { token, email } = await createSignedInUser(t)
     for (const newPassword of ['short', 'qwertyuiop', email]) {
-      const response = await change(token, { current_password: DEFAULT_PASSWORD, new_password: newPassword })
+      const response = await change(token, {
+        current_password: DEFAULT_PASSWORD,
+        new_password: newPassword,
+      })
       expect(response.statusCode).toBe(400)
       expect(response.json().details[0].field).toBe('new_password')
     }
@@ -141,7 +185,10 @@ describe('POST /api/users/me/password', () => {
   it('changes the password and revokes every other session, keeping this one', async () => {
     const phone = await createSignedInUser(t)
     const laptop = await login(t, phone.email, DEFAULT_PASSWORD)
-    const response = await change(laptop.token, { current_password: DEFAULT_PASSWORD, new_password: 'a brand new passphrase' })
+    const response = await change(laptop.token, {
+      current_password: DEFAULT_PASSWORD,
+      new_password: 'a brand new passphrase',
+    })
     expect(response.statusCode).toBe(204)
     expect((await me(phone.token)).statusCode).toBe(401)
     expect((await me(laptop.token)).statusCode).toBe(200)
@@ -153,16 +200,29 @@ describe('POST /api/users/me/password', () => {
     const { token, email } = await createSignedInUser(t)
     const composed = 'caf\u00e9 au lait, s\u2019il vous pla\u00eet'
     const decomposed = composed.normalize('NFD')
-    expect((await change(token, { current_password: DEFAULT_PASSWORD, new_password: decomposed })).statusCode).toBe(204)
+    expect(
+      (await change(token, { current_password: DEFAULT_PASSWORD, new_password: decomposed }))
+        .statusCode,
+    ).toBe(204)
     await expect(login(t, email, composed)).resolves.toBeTruthy()
   })
 
   it('budgets wrong current passwords per account', async () => {
     const { token } = await createSignedInUser(t)
     for (let i = 0; i < 10; i++) {
-      expect((await change(token, { current_password: `guess number ${i}`, new_password: 'whatever it is 1' })).statusCode).toBe(400)
+      expect(
+        (
+          await change(token, {
+            current_password: `guess number ${i}`,
+            new_password: 'whatever it is 1',
+          })
+        ).statusCode,
+      ).toBe(400)
     }
-    const blocked = await change(token, { current_password: DEFAULT_PASSWORD, new_password: 'whatever it is 1' })
+    const blocked = await change(token, {
+      current_password: DEFAULT_PASSWORD,
+      new_password: 'whatever it is 1',
+    })
     expect(blocked.statusCode).toBe(429)
     expect(blocked.json().retryAfter).toBeGreaterThan(0)
   })
@@ -170,13 +230,20 @@ describe('POST /api/users/me/password', () => {
 
 describe('DELETE /api/users/me', () => {
   const remove = (token: string, payload?: Record<string, unknown>) =>
-    t.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(token), ...(payload && { payload }) })
+    t.app.inject({
+      method: 'DELETE',
+      url: '/api/users/me',
+      headers: bearer(token),
+      ...(payload && { payload }),
+    })
 
   it('needs the password when the account has one (outside the re-authentication window)', async () => {
     const { token, user } = await createSignedInUser(t)
     await closeReauthenticationWindows(t, user.id)
     expect((await remove(token)).json().reason).toBe('PASSWORD_REQUIRED')
-    expect((await remove(token, { password: 'wrong password!' })).json().reason).toBe('INVALID_PASSWORD')
+    expect((await remove(token, { password: 'wrong password!' })).json().reason).toBe(
+      'INVALID_PASSWORD',
+    )
     expect((await me(token)).statusCode).toBe(200)
   })
 
@@ -185,9 +252,17 @@ describe('DELETE /api/users/me', () => {
     const response = await remove(token, { password: DEFAULT_PASSWORD })
     expect(response.statusCode).toBe(204)
     expect((await me(token)).statusCode).toBe(401)
-    const row = await t.deps.db.selectFrom('users').select('id').where('id', '=', user.id).executeTakeFirst()
+    const row = await t.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', user.id)
+      .executeTakeFirst()
     expect(row).toBeUndefined()
-    const audit = await t.deps.db.selectFrom('audit_events').select('action').where('target_id', '=', user.id).execute()
+    const audit = await t.deps.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('target_id', '=', user.id)
+      .execute()
     expect(audit.map((a) => a.action)).toContain('user.delete')
   })
 })
@@ -218,18 +293,35 @@ describe('the last active administrator', () => {
   })
 
   it('keeps one administrator when the last two delete themselves at the same time', async () => {
-    const admins = await fresh.deps.db.selectFrom('users').select('id').where('is_admin', '=', true).execute()
+    const admins = await fresh.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('is_admin', '=', true)
+      .execute()
     expect(admins).toHaveLength(1)
     const other = await createSignedInUser(fresh, { isAdmin: true })
-    const remaining = await fresh.deps.db.selectFrom('users').select(['id', 'email']).where('id', '=', admins[0]!.id).executeTakeFirstOrThrow()
+    const remaining = await fresh.deps.db
+      .selectFrom('users')
+      .select(['id', 'email'])
+      .where('id', '=', admins[0]!.id)
+      .executeTakeFirstOrThrow()
     const first = await login(fresh, remaining.email, DEFAULT_PASSWORD)
     const results = await Promise.all(
       [first.token, other.token].map((token) =>
-        fresh.app.inject({ method: 'DELETE', url: '/api/users/me', headers: bearer(token), payload: { password: DEFAULT_PASSWORD } }),
+        fresh.app.inject({
+          method: 'DELETE',
+          url: '/api/users/me',
+          headers: bearer(token),
+          payload: { password: DEFAULT_PASSWORD },
+        }),
       ),
     )
     expect(results.map((r) => r.statusCode).sort()).toEqual([204, 409])
-    const left = await fresh.deps.db.selectFrom('users').select('id').where('is_admin', '=', true).execute()
+    const left = await fresh.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('is_admin', '=', true)
+      .execute()
     expect(left).toHaveLength(1)
   })
 })

@@ -5,8 +5,19 @@ import { NoContent } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../auth/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { clearSessionCookies } from '../auth/cookies.js'
-import { ChangePasswordBody, DeleteMeBody, PasswordStatusView, UpdateMeBody, UserView } from './schemas.js'
-import { changePassword, deleteCurrentUser, getPasswordStatus, updateCurrentUser } from './service.js'
+import {
+  ChangePasswordBody,
+  DeleteMeBody,
+  PasswordStatusView,
+  UpdateMeBody,
+  UserView,
+} from './schemas.js'
+import {
+  changePassword,
+  deleteCurrentUser,
+  getPasswordStatus,
+  updateCurrentUser,
+} from './service.js'
 import { toUserView } from './view.js'
 
 const tags = ['current user']
@@ -19,7 +30,12 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         // The console's enrolment page needs it (issue 14: open during enrolment, auth/mfa-policy.ts).
         config: { allowedDuringEnrollment: true },
-        schema: { tags, operationId: 'getCurrentUser', summary: 'The current user', response: { 200: User } },
+        schema: {
+          tags,
+          operationId: 'getCurrentUser',
+          summary: 'The current user',
+          response: { 200: User },
+        },
       },
       async (request) => toUserView(callerOf(request).user),
     )
@@ -35,7 +51,10 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: { 200: User },
         },
       },
-      async (request) => toUserView(await updateCurrentUser(deps, callerOf(request), request.body, contextOf(request))),
+      async (request) =>
+        toUserView(
+          await updateCurrentUser(deps, callerOf(request), request.body, contextOf(request)),
+        ),
     )
 
     app.get(
@@ -65,7 +84,9 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: ChangePasswordBody,
           response: {
             204: NoContent,
-            400: errorResponse('VALIDATION_FAILED (new_password rules), PASSWORD_REQUIRED, INVALID_PASSWORD'),
+            400: errorResponse(
+              'VALIDATION_FAILED (new_password rules), PASSWORD_REQUIRED, INVALID_PASSWORD',
+            ),
             429: errorResponse('RATE_LIMITED: too many wrong passwords'),
           },
         },
@@ -89,7 +110,9 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: DeleteMeBody,
           response: {
             204: NoContent,
-            400: errorResponse('VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE'),
+            400: errorResponse(
+              'VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE',
+            ),
             409: errorResponse('LAST_ADMIN: you are the last active administrator'),
             429: errorResponse('RATE_LIMITED: too many wrong passwords'),
           },

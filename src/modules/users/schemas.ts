@@ -50,7 +50,8 @@ export const PasswordStatusView = Type.Object({
   changed_at: Nullable(
     Type.String({
       format: 'date-time',
-      description: 'When the password was last set; null without a password, or for one set before the time was recorded (migration 0032)',
+      description:
+        'When the password was last set; null without a password, or for one set before the time was recorded (migration 0032)',
     }),
   ),
 })
@@ -59,7 +60,11 @@ export type PasswordStatusView = Static<typeof PasswordStatusView>
 export const ChangePasswordBody = Body({
   current_password: Type.Optional(Secret()),
   new_password: Secret(),
-  revoke_api_tokens: Type.Optional(Type.Boolean({ description: 'Also revoke every personal API token of the account (default false)' })),
+  revoke_api_tokens: Type.Optional(
+    Type.Boolean({
+      description: 'Also revoke every personal API token of the account (default false)',
+    }),
+  ),
 })
 export type ChangePasswordBody = Static<typeof ChangePasswordBody>
 

@@ -33,10 +33,21 @@ export function normalizeEmail(email: string): string {
 }
 
 /** Applies the password policy and hashes the password; `field` names it in the 400 details. */
-export async function hashNewPassword(deps: Deps, password: string, email: string | null, field: string): Promise<string> {
+export async function hashNewPassword(
+  deps: Deps,
+  password: string,
+  email: string | null,
+  field: string,
+): Promise<string> {
   const normalized = normalizePassword(password)
   const problem = passwordProblemDetail(normalized, email)
-  if (problem !== null) throw invalidField(field, problem.message, problem.code, problem.limit === undefined ? {} : { limit: problem.limit })
+  if (problem !== null)
+    throw invalidField(
+      field,
+      problem.message,
+      problem.code,
+      problem.limit === undefined ? {} : { limit: problem.limit },
+    )
   return deps.passwords.hash(normalized)
 }
 
@@ -53,7 +64,8 @@ export interface NewUserInput {
  */
 export async function prepareNewUser(deps: Deps, input: NewUserInput): Promise<NewUserRow> {
   const email = normalizeEmail(input.email)
-  const passwordHash = input.password === null ? null : await hashNewPassword(deps, input.password, email, 'password')
+  const passwordHash =
+    input.password === null ? null : await hashNewPassword(deps, input.password, email, 'password')
   const now = deps.clock.now().toISOString()
   return {
     id: newId(),
@@ -73,7 +85,10 @@ export async function prepareNewUser(deps: Deps, input: NewUserInput): Promise<N
 }
 
 export function emailTakenError(): AppError {
-  return new AppError('ALREADY_EXISTS', { message: 'A user with this email already exists.', details: 'email' })
+  return new AppError('ALREADY_EXISTS', {
+    message: 'A user with this email already exists.',
+    details: 'email',
+  })
 }
 
 /** Inserts a prepared user; a taken email is 409 ALREADY_EXISTS. */
@@ -87,7 +102,10 @@ export async function insertNewUser(ex: Executor, row: NewUserRow): Promise<User
 }
 
 /** `switchboard create-admin`: an administrator created by the operator, audited as such. */
-export async function createAdministrator(deps: Deps, input: Omit<NewUserInput, 'isAdmin'>): Promise<UserRecord> {
+export async function createAdministrator(
+  deps: Deps,
+  input: Omit<NewUserInput, 'isAdmin'>,
+): Promise<UserRecord> {
   const row = await prepareNewUser(deps, { ...input, isAdmin: true })
   return deps.db.transaction().execute(async (tx) => {
     const user = await insertNewUser(tx, row)
@@ -106,9 +124,17 @@ export async function createAdministrator(deps: Deps, input: Omit<NewUserInput, 
   })
 }
 
-export async function updateCurrentUser(deps: Deps, caller: Caller, patch: UpdateMeBody, ctx: RequestContext): Promise<UserRecord> {
+export async function updateCurrentUser(
+  deps: Deps,
+  caller: Caller,
+  patch: UpdateMeBody,
+  ctx: RequestContext,
+): Promise<UserRecord> {
   return deps.db.transaction().execute(async (tx) => {
-    const user = await updateUser(tx, caller.user.id, { ...patch, updated_at: deps.clock.now().toISOString() })
+    const user = await updateUser(tx, caller.user.id, {
+      ...patch,
+      updated_at: deps.clock.now().toISOString(),
+    })
     if (user === null) throw new AppError('NOT_FOUND')
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.update',
@@ -128,14 +154,20 @@ export async function getPasswordStatus(deps: Deps, caller: Caller): Promise<Pas
 }
 
 /** Sets a new password and signs out every other session (CONTRACT.md §5.1); with `revoke_api_tokens`, every API token too. */
-export async function changePassword(deps: Deps, caller: Caller, input: ChangePasswordBody, ctx: RequestContext): Promise<void> {
+export async function changePassword(
+  deps: Deps,
+  caller: Caller,
+  input: ChangePasswordBody,
+  ctx: RequestContext,
+): Promise<void> {
   await provePasswordOrWindow(deps, caller, input.current_password)
   const hash = await hashNewPassword(deps, input.new_password, caller.user.email, 'new_password')
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
     await updateUser(tx, caller.user.id, { ...passwordColumns(hash, now), updated_at: now })
     const revoked = await revokeUserSessions(tx, caller.user.id, caller.sessionId, now)
-    const tokensRevoked = input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, caller.user.id, now) : 0
+    const tokensRevoked =
+      input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, caller.user.id, now) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.password_change',
       actor: caller.user,
@@ -154,7 +186,9 @@ export async function deleteUserKeepingInvariants(tx: Executor, user: UserRecord
   if (user.is_admin && !user.disabled) {
     const admins = await lockActiveAdminIds(tx)
     if (!admins.some((id) => id !== user.id)) {
-      throw new AppError('LAST_ADMIN', { details: 'Promote another administrator before deleting this account.' })
+      throw new AppError('LAST_ADMIN', {
+        details: 'Promote another administrator before deleting this account.',
+      })
     }
   }
   await assertNoOrganizationLosesItsLastOwner(tx, user.id)
@@ -165,10 +199,16 @@ export async function deleteUserKeepingInvariants(tx: Executor, user: UserRecord
  * Deletes the caller's account after re-authentication (password, and a second-factor code when
  * MFA is on — or the session's re-authentication window); the last active administrator stays.
  */
-export async function deleteCurrentUser(deps: Deps, caller: Caller, input: DeleteMeBody, ctx: RequestContext): Promise<void> {
+export async function deleteCurrentUser(
+  deps: Deps,
+  caller: Caller,
+  input: DeleteMeBody,
+  ctx: RequestContext,
+): Promise<void> {
   await provePasswordOrWindow(deps, caller, input.password)
   // Inside the re-authentication window (issue 32) the code may be left out; a code sent is checked.
-  if (input.code !== undefined || !isReauthenticated(deps, caller)) await assertSecondFactorIfEnabled(deps, caller.user.id, input.code)
+  if (input.code !== undefined || !isReauthenticated(deps, caller))
+    await assertSecondFactorIfEnabled(deps, caller.user.id, input.code)
   await deps.db.transaction().execute(async (tx) => {
     await deleteUserKeepingInvariants(tx, caller.user)
     await recordAudit(tx, deps.clock, ctx, {

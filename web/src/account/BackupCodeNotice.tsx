@@ -17,7 +17,8 @@ export function BackupCodeNotice() {
   if (!shown || status.data === undefined) return null
   return (
     <p className="state state-weak" role="status" data-testid="backup-code-used">
-      {t('accountSecurity.backupUsed', { count: status.data.backup_codes_remaining })} <Link to="/account/security">{t('security.regenerate')}</Link>
+      {t('accountSecurity.backupUsed', { count: status.data.backup_codes_remaining })}{' '}
+      <Link to="/account/security">{t('security.regenerate')}</Link>
     </p>
   )
 }

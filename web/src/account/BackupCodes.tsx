@@ -40,10 +40,20 @@ export function BackupCodesPanel({ codes, onDone }: { codes: string[]; onDone: (
         </button>
       </div>
       <div className="checkbox no-print">
-        <input id={checkboxId} type="checkbox" checked={stored} onChange={(event) => setStored(event.target.checked)} />
+        <input
+          id={checkboxId}
+          type="checkbox"
+          checked={stored}
+          onChange={(event) => setStored(event.target.checked)}
+        />
         <label htmlFor={checkboxId}>{t('backup.stored')}</label>
       </div>
-      <button type="button" className="button button-primary no-print" aria-disabled={!stored} onClick={() => stored && onDone()}>
+      <button
+        type="button"
+        className="button button-primary no-print"
+        aria-disabled={!stored}
+        onClick={() => stored && onDone()}
+      >
         {t('backup.done')}
       </button>
     </section>

@@ -24,7 +24,10 @@ export function ProfilePage() {
     <Page title={t('profile.title')} description={t('profile.description')}>
       {user !== undefined && (
         <>
-          <ProfileForm key={`${user.name}|${user.language}|${user.theme}|${user.ai_suggestions_enabled}`} user={user} />
+          <ProfileForm
+            key={`${user.name}|${user.language}|${user.theme}|${user.ai_suggestions_enabled}`}
+            user={user}
+          />
           <EmailForm user={user} />
           <SecurityPointer />
         </>
@@ -38,8 +41,12 @@ function ProfileForm({ user }: { user: User }) {
   const queryClient = useQueryClient()
   const state = useFormError(['name', 'language', 'theme', 'ai_suggestions_enabled'])
   const save = useMutation({
-    mutationFn: (body: { name: string; language: string; theme: 'auto' | 'light' | 'dark'; ai_suggestions_enabled: boolean }) =>
-      unwrap(client.PATCH('/api/users/me', { body })),
+    mutationFn: (body: {
+      name: string
+      language: string
+      theme: 'auto' | 'light' | 'dark'
+      ai_suggestions_enabled: boolean
+    }) => unwrap(client.PATCH('/api/users/me', { body })),
     onSuccess: (data) => {
       queryClient.setQueryData(['me'], data)
       announce(t('profile.saved'))
@@ -71,7 +78,13 @@ function ProfileForm({ user }: { user: User }) {
           <legend>{t('profile.theme')}</legend>
           {(['auto', 'light', 'dark'] as const).map((theme) => (
             <div className="radio" key={theme}>
-              <input type="radio" id={`theme-${theme}`} name="theme" value={theme} defaultChecked={user.theme === theme} />
+              <input
+                type="radio"
+                id={`theme-${theme}`}
+                name="theme"
+                value={theme}
+                defaultChecked={user.theme === theme}
+              />
               <label htmlFor={`theme-${theme}`}>{t(`profile.theme.${theme}`)}</label>
             </div>
           ))}
@@ -101,7 +114,8 @@ function EmailForm({ user }: { user: User }) {
   const state = useFormError(['email'])
   const reauth = useReauth({ window: true })
   const change = useMutation({
-    mutationFn: (body: { email: string }) => reauth.run(() => unwrap(client.POST('/api/users/me/email', { body }))),
+    mutationFn: (body: { email: string }) =>
+      reauth.run(() => unwrap(client.POST('/api/users/me/email', { body }))),
     onSuccess: (data) => {
       queryClient.setQueryData(['me'], data)
       state.form.current?.reset()
@@ -135,7 +149,14 @@ function EmailForm({ user }: { user: User }) {
           }}
         >
           <FormError>{state.general}</FormError>
-          <TextField name="email" type="email" label={t('email.new')} autoComplete="email" help={t('email.help')} error={state.at('email')} />
+          <TextField
+            name="email"
+            type="email"
+            label={t('email.new')}
+            autoComplete="email"
+            help={t('email.help')}
+            error={state.at('email')}
+          />
           <SubmitButton pending={change.isPending}>{t('email.submit')}</SubmitButton>
           {reauth.dialog}
         </form>
@@ -148,7 +169,11 @@ function EmailForm({ user }: { user: User }) {
 function SecurityPointer() {
   const { t } = useI18n()
   return (
-    <section className="section" aria-labelledby="profile-security-heading" data-testid="profile-security">
+    <section
+      className="section"
+      aria-labelledby="profile-security-heading"
+      data-testid="profile-security"
+    >
       <h2 id="profile-security-heading">{t('accountSecurity.profilePointerTitle')}</h2>
       <p className="muted">{t('accountSecurity.profilePointer')}</p>
       <Link to="/account/security" className="button button-secondary">

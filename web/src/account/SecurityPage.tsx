@@ -24,10 +24,20 @@ import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { PasskeysSection } from '../passkeys/PasskeysSection'
 import { passkeysQuery } from '../passkeys/queries'
 import { BackupCodesPanel } from './BackupCodes'
-import { DeleteAccount, IdentitySection, identitiesQuery, Sessions, sessionsQuery, useActionError } from './SecuritySections'
+import {
+  DeleteAccount,
+  IdentitySection,
+  identitiesQuery,
+  Sessions,
+  sessionsQuery,
+  useActionError,
+} from './SecuritySections'
 
 /** Whether there is a password and when it was last set (issue 32; the User itself has no such field). */
-const passwordStatusQuery = { queryKey: ['password-status'], queryFn: () => unwrap(client.GET('/api/users/me/password')) }
+const passwordStatusQuery = {
+  queryKey: ['password-status'],
+  queryFn: () => unwrap(client.GET('/api/users/me/password')),
+}
 
 interface Enrollment {
   secret: string
@@ -84,7 +94,10 @@ function Row({
 }
 
 /** "Set", "Last changed 26 Nov 2026, 16:30" — a password set before the time was recorded has no date. */
-function passwordState(i18n: ReturnType<typeof useI18n>, password: { has_password: boolean; changed_at: string | null }): string {
+function passwordState(
+  i18n: ReturnType<typeof useI18n>,
+  password: { has_password: boolean; changed_at: string | null },
+): string {
   if (!password.has_password) return i18n.t('accountSecurity.passwordNone')
   if (password.changed_at === null) return i18n.t('accountSecurity.passwordSet')
   return i18n.t('accountSecurity.passwordChanged', { date: i18n.dateTime(password.changed_at) })
@@ -107,9 +120,20 @@ function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
     <section className="section" aria-labelledby="summary-heading">
       <h2 id="summary-heading">{t('accountSecurity.summary')}</h2>
       <ul className="summary" data-testid="security-summary">
-        <Row label={t('accountSecurity.password')} state={password === undefined ? '…' : passwordState(i18n, password)} testId="summary-password">
-          <button type="button" className="button button-secondary button-small" aria-expanded={changing} onClick={() => setChanging(!changing)}>
-            {me.has_password ? t('accountSecurity.changePassword') : t('accountSecurity.setPassword')}
+        <Row
+          label={t('accountSecurity.password')}
+          state={password === undefined ? '…' : passwordState(i18n, password)}
+          testId="summary-password"
+        >
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            aria-expanded={changing}
+            onClick={() => setChanging(!changing)}
+          >
+            {me.has_password
+              ? t('accountSecurity.changePassword')
+              : t('accountSecurity.setPassword')}
           </button>
         </Row>
         {changing && (
@@ -126,30 +150,50 @@ function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
             {status.enabled ? t('accountSecurity.manage') : t('accountSecurity.setUp')}
           </a>
         </Row>
-        <Row label={t('passkeys.title')} state={t('accountSecurity.passkeyCount', { count: passkeys })}>
+        <Row
+          label={t('passkeys.title')}
+          state={t('accountSecurity.passkeyCount', { count: passkeys })}
+        >
           <a className="button button-secondary button-small" href="#passkeys-heading">
             {passkeys === 0 ? t('accountSecurity.add') : t('accountSecurity.manage')}
           </a>
         </Row>
         <Row
           label={t('accountSecurity.backupCodes')}
-          state={status.enabled ? t('accountSecurity.backupLeft', { count: status.backup_codes_remaining }) : t('accountSecurity.backupWithApp')}
+          state={
+            status.enabled
+              ? t('accountSecurity.backupLeft', { count: status.backup_codes_remaining })
+              : t('accountSecurity.backupWithApp')
+          }
           weak={status.enabled && status.backup_codes_remaining <= 2}
         >
           {status.enabled && (
-            <button type="button" className="button button-secondary button-small" onClick={() => void regenerate.start()}>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => void regenerate.start()}
+            >
               {t('security.regenerate')}
             </button>
           )}
         </Row>
-        <Row label={t('accountSecurity.devices')} state={sessions === undefined ? '…' : t('accountSecurity.deviceCount', { count: sessions })}>
+        <Row
+          label={t('accountSecurity.devices')}
+          state={
+            sessions === undefined ? '…' : t('accountSecurity.deviceCount', { count: sessions })
+          }
+        >
           <a className="button button-secondary button-small" href="#sessions-heading">
             {t('accountSecurity.review')}
           </a>
         </Row>
         <Row
           label={t('accountSecurity.identity')}
-          state={identity === undefined ? t('accountSecurity.identityNone') : (identity.name ?? identity.provider_key)}
+          state={
+            identity === undefined
+              ? t('accountSecurity.identityNone')
+              : (identity.name ?? identity.provider_key)
+          }
         >
           {/* The section exists only when there is something to link or unlink. */}
           {(identity !== undefined || providerCount > 0) && (
@@ -187,13 +231,18 @@ function PasswordForm({ hasPassword, onDone }: { hasPassword: boolean; onDone: (
     <form
       ref={state.form}
       className="form"
-      aria-label={hasPassword ? t('accountSecurity.changePassword') : t('accountSecurity.setPassword')}
+      aria-label={
+        hasPassword ? t('accountSecurity.changePassword') : t('accountSecurity.setPassword')
+      }
       noValidate
       onSubmit={(event) => {
         event.preventDefault()
         state.clear()
         const values = formValues(event.currentTarget)
-        change.mutate({ new_password: values.new_password ?? '', revoke_api_tokens: values.revoke_api_tokens === 'on' })
+        change.mutate({
+          new_password: values.new_password ?? '',
+          revoke_api_tokens: values.revoke_api_tokens === 'on',
+        })
       }}
     >
       <FormError>{state.general}</FormError>
@@ -207,7 +256,12 @@ function PasswordForm({ hasPassword, onDone }: { hasPassword: boolean; onDone: (
         error={state.at('new_password')}
       />
       {/* Issue 28: on by default — a password changed in a hurry usually means a credential leaked. */}
-      <CheckboxField name="revoke_api_tokens" label={t('tokens.alsoRevoke')} help={t('tokens.alsoRevokeHelp')} defaultChecked />
+      <CheckboxField
+        name="revoke_api_tokens"
+        label={t('tokens.alsoRevoke')}
+        help={t('tokens.alsoRevokeHelp')}
+        defaultChecked
+      />
       <div className="row">
         <SubmitButton pending={change.isPending}>{t('password.submit')}</SubmitButton>
         <button type="button" className="button button-secondary" onClick={onDone}>
@@ -226,7 +280,9 @@ function useRegenerate(onCodes: (codes: string[]) => void) {
   const start = async () => {
     failure.clear()
     try {
-      const data = await reauth.run(() => unwrap(client.POST('/api/auth/mfa/backup/regenerate', { body: {} })))
+      const data = await reauth.run(() =>
+        unwrap(client.POST('/api/auth/mfa/backup/regenerate', { body: {} })),
+      )
       onCodes(data.backup_codes)
       window.scrollTo({ top: 0 })
       await queryClient.invalidateQueries({ queryKey: ['mfa-status'] })
@@ -248,7 +304,10 @@ function AppSection({ onCodes }: { onCodes: (codes: string[]) => void }) {
       {status.data === undefined ? (
         <p className="skeleton" aria-hidden="true" />
       ) : (
-        <p className={status.data.enabled || hasPasskeys ? 'state state-good' : 'state state-weak'} data-testid="mfa-state">
+        <p
+          className={status.data.enabled || hasPasskeys ? 'state state-good' : 'state state-weak'}
+          data-testid="mfa-state"
+        >
           <strong>{status.data.enabled ? t('security.mfaOn') : t('security.mfaOff')}</strong>{' '}
           {status.data.enabled
             ? t('security.backupRemaining', { count: status.data.backup_codes_remaining })
@@ -257,7 +316,11 @@ function AppSection({ onCodes }: { onCodes: (codes: string[]) => void }) {
               : t('security.mfaOffHint')}
         </p>
       )}
-      {status.data?.enabled === false ? <Enrol onEnabled={onCodes} /> : status.data?.enabled === true ? <ManageApp onCodes={onCodes} /> : null}
+      {status.data?.enabled === false ? (
+        <Enrol onEnabled={onCodes} />
+      ) : status.data?.enabled === true ? (
+        <ManageApp onCodes={onCodes} />
+      ) : null}
     </section>
   )
 }
@@ -271,13 +334,18 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const reauth = useReauth({ window: true })
 
   const beginMutation = useMutation({
-    mutationFn: () => reauth.run(() => unwrap(client.POST('/api/auth/mfa/enroll/begin', { body: {} }))),
+    mutationFn: () =>
+      reauth.run(() => unwrap(client.POST('/api/auth/mfa/enroll/begin', { body: {} }))),
     onSuccess: (data) => setEnrollment({ secret: data.secret, qr_svg: data.qr_svg }),
     onError: unlessCancelled(begin.fail),
   })
   const confirmMutation = useMutation({
     mutationFn: ({ code, revokeApiTokens }: { code: string; revokeApiTokens: boolean }) =>
-      unwrap(client.POST('/api/auth/mfa/enroll/confirm', { body: { code, revoke_api_tokens: revokeApiTokens } })),
+      unwrap(
+        client.POST('/api/auth/mfa/enroll/confirm', {
+          body: { code, revoke_api_tokens: revokeApiTokens },
+        }),
+      ),
     onSuccess: async (data) => {
       setEnrollment(null)
       onEnabled(data.backup_codes)
@@ -297,7 +365,12 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
       <div className="stack">
         <FormError>{begin.general}</FormError>
         <div>
-          <button type="button" className="button button-primary" onClick={() => beginMutation.mutate()} aria-busy={beginMutation.isPending}>
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => beginMutation.mutate()}
+            aria-busy={beginMutation.isPending}
+          >
             {t('security.begin')}
           </button>
         </div>
@@ -320,7 +393,11 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
           />
           <p>{t('security.manual')}</p>
           <p className="secret-row">
-            <code className="secret" data-testid="totp-secret" aria-label={t('security.secretLabel')}>
+            <code
+              className="secret"
+              data-testid="totp-secret"
+              aria-label={t('security.secretLabel')}
+            >
               {groupForReading(enrollment.secret)}
             </code>
             <CopyButton text={enrollment.secret} label={t('accountSecurity.copyKey')} />
@@ -334,7 +411,10 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
               event.preventDefault()
               confirm.clear()
               const values = formValues(event.currentTarget)
-              confirmMutation.mutate({ code: (values.code ?? '').replace(/\s+/g, ''), revokeApiTokens: values.revoke_api_tokens === 'on' })
+              confirmMutation.mutate({
+                code: (values.code ?? '').replace(/\s+/g, ''),
+                revokeApiTokens: values.revoke_api_tokens === 'on',
+              })
             }}
           >
             <FormError>{confirm.general}</FormError>
@@ -347,10 +427,21 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
               className="field-code"
               error={confirm.at('code')}
             />
-            <CheckboxField name="revoke_api_tokens" label={t('tokens.alsoRevoke')} help={t('tokens.alsoRevokeHelp')} defaultChecked />
+            <CheckboxField
+              name="revoke_api_tokens"
+              label={t('tokens.alsoRevoke')}
+              help={t('tokens.alsoRevokeHelp')}
+              defaultChecked
+            />
             <div className="row">
-              <SubmitButton pending={confirmMutation.isPending}>{t('security.confirm')}</SubmitButton>
-              <button type="button" className="button button-secondary" onClick={() => void cancel()}>
+              <SubmitButton pending={confirmMutation.isPending}>
+                {t('security.confirm')}
+              </SubmitButton>
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => void cancel()}
+              >
                 {t('common.cancel')}
               </button>
             </div>
@@ -382,7 +473,11 @@ function ManageApp({ onCodes }: { onCodes: (codes: string[]) => void }) {
   return (
     <div className="stack">
       <div className="row">
-        <button type="button" className="button button-secondary" onClick={() => void regenerate.start()}>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => void regenerate.start()}
+        >
           {t('security.regenerate')}
         </button>
         <ConfirmDialog

@@ -22,16 +22,25 @@ import { useDeviceName } from './use-device-name'
 
 export const sessionsQuery = {
   queryKey: ['sessions'],
-  queryFn: () => unwrap(client.GET('/api/users/me/sessions', { params: { query: { limit: 100 } } })),
+  queryFn: () =>
+    unwrap(client.GET('/api/users/me/sessions', { params: { query: { limit: 100 } } })),
 }
-export const identitiesQuery = { queryKey: ['identities'], queryFn: () => unwrap(client.GET('/api/users/me/identities')) }
+export const identitiesQuery = {
+  queryKey: ['identities'],
+  queryFn: () => unwrap(client.GET('/api/users/me/identities')),
+}
 
 /** A section's error for actions confirmed in a dialog; a cancelled re-authentication is no error. */
 export function useActionError() {
   const i18n = useI18n()
   const [error, setError] = useState<unknown>(null)
   const text = error === null ? null : describeError(error, [], i18n).text
-  return { error, text, set: (failure: unknown) => !(failure instanceof ReauthCancelled) && setError(failure), clear: () => setError(null) }
+  return {
+    error,
+    text,
+    set: (failure: unknown) => !(failure instanceof ReauthCancelled) && setError(failure),
+    clear: () => setError(null),
+  }
 }
 
 /** "Password and authenticator app", "Passkey", "Identity provider Acme" — from the session's sign_in_method. */
@@ -44,9 +53,13 @@ function useSignInMethod() {
     const firstText =
       first === 'password' || first === 'passkey' || first === 'setup'
         ? t(`accountSecurity.method.${first}`)
-        : t('accountSecurity.method.provider', { name: providers.find((p) => p.provider_key === first)?.name ?? first })
+        : t('accountSecurity.method.provider', {
+            name: providers.find((p) => p.provider_key === first)?.name ?? first,
+          })
     if (second === undefined) return firstText
-    const secondText = ['totp', 'backup_code', 'passkey'].includes(second) ? t(`accountSecurity.second.${second}`) : second
+    const secondText = ['totp', 'backup_code', 'passkey'].includes(second)
+      ? t(`accountSecurity.second.${second}`)
+      : second
     return t('accountSecurity.method.withSecond', { first: firstText, second: secondText })
   }
 }
@@ -56,10 +69,18 @@ export function Sessions() {
   const queryClient = useQueryClient()
   const sessions = useQuery(sessionsQuery)
   // This device first, then the others newest first (as the API lists them).
-  const items = [...(sessions.data?.items ?? [])].sort((a, b) => Number(b.current) - Number(a.current))
+  const items = [...(sessions.data?.items ?? [])].sort(
+    (a, b) => Number(b.current) - Number(a.current),
+  )
   const others = items.filter((session) => !session.current)
   const revoke = async (ids: string[]) => {
-    await Promise.all(ids.map((id) => unwrap(client.DELETE('/api/users/me/sessions/{id}', { params: { path: { id } } })).catch(() => undefined)))
+    await Promise.all(
+      ids.map((id) =>
+        unwrap(client.DELETE('/api/users/me/sessions/{id}', { params: { path: { id } } })).catch(
+          () => undefined,
+        ),
+      ),
+    )
     announce(t('sessions.revoked', { count: ids.length }))
     await queryClient.invalidateQueries({ queryKey: ['sessions'] })
   }
@@ -83,12 +104,21 @@ export function Sessions() {
       </div>
       <p className="muted">{t('sessions.description')}</p>
       <table className="table" data-testid="sessions">
-        <TableHead columns={[t('sessions.device'), t('accountSecurity.signedIn'), t('sessions.lastSeen'), t('sessions.ip')]} actions />
+        <TableHead
+          columns={[
+            t('sessions.device'),
+            t('accountSecurity.signedIn'),
+            t('sessions.lastSeen'),
+            t('sessions.ip'),
+          ]}
+          actions
+        />
         <tbody>
           {items.map((session) => (
             <tr key={session.id} data-session={session.id}>
               <td data-label={t('sessions.device')}>
-                {deviceName(session.user_agent)} {session.current && <span className="badge">{t('sessions.thisDevice')}</span>}
+                {deviceName(session.user_agent)}{' '}
+                {session.current && <span className="badge">{t('sessions.thisDevice')}</span>}
               </td>
               <td data-label={t('accountSecurity.signedIn')}>
                 <span className="session-method">{methodOf(session.sign_in_method)}</span>
@@ -106,7 +136,9 @@ export function Sessions() {
                   <button
                     type="button"
                     className="button button-secondary button-small"
-                    aria-label={t('sessions.revokeNamed', { device: deviceName(session.user_agent) })}
+                    aria-label={t('sessions.revokeNamed', {
+                      device: deviceName(session.user_agent),
+                    })}
                     onClick={() => void revoke([session.id])}
                   >
                     {t('sessions.revoke')}
@@ -134,7 +166,11 @@ export function IdentitySection() {
     failure.clear()
     try {
       const started = await reauth.run(() =>
-        unwrap(client.POST('/api/users/me/identities/{provider_key}/link', { params: { path: { provider_key: key } } })),
+        unwrap(
+          client.POST('/api/users/me/identities/{provider_key}/link', {
+            params: { path: { provider_key: key } },
+          }),
+        ),
       )
       window.location.assign(started.authorization_url)
     } catch (error) {
@@ -144,7 +180,13 @@ export function IdentitySection() {
   const unlink = async (key: string) => {
     failure.clear()
     try {
-      await reauth.run(() => unwrap(client.DELETE('/api/users/me/identities/{provider_key}', { params: { path: { provider_key: key } } })))
+      await reauth.run(() =>
+        unwrap(
+          client.DELETE('/api/users/me/identities/{provider_key}', {
+            params: { path: { provider_key: key } },
+          }),
+        ),
+      )
       announce(t('accountSecurity.unlinked'))
       await queryClient.invalidateQueries({ queryKey: ['identities'] })
       await queryClient.invalidateQueries({ queryKey: ['me'] })
@@ -158,14 +200,18 @@ export function IdentitySection() {
       <h2 id="identity-heading">{t('accountSecurity.identity')}</h2>
       {identity !== undefined ? (
         <div className="stack">
-          <p data-testid="identity-linked">{t('accountSecurity.linkedTo', { name: identity.name ?? identity.provider_key })}</p>
+          <p data-testid="identity-linked">
+            {t('accountSecurity.linkedTo', { name: identity.name ?? identity.provider_key })}
+          </p>
           {me?.has_password === false ? (
             <p className="muted">{t('accountSecurity.unlinkNeedsPassword')}</p>
           ) : (
             <div>
               <ConfirmDialog
                 trigger={t('accountSecurity.unlink')}
-                title={t('accountSecurity.unlinkTitle', { name: identity.name ?? identity.provider_key })}
+                title={t('accountSecurity.unlinkTitle', {
+                  name: identity.name ?? identity.provider_key,
+                })}
                 confirmLabel={t('accountSecurity.unlink')}
                 danger
                 onConfirm={() => void unlink(identity.provider_key)}
@@ -180,7 +226,12 @@ export function IdentitySection() {
           <p className="muted">{t('accountSecurity.linkHelp')}</p>
           <div className="row">
             {providers.map((provider) => (
-              <button key={provider.provider_key} type="button" className="button button-secondary" onClick={() => void link(provider.provider_key)}>
+              <button
+                key={provider.provider_key}
+                type="button"
+                className="button button-secondary"
+                onClick={() => void link(provider.provider_key)}
+              >
                 {t('accountSecurity.linkNamed', { name: provider.name })}
               </button>
             ))}

@@ -17,11 +17,19 @@ export interface Replacing {
 }
 
 type Boundary = 'personal' | 'selected' | 'all'
-type Policy = { default_lifetime_days: number; max_lifetime_days: number; legacy_refused_from: string | null }
+type Policy = {
+  default_lifetime_days: number
+  max_lifetime_days: number
+  legacy_refused_from: string | null
+}
 
 const PRESET_DAYS = [7, 30, 90, 365]
 const DAY_MS = 86_400_000
-const catalogueQuery = { queryKey: ['token-catalogue'], queryFn: fetchCatalogue, staleTime: Infinity }
+const catalogueQuery = {
+  queryKey: ['token-catalogue'],
+  queryFn: fetchCatalogue,
+  staleTime: Infinity,
+}
 const myOrganizationsQuery = {
   queryKey: ['organizations', 'token-boundary'],
   queryFn: () => unwrap(client.GET('/api/organizations', { params: { query: { limit: 100 } } })),
@@ -48,7 +56,13 @@ export function TokenForm({
   const { t, dateTime } = useI18n()
   const catalogue = useQuery(catalogueQuery)
   const organizations = useQuery(myOrganizationsQuery)
-  const formError = useFormError(['name', 'permissions', 'expires_in_days', 'expires_at', 'organization_ids'])
+  const formError = useFormError([
+    'name',
+    'permissions',
+    'expires_in_days',
+    'expires_at',
+    'organization_ids',
+  ])
   const presets = PRESET_DAYS.filter((days) => days <= policy.max_lifetime_days)
   const [name, setName] = useState(replacing?.name ?? '')
   const [expiry, setExpiry] = useState<string>(String(policy.default_lifetime_days))
@@ -58,7 +72,12 @@ export function TokenForm({
   const [access, setAccess] = useState<Partial<Record<Area, Access>>>({})
   const areas = AREAS.filter((area) => isAdmin || !area.startsWith('admin.'))
 
-  const expiresAt = expiry === 'date' ? (date === '' ? null : new Date(`${date}T23:59:59`)) : new Date(Date.now() + Number(expiry) * DAY_MS)
+  const expiresAt =
+    expiry === 'date'
+      ? date === ''
+        ? null
+        : new Date(`${date}T23:59:59`)
+      : new Date(Date.now() + Number(expiry) * DAY_MS)
   const permissions = permissionsOf(access)
 
   const create = useMutation({
@@ -70,7 +89,9 @@ export function TokenForm({
             permissions,
             organization_boundary: boundary,
             ...(boundary === 'selected' && { organization_ids: picked }),
-            ...(expiry === 'date' ? { expires_at: expiresAt?.toISOString() ?? '' } : { expires_in_days: Number(expiry) }),
+            ...(expiry === 'date'
+              ? { expires_at: expiresAt?.toISOString() ?? '' }
+              : { expires_in_days: Number(expiry) }),
           },
         }),
       ),
@@ -119,7 +140,10 @@ export function TokenForm({
           value={expiry}
           onChange={(event) => setExpiry(event.currentTarget.value)}
           options={[
-            ...presets.map((days) => ({ value: String(days), label: t('tokens.days', { count: days }) })),
+            ...presets.map((days) => ({
+              value: String(days),
+              label: t('tokens.days', { count: days }),
+            })),
             { value: 'date', label: t('tokens.expiryOnDate') },
           ]}
           error={formError.at('expires_in_days')}
@@ -132,7 +156,9 @@ export function TokenForm({
             help={t('tokens.expiryHelp', { days: policy.max_lifetime_days })}
             value={date}
             min={new Date(Date.now() + DAY_MS).toISOString().slice(0, 10)}
-            max={new Date(Date.now() + policy.max_lifetime_days * DAY_MS).toISOString().slice(0, 10)}
+            max={new Date(Date.now() + policy.max_lifetime_days * DAY_MS)
+              .toISOString()
+              .slice(0, 10)}
             onChange={(event) => setDate(event.currentTarget.value)}
             error={formError.at('expires_at')}
           />
@@ -156,7 +182,9 @@ export function TokenForm({
           {boundary === 'selected' && (
             <fieldset className="field nested">
               <legend>{t('tokens.boundary.pick')}</legend>
-              {(organizations.data?.items ?? []).length === 0 && <p className="muted">{t('tokens.boundary.noOrgs')}</p>}
+              {(organizations.data?.items ?? []).length === 0 && (
+                <p className="muted">{t('tokens.boundary.noOrgs')}</p>
+              )}
               {(organizations.data?.items ?? []).map((organization) => (
                 <div className="checkbox" key={organization.id}>
                   <input
@@ -165,13 +193,19 @@ export function TokenForm({
                     checked={picked.includes(organization.id)}
                     onChange={(event) => {
                       const on = event.currentTarget.checked
-                      setPicked((current) => (on ? [...current, organization.id] : current.filter((id) => id !== organization.id)))
+                      setPicked((current) =>
+                        on
+                          ? [...current, organization.id]
+                          : current.filter((id) => id !== organization.id),
+                      )
                     }}
                   />
                   <label htmlFor={`org-${organization.id}`}>{organization.name}</label>
                 </div>
               ))}
-              {formError.at('organization_ids') && <p className="field-error">{formError.at('organization_ids')}</p>}
+              {formError.at('organization_ids') && (
+                <p className="field-error">{formError.at('organization_ids')}</p>
+              )}
             </fieldset>
           )}
         </fieldset>
@@ -191,7 +225,10 @@ export function TokenForm({
                     const value = event.currentTarget.value as Access
                     setAccess((current) => ({ ...current, [area]: value }))
                   }}
-                  options={(['none', 'read', 'write'] as const).map((value) => ({ value, label: t(`tokens.access.${value}`) }))}
+                  options={(['none', 'read', 'write'] as const).map((value) => ({
+                    value,
+                    label: t(`tokens.access.${value}`),
+                  }))}
                 />
                 {operations.length > 0 && (
                   <details>
@@ -202,7 +239,10 @@ export function TokenForm({
                           <span className="mono">
                             {operation.method} {operation.path}
                           </span>{' '}
-                          — {operation.summary} <span className="muted">({t(operation.kind === 'read' ? 'tokens.opRead' : 'tokens.opWrite')})</span>
+                          — {operation.summary}{' '}
+                          <span className="muted">
+                            ({t(operation.kind === 'read' ? 'tokens.opRead' : 'tokens.opWrite')})
+                          </span>
                         </li>
                       ))}
                     </ul>
@@ -211,10 +251,13 @@ export function TokenForm({
               </div>
             )
           })}
-          {formError.at('permissions') && <p className="field-error">{formError.at('permissions')}</p>}
+          {formError.at('permissions') && (
+            <p className="field-error">{formError.at('permissions')}</p>
+          )}
         </fieldset>
         <p className="token-summary" data-testid="token-summary" aria-live="polite">
-          <strong>{t('tokens.summary.label')}</strong> {summaryOf(t, access, boundary, picked.length, expiresAt, dateTime)}
+          <strong>{t('tokens.summary.label')}</strong>{' '}
+          {summaryOf(t, access, boundary, picked.length, expiresAt, dateTime)}
         </p>
         <p className="muted">{t('tokens.sessionOnlyNote')}</p>
         <SubmitButton pending={create.isPending}>{t('tokens.create')}</SubmitButton>
@@ -232,11 +275,18 @@ function summaryOf(
   dateTime: (iso: string) => string,
 ): string {
   const parts = AREAS.filter((area) => (access[area] ?? 'none') !== 'none').map((area) =>
-    t(access[area] === 'write' ? 'tokens.summary.write' : 'tokens.summary.read', { area: t(`tokens.area.${area}`) }),
+    t(access[area] === 'write' ? 'tokens.summary.write' : 'tokens.summary.read', {
+      area: t(`tokens.area.${area}`),
+    }),
   )
   if (parts.length === 0) return t('tokens.summary.nothing')
-  const scope = boundary === 'selected' ? t('tokens.summary.scope.selected', { count: picked }) : t(`tokens.summary.scope.${boundary}`)
+  const scope =
+    boundary === 'selected'
+      ? t('tokens.summary.scope.selected', { count: picked })
+      : t(`tokens.summary.scope.${boundary}`)
   const until =
-    expiresAt === null || Number.isNaN(expiresAt.getTime()) ? '' : `, ${t('tokens.summary.until', { date: dateTime(expiresAt.toISOString()) })}`
+    expiresAt === null || Number.isNaN(expiresAt.getTime())
+      ? ''
+      : `, ${t('tokens.summary.until', { date: dateTime(expiresAt.toISOString()) })}`
   return `${parts.join('; ')} — ${scope}${until}.`
 }

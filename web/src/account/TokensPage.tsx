@@ -18,8 +18,14 @@ import { TableHead } from '../ui/table-head'
 import { TokenForm, type Replacing } from './TokenForm'
 import { choicesOf, type Area } from './token-catalogue'
 
-const tokensQuery = { queryKey: ['tokens'], queryFn: () => unwrap(client.GET('/api/tokens', { params: { query: { limit: 100 } } })) }
-export const tokenPolicyQuery = { queryKey: ['token-policy'], queryFn: () => unwrap(client.GET('/api/tokens/policy')) }
+const tokensQuery = {
+  queryKey: ['tokens'],
+  queryFn: () => unwrap(client.GET('/api/tokens', { params: { query: { limit: 100 } } })),
+}
+export const tokenPolicyQuery = {
+  queryKey: ['token-policy'],
+  queryFn: () => unwrap(client.GET('/api/tokens/policy')),
+}
 const WEEK_MS = 7 * 86_400_000
 
 type Token = NonNullable<Awaited<ReturnType<typeof tokensQuery.queryFn>>>['items'][number]
@@ -63,7 +69,11 @@ export function TokensPage() {
           </p>
           <div className="row">
             <CopyButton text={created.token} label={t('tokens.copy')} />
-            <button type="button" className="button button-primary" onClick={() => setCreated(null)}>
+            <button
+              type="button"
+              className="button button-primary"
+              onClick={() => setCreated(null)}
+            >
               {t('tokens.stored')}
             </button>
           </div>
@@ -83,7 +93,11 @@ export function TokensPage() {
       <section className="section" aria-labelledby="list-heading">
         <h2 id="list-heading">{t('tokens.list')}</h2>
         {legacyRefusedFrom !== null && items.some((token) => token.legacy) && (
-          <p className="warning">{t('tokens.legacyRefusedFrom', { date: new Date(legacyRefusedFrom).toLocaleDateString() })}</p>
+          <p className="warning">
+            {t('tokens.legacyRefusedFrom', {
+              date: new Date(legacyRefusedFrom).toLocaleDateString(),
+            })}
+          </p>
         )}
         {tokens.isSuccess && items.length === 0 ? (
           <p className="empty">{t('tokens.empty')}</p>
@@ -91,7 +105,13 @@ export function TokensPage() {
           <div className="table-scroll token-table">
             <table className="table" data-testid="tokens">
               <TableHead
-                columns={[t('tokens.name'), t('tokens.permissionsColumn'), t('tokens.boundaryColumn'), t('tokens.expires'), t('tokens.lastUsed')]}
+                columns={[
+                  t('tokens.name'),
+                  t('tokens.permissionsColumn'),
+                  t('tokens.boundaryColumn'),
+                  t('tokens.expires'),
+                  t('tokens.lastUsed'),
+                ]}
                 actions
               />
               <tbody>
@@ -115,9 +135,18 @@ export function TokensPage() {
   )
 }
 
-function TokenRow({ token, onRevoke, onReplace }: { token: Token; onRevoke: () => Promise<void>; onReplace: () => void }) {
+function TokenRow({
+  token,
+  onRevoke,
+  onReplace,
+}: {
+  token: Token
+  onRevoke: () => Promise<void>
+  onReplace: () => void
+}) {
   const { t } = useI18n()
-  const expiresSoon = token.expires_at !== null && Date.parse(token.expires_at) - Date.now() < WEEK_MS
+  const expiresSoon =
+    token.expires_at !== null && Date.parse(token.expires_at) - Date.now() < WEEK_MS
   const choices = choicesOf(token.permissions)
   return (
     <tr data-testid={`token-${token.name}`}>
@@ -155,13 +184,20 @@ function TokenRow({ token, onRevoke, onReplace }: { token: Token; onRevoke: () =
         ) : (
           <>
             <RelativeTime iso={token.last_used_at} />
-            {token.last_used_ip !== null && <div className="mono muted">{t('tokens.fromIp', { ip: token.last_used_ip })}</div>}
+            {token.last_used_ip !== null && (
+              <div className="mono muted">{t('tokens.fromIp', { ip: token.last_used_ip })}</div>
+            )}
           </>
         )}
       </td>
       <td className="actions">
         {token.legacy && (
-          <button type="button" className="button button-secondary" aria-label={t('tokens.replaceNamed', { name: token.name })} onClick={onReplace}>
+          <button
+            type="button"
+            className="button button-secondary"
+            aria-label={t('tokens.replaceNamed', { name: token.name })}
+            onClick={onReplace}
+          >
             {t('tokens.replace')}
           </button>
         )}

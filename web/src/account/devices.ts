@@ -16,7 +16,10 @@ const SYSTEMS: [RegExp, string][] = [
   [/Linux/, 'Linux'],
 ]
 
-export function describeDevice(userAgent: string | null): { browser: string | null; system: string | null } {
+export function describeDevice(userAgent: string | null): {
+  browser: string | null
+  system: string | null
+} {
   if (userAgent === null) return { browser: null, system: null }
   return {
     browser: BROWSERS.find(([pattern]) => pattern.test(userAgent))?.[1] ?? null,

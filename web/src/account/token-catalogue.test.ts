@@ -6,10 +6,18 @@ describe('the token catalogue', () => {
     const catalogue = catalogueOf({
       paths: {
         '/api/links': {
-          get: { summary: 'List links', security: [{ bearerAuth: ['links:read'] }, { cookieAuth: [] }] },
-          post: { summary: 'Create a link', security: [{ bearerAuth: ['links:write'] }, { cookieAuth: [] }] },
+          get: {
+            summary: 'List links',
+            security: [{ bearerAuth: ['links:read'] }, { cookieAuth: [] }],
+          },
+          post: {
+            summary: 'Create a link',
+            security: [{ bearerAuth: ['links:write'] }, { cookieAuth: [] }],
+          },
         },
-        '/api/users/me/sessions': { get: { summary: 'Sessions', security: [{ bearerAuth: [] }, { cookieAuth: [] }] } },
+        '/api/users/me/sessions': {
+          get: { summary: 'Sessions', security: [{ bearerAuth: [] }, { cookieAuth: [] }] },
+        },
         '/api/auth/login': { post: { summary: 'Sign in', security: [] } },
       },
     })
@@ -22,7 +30,13 @@ describe('the token catalogue', () => {
   })
 
   it('turns per-area choices into permissions and back', () => {
-    expect(permissionsOf({ links: 'read', organizations: 'write', billing: 'none' })).toEqual(['links:read', 'organizations:write'])
-    expect(choicesOf(['links:read', 'organizations:write', 'organizations:read'])).toEqual({ links: 'read', organizations: 'write' })
+    expect(permissionsOf({ links: 'read', organizations: 'write', billing: 'none' })).toEqual([
+      'links:read',
+      'organizations:write',
+    ])
+    expect(choicesOf(['links:read', 'organizations:write', 'organizations:read'])).toEqual({
+      links: 'read',
+      organizations: 'write',
+    })
   })
 })

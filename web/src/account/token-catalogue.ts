@@ -42,14 +42,22 @@ interface DocumentOperation {
   security?: Array<Record<string, string[]>>
 }
 
-export function catalogueOf(document: { paths?: Record<string, Record<string, DocumentOperation>> }): Catalogue {
+export function catalogueOf(document: {
+  paths?: Record<string, Record<string, DocumentOperation>>
+}): Catalogue {
   const catalogue: Catalogue = {}
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(item)) {
-      const scope = operation.security?.find((requirement) => 'bearerAuth' in requirement)?.bearerAuth?.[0]
+      const scope = operation.security?.find((requirement) => 'bearerAuth' in requirement)
+        ?.bearerAuth?.[0]
       if (scope === undefined) continue
       const [area, kind] = scope.split(':') as [string, 'read' | 'write']
-      ;(catalogue[area] ??= []).push({ method: method.toUpperCase(), path, summary: operation.summary ?? '', kind })
+      ;(catalogue[area] ??= []).push({
+        method: method.toUpperCase(),
+        path,
+        summary: operation.summary ?? '',
+        kind,
+      })
     }
   }
   return catalogue

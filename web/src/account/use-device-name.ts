@@ -6,7 +6,8 @@ export function useDeviceName(): (userAgent: string | null) => string {
   const { t } = useI18n()
   return (userAgent) => {
     const device = describeDevice(userAgent)
-    if (device.browser && device.system) return t('sessions.browserOn', { browser: device.browser, system: device.system })
+    if (device.browser && device.system)
+      return t('sessions.browserOn', { browser: device.browser, system: device.system })
     return device.browser ?? device.system ?? t('sessions.unknownDevice')
   }
 }

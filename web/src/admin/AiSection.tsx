@@ -16,7 +16,10 @@ import { CheckboxField } from './CheckboxField'
 import { changedFields, textOrNull, WriteOnlyField, writeOnlyValue } from './write-only'
 
 const FIELDS = ['enabled', 'base_url', 'api_key', 'model'] as const
-const flagsQuery = { queryKey: ['ai-suggestions'], queryFn: () => unwrap(client.GET('/api/config/ai-suggestions')) }
+const flagsQuery = {
+  queryKey: ['ai-suggestions'],
+  queryFn: () => unwrap(client.GET('/api/config/ai-suggestions')),
+}
 /** The API's largest page; a provider with more models shows the first 200 (sorted by id) and the field still takes any name. */
 const MODEL_LIMIT = 200
 
@@ -29,12 +32,21 @@ export function AiSection() {
       <h2 id="ai-heading">{t('admin.ai.title')}</h2>
       <p className="muted">{t('admin.ai.description')}</p>
       {flags.data !== undefined && (
-        <p className={flags.data.available ? 'state state-good' : 'state state-weak'} data-testid="ai-flags">
-          <strong>{flags.data.available ? t('admin.ai.available') : t('admin.ai.unavailable')}</strong>{' '}
+        <p
+          className={flags.data.available ? 'state state-good' : 'state state-weak'}
+          data-testid="ai-flags"
+        >
+          <strong>
+            {flags.data.available ? t('admin.ai.available') : t('admin.ai.unavailable')}
+          </strong>{' '}
           {flags.data.available ? t('admin.ai.availableHelp') : t('admin.ai.unavailableHelp')}
         </p>
       )}
-      {ai.data === undefined ? <p className="skeleton" aria-hidden="true" /> : <AiForm key={JSON.stringify(ai.data)} ai={ai.data} />}
+      {ai.data === undefined ? (
+        <p className="skeleton" aria-hidden="true" />
+      ) : (
+        <AiForm key={JSON.stringify(ai.data)} ai={ai.data} />
+      )}
     </section>
   )
 }
@@ -48,12 +60,16 @@ function AiForm({ ai }: { ai: AiSettings }) {
   const [wantModels, setWantModels] = useState(false)
   const models = useQuery({
     queryKey: ['admin', 'ai-models'],
-    queryFn: () => unwrap(client.GET('/api/admin/settings/ai/models', { params: { query: { limit: MODEL_LIMIT } } })),
+    queryFn: () =>
+      unwrap(
+        client.GET('/api/admin/settings/ai/models', { params: { query: { limit: MODEL_LIMIT } } }),
+      ),
     enabled: wantModels,
     retry: false,
   })
   const save = useMutation({
-    mutationFn: (body: Record<string, unknown>) => unwrap(client.PUT('/api/admin/settings/ai', { body })),
+    mutationFn: (body: Record<string, unknown>) =>
+      unwrap(client.PUT('/api/admin/settings/ai', { body })),
     onSuccess: async (data) => {
       queryClient.setQueryData(aiQuery.queryKey, data)
       announce(t('admin.ai.saved'))
@@ -68,7 +84,8 @@ function AiForm({ ai }: { ai: AiSettings }) {
     if (models.isSuccess) return t('admin.ai.modelsFound', { count: modelItems.length })
     if (models.error === null) return t('admin.ai.modelHelp')
     const shown = describeError(models.error, [], i18n)
-    if (shown.reason === 'UPSTREAM_FAILED') return t('admin.ai.modelsFailed', { detail: models.error.message })
+    if (shown.reason === 'UPSTREAM_FAILED')
+      return t('admin.ai.modelsFailed', { detail: models.error.message })
     if (shown.reason === 'NOT_CONFIGURED') return t('admin.ai.modelsNeedKey')
     return shown.text
   }
@@ -84,7 +101,11 @@ function AiForm({ ai }: { ai: AiSettings }) {
         const values = formValues(event.currentTarget)
         const apiKey = writeOnlyValue(values, 'api_key')
         const body = {
-          ...changedFields(ai, { enabled: values.enabled === 'on', base_url: (values.base_url ?? '').trim(), model: textOrNull(values.model) }),
+          ...changedFields(ai, {
+            enabled: values.enabled === 'on',
+            base_url: (values.base_url ?? '').trim(),
+            model: textOrNull(values.model),
+          }),
           ...(apiKey !== undefined && { api_key: apiKey }),
         }
         if (Object.keys(body).length === 0) return announce(t('admin.settings.unchanged'))
@@ -92,7 +113,12 @@ function AiForm({ ai }: { ai: AiSettings }) {
       }}
     >
       <FormError>{state.general}</FormError>
-      <CheckboxField name="enabled" label={t('admin.ai.enabled')} help={t('admin.ai.enabledHelp')} defaultChecked={ai.enabled} />
+      <CheckboxField
+        name="enabled"
+        label={t('admin.ai.enabled')}
+        help={t('admin.ai.enabledHelp')}
+        defaultChecked={ai.enabled}
+      />
       <TextField
         name="base_url"
         type="url"

@@ -11,7 +11,10 @@ import { TextField } from '../ui/form'
 import { SettingsForm, SettingsSection } from '../ui/settings-section'
 import { useFormError } from '../ui/use-form-error'
 
-const settingsQuery = { queryKey: ['api-token-settings'], queryFn: () => unwrap(client.GET('/api/admin/settings/api-tokens')) }
+const settingsQuery = {
+  queryKey: ['api-token-settings'],
+  queryFn: () => unwrap(client.GET('/api/admin/settings/api-tokens')),
+}
 
 export function ApiTokenSettingsSection() {
   const { t } = useI18n()
@@ -33,7 +36,12 @@ export function ApiTokenSettingsSection() {
   const data = settings.data
   const refusing = refuse ?? data?.refuse_legacy_from != null
   return (
-    <SettingsSection id="api-tokens" title={t('admin.tokens.title')} description={t('admin.tokens.description')} loading={data === undefined}>
+    <SettingsSection
+      id="api-tokens"
+      title={t('admin.tokens.title')}
+      description={t('admin.tokens.description')}
+      loading={data === undefined}
+    >
       {data !== undefined && (
         <SettingsForm
           form={form}
@@ -43,7 +51,8 @@ export function ApiTokenSettingsSection() {
             const from = values.refuse_legacy_from ?? ''
             save.mutate({
               max_lifetime_days: Number(values.max_lifetime_days),
-              refuse_legacy_from: refusing && from !== '' ? new Date(`${from}T00:00:00`).toISOString() : null,
+              refuse_legacy_from:
+                refusing && from !== '' ? new Date(`${from}T00:00:00`).toISOString() : null,
             })
           }}
         >
@@ -58,7 +67,12 @@ export function ApiTokenSettingsSection() {
             error={form.at('max_lifetime_days')}
           />
           <div className="checkbox">
-            <input type="checkbox" id="refuse-legacy" checked={refusing} onChange={(event) => setRefuse(event.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              id="refuse-legacy"
+              checked={refusing}
+              onChange={(event) => setRefuse(event.currentTarget.checked)}
+            />
             <label htmlFor="refuse-legacy">{t('admin.tokens.refuseLegacy')}</label>
           </div>
           {refusing && (
@@ -67,7 +81,9 @@ export function ApiTokenSettingsSection() {
               type="date"
               label={t('admin.tokens.refuseLegacyFrom')}
               help={t('admin.tokens.refuseLegacyHelp')}
-              defaultValue={data.refuse_legacy_from?.slice(0, 10) ?? new Date().toISOString().slice(0, 10)}
+              defaultValue={
+                data.refuse_legacy_from?.slice(0, 10) ?? new Date().toISOString().slice(0, 10)
+              }
               error={form.at('refuse_legacy_from')}
             />
           )}

@@ -15,7 +15,10 @@ const integrityKey = ['admin', 'audit', 'integrity']
 export function AuditIntegrity() {
   const { t } = useI18n()
   const queryClient = useQueryClient()
-  const integrity = useQuery({ queryKey: integrityKey, queryFn: () => unwrap(client.GET('/api/admin/audit-log/integrity')) })
+  const integrity = useQuery({
+    queryKey: integrityKey,
+    queryFn: () => unwrap(client.GET('/api/admin/audit-log/integrity')),
+  })
   const check = useMutation({
     mutationFn: () => unwrap(client.POST('/api/admin/audit-log/integrity')),
     onSuccess: (data) => {
@@ -25,22 +28,39 @@ export function AuditIntegrity() {
   })
   const data = integrity.data
   if (data === undefined) return null
-  const stateClass = data.status === 'ok' ? 'state state-good' : data.status === 'failed' ? 'state state-bad' : 'state state-weak'
+  const stateClass =
+    data.status === 'ok'
+      ? 'state state-good'
+      : data.status === 'failed'
+        ? 'state state-bad'
+        : 'state state-weak'
   return (
     <section className="audit-integrity" aria-labelledby="audit-integrity-title">
       <h2 id="audit-integrity-title">{t('admin.audit.integrity.title')}</h2>
-      <div className={stateClass} data-testid="audit-integrity" data-status={data.status} role="status">
+      <div
+        className={stateClass}
+        data-testid="audit-integrity"
+        data-status={data.status}
+        role="status"
+      >
         <strong>{t(`admin.audit.integrity.${data.status}`)}</strong>
         {data.problem !== null && <p className="mono">{data.problem}</p>}
         {data.checked_at !== null && (
           <p>
             {t('admin.audit.integrity.checkedAt')} <RelativeTime iso={data.checked_at} />
-            {data.tree_size !== null && ` · ${t('admin.audit.integrity.events', { count: String(data.tree_size) })}`}
+            {data.tree_size !== null &&
+              ` · ${t('admin.audit.integrity.events', { count: String(data.tree_size) })}`}
           </p>
         )}
       </div>
       <div className="row">
-        <button type="button" className="button button-secondary" onClick={() => check.mutate()} disabled={check.isPending} data-testid="audit-check">
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => check.mutate()}
+          disabled={check.isPending}
+          data-testid="audit-check"
+        >
           {check.isPending ? t('common.working') : t('admin.audit.integrity.check')}
         </button>
       </div>

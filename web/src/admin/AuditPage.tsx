@@ -11,7 +11,17 @@
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useRef, useState } from 'react'
-import { ComboBox, Header, Input, Label, ListBox, ListBoxItem, ListBoxSection, Popover, Text } from 'react-aria-components'
+import {
+  ComboBox,
+  Header,
+  Input,
+  Label,
+  ListBox,
+  ListBoxItem,
+  ListBoxSection,
+  Popover,
+  Text,
+} from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { DateTimeField, focusDateTimeField, fromLocalDateTime } from '../ui/date-time-field'
@@ -57,11 +67,25 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     'user.oidc_unlink',
     'user.oidc_email_update',
   ],
-  mfa: ['mfa.enable', 'mfa.disable', 'mfa.reset', 'mfa.backup_regenerate', 'mfa.enroll_begin', 'mfa.enroll_cancel', 'mfa.enroll_confirm_failed'],
+  mfa: [
+    'mfa.enable',
+    'mfa.disable',
+    'mfa.reset',
+    'mfa.backup_regenerate',
+    'mfa.enroll_begin',
+    'mfa.enroll_cancel',
+    'mfa.enroll_confirm_failed',
+  ],
   passkey: ['passkey.register', 'passkey.rename', 'passkey.delete'],
   session: ['session.revoke'],
   token: ['token.create', 'token.revoke'],
-  admin: ['admin.user_create', 'admin.user_update', 'admin.user_disable', 'admin.user_enable', 'admin.user_delete'],
+  admin: [
+    'admin.user_create',
+    'admin.user_update',
+    'admin.user_disable',
+    'admin.user_enable',
+    'admin.user_delete',
+  ],
   team: ['team.create', 'team.update', 'team.delete', 'team.member_add', 'team.member_remove'],
   org: [
     'org.create',
@@ -75,7 +99,13 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     'org.invitation_accept',
     'org.invitation_decline',
   ],
-  settings: ['settings.update', 'settings.delete', 'settings.two_factor_policy', 'settings.api_tokens', 'settings.first_run_checklist'],
+  settings: [
+    'settings.update',
+    'settings.delete',
+    'settings.two_factor_policy',
+    'settings.api_tokens',
+    'settings.first_run_checklist',
+  ],
   smtp: ['smtp.update', 'smtp.test'],
   ai: ['ai.update'],
   oidc_provider: ['oidc_provider.create', 'oidc_provider.update', 'oidc_provider.delete'],
@@ -115,13 +145,28 @@ export function AuditPage({ search }: { search: AuditSearch }) {
       description={t('admin.audit.description')}
       actions={
         <div className="row" role="group" aria-label={t('admin.audit.export')}>
-          <a className="button button-secondary" href={exportHref(filters, 'csv')} download data-testid="export-csv">
+          <a
+            className="button button-secondary"
+            href={exportHref(filters, 'csv')}
+            download
+            data-testid="export-csv"
+          >
             {t('admin.audit.exportCsv')}
           </a>
-          <a className="button button-secondary" href={exportHref(filters, 'jsonl')} download data-testid="export-jsonl">
+          <a
+            className="button button-secondary"
+            href={exportHref(filters, 'jsonl')}
+            download
+            data-testid="export-jsonl"
+          >
             {t('admin.audit.exportJsonl')}
           </a>
-          <a className="button button-secondary" href={exportHref(filters, 'verifiable')} download data-testid="export-verifiable">
+          <a
+            className="button button-secondary"
+            href={exportHref(filters, 'verifiable')}
+            download
+            data-testid="export-verifiable"
+          >
             {t('admin.audit.exportVerifiable')}
           </a>
         </div>
@@ -185,7 +230,8 @@ function AuditRow({ event }: { event: AuditEvent }) {
         </time>
       </td>
       <td data-label={t('admin.audit.actor')} className="cell-wrap">
-        {event.actor_email ?? (event.actor_id === null ? t('admin.audit.operator') : event.actor_id)}
+        {event.actor_email ??
+          (event.actor_id === null ? t('admin.audit.operator') : event.actor_id)}
       </td>
       <td data-label={t('admin.audit.action')} className="mono">
         {event.action}
@@ -195,8 +241,13 @@ function AuditRow({ event }: { event: AuditEvent }) {
           '—'
         ) : (
           // The id is on hover and in the accessible description; the name is what people recognise.
-          <span className="audit-target" title={`${event.target_type} ${event.target_id ?? ''}`} data-testid="audit-target">
-            <span className="muted">{typeName(event.target_type)}</span> {event.target_label ?? <span className="mono">{event.target_id}</span>}
+          <span
+            className="audit-target"
+            title={`${event.target_type} ${event.target_id ?? ''}`}
+            data-testid="audit-target"
+          >
+            <span className="muted">{typeName(event.target_type)}</span>{' '}
+            {event.target_label ?? <span className="mono">{event.target_id}</span>}
           </span>
         )}
       </td>
@@ -220,10 +271,17 @@ function AuditRow({ event }: { event: AuditEvent }) {
                 )
               })}
             </dl>
-            <button type="button" className="button button-ghost button-small" aria-expanded={open} onClick={() => setOpen(!open)}>
+            <button
+              type="button"
+              className="button button-ghost button-small"
+              aria-expanded={open}
+              onClick={() => setOpen(!open)}
+            >
               {t('admin.audit.rawJson')}
             </button>
-            {open && <pre className="mono audit-json">{JSON.stringify(event.metadata, null, 2)}</pre>}
+            {open && (
+              <pre className="mono audit-json">{JSON.stringify(event.metadata, null, 2)}</pre>
+            )}
           </>
         )}
       </td>
@@ -252,7 +310,10 @@ function ActionPicker({ value, onChange }: { value: string; onChange: (value: st
         {t('admin.audit.actionHelp')}
       </Text>
       <Popover className="popover combobox-popover" placement="bottom start">
-        <ListBox className="menu" renderEmptyState={() => <p className="menu-empty">{t('admin.audit.actionNone')}</p>}>
+        <ListBox
+          className="menu"
+          renderEmptyState={() => <p className="menu-empty">{t('admin.audit.actionNone')}</p>}
+        >
           {Object.entries(KNOWN_ACTIONS).map(([area, actions]) => (
             <ListBoxSection key={area} className="menu-section">
               <Header className="menu-header">{area}</Header>
@@ -273,7 +334,8 @@ function ActionPicker({ value, onChange }: { value: string; onChange: (value: st
 }
 
 /** The same filters give the same text, whatever order the address or the form put them in. */
-const filtersKey = (filters: AuditFilters) => JSON.stringify(Object.fromEntries(Object.entries(filters).sort(([a], [b]) => (a < b ? -1 : 1))))
+const filtersKey = (filters: AuditFilters) =>
+  JSON.stringify(Object.fromEntries(Object.entries(filters).sort(([a], [b]) => (a < b ? -1 : 1))))
 
 interface FormOfAddress {
   /** Changes when the form is to be built anew from `shows`. */
@@ -292,7 +354,12 @@ function useFormOfAddress(filters: AuditFilters): FormOfAddress {
   const navigate = useNavigate()
   const current = filtersKey(filters)
   // `asked`: where the form's own navigation goes; `from`: the address it left.
-  const [state, setState] = useState({ key: 0, shows: filters, asked: null as string | null, from: current })
+  const [state, setState] = useState({
+    key: 0,
+    shows: filters,
+    asked: null as string | null,
+    from: current,
+  })
   if (state.asked === current) {
     // The form's own navigation landed: it already shows these filters.
     setState({ ...state, shows: filters, asked: null })
@@ -315,7 +382,13 @@ function useFormOfAddress(filters: AuditFilters): FormOfAddress {
   }
 }
 
-function AuditFiltersForm({ filters, onNavigate }: { filters: AuditFilters; onNavigate: FormOfAddress['asked'] }) {
+function AuditFiltersForm({
+  filters,
+  onNavigate,
+}: {
+  filters: AuditFilters
+  onNavigate: FormOfAddress['asked']
+}) {
   const { t } = useI18n()
   const form = useRef<HTMLFormElement>(null)
   const [action, setAction] = useState(filters.action ?? '')
@@ -323,7 +396,8 @@ function AuditFiltersForm({ filters, onNavigate }: { filters: AuditFilters; onNa
   const [actorId, setActorId] = useState<string | undefined>(filters.actor_id)
   const actor = useQuery({
     queryKey: ['admin', 'user', filters.actor_id],
-    queryFn: () => unwrap(client.GET('/api/admin/users/{id}', { params: { path: { id: filters.actor_id! } } })),
+    queryFn: () =>
+      unwrap(client.GET('/api/admin/users/{id}', { params: { path: { id: filters.actor_id! } } })),
     enabled: filters.actor_id !== undefined,
     retry: false,
   })
@@ -361,7 +435,12 @@ function AuditFiltersForm({ filters, onNavigate }: { filters: AuditFilters; onNa
       )}
       {/* In the console's language, whatever the browser's (ui/date-time-field.tsx). */}
       <DateTimeField name="since" label={t('admin.audit.since')} defaultValue={filters.since} />
-      <DateTimeField name="until" label={t('admin.audit.until')} defaultValue={filters.until} error={rangeError} />
+      <DateTimeField
+        name="until"
+        label={t('admin.audit.until')}
+        defaultValue={filters.until}
+        error={rangeError}
+      />
       <div className="filters-actions">
         <SubmitButton pending={false}>{t('admin.audit.apply')}</SubmitButton>
         <button type="button" className="button button-ghost" onClick={() => onNavigate({}, true)}>

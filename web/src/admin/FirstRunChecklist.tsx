@@ -10,7 +10,8 @@ import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 
-type ChecklistKey = 'two_factor' | 'outgoing_mail' | 'identity_provider' | 'require_two_factor' | 'invite_team'
+type ChecklistKey =
+  'two_factor' | 'outgoing_mail' | 'identity_provider' | 'require_two_factor' | 'invite_team'
 
 const TARGET: Record<ChecklistKey, { to: string; hash?: string }> = {
   two_factor: { to: '/account/security' },
@@ -46,18 +47,32 @@ function Checklist() {
   const data = checklist.data
   if (data === undefined || data.dismissed || data.complete) return null
   return (
-    <section className="section checklist" aria-labelledby="checklist-heading" data-testid="checklist">
+    <section
+      className="section checklist"
+      aria-labelledby="checklist-heading"
+      data-testid="checklist"
+    >
       <div className="section-header">
         <h2 id="checklist-heading">{t('checklist.title')}</h2>
-        <button type="button" className="button button-secondary button-small" onClick={() => dismiss.mutate()}>
+        <button
+          type="button"
+          className="button button-secondary button-small"
+          onClick={() => dismiss.mutate()}
+        >
           {t('checklist.dismiss')}
         </button>
       </div>
       <p className="muted">{t('checklist.description')}</p>
       <ul className="checklist-items">
         {data.items.map((item) => (
-          <li key={item.key} className={item.done ? 'checklist-item checklist-done' : 'checklist-item'} data-key={item.key}>
-            <span className={item.done ? 'badge badge-good' : 'badge badge-muted'}>{item.done ? t('checklist.done') : t('checklist.notDone')}</span>
+          <li
+            key={item.key}
+            className={item.done ? 'checklist-item checklist-done' : 'checklist-item'}
+            data-key={item.key}
+          >
+            <span className={item.done ? 'badge badge-good' : 'badge badge-muted'}>
+              {item.done ? t('checklist.done') : t('checklist.notDone')}
+            </span>
             <Link to={TARGET[item.key].to} hash={TARGET[item.key].hash}>
               {t(`checklist.item.${item.key}`)}
             </Link>

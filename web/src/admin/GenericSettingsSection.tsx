@@ -22,7 +22,11 @@ export function GenericSettingsSection() {
   const queryClient = useQueryClient()
   const [cursor, setCursor] = useState<string | undefined>(undefined)
   const settings = useQuery(settingsQuery(cursor))
-  const [editing, setEditing] = useState<{ key: string; value: string; n: number }>({ key: '', value: '', n: 0 })
+  const [editing, setEditing] = useState<{ key: string; value: string; n: number }>({
+    key: '',
+    value: '',
+    n: 0,
+  })
   const items = (settings.data?.items ?? []).filter((setting) => !typed(setting.key))
   const remove = async (key: string) => {
     await unwrap(client.DELETE('/api/admin/settings/{key}', { params: { path: { key } } }))
@@ -37,7 +41,14 @@ export function GenericSettingsSection() {
         <p className="empty">{t('admin.generic.empty')}</p>
       ) : (
         <table className="table" data-testid="settings">
-          <TableHead columns={[t('admin.generic.key'), t('admin.generic.value'), t('admin.generic.updatedAt')]} actions />
+          <TableHead
+            columns={[
+              t('admin.generic.key'),
+              t('admin.generic.value'),
+              t('admin.generic.updatedAt'),
+            ]}
+            actions
+          />
           <tbody>
             {items.map((setting) => (
               <tr key={setting.key}>
@@ -51,7 +62,13 @@ export function GenericSettingsSection() {
                     type="button"
                     className="button button-secondary button-small"
                     aria-label={t('admin.generic.editNamed', { key: setting.key })}
-                    onClick={() => setEditing((current) => ({ key: setting.key, value: JSON.stringify(setting.value, null, 2), n: current.n + 1 }))}
+                    onClick={() =>
+                      setEditing((current) => ({
+                        key: setting.key,
+                        value: JSON.stringify(setting.value, null, 2),
+                        n: current.n + 1,
+                      }))
+                    }
                   >
                     {t('admin.generic.edit')}
                   </button>
@@ -74,12 +91,20 @@ export function GenericSettingsSection() {
       {(cursor !== undefined || settings.data?.next_cursor) && (
         <nav className="pager" aria-label={t('admin.generic.pages')}>
           {cursor !== undefined && (
-            <button type="button" className="button button-secondary button-small" onClick={() => setCursor(undefined)}>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => setCursor(undefined)}
+            >
               {t('admin.pager.first')}
             </button>
           )}
           {settings.data?.next_cursor && (
-            <button type="button" className="button button-secondary button-small" onClick={() => setCursor(settings.data.next_cursor ?? undefined)}>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => setCursor(settings.data.next_cursor ?? undefined)}
+            >
               {t('admin.pager.next')}
             </button>
           )}
@@ -97,7 +122,9 @@ function SettingForm({ initial }: { initial: { key: string; value: string } }) {
   const [notJson, setNotJson] = useState(false)
   const save = useMutation({
     mutationFn: ({ key, value }: { key: string; value: unknown }) =>
-      unwrap(client.PUT('/api/admin/settings/{key}', { params: { path: { key } }, body: { value } })),
+      unwrap(
+        client.PUT('/api/admin/settings/{key}', { params: { path: { key } }, body: { value } }),
+      ),
     onSuccess: async (setting) => {
       announce(t('admin.generic.saved', { key: setting.key }))
       state.form.current?.reset()
@@ -138,7 +165,10 @@ function SettingForm({ initial }: { initial: { key: string; value: string } }) {
         className="mono-input"
         error={state.at('key')}
       />
-      <JsonField defaultValue={initial.value} error={notJson ? t('admin.generic.notJson') : state.at('value')} />
+      <JsonField
+        defaultValue={initial.value}
+        error={notJson ? t('admin.generic.notJson') : state.at('value')}
+      />
       <SubmitButton pending={save.isPending}>{t('admin.generic.save')}</SubmitButton>
     </form>
   )

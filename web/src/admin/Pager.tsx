@@ -7,19 +7,36 @@ import { useI18n } from '../i18n/i18n'
 
 type Search = Record<string, unknown>
 
-export function Pager({ cursor, nextCursor, label }: { cursor: string | undefined; nextCursor: string | null | undefined; label: string }) {
+export function Pager({
+  cursor,
+  nextCursor,
+  label,
+}: {
+  cursor: string | undefined
+  nextCursor: string | null | undefined
+  label: string
+}) {
   const { t } = useI18n()
   if (cursor === undefined && (nextCursor === null || nextCursor === undefined)) return null
-  const withCursor = (value: string | undefined) => ((prev: Search) => ({ ...prev, cursor: value })) as never
+  const withCursor = (value: string | undefined) =>
+    ((prev: Search) => ({ ...prev, cursor: value })) as never
   return (
     <nav className="pager" aria-label={label}>
       {cursor !== undefined && (
-        <Link to="." search={withCursor(undefined)} className="button button-secondary button-small">
+        <Link
+          to="."
+          search={withCursor(undefined)}
+          className="button button-secondary button-small"
+        >
           {t('admin.pager.first')}
         </Link>
       )}
       {nextCursor !== null && nextCursor !== undefined && (
-        <Link to="." search={withCursor(nextCursor)} className="button button-secondary button-small">
+        <Link
+          to="."
+          search={withCursor(nextCursor)}
+          className="button button-secondary button-small"
+        >
           {t('admin.pager.next')}
         </Link>
       )}

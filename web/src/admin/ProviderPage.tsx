@@ -39,7 +39,15 @@ const FIELDS = [
 
 type ProviderFields = Pick<
   OidcProvider,
-  'provider_key' | 'name' | 'issuer_url' | 'client_id' | 'scopes' | 'auto_create_users' | 'default_role' | 'enabled' | 'trust_email'
+  | 'provider_key'
+  | 'name'
+  | 'issuer_url'
+  | 'client_id'
+  | 'scopes'
+  | 'auto_create_users'
+  | 'default_role'
+  | 'enabled'
+  | 'trust_email'
 >
 
 const NEW_PROVIDER: ProviderFields = {
@@ -59,18 +67,43 @@ const NEW_PROVIDER: ProviderFields = {
  * administrator's own (tenant, domain, realm). Google is complete as it is.
  */
 const PRESETS = [
-  { id: 'google', name: 'Google', provider_key: 'google', issuer_url: 'https://accounts.google.com' },
-  { id: 'entra', name: 'Microsoft Entra ID', provider_key: 'entra', issuer_url: 'https://login.microsoftonline.com/{tenant-id}/v2.0' },
-  { id: 'okta', name: 'Okta', provider_key: 'okta', issuer_url: 'https://{your-domain}.okta.com/oauth2/default' },
-  { id: 'keycloak', name: 'Keycloak', provider_key: 'keycloak', issuer_url: 'https://{keycloak-host}/realms/{realm}' },
+  {
+    id: 'google',
+    name: 'Google',
+    provider_key: 'google',
+    issuer_url: 'https://accounts.google.com',
+  },
+  {
+    id: 'entra',
+    name: 'Microsoft Entra ID',
+    provider_key: 'entra',
+    issuer_url: 'https://login.microsoftonline.com/{tenant-id}/v2.0',
+  },
+  {
+    id: 'okta',
+    name: 'Okta',
+    provider_key: 'okta',
+    issuer_url: 'https://{your-domain}.okta.com/oauth2/default',
+  },
+  {
+    id: 'keycloak',
+    name: 'Keycloak',
+    provider_key: 'keycloak',
+    issuer_url: 'https://{keycloak-host}/realms/{realm}',
+  },
   { id: 'generic', name: '', provider_key: '', issuer_url: '' },
 ] as const
 
 /** Fetches and checks the issuer's discovery document; a failure becomes the issuer field's error. */
-async function checkIssuer(issuerUrl: string, t: (key: string, params?: Record<string, string>) => string): Promise<void> {
+async function checkIssuer(
+  issuerUrl: string,
+  t: (key: string, params?: Record<string, string>) => string,
+): Promise<void> {
   // Empty or not a web address: the save itself names that, together with every other invalid field.
   if (!/^https?:\/\/./i.test(issuerUrl)) return
-  const answer = await unwrap(client.POST('/api/oidc-providers/check', { body: { issuer_url: issuerUrl } }))
+  const answer = await unwrap(
+    client.POST('/api/oidc-providers/check', { body: { issuer_url: issuerUrl } }),
+  )
   if (answer.issuer === null || answer.issuer.ok) return
   const message = t('admin.provider.issuerCheckFailed', {
     problem: t(`admin.provider.issuerProblem.${answer.issuer.problem}`),
@@ -149,16 +182,29 @@ export function NewProviderPage() {
     onError: state.fail,
   })
   return (
-    <Page title={t('admin.provider.newTitle')} description={t('admin.provider.newDescription')} actions={<BackLink />}>
+    <Page
+      title={t('admin.provider.newTitle')}
+      description={t('admin.provider.newDescription')}
+      actions={<BackLink />}
+    >
       <section className="section" aria-labelledby="preset-heading">
         <h2 id="preset-heading">{t('admin.provider.presets')}</h2>
         <p className="muted">{t(`admin.provider.presetHelp.${preset}`)}</p>
-        <div className="provider-presets" role="group" aria-labelledby="preset-heading" data-testid="provider-presets">
+        <div
+          className="provider-presets"
+          role="group"
+          aria-labelledby="preset-heading"
+          data-testid="provider-presets"
+        >
           {PRESETS.map((entry) => (
             <button
               key={entry.id}
               type="button"
-              className={entry.id === preset ? 'button button-primary button-small' : 'button button-secondary button-small'}
+              className={
+                entry.id === preset
+                  ? 'button button-primary button-small'
+                  : 'button button-secondary button-small'
+              }
               aria-pressed={entry.id === preset}
               onClick={() => {
                 setPreset(entry.id)
@@ -173,17 +219,29 @@ export function NewProviderPage() {
       <section className="section" aria-labelledby="callback-heading">
         <h2 id="callback-heading">{t('admin.providers.callback')}</h2>
         <p className="muted">{t('admin.provider.callbackHelp')}</p>
-        {callbackUrl === null ? <p className="muted">{t('admin.provider.callbackAfterKey')}</p> : <CallbackUrl url={callbackUrl} />}
+        {callbackUrl === null ? (
+          <p className="muted">{t('admin.provider.callbackAfterKey')}</p>
+        ) : (
+          <CallbackUrl url={callbackUrl} />
+        )}
       </section>
       <ProviderForm
         key={preset}
         state={state}
-        provider={{ ...NEW_PROVIDER, name: chosen.name, provider_key: chosen.provider_key, issuer_url: chosen.issuer_url }}
+        provider={{
+          ...NEW_PROVIDER,
+          name: chosen.name,
+          provider_key: chosen.provider_key,
+          issuer_url: chosen.issuer_url,
+        }}
         onKeyChange={setProviderKey}
         pending={create.isPending}
         submitLabel={t('admin.provider.create')}
         onSubmit={(values) =>
-          create.mutate({ ...fieldsOf(values), client_secret: values.public_client === 'on' ? null : (values.client_secret ?? '') })
+          create.mutate({
+            ...fieldsOf(values),
+            client_secret: values.public_client === 'on' ? null : (values.client_secret ?? ''),
+          })
         }
       >
         <NewSecretField error={state.at('client_secret')} />
@@ -201,7 +259,9 @@ export function ProviderPage({ providerId }: { providerId: string }) {
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>) => {
       if (typeof body.issuer_url === 'string') await checkIssuer(body.issuer_url, t)
-      return unwrap(client.PATCH('/api/oidc-providers/{id}', { params: { path: { id: providerId } }, body }))
+      return unwrap(
+        client.PATCH('/api/oidc-providers/{id}', { params: { path: { id: providerId } }, body }),
+      )
     },
     onSuccess: async (data) => {
       announce(t('admin.provider.saved'))
@@ -213,14 +273,20 @@ export function ProviderPage({ providerId }: { providerId: string }) {
   if (provider.error) throw provider.error
   const data = provider.data
   const remove = async () => {
-    await unwrap(client.DELETE('/api/oidc-providers/{id}', { params: { path: { id: providerId } } }))
+    await unwrap(
+      client.DELETE('/api/oidc-providers/{id}', { params: { path: { id: providerId } } }),
+    )
     announce(t('admin.provider.deleted', { name: data?.name ?? '' }))
     queryClient.removeQueries({ queryKey: providerQuery(providerId).queryKey })
     await queryClient.invalidateQueries({ queryKey: ['admin', 'providers'] })
     void navigate({ to: '/admin/providers' })
   }
   return (
-    <Page title={data?.name ?? t('admin.providers.title')} description={t('admin.provider.description')} actions={<BackLink />}>
+    <Page
+      title={data?.name ?? t('admin.providers.title')}
+      description={t('admin.provider.description')}
+      actions={<BackLink />}
+    >
       {data === undefined ? (
         <p className="skeleton" aria-hidden="true" />
       ) : (
@@ -238,7 +304,10 @@ export function ProviderPage({ providerId }: { providerId: string }) {
             submitLabel={t('admin.provider.save')}
             onSubmit={(values) => {
               const secret = writeOnlyValue(values, 'client_secret')
-              const body = { ...changedFields(data, fieldsOf(values)), ...(secret !== undefined && { client_secret: secret }) }
+              const body = {
+                ...changedFields(data, fieldsOf(values)),
+                ...(secret !== undefined && { client_secret: secret }),
+              }
               // Arrays compare by content: an unchanged scope list is not sent.
               if (JSON.stringify(body.scopes) === JSON.stringify(data.scopes)) delete body.scopes
               if (Object.keys(body).length === 0) return announce(t('admin.settings.unchanged'))
@@ -381,7 +450,12 @@ function ProviderForm({
           spellCheck={false}
           error={state.at('scopes')}
         />
-        <CheckboxField name="enabled" label={t('admin.provider.enabled')} help={t('admin.provider.enabledHelp')} defaultChecked={provider.enabled} />
+        <CheckboxField
+          name="enabled"
+          label={t('admin.provider.enabled')}
+          help={t('admin.provider.enabledHelp')}
+          defaultChecked={provider.enabled}
+        />
         <CheckboxField
           name="auto_create_users"
           label={t('admin.provider.autoCreate')}

@@ -25,7 +25,14 @@ export function ProvidersPage() {
         <p className="empty">{t('admin.providers.empty')}</p>
       ) : (
         <table className="table" data-testid="providers">
-          <TableHead columns={[t('field.name'), t('admin.providers.key'), t('admin.providers.state'), t('admin.providers.callback')]} />
+          <TableHead
+            columns={[
+              t('field.name'),
+              t('admin.providers.key'),
+              t('admin.providers.state'),
+              t('admin.providers.callback'),
+            ]}
+          />
           <tbody>
             {items.map((provider) => (
               <tr key={provider.id}>
@@ -35,11 +42,16 @@ export function ProvidersPage() {
                   </Link>
                 </td>
                 <td className="mono">{provider.provider_key}</td>
-                <td>{provider.enabled ? t('admin.providers.enabled') : t('admin.providers.disabled')}</td>
+                <td>
+                  {provider.enabled ? t('admin.providers.enabled') : t('admin.providers.disabled')}
+                </td>
                 <td>
                   <div className="copy-row">
                     <code className="mono callback-url">{provider.callback_url}</code>
-                    <CopyButton text={provider.callback_url} label={t('admin.providers.copyNamed', { name: provider.name })} />
+                    <CopyButton
+                      text={provider.callback_url}
+                      label={t('admin.providers.copyNamed', { name: provider.name })}
+                    />
                   </div>
                 </td>
               </tr>

@@ -22,13 +22,21 @@ const ADOPT_SETTING = 'scim.adopt_existing_accounts_by_email'
 
 const fetchCredentials = () => unwrap(client.GET('/api/admin/scim/credentials'))
 const fetchRequests = () => unwrap(client.GET('/api/admin/scim/requests'))
-const credentialsQuery = queryOptions({ queryKey: ['admin', 'scim', 'credentials'], queryFn: fetchCredentials })
-const requestsQuery = queryOptions({ queryKey: ['admin', 'scim', 'requests'], queryFn: fetchRequests })
+const credentialsQuery = queryOptions({
+  queryKey: ['admin', 'scim', 'credentials'],
+  queryFn: fetchCredentials,
+})
+const requestsQuery = queryOptions({
+  queryKey: ['admin', 'scim', 'requests'],
+  queryFn: fetchRequests,
+})
 const adoptQuery = queryOptions({
   queryKey: ['admin', 'setting', ADOPT_SETTING],
   queryFn: async () => {
     try {
-      const setting = await unwrap(client.GET('/api/admin/settings/{key}', { params: { path: { key: ADOPT_SETTING } } }))
+      const setting = await unwrap(
+        client.GET('/api/admin/settings/{key}', { params: { path: { key: ADOPT_SETTING } } }),
+      )
       return setting.value === true
     } catch (error) {
       // Never set: the default, off.
@@ -59,7 +67,11 @@ export function ProvisioningPage() {
           </p>
           <div className="row">
             <CopyButton text={created.token} label={t('scim.copyToken')} />
-            <button type="button" className="button button-primary" onClick={() => setCreated(null)}>
+            <button
+              type="button"
+              className="button button-primary"
+              onClick={() => setCreated(null)}
+            >
               {t('scim.stored')}
             </button>
           </div>
@@ -87,7 +99,10 @@ export function ProvisioningPage() {
           <p className="empty">{t('scim.noCredentials')}</p>
         ) : (
           <table className="table" data-testid="scim-credentials">
-            <TableHead columns={[t('field.name'), t('scim.createdAt'), t('scim.lastUsed')]} actions />
+            <TableHead
+              columns={[t('field.name'), t('scim.createdAt'), t('scim.lastUsed')]}
+              actions
+            />
             <tbody>
               {(credentials.data?.items ?? []).map((credential) => (
                 <CredentialRow key={credential.id} credential={credential} />
@@ -102,12 +117,17 @@ export function ProvisioningPage() {
   )
 }
 
-function CreateCredential({ onCreated }: { onCreated: (created: { name: string; token: string }) => void }) {
+function CreateCredential({
+  onCreated,
+}: {
+  onCreated: (created: { name: string; token: string }) => void
+}) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const state = useFormError(['name'])
   const mutation = useMutation({
-    mutationFn: (name: string) => unwrap(client.POST('/api/admin/scim/credentials', { body: { name } })),
+    mutationFn: (name: string) =>
+      unwrap(client.POST('/api/admin/scim/credentials', { body: { name } })),
     onSuccess: async (data) => {
       state.form.current?.reset()
       onCreated({ name: data.name, token: data.token })
@@ -117,7 +137,13 @@ function CreateCredential({ onCreated }: { onCreated: (created: { name: string; 
     onError: (error) =>
       state.fail(
         error instanceof ApiError && error.reason === 'ALREADY_EXISTS'
-          ? new ApiError(error.status, error.reason, t('scim.nameTaken'), [{ field: 'name', message: t('scim.nameTaken') }], null)
+          ? new ApiError(
+              error.status,
+              error.reason,
+              t('scim.nameTaken'),
+              [{ field: 'name', message: t('scim.nameTaken') }],
+              null,
+            )
           : error,
       ),
   })
@@ -135,7 +161,14 @@ function CreateCredential({ onCreated }: { onCreated: (created: { name: string; 
         }}
       >
         <FormError>{state.general}</FormError>
-        <TextField name="name" label={t('field.name')} help={t('scim.nameHelp')} maxLength={100} autoComplete="off" error={state.at('name')} />
+        <TextField
+          name="name"
+          label={t('field.name')}
+          help={t('scim.nameHelp')}
+          maxLength={100}
+          autoComplete="off"
+          error={state.at('name')}
+        />
         <SubmitButton pending={mutation.isPending}>{t('scim.createButton')}</SubmitButton>
       </form>
     </section>
@@ -146,7 +179,11 @@ function CredentialRow({ credential }: { credential: Credential }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const revoke = async () => {
-    await unwrap(client.DELETE('/api/admin/scim/credentials/{id}', { params: { path: { id: credential.id } } }))
+    await unwrap(
+      client.DELETE('/api/admin/scim/credentials/{id}', {
+        params: { path: { id: credential.id } },
+      }),
+    )
     announce(t('scim.revoked', { name: credential.name }))
     await queryClient.invalidateQueries({ queryKey: ['admin', 'scim', 'credentials'] })
   }
@@ -160,7 +197,11 @@ function CredentialRow({ credential }: { credential: Credential }) {
         <RelativeTime iso={credential.created_at} />
       </td>
       <td data-label={t('scim.lastUsed')}>
-        {credential.last_used_at === null ? t('scim.neverUsed') : <RelativeTime iso={credential.last_used_at} />}
+        {credential.last_used_at === null ? (
+          t('scim.neverUsed')
+        ) : (
+          <RelativeTime iso={credential.last_used_at} />
+        )}
       </td>
       <td className="actions">
         <ConfirmDialog
@@ -188,8 +229,17 @@ function AdoptSetting() {
   const mutation = useMutation({
     mutationFn: (on: boolean) =>
       on
-        ? unwrap(client.PUT('/api/admin/settings/{key}', { params: { path: { key: ADOPT_SETTING } }, body: { value: true } }))
-        : unwrap(client.DELETE('/api/admin/settings/{key}', { params: { path: { key: ADOPT_SETTING } } })),
+        ? unwrap(
+            client.PUT('/api/admin/settings/{key}', {
+              params: { path: { key: ADOPT_SETTING } },
+              body: { value: true },
+            }),
+          )
+        : unwrap(
+            client.DELETE('/api/admin/settings/{key}', {
+              params: { path: { key: ADOPT_SETTING } },
+            }),
+          ),
     onSuccess: (_data, on) => {
       setError(null)
       announce(on ? t('scim.adoptOn') : t('scim.adoptOff'))
@@ -236,7 +286,12 @@ function RecentRequests() {
     <section className="section" aria-labelledby="scim-requests-heading">
       <div className="section-header">
         <h2 id="scim-requests-heading">{t('scim.requests')}</h2>
-        <button type="button" className="button button-secondary" onClick={() => void requests.refetch()} disabled={requests.isFetching}>
+        <button
+          type="button"
+          className="button button-secondary"
+          onClick={() => void requests.refetch()}
+          disabled={requests.isFetching}
+        >
           {t('scim.refresh')}
         </button>
       </div>
@@ -245,7 +300,9 @@ function RecentRequests() {
         <p className="empty">{t('scim.noRequests')}</p>
       ) : (
         <table className="table" data-testid="scim-requests">
-          <TableHead columns={[t('scim.time'), t('scim.request'), t('scim.outcome'), t('scim.credential')]} />
+          <TableHead
+            columns={[t('scim.time'), t('scim.request'), t('scim.outcome'), t('scim.credential')]}
+          />
           <tbody>
             {items.map((request) => (
               <RequestRow key={request.id} request={request} />
@@ -274,7 +331,11 @@ function RequestRow({ request }: { request: ScimRequest }) {
           {request.status} {failed ? t('scim.failed') : t('scim.succeeded')}
           {request.scim_type !== null && ` (${request.scim_type})`}
         </span>
-        <div className="muted">{new Intl.NumberFormat(language, { style: 'unit', unit: 'millisecond' }).format(request.duration_ms)}</div>
+        <div className="muted">
+          {new Intl.NumberFormat(language, { style: 'unit', unit: 'millisecond' }).format(
+            request.duration_ms,
+          )}
+        </div>
       </td>
       <td data-label={t('scim.credential')}>{request.credential_name ?? t('scim.noCredential')}</td>
     </tr>

@@ -7,14 +7,20 @@ import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
 
 export function isSelfService(error: unknown): boolean {
-  return error instanceof ApiError && (error.reason === 'SELF_SERVICE_REQUIRED' || error.reason === 'SELF_DELETION')
+  return (
+    error instanceof ApiError &&
+    (error.reason === 'SELF_SERVICE_REQUIRED' || error.reason === 'SELF_DELETION')
+  )
 }
 
 export function SelfServiceNotice({ to }: { to: '/account' | '/account/security' }) {
   const { t } = useI18n()
   return (
     <div className="form-error" role="alert">
-      {t('admin.selfService')} <Link to={to}>{to === '/account' ? t('admin.selfService.profile') : t('admin.selfService.security')}</Link>
+      {t('admin.selfService')}{' '}
+      <Link to={to}>
+        {to === '/account' ? t('admin.selfService.profile') : t('admin.selfService.security')}
+      </Link>
     </div>
   )
 }

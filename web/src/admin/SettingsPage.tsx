@@ -28,7 +28,11 @@ export function SettingsPage() {
   return (
     <Page title={t('admin.settings.title')} description={t('admin.settings.description')}>
       <div className="settings-layout">
-        <nav className="settings-nav" aria-label={t('admin.settings.sections')} data-testid="settings-nav">
+        <nav
+          className="settings-nav"
+          aria-label={t('admin.settings.sections')}
+          data-testid="settings-nav"
+        >
           <ul>
             {SECTIONS.map(({ id, title }) => (
               <li key={id}>

@@ -12,7 +12,17 @@ import { smtpQuery, type SmtpSettings } from './queries'
 import { CheckboxField } from './CheckboxField'
 import { changedFields, textOrNull, WriteOnlyField, writeOnlyValue } from './write-only'
 
-const FIELDS = ['enabled', 'host', 'port', 'secure', 'username', 'password', 'from_address', 'from_name', 'plaintext_auth_on_loopback'] as const
+const FIELDS = [
+  'enabled',
+  'host',
+  'port',
+  'secure',
+  'username',
+  'password',
+  'from_address',
+  'from_name',
+  'plaintext_auth_on_loopback',
+] as const
 
 export function SmtpSection() {
   const { t } = useI18n()
@@ -21,7 +31,11 @@ export function SmtpSection() {
     <section className="section" id="smtp" aria-labelledby="smtp-heading">
       <h2 id="smtp-heading">{t('admin.smtp.title')}</h2>
       <p className="muted">{t('admin.smtp.description')}</p>
-      {smtp.data === undefined ? <p className="skeleton" aria-hidden="true" /> : <SmtpForm key={JSON.stringify(smtp.data)} smtp={smtp.data} />}
+      {smtp.data === undefined ? (
+        <p className="skeleton" aria-hidden="true" />
+      ) : (
+        <SmtpForm key={JSON.stringify(smtp.data)} smtp={smtp.data} />
+      )}
       <SmtpTest />
     </section>
   )
@@ -32,7 +46,8 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
   const queryClient = useQueryClient()
   const state = useFormError(FIELDS)
   const save = useMutation({
-    mutationFn: (body: Record<string, unknown>) => unwrap(client.PUT('/api/admin/settings/smtp', { body })),
+    mutationFn: (body: Record<string, unknown>) =>
+      unwrap(client.PUT('/api/admin/settings/smtp', { body })),
     onSuccess: (data) => {
       queryClient.setQueryData(smtpQuery.queryKey, data)
       announce(t('admin.smtp.saved'))
@@ -147,14 +162,22 @@ function SmtpTest() {
   const state = useFormError(['to'])
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null)
   const send = useMutation({
-    mutationFn: (to: string) => unwrap(client.POST('/api/admin/settings/smtp/test', { body: to === '' ? {} : { to } })),
+    mutationFn: (to: string) =>
+      unwrap(client.POST('/api/admin/settings/smtp/test', { body: to === '' ? {} : { to } })),
     onSuccess: (data, to) =>
-      setResult({ ok: true, text: t('admin.smtp.testDelivered', { to: to === '' ? (me.data?.email ?? '') : to, id: data.message_id }) }),
+      setResult({
+        ok: true,
+        text: t('admin.smtp.testDelivered', {
+          to: to === '' ? (me.data?.email ?? '') : to,
+          id: data.message_id,
+        }),
+      }),
     onError: (error) => {
       // The SMTP server's stage and reply code (never its text) say what to fix.
       if (error instanceof ApiError && error.reason === 'UPSTREAM_FAILED')
         setResult({ ok: false, text: t('admin.smtp.testFailed', { detail: error.message }) })
-      else if (error instanceof ApiError && error.reason === 'NOT_CONFIGURED') setResult({ ok: false, text: t('admin.smtp.testNotConfigured') })
+      else if (error instanceof ApiError && error.reason === 'NOT_CONFIGURED')
+        setResult({ ok: false, text: t('admin.smtp.testNotConfigured') })
       else {
         setResult(null)
         state.fail(error)
@@ -187,7 +210,10 @@ function SmtpTest() {
       <SubmitButton pending={send.isPending}>{t('admin.smtp.testSend')}</SubmitButton>
       <div role="status" aria-live="polite" className="test-result">
         {result !== null && (
-          <p className={result.ok ? 'state state-good' : 'state state-weak'} data-testid="smtp-test-result">
+          <p
+            className={result.ok ? 'state state-good' : 'state state-weak'}
+            data-testid="smtp-test-result"
+          >
             {result.text}
           </p>
         )}

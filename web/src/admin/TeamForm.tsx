@@ -47,11 +47,21 @@ export function TeamForm({
           state.clear()
           const values = formValues(event.currentTarget)
           const description = (values.description ?? '').trim()
-          mutation.mutate({ name: values.name ?? '', description: description === '' ? null : description })
+          mutation.mutate({
+            name: values.name ?? '',
+            description: description === '' ? null : description,
+          })
         }}
       >
         <FormError>{state.general}</FormError>
-        <TextField name="name" label={t('field.name')} defaultValue={team?.name ?? ''} maxLength={100} autoComplete="off" error={state.at('name')} />
+        <TextField
+          name="name"
+          label={t('field.name')}
+          defaultValue={team?.name ?? ''}
+          maxLength={100}
+          autoComplete="off"
+          error={state.at('name')}
+        />
         <TextField
           name="description"
           label={t('admin.teams.teamDescription')}

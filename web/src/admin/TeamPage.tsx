@@ -52,7 +52,11 @@ function Members({ team, cursor }: { team: Team; cursor: string | undefined }) {
   const members = useQuery(teamMembersQuery(team.id, cursor))
   const items = members.data?.items ?? []
   const remove = async (userId: string, name: string) => {
-    await unwrap(client.DELETE('/api/admin/teams/{id}/members/{user_id}', { params: { path: { id: team.id, user_id: userId } } }))
+    await unwrap(
+      client.DELETE('/api/admin/teams/{id}/members/{user_id}', {
+        params: { path: { id: team.id, user_id: userId } },
+      }),
+    )
     announce(t('admin.team.removed', { name }))
     await queryClient.invalidateQueries({ queryKey: ['admin', 'team', team.id] })
     await queryClient.invalidateQueries({ queryKey: ['admin', 'teams'] })
@@ -64,7 +68,10 @@ function Members({ team, cursor }: { team: Team; cursor: string | undefined }) {
         <p className="empty">{t('admin.team.empty')}</p>
       ) : (
         <table className="table" data-testid="team-members">
-          <TableHead columns={[t('field.name'), t('field.email'), t('admin.team.addedAt')]} actions />
+          <TableHead
+            columns={[t('field.name'), t('field.email'), t('admin.team.addedAt')]}
+            actions
+          />
           <tbody>
             {items.map((member) => (
               <tr key={member.user_id}>
@@ -104,7 +111,9 @@ function useAddMember(team: Team, done: () => void, fail: (error: unknown) => vo
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (body: { email: string } | { user_id: string }) =>
-      unwrap(client.POST('/api/admin/teams/{id}/members', { params: { path: { id: team.id } }, body })),
+      unwrap(
+        client.POST('/api/admin/teams/{id}/members', { params: { path: { id: team.id } }, body }),
+      ),
     onSuccess: async (member) => {
       announce(t('admin.team.added', { name: member.name }))
       done()
@@ -188,7 +197,13 @@ function AddMember({ team }: { team: Team }) {
         >
           <h3 id="email-heading">{t('admin.team.byEmail')}</h3>
           <FormError>{byEmail.general}</FormError>
-          <TextField name="email" type="email" label={t('field.email')} autoComplete="off" error={byEmail.at('email')} />
+          <TextField
+            name="email"
+            type="email"
+            label={t('field.email')}
+            autoComplete="off"
+            error={byEmail.at('email')}
+          />
           <SubmitButton pending={addByEmail.isPending}>{t('admin.team.addSubmit')}</SubmitButton>
         </form>
       </div>
@@ -205,7 +220,9 @@ function TeamSettings({ team }: { team: Team }) {
       headingId="team-settings-heading"
       heading={t('admin.team.settings')}
       submitLabel={t('admin.team.save')}
-      save={(body) => unwrap(client.PATCH('/api/admin/teams/{id}', { params: { path: { id: team.id } }, body }))}
+      save={(body) =>
+        unwrap(client.PATCH('/api/admin/teams/{id}', { params: { path: { id: team.id } }, body }))
+      }
       saved={async (data) => {
         announce(t('admin.team.saved'))
         queryClient.setQueryData(teamQuery(team.id).queryKey, data)

@@ -27,7 +27,14 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
           <p className="empty">{t('admin.teams.empty')}</p>
         ) : (
           <table className="table" data-testid="teams">
-            <TableHead columns={[t('field.name'), t('admin.teams.teamDescription'), t('admin.teams.members'), t('admin.teams.createdAt')]} />
+            <TableHead
+              columns={[
+                t('field.name'),
+                t('admin.teams.teamDescription'),
+                t('admin.teams.members'),
+                t('admin.teams.createdAt'),
+              ]}
+            />
             <tbody>
               {items.map((team) => (
                 <tr key={team.id}>
@@ -46,7 +53,11 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
             </tbody>
           </table>
         )}
-        <Pager cursor={cursor} nextCursor={teams.data?.next_cursor} label={t('admin.teams.pages')} />
+        <Pager
+          cursor={cursor}
+          nextCursor={teams.data?.next_cursor}
+          label={t('admin.teams.pages')}
+        />
       </section>
     </Page>
   )

@@ -30,13 +30,22 @@ import { FormDialog } from './FormDialog'
 import { isSelfService, SelfServiceNotice } from './SelfServiceNotice'
 import { userQuery, type AdminUser } from './queries'
 
-type UserChange = Partial<Pick<AdminUser, 'name' | 'email' | 'is_admin' | 'disabled' | 'language'>> & { password?: string }
+type UserChange = Partial<
+  Pick<AdminUser, 'name' | 'email' | 'is_admin' | 'disabled' | 'language'>
+> & { password?: string }
 
 function useUpdateUser(user: AdminUser) {
   const queryClient = useQueryClient()
   const reauth = useReauth()
   const update = (change: UserChange) =>
-    reauth.run((proof: Proof) => unwrap(client.PUT('/api/admin/users/{id}', { params: { path: { id: user.id } }, body: { ...change, ...proof } })))
+    reauth.run((proof: Proof) =>
+      unwrap(
+        client.PUT('/api/admin/users/{id}', {
+          params: { path: { id: user.id } },
+          body: { ...change, ...proof },
+        }),
+      ),
+    )
   const saved = async (data: AdminUser) => {
     queryClient.setQueryData(userQuery(user.id).queryKey, data)
     await queryClient.invalidateQueries({ queryKey: ['admin', 'users'] })
@@ -54,7 +63,9 @@ export function UserPage({ userId }: { userId: string }) {
   return (
     <Page
       title={data?.name ?? t('admin.users.title')}
-      description={data !== undefined ? t('admin.user.description', { email: data.email }) : undefined}
+      description={
+        data !== undefined ? t('admin.user.description', { email: data.email }) : undefined
+      }
       actions={
         <Link to="/admin/users" className="button button-ghost">
           {t('admin.users.back')}
@@ -83,7 +94,10 @@ function TeamsSection({ user }: { user: AdminUser }) {
   const { t } = useI18n()
   const teams = useQuery({
     queryKey: ['admin', 'teams', { member: user.id }],
-    queryFn: () => unwrap(client.GET('/api/admin/teams', { params: { query: { member_id: user.id, limit: 50 } } })),
+    queryFn: () =>
+      unwrap(
+        client.GET('/api/admin/teams', { params: { query: { member_id: user.id, limit: 50 } } }),
+      ),
   })
   const items = teams.data?.items ?? []
   return (
@@ -103,7 +117,9 @@ function TeamsSection({ user }: { user: AdminUser }) {
               </Link>
             </li>
           ))}
-          {teams.data.next_cursor !== null && <li className="muted">{t('admin.user.moreTeams')}</li>}
+          {teams.data.next_cursor !== null && (
+            <li className="muted">{t('admin.user.moreTeams')}</li>
+          )}
         </ul>
       )}
     </section>
@@ -116,7 +132,9 @@ function UserFacts({ user }: { user: AdminUser }) {
     <dl className="facts" data-testid="user-facts">
       <div>
         <dt>{t('admin.users.status')}</dt>
-        <dd data-testid="user-status">{user.disabled ? t('admin.users.disabled') : t('admin.users.active')}</dd>
+        <dd data-testid="user-status">
+          {user.disabled ? t('admin.users.disabled') : t('admin.users.active')}
+        </dd>
       </div>
       <div>
         <dt>{t('admin.users.role')}</dt>
@@ -124,7 +142,9 @@ function UserFacts({ user }: { user: AdminUser }) {
       </div>
       <div>
         <dt>{t('admin.users.mfa')}</dt>
-        <dd data-testid="user-mfa">{user.mfa_enabled ? t('admin.users.mfaOn') : t('admin.users.mfaOff')}</dd>
+        <dd data-testid="user-mfa">
+          {user.mfa_enabled ? t('admin.users.mfaOn') : t('admin.users.mfaOff')}
+        </dd>
       </div>
       <div>
         <dt>{t('admin.users.signIn')}</dt>
@@ -140,7 +160,13 @@ function UserFacts({ user }: { user: AdminUser }) {
       </div>
       <div>
         <dt>{t('admin.users.lastLogin')}</dt>
-        <dd>{user.last_login_at === null ? t('admin.users.never') : <RelativeTime iso={user.last_login_at} />}</dd>
+        <dd>
+          {user.last_login_at === null ? (
+            t('admin.users.never')
+          ) : (
+            <RelativeTime iso={user.last_login_at} />
+          )}
+        </dd>
       </div>
       <div>
         <dt>{t('admin.users.createdAt')}</dt>
@@ -163,7 +189,9 @@ function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
       announce(t('admin.user.saved'))
       await updater.saved(data)
     },
-    onError: unlessCancelled((error) => (isSelfService(error) ? setSelfService(true) : state.fail(error))),
+    onError: unlessCancelled((error) =>
+      isSelfService(error) ? setSelfService(true) : state.fail(error),
+    ),
   })
   return (
     <section className="section" aria-labelledby="details-heading">
@@ -180,9 +208,12 @@ function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
           // Only what changed is sent: a new name needs no proof, a new email or role does.
           const change: UserChange = {}
           if ((values.name ?? '') !== user.name) change.name = values.name ?? ''
-          if (values.language !== undefined && values.language !== user.language) change.language = values.language
-          if ((values.email ?? '').trim().toLowerCase() !== user.email) change.email = values.email ?? ''
-          if (!self && (values.is_admin === 'on') !== user.is_admin) change.is_admin = values.is_admin === 'on'
+          if (values.language !== undefined && values.language !== user.language)
+            change.language = values.language
+          if ((values.email ?? '').trim().toLowerCase() !== user.email)
+            change.email = values.email ?? ''
+          if (!self && (values.is_admin === 'on') !== user.is_admin)
+            change.is_admin = values.is_admin === 'on'
           if (Object.keys(change).length === 0) return announce(t('admin.user.unchanged'))
           save.mutate(change)
         }}
@@ -190,7 +221,14 @@ function DetailsForm({ user, self }: { user: AdminUser; self: boolean }) {
         {selfService && <SelfServiceNotice to="/account" />}
         <FormError>{state.general}</FormError>
         <PersonFields name={user.name} language={user.language} errors={state.at} own={false} />
-        <TextField name="email" type="email" label={t('field.email')} defaultValue={user.email} autoComplete="off" error={state.at('email')} />
+        <TextField
+          name="email"
+          type="email"
+          label={t('field.email')}
+          defaultValue={user.email}
+          autoComplete="off"
+          error={state.at('email')}
+        />
         <CheckboxField
           name="is_admin"
           label={t('admin.user.isAdmin')}
@@ -213,7 +251,12 @@ function useActionError() {
   const i18n = useI18n()
   const [error, setError] = useState<unknown>(null)
   const text = error === null ? null : describeError(error, [], i18n).text
-  return { error, text, set: (failure: unknown) => !(failure instanceof ReauthCancelled) && setError(failure), clear: () => setError(null) }
+  return {
+    error,
+    text,
+    set: (failure: unknown) => !(failure instanceof ReauthCancelled) && setError(failure),
+    clear: () => setError(null),
+  }
 }
 
 function AccessSection({ user, self }: { user: AdminUser; self: boolean }) {
@@ -224,7 +267,11 @@ function AccessSection({ user, self }: { user: AdminUser; self: boolean }) {
     failure.clear()
     try {
       await updater.saved(await updater.update({ disabled }))
-      announce(disabled ? t('admin.user.disabledDone', { name: user.name }) : t('admin.user.enabledDone', { name: user.name }))
+      announce(
+        disabled
+          ? t('admin.user.disabledDone', { name: user.name })
+          : t('admin.user.enabledDone', { name: user.name }),
+      )
     } catch (error) {
       failure.set(error)
     }
@@ -237,7 +284,11 @@ function AccessSection({ user, self }: { user: AdminUser; self: boolean }) {
       ) : user.disabled ? (
         <>
           <p className="muted">{t('admin.user.disabledText')}</p>
-          <button type="button" className="button button-secondary" onClick={() => void setDisabled(false)}>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={() => void setDisabled(false)}
+          >
             {t('admin.user.enable')}
           </button>
         </>
@@ -255,7 +306,12 @@ function AccessSection({ user, self }: { user: AdminUser; self: boolean }) {
           </ConfirmDialog>
         </>
       )}
-      {failure.text !== null && (isSelfService(failure.error) ? <SelfServiceNotice to="/account" /> : <FormError>{failure.text}</FormError>)}
+      {failure.text !== null &&
+        (isSelfService(failure.error) ? (
+          <SelfServiceNotice to="/account" />
+        ) : (
+          <FormError>{failure.text}</FormError>
+        ))}
       {updater.dialog}
     </section>
   )
@@ -324,7 +380,12 @@ function SetPasswordForm({ user }: { user: AdminUser }) {
         }}
       >
         <FormError>{state.general}</FormError>
-        <NewPasswordField name="password" label={t('field.newPassword')} email={user.email} error={state.at('password')} />
+        <NewPasswordField
+          name="password"
+          label={t('field.newPassword')}
+          email={user.email}
+          error={state.at('password')}
+        />
         <SubmitButton pending={save.isPending}>{t('admin.user.setPassword')}</SubmitButton>
       </form>
       {updater.dialog}
@@ -340,7 +401,12 @@ function ResetLinks({ user }: { user: AdminUser }) {
   const [sent, setSent] = useState(false)
   const [link, setLink] = useState<{ url: string; expires_at: string } | null>(null)
   const send = useMutation({
-    mutationFn: () => unwrap(client.POST('/api/admin/users/{id}/password-reset/mail', { params: { path: { id: user.id } } })),
+    mutationFn: () =>
+      unwrap(
+        client.POST('/api/admin/users/{id}/password-reset/mail', {
+          params: { path: { id: user.id } },
+        }),
+      ),
     onMutate: () => {
       failure.clear()
       setSent(false)
@@ -356,7 +422,12 @@ function ResetLinks({ user }: { user: AdminUser }) {
     try {
       setLink(
         await reauth.run((proof) =>
-          unwrap(client.POST('/api/admin/users/{id}/password-reset/link', { params: { path: { id: user.id } }, body: proof })),
+          unwrap(
+            client.POST('/api/admin/users/{id}/password-reset/link', {
+              params: { path: { id: user.id } },
+              body: proof,
+            }),
+          ),
         ),
       )
     } catch (error) {
@@ -370,7 +441,12 @@ function ResetLinks({ user }: { user: AdminUser }) {
         <>
           <p className="muted">{t('admin.user.sendResetHelp', { email: user.email })}</p>
           <p>
-            <button type="button" className="button button-secondary" onClick={() => send.mutate()} disabled={send.isPending}>
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => send.mutate()}
+              disabled={send.isPending}
+            >
               {t('admin.user.sendReset')}
             </button>
           </p>
@@ -420,7 +496,14 @@ function MfaSection({ user, self }: { user: AdminUser; self: boolean }) {
   const reset = async () => {
     failure.clear()
     try {
-      await reauth.run((proof) => unwrap(client.POST('/api/admin/users/{id}/mfa/reset', { params: { path: { id: user.id } }, body: proof })))
+      await reauth.run((proof) =>
+        unwrap(
+          client.POST('/api/admin/users/{id}/mfa/reset', {
+            params: { path: { id: user.id } },
+            body: proof,
+          }),
+        ),
+      )
       announce(t('admin.user.mfaResetDone', { name: user.name }))
       await queryClient.invalidateQueries({ queryKey: userQuery(user.id).queryKey })
     } catch (error) {
@@ -432,7 +515,8 @@ function MfaSection({ user, self }: { user: AdminUser; self: boolean }) {
       <h2 id="mfa-heading">{t('admin.users.mfa')}</h2>
       {self ? (
         <p className="muted">
-          {t('admin.user.selfMfa')} <Link to="/account/security">{t('admin.selfService.security')}</Link>
+          {t('admin.user.selfMfa')}{' '}
+          <Link to="/account/security">{t('admin.selfService.security')}</Link>
         </p>
       ) : user.mfa_enabled ? (
         <>
@@ -450,7 +534,12 @@ function MfaSection({ user, self }: { user: AdminUser; self: boolean }) {
       ) : (
         <p className="muted">{t('admin.user.mfaNone')}</p>
       )}
-      {failure.text !== null && (isSelfService(failure.error) ? <SelfServiceNotice to="/account/security" /> : <FormError>{failure.text}</FormError>)}
+      {failure.text !== null &&
+        (isSelfService(failure.error) ? (
+          <SelfServiceNotice to="/account/security" />
+        ) : (
+          <FormError>{failure.text}</FormError>
+        ))}
       {reauth.dialog}
     </section>
   )
@@ -479,7 +568,11 @@ function DeleteSection({ user, self }: { user: AdminUser; self: boolean }) {
 function DeleteUserDialog({ user }: { user: AdminUser }) {
   const { t } = useI18n()
   return (
-    <FormDialog trigger={t('admin.user.delete')} triggerClassName="button button-danger-outline" alert>
+    <FormDialog
+      trigger={t('admin.user.delete')}
+      triggerClassName="button button-danger-outline"
+      alert
+    >
       {(close) => <DeleteUserForm user={user} close={close} />}
     </FormDialog>
   )
@@ -493,7 +586,8 @@ function DeleteUserForm({ user, close }: { user: AdminUser; close: () => void })
   const [typed, setTyped] = useState('')
   const [mismatch, setMismatch] = useState(false)
   const remove = useMutation({
-    mutationFn: () => unwrap(client.DELETE('/api/admin/users/{id}', { params: { path: { id: user.id } } })),
+    mutationFn: () =>
+      unwrap(client.DELETE('/api/admin/users/{id}', { params: { path: { id: user.id } } })),
     onSuccess: async () => {
       announce(t('admin.user.deleted', { name: user.name }))
       close()

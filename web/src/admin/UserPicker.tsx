@@ -28,7 +28,10 @@ export function UserPicker({
   const { t } = useI18n()
   const [text, setText] = useState(initialText)
   const q = useDeferredValue(text.trim())
-  const users = useQuery({ ...usersQuery(q === '' ? undefined : q, undefined, MATCHES), placeholderData: (previous) => previous })
+  const users = useQuery({
+    ...usersQuery(q === '' ? undefined : q, undefined, MATCHES),
+    placeholderData: (previous) => previous,
+  })
   const items = users.data?.items ?? []
   return (
     <ComboBox
@@ -59,7 +62,10 @@ export function UserPicker({
         </Text>
       )}
       <Popover className="popover combobox-popover" placement="bottom start">
-        <ListBox className="menu" renderEmptyState={() => <p className="menu-empty">{t('admin.picker.none')}</p>}>
+        <ListBox
+          className="menu"
+          renderEmptyState={() => <p className="menu-empty">{t('admin.picker.none')}</p>}
+        >
           {(user: AdminUser) => (
             <ListBoxItem className="menu-item" id={user.id} textValue={user.email}>
               <span>{user.name}</span> <span className="muted">{user.email}</span>

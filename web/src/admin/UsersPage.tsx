@@ -27,7 +27,11 @@ export function UsersPage({ search }: { search: UsersSearch }) {
   const users = useQuery(usersQuery(search.q, search.cursor))
   const items = users.data?.items ?? []
   return (
-    <Page title={t('admin.users.title')} description={t('admin.users.description')} actions={<CreateUserDialog />}>
+    <Page
+      title={t('admin.users.title')}
+      description={t('admin.users.description')}
+      actions={<CreateUserDialog />}
+    >
       <form
         role="search"
         className="search-form"
@@ -37,19 +41,32 @@ export function UsersPage({ search }: { search: UsersSearch }) {
           void navigate({ to: '/admin/users', search: q === '' ? {} : { q } })
         }}
       >
-        <TextField key={search.q ?? ''} name="q" type="search" label={t('admin.users.search')} defaultValue={search.q ?? ''} maxLength={254} />
+        <TextField
+          key={search.q ?? ''}
+          name="q"
+          type="search"
+          label={t('admin.users.search')}
+          defaultValue={search.q ?? ''}
+          maxLength={254}
+        />
         <button type="submit" className="button button-secondary">
           {t('admin.users.searchSubmit')}
         </button>
       </form>
       {users.isSuccess && items.length === 0 ? (
         <p className="empty" data-testid="users-empty">
-          {search.q !== undefined ? t('admin.users.noMatch', { q: search.q }) : t('admin.users.empty')}
+          {search.q !== undefined
+            ? t('admin.users.noMatch', { q: search.q })
+            : t('admin.users.empty')}
         </p>
       ) : (
         <UsersTable items={items} />
       )}
-      <Pager cursor={search.cursor} nextCursor={users.data?.next_cursor} label={t('admin.users.pages')} />
+      <Pager
+        cursor={search.cursor}
+        nextCursor={users.data?.next_cursor}
+        label={t('admin.users.pages')}
+      />
     </Page>
   )
 }
@@ -58,7 +75,15 @@ function UsersTable({ items }: { items: AdminUser[] }) {
   const { t } = useI18n()
   return (
     <table className="table" data-testid="users">
-      <TableHead columns={[t('field.name'), t('field.email'), t('admin.users.status'), t('admin.users.mfa'), t('admin.users.lastLogin')]} />
+      <TableHead
+        columns={[
+          t('field.name'),
+          t('field.email'),
+          t('admin.users.status'),
+          t('admin.users.mfa'),
+          t('admin.users.lastLogin'),
+        ]}
+      />
       <tbody>
         {items.map((user) => (
           <tr key={user.id}>
@@ -69,9 +94,21 @@ function UsersTable({ items }: { items: AdminUser[] }) {
               {user.is_admin && <span className="badge">{t('admin.users.admin')}</span>}
             </td>
             <td>{user.email}</td>
-            <td>{user.disabled ? <span className="badge badge-muted">{t('admin.users.disabled')}</span> : t('admin.users.active')}</td>
+            <td>
+              {user.disabled ? (
+                <span className="badge badge-muted">{t('admin.users.disabled')}</span>
+              ) : (
+                t('admin.users.active')
+              )}
+            </td>
             <td>{user.mfa_enabled ? t('admin.users.mfaOn') : t('admin.users.mfaOff')}</td>
-            <td>{user.last_login_at === null ? t('admin.users.never') : <RelativeTime iso={user.last_login_at} />}</td>
+            <td>
+              {user.last_login_at === null ? (
+                t('admin.users.never')
+              ) : (
+                <RelativeTime iso={user.last_login_at} />
+              )}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -102,7 +139,10 @@ function CreateUserForm({ close }: { close: () => void }) {
   const reauth = useReauth()
   const state = useFormError(['name', 'email', 'password', 'is_admin'])
   const create = useMutation({
-    mutationFn: (body: NewUser) => reauth.run((proof) => unwrap(client.POST('/api/admin/users', { body: { ...body, ...proof } }))),
+    mutationFn: (body: NewUser) =>
+      reauth.run((proof) =>
+        unwrap(client.POST('/api/admin/users', { body: { ...body, ...proof } })),
+      ),
     onSuccess: async (user) => {
       announce(t('admin.users.created', { name: user.name }))
       await queryClient.invalidateQueries({ queryKey: ['admin', 'users'] })
@@ -130,8 +170,19 @@ function CreateUserForm({ close }: { close: () => void }) {
         }}
       >
         <FormError>{state.general}</FormError>
-        <TextField name="name" label={t('field.name')} autoComplete="off" error={state.at('name')} />
-        <TextField name="email" type="email" label={t('field.email')} autoComplete="off" error={state.at('email')} />
+        <TextField
+          name="name"
+          label={t('field.name')}
+          autoComplete="off"
+          error={state.at('name')}
+        />
+        <TextField
+          name="email"
+          type="email"
+          label={t('field.email')}
+          autoComplete="off"
+          error={state.at('email')}
+        />
         <TextField
           name="password"
           type="password"

@@ -4,9 +4,12 @@ import { client, unwrap } from '../api/client'
 
 export const PAGE_SIZE = 25
 
-const fetchUser = (id: string) => unwrap(client.GET('/api/admin/users/{id}', { params: { path: { id } } }))
-const fetchTeam = (id: string) => unwrap(client.GET('/api/admin/teams/{id}', { params: { path: { id } } }))
-const fetchProvider = (id: string) => unwrap(client.GET('/api/oidc-providers/{id}', { params: { path: { id } } }))
+const fetchUser = (id: string) =>
+  unwrap(client.GET('/api/admin/users/{id}', { params: { path: { id } } }))
+const fetchTeam = (id: string) =>
+  unwrap(client.GET('/api/admin/teams/{id}', { params: { path: { id } } }))
+const fetchProvider = (id: string) =>
+  unwrap(client.GET('/api/oidc-providers/{id}', { params: { path: { id } } }))
 const fetchSmtp = () => unwrap(client.GET('/api/admin/settings/smtp'))
 const fetchAi = () => unwrap(client.GET('/api/admin/settings/ai'))
 
@@ -19,7 +22,12 @@ export type AiSettings = Awaited<ReturnType<typeof fetchAi>>
 export const usersQuery = (q: string | undefined, cursor: string | undefined, limit = PAGE_SIZE) =>
   queryOptions({
     queryKey: ['admin', 'users', { q, cursor, limit }],
-    queryFn: () => unwrap(client.GET('/api/admin/users', { params: { query: { limit, ...(q && { q }), ...(cursor && { cursor }) } } })),
+    queryFn: () =>
+      unwrap(
+        client.GET('/api/admin/users', {
+          params: { query: { limit, ...(q && { q }), ...(cursor && { cursor }) } },
+        }),
+      ),
   })
 
 export const userQuery = (id: string) =>
@@ -31,7 +39,12 @@ export const userQuery = (id: string) =>
 export const teamsQuery = (cursor: string | undefined) =>
   queryOptions({
     queryKey: ['admin', 'teams', { cursor }],
-    queryFn: () => unwrap(client.GET('/api/admin/teams', { params: { query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } } })),
+    queryFn: () =>
+      unwrap(
+        client.GET('/api/admin/teams', {
+          params: { query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } },
+        }),
+      ),
   })
 
 export const teamQuery = (id: string) =>
@@ -44,7 +57,11 @@ export const teamMembersQuery = (id: string, cursor: string | undefined) =>
   queryOptions({
     queryKey: ['admin', 'team', id, 'members', { cursor }],
     queryFn: () =>
-      unwrap(client.GET('/api/admin/teams/{id}/members', { params: { path: { id }, query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } } })),
+      unwrap(
+        client.GET('/api/admin/teams/{id}/members', {
+          params: { path: { id }, query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } },
+        }),
+      ),
   })
 
 export const providersAdminQuery = queryOptions({
@@ -65,7 +82,12 @@ export const aiQuery = queryOptions({ queryKey: ['admin', 'ai'], queryFn: fetchA
 export const settingsQuery = (cursor: string | undefined) =>
   queryOptions({
     queryKey: ['admin', 'settings', { cursor }],
-    queryFn: () => unwrap(client.GET('/api/admin/settings', { params: { query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } } })),
+    queryFn: () =>
+      unwrap(
+        client.GET('/api/admin/settings', {
+          params: { query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } },
+        }),
+      ),
   })
 
 export interface AuditFilters {
@@ -79,12 +101,22 @@ export const auditQuery = (filters: AuditFilters, cursor: string | undefined) =>
   queryOptions({
     queryKey: ['admin', 'audit', filters, { cursor }],
     queryFn: () =>
-      unwrap(client.GET('/api/admin/audit-log', { params: { query: { limit: PAGE_SIZE, ...definedOnly(filters), ...(cursor && { cursor }) } } })),
+      unwrap(
+        client.GET('/api/admin/audit-log', {
+          params: {
+            query: { limit: PAGE_SIZE, ...definedOnly(filters), ...(cursor && { cursor }) },
+          },
+        }),
+      ),
   })
 
-export type AuditEvent = Awaited<ReturnType<NonNullable<ReturnType<typeof auditQuery>['queryFn']>>>['items'][number]
+export type AuditEvent = Awaited<
+  ReturnType<NonNullable<ReturnType<typeof auditQuery>['queryFn']>>
+>['items'][number]
 
 /** Drops the filters that are not set, so they stay out of the query string. */
 export function definedOnly<T extends object>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>
+  return Object.fromEntries(
+    Object.entries(values).filter(([, value]) => value !== undefined && value !== ''),
+  ) as Partial<T>
 }

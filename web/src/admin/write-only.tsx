@@ -29,7 +29,11 @@ export function WriteOnlyField({
         type="password"
         label={label}
         autoComplete="new-password"
-        help={<span data-testid={`${name}-state`}>{isSet ? t('admin.secret.set') : t('admin.secret.notSet')}</span>}
+        help={
+          <span data-testid={`${name}-state`}>
+            {isSet ? t('admin.secret.set') : t('admin.secret.notSet')}
+          </span>
+        }
         error={error}
       />
       {isSet && (
@@ -43,16 +47,23 @@ export function WriteOnlyField({
 }
 
 /** The value to send: typed → the new secret; "Remove" → null; neither → omitted (kept). */
-export function writeOnlyValue(values: Record<string, string>, name: string): string | null | undefined {
+export function writeOnlyValue(
+  values: Record<string, string>,
+  name: string,
+): string | null | undefined {
   if (values[`${name}__clear`] === 'on') return null
   const typed = values[name] ?? ''
   return typed === '' ? undefined : typed
 }
 
 /** Fields whose value differs from what is stored; empty text means null. */
-export function changedFields<T extends Record<string, unknown>>(stored: T, next: Partial<T>): Partial<T> {
+export function changedFields<T extends Record<string, unknown>>(
+  stored: T,
+  next: Partial<T>,
+): Partial<T> {
   const out: Partial<T> = {}
-  for (const key of Object.keys(next) as (keyof T)[]) if (next[key] !== stored[key]) out[key] = next[key]
+  for (const key of Object.keys(next) as (keyof T)[])
+    if (next[key] !== stored[key]) out[key] = next[key]
   return out
 }
 

@@ -31,7 +31,10 @@ const csrf: Middleware = {
   },
 }
 
-export const client = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' })
+export const client = createClient<paths>({
+  baseUrl: window.location.origin,
+  credentials: 'same-origin',
+})
 client.use(csrf)
 
 interface Result<T> {
@@ -49,5 +52,9 @@ export async function unwrap<T>(call: Promise<Result<T>>): Promise<T> {
     throw new NetworkError(cause)
   }
   if (result.response.ok) return result.data as T
-  throw ApiError.from(result.response.status, result.error, result.response.headers.get('retry-after'))
+  throw ApiError.from(
+    result.response.status,
+    result.error,
+    result.response.headers.get('retry-after'),
+  )
 }

@@ -16,8 +16,19 @@ const envelope = (reason: string, extra: Record<string, unknown> = {}) => ({
 
 describe('ApiError.from', () => {
   it('reads reason, message, details and retryAfter from the envelope', () => {
-    const error = ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 42, details: [{ field: 'email', message: 'x' }, { nope: 1 }] }))
-    expect(error).toMatchObject({ status: 429, reason: 'RATE_LIMITED', message: 'API says RATE_LIMITED', retryAfter: 42 })
+    const error = ApiError.from(
+      429,
+      envelope('RATE_LIMITED', {
+        retryAfter: 42,
+        details: [{ field: 'email', message: 'x' }, { nope: 1 }],
+      }),
+    )
+    expect(error).toMatchObject({
+      status: 429,
+      reason: 'RATE_LIMITED',
+      message: 'API says RATE_LIMITED',
+      retryAfter: 42,
+    })
     expect(error.details).toEqual([{ field: 'email', message: 'x' }])
   })
 
@@ -40,23 +51,45 @@ describe('where an error is shown', () => {
       }),
     )
     expect(fieldErrors(error)).toEqual({ password: 'is too common' })
-    expect(placeError(error, ['email', 'password'])).toEqual({ field: 'password', reason: 'VALIDATION_FAILED', message: 'is too common' })
+    expect(placeError(error, ['email', 'password'])).toEqual({
+      field: 'password',
+      reason: 'VALIDATION_FAILED',
+      message: 'is too common',
+    })
   })
 
   it('a field the form does not have goes to the whole form', () => {
-    const error = ApiError.from(400, envelope('VALIDATION_FAILED', { details: [{ field: 'body', message: 'must contain at least one field' }] }))
+    const error = ApiError.from(
+      400,
+      envelope('VALIDATION_FAILED', {
+        details: [{ field: 'body', message: 'must contain at least one field' }],
+      }),
+    )
     expect(placeError(error, ['name']).field).toBeNull()
   })
 
   it('reasons about one field go to it: wrong credentials and wrong passwords at the password, wrong codes at the code', () => {
-    expect(placeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password']).field).toBe('password')
-    expect(placeError(ApiError.from(400, envelope('INVALID_PASSWORD')), ['current_password', 'new_password']).field).toBe('current_password')
-    expect(placeError(ApiError.from(400, envelope('INVALID_CODE')), ['code', 'password']).field).toBe('code')
+    expect(
+      placeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password']).field,
+    ).toBe('password')
+    expect(
+      placeError(ApiError.from(400, envelope('INVALID_PASSWORD')), [
+        'current_password',
+        'new_password',
+      ]).field,
+    ).toBe('current_password')
+    expect(
+      placeError(ApiError.from(400, envelope('INVALID_CODE')), ['code', 'password']).field,
+    ).toBe('code')
     expect(placeError(ApiError.from(409, envelope('ALREADY_EXISTS')), ['email']).field).toBeNull()
   })
 
   it('a network failure is a sentence for the whole form', () => {
-    expect(placeError(new NetworkError(new TypeError('fetch failed')), ['email'])).toEqual({ field: null, reason: 'NETWORK', message: '' })
+    expect(placeError(new NetworkError(new TypeError('fetch failed')), ['email'])).toEqual({
+      field: null,
+      reason: 'NETWORK',
+      message: '',
+    })
   })
 })
 
@@ -65,10 +98,13 @@ describe('the sentence shown', () => {
   const de = formatters('de')
 
   it('translates a known reason and keeps the API message only for an unknown one', () => {
-    expect(describeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password'], de).text).toBe(
-      'E-Mail-Adresse oder Passwort ist falsch.',
+    expect(
+      describeError(ApiError.from(401, envelope('INVALID_CREDENTIALS')), ['email', 'password'], de)
+        .text,
+    ).toBe('E-Mail-Adresse oder Passwort ist falsch.')
+    expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], en).text).toBe(
+      'API says SOMETHING_NEW',
     )
-    expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], en).text).toBe('API says SOMETHING_NEW')
     // Never English on a German page (issue 27): a reason without a German sentence gets the general one.
     expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], de).text).toBe(
       'Etwas ist schiefgegangen. Versuchen Sie es erneut.',
@@ -97,21 +133,35 @@ describe('the sentence shown', () => {
   it('says what to do for each password problem, with its limit', () => {
     const problem = (code: string, limit?: number) =>
       describeError(
-        ApiError.from(400, envelope('VALIDATION_FAILED', { details: [{ field: 'password', message: 'x', code, limit }] })),
+        ApiError.from(
+          400,
+          envelope('VALIDATION_FAILED', {
+            details: [{ field: 'password', message: 'x', code, limit }],
+          }),
+        ),
         ['password'],
         de,
       ).fields.password
     expect(problem('too_short', 8)).toBe('Geben Sie mindestens 8 Zeichen ein.')
-    expect(problem('same_as_email')).toBe('Wählen Sie ein Passwort, das nicht Ihre E-Mail-Adresse ist.')
-    expect(problem('common_password')).toMatch(/^Dieses Passwort steht in Listen gestohlener Passwörter\./)
+    expect(problem('same_as_email')).toBe(
+      'Wählen Sie ein Passwort, das nicht Ihre E-Mail-Adresse ist.',
+    )
+    expect(problem('common_password')).toMatch(
+      /^Dieses Passwort steht in Listen gestohlener Passwörter\./,
+    )
   })
 
   it('says when to retry after a 429', () => {
-    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 600 })), ['email'], en).text).toBe(
-      'Too many attempts. Try again in 10 minutes.',
-    )
-    expect(describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 20 })), ['email'], de).text).toBe(
-      'Zu viele Versuche. Versuchen Sie es in 20 Sekunden erneut.',
-    )
+    expect(
+      describeError(
+        ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 600 })),
+        ['email'],
+        en,
+      ).text,
+    ).toBe('Too many attempts. Try again in 10 minutes.')
+    expect(
+      describeError(ApiError.from(429, envelope('RATE_LIMITED', { retryAfter: 20 })), ['email'], de)
+        .text,
+    ).toBe('Zu viele Versuche. Versuchen Sie es in 20 Sekunden erneut.')
   })
 })

@@ -30,8 +30,16 @@ export class ApiError extends Error {
   }
 
   static from(status: number, body: unknown, retryAfterHeader: string | null = null): ApiError {
-    const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
-    const reason = typeof envelope.reason === 'string' ? envelope.reason : status >= 500 ? 'SERVICE_UNAVAILABLE' : 'UNKNOWN'
+    const envelope = (typeof body === 'object' && body !== null ? body : {}) as Record<
+      string,
+      unknown
+    >
+    const reason =
+      typeof envelope.reason === 'string'
+        ? envelope.reason
+        : status >= 500
+          ? 'SERVICE_UNAVAILABLE'
+          : 'UNKNOWN'
     const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${status}`
     const details = Array.isArray(envelope.details)
       ? envelope.details.filter(isFieldProblem)
@@ -39,7 +47,12 @@ export class ApiError extends Error {
         reason === 'ALREADY_EXISTS' && typeof envelope.details === 'string'
         ? [{ field: envelope.details, message, code: 'taken' }]
         : []
-    const retry = typeof envelope.retryAfter === 'number' ? envelope.retryAfter : retryAfterHeader !== null ? Number(retryAfterHeader) : NaN
+    const retry =
+      typeof envelope.retryAfter === 'number'
+        ? envelope.retryAfter
+        : retryAfterHeader !== null
+          ? Number(retryAfterHeader)
+          : NaN
     return new ApiError(status, reason, message, details, Number.isFinite(retry) ? retry : null)
   }
 }
@@ -82,11 +95,22 @@ const REASON_FIELD: Record<string, string> = {
  * Where an error is shown: at a field of the form (by `details`, or by a reason that concerns one
  * field) or, failing that, as a sentence for the whole form. `fields` are the form's field names.
  */
-export function placeError(error: unknown, fields: readonly string[]): { field: string | null; reason: string; message: string } {
-  if (!(error instanceof ApiError)) return { field: null, reason: error instanceof NetworkError ? 'NETWORK' : 'UNKNOWN', message: '' }
+export function placeError(
+  error: unknown,
+  fields: readonly string[],
+): { field: string | null; reason: string; message: string } {
+  if (!(error instanceof ApiError))
+    return {
+      field: null,
+      reason: error instanceof NetworkError ? 'NETWORK' : 'UNKNOWN',
+      message: '',
+    }
   const byDetails = error.details.find((problem) => fields.includes(problem.field))
   if (byDetails) return { field: byDetails.field, reason: error.reason, message: byDetails.message }
   const byReason = REASON_FIELD[error.reason]
-  const field = byReason !== undefined ? (fields.find((name) => name === byReason || name.endsWith(`_${byReason}`)) ?? null) : null
+  const field =
+    byReason !== undefined
+      ? (fields.find((name) => name === byReason || name.endsWith(`_${byReason}`)) ?? null)
+      : null
   return { field, reason: error.reason, message: error.message }
 }

@@ -16,7 +16,8 @@ export const queryClient: QueryClient = new QueryClient({
   defaultOptions: {
     queries: {
       // A 4xx is an answer, not a glitch: only retry what may pass on a second try.
-      retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status < 500),
+      retry: (failures, error) =>
+        failures < 2 && !(error instanceof ApiError && error.status < 500),
       refetchOnWindowFocus: false,
     },
   },

@@ -15,7 +15,9 @@ const FIELDS = ['email', 'password'] as const
 // Issue 32: the passkey button and its words load after the form (the sign-in page's size budget);
 // it appears once the browser has said it supports passkeys, which is asynchronous anyway.
 const PasskeySignIn = lazy(() =>
-  Promise.all([import('../passkeys/PasskeySignIn'), loadAreas(['passkeys'])]).then(([module]) => ({ default: module.PasskeySignIn })),
+  Promise.all([import('../passkeys/PasskeySignIn'), loadAreas(['passkeys'])]).then(([module]) => ({
+    default: module.PasskeySignIn,
+  })),
 )
 
 export const OIDC_ERRORS = [
@@ -35,25 +37,35 @@ export function LoginPage() {
   const search = useSearch({ from: '/login' })
   const navigate = useNavigate()
   const setup = useLoad(() => unwrap(client.GET('/api/auth/setup')))
-  const providers = useLoad(() => unwrap(client.GET('/api/auth/providers', { params: { query: { limit: 100 } } })))
+  const providers = useLoad(() =>
+    unwrap(client.GET('/api/auth/providers', { params: { query: { limit: 100 } } })),
+  )
   const formError = useFormError(FIELDS)
   const returnTo = safeReturnTo(search.return_to) ?? undefined
 
-  const login = useAction((body: { email: string; password: string }) => unwrap(client.POST('/api/auth/login', { body })), {
-    onSuccess: (data) => {
-      if ('mfa_required' in data) {
-        setPendingMfaToken(data.mfa_token)
-        void navigate({ to: '/login/mfa', search: { return_to: returnTo } })
-      } else {
-        finishSignIn(data.user, returnTo, (to) => void navigate({ to }))
-      }
+  const login = useAction(
+    (body: { email: string; password: string }) => unwrap(client.POST('/api/auth/login', { body })),
+    {
+      onSuccess: (data) => {
+        if ('mfa_required' in data) {
+          setPendingMfaToken(data.mfa_token)
+          void navigate({ to: '/login/mfa', search: { return_to: returnTo } })
+        } else {
+          finishSignIn(data.user, returnTo, (to) => void navigate({ to }))
+        }
+      },
+      onError: formError.fail,
     },
-    onError: formError.fail,
-  })
+  )
 
   if (setup?.initialized === false) return <Navigate to="/setup" />
 
-  const oidcError = search.error !== undefined ? (OIDC_ERRORS.includes(search.error) ? t(`oidcError.${search.error}`) : t('oidcError.UNKNOWN')) : null
+  const oidcError =
+    search.error !== undefined
+      ? OIDC_ERRORS.includes(search.error)
+        ? t(`oidcError.${search.error}`)
+        : t('oidcError.UNKNOWN')
+      : null
   const providerList = providers?.items ?? []
 
   return (
@@ -71,7 +83,14 @@ export function LoginPage() {
           }}
         >
           <FormError>{formError.general}</FormError>
-          <TextField name="email" type="email" label={t('field.email')} autoComplete="username webauthn" required error={formError.at('email')} />
+          <TextField
+            name="email"
+            type="email"
+            label={t('field.email')}
+            autoComplete="username webauthn"
+            required
+            error={formError.at('email')}
+          />
           <TextField
             name="password"
             type="password"
@@ -97,7 +116,10 @@ export function LoginPage() {
               {providerList.map((provider) => (
                 <li key={provider.provider_key}>
                   {/* A full navigation: the provider's page, then the API's callback, then back here. */}
-                  <a className="button button-secondary button-block" href={`/api/auth/oidc/${encodeURIComponent(provider.provider_key)}/login`}>
+                  <a
+                    className="button button-secondary button-block"
+                    href={`/api/auth/oidc/${encodeURIComponent(provider.provider_key)}/login`}
+                  >
                     {t('login.withProvider', { name: provider.name })}
                   </a>
                 </li>

@@ -8,7 +8,12 @@ import { Page } from '../ui/page'
 import { PasskeySecondFactor } from '../passkeys/PasskeySignIn'
 import { AuthFrame } from './AuthFrame'
 import { useAction } from './requests'
-import { finishSignIn, noteBackupCodeUsed, setPendingMfaToken, takePendingMfaToken } from './sign-in'
+import {
+  finishSignIn,
+  noteBackupCodeUsed,
+  setPendingMfaToken,
+  takePendingMfaToken,
+} from './sign-in'
 
 /**
  * The mfa_token from an OIDC callback's fragment (#mfa_token=…&expires_at=…), read once and then
@@ -18,7 +23,11 @@ function tokenFromFragment(): string | null {
   const fragment = new URLSearchParams(window.location.hash.replace(/^#/, ''))
   const token = fragment.get('mfa_token')
   if (token !== null) {
-    window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search)
+    window.history.replaceState(
+      window.history.state,
+      '',
+      window.location.pathname + window.location.search,
+    )
     setPendingMfaToken(token)
   }
   return token
@@ -31,21 +40,29 @@ export function MfaPage() {
   const navigate = useNavigate()
   const [mfaToken] = useState(() => tokenFromFragment() ?? takePendingMfaToken())
   const form = useRef<HTMLFormElement>(null)
-  const [error, setError] = useState<{ field: string | null; text: string; expired: boolean } | null>(null)
+  const [error, setError] = useState<{
+    field: string | null
+    text: string
+    expired: boolean
+  } | null>(null)
 
-  const verify = useAction((code: string) => unwrap(client.POST('/api/auth/mfa/verify', { body: { mfa_token: mfaToken ?? '', code } })), {
-    onSuccess: (data, code) => {
-      // Not a 6-digit app code: a backup code was spent, and the next page says how many are left (issue 32).
-      if (!/^[0-9]{6}$/.test(code)) noteBackupCodeUsed()
-      finishSignIn(data.user, search.return_to, (to) => void navigate({ to }))
+  const verify = useAction(
+    (code: string) =>
+      unwrap(client.POST('/api/auth/mfa/verify', { body: { mfa_token: mfaToken ?? '', code } })),
+    {
+      onSuccess: (data, code) => {
+        // Not a 6-digit app code: a backup code was spent, and the next page says how many are left (issue 32).
+        if (!/^[0-9]{6}$/.test(code)) noteBackupCodeUsed()
+        finishSignIn(data.user, search.return_to, (to) => void navigate({ to }))
+      },
+      onError: (failure) => {
+        const shown = describeError(failure, ['code'], i18n)
+        const expired = shown.reason === 'MFA_PENDING_INVALID'
+        setError({ field: expired ? null : shown.field, text: shown.text, expired })
+        queueMicrotask(() => focusField(form.current, expired ? null : shown.field))
+      },
     },
-    onError: (failure) => {
-      const shown = describeError(failure, ['code'], i18n)
-      const expired = shown.reason === 'MFA_PENDING_INVALID'
-      setError({ field: expired ? null : shown.field, text: shown.text, expired })
-      queueMicrotask(() => focusField(form.current, expired ? null : shown.field))
-    },
-  })
+  )
 
   // The code field takes the focus (issue 32): this runs after the page has focused its heading.
   useEffect(() => {
@@ -97,7 +114,9 @@ export function MfaPage() {
             <SubmitButton pending={verify.isPending}>{t('mfa.submit')}</SubmitButton>
           </form>
         )}
-        {mfaToken !== null && <PasskeySecondFactor mfaToken={mfaToken} returnTo={search.return_to} />}
+        {mfaToken !== null && (
+          <PasskeySecondFactor mfaToken={mfaToken} returnTo={search.return_to} />
+        )}
       </Page>
     </AuthFrame>
   )

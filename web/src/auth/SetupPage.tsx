@@ -17,14 +17,16 @@ export function SetupPage() {
   const formError = useFormError(FIELDS)
 
   const create = useAction(
-    (body: { name: string; email: string; password: string; setup_code?: string }) => unwrap(client.POST('/api/auth/setup', { body })),
+    (body: { name: string; email: string; password: string; setup_code?: string }) =>
+      unwrap(client.POST('/api/auth/setup', { body })),
     {
       onSuccess: (data) => finishSignIn(data.user, undefined, (to) => void navigate({ to })),
       onError: formError.fail,
     },
   )
 
-  if (setup?.initialized === true && !create.isPending && !create.isSuccess) return <Navigate to="/login" />
+  if (setup?.initialized === true && !create.isPending && !create.isSuccess)
+    return <Navigate to="/login" />
   // Away from the server itself (or through a proxy) the service asks for the code it printed at start.
   const codeRequired = setup?.setup_code_required === true
 
@@ -47,8 +49,21 @@ export function SetupPage() {
           }}
         >
           <FormError>{formError.general}</FormError>
-          <TextField name="name" label={t('field.name')} autoComplete="name" required error={formError.at('name')} />
-          <TextField name="email" type="email" label={t('field.email')} autoComplete="email" required error={formError.at('email')} />
+          <TextField
+            name="name"
+            label={t('field.name')}
+            autoComplete="name"
+            required
+            error={formError.at('name')}
+          />
+          <TextField
+            name="email"
+            type="email"
+            label={t('field.email')}
+            autoComplete="email"
+            required
+            error={formError.at('email')}
+          />
           <TextField
             name="password"
             type="password"

@@ -30,7 +30,10 @@ export interface Action<Input> {
 /** Runs `run` on demand, tracks pending/success and hands the outcome to onSuccess or onError. */
 export function useAction<Input, Output>(
   run: (input: Input) => Promise<Output>,
-  handlers: { onSuccess?: (output: Output, input: Input) => void; onError?: (error: unknown) => void },
+  handlers: {
+    onSuccess?: (output: Output, input: Input) => void
+    onError?: (error: unknown) => void
+  },
 ): Action<Input> {
   const [state, setState] = useState<'idle' | 'pending' | 'success'>('idle')
   const latest = useRef({ run, handlers })

@@ -17,7 +17,11 @@ export function takePendingMfaToken(): string | null {
  * Stores the signed-in user and goes where the person was heading (a go-link is a server page). The
  * query cache loads here if this tab has not signed in before (it is not in the sign-in chunk).
  */
-export function finishSignIn(user: User, returnTo: string | undefined, navigate: (to: string) => void): void {
+export function finishSignIn(
+  user: User,
+  returnTo: string | undefined,
+  navigate: (to: string) => void,
+): void {
   pendingMfaToken = null
   const target = safeReturnTo(returnTo) ?? '/links'
   if (target.startsWith('/go/')) {

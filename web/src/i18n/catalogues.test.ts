@@ -14,7 +14,11 @@ function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name)
     if (entry.isDirectory()) return sourceFiles(full)
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts') ? [full] : []
+    return /\.tsx?$/.test(entry.name) &&
+      !entry.name.endsWith('.test.ts') &&
+      !entry.name.endsWith('.d.ts')
+      ? [full]
+      : []
   })
 }
 
@@ -33,8 +37,11 @@ describe('message catalogues', () => {
   })
 
   it('no message is empty, and German is not a copy of English where words differ', () => {
-    for (const [key, value] of [...Object.entries(en), ...Object.entries(de)]) expect(value.trim(), key).not.toBe('')
-    const same = Object.keys(en).filter((key) => (en as Record<string, string>)[key] === (de as Record<string, string>)[key])
+    for (const [key, value] of [...Object.entries(en), ...Object.entries(de)])
+      expect(value.trim(), key).not.toBe('')
+    const same = Object.keys(en).filter(
+      (key) => (en as Record<string, string>)[key] === (de as Record<string, string>)[key],
+    )
     // Names and words both languages share; anything else left in English is an untranslated string.
     expect(same.sort()).toEqual(
       [
@@ -67,17 +74,22 @@ describe('message catalogues', () => {
   it('the same placeholders in both languages', () => {
     const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort()
     for (const key of Object.keys(en)) {
-      expect(placeholders((de as Record<string, string>)[key]!), key).toEqual(placeholders((en as Record<string, string>)[key]!))
+      expect(placeholders((de as Record<string, string>)[key]!), key).toEqual(
+        placeholders((en as Record<string, string>)[key]!),
+      )
     }
   })
 
   it('every key the source uses is in the catalogues (plurals as _one and _other)', () => {
     const used = new Set<string>()
     for (const file of sourceFiles(SOURCE)) {
-      for (const match of fs.readFileSync(file, 'utf8').matchAll(/\bt\(\s*'([a-zA-Z0-9_.]+)'/g)) used.add(match[1]!)
+      for (const match of fs.readFileSync(file, 'utf8').matchAll(/\bt\(\s*'([a-zA-Z0-9_.]+)'/g))
+        used.add(match[1]!)
     }
     expect(used.size).toBeGreaterThan(50)
-    const missing = [...used].filter((key) => !(key in en) && !(`${key}_one` in en && `${key}_other` in en))
+    const missing = [...used].filter(
+      (key) => !(key in en) && !(`${key}_one` in en && `${key}_other` in en),
+    )
     expect(missing).toEqual([])
   })
 
@@ -87,6 +99,8 @@ describe('message catalogues', () => {
     expect(translate('de', 'security.backupRemaining', { count: 1 })).toBe('Noch 1 Backup-Code.')
     expect(translate('de', 'tokens.days', { count: 3650 })).toBe('In 3.650 Tagen')
     expect(translate('en', 'tokens.days', { count: 3650 })).toBe('In 3,650 days')
-    expect(translate('de', 'tokens.revokeTitle', { name: 'deploy-ci' })).toBe('Token deploy-ci widerrufen?')
+    expect(translate('de', 'tokens.revokeTitle', { name: 'deploy-ci' })).toBe(
+      'Token deploy-ci widerrufen?',
+    )
   })
 })

@@ -32,7 +32,12 @@ export const catalogues: Record<Language, Catalogue> = { en: {}, de: {} }
 const loads = new Map<string, Promise<void>>()
 
 /** Loads a file once (a failed chunk load is tried again next time) and adds it to its language. */
-function loadOnce(id: string, language: Language, load: () => Promise<Catalogue>, after?: Promise<void>): Promise<void> {
+function loadOnce(
+  id: string,
+  language: Language,
+  load: () => Promise<Catalogue>,
+  after?: Promise<void>,
+): Promise<void> {
   let pending = loads.get(id)
   if (pending === undefined) {
     pending = Promise.all([load(), after]).then(
@@ -120,7 +125,10 @@ export interface I18n {
 }
 
 export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
-  const dateTimeFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short' })
+  const dateTimeFormat = new Intl.DateTimeFormat(language, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  })
   const relativeFormat = new Intl.RelativeTimeFormat(language, { numeric: 'auto' })
   return {
     language,
@@ -129,7 +137,9 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
       const key = `reason.${reason}`
       if (key in catalogues[language]) return translate(language, key)
       // Never English on a page in another language (issue 27).
-      return language === 'en' && fallback !== undefined && fallback !== '' ? fallback : translate(language, 'reason.UNKNOWN')
+      return language === 'en' && fallback !== undefined && fallback !== ''
+        ? fallback
+        : translate(language, 'reason.UNKNOWN')
     },
     dateTime: (iso) => dateTimeFormat.format(new Date(iso)),
     relative: (iso, now = Date.now()) => {
@@ -145,8 +155,16 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
     duration: (seconds) => {
       const minutes = Math.ceil(seconds / 60)
       if (seconds < 60)
-        return new Intl.NumberFormat(language, { style: 'unit', unit: 'second', unitDisplay: 'long' }).format(Math.max(1, Math.ceil(seconds)))
-      return new Intl.NumberFormat(language, { style: 'unit', unit: 'minute', unitDisplay: 'long' }).format(minutes)
+        return new Intl.NumberFormat(language, {
+          style: 'unit',
+          unit: 'second',
+          unitDisplay: 'long',
+        }).format(Math.max(1, Math.ceil(seconds)))
+      return new Intl.NumberFormat(language, {
+        style: 'unit',
+        unit: 'minute',
+        unitDisplay: 'long',
+      }).format(minutes)
     },
   }
 }

@@ -16,7 +16,10 @@ export function InvitationPage() {
   const { t, reason } = useI18n()
   const { token } = useSearch({ from: '/invitations/accept' })
   const me = useQuery({ ...meQuery, retry: false })
-  const accept = useMutation({ mutationFn: (value: string) => unwrap(client.POST('/api/invitations/accept', { body: { token: value } })) })
+  const accept = useMutation({
+    mutationFn: (value: string) =>
+      unwrap(client.POST('/api/invitations/accept', { body: { token: value } })),
+  })
   const here = `/invitations/accept?token=${encodeURIComponent(token ?? '')}`
   const signedOut = me.error instanceof ApiError && me.error.status === 401
 
@@ -48,7 +51,10 @@ export function InvitationPage() {
           </>
         ) : accept.isSuccess ? (
           <p className="state state-good" role="status">
-            {t('invitation.accepted', { organization: accept.data.name, role: t(`role.${accept.data.role}` as 'role.member') })}
+            {t('invitation.accepted', {
+              organization: accept.data.name,
+              role: t(`role.${accept.data.role}` as 'role.member'),
+            })}
           </p>
         ) : me.data !== undefined ? (
           <form

@@ -14,7 +14,8 @@ export function VerifyEmailPage() {
   const queryClient = useQueryClient()
   const started = useRef(false)
   const verify = useMutation({
-    mutationFn: (value: string) => unwrap(client.POST('/api/users/email/verify', { body: { token: value } })),
+    mutationFn: (value: string) =>
+      unwrap(client.POST('/api/users/email/verify', { body: { token: value } })),
     // The answer names only the new address; a signed-in console reloads its own account.
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['me'] }),
   })

@@ -76,20 +76,36 @@ export function BulkActions({
       <div className="bulk-buttons">
         {tags.length > 0 && (
           <>
-            <button type="button" className="button button-secondary button-small" onClick={() => start('add_tag')}>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => start('add_tag')}
+            >
               {t('links.bulkAddTag')}
             </button>
-            <button type="button" className="button button-secondary button-small" onClick={() => start('remove_tag')}>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => start('remove_tag')}
+            >
               {t('links.bulkRemoveTag')}
             </button>
           </>
         )}
         {mayChangeAll && (
           <>
-            <button type="button" className="button button-secondary button-small" onClick={() => start('share')}>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              onClick={() => start('share')}
+            >
               {t('links.bulkShare')}
             </button>
-            <button type="button" className="button button-danger-outline button-small" onClick={() => start('delete')}>
+            <button
+              type="button"
+              className="button button-danger-outline button-small"
+              onClick={() => start('delete')}
+            >
               {t('links.bulkDelete')}
             </button>
           </>
@@ -99,7 +115,12 @@ export function BulkActions({
         </button>
       </div>
       {open !== null && (
-        <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(isOpen) => !isOpen && setOpen(null)}>
+        <ModalOverlay
+          className="modal-overlay"
+          isDismissable
+          isOpen
+          onOpenChange={(isOpen) => !isOpen && setOpen(null)}
+        >
           <Modal className="modal">
             <Dialog className="dialog" role={open === 'delete' ? 'alertdialog' : 'dialog'}>
               <Heading slot="title">{t(`links.bulkTitle.${open}`, { count })}</Heading>
@@ -130,10 +151,17 @@ export function BulkActions({
                   />
                 )}
                 <div className="dialog-actions">
-                  <button type="button" className="button button-secondary" onClick={() => setOpen(null)}>
+                  <button
+                    type="button"
+                    className="button button-secondary"
+                    onClick={() => setOpen(null)}
+                  >
                     {t('common.cancel')}
                   </button>
-                  <SubmitButton pending={run.isPending} variant={open === 'delete' ? 'danger' : 'primary'}>
+                  <SubmitButton
+                    pending={run.isPending}
+                    variant={open === 'delete' ? 'danger' : 'primary'}
+                  >
                     {t(`links.bulkConfirm.${open}`, { count })}
                   </SubmitButton>
                 </div>

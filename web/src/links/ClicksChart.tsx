@@ -16,23 +16,45 @@ export function ClicksChart({ linkId }: { linkId: string }) {
   const id = useId()
   const clicks = useQuery({
     queryKey: ['link-clicks', linkId],
-    queryFn: () => unwrap(client.GET('/api/links/{id}/clicks', { params: { path: { id: linkId } } })),
+    queryFn: () =>
+      unwrap(client.GET('/api/links/{id}/clicks', { params: { path: { id: linkId } } })),
   })
-  if (clicks.data === undefined) return <div className="skeleton clicks-chart-skeleton" aria-hidden="true" />
+  if (clicks.data === undefined)
+    return <div className="skeleton clicks-chart-skeleton" aria-hidden="true" />
   const { days, total } = clicks.data
-  const peak = days.reduce((best, day) => (day.clicks > best.clicks ? day : best), days[0] ?? { day: '', clicks: 0 })
+  const peak = days.reduce(
+    (best, day) => (day.clicks > best.clicks ? day : best),
+    days[0] ?? { day: '', clicks: 0 },
+  )
   const max = Math.max(1, peak.clicks)
   const bar = WIDTH / Math.max(1, days.length)
-  const summary = total === 0 ? t('golinks.chartNone') : t('golinks.chartSummary', { count: total, peak: peak.clicks, day: peak.day })
+  const summary =
+    total === 0
+      ? t('golinks.chartNone')
+      : t('golinks.chartSummary', { count: total, peak: peak.clicks, day: peak.day })
   return (
     <figure className="clicks-chart" aria-labelledby={`${id}-caption`}>
       <figcaption id={`${id}-caption`}>{t('golinks.chartTitle')}</figcaption>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} width="100%" height={HEIGHT} role="img" aria-label={summary} preserveAspectRatio="none">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        width="100%"
+        height={HEIGHT}
+        role="img"
+        aria-label={summary}
+        preserveAspectRatio="none"
+      >
         <line x1="0" y1={HEIGHT - 0.5} x2={WIDTH} y2={HEIGHT - 0.5} className="clicks-chart-axis" />
         {days.map((day, index) => {
           const height = day.clicks === 0 ? 0 : Math.max(2, (day.clicks / max) * (HEIGHT - 4))
           return (
-            <rect key={day.day} x={index * bar + 0.5} y={HEIGHT - height} width={Math.max(1, bar - 1)} height={height} className="clicks-chart-bar" />
+            <rect
+              key={day.day}
+              x={index * bar + 0.5}
+              y={HEIGHT - height}
+              width={Math.max(1, bar - 1)}
+              height={height}
+              className="clicks-chart-bar"
+            />
           )
         })}
       </svg>

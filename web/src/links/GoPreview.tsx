@@ -32,7 +32,13 @@ export function GoPreview({ url, slug }: { url: string; slug: string }) {
     queryFn: () =>
       unwrap(
         client.GET('/api/links/go-preview', {
-          params: { query: { url: settledUrl, ...(path !== '' && { path: encodeURI(path) }), ...(query !== '' && { query }) } },
+          params: {
+            query: {
+              url: settledUrl,
+              ...(path !== '' && { path: encodeURI(path) }),
+              ...(query !== '' && { query }),
+            },
+          },
         }),
       ),
     enabled: settledUrl !== '',
@@ -55,7 +61,8 @@ export function GoPreview({ url, slug }: { url: string; slug: string }) {
           t('golinks.previewEmpty')
         ) : preview.data.url !== null ? (
           <>
-            <span className="mono">{name}</span> → <span className="mono go-preview-url">{preview.data.url}</span>
+            <span className="mono">{name}</span> →{' '}
+            <span className="mono go-preview-url">{preview.data.url}</span>
           </>
         ) : (
           t(REFUSALS[preview.data.refusal ?? 'invalid'], { name })

@@ -29,7 +29,12 @@ const MAX_FILE_BYTES = 20 * 1024 * 1024
 type Format = 'html' | 'json'
 type Report = Awaited<ReturnType<typeof importFile>>
 
-function importFile(input: { format: Format; file: File; organizationId: string | null; foldersAsTags: boolean }) {
+function importFile(input: {
+  format: Format
+  file: File
+  organizationId: string | null
+  foldersAsTags: boolean
+}) {
   return unwrap(
     client.POST('/api/links/import/file', {
       params: {
@@ -55,10 +60,19 @@ export function ImportExportPage() {
   const [report, setReport] = useState<Report | null>(null)
 
   const run = useMutation({
-    mutationFn: async (input: { file: File | null; format: string; organizationId: string; foldersAsTags: boolean }) => {
-      if (input.file === null || input.file.size === 0) throw atField(null, 'file', t('links.importChooseFile'))
+    mutationFn: async (input: {
+      file: File | null
+      format: string
+      organizationId: string
+      foldersAsTags: boolean
+    }) => {
+      if (input.file === null || input.file.size === 0)
+        throw atField(null, 'file', t('links.importChooseFile'))
       if (input.file.size > MAX_FILE_BYTES) throw atField(null, 'file', t('links.importTooLarge'))
-      const format: Format = input.format === 'json' || (input.format === 'auto' && /\.json$/i.test(input.file.name)) ? 'json' : 'html'
+      const format: Format =
+        input.format === 'json' || (input.format === 'auto' && /\.json$/i.test(input.file.name))
+          ? 'json'
+          : 'html'
       return importFile({
         format,
         file: input.file,
@@ -74,8 +88,12 @@ export function ImportExportPage() {
     },
     onError: (error) => {
       // The file itself is the field in this form; the API names it `content`.
-      if (error instanceof ApiError && error.reason === 'PAYLOAD_TOO_LARGE') formError.fail(atField(error, 'file', t('links.importTooLarge')))
-      else if (error instanceof ApiError && error.details.some((problem) => problem.field === 'content'))
+      if (error instanceof ApiError && error.reason === 'PAYLOAD_TOO_LARGE')
+        formError.fail(atField(error, 'file', t('links.importTooLarge')))
+      else if (
+        error instanceof ApiError &&
+        error.details.some((problem) => problem.field === 'content')
+      )
         formError.fail(atField(error, 'file', t('links.importNotAFile')))
       else formError.fail(error)
     },
@@ -112,7 +130,9 @@ export function ImportExportPage() {
               name="file"
               type="file"
               accept=".html,.htm,.json,text/html,application/json"
-              aria-describedby={formError.at('file') ? 'import-file-help import-file-error' : 'import-file-help'}
+              aria-describedby={
+                formError.at('file') ? 'import-file-help import-file-error' : 'import-file-help'
+              }
               aria-invalid={formError.at('file') ? true : undefined}
             />
             <p id="import-file-help" className="field-help">
@@ -142,7 +162,12 @@ export function ImportExportPage() {
           />
           <div className="field">
             <label className="checkbox">
-              <input type="checkbox" name="folders_as_tags" defaultChecked aria-describedby="import-folders-help" />
+              <input
+                type="checkbox"
+                name="folders_as_tags"
+                defaultChecked
+                aria-describedby="import-folders-help"
+              />
               {t('links.importFolders')}
             </label>
             <p id="import-folders-help" className="field-help">
@@ -157,7 +182,8 @@ export function ImportExportPage() {
           <div className="import-report" data-testid="import-report">
             <h3>{t('links.importReport')}</h3>
             <p role="status">
-              {t('links.importSummary', { count: report.imported })} {t('links.importTags', { count: report.tags_created })}
+              {t('links.importSummary', { count: report.imported })}{' '}
+              {t('links.importTags', { count: report.tags_created })}
             </p>
             {report.tags.length > 0 && (
               <>
@@ -186,7 +212,9 @@ export function ImportExportPage() {
                   ))}
                 </ul>
                 {report.imported > report.links.length && (
-                  <p className="muted">{t('links.importLinksMore', { count: report.imported - report.links.length })}</p>
+                  <p className="muted">
+                    {t('links.importLinksMore', { count: report.imported - report.links.length })}
+                  </p>
                 )}
                 <RouterLink to="/links" className="button button-secondary">
                   {t('links.importOpenList')}
@@ -196,7 +224,9 @@ export function ImportExportPage() {
             {report.skipped.length > 0 && (
               <table className="table">
                 <caption>{t('links.importSkipped', { count: report.skipped.length })}</caption>
-                <TableHead columns={[t('links.importPosition'), t('links.url'), t('links.importReason')]} />
+                <TableHead
+                  columns={[t('links.importPosition'), t('links.url'), t('links.importReason')]}
+                />
                 <tbody>
                   {report.skipped.map((skipped) => (
                     <tr key={skipped.position}>

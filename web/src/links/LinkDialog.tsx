@@ -25,7 +25,15 @@ import { GoPreview } from './GoPreview'
 
 const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id'] as const
 
-export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; initialSlug?: string; onClose: () => void }) {
+export function LinkDialog({
+  link,
+  initialSlug,
+  onClose,
+}: {
+  link: Link | null
+  initialSlug?: string
+  onClose: () => void
+}) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const tags = useQuery(tagsQuery)
@@ -40,7 +48,8 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
   const [organizationId, setOrganizationId] = useState<string | null>(link?.organization_id ?? null)
 
   const fetchTitle = useMutation({
-    mutationFn: () => unwrap(client.POST('/api/links/fetch-title', { body: { url: withScheme(url) } })),
+    mutationFn: () =>
+      unwrap(client.POST('/api/links/fetch-title', { body: { url: withScheme(url) } })),
     onMutate: () => formError.clear(),
     onSuccess: (fetched) => {
       if (fetched.title === null) formError.fail(atField(null, 'title', t('links.fetchTitleNone')))
@@ -50,7 +59,11 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
       }
     },
     onError: (error) =>
-      formError.fail(error instanceof ApiError && error.reason === 'UPSTREAM_FAILED' ? atField(error, 'title', t('links.fetchTitleFailed')) : error),
+      formError.fail(
+        error instanceof ApiError && error.reason === 'UPSTREAM_FAILED'
+          ? atField(error, 'title', t('links.fetchTitleFailed'))
+          : error,
+      ),
   })
 
   const save = useMutation({
@@ -66,7 +79,9 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
       return unwrap(client.PATCH('/api/links/{id}', { params: { path: { id: link.id } }, body }))
     },
     onSuccess: async (saved) => {
-      announce(t(link === null ? 'links.created' : 'links.saved', { name: saved.title ?? saved.url }))
+      announce(
+        t(link === null ? 'links.created' : 'links.saved', { name: saved.title ?? saved.url }),
+      )
       await queryClient.invalidateQueries({ queryKey: ['links'] })
       await queryClient.invalidateQueries({ queryKey: ['tags'] })
       onClose()
@@ -82,13 +97,23 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
   })
 
   // The API's message for the slug shows only while the slug is still the one it refused.
-  const slugError = refusedSlug !== null && refusedSlug === slug.trim() ? formError.at('slug') : undefined
+  const slugError =
+    refusedSlug !== null && refusedSlug === slug.trim() ? formError.at('slug') : undefined
 
   return (
-    <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(open) => !open && onClose()}>
+    <ModalOverlay
+      className="modal-overlay"
+      isDismissable
+      isOpen
+      onOpenChange={(open) => !open && onClose()}
+    >
       <Modal className="modal modal-wide">
         <Dialog className="dialog">
-          <Heading slot="title">{link === null ? t('links.createTitle') : t('links.editTitle', { name: link.title ?? link.url })}</Heading>
+          <Heading slot="title">
+            {link === null
+              ? t('links.createTitle')
+              : t('links.editTitle', { name: link.title ?? link.url })}
+          </Heading>
           <form
             ref={formError.form}
             noValidate
@@ -135,12 +160,15 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
                 aria-busy={fetchTitle.isPending || undefined}
                 onClick={() => {
                   if (fetchTitle.isPending) return
-                  if (url.trim() === '') formError.fail(atField(null, 'url', t('links.fetchTitleNeedsUrl')))
+                  if (url.trim() === '')
+                    formError.fail(atField(null, 'url', t('links.fetchTitleNeedsUrl')))
                   else fetchTitle.mutate()
                 }}
               >
                 {t('links.fetchTitle')}
-                {fetchTitle.isPending && <span className="visually-hidden"> {t('common.working')}</span>}
+                {fetchTitle.isPending && (
+                  <span className="visually-hidden"> {t('common.working')}</span>
+                )}
                 {fetchTitle.isPending && <span className="spinner" aria-hidden="true" />}
               </button>
             </div>
@@ -157,12 +185,19 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
               error={slugError}
               refused={slugError !== undefined}
             />
-            <TagPicker tags={tags.data?.items ?? []} value={tagIds} onChange={setTagIds} error={formError.at('tag_ids')} />
+            <TagPicker
+              tags={tags.data?.items ?? []}
+              value={tagIds}
+              onChange={setTagIds}
+              error={formError.at('tag_ids')}
+            />
             <SelectField
               name="organization_id"
               label={t('links.sharedWith')}
               value={organizationId ?? ''}
-              onChange={(event) => setOrganizationId(event.target.value === '' ? null : event.target.value)}
+              onChange={(event) =>
+                setOrganizationId(event.target.value === '' ? null : event.target.value)
+              }
               options={ownerOptions(t('links.onlyMe'), organizations.data?.items)}
               error={formError.at('organization_id')}
             />
@@ -171,7 +206,9 @@ export function LinkDialog({ link, initialSlug, onClose }: { link: Link | null; 
               <button type="button" className="button button-secondary" onClick={onClose}>
                 {t('common.cancel')}
               </button>
-              <SubmitButton pending={save.isPending}>{link === null ? t('links.create') : t('links.save')}</SubmitButton>
+              <SubmitButton pending={save.isPending}>
+                {link === null ? t('links.create') : t('links.save')}
+              </SubmitButton>
             </div>
           </form>
         </Dialog>

@@ -12,7 +12,20 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { getRouteApi, Link as RouterLink, useNavigate } from '@tanstack/react-router'
 import { useEffect, useMemo, useState } from 'react'
-import { Button, Dialog, Heading, Menu, MenuItem, MenuTrigger, Modal, ModalOverlay, Popover, Radio, RadioGroup, Label } from 'react-aria-components'
+import {
+  Button,
+  Dialog,
+  Heading,
+  Menu,
+  MenuItem,
+  MenuTrigger,
+  Modal,
+  ModalOverlay,
+  Popover,
+  Radio,
+  RadioGroup,
+  Label,
+} from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { FirstRunChecklist } from '../admin/FirstRunChecklist'
 import { useI18n } from '../i18n/i18n'
@@ -22,7 +35,14 @@ import { Page } from '../ui/page'
 import { BulkActions } from './BulkActions'
 import { readableUrl } from './display-url'
 import { LinkDialog } from './LinkDialog'
-import { goLinkOf, linksQuery, organizationsQuery, tagsQuery, type Link, type LinksSearch } from './queries'
+import {
+  goLinkOf,
+  linksQuery,
+  organizationsQuery,
+  tagsQuery,
+  type Link,
+  type LinksSearch,
+} from './queries'
 import { TagsPanel } from './TagsPanel'
 import { TransferDialog } from './TransferDialog'
 import { LinksSortToggle } from './LinksSortToggle'
@@ -57,7 +77,10 @@ export function LinksPage() {
 
   // The tag filter names the tag (readable, shareable); the API takes its id.
   const tagItems = useMemo(() => tags.data?.items ?? [], [tags.data])
-  const filterTag = search.tag === undefined ? undefined : tagItems.find((tag) => tag.name.toLowerCase() === search.tag!.toLowerCase())
+  const filterTag =
+    search.tag === undefined
+      ? undefined
+      : tagItems.find((tag) => tag.name.toLowerCase() === search.tag!.toLowerCase())
   const unknownTag = search.tag !== undefined && tags.isSuccess && filterTag === undefined
   const links = useQuery({
     ...linksQuery({ ...search, tag: filterTag?.id }),
@@ -67,7 +90,12 @@ export function LinksPage() {
   useEffect(() => setQ(search.q ?? ''), [search.q])
   useEffect(() => {
     const next = settledQ.trim() === '' ? undefined : settledQ.trim()
-    if (next !== search.q) void navigate({ to: '/links', search: { ...search, q: next, cursor: undefined }, replace: true })
+    if (next !== search.q)
+      void navigate({
+        to: '/links',
+        search: { ...search, q: next, cursor: undefined },
+        replace: true,
+      })
     // Only a settled change of the typed text searches (its one dependency); a change of the address updates `q` above.
   }, [settledQ])
   // The palette's "Create link" arrives as ?new=1: open the dialog, then drop the flag from the URL.
@@ -75,16 +103,29 @@ export function LinksPage() {
     if (search.new) {
       setEditing('new')
       setNewSlug(search.slug)
-      void navigate({ to: '/links', search: { ...search, new: undefined, slug: undefined }, replace: true })
+      void navigate({
+        to: '/links',
+        search: { ...search, new: undefined, slug: undefined },
+        replace: true,
+      })
     }
   }, [search, navigate])
 
   const items = useMemo(() => links.data?.items ?? [], [links.data])
   // A selection is of the links in view: another page or filter starts a new one.
-  useEffect(() => setSelected((current) => new Set(items.filter((link) => current.has(link.id)).map((link) => link.id))), [items])
+  useEffect(
+    () =>
+      setSelected(
+        (current) => new Set(items.filter((link) => current.has(link.id)).map((link) => link.id)),
+      ),
+    [items],
+  )
 
   const setSearch = (changes: Partial<LinksSearch>) =>
-    void navigate({ to: '/links', search: { ...search, ...changes, cursor: 'cursor' in changes ? changes.cursor : undefined } })
+    void navigate({
+      to: '/links',
+      search: { ...search, ...changes, cursor: 'cursor' in changes ? changes.cursor : undefined },
+    })
 
   const fail = (error: unknown) => setFailure(describeError(error, [], i18n).text)
 
@@ -113,9 +154,12 @@ export function LinksPage() {
   }
 
   const tagName = new Map(tagItems.map((tag) => [tag.id, tag.name]))
-  const orgName = new Map((organizations.data?.items ?? []).map((organization) => [organization.id, organization.name]))
+  const orgName = new Map(
+    (organizations.data?.items ?? []).map((organization) => [organization.id, organization.name]),
+  )
   const filtered = search.q !== undefined || search.tag !== undefined || search.owner !== undefined
-  const scope = search.owner === 'mine' ? 'mine' : search.owner === 'organizations' ? 'organizations' : 'all'
+  const scope =
+    search.owner === 'mine' ? 'mine' : search.owner === 'organizations' ? 'organizations' : 'all'
   const selectedLinks = items.filter((link) => selected.has(link.id))
   const allSelected = items.length > 0 && selectedLinks.length === items.length
 
@@ -200,7 +244,11 @@ export function LinksPage() {
         {failure !== null && (
           <div className="form-error links-failure" role="alert">
             <span>{failure}</span>
-            <button type="button" className="button button-ghost button-small" onClick={() => setFailure(null)}>
+            <button
+              type="button"
+              className="button button-ghost button-small"
+              onClick={() => setFailure(null)}
+            >
               {t('links.dismiss')}
             </button>
           </div>
@@ -218,7 +266,9 @@ export function LinksPage() {
           <div className="empty-state">
             {filtered ? (
               <>
-                <p>{unknownTag ? t('links.unknownTag', { name: search.tag! }) : t('links.noMatch')}</p>
+                <p>
+                  {unknownTag ? t('links.unknownTag', { name: search.tag! }) : t('links.noMatch')}
+                </p>
                 <RouterLink to="/links" search={{}} className="button button-secondary">
                   {t('links.clearFilters')}
                 </RouterLink>
@@ -227,7 +277,11 @@ export function LinksPage() {
               <>
                 <p>{t('links.empty')}</p>
                 <div className="row">
-                  <button type="button" className="button button-primary" onClick={() => setEditing('new')}>
+                  <button
+                    type="button"
+                    className="button button-primary"
+                    onClick={() => setEditing('new')}
+                  >
                     {t('links.createFirst')}
                   </button>
                   <RouterLink to="/links/import-export" className="button button-secondary">
@@ -259,7 +313,9 @@ export function LinksPage() {
                     ref={(box) => {
                       if (box) box.indeterminate = selectedLinks.length > 0 && !allSelected
                     }}
-                    onChange={() => setSelected(allSelected ? new Set() : new Set(items.map((link) => link.id)))}
+                    onChange={() =>
+                      setSelected(allSelected ? new Set() : new Set(items.map((link) => link.id)))
+                    }
                   />
                 </th>
                 <th scope="col">{t('links.titleField')}</th>
@@ -292,7 +348,14 @@ export function LinksPage() {
                     </td>
                     <td className="link-cell">
                       <div className="link-line">
-                        <a href={link.url} rel="noreferrer noopener" target="_blank" className="link-title" title={name} dir="auto">
+                        <a
+                          href={link.url}
+                          rel="noreferrer noopener"
+                          target="_blank"
+                          className="link-title"
+                          title={name}
+                          dir="auto"
+                        >
                           {name}
                         </a>
                         {link.title !== null && (
@@ -323,9 +386,16 @@ export function LinksPage() {
                             · {t('links.notForwarding')}
                           </span>
                         )}
-                        <span className="muted go-clicks" title={t('golinks.clicks30d', { count: link.clicks_30d })}>
-                          <span aria-hidden="true">· {t('golinks.clicksShort', { count: link.clicks_30d })}</span>
-                          <span className="visually-hidden">{t('golinks.clicks30d', { count: link.clicks_30d })}</span>
+                        <span
+                          className="muted go-clicks"
+                          title={t('golinks.clicks30d', { count: link.clicks_30d })}
+                        >
+                          <span aria-hidden="true">
+                            · {t('golinks.clicksShort', { count: link.clicks_30d })}
+                          </span>
+                          <span className="visually-hidden">
+                            {t('golinks.clicks30d', { count: link.clicks_30d })}
+                          </span>
                         </span>
                       </div>
                     </td>
@@ -341,12 +411,17 @@ export function LinksPage() {
                       )}
                     </td>
                     <td className="owner-cell">
-                      {link.organization_id === null ? t('links.onlyMe') : (orgName.get(link.organization_id) ?? t('links.anOrganization'))}
+                      {link.organization_id === null
+                        ? t('links.onlyMe')
+                        : (orgName.get(link.organization_id) ?? t('links.anOrganization'))}
                     </td>
                     <td className="actions">
                       {(link.slug !== null || link.can_change) && (
                         <MenuTrigger>
-                          <Button className="button button-ghost icon-button" aria-label={t('links.actionsFor', { name })}>
+                          <Button
+                            className="button button-ghost icon-button"
+                            aria-label={t('links.actionsFor', { name })}
+                          >
                             <span aria-hidden="true">⋯</span>
                           </Button>
                           <Popover className="popover" placement="bottom end">
@@ -396,12 +471,20 @@ export function LinksPage() {
             {links.isSuccess && items.length > 0 ? t('links.shown', { count: items.length }) : ''}
           </span>
           {search.cursor !== undefined && (
-            <RouterLink to="/links" search={{ ...search, cursor: undefined }} className="button button-secondary">
+            <RouterLink
+              to="/links"
+              search={{ ...search, cursor: undefined }}
+              className="button button-secondary"
+            >
               {t('links.firstPage')}
             </RouterLink>
           )}
           {links.data?.next_cursor != null && (
-            <RouterLink to="/links" search={{ ...search, cursor: links.data.next_cursor }} className="button button-secondary">
+            <RouterLink
+              to="/links"
+              search={{ ...search, cursor: links.data.next_cursor }}
+              className="button button-secondary"
+            >
               {t('links.nextPage')}
             </RouterLink>
           )}
@@ -417,17 +500,34 @@ export function LinksPage() {
           }}
         />
       )}
-      {transferring !== null && <TransferDialog link={transferring} onClose={() => setTransferring(null)} />}
+      {transferring !== null && (
+        <TransferDialog link={transferring} onClose={() => setTransferring(null)} />
+      )}
       {deleting !== null && (
-        <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(open) => !open && setDeleting(null)}>
+        <ModalOverlay
+          className="modal-overlay"
+          isDismissable
+          isOpen
+          onOpenChange={(open) => !open && setDeleting(null)}
+        >
           <Modal className="modal">
             <Dialog className="dialog" role="alertdialog">
-              <Heading slot="title">{t('links.deleteTitle', { name: deleting.title ?? readableUrl(deleting.url) })}</Heading>
+              <Heading slot="title">
+                {t('links.deleteTitle', { name: deleting.title ?? readableUrl(deleting.url) })}
+              </Heading>
               <div className="dialog-body">
-                <p>{deleting.slug === null ? t('links.deleteText') : t('links.deleteTextSlug', { slug: deleting.slug })}</p>
+                <p>
+                  {deleting.slug === null
+                    ? t('links.deleteText')
+                    : t('links.deleteTextSlug', { slug: deleting.slug })}
+                </p>
               </div>
               <div className="dialog-actions">
-                <button type="button" className="button button-secondary" onClick={() => setDeleting(null)}>
+                <button
+                  type="button"
+                  className="button button-secondary"
+                  onClick={() => setDeleting(null)}
+                >
                   {t('common.cancel')}
                 </button>
                 <button

@@ -7,7 +7,11 @@ export function LinksSortToggle({ search }: { search: LinksSearch }) {
   const { t } = useI18n()
   const byClicks = search.sort === 'clicks'
   return (
-    <RouterLink to="/links" search={{ ...search, sort: byClicks ? undefined : 'clicks', cursor: undefined }} className="button button-secondary">
+    <RouterLink
+      to="/links"
+      search={{ ...search, sort: byClicks ? undefined : 'clicks', cursor: undefined }}
+      className="button button-secondary"
+    >
       {byClicks ? t('golinks.sortNewest') : t('golinks.sortClicks')}
     </RouterLink>
   )

@@ -25,7 +25,12 @@ export function PreferencesPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['go-preferences'] })
 
   const remove = useMutation({
-    mutationFn: (preference: Preference) => unwrap(client.DELETE('/api/go/preferences/{slug}', { params: { path: { slug: preference.slug } } })),
+    mutationFn: (preference: Preference) =>
+      unwrap(
+        client.DELETE('/api/go/preferences/{slug}', {
+          params: { path: { slug: preference.slug } },
+        }),
+      ),
     onSuccess: async (_, preference) => {
       setRemoved(preference)
       announce(t('links.preferenceRemoved', { slug: preference.slug }))
@@ -35,7 +40,12 @@ export function PreferencesPage() {
   })
   const undo = useMutation({
     mutationFn: (preference: Preference) =>
-      unwrap(client.PUT('/api/go/preferences/{slug}', { params: { path: { slug: preference.slug } }, body: { link_id: preference.link_id } })),
+      unwrap(
+        client.PUT('/api/go/preferences/{slug}', {
+          params: { path: { slug: preference.slug } },
+          body: { link_id: preference.link_id },
+        }),
+      ),
     onSuccess: async (_, preference) => {
       setRemoved(null)
       announce(t('links.preferenceRestored', { slug: preference.slug }))
@@ -51,7 +61,11 @@ export function PreferencesPage() {
       {removed !== null && (
         <div className="notice" role="status">
           <span>{t('links.preferenceRemovedNotice', { slug: removed.slug })}</span>
-          <button type="button" className="button button-secondary" onClick={() => undo.mutate(removed)}>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={() => undo.mutate(removed)}
+          >
             {t('links.preferenceUndo')}
           </button>
         </div>
@@ -62,7 +76,12 @@ export function PreferencesPage() {
         empty={preferences.isSuccess && items.length === 0}
         emptyText={t('links.preferencesEmpty')}
         testId="preferences"
-        columns={[t('links.goLink'), t('links.preferenceOpens'), t('links.owner'), t('links.preferenceChosen')]}
+        columns={[
+          t('links.goLink'),
+          t('links.preferenceOpens'),
+          t('links.owner'),
+          t('links.preferenceChosen'),
+        ]}
       >
         {items.map((preference) => (
           <tr key={preference.slug}>

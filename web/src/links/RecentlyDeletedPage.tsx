@@ -27,7 +27,12 @@ export function RecentlyDeletedPage() {
 
   const restore = useMutation({
     mutationFn: ({ link, slug }: { link: DeletedLink; slug?: string | null }) =>
-      unwrap(client.POST('/api/links/deleted/{id}/restore', { params: { path: { id: link.id } }, body: slug === undefined ? {} : { slug } })),
+      unwrap(
+        client.POST('/api/links/deleted/{id}/restore', {
+          params: { path: { id: link.id } },
+          body: slug === undefined ? {} : { slug },
+        }),
+      ),
     onSuccess: async (restored) => {
       setConflict(null)
       announce(t('golinks.restored', { name: restored.title ?? restored.url }))
@@ -50,12 +55,23 @@ export function RecentlyDeletedPage() {
         empty={deleted.isSuccess && items.length === 0}
         emptyText={t('golinks.deletedEmpty')}
         testId="deleted-links"
-        columns={[t('links.titleField'), t('links.goLink'), t('golinks.deletedAt'), t('golinks.purgeAt')]}
+        columns={[
+          t('links.titleField'),
+          t('links.goLink'),
+          t('golinks.deletedAt'),
+          t('golinks.purgeAt'),
+        ]}
       >
         {items.map((link) => (
           <tr key={link.id}>
             <LinkCell title={link.title} url={link.url} />
-            <td className="mono">{link.slug === null ? <span className="muted">{t('links.noSlug')}</span> : `go/${link.slug}`}</td>
+            <td className="mono">
+              {link.slug === null ? (
+                <span className="muted">{t('links.noSlug')}</span>
+              ) : (
+                `go/${link.slug}`
+              )}
+            </td>
             <td>
               <RelativeTime iso={link.deleted_at} />
             </td>
@@ -105,7 +121,12 @@ function RestoreWithSlug({
   const { t } = useI18n()
   const [slug, setSlug] = useState('')
   return (
-    <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(open) => !open && onClose()}>
+    <ModalOverlay
+      className="modal-overlay"
+      isDismissable
+      isOpen
+      onOpenChange={(open) => !open && onClose()}
+    >
       <Modal className="modal">
         <Dialog className="dialog">
           <Heading slot="title">{t('golinks.slugTakenTitle', { slug: link.slug ?? '' })}</Heading>
@@ -118,12 +139,20 @@ function RestoreWithSlug({
             }}
           >
             <p>{t('golinks.slugTakenText')}</p>
-            <SlugField value={slug} onChange={setSlug} organizationId={link.organization_id} unchanged={false} error={undefined} />
+            <SlugField
+              value={slug}
+              onChange={setSlug}
+              organizationId={link.organization_id}
+              unchanged={false}
+              error={undefined}
+            />
             <div className="dialog-actions">
               <button type="button" className="button button-secondary" onClick={onClose}>
                 {t('common.cancel')}
               </button>
-              <SubmitButton pending={pending}>{slug.trim() === '' ? t('golinks.restoreWithoutSlug') : t('golinks.restore')}</SubmitButton>
+              <SubmitButton pending={pending}>
+                {slug.trim() === '' ? t('golinks.restoreWithoutSlug') : t('golinks.restore')}
+              </SubmitButton>
             </div>
           </form>
         </Dialog>

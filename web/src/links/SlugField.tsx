@@ -36,7 +36,9 @@ export function SlugField({
     queryFn: () =>
       unwrap(
         client.GET('/api/links/slug-availability', {
-          params: { query: { slug, ...(organizationId !== null && { organization_id: organizationId }) } },
+          params: {
+            query: { slug, ...(organizationId !== null && { organization_id: organizationId }) },
+          },
         }),
       ),
     enabled: valid && !unchanged,
@@ -46,12 +48,15 @@ export function SlugField({
   // While typing (the debounced slug behind the field's), no status: a message never names an older slug.
   if (refused === true || slug !== value.trim()) status = null
   else if (slug !== '' && !valid) status = { text: t('links.slugInvalid'), tone: 'weak' }
-  else if (slug !== '' && unchanged) status = { text: t('links.slugCurrent', { slug }), tone: 'good' }
+  else if (slug !== '' && unchanged)
+    status = { text: t('links.slugCurrent', { slug }), tone: 'good' }
   else if (availability.data !== undefined && availability.data.slug === slug)
     status = availability.data.available
       ? { text: t('links.slugFree', { slug }), tone: 'good' }
       : { text: t('links.slugTaken', { slug }), tone: 'weak' }
-  const describedBy = [`${id}-help`, `${id}-status`, error ? `${id}-error` : null].filter(Boolean).join(' ')
+  const describedBy = [`${id}-help`, `${id}-status`, error ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(' ')
   return (
     <div className="field">
       <label htmlFor={id}>{t('links.slug')}</label>
@@ -75,7 +80,11 @@ export function SlugField({
       <p id={`${id}-help`} className="field-help">
         {t('links.slugHelp')}
       </p>
-      <p id={`${id}-status`} className={`slug-status ${status?.tone === 'weak' ? 'slug-status-weak' : 'slug-status-good'}`} aria-live="polite">
+      <p
+        id={`${id}-status`}
+        className={`slug-status ${status?.tone === 'weak' ? 'slug-status-weak' : 'slug-status-good'}`}
+        aria-live="polite"
+      >
         {status?.text ?? ''}
       </p>
       {error && (

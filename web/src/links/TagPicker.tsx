@@ -5,7 +5,19 @@
  */
 import { useQueryClient } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
-import { Button, ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Tag, TagGroup, TagList, Text } from 'react-aria-components'
+import {
+  Button,
+  ComboBox,
+  Input,
+  Label,
+  ListBox,
+  ListBoxItem,
+  Popover,
+  Tag,
+  TagGroup,
+  TagList,
+  Text,
+} from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
@@ -36,7 +48,12 @@ export function TagPicker({
   const exact = tags.find((tag) => tag.name.toLowerCase() === typed.toLowerCase())
   const matches = useMemo(() => {
     const needle = typed.toLowerCase()
-    return tags.filter((tag) => !value.includes(tag.id) && (needle === '' || tag.name.toLowerCase().includes(needle))).slice(0, SHOWN)
+    return tags
+      .filter(
+        (tag) =>
+          !value.includes(tag.id) && (needle === '' || tag.name.toLowerCase().includes(needle)),
+      )
+      .slice(0, SHOWN)
   }, [tags, typed, value])
   const options = [
     ...(typed !== '' && exact === undefined ? [{ id: CREATE, name: typed, create: true }] : []),
@@ -61,7 +78,9 @@ export function TagPicker({
     }
   }
   const shownError = problem ?? error
-  const selected = value.map((id) => byId.get(id)).filter((tag): tag is TagItem => tag !== undefined)
+  const selected = value
+    .map((id) => byId.get(id))
+    .filter((tag): tag is TagItem => tag !== undefined)
 
   return (
     <div className="field tag-picker">
@@ -89,12 +108,19 @@ export function TagPicker({
         }}
       >
         <Label>{t('links.tags')}</Label>
-        <Input className="combobox-input" placeholder={t('links.tagPickerPlaceholder')} maxLength={64} />
+        <Input
+          className="combobox-input"
+          placeholder={t('links.tagPickerPlaceholder')}
+          maxLength={64}
+        />
         <Text slot="description" className="field-help">
           {t('links.tagPickerHelp')}
         </Text>
         <Popover className="popover combobox-popover" placement="bottom start">
-          <ListBox className="menu" renderEmptyState={() => <p className="menu-empty">{t('links.tagPickerNone')}</p>}>
+          <ListBox
+            className="menu"
+            renderEmptyState={() => <p className="menu-empty">{t('links.tagPickerNone')}</p>}
+          >
             {(option: { id: string; name: string; create: boolean }) => (
               <ListBoxItem className="menu-item" id={option.id} textValue={option.name}>
                 {option.create ? t('links.tagPickerCreate', { name: option.name }) : option.name}
@@ -104,12 +130,20 @@ export function TagPicker({
         </Popover>
       </ComboBox>
       {selected.length > 0 && (
-        <TagGroup className="tag-group" aria-label={t('links.tagsChosen')} onRemove={(keys) => onChange(value.filter((id) => !keys.has(id)))}>
+        <TagGroup
+          className="tag-group"
+          aria-label={t('links.tagsChosen')}
+          onRemove={(keys) => onChange(value.filter((id) => !keys.has(id)))}
+        >
           <TagList className="tag-chips" items={selected}>
             {(tag) => (
               <Tag className="tag-chip" id={tag.id} textValue={tag.name}>
                 <span className="tag-chip-name">{tag.name}</span>
-                <Button slot="remove" className="tag-remove" aria-label={t('links.tagRemove', { name: tag.name })}>
+                <Button
+                  slot="remove"
+                  className="tag-remove"
+                  aria-label={t('links.tagRemove', { name: tag.name })}
+                >
                   ×
                 </Button>
               </Tag>

@@ -17,7 +17,9 @@ import { tagsQuery, type Tag } from './queries'
 
 /** A taken name is a 409 naming the field: shown at the field, in the person's language. */
 function atName(error: unknown, text: string): unknown {
-  return error instanceof ApiError && error.reason === 'ALREADY_EXISTS' ? atField(error, 'name', text) : error
+  return error instanceof ApiError && error.reason === 'ALREADY_EXISTS'
+    ? atField(error, 'name', text)
+    : error
 }
 
 function useRefreshTags() {
@@ -33,11 +35,15 @@ function RenameTag({ tag }: { tag: Tag }) {
   const refresh = useRefreshTags()
   const formError = useFormError(['name'])
   const rename = useMutation({
-    mutationFn: (name: string) => unwrap(client.PATCH('/api/tags/{id}', { params: { path: { id: tag.id } }, body: { name } })),
+    mutationFn: (name: string) =>
+      unwrap(client.PATCH('/api/tags/{id}', { params: { path: { id: tag.id } }, body: { name } })),
   })
   return (
     <DialogTrigger>
-      <Button className="button button-secondary button-small" aria-label={t('links.renameTagNamed', { name: tag.name })}>
+      <Button
+        className="button button-secondary button-small"
+        aria-label={t('links.renameTagNamed', { name: tag.name })}
+      >
         {t('links.renameTag')}
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable>
@@ -62,12 +68,21 @@ function RenameTag({ tag }: { tag: Tag }) {
               >
                 <Heading slot="title">{t('links.renameTagTitle', { name: tag.name })}</Heading>
                 <FormError>{formError.general}</FormError>
-                <TextField name="name" label={t('links.tagName')} defaultValue={tag.name} maxLength={64} autoFocus error={formError.at('name')} />
+                <TextField
+                  name="name"
+                  label={t('links.tagName')}
+                  defaultValue={tag.name}
+                  maxLength={64}
+                  autoFocus
+                  error={formError.at('name')}
+                />
                 <div className="dialog-actions">
                   <Button className="button button-secondary" onPress={close}>
                     {t('common.cancel')}
                   </Button>
-                  <SubmitButton pending={rename.isPending}>{t('links.renameTagConfirm')}</SubmitButton>
+                  <SubmitButton pending={rename.isPending}>
+                    {t('links.renameTagConfirm')}
+                  </SubmitButton>
                 </div>
               </form>
             )}
@@ -112,7 +127,12 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
         }}
       >
         <FormError>{formError.general}</FormError>
-        <TextField name="name" label={t('links.newTag')} maxLength={64} error={formError.at('name')} />
+        <TextField
+          name="name"
+          label={t('links.newTag')}
+          maxLength={64}
+          error={formError.at('name')}
+        />
         <SubmitButton pending={create.isPending}>{t('links.createTag')}</SubmitButton>
       </form>
       {tags.isSuccess && items.length === 0 ? (
@@ -123,7 +143,11 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
             <li key={tag.id}>
               <RouterLink
                 to="/links"
-                search={(previous) => ({ ...previous, tag: activeTag === tag.name ? undefined : tag.name, cursor: undefined })}
+                search={(previous) => ({
+                  ...previous,
+                  tag: activeTag === tag.name ? undefined : tag.name,
+                  cursor: undefined,
+                })}
                 className={activeTag === tag.name ? 'tag-filter active' : 'tag-filter'}
                 aria-current={activeTag === tag.name ? 'true' : undefined}
               >
@@ -131,7 +155,9 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
                 <span className="tag-count" aria-hidden="true">
                   {tag.link_count}
                 </span>
-                <span className="visually-hidden">{t('links.tagLinkCount', { count: tag.link_count })}</span>
+                <span className="visually-hidden">
+                  {t('links.tagLinkCount', { count: tag.link_count })}
+                </span>
               </RouterLink>
               <span className="tag-actions">
                 <RenameTag tag={tag} />

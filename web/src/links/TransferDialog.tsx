@@ -23,7 +23,10 @@ export function TransferDialog({ link, onClose }: { link: Link; onClose: () => v
   const me = useQuery(meQuery)
   const organizations = useQuery(organizationsQuery)
   const orgIds = (organizations.data?.items ?? []).map((organization) => organization.id)
-  const members = useQuery({ ...fellowMembersQuery(orgIds, me.data?.id), enabled: organizations.isSuccess && me.isSuccess })
+  const members = useQuery({
+    ...fellowMembersQuery(orgIds, me.data?.id),
+    enabled: organizations.isSuccess && me.isSuccess,
+  })
   const formError = useFormError(FIELDS)
   const [target, setTarget] = useState('')
 
@@ -49,17 +52,27 @@ export function TransferDialog({ link, onClose }: { link: Link; onClose: () => v
     { value: '', label: t('golinks.transferChoose') },
     ...(organizations.data?.items ?? [])
       .filter((organization) => organization.id !== link.organization_id)
-      .map((organization) => ({ value: `organization:${organization.id}`, label: t('golinks.transferToOrganization', { name: organization.name }) })),
+      .map((organization) => ({
+        value: `organization:${organization.id}`,
+        label: t('golinks.transferToOrganization', { name: organization.name }),
+      })),
     ...(members.data ?? []).map((member) => ({
       value: `user:${member.id}`,
       label: t('golinks.transferToPerson', { name: member.name, email: member.email }),
     })),
   ]
   return (
-    <ModalOverlay className="modal-overlay" isDismissable isOpen onOpenChange={(open) => !open && onClose()}>
+    <ModalOverlay
+      className="modal-overlay"
+      isDismissable
+      isOpen
+      onOpenChange={(open) => !open && onClose()}
+    >
       <Modal className="modal">
         <Dialog className="dialog">
-          <Heading slot="title">{t('golinks.transferTitle', { name: link.title ?? link.url })}</Heading>
+          <Heading slot="title">
+            {t('golinks.transferTitle', { name: link.title ?? link.url })}
+          </Heading>
           <form
             ref={formError.form}
             className="stack"
@@ -78,7 +91,9 @@ export function TransferDialog({ link, onClose }: { link: Link; onClose: () => v
               value={target}
               onChange={(event) => setTarget(event.target.value)}
               options={options}
-              error={formError.at('user_id') ?? formError.at('organization_id') ?? formError.at('slug')}
+              error={
+                formError.at('user_id') ?? formError.at('organization_id') ?? formError.at('slug')
+              }
             />
             <div className="dialog-actions">
               <button type="button" className="button button-secondary" onClick={onClose}>

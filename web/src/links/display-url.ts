@@ -36,11 +36,17 @@ export function readableUrl(url: string): string {
 /** `example.com/x` → `https://example.com/x`; anything with a scheme (or not host-like) as typed. */
 export function withScheme(text: string): string {
   const trimmed = text.trim()
-  if (trimmed === '' || /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || /^(javascript|data|mailto|tel|ftp|file|about|blob):/i.test(trimmed))
+  if (
+    trimmed === '' ||
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ||
+    /^(javascript|data|mailto|tel|ftp|file|about|blob):/i.test(trimmed)
+  )
     return trimmed
   if (trimmed.startsWith('//')) return `https:${trimmed}`
   // A host: a name with a dot (any script), localhost, or an address; then optional port and path.
-  return /^([\p{L}\p{N}-]+\.)+[\p{L}\p{N}-]+(:\d+)?([/?#]|$)|^localhost(:\d+)?([/?#]|$)|^\[[0-9a-f:]+\](:\d+)?([/?#]|$)/iu.test(trimmed)
+  return /^([\p{L}\p{N}-]+\.)+[\p{L}\p{N}-]+(:\d+)?([/?#]|$)|^localhost(:\d+)?([/?#]|$)|^\[[0-9a-f:]+\](:\d+)?([/?#]|$)/iu.test(
+    trimmed,
+  )
     ? `https://${trimmed}`
     : trimmed
 }

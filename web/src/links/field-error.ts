@@ -7,5 +7,11 @@ import { ApiError } from '../api/errors'
  */
 export function atField(error: unknown, field: string, text: string): ApiError {
   const reason = error instanceof ApiError ? error.reason : 'VALIDATION_FAILED'
-  return new ApiError(error instanceof ApiError ? error.status : 400, reason, text, [{ field, message: text }], null)
+  return new ApiError(
+    error instanceof ApiError ? error.status : 400,
+    reason,
+    text,
+    [{ field, message: text }],
+    null,
+  )
 }

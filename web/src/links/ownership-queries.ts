@@ -3,7 +3,8 @@ import { queryOptions } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 
-export type DeletedLink = paths['/api/links/deleted']['get']['responses'][200]['content']['application/json']['items'][number]
+export type DeletedLink =
+  paths['/api/links/deleted']['get']['responses'][200]['content']['application/json']['items'][number]
 
 const LIMIT = 200
 
@@ -18,12 +19,19 @@ export function fellowMembersQuery(organizationIds: readonly string[], selfId: s
     queryKey: ['fellow-members', organizationIds],
     queryFn: async () => {
       const pages = await Promise.all(
-        organizationIds.map((id) => unwrap(client.GET('/api/organizations/{id}/members', { params: { path: { id }, query: { limit: LIMIT } } }))),
+        organizationIds.map((id) =>
+          unwrap(
+            client.GET('/api/organizations/{id}/members', {
+              params: { path: { id }, query: { limit: LIMIT } },
+            }),
+          ),
+        ),
       )
       const byId = new Map<string, { id: string; name: string; email: string }>()
       for (const page of pages)
         for (const member of page.items)
-          if (member.user_id !== selfId) byId.set(member.user_id, { id: member.user_id, name: member.name, email: member.email })
+          if (member.user_id !== selfId)
+            byId.set(member.user_id, { id: member.user_id, name: member.name, email: member.email })
       return [...byId.values()].sort((a, b) => a.name.localeCompare(b.name))
     },
   })

@@ -3,7 +3,9 @@ import { queryOptions } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 
-type ItemOf<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': { items: (infer T)[] } } } } } }
+type ItemOf<P extends keyof paths> = paths[P] extends {
+  get: { responses: { 200: { content: { 'application/json': { items: (infer T)[] } } } } }
+}
   ? T
   : never
 export type Link = ItemOf<'/api/links'>
@@ -40,7 +42,9 @@ export function linksQuery(search: LinksSearch) {
     ...(search.sort === 'clicks' && { sort: 'clicks_30d' as const }),
     ...(owner === 'mine' && { owner: 'personal' as const }),
     ...(owner === 'organizations' && { owner: 'organization' as const }),
-    ...(owner !== undefined && owner !== 'mine' && owner !== 'organizations' && { organization_id: owner }),
+    ...(owner !== undefined &&
+      owner !== 'mine' &&
+      owner !== 'organizations' && { organization_id: owner }),
   }
   return queryOptions({
     queryKey: ['links', query],
@@ -57,12 +61,14 @@ export const tagsQuery = queryOptions({
 /** The person's organizations for pickers; its own key: the organizations area pages the same list as an infinite query. */
 export const organizationsQuery = queryOptions({
   queryKey: ['organizations', 'picker'],
-  queryFn: () => unwrap(client.GET('/api/organizations', { params: { query: { limit: PICKER_LIMIT } } })),
+  queryFn: () =>
+    unwrap(client.GET('/api/organizations', { params: { query: { limit: PICKER_LIMIT } } })),
 })
 
 export const preferencesQuery = queryOptions({
   queryKey: ['go-preferences'],
-  queryFn: () => unwrap(client.GET('/api/go/preferences', { params: { query: { limit: PICKER_LIMIT } } })),
+  queryFn: () =>
+    unwrap(client.GET('/api/go/preferences', { params: { query: { limit: PICKER_LIMIT } } })),
 })
 
 export function goLinkOf(slug: string): string {

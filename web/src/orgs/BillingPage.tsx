@@ -33,7 +33,10 @@ export function BillingPage() {
   const organization = useQuery({
     ...organizationQuery(orgId),
     initialData: initial,
-    refetchInterval: (query) => (waiting && query.state.data?.plan !== paidPlan && Date.now() < deadline ? CONFIRMATION_POLL_MS : false),
+    refetchInterval: (query) =>
+      waiting && query.state.data?.plan !== paidPlan && Date.now() < deadline
+        ? CONFIRMATION_POLL_MS
+        : false,
   }).data
   const plans = useQuery(plansQuery)
   const start = useMutation({
@@ -58,7 +61,10 @@ export function BillingPage() {
   useEffect(() => {
     // Re-render once the wait is over, so "still waiting" turns into "not confirmed yet".
     if (!waiting) return
-    const timer = window.setTimeout(() => rerender((n) => n + 1), Math.max(0, deadline - Date.now()) + 100)
+    const timer = window.setTimeout(
+      () => rerender((n) => n + 1),
+      Math.max(0, deadline - Date.now()) + 100,
+    )
     return () => window.clearTimeout(timer)
   }, [waiting, deadline])
 
@@ -73,7 +79,10 @@ export function BillingPage() {
 
   if (!can(organization.role, 'billing')) {
     return (
-      <Page title={t('orgs.billing.title', { name: organization.name })} description={t('orgs.billing.ownersOnly')}>
+      <Page
+        title={t('orgs.billing.title', { name: organization.name })}
+        description={t('orgs.billing.ownersOnly')}
+      >
         <Link to="/orgs/$orgId" params={{ orgId }} className="button button-secondary">
           {t('orgs.billing.backToOrg')}
         </Link>
@@ -82,7 +91,10 @@ export function BillingPage() {
   }
 
   return (
-    <Page title={t('orgs.billing.title', { name: organization.name })} description={t('orgs.billing.description')}>
+    <Page
+      title={t('orgs.billing.title', { name: organization.name })}
+      description={t('orgs.billing.description')}
+    >
       <p className="breadcrumb">
         <Link to="/orgs/$orgId" params={{ orgId }}>
           {t('orgs.billing.backToOrg')}
@@ -128,16 +140,25 @@ export function BillingPage() {
               <li key={plan.id} className="card plan-card">
                 <h3>
                   {plan.name}
-                  {plan.id === organization.plan && <span className="badge">{t('orgs.billing.currentBadge')}</span>}
+                  {plan.id === organization.plan && (
+                    <span className="badge">{t('orgs.billing.currentBadge')}</span>
+                  )}
                 </h3>
                 <div className="row">
                   {plan.intervals.map((interval) => (
                     <button
                       key={interval}
                       type="button"
-                      className={interval === 'month' ? 'button button-primary' : 'button button-secondary'}
+                      className={
+                        interval === 'month' ? 'button button-primary' : 'button button-secondary'
+                      }
                       aria-label={t(`orgs.billing.subscribeTo.${interval}`, { plan: plan.name })}
-                      aria-busy={(start.isPending && start.variables.plan === plan.id && start.variables.interval === interval) || undefined}
+                      aria-busy={
+                        (start.isPending &&
+                          start.variables.plan === plan.id &&
+                          start.variables.interval === interval) ||
+                        undefined
+                      }
                       onClick={() => !start.isPending && start.mutate({ plan: plan.id, interval })}
                     >
                       {t(`orgs.billing.subscribe.${interval}`)}

@@ -17,13 +17,24 @@ import { FormError, SelectField, SubmitButton, TextField, formValues } from '../
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { MoreButton, RoleName } from './parts'
-import { grantableRoles, invitationsQuery, mayManage, type Organization, type Role } from './queries'
+import {
+  grantableRoles,
+  invitationsQuery,
+  mayManage,
+  type Organization,
+  type Role,
+} from './queries'
 import { TableHead } from '../ui/table-head'
 
 type CreatedInvitation = Awaited<ReturnType<typeof createInvitation>>
 
 const createInvitation = (organizationId: string, body: { email: string; role: Role }) =>
-  unwrap(client.POST('/api/organizations/{id}/invitations', { params: { path: { id: organizationId } }, body }))
+  unwrap(
+    client.POST('/api/organizations/{id}/invitations', {
+      params: { path: { id: organizationId } },
+      body,
+    }),
+  )
 
 /** After sending: whether the mail went out, what it replaced, and the link to copy. */
 function CreatedInvitationPanel({ invitation }: { invitation: CreatedInvitation }) {
@@ -31,7 +42,10 @@ function CreatedInvitationPanel({ invitation }: { invitation: CreatedInvitation 
   const email = invitation.email
   return (
     <div className="panel" data-testid="invitation-created">
-      <p className={invitation.mail === 'sent' ? 'state state-good' : 'state state-weak'} role="status">
+      <p
+        className={invitation.mail === 'sent' ? 'state state-good' : 'state state-weak'}
+        role="status"
+      >
         {invitation.mail === 'sent' ? (
           t('orgs.invitations.mailSent', { email })
         ) : invitation.mail === 'failed' ? (
@@ -41,7 +55,12 @@ function CreatedInvitationPanel({ invitation }: { invitation: CreatedInvitation 
         )}
       </p>
       {invitation.replaced !== null && (
-        <p data-testid="invitation-replaced">{t('orgs.invitations.replaced', { email, role: t(`orgs.roleName.${invitation.replaced.role}`) })}</p>
+        <p data-testid="invitation-replaced">
+          {t('orgs.invitations.replaced', {
+            email,
+            role: t(`orgs.roleName.${invitation.replaced.role}`),
+          })}
+        </p>
       )}
       <TextField
         label={t('orgs.invitations.link')}
@@ -66,7 +85,8 @@ export function InvitationsSection({ organization }: { organization: Organizatio
   const formError = useFormError(['email', 'role'])
   const [sent, setSent] = useState<CreatedInvitation | null>(null)
   const [rowError, setRowError] = useState<string | null>(null)
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['organizations', organization.id, 'invitations'] })
+  const refresh = () =>
+    queryClient.invalidateQueries({ queryKey: ['organizations', organization.id, 'invitations'] })
   const send = useMutation({
     mutationFn: (body: { email: string; role: Role }) => createInvitation(organization.id, body),
     onSuccess: async (invitation) => {
@@ -82,9 +102,15 @@ export function InvitationsSection({ organization }: { organization: Organizatio
     setRowError(null)
     try {
       const resent = await unwrap(
-        client.POST('/api/organizations/{id}/invitations/{invitation_id}/resend', { params: { path: { id: organization.id, invitation_id: id } } }),
+        client.POST('/api/organizations/{id}/invitations/{invitation_id}/resend', {
+          params: { path: { id: organization.id, invitation_id: id } },
+        }),
       )
-      announce(t(resent.mail === 'sent' ? 'orgs.invitations.resent' : 'orgs.invitations.newLinkMade', { email }))
+      announce(
+        t(resent.mail === 'sent' ? 'orgs.invitations.resent' : 'orgs.invitations.newLinkMade', {
+          email,
+        }),
+      )
     } catch (error) {
       setRowError(describeError(error, [], i18n).text)
     }
@@ -95,7 +121,9 @@ export function InvitationsSection({ organization }: { organization: Organizatio
     setRowError(null)
     try {
       await unwrap(
-        client.DELETE('/api/organizations/{id}/invitations/{invitation_id}', { params: { path: { id: organization.id, invitation_id: id } } }),
+        client.DELETE('/api/organizations/{id}/invitations/{invitation_id}', {
+          params: { path: { id: organization.id, invitation_id: id } },
+        }),
       )
       announce(t('orgs.invitations.revoked', { email }))
     } catch (error) {
@@ -123,7 +151,13 @@ export function InvitationsSection({ organization }: { organization: Organizatio
         }}
       >
         <FormError>{formError.general}</FormError>
-        <TextField name="email" type="email" label={t('orgs.invitations.email')} autoComplete="off" error={formError.at('email')} />
+        <TextField
+          name="email"
+          type="email"
+          label={t('orgs.invitations.email')}
+          autoComplete="off"
+          error={formError.at('email')}
+        />
         <SelectField
           name="role"
           label={t('orgs.role')}
@@ -142,7 +176,15 @@ export function InvitationsSection({ organization }: { organization: Organizatio
         <p className="empty">{t('orgs.invitations.empty')}</p>
       ) : (
         <table className="table" data-testid="invitations">
-          <TableHead columns={[t('orgs.invitations.email'), t('orgs.role'), t('orgs.invitations.sentAt'), t('orgs.invitation.expires')]} actions />
+          <TableHead
+            columns={[
+              t('orgs.invitations.email'),
+              t('orgs.role'),
+              t('orgs.invitations.sentAt'),
+              t('orgs.invitation.expires'),
+            ]}
+            actions
+          />
           <tbody>
             {items.map((invitation) => (
               <tr key={invitation.id}>
@@ -163,7 +205,9 @@ export function InvitationsSection({ organization }: { organization: Organizatio
                         <CopyButton
                           text={invitation.link}
                           label={t('orgs.invitations.copyLink')}
-                          accessibleLabel={t('orgs.invitations.copyLinkFor', { email: invitation.email })}
+                          accessibleLabel={t('orgs.invitations.copyLinkFor', {
+                            email: invitation.email,
+                          })}
                         />
                       )}
                       <button

@@ -33,7 +33,8 @@ export function MembersSection({ organization }: { organization: Organization })
   const items = members.data?.pages.flatMap((page) => page.items) ?? []
   const owners = items.filter((member) => member.role === 'owner')
   // Only a fully loaded list can say that someone is the only owner.
-  const isOnlyOwner = (member: Member) => member.role === 'owner' && !members.hasNextPage && owners.length === 1
+  const isOnlyOwner = (member: Member) =>
+    member.role === 'owner' && !members.hasNextPage && owners.length === 1
   return (
     <section className="section" aria-labelledby="org-members-heading">
       <h2 id="org-members-heading">{t('orgs.members.title')}</h2>
@@ -41,7 +42,15 @@ export function MembersSection({ organization }: { organization: Organization })
         <p className="skeleton" aria-hidden="true" />
       ) : (
         <table className="table" data-testid="members">
-          <TableHead columns={[t('orgs.members.name'), t('orgs.members.email'), t('orgs.role'), t('orgs.members.joined')]} actions />
+          <TableHead
+            columns={[
+              t('orgs.members.name'),
+              t('orgs.members.email'),
+              t('orgs.role'),
+              t('orgs.members.joined'),
+            ]}
+            actions
+          />
           <tbody>
             {items.map((member) => {
               const self = member.user_id === me.data?.id
@@ -60,8 +69,21 @@ export function MembersSection({ organization }: { organization: Organization })
                   </td>
                   <td className="actions">
                     <div className="row row-end">
-                      {manageable && <ChangeRoleDialog organization={organization} member={member} onlyOwner={isOnlyOwner(member)} />}
-                      {(self || manageable) && <ExitDialog organization={organization} member={member} onlyOwner={isOnlyOwner(member)} self={self} />}
+                      {manageable && (
+                        <ChangeRoleDialog
+                          organization={organization}
+                          member={member}
+                          onlyOwner={isOnlyOwner(member)}
+                        />
+                      )}
+                      {(self || manageable) && (
+                        <ExitDialog
+                          organization={organization}
+                          member={member}
+                          onlyOwner={isOnlyOwner(member)}
+                          self={self}
+                        />
+                      )}
                     </div>
                   </td>
                 </tr>
@@ -82,11 +104,21 @@ interface MemberActionProps {
 }
 
 /** The explanation shown instead of a change that would leave the organization without an owner. */
-function LastOwnerExplanation({ member, close, self }: { member: Member; close: () => void; self: boolean }) {
+function LastOwnerExplanation({
+  member,
+  close,
+  self,
+}: {
+  member: Member
+  close: () => void
+  self: boolean
+}) {
   const { t } = useI18n()
   return (
     <>
-      <p data-testid="last-owner">{self ? t('orgs.lastOwner.self') : t('orgs.lastOwner.other', { name: member.name })}</p>
+      <p data-testid="last-owner">
+        {self ? t('orgs.lastOwner.self') : t('orgs.lastOwner.other', { name: member.name })}
+      </p>
       <p>{t('orgs.lastOwner.next')}</p>
       <DialogActions>
         <button type="button" className="button button-primary" onClick={close}>
@@ -141,7 +173,12 @@ function ChangeRoleDialog({ organization, member, onlyOwner }: MemberActionProps
               change.mutate(role, {
                 onSuccess: () => {
                   close()
-                  announce(t('orgs.members.roleChanged', { name: member.name, role: t(`orgs.roleName.${role}`) }))
+                  announce(
+                    t('orgs.members.roleChanged', {
+                      name: member.name,
+                      role: t(`orgs.roleName.${role}`),
+                    }),
+                  )
                   void refresh()
                 },
                 onError: (failure) => setError(describeError(failure, [], i18n).text),
@@ -153,7 +190,12 @@ function ChangeRoleDialog({ organization, member, onlyOwner }: MemberActionProps
               <legend id={legendId}>{t('orgs.role')}</legend>
               {grantableRoles(organization.role).map((role) => (
                 <label key={role} className="radio">
-                  <input type="radio" name="role" value={role} defaultChecked={role === member.role} />
+                  <input
+                    type="radio"
+                    name="role"
+                    value={role}
+                    defaultChecked={role === member.role}
+                  />
                   <span>
                     <RoleName role={role} />
                     <span className="muted"> — {t(`orgs.roleHelp.${role}`)}</span>
@@ -161,7 +203,9 @@ function ChangeRoleDialog({ organization, member, onlyOwner }: MemberActionProps
                 </label>
               ))}
             </fieldset>
-            {self && organization.role === 'owner' && <p className="warning">{t('orgs.members.selfDemote')}</p>}
+            {self && organization.role === 'owner' && (
+              <p className="warning">{t('orgs.members.selfDemote')}</p>
+            )}
             <DialogActions>
               <button type="button" className="button button-secondary" onClick={close}>
                 {t('common.cancel')}
@@ -179,7 +223,12 @@ function ChangeRoleDialog({ organization, member, onlyOwner }: MemberActionProps
  * Removing someone else, or leaving (`self`): confirmed naming the person or organization and what
  * is lost. The only owner is told why instead.
  */
-function ExitDialog({ organization, member, onlyOwner, self }: MemberActionProps & { self: boolean }) {
+function ExitDialog({
+  organization,
+  member,
+  onlyOwner,
+  self,
+}: MemberActionProps & { self: boolean }) {
   const i18n = useI18n()
   const { t } = i18n
   const queryClient = useQueryClient()
@@ -188,7 +237,11 @@ function ExitDialog({ organization, member, onlyOwner, self }: MemberActionProps
   const [error, setError] = useState<string | null>(null)
   const exit = useMutation({
     mutationFn: () =>
-      unwrap(client.DELETE('/api/organizations/{id}/members/{user_id}', { params: { path: { id: organization.id, user_id: member.user_id } } })),
+      unwrap(
+        client.DELETE('/api/organizations/{id}/members/{user_id}', {
+          params: { path: { id: organization.id, user_id: member.user_id } },
+        }),
+      ),
   })
   const done = () => {
     if (!self) {
@@ -221,7 +274,11 @@ function ExitDialog({ organization, member, onlyOwner, self }: MemberActionProps
         ) : (
           <>
             <FormError>{error}</FormError>
-            <p>{self ? t('orgs.members.leaveText') : t('orgs.members.removeText', { name: member.name })}</p>
+            <p>
+              {self
+                ? t('orgs.members.leaveText')
+                : t('orgs.members.removeText', { name: member.name })}
+            </p>
             <DialogActions>
               <button type="button" className="button button-secondary" onClick={close}>
                 {t('common.cancel')}

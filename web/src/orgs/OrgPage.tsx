@@ -26,9 +26,14 @@ export function OrgPage() {
   return (
     <Page
       title={organization.name}
-      description={t(can(organization.role, 'manage_members') ? 'orgs.detail.description' : 'orgs.detail.descriptionMember', {
-        role: t(`orgs.roleName.${organization.role}`),
-      })}
+      description={t(
+        can(organization.role, 'manage_members')
+          ? 'orgs.detail.description'
+          : 'orgs.detail.descriptionMember',
+        {
+          role: t(`orgs.roleName.${organization.role}`),
+        },
+      )}
       actions={
         can(organization.role, 'billing') ? (
           <Link to="/orgs/$orgId/billing" params={{ orgId }} className="button button-secondary">
@@ -42,7 +47,9 @@ export function OrgPage() {
       </p>
       {can(organization.role, 'update') && <SettingsSection organization={organization} />}
       <MembersSection organization={organization} />
-      {can(organization.role, 'manage_invitations') && <InvitationsSection organization={organization} />}
+      {can(organization.role, 'manage_invitations') && (
+        <InvitationsSection organization={organization} />
+      )}
       {can(organization.role, 'delete') && <DeleteSection organization={organization} />}
     </Page>
   )
@@ -55,7 +62,12 @@ function SettingsSection({ organization }: { organization: Organization }) {
   const [saved, setSaved] = useState(false)
   const save = useMutation({
     mutationFn: (body: { name?: string; slug?: string }) =>
-      unwrap(client.PATCH('/api/organizations/{id}', { params: { path: { id: organization.id } }, body })),
+      unwrap(
+        client.PATCH('/api/organizations/{id}', {
+          params: { path: { id: organization.id } },
+          body,
+        }),
+      ),
     onSuccess: async (updated) => {
       queryClient.setQueryData(organizationQuery(organization.id).queryKey, updated)
       setSaved(true)
@@ -75,13 +87,22 @@ function SettingsSection({ organization }: { organization: Organization }) {
           formError.clear()
           setSaved(false)
           const { name = '', slug = '' } = formValues(event.currentTarget)
-          const patch = { ...(name !== organization.name && { name }), ...(slug !== organization.slug && { slug }) }
+          const patch = {
+            ...(name !== organization.name && { name }),
+            ...(slug !== organization.slug && { slug }),
+          }
           if (Object.keys(patch).length === 0) setSaved(true)
           else save.mutate(patch)
         }}
       >
         <FormError>{formError.general}</FormError>
-        <TextField name="name" label={t('orgs.name')} defaultValue={organization.name} maxLength={100} error={formError.at('name')} />
+        <TextField
+          name="name"
+          label={t('orgs.name')}
+          defaultValue={organization.name}
+          maxLength={100}
+          error={formError.at('name')}
+        />
         <TextField
           name="slug"
           label={t('orgs.slug')}
@@ -129,12 +150,18 @@ function DeleteSection({ organization }: { organization: Organization }) {
               const typed = (formValues(event.currentTarget).confirm_name ?? '').trim()
               if (typed !== organization.name) {
                 setError(t('orgs.delete.mismatch', { name: organization.name }))
-                event.currentTarget.querySelector<HTMLInputElement>('input[name="confirm_name"]')?.focus()
+                event.currentTarget
+                  .querySelector<HTMLInputElement>('input[name="confirm_name"]')
+                  ?.focus()
                 return
               }
               setError(null)
               setPending(true)
-              unwrap(client.DELETE('/api/organizations/{id}', { params: { path: { id: organization.id } } }))
+              unwrap(
+                client.DELETE('/api/organizations/{id}', {
+                  params: { path: { id: organization.id } },
+                }),
+              )
                 .then(async () => {
                   close()
                   announce(t('orgs.delete.done', { name: organization.name }))

@@ -32,7 +32,9 @@ export function OrgsPage() {
           <p className="empty">{t('orgs.empty')}</p>
         ) : (
           <table className="table" data-testid="organizations">
-            <TableHead columns={[t('orgs.name'), t('orgs.slug'), t('orgs.yourRole'), t('orgs.plan')]} />
+            <TableHead
+              columns={[t('orgs.name'), t('orgs.slug'), t('orgs.yourRole'), t('orgs.plan')]}
+            />
             <tbody>
               {items.map((organization) => (
                 <tr key={organization.id}>
@@ -66,7 +68,8 @@ function CreateOrganization() {
   const navigate = useNavigate()
   const formError = useFormError(['name', 'slug'])
   const create = useMutation({
-    mutationFn: (body: { name: string; slug?: string }) => unwrap(client.POST('/api/organizations', { body })),
+    mutationFn: (body: { name: string; slug?: string }) =>
+      unwrap(client.POST('/api/organizations', { body })),
     onSuccess: async (organization) => {
       announce(t('orgs.created', { name: organization.name }))
       await queryClient.invalidateQueries({ queryKey: ['organizations'] })
@@ -89,8 +92,20 @@ function CreateOrganization() {
         }}
       >
         <FormError>{formError.general}</FormError>
-        <TextField name="name" label={t('orgs.name')} maxLength={100} autoComplete="organization" error={formError.at('name')} />
-        <TextField name="slug" label={t('orgs.slugOptional')} help={t('orgs.slugHelp')} maxLength={63} error={formError.at('slug')} />
+        <TextField
+          name="name"
+          label={t('orgs.name')}
+          maxLength={100}
+          autoComplete="organization"
+          error={formError.at('name')}
+        />
+        <TextField
+          name="slug"
+          label={t('orgs.slugOptional')}
+          help={t('orgs.slugHelp')}
+          maxLength={63}
+          error={formError.at('slug')}
+        />
         <div>
           <SubmitButton pending={create.isPending}>{t('orgs.create')}</SubmitButton>
         </div>
@@ -114,11 +129,19 @@ function MyInvitations() {
     setFailure(null)
     try {
       if (how === 'accept') {
-        await unwrap(client.POST('/api/invitations/{invitation_id}/accept', { params: { path: { invitation_id: id } } }))
+        await unwrap(
+          client.POST('/api/invitations/{invitation_id}/accept', {
+            params: { path: { invitation_id: id } },
+          }),
+        )
         announce(t('orgs.invitation.joined', { name: organization }))
         await queryClient.invalidateQueries({ queryKey: ['organizations'] })
       } else {
-        await unwrap(client.POST('/api/invitations/{invitation_id}/decline', { params: { path: { invitation_id: id } } }))
+        await unwrap(
+          client.POST('/api/invitations/{invitation_id}/decline', {
+            params: { path: { invitation_id: id } },
+          }),
+        )
         announce(t('orgs.invitation.declined', { name: organization }))
       }
     } catch (error) {
@@ -132,7 +155,15 @@ function MyInvitations() {
       <h2 id="orgs-invited-heading">{t('orgs.invitation.title')}</h2>
       <FormError>{failure}</FormError>
       <table className="table" data-testid="my-invitations">
-        <TableHead columns={[t('orgs.name'), t('orgs.role'), t('orgs.invitation.by'), t('orgs.invitation.expires')]} actions />
+        <TableHead
+          columns={[
+            t('orgs.name'),
+            t('orgs.role'),
+            t('orgs.invitation.by'),
+            t('orgs.invitation.expires'),
+          ]}
+          actions
+        />
         <tbody>
           {items.map((invitation) => (
             <tr key={invitation.id}>
@@ -149,15 +180,23 @@ function MyInvitations() {
                   <button
                     type="button"
                     className="button button-primary"
-                    aria-label={t('orgs.invitation.acceptNamed', { name: invitation.organization_name })}
-                    onClick={() => void answer(invitation.id, 'accept', invitation.organization_name)}
+                    aria-label={t('orgs.invitation.acceptNamed', {
+                      name: invitation.organization_name,
+                    })}
+                    onClick={() =>
+                      void answer(invitation.id, 'accept', invitation.organization_name)
+                    }
                   >
                     {t('orgs.invitation.accept')}
                   </button>
                   <ConfirmDialog
                     trigger={t('orgs.invitation.decline')}
-                    triggerLabel={t('orgs.invitation.declineNamed', { name: invitation.organization_name })}
-                    title={t('orgs.invitation.declineTitle', { name: invitation.organization_name })}
+                    triggerLabel={t('orgs.invitation.declineNamed', {
+                      name: invitation.organization_name,
+                    })}
+                    title={t('orgs.invitation.declineTitle', {
+                      name: invitation.organization_name,
+                    })}
                     confirmLabel={t('orgs.invitation.declineConfirm')}
                     danger
                     onConfirm={() => answer(invitation.id, 'decline', invitation.organization_name)}

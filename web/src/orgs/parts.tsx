@@ -12,7 +12,10 @@ export function RoleName({ role }: { role: Role }) {
 export function usePlanName(): (id: string) => string {
   const { t } = useI18n()
   const plans = useQuery(plansQuery)
-  return (id) => (id === 'free' ? t('orgs.billing.free') : (plans.data?.items.find((plan) => plan.id === id)?.name ?? id))
+  return (id) =>
+    id === 'free'
+      ? t('orgs.billing.free')
+      : (plans.data?.items.find((plan) => plan.id === id)?.name ?? id)
 }
 
 /** "Show more" under a paged list; absent when the last page is loaded. */
@@ -20,7 +23,11 @@ export function MoreButton({
   query,
   label,
 }: {
-  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => Promise<unknown> }
+  query: {
+    hasNextPage: boolean
+    isFetchingNextPage: boolean
+    fetchNextPage: () => Promise<unknown>
+  }
   label: string
 }) {
   const { t } = useI18n()

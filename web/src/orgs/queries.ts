@@ -9,10 +9,18 @@ import { client, unwrap } from '../api/client'
 export type Role = 'owner' | 'admin' | 'member'
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member']
 
-type Permission = 'update' | 'delete' | 'billing' | 'manage_members' | 'manage_invitations' | 'manage_owners'
+type Permission =
+  'update' | 'delete' | 'billing' | 'manage_members' | 'manage_invitations' | 'manage_owners'
 
 const PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set<Permission>(['update', 'delete', 'billing', 'manage_members', 'manage_invitations', 'manage_owners']),
+  owner: new Set<Permission>([
+    'update',
+    'delete',
+    'billing',
+    'manage_members',
+    'manage_invitations',
+    'manage_owners',
+  ]),
   admin: new Set<Permission>(['update', 'manage_members', 'manage_invitations']),
   member: new Set<Permission>(),
 }
@@ -22,7 +30,11 @@ export function can(role: Role, permission: Permission): boolean {
 }
 
 /** Whether `actor` may change or remove someone whose role is `target` (an owner needs an owner). */
-export function mayManage(actor: Role, target: Role, permission: 'manage_members' | 'manage_invitations' = 'manage_members'): boolean {
+export function mayManage(
+  actor: Role,
+  target: Role,
+  permission: 'manage_members' | 'manage_invitations' = 'manage_members',
+): boolean {
   return can(actor, permission) && (target !== 'owner' || can(actor, 'manage_owners'))
 }
 
@@ -42,13 +54,16 @@ function paged<Page extends { next_cursor: string | null }>(
 ) {
   return infiniteQueryOptions({
     queryKey,
-    queryFn: ({ pageParam }) => fetchPage({ limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) }),
+    queryFn: ({ pageParam }) =>
+      fetchPage({ limit: PAGE_SIZE, ...(pageParam !== '' && { cursor: pageParam }) }),
     initialPageParam: '',
     getNextPageParam: nextCursor,
   })
 }
 
-export const organizationsQuery = paged(['organizations'], (query) => unwrap(client.GET('/api/organizations', { params: { query } })))
+export const organizationsQuery = paged(['organizations'], (query) =>
+  unwrap(client.GET('/api/organizations', { params: { query } })),
+)
 
 export const organizationQuery = (id: string) =>
   queryOptions({
@@ -57,18 +72,24 @@ export const organizationQuery = (id: string) =>
   })
 
 export const membersQuery = (id: string) =>
-  paged(['organizations', id, 'members'], (query) => unwrap(client.GET('/api/organizations/{id}/members', { params: { path: { id }, query } })))
+  paged(['organizations', id, 'members'], (query) =>
+    unwrap(client.GET('/api/organizations/{id}/members', { params: { path: { id }, query } })),
+  )
 
 export const invitationsQuery = (id: string) =>
   paged(['organizations', id, 'invitations'], (query) =>
     unwrap(client.GET('/api/organizations/{id}/invitations', { params: { path: { id }, query } })),
   )
 
-export const myInvitationsQuery = paged(['my-invitations'], (query) => unwrap(client.GET('/api/invitations', { params: { query } })))
+export const myInvitationsQuery = paged(['my-invitations'], (query) =>
+  unwrap(client.GET('/api/invitations', { params: { query } })),
+)
 
 export const plansQuery = queryOptions({
   queryKey: ['billing-plans'],
   queryFn: () => unwrap(client.GET('/api/billing/plans', { params: { query: { limit: 200 } } })),
 })
 
-export type Organization = Awaited<ReturnType<NonNullable<ReturnType<typeof organizationQuery>['queryFn']>>>
+export type Organization = Awaited<
+  ReturnType<NonNullable<ReturnType<typeof organizationQuery>['queryFn']>>
+>

@@ -11,7 +11,19 @@
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useEffect, useRef, useState } from 'react'
-import { Autocomplete, Dialog, Header, Input, Menu, MenuItem, MenuSection, Modal, ModalOverlay, TextField, Text } from 'react-aria-components'
+import {
+  Autocomplete,
+  Dialog,
+  Header,
+  Input,
+  Menu,
+  MenuItem,
+  MenuSection,
+  Modal,
+  ModalOverlay,
+  TextField,
+  Text,
+} from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
@@ -60,7 +72,8 @@ export function CommandPalette({
   const organizations = useQuery({ ...organizationsQuery, enabled: isOpen })
   const links = useQuery({
     queryKey: ['palette-links', query],
-    queryFn: () => unwrap(client.GET('/api/links', { params: { query: { q: query, limit: MAX_PER_SECTION } } })),
+    queryFn: () =>
+      unwrap(client.GET('/api/links', { params: { query: { q: query, limit: MAX_PER_SECTION } } })),
     enabled: isOpen && query !== '',
     placeholderData: (previous) => previous,
   })
@@ -103,7 +116,11 @@ export function CommandPalette({
           : (tags.data?.items ?? [])
               .filter((tag) => contains(tag.name, query))
               .slice(0, MAX_PER_SECTION)
-              .map((tag) => ({ id: `tag:${tag.id}`, label: tag.name, href: `/links?tag=${encodeURIComponent(tag.name)}` })),
+              .map((tag) => ({
+                id: `tag:${tag.id}`,
+                label: tag.name,
+                href: `/links?tag=${encodeURIComponent(tag.name)}`,
+              })),
     },
     {
       id: 'organizations',
@@ -112,15 +129,26 @@ export function CommandPalette({
         query === ''
           ? []
           : (organizations.data?.items ?? [])
-              .filter((organization) => contains(organization.name, query) || contains(organization.slug, query))
+              .filter(
+                (organization) =>
+                  contains(organization.name, query) || contains(organization.slug, query),
+              )
               .slice(0, MAX_PER_SECTION)
               // The organization pages come from another area: a plain path (see entries.ts).
-              .map((organization) => ({ id: `org:${organization.id}`, label: organization.name, href: `/orgs/${organization.id}` })),
+              .map((organization) => ({
+                id: `org:${organization.id}`,
+                label: organization.name,
+                href: `/orgs/${organization.id}`,
+              })),
     },
     ...(['action', 'page'] as const).map((kind) => ({
       id: kind,
       title: t(kind === 'action' ? 'palette.actions' : 'palette.pages'),
-      items: matchEntries(query, { isAdmin: me.data?.is_admin ?? false, twoFactorEnabled: mfa.data?.enabled }, (entry) => t(entry.label))
+      items: matchEntries(
+        query,
+        { isAdmin: me.data?.is_admin ?? false, twoFactorEnabled: mfa.data?.enabled },
+        (entry) => t(entry.label),
+      )
         .filter((entry) => entry.kind === kind)
         .map((entry) => ({ id: `entry:${entry.id}`, label: t(entry.label), href: entry.href })),
     })),
@@ -129,10 +157,13 @@ export function CommandPalette({
   const count = sections.reduce((sum, section) => sum + section.items.length, 0)
   const settled = query === text.trim() && !(query !== '' && links.isFetching)
   useEffect(() => {
-    if (isOpen && settled) announce(count === 0 ? t('palette.noResults') : t('palette.results', { count }))
+    if (isOpen && settled)
+      announce(count === 0 ? t('palette.noResults') : t('palette.results', { count }))
   }, [isOpen, settled, count, t])
 
-  const results = new Map(sections.flatMap((section) => section.items.map((item) => [item.id, item] as const)))
+  const results = new Map(
+    sections.flatMap((section) => section.items.map((item) => [item.id, item] as const)),
+  )
   const go = (item: Result | undefined) => {
     const modifier = withModifier.current
     withModifier.current = false
@@ -143,7 +174,12 @@ export function CommandPalette({
     else void navigate({ href: item.href })
   }
   return (
-    <ModalOverlay className="modal-overlay palette-overlay" isDismissable isOpen={isOpen} onOpenChange={onOpenChange}>
+    <ModalOverlay
+      className="modal-overlay palette-overlay"
+      isDismissable
+      isOpen={isOpen}
+      onOpenChange={onOpenChange}
+    >
       <Modal className="modal palette">
         <Dialog className="palette-dialog" aria-label={t('palette.title')}>
           <Autocomplete inputValue={text} onInputChange={setText}>
@@ -157,14 +193,20 @@ export function CommandPalette({
                   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
                     event.preventDefault()
                     const active = event.currentTarget.getAttribute('aria-activedescendant')
-                    const key = active === null ? null : document.getElementById(active)?.getAttribute('data-key')
+                    const key =
+                      active === null
+                        ? null
+                        : document.getElementById(active)?.getAttribute('data-key')
                     withModifier.current = true
                     go((key != null ? results.get(key) : undefined) ?? sections[0]?.items[0])
                     return
                   }
                   // Results arrive while typing; when the highlighted one is gone (or none is), Enter takes the first.
                   const active = event.currentTarget.getAttribute('aria-activedescendant')
-                  if (event.key === 'Enter' && (active === null || document.getElementById(active) === null)) {
+                  if (
+                    event.key === 'Enter' &&
+                    (active === null || document.getElementById(active) === null)
+                  ) {
                     event.preventDefault()
                     go(sections[0]?.items[0])
                   }
@@ -181,7 +223,12 @@ export function CommandPalette({
                 <MenuSection key={section.id} id={section.id} className="palette-section">
                   <Header className="palette-header">{section.title}</Header>
                   {section.items.map((item) => (
-                    <MenuItem key={item.id} id={item.id} textValue={item.label} className="menu-item palette-item">
+                    <MenuItem
+                      key={item.id}
+                      id={item.id}
+                      textValue={item.label}
+                      className="menu-item palette-item"
+                    >
                       <Text slot="label">{item.label}</Text>
                       {item.detail !== undefined && (
                         <Text slot="description" className="palette-detail">

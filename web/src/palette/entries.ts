@@ -17,7 +17,13 @@ export interface PaletteEntry {
 }
 
 export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
-  { id: 'create-link', kind: 'action', label: 'palette.createLink', keywords: 'new add link go-link neu anlegen', href: '/links?new=true' },
+  {
+    id: 'create-link',
+    kind: 'action',
+    label: 'palette.createLink',
+    keywords: 'new add link go-link neu anlegen',
+    href: '/links?new=true',
+  },
   {
     id: 'enable-2fa',
     kind: 'action',
@@ -26,8 +32,20 @@ export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
     href: '/account/security',
     unlessTwoFactor: true,
   },
-  { id: 'import', kind: 'action', label: 'palette.importBookmarks', keywords: 'import export bookmarks lesezeichen', href: '/links/import-export' },
-  { id: 'links', kind: 'page', label: 'palette.pageLinks', keywords: 'links go home start', href: '/links' },
+  {
+    id: 'import',
+    kind: 'action',
+    label: 'palette.importBookmarks',
+    keywords: 'import export bookmarks lesezeichen',
+    href: '/links/import-export',
+  },
+  {
+    id: 'links',
+    kind: 'page',
+    label: 'palette.pageLinks',
+    keywords: 'links go home start',
+    href: '/links',
+  },
   {
     id: 'preferences',
     kind: 'page',
@@ -42,8 +60,20 @@ export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
     keywords: 'browser search keyword address bar suchmaschine',
     href: '/links/go-keyword',
   },
-  { id: 'organizations', kind: 'page', label: 'palette.pageOrganizations', keywords: 'organizations teams members organisationen', href: '/orgs' },
-  { id: 'profile', kind: 'page', label: 'palette.pageProfile', keywords: 'profile name language theme profil sprache', href: '/account' },
+  {
+    id: 'organizations',
+    kind: 'page',
+    label: 'palette.pageOrganizations',
+    keywords: 'organizations teams members organisationen',
+    href: '/orgs',
+  },
+  {
+    id: 'profile',
+    kind: 'page',
+    label: 'palette.pageProfile',
+    keywords: 'profile name language theme profil sprache',
+    href: '/account',
+  },
   {
     id: 'security',
     kind: 'page',
@@ -51,10 +81,36 @@ export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
     keywords: 'security password sessions sicherheit passwort',
     href: '/account/security',
   },
-  { id: 'tokens', kind: 'page', label: 'palette.pageTokens', keywords: 'api tokens keys schlüssel', href: '/account/tokens' },
-  { id: 'activity', kind: 'page', label: 'palette.pageActivity', keywords: 'activity history audit aktivität', href: '/account/activity' },
-  { id: 'admin-users', kind: 'page', label: 'palette.pageAdminUsers', keywords: 'admin users benutzer', href: '/admin/users', adminOnly: true },
-  { id: 'admin-teams', kind: 'page', label: 'palette.pageAdminTeams', keywords: 'admin teams', href: '/admin/teams', adminOnly: true },
+  {
+    id: 'tokens',
+    kind: 'page',
+    label: 'palette.pageTokens',
+    keywords: 'api tokens keys schlüssel',
+    href: '/account/tokens',
+  },
+  {
+    id: 'activity',
+    kind: 'page',
+    label: 'palette.pageActivity',
+    keywords: 'activity history audit aktivität',
+    href: '/account/activity',
+  },
+  {
+    id: 'admin-users',
+    kind: 'page',
+    label: 'palette.pageAdminUsers',
+    keywords: 'admin users benutzer',
+    href: '/admin/users',
+    adminOnly: true,
+  },
+  {
+    id: 'admin-teams',
+    kind: 'page',
+    label: 'palette.pageAdminTeams',
+    keywords: 'admin teams',
+    href: '/admin/teams',
+    adminOnly: true,
+  },
   {
     id: 'admin-settings',
     kind: 'page',
@@ -79,7 +135,14 @@ export const PALETTE_ENTRIES: readonly PaletteEntry[] = [
     href: '/admin/provisioning',
     adminOnly: true,
   },
-  { id: 'admin-audit', kind: 'page', label: 'palette.pageAdminAudit', keywords: 'admin audit log protokoll', href: '/admin/audit', adminOnly: true },
+  {
+    id: 'admin-audit',
+    kind: 'page',
+    label: 'palette.pageAdminAudit',
+    keywords: 'admin audit log protokoll',
+    href: '/admin/audit',
+    adminOnly: true,
+  },
 ]
 
 /** What decides whether an entry applies to this person. */
@@ -90,7 +153,11 @@ export interface PaletteContext {
 }
 
 /** The entries a person may use and that apply, matching every word of the text in the label or keywords. */
-export function matchEntries(text: string, context: PaletteContext, label: (entry: PaletteEntry) => string): PaletteEntry[] {
+export function matchEntries(
+  text: string,
+  context: PaletteContext,
+  label: (entry: PaletteEntry) => string,
+): PaletteEntry[] {
   const words = text.toLowerCase().split(/\s+/).filter(Boolean)
   return PALETTE_ENTRIES.filter((entry) => {
     if (entry.adminOnly && !context.isAdmin) return false

@@ -9,7 +9,14 @@ import { finishSignIn } from '../auth/sign-in'
 import { useI18n } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
 import { FormError } from '../ui/form'
-import { autofillSupported, cancelPasskeyRequest, isBrowserFailure, passkeysSupported, getPasskey, wasCancelled } from './webauthn'
+import {
+  autofillSupported,
+  cancelPasskeyRequest,
+  isBrowserFailure,
+  passkeysSupported,
+  getPasskey,
+  wasCancelled,
+} from './webauthn'
 
 let autofillInFlight = false
 
@@ -17,7 +24,11 @@ let autofillInFlight = false
 async function passwordlessSignIn(autofill: boolean) {
   const start = await unwrap(client.POST('/api/auth/passkeys/login/options'))
   const credential = await getPasskey(start.options, autofill)
-  return unwrap(client.POST('/api/auth/passkeys/login', { body: { attempt_token: start.attempt_token, credential } }))
+  return unwrap(
+    client.POST('/api/auth/passkeys/login', {
+      body: { attempt_token: start.attempt_token, credential },
+    }),
+  )
 }
 
 function useFailureText() {
@@ -107,7 +118,8 @@ export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
         if (active) finishSignIn(data.user, returnTo, (to) => void navigate({ to }))
       } catch (failure) {
         // A cancelled or replaced autofill request is normal; a refused passkey is worth saying.
-        if (active && !wasCancelled(failure) && !isBrowserFailure(failure)) setAutofillError(failureText(failure))
+        if (active && !wasCancelled(failure) && !isBrowserFailure(failure))
+          setAutofillError(failureText(failure))
       } finally {
         autofillInFlight = false
       }
@@ -133,7 +145,13 @@ export function PasskeySignIn({ returnTo }: { returnTo: string | undefined }) {
 }
 
 /** The second step's other way: the passkey instead of a code. */
-export function PasskeySecondFactor({ mfaToken, returnTo }: { mfaToken: string; returnTo: string | undefined }) {
+export function PasskeySecondFactor({
+  mfaToken,
+  returnTo,
+}: {
+  mfaToken: string
+  returnTo: string | undefined
+}) {
   const { t } = useI18n()
   const supported = useSupported()
   if (!supported) return null
@@ -143,9 +161,15 @@ export function PasskeySecondFactor({ mfaToken, returnTo }: { mfaToken: string; 
       heading={t('passkeys.orSecondFactor')}
       label={t('passkeys.useForSecondFactor')}
       run={async () => {
-        const start = await unwrap(client.POST('/api/auth/passkeys/mfa/options', { body: { mfa_token: mfaToken } }))
+        const start = await unwrap(
+          client.POST('/api/auth/passkeys/mfa/options', { body: { mfa_token: mfaToken } }),
+        )
         const credential = await getPasskey(start.options)
-        return unwrap(client.POST('/api/auth/passkeys/mfa/verify', { body: { mfa_token: mfaToken, credential } }))
+        return unwrap(
+          client.POST('/api/auth/passkeys/mfa/verify', {
+            body: { mfa_token: mfaToken, credential },
+          }),
+        )
       }}
       returnTo={returnTo}
     />

@@ -51,7 +51,15 @@ export function PasskeysSection() {
         </p>
       ) : (
         <table className="table" data-testid="passkeys">
-          <TableHead columns={[t('passkeys.name'), t('passkeys.added'), t('passkeys.lastUsed'), t('passkeys.sync')]} actions />
+          <TableHead
+            columns={[
+              t('passkeys.name'),
+              t('passkeys.added'),
+              t('passkeys.lastUsed'),
+              t('passkeys.sync'),
+            ]}
+            actions
+          />
           <tbody>
             {items.map((passkey) => (
               <tr key={passkey.id} data-passkey={passkey.id}>
@@ -59,20 +67,36 @@ export function PasskeysSection() {
                 <td>
                   <RelativeTime iso={passkey.created_at} />
                 </td>
-                <td>{passkey.last_used_at === null ? t('passkeys.never') : <RelativeTime iso={passkey.last_used_at} />}</td>
                 <td>
-                  <span className="badge">{passkey.backup_eligible ? t('passkeys.synced') : t('passkeys.deviceOnly')}</span>
+                  {passkey.last_used_at === null ? (
+                    t('passkeys.never')
+                  ) : (
+                    <RelativeTime iso={passkey.last_used_at} />
+                  )}
+                </td>
+                <td>
+                  <span className="badge">
+                    {passkey.backup_eligible ? t('passkeys.synced') : t('passkeys.deviceOnly')}
+                  </span>
                 </td>
                 <td className="actions passkey-actions">
                   <Rename passkey={passkey} />
-                  <Delete passkey={passkey} last={items.length === 1} lastFactor={items.length === 1 && !totpOn} />
+                  <Delete
+                    passkey={passkey}
+                    last={items.length === 1}
+                    lastFactor={items.length === 1 && !totpOn}
+                  />
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {supported === false ? <p className="muted">{t('passkeys.unsupported')}</p> : <Add hasPassword={hasPassword} />}
+      {supported === false ? (
+        <p className="muted">{t('passkeys.unsupported')}</p>
+      ) : (
+        <Add hasPassword={hasPassword} />
+      )}
     </section>
   )
 }
@@ -105,9 +129,15 @@ function Add({ hasPassword }: { hasPassword: boolean }) {
   const add = useMutation({
     mutationFn: (input: { name: string }) =>
       reauth.run(async () => {
-        const start = await unwrap(client.POST('/api/auth/passkeys/registration/options', { body: {} }))
+        const start = await unwrap(
+          client.POST('/api/auth/passkeys/registration/options', { body: {} }),
+        )
         const credential = await createPasskey(start.options)
-        return unwrap(client.POST('/api/auth/passkeys/registration', { body: { credential, ...(input.name !== '' && { name: input.name }) } }))
+        return unwrap(
+          client.POST('/api/auth/passkeys/registration', {
+            body: { credential, ...(input.name !== '' && { name: input.name }) },
+          }),
+        )
       }),
     onSuccess: async (passkey) => {
       announce(t('passkeys.addedAnnounce', { name: passkey.name }))
@@ -118,7 +148,9 @@ function Add({ hasPassword }: { hasPassword: boolean }) {
       await queryClient.invalidateQueries({ queryKey: mfaStatusQuery.queryKey })
     },
     onError: unlessCancelled((failure) => {
-      setSignInAgain(!hasPassword && failure instanceof ApiError && failure.reason === 'RECENT_SIGN_IN_REQUIRED')
+      setSignInAgain(
+        !hasPassword && failure instanceof ApiError && failure.reason === 'RECENT_SIGN_IN_REQUIRED',
+      )
       form.fail(failure)
     }),
   })
@@ -139,7 +171,14 @@ function Add({ hasPassword }: { hasPassword: boolean }) {
       <h3 id="passkey-add-heading">{t('passkeys.add')}</h3>
       <FormError>{form.general}</FormError>
       {signInAgain && <SignInAgain />}
-      <TextField name="name" label={t('passkeys.name')} help={t('passkeys.nameHelp')} maxLength={64} autoComplete="off" error={form.at('name')} />
+      <TextField
+        name="name"
+        label={t('passkeys.name')}
+        help={t('passkeys.nameHelp')}
+        maxLength={64}
+        autoComplete="off"
+        error={form.at('name')}
+      />
       <SubmitButton pending={add.isPending}>{t('passkeys.add')}</SubmitButton>
       {reauth.dialog}
     </form>
@@ -191,7 +230,9 @@ function FormDialog({
   return (
     <DialogTrigger>
       {/* The visible verb first, then the object's name for assistive technology (the name starts with the visible text). */}
-      <Button className={`button button-small ${danger ? 'button-danger-outline' : 'button-secondary'}`}>
+      <Button
+        className={`button button-small ${danger ? 'button-danger-outline' : 'button-secondary'}`}
+      >
         {trigger}
         <span className="visually-hidden"> {triggerName}</span>
       </Button>
@@ -251,7 +292,10 @@ function Rename({ passkey }: { passkey: Passkey }) {
       onSubmit={async (values) => {
         // A name changes nothing about who can sign in: no proof (issue 32).
         const renamed = await unwrap(
-          client.PATCH('/api/auth/passkeys/{id}', { params: { path: { id: passkey.id } }, body: { name: values.name ?? '' } }),
+          client.PATCH('/api/auth/passkeys/{id}', {
+            params: { path: { id: passkey.id } },
+            body: { name: values.name ?? '' },
+          }),
         )
         announce(t('passkeys.renamed', { name: renamed.name }))
         await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
@@ -274,7 +318,15 @@ function Rename({ passkey }: { passkey: Passkey }) {
   )
 }
 
-function Delete({ passkey, last, lastFactor }: { passkey: Passkey; last: boolean; lastFactor: boolean }) {
+function Delete({
+  passkey,
+  last,
+  lastFactor,
+}: {
+  passkey: Passkey
+  last: boolean
+  lastFactor: boolean
+}) {
   const i18n = useI18n()
   const { t } = i18n
   const queryClient = useQueryClient()
@@ -284,7 +336,14 @@ function Delete({ passkey, last, lastFactor }: { passkey: Passkey; last: boolean
   const remove = async () => {
     setFailure(null)
     try {
-      await reauth.run(() => unwrap(client.DELETE('/api/auth/passkeys/{id}', { params: { path: { id: passkey.id } }, body: {} })))
+      await reauth.run(() =>
+        unwrap(
+          client.DELETE('/api/auth/passkeys/{id}', {
+            params: { path: { id: passkey.id } },
+            body: {},
+          }),
+        ),
+      )
       announce(t('passkeys.deleted', { name: passkey.name }))
       await queryClient.invalidateQueries({ queryKey: ['passkeys'] })
       await queryClient.invalidateQueries({ queryKey: ['sessions'] })

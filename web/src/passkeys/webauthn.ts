@@ -3,7 +3,10 @@
  * page's first chunk stays small. The server's options go to the browser as they are.
  */
 import { ApiError, NetworkError } from '../api/errors'
-import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser'
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+} from '@simplewebauthn/browser'
 
 const library = () => import('@simplewebauthn/browser')
 
@@ -17,7 +20,9 @@ export async function autofillSupported(): Promise<boolean> {
 
 // The extension results are copied into a plain object: the API's schema takes any fields there.
 export async function createPasskey(options: object) {
-  const credential = await (await library()).startRegistration({ optionsJSON: options as PublicKeyCredentialCreationOptionsJSON })
+  const credential = await (
+    await library()
+  ).startRegistration({ optionsJSON: options as PublicKeyCredentialCreationOptionsJSON })
   return { ...credential, clientExtensionResults: { ...credential.clientExtensionResults } }
 }
 
@@ -25,7 +30,10 @@ export async function createPasskey(options: object) {
 export async function getPasskey(options: object, autofill = false) {
   const credential = await (
     await library()
-  ).startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON, useBrowserAutofill: autofill })
+  ).startAuthentication({
+    optionsJSON: options as PublicKeyCredentialRequestOptionsJSON,
+    useBrowserAutofill: autofill,
+  })
   return { ...credential, clientExtensionResults: { ...credential.clientExtensionResults } }
 }
 
@@ -38,7 +46,12 @@ export async function cancelPasskeyRequest(): Promise<void> {
 export function wasCancelled(failure: unknown): boolean {
   const name = failure instanceof Error ? failure.name : ''
   const cause = failure instanceof Error && failure.cause instanceof Error ? failure.cause.name : ''
-  return name === 'NotAllowedError' || name === 'AbortError' || cause === 'NotAllowedError' || cause === 'AbortError'
+  return (
+    name === 'NotAllowedError' ||
+    name === 'AbortError' ||
+    cause === 'NotAllowedError' ||
+    cause === 'AbortError'
+  )
 }
 
 /**

@@ -18,7 +18,10 @@ import { useFormError } from '../ui/use-form-error'
 type Requirement = 'off' | 'admins' | 'everyone'
 const REQUIREMENTS: Requirement[] = ['off', 'admins', 'everyone']
 
-const policyQuery = { queryKey: ['two-factor-policy'], queryFn: () => unwrap(client.GET('/api/admin/settings/two-factor-policy')) }
+const policyQuery = {
+  queryKey: ['two-factor-policy'],
+  queryFn: () => unwrap(client.GET('/api/admin/settings/two-factor-policy')),
+}
 
 export function TwoFactorPolicySection() {
   const { t } = useI18n()
@@ -47,7 +50,12 @@ export function TwoFactorPolicySection() {
   }
 
   return (
-    <SettingsSection id="two-factor-policy" title={t('policy.title')} description={t('policy.description')} loading={value === null}>
+    <SettingsSection
+      id="two-factor-policy"
+      title={t('policy.title')}
+      description={t('policy.description')}
+      loading={value === null}
+    >
       {value !== null && (
         <SettingsForm
           form={form}
@@ -61,11 +69,21 @@ export function TwoFactorPolicySection() {
             })
           }}
         >
-          <RadioGroup className="policy-options" value={value} onChange={(next) => setChosen(next as Requirement)} data-testid="two-factor-policy">
+          <RadioGroup
+            className="policy-options"
+            value={value}
+            onChange={(next) => setChosen(next as Requirement)}
+            data-testid="two-factor-policy"
+          >
             <Label className="policy-options-label">{t('policy.who')}</Label>
             {REQUIREMENTS.map((requirement) => (
               // The help is the radio's description, not part of its name.
-              <Radio key={requirement} value={requirement} className="policy-option" aria-describedby={`${helpId}-${requirement}`}>
+              <Radio
+                key={requirement}
+                value={requirement}
+                className="policy-option"
+                aria-describedby={`${helpId}-${requirement}`}
+              >
                 <span className="policy-option-title">{labels[requirement].title}</span>
                 <span id={`${helpId}-${requirement}`} className="field-help" aria-hidden="true">
                   {labels[requirement].help}
@@ -73,7 +91,9 @@ export function TwoFactorPolicySection() {
               </Radio>
             ))}
           </RadioGroup>
-          {ownMfa.data?.enabled === false && value !== 'off' && <p className="warning">{t('policy.ownFactorFirst')}</p>}
+          {ownMfa.data?.enabled === false && value !== 'off' && (
+            <p className="warning">{t('policy.ownFactorFirst')}</p>
+          )}
           <TextField
             name="current_password"
             type="password"
@@ -83,7 +103,13 @@ export function TwoFactorPolicySection() {
             error={form.at('current_password')}
           />
           {ownMfa.data?.enabled === true && (
-            <TextField name="code" label={t('security.codeOrBackup')} autoComplete="one-time-code" className="field-code" error={form.at('code')} />
+            <TextField
+              name="code"
+              label={t('security.codeOrBackup')}
+              autoComplete="one-time-code"
+              className="field-code"
+              error={form.at('code')}
+            />
           )}
         </SettingsForm>
       )}

@@ -23,7 +23,8 @@ export function ForgotPasswordPage() {
   const state = useFormError(['email'])
   const [sent, setSent] = useState<{ email: string; minutes: number } | null>(null)
   const request = useMutation({
-    mutationFn: (email: string) => unwrap(client.POST('/api/auth/password-reset', { body: { email } })),
+    mutationFn: (email: string) =>
+      unwrap(client.POST('/api/auth/password-reset', { body: { email } })),
     onSuccess: (data, email) => setSent({ email: email.trim(), minutes: data.link_valid_minutes }),
     onError: (error) => {
       // Mail was switched off since the page loaded: show the page for an instance without mail.
@@ -69,7 +70,14 @@ export function ForgotPasswordPage() {
             }}
           >
             <FormError>{state.general}</FormError>
-            <TextField name="email" type="email" label={t('field.email')} autoComplete="username" required error={state.at('email')} />
+            <TextField
+              name="email"
+              type="email"
+              label={t('field.email')}
+              autoComplete="username"
+              required
+              error={state.at('email')}
+            />
             <SubmitButton pending={request.isPending}>{t('forgot.submit')}</SubmitButton>
           </form>
         )}

@@ -18,13 +18,19 @@ import { FormError, SubmitButton, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 
-type Outcome = { sessions_revoked: number; api_tokens_revoked: number; api_tokens_kept: number; second_factor: boolean }
+type Outcome = {
+  sessions_revoked: number
+  api_tokens_revoked: number
+  api_tokens_kept: number
+  second_factor: boolean
+}
 
 /** The token from the query string, read once: the address bar (and history) lose it at once. */
 function useLinkToken(): string | null {
   const { token } = useSearch({ from: '/reset-password' })
   const [kept] = useState<string | null>(() => {
-    if (token !== undefined) window.history.replaceState(window.history.state, '', window.location.pathname)
+    if (token !== undefined)
+      window.history.replaceState(window.history.state, '', window.location.pathname)
     return token ?? null
   })
   return kept
@@ -36,7 +42,8 @@ export function ResetPasswordPage() {
   const token = useLinkToken()
   const link = useQuery({
     queryKey: ['password-reset', 'link'],
-    queryFn: () => unwrap(client.POST('/api/auth/password-reset/inspect', { body: { token: token ?? '' } })),
+    queryFn: () =>
+      unwrap(client.POST('/api/auth/password-reset/inspect', { body: { token: token ?? '' } })),
     enabled: token !== null,
     retry: false,
     staleTime: Infinity,
@@ -45,10 +52,21 @@ export function ResetPasswordPage() {
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const [spent, setSpent] = useState(false)
 
-  const invalid = token === null || spent || (link.error instanceof ApiError && link.error.reason === 'RESET_LINK_INVALID')
+  const invalid =
+    token === null ||
+    spent ||
+    (link.error instanceof ApiError && link.error.reason === 'RESET_LINK_INVALID')
   return (
     <AuthFrame>
-      <Page title={outcome !== null ? t('reset.doneTitle') : invalid ? t('reset.invalidTitle') : t('reset.title')}>
+      <Page
+        title={
+          outcome !== null
+            ? t('reset.doneTitle')
+            : invalid
+              ? t('reset.invalidTitle')
+              : t('reset.title')
+        }
+      >
         {outcome !== null ? (
           <ResetDone outcome={outcome} />
         ) : invalid ? (
@@ -71,11 +89,18 @@ export function ResetPasswordPage() {
               <strong>{t('reset.provider', { provider: link.data.provider_name ?? '' })}</strong>
             </p>
             <p>
-              <Link to="/login">{t('login.withProvider', { name: link.data.provider_name ?? '' })}</Link>
+              <Link to="/login">
+                {t('login.withProvider', { name: link.data.provider_name ?? '' })}
+              </Link>
             </p>
           </div>
         ) : (
-          <ResetForm token={token} view={link.data} onDone={setOutcome} onSpent={() => setSpent(true)} />
+          <ResetForm
+            token={token}
+            view={link.data}
+            onDone={setOutcome}
+            onSpent={() => setSpent(true)}
+          />
         )}
         {outcome === null && (
           <p className="auth-footer">
@@ -105,7 +130,10 @@ function ResetForm({
     mutationFn: (body: { new_password: string; revoke_api_tokens: boolean }) =>
       unwrap(client.POST('/api/auth/password-reset/complete', { body: { token, ...body } })),
     onSuccess: onDone,
-    onError: (error) => (error instanceof ApiError && error.reason === 'RESET_LINK_INVALID' ? onSpent() : state.fail(error)),
+    onError: (error) =>
+      error instanceof ApiError && error.reason === 'RESET_LINK_INVALID'
+        ? onSpent()
+        : state.fail(error),
   })
   return (
     <form
@@ -115,19 +143,41 @@ function ResetForm({
         event.preventDefault()
         state.clear()
         const values = formValues(event.currentTarget)
-        reset.mutate({ new_password: values.new_password ?? '', revoke_api_tokens: values.revoke_api_tokens === 'on' })
+        reset.mutate({
+          new_password: values.new_password ?? '',
+          revoke_api_tokens: values.revoke_api_tokens === 'on',
+        })
       }}
     >
       <p>{t('reset.for', { email: view.email })}</p>
       {/* For password managers: the account the new password belongs to. */}
-      <input type="email" name="username" autoComplete="username" value={view.email} readOnly hidden />
+      <input
+        type="email"
+        name="username"
+        autoComplete="username"
+        value={view.email}
+        readOnly
+        hidden
+      />
       <FormError>{state.general}</FormError>
-      <NewPasswordField name="new_password" label={t('field.newPassword')} email={view.email} error={state.at('new_password')} />
-      <p className="field-help">{view.second_factor ? t('reset.signOutMfa') : t('reset.signOut')}</p>
+      <NewPasswordField
+        name="new_password"
+        label={t('field.newPassword')}
+        email={view.email}
+        error={state.at('new_password')}
+      />
+      <p className="field-help">
+        {view.second_factor ? t('reset.signOutMfa') : t('reset.signOut')}
+      </p>
       {view.api_tokens > 0 && (
         <div className="field">
           <div className="checkbox">
-            <input type="checkbox" id={revokeId} name="revoke_api_tokens" aria-describedby={`${revokeId}-help`} />
+            <input
+              type="checkbox"
+              id={revokeId}
+              name="revoke_api_tokens"
+              aria-describedby={`${revokeId}-help`}
+            />
             <label htmlFor={revokeId}>{t('reset.revokeTokens', { count: view.api_tokens })}</label>
           </div>
           <p id={`${revokeId}-help`} className="field-help">
@@ -148,8 +198,12 @@ function ResetDone({ outcome }: { outcome: Outcome }) {
         <strong>{t('reset.done')}</strong>
       </p>
       <p>{t('reset.sessionsEnded', { count: outcome.sessions_revoked })}</p>
-      {outcome.api_tokens_revoked > 0 && <p>{t('reset.tokensRevoked', { count: outcome.api_tokens_revoked })}</p>}
-      {outcome.api_tokens_kept > 0 && <p>{t('reset.tokensKept', { count: outcome.api_tokens_kept })}</p>}
+      {outcome.api_tokens_revoked > 0 && (
+        <p>{t('reset.tokensRevoked', { count: outcome.api_tokens_revoked })}</p>
+      )}
+      {outcome.api_tokens_kept > 0 && (
+        <p>{t('reset.tokensKept', { count: outcome.api_tokens_kept })}</p>
+      )}
       {outcome.second_factor && <p>{t('reset.mfaKept')}</p>}
       <p>
         <Link to="/login" className="button button-primary">

@@ -44,7 +44,12 @@ const ACTION_LABELS: Record<string, MessageKey> = {
   'admin.user_update': 'securityLog.action.adminUpdate',
 }
 
-const FAILURES = new Set(['auth.login_failed', 'auth.mfa_verify_failed', 'auth.oidc_failed', 'auth.passkey_failed'])
+const FAILURES = new Set([
+  'auth.login_failed',
+  'auth.mfa_verify_failed',
+  'auth.oidc_failed',
+  'auth.passkey_failed',
+])
 
 export function ActivityPage() {
   const { t } = useI18n()
@@ -52,7 +57,11 @@ export function ActivityPage() {
   const events = useQuery({
     queryKey: ['security-events', cursor ?? null],
     queryFn: () =>
-      unwrap(client.GET('/api/users/me/security-events', { params: { query: { limit: PAGE_SIZE, ...(cursor !== undefined && { cursor }) } } })),
+      unwrap(
+        client.GET('/api/users/me/security-events', {
+          params: { query: { limit: PAGE_SIZE, ...(cursor !== undefined && { cursor }) } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   })
   const items = events.data?.items ?? []
@@ -76,13 +85,24 @@ export function ActivityPage() {
           <p className="empty">{t('securityLog.empty')}</p>
         ) : (
           <table className="table" data-testid="security-events">
-            <TableHead columns={[t('securityLog.event'), t('sessions.device'), t('sessions.ip'), t('securityLog.time')]} />
+            <TableHead
+              columns={[
+                t('securityLog.event'),
+                t('sessions.device'),
+                t('sessions.ip'),
+                t('securityLog.time'),
+              ]}
+            />
             <tbody>
               {items.map((event) => (
                 <tr key={event.id} data-action={event.action}>
                   <td>
-                    <span className={FAILURES.has(event.action) ? 'activity-failed' : undefined}>{label(event)}</span>
-                    {event.by_administrator && <span className="badge">{t('securityLog.byAdministrator')}</span>}
+                    <span className={FAILURES.has(event.action) ? 'activity-failed' : undefined}>
+                      {label(event)}
+                    </span>
+                    {event.by_administrator && (
+                      <span className="badge">{t('securityLog.byAdministrator')}</span>
+                    )}
                   </td>
                   <td>{deviceName(event.user_agent)}</td>
                   <td className="mono">{event.ip ?? '—'}</td>
@@ -102,7 +122,11 @@ export function ActivityPage() {
               </Link>
             )}
             {events.data?.next_cursor && (
-              <Link to="/account/activity" search={{ cursor: events.data.next_cursor }} className="button button-secondary">
+              <Link
+                to="/account/activity"
+                search={{ cursor: events.data.next_cursor }}
+                className="button button-secondary"
+              >
                 {t('securityLog.older')}
               </Link>
             )}

@@ -9,14 +9,18 @@ import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 
-const preferencesQuery = { queryKey: ['notification-preferences'], queryFn: () => unwrap(client.GET('/api/users/me/notifications')) }
+const preferencesQuery = {
+  queryKey: ['notification-preferences'],
+  queryFn: () => unwrap(client.GET('/api/users/me/notifications')),
+}
 
 export function NewSignInMailSetting() {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const preferences = useQuery(preferencesQuery)
   const change = useMutation({
-    mutationFn: (newSignIn: boolean) => unwrap(client.PUT('/api/users/me/notifications', { body: { new_sign_in: newSignIn } })),
+    mutationFn: (newSignIn: boolean) =>
+      unwrap(client.PUT('/api/users/me/notifications', { body: { new_sign_in: newSignIn } })),
     onSuccess: (data) => {
       queryClient.setQueryData(preferencesQuery.queryKey, data)
       announce(data.new_sign_in ? t('securityLog.mailOn') : t('securityLog.mailOff'))
@@ -30,7 +34,12 @@ export function NewSignInMailSetting() {
       {enabled === undefined ? (
         <p className="skeleton" aria-hidden="true" />
       ) : (
-        <Switch className="switch" isSelected={enabled} onChange={(value) => change.mutate(value)} data-testid="new-sign-in-mail">
+        <Switch
+          className="switch"
+          isSelected={enabled}
+          onChange={(value) => change.mutate(value)}
+          data-testid="new-sign-in-mail"
+        >
           <span className="switch-track" aria-hidden="true">
             <span className="switch-thumb" />
           </span>

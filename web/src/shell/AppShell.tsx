@@ -16,10 +16,13 @@ import './areas.css'
 
 // The command palette's code loads soon after the shell (or the first time it opens, if sooner).
 const loadPalette = () => import('../palette/CommandPalette')
-const CommandPalette = lazy(() => loadPalette().then((module) => ({ default: module.CommandPalette })))
+const CommandPalette = lazy(() =>
+  loadPalette().then((module) => ({ default: module.CommandPalette })),
+)
 
 /** A key that types a character (not a shortcut). */
-const isTyping = (event: KeyboardEvent) => event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey
+const isTyping = (event: KeyboardEvent) =>
+  event.key.length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey
 
 type NavTarget =
   | '/links'
@@ -66,13 +69,22 @@ export function AppShell() {
   // Ctrl+K (⌘K on a Mac) opens the command palette from anywhere in the shell.
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 'k') {
+      if (
+        (event.ctrlKey || event.metaKey) &&
+        !event.altKey &&
+        !event.shiftKey &&
+        event.key.toLowerCase() === 'k'
+      ) {
         event.preventDefault()
         paletteOpenRef.current = true
         setTypedEarly('')
         setPaletteUsed(true)
         setPaletteOpen(true)
-      } else if (paletteOpenRef.current && isTyping(event) && !document.activeElement?.closest('.palette')) {
+      } else if (
+        paletteOpenRef.current &&
+        isTyping(event) &&
+        !document.activeElement?.closest('.palette')
+      ) {
         event.preventDefault()
         setTypedEarly((text) => text + event.key)
       }
@@ -83,7 +95,8 @@ export function AppShell() {
 
   // Signed out elsewhere (another tab, a revoked session): back to sign-in.
   useEffect(() => {
-    if (me.error && 'status' in me.error && me.error.status === 401) void navigate({ to: '/login', search: { return_to: pathname } })
+    if (me.error && 'status' in me.error && me.error.status === 401)
+      void navigate({ to: '/login', search: { return_to: pathname } })
   }, [me.error, navigate, pathname])
 
   useEffect(() => setNavOpen(false), [pathname])
@@ -96,7 +109,11 @@ export function AppShell() {
 
   const navLink = (to: NavTarget, label: string, exact = to !== '/links' && to !== '/orgs') => (
     <li>
-      <Link to={to} activeOptions={{ exact }} activeProps={{ 'aria-current': 'page', className: 'active' }}>
+      <Link
+        to={to}
+        activeOptions={{ exact }}
+        activeProps={{ 'aria-current': 'page', className: 'active' }}
+      >
         {label}
       </Link>
     </li>
@@ -122,11 +139,28 @@ export function AppShell() {
           {t('app.name')}
         </Link>
         {!restricted && (
-          <button type="button" className="button button-secondary palette-button" aria-keyshortcuts="Control+K Meta+K" onClick={openPalette}>
+          <button
+            type="button"
+            className="button button-secondary palette-button"
+            aria-keyshortcuts="Control+K Meta+K"
+            onClick={openPalette}
+          >
             {/* Below 720 px only the icon shows; the words stay the button's accessible name. */}
-            <svg className="palette-icon" aria-hidden="true" viewBox="0 0 16 16" width="16" height="16" focusable="false">
+            <svg
+              className="palette-icon"
+              aria-hidden="true"
+              viewBox="0 0 16 16"
+              width="16"
+              height="16"
+              focusable="false"
+            >
               <circle cx="7" cy="7" r="4.5" fill="none" stroke="currentColor" strokeWidth="1.6" />
-              <path d="M10.5 10.5 14 14" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" />
+              <path
+                d="M10.5 10.5 14 14"
+                stroke="currentColor"
+                strokeWidth="1.6"
+                strokeLinecap="round"
+              />
             </svg>
             <span className="palette-label">{t('palette.open')}</span>
             <kbd className="palette-kbd" aria-hidden="true">
@@ -173,7 +207,11 @@ export function AppShell() {
         </div>
       </header>
       <div className="shell-body">
-        <nav id="side-nav" className={navOpen ? 'sidenav open' : 'sidenav'} aria-label={t('shell.navigation')}>
+        <nav
+          id="side-nav"
+          className={navOpen ? 'sidenav open' : 'sidenav'}
+          aria-label={t('shell.navigation')}
+        >
           {restricted ? (
             <>
               <h2 className="nav-group">{t('nav.account')}</h2>
@@ -215,7 +253,11 @@ export function AppShell() {
       </div>
       {paletteUsed && !restricted && (
         <Suspense fallback={null}>
-          <CommandPalette isOpen={paletteOpen} onOpenChange={setPaletteOpen} initialText={typedEarly} />
+          <CommandPalette
+            isOpen={paletteOpen}
+            onOpenChange={setPaletteOpen}
+            initialText={typedEarly}
+          />
         </Suspense>
       )}
     </div>

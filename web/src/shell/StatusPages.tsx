@@ -59,6 +59,7 @@ export function ErrorPage({ error, reset }: ErrorComponentProps) {
   }
   if (error instanceof ApiError && error.status === 403) return <ForbiddenPage />
   if (error instanceof ApiError && error.status === 404) return <NotFoundPage />
-  if (error instanceof NetworkError || (error instanceof ApiError && error.status >= 500)) return <OfflinePage onRetry={retry} />
+  if (error instanceof NetworkError || (error instanceof ApiError && error.status >= 500))
+    return <OfflinePage onRetry={retry} />
   return <OfflinePage onRetry={retry} />
 }

@@ -9,14 +9,35 @@ import { estimateStrength } from './password-strength'
 
 const LEVELS = ['tooShort', 'weak', 'fair', 'strong', 'veryStrong'] as const
 
-export function PasswordStrength({ id, password, email }: { id: string; password: string; email?: string | null }) {
+export function PasswordStrength({
+  id,
+  password,
+  email,
+}: {
+  id: string
+  password: string
+  email?: string | null
+}) {
   const { t } = useI18n()
   const score = estimateStrength(password, email)
   return (
-    <div id={id} className="strength" data-testid="password-strength" data-score={password === '' ? '' : score}>
+    <div
+      id={id}
+      className="strength"
+      data-testid="password-strength"
+      data-score={password === '' ? '' : score}
+    >
       {password !== '' && (
         <>
-          <meter min={0} max={4} low={2} high={3} optimum={4} value={score} aria-label={t('strength.label')} />
+          <meter
+            min={0}
+            max={4}
+            low={2}
+            high={3}
+            optimum={4}
+            value={score}
+            aria-label={t('strength.label')}
+          />
           <span>
             {t('strength.label')}: <strong>{t(`strength.${LEVELS[score]}`)}</strong>
           </span>
@@ -34,11 +55,19 @@ interface NewPasswordFieldProps extends Omit<InputHTMLAttributes<HTMLInputElemen
   email?: string | null
 }
 
-export function NewPasswordField({ label, error, email, onChange, ...input }: NewPasswordFieldProps) {
+export function NewPasswordField({
+  label,
+  error,
+  email,
+  onChange,
+  ...input
+}: NewPasswordFieldProps) {
   const { t } = useI18n()
   const id = useId()
   const [value, setValue] = useState('')
-  const describedBy = [`${id}-help`, `${id}-strength`, error ? `${id}-error` : null].filter(Boolean).join(' ')
+  const describedBy = [`${id}-help`, `${id}-strength`, error ? `${id}-error` : null]
+    .filter(Boolean)
+    .join(' ')
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>

@@ -25,7 +25,10 @@ export function ActionDialog({
 }) {
   return (
     <DialogTrigger>
-      <Button className={triggerClassName ?? 'button button-secondary button-small'} aria-label={triggerLabel}>
+      <Button
+        className={triggerClassName ?? 'button button-secondary button-small'}
+        aria-label={triggerLabel}
+      >
         {trigger}
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable>

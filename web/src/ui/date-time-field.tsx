@@ -7,7 +7,14 @@
  * time zone through a hidden input of that name, as the native input did.
  */
 import { parseDateTime } from '@internationalized/date'
-import { DateField, DateInput, DateSegment, FieldError, I18nProvider, Label } from 'react-aria-components'
+import {
+  DateField,
+  DateInput,
+  DateSegment,
+  FieldError,
+  I18nProvider,
+  Label,
+} from 'react-aria-components'
 import { useI18n } from '../i18n/i18n'
 
 /** An ISO instant as a local date and time ("2026-05-02T10:00"), in the browser's time zone; '' when absent or invalid. */
@@ -31,7 +38,9 @@ export function fromLocalDateTime(value: string | undefined): string | undefined
  * loads form.tsx and has a size budget.
  */
 export function focusDateTimeField(form: HTMLFormElement | null, name: string): void {
-  form?.querySelector<HTMLElement>(`[data-field="${CSS.escape(name)}"] [role="spinbutton"]`)?.focus()
+  form
+    ?.querySelector<HTMLElement>(`[data-field="${CSS.escape(name)}"] [role="spinbutton"]`)
+    ?.focus()
 }
 
 export function DateTimeField({
@@ -60,7 +69,9 @@ export function DateTimeField({
         data-field={name}
       >
         <Label className="date-time-label">{label}</Label>
-        <DateInput className="date-time-input">{(segment) => <DateSegment segment={segment} className="date-time-segment" />}</DateInput>
+        <DateInput className="date-time-input">
+          {(segment) => <DateSegment segment={segment} className="date-time-segment" />}
+        </DateInput>
         <FieldError className="field-error">{error}</FieldError>
       </DateField>
     </I18nProvider>

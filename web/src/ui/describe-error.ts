@@ -52,7 +52,9 @@ export function describeProblem(problem: FieldProblem, i18n: Pick<I18n, 't' | 'l
     case 'pattern':
       return t('validation.pattern')
     case 'invalid':
-      return i18n.language.startsWith('en') && problem.message !== '' ? capitalize(problem.message) : t('validation.invalid')
+      return i18n.language.startsWith('en') && problem.message !== ''
+        ? capitalize(problem.message)
+        : t('validation.invalid')
     case undefined:
       // Placed by the console itself (links/field-error.ts), already in the person's language.
       return problem.message
@@ -65,16 +67,27 @@ function capitalize(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`
 }
 
-export function describeError(failure: unknown, fields: readonly string[], i18n: Pick<I18n, 't' | 'reason' | 'duration' | 'language'>): ShownError {
+export function describeError(
+  failure: unknown,
+  fields: readonly string[],
+  i18n: Pick<I18n, 't' | 'reason' | 'duration' | 'language'>,
+): ShownError {
   const placed = placeError(failure, fields)
-  const detail = failure instanceof ApiError && placed.field !== null ? failure.details.find((problem) => problem.field === placed.field) : undefined
-  let text = detail !== undefined ? describeProblem(detail, i18n) : i18n.reason(placed.reason, placed.message)
+  const detail =
+    failure instanceof ApiError && placed.field !== null
+      ? failure.details.find((problem) => problem.field === placed.field)
+      : undefined
+  let text =
+    detail !== undefined
+      ? describeProblem(detail, i18n)
+      : i18n.reason(placed.reason, placed.message)
   if (failure instanceof ApiError && failure.status === 429 && failure.retryAfter !== null) {
     text = i18n.t('login.retryAfter', { time: i18n.duration(failure.retryAfter) })
   }
   const all: Record<string, string> = {}
   if (failure instanceof ApiError) {
-    for (const problem of failure.details) if (fields.includes(problem.field)) all[problem.field] ??= describeProblem(problem, i18n)
+    for (const problem of failure.details)
+      if (fields.includes(problem.field)) all[problem.field] ??= describeProblem(problem, i18n)
   }
   if (placed.field !== null) all[placed.field] ??= text
   return { field: placed.field, text, reason: placed.reason, fields: all }

@@ -29,7 +29,12 @@ export function ConfirmDialog({
   const { t } = useI18n()
   return (
     <DialogTrigger>
-      <Button className={triggerClassName ?? `button ${danger ? 'button-danger-outline' : 'button-secondary'}`} aria-label={triggerLabel}>
+      <Button
+        className={
+          triggerClassName ?? `button ${danger ? 'button-danger-outline' : 'button-secondary'}`
+        }
+        aria-label={triggerLabel}
+      >
         {trigger ?? confirmLabel}
       </Button>
       <ModalOverlay className="modal-overlay" isDismissable>

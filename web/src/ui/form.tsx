@@ -16,7 +16,9 @@ export function TextField({ label, help, error, className, ...input }: FieldProp
   const id = useId()
   const helpId = `${id}-help`
   const errorId = `${id}-error`
-  const describedBy = [help !== undefined ? helpId : null, error ? errorId : null].filter(Boolean).join(' ')
+  const describedBy = [help !== undefined ? helpId : null, error ? errorId : null]
+    .filter(Boolean)
+    .join(' ')
   return (
     <div className={`field ${className ?? ''}`}>
       <label htmlFor={id}>{label}</label>
@@ -55,7 +57,12 @@ export function SelectField({ label, options, error, ...select }: SelectProps) {
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} aria-invalid={error ? true : undefined} aria-describedby={error ? errorId : undefined} {...select}>
+      <select
+        id={id}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        {...select}
+      >
         {options.map((option) => (
           <option key={option.value} value={option.value}>
             {option.label}
@@ -80,7 +87,15 @@ export function FormError({ children }: { children: ReactNode }) {
   )
 }
 
-export function SubmitButton({ pending, children, variant }: { pending: boolean; children: ReactNode; variant?: 'primary' | 'danger' }) {
+export function SubmitButton({
+  pending,
+  children,
+  variant,
+}: {
+  pending: boolean
+  children: ReactNode
+  variant?: 'primary' | 'danger'
+}) {
   const { t } = useI18n()
   return (
     <button
@@ -99,7 +114,8 @@ export function SubmitButton({ pending, children, variant }: { pending: boolean;
 /** Focuses the named field of a form (the first one in error after a failed submit). */
 export function focusField(form: HTMLFormElement | null, name: string | null): void {
   if (form === null) return
-  const target = name !== null ? form.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) : null
+  const target =
+    name !== null ? form.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) : null
   ;(target ?? form.querySelector<HTMLElement>('[role="alert"]'))?.focus()
 }
 

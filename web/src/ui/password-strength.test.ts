@@ -15,7 +15,12 @@ describe('estimateStrength', () => {
   })
 
   it('grows with length and kinds of characters', () => {
-    const scores = ['kqzmwtpr', 'kqzmwtprvb7x', 'kqzm wtpr vb7x Lh2', 'correct horse battery staple 42'].map((p) => estimateStrength(p))
+    const scores = [
+      'kqzmwtpr',
+      'kqzmwtprvb7x',
+      'kqzm wtpr vb7x Lh2',
+      'correct horse battery staple 42',
+    ].map((p) => estimateStrength(p))
     expect(scores).toEqual([...scores].sort((a, b) => a - b))
     expect(scores[0]).toBeLessThanOrEqual(2)
     expect(scores.at(-1)).toBe(4)

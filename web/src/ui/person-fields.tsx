@@ -32,8 +32,20 @@ export function PersonFields({
   if (!options.some((option) => option.value === value)) options.push({ value, label: value })
   return (
     <>
-      <TextField name="name" label={t('field.name')} defaultValue={name} autoComplete={own ? 'name' : 'off'} error={errors('name')} />
-      <SelectField name="language" label={t('profile.language')} defaultValue={value} options={options} error={errors('language')} />
+      <TextField
+        name="name"
+        label={t('field.name')}
+        defaultValue={name}
+        autoComplete={own ? 'name' : 'off'}
+        error={errors('name')}
+      />
+      <SelectField
+        name="language"
+        label={t('profile.language')}
+        defaultValue={value}
+        options={options}
+        error={errors('language')}
+      />
     </>
   )
 }

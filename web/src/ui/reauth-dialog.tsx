@@ -42,7 +42,11 @@ export function asksForProof(error: unknown): boolean {
 }
 
 function asksForCode(error: unknown): boolean {
-  return error instanceof ApiError && (error.reason === 'SECOND_FACTOR_REQUIRED' || error.details.some((problem) => problem.field === 'code'))
+  return (
+    error instanceof ApiError &&
+    (error.reason === 'SECOND_FACTOR_REQUIRED' ||
+      error.details.some((problem) => problem.field === 'code'))
+  )
 }
 
 /** Wraps a form's error handler so that a cancelled re-authentication shows no error. */
@@ -78,7 +82,10 @@ async function openWindow(proof: Proof, passkeyInstead: boolean): Promise<void> 
   await unwrap(client.POST('/api/auth/reauthenticate', { body }))
 }
 
-export function useReauth(options: { window?: boolean } = {}): { run: <T>(action: (proof: Proof) => Promise<T>) => Promise<T>; dialog: ReactNode } {
+export function useReauth(options: { window?: boolean } = {}): {
+  run: <T>(action: (proof: Proof) => Promise<T>) => Promise<T>
+  dialog: ReactNode
+} {
   const [waiting, setWaiting] = useState<Waiting | null>(null)
   const inWindow = options.window === true
   const passkeys = useQuery({
@@ -88,7 +95,8 @@ export function useReauth(options: { window?: boolean } = {}): { run: <T>(action
   })
   const mfa = useQuery({ ...mfaStatusQuery, enabled: inWindow })
   // The passkey answers for the second factor when there is no authenticator app to type a code from.
-  const passkeyInstead = inWindow && (passkeys.data?.items.length ?? 0) > 0 && mfa.data?.enabled === false
+  const passkeyInstead =
+    inWindow && (passkeys.data?.items.length ?? 0) > 0 && mfa.data?.enabled === false
   const run = useCallback(
     async <T,>(action: (proof: Proof) => Promise<T>): Promise<T> => {
       try {
@@ -191,7 +199,10 @@ function ReauthDialog({
     } catch (error) {
       const aboutProof =
         error instanceof ApiError &&
-        (PROOF_REASONS.has(error.reason) || error.details.some((problem) => (PROOF_FIELDS as readonly string[]).includes(problem.field)))
+        (PROOF_REASONS.has(error.reason) ||
+          error.details.some((problem) =>
+            (PROOF_FIELDS as readonly string[]).includes(problem.field),
+          ))
       if (asksForCode(error) && !passkeyInstead) setCodeNeeded(true)
       if (aboutProof) state.fail(error)
       else onFailed(error)
@@ -202,7 +213,12 @@ function ReauthDialog({
   }
 
   return (
-    <ModalOverlay className="modal-overlay" isOpen isDismissable onOpenChange={(open) => !open && onCancel()}>
+    <ModalOverlay
+      className="modal-overlay"
+      isOpen
+      isDismissable
+      onOpenChange={(open) => !open && onCancel()}
+    >
       <Modal className="modal">
         <Dialog className="dialog" aria-describedby="reauth-text">
           <Heading slot="title">{t('reauth.title')}</Heading>
@@ -216,7 +232,13 @@ function ReauthDialog({
           >
             <p id="reauth-text">
               {inWindow
-                ? t(passkeyInstead ? 'reauth.windowTextPasskey' : hasCode ? 'reauth.windowTextCode' : 'reauth.windowText')
+                ? t(
+                    passkeyInstead
+                      ? 'reauth.windowTextPasskey'
+                      : hasCode
+                        ? 'reauth.windowTextCode'
+                        : 'reauth.windowText',
+                  )
                 : t(hasPassword ? 'reauth.text' : 'reauth.textCode')}
             </p>
             <FormError>{state.general}</FormError>

@@ -12,7 +12,15 @@ export function groupForReading(secret: string, size = 4): string {
 }
 
 /** `accessibleLabel` names what is copied when the visible label alone would not (a button per table row). */
-export function CopyButton({ text, label, accessibleLabel }: { text: string; label: string; accessibleLabel?: string }) {
+export function CopyButton({
+  text,
+  label,
+  accessibleLabel,
+}: {
+  text: string
+  label: string
+  accessibleLabel?: string
+}) {
   const { t } = useI18n()
   const [copied, setCopied] = useState(false)
   return (

@@ -18,7 +18,8 @@ function useCellLabels(columns: string[]) {
         for (const row of body.rows)
           for (const [index, cell] of [...row.cells].entries()) {
             const name = names[index]
-            if (name !== undefined && cell.getAttribute('data-label') !== name) cell.setAttribute('data-label', name)
+            if (name !== undefined && cell.getAttribute('data-label') !== name)
+              cell.setAttribute('data-label', name)
           }
     }
     label()

@@ -16,7 +16,8 @@ export interface BookmarkCandidate {
   createdAt?: unknown
 }
 
-export type SkipReason = 'invalid_item' | 'invalid_url' | 'invalid_slug' | 'duplicate_url' | 'slug_taken'
+export type SkipReason =
+  'invalid_item' | 'invalid_url' | 'invalid_slug' | 'duplicate_url' | 'slug_taken'
 
 export interface CleanBookmark {
   url: string
@@ -43,7 +44,8 @@ const MAX_TITLE = 200
 const MAX_TAG = 64
 const MAX_TAGS = 50
 /** What DisplayText refuses (control, format, separator characters, lone surrogates), as spaces. */
-const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
+const UNSHOWABLE =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu
 
 /**
  * Free text from a file as the API stores it: unshowable characters become spaces, runs of white
@@ -52,7 +54,10 @@ const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|[\ud800-\udbff](?![\udc00-\udfff]
  */
 function cleanText(value: unknown, maxLength: number): string | null {
   if (typeof value !== 'string') return null
-  const text = [...value.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()].slice(0, maxLength).join('').trim()
+  const text = [...value.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()]
+    .slice(0, maxLength)
+    .join('')
+    .trim()
   return text === '' || !isDisplayText(text) ? null : text
 }
 
@@ -86,7 +91,8 @@ export function cleanBookmark(candidate: BookmarkCandidate): CleanBookmark | Ski
   if (Array.isArray(candidate.tags)) {
     for (const raw of candidate.tags) {
       const name = cleanText(raw, MAX_TAG)
-      if (name !== null && !tags.has(name.toLowerCase()) && tags.size < MAX_TAGS) tags.set(name.toLowerCase(), name)
+      if (name !== null && !tags.has(name.toLowerCase()) && tags.size < MAX_TAGS)
+        tags.set(name.toLowerCase(), name)
     }
   }
   return {
@@ -95,7 +101,8 @@ export function cleanBookmark(candidate: BookmarkCandidate): CleanBookmark | Ski
     slug,
     slugKey: slugKey(slug),
     tags: [...tags.values()],
-    forwardingEnabled: typeof candidate.forwardingEnabled === 'boolean' ? candidate.forwardingEnabled : true,
+    forwardingEnabled:
+      typeof candidate.forwardingEnabled === 'boolean' ? candidate.forwardingEnabled : true,
     createdAt: cleanCreatedAt(candidate.createdAt),
   }
 }
@@ -117,5 +124,7 @@ function cleanCreatedAt(value: unknown): string | null {
   } else if (typeof value === 'string' && value.length <= 40) {
     ms = Date.parse(value)
   } else return null
-  return Number.isFinite(ms) && ms >= EARLIEST && ms < Date.UTC(10000, 0, 1) ? new Date(ms).toISOString() : null
+  return Number.isFinite(ms) && ms >= EARLIEST && ms < Date.UTC(10000, 0, 1)
+    ? new Date(ms).toISOString()
+    : null
 }

@@ -6,16 +6,32 @@
 import { Readable } from 'node:stream'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../../test/helpers/app.js'
-import { deepNesting, DOCTYPE, firefoxExport, hugeAttributes, unclosedLists } from '../../../../test/helpers/bookmark-files.js'
+import {
+  deepNesting,
+  DOCTYPE,
+  firefoxExport,
+  hugeAttributes,
+  unclosedLists,
+} from '../../../../test/helpers/bookmark-files.js'
 import { expectReason } from '../../../../test/helpers/expect.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../../test/helpers/factories.js'
 import type { LinkJson } from '../../../../test/helpers/links.js'
 import { createOrgWithRoles } from '../../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const MIB = 1024 * 1024
 
-const upload = (user: SignedIn, query: string, payload: string | Buffer | Readable, contentType = 'application/octet-stream') =>
+const upload = (
+  user: SignedIn,
+  query: string,
+  payload: string | Buffer | Readable,
+  contentType = 'application/octet-stream',
+) =>
   t.app.inject({
     method: 'POST',
     url: `/api/links/import/file?${query}`,
@@ -28,7 +44,9 @@ async function linkCount(user: SignedIn): Promise<number> {
   let cursor: string | null = null
   do {
     const url: string = `/api/links?limit=200${cursor === null ? '' : `&cursor=${cursor}`}`
-    const page: { items: LinkJson[]; next_cursor: string | null } = (await t.app.inject({ method: 'GET', url, headers: bearer(user.token) })).json()
+    const page: { items: LinkJson[]; next_cursor: string | null } = (
+      await t.app.inject({ method: 'GET', url, headers: bearer(user.token) })
+    ).json()
     count += page.items.length
     cursor = page.next_cursor
   } while (cursor !== null)
@@ -36,7 +54,14 @@ async function linkCount(user: SignedIn): Promise<number> {
 }
 
 const importEvents = async (userId: string) =>
-  (await t.deps.db.selectFrom('audit_events').select('id').where('action', '=', 'links.import').where('target_id', '=', userId).execute()).length
+  (
+    await t.deps.db
+      .selectFrom('audit_events')
+      .select('id')
+      .where('action', '=', 'links.import')
+      .where('target_id', '=', userId)
+      .execute()
+  ).length
 
 /** A body that yields `bookmarks` anchors and then never ends, like a client that keeps sending. */
 function endlessAfter(bookmarks: number): Readable {
@@ -46,7 +71,12 @@ function endlessAfter(bookmarks: number): Readable {
       if (sent === 0) this.push(DOCTYPE + '<DL><p>\n')
       if (sent < bookmarks) {
         const batch = Math.min(1000, bookmarks - sent)
-        this.push(Array.from({ length: batch }, (_, i) => `<DT><A HREF="https://e.example/${sent + i}">${sent + i}</A>\n`).join(''))
+        this.push(
+          Array.from(
+            { length: batch },
+            (_, i) => `<DT><A HREF="https://e.example/${sent + i}">${sent + i}</A>\n`,
+          ).join(''),
+        )
         sent += batch
       }
       // Past the last anchor nothing more is pushed, and the stream is never ended.
@@ -77,8 +107,13 @@ describe('uploading a bookmark file as it is', () => {
     expect(response.statusCode).toBe(200)
     // 4 tags from TAGS, and one per folder (Folder 1 … Folder 12, each nested in the one before: a path tag each, issue 32).
     expect(response.json()).toMatchObject({ imported: 323, tags_created: 16, skipped: [] })
-    const links = (await t.app.inject({ method: 'GET', url: '/api/links?q=site10.example&limit=200', headers: bearer(ada.token) })).json()
-      .items as LinkJson[]
+    const links = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/links?q=site10.example&limit=200',
+        headers: bearer(ada.token),
+      })
+    ).json().items as LinkJson[]
     const tenth = links.find((link) => link.url === 'https://site10.example.org/path/10?q=a&b=10')!
     expect(tenth).toMatchObject({ title: 'Page 10 — Café & more', slug: 'kw10' })
     expect(await linkCount(ada)).toBe(323)
@@ -98,14 +133,29 @@ describe('uploading a bookmark file as it is', () => {
       truncated: false,
       extra: { nested: [[[{ ignored: true }]]] },
       links: [
-        { url: 'https://json.example/1', title: 'One', slug: 'json-one', tags: ['a', { not: 'a tag' }, ['nor', 'this']], unknown: { deep: [1, 2] } },
+        {
+          url: 'https://json.example/1',
+          title: 'One',
+          slug: 'json-one',
+          tags: ['a', { not: 'a tag' }, ['nor', 'this']],
+          unknown: { deep: [1, 2] },
+        },
         'not an object',
         [{ url: 'https://json.example/nested' }],
         { url: 'https://json.example/2', forwarding_enabled: false, url_but_not: 'x' },
       ],
     })
-    expectReason(await upload(org.outsider, `format=json&organization_id=${org.id}`, file, 'application/json'), 404, 'NOT_FOUND')
-    const response = await upload(org.member, `format=json&organization_id=${org.id}`, file, 'application/json')
+    expectReason(
+      await upload(org.outsider, `format=json&organization_id=${org.id}`, file, 'application/json'),
+      404,
+      'NOT_FOUND',
+    )
+    const response = await upload(
+      org.member,
+      `format=json&organization_id=${org.id}`,
+      file,
+      'application/json',
+    )
     expect(response.json()).toMatchObject({
       imported: 2,
       tags_created: 1,
@@ -114,8 +164,13 @@ describe('uploading a bookmark file as it is', () => {
         { position: 3, url: null, reason: 'invalid_item' },
       ],
     })
-    const shared = (await t.app.inject({ method: 'GET', url: '/api/links?owner=organization', headers: bearer(org.member.token) })).json()
-      .items as LinkJson[]
+    const shared = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/links?owner=organization',
+        headers: bearer(org.member.token),
+      })
+    ).json().items as LinkJson[]
     expect(shared.map((link) => [link.url, link.slug, link.forwarding_enabled]).sort()).toEqual([
       ['https://json.example/1', 'json-one', true],
       ['https://json.example/2', null, false],
@@ -130,11 +185,17 @@ describe('uploading a bookmark file as it is', () => {
       ['format=json', '{"links": [] } []', 'is not valid JSON'],
       ['format=json', '{"links": {"a": 1}}', 'must be a switchboard-links export'],
       ['format=json', '"text"', 'must be a switchboard-links export'],
-      ['format=json', `{"links": [${'['.repeat(100)}${']'.repeat(100)}]}`, 'is nested deeper than 64 levels'],
+      [
+        'format=json',
+        `{"links": [${'['.repeat(100)}${']'.repeat(100)}]}`,
+        'is nested deeper than 64 levels',
+      ],
     ] as const) {
       const response = await upload(ada, query, body)
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details).toEqual([{ field: 'content', message: expect.stringContaining(message), code: 'invalid' }])
+      expect(response.json().details).toEqual([
+        { field: 'content', message: expect.stringContaining(message), code: 'invalid' },
+      ])
     }
     expectReason(await upload(ada, 'format=csv', 'x'), 400, 'VALIDATION_FAILED')
     expectReason(await upload(ada, '', 'x'), 400, 'VALIDATION_FAILED')
@@ -151,7 +212,11 @@ describe('uploading a bookmark file as it is', () => {
       const file = `${DOCTYPE}<DL><p>\n<DT><A HREF="https://media-type.example/${index}">Typed ${index}</A>\n</DL>`
       const response = await upload(ada, 'format=html', file, contentType)
       expect(response.statusCode, contentType).toBe(200)
-      expect(response.json(), contentType).toMatchObject({ imported: 1, tags_created: 0, skipped: [] })
+      expect(response.json(), contentType).toMatchObject({
+        imported: 1,
+        tags_created: 0,
+        skipped: [],
+      })
     }
     const document = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json()
     const responses = Object.keys(document.paths['/api/links/import/file'].post.responses)
@@ -160,7 +225,12 @@ describe('uploading a bookmark file as it is', () => {
     // The JSON request keeps its 415 for a body that is not JSON.
     expect(Object.keys(document.paths['/api/links/import'].post.responses)).toContain('415')
     expectReason(
-      await t.app.inject({ method: 'POST', url: '/api/links/import', headers: { ...bearer(ada.token), 'content-type': 'text/html' }, payload: 'x' }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/links/import',
+        headers: { ...bearer(ada.token), 'content-type': 'text/html' },
+        payload: 'x',
+      }),
       415,
       'UNSUPPORTED_MEDIA_TYPE',
     )
@@ -186,7 +256,10 @@ describe('the limits of an upload', () => {
 
   it('answers 413 for a streamed body (no Content-Length) once it passes 20 MiB, and imports nothing', async () => {
     const eve = await createSignedInUser(t)
-    const anchors = Array.from({ length: 100 }, (_, i) => `<DT><A HREF="https://stream.example/${i}">${i}</A>\n`).join('')
+    const anchors = Array.from(
+      { length: 100 },
+      (_, i) => `<DT><A HREF="https://stream.example/${i}">${i}</A>\n`,
+    ).join('')
     let sent = 0
     const body = new Readable({
       read() {
@@ -218,7 +291,11 @@ describe('the limits of an upload', () => {
     const response = await upload(eve, 'format=html', endlessAfter(20_001))
     expectReason(response, 400, 'VALIDATION_FAILED')
     expect(response.json().details).toEqual([
-      { field: 'content', message: 'holds more than 20000 links; one import takes at most 20000 (split the file)', code: 'invalid' },
+      {
+        field: 'content',
+        message: 'holds more than 20000 links; one import takes at most 20000 (split the file)',
+        code: 'invalid',
+      },
     ])
     expect(await linkCount(eve)).toBe(0)
   })
@@ -238,10 +315,22 @@ describe('files built to make a parser slow or hungry', () => {
     expect(huge.json()).toMatchObject({
       imported: 1,
       tags_created: 0,
-      skipped: [{ position: 1, url: `https://huge.example/${'h'.repeat(300 - 21)}`, reason: 'invalid_url', message: 'URL is too long' }],
+      skipped: [
+        {
+          position: 1,
+          url: `https://huge.example/${'h'.repeat(300 - 21)}`,
+          reason: 'invalid_url',
+          message: 'URL is too long',
+        },
+      ],
     })
-    const links = (await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(eve.token) })).json().items as LinkJson[]
-    expect(links.map((link) => link.url).sort()).toEqual(['https://after.example/', 'https://deep.example/'])
+    const links = (
+      await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(eve.token) })
+    ).json().items as LinkJson[]
+    expect(links.map((link) => link.url).sort()).toEqual([
+      'https://after.example/',
+      'https://deep.example/',
+    ])
   })
 
   it('ends an anchor left open at the next entry, folder or list, as a browser does', async () => {
@@ -251,8 +340,15 @@ describe('files built to make a parser slow or hungry', () => {
       <DT><H3>Folder</H3>
       <DL><p><DT><A HREF="https://open.example/2" SHORTCUTURL="two" SHORTCUTURL="ignored">Two</DL>
       <A HREF="https://open.example/3">Three<A HREF="https://open.example/4">Four`
-    expect((await upload(eve, 'format=html', file)).json()).toMatchObject({ imported: 4, tags_created: 1, skipped: [], tags: ['Folder'] })
-    const links = (await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(eve.token) })).json().items as LinkJson[]
+    expect((await upload(eve, 'format=html', file)).json()).toMatchObject({
+      imported: 4,
+      tags_created: 1,
+      skipped: [],
+      tags: ['Folder'],
+    })
+    const links = (
+      await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(eve.token) })
+    ).json().items as LinkJson[]
     expect(links.map((link) => [link.title, link.slug]).sort()).toEqual([
       ['Four', null],
       ['One', null],

@@ -59,14 +59,22 @@ export interface JsonLinksReader {
 }
 
 const notJson = () => invalidField('content', 'is not valid JSON')
-const wrongShape = () => invalidField('content', `must be a ${JSON_FORMAT} export (an object with "links") or an array of links`)
+const wrongShape = () =>
+  invalidField(
+    'content',
+    `must be a ${JSON_FORMAT} export (an object with "links") or an array of links`,
+  )
 
 /** A kept string, cut to its cap (one more character than a URL may have marks "too long"). */
 function capped(value: unknown, cap: number): unknown {
-  return typeof value === 'string' ? detach(value.length > cap ? value.slice(0, cap) : value) : value
+  return typeof value === 'string'
+    ? detach(value.length > cap ? value.slice(0, cap) : value)
+    : value
 }
 
-export async function createJsonLinksReader(onItem: (item: BookmarkCandidate | null) => void): Promise<JsonLinksReader> {
+export async function createJsonLinksReader(
+  onItem: (item: BookmarkCandidate | null) => void,
+): Promise<JsonLinksReader> {
   const { Tokenizer } = await import('@streamparser/json')
   const stack: Frame[] = []
   let expect: Expect = 'value'
@@ -83,7 +91,8 @@ export async function createJsonLinksReader(onItem: (item: BookmarkCandidate | n
   }
 
   const open = (kind: Frame['kind']) => {
-    if (stack.length >= MAX_DEPTH) throw invalidField('content', `is nested deeper than ${MAX_DEPTH} levels`)
+    if (stack.length >= MAX_DEPTH)
+      throw invalidField('content', `is nested deeper than ${MAX_DEPTH} levels`)
     const role = roleOfNewContainer(kind, stack.at(-1))
     if (role === 'items') sawItems = true
     if (role === 'item') item = {}
@@ -97,9 +106,11 @@ export async function createJsonLinksReader(onItem: (item: BookmarkCandidate | n
     const parent = stack.at(-1)
     if (parent === undefined) throw wrongShape()
     if (parent.role === 'items') onItem(null)
-    else if (parent.role === 'tags' && tags.length < MAX_TAGS_READ) tags.push(capped(value, MAX_RAW_TEXT))
+    else if (parent.role === 'tags' && tags.length < MAX_TAGS_READ)
+      tags.push(capped(value, MAX_RAW_TEXT))
     else if (parent.role === 'item' && parent.key !== null) {
-      const cap = parent.key === 'url' ? MAX_RAW_URL + 1 : parent.key === 'slug' ? 256 : MAX_RAW_TEXT
+      const cap =
+        parent.key === 'url' ? MAX_RAW_URL + 1 : parent.key === 'slug' ? 256 : MAX_RAW_TEXT
       // A later duplicate key wins, as with JSON.parse.
       item[parent.key] = capped(value, cap)
     }
@@ -111,8 +122,22 @@ export async function createJsonLinksReader(onItem: (item: BookmarkCandidate | n
     if (frame.kind !== kind) throw notJson()
     const parent = stack.at(-1)
     if (frame.role === 'item') {
-      const { url, title, slug, tags: names, forwarding_enabled: forwardingEnabled, created_at: createdAt } = item
-      onItem({ url, title, slug, tags: names, forwardingEnabled, createdAt: typeof createdAt === 'string' ? createdAt : undefined })
+      const {
+        url,
+        title,
+        slug,
+        tags: names,
+        forwarding_enabled: forwardingEnabled,
+        created_at: createdAt,
+      } = item
+      onItem({
+        url,
+        title,
+        slug,
+        tags: names,
+        forwardingEnabled,
+        createdAt: typeof createdAt === 'string' ? createdAt : undefined,
+      })
     } else if (frame.role === 'tags') {
       item.tags = tags
     } else if (frame.role === 'other' && parent?.role === 'items') {
@@ -155,7 +180,8 @@ export async function createJsonLinksReader(onItem: (item: BookmarkCandidate | n
         if (token === RIGHT_BRACKET && expect === 'first-value') return close('array')
         if (token === LEFT_BRACE) return open('object')
         if (token === LEFT_BRACKET) return open('array')
-        if (token === RIGHT_BRACE || token === RIGHT_BRACKET || token === COLON || token === COMMA) throw notJson()
+        if (token === RIGHT_BRACE || token === RIGHT_BRACKET || token === COLON || token === COMMA)
+          throw notJson()
         return primitive(value)
     }
   }

@@ -20,9 +20,17 @@ const DOCTYPE = /^doctype\s+netscape-bookmark-file/i
 /** Anchors end at `</A>` and also where a browser's bookmark file starts the next entry or folder. */
 const ENDS_ANCHOR = new Set(['a', 'dt', 'dd', 'dl', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'])
 /** The attributes of an anchor that are read, each kept up to its cap (one more character marks "too long"). */
-const KEPT_ATTRIBUTES: Record<string, number> = { href: MAX_RAW_URL + 1, shortcuturl: 256, tags: 16 * 1024, add_date: 32 }
+const KEPT_ATTRIBUTES: Record<string, number> = {
+  href: MAX_RAW_URL + 1,
+  shortcuturl: 256,
+  tags: 16 * 1024,
+  add_date: 32,
+}
 /** The attributes of a folder heading that are read: the browser's root folders are marked. */
-const KEPT_FOLDER_ATTRIBUTES: Record<string, number> = { personal_toolbar_folder: 8, unfiled_bookmarks_folder: 8 }
+const KEPT_FOLDER_ATTRIBUTES: Record<string, number> = {
+  personal_toolbar_folder: 8,
+  unfiled_bookmarks_folder: 8,
+}
 /** No name this reader looks at is longer; a longer tag or attribute name is one it ignores. */
 const MAX_NAME = 24
 /** Folder levels kept for the path; a file may nest deeper, but no tag could hold such a path. */
@@ -94,7 +102,8 @@ export async function createNetscapeReader(
     }
     return text
   }
-  const nameAt = (start: number, end: number): string | null => (end - start > MAX_NAME || start < keptFrom ? null : slice(start, end).toLowerCase())
+  const nameAt = (start: number, end: number): string | null =>
+    end - start > MAX_NAME || start < keptFrom ? null : slice(start, end).toLowerCase()
 
   let isBookmarkFile = false
   let tag: string | null = null
@@ -109,17 +118,24 @@ export async function createNetscapeReader(
   const folderPath = (): string | null => {
     if (!options.folders) return null
     const names = folders
-      .flatMap((folder) => (folder === null || folder.root ? [] : [folder.text.replace(/\s+/g, ' ').trim()]))
+      .flatMap((folder) =>
+        folder === null || folder.root ? [] : [folder.text.replace(/\s+/g, ' ').trim()],
+      )
       .filter((name) => name !== '')
     // A tag holds 64 characters: a deeper path keeps its innermost folders, the most specific.
     let path = names.pop() ?? null
-    for (let name = names.pop(); name !== undefined && path !== null && path.length + name.length + 1 <= MAX_TAG_NAME; name = names.pop()) {
+    for (
+      let name = names.pop();
+      name !== undefined && path !== null && path.length + name.length + 1 <= MAX_TAG_NAME;
+      name = names.pop()
+    ) {
       path = `${name}/${path}`
     }
     return path
   }
 
-  const append = (current: string, piece: string, cap: number) => (current.length >= cap ? current : current + piece.slice(0, cap - current.length))
+  const append = (current: string, piece: string, cap: number) =>
+    current.length >= cap ? current : current + piece.slice(0, cap - current.length)
   const closeAnchor = () => {
     if (open === null) return
     const { href, shortcut, tags, addDate, text, folder } = open
@@ -129,7 +145,10 @@ export async function createNetscapeReader(
       url: detach(href),
       title: detach(text),
       slug: slug === '' ? null : detach(slug),
-      tags: [...(folder === null ? [] : [detach(folder)]), ...(tags === undefined ? [] : detach(tags).split(','))],
+      tags: [
+        ...(folder === null ? [] : [detach(folder)]),
+        ...(tags === undefined ? [] : detach(tags).split(',')),
+      ],
       forwardingEnabled: true,
       createdAt: addDate === undefined ? undefined : { unixSeconds: addDate.trim() },
     })
@@ -149,7 +168,10 @@ export async function createNetscapeReader(
         }
     } else if (tag === 'h3') {
       const marked = (name: string) => attributes.get(name)?.toLowerCase() === 'true'
-      heading = { text: '', root: marked('personal_toolbar_folder') || marked('unfiled_bookmarks_folder') }
+      heading = {
+        text: '',
+        root: marked('personal_toolbar_folder') || marked('unfiled_bookmarks_folder'),
+      }
     } else if (tag === 'dl') {
       // A list opens the folder whose heading came before it (none for the file's root list).
       if (heading !== null) nextFolder = heading
@@ -164,7 +186,8 @@ export async function createNetscapeReader(
 
   const callbacks: TokenizerCallbacks = {
     ondeclaration(start, end) {
-      if (end - start <= 200 && start >= keptFrom && DOCTYPE.test(slice(start, end))) isBookmarkFile = true
+      if (end - start <= 200 && start >= keptFrom && DOCTYPE.test(slice(start, end)))
+        isBookmarkFile = true
     },
     onprocessinginstruction() {},
     oncomment() {},
@@ -176,15 +199,19 @@ export async function createNetscapeReader(
     onattribname(start, end) {
       if (tag !== 'a' && tag !== 'h3') return
       const name = nameAt(start, end)
-      const cap = name === null ? undefined : (tag === 'a' ? KEPT_ATTRIBUTES : KEPT_FOLDER_ATTRIBUTES)[name]
+      const cap =
+        name === null ? undefined : (tag === 'a' ? KEPT_ATTRIBUTES : KEPT_FOLDER_ATTRIBUTES)[name]
       // The first of repeated attributes counts, as in HTML.
-      attribute = cap === undefined || attributes.has(name!) ? null : { name: name!, cap, value: '' }
+      attribute =
+        cap === undefined || attributes.has(name!) ? null : { name: name!, cap, value: '' }
     },
     onattribdata(start, end) {
-      if (attribute !== null && attribute.value.length < attribute.cap) attribute.value = append(attribute.value, slice(start, end), attribute.cap)
+      if (attribute !== null && attribute.value.length < attribute.cap)
+        attribute.value = append(attribute.value, slice(start, end), attribute.cap)
     },
     onattribentity(codepoint) {
-      if (attribute !== null) attribute.value = append(attribute.value, String.fromCodePoint(codepoint), attribute.cap)
+      if (attribute !== null)
+        attribute.value = append(attribute.value, String.fromCodePoint(codepoint), attribute.cap)
     },
     onattribend() {
       if (attribute !== null) attributes.set(attribute.name, attribute.value)
@@ -193,12 +220,16 @@ export async function createNetscapeReader(
     onopentagend: endOfOpenTag,
     onselfclosingtag: endOfOpenTag,
     ontext(start, end) {
-      if (open !== null && open.text.length < MAX_RAW_TEXT) open.text = append(open.text, slice(start, end), MAX_RAW_TEXT)
-      else if (heading !== null && heading.text.length < MAX_FOLDER_NAME) heading.text = append(heading.text, slice(start, end), MAX_FOLDER_NAME)
+      if (open !== null && open.text.length < MAX_RAW_TEXT)
+        open.text = append(open.text, slice(start, end), MAX_RAW_TEXT)
+      else if (heading !== null && heading.text.length < MAX_FOLDER_NAME)
+        heading.text = append(heading.text, slice(start, end), MAX_FOLDER_NAME)
     },
     ontextentity(codepoint) {
-      if (open !== null) open.text = append(open.text, String.fromCodePoint(codepoint), MAX_RAW_TEXT)
-      else if (heading !== null) heading.text = append(heading.text, String.fromCodePoint(codepoint), MAX_FOLDER_NAME)
+      if (open !== null)
+        open.text = append(open.text, String.fromCodePoint(codepoint), MAX_RAW_TEXT)
+      else if (heading !== null)
+        heading.text = append(heading.text, String.fromCodePoint(codepoint), MAX_FOLDER_NAME)
     },
     onclosetag(start, end) {
       const name = nameAt(start, end)
@@ -237,7 +268,13 @@ export async function createNetscapeReader(
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+}
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
 export interface ExportedBookmark {
@@ -298,7 +335,9 @@ export function writeNetscapeBookmarks(bookmarks: readonly ExportedBookmark[]): 
   for (const bookmark of bookmarks) {
     let folder = root
     const first = bookmark.tags[0]
-    for (const name of first === undefined ? [] : first.split('/').filter((part) => part.trim() !== '')) {
+    for (const name of first === undefined
+      ? []
+      : first.split('/').filter((part) => part.trim() !== '')) {
       let sub = folder.folders.get(name)
       if (sub === undefined) folder.folders.set(name, (sub = emptyFolder()))
       folder = sub

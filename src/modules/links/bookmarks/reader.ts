@@ -35,7 +35,9 @@ export interface ImportFile {
 }
 
 export function tooLarge(limitBytes: number): AppError {
-  return new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limitBytes / (1024 * 1024)} MiB.` })
+  return new AppError('PAYLOAD_TOO_LARGE', {
+    message: `The file is larger than ${limitBytes / (1024 * 1024)} MiB.`,
+  })
 }
 
 /** Gives the event loop back once a slice of work has run for SLICE_MS. */
@@ -58,13 +60,17 @@ function* textPieces(text: string): Generator<string> {
   }
 }
 
-async function* bytePieces(body: AsyncIterable<Uint8Array>, limitBytes: number): AsyncGenerator<Uint8Array> {
+async function* bytePieces(
+  body: AsyncIterable<Uint8Array>,
+  limitBytes: number,
+): AsyncGenerator<Uint8Array> {
   let received = 0
   try {
     for await (const chunk of body) {
       received += chunk.length
       if (received > limitBytes) throw tooLarge(limitBytes)
-      for (let start = 0; start < chunk.length; start += PIECE_BYTES) yield chunk.subarray(start, start + PIECE_BYTES)
+      for (let start = 0; start < chunk.length; start += PIECE_BYTES)
+        yield chunk.subarray(start, start + PIECE_BYTES)
     }
   } catch (error) {
     if (error instanceof AppError) throw error
@@ -78,7 +84,10 @@ async function* bytePieces(body: AsyncIterable<Uint8Array>, limitBytes: number):
  * in file order. Fails the file as a whole — not a bookmark file, not JSON — with a 400 on
  * `content`; what `onCandidate` throws (the import's cap) stops reading at once.
  */
-export async function readImportFile(file: ImportFile, onCandidate: (candidate: BookmarkCandidate | null) => void): Promise<void> {
+export async function readImportFile(
+  file: ImportFile,
+  onCandidate: (candidate: BookmarkCandidate | null) => void,
+): Promise<void> {
   const pause = timeSlicer()
   if (file.format === 'json') {
     const reader = await createJsonLinksReader(onCandidate)
@@ -121,6 +130,9 @@ export async function readImportFile(file: ImportFile, onCandidate: (candidate: 
   }
   reader.end()
   if (!reader.isBookmarkFile && bookmarks === 0) {
-    throw invalidField('content', 'is not a bookmark file (the Netscape bookmark HTML that browsers export)')
+    throw invalidField(
+      'content',
+      'is not a bookmark file (the Netscape bookmark HTML that browsers export)',
+    )
   }
 }

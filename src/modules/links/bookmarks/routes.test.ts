@@ -2,7 +2,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../../test/helpers/app.js'
 import { expectReason } from '../../../../test/helpers/expect.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../../test/helpers/factories.js'
 import { createLink, createTag, type LinkJson } from '../../../../test/helpers/links.js'
 import { createOrgWithRoles } from '../../../../test/helpers/organizations.js'
 
@@ -10,9 +15,12 @@ const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
 const importFile = (user: SignedIn, payload: Record<string, unknown>) =>
   t.app.inject({ method: 'POST', url: '/api/links/import', headers: bearer(user.token), payload })
-const exportFile = (user: SignedIn, query: string) => t.app.inject({ method: 'GET', url: `/api/links/export?${query}`, headers: bearer(user.token) })
+const exportFile = (user: SignedIn, query: string) =>
+  t.app.inject({ method: 'GET', url: `/api/links/export?${query}`, headers: bearer(user.token) })
 const allLinks = async (user: SignedIn): Promise<LinkJson[]> =>
-  (await t.app.inject({ method: 'GET', url: '/api/links?limit=200', headers: bearer(user.token) })).json().items
+  (
+    await t.app.inject({ method: 'GET', url: '/api/links?limit=200', headers: bearer(user.token) })
+  ).json().items
 
 const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <!-- This is an automatically generated file. -->
@@ -46,33 +54,68 @@ describe('importing a bookmark file', () => {
       imported: 2,
       tags_created: 2,
       skipped: [
-        { position: 2, url: 'javascript:alert(1)', reason: 'invalid_url', message: expect.any(String) },
-        { position: 3, url: 'https://ci.example.com/', reason: 'invalid_slug', message: expect.any(String) },
-        { position: 5, url: 'https://news.example.com/', reason: 'duplicate_url', message: expect.any(String) },
-        { position: 6, url: 'https://other.example.com/', reason: 'slug_taken', message: expect.any(String) },
+        {
+          position: 2,
+          url: 'javascript:alert(1)',
+          reason: 'invalid_url',
+          message: expect.any(String),
+        },
+        {
+          position: 3,
+          url: 'https://ci.example.com/',
+          reason: 'invalid_slug',
+          message: expect.any(String),
+        },
+        {
+          position: 5,
+          url: 'https://news.example.com/',
+          reason: 'duplicate_url',
+          message: expect.any(String),
+        },
+        {
+          position: 6,
+          url: 'https://other.example.com/',
+          reason: 'slug_taken',
+          message: expect.any(String),
+        },
       ],
       // Issue 32: the report names the links it made, and the tags they got (the folder's among them).
       links: [
-        { id: expect.any(String), url: 'https://wiki.example.com/handbook', title: 'The & handbook' },
+        {
+          id: expect.any(String),
+          url: 'https://wiki.example.com/handbook',
+          title: 'The & handbook',
+        },
         { id: expect.any(String), url: 'https://news.example.com/', title: 'News' },
       ],
       tags: ['Docs', 'Work'],
     })
     const links = await allLinks(ada)
     const handbook = links.find((link) => link.slug === 'handbook')!
-    expect(handbook).toMatchObject({ url: 'https://wiki.example.com/handbook', title: 'The & handbook', organization_id: null })
-    const tags = (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(ada.token) })).json().items
+    expect(handbook).toMatchObject({
+      url: 'https://wiki.example.com/handbook',
+      title: 'The & handbook',
+      organization_id: null,
+    })
+    const tags = (
+      await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(ada.token) })
+    ).json().items
     // The folder "Work" is the first tag; the file's TAGS "work" is the same tag, ignoring case.
-    expect(tags.map((tag: { name: string; link_count: number }) => [tag.name, tag.link_count])).toEqual([
+    expect(
+      tags.map((tag: { name: string; link_count: number }) => [tag.name, tag.link_count]),
+    ).toEqual([
       ['Docs', 1],
       ['Work', 1],
     ])
     expect(handbook.tag_ids).toHaveLength(2)
     // ADD_DATE is the link's creation time; a bookmark without one is created now.
     expect(handbook.created_at).toBe('2023-11-14T22:13:20.000Z')
-    expect(Math.abs(Date.parse(links.find((link) => link.url === 'https://news.example.com/')!.created_at) - t.clock.now().getTime())).toBeLessThan(
-      60_000,
-    )
+    expect(
+      Math.abs(
+        Date.parse(links.find((link) => link.url === 'https://news.example.com/')!.created_at) -
+          t.clock.now().getTime(),
+      ),
+    ).toBeLessThan(60_000)
 
     const audit = await t.deps.db
       .selectFrom('audit_events')
@@ -81,7 +124,12 @@ describe('importing a bookmark file', () => {
       .execute()
     expect(audit).toHaveLength(1)
     expect(audit[0]!.target_id).toBe(ada.user.id)
-    expect(JSON.parse(String(audit[0]!.metadata))).toEqual({ format: 'html', imported: 2, skipped: 4, tags_created: 2 })
+    expect(JSON.parse(String(audit[0]!.metadata))).toEqual({
+      format: 'html',
+      imported: 2,
+      skipped: 4,
+      tags_created: 2,
+    })
   })
 
   it('imports nothing twice: a second import of the same file skips every link as a duplicate', async () => {
@@ -100,11 +148,15 @@ describe('importing a bookmark file', () => {
 
   it('creates each link once when the same file is imported twice at the same time', async () => {
     const grace = await createSignedInUser(t)
-    const responses = await Promise.all([1, 2, 3].map(() => importFile(grace, { format: 'html', content: BOOKMARKS })))
+    const responses = await Promise.all(
+      [1, 2, 3].map(() => importFile(grace, { format: 'html', content: BOOKMARKS })),
+    )
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200])
     expect(responses.map((r) => r.json().imported).sort()).toEqual([0, 0, 2])
     expect(await allLinks(grace)).toHaveLength(2)
-    const tags = (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(grace.token) })).json().items
+    const tags = (
+      await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(grace.token) })
+    ).json().items
     expect(tags).toHaveLength(2)
   })
 
@@ -117,7 +169,9 @@ describe('importing a bookmark file', () => {
     ] as const) {
       const response = await importFile(ada, { format, content })
       expectReason(response, 400, 'VALIDATION_FAILED')
-      expect(response.json().details).toEqual([{ field: 'content', message: expect.stringContaining(message), code: 'invalid' }])
+      expect(response.json().details).toEqual([
+        { field: 'content', message: expect.stringContaining(message), code: 'invalid' },
+      ])
     }
     expectReason(await importFile(ada, { format: 'csv', content: 'x' }), 400, 'VALIDATION_FAILED')
     expectReason(await importFile(ada, { format: 'html', content: '' }), 400, 'VALIDATION_FAILED')
@@ -130,26 +184,54 @@ describe('importing a bookmark file', () => {
     const many = JSON.stringify(Array.from({ length: 20_001 }, () => ({})))
     const response = await importFile(ada, { format: 'json', content: many })
     expectReason(response, 400, 'VALIDATION_FAILED')
-    expect(response.json().details[0].message).toContain('holds more than 20000 links; one import takes at most 20000')
-    const exactly = await importFile(ada, { format: 'json', content: JSON.stringify(Array.from({ length: 20_000 }, () => 1)) })
+    expect(response.json().details[0].message).toContain(
+      'holds more than 20000 links; one import takes at most 20000',
+    )
+    const exactly = await importFile(ada, {
+      format: 'json',
+      content: JSON.stringify(Array.from({ length: 20_000 }, () => 1)),
+    })
     expect(exactly.statusCode).toBe(200)
     expect(exactly.json().skipped).toHaveLength(20_000)
     // Everything else keeps the default limit.
-    const tooBig = await t.app.inject({ method: 'POST', url: '/api/tags', headers: bearer(ada.token), payload: { name: 'x'.repeat(70_000) } })
+    const tooBig = await t.app.inject({
+      method: 'POST',
+      url: '/api/tags',
+      headers: bearer(ada.token),
+      payload: { name: 'x'.repeat(70_000) },
+    })
     expect(tooBig.json().message).toBe('The request body is larger than 64 KiB.')
   })
 
   it('imports into an organization only for its members; the links are shared and their slugs checked there', async () => {
     const org = await createOrgWithRoles(t)
-    await createLink(t, org.owner.token, { url: 'https://org.example/', slug: 'team', organization_id: org.id })
+    await createLink(t, org.owner.token, {
+      url: 'https://org.example/',
+      slug: 'team',
+      organization_id: org.id,
+    })
     const content = JSON.stringify([
       { url: 'https://org.example/', title: 'dup' },
       { url: 'https://new.example/', slug: 'team' },
-      { url: 'https://new.example/2', slug: 'team2', title: 'Two', forwarding_enabled: false, tags: ['ops'] },
+      {
+        url: 'https://new.example/2',
+        slug: 'team2',
+        title: 'Two',
+        forwarding_enabled: false,
+        tags: ['ops'],
+      },
       'not an object',
     ])
-    expectReason(await importFile(org.outsider, { format: 'json', content, organization_id: org.id }), 404, 'NOT_FOUND')
-    const response = await importFile(org.member, { format: 'json', content, organization_id: org.id })
+    expectReason(
+      await importFile(org.outsider, { format: 'json', content, organization_id: org.id }),
+      404,
+      'NOT_FOUND',
+    )
+    const response = await importFile(org.member, {
+      format: 'json',
+      content,
+      organization_id: org.id,
+    })
     expect(response.json()).toMatchObject({
       imported: 1,
       skipped: [
@@ -159,21 +241,34 @@ describe('importing a bookmark file', () => {
       ],
     })
     const shared = (await allLinks(org.owner)).find((link) => link.slug === 'team2')!
-    expect(shared).toMatchObject({ organization_id: org.id, title: 'Two', forwarding_enabled: false, tag_ids: [] })
+    expect(shared).toMatchObject({
+      organization_id: org.id,
+      title: 'Two',
+      forwarding_enabled: false,
+      tag_ids: [],
+    })
   })
 
   it('cleans titles and tag names instead of refusing the bookmark', async () => {
     const bob = await createSignedInUser(t)
     const content = JSON.stringify({
       format: 'switchboard-links',
-      links: [{ url: 'https://clean.example/', title: `  A\u202etitle\u0000 ${'long '.repeat(60)}`, tags: ['  x\ty ', 'X Y', '', 7] }],
+      links: [
+        {
+          url: 'https://clean.example/',
+          title: `  A\u202etitle\u0000 ${'long '.repeat(60)}`,
+          tags: ['  x\ty ', 'X Y', '', 7],
+        },
+      ],
     })
     const response = await importFile(bob, { format: 'json', content })
     expect(response.json()).toMatchObject({ imported: 1, tags_created: 1, skipped: [] })
     const [link] = await allLinks(bob)
     expect(link!.title!.startsWith('A title long')).toBe(true)
     expect(link!.title!.length).toBeLessThanOrEqual(200)
-    const tags = (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(bob.token) })).json().items
+    const tags = (
+      await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(bob.token) })
+    ).json().items
     expect(tags.map((tag: { name: string }) => tag.name)).toEqual(['x y'])
   })
 })
@@ -184,15 +279,26 @@ describe('exporting', () => {
   beforeAll(async () => {
     eve = await createSignedInUser(t)
     const tag = await createTag(t, eve.token, 'Reading')
-    await createLink(t, eve.token, { url: 'https://a.example/?q="x"&y=<z>', title: 'A <b> & "c"', slug: 'a', tag_ids: [tag.id] })
-    await createLink(t, eve.token, { url: 'https://b.example/', title: null, forwarding_enabled: false })
+    await createLink(t, eve.token, {
+      url: 'https://a.example/?q="x"&y=<z>',
+      title: 'A <b> & "c"',
+      slug: 'a',
+      tag_ids: [tag.id],
+    })
+    await createLink(t, eve.token, {
+      url: 'https://b.example/',
+      title: null,
+      forwarding_enabled: false,
+    })
   })
 
   it('writes a Netscape bookmark file as an attachment, escaped, that imports back', async () => {
     const response = await exportFile(eve, 'format=html')
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8')
-    expect(response.headers['content-disposition']).toMatch(/^attachment; filename="switchboard-links-\d{4}-\d{2}-\d{2}\.html"$/)
+    expect(response.headers['content-disposition']).toMatch(
+      /^attachment; filename="switchboard-links-\d{4}-\d{2}-\d{2}\.html"$/,
+    )
     expect(response.body).toContain('<!DOCTYPE NETSCAPE-Bookmark-file-1>')
     expect(response.body).toContain('>A &lt;b&gt; &amp; &quot;c&quot;</A>')
     expect(response.body).toContain('SHORTCUTURL="a" TAGS="Reading"')
@@ -214,12 +320,21 @@ describe('exporting', () => {
     const body = response.json()
     expect(body).toMatchObject({ format: 'switchboard-links', version: 1, truncated: false })
     expect(body.links).toEqual([
-      expect.objectContaining({ url: 'https://a.example/?q=%22x%22&y=%3Cz%3E', slug: 'a', tags: ['Reading'], organization: null }),
+      expect.objectContaining({
+        url: 'https://a.example/?q=%22x%22&y=%3Cz%3E',
+        slug: 'a',
+        tags: ['Reading'],
+        organization: null,
+      }),
     ])
     const all = (await exportFile(eve, 'format=json')).json()
     const fresh = await createSignedInUser(t)
-    expect((await importFile(fresh, { format: 'json', content: JSON.stringify(all) })).json().imported).toBe(2)
-    expect((await allLinks(fresh)).find((link) => link.url === 'https://b.example/')!.forwarding_enabled).toBe(false)
+    expect(
+      (await importFile(fresh, { format: 'json', content: JSON.stringify(all) })).json().imported,
+    ).toBe(2)
+    expect(
+      (await allLinks(fresh)).find((link) => link.url === 'https://b.example/')!.forwarding_enabled,
+    ).toBe(false)
   })
 
   it('refuses an unknown format', async () => {
@@ -233,9 +348,19 @@ describe('slug availability and the list filters', () => {
     const org = await createOrgWithRoles(t)
     await createLink(t, org.member.token, { slug: 'Taken' })
     const check = (user: SignedIn, query: string) =>
-      t.app.inject({ method: 'GET', url: `/api/links/slug-availability?${query}`, headers: bearer(user.token) })
-    expect((await check(org.member, 'slug=taken')).json()).toEqual({ slug: 'taken', available: false })
-    expect((await check(org.member, `slug=taken&organization_id=${org.id}`)).json()).toEqual({ slug: 'taken', available: true })
+      t.app.inject({
+        method: 'GET',
+        url: `/api/links/slug-availability?${query}`,
+        headers: bearer(user.token),
+      })
+    expect((await check(org.member, 'slug=taken')).json()).toEqual({
+      slug: 'taken',
+      available: false,
+    })
+    expect((await check(org.member, `slug=taken&organization_id=${org.id}`)).json()).toEqual({
+      slug: 'taken',
+      available: true,
+    })
     expect((await check(org.admin, 'slug=taken')).json().available).toBe(true)
     expectReason(await check(org.member, 'slug=has%20space'), 400, 'VALIDATION_FAILED')
     expectReason(await check(org.outsider, `slug=x&organization_id=${org.id}`), 404, 'NOT_FOUND')
@@ -243,25 +368,58 @@ describe('slug availability and the list filters', () => {
 
   it('finds links by slug with q, and filters personal or organization links with owner', async () => {
     const org = await createOrgWithRoles(t)
-    const mine = await createLink(t, org.member.token, { url: 'https://mine.example/', slug: 'zebra-notes' })
-    const shared = await createLink(t, org.member.token, { url: 'https://shared.example/', organization_id: org.id })
+    const mine = await createLink(t, org.member.token, {
+      url: 'https://mine.example/',
+      slug: 'zebra-notes',
+    })
+    const shared = await createLink(t, org.member.token, {
+      url: 'https://shared.example/',
+      organization_id: org.id,
+    })
     const ids = async (query: string) =>
-      (await t.app.inject({ method: 'GET', url: `/api/links?${query}`, headers: bearer(org.member.token) })).json().items.map((l: LinkJson) => l.id)
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/links?${query}`,
+          headers: bearer(org.member.token),
+        })
+      )
+        .json()
+        .items.map((l: LinkJson) => l.id)
     expect(await ids('q=ZEBRA')).toEqual([mine.id])
     expect(await ids('owner=personal')).toEqual([mine.id])
     expect(await ids('owner=organization')).toEqual([shared.id])
-    expectReason(await t.app.inject({ method: 'GET', url: '/api/links?owner=everyone', headers: bearer(org.member.token) }), 400, 'VALIDATION_FAILED')
+    expectReason(
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/links?owner=everyone',
+        headers: bearer(org.member.token),
+      }),
+      400,
+      'VALIDATION_FAILED',
+    )
   })
 })
 
 describe('folders, dates and a round trip (issue 32)', () => {
   const tagNamesOf = async (user: SignedIn): Promise<Map<string, string[]>> => {
     const tags = new Map<string, string>(
-      (await t.app.inject({ method: 'GET', url: '/api/tags?limit=200', headers: bearer(user.token) }))
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: '/api/tags?limit=200',
+          headers: bearer(user.token),
+        })
+      )
         .json()
         .items.map((tag: { id: string; name: string }) => [tag.id, tag.name]),
     )
-    return new Map((await allLinks(user)).map((link) => [link.url, link.tag_ids.map((id) => tags.get(id)!).sort()]))
+    return new Map(
+      (await allLinks(user)).map((link) => [
+        link.url,
+        link.tag_ids.map((id) => tags.get(id)!).sort(),
+      ]),
+    )
   }
   const FIREFOX = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <H1>Bookmarks Menu</H1>
@@ -287,7 +445,11 @@ describe('folders, dates and a round trip (issue 32)', () => {
   it("makes a bookmark's folders one path tag, leaving out the browser's root folders, and keeps ADD_DATE", async () => {
     const user = await createSignedInUser(t)
     const response = await importFile(user, { format: 'html', content: FIREFOX })
-    expect(response.json()).toMatchObject({ imported: 4, tags_created: 3, tags: ['urgent', 'Work', 'Work/Projects & plans'] })
+    expect(response.json()).toMatchObject({
+      imported: 4,
+      tags_created: 3,
+      tags: ['urgent', 'Work', 'Work/Projects & plans'],
+    })
     expect(Object.fromEntries(await tagNamesOf(user))).toEqual({
       'https://toolbar.example/': [],
       'https://project.example/': ['Work/Projects & plans', 'urgent'].sort(),
@@ -300,14 +462,20 @@ describe('folders, dates and a round trip (issue 32)', () => {
     // Milliseconds, as some tools write them, are told apart by size.
     expect(created('https://project.example/')).toBe('2020-09-13T12:26:40.123Z')
     // A date in the future is not believed: created now.
-    expect(Math.abs(Date.parse(created('https://work.example/')) - t.clock.now().getTime())).toBeLessThan(60_000)
+    expect(
+      Math.abs(Date.parse(created('https://work.example/')) - t.clock.now().getTime()),
+    ).toBeLessThan(60_000)
     // Newest first still holds: the list is ordered by the kept dates.
     expect(links.at(-1)!.url).toMatch(/toolbar|project/)
   })
 
   it('leaves folders alone when asked (folders_as_tags=false), on both import requests', async () => {
     const user = await createSignedInUser(t)
-    const response = await importFile(user, { format: 'html', content: FIREFOX, folders_as_tags: false })
+    const response = await importFile(user, {
+      format: 'html',
+      content: FIREFOX,
+      folders_as_tags: false,
+    })
     expect(response.json()).toMatchObject({ imported: 4, tags_created: 1, tags: ['urgent'] })
     const other = await createSignedInUser(t)
     const uploaded = await t.app.inject({
@@ -327,24 +495,47 @@ describe('folders, dates and a round trip (issue 32)', () => {
         { url: 'https://bad-date.example/', created_at: 'yesterday' },
       ],
     })
-    expect((await importFile(user, { format: 'json', content })).json()).toMatchObject({ imported: 2 })
+    expect((await importFile(user, { format: 'json', content })).json()).toMatchObject({
+      imported: 2,
+    })
     const links = await allLinks(user)
-    expect(links.find((link) => link.url === 'https://dated.example/')!.created_at).toBe('2021-02-03T04:05:06.000Z')
-    expect(Math.abs(Date.parse(links.find((link) => link.url === 'https://bad-date.example/')!.created_at) - t.clock.now().getTime())).toBeLessThan(
-      60_000,
+    expect(links.find((link) => link.url === 'https://dated.example/')!.created_at).toBe(
+      '2021-02-03T04:05:06.000Z',
     )
+    expect(
+      Math.abs(
+        Date.parse(links.find((link) => link.url === 'https://bad-date.example/')!.created_at) -
+          t.clock.now().getTime(),
+      ),
+    ).toBeLessThan(60_000)
   })
 
   it('exports tags as folders (nested for a path tag), and a round trip through the file keeps every tag and date', async () => {
     const user = await createSignedInUser(t)
-    const [work, projects, urgent] = await Promise.all(['Work', 'Work/Projects', 'urgent'].map((name) => createTag(t, user.token, name)))
-    await createLink(t, user.token, { url: 'https://one.example/', title: 'One', tag_ids: [projects!.id] })
-    await createLink(t, user.token, { url: 'https://two.example/', title: 'Two', tag_ids: [work!.id] })
+    const [work, projects, urgent] = await Promise.all(
+      ['Work', 'Work/Projects', 'urgent'].map((name) => createTag(t, user.token, name)),
+    )
+    await createLink(t, user.token, {
+      url: 'https://one.example/',
+      title: 'One',
+      tag_ids: [projects!.id],
+    })
+    await createLink(t, user.token, {
+      url: 'https://two.example/',
+      title: 'Two',
+      tag_ids: [work!.id],
+    })
     await createLink(t, user.token, { url: 'https://three.example/', title: 'Three' })
     // Several tags: the file's folder is the first by name, TAGS keeps them all.
-    await createLink(t, user.token, { url: 'https://four.example/', title: 'Four', tag_ids: [urgent!.id, work!.id] })
+    await createLink(t, user.token, {
+      url: 'https://four.example/',
+      title: 'Four',
+      tag_ids: [urgent!.id, work!.id],
+    })
     const exported = await exportFile(user, 'format=html')
-    expect(exported.body).toMatch(/<DT><H3>Work<\/H3>\s*<DL><p>\s*<DT><H3>Projects<\/H3>\s*<DL><p>\s*<DT><A HREF="https:\/\/one\.example\/"/)
+    expect(exported.body).toMatch(
+      /<DT><H3>Work<\/H3>\s*<DL><p>\s*<DT><H3>Projects<\/H3>\s*<DL><p>\s*<DT><A HREF="https:\/\/one\.example\/"/,
+    )
     expect(exported.body).toContain('<DT><H3>urgent</H3>')
 
     const fresh = await createSignedInUser(t)
@@ -352,7 +543,8 @@ describe('folders, dates and a round trip (issue 32)', () => {
     expect(imported.json()).toMatchObject({ imported: 4, tags_created: 3, skipped: [] })
     expect(await tagNamesOf(fresh)).toEqual(await tagNamesOf(user))
     // ADD_DATE holds seconds: the same second, so compared by URL.
-    const dates = async (who: SignedIn) => (await allLinks(who)).map((link) => `${link.url} ${link.created_at.slice(0, 19)}`).sort()
+    const dates = async (who: SignedIn) =>
+      (await allLinks(who)).map((link) => `${link.url} ${link.created_at.slice(0, 19)}`).sort()
     expect(await dates(fresh)).toEqual(await dates(user))
   })
 })

@@ -36,7 +36,8 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'importLinks',
-          summary: 'Import a bookmark file (Netscape HTML) or a JSON export, sent as text in JSON, as links; reports what it skipped and why',
+          summary:
+            'Import a bookmark file (Netscape HTML) or a JSON export, sent as text in JSON, as links; reports what it skipped and why',
           description:
             `Per item: each valid bookmark becomes a link, the others are listed in \`skipped\`. At most ${MAX_IMPORT_ITEMS} ` +
             `bookmarks per import; this request may be up to ${IMPORT_BODY_LIMIT_BYTES / MIB} MiB — upload a larger file ` +
@@ -73,7 +74,8 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       files.removeAllContentTypeParsers()
       files.addContentTypeParser('*', (request, payload, done) => {
         // A declared size over the limit is refused before a byte is read (Fastify closes the connection).
-        if (Number(request.headers['content-length']) > IMPORT_FILE_LIMIT_BYTES) return done(tooLarge(IMPORT_FILE_LIMIT_BYTES), undefined)
+        if (Number(request.headers['content-length']) > IMPORT_FILE_LIMIT_BYTES)
+          return done(tooLarge(IMPORT_FILE_LIMIT_BYTES), undefined)
         done(null, payload)
       })
       files.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -82,7 +84,8 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           schema: {
             tags,
             operationId: 'importLinkFile',
-            summary: 'Import a bookmark file (Netscape HTML) or a JSON export, uploaded as it is, as links; reports what it skipped and why',
+            summary:
+              'Import a bookmark file (Netscape HTML) or a JSON export, uploaded as it is, as links; reports what it skipped and why',
             description:
               `The body is the file, up to ${IMPORT_FILE_LIMIT_BYTES / MIB} MiB, read as it arrives (never held whole). ` +
               `Per item, like \`/api/links/import\`; at most ${MAX_IMPORT_ITEMS} bookmarks — the one after that stops the import with a 400, ` +
@@ -93,9 +96,13 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             anyMediaType: true,
             response: {
               200: ImportReport,
-              400: errorResponse(`${IMPORT_400}; VALIDATION_FAILED: the upload ended before the file did`),
+              400: errorResponse(
+                `${IMPORT_400}; VALIDATION_FAILED: the upload ended before the file did`,
+              ),
               404: errorResponse(NOT_A_MEMBER),
-              413: errorResponse(`PAYLOAD_TOO_LARGE: the file is over ${IMPORT_FILE_LIMIT_BYTES / MIB} MiB`),
+              413: errorResponse(
+                `PAYLOAD_TOO_LARGE: the file is over ${IMPORT_FILE_LIMIT_BYTES / MIB} MiB`,
+              ),
             },
           },
         },
@@ -109,7 +116,10 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 file: {
                   format: request.query.format,
                   // Not destroyed when reading stops early: the answer still has to go out on this connection.
-                  content: body === undefined ? '' : { [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }) },
+                  content:
+                    body === undefined
+                      ? ''
+                      : { [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }) },
                   limitBytes: IMPORT_FILE_LIMIT_BYTES,
                   foldersAsTags: request.query.folders_as_tags ?? true,
                 },
@@ -132,11 +142,13 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'exportLinks',
-          summary: 'Download the links you can see (filtered like the list) as a bookmark file or JSON',
+          summary:
+            'Download the links you can see (filtered like the list) as a bookmark file or JSON',
           querystring: ExportQuery,
           response: {
             200: {
-              description: 'An attachment: `format=html` a Netscape bookmark file, `format=json` the JSON export',
+              description:
+                'An attachment: `format=html` a Netscape bookmark file, `format=json` the JSON export',
               content: {
                 'text/html': { schema: Type.String() },
                 'application/json': { schema: LinkExport },
@@ -147,7 +159,10 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const file = await exportLinks(deps, callerOf(request), request.query)
-        return reply.header('content-disposition', `attachment; filename="${file.filename}"`).type(file.contentType).send(file.body)
+        return reply
+          .header('content-disposition', `attachment; filename="${file.filename}"`)
+          .type(file.contentType)
+          .send(file.body)
       },
     )
   }

@@ -15,10 +15,14 @@ export const MAX_IMPORT_ITEMS = 20_000
 export const MAX_EXPORT_ITEMS = 10_000
 
 const Format = Type.Union([Type.Literal('html'), Type.Literal('json')], {
-  description: "`html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export",
+  description:
+    "`html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export",
 })
 
-export const ExportQuery = Type.Object({ format: Format, ...LinkFilterQuery.properties }, { additionalProperties: false })
+export const ExportQuery = Type.Object(
+  { format: Format, ...LinkFilterQuery.properties },
+  { additionalProperties: false },
+)
 export type ExportQuery = Static<typeof ExportQuery>
 
 export const ExportedLink = Type.Object({
@@ -28,10 +32,13 @@ export const ExportedLink = Type.Object({
   forwarding_enabled: Type.Boolean(),
   tags: Type.Array(Type.String(), { description: 'Names of your own tags on the link' }),
   organization: Nullable(Type.String({ description: "The organization's name for a shared link" })),
-  clicks: Type.Array(Type.Object({ day: Type.String({ format: 'date' }), clicks: Type.Integer({ minimum: 0 }) }), {
-    description:
-      'Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31)',
-  }),
+  clicks: Type.Array(
+    Type.Object({ day: Type.String({ format: 'date' }), clicks: Type.Integer({ minimum: 0 }) }),
+    {
+      description:
+        'Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31)',
+    },
+  ),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })
@@ -40,7 +47,9 @@ export const LinkExport = Type.Object({
   format: Type.Literal('switchboard-links'),
   version: Type.Literal(1),
   exported_at: Timestamp(),
-  truncated: Type.Boolean({ description: `true when more links matched than one export holds (${MAX_EXPORT_ITEMS}, the newest)` }),
+  truncated: Type.Boolean({
+    description: `true when more links matched than one export holds (${MAX_EXPORT_ITEMS}, the newest)`,
+  }),
   links: Type.Array(ExportedLink),
 })
 export type LinkExport = Static<typeof LinkExport>
@@ -58,10 +67,17 @@ export const ImportBody = Body({
   content: Type.String({
     minLength: 1,
     maxLength: IMPORT_BODY_LIMIT_BYTES,
-    description: 'The file as text: a bookmark HTML file, or a JSON export (or an array of its link objects)',
+    description:
+      'The file as text: a bookmark HTML file, or a JSON export (or an array of its link objects)',
   }),
   organization_id: Type.Optional(
-    Nullable(Text({ minLength: 1, maxLength: 200, description: 'Share every imported link with this organization; personal when absent' })),
+    Nullable(
+      Text({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Share every imported link with this organization; personal when absent',
+      }),
+    ),
   ),
   folders_as_tags: Type.Optional(FoldersAsTags),
 })
@@ -72,7 +88,11 @@ export const ImportFileQuery = Type.Object(
     format: Format,
     folders_as_tags: Type.Optional(FoldersAsTags),
     organization_id: Type.Optional(
-      Text({ minLength: 1, maxLength: 200, description: 'Share every imported link with this organization; personal when absent' }),
+      Text({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Share every imported link with this organization; personal when absent',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -88,7 +108,9 @@ export const ImportFileBody = Type.Unsafe<string>({
   content: {
     'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
     'text/html': { schema: { type: 'string' } },
-    'application/json': { schema: { description: 'A JSON export, or an array of its link objects' } },
+    'application/json': {
+      schema: { description: 'A JSON export, or an array of its link objects' },
+    },
     // Any other type too (never a 415): the bytes are the file, read as the query's format.
     '*/*': { schema: { type: 'string', format: 'binary' } },
   },
@@ -117,10 +139,13 @@ export const ImportReport = Type.Object({
   imported: Type.Integer({ minimum: 0, description: 'Links created' }),
   tags_created: Type.Integer({ minimum: 0 }),
   skipped: Type.Array(SkippedBookmark),
-  links: Type.Array(Type.Object({ id: Type.String(), url: Type.String(), title: Nullable(Type.String()) }), {
-    maxItems: REPORTED_LINKS,
-    description: `The first ${REPORTED_LINKS} links created, in file order`,
-  }),
+  links: Type.Array(
+    Type.Object({ id: Type.String(), url: Type.String(), title: Nullable(Type.String()) }),
+    {
+      maxItems: REPORTED_LINKS,
+      description: `The first ${REPORTED_LINKS} links created, in file order`,
+    },
+  ),
   tags: Type.Array(Type.String(), {
     maxItems: REPORTED_LINKS,
     description: `Names of the tags put on the imported links (up to ${REPORTED_LINKS}, by name), to list them by tag`,

@@ -36,7 +36,14 @@ import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from 
 import { JSON_FORMAT } from './json-format.js'
 import { detach, writeNetscapeBookmarks } from './netscape.js'
 import { readImportFile, timeSlicer, type ImportFile } from './reader.js'
-import { MAX_EXPORT_ITEMS, MAX_IMPORT_ITEMS, REPORTED_LINKS, type ExportQuery, type ImportReport, type LinkExport } from './schemas.js'
+import {
+  MAX_EXPORT_ITEMS,
+  MAX_IMPORT_ITEMS,
+  REPORTED_LINKS,
+  type ExportQuery,
+  type ImportReport,
+  type LinkExport,
+} from './schemas.js'
 
 type Skipped = ImportReport['skipped'][number]
 
@@ -57,17 +64,24 @@ interface ReadBookmark {
   shownUrl: string | null
 }
 
-const shownUrl = (candidate: BookmarkCandidate | null) => (typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, 300)) : null)
+const shownUrl = (candidate: BookmarkCandidate | null) =>
+  typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, 300)) : null
 
 /** The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400. */
 async function readBookmarks(file: ImportFile): Promise<ReadBookmark[]> {
   const read: ReadBookmark[] = []
   await readImportFile(file, (candidate) => {
     if (read.length === MAX_IMPORT_ITEMS) {
-      throw invalidField('content', `holds more than ${MAX_IMPORT_ITEMS} links; one import takes at most ${MAX_IMPORT_ITEMS} (split the file)`)
+      throw invalidField(
+        'content',
+        `holds more than ${MAX_IMPORT_ITEMS} links; one import takes at most ${MAX_IMPORT_ITEMS} (split the file)`,
+      )
     }
     read.push({
-      verdict: candidate === null ? new Skip('invalid_item', 'is not a link object') : cleanBookmark(candidate),
+      verdict:
+        candidate === null
+          ? new Skip('invalid_item', 'is not a link object')
+          : cleanBookmark(candidate),
       shownUrl: shownUrl(candidate),
     })
   })
@@ -75,7 +89,11 @@ async function readBookmarks(file: ImportFile): Promise<ReadBookmark[]> {
 }
 
 /** Runs `work` over the items in batches, giving the event loop back between them. */
-async function inBatches<T>(items: readonly T[], size: number, work: (batch: readonly T[]) => Promise<void>): Promise<void> {
+async function inBatches<T>(
+  items: readonly T[],
+  size: number,
+  work: (batch: readonly T[]) => Promise<void>,
+): Promise<void> {
   const pause = timeSlicer()
   for (let i = 0; i < items.length; i += size) {
     await work(items.slice(i, i + size))
@@ -98,27 +116,44 @@ async function sortOut(
   // Keyed by the instance's slug matching as this transaction reads it, held until it commits (slug-matching.ts).
   await holdSlugRule(ex, 'shared')
   const fold = await readFoldSetting(ex, GO_LINKS_SETTING)
-  const clean = part.flatMap((item) => (item.verdict instanceof Skip ? [] : [{ ...item.verdict, slugKey: slugKey(item.verdict.slug, fold) }]))
+  const clean = part.flatMap((item) =>
+    item.verdict instanceof Skip
+      ? []
+      : [{ ...item.verdict, slugKey: slugKey(item.verdict.slug, fold) }],
+  )
   const takenUrls = new Set<string>()
   const takenSlugs = new Set<string>()
   await inBatches([...new Set(clean.map((item) => item.url))], LOOKUP_BATCH, async (urls) => {
     for (const url of await findTakenUrls(ex, owner, urls)) takenUrls.add(url)
   })
-  await inBatches([...new Set(clean.flatMap((item) => (item.slugKey === null ? [] : [item.slugKey])))], LOOKUP_BATCH, async (keys) => {
-    for (const key of await findTakenSlugKeys(ex, owner, keys)) takenSlugs.add(key)
-  })
+  await inBatches(
+    [...new Set(clean.flatMap((item) => (item.slugKey === null ? [] : [item.slugKey])))],
+    LOOKUP_BATCH,
+    async (keys) => {
+      for (const key of await findTakenSlugKeys(ex, owner, keys)) takenSlugs.add(key)
+    },
+  )
   const accepted: CleanBookmark[] = []
   const skipped: Skipped[] = []
   part.forEach((item, index) => {
     let verdict = item.verdict
     if (!(verdict instanceof Skip)) {
-      if (takenUrls.has(verdict.url) || seen.urls.has(verdict.url)) verdict = new Skip('duplicate_url', 'a link to this URL exists already')
-      else if (verdict.slugKey !== null && (takenSlugs.has(verdict.slugKey) || seen.slugKeys.has(verdict.slugKey))) {
+      if (takenUrls.has(verdict.url) || seen.urls.has(verdict.url))
+        verdict = new Skip('duplicate_url', 'a link to this URL exists already')
+      else if (
+        verdict.slugKey !== null &&
+        (takenSlugs.has(verdict.slugKey) || seen.slugKeys.has(verdict.slugKey))
+      ) {
         verdict = new Skip('slug_taken', 'another link has this slug')
       }
     }
     if (verdict instanceof Skip) {
-      skipped.push({ position: offset + index + 1, url: item.shownUrl, reason: verdict.reason, message: verdict.message })
+      skipped.push({
+        position: offset + index + 1,
+        url: item.shownUrl,
+        reason: verdict.reason,
+        message: verdict.message,
+      })
       return
     }
     seen.urls.add(verdict.url)
@@ -145,7 +180,14 @@ async function tagsNamed(
   await inBatches(missing, INSERT_BATCH, (batch) =>
     insertTagsUnlessTaken(
       ex,
-      batch.map(([key, name]) => ({ id: newId(), user_id: userId, name, name_key: key, color: null, created_at: now })),
+      batch.map(([key, name]) => ({
+        id: newId(),
+        user_id: userId,
+        name,
+        name_key: key,
+        color: null,
+        created_at: now,
+      })),
     ),
   )
   const ids = new Map<string, string>()
@@ -167,7 +209,10 @@ async function writeLinks(
   userId: string,
   owner: LinkOwner,
   accepted: readonly CleanBookmark[],
-): Promise<{ tagsCreated: number; links: Array<{ id: string; url: string; title: string | null; tags: string[] }> }> {
+): Promise<{
+  tagsCreated: number
+  links: Array<{ id: string; url: string; title: string | null; tags: string[] }>
+}> {
   const now = deps.clock.now().toISOString()
   const tags = await tagsNamed(tx, userId, [...new Set(accepted.flatMap((item) => item.tags))], now)
   const links = accepted.map((item) => ({
@@ -192,7 +237,15 @@ async function writeLinks(
       batch.flatMap((link) => link.tagIds.map((tagId) => ({ link_id: link.id, tag_id: tagId }))),
     ),
   )
-  return { tagsCreated: tags.created, links: links.map((link) => ({ id: link.id, url: link.url, title: link.title, tags: link.tags })) }
+  return {
+    tagsCreated: tags.created,
+    links: links.map((link) => ({
+      id: link.id,
+      url: link.url,
+      title: link.title,
+      tags: link.tags,
+    })),
+  }
 }
 
 /**
@@ -204,7 +257,12 @@ async function writeLinks(
  * before: a failure of the database part-way leaves the earlier parts imported, and importing the
  * file again reports them as duplicates.
  */
-export async function importLinks(deps: Deps, caller: Caller, request: ImportRequest, ctx: RequestContext): Promise<ImportReport> {
+export async function importLinks(
+  deps: Deps,
+  caller: Caller,
+  request: ImportRequest,
+  ctx: RequestContext,
+): Promise<ImportReport> {
   const userId = caller.user.id
   // Checked before the file is read, so a caller who may not import there waits for nothing;
   // an organization outside an API token's boundary is one the caller is not in (issue 28).
@@ -225,8 +283,10 @@ export async function importLinks(deps: Deps, caller: Caller, request: ImportReq
       const written = await writeLinks(deps, tx, userId, owner, accepted)
       report.tags_created += written.tagsCreated
       for (const link of written.links) {
-        if (report.links.length < REPORTED_LINKS) report.links.push({ id: link.id, url: link.url, title: link.title })
-        for (const name of link.tags) if (!tagNames.has(name.toLowerCase())) tagNames.set(name.toLowerCase(), name)
+        if (report.links.length < REPORTED_LINKS)
+          report.links.push({ id: link.id, url: link.url, title: link.title })
+        for (const name of link.tags)
+          if (!tagNames.has(name.toLowerCase())) tagNames.set(name.toLowerCase(), name)
       }
       report.imported += accepted.length
       report.skipped.push(...skipped)
@@ -234,8 +294,16 @@ export async function importLinks(deps: Deps, caller: Caller, request: ImportReq
       await recordAudit(tx, deps.clock, ctx, {
         action: 'links.import',
         actor: { id: userId, email: caller.user.email },
-        target: owner.organizationId === null ? { type: 'user', id: userId } : { type: 'organization', id: owner.organizationId },
-        metadata: { format: request.file.format, imported: report.imported, skipped: report.skipped.length, tags_created: report.tags_created },
+        target:
+          owner.organizationId === null
+            ? { type: 'user', id: userId }
+            : { type: 'organization', id: owner.organizationId },
+        metadata: {
+          format: request.file.format,
+          imported: report.imported,
+          skipped: report.skipped.length,
+          tags_created: report.tags_created,
+        },
       })
     })
     offset += WRITE_PART
@@ -254,7 +322,11 @@ export interface ExportFile {
 }
 
 /** The visible links matching the filters, newest first, with the caller's tags by name. */
-export async function exportLinks(deps: Deps, caller: Caller, query: ExportQuery): Promise<ExportFile> {
+export async function exportLinks(
+  deps: Deps,
+  caller: Caller,
+  query: ExportQuery,
+): Promise<ExportFile> {
   const userId = caller.user.id
   const filters = linkFilters(query, caller)
   const links: LinkExport['links'] = []
@@ -292,7 +364,10 @@ export async function exportLinks(deps: Deps, caller: Caller, query: ExportQuery
       truncated = true
       break
     }
-    window = { limit: Math.min(PAGE, MAX_EXPORT_ITEMS - links.length), after: [last.created_at, last.id] }
+    window = {
+      limit: Math.min(PAGE, MAX_EXPORT_ITEMS - links.length),
+      after: [last.created_at, last.id],
+    }
   }
   const exportedAt = deps.clock.now().toISOString()
   const stem = `switchboard-links-${exportedAt.slice(0, 10)}`
