@@ -3,7 +3,7 @@
  * and the page cursor live in the query string (shareable; Back returns to the same view); pages
  * follow the API's cursors, never more than one page at a time.
  *
- * Issue 32: the list has the page's full width (tags open in a panel on demand), one compact
+ * The list has the page's full width (tags open in a panel on demand), one compact
  * filter row — search as you type (debounced into the address), a tag picker whose choice is the
  * tag's name in the address, the scope as a segmented control — one line per link with its actions
  * in a "⋯" menu that offers only what the person may do (`can_change`), and a selection for bulk
@@ -96,9 +96,11 @@ export function LinksPage() {
         search: { ...search, q: next, cursor: undefined },
         replace: true,
       })
-    // Only a settled change of the typed text searches (its one dependency); a change of the address updates `q` above.
+    // Only a settled change of the typed text searches (its one dependency); a change of the
+    // address updates `q` above.
   }, [settledQ])
-  // The palette's "Create link" arrives as ?new=1: open the dialog, then drop the flag from the URL.
+  // The palette's "Create link" arrives as ?new=1: open the dialog, then drop the flag from the
+  // URL.
   useEffect(() => {
     if (search.new) {
       setEditing('new')
@@ -366,8 +368,9 @@ export function LinksPage() {
                       </div>
                     </td>
                     <td className="go-cell">
-                      {/* One line: the slug gives way (cut with "…") before the click count does; the count shows
-                          short ("3 clicks"), the whole sentence is in its tooltip and read to screen readers. */}
+                      {/* One line: the slug gives way (cut with "…") before the click count
+                          does; the count shows short ("3 clicks"), the whole sentence is in its
+                          tooltip and read to screen readers. */}
                       <div className="go-line">
                         {link.slug === null ? (
                           <span className="muted go-slug">{t('links.noSlug')}</span>
