@@ -4,8 +4,8 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { redisSettled, type Deps } from './deps.js'
-import { authentication } from './modules/auth/hook.js'
-import { cookieName, SESSION_COOKIE } from './modules/auth/cookies.js'
+import { authentication } from './identity/hook.js'
+import { cookieName, SESSION_COOKIE } from './identity/cookies.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import {
   clientErrorHandler,
@@ -53,7 +53,7 @@ import { identityRoutes } from './modules/oidc/identities.routes.js'
 import { oidcSignInRoutes } from './modules/oidc/sign-in.routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { apiTokenSettingsRoutes, tokenRoutes } from './modules/tokens/routes.js'
-import { operationAccess } from './modules/tokens/permissions.js'
+import { operationAccess } from './identity/permissions.js'
 import { configRoutes } from './modules/settings/config.routes.js'
 import { settingsRoutes } from './modules/settings/routes.js'
 import { tagRoutes } from './modules/tags/routes.js'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../../test/helpers/app.js'
 import { createUser, openSessionFor } from '../../test/helpers/factories.js'
-import { authenticateBearer } from '../modules/auth/authenticate.js'
+import { authenticateBearer } from '../identity/authenticate.js'
 import { precompiled, sharePlaceholders } from './precompiled.js'
 import { CompiledQuery, sql } from 'kysely'
 

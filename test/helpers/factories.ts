@@ -7,7 +7,7 @@ import { insertNewUser, prepareNewUser } from '../../src/modules/users/service.j
 import type { UserRecord } from '../../src/modules/users/repo.js'
 import type { TestContext } from './app.js'
 import { totpCode } from './rfc6238.js'
-import { isAdminPermission, TOKEN_PERMISSIONS } from '../../src/modules/tokens/permissions.js'
+import { isAdminPermission, TOKEN_PERMISSIONS } from '../../src/identity/permissions.js'
 
 export const DEFAULT_PASSWORD = 'a sound passphrase 42'
 

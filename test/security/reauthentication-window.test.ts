@@ -17,7 +17,7 @@ import {
   openSessionFor,
 } from '../helpers/factories.js'
 import { totpCode } from '../helpers/rfc6238.js'
-import { REAUTH_WINDOW_SECONDS } from '../../src/modules/auth/reauth.js'
+import { REAUTH_WINDOW_SECONDS } from '../../src/identity/reauth.js'
 
 const t = useTestApp()
 

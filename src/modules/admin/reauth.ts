@@ -9,8 +9,8 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { verifyCurrentPassword } from '../../identity/reauth.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
 
 export interface AdminProof {

@@ -9,7 +9,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import {

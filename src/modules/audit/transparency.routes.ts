@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import {
   AnchorBody,
   CheckpointView,

@@ -15,8 +15,8 @@ import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { proveSecondFactor, type FactorProof } from '../passkeys/proof.js'
-import type { Caller } from './caller.js'
-import { REAUTH_WINDOW_SECONDS, verifyCurrentPassword } from './reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { REAUTH_WINDOW_SECONDS, verifyCurrentPassword } from '../../identity/reauth.js'
 import { markSessionReauthenticated } from './repo.js'
 
 export async function reauthenticate(

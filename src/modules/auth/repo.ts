@@ -11,7 +11,7 @@ import {
   type MfaState,
 } from '../mfa/repo.js'
 import { settingValue } from '../settings/repo.js'
-import { TWO_FACTOR_POLICY_KEY } from '../settings/two-factor-requirement.js'
+import { TWO_FACTOR_POLICY_KEY } from '../../identity/two-factor-requirement.js'
 
 export interface NewSession {
   id: string

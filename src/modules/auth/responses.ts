@@ -5,10 +5,10 @@
 import type { FastifyReply } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { toUserView } from '../users/view.js'
-import { setSessionCookies } from './cookies.js'
+import { setSessionCookies } from '../../identity/cookies.js'
 import { rememberClient } from './known-clients.js'
 import type { SignInOutcome } from './service.js'
-import { csrfTokenFor, type SignIn } from './session-issuer.js'
+import { csrfTokenFor, type SignIn } from '../../identity/session-issuer.js'
 
 export function signInBody(signIn: SignIn) {
   return { user: toUserView(signIn.user), token: signIn.token, expires_at: signIn.expiresAt }

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from './hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { clearSessionCookies, readCookie, setCsrfCookie } from './cookies.js'
+import { clearSessionCookies, readCookie, setCsrfCookie } from '../../identity/cookies.js'
 import { DEVICE_COOKIE } from './known-clients.js'
 import { answerSignIn, answerSignInOutcome } from './responses.js'
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
@@ -26,7 +26,7 @@ import {
   loginWithPassword,
   logout,
 } from './service.js'
-import { csrfTokenFor } from './session-issuer.js'
+import { csrfTokenFor } from '../../identity/session-issuer.js'
 import { isLoopbackRequest } from './setup-code.js'
 
 const tags = ['authentication']

@@ -17,12 +17,12 @@ import {
   type PasswordCandidate,
 } from '../users/repo.js'
 import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
-import type { Caller } from './caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { loginCharges } from './login-limits.js'
 import { listLiveSessions, revokeSession, setInstanceFlag } from './repo.js'
 import { setupCodeMatches } from './setup-code.js'
 import { clientStanding } from './known-clients.js'
-import { issueSignIn, openSession, type SignIn } from './session-issuer.js'
+import { issueSignIn, openSession, type SignIn } from '../../identity/session-issuer.js'
 
 export interface SessionView {
   id: string

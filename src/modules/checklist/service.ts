@@ -8,7 +8,7 @@
  */
 import type { Deps } from '../../deps.js'
 import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { isMailConfigured } from '../mail/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from '../settings/sections.js'

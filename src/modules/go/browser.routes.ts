@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { optionalCaller, optionalCallerWith } from '../auth/hook.js'
+import { optionalCaller, optionalCallerWith } from '../../identity/hook.js'
 import type { BrowserAnswer, GoRequest } from './browser.js'
 import { openGoLink, rememberGoChoice } from './browser.js'
 import { createClickCounter, type ClickCounter } from './clicks.js'

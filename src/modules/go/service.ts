@@ -7,8 +7,8 @@ import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { ReadBeside } from '../auth/authenticate.js'
-import { reachesOrganization, type Caller } from '../auth/caller.js'
+import type { ReadBeside } from '../../identity/authenticate.js'
+import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import {
   findForwardingLinks,
   findGoCandidates,

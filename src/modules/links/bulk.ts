@@ -9,7 +9,7 @@
 import type { Deps } from '../../deps.js'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/client.js'
 import { AppError, invalidField } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { organizationNotFound } from '../organizations/access.js'
 import { findOwnTagIds } from '../tags/repo.js'

@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import { issueSignIn, openSession, type SignIn } from '../auth/session-issuer.js'
+import { issueSignIn, openSession, type SignIn } from '../../identity/session-issuer.js'
 import { findUserById, updateUser, type UserRecord } from '../users/repo.js'
 import {
   consumeChallenge,

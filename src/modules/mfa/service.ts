@@ -13,8 +13,8 @@ import { encrypt, decrypt } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
-import { isReauthenticated, provePasswordOrWindow } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import { findUserById } from '../users/repo.js'
@@ -32,7 +32,7 @@ import {
 } from './repo.js'
 import { WRONG_CODES_PER_ACCOUNT, totpSecretContext, verifySecondFactor } from './second-factor.js'
 import { matchTotpStep, newTotpSecret, otpauthUrl } from './totp.js'
-import { enrollmentRequired } from '../auth/mfa-policy.js'
+import { enrollmentRequired } from '../../identity/mfa-policy.js'
 
 // The QR code library is needed only to begin an enrollment: loaded then
 // (docs/decisions/0002-start-up-footprint.md).

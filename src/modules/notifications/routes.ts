@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { NotificationPreferencesView, UpdateNotificationPreferencesBody } from './schemas.js'
 import { getNotificationPreferences, updateNotificationPreferences } from './service.js'
 

@@ -20,7 +20,7 @@ import {
 } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { beginSignIn, type SignInOutcome } from '../auth/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { oauthErrorCode, OidcProviderError, type OidcConnection } from './client.js'
 import {
   findProviderForSignIn,

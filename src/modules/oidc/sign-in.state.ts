@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto'
 import type { Deps } from '../../deps.js'
 import { hmacBase64Url, safeEqual } from '../../lib/crypto.js'
 import { randomToken } from '../../lib/random.js'
-import { cookie } from '../auth/cookies.js'
+import { cookie } from '../../identity/cookies.js'
 import { signInCookiePath } from './urls.js'
 
 export const STATE_COOKIE = 'oidc_state'

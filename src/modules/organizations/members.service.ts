@@ -11,7 +11,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { requirePermission } from './access.js'
 import {
   deleteMember,

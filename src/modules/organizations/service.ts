@@ -10,7 +10,7 @@ import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { requirePermission } from './access.js'
 import { insertMember } from './members.repo.js'
 import {

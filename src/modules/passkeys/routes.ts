@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { answerSignIn } from '../auth/responses.js'
 import { SignInView } from '../auth/schemas.js'
 import {

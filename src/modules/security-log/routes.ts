@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { PageQuery } from '../../lib/schema-types.js'
-import { callerOf } from '../auth/hook.js'
+import { callerOf } from '../../identity/hook.js'
 import { SecurityEventPage } from './schemas.js'
 import { listOwnSecurityEvents } from './service.js'
 

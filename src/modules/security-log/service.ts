@@ -10,7 +10,7 @@
 import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { listSecurityEvents, type SecurityEventRow } from './repo.js'
 import type { SecurityEventView } from './schemas.js'
 

@@ -15,7 +15,7 @@ import {
 } from '../../lib/pagination.js'
 import { AiProviderError, type AiModel } from '../ai/client.js'
 import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import type { UserRecord } from '../users/repo.js'
 import type { AiView, UpdateAiBody } from './schemas.js'
 import {

@@ -12,12 +12,12 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import type { RequestContext } from '../audit/service.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import { verifyCurrentPassword } from '../../identity/reauth.js'
 import { assertSecondFactorIfEnabled, isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from './sections.js'
-import { TWO_FACTOR_POLICY_KEY } from './two-factor-requirement.js'
+import { TWO_FACTOR_POLICY_KEY } from '../../identity/two-factor-requirement.js'
 import type {
   TwoFactorPolicyView,
   TwoFactorRequirement,

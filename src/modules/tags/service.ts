@@ -9,7 +9,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import {
   deleteTag as deleteTagRow,
   findTag,

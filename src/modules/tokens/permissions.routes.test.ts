@@ -15,13 +15,13 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { newId } from '../../lib/ids.js'
-import { apiTokenPrefix, generateApiToken, hashApiToken } from './format.js'
+import { apiTokenPrefix, generateApiToken, hashApiToken } from '../../identity/token-format.js'
 import {
   OPERATION_ACCESS,
   TOKEN_PERMISSIONS,
   type OperationAccess,
   type TokenPermission,
-} from './permissions.js'
+} from '../../identity/permissions.js'
 import { createApiToken } from './service.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })

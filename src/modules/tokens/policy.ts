@@ -14,7 +14,7 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import type { RequestContext } from '../audit/service.js'
 import { parseSection, readSection, updateSection, type Section } from '../settings/sections.js'
 import { DEFAULT_LIFETIME_DAYS, LIFETIME_CEILING_DAYS } from './limits.js'

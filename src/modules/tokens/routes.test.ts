@@ -6,7 +6,7 @@ import {
   createSignedInUser,
   DEFAULT_PASSWORD,
 } from '../../../test/helpers/factories.js'
-import { generateApiToken } from './format.js'
+import { generateApiToken } from '../../identity/token-format.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 

@@ -12,11 +12,15 @@ import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { lockUser } from '../users/repo.js'
 import { findOrganizationOfMember } from '../organizations/repo.js'
-import { apiTokenPrefix, generateApiToken, hashApiToken } from './format.js'
-import { isAdminPermission, normalizePermissions, type TokenPermission } from './permissions.js'
+import { apiTokenPrefix, generateApiToken, hashApiToken } from '../../identity/token-format.js'
+import {
+  isAdminPermission,
+  normalizePermissions,
+  type TokenPermission,
+} from '../../identity/permissions.js'
 import { currentTokenPolicy } from './policy.js'
 import { DEFAULT_LIFETIME_DAYS } from './limits.js'
 import {

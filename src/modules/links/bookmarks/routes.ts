@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../../deps.js'
-import { callerOf, contextOf } from '../../auth/hook.js'
+import { callerOf, contextOf } from '../../../identity/hook.js'
 import { errorResponse } from '../../../plugins/openapi.js'
 import { tooLarge } from './reader.js'
 import {

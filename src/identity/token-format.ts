@@ -7,8 +7,8 @@
  * without touching the database, and the distinctive shape lets secret scanners recognise it.
  */
 import { crc32 } from 'node:zlib'
-import { randomString } from '../../lib/random.js'
-import { sha256Hex } from '../../lib/crypto.js'
+import { randomString } from '../lib/random.js'
+import { sha256Hex } from '../lib/crypto.js'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 export const API_TOKEN_PREFIX = 'sb_'

@@ -2,14 +2,14 @@
  * Opening a session and signing its access JWT — the last step of every sign-in (password,
  * second factor, first-run setup, OIDC).
  */
-import type { Deps } from '../../deps.js'
-import type { Executor } from '../../db/schema.js'
-import { hmacBase64Url } from '../../lib/crypto.js'
-import { newId } from '../../lib/ids.js'
-import { addSeconds } from '../../lib/time.js'
-import type { RequestContext } from '../audit/service.js'
-import type { UserRecord } from '../users/repo.js'
-import { insertSession, type NewSession } from './repo.js'
+import type { Deps } from '../deps.js'
+import type { Executor } from '../db/schema.js'
+import { hmacBase64Url } from '../lib/crypto.js'
+import { newId } from '../lib/ids.js'
+import { addSeconds } from '../lib/time.js'
+import type { RequestContext } from '../modules/audit/service.js'
+import type { UserRecord } from '../modules/users/repo.js'
+import { insertSession, type NewSession } from '../modules/auth/repo.js'
 
 export interface SignIn {
   user: UserRecord

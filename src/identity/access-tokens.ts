@@ -10,8 +10,8 @@
  */
 import { createSecretKey, type KeyObject } from 'node:crypto'
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose'
-import { deriveKey } from '../../lib/crypto.js'
-import type { Clock } from '../../lib/time.js'
+import { deriveKey } from '../lib/crypto.js'
+import type { Clock } from '../lib/time.js'
 
 export interface AccessTokenClaims {
   sub: string

@@ -1,6 +1,6 @@
 import { crc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { apiTokenPrefix, generateApiToken, isWellFormedApiToken, toBase62 } from './format.js'
+import { apiTokenPrefix, generateApiToken, isWellFormedApiToken, toBase62 } from './token-format.js'
 
 describe('API token format (docs/API.md#personal-api-tokens)', () => {
   it('is sb_ + 32 base62 + 6 base62 characters of CRC-32 over the 32', () => {

@@ -16,7 +16,7 @@
  * tokens (`sb_…`) of such a user included: a token must not outlive the policy that its owner does
  * not meet. They work again once the owner has a second factor.
  */
-import { policyCovers } from '../settings/two-factor-requirement.js'
+import { policyCovers } from './two-factor-requirement.js'
 import type { Caller } from './caller.js'
 
 /**

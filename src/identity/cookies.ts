@@ -13,7 +13,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { parseCookie, stringifySetCookie, type SetCookie } from 'cookie'
-import type { Deps } from '../../deps.js'
+import type { Deps } from '../deps.js'
 
 export const SESSION_COOKIE = 'token'
 export const CSRF_COOKIE = 'csrf_token'

@@ -23,11 +23,11 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Deps } from '../../deps.js'
-import { AppError } from '../../errors.js'
-import { safeEqual } from '../../lib/crypto.js'
-import type { AuthRequirement } from '../../plugins/route-auth.js'
-import type { RequestContext } from '../audit/service.js'
+import type { Deps } from '../deps.js'
+import { AppError } from '../errors.js'
+import { safeEqual } from '../lib/crypto.js'
+import type { AuthRequirement } from '../plugins/route-auth.js'
+import type { RequestContext } from '../modules/audit/service.js'
 import {
   authenticateBearer,
   authenticateBearerWith,
@@ -36,16 +36,16 @@ import {
 } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
 import { reachesOrganization, type Caller } from './caller.js'
-import { API_TOKEN_PREFIX } from '../tokens/format.js'
+import { API_TOKEN_PREFIX } from './token-format.js'
 import {
   isAdminPermission,
   operationAccess,
   ORGANIZATION_IN_PATH,
   type OperationAccess,
-} from '../tokens/permissions.js'
+} from './permissions.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieName, readCookies } from './cookies.js'
 import { csrfTokenFor } from './session-issuer.js'
-import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
+import { chargeFailedAuthentication } from '../plugins/rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

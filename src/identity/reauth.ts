@@ -11,12 +11,12 @@
  * so a stolen session outside its window still needs the password (and another session of the
  * account has its own). A proof that is sent is always checked, window or not.
  */
-import type { Deps } from '../../deps.js'
-import { AppError } from '../../errors.js'
+import type { Deps } from '../deps.js'
+import { AppError } from '../errors.js'
 import type { Caller } from './caller.js'
-import type { Budget } from '../../lib/attempt-budget.js'
-import { normalizePassword } from '../../lib/password-policy.js'
-import { findPasswordHash } from '../users/repo.js'
+import type { Budget } from '../lib/attempt-budget.js'
+import { normalizePassword } from '../lib/password-policy.js'
+import { findPasswordHash } from '../modules/users/repo.js'
 
 export const REAUTH_FAILURES_PER_USER: Budget = {
   name: 'reauth:user',

@@ -1,6 +1,6 @@
-import type { UserRecord } from '../users/repo.js'
-import type { MfaState } from '../mfa/repo.js'
-import type { TwoFactorRequirement } from '../settings/two-factor-policy.schemas.js'
+import type { UserRecord } from '../modules/users/repo.js'
+import type { MfaState } from '../modules/mfa/repo.js'
+import type { TwoFactorRequirement } from '../modules/settings/two-factor-policy.schemas.js'
 
 /**
  * What a personal API token carries (modules/tokens/permissions.ts), parsed once per

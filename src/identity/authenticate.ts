@@ -17,13 +17,13 @@
  * `last_used_at` / `last_seen_at` are written at most once a minute, after the answer and never
  * awaited, so a request does not wait on a write.
  */
-import type { Deps } from '../../deps.js'
-import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from '../tokens/format.js'
-import { findLiveApiToken, touchApiToken } from '../tokens/repo.js'
-import { legacyTokensRefused } from '../tokens/policy.js'
-import { requirementOf } from '../settings/two-factor-requirement.js'
+import type { Deps } from '../deps.js'
+import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from './token-format.js'
+import { findLiveApiToken, touchApiToken } from '../modules/tokens/repo.js'
+import { legacyTokensRefused } from '../modules/tokens/policy.js'
+import { requirementOf } from './two-factor-requirement.js'
 import type { Caller } from './caller.js'
-import { findLiveSession, touchSession, unexpired, type LiveSession } from './repo.js'
+import { findLiveSession, touchSession, unexpired, type LiveSession } from '../modules/auth/repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 
