@@ -7,7 +7,7 @@
  *   config: { auth: 'public' }   no credentials needed
  *   (default)                    any signed-in user, by session or API token
  *   config: { auth: 'session' }  an interactive session only
- *   (docs/API.md#what-an-api-token-may-not-do)
+ *                                (docs/API.md#what-an-api-token-may-not-do)
  *   config: { auth: 'admin' }    an administrator (docs/API.md#who-may-do-what)
  *
  * An API token is further held to the table of modules/tokens/permissions.ts: 403

@@ -6,7 +6,7 @@
  *   config: { auth: 'public' }   no credentials needed
  *   (default)                    any signed-in user, by session or API token
  *   config: { auth: 'session' }  an interactive session only
- *   (docs/API.md#what-an-api-token-may-not-do)
+ *                                (docs/API.md#what-an-api-token-may-not-do)
  *   config: { auth: 'admin' }    an administrator (docs/API.md#who-may-do-what)
  *   config: { auth: 'scim' }     a SCIM credential, never a user (modules/scim/http.ts checks it)
  */

@@ -20,7 +20,7 @@ export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SCHEMA.spConfig],
     documentationUri:
-      'https://github.com/switchboard/switchboard/blob/main/docs/API.md#scim-20-provisioning-issue-29',
+      'https://github.com/switchboard/switchboard/blob/main/docs/API.md#scim',
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_SCIM_PAGE },
