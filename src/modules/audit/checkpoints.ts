@@ -283,9 +283,10 @@ export interface Checkpointer {
  * Makes checkpoints as they fall due: the tree's size is read every LOOK_MS, so a checkpoint
  * follows the 256th event within a tenth of a second, and each run stores the nodes of at most
  * about that many events plus a tenth of a second's worth — on SQLite that work runs on the event
- * loop (≈ 30 µs an event), so a fast stream of audited writes is taken in short pieces, not a
- * second's worth at a time. One run at a time; a failure (the database away, or a tree that does
- * not extend its last checkpoint) goes to `onProblem` and is tried again a second later.
+ * loop (docs/decisions/0017-audit-tree-nodes-after-commit.md), so a fast stream of audited writes
+ * is taken in short pieces, not a second's worth at a time. One run at a time; a failure (the
+ * database away, or a tree that does not extend its last checkpoint) goes to `onProblem` and is
+ * tried again a second later.
  */
 export function startCheckpointer(
   deps: Deps,

@@ -5,10 +5,10 @@
  *
  * forwardingWithSlugKey states the same rule as two index probes, for the reads by slug (the go
  * redirect, its chooser, the details page): as a filter, visibleTo's OR over owner and membership
- * leaves no index that finds a slug key, so both engines read every link with that key, everyone's
- * (≈ 2 ms per redirect on PostgreSQL with 2,000 people having a go/wiki, and a scan of the table on
- * SQLite). visibleToIndexed states it a third time, for lists (GET /api/links): as an OR of two
- * indexable terms. visibility.test.ts holds the three to the same answer.
+ * leaves no index that finds a slug key, so both engines would read every link with that key,
+ * everyone's (docs/decisions/0012-go-redirect-one-statement.md). visibleToIndexed states it a third
+ * time, for lists (GET /api/links): as an OR of two indexable terms. visibility.test.ts holds the
+ * three to the same answer.
  */
 import { sql, type RawBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
