@@ -224,7 +224,7 @@ export interface SettingsTable {
 }
 
 /**
- * Pending email changes (docs/API.md#the-current-user): single-use, expiring, stored as a hash
+ * Pending email changes (docs/API.md#email-change): single-use, expiring, stored as a hash
  * only.
  */
 export interface EmailVerificationsTable {
@@ -326,7 +326,7 @@ export interface OidcProvidersTable {
   updated_at: Timestamp
 }
 
-/** Per-user labels for links (docs/API.md#links-and-go-links). */
+/** Per-user labels for links (docs/API.md#tags). */
 export interface TagsTable {
   id: string
   user_id: string

@@ -1,5 +1,5 @@
 /**
- * GET /go/{slug} and the chooser's form (docs/API.md#links-and-go-links): every branch, as a
+ * GET /go/{slug} and the chooser's form (docs/API.md#go-links): every branch, as a
  * browser sees it.
  */
 import { beforeAll, describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
 /**
- * /api/go/preferences (docs/API.md#links-and-go-links): choosing, listing and forgetting, and stale
- * preferences.
+ * /api/go/preferences (docs/API.md#go-link-preferences): choosing, listing and forgetting, and
+ * stale preferences.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'

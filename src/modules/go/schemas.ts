@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, PageOf, Text, Timestamp, Nullable } from '../../lib/schema-types.js'
 
-/** docs/API.md#links-and-go-links: which link /go/{slug} opens for the caller. */
+/** docs/API.md#go-links: which link /go/{slug} opens for the caller. */
 export const PreferenceView = Type.Object({
   slug: Type.String({ description: "The link's slug as written on it" }),
   link_id: Type.String(),

@@ -1,5 +1,5 @@
 /**
- * Go-links (docs/API.md#links-and-go-links): /go/{slug} opens the one visible forwarding link with
+ * Go-links (docs/API.md#go-links): /go/{slug} opens the one visible forwarding link with
  * that slug, or the one the user chose among several. A preference whose link disappeared, stopped
  * forwarding, lost the slug or became invisible is ignored, and deleted when met.
  */

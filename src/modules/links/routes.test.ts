@@ -1,5 +1,5 @@
 /**
- * Links (docs/API.md#links-and-go-links): CRUD shapes and reasons, URL and slug rules, tags,
+ * Links (docs/API.md#links): CRUD shapes and reasons, URL and slug rules, tags,
  * visibility, filters.
  */
 import { beforeAll, describe, expect, it } from 'vitest'

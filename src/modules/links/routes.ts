@@ -54,7 +54,7 @@ const SLUG_TAKEN = errorResponse(
 
 /**
  * /api/links — personal links and links shared with the caller's organizations
- * (docs/API.md#links-and-go-links).
+ * (docs/API.md#links).
  */
 export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

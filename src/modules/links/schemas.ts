@@ -34,7 +34,7 @@ const TagIds = Type.Array(Id, {
 })
 
 /**
- * docs/API.md#links-and-go-links; `tag_ids` are the caller's own tags on the link (each user tags
+ * docs/API.md#links; `tag_ids` are the caller's own tags on the link (each user tags
  * for themselves).
  */
 export const LinkView = Type.Object({

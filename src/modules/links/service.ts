@@ -1,5 +1,5 @@
 /**
- * Links (docs/API.md#links-and-go-links): personal, or shared with an organization the creator
+ * Links (docs/API.md#links): personal, or shared with an organization the creator
  * belongs to.
  *
  * - Everyone sees their personal links and the links of their organizations; anything else is

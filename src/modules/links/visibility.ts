@@ -1,5 +1,5 @@
 /**
- * Which links a user sees (docs/API.md#links-and-go-links): their personal links and the links of
+ * Which links a user sees (docs/API.md#links): their personal links and the links of
  * every organization they belong to. visibleTo is that rule as one predicate, used by every query
  * that reads links for a user, so leaving an organization hides its links everywhere at once.
  *

@@ -1,7 +1,7 @@
 /**
  * The OpenID Connect adapter (openid-client): discovery, the authorization request, and the code
  * exchange with its checks — state, PKCE, and the ID token's issuer, audience, expiry, nonce and
- * signature (docs/API.md#identity-providers). Discovery results (and with them the provider's
+ * signature (docs/API.md#oidc-sign-in). Discovery results (and with them the provider's
  * signing keys) are cached per provider for an hour; a provider whose row changed — on any instance
  * — has a new `version`, so its cached discovery is not used again.
  *
@@ -254,7 +254,7 @@ export function createOidcClient(options: {
         [oidc.customFetch]: outboundFetch as unknown as oidc.CustomFetch,
         execute: [
           // The ID token's signature is checked against the provider's keys even though it came
-          // straight from the token endpoint (docs/API.md#identity-providers lists signature among
+          // straight from the token endpoint (docs/API.md#oidc-sign-in lists signature among
           // the checks).
           oidc.enableNonRepudiationChecks,
           ...(server.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),

@@ -1,5 +1,5 @@
 /**
- * Which account an identity from a provider signs in to (docs/API.md#identity-providers), decided
+ * Which account an identity from a provider signs in to (docs/API.md#oidc-sign-in), decided
  * in one transaction:
  *
  * 1. the account linked to (issuer, sub) through this provider — whatever its email is today;

@@ -1,5 +1,5 @@
 /**
- * OIDC sign-in (docs/API.md#identity-providers), public: the provider list for a login page, and
+ * OIDC sign-in (docs/API.md#oidc-sign-in), public: the provider list for a login page, and
  * the two browser routes of the authorization code flow, which always answer with a redirect
  * (sign-in.responses.ts). Those two are limited per client IP: each costs calls to the provider
  * and, on the callback, database writes.

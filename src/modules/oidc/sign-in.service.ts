@@ -1,5 +1,5 @@
 /**
- * OIDC sign-in (docs/API.md#identity-providers): the authorization code flow with PKCE, `state` and
+ * OIDC sign-in (docs/API.md#oidc-sign-in): the authorization code flow with PKCE, `state` and
  * `nonce`. `startOidcSignIn` sends the browser to the provider; `finishOidcSignIn` checks what
  * comes back, redeems the code, finds the account and ends like every first factor, through
  * beginSignIn — so the audit, last_login_at and the second factor behave exactly as for a password.

@@ -142,7 +142,8 @@ export async function listAiModels(deps: Deps, query: PageQuery): Promise<Page<A
 }
 
 /**
- * docs/API.md#settings: available = AI configured and switched on; enabled = available and wanted.
+ * docs/API.md#ai-suggestions: available = AI configured and switched on; enabled = available and
+ * wanted.
  */
 export async function getAiSuggestionFlags(
   deps: Deps,

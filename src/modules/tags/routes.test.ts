@@ -1,5 +1,5 @@
 /**
- * Tags (docs/API.md#links-and-go-links): the caller's own labels, CRUD, uniqueness ignoring case,
+ * Tags (docs/API.md#tags): the caller's own labels, CRUD, uniqueness ignoring case,
  * isolation.
  */
 import { beforeAll, describe, expect, it } from 'vitest'

@@ -12,7 +12,7 @@ const NAME_TAKEN = errorResponse(
   'ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name)',
 )
 
-/** /api/tags — the caller's own tags (docs/API.md#links-and-go-links). */
+/** /api/tags — the caller's own tags (docs/API.md#tags). */
 export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

@@ -11,7 +11,7 @@ const Color = Nullable(
 )
 
 /**
- * docs/API.md#links-and-go-links; `link_count` counts the links carrying the tag that its owner can
+ * docs/API.md#tags; `link_count` counts the links carrying the tag that its owner can
  * still see.
  */
 export const TagView = Type.Object({

@@ -1,5 +1,5 @@
 /**
- * Tags (docs/API.md#links-and-go-links): each user's own labels for links. Names are unique per
+ * Tags (docs/API.md#tags): each user's own labels for links. Names are unique per
  * user ignoring case, through a unique index on (user, lower-cased name); another user's tag is
  * simply not found.
  */

@@ -1,5 +1,5 @@
 /**
- * Changing the account email with a verification link (docs/API.md#the-current-user), mail really
+ * Changing the account email with a verification link (docs/API.md#email-change), mail really
  * delivered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Changing the account's email with proof of the new address (docs/API.md#the-current-user): the
+ * Changing the account's email with proof of the new address (docs/API.md#email-change): the
  * request stores the address as `email_pending` and mails a single-use link to it; the link's token
  * swaps the addresses. The token is 256 random bits, kept only as its SHA-256, valid 24 hours, and
  * a new request replaces the previous one.
