@@ -19,11 +19,11 @@
  */
 import type { Deps } from '../deps.js'
 import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from './token-format.js'
-import { findLiveApiToken, touchApiToken } from '../modules/tokens/repo.js'
-import { legacyTokensRefused } from '../modules/tokens/policy.js'
+import { findLiveApiToken, touchApiToken } from './api-tokens.repo.js'
+import { legacyTokensRefused } from './api-token-policy.js'
 import { requirementOf } from './two-factor-requirement.js'
 import type { Caller } from './caller.js'
-import { findLiveSession, touchSession, unexpired, type LiveSession } from '../modules/auth/repo.js'
+import { findLiveSession, touchSession, unexpired, type LiveSession } from './sessions.repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 

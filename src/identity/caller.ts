@@ -1,6 +1,6 @@
-import type { UserRecord } from '../modules/users/repo.js'
-import type { MfaState } from '../modules/mfa/repo.js'
-import type { TwoFactorRequirement } from '../modules/settings/two-factor-policy.schemas.js'
+import type { UserRecord } from './user.js'
+import type { MfaState } from './second-factor.js'
+import type { TwoFactorRequirement } from './two-factor-requirement.js'
 
 /**
  * What a personal API token carries (issue 28; modules/tokens/permissions.ts), parsed once per
@@ -11,6 +11,12 @@ export interface TokenGrant {
   permissions: ReadonlySet<string> | null
   /** The organizations the token may reach (empty: personal resources only); null for all of the owner's. */
   organizations: ReadonlySet<string> | null
+}
+
+/** Where a request came from: recorded with every change it makes. */
+export interface RequestContext {
+  ip: string | null
+  userAgent: string | null
 }
 
 /** Who is making the request, as established once per request by the authentication hook. */

@@ -25,7 +25,7 @@ import type { Deps } from '../deps.js'
 import { AppError } from '../errors.js'
 import { safeEqual } from '../lib/crypto.js'
 import type { AuthRequirement } from '../plugins/route-auth.js'
-import type { RequestContext } from '../modules/audit/service.js'
+import { reachesOrganization, type RequestContext, type Caller } from './caller.js'
 import {
   authenticateBearer,
   authenticateBearerWith,
@@ -33,7 +33,6 @@ import {
   type ReadBeside,
 } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
-import { reachesOrganization, type Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from './token-format.js'
 import {
   isAdminPermission,

@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import type { PageWindow } from '../../db/keyset.js'
 import { precompiled } from '../../db/precompiled.js'
-import { liveSessionOf, liveSessionQuery, type LiveSession } from '../auth/repo.js'
+import { liveSessionOf, liveSessionQuery, type LiveSession } from '../../identity/sessions.repo.js'
 import { preferredLinkColumn, type GoCandidate } from '../links/repo.js'
 import { forwardingWithSlugKey, visibleTo } from '../links/visibility.js'
 

@@ -11,17 +11,15 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../../identity/caller.js'
-import type { RequestContext } from '../audit/service.js'
+import type { Caller, RequestContext } from '../../identity/caller.js'
 import { verifyCurrentPassword } from '../../identity/reauth.js'
 import { assertSecondFactorIfEnabled, isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from './sections.js'
-import { TWO_FACTOR_POLICY_KEY } from '../../identity/two-factor-requirement.js'
-import type {
-  TwoFactorPolicyView,
-  TwoFactorRequirement,
-  UpdateTwoFactorPolicyBody,
-} from './two-factor-policy.schemas.js'
+import {
+  TWO_FACTOR_POLICY_KEY,
+  type TwoFactorRequirement,
+} from '../../identity/two-factor-requirement.js'
+import type { TwoFactorPolicyView, UpdateTwoFactorPolicyBody } from './two-factor-policy.schemas.js'
 
 export interface StoredTwoFactorPolicy {
   required: TwoFactorRequirement
