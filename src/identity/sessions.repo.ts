@@ -68,7 +68,7 @@ export interface LiveSession {
 // that shows it (config.readsMfaStatus), the MFA status's columns. A session column more is one more
 // entry in SESSION_COLUMNS and one field in toLiveSession.
 // No clock value in the query: on SQLite its rows are kept until the database changes
-// (db/sqlite.ts ReadCache), so the expiry is compared below instead.
+// (db/sqlite.ts ReadCache), so the expiry is compared after it (unexpired).
 const SESSION_COLUMNS = [
   ...USER_COLUMNS,
   'sessions.last_seen_at as session_last_seen_at',
@@ -123,20 +123,19 @@ const selectLiveSessionWithMfaStatus = precompiled(
 /**
  * The per-request authentication lookup: one primary-key read of the session joined to its user
  * by primary key, with the user's MFA state (the status's columns too when asked) and the
- * two-factor policy. Revoked sessions and
- * disabled users do not match; an expired one is refused here. The result may be shared with
+ * two-factor policy. Revoked sessions and disabled users do not match; the expiry and the rest of
+ * the session's rules are checked by authenticate.ts admitSession. The result may be shared with
  * other requests (frozen): read it, do not change it.
  */
-export async function findLiveSession(
+export async function findSession(
   ex: Executor,
   sessionId: string,
-  now: Date,
   withMfaStatus = false,
 ): Promise<LiveSession | null> {
   const [found] = await (withMfaStatus ? selectLiveSessionWithMfaStatus : selectLiveSession)(ex, {
     sessionId,
   })
-  return unexpired(found ?? null, now)
+  return found ?? null
 }
 
 /** The session unless it has expired by `now` (the query leaves the clock out; see SESSION_COLUMNS). */
@@ -145,10 +144,10 @@ export function unexpired(found: LiveSession | null, now: Date): LiveSession | n
 }
 
 /**
- * findLiveSession's query (without the MFA status) to build on: a read that needs only the user's
- * id joins its tables and adds its columns to it, so that both are one statement — one round trip
- * and one statement's work for the database (the go redirect, go/repo.ts). Each row maps with
- * liveSessionOf; check the result with unexpired.
+ * findSession's query (without the MFA status) to build on: a read that needs only the user's id
+ * joins its tables and adds its columns to it, so that both are one statement — one round trip and
+ * one statement's work for the database (the go redirect, go/repo.ts). Each row maps with
+ * liveSessionOf; admit the session with authenticate.ts admitSession.
  */
 export function liveSessionQuery(ex: Executor, sessionId: string) {
   return liveSessionBy(ex, sessionId).select([...SESSION_COLUMNS, ...MFA_POLICY_COLUMNS])

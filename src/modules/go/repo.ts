@@ -138,10 +138,11 @@ export async function findVisibleSlugs(
 
 /**
  * The go redirect's one statement (issue 31: a redirect costs about what /api/users/me does): the
- * session's lookup (auth/repo.ts liveSessionQuery) with the slug's forwarding links the user sees
- * left-joined to it (found by index probes: links/visibility.ts forwardingWithSlugKey), only as
- * much of each as a redirect needs, and on every row the link the user chose for the slug. One row
- * per link, or one row without a link; none when the session is not live. Compiled once and prepared on PostgreSQL: one statement where there were two, and no
+ * session's lookup (identity/sessions.repo.ts liveSessionQuery) with the slug's forwarding links
+ * the user sees left-joined to it (found by index probes: links/visibility.ts
+ * forwardingWithSlugKey), only as much of each as a redirect needs, and on every row the link the
+ * user chose for the slug. One row per link, or one row without a link; none when the session is
+ * not live. Compiled once and prepared on PostgreSQL: one statement where there were two, and no
  * organization joins or sort, which only the chooser needs (it reads the links whole).
  */
 const selectSessionWithGoCandidates = precompiled(
@@ -168,7 +169,7 @@ const selectSessionWithGoCandidates = precompiled(
 )
 
 export interface SessionWithGoCandidates {
-  /** The session as findLiveSession reads it, before its expiry is checked; null when not live. */
+  /** The session as identity's lookup reads it, before its expiry is checked; null when not live. */
   session: LiveSession | null
   links: GoCandidate[]
   /** The link the user chose for the slug (null: none, or no link matched). */
