@@ -2,8 +2,9 @@
  * The part of the instance's API token policy that decides whether a token is live: from
  * `refuse_legacy_from` on, tokens made before scopes existed (full access, `permissions` NULL)
  * answer 401 like a revoked token. The policy's settings row, with its defaults and the endpoint
- * that writes it, is the tokens module's (modules/tokens/policy.ts); its text comes with the token's
- * own authentication query, so a change applies at the very next request on every instance.
+ * that writes it, is the tokens module's (modules/tokens/policy.ts); its text comes with the
+ * token's own authentication query, so a change applies at the very next request on every
+ * instance.
  */
 
 /** The settings row of the instance's API token policy. */

@@ -28,7 +28,7 @@ export interface LiveApiToken {
   tokenPolicy: string | null
 }
 
-// As the session lookup (auth/repo.ts), ONE query for everything the request needs to know
+// As the session lookup (sessions.repo.ts), ONE query for everything the request needs to know
 // (issue 33): the token, its owner, whether the owner has a second factor and the policies that
 // apply. (The MFA status is session-only: a token never reads its columns.)
 // No clock value in the query: on SQLite its rows are kept until the database changes

@@ -3,7 +3,7 @@ import type { MfaState } from './second-factor.js'
 import type { TwoFactorRequirement } from './two-factor-requirement.js'
 
 /**
- * What a personal API token carries (issue 28; modules/tokens/permissions.ts), parsed once per
+ * What a personal API token carries (issue 28; permissions.ts), parsed once per
  * token row read so the per-request checks are set lookups.
  */
 export interface TokenGrant {

@@ -8,7 +8,7 @@
  *   config: { auth: 'session' }  an interactive session only (CONTRACT.md §5.4)
  *   config: { auth: 'admin' }    an administrator (CONTRACT.md §5.3)
  *
- * An API token (issue 28) is further held to the table of modules/tokens/permissions.ts: 403
+ * An API token (issue 28) is further held to the table of permissions.ts: 403
  * SESSION_REQUIRED on an operation that manages account security (or that the table does not
  * list), 403 INSUFFICIENT_SCOPE naming the permission it lacks, and 404 for an organization outside
  * its boundary. Everything it needs came with the token row: no query is added.

@@ -21,7 +21,8 @@ import deCommon from '../src/i18n/de.json' with { type: 'json' }
 import enReauth from '../src/i18n/en/reauth.json' with { type: 'json' }
 import deReauth from '../src/i18n/de/reauth.json' with { type: 'json' }
 
-// The window the service documents (docs/API.md, "Re-authentication window"; src/modules/auth/reauth.ts).
+// The window the service documents (docs/API.md, "Re-authentication window";
+// src/identity/reauth.ts).
 const REAUTH_WINDOW_SECONDS = 10 * 60
 const FIRST = 'a first long passphrase'
 const SECOND = 'a second long passphrase'

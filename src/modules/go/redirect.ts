@@ -64,7 +64,7 @@ export async function serveGo(deps: Deps, request: FastifyRequest): Promise<Brow
     : { page: refusedPage(ctx(), slug, destination.refusal) }
 }
 
-/** The forwarding links with the slug's key that the caller's user sees, and their choice among them. */
+/** The forwarding links with the slug's key that the caller's user sees, and their choice. */
 interface Found {
   links: GoCandidate[]
   /** The link the user chose for the slug (null: none, or no link matched). */

@@ -169,7 +169,7 @@ const selectSessionWithGoCandidates = precompiled(
 )
 
 export interface SessionWithGoCandidates {
-  /** The session as identity's lookup reads it, before its expiry is checked; null when not live. */
+  /** The session as identity's lookup reads it, its expiry not yet checked; null: not live. */
   session: LiveSession | null
   links: GoCandidate[]
   /** The link the user chose for the slug (null: none, or no link matched). */

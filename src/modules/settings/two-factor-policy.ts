@@ -5,9 +5,10 @@
  * authentication is on), audited as `settings.two_factor_policy`. An administrator who has no second
  * factor cannot require one (409 MFA_NOT_ENABLED): they would lock their own session into enrolment.
  *
- * Every authenticated request asks whether the policy applies to its caller (auth/mfa-policy.ts):
- * the row's text comes with the authentication query itself (issue 33; two-factor-requirement.ts
- * reads it), so a change applies at the very next request on every instance, at no extra query.
+ * Every authenticated request asks whether the policy applies to its caller
+ * (identity/mfa-policy.ts): the row's text comes with the authentication query itself (issue 33;
+ * identity/two-factor-requirement.ts reads it), so a change applies at the very next request on
+ * every instance, at no extra query.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
