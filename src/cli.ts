@@ -11,12 +11,12 @@
  *                                             re-encrypt stored secrets under a new ENCRYPTION_KEY
  *   backup FILE                               consistent online copy of the SQLite database
  *                                             (PostgreSQL: prints the pg_dump invocation)
- *   restore FILE [--force]                    put a backup in place of a stopped instance's database
+ *   restore FILE [--force]                    restore a backup over a stopped instance's database
  *   doctor                                    check the configuration, database, Redis, SMTP, proxy
  *   setup-code                                print the first-run setup code (while no user exists)
  *   audit verify <export-file> [--key K] [--checkpoint FILE] [--threads N] | --database
- *                                             check the audit log's integrity (issue 30)
- *   audit rotate-key [--new-key-stdin]        replace the audit log's signing key (issue 30)
+ *                                             check the audit log's integrity
+ *   audit rotate-key [--new-key-stdin]        replace the audit log's signing key
  */
 // First: stops an unsupported Node with one line before the imports below are evaluated.
 import './supported-node.js'
@@ -459,7 +459,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         io.stdout.write(
           `restored ${restored.file} from ${path.resolve(file)} (${restored.migrations} migrations, integrity check ok)\n`,
         )
-        // Only the database: createDeps would generate a secrets file, which cannot open the restored secrets.
+        // Only the database: createDeps would generate a secrets file, which cannot open the
+        // restored secrets.
         const database = createDatabase(config.database, { warn: () => undefined })
         try {
           await migrateToLatest(database)
@@ -523,7 +524,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The path the process was started with, through symlinks (npm's `bin` link, the image's /usr/local/bin/switchboard). */
+/**
+ * The path the process was started with, through symlinks (npm's `bin` link, the image's
+ * /usr/local/bin/switchboard).
+ */
 function entryPath(): string {
   try {
     return fs.realpathSync(process.argv[1] ?? '')

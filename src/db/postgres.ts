@@ -8,7 +8,8 @@ import type * as PgModule from 'pg'
 import { PostgresDialect } from 'kysely'
 import { hotReadClass } from './pg-hot-read.js'
 
-// The driver is loaded only when DATABASE_URL names PostgreSQL (ARCHITECTURE.md, "Runtime and footprint").
+// The driver is loaded only when DATABASE_URL names PostgreSQL
+// (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 
 const TIMESTAMPTZ_OID = 1184
@@ -16,10 +17,10 @@ const INT8_OID = 20
 // A connection unused this long is closed (the pool's and the pipelined readers' alike).
 const IDLE_MS = 30_000
 // Reads in flight on a pipelined connection before the next connection takes the overflow. One
-// server process answers an instance's reads faster than the instance can ask (about 30 µs of
-// server CPU per read against 100 µs of the instance's): a second one in turn only adds wake-ups
-// and halves each write's batch. It takes over when the first stalls (a read waiting on the disk
-// holds up every read behind it) or falls behind. Measured in ARCHITECTURE.md "PostgreSQL hot path".
+// server process answers an instance's reads faster than the instance can ask: a second one in
+// turn only adds wake-ups and halves each write's batch. It takes over when the first stalls (a
+// read waiting on the disk holds up every read behind it) or falls behind
+// (docs/decisions/0009-pipelined-postgresql-reads.md).
 const SPILL_AT = 16
 
 // PostgreSQL's text form in UTC: "2026-11-21 10:00:00.123456+00", the fraction optional.
@@ -27,7 +28,7 @@ const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
 
 /**
  * timestamptz as ISO-8601 UTC with milliseconds, as Date#toISOString writes it. Every
- * authentication query reads several (issue 33), so the common case — a session in UTC, as the
+ * authentication query reads several, so the common case — a session in UTC, as the
  * bench's and the documented set-ups are — is rearranged as text; any other zone goes through Date.
  */
 export function timestamptzToIso(text: string): string {
@@ -50,15 +51,14 @@ export function timestamptzToIso(text: string): string {
  * doing so whenever the generic plan's estimate looks worse than theirs, which the data's
  * distribution decides: on a database where thousands of people have a go/wiki, the go redirect's
  * statement was planned anew on every execution, about ten times the work of running its generic
- * plan (measured with callgrind on the server: 2.15 M instructions against 0.21 M).
+ * plan (docs/decisions/0011-planner-settings-on-hot-connections.md).
  *
  * No sequential or bitmap scans where an index answers: the generic plan is made once, on the
  * statistics of the moment, and on a new instance's small tables PostgreSQL prefers reading the one
  * page of links or memberships to an index probe. Every such scan asks the file system for the
- * table's length on every execution (`lseek`: five per go redirect, by `strace -c` on the server
- * process, none for an index probe, which reads only shared buffers), and a system call is the
- * dearest part of a read this small. With these two off the planner still scans a table that has no
- * usable index, so no read stops working.
+ * table's length on every execution (an `lseek`; an index probe reads only shared buffers), and a
+ * system call is the dearest part of a read this small. With these two off the planner still scans
+ * a table that has no usable index, so no read stops working.
  */
 export const HOT_READ_SETTINGS = {
   text: 'select set_config($1, $2, false), set_config($3, $4, false), set_config($5, $6, false)',
@@ -161,13 +161,13 @@ interface Lane {
  * The per-request hot reads (db/precompiled.ts: authentication, token, go redirect — each one
  * indexed lookup) as named prepared statements on a few long-lived connections in pg's pipeline
  * mode: a read is written without waiting for the answers before it, and the reads of one
- * event-loop turn (every request whose bytes arrived in that turn) leave in one write, their answers
- * come back in one read. The first connection takes every read until SPILL_AT are in flight on it;
- * the second is opened for the overflow only, so that at an ordinary load a turn's reads stay one
- * batch for one server process. The statement is parsed once per connection, then only Bind/Execute/Sync
- * travel, each read with its own Sync, so one failing read fails alone. Measured against pg's pool
- * with named statements (bench/pg-drivers.mjs, ARCHITECTURE.md "PostgreSQL hot path"): about a third
- * of the client CPU per read and twice the reads per second. A connection that fails (server
+ * event-loop turn (every request whose bytes arrived in that turn) leave in one write, their
+ * answers come back in one read. The first connection takes every read until SPILL_AT are in flight
+ * on it; the second is opened for the overflow only, so that at an ordinary load a turn's reads
+ * stay one batch for one server process. The statement is parsed once per connection, then only
+ * Bind/Execute/Sync travel, each read with its own Sync, so one failing read fails alone. Against
+ * pg's pool with named statements it costs about a third of the client CPU per read
+ * (docs/decisions/0009-pipelined-postgresql-reads.md). A connection that fails (server
  * restart, network) fails the reads in flight — they answer 503 like any other — and the next read
  * opens a new one; one unused for 30 s is closed.
  */
@@ -219,7 +219,8 @@ export function createPipelinedReader(
   }, IDLE_MS / 3)
   sweep.unref()
 
-  // The first connection with room takes the read; the next ones only take the overflow (see SPILL_AT).
+  // The first connection with room takes the read; the next ones only take the overflow (see
+  // SPILL_AT).
   const laneFor = (): number => {
     let least = 0
     for (let index = 0; index < lanes; index++) {

@@ -37,7 +37,8 @@ describe('precompiled queries', () => {
   })
 
   it('keep two queries apart under a concurrent burst; on PostgreSQL each runs as its own named prepared statement', async () => {
-    // Statements are named by their text's hash (db/postgres.ts): a mix-up would answer one query with the other's columns.
+    // Statements are named by their text's hash (db/postgres.ts): a mix-up would answer one query
+    // with the other's columns.
     const emailOf = precompiled(['id'], (ex, p) =>
       ex.selectFrom('users').select('email').where('id', '=', p.id),
     )

@@ -1,6 +1,6 @@
 /**
  * SQLite through Node's built-in node:sqlite (no native addon to install or build; chosen by
- * measurement, ARCHITECTURE.md "Runtime and footprint"), adapted so repos can be written once for
+ * measurement, docs/decisions/0001-node-sqlite.md), adapted so repos can be written once for
  * both engines:
  * - the single connection is handed to waiting queries in order (a FIFO, not a wake-everyone loop);
  * - write transactions start with BEGIN IMMEDIATE, so a read-then-write transaction can never fail
@@ -44,7 +44,10 @@ import { WalCheckpointer } from './sqlite-checkpoint.js'
 
 const STATEMENT_CACHE_SIZE = 500
 
-/** Narrows a path's mode; a path someone else owns keeps its mode (chmod would fail) and the OS decides. */
+/**
+ * Narrows a path's mode; a path someone else owns keeps its mode (chmod would fail) and the OS
+ * decides.
+ */
 function restrict(target: string, mode: number): void {
   try {
     fs.chmodSync(target, mode)
@@ -59,7 +62,7 @@ function restrict(target: string, mode: number): void {
 
 /**
  * The database holds password hashes and encrypted secrets: its directory is 0700 and the
- * database, WAL and shared-memory files 0600 (issue #11 item 15), also when the directory or files
+ * database, WAL and shared-memory files 0600, also when the directory or files
  * already existed with wider modes (an operator's mkdir, an older version, a restored backup).
  */
 function prepareFiles(file: string): void {
@@ -81,7 +84,8 @@ const EXPERIMENTAL_SQLITE_WARNING = 'SQLite is an experimental feature'
  * supported Node. Every other warning still goes through.
  */
 export function loadNodeSqlite(): typeof NodeSqlite {
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with process as `this`
+  // Put back as it was, and called with process as `this`.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const emitWarning = process.emitWarning
   const passOn = (...args: unknown[]) => Reflect.apply(emitWarning, process, args) as void
   process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
@@ -118,7 +122,9 @@ export function openSqlite(file: string): DatabaseSync {
   return database
 }
 
-/** The SQLite (extended) result codes the data layer tells apart (https://sqlite.org/rescode.html). */
+/**
+ * The SQLite (extended) result codes the data layer tells apart (https://sqlite.org/rescode.html).
+ */
 const RESULT_CODES: Record<number, string> = {
   5: 'SQLITE_BUSY',
   6: 'SQLITE_LOCKED',
@@ -206,13 +212,14 @@ const readUInt32 = (buffer: Buffer, offset: number) =>
 /**
  * Whether another connection to the same file, in this process or another, has committed since
  * the last look. In WAL mode every commit rewrites the wal-index header at the start of the
- * `-shm` file — change counter, last valid frame, checksums, salts (https://sqlite.org/walformat.html,
- * "The WAL-Index Header"; the format every SQLite since 3.7.0 shares, on unix and Windows) — and
- * that file is the connections' shared memory, so one read of the header's first copy, which a
- * writer updates last, shows every commit that has completed. `PRAGMA data_version` answers the
- * same question through SQLite's read lock (two fcntl calls and an fstat): ≈ 25 µs of every cached
- * read under load here. A header read in the middle of an update differs as well, which costs a
- * refill, never a missed commit. An in-memory database has no other connection.
+ * `-shm` file — change counter, last valid frame, checksums, salts
+ * (https://sqlite.org/walformat.html, "The WAL-Index Header"; the format every SQLite since 3.7.0
+ * shares, on unix and Windows) — and that file is the connections' shared memory, so one read of
+ * the header's first copy, which a writer updates last, shows every commit that has completed.
+ * `PRAGMA data_version` answers the same question through SQLite's read lock (two fcntl calls and
+ * an fstat), a large share of every cached read under load
+ * (docs/decisions/0005-sqlite-read-cache.md). A header read in the middle of an update differs as
+ * well, which costs a refill, never a missed commit. An in-memory database has no other connection.
  */
 class CommitWatch {
   readonly #descriptor: number | null
@@ -313,7 +320,8 @@ class ReadCache {
     const bySql = this.#entries(single ? this.#bySingle : this.#byList, sql)
     const hit = bySql.get(key)
     if (hit !== undefined) return hit
-    // Shared by every later request for the same key: frozen, so no caller can change another's view.
+    // Shared by every later request for the same key: frozen, so no caller can change another's
+    // view.
     const rows = Object.freeze(mapAll(run(), map).map(freezeTree))
     if (bySql.size >= READ_CACHE_ENTRIES) bySql.delete(bySql.keys().next().value as string)
     bySql.set(key, rows)
@@ -389,8 +397,7 @@ class SqliteConnection implements DatabaseConnection {
 
   readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] {
     const { statement } = this.#prepared(sql)
-    // #call's work, written out: one closure fewer on every authenticated request (≈ 0.5 µs of 21
-    // under load, measured with both builds running).
+    // #call's work, written out: one closure fewer on every authenticated request.
     try {
       return this.#cache.read(sql, parameters, () => statement.all(...parameters), map)
     } catch (error) {
@@ -425,7 +432,8 @@ class SqliteDriver implements Driver {
   readonly #checkpointer: WalCheckpointer | undefined
   #writesChecked = 0
   constructor(database: DatabaseSync) {
-    // One look at the wal-index serves both: the read cache's commit check and the checkpointer's backlog.
+    // One look at the wal-index serves both: the read cache's commit check and the checkpointer's
+    // backlog.
     const commits = new CommitWatch(database)
     this.#connection = new SqliteConnection(database, commits)
     this.#checkpointer = commits.inFile

@@ -1,7 +1,8 @@
 /**
- * The access JWT of CONTRACT.md §4.3: HS256 over a key derived from JWT_SECRET, carrying `sub`
- * (user id), `sid` (session id), `iat`, `exp` and `iss` (the public URL). A valid signature is
- * necessary but not sufficient: the session it names must also still be live (see authenticate).
+ * The access JWT of docs/API.md#access-jwt-and-sessions: HS256 over a key derived from JWT_SECRET,
+ * carrying `sub` (user id), `sid` (session id), `iat`, `exp` and `iss` (the public URL). A valid
+ * signature is necessary but not sufficient: the session it names must also still be live (see
+ * authenticate).
  *
  * Verified tokens are remembered (keyed by the whole token, signature included, until their `exp`):
  * WebCrypto runs HMAC on the thread pool, and that round trip cost more than the rest of an

@@ -19,18 +19,23 @@ export interface LiveApiToken {
   user: UserRecord
   tokenId: string
   grant: TokenGrant
-  /** last_used_at and expires_at as epoch milliseconds (null when unset), parsed once per row read. */
+  /**
+   * last_used_at and expires_at as epoch milliseconds (null when unset), parsed once per row read.
+   */
   lastUsedMs: number | null
   expiresMs: number | null
   mfa: MfaState
-  /** The two-factor policy's and the API token policy's settings rows (JSON text; null when never set). */
+  /**
+   * The two-factor policy's and the API token policy's settings rows (JSON text; null when never
+   * set).
+   */
   twoFactorPolicy: string | null
   tokenPolicy: string | null
 }
 
-// As the session lookup (sessions.repo.ts), ONE query for everything the request needs to know
-// (issue 33): the token, its owner, whether the owner has a second factor and the policies that
-// apply. (The MFA status is session-only: a token never reads its columns.)
+// As the session lookup (sessions.repo.ts), ONE query for everything the request needs to know:
+// the token, its owner, whether the owner has a second factor and the policies that apply. (The
+// MFA status is session-only: a token never reads its columns.)
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.
 const selectLiveToken = precompiled(
@@ -116,7 +121,7 @@ export function activeApiToken(now: Timestamp) {
 /**
  * Revokes every active token of the user; returns how many. Called inside the transaction of the
  * credential change that asks for it: a password change or MFA enabled with "also revoke my API
- * tokens", an administrator's MFA reset or password change (issue 28).
+ * tokens", an administrator's MFA reset or password change.
  */
 export async function revokeAllApiTokens(
   ex: Executor,

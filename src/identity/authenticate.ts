@@ -3,12 +3,12 @@
  *
  * - A personal API token (`sb_…`) is checked for shape and checksum first (no database work for a
  *   made-up token), then found by its SHA-256 through a unique index, joined to its user. The row
- *   carries the token's permissions and organization boundary (issue 28), so checking them costs
+ *   carries the token's permissions and organization boundary, so checking them costs
  *   no further query.
  * - An access JWT costs one signature check (cached once verified) and one lookup of its session
  *   joined to the user, both by primary key.
  *
- * Either lookup is the request's ONE query (issue 33): it also brings the user's MFA state and the
+ * Either lookup is the request's ONE query: it also brings the user's MFA state and the
  * policies (two-factor, legacy tokens), so the policy check and GET /api/auth/mfa/status need no
  * other, and a change of any of them applies at the very next request on every instance.
  *
@@ -49,7 +49,8 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   const now = deps.clock.now()
   const found = await findLiveApiToken(deps.db, hashApiToken(token), now)
   if (found === null) return null
-  // Only a legacy (full-access) token is subject to the instance's token policy, read with the token.
+  // Only a legacy (full-access) token is subject to the instance's token policy, read with the
+  // token.
   if (found.grant.permissions === null && legacyTokensRefused(found.tokenPolicy, now)) return null
   if (isStale(found.lastUsedMs, now))
     touch(deps, now, (at, staleBefore) =>

@@ -8,7 +8,7 @@ import type { Timestamp } from '../db/schema.js'
 import { epochMs } from '../lib/time.js'
 
 /**
- * THE definition of "this user has a second factor" (issue 14): TOTP is on, or at least one passkey
+ * THE definition of "this user has a second factor": TOTP is on, or at least one passkey
  * is registered. Sign-in (isMfaEnabled), the administrators' `mfa_enabled` and anything else that
  * asks reads it from here, so no place can forget a kind of factor.
  */
@@ -19,7 +19,7 @@ export function secondFactorExists(userId: Expression<string>): RawBuilder<boole
 }
 
 /**
- * A user's second factors as far as a request may need them (issue 33), read by the
+ * A user's second factors as far as a request may need them, read by the
  * authentication query itself so that neither the two-factor policy's check nor GET
  * /api/auth/mfa/status costs a query of its own: whether the policy is met (every request:
  * MFA_POLICY_COLUMNS), and what the status shows (only the status route: MFA_STATUS_COLUMNS).
@@ -59,7 +59,9 @@ export const MFA_STATUS_COLUMNS = [
   ),
 ] as const
 
-/** Built field by field (see toUserRecord): one hidden class, no slow spread of a node:sqlite row. */
+/**
+ * Built field by field (see toUserRecord): one hidden class, no slow spread of a node:sqlite row.
+ */
 export function toMfaState(row: { mfa_second_factor: boolean | 0 | 1 }): MfaState {
   return { hasSecondFactor: Boolean(row.mfa_second_factor), status: null }
 }

@@ -25,7 +25,7 @@ export interface NewSession {
   ip: string | null
   /** A trusted identity provider reported a second factor (amr) for this sign-in. */
   idpMfa?: boolean
-  /** Issue 32: a sign-in opens the re-authentication window (its time); absent, none is open. */
+  /** A sign-in opens the re-authentication window (its time); absent, none is open. */
   reauthenticatedAt?: Timestamp
   /** How the person signed in (the auth.login event's `method`), shown in the list of sessions. */
   signInMethod?: string
@@ -59,14 +59,14 @@ export interface LiveSession {
   mfa: MfaState
   /** The two-factor policy's settings row (JSON text; null when never set). */
   twoFactorPolicy: string | null
-  /** reauthenticated_at as epoch milliseconds (null: never), for the re-authentication window (issue 32). */
+  /** reauthenticated_at as epoch milliseconds (null: never), for the re-authentication window. */
   reauthenticatedMs: number | null
 }
 
-// ONE query answers everything an authenticated request may need to know (issue 33): the session,
+// ONE query answers everything an authenticated request may need to know: the session,
 // its user, whether the user has a second factor, the two-factor policy itself — and, for the route
-// that shows it (config.readsMfaStatus), the MFA status's columns. A session column more is one more
-// entry in SESSION_COLUMNS and one field in toLiveSession.
+// that shows it (config.readsMfaStatus), the MFA status's columns. A session column more is one
+// more entry in SESSION_COLUMNS and one field in toLiveSession.
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared after it (unexpired).
 const SESSION_COLUMNS = [
@@ -138,7 +138,9 @@ export async function findSession(
   return found ?? null
 }
 
-/** The session unless it has expired by `now` (the query leaves the clock out; see SESSION_COLUMNS). */
+/**
+ * The session unless it has expired by `now` (the query leaves the clock out; see SESSION_COLUMNS).
+ */
 export function unexpired(found: LiveSession | null, now: Date): LiveSession | null {
   return found === null || found.expiresMs <= now.getTime() ? null : found
 }
@@ -159,7 +161,9 @@ export function liveSessionOf(
   return toLiveSession(row, toMfaState(row))
 }
 
-/** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
+/**
+ * Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute.
+ */
 export async function touchSession(
   ex: Executor,
   sessionId: string,
@@ -174,7 +178,10 @@ export async function touchSession(
     .execute()
 }
 
-/** When the session was opened, i.e. when its sign-in happened (sessions are never renewed in place). */
+/**
+ * When the session was opened, i.e. when its sign-in happened (sessions are never renewed in
+ * place).
+ */
 export async function findSessionStart(ex: Executor, sessionId: string): Promise<Timestamp | null> {
   const row = await ex
     .selectFrom('sessions')
@@ -184,7 +191,7 @@ export async function findSessionStart(ex: Executor, sessionId: string): Promise
   return row?.created_at ?? null
 }
 
-/** Opens the session's re-authentication window at `now` (issue 32); false when the session is gone. */
+/** Opens the session's re-authentication window at `now`; false when the session is gone. */
 export async function markSessionReauthenticated(
   ex: Executor,
   userId: string,

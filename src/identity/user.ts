@@ -62,9 +62,9 @@ type RawUser = Omit<
 /**
  * Normalises engine differences (SQLite answers booleans as 0/1). The record is built field by
  * field, not spread: node:sqlite returns rows as dictionary-mode objects, and spreading one (or
- * destructuring the rest of it) takes V8's slow generic path — on the per-request authentication
- * lookup that was ≈6 % of a request's CPU (perf, issue #10). A literal also gives every record the
- * same hidden class, so the handlers and the serializer that read it stay monomorphic.
+ * destructuring the rest of it) takes V8's slow generic path, a measurable share of the per-request
+ * authentication lookup (docs/decisions/0013-request-path.md). A literal also gives every record
+ * the same hidden class, so the handlers and the serializer that read it stay monomorphic.
  */
 export function toUserRecord(row: RawUser): UserRecord {
   return {

@@ -32,7 +32,7 @@ const NAME_TAKEN = errorResponse(
   'ALREADY_EXISTS: a team has this name, ignoring case (details: name)',
 )
 
-/** /api/admin/teams — every route needs an administrator (CONTRACT.md §5.3). */
+/** /api/admin/teams — every route needs an administrator (docs/API.md#who-may-do-what). */
 export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

@@ -1,5 +1,5 @@
 /**
- * Teams (CONTRACT.md §8.2): named groups of users kept by administrators. Names are unique on the
+ * Teams (docs/API.md#teams): named groups of users kept by administrators. Names are unique on the
  * instance ignoring case, through a unique index on the lower-cased name.
  */
 import type { Deps } from '../../deps.js'

@@ -29,7 +29,7 @@ function toAdminUserView(user: AdminUserRecord): AdminUserView {
   }
 }
 
-/** /api/admin/users — every route needs an administrator (CONTRACT.md §5.3). */
+/** /api/admin/users — every route needs an administrator (docs/API.md#who-may-do-what). */
 export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

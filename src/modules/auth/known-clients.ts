@@ -1,5 +1,5 @@
 /**
- * Known clients (issue 26 item 7): the sign-ins that keep a reserved share of the hashing bound
+ * Known clients: the sign-ins that keep a reserved share of the hashing bound
  * (lib/password-hash.ts), so that a flood of password guesses from strangers cannot lock the team
  * out. A client is known when, within the last 30 days, it signed in successfully —
  *

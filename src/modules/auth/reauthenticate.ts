@@ -1,5 +1,5 @@
 /**
- * POST /api/auth/reauthenticate — opens the session's re-authentication window (issue 32, "sudo
+ * POST /api/auth/reauthenticate — opens the session's re-authentication window ("sudo
  * mode", as GitHub's and Keycloak's): the person proves again who they are, and for the next 10
  * minutes (reauth.ts, REAUTH_WINDOW_SECONDS) sensitive changes of this session need no proof in
  * their request. The proof is the whole of a sign-in's: the password and, when the account has a

@@ -11,7 +11,10 @@ import { webhookRoutes } from './webhook.routes.js'
 
 const tags = ['billing']
 
-/** /api/billing — plans, Stripe Checkout for organization owners, and Stripe's webhook (CONTRACT.md §11). */
+/**
+ * /api/billing — plans, Stripe Checkout for organization owners, and Stripe's webhook
+ * (docs/API.md#billing).
+ */
 export function billingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

@@ -1,4 +1,4 @@
-/** /api/admin/checklist (issue 27): the first-run checklist, administrators only. */
+/** /api/admin/checklist: the first-run checklist, administrators only. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { callerOf, contextOf } from '../../identity/hook.js'

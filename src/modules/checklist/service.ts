@@ -1,5 +1,5 @@
 /**
- * The first-run checklist (issue 27, section 4): what an administrator sets up in a team's first
+ * The first-run checklist (section 4): what an administrator sets up in a team's first
  * week — their own second factor, outgoing mail (with a delivered test), an identity provider
  * (optional), a two-factor requirement (optional), the team invited. Each step's state is read from
  * the real state of the instance on every request, never stored: undoing a step shows it undone.

@@ -74,7 +74,10 @@ export function refusedPage(ctx: PageContext, slug: string, refusal: Refusal): H
   )
 }
 
-/** The miss page, with the closest slugs among the links the caller sees (within a token's boundary). */
+/**
+ * The miss page, with the closest slugs among the links the caller sees (within a token's
+ * boundary).
+ */
 export async function miss(
   deps: Deps,
   caller: Caller,
@@ -97,7 +100,7 @@ export async function miss(
   }
 }
 
-/** The link's destination for this request, or the page saying why not (issue 31). */
+/** The link's destination for this request, or the page saying why not. */
 export function destinationFor(
   url: string,
   rest: Rest | null,
@@ -107,7 +110,9 @@ export function destinationFor(
   return result.ok ? { url: result.url } : { refusal: result.refusal }
 }
 
-/** `/go/<slug>+`: the details of the links the slug opens, for the caller (issue 31). Looking is not a click. */
+/**
+ * `/go/<slug>+`: the details of the links the slug opens, for the caller. Looking is not a click.
+ */
 async function showDetails(
   deps: Deps,
   caller: Caller | null,
@@ -174,7 +179,9 @@ export function chooserAnswer(
   return { page: chooserPage(ctx, slug, candidates, csrfToken, address) }
 }
 
-/** Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL). */
+/**
+ * Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL).
+ */
 const PLAUSIBLE_ID = /^[\x21-\x7e]{1,200}$/
 
 /**
@@ -212,7 +219,8 @@ export async function rememberGoChoice(
       label: text(ctx.lang, 'chooseAgain', { slug }),
     })
   if (!PLAUSIBLE_ID.test(linkId)) return { page: unavailable() }
-  // What followed the slug when the chooser was shown (a hidden field), so the choice opens the same address.
+  // What followed the slug when the chooser was shown (a hidden field), so the choice opens the
+  // same address.
   const request = goAddressOf(form.to ?? '')
   const rest = parseRest(request.rest)
   if (typeof rest === 'string') return { page: refusedPage(ctx, slug, rest) }

@@ -1,8 +1,8 @@
 /**
- * Go-links (CONTRACT.md §3.8, §10): /go/{slug} opens the one visible forwarding link with that slug,
- * or the one the user chose among several (redirect.ts). A preference whose link disappeared,
- * stopped forwarding, lost the slug or became invisible is ignored, and deleted when met. Here: the
- * preferences API and what the pages share.
+ * Go-links (docs/API.md#links-and-go-links): /go/{slug} opens the one visible forwarding link with
+ * that slug, or the one the user chose among several (redirect.ts). A preference whose link
+ * disappeared, stopped forwarding, lost the slug or became invisible is ignored, and deleted when
+ * met. Here: the preferences API and what the pages share.
  */
 import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
@@ -29,7 +29,9 @@ export function isSlug(text: string): boolean {
   return SLUG.test(text)
 }
 
-/** `personal`, or the name of the organization the link is shared with (`source_kind` tells which). */
+/**
+ * `personal`, or the name of the organization the link is shared with (`source_kind` tells which).
+ */
 export function sourceOf(link: { organization_name: string | null }): string {
   return link.organization_name ?? 'personal'
 }
@@ -71,7 +73,10 @@ export async function listGoPreferences(
   )
 }
 
-/** Remembers `linkId` for the slug: it must be a link the caller sees, with that slug, that forwards. */
+/**
+ * Remembers `linkId` for the slug: it must be a link the caller sees, with that slug, that
+ * forwards.
+ */
 export async function setGoPreference(
   deps: Deps,
   caller: Caller,

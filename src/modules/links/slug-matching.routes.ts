@@ -1,4 +1,4 @@
-/** GET/PUT /api/admin/settings/go-links (issue 31): how slugs match — a static route, preferred to `/:key`. */
+/** GET/PUT /api/admin/settings/go-links: how slugs match — a static route, preferred to `/:key`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { callerOf, contextOf } from '../../identity/hook.js'

@@ -63,7 +63,10 @@ export async function hasSecondFactor(ex: Executor, userId: string): Promise<boo
   return Boolean(row?.on)
 }
 
-/** Every second factor and what belongs to it (the administrator's reset): TOTP, backup codes, passkeys. */
+/**
+ * Every second factor and what belongs to it (the administrator's reset): TOTP, backup codes,
+ * passkeys.
+ */
 export async function deleteMfaState(ex: Executor, userId: string): Promise<number> {
   let removed = 0
   for (const table of [
@@ -117,7 +120,10 @@ export async function findPendingEnrollment(
   return row ?? null
 }
 
-/** Removes the pending enrollment that was read (by its ciphertext), so a replaced one is not consumed. */
+/**
+ * Removes the pending enrollment that was read (by its ciphertext), so a replaced one is not
+ * consumed.
+ */
 export async function takePendingEnrollment(
   ex: Executor,
   userId: string,
@@ -147,7 +153,10 @@ export async function replaceBackupCodes(
     .execute()
 }
 
-/** The unused codes an attempt can match: the one with its selector, and any made before selectors existed. */
+/**
+ * The unused codes an attempt can match: the one with its selector, and any made before selectors
+ * existed.
+ */
 export async function listBackupCodeCandidates(
   ex: Executor,
   userId: string,

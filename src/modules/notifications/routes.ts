@@ -6,7 +6,7 @@ import { getNotificationPreferences, updateNotificationPreferences } from './ser
 
 const tags = ['current user']
 
-/** /api/users/me/notifications (issue 14 point 3). */
+/** /api/users/me/notifications. */
 export function notificationPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

@@ -1,4 +1,4 @@
-/** The person's one notification preference: the "new sign-in" mail (issue 14 point 3). */
+/** The person's one notification preference: the "new sign-in" mail. */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { recordAudit } from '../audit/service.js'

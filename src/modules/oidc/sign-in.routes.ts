@@ -1,8 +1,8 @@
 /**
- * OIDC sign-in (CONTRACT.md §9), public: the provider list for a login page, and the two browser
- * routes of the authorization code flow, which always answer with a redirect (sign-in.responses.ts).
- * Those two are limited per client IP: each costs calls to the provider and, on the callback,
- * database writes.
+ * OIDC sign-in (docs/API.md#identity-providers), public: the provider list for a login page, and
+ * the two browser routes of the authorization code flow, which always answer with a redirect
+ * (sign-in.responses.ts). Those two are limited per client IP: each costs calls to the provider
+ * and, on the callback, database writes.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'

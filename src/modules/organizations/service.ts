@@ -1,6 +1,7 @@
 /**
- * Organizations (CONTRACT.md §7): the caller's list, creation (the creator becomes the owner),
- * reading, renaming and deletion. Who may do what comes from roles.ts through access.ts.
+ * Organizations (docs/API.md#organizations-and-invitations): the caller's list, creation (the
+ * creator becomes the owner), reading, renaming and deletion. Who may do what comes from roles.ts
+ * through access.ts.
  */
 import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'

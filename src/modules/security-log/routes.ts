@@ -7,7 +7,7 @@ import { listOwnSecurityEvents } from './service.js'
 
 const tags = ['current user']
 
-/** GET /api/users/me/security-events (issue 14 point 4). */
+/** GET /api/users/me/security-events. */
 export function securityLogRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

@@ -1,4 +1,4 @@
-/** GET/PUT /api/admin/settings/two-factor-policy (issue 14 point 2): a static route, preferred to `/:key`. */
+/** GET/PUT /api/admin/settings/two-factor-policy: a static route, preferred to `/:key`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { callerOf, contextOf } from '../../identity/hook.js'

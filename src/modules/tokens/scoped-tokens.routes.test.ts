@@ -1,5 +1,5 @@
 /**
- * Issue 28: the organization boundary, mandatory and capped expiry, legacy tokens and the setting
+ * The organization boundary, mandatory and capped expiry, legacy tokens and the setting
  * that refuses them, credential changes that end tokens, and administrator rights that lapse with
  * the owner's.
  */

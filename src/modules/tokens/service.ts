@@ -1,8 +1,9 @@
 /**
- * Personal API tokens (CONTRACT.md §5.2, issue 28): created only from an interactive session, shown
- * once, stored as a hash, at most 100 active per user. Each new token carries permissions
+ * Personal API tokens (docs/API.md#personal-api-tokens): created only from an interactive session,
+ * shown once, stored as a hash, at most 100 active per user. Each new token carries permissions
  * (permissions.ts), an organization boundary and an expiry within the instance's maximum lifetime
- * (policy.ts). Tokens from before issue 28 are "legacy": full access, no boundary, marked in views.
+ * (policy.ts). Tokens created without permissions (before migration 0024) are "legacy": full
+ * access, no boundary, marked in views.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'

@@ -46,7 +46,7 @@ export async function findPasswordCandidateByEmail(
 }
 
 /**
- * The columns every password write sets together (issue 32): the hash and when it was written, so
+ * The columns every password write sets together: the hash and when it was written, so
  * the Security page's "last changed" cannot fall behind the password itself.
  */
 export function passwordColumns(
@@ -131,7 +131,7 @@ export async function lockUser(ex: Executor, userId: string): Promise<void> {
 /**
  * The ids of the active administrators, locked until the transaction ends (PostgreSQL; SQLite
  * serialises writers). Two concurrent demotions or deletions therefore cannot both see "another
- * admin remains" and together leave none (CONTRACT.md §8.1 LAST_ADMIN).
+ * admin remains" and together leave none (docs/API.md#administering-users LAST_ADMIN).
  */
 export async function lockActiveAdminIds(ex: Executor): Promise<string[]> {
   const rows = await ex

@@ -1,4 +1,6 @@
-/** The confirmation before a link is deleted: it names the link and, when it has one, its go-link. */
+/**
+ * The confirmation before a link is deleted: it names the link and, when it has one, its go-link.
+ */
 import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { useI18n } from '../i18n/i18n'
 import { readableUrl } from './display-url'

@@ -4,7 +4,7 @@
  *
  * Read as a stream of chunks with htmlparser2's Tokenizer (a maintained, forgiving HTML tokenizer,
  * loaded only when an import needs it), never with a regular expression over the markup, and
- * without an element tree or stack (issue 26): the format is loose HTML — unclosed `<DT>`, `<p>`
+ * without an element tree or stack: the format is loose HTML — unclosed `<DT>`, `<p>`
  * and `<DL>` — and a parser that keeps open elements pays for each new one in the depth reached,
  * which a file of unclosed `<DL>` makes quadratic. This reader keeps only the anchor being read, so
  * its work is linear in the file's length whatever the nesting, and what it holds is bounded: the
@@ -17,9 +17,14 @@ import { MAX_RAW_TEXT, MAX_RAW_URL, type BookmarkCandidate } from './candidate.j
 
 const DOCTYPE = /^doctype\s+netscape-bookmark-file/i
 
-/** Anchors end at `</A>` and also where a browser's bookmark file starts the next entry or folder. */
+/**
+ * Anchors end at `</A>` and also where a browser's bookmark file starts the next entry or folder.
+ */
 const ENDS_ANCHOR = new Set(['a', 'dt', 'dd', 'dl', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'])
-/** The attributes of an anchor that are read, each kept up to its cap (one more character marks "too long"). */
+/**
+ * The attributes of an anchor that are read, each kept up to its cap (one more character marks "too
+ * long").
+ */
 const KEPT_ATTRIBUTES: Record<string, number> = {
   href: MAX_RAW_URL + 1,
   shortcuturl: 256,
@@ -41,7 +46,9 @@ const MAX_TAG_NAME = 64
 /** Input kept behind the tokenizer's position, for names and text split across chunks. */
 const KEPT_INPUT = 64 * 1024
 
-/** A copy that shares no memory with the chunk it was cut from (V8 keeps a slice's parent alive). */
+/**
+ * A copy that shares no memory with the chunk it was cut from (V8 keeps a slice's parent alive).
+ */
 export function detach(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le')
 }
@@ -62,7 +69,9 @@ interface Heading {
 }
 
 export interface NetscapeReader {
-  /** The next piece of the file, in order; a bookmark is passed to `onBookmark` as soon as it ends. */
+  /**
+   * The next piece of the file, in order; a bookmark is passed to `onBookmark` as soon as it ends.
+   */
   write(chunk: string): void
   end(): void
   /** The file declared itself a bookmark file. */
@@ -72,7 +81,7 @@ export interface NetscapeReader {
 /**
  * Every `<A HREF>` of the file in order: HREF, its text as the title, Firefox's SHORTCUTURL (a
  * keyword, the browser's own go-link) as the slug, its TAGS (comma-separated) as tags and its
- * ADD_DATE (Unix seconds) as its creation time. With `folders` (issue 32), the folders (`<H3>`
+ * ADD_DATE (Unix seconds) as its creation time. With `folders`, the folders (`<H3>`
  * followed by its `<DL>`) a bookmark sits in become one tag, their path joined with `/`
  * (`Work/Projects`), first among its tags; the browser's own root folders (the bookmarks toolbar,
  * Firefox's "Other bookmarks": `PERSONAL_TOOLBAR_FOLDER`, `UNFILED_BOOKMARKS_FOLDER`) are left out
@@ -317,8 +326,8 @@ function writeFolder(folder: Folder, indent: string, lines: string[]): void {
 }
 
 /**
- * The links as a bookmark file browsers import; the slug becomes the bookmark's keyword. Issue 32:
- * a tagged link is written into a folder named after its first tag (by name; `Work/Projects`
+ * The links as a bookmark file browsers import; the slug becomes the bookmark's keyword.
+ * A tagged link is written into a folder named after its first tag (by name; `Work/Projects`
  * nests as Work › Projects), and all its tags stay in TAGS, so importing the file with folders as
  * tags gives each link the same tags again; a browser shows the folders.
  */
