@@ -40,6 +40,11 @@ import { resetMfa } from './modules/mfa/service.js'
 import { createResetLinkForOperator } from './modules/password-reset/service.js'
 import { setupCodeFor } from './modules/auth/setup-code.js'
 import { reencryptSecrets } from './modules/keys/service.js'
+import type { EncryptedStore } from './modules/keys/rewrap.js'
+import { mfaSecrets } from './modules/mfa/key-rotation.js'
+import { oidcSecrets } from './modules/oidc/key-rotation.js'
+import { invitationTokens } from './modules/organizations/key-rotation.js'
+import { settingsSecrets } from './modules/settings/key-rotation.js'
 import { stageAuditSigningKey, stageSecretsFile } from './lib/secrets.js'
 import { generateSigningKey, isSigningKey } from './lib/signed-note.js'
 import { rotateSigningKey, type RotationResult } from './modules/audit/key-rotation.js'
@@ -134,6 +139,17 @@ async function readLine(io: CliIo, prompt = 'Password: '): Promise<string> {
 }
 
 /**
+ * Every store of ciphertext in the database, registered with the rotation (modules/keys knows
+ * none): a module that adds encrypted columns defines its store and adds it here.
+ */
+export const ENCRYPTED_STORES: readonly EncryptedStore[] = [
+  mfaSecrets,
+  settingsSecrets,
+  oidcSecrets,
+  invitationTokens,
+]
+
+/**
  * Re-encrypts the stored secrets, then puts the new key where the running configuration keeps it:
  * secrets.json is swapped only after the database committed; a key from the environment is printed
  * (when generated) for the operator to install.
@@ -162,7 +178,7 @@ async function rotateKeys(
       : null
   let counts: Record<string, number>
   try {
-    counts = await reencryptSecrets(deps, options.newKey)
+    counts = await reencryptSecrets(deps, options.newKey, ENCRYPTED_STORES)
   } catch (error) {
     staged?.abort()
     throw error
