@@ -42,9 +42,17 @@
  *
  * An operator's own choice wins: a semi-space size in the command line or NODE_OPTIONS (the process
  * then runs as given), a Maglev, pretenuring or heap-growing option, or a MALLOC_ARENA_MAX or
- * MALLOC_TRIM_THRESHOLD_ in the environment, is left as it is.
- * Imports nothing, so the entry point can apply it before loading anything.
+ * MALLOC_TRIM_THRESHOLD_ in the environment, is left as it is. PROCESS_TUNING=off turns all of it
+ * off: the service then runs as plain `node` with Node's defaults.
+ *
+ * The V8 flags are V8's, not Node's: a Node release may rename or drop one, and a process started
+ * with a flag its V8 does not know exits at once ("bad option"). Each flag added is therefore
+ * checked against the running Node's own list (`node --v8-options`) before the restart; one it
+ * does not know is left out and named once on stderr, and the service starts without it.
+ * Imports only Node's built-ins, so the entry point can apply it before loading anything.
  */
+import { spawnSync } from 'node:child_process'
+
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=1'
 export const NO_MAGLEV_FLAG = '--no-maglev'
 export const HEAP_GROWING_FLAG = '--heap-growing-percent=20'
@@ -52,6 +60,11 @@ export const NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring'
 export const EXPOSE_GC_FLAG = '--expose-gc'
 export const MALLOC_ARENA_MAX = '2'
 export const MALLOC_TRIM_THRESHOLD = '131072'
+/**
+ * Set in the restarted process's environment: it already runs with the settings (or with as many
+ * of them as its Node knows), so it does not restart again.
+ */
+export const TUNED_MARKER = 'SWITCHBOARD_PROCESS_TUNED'
 
 /** Each added unless the operator gave an option of its kind (the pattern), as above. */
 const UNLESS_CHOSEN: ReadonlyArray<readonly [RegExp, string]> = [
@@ -66,11 +79,15 @@ export interface ProcessSettings {
   env: Record<string, string>
 }
 
-/** What the process must be restarted with, or null when it already runs with the settings. */
+/**
+ * What the process must be restarted with, or null when it already runs with the settings, or
+ * should run as plain `node` (PROCESS_TUNING=off; config.ts refuses a value other than on or off).
+ */
 export function processSettings(
   execArgv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ProcessSettings | null {
+  if (env.PROCESS_TUNING?.trim() === 'off' || env[TUNED_MARKER] !== undefined) return null
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]
   if (given.some((option) => option.startsWith('--max-semi-space-size'))) return null
   const added = UNLESS_CHOSEN.filter(
@@ -82,8 +99,52 @@ export function processSettings(
       ...definedOnly(env),
       MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? MALLOC_ARENA_MAX,
       MALLOC_TRIM_THRESHOLD_: env.MALLOC_TRIM_THRESHOLD_ ?? MALLOC_TRIM_THRESHOLD,
+      [TUNED_MARKER]: '1',
     },
   }
+}
+
+/** `--no-maglev` → `maglev`, `--heap_growing_percent=20` → `heap-growing-percent`. */
+function v8FlagName(option: string): string {
+  return option.replace(/^--/, '').replace(/=.*$/, '').replace(/_/g, '-').replace(/^no-/, '')
+}
+
+/** The flag names in `node --v8-options` output ("  --maglev (enable the maglev …)"). */
+export function v8FlagNames(v8Options: string): Set<string> {
+  const names = new Set<string>()
+  for (const match of v8Options.matchAll(/^ {2}--([a-z0-9_-]+) \(/gm))
+    names.add(match[1]!.replace(/_/g, '-'))
+  return names
+}
+
+/**
+ * The settings with only the flags this Node knows among those added to `given` (the options
+ * the process already runs with, which its Node accepted), and the flags left out.
+ */
+export function withKnownFlags(
+  settings: ProcessSettings,
+  given: readonly string[],
+  known: ReadonlySet<string>,
+): { settings: ProcessSettings; unknown: string[] } {
+  const unknown = settings.execArgv.filter(
+    (option) => !given.includes(option) && !known.has(v8FlagName(option)),
+  )
+  const execArgv = settings.execArgv.filter((option) => !unknown.includes(option))
+  return { settings: { ...settings, execArgv }, unknown }
+}
+
+/**
+ * The V8 flags the Node at `execPath` knows, from its `--v8-options` (a process start, about
+ * 40 ms; run only before a restart). Empty when it cannot be asked: every flag is then left out.
+ */
+export function knownV8Flags(execPath: string): Set<string> {
+  const listed = spawnSync(execPath, ['--v8-options'], { encoding: 'utf8', timeout: 10_000 })
+  return listed.status === 0 ? v8FlagNames(listed.stdout) : new Set()
+}
+
+/** The line naming a flag left out, once, on stderr (the JSON log has not started yet). */
+export function unknownFlagLine(flag: string, nodeVersion: string): string {
+  return `switchboard: Node.js ${nodeVersion} does not know the V8 flag ${flag}; starting without it\n`
 }
 
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
