@@ -7,11 +7,11 @@
  * <before-checkout> is another checkout with its own `npm run build:server` done (e.g.
  * `git archive <commit> | tar -x -C /tmp/before`, node_modules linked); this checkout's dist/ is
  * "after". Each build gets its own SQLite file and its checkpointer (as the service
- * runs it), and is timed against the plain event insert on its own file — the audited write
- * before issue 30 — in rounds alternating over the four, so both builds see the same machine load.
- * Prints p50/p99/p99.9 and CPU per transaction of each, the p99.9 and longest of the turns after
- * them (where db/sqlite-checkpoint.ts runs the WAL checkpoint; a build without it has none there),
- * and the extra p99, p50 and CPU of each build.
+ * runs it), and is timed against the plain event insert on its own file — an audited write
+ * without the Merkle tree — in rounds alternating over the four, so both builds see the same
+ * machine load. Prints p50/p99/p99.9 and CPU per transaction of each, the p99.9 and longest of the
+ * turns after them (where db/sqlite-checkpoint.ts runs the WAL checkpoint; a build without it has
+ * none there), and the extra p99, p50 and CPU of each build.
  */
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -46,7 +46,8 @@ const st = Object.fromEntries(
   Object.entries(res).map(([k, { s, turns, cpu }]) => {
     s.sort((a, b) => a - b)
     turns.sort((a, b) => a - b)
-    // All writes of the build (transaction, then the turn after it) for the p99.9 of what a request waits.
+    // All writes of the build (transaction, then the turn after it) for the p99.9 of what a request
+    // waits.
     return [
       k,
       {

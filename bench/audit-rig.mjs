@@ -2,9 +2,9 @@
  * The audited write, timed in-process on SQLite, for bench/audit.mjs (one build) and
  * bench/audit-ab.mjs (two builds A/B): a build's app on a SQLite file of its own, its checkpointer
  * as the service runs it (it stores the pending tree nodes and signs), and two writes
- * to time in a transaction beside the change they record — the event insert alone (the audited
- * write before issue 30) and recordAudit with its leaf. The turns of the event loop between the
- * transactions are timed too: SQLite's WAL checkpoint runs there (db/sqlite-checkpoint.ts), so
+ * to time in a transaction beside the change they record — the event insert alone (an audited
+ * write without the Merkle tree) and recordAudit with its leaf. The turns of the event loop between
+ * the transactions are timed too: SQLite's WAL checkpoint runs there (db/sqlite-checkpoint.ts), so
  * what it costs the requests waiting behind it is shown, not hidden.
  */
 import fs from 'node:fs'
@@ -65,7 +65,8 @@ export async function auditRig(dist, transactions) {
     })
 
   // The service's own checkpointer (installCheckpointer's), or — in a build from before
-  // startCheckpointer — what that build's did: every second, one at a time. A failure ends the bench.
+  // startCheckpointer — what that build's did: every second, one at a time. A failure ends the
+  // bench.
   let made = 0
   const fail = (error) => {
     throw error

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 /**
- * npm run bench:audit — the audit log's figures (issue 30), on the built service (dist/). It prints
- * the measurements as JSON, then one line per figure the issue asks for, with its target:
+ * npm run bench:audit — the audit log's figures, on the built service (dist/). It prints
+ * the measurements as JSON, then one line per figure, with its target:
  *
  *   1. the extra time an audited request pays (target: p99 < 2 ms on SQLite): recordAudit's
- *      transaction timed in-process on SQLite — an update plus the event insert alone (the audited
- *      write before issue 30) against an update plus the event with its leaf append (head locked
- *      and read, event with its leaf number, head's size and frontier updated) — in alternating
- *      rounds; extra = p99(with) − p99(without). The tree's nodes are stored after the transaction
- *      (migration 0034): the checkpointer does it in the service (checkpoints.ts), and does it here
- *      too, on the same connection while the rounds run, so a transaction that waits for it counts.
- *      SQLite's WAL checkpoint runs between transactions (db/sqlite-checkpoint.ts): the turns between
- *      them are timed and printed as well — what a request arriving during one waits;
+ *      transaction timed in-process on SQLite — an update plus the event insert alone (an audited
+ *      write without the Merkle tree) against an update plus the event with its leaf append (head
+ *      locked and read, event with its leaf number, head's size and frontier updated) — in
+ *      alternating rounds; extra = p99(with) − p99(without). The tree's nodes are stored after the
+ *      transaction (migration 0034): the checkpointer does it in the service (checkpoints.ts), and
+ *      does it here too, on the same connection while the rounds run, so a transaction that waits
+ *      for it counts. SQLite's WAL checkpoint runs between transactions (db/sqlite-checkpoint.ts):
+ *      the turns between them are timed and printed as well — what a request arriving during one
+ *      waits;
  *   2. `verify` of a 1,000,000-event export (target: < 10 s on the 2-core machine): the file is
  *      written with the production leaf form, tree and signer (no database needed), then verified
  *      three times by the CLI's own function as the CLI runs it (worker threads, one per core), and
@@ -164,7 +165,10 @@ function proofFigure() {
   }
 }
 
-/** The audit write's own cost on SQLite, in-process: the event alone against the event with its leaf (bench/audit-rig.mjs). */
+/**
+ * The audit write's own cost on SQLite, in-process: the event alone against the event with its leaf
+ * (bench/audit-rig.mjs).
+ */
 async function auditCostFigure() {
   const rig = await auditRig(dist, AUDITS)
   const cpuMs = { plain: 0, leaf: 0 }
@@ -205,7 +209,8 @@ async function auditCostFigure() {
       p50: ms(quantile(leaf, 0.5) - quantile(plain, 0.5)),
       p99: ms(quantile(leaf, 0.99) - quantile(plain, 0.99)),
     },
-    // The turns between transactions, both kinds: where the WAL checkpoint and the checkpointer run.
+    // The turns between transactions, both kinds: where the WAL checkpoint and the checkpointer
+    // run.
     between_transactions_ms: {
       p99: ms(quantile(turns, 0.99)),
       p999: ms(quantile(turns, 0.999)),
@@ -240,7 +245,7 @@ const millionNote =
 console.log(
   [
     '',
-    `Audit log figures (issue 30), ${report.machine.cpus} CPUs, load ${report.machine.load_before.join(' ')} before, ${report.machine.load_after.join(' ')} after:`,
+    `Audit log figures, ${report.machine.cpus} CPUs, load ${report.machine.load_before.join(' ')} before, ${report.machine.load_after.join(' ')} after:`,
     ...(write === undefined
       ? []
       : [

@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 /**
- * node bench/pg-drivers.mjs — the PostgreSQL driver path choice (docs/ARCHITECTURE.md, "PostgreSQL
- * hot path", issue 33): the per-request authentication query (a session joined to its user, its
- * MFA state and the two-factor policy, by primary keys) run through
+ * node bench/pg-drivers.mjs — the PostgreSQL driver path choice
+ * (docs/decisions/0008-precompiled-hot-statements.md): the per-request authentication query (a
+ * session joined to its user, its MFA state and the two-factor policy, by primary keys) run through
  *
  *   - kysely + pg:   Kysely's PostgresDialect over a pg pool (checkout, unnamed statement: Parse,
- *                    Bind, Describe, Execute, Sync on every call) — the path before issue 33;
+ *                    Bind, Describe, Execute, Sync on every call);
  *   - pg unnamed:    pg's pool.query without Kysely in between;
  *   - pg named:      pg's pool.query with `name:` (parsed once per connection, then Bind/Execute);
- *                    also with the credential and user alone (the query before issue 33), to see
- *                    what the MFA state and policy columns add;
+ *                    also with the credential and user alone (without the MFA state and policy), to
+ *                    see what the MFA state and policy columns add;
  *   - pg pipeline:   pg's pipeline mode (pg ≥ 8.23) on one or two long-lived clients, named, the
- *                    writes of one event-loop turn corked into one (the path chosen: db/postgres.ts);
+ *                    writes of one event-loop turn corked into one (the path chosen:
+ *                    db/postgres.ts);
  *   - postgres.js:   porsager's `postgres` (prepares and pipelines by default), measured only when
  *                    installed: `npm install --no-save postgres` or POSTGRES_JS=/path/to/postgres.
  *
@@ -53,7 +54,7 @@ const SELECT = `select "users"."id", "users"."email", "users"."name", "users"."i
   left join "mfa_pending" on "mfa_pending"."user_id" = "users"."id"
   where "sessions"."id" = $1 and "sessions"."revoked_at" is null and "users"."disabled" = $2`
 
-// The lookup before issue 33: the credential and its user only (MFA state and policy asked apart).
+// The narrow lookup: the credential and its user only (MFA state and policy asked apart).
 const SELECT_CREDENTIAL_ONLY = `select "users"."id", "users"."email", "users"."name", "users"."is_admin", "users"."disabled",
   "users"."created_at", ("users"."password_hash" is not null and "users"."password_hash" <> '') as "has_password",
   "sessions"."last_seen_at" as "session_last_seen_at", "sessions"."expires_at" as "session_expires_at"
@@ -98,7 +99,9 @@ const types = {
     oid === TIMESTAMPTZ_OID ? (text) => text : pg.types.getTypeParser(oid, format),
 }
 
-/** Runs `query(i)` QUERIES times with IN_FLIGHT at once; CPU µs per query and queries per second. */
+/**
+ * Runs `query(i)` QUERIES times with IN_FLIGHT at once; CPU µs per query and queries per second.
+ */
 async function measure(query) {
   let next = 0
   const cpu = process.cpuUsage()
@@ -176,7 +179,8 @@ try {
 
 const results = Object.fromEntries(variants.map(([name]) => [name, []]))
 try {
-  for (const [, query] of variants) await measure(query) // warm-up: connections, prepared statements, JIT
+  // Warm-up: connections, prepared statements, JIT
+  for (const [, query] of variants) await measure(query)
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, query] of variants) results[name].push(await measure(query))
   }

@@ -8,7 +8,10 @@ import fs from 'node:fs'
 /** A `name: <number>` line of a /proc text (status, io); 0 when absent. */
 const field = (text, name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0)
 
-/** CPU time (user + system) a process has used so far, in milliseconds (/proc/<pid>/stat counts clock ticks of 10 ms). */
+/**
+ * CPU time (user + system) a process has used so far, in milliseconds (/proc/<pid>/stat counts
+ * clock ticks of 10 ms).
+ */
 export function cpuMs(pid) {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10

@@ -4,31 +4,31 @@
  * temporary schema, when a server answers), creates users, and drives it with autocannon:
  *
  *   - GET /api/users/me by access JWT and by sb_ token, GET /api/auth/mfa/status by access JWT and
- *     GET /api/tags by sb_ token (issue 28: the MFA status is session-only);
- *   - the go-link redirect (issue 31) by access JWT, with click counting, path appending and query
- *     merging (GET /go/<slug>/<rest>?<query>) and a template (GET /go/<slug>/<1>/<2>): each 302 is a
- *     success; `go_ratio_to_users_me` compares it with GET /api/users/me by the same JWT, round by
- *     round (issue 31's goal: ≥ 0.8), the three measured interleaved in 2-s slices (SLICES), their
- *     latency percentiles exact over every answer (issue 31's goal: p99 ≤ 5 ms);
- *   - a mixed scenario: reads of /api/users/me (also by sb_ token), /api/auth/mfa/status and /api/tags, token
- *     creations and password logins (real argon2id cost) by a pool of users;
+ *     GET /api/tags by sb_ token (the MFA status is session-only);
+ *   - the go-link redirect by access JWT, with click counting, path appending and query
+ *     merging (GET /go/<slug>/<rest>?<query>) and a template (GET /go/<slug>/<1>/<2>): each 302 is
+ *     a success; `go_ratio_to_users_me` compares it with GET /api/users/me by the same JWT, round
+ *     by round (the goal: ≥ 0.8), the three measured interleaved in 2-s slices (SLICES), their
+ *     latency percentiles exact over every answer (the goal: p99 ≤ 5 ms);
+ *   - a mixed scenario: reads of /api/users/me (also by sb_ token), /api/auth/mfa/status and
+ *     /api/tags, token creations and password logins (real argon2id cost) by a pool of users;
  *
  *   - sign-ins: POST /api/auth/login by the user pool, production argon2id settings, and what the
  *     hashing bound (PASSWORD_HASH_CONCURRENCY, PASSWORD_HASH_QUEUE) costs them: alternating
  *     rounds against a second process on the same database with the bound lifted (64 at once);
  *
- * next to a bare Fastify route returning a constant object (the framework's ceiling). The service runs
- * as behind a reverse proxy on the same host (TRUST_PROXY=127.0.0.1), and the requests of the
+ * next to a bare Fastify route returning a constant object (the framework's ceiling). The service
+ * runs as behind a reverse proxy on the same host (TRUST_PROXY=127.0.0.1), and the requests of the
  * sign-in and mixed scenarios come from 50 client addresses in turn (X-Forwarded-For, from the
  * documentation range 198.51.100.0/24): one address sending every sign-in would, rightly, be held
- * to its share of the hashing bound (503), which is the bound working and not the load measured. The machine's
- * throughput drifts, so the bare route and the single-route scenarios are measured in alternating
- * rounds, and each ratio is the median over the rounds of (scenario ÷ bare of the same round).
- * Beside throughput, the servers' own CPU time per request (from /proc) and its ratio to the bare
- * route's: on a machine shared with other work, throughput follows the load, CPU per request hardly.
- * Also per request, figures that count the batching rather than time: the service's wake-ups and
- * read/write system calls, and on PostgreSQL the database server's CPU time and the times its
- * processes were put on a CPU (/proc/<pid>/schedstat).
+ * to its share of the hashing bound (503), which is the bound working and not the load measured.
+ * The machine's throughput drifts, so the bare route and the single-route scenarios are measured in
+ * alternating rounds, and each ratio is the median over the rounds of (scenario ÷ bare of the same
+ * round). Beside throughput, the servers' own CPU time per request (from /proc) and its ratio to
+ * the bare route's: on a machine shared with other work, throughput follows the load, CPU per
+ * request hardly. Also per request, figures that count the batching rather than time: the service's
+ * wake-ups and read/write system calls, and on PostgreSQL the database server's CPU time and the
+ * times its processes were put on a CPU (/proc/<pid>/schedstat).
  * Prints one JSON document: requests/s, p50/p99 latency, ratios, sign-ins/s, and per engine the
  * time to ready (first 200 of /api/health after a restart on the existing database), the resident
  * memory when idle after that start, and the peak (VmHWM) over the whole run; its `summary` puts
@@ -175,7 +175,7 @@ async function api(base, method, url, body, token) {
 
 /**
  * An administrator, a pool of users with sessions, an sb_ token, and a few tags each. The service
- * runs behind a (pretend) proxy, so setup needs the setup code, which the CLI prints (issue 26).
+ * runs behind a (pretend) proxy, so setup needs the setup code, which the CLI prints.
  */
 async function seed(base, env) {
   const port = new URL(base).port
@@ -221,7 +221,7 @@ async function seed(base, env) {
   } catch {
     tags = false // a build without tags: the mixed scenario leaves them out
   }
-  // Go-links (issue 31): one appending a path and merging the query, one template.
+  // Go-links: one appending a path and merging the query, one template.
   await api(
     base,
     'POST',
@@ -262,7 +262,10 @@ function summarise(name, result, extra = {}) {
   }
 }
 
-/** `onResponse(latencyMs)`, when given, is told each answer's latency (all statuses, as autocannon's own figures). */
+/**
+ * `onResponse(latencyMs)`, when given, is told each answer's latency (all statuses, as autocannon's
+ * own figures).
+ */
 function run(options, onResponse) {
   return new Promise((resolve, reject) => {
     const instance = autocannon({ connections, duration, ...options }, (error, result) =>
@@ -304,7 +307,9 @@ async function measured(name, pid, options, postgres = false, latencies = undefi
   return { ...summarise(name, result, perRequest(totals, postgres)), totals }
 }
 
-/** A scenario's per-request figures from its totals (measured, or summed over interleaved slices). */
+/**
+ * A scenario's per-request figures from its totals (measured, or summed over interleaved slices).
+ */
 function perRequest(totals, postgres) {
   const per = (total, digits = 0) =>
     totals.requests > 0 ? Number((total / totals.requests).toFixed(digits)) : null
@@ -338,10 +343,10 @@ async function single(name, pid, url, token, redirects = false, postgres = false
 }
 
 /**
- * Slices per scenario and round for the scenarios compared with each other (issue 31: the go
+ * Slices per scenario and round for the scenarios compared with each other (the go
  * redirects against GET /api/users/me). This machine's speed drifts by up to 2× within a minute
- * (5 s of /me five times in a row, 27 November 2026: 6.7k–11.4k requests/s, 87–153 µs of service CPU
- * per request), so a pair measured one after the other, 10–20 s apart, compares the machine's
+ * (5 s of /me five times in a row, 27 November 2026: 6.7k–11.4k requests/s, 87–153 µs of service
+ * CPU per request), so a pair measured one after the other, 10–20 s apart, compares the machine's
  * moments as much as the routes.
  */
 const SLICES = 5
@@ -620,7 +625,8 @@ async function benchmark() {
     for (const engine of engines) {
       report.engines[engine] = await engineRun(engine, async (service, data, env) => {
         // The go redirects and GET /api/users/me, which they are compared with round by round, are
-        // measured interleaved (SLICES): on a machine whose speed drifts within a round, seconds apart.
+        // measured interleaved (SLICES): on a machine whose speed drifts within a round, seconds
+        // apart.
         const scenarios = [
           ['GET /api/users/me (Bearer JWT)', '/api/users/me', data.jwt],
           [
@@ -697,7 +703,8 @@ async function benchmark() {
               ).toFixed(2),
             ),
             rounds_rps: runs.map((r) => r.requests_per_second),
-            // The same comparison by the servers' own CPU time per request (bare ÷ scenario, median).
+            // The same comparison by the servers' own CPU time per request (bare ÷ scenario,
+            // median).
             server_cpu_us_per_request: median(runs.map((r) => r.server_cpu_us_per_request)),
             load_generator_cpu_us_per_request: median(
               runs.map((r) => r.load_generator_cpu_us_per_request),
@@ -718,7 +725,8 @@ async function benchmark() {
             ),
             latency_ms: runs[Math.floor(runs.length / 2)].latency_ms,
             ...(scenarios[i][3] && {
-              // Issue 31: the redirect against GET /api/users/me by the same JWT (scenario 0), round by round.
+              // The redirect against GET /api/users/me by the same JWT (scenario 0), round by
+              // round.
               go_ratio_to_users_me: Number(
                 median(
                   runs.map(
@@ -772,7 +780,7 @@ async function benchmark() {
 }
 
 /**
- * The engines side by side (issue 33): per scenario the ratio to the bare route by throughput and
+ * The engines side by side: per scenario the ratio to the bare route by throughput and
  * the service CPU per request, the mixed scenario (and PostgreSQL's as a share of SQLite's), and
  * the idle and peak memory.
  */
@@ -833,7 +841,7 @@ function summaryTable({
       `${name.padEnd(width)}${engines.map((e) => cell(byEngine[e] && `${byEngine[e].ratio_to_bare} (${byEngine[e].server_cpu_us_per_request})`)).join('')}`,
     )
   }
-  // Issue 31's goal, per go scenario: ≥ 0.8 of GET /api/users/me (JWT) in the same round, p99 ≤ 5 ms.
+  // The goal, per go scenario: ≥ 0.8 of GET /api/users/me (JWT) in the same round, p99 ≤ 5 ms.
   for (const [name, byEngine] of Object.entries(scenarios)) {
     if (!engines.some((e) => byEngine[e]?.go_ratio_to_users_me !== undefined)) continue
     const label = `${name.replace(/ → 302.*$/, '')}: ÷ /me, p99 ms`

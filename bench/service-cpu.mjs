@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
- * node bench/service-cpu.mjs [--dist <dir>]… [--engine sqlite|postgres] — the service's own CPU time
- * per authenticated read and go-link redirect, without sockets: the built app (dist/, or several builds' dist/ to compare
- * versions, measured in turn in the same time window) answers requests through Fastify's inject,
- * ten at a time, and the process's CPU time (user + system) is divided by the requests. On a machine shared with other work the
- * HTTP bench's figures follow the load (every request's socket writes and wake-ups cost more the
- * busier the machine is); this one follows the code: it is how issue 33's changes were compared
- * while other work ran. On PostgreSQL the database server's CPU per request is printed beside it
- * (`database_cpu_us_per_request`: the on-CPU time of every `postgres` process of this machine,
- * from /proc/<pid>/schedstat, across the run; the server should have nothing else to do then).
+ * node bench/service-cpu.mjs [--dist <dir>]… [--engine sqlite|postgres] — the service's own CPU
+ * time per authenticated read and go-link redirect, without sockets: the built app (dist/, or
+ * several builds' dist/ to compare versions, measured in turn in the same time window) answers
+ * requests through Fastify's inject, ten at a time, and the process's CPU time (user + system) is
+ * divided by the requests. On a machine shared with other work the HTTP bench's figures follow the
+ * load (every request's socket writes and wake-ups cost more the busier the machine is); this one
+ * follows the code, so two builds can be compared while other work runs. On PostgreSQL the database
+ * server's CPU per request is printed beside it (`database_cpu_us_per_request`: the on-CPU time of
+ * every `postgres` process of this machine, from /proc/<pid>/schedstat, across the run; the server
+ * should have nothing else to do then).
  *
  *   --requests <n>   per scenario and round (default 5000)
  *   --rounds <n>     alternating rounds (default 3)

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * node bench/sqlite-drivers.mjs — the SQLite driver choice (docs/ARCHITECTURE.md, "Runtime and
- * footprint"): Node's built-in node:sqlite (the driver in use) against better-sqlite3 (measured
- * only when installed: `npm install --no-save better-sqlite3`) on the query every authenticated
- * request runs — a point select of a session joined to its user by text primary keys — and the
- * memory each adds to a bare process. Both use a prepared statement on one file database in WAL.
+ * node bench/sqlite-drivers.mjs — the SQLite driver choice
+ * (docs/decisions/0001-node-sqlite.md): Node's built-in node:sqlite (the driver in use) against
+ * better-sqlite3 (measured only when installed: `npm install --no-save better-sqlite3`) on the
+ * query every authenticated request runs — a point select of a session joined to its user by text
+ * primary keys — and the memory each adds to a bare process. Both use a prepared statement on one
+ * file database in WAL.
  */
 import fs from 'node:fs'
 import os from 'node:os'

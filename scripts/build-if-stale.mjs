@@ -2,7 +2,7 @@
 /**
  * First half of `npm start`: runs `npm run build` only when the build is missing or older than
  * what it is built from, so a restart on an unchanged checkout goes straight to `node
- * dist/server.js` (issue 34: a full build took 12 s before the service listened).
+ * dist/server.js` (a full build took 12 s before the service listened).
  *
  * "Older" compares modification times: the newest input against dist/.build-stamp, which a
  * complete `npm run build` writes last (`--stamp`), so an interrupted or server-only build never

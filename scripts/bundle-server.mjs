@@ -2,15 +2,16 @@
 /**
  * Part of `npm run build:server`, after tsc: bundles the service's start-up graph (dist/start.js,
  * everything it imports statically, and the pure-JavaScript dependencies among them) into that
- * one file. Loading ~1,400 separate modules was most of the start-up CPU (resolution, package.json
- * lookups, per-module records) and ~13 MiB of heap; one module needs neither (ARCHITECTURE.md,
- * "Runtime and footprint"). The other files of dist/ (cli.js, app.js for the scripts) stay as tsc
- * wrote them, and tests run the sources.
+ * one file. Loading ~1,400 separate modules is most of the start-up CPU (resolution, package.json
+ * lookups, per-module records) and ~13 MiB of heap; one module needs neither
+ * (docs/decisions/0002-start-up-footprint.md). The other files of dist/ (cli.js, app.js for the
+ * scripts) stay as tsc wrote them, and tests run the sources.
  *
  * Left outside the bundle, loaded from node_modules at run time:
  * - what is loaded only when configured or first used (through createRequire or import(): the
  *   PostgreSQL and Redis drivers, Stripe, nodemailer, openid-client, qrcode, undici, the password
- *   dictionary, the WebAuthn library, the bookmark-file parser) — bundling would evaluate them at start-up;
+ *   dictionary, the WebAuthn library, the bookmark-file parser) — bundling would evaluate them at
+ *   start-up;
  * - native code (@node-rs/argon2) and packages that read their own files (@fastify/swagger-ui's
  *   explorer assets);
  * - what a dependency requires only inside a function that the service never calls in production
@@ -18,7 +19,7 @@
  *
  * Some dependencies require, as they load, a package that the service then seldom or never calls.
  * Bundled, each would hold its source, compiled top-level code and objects for the life of the
- * process (the three below: ≈ 2.8 MiB of the idle footprint with light-my-request, measured).
+ * process (docs/decisions/0002-start-up-footprint.md).
  * Instead a stand-in is bundled (scripts/bundle-stand-ins.mjs) that loads the real package from
  * node_modules on first use.
  */
@@ -64,11 +65,12 @@ await build({
     entryFileNames: 'start.js',
     sourcemap: true,
     // V8 keeps a module's source for its lifetime, as two bytes per character once one character is
-    // outside Latin-1 (a "—" in a comment will do): ASCII escapes and no comments halve that string.
+    // outside Latin-1 (a "—" in a comment will do): ASCII escapes and no comments halve that
+    // string.
     charset: 'ascii',
     comments: { legal: false, annotation: false, jsdoc: false },
     // V8 keeps the source of every module for the process's life: local names are shortened
-    // (2.42 → 1.87 MB, ≈ 1.5 MiB less resident when idle); functions and classes keep their names,
+    // (a fifth less source); functions and classes keep their names,
     // so stack traces, error names and logs stay readable. No other rewriting (compress) is done.
     minify: { compress: false, mangle: { keepNames: true }, codegen: { removeWhitespace: true } },
   },

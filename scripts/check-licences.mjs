@@ -12,7 +12,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-/** Permissive licences compatible with distribution under Apache-2.0 (ASF category A, plus MIT-0 and BlueOak). */
+/**
+ * Permissive licences compatible with distribution under Apache-2.0 (ASF category A, plus MIT-0 and
+ * BlueOak).
+ */
 export const ALLOWED = new Set([
   '0BSD',
   'Apache-2.0',

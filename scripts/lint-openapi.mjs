@@ -1,7 +1,7 @@
 /**
  * `npm run lint:openapi`: lints the OpenAPI document of the built application (dist/, so run
- * `npm run build` first; `npm test` does) with Redocly's recommended rules as errors (redocly.yaml).
- * Exits non-zero on any problem.
+ * `npm run build` first; `npm test` does) with Redocly's recommended rules as errors
+ * (redocly.yaml). Exits non-zero on any problem.
  */
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'

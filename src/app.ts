@@ -4,8 +4,8 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { redisSettled, type Deps } from './deps.js'
-import { authentication } from './modules/auth/hook.js'
-import { cookieName, SESSION_COOKIE } from './modules/auth/cookies.js'
+import { authentication } from './identity/hook.js'
+import { cookieName, SESSION_COOKIE } from './identity/cookies.js'
 import { ErrorEnvelope } from './plugins/error-envelope.js'
 import {
   clientErrorHandler,
@@ -53,7 +53,7 @@ import { identityRoutes } from './modules/oidc/identities.routes.js'
 import { oidcSignInRoutes } from './modules/oidc/sign-in.routes.js'
 import { ApiTokenView } from './modules/tokens/schemas.js'
 import { apiTokenSettingsRoutes, tokenRoutes } from './modules/tokens/routes.js'
-import { operationAccess } from './modules/tokens/permissions.js'
+import { operationAccess } from './identity/permissions.js'
 import { configRoutes } from './modules/settings/config.routes.js'
 import { settingsRoutes } from './modules/settings/routes.js'
 import { tagRoutes } from './modules/tags/routes.js'
@@ -66,7 +66,9 @@ export const BODY_LIMIT_BYTES = 64 * 1024
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- it is what makes the instance's logger type FastifyBaseLogger, the type every plugin is written against
+    // It is what makes the instance's logger type FastifyBaseLogger, the type every plugin is
+    // written against.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -75,13 +77,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     // Fastify accepts a hop count at run time though its types omit it.
     trustProxy: deps.config.trustProxy as false | string,
-    // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not the
-    // router, decide what is too long (a 400 or 404 the document lists, never the router's bare 404).
+    // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not
+    // the router, decide what is too long (a 400 or 404 the document lists, never the router's bare
+    // 404).
     routerOptions: { maxParamLength: 16 * 1024 },
     return503OnClosing: true,
-    // Serializers are compiled per route on first use, not all at start-up (plugins/serialization.ts).
+    // Serializers are compiled per route on first use, not all at start-up
+    // (plugins/serialization.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
-    // Slow clients cannot hold connections (issue #11 item 9): the whole request must arrive within
+    // Slow clients cannot hold connections: the whole request must arrive within
     // REQUEST_TIMEOUT_SECONDS (its headers within HEADERS_TIMEOUT_SECONDS), and an idle keep-alive
     // connection closes after KEEP_ALIVE_TIMEOUT_SECONDS. Node checks the first two every second.
     requestTimeout: deps.config.httpTimeouts.requestMs,
@@ -119,7 +123,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   })
 
   installAuditRetention(app, deps)
-  // Issue 30: signed checkpoints of the audit Merkle tree.
+  // Signed checkpoints of the audit Merkle tree.
   installCheckpointer(app, deps)
   installAuditMonitor(app, deps)
   installNotificationSender(app, deps)
@@ -157,7 +161,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })
     await api.register(billingRoutes(deps), { prefix: '/api/billing' })
-    // Issue 14 points 2–4: the two-factor policy, notification preferences, the personal security log.
+    // The two-factor policy, notification preferences, the personal security log.
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(goLinkSettingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(checklistRoutes(deps), { prefix: '/api/admin/checklist' })
@@ -167,14 +171,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(securityLogRoutes(deps), { prefix: '/api/users/me/security-events' })
     await api.register(passwordResetRoutes(deps), { prefix: '/api/auth/password-reset' })
     await api.register(adminPasswordResetRoutes(deps), { prefix: '/api/admin/users' })
-    // Issue 28: the instance's API token policy (maximum lifetime, legacy tokens).
+    // The instance's API token policy (maximum lifetime, legacy tokens).
     await api.register(apiTokenSettingsRoutes(deps), { prefix: '/api/admin/settings' })
-    // Issue 29: the SCIM credentials, managed by administrators.
+    // The SCIM credentials, managed by administrators.
     await api.register(scimCredentialRoutes(deps), { prefix: '/api/admin/scim/credentials' })
     await api.register(scimRequestRoutes(deps), { prefix: '/api/admin/scim/requests' })
   })
 
-  // Issue 29: SCIM 2.0 for identity providers — its own context, credential, media type and errors.
+  // SCIM 2.0 for identity providers — its own context, credential, media type and errors.
   await app.register(scimRoutes(deps), { prefix: '/scim/v2' })
 
   // The web console: its pages and assets, outside the API's authentication and rate limits.

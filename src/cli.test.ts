@@ -54,7 +54,7 @@ describe('switchboard CLI', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'database is up to date\n' })
   })
 
-  it('prints the setup code while no user exists (issue 26 item 4)', async () => {
+  it('prints the setup code while no user exists', async () => {
     const deps = createDeps(parseConfig(env), { logger: createLogger({ logLevel: 'silent' }) })
     const expected = setupCodeFor(deps)
     await deps.close()

@@ -11,7 +11,7 @@
  *                                             re-encrypt stored secrets under a new ENCRYPTION_KEY
  *   backup FILE                               consistent online copy of the SQLite database
  *                                             (PostgreSQL: prints the pg_dump invocation)
- *   restore FILE [--force]                    put a backup in place of a stopped instance's database
+ *   restore FILE [--force]                    restore a backup over a stopped instance's database
  *   doctor                                    check the configuration, database, Redis, SMTP, proxy
  *   setup-code                                print the first-run setup code (while no user exists)
  *   audit verify <export-file> [--key K] [--checkpoint FILE] [--threads N] | --database
@@ -79,7 +79,10 @@ function describeFailure(error: unknown): string {
   return `${error.message}${details ? ` (${details})` : ''}`
 }
 
-/** The path the process was started with, through symlinks (npm's `bin` link, the image's /usr/local/bin/switchboard). */
+/**
+ * The path the process was started with, through symlinks (npm's `bin` link, the image's
+ * /usr/local/bin/switchboard).
+ */
 function entryPath(): string {
   try {
     return fs.realpathSync(process.argv[1] ?? '')

@@ -55,7 +55,7 @@ describe('parseConfig', () => {
     expect(config.trustProxy).toBe(1)
   })
 
-  it('refuses TRUST_PROXY=true, pointing to the hop count and the proxy addresses (issue 26 item 6)', () => {
+  it('refuses TRUST_PROXY=true, pointing to the hop count and the proxy addresses', () => {
     for (const value of ['true', 'TRUE', ' True ']) {
       const [problem, ...others] = problemsOf({ TRUST_PROXY: value })
       expect(others).toEqual([])

@@ -61,7 +61,7 @@ export const EnvSchema = Type.Object({
   ),
   AUDIT_SIGNING_KEY: env(
     Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{40,200}$' })),
-    'an Ed25519 private key as base64 PKCS #8 DER (issue 30), e.g. `openssl genpkey -algorithm ed25519 -outform DER | base64 -w0`',
+    'an Ed25519 private key as base64 PKCS #8 DER, e.g. `openssl genpkey -algorithm ed25519 -outform DER | base64 -w0`',
   ),
   SESSION_TTL: env(
     Type.String({ pattern: '^[1-9][0-9]*[smhd]$', default: '7d' }),
@@ -233,14 +233,14 @@ export interface Config {
   redisUrl?: string
   jwtSecret?: string
   encryptionKey?: Buffer
-  /** Issue 30: the audit log's checkpoint signing key (base64 PKCS #8); else generated into secrets.json. */
+  /** The audit log's checkpoint signing key (base64 PKCS #8); else generated into secrets.json. */
   auditSigningKey?: string
   sessionTtlSeconds: number
-  /** false (no proxy), a hop count, or the proxies' addresses/CIDRs; never `true` (issue 26 item 6). */
+  /** false (no proxy), a hop count, or the proxies' addresses/CIDRs; never `true`. */
   trustProxy: false | number | string
   logLevel: (typeof LOG_LEVELS)[number]
   passwordHash: { memoryCost: number; timeCost: number; parallelism: number }
-  /** The process-wide bound on argon2 work (issue #11 item 6). */
+  /** The process-wide bound on argon2 work. */
   passwordHashLimits: { concurrency: number; queue: number }
   /** A session ends after this long without a request, besides its absolute lifetime. */
   sessionIdleSeconds: number
@@ -253,17 +253,19 @@ export interface Config {
   shutdownTimeoutMs: number
   /** When set, GET /api/metrics requires it as a Bearer credential. */
   metricsToken?: string
-  /** Mails per hour the instance sends on users' request, across all of them (issue 26 item 5). */
+  /** Mails per hour the instance sends on users' request, across all of them. */
   mailHourlyLimit: number
   /** The issuer name in TOTP key URIs, shown by authenticator apps. */
   mfaIssuer: string
-  /** Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off. */
+  /**
+   * Requests per minute per credential (else IP) for routes without a limit of their own; 0 = off.
+   */
   rateLimitGeneral: number
-  /** Issue 29: SCIM requests per minute per SCIM credential. */
+  /** SCIM requests per minute per SCIM credential. */
   scimRateLimit: number
-  /** Stripe and the plans sold through it (CONTRACT.md §11). */
+  /** Stripe and the plans sold through it (docs/API.md#billing). */
   billing: BillingConfig
-  /** Where admin-configured servers may be (issue 11): private ranges and loopback only when true. */
+  /** Where admin-configured servers may be: private ranges and loopback only when true. */
   outbound: { allowPrivateNetworks: boolean }
 }
 
@@ -283,7 +285,7 @@ function parseDuration(text: string): number {
 /**
  * `true` would believe every client's X-Forwarded-For: any client could pick its own address and
  * step out of every per-IP limit and the audit log. It is refused, with the two settings that name
- * the proxy instead (issue 26 item 6). A hop count of 0 trusts nobody: the same as false.
+ * the proxy instead. A hop count of 0 trusts nobody: the same as false.
  */
 function parseTrustProxy(text: string, problems: string[]): false | number | string {
   const value = text.trim().toLowerCase()
@@ -390,7 +392,10 @@ function parseStripeApiBase(
   }
 }
 
-/** The plans, each problem named by its place in the array (a price id is not a secret, but a line is no place for it). */
+/**
+ * The plans, each problem named by its place in the array (a price id is not a secret, but a line
+ * is no place for it).
+ */
 function parseBillingPlans(text: string | undefined, problems: string[]): BillingPlan[] {
   if (text === undefined) return []
   const hint = `Expected ${EnvSchema.properties.BILLING_PLANS.hint}`
@@ -425,7 +430,10 @@ function parseBillingPlans(text: string | undefined, problems: string[]): Billin
   return plans.map((plan) => ({ id: plan.id, name: plan.name, prices: { ...plan.prices } }))
 }
 
-/** Validates the environment and returns the frozen configuration, or throws ConfigError listing every problem. */
+/**
+ * Validates the environment and returns the frozen configuration, or throws ConfigError listing
+ * every problem.
+ */
 export function parseConfig(source: Record<string, string | undefined>): Readonly<Config> {
   const raw = pickDefined(source)
   const converted = Value.Default(EnvSchema, Value.Convert(EnvSchema, raw)) as Env

@@ -23,7 +23,7 @@ import { resolveSecrets, type Secrets } from './lib/secrets.js'
 import { systemClock, type Clock } from './lib/time.js'
 import { createAiClient, type AiClient, type AiModel } from './modules/ai/client.js'
 import { createStripeAdapter, type StripeAdapter } from './modules/billing/stripe.js'
-import { createAccessTokens, type AccessTokens } from './modules/auth/access-tokens.js'
+import { createAccessTokens, type AccessTokens } from './identity/access-tokens.js'
 import { createMetrics, type Metrics } from './lib/metrics.js'
 import { createMailer, smtpPolicy, type Mailer } from './modules/mail/mailer.js'
 import { createOidcClient, type OidcClient } from './modules/oidc/client.js'
@@ -49,7 +49,7 @@ export interface Deps {
   mailer: Mailer
   /** The OpenAI-compatible API of the AI settings. */
   ai: AiClient
-  /** The provider's model list, kept 5 minutes per AI configuration (CONTRACT.md §8.3). */
+  /** The provider's model list, kept 5 minutes per AI configuration (docs/API.md#settings). */
   aiModels: ExpiringValue<AiModel[]>
   /** OpenID Connect with the identity providers (discovery cached per provider). */
   oidc: OidcClient
@@ -57,7 +57,7 @@ export interface Deps {
   stripe: StripeAdapter | null
   /** Prometheus counters and histograms of this instance (GET /api/metrics). */
   metrics: Metrics
-  /** Issue 30: signs the audit log's checkpoints (C2SP signed note, Ed25519). */
+  /** Signs the audit log's checkpoints (C2SP signed note, Ed25519). */
   auditSigner: NoteSigner
   close(): Promise<void>
 }
@@ -65,7 +65,7 @@ export interface Deps {
 const AI_MODELS_TTL_SECONDS = 5 * 60
 
 // Optional integrations are loaded when configured or first used, not at start-up: the embedded
-// default then never loads them (ARCHITECTURE.md, "Runtime and footprint").
+// default then never loads them (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 
 export interface DepsOverrides {
@@ -91,8 +91,8 @@ function createRedis(url: string, logger: Logger): Redis {
 
 /**
  * Resolves once Redis has connected, has failed to (the first error), or after `timeoutMs`: a
- * starting instance waits for it so that its first requests count in the shared store rather than in
- * its own memory; an unreachable Redis does not hold the start (limits fall back per process).
+ * starting instance waits for it so that its first requests count in the shared store rather than
+ * in its own memory; an unreachable Redis does not hold the start (limits fall back per process).
  */
 export function redisSettled(redis: Redis, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready' || redis.status === 'end') return Promise.resolve()

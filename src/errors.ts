@@ -1,5 +1,5 @@
 /**
- * The one error type of the service and the reason catalogue of CONTRACT.md §2.2.
+ * The one error type of the service and its reason catalogue (docs/API.md#reason-catalogue).
  * A reason is bound to its HTTP status here, once, so no call site can pair them differently.
  */
 
@@ -30,82 +30,84 @@ export const REASONS = {
   LAST_ADMIN: { status: 409, message: 'The instance must keep at least one active administrator.' },
   LIMIT_REACHED: { status: 409, message: 'The limit has been reached.' },
   ALREADY_INITIALIZED: { status: 409, message: 'The instance is already initialized.' },
-  // Not in CONTRACT.md §2.2: the request did not arrive within REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS (docs/API.md, issue #11).
+  // The request did not arrive within REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS.
   REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests. Try again later.' },
-  // Not in CONTRACT.md §2.2 (issue 26 item 5, docs/API.md "Mail caps"): the instance will not mail this address again today.
+  // The instance will not mail this address again today (docs/API.md#mail-caps).
   RECIPIENT_MAIL_LIMIT: {
     status: 429,
     message:
       'This address has been sent as many messages as it may receive today. Try again tomorrow.',
   },
-  // Not in CONTRACT.md §2.2 (issue 26 item 5): the instance's hourly cap on mail that users trigger is reached.
+  // The instance's hourly cap on mail that users trigger is reached (docs/API.md#mail-caps).
   INSTANCE_MAIL_LIMIT: {
     status: 429,
     message: 'This instance has sent as many messages as it may this hour. Try again later.',
   },
   NOT_CONFIGURED: { status: 503, message: 'This feature is not configured.' },
   UPSTREAM_FAILED: { status: 502, message: 'An external service failed.' },
-  // Not in CONTRACT.md §2.2, which has no reason for "our own database is down" (docs/API.md).
+  // The service's own database is unreachable (docs/API.md#status-rules).
   SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable.' },
-  // Not in CONTRACT.md §2.2, which says only "OIDC-linked users → 409" for an email change (docs/API.md).
+  // An OIDC-linked account's email changes only at its identity provider.
   EMAIL_MANAGED_BY_PROVIDER: {
     status: 409,
     message: 'Your email address is managed by your identity provider.',
   },
-  // Not in CONTRACT.md §2.2, which says only "yourself → 409" for administrative deletion (docs/API.md).
+  // An administrator deleting their own account through /api/admin.
   SELF_DELETION: {
     status: 409,
     message: 'Administrators delete their own account with DELETE /api/users/me.',
   },
-  // Not in CONTRACT.md §2.2: an administrator changing their own credentials or privileges through /api/admin (docs/API.md, issue #11).
+  // An administrator changing their own credentials or privileges through /api/admin.
   SELF_SERVICE_REQUIRED: {
     status: 409,
     message: 'Change your own account through the self-service routes.',
   },
-  // Not in CONTRACT.md §2.2: first-run setup from a non-loopback address without the setup code (docs/API.md, issues #11 and 26).
+  // First-run setup from a non-loopback address without the setup code
+  // (docs/API.md#first-run-setup).
   SETUP_CODE_REQUIRED: {
     status: 403,
     message:
       "Setup from this address needs the setup code printed on the server's terminal at start.",
   },
-  // Not in CONTRACT.md §2.2 (issue 14, docs/API.md "Passkeys"): a passkey ceremony's challenge is unknown, used or expired.
+  // A passkey ceremony's challenge is unknown, used or expired (docs/API.md#passkeys).
   PASSKEY_CHALLENGE_EXPIRED: {
     status: 409,
     message: 'The passkey request has expired or was already used. Start again.',
   },
-  // Not in CONTRACT.md §2.2 (issue 14): the authenticator's answer failed a check (origin, RP id, signature, counter, user verification).
+  // The authenticator's answer failed a check (origin, RP id, signature, counter, user
+  // verification).
   PASSKEY_VERIFICATION_FAILED: { status: 400, message: 'The passkey could not be verified.' },
-  // Not in CONTRACT.md §2.2 (issue 26, docs/API.md "Second-factor proof"): the account has a second factor, and this
-  // change (adding a passkey, removing the last factor) needs it now: a code or an answer of a registered passkey.
+  // The account has a second factor, and this change (adding a passkey, removing the last factor)
+  // needs it now: a code or an answer of a registered passkey (docs/API.md#second-factor-proof).
   SECOND_FACTOR_REQUIRED: {
     status: 400,
     message:
       'Confirm with your second factor: a code from your authenticator app, a backup code or one of your passkeys.',
   },
-  // Not in CONTRACT.md §2.2 (issue 26, 32): an account without a password proves itself by a recent sign-in (its window).
+  // An account without a password proves itself by a recent sign-in (its window).
   RECENT_SIGN_IN_REQUIRED: {
     status: 403,
     message: 'Sign in again to confirm it is you: this change needs a recent sign-in.',
   },
-  // Not in CONTRACT.md §2.2: the two-factor policy applies to the caller, who has no second factor yet;
-  // only enrolment (and what shows it) is open to them (docs/API.md, issue 14).
+  // The two-factor policy applies to the caller, who has no second factor yet; only enrolment (and
+  // what shows it) is open to them (docs/API.md#two-factor-policy).
   MFA_ENROLLMENT_REQUIRED: {
     status: 403,
     message: 'Two-factor authentication is required on this instance. Set it up to continue.',
   },
-  // Not in CONTRACT.md §2.2 (issue 27, docs/API.md "Password recovery"): a reset link that is unknown, used or expired.
+  // A reset link that is unknown, used or expired (docs/API.md#password-reset).
   RESET_LINK_INVALID: {
     status: 400,
     message: 'This password reset link is invalid, expired or already used. Ask for a new one.',
   },
-  // Not in CONTRACT.md §2.2 (issue 27): the account signs in only through its identity provider and has no password to reset.
+  // The account signs in only through its identity provider and has no password to reset.
   PASSWORD_MANAGED_BY_PROVIDER: {
     status: 409,
     message: 'This account signs in through its identity provider and has no password to reset.',
   },
-  // Not in CONTRACT.md §2.2 (issue 28, docs/API.md "Least-privilege API tokens"): an API token without the
-  // permission the operation needs; `details.required` names it.
+  // An API token without the permission the operation needs; `details.required` names it
+  // (docs/API.md#token-permissions).
   INSUFFICIENT_SCOPE: {
     status: 403,
     message: 'This API token lacks the permission this operation needs.',
@@ -116,7 +118,7 @@ export const REASONS = {
 export type Reason = keyof typeof REASONS
 
 /**
- * One invalid field. `message` is English for people reading the API; `code` (issue 27) is the
+ * One invalid field. `message` is English for people reading the API; `code` is the
  * stable, machine-readable kind of problem a client translates — see FIELD_PROBLEM_CODES — with
  * the figure it needs (`limit`), the accepted values (`allowed`) or the expected format (`format`).
  */
@@ -129,7 +131,10 @@ export interface FieldProblem {
   format?: string
 }
 
-/** The codes of `details[].code` (documented in the OpenAPI document); a client maps each to a sentence. */
+/**
+ * The codes of `details[].code` (documented in the OpenAPI document); a client maps each to a
+ * sentence.
+ */
 export const FIELD_PROBLEM_CODES = [
   'required',
   'unknown_field',
@@ -144,25 +149,32 @@ export const FIELD_PROBLEM_CODES = [
   'invalid_characters',
   'pattern',
   'wrong_type',
-  // A new password that is the account's email address, or one of the passwords attackers try first (issue 27).
+  // A new password that is the account's email address, or one of the passwords attackers try
+  // first.
   'same_as_email',
   'common_password',
   'invalid',
 ] as const
 export type FieldProblemCode = (typeof FIELD_PROBLEM_CODES)[number]
 
-/** Issue 28: the permission an API token lacks, machine-readably. */
+/** The permission an API token lacks, machine-readably. */
 export interface ScopeProblem {
   required: string
 }
 
 export interface AppErrorOptions {
   message?: string
-  /** On 400: one entry per invalid field. On 409: what the request conflicts with. On 403 INSUFFICIENT_SCOPE: the permission needed. */
+  /**
+   * On 400: one entry per invalid field. On 409: what the request conflicts with. On 403
+   * INSUFFICIENT_SCOPE: the permission needed.
+   */
   details?: FieldProblem[] | string | ScopeProblem
   /** On 429: whole seconds until a retry can succeed. */
   retryAfter?: number
-  /** Overrides the catalogue status where the contract binds one reason to two (INVALID_CODE: 401 at login). */
+  /**
+   * Overrides the catalogue status where the contract binds one reason to two (INVALID_CODE: 401 at
+   * login).
+   */
   status?: number
 }
 
@@ -187,7 +199,9 @@ export class AppError extends Error {
   }
 }
 
-/** Shorthand for the most common 400: a single field that failed a rule the schema cannot express. */
+/**
+ * Shorthand for the most common 400: a single field that failed a rule the schema cannot express.
+ */
 export function invalidField(
   field: string,
   message: string,

@@ -1,44 +1,27 @@
 /**
- * The process settings the service starts with (ARCHITECTURE.md, "Runtime and footprint"), chosen
- * by measurement on the embedded default:
+ * The process settings the service starts with, each chosen by measurement on the embedded default
+ * (docs/decisions/0003-v8-and-malloc-settings.md):
  *
- * - `--max-semi-space-size=1` (MiB): V8's young generation otherwise grows to 2 × 16 MiB during
- *   start-up and under load and stays committed — 18 MiB of the idle footprint and more at the
- *   peak. A request allocates a few KiB that die young, so small semi-spaces cost no measurable
- *   throughput (bench: CPU per request the same within noise at 1, 4 and 16 MiB).
- * - `--no-maglev`: V8's mid-tier compiler compiles many functions under load, each compile taking
- *   zone memory that glibc then keeps (heaptrack: up to 18 MiB of compiler zones at once). Without
- *   it hot code goes from the baseline tier straight to TurboFan: 10–20 MiB less resident under
- *   load, CPU per request the same within noise once warm (measured; the first seconds of load
- *   are slower).
- * - `--heap-growing-percent=20`: after a full collection V8 lets the old generation grow by a
- *   factor it picks from its collection speed, up to 4; here it let 20 MiB of live objects grow
- *   to 30–47 MiB of mostly dead ones under sign-ins (their requests outlive two scavenges while
- *   they wait for the hash, so everything they allocated is promoted). Growing by 20 %, or V8's
- *   minimum step of 8 MiB, collects at 22–23 MiB instead: the bench's peak fell by 5–25 MiB,
- *   CPU per request the same within noise (ARCHITECTURE.md, "Seventh pass").
- * - `--no-allocation-site-pretenuring`: V8 allocates straight into the old generation the objects
- *   of an allocation site whose objects it saw survive scavenges. With 1 MiB semi-spaces a
- *   scavenge runs every 1–2 ms under load, so the rows of a PostgreSQL batch in flight (pg's row
- *   parsing, the timestamp conversion) were often caught alive, their sites pretenured, and every
- *   later row went to the old generation: 7 MiB of garbage there per 0.35 s, a full collection each
- *   time (2–6 ms pauses with 4 ms incremental steps), which every request in flight waited out.
- *   Without it those rows die young: on PostgreSQL full collections fell from 13 to 2 per 5 s and
- *   the p99 of GET /api/users/me from 2.2–2.4 to 1.4 ms, p999 from 10–12 to 4–5 ms (10
- *   connections); SQLite, whose reads finish within the turn, had none either way
- *   (ARCHITECTURE.md, "Ninth pass").
- * - `--expose-gc`: start.ts runs one memory-reducing collection before it listens. Loading the
- *   bundle, migrating and registering routes leave garbage that an idle process never collects
- *   (V8 starts a full collection only as the heap grows); returning it lowers the idle footprint.
- * - `MALLOC_ARENA_MAX=2`: glibc gives every thread that allocates (V8's platform workers, libuv's
- *   pool running argon2 and file I/O) its own malloc arena, each keeping freed memory; two arenas
- *   saved ≈3 MiB idle here. Ignored by other C libraries.
+ * - `--max-semi-space-size=1` (MiB): V8's young generation otherwise grows to 2 × 16 MiB and stays
+ *   committed. A request allocates a few KiB that die young, so small semi-spaces cost no
+ *   measurable throughput.
+ * - `--no-maglev`: the mid-tier compiler's zone memory is kept by glibc once freed; without it hot
+ *   code goes from the baseline tier straight to TurboFan, at the same CPU per request once warm.
+ * - `--heap-growing-percent=20`: sign-ins wait for the hash long enough for everything their
+ *   requests allocate to be promoted; V8's own growth factor (up to 4) then lets the old generation
+ *   fill with dead objects before the next full collection, and 20 % keeps the peak down.
+ * - `--no-allocation-site-pretenuring`: with 1 MiB semi-spaces, rows of a PostgreSQL batch in
+ *   flight are often caught alive by a scavenge, V8 pretenures their allocation sites, and every
+ *   later row goes to the old generation, whose full collections every request in flight waits out
+ *   (docs/decisions/0004-no-allocation-site-pretenuring.md).
+ * - `--expose-gc`: start.ts runs one memory-reducing collection before it listens. Start-up leaves
+ *   garbage that an idle process never collects (V8 starts a full collection only as the heap
+ *   grows); returning it lowers the idle footprint.
+ * - `MALLOC_ARENA_MAX=2`: glibc gives every thread that allocates its own malloc arena, each
+ *   keeping freed memory. Ignored by other C libraries.
  * - `MALLOC_TRIM_THRESHOLD_=131072`, glibc's initial value, set so that it stays: glibc otherwise
- *   raises its mmap threshold to the size of any large block freed (start-up frees some of 2 MiB:
- *   the module compile cache as read, the bundle's source before decoding), and its trim threshold
- *   to twice that, so it kept up to 4 MiB of freed
- *   memory at the top of the heap for the life of the process. Fixed, blocks over 128 KiB get
- *   their own mapping and return it when freed (idle 88.4 → 86.5 MiB, median of 7 starts).
+ *   raises its mmap and trim thresholds after start-up frees a large block, and then keeps up to
+ *   4 MiB of freed memory at the top of the heap for the life of the process.
  *
  * An operator's own choice wins: a semi-space size in the command line or NODE_OPTIONS (the process
  * then runs as given), a Maglev, pretenuring or heap-growing option, or a MALLOC_ARENA_MAX or

@@ -75,7 +75,8 @@ async function main(): Promise<void> {
   }
   process.once('SIGTERM', () => void stop('SIGTERM'))
   process.once('SIGINT', () => void stop('SIGINT'))
-  // After the handlers: a SIGTERM that arrives while the database is asked must still stop gracefully.
+  // After the handlers: a SIGTERM that arrives while the database is asked must still stop
+  // gracefully.
   await announceSetupCode(deps, process.stderr)
 }
 

@@ -1,5 +1,5 @@
 /**
- * Issue 30, concurrency with real processes: two `node dist/server.js` processes on one database
+ * Concurrency with real processes: two `node dist/server.js` processes on one database
  * (a PostgreSQL schema, or one SQLite file), each with its own connection pool and checkpointer,
  * take 200 concurrent audited changes between them. Afterwards the log has exactly one leaf per
  * event — the leaf numbers consecutive, no event twice, none outside the tree — and both
@@ -86,7 +86,8 @@ describe('two server processes append to one audit tree', () => {
     )
     expect(results.map((r) => r.status)).toEqual(Array(CHANGES).fill(200))
 
-    // The full verifiable export: every leaf in order, with its event, under a checkpoint made for it.
+    // The full verifiable export: every leaf in order, with its event, under a checkpoint made for
+    // it.
     const exported = await json(b, 'GET', '/api/admin/audit-log/export?format=verifiable', token)
     expect(exported.status).toBe(200)
     const [headerLine, ...entryLines] = exported.text.trimEnd().split('\n')
@@ -145,7 +146,8 @@ describe('two server processes append to one audit tree', () => {
       /^audit log NOT intact: entry \d+: edited — the event does not match its leaf hash/,
     )
 
-    // The live database: every leaf against its event, the nodes, the checkpoints both processes signed, nothing outside the tree.
+    // The live database: every leaf against its event, the nodes, the checkpoints both processes
+    // signed, nothing outside the tree.
     const live = await runProcess(CLI, ['audit', 'verify', '--database'], {
       ...env,
       DATA_DIR: makeTempDir(),

@@ -1,8 +1,8 @@
 /**
- * Issue 30: several instances append to one audit Merkle tree without gaps or duplicates. 200
+ * Several instances append to one audit Merkle tree without gaps or duplicates. 200
  * concurrent audited changes, sent to two application instances on one database (each with its own
- * connection pool — on PostgreSQL, really concurrent transactions), give exactly 200 new leaves with
- * consecutive numbers, each with its leaf hash, and a signed checkpoint covers them.
+ * connection pool — on PostgreSQL, really concurrent transactions), give exactly 200 new leaves
+ * with consecutive numbers, each with its leaf hash, and a signed checkpoint covers them.
  */
 import { describe, expect, it } from 'vitest'
 import { checkDatabase } from '../src/modules/audit/integrity.js'
@@ -15,7 +15,8 @@ import {
 import { startPeerInstance, useTestApp } from './helpers/app.js'
 import { bearer, createSignedInUser } from './helpers/factories.js'
 
-// Enough connections that requests queue on the tree head's row lock (what is tested), not for a connection.
+// Enough connections that requests queue on the tree head's row lock (what is tested), not for a
+// connection.
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', DATABASE_POOL_SIZE: '20' } })
 
 describe('concurrent appends from two instances', () => {
@@ -55,7 +56,8 @@ describe('concurrent appends from two instances', () => {
         Array.from({ length: 200 }, (_, i) => before + i),
       )
       expect(leaves.every((l) => l.action === 'user.update')).toBe(true)
-      // Each instance checkpoints every second: within a few seconds one covers all 200, signed by the log's key.
+      // Each instance checkpoints every second: within a few seconds one covers all 200, signed by
+      // the log's key.
       let covering: { tree_size: number; note: string } | undefined
       for (let i = 0; i < 100 && covering === undefined; i++) {
         covering = await t.deps.db
@@ -69,7 +71,8 @@ describe('concurrent appends from two instances', () => {
       const note = parseSignedNote(covering!.note)!
       expect(parseCheckpoint(note.text)!.size).toBe(Number(covering!.tree_size))
       expect(verifyNote(note, parseVerifierKey(t.deps.auditSigner.verifierKey)!)).toBe(true)
-      // The leaf hashes are stored by the checkpoint (not in each change's transaction): one per leaf.
+      // The leaf hashes are stored by the checkpoint (not in each change's transaction): one per
+      // leaf.
       const hashes = await t.deps.db
         .selectFrom('audit_tree_nodes')
         .select('idx')

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL side of `switchboard backup` / `restore` (issue 34): the commands print the
+ * The PostgreSQL side of `switchboard backup` / `restore`: the commands print the
  * pg_dump and pg_restore invocations for the configured database (password masked); run as
  * printed, they copy this run's test schema into a fresh database, and the service started on it
  * finds the data.

@@ -1,5 +1,5 @@
 /**
- * `switchboard backup` and `switchboard restore` on SQLite, as an operator runs them (issue 34): a
+ * `switchboard backup` and `switchboard restore` on SQLite, as an operator runs them: a
  * backup taken while the service takes concurrent writes (links and API tokens) restores into a
  * fresh data directory, the service starts on it and finds every write acknowledged before the
  * backup began; restore refuses a running service's database, an occupied target without --force,

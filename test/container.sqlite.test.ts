@@ -1,5 +1,5 @@
 /**
- * The container image (Containerfile, issue 34), built and run with podman as a self-hoster would:
+ * The container image (Containerfile), built and run with podman as a self-hoster would:
  * the service answers on the published port, setup completes over HTTP (with the setup code from
  * the container's log, as the request does not come from the container's loopback), the process
  * runs as an unprivileged user, the HEALTHCHECK passes, SIGTERM stops it cleanly, and a new
@@ -159,7 +159,8 @@ describe('the container image', () => {
     const first = await startContainer(port)
 
     // The request comes through the published port, not the container's loopback: setup needs the
-    // code, which an operator of a container asks the CLI for (README); the JSON log never holds it.
+    // code, which an operator of a container asks the CLI for (README); the JSON log never holds
+    // it.
     const setupCode = (await podman(['exec', first.name, 'switchboard', 'setup-code'])).trim()
     expect(setupCode).toMatch(/^[A-Z0-9]{5}(-[A-Z0-9]{5}){3}$/)
     expect(await podman(['logs', first.name])).not.toContain(setupCode)

@@ -1,5 +1,5 @@
 /**
- * The deployment files (issue 34), checked without running them: compose.yaml parsed as YAML and
+ * The deployment files, checked without running them: compose.yaml parsed as YAML and
  * held to the structure the README describes (Debian's podman-compose has no `config` command to
  * do it), the Containerfile's promises (base image argument, unprivileged user, volume, port,
  * health check), the systemd unit through `systemd-analyze verify` where systemd is installed and

@@ -1,4 +1,7 @@
-/** The error envelope and reason of CONTRACT.md §2 for every class of failure, plus X-Request-Id. */
+/**
+ * The error envelope and reason of docs/API.md#errors for every class of failure, plus
+ * X-Request-Id.
+ */
 import net from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { REASONS } from '../src/errors.js'
@@ -8,7 +11,8 @@ import { bearer, createApiTokenFor, createSignedInUser } from './helpers/factori
 const t = useTestApp()
 
 function expectEnvelope(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response; the helper asserts the envelope
+  // Any response; the helper asserts the envelope.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   response: { statusCode: number; json(): any; headers: Record<string, unknown> },
   status: number,
   reason: string,
@@ -147,7 +151,7 @@ describe('error envelope', () => {
     expectEnvelope(response, 401, 'UNAUTHORIZED')
   })
 
-  it('checks the role before the body (403 before 400, CONTRACT.md §2.1)', async () => {
+  it('checks the role before the body (403 before 400, docs/API.md#status-rules)', async () => {
     const member = await createSignedInUser(t)
     const response = await t.app.inject({
       method: 'POST',

@@ -1,4 +1,7 @@
-/** The API explorer at /api/docs, served by Swagger UI loaded on the first visit (plugins/openapi.ts). */
+/**
+ * The API explorer at /api/docs, served by Swagger UI loaded on the first visit
+ * (plugins/openapi.ts).
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from './helpers/app.js'
 

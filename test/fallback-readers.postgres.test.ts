@@ -53,7 +53,7 @@ describe('POSTGRES_HOT_READS=pool', () => {
     const peer = await startPeerInstance(t, { POSTGRES_HOT_READS: 'pipelined' })
     try {
       const seen = await queriesDuring(() => expectHotPathsToAnswer(t, peer.app))
-      // t's own instance (pool) sets the scene and revokes; the peer's reads are the pipelined ones.
+      // t's own instance (pool) sets the scene and revokes; the peer's reads are pipelined.
       const hot = seen.filter((query) => query.hotRead)
       expect(hot.some((query) => query.pipelined && query.ownRowHandling)).toBe(true)
     } finally {

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL going away under load (issue 7): requests fail fast with 503, readiness says so,
+ * PostgreSQL going away under load: requests fail fast with 503, readiness says so,
  * nothing hangs, and the service recovers by itself when the database is back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -67,7 +67,8 @@ describe('PostgreSQL stopped under load', () => {
     expect(statuses).toContain(200)
     expect(statuses).toContain(503)
     expect(statuses.every((status) => status === 200 || status === 503)).toBe(true)
-    expect(Math.max(...durations)).toBeLessThan(6000) // fail fast: no request waits past the pool's connect timeout
+    // Fail fast: no request waits past the pool's connect timeout
+    expect(Math.max(...durations)).toBeLessThan(6000)
     expect(t.logs.some((line) => line.includes('the database is not answering'))).toBe(true)
   }, 60_000)
 })

@@ -1,5 +1,5 @@
 /**
- * The SQLite process killed with SIGKILL in the middle of a burst of writes (issue 7): after a
+ * The SQLite process killed with SIGKILL in the middle of a burst of writes: after a
  * restart the database opens, passes PRAGMA integrity_check, and holds every write that was
  * acknowledged (WAL with synchronous=NORMAL loses nothing when only the process dies).
  */

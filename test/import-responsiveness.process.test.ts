@@ -1,5 +1,5 @@
 /**
- * Issue 26, item 1: one bookmark import must not freeze the service. The built server imports, over
+ * One bookmark import must not freeze the service. The built server imports, over
  * a real socket, files built to be slow to parse (1 MiB of unclosed lists, of deep nesting, of huge
  * attributes), a file of 20 000 bookmarks (20 000 links written) and a 20 MiB export that is mostly
  * favicons, while /api/health is asked every 50 ms: its worst answer shows the longest stretch the
@@ -24,7 +24,7 @@ import {
 import { startServerProcess, type ServerProcess } from './helpers/process.js'
 
 const MIB = 1024 * 1024
-/** The issue's bound: the event loop is never held longer at a stretch. */
+/** The bound: the event loop is never held longer at a stretch. */
 const HELD_MS = 100
 /**
  * A health answer also waits for the machine: this suite runs beside other test files on two
@@ -36,8 +36,9 @@ const HELD_MS = 100
  * main thread counts: V8's concurrent marking and the libuv pool run beside the loop on other
  * threads without holding it (a CI run that counted every thread saw 120 ms once, for the 20 MiB
  * import). The wall-clock latency, less both ends' wait for a CPU meanwhile (schedstat), is held
- * to a ceiling that still fails a blocking import by far (1 MiB of unclosed lists held the loop for
- * 16 s before issue 26), and also a main thread blocked in a system call, which CPU time cannot see.
+ * to a ceiling that still fails a blocking import by far (1 MiB of unclosed lists held a
+ * blocking reader's loop for 16 s), and also a main thread blocked in a system call, which CPU time
+ * cannot see.
  */
 const TICK_MS = 10
 const WORST_LATENCY_MS = 1000
@@ -89,7 +90,10 @@ function upload(body: string | Buffer, format = 'html'): Promise<Response> {
   })
 }
 
-/** The CPU time so far of the server's main thread (the event loop's; its task id is the process id), in ms. */
+/**
+ * The CPU time so far of the server's main thread (the event loop's; its task id is the process
+ * id), in ms.
+ */
 function serverCpuMs(): number {
   const pid = server.child.pid
   const fields = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
@@ -101,7 +105,10 @@ function serverCpuMs(): number {
 const queuedMs = (schedstat: string) =>
   Number(fs.readFileSync(schedstat, 'utf8').split(' ')[1]) / 1e6
 
-/** The server's main thread and this test's own (which sends the requests and reads the answers), together. */
+/**
+ * The server's main thread and this test's own (which sends the requests and reads the answers),
+ * together.
+ */
 function bothQueuedMs(): number {
   const pid = server.child.pid
   return queuedMs(`/proc/${pid}/task/${pid}/schedstat`) + queuedMs('/proc/thread-self/schedstat')
@@ -116,15 +123,24 @@ interface Observed<T> {
   result: T
   /** Each /api/health answer's latency, in ms. */
   health: number[]
-  /** For each answer, how long the server's main thread was running while it waited: min(latency, its CPU time meanwhile). */
+  /**
+   * For each answer, how long the server's main thread was running while it waited: min(latency,
+   * its CPU time meanwhile).
+   */
   held: number[]
-  /** For each answer, how long the server's main thread and this test's waited for a CPU meanwhile (the machine's share of the latency). */
+  /**
+   * For each answer, how long the server's main thread and this test's waited for a CPU meanwhile
+   * (the machine's share of the latency).
+   */
   queued: number[]
   /** The largest growth of the server's RSS over its value at the start, in bytes. */
   rssGrowth: number
 }
 
-/** Runs `work` while /api/health is asked every 50 ms (whether or not the last answer came) and RSS is sampled. */
+/**
+ * Runs `work` while /api/health is asked every 50 ms (whether or not the last answer came) and RSS
+ * is sampled.
+ */
 async function observe<T>(work: () => Promise<T>): Promise<Observed<T>> {
   const health: number[] = []
   const held: number[] = []
@@ -163,8 +179,9 @@ async function observe<T>(work: () => Promise<T>): Promise<Observed<T>> {
 }
 
 function expectResponsive(health: number[], held: number[], queued: number[]): void {
-  // The worst answer's time, split: the server's main thread running, the two ends waiting for a CPU,
-  // and the rest (this test's own work, or the server blocked in a system call — which CPU time cannot show).
+  // The worst answer's time, split: the server's main thread running, the two ends waiting for a
+  // CPU, and the rest (this test's own work, or the server blocked in a system call — which CPU
+  // time cannot show).
   const worst = health.indexOf(Math.max(...health))
   console.log(
     `health: ${health.length} answers, worst ${Math.round(health[worst]!)} ms (main thread ran ${held[worst]!.toFixed(0)}, the two ends waited for a CPU ${queued[worst]!.toFixed(0)}); main thread ran at most ${Math.max(...held).toFixed(0)} ms of one`,

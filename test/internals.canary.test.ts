@@ -92,7 +92,7 @@ interface Recorded {
   builtWith: Array<Record<string, unknown>>
 }
 
-/** A Fastify app with @fastify/rate-limit as plugins/rate-limit.ts registers it, recording calls. */
+/** A Fastify app with @fastify/rate-limit registered as plugins/rate-limit.ts does, recording. */
 async function recordingApp(recorded: Recorded) {
   const app = Fastify()
   app.decorateRequest('who', '')

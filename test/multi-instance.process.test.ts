@@ -62,7 +62,8 @@ async function call(
   })
   return {
     status: response.status,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body; the tests assert its fields
+    // A JSON body; the tests assert its fields.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     body: response.status === 204 ? null : ((await response.json()) as Record<string, any>),
   }
 }
@@ -84,14 +85,15 @@ describe('two server processes, one database', () => {
 
     const second = await call(a, 'POST', '/api/auth/login', { email: 'ops@example.com', password })
     const token = second.body!.token as string
-    // Used on both first: on SQLite each instance now holds the lookup's rows until the database changes.
+    // Used on both first: on SQLite each instance now holds the lookup's rows until the database
+    // changes.
     expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
     expect((await call(b, 'GET', '/api/users/me', undefined, token)).status).toBe(200)
     expect((await call(b, 'POST', '/api/auth/logout', undefined, token)).status).toBe(204)
     expect((await call(a, 'GET', '/api/users/me', undefined, token)).status).toBe(401)
   })
 
-  it('go-link clicks served by both are counted exactly once both have flushed (issue 31)', async () => {
+  it('go-link clicks served by both are counted exactly once both have flushed', async () => {
     const link = await call(
       a,
       'POST',
@@ -101,7 +103,8 @@ describe('two server processes, one database', () => {
     )
     expect(link.status).toBe(201)
     const perInstance = 250
-    // Waves of 50 at a time on each: both instances serve and count at once, within the shared rate limit.
+    // Waves of 50 at a time on each: both instances serve and count at once, within the shared rate
+    // limit.
     for (let wave = 0; wave < perInstance / 50; wave++) {
       const responses = await Promise.all(
         [a, b].flatMap((server) =>

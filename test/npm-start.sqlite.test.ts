@@ -1,6 +1,6 @@
 /**
  * `npm start` builds only when the build is missing or older than its sources
- * (scripts/build-if-stale.mjs, issue 34): the staleness rule on a scratch tree, and `npm start` on
+ * (scripts/build-if-stale.mjs): the staleness rule on a scratch tree, and `npm start` on
  * this checkout — built by `npm test` just before — listening without rebuilding, with its time
  * printed for CI.
  */

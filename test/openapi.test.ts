@@ -148,7 +148,7 @@ describe('GET /api/openapi.json', () => {
   it('marks public routes as needing no credentials and the others as bearer or cookie', async () => {
     const doc = await documentOf()
     expect(doc.paths['/api/auth/login']!.post!.security).toEqual([])
-    // Issue 28: the bearer scope names the permission an API token needs; none means a session only.
+    // The bearer scope names the permission an API token needs; none means a session only.
     expect(doc.paths['/api/users/me']!.get!.security).toEqual([
       { bearerAuth: ['profile:read'] },
       { cookieAuth: [] },
@@ -253,7 +253,8 @@ describe('shared error responses', () => {
       if ((operation.parameters ?? []).length > 0 || operation.requestBody)
         expect(statuses, name).toContain('400')
       if (operation.requestBody) expect(statuses, name).toContain('413')
-      // The file upload reads any media type as the file (docs/API.md, issue 27): it has no 415 to answer.
+      // The file upload reads any media type as the file (docs/API.md#import-and-export): it has no
+      // 415 to answer.
       if (operation.requestBody && name !== 'POST /api/links/import/file')
         expect(statuses, name).toContain('415')
       if (path.includes('{'))

@@ -1,5 +1,5 @@
 /**
- * Robustness (issue 7): for every operation of the OpenAPI document the app serves, fast-check
+ * Robustness: for every operation of the OpenAPI document the app serves, fast-check
  * generates hostile requests — missing, extra and mistyped fields, nulls, empty and 100 kB strings,
  * deep nesting, invalid UTF-8, Unicode edge cases, malformed ids, huge numbers, malformed JSON,
  * wrong content types, bad and expired credentials — with a fixed seed and a bounded count.
@@ -43,7 +43,8 @@ interface Operation {
   body: Schema | null
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- operations of the generated document, of every shape
+// Operations of the generated document, of every shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function operationsOf(doc: { paths: Record<string, Record<string, any>> }): Operation[] {
   const operations: Operation[] = []
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -292,7 +293,7 @@ async function tableNames(): Promise<string[]> {
           )
         ).rows
   // The audit log (a refused sign-in is recorded) and its Merkle tree and checkpoints, which follow
-  // it and are signed in the background (issue 30), change without the request changing anything.
+  // it and are signed in the background, change without the request changing anything.
   return rows
     .map((r) => r.name)
     .filter((name) => !name.startsWith('audit_') && !name.startsWith('kysely_'))
@@ -315,7 +316,8 @@ function check(
   response: LightMyRequestResponse,
 ): string | null {
   const where = `${request.method} ${request.url} → ${response.statusCode}`
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a response body of any operation; the check asserts the envelope
+  // A response body of any operation; the check asserts the envelope.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let body: any
   if (response.statusCode >= 400) {
     try {

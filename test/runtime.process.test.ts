@@ -77,8 +77,8 @@ describe('Node.js 24: load, forced garbage collection, idle', () => {
       })
     ).json.token as string
 
-    // Load for 3 s: reads by both credentials, writes, sign-ins and sign-outs (so statements, sessions
-    // and tokens come and go), ten at a time.
+    // Load for 3 s: reads by both credentials, writes, sign-ins and sign-outs (so statements,
+    // sessions and tokens come and go), ten at a time.
     let requests = 0
     const until = Date.now() + 3000
     const worker = async (n: number) => {
@@ -87,8 +87,8 @@ describe('Node.js 24: load, forced garbage collection, idle', () => {
           email: 'gc@example.com',
           password: 'collect the garbage now',
         })
-        // Ten sign-ins at once from one address may exceed the hashing bound's per-client share on a
-        // loaded machine: that 503 is the bound working, not the process failing; try again.
+        // Ten sign-ins at once from one address may exceed the hashing bound's per-client share on
+        // a loaded machine: that 503 is the bound working, not the process failing; try again.
         if (login.status === 503) continue
         expect(login.status).toBe(200)
         const token = login.json.token as string

@@ -38,7 +38,8 @@ describe('npm start on a fresh machine', () => {
     const server = await startServerProcess(env)
     running.push(server)
 
-    // It runs with its process settings, applied by replacing itself (same PID) before loading anything.
+    // It runs with its process settings, applied by replacing itself (same PID) before loading
+    // anything.
     const options = fs.readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0')
     expect(options).toEqual(
       expect.arrayContaining([

@@ -1,5 +1,5 @@
 /**
- * Issue 26 item 4, as an operator sees it: a fresh instance prints its setup code on the terminal
+ * The setup code as an operator sees it: a fresh instance prints its setup code on the terminal
  * (stderr, plain text) and never into the JSON log on stdout, which log shippers collect; the code
  * works from another address and opens nothing once used.
  */
@@ -44,7 +44,8 @@ describe('the setup code of a fresh instance', () => {
     expect(server.stdout()).not.toContain(code!)
     expect(server.stdout()).not.toContain(code!.replaceAll('-', ''))
 
-    // Through a proxy on this machine (here: its header) the peer is loopback, yet the code is required.
+    // Through a proxy on this machine (here: its header) the peer is loopback, yet the code is
+    // required.
     const admin = { email: 'admin@example.com', name: 'Admin', password: 'first start passphrase' }
     const post = (body: object) =>
       server.fetch('/api/auth/setup', {

@@ -59,7 +59,7 @@ export const backup: Command = async (args, io) => {
   return 0
 }
 
-/** `restore FILE [--force]`: a backup in place of a stopped instance's SQLite database, migrated. */
+/** `restore FILE [--force]`: a backup over a stopped instance's SQLite database, migrated. */
 export const restore: Command = async (args, io) => {
   const { values, positionals } = parseArgs({
     args,
@@ -89,7 +89,10 @@ export const restore: Command = async (args, io) => {
   return 0
 }
 
-/** Only the database: createDeps would generate a secrets file, which cannot open the restored secrets. */
+/**
+ * Only the database: createDeps would generate a secrets file, which cannot open the restored
+ * secrets.
+ */
 async function migrateDatabaseOnly(config: Config): Promise<void> {
   const database = createDatabase(config.database, { warn: () => undefined })
   try {

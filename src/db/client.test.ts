@@ -1,4 +1,6 @@
-/** The data layer behaves the same on both engines: booleans, timestamps, locks, unique violations. */
+/**
+ * The data layer behaves the same on both engines: booleans, timestamps, locks, unique violations.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../../test/helpers/app.js'
 import { createUser } from '../../test/helpers/factories.js'

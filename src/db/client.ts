@@ -97,7 +97,9 @@ export function isUniqueViolation(error: unknown): boolean {
   )
 }
 
-/** True when the error is a foreign-key violation (the referenced row is gone), on either engine. */
+/**
+ * True when the error is a foreign-key violation (the referenced row is gone), on either engine.
+ */
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = errorCode(error)
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'

@@ -1,6 +1,7 @@
 /**
  * Which engine an executor talks to, for the few statements that are written per engine (a
- * PostgreSQL array parameter, a SQLite `begin immediate`): one test, so every caller asks the same way.
+ * PostgreSQL array parameter, a SQLite `begin immediate`): one test, so every caller asks the same
+ * way.
  */
 import { PostgresAdapter } from 'kysely'
 import type { Executor } from './schema.js'

@@ -33,7 +33,9 @@ export interface KeysetOrder {
   ignoreCase?: boolean
 }
 
-/** Applies the window to a query in the given order; the cursor carries the last row's (column, id). */
+/**
+ * Applies the window to a query in the given order; the cursor carries the last row's (column, id).
+ */
 export function keyset<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   window: PageWindow,
@@ -80,7 +82,10 @@ export function newestFirst<DB, TB extends keyof DB, O>(
   return keyset(query, window, { column, ...(table !== undefined && { table }), direction: 'desc' })
 }
 
-/** Alphabetical, ignoring case, over (name, id): the order of named things (CONTRACT.md §7, §8.2). */
+/**
+ * Alphabetical, ignoring case, over (name, id): the order of named things
+ * (docs/API.md#organizations-and-invitations, #teams).
+ */
 export function byName<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   window: PageWindow,

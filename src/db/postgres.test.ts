@@ -1,4 +1,7 @@
-/** The timestamptz parser of the pg pool: text rearranged for UTC, Date for any other zone, one result either way. */
+/**
+ * The timestamptz parser of the pg pool: text rearranged for UTC, Date for any other zone, one
+ * result either way.
+ */
 import { describe, expect, it } from 'vitest'
 import { timestamptzToIso } from './postgres.js'
 

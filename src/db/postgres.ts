@@ -7,7 +7,8 @@ import type pg from 'pg'
 import type * as PgModule from 'pg'
 import { PostgresDialect } from 'kysely'
 
-// The driver is loaded only when DATABASE_URL names PostgreSQL (ARCHITECTURE.md, "Runtime and footprint").
+// The driver is loaded only when DATABASE_URL names PostgreSQL
+// (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 
 const TIMESTAMPTZ_OID = 1184
@@ -20,7 +21,7 @@ const UTC_TEXT = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d{1,6}))?\+00$/
 
 /**
  * timestamptz as ISO-8601 UTC with milliseconds, as Date#toISOString writes it. Every
- * authentication query reads several (issue 33), so the common case — a session in UTC, as the
+ * authentication query reads several, so the common case — a session in UTC, as the
  * bench's and the documented set-ups are — is rearranged as text; any other zone goes through Date.
  */
 export function timestamptzToIso(text: string): string {
@@ -43,15 +44,14 @@ export function timestamptzToIso(text: string): string {
  * doing so whenever the generic plan's estimate looks worse than theirs, which the data's
  * distribution decides: on a database where thousands of people have a go/wiki, the go redirect's
  * statement was planned anew on every execution, about ten times the work of running its generic
- * plan (measured with callgrind on the server: 2.15 M instructions against 0.21 M).
+ * plan (docs/decisions/0011-planner-settings-on-hot-connections.md).
  *
  * No sequential or bitmap scans where an index answers: the generic plan is made once, on the
  * statistics of the moment, and on a new instance's small tables PostgreSQL prefers reading the one
  * page of links or memberships to an index probe. Every such scan asks the file system for the
- * table's length on every execution (`lseek`: five per go redirect, by `strace -c` on the server
- * process, none for an index probe, which reads only shared buffers), and a system call is the
- * dearest part of a read this small. With these two off the planner still scans a table that has no
- * usable index, so no read stops working.
+ * table's length on every execution (an `lseek`; an index probe reads only shared buffers), and a
+ * system call is the dearest part of a read this small. With these two off the planner still scans
+ * a table that has no usable index, so no read stops working.
  */
 export const HOT_READ_SETTINGS = {
   text: 'select set_config($1, $2, false), set_config($3, $4, false), set_config($5, $6, false)',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../../test/helpers/app.js'
 import { createUser, openSessionFor } from '../../test/helpers/factories.js'
-import { authenticateBearer } from '../modules/auth/authenticate.js'
+import { authenticateBearer } from '../identity/authenticate.js'
 import { precompiled, sharePlaceholders } from './precompiled.js'
 import { CompiledQuery, sql } from 'kysely'
 
@@ -37,7 +37,8 @@ describe('precompiled queries', () => {
   })
 
   it('keep two queries apart under a concurrent burst; on PostgreSQL each runs as its own named prepared statement', async () => {
-    // Statements are named by their text's hash (db/postgres.ts): a mix-up would answer one query with the other's columns.
+    // Statements are named by their text's hash (db/postgres.ts): a mix-up would answer one query
+    // with the other's columns.
     const emailOf = precompiled(['id'], (ex, p) =>
       ex.selectFrom('users').select('email').where('id', '=', p.id),
     )

@@ -1,7 +1,7 @@
 /**
  * On SQLite the hot-path reads (precompiled queries run through readNow) keep their rows until the
- * database changes (sqlite.ts ReadCache). These tests hold it to that: an unchanged database answers
- * from the cache, and any change — a write through this connection, or a commit by another
+ * database changes (sqlite.ts ReadCache). These tests hold it to that: an unchanged database
+ * answers from the cache, and any change — a write through this connection, or a commit by another
  * connection to the same file (another instance), read from the wal-index header — is seen by the
  * very next read.
  */

@@ -1,7 +1,8 @@
 /**
  * Table types as Kysely sees them. Timestamps are ISO-8601 UTC strings on both engines (the
  * PostgreSQL pool parses timestamptz into that form); booleans read back as 0/1 from SQLite, so
- * repos turn them into real booleans when they map rows (CONTRACT.md §1: never 0/1 on the wire).
+ * repos turn them into real booleans when they map rows (docs/API.md#conventions: never 0/1 on the
+ * wire).
  */
 import type { ColumnType, Insertable, Kysely, Transaction, Updateable } from 'kysely'
 
@@ -17,7 +18,7 @@ export interface UsersTable {
   name: string
   user_key: string
   password_hash: string | null
-  /** Issue 32: when password_hash was last written (null: no password, or set before migration 0032). */
+  /** When password_hash was last written (null: no password, or set before migration 0032). */
   password_changed_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>
   is_admin: SqlBool
   disabled: SqlBool
@@ -27,12 +28,12 @@ export interface UsersTable {
   email_pending: string | null
   oidc_provider: string | null
   oidc_sub: string | null
-  /** The issuer the identity was linked under (issue 11): matched with oidc_sub at every sign-in. */
+  /** The issuer the identity was linked under: matched with oidc_sub at every sign-in. */
   oidc_issuer: string | null
   created_at: Timestamp
   updated_at: Timestamp
   last_login_at: Timestamp | null
-  /** Issue 14: whether a sign-in from a browser and system not seen before is mailed (default true). */
+  /** Whether a sign-in from a browser and system not seen before is mailed (default true). */
   notify_new_sign_in: ColumnType<boolean | 0 | 1, boolean | undefined, boolean>
 }
 
@@ -45,11 +46,14 @@ export interface SessionsTable {
   revoked_at: Timestamp | null
   user_agent: string | null
   ip: string | null
-  /** Issue 14: a trusted identity provider reported (amr) that it checked a second factor. */
+  /** A trusted identity provider reported (amr) that it checked a second factor. */
   idp_mfa: ColumnType<boolean | 0 | 1, boolean | undefined, boolean>
-  /** Issue 32: when the holder last proved who they are (sign-in or re-authentication); opens a 10-minute window. */
+  /**
+   * When the holder last proved who they are (sign-in or re-authentication); opens a 10-minute
+   * window.
+   */
   reauthenticated_at: Timestamp | null
-  /** Issue 32: how the session was signed in, as its auth.login event's `method` (null before 0031). */
+  /** How the session was signed in, as its auth.login event's `method` (null before 0031). */
   sign_in_method: string | null
 }
 
@@ -70,14 +74,16 @@ export interface AuditEventsTable {
   ip: string | null
   /** JSON text: small, non-secret facts about the change (which fields, which role …). */
   metadata: string
-  /** Issue 14: whose account the event concerns (the target user, else the actor): the personal security log. */
+  /**
+   * Whose account the event concerns (the target user, else the actor): the personal security log.
+   */
   subject_user_id: string | null
   user_agent: string | null
-  /** Issue 30: the event's leaf in the audit Merkle tree (null only before it is written). */
+  /** The event's leaf in the audit Merkle tree (null only before it is written). */
   leaf_index: number | null
 }
 
-/** Issue 30: the hash (hex) of the perfect subtree of 2^level leaves starting at leaf idx·2^level. */
+/** The hash (hex) of the perfect subtree of 2^level leaves starting at leaf idx·2^level. */
 export interface AuditTreeNodesTable {
   level: number
   idx: number
@@ -89,7 +95,10 @@ export interface AuditTreeHeadTable {
   size: number
   /** JSON list of hex hashes: the perfect subtrees that make up the tree, largest first. */
   frontier: string
-  /** Leaves whose nodes are stored (audit_tree_nodes); the rest are stored by the next checkpoint (migration 0034). */
+  /**
+   * Leaves whose nodes are stored (audit_tree_nodes); the rest are stored by the next checkpoint
+   * (migration 0034).
+   */
   materialized_size: number
 }
 
@@ -122,14 +131,17 @@ export interface ApiTokensTable {
   last_used_at: Timestamp | null
   expires_at: Timestamp | null
   revoked_at: Timestamp | null
-  /** JSON array of permissions; null = full access (legacy, before issue 28). */
+  /** JSON array of permissions; null = full access (legacy, before migration 0024). */
   permissions: string | null
   /** JSON array of organization ids the token may reach; null = all of the owner's. */
   organization_ids: string | null
   last_used_ip: string | null
 }
 
-/** Time steps are small integers; PostgreSQL bigint comes back as a number through the pool's parser. */
+/**
+ * Time steps are small integers; PostgreSQL bigint comes back as a number through the pool's
+ * parser.
+ */
 export interface MfaTotpTable {
   user_id: string
   secret_encrypted: string
@@ -165,7 +177,10 @@ export interface MfaChallengesTable {
   used_at: Timestamp | null
 }
 
-/** A WebAuthn credential (migration 0018). `counter` is a bigint: a number through both drivers' parsers. */
+/**
+ * A WebAuthn credential (migration 0018). `counter` is a bigint: a number through both drivers'
+ * parsers.
+ */
 export interface PasskeysTable {
   id: string
   user_id: string
@@ -184,10 +199,12 @@ export interface PasskeysTable {
   last_used_at: Timestamp | null
 }
 
-/** A ceremony challenge: single use (`used_at`), expiring, bound to a session or sign-in attempt. */
+/**
+ * A ceremony challenge: single use (`used_at`), expiring, bound to a session or sign-in attempt.
+ */
 export interface PasskeyChallengesTable {
   id: string
-  /** `proof`: a registered passkey confirming an account change (issue 26), bound to the session. */
+  /** `proof`: a registered passkey confirming an account change, bound to the session. */
   purpose: 'register' | 'mfa' | 'passwordless' | 'proof'
   binding: string
   user_id: string | null
@@ -206,7 +223,10 @@ export interface SettingsTable {
   updated_by: string | null
 }
 
-/** Pending email changes (CONTRACT.md §5.1): single-use, expiring, stored as a hash only. */
+/**
+ * Pending email changes (docs/API.md#the-current-user): single-use, expiring, stored as a hash
+ * only.
+ */
 export interface EmailVerificationsTable {
   id: string
   user_id: string
@@ -217,7 +237,7 @@ export interface EmailVerificationsTable {
   used_at: Timestamp | null
 }
 
-/** Password reset links (issue 27): single-use, expiring, stored as a hash only. */
+/** Password reset links: single-use, expiring, stored as a hash only. */
 export interface PasswordResetsTable {
   id: string
   user_id: string
@@ -233,10 +253,13 @@ export interface OrganizationsTable {
   id: string
   name: string
   slug: string
-  /** `free` until billing changes it (CONTRACT.md §11). */
+  /** `free` until billing changes it (docs/API.md#billing). */
   plan: ColumnType<string, string | undefined, string>
   stripe_customer_id: ColumnType<string | null, string | null | undefined, string | null>
-  /** When the Stripe event that last set `plan` was created (older events arriving late are ignored). */
+  /**
+   * When the Stripe event that last set `plan` was created (older events arriving late are
+   * ignored).
+   */
   plan_event_at: ColumnType<Timestamp | null, Timestamp | null | undefined, Timestamp | null>
   created_at: Timestamp
   updated_at: Timestamp
@@ -256,7 +279,7 @@ export interface OrganizationInvitationsTable {
   email: string
   role: string
   token_hash: string
-  /** Issue 27: the token, encrypted (invitation links), so owners and admins can copy the link. */
+  /** The token, encrypted (invitation links), so owners and admins can copy the link. */
   token_encrypted: string | null
   invited_by: string | null
   created_at: Timestamp
@@ -281,7 +304,7 @@ export interface TeamMembersTable {
   added_at: Timestamp
 }
 
-/** Identity providers for OIDC sign-in (CONTRACT.md §3.6, §9). */
+/** Identity providers for OIDC sign-in (docs/API.md#identity-providers). */
 export interface OidcProvidersTable {
   id: string
   provider_key: string
@@ -295,15 +318,15 @@ export interface OidcProvidersTable {
   auto_create_users: SqlBool
   default_role: 'user' | 'admin'
   enabled: SqlBool
-  /** Link existing accounts by verified email at first sign-in (issue 11); never an administrator's. */
+  /** Link existing accounts by verified email at first sign-in; never an administrator's. */
   trust_email: SqlBool
-  /** Issue 14: an `amr` claim naming a second factor satisfies the two-factor policy. */
+  /** An `amr` claim naming a second factor satisfies the two-factor policy. */
   trusts_mfa_amr: ColumnType<boolean | 0 | 1, boolean | undefined, boolean>
   created_at: Timestamp
   updated_at: Timestamp
 }
 
-/** Per-user labels for links (CONTRACT.md §3.8). */
+/** Per-user labels for links (docs/API.md#links-and-go-links). */
 export interface TagsTable {
   id: string
   user_id: string
@@ -316,7 +339,9 @@ export interface TagsTable {
   updated_at: Timestamp
 }
 
-/** A link is personal (`user_id`) or shared with an organization (`organization_id`), never both. */
+/**
+ * A link is personal (`user_id`) or shared with an organization (`organization_id`), never both.
+ */
 export interface LinksTable {
   id: string
   user_id: string | null
@@ -347,7 +372,7 @@ export interface GoPreferencesTable {
   updated_at: Timestamp
 }
 
-/** Clicks per link per UTC day (issue 31). */
+/** Clicks per link per UTC day. */
 export interface LinkClicksTable {
   link_id: string
   /** YYYY-MM-DD, UTC. */
@@ -355,7 +380,7 @@ export interface LinkClicksTable {
   clicks: number
 }
 
-/** A deleted link, restorable for 30 days (issue 31); `snapshot` holds the rest as JSON. */
+/** A deleted link, restorable for 30 days; `snapshot` holds the rest as JSON. */
 export interface DeletedLinksTable {
   id: string
   user_id: string | null
@@ -376,7 +401,7 @@ export interface BillingEventsTable {
   received_at: Timestamp
 }
 
-/** Issue 14: per account, the browser-and-system classes it has signed in from (hashed). */
+/** Per account, the browser-and-system classes it has signed in from (hashed). */
 export interface KnownDevicesTable {
   user_id: string
   device_hash: string
@@ -384,7 +409,7 @@ export interface KnownDevicesTable {
   last_seen_at: Timestamp
 }
 
-/** Issue 14: security notifications, queued in the changing transaction and sent in the background. */
+/** Security notifications, queued in the changing transaction and sent in the background. */
 export interface MailOutboxTable {
   id: string
   user_id: string | null
@@ -403,7 +428,7 @@ export interface MailOutboxTable {
   last_error: string | null
 }
 
-/** Issue 29: SCIM credentials, stored as SHA-256 only. */
+/** SCIM credentials, stored as SHA-256 only. */
 export interface ScimCredentialsTable {
   id: string
   name: string
@@ -415,7 +440,7 @@ export interface ScimCredentialsTable {
   revoked_at: Timestamp | null
 }
 
-/** Issue 29: what SCIM knows about an account beyond the users table. */
+/** What SCIM knows about an account beyond the users table. */
 export interface ScimUsersTable {
   user_id: string
   user_name: string
@@ -428,7 +453,7 @@ export interface ScimUsersTable {
   manager_id: string | null
 }
 
-/** Issue 29: the last SCIM requests (pruned to 50 by the writer); no body, query or secret. */
+/** The last SCIM requests (pruned to 50 by the writer); no body, query or secret. */
 export interface ScimRequestsTable {
   id: string
   created_at: Timestamp

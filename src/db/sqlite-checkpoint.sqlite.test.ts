@@ -44,7 +44,8 @@ describe('WAL checkpoints between requests', () => {
   it('a commit past the mark leaves the database file alone; the next turn copies the WAL back', async () => {
     const { db, file } = await table()
     const before = size(file)
-    // ≈ 3 frames a commit: 600 commits take the WAL to about 1,800 frames, past the mark and short of the backstop.
+    // ≈ 3 frames a commit: 600 commits take the WAL to about 1,800 frames, past the mark and short
+    // of the backstop.
     await commits(db, 600)
     expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(CHECKPOINT_FRAMES * 4096)
     expect(size(file)).toBe(before)

@@ -60,7 +60,8 @@ export class ReadCache {
     const bySql = this.#entries(single ? this.#bySingle : this.#byList, sql)
     const hit = bySql.get(key)
     if (hit !== undefined) return hit
-    // Shared by every later request for the same key: frozen, so no caller can change another's view.
+    // Shared by every later request for the same key: frozen, so no caller can change another's
+    // view.
     const rows = Object.freeze(mapAll(run(), map).map(freezeTree))
     if (bySql.size >= READ_CACHE_ENTRIES) bySql.delete(bySql.keys().next().value as string)
     bySql.set(key, rows)

@@ -1,6 +1,6 @@
 /**
  * SQLite through Node's built-in node:sqlite (no native addon to install or build; chosen by
- * measurement, ARCHITECTURE.md "Runtime and footprint"), adapted so repos can be written once for
+ * measurement, docs/decisions/0001-node-sqlite.md), adapted so repos can be written once for
  * both engines:
  * - the single connection is handed to waiting queries in order (a FIFO, not a wake-everyone loop);
  * - write transactions start with BEGIN IMMEDIATE, so a read-then-write transaction can never fail
@@ -47,7 +47,10 @@ import { WalCheckpointer } from './sqlite-checkpoint.js'
 
 const STATEMENT_CACHE_SIZE = 500
 
-/** Narrows a path's mode; a path someone else owns keeps its mode (chmod would fail) and the OS decides. */
+/**
+ * Narrows a path's mode; a path someone else owns keeps its mode (chmod would fail) and the OS
+ * decides.
+ */
 function restrict(target: string, mode: number): void {
   try {
     fs.chmodSync(target, mode)
@@ -62,7 +65,7 @@ function restrict(target: string, mode: number): void {
 
 /**
  * The database holds password hashes and encrypted secrets: its directory is 0700 and the
- * database, WAL and shared-memory files 0600 (issue #11 item 15), also when the directory or files
+ * database, WAL and shared-memory files 0600, also when the directory or files
  * already existed with wider modes (an operator's mkdir, an older version, a restored backup).
  */
 function prepareFiles(file: string): void {
@@ -84,7 +87,8 @@ const EXPERIMENTAL_SQLITE_WARNING = 'SQLite is an experimental feature'
  * supported Node. Every other warning still goes through.
  */
 export function loadNodeSqlite(): typeof NodeSqlite {
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, and called with process as `this`
+  // Put back as it was, and called with process as `this`.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const emitWarning = process.emitWarning
   const passOn = (...args: unknown[]) => Reflect.apply(emitWarning, process, args) as void
   process.emitWarning = (warning: string | Error, ...rest: unknown[]) => {
@@ -121,7 +125,9 @@ export function openSqlite(file: string): DatabaseSync {
   return database
 }
 
-/** The SQLite (extended) result codes the data layer tells apart (https://sqlite.org/rescode.html). */
+/**
+ * The SQLite (extended) result codes the data layer tells apart (https://sqlite.org/rescode.html).
+ */
 const RESULT_CODES: Record<number, string> = {
   5: 'SQLITE_BUSY',
   6: 'SQLITE_LOCKED',
@@ -229,8 +235,7 @@ class SqliteConnection implements DatabaseConnection {
 
   readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] {
     const { statement } = this.#prepared(sql)
-    // #call's work, written out: one closure fewer on every authenticated request (≈ 0.5 µs of 21
-    // under load, measured with both builds running).
+    // #call's work, written out: one closure fewer on every authenticated request.
     try {
       if (this.#cache === null) return mapAll(statement.all(...parameters), map)
       return this.#cache.read(

@@ -1,4 +1,6 @@
-/** The Redis counter store against the real Redis server (CI always has one; see vitest.config.ts). */
+/**
+ * The Redis counter store against the real Redis server (CI always has one; see vitest.config.ts).
+ */
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'

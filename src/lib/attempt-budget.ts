@@ -63,7 +63,7 @@ function bucketOf(key: string): number {
 
 /**
  * Process-memory counters, bounded to `maxKeys` windows. A live window is never evicted to make
- * room (that would hand a flooding attacker a reset of anyone's counter, issue #11 item 18): while
+ * room (that would hand a flooding attacker a reset of anyone's counter): while
  * the store is full of live windows, new keys share one of 1,024 overflow counters instead. Sharing
  * can only make a new subject's limit stricter, never looser, and the memory stays bounded.
  */
@@ -84,7 +84,10 @@ export function createMemoryCounterStore(clock: Clock, maxKeys = 100_000): Count
     lastSweep = now
     for (const [key, entry] of counters) if (entry.resetAt <= now) counters.delete(key)
   }
-  /** The key whose counter `key` is counted in: its own, or its overflow bucket when the store is full. */
+  /**
+   * The key whose counter `key` is counted in: its own, or its overflow bucket when the store is
+   * full.
+   */
   const resolve = (key: string, now: number): string => {
     if (live(key, now) !== undefined) return key
     if (counters.size >= maxKeys) sweep(now)
@@ -152,7 +155,8 @@ return {count, redis.call('PTTL', KEYS[1])}
 
 // The reservation as one script, so it is atomic across every instance sharing the Redis: each
 // counter is incremented in order; the first to pass its limit undoes the increments made so far.
-// ARGV: limit and window (ms) of each key in turn. Returns {1} or {0, ms until the spent one resets}.
+// ARGV: limit and window (ms) of each key in turn. Returns {1} or {0, ms until the spent one
+// resets}.
 const RESERVE_SCRIPT = `
 for i = 1, #KEYS do
   local count = redis.call('INCR', KEYS[i])
@@ -242,7 +246,8 @@ export function createFallbackCounterStore(
     async reserve(entries) {
       const reservation = await attempt((s) => s.reserve(entries))
       if (!reservation.granted) return reservation
-      // Released where it was reserved; if that store has gone away since, there is nothing to give back.
+      // Released where it was reserved; if that store has gone away since, there is nothing to give
+      // back.
       return { granted: true, release: () => reservation.release().catch(() => undefined) }
     },
   }
@@ -271,8 +276,8 @@ export class AttemptBudgets {
   }
 
   /**
-   * A cheap early refusal (e.g. before the body is validated, CONTRACT.md §2.1) when a budget is
-   * already spent. Not a guard by itself: only attempt() reserves atomically.
+   * A cheap early refusal (e.g. before the body is validated, docs/API.md#status-rules) when a
+   * budget is already spent. Not a guard by itself: only attempt() reserves atomically.
    */
   async assertAvailable(charges: BudgetCharge[]): Promise<void> {
     const states = await Promise.all(charges.map((c) => this.store.read(this.key(c))))
@@ -307,8 +312,9 @@ export class AttemptBudgets {
    * Runs one attempt under the budgets: reserves it on every budget first (RATE_LIMITED when one is
    * spent, and then `verify` does not run), then verifies. A failed attempt (`verify` returns null)
    * keeps its reservation — it is the charge; a successful one is given back, since only failures
-   * count (CONTRACT.md §6, §12). When `verify` throws, nothing was decided about the secret (the
-   * hashing queue was full, the database failed …), so the reservation is given back too.
+   * count (docs/API.md#two-factor-authentication, #rate-limits). When `verify` throws, nothing was
+   * decided about the secret (the hashing queue was full, the database failed …), so the
+   * reservation is given back too.
    *
    * Order matters: charges are reserved in the order given and the first spent one stops the rest,
    * so list the narrowest budget first — a source over its own budget then never reaches the wider

@@ -1,4 +1,4 @@
-/** The go-link destination language (issue 31): path appending, placeholders, and every way out refused. */
+/** The go-link destination language: path appending, placeholders, and every way out refused. */
 import { describe, expect, it } from 'vitest'
 import {
   expandDestination,
@@ -122,7 +122,10 @@ describe('path appending', () => {
 })
 
 describe('path appending, built as text', () => {
-  /** The same result made the other way: WHATWG URL's own path and query setters (what the service did before it built the text). */
+  /**
+   * The same result made the other way: WHATWG URL's own path and query setters (what the service
+   * did before it built the text).
+   */
   function withSetters(destination: string, parsed: Rest | null, query: string): string {
     const url = new URL(destination)
     const base = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`
@@ -268,7 +271,10 @@ describe('templates', () => {
 })
 
 describe('templates, filled in a loop', () => {
-  /** The same result made the other way: the placeholder pattern's replace over the whole template (what the service did before it split templates once). */
+  /**
+   * The same result made the other way: the placeholder pattern's replace over the whole template
+   * (what the service did before it split templates once).
+   */
   function byReplace(template: string, parsed: Rest | null): string {
     const segments = parsed?.segments ?? []
     const encodePath = (pieces: string[]) =>

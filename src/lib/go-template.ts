@@ -1,32 +1,43 @@
 /**
- * Where `/go/<slug>/<rest>` leads (issue 31): path appending and a small placeholder language for
+ * Where `/go/<slug>/<rest>` leads: path appending and a small placeholder language for
  * link destinations. Pure string work, no I/O, no code execution — a template is text with holes,
  * never a program (unlike golink's Go templates).
  *
  * - A plain destination gets `/<rest>` appended to its path and the request's query appended to
- *   its own (`go/gh/acme/api?tab=x` → `https://github.com/acme/api?tab=x` for `https://github.com`).
+ *   its own (`go/gh/acme/api?tab=x` → `https://github.com/acme/api?tab=x` for
+ *   `https://github.com`).
  * - A destination holding a placeholder is a template; the rest fills the holes and the request's
  *   query is not merged (the template decides the whole URL). Placeholders: `{path}` (the rest,
- *   each segment percent-encoded, slashes kept), `{1}`…`{99}` (one segment, encoded), `{query}` (the
- *   whole rest as one encoded query value), each with an optional default for an empty value:
+ *   each segment percent-encoded, slashes kept), `{1}`…`{99}` (one segment, encoded), `{query}`
+ *   (the whole rest as one encoded query value), each with an optional default for an empty value:
  *   `{path|main}`. Defaults are encoded like the values they stand in for.
  * - Safety (no open redirect, no traversal): placeholders may only follow the host; every value is
- *   percent-encoded per RFC 3986 `encodeURIComponent`; a rest segment that is, or decodes to, `.` or
- *   `..` — also when hidden behind %2e, %2f or a backslash — is refused; and every result is
- *   re-parsed (WHATWG URL) and must be http(s) on the destination's own host, under its path prefix.
+ *   percent-encoded per RFC 3986 `encodeURIComponent`; a rest segment that is, or decodes to, `.`
+ *   or `..` — also when hidden behind %2e, %2f or a backslash — is refused; and every result is
+ *   re-parsed (WHATWG URL) and must be http(s) on the destination's own host, under its path
+ *   prefix.
  */
 
 export const MAX_RESULT_LENGTH = 8192
 
 /** `{path}`, `{query}`, `{1}`… with an optional `|default` (no braces or bars inside). */
 const PLACEHOLDER = /\{(path|query|[1-9][0-9]?)(?:\|([^{}|\x00-\x1f\x7f]{0,200}))?\}/g
-/** Looks like a placeholder of ours but is not one (`{path:raw}`, `{0}`, `{query|a|b}`): a mistake to point out. */
+/**
+ * Looks like a placeholder of ours but is not one (`{path:raw}`, `{0}`, `{query|a|b}`): a mistake
+ * to point out.
+ */
 const NEAR_PLACEHOLDER = /\{(?:path|query|[0-9]+)(?:[^{}]*)\}/i
-/** Stands in for a placeholder while the URL parser normalises the template; letters and digits only, so it survives unchanged. */
+/**
+ * Stands in for a placeholder while the URL parser normalises the template; letters and digits
+ * only, so it survives unchanged.
+ */
 const TOKEN = (index: number) => `zzgotemplate${index}zz`
 const TOKEN_TEXT = /zzgotemplate/i
 
-/** The part of the request after `/go/<slug>`: its decoded path segments, and whether it ended with a slash. */
+/**
+ * The part of the request after `/go/<slug>`: its decoded path segments, and whether it ended with
+ * a slash.
+ */
 export interface Rest {
   segments: string[]
   trailingSlash: boolean
@@ -37,8 +48,8 @@ export type Expansion = { ok: true; url: string } | { ok: false; refusal: Refusa
 
 /**
  * Parses the raw (still percent-encoded) rest of the path: `null` when the request had none. Empty
- * segments (`a//b`) are dropped; a segment that is not valid percent-encoded UTF-8, or that is a dot
- * segment once decoded and split at `/` and `\`, is refused.
+ * segments (`a//b`) are dropped; a segment that is not valid percent-encoded UTF-8, or that is a
+ * dot segment once decoded and split at `/` and `\`, is refused.
  */
 export function parseRest(raw: string | null): Rest | Refusal | null {
   if (raw === null) return null
@@ -61,7 +72,10 @@ export function parseRest(raw: string | null): Rest | Refusal | null {
   return { segments, trailingSlash: raw === '' || raw.endsWith('/') }
 }
 
-/** `..`, `.`, or either between slashes or backslashes: what some server could still read as a step up. */
+/**
+ * `..`, `.`, or either between slashes or backslashes: what some server could still read as a step
+ * up.
+ */
 function hasDotSegment(text: string): boolean {
   if (!text.includes('.')) return false
   return text.split(/[/\\]/).some((piece) => piece === '.' || piece === '..')
@@ -71,7 +85,10 @@ export function isTemplate(url: string): boolean {
   return url.search(PLACEHOLDER) !== -1
 }
 
-/** A template, or text that tries to be one (a misspelt placeholder): either goes through normalizeTemplate(). */
+/**
+ * A template, or text that tries to be one (a misspelt placeholder): either goes through
+ * normalizeTemplate().
+ */
 export function looksLikeTemplate(text: string): boolean {
   return isTemplate(text) || NEAR_PLACEHOLDER.test(text)
 }
@@ -129,7 +146,9 @@ function pathPrefixOf(url: URL): string {
   return literal.slice(0, literal.lastIndexOf('/') + 1)
 }
 
-/** A result is only ever sent if it is http(s), on the destination's host and under its path prefix. */
+/**
+ * A result is only ever sent if it is http(s), on the destination's host and under its path prefix.
+ */
 function checked(result: string, host: string, prefix: string): Expansion {
   let url: URL
   try {
@@ -188,7 +207,8 @@ function shapeOf(destination: string): Shape {
 function templateShape(template: string): Shape {
   const literals: string[] = []
   const holes: TemplateShape['holes'] = []
-  // One pass over the placeholders gives the holes and the text the URL parser normalises (a token per hole).
+  // One pass over the placeholders gives the holes and the text the URL parser normalises (a token
+  // per hole).
   let tokenized = ''
   let after = 0
   try {
@@ -226,7 +246,8 @@ function plainShape(destination: string): Shape {
   } catch {
     return { kind: 'invalid' }
   }
-  // Stored destinations carry no user name or password (links/url.ts), so the origin is all that precedes the path.
+  // Stored destinations carry no user name or password (links/url.ts), so the origin is all that
+  // precedes the path.
   return {
     kind: 'plain',
     origin: `${url.protocol}//${url.host}`,
@@ -260,7 +281,8 @@ function expandTemplate(shape: TemplateShape, rest: Rest | null): Expansion {
 
 /**
  * Where `/go/<slug>[/<rest>][?<query>]` leads for a link whose destination is `destination`
- * (already normalised when the link was saved). `query` is the request's raw query string, without `?`.
+ * (already normalised when the link was saved). `query` is the request's raw query string, without
+ * `?`.
  */
 export function expandDestination(
   destination: string,
@@ -283,7 +305,8 @@ export function expandDestination(
           : shape.pathname
         : `${base}${appended}${trailing}`
   }
-  // A raw `#` cannot be in a request's query; were one sent, it stays part of the query, as the URL's query setter would keep it.
+  // A raw `#` cannot be in a request's query; were one sent, it stays part of the query, as the
+  // URL's query setter would keep it.
   const added = query.replaceAll('#', '%23')
   const search =
     added === '' ? shape.search : shape.search === '' ? `?${added}` : `${shape.search}&${added}`

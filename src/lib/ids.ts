@@ -11,7 +11,9 @@ export function newId(): string {
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 
-/** The immutable, public `user_key` of CONTRACT.md §3.1: 8 base58 characters (≈47 bits). */
+/**
+ * The immutable, public `user_key` of docs/API.md#the-user-object: 8 base58 characters (≈47 bits).
+ */
 export function newUserKey(): string {
   return randomString(BASE58, 8)
 }

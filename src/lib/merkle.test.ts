@@ -1,5 +1,5 @@
 /**
- * Issue 30, differential: our RFC 9162 proofs against independent implementations, for random trees
+ * Differential: our RFC 9162 proofs against independent implementations, for random trees
  * of 1 to 10,000 leaves. Inclusion proofs are verified by @sigstore/verify (Sigstore's RFC 6962
  * verifier for Rekor). Consistency proofs are made and verified by @transmute/rfc9162 (an RFC 9162
  * implementation over the plain list of entries): its proofs must verify with ours and ours with
@@ -186,7 +186,10 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     const { node } = storedTree(big)
     const reference = referenceTree(big)
     const powerOfTwo = (n: number) => (n & (n - 1)) === 0
-    /** Our proof in the package's form: with the first root in front when the first size is a power of two. */
+    /**
+     * Our proof in the package's form: with the first root in front when the first size is a power
+     * of two.
+     */
     const theirForm = (first: number, proof: Buffer[]) =>
       powerOfTwo(first) ? [reference.mth(0, first), ...proof] : proof
     const theirVerify = (first: number, second: number, path: Uint8Array[]) =>
@@ -205,7 +208,8 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     )
     const firstOf = ([second, at]: [number, number]) => Math.max(1, Math.floor(at * second))
 
-    // Ours verify with theirs (cheap: many pairs); a changed hash or swapped roots are refused by theirs too.
+    // Ours verify with theirs (cheap: many pairs); a changed hash or swapped roots are refused by
+    // theirs too.
     let verified = 0
     await fc.assert(
       fc.asyncProperty(pairs, async (pair) => {
@@ -226,9 +230,9 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
     )
     expect(verified).toBeGreaterThanOrEqual(1000)
 
-    // Theirs (made from the entries, hashing them itself) verify with ours, and equal ours in our form.
-    // The package recomputes every subtree from the entries (about 2 s for a pair near 10,000 on a
-    // loaded machine), so large trees get fewer runs than small ones.
+    // Theirs (made from the entries, hashing them itself) verify with ours, and equal ours in our
+    // form. The package recomputes every subtree from the entries (about 2 s for a pair near 10,000
+    // on a loaded machine), so large trees get fewer runs than small ones.
     const smallPairs = fc.tuple(
       fc.integer({ min: 2, max: 300 }),
       fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
@@ -255,14 +259,16 @@ describe('RFC 9162 Merkle tree (lib/merkle.ts)', () => {
   }, 300_000)
 
   it('at 1,000,000 leaves an inclusion proof has at most 20 hashes, a consistency proof at most 21', () => {
-    // Only the nodes the proofs read are needed: a reader that makes any node up stands in for the tree.
+    // Only the nodes the proofs read are needed: a reader that makes any node up stands in for the
+    // tree.
     const node: NodeReader = (level, index) => sha(Buffer.from(`${level}:${index}`))
     let inclusion = 0
     for (let index = 0; index < 1_000_000; index += 4999)
       inclusion = Math.max(inclusion, inclusionProof(index, 1_000_000, node).length)
     inclusion = Math.max(inclusion, inclusionProof(999_999, 1_000_000, node).length)
     expect(inclusion).toBe(20)
-    // ceil(log2 n) hashes, plus the old tree's own subtree hash when its size is not a power of two.
+    // ceil(log2 n) hashes, plus the old tree's own subtree hash when its size is not a power of
+    // two.
     let consistency = 0
     for (let first = 1; first < 1_000_000; first += 4999)
       consistency = Math.max(consistency, consistencyProof(first, 1_000_000, node).length)

@@ -55,7 +55,10 @@ function isPowerOfTwo(n: number): boolean {
   return n > 0 && (n & (n - 1)) === 0
 }
 
-/** MTH(D[start:end]) from stored perfect subtrees (the RFC's left parts are always perfect and aligned). */
+/**
+ * MTH(D[start:end]) from stored perfect subtrees (the RFC's left parts are always perfect and
+ * aligned).
+ */
 export function rangeHash(start: number, end: number, node: NodeReader): Buffer {
   const size = end - start
   if (isPowerOfTwo(size) && start % size === 0) return node(Math.log2(size), start / size)
@@ -125,7 +128,10 @@ function sameHash(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0
 }
 
-/** RFC 9162 §2.1.3.2: does `proof` show leaf hash `leaf` at `index` in the tree of `size` with `root`? */
+/**
+ * RFC 9162 §2.1.3.2: does `proof` show leaf hash `leaf` at `index` in the tree of `size` with
+ * `root`?
+ */
 export function verifyInclusion(
   index: number,
   size: number,
@@ -155,7 +161,9 @@ export function verifyInclusion(
   return sn === 0 && sameHash(r, root)
 }
 
-/** RFC 9162 §2.1.4.2: is the tree (newSize, newRoot) an append-only extension of (oldSize, oldRoot)? */
+/**
+ * RFC 9162 §2.1.4.2: is the tree (newSize, newRoot) an append-only extension of (oldSize, oldRoot)?
+ */
 export function verifyConsistency(
   oldSize: number,
   newSize: number,
@@ -229,7 +237,9 @@ export class Frontier {
     return completed
   }
 
-  /** The stored nodes that make up the tree of `size` leaves (the frontier's hashes, largest first). */
+  /**
+   * The stored nodes that make up the tree of `size` leaves (the frontier's hashes, largest first).
+   */
   static nodesOf(size: number): NodeId[] {
     const nodes: NodeId[] = []
     let start = 0

@@ -5,15 +5,15 @@
  * Each application has its own registry, so several instances in one process (tests) stay apart.
  *
  * The per-request series (count and latency by method, route pattern and status) are kept here as
- * plain numbers and handed to the registry only when it is scraped. prom-client's own labelled
- * Counter and Histogram hash their label object on every increment; on the hottest routes that
- * was ≈5 % of a request's CPU (perf, issue #10), for figures read once every few seconds.
+ * plain numbers and handed to the registry only when it is scraped: prom-client's own labelled
+ * Counter and Histogram hash their label object on every increment, a measurable share of a hot
+ * route's CPU for figures read once every few seconds (docs/decisions/0013-request-path.md).
  *
  * The process's own figures (prom-client's default set: CPU, memory, event-loop lag, GC) are
  * collected only when something can read them, i.e. METRICS_TOKEN or METRICS_PORT is configured
  * (both are read once at start). They cost even unread: the GC histogram's observer runs after
- * every garbage collection — Node builds a performance entry for it each time — ≈1.3 % of a
- * request's CPU under load (perf, issue #10, sixth pass), besides the collectors' memory.
+ * every garbage collection, and Node builds a performance entry for it each time
+ * (docs/decisions/0013-request-path.md).
  */
 import { Counter, Registry, collectDefaultMetrics, type Metric } from 'prom-client'
 

@@ -1,14 +1,15 @@
 /**
- * Requests to servers an administrator configured (AI base_url, OIDC issuers, the SMTP host) —
- * issue 11, items 10 and 11. Two rules hold for every such connection:
+ * Requests to servers an administrator configured (AI base_url, OIDC issuers, the SMTP host).
+ * Two rules hold for every such connection:
  *
- * - where it may go: public unicast addresses; private ranges (RFC 1918, unique-local, carrier-grade
- *   NAT) and loopback only when the operator allows them (OUTBOUND_ALLOW_PRIVATE_NETWORKS) — except
- *   loopback for a client whose policy says `allowLoopback` (SMTP, issue 27: a self-hosted instance
- *   usually mails through a relay on this machine, and loopback reaches nothing but it); never
- *   link-local, cloud metadata, unspecified, multicast or other reserved addresses. The check runs
- *   on the addresses a name resolves to, at connection time (a name that re-resolves to something
- *   else — DNS rebinding — is checked again), and on address literals before any connection.
+ * - where it may go: public unicast addresses; private ranges (RFC 1918, unique-local,
+ *   carrier-grade NAT) and loopback only when the operator allows them
+ *   (OUTBOUND_ALLOW_PRIVATE_NETWORKS) — except loopback for a client whose policy says
+ *   `allowLoopback` (SMTP: a self-hosted instance usually mails through a relay on this machine,
+ *   and loopback reaches nothing but it); never link-local, cloud metadata, unspecified, multicast
+ *   or other reserved addresses. The check runs on the addresses a name resolves to, at connection
+ *   time (a name that re-resolves to something else — DNS rebinding — is checked again), and on
+ *   address literals before any connection.
  * - how much it may answer: bodies are read up to a byte cap, and the read stops there.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
@@ -19,7 +20,8 @@ import type * as Undici from 'undici'
 import type { Dispatcher } from 'undici'
 
 // undici (≈4 MiB of heap once loaded) is loaded by the first outbound request, not at start-up: an
-// instance without AI or OIDC configured never needs it (ARCHITECTURE.md, "Runtime and footprint").
+// instance without AI or OIDC configured never needs it
+// (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 let undici: typeof Undici | undefined
 const loadUndici = (): typeof Undici => (undici ??= require('undici') as typeof Undici)
@@ -42,7 +44,7 @@ export interface OutboundPolicy {
   /** Private ranges and loopback allowed (an operator setting; the default is false). */
   allowPrivateNetworks: boolean
   /**
-   * Loopback allowed even when private networks are not (issue 27): only for SMTP, whose relay on
+   * Loopback allowed even when private networks are not: only for SMTP, whose relay on
    * this machine is the usual set-up. Loopback reaches this host's own services, not the network.
    */
   allowLoopback?: boolean
@@ -72,7 +74,10 @@ export function addressProblem(address: string, policy: OutboundPolicy): string 
   return `is a ${range} address`
 }
 
-/** Whether a host is this machine's loopback by its name or literal (for "plain text only on loopback" rules). */
+/**
+ * Whether a host is this machine's loopback by its name or literal (for "plain text only on
+ * loopback" rules).
+ */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '')
   if (bare.toLowerCase() === 'localhost') return true
@@ -83,13 +88,19 @@ export function isLoopbackHost(host: string): boolean {
   return parsed.range() === 'loopback'
 }
 
-/** A host literal (IP, or bracketed IPv6) is checked before connecting; names are checked when resolved. */
+/**
+ * A host literal (IP, or bracketed IPv6) is checked before connecting; names are checked when
+ * resolved.
+ */
 export function hostLiteralProblem(host: string, policy: OutboundPolicy): string | null {
   const bare = host.replace(/^\[|\]$/g, '')
   return isIP(bare) === 0 ? null : addressProblem(bare, policy)
 }
 
-/** Resolves `host` and returns the addresses to connect to, refusing when any of them is not allowed. */
+/**
+ * Resolves `host` and returns the addresses to connect to, refusing when any of them is not
+ * allowed.
+ */
 export async function resolveAllowed(host: string, policy: OutboundPolicy): Promise<string[]> {
   const bare = host.replace(/^\[|\]$/g, '')
   const addresses =
@@ -142,9 +153,13 @@ export function guardedDispatcher(policy: OutboundPolicy): Dispatcher {
 
 /**
  * Reads a response body up to `limitBytes`, cancelling the stream as soon as it goes beyond: memory
- * stays bounded whatever the server sends (a declared Content-Length over the cap is refused unread).
+ * stays bounded whatever the server sends (a declared Content-Length over the cap is refused
+ * unread).
  */
-/** What readCapped needs of a response: undici's and the global Response both fit (their type packages differ). */
+/**
+ * What readCapped needs of a response: undici's and the global Response both fit (their type
+ * packages differ).
+ */
 interface StreamingResponse {
   headers: { get(name: string): string | null }
   body: {
@@ -211,11 +226,13 @@ export function createOutboundFetch(
   }
 }
 
-/** One connection pool per policy for outboundGet (a pool per request would leave sockets behind). */
+/**
+ * One connection pool per policy for outboundGet (a pool per request would leave sockets behind).
+ */
 const getDispatchers = new Map<string, Dispatcher>()
 
 /**
- * One GET to a URL a person typed (issue 32: a link's page title), unbuffered so the caller reads
+ * One GET to a URL a person typed (a link's page title), unbuffered so the caller reads
  * only the start of the body: the destination guarded like createOutboundFetch's, redirects
  * followed by hand up to `maxRedirects`, each hop's host literal checked before connecting and its
  * names when resolved. The caller cancels or reads the body (readCapped, or its own reader).

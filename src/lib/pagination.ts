@@ -1,6 +1,7 @@
 /**
- * Keyset pagination for every collection (CONTRACT.md §1): the cursor carries the sort key of the
- * last item returned, so pages stay stable while rows are inserted, and each page is one index scan.
+ * Keyset pagination for every collection (docs/API.md#conventions): the cursor carries the sort key
+ * of the last item returned, so pages stay stable while rows are inserted, and each page is one
+ * index scan.
  */
 import { invalidField } from '../errors.js'
 

@@ -2,13 +2,13 @@
  * Password (and other low-entropy secret) hashing with argon2id — OWASP's first choice, with
  * its minimum parameters (m = 19 MiB, t = 2, p = 1) as the configured default.
  *
- * The work is bounded process-wide (issue #11 item 6): at most `concurrency` hashes run at once and
+ * The work is bounded process-wide: at most `concurrency` hashes run at once and
  * at most `queue` wait; beyond that a request is refused at once with 503 SERVICE_UNAVAILABLE and
  * Retry-After, instead of every sign-in slowing down without limit under a flood. One client (an IP
  * address, where the caller names it) may hold at most an eighth of the running and waiting places,
  * so a flood from one address cannot crowd out everyone else's sign-ins.
  *
- * A flood from a few addresses still could (issue 26 item 7: about nine kept the queue full), so a
+ * A flood from a few addresses still could (about nine kept the queue full), so a
  * quarter of the waiting places is reserved for known clients — an address or a device that signed
  * in successfully within 30 days and has no recent failure (modules/auth/known-clients.ts decides)
  * — and known clients are served first: a known client waits for the hashes running now and the
@@ -19,8 +19,8 @@ import { AppError } from '../errors.js'
 
 /**
  * The argon2 binding, loaded by the first hash or verification: its native library, loader and
- * allocator took ≈ 3 MiB of the idle footprint (median of 6 starts), which a process that serves
- * sessions and tokens but no sign-in yet does not need (ARCHITECTURE.md, "Runtime and footprint").
+ * allocator are a share of the idle footprint that a process serving sessions and tokens but no
+ * sign-in yet does not need (docs/decisions/0002-start-up-footprint.md).
  */
 let argon2: Promise<typeof Argon2> | undefined
 const loadArgon2 = () => (argon2 ??= import('@node-rs/argon2'))

@@ -1,13 +1,14 @@
 /**
- * The password rules of CONTRACT.md §4.6, after NIST SP 800-63B §5.1.1.2: length 8–256 (counted in
- * Unicode code points after NFKC normalisation), no composition rules, and a rejection of the
- * passwords attackers try first — the most common breached passwords, and the account's own email.
+ * The password rules of docs/API.md#passwords, after NIST SP 800-63B §5.1.1.2: length 8–256
+ * (counted in Unicode code points after NFKC normalisation), no composition rules, and a rejection
+ * of the passwords attackers try first — the most common breached passwords, and the account's own
+ * email.
  */
 import { createRequire } from 'node:module'
 import type { dictionary as Dictionary } from '@zxcvbn-ts/language-common'
 
 // The dictionary package holds every zxcvbn word list (≈20 MiB once loaded); it is read when a
-// password is first checked, not at start-up (ARCHITECTURE.md, "Runtime and footprint").
+// password is first checked, not at start-up (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 
 export const PASSWORD_MIN_LENGTH = 8
@@ -30,14 +31,19 @@ export function normalizePassword(password: string): string {
   return password.normalize('NFKC')
 }
 
-/** Why a password is refused: the English sentence, and the code (with its limit) a client translates (issue 27). */
+/**
+ * Why a password is refused: the English sentence, and the code (with its limit) a client
+ * translates.
+ */
 export interface PasswordProblem {
   message: string
   code: 'too_short' | 'too_long' | 'same_as_email' | 'common_password'
   limit?: number
 }
 
-/** Returns why the password is not acceptable, or null when it is. Expects a normalised password. */
+/**
+ * Returns why the password is not acceptable, or null when it is. Expects a normalised password.
+ */
 export function passwordProblemDetail(
   password: string,
   email: string | null,

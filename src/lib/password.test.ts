@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createPasswordHasher, createWorkLimiter } from './password-hash.js'
 import { normalizePassword, passwordProblem } from './password-policy.js'
 
-describe('password policy (CONTRACT.md §4.6)', () => {
+describe('password policy (docs/API.md#passwords)', () => {
   it('accepts 8 to 256 characters, counted as code points', () => {
     expect(passwordProblem('abcd efg', null)).toBeNull()
     expect(passwordProblem('abc defg'.slice(0, 7), null)).toMatch(/at least 8/)
@@ -76,7 +76,8 @@ describe('bounded hashing work', () => {
       })
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, job))
     expect(peak).toBe(2)
-    // 2 running + 2 waiting: of the 3 waiting places one (a quarter, at least one) is for known clients.
+    // 2 running + 2 waiting: of the 3 waiting places one (a quarter, at least one) is for known
+    // clients.
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(4)
     const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
     expect(refused.reason).toMatchObject({
@@ -96,8 +97,9 @@ describe('bounded hashing work', () => {
     expect(other.status).toBe('fulfilled')
   })
 
-  it('keeps a reserved share for known clients and serves them before waiting strangers (issue 26 item 7)', async () => {
-    const run = createWorkLimiter({ concurrency: 1, queue: 8 }) // 2 waiting places reserved; 9 places: 1 per client
+  it('keeps a reserved share for known clients and serves them before waiting strangers', async () => {
+    // 2 waiting places reserved; 9 places: 1 per client
+    const run = createWorkLimiter({ concurrency: 1, queue: 8 })
     const order: string[] = []
     const job = (name: string, known: boolean) =>
       run(
@@ -111,7 +113,8 @@ describe('bounded hashing work', () => {
     const strangers = Array.from({ length: 10 }, (_, i) => job(`stranger-${i}`, false))
     // Known clients still get in — into the reserved places — and run right after the running one.
     const known = [job('known-a', true), job('known-b', true)]
-    // The reserved places are full now: a third known client is refused too (their share is bounded).
+    // The reserved places are full now: a third known client is refused too (their share is
+    // bounded).
     const third = job('known-c', true)
     const outcomes = await Promise.allSettled([...strangers, ...known, third])
     expect(outcomes.slice(0, 10).filter((o) => o.status === 'fulfilled')).toHaveLength(7)

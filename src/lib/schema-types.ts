@@ -1,6 +1,6 @@
 /**
  * TypeBox building blocks shared by the modules' wire schemas, so every text field, email, id and
- * collection follows the conventions of CONTRACT.md §1 the same way.
+ * collection follows the conventions of docs/API.md#conventions the same way.
  */
 import { Type, type Static, type TSchema, type StringOptions } from '@sinclair/typebox'
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './pagination.js'
@@ -27,8 +27,8 @@ export const Text = (options: StringOptions & { minLength: number; maxLength: nu
  * separator characters — bidi overrides and isolates (U+202A–U+202E, U+2066–U+2069), zero-width
  * space and direction marks (U+200B, U+200E, U+200F), the BOM (U+FEFF), line and paragraph
  * separators (U+2028/2029) and every other format character (category Cf) — which could make a
- * name show as something else (issue 11). Two format characters are allowed, because real
- * scripts need them (issue 27): ZERO WIDTH NON-JOINER (U+200C, Persian "نیک‌نام") and ZERO WIDTH
+ * name show as something else. Two format characters are allowed, because real
+ * scripts need them: ZERO WIDTH NON-JOINER (U+200C, Persian "نیک‌نام") and ZERO WIDTH
  * JOINER (U+200D, emoji sequences such as 👩‍💻, Indic conjuncts); neither changes direction.
  * Ajv compiles patterns with the `u` flag, so \p{…} classes work.
  */
@@ -46,7 +46,9 @@ export const DisplayText = (options: StringOptions & { minLength: number; maxLen
     'x-code': 'invalid_characters',
   })
 
-/** Whether text passes DisplayText's character rule (for text that does not come through a schema). */
+/**
+ * Whether text passes DisplayText's character rule (for text that does not come through a schema).
+ */
 export function isDisplayText(text: string): boolean {
   return DISPLAY_TEXT.test(text)
 }
@@ -55,7 +57,10 @@ export function isDisplayText(text: string): boolean {
 export const Email = () =>
   Type.String({ 'x-trim': true, format: 'email', minLength: 3, maxLength: 254 })
 
-/** A secret taken exactly as sent (passwords, codes): no trimming; the service applies its own rules. */
+/**
+ * A secret taken exactly as sent (passwords, codes): no trimming; the service applies its own
+ * rules.
+ */
 export const Secret = (maxLength = 1024) => Type.String({ minLength: 1, maxLength })
 
 export const Timestamp = () =>
@@ -63,8 +68,8 @@ export const Timestamp = () =>
 
 /**
  * A resource id in a path. Deliberately not checked as a UUID, nor for length: a malformed id is
- * "not found" (404), never a validation error (CONTRACT.md §1), so clients cannot tell apart ids
- * that never existed.
+ * "not found" (404), never a validation error (docs/API.md#conventions), so clients cannot tell
+ * apart ids that never existed.
  */
 export const PathId = () => Type.String({ minLength: 1 })
 export const IdParams = Type.Object({ id: PathId() })
@@ -84,7 +89,10 @@ export type PageQuery = Static<typeof PageQuery>
 export const PageOf = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) })
 
-/** Objects in requests reject unknown fields (CONTRACT.md §1) instead of silently ignoring them. */
+/**
+ * Objects in requests reject unknown fields (docs/API.md#conventions) instead of silently ignoring
+ * them.
+ */
 export const Body = <T extends Record<string, TSchema>>(
   properties: T,
   options: { minProperties?: number } = {},

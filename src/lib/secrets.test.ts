@@ -21,7 +21,7 @@ describe('server secrets', () => {
     expect(second.auditSigningKey).toBe(first.auditSigningKey)
   })
 
-  it('add an audit signing key (issue 30) to a file written before it, once, keeping the other secrets', () => {
+  it('add an audit signing key to a file written before it, once, keeping the other secrets', () => {
     const dataDir = makeTempDir()
     const file = path.join(dataDir, 'secrets.json')
     fs.writeFileSync(

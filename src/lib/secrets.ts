@@ -2,7 +2,7 @@
  * The two server secrets: the JWT signing secret and the encryption key for secrets at rest.
  * Configuration wins; otherwise they are generated on first start and kept in DATA_DIR/secrets.json
  * (mode 0600), so `npm start` works on a fresh machine with no manual step and sessions survive
- * restarts. Instances that share a database must share these (CONTRACT.md §13).
+ * restarts. Instances that share a database must share these (docs/API.md#operations).
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -12,16 +12,19 @@ import { generateSigningKey, isSigningKey } from './signed-note.js'
 export interface Secrets {
   jwtSecret: string
   encryptionKey: Buffer
-  /** Issue 30: the audit log's Ed25519 checkpoint key, base64 PKCS #8 DER. Never leaves the process. */
+  /** The audit log's Ed25519 checkpoint key, base64 PKCS #8 DER. Never leaves the process. */
   auditSigningKey: string
-  /** Where a generated secret came from, for the start-up log; null when both came from configuration. */
+  /**
+   * Where a generated secret came from, for the start-up log; null when both came from
+   * configuration.
+   */
   file: string | null
 }
 
 interface SecretsFile {
   jwt_secret: string
   encryption_key: string
-  /** Added by issue 30; files written before it lack it until the first start that needs it. */
+  /** Absent from older files until the first start that needs it adds it. */
   audit_signing_key?: string
 }
 
@@ -65,7 +68,7 @@ function readOrCreate(file: string): SecretsFile {
 const sleep = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 /**
- * Adds an audit signing key to a secrets file written before issue 30. Instances starting together
+ * Adds an audit signing key to a secrets file written without one. Instances starting together
  * take turns through a lock file (created exclusively), so they all end with the one key written.
  */
 function withAuditKey(file: string, stored: SecretsFile): SecretsFile {

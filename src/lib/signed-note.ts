@@ -169,6 +169,7 @@ export function parseCheckpoint(text: string): Checkpoint | null {
  * of one hash exist (a changed character that decoded to the same bytes would go unnoticed).
  */
 export function isCanonicalHash(text: string): boolean {
-  // Decoding skips characters outside the alphabet, so re-encoding to the same text proves the form.
+  // Decoding skips characters outside the alphabet, so re-encoding to the same text proves the
+  // form.
   return text.length === 44 && Buffer.from(text, 'base64').toString('base64') === text
 }

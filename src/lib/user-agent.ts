@@ -1,6 +1,7 @@
 /**
  * The browser and system class of a user agent ("Firefox", "Linux"): what a security mail and the
- * known-devices record need, and no more. The same table as the console's (web/src/account/devices.ts).
+ * known-devices record need, and no more. The same table as the console's
+ * (web/src/account/devices.ts).
  */
 const BROWSERS: [RegExp, string][] = [
   [/Edg\//, 'Edge'],

@@ -9,7 +9,7 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('slug', 'text', (c) => c.notNull())
     .addColumn('plan', 'text', (c) => c.notNull().defaultTo('free'))
-    // Set by billing when the organization first checks out (CONTRACT.md §11).
+    // Set by billing when the organization first checks out (docs/API.md#billing).
     .addColumn('stripe_customer_id', 'text')
     .addColumn('created_at', t.timestamp, (c) => c.notNull())
     .addColumn('updated_at', t.timestamp, (c) => c.notNull())

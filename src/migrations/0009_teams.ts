@@ -7,7 +7,8 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     .createTable('teams')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
-    // The name lower-cased by the application: names are unique ignoring case, on both engines alike.
+    // The name lower-cased by the application: names are unique ignoring case, on both engines
+    // alike.
     .addColumn('name_key', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
     .addColumn('created_at', t.timestamp, (c) => c.notNull())

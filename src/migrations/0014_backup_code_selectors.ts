@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 
 /**
  * A non-secret selector per backup code (its first two characters), so a backup-code attempt is
- * checked against one hash instead of every unused code of the account (issue #11 item 6). Codes
+ * checked against one hash instead of every unused code of the account. Codes
  * made before this migration have none and are still checked one by one until the set is renewed.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,8 +1,9 @@
 /**
- * Issue 11, items 4 and 16. An OIDC identity is (issuer, subject): a subject is unique only at
+ * An OIDC identity is (issuer, subject): a subject is unique only at
  * its issuer, so the issuer the identity was linked under is stored with it and matched at every
  * sign-in. Existing links get their provider's current issuer. And a provider links accounts by
- * email only when an administrator marked its email claims trustworthy (`trust_email`, default off).
+ * email only when an administrator marked its email claims trustworthy (`trust_email`, default
+ * off).
  */
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'

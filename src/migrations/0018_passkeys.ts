@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
 /**
- * Passkeys (WebAuthn credentials, issue 14) and their ceremony challenges.
+ * Passkeys (WebAuthn credentials) and their ceremony challenges.
  *
  * A credential's public key is not a secret, but it is binary (a COSE key): stored as bytes (bytea,
  * blob), not as text. The credential id (base64url) is unique across the instance — the same
  * authenticator credential can never belong to two accounts. `counter` is the authenticator's
- * signature counter (W3C WebAuthn §6.1.1); `backup_eligible` (BE) never changes for a credential and
- * `backed_up` (BS) is refreshed at every use.
+ * signature counter (W3C WebAuthn §6.1.1); `backup_eligible` (BE) never changes for a credential
+ * and `backed_up` (BS) is refreshed at every use.
  */
 export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   const t = columnTypes(engine)

@@ -1,5 +1,5 @@
 /**
- * Issue 14, points 2–4: the two-factor policy, security notifications and the personal security
+ * The two-factor policy, security notifications and the personal security
  * log.
  *
  * - audit_events gains `subject_user_id` (whose account the event concerns: the target user, else

@@ -1,7 +1,8 @@
 /**
- * Issue 27, section 1: password reset links. One row per link; the token itself exists only in the
+ * Password reset links. One row per link; the token itself exists only in the
  * mail, the administrator's copy or the operator's terminal — the row keeps its SHA-256. `via` says
- * who asked for it (self, admin_mail, admin_link, cli), for the audit trail and the link's validity.
+ * who asked for it (self, admin_mail, admin_link, cli), for the audit trail and the link's
+ * validity.
  */
 import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'

@@ -1,8 +1,8 @@
 /**
- * Issue 28: least-privilege API tokens.
+ * Least-privilege API tokens.
  *
- * - `permissions`: a JSON array of `<area>:read|write` (modules/tokens/permissions.ts). NULL marks a
- *   token made before scopes existed: "full access (legacy)", which an administrator can refuse.
+ * - `permissions`: a JSON array of `<area>:read|write` (modules/tokens/permissions.ts). NULL marks
+ *   a token made before scopes existed: "full access (legacy)", which an administrator can refuse.
  * - `organization_ids`: the organization boundary, a JSON array of organization ids the token may
  *   reach ([] = personal resources only); NULL = all of the owner's organizations.
  * - `last_used_ip`: moved together with last_used_at (at most once a minute).

@@ -1,5 +1,5 @@
 /**
- * Issue 30: the audit log as an RFC 9162 Merkle tree.
+ * The audit log as an RFC 9162 Merkle tree.
  *
  * - audit_events gains `leaf_index` (unique): the event's leaf number, from 0 in commit order.
  * - audit_tree_nodes: the hash of every perfect subtree (level, idx) as lowercase hex — level 0 are

@@ -1,5 +1,5 @@
 /**
- * Issue 29: SCIM 2.0 provisioning.
+ * SCIM 2.0 provisioning.
  *
  * - scim_credentials: the bearer tokens identity providers use under /scim/v2 — stored as SHA-256
  *   only (the unique index is the per-request lookup), with a name, a last-used time and a

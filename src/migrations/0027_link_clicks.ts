@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { MigrationEngine } from './column-types.js'
 
-/** Clicks per link per UTC day (issue 31): kept 400 days, written in batches by go/clicks.ts. */
+/** Clicks per link per UTC day: kept 400 days, written in batches by go/clicks.ts. */
 export async function up(db: Kysely<unknown>, _engine: MigrationEngine): Promise<void> {
   await db.schema
     .createTable('link_clicks')

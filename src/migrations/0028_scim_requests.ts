@@ -1,5 +1,5 @@
 /**
- * Issue 29: the SCIM request log — the last SCIM requests an identity provider made (method, path,
+ * The SCIM request log — the last SCIM requests an identity provider made (method, path,
  * status, scimType, duration, credential), so an administrator can see why a provisioning run
  * failed. A table rather than a per-process ring: with several instances on one PostgreSQL
  * database every instance's requests belong in one list. Bounded by the writer (it prunes to the

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
 /**
- * Issue 30: the daily anchoring is claimed per channel and kept only when it was delivered —
+ * The daily anchoring is claimed per channel and kept only when it was delivered —
  * `anchored_at` (already there) for the mail to the administrators, `anchor_posted_at` for the
  * webhook — so a day whose mail could not go out (no SMTP yet) is tried again within the day.
  */

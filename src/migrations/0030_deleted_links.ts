@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
 
 /**
- * Recently deleted links (issue 31): a deleted link leaves `links` at once — so it frees its slug,
+ * Recently deleted links: a deleted link leaves `links` at once — so it frees its slug,
  * stops forwarding and disappears from every read without each query learning a "deleted" flag —
  * and waits here for 30 days, restorable with its tags and click counts (the `snapshot`, JSON).
  */
@@ -11,7 +11,8 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
   await db.schema
     .createTable('deleted_links')
     .addColumn('id', 'text', (c) => c.primaryKey())
-    // The owner it had, like links: a user's go with the user, an organization's with the organization.
+    // The owner it had, like links: a user's go with the user, an organization's with the
+    // organization.
     .addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('cascade'))
     .addColumn('organization_id', 'text', (c) =>
       c.references('organizations.id').onDelete('cascade'),

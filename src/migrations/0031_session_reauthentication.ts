@@ -1,5 +1,5 @@
 /**
- * Issue 32: the re-authentication window ("sudo mode"). A session records when its holder last
+ * The re-authentication window ("sudo mode"). A session records when its holder last
  * proved who they are — at the sign-in that opened it, or later through POST
  * /api/auth/reauthenticate — and sensitive account changes are let through without asking again
  * for 10 minutes after that. Existing sessions get none: their holders prove it at the next change.

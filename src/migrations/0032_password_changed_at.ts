@@ -1,5 +1,5 @@
 /**
- * Issue 32: the Security page says when the password was last set, as GitHub's and Keycloak's
+ * The Security page says when the password was last set, as GitHub's and Keycloak's
  * account pages do. Every write of `password_hash` writes this column with it (users/repo.ts
  * `passwordColumns`). Existing rows keep NULL — shown as "set" without a date: the account's
  * creation time is not honest for them, since a password changed since then left no timestamp.

@@ -1,5 +1,5 @@
 /**
- * Issue 29: one live SCIM credential per name. The name is how an administrator (and the audit
+ * One live SCIM credential per name. The name is how an administrator (and the audit
  * log's actor "SCIM (<name>)", and the request log) tells credentials apart; a create form sent
  * twice at once made two live credentials of one name, the first of whose secrets nobody ever
  * stored. A unique index over the names of credentials not revoked holds it under concurrency

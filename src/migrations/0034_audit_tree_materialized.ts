@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import type { MigrationEngine } from './column-types.js'
 
 /**
- * Issue 30, the cost of an audited write: an append no longer writes the tree's nodes in the
+ * The cost of an audited write: an append no longer writes the tree's nodes in the
  * request's transaction — only the event (with its leaf number) and the tree head's size and
  * frontier. The nodes (leaf hashes and the perfect subtrees above them) are stored later, in
  * batches, by the checkpointer and before anything reads them (modules/audit/checkpoints.ts

@@ -6,7 +6,9 @@ export type MigrationEngine = 'sqlite' | 'postgres'
 
 export function columnTypes(engine: MigrationEngine) {
   return {
-    /** ISO-8601 text on SQLite (sorts and compares correctly as text); timestamptz on PostgreSQL. */
+    /**
+     * ISO-8601 text on SQLite (sorts and compares correctly as text); timestamptz on PostgreSQL.
+     */
     timestamp: engine === 'postgres' ? ('timestamptz' as const) : ('text' as const),
     boolean: engine === 'postgres' ? ('boolean' as const) : ('integer' as const),
   }

@@ -127,7 +127,7 @@ describe('history fallback is for console paths only', () => {
     },
   )
 
-  // Issue 32: a browser's navigation to a mistyped address shows the console's not-found page.
+  // A browser's navigation to a mistyped address shows the console's not-found page.
   it.each(['/accounts', '/loginx', '/no/such/page'])(
     'a browser asking for a page at %s gets the console with status 404',
     async (url) => {

@@ -8,7 +8,7 @@
  * - The history fallback covers console paths only: /api/* and /go/* keep their own JSON answers
  *   and 404s, and any other unknown path stays the JSON 404 of the error envelope — except for a
  *   browser asking for a page (Accept: text/html), which gets index.html with status 404 and sees
- *   the console's not-found page (issue 32).
+ *   the console's not-found page.
  * - Console pages get a CSP that allows only this origin's scripts (no inline script exists) and
  *   forbids framing.
  */
@@ -52,7 +52,10 @@ export const CONSOLE_CSP = [
 
 const ASSET_MAX_AGE = 'public, max-age=31536000, immutable'
 
-/** The directory holding package.json above `from`: src/, dist/ and the bundled dist/start.js all find the same root. */
+/**
+ * The directory holding package.json above `from`: src/, dist/ and the bundled dist/start.js all
+ * find the same root.
+ */
 function packageRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'package.json'))) return dir
@@ -65,11 +68,13 @@ export const DEFAULT_CONSOLE_DIR = path.join(packageRoot(import.meta.dirname), '
 
 export interface ConsoleOptions {
   root: string
-  /** Issue 32: receives the answer for a browser's page request at an unknown address. */
+  /** Receives the answer for a browser's page request at an unknown address. */
   setPageNotFound?: (handler: PageNotFound) => void
 }
 
-/** Registers the console routes; returns false (and serves nothing) when the console is not built. */
+/**
+ * Registers the console routes; returns false (and serves nothing) when the console is not built.
+ */
 export async function installConsole(
   app: FastifyInstance,
   options: ConsoleOptions,

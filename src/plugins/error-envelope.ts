@@ -1,5 +1,5 @@
 /**
- * The error envelope of CONTRACT.md §2 as a shared schema: routes reference it for every error
+ * The error envelope of docs/API.md#errors as a shared schema: routes reference it for every error
  * status, the OpenAPI document shows it once as a component, and the serializer sends no field
  * that is not in it.
  */
@@ -30,7 +30,7 @@ export const ErrorEnvelope = Type.Object(
               type: 'string',
               enum: [...FIELD_PROBLEM_CODES],
               description:
-                'Stable machine-readable kind of problem, for clients to say it in their own words (issue 27): required; unknown_field; ' +
+                'Stable machine-readable kind of problem, for clients to say it in their own words: required; unknown_field; ' +
                 'too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); ' +
                 'not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or ' +
                 'text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)',

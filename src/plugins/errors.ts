@@ -1,7 +1,8 @@
 /**
- * Every failure leaves as the envelope of CONTRACT.md §2: AppErrors as they are, schema failures
- * as VALIDATION_FAILED with every field, body-parsing failures as their own reasons, unknown routes
- * as 404/405, and anything else as a generic 500 whose cause is logged under the request id.
+ * Every failure leaves as the envelope of docs/API.md#errors: AppErrors as they are, schema
+ * failures as VALIDATION_FAILED with every field, body-parsing failures as their own reasons,
+ * unknown routes as 404/405, and anything else as a generic 500 whose cause is logged under the
+ * request id.
  */
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
@@ -19,7 +20,8 @@ const { STATUS_CODES } = process.getBuiltinModule('node:http')
 const FRAMEWORK_ERRORS: Record<string, () => AppError> = {
   FST_ERR_BAD_URL: () =>
     new AppError('VALIDATION_FAILED', { message: 'The request URL is malformed.' }),
-  // A path segment longer than any id we issue cannot name anything: not found, like a malformed id.
+  // A path segment longer than any id we issue cannot name anything: not found, like a malformed
+  // id.
   FST_ERR_MAX_PARAM_LENGTH: () => new AppError('NOT_FOUND'),
 }
 
@@ -58,7 +60,8 @@ export function toAppError(error: FastifyError): AppError | null {
   if (status === 413) return new AppError('PAYLOAD_TOO_LARGE')
   if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE')
   if (status === 429) return new AppError('RATE_LIMITED')
-  // Any other client error the framework detects (bad URL encoding, bad header) is a malformed request.
+  // Any other client error the framework detects (bad URL encoding, bad header) is a malformed
+  // request.
   if (status >= 400 && status < 500)
     return new AppError('VALIDATION_FAILED', { message: 'The request is malformed.' })
   return null
@@ -70,11 +73,11 @@ export function envelopeOf(error: AppError): ErrorEnvelope {
     message: error.message,
     code: error.status,
     reason: error.reason,
-    // Every field problem carries a code (issue 27); a service's own rule without one is `invalid`.
+    // Every field problem carries a code; a service's own rule without one is `invalid`.
     ...(error.details !== undefined && {
       details: Array.isArray(error.details)
         ? error.details.map((problem) => ({ ...problem, code: problem.code ?? 'invalid' }))
-        : // A string (a field's name) or an object ({ required } of INSUFFICIENT_SCOPE, issue 28).
+        : // A string (a field's name) or an object ({ required } of INSUFFICIENT_SCOPE).
           error.details,
     }),
     ...(error.retryAfter !== undefined && { retryAfter: error.retryAfter }),
@@ -139,11 +142,13 @@ const OUTAGE_WARNING_INTERVAL_MS = 10_000
 /** Answers a browser's page request at an unknown address (the console's not-found page). */
 export type PageNotFound = (request: FastifyRequest, reply: FastifyReply) => unknown
 
-/** Paths that are never console pages: their unknown addresses keep the JSON 404 for every client. */
+/**
+ * Paths that are never console pages: their unknown addresses keep the JSON 404 for every client.
+ */
 const NOT_PAGES = /^\/(api|scim|go|assets|\.well-known)(\/|$)/
 
 /**
- * Issue 32: a browser navigating to a mistyped address (it asks for text/html) sees the console's
+ * A browser navigating to a mistyped address (it asks for text/html) sees the console's
  * not-found page instead of raw JSON; scripts, curl and fetch calls keep the JSON envelope.
  */
 function wantsPage(request: FastifyRequest, path: string): boolean {

@@ -55,9 +55,10 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
   })
 
   // No id this service issues holds a control character, and PostgreSQL cannot even compare text
-  // holding NUL: such a path parameter names nothing — 404 (CONTRACT.md §1), not a database error.
-  // A callback hook, not an async one: it runs on every request with a parameter (the go-link
-  // redirect among them), and an async hook costs a promise and a turn of the microtask queue.
+  // holding NUL: such a path parameter names nothing — 404 (docs/API.md#conventions), not a
+  // database error. A callback hook, not an async one: it runs on every request with a parameter
+  // (the go-link redirect among them), and an async hook costs a promise and a turn of the
+  // microtask queue.
   app.addHook('onRoute', (route) => {
     if (!route.url.includes(':')) return
     const refuseControlCharacters = (
@@ -73,7 +74,8 @@ export function installHttpConventions(app: FastifyInstance, options: { hsts: bo
     route.preValidation = [refuseControlCharacters, ...[route.preValidation ?? []].flat()]
   })
 
-  // JSON only (CONTRACT.md §1): Fastify's built-in text/plain parser would let such bodies through.
+  // JSON only (docs/API.md#conventions): Fastify's built-in text/plain parser would let such bodies
+  // through.
   app.removeContentTypeParser('text/plain')
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')

@@ -4,7 +4,7 @@
  * failures INVALID_CODE and MFA_PENDING_INVALID, rejections by a limit RATE_LIMITED), and the
  * process's own figures (memory, CPU, event-loop lag).
  *
- * Nothing is public by default (issue #11 item 12): on the public port /api/metrics answers only
+ * Nothing is public by default: on the public port /api/metrics answers only
  * with `Authorization: Bearer <METRICS_TOKEN>`, and 401 while METRICS_TOKEN is unset. METRICS_PORT
  * serves the same text at GET /metrics on a second listener bound to 127.0.0.1, for a scraper on
  * the same host (or a sidecar) — without a token.

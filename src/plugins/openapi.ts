@@ -27,7 +27,9 @@ export const DOCS_PREFIX = '/api/docs'
 
 declare module 'fastify' {
   interface FastifySchema {
-    /** false: the operation never touches the database, so it cannot answer 503 SERVICE_UNAVAILABLE. */
+    /**
+     * false: the operation never touches the database, so it cannot answer 503 SERVICE_UNAVAILABLE.
+     */
     database?: false
     /**
      * Documentation only: the body of a route that reads its body as raw bytes (a schema there
@@ -36,7 +38,7 @@ declare module 'fastify' {
     rawBody?: TSchema
     /**
      * true: the route takes a body of any media type (it reads the bytes itself), so it never
-     * answers 415 and the document does not list one (POST /api/links/import/file, issue 27).
+     * answers 415 and the document does not list one (POST /api/links/import/file).
      */
     anyMediaType?: true
   }
@@ -72,8 +74,8 @@ export const SHARED_RESPONSES = {
     description:
       'SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header',
   },
-  // No administrators' route is open during enrolment (issue 14), so theirs name both reasons; each
-  // needs an admin.* permission of an API token (issue 28).
+  // No administrators' route is open during enrolment, so theirs name both reasons; each
+  // needs an admin.* permission of an API token.
   AdminRequired: {
     status: 403,
     description:
@@ -84,7 +86,7 @@ export const SHARED_RESPONSES = {
     description:
       'FORBIDDEN: administrators only; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first',
   },
-  // Issue 28: an operation an API token may call with the right permission.
+  // An operation an API token may call with the right permission.
   ScopeRequired: {
     status: 403,
     description:
@@ -151,7 +153,7 @@ function forbiddenResponse(
 }
 
 /**
- * What an API token needs for an operation, by operationId (issue 28; the table is the tokens
+ * What an API token needs for an operation, by operationId (the table is the tokens
  * module's, handed down by app.ts): a permission, `session` (never a token), `public`, or undefined
  * when the table has no entry (no token may).
  */
@@ -198,12 +200,13 @@ function addStandardResponses(route: RouteOptions, tokenAccess: TokenAccessLooku
   }
   if (declared === 'admin' && !isPermission(access))
     extend(response, 403, 'SESSION_REQUIRED', SHARED_RESPONSES.SessionRequired.description)
-  // Issue 14: a caller restricted to enrolment by the two-factor policy (route-auth.ts).
+  // A caller restricted to enrolment by the two-factor policy (route-auth.ts).
   if (auth !== 'public' && route.config?.allowedDuringEnrollment !== true) {
     add('EnrollmentRequired')
     extend(response, 403, 'MFA_ENROLLMENT_REQUIRED', ENROLLMENT_REQUIRED)
   }
-  // src/plugins/http.ts answers 404 for a path parameter holding a control character, on every such route.
+  // src/plugins/http.ts answers 404 for a path parameter holding a control character, on every such
+  // route.
   if (route.url.includes(':')) add('NotFound')
   if (unsafe) {
     add('PayloadTooLarge')
@@ -261,7 +264,7 @@ function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
       name,
     ]),
   )
-  // Only the components some operation refers to: a 403 that names INSUFFICIENT_SCOPE (issue 28) is
+  // Only the components some operation refers to: a 403 that names INSUFFICIENT_SCOPE is
   // the operation's own, so some shared 403 answers may have no taker left.
   const used = new Set<string>()
   for (const item of Object.values(document.paths ?? {})) {
@@ -348,7 +351,8 @@ export async function installOpenApi(
         title: 'Switchboard API',
         version: '1.0.0',
         description:
-          'Accounts, security and administration. Errors use the envelope `Error`; see docs/API.md for decisions beyond the contract.',
+          'Accounts, security and administration. Errors use the envelope `Error`; ' +
+          "the repository's docs/API.md describes each resource's rules.",
       },
       servers: [{ url: options.publicUrl }],
       components: {
@@ -362,7 +366,8 @@ export async function installOpenApi(
           cookieAuth: {
             type: 'apiKey',
             in: 'cookie',
-            // `__Host-token` when PUBLIC_URL is https, `token` on http (docs/API.md, issue 26).
+            // `__Host-token` when PUBLIC_URL is https, `token` on http
+            // (docs/API.md#access-jwt-and-sessions).
             name: options.sessionCookie,
             description:
               'The session cookie; unsafe methods also need X-CSRF-Token (copied from the csrf_token cookie, __Host-csrf_token on https)',
@@ -386,12 +391,13 @@ export async function installOpenApi(
       } = schema ?? {}
       return {
         url,
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- without it the literal's `security` type does not fit SwaggerTransform's return type
+        // Without it the literal's `security` type does not fit SwaggerTransform's return type.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         schema: {
           ...documented,
           ...(rawBody !== undefined && { body: rawBody }),
-          // A route may state its own (GET /api/metrics: the bearer secret only when METRICS_TOKEN is set).
-          // Issue 28: the bearer scope is the permission an API token needs (none: session only).
+          // A route may state its own (GET /api/metrics: the bearer secret only when METRICS_TOKEN
+          // is set). The bearer scope is the permission an API token needs (none: session only).
           security:
             documented.security ?? (isPublic ? [] : [{ bearerAuth: scopes }, { cookieAuth: [] }]),
         } as typeof schema,
@@ -413,8 +419,9 @@ export async function installOpenApi(
 }
 
 // @fastify/swagger-ui is loaded by the first visit of the explorer, not at start-up: registering
-// it (with @fastify/static and its routes) cost 3–8 MiB of the idle footprint (ARCHITECTURE.md,
-// "Runtime and footprint"). Its loader is CommonJS, so createRequire keeps it out of the bundle.
+// it (with @fastify/static and its routes) costs 3–8 MiB of the idle footprint
+// (docs/decisions/0002-start-up-footprint.md). Its loader is CommonJS, so createRequire keeps it
+// out of the bundle.
 const require = createRequire(import.meta.url)
 
 /**
@@ -427,7 +434,8 @@ function installExplorer(app: FastifyInstance): void {
   let explorer: Promise<FastifyInstance> | undefined
   const build = async (): Promise<FastifyInstance> => {
     const ui = Fastify({ logger: false })
-    // The UI declares a dependency on @fastify/swagger; this stands in for it with the app's document.
+    // The UI declares a dependency on @fastify/swagger; this stands in for it with the app's
+    // document.
     await ui.register(
       fp(
         async (instance: FastifyInstance) => {

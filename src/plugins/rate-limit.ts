@@ -1,12 +1,12 @@
 /**
- * Request rate limits (CONTRACT.md §12) through @fastify/rate-limit, counted in the same store as
- * the attempt budgets: Redis when configured (one budget for all instances), else process memory,
- * falling back to memory while Redis is unreachable.
+ * Request rate limits (docs/API.md#rate-limits) through @fastify/rate-limit, counted in the same
+ * store as the attempt budgets: Redis when configured (one budget for all instances), else process
+ * memory, falling back to memory while Redis is unreachable.
  *
  * Every route gets the general limit (RATE_LIMIT_GENERAL per minute, keyed by the credential, else
- * the client IP) unless it declares its own with perUser()/perIp() — or opts out (`rateLimit: false`,
- * used by the health probes). The limit hooks run after authentication, so a per-user limit knows
- * the user, and before the body is read.
+ * the client IP) unless it declares its own with perUser()/perIp() — or opts out (`rateLimit:
+ * false`, used by the health probes). The limit hooks run after authentication, so a per-user limit
+ * knows the user, and before the body is read.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import rateLimit, { type FastifyRateLimitStore, type RateLimitOptions } from '@fastify/rate-limit'
@@ -18,7 +18,10 @@ const MINUTE = 60_000
 
 type IncrementCallback = (error: Error | null, result?: { current: number; ttl: number }) => void
 
-/** Presents a CounterStore as a @fastify/rate-limit store; each route-specific limit gets its own keys. */
+/**
+ * Presents a CounterStore as a @fastify/rate-limit store; each route-specific limit gets its own
+ * keys.
+ */
 function storeOver(
   counters: CounterStore,
   scope: string,
@@ -50,7 +53,7 @@ function storeOver(
 
 /**
  * A request whose credentials fail authentication is refused before the limit hooks run, so it is
- * counted here instead (issue #11 item 8): against the general limit of its IP — the key an
+ * counted here instead: against the general limit of its IP — the key an
  * unauthenticated request is counted under — and refused with 429 once that is spent. Invalid
  * tokens therefore cost an attacker the same budget as any other request.
  */
@@ -99,7 +102,8 @@ export async function installRateLimits(
     timeWindow: MINUTE,
     keyGenerator: byCredential,
     hook: 'onRequest',
-    enableDraftSpec: true, // RateLimit-Limit / -Remaining / -Reset, as CONTRACT.md §2 names them
+    // RateLimit-Limit / -Remaining / -Reset, as docs/API.md#errors names them
+    enableDraftSpec: true,
     store: class {
       constructor() {
         return storeOver(counters, 'general')

@@ -1,7 +1,7 @@
 /**
  * The per-request logger, made only when something logs. Fastify gives every request a child of
- * the application's logger bound to its request id; with pino's redaction, building that child was
- * a measurable share of a request's CPU (ARCHITECTURE.md, "Runtime and footprint") though at the
+ * the application's logger bound to its request id; with pino's redaction, building that child is
+ * a measurable share of a request's CPU (docs/decisions/0013-request-path.md) though at the
  * default levels most requests log nothing. This stands in for the child: a level that is off costs
  * a check, and the first line actually written makes the real child, with the same bindings — every
  * line still carries the request id.

@@ -1,9 +1,10 @@
 /**
  * Response serializers compiled on first use. Fastify compiles a fast-json-stringify serializer for
  * every status of every route's response schema when the application becomes ready — several
- * hundred here, since each route also lists the shared error statuses (plugins/openapi.ts). That was
- * most of the start-up time and left a large heap behind; a route's serializer is now compiled by its
- * first response with that status, and kept (ARCHITECTURE.md, "Runtime and footprint").
+ * hundred here, since each route also lists the shared error statuses (plugins/openapi.ts). That
+ * would be most of the start-up time and leave a large heap behind, so a route's serializer is
+ * compiled by its first response with that status, and kept
+ * (docs/decisions/0002-start-up-footprint.md).
  */
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 

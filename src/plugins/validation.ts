@@ -1,7 +1,7 @@
 /**
  * Request validation with two Ajv instances:
  * - bodies are checked strictly: no type coercion (a JSON number is not a name) and unknown fields
- *   are reported rather than stripped (CONTRACT.md §1);
+ *   are reported rather than stripped (docs/API.md#conventions);
  * - path parameters and query strings arrive as text, so there types are coerced ("50" → 50).
  * Both know the `x-trim` keyword, which trims free text before the length and pattern checks.
  */
@@ -43,7 +43,7 @@ function createAjv(options: Options): Ajv {
     },
   })
   ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' })
-  // The stable code of a pattern's problem (issue 27), e.g. invalid_characters for display text.
+  // The stable code of a pattern's problem, e.g. invalid_characters for display text.
   ajv.addKeyword({ keyword: 'x-code', schemaType: 'string' })
   return ajv
 }
@@ -66,7 +66,9 @@ function fieldName(instancePath: string, part: string): string {
   return path === '' ? part : path
 }
 
-/** Turns Ajv errors into one `{ field, message, code }` per field, the most specific problem first. */
+/**
+ * Turns Ajv errors into one `{ field, message, code }` per field, the most specific problem first.
+ */
 export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[] {
   const byField = new Map<string, FieldProblem>()
   const SUMMARY = 'does not match any accepted form'
@@ -94,7 +96,7 @@ export function toFieldProblems(errors: AjvError[], part: string): FieldProblem[
       const message = error.parentSchema?.['x-message'] ?? 'is not in the expected form'
       const format = error.parentSchema?.format
       // A pattern narrowing a format (a URL that must be http(s)) is that format's problem: the
-      // client then says what to enter ("a web address such as https://…"), issue 27.
+      // client then says what to enter ("a web address such as https://…").
       problem =
         error.parentSchema?.['x-code'] === undefined && format !== undefined
           ? { message, code: 'format', format }
@@ -156,9 +158,10 @@ export function compileBodyValidator(schema: object): (data: unknown) => FieldPr
 
 /**
  * A validator compiled by its first call: compiling every route's schemas when the application
- * became ready was a large share of the start-up time and heap (ARCHITECTURE.md, "Runtime and
- * footprint"). It presents itself as Ajv's function does: `errors` after a failed call, and
- * `schemaEnv` so Fastify passes the parent object that lets `x-trim` replace a root value.
+ * becomes ready would be a large share of the start-up time and heap
+ * (docs/decisions/0002-start-up-footprint.md). It presents itself as Ajv's function does: `errors`
+ * after a failed call, and `schemaEnv` so Fastify passes the parent object that lets `x-trim`
+ * replace a root value.
  */
 function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
   let compiled: ValidateFunction | undefined

@@ -62,12 +62,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestCo
     ENCRYPTION_KEY: encryptionKeyHex,
     PUBLIC_URL: 'http://switchboard.test',
     LOG_LEVEL: 'info',
-    // The real algorithm at its lowest cost, so the suite stays fast (ARCHITECTURE.md §10).
+    // The real algorithm at its lowest cost, so the suite stays fast (docs/ARCHITECTURE.md,
+    // convention 10).
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
-    // Room for the concurrent sign-ins of feature tests; the bound itself is tested with its own settings.
+    // Room for the concurrent sign-ins of feature tests; the bound itself is tested with its own
+    // settings.
     PASSWORD_HASH_QUEUE: '1000',
-    // The stand-in SMTP, OIDC and AI servers listen on 127.0.0.1 (test/security/outbound-destinations.test.ts turns this off).
+    // The stand-in SMTP, OIDC and AI servers listen on 127.0.0.1
+    // (test/security/outbound-destinations.test.ts turns this off).
     OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
     ...options.env,
   }
@@ -121,7 +124,8 @@ type InjectedRequest = IncomingMessage & { _lightMyRequest?: { payload: unknown 
 /**
  * Every answer app.inject returns is checked against the document the app serves
  * (test/helpers/contract.ts); a violation rejects the call with the operation, status and problem.
- * The chained form (`app.inject().get(…)`) and the callback form are left unchecked; the suite uses neither.
+ * The chained form (`app.inject().get(…)`) and the callback form are left unchecked; the suite uses
+ * neither.
  */
 function enforceContract(app: FastifyInstance): FastifyInstance {
   const inject = app.inject.bind(app)

@@ -1,5 +1,5 @@
 /**
- * Bookmark files for the import tests (issue 26): what browsers write — Firefox's export with a
+ * Bookmark files for the import tests: what browsers write — Firefox's export with a
  * favicon per bookmark as a data URI, folders nested in unclosed `<DL><p>` — and what an attacker
  * writes instead.
  */
@@ -35,8 +35,8 @@ export interface FirefoxExportOptions {
 }
 
 /**
- * A bookmark file shaped like Firefox's export: folders (`<DT><H3>` followed by a nested `<DL><p>`),
- * every bookmark with ADD_DATE, LAST_MODIFIED, ICON_URI and an ICON data URI, some with
+ * A bookmark file shaped like Firefox's export: folders (`<DT><H3>` followed by a nested
+ * `<DL><p>`), every bookmark with ADD_DATE, LAST_MODIFIED, ICON_URI and an ICON data URI, some with
  * SHORTCUTURL and TAGS, entities in titles.
  */
 export function firefoxExport({
@@ -69,12 +69,14 @@ export function firefoxExport({
   return parts.join('')
 }
 
-/** `bytes` of `<DL><p>` after the doctype, never closed: the file that froze the service (issue 26). */
+/** `bytes` of `<DL><p>` after the doctype, never closed: the file that froze the service. */
 export function unclosedLists(bytes: number): string {
   return DOCTYPE + '<DL><p>'.repeat(Math.ceil((bytes - DOCTYPE.length) / 7))
 }
 
-/** Nested elements of every kind that a tree-building parser keeps open, with anchors buried inside. */
+/**
+ * Nested elements of every kind that a tree-building parser keeps open, with anchors buried inside.
+ */
 export function deepNesting(bytes: number): string {
   const unit = '<DL><DT><H3>f</H3><DD><div><span><b><i><p>'
   const anchor = '<A HREF="https://deep.example/">deep</A>'
@@ -82,7 +84,9 @@ export function deepNesting(bytes: number): string {
   return DOCTYPE + unit.repeat(repeats) + anchor
 }
 
-/** One anchor whose attributes are megabytes long (a HREF that is no URL, an ICON, an unknown one). */
+/**
+ * One anchor whose attributes are megabytes long (a HREF that is no URL, an ICON, an unknown one).
+ */
 export function hugeAttributes(bytes: number): string {
   const each = Math.floor(bytes / 3)
   return (

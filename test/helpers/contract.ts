@@ -40,7 +40,8 @@ export class ContractViolation extends Error {
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- schemas and bodies from the wire, walked generically
+// Schemas and bodies from the wire, walked generically.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>
 
 interface Parameter {
@@ -114,8 +115,8 @@ function createAjv(coerceTypes: boolean | 'array'): Ajv2020 {
     useDefaults: false,
   })
   addFormats(ajv)
-  // The service trims free text before checking it (src/plugins/validation.ts): so does the contract,
-  // or a name sent with surrounding spaces would count them against maxLength.
+  // The service trims free text before checking it (src/plugins/validation.ts): so does the
+  // contract, or a name sent with surrounding spaces would count them against maxLength.
   ajv.addKeyword({
     keyword: 'x-trim',
     type: 'string',
@@ -222,7 +223,8 @@ export class Contract {
   }
 
   private validator(ajv: Ajv2020, location: string): ValidateFunction {
-    // Many locations hold only a reference to one component (the error envelope): compile that once.
+    // Many locations hold only a reference to one component (the error envelope): compile that
+    // once.
     const node = this.lookup(location.slice(DOCUMENT_ID.length))
     const ref =
       node !== undefined &&
@@ -402,7 +404,9 @@ function coerceScalar(value: unknown, schema: Json): unknown {
 
 const contracts = new Map<string, Contract>()
 
-/** The contract of a document; documents with the same text share one (and its compiled validators). */
+/**
+ * The contract of a document; documents with the same text share one (and its compiled validators).
+ */
 export function contractFor(document: Json): Contract {
   const key = createHash('sha256').update(JSON.stringify(document)).digest('hex')
   let contract = contracts.get(key)
@@ -413,7 +417,9 @@ export function contractFor(document: Json): Contract {
   return contract
 }
 
-/** Violations found so far in this test file: some tests settle requests without awaiting each one. */
+/**
+ * Violations found so far in this test file: some tests settle requests without awaiting each one.
+ */
 export const violations: string[] = []
 
 export function checkExchange(contract: Contract, exchange: Exchange): void {

@@ -18,7 +18,10 @@ export const STALE_SCHEMA_AGE_MS = 60 * 60 * 1000
  */
 export const RUN_TOKEN_ENV = 'SWITCHBOARD_TEST_RUN'
 
-/** `sbt_<creation time, ms, base 36>_<run token, 4 hex><random, 4 hex>`: the name says when, and for which run, it was made. */
+/**
+ * `sbt_<creation time, ms, base 36>_<run token, 4 hex><random, 4 hex>`: the name says when, and for
+ * which run, it was made.
+ */
 export function newSchemaName(now = Date.now()): string {
   const run = process.env[RUN_TOKEN_ENV] ?? randomBytes(2).toString('hex')
   return `${TEST_SCHEMA_PREFIX}${now.toString(36)}_${run}${randomBytes(2).toString('hex')}`
@@ -29,7 +32,10 @@ export function isSchemaOfRun(name: string, run: string): boolean {
   return new RegExp(`^${TEST_SCHEMA_PREFIX}[0-9a-z]+_${run}[0-9a-f]{4}$`).test(name)
 }
 
-/** True for a test schema older than STALE_SCHEMA_AGE_MS; other names (not ours, or older formats) are left alone. */
+/**
+ * True for a test schema older than STALE_SCHEMA_AGE_MS; other names (not ours, or older formats)
+ * are left alone.
+ */
 export function isStaleSchema(name: string, now = Date.now()): boolean {
   const match = new RegExp(`^${TEST_SCHEMA_PREFIX}([0-9a-z]+)_[0-9a-f]{8}$`).exec(name)
   return match !== null && now - parseInt(match[1]!, 36) > STALE_SCHEMA_AGE_MS
@@ -61,15 +67,15 @@ async function createPostgresSchema(): Promise<TestDatabase> {
   await admin.query(`create schema "${schema}"`)
   await admin.end()
   const url = new URL(base)
-  // No parallel query workers: under a loaded test server they intermittently failed to see a schema
-  // created moments before ("schema … does not exist (where: parallel worker)").
+  // No parallel query workers: under a loaded test server they intermittently failed to see a
+  // schema created moments before ("schema … does not exist (where: parallel worker)").
   url.searchParams.set('options', `-c search_path=${schema} -c max_parallel_workers_per_gather=0`)
   return {
     engine: 'postgres',
     url: url.toString(),
-    // Dropped with the rest of the run's schemas when the run ends (the global setup's teardown), not
-    // here: Kysely's migrator introspects every table of the database, and a schema dropped while
-    // another file migrates made that introspection fail ("schema … does not exist").
+    // Dropped with the rest of the run's schemas when the run ends (the global setup's teardown),
+    // not here: Kysely's migrator introspects every table of the database, and a schema dropped
+    // while another file migrates made that introspection fail ("schema … does not exist").
     async drop() {},
   }
 }

@@ -7,7 +7,7 @@ import { insertNewUser, prepareNewUser } from '../../src/modules/users/service.j
 import type { UserRecord } from '../../src/modules/users/repo.js'
 import type { TestContext } from './app.js'
 import { totpCode } from './rfc6238.js'
-import { isAdminPermission, TOKEN_PERMISSIONS } from '../../src/modules/tokens/permissions.js'
+import { isAdminPermission, TOKEN_PERMISSIONS } from '../../src/identity/permissions.js'
 
 export const DEFAULT_PASSWORD = 'a sound passphrase 42'
 
@@ -97,7 +97,7 @@ export async function openSessionFor(t: TestContext, userId: string): Promise<st
 }
 
 /**
- * Closes the re-authentication window of every session of the user (issue 32), as if their sign-in
+ * Closes the re-authentication window of every session of the user, as if their sign-in
  * were more than 10 minutes old: what a stolen session looks like to a test of the proofs.
  */
 export async function closeReauthenticationWindows(t: TestContext, userId: string): Promise<void> {
@@ -176,7 +176,10 @@ export interface ApiTokenOptions {
   expires_at?: string
 }
 
-/** A personal API token for the signed-in user; by default as broad as the owner may make it (boundary: all). */
+/**
+ * A personal API token for the signed-in user; by default as broad as the owner may make it
+ * (boundary: all).
+ */
 export async function createApiTokenFor(
   t: TestContext,
   sessionToken: string,
@@ -206,7 +209,10 @@ export async function createApiTokenFor(
   return { id: response.json().id, token: response.json().token }
 }
 
-/** A users row to insert straight into the database (thousands at once, no password, no session): a person who merely exists. */
+/**
+ * A users row to insert straight into the database (thousands at once, no password, no session): a
+ * person who merely exists.
+ */
 export function bareUserRow(id: string, at: string) {
   return {
     id,

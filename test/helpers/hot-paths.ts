@@ -10,7 +10,7 @@ import type { TestContext } from './app.js'
 import { bearer, createApiTokenFor, createSignedInUser } from './factories.js'
 import { createLink } from './links.js'
 
-/** Every hot path of `app` (an instance on t's database) answers as it should, and forgets at once. */
+/** Every hot path of `app` (an instance on t's database) answers right, and forgets at once. */
 export async function expectHotPathsToAnswer(
   t: TestContext,
   app: FastifyInstance = t.app,

@@ -22,7 +22,8 @@ export async function createProvider(
   adminToken: string,
   standIn: OidcProviderStandIn,
   fields: Record<string, unknown> & { provider_key: string },
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the JSON body of the final redirect target, asserted by the calling test
+  // The JSON body of the final redirect target, asserted by the calling test.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<Record<string, any>> {
   const response = await t.app.inject({
     method: 'POST',

@@ -39,7 +39,10 @@ export interface OidcProviderStandIn {
   tokenRequests: number
   /** Requests for the discovery document. */
   discoveryRequests: number
-  /** Plays the browser from the authorization URL until the provider sends it away; returns where to. */
+  /**
+   * Plays the browser from the authorization URL until the provider sends it away; returns where
+   * to.
+   */
   authorize(authorizationUrl: string): Promise<URL>
   /** The ID token's header and claims (not verified). */
   decode(token: string): IdTokenParts

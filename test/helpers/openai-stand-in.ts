@@ -17,7 +17,10 @@ export interface OpenAiStandIn {
   calls: Array<{ authorization: string | undefined }>
   mode: StandInMode
   models: Array<{ id: string; owned_by?: string }>
-  /** In 'oversized' mode: how many bytes of the (150 MB, chunked, no Content-Length) list were written before the client stopped reading. */
+  /**
+   * In 'oversized' mode: how many bytes of the (150 MB, chunked, no Content-Length) list were
+   * written before the client stopped reading.
+   */
   oversizedBytesWritten: number
   close(): Promise<void>
 }

@@ -22,7 +22,7 @@ export async function createOrganization(
 }
 
 /**
- * Makes `invitee` a member the way people join (issue 11): the organization invites the address
+ * Makes `invitee` a member the way people join: the organization invites the address
  * (POST …/members), the invitee accepts it from GET /api/invitations.
  */
 export async function addOrgMember(

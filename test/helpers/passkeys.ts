@@ -1,4 +1,7 @@
-/** Passkeys through the API with the software authenticator (test/helpers/webauthn-authenticator.ts). */
+/**
+ * Passkeys through the API with the software authenticator
+ * (test/helpers/webauthn-authenticator.ts).
+ */
 import type { TestContext } from './app.js'
 import { bearer } from './factories.js'
 import {
@@ -14,11 +17,17 @@ export function authenticatorFor(
   return new SoftwareAuthenticator(new URL(t.config.publicUrl).origin, defaults)
 }
 
-/** The second factor proven when adding a passkey to an account that has one (issue 26): a code, or a registered passkey. */
+/**
+ * The second factor proven when adding a passkey to an account that has one: a code, or a
+ * registered passkey.
+ */
 export type FactorProof =
   { code: string } | { passkey: SoftwareAuthenticator; credential?: StoredCredential }
 
-/** A registered passkey's answer to this session's proof challenge (POST /api/auth/passkeys/proof/options). */
+/**
+ * A registered passkey's answer to this session's proof challenge (POST
+ * /api/auth/passkeys/proof/options).
+ */
 export async function passkeyProof(
   t: TestContext,
   token: string,
@@ -81,7 +90,10 @@ export function completeRegistration(
   })
 }
 
-/** Registers a passkey for the signed-in user (with `proof` when the account has a second factor); returns its id. */
+/**
+ * Registers a passkey for the signed-in user (with `proof` when the account has a second factor);
+ * returns its id.
+ */
 export async function registerPasskey(
   t: TestContext,
   signedIn: { token: string; password: string | null },

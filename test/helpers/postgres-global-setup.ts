@@ -1,7 +1,8 @@
 /**
- * Marks this run's schemas (RUN_TOKEN_ENV, inherited by the workers) and drops them all when the run
- * ends; first drops the schemas an earlier, interrupted run left behind — only stale ones: another
- * run on the same server (a second worktree, a parallel CI job) may be using the fresh ones.
+ * Marks this run's schemas (RUN_TOKEN_ENV, inherited by the workers) and drops them all when the
+ * run ends; first drops the schemas an earlier, interrupted run left behind — only stale ones:
+ * another run on the same server (a second worktree, a parallel CI job) may be using the fresh
+ * ones.
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'

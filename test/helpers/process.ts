@@ -135,7 +135,7 @@ export function runProcess(
 }
 
 /**
- * The environment two instances of one deployment share (README, "Several instances"): one
+ * The environment two instances of one deployment share (README.md, "Several instances"): one
  * database — the test's PostgreSQL schema, or one SQLite file in `dataDir` — and the same keys,
  * the audit signing key included, so both sign the one audit log. Each instance still gets its
  * own DATA_DIR.

@@ -54,7 +54,10 @@ export async function statementsOf(
   return seen
 }
 
-/** PostgreSQL: the buffers the statement touched when run with its own values, and the rows its filters threw away. */
+/**
+ * PostgreSQL: the buffers the statement touched when run with its own values, and the rows its
+ * filters threw away.
+ */
 export async function postgresCostOf(
   t: TestContext,
   statement: Statement,
@@ -118,9 +121,9 @@ export async function expectIndexed(
 }
 
 /**
- * `count` other people, inserted straight into the database, each owning one link (with `slug`, when
- * given): the crowd a scale test puts beside its own user. PostgreSQL's statistics are refreshed
- * after, as they would be on a database that grew over time.
+ * `count` other people, inserted straight into the database, each owning one link (with `slug`,
+ * when given): the crowd a scale test puts beside its own user. PostgreSQL's statistics are
+ * refreshed after, as they would be on a database that grew over time.
  */
 export async function insertStrangersWithLinks(
   t: TestContext,

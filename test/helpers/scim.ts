@@ -1,4 +1,6 @@
-/** SCIM requests as an identity provider sends them, with a credential made through the admin API. */
+/**
+ * SCIM requests as an identity provider sends them, with a credential made through the admin API.
+ */
 import type { LightMyRequestResponse } from 'fastify'
 import type { TestContext } from './app.js'
 import { bearer, createSignedInUser } from './factories.js'

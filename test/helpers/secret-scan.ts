@@ -1,7 +1,7 @@
 /**
- * The secrets the settings and OIDC tests configure, and a guard that records every response a test file's
- * application sends and, when the file is done, asserts that none of them — nor any log line —
- * carries one of those secrets in any form: whole, base64-encoded (as SMTP AUTH sends it) or as
+ * The secrets the settings and OIDC tests configure, and a guard that records every response a test
+ * file's application sends and, when the file is done, asserts that none of them — nor any log line
+ * — carries one of those secrets in any form: whole, base64-encoded (as SMTP AUTH sends it) or as
  * any 8-character piece (as providers that "mask" a key quote it).
  */
 import type { InjectOptions, LightMyRequestResponse } from 'fastify'
@@ -33,7 +33,9 @@ export function findLeak(text: string, secrets: readonly string[]): string | nul
   return null
 }
 
-/** Installs the recorder on `t.app` (after useTestApp has built it) and the check after the file. */
+/**
+ * Installs the recorder on `t.app` (after useTestApp has built it) and the check after the file.
+ */
 export function scanResponsesForSecrets(
   t: TestContext,
   secrets: readonly string[] = [SMTP_PASSWORD, OTHER_SMTP_PASSWORD, AI_API_KEY, OTHER_AI_API_KEY],

@@ -1,4 +1,7 @@
-/** A small seeded generator (mulberry32): random-looking numbers in [0, 1), the same on every run of a seed, so a failure can be run again as it was. */
+/**
+ * A small seeded generator (mulberry32): random-looking numbers in [0, 1), the same on every run of
+ * a seed, so a failure can be run again as it was.
+ */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0
   return () => {

@@ -26,9 +26,15 @@ export interface SmtpStandIn {
   host: string
   port: number
   received: ReceivedMail[]
-  /** Refuse every recipient with this SMTP code and text (e.g. 550, 'mailbox unavailable'); null accepts. */
+  /**
+   * Refuse every recipient with this SMTP code and text (e.g. 550, 'mailbox unavailable'); null
+   * accepts.
+   */
   rejectRecipients: { code: number; text: string } | null
-  /** Everything clients sent, byte for byte, across connections (to prove what never went over the wire). */
+  /**
+   * Everything clients sent, byte for byte, across connections (to prove what never went over the
+   * wire).
+   */
   clientBytes(): string
   /** How often a client tried AUTH. */
   authAttempts: number

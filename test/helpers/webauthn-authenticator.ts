@@ -14,7 +14,10 @@ import {
 
 type Cbor = number | string | Uint8Array | Map<Cbor, Cbor> | Cbor[]
 
-/** The CBOR subset (RFC 8949) attestation objects and COSE keys need: ints, byte and text strings, arrays, maps. */
+/**
+ * The CBOR subset (RFC 8949) attestation objects and COSE keys need: ints, byte and text strings,
+ * arrays, maps.
+ */
 function cbor(value: Cbor): Buffer {
   const head = (major: number, n: number): Buffer => {
     if (n < 24) return Buffer.from([(major << 5) | n])
@@ -80,7 +83,8 @@ export class SoftwareAuthenticator {
   readonly origin: string
   private readonly defaults: { backupEligible?: boolean; backedUp?: boolean }
 
-  // Plain fields, no parameter properties: the screenshots script runs this file with Node's type stripping.
+  // Plain fields, no parameter properties: the screenshots script runs this file with Node's type
+  // stripping.
   constructor(origin: string, defaults: { backupEligible?: boolean; backedUp?: boolean } = {}) {
     this.origin = origin
     this.defaults = defaults
@@ -106,7 +110,10 @@ export class SoftwareAuthenticator {
     )
   }
 
-  /** navigator.credentials.create with attestation "none": the RegistrationResponseJSON a browser would send. */
+  /**
+   * navigator.credentials.create with attestation "none": the RegistrationResponseJSON a browser
+   * would send.
+   */
   register(options: CreationOptions, o: CeremonyOverrides = {}) {
     const rpId = o.rpId ?? options.rp.id ?? new URL(this.origin).hostname
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
@@ -166,7 +173,10 @@ export class SoftwareAuthenticator {
     }
   }
 
-  /** navigator.credentials.get: the AuthenticationResponseJSON for `credential` (default: the last registered). */
+  /**
+   * navigator.credentials.get: the AuthenticationResponseJSON for `credential` (default: the last
+   * registered).
+   */
   assert(
     options: RequestOptions,
     o: CeremonyOverrides & { credential?: StoredCredential; withUserHandle?: boolean } = {},

@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 2: administrative changes of credentials or privileges (password, email,
+ * Administrative changes of credentials or privileges (password, email,
  * is_admin, disabled, MFA reset) need an interactive session and a fresh proof of the acting
  * administrator (password, plus a code when their MFA is on); on one's own account they answer 409
  * naming the self-service route; an admin MFA reset or password change ends the target's sessions.
@@ -62,7 +62,8 @@ describe('administrative changes of credentials and privileges', () => {
         'SESSION_REQUIRED',
       )
     }
-    // The observed take-over: a password-only sign-in with a password the token set — refused above.
+    // The observed take-over: a password-only sign-in with a password the token set — refused
+    // above.
     await expect(login(t, admin.email, 'taken over 12345')).rejects.toThrow(/401/)
     // Other administrative fields stay open to tokens.
     expect((await put(token, user.user.id, { name: 'Renamed by token' })).statusCode).toBe(200)

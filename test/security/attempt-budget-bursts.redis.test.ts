@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 1 across instances: two instances on one database and one Redis, the burst spread
+ * Attempt budgets across instances: two instances on one database and one Redis, the burst spread
  * over both, still evaluate at most each budget's limit (the reservation is one Lua script).
  */
 import { afterAll, beforeAll, describe, it } from 'vitest'

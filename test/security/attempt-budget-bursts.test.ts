@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 1: every attempt budget is reserved atomically before the verification runs, so a
+ * Every attempt budget is reserved atomically before the verification runs, so a
  * burst of concurrent wrong attempts is evaluated at most `limit` times (the rest: 429 with
  * retryAfter). One instance with process-memory counters, on both engines.
  */

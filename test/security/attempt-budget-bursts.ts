@@ -1,5 +1,5 @@
 /**
- * Burst scenarios for the attempt budgets (issue #11 item 1), shared by the single-instance test
+ * Burst scenarios for the attempt budgets, shared by the single-instance test
  * (attempt-budget-bursts.test.ts, memory counters, both engines) and the two-instance Redis test
  * (attempt-budget-bursts.redis.test.ts). Each sends N ≥ 50 wrong attempts at once and counts how
  * many were evaluated (answered with the "wrong" reason) and how many were refused with 429.
@@ -54,7 +54,7 @@ export async function burst(
       count.busy++
     } else count.other.push(response.statusCode)
   }
-  // Printed so a run records the counts (the issue asks for them before and after).
+  // Printed so a run records the counts, before and after.
   console.info(
     `burst ${wrongReason}: ${n} sent, ${count.evaluated} evaluated, ${count.limited} limited (429), ${count.busy} busy (503)`,
   )
@@ -85,7 +85,9 @@ export async function loginBurst(t: TestContext, apps: FastifyInstance[]): Promi
   expect(result.limited).toBeGreaterThanOrEqual(BURST - 10)
 }
 
-/** 150 wrong passwords from one IP spend only that IP's share: the owner signs in from elsewhere. */
+/**
+ * 150 wrong passwords from one IP spend only that IP's share: the owner signs in from elsewhere.
+ */
 export async function oneAddressCannotSpendTheEmailBudget(
   t: TestContext,
   apps: FastifyInstance[],
@@ -230,7 +232,9 @@ export async function enrolmentConfirmBurst(
   expect(result.evaluated).toBeLessThanOrEqual(10)
 }
 
-/** Token creation (10 per 15 minutes per user, every attempt counts): a burst creates at most 10. */
+/**
+ * Token creation (10 per 15 minutes per user, every attempt counts): a burst creates at most 10.
+ */
 export async function tokenCreationBurst(t: TestContext, apps: FastifyInstance[]): Promise<void> {
   const user = await createSignedInUser(t)
   const responses = await Promise.all(

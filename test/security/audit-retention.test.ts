@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 18: failed sign-in audit events are kept FAILED_LOGIN_RETENTION_DAYS (default
+ * Failed sign-in audit events are kept FAILED_LOGIN_RETENTION_DAYS (default
  * 90) and then purged — at start and hourly — while every other event stays.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Issue 30, property: in a random log of 10,000 events, every single change — a one-byte edit, a
+ * Property: in a random log of 10,000 events, every single change — a one-byte edit, a
  * deletion, an insertion, a swap of two entries, a truncation — made directly in the database with
  * SQL is found by the database check, and made in a verifiable export file is found by `verify`;
  * the intact log verifies before and after. Mutations are sampled by fast-check with a fixed count
@@ -165,7 +165,8 @@ describe('the database check finds every change made with SQL', () => {
                         )?.[column],
                       ) !== before
                   } catch {
-                    written = false // not a value the column takes (an impossible date on PostgreSQL)
+                    // Not a value the column takes (an impossible date on PostgreSQL)
+                    written = false
                   }
                   return async () => {
                     await t.deps.db
@@ -303,7 +304,8 @@ describe('the database check finds every change made with SQL', () => {
             await withChange(
               async () => {
                 if (how === 'shifted') {
-                  // Two steps, through negative numbers, so the unique index never sees a duplicate.
+                  // Two steps, through negative numbers, so the unique index never sees a
+                  // duplicate.
                   await sql`update audit_events set leaf_index = -leaf_index - 1 where leaf_index >= ${index}`.execute(
                     t.deps.db,
                   )
@@ -469,7 +471,10 @@ describe('`verify` finds every change made to an export file', () => {
     fs.writeFileSync(file, content)
     return verifyExportFile(file, { verifierKey: key, threads: 0 })
   }
-  /** The export with line x deleted, line y inserted before line x, lines x and y swapped, or cut after byte x. */
+  /**
+   * The export with line x deleted, line y inserted before line x, lines x and y swapped, or cut
+   * after byte x.
+   */
   const changedLines = (
     kind: 'delete' | 'insert' | 'swap' | 'truncate',
     x: number,

@@ -4,7 +4,7 @@
  * the role table below is written):
  *
  * - every route that is not public: no credentials → 401;
- * - every /api/admin/* and /api/oidc-providers* route (CONTRACT.md §5.3): a signed-in
+ * - every /api/admin/* and /api/oidc-providers* route (docs/API.md#who-may-do-what): a signed-in
  *   non-administrator → 403 FORBIDDEN, an administrator → neither 401 nor 403;
  * - every /api/organizations/{id}… route: an outsider → 404, a member below the route's role →
  *   403 FORBIDDEN, a member at or above it → success.
@@ -89,7 +89,8 @@ function send(
 
 describe('every route that is not public', () => {
   it('answers 401 UNAUTHORIZED without credentials', async () => {
-    // SCIM routes (auth 'scim') take only a SCIM credential and answer SCIM errors: src/modules/scim/credentials.routes.test.ts.
+    // SCIM routes (auth 'scim') take only a SCIM credential and answer SCIM errors:
+    // src/modules/scim/credentials.routes.test.ts.
     const routes = servedRoutes(
       (url, auth) => auth !== 'public' && auth !== 'scim' && !url.startsWith('/api/docs'),
     )
@@ -203,7 +204,7 @@ describe('organization routes', () => {
     return response.json().id as string
   }
 
-  /** The role table of CONTRACT.md §5.3 as HTTP: one row per organization route. */
+  /** The role table of docs/API.md#who-may-do-what as HTTP: one row per organization route. */
   const TABLE: Record<string, Expectation> = {
     'GET /api/organizations/:id': {
       minimum: 'member',

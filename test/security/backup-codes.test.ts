@@ -1,4 +1,7 @@
-/** CONTRACT.md §6 backup codes: format, storage, single use under concurrency, regeneration. */
+/**
+ * docs/API.md#two-factor-authentication backup codes: format, storage, single use under
+ * concurrency, regeneration.
+ */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 import {

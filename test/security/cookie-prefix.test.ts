@@ -1,5 +1,5 @@
 /**
- * Issue 26 item 6: when PUBLIC_URL is https every cookie is `__Host-` prefixed (Secure, Path=/, no
+ * When PUBLIC_URL is https every cookie is `__Host-` prefixed (Secure, Path=/, no
  * Domain), and readers accept only the prefixed name — an unprefixed cookie is what a sibling
  * subdomain or a plain-http page could plant. On http the names stay `token`, `csrf_token`,
  * `oidc_state`.
@@ -105,7 +105,8 @@ describe('cookies when PUBLIC_URL is https', () => {
       headers: { 'x-csrf-token': csrf },
     })
     expect(out.statusCode).toBe(204)
-    // Sign-out clears the prefixed cookies (a clearing cookie needs the same prefix and attributes).
+    // Sign-out clears the prefixed cookies (a clearing cookie needs the same prefix and
+    // attributes).
     const cleared = setCookies(out)
     expect(cleared.map((l) => l.split('=')[0]).sort()).toEqual([
       '__Host-csrf_token',

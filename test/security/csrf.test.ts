@@ -1,4 +1,4 @@
-/** CONTRACT.md §4.5: double-submit CSRF protection for cookie-authenticated unsafe requests. */
+/** docs/API.md#csrf: double-submit CSRF protection for cookie-authenticated unsafe requests. */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 import { bearer, createSignedInUser } from '../helpers/factories.js'

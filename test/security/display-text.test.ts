@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 13: bidi and invisible characters are refused (400 VALIDATION_FAILED naming the
+ * Bidi and invisible characters are refused (400 VALIDATION_FAILED naming the
  * field) in every display text other people see — user, organization, team, tag, token and
  * provider names, link titles, the SMTP sender name — through the one shared rule
  * (DisplayText in src/lib/schema-types.ts).
@@ -88,7 +88,8 @@ function targets(): Record<string, Target> {
         title,
       })),
     },
-    // Token creation has its own budget (10 per 15 minutes per user): a fresh user for each attempt.
+    // Token creation has its own budget (10 per 15 minutes per user): a fresh user for each
+    // attempt.
     'token name': {
       field: 'name',
       send: async (name) =>
@@ -154,7 +155,7 @@ describe('display text', () => {
     ).toBe('Résumé')
   })
 
-  // Issue 27: the joiners real scripts need — ZWNJ in Persian, ZWJ in emoji sequences and Indic
+  // The joiners real scripts need — ZWNJ in Persian, ZWJ in emoji sequences and Indic
   // conjuncts — are accepted, saved as sent and shown back; they change no direction.
   it('accepts_the_zero_width_joiners_that_real_scripts_need', async () => {
     for (const name of ['مهرداد نیک\u200Cنام', '👩\u200D💻', 'क्\u200Dष']) {

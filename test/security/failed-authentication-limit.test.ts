@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 8: requests with invalid credentials no longer skip the general rate limit — each
+ * Requests with invalid credentials no longer skip the general rate limit — each
  * failed authentication counts against the IP's general limit (RATE_LIMIT_GENERAL per minute), and
  * once that is spent they answer 429 RATE_LIMITED with retryAfter.
  */

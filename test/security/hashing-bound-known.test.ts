@@ -1,5 +1,5 @@
 /**
- * Issue 26 item 7: a few addresses could keep the argon2 queue full, and then every sign-in was
+ * A few addresses could keep the argon2 queue full, and then every sign-in was
  * 503. Known clients — an address or a device cookie that signed in within 30 days, with no recent
  * failure — keep a reserved share of the bound and are served first. Here 20 addresses flood the
  * sign-in (through the trusted local proxy, as the bench does: TRUST_PROXY=127.0.0.1 and
@@ -51,7 +51,8 @@ function signIn(address: string, email: string, password: string, cookie?: strin
 
 /**
  * 20 addresses, each keeping its share of the bound (4 places) busy with guesses at unknown
- * emails until stopped; a refused guess is sent again a second later (the waiting ones hold the queue full meanwhile).
+ * emails until stopped; a refused guess is sent again a second later (the waiting ones hold the
+ * queue full meanwhile).
  */
 function flood() {
   let running = true
@@ -98,8 +99,10 @@ describe('the hashing bound under a flood from 20 addresses', () => {
 
     const attack = flood()
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1500)) // the queue is full by now, and refusals retry
-      // The office, and the laptop on a new network (an address never seen: its device cookie is what it has), in turn.
+      // The queue is full by now, and refusals retry
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      // The office, and the laptop on a new network (an address never seen: its device cookie is
+      // what it has), in turn.
       const known: Array<{ result: Awaited<ReturnType<typeof signIn>>; ms: number }> = []
       for (let i = 0; i < 5; i++) {
         known.push(
@@ -119,9 +122,11 @@ describe('the hashing bound under a flood from 20 addresses', () => {
           `flood so far ${counts(401)}×401, ${counts(503)}×503, ${counts(429)}×429`,
       )
       for (const k of known) expect(k.result.statusCode).toBe(200)
-      // The median: on a shared runner one sign-in can stall behind the machine, not behind the queue.
+      // The median: on a shared runner one sign-in can stall behind the machine, not behind the
+      // queue.
       expect(times[2]).toBeLessThan(allowedMs)
-      // The flood did hold the strangers' share: without the reservation the team would queue behind it, or get 503.
+      // The flood did hold the strangers' share: without the reservation the team would queue
+      // behind it, or get 503.
       expect(counts(503)).toBeGreaterThan(0)
     } finally {
       await attack.stop()
@@ -137,7 +142,8 @@ describe('the hashing bound under a flood from 20 addresses', () => {
     expect(deviceCookieMatches(t.deps, cookie, other.user.id)).toBe(false)
     expect(deviceCookieMatches(t.deps, `${cookie}x`, user.id)).toBe(false)
 
-    await new Promise((resolve) => setTimeout(resolve, 50)) // the address marker is written after the answer
+    // The address marker is written after the answer
+    await new Promise((resolve) => setTimeout(resolve, 50))
     expect((await clientStanding(t.deps, { ip: '198.51.100.30', email })).known(null)).toBe(true)
     expect((await clientStanding(t.deps, { ip: '198.51.100.31', email })).known(null)).toBe(false)
     expect(

@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 6: argon2 work is bounded process-wide (PASSWORD_HASH_CONCURRENCY running,
+ * Argon2 work is bounded process-wide (PASSWORD_HASH_CONCURRENCY running,
  * PASSWORD_HASH_QUEUE waiting, one client at most an eighth of the places); beyond that 503
  * SERVICE_UNAVAILABLE with Retry-After. A backup-code attempt costs one hash verification.
  * These tests use the production argon2 cost (19 MiB, 2 passes): the point is the time it takes.

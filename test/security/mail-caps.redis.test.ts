@@ -1,4 +1,4 @@
-/** Issue 26 item 5 with REDIS_URL: the per-recipient mail cap is one count for every instance. */
+/** Mail caps with REDIS_URL: the per-recipient mail cap is one count for every instance. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'

@@ -1,5 +1,5 @@
 /**
- * Issue 26 item 5: the instance is not a mail relay. Mail that users make it send to addresses of
+ * The instance is not a mail relay. Mail that users make it send to addresses of
  * their choosing — invitations, their resends, email-change links — is capped per recipient (3 per
  * address per 24 hours, across organizations: 429 RECIPIENT_MAIL_LIMIT) and per instance
  * (MAIL_HOURLY_LIMIT per hour: 429 INSTANCE_MAIL_LIMIT); a refused request stores and sends
@@ -153,7 +153,7 @@ describe('per-recipient cap: 3 mails per address per 24 hours', () => {
     const org = await createOrganization(t, owners[1]!.token)
     smtp.rejectRecipients = { code: 550, text: 'mailbox unavailable' }
     try {
-      // The invitation stands with its copyable link (issue 27); the refused mail is not counted.
+      // The invitation stands with its copyable link; the refused mail is not counted.
       for (let i = 0; i < 4; i++) {
         const refused = await invite(t, owners[1]!.token, org.id, target)
         expect(refused.statusCode).toBe(201)

@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 3: nobody is put into an organization without consent. Adding a member by email
+ * Nobody is put into an organization without consent. Adding a member by email
  * creates an invitation; the answer does not tell whether the address has an account; the invitee
  * accepts or declines in GET /api/invitations (or by the mailed link); until then the
  * organization's go-links do not reach them.

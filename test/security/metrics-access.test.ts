@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 12: nothing is served as metrics on the public port by default — /api/metrics
+ * Nothing is served as metrics on the public port by default — /api/metrics
  * answers 401 unless METRICS_TOKEN is set and sent; METRICS_PORT serves them on a separate
  * listener bound to 127.0.0.1.
  */

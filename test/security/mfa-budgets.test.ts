@@ -1,4 +1,7 @@
-/** CONTRACT.md §6 attempt budgets: 5 wrong codes per mfa_token, 10 per account per 15 minutes. */
+/**
+ * docs/API.md#two-factor-authentication attempt budgets: 5 wrong codes per mfa_token, 10 per
+ * account per 15 minutes.
+ */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 import {

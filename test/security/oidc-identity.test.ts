@@ -1,5 +1,6 @@
 /**
- * Issue 11, items 4 and 16, against two real OpenID providers in the test process:
+ * OIDC identities (issuer and subject, email linking) against two real OpenID providers in the test
+ * process:
  * - an identity is (issuer, subject): changing a provider's issuer_url unlinks its accounts in the
  *   same transaction, so the same `sub` at the new issuer signs into nobody's account;
  * - a first sign-in links an existing account by verified email only through a provider marked
@@ -140,7 +141,8 @@ describe('changing issuer_url', () => {
     expect(errorCodeOf(await signInWithOidc(t, second, 'moving-admin', sub))).toBe(
       'ACCOUNT_NOT_FOUND',
     )
-    // Even presenting the admin's verified email does not link it (not trusted, and an administrator).
+    // Even presenting the admin's verified email does not link it (not trusted, and an
+    // administrator).
     second.accounts.set(sub, { email: oidcAdmin.email, email_verified: true })
     expect(errorCodeOf(await signInWithOidc(t, second, 'moving-admin', sub))).toBe('LINK_REQUIRED')
     expect(await linkOf(oidcAdmin.user.id)).toEqual({
@@ -151,7 +153,8 @@ describe('changing issuer_url', () => {
   })
 
   it('a_link_made_under_another_issuer_is_not_honoured_even_if_left_in_place', async () => {
-    // Defence in depth: a row whose issuer is not the provider's (as a hand-edited database could hold).
+    // Defence in depth: a row whose issuer is not the provider's (as a hand-edited database could
+    // hold).
     await createProvider(t, admin.token, second, {
       provider_key: 'untrusted',
       auto_create_users: false,
@@ -191,7 +194,8 @@ describe('linking by email at first sign-in', () => {
     const administrator = await createUser(t, { isAdmin: true })
     const personSub = freshSub()
     second.accounts.set(personSub, { email: person.email, email_verified: true })
-    // Not trusted: refused, the account stays unlinked; the person links from their profile instead.
+    // Not trusted: refused, the account stays unlinked; the person links from their profile
+    // instead.
     expect(errorCodeOf(await signInWithOidc(t, second, 'untrusted', personSub))).toBe(
       'LINK_REQUIRED',
     )

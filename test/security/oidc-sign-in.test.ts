@@ -341,7 +341,7 @@ describe('malformed requests', () => {
     const cases: Array<[string, number]> = [
       ['/api/auth/oidc/acme/callback?state=a&state=b&code=c', 400],
       [`/api/auth/oidc/acme/callback?code=${'c'.repeat(5000)}`, 400],
-      // Like any key over 100 characters (issue 17: not the router's bare 404).
+      // Like any key over 100 characters (not the router's bare 404).
       [`/api/auth/oidc/${'a'.repeat(300)}/login`, 400],
     ]
     for (const [url, status] of cases) {

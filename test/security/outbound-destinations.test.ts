@@ -1,5 +1,5 @@
 /**
- * Issue 11, item 11: admin settings cannot point the server at link-local or metadata addresses,
+ * Admin settings cannot point the server at link-local or metadata addresses,
  * nor — unless the operator allows private networks (OUTBOUND_ALLOW_PRIVATE_NETWORKS, off here) —
  * at private ranges or loopback. Literal addresses are refused when saved (400 on the field); names
  * are judged when resolved, so a name that leads to a refused address is never connected to.
@@ -106,7 +106,8 @@ describe('AI base_url', () => {
   })
 
   it('never_connects_to_a_name_that_resolves_to_a_refused_address', async () => {
-    // localhost is a name: accepted when saved, judged when resolved — and refused, so nothing is sent.
+    // localhost is a name: accepted when saved, judged when resolved — and refused, so nothing is
+    // sent.
     const base = ai.baseUrl.replace('127.0.0.1', 'localhost')
     expect(
       (
@@ -166,7 +167,7 @@ describe('SMTP host', () => {
     expect(smtp.clientBytes()).toBe('')
   })
 
-  // Issue 27: a relay on this machine is how a self-hosted instance usually mails — loopback works
+  // A relay on this machine is how a self-hosted instance usually mails — loopback works
   // with the default OUTBOUND_ALLOW_PRIVATE_NETWORKS=false, by literal and by name.
   it('a_relay_on_loopback_receives_the_test_mail_with_default_settings', async () => {
     for (const host of ['127.0.0.1', 'localhost']) {

@@ -1,5 +1,5 @@
 /**
- * Issue 26 item 3: a stranger who knows only a victim's passkey credential id (no secret) sends
+ * A stranger who knows only a victim's passkey credential id (no secret) sends
  * forged answers to the sign-in without a password. They must never charge the victim's account:
  * her TOTP code and her real passkey keep working. The forger is still bounded — by the attempt
  * (5 refusals) and by the sign-in failures of his IP (100 per 15 minutes). Passkey refusals at the
@@ -55,7 +55,9 @@ async function victim() {
   return { ...user, authenticator, secret, backupCodes, credential: authenticator.credentials[0]! }
 }
 
-/** The forger's answer: the victim's credential id and user handle, signed with a key of his own. */
+/**
+ * The forger's answer: the victim's credential id and user handle, signed with a key of his own.
+ */
 function forgedAnswer(
   forger: SoftwareAuthenticator,
   target: Awaited<ReturnType<typeof victim>>,
@@ -77,7 +79,10 @@ function forgerFor(): SoftwareAuthenticator {
   return forger
 }
 
-/** Sends `count` forged answers from `ip`, each to an attempt of its own (as a forger would, to get past the attempt's 5). */
+/**
+ * Sends `count` forged answers from `ip`, each to an attempt of its own (as a forger would, to get
+ * past the attempt's 5).
+ */
 async function forge(
   ip: string,
   forger: SoftwareAuthenticator,

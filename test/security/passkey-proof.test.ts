@@ -1,5 +1,5 @@
 /**
- * Issue 26 item 2: a passkey signs in on its own, so adding one must not be possible with only a
+ * A passkey signs in on its own, so adding one must not be possible with only a
  * session and the password of an account that has a second factor. Observed before the fix: with
  * the session and password of a TOTP account, register a passkey (201), the owner changes the
  * password, the intruder signs in without a password — no TOTP ever asked. Now the factor is asked
@@ -53,7 +53,8 @@ describe('adding a passkey to an account with TOTP', () => {
   it('the reported attack: the session and the password alone are refused (SECOND_FACTOR_REQUIRED); the intruder never gets a passkey', async () => {
     const owner = await createSignedInUser(t)
     const { secret } = await enableMfa(t, owner)
-    // The intruder has a session of the owner's, older than its re-authentication window (issue 32), and knows the password.
+    // The intruder has a session of the owner's, older than its re-authentication window, and knows
+    // the password.
     await closeReauthenticationWindows(t, owner.user.id)
     const refused = await begin(owner.token, { password: DEFAULT_PASSWORD })
     expect(refused.json()).toMatchObject({ code: 400, reason: 'SECOND_FACTOR_REQUIRED' })
@@ -265,7 +266,8 @@ describe('an account without a password (signed in through an identity provider)
     const fresh = await openSessionFor(t, person.user.id)
     const authenticator = authenticatorFor(t)
     await registerPasskey(t, { token: fresh, password: null }, authenticator)
-    // A second passkey: a recent sign-in is not enough any more, the registered passkey is asked for.
+    // A second passkey: a recent sign-in is not enough any more, the registered passkey is asked
+    // for.
     expect((await begin(fresh, {})).json()).toMatchObject({
       code: 400,
       reason: 'SECOND_FACTOR_REQUIRED',

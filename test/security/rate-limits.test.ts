@@ -1,4 +1,4 @@
-/** Request rate limits of CONTRACT.md §12: headers, the 429 envelope, windows, opt-outs. */
+/** Request rate limits of docs/API.md#rate-limits: headers, the 429 envelope, windows, opt-outs. */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 import { bearer, createSignedInUser } from '../helpers/factories.js'

@@ -1,5 +1,5 @@
 /**
- * Issue 32: the re-authentication window ("sudo mode"). A sign-in, or POST
+ * The re-authentication window ("sudo mode"). A sign-in, or POST
  * /api/auth/reauthenticate with the password and the second factor, lets this session — and only
  * this one — make sensitive changes without a proof for 10 minutes; the service enforces it, so a
  * stolen session outside its window still needs the password. Time is moved with the test clock.
@@ -17,7 +17,7 @@ import {
   openSessionFor,
 } from '../helpers/factories.js'
 import { totpCode } from '../helpers/rfc6238.js'
-import { REAUTH_WINDOW_SECONDS } from '../../src/modules/auth/reauth.js'
+import { REAUTH_WINDOW_SECONDS } from '../../src/identity/reauth.js'
 
 const t = useTestApp()
 
@@ -166,7 +166,8 @@ describe('POST /api/auth/reauthenticate', () => {
   it('a passkey registration, an account deletion and an identity-provider link take the window too', async () => {
     const user = await createSignedInUser(t)
     await closeReauthenticationWindows(t, user.user.id)
-    // Linking a provider carries no proof of its own: outside the window it is refused before anything else.
+    // Linking a provider carries no proof of its own: outside the window it is refused before
+    // anything else.
     expect(
       (await post('/api/users/me/identities/no-such-provider/link', user.token)).json(),
     ).toMatchObject({
@@ -218,7 +219,8 @@ describe('POST /api/auth/reauthenticate', () => {
     const reasons = answers.map((r) => r.json().reason).sort()
     expect(reasons.filter((r) => r === 'INVALID_PASSWORD')).toHaveLength(10)
     expect(reasons.filter((r) => r === 'RATE_LIMITED')).toHaveLength(2)
-    // The right password is refused too while the budget is spent: the window cannot be brute-forced open.
+    // The right password is refused too while the budget is spent: the window cannot be
+    // brute-forced open.
     expect((await reauthenticate(user.token, { password: DEFAULT_PASSWORD })).json()).toMatchObject(
       { code: 429, reason: 'RATE_LIMITED' },
     )

@@ -1,9 +1,9 @@
 /**
- * Issue 11:
- * - item 7: a stored write-only secret (SMTP password, AI key, OIDC client secret) never follows a
+ * Secrets and caps of admin-configured servers:
+ * - a stored write-only secret (SMTP password, AI key, OIDC client secret) never follows a
  *   changed destination — changing SMTP host/port, the AI base_url's origin or the OIDC issuer_url
  *   without sending the secret again is refused with 400 VALIDATION_FAILED on the secret field;
- * - item 10: answers of admin-configured servers are read up to a byte cap (AI model list, OIDC
+ * - answers of admin-configured servers are read up to a byte cap (AI model list, OIDC
  *   discovery and the rest), with a clear error and bounded memory.
  */
 import http from 'node:http'

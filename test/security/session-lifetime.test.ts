@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 14: a session ends after SESSION_IDLE_TIMEOUT without a request (default 12 h,
+ * A session ends after SESSION_IDLE_TIMEOUT without a request (default 12 h,
  * besides the absolute SESSION_TTL); a password change can also revoke the account's API tokens.
  */
 import { describe, expect, it } from 'vitest'
@@ -25,7 +25,8 @@ describe('session idle timeout (SESSION_IDLE_TIMEOUT=30m)', () => {
     for (let minute = 0; minute < 4; minute++) {
       t.clock.advance(10 * 60) // 40 minutes in all, with a request every 10 minutes
       expect((await me(t, busy.token)).statusCode).toBe(200)
-      await new Promise((resolve) => setTimeout(resolve, 50)) // the last_seen_at write is not awaited
+      // The last_seen_at write is not awaited
+      await new Promise((resolve) => setTimeout(resolve, 50))
     }
     expectReason(await me(t, idle.token), 401, 'UNAUTHORIZED')
     expect((await me(t, busy.token)).statusCode).toBe(200)

@@ -1,5 +1,5 @@
 /**
- * The SMTP password and the AI key never leave the server (CONTRACT.md §3.7, §8.3): drives every
+ * The SMTP password and the AI key never leave the server (docs/API.md#settings): drives every
  * settings, configuration and email-change endpoint — successes and failures, including upstream
  * servers that quote the secrets back — then scans every response body and header, every log line
  * (at debug level), the audit trail and the stored rows for the secrets in any form.
@@ -96,7 +96,8 @@ describe('settings secrets never leave the server', () => {
     ).toBe(502)
     await send('PUT', '/api/admin/settings/ai', { api_key: OTHER_AI_API_KEY })
     expect((await send('GET', '/api/admin/settings/ai/models')).statusCode).toBe(502)
-    await send('PUT', '/api/admin/settings/smtp', { password: SMTP_PASSWORD, port: 0 }) // invalid: 400
+    // Invalid: 400
+    await send('PUT', '/api/admin/settings/smtp', { password: SMTP_PASSWORD, port: 0 })
     await send('PUT', '/api/admin/settings/ai', {
       api_key: AI_API_KEY,
       base_url: 'https://user:pw@example.com',
@@ -114,7 +115,8 @@ describe('settings secrets never leave the server', () => {
       expect((await send('GET', url)).statusCode).toBe(200)
     }
     await send('GET', '/api/admin/settings/smtp.password')
-    await send('PUT', '/api/admin/settings/smtp.password', { value: SMTP_PASSWORD }) // refused: reserved key
+    // Refused: reserved key
+    await send('PUT', '/api/admin/settings/smtp.password', { value: SMTP_PASSWORD })
     await send('DELETE', '/api/admin/settings/smtp')
     await send('GET', '/api/admin/settings/smtp', undefined, member.token)
     await send('GET', '/api/config/ai-suggestions', undefined, member.token)
@@ -148,7 +150,7 @@ describe('settings secrets never leave the server', () => {
     for (const response of responses)
       expect(findLeak(response.body + JSON.stringify(response.headers), SECRETS)).toBeNull()
     const bodies = responses.map((r) => r.body).join('\n')
-    // The SMTP server did quote the password; the answer names the stage and code only (issue 11).
+    // The SMTP server did quote the password; the answer names the stage and code only.
     expect(bodies).toContain('The SMTP server refused the authentication (reply code 535).')
   })
 

@@ -1,7 +1,7 @@
 /**
- * Issue #11 item 17: first-run setup from a loopback address works as before; from anywhere else it
+ * First-run setup from a loopback address works as before; from anywhere else it
  * needs the one-time setup code that the service prints at start while no user exists (403
- * SETUP_CODE_REQUIRED without it or with a wrong one). Issue 26 item 4: "from the machine itself"
+ * SETUP_CODE_REQUIRED without it or with a wrong one). "from the machine itself"
  * means a loopback peer, no TRUST_PROXY, and none of the proxy headers in common use — each one of
  * them alone makes the code necessary; the code goes to the terminal, never into the JSON log.
  */
@@ -62,7 +62,8 @@ describe('first-run setup code', () => {
     )
   })
 
-  // What reverse proxies add (nginx's proxy_set_header lines, Apache's mod_proxy, Caddy, HAProxy, RFC 7239, RFC 9110 §7.6.3).
+  // What reverse proxies add (nginx's proxy_set_header lines, Apache's mod_proxy, Caddy, HAProxy,
+  // RFC 7239, RFC 9110 §7.6.3).
   const PROXY_HEADERS: Record<string, string> = {
     'x-forwarded-for': '203.0.113.9',
     'x-forwarded-host': 'sb.example.com',
@@ -138,7 +139,8 @@ describe('first-run setup from loopback', () => {
 })
 
 describe('first-run setup from loopback with a proxy configured', () => {
-  // nginx's plain proxy_pass adds no header at all: with TRUST_PROXY set, a loopback peer is the proxy.
+  // nginx's plain proxy_pass adds no header at all: with TRUST_PROXY set, a loopback peer is the
+  // proxy.
   for (const trustProxy of ['1', '127.0.0.1', 'loopback']) {
     describe(`TRUST_PROXY=${trustProxy}`, () => {
       const t = useTestApp({ env: { TRUST_PROXY: trustProxy } })

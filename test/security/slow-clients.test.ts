@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 9: request, header and keep-alive timeouts close connections that slow clients
+ * Request, header and keep-alive timeouts close connections that slow clients
  * hold open. Raw sockets against a listening server (inject() has no connection to time out).
  */
 import net from 'node:net'

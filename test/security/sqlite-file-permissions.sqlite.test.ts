@@ -1,5 +1,5 @@
 /**
- * Issue #11 item 15: the SQLite database, its WAL and shared-memory files are 0600 and their
+ * The SQLite database, its WAL and shared-memory files are 0600 and their
  * directory 0700, whoever created the directory and whatever mode it had.
  */
 import fs from 'node:fs'

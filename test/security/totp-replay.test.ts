@@ -1,4 +1,7 @@
-/** CONTRACT.md §6 replay protection: a TOTP code accepted once is never accepted again. */
+/**
+ * docs/API.md#two-factor-authentication replay protection: a TOTP code accepted once is never
+ * accepted again.
+ */
 import { describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../helpers/app.js'
 import {

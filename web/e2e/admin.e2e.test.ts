@@ -1,5 +1,5 @@
 /**
- * The administration console in real Chromium against the built server (issue 13, point 5): users
+ * The administration console in real Chromium against the built server: users
  * (create, disable and enable behind the re-authentication dialog, reset two-factor), teams and
  * members, SMTP with a test email to the in-process SMTP server, AI with the provider's model
  * list, an OIDC provider used for a sign-in in a fresh context, the audit log's filters and its
@@ -303,7 +303,8 @@ describe('the administration console', () => {
     await expectHeading(page, ADMIN.name)
     expect(await page.getByLabel('This user is an administrator').isDisabled()).toBe(true)
     await expect.poll(() => page.getByText('You cannot disable your own account').count()).toBe(1)
-    // Their own email goes through their profile: the API's 409 becomes a sentence with the way there.
+    // Their own email goes through their profile: the API's 409 becomes a sentence with the way
+    // there.
     const details = page.getByRole('region', { name: 'Name, email address and role' })
     await details.getByLabel('Email address').fill('ada@new.example')
     await details.getByRole('button', { name: 'Save changes' }).click()
@@ -422,7 +423,7 @@ describe('the administration console', () => {
     await page.getByTestId('audit').locator('tbody tr').first().waitFor()
     await checkAccessibility(page, 'audit log')
     await page.getByLabel('Action').fill('admin.user_disable')
-    // Issue 32: the action is a picker; its list closes before the rest of the form is used.
+    // The action is a picker; its list closes before the rest of the form is used.
     await page.keyboard.press('Escape')
     await page.getByRole('button', { name: 'Apply filters' }).click()
     await page.waitForURL('**/admin/audit?action=admin.user_disable')
@@ -445,19 +446,22 @@ describe('the administration console', () => {
     expect(lines[1]).toContain(`"${ADMIN.email}","admin.user_disable","user","${miaId}"`)
 
     // A time window that ends before anything happened selects nothing, as the page says.
-    // The date field (ui/date-time-field.tsx) takes its segments typed in the console's order (en: m/d/y).
+    // The date field (ui/date-time-field.tsx) takes its segments typed in the console's order (en:
+    // m/d/y).
     await page.locator('[data-field="until"] [role="spinbutton"]').first().click()
     await page.keyboard.type('010120201200A')
     await page.getByRole('button', { name: 'Apply filters' }).click()
     await expect.poll(() => page.getByTestId('audit-empty').count()).toBe(1)
     await page.getByRole('button', { name: 'Clear filters' }).click()
-    // The next filter is typed at once, while the cleared list may still be loading: the form empties
-    // at the click and is not rebuilt when its own navigation lands, so nothing typed is dropped.
+    // The next filter is typed at once, while the cleared list may still be loading: the form
+    // empties at the click and is not rebuilt when its own navigation lands, so nothing typed is
+    // dropped.
     expect(await page.getByLabel('Action').inputValue()).toBe('')
     await page.getByLabel('Action').fill('team.member_add')
-    // Issue 32: the action is a picker; its list closes before the rest of the form is used.
+    // The action is a picker; its list closes before the rest of the form is used.
     await page.keyboard.press('Escape')
-    // The field is marked: a form rebuilt when its navigation lands would come back without the mark.
+    // The field is marked: a form rebuilt when its navigation lands would come back without the
+    // mark.
     await page.getByLabel('Action').evaluate((input) => input.setAttribute('data-kept', 'yes'))
     await page.getByRole('button', { name: 'Apply filters' }).click()
     await page.waitForURL('**/admin/audit?action=team.member_add')

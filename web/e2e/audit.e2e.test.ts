@@ -1,7 +1,8 @@
 /**
- * Issue 30 in real Chromium against the built server: the audit page shows the log's integrity
- * status and its verifier key; after a row is edited directly in the database, the next check
- * turns the status red, names the entry, and an administrator gets a mail (SMTP stand-in).
+ * The tamper-evident audit log in real Chromium against the built server: the audit page shows the
+ * log's integrity status and its verifier key; after a row is edited directly in the database, the
+ * next check turns the status red, names the entry, and an administrator gets a mail (SMTP
+ * stand-in).
  */
 import fs from 'node:fs'
 import os from 'node:os'

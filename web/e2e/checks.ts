@@ -7,7 +7,9 @@ import type { Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { axeViolations, type AxeViolation } from './harness.ts'
 
-/** Waits until the page's heading says `text` (pages load lazily, and focus follows the heading). */
+/**
+ * Waits until the page's heading says `text` (pages load lazily, and focus follows the heading).
+ */
 export async function expectHeading(page: Page, text: string, timeout = 15_000): Promise<void> {
   await expect
     .poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout })
@@ -40,7 +42,7 @@ export async function checkAccessibility(
 }
 
 /**
- * Issue 32: a sensitive change asks for the password only when the session's re-authentication
+ * A sensitive change asks for the password only when the session's re-authentication
  * window (10 minutes from the sign-in, on the server's clock) is closed. Where a test runs the
  * built server, which cannot move its clock, a long run may pass the window: this answers the
  * dialog if it appears, then waits for what the change shows. (web/e2e/security.e2e.test.ts tests

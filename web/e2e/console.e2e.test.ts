@@ -100,7 +100,10 @@ beforeAll(async () => {
   })
 }, 120_000)
 
-/** The link that starts with `prefix` in the newest mail to `to` carrying one (security notices carry none). */
+/**
+ * The link that starts with `prefix` in the newest mail to `to` carrying one (security notices
+ * carry none).
+ */
 function mailedLink(to: string, prefix: string): string {
   const escaped = `${server.baseUrl}${prefix}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
   const pattern = new RegExp(`${escaped}\\?token=[A-Za-z0-9_-]+`)
@@ -272,7 +275,8 @@ describe('the console in Chromium', () => {
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(3)
     await expect.poll(() => adminPage.getByText('This device').count()).toBe(1)
     await checkAccessibility(adminPage, 'security')
-    // The newest other session is the laptop's (newest first; the first row that is not this device).
+    // The newest other session is the laptop's (newest first; the first row that is not this
+    // device).
     const other = rows.filter({ hasNot: adminPage.getByText('This device') }).first()
     await other.getByRole('button', { name: /^Sign out / }).click()
 
@@ -301,7 +305,8 @@ describe('the console in Chromium', () => {
 
   it('enrols two-factor authentication from the written-out secret and shows the backup codes once', async () => {
     await adminPage.goto('/account/security')
-    // No password field on the page (issue 32): the sign-in's re-authentication window lets it through, else a dialog asks.
+    // No password field on the page: the sign-in's re-authentication window lets it through, else a
+    // dialog asks.
     await adminPage.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     const secret = adminPage.getByTestId('totp-secret')
     await confirmIfAsked(adminPage, secret, ADMIN.password)
@@ -312,13 +317,14 @@ describe('the console in Chromium', () => {
         adminPage.getByRole('img', { name: 'QR code for your authenticator app' }).count(),
       )
       .toBe(1)
-    // Judged from the top of the page: starting the set-up may scroll, and a control scrolled under the sticky bar
-    // is partly covered, which axe rightly counts against its size (as in passkeys.e2e.test.ts).
+    // Judged from the top of the page: starting the set-up may scroll, and a control scrolled under
+    // the sticky bar is partly covered, which axe rightly counts against its size (as in
+    // passkeys.e2e.test.ts).
     await adminPage.evaluate(() => window.scrollTo(0, 0))
     await checkAccessibility(adminPage, 'security, enrolment')
 
     await adminPage.getByLabel('Code from the app').fill(await freshCode(totpSecret))
-    // On by default (issue 28); the arranging token must survive this step.
+    // On by default; the arranging token must survive this step.
     const alsoRevoke = adminPage.getByLabel('Also revoke my API tokens')
     expect(await alsoRevoke.isChecked()).toBe(true)
     await alsoRevoke.uncheck()
@@ -342,7 +348,7 @@ describe('the console in Chromium', () => {
     await signIn(adminPage, ADMIN.email, ADMIN.password)
     await adminPage.waitForURL('**/login/mfa**')
     await expectHeading(adminPage, 'Two-factor authentication')
-    // Issue 32: the code field has the focus, so the code can be typed at once.
+    // The code field has the focus, so the code can be typed at once.
     await expect
       .poll(() =>
         adminPage.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name),
@@ -363,7 +369,7 @@ describe('the console in Chromium', () => {
       await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
       if (attempt === 'accepted') {
         await adminPage.waitForURL(`${server.baseUrl}/links`)
-        // Issue 32: the first page says a backup code was spent, and how many are left (once).
+        // The first page says a backup code was spent, and how many are left (once).
         await expect
           .poll(() => adminPage.getByTestId('backup-code-used').textContent())
           .toContain('9 backup codes are left')
@@ -445,7 +451,8 @@ describe('the console in Chromium', () => {
     const lately = recordActivity(page)
     await page.goto('/login')
     await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
-    // The path alone: the callback's address carries the token in its fragment until the page removes it.
+    // The path alone: the callback's address carries the token in its fragment until the page
+    // removes it.
     await page
       .waitForURL((url) => url.pathname === '/login/mfa')
       .catch((error: unknown) => {
@@ -490,7 +497,8 @@ describe('the console in Chromium', () => {
       },
     })
     expect(smtpSettings.status).toBe(200)
-    // Ada's address now belongs to the identity provider she signed in with: Lin has a password account.
+    // Ada's address now belongs to the identity provider she signed in with: Lin has a password
+    // account.
     expect(
       (await api('/api/admin/users', { method: 'POST', token: adminApiToken, body: LIN })).status,
     ).toBe(201)
@@ -502,7 +510,8 @@ describe('the console in Chromium', () => {
     const newEmail = 'lin@lattice.example'
     await linPage.goto('/account')
     await expectHeading(linPage, 'Profile')
-    // Issue 32: no password field on the profile — inside the sign-in's re-authentication window the change needs none.
+    // No password field on the profile — inside the sign-in's re-authentication window the change
+    // needs none.
     expect(await linPage.locator('main input[type="password"]').count()).toBe(0)
     const emailSection = linPage.getByRole('region', { name: 'Email address' })
     await emailSection.getByLabel('New email address').fill(newEmail)

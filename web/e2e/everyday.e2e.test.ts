@@ -1,5 +1,5 @@
 /**
- * Issue 32 ("Administration" and "Everywhere") in real Chromium against the built server: no page
+ * Administration and everyday use in real Chromium against the built server: no page
  * scrolls sideways at 390 px and tables stack; a 100-character name keeps every table inside its
  * page; the audit log names its targets, shows readable details with the raw JSON behind a toggle,
  * filters by an action area and refuses From after Before (English and German); the command
@@ -362,9 +362,9 @@ describe('the command palette', () => {
       route.fulfill({ status: 200, contentType: 'text/plain', body: 'the runbook' }),
     )
     const option = page.getByRole('menuitem', { name: new RegExp(linkTitle) })
-    // The palette's other sections (tags, organizations, two-factor state) load beside the links and
-    // re-render the list: the keys go once every answer is in and the link is the highlighted item
-    // (a CI run once pressed Enter while another item was, and no tab opened).
+    // The palette's other sections (tags, organizations, two-factor state) load beside the links
+    // and re-render the list: the keys go once every answer is in and the link is the highlighted
+    // item (a CI run once pressed Enter while another item was, and no tab opened).
     const highlightLink = async () => {
       await page.keyboard.press('Control+k')
       await page.keyboard.type('guidance')

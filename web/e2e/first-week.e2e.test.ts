@@ -1,5 +1,5 @@
 /**
- * Issue 27, a team's first week, in real Chromium against the built server (a process, SQLite, no
+ * A team's first week, in real Chromium against the built server (a process, SQLite, no
  * SMTP configured at first, and OUTBOUND_ALLOW_PRIVATE_NETWORKS at its default, off): an owner
  * invites a colleague on an instance without mail, copies the link from the page, and the colleague
  * — signed in — opens it and joins; inviting the same address again says which invitation (and
@@ -58,13 +58,14 @@ const ENGLISH = SIGN_IN_LABELS.en
 
 beforeAll(async () => {
   smtp = await startSmtpStandIn()
-  // The operator's default: private networks refused. A relay on loopback still works (issue 27, section 3).
+  // The operator's default: private networks refused. A relay on loopback still works (section 3).
   server = await startConsoleServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' })
   browser = await launchBrowser()
   const owner = await setUpAdministrator(server, OWNER)
   ownerSession = owner.session
   ownerToken = owner.token
-  // The owner reads the console in German (the account's language wins over the browser's once signed in).
+  // The owner reads the console in German (the account's language wins over the browser's once
+  // signed in).
   expect(
     (await api('/api/users/me', { method: 'PATCH', token: ownerSession, body: { language: 'de' } }))
       .status,
@@ -341,7 +342,8 @@ describe('the first-run checklist', () => {
     await expectBoth(page, state)
     await checkAccessibility(page, 'first-run checklist (de)')
 
-    // Outgoing mail through a relay on 127.0.0.1, with OUTBOUND_ALLOW_PRIVATE_NETWORKS off: configured is not yet done…
+    // Outgoing mail through a relay on 127.0.0.1, with OUTBOUND_ALLOW_PRIVATE_NETWORKS off:
+    // configured is not yet done…
     const configured = await api('/api/admin/settings/smtp', {
       method: 'PUT',
       token: ownerToken,

@@ -1,5 +1,5 @@
 /**
- * Issue 27 §5, every form: in real Chromium against the built server, a person who reads the
+ * Every form, in real Chromium against the built server, a person who reads the
  * console in German submits invalid input to each form that takes input — links and tags,
  * import, tokens, password, email, two-factor authentication, passkeys, organizations, the
  * administration's users, teams and settings (outgoing mail, AI, identity providers, two-factor
@@ -7,10 +7,10 @@
  * forgot and reset password). Each case names the fields it expects in error and the German
  * sentence at each (or above the form); the page must show no English schema text, none of the
  * API's English reason messages and no raw reason code. One table of cases, one browser page (and
- * one signed out, at phone width). Issue 32's security page asks no password inside the sign-in's
+ * one signed out, at phone width). The security page asks no password inside the sign-in's
  * re-authentication window; its cases end the window first (in the server's database, as ten
- * minutes passing would) and submit the re-authentication dialog wrongly instead. The profile, a new organization, an invitation and a new user
- * are walked in first-week.e2e.test.ts.
+ * minutes passing would) and submit the re-authentication dialog wrongly instead. The profile, a
+ * new organization, an invitation and a new user are walked in first-week.e2e.test.ts.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -74,10 +74,16 @@ const MSG = {
     'Dieser Code ist falsch oder wurde schon verwendet. Warten Sie auf den nächsten in Ihrer Authentifizierungs-App.',
 }
 
-/** English schema text as the API words it, the API's reason messages, and raw codes: none may reach a page. */
+/**
+ * English schema text as the API words it, the API's reason messages, and raw codes: none may reach
+ * a page.
+ */
 const SCHEMA_ENGLISH =
   /must (be|not|contain|match|have)|is required|is not an accepted field|does not match|is not valid|of type/i
-/** The API's English reason messages, read from the catalogue's source (the console may not import the service). */
+/**
+ * The API's English reason messages, read from the catalogue's source (the console may not import
+ * the service).
+ */
 const ENGLISH_REASONS = [
   ...fs
     .readFileSync(path.resolve(import.meta.dirname, '../../src/errors.ts'), 'utf8')
@@ -131,14 +137,19 @@ interface Case {
   open?: (page: Page) => Promise<void>
   /** The form itself. */
   form: (page: Page) => Locator
-  /** By field name. A value of `null` clears the field; long values are typed past `maxlength` on purpose. */
+  /**
+   * By field name. A value of `null` clears the field; long values are typed past `maxlength` on
+   * purpose.
+   */
   fill?: Record<string, string | null>
   /** Anything else to do before submitting (a file to choose, a box to tick). */
   prepare?: (form: Locator) => Promise<void>
   submit: string
   /** On the pages before sign-in, in a browser of its own (German by its locale). */
   signedOut?: true
-  /** The change asks for the person's password first (the re-authentication dialog), which is given. */
+  /**
+   * The change asks for the person's password first (the re-authentication dialog), which is given.
+   */
   reauth?: true
   /** The owner's re-authentication windows are ended first (as ten minutes after the sign-in). */
   windowClosed?: true
@@ -175,7 +186,7 @@ async function openTags(page: Page): Promise<void> {
 }
 
 /**
- * Ends the re-authentication windows of the owner's sessions (issue 32): the browser signed in
+ * Ends the re-authentication windows of the owner's sessions: the browser signed in
  * minutes ago, so without this the security page asks for no password at all. Written into the
  * server's database, as ten minutes passing would leave it (the server runs in its own process,
  * its clock cannot be moved).
@@ -190,7 +201,10 @@ function closeReauthenticationWindows(): void {
   }
 }
 
-/** After `act`, the re-authentication dialog may ask (the window closed by an earlier case): the password, and the app's code when it is on. */
+/**
+ * After `act`, the re-authentication dialog may ask (the window closed by an earlier case): the
+ * password, and the app's code when it is on.
+ */
 async function proveIfAsked(page: Page, act: () => Promise<void>, then: Locator): Promise<void> {
   await act()
   const dialog = reauthForm(page)
@@ -364,7 +378,7 @@ const CASES: Case[] = [
   },
 
   // The person's own account. The profile changes the email address; the password is changed on
-  // the security page only (issue 32), whose cases follow below.
+  // the security page only, whose cases follow below.
   {
     name: 'email change: not an address',
     path: '/account',
@@ -381,7 +395,7 @@ const CASES: Case[] = [
     submit: de('tokens.create'),
     expect: { fields: { name: MSG.required } },
   },
-  // The security page (issue 32): inside the sign-in's re-authentication window its forms ask no
+  // The security page: inside the sign-in's re-authentication window its forms ask no
   // password; past the window the re-authentication dialog asks for it.
   {
     name: 'changing the password on the security page: a new password too short',
@@ -701,8 +715,8 @@ const CASES: Case[] = [
     expect: { fields: { name: MSG.required } },
   },
 
-  // Two-factor authentication on (through the API, once): the forms that manage it, and the sign-in step.
-  // Past the window the dialog asks for the app's code too.
+  // Two-factor authentication on (through the API, once): the forms that manage it, and the sign-in
+  // step. Past the window the dialog asks for the app's code too.
   {
     name: 'new backup codes past the re-authentication window: a wrong code in the dialog',
     path: '/account/security',
@@ -822,7 +836,10 @@ async function enableTotp(page: Page): Promise<void> {
   await page.getByTestId('totp-secret').waitFor({ state: 'detached' })
 }
 
-/** A code of the owner's app not used before: an accepted code cannot be replayed, so a second one waits for the next 30-second step. */
+/**
+ * A code of the owner's app not used before: an accepted code cannot be replayed, so a second one
+ * waits for the next 30-second step.
+ */
 let lastStep = -1
 async function freshCode(): Promise<string> {
   if (totpSecret === undefined) throw new Error('the app is not on')
@@ -835,7 +852,10 @@ async function freshCode(): Promise<string> {
   return totpCode(totpSecret, new Date(step * 30_000 + 1_000))
 }
 
-/** What the form shows after the submit: each field marked invalid with its sentence, and the form's alert. */
+/**
+ * What the form shows after the submit: each field marked invalid with its sentence, and the form's
+ * alert.
+ */
 async function shown(form: Locator): Promise<{ fields: Record<string, string>; alert?: string }> {
   const fields: Record<string, string> = {}
   for (const input of await form.locator('[aria-invalid="true"]').all()) {
@@ -863,7 +883,8 @@ async function runCase(
   await form.waitFor()
   for (const [name, value] of Object.entries(c.fill ?? {})) {
     const input = form.locator(`[name="${name}"]`).first()
-    // Typed past `maxlength` on purpose: the service's limit is what is tested, as a script or an old browser would send it.
+    // Typed past `maxlength` on purpose: the service's limit is what is tested, as a script or an
+    // old browser would send it.
     await input.evaluate((element) => element.removeAttribute('maxlength'))
     await input.fill(value ?? '')
   }
@@ -926,7 +947,8 @@ beforeAll(async () => {
   ids.org = (await arrange<{ id: string }>('/api/organizations', { name: 'Deutsche Formulare' })).id
   ids.team = (await arrange<{ id: string }>('/api/admin/teams', { name: 'Redaktion' })).id
   await arrange('/api/organizations', { name: 'Schon vergeben', slug: 'vergeben' })
-  // A copyable reset link for the colleague (an interactive session and the owner's password), for the reset page.
+  // A copyable reset link for the colleague (an interactive session and the owner's password), for
+  // the reset page.
   const link = await arrange<{ url: string }>(
     `/api/admin/users/${ids.colleague}/password-reset/link`,
     { current_password: OWNER.password },

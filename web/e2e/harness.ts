@@ -21,7 +21,10 @@ const AXE_SOURCE = fs.readFileSync(
 
 export interface ConsoleServer {
   baseUrl: string
-  /** The server's DATA_DIR (its SQLite database), for a test that must change what no request can, such as ending a re-authentication window. */
+  /**
+   * The server's DATA_DIR (its SQLite database), for a test that must change what no request can,
+   * such as ending a re-authentication window.
+   */
   dataDir: string
   output(): string
   stop(): Promise<void>
@@ -202,7 +205,7 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /**
- * Every permission an administrator's API token can carry (issue 28), for the tokens the tests use
+ * Every permission an administrator's API token can carry, for the tokens the tests use
  * to arrange things through the API (write implies read): the console's list of areas, which the
  * type-check holds to the API's permission enum (web/src/account/token-catalogue.ts).
  */
@@ -232,7 +235,10 @@ export function apiRequest(
   })
 }
 
-/** A client that arranges with one token: the answer's JSON ({} for 204); a failed request throws, naming it. */
+/**
+ * A client that arranges with one token: the answer's JSON ({} for 204); a failed request throws,
+ * naming it.
+ */
 export type ArrangingApi = (
   path: string,
   init?: Omit<ApiInit, 'token'>,

@@ -1,5 +1,5 @@
 /**
- * The Links page of issue 32 in real Chromium against the built server: ten links above the fold
+ * The Links page in real Chromium against the built server: ten links above the fold
  * at 1280×800, the one filter row (search as you type into the address, the tag by name, the scope
  * as a segmented control), the link dialog (https:// added, the page title fetched by the service
  * from a local page, a tag created inline, a taken slug said once and gone when the slug changes,
@@ -61,7 +61,10 @@ async function checkAccessibility(target: Page, name: string): Promise<void> {
   await checks.checkAccessibility(target, name)
 }
 
-/** Whether the page scrolls sideways (the document wider than the window); what sticks out is printed. */
+/**
+ * Whether the page scrolls sideways (the document wider than the window); what sticks out is
+ * printed.
+ */
 async function scrollsSideways(target: Page): Promise<boolean> {
   const { wide, outside } = await target.evaluate(() => {
     const width = document.documentElement.clientWidth
@@ -181,7 +184,8 @@ describe('the Links page at 1280×800', () => {
     await page.getByText('You have no tag named “Nope”.').waitFor()
 
     await page.goto('/links')
-    // The list first: a segment clicked before the page has settled may be undone by its first render.
+    // The list first: a segment clicked before the page has settled may be undone by its first
+    // render.
     await page.getByTestId('links').locator('tbody tr').first().waitFor()
     await page.locator('.links-scope label', { hasText: 'Shared' }).click()
     await page.waitForURL('**/links?owner=organizations')

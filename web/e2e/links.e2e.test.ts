@@ -1,5 +1,5 @@
 /**
- * The Links area in real Chromium against the built server (issue 13): create, search and edit a
+ * The Links area in real Chromium against the built server: create, search and edit a
  * link with tags and follow its go-link; find it again from the command palette by keyboard only;
  * an ambiguous slug's chooser with "remember" in the preferences page, removed and restored;
  * import of a bookmark file and export. Every new page is checked by axe-core in both themes and
@@ -94,7 +94,7 @@ describe('links, go-links and the command palette in Chromium', () => {
   })
 
   it('creates a tag and a link with it (slug availability shown live), searches for it and edits it', async () => {
-    // The tags open in a panel on demand (issue 32).
+    // The tags open in a panel on demand.
     await page.getByRole('button', { name: 'Tags' }).click()
     await page.getByLabel('New tag').fill('Docs')
     await page.getByRole('button', { name: 'Create tag' }).click()
@@ -179,7 +179,7 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.keyboard.type('check hand')
     await page.getByRole('menuitem', { name: /Health check handbook/ }).waitFor()
     await expect.poll(() => page.locator('#announcer').textContent()).toMatch(/^\d+ results?$/)
-    // Issue 32: Enter opens the link itself (web/e2e/everyday.e2e.test.ts); Ctrl+Enter its place in the list.
+    // Enter opens the link itself (web/e2e/everyday.e2e.test.ts); Ctrl+Enter its place in the list.
     await page.keyboard.press('Control+Enter')
     await expect.poll(() => page.url(), { timeout: 30_000 }).toMatch(/\/links\?q=handbook$/)
     await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
@@ -268,7 +268,8 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
     const report = page.getByTestId('import-report')
     await report.getByText('2 links imported.').waitFor()
-    // The folder became a tag (the option is on by default); the report links to the links and tags (issue 32).
+    // The folder became a tag (the option is on by default); the report links to the links and
+    // tags.
     expect(await report.textContent()).toContain('2 tags created.')
     expect(await page.getByLabel('Make folders tags').isChecked()).toBe(true)
     expect(await report.getByRole('link', { name: 'Runbooks' }).getAttribute('href')).toBe(
@@ -306,7 +307,7 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.goto('/links?tag=')
     await page.getByRole('row', { name: /Status page/ }).waitFor()
 
-    // A browser's export with a favicon per bookmark, larger than a JSON request may be (issue 26).
+    // A browser's export with a favicon per bookmark, larger than a JSON request may be.
     const firefox = Buffer.from(firefoxExport({ entries: 323, iconBytes: 5200, start: 900 }))
     expect(firefox.length).toBeGreaterThan(1024 * 1024)
     await page.goto('/links/import-export')

@@ -153,7 +153,7 @@ describe('organizations and billing in Chromium', () => {
       .toBe(1)
     const first = mailedInvitation(COLLEAGUE.email)
 
-    // The answer's link is the mailed one (issue 27).
+    // The answer's link is the mailed one.
     expect(await invitations.getByTestId('invitation-link').inputValue()).toBe(first)
     await ownerPage.getByRole('button', { name: `New link for ${COLLEAGUE.email}` }).click()
     await expect
@@ -284,7 +284,8 @@ describe('organizations and billing in Chromium', () => {
   })
 
   it('buys a plan: the checkout redirects to Stripe, and the way back shows the result', async () => {
-    // Stripe's hosted page, as far as the browser goes: the stand-in's URL answers a page of its own.
+    // Stripe's hosted page, as far as the browser goes: the stand-in's URL answers a page of its
+    // own.
     await owner.route('https://checkout.stripe.test/**', (route) =>
       route.fulfill({
         contentType: 'text/html',

@@ -3,10 +3,11 @@
  * authenticator with resident keys and user verification): register one on the security page,
  * rename it, sign out, sign in with the password and the passkey as the (only) second factor, then
  * without a password; add a second one and delete both within the session's re-authentication
- * window (issue 32: no password or passkey asked again; the window itself is tested with a moved
- * clock in security.e2e.test.ts, the proofs outside it in test/security/passkey-proof.test.ts). WebAuthn refuses IP addresses as relying-party
- * ids, so the server is named http://localhost:<port>. Every page is checked by axe in both themes,
- * and the changed pages in German too; the proof step's texts come from the catalogues.
+ * window (no password or passkey asked again; the window itself is tested with a moved
+ * clock in security.e2e.test.ts, the proofs outside it in test/security/passkey-proof.test.ts).
+ * WebAuthn refuses IP addresses as relying-party ids, so the server is named
+ * http://localhost:<port>. Every page is checked by axe in both themes, and the changed pages in
+ * German too; the proof step's texts come from the catalogues.
  */
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -52,7 +53,9 @@ async function signOut(target: Page): Promise<void> {
   await target.waitForURL('**/login')
 }
 
-/** Makes the page (and every page loaded after it) report no conditional-UI support, or undoes that. */
+/**
+ * Makes the page (and every page loaded after it) report no conditional-UI support, or undoes that.
+ */
 const NO_AUTOFILL = 'PublicKeyCredential.isConditionalMediationAvailable = async () => false'
 let noAutofillScript: string | null = null
 async function withoutAutofill(): Promise<void> {
@@ -158,7 +161,7 @@ describe('passkeys in Chromium', () => {
     expect(credentials.map((c) => [c.isResidentCredential, c.rpId])).toEqual([[true, 'localhost']])
     await checkAccessibility(page, 'security with a passkey')
 
-    // Rename: a name needs no proof (issue 32), and focus returns to the button after.
+    // Rename: a name needs no proof, and focus returns to the button after.
     await page.getByRole('button', { name: 'Rename Laptop' }).click()
     const dialog = page.getByRole('dialog')
     await dialog.getByLabel('Name').fill('Work laptop')
@@ -289,7 +292,8 @@ describe('passkeys in Chromium', () => {
       .getByRole('row', { name: /Work laptop/ })
       .waitFor({ state: 'detached' })
 
-    // The last second factor: the dialog says a proof may be asked for; within the window it is not.
+    // The last second factor: the dialog says a proof may be asked for; within the window it is
+    // not.
     await page.getByRole('button', { name: 'Delete Phone' }).click()
     const last = page.getByRole('alertdialog')
     await last.getByText(en['passkeys.deleteLastProof']).waitFor()

@@ -1,8 +1,8 @@
 /**
- * Issue 14 in Chromium against the built server: under the two-factor policy a person signing in
- * lands on enrolment and cannot go anywhere else until enrolled; then the rest opens in the same
- * session. The Activity page shows the sign-ins (and a failed one). The administrator's control
- * sets the policy. axe in both themes and both languages.
+ * The two-factor policy in Chromium against the built server: under the two-factor policy a person
+ * signing in lands on enrolment and cannot go anywhere else until enrolled; then the rest opens in
+ * the same session. The Activity page shows the sign-ins (and a failed one). The administrator's
+ * control sets the policy. axe in both themes and both languages.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

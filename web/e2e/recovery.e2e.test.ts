@@ -1,5 +1,5 @@
 /**
- * Password recovery (issue 27 §1) in real Chromium against the built server, in English and in
+ * Password recovery in real Chromium against the built server, in English and in
  * German: "Forgot your password?" → the mail at the SMTP stand-in → the reset page → signing in
  * with the new password and the second factor; an unknown address gets the same answer; without
  * SMTP the page says so and the administrator's copyable link does the job; the operator's CLI link
@@ -53,7 +53,9 @@ async function api(
   }
 }
 
-/** A TOTP code for a step after every one this secret has used (the service refuses a step twice). */
+/**
+ * A TOTP code for a step after every one this secret has used (the service refuses a step twice).
+ */
 const lastStep = new Map<string, number>()
 async function freshCode(secret: string): Promise<string> {
   for (;;) {
@@ -76,7 +78,9 @@ interface Person {
   secret: string | null
 }
 
-/** A user in `language`, created by the administrator; with `mfa`, enrolled in TOTP through the API. */
+/**
+ * A user in `language`, created by the administrator; with `mfa`, enrolled in TOTP through the API.
+ */
 async function createPerson(label: string, language: Language, mfa: boolean): Promise<Person> {
   const email = `${label}-${randomBytes(3).toString('hex')}@example.com`
   const password = 'an old passphrase 2026'
@@ -131,7 +135,8 @@ async function newContext(language: Language): Promise<BrowserContext> {
 
 /** The link in the newest mail to `to`, once it has arrived (the service mails after answering). */
 async function linkMailedTo(to: string, count: number): Promise<{ link: string; text: string }> {
-  // Security notices (two-factor turned on, a new sign-in) go to the same address: count the reset mails.
+  // Security notices (two-factor turned on, a new sign-in) go to the same address: count the reset
+  // mails.
   const resetMails = () =>
     smtp.received
       .filter((m) => m.to.includes(to))
@@ -175,7 +180,9 @@ async function setNewPassword(
   await checkAccessibility(page, `reset done (${lang})`)
 }
 
-/** Signs in on the page with email and password, then the second factor when the account has one. */
+/**
+ * Signs in on the page with email and password, then the second factor when the account has one.
+ */
 async function signIn(page: Page, lang: Language, person: Person, password: string): Promise<void> {
   const t = (key: string) => translate(lang, key)
   await page.goto('/login')
@@ -211,7 +218,7 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
 }
 
 beforeAll(async () => {
-  // The catalogues load on demand (issue 32); the expected sentences need every one of them.
+  // The catalogues load on demand; the expected sentences need every one of them.
   await loadSignedInCatalogues()
   server = await startConsoleServer(serverEnv)
   browser = await launchBrowser()
@@ -316,7 +323,8 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     await page.goto(`/admin/users/${person.id}`)
     await expectHeading(page, `mailed-${lang}`)
     const section = page.locator('section[aria-labelledby="password-heading"]')
-    // "Set a new password" goes through the re-authentication dialog, as every credential change does.
+    // "Set a new password" goes through the re-authentication dialog, as every credential change
+    // does.
     const chosen = `chosen by the admin ${lang} 1`
     await section.getByLabel(t('field.newPassword')).fill(chosen)
     await section.getByRole('button', { name: t('admin.user.setPassword') }).click()
@@ -359,7 +367,8 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     ).json as {
       token?: string
     }
-    // A person with MFA gets an mfa_token instead of a session; an API token needs a session, so only the English run has one.
+    // A person with MFA gets an mfa_token instead of a session; an API token needs a session, so
+    // only the English run has one.
     let apiToken: string | null = null
     if (personToken !== undefined)
       apiToken = (
@@ -380,7 +389,8 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     expect(await personPage.locator('input[name="email"]').count()).toBe(0)
     await checkAccessibility(personPage, `forgot without mail (${lang})`)
 
-    // The administrator, in the same language, creates the link behind the re-authentication dialog.
+    // The administrator, in the same language, creates the link behind the re-authentication
+    // dialog.
     const admin = await api('/api/auth/login', {
       method: 'POST',
       body: { email: ADMIN.email, password: ADMIN.password },
@@ -447,7 +457,8 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     await setNewPassword(page, lang, NEW_PASSWORD[lang])
     await signIn(page, lang, person, NEW_PASSWORD[lang])
 
-    // An expired link: a second CLI link whose validity has run out (its expiry moved into the past).
+    // An expired link: a second CLI link whose validity has run out (its expiry moved into the
+    // past).
     const second = await runCli(['reset-password', person.email])
     const expired = /(http:\/\/\S+\/reset-password\?token=[A-Za-z0-9_-]{43})/.exec(
       second.stdout,

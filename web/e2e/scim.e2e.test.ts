@@ -1,10 +1,11 @@
 /**
- * Issue 29 in real Chromium against the built server: Administration → Provisioning (SCIM). The
- * administrator finds the SCIM base URL to paste into Okta or Entra ID, creates a credential whose
- * token is shown once with a copy button (and never again), sees the identity provider's requests
- * with their outcome — including a refused one — turns on "adopt existing accounts by email", and
- * revokes the credential, after which the provider is refused. Checked by axe in both themes, in
- * English and German, and at a phone's width (390 px) without sideways scrolling.
+ * SCIM provisioning in real Chromium against the built server: Administration → Provisioning
+ * (SCIM). The administrator finds the SCIM base URL to paste into Okta or Entra ID, creates a
+ * credential whose token is shown once with a copy button (and never again), sees the identity
+ * provider's requests with their outcome — including a refused one — turns on "adopt existing
+ * accounts by email", and revokes the credential, after which the provider is refused. Checked by
+ * axe in both themes, in English and German, and at a phone's width (390 px) without sideways
+ * scrolling.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,9 +1,9 @@
 /**
  * `npm run screenshots`: every console page in light and dark, English and German, at 1280×800,
  * and the pages people use daily also at 390×844 (`-mobile`), a member's view, long names, and the
- * server-rendered go-link pages (miss, details `+`, chooser), into docs/screenshots/. Runs the built
- * server on a throwaway SQLite directory and Debian's Chromium. Secrets on screen (the TOTP key,
- * its QR code, tokens) are masked: a secret never goes into a picture that is committed.
+ * server-rendered go-link pages (miss, details `+`, chooser), into docs/screenshots/. Runs the
+ * built server on a throwaway SQLite directory and Debian's Chromium. Secrets on screen (the TOTP
+ * key, its QR code, tokens) are masked: a secret never goes into a picture that is committed.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -100,7 +100,7 @@ async function signIn(page: Page, who: { email: string; password: string }): Pro
   await page.waitForURL(`${server.baseUrl}/links`)
 }
 
-// ---- Organizations and billing (issue 13) ----------------------------------------------------
+// ---- Organizations and billing ----------------------------------------------------
 
 let stripe: StripeStandIn
 
@@ -190,7 +190,7 @@ async function shootOrganizations(
 
 // ---- end of organizations and billing ---------------------------------------------------------
 
-// ----- Links area (issue 13): links, link dialog, palette, import/export, keyword, preferences -----
+// ----- Links area: links, link dialog, palette, import/export, keyword, preferences -----
 async function arrangeLinks(token: string): Promise<void> {
   const tag = (name: string) => api('/api/tags', { method: 'POST', token, body: { name } })
   const [docs, onboarding] = [await tag('docs'), await tag('onboarding')]
@@ -234,14 +234,14 @@ async function arrangeLinks(token: string): Promise<void> {
     token,
     body: { link_id: society.items[0]!.id },
   })
-  // Issue 32: go/status opens two links and no choice is remembered, so /go/status shows the chooser.
+  // Go/status opens two links and no choice is remembered, so /go/status shows the chooser.
   await link({
     url: 'https://status.society.example.org/',
     title: 'Society status',
     slug: 'status',
     organization_id: org.id,
   })
-  // Issue 32: long unbroken names and addresses, a long tag, an IDN address.
+  // Long unbroken names and addresses, a long tag, an IDN address.
   const long = await tag(`quarterly-planning-${'x'.repeat(40)}`)
   await link({
     url: `https://intranet.example.com/${'very-long-path-segment-'.repeat(8)}`,
@@ -255,7 +255,7 @@ async function arrangeLinks(token: string): Promise<void> {
   })
 }
 
-/** Issue 32: Grace's view of a Research Lab link Ada made — no Edit or Delete offered. */
+/** Grace's view of a Research Lab link Ada made — no Edit or Delete offered. */
 async function arrangeMemberLinks(admin: string, labId: string): Promise<void> {
   await api('/api/links', {
     method: 'POST',
@@ -269,7 +269,7 @@ async function arrangeMemberLinks(admin: string, labId: string): Promise<void> {
   })
 }
 
-/** Issue 32: the Links page with a selection, its tags panel, a row's menu, and at a phone's width. */
+/** The Links page with a selection, its tags panel, a row's menu, and at a phone's width. */
 async function shootLinksMore(page: Page, combo: Combo): Promise<void> {
   await page.goto('/links')
   await page.locator('[data-testid="links"] tbody tr').first().waitFor()
@@ -314,7 +314,7 @@ async function shootLinks(page: Page, combo: Combo): Promise<void> {
 }
 
 /**
- * Issue 32: the server-rendered go-link pages — a slug nobody has made (the miss page), a slug's
+ * The server-rendered go-link pages — a slug nobody has made (the miss page), a slug's
  * details (`/go/<slug>+`), and the chooser for a slug that opens two links.
  */
 async function shootGoPages(page: Page, combo: Combo, suffix = ''): Promise<void> {
@@ -327,7 +327,7 @@ async function shootGoPages(page: Page, combo: Combo, suffix = ''): Promise<void
 }
 // ----- end of the Links area -----
 
-// ---- Administration (issue 13, point 5) -------------------------------------------------------
+// ---- Administration -------------------------------------------------------
 
 interface AdminData {
   memberId: string
@@ -335,7 +335,9 @@ interface AdminData {
   providerId: string
 }
 
-/** A team with members, an identity provider, SMTP and a generic setting, so the pages show content. */
+/**
+ * A team with members, an identity provider, SMTP and a generic setting, so the pages show content.
+ */
 async function arrangeAdminPages(jwt: string, memberId: string): Promise<AdminData> {
   const team = await api('/api/admin/teams', {
     method: 'POST',
@@ -404,7 +406,7 @@ async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
     ['admin-provider', `/admin/providers/${data.providerId}`, '[data-testid="callback-url"]'],
     ['admin-provider-new', '/admin/providers/new'],
     ['admin-audit', '/admin/audit', '[data-testid="audit"] tbody tr'],
-    // Issue 32: the audit log filtered by an area (prefix), its targets by name.
+    // The audit log filtered by an area (prefix), its targets by name.
     ['admin-audit-tokens', '/admin/audit?action=token', '[data-testid="audit"] tbody tr'],
   ]
   for (const [name, url, ready] of pages) {
@@ -412,14 +414,15 @@ async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
     if (ready !== undefined) await page.locator(ready).first().waitFor()
     await shoot(page, name, combo)
   }
-  // Issue 32: the action picker open, its actions grouped by area.
+  // The action picker open, its actions grouped by area.
   await page.goto('/admin/audit')
   await page.locator('[data-testid="audit"] tbody tr').first().waitFor()
   await page.getByTestId('audit-action').click()
   await page.locator('.combobox-popover').waitFor()
   await shoot(page, 'admin-audit-picker', combo)
   await page.keyboard.press('Escape')
-  // Issue 32: From and Before in the console's language (segments typed in its order), From after Before refused.
+  // From and Before in the console's language (segments typed in its order), From after Before
+  // refused.
   const typeDate = async (name: string, keys: string) => {
     await page.locator(`[data-field="${name}"] [role="spinbutton"]`).first().click()
     await page.keyboard.type(keys)
@@ -444,8 +447,9 @@ async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
 
 async function main(): Promise<void> {
   fs.mkdirSync(OUT, { recursive: true })
-  // Each view overwrites its own files; nothing else is removed (docs/screenshots also holds pictures
-  // taken by earlier passes, e.g. forgot/reset password and scoped tokens, which this script does not retake).
+  // Each view overwrites its own files; nothing else is removed (docs/screenshots also holds
+  // pictures taken by earlier passes, e.g. forgot/reset password and scoped tokens, which this
+  // script does not retake).
   stripe = await startStripeStandIn(TEST_STRIPE_SECRET_KEY)
   server = await startConsoleServer(billingEnv(stripe))
   browser = await launchBrowser()
@@ -474,7 +478,7 @@ async function main(): Promise<void> {
       token: jwt,
       body: { name: 'backup-script', permissions: ['links:read'] },
     })
-    // Issue 32: a 100-character name, which must wrap inside its table on every page that shows it.
+    // A 100-character name, which must wrap inside its table on every page that shows it.
     await api('/api/tokens', {
       method: 'POST',
       token: jwt,
@@ -525,7 +529,8 @@ async function main(): Promise<void> {
       await page.goto('/account/security')
       await page.locator('[data-testid="sessions"] tbody tr').first().waitFor()
       await shoot(page, 'security', combo)
-      // Issue 32: the password row expanded (the new password only), and the account's deletion asked for by name.
+      // The password row expanded (the new password only), and the account's deletion asked for by
+      // name.
       await page.locator('[data-testid="security-summary"] button[aria-expanded]').first().click()
       await page.locator('input[name="new_password"]').waitFor()
       await shoot(page, 'security-password', combo)
@@ -557,7 +562,8 @@ async function main(): Promise<void> {
 
       await shootAdminPages(combo, adminData)
 
-      // The member's console in this combination's language (it follows the profile, not the browser).
+      // The member's console in this combination's language (it follows the profile, not the
+      // browser).
       await api('/api/users/me', {
         method: 'PATCH',
         token: organizations.member,
@@ -568,15 +574,15 @@ async function main(): Promise<void> {
       await signIn(memberPage, MEMBER)
       await memberPage.goto('/admin')
       await shoot(memberPage, 'forbidden', combo)
-      // Issue 32: a member's Links page — Ada's shared link offers only "Copy go/notes".
+      // A member's Links page — Ada's shared link offers only "Copy go/notes".
       await memberPage.goto('/links')
       await memberPage.locator('[data-testid="links"] tbody tr').first().waitFor()
       await shoot(memberPage, 'links-member', combo)
-      // Issue 32: a member's Organizations page, which says what a team is.
+      // A member's Organizations page, which says what a team is.
       await memberPage.goto('/orgs')
       await memberPage.locator('[data-testid="organizations"] tbody tr').first().waitFor()
       await shoot(memberPage, 'orgs-member', combo)
-      // Issue 32: a member's view — no administration in the navigation, none offered by the palette.
+      // A member's view — no administration in the navigation, none offered by the palette.
       await memberPage.goto('/account/tokens')
       await memberPage.locator('.topbar').waitFor()
       await memberPage.keyboard.press('Control+k')
@@ -585,7 +591,7 @@ async function main(): Promise<void> {
       await shoot(memberPage, 'member-palette', combo)
       await memberContext.close()
 
-      // Issue 32: the Links page at a phone's width, long names wrapping inside their rows.
+      // The Links page at a phone's width, long names wrapping inside their rows.
       const linksPhone = await context(combo, PHONE)
       const linksPhonePage = await linksPhone.newPage()
       await signIn(linksPhonePage, ADMIN)
@@ -603,10 +609,10 @@ async function main(): Promise<void> {
       await phonePage.goto('/account/security')
       await phonePage.locator('[data-testid="sessions"] tbody tr').first().waitFor()
       await shoot(phonePage, 'security', combo, '-mobile')
-      // Issue 32: the sessions as stacked rows at phone width.
+      // The sessions as stacked rows at phone width.
       await phonePage.locator('#sessions-heading').scrollIntoViewIfNeeded()
       await shoot(phonePage, 'security-sessions', combo, '-mobile')
-      // Issue 32: at 390 px tables are stacked rows and the top bar's search is an icon.
+      // At 390 px tables are stacked rows and the top bar's search is an icon.
       for (const [name, url, ready] of [
         ['tokens', '/account/tokens', '[data-testid="tokens"] tbody tr'],
         ['activity', '/account/activity', '[data-testid="security-events"] tbody tr'],
@@ -636,14 +642,17 @@ async function main(): Promise<void> {
   console.log(`wrote ${written.length} screenshots to ${path.relative(process.cwd(), OUT)}/`)
 }
 
-// --- Passkeys (issue 14) ---------------------------------------------------------------------
+// --- Passkeys ---------------------------------------------------------------------
 const PASSKEY_USER = {
   name: 'Katherine Johnson',
   email: 'katherine@example.com',
   password: 'orbital-mechanics-1962',
 }
 
-/** The session cookies of a sign-in without a password, made with the suite's software authenticator. */
+/**
+ * The session cookies of a sign-in without a password, made with the suite's software
+ * authenticator.
+ */
 async function passkeyCookies(
   authenticator: SoftwareAuthenticator,
 ): Promise<{ name: string; value: string; url: string }[]> {
@@ -667,7 +676,9 @@ async function passkeyCookies(
   })
 }
 
-/** The security page with two passkeys (one synced), and the second step with the passkey option. */
+/**
+ * The security page with two passkeys (one synced), and the second step with the passkey option.
+ */
 async function passkeyScreenshots(adminToken: string): Promise<void> {
   await api('/api/admin/users', { method: 'POST', token: adminToken, body: PASSKEY_USER })
   const { token } = await api('/api/auth/login', {
@@ -679,7 +690,7 @@ async function passkeyScreenshots(adminToken: string): Promise<void> {
     ['Work laptop', false],
     ['Phone', true],
   ] as const) {
-    // The second one needs the first as the proof (issue 26): its answer to this session's challenge.
+    // The second one needs the first as the proof: its answer to this session's challenge.
     const proof =
       authenticator.credentials.length === 0
         ? {}
@@ -731,7 +742,7 @@ async function passkeyScreenshots(adminToken: string): Promise<void> {
   }
 }
 
-// --- Issue 14: Activity, the two-factor policy control, and the enrolment-only page -------------
+// --- Activity, the two-factor policy control, and the enrolment-only page -------------
 const POLICY_ADMIN = {
   name: 'Hedy Lamarr',
   email: 'hedy@example.com',

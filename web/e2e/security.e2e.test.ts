@@ -1,5 +1,5 @@
 /**
- * Issue 32, the account's security page in Chromium: the summary at the top, and the
+ * The account's security page in Chromium: the summary at the top, and the
  * re-authentication window ("sudo mode") — a second sensitive change within the window goes
  * through without a prompt, and after 10 minutes the password is asked again, once, after which
  * the next change passes again. The clock is moved through the application's injected clock
@@ -21,7 +21,8 @@ import deCommon from '../src/i18n/de.json' with { type: 'json' }
 import enReauth from '../src/i18n/en/reauth.json' with { type: 'json' }
 import deReauth from '../src/i18n/de/reauth.json' with { type: 'json' }
 
-// The window the service documents (docs/API.md, "Re-authentication window"; src/modules/auth/reauth.ts).
+// The window the service documents (docs/API.md#re-authentication-window;
+// src/modules/auth/reauth.ts).
 const REAUTH_WINDOW_SECONDS = 10 * 60
 const FIRST = 'a first long passphrase'
 const SECOND = 'a second long passphrase'
@@ -95,7 +96,10 @@ const passwordChangedAt = async (userId: string) =>
       .executeTakeFirstOrThrow()
   ).password_changed_at
 
-/** The console's date and time (i18n.tsx `dateTime`), formatted in the page so the browser's time zone applies. */
+/**
+ * The console's date and time (i18n.tsx `dateTime`), formatted in the page so the browser's time
+ * zone applies.
+ */
 const consoleDateTime = (page: Page, language: 'en' | 'de', iso: string) =>
   page.evaluate(
     ([tag, at]) =>
@@ -148,7 +152,8 @@ describe('the security page and its re-authentication window', () => {
       .toMatch(/This device[\s\S]*Password/)
     await checkAccessibility(page, 'security summary')
 
-    // The sign-in opened the window: the password change and the app's set-up both go through without a dialog.
+    // The sign-in opened the window: the password change and the app's set-up both go through
+    // without a dialog.
     await changePassword(page, 'en', SECOND)
     await expect.poll(() => auditCount(person.user.id, 'user.password_change')).toBe(1)
     expect(await page.getByRole('dialog').count()).toBe(0)
@@ -209,7 +214,8 @@ describe('the security page and its re-authentication window', () => {
           .count(),
       )
       .toBe(1)
-    // "Zuletzt geändert am 26.11.2026, 16:31": the creation set it, in the console's German date format.
+    // "Zuletzt geändert am 26.11.2026, 16:31": the creation set it, in the console's German date
+    // format.
     const changedAt = await passwordChangedAt(person.user.id)
     const shown = de['accountSecurity.passwordChanged'].replace(
       '{date}',

@@ -22,8 +22,9 @@ import { ErrorPage, NotFoundPage } from './shell/StatusPages'
 import { focusNextHeading } from './ui/page'
 
 /**
- * Issue 32: the query cache (TanStack Query) is not part of the sign-in page's chunk. Loaders and
- * guards load it here; lazily loaded pages that use it are wrapped in its provider by `withQueries`.
+ * The query cache (TanStack Query) is not part of the sign-in page's chunk. Loaders and
+ * guards load it here; lazily loaded pages that use it are wrapped in its provider by
+ * `withQueries`.
  */
 const loadQueryClient = () => import('./api/query-client').then((module) => module.queryClient)
 
@@ -54,7 +55,7 @@ const RootPreferences = lazy(() =>
 /**
  * Every page. With a session (its readable CSRF cookie is there) the person's language and theme
  * apply also to pages outside the signed-in frame, such as the not-found page; without one nothing
- * more loads (issue 32: the sign-in page's size budget, and no /api/users/me for a visitor).
+ * more loads (the sign-in page's size budget, and no /api/users/me for a visitor).
  */
 function RootLayout() {
   const session = readCookie('__Host-csrf_token') !== null || readCookie('csrf_token') !== null
@@ -114,7 +115,7 @@ const verifyEmailRoute = createRoute({
   component: withQueries(() => import('./landing/VerifyEmailPage'), 'VerifyEmailPage'),
 })
 
-// Password recovery (issue 27): the "forgot" form and the page a reset link opens.
+// Password recovery: the "forgot" form and the page a reset link opens.
 const forgotPasswordRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/forgot-password',
@@ -149,16 +150,18 @@ const shellRoute = createRoute({
         queryClient.ensureQueryData(meQuery),
         loadSignedInCatalogues(),
       ])
-      // Issue 14: while the two-factor policy restricts the session, only enrolment is reachable.
+      // While the two-factor policy restricts the session, only enrolment is reachable.
       const mfa = await queryClient.ensureQueryData(mfaStatusQuery)
       if (mfa.enrollment_required && location.pathname !== ENROLLMENT_PAGE) {
-        // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+        // TanStack Router's redirect is thrown by design.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw redirect({ to: ENROLLMENT_PAGE })
       }
       return { user }
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) {
-        // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+        // TanStack Router's redirect is thrown by design.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw redirect({ to: '/login', search: { return_to: location.href } })
       }
       throw error
@@ -172,12 +175,13 @@ const homeRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/',
   beforeLoad: () => {
-    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+    // TanStack Router's redirect is thrown by design.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     throw redirect({ to: '/links', replace: true })
   },
 })
 
-// --- Links area (issue 13): the signed-in home, import/export, the browser keyword, go-link preferences.
+// --- Links area: the signed-in home, import/export, the browser keyword, go-link preferences.
 const linksRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/links',
@@ -187,14 +191,14 @@ const linksRoute = createRoute({
     owner: optionalString(search.owner),
     cursor: optionalString(search.cursor),
     new: search.new === true || search.new === 'true' ? true : undefined,
-    // Issue 31: the /go miss page's "Create go/<slug>" fills the dialog's slug.
+    // The /go miss page's "Create go/<slug>" fills the dialog's slug.
     slug: optionalString(search.slug),
     sort: search.sort === 'clicks' ? 'clicks' : undefined,
   }),
   component: lazyRouteComponent(() => import('./links/LinksPage'), 'LinksPage'),
 })
 
-// Issue 31: links deleted in the last 30 days, restorable.
+// Links deleted in the last 30 days, restorable.
 const recentlyDeletedRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/links/deleted',
@@ -238,7 +242,10 @@ const tokensRoute = createRoute({
   component: lazyRouteComponent(() => import('./account/TokensPage'), 'TokensPage'),
 })
 
-/** Organizations: the list, one organization, its billing (the loaders fetch the organization first: an unknown one is the not-found page). */
+/**
+ * Organizations: the list, one organization, its billing (the loaders fetch the organization first:
+ * an unknown one is the not-found page).
+ */
 const orgsRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/orgs',
@@ -274,7 +281,7 @@ const orgBillingRoute = createRoute({
 })
 
 /**
- * Administration (issue 13, point 5): every page below /admin is for administrators; anyone else
+ * Administration: every page below /admin is for administrators; anyone else
  * who types such a URL gets the forbidden page (the API would refuse them anyway).
  */
 const adminRoute = createRoute({
@@ -290,7 +297,8 @@ const adminIndexRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/',
   beforeLoad: () => {
-    // eslint-disable-next-line @typescript-eslint/only-throw-error -- TanStack Router's redirect is thrown by design
+    // TanStack Router's redirect is thrown by design.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     throw redirect({ to: '/admin/users', replace: true })
   },
 })
@@ -341,7 +349,7 @@ const adminProvidersRoute = createRoute({
   component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'ProvidersPage'),
 })
 
-// Issue 29: SCIM provisioning.
+// SCIM provisioning.
 const adminProvisioningRoute = createRoute({
   getParentRoute: () => adminRoute,
   path: '/provisioning',
@@ -373,7 +381,7 @@ const adminAuditRoute = createRoute({
   component: lazyRouteComponent(() => import('./admin/AdminRoutes'), 'AuditRoute'),
 })
 
-// Issue 14: the personal security log.
+// The personal security log.
 const activityRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/account/activity',

@@ -3,8 +3,8 @@
  * named statement allows: PostgreSQL describes the same columns each time, so their names and type
  * parsers are looked up once per statement and kept, instead of pg's per-execution work — a
  * dictionary object and a spread of it for every RowDescription (Result.addFields), and a
- * property-by-property copy of the query's config (cloneQueryConfig) — together about 8 % of the
- * instance's CPU per authenticated request on PostgreSQL (V8 profile of the go redirect, before).
+ * property-by-property copy of the query's config (cloneQueryConfig)
+ * (docs/decisions/0010-hot-read-row-class.md).
  *
  * It is a pg Query (pipeline mode accepts nothing else) whose row handlers are its own: the
  * extended-protocol messages (Parse once, Bind, Describe, Execute, Sync), the read timeout and the
@@ -48,7 +48,10 @@ interface DataRow {
 
 export type HotReadDone = (error: Error | null, rows: Row[]) => void
 
-/** The pg Query subclass for one client configuration (its type parsers), with its statements' columns. */
+/**
+ * The pg Query subclass for one client configuration (its type parsers), with its statements'
+ * columns.
+ */
 export function hotReadClass(
   pgModule: typeof PgModule.default,
   getTypeParser: (oid: number, format?: 'text' | 'binary') => Parser,
@@ -76,7 +79,8 @@ export function hotReadClass(
     return columns
   }
 
-  // pg's typings describe Query's public face only; the fields below are the ones its submit() reads.
+  // pg's typings describe Query's public face only; the fields below are the ones its submit()
+  // reads.
   const Base = pgModule.Query as unknown as new (text: string) => pg.Submittable & {
     name?: string
     values?: unknown[]
@@ -113,7 +117,8 @@ export function hotReadClass(
             text === null || text === undefined ? null : columns.parsers[i]!(text)
         }
       } catch (error) {
-        // A value its parser refuses fails the read (as pg's own rows do), once the server is done with it.
+        // A value its parser refuses fails the read (as pg's own rows do), once the server is done
+        // with it.
         this.failure = error as Error
         return
       }

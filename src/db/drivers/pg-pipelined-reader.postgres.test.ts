@@ -55,7 +55,8 @@ describe('pipelined reader', () => {
   })
 
   it("reads the same rows as pg's own query path: every type the service reads, nulls, and a column whose value is refused", async () => {
-    // pg's Result (pool.query) is the independent reading of the same messages (db/drivers/pg-hot-read.ts keeps its own).
+    // pg's Result (pool.query) is the independent reading of the same messages
+    // (db/drivers/pg-hot-read.ts keeps its own).
     const pool = createPostgresPool(testPostgresUrl(), 1, () => undefined)
     const text = `select $1::text as t, $2::int as i, 9007199254740991::int8 as big, true as b, null::text as nothing,
       '2026-11-27 10:00:00.5+00'::timestamptz as at, '{"a":[1]}'::jsonb as j, $2::int + 1 as "i plus one"`
@@ -110,7 +111,8 @@ describe('pipelined reader', () => {
   it('when the server drops its connections: reads in flight fail as unavailable, the next reads open new ones', async () => {
     const before = await backends()
     expect(before).toHaveLength(2)
-    // Settled from the start: the reads fail while the termination's own query is still being answered.
+    // Settled from the start: the reads fail while the termination's own query is still being
+    // answered.
     const slow = Promise.allSettled(
       Array.from({ length: 4 }, () =>
         reader.read('sb_test_sleep', 'select pg_sleep($1::float8) as slept', [2]),
@@ -151,11 +153,13 @@ describe('pipelined reader', () => {
     const backendOf = () =>
       own.read<{ pid: number }>('sb_test_backend', 'select pg_backend_pid() as pid', [])
     try {
-      // Ten at once, as ten connections' requests arriving together: one server process answers them all.
+      // Ten at once, as ten connections' requests arriving together: one server process answers
+      // them all.
       const ten = await Promise.all(Array.from({ length: 10 }, backendOf))
       expect(new Set(ten.map((rows) => rows[0]!.pid)).size).toBe(1)
       expect(await backends(name)).toHaveLength(1)
-      // Forty at once: the first sixteen on the first connection, the next sixteen on the second, then the less busy.
+      // Forty at once: the first sixteen on the first connection, the next sixteen on the second,
+      // then the less busy.
       const forty = (await Promise.all(Array.from({ length: 40 }, backendOf))).map(
         (rows) => rows[0]!.pid,
       )

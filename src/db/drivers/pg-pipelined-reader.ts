@@ -23,10 +23,10 @@ import { hotReadClass } from './pg-hot-read.js'
 const require = createRequire(import.meta.url)
 
 // Reads in flight on a pipelined connection before the next connection takes the overflow. One
-// server process answers an instance's reads faster than the instance can ask (about 30 µs of
-// server CPU per read against 100 µs of the instance's): a second one in turn only adds wake-ups
-// and halves each write's batch. It takes over when the first stalls (a read waiting on the disk
-// holds up every read behind it) or falls behind. Measured in docs/ARCHITECTURE.md "PostgreSQL hot path".
+// server process answers an instance's reads faster than the instance can ask: a second one in
+// turn only adds wake-ups and halves each write's batch. It takes over when the first stalls (a
+// read waiting on the disk holds up every read behind it) or falls behind
+// (docs/decisions/0009-pipelined-postgresql-reads.md).
 const SPILL_AT = 16
 
 export interface PipelinedReader {
@@ -52,7 +52,7 @@ export function socketOf(client: pg.Client): CorkableSocket {
   return (client as unknown as { connection: { stream: CorkableSocket } }).connection.stream
 }
 
-/** Corks the socket for the rest of this event-loop turn: what is written until then leaves at once. */
+/** Corks the socket for the rest of this event-loop turn: what is written then leaves at once. */
 function corkForThisTurn(stream: CorkableSocket): void {
   if (stream.writableCorked > 0) return
   stream.cork()
@@ -63,13 +63,13 @@ function corkForThisTurn(stream: CorkableSocket): void {
  * The per-request hot reads (db/precompiled.ts: authentication, token, go redirect — each one
  * indexed lookup) as named prepared statements on a few long-lived connections in pg's pipeline
  * mode: a read is written without waiting for the answers before it, and the reads of one
- * event-loop turn (every request whose bytes arrived in that turn) leave in one write, their answers
- * come back in one read. The first connection takes every read until SPILL_AT are in flight on it;
- * the second is opened for the overflow only, so that at an ordinary load a turn's reads stay one
- * batch for one server process. The statement is parsed once per connection, then only Bind/Execute/Sync
- * travel, each read with its own Sync, so one failing read fails alone. Measured against pg's pool
- * with named statements (bench/pg-drivers.mjs, ARCHITECTURE.md "PostgreSQL hot path"): about a third
- * of the client CPU per read and twice the reads per second. A connection that fails (server
+ * event-loop turn (every request whose bytes arrived in that turn) leave in one write, their
+ * answers come back in one read. The first connection takes every read until SPILL_AT are in flight
+ * on it; the second is opened for the overflow only, so that at an ordinary load a turn's reads
+ * stay one batch for one server process. The statement is parsed once per connection, then only
+ * Bind/Execute/Sync travel, each read with its own Sync, so one failing read fails alone. Against
+ * pg's pool with named statements it costs about a third of the client CPU per read
+ * (docs/decisions/0009-pipelined-postgresql-reads.md). A connection that fails (server
  * restart, network) fails the reads in flight — they answer 503 like any other — and the next read
  * opens a new one; one unused for 30 s is closed.
  */
@@ -121,7 +121,8 @@ export function createPipelinedReader(
   }, IDLE_MS / 3)
   sweep.unref()
 
-  // The first connection with room takes the read; the next ones only take the overflow (see SPILL_AT).
+  // The first connection with room takes the read; the next ones only take the overflow (see
+  // SPILL_AT).
   const laneFor = (): number => {
     let least = 0
     for (let index = 0; index < lanes; index++) {

@@ -31,13 +31,14 @@ const readUInt32 = (buffer: Buffer, offset: number) =>
 /**
  * Whether another connection to the same file, in this process or another, has committed since
  * the last look. In WAL mode every commit rewrites the wal-index header at the start of the
- * `-shm` file — change counter, last valid frame, checksums, salts (https://sqlite.org/walformat.html,
- * "The WAL-Index Header"; the format every SQLite since 3.7.0 shares, on unix and Windows) — and
- * that file is the connections' shared memory, so one read of the header's first copy, which a
- * writer updates last, shows every commit that has completed. `PRAGMA data_version` answers the
- * same question through SQLite's read lock (two fcntl calls and an fstat): ≈ 25 µs of every cached
- * read under load here. A header read in the middle of an update differs as well, which costs a
- * refill, never a missed commit. An in-memory database has no other connection.
+ * `-shm` file — change counter, last valid frame, checksums, salts
+ * (https://sqlite.org/walformat.html, "The WAL-Index Header"; the format every SQLite since 3.7.0
+ * shares, on unix and Windows) — and that file is the connections' shared memory, so one read of
+ * the header's first copy, which a writer updates last, shows every commit that has completed.
+ * `PRAGMA data_version` answers the same question through SQLite's read lock (two fcntl calls and
+ * an fstat), a large share of every cached read under load
+ * (docs/decisions/0005-sqlite-read-cache.md). A header read in the middle of an update differs as
+ * well, which costs a refill, never a missed commit. An in-memory database has no other connection.
  */
 export class CommitWatch {
   readonly #descriptor: number | null

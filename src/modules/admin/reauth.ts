@@ -1,16 +1,16 @@
 /**
  * What an administrator proves before changing another account's credentials or privileges
- * (password, email, is_admin, disabled, MFA reset — issue #11 item 2): an interactive session (a
+ * (password, email, is_admin, disabled, MFA reset): an interactive session (a
  * leaked API token must not be able to take over accounts, its own included) and a fresh proof of
  * the administrator's own identity — the password when the account has one, and a TOTP or backup
  * code when MFA is on — through the same budgets as the self-service routes. On one's own account
  * these operations answer 409 SELF_SERVICE_REQUIRED naming the self-service route, which asks for
- * the proofs of CONTRACT.md §5.1 and §6.
+ * the proofs of docs/API.md#the-current-user and #two-factor-authentication.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { verifyCurrentPassword } from '../../identity/reauth.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
 
 export interface AdminProof {
@@ -20,7 +20,10 @@ export interface AdminProof {
   code?: string | undefined
 }
 
-/** Throws SESSION_REQUIRED, SELF_SERVICE_REQUIRED, or the re-authentication errors. `targetId` '' = a new account. */
+/**
+ * Throws SESSION_REQUIRED, SELF_SERVICE_REQUIRED, or the re-authentication errors. `targetId` '' =
+ * a new account.
+ */
 export async function assertAdminProof(
   deps: Deps,
   caller: Caller,

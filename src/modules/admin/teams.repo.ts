@@ -41,7 +41,10 @@ export async function findTeam(ex: Executor, teamId: string): Promise<TeamRecord
   return row ? asRecord(row) : null
 }
 
-/** Teams by name ignoring case — the unique key, lower-cased — then id; with `memberId`, only that user's teams. */
+/**
+ * Teams by name ignoring case — the unique key, lower-cased — then id; with `memberId`, only that
+ * user's teams.
+ */
 export async function listTeams(
   ex: Executor,
   window: PageWindow,

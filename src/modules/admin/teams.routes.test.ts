@@ -233,7 +233,7 @@ describe('team members', () => {
       .execute()
     expect(actions.map((e) => JSON.parse(e.metadata))).toEqual([{ user_id: a.user.id }])
   })
-  // Issue 32: a person's user page lists their teams.
+  // A person's user page lists their teams.
   it("lists one person's teams by name with member_id, paged; nobody's teams for an unknown id", async () => {
     const [person, other] = await Promise.all([createUser(t), createUser(t)])
     const [zeta, alpha, elsewhere] = [

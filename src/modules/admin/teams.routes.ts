@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import {
   AddTeamMemberBody,
@@ -32,7 +32,7 @@ const NAME_TAKEN = errorResponse(
   'ALREADY_EXISTS: a team has this name, ignoring case (details: name)',
 )
 
-/** /api/admin/teams — every route needs an administrator (CONTRACT.md §5.3). */
+/** /api/admin/teams — every route needs an administrator (docs/API.md#who-may-do-what). */
 export function adminTeamRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

@@ -14,7 +14,7 @@ import {
 const TeamName = DisplayText({ minLength: 1, maxLength: 100 })
 const Description = Nullable(DisplayText({ minLength: 1, maxLength: 500 }))
 
-/** CONTRACT.md §3.5. */
+/** docs/API.md#teams. */
 export const TeamView = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -58,7 +58,7 @@ export const TeamMemberParams = Type.Object({
 })
 export type TeamMemberParams = Static<typeof TeamMemberParams>
 
-/** Issue 32: `member_id` lists the teams one person belongs to (their user page shows them). */
+/** `member_id` lists the teams one person belongs to (their user page shows them). */
 export const TeamsQuery = Type.Object(
   {
     ...PageQuery.properties,

@@ -1,5 +1,5 @@
 /**
- * Teams (CONTRACT.md §8.2): named groups of users kept by administrators. Names are unique on the
+ * Teams (docs/API.md#teams): named groups of users kept by administrators. Names are unique on the
  * instance ignoring case, through a unique index on the lower-cased name.
  */
 import type { Deps } from '../../deps.js'
@@ -9,7 +9,7 @@ import { AppError, invalidField } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { findUserByEmail, findUserById } from '../users/repo.js'
 import { normalizeEmail } from '../users/service.js'
 import {

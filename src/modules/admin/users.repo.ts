@@ -12,7 +12,7 @@ export interface AdminUserRecord extends UserRecord {
 
 const ADMIN_USER_COLUMNS = [
   ...USER_COLUMNS,
-  // Any second factor, TOTP or a passkey: the one definition (issue 14).
+  // Any second factor, TOTP or a passkey: the one definition.
   secondFactorExists(sql.ref('users.id')).as('mfa_enabled'),
 ] as const
 

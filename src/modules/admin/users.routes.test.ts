@@ -437,7 +437,8 @@ describe('the last active administrator', () => {
         putOn(b.token, a.user.id, { disabled: true, current_password: DEFAULT_PASSWORD }),
       ])
       // The loser is refused by the invariant (409), or — when the winner committed before the
-      // loser's request was authenticated — as no longer an administrator (403) or signed out (401).
+      // loser's request was authenticated — as no longer an administrator (403) or signed out
+      // (401).
       expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1)
       expect([401, 403, 409]).toContain(results.find((r) => r.statusCode !== 200)!.statusCode)
       expect(await activeAdmins()).toBe(1)

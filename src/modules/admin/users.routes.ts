@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { toUserView } from '../users/view.js'
 import type { AdminUserRecord } from './users.repo.js'
@@ -29,7 +29,7 @@ function toAdminUserView(user: AdminUserRecord): AdminUserView {
   }
 }
 
-/** /api/admin/users — every route needs an administrator (CONTRACT.md §5.3). */
+/** /api/admin/users — every route needs an administrator (docs/API.md#who-may-do-what). */
 export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

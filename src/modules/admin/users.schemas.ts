@@ -15,7 +15,7 @@ import { Language, Theme, UserName, UserView } from '../users/schemas.js'
 const Proof = (maxLength: number, description: string) =>
   Type.String({ minLength: 1, maxLength, description })
 
-/** CONTRACT.md §3.1: the User with what administrators also see. */
+/** docs/API.md#the-user-object: the User with what administrators also see. */
 export const AdminUserView = Type.Object(
   {
     ...UserView.properties,
@@ -88,7 +88,7 @@ export const UpdateAdminUserBody = Body(
 )
 export type UpdateAdminUserBody = Static<typeof UpdateAdminUserBody>
 
-/** The acting administrator's proof for an MFA reset (issue #11 item 2). */
+/** The acting administrator's proof for an MFA reset. */
 export const AdminProofBody = Body({
   current_password: Type.Optional(
     Proof(1024, "The acting administrator's own password (when they have one)"),

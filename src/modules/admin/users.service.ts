@@ -1,7 +1,7 @@
 /**
- * Administration of users (CONTRACT.md §8.1). The instance keeps an active administrator: every
- * change that could take the last one away (demotion, disabling, deletion) locks the administrator
- * rows and checks inside the same transaction (409 LAST_ADMIN).
+ * Administration of users (docs/API.md#administering-users). The instance keeps an active
+ * administrator: every change that could take the last one away (demotion, disabling, deletion)
+ * locks the administrator rows and checks inside the same transaction (409 LAST_ADMIN).
  */
 import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'
@@ -9,7 +9,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import {
@@ -58,7 +58,7 @@ export async function createUser(
   input: CreateAdminUserBody,
   ctx: RequestContext,
 ): Promise<AdminUserRecord> {
-  // Making a new administrator grants a privilege like promoting one (issue #11 item 2).
+  // Making a new administrator grants a privilege like promoting one.
   if (input.is_admin === true)
     await assertAdminProof(
       deps,
@@ -89,7 +89,7 @@ export async function createUser(
  * Applies any of the administrable fields. Disabling ends every session of the user at once (their
  * API tokens stop too: token authentication refuses disabled users); so does setting a password.
  * Changing credentials or privileges (password, email, is_admin, disabled) needs the acting
- * administrator's session and fresh proof, and is refused on their own account (issue #11 item 2).
+ * administrator's session and fresh proof, and is refused on their own account.
  */
 export async function updateUser(
   deps: Deps,
@@ -146,7 +146,7 @@ export async function updateUser(
     // Never the caller's own account here (assertAdminProof), so every session of the user ends.
     const endsSessions = patch.disabled === true || passwordHash !== undefined
     const sessionsRevoked = endsSessions ? await revokeUserSessions(tx, userId, null, now) : 0
-    // Issue 28: a password set by an administrator (a lost or taken-over account) ends the API tokens too.
+    // A password set by an administrator (a lost or taken-over account) ends the API tokens too.
     const tokensRevoked = passwordHash !== undefined ? await revokeAllApiTokens(tx, userId, now) : 0
     await recordAudit(tx, deps.clock, ctx, {
       action: 'admin.user_update',
@@ -171,7 +171,9 @@ export async function updateUser(
   })
 }
 
-/** Deletes another user's account; your own goes through DELETE /api/users/me (409 SELF_DELETION). */
+/**
+ * Deletes another user's account; your own goes through DELETE /api/users/me (409 SELF_DELETION).
+ */
 export async function deleteUser(
   deps: Deps,
   caller: Caller,

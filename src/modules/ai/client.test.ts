@@ -1,4 +1,7 @@
-/** The AI adapter on its own: the timeout that keeps a hanging provider from holding a request, and the byte cap. */
+/**
+ * The AI adapter on its own: the timeout that keeps a hanging provider from holding a request, and
+ * the byte cap.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../../test/helpers/openai-stand-in.js'
 import { AiProviderError, createAiClient } from './client.js'
@@ -47,7 +50,8 @@ describe('createAiClient', () => {
       expect((error as Error).message).toBe(
         "The AI provider's answer is larger than 1048576 bytes; it was not read.",
       )
-      // The server could write little more than the cap plus socket buffers before the client hung up.
+      // The server could write little more than the cap plus socket buffers before the client hung
+      // up.
       await new Promise((resolve) => setTimeout(resolve, 100))
       expect(provider.oversizedBytesWritten).toBeLessThan(16 * 1024 * 1024)
       expect(grown).toBeLessThan(64 * 1024 * 1024)

@@ -1,9 +1,9 @@
 /**
- * The AI adapter: talks to an OpenAI-compatible HTTP API (CONTRACT.md §3.7) with the global fetch.
- * Failures come back as AiProviderError with a message safe to show: the status and the
+ * The AI adapter: talks to an OpenAI-compatible HTTP API (docs/API.md#settings) with the global
+ * fetch. Failures come back as AiProviderError with a message safe to show: the status and the
  * provider's machine-readable error code, never the provider's text, which may quote the key.
  * The connection goes only where the outbound policy allows, and the answer is read up to a byte
- * cap (issue 11, items 10 and 11: lib/outbound.ts).
+ * cap (lib/outbound.ts).
  */
 import {
   createOutboundFetch,
@@ -97,7 +97,8 @@ export function createAiClient(options: {
           throw new AiProviderError(
             `The AI provider's answer is larger than ${maxResponseBytes} bytes; it was not read.`,
           )
-        // undici reports a refused connection as `fetch failed` with the guard's error as its cause.
+        // undici reports a refused connection as `fetch failed` with the guard's error as its
+        // cause.
         const refused =
           error instanceof OutboundRefusedError ? error : (error as { cause?: unknown })?.cause
         if (refused instanceof OutboundRefusedError)

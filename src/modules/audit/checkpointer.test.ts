@@ -1,5 +1,5 @@
 /**
- * Issue 30: "signed checkpoints … made at least every second while events arrive or every 256
+ * "signed checkpoints … made at least every second while events arrive or every 256
  * events". The checkpointer (checkpoints.ts startCheckpointer) runs here on its own, over the
  * service's dependencies without an app, so no other checkpointer makes checkpoints beside it: 256
  * events or more are covered at its next look (a tenth of a second), fewer wait until a second has
@@ -71,7 +71,10 @@ function events(count: number): AuditEvent[] {
 
 const coveredSize = async () => (await findLatestCheckpoint(deps.db))?.treeSize ?? 0
 
-/** Milliseconds until the latest checkpoint covers `size` leaves (polled every 10 ms), or Infinity after `withinMs`. */
+/**
+ * Milliseconds until the latest checkpoint covers `size` leaves (polled every 10 ms), or Infinity
+ * after `withinMs`.
+ */
 async function msUntilCovered(size: number, withinMs: number): Promise<number> {
   const started = performance.now()
   while (performance.now() - started < withinMs) {
@@ -81,7 +84,10 @@ async function msUntilCovered(size: number, withinMs: number): Promise<number> {
   return Infinity
 }
 
-/** Writes `count` events in one transaction right after a checkpoint was made (256 events' worth, so at once). */
+/**
+ * Writes `count` events in one transaction right after a checkpoint was made (256 events' worth, so
+ * at once).
+ */
 async function writeAfterCheckpoint(count: number): Promise<number> {
   await insertAuditEvents(deps.db, events(CHECKPOINT_EVENTS))
   expect(await msUntilCovered(await readTreeSize(deps.db), 5000)).toBeLessThan(Infinity)
@@ -101,7 +107,8 @@ describe('the audit checkpointer', () => {
 
   it('covers 300 new events at its next look, well before the second is up', async () => {
     const size = await writeAfterCheckpoint(300)
-    // The next look is at most a tenth of a second away; the second-long path would take ≈ 1,000 ms.
+    // The next look is at most a tenth of a second away; the second-long path would take ≈ 1,000
+    // ms.
     expect(await msUntilCovered(size, 5000)).toBeLessThan(CHECKPOINT_INTERVAL_MS * 0.7)
     expect(problems).toEqual([])
   })

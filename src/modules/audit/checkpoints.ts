@@ -1,10 +1,10 @@
 /**
- * Signed checkpoints of the audit Merkle tree (issue 30) in the C2SP tlog-checkpoint format: the
+ * Signed checkpoints of the audit Merkle tree in the C2SP tlog-checkpoint format: the
  * origin (this instance's public host and path, then `/audit-log`), the tree size and the base64
  * root hash, signed with the instance's Ed25519 key as a C2SP signed note. A checkpoint is made
  * once 256 events have arrived since the last one, or a second after the last one while any have
- * (each instance tries; the first to store a size wins, the others' inserts do nothing), before each
- * verifiable export, and on demand.
+ * (each instance tries; the first to store a size wins, the others' inserts do nothing), before
+ * each verifiable export, and on demand.
  *
  * Before signing, the new head is checked to extend the last signed checkpoint (an RFC 9162
  * consistency proof over the stored nodes): a database whose history was rewritten is never signed.
@@ -262,9 +262,9 @@ export async function latestCheckpoint(deps: Deps): Promise<CheckpointRow | null
   }
 }
 
-/** Events since the last checkpoint that call for the next one at once (issue 30: "or every 256 events"). */
+/** Events since the last checkpoint that call for the next one at once ("or every 256 events"). */
 export const CHECKPOINT_EVENTS = 256
-/** The longest a new event waits for a checkpoint that covers it (issue 30: "at least every second"). */
+/** The longest a new event waits for a checkpoint that covers it ("at least every second"). */
 export const CHECKPOINT_INTERVAL_MS = 1000
 /** How often the checkpointer reads the tree's size: one indexed read of one row. */
 const LOOK_MS = 100
@@ -280,12 +280,12 @@ export interface Checkpointer {
 }
 
 /**
- * Makes checkpoints as they fall due: the tree's size is read every LOOK_MS, so a checkpoint follows
- * the 256th event within a tenth of a second, and each run stores the nodes of at most about that
- * many events plus a tenth of a second's worth — on SQLite that work runs on the event loop (≈ 30 µs
- * an event), so a fast stream of audited writes is taken in short pieces, not a second's worth at a
- * time. One run at a time; a failure (the database away, or a tree that does not extend its last
- * checkpoint) goes to `onProblem` and is tried again a second later.
+ * Makes checkpoints as they fall due: the tree's size is read every LOOK_MS, so a checkpoint
+ * follows the 256th event within a tenth of a second, and each run stores the nodes of at most
+ * about that many events plus a tenth of a second's worth — on SQLite that work runs on the event
+ * loop (≈ 30 µs an event), so a fast stream of audited writes is taken in short pieces, not a
+ * second's worth at a time. One run at a time; a failure (the database away, or a tree that does
+ * not extend its last checkpoint) goes to `onProblem` and is tried again a second later.
  */
 export function startCheckpointer(
   deps: Deps,
@@ -299,7 +299,8 @@ export function startCheckpointer(
   const look = async () => {
     if (Date.now() < retryAt) return
     const size = await readTreeSize(deps.db)
-    // The first look, and any after another instance's rotation or a restore, checks with makeCheckpoint itself.
+    // The first look, and any after another instance's rotation or a restore, checks with
+    // makeCheckpoint itself.
     if (covered >= 0 && covered <= size && !checkpointDue(size - covered, Date.now() - madeAt))
       return
     const checkpoint = await makeCheckpoint(deps)
@@ -327,7 +328,10 @@ export function startCheckpointer(
   }
 }
 
-/** The service's checkpointer, from ready to close. A problem is logged once per change of message, not at every look. */
+/**
+ * The service's checkpointer, from ready to close. A problem is logged once per change of message,
+ * not at every look.
+ */
 export function installCheckpointer(app: FastifyInstance, deps: Deps): void {
   let checkpointer: Checkpointer | undefined
   let lastProblem: string | null = null

@@ -55,7 +55,8 @@ describe('export lines', () => {
       count: 1,
       malformed: 'the file ends in the middle of a line',
     })
-    // The last base64 character of a 32-byte hash carries two unused bits: set, it is another spelling.
+    // The last base64 character of a 32-byte hash carries two unused bits: set, it is another
+    // spelling.
     const stated = leafHashOf('{"id":"a"}').toString('base64')
     const respelled = `${stated.slice(0, 42)}${String.fromCharCode(stated.charCodeAt(42) + 1)}=`
     expect(checkLines(chunk(first.replace(stated, respelled)))).toMatchObject({

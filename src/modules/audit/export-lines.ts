@@ -1,14 +1,14 @@
 /**
  * The entry lines of a verifiable export (verifiable-export.ts), checked in bulk for the offline
- * `verify` (export-verifier.ts, issue 30): each line's shape, its stated leaf hash in canonical
+ * `verify` (export-verifier.ts): each line's shape, its stated leaf hash in canonical
  * base64, the RFC 9162 leaf hash SHA-256(0x00 ‖ leaf) of its event's text compared with it, and the
- * leaves a redaction record names. The Merkle tree itself is built in leaf order by the caller; this
- * is the work that can be split, a chunk of lines at a time, across worker threads.
+ * leaves a redaction record names. The Merkle tree itself is built in leaf order by the caller;
+ * this is the work that can be split, a chunk of lines at a time, across worker threads.
  *
- * The module runs as such a worker itself (`new Worker(CHECKER_URL)`), from the built files and from
- * the sources alike: it imports nothing but Node's own modules and uses only TypeScript that Node
- * can strip, so Node loads the `.ts` file as it is. That is also why it hashes a leaf itself rather
- * than through lib/merkle.ts (a test holds the two equal).
+ * The module runs as such a worker itself (`new Worker(CHECKER_URL)`), from the built files and
+ * from the sources alike: it imports nothing but Node's own modules and uses only TypeScript that
+ * Node can strip, so Node loads the `.ts` file as it is. That is also why it hashes a leaf itself
+ * rather than through lib/merkle.ts (a test holds the two equal).
  */
 import { hash } from 'node:crypto'
 import { isMainThread, parentPort, workerData } from 'node:worker_threads'
@@ -33,7 +33,10 @@ export interface ParsedLine {
   inclusionProof?: Buffer[]
 }
 
-/** Decoding skips characters outside the alphabet, so re-encoding to the same text proves the canonical form. */
+/**
+ * Decoding skips characters outside the alphabet, so re-encoding to the same text proves the
+ * canonical form.
+ */
 function canonicalHash(text: string): Buffer | null {
   const bytes = Buffer.from(text, 'base64')
   return bytes.toString('base64') === text ? bytes : null
@@ -69,7 +72,10 @@ export function parseLine(text: string): ParsedLine | string {
   }
 }
 
-/** What a checked line is: an event whose leaf hash is the stated one, a redacted entry, or an event that is not. */
+/**
+ * What a checked line is: an event whose leaf hash is the stated one, a redacted entry, or an event
+ * that is not.
+ */
 export const LINE_EVENT = 0
 export const LINE_REDACTED = 1
 export const LINE_EDITED = 2
@@ -98,7 +104,10 @@ export interface CheckedLines {
   indexes: Float64Array<ArrayBuffer>
   hashes: Uint8Array<ArrayBuffer>
   kinds: Uint8Array<ArrayBuffer>
-  /** The lines (by position) that are redaction records, with the leaves each names (null: unreadable). */
+  /**
+   * The lines (by position) that are redaction records, with the leaves each names (null:
+   * unreadable).
+   */
   redactions: Array<[number, number[] | null]>
   /** The line after the last checked one, when it is not an entry: why (checking stops there). */
   malformed: string | null
@@ -152,7 +161,9 @@ export function* parsedLines(chunk: Uint8Array): Generator<ParsedLine | string> 
   if (start < text.length) yield 'the file ends in the middle of a line'
 }
 
-/** This module as a worker thread's code: `new Worker(CHECKER_URL, { workerData: CHECKER_ROLE })`. */
+/**
+ * This module as a worker thread's code: `new Worker(CHECKER_URL, { workerData: CHECKER_ROLE })`.
+ */
 export const CHECKER_URL = new URL(import.meta.url)
 export const CHECKER_ROLE = 'switchboard:export-lines'
 

@@ -1,11 +1,11 @@
 /**
- * Verifies a verifiable export (verifiable-export.ts) offline, with no database (issue 30): the
- * checkpoint's signature against a verifier key, then every line. A full export must hold every leaf
- * of the checkpoint's tree and rebuild its root; a subset's lines must each carry an inclusion proof
- * that verifies against it. A saved earlier checkpoint (signed by the same key) must be a prefix of
- * the export's tree: with a full export its root is rebuilt from the first leaves. A key other than
- * the export's is accepted when the export's key rotations lead from it to the export's key
- * (key-chain.ts); each checkpoint is then checked with the key in force at its size.
+ * Verifies a verifiable export (verifiable-export.ts) offline, with no database: the
+ * checkpoint's signature against a verifier key, then every line. A full export must hold every
+ * leaf of the checkpoint's tree and rebuild its root; a subset's lines must each carry an inclusion
+ * proof that verifies against it. A saved earlier checkpoint (signed by the same key) must be a
+ * prefix of the export's tree: with a full export its root is rebuilt from the first leaves. A key
+ * other than the export's is accepted when the export's key rotations lead from it to the export's
+ * key (key-chain.ts); each checkpoint is then checked with the key in force at its size.
  *
  * A full export's lines are checked (export-lines.ts) a 1 MiB chunk at a time, on worker threads
  * when the file is large, while this thread adds their leaf hashes to the tree in the file's order.
@@ -44,18 +44,23 @@ export interface ExportVerification {
   entries: number
   treeSize: number
   subset: boolean
-  /** True when the key came from the export itself (no --key): the signature then proves only self-consistency. */
+  /**
+   * True when the key came from the export itself (no --key): the signature then proves only
+   * self-consistency.
+   */
   keyFromExport: boolean
 }
 
 export interface ExportVerifyOptions {
-  /** The log's verifier key; without it, the one in the export's header (and the result says so). */
+  /**
+   * The log's verifier key; without it, the one in the export's header (and the result says so).
+   */
   verifierKey?: string
   /** An earlier checkpoint saved by the reader (signed-note text). */
   savedCheckpoint?: string
   /**
-   * Worker threads that check a full export's lines (0: this thread alone). Without it, one per core
-   * for a file of 8 MiB or more (about 25,000 events), none for a smaller one.
+   * Worker threads that check a full export's lines (0: this thread alone). Without it, one per
+   * core for a file of 8 MiB or more (about 25,000 events), none for a smaller one.
    */
   threads?: number
 }
@@ -83,7 +88,8 @@ const LF = 0x0a
 
 /**
  * The file in chunks of whole lines, split at LF only, about 1 MiB each; the last chunk may end in
- * the middle of a line. A line longer than a chunk doubles the next read, so it is copied O(1) times.
+ * the middle of a line. A line longer than a chunk doubles the next read, so it is copied O(1)
+ * times.
  */
 async function* chunksOf(file: string): AsyncGenerator<Uint8Array> {
   const handle = await fs.promises.open(file)
@@ -109,7 +115,10 @@ async function* chunksOf(file: string): AsyncGenerator<Uint8Array> {
   }
 }
 
-/** The first line (the header, without its LF; null when the file has none), and the chunks after it. */
+/**
+ * The first line (the header, without its LF; null when the file has none), and the chunks after
+ * it.
+ */
 async function splitHeader(
   chunks: AsyncGenerator<Uint8Array>,
 ): Promise<{ header: string | null; rest: AsyncIterable<Uint8Array> }> {
@@ -140,7 +149,10 @@ const inThisThread: LineChecker = {
   close: async () => {},
 }
 
-/** `count` workers, given chunks in turn; each answers its own in order, so the answers keep the file's order. */
+/**
+ * `count` workers, given chunks in turn; each answers its own in order, so the answers keep the
+ * file's order.
+ */
 function workerPool(count: number): LineChecker {
   const workers = Array.from({ length: count }, () => {
     const worker = new Worker(CHECKER_URL, { workerData: CHECKER_ROLE })
@@ -152,7 +164,8 @@ function workerPool(count: number): LineChecker {
     worker.on('error', (error) => {
       for (const wait of waiting.splice(0)) wait.reject(error)
     })
-    // A worker that stops without an error (killed, out of memory) must not leave its chunks waiting forever.
+    // A worker that stops without an error (killed, out of memory) must not leave its chunks
+    // waiting forever.
     worker.on('exit', (code) => {
       for (const wait of waiting.splice(0))
         wait.reject(new Error(`a line checker stopped (exit code ${code})`))
@@ -396,7 +409,9 @@ async function verifyFull(
   return result(verifier.finish(), fields)
 }
 
-/** The chunks' lines, parsed (a string: why a line is not an entry, or that the file ends mid-line). */
+/**
+ * The chunks' lines, parsed (a string: why a line is not an entry, or that the file ends mid-line).
+ */
 async function* linesOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<ParsedLine | string> {
   for await (const chunk of chunks) yield* parsedLines(chunk)
 }

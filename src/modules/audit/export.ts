@@ -1,5 +1,5 @@
 /**
- * The audit log's export (issue 13): the filtered view, newest first, as CSV (RFC 4180) or JSON
+ * The audit log's export: the filtered view, newest first, as CSV (RFC 4180) or JSON
  * Lines. Streamed, never held whole: the rows are read in keyset batches of EXPORT_BATCH and each
  * batch is written before the next is read, so memory stays bounded however long the log is, and
  * the reader's pace sets the writer's (a Readable pulls the next batch only when asked).

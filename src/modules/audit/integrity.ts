@@ -1,5 +1,5 @@
 /**
- * The live database's integrity check (issue 30): every stored leaf against its event, the tree
+ * The live database's integrity check: every stored leaf against its event, the tree
  * rebuilt from the leaves against the signed checkpoints and the tree head, and no event outside
  * the tree. Leaves whose nodes are not stored yet (appended since the last checkpoint) have their
  * hashes from their events, checked through the head's root. Run by
@@ -39,7 +39,10 @@ export interface IntegrityResult {
   checkpoints: number
 }
 
-/** Every stored checkpoint's size and note, read in pages, thinned to a bounded, evenly spaced sample plus the latest. */
+/**
+ * Every stored checkpoint's size and note, read in pages, thinned to a bounded, evenly spaced
+ * sample plus the latest.
+ */
 async function sampledCheckpoints(deps: Deps): Promise<CheckpointRow[]> {
   const all: CheckpointRow[] = []
   for (let after = -1; ;) {
@@ -56,7 +59,10 @@ async function sampledCheckpoints(deps: Deps): Promise<CheckpointRow[]> {
   return [...sample]
 }
 
-/** A checkpoint's signed root; a problem when its note is not right or not signed by the key(s) in force at its size. */
+/**
+ * A checkpoint's signed root; a problem when its note is not right or not signed by the key(s) in
+ * force at its size.
+ */
 function signedRootOf(row: CheckpointRow, chain: KeyChain): SignedRoot | Problem {
   const note = parseSignedNote(row.note)
   const checkpoint = note === null ? null : parseCheckpoint(note.text)

@@ -1,13 +1,13 @@
 /**
- * The audit log's chain of signing keys (issue 30): a key rotation is an `audit.signing_key_rotate`
+ * The audit log's chain of signing keys: a key rotation is an `audit.signing_key_rotate`
  * event naming the old and the new verifier key, and the checkpoint of the tree that ends with that
  * event is signed by both keys (a C2SP signed note may carry several signature lines). The old key
  * thereby vouches for the new one: its signature covers the root, the root covers the event (an
  * RFC 9162 inclusion proof of the last leaf), and the event names the new key. So a verifier that
  * trusts any key of the chain reaches the current one, and every checkpoint is checked with the key
- * that was in force at its size: key i signs the sizes from rotation i−1's checkpoint up to rotation
- * i's (both included), so a rotation checkpoint needs both keys. No database here: the live check,
- * the export and `audit verify` share it.
+ * that was in force at its size: key i signs the sizes from rotation i−1's checkpoint up to
+ * rotation i's (both included), so a rotation checkpoint needs both keys. No database here: the
+ * live check, the export and `audit verify` share it.
  */
 import { leafHashOfText, verifyConsistency, verifyInclusion } from '../../lib/merkle.js'
 import {
@@ -22,7 +22,10 @@ import type { Problem } from './verify.js'
 
 export const KEY_ROTATION_ACTION = 'audit.signing_key_rotate'
 
-/** One rotation: the tree of `treeSize` leaves ends with the rotation event; its checkpoint is signed by both keys. */
+/**
+ * One rotation: the tree of `treeSize` leaves ends with the rotation event; its checkpoint is
+ * signed by both keys.
+ */
 export interface KeyRotation {
   treeSize: number
   oldVerifierKey: string
@@ -51,7 +54,10 @@ export function rotationOf(leafIndex: number, metadata: string): KeyRotation | n
   }
 }
 
-/** The chain from the rotations, which must include `current`; a problem when the links do not join up. */
+/**
+ * The chain from the rotations, which must include `current`; a problem when the links do not join
+ * up.
+ */
 export function keyChainOf(rotations: KeyRotation[], current: string): KeyChain | Problem {
   const keys = rotations.length === 0 ? [current] : [rotations[0]!.oldVerifierKey]
   for (const [i, rotation] of rotations.entries()) {
@@ -97,7 +103,10 @@ export function signedByAll(note: string, keys: string[]): boolean {
   })
 }
 
-/** A rotation as a verifiable export carries it: everything `audit verify` needs to follow the chain offline. */
+/**
+ * A rotation as a verifiable export carries it: everything `audit verify` needs to follow the chain
+ * offline.
+ */
 export interface RotationLink {
   tree_size: number
   old_verifier_key: string

@@ -1,5 +1,5 @@
 /**
- * Issue 30: rotating the audit log's signing key. `switchboard audit rotate-key` records the
+ * Rotating the audit log's signing key. `switchboard audit rotate-key` records the
  * rotation as an audited event whose checkpoint is signed by the old and the new key; an instance
  * still on the old key stops signing, one restarted on the new key goes on; the database check and
  * `audit verify` accept the chain across the rotation (given the old key or the new one, and a
@@ -138,7 +138,8 @@ describe('audit signing-key rotation, key in the secrets file', () => {
       expect(signedBy(after.note, newKey)).toBe(true)
       expect(signedBy(after.note, oldKey)).toBe(false)
 
-      // The database check passes on either instance: the old key reaches the new one through the rotation.
+      // The database check passes on either instance: the old key reaches the new one through the
+      // rotation.
       expect(await checkDatabase(restarted.deps)).toMatchObject({ ok: true, problem: null })
       expect(await checkDatabase(t.deps)).toMatchObject({ ok: true, problem: null })
 
@@ -154,7 +155,8 @@ describe('audit signing-key rotation, key in the secrets file', () => {
         previous_verifier_keys: [{ verifier_key: oldKey, until_tree_size: treeSize }],
       })
 
-      // The export carries the rotation; it verifies given the new key, the old key, and a checkpoint saved before.
+      // The export carries the rotation; it verifies given the new key, the old key, and a
+      // checkpoint saved before.
       const { file, lines } = await exportOf(restarted.app, admin.token)
       const header = JSON.parse(lines[0]!)
       expect(header.verifier_key).toBe(newKey)
@@ -182,7 +184,8 @@ describe('audit signing-key rotation, key in the secrets file', () => {
         /^audit log NOT intact: the log: bad signature/,
       )
 
-      // A broken link: the rotation checkpoint without the old key's signature, or naming another new key.
+      // A broken link: the rotation checkpoint without the old key's signature, or naming another
+      // new key.
       const link = header.key_rotations[0]
       const note = parseSignedNote(link.checkpoint)!
       const tampered = [
@@ -201,7 +204,8 @@ describe('audit signing-key rotation, key in the secrets file', () => {
         )
       }
 
-      // In the database: the rotation checkpoint stripped of the new key's signature is a bad signature.
+      // In the database: the rotation checkpoint stripped of the new key's signature is a bad
+      // signature.
       await t.deps.db
         .updateTable('audit_checkpoints')
         .set({ note: `${parseSignedNote(dual.note)!.text}\n${dual.note.split('\n').at(-3)}\n` })
@@ -232,7 +236,8 @@ describe('audit signing-key rotation, key in AUDIT_SIGNING_KEY', () => {
     expect(
       await cli(t.env, ['audit', 'rotate-key', '--new-key-stdin'], 'not a key\n'),
     ).toMatchObject({ code: 2 })
-    // An operator holding another key cannot hand the log over: the log's last checkpoint is not theirs.
+    // An operator holding another key cannot hand the log over: the log's last checkpoint is not
+    // theirs.
     const intruder = await cli({ ...t.env, AUDIT_SIGNING_KEY: generateSigningKey() }, [
       'audit',
       'rotate-key',
@@ -251,7 +256,8 @@ describe('audit signing-key rotation, key in AUDIT_SIGNING_KEY', () => {
     const nextVerifier = createAuditSigner(t.env.PUBLIC_URL!, next).verifierKey
 
     // The instance not yet restarted keeps its environment's key: it cannot sign the events written
-    // since, but it still serves the log's latest checkpoint, the rotation's (it answered 500 before).
+    // since, but it still serves the log's latest checkpoint, the rotation's (it answered 500
+    // before).
     await insertAuditEvents(t.deps.db, [event(2)])
     const admin = await createSignedInUser(t, { isAdmin: true })
     await expect(makeCheckpoint(t.deps)).rejects.toThrow(InconsistentTreeError)

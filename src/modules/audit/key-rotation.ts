@@ -1,5 +1,5 @@
 /**
- * Rotating the audit log's signing key (issue 30; the chain's rules are in key-chain.ts). One
+ * Rotating the audit log's signing key (the chain's rules are in key-chain.ts). One
  * transaction appends the `audit.signing_key_rotate` event (naming the old and the new verifier
  * key) and stores the checkpoint of the tree that ends with it, signed by the old key and then the
  * new one; the tree head stays locked from the event to the commit, so that checkpoint is exactly
@@ -44,7 +44,10 @@ export interface RotationResult {
   treeSize: number
 }
 
-/** Rotates from `deps.auditSigner` to `newSigningKey` (base64 PKCS #8 Ed25519); `via` names who asked. */
+/**
+ * Rotates from `deps.auditSigner` to `newSigningKey` (base64 PKCS #8 Ed25519); `via` names who
+ * asked.
+ */
 export async function rotateSigningKey(
   deps: Deps,
   newSigningKey: string,
@@ -94,7 +97,8 @@ export async function rotateSigningKey(
 
 /**
  * The rotations the log records, in order. One whose metadata names no two keys is kept with empty
- * keys, so the chain breaks where it is (reported by the checks) instead of the rotation being skipped.
+ * keys, so the chain breaks where it is (reported by the checks) instead of the rotation being
+ * skipped.
  */
 export async function listRotations(deps: Deps): Promise<KeyRotation[]> {
   return (await listKeyRotations(deps.db)).map(
@@ -107,12 +111,18 @@ export async function listRotations(deps: Deps): Promise<KeyRotation[]> {
   )
 }
 
-/** The chain of keys from the log's rotations to this instance's key; a problem when they do not join up. */
+/**
+ * The chain of keys from the log's rotations to this instance's key; a problem when they do not
+ * join up.
+ */
 export async function loadKeyChain(deps: Deps): Promise<KeyChain | Problem> {
   return keyChainOf(await listRotations(deps), deps.auditSigner.verifierKey)
 }
 
-/** Every rotation up to `size`, with the proofs an offline verifier needs to follow it (verifiable export). */
+/**
+ * Every rotation up to `size`, with the proofs an offline verifier needs to follow it (verifiable
+ * export).
+ */
 export async function rotationLinks(deps: Deps, size: number): Promise<RotationLink[]> {
   const rotations = (await listRotations(deps)).filter((r) => r.treeSize <= size)
   if (rotations.length === 0) return []

@@ -1,5 +1,5 @@
 /**
- * Issue 32: what the audit log's targets are called today — a user's email, an organization's,
+ * What the audit log's targets are called today — a user's email, an organization's,
  * team's, token's, passkey's, identity provider's or SCIM credential's name — for one page of
  * events in ONE statement (a UNION ALL over the tables an event may name), not one query per row.
  * A target deleted since has no label; the console then shows its type and id.
@@ -7,7 +7,9 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 
-/** target_type → the table and column that name it. Settings are named by their key (the id itself). */
+/**
+ * target_type → the table and column that name it. Settings are named by their key (the id itself).
+ */
 const LABELS = {
   user: { table: 'users', column: 'email' },
   organization: { table: 'organizations', column: 'name' },

@@ -1,5 +1,5 @@
 /**
- * An audit event as a leaf of the audit Merkle tree (issue 30): its RFC 8785 canonical JSON —
+ * An audit event as a leaf of the audit Merkle tree: its RFC 8785 canonical JSON —
  * every column but the leaf number, metadata as the object it encodes. The same bytes are made
  * when the event is written, when the database is checked and when an export is verified, so this
  * form is frozen (migration 0025 makes it for the events written before it).

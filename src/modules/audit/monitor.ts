@@ -1,13 +1,14 @@
 /**
- * Watching the audit log (issue 30): the database integrity check (integrity.ts) at start and then
+ * Watching the audit log: the database integrity check (integrity.ts) at start and then
  * hourly, its result kept for the console and logged, and the administrators mailed when it fails;
  * and once a day the current signed checkpoint sent outside the server — mailed to the
  * administrators and, when one is set, POSTed to the anchoring webhook (lib/outbound.ts rules) — so
  * a checkpoint exists that someone who can write to the database cannot rewrite.
  *
  * Several instances run this: a failure is mailed by the one instance whose conditional update
- * records it first, and each channel of the day's anchoring is claimed by one instance (audit_monitor
- * row) and kept only when the checkpoint was delivered on it — otherwise tried again the next hour.
+ * records it first, and each channel of the day's anchoring is claimed by one instance
+ * (audit_monitor row) and kept only when the checkpoint was delivered on it — otherwise tried again
+ * the next hour.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'

@@ -21,7 +21,7 @@ export interface AuditEvent {
 }
 
 /**
- * Writes events and appends them to the audit Merkle tree (issue 30) in one transaction — the
+ * Writes events and appends them to the audit Merkle tree in one transaction — the
  * caller's, or one of its own. This is the only function that writes audit events, so every event,
  * however it is recorded, becomes a leaf. The tree head row is locked (FOR UPDATE on PostgreSQL;
  * SQLite serialises writers) from the read of the size to the commit, so instances sharing a
@@ -92,7 +92,9 @@ export type AuditEventRow = Omit<
 >
 
 export interface AuditFilter {
-  /** Issue 32: a prefix — `token` selects `token.create` and `token.revoke`; a whole action selects itself. */
+  /**
+   * A prefix — `token` selects `token.create` and `token.revoke`; a whole action selects itself.
+   */
   action?: string
   actorId?: string
   /** ISO-8601 UTC as stored (toISOString), so text comparison on SQLite orders like time. */
@@ -120,7 +122,8 @@ export async function listAuditEvents(
       'ip',
       'metadata',
     ])
-  // substr, not LIKE: the same case-sensitive comparison on both engines, and no wildcard to escape.
+  // substr, not LIKE: the same case-sensitive comparison on both engines, and no wildcard to
+  // escape.
   if (filter.action !== undefined)
     query = query.where(sql<string>`substr(action, 1, ${filter.action.length})`, '=', filter.action)
   if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId)
@@ -131,7 +134,8 @@ export async function listAuditEvents(
 
 /**
  * Events matching an export's filters, as leaves of the tree of `size`: leaf numbers after `after`,
- * in leaf order, at most `limit` (the verifiable export pages through them with keyset on leaf_index).
+ * in leaf order, at most `limit` (the verifiable export pages through them with keyset on
+ * leaf_index).
  */
 export async function listMatchingLeafEvents(
   ex: Executor,

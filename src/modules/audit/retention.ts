@@ -1,14 +1,14 @@
 /**
- * Retention of failed sign-in audit events (issue #11 item 18): a flood of wrong passwords or
+ * Retention of failed sign-in audit events: a flood of wrong passwords or
  * codes must not grow the audit log without bound, so `auth.login_failed`, `auth.mfa_verify_failed`
- * and `auth.passkey_failed` (issue 14) events older than FAILED_LOGIN_RETENTION_DAYS (default 90)
- * are removed at start and then every hour. Every other event is kept. Several instances may purge at once:
- * the deletes are idempotent.
+ * and `auth.passkey_failed` events older than FAILED_LOGIN_RETENTION_DAYS (default 90)
+ * are removed at start and then every hour. Every other event is kept. Several instances may purge
+ * at once: the deletes are idempotent.
  *
- * Issue 30: removing an event *redacts* it — its row (the content) goes, its leaf hash stays in the
- * Merkle tree, so every proof and checkpoint still verifies — and each batch is recorded in the same
- * transaction as an `audit.redact` event naming the leaves, which is what lets a verifier tell a
- * redaction from a deletion.
+ * Removing an event *redacts* it — its row (the content) goes, its leaf hash stays in the
+ * Merkle tree, so every proof and checkpoint still verifies — and each batch is recorded in the
+ * same transaction as an `audit.redact` event naming the leaves, which is what lets a verifier tell
+ * a redaction from a deletion.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
@@ -51,7 +51,8 @@ async function deleteBatch(deps: Deps, before: string): Promise<number> {
       )
       .executeTakeFirst()
     const removed = Number(result.numDeletedRows)
-    // Another instance may have taken some of these rows first: the record names what this one removed.
+    // Another instance may have taken some of these rows first: the record names what this one
+    // removed.
     if (removed === rows.length)
       await redactionRecord(
         tx,

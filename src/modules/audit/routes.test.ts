@@ -105,7 +105,7 @@ describe('GET /api/admin/audit-log', () => {
     expect((await auditLog(admin.token, '?actor_id=not-an-id')).json().items).toEqual([])
   })
 
-  // Issue 32: the console's action picker offers areas as well as actions.
+  // The console's action picker offers areas as well as actions.
   it('filters by action prefix: an area selects its actions, a whole action itself', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const org = await createOrganization(t, admin.token, 'Prefixed')

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { exportAuditLog } from './export.js'
 import {
   AUDIT_EXPORT_MEDIA_TYPES,
@@ -45,7 +45,7 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. ' +
             'CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed ' +
             "with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. " +
-            'Verifiable (issue 30): a header line with the signed checkpoint made for the export and the verifier key, then every leaf oldest ' +
+            'Verifiable: a header line with the signed checkpoint made for the export and the verifier key, then every leaf oldest ' +
             'first with its leaf_index and leaf_hash (a redacted one as its hash only); with filters, the matching events each with its ' +
             'inclusion_proof. `switchboard audit verify <file> --key <verifier key>` checks it offline. ' +
             'Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).',
@@ -72,7 +72,8 @@ export function auditRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           reply
             .type(AUDIT_EXPORT_MEDIA_TYPES[request.query.format])
             .header('content-disposition', `attachment; filename="${download.filename}"`)
-            // The documented body is text; Fastify streams a Readable as it is, without serializing it.
+            // The documented body is text; Fastify streams a Readable as it is, without serializing
+            // it.
             .send(download.body as unknown as string)
         )
       },

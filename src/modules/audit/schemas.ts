@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Nullable, PageOf, PageQuery, Text, Timestamp } from '../../lib/schema-types.js'
 
-/** CONTRACT.md §8.4. */
+/** docs/API.md#audit-log. */
 export const AuditEventView = Type.Object({
   id: Type.String(),
   at: Timestamp(),
@@ -23,7 +23,9 @@ export const AuditEventView = Type.Object({
 })
 export type AuditEventView = Static<typeof AuditEventView>
 
-/** Issue 32: a listed event also says what its target is called today (null when it has no name or is gone). */
+/**
+ * A listed event also says what its target is called today (null when it has no name or is gone).
+ */
 export const AuditEventListItem = Type.Object({
   ...AuditEventView.properties,
   target_label: Nullable(
@@ -44,7 +46,7 @@ const AuditFilterQuery = {
       minLength: 1,
       maxLength: 100,
       description:
-        'Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself',
+        'Actions starting with this text: `token` selects `token.create`; a whole action selects itself',
     }),
   ),
   actor_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
@@ -70,7 +72,7 @@ export const AuditExportQuery = Type.Object(
       type: 'string',
       enum: [...AUDIT_EXPORT_FORMATS],
       description:
-        'csv (RFC 4180), jsonl (JSON Lines), or verifiable (issue 30: JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof)',
+        'csv (RFC 4180), jsonl (JSON Lines), or verifiable (JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof)',
     }),
     ...AuditFilterQuery,
   },

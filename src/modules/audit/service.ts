@@ -1,8 +1,8 @@
 /**
- * The audit trail (CONTRACT.md §8.4): writing it, and reading it for administrators. Writers pass
- * the transaction that makes the change, so the event exists exactly when the change does. Events
- * name who, what and where — never a secret, code or token: metadata is for field names, roles
- * and similar facts.
+ * The audit trail (docs/API.md#audit-log): writing it, and reading it for administrators. Writers
+ * pass the transaction that makes the change, so the event exists exactly when the change does.
+ * Events name who, what and where — never a secret, code or token: metadata is for field names,
+ * roles and similar facts.
  */
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
@@ -35,7 +35,7 @@ export interface AuditEntry {
 const USER_AGENT_MAX = 512
 
 /**
- * Whose account an event concerns (issue 14: the personal security log reads by it): the user it
+ * Whose account an event concerns (the personal security log reads by it): the user it
  * targets, else the user who acted (an API token they created, a passkey they added).
  */
 function subjectOf(entry: AuditEntry): string | null {
@@ -44,7 +44,8 @@ function subjectOf(entry: AuditEntry): string | null {
 
 /**
  * Writes the event and, in the same transaction, queues the security notification it calls for
- * (notifications/kinds.ts), so a mail exists exactly when its change does and goes out after commit.
+ * (notifications/kinds.ts), so a mail exists exactly when its change does and goes out after
+ * commit.
  */
 export async function recordAudit(
   ex: Executor,
@@ -63,7 +64,8 @@ export async function recordAudit(
     userAgent,
     metadata,
   })
-  // Last: the append locks the tree head until commit, so every other write of the change comes first.
+  // Last: the append locks the tree head until commit, so every other write of the change comes
+  // first.
   await insertAuditEvent(ex, {
     at: clock.now().toISOString(),
     actorId: entry.actor?.id ?? null,
@@ -106,8 +108,8 @@ export function toAuditEventView(row: AuditEventRow): AuditEventView {
 }
 
 /**
- * The trail for administrators (CONTRACT.md §8.4): newest first, filtered by action prefix, actor
- * and time; each event with its target's current name (one more query per page, issue 32).
+ * The trail for administrators (docs/API.md#audit-log): newest first, filtered by action prefix,
+ * actor and time; each event with its target's current name (one more query per page).
  */
 export async function listAuditLog(
   deps: Deps,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import {
   AnchorBody,
   CheckpointView,
@@ -53,7 +53,7 @@ function route<Q extends TSchema, B extends TSchema>(
   }
 }
 
-/** The tamper-evident log's routes (issue 30), all for administrators: one row each. */
+/** The tamper-evident log's routes, all for administrators: one row each. */
 function transparencyRoutes(deps: Deps): TransparencyRoute[] {
   return [
     route({
@@ -125,7 +125,7 @@ function transparencyRoutes(deps: Deps): TransparencyRoute[] {
   ]
 }
 
-/** /api/admin/audit-log: the tamper-evident log's checkpoints, proofs, key and integrity (issue 30). */
+/** /api/admin/audit-log: the tamper-evident log's checkpoints, proofs, key and integrity. */
 export function auditTransparencyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const row of transparencyRoutes(deps)) {

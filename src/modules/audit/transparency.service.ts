@@ -1,5 +1,5 @@
 /**
- * The audit log's transparency API for administrators (issue 30): the latest signed checkpoint,
+ * The audit log's transparency API for administrators: the latest signed checkpoint,
  * RFC 9162 inclusion and consistency proofs from the stored tree nodes (O(log n) hashes read, in
  * one round of queries), the verifier key, the integrity status, and the anchoring webhook.
  */
@@ -25,7 +25,10 @@ import type {
 
 const b64 = (hash: Buffer) => hash.toString('base64')
 
-/** The latest checkpoint; one is signed first when the tree has grown since (a fresh instance has none). */
+/**
+ * The latest checkpoint; one is signed first when the tree has grown since (a fresh instance has
+ * none).
+ */
 export async function getLatestCheckpoint(deps: Deps): Promise<CheckpointView> {
   const checkpoint = await latestCheckpoint(deps)
   if (checkpoint === null)
@@ -39,7 +42,10 @@ export async function getLatestCheckpoint(deps: Deps): Promise<CheckpointView> {
   }
 }
 
-/** Refuses a size beyond the tree; stores the nodes of leaves appended since the last checkpoint, which the proof may read. */
+/**
+ * Refuses a size beyond the tree; stores the nodes of leaves appended since the last checkpoint,
+ * which the proof may read.
+ */
 async function assertWithinTree(deps: Deps, field: string, size: number): Promise<void> {
   const head = await readTreeHead(deps.db)
   if (size > head.size)
@@ -88,7 +94,10 @@ export async function getConsistencyProof(
   }
 }
 
-/** The verifier key, and the keys before it (signing-key rotations), which stay published for the older checkpoints. */
+/**
+ * The verifier key, and the keys before it (signing-key rotations), which stay published for the
+ * older checkpoints.
+ */
 export async function getVerifierKeys(deps: Deps): Promise<VerifierKeyView> {
   return {
     origin: deps.auditSigner.name,

@@ -1,5 +1,5 @@
 /**
- * Issue 30: the tamper-evident audit log end to end, on both engines — events as leaves, signed
+ * The tamper-evident audit log end to end, on both engines — events as leaves, signed
  * checkpoints (checked by @sigstore/verify's signed-note reader as well as ours), proofs from the
  * stored tree verified by @sigstore/verify's RFC 6962 verifier, the verifiable export checked
  * offline by `switchboard audit verify`, redaction by retention, the integrity check, its mail to
@@ -145,7 +145,8 @@ describe('the audit Merkle tree', () => {
     const note = parseSignedNote(checkpoint.note)!
     const verifier = parseVerifierKey(key)!
     expect(verifyNote(note, verifier)).toBe(true)
-    // The independent reader: Sigstore's checkpoint verification (key hint, name, Ed25519 signature).
+    // The independent reader: Sigstore's checkpoint verification (key hint, name, Ed25519
+    // signature).
     const theirs = sigstoreCheckpoint.verifyCheckpoint(
       { inclusionProof: { checkpoint: { envelope: checkpoint.note } } },
       [{ logID: verifier.keyHash, baseURL: origin, publicKey: verifier.publicKey }],
@@ -293,7 +294,8 @@ describe('the verifiable export and `switchboard audit verify`', () => {
       /note: checked with the key inside the export/,
     )
 
-    // A checkpoint of another log (another key) is a bad signature; one the export does not extend is not consistent.
+    // A checkpoint of another log (another key) is a bad signature; one the export does not extend
+    // is not consistent.
     const other = await runCommand([
       'audit',
       'verify',
@@ -325,7 +327,8 @@ describe('the verifiable export and `switchboard audit verify`', () => {
       .verifier_key as string
     const { file, lines } = await exportFile(admin.token)
     const header = JSON.parse(lines[0]!)
-    // A checkpoint signed by the log's own key over a different history (the signer stands in for a fork).
+    // A checkpoint signed by the log's own key over a different history (the signer stands in for a
+    // fork).
     const { signCheckpoint } = await import('./checkpoints.js')
     const fork = signCheckpoint(t.deps.auditSigner, 3, leafHash(Buffer.from('another history')))
     const forkFile = path.join(makeTempDir(), 'fork.checkpoint')
@@ -433,7 +436,8 @@ describe('redaction', () => {
       leaves: expect.arrayContaining([index]),
     })
 
-    // The old proof still verifies against the old checkpoint, and a new one against the new checkpoint.
+    // The old proof still verifies against the old checkpoint, and a new one against the new
+    // checkpoint.
     expect(
       verifyInclusion(
         index,
@@ -728,8 +732,8 @@ describe('integrity status, mail and anchoring', () => {
         webhook_host: `127.0.0.1:${(server.address() as AddressInfo).port}`,
       })
 
-      // The anchoring at start mailed nobody (no SMTP then): that claim was given back, so the day's
-      // mail goes now, with the first POST to the webhook; then not again within the day.
+      // The anchoring at start mailed nobody (no SMTP then): that claim was given back, so the
+      // day's mail goes now, with the first POST to the webhook; then not again within the day.
       const startMails = smtp.received.length
       expect(await anchorCheckpoint(t.deps)).toBe(true)
       expect(smtp.received.slice(startMails).some((m) => m.to.includes(admin.email))).toBe(true)
@@ -802,7 +806,8 @@ describe('integrity status, mail and anchoring', () => {
         anchoredBefore,
       )
 
-      // The next hour: SMTP works, the webhook still fails — the mail goes, the POST is tried again.
+      // The next hour: SMTP works, the webhook still fails — the mail goes, the POST is tried
+      // again.
       await configureSmtp(admin.token)
       t.clock.advance(3600)
       const mailsBefore = smtp.received.length

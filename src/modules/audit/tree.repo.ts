@@ -1,5 +1,5 @@
 /**
- * SQL of the audit Merkle tree (issue 30): the head row, the stored perfect-subtree hashes, the
+ * SQL of the audit Merkle tree: the head row, the stored perfect-subtree hashes, the
  * signed checkpoints and the monitor row. Hashes are stored as lowercase hex. The head is written
  * with every append; the nodes only up to its `materialized_size` (checkpoints.ts materializeTree).
  */
@@ -20,7 +20,10 @@ const MONITOR_ID = 1
  * exact text, so it is right whatever wrote the row.
  */
 let lastFrontier: { text: string; hashes: Buffer[] } | null = null
-/** The hex form of each hash this process decoded or encoded, so writing a frontier encodes only the new ones. */
+/**
+ * The hex form of each hash this process decoded or encoded, so writing a frontier encodes only the
+ * new ones.
+ */
 const hexOf = new WeakMap<Buffer, string>()
 
 function frontierOf(row: { size: number; frontier: string }): Frontier {
@@ -38,8 +41,8 @@ function frontierOf(row: { size: number; frontier: string }): Frontier {
 
 /**
  * The append's two statements on the head, as fixed SQL: built and compiled by Kysely on every
- * call they cost more than running them (≈ 25 µs of an audited write's ≈ 100 µs extra on SQLite,
- * measured). Column names are the schema's (AuditTreeHeadTable).
+ * call they cost more than running them (about a quarter of an audited write's extra cost on
+ * SQLite). Column names are the schema's (AuditTreeHeadTable).
  */
 const LOCK_HEAD = {
   // SQLite serialises writers (BEGIN IMMEDIATE): no row lock there.
@@ -327,7 +330,9 @@ export async function listCheckpoints(
   return rows.map(toCheckpoint)
 }
 
-/** Stores a checkpoint; another instance may have stored the same size first (then nothing changes). */
+/**
+ * Stores a checkpoint; another instance may have stored the same size first (then nothing changes).
+ */
 export async function insertCheckpoint(ex: Executor, checkpoint: CheckpointRow): Promise<void> {
   await ex
     .insertInto('audit_checkpoints')
@@ -353,7 +358,10 @@ export async function updateCheckpointNote(
     .execute()
 }
 
-/** The signing-key rotations recorded in the log, oldest first: the leaf and the event's metadata (JSON text). */
+/**
+ * The signing-key rotations recorded in the log, oldest first: the leaf and the event's metadata
+ * (JSON text).
+ */
 export async function listKeyRotations(
   ex: Executor,
 ): Promise<Array<{ leafIndex: number; metadata: string }>> {
@@ -503,7 +511,9 @@ export async function claimAnchoring(
   return Number(result.numUpdatedRows) === 1 ? { previous } : undefined
 }
 
-/** Gives a claim back when nothing was delivered, so the next hourly try sends the day's checkpoint. */
+/**
+ * Gives a claim back when nothing was delivered, so the next hourly try sends the day's checkpoint.
+ */
 export async function releaseAnchoring(
   ex: Executor,
   channel: AnchorChannel,

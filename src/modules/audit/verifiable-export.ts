@@ -1,8 +1,9 @@
 /**
- * The verifiable export (issue 30): JSON Lines that `switchboard audit verify` checks offline,
+ * The verifiable export: JSON Lines that `switchboard audit verify` checks offline,
  * trusting only the log's verifier key. Line 1 is the header: the signed checkpoint that covers the
  * export (made for it), the verifier key, the tree size, and whether the export is a filtered
- * subset, and the signing-key rotations that lead to the checkpoint's key (key-chain.ts). Then one line per leaf in leaf order, oldest first:
+ * subset, and the signing-key rotations that lead to the checkpoint's key (key-chain.ts). Then one
+ * line per leaf in leaf order, oldest first:
  *
  *   {"leaf_index":7,"leaf_hash":"<base64>","event":{…the leaf: its canonical JSON, verbatim…}}
  *   {"leaf_index":8,"leaf_hash":"<base64>","redacted":true}
@@ -32,7 +33,10 @@ export interface ExportHeader {
   tree_size: number
   subset: boolean
   filters?: Record<string, unknown>
-  /** The signing-key rotations up to tree_size, oldest first (key-chain.ts); absent when there were none. */
+  /**
+   * The signing-key rotations up to tree_size, oldest first (key-chain.ts); absent when there were
+   * none.
+   */
   key_rotations?: RotationLink[]
 }
 
@@ -88,7 +92,10 @@ async function* subsetLines(deps: Deps, filter: AuditFilter, size: number): Asyn
   }
 }
 
-/** The export's lines; call after the export itself was audited, so the checkpoint made here covers it. */
+/**
+ * The export's lines; call after the export itself was audited, so the checkpoint made here covers
+ * it.
+ */
 export async function verifiableExportLines(
   deps: Deps,
   filter: AuditFilter,

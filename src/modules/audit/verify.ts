@@ -1,5 +1,5 @@
 /**
- * Verifying the audit log (issue 30): one streaming check shared by the live database, the
+ * Verifying the audit log: one streaming check shared by the live database, the
  * verifiable export and `switchboard audit verify`. Entries arrive in leaf order; each event's
  * leaf hash is recomputed from its content (RFC 8785 canonical JSON, RFC 9162 leaf hash) and the
  * tree is rebuilt from the leaves, and its root compared with every signed checkpoint it reaches.
@@ -20,7 +20,9 @@ export type ProblemKind =
   'edited' | 'missing' | 'reordered' | 'inserted' | 'bad signature' | 'not consistent' | 'malformed'
 
 export interface Problem {
-  /** The leaf index of the first bad entry; null when the problem is not one entry's (a signature). */
+  /**
+   * The leaf index of the first bad entry; null when the problem is not one entry's (a signature).
+   */
   index: number | null
   kind: ProblemKind
   detail: string
@@ -32,15 +34,18 @@ export function describeProblem(problem: Problem): string {
 
 export interface VerifyEntry {
   index: number
-  /** The leaf hash stored with the entry (the database's level-0 node, the export line's); null when absent. */
+  /**
+   * The leaf hash stored with the entry (the database's level-0 node, the export line's); null when
+   * absent.
+   */
   statedHash: Buffer | null
   /** The event; null when its content was redacted. */
   event: LeafEvent | null
   /**
    * The entry's leaf was hashed by the caller from its text exactly as written, and compared with
    * statedHash (a verifiable export's lines, export-lines.ts: hashing the text as it stands, in
-   * parallel, is what makes checking a million of them fast). `redacts`: the leaves it names when it
-   * is a redaction record ([] when not; null when it cannot be read).
+   * parallel, is what makes checking a million of them fast). `redacts`: the leaves it names when
+   * it is a redaction record ([] when not; null when it cannot be read).
    */
   checked?: { matches: boolean; redacts: number[] | null }
 }
@@ -50,7 +55,10 @@ export interface SignedRoot {
   root: Buffer
   /** Where the root comes from, for messages ("the checkpoint of size 12"). */
   label: string
-  /** What a root that the leaves do not give means: `edited` for the log's own checkpoints, `not consistent` for a saved one. */
+  /**
+   * What a root that the leaves do not give means: `edited` for the log's own checkpoints, `not
+   * consistent` for a saved one.
+   */
   mismatch?: ProblemKind
 }
 
@@ -75,16 +83,24 @@ export class LogVerifier {
   readonly #roots: SignedRoot[]
   readonly #size: number
   #problem: Problem | null = null
-  /** The first entry whose leaf index was not the next one: resolved as missing or reordered at the end. */
+  /**
+   * The first entry whose leaf index was not the next one: resolved as missing or reordered at the
+   * end.
+   */
   #gap: { expected: number; found: number } | null = null
   readonly #seenAfterGap = new Set<number>()
   readonly #redacted: number[] = []
   readonly #declared = new Set<number>()
   #rootsChecked = 0
-  /** The perfect subtrees the last `add` completed, the leaf first (for comparing with stored nodes). */
+  /**
+   * The perfect subtrees the last `add` completed, the leaf first (for comparing with stored
+   * nodes).
+   */
   completed: Array<NodeId & { hash: Buffer }> = []
 
-  /** `size`: how many leaves the log must have; `roots`: signed roots to meet on the way, any order. */
+  /**
+   * `size`: how many leaves the log must have; `roots`: signed roots to meet on the way, any order.
+   */
   constructor(size: number, roots: SignedRoot[]) {
     this.#size = size
     this.#roots = [...roots].sort((a, b) => a.size - b.size)

@@ -1,5 +1,5 @@
 /**
- * Known clients (issue 26 item 7): the sign-ins that keep a reserved share of the hashing bound
+ * Known clients: the sign-ins that keep a reserved share of the hashing bound
  * (lib/password-hash.ts), so that a flood of password guesses from strangers cannot lock the team
  * out. A client is known when, within the last 30 days, it signed in successfully —
  *
@@ -19,7 +19,7 @@ import type { FastifyReply } from 'fastify'
 import type { Deps } from '../../deps.js'
 import type { Budget } from '../../lib/attempt-budget.js'
 import { deriveKey, hmacBase64Url, safeEqual } from '../../lib/crypto.js'
-import { cookie } from './cookies.js'
+import { cookie } from '../../identity/cookies.js'
 import { LOGIN_FAILURES_PER_EMAIL_AND_IP, LOGIN_FAILURES_PER_IP } from './login-limits.js'
 
 export const DEVICE_COOKIE = 'device'

@@ -77,7 +77,7 @@ describe('password login', () => {
     await time(uniqueEmail('warm'))
     const known: number[] = []
     const unknown: number[] = []
-    // Nine of each, alternating: four let one slow sample on a loaded CI machine move the median (a run saw 2.79).
+    // Nine of each, alternating: four let one slow sample on a loaded CI machine move the median.
     for (let i = 0; i < 9; i++) {
       known.push(await time(email))
       unknown.push(await time(uniqueEmail('ghost')))
@@ -122,7 +122,7 @@ describe('password login', () => {
   })
 })
 
-describe('login failure budgets (CONTRACT.md §12)', () => {
+describe('login failure budgets (docs/API.md#rate-limits)', () => {
   it('blocks the 11th failure for one email from one IP with 429, retryAfter and Retry-After', async () => {
     const { email } = await createUser(t)
     for (let i = 0; i < 10; i++)

@@ -1,5 +1,5 @@
 /**
- * POST /api/auth/reauthenticate — opens the session's re-authentication window (issue 32, "sudo
+ * POST /api/auth/reauthenticate — opens the session's re-authentication window ("sudo
  * mode", as GitHub's and Keycloak's): the person proves again who they are, and for the next 10
  * minutes (reauth.ts, REAUTH_WINDOW_SECONDS) sensitive changes of this session need no proof in
  * their request. The proof is the whole of a sign-in's: the password and, when the account has a
@@ -15,8 +15,8 @@ import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { proveSecondFactor, type FactorProof } from '../passkeys/proof.js'
-import type { Caller } from './caller.js'
-import { REAUTH_WINDOW_SECONDS, verifyCurrentPassword } from './reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { REAUTH_WINDOW_SECONDS, verifyCurrentPassword } from '../../identity/reauth.js'
 import { markSessionReauthenticated } from './repo.js'
 
 export async function reauthenticate(

@@ -11,7 +11,7 @@ import {
   type MfaState,
 } from '../mfa/repo.js'
 import { settingValue } from '../settings/repo.js'
-import { TWO_FACTOR_POLICY_KEY } from '../settings/two-factor-requirement.js'
+import { TWO_FACTOR_POLICY_KEY } from '../../identity/two-factor-requirement.js'
 
 export interface NewSession {
   id: string
@@ -22,7 +22,7 @@ export interface NewSession {
   ip: string | null
   /** A trusted identity provider reported a second factor (amr) for this sign-in. */
   idpMfa?: boolean
-  /** Issue 32: a sign-in opens the re-authentication window (its time); absent, none is open. */
+  /** A sign-in opens the re-authentication window (its time); absent, none is open. */
   reauthenticatedAt?: Timestamp
   /** How the person signed in (the auth.login event's `method`), shown in the list of sessions. */
   signInMethod?: string
@@ -56,14 +56,14 @@ export interface LiveSession {
   mfa: MfaState
   /** The two-factor policy's settings row (JSON text; null when never set). */
   twoFactorPolicy: string | null
-  /** reauthenticated_at as epoch milliseconds (null: never), for the re-authentication window (issue 32). */
+  /** reauthenticated_at as epoch milliseconds (null: never), for the re-authentication window. */
   reauthenticatedMs: number | null
 }
 
-// ONE query answers everything an authenticated request may need to know (issue 33): the session,
+// ONE query answers everything an authenticated request may need to know: the session,
 // its user, whether the user has a second factor, the two-factor policy itself — and, for the route
-// that shows it (config.readsMfaStatus), the MFA status's columns. A session column more is one more
-// entry in SESSION_COLUMNS and one field in toLiveSession.
+// that shows it (config.readsMfaStatus), the MFA status's columns. A session column more is one
+// more entry in SESSION_COLUMNS and one field in toLiveSession.
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared below instead.
 const SESSION_COLUMNS = [
@@ -136,7 +136,9 @@ export async function findLiveSession(
   return unexpired(found ?? null, now)
 }
 
-/** The session unless it has expired by `now` (the query leaves the clock out; see SESSION_COLUMNS). */
+/**
+ * The session unless it has expired by `now` (the query leaves the clock out; see SESSION_COLUMNS).
+ */
 export function unexpired(found: LiveSession | null, now: Date): LiveSession | null {
   return found === null || found.expiresMs <= now.getTime() ? null : found
 }
@@ -157,7 +159,10 @@ export function liveSessionOf(
   return toLiveSession(row, toMfaState(row))
 }
 
-/** When the session was opened, i.e. when its sign-in happened (sessions are never renewed in place). */
+/**
+ * When the session was opened, i.e. when its sign-in happened (sessions are never renewed in
+ * place).
+ */
 export async function findSessionStart(ex: Executor, sessionId: string): Promise<Timestamp | null> {
   const row = await ex
     .selectFrom('sessions')
@@ -167,7 +172,7 @@ export async function findSessionStart(ex: Executor, sessionId: string): Promise
   return row?.created_at ?? null
 }
 
-/** Opens the session's re-authentication window at `now` (issue 32); false when the session is gone. */
+/** Opens the session's re-authentication window at `now`; false when the session is gone. */
 export async function markSessionReauthenticated(
   ex: Executor,
   userId: string,
@@ -184,7 +189,9 @@ export async function markSessionReauthenticated(
   return result.numUpdatedRows > 0n
 }
 
-/** Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute. */
+/**
+ * Moves last_seen_at forward only when it is older than `staleBefore`: at most one write a minute.
+ */
 export async function touchSession(
   ex: Executor,
   sessionId: string,

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from './hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { clearSessionCookies, readCookie, setCsrfCookie } from './cookies.js'
+import { clearSessionCookies, readCookie, setCsrfCookie } from '../../identity/cookies.js'
 import { DEVICE_COOKIE } from './known-clients.js'
 import { answerSignIn, answerSignInOutcome } from './responses.js'
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
@@ -26,7 +26,7 @@ import {
   loginWithPassword,
   logout,
 } from './service.js'
-import { csrfTokenFor } from './session-issuer.js'
+import { csrfTokenFor } from '../../identity/session-issuer.js'
 import { isLoopbackRequest } from './setup-code.js'
 
 const tags = ['authentication']
@@ -88,7 +88,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/login',
       {
         config: { auth: 'public' },
-        // The failure budgets apply before the body is validated (CONTRACT.md §2.1).
+        // The failure budgets apply before the body is validated (docs/API.md#status-rules).
         preValidation: async (request) => {
           const email = (request.body as { email?: unknown } | undefined)?.email
           await assertLoginAllowed(deps, typeof email === 'string' ? email : null, request.ip)
@@ -137,7 +137,8 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/reauthenticate',
       {
-        // Open to a session the two-factor policy restricts to enrolment: enrolling asks for the proof too.
+        // Open to a session the two-factor policy restricts to enrolment: enrolling asks for the
+        // proof too.
         config: { auth: 'session', allowedDuringEnrollment: true },
         schema: {
           tags,
@@ -147,7 +148,7 @@ export function authRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           description:
             'Needs the password and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` ' +
             '(an answer to POST /api/auth/passkeys/proof/options). Within the window, the password and second-factor fields of the ' +
-            'operations listed in docs/API.md ("Re-authentication window") may be left out. A sign-in opens the window too; an ' +
+            'operations listed in docs/API.md#re-authentication-window may be left out. A sign-in opens the window too; an ' +
             'account without a password signs in again instead (403 RECENT_SIGN_IN_REQUIRED). Recorded as session.reauthenticate.',
           body: ReauthenticateBody,
           response: {

@@ -67,7 +67,10 @@ export const SessionView = Type.Object({
 
 export const SessionPage = PageOf(SessionView)
 
-/** Issue 32: the proof that opens the re-authentication window (the password, and the second factor when there is one). */
+/**
+ * The proof that opens the re-authentication window (the password, and the second factor when there
+ * is one).
+ */
 export const ReauthenticateBody = Body(FactorProof)
 export type ReauthenticateBody = Static<typeof ReauthenticateBody>
 

@@ -1,5 +1,5 @@
 /**
- * First-run setup, password login, logout and the user's sessions (CONTRACT.md §4).
+ * First-run setup, password login, logout and the user's sessions (docs/API.md#authentication).
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
@@ -17,12 +17,12 @@ import {
   type PasswordCandidate,
 } from '../users/repo.js'
 import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
-import type { Caller } from './caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { loginCharges } from './login-limits.js'
 import { listLiveSessions, revokeSession, setInstanceFlag } from './repo.js'
 import { setupCodeMatches } from './setup-code.js'
 import { clientStanding } from './known-clients.js'
-import { issueSignIn, openSession, type SignIn } from './session-issuer.js'
+import { issueSignIn, openSession, type SignIn } from '../../identity/session-issuer.js'
 
 export interface SessionView {
   id: string
@@ -40,7 +40,8 @@ export type SignInOutcome =
 
 /**
  * The end of every first factor (password, OIDC): a user with MFA gets an mfa_token instead of a
- * session (CONTRACT.md §4.2, §9). Records last_login_at and the audit event in one transaction.
+ * session (docs/API.md#password-sign-in, #identity-providers). Records last_login_at and the audit
+ * event in one transaction.
  */
 export async function beginSignIn(
   deps: Deps,
@@ -110,7 +111,7 @@ export async function completeSetup(
   ctx: RequestContext & { fromLoopback: boolean },
 ): Promise<SignIn> {
   if (await anyUserExists(deps.db)) throw new AppError('ALREADY_INITIALIZED')
-  // From anywhere but the machine itself, the setup code of the log (issue #11 item 17).
+  // From anywhere but the machine itself, the setup code of the log.
   if (
     !ctx.fromLoopback &&
     (input.setup_code === undefined || !setupCodeMatches(deps, input.setup_code))
@@ -140,7 +141,10 @@ export async function completeSetup(
   return issueSignIn(deps, user, session)
 }
 
-/** Checked before the body is examined (CONTRACT.md §2.1): an exhausted budget answers 429 first. */
+/**
+ * Checked before the body is examined (docs/API.md#status-rules): an exhausted budget answers 429
+ * first.
+ */
 export async function assertLoginAllowed(
   deps: Deps,
   email: string | null,
@@ -170,14 +174,14 @@ export async function loginWithPassword(
     ...(ctx.device !== undefined && { device: ctx.device }),
   })
   // A sign-in the hashing bound would refuse anyway is refused before it costs a budget reservation
-  // and a database lookup: under a flood most attempts are such refusals (issue 26 item 7).
+  // and a database lookup: under a flood most attempts are such refusals.
   deps.passwords.assertAdmits({ client: ctx.ip, known: standing.mayBeKnown })
   // The attempt is reserved on every budget before anything is looked up or hashed, and given
-  // back only when it succeeds (CONTRACT.md §12: failures count).
+  // back only when it succeeds (docs/API.md#rate-limits: failures count).
   const looked: { candidate: PasswordCandidate | null } = { candidate: null }
   const accepted = await deps.budgets.attempt(loginCharges(email, ctx.ip), async () => {
     const candidate = (looked.candidate = await findPasswordCandidateByEmail(deps.db, email))
-    // A known client keeps its share of the hashing bound under a flood (issue 26 item 7).
+    // A known client keeps its share of the hashing bound under a flood.
     const hashing = { client: ctx.ip, known: standing.known(candidate?.id ?? null) }
     // Unknown email, or an account without a password: spend the same time as a real check, so the
     // response time does not tell which emails are registered.

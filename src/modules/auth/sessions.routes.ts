@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from './hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { SessionPage } from './schemas.js'
 import { listSessions, revokeOwnSession } from './service.js'

@@ -1,9 +1,9 @@
 /**
- * First-run setup from a non-loopback address needs a setup code (issue #11 item 17), so that
+ * First-run setup from a non-loopback address needs a setup code, so that
  * whoever reaches a new instance first cannot claim it. The code is derived from the server secret
  * (HMAC), so every instance sharing the secrets prints and accepts the same one; it is printed on
  * the terminal (stderr, as plain text) at start while no user exists — never into the JSON log,
- * which log shippers collect (issue 26 item 4) — and `switchboard setup-code` prints it on demand.
+ * which log shippers collect — and `switchboard setup-code` prints it on demand.
  * It is useless once setup has happened.
  */
 import net from 'node:net'
@@ -26,7 +26,9 @@ export function setupCodeMatches(deps: Deps, sent: string): boolean {
   return safeEqual(normalize(sent), normalize(setupCodeFor(deps)))
 }
 
-/** Headers that reverse proxies in common use add: any of them means the request came through one. */
+/**
+ * Headers that reverse proxies in common use add: any of them means the request came through one.
+ */
 const PROXY_HEADERS = new Set(['forwarded', 'x-real-ip', 'via'])
 
 function carriesProxyHeader(headers: Record<string, unknown>): boolean {
@@ -39,10 +41,10 @@ function carriesProxyHeader(headers: Record<string, unknown>): boolean {
 /**
  * Setup from the machine itself works without the code: the TCP peer is a loopback address, no
  * proxy is configured (TRUST_PROXY off) and the request carries none of the proxy headers in common
- * use (issue 26 item 4). A reverse proxy on the same host makes every remote client a loopback peer;
- * nginx's plain `proxy_pass` adds no header at all, which is why a configured proxy alone is enough to
- * require the code. A client can forge headers but never the peer address, so forging one only ever
- * makes the check stricter.
+ * use. A reverse proxy on the same host makes every remote client a loopback peer;
+ * nginx's plain `proxy_pass` adds no header at all, which is why a configured proxy alone is enough
+ * to require the code. A client can forge headers but never the peer address, so forging one only
+ * ever makes the check stricter.
  */
 export function isLoopbackRequest(
   peerAddress: string | undefined,

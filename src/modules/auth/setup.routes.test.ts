@@ -33,7 +33,7 @@ describe('first-run setup', () => {
     ])
   })
 
-  it('refuses a password too short or too long with its limit, so a client can say it in its language (issue 27)', async () => {
+  it('refuses a password too short or too long with its limit, so a client can say it in its language', async () => {
     for (const [password, code, limit] of [
       ['seven 7', 'too_short', 8],
       ['x7'.repeat(128) + 'y', 'too_long', 256],
@@ -92,7 +92,8 @@ describe('first-run setup', () => {
     expect(['first.admin@example.com', 'second@example.com']).toContain(user.email)
     expect(Boolean(user.is_admin)).toBe(true)
 
-    await t.app.inject({ method: 'POST', url: '/api/auth/setup', payload: admin }) // ensure no state change
+    // Ensure no state change
+    await t.app.inject({ method: 'POST', url: '/api/auth/setup', payload: admin })
     const status = await t.app.inject({ method: 'GET', url: '/api/auth/setup' })
     expect(status.json()).toEqual({ initialized: true })
   })

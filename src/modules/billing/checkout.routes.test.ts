@@ -1,4 +1,7 @@
-/** Plans and Stripe Checkout (CONTRACT.md §11) against a local stand-in speaking Stripe's wire format. */
+/**
+ * Plans and Stripe Checkout (docs/API.md#billing) against a local stand-in speaking Stripe's wire
+ * format.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp, type PeerInstance } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
@@ -202,7 +205,8 @@ describe('POST /api/billing/checkout-session', () => {
     const customers = requestsTo('/v1/customers').filter(
       (r) => r.form['metadata[organization_id]'] === fresh.id,
     )
-    // Both may race to create it (then Stripe's idempotency key makes them one), or the second may already see the first's.
+    // Both may race to create it (then Stripe's idempotency key makes them one), or the second may
+    // already see the first's.
     expect(customers.length).toBeGreaterThanOrEqual(1)
     expect(customers.length).toBeLessThanOrEqual(2)
     expect(new Set(customers.map((r) => r.idempotencyKey))).toEqual(

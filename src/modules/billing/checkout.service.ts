@@ -1,5 +1,5 @@
 /**
- * POST /api/billing/checkout-session (CONTRACT.md §11): an organization owner starts a Stripe
+ * POST /api/billing/checkout-session (docs/API.md#billing): an organization owner starts a Stripe
  * Checkout for a subscription. Checks, in order: membership and role (404 / 403), billing
  * configured (503), plan and interval (400), return URLs (400). Then the organization's Stripe
  * customer — created on first use and stored — and the session. Stripe is called outside any
@@ -9,7 +9,7 @@ import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'
 import { AppError, invalidField } from '../../errors.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { requirePermission } from '../organizations/access.js'
 import type { OrganizationRecord } from '../organizations/repo.js'
 import { purchasablePlans } from './plans.js'

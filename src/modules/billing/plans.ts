@@ -1,4 +1,4 @@
-/** The plans of BILLING_PLANS as the API offers them (CONTRACT.md §11). */
+/** The plans of BILLING_PLANS as the API offers them (docs/API.md#billing). */
 import { BILLING_INTERVALS, type BillingConfig, type BillingPlan } from '../../config.js'
 import type { Deps } from '../../deps.js'
 import {

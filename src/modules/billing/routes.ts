@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { createCheckoutSession } from './checkout.service.js'
@@ -11,7 +11,10 @@ import { webhookRoutes } from './webhook.routes.js'
 
 const tags = ['billing']
 
-/** /api/billing — plans, Stripe Checkout for organization owners, and Stripe's webhook (CONTRACT.md §11). */
+/**
+ * /api/billing — plans, Stripe Checkout for organization owners, and Stripe's webhook
+ * (docs/API.md#billing).
+ */
 export function billingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

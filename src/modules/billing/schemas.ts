@@ -4,7 +4,7 @@ import { Body, PageOf, Text, Timestamp } from '../../lib/schema-types.js'
 
 const Interval = Type.Unsafe<BillingInterval>({ type: 'string', enum: [...BILLING_INTERVALS] })
 
-/** CONTRACT.md §11: a plan of BILLING_PLANS, with the intervals it is sold in. */
+/** docs/API.md#billing: a plan of BILLING_PLANS, with the intervals it is sold in. */
 export const PlanView = Type.Object({
   id: Type.String({ examples: ['pro'] }),
   name: Type.String(),
@@ -34,7 +34,7 @@ export const CheckoutBody = Body({
 })
 export type CheckoutBody = Static<typeof CheckoutBody>
 
-/** CONTRACT.md §3.9: `url` is Stripe's hosted checkout page. */
+/** docs/API.md#billing: `url` is Stripe's hosted checkout page. */
 export const CheckoutSessionView = Type.Object({
   id: Type.String(),
   url: Type.String(),

@@ -1,7 +1,7 @@
 /**
- * The Stripe adapter (ARCHITECTURE.md §9): the two API calls billing makes and webhook signature
- * checking, through the official library. STRIPE_API_BASE points the library at another host —
- * a local stand-in in tests — while this code stays the same.
+ * The Stripe adapter (docs/ARCHITECTURE.md, convention 9): the two API calls billing makes and
+ * webhook signature checking, through the official library. STRIPE_API_BASE points the library at
+ * another host — a local stand-in in tests — while this code stays the same.
  *
  * Failures come back as StripeUpstreamError with a message safe to show (the HTTP status and
  * Stripe's machine-readable error code): Stripe's own text can quote parts of the key.
@@ -26,7 +26,10 @@ export interface CheckoutSession {
 }
 
 export interface StripeAdapter {
-  /** Creates the organization's customer; the same organization always gets the same idempotency key. */
+  /**
+   * Creates the organization's customer; the same organization always gets the same idempotency
+   * key.
+   */
   createCustomer(input: { organizationId: string; name: string }): Promise<string>
   createCheckoutSession(input: CheckoutRequest): Promise<CheckoutSession>
 }
@@ -43,7 +46,7 @@ export class StripeUpstreamError extends Error {
 }
 
 // The library is large and only billing uses it: loaded on first use, so an instance without
-// billing never loads it (ARCHITECTURE.md, "Runtime and footprint").
+// billing never loads it (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 let library: typeof Stripe | undefined
 function stripeLibrary(): typeof Stripe {
@@ -83,7 +86,9 @@ async function calling<T>(request: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The adapter, or null when no secret key is configured (billing then answers 503 NOT_CONFIGURED). */
+/**
+ * The adapter, or null when no secret key is configured (billing then answers 503 NOT_CONFIGURED).
+ */
 export function createStripeAdapter(billing: BillingConfig): StripeAdapter | null {
   if (billing.stripeSecretKey === undefined) return null
   const StripeClient = stripeLibrary()

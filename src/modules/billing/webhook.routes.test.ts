@@ -1,4 +1,7 @@
-/** POST /api/billing/webhook (CONTRACT.md §11): signatures on the raw body, each event once, plan changes. */
+/**
+ * POST /api/billing/webhook (docs/API.md#billing): signatures on the raw body, each event once,
+ * plan changes.
+ */
 import Stripe from 'stripe'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'

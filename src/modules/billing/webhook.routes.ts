@@ -6,7 +6,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { contextOf } from '../auth/hook.js'
+import { contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { StripeEvent, WebhookAck, WebhookHeaders } from './schemas.js'
 import { handleStripeWebhook } from './webhook.service.js'

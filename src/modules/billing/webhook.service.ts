@@ -1,6 +1,6 @@
 /**
- * POST /api/billing/webhook (CONTRACT.md §11): Stripe's signed events. The signature is checked on
- * the raw body before anything is read. Each event id is processed once: it is recorded in the
+ * POST /api/billing/webhook (docs/API.md#billing): Stripe's signed events. The signature is checked
+ * on the raw body before anything is read. Each event id is processed once: it is recorded in the
  * same transaction as the plan change it causes, so a redelivery — even a concurrent one — finds
  * it recorded and changes nothing; events that change nothing are recorded too.
  */
@@ -53,7 +53,8 @@ async function applyEvent(
     log.warn('stripe event names no organization of this instance; ignored')
     return
   }
-  // The checkout's customer becomes the organization's, unless it has one (or another has this one).
+  // The checkout's customer becomes the organization's, unless it has one (or another has this
+  // one).
   if (
     change.organizationId !== undefined &&
     change.customerId !== null &&

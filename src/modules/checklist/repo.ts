@@ -1,4 +1,6 @@
-/** SQL for the first-run checklist: a few existence checks, each one indexed lookup or a tiny table. */
+/**
+ * SQL for the first-run checklist: a few existence checks, each one indexed lookup or a tiny table.
+ */
 import type { Executor, Timestamp } from '../../db/schema.js'
 
 export async function hasIdentityProvider(ex: Executor): Promise<boolean> {

@@ -1,4 +1,7 @@
-/** The first-run checklist follows the instance's real state after each step, and stays dismissed once hidden. */
+/**
+ * The first-run checklist follows the instance's real state after each step, and stays dismissed
+ * once hidden.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
@@ -55,7 +58,8 @@ describe('GET /api/admin/checklist', () => {
         { key: 'outgoing_mail', done: false, optional: false },
         { key: 'identity_provider', done: false, optional: true },
         { key: 'require_two_factor', done: false, optional: true },
-        // The test database holds the admin alone only if this test runs first: read it, don't assume it.
+        // The test database holds the admin alone only if this test runs first: read it, don't
+        // assume it.
         { key: 'invite_team', done: expect.any(Boolean), optional: false },
       ],
       complete: false,
@@ -68,7 +72,8 @@ describe('GET /api/admin/checklist', () => {
     const other = await createSignedInUser(t, { isAdmin: true })
     expect(doneOf(await checklist(other.token)).two_factor).toBe(false)
 
-    // 2. Outgoing mail: configured is not enough, a delivered test is; a later change asks for a new test.
+    // 2. Outgoing mail: configured is not enough, a delivered test is; a later change asks for a
+    //    new test.
     const smtpSettings = {
       enabled: true,
       host: smtp.host,
@@ -159,7 +164,8 @@ describe('GET /api/admin/checklist', () => {
     })
     expect(last.complete).toBe(true)
 
-    // Undone in reality, undone on the list: the policy back to off (with the next TOTP step: each is accepted once).
+    // Undone in reality, undone on the list: the policy back to off (with the next TOTP step: each
+    // is accepted once).
     t.clock.advance(30)
     const off = await t.app.inject({
       method: 'PUT',

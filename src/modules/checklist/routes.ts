@@ -1,7 +1,7 @@
-/** /api/admin/checklist (issue 27): the first-run checklist, administrators only. */
+/** /api/admin/checklist: the first-run checklist, administrators only. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { getChecklist, updateChecklist } from './service.js'
 import { ChecklistView, UpdateChecklistBody } from './schemas.js'

@@ -1,5 +1,5 @@
 /**
- * The first-run checklist (issue 27, section 4): what an administrator sets up in a team's first
+ * The first-run checklist (section 4): what an administrator sets up in a team's first
  * week — their own second factor, outgoing mail (with a delivered test), an identity provider
  * (optional), a two-factor requirement (optional), the team invited. Each step's state is read from
  * the real state of the instance on every request, never stored: undoing a step shows it undone.
@@ -8,7 +8,7 @@
  */
 import type { Deps } from '../../deps.js'
 import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { isMailConfigured } from '../mail/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from '../settings/sections.js'

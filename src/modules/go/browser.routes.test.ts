@@ -1,4 +1,7 @@
-/** GET /go/{slug} and the chooser's form (CONTRACT.md §10): every branch, as a browser sees it. */
+/**
+ * GET /go/{slug} and the chooser's form (docs/API.md#links-and-go-links): every branch, as a
+ * browser sees it.
+ */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import {
@@ -64,7 +67,10 @@ function expectHtmlPage(
   expect(response.body).not.toMatch(/<script/i)
 }
 
-/** A user who sees three links called go/<slug>: their own, and two organizations' — with hostile names. */
+/**
+ * A user who sees three links called go/<slug>: their own, and two organizations' — with hostile
+ * names.
+ */
 async function userWithSeveral(slug: string) {
   const user = await createSignedInUser(t)
   const orgOwner = await createSignedInUser(t)
@@ -141,7 +147,8 @@ describe('GET /go/{slug}', () => {
 
   it('reads the links beside the sign-in, but hands them over only to a live session of their owner', async () => {
     // The access JWT names its user, so the redirect's links are read beside the session's lookup
-    // (auth/authenticate.ts authenticateBearerWith): a signed-out session must still get the login page.
+    // (auth/authenticate.ts authenticateBearerWith): a signed-out session must still get the login
+    // page.
     const carol = await createSignedInUser(t)
     const link = await createLink(t, carol.token, {
       slug: 'carols-secret',
@@ -245,7 +252,8 @@ describe('GET /go/{slug}', () => {
     expect(html).toContain('B&#39;s page')
     expect(html).toContain('href="https://a.example/x?y=1&amp;z=2"')
     expect(html).not.toContain('<b>')
-    // Personal first, then by organization name; each with a form that carries the session's CSRF token.
+    // Personal first, then by organization name; each with a form that carries the session's CSRF
+    // token.
     const [first, second, third] = [personal.url, 'https://a.example/x', b.url].map((url) =>
       html.indexOf(url),
     )
@@ -255,7 +263,8 @@ describe('GET /go/{slug}', () => {
     expect(html.match(/<form method="post" action="handbook\/preference">/g)).toHaveLength(3)
     expect(html).toContain(`name="csrf_token" value="${user.csrfToken}"`)
     for (const link of [personal, a, b]) expect(html).toContain(`name="link_id" value="${link.id}"`)
-    // The redirect after the form must be allowed by form-action: the candidates' origins, nothing else.
+    // The redirect after the form must be allowed by form-action: the candidates' origins, nothing
+    // else.
     expect(response.headers['content-security-policy']).toContain(
       "form-action 'self' https://mine.example https://a.example https://b.example;",
     )

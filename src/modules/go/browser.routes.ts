@@ -1,13 +1,13 @@
 /**
- * GET /go/{slug} and its form, POST /go/{slug}/preference: pages for browsers outside /api. They are
- * public as far as the authentication hook goes (a missing sign-in is a redirect to the login page,
- * not a 401) and resolve the caller themselves; they are left out of the OpenAPI document, which
- * describes the JSON API.
+ * GET /go/{slug} and its form, POST /go/{slug}/preference: pages for browsers outside /api. They
+ * are public as far as the authentication hook goes (a missing sign-in is a redirect to the login
+ * page, not a 401) and resolve the caller themselves; they are left out of the OpenAPI document,
+ * which describes the JSON API.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { optionalCaller, optionalCallerWith } from '../auth/hook.js'
+import { optionalCaller, optionalCallerWith } from '../../identity/hook.js'
 import type { BrowserAnswer, GoRequest } from './browser.js'
 import { openGoLink, rememberGoChoice } from './browser.js'
 import { createClickCounter, type ClickCounter } from './clicks.js'
@@ -46,7 +46,8 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     const clicks = createClickCounter(deps)
     // app.close() — the clean shutdown path — runs this once in-flight requests are done.
     app.addHook('onClose', async () => clicks.close())
-    // Only the chooser's form is accepted here: application/x-www-form-urlencoded, and nothing else.
+    // Only the chooser's form is accepted here: application/x-www-form-urlencoded, and nothing
+    // else.
     app.removeAllContentTypeParsers()
     app.addContentTypeParser(
       'application/x-www-form-urlencoded',
@@ -81,7 +82,7 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       )
     }
     app.get('/:slug', options, open)
-    // Path appending and templates (issue 31): everything after the slug is the link's to fill in.
+    // Path appending and templates: everything after the slug is the link's to fill in.
     app.get('/:slug/*', options, open)
 
     app.post('/:slug/preference', options, async (request, reply) =>

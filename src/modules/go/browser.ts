@@ -5,8 +5,8 @@
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { safeEqual } from '../../lib/crypto.js'
-import { reachesOrganization, type Caller } from '../auth/caller.js'
-import { csrfTokenFor } from '../auth/session-issuer.js'
+import { reachesOrganization, type Caller } from '../../identity/caller.js'
+import { csrfTokenFor } from '../../identity/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
 import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
 import { lookupKey } from '../links/slug-matching.js'
@@ -69,7 +69,10 @@ function refusedPage(ctx: PageContext, slug: string, refusal: Refusal): HtmlPage
   )
 }
 
-/** The miss page, with the closest slugs among the links the caller sees (within a token's boundary). */
+/**
+ * The miss page, with the closest slugs among the links the caller sees (within a token's
+ * boundary).
+ */
 async function miss(
   deps: Deps,
   caller: Caller,
@@ -92,7 +95,7 @@ async function miss(
   }
 }
 
-/** The link's destination for this request, or the page saying why not (issue 31). */
+/** The link's destination for this request, or the page saying why not. */
 export function destinationFor(
   url: string,
   rest: Rest | null,
@@ -102,7 +105,9 @@ export function destinationFor(
   return result.ok ? { url: result.url } : { refusal: result.refusal }
 }
 
-/** `/go/<slug>+`: the details of the links the slug opens, for the caller (issue 31). Looking is not a click. */
+/**
+ * `/go/<slug>+`: the details of the links the slug opens, for the caller. Looking is not a click.
+ */
 async function showDetails(
   deps: Deps,
   caller: Caller | null,
@@ -173,7 +178,9 @@ export async function openGoLink(
   }
 }
 
-/** Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL). */
+/**
+ * Ids this service issues are printable ASCII; anything else names no link (and stays out of SQL).
+ */
 const PLAUSIBLE_ID = /^[\x21-\x7e]{1,200}$/
 
 /**
@@ -211,7 +218,8 @@ export async function rememberGoChoice(
       label: text(ctx.lang, 'chooseAgain', { slug }),
     })
   if (!PLAUSIBLE_ID.test(linkId)) return { page: unavailable() }
-  // What followed the slug when the chooser was shown (a hidden field), so the choice opens the same address.
+  // What followed the slug when the chooser was shown (a hidden field), so the choice opens the
+  // same address.
   const request = requestOf(form.to ?? '')
   const rest = parseRest(request.rest)
   if (typeof rest === 'string') return { page: refusedPage(ctx, slug, rest) }
@@ -231,7 +239,10 @@ export async function rememberGoChoice(
   }
 }
 
-/** Splits `<rest>?<query>` as the chooser's hidden field carries it ('' : nothing followed the slug). */
+/**
+ * Splits `<rest>?<query>` as the chooser's hidden field carries it ('' : nothing followed the
+ * slug).
+ */
 export function requestOf(to: string): GoRequest {
   const mark = to.indexOf('?')
   const path = mark === -1 ? to : to.slice(0, mark)

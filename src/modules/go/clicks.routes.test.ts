@@ -1,4 +1,6 @@
-/** Click counts (issue 31, item 2): every redirect counts, in bursts, across instances, and through a clean shutdown. */
+/**
+ * Click counts: every redirect counts, in bursts, across instances, and through a clean shutdown.
+ */
 import { describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
@@ -29,7 +31,10 @@ async function burst(app: FastifyInstance, token: string, path: string, n: numbe
   for (const response of responses) expect(response.statusCode).toBe(302)
 }
 
-/** The flush runs every second; the margin is for a loaded CI machine (a 5 s wait failed there once). */
+/**
+ * The flush runs every second; the margin is for a loaded CI machine (a 5 s wait failed there
+ * once).
+ */
 async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs
   while (!(await check())) {
@@ -75,7 +80,8 @@ describe('click counts', () => {
       url: 'https://shutdown.example/',
     })
     const peer = await startPeerInstance(t)
-    // One burst after the other: both at once would exceed the test database's connection pool waits on a shared machine.
+    // One burst after the other: both at once would exceed the test database's connection pool
+    // waits on a shared machine.
     await burst(t.app, user.token, '/go/shutdown', 1000)
     await burst(peer.app, user.token, '/go/shutdown', 1000)
     // Closed at once — well within the flush interval: the close writes what is pending.

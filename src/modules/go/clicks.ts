@@ -1,5 +1,5 @@
 /**
- * Click counts for go-links (issue 31): every redirect counts one click for its link on the UTC
+ * Click counts for go-links: every redirect counts one click for its link on the UTC
  * day. The redirect never waits for the count — it only increments a number in this process's
  * memory; the counts are written at most once a second per instance with one upsert-add statement
  * (`insert … on conflict do update set clicks = clicks + excluded.clicks`, so instances add up

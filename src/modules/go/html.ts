@@ -54,7 +54,10 @@ const STYLE =
 
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`
 
-/** Only origins made of these characters are named in the policy; anything else falls back to its scheme. */
+/**
+ * Only origins made of these characters are named in the policy; anything else falls back to its
+ * scheme.
+ */
 const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/
 
 /**
@@ -113,7 +116,7 @@ export function badSlugPage(ctx: PageContext): HtmlPage {
 }
 
 /**
- * Create-on-miss (issue 31): the slug names no link the person sees. The page offers to create it —
+ * Create-on-miss: the slug names no link the person sees. The page offers to create it —
  * the console's link dialog opens with the slug filled in — and the closest slugs they do see.
  */
 export function missPage(ctx: PageContext, slug: string, similar: readonly string[]): HtmlPage {
@@ -147,7 +150,7 @@ export interface Candidate {
 /**
  * The source line of a candidate. The words "Personal" and "Organization:" are ours, in bold; an
  * organization's name only ever follows "Organization:", isolated (<bdi>) so no character in it
- * can reorder the label — so no name, "Personal" included, can pass for another kind (issue 11).
+ * can reorder the label — so no name, "Personal" included, can pass for another kind.
  */
 export function sourceLabelHtml(source: CandidateSource, lang: PageLanguage = 'en'): string {
   if (source.kind === 'personal') return `<strong>${escapeHtml(text(lang, 'personal'))}</strong>`
@@ -200,7 +203,10 @@ export interface LinkDetails {
   clicks30d: number
 }
 
-/** "Created …, last changed …" with each day in the page's language, marked up as <time> for machines. */
+/**
+ * "Created …, last changed …" with each day in the page's language, marked up as <time> for
+ * machines.
+ */
 function dates(ctx: PageContext, link: LinkDetails): string {
   const day = (iso: string) =>
     `<time datetime="${escapeHtml(iso)}">${escapeHtml(dayText(ctx.lang, iso))}</time>`
@@ -210,7 +216,9 @@ function dates(ctx: PageContext, link: LinkDetails): string {
     .replace('{updated}', day(link.updatedAt))
 }
 
-/** `/go/<slug>+` (issue 31): what the go-link is — destination, owner, dates and clicks — without opening it. */
+/**
+ * `/go/<slug>+`: what the go-link is — destination, owner, dates and clicks — without opening it.
+ */
 export function detailsPage(
   ctx: PageContext,
   slug: string,

@@ -1,10 +1,11 @@
 /**
- * Issue 31, at scale: the go redirect (by session and by sb_ token), its details page and the miss
+ * At scale, the go redirect (by session and by sb_ token), its details page and the miss
  * page find a person's links by index probes (links/visibility.ts forwardingWithSlugKey), not by
  * reading every link that has the slug. With 3,000 other people each owning a go/wiki, each
  * statement these pages send to the database — caught where it leaves the process — is explained
- * on its engine: on PostgreSQL it touches a few index pages and drops no rows (6–20 buffers; before, 48–59 and 3,000 rows dropped),
- * and on SQLite it reaches links and memberships only through an index (it scanned links before).
+ * on its engine: on PostgreSQL it touches a few index pages and drops no rows (6–20 buffers;
+ * before, 48–59 and 3,000 rows dropped), and on SQLite it reaches links and memberships only
+ * through an index (it scanned links before).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
@@ -25,7 +26,8 @@ import {
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const caught = (action: () => Promise<unknown>) => statementsOf(/"links"/, action)
-// The chooser's statement also joins organizations and memberships: 20 buffers in one CI run, against 48–59 and 3,000 rows dropped before.
+// The chooser's statement also joins organizations and memberships: 20 buffers in one CI run,
+// against 48–59 and 3,000 rows dropped before.
 const expectIndexed = (statements: Awaited<ReturnType<typeof caught>>) =>
   expectIndexedOn(t, statements, 40)
 const OTHERS = 3000

@@ -1,5 +1,5 @@
 /**
- * Issue 31 on PostgreSQL: a signed-in redirect asks the database one statement — the session's
+ * On PostgreSQL a signed-in redirect asks the database one statement — the session's
  * lookup with the slug's links (go/repo.ts) — as /api/users/me asks one, and that statement, as the
  * hot-read connections plan it (db/postgres.ts HOT_READ_SETTINGS), probes indexes only, also on a
  * new instance's small tables. The statements are seen where every query leaves the process
@@ -19,7 +19,10 @@ const caught = (action: () => Promise<unknown>) => statementsOf(/"(sessions|link
 const readsOf = async (action: () => Promise<unknown>) =>
   (await caught(action)).map((statement) => statement.text)
 
-/** The kinds of the plan's nodes, as a connection with the hot reads' settings plans the prepared statement (its generic plan). */
+/**
+ * The kinds of the plan's nodes, as a connection with the hot reads' settings plans the prepared
+ * statement (its generic plan).
+ */
 async function hotPlanNodes(statement: Statement): Promise<string[]> {
   const client = new pg.Client({ connectionString: t.database.url })
   await client.connect()

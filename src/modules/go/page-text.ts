@@ -1,5 +1,5 @@
 /**
- * The words of the /go pages in English and German (issue 31), and how a request picks its
+ * The words of the /go pages in English and German, and how a request picks its
  * language and theme: the signed-in person's settings first, then the browser's Accept-Language
  * (RFC 9110 §12.5.4) and `prefers-color-scheme`. Pages are rendered on the server with no script,
  * so the choice is made here, once per page.
@@ -21,7 +21,10 @@ function supported(tag: string): PageLanguage | null {
   return SUPPORTED.find((lang) => lang === primary) ?? null
 }
 
-/** The best of en/de in an Accept-Language header (highest q, then order); null when neither is named. */
+/**
+ * The best of en/de in an Accept-Language header (highest q, then order); null when neither is
+ * named.
+ */
 export function languageFromHeader(header: string | undefined): PageLanguage | null {
   if (header === undefined || header.length > 1000) return null
   let best: { lang: PageLanguage; q: number } | null = null
@@ -37,7 +40,10 @@ export function languageFromHeader(header: string | undefined): PageLanguage | n
   return best?.lang ?? null
 }
 
-/** The person's own settings win; without them (signed out, or "follow the browser") the request's headers. */
+/**
+ * The person's own settings win; without them (signed out, or "follow the browser") the request's
+ * headers.
+ */
 export function pageContextOf(
   user: { language: string; theme: string } | null,
   acceptLanguage: string | undefined,
@@ -144,7 +150,10 @@ const NUMBER_FORMATS = new Map(
   SUPPORTED.map((lang) => [lang, new Intl.NumberFormat(LOCALES[lang])]),
 )
 
-/** A stored time as the day it fell on, in the page's language ("27 November 2026", "27. November 2026"), in UTC: the page has no time zone of the reader's. */
+/**
+ * A stored time as the day it fell on, in the page's language ("27 November 2026", "27. November
+ * 2026"), in UTC: the page has no time zone of the reader's.
+ */
 export function dayText(lang: PageLanguage, iso: string): string {
   return DAY_FORMATS.get(lang)!.format(new Date(iso))
 }

@@ -1,5 +1,5 @@
 /**
- * The /go pages (issue 31): create-on-miss with the closest slugs, and every page in the console's
+ * The /go pages: create-on-miss with the closest slugs, and every page in the console's
  * look, the person's theme and language (or the browser's), without script, escaped.
  */
 import { describe, expect, it } from 'vitest'

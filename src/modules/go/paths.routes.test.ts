@@ -1,4 +1,7 @@
-/** /go/<slug>/<rest> (issue 31): path appending and templates as a browser meets them, and templates checked when saved. */
+/**
+ * /go/<slug>/<rest>: path appending and templates as a browser meets them, and templates checked
+ * when saved.
+ */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -115,7 +118,8 @@ describe('/go/<slug>/<rest>', () => {
   })
 
   it('refuses dot segments however they are encoded, and bad encoding, with a page and no redirect', async () => {
-    // A literal `..` never reaches the link: browsers resolve it, and the router answers what is left.
+    // A literal `..` never reaches the link: browsers resolve it, and the router answers what is
+    // left.
     const literal = await open(alice, '/go/wiki/..')
     expect(literal.statusCode).toBeGreaterThanOrEqual(400)
     expect(literal.headers.location).toBeUndefined()
@@ -132,7 +136,8 @@ describe('/go/<slug>/<rest>', () => {
       expect(response.type, `${path} ${response.body}`).toBe('text/html; charset=utf-8')
       expect(response.body).toMatch(/cannot open this address/)
     }
-    // Malformed percent-encoding is the router's own 400 (the envelope), before any link is looked at.
+    // Malformed percent-encoding is the router's own 400 (the envelope), before any link is looked
+    // at.
     const malformed = await rawGet(alice, '/go/wiki/%zz')
     expect(malformed.statusCode).toBe(400)
     expect(malformed.location).toBeUndefined()

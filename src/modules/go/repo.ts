@@ -82,7 +82,9 @@ export async function upsertPreference(
     .execute()
 }
 
-/** Deletes the preference; with `linkId`, only while it still names that link (not a newer choice). */
+/**
+ * Deletes the preference; with `linkId`, only while it still names that link (not a newer choice).
+ */
 export async function deletePreference(
   ex: Executor,
   userId: string,
@@ -109,12 +111,16 @@ export async function deleteStalePreferences(ex: Executor, userId: string): Prom
 /** Bounds the miss page's work for a person who sees very many links. */
 const SLUG_SCAN_LIMIT = 5000
 
-/** The slugs of forwarding links the user sees (for the miss page's suggestions), with their organization. */
+/**
+ * The slugs of forwarding links the user sees (for the miss page's suggestions), with their
+ * organization.
+ */
 export async function findVisibleSlugs(
   ex: Executor,
   userId: string,
 ): Promise<{ slug: string; organization_id: string | null }[]> {
-  // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read every link).
+  // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read
+  // every link).
   const personal = ex
     .selectFrom('links')
     .select(['links.slug', 'links.organization_id'])
@@ -137,12 +143,13 @@ export async function findVisibleSlugs(
 }
 
 /**
- * The go redirect's one statement (issue 31: a redirect costs about what /api/users/me does): the
+ * The go redirect's one statement (a redirect costs about what /api/users/me does): the
  * session's lookup (auth/repo.ts liveSessionQuery) with the slug's forwarding links the user sees
  * left-joined to it (found by index probes: links/visibility.ts forwardingWithSlugKey), only as
  * much of each as a redirect needs, and on every row the link the user chose for the slug. One row
- * per link, or one row without a link; none when the session is not live. Compiled once and prepared on PostgreSQL: one statement where there were two, and no
- * organization joins or sort, which only the chooser needs (it reads the links whole).
+ * per link, or one row without a link; none when the session is not live. Compiled once and
+ * prepared on PostgreSQL: one statement, without the organization joins or sort that only the
+ * chooser needs (it reads the links whole; docs/decisions/0012-go-redirect-one-statement.md).
  */
 const selectSessionWithGoCandidates = precompiled(
   ['sessionId', 'userId', 'slugKey'],

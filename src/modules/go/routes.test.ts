@@ -1,4 +1,7 @@
-/** /api/go/preferences (CONTRACT.md §3.8, §10): choosing, listing and forgetting, and stale preferences. */
+/**
+ * /api/go/preferences (docs/API.md#links-and-go-links): choosing, listing and forgetting, and stale
+ * preferences.
+ */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf } from '../auth/hook.js'
+import { callerOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { PreferencePage, PreferenceView, SetPreferenceBody, SlugParams } from './schemas.js'
 import { deleteGoPreference, listGoPreferences, setGoPreference } from './service.js'

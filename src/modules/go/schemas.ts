@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, PageOf, Text, Timestamp, Nullable } from '../../lib/schema-types.js'
 
-/** CONTRACT.md §3.8: which link /go/{slug} opens for the caller. */
+/** docs/API.md#links-and-go-links: which link /go/{slug} opens for the caller. */
 export const PreferenceView = Type.Object({
   slug: Type.String({ description: "The link's slug as written on it" }),
   link_id: Type.String(),
@@ -13,7 +13,7 @@ export const PreferenceView = Type.Object({
   source_kind: Type.Unsafe<'personal' | 'organization'>({
     type: 'string',
     enum: ['personal', 'organization'],
-    description: 'Which kind `source` is: an organization may be named "personal" (issue 11)',
+    description: 'Which kind `source` is: an organization may be named "personal"',
   }),
   updated_at: Timestamp(),
 })
@@ -21,7 +21,9 @@ export type PreferenceView = Static<typeof PreferenceView>
 
 export const PreferencePage = PageOf(PreferenceView)
 
-/** Checked against the slug pattern by the service: 400 when writing, simply not found otherwise. */
+/**
+ * Checked against the slug pattern by the service: 400 when writing, simply not found otherwise.
+ */
 export const SlugParams = Type.Object({ slug: Type.String({ minLength: 1 }) })
 export type SlugParams = Static<typeof SlugParams>
 

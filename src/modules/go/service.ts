@@ -1,14 +1,14 @@
 /**
- * Go-links (CONTRACT.md §3.8, §10): /go/{slug} opens the one visible forwarding link with that slug,
- * or the one the user chose among several. A preference whose link disappeared, stopped
+ * Go-links (docs/API.md#links-and-go-links): /go/{slug} opens the one visible forwarding link with
+ * that slug, or the one the user chose among several. A preference whose link disappeared, stopped
  * forwarding, lost the slug or became invisible is ignored, and deleted when met.
  */
 import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { ReadBeside } from '../auth/authenticate.js'
-import { reachesOrganization, type Caller } from '../auth/caller.js'
+import type { ReadBeside } from '../../identity/authenticate.js'
+import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import {
   findForwardingLinks,
   findGoCandidates,
@@ -37,7 +37,9 @@ export function isSlug(text: string): boolean {
   return SLUG.test(text)
 }
 
-/** `personal`, or the name of the organization the link is shared with (`source_kind` tells which). */
+/**
+ * `personal`, or the name of the organization the link is shared with (`source_kind` tells which).
+ */
 export function sourceOf(link: { organization_name: string | null }): string {
   return link.organization_name ?? 'personal'
 }
@@ -79,7 +81,10 @@ export async function listGoPreferences(
   )
 }
 
-/** Remembers `linkId` for the slug: it must be a link the caller sees, with that slug, that forwards. */
+/**
+ * Remembers `linkId` for the slug: it must be a link the caller sees, with that slug, that
+ * forwards.
+ */
 export async function setGoPreference(
   deps: Deps,
   caller: Caller,
@@ -126,8 +131,13 @@ export type GoTarget =
   | { kind: 'choose'; links: VisibleLink[] }
   | { kind: 'none' }
 
-/** Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere. */
-/** What a slug's lookup found for a user: read beside the caller's authentication (auth/hook.ts optionalCallerWith). */
+/**
+ * Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere.
+ */
+/**
+ * What a slug's lookup found for a user: read beside the caller's authentication (auth/hook.ts
+ * optionalCallerWith).
+ */
 export interface GoTargetsRead {
   userId: string
   key: string
@@ -155,7 +165,10 @@ export function goTargetsReader(deps: Deps, slug: string): ReadBeside<GoTargetsR
   }
 }
 
-/** `early`: the links found beside the authentication, for this caller's user (else they are read now). */
+/**
+ * `early`: the links found beside the authentication, for this caller's user (else they are read
+ * now).
+ */
 export async function resolveGoLink(
   deps: Deps,
   caller: Caller,
@@ -167,26 +180,29 @@ export async function resolveGoLink(
       ? early
       : await goTargetsReader(deps, slug).forUser(caller.user.id)
   const { key, links: found, preferred: chosen } = read
-  // The chosen link comes with the links; only when none forwards is it asked for alone (to drop it if stale).
+  // The chosen link comes with the links; only when none forwards is it asked for alone (to drop it
+  // if stale).
   const preferred =
     found.length === 0 ? await findPreferredLinkId(deps.db, caller.user.id, key) : chosen
   const links = withinBoundary(caller, found)
   if (preferred !== null) {
     const link = links.find((candidate) => candidate.id === preferred)
     if (link !== undefined) return { kind: 'redirect', url: link.url, linkId: link.id }
-    // Stale: only this preference goes, not one chosen meanwhile (nor one merely outside a token's boundary).
+    // Stale: only this preference goes, not one chosen meanwhile (nor one merely outside a token's
+    // boundary).
     if (!found.some((candidate) => candidate.id === preferred))
       await deletePreference(deps.db, caller.user.id, key, preferred)
   }
   if (links.length === 1) return { kind: 'redirect', url: links[0]!.url, linkId: links[0]!.id }
   if (links.length === 0) return { kind: 'none' }
-  // The chooser shows each link's title and organization, in order: read whole now (the redirect reads less).
+  // The chooser shows each link's title and organization, in order: read whole now (the redirect
+  // reads less).
   const whole = withinBoundary(caller, await findForwardingLinks(deps.db, caller.user.id, key))
   if (whole.length === 1) return { kind: 'redirect', url: whole[0]!.url, linkId: whole[0]!.id }
   return whole.length === 0 ? { kind: 'none' } : { kind: 'choose', links: whole }
 }
 
-/** Issue 28: an API token's organization boundary hides the links of the organizations outside it. */
+/** An API token's organization boundary hides the links of the organizations outside it. */
 function withinBoundary<T extends GoCandidate>(caller: Caller, links: T[]): T[] {
   return caller.grant === null
     ? links

@@ -1,11 +1,14 @@
 /**
- * The closest existing slugs to one that names nothing (issue 31, create-on-miss): the person
+ * The closest existing slugs to one that names nothing (create-on-miss): the person
  * probably mistyped or half-remembered it. Closest means a shared prefix or a small edit distance
  * (Levenshtein, ignoring case); at most five, the closest first.
  */
 const MAX_SUGGESTIONS = 5
 
-/** Levenshtein distance with a cap: anything above `cap` is reported as cap + 1 (slugs are ≤ 64 characters). */
+/**
+ * Levenshtein distance with a cap: anything above `cap` is reported as cap + 1 (slugs are ≤ 64
+ * characters).
+ */
 export function editDistance(a: string, b: string, cap: number): number {
   if (Math.abs(a.length - b.length) > cap) return cap + 1
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index)

@@ -10,7 +10,10 @@ import { settingsSecrets } from '../settings/key-rotation.js'
 import { recordAudit } from '../audit/service.js'
 import { rewrapWith, type EncryptedStore } from './rewrap.js'
 
-/** Every store of ciphertext in the database. A module that adds encrypted columns adds its store here. */
+/**
+ * Every store of ciphertext in the database. A module that adds encrypted columns adds its store
+ * here.
+ */
 export const ENCRYPTED_STORES: EncryptedStore[] = [
   mfaSecrets,
   settingsSecrets,

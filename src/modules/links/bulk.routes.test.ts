@@ -1,4 +1,7 @@
-/** POST /api/links/bulk (issue 32): tags, sharing and deleting several links; checked per link, all or nothing, audited. */
+/**
+ * POST /api/links/bulk: tags, sharing and deleting several links; checked per link, all or nothing,
+ * audited.
+ */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
@@ -130,7 +133,8 @@ describe('bulk actions on links', () => {
       url: 'https://owners.example/',
       organization_id: org.id,
     })
-    // The list says beforehand what the member may change (the console offers no Edit/Delete otherwise).
+    // The list says beforehand what the member may change (the console offers no Edit/Delete
+    // otherwise).
     expect([
       (await getLink(org.member, own.id)).can_change,
       (await getLink(org.member, owners.id)).can_change,
@@ -237,7 +241,7 @@ describe('bulk actions on links', () => {
       action: 'delete',
       count: 3,
     })
-    // Deleted in bulk as one by one: each stays 30 days in Recently deleted, once (issue 31).
+    // Deleted in bulk as one by one: each stays 30 days in Recently deleted, once.
     const deleted = (
       await t.app.inject({
         method: 'GET',

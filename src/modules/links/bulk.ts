@@ -1,5 +1,5 @@
 /**
- * One action on several links at once (issue 32: the Links page's selection): add or remove one of
+ * One action on several links at once (the Links page's selection): add or remove one of
  * the caller's tags, share with an organization (or make personal), delete. All or nothing, in one
  * transaction: every link is checked as the single-link operation checks it (seen → else 404;
  * `share` and `delete` need the right to change it → else 403), and one refused link refuses the
@@ -9,7 +9,7 @@
 import type { Deps } from '../../deps.js'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/client.js'
 import { AppError, invalidField } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { organizationNotFound } from '../organizations/access.js'
 import { findOwnTagIds } from '../tags/repo.js'
@@ -41,7 +41,8 @@ export async function bulkLinks(
   try {
     return await deps.db.transaction().execute(async (tx) => {
       const links = await findVisibleLinks(tx, userId, ids)
-      // One link not seen (or outside an API token's boundary) is reported like the single operation's 404.
+      // One link not seen (or outside an API token's boundary) is reported like the single
+      // operation's 404.
       if (links.length !== ids.length || !links.every((link) => reachesLink(caller, link)))
         throw linkNotFound()
       let changed = links
@@ -72,7 +73,7 @@ export async function bulkLinks(
         }
         case 'delete':
           for (const link of links) assertMayChange(link, userId)
-          // Each goes to "Recently deleted" (issue 31), restorable for 30 days, as a single delete does.
+          // Each goes to "Recently deleted", restorable for 30 days, as a single delete does.
           await purgeDeletedLinks(tx, restoreHorizon(deps))
           for (const id of ids) await moveToRecentlyDeleted(tx, id, userId, now)
           break

@@ -1,4 +1,4 @@
-/** GET /api/links/go-preview (issue 31): the dialog's preview follows the redirect's own rules. */
+/** GET /api/links/go-preview: the dialog's preview follows the redirect's own rules. */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'

@@ -1,4 +1,4 @@
-/** SQL for a link's ownership (issue 31): transfer, and recently deleted links kept 30 days, restorable. */
+/** SQL for a link's ownership: transfer, and recently deleted links kept 30 days, restorable. */
 import { sql, type Selectable } from 'kysely'
 import { visibleTo } from './visibility.js'
 import type { DeletedLinksTable, Executor, Timestamp } from '../../db/schema.js'
@@ -176,7 +176,9 @@ export async function insertLinkTagsAndClicks(
   }
 }
 
-/** Whether the two users are members of one organization (a transfer goes only to such a person). */
+/**
+ * Whether the two users are members of one organization (a transfer goes only to such a person).
+ */
 export async function shareAnOrganization(
   ex: Executor,
   userId: string,
@@ -208,7 +210,10 @@ export async function setLinkOwner(
     .execute()
 }
 
-/** Drops the tags of people who no longer see the link (each user's tags are their own; a link gone from view keeps none of theirs). */
+/**
+ * Drops the tags of people who no longer see the link (each user's tags are their own; a link gone
+ * from view keeps none of theirs).
+ */
 export async function dropTagsOfNonReaders(ex: Executor, linkId: string): Promise<void> {
   await sql`delete from link_tags where link_id = ${linkId} and tag_id in (select tags.id from tags, links where links.id = ${linkId} and not ${visibleTo(sql.ref('tags.user_id'))})`.execute(
     ex,

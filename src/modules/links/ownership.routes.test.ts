@@ -1,5 +1,5 @@
 /**
- * Issue 31, ownership: deleted links stay 30 days in Recently deleted and can be restored (slug
+ * Ownership: deleted links stay 30 days in Recently deleted and can be restored (slug
  * conflicts handled, one winner in a race); links can be transferred to a fellow member or an
  * organization; every delete, restore and transfer is audited.
  */
@@ -134,7 +134,8 @@ describe('Recently deleted', () => {
     const alice = await createSignedInUser(t)
     const link = await createLink(t, alice.token, { slug: 'old-news' })
     await api(alice, 'DELETE', `/api/links/${link.id}`)
-    // Sessions do not last 30 days: the deletion is moved back in time instead of the clock forward.
+    // Sessions do not last 30 days: the deletion is moved back in time instead of the clock
+    // forward.
     const deletedDaysAgo = (days: number) =>
       t.deps.db
         .updateTable('deleted_links')

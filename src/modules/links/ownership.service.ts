@@ -1,12 +1,13 @@
 /**
- * A link's ownership (issue 31): deleting keeps it 30 days in "Recently deleted", restorable with
+ * A link's ownership: deleting keeps it 30 days in "Recently deleted", restorable with
  * its tags and click counts; a link's owner — the person, or an organization's owners and admins —
  * can transfer it to a fellow member of one of their organizations or to an organization they may
  * share links with. Every delete, restore and transfer is in the audit log.
  *
  * - Restore puts the link back with its id; a slug taken meanwhile by another link of the same
  *   owner is 409 on `slug` unless the request names another slug or none (`slug: null`).
- * - Deleted links older than 30 days are purged at the next delete or list (and are never restored).
+ * - Deleted links older than 30 days are purged at the next delete or list (and are never
+ *   restored).
  */
 import type { Deps } from '../../deps.js'
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/client.js'
@@ -15,7 +16,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import { reachesOrganization, type Caller } from '../auth/caller.js'
+import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can } from '../organizations/roles.js'
 import { findUserById } from '../users/repo.js'
@@ -85,7 +86,10 @@ function reachable(caller: Caller, link: VisibleLink | null): VisibleLink {
   return link
 }
 
-/** Deletes the link into "Recently deleted" (one transaction: the link, its copy and the audit event). */
+/**
+ * Deletes the link into "Recently deleted" (one transaction: the link, its copy and the audit
+ * event).
+ */
 export async function deleteLinkKeepingCopy(
   deps: Deps,
   caller: Caller,
@@ -122,7 +126,8 @@ export async function moveToRecentlyDeleted(
   if (current === null) throw linkNotFound()
   // The row goes first: a concurrent deletion of the same link waits on it here and then finds
   // nothing (404), instead of colliding on the copy (the snapshot was read just before).
-  // Tags, clicks and go-link preferences go with the row (foreign keys); the copy keeps tags and clicks.
+  // Tags, clicks and go-link preferences go with the row (foreign keys); the copy keeps tags and
+  // clicks.
   if (!(await deleteLinkRow(tx, linkId))) throw linkNotFound()
   // A link deleted, restored and deleted again replaces its older copy.
   await removeDeletedLink(tx, linkId)

@@ -1,5 +1,5 @@
 /**
- * What a go-link would open (issue 31): the link dialog's live preview of `go/<slug>/<path>?<query>`
+ * What a go-link would open: the link dialog's live preview of `go/<slug>/<path>?<query>`
  * for a destination as typed — normalised and expanded by exactly the rules the redirect uses
  * (url.ts, lib/go-template.ts), so the preview cannot disagree with the redirect.
  */

@@ -81,11 +81,13 @@ export interface LinkFilters {
   tagId?: string
   q?: string
   organizationId?: string
-  /** `personal`: the user's own links only; `organization`: only links shared with an organization. */
+  /**
+   * `personal`: the user's own links only; `organization`: only links shared with an organization.
+   */
   owner?: 'personal' | 'organization'
-  /** Issue 28: an API token's organization boundary — personal links and these organizations' only. */
+  /** An API token's organization boundary — personal links and these organizations' only. */
   reachable?: ReadonlySet<string>
-  /** Issue 31: most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
+  /** Most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
   clicksSince?: string
 }
 
@@ -102,7 +104,9 @@ function afterClicks(window: PageWindow): { clicks: number; id: string } | null 
   return { clicks: Number(count), id }
 }
 
-/** Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case. */
+/**
+ * Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case.
+ */
 export async function listVisibleLinks(
   ex: Executor,
   userId: string,
@@ -169,10 +173,14 @@ export async function findForwardingLinks(
   return (await selectForwardingLinks(ex, { userId, slugKey })).map(asVisible)
 }
 
-/** The order of a slug's forwarding links: personal first, then by organization name, then newest first. */
+/**
+ * The order of a slug's forwarding links: personal first, then by organization name, then newest
+ * first.
+ */
 const FORWARDING_ORDER = sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end, lower(${sql.ref('organizations.name')}), ${sql.ref('links.created_at')} desc, ${sql.ref('links.id')} desc`
 
-// The ids come from index probes that apply the visibility rule (visibility.ts forwardingWithSlugKey); the rest is by primary key.
+// The ids come from index probes that apply the visibility rule (visibility.ts
+// forwardingWithSlugKey); the rest is by primary key.
 const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
   linksAsSeenBy(ex, p.userId)
     .where(
@@ -183,7 +191,7 @@ const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
     .orderBy(FORWARDING_ORDER),
 )
 
-/** What the go redirect needs of a link: where it goes, and whose boundary it is inside (issue 28). */
+/** What the go redirect needs of a link: where it goes, and whose boundary it is inside. */
 export type GoCandidate = Pick<VisibleLink, 'id' | 'url' | 'organization_id'>
 
 /**
@@ -254,7 +262,7 @@ export async function deleteLink(ex: Executor, linkId: string): Promise<boolean>
   return result.numDeletedRows > 0n
 }
 
-/** Puts a deleted link's row back as it was (issue 31, restore), with the slug it gets now. */
+/** Puts a deleted link's row back as it was (restore), with the slug it gets now. */
 export async function insertLinkRow(ex: Executor, row: Insertable<LinksTable>): Promise<void> {
   await ex.insertInto('links').values(row).execute()
 }
@@ -410,7 +418,10 @@ export async function lockLinkOwner(ex: Executor, owner: LinkOwner): Promise<voi
       .execute()
 }
 
-/** Clicks per link since `fromDay` (YYYY-MM-DD, inclusive), for these links; a link without any is absent. */
+/**
+ * Clicks per link since `fromDay` (YYYY-MM-DD, inclusive), for these links; a link without any is
+ * absent.
+ */
 export async function sumClicksSince(
   ex: Executor,
   linkIds: readonly string[],
@@ -465,7 +476,7 @@ export async function findClicksOfLinks(
   return byLink
 }
 
-/** The links among `linkIds` the user sees (issue 32, bulk actions), in no particular order. */
+/** The links among `linkIds` the user sees (bulk actions), in no particular order. */
 export async function findVisibleLinks(
   ex: Executor,
   userId: string,

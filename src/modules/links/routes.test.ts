@@ -1,4 +1,7 @@
-/** Links (CONTRACT.md §3.8, §10): CRUD shapes and reasons, URL and slug rules, tags, visibility, filters. */
+/**
+ * Links (docs/API.md#links-and-go-links): CRUD shapes and reasons, URL and slug rules, tags,
+ * visibility, filters.
+ */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
@@ -79,7 +82,7 @@ describe('creating and reading links', () => {
       const response = await call(alice, 'POST', '', { url })
       expectReason(response, 400, 'VALIDATION_FAILED')
       expect(fieldsOf(response), url).toEqual(['url'])
-      // Issue 27: the kind of problem, for a client to say what to enter in its language.
+      // The kind of problem, for a client to say what to enter in its language.
       const [problem] = response.json().details as Array<{
         code: string
         format?: string

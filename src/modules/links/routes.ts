@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import {
   BulkLinksBody,
@@ -52,7 +52,10 @@ const SLUG_TAKEN = errorResponse(
   'ALREADY_EXISTS: another link of the same owner (you, or the organization) has this slug (details: slug)',
 )
 
-/** /api/links — personal links and links shared with the caller's organizations (CONTRACT.md §10). */
+/**
+ * /api/links — personal links and links shared with the caller's organizations
+ * (docs/API.md#links-and-go-links).
+ */
 export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     await app.register(bookmarkRoutes(deps))
@@ -239,7 +242,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     )
 
-    // Issue 31: ownership — Recently deleted (30 days, restorable) and transfer.
+    // Ownership — Recently deleted (30 days, restorable) and transfer.
     app.get(
       '/deleted',
       {

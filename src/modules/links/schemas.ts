@@ -33,7 +33,10 @@ const TagIds = Type.Array(Id, {
   description: 'Your own tags; replaces your tags on the link',
 })
 
-/** CONTRACT.md §3.8; `tag_ids` are the caller's own tags on the link (each user tags for themselves). */
+/**
+ * docs/API.md#links-and-go-links; `tag_ids` are the caller's own tags on the link (each user tags
+ * for themselves).
+ */
 export const LinkView = Type.Object({
   id: Type.String(),
   url: Type.String(),
@@ -45,11 +48,11 @@ export const LinkView = Type.Object({
   clicks_30d: Type.Integer({
     minimum: 0,
     description:
-      'Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second',
+      'Redirects through /go/{slug} in the last 30 UTC days, today included; counts are written within about a second',
   }),
   can_change: Type.Boolean({
     description:
-      'Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set',
+      'Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set',
   }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
@@ -104,7 +107,7 @@ export const LinkQuery = Type.Object(
     sort: Type.Optional(
       Type.Union([Type.Literal('newest'), Type.Literal('clicks_30d')], {
         description:
-          '`newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31)',
+          '`newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id',
       }),
     ),
   },
@@ -162,7 +165,7 @@ export const UpdateLinkBody = Body(
 )
 export type UpdateLinkBody = Static<typeof UpdateLinkBody>
 
-/** A link in "Recently deleted" (issue 31): restorable until `purge_at`. */
+/** A link in "Recently deleted": restorable until `purge_at`. */
 export const DeletedLinkView = Type.Object({
   id: Type.String(),
   url: Type.String(),
@@ -194,7 +197,10 @@ export const TransferLinkBody = Body({
 })
 export type TransferLinkBody = Static<typeof TransferLinkBody>
 
-/** Who owns the link now (the caller may no longer see it: a person's personal link is theirs alone). */
+/**
+ * Who owns the link now (the caller may no longer see it: a person's personal link is theirs
+ * alone).
+ */
 export const TransferredLink = Type.Object({
   id: Type.String(),
   user_id: Nullable(Type.String({ description: 'The new owner, for a personal link' })),
@@ -202,7 +208,7 @@ export const TransferredLink = Type.Object({
 })
 export type TransferredLink = Static<typeof TransferredLink>
 
-/** GET/PUT /api/admin/settings/go-links (issue 31): how slugs are matched across the instance. */
+/** GET/PUT /api/admin/settings/go-links: how slugs are matched across the instance. */
 export const GoLinkSettingsView = Type.Object(
   {
     fold_separators: Type.Boolean({
@@ -218,7 +224,7 @@ export type GoLinkSettingsView = Static<typeof GoLinkSettingsView>
 export const UpdateGoLinkSettingsBody = Body({ fold_separators: Type.Boolean() })
 export type UpdateGoLinkSettingsBody = Static<typeof UpdateGoLinkSettingsBody>
 
-/** GET /api/links/go-preview (issue 31): the link dialog's live preview. */
+/** GET /api/links/go-preview: the link dialog's live preview. */
 export const GoPreviewQuery = Type.Object(
   {
     url: Text({
@@ -264,7 +270,7 @@ export type GoPreview = Static<typeof GoPreview>
 /** The most links one bulk action takes: a page of the list and then some. */
 export const MAX_BULK_LINKS = 100
 
-/** POST /api/links/bulk (issue 32): one action on several links, all or nothing. */
+/** POST /api/links/bulk: one action on several links, all or nothing. */
 export const BulkLinksBody = Body({
   link_ids: Type.Array(Id, {
     minItems: 1,
@@ -296,7 +302,7 @@ export const BulkLinksResult = Type.Object({
 })
 export type BulkLinksResult = Static<typeof BulkLinksResult>
 
-/** POST /api/links/fetch-title (issue 32). */
+/** POST /api/links/fetch-title. */
 export const FetchTitleBody = Body({ url: Url })
 export type FetchTitleBody = Static<typeof FetchTitleBody>
 

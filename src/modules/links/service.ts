@@ -1,5 +1,6 @@
 /**
- * Links (CONTRACT.md §3.8, §10): personal, or shared with an organization the creator belongs to.
+ * Links (docs/API.md#links-and-go-links): personal, or shared with an organization the creator
+ * belongs to.
  *
  * - Everyone sees their personal links and the links of their organizations; anything else is
  *   404, like a link that does not exist.
@@ -17,7 +18,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page } from '../../lib/pagination.js'
-import { reachesOrganization, type Caller } from '../auth/caller.js'
+import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can } from '../organizations/roles.js'
 import { findOwnTagIds } from '../tags/repo.js'
@@ -104,13 +105,13 @@ async function viewOf(
   )
 }
 
-/** The link's clicks per UTC day over the last 90 days (issue 31), zeros included. */
+/** The link's clicks per UTC day over the last 90 days, zeros included. */
 export async function getLinkClicks(
   deps: Deps,
   caller: Caller,
   linkId: string,
 ): Promise<LinkClicks> {
-  // A link of an organization outside an API token's boundary is not found, as for a non-member (issue 28).
+  // A link of an organization outside an API token's boundary is not found, as for a non-member.
   reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
   const first = deps.clock.now().getTime() - (CLICK_SERIES_DAYS - 1) * DAY_MS
   const counted = new Map(
@@ -126,7 +127,10 @@ export async function getLinkClicks(
   return { link_id: linkId, days, total: days.reduce((sum, entry) => sum + entry.clicks, 0) }
 }
 
-/** Every id must be one of the caller's own tags: 400 otherwise (another user's tag is unknown here). */
+/**
+ * Every id must be one of the caller's own tags: 400 otherwise (another user's tag is unknown
+ * here).
+ */
 async function assertOwnTags(
   ex: Executor,
   userId: string,
@@ -169,7 +173,7 @@ export function assertMayChange(link: VisibleLink, userId: string): void {
 }
 
 /**
- * Issue 28: an organization outside the API token's boundary is as unknown as one the caller does
+ * An organization outside the API token's boundary is as unknown as one the caller does
  * not belong to (404), and so are its links.
  */
 export function assertReachable(caller: Caller, organizationId: string | null | undefined): void {
@@ -177,7 +181,7 @@ export function assertReachable(caller: Caller, organizationId: string | null | 
     throw organizationNotFound()
 }
 
-/** Whether the link is within the caller's reach (an API token's organization boundary, issue 28). */
+/** Whether the link is within the caller's reach (an API token's organization boundary). */
 export function reachesLink(caller: Caller, link: { organization_id: string | null }): boolean {
   return link.organization_id === null || reachesOrganization(caller, link.organization_id)
 }
@@ -194,7 +198,10 @@ function reachableLink<T extends { organization_id: string | null }>(
   return link
 }
 
-/** The list's query as repo filters (the export takes the same), within the caller's organization boundary. */
+/**
+ * The list's query as repo filters (the export takes the same), within the caller's organization
+ * boundary.
+ */
 export function linkFilters(query: LinkFilterQuery, caller: Caller): LinkFilters {
   // An organization outside the boundary filters to nothing, as one the caller is not in does.
   const reachable = caller.grant?.organizations ?? null
@@ -234,7 +241,10 @@ export async function listLinks(
   )
 }
 
-/** The owner a new link would have: the caller, or an organization the caller may share with (404 otherwise). */
+/**
+ * The owner a new link would have: the caller, or an organization the caller may share with (404
+ * otherwise).
+ */
 export async function linkOwnerFor(
   ex: Executor,
   userId: string,

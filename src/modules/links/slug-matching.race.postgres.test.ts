@@ -1,5 +1,5 @@
 /**
- * Issue 31, slug folding switched while links are written (PostgreSQL, where writes run at once):
+ * Slug folding switched while links are written (PostgreSQL, where writes run at once):
  * a link written while the rule changes ends up keyed by the rule that is in force once both have
  * committed, whichever started first (slug-matching.repo.ts holdSlugRule). SQLite runs one write
  * transaction at a time, so the race cannot happen there.
@@ -84,7 +84,8 @@ describe('slug folding switched during a write', () => {
     const held = new Promise<void>((resolve) => (release = resolve))
     let written!: () => void
     const linkWritten = new Promise<void>((resolve) => (written = resolve))
-    // A writer's transaction, as createLink runs it: the rule read under the shared hold, the row written, not yet committed.
+    // A writer's transaction, as createLink runs it: the rule read under the shared hold, the row
+    // written, not yet committed.
     const writing = t.deps.db.transaction().execute(async (tx) => {
       await holdSlugRule(tx, 'shared')
       const fold = await readFoldSetting(tx, GO_LINKS_SETTING)

@@ -1,4 +1,4 @@
-/** SQL for the instance's slug matching (issue 31): re-keying every link when the rule changes. */
+/** SQL for the instance's slug matching: re-keying every link when the rule changes. */
 import { sql, type RawBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
 import type { Executor } from '../../db/schema.js'
@@ -15,7 +15,9 @@ export interface FoldConflict {
   organization_id: string | null
 }
 
-/** Slugs of one owner that would name the same link once folded (they block switching folding on). */
+/**
+ * Slugs of one owner that would name the same link once folded (they block switching folding on).
+ */
 export async function findFoldConflicts(ex: Executor, limit: number): Promise<FoldConflict[]> {
   const key = folded(sql.ref('links.slug'))
   const rows = await ex
@@ -74,8 +76,8 @@ export async function forgetSeparatedPreferences(ex: Executor): Promise<void> {
 }
 
 /**
- * The slug rule's lock on PostgreSQL (a transaction-level advisory lock; its number is arbitrary and
- * used for nothing else). Writers of slugs hold it shared, so they never wait on each other; a
+ * The slug rule's lock on PostgreSQL (a transaction-level advisory lock; its number is arbitrary
+ * and used for nothing else). Writers of slugs hold it shared, so they never wait on each other; a
  * change of the rule holds it exclusively, so it waits for the writes in flight (and re-keys their
  * links) and the writes after it read the new rule. Without it a link inserted while the rule
  * changed could keep a key under the old rule (under READ COMMITTED the re-keying does not see an

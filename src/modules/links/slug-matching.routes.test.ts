@@ -1,5 +1,5 @@
 /**
- * Issue 31: the instance's slug matching — ignoring case only (default), or also "-" and "_" once an
+ * The instance's slug matching — ignoring case only (default), or also "-" and "_" once an
  * administrator switches folding on; applied on lookup and on create; conflicts refuse the switch.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,7 +1,7 @@
-/** GET/PUT /api/admin/settings/go-links (issue 31): how slugs match — a static route, preferred to `/:key`. */
+/** GET/PUT /api/admin/settings/go-links: how slugs match — a static route, preferred to `/:key`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { GoLinkSettingsView, UpdateGoLinkSettingsBody } from './schemas.js'
 import { getGoLinkSettings, updateGoLinkSettings } from './slug-matching.js'

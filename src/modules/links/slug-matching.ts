@@ -1,5 +1,5 @@
 /**
- * How slugs match across the instance (issue 31): ignoring case always; and, when an administrator
+ * How slugs match across the instance: ignoring case always; and, when an administrator
  * chooses so, ignoring "-" and "_" as well (`fold_separators`: go/meeting-notes, go/meeting_notes
  * and go/meetingnotes are one link). Default off, as before.
  *
@@ -15,7 +15,7 @@ import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { findSettingRow, lockSettingRow, upsertSettingRow } from '../settings/repo.js'
 import type { GoLinkSettingsView, UpdateGoLinkSettingsBody } from './schemas.js'
 import {
@@ -82,7 +82,8 @@ export async function updateGoLinkSettings(
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
     const write = { key: GO_LINKS_SETTING, updatedAt: now, updatedBy: caller.user.id }
-    // Locked first: writes of links read the rule (and wait for this change), and two changes queue here.
+    // Locked first: writes of links read the rule (and wait for this change), and two changes queue
+    // here.
     await holdSlugRule(tx, 'exclusive')
     const row = await lockSettingRow(tx, {
       ...write,

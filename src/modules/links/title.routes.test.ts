@@ -1,5 +1,5 @@
 /**
- * POST /api/links/fetch-title (issue 32): the page's <title> through the outbound rules, against a
+ * POST /api/links/fetch-title: the page's <title> through the outbound rules, against a
  * local HTTP server (private networks allowed for this app; a second app with the default rules
  * refuses the same server), with its timeout, size cap, redirects and character sets.
  */

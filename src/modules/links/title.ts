@@ -1,5 +1,5 @@
 /**
- * The page title of a link's URL, fetched by the service when a person asks (issue 32): the link
+ * The page title of a link's URL, fetched by the service when a person asks: the link
  * dialog's "Fetch title". The request goes through the outbound rules (lib/outbound.ts: public
  * addresses only unless the operator allows private networks, every redirect hop checked), with a
  * short overall timeout, and reads at most TITLE_READ_BYTES of an HTML answer — only its first
@@ -94,7 +94,7 @@ async function readTitle(
 
 export async function fetchLinkTitle(deps: Deps, input: { url: string }): Promise<FetchedTitle> {
   const url = normalizeLinkUrl(input.url)
-  // A go-link template (issue 31) is not a page.
+  // A go-link template is not a page.
   if (/[{}]/.test(url)) throw invalidField('url', 'is a template; fetch the title of a page URL')
   const signal = AbortSignal.timeout(TITLE_TIMEOUT_MS)
   try {

@@ -3,7 +3,10 @@ import { invalidField } from '../../errors.js'
 import { looksLikeTemplate, normalizeTemplate } from '../../lib/go-template.js'
 
 const MAX_URL_LENGTH = 2048
-/** A destination that is not an absolute http(s) URL: a format problem, so a client can say what to enter (issue 27). */
+/**
+ * A destination that is not an absolute http(s) URL: a format problem, so a client can say what to
+ * enter.
+ */
 const URI = { format: 'uri' }
 
 /**
@@ -12,7 +15,7 @@ const URI = { format: 'uri' }
  * header for /go/{slug}, and what the user is sent to is exactly what was checked.
  */
 export function normalizeLinkUrl(text: string): string {
-  // A destination with placeholders (issue 31) is checked by the template language's own rules.
+  // A destination with placeholders is checked by the template language's own rules.
   if (looksLikeTemplate(text)) {
     const normalized = normalizeTemplate(text)
     if ('problem' in normalized) throw invalidField('url', normalized.problem)
@@ -48,7 +51,8 @@ export function normalizeLinkUrl(text: string): string {
 
 /**
  * Go-links match ignoring case: `/go/Docs` and `/go/docs` are the same go-link; with `fold` (the
- * instance's setting, slug-matching.ts) also ignoring "-" and "_": `/go/meeting-notes` is `/go/meetingnotes`.
+ * instance's setting, slug-matching.ts) also ignoring "-" and "_": `/go/meeting-notes` is
+ * `/go/meetingnotes`.
  */
 export function slugKey<T extends string | null>(slug: T, fold = false): T {
   if (slug === null) return null as T

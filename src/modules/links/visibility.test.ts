@@ -1,7 +1,7 @@
 /**
  * The three statements of who sees which link (visibility.ts) give the same answer: over random
- * owners, memberships, slugs and forwarding switches, on each engine, visibleToIndexed lets the user
- * see exactly the links visibleTo does, and forwardingWithSlugKey finds exactly the forwarding
+ * owners, memberships, slugs and forwarding switches, on each engine, visibleToIndexed lets the
+ * user see exactly the links visibleTo does, and forwardingWithSlugKey finds exactly the forwarding
  * links with the key among them.
  */
 import type { RawBuilder } from 'kysely'
@@ -41,7 +41,8 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
       )
       if (memberships.length > 0)
         await t.deps.db.insertInto('organization_members').values(memberships).execute()
-      // Each owner (a user or an organization) has at most one link per slug, as the unique indexes hold.
+      // Each owner (a user or an organization) has at most one link per slug, as the unique indexes
+      // hold.
       const owners = [
         ...users.map((user) => ({ user_id: user, organization_id: null })),
         ...orgs.map((org) => ({ user_id: null, organization_id: org })),

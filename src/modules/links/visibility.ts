@@ -1,7 +1,7 @@
 /**
- * Which links a user sees (CONTRACT.md §3.8): their personal links and the links of every
- * organization they belong to. visibleTo is that rule as one predicate, used by every query that
- * reads links for a user, so leaving an organization hides its links everywhere at once.
+ * Which links a user sees (docs/API.md#links-and-go-links): their personal links and the links of
+ * every organization they belong to. visibleTo is that rule as one predicate, used by every query
+ * that reads links for a user, so leaving an organization hides its links everywhere at once.
  *
  * forwardingWithSlugKey states the same rule as two index probes, for the reads by slug (the go
  * redirect, its chooser, the details page): as a filter, visibleTo's OR over owner and membership

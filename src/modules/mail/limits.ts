@@ -1,6 +1,6 @@
 /**
  * Caps on the mail that users make the instance send to addresses of their choosing — invitations,
- * their resends and email-change links (issue 26 item 5) — so that no account can use the
+ * their resends and email-change links — so that no account can use the
  * instance as a mail relay:
  *
  * - per recipient: at most 3 such mails per address in 24 hours, whoever asks and from whichever
@@ -34,7 +34,9 @@ export const MAIL_CAPS_429 =
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
-/** One user-triggered mail to `recipient` (normalized): taken on both caps, or refused with its 429. */
+/**
+ * One user-triggered mail to `recipient` (normalized): taken on both caps, or refused with its 429.
+ */
 export async function reserveUserMail(
   deps: Deps,
   recipient: string,
@@ -58,7 +60,10 @@ export async function reserveUserMail(
   }
 }
 
-/** Runs `send` (everything from storing to mailing) under one reserved mail; gives it back when `send` fails. */
+/**
+ * Runs `send` (everything from storing to mailing) under one reserved mail; gives it back when
+ * `send` fails.
+ */
 export async function withUserMail<T>(
   deps: Deps,
   recipient: string,

@@ -3,7 +3,7 @@
  * message keeps it simple and always uses the current settings (mail here is rare: tests,
  * verifications, invitations).
  *
- * Issue 11: credentials never travel in clear — with a username, the connection is TLS from the
+ * Credentials never travel in clear — with a username, the connection is TLS from the
  * first byte (`secure`) or STARTTLS is required before AUTH, unless the server is this machine's
  * loopback and the settings say so explicitly. The host must resolve to an address the outbound
  * policy allows (lib/outbound.ts), and the connection goes to that very address. Failures say
@@ -15,8 +15,8 @@ import type Nodemailer from 'nodemailer'
 import type { Transporter } from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 
-// Loaded by the first message: most instances send mail rarely or never (ARCHITECTURE.md,
-// "Runtime and footprint").
+// Loaded by the first message: most instances send mail rarely or never
+// (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 let nodemailer: typeof Nodemailer | undefined
 import { isIP } from 'node:net'
@@ -59,7 +59,7 @@ export class MailDeliveryError extends Error {
 export const DEFAULT_SMTP_TIMEOUT_MS = 10_000
 
 /**
- * The outbound policy for SMTP: the operator's, plus loopback (issue 27) — a relay on this machine
+ * The outbound policy for SMTP: the operator's, plus loopback — a relay on this machine
  * (Postfix, an MTA sidecar) is how a self-hosted instance usually mails. Private ranges still need
  * OUTBOUND_ALLOW_PRIVATE_NETWORKS; link-local and metadata addresses stay refused.
  */
@@ -70,7 +70,10 @@ export function smtpPolicy(policy: OutboundPolicy): OutboundPolicy {
 const SYSTEM_ERROR =
   /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|ECONNABORTED)\b/
 
-/** One line saying which stage failed, with the reply code or system error code — never the peer's text. */
+/**
+ * One line saying which stage failed, with the reply code or system error code — never the peer's
+ * text.
+ */
 export function describeSmtpFailure(error: unknown): string {
   const e = error as { code?: string; responseCode?: unknown; message?: string; command?: string }
   const reply = typeof e.responseCode === 'number' ? ` (reply code ${e.responseCode})` : ''
@@ -120,7 +123,8 @@ async function openTransport(
   const clearAllowed = connection.plaintextAuthOnLoopback === true && loopback
   nodemailer ??= require('nodemailer') as typeof Nodemailer
   return nodemailer.createTransport({
-    // The address just checked, so a second resolution cannot lead elsewhere; TLS still checks the name.
+    // The address just checked, so a second resolution cannot lead elsewhere; TLS still checks the
+    // name.
     host: addresses[0]!,
     port: connection.port,
     secure: connection.secure,

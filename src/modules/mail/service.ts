@@ -1,6 +1,7 @@
 /**
  * Sending mail with the instance's SMTP settings. Callers send after the transaction that decided
- * the mail has committed (ARCHITECTURE.md §8), so a slow or failing server never holds a lock.
+ * the mail has committed (docs/ARCHITECTURE.md, convention 8), so a slow or failing server never
+ * holds a lock.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
@@ -23,7 +24,10 @@ interface MailSetup {
   from: OutgoingMail['from']
 }
 
-/** The SMTP settings ready for use; 503 NOT_CONFIGURED unless SMTP is enabled with a host and sender. */
+/**
+ * The SMTP settings ready for use; 503 NOT_CONFIGURED unless SMTP is enabled with a host and
+ * sender.
+ */
 async function loadMailSetup(deps: Deps): Promise<MailSetup> {
   const { stored: smtp } = await readSection(deps, SMTP_SECTION)
   if (!smtp.enabled || smtp.host === null || smtp.from_address === null) {
@@ -77,7 +81,8 @@ export async function verifyMailSetup(
   }
   await verifySmtpConnection(setup.connection, { policy: deps.config.outbound })
   const { host, port, secure, username, plaintextAuthOnLoopback } = setup.connection
-  // As the transport negotiates it (mailer.ts): credentials require STARTTLS unless cleared for loopback.
+  // As the transport negotiates it (mailer.ts): credentials require STARTTLS unless cleared for
+  // loopback.
   const tls = secure
     ? 'TLS'
     : username !== null && plaintextAuthOnLoopback !== true
@@ -88,7 +93,7 @@ export async function verifyMailSetup(
 
 /**
  * Sends one plain-text message. SMTP not configured → 503 NOT_CONFIGURED; any SMTP failure → 502
- * UPSTREAM_FAILED whose message says which stage failed (never the server's text: issue 11).
+ * UPSTREAM_FAILED whose message says which stage failed (never the server's text).
  */
 export async function sendMail(deps: Deps, message: MailMessage): Promise<{ messageId: string }> {
   const { connection, from } = await loadMailSetup(deps)

@@ -1,8 +1,8 @@
 /**
- * The second step of a sign-in (CONTRACT.md §4.2): after the first factor succeeds for a user with
- * MFA, no session is opened; the client gets a single-use `mfa_token` (5 minutes, stored hashed)
- * and completes with `POST /api/auth/mfa/verify`. Wrong codes count 5 per token and 10 per account
- * per 15 minutes.
+ * The second step of a sign-in (docs/API.md#password-sign-in): after the first factor succeeds for
+ * a user with MFA, no session is opened; the client gets a single-use `mfa_token` (5 minutes,
+ * stored hashed) and completes with `POST /api/auth/mfa/verify`. Wrong codes count 5 per token and
+ * 10 per account per 15 minutes.
  */
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
@@ -13,7 +13,7 @@ import { newId } from '../../lib/ids.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import { issueSignIn, openSession, type SignIn } from '../auth/session-issuer.js'
+import { issueSignIn, openSession, type SignIn } from '../../identity/session-issuer.js'
 import { findUserById, updateUser, type UserRecord } from '../users/repo.js'
 import {
   consumeChallenge,
@@ -35,7 +35,9 @@ export interface MfaChallenge {
   expiresAt: string
 }
 
-/** Issues an mfa_token within the caller's transaction. `method`: how the first factor was proven. */
+/**
+ * Issues an mfa_token within the caller's transaction. `method`: how the first factor was proven.
+ */
 export async function createMfaChallenge(
   deps: Deps,
   ex: Executor,

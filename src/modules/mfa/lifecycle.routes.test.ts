@@ -432,8 +432,8 @@ describe('account deletion with MFA on', () => {
   })
 })
 
-describe('a personal API token cannot change MFA (CONTRACT.md §5.4)', () => {
-  it('answers 403 SESSION_REQUIRED to every MFA operation, the status included (issue 28: account security is session-only)', async () => {
+describe('a personal API token cannot change MFA (docs/API.md#what-an-api-token-may-not-do)', () => {
+  it('answers 403 SESSION_REQUIRED to every MFA operation, the status included (account security is session-only)', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
     for (const url of [

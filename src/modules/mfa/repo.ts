@@ -55,7 +55,7 @@ export async function advanceTotpStep(
 }
 
 /**
- * THE definition of "this user has a second factor" (issue 14): TOTP is on, or at least one passkey
+ * THE definition of "this user has a second factor": TOTP is on, or at least one passkey
  * is registered. Sign-in (isMfaEnabled), the administrators' `mfa_enabled` and anything else that
  * asks reads it from here, so no place can forget a kind of factor.
  */
@@ -74,7 +74,10 @@ export async function hasSecondFactor(ex: Executor, userId: string): Promise<boo
   return Boolean(row?.on)
 }
 
-/** Every second factor and what belongs to it (the administrator's reset): TOTP, backup codes, passkeys. */
+/**
+ * Every second factor and what belongs to it (the administrator's reset): TOTP, backup codes,
+ * passkeys.
+ */
 export async function deleteMfaState(ex: Executor, userId: string): Promise<number> {
   let removed = 0
   for (const table of [
@@ -128,7 +131,10 @@ export async function findPendingEnrollment(
   return row ?? null
 }
 
-/** Removes the pending enrollment that was read (by its ciphertext), so a replaced one is not consumed. */
+/**
+ * Removes the pending enrollment that was read (by its ciphertext), so a replaced one is not
+ * consumed.
+ */
 export async function takePendingEnrollment(
   ex: Executor,
   userId: string,
@@ -158,7 +164,10 @@ export async function replaceBackupCodes(
     .execute()
 }
 
-/** The unused codes an attempt can match: the one with its selector, and any made before selectors existed. */
+/**
+ * The unused codes an attempt can match: the one with its selector, and any made before selectors
+ * existed.
+ */
 export async function listBackupCodeCandidates(
   ex: Executor,
   userId: string,
@@ -189,7 +198,7 @@ export async function consumeBackupCode(
 }
 
 /**
- * A user's second factors as far as a request may need them (issue 33), read by the
+ * A user's second factors as far as a request may need them, read by the
  * authentication query itself so that neither the two-factor policy's check nor GET
  * /api/auth/mfa/status costs a query of its own: whether the policy is met (every request:
  * MFA_POLICY_COLUMNS), and what the status shows (only the status route: MFA_STATUS_COLUMNS).
@@ -229,7 +238,9 @@ export const MFA_STATUS_COLUMNS = [
   ),
 ] as const
 
-/** Built field by field (see toUserRecord): one hidden class, no slow spread of a node:sqlite row. */
+/**
+ * Built field by field (see toUserRecord): one hidden class, no slow spread of a node:sqlite row.
+ */
 export function toMfaState(row: { mfa_second_factor: boolean | 0 | 1 }): MfaState {
   return { hasSecondFactor: Boolean(row.mfa_second_factor), status: null }
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { answerSignIn } from '../auth/responses.js'
 import { SignInView } from '../auth/schemas.js'
@@ -35,7 +35,10 @@ const BUDGET = errorResponse(
   'RATE_LIMITED: 10 wrong codes (or passwords) per account per 15 minutes',
 )
 
-/** /api/auth/mfa — the state-changing operations need an interactive session (CONTRACT.md §5.4). */
+/**
+ * /api/auth/mfa — the state-changing operations need an interactive session
+ * (docs/API.md#what-an-api-token-may-not-do).
+ */
 export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

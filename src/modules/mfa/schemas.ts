@@ -9,7 +9,7 @@ export const MfaStatusView = Type.Object({
   backup_codes_remaining: Type.Integer({ minimum: 0 }),
   enrollment_required: Type.Boolean({
     description:
-      'Issue 14: the two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up',
+      'The two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up',
   }),
 })
 
@@ -40,7 +40,10 @@ export type ConfirmBody = Static<typeof ConfirmBody>
 /** A TOTP code or a backup code (with or without its dash), checked by the service. */
 const Code = Secret(64)
 
-/** Issue 32: both may be left out inside the session's re-authentication window (POST /api/auth/reauthenticate). */
+/**
+ * Both may be left out inside the session's re-authentication window (POST
+ * /api/auth/reauthenticate).
+ */
 export const TrustedBody = Body({ code: Type.Optional(Code), password: Type.Optional(Secret()) })
 export type TrustedBody = Static<typeof TrustedBody>
 

@@ -2,7 +2,8 @@
  * Checking a second-factor code — a current TOTP code or an unused backup code — wherever one is
  * asked for: the sign-in second step, disabling MFA, regenerating backup codes, deleting the
  * account. Every rejected code (wrong, replayed, already used) counts against the account's
- * budget of 10 per 15 minutes (CONTRACT.md §6), plus any budget the caller adds (5 per mfa_token).
+ * budget of 10 per 15 minutes (docs/API.md#two-factor-authentication), plus any budget the caller
+ * adds (5 per mfa_token).
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
@@ -42,7 +43,7 @@ async function acceptTotp(deps: Deps, userId: string, code: string): Promise<boo
   return step !== null && (await advanceTotpStep(deps.db, userId, step))
 }
 
-/** One hash per attempt (issue #11 item 6): the code its selector names, or a dummy of equal cost. */
+/** One hash per attempt: the code its selector names, or a dummy of equal cost. */
 async function acceptBackupCode(deps: Deps, userId: string, code: string): Promise<boolean> {
   const candidates = await listBackupCodeCandidates(deps.db, userId, backupCodeSelector(code))
   if (candidates.length === 0) {
@@ -72,7 +73,7 @@ async function acceptCode(
 export interface SecondFactorCheck {
   userId: string
   code: string
-  /** 401 at the sign-in second step, 400 for an account operation (CONTRACT.md §2.1). */
+  /** 401 at the sign-in second step, 400 for an account operation (docs/API.md#status-rules). */
   failureStatus: 400 | 401
   extraBudgets?: BudgetCharge[]
 }
@@ -82,7 +83,8 @@ export async function verifySecondFactor(
   deps: Deps,
   check: SecondFactorCheck,
 ): Promise<SecondFactorMethod> {
-  // Narrowest first: a token over its own 5 does not reach the account's 10 (see AttemptBudgets.attempt).
+  // Narrowest first: a token over its own 5 does not reach the account's 10 (see
+  // AttemptBudgets.attempt).
   const charges = [
     ...(check.extraBudgets ?? []),
     { budget: WRONG_CODES_PER_ACCOUNT, subject: check.userId },

@@ -1,7 +1,8 @@
 /**
- * The MFA life cycle of CONTRACT.md §6: status, enrollment (begin → confirm, or cancel), disable,
- * backup-code regeneration, and the administrator's reset. Enabling and disabling sign out the
- * user's other sessions; every state change is audited without secrets or codes.
+ * The MFA life cycle of docs/API.md#two-factor-authentication: status, enrollment (begin → confirm,
+ * or cancel), disable, backup-code regeneration, and the administrator's reset. Enabling and
+ * disabling sign out the user's other sessions; every state change is audited without secrets or
+ * codes.
  */
 import { createRequire } from 'node:module'
 import type QRCodeLibrary from 'qrcode'
@@ -12,8 +13,8 @@ import { encrypt, decrypt } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
-import { isReauthenticated, provePasswordOrWindow } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import { findUserById } from '../users/repo.js'
@@ -31,9 +32,10 @@ import {
 } from './repo.js'
 import { WRONG_CODES_PER_ACCOUNT, totpSecretContext, verifySecondFactor } from './second-factor.js'
 import { matchTotpStep, newTotpSecret, otpauthUrl } from './totp.js'
-import { enrollmentRequired } from '../auth/mfa-policy.js'
+import { enrollmentRequired } from '../../identity/mfa-policy.js'
 
-// The QR code library is needed only to begin an enrollment: loaded then (ARCHITECTURE.md, "Runtime and footprint").
+// The QR code library is needed only to begin an enrollment: loaded then
+// (docs/decisions/0002-start-up-footprint.md).
 const require = createRequire(import.meta.url)
 let qrCodeLibrary: typeof QRCodeLibrary | undefined
 function qrCodes(): typeof QRCodeLibrary {
@@ -56,7 +58,7 @@ export interface MfaStatus {
 
 /**
  * The caller's MFA status, from the state their authentication query read with the credential
- * (issue 33: the status costs no query of its own; the route declares `readsMfaStatus`). That read
+ * (the status costs no query of its own; the route declares `readsMfaStatus`). That read
  * is the request's own, so it shows every change committed before the request, on any instance.
  */
 export function getMfaStatus(deps: Deps, caller: Caller): MfaStatus {
@@ -164,7 +166,10 @@ export async function beginEnrollment(
   }
 }
 
-/** Checks the first code against the pending secret; on success MFA is on and the codes are shown once. */
+/**
+ * Checks the first code against the pending secret; on success MFA is on and the codes are shown
+ * once.
+ */
 export async function confirmEnrollment(
   deps: Deps,
   caller: Caller,
@@ -184,7 +189,7 @@ export async function confirmEnrollment(
     pending.secret_encrypted,
     pendingSecretContext(userId),
   )
-  // Reserved before the code is checked, given back on success (issue #11 item 1).
+  // Reserved before the code is checked, given back on success.
   const step = await deps.budgets.attempt(charges, async () => matchTotpStep(secret, code, now))
   if (step === null) {
     await recordAudit(deps.db, deps.clock, ctx, {
@@ -211,7 +216,7 @@ export async function confirmEnrollment(
     )
     await replaceBackupCodes(tx, userId, backup.rows)
     const revoked = await revokeUserSessions(tx, userId, caller.sessionId, now.toISOString())
-    // Issue 28: a token taken before the account was secured need not survive it.
+    // A token taken before the account was secured need not survive it.
     const tokensRevoked =
       options.revokeApiTokens === true ? await revokeAllApiTokens(tx, userId, now.toISOString()) : 0
     await recordAudit(tx, deps.clock, ctx, {
@@ -247,7 +252,7 @@ interface TrustedInput {
 
 /**
  * The trust both disable and regenerate need: MFA on, the password (if any), then a valid code —
- * or, for either left out, the session's re-authentication window (issue 32; a field sent is checked).
+ * or, for either left out, the session's re-authentication window (a field sent is checked).
  */
 async function proveControl(deps: Deps, caller: Caller, input: TrustedInput): Promise<void> {
   await assertEnabled(deps, caller.user.id)
@@ -305,8 +310,8 @@ export async function regenerateBackupCodes(
 
 /**
  * Account deletion's (and an administrator's proof's) extra factor when TOTP is on: a current code
- * (CONTRACT.md §5.1). A passkey cannot be typed into a form, so an account whose only second factor
- * is a passkey proves itself with the password here (docs/API.md, "Passkeys").
+ * (docs/API.md#the-current-user). A passkey cannot be typed into a form, so an account whose only
+ * second factor is a passkey proves itself with the password here (docs/API.md#passkeys).
  */
 export async function assertSecondFactorIfEnabled(
   deps: Deps,
@@ -321,7 +326,7 @@ export async function assertSecondFactorIfEnabled(
 
 /**
  * An administrator's (or the operator's) reset for a user who lost their authenticator. Every
- * session of the user ends with it (issue #11 item 14): a session that was opened with the second
+ * session of the user ends with it: a session that was opened with the second
  * factor must not outlive its removal.
  */
 export async function resetMfa(
@@ -337,7 +342,7 @@ export async function resetMfa(
     const removed = await deleteMfaState(tx, userId)
     const now = deps.clock.now().toISOString()
     const revoked = await revokeUserSessions(tx, userId, null, now)
-    // Issue 28: the reset answers a lost or stolen factor; the account's API tokens go with its sessions.
+    // The reset answers a lost or stolen factor; the account's API tokens go with its sessions.
     const tokensRevoked = await revokeAllApiTokens(tx, userId, now)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'mfa.reset',

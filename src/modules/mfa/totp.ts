@@ -1,8 +1,8 @@
 /**
- * TOTP (RFC 6238) as CONTRACT.md §6 fixes it: SHA-1, 6 digits, 30-second steps, a 160-bit secret
- * (32 base32 characters), codes accepted one step either side of now (clock drift, typing time).
- * Generation and checking are otpauth's; this file pins the parameters and exposes the time step
- * a code matched, which the replay protection stores.
+ * TOTP (RFC 6238) as docs/API.md#two-factor-authentication fixes it: SHA-1, 6 digits, 30-second
+ * steps, a 160-bit secret (32 base32 characters), codes accepted one step either side of now (clock
+ * drift, typing time). Generation and checking are otpauth's; this file pins the parameters and
+ * exposes the time step a code matched, which the replay protection stores.
  */
 import { Secret, TOTP } from 'otpauth'
 

@@ -1,5 +1,5 @@
 /**
- * Which audit events call for a security notification (issue 14 point 3). Notifications follow the
+ * Which audit events call for a security notification. Notifications follow the
  * audit trail: every change that is audited with one of these actions queues its mail in the same
  * transaction (audit/service.ts), so no writer can forget one — including writers added later
  * (passkeys: `passkey.register`, `passkey.delete`).
@@ -27,7 +27,10 @@ export function notificationKindOf(action: string): NotificationKind | null {
     : null
 }
 
-/** What a notification says beyond its kind: where and when, and a name or a masked address. Never a secret. */
+/**
+ * What a notification says beyond its kind: where and when, and a name or a masked address. Never a
+ * secret.
+ */
 export interface NotificationParams {
   at: string
   ip: string | null

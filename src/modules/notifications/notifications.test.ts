@@ -1,5 +1,5 @@
 /**
- * Issue 14 point 3: security notifications. Each event delivers exactly one mail to the in-process
+ * Security notifications. Each event delivers exactly one mail to the in-process
  * SMTP server, to the right address, in the person's language, saying when and from where — and
  * never a secret (scanned). The request does not wait for SMTP (a stalled server does not slow it);
  * without SMTP the notice is recorded only; failures are retried with backoff and then given up.
@@ -456,7 +456,8 @@ describe('delivery', () => {
       const elapsed = performance.now() - started
       expect(response.statusCode).toBe(201)
       secrets.push(response.json().token)
-      // The mailer waits up to 10 s per stage for a stalled server; the request does not wait at all.
+      // The mailer waits up to 10 s per stage for a stalled server; the request does not wait at
+      // all.
       expect(elapsed).toBeLessThan(2000)
       expect((await outboxOf(person.user.id)).map((row) => row.status)).toEqual([
         'pending',

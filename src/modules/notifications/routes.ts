@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { NotificationPreferencesView, UpdateNotificationPreferencesBody } from './schemas.js'
 import { getNotificationPreferences, updateNotificationPreferences } from './service.js'
 
 const tags = ['current user']
 
-/** /api/users/me/notifications (issue 14 point 3). */
+/** /api/users/me/notifications. */
 export function notificationPreferenceRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

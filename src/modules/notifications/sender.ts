@@ -19,7 +19,10 @@ import { renderNotification } from './templates.js'
 const POLL_INTERVAL_MS = 1000
 const BATCH = 20
 export const MAX_ATTEMPTS = 5
-/** Longer than one delivery can take (the mailer's stage timeouts), so a live attempt is never taken over. */
+/**
+ * Longer than one delivery can take (the mailer's stage timeouts), so a live attempt is never taken
+ * over.
+ */
 const LEASE_SECONDS = 5 * 60
 
 export function backoffSeconds(attempt: number): number {

@@ -1,7 +1,8 @@
 /**
  * The words of each security notification, in English and German (the person's language when it
  * starts with `de`, else English). Each says what happened, when, from where, and what to do if it
- * was not them. Only what notifications/kinds.ts NotificationParams carries goes in: never a secret.
+ * was not them. Only what notifications/kinds.ts NotificationParams carries goes in: never a
+ * secret.
  */
 import type { NotificationKind, NotificationParams } from './kinds.js'
 

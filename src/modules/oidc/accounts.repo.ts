@@ -5,7 +5,10 @@
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { toUserRecord, USER_COLUMNS, type UserRecord } from '../users/repo.js'
 
-/** The account linked to (issuer, subject) through this provider (issue 11: a subject is unique only at its issuer). */
+/**
+ * The account linked to (issuer, subject) through this provider (a subject is unique only at its
+ * issuer).
+ */
 export async function findUserByOidcIdentity(
   ex: Executor,
   identity: { providerKey: string; issuer: string; sub: string },
@@ -41,7 +44,7 @@ export async function linkOidcIdentity(
   return row === undefined ? null : toUserRecord(row)
 }
 
-/** Whether the session is still live for this user: a link started in it may finish (issue 11). */
+/** Whether the session is still live for this user: a link started in it may finish. */
 export async function isLiveSessionOf(
   ex: Executor,
   sessionId: string,

@@ -1,9 +1,9 @@
 /**
  * The OpenID Connect adapter (openid-client): discovery, the authorization request, and the code
  * exchange with its checks — state, PKCE, and the ID token's issuer, audience, expiry, nonce and
- * signature (CONTRACT.md §9). Discovery results (and with them the provider's signing keys) are
- * cached per provider for an hour; a provider whose row changed — on any instance — has a new
- * `version`, so its cached discovery is not used again.
+ * signature (docs/API.md#identity-providers). Discovery results (and with them the provider's
+ * signing keys) are cached per provider for an hour; a provider whose row changed — on any instance
+ * — has a new `version`, so its cached discovery is not used again.
  *
  * Failures come back as OidcProviderError whose message is safe to log: library messages, HTTP
  * statuses and OAuth error codes, never the provider's free text (which may quote what was sent).
@@ -19,7 +19,10 @@ import type { Clock } from '../../lib/time.js'
 
 export interface OidcConnection {
   providerId: string
-  /** Changes whenever the provider's settings change: a cached discovery of another version is not used. */
+  /**
+   * Changes whenever the provider's settings change: a cached discovery of another version is not
+   * used.
+   */
   version: string
   issuerUrl: string
   clientId: string
@@ -42,19 +45,25 @@ export interface AuthorizationChecks {
   codeVerifier: string
 }
 
-/** What the provider says about the person, from the verified ID token (or, for email, UserInfo). */
+/**
+ * What the provider says about the person, from the verified ID token (or, for email, UserInfo).
+ */
 export interface OidcIdentity {
   sub: string
   email: string | null
   emailVerified: boolean
   name: string | null
-  /** The ID token's `amr` (RFC 8176 authentication method references): what the provider checked. */
+  /**
+   * The ID token's `amr` (RFC 8176 authentication method references): what the provider checked.
+   */
   amr: string[]
 }
 
 export interface OidcClient {
   authorizationUrl(connection: OidcConnection, request: AuthorizationRequest): Promise<string>
-  /** Verifies the authorization response `callbackUrl`, redeems its code and verifies the ID token. */
+  /**
+   * Verifies the authorization response `callbackUrl`, redeems its code and verifies the ID token.
+   */
   completeAuthorization(
     connection: OidcConnection,
     callbackUrl: URL,
@@ -62,7 +71,10 @@ export interface OidcClient {
   ): Promise<OidcIdentity>
   /** Drops a provider's cached discovery (it was deleted). */
   forget(providerId: string): void
-  /** Issue 32: fetches and checks an issuer's discovery document now (nothing cached), for an administrator about to save it. */
+  /**
+   * Fetches and checks an issuer's discovery document now (nothing cached), for an administrator
+   * about to save it.
+   */
   checkIssuer(issuerUrl: string): Promise<IssuerCheck>
 }
 
@@ -90,7 +102,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost'])
 
 /**
  * Issuers are reached over https. Plain http is accepted only on this machine's loopback
- * interface, where nothing travels over a network — a development convenience (docs/API.md).
+ * interface, where nothing travels over a network — a development convenience
+ * (docs/API.md#identity-providers).
  */
 export function issuerUrlProblem(text: string): string | null {
   let url: URL
@@ -110,8 +123,8 @@ export function issuerUrlProblem(text: string): string | null {
   return null
 }
 
-// openid-client is loaded by the first sign-in through a provider, not at start-up (ARCHITECTURE.md,
-// "Runtime and footprint").
+// openid-client is loaded by the first sign-in through a provider, not at start-up
+// (docs/decisions/0002-start-up-footprint.md).
 type OpenIdClient = typeof oidc
 let library: OpenIdClient | undefined
 async function openIdClient(): Promise<OpenIdClient> {
@@ -124,7 +137,9 @@ export const DEFAULT_OIDC_MAX_RESPONSE_BYTES = 1024 * 1024
 const DISCOVERY_TTL_SECONDS = 60 * 60
 const OAUTH_ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/
 
-/** RFC 6749 §2.3.1 makes Basic mandatory for servers; use it unless the provider lists only POST. */
+/**
+ * RFC 6749 §2.3.1 makes Basic mandatory for servers; use it unless the provider lists only POST.
+ */
 function clientAuthentication(oidc: OpenIdClient, secret: string | null): oidc.ClientAuth {
   if (secret === null) return oidc.None()
   return (as, client, body, headers) => {
@@ -209,7 +224,8 @@ export function createOidcClient(options: {
   maxResponseBytes?: number
 }): OidcClient {
   const timeout = options.timeoutSeconds ?? DEFAULT_OIDC_TIMEOUT_SECONDS
-  // Every request to the provider (discovery, JWKS, token, UserInfo): guarded destination, capped answer (issue 11).
+  // Every request to the provider (discovery, JWKS, token, UserInfo): guarded destination, capped
+  // answer.
   const outboundFetch = createOutboundFetch({
     policy: options.policy,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_OIDC_MAX_RESPONSE_BYTES,
@@ -221,7 +237,8 @@ export function createOidcClient(options: {
 
   async function discover(connection: OidcConnection): Promise<oidc.Configuration> {
     const server = new URL(connection.issuerUrl)
-    // issuerUrlProblem() admitted http only for loopback hosts; checked again here, where it matters.
+    // issuerUrlProblem() admitted http only for loopback hosts; checked again here, where it
+    // matters.
     if (issuerUrlProblem(connection.issuerUrl) !== null)
       throw new OidcProviderError('the issuer URL is not acceptable')
     const oidc = await openIdClient()
@@ -232,11 +249,13 @@ export function createOidcClient(options: {
       clientAuthentication(oidc, connection.clientSecret),
       {
         timeout,
-        // The same function under either Response type (Node's, or the DOM's when web/e2e compiles this file).
+        // The same function under either Response type (Node's, or the DOM's when web/e2e compiles
+        // this file).
         [oidc.customFetch]: outboundFetch as unknown as oidc.CustomFetch,
         execute: [
           // The ID token's signature is checked against the provider's keys even though it came
-          // straight from the token endpoint (CONTRACT.md §9 lists signature among the checks).
+          // straight from the token endpoint (docs/API.md#identity-providers lists signature among
+          // the checks).
           oidc.enableNonRepudiationChecks,
           ...(server.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),
         ],
@@ -244,7 +263,10 @@ export function createOidcClient(options: {
     )
   }
 
-  /** One discovery per provider version at a time; failures are not kept, so the next try asks again. */
+  /**
+   * One discovery per provider version at a time; failures are not kept, so the next try asks
+   * again.
+   */
   function configurationFor(connection: OidcConnection): Promise<oidc.Configuration> {
     const now = options.clock.now().getTime()
     const cached = cache.get(connection.providerId)
@@ -357,7 +379,8 @@ export function createOidcClient(options: {
           jwksUri: metadata.jwks_uri ?? null,
         }
       } catch (error) {
-        // The commonest mistake, a wrong path or realm: say which status came instead of the document.
+        // The commonest mistake, a wrong path or realm: say which status came instead of the
+        // document.
         const status = (error as { cause?: { status?: unknown } })?.cause?.status
         if (
           (error as { code?: unknown })?.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' &&

@@ -1,5 +1,5 @@
 /**
- * /api/users/me/identities — the signed-in person's identity-provider link (issue 11, item 16):
+ * /api/users/me/identities — the signed-in person's identity-provider link:
  * seen, started from the profile (the only way to link an existing account through a provider not
  * marked `trust_email`, and the only way ever for an administrator), and removed.
  */
@@ -8,8 +8,8 @@ import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { NoContent, PageOf } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
-import { assertReauthenticated } from '../auth/reauth.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
+import { assertReauthenticated } from '../../identity/reauth.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { recordAudit } from '../audit/service.js'
@@ -78,7 +78,8 @@ export function identityRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const caller = callerOf(request)
-        // Issue 32: a stolen session must not bind the thief's provider account (a way in without the password).
+        // A stolen session must not bind the thief's provider account (a way in without the
+        // password).
         assertReauthenticated(deps, caller)
         const started = await startOidcLink(deps, caller, request.params.provider_key)
         reply.header('set-cookie', stateCookie(deps, started.sealedState))

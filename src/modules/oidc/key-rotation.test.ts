@@ -1,4 +1,7 @@
-/** `switchboard rotate-keys` re-encrypts the providers' client secrets: sign-in works on under the new key. */
+/**
+ * `switchboard rotate-keys` re-encrypts the providers' client secrets: sign-in works on under the
+ * new key.
+ */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { decrypt } from '../../lib/crypto.js'

@@ -1,5 +1,5 @@
 /**
- * Issue 32: POST /api/oidc-providers/check — the callback URL for a key not saved yet, and the
+ * POST /api/oidc-providers/check — the callback URL for a key not saved yet, and the
  * issuer's discovery document fetched from a local identity provider and checked; every failure
  * an answer with its kind, nothing stored.
  */

@@ -126,7 +126,10 @@ export async function insertProvider(ex: Executor, row: ProviderRow): Promise<Pr
   )
 }
 
-/** The provider's key and issuer, its row locked until the transaction ends (PostgreSQL; SQLite serialises writers). */
+/**
+ * The provider's key and issuer, its row locked until the transaction ends (PostgreSQL; SQLite
+ * serialises writers).
+ */
 export async function lockProvider(
   ex: Executor,
   id: string,

@@ -45,7 +45,8 @@ const valid = (fields: Record<string, unknown> = {}) => ({
   ...fields,
 })
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a provider view from the wire; the tests assert its fields
+// A provider view from the wire; the tests assert its fields.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function create(fields: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const response = await send('POST', '/api/oidc-providers', valid(fields))
   expect(response.statusCode, response.body).toBe(201)
@@ -61,7 +62,8 @@ const storedSecret = async (id: string) =>
       .executeTakeFirstOrThrow()
   ).client_secret_encrypted
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any response with the error envelope; the tests assert its details
+// Any response with the error envelope; the tests assert its details.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const fieldsOf = (response: { json(): any }) =>
   response
     .json()
@@ -96,7 +98,7 @@ describe('who may use /api/oidc-providers', () => {
 })
 
 describe('POST /api/oidc-providers', () => {
-  it('201 with exactly the fields of CONTRACT.md §3.6; defaults; callback_url from PUBLIC_URL', async () => {
+  it('201 with exactly the fields of docs/API.md#identity-providers; defaults; callback_url from PUBLIC_URL', async () => {
     const body = valid({ provider_key: 'acme' })
     const response = await send('POST', '/api/oidc-providers', body)
     expect(response.statusCode).toBe(201)
@@ -245,7 +247,7 @@ describe('POST /api/oidc-providers', () => {
     for (const [url, message] of refused) {
       const response = await send('POST', '/api/oidc-providers', valid({ issuer_url: url }))
       expect(response.statusCode, url).toBe(400)
-      // Issue 27: an address that is not https is a format problem (a client says what to enter).
+      // An address that is not https is a format problem (a client says what to enter).
       const kind = message.startsWith('must be an https URL')
         ? { code: 'format', format: 'uri' }
         : { code: 'invalid' }

@@ -1,8 +1,11 @@
-/** /api/oidc-providers (CONTRACT.md §9), administrators only (§5.3). */
+/**
+ * /api/oidc-providers (docs/API.md#identity-providers), administrators only
+ * (docs/API.md#who-may-do-what).
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import {
   CheckOidcProviderBody,
@@ -123,7 +126,7 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'checkOidcProvider',
           summary:
-            "Before saving (issue 32): the callback URL for a provider_key, and the issuer's discovery document fetched and checked",
+            "Before saving: the callback URL for a provider_key, and the issuer's discovery document fetched and checked",
           description:
             'Nothing is stored. The discovery document is fetched through the outbound rules (timeout, size cap) and must name this issuer and an authorization and token endpoint; ' +
             'a failure is an answer (issuer.ok false, with problem and detail), not an error.',

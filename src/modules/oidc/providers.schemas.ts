@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, DisplayText, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
 
-/** CONTRACT.md §3.6. */
+/** docs/API.md#identity-providers. */
 export const PROVIDER_KEY_PATTERN = '^[a-z0-9][a-z0-9_-]{0,49}$'
 /** Path segments of the sign-in routes and the app's login pages, which a key must not shadow. */
 export const RESERVED_PROVIDER_KEYS: readonly string[] = [
@@ -41,7 +41,7 @@ export const OidcProviderView = Type.Object(
     }),
     trusts_mfa_amr: Type.Boolean({
       description:
-        "Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false",
+        "Whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false",
     }),
     callback_url: Type.String({
       description:
@@ -129,7 +129,7 @@ export const UpdateOidcProviderBody = Body(
 export type UpdateOidcProviderBody = Static<typeof UpdateOidcProviderBody>
 
 /**
- * Issue 32: what the console shows before a provider is saved — the callback URL for a key, and
+ * What the console shows before a provider is saved — the callback URL for a key, and
  * whether the issuer's discovery document can be fetched and used.
  */
 export const CheckOidcProviderBody = Body(

@@ -1,6 +1,6 @@
 /**
- * Identity providers (CONTRACT.md §3.6, §9), administered by administrators. The client secret is
- * write-only: stored with AES-256-GCM bound to the provider's id, answered only as
+ * Identity providers (docs/API.md#identity-providers), administered by administrators. The client
+ * secret is write-only: stored with AES-256-GCM bound to the provider's id, answered only as
  * `client_secret_set`.
  */
 import type { Deps } from '../../deps.js'
@@ -79,13 +79,13 @@ function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?
       message: `is reserved (${RESERVED_PROVIDER_KEYS.join(', ')})`,
     })
   }
-  // A literal address is judged at once (issue 11); a name each time it is resolved (lib/outbound.ts).
+  // A literal address is judged at once; a name each time it is resolved (lib/outbound.ts).
   const issuerProblem =
     body.issuer_url === undefined
       ? null
       : (issuerUrlProblem(body.issuer_url) ??
         hostLiteralProblem(new URL(body.issuer_url).hostname, deps.config.outbound))
-  // Not an https address at all is a format problem: a client then says what to enter (issue 27).
+  // Not an https address at all is a format problem: a client then says what to enter.
   if (issuerProblem !== null)
     details.push({
       field: 'issuer_url',
@@ -98,7 +98,7 @@ function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?
 }
 
 /**
- * Issue 32: the callback URL for a key not saved yet, and the issuer's discovery document fetched
+ * The callback URL for a key not saved yet, and the issuer's discovery document fetched
  * now through the outbound rules (guarded destination, timeout, size cap) and checked — the
  * console calls this before it saves, so a mistyped issuer is named at once, not at the first
  * sign-in. Nothing is stored or cached.
@@ -238,7 +238,7 @@ export async function updateOidcProvider(
     const previous = await lockProvider(tx, id)
     if (previous === null) throw notFound()
     const previousKey = previous.provider_key
-    // Issue 11: the stored client secret never follows the provider to another issuer.
+    // The stored client secret never follows the provider to another issuer.
     const current = await findProviderById(tx, id)
     if (
       body.issuer_url !== undefined &&
@@ -263,7 +263,7 @@ export async function updateOidcProvider(
         at: updated.updated_at,
       })
     }
-    // A subject means someone only at its issuer (issue 11): at another issuer the same `sub` may
+    // A subject means someone only at its issuer: at another issuer the same `sub` may
     // be anybody, so the accounts linked under the old one are unlinked, in this transaction.
     const usersUnlinked =
       updated.issuer_url === previous.issuer_url

@@ -1,11 +1,11 @@
 /**
- * Which account an identity from a provider signs in to (CONTRACT.md §9), decided in one
- * transaction:
+ * Which account an identity from a provider signs in to (docs/API.md#identity-providers), decided
+ * in one transaction:
  *
  * 1. the account linked to (issuer, sub) through this provider — whatever its email is today;
  * 2. else, when the provider says the email is verified, the account with that email, which gets
  *    linked — only when an administrator marked the provider `trust_email`, never an
- *    administrator's account, and not when it is linked to another identity already (issue 11:
+ *    administrator's account, and not when it is linked to another identity already (
  *    otherwise the person signs in and links the provider from their profile: LINK_REQUIRED);
  * 3. else a new account, when the provider creates users (`auto_create_users`), which needs a
  *    verified email: an unverified one could claim someone else's address (and with it, for
@@ -38,11 +38,13 @@ const MAX_EMAIL_LENGTH = 254
 const MAX_NAME_LENGTH = 100
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/
 const HAS_CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
-// Control, format (bidi, zero-width) and separator characters: display names refuse them (issue 11).
+// Control, format (bidi, zero-width) and separator characters: display names refuse them.
 const CONTROL_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
-/** The provider's email claim, as this service stores emails; null when it is not a usable address. */
+/**
+ * The provider's email claim, as this service stores emails; null when it is not a usable address.
+ */
 function emailOf(identity: OidcIdentity): string | null {
   const email = identity.email === null ? null : normalizeEmail(identity.email)
   return email !== null &&
@@ -53,7 +55,10 @@ function emailOf(identity: OidcIdentity): string | null {
     : null
 }
 
-/** The `name` claim made to fit the account's rules (single line, 1–100 characters), else the email's local part. */
+/**
+ * The `name` claim made to fit the account's rules (single line, 1–100 characters), else the
+ * email's local part.
+ */
 export function displayNameOf(name: string | null, email: string): string {
   const cleaned = (name ?? '').replace(LONE_SURROGATES, '').replace(CONTROL_CHARACTERS, ' ').trim()
   const chosen = cleaned === '' ? email.slice(0, email.lastIndexOf('@')) : cleaned
@@ -71,8 +76,8 @@ async function signInLinked(
 ): Promise<UserRecord> {
   if (user.disabled)
     throw new SignInFailure('ACCOUNT_DISABLED', 'the linked account is disabled', user.id)
-  // The provider owns a linked account's address (docs/API.md): follow a verified change unless
-  // another account uses the new address.
+  // The provider owns a linked account's address (docs/API.md#oidc-sign-in): follow a verified
+  // change unless another account uses the new address.
   if (email === null || email === user.email || (await findUserByEmail(tx, email)) !== null)
     return user
   const updated =
@@ -204,7 +209,7 @@ async function resolveOnce(
 }
 
 /**
- * Links the identity to the account whose session started the link from its profile (issue 11):
+ * Links the identity to the account whose session started the link from its profile:
  * the session must still be live, the account must have no identity yet, and the identity must
  * belong to no other account (the unique index decides a race).
  */

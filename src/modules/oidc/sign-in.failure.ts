@@ -1,6 +1,6 @@
 /**
  * Why an OIDC sign-in failed: the code the browser is sent back with (`/login?error=<code>`), and
- * a detail for the log and nothing else (docs/API.md lists the codes).
+ * a detail for the log and nothing else (docs/API.md#oidc-sign-in lists the codes).
  */
 export const SIGN_IN_ERROR_CODES = [
   'PROVIDER_NOT_FOUND',
@@ -11,10 +11,11 @@ export const SIGN_IN_ERROR_CODES = [
   'ACCOUNT_DISABLED',
   'EMAIL_NOT_VERIFIED',
   'EMAIL_IN_USE',
-  // Issue 11: an account has this email, but the provider may not link it by email — sign in
+  // An account has this email, but the provider may not link it by email — sign in
   // first and link the provider from the profile.
   'LINK_REQUIRED',
-  // Linking from the profile: the identity already belongs to another account, or the session ended.
+  // Linking from the profile: the identity already belongs to another account, or the session
+  // ended.
   'IDENTITY_IN_USE',
   'SESSION_ENDED',
 ] as const

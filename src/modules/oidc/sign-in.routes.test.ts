@@ -52,7 +52,8 @@ const KEYS = ['acme', 'closed', 'admins', 'thin', 'broken', 'gone']
 let idp: OidcProviderStandIn
 let thinIdp: OidcProviderStandIn
 let admin: TestUser & SignedIn
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- provider views from the wire; the tests assert their fields
+// Provider views from the wire; the tests assert their fields.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const providers: Record<string, Record<string, any>> = {}
 
 beforeAll(async () => {
@@ -65,7 +66,8 @@ beforeAll(async () => {
     name: 'Acme SSO',
     auto_create_users: true,
   })
-  // `closed` is trusted to link accounts by email (issue 11: off by default, see test/security/oidc-identity.test.ts).
+  // `closed` is trusted to link accounts by email (off by default, see
+  // test/security/oidc-identity.test.ts).
   providers.closed = await createProvider(t, admin.token, idp, {
     provider_key: 'closed',
     name: 'Closed',
@@ -178,7 +180,8 @@ describe('GET /api/auth/oidc/{provider_key}/login', () => {
       sameSite: 'Lax',
       maxAge: 600,
     })
-    expect(cookie.secure).toBeFalsy() // PUBLIC_URL is http here; test/security/oidc-sign-in.test.ts checks https
+    // PUBLIC_URL is http here; test/security/oidc-sign-in.test.ts checks https
+    expect(cookie.secure).toBeFalsy()
     // The cookie carries this attempt's state and nonce and the verifier behind the challenge.
     const sealed = JSON.parse(
       Buffer.from(cookie.value.split('.')[0]!, 'base64url').toString('utf8'),

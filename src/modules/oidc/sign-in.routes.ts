@@ -1,16 +1,16 @@
 /**
- * OIDC sign-in (CONTRACT.md §9), public: the provider list for a login page, and the two browser
- * routes of the authorization code flow, which always answer with a redirect (sign-in.responses.ts).
- * Those two are limited per client IP: each costs calls to the provider and, on the callback,
- * database writes.
+ * OIDC sign-in (docs/API.md#identity-providers), public: the provider list for a login page, and
+ * the two browser routes of the authorization code flow, which always answer with a redirect
+ * (sign-in.responses.ts). Those two are limited per client IP: each costs calls to the provider
+ * and, on the callback, database writes.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { PageQuery } from '../../lib/schema-types.js'
-import { contextOf } from '../auth/hook.js'
+import { contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { readCookie } from '../auth/cookies.js'
+import { readCookie } from '../../identity/cookies.js'
 import { answerCallback, answerFailure } from './sign-in.responses.js'
 import { CallbackQuery, ProviderKeyParams, ProviderLinkPage, Redirect } from './sign-in.schemas.js'
 import { finishOidcSignIn, listSignInProviders, startOidcSignIn } from './sign-in.service.js'

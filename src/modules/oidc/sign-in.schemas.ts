@@ -13,7 +13,9 @@ export const ProviderLinkView = Type.Object(
 )
 export const ProviderLinkPage = PageOf(ProviderLinkView)
 
-/** Not checked against the key pattern: an unknown key is answered like a disabled one, by redirect. */
+/**
+ * Not checked against the key pattern: an unknown key is answered like a disabled one, by redirect.
+ */
 export const ProviderKeyParams = Type.Object({
   provider_key: Type.String({ minLength: 1, maxLength: 100 }),
 })
@@ -21,7 +23,9 @@ export type ProviderKeyParams = Static<typeof ProviderKeyParams>
 
 const Param = (description: string) => Type.Optional(Type.String({ maxLength: 4096, description }))
 
-/** The authorization response (RFC 6749 §4.1.2); other parameters are allowed and verified with it. */
+/**
+ * The authorization response (RFC 6749 §4.1.2); other parameters are allowed and verified with it.
+ */
 export const CallbackQuery = Type.Object(
   {
     code: Param('The authorization code'),

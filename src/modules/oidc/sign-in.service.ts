@@ -1,8 +1,8 @@
 /**
- * OIDC sign-in (CONTRACT.md §9): the authorization code flow with PKCE, `state` and `nonce`.
- * `startOidcSignIn` sends the browser to the provider; `finishOidcSignIn` checks what comes back,
- * redeems the code, finds the account and ends like every first factor, through beginSignIn — so
- * the audit, last_login_at and the second factor behave exactly as for a password.
+ * OIDC sign-in (docs/API.md#identity-providers): the authorization code flow with PKCE, `state` and
+ * `nonce`. `startOidcSignIn` sends the browser to the provider; `finishOidcSignIn` checks what
+ * comes back, redeems the code, finds the account and ends like every first factor, through
+ * beginSignIn — so the audit, last_login_at and the second factor behave exactly as for a password.
  *
  * Both answer every failure as a SignInFailure outcome instead of throwing: these are browser
  * routes, which redirect to the app's login page rather than show an error document. Every
@@ -20,7 +20,7 @@ import {
 } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { beginSignIn, type SignInOutcome } from '../auth/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { oauthErrorCode, OidcProviderError, type OidcConnection } from './client.js'
 import {
   findProviderForSignIn,
@@ -228,7 +228,7 @@ async function finish(
     return { kind: 'linked', providerKey: provider.provider_key }
   }
   const user = await resolveAccount(deps, provider, identity, ctx)
-  // Issue 14: a provider marked `trusts_mfa_amr` vouches for a second factor through `amr`; the
+  // A provider marked `trusts_mfa_amr` vouches for a second factor through `amr`; the
   // session remembers it, so the two-factor policy is met without a factor here.
   const idpMfa = provider.trusts_mfa_amr && reportsSecondFactor(identity.amr)
   try {
@@ -255,7 +255,7 @@ export async function finishOidcSignIn(
 }
 
 /**
- * Starts linking a provider to the signed-in account, from its profile (issue 11): the same flow
+ * Starts linking a provider to the signed-in account, from its profile: the same flow
  * as a sign-in, whose sealed state names the account and the session that asked — the callback
  * links the identity to that account only while that session is live. Needs a session (not an
  * API token); an account already linked to an identity is 409.

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto'
 import type { Deps } from '../../deps.js'
 import { hmacBase64Url, safeEqual } from '../../lib/crypto.js'
 import { randomToken } from '../../lib/random.js'
-import { cookie } from '../auth/cookies.js'
+import { cookie } from '../../identity/cookies.js'
 import { signInCookiePath } from './urls.js'
 
 export const STATE_COOKIE = 'oidc_state'
@@ -22,7 +22,7 @@ export interface SignInState {
   state: string
   nonce: string
   codeVerifier: string
-  /** Set when a signed-in person links this provider to their account from their profile (issue 11). */
+  /** Set when a signed-in person links this provider to their account from their profile. */
   linkFor?: { userId: string; sessionId: string }
 }
 
@@ -37,7 +37,10 @@ interface Sealed {
   x: number
 }
 
-/** Fresh values for one attempt: 256 bits each; the verifier is 43 characters, as RFC 7636 §4.1 asks. */
+/**
+ * Fresh values for one attempt: 256 bits each; the verifier is 43 characters, as RFC 7636 §4.1
+ * asks.
+ */
 export function newSignInState(
   providerKey: string,
   linkFor?: { userId: string; sessionId: string },
@@ -75,7 +78,10 @@ export function sealState(deps: Deps, value: SignInState): string {
   return `${payload}.${mac(deps, payload)}`
 }
 
-/** The state the cookie holds for this provider, or null when it is absent, altered, expired or another's. */
+/**
+ * The state the cookie holds for this provider, or null when it is absent, altered, expired or
+ * another's.
+ */
 export function openState(
   deps: Deps,
   cookieValue: string | undefined,

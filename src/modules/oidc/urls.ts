@@ -34,7 +34,7 @@ export function mfaStepUrl(
   return `${publicUrl}/login/mfa#${new URLSearchParams({ mfa_token: challenge.mfaToken, expires_at: challenge.expiresAt }).toString()}`
 }
 
-/** After linking a provider from the profile (issue 11): back to the profile page, with the outcome. */
+/** After linking a provider from the profile: back to the profile page, with the outcome. */
 export function profileUrl(
   publicUrl: string,
   outcome: { linked: string } | { link_error: string },

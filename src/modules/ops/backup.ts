@@ -1,14 +1,15 @@
 /**
- * Backups and restores of the database (issue 34).
+ * Backups and restores of the database.
  *
- * SQLite: `VACUUM INTO` copies the database as one read transaction (https://sqlite.org/lang_vacuum.html#vacuuminto),
- * so the copy is a consistent snapshot even while the service writes — in WAL mode readers and the
- * writer do not block each other — which a file copy of a live database and its WAL is not. The
- * copy goes to a temporary file created 0600 beside the target, is switched to a rollback journal
- * (one self-contained file), passes SQLite's integrity check and must carry Switchboard's
- * migration history; only then is it renamed over the target (atomic within a directory) and the
- * directory synced. A restore does the same checks on a copy inside the target directory and
- * renames that into place, with the service stopped (instance-lock.ts), then migrates.
+ * SQLite: `VACUUM INTO` copies the database as one read transaction
+ * (https://sqlite.org/lang_vacuum.html#vacuuminto), so the copy is a consistent snapshot even while
+ * the service writes — in WAL mode readers and the writer do not block each other — which a file
+ * copy of a live database and its WAL is not. The copy goes to a temporary file created 0600 beside
+ * the target, is switched to a rollback journal (one self-contained file), passes SQLite's
+ * integrity check and must carry Switchboard's migration history; only then is it renamed over the
+ * target (atomic within a directory) and the directory synced. A restore does the same checks on a
+ * copy inside the target directory and renames that into place, with the service stopped
+ * (instance-lock.ts), then migrates.
  *
  * PostgreSQL has its own tools, which also see the whole database consistently (pg_dump runs in one
  * repeatable-read transaction); the commands print the exact pg_dump / pg_restore invocation for
@@ -132,7 +133,10 @@ function sqliteFile(database: DatabaseConfig): string {
   return database.sqlitePath
 }
 
-/** An online, consistent, verified copy of the SQLite database at `target`, written atomically with mode 0600. */
+/**
+ * An online, consistent, verified copy of the SQLite database at `target`, written atomically with
+ * mode 0600.
+ */
 export function backupSqlite(database: DatabaseConfig, target: string): BackupReport {
   const source = sqliteFile(database)
   const file = path.resolve(target)
@@ -189,9 +193,9 @@ function hasData(file: string): boolean {
 }
 
 /**
- * Puts a verified copy of `backup` in place of the SQLite database of a stopped instance. The caller
- * migrates it afterwards. Refuses while a service holds the database, and when the target has data
- * unless `force`.
+ * Puts a verified copy of `backup` in place of the SQLite database of a stopped instance. The
+ * caller migrates it afterwards. Refuses while a service holds the database, and when the target
+ * has data unless `force`.
  */
 export function restoreSqlite(
   database: DatabaseConfig,
@@ -254,7 +258,8 @@ function pgTarget(database: DatabaseConfig): PgTarget {
   url.password = ''
   const searchPath =
     /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(url.searchParams.get('options') ?? '')?.[1] ?? null
-  // libpq decodes percent-escapes only; a `+` from form encoding (URLSearchParams) would stay a `+`.
+  // libpq decodes percent-escapes only; a `+` from form encoding (URLSearchParams) would stay a
+  // `+`.
   const query = [...url.searchParams]
     .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`)
     .join('&')
@@ -275,7 +280,9 @@ export function pgDumpCommand(database: DatabaseConfig, file: string): string {
   return `${target.hasPassword ? 'PGPASSWORD=*** ' : ''}${words.map(shellQuote).join(' ')}`
 }
 
-/** The pg_restore invocation into the configured (empty) database; the service migrates it at start. */
+/**
+ * The pg_restore invocation into the configured (empty) database; the service migrates it at start.
+ */
 export function pgRestoreCommand(database: DatabaseConfig, file: string): string {
   const target = pgTarget(database)
   const words = [

@@ -1,4 +1,6 @@
-/** `switchboard doctor` on SQLite only: the database files' modes, and a database not created yet. */
+/**
+ * `switchboard doctor` on SQLite only: the database files' modes, and a database not created yet.
+ */
 import fs from 'node:fs'
 import path from 'node:path'
 import { Readable } from 'node:stream'

@@ -81,7 +81,10 @@ export function checkDataDirectory(config: Config): CheckResult {
   return ok(name, `${config.dataDir}, mode ${octal(stat.mode)}`)
 }
 
-/** Where the secrets come from; `readable` says whether the SMTP check may load them without creating the file. */
+/**
+ * Where the secrets come from; `readable` says whether the SMTP check may load them without
+ * creating the file.
+ */
 export function checkSecrets(config: Config): { result: CheckResult; readable: boolean } {
   const name = 'secrets'
   if (config.jwtSecret !== undefined && config.encryptionKey !== undefined) {
@@ -291,7 +294,8 @@ export async function checkSmtp(
   try {
     deps = createDeps(config, { database: handle, logger: createLogger({ logLevel: 'silent' }) })
   } catch (error) {
-    // The secrets file cannot be read or made (the audit signing key lives there unless AUDIT_SIGNING_KEY is set).
+    // The secrets file cannot be read or made (the audit signing key lives there unless
+    // AUDIT_SIGNING_KEY is set).
     return warn(
       'smtp',
       `not checked: the service's secrets cannot be loaded (${(error as Error).message}); see "secrets" and "data directory"`,

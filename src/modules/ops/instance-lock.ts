@@ -23,7 +23,10 @@ export function instanceFile(databaseFile: string): string {
   return `${databaseFile}.pid`
 }
 
-/** Records this process as the one serving the database; the returned function removes the record if it is still ours. */
+/**
+ * Records this process as the one serving the database; the returned function removes the record if
+ * it is still ours.
+ */
 export function claimInstance(databaseFile: string, now = new Date()): () => void {
   const file = instanceFile(databaseFile)
   const record: InstanceRecord = {
@@ -63,7 +66,10 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The service that holds the database, or null when none does (no record, or a record of a process that has ended). */
+/**
+ * The service that holds the database, or null when none does (no record, or a record of a process
+ * that has ended).
+ */
 export function runningInstance(
   databaseFile: string,
 ): (InstanceRecord & { file: string; checkable: boolean }) | null {

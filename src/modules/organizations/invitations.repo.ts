@@ -1,6 +1,6 @@
 /**
- * SQL for organization invitations. A link is found by its token's SHA-256 only; the token itself is
- * kept encrypted (issue 27) for owners and admins to copy, and cleared once the invitation ends.
+ * SQL for organization invitations. A link is found by its token's SHA-256 only; the token itself
+ * is kept encrypted for owners and admins to copy, and cleared once the invitation ends.
  */
 import type { ExpressionBuilder } from 'kysely'
 import type { Database, Executor, Timestamp } from '../../db/schema.js'
@@ -22,7 +22,10 @@ export interface NewInvitation extends InvitationRecord {
   invited_by: string
 }
 
-/** A pending invitation with its encrypted token (null for invitations made before issue 27). */
+/**
+ * A pending invitation with its encrypted token (null for invitations made before tokens were
+ * kept).
+ */
 export interface PendingInvitationRecord extends InvitationRecord {
   token_encrypted: string | null
 }
@@ -33,7 +36,9 @@ function asRecord<T extends { role: string }>(row: T): T & { role: Role } {
   return row as T & { role: Role }
 }
 
-/** Pending = neither accepted nor revoked, and not expired: the only state in which a link works. */
+/**
+ * Pending = neither accepted nor revoked, and not expired: the only state in which a link works.
+ */
 function isPending(now: Timestamp) {
   return (eb: ExpressionBuilder<Database, 'organization_invitations'>) =>
     eb.and([
@@ -54,7 +59,10 @@ export async function insertInvitation(ex: Executor, invitation: NewInvitation):
   await ex.insertInto('organization_invitations').values(invitation).execute()
 }
 
-/** Revokes the pending invitations that match (one by id, or all to an address); their ids and roles. */
+/**
+ * Revokes the pending invitations that match (one by id, or all to an address); their ids and
+ * roles.
+ */
 export async function revokePendingInvitations(
   ex: Executor,
   organizationId: string,
@@ -221,7 +229,9 @@ export async function replaceInvitationLink(
     .execute()
 }
 
-/** The encrypted tokens of pending invitations, rows locked (key rotation rewraps them in place). */
+/**
+ * The encrypted tokens of pending invitations, rows locked (key rotation rewraps them in place).
+ */
 export async function lockInvitationTokens(
   ex: Executor,
 ): Promise<Array<{ id: string; token_encrypted: string }>> {

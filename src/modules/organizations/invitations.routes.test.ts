@@ -1,4 +1,7 @@
-/** Invitations end to end: real delivery to an SMTP server in this process, then the link accepted once. */
+/**
+ * Invitations end to end: real delivery to an SMTP server in this process, then the link accepted
+ * once.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
@@ -96,7 +99,7 @@ function tokenMailedTo(email: string): string {
   return match[1]!
 }
 
-// Issue 27: joining without mail — the invitation stands, and its link is in the answer and the list.
+// Joining without mail — the invitation stands, and its link is in the answer and the list.
 describe('without SMTP', () => {
   it('creates the invitation and answers its link, which the invitee accepts once', async () => {
     const org = await createOrgWithRoles(t)
@@ -274,7 +277,8 @@ describe('with SMTP', () => {
     const token = tokenMailedTo(invitee.email)
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/) // 256 bits, base64url
 
-    // The answer's link is the mailed one; the token is stored as its hash and encrypted, never in clear.
+    // The answer's link is the mailed one; the token is stored as its hash and encrypted, never in
+    // clear.
     expect(body.link).toBe(`http://switchboard.test/invitations/accept?token=${token}`)
     const row = await t.deps.db
       .selectFrom('organization_invitations')
@@ -348,7 +352,8 @@ describe('with SMTP', () => {
     const invitee = await createSignedInUser(t)
     await invite(org.owner.token, org.id, invitee.email)
     const token = tokenMailedTo(invitee.email)
-    // Joined meanwhile by another way (as an administrator's tooling could): the link cannot add a second membership.
+    // Joined meanwhile by another way (as an administrator's tooling could): the link cannot add a
+    // second membership.
     await t.deps.db
       .insertInto('organization_members')
       .values({
@@ -616,7 +621,7 @@ describe('with SMTP', () => {
       const invitee = await createSignedInUser(t)
       const created = (await invite(org.owner.token, org.id, invitee.email)).json()
       const before = smtp.received.length
-      // Two resends: with the invitation that is the 3 mails an address may receive in a day (issue 26).
+      // Two resends: with the invitation that is the 3 mails an address may receive in a day.
       const results = await Promise.all(
         [1, 2].map(() => resend(org.owner.token, org.id, created.id)),
       )

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { MAIL_CAPS_429 } from '../mail/limits.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
@@ -46,7 +46,7 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary:
             'Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)',
           description:
-            'Succeeds with or without outgoing mail (issue 27): `link` is the link the mail carries, for the inviter to pass on; `mail` says ' +
+            'Succeeds with or without outgoing mail: `link` is the link the mail carries, for the inviter to pass on; `mail` says ' +
             'whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.',
           params: IdParams,
           body: CreateInvitationBody,
@@ -146,7 +146,9 @@ export function invitationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   }
 }
 
-/** /api/invitations — for the signed-in invitee: their pending invitations, accepted or declined. */
+/**
+ * /api/invitations — for the signed-in invitee: their pending invitations, accepted or declined.
+ */
 export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

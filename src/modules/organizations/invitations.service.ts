@@ -1,16 +1,16 @@
 /**
- * Invitations (CONTRACT.md §7): an owner or admin invites an address with a role; the invitee gets
- * a single-use link, valid 7 days, which only the account with that address can accept. The token
- * is 256 random bits, looked up by its SHA-256. A new invitation to the same address replaces the
- * pending one, so only the newest link works.
+ * Invitations (docs/API.md#organizations-and-invitations): an owner or admin invites an address
+ * with a role; the invitee gets a single-use link, valid 7 days, which only the account with that
+ * address can accept. The token is 256 random bits, looked up by its SHA-256. A new invitation to
+ * the same address replaces the pending one, so only the newest link works.
  *
- * Issue 27 (joining without mail): creating an invitation succeeds whether or not mail can be sent.
- * The link goes out by mail when SMTP works, and the answer and the pending list carry the same link
- * for the organization's owners and admins to pass on themselves. For that the token is also kept
- * encrypted with the instance's ENCRYPTION_KEY (AES-256-GCM bound to the invitation's id; rewrapped
- * by `rotate-keys`) and cleared when the invitation is accepted, declined or revoked.
+ * Joining without mail: creating an invitation succeeds whether or not mail can be sent.
+ * The link goes out by mail when SMTP works, and the answer and the pending list carry the same
+ * link for the organization's owners and admins to pass on themselves. For that the token is also
+ * kept encrypted with the instance's ENCRYPTION_KEY (AES-256-GCM bound to the invitation's id;
+ * rewrapped by `rotate-keys`) and cleared when the invitation is accepted, declined or revoked.
  *
- * Mail caps (issue 26 item 5): when SMTP is configured, an invitation or a new link takes one mail of
+ * Mail caps: when SMTP is configured, an invitation or a new link takes one mail of
  * the per-recipient and hourly caps before anything is stored (429 otherwise), given back when the
  * mail does not go out; without SMTP nothing is mailed and nothing is taken.
  */
@@ -23,7 +23,7 @@ import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { reserveUserMail } from '../mail/limits.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
@@ -50,7 +50,10 @@ import type { CreateInvitationBody } from './schemas.js'
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 60 * 60
 
-/** The page of the web app that posts the token to POST /api/invitations/accept (docs/API.md). */
+/**
+ * The page of the web app that posts the token to POST /api/invitations/accept
+ * (docs/API.md#organizations-and-invitations).
+ */
 export function invitationLink(deps: Deps, token: string): string {
   return `${deps.config.publicUrl}/invitations/accept?token=${token}`
 }
@@ -66,7 +69,7 @@ function invitationMail(
   },
 ) {
   return {
-    // Names chosen by users stay out of the Subject (issue 26 item 5): a Subject is what a relay
+    // Names chosen by users stay out of the Subject: a Subject is what a relay
     // abuser would write their message into. In the body they are quoted, as the inviter's words.
     subject: 'Invitation to join an organization on Switchboard',
     text:
@@ -78,10 +81,15 @@ function invitationMail(
   }
 }
 
-/** Whether the invitation mail went out: sent, not configured (no SMTP), or refused by the server. */
+/**
+ * Whether the invitation mail went out: sent, not configured (no SMTP), or refused by the server.
+ */
 export type InvitationMailState = 'sent' | 'not_configured' | 'failed'
 
-/** What an owner or admin sees of a pending invitation: its link, to copy (null before issue 27). */
+/**
+ * What an owner or admin sees of a pending invitation: its link, to copy (null for an old
+ * invitation until it is resent).
+ */
 export interface InvitationWithLink extends InvitationRecord {
   link: string | null
 }
@@ -89,7 +97,9 @@ export interface InvitationWithLink extends InvitationRecord {
 export interface CreatedInvitation extends InvitationWithLink {
   link: string
   mail: InvitationMailState
-  /** The pending invitation to the same address this one replaced, with its role; null when none. */
+  /**
+   * The pending invitation to the same address this one replaced, with its role; null when none.
+   */
   replaced: { id: string; role: InvitationRecord['role'] } | null
 }
 
@@ -102,7 +112,10 @@ function sealToken(deps: Deps, invitationId: string, token: string): string {
   return encrypt(deps.secrets.encryptionKey, token, invitationTokenContext(invitationId))
 }
 
-/** The link of a pending invitation, from its encrypted token; null when it has none or it does not open. */
+/**
+ * The link of a pending invitation, from its encrypted token; null when it has none or it does not
+ * open.
+ */
 function openLink(deps: Deps, row: PendingInvitationRecord): string | null {
   if (row.token_encrypted === null) return null
   try {
@@ -149,7 +162,7 @@ export async function createInvitation(
     created_at: now.toISOString(),
     expires_at: addSeconds(now, INVITATION_TTL_SECONDS).toISOString(),
   }
-  // The mail caps (issue 26 item 5) are taken before anything is stored, and given back when no mail goes out.
+  // The mail caps are taken before anything is stored, and given back when no mail goes out.
   const reserved = (await isMailConfigured(deps)) ? await reserveUserMail(deps, email) : null
   const stored = deps.db.transaction().execute(async (tx) => {
     const organization = await requirePermission(
@@ -204,7 +217,8 @@ export async function createInvitation(
     }),
   )
   if (mail !== 'sent') await reserved?.release()
-  // At most one is pending per address (each invitation replaces the earlier one); the newest if ever more.
+  // At most one is pending per address (each invitation replaces the earlier one); the newest if
+  // ever more.
   const earlier = replaced.at(-1)
   return {
     ...invitation,
@@ -230,7 +244,8 @@ async function releasingOnFailure<T>(
 /**
  * Sends the invitation mail after the invitation's transaction committed, when SMTP is configured.
  * A refusal leaves the invitation standing (its link can be copied) and is logged for the
- * administrators — the SMTP server's reply may name internal hosts, so the answer says only `failed`.
+ * administrators — the SMTP server's reply may name internal hosts, so the answer says only
+ * `failed`.
  */
 async function mailInvitation(
   deps: Deps,
@@ -270,7 +285,8 @@ export async function resendInvitation(
   const token = randomToken(32)
   const now = deps.clock.now()
   const expiresAt = addSeconds(now, INVITATION_TTL_SECONDS).toISOString()
-  // The recipient decides which mail cap applies, so it is read first (the transaction checks again).
+  // The recipient decides which mail cap applies, so it is read first (the transaction checks
+  // again).
   const pendingOne = await findPendingInvitation(
     deps.db,
     organizationId,
@@ -322,7 +338,10 @@ export async function resendInvitation(
   return { ...invitation, link: invitationLink(deps, token), mail }
 }
 
-/** Pending invitations with their links: only for the organization's owners and admins (manage_invitations). */
+/**
+ * Pending invitations with their links: only for the organization's owners and admins
+ * (manage_invitations).
+ */
 export async function listInvitations(
   deps: Deps,
   caller: Caller,

@@ -1,4 +1,7 @@
-/** `switchboard rotate-keys` re-encrypts the pending invitations' tokens: their links still show under the new key. */
+/**
+ * `switchboard rotate-keys` re-encrypts the pending invitations' tokens: their links still show
+ * under the new key.
+ */
 import { randomBytes } from 'node:crypto'
 import { expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'

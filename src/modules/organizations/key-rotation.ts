@@ -3,7 +3,7 @@ import type { EncryptedStore } from '../keys/rewrap.js'
 import { lockInvitationTokens, setInvitationTokenCiphertext } from './invitations.repo.js'
 import { invitationTokenContext } from './invitations.service.js'
 
-/** The pending invitations' tokens (issue 27: links owners and admins can copy). */
+/** The pending invitations' tokens (links owners and admins can copy). */
 export const invitationTokens: EncryptedStore = {
   name: 'invitation_tokens',
   async reencrypt(tx: Executor, rewrap) {

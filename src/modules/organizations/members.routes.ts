@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { MAIL_CAPS_429 } from '../mail/limits.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
@@ -52,7 +52,7 @@ export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             'Invite a person by email to become a member (owner, admin; only an owner invites an owner)',
           description:
             'Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in ' +
-            'GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on (issue 27).',
+            'GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on.',
           params: IdParams,
           body: AddMemberBody,
           response: {

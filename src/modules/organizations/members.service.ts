@@ -1,6 +1,7 @@
 /**
- * Organization members (CONTRACT.md §7): listing, changing a role, removing (or leaving). Nobody
- * is added without consent (issue 11): POST …/members creates an invitation (invitations.service.ts). An organization always keeps an owner: every change that could take one
+ * Organization members (docs/API.md#organizations-and-invitations): listing, changing a role,
+ * removing (or leaving). Nobody is added without consent: POST …/members creates an invitation
+ * (invitations.service.ts). An organization always keeps an owner: every change that could take one
  * away locks the owner rows first and checks inside the same transaction (409 LAST_OWNER).
  */
 import type { Deps } from '../../deps.js'
@@ -10,7 +11,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { requirePermission } from './access.js'
 import {
   deleteMember,
@@ -119,7 +120,10 @@ export async function changeMemberRole(
   })
 }
 
-/** Removes a member; removing yourself is leaving, which every member may do — but not the last owner. */
+/**
+ * Removes a member; removing yourself is leaving, which every member may do — but not the last
+ * owner.
+ */
 export async function removeMember(
   deps: Deps,
   caller: Caller,

@@ -37,7 +37,10 @@ function membershipsOf(ex: Executor, userId: string) {
     .where('organization_members.user_id', '=', userId)
 }
 
-/** The organization with the user's role in it; null when it does not exist or they are not a member. */
+/**
+ * The organization with the user's role in it; null when it does not exist or they are not a
+ * member.
+ */
 export async function findOrganizationOfMember(
   ex: Executor,
   organizationId: string,
@@ -49,7 +52,7 @@ export async function findOrganizationOfMember(
   return row ? asRecord(row) : null
 }
 
-/** `reachable`: an API token's organization boundary (issue 28) — only these organizations. */
+/** `reachable`: an API token's organization boundary — only these organizations. */
 export async function listOrganizationsOfMember(
   ex: Executor,
   userId: string,

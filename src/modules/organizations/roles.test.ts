@@ -1,4 +1,4 @@
-/** The role table of CONTRACT.md §5.3, cell by cell. */
+/** The role table of docs/API.md#who-may-do-what, cell by cell. */
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../../errors.js'
 import { assertMayChangeRole, can, ROLES, type Permission, type Role } from './roles.js'

@@ -1,6 +1,6 @@
 /**
- * Who may do what in an organization (CONTRACT.md §5.3), in one table. Every organization
- * operation asks this module; none decides on roles by itself.
+ * Who may do what in an organization (docs/API.md#who-may-do-what), in one table. Every
+ * organization operation asks this module; none decides on roles by itself.
  *
  *   owner   everything: the organization, its billing, its deletion, and other owners
  *   admin   update the organization, manage members and invitations — except anything that

@@ -27,7 +27,7 @@ const Slug = Type.String({
 })
 const OrganizationName = DisplayText({ minLength: 1, maxLength: 100 })
 
-/** CONTRACT.md §3.4; `role` is the caller's role in the organization. */
+/** docs/API.md#organizations-and-invitations; `role` is the caller's role in the organization. */
 export const OrganizationView = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -86,7 +86,7 @@ export type InvitationView = Static<typeof InvitationView>
 const InvitationLink = (description: string) =>
   Type.String({
     format: 'uri',
-    description: `${description} The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.`,
+    description: `${description} The same single-use link the mail carries, shown only to the organization's owners and admins.`,
     examples: [
       'https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe',
     ],

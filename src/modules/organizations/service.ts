@@ -1,6 +1,7 @@
 /**
- * Organizations (CONTRACT.md §7): the caller's list, creation (the creator becomes the owner),
- * reading, renaming and deletion. Who may do what comes from roles.ts through access.ts.
+ * Organizations (docs/API.md#organizations-and-invitations): the caller's list, creation (the
+ * creator becomes the owner), reading, renaming and deletion. Who may do what comes from roles.ts
+ * through access.ts.
  */
 import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'
@@ -9,7 +10,7 @@ import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { requirePermission } from './access.js'
 import { insertMember } from './members.repo.js'
 import {

@@ -1,7 +1,8 @@
 /**
- * Slugs generated from organization names (CONTRACT.md §3.4: `^[a-z0-9][a-z0-9-]{1,62}$`):
- * lower-cased, accents dropped, every run of other characters turned into one dash, dashes trimmed.
- * A name with fewer than two usable characters gets `org` (or `org-<character>`).
+ * Slugs generated from organization names (docs/API.md#organizations-and-invitations:
+ * `^[a-z0-9][a-z0-9-]{1,62}$`): lower-cased, accents dropped, every run of other characters turned
+ * into one dash, dashes trimmed. A name with fewer than two usable characters gets `org` (or
+ * `org-<character>`).
  */
 export const MAX_SLUG_LENGTH = 63
 const FALLBACK = 'org'

@@ -34,7 +34,10 @@ export interface AssertionCheck {
   purpose: Extract<ChallengePurpose, 'mfa' | 'passwordless' | 'proof'>
   binding: string
   credential: AuthenticationResponseJSON
-  /** The account the assertion must belong to (the second step knows it; a passwordless sign-in does not). */
+  /**
+   * The account the assertion must belong to (the second step knows it; a passwordless sign-in does
+   * not).
+   */
   userId: string | null
   /** Passwordless sign-in: the authenticator must have verified the person (PIN or biometrics). */
   requireUserVerification: boolean
@@ -80,11 +83,13 @@ export async function verifyAssertion(
     if (!result.verified) return { ok: false, reason: 'PASSKEY_VERIFICATION_FAILED' }
     info = result.authenticationInfo
   } catch (error) {
-    // The library refuses by throwing (origin, RP id, challenge, counter, user verification, signature).
+    // The library refuses by throwing (origin, RP id, challenge, counter, user verification,
+    // signature).
     return { ok: false, reason: 'PASSKEY_VERIFICATION_FAILED', message: failureMessage(error) }
   }
 
-  // Backup eligibility is fixed when a credential is made (WebAuthn §6.1.3): a change means it is not the same one.
+  // Backup eligibility is fixed when a credential is made (WebAuthn §6.1.3): a change means it is
+  // not the same one.
   if ((info.credentialDeviceType === 'multiDevice') !== passkey.backup_eligible) {
     return {
       ok: false,

@@ -43,7 +43,7 @@ const remove = (token: string, id: string, payload: Record<string, unknown>) =>
 describe('registration', () => {
   it('asks for the password, offers a discoverable ES256 credential for this relying party, and stores it', async () => {
     const user = await createSignedInUser(t)
-    // Outside the re-authentication window its sign-in opened (issue 32).
+    // Outside the re-authentication window its sign-in opened.
     await closeReauthenticationWindows(t, user.user.id)
     const missing = await t.app.inject({
       method: 'POST',
@@ -206,7 +206,8 @@ describe('registration', () => {
     await registerPasskey(t, user, authenticator)
     for (let i = 1; i < MAX_PASSKEYS_PER_USER - 2; i++)
       await registerPasskey(t, user, authenticator, { proof: { passkey: authenticator } })
-    // Four more sessions (signed in with a passkey), each with a challenge of its own: two places are left.
+    // Four more sessions (signed in with a passkey), each with a challenge of its own: two places
+    // are left.
     const sessions = []
     for (let i = 0; i < 4; i++) {
       const start = await passwordlessOptions(t)
@@ -216,7 +217,8 @@ describe('registration', () => {
         ).json().token as string,
       )
     }
-    // Each proves the passkey in turn (one authenticator's counter moves with each answer); the completions race.
+    // Each proves the passkey in turn (one authenticator's counter moves with each answer); the
+    // completions race.
     const pending = []
     for (const token of sessions)
       pending.push({
@@ -245,7 +247,7 @@ describe('registration', () => {
     expect(beyond.json()).toMatchObject({ code: 409, reason: 'LIMIT_REACHED' })
   })
 
-  it('an API token can neither list passkeys nor register one (SESSION_REQUIRED; issue 28)', async () => {
+  it('an API token can neither list passkeys nor register one (SESSION_REQUIRED)', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
     const list = await t.app.inject({
@@ -278,7 +280,7 @@ describe('registration', () => {
 })
 
 describe('rename and delete', () => {
-  it('rename needs no proof, even outside the re-authentication window (issue 32); the name is display text', async () => {
+  it('rename needs no proof, even outside the re-authentication window; the name is display text', async () => {
     const user = await createSignedInUser(t)
     const id = await registerPasskey(t, user, authenticatorFor(t))
     await closeReauthenticationWindows(t, user.user.id)

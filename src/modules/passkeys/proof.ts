@@ -1,5 +1,5 @@
 /**
- * The proof that changes to an account's second factors need (issue 26 item 2): adding a passkey,
+ * The proof that changes to an account's second factors need: adding a passkey,
  * and removing the last second factor. A passkey signs in on its own (it is both factors), so
  * whoever holds only a session and the password must not be able to add one to an account that has
  * a second factor — it would replace both the password and the factor the owner set up.
@@ -18,8 +18,8 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
 import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
-import { isReauthenticated, provePasswordOrWindow } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
 import { findSessionStart } from '../auth/repo.js'
 import { verifySecondFactor } from '../mfa/second-factor.js'
 import { isMfaEnabled } from '../mfa/service.js'
@@ -42,12 +42,12 @@ export interface FactorProof {
   passkey?: AuthenticationResponseJSON | undefined
 }
 
-/** How a second factor was shown: now, or by the session's re-authentication window (issue 32). */
+/** How a second factor was shown: now, or by the session's re-authentication window. */
 export type ProvenFactor = 'totp' | 'backup_code' | 'passkey' | 'reauthentication'
 
 /**
  * The password, or for an account without one a recent sign-in (RECENT_SIGN_IN_REQUIRED): the
- * session's re-authentication window, which its sign-in opened (issue 32), or a session opened
+ * session's re-authentication window, which its sign-in opened, or a session opened
  * within the last 5 minutes (one without a window: opened before the window existed).
  */
 export async function proveFirstFactor(
@@ -64,7 +64,7 @@ export async function proveFirstFactor(
 }
 
 /**
- * The second factor given, or — when none is — the session's re-authentication window (issue 32),
+ * The second factor given, or — when none is — the session's re-authentication window,
  * which stands for both factors. Not for POST /api/auth/reauthenticate itself, which opens it.
  */
 export async function proveSecondFactorOrWindow(
@@ -78,7 +78,10 @@ export async function proveSecondFactorOrWindow(
   return proveSecondFactor(deps, caller, proof, ctx)
 }
 
-/** Checks the second factor given (consuming a code or the challenge); SECOND_FACTOR_REQUIRED when none is. */
+/**
+ * Checks the second factor given (consuming a code or the challenge); SECOND_FACTOR_REQUIRED when
+ * none is.
+ */
 export async function proveSecondFactor(
   deps: Deps,
   caller: Caller,
@@ -126,12 +129,16 @@ export async function proveForNewFactor(
   return proveSecondFactorOrWindow(deps, caller, proof, ctx)
 }
 
-/** A challenge for the account's own passkeys, bound to this session, for a proof (404 without a passkey). */
+/**
+ * A challenge for the account's own passkeys, bound to this session, for a proof (404 without a
+ * passkey).
+ */
 export async function beginPasskeyProof(deps: Deps, caller: Caller): Promise<AssertionOptions> {
   const passkeys = await listPasskeys(deps.db, caller.user.id)
   if (passkeys.length === 0)
     throw new AppError('NOT_FOUND', { message: 'No passkey is registered for this account.' })
-  // Presence is enough, as at the sign-in's second step: the session and the first factor are the rest.
+  // Presence is enough, as at the sign-in's second step: the session and the first factor are the
+  // rest.
   return newAssertionOptions(
     deps,
     { purpose: 'proof', binding: caller.sessionId!, userId: caller.user.id },

@@ -215,7 +215,9 @@ export async function consumeChallenge(
   return row ?? null
 }
 
-/** Whether the binding has a live challenge (read only: a cheap check before budgets are charged). */
+/**
+ * Whether the binding has a live challenge (read only: a cheap check before budgets are charged).
+ */
 export async function hasLiveChallenge(
   ex: Executor,
   purpose: ChallengePurpose,

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js'
 import { IdParams, NoContent } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp } from '../../plugins/rate-limit.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { answerSignIn } from '../auth/responses.js'
 import { SignInView } from '../auth/schemas.js'
 import {
@@ -39,7 +39,7 @@ import {
 const tags = ['passkeys']
 const REAUTH = 'PASSWORD_REQUIRED, INVALID_PASSWORD'
 const SECOND_FACTOR =
-  'SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26)'
+  'SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof)'
 const PROOF_BUDGET = errorResponse(
   'RATE_LIMITED: 10 wrong passwords, 10 wrong codes, 10 refused passkey answers per account per 15 minutes (three budgets)',
 )
@@ -49,7 +49,7 @@ const SIGN_IN_REFUSED =
 /**
  * /api/auth/passkeys — WebAuthn credentials as a second factor and for signing in without a
  * password. Listing and registering stay open to an account that must still enrol a second factor
- * under the two-factor policy (docs/API.md, "Passkeys").
+ * under the two-factor policy (docs/API.md#passkeys).
  */
 export function passkeyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -22,9 +22,10 @@ const Base64Url = (maxLength: number) =>
   Type.String({ pattern: '^[A-Za-z0-9_-]*$', minLength: 1, maxLength })
 
 /**
- * A credential as the browser's WebAuthn JSON (PublicKeyCredential#toJSON, or @simplewebauthn/browser).
- * Unlike our own request bodies, unknown fields inside it are accepted: browsers add fields over
- * time (CONTRACT.md §1's rule is for our own shapes; the library checks what matters).
+ * A credential as the browser's WebAuthn JSON (PublicKeyCredential#toJSON, or
+ * @simplewebauthn/browser). Unlike our own request bodies, unknown fields inside it are accepted:
+ * browsers add fields over time (the rule of docs/API.md#conventions is for our own shapes; the
+ * library checks what matters).
  */
 const CredentialCommon = {
   id: Base64Url(1024),
@@ -57,7 +58,7 @@ export const AuthenticationCredential = Type.Object({
 })
 
 /**
- * The proof of issue 26 (proof.ts): the password (when the account has one) and, when the account
+ * The second-factor proof (proof.ts): the password (when the account has one) and, when the account
  * has a second factor, either a code or a registered passkey's answer to POST /proof/options.
  */
 export const FactorProof = {
@@ -81,7 +82,10 @@ export const FactorProof = {
 export const RegistrationOptionsBody = Body(FactorProof)
 export type RegistrationOptionsBody = Static<typeof RegistrationOptionsBody>
 
-/** The browser's options, passed to navigator.credentials.create/get as they are (fields beyond these pass through). */
+/**
+ * The browser's options, passed to navigator.credentials.create/get as they are (fields beyond
+ * these pass through).
+ */
 const CeremonyOptions = (description: string) =>
   Type.Object(
     {
@@ -111,8 +115,7 @@ export const RenameBody = Body({
   password: Type.Optional(
     Type.String({
       maxLength: 1024,
-      description:
-        'Ignored: a rename needs no proof (issue 32); accepted so that older clients keep working',
+      description: 'Ignored: a rename needs no proof; accepted so that older clients keep working',
     }),
   ),
 })

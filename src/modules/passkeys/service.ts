@@ -1,7 +1,7 @@
 /**
  * A person's passkeys: registration (options → the authenticator's attestation), the list, rename
  * and delete. Every change needs an interactive session and re-authentication: the password, when
- * the account has one. Adding a passkey and removing the last second factor need more (issue 26,
+ * the account has one. Adding a passkey and removing the last second factor need more (
  * proof.ts): an account without a password proves a recent sign-in, and an account with a second
  * factor proves that factor now. The first second factor added and the last one removed end the
  * user's other sessions, as enabling and disabling TOTP do.
@@ -16,8 +16,8 @@ import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
-import { provePasswordOrWindow } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { provePasswordOrWindow } from '../../identity/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { findTotpFactor } from '../mfa/repo.js'
 import { isMfaEnabled } from '../mfa/service.js'
@@ -104,7 +104,8 @@ export async function beginRegistration(
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
-    // The user handle is the account id (not the email): it names the account in a passwordless sign-in.
+    // The user handle is the account id (not the email): it names the account in a passwordless
+    // sign-in.
     userID: new TextEncoder().encode(userId),
     userName: caller.user.email,
     userDisplayName: caller.user.name,
@@ -200,7 +201,8 @@ export async function completeRegistration(
         })
       }
       await insertPasskey(tx, passkey)
-      // The first second factor changes how the account signs in: other sessions end (as TOTP enable).
+      // The first second factor changes how the account signs in: other sessions end (as TOTP
+      // enable).
       const revoked = hadSecondFactor
         ? 0
         : await revokeUserSessions(tx, userId, caller.sessionId, now)
@@ -240,7 +242,7 @@ export async function renameOwnPasskey(
   input: { name: string },
   ctx: RequestContext,
 ): Promise<PasskeyView> {
-  // A name changes nothing about who can sign in: no proof (issue 32).
+  // A name changes nothing about who can sign in: no proof.
   const passkey = await ownPasskey(deps, caller, id)
   await deps.db.transaction().execute(async (tx) => {
     if (!(await renamePasskey(tx, caller.user.id, id, input.name)))
@@ -264,7 +266,7 @@ async function isLastFactor(deps: Deps, userId: string): Promise<boolean> {
 
 /**
  * Deletes a passkey. Removing the account's last second factor is disabling two-factor sign-in, so
- * it needs the same proof as disabling TOTP (issue 26): the password (when the account has one) and
+ * it needs the same proof as disabling TOTP: the password (when the account has one) and
  * the factor now — an answer of this passkey (or a code) — and it ends every other session. Whether
  * it was the last is decided again in the transaction, with the account locked: two concurrent
  * deletions of its last two passkeys cannot both pass as "not the last" without the proof.

@@ -4,7 +4,7 @@
  * verification), bound to an attempt token. Every refusal is reserved on its budgets before the
  * signature is checked: 5 per mfa_token or attempt; at the second step (the password is known
  * already) 10 per account per 15 minutes, a budget of passkeys' own — passkey failures never spend
- * the budget of TOTP and backup codes (issue 26 item 3). A sign-in without a password names its
+ * the budget of TOTP and backup codes. A sign-in without a password names its
  * account only through the credential id, which is no secret: an unverified answer there never
  * charges that account, only the attempt and the sign-in failures of the client's IP.
  */
@@ -23,7 +23,7 @@ import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
 import { LOGIN_FAILURES_PER_IP } from '../auth/login-limits.js'
-import { issueSignIn, openSession, type SignIn } from '../auth/session-issuer.js'
+import { issueSignIn, openSession, type SignIn } from '../../identity/session-issuer.js'
 import { WRONG_CODES_PER_CHALLENGE } from '../mfa/challenge.js'
 import { consumeChallenge as consumeMfaChallenge, findLiveChallenge } from '../mfa/repo.js'
 import { findUserById, updateUser, type UserRecord } from '../users/repo.js'
@@ -45,7 +45,8 @@ export const WRONG_ASSERTIONS_PER_ATTEMPT: Budget = {
 
 /**
  * Wrong passkey answers for a known account (the second step, a proof for an account change): 10
- * per 15 minutes, apart from the codes' budget, so a passkey refusal never blocks TOTP or backup codes.
+ * per 15 minutes, apart from the codes' budget, so a passkey refusal never blocks TOTP or backup
+ * codes.
  */
 export const WRONG_ASSERTIONS_PER_ACCOUNT: Budget = {
   name: 'passkey:account',
@@ -212,7 +213,10 @@ export async function completePasskeyMfa(
   )
 }
 
-/** Starts a sign-in without a password: an attempt token and a challenge any of the instance's passkeys may answer. */
+/**
+ * Starts a sign-in without a password: an attempt token and a challenge any of the instance's
+ * passkeys may answer.
+ */
 export async function beginPasswordless(
   deps: Deps,
 ): Promise<AssertionOptions & { attempt_token: string }> {
@@ -226,16 +230,20 @@ export async function beginPasswordless(
   return { ...options, attempt_token: attemptToken }
 }
 
-/** Completes a sign-in without a password; user verification is required (the passkey is both factors). */
+/**
+ * Completes a sign-in without a password; user verification is required (the passkey is both
+ * factors).
+ */
 export async function completePasswordless(
   deps: Deps,
   input: { attempt_token: string; credential: AuthenticationResponseJSON },
   ctx: RequestContext & { ip: string },
 ): Promise<SignIn> {
   const binding = sha256Hex(input.attempt_token)
-  // The credential id names an account before anything is verified, and anyone may know it: charging
-  // that account here would let a stranger lock its second factor (issue 26 item 3). The attempt and
-  // the client's IP (the password sign-in's failure budget, 100 per 15 minutes) bound a forger instead.
+  // The credential id names an account before anything is verified, and anyone may know it:
+  // charging that account here would let a stranger lock its second factor. The attempt and
+  // the client's IP (the password sign-in's failure budget, 100 per 15 minutes) bound a forger
+  // instead.
   const known = await findPasskeyByCredentialId(deps.db, input.credential.id)
   const user = known === null ? null : await findUserById(deps.db, known.user_id)
   const charges: BudgetCharge[] = [

@@ -1,9 +1,8 @@
 /**
  * The WebAuthn library (@simplewebauthn/server) behind a small adapter: the relying party this
- * instance is, and the library's refusals turned into our reasons. The library costs ≈250 ms to
- * import on this machine (measured: `import('@simplewebauthn/server')`, three runs 228–278 ms, vs
- * ≈100 ms for Fastify itself), so it is loaded by the first passkey request, not at start-up
- * (docs/ARCHITECTURE.md, "Runtime and footprint").
+ * instance is, and the library's refusals turned into our reasons. The library takes longer to
+ * import than Fastify itself, so it is loaded by the first passkey request, not at start-up
+ * (docs/decisions/0002-start-up-footprint.md).
  */
 import type * as SimpleWebAuthn from '@simplewebauthn/server'
 import type { Config } from '../../config.js'

@@ -1,6 +1,6 @@
 /**
- * The administrator's copyable reset link (POST /api/admin/users/{id}/password-reset/link, issue 27
- * §1) under concurrent requests: a burst of creations (each its own link and audit event; one TOTP
+ * The administrator's copyable reset link (POST /api/admin/users/{id}/password-reset/link)
+ * under concurrent requests: a burst of creations (each its own link and audit event; one TOTP
  * code proves one of them only), concurrent uses of one link and of several links of one account —
  * exactly one use sets the password, the others get RESET_LINK_INVALID (never a 500), and no link
  * of the burst works afterwards.
@@ -22,7 +22,9 @@ import { totpCode } from '../../../test/helpers/rfc6238.js'
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
 let ipCounter = 0
-/** A fresh client address per use, so the per-IP limit of the public routes does not decide a race. */
+/**
+ * A fresh client address per use, so the per-IP limit of the public routes does not decide a race.
+ */
 const freshIp = () => `203.0.113.${++ipCounter % 250}`
 
 const createLink = (admin: SignedIn, userId: string, proof: Record<string, unknown>) =>
@@ -64,7 +66,10 @@ const linkRows = (userId: string) =>
     .where('user_id', '=', userId)
     .execute()
 
-/** Fires `count` uses of the given links at once (round robin), each with its own password; returns who won. */
+/**
+ * Fires `count` uses of the given links at once (round robin), each with its own password; returns
+ * who won.
+ */
 async function raceUses(
   email: string,
   tokens: string[],

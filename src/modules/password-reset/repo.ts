@@ -10,7 +10,10 @@ export interface NewPasswordReset {
   expiresAt: Timestamp
 }
 
-/** Who asked for a link: the person (forgot page), an administrator (mailed or copied), the operator. */
+/**
+ * Who asked for a link: the person (forgot page), an administrator (mailed or copied), the
+ * operator.
+ */
 export type ResetVia = 'self' | 'admin_mail' | 'admin_link' | 'cli'
 
 export async function insertPasswordReset(ex: Executor, reset: NewPasswordReset): Promise<void> {
@@ -45,7 +48,7 @@ export async function findLivePasswordReset(
 
 /**
  * Marks the link used if it is still unused and unexpired, in one conditional UPDATE: of two
- * concurrent uses of one link exactly one gets the row (ARCHITECTURE.md §4).
+ * concurrent uses of one link exactly one gets the row (docs/ARCHITECTURE.md, convention 4).
  */
 export async function consumePasswordReset(
   ex: Executor,

@@ -1,5 +1,5 @@
 /**
- * Password recovery (issue 27 §1) through the HTTP API, mail really delivered to the SMTP stand-in:
+ * Password recovery through the HTTP API, mail really delivered to the SMTP stand-in:
  * the same answer for every address, limits, hashing at rest, single use under a race, expiry,
  * sessions ended, second factor kept, API tokens revoked only when asked, accounts of an identity
  * provider, and the administrator's mailed and copyable links.
@@ -71,9 +71,13 @@ const me = (token: string) =>
   t.app.inject({ method: 'GET', url: '/api/users/me', headers: bearer(token) })
 const mailsTo = (to: string) => smtp.received.filter((m) => m.to.includes(to))
 
-/** The token of the newest reset mail sent to `to`, read from its link (waiting for the background send). */
+/**
+ * The token of the newest reset mail sent to `to`, read from its link (waiting for the background
+ * send).
+ */
 async function tokenMailedTo(to: string, count = 1): Promise<string> {
-  // Security notices (an API token created, two-factor turned on) go to the same address: only reset mails count.
+  // Security notices (an API token created, two-factor turned on) go to the same address: only
+  // reset mails count.
   const resetMails = () =>
     mailsTo(to)
       .map((m) => textOf(m))
@@ -170,7 +174,8 @@ describe('asking for a link', () => {
     const [unknownEvent] = await auditActions(null, 'auth.password_reset_unknown')
     expect(JSON.stringify(unknownEvent!.metadata)).toContain(unknown)
 
-    // Hashing at rest: the row holds the SHA-256, and the token appears nowhere in the database or the log.
+    // Hashing at rest: the row holds the SHA-256, and the token appears nowhere in the database or
+    // the log.
     const rows = await t.deps.db
       .selectFrom('password_resets')
       .selectAll()
@@ -202,7 +207,10 @@ describe('asking for a link', () => {
           .execute()
       ).length
     let events = 0
-    /** One timed request, then a wait until its background work (audit event; mail) is done, so it does not fall on the next. */
+    /**
+     * One timed request, then a wait until its background work (audit event; mail) is done, so it
+     * does not fall on the next.
+     */
     const timed = async (email: string, mails: number | null): Promise<number> => {
       const started = process.hrtime.bigint()
       const response = await ask(email)
@@ -227,7 +235,8 @@ describe('asking for a link', () => {
     // even when the machine is loaded, where medians of a few milliseconds swing widely.
     const pairs: Array<{ known: number; unknown: number }> = []
     for (let i = 0; i < PAIRS; i++) {
-      // Each address twice at most (its budget is 3 per 15 minutes), each request from a new client address.
+      // Each address twice at most (its budget is 3 per 15 minutes), each request from a new client
+      // address.
       const person = known[i % known.length]!
       const mailsSoFar = i < known.length ? 1 : 2
       if (i % 2 === 0) {

@@ -4,7 +4,7 @@ import { IdParams } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perIp, perUser } from '../../plugins/rate-limit.js'
 import { AdminProofBody } from '../admin/users.schemas.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import {
   AdminResetLinkView,
   AdminResetMailView,

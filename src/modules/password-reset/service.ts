@@ -1,5 +1,5 @@
 /**
- * Password recovery (issue 27, section 1): a single-use link that lets a person set a new password
+ * Password recovery (section 1): a single-use link that lets a person set a new password
  * without the old one. Promises:
  * - the link's token is 256 random bits, kept only as its SHA-256, valid 30 minutes when mailed
  *   (to the person, or by an administrator) and 24 hours when handed over (an administrator's
@@ -26,7 +26,7 @@ import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { assertAdminProof, type AdminProof } from '../admin/reauth.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
@@ -70,7 +70,10 @@ export type Background = (task: () => Promise<void>) => void
 
 const NO_CONTEXT: RequestContext = { ip: null, userAgent: null }
 
-/** The page of the web app that reads the token and asks for the new password (docs/API.md). */
+/**
+ * The page of the web app that reads the token and asks for the new password
+ * (docs/API.md#password-reset).
+ */
 export function resetLink(deps: Deps, token: string): string {
   return `${deps.config.publicUrl}/reset-password?token=${token}`
 }
@@ -202,7 +205,7 @@ export async function deliverRequestedReset(
     }
     await mailResetLink(deps, user, 'self', ctx, null)
   } catch (error) {
-    // Nobody waits for this answer; the server's reply is for the log only (issue 11).
+    // Nobody waits for this answer; the server's reply is for the log only.
     deps.logger.warn(
       {
         reason: error instanceof AppError ? error.reason : 'INTERNAL',
@@ -238,7 +241,9 @@ async function liveResetOf(deps: Deps, token: string) {
   return { reset, user }
 }
 
-/** POST /api/auth/password-reset/inspect: what the reset page needs to say before asking anything. */
+/**
+ * POST /api/auth/password-reset/inspect: what the reset page needs to say before asking anything.
+ */
 export async function inspectPasswordReset(
   deps: Deps,
   input: { token: string },
@@ -356,7 +361,10 @@ export async function createResetLinkAsAdmin(
   return { url: resetLink(deps, link.token), expires_at: link.expiresAt }
 }
 
-/** `switchboard reset-password <email>`: for an operator locked out of the console. Null: no such user. */
+/**
+ * `switchboard reset-password <email>`: for an operator locked out of the console. Null: no such
+ * user.
+ */
 export async function createResetLinkForOperator(
   deps: Deps,
   email: string,

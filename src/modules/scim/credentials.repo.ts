@@ -58,7 +58,9 @@ export async function revokeScimCredential(
   return row ?? null
 }
 
-/** Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute. */
+/**
+ * Moves last_used_at forward only when it is older than `staleBefore`: at most one write a minute.
+ */
 export async function touchScimCredential(
   ex: Executor,
   id: string,

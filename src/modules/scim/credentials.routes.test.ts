@@ -93,7 +93,8 @@ describe('SCIM credentials created in a burst (concurrent requests)', () => {
     expect(created).toHaveLength(10)
     expect(limited).toHaveLength(4)
     for (const response of limited) expect(response.json().reason).toBe('RATE_LIMITED')
-    // No duplicate: distinct ids, secrets and names; no lost one: every 201 is a stored, working credential.
+    // No duplicate: distinct ids, secrets and names; no lost one: every 201 is a stored, working
+    // credential.
     expect(new Set(created.map((c) => c.id)).size).toBe(10)
     expect(new Set(created.map((c) => c.token)).size).toBe(10)
     expect(new Set(created.map((c) => c.name)).size).toBe(10)

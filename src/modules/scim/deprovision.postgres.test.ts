@@ -1,5 +1,5 @@
 /**
- * Deprovisioning across instances (issue 29): a user deactivated through SCIM on one instance is
+ * Deprovisioning across instances: a user deactivated through SCIM on one instance is
  * refused at the next request on another instance sharing the database — its session and its API
  * token both answer 401 there, with no cache to wait out.
  */

@@ -1,7 +1,7 @@
 /**
  * Deprovisioning across two real server processes (dist/server.js) on one database — a
  * PostgreSQL database, or one SQLite file — as a deployment behind a load balancer runs them
- * (issue 29): a SCIM `active: false` sent to instance A refuses the person's session and API
+ *: a SCIM `active: false` sent to instance A refuses the person's session and API
  * token on instance B at the very next request, though B had just accepted both; a SCIM DELETE on
  * A does the same for a second person. No cache to wait out.
  */

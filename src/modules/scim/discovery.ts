@@ -19,8 +19,7 @@ export const SCHEMA = {
 export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SCHEMA.spConfig],
-    documentationUri:
-      'https://github.com/switchboard/switchboard/blob/main/docs/API.md#scim-20-provisioning-issue-29',
+    documentationUri: 'https://github.com/switchboard/switchboard/blob/main/docs/API.md#scim',
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_SCIM_PAGE },

@@ -12,7 +12,7 @@
  *   the Microsoft Entra user provisioning service", section "Flags to alter the SCIM behavior"
  *   (…/application-provisioning-config-problem-scim-compatibility.md).
  *
- * docs/API.md ("Client fixtures verified against the providers' documents") lists which test
+ * docs/API.md#scim (its client fixtures) lists which test
  * covers which documented request.
  */
 import { describe, expect, it } from 'vitest'
@@ -29,7 +29,7 @@ import {
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
 const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse'
-// The account's email is stored lower-cased (docs/API.md, Users ↔ accounts), so an address sent
+// The account's email is stored lower-cased (docs/API.md#scim), so an address sent
 // with capitals (the documents' "updatedEmail@…", "TestMhvaes@…") comes back lower-cased.
 const unique = (label: string) => `${label}_${Math.random().toString(36).slice(2, 10)}`
 

@@ -49,7 +49,9 @@ export function scimActorOf(request: FastifyRequest): ScimActor {
   }
 }
 
-/** Anything thrown under /scim/v2, as a SCIM error (null for the unexpected: a bug or an outage). */
+/**
+ * Anything thrown under /scim/v2, as a SCIM error (null for the unexpected: a bug or an outage).
+ */
 export function toScimError(error: FastifyError): ScimError | null {
   if (error instanceof ScimError) return error
   if (error.validation) {

@@ -74,7 +74,9 @@ function pathsOf(text: unknown): string[] {
 
 const ALWAYS = new Set(['id', 'schemas'])
 
-/** A projection function for `attributes` / `excludedAttributes`; identity when neither is given. */
+/**
+ * A projection function for `attributes` / `excludedAttributes`; identity when neither is given.
+ */
 export function projection(query: {
   attributes?: unknown
   excludedAttributes?: unknown

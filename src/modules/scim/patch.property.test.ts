@@ -116,7 +116,9 @@ const operation: fc.Arbitrary<ScimPatchOperation> = fc.oneof(
   }),
 )
 
-/** `noMatch`: the library refused because a path's filter matched nothing (RFC 7644 §3.12 noTarget). */
+/**
+ * `noMatch`: the library refused because a path's filter matched nothing (RFC 7644 §3.12 noTarget).
+ */
 type Outcome = { ok: true; resource: Record<string, unknown> } | { ok: false; noMatch: boolean }
 
 function ours(resource: Record<string, unknown>, operation: ScimPatchOperation): Outcome {
@@ -219,7 +221,8 @@ describe('SCIM PATCH: our engine agrees with the scim-patch library', () => {
       ),
       { numRuns: 2000, ...(process.env.PATCH_SEED === 'random' ? {} : { seed: 29 }) },
     )
-    // The comparison is about results, not refusals or the quirk: most operations must apply in both.
+    // The comparison is about results, not refusals or the quirk: most operations must apply in
+    // both.
     expect(compared).toBeGreaterThan(3000)
     expect(quirks).toBeGreaterThan(0)
     console.log(

@@ -71,7 +71,10 @@ function invalidPath(path: string): ScimError {
   )
 }
 
-/** The object holding the path's attribute: the resource, or its extension's object (made if absent). */
+/**
+ * The object holding the path's attribute: the resource, or its extension's object (made if
+ * absent).
+ */
 function holder(resource: JsonObject, urn: string | null, create: boolean): JsonObject | undefined {
   if (urn === null) return resource
   const key = keyOf(resource, urn) ?? (create ? urn : undefined)
@@ -102,7 +105,9 @@ function isObject(value: Json): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** The `attr eq "x"` terms of a filter (joined by `and`): what a new element must carry to match it. */
+/**
+ * The `attr eq "x"` terms of a filter (joined by `and`): what a new element must carry to match it.
+ */
 function equalities(filter: Filter): JsonObject | null {
   if (filter.op === 'eq') return { [filter.attrPath]: filter.compValue }
   if (filter.op === 'and') {
@@ -144,7 +149,8 @@ function applyAt(
   if (path.filter === null) {
     if (op === 'remove') {
       if (key === undefined) return
-      // Entra removes members by a list of values: {"op":"Remove","path":"members","value":[{"value":"…"}]}.
+      // Entra removes members by a list of values:
+      // {"op":"Remove","path":"members","value":[{"value":"…"}]}.
       if (path.sub === null && Array.isArray(value) && Array.isArray(target[key])) {
         const drop = new Set(value.map((entry: Json) => (isObject(entry) ? entry.value : entry)))
         target[key] = (target[key] as Json[]).filter(

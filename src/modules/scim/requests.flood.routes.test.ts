@@ -101,7 +101,8 @@ describe('SCIM requests without a valid credential, in a flood', () => {
         ),
     ).toHaveLength(3)
 
-    // A credentialed request still answers (the flood spent only its addresses' budget) and is logged.
+    // A credentialed request still answers (the flood spent only its addresses' budget) and is
+    // logged.
     expect((await client.request('GET', '/ServiceProviderConfig')).statusCode).toBe(200)
     await expect
       .poll(

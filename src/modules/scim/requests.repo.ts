@@ -45,7 +45,9 @@ export interface ScimRequestView extends ScimRequestRow {
   credential_name: string | null
 }
 
-/** The newest requests first, each with the name of the credential that made it (revoked ones too). */
+/**
+ * The newest requests first, each with the name of the credential that made it (revoked ones too).
+ */
 export async function listScimRequests(ex: Executor, limit: number): Promise<ScimRequestView[]> {
   return ex
     .selectFrom('scim_requests')

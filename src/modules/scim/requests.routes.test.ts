@@ -1,5 +1,5 @@
 /**
- * The SCIM request log (issue 29): each SCIM request is one row — method, path without its query,
+ * The SCIM request log: each SCIM request is one row — method, path without its query,
  * status, scimType, duration, credential — bounded to the newest 50, readable by administrators
  * only, and holding no body, query string or secret.
  */

@@ -5,7 +5,10 @@ import { recentScimRequests } from './requests.service.js'
 
 const tags = ['administration']
 
-/** /api/admin/scim/requests — the last SCIM requests, for an administrator finding why provisioning failed. */
+/**
+ * /api/admin/scim/requests — the last SCIM requests, for an administrator finding why provisioning
+ * failed.
+ */
 export function scimRequestRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

@@ -1,5 +1,5 @@
 /**
- * SCIM at 10,000 provisioned users (issue 29: every SCIM answer under 600 ms, as Okta's own
+ * SCIM at 10,000 provisioned users (every SCIM answer under 600 ms, as Okta's own
  * conformance test asserts): the lookups Okta and Entra make before each create, import pages
  * from the first to the last, `count=0`, and filters on every kind of attribute (all in SQL: name
  * parts, displayName, value paths, the enterprise extension). Each request is made five times
@@ -189,7 +189,7 @@ describe(`SCIM with ${USERS} users`, () => {
     console.log(
       `SCIM scale (${t.deps.config.database.kind}, ${USERS} users, ${RUNS} runs each, in-process, load ${load}):\n  ${figures.join('\n  ')}`,
     )
-    // Every answer, not a median: the issue (and Okta's test) bound each one.
+    // Every answer, not a median: the requirement (and Okta's test) bound each one.
     for (const [name, ms] of slowest) expect(ms, name).toBeLessThan(LIMIT_MS)
   }, 300_000)
 })

@@ -236,8 +236,9 @@ describe('Microsoft Entra ID', () => {
   })
 
   // Microsoft's tutorial documents this request with "Replace" for both operations
-  // (fixtures.routes.test.ts); "Add" on the filtered path is the issue's quirk, not a documented request.
-  it('Add on emails[type eq "work"].value and Replace name.familyName (the issue\'s filtered-path Add)', async () => {
+  // (fixtures.routes.test.ts); "Add" on the filtered path is a quirk seen in the field, not a
+  // documented request.
+  it('Add on emails[type eq "work"].value and Replace name.familyName (a filtered-path Add)', async () => {
     const client = await scimClient(t, `Entra ${uniqueEmail()}`)
     const created = await provision(client)
     const newEmail = uniqueEmail('updated')
@@ -590,7 +591,7 @@ describe('active is never left unassigned (a deprovisioned person is never re-ac
   })
 })
 
-describe('administrators through SCIM (decision: the issue’s rule, the administrators’ own)', () => {
+describe('administrators through SCIM (docs/API.md#scim)', () => {
   it('an administrator who is not the last can be deactivated (sessions and tokens end) and deleted', async () => {
     const client = await scimClient(t)
     const admin = await createSignedInUser(t, { isAdmin: true })

@@ -341,7 +341,10 @@ async function writeUser(
   }
 }
 
-/** Hashes a sent password only when it differs from the stored one (Okta may resend it with every update). */
+/**
+ * Hashes a sent password only when it differs from the stored one (Okta may resend it with every
+ * update).
+ */
 async function changedPasswordHash(
   deps: Deps,
   userId: string,
@@ -418,7 +421,8 @@ export async function patchScimUser(
   const operations = request.Operations ?? request.operations
   const current = toScimUser(await loadUser(deps.db, id), baseUrl)
   const patched = applyPatch(current, operations)
-  // A remove of `active` (or a replace with null) would leave it unassigned: refused, as in fromScimUser.
+  // A remove of `active` (or a replace with null) would leave it unassigned: refused, as in
+  // fromScimUser.
   if (patched.active === undefined)
     throw new ScimError(400, 'active cannot be removed; send true or false.', 'invalidValue')
   const ops = (operations as Array<{ op: string; path?: string }>).map((o) =>

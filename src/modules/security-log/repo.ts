@@ -1,4 +1,7 @@
-/** SQL for the personal security log: one range of the audit trail's (subject_user_id, at, id) index. */
+/**
+ * SQL for the personal security log: one range of the audit trail's (subject_user_id, at, id)
+ * index.
+ */
 import type { Executor } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 

@@ -1,5 +1,5 @@
 /**
- * Issue 14 point 4: GET /api/users/me/security-events — the caller's own sign-ins (successful and
+ * GET /api/users/me/security-events — the caller's own sign-ins (successful and
  * failed, with IP and browser) and factor, password and token changes, newest first, keyset-paged;
  * another account's events are never visible, and nothing in an event tells about other accounts.
  */
@@ -21,7 +21,8 @@ const t = useTestApp()
 const CHROME_WINDOWS =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- events from the wire; the tests assert their fields
+// Events from the wire; the tests assert their fields.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Event = Record<string, any>
 
 async function eventsOf(

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { PageQuery } from '../../lib/schema-types.js'
-import { callerOf } from '../auth/hook.js'
+import { callerOf } from '../../identity/hook.js'
 import { SecurityEventPage } from './schemas.js'
 import { listOwnSecurityEvents } from './service.js'
 
 const tags = ['current user']
 
-/** GET /api/users/me/security-events (issue 14 point 4). */
+/** GET /api/users/me/security-events. */
 export function securityLogRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(

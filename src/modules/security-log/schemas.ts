@@ -13,7 +13,7 @@ export const SecurityEventView = Type.Object(
     user_agent: Nullable(
       Type.String({
         description:
-          'As sent by the client (up to 512 characters); null for events recorded before issue 14',
+          'As sent by the client (up to 512 characters); null for events recorded before user agents were kept',
       }),
     ),
     method: Nullable(

@@ -1,16 +1,16 @@
 /**
- * The personal security log (issue 14 point 4): the caller's own sign-ins (successful and failed,
+ * The personal security log: the caller's own sign-ins (successful and failed,
  * with IP and browser), second-factor, passkey, password, email, session and API-token changes —
- * read from the audit trail by `subject_user_id` (whose account an event concerns; audit/service.ts)
- * and an allow-list of actions, newest first, keyset-paged. Only the owner's id is ever queried:
- * failed sign-ins against an existing account's email appear for that account alone, and nothing
- * about any other account can be reached. Metadata is projected to a few named fields, never
- * passed through (a failed sign-in's typed email, an administrator's id stay out).
+ * read from the audit trail by `subject_user_id` (whose account an event concerns;
+ * audit/service.ts) and an allow-list of actions, newest first, keyset-paged. Only the owner's id
+ * is ever queried: failed sign-ins against an existing account's email appear for that account
+ * alone, and nothing about any other account can be reached. Metadata is projected to a few named
+ * fields, never passed through (a failed sign-in's typed email, an administrator's id stay out).
  */
 import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { listSecurityEvents, type SecurityEventRow } from './repo.js'
 import type { SecurityEventView } from './schemas.js'
 

@@ -1,4 +1,7 @@
-/** The AI section, the model list and the AI-suggestion flags, against a local OpenAI-compatible API. */
+/**
+ * The AI section, the model list and the AI-suggestion flags, against a local OpenAI-compatible
+ * API.
+ */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encrypt } from '../../lib/crypto.js'
@@ -136,7 +139,8 @@ describe('PUT /api/admin/settings/ai', () => {
         .details.map((d: { field: string }) => d.field)
         .sort(),
     ).toEqual(['api_key_set', 'base_url', 'model', 'provider'])
-    // Issue 27: an address that is not http(s) is a format problem (a client says "a web address such as https://…").
+    // An address that is not http(s) is a format problem (a client says "a web address such as
+    // https://…").
     for (const url of ['ftp://example.com', 'kein url']) {
       expect((await putAi({ base_url: url })).json().details, url).toEqual([
         { field: 'base_url', message: 'must be an http(s) URL', code: 'format', format: 'uri' },

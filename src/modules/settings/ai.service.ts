@@ -1,5 +1,5 @@
 /**
- * The AI section (CONTRACT.md §3.7, §8.3): settings with a write-only API key, the provider's model
+ * The AI section (docs/API.md#settings): settings with a write-only API key, the provider's model
  * list (cached 5 minutes), and the AI-suggestion flags every user reads.
  */
 import type { Deps } from '../../deps.js'
@@ -15,7 +15,7 @@ import {
 } from '../../lib/pagination.js'
 import { AiProviderError, type AiModel } from '../ai/client.js'
 import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import type { UserRecord } from '../users/repo.js'
 import type { AiView, UpdateAiBody } from './schemas.js'
 import {
@@ -44,7 +44,7 @@ function normalizeBaseUrl(text: string, policy: OutboundPolicy): string {
   } catch {
     throw invalidField('base_url', 'must be an http(s) URL', 'format', { format: 'uri' })
   }
-  // Issue 11: the key travels to this URL, so only over TLS — plain http only on this machine.
+  // The key travels to this URL, so only over TLS — plain http only on this machine.
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
     throw invalidField(
       'base_url',
@@ -73,7 +73,7 @@ export async function updateAiSettings(
     base_url === undefined ? undefined : normalizeBaseUrl(base_url, deps.config.outbound)
   const change = { actor: caller.user, ctx, action: 'ai.update', fields: Object.keys(patch) }
   const stored = await updateSection(deps, AI_SECTION, change, (current) => {
-    // Issue 11: the stored key never follows base_url to another origin.
+    // The stored key never follows base_url to another origin.
     if (
       baseUrl !== undefined &&
       new URL(baseUrl).origin !== new URL(current.base_url).origin &&
@@ -141,7 +141,9 @@ export async function listAiModels(deps: Deps, query: PageQuery): Promise<Page<A
   )
 }
 
-/** CONTRACT.md §3.7: available = AI configured and switched on; enabled = available and wanted. */
+/**
+ * docs/API.md#settings: available = AI configured and switched on; enabled = available and wanted.
+ */
 export async function getAiSuggestionFlags(
   deps: Deps,
   user: UserRecord,

@@ -1,7 +1,7 @@
 /** /api/config: what the signed-in user's client needs to know about the instance's features. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf } from '../auth/hook.js'
+import { callerOf } from '../../identity/hook.js'
 import { getAiSuggestionFlags } from './ai.service.js'
 import { AiSuggestionFlags } from './schemas.js'
 

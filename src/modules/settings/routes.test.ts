@@ -1,4 +1,6 @@
-/** Generic settings (CONTRACT.md §3.7, §8.3): shapes, key rules, limits, reserved keys, route order. */
+/**
+ * Generic settings (docs/API.md#settings): shapes, key rules, limits, reserved keys, route order.
+ */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
@@ -66,7 +68,8 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
       [1, 'two', { three: 3 }],
       { nested: { list: [], flag: false } },
       '',
-      // Stored as JSON text, escaped: NUL and lone surrogates (which PostgreSQL text could not hold raw) survive.
+      // Stored as JSON text, escaped: NUL and lone surrogates (which PostgreSQL text could not hold
+      // raw) survive.
       'nul \u0000 and lone \ud800 surrogate',
       { 'ключ ключ': '🙂', 'a.b': { '': 0 } },
     ]

@@ -1,5 +1,5 @@
 /**
- * /api/admin/settings (CONTRACT.md §8.3), administrators only. The typed sections are static
+ * /api/admin/settings (docs/API.md#settings), administrators only. The typed sections are static
  * routes (`/smtp`, `/ai`), which the router always prefers to the parametric `/:key`: GET and PUT
  * of `smtp` or `ai` reach the sections, never a generic key. DELETE has no typed route, so it
  * reaches the generic handler, which refuses the reserved key.
@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { getAiSettings, listAiModels, updateAiSettings } from './ai.service.js'

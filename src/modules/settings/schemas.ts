@@ -10,7 +10,10 @@ import {
   Timestamp,
 } from '../../lib/schema-types.js'
 
-/** CONTRACT.md §3.7: lower-case letters, digits, `_` and `.`, starting with a letter, at most 100. */
+/**
+ * docs/API.md#settings: lower-case letters, digits, `_` and `.`, starting with a letter, at most
+ * 100.
+ */
 export const SETTING_KEY_PATTERN = '^[a-z][a-z0-9_.]{0,99}$'
 
 export const Setting = Type.Object(

@@ -11,7 +11,9 @@ import { recordAudit, type Actor, type RequestContext } from '../audit/service.j
 import { findSettingRow, lockSettingRow, upsertSettingRow, type SettingRow } from './repo.js'
 import type { AiView, SmtpView } from './schemas.js'
 
-/** Keys owned by typed sections (today's and billing's, reserved for it): never generic settings. */
+/**
+ * Keys owned by typed sections (today's and billing's, reserved for it): never generic settings.
+ */
 const RESERVED_NAMESPACES = [
   'smtp',
   'ai',
@@ -42,7 +44,7 @@ export interface StoredSmtp {
   from_address: string | null
   from_name: string | null
   password_encrypted: string | null
-  /** Issue 11: credentials without TLS only to a loopback host, and only when this says so. */
+  /** Credentials without TLS only to a loopback host, and only when this says so. */
   plaintext_auth_on_loopback: boolean
 }
 
@@ -61,7 +63,7 @@ export const SMTP_SECTION: Section<StoredSmtp> = {
   },
 }
 
-/** CONTRACT.md §3.7: the password is never returned, in any form — only whether one is set. */
+/** docs/API.md#settings: the password is never returned, in any form — only whether one is set. */
 export function toSmtpView(smtp: StoredSmtp): SmtpView {
   return {
     enabled: smtp.enabled,
@@ -108,11 +110,11 @@ export function toAiView(ai: StoredAi): AiView {
 const SANITIZERS = new Map<string, (text: string) => unknown>([
   [SMTP_SECTION.key, (text) => toSmtpView(parseSection(SMTP_SECTION, text))],
   [AI_SECTION.key, (text) => toAiView(parseSection(AI_SECTION, text))],
-  // Issue 14: the two-factor policy holds no secret; shown as stored.
+  // The two-factor policy holds no secret; shown as stored.
   ['two_factor_policy', (text) => JSON.parse(text) as unknown],
-  // Issue 28: the API token policy holds no secret either.
+  // The API token policy holds no secret either.
   ['api_tokens', (text) => JSON.parse(text) as unknown],
-  // Issue 31: go-link slug matching holds no secret either.
+  // Go-link slug matching holds no secret either.
   ['go_links', (text) => JSON.parse(text) as unknown],
 ])
 
@@ -130,7 +132,9 @@ export interface StoredSection<Stored> {
   row: SettingRow | null
 }
 
-/** The stored object over the defaults, so a field added later reads as its default in older rows. */
+/**
+ * The stored object over the defaults, so a field added later reads as its default in older rows.
+ */
 export function parseSection<Stored extends object>(
   section: Section<Stored>,
   text: string | null,

@@ -1,5 +1,5 @@
 /**
- * Generic instance settings (CONTRACT.md §3.7, §8.3): JSON values under keys, listed in key order.
+ * Generic instance settings (docs/API.md#settings): JSON values under keys, listed in key order.
  * The typed sections' keys are reserved: refused here for writing and deleting, shown sanitized.
  */
 import type { Deps } from '../../deps.js'

@@ -1,4 +1,4 @@
-/** The SMTP section (CONTRACT.md §3.7, §8.3) against a real SMTP server running in this process. */
+/** The SMTP section (docs/API.md#settings) against a real SMTP server running in this process. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decrypt } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
@@ -67,7 +67,7 @@ const configureWorkingServer = () =>
     secure: false,
     username: SMTP_USERNAME,
     password: SMTP_PASSWORD,
-    // The stand-in offers no STARTTLS (issue 11: credentials in clear only to loopback, explicitly).
+    // The stand-in offers no STARTTLS (credentials in clear only to loopback, explicitly).
     plaintext_auth_on_loopback: true,
     from_address: 'Switchboard@Example.com',
     from_name: 'Switchboard',

@@ -1,9 +1,9 @@
-/** The SMTP section (CONTRACT.md §3.7, §8.3): sanitized reads, partial updates, a real test mail. */
+/** The SMTP section (docs/API.md#settings): sanitized reads, partial updates, a real test mail. */
 import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import { hostLiteralProblem } from '../../lib/outbound.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { smtpPolicy } from '../mail/mailer.js'
 import { sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
@@ -30,14 +30,15 @@ export async function updateSmtpSettings(
 ): Promise<SmtpView> {
   const { password, from_address, ...fields } = patch
   const change = { actor: caller.user, ctx, action: 'smtp.update', fields: Object.keys(patch) }
-  // A literal address is judged at once; a name is judged each time it is resolved (mail/mailer.ts).
+  // A literal address is judged at once; a name is judged each time it is resolved
+  // (mail/mailer.ts).
   const literal =
     patch.host === undefined || patch.host === null
       ? null
       : hostLiteralProblem(patch.host, smtpPolicy(deps.config.outbound))
   if (literal !== null) throw invalidField('host', literal)
   const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
-    // Issue 11: the stored password never follows the server to a new host or port.
+    // The stored password never follows the server to a new host or port.
     const moved =
       (fields.host !== undefined && fields.host !== null && fields.host !== current.host) ||
       (fields.port !== undefined && fields.port !== current.port)

@@ -1,5 +1,5 @@
 /**
- * Issue 14 point 2: the instance two-factor policy. The setting itself (re-authentication, audit,
+ * The instance two-factor policy. The setting itself (re-authentication, audit,
  * an administrator must have a factor to require one), the restricted session it imposes on
  * people without a second factor (every route but enrolment answers 403 MFA_ENROLLMENT_REQUIRED,
  * API tokens included), the upgrade of that very session on enrolment, "admins only", and OIDC

@@ -1,7 +1,7 @@
-/** GET/PUT /api/admin/settings/two-factor-policy (issue 14 point 2): a static route, preferred to `/:key`. */
+/** GET/PUT /api/admin/settings/two-factor-policy: a static route, preferred to `/:key`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { TwoFactorPolicyView, UpdateTwoFactorPolicyBody } from './two-factor-policy.schemas.js'
 import { getTwoFactorPolicy, updateTwoFactorPolicy } from './two-factor-policy.js'

@@ -1,22 +1,23 @@
 /**
- * The instance's two-factor policy (issue 14 point 2): a typed settings section, `two_factor_policy`,
+ * The instance's two-factor policy: a typed settings section, `two_factor_policy`,
  * holding `{ required: 'off' | 'admins' | 'everyone' }`. Changing it is an administrator's security
  * change: an interactive session and a fresh proof (password, and a code when their own two-factor
- * authentication is on), audited as `settings.two_factor_policy`. An administrator who has no second
- * factor cannot require one (409 MFA_NOT_ENABLED): they would lock their own session into enrolment.
+ * authentication is on), audited as `settings.two_factor_policy`. An administrator who has no
+ * second factor cannot require one (409 MFA_NOT_ENABLED): they would lock their own session into
+ * enrolment.
  *
  * Every authenticated request asks whether the policy applies to its caller (auth/mfa-policy.ts):
- * the row's text comes with the authentication query itself (issue 33; two-factor-requirement.ts
+ * the row's text comes with the authentication query itself (two-factor-requirement.ts
  * reads it), so a change applies at the very next request on every instance, at no extra query.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import type { RequestContext } from '../audit/service.js'
-import { verifyCurrentPassword } from '../auth/reauth.js'
+import { verifyCurrentPassword } from '../../identity/reauth.js'
 import { assertSecondFactorIfEnabled, isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from './sections.js'
-import { TWO_FACTOR_POLICY_KEY } from './two-factor-requirement.js'
+import { TWO_FACTOR_POLICY_KEY } from '../../identity/two-factor-requirement.js'
 import type {
   TwoFactorPolicyView,
   TwoFactorRequirement,

@@ -38,7 +38,7 @@ type TagRow = Omit<TagRecord, 'link_count'> & { name_key: string; tagged: boolea
  * organization boundary (it read every link within the boundary once per tag).
  * Only links the owner can still see count: a tag stays on a shared link after its owner leaves
  * the organization, and comes back into view if they rejoin. `reachable` is an API token's
- * organization boundary (issue 28): when given, links of other organizations do not count, so a
+ * organization boundary: when given, links of other organizations do not count, so a
  * token does not learn how many links it may not read.
  */
 async function countLinks(

@@ -1,4 +1,7 @@
-/** Tags (CONTRACT.md §3.8, §10): the caller's own labels, CRUD, uniqueness ignoring case, isolation. */
+/**
+ * Tags (docs/API.md#links-and-go-links): the caller's own labels, CRUD, uniqueness ignoring case,
+ * isolation.
+ */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'

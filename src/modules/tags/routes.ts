@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf } from '../auth/hook.js'
+import { callerOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { CreateTagBody, TagPage, TagView, UpdateTagBody } from './schemas.js'
 import { createTag, deleteTag, getTag, listTags, updateTag } from './service.js'
@@ -12,7 +12,7 @@ const NAME_TAKEN = errorResponse(
   'ALREADY_EXISTS: you have a tag with this name, ignoring case (details: name)',
 )
 
-/** /api/tags — the caller's own tags (CONTRACT.md §10). */
+/** /api/tags — the caller's own tags (docs/API.md#links-and-go-links). */
 export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -58,7 +58,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request) => getTag(deps, callerOf(request), request.params.id),
     )
 
-    // PUT takes the same partial body as PATCH (CONTRACT.md §1: the seed names PUT for tags).
+    // PUT takes the same partial body as PATCH (docs/API.md#conventions: the seed names PUT for
+    // tags).
     for (const method of ['PUT', 'PATCH'] as const) {
       app.route({
         method,

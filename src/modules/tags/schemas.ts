@@ -10,7 +10,10 @@ const Color = Nullable(
   }),
 )
 
-/** CONTRACT.md §3.8; `link_count` counts the links carrying the tag that its owner can still see. */
+/**
+ * docs/API.md#links-and-go-links; `link_count` counts the links carrying the tag that its owner can
+ * still see.
+ */
 export const TagView = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -26,7 +29,10 @@ export const TagPage = PageOf(TagView)
 export const CreateTagBody = Body({ name: TagName, color: Type.Optional(Color) })
 export type CreateTagBody = Static<typeof CreateTagBody>
 
-/** PATCH and PUT alike (CONTRACT.md §1): any of the fields; `color: null` removes the colour. */
+/**
+ * PATCH and PUT alike (docs/API.md#conventions): any of the fields; `color: null` removes the
+ * colour.
+ */
 export const UpdateTagBody = Body(
   { name: Type.Optional(TagName), color: Type.Optional(Color) },
   { minProperties: 1 },

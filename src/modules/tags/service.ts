@@ -1,7 +1,7 @@
 /**
- * Tags (CONTRACT.md §3.8, §10): each user's own labels for links. Names are unique per user
- * ignoring case, through a unique index on (user, lower-cased name); another user's tag is simply
- * not found.
+ * Tags (docs/API.md#links-and-go-links): each user's own labels for links. Names are unique per
+ * user ignoring case, through a unique index on (user, lower-cased name); another user's tag is
+ * simply not found.
  */
 import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'
@@ -9,7 +9,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import {
   deleteTag as deleteTagRow,
   findTag,

@@ -1,5 +1,5 @@
 /**
- * Issue 28: every operation of the OpenAPI document against the permission table, generated from
+ * Every operation of the OpenAPI document against the permission table, generated from
  * the document and the table (nothing hand-listed). For each operation that needs a permission, a
  * token holding exactly that permission gets past the scope check (it may still fail for another
  * reason: a made-up id, an empty body), and a token holding every other permission gets 403
@@ -15,13 +15,13 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { newId } from '../../lib/ids.js'
-import { apiTokenPrefix, generateApiToken, hashApiToken } from './format.js'
+import { apiTokenPrefix, generateApiToken, hashApiToken } from '../../identity/token-format.js'
 import {
   OPERATION_ACCESS,
   TOKEN_PERMISSIONS,
   type OperationAccess,
   type TokenPermission,
-} from './permissions.js'
+} from '../../identity/permissions.js'
 import { createApiToken } from './service.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -77,7 +77,7 @@ async function mint(name: string, permissions: TokenPermission[]): Promise<strin
   return created.token
 }
 
-/** A token as they were before issue 28: no permissions column, no boundary. */
+/** A legacy token: no permissions, no boundary. */
 async function mintLegacy(): Promise<string> {
   const token = generateApiToken()
   await t.deps.db

@@ -1,19 +1,20 @@
 /**
- * The instance's API token policy (issue 28), a typed settings section `api_tokens`:
+ * The instance's API token policy, a typed settings section `api_tokens`:
  *
  * - `max_lifetime_days`: the longest expiry a new token may have (default and ceiling 365 days; an
- *   administrator can lower it). Every new token expires; 30 days unless its creator says otherwise.
+ *   administrator can lower it). Every new token expires; 30 days unless its creator says
+ *   otherwise.
  * - `refuse_legacy_from`: from this instant on, tokens made before scopes existed (full access,
  *   `permissions` NULL) answer 401 like a revoked token; null = they keep working.
  *
  * Only a legacy token's authentication looks at the policy, in the settings row's text that its
- * authentication query brought along (issue 33): a change applies at the very next request on every
+ * authentication query brought along: a change applies at the very next request on every
  * instance. Token creation reads the lifetime through a per-process cache of a few seconds (another
  * instance's change applies here within POLICY_CACHE_MS, this instance's at once).
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import type { RequestContext } from '../audit/service.js'
 import { parseSection, readSection, updateSection, type Section } from '../settings/sections.js'
 import { DEFAULT_LIFETIME_DAYS, LIFETIME_CEILING_DAYS } from './limits.js'

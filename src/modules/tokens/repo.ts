@@ -5,11 +5,11 @@ import { epochMs } from '../../lib/time.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
-import type { TokenGrant } from '../auth/caller.js'
-import { grantedSet } from './permissions.js'
+import type { TokenGrant } from '../../identity/caller.js'
+import { grantedSet } from '../../identity/permissions.js'
 import { MFA_POLICY_COLUMNS, toMfaState, type MfaState } from '../mfa/repo.js'
 import { settingValue } from '../settings/repo.js'
-import { TWO_FACTOR_POLICY_KEY } from '../settings/two-factor-requirement.js'
+import { TWO_FACTOR_POLICY_KEY } from '../../identity/two-factor-requirement.js'
 
 /** The settings row of the instance's API token policy (its section in policy.ts). */
 export const API_TOKEN_POLICY_KEY = 'api_tokens'
@@ -106,7 +106,7 @@ export async function revokeApiToken(
 /**
  * Revokes every active token of the user; returns how many. Called inside the transaction of the
  * credential change that asks for it: a password change or MFA enabled with "also revoke my API
- * tokens", an administrator's MFA reset or password change (issue 28).
+ * tokens", an administrator's MFA reset or password change.
  */
 export async function revokeAllApiTokens(
   ex: Executor,
@@ -126,17 +126,22 @@ export interface LiveApiToken {
   user: UserRecord
   tokenId: string
   grant: TokenGrant
-  /** last_used_at and expires_at as epoch milliseconds (null when unset), parsed once per row read. */
+  /**
+   * last_used_at and expires_at as epoch milliseconds (null when unset), parsed once per row read.
+   */
   lastUsedMs: number | null
   expiresMs: number | null
   mfa: MfaState
-  /** The two-factor policy's and the API token policy's settings rows (JSON text; null when never set). */
+  /**
+   * The two-factor policy's and the API token policy's settings rows (JSON text; null when never
+   * set).
+   */
   twoFactorPolicy: string | null
   tokenPolicy: string | null
 }
 
 // As the session lookup (auth/repo.ts), ONE query for everything the request needs to know
-// (issue 33): the token, its owner, whether the owner has a second factor and the policies that
+//: the token, its owner, whether the owner has a second factor and the policies that
 // apply. (The MFA status is session-only: a token never reads its columns.)
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.

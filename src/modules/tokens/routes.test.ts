@@ -6,7 +6,7 @@ import {
   createSignedInUser,
   DEFAULT_PASSWORD,
 } from '../../../test/helpers/factories.js'
-import { generateApiToken } from './format.js'
+import { generateApiToken } from '../../identity/token-format.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
@@ -266,7 +266,7 @@ describe('GET and DELETE /api/tokens', () => {
   })
 })
 
-describe('what a token may not do (CONTRACT.md §5.4)', () => {
+describe('what a token may not do (docs/API.md#what-an-api-token-may-not-do)', () => {
   it('create tokens, change the password or delete the account: 403 SESSION_REQUIRED (every session-only operation: permissions.routes.test.ts)', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)

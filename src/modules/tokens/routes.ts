@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import {
@@ -17,14 +17,14 @@ import { getApiTokenPolicy, getApiTokenSettings, updateApiTokenSettings } from '
 
 const tags = ['API tokens']
 
-// Every operation here manages account security: an interactive session only (issue 28), as the
+// Every operation here manages account security: an interactive session only, as the
 // permission table (permissions.ts) says too.
 export function tokenRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '',
       {
-        // Every attempt counts (CONTRACT.md §5.4).
+        // Every attempt counts (docs/API.md#what-an-api-token-may-not-do).
         config: { auth: 'session', rateLimit: perUser(10, 15) },
         schema: {
           tags,

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, DisplayText, Nullable, PageOf, Timestamp } from '../../lib/schema-types.js'
 import { LIFETIME_CEILING_DAYS } from './limits.js'
-import { TOKEN_PERMISSIONS, type TokenPermission } from './permissions.js'
+import { TOKEN_PERMISSIONS, type TokenPermission } from '../../identity/permissions.js'
 
 const Permission = Type.Unsafe<TokenPermission>({
   type: 'string',

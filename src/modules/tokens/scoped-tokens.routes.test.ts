@@ -1,5 +1,5 @@
 /**
- * Issue 28: the organization boundary, mandatory and capped expiry, legacy tokens and the setting
+ * The organization boundary, mandatory and capped expiry, legacy tokens and the setting
  * that refuses them, credential changes that end tokens, and administrator rights that lapse with
  * the owner's.
  */
@@ -15,7 +15,7 @@ import {
 import { createLink } from '../../../test/helpers/links.js'
 import { createOrganization } from '../../../test/helpers/organizations.js'
 import { newId } from '../../lib/ids.js'
-import { apiTokenPrefix, generateApiToken, hashApiToken } from './format.js'
+import { apiTokenPrefix, generateApiToken, hashApiToken } from '../../identity/token-format.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 

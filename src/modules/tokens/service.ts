@@ -1,8 +1,9 @@
 /**
- * Personal API tokens (CONTRACT.md §5.2, issue 28): created only from an interactive session, shown
- * once, stored as a hash, at most 100 active per user. Each new token carries permissions
+ * Personal API tokens (docs/API.md#personal-api-tokens): created only from an interactive session,
+ * shown once, stored as a hash, at most 100 active per user. Each new token carries permissions
  * (permissions.ts), an organization boundary and an expiry within the instance's maximum lifetime
- * (policy.ts). Tokens from before issue 28 are "legacy": full access, no boundary, marked in views.
+ * (policy.ts). Tokens created without permissions (before migration 0024) are "legacy": full
+ * access, no boundary, marked in views.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
@@ -11,11 +12,15 @@ import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
+import type { Caller } from '../../identity/caller.js'
 import { lockUser } from '../users/repo.js'
 import { findOrganizationOfMember } from '../organizations/repo.js'
-import { apiTokenPrefix, generateApiToken, hashApiToken } from './format.js'
-import { isAdminPermission, normalizePermissions, type TokenPermission } from './permissions.js'
+import { apiTokenPrefix, generateApiToken, hashApiToken } from '../../identity/token-format.js'
+import {
+  isAdminPermission,
+  normalizePermissions,
+  type TokenPermission,
+} from '../../identity/permissions.js'
 import { currentTokenPolicy } from './policy.js'
 import { DEFAULT_LIFETIME_DAYS } from './limits.js'
 import {

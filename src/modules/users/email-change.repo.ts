@@ -10,7 +10,9 @@ export interface NewEmailVerification {
   expiresAt: Timestamp
 }
 
-/** Inserts the verification, deleting the user's earlier unused ones: only the newest link works. */
+/**
+ * Inserts the verification, deleting the user's earlier unused ones: only the newest link works.
+ */
 export async function replaceEmailVerification(
   ex: Executor,
   verification: NewEmailVerification,

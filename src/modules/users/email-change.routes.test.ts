@@ -1,4 +1,7 @@
-/** Changing the account email with a verification link (CONTRACT.md §5.1), mail really delivered. */
+/**
+ * Changing the account email with a verification link (docs/API.md#the-current-user), mail really
+ * delivered.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256Hex } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
@@ -63,7 +66,7 @@ async function configureSmtp(enabled = true): Promise<void> {
       port: server.port,
       username: SMTP_USERNAME,
       password: SMTP_PASSWORD,
-      // The stand-in offers no STARTTLS (issue 11: credentials in clear only to loopback, explicitly).
+      // The stand-in offers no STARTTLS (credentials in clear only to loopback, explicitly).
       plaintext_auth_on_loopback: true,
       from_address: 'no-reply@example.com',
     },
@@ -132,7 +135,7 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
 
     const verified = await verify(token)
     expect(verified.statusCode).toBe(200)
-    // Public, so only what the page shows: the address now in use, nothing else of the account (issue 26 item 6).
+    // Public, so only what the page shows: the address now in use, nothing else of the account.
     expect(verified.json()).toEqual({ email: newEmail })
     expect(await me(alice.token)).toMatchObject({ email: newEmail, email_pending: null })
     await expect(login(t, newEmail, DEFAULT_PASSWORD)).resolves.toBeTruthy()
@@ -259,7 +262,7 @@ describe('POST /api/users/me/email then POST /api/users/email/verify', () => {
 describe('refusals of POST /api/users/me/email', () => {
   it('needs the password when the account has one: missing 400 PASSWORD_REQUIRED, wrong 400 INVALID_PASSWORD', async () => {
     const gina = await createSignedInUser(t)
-    // Outside the re-authentication window its sign-in opened (issue 32).
+    // Outside the re-authentication window its sign-in opened.
     await closeReauthenticationWindows(t, gina.user.id)
     const missing = await requestChange(gina.token, { email: uniqueEmail() })
     expect(missing.statusCode).toBe(400)
@@ -383,7 +386,7 @@ describe('refusals of POST /api/users/me/email', () => {
     ).toBe(401)
     const doc = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json()
     const operation = doc.paths['/api/users/me/email'].post
-    // A shared answer is a reference to its response component (issue 17).
+    // A shared answer is a reference to its response component.
     const forbidden = operation.responses['403']
     expect(
       (forbidden.$ref ? doc.components.responses[forbidden.$ref.split('/').pop()] : forbidden)
@@ -399,7 +402,7 @@ describe('refusals of POST /api/users/me/email', () => {
     )
   })
 
-  it('refuses a personal API token with 403 SESSION_REQUIRED (CONTRACT.md §5.4)', async () => {
+  it('refuses a personal API token with 403 SESSION_REQUIRED (docs/API.md#what-an-api-token-may-not-do)', async () => {
     const user = await createSignedInUser(t)
     const { token } = await createApiTokenFor(t, user.token)
     const response = await t.app.inject({

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { ChangeEmailBody, EmailVerifiedView, VerifyEmailBody } from './email-change.schemas.js'

@@ -12,7 +12,7 @@ export type VerifyEmailBody = Static<typeof VerifyEmailBody>
 
 /**
  * What the verification page needs: the address now in use. The route is public — whoever holds
- * the link — so it answers nothing else about the account (issue 26 item 6).
+ * the link — so it answers nothing else about the account.
  */
 export const EmailVerifiedView = Type.Object(
   { email: Type.String({ description: 'The address the account uses from now on' }) },

@@ -1,8 +1,8 @@
 /**
- * Changing the account's email with proof of the new address (CONTRACT.md §5.1): the request
- * stores the address as `email_pending` and mails a single-use link to it; the link's token swaps
- * the addresses. The token is 256 random bits, kept only as its SHA-256, valid 24 hours, and a new
- * request replaces the previous one.
+ * Changing the account's email with proof of the new address (docs/API.md#the-current-user): the
+ * request stores the address as `email_pending` and mails a single-use link to it; the link's token
+ * swaps the addresses. The token is 256 random bits, kept only as its SHA-256, valid 24 hours, and
+ * a new request replaces the previous one.
  */
 import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'
@@ -12,8 +12,8 @@ import { newId } from '../../lib/ids.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
-import { provePasswordOrWindow } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { provePasswordOrWindow } from '../../identity/reauth.js'
 import { withUserMail } from '../mail/limits.js'
 import { assertMailConfigured, sendMail } from '../mail/service.js'
 import {
@@ -28,7 +28,10 @@ import { emailTakenError, normalizeEmail } from './service.js'
 
 export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 60 * 60
 
-/** The page of the web app that posts the token to POST /api/users/email/verify (docs/API.md). */
+/**
+ * The page of the web app that posts the token to POST /api/users/email/verify
+ * (docs/API.md#email-change).
+ */
 export function verificationLink(deps: Deps, token: string): string {
   return `${deps.config.publicUrl}/verify-email?token=${token}`
 }
@@ -56,12 +59,13 @@ export async function requestEmailChange(
 ): Promise<UserRecord> {
   await assertMailConfigured(deps)
   const user = caller.user
-  // The identity provider owns the address of a linked account; a local change would be overwritten.
+  // The identity provider owns the address of a linked account; a local change would be
+  // overwritten.
   if (user.oidc_provider !== null) throw new AppError('EMAIL_MANAGED_BY_PROVIDER')
   const email = normalizeEmail(body.email)
   if (email === user.email) throw invalidField('email', 'is already your email address')
   await provePasswordOrWindow(deps, caller, body.password)
-  // The mail caps (issue 26 item 5): taken before anything is stored, given back when nothing was sent.
+  // The mail caps: taken before anything is stored, given back when nothing was sent.
   return withUserMail(deps, email, () => storeAndMail(deps, user, email, ctx))
 }
 

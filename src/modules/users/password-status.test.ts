@@ -1,5 +1,5 @@
 /**
- * The Security page's "password last changed" (issue 32, migration 0032): every path that writes a
+ * The Security page's "password last changed" (migration 0032): every path that writes a
  * password records when — setup, the create-admin command, an administrator's new user and new
  * password, SCIM, the account's own change, and a reset link (mailed or printed by the CLI) — and
  * GET /api/users/me/password reports it. Runs on both engines like the rest of the suite.

@@ -61,9 +61,9 @@ type RawUser = Omit<
 /**
  * Normalises engine differences (SQLite answers booleans as 0/1). The record is built field by
  * field, not spread: node:sqlite returns rows as dictionary-mode objects, and spreading one (or
- * destructuring the rest of it) takes V8's slow generic path — on the per-request authentication
- * lookup that was ≈6 % of a request's CPU (perf, issue #10). A literal also gives every record the
- * same hidden class, so the handlers and the serializer that read it stay monomorphic.
+ * destructuring the rest of it) takes V8's slow generic path, a measurable share of the per-request
+ * authentication lookup (docs/decisions/0013-request-path.md). A literal also gives every record
+ * the same hidden class, so the handlers and the serializer that read it stay monomorphic.
  */
 export function toUserRecord(row: RawUser): UserRecord {
   return {
@@ -126,7 +126,7 @@ export async function findPasswordCandidateByEmail(
 }
 
 /**
- * The columns every password write sets together (issue 32): the hash and when it was written, so
+ * The columns every password write sets together: the hash and when it was written, so
  * the Security page's "last changed" cannot fall behind the password itself.
  */
 export function passwordColumns(
@@ -220,7 +220,7 @@ export async function lockUser(ex: Executor, userId: string): Promise<void> {
 /**
  * The ids of the active administrators, locked until the transaction ends (PostgreSQL; SQLite
  * serialises writers). Two concurrent demotions or deletions therefore cannot both see "another
- * admin remains" and together leave none (CONTRACT.md §8.1 LAST_ADMIN).
+ * admin remains" and together leave none (docs/API.md#administering-users LAST_ADMIN).
  */
 export async function lockActiveAdminIds(ex: Executor): Promise<string[]> {
   const rows = await ex

@@ -157,7 +157,8 @@ describe('POST /api/users/me/password', () => {
 
   it('needs the current password: missing → PASSWORD_REQUIRED, wrong → INVALID_PASSWORD (400, not 401)', async () => {
     const { token, user } = await createSignedInUser(t)
-    // Outside the re-authentication window its sign-in opened (issue 32; test/security/reauthentication-window.test.ts).
+    // Outside the re-authentication window its sign-in opened
+    // (test/security/reauthentication-window.test.ts).
     await closeReauthenticationWindows(t, user.id)
     const missing = await change(token, { new_password: 'another fine passphrase' })
     expect(missing.statusCode).toBe(400)

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../deps.js'
 import { NoContent } from '../../lib/schema-types.js'
-import { callerOf, contextOf } from '../auth/hook.js'
+import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { clearSessionCookies } from '../auth/cookies.js'
+import { clearSessionCookies } from '../../identity/cookies.js'
 import {
   ChangePasswordBody,
   DeleteMeBody,
@@ -28,7 +28,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/me',
       {
-        // The console's enrolment page needs it (issue 14: open during enrolment, auth/mfa-policy.ts).
+        // The console's enrolment page needs it (open during enrolment, auth/mfa-policy.ts).
         config: { allowedDuringEnrollment: true },
         schema: {
           tags,

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, DisplayText, Email, Nullable, Secret } from '../../lib/schema-types.js'
 
-/** The seed's User, exactly its 12 fields (CONTRACT.md §3.1). */
+/** The seed's User, exactly its 12 fields (docs/API.md#the-user-object). */
 export const UserView = Type.Object(
   {
     id: Type.String(),
@@ -42,8 +42,8 @@ export const UpdateMeBody = Body(
 export type UpdateMeBody = Static<typeof UpdateMeBody>
 
 /**
- * The password's state for the Security page's summary (issue 32). Apart from the User, whose
- * fields the contract fixes (CONTRACT.md §3.1).
+ * The password's state for the Security page's summary. Apart from the User, whose
+ * fields the contract fixes (docs/API.md#the-user-object).
  */
 export const PasswordStatusView = Type.Object({
   has_password: Type.Boolean(),

@@ -1,6 +1,6 @@
 /**
- * The current user's account (CONTRACT.md §5.1) and the creation of users, shared by first-run
- * setup, the create-admin command and (later) administration.
+ * The current user's account (docs/API.md#the-current-user) and the creation of users, shared by
+ * first-run setup, the create-admin command and (later) administration.
  */
 import type { Deps } from '../../deps.js'
 import type { Executor, NewUserRow } from '../../db/schema.js'
@@ -9,8 +9,8 @@ import { AppError, invalidField } from '../../errors.js'
 import { newId, newUserKey } from '../../lib/ids.js'
 import { normalizePassword, passwordProblemDetail } from '../../lib/password-policy.js'
 import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../auth/caller.js'
-import { isReauthenticated, provePasswordOrWindow } from '../auth/reauth.js'
+import type { Caller } from '../../identity/caller.js'
+import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
 import { revokeUserSessions } from '../auth/repo.js'
 import { revokeAllApiTokens } from '../tokens/repo.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
@@ -27,7 +27,7 @@ import {
 } from './repo.js'
 import type { ChangePasswordBody, DeleteMeBody, UpdateMeBody } from './schemas.js'
 
-/** Emails are compared and stored trimmed and lower-cased (CONTRACT.md §1). */
+/** Emails are compared and stored trimmed and lower-cased (docs/API.md#conventions). */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase()
 }
@@ -146,14 +146,17 @@ export async function updateCurrentUser(
   })
 }
 
-/** The Security page's password row (issue 32). */
+/** The Security page's password row. */
 export async function getPasswordStatus(deps: Deps, caller: Caller): Promise<PasswordStatus> {
   const status = await findPasswordStatus(deps.db, caller.user.id)
   if (status === null) throw new AppError('NOT_FOUND')
   return status
 }
 
-/** Sets a new password and signs out every other session (CONTRACT.md §5.1); with `revoke_api_tokens`, every API token too. */
+/**
+ * Sets a new password and signs out every other session (docs/API.md#the-current-user); with
+ * `revoke_api_tokens`, every API token too.
+ */
 export async function changePassword(
   deps: Deps,
   caller: Caller,
@@ -206,7 +209,7 @@ export async function deleteCurrentUser(
   ctx: RequestContext,
 ): Promise<void> {
   await provePasswordOrWindow(deps, caller, input.password)
-  // Inside the re-authentication window (issue 32) the code may be left out; a code sent is checked.
+  // Inside the re-authentication window the code may be left out; a code sent is checked.
   if (input.code !== undefined || !isReauthenticated(deps, caller))
     await assertSecondFactorIfEnabled(deps, caller.user.id, input.code)
   await deps.db.transaction().execute(async (tx) => {

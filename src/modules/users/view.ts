@@ -1,7 +1,10 @@
 import type { UserRecord } from './repo.js'
 import type { UserView } from './schemas.js'
 
-/** The seed's User (CONTRACT.md §3.1): exactly these 12 fields, real booleans, null where empty. */
+/**
+ * The seed's User (docs/API.md#the-user-object): exactly these 12 fields, real booleans, null where
+ * empty.
+ */
 export function toUserView(user: UserRecord): UserView {
   return {
     id: user.id,

@@ -1,5 +1,5 @@
 /**
- * After a sign-in with a backup code (issue 32): "You signed in with a backup code. N are left." —
+ * After a sign-in with a backup code: "You signed in with a backup code. N are left." —
  * once, at the top of the first signed-in page, with the way to the security page where new codes
  * are made. The count comes from the API, never from the client.
  */

@@ -1,6 +1,6 @@
 /**
  * The profile: name, language, theme, AI suggestions, and the email address. The password lives on
- * the Security page only (issue 32: one place for each credential); this page points there. The
+ * the Security page only (one place for each credential); this page points there. The
  * email change asks for the password only when the session's re-authentication window is closed,
  * in the same dialog as the Security page (useReauth({ window: true })).
  */
@@ -165,7 +165,9 @@ function EmailForm({ user }: { user: User }) {
   )
 }
 
-/** The password, second factors and devices are managed on the Security page; one place for each. */
+/**
+ * The password, second factors and devices are managed on the Security page; one place for each.
+ */
 function SecurityPointer() {
   const { t } = useI18n()
   return (

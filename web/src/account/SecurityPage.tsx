@@ -1,5 +1,5 @@
 /**
- * What protects the account, at a glance, and how to change it (CONSOLE.md principle 1, issue 32):
+ * What protects the account, at a glance, and how to change it (CONSOLE.md principle 1):
  * a summary as GitHub's and Keycloak's open theirs — password, authenticator app, passkeys, backup
  * codes, signed-in devices, identity provider, each with its one action — then the sections those
  * actions lead to. Forms open on demand; a sensitive change asks for the password (and second
@@ -33,7 +33,7 @@ import {
   useActionError,
 } from './SecuritySections'
 
-/** Whether there is a password and when it was last set (issue 32; the User itself has no such field). */
+/** Whether there is a password and when it was last set (the User itself has no such field). */
 const passwordStatusQuery = {
   queryKey: ['password-status'],
   queryFn: () => unwrap(client.GET('/api/users/me/password')),
@@ -48,7 +48,7 @@ export function SecurityPage() {
   const { t } = useI18n()
   const status = useQuery(mfaStatusQuery)
   const [codes, setCodes] = useState<string[] | null>(null)
-  // Issue 14: under the two-factor policy, enrolment is all this session may do.
+  // Under the two-factor policy, enrolment is all this session may do.
   const restricted = status.data?.enrollment_required === true
 
   return (
@@ -70,7 +70,9 @@ export function SecurityPage() {
   )
 }
 
-/** One row of the summary: what it is, its state in words (never colour alone), and its one action. */
+/**
+ * One row of the summary: what it is, its state in words (never colour alone), and its one action.
+ */
 function Row({
   label,
   state,
@@ -93,7 +95,10 @@ function Row({
   )
 }
 
-/** "Set", "Last changed 26 Nov 2026, 16:30" — a password set before the time was recorded has no date. */
+/**
+ * "Set", "Last changed 26 Nov 2026, 16:30" — a password set before the time was recorded has no
+ * date.
+ */
 function passwordState(
   i18n: ReturnType<typeof useI18n>,
   password: { has_password: boolean; changed_at: string | null },
@@ -209,7 +214,10 @@ function Summary({ onCodes }: { onCodes: (codes: string[]) => void }) {
   )
 }
 
-/** Setting or changing the password: only the new one here; the current one is asked by the re-authentication dialog if needed. */
+/**
+ * Setting or changing the password: only the new one here; the current one is asked by the
+ * re-authentication dialog if needed.
+ */
 function PasswordForm({ hasPassword, onDone }: { hasPassword: boolean; onDone: () => void }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
@@ -255,7 +263,7 @@ function PasswordForm({ hasPassword, onDone }: { hasPassword: boolean; onDone: (
         autoFocus
         error={state.at('new_password')}
       />
-      {/* Issue 28: on by default — a password changed in a hurry usually means a credential leaked. */}
+      {/* On by default — a password changed in a hurry usually means a credential leaked. */}
       <CheckboxField
         name="revoke_api_tokens"
         label={t('tokens.alsoRevoke')}
@@ -293,7 +301,10 @@ function useRegenerate(onCodes: (codes: string[]) => void) {
   return { start, failure, dialog: reauth.dialog }
 }
 
-/** The authenticator app: set it up (QR code, key with Copy), or — when on — new backup codes and, quietly, turning it off. */
+/**
+ * The authenticator app: set it up (QR code, key with Copy), or — when on — new backup codes and,
+ * quietly, turning it off.
+ */
 function AppSection({ onCodes }: { onCodes: (codes: string[]) => void }) {
   const { t } = useI18n()
   const status = useQuery(mfaStatusQuery)

@@ -1,9 +1,9 @@
 /**
- * The security page's lower sections (issue 32): the signed-in devices (this one first, with how
+ * The security page's lower sections: the signed-in devices (this one first, with how
  * and when it signed in), the linked identity provider (link, unlink) and deleting one's own
- * account. Each sensitive action goes through the re-authentication window (useReauth({ window: true })):
- * a dialog asks only when the session's window is closed, and the action's confirmation closes
- * before it, so no dialog opens over another.
+ * account. Each sensitive action goes through the re-authentication window (useReauth({ window:
+ * true })): a dialog asks only when the session's window is closed, and the action's confirmation
+ * closes before it, so no dialog opens over another.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
@@ -30,7 +30,9 @@ export const identitiesQuery = {
   queryFn: () => unwrap(client.GET('/api/users/me/identities')),
 }
 
-/** A section's error for actions confirmed in a dialog; a cancelled re-authentication is no error. */
+/**
+ * A section's error for actions confirmed in a dialog; a cancelled re-authentication is no error.
+ */
 export function useActionError() {
   const i18n = useI18n()
   const [error, setError] = useState<unknown>(null)
@@ -43,7 +45,10 @@ export function useActionError() {
   }
 }
 
-/** "Password and authenticator app", "Passkey", "Identity provider Acme" — from the session's sign_in_method. */
+/**
+ * "Password and authenticator app", "Passkey", "Identity provider Acme" — from the session's
+ * sign_in_method.
+ */
 function useSignInMethod() {
   const { t } = useI18n()
   const providers = useQuery(providersQuery).data?.items ?? []
@@ -153,7 +158,10 @@ export function Sessions() {
   )
 }
 
-/** The identity provider the account signs in with (at most one): link one of the instance's, or unlink it. */
+/**
+ * The identity provider the account signs in with (at most one): link one of the instance's, or
+ * unlink it.
+ */
 export function IdentitySection() {
   const { t } = useI18n()
   const queryClient = useQueryClient()
@@ -244,7 +252,10 @@ export function IdentitySection() {
   )
 }
 
-/** Deleting one's own account: named, confirmed, re-authenticated; then the session is gone and the sign-in page shows. */
+/**
+ * Deleting one's own account: named, confirmed, re-authenticated; then the session is gone and the
+ * sign-in page shows.
+ */
 export function DeleteAccount() {
   const { t } = useI18n()
   const queryClient = useQueryClient()

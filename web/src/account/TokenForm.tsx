@@ -1,5 +1,5 @@
 /**
- * The token creation form (issue 28): name, expiry (presets within the instance's maximum, or a
+ * The token creation form: name, expiry (presets within the instance's maximum, or a
  * date), organization boundary, and per area "no access / read / read and write" with the area's
  * operations from the OpenAPI document; a summary line says what the token will be able to do.
  */

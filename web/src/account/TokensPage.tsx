@@ -1,5 +1,5 @@
 /**
- * Personal API tokens (issue 28): create one with a name, an expiry, an organization boundary and
+ * Personal API tokens: create one with a name, an expiry, an organization boundary and
  * per-area permissions (each area listing the operations it opens, from the OpenAPI document), with
  * a summary line of what it can do; list them with their permissions, boundary, expiry and last
  * use; replace a legacy full-access token with a scoped one; revoke.

@@ -1,11 +1,14 @@
 /**
- * What each token permission opens, read from the API's own OpenAPI document (issue 28): every
+ * What each token permission opens, read from the API's own OpenAPI document: every
  * operation states the permission an API token needs as the scope of its bearer security
  * requirement, so the token form lists exactly what the server enforces.
  */
 import type { components } from '../api/schema'
 
-/** A permission as the API's schema states it (its enum comes from src/modules/tokens/permissions.ts). */
+/**
+ * A permission as the API's schema states it (its enum comes from
+ * src/modules/tokens/permissions.ts).
+ */
 export type Permission = components['schemas']['ApiToken']['permissions'][number]
 export type Area = Permission extends `${infer A}:${'read' | 'write'}` ? A : never
 

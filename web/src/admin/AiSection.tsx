@@ -20,7 +20,10 @@ const flagsQuery = {
   queryKey: ['ai-suggestions'],
   queryFn: () => unwrap(client.GET('/api/config/ai-suggestions')),
 }
-/** The API's largest page; a provider with more models shows the first 200 (sorted by id) and the field still takes any name. */
+/**
+ * The API's largest page; a provider with more models shows the first 200 (sorted by id) and the
+ * field still takes any name.
+ */
 const MODEL_LIMIT = 200
 
 export function AiSection() {

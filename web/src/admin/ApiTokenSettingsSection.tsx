@@ -1,5 +1,5 @@
 /**
- * Administration · Settings · API tokens (issue 28): the longest lifetime a new token may have, and
+ * Administration · Settings · API tokens: the longest lifetime a new token may have, and
  * the day from which legacy full-access tokens are refused.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'

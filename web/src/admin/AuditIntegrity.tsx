@@ -1,5 +1,5 @@
 /**
- * Issue 30: the audit log's integrity on the audit page — the last check of the database against
+ * The audit log's integrity on the audit page — the last check of the database against
  * its signed checkpoints (green when intact, red with the first bad entry when not), a button to
  * check now, and the public verifier key that `switchboard audit verify --key` takes.
  */

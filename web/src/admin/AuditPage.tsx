@@ -1,10 +1,10 @@
 /**
  * Administration · Audit log: newest first; filters by action, actor and time live in the query
  * string (Back and reload keep the view); keyset pages; the filtered view downloads as CSV or
- * JSON Lines from the API's streamed export, or as the verifiable export (issue 30), whose
+ * JSON Lines from the API's streamed export, or as the verifiable export, whose
  * integrity status and verifier key are shown above the filters (AuditIntegrity).
  *
- * Issue 32: targets by name (the id on hover), details as readable lines with the raw JSON behind
+ * Targets by name (the id on hover), details as readable lines with the raw JSON behind
  * a toggle, times in the person's language, an action picker grouped by area (the API matches by
  * prefix), and a From after Before refused in the form.
  */
@@ -39,7 +39,7 @@ export interface AuditSearch extends AuditFilters {
 
 /**
  * Actions the service writes, grouped by area (the part before the dot). The filter matches by
- * prefix (issue 32), so an area selects all of its actions; any other text is accepted too.
+ * prefix, so an area selects all of its actions; any other text is accepted too.
  */
 export const KNOWN_ACTIONS: Record<string, string[]> = {
   auth: [
@@ -240,7 +240,8 @@ function AuditRow({ event }: { event: AuditEvent }) {
         {event.target_type === null ? (
           '—'
         ) : (
-          // The id is on hover and in the accessible description; the name is what people recognise.
+          // The id is on hover and in the accessible description; the name is what people
+          // recognise.
           <span
             className="audit-target"
             title={`${event.target_type} ${event.target_id ?? ''}`}
@@ -289,7 +290,10 @@ function AuditRow({ event }: { event: AuditEvent }) {
   )
 }
 
-/** The action filter: known actions grouped by area, each area itself a choice (the API matches by prefix). */
+/**
+ * The action filter: known actions grouped by area, each area itself a choice (the API matches by
+ * prefix).
+ */
 function ActionPicker({ value, onChange }: { value: string; onChange: (value: string) => void }) {
   const { t } = useI18n()
   return (
@@ -346,9 +350,9 @@ interface FormOfAddress {
 }
 
 /**
- * Which filters the form shows, and when it is built anew: when someone else moves the address (back,
- * a link), not when its own navigation lands — by then the person may be typing the next filters,
- * which a rebuild would drop. "Clear filters" empties the form at the click.
+ * Which filters the form shows, and when it is built anew: when someone else moves the address
+ * (back, a link), not when its own navigation lands — by then the person may be typing the next
+ * filters, which a rebuild would drop. "Clear filters" empties the form at the click.
  */
 function useFormOfAddress(filters: AuditFilters): FormOfAddress {
   const navigate = useNavigate()
@@ -414,7 +418,8 @@ function AuditFiltersForm({
         const values = formValues(event.currentTarget)
         const since = fromLocalDateTime(values.since)
         const until = fromLocalDateTime(values.until)
-        // An empty window is a mistake, not a query: say so at the field instead of showing "no events".
+        // An empty window is a mistake, not a query: say so at the field instead of showing "no
+        // events".
         if (since !== undefined && until !== undefined && since >= until) {
           setRangeError(t('admin.audit.rangeInvalid'))
           queueMicrotask(() => focusDateTimeField(form.current, 'until'))

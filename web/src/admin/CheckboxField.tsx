@@ -1,4 +1,6 @@
-/** A checkbox with its label beside it and, optionally, help below it tied with aria-describedby. */
+/**
+ * A checkbox with its label beside it and, optionally, help below it tied with aria-describedby.
+ */
 import { useId } from 'react'
 
 export function CheckboxField({

@@ -1,5 +1,5 @@
 /**
- * The first-run checklist on an administrator's home (issue 27): the steps of a team's first week,
+ * The first-run checklist on an administrator's home: the steps of a team's first week,
  * each with its state as the API reads it from the instance now, and a link to where it is done.
  * Shown until every required step is done or an administrator hides it.
  */

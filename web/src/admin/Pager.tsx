@@ -1,6 +1,7 @@
 /**
  * Keyset paging from the API's cursors: the cursor lives in the query string (Back returns to the
- * previous page, a reload keeps the page), "Next page" follows `next_cursor`, "First page" drops it.
+ * previous page, a reload keeps the page), "Next page" follows `next_cursor`, "First page" drops
+ * it.
  */
 import { Link } from '@tanstack/react-router'
 import { useI18n } from '../i18n/i18n'

@@ -2,7 +2,7 @@
  * Administration · one identity provider, new or existing: the OIDC client settings, the client
  * secret write-only, and the callback URL to register at the provider, with a copy button.
  *
- * Issue 32: a new provider starts from a preset (Google, Microsoft Entra ID, Okta, Keycloak or a
+ * A new provider starts from a preset (Google, Microsoft Entra ID, Okta, Keycloak or a
  * generic one); its callback URL shows while the key is typed, before saving; and every save with a
  * new or changed issuer first fetches and checks the issuer's discovery document
  * (POST /api/oidc-providers/check), naming what is wrong at the issuer field.
@@ -94,12 +94,15 @@ const PRESETS = [
   { id: 'generic', name: '', provider_key: '', issuer_url: '' },
 ] as const
 
-/** Fetches and checks the issuer's discovery document; a failure becomes the issuer field's error. */
+/**
+ * Fetches and checks the issuer's discovery document; a failure becomes the issuer field's error.
+ */
 async function checkIssuer(
   issuerUrl: string,
   t: (key: string, params?: Record<string, string>) => string,
 ): Promise<void> {
-  // Empty or not a web address: the save itself names that, together with every other invalid field.
+  // Empty or not a web address: the save itself names that, together with every other invalid
+  // field.
   if (!/^https?:\/\/./i.test(issuerUrl)) return
   const answer = await unwrap(
     client.POST('/api/oidc-providers/check', { body: { issuer_url: issuerUrl } }),

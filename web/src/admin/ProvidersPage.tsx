@@ -1,4 +1,7 @@
-/** Administration · Identity providers: the OIDC providers people sign in with, and the callback URL to register at each. */
+/**
+ * Administration · Identity providers: the OIDC providers people sign in with, and the callback URL
+ * to register at each.
+ */
 import { useQuery } from '@tanstack/react-query'
 import { Link } from '@tanstack/react-router'
 import { useI18n } from '../i18n/i18n'

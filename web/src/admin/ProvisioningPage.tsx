@@ -1,5 +1,5 @@
 /**
- * Administration · Provisioning (SCIM, issue 29): the SCIM base URL to paste into Okta or Entra ID,
+ * Administration · Provisioning (SCIM): the SCIM base URL to paste into Okta or Entra ID,
  * the SCIM credentials (created with a name, the secret shown once with a copy button, revoked
  * behind a confirmation), the "adopt existing accounts by email" setting, and the last SCIM
  * requests with their outcome, so an administrator can see why a provisioning run failed.
@@ -224,7 +224,8 @@ function AdoptSetting() {
   const queryClient = useQueryClient()
   const adopt = useQuery(adoptQuery)
   const [error, setError] = useState<string | null>(null)
-  // The choice being saved, shown at once (set in the same event as the click); null: the saved state.
+  // The choice being saved, shown at once (set in the same event as the click); null: the saved
+  // state.
   const [choice, setChoice] = useState<boolean | null>(null)
   const mutation = useMutation({
     mutationFn: (on: boolean) =>

@@ -2,7 +2,7 @@
  * Administration · Settings: one section component per concern, in the order an administrator
  * sets an instance up. A new section (a policy, say) is one more entry in SECTIONS.
  *
- * Issue 32: the sections have their own navigation beside them (above them on a phone); each link
+ * The sections have their own navigation beside them (above them on a phone); each link
  * is the section's address on the page (/admin/settings#smtp), so it can be shared.
  */
 import type { ComponentType } from 'react'

@@ -1,4 +1,7 @@
-/** Settings · outgoing email (SMTP): the server, the sender, the write-only password, and a test email. */
+/**
+ * Settings · outgoing email (SMTP): the server, the sender, the write-only password, and a test
+ * email.
+ */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'

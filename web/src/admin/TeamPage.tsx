@@ -1,4 +1,7 @@
-/** Administration · one team: rename and describe it, its members (add by email or by picking a user, remove), delete it. */
+/**
+ * Administration · one team: rename and describe it, its members (add by email or by picking a
+ * user, remove), delete it.
+ */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
@@ -131,7 +134,8 @@ function AddMember({ team }: { team: Team }) {
   const [picked, setPicked] = useState<AdminUser | null>(null)
   const [pickMissing, setPickMissing] = useState(false)
   const [pickerKey, setPickerKey] = useState(0)
-  // An address no account has is a 404 without details: said at the field, in the person's language.
+  // An address no account has is a 404 without details: said at the field, in the person's
+  // language.
   const addByEmail = useAddMember(
     team,
     () => byEmail.form.current?.reset(),

@@ -18,7 +18,8 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
   const items = teams.data?.items ?? []
   return (
     <Page title={t('admin.teams.title')} description={t('admin.teams.description')}>
-      {/* Issue 32: what a team is for, next to organizations (docs/API.md, "Teams"); the Organizations page says the same. */}
+      {/* What a team is for, next to organizations (docs/API.md#teams); the Organizations page
+          says the same. */}
       <TeamsAndOrganizations />
       <CreateTeamForm />
       <section className="section" aria-labelledby="teams-heading">

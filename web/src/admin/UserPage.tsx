@@ -1,6 +1,6 @@
 /**
  * Administration · one user: name, email and role; disable and enable; a new password, or a reset
- * link mailed or to hand over (issue 27); reset two-factor authentication; delete after typing
+ * link mailed or to hand over; reset two-factor authentication; delete after typing
  * their email. Credential and privilege changes ask for the
  * administrator's own proof (reauth dialog). Administrators cannot demote, disable or delete
  * themselves — that is what keeps an administrator on the instance — so on their own account the
@@ -89,7 +89,10 @@ export function UserPage({ userId }: { userId: string }) {
   )
 }
 
-/** Issue 32: the teams this person belongs to (GET /api/admin/teams?member_id=), first page; teams are managed on their own pages. */
+/**
+ * The teams this person belongs to (GET /api/admin/teams?member_id=), first page; teams are managed
+ * on their own pages.
+ */
 function TeamsSection({ user }: { user: AdminUser }) {
   const { t } = useI18n()
   const teams = useQuery({
@@ -318,7 +321,7 @@ function AccessSection({ user, self }: { user: AdminUser; self: boolean }) {
 }
 
 /**
- * Issue 27: getting someone back in. "Set a new password" and "Create a reset link" hand the
+ * Getting someone back in. "Set a new password" and "Create a reset link" hand the
  * administrator a way into the account, so both go through the re-authentication dialog; a mailed
  * link goes to the account's own address and needs none. The created link is shown once.
  */

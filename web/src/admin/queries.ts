@@ -1,4 +1,7 @@
-/** The administration's data: queries over the admin API, keyed so a change refetches what it touched. */
+/**
+ * The administration's data: queries over the admin API, keyed so a change refetches what it
+ * touched.
+ */
 import { queryOptions } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
 
@@ -66,7 +69,8 @@ export const teamMembersQuery = (id: string, cursor: string | undefined) =>
 
 export const providersAdminQuery = queryOptions({
   queryKey: ['admin', 'providers'],
-  // Identity providers are few; 200 (the API's largest page) is the bound, and the page says when there are more.
+  // Identity providers are few; 200 (the API's largest page) is the bound, and the page says when
+  // there are more.
   queryFn: () => unwrap(client.GET('/api/oidc-providers', { params: { query: { limit: 200 } } })),
 })
 

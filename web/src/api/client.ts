@@ -5,8 +5,8 @@
  * Credentials: the HttpOnly `token` cookie, sent by the browser; nothing is kept in localStorage.
  * Unsafe methods carry the double-submit header X-CSRF-Token, copied from the `csrf_token` cookie
  * that sign-in sets (the API checks that both match and belong to the session). Over https the
- * service names its cookies `__Host-…` (docs/API.md, issue 26); browsers refuse that prefix on
- * http, so the prefixed cookie, when present, is the one the service reads.
+ * service names its cookies `__Host-…` (docs/API.md#access-jwt-and-sessions); browsers refuse that
+ * prefix on http, so the prefixed cookie, when present, is the one the service reads.
  */
 import createClient, { type Middleware } from 'openapi-fetch'
 import type { paths } from './schema'

@@ -3,7 +3,7 @@ import { formatters, loadLanguage, loadSignedInCatalogues } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
 import { ApiError, NetworkError, fieldErrors, placeError } from './errors'
 
-// The catalogues load on demand (issue 32); the console loads a language before its first render.
+// The catalogues load on demand; the console loads a language before its first render.
 beforeAll(() => Promise.all([loadLanguage('en'), loadLanguage('de')]))
 
 const envelope = (reason: string, extra: Record<string, unknown> = {}) => ({
@@ -105,13 +105,13 @@ describe('the sentence shown', () => {
     expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], en).text).toBe(
       'API says SOMETHING_NEW',
     )
-    // Never English on a German page (issue 27): a reason without a German sentence gets the general one.
+    // Never English on a German page: a reason without a German sentence gets the general one.
     expect(describeError(ApiError.from(409, envelope('SOMETHING_NEW')), ['email'], de).text).toBe(
       'Etwas ist schiefgegangen. Versuchen Sie es erneut.',
     )
   })
 
-  it('says what to do for every reason the API has, in German (issue 27)', async () => {
+  it('says what to do for every reason the API has, in German', async () => {
     // These sentences come with the signed-in areas (web/src/i18n/*/errors.json).
     await loadSignedInCatalogues()
     for (const reason of [

@@ -7,7 +7,7 @@ export interface FieldProblem {
   /** The API's English sentence: shown only when there is no code to translate. */
   message: string
   /**
-   * Stable kind of problem (issue 27), translated by the console: see validation.* in the catalogues.
+   * Stable kind of problem, translated by the console: see validation.* in the catalogues.
    * `taken` is the console's own, for a 409 ALREADY_EXISTS that names its field.
    */
   code?: string
@@ -43,7 +43,8 @@ export class ApiError extends Error {
     const message = typeof envelope.message === 'string' ? envelope.message : `HTTP ${status}`
     const details = Array.isArray(envelope.details)
       ? envelope.details.filter(isFieldProblem)
-      : // A 409 ALREADY_EXISTS names its field in a string: placed there, as a problem of the console's own code `taken`.
+      : // A 409 ALREADY_EXISTS names its field in a string: placed there, as a problem of the
+        // console's own code `taken`.
         reason === 'ALREADY_EXISTS' && typeof envelope.details === 'string'
         ? [{ field: envelope.details, message, code: 'taken' }]
         : []

@@ -8,7 +8,10 @@ export const meQuery = queryOptions({
   staleTime: 30_000,
 })
 
-/** Two-factor status; `enrollment_required` says the instance policy restricts this session to enrolment (issue 14). */
+/**
+ * Two-factor status; `enrollment_required` says the instance policy restricts this session to
+ * enrolment.
+ */
 export const mfaStatusQuery = queryOptions({
   queryKey: ['mfa-status'],
   queryFn: () => unwrap(client.GET('/api/auth/mfa/status')),

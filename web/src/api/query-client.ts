@@ -1,5 +1,5 @@
 /**
- * The signed-in console's query cache. Issue 32: it loads with the signed-in frame, the landing and
+ * The signed-in console's query cache. It loads with the signed-in frame, the landing and
  * the recovery pages, never with the sign-in page (whose size budget TanStack Query would break);
  * the router reaches it through `loadQueryClient` (router-context.ts).
  */
@@ -7,7 +7,7 @@ import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query'
 import { ApiError } from './errors'
 import { followEnrollmentRequirement } from '../policy/enrollment'
 
-// Issue 14: a 403 MFA_ENROLLMENT_REQUIRED anywhere takes the person to enrolment.
+// A 403 MFA_ENROLLMENT_REQUIRED anywhere takes the person to enrolment.
 const onError = (error: unknown) => followEnrollmentRequirement(error, queryClient)
 
 export const queryClient: QueryClient = new QueryClient({

@@ -1,7 +1,7 @@
 /**
  * Wraps the pages that use the query cache (the signed-in frame, the landing and recovery pages)
  * and applies the signed-in person's language and theme there, on load and whenever the profile
- * changes them. The sign-in pages have neither (issue 32: their size budget): they show the
+ * changes them. The sign-in pages have neither (their size budget): they show the
  * browser's language and the system's theme.
  */
 import { QueryClientProvider, useQuery } from '@tanstack/react-query'
@@ -13,7 +13,7 @@ import { queryClient } from './query-client'
 
 function SignedInPreferences() {
   const { setLanguage } = useI18n()
-  // No retry and no second request on mount: a signed-out visitor is asked once (issue 32).
+  // No retry and no second request on mount: a signed-out visitor is asked once.
   const me = useQuery({ ...meQuery, retry: false, retryOnMount: false })
   const user = me.data
   useEffect(() => {

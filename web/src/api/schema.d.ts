@@ -117,7 +117,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm it is you: opens a 10-minute window in which sensitive changes of this session need no proof
-         * @description Needs the password and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options). Within the window, the password and second-factor fields of the operations listed in docs/API.md ("Re-authentication window") may be left out. A sign-in opens the window too; an account without a password signs in again instead (403 RECENT_SIGN_IN_REQUIRED). Recorded as session.reauthenticate.
+         * @description Needs the password and, when the account has a second factor, that factor now: `code` (TOTP or backup code) or `passkey` (an answer to POST /api/auth/passkeys/proof/options). Within the window, the password and second-factor fields of the operations listed in docs/API.md#re-authentication-window may be left out. A sign-in opens the window too; an account without a password signs in again instead (403 RECENT_SIGN_IN_REQUIRED). Recorded as session.reauthenticate.
          */
         post: operations["reauthenticate"];
         delete?: never;
@@ -718,7 +718,7 @@ export interface paths {
         };
         /**
          * The filtered audit log as a download: CSV or JSON Lines, newest first, streamed
-         * @description Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. Verifiable (issue 30): a header line with the signed checkpoint made for the export and the verifier key, then every leaf oldest first with its leaf_index and leaf_hash (a redacted one as its hash only); with filters, the matching events each with its inclusion_proof. `switchboard audit verify <file> --key <verifier key>` checks it offline. Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).
+         * @description Every event the filters select (the same filters as the list, no paging), streamed in batches so memory stays bounded. CSV: a header line, every cell quoted, metadata as JSON, and a cell starting with = + - @ (or a tab or carriage return) prefixed with an apostrophe so spreadsheets do not run it as a formula. JSON Lines: one event per line, as the list's items. Verifiable: a header line with the signed checkpoint made for the export and the verifier key, then every leaf oldest first with its leaf_index and leaf_hash (a redacted one as its hash only); with filters, the matching events each with its inclusion_proof. `switchboard audit verify <file> --key <verifier key>` checks it offline. Sent as an attachment (Content-Disposition). The export itself is audited (audit.export).
          */
         get: operations["exportAuditEvents"];
         put?: never;
@@ -1041,7 +1041,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a person by email to become a member (owner, admin; only an owner invites an owner)
-         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on (issue 27).
+         * @description Nobody joins without consent: the answer is the same whether or not an account has the address, and the person accepts in GET /api/invitations or by the link — mailed when SMTP works, and in the answer for the inviter to pass on.
          */
         post: operations["addOrganizationMember"];
         delete?: never;
@@ -1080,7 +1080,7 @@ export interface paths {
         put?: never;
         /**
          * Invite an address with a role: a single-use link, valid 7 days, in the answer and by mail when SMTP works (owner, admin)
-         * @description Succeeds with or without outgoing mail (issue 27): `link` is the link the mail carries, for the inviter to pass on; `mail` says whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.
+         * @description Succeeds with or without outgoing mail: `link` is the link the mail carries, for the inviter to pass on; `mail` says whether it was mailed. A pending invitation to the same address is replaced (its link stops working): `replaced` names it and its role.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -1239,7 +1239,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Before saving (issue 32): the callback URL for a provider_key, and the issuer's discovery document fetched and checked
+         * Before saving: the callback URL for a provider_key, and the issuer's discovery document fetched and checked
          * @description Nothing is stored. The discovery document is fetched through the outbound rules (timeout, size cap) and must name this issuer and an authorization and token endpoint; a failure is an answer (issuer.ok false, with problem and detail), not an error.
          */
         post: operations["checkOidcProvider"];
@@ -1991,7 +1991,7 @@ export interface components {
                 /** @description What is wrong, in English, for people reading the API */
                 message: string;
                 /**
-                 * @description Stable machine-readable kind of problem, for clients to say it in their own words (issue 27): required; unknown_field; too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)
+                 * @description Stable machine-readable kind of problem, for clients to say it in their own words: required; unknown_field; too_few_fields (an empty change); empty; too_short / too_long (characters, see limit); too_small / too_large (see limit); not_one_of (see allowed); format (see format: email, uri, date-time …); invalid_characters (control, invisible or text-direction characters in display text); pattern (another required form); wrong_type; invalid (a rule of the service: see message)
                  * @enum {string}
                  */
                 code: "required" | "unknown_field" | "too_few_fields" | "empty" | "too_short" | "too_long" | "too_small" | "too_large" | "not_one_of" | "format" | "invalid_characters" | "pattern" | "wrong_type" | "same_as_email" | "common_password" | "invalid";
@@ -2959,7 +2959,7 @@ export interface operations {
                         /** @description An enrollment has begun and not expired */
                         pending: boolean;
                         backup_codes_remaining: number;
-                        /** @description Issue 14: the two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up */
+                        /** @description The two-factor policy covers you and you have no second factor yet — only enrolment is open until you set one up */
                         enrollment_required: boolean;
                     };
                 };
@@ -3436,7 +3436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3665,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof, issue 26) */
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED, INVALID_CODE, PASSKEY_VERIFICATION_FAILED (the proof) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,7 +3730,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description Ignored: a rename needs no proof (issue 32); accepted so that older clients keep working */
+                    /** @description Ignored: a rename needs no proof; accepted so that older clients keep working */
                     password?: string;
                 };
             };
@@ -5191,7 +5191,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                /** @description Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself */
+                /** @description Actions starting with this text: `token` selects `token.create`; a whole action selects itself */
                 action?: string;
                 actor_id?: string;
                 /**
@@ -5256,9 +5256,9 @@ export interface operations {
     exportAuditEvents: {
         parameters: {
             query: {
-                /** @description csv (RFC 4180), jsonl (JSON Lines), or verifiable (issue 30: JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof) */
+                /** @description csv (RFC 4180), jsonl (JSON Lines), or verifiable (JSON Lines oldest first, each line with its leaf index and hash, after a header with the signed checkpoint; filtered: each with its inclusion proof) */
                 format: "csv" | "jsonl" | "verifiable";
-                /** @description Actions starting with this text (issue 32): `token` selects `token.create`; a whole action selects itself */
+                /** @description Actions starting with this text: `token` selects `token.create`; a whole action selects itself */
                 action?: string;
                 actor_id?: string;
                 /**
@@ -6602,7 +6602,7 @@ export interface operations {
                         expires_at: string;
                         /**
                          * Format: uri
-                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @description The invitation link to pass on. The same single-use link the mail carries, shown only to the organization's owners and admins.
                          * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
                          */
                         link: string;
@@ -6897,7 +6897,7 @@ export interface operations {
                         expires_at: string;
                         /**
                          * Format: uri
-                         * @description The invitation link to pass on. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @description The invitation link to pass on. The same single-use link the mail carries, shown only to the organization's owners and admins.
                          * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
                          */
                         link: string;
@@ -6991,7 +6991,7 @@ export interface operations {
                         created_at: string;
                         /**
                          * Format: uri
-                         * @description The new link. The same single-use link the mail carries (issue 27), shown only to the organization's owners and admins.
+                         * @description The new link. The same single-use link the mail carries, shown only to the organization's owners and admins.
                          * @example https://switchboard.example.com/invitations/accept?token=1VJ2yQX5Yf0hZrN8mKq3Tb7cWdE4sUa9oPxLgHjRkIe
                          */
                         link: string;
@@ -7337,7 +7337,7 @@ export interface operations {
                             enabled: boolean;
                             /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                             trust_email: boolean;
-                            /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                            /** @description Whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
                             trusts_mfa_amr: boolean;
                             /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                             callback_url: string;
@@ -7415,7 +7415,7 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
-                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        /** @description Whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
                         trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
@@ -7492,7 +7492,7 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
-                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        /** @description Whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
                         trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
@@ -7579,7 +7579,7 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
-                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        /** @description Whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
                         trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
@@ -7722,7 +7722,7 @@ export interface operations {
                         enabled: boolean;
                         /** @description Whether a first sign-in may link an existing account with the same verified email (never an administrator); default false */
                         trust_email: boolean;
-                        /** @description Issue 14: whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
+                        /** @description Whether the provider's `amr` claim naming a second factor (mfa, otp, hwk, swk, sc, fpt, face, iris, retina) satisfies the instance's two-factor policy; default false */
                         trusts_mfa_amr: boolean;
                         /** @description Register this redirect URI at the provider: {PUBLIC_URL}/api/auth/oidc/{provider_key}/callback */
                         callback_url: string;
@@ -8683,7 +8683,7 @@ export interface operations {
                             /** @description Names of your own tags on the link */
                             tags: string[];
                             organization: string | null;
-                            /** @description Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31) */
+                            /** @description Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import */
                             clicks: {
                                 /** Format: date */
                                 day: string;
@@ -8722,7 +8722,7 @@ export interface operations {
                 organization_id?: string;
                 /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
                 owner?: "personal" | "organization";
-                /** @description `newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id (issue 31) */
+                /** @description `newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id */
                 sort?: "newest" | "clicks_30d";
             };
             header?: never;
@@ -8746,9 +8746,9 @@ export interface operations {
                             forwarding_enabled: boolean;
                             tag_ids: string[];
                             organization_id: string | null;
-                            /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                            /** @description Redirects through /go/{slug} in the last 30 UTC days, today included; counts are written within about a second */
                             clicks_30d: number;
-                            /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                            /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                             can_change: boolean;
                             /**
                              * Format: date-time
@@ -8814,9 +8814,9 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
-                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included; counts are written within about a second */
                         clicks_30d: number;
-                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
                         /**
                          * Format: date-time
@@ -9099,9 +9099,9 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
-                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included; counts are written within about a second */
                         clicks_30d: number;
-                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
                         /**
                          * Format: date-time
@@ -9220,9 +9220,9 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
-                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included; counts are written within about a second */
                         clicks_30d: number;
-                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
                         /**
                          * Format: date-time
@@ -9403,9 +9403,9 @@ export interface operations {
                         forwarding_enabled: boolean;
                         tag_ids: string[];
                         organization_id: string | null;
-                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included (issue 31); counts are written within about a second */
+                        /** @description Redirects through /go/{slug} in the last 30 UTC days, today included; counts are written within about a second */
                         clicks_30d: number;
-                        /** @description Whether you may change, move or delete it (issue 32): your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
+                        /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
                         /**
                          * Format: date-time
@@ -9551,7 +9551,7 @@ export interface operations {
                             /** @description `personal`, or the name of the organization the link is shared with */
                             source: string;
                             /**
-                             * @description Which kind `source` is: an organization may be named "personal" (issue 11)
+                             * @description Which kind `source` is: an organization may be named "personal"
                              * @enum {string}
                              */
                             source_kind: "personal" | "organization";
@@ -9605,7 +9605,7 @@ export interface operations {
                         /** @description `personal`, or the name of the organization the link is shared with */
                         source: string;
                         /**
-                         * @description Which kind `source` is: an organization may be named "personal" (issue 11)
+                         * @description Which kind `source` is: an organization may be named "personal"
                          * @enum {string}
                          */
                         source_kind: "personal" | "organization";

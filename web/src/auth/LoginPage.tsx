@@ -12,7 +12,7 @@ import { finishSignIn, setPendingMfaToken } from './sign-in'
 
 const FIELDS = ['email', 'password'] as const
 
-// Issue 32: the passkey button and its words load after the form (the sign-in page's size budget);
+// The passkey button and its words load after the form (the sign-in page's size budget);
 // it appears once the browser has said it supports passkeys, which is asynchronous anyway.
 const PasskeySignIn = lazy(() =>
   Promise.all([import('../passkeys/PasskeySignIn'), loadAreas(['passkeys'])]).then(([module]) => ({
@@ -115,7 +115,8 @@ export function LoginPage() {
             <ul className="provider-list">
               {providerList.map((provider) => (
                 <li key={provider.provider_key}>
-                  {/* A full navigation: the provider's page, then the API's callback, then back here. */}
+                  {/* A full navigation: the provider's page, then the API's callback, then
+                      back here. */}
                   <a
                     className="button button-secondary button-block"
                     href={`/api/auth/oidc/${encodeURIComponent(provider.provider_key)}/login`}

@@ -51,7 +51,8 @@ export function MfaPage() {
       unwrap(client.POST('/api/auth/mfa/verify', { body: { mfa_token: mfaToken ?? '', code } })),
     {
       onSuccess: (data, code) => {
-        // Not a 6-digit app code: a backup code was spent, and the next page says how many are left (issue 32).
+        // Not a 6-digit app code: a backup code was spent, and the next page says how many are
+        // left.
         if (!/^[0-9]{6}$/.test(code)) noteBackupCodeUsed()
         finishSignIn(data.user, search.return_to, (to) => void navigate({ to }))
       },
@@ -64,7 +65,7 @@ export function MfaPage() {
     },
   )
 
-  // The code field takes the focus (issue 32): this runs after the page has focused its heading.
+  // The code field takes the focus: this runs after the page has focused its heading.
   useEffect(() => {
     form.current?.querySelector<HTMLInputElement>('input[name="code"]')?.focus()
   }, [])

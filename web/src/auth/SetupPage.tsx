@@ -27,7 +27,8 @@ export function SetupPage() {
 
   if (setup?.initialized === true && !create.isPending && !create.isSuccess)
     return <Navigate to="/login" />
-  // Away from the server itself (or through a proxy) the service asks for the code it printed at start.
+  // Away from the server itself (or through a proxy) the service asks for the code it printed at
+  // start.
   const codeRequired = setup?.setup_code_required === true
 
   return (

@@ -1,10 +1,14 @@
 /**
- * Issue 32: the sign-in pages ask the API without the query cache, which is not part of their chunk
- * (the sign-in page's size budget, web/vite.config.ts): one read on mount, and one action at a time.
+ * The sign-in pages ask the API without the query cache, which is not part of their chunk
+ * (the sign-in page's size budget, web/vite.config.ts): one read on mount, and one action at a
+ * time.
  */
 import { useCallback, useEffect, useRef, useState } from 'react'
 
-/** The answer of `load`, asked once when the page mounts; undefined until it arrives or when it fails. */
+/**
+ * The answer of `load`, asked once when the page mounts; undefined until it arrives or when it
+ * fails.
+ */
 export function useLoad<T>(load: () => Promise<T>): T | undefined {
   const [data, setData] = useState<T>()
   const first = useRef(load)

@@ -2,7 +2,9 @@
 import type { User } from '../api/queries'
 import { safeReturnTo } from './return-to'
 
-/** The mfa_token of a password step: in memory, never in a URL or storage; lost on reload by design. */
+/**
+ * The mfa_token of a password step: in memory, never in a URL or storage; lost on reload by design.
+ */
 let pendingMfaToken: string | null = null
 
 export function setPendingMfaToken(token: string | null): void {
@@ -37,12 +39,16 @@ export function finishSignIn(
 
 const BACKUP_CODE_USED = 'switchboard.backup-code-used'
 
-/** Marks that this sign-in spent a backup code (a flag only, never the code), for the signed-in frame to report. */
+/**
+ * Marks that this sign-in spent a backup code (a flag only, never the code), for the signed-in
+ * frame to report.
+ */
 export function noteBackupCodeUsed(): void {
   try {
     window.sessionStorage.setItem(BACKUP_CODE_USED, '1')
   } catch {
-    // Storage refused (private mode): the notice is a courtesy, the security page shows the count anyway.
+    // Storage refused (private mode): the notice is a courtesy, the security page shows the count
+    // anyway.
   }
 }
 

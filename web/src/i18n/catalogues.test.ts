@@ -1,4 +1,7 @@
-/** Both languages hold the same keys (core file plus every area file), and every key the console's source uses exists in them. */
+/**
+ * Both languages hold the same keys (core file plus every area file), and every key the console's
+ * source uses exists in them.
+ */
 import fs from 'node:fs'
 import path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -42,30 +45,31 @@ describe('message catalogues', () => {
     const same = Object.keys(en).filter(
       (key) => (en as Record<string, string>)[key] === (de as Record<string, string>)[key],
     )
-    // Names and words both languages share; anything else left in English is an untranslated string.
+    // Names and words both languages share; anything else left in English is an untranslated
+    // string.
     expect(same.sort()).toEqual(
       [
         'app.name',
         'field.name',
         'mfa.code',
         'tokens.name',
-        // Links and the palette (issue 13).
+        // Links and the palette.
         'links.importFormat',
         'links.keywordFirefox',
         'links.title',
         'palette.links',
         'palette.pageLinks',
-        // Passkeys (issue 14).
+        // Passkeys.
         'passkeys.name',
         'passkeys.title',
-        // Administration (issue 13): words German uses as they are.
+        // Administration: words German uses as they are.
         'nav.admin.teams',
         'admin.teams.title',
         'admin.users.status',
         'admin.users.admin',
         'admin.smtp.port',
         'admin.provider.scopes',
-        // The security page's sign-in methods (issue 32).
+        // The security page's sign-in methods.
         'accountSecurity.method.passkey',
       ].sort(),
     )

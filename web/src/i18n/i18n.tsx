@@ -1,8 +1,9 @@
 /**
  * Every visible string comes from a message catalogue: en.json and de.json hold the shared words,
  * and each area adds its own file under en/ and de/ (en/links.json, de/links.json …) so areas grow
- * without touching one another's messages. Both languages hold the same keys; a test says so. `{name}` placeholders are filled in; counted messages have `_one`/`_other` variants
- * chosen by Intl.PluralRules. Dates, times and numbers are formatted by Intl in the language shown.
+ * without touching one another's messages. Both languages hold the same keys; a test says so.
+ * `{name}` placeholders are filled in; counted messages have `_one`/`_other` variants chosen by
+ * Intl.PluralRules. Dates, times and numbers are formatted by Intl in the language shown.
  */
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react'
 
@@ -12,11 +13,12 @@ export type Language = 'en' | 'de'
 export const LANGUAGES: Language[] = ['en', 'de']
 type Catalogue = Record<string, string>
 
-// Issue 32: the sign-in page loads one language, not both: the shared words of the person's
+// The sign-in page loads one language, not both: the shared words of the person's
 // language arrive as one small chunk before the first render (main.tsx). Each area's words load
 // when a page of that area needs them: all of them, in both languages, with the signed-in frame,
 // the landing and the recovery pages; passkeys with the sign-in page's passkey button. So the
-// sign-in page stays within its size budget (web/vite.config.ts counts the larger language's chunk).
+// sign-in page stays within its size budget (web/vite.config.ts counts the larger language's
+// chunk).
 const baseFiles: Record<Language, () => Promise<Catalogue>> = {
   en: () => import('./en.json').then((module) => module.default),
   de: () => import('./de.json').then((module) => module.default),
@@ -26,7 +28,9 @@ const areaFiles: Record<Language, Record<string, () => Promise<Catalogue>>> = {
   de: import.meta.glob<Catalogue>('./de/*.json', { import: 'default' }),
 }
 
-/** Filled in place as languages and areas load (tests and callers keep references to these objects). */
+/**
+ * Filled in place as languages and areas load (tests and callers keep references to these objects).
+ */
 export const catalogues: Record<Language, Catalogue> = { en: {}, de: {} }
 
 const loads = new Map<string, Promise<void>>()
@@ -57,7 +61,9 @@ export function loadLanguage(language: Language): Promise<void> {
   return loadOnce(language, language, baseFiles[language])
 }
 
-/** The words of some areas (file names under en/ and de/, such as `passkeys`), in both languages. */
+/**
+ * The words of some areas (file names under en/ and de/, such as `passkeys`), in both languages.
+ */
 export function loadAreas(names: string[]): Promise<void> {
   return Promise.all(
     LANGUAGES.flatMap((language) =>
@@ -72,7 +78,10 @@ export function loadAreas(names: string[]): Promise<void> {
   ).then(() => undefined)
 }
 
-/** Both languages and every area (once); the signed-in frame, landing and recovery routes await it first. */
+/**
+ * Both languages and every area (once); the signed-in frame, landing and recovery routes await it
+ * first.
+ */
 export function loadSignedInCatalogues(): Promise<void> {
   return loadAreas(Object.keys(areaFiles.en).map((file) => file.replace(/^\.\/en\/|\.json$/g, '')))
 }
@@ -111,7 +120,8 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
 
 export interface I18n {
   language: Language
-  // Function-valued properties, not methods: components destructure them (`const { t } = useI18n()`).
+  // Function-valued properties, not methods: components destructure them (`const { t } =
+  // useI18n()`).
   setLanguage: (language: Language) => void
   t: (key: MessageKey, params?: Params) => string
   /**
@@ -136,7 +146,7 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
     reason: (reason, fallback) => {
       const key = `reason.${reason}`
       if (key in catalogues[language]) return translate(language, key)
-      // Never English on a page in another language (issue 27).
+      // Never English on a page in another language.
       return language === 'en' && fallback !== undefined && fallback !== ''
         ? fallback
         : translate(language, 'reason.UNKNOWN')
@@ -173,12 +183,14 @@ const I18nContext = createContext<I18n | null>(null)
 
 export function I18nProvider({ children }: { children: ReactNode }) {
   const [language, setLanguageState] = useState<Language>(() => pickLanguage(navigator.language))
-  // A language is shown once its catalogue has loaded (main.tsx loads the browser's before the first render).
+  // A language is shown once its catalogue has loaded (main.tsx loads the browser's before the
+  // first render).
   const setLanguage = useCallback(
     (next: Language) =>
       void loadLanguage(next).then(
         () => setLanguageState(next),
-        () => undefined, // the chunk did not load: keep the language shown; the next change tries again
+        // The chunk did not load: keep the language shown; the next change tries again
+        () => undefined,
       ),
     [],
   )

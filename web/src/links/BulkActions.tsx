@@ -1,5 +1,5 @@
 /**
- * What the Links page does with several selected links (issue 32), through POST /api/links/bulk:
+ * What the Links page does with several selected links, through POST /api/links/bulk:
  * add or remove one of the person's tags, share with an organization (or make personal), delete —
  * the confirmation names the count. Share and delete are offered only when every selected link
  * may be changed (`can_change`); a refusal closes the dialog and is said on the page (`onFailed`).

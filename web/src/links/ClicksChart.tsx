@@ -1,5 +1,5 @@
 /**
- * A link's clicks per day over the last 90 days (issue 31) as a small inline SVG bar chart: no
+ * A link's clicks per day over the last 90 days as a small inline SVG bar chart: no
  * library, no raster. For assistive technology the picture is one image with a summary (total,
  * busiest day), and the numbers are in a table behind a disclosure.
  */

@@ -3,7 +3,10 @@ import { useI18n } from '../i18n/i18n'
 import { Page } from '../ui/page'
 import { CopyButton } from '../ui/secret'
 
-/** Catalogue keys links.keyword<Browser> and links.keyword<Browser>1…3 (Safari has no site-search keywords). */
+/**
+ * Catalogue keys links.keyword<Browser> and links.keyword<Browser>1…3 (Safari has no site-search
+ * keywords).
+ */
 const BROWSERS = ['Chrome', 'Firefox'] as const
 
 export function GoKeywordPage() {

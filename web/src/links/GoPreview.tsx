@@ -1,5 +1,5 @@
 /**
- * The link dialog's live preview (issue 31): where `go/<slug>/<path>` would lead for the
+ * The link dialog's live preview: where `go/<slug>/<path>` would lead for the
  * destination as typed — asked of the API, which applies the redirect's own rules (path appending,
  * query merging, templates, refusals), so the preview never disagrees with the redirect.
  */

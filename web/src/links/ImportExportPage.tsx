@@ -4,7 +4,7 @@
  * browser's export with favicons fits; the size limit is checked here too, so a person learns it
  * before uploading. The import report lists what was skipped and why.
  *
- * Issue 32: a bookmark file's folders become tags (an option, on by default: a nested folder is
+ * A bookmark file's folders become tags (an option, on by default: a nested folder is
  * one tag with its path, `Work/Projects`), its dates are kept, and the report links to the
  * imported links and to the list by each tag they got.
  */

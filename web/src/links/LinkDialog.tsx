@@ -1,6 +1,6 @@
 /**
  * Create or edit a link in a dialog: URL, title, slug (rules and live availability), the person's
- * own tags, and who it belongs to (only them, or one of their organizations). Issue 32: the URL is
+ * own tags, and who it belongs to (only them, or one of their organizations). The URL is
  * shown readable (IDN, Unicode paths) and completed with https:// when typed without a scheme; the
  * title can be fetched from the page (by the service); tags are found and created inline; a taken
  * slug is said once, and a refusal for a slug goes away when the slug changes.
@@ -88,7 +88,8 @@ export function LinkDialog({
     },
     onError: (error) => {
       // A taken slug is a 409 whose details name the field: shown there, in the person's language.
-      // Any refusal (a taken slug or one not in the documented form) is remembered with the slug it was for.
+      // Any refusal (a taken slug or one not in the documented form) is remembered with the slug it
+      // was for.
       setRefusedSlug(slug.trim())
       if (error instanceof ApiError && error.reason === 'ALREADY_EXISTS') {
         formError.fail(atField(error, 'slug', t('links.slugTaken', { slug: slug.trim() })))

@@ -1,4 +1,4 @@
-/** The Links list's order (issue 31): newest first (default) or most clicked in the last 30 days first. */
+/** The Links list's order: newest first (default) or most clicked in the last 30 days first. */
 import { Link as RouterLink } from '@tanstack/react-router'
 import { useI18n } from '../i18n/i18n'
 import type { LinksSearch } from './queries'

@@ -1,5 +1,5 @@
 /**
- * Recently deleted links (issue 31): kept 30 days, restorable with their tags and click counts.
+ * Recently deleted links: kept 30 days, restorable with their tags and click counts.
  * A slug taken meanwhile is asked for again (another slug, or none) in a small dialog.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'

@@ -24,7 +24,10 @@ export function SlugField({
   /** The link's own slug (when editing): never "taken" by itself. */
   unchanged: boolean
   error: string | undefined
-  /** The API refused this slug on saving: its message (`error`) says so, the live status does not repeat it. */
+  /**
+   * The API refused this slug on saving: its message (`error`) says so, the live status does not
+   * repeat it.
+   */
   refused?: boolean
 }) {
   const { t } = useI18n()
@@ -45,7 +48,8 @@ export function SlugField({
     staleTime: 5_000,
   })
   let status: { text: string; tone: 'good' | 'weak' } | null = null
-  // While typing (the debounced slug behind the field's), no status: a message never names an older slug.
+  // While typing (the debounced slug behind the field's), no status: a message never names an older
+  // slug.
   if (refused === true || slug !== value.trim()) status = null
   else if (slug !== '' && !valid) status = { text: t('links.slugInvalid'), tone: 'weak' }
   else if (slug !== '' && unchanged)

@@ -1,5 +1,5 @@
 /**
- * The link dialog's tags (issue 32): the chosen tags as a removable TagGroup, and a ComboBox that
+ * The link dialog's tags: the chosen tags as a removable TagGroup, and a ComboBox that
  * finds the person's tags as they type (shows at most SHOWN, so hundreds of tags stay quick) and
  * offers to create the typed name as a new tag on the spot — no detour through the tags panel.
  */

@@ -1,5 +1,5 @@
 /**
- * The person's tags, in a panel the Links page opens on demand (issue 32): counts, filter by one
+ * The person's tags, in a panel the Links page opens on demand: counts, filter by one
  * (by its name in the address), create, rename, delete (confirmed).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'

@@ -1,5 +1,5 @@
 /**
- * Transfer a link (issue 31): to a fellow member of one of the person's organizations, or to an
+ * Transfer a link: to a fellow member of one of the person's organizations, or to an
  * organization they may share links with. The person may no longer see it afterwards (a personal
  * link of someone else), so the list is refreshed and the result announced.
  */

@@ -1,4 +1,4 @@
-/** How the console shows and completes URLs (issue 32): IDN and Unicode paths readable, https:// added. */
+/** How the console shows and completes URLs: IDN and Unicode paths readable, https:// added. */
 import { describe, expect, it } from 'vitest'
 import { readableUrl, withScheme } from './display-url'
 

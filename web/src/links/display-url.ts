@@ -1,5 +1,5 @@
 /**
- * URLs as people read and type them (issue 32). The API stores a link's URL encoded (the host in
+ * URLs as people read and type them. The API stores a link's URL encoded (the host in
  * punycode, the rest percent-encoded: always a valid redirect); the console shows it readable —
  * `https://bücher.example/Straße` — and sends what the person typed, which the API encodes again.
  * Completing `example.com/x` to `https://example.com/x` happens here, before the API's check.
@@ -33,7 +33,9 @@ export function readableUrl(url: string): string {
   return `${parsed.protocol}//${host}${readableRest}`
 }
 
-/** `example.com/x` → `https://example.com/x`; anything with a scheme (or not host-like) as typed. */
+/**
+ * `example.com/x` → `https://example.com/x`; anything with a scheme (or not host-like) as typed.
+ */
 export function withScheme(text: string): string {
   const trimmed = text.trim()
   if (

@@ -1,4 +1,4 @@
-/** Recently deleted links and transfer targets (issue 31) over the generated client. */
+/** Recently deleted links and transfer targets over the generated client. */
 import { queryOptions } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
 import type { paths } from '../api/schema'

@@ -1,4 +1,7 @@
-/** The Links area's data: links, tags, organizations and go-link preferences over the generated client. */
+/**
+ * The Links area's data: links, tags, organizations and go-link preferences over the generated
+ * client.
+ */
 import { queryOptions } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
@@ -22,9 +25,9 @@ export interface LinksSearch {
   cursor?: string
   /** Opens the create dialog (the command palette's "Create link"). */
   new?: boolean
-  /** With `new`: the slug to fill in (the /go miss page's "Create go/<slug>", issue 31). */
+  /** With `new`: the slug to fill in (the /go miss page's "Create go/<slug>"). */
   slug?: string
-  /** `clicks`: most clicked in the last 30 days first (issue 31); newest first otherwise. */
+  /** `clicks`: most clicked in the last 30 days first; newest first otherwise. */
   sort?: 'clicks'
 }
 
@@ -58,7 +61,10 @@ export const tagsQuery = queryOptions({
   queryFn: () => unwrap(client.GET('/api/tags', { params: { query: { limit: PICKER_LIMIT } } })),
 })
 
-/** The person's organizations for pickers; its own key: the organizations area pages the same list as an infinite query. */
+/**
+ * The person's organizations for pickers; its own key: the organizations area pages the same list
+ * as an infinite query.
+ */
 export const organizationsQuery = queryOptions({
   queryKey: ['organizations', 'picker'],
   queryFn: () =>

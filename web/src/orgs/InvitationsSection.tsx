@@ -1,6 +1,6 @@
 /**
  * An organization's invitations (owners and admins): send one, and the pending ones with their
- * links, a new link and revoke. Issue 27: an invitation works without mail — its link is shown
+ * links, a new link and revoke. An invitation works without mail — its link is shown
  * after sending and in the list, to copy and pass on; the page says whether the mail went out and
  * which earlier invitation (with its role) a new one replaced.
  */

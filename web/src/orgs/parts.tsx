@@ -8,7 +8,10 @@ export function RoleName({ role }: { role: Role }) {
   return <>{t(`orgs.roleName.${role}`)}</>
 }
 
-/** A plan's name: `free` in the person's language, a paid plan by its name in GET /api/billing/plans. */
+/**
+ * A plan's name: `free` in the person's language, a paid plan by its name in GET
+ * /api/billing/plans.
+ */
 export function usePlanName(): (id: string) => string {
   const { t } = useI18n()
   const plans = useQuery(plansQuery)

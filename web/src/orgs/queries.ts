@@ -29,7 +29,9 @@ export function can(role: Role, permission: Permission): boolean {
   return PERMISSIONS[role].has(permission)
 }
 
-/** Whether `actor` may change or remove someone whose role is `target` (an owner needs an owner). */
+/**
+ * Whether `actor` may change or remove someone whose role is `target` (an owner needs an owner).
+ */
 export function mayManage(
   actor: Role,
   target: Role,
@@ -47,7 +49,10 @@ export function grantableRoles(actor: Role): Role[] {
 const PAGE_SIZE = 100
 const nextCursor = (page: { next_cursor: string | null }) => page.next_cursor ?? undefined
 
-/** A collection of the API as pages: `fetchPage` gets the cursor of the page to load (none for the first). */
+/**
+ * A collection of the API as pages: `fetchPage` gets the cursor of the page to load (none for the
+ * first).
+ */
 function paged<Page extends { next_cursor: string | null }>(
   queryKey: string[],
   fetchPage: (query: { limit: number; cursor?: string }) => Promise<Page>,

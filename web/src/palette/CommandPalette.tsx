@@ -4,7 +4,7 @@
  * Keyboard-first: arrows move through the results, Enter goes, Escape closes and focus returns to
  * what opened it. The number of results is announced as it changes.
  *
- * Issue 32: it opens at once with whatever was typed after Ctrl/⌘+K (`initialText`, kept by the
+ * It opens at once with whatever was typed after Ctrl/⌘+K (`initialText`, kept by the
  * shell while this code loads) and loads results afterwards; Enter on a link opens the link itself
  * in a new tab, Ctrl/⌘+Enter its place in the Links page; actions that do not apply are left out.
  */
@@ -169,7 +169,8 @@ export function CommandPalette({
     withModifier.current = false
     if (item === undefined) return
     onOpenChange(false)
-    // A link found here is opened itself (a new tab keeps the console); with Ctrl/⌘ its entry in the list.
+    // A link found here is opened itself (a new tab keeps the console); with Ctrl/⌘ its entry in
+    // the list.
     if (item.url !== undefined && !modifier) window.open(item.url, '_blank', 'noopener,noreferrer')
     else void navigate({ href: item.href })
   }
@@ -189,7 +190,8 @@ export function CommandPalette({
                 aria-expanded="true"
                 placeholder={t('palette.placeholder')}
                 onKeyDown={(event) => {
-                  // Ctrl/⌘+Enter is handled here (the menu does not act on a modified Enter): the highlighted result's page.
+                  // Ctrl/⌘+Enter is handled here (the menu does not act on a modified Enter): the
+                  // highlighted result's page.
                   if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
                     event.preventDefault()
                     const active = event.currentTarget.getAttribute('aria-activedescendant')
@@ -201,7 +203,8 @@ export function CommandPalette({
                     go((key != null ? results.get(key) : undefined) ?? sections[0]?.items[0])
                     return
                   }
-                  // Results arrive while typing; when the highlighted one is gone (or none is), Enter takes the first.
+                  // Results arrive while typing; when the highlighted one is gone (or none is),
+                  // Enter takes the first.
                   const active = event.currentTarget.getAttribute('aria-activedescendant')
                   if (
                     event.key === 'Enter' &&

@@ -1,4 +1,7 @@
-/** Issue 32: the palette offers only what applies — administration to administrators, enabling two-factor authentication while it is off. */
+/**
+ * The palette offers only what applies — administration to administrators, enabling two-factor
+ * authentication while it is off.
+ */
 import { describe, expect, it } from 'vitest'
 import { matchEntries, PALETTE_ENTRIES } from './entries'
 

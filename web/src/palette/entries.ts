@@ -12,7 +12,7 @@ export interface PaletteEntry {
   keywords: string
   href: string
   adminOnly?: boolean
-  /** Issue 32: left out when it does not apply (enabling two-factor authentication that is on). */
+  /** Left out when it does not apply (enabling two-factor authentication that is on). */
   unlessTwoFactor?: boolean
 }
 
@@ -152,7 +152,10 @@ export interface PaletteContext {
   twoFactorEnabled: boolean | undefined
 }
 
-/** The entries a person may use and that apply, matching every word of the text in the label or keywords. */
+/**
+ * The entries a person may use and that apply, matching every word of the text in the label or
+ * keywords.
+ */
 export function matchEntries(
   text: string,
   context: PaletteContext,

@@ -1,7 +1,7 @@
 /**
  * The security page's passkeys: the list (name, added, last used, synced or this device only),
  * adding one (then the browser's dialog), renaming and deleting. Adding and deleting go through
- * the session's re-authentication window (issue 32): when it is closed, one dialog asks for the
+ * the session's re-authentication window: when it is closed, one dialog asks for the
  * password and the second factor (a code, or one of the registered passkeys answering), and the
  * action continues; within the window nothing is asked. A rename needs no proof.
  */
@@ -185,7 +185,10 @@ function Add({ hasPassword }: { hasPassword: boolean }) {
   )
 }
 
-/** An account without a password proves itself by a fresh sign-in: this signs out and back to sign-in, returning here. */
+/**
+ * An account without a password proves itself by a fresh sign-in: this signs out and back to
+ * sign-in, returning here.
+ */
 function SignInAgain() {
   const { t } = useI18n()
   const queryClient = useQueryClient()
@@ -229,7 +232,8 @@ function FormDialog({
   const [pending, setPending] = useState(false)
   return (
     <DialogTrigger>
-      {/* The visible verb first, then the object's name for assistive technology (the name starts with the visible text). */}
+      {/* The visible verb first, then the object's name for assistive technology (the name starts
+          with the visible text). */}
       <Button
         className={`button button-small ${danger ? 'button-danger-outline' : 'button-secondary'}`}
       >
@@ -290,7 +294,7 @@ function Rename({ passkey }: { passkey: Passkey }) {
       submitLabel={t('passkeys.rename')}
       fields={['name']}
       onSubmit={async (values) => {
-        // A name changes nothing about who can sign in: no proof (issue 32).
+        // A name changes nothing about who can sign in: no proof.
         const renamed = await unwrap(
           client.PATCH('/api/auth/passkeys/{id}', {
             params: { path: { id: passkey.id } },
@@ -332,7 +336,8 @@ function Delete({
   const queryClient = useQueryClient()
   const reauth = useReauth({ window: true })
   const [failure, setFailure] = useState<string | null>(null)
-  // The confirmation closes before the request, so the re-authentication dialog never opens over it.
+  // The confirmation closes before the request, so the re-authentication dialog never opens over
+  // it.
   const remove = async () => {
     setFailure(null)
     try {

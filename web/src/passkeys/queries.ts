@@ -1,4 +1,7 @@
-/** The caller's passkeys: read by the security page, and by the pages that say whether a second factor is on. */
+/**
+ * The caller's passkeys: read by the security page, and by the pages that say whether a second
+ * factor is on.
+ */
 import { client, unwrap } from '../api/client'
 
 export const passkeysQuery = {

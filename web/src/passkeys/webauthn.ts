@@ -26,7 +26,9 @@ export async function createPasskey(options: object) {
   return { ...credential, clientExtensionResults: { ...credential.clientExtensionResults } }
 }
 
-/** `autofill`: conditional UI — the browser offers the passkeys in the username field's suggestions. */
+/**
+ * `autofill`: conditional UI — the browser offers the passkeys in the username field's suggestions.
+ */
 export async function getPasskey(options: object, autofill = false) {
   const credential = await (
     await library()
@@ -42,7 +44,9 @@ export async function cancelPasskeyRequest(): Promise<void> {
   ;(await library()).WebAuthnAbortService.cancelCeremony()
 }
 
-/** The person closed the browser's dialog, or it timed out: not an error worth more than a sentence. */
+/**
+ * The person closed the browser's dialog, or it timed out: not an error worth more than a sentence.
+ */
 export function wasCancelled(failure: unknown): boolean {
   const name = failure instanceof Error ? failure.name : ''
   const cause = failure instanceof Error && failure.cause instanceof Error ? failure.cause.name : ''

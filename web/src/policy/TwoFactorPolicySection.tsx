@@ -1,5 +1,5 @@
 /**
- * The administrator's control for the instance two-factor policy (issue 14 point 2): nobody,
+ * The administrator's control for the instance two-factor policy: nobody,
  * administrators, or everyone must use two-factor authentication. Saving asks for the
  * administrator's password and a current code, as the API requires for this security change.
  * A self-contained section, so the administration settings page can host it.

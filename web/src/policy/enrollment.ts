@@ -1,5 +1,5 @@
 /**
- * The console side of the two-factor policy (issue 14): when any API call answers 403
+ * The console side of the two-factor policy: when any API call answers 403
  * MFA_ENROLLMENT_REQUIRED (the policy was switched on, or a factor removed, during this session),
  * the person is taken to enrolment on the security page; the shell's route guard (router.tsx)
  * keeps them there until the API's MFA status says enrolment is no longer required.

@@ -1,4 +1,4 @@
-/** Password recovery (issue 27): whether a link can be mailed on this instance. */
+/** Password recovery: whether a link can be mailed on this instance. */
 import { queryOptions } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
 

@@ -1,5 +1,5 @@
 /**
- * Activity (issue 14 point 4): the account's own security events — sign-ins, failed sign-ins,
+ * Activity: the account's own security events — sign-ins, failed sign-ins,
  * factor, password, email and token changes — newest first, with device (browser and system),
  * IP address and time (relative, exact on hover and focus). Paged by the API's keyset cursor,
  * which lives in the query string so Back and a reload return to the same page.

@@ -1,5 +1,5 @@
 /**
- * The one security mail a person may switch off (issue 14 point 3): "a new sign-in to your
+ * The one security mail a person may switch off: "a new sign-in to your
  * account". Every other security mail (password, email, two-factor, passkeys, API tokens) is
  * always sent; the text says so.
  */

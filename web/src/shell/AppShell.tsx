@@ -46,11 +46,12 @@ export function AppShell() {
   const navigate = useNavigate()
   const pathname = useRouterState({ select: (state) => state.location.pathname })
   const [navOpen, setNavOpen] = useState(false)
-  // Issue 14: while the two-factor policy restricts the session, the shell offers enrolment and sign-out only.
+  // While the two-factor policy restricts the session, the shell offers enrolment and sign-out
+  // only.
   const restricted = useQuery(mfaStatusQuery).data?.enrollment_required === true
   const [paletteOpen, setPaletteOpen] = useState(false)
   const [paletteUsed, setPaletteUsed] = useState(false)
-  // Issue 32: what is typed after Ctrl/⌘+K before the palette's field has focus (its code may still
+  // What is typed after Ctrl/⌘+K before the palette's field has focus (its code may still
   // be loading) is kept here and handed to it, so no key is lost.
   const [typedEarly, setTypedEarly] = useState('')
   const paletteOpenRef = useRef(false)

@@ -1,4 +1,7 @@
-/** A polite live region for successes that show nowhere else (the region lives in index.html's body). */
+/**
+ * A polite live region for successes that show nowhere else (the region lives in index.html's
+ * body).
+ */
 export function announce(message: string): void {
   let region = document.getElementById('announcer')
   if (region === null) {

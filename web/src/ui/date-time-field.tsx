@@ -1,5 +1,5 @@
 /**
- * A date and time typed in the console's language, not the browser's (issue 32): a native
+ * A date and time typed in the console's language, not the browser's: a native
  * `datetime-local` input shows the browser's locale, so a German console in an English browser
  * asked for "mm/dd/yyyy". React Aria's DateField under an I18nProvider set to the console's
  * language orders and labels its segments as that language writes dates (24-hour time in German).
@@ -17,7 +17,10 @@ import {
 } from 'react-aria-components'
 import { useI18n } from '../i18n/i18n'
 
-/** An ISO instant as a local date and time ("2026-05-02T10:00"), in the browser's time zone; '' when absent or invalid. */
+/**
+ * An ISO instant as a local date and time ("2026-05-02T10:00"), in the browser's time zone; '' when
+ * absent or invalid.
+ */
 export function toLocalDateTime(iso: string | undefined): string {
   if (iso === undefined) return ''
   const date = new Date(iso)
@@ -25,7 +28,10 @@ export function toLocalDateTime(iso: string | undefined): string {
   return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
 }
 
-/** A local date and time as the field submits it, back to an ISO instant; undefined when empty or incomplete. */
+/**
+ * A local date and time as the field submits it, back to an ISO instant; undefined when empty or
+ * incomplete.
+ */
 export function fromLocalDateTime(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return undefined
   const date = new Date(value)

@@ -15,7 +15,7 @@ export interface ShownError {
 }
 
 /**
- * A field problem in the person's language, by its code (issue 27): what is wrong and what to do.
+ * A field problem in the person's language, by its code: what is wrong and what to do.
  * The API's English message is shown only to English readers, for a service rule without a
  * finer code (`invalid`) — never schema text, and never English on a German page.
  */

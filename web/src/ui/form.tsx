@@ -22,7 +22,7 @@ export function TextField({ label, help, error, className, ...input }: FieldProp
   return (
     <div className={`field ${className ?? ''}`}>
       <label htmlFor={id}>{label}</label>
-      {/* Names and titles may be in any script: the browser picks their direction (issue 27). */}
+      {/* Names and titles may be in any script: the browser picks their direction. */}
       <input
         id={id}
         aria-invalid={error ? true : undefined}

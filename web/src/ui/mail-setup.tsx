@@ -1,5 +1,5 @@
 /**
- * What a page says when something needs outgoing mail that the instance has not set up (issue 27):
+ * What a page says when something needs outgoing mail that the instance has not set up:
  * an administrator gets a link to the outgoing-mail settings, anyone else "ask an administrator".
  */
 import { useQuery } from '@tanstack/react-query'

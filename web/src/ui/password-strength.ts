@@ -1,8 +1,9 @@
 /**
  * A rough estimate of a new password's strength, for the meter under new-password fields. It only
- * guides: the service's rules (CONTRACT.md §4.6 — length, the account's email, breached-password
- * list) decide, and the page shows their refusal at the field. The estimate counts length and the
- * kinds of characters, and discounts repeats, runs (abc, 123) and a password that is the email.
+ * guides: the service's rules (docs/API.md#passwords — length, the account's email,
+ * breached-password list) decide, and the page shows their refusal at the field. The estimate
+ * counts length and the kinds of characters, and discounts repeats, runs (abc, 123) and a password
+ * that is the email.
  */
 export type Strength = 0 | 1 | 2 | 3 | 4
 
@@ -17,7 +18,9 @@ function alphabetSize(password: string): number {
   return Math.max(size, 1)
 }
 
-/** Characters that add information: a repeat of the previous one or the next in a run adds little. */
+/**
+ * Characters that add information: a repeat of the previous one or the next in a run adds little.
+ */
 function effectiveLength(password: string): number {
   const chars = [...password]
   let length = 0

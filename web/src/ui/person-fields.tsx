@@ -1,6 +1,6 @@
 /**
  * A person's name and language, as the profile (for oneself) and an administrator's user page (for
- * someone else) both edit them (issue 32: one component, so the two forms cannot drift apart). The
+ * someone else) both edit them (one component, so the two forms cannot drift apart). The
  * fields are plain named inputs: the surrounding form reads them with formValues().
  */
 import { useI18n } from '../i18n/i18n'

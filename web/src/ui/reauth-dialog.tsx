@@ -5,7 +5,7 @@
  * with the proof. The form that started the action stays as it was, so nothing typed is lost; the
  * proof lives only in the dialog's fields and is forgotten when it closes.
  *
- * `useReauth({ window: true })` is the account's own form (issue 32): the proof goes to POST
+ * `useReauth({ window: true })` is the account's own form: the proof goes to POST
  * /api/auth/reauthenticate, which opens the session's 10-minute re-authentication window, and the
  * action is retried without a proof — so a second sensitive change within the window asks nothing.
  * An account whose second factor is a passkey (no authenticator app) answers with the passkey.
@@ -65,7 +65,10 @@ interface Waiting {
   codeAsked: boolean
 }
 
-/** Opens the session's re-authentication window with the proof (issue 32); a passkey answers when no code is typed. */
+/**
+ * Opens the session's re-authentication window with the proof; a passkey answers when no code is
+ * typed.
+ */
 async function openWindow(proof: Proof, passkeyInstead: boolean): Promise<void> {
   const code = proof.code ?? ''
   let passkey: Awaited<ReturnType<typeof getPasskeyType>> | undefined
@@ -94,7 +97,8 @@ export function useReauth(options: { window?: boolean } = {}): {
     enabled: inWindow,
   })
   const mfa = useQuery({ ...mfaStatusQuery, enabled: inWindow })
-  // The passkey answers for the second factor when there is no authenticator app to type a code from.
+  // The passkey answers for the second factor when there is no authenticator app to type a code
+  // from.
   const passkeyInstead =
     inWindow && (passkeys.data?.items.length ?? 0) > 0 && mfa.data?.enabled === false
   const run = useCallback(

@@ -1,6 +1,6 @@
 /**
- * Secrets shown once (API tokens, backup codes): monospace, grouped for reading, with a copy button.
- * Never stored anywhere but this component's props.
+ * Secrets shown once (API tokens, backup codes): monospace, grouped for reading, with a copy
+ * button. Never stored anywhere but this component's props.
  */
 import { useState } from 'react'
 import { useI18n } from '../i18n/i18n'
@@ -11,7 +11,10 @@ export function groupForReading(secret: string, size = 4): string {
   return secret.match(new RegExp(`.{1,${size}}`, 'g'))?.join(' ') ?? secret
 }
 
-/** `accessibleLabel` names what is copied when the visible label alone would not (a button per table row). */
+/**
+ * `accessibleLabel` names what is copied when the visible label alone would not (a button per table
+ * row).
+ */
 export function CopyButton({
   text,
   label,

@@ -1,5 +1,5 @@
 /**
- * One section of the administration's settings page (issue 32): its heading, the sentence that says
+ * One section of the administration's settings page: its heading, the sentence that says
  * what it controls, a skeleton until its data is there, and — for a section that saves — the form
  * frame every section shares: the form-level error on top, the fields, the submit button with its
  * progress. The section's id is its address on the page (the settings navigation links to it).
@@ -30,7 +30,10 @@ export function SettingsSection({
   )
 }
 
-/** The saving form of a settings section: `onSave` gets the form's values after the last error is cleared. */
+/**
+ * The saving form of a settings section: `onSave` gets the form's values after the last error is
+ * cleared.
+ */
 export function SettingsForm({
   form,
   onSave,

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react'
 import { useI18n } from '../i18n/i18n'
 
 /**
- * Issue 32: below 720 px tables become stacked rows (stacked-table.css), each cell named by its column.
+ * Below 720 px tables become stacked rows (stacked-table.css), each cell named by its column.
  * The names are copied from the header onto every body cell as `data-label`, also for rows that
  * arrive later, so no page has to repeat them.
  */
@@ -23,7 +23,8 @@ function useCellLabels(columns: string[]) {
           }
     }
     label()
-    // Only rows and cells coming and going are watched: setting an attribute does not trigger it again.
+    // Only rows and cells coming and going are watched: setting an attribute does not trigger it
+    // again.
     const observer = new MutationObserver(label)
     observer.observe(table, { childList: true, subtree: true })
     return () => observer.disconnect()
@@ -31,7 +32,9 @@ function useCellLabels(columns: string[]) {
   return head
 }
 
-/** A table's header row: the column names, and a last, visually hidden "Actions" column when asked. */
+/**
+ * A table's header row: the column names, and a last, visually hidden "Actions" column when asked.
+ */
 export function TableHead({ columns, actions }: { columns: string[]; actions?: boolean }) {
   const { t } = useI18n()
   const head = useCellLabels(columns)

@@ -1,5 +1,5 @@
 /**
- * What a team is next to an organization (issue 32), in the same words wherever either is managed:
+ * What a team is next to an organization, in the same words wherever either is managed:
  * the administration's Teams page and everyone's Organizations page. The words are in the orgs
  * area's catalogue, which the signed-in frame loads with every area.
  */

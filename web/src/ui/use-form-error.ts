@@ -20,7 +20,7 @@ export function useFormError(fields: readonly string[]) {
       setError(shown)
       queueMicrotask(() => focusField(form.current, shown.field))
     },
-    // Every invalid field at once (issue 27), not only the first.
+    // Every invalid field at once, not only the first.
     at: (field: string) => error?.fields[field],
     general: error?.field === null ? error.text : null,
   }

@@ -12,7 +12,10 @@ export interface BookmarkCandidate {
   slug: unknown
   tags: unknown
   forwardingEnabled: unknown
-  /** When the bookmark was made: a bookmark file's ADD_DATE (Unix seconds), or a JSON export's `created_at`. */
+  /**
+   * When the bookmark was made: a bookmark file's ADD_DATE (Unix seconds), or a JSON export's
+   * `created_at`.
+   */
   createdAt?: unknown
 }
 
@@ -27,7 +30,10 @@ export interface CleanBookmark {
   /** Tag names, cleaned, distinct ignoring case. */
   tags: string[]
   forwardingEnabled: boolean
-  /** ISO 8601 (ms), when the file says when the bookmark was made and the time is plausible; else null (now). */
+  /**
+   * ISO 8601 (ms), when the file says when the bookmark was made and the time is plausible; else
+   * null (now).
+   */
   createdAt: string | null
 }
 
@@ -107,12 +113,16 @@ export function cleanBookmark(candidate: BookmarkCandidate): CleanBookmark | Ski
   }
 }
 
-/** No bookmark predates the web's first browsers; the upper bound (not in the future) is applied when written. */
+/**
+ * No bookmark predates the web's first browsers; the upper bound (not in the future) is applied
+ * when written.
+ */
 const EARLIEST = Date.UTC(1990, 0, 1)
 
 /**
  * A creation time from a file as ISO 8601, or null. ADD_DATE is Unix seconds in every browser's
- * export; some tools write milliseconds or (like Firefox's own JSON) microseconds, told apart by size.
+ * export; some tools write milliseconds or (like Firefox's own JSON) microseconds, told apart by
+ * size.
  */
 function cleanCreatedAt(value: unknown): string | null {
   let ms: number

@@ -1,5 +1,5 @@
 /**
- * POST /api/links/import/file (issue 26): the file uploaded as it is and read as it arrives — a
+ * POST /api/links/import/file: the file uploaded as it is and read as it arrives — a
  * browser's export with favicons over 1 MiB, the 20 MiB limit (declared or streamed), the cap on
  * bookmarks enforced while reading, and files built to make a parser slow or hungry.
  */
@@ -105,7 +105,8 @@ describe('uploading a bookmark file as it is', () => {
 
     const response = await upload(ada, 'format=html', file)
     expect(response.statusCode).toBe(200)
-    // 4 tags from TAGS, and one per folder (Folder 1 … Folder 12, each nested in the one before: a path tag each, issue 32).
+    // 4 tags from TAGS, and one per folder (Folder 1 … Folder 12, each nested in the one before: a
+    // path tag each).
     expect(response.json()).toMatchObject({ imported: 323, tags_created: 16, skipped: [] })
     const links = (
       await t.app.inject({
@@ -201,8 +202,9 @@ describe('uploading a bookmark file as it is', () => {
     expectReason(await upload(ada, '', 'x'), 400, 'VALIDATION_FAILED')
   })
 
-  it('takes the file whatever its Content-Type (none is a 415), and its document lists no 415 (issue 27)', async () => {
-    // curl --data-binary sends application/x-www-form-urlencoded unless told otherwise; the format is the query's.
+  it('takes the file whatever its Content-Type (none is a 415), and its document lists no 415', async () => {
+    // curl --data-binary sends application/x-www-form-urlencoded unless told otherwise; the format
+    // is the query's.
     for (const [index, contentType] of [
       'application/x-www-form-urlencoded',
       'text/plain; charset=utf-8',
@@ -308,7 +310,8 @@ describe('files built to make a parser slow or hungry', () => {
     expect(lists.json()).toMatchObject({ imported: 0, tags_created: 0, skipped: [] })
 
     const nested = await upload(eve, 'format=html', deepNesting(MIB))
-    // The bookmark deep inside gets one folder tag: the innermost folders that fit in a tag's 64 characters.
+    // The bookmark deep inside gets one folder tag: the innermost folders that fit in a tag's 64
+    // characters.
     expect(nested.json()).toMatchObject({ imported: 1, tags_created: 1, skipped: [] })
 
     const huge = await upload(eve, 'format=html', hugeAttributes(3 * MIB))

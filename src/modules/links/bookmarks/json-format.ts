@@ -2,11 +2,11 @@
  * The JSON export (`format: "switchboard-links"`, version 1) and what the JSON import reads: that
  * document, or a bare array of the same link objects.
  *
- * Read as a stream (issue 26): @streamparser/json's tokenizer (RFC 8259 tokens from UTF-8 bytes,
+ * Read as a stream: @streamparser/json's tokenizer (RFC 8259 tokens from UTF-8 bytes,
  * in chunks) under a small grammar of our own that builds only what an import uses — each link's
- * `url`, `title`, `slug`, `tags`, `forwarding_enabled` and `created_at` — and skips every other value without
- * building it. Nesting is bounded (a 400 past MAX_DEPTH), so the reader's memory is the current
- * link plus one token, whatever the file.
+ * `url`, `title`, `slug`, `tags`, `forwarding_enabled` and `created_at` — and skips every other
+ * value without building it. Nesting is bounded (a 400 past MAX_DEPTH), so the reader's memory is
+ * the current link plus one token, whatever the file.
  */
 import type { ParsedTokenInfo, Tokenizer as JsonTokenizer } from '@streamparser/json'
 import { AppError, invalidField } from '../../../errors.js'
@@ -52,7 +52,10 @@ const USED_KEYS: Partial<Record<Role, ReadonlySet<string>>> = {
 }
 
 export interface JsonLinksReader {
-  /** The next bytes of the file, in order; an item is passed to `onItem` as soon as it ends (null: not an object). */
+  /**
+   * The next bytes of the file, in order; an item is passed to `onItem` as soon as it ends (null:
+   * not an object).
+   */
   write(chunk: Uint8Array): void
   /** Fails the file when it ended early or was not of an accepted shape. */
   end(): void
@@ -144,14 +147,16 @@ export async function createJsonLinksReader(
       // An array where a link object should be.
       onItem(null)
     } else if (frame.role === 'other' && parent?.role === 'item' && parent.key !== null) {
-      // A container where a link field should be: the field is invalid, as JSON.parse would give it.
+      // A container where a link field should be: the field is invalid, as JSON.parse would give
+      // it.
       item[parent.key] = parent.key === 'tags' ? undefined : {}
     }
     expect = parent === undefined ? 'end' : 'comma'
   }
 
   const onToken = (parsed: ParsedTokenInfo) => {
-    // Compared as numbers with the constants above: the library's enum is loaded with it, on first use.
+    // Compared as numbers with the constants above: the library's enum is loaded with it, on first
+    // use.
     const token: number = parsed.token
     const value: unknown = parsed.value
     const top = stack.at(-1)

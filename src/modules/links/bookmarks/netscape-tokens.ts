@@ -8,9 +8,14 @@ import { MAX_RAW_TEXT, MAX_RAW_URL, type BookmarkCandidate } from './candidate.j
 
 const DOCTYPE = /^doctype\s+netscape-bookmark-file/i
 
-/** Anchors end at `</A>` and also where a browser's bookmark file starts the next entry or folder. */
+/**
+ * Anchors end at `</A>` and also where a browser's bookmark file starts the next entry or folder.
+ */
 const ENDS_ANCHOR = new Set(['a', 'dt', 'dd', 'dl', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6'])
-/** The attributes of an anchor that are read, each kept up to its cap (one more character marks "too long"). */
+/**
+ * The attributes of an anchor that are read, each kept up to its cap (one more character marks "too
+ * long").
+ */
 const KEPT_ATTRIBUTES: Record<string, number> = {
   href: MAX_RAW_URL + 1,
   shortcuturl: 256,
@@ -32,7 +37,9 @@ const MAX_TAG_NAME = 64
 /** Input kept behind the tokenizer's position, for names and text split across chunks. */
 const KEPT_INPUT = 64 * 1024
 
-/** A copy that shares no memory with the chunk it was cut from (V8 keeps a slice's parent alive). */
+/**
+ * A copy that shares no memory with the chunk it was cut from (V8 keeps a slice's parent alive).
+ */
 export function detach(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le')
 }

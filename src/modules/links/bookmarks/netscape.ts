@@ -4,7 +4,7 @@
  *
  * Read as a stream of chunks with htmlparser2's Tokenizer (a maintained, forgiving HTML tokenizer,
  * loaded only when an import needs it), never with a regular expression over the markup, and
- * without an element tree or stack (issue 26): the format is loose HTML — unclosed `<DT>`, `<p>`
+ * without an element tree or stack: the format is loose HTML — unclosed `<DT>`, `<p>`
  * and `<DL>` — and a parser that keeps open elements pays for each new one in the depth reached,
  * which a file of unclosed `<DL>` makes quadratic. This reader keeps only the anchor being read, so
  * its work is linear in the file's length whatever the nesting, and what it holds is bounded: the
@@ -18,7 +18,9 @@ import { BookmarkTokens, FolderTrail, InputWindow } from './netscape-tokens.js'
 export { detach } from './netscape-tokens.js'
 
 export interface NetscapeReader {
-  /** The next piece of the file, in order; a bookmark is passed to `onBookmark` as soon as it ends. */
+  /**
+   * The next piece of the file, in order; a bookmark is passed to `onBookmark` as soon as it ends.
+   */
   write(chunk: string): void
   end(): void
   /** The file declared itself a bookmark file. */
@@ -110,8 +112,8 @@ function writeFolder(folder: Folder, indent: string, lines: string[]): void {
 }
 
 /**
- * The links as a bookmark file browsers import; the slug becomes the bookmark's keyword. Issue 32:
- * a tagged link is written into a folder named after its first tag (by name; `Work/Projects`
+ * The links as a bookmark file browsers import; the slug becomes the bookmark's keyword.
+ * A tagged link is written into a folder named after its first tag (by name; `Work/Projects`
  * nests as Work › Projects), and all its tags stay in TAGS, so importing the file with folders as
  * tags gives each link the same tags again; a browser shows the folders.
  */

@@ -1,5 +1,5 @@
 /**
- * Reads an import file as it arrives (issue 26): a bookmark file or a JSON export, from the
+ * Reads an import file as it arrives: a bookmark file or a JSON export, from the
  * request's body stream (POST /api/links/import/file) or from the `content` of the JSON request
  * (POST /api/links/import).
  *
@@ -17,7 +17,10 @@ import type { BookmarkCandidate } from './candidate.js'
 import { createJsonLinksReader } from './json-format.js'
 import { createNetscapeReader } from './netscape.js'
 
-/** The most one piece of reading covers before the clock is checked: well under a millisecond of tokenizing. */
+/**
+ * The most one piece of reading covers before the clock is checked: well under a millisecond of
+ * tokenizing.
+ */
 const PIECE_BYTES = 16 * 1024
 /** How long reading may run before it lets the event loop serve others. */
 const SLICE_MS = 10
@@ -28,9 +31,11 @@ export interface ImportFile {
   format: ImportFormat
   /** The file: as text (the JSON request's `content`), or as the bytes of a request body. */
   content: string | AsyncIterable<Uint8Array>
-  /** The most bytes the body may have (for a stream; a string's size was checked with its request). */
+  /**
+   * The most bytes the body may have (for a stream; a string's size was checked with its request).
+   */
   limitBytes: number
-  /** A bookmark file's folders become a tag on each bookmark (issue 32; default true). */
+  /** A bookmark file's folders become a tag on each bookmark (default true). */
   foldersAsTags?: boolean
 }
 
@@ -50,7 +55,10 @@ export function timeSlicer(): () => Promise<void> {
   }
 }
 
-/** The pieces of a text, never cutting a surrogate pair (its halves would become two U+FFFD in UTF-8). */
+/**
+ * The pieces of a text, never cutting a surrogate pair (its halves would become two U+FFFD in
+ * UTF-8).
+ */
 function* textPieces(text: string): Generator<string> {
   for (let start = 0; start < text.length;) {
     let end = Math.min(start + PIECE_BYTES, text.length)
@@ -120,7 +128,8 @@ export async function readImportFile(
       await pause()
     }
   } else {
-    // Browsers write bookmark files in UTF-8; a stray invalid byte becomes U+FFFD, as an HTML parser does.
+    // Browsers write bookmark files in UTF-8; a stray invalid byte becomes U+FFFD, as an HTML
+    // parser does.
     const decoder = new TextDecoder('utf-8')
     for await (const piece of bytePieces(file.content, file.limitBytes)) {
       reader.write(decoder.decode(piece, { stream: true }))

@@ -1,4 +1,4 @@
-/** Import and export of links (issue 13): bookmark HTML and JSON, the report, limits, races, audit. */
+/** Import and export of links: bookmark HTML and JSON, the report, limits, races, audit. */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../../test/helpers/app.js'
 import { expectReason } from '../../../../test/helpers/expect.js'
@@ -79,7 +79,7 @@ describe('importing a bookmark file', () => {
           message: expect.any(String),
         },
       ],
-      // Issue 32: the report names the links it made, and the tags they got (the folder's among them).
+      // The report names the links it made, and the tags they got (the folder's among them).
       links: [
         {
           id: expect.any(String),
@@ -401,7 +401,7 @@ describe('slug availability and the list filters', () => {
   })
 })
 
-describe('folders, dates and a round trip (issue 32)', () => {
+describe('folders, dates and a round trip', () => {
   const tagNamesOf = async (user: SignedIn): Promise<Map<string, string[]>> => {
     const tags = new Map<string, string>(
       (

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../../deps.js'
-import { callerOf, contextOf } from '../../auth/hook.js'
+import { callerOf, contextOf } from '../../../identity/hook.js'
 import { errorResponse } from '../../../plugins/openapi.js'
 import { tooLarge } from './reader.js'
 import {
@@ -25,13 +25,14 @@ const IMPORT_400 =
   'VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON'
 const NOT_A_MEMBER = 'NOT_FOUND: no such organization, or you are not a member'
 
-/** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON (issues 13, 26). */
+/** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON. */
 export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/import',
       {
-        // Larger than the 64 KiB every other body may be; larger files go to /import/file, streamed.
+        // Larger than the 64 KiB every other body may be; larger files go to /import/file,
+        // streamed.
         bodyLimit: IMPORT_BODY_LIMIT_BYTES,
         schema: {
           tags,
@@ -68,12 +69,13 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         ),
     )
 
-    // The file as the request body, read as it arrives: its own plugin, whose only body parser hands
-    // the route the stream (any media type: the format is in the query).
+    // The file as the request body, read as it arrives: its own plugin, whose only body parser
+    // hands the route the stream (any media type: the format is in the query).
     await app.register(async (files) => {
       files.removeAllContentTypeParsers()
       files.addContentTypeParser('*', (request, payload, done) => {
-        // A declared size over the limit is refused before a byte is read (Fastify closes the connection).
+        // A declared size over the limit is refused before a byte is read (Fastify closes the
+        // connection).
         if (Number(request.headers['content-length']) > IMPORT_FILE_LIMIT_BYTES)
           return done(tooLarge(IMPORT_FILE_LIMIT_BYTES), undefined)
         done(null, payload)
@@ -115,7 +117,8 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               {
                 file: {
                   format: request.query.format,
-                  // Not destroyed when reading stops early: the answer still has to go out on this connection.
+                  // Not destroyed when reading stops early: the answer still has to go out on this
+                  // connection.
                   content:
                     body === undefined
                       ? ''
@@ -128,7 +131,8 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               contextOf(request),
             )
           } catch (error) {
-            // The rest of a body that was not read is not waited for: the connection closes after the answer.
+            // The rest of a body that was not read is not waited for: the connection closes after
+            // the answer.
             if (!request.raw.complete) void reply.header('connection', 'close')
             throw error
           }

@@ -2,14 +2,19 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Body, Nullable, Text, Timestamp } from '../../../lib/schema-types.js'
 import { LinkFilterQuery } from '../schemas.js'
 
-/** The largest JSON request of an import (the file as a string inside it): for scripts and small files. */
+/**
+ * The largest JSON request of an import (the file as a string inside it): for scripts and small
+ * files.
+ */
 export const IMPORT_BODY_LIMIT_BYTES = 1024 * 1024
 /**
  * The largest file uploaded as it is (POST /api/links/import/file), streamed: a browser's export
- * with a favicon per bookmark (Firefox: ≈5 KB each) of a few thousand bookmarks (issue 26).
+ * with a favicon per bookmark (Firefox: ≈5 KB each) of a few thousand bookmarks.
  */
 export const IMPORT_FILE_LIMIT_BYTES = 20 * 1024 * 1024
-/** The most bookmarks one import takes (also bounds the report), enforced while the file is read. */
+/**
+ * The most bookmarks one import takes (also bounds the report), enforced while the file is read.
+ */
 export const MAX_IMPORT_ITEMS = 20_000
 /** The most links one export writes: the newest. */
 export const MAX_EXPORT_ITEMS = 10_000
@@ -36,7 +41,7 @@ export const ExportedLink = Type.Object({
     Type.Object({ day: Type.String({ format: 'date' }), clicks: Type.Integer({ minimum: 0 }) }),
     {
       description:
-        'Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import (issue 31)',
+        'Redirects through /go/{slug} per UTC day, for every kept day (400) that had any, oldest first; not read back by the import',
     },
   ),
   created_at: Timestamp(),
@@ -63,7 +68,8 @@ const FoldersAsTags = Type.Boolean({
 
 export const ImportBody = Body({
   format: Format,
-  // Plain String: a file has line breaks and tabs, which Text() refuses; the importer cleans every value it keeps.
+  // Plain String: a file has line breaks and tabs, which Text() refuses; the importer cleans every
+  // value it keeps.
   content: Type.String({
     minLength: 1,
     maxLength: IMPORT_BODY_LIMIT_BYTES,
@@ -100,8 +106,8 @@ export const ImportFileQuery = Type.Object(
 export type ImportFileQuery = Static<typeof ImportFileQuery>
 
 /**
- * Documents the body of POST /api/links/import/file (it is read as a stream, never validated whole):
- * any media type is taken (the catch-all range), the others are the ones clients send.
+ * Documents the body of POST /api/links/import/file (it is read as a stream, never validated
+ * whole): any media type is taken (the catch-all range), the others are the ones clients send.
  */
 export const ImportFileBody = Type.Unsafe<string>({
   description: `The file itself, as the browser wrote it (UTF-8), up to ${IMPORT_FILE_LIMIT_BYTES / (1024 * 1024)} MiB; the format is the query's, whatever the Content-Type`,
@@ -132,7 +138,7 @@ export const SkippedBookmark = Type.Object({
   message: Type.String(),
 })
 
-/** How many of the imported links and tags the report names (issue 32: the report links to them). */
+/** How many of the imported links and tags the report names (the report links to them). */
 export const REPORTED_LINKS = 100
 
 export const ImportReport = Type.Object({

@@ -1,5 +1,5 @@
 /**
- * Import and export of links (issue 13): the Netscape bookmark file every browser writes, and
+ * Import and export of links: the Netscape bookmark file every browser writes, and
  * Switchboard's own JSON.
  *
  * Import is per item: every bookmark that passes the rules becomes a link, every other one is
@@ -15,7 +15,7 @@ import type { PageWindow } from '../../../db/keyset.js'
 import type { Executor } from '../../../db/schema.js'
 import { invalidField } from '../../../errors.js'
 import { newId } from '../../../lib/ids.js'
-import type { Caller } from '../../auth/caller.js'
+import type { Caller } from '../../../identity/caller.js'
 import { recordAudit, type RequestContext } from '../../audit/service.js'
 import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
 import { GO_LINKS_SETTING } from '../slug-matching.js'
@@ -67,7 +67,9 @@ interface ReadBookmark {
 const shownUrl = (candidate: BookmarkCandidate | null) =>
   typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, 300)) : null
 
-/** The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400. */
+/**
+ * The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400.
+ */
 async function readBookmarks(file: ImportFile): Promise<ReadBookmark[]> {
   const read: ReadBookmark[] = []
   await readImportFile(file, (candidate) => {
@@ -113,7 +115,8 @@ async function sortOut(
   offset: number,
   seen: { urls: Set<string>; slugKeys: Set<string> },
 ): Promise<{ accepted: CleanBookmark[]; skipped: Skipped[] }> {
-  // Keyed by the instance's slug matching as this transaction reads it, held until it commits (slug-matching.ts).
+  // Keyed by the instance's slug matching as this transaction reads it, held until it commits
+  // (slug-matching.ts).
   await holdSlugRule(ex, 'shared')
   const fold = await readFoldSetting(ex, GO_LINKS_SETTING)
   const clean = part.flatMap((item) =>
@@ -202,7 +205,10 @@ export interface ImportRequest {
   organizationId: string | null | undefined
 }
 
-/** Writes the accepted bookmarks of one part of the file as links; returns how many tags it created, and the links. */
+/**
+ * Writes the accepted bookmarks of one part of the file as links; returns how many tags it created,
+ * and the links.
+ */
 async function writeLinks(
   deps: Deps,
   tx: Executor,
@@ -225,7 +231,7 @@ async function writeLinks(
     slug_key: item.slugKey,
     forwarding_enabled: item.forwardingEnabled,
     created_by: userId,
-    // Issue 32: the file's date of the bookmark, unless it claims to be later than now.
+    // The file's date of the bookmark, unless it claims to be later than now.
     created_at: item.createdAt !== null && item.createdAt < now ? item.createdAt : now,
     tags: item.tags,
     tagIds: [...new Set(item.tags.map((name) => tags.ids.get(name.toLowerCase())!))],
@@ -253,7 +259,7 @@ async function writeLinks(
  * parts of WRITE_PART bookmarks, each in a transaction that locks the owner and checks the part
  * against the links the owner has by then. One transaction for 20 000 links held SQLite's only
  * connection for seconds and ended in a commit (and WAL checkpoint) of tens of megabytes that
- * blocked the event loop well past 100 ms (issue 26); parts keep each commit small. Per item, as
+ * blocked the event loop well past 100 ms; parts keep each commit small. Per item, as
  * before: a failure of the database part-way leaves the earlier parts imported, and importing the
  * file again reports them as duplicates.
  */
@@ -265,7 +271,7 @@ export async function importLinks(
 ): Promise<ImportReport> {
   const userId = caller.user.id
   // Checked before the file is read, so a caller who may not import there waits for nothing;
-  // an organization outside an API token's boundary is one the caller is not in (issue 28).
+  // an organization outside an API token's boundary is one the caller is not in.
   assertReachable(caller, request.organizationId)
   await linkOwnerFor(deps.db, userId, request.organizationId)
   const read = await readBookmarks(request.file)

@@ -1,11 +1,14 @@
 /**
  * What the stored two-factor policy (settings/two-factor-policy.ts) requires, read from the text of
- * its settings row. The authentication query brings that text with every credential (issue 33), so
+ * its settings row. The authentication query brings that text with every credential, so
  * this is on every authenticated request's path: the last text read is remembered with its meaning,
  * and a request whose policy has not changed parses nothing. No imports of services: the
  * authentication module and the MFA status use it without an import circle.
  */
-import { TWO_FACTOR_POLICIES, type TwoFactorRequirement } from './two-factor-policy.schemas.js'
+import {
+  TWO_FACTOR_POLICIES,
+  type TwoFactorRequirement,
+} from '../modules/settings/two-factor-policy.schemas.js'
 
 /** The settings row's key (its section in two-factor-policy.ts). */
 export const TWO_FACTOR_POLICY_KEY = 'two_factor_policy'
@@ -13,7 +16,9 @@ export const TWO_FACTOR_POLICY_KEY = 'two_factor_policy'
 let lastText: string | null = null
 let lastRequirement: TwoFactorRequirement = 'off'
 
-/** The requirement a stored row's JSON text says; 'off' (the default) when never set or unreadable. */
+/**
+ * The requirement a stored row's JSON text says; 'off' (the default) when never set or unreadable.
+ */
 export function requirementOf(text: string | null): TwoFactorRequirement {
   if (text === null) return 'off'
   if (text === lastText) return lastRequirement

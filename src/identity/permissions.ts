@@ -1,11 +1,11 @@
 /**
- * What an API token may do (issue 28): permissions `<area>:read` and `<area>:write` (write implies
+ * What an API token may do: permissions `<area>:read` and `<area>:write` (write implies
  * read), and the one table that names, for every operation of the API, the permission a token needs
  * — or marks it public (no credentials) or session-only (never a token: everything that manages
- * account security). The authentication hook enforces it (auth/hook.ts), the OpenAPI document states
- * it as the scope of the bearer security requirement of each operation (RFC 6750 bearer tokens,
- * OpenAPI 3.1 §4.8.30: scopes on a non-OAuth scheme name the roles required), and a test fails when
- * an operation has no entry. An operation missing from the table refuses every token.
+ * account security). The authentication hook enforces it (auth/hook.ts), the OpenAPI document
+ * states it as the scope of the bearer security requirement of each operation (RFC 6750 bearer
+ * tokens, OpenAPI 3.1 §4.8.30: scopes on a non-OAuth scheme name the roles required), and a test
+ * fails when an operation has no entry. An operation missing from the table refuses every token.
  *
  * Checking a permission is a lookup in a set parsed once per token row: no query.
  */
@@ -34,15 +34,23 @@ export const TOKEN_PERMISSIONS: readonly TokenPermission[] = TOKEN_AREAS.flatMap
   `${area}:write` as const,
 ])
 
-/** Administrators' areas: only an administrator mints them, and they lapse while the owner is not one. */
+/**
+ * Administrators' areas: only an administrator mints them, and they lapse while the owner is not
+ * one.
+ */
 export function isAdminPermission(permission: string): boolean {
   return permission.startsWith('admin.')
 }
 
-/** `public`: no credentials; `session`: an interactive session only (403 SESSION_REQUIRED to any token). */
+/**
+ * `public`: no credentials; `session`: an interactive session only (403 SESSION_REQUIRED to any
+ * token).
+ */
 export type OperationAccess = 'public' | 'session' | TokenPermission
 
-/** Every operation by its operationId. Keep the areas together; a new operation needs a line here. */
+/**
+ * Every operation by its operationId. Keep the areas together; a new operation needs a line here.
+ */
 export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   // Public: no credentials at all.
   getMetrics: 'public',
@@ -61,13 +69,13 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   startOidcSignIn: 'public',
   completeOidcSignIn: 'public',
   receiveStripeWebhook: 'public',
-  // Password recovery (issue 27): the link is the credential.
+  // Password recovery: the link is the credential.
   getPasswordResetAvailability: 'public',
   requestPasswordReset: 'public',
   inspectPasswordReset: 'public',
   completePasswordReset: 'public',
 
-  // Account security: an interactive session only, whatever a token carries (issue 28).
+  // Account security: an interactive session only, whatever a token carries.
   logout: 'session',
   getCsrfToken: 'session',
   reauthenticate: 'session',
@@ -161,7 +169,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateUser: 'admin.users:write',
   deleteUser: 'admin.users:write',
   resetUserMfa: 'admin.users:write',
-  // Mailed to the account's own address, as the administrator's console does (issue 27).
+  // Mailed to the account's own address, as the administrator's console does.
   mailPasswordResetLink: 'admin.users:write',
   // Like setting the password (updateUser), it also asks for the administrator's own proof.
   createPasswordResetLink: 'admin.users:write',
@@ -173,7 +181,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   deleteTeam: 'admin.teams:write',
   addTeamMember: 'admin.teams:write',
   removeTeamMember: 'admin.teams:write',
-  // SCIM credentials (issue 29): whoever holds one provisions and removes accounts, as admin.users does.
+  // SCIM credentials: whoever holds one provisions and removes accounts, as admin.users does.
   listScimCredentials: 'admin.users:read',
   createScimCredential: 'admin.users:write',
   revokeScimCredential: 'admin.users:write',
@@ -198,7 +206,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateChecklist: 'admin.settings:write',
   listAuditEvents: 'admin.audit:read',
   exportAuditEvents: 'admin.audit:read',
-  // The audit log's proofs (issue 30).
+  // The audit log's proofs.
   getAuditCheckpoint: 'admin.audit:read',
   getAuditInclusionProof: 'admin.audit:read',
   getAuditConsistencyProof: 'admin.audit:read',
@@ -212,7 +220,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateOidcProvider: 'admin.identity_providers:write',
   updateOidcProviderByPut: 'admin.identity_providers:write',
   deleteOidcProvider: 'admin.identity_providers:write',
-  // Issue 32: it makes an outbound request on the administrator's behalf, so it needs the write permission.
+  // It makes an outbound request on the administrator's behalf, so it needs the write permission.
   checkOidcProvider: 'admin.identity_providers:write',
 }
 
@@ -252,7 +260,9 @@ export function grantedSet(permissions: readonly string[]): ReadonlySet<string> 
   return granted
 }
 
-/** The smallest list meaning the same grant: `x:read` dropped where `x:write` is present; sorted. */
+/**
+ * The smallest list meaning the same grant: `x:read` dropped where `x:write` is present; sorted.
+ */
 export function normalizePermissions(permissions: readonly string[]): TokenPermission[] {
   const set = new Set(permissions)
   return TOKEN_PERMISSIONS.filter(

@@ -1,5 +1,5 @@
 /**
- * The personal API token format of CONTRACT.md §5.2:
+ * The personal API token format of docs/API.md#personal-api-tokens:
  *
  *   sb_ + 32 random base62 characters + 6 base62 characters of CRC-32 (IEEE) over those 32
  *
@@ -7,8 +7,8 @@
  * without touching the database, and the distinctive shape lets secret scanners recognise it.
  */
 import { crc32 } from 'node:zlib'
-import { randomString } from '../../lib/random.js'
-import { sha256Hex } from '../../lib/crypto.js'
+import { randomString } from '../lib/random.js'
+import { sha256Hex } from '../lib/crypto.js'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 export const API_TOKEN_PREFIX = 'sb_'
@@ -43,7 +43,9 @@ export function isWellFormedApiToken(token: string): boolean {
   return token.slice(API_TOKEN_PREFIX.length + RANDOM_LENGTH) === checksum(random)
 }
 
-/** The first 10 characters (`sb_` + 7): enough to recognise a token in a list, useless to use it. */
+/**
+ * The first 10 characters (`sb_` + 7): enough to recognise a token in a list, useless to use it.
+ */
 export function apiTokenPrefix(token: string): string {
   return token.slice(0, 10)
 }

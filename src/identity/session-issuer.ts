@@ -2,14 +2,14 @@
  * Opening a session and signing its access JWT — the last step of every sign-in (password,
  * second factor, first-run setup, OIDC).
  */
-import type { Deps } from '../../deps.js'
-import type { Executor } from '../../db/schema.js'
-import { hmacBase64Url } from '../../lib/crypto.js'
-import { newId } from '../../lib/ids.js'
-import { addSeconds } from '../../lib/time.js'
-import type { RequestContext } from '../audit/service.js'
-import type { UserRecord } from '../users/repo.js'
-import { insertSession, type NewSession } from './repo.js'
+import type { Deps } from '../deps.js'
+import type { Executor } from '../db/schema.js'
+import { hmacBase64Url } from '../lib/crypto.js'
+import { newId } from '../lib/ids.js'
+import { addSeconds } from '../lib/time.js'
+import type { RequestContext } from '../modules/audit/service.js'
+import type { UserRecord } from '../modules/users/repo.js'
+import { insertSession, type NewSession } from '../modules/auth/repo.js'
 
 export interface SignIn {
   user: UserRecord
@@ -37,7 +37,7 @@ export async function openSession(
     userAgent: ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
     ip: ctx.ip,
     idpMfa: options.idpMfa === true,
-    // A sign-in is a proof of who the person is: it opens the re-authentication window (issue 32).
+    // A sign-in is a proof of who the person is: it opens the re-authentication window.
     reauthenticatedAt: now.toISOString(),
     signInMethod: options.method.slice(0, 200),
   }
@@ -59,7 +59,7 @@ export async function issueSignIn(
   return { user, token, expiresAt: session.expiresAt, sessionId: session.id }
 }
 
-/** The double-submit CSRF token of a session (CONTRACT.md §4.5), bound to it by an HMAC. */
+/** The double-submit CSRF token of a session (docs/API.md#csrf), bound to it by an HMAC. */
 export function csrfTokenFor(deps: Deps, sessionId: string): string {
   return hmacBase64Url(deps.keys.csrf, `csrf:${sessionId}`)
 }

@@ -1,14 +1,16 @@
 /**
- * Authentication once, authorization declared (ARCHITECTURE.md §6). One onRequest hook resolves
- * the caller from `Authorization: Bearer …` (which wins) or the `token` cookie, enforces CSRF for
- * cookie-authenticated unsafe requests, and applies the route's declared requirement:
+ * Authentication once, authorization declared (docs/ARCHITECTURE.md, convention 6). One onRequest
+ * hook resolves the caller from `Authorization: Bearer …` (which wins) or the `token` cookie,
+ * enforces CSRF for cookie-authenticated unsafe requests, and applies the route's declared
+ * requirement:
  *
  *   config: { auth: 'public' }   no credentials needed
  *   (default)                    any signed-in user, by session or API token
- *   config: { auth: 'session' }  an interactive session only (CONTRACT.md §5.4)
- *   config: { auth: 'admin' }    an administrator (CONTRACT.md §5.3)
+ *   config: { auth: 'session' }  an interactive session only
+ *                                (docs/API.md#what-an-api-token-may-not-do)
+ *   config: { auth: 'admin' }    an administrator (docs/API.md#who-may-do-what)
  *
- * An API token (issue 28) is further held to the table of modules/tokens/permissions.ts: 403
+ * An API token is further held to the table of modules/tokens/permissions.ts: 403
  * SESSION_REQUIRED on an operation that manages account security (or that the table does not
  * list), 403 INSUFFICIENT_SCOPE naming the permission it lacks, and 404 for an organization outside
  * its boundary. Everything it needs came with the token row: no query is added.
@@ -21,11 +23,11 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Deps } from '../../deps.js'
-import { AppError } from '../../errors.js'
-import { safeEqual } from '../../lib/crypto.js'
-import type { AuthRequirement } from '../../plugins/route-auth.js'
-import type { RequestContext } from '../audit/service.js'
+import type { Deps } from '../deps.js'
+import { AppError } from '../errors.js'
+import { safeEqual } from '../lib/crypto.js'
+import type { AuthRequirement } from '../plugins/route-auth.js'
+import type { RequestContext } from '../modules/audit/service.js'
 import {
   authenticateBearer,
   authenticateBearerWith,
@@ -34,16 +36,16 @@ import {
 } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
 import { reachesOrganization, type Caller } from './caller.js'
-import { API_TOKEN_PREFIX } from '../tokens/format.js'
+import { API_TOKEN_PREFIX } from './token-format.js'
 import {
   isAdminPermission,
   operationAccess,
   ORGANIZATION_IN_PATH,
   type OperationAccess,
-} from '../tokens/permissions.js'
+} from './permissions.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieName, readCookies } from './cookies.js'
 import { csrfTokenFor } from './session-issuer.js'
-import { chargeFailedAuthentication } from '../../plugins/rate-limit.js'
+import { chargeFailedAuthentication } from '../plugins/rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -96,11 +98,11 @@ interface RouteAccess {
   token: OperationAccess | undefined
   /** The path parameter `id` names an organization (the token's boundary applies to it). */
   organizationInPath: boolean
-  /** The route shows the MFA status: the authentication query reads its columns too (issue 33). */
+  /** The route shows the MFA status: the authentication query reads its columns too. */
   readsMfaStatus: boolean
 }
 
-/** Issue 28: what an API token may do here, from the grant that came with its row. */
+/** What an API token may do here, from the grant that came with its row. */
 function assertTokenMay(request: FastifyRequest, caller: Caller, access: RouteAccess): void {
   const grant = caller.grant!
   const needed = access.token
@@ -173,7 +175,7 @@ export async function optionalCallerWith<T>(
 
 function admittedOptional(caller: Caller | null): Caller | null {
   // A caller restricted to enrolment is treated as signed out here (sent to the sign-in page, which
-  // takes them on to enrolment); so is an API token without links:read (issue 28: these pages show links).
+  // takes them on to enrolment); so is an API token without links:read (these pages show links).
   if (caller?.grant?.permissions != null && !caller.grant.permissions.has('links:read')) return null
   return caller !== null && enrollmentRequired(caller) ? null : caller
 }
@@ -194,7 +196,8 @@ export const authentication = fp(
     app.decorateRequest('caller', null)
     // One hook per route, made when the route is registered: its requirements are known then, so a
     // request does not read them back (Fastify builds a new routeOptions object on every read), and
-    // public routes get no hook at all. Added first, so the rate limits that key on the caller run after.
+    // public routes get no hook at all. Added first, so the rate limits that key on the caller run
+    // after.
     app.addHook('onRoute', (route) => {
       const requirement = route.config?.auth ?? 'user'
       if (requirement === 'public') return

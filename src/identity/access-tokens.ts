@@ -1,7 +1,8 @@
 /**
- * The access JWT of CONTRACT.md §4.3: HS256 over a key derived from JWT_SECRET, carrying `sub`
- * (user id), `sid` (session id), `iat`, `exp` and `iss` (the public URL). A valid signature is
- * necessary but not sufficient: the session it names must also still be live (see authenticate).
+ * The access JWT of docs/API.md#access-jwt-and-sessions: HS256 over a key derived from JWT_SECRET,
+ * carrying `sub` (user id), `sid` (session id), `iat`, `exp` and `iss` (the public URL). A valid
+ * signature is necessary but not sufficient: the session it names must also still be live (see
+ * authenticate).
  *
  * Verified tokens are remembered (keyed by the whole token, signature included, until their `exp`):
  * WebCrypto runs HMAC on the thread pool, and that round trip cost more than the rest of an
@@ -9,8 +10,8 @@
  */
 import { createSecretKey, type KeyObject } from 'node:crypto'
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose'
-import { deriveKey } from '../../lib/crypto.js'
-import type { Clock } from '../../lib/time.js'
+import { deriveKey } from '../lib/crypto.js'
+import type { Clock } from '../lib/time.js'
 
 export interface AccessTokenClaims {
   sub: string

@@ -1,15 +1,16 @@
 import { crc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { apiTokenPrefix, generateApiToken, isWellFormedApiToken, toBase62 } from './format.js'
+import { apiTokenPrefix, generateApiToken, isWellFormedApiToken, toBase62 } from './token-format.js'
 
-describe('API token format (CONTRACT.md §5.2)', () => {
+describe('API token format (docs/API.md#personal-api-tokens)', () => {
   it('is sb_ + 32 base62 + 6 base62 characters of CRC-32 over the 32', () => {
     for (let i = 0; i < 50; i++) {
       const token = generateApiToken()
       expect(token).toMatch(/^sb_[0-9A-Za-z]{38}$/)
       expect(token).toHaveLength(41)
       const random = token.slice(3, 35)
-      const expected = crc32(random).toString() // decimal, to compare through an independent base conversion
+      // Decimal, to compare through an independent base conversion
+      const expected = crc32(random).toString()
       let value = 0
       for (const char of token.slice(35))
         value =

@@ -1,10 +1,11 @@
 /**
- * The session cookies of CONTRACT.md §4.2 and §4.5: `token` (the access JWT, HttpOnly) and
- * `csrf_token` (readable by the page's script, which echoes it in X-CSRF-Token). Cookies are read
- * only when a request carries no Authorization header, so API clients never pay for parsing them.
+ * The session cookies of docs/API.md#password-sign-in and #csrf: `token` (the access JWT, HttpOnly)
+ * and `csrf_token` (readable by the page's script, which echoes it in X-CSRF-Token). Cookies are
+ * read only when a request carries no Authorization header, so API clients never pay for parsing
+ * them.
  *
- * When PUBLIC_URL is https every cookie's name carries the `__Host-` prefix (RFC 6265bis §4.1.3.2;
- * issue 26 item 6): the browser then accepts it only with Secure, Path=/ and no Domain, so neither
+ * When PUBLIC_URL is https every cookie's name carries the `__Host-` prefix (RFC 6265bis §4.1.3.2):
+ * the browser then accepts it only with Secure, Path=/ and no Domain, so neither
  * a sibling subdomain nor a plain-http page on the same host can set or shadow it (cookie tossing:
  * planting an attacker's session, CSRF token or sign-in state). Readers accept only the prefixed
  * name then — an unprefixed cookie is exactly what a tossing attacker can plant. On http (a local
@@ -12,18 +13,22 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { parseCookie, stringifySetCookie, type SetCookie } from 'cookie'
-import type { Deps } from '../../deps.js'
+import type { Deps } from '../deps.js'
 
 export const SESSION_COOKIE = 'token'
 export const CSRF_COOKIE = 'csrf_token'
 export const CSRF_HEADER = 'x-csrf-token'
 
-/** The name a cookie has on this instance: `__Host-<name>` when PUBLIC_URL is https, else `<name>`. */
+/**
+ * The name a cookie has on this instance: `__Host-<name>` when PUBLIC_URL is https, else `<name>`.
+ */
 export function cookieName(deps: Deps, name: string): string {
   return deps.config.secureCookies ? `__Host-${name}` : name
 }
 
-/** One cookie of the request by its unprefixed name (read under the name this instance gives it). */
+/**
+ * One cookie of the request by its unprefixed name (read under the name this instance gives it).
+ */
 export function readCookie(request: FastifyRequest, deps: Deps, name: string): string | undefined {
   return readCookies(request)[cookieName(deps, name)]
 }

@@ -4,19 +4,19 @@
  * Wrong passwords are budgeted per account, so a stolen session cannot be used to guess the
  * password at full speed.
  *
- * The re-authentication window (issue 32, "sudo mode", as GitHub's): a session whose holder proved
+ * The re-authentication window ("sudo mode", as GitHub's): a session whose holder proved
  * who they are — at its sign-in, or through POST /api/auth/reauthenticate with the password and the
- * account's second factor — may leave the proof out of a sensitive change for REAUTH_WINDOW_SECONDS.
- * The window is a column of the session row, read with it at authentication, so a stolen session
- * outside its window still needs the password (and another session of the account has its own).
- * A proof that is sent is always checked, window or not.
+ * account's second factor — may leave the proof out of a sensitive change for
+ * REAUTH_WINDOW_SECONDS. The window is a column of the session row, read with it at authentication,
+ * so a stolen session outside its window still needs the password (and another session of the
+ * account has its own). A proof that is sent is always checked, window or not.
  */
-import type { Deps } from '../../deps.js'
-import { AppError } from '../../errors.js'
+import type { Deps } from '../deps.js'
+import { AppError } from '../errors.js'
 import type { Caller } from './caller.js'
-import type { Budget } from '../../lib/attempt-budget.js'
-import { normalizePassword } from '../../lib/password-policy.js'
-import { findPasswordHash } from '../users/repo.js'
+import type { Budget } from '../lib/attempt-budget.js'
+import { normalizePassword } from '../lib/password-policy.js'
+import { findPasswordHash } from '../modules/users/repo.js'
 
 export const REAUTH_FAILURES_PER_USER: Budget = {
   name: 'reauth:user',
@@ -24,7 +24,10 @@ export const REAUTH_FAILURES_PER_USER: Budget = {
   windowSeconds: 15 * 60,
 }
 
-/** Throws PASSWORD_REQUIRED / INVALID_PASSWORD / RATE_LIMITED unless the password is right (or the account has none). */
+/**
+ * Throws PASSWORD_REQUIRED / INVALID_PASSWORD / RATE_LIMITED unless the password is right (or the
+ * account has none).
+ */
 export async function verifyCurrentPassword(
   deps: Deps,
   userId: string,
@@ -34,14 +37,14 @@ export async function verifyCurrentPassword(
   if (hash === null) return
   if (password === undefined) throw new AppError('PASSWORD_REQUIRED')
   const charges = [{ budget: REAUTH_FAILURES_PER_USER, subject: userId }]
-  // Reserved before the hash runs, given back on success (issue #11 item 1).
+  // Reserved before the hash runs, given back on success.
   const ok = await deps.budgets.attempt(charges, async () =>
     (await deps.passwords.verify(hash, normalizePassword(password))) ? true : null,
   )
   if (ok === null) throw new AppError('INVALID_PASSWORD')
 }
 
-/** How long a proof of identity lets sensitive changes through without another (issue 32). */
+/** How long a proof of identity lets sensitive changes through without another. */
 export const REAUTH_WINDOW_SECONDS = 10 * 60
 
 /** When the caller's window closes (null: none is open). Only an interactive session has one. */

@@ -1,15 +1,18 @@
-import type { UserRecord } from '../users/repo.js'
-import type { MfaState } from '../mfa/repo.js'
-import type { TwoFactorRequirement } from '../settings/two-factor-policy.schemas.js'
+import type { UserRecord } from '../modules/users/repo.js'
+import type { MfaState } from '../modules/mfa/repo.js'
+import type { TwoFactorRequirement } from '../modules/settings/two-factor-policy.schemas.js'
 
 /**
- * What a personal API token carries (issue 28; modules/tokens/permissions.ts), parsed once per
+ * What a personal API token carries (modules/tokens/permissions.ts), parsed once per
  * token row read so the per-request checks are set lookups.
  */
 export interface TokenGrant {
   /** The permissions granted, write implying read; null for a legacy token (full access). */
   permissions: ReadonlySet<string> | null
-  /** The organizations the token may reach (empty: personal resources only); null for all of the owner's. */
+  /**
+   * The organizations the token may reach (empty: personal resources only); null for all of the
+   * owner's.
+   */
   organizations: ReadonlySet<string> | null
 }
 
@@ -20,10 +23,13 @@ export interface Caller {
   credential: 'session' | 'api_token'
   sessionId: string | null
   tokenId: string | null
-  /** The token's permissions and organization boundary; null for a session (no limits beyond the user's). */
+  /**
+   * The token's permissions and organization boundary; null for a session (no limits beyond the
+   * user's).
+   */
   grant: TokenGrant | null
   /**
-   * Read with the credential, by the same query (issue 33): the user's second factors, the
+   * Read with the credential, by the same query: the user's second factors, the
    * instance's two-factor policy, and whether a trusted identity provider vouched for MFA at this
    * session's sign-in (false for a token). What the policy check and the MFA status need.
    */
@@ -31,7 +37,7 @@ export interface Caller {
   twoFactorPolicy: TwoFactorRequirement
   vouchedByProvider: boolean
   /**
-   * When the session's holder last proved who they are (sign-in or re-authentication, issue 32),
+   * When the session's holder last proved who they are (sign-in or re-authentication),
    * epoch ms, read with the session row; null for an API token or a session that never did.
    */
   reauthenticatedMs: number | null

@@ -3,12 +3,12 @@
  *
  * - A personal API token (`sb_…`) is checked for shape and checksum first (no database work for a
  *   made-up token), then found by its SHA-256 through a unique index, joined to its user. The row
- *   carries the token's permissions and organization boundary (issue 28), so checking them costs
+ *   carries the token's permissions and organization boundary, so checking them costs
  *   no further query.
  * - An access JWT costs one signature check (cached once verified) and one lookup of its session
  *   joined to the user, both by primary key.
  *
- * Either lookup is the request's ONE query (issue 33): it also brings the user's MFA state and the
+ * Either lookup is the request's ONE query: it also brings the user's MFA state and the
  * policies (two-factor, legacy tokens), so the policy check and GET /api/auth/mfa/status need no
  * other, and a change of any of them applies at the very next request on every instance.
  *
@@ -17,13 +17,13 @@
  * `last_used_at` / `last_seen_at` are written at most once a minute, after the answer and never
  * awaited, so a request does not wait on a write.
  */
-import type { Deps } from '../../deps.js'
-import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from '../tokens/format.js'
-import { findLiveApiToken, touchApiToken } from '../tokens/repo.js'
-import { legacyTokensRefused } from '../tokens/policy.js'
-import { requirementOf } from '../settings/two-factor-requirement.js'
+import type { Deps } from '../deps.js'
+import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from './token-format.js'
+import { findLiveApiToken, touchApiToken } from '../modules/tokens/repo.js'
+import { legacyTokensRefused } from '../modules/tokens/policy.js'
+import { requirementOf } from './two-factor-requirement.js'
 import type { Caller } from './caller.js'
-import { findLiveSession, touchSession, unexpired, type LiveSession } from './repo.js'
+import { findLiveSession, touchSession, unexpired, type LiveSession } from '../modules/auth/repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 
@@ -48,7 +48,8 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   const now = deps.clock.now()
   const found = await findLiveApiToken(deps.db, hashApiToken(token), now)
   if (found === null) return null
-  // Only a legacy (full-access) token is subject to the instance's token policy, read with the token.
+  // Only a legacy (full-access) token is subject to the instance's token policy, read with the
+  // token.
   if (found.grant.permissions === null && legacyTokensRefused(found.tokenPolicy, now)) return null
   if (isStale(found.lastUsedMs, now))
     touch(deps, now, (at, staleBefore) =>
@@ -104,7 +105,10 @@ async function authenticateAccessJwt<T>(
   return { caller, read }
 }
 
-/** A caller, and what a read beside its authentication found for that caller's user (null when none ran). */
+/**
+ * A caller, and what a read beside its authentication found for that caller's user (null when none
+ * ran).
+ */
 export interface Authenticated<T> {
   caller: Caller | null
   read: T | null
@@ -129,7 +133,9 @@ export async function authenticateBearer(
 
 /** A read for the caller's user, made with their authentication (authenticateBearerWith). */
 export interface ReadBeside<T> {
-  /** The read on its own, after the lookup of an sb_ token (only the token's row names the user). */
+  /**
+   * The read on its own, after the lookup of an sb_ token (only the token's row names the user).
+   */
   forUser(userId: string): Promise<T>
   /**
    * The session's lookup (auth/repo.ts liveSessionQuery, its expiry unchecked) and the read in one
@@ -140,10 +146,11 @@ export interface ReadBeside<T> {
 
 /**
  * authenticateBearer, and a read that needs only the user's id. An access JWT names its user in its
- * verified claims, so the read is made in the session's own lookup instead of after it (the redirect
- * of /go/{slug}: one statement and one round trip on PostgreSQL instead of two). Its answer is
- * handed over only with a caller of that same user — when the session is not live it is dropped
- * unseen. For an sb_ token the user is known only from the token's row: the read follows it.
+ * verified claims, so the read is made in the session's own lookup instead of after it (the
+ * redirect of /go/{slug}: one statement and one round trip on PostgreSQL instead of two). Its
+ * answer is handed over only with a caller of that same user — when the session is not live it is
+ * dropped unseen. For an sb_ token the user is known only from the token's row: the read follows
+ * it.
  */
 export async function authenticateBearerWith<T>(
   deps: Deps,

@@ -1,0 +1,114 @@
+/**
+ * The Links page's view: its search, filters, order and cursor live in the query string
+ * (shareable; Back returns to the same view), the typed search settles into the address after a
+ * pause, the tag filter names the tag (the API takes its id), and a selection holds only links in
+ * view. The palette's "Create link" arrives as `?new=1` (with `slug` from the /go miss page).
+ */
+import { useQuery } from '@tanstack/react-query'
+import { getRouteApi, useNavigate } from '@tanstack/react-router'
+import { useEffect, useMemo, useState } from 'react'
+import { linksQuery, organizationsQuery, tagsQuery, type LinksSearch } from './queries'
+import { useDebounced } from './use-debounced'
+
+const route = getRouteApi('/shell/links')
+
+/** How long typing rests before the search goes into the address (and to the API). */
+const SEARCH_DELAY_MS = 300
+
+export type LinksScope = 'all' | 'mine' | 'organizations'
+
+export function useLinksView({ onCreate }: { onCreate: (slug?: string) => void }) {
+  const search: LinksSearch = route.useSearch()
+  const navigate = useNavigate()
+  const tags = useQuery(tagsQuery)
+  const organizations = useQuery(organizationsQuery)
+  const [q, setQ] = useState(search.q ?? '')
+  const settledQ = useDebounced(q, SEARCH_DELAY_MS)
+
+  const tagItems = useMemo(() => tags.data?.items ?? [], [tags.data])
+  const filterTag =
+    search.tag === undefined
+      ? undefined
+      : tagItems.find((tag) => tag.name.toLowerCase() === search.tag!.toLowerCase())
+  const unknownTag = search.tag !== undefined && tags.isSuccess && filterTag === undefined
+  const links = useQuery({
+    ...linksQuery({ ...search, tag: filterTag?.id }),
+    enabled: search.tag === undefined || filterTag !== undefined,
+  })
+  const items = useMemo(() => links.data?.items ?? [], [links.data])
+
+  const setSearch = (changes: Partial<LinksSearch>) =>
+    void navigate({
+      to: '/links',
+      search: { ...search, ...changes, cursor: 'cursor' in changes ? changes.cursor : undefined },
+    })
+
+  useEffect(() => setQ(search.q ?? ''), [search.q])
+  useEffect(() => {
+    const next = settledQ.trim() === '' ? undefined : settledQ.trim()
+    if (next !== search.q)
+      void navigate({
+        to: '/links',
+        search: { ...search, q: next, cursor: undefined },
+        replace: true,
+      })
+    // Only a settled change of the typed text searches (its one dependency); a change of the
+    // address updates `q` above.
+  }, [settledQ])
+  useEffect(() => {
+    if (search.new) {
+      onCreate(search.slug)
+      void navigate({
+        to: '/links',
+        search: { ...search, new: undefined, slug: undefined },
+        replace: true,
+      })
+    }
+    // The flag is read once per address; `onCreate` is the page's setter of the moment.
+  }, [search, navigate])
+
+  const scope: LinksScope =
+    search.owner === 'mine' ? 'mine' : search.owner === 'organizations' ? 'organizations' : 'all'
+  return {
+    search,
+    setSearch,
+    q,
+    setQ,
+    tags: tagItems,
+    organizations: organizations.data?.items ?? [],
+    filterTag,
+    unknownTag,
+    links,
+    items,
+    scope,
+    filtered: search.q !== undefined || search.tag !== undefined || search.owner !== undefined,
+    selection: useSelection(items),
+  }
+}
+
+export type LinksView = ReturnType<typeof useLinksView>
+
+/** The rows ticked for bulk actions: only links in view (another page or filter starts afresh). */
+function useSelection(items: readonly { id: string }[]) {
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set())
+  useEffect(
+    () =>
+      setSelected(
+        (current) => new Set(items.filter((link) => current.has(link.id)).map((link) => link.id)),
+      ),
+    [items],
+  )
+  const allSelected = items.length > 0 && items.every((link) => selected.has(link.id))
+  return {
+    selected,
+    allSelected,
+    toggle: (id: string, on: boolean) => {
+      const next = new Set(selected)
+      if (on) next.add(id)
+      else next.delete(id)
+      setSelected(next)
+    },
+    toggleAll: () => setSelected(allSelected ? new Set() : new Set(items.map((link) => link.id))),
+    clear: () => setSelected(new Set()),
+  }
+}
