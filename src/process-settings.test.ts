@@ -8,11 +8,11 @@ import {
   NO_PRETENURING_FLAG,
   SEMI_SPACE_FLAG,
   TUNED_MARKER,
-  knownV8Flags,
   processSettings,
+  refusedFlags,
+  refusedIn,
   unknownFlagLine,
-  v8FlagNames,
-  withKnownFlags,
+  withoutRefusedFlags,
 } from './process-settings.js'
 
 describe('process settings of the service (server.ts)', () => {
@@ -86,50 +86,36 @@ describe('process settings of the service (server.ts)', () => {
   })
 })
 
-const V8_OPTIONS = `SSE3=1 SSSE3=1 …
-Options:
-  --maglev (enable the maglev optimizing compiler)
-        type: bool  default: --maglev
-  --max-semi-space-size (max size of a semi-space (in MBytes), the new space consists of two semi-spaces)
-        type: size_t  default: --max-semi-space-size=0
-  --heap-growing-percent (specifies heap growing factor as (1 + heap_growing_percent/100))
-        type: int  default: --heap-growing-percent=0
-  --allocation-site-pretenuring (pretenure with allocation sites)
-        type: bool  default: --allocation-site-pretenuring
-  --expose-gc (expose gc extension)
-        type: bool  default: --no-expose-gc
-`
+describe('the V8 flags, checked by the running Node before the restart', () => {
+  const added = processSettings([], {})!.execArgv
 
-describe('the V8 flags, checked against the running Node before the restart', () => {
-  it('reads the flag names of `node --v8-options`', () => {
-    expect(v8FlagNames(V8_OPTIONS)).toEqual(
-      new Set([
-        'maglev',
-        'max-semi-space-size',
-        'heap-growing-percent',
-        'allocation-site-pretenuring',
-        'expose-gc',
-      ]),
-    )
+  it('reads the options Node refused from its stderr ("node: bad option: …"), and only those', () => {
+    const stderr =
+      'node: bad option: --no-maglev\nnode: bad option: --heap-growing-percent=20\n' +
+      'node: bad option: --something-else\n'
+    expect(refusedIn(stderr, added)).toEqual([NO_MAGLEV_FLAG, HEAP_GROWING_FLAG])
+    expect(refusedIn('', added)).toEqual([])
   })
 
-  it('keeps every flag a Node knows, whether it lists them with dashes or underscores', () => {
-    const wanted = processSettings(['--enable-source-maps'], {})!
-    for (const listing of [V8_OPTIONS, V8_OPTIONS.replace(/(?<=[a-z])-(?=[a-z])/g, '_')]) {
-      const { settings, unknown } = withKnownFlags(
-        wanted,
-        ['--enable-source-maps'],
-        v8FlagNames(listing),
-      )
-      expect(unknown).toEqual([])
-      expect(settings).toEqual(wanted)
-    }
+  it('finds every flag the service adds accepted by the Node running the suite', () => {
+    expect(refusedFlags(process.execPath, added)).toEqual([])
   })
 
-  it('leaves out a flag this Node does not know, and only that one; the options given stay', () => {
+  it('names exactly the flags a Node refuses, asked with all of them at once', () => {
+    const withUnknown = [SEMI_SPACE_FLAG, '--no-such-v8-flag', EXPOSE_GC_FLAG, '--nor-this=1']
+    expect(refusedFlags(process.execPath, withUnknown)).toEqual([
+      '--no-such-v8-flag',
+      '--nor-this=1',
+    ])
+  })
+
+  it('counts every flag as refused when the Node cannot be asked', () => {
+    expect(refusedFlags('/nonexistent/node', added)).toEqual(added)
+  })
+
+  it('leaves out the refused flags and only those; the options given and the environment stay', () => {
     const wanted = processSettings(['--enable-source-maps'], {})!
-    const withoutMaglev = v8FlagNames(V8_OPTIONS.replace(/^ {2}--maglev .*$/m, ''))
-    const { settings, unknown } = withKnownFlags(wanted, ['--enable-source-maps'], withoutMaglev)
+    const { settings, unknown } = withoutRefusedFlags(wanted, [NO_MAGLEV_FLAG])
     expect(unknown).toEqual([NO_MAGLEV_FLAG])
     expect(settings.execArgv).toEqual([
       '--enable-source-maps',
@@ -142,17 +128,5 @@ describe('the V8 flags, checked against the running Node before the restart', ()
     expect(unknownFlagLine(NO_MAGLEV_FLAG, '26.0.0')).toBe(
       'switchboard: Node.js 26.0.0 does not know the V8 flag --no-maglev; starting without it\n',
     )
-  })
-
-  it('leaves every flag out when the Node cannot be asked', () => {
-    const wanted = processSettings([], {})!
-    const { settings, unknown } = withKnownFlags(wanted, [], knownV8Flags('/nonexistent/node'))
-    expect(unknown).toEqual(wanted.execArgv)
-    expect(settings.execArgv).toEqual([])
-  })
-
-  it('finds every flag the service adds in the running Node', () => {
-    const wanted = processSettings([], {})!
-    expect(withKnownFlags(wanted, [], knownV8Flags(process.execPath)).unknown).toEqual([])
   })
 })

@@ -29,9 +29,9 @@
  * off: the service then runs as plain `node` with Node's defaults.
  *
  * The V8 flags are V8's, not Node's: a Node release may rename or drop one, and a process started
- * with a flag its V8 does not know exits at once ("bad option"). Each flag added is therefore
- * checked against the running Node's own list (`node --v8-options`) before the restart; one it
- * does not know is left out and named once on stderr, and the service starts without it.
+ * with a flag its V8 does not know exits at once ("bad option"). The flags added are therefore
+ * checked by the running Node itself before the restart (refusedFlags); one it does not know is
+ * left out and named once on stderr, and the service starts without it.
  * Imports only Node's built-ins, so the entry point can apply it before loading anything.
  */
 import { spawnSync } from 'node:child_process'
@@ -87,42 +87,40 @@ export function processSettings(
   }
 }
 
-/** `--no-maglev` → `maglev`, `--heap_growing_percent=20` → `heap-growing-percent`. */
-function v8FlagName(option: string): string {
-  return option.replace(/^--/, '').replace(/=.*$/, '').replace(/_/g, '-').replace(/^no-/, '')
-}
-
-/** The flag names in `node --v8-options` output ("  --maglev (enable the maglev …)"). */
-export function v8FlagNames(v8Options: string): Set<string> {
-  const names = new Set<string>()
-  for (const match of v8Options.matchAll(/^ {2}--([a-z0-9_-]+) \(/gm))
-    names.add(match[1]!.replace(/_/g, '-'))
-  return names
+/**
+ * The flags among `flags` that Node refused in its stderr: it names each option it does not know
+ * on a line of its own, "node: bad option: --no-maglev", and exits with 9.
+ */
+export function refusedIn(stderr: string, flags: readonly string[]): string[] {
+  const named = new Set([...stderr.matchAll(/bad option: (\S+)$/gm)].map((match) => match[1]))
+  return flags.filter((flag) => named.has(flag))
 }
 
 /**
- * The settings with only the flags this Node knows among those added to `given` (the options
- * the process already runs with, which its Node accepted), and the flags left out.
+ * The flags the Node at `execPath` does not accept, asked by starting it with them and
+ * `--version`: it checks its options, V8's included, then prints its version and exits (tens of
+ * milliseconds; run only before a restart). All of them when it cannot be asked, or refuses them
+ * without naming one.
  */
-export function withKnownFlags(
+export function refusedFlags(execPath: string, flags: readonly string[]): string[] {
+  const asked = spawnSync(execPath, [...flags, '--version'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 10_000,
+  })
+  if (asked.status === 0) return []
+  const refused = refusedIn(asked.stderr ?? '', flags)
+  return refused.length > 0 ? refused : [...flags]
+}
+
+/** The settings without the flags this Node refuses, and those flags. */
+export function withoutRefusedFlags(
   settings: ProcessSettings,
-  given: readonly string[],
-  known: ReadonlySet<string>,
+  refused: readonly string[],
 ): { settings: ProcessSettings; unknown: string[] } {
-  const unknown = settings.execArgv.filter(
-    (option) => !given.includes(option) && !known.has(v8FlagName(option)),
-  )
-  const execArgv = settings.execArgv.filter((option) => !unknown.includes(option))
+  const unknown = settings.execArgv.filter((option) => refused.includes(option))
+  const execArgv = settings.execArgv.filter((option) => !refused.includes(option))
   return { settings: { ...settings, execArgv }, unknown }
-}
-
-/**
- * The V8 flags the Node at `execPath` knows, from its `--v8-options` (a process start, about
- * 40 ms; run only before a restart). Empty when it cannot be asked: every flag is then left out.
- */
-export function knownV8Flags(execPath: string): Set<string> {
-  const listed = spawnSync(execPath, ['--v8-options'], { encoding: 'utf8', timeout: 10_000 })
-  return listed.status === 0 ? v8FlagNames(listed.stdout) : new Set()
 }
 
 /** The line naming a flag left out, once, on stderr (the JSON log has not started yet). */

@@ -7,10 +7,10 @@
 import module from 'node:module'
 import { exitUnlessSupportedNode } from './node-version.js'
 import {
-  knownV8Flags,
   processSettings,
+  refusedFlags,
   unknownFlagLine,
-  withKnownFlags,
+  withoutRefusedFlags,
 } from './process-settings.js'
 
 exitUnlessSupportedNode()
@@ -21,8 +21,9 @@ exitUnlessSupportedNode()
 // service runs with Node's defaults; PROCESS_TUNING=off runs it so everywhere.
 const wanted = processSettings(process.execArgv, process.env)
 if (wanted !== null && typeof process.execve === 'function') {
-  const known = knownV8Flags(process.execPath)
-  const { settings, unknown } = withKnownFlags(wanted, process.execArgv, known)
+  const added = wanted.execArgv.filter((option) => !process.execArgv.includes(option))
+  const refused = refusedFlags(process.execPath, added)
+  const { settings, unknown } = withoutRefusedFlags(wanted, refused)
   for (const flag of unknown) process.stderr.write(unknownFlagLine(flag, process.versions.node))
   process.execve(
     process.execPath,

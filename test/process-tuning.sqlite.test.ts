@@ -54,7 +54,8 @@ describe('PROCESS_TUNING', () => {
   })
 
   it('on: a V8 flag this Node does not know is left out and named once on stderr; the service starts', async () => {
-    // Presents the running Node as one whose V8 has no Maglev: its `--v8-options` lacks the line.
+    // Presents the running Node as one whose V8 has no Maglev: asked with --no-maglev, it is given
+    // a flag it really does not know in its place, and refuses that under the name asked.
     const preload = path.join(makeTempDir(), 'no-maglev.mjs')
     fs.writeFileSync(
       preload,
@@ -62,10 +63,12 @@ describe('PROCESS_TUNING', () => {
         "import childProcess from 'node:child_process'",
         "import { syncBuiltinESMExports } from 'node:module'",
         'const spawnSync = childProcess.spawnSync',
+        "const UNKNOWN = '--no-maglev-in-this-node'",
         'childProcess.spawnSync = (command, args, options) => {',
-        '  const result = spawnSync(command, args, options)',
-        "  if (args?.[0] === '--v8-options')",
-        "    result.stdout = result.stdout.replace(/^ {2}--maglev .*$/m, '')",
+        "  if (!args?.includes('--version')) return spawnSync(command, args, options)",
+        "  const asked = args.map((arg) => (arg === '--no-maglev' ? UNKNOWN : arg))",
+        '  const result = spawnSync(command, asked, options)',
+        "  result.stderr = String(result.stderr).replaceAll(UNKNOWN, '--no-maglev')",
         '  return result',
         '}',
         'syncBuiltinESMExports()',
