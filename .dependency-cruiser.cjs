@@ -1,11 +1,103 @@
 /**
- * The import rules of docs/ARCHITECTURE.md ("Layers"), checked on every `npm test` (npm run lint).
- * Imports point down only: server.ts → app.ts → modules/* → plugins/, db/, lib/, errors.ts,
- * config.ts. Type-only imports count too: a type that has to reach up a layer is a sign the code
- * belongs elsewhere. A failure names the rule and the import (from → to).
+ * The import rules of docs/ARCHITECTURE.md ("Layers"), checked on every `npm test` by
+ * `npm run lint:layers` (scripts/lint-layers.mjs: these rules, then the report of module climbs).
+ * Imports point down only: server.ts → app.ts → modules/* → identity/ → plugins/, db/, lib/,
+ * errors.ts, config.ts. Type-only imports count too: a type that has to reach up a layer is a sign
+ * the code belongs elsewhere. A failure names the rule and the import (from → to).
  */
 const LOWER_LAYERS = '^src/(plugins|lib|db)/|^src/(errors|config|logger)\\.ts$'
 const TEST_FILES = '\\.test\\.ts$'
+
+/**
+ * The feature modules (the folders of src/modules/), bottom first. A module may import a module
+ * below it; the order puts what many build on (mail, the audit trail, accounts) under what builds
+ * on them (sign-in, administration, links, billing).
+ *
+ * A module climb is a pair (A, B) of feature modules such that a non-test source file of A
+ * (src/modules/A/**, not *.test.ts) imports a file of B, and B is not below A in this order. It is
+ * counted once per pair, however many imports make it. Every climb is in ALLOWED_CLIMBS with the
+ * reason it remains; any other fails the lint (rule `module-climb`). A cycle between module folders
+ * needs a climb, so the list is also the allow-list of folder-level cycles.
+ */
+const MODULE_ORDER = [
+  'ai',
+  'mail',
+  'notifications',
+  'audit',
+  'keys',
+  'users',
+  'organizations',
+  'mfa',
+  'passkeys',
+  'auth',
+  'admin',
+  'settings',
+  'tokens',
+  'oidc',
+  'password-reset',
+  'scim',
+  'tags',
+  'links',
+  'go',
+  'billing',
+  'checklist',
+  'health',
+  'ops',
+  'security-log',
+]
+
+/** `from > to`: the climbs that remain, each with its reason. Remove an entry with its climb. */
+const ALLOWED_CLIMBS = {
+  'mail > settings':
+    'The SMTP server is a settings section (settings/sections.ts); mail reads it where it sends, ' +
+    'and the SMTP settings send their test mail through mail.',
+  'notifications > audit':
+    "Changing one's notification preferences is audited, and the audit writer queues security " +
+    "mail in the audited change's own transaction (the outbox), so each needs the other.",
+  'users > mfa':
+    'Deleting an account or changing its password asks for its second factor when it has one ' +
+    '(mfa/service.ts assertSecondFactorIfEnabled).',
+  'users > organizations':
+    'The last owner of an organization cannot delete their account (organizations/ownership.ts).',
+  'mfa > auth':
+    'The second sign-in step answers as every sign-in does (auth/responses.ts, auth/schemas.ts).',
+  'passkeys > auth':
+    'A passkey sign-in answers as every sign-in does and spends the per-address login budget ' +
+    '(auth/login-limits.ts).',
+  'mfa > admin':
+    "An administrator's reset of someone's MFA is an MFA route with the administrators' proof " +
+    '(admin/reauth.ts, admin/users.schemas.ts).',
+  'tags > links': 'A tag counts the links its owner sees (links/visibility.ts).',
+}
+
+/** Targets that fail the lint when exceeded (scripts/lint-layers.mjs). */
+const LIMITS = { climbs: 20, mutualPairs: 10 }
+
+/** The rule against climbs: per module, every module above it that ALLOWED_CLIMBS does not list. */
+function climbRules() {
+  return MODULE_ORDER.flatMap((module, index) => {
+    const allowed = new Set(
+      Object.keys(ALLOWED_CLIMBS)
+        .map((climb) => climb.split(' > '))
+        .filter(([from]) => from === module)
+        .map(([, to]) => to),
+    )
+    const above = MODULE_ORDER.slice(index + 1).filter((to) => !allowed.has(to))
+    if (above.length === 0) return []
+    return [
+      {
+        name: 'module-climb',
+        severity: 'error',
+        comment:
+          `${module} imports a module that is not below it in MODULE_ORDER: import the other way ` +
+          'round, have the upper module register what is needed, or list the climb in ' +
+          'ALLOWED_CLIMBS with its reason.',
+        from: { path: `^src/modules/${module}/`, pathNot: TEST_FILES },
+        to: { path: `^src/modules/(${above.join('|')})/` },
+      },
+    ]
+  })
+}
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -22,11 +114,30 @@ module.exports = {
       name: 'lower-layer-imports-feature-module',
       severity: 'error',
       comment:
-        'plugins/, lib/, db/, errors.ts, config.ts and logger.ts never import a feature module; ' +
-        'the module hands what is needed down through deps or a registration call (ARCHITECTURE.md "Layers").',
+        'plugins/, lib/, db/, errors.ts, config.ts and logger.ts never import identity/ or a ' +
+        'feature module; the module hands what is needed down through deps or a registration ' +
+        'call (ARCHITECTURE.md "Layers").',
       from: { path: LOWER_LAYERS, pathNot: TEST_FILES },
-      to: { path: '^src/(modules/|deps\\.ts$|app\\.ts$|server\\.ts$|cli\\.ts$)' },
+      to: { path: '^src/(identity/|modules/|deps\\.ts$|app\\.ts$|server\\.ts$|cli\\.ts$)' },
     },
+    {
+      name: 'identity-imports-feature-module',
+      severity: 'error',
+      comment:
+        'identity/ (who is calling) sits below every feature module and imports none: what it ' +
+        'needs of one is handed down by registration (ARCHITECTURE.md "Layers").',
+      from: { path: '^src/identity/', pathNot: TEST_FILES },
+      to: { path: '^src/(modules/|app\\.ts$|server\\.ts$|cli\\.ts$)' },
+    },
+    {
+      name: 'module-outside-order',
+      severity: 'error',
+      comment:
+        'Every folder of src/modules/ has its place in MODULE_ORDER (.dependency-cruiser.cjs).',
+      from: { path: '^src/modules/', pathNot: `^src/modules/(${MODULE_ORDER.join('|')})/` },
+      to: {},
+    },
+    ...climbRules(),
     {
       name: 'deps-imports-plugin',
       severity: 'error',
@@ -112,3 +223,10 @@ module.exports = {
     skipAnalysisNotInRules: true,
   },
 }
+
+// Read by scripts/lint-layers.mjs for its report; not enumerable, as dependency-cruiser accepts
+// only its own keys in a configuration.
+Object.defineProperty(module.exports, 'moduleLayers', {
+  value: { order: MODULE_ORDER, allowedClimbs: ALLOWED_CLIMBS, limits: LIMITS },
+  enumerable: false,
+})

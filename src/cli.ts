@@ -28,13 +28,14 @@ import { pathToFileURL } from 'node:url'
 import { createAdmin, resetMfa, resetPassword, setupCode } from './cli/accounts.js'
 import { audit } from './cli/audit.js'
 import { USAGE, type CliIo, type Command } from './cli/io.js'
-import { rotateKeys } from './cli/keys.js'
+import { ENCRYPTED_STORES, rotateKeys } from './cli/keys.js'
 import { backup, doctor, migrate, restore } from './cli/operations.js'
 import { ConfigError } from './config.js'
 import { AppError } from './errors.js'
 import { OpsError } from './modules/ops/backup.js'
 
 export type { CliIo }
+export { ENCRYPTED_STORES }
 
 /** Every command by its name; each is one function in src/cli/. */
 const COMMANDS: Readonly<Record<string, Command>> = {

@@ -3,8 +3,24 @@ import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import type { Deps } from '../deps.js'
 import { stageSecretsFile } from '../lib/secrets.js'
+import type { EncryptedStore } from '../modules/keys/rewrap.js'
 import { reencryptSecrets } from '../modules/keys/service.js'
+import { mfaSecrets } from '../modules/mfa/key-rotation.js'
+import { oidcSecrets } from '../modules/oidc/key-rotation.js'
+import { invitationTokens } from '../modules/organizations/key-rotation.js'
+import { settingsSecrets } from '../modules/settings/key-rotation.js'
 import { readLine, withDeps, type CliIo, type Command } from './io.js'
+
+/**
+ * Every store of ciphertext in the database, registered with the rotation (modules/keys knows
+ * none): a module that adds encrypted columns defines its store and adds it here.
+ */
+export const ENCRYPTED_STORES: readonly EncryptedStore[] = [
+  mfaSecrets,
+  settingsSecrets,
+  oidcSecrets,
+  invitationTokens,
+]
 
 interface Rotation {
   newKey: Buffer
@@ -61,7 +77,7 @@ async function rotateWith(deps: Deps, io: CliIo, rotation: Rotation): Promise<nu
       : null
   let counts: Record<string, number>
   try {
-    counts = await reencryptSecrets(deps, rotation.newKey)
+    counts = await reencryptSecrets(deps, rotation.newKey, ENCRYPTED_STORES)
   } catch (error) {
     staged?.abort()
     throw error

@@ -19,11 +19,12 @@
  */
 import type { Deps } from '../deps.js'
 import { API_TOKEN_PREFIX, hashApiToken, isWellFormedApiToken } from './token-format.js'
-import { findLiveApiToken, touchApiToken } from '../modules/tokens/repo.js'
-import { legacyTokensRefused } from '../modules/tokens/policy.js'
+import { findLiveApiToken, touchApiToken } from './api-tokens.repo.js'
+import { legacyTokensRefused } from './api-token-policy.js'
 import { requirementOf } from './two-factor-requirement.js'
 import type { Caller } from './caller.js'
-import { findLiveSession, touchSession, unexpired, type LiveSession } from '../modules/auth/repo.js'
+import type { AccessTokenClaims } from './access-tokens.js'
+import { findSession, touchSession, unexpired, type LiveSession } from './sessions.repo.js'
 
 const TOUCH_INTERVAL_MS = 60_000
 
@@ -68,30 +69,27 @@ async function authenticateApiToken(deps: Deps, token: string, ip: string): Prom
   }
 }
 
-async function authenticateAccessJwt<T>(
+/**
+ * The caller an access JWT's session stands for, given the session's row as the authentication
+ * query read it (null: revoked, or its user disabled — the query does not match those). The rules
+ * every session is held to, wherever its row was read: not expired at `now`, of the user the token
+ * names, not idle for longer than SESSION_IDLE_TIMEOUT. Marks the session seen (at most once a
+ * minute, not awaited).
+ */
+export function admitSession(
   deps: Deps,
-  token: string,
-  withMfaStatus: boolean,
-  beside: ReadBeside<T> | null,
-): Promise<Authenticated<T>> {
-  const claims = await deps.accessTokens.verify(token)
-  if (claims === null) return NOBODY
-  const now = deps.clock.now()
-  let found: LiveSession | null
-  let read: T | null = null
-  if (beside === null) found = await findLiveSession(deps.db, claims.sid, now, withMfaStatus)
-  else {
-    const both = await beside.withSession(claims.sid, claims.sub)
-    found = unexpired(both.session, now)
-    read = both.read
-  }
-  if (found === null || found.user.id !== claims.sub) return NOBODY
+  claims: AccessTokenClaims,
+  session: LiveSession | null,
+  now: Date,
+): Caller | null {
+  const found = unexpired(session, now)
+  if (found === null || found.user.id !== claims.sub) return null
   // Idle timeout (SESSION_IDLE_TIMEOUT, ASVS 5.0 V7.3): last_seen_at moves at most once a minute,
   // so a session ends between the timeout and a minute after it.
-  if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return NOBODY
+  if (now.getTime() - found.lastSeenMs > deps.config.sessionIdleSeconds * 1000) return null
   if (isStale(found.lastSeenMs, now))
     touch(deps, now, (at, staleBefore) => touchSession(deps.db, claims.sid, at, staleBefore))
-  const caller: Caller = {
+  return {
     user: found.user,
     credential: 'session',
     sessionId: claims.sid,
@@ -102,19 +100,18 @@ async function authenticateAccessJwt<T>(
     vouchedByProvider: found.vouchedByProvider,
     reauthenticatedMs: found.reauthenticatedMs,
   }
-  return { caller, read }
 }
 
-/**
- * A caller, and what a read beside its authentication found for that caller's user (null when none
- * ran).
- */
-export interface Authenticated<T> {
-  caller: Caller | null
-  read: T | null
+async function authenticateAccessJwt(
+  deps: Deps,
+  token: string,
+  withMfaStatus: boolean,
+): Promise<Caller | null> {
+  const claims = await deps.accessTokens.verify(token)
+  if (claims === null) return null
+  const now = deps.clock.now()
+  return admitSession(deps, claims, await findSession(deps.db, claims.sid, withMfaStatus), now)
 }
-
-const NOBODY = { caller: null, read: null } as const
 
 /**
  * The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now.
@@ -128,37 +125,5 @@ export async function authenticateBearer(
   withMfaStatus = false,
 ): Promise<Caller | null> {
   if (token.startsWith(API_TOKEN_PREFIX)) return authenticateApiToken(deps, token, ip)
-  return (await authenticateAccessJwt(deps, token, withMfaStatus, null)).caller
-}
-
-/** A read for the caller's user, made with their authentication (authenticateBearerWith). */
-export interface ReadBeside<T> {
-  /**
-   * The read on its own, after the lookup of an sb_ token (only the token's row names the user).
-   */
-  forUser(userId: string): Promise<T>
-  /**
-   * The session's lookup (auth/repo.ts liveSessionQuery, its expiry unchecked) and the read in one
-   * statement, for the session and the user an access JWT names.
-   */
-  withSession(sessionId: string, userId: string): Promise<{ session: LiveSession | null; read: T }>
-}
-
-/**
- * authenticateBearer, and a read that needs only the user's id. An access JWT names its user in its
- * verified claims, so the read is made in the session's own lookup instead of after it (the
- * redirect of /go/{slug}: one statement and one round trip on PostgreSQL instead of two). Its
- * answer is handed over only with a caller of that same user — when the session is not live it is
- * dropped unseen. For an sb_ token the user is known only from the token's row: the read follows
- * it.
- */
-export async function authenticateBearerWith<T>(
-  deps: Deps,
-  token: string,
-  ip: string,
-  beside: ReadBeside<T>,
-): Promise<Authenticated<T>> {
-  if (!token.startsWith(API_TOKEN_PREFIX)) return authenticateAccessJwt(deps, token, false, beside)
-  const caller = await authenticateApiToken(deps, token, ip)
-  return caller === null ? NOBODY : { caller, read: await beside.forUser(caller.user.id) }
+  return authenticateAccessJwt(deps, token, withMfaStatus)
 }

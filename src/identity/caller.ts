@@ -1,9 +1,9 @@
-import type { UserRecord } from '../modules/users/repo.js'
-import type { MfaState } from '../modules/mfa/repo.js'
-import type { TwoFactorRequirement } from '../modules/settings/two-factor-policy.schemas.js'
+import type { UserRecord } from './user.js'
+import type { MfaState } from './second-factor.js'
+import type { TwoFactorRequirement } from './two-factor-requirement.js'
 
 /**
- * What a personal API token carries (modules/tokens/permissions.ts), parsed once per
+ * What a personal API token carries (permissions.ts), parsed once per
  * token row read so the per-request checks are set lookups.
  */
 export interface TokenGrant {
@@ -14,6 +14,12 @@ export interface TokenGrant {
    * owner's.
    */
   organizations: ReadonlySet<string> | null
+}
+
+/** Where a request came from: recorded with every change it makes. */
+export interface RequestContext {
+  ip: string | null
+  userAgent: string | null
 }
 
 /** Who is making the request, as established once per request by the authentication hook. */

@@ -10,7 +10,7 @@
  *                                (docs/API.md#what-an-api-token-may-not-do)
  *   config: { auth: 'admin' }    an administrator (docs/API.md#who-may-do-what)
  *
- * An API token is further held to the table of modules/tokens/permissions.ts: 403
+ * An API token is further held to the table of permissions.ts: 403
  * SESSION_REQUIRED on an operation that manages account security (or that the table does not
  * list), 403 INSUFFICIENT_SCOPE naming the permission it lacks, and 404 for an organization outside
  * its boundary. Everything it needs came with the token row: no query is added.
@@ -27,15 +27,10 @@ import type { Deps } from '../deps.js'
 import { AppError } from '../errors.js'
 import { safeEqual } from '../lib/crypto.js'
 import type { AuthRequirement } from '../plugins/route-auth.js'
-import type { RequestContext } from '../modules/audit/service.js'
-import {
-  authenticateBearer,
-  authenticateBearerWith,
-  type Authenticated,
-  type ReadBeside,
-} from './authenticate.js'
+import { reachesOrganization, type RequestContext, type Caller } from './caller.js'
+import type { AccessTokenClaims } from './access-tokens.js'
+import { admitSession, authenticateBearer } from './authenticate.js'
 import { enrollmentRequired } from './mfa-policy.js'
-import { reachesOrganization, type Caller } from './caller.js'
 import { API_TOKEN_PREFIX } from './token-format.js'
 import {
   isAdminPermission,
@@ -45,6 +40,7 @@ import {
 } from './permissions.js'
 import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieName, readCookies } from './cookies.js'
 import { csrfTokenFor } from './session-issuer.js'
+import type { LiveSession } from './sessions.repo.js'
 import { chargeFailedAuthentication } from '../plugins/rate-limit.js'
 
 declare module 'fastify' {
@@ -157,20 +153,25 @@ export async function optionalCaller(deps: Deps, request: FastifyRequest): Promi
   return admittedOptional(caller)
 }
 
+/** The access JWT the request carries (header or cookie); null for none, or for an sb_ token. */
+export function accessTokenOf(deps: Deps, request: FastifyRequest): string | null {
+  const token = readCredential(deps, request)?.token ?? null
+  return token === null || token.startsWith(API_TOKEN_PREFIX) ? null : token
+}
+
 /**
- * optionalCaller, with a read for the caller's user run beside the authentication where the
- * credential allows (auth/authenticate.ts authenticateBearerWith); null with a null caller.
+ * optionalCaller for an access JWT whose session row the page read in a statement of its own (the
+ * go redirect joins its links to sessions.repo.ts liveSessionQuery): the same rules, from the same
+ * functions — the session's (authenticate.ts admitSession: expiry, the token's user, the idle
+ * timeout; revoked sessions and disabled users are not read) and the pages' (admittedOptional).
  */
-export async function optionalCallerWith<T>(
+export function admitPageSession(
   deps: Deps,
-  request: FastifyRequest,
-  beside: ReadBeside<T>,
-): Promise<Authenticated<T>> {
-  const credential = readCredential(deps, request)
-  if (credential?.token == null) return { caller: null, read: null }
-  const found = await authenticateBearerWith(deps, credential.token, request.ip, beside)
-  const caller = admittedOptional(found.caller)
-  return caller === null ? { caller: null, read: null } : { caller, read: found.read }
+  claims: AccessTokenClaims,
+  session: LiveSession | null,
+  now: Date,
+): Caller | null {
+  return admittedOptional(admitSession(deps, claims, session, now))
 }
 
 function admittedOptional(caller: Caller | null): Caller | null {

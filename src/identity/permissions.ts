@@ -2,7 +2,7 @@
  * What an API token may do: permissions `<area>:read` and `<area>:write` (write implies
  * read), and the one table that names, for every operation of the API, the permission a token needs
  * — or marks it public (no credentials) or session-only (never a token: everything that manages
- * account security). The authentication hook enforces it (auth/hook.ts), the OpenAPI document
+ * account security). The authentication hook enforces it (hook.ts), the OpenAPI document
  * states it as the scope of the bearer security requirement of each operation (RFC 6750 bearer
  * tokens, OpenAPI 3.1 §4.8.30: scopes on a non-OAuth scheme name the roles required), and a test
  * fails when an operation has no entry. An operation missing from the table refuses every token.

@@ -16,7 +16,7 @@ import { AppError } from '../errors.js'
 import type { Caller } from './caller.js'
 import type { Budget } from '../lib/attempt-budget.js'
 import { normalizePassword } from '../lib/password-policy.js'
-import { findPasswordHash } from '../modules/users/repo.js'
+import { findPasswordHash } from './user.js'
 
 export const REAUTH_FAILURES_PER_USER: Budget = {
   name: 'reauth:user',

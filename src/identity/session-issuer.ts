@@ -7,9 +7,9 @@ import type { Executor } from '../db/schema.js'
 import { hmacBase64Url } from '../lib/crypto.js'
 import { newId } from '../lib/ids.js'
 import { addSeconds } from '../lib/time.js'
-import type { RequestContext } from '../modules/audit/service.js'
-import type { UserRecord } from '../modules/users/repo.js'
-import { insertSession, type NewSession } from '../modules/auth/repo.js'
+import type { RequestContext } from './caller.js'
+import type { UserRecord } from './user.js'
+import { insertSession, type NewSession } from './sessions.repo.js'
 
 export interface SignIn {
   user: UserRecord

@@ -5,10 +5,8 @@
  * and a request whose policy has not changed parses nothing. No imports of services: the
  * authentication module and the MFA status use it without an import circle.
  */
-import {
-  TWO_FACTOR_POLICIES,
-  type TwoFactorRequirement,
-} from '../modules/settings/two-factor-policy.schemas.js'
+export const TWO_FACTOR_POLICIES = ['off', 'admins', 'everyone'] as const
+export type TwoFactorRequirement = (typeof TWO_FACTOR_POLICIES)[number]
 
 /** The settings row's key (its section in two-factor-policy.ts). */
 export const TWO_FACTOR_POLICY_KEY = 'two_factor_policy'

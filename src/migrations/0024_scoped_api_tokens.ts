@@ -1,7 +1,7 @@
 /**
  * Least-privilege API tokens.
  *
- * - `permissions`: a JSON array of `<area>:read|write` (modules/tokens/permissions.ts). NULL marks
+ * - `permissions`: a JSON array of `<area>:read|write` (identity/permissions.ts). NULL marks
  *   a token made before scopes existed: "full access (legacy)", which an administrator can refuse.
  * - `organization_ids`: the organization boundary, a JSON array of organization ids the token may
  *   reach ([] = personal resources only); NULL = all of the owner's organizations.

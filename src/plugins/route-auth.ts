@@ -1,7 +1,7 @@
 /**
  * What a route declares about its caller (docs/ARCHITECTURE.md, convention 6), read by the lower
- * layers that adapt to it (the OpenAPI document lists the matching error statuses). The auth
- * module's hook (modules/auth/hook.ts) enforces it:
+ * layers that adapt to it (the OpenAPI document lists the matching error statuses). The
+ * authentication hook (identity/hook.ts) enforces it:
  *
  *   config: { auth: 'public' }   no credentials needed
  *   (default)                    any signed-in user, by session or API token
@@ -17,7 +17,7 @@ declare module 'fastify' {
     auth?: AuthRequirement
     /**
      * Open to a caller whom the two-factor policy restricts to enrolment (see
-     * modules/auth/mfa-policy.ts). Every other authenticated route answers them 403
+     * identity/mfa-policy.ts). Every other authenticated route answers them 403
      * MFA_ENROLLMENT_REQUIRED. Only what enrolment itself and the console's enrolment page need
      * may declare it.
      */

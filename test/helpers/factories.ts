@@ -1,10 +1,10 @@
 /** Test data built through the real services and endpoints, never a shared seed. */
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { insertSession } from '../../src/modules/auth/repo.js'
+import { insertSession } from '../../src/identity/sessions.repo.js'
 import { newId } from '../../src/lib/ids.js'
 import { insertNewUser, prepareNewUser } from '../../src/modules/users/service.js'
-import type { UserRecord } from '../../src/modules/users/repo.js'
+import type { UserRecord } from '../../src/identity/user.js'
 import type { TestContext } from './app.js'
 import { totpCode } from './rfc6238.js'
 import { isAdminPermission, TOKEN_PERMISSIONS } from '../../src/identity/permissions.js'

@@ -22,7 +22,7 @@ import enReauth from '../src/i18n/en/reauth.json' with { type: 'json' }
 import deReauth from '../src/i18n/de/reauth.json' with { type: 'json' }
 
 // The window the service documents (docs/API.md#re-authentication-window;
-// src/modules/auth/reauth.ts).
+// src/identity/reauth.ts).
 const REAUTH_WINDOW_SECONDS = 10 * 60
 const FIRST = 'a first long passphrase'
 const SECOND = 'a second long passphrase'

@@ -3,8 +3,8 @@ import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { anyContains } from '../../db/text-search.js'
-import { secondFactorExists } from '../mfa/repo.js'
-import { USER_COLUMNS, toUserRecord, type UserRecord } from '../users/repo.js'
+import { secondFactorExists } from '../../identity/second-factor.js'
+import { USER_COLUMNS, toUserRecord, type UserRecord } from '../../identity/user.js'
 
 export interface AdminUserRecord extends UserRecord {
   mfa_enabled: boolean

@@ -8,10 +8,10 @@ import { isUniqueViolation } from '../../db/client.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page } from '../../lib/pagination.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
-import { revokeUserSessions } from '../auth/repo.js'
-import { revokeAllApiTokens } from '../tokens/repo.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
+import { revokeUserSessions } from '../../identity/sessions.repo.js'
+import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
 import {
   findUserById,
   lockActiveAdminIds,

@@ -10,13 +10,8 @@ import type { CursorKey } from '../../lib/pagination.js'
 import { listAuditEvents, type AuditFilter } from './repo.js'
 import type { AuditEventView, AuditExportFormat, AuditExportQuery } from './schemas.js'
 import { verifiableExportLines } from './verifiable-export.js'
-import {
-  auditFilterOf,
-  recordAudit,
-  toAuditEventView,
-  type Actor,
-  type RequestContext,
-} from './service.js'
+import { auditFilterOf, recordAudit, toAuditEventView, type Actor } from './service.js'
+import type { RequestContext } from '../../identity/caller.js'
 
 export const EXPORT_BATCH = 500
 

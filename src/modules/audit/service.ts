@@ -9,16 +9,11 @@ import type { Executor } from '../../db/schema.js'
 import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page } from '../../lib/pagination.js'
 import type { Clock } from '../../lib/time.js'
+import type { RequestContext } from '../../identity/caller.js'
 import { queueSecurityNotification } from '../notifications/queue.js'
 import { insertAuditEvent, listAuditEvents, type AuditEventRow, type AuditFilter } from './repo.js'
 import { findTargetLabels } from './labels.repo.js'
 import type { AuditEventListItem, AuditEventView, AuditLogQuery } from './schemas.js'
-
-/** Where a request came from: recorded with every change it makes. */
-export interface RequestContext {
-  ip: string | null
-  userAgent: string | null
-}
 
 export interface Actor {
   id: string

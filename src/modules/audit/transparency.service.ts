@@ -11,7 +11,8 @@ import { latestCheckpoint, materializeTree, signedRootOf, withStoredNodes } from
 import { listRotations } from './key-rotation.js'
 import { runIntegrityCheck } from './monitor.js'
 import { readMonitor, readTreeHead, setAnchorWebhook } from './tree.repo.js'
-import { recordAudit, type Actor, type RequestContext } from './service.js'
+import { recordAudit, type Actor } from './service.js'
+import type { RequestContext } from '../../identity/caller.js'
 import type {
   AnchorBody,
   CheckpointView,

@@ -12,12 +12,12 @@
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { addSeconds } from '../../lib/time.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { proveSecondFactor, type FactorProof } from '../passkeys/proof.js'
-import type { Caller } from '../../identity/caller.js'
 import { REAUTH_WINDOW_SECONDS, verifyCurrentPassword } from '../../identity/reauth.js'
-import { markSessionReauthenticated } from './repo.js'
+import { markSessionReauthenticated } from '../../identity/sessions.repo.js'
 
 export async function reauthenticate(
   deps: Deps,

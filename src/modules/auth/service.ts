@@ -6,7 +6,8 @@ import { AppError } from '../../errors.js'
 import { pageWindow } from '../../db/keyset.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import { normalizePassword } from '../../lib/password-policy.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { createMfaChallenge, type MfaChallenge } from '../mfa/challenge.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import {
@@ -17,7 +18,6 @@ import {
   type PasswordCandidate,
 } from '../users/repo.js'
 import { insertNewUser, normalizeEmail, prepareNewUser } from '../users/service.js'
-import type { Caller } from '../../identity/caller.js'
 import { loginCharges } from './login-limits.js'
 import { listLiveSessions, revokeSession, setInstanceFlag } from './repo.js'
 import { setupCodeMatches } from './setup-code.js'

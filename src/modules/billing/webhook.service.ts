@@ -8,7 +8,8 @@ import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
 import type { Logger } from '../../logger.js'
 import { AppError, invalidField } from '../../errors.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext } from '../../identity/caller.js'
 import { planChangeOf, type PlanChange } from './events.js'
 import {
   changePlan,

@@ -7,8 +7,7 @@
  * `settings.first_run_checklist`); it hides the checklist for every administrator of the instance.
  */
 import type { Deps } from '../../deps.js'
-import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { isMailConfigured } from '../mail/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from '../settings/sections.js'

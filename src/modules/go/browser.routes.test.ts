@@ -146,9 +146,8 @@ describe('GET /go/{slug}', () => {
   })
 
   it('reads the links beside the sign-in, but hands them over only to a live session of their owner', async () => {
-    // The access JWT names its user, so the redirect's links are read beside the session's lookup
-    // (auth/authenticate.ts authenticateBearerWith): a signed-out session must still get the login
-    // page.
+    // The access JWT names its user, so the redirect's links are read in the session's own lookup
+    // (go/redirect.ts): a signed-out session must still get the login page.
     const carol = await createSignedInUser(t)
     const link = await createLink(t, carol.token, {
       slug: 'carols-secret',

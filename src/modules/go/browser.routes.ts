@@ -7,26 +7,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../deps.js'
-import { optionalCaller, optionalCallerWith } from '../../identity/hook.js'
-import type { BrowserAnswer, GoRequest } from './browser.js'
-import { openGoLink, rememberGoChoice } from './browser.js'
+import { optionalCaller } from '../../identity/hook.js'
+import { rememberGoChoice, type BrowserAnswer } from './browser.js'
 import { createClickCounter, type ClickCounter } from './clicks.js'
-import { goTargetsReader, isSlug } from './service.js'
+import { serveGo } from './redirect.js'
 
 const FORM_LIMIT_BYTES = 4 * 1024
-
-/**
- * The raw rest and query of /go/<slug>/<rest>?<query>, from the request line itself: the router's
- * decoded wildcard would hide %2F and %2e%2e from the template language's checks.
- */
-function goRequestOf(url: string): GoRequest {
-  const mark = url.indexOf('?')
-  const path = mark === -1 ? url : url.slice(0, mark)
-  const query = mark === -1 ? '' : url.slice(mark + 1)
-  const afterGo = path.slice(path.indexOf('/go/') + '/go/'.length)
-  const slash = afterGo.indexOf('/')
-  return { rest: slash === -1 ? null : afterGo.slice(slash + 1), query }
-}
 
 function send(reply: FastifyReply, answer: BrowserAnswer, clicks: ClickCounter): FastifyReply {
   if ('redirect' in answer) {
@@ -61,26 +47,8 @@ export function goBrowserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     const options = { config: { auth: 'public' as const }, schema: { hide: true } }
     const slugOf = (params: unknown) => (params as { slug: string }).slug
 
-    const open = async (request: FastifyRequest, reply: FastifyReply) => {
-      const slug = slugOf(request.params)
-      // A redirect's links are read beside the sign-in's lookup (one round trip on PostgreSQL);
-      // the details page (`slug+`) and refused slugs read nothing early.
-      const { caller, read } = isSlug(slug)
-        ? await optionalCallerWith(deps, request, goTargetsReader(deps, slug))
-        : { caller: await optionalCaller(deps, request), read: null }
-      return send(
-        reply,
-        await openGoLink(
-          deps,
-          caller,
-          slug,
-          goRequestOf(request.url),
-          request.headers['accept-language'],
-          read,
-        ),
-        clicks,
-      )
-    }
+    const open = async (request: FastifyRequest, reply: FastifyReply) =>
+      send(reply, await serveGo(deps, request), clicks)
     app.get('/:slug', options, open)
     // Path appending and templates: everything after the slug is the link's to fill in.
     app.get('/:slug/*', options, open)

@@ -8,7 +8,7 @@ import { safeEqual } from '../../lib/crypto.js'
 import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import { csrfTokenFor } from '../../identity/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
-import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
+import { findForwardingLinks, sumClicksSince, type VisibleLink } from '../links/repo.js'
 import { lookupKey } from '../links/slug-matching.js'
 import {
   badSlugPage,
@@ -20,13 +20,7 @@ import {
 } from './html.js'
 import { pageContextOf, text, type PageContext } from './page-text.js'
 import { similarSlugs } from './similar.js'
-import {
-  candidateSourceOf,
-  isSlug,
-  resolveGoLink,
-  setGoPreference,
-  type GoTargetsRead,
-} from './service.js'
+import { candidateSourceOf, isSlug, setGoPreference } from './service.js'
 import { findVisibleSlugs } from './repo.js'
 
 /** `linkId`: the redirect opens this link, and counts a click for it (clicks.ts). */
@@ -34,7 +28,7 @@ export type BrowserAnswer =
   { redirect: string; status: 302 | 303; linkId?: string } | { page: HtmlPage }
 
 /** The login page of the web app, which sends the user back here once signed in. */
-function toLogin(
+export function toLogin(
   deps: Deps,
   slug: string,
   status: 302 | 303,
@@ -56,7 +50,18 @@ export interface GoRequest {
   query: string
 }
 
-function refusedPage(ctx: PageContext, slug: string, refusal: Refusal): HtmlPage {
+/**
+ * Splits what followed the slug — `/<rest>?<query>`, `?<query>` or '' — as the request line has it
+ * (redirect.ts) and as the chooser's hidden field `to` carries it.
+ */
+export function goAddressOf(tail: string): GoRequest {
+  const mark = tail.indexOf('?')
+  const path = mark === -1 ? tail : tail.slice(0, mark)
+  const query = mark === -1 ? '' : tail.slice(mark + 1)
+  return { rest: path.startsWith('/') ? path.slice(1) : null, query }
+}
+
+export function refusedPage(ctx: PageContext, slug: string, refusal: Refusal): HtmlPage {
   return messagePage(
     ctx,
     400,
@@ -73,7 +78,7 @@ function refusedPage(ctx: PageContext, slug: string, refusal: Refusal): HtmlPage
  * The miss page, with the closest slugs among the links the caller sees (within a token's
  * boundary).
  */
-async function miss(
+export async function miss(
   deps: Deps,
   caller: Caller,
   ctx: PageContext,
@@ -136,46 +141,42 @@ async function showDetails(
   return { page: detailsPage(ctx, slug, details) }
 }
 
-export async function openGoLink(
+/**
+ * What /go/{slug} answers when `slug` is not a slug: the details page of `/go/<slug>+` (nothing may
+ * follow it), else the page saying it is not one.
+ */
+export async function nonSlugPage(
   deps: Deps,
   caller: Caller | null,
   slug: string,
-  request: GoRequest = { rest: null, query: '' },
+  address: GoRequest,
   acceptLanguage?: string,
-  early: GoTargetsRead | null = null,
 ): Promise<BrowserAnswer> {
-  // Only pages have a language and a theme: a redirect (the hot path) does not work them out.
-  const ctx = () => pageContextOf(caller?.user ?? null, acceptLanguage)
-  if (slug.endsWith('+') && request.rest === null && isSlug(slug.slice(0, -1)))
-    return showDetails(deps, caller, slug.slice(0, -1), ctx())
-  if (!isSlug(slug)) return { page: badSlugPage(ctx()) }
-  if (caller === null) return toLogin(deps, slug, 302, request)
-  const rest = parseRest(request.rest)
-  if (typeof rest === 'string') return { page: refusedPage(ctx(), slug, rest) }
-  const target = await resolveGoLink(deps, caller, slug, early)
-  if (target.kind === 'redirect') {
-    const destination = destinationFor(target.url, rest, request.query)
-    return 'url' in destination
-      ? { redirect: destination.url, status: 302, linkId: target.linkId }
-      : { page: refusedPage(ctx(), slug, destination.refusal) }
-  }
-  if (target.kind === 'none') return miss(deps, caller, ctx(), slug)
-  const candidates = target.links.flatMap((link) => {
-    const destination = destinationFor(link.url, rest, request.query)
+  const ctx = pageContextOf(caller?.user ?? null, acceptLanguage)
+  if (slug.endsWith('+') && address.rest === null && isSlug(slug.slice(0, -1)))
+    return showDetails(deps, caller, slug.slice(0, -1), ctx)
+  return { page: badSlugPage(ctx) }
+}
+
+/** The chooser between several links, each opening the address that followed the slug. */
+export function chooserAnswer(
+  deps: Deps,
+  caller: Caller,
+  ctx: PageContext,
+  slug: string,
+  links: VisibleLink[],
+  rest: Rest | null,
+  address: GoRequest,
+): BrowserAnswer {
+  const candidates = links.flatMap((link) => {
+    const destination = destinationFor(link.url, rest, address.query)
     return 'url' in destination
       ? [{ id: link.id, title: link.title, url: destination.url, source: candidateSourceOf(link) }]
       : []
   })
-  if (candidates.length === 0) return { page: refusedPage(ctx(), slug, 'other-host') }
-  return {
-    page: chooserPage(
-      ctx(),
-      slug,
-      candidates,
-      caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId),
-      request,
-    ),
-  }
+  if (candidates.length === 0) return { page: refusedPage(ctx, slug, 'other-host') }
+  const csrfToken = caller.sessionId === null ? null : csrfTokenFor(deps, caller.sessionId)
+  return { page: chooserPage(ctx, slug, candidates, csrfToken, address) }
 }
 
 /**
@@ -220,7 +221,7 @@ export async function rememberGoChoice(
   if (!PLAUSIBLE_ID.test(linkId)) return { page: unavailable() }
   // What followed the slug when the chooser was shown (a hidden field), so the choice opens the
   // same address.
-  const request = requestOf(form.to ?? '')
+  const request = goAddressOf(form.to ?? '')
   const rest = parseRest(request.rest)
   if (typeof rest === 'string') return { page: refusedPage(ctx, slug, rest) }
   try {
@@ -237,15 +238,4 @@ export async function rememberGoChoice(
       return { page: unavailable() }
     throw error
   }
-}
-
-/**
- * Splits `<rest>?<query>` as the chooser's hidden field carries it ('' : nothing followed the
- * slug).
- */
-export function requestOf(to: string): GoRequest {
-  const mark = to.indexOf('?')
-  const path = mark === -1 ? to : to.slice(0, mark)
-  const query = mark === -1 ? '' : to.slice(mark + 1)
-  return { rest: path.startsWith('/') ? path.slice(1) : null, query }
 }

@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import type { PageWindow } from '../../db/keyset.js'
 import { precompiled } from '../../db/precompiled.js'
-import { liveSessionOf, liveSessionQuery, type LiveSession } from '../auth/repo.js'
+import { liveSessionOf, liveSessionQuery, type LiveSession } from '../../identity/sessions.repo.js'
 import { preferredLinkColumn, type GoCandidate } from '../links/repo.js'
 import { forwardingWithSlugKey, visibleTo } from '../links/visibility.js'
 
@@ -144,12 +144,13 @@ export async function findVisibleSlugs(
 
 /**
  * The go redirect's one statement (a redirect costs about what /api/users/me does): the
- * session's lookup (auth/repo.ts liveSessionQuery) with the slug's forwarding links the user sees
- * left-joined to it (found by index probes: links/visibility.ts forwardingWithSlugKey), only as
- * much of each as a redirect needs, and on every row the link the user chose for the slug. One row
- * per link, or one row without a link; none when the session is not live. Compiled once and
- * prepared on PostgreSQL: one statement, without the organization joins or sort that only the
- * chooser needs (it reads the links whole; docs/decisions/0012-go-redirect-one-statement.md).
+ * session's lookup (identity/sessions.repo.ts liveSessionQuery) with the slug's forwarding links
+ * the user sees left-joined to it (found by index probes: links/visibility.ts
+ * forwardingWithSlugKey), only as much of each as a redirect needs, and on every row the link the
+ * user chose for the slug. One row per link, or one row without a link; none when the session is
+ * not live. Compiled once and prepared on PostgreSQL: one statement, without the organization
+ * joins or sort that only the chooser needs (it reads the links whole;
+ * docs/decisions/0012-go-redirect-one-statement.md).
  */
 const selectSessionWithGoCandidates = precompiled(
   ['sessionId', 'userId', 'slugKey'],
@@ -175,7 +176,7 @@ const selectSessionWithGoCandidates = precompiled(
 )
 
 export interface SessionWithGoCandidates {
-  /** The session as findLiveSession reads it, before its expiry is checked; null when not live. */
+  /** The session as identity's lookup reads it, its expiry not yet checked; null: not live. */
   session: LiveSession | null
   links: GoCandidate[]
   /** The link the user chose for the slug (null: none, or no link matched). */

@@ -1,21 +1,15 @@
 /**
  * Go-links (docs/API.md#links-and-go-links): /go/{slug} opens the one visible forwarding link with
- * that slug, or the one the user chose among several. A preference whose link disappeared, stopped
- * forwarding, lost the slug or became invisible is ignored, and deleted when met.
+ * that slug, or the one the user chose among several (redirect.ts). A preference whose link
+ * disappeared, stopped forwarding, lost the slug or became invisible is ignored, and deleted when
+ * met. Here: the preferences API and what the pages share.
  */
 import type { Deps } from '../../deps.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import type { ReadBeside } from '../../identity/authenticate.js'
-import { reachesOrganization, type Caller } from '../../identity/caller.js'
-import {
-  findForwardingLinks,
-  findGoCandidates,
-  findVisibleLink,
-  type GoCandidate,
-  type VisibleLink,
-} from '../links/repo.js'
+import type { Caller } from '../../identity/caller.js'
+import { findVisibleLink } from '../links/repo.js'
 import { SLUG_PATTERN } from '../links/schemas.js'
 import { linkNotFound } from '../links/service.js'
 import { slugKey } from '../links/url.js'
@@ -23,8 +17,6 @@ import { foldsSeparators, lookupKey } from '../links/slug-matching.js'
 import {
   deletePreference,
   deleteStalePreferences,
-  findPreferredLinkId,
-  findSessionWithGoCandidates,
   listPreferences,
   upsertPreference,
 } from './repo.js'
@@ -124,90 +116,4 @@ export async function deleteGoPreference(deps: Deps, caller: Caller, slug: strin
   if (!(await deletePreference(deps.db, caller.user.id, await lookupKey(deps, slug)))) {
     throw new AppError('NOT_FOUND', { message: 'You have no preference for this slug.' })
   }
-}
-
-export type GoTarget =
-  | { kind: 'redirect'; url: string; linkId: string }
-  | { kind: 'choose'; links: VisibleLink[] }
-  | { kind: 'none' }
-
-/**
- * Where /go/{slug} takes the caller: their preference, the only candidate, a choice, or nowhere.
- */
-/**
- * What a slug's lookup found for a user: read beside the caller's authentication (auth/hook.ts
- * optionalCallerWith).
- */
-export interface GoTargetsRead {
-  userId: string
-  key: string
-  links: GoCandidate[]
-  preferred: string | null
-}
-
-/** The read of a slug's links for a user, made with the authentication of /go/{slug}. */
-export function goTargetsReader(deps: Deps, slug: string): ReadBeside<GoTargetsRead> {
-  return {
-    async forUser(userId) {
-      const key = await lookupKey(deps, slug)
-      return { userId, key, ...(await findGoCandidates(deps.db, userId, key)) }
-    },
-    async withSession(sessionId, userId) {
-      const key = await lookupKey(deps, slug)
-      const { session, links, preferred } = await findSessionWithGoCandidates(
-        deps.db,
-        sessionId,
-        userId,
-        key,
-      )
-      return { session, read: { userId, key, links, preferred } }
-    },
-  }
-}
-
-/**
- * `early`: the links found beside the authentication, for this caller's user (else they are read
- * now).
- */
-export async function resolveGoLink(
-  deps: Deps,
-  caller: Caller,
-  slug: string,
-  early: GoTargetsRead | null = null,
-): Promise<GoTarget> {
-  const read =
-    early !== null && early.userId === caller.user.id
-      ? early
-      : await goTargetsReader(deps, slug).forUser(caller.user.id)
-  const { key, links: found, preferred: chosen } = read
-  // The chosen link comes with the links; only when none forwards is it asked for alone (to drop it
-  // if stale).
-  const preferred =
-    found.length === 0 ? await findPreferredLinkId(deps.db, caller.user.id, key) : chosen
-  const links = withinBoundary(caller, found)
-  if (preferred !== null) {
-    const link = links.find((candidate) => candidate.id === preferred)
-    if (link !== undefined) return { kind: 'redirect', url: link.url, linkId: link.id }
-    // Stale: only this preference goes, not one chosen meanwhile (nor one merely outside a token's
-    // boundary).
-    if (!found.some((candidate) => candidate.id === preferred))
-      await deletePreference(deps.db, caller.user.id, key, preferred)
-  }
-  if (links.length === 1) return { kind: 'redirect', url: links[0]!.url, linkId: links[0]!.id }
-  if (links.length === 0) return { kind: 'none' }
-  // The chooser shows each link's title and organization, in order: read whole now (the redirect
-  // reads less).
-  const whole = withinBoundary(caller, await findForwardingLinks(deps.db, caller.user.id, key))
-  if (whole.length === 1) return { kind: 'redirect', url: whole[0]!.url, linkId: whole[0]!.id }
-  return whole.length === 0 ? { kind: 'none' } : { kind: 'choose', links: whole }
-}
-
-/** An API token's organization boundary hides the links of the organizations outside it. */
-function withinBoundary<T extends GoCandidate>(caller: Caller, links: T[]): T[] {
-  return caller.grant === null
-    ? links
-    : links.filter(
-        (link) =>
-          link.organization_id === null || reachesOrganization(caller, link.organization_id),
-      )
 }

@@ -14,8 +14,8 @@
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { findSettingRow, lockSettingRow, upsertSettingRow } from '../settings/repo.js'
 import type { GoLinkSettingsView, UpdateGoLinkSettingsBody } from './schemas.js'
 import {

@@ -12,9 +12,11 @@ import { sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext } from '../../identity/caller.js'
 import { issueSignIn, openSession, type SignIn } from '../../identity/session-issuer.js'
-import { findUserById, updateUser, type UserRecord } from '../users/repo.js'
+import { findUserById, updateUser } from '../users/repo.js'
+import type { UserRecord } from '../../identity/user.js'
 import {
   consumeChallenge,
   deleteStaleChallenges,

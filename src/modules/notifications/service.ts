@@ -1,8 +1,8 @@
 /** The person's one notification preference: the "new sign-in" mail. */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { findRecipient, setNewSignInPreference } from './repo.js'
 import type { NotificationPreferencesView, UpdateNotificationPreferencesBody } from './schemas.js'
 

@@ -3,7 +3,7 @@
  * users (users_oidc_identity_key), so one identity can never belong to two accounts.
  */
 import type { Executor, Timestamp } from '../../db/schema.js'
-import { toUserRecord, USER_COLUMNS, type UserRecord } from '../users/repo.js'
+import { toUserRecord, USER_COLUMNS, type UserRecord } from '../../identity/user.js'
 
 /**
  * The account linked to (issuer, subject) through this provider (a subject is unique only at its

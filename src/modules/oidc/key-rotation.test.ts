@@ -16,6 +16,7 @@ import {
 import { startOidcProvider, type OidcProviderStandIn } from '../../../test/helpers/oidc-provider.js'
 import { OIDC_CLIENT_SECRET, scanResponsesForSecrets } from '../../../test/helpers/secret-scan.js'
 import { reencryptSecrets } from '../keys/service.js'
+import { ENCRYPTED_STORES } from '../../cli.js'
 
 const t = useTestApp()
 scanResponsesForSecrets(t, [OIDC_CLIENT_SECRET])
@@ -35,7 +36,9 @@ it('rewraps every stored client secret; an instance on the new key signs in thro
   await createProvider(t, admin.token, idp, { provider_key: 'public-client', client_secret: null })
 
   const newKey = randomBytes(32)
-  expect(await reencryptSecrets(t.deps, newKey)).toMatchObject({ oidc_client_secrets: 1 })
+  expect(await reencryptSecrets(t.deps, newKey, ENCRYPTED_STORES)).toMatchObject({
+    oidc_client_secrets: 1,
+  })
   const row = await t.deps.db
     .selectFrom('oidc_providers')
     .select('client_secret_encrypted')

@@ -16,7 +16,8 @@ import {
   type Page,
   type PageQuery,
 } from '../../lib/pagination.js'
-import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
+import { recordAudit, type Actor } from '../audit/service.js'
+import type { RequestContext } from '../../identity/caller.js'
 import { renameOidcIdentities, unlinkOidcIdentities } from './accounts.repo.js'
 import { issuerUrlProblem } from './client.js'
 import {

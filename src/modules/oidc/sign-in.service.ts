@@ -18,9 +18,9 @@ import {
   type Page,
   type PageQuery,
 } from '../../lib/pagination.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { beginSignIn, type SignInOutcome } from '../auth/service.js'
-import type { Caller } from '../../identity/caller.js'
 import { oauthErrorCode, OidcProviderError, type OidcConnection } from './client.js'
 import {
   findProviderForSignIn,

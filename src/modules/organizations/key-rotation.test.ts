@@ -8,6 +8,7 @@ import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
 import { bearer, uniqueEmail } from '../../../test/helpers/factories.js'
 import { createOrgWithRoles } from '../../../test/helpers/organizations.js'
 import { reencryptSecrets } from '../keys/service.js'
+import { ENCRYPTED_STORES } from '../../cli.js'
 
 const t = useTestApp()
 
@@ -28,7 +29,9 @@ it('rewraps every pending invitation token; an instance on the new key lists the
   const pending = before.json().items.length + 1
 
   const newKey = randomBytes(32)
-  expect(await reencryptSecrets(t.deps, newKey)).toMatchObject({ invitation_tokens: pending })
+  expect(await reencryptSecrets(t.deps, newKey, ENCRYPTED_STORES)).toMatchObject({
+    invitation_tokens: pending,
+  })
   const peer = await startPeerInstance(t, { ENCRYPTION_KEY: newKey.toString('hex') })
   try {
     const listed = await peer.app.inject({

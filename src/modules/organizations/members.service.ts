@@ -10,8 +10,8 @@ import { isForeignKeyViolation, isUniqueViolation } from '../../db/client.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { requirePermission } from './access.js'
 import {
   deleteMember,

@@ -4,7 +4,7 @@
  * whoever holds only a session and the password must not be able to add one to an account that has
  * a second factor — it would replace both the password and the factor the owner set up.
  *
- * - The first factor: the password, when the account has one (auth/reauth.ts, its budget). An
+ * - The first factor: the password, when the account has one (identity/reauth.ts, its budget). An
  *   account without a password (it signs in through an identity provider) proves itself by a recent
  *   sign-in instead: its session was opened within the last 5 minutes (NIST SP 800-63B §4.2.3 asks
  *   for a fresh authentication before a new authenticator is bound). An older, perhaps stolen,
@@ -17,10 +17,9 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server'
 import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
-import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
-import { findSessionStart } from '../auth/repo.js'
+import { findSessionStart } from '../../identity/sessions.repo.js'
 import { verifySecondFactor } from '../mfa/second-factor.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { listPasskeys } from './repo.js'

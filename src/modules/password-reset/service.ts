@@ -25,19 +25,15 @@ import { newId } from '../../lib/ids.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
 import { assertAdminProof, type AdminProof } from '../admin/reauth.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
-import { revokeUserSessions } from '../auth/repo.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
+import { revokeUserSessions } from '../../identity/sessions.repo.js'
 import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/service.js'
 import { isMfaEnabled } from '../mfa/service.js'
-import { countActiveApiTokens, revokeAllApiTokens } from '../tokens/repo.js'
-import {
-  findUserByEmail,
-  findUserById,
-  passwordColumns,
-  updateUser,
-  type UserRecord,
-} from '../users/repo.js'
+import { countActiveApiTokens } from '../tokens/repo.js'
+import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
+import { findUserByEmail, findUserById, passwordColumns, updateUser } from '../users/repo.js'
+import type { UserRecord } from '../../identity/user.js'
 import { hashNewPassword, normalizeEmail } from '../users/service.js'
 import { providerOnlyMail, resetLinkMail } from './mails.js'
 import {

@@ -11,7 +11,8 @@ import { AppError } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { randomString } from '../../lib/random.js'
-import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
+import { recordAudit, type Actor } from '../audit/service.js'
+import type { RequestContext } from '../../identity/caller.js'
 import {
   findLiveScimCredential,
   insertScimCredential,

@@ -14,9 +14,8 @@ import {
   type PageQuery,
 } from '../../lib/pagination.js'
 import { AiProviderError, type AiModel } from '../ai/client.js'
-import type { RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
-import type { UserRecord } from '../users/repo.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
+import type { UserRecord } from '../../identity/user.js'
 import type { AiView, UpdateAiBody } from './schemas.js'
 import {
   AI_SECTION,

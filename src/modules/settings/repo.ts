@@ -1,5 +1,4 @@
 /** SQL for the settings table: generic keys and the typed sections' rows alike. */
-import { sql, type RawBuilder } from 'kysely'
 import type { Executor, Timestamp } from '../../db/schema.js'
 
 export interface SettingRow {
@@ -30,15 +29,6 @@ export async function listSettingRows(
     .limit(page.limit + 1)
   if (page.afterKey !== null) query = query.where('key', '>', page.afterKey)
   return query.execute()
-}
-
-/**
- * The JSON text of setting `key` (null when never set) as a column of another query: how the
- * authentication query reads the policies every request obeys with the credential
- * itself, by the settings table's primary key, instead of a query (or a stale cache) of its own.
- */
-export function settingValue(key: string): RawBuilder<string | null> {
-  return sql<string | null>`(select value from settings where settings.key = ${key})`
 }
 
 export async function findSettingRow(ex: Executor, key: string): Promise<SettingRow | null> {

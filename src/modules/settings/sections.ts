@@ -7,7 +7,8 @@
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { decrypt, DecryptionError, encrypt } from '../../lib/crypto.js'
-import { recordAudit, type Actor, type RequestContext } from '../audit/service.js'
+import { recordAudit, type Actor } from '../audit/service.js'
+import type { RequestContext } from '../../identity/caller.js'
 import { findSettingRow, lockSettingRow, upsertSettingRow, type SettingRow } from './repo.js'
 import type { AiView, SmtpView } from './schemas.js'
 

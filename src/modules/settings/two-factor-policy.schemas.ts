@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, Nullable, Secret, Timestamp } from '../../lib/schema-types.js'
-
-export const TWO_FACTOR_POLICIES = ['off', 'admins', 'everyone'] as const
-export type TwoFactorRequirement = (typeof TWO_FACTOR_POLICIES)[number]
+import {
+  TWO_FACTOR_POLICIES,
+  type TwoFactorRequirement,
+} from '../../identity/two-factor-requirement.js'
 
 const Required = Type.Unsafe<TwoFactorRequirement>({
   type: 'string',

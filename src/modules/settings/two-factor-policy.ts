@@ -6,23 +6,22 @@
  * second factor cannot require one (409 MFA_NOT_ENABLED): they would lock their own session into
  * enrolment.
  *
- * Every authenticated request asks whether the policy applies to its caller (auth/mfa-policy.ts):
- * the row's text comes with the authentication query itself (two-factor-requirement.ts
- * reads it), so a change applies at the very next request on every instance, at no extra query.
+ * Every authenticated request asks whether the policy applies to its caller
+ * (identity/mfa-policy.ts): the row's text comes with the authentication query itself
+ * (identity/two-factor-requirement.ts reads it), so a change applies at the very next request on
+ * every instance, at no extra query.
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../../identity/caller.js'
-import type { RequestContext } from '../audit/service.js'
+import type { Caller, RequestContext } from '../../identity/caller.js'
 import { verifyCurrentPassword } from '../../identity/reauth.js'
 import { assertSecondFactorIfEnabled, isMfaEnabled } from '../mfa/service.js'
 import { readSection, updateSection, type Section } from './sections.js'
-import { TWO_FACTOR_POLICY_KEY } from '../../identity/two-factor-requirement.js'
-import type {
-  TwoFactorPolicyView,
-  TwoFactorRequirement,
-  UpdateTwoFactorPolicyBody,
-} from './two-factor-policy.schemas.js'
+import {
+  TWO_FACTOR_POLICY_KEY,
+  type TwoFactorRequirement,
+} from '../../identity/two-factor-requirement.js'
+import type { TwoFactorPolicyView, UpdateTwoFactorPolicyBody } from './two-factor-policy.schemas.js'
 
 export interface StoredTwoFactorPolicy {
   required: TwoFactorRequirement

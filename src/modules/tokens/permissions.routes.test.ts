@@ -131,7 +131,7 @@ describe('the permission table', () => {
     const missing = operations
       .filter((operation) => OPERATION_ACCESS[operation.operationId] === undefined)
       .map((o) => `${o.method} ${o.path} (${o.operationId})`)
-    expect(missing, 'operations without an entry in modules/tokens/permissions.ts').toEqual([])
+    expect(missing, 'operations without an entry in identity/permissions.ts').toEqual([])
     const ids = new Set(operations.map((operation) => operation.operationId))
     expect(Object.keys(OPERATION_ACCESS).filter((id) => !ids.has(id))).toEqual([])
   })

@@ -14,11 +14,10 @@
  */
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
-import type { Caller } from '../../identity/caller.js'
-import type { RequestContext } from '../audit/service.js'
-import { parseSection, readSection, updateSection, type Section } from '../settings/sections.js'
+import type { Caller, RequestContext } from '../../identity/caller.js'
+import { readSection, updateSection, type Section } from '../settings/sections.js'
 import { DEFAULT_LIFETIME_DAYS, LIFETIME_CEILING_DAYS } from './limits.js'
-import { API_TOKEN_POLICY_KEY } from './repo.js'
+import { API_TOKEN_POLICY_KEY } from '../../identity/api-token-policy.js'
 import type {
   ApiTokenPolicyView,
   ApiTokenSettingsView,
@@ -44,15 +43,6 @@ export async function currentTokenPolicy(deps: Deps): Promise<StoredApiTokenPoli
   const { stored } = await readSection(deps, API_TOKEN_SECTION)
   cache.set(deps, { value: stored, until: Date.now() + POLICY_CACHE_MS })
   return stored
-}
-
-/**
- * Whether a legacy (full-access) token is refused at `now`, by the policy row's text as read with
- * the token (null: never configured, so never refused).
- */
-export function legacyTokensRefused(policyText: string | null, now: Date): boolean {
-  const { refuse_legacy_from } = parseSection(API_TOKEN_SECTION, policyText)
-  return refuse_legacy_from !== null && Date.parse(refuse_legacy_from) <= now.getTime()
 }
 
 /** What a token's creator needs to know: the default and the longest lifetime allowed. */

@@ -11,8 +11,8 @@ import { sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import { randomToken } from '../../lib/random.js'
 import { addSeconds } from '../../lib/time.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { provePasswordOrWindow } from '../../identity/reauth.js'
 import { withUserMail } from '../mail/limits.js'
 import { assertMailConfigured, sendMail } from '../mail/service.js'
@@ -23,7 +23,8 @@ import {
   type NewEmailVerification,
 } from './email-change.repo.js'
 import type { ChangeEmailBody, VerifyEmailBody } from './email-change.schemas.js'
-import { findUserByEmail, findUserById, updateUser, type UserRecord } from './repo.js'
+import { findUserByEmail, findUserById, updateUser } from './repo.js'
+import type { UserRecord } from '../../identity/user.js'
 import { emailTakenError, normalizeEmail } from './service.js'
 
 export const EMAIL_VERIFICATION_TTL_SECONDS = 24 * 60 * 60

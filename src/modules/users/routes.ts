@@ -28,7 +28,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/me',
       {
-        // The console's enrolment page needs it (open during enrolment, auth/mfa-policy.ts).
+        // The console's enrolment page needs it (open during enrolment, identity/mfa-policy.ts).
         config: { allowedDuringEnrollment: true },
         schema: {
           tags,

@@ -8,11 +8,11 @@ import { isUniqueViolation } from '../../db/client.js'
 import { AppError, invalidField } from '../../errors.js'
 import { newId, newUserKey } from '../../lib/ids.js'
 import { normalizePassword, passwordProblemDetail } from '../../lib/password-policy.js'
-import { recordAudit, type RequestContext } from '../audit/service.js'
-import type { Caller } from '../../identity/caller.js'
+import { recordAudit } from '../audit/service.js'
+import type { RequestContext, Caller } from '../../identity/caller.js'
 import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
-import { revokeUserSessions } from '../auth/repo.js'
-import { revokeAllApiTokens } from '../tokens/repo.js'
+import { revokeUserSessions } from '../../identity/sessions.repo.js'
+import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
 import { assertNoOrganizationLosesItsLastOwner } from '../organizations/ownership.js'
 import {
@@ -23,8 +23,8 @@ import {
   passwordColumns,
   updateUser,
   type PasswordStatus,
-  type UserRecord,
 } from './repo.js'
+import type { UserRecord } from '../../identity/user.js'
 import type { ChangePasswordBody, DeleteMeBody, UpdateMeBody } from './schemas.js'
 
 /** Emails are compared and stored trimmed and lower-cased (docs/API.md#conventions). */

@@ -1,4 +1,4 @@
-import type { UserRecord } from './repo.js'
+import type { UserRecord } from '../../identity/user.js'
 import type { UserView } from './schemas.js'
 
 /**

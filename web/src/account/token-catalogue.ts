@@ -7,7 +7,7 @@ import type { components } from '../api/schema'
 
 /**
  * A permission as the API's schema states it (its enum comes from
- * src/modules/tokens/permissions.ts).
+ * src/identity/permissions.ts).
  */
 export type Permission = components['schemas']['ApiToken']['permissions'][number]
 export type Area = Permission extends `${infer A}:${'read' | 'write'}` ? A : never
