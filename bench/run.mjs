@@ -45,6 +45,10 @@
  *                       (comma-separated), e.g. `--only mfa,JWT`; no sign-in or mixed scenario
  *   --profile <dir>     run the measured service under `node --cpu-prof`, writing its profile into
  *                       <dir> when it stops (summarise with `node bench/profile-top.mjs <file>`)
+ *
+ * The measured service inherits the environment, so its switches back from the fenced internals
+ * are measured by setting them: `POSTGRES_HOT_READS=pool`, `SQLITE_READ_CACHE=off`,
+ * `PROCESS_TUNING=off` (README, "Configuration").
  */
 import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'

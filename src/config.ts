@@ -36,6 +36,20 @@ export const EnvSchema = Type.Object({
     Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
     'PostgreSQL connections per instance, 1–200',
   ),
+  POSTGRES_HOT_READS: env(
+    Type.Union([Type.Literal('pipelined'), Type.Literal('pool')], { default: 'pipelined' }),
+    "pipelined (two pipelined connections with their own row reading) or pool (pg's pool alone)",
+  ),
+  SQLITE_READ_CACHE: env(
+    Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+    'on (hot reads kept until the database changes) or off (every read asks SQLite)',
+  ),
+  // Read by server.ts before anything else (process-settings.ts); declared here so that it is
+  // documented with the rest and a value other than on or off is refused.
+  PROCESS_TUNING: env(
+    Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
+    'on (restart with the V8 flags and malloc settings of process-settings.ts) or off (plain node)',
+  ),
   REDIS_URL: env(Type.Optional(Type.String()), 'redis://host:6379 or rediss://…'),
   JWT_SECRET: env(
     Type.Optional(Type.String({ minLength: 32 })),
@@ -195,6 +209,17 @@ export interface DatabaseConfig {
   url: string
   sqlitePath?: string
   poolSize: number
+  /**
+   * PostgreSQL: how the per-request hot reads travel. `pipelined`: on connections of their own in
+   * pg's pipeline mode, read by db/drivers/ (which relies on pg internals); `pool`: through pg's
+   * pool and its own row handling, with PostgreSQL's own plan choices.
+   */
+  hotReads: 'pipelined' | 'pool'
+  /**
+   * SQLite: whether hot reads are kept until the database changes (db/sqlite.ts ReadCache, which
+   * notices other connections' commits in the WAL-index, db/drivers/sqlite-wal-index.ts).
+   */
+  readCache: boolean
 }
 
 export interface Config {
@@ -287,11 +312,14 @@ function pickDefined(source: Record<string, string | undefined>): Record<string,
   return picked
 }
 
+type DatabaseSwitches = Pick<DatabaseConfig, 'hotReads' | 'readCache'>
+
 function parseDatabase(
   url: string | undefined,
   dataDir: string,
   poolSize: number,
   problems: string[],
+  switches: DatabaseSwitches,
 ): DatabaseConfig {
   const value = url ?? `sqlite:${path.join(dataDir, 'switchboard.db')}`
   if (value.startsWith('sqlite:')) {
@@ -301,7 +329,7 @@ function parseDatabase(
         'DATABASE_URL: the sqlite: URL names no file. Expected sqlite:<path>, e.g. sqlite:./data/switchboard.db',
       )
     const sqlitePath = file === ':memory:' ? file : path.resolve(file)
-    return { kind: 'sqlite', url: sqlitePath, sqlitePath, poolSize: 1 }
+    return { kind: 'sqlite', url: sqlitePath, sqlitePath, poolSize: 1, ...switches }
   }
   if (/^postgres(ql)?:\/\//.test(value)) {
     try {
@@ -311,12 +339,12 @@ function parseDatabase(
         'DATABASE_URL: not a valid URL. Expected postgres://user:password@host:5432/database',
       )
     }
-    return { kind: 'postgres', url: value, poolSize }
+    return { kind: 'postgres', url: value, poolSize, ...switches }
   }
   problems.push(
     'DATABASE_URL: unsupported scheme. Expected sqlite:<path> or postgres://user:password@host:5432/database',
   )
-  return { kind: 'sqlite', url: value, poolSize: 1 }
+  return { kind: 'sqlite', url: value, poolSize: 1, ...switches }
 }
 
 function parsePublicUrl(value: string | undefined, port: number, problems: string[]): string {
@@ -420,7 +448,10 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
 
   const e = converted
   const dataDir = path.resolve(e.DATA_DIR)
-  const database = parseDatabase(e.DATABASE_URL, dataDir, e.DATABASE_POOL_SIZE, problems)
+  const database = parseDatabase(e.DATABASE_URL, dataDir, e.DATABASE_POOL_SIZE, problems, {
+    hotReads: e.POSTGRES_HOT_READS,
+    readCache: e.SQLITE_READ_CACHE === 'on',
+  })
   const publicUrl = parsePublicUrl(e.PUBLIC_URL, e.PORT, problems)
   if (e.REDIS_URL !== undefined && !/^rediss?:\/\/./.test(e.REDIS_URL)) {
     problems.push(`REDIS_URL: unsupported scheme. Expected ${EnvSchema.properties.REDIS_URL.hint}`)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { unsupportedNodeMessage } from './node-version.js'
 
-describe('supported Node.js lines (package.json engines: ^22.16 || >=24)', () => {
+describe('supported Node.js lines (package.json engines: ^22.16 || ^24; newer lines start)', () => {
   it.each(['24.0.0', '24.21.0', 'v24.21.0', '25.1.0', '22.16.0', '22.20.1'])(
     'accepts %s',
     (version) => {

@@ -1,7 +1,9 @@
 /**
- * The Node.js lines this service runs on (package.json `engines`). Checked by the entry points
- * before anything else is loaded: an older Node would otherwise fail later, in a dependency, with
- * an error that does not say what to do. Imports nothing, so it loads on any Node.
+ * The Node.js lines this service runs on (package.json `engines`: `^22.16 || ^24`, the lines CI
+ * tests). Checked by the entry points before anything else is loaded: an older Node would
+ * otherwise fail later, in a dependency, with an error that does not say what to do. A newer line
+ * is not refused here (npm warns about `engines` at install): it starts, with only the V8 flags it
+ * knows (process-settings.ts). Imports nothing, so it loads on any Node.
  */
 export const SUPPORTED_NODE = 'Node.js 24 LTS (recommended) or 22 LTS (22.16 or later)'
 

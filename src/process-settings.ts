@@ -25,9 +25,17 @@
  *
  * An operator's own choice wins: a semi-space size in the command line or NODE_OPTIONS (the process
  * then runs as given), a Maglev, pretenuring or heap-growing option, or a MALLOC_ARENA_MAX or
- * MALLOC_TRIM_THRESHOLD_ in the environment, is left as it is.
- * Imports nothing, so the entry point can apply it before loading anything.
+ * MALLOC_TRIM_THRESHOLD_ in the environment, is left as it is. PROCESS_TUNING=off turns all of it
+ * off: the service then runs as plain `node` with Node's defaults.
+ *
+ * The V8 flags are V8's, not Node's: a Node release may rename or drop one, and a process started
+ * with a flag its V8 does not know exits at once ("bad option"). The flags added are therefore
+ * checked by the running Node itself before the restart (refusedFlags); one it does not know is
+ * left out and named once on stderr, and the service starts without it.
+ * Imports only Node's built-ins, so the entry point can apply it before loading anything.
  */
+import { spawnSync } from 'node:child_process'
+
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=1'
 export const NO_MAGLEV_FLAG = '--no-maglev'
 export const HEAP_GROWING_FLAG = '--heap-growing-percent=20'
@@ -35,6 +43,11 @@ export const NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring'
 export const EXPOSE_GC_FLAG = '--expose-gc'
 export const MALLOC_ARENA_MAX = '2'
 export const MALLOC_TRIM_THRESHOLD = '131072'
+/**
+ * Set in the restarted process's environment: it already runs with the settings (or with as many
+ * of them as its Node knows), so it does not restart again.
+ */
+export const TUNED_MARKER = 'SWITCHBOARD_PROCESS_TUNED'
 
 /** Each added unless the operator gave an option of its kind (the pattern), as above. */
 const UNLESS_CHOSEN: ReadonlyArray<readonly [RegExp, string]> = [
@@ -49,11 +62,15 @@ export interface ProcessSettings {
   env: Record<string, string>
 }
 
-/** What the process must be restarted with, or null when it already runs with the settings. */
+/**
+ * What the process must be restarted with, or null when it already runs with the settings, or
+ * should run as plain `node` (PROCESS_TUNING=off; config.ts refuses a value other than on or off).
+ */
 export function processSettings(
   execArgv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): ProcessSettings | null {
+  if (env.PROCESS_TUNING?.trim() === 'off' || env[TUNED_MARKER] !== undefined) return null
   const given = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)]
   if (given.some((option) => option.startsWith('--max-semi-space-size'))) return null
   const added = UNLESS_CHOSEN.filter(
@@ -65,8 +82,50 @@ export function processSettings(
       ...definedOnly(env),
       MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? MALLOC_ARENA_MAX,
       MALLOC_TRIM_THRESHOLD_: env.MALLOC_TRIM_THRESHOLD_ ?? MALLOC_TRIM_THRESHOLD,
+      [TUNED_MARKER]: '1',
     },
   }
+}
+
+/**
+ * The flags among `flags` that Node refused in its stderr: it names each option it does not know
+ * on a line of its own, "node: bad option: --no-maglev", and exits with 9.
+ */
+export function refusedIn(stderr: string, flags: readonly string[]): string[] {
+  const named = new Set([...stderr.matchAll(/bad option: (\S+)$/gm)].map((match) => match[1]))
+  return flags.filter((flag) => named.has(flag))
+}
+
+/**
+ * The flags the Node at `execPath` does not accept, asked by starting it with them and
+ * `--version`: it checks its options, V8's included, then prints its version and exits (tens of
+ * milliseconds; run only before a restart). All of them when it cannot be asked, or refuses them
+ * without naming one.
+ */
+export function refusedFlags(execPath: string, flags: readonly string[]): string[] {
+  const asked = spawnSync(execPath, [...flags, '--version'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 10_000,
+  })
+  if (asked.status === 0) return []
+  const refused = refusedIn(asked.stderr ?? '', flags)
+  return refused.length > 0 ? refused : [...flags]
+}
+
+/** The settings without the flags this Node refuses, and those flags. */
+export function withoutRefusedFlags(
+  settings: ProcessSettings,
+  refused: readonly string[],
+): { settings: ProcessSettings; unknown: string[] } {
+  const unknown = settings.execArgv.filter((option) => refused.includes(option))
+  const execArgv = settings.execArgv.filter((option) => !refused.includes(option))
+  return { settings: { ...settings, execArgv }, unknown }
+}
+
+/** The line naming a flag left out, once, on stderr (the JSON log has not started yet). */
+export function unknownFlagLine(flag: string, nodeVersion: string): string {
+  return `switchboard: Node.js ${nodeVersion} does not know the V8 flag ${flag}; starting without it\n`
 }
 
 function definedOnly(env: Readonly<Record<string, string | undefined>>): Record<string, string> {

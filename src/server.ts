@@ -6,15 +6,25 @@
  */
 import module from 'node:module'
 import { exitUnlessSupportedNode } from './node-version.js'
-import { processSettings } from './process-settings.js'
+import {
+  processSettings,
+  refusedFlags,
+  unknownFlagLine,
+  withoutRefusedFlags,
+} from './process-settings.js'
 
 exitUnlessSupportedNode()
 
 // V8's heap limits are fixed when the process starts, so settings this process lacks are applied
 // by replacing it (same PID, same descriptors) with one started with them — once, before anything
-// is loaded. Where execve is unavailable (Windows) the service runs with Node's defaults.
-const settings = processSettings(process.execArgv, process.env)
-if (settings !== null && typeof process.execve === 'function') {
+// is loaded, and only with the flags this Node knows. Where execve is unavailable (Windows) the
+// service runs with Node's defaults; PROCESS_TUNING=off runs it so everywhere.
+const wanted = processSettings(process.execArgv, process.env)
+if (wanted !== null && typeof process.execve === 'function') {
+  const added = wanted.execArgv.filter((option) => !process.execArgv.includes(option))
+  const refused = refusedFlags(process.execPath, added)
+  const { settings, unknown } = withoutRefusedFlags(wanted, refused)
+  for (const flag of unknown) process.stderr.write(unknownFlagLine(flag, process.versions.node))
   process.execve(
     process.execPath,
     [process.execPath, ...settings.execArgv, ...process.argv.slice(1)],

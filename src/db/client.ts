@@ -6,8 +6,8 @@ import { Kysely, sql } from 'kysely'
 import type { DatabaseConfig } from '../config.js'
 import type { Database, Db } from './schema.js'
 import { SqliteCompatPlugin, createSqliteDialect } from './sqlite.js'
+import { createPipelinedReader } from './drivers/pg-pipelined-reader.js'
 import {
-  createPipelinedReader,
   createPoolReader,
   createPostgresDialect,
   createPostgresPool,
@@ -32,7 +32,11 @@ function createKysely(
   if (config.kind === 'postgres') {
     const report = (what: string) => (error: Error) =>
       log.warn({ error: { code: (error as { code?: string }).code, message: error.message } }, what)
-    const connections = splitConnections(config.poolSize)
+    // POSTGRES_HOT_READS=pool: every connection is the pool's, and pg reads every row itself.
+    const connections =
+      config.hotReads === 'pool'
+        ? { pool: config.poolSize, pipelined: 0 }
+        : splitConnections(config.poolSize)
     const pool = createPostgresPool(
       config.url,
       connections.pool,
@@ -51,7 +55,7 @@ function createKysely(
     registerPreparedReader(db, reader.read)
     return { db, closeReaders: () => reader.close() }
   }
-  const { dialect, readNow } = createSqliteDialect(config.url)
+  const { dialect, readNow } = createSqliteDialect(config.url, { readCache: config.readCache })
   const db = new Kysely<Database>({ dialect, plugins: [new SqliteCompatPlugin()] })
   registerImmediateReader(db, readNow)
   return { db, closeReaders: async () => undefined }

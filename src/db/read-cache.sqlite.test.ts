@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { sqliteFiles } from '../../test/helpers/sqlite-files.js'
 import { precompiled } from './precompiled.js'
 import { migrateToLatest } from './migrate.js'
-import { READ_CACHE_ENTRIES, openSqlite } from './sqlite.js'
+import { READ_CACHE_ENTRIES } from './sqlite-read-cache.js'
+import { openSqlite } from './sqlite.js'
 
 const files = sqliteFiles()
 afterAll(() => files.closeAll())
@@ -137,5 +138,19 @@ describe('SQLite read cache', () => {
     const again = await liveSetting(db, { key: 'a' })
     expect(again).toEqual(first)
     expect(again).not.toBe(first)
+  })
+
+  it('is off with SQLITE_READ_CACHE=off: every read asks SQLite, and sees every change', async () => {
+    const file = await sharedFile()
+    const { db } = files.open(file, { readCache: false })
+    await put('a', '"live"').execute(db)
+    const first = await liveSetting(db, { key: 'a' })
+    const second = await liveSetting(db, { key: 'a' })
+    expect(second).toEqual([{ key: 'a' }])
+    expect(second).not.toBe(first)
+    const theirs = openSqlite(file)
+    theirs.prepare(`update settings set value = '"revoked"' where key = 'a'`).run()
+    theirs.close()
+    expect(await liveSetting(db, { key: 'a' })).toEqual([])
   })
 })

@@ -10,8 +10,9 @@
  * ("Application-Initiated Checkpoints") suggests. The work is the same and so is the WAL's size;
  * only who waits for it changes. SQLite's own automatic checkpoint stays, at BACKSTOP_FRAMES, for a
  * WAL that grows while no turn comes (one very long transaction, another process writing). The two
- * numbers are read by the driver's look at the wal-index (sqlite.ts CommitWatch), which the read
- * cache already keeps open.
+ * numbers are read by the driver's look at the wal-index (db/drivers/sqlite-commit-watch.ts), which
+ * the read cache already keeps open; with SQLITE_READ_CACHE=off there is no such look, and no
+ * checkpointer: the checkpoints are SQLite's own.
  */
 import type { DatabaseSync } from 'node:sqlite'
 
@@ -32,10 +33,7 @@ export class WalCheckpointer {
   #scheduled = false
   #closed = false
 
-  /**
-   * `backlog`: the frames not yet copied back, from the wal-index (sqlite.ts
-   * CommitWatch.walBacklog).
-   */
+  /** `backlog`: the frames not yet copied back, from the wal-index (CommitWatch.walBacklog). */
   constructor(
     private readonly database: DatabaseSync,
     private readonly connection: ConnectionLock,

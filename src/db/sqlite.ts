@@ -8,12 +8,13 @@
  * - booleans are bound as 1/0 (node:sqlite on Node 22 refuses JavaScript booleans);
  * - row locks (FOR UPDATE) are dropped: SQLite serialises writers, which gives the same guarantee;
  * - prepared statements are cached, since preparing costs more than running a point select;
+ * - hot reads run at once beside Kysely's queue, answered from the read cache while the database
+ *   is unchanged (sqlite-read-cache.ts; SQLITE_READ_CACHE=off reads SQLite every time);
  * - errors carry the SQLite result code as `code: 'SQLITE_…'` (node:sqlite gives only the number),
  *   which is what db/client.ts maps to 409s and 503s.
  */
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import os from 'node:os'
 import path from 'node:path'
 import type * as NodeSqlite from 'node:sqlite'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
@@ -40,6 +41,8 @@ import {
   type UnknownRow,
   type ValueNode,
 } from 'kysely'
+import { CommitWatch } from './drivers/sqlite-commit-watch.js'
+import { ReadCache, mapAll, type Mapper, type Parameters } from './sqlite-read-cache.js'
 import { WalCheckpointer } from './sqlite-checkpoint.js'
 
 const STATEMENT_CACHE_SIZE = 500
@@ -186,187 +189,22 @@ class FifoMutex {
   }
 }
 
-type Parameters = Array<string | number | bigint | null | Uint8Array>
-
 interface Prepared {
   statement: StatementSync
   /** True when the statement returns rows (a SELECT, or a write with RETURNING). */
   reader: boolean
 }
 
-/** Entries kept per hot-path statement (one per credential in use); past this the oldest goes. */
-export const READ_CACHE_ENTRIES = 1_000
-
-type KeyValue = string | number | null
-
-/** The first copy of the wal-index header: bytes 0–47 of the `-shm` file. */
-const WAL_INDEX_HEADER_BYTES = 48
-/** mxFrame in the header; nBackfill after the header's two copies; what is read for both. */
-const MX_FRAME_OFFSET = 16
-const N_BACKFILL_OFFSET = 96
-const WAL_BACKLOG_BYTES = N_BACKFILL_OFFSET + 4
-const LITTLE_ENDIAN = os.endianness() === 'LE'
-const readUInt32 = (buffer: Buffer, offset: number) =>
-  LITTLE_ENDIAN ? buffer.readUInt32LE(offset) : buffer.readUInt32BE(offset)
-
-/**
- * Whether another connection to the same file, in this process or another, has committed since
- * the last look. In WAL mode every commit rewrites the wal-index header at the start of the
- * `-shm` file — change counter, last valid frame, checksums, salts
- * (https://sqlite.org/walformat.html, "The WAL-Index Header"; the format every SQLite since 3.7.0
- * shares, on unix and Windows) — and that file is the connections' shared memory, so one read of
- * the header's first copy, which a writer updates last, shows every commit that has completed.
- * `PRAGMA data_version` answers the same question through SQLite's read lock (two fcntl calls and
- * an fstat), a large share of every cached read under load
- * (docs/decisions/0005-sqlite-read-cache.md). A header read in the middle of an update differs as
- * well, which costs a refill, never a missed commit. An in-memory database has no other connection.
- */
-class CommitWatch {
-  readonly #descriptor: number | null
-  readonly #seen = Buffer.alloc(WAL_INDEX_HEADER_BYTES)
-  readonly #current = Buffer.alloc(WAL_INDEX_HEADER_BYTES)
-  readonly #backlog = Buffer.alloc(WAL_BACKLOG_BYTES)
-
-  constructor(database: DatabaseSync) {
-    const { file } = database.prepare('pragma database_list').get() as { file: string }
-    // The file is in WAL mode (openSqlite); its first read opens the wal-index, creating -shm.
-    database.prepare('select count(*) from sqlite_schema').get()
-    this.#descriptor = file === '' ? null : fs.openSync(`${file}-shm`, 'r')
-  }
-
-  /** Whether the database is a file, with a WAL (an in-memory one has neither). */
-  get inFile(): boolean {
-    return this.#descriptor !== null
-  }
-
-  /**
-   * Frames written to the WAL and not yet copied into the database file: mxFrame (the header's last
-   * valid frame) less nBackfill (the checkpoint information after the header's two copies), both in
-   * the host's byte order (https://sqlite.org/walformat.html, "The WAL-Index Format"). For
-   * sqlite-checkpoint.ts; 0 for an in-memory database.
-   */
-  walBacklog(): number {
-    if (this.#descriptor === null) return 0
-    fs.readSync(this.#descriptor, this.#backlog, 0, WAL_BACKLOG_BYTES, 0)
-    return readUInt32(this.#backlog, MX_FRAME_OFFSET) - readUInt32(this.#backlog, N_BACKFILL_OFFSET)
-  }
-
-  committedSinceLastLook(): boolean {
-    if (this.#descriptor === null) return false
-    fs.readSync(this.#descriptor, this.#current, 0, WAL_INDEX_HEADER_BYTES, 0)
-    if (this.#current.equals(this.#seen)) return false
-    this.#current.copy(this.#seen)
-    return true
-  }
-
-  close(): void {
-    if (this.#descriptor !== null) fs.closeSync(this.#descriptor)
-  }
-}
-
-/** A query's `map` (db/precompiled.ts): what a row becomes, as kept by the cache and handed out. */
-type Mapper = (row: unknown) => unknown
-
-/**
- * The rows of hot-path reads (readNow: the per-request credential and MFA-status lookups), kept
- * until the database changes. A change is either a statement other than a SELECT run on this
- * connection (counted here) or a commit by any other connection to the same file (CommitWatch).
- * Both are checked before every cached read, so a revoked session or token, or a disabled user, is
- * refused at the very next request on every instance, as without the cache. Any change at all
- * empties the cache: no reasoning about which rows a write could touch. The cached queries take no
- * clock value (their callers compare expiry times), so the same credential finds the same entry.
- * What is kept is what the query's `map` made of each row (db/precompiled.ts), so the mapping runs
- * once per row read, not once per request.
- */
-class ReadCache {
-  readonly #commits: CommitWatch
-  #writes = 0
-  #writesSeen = -1
-  // Per SQL text: entries keyed by the single text parameter the hot reads take, and by the JSON of
-  // any other list of plain values — two maps, so no key of one form can stand for the other.
-  readonly #bySingle = new Map<string, Map<string, readonly unknown[]>>()
-  readonly #byList = new Map<string, Map<string, readonly unknown[]>>()
-
-  constructor(commits: CommitWatch) {
-    this.#commits = commits
-  }
-
-  /** Called for every statement run through Kysely's queue; a SELECT cannot change anything. */
-  noteStatement(sql: string): void {
-    if (!sql.startsWith('select ')) this.#writes++
-  }
-
-  /** How many statements other than a SELECT have run so far. */
-  get writes(): number {
-    return this.#writes
-  }
-
-  read(
-    sql: string,
-    parameters: Parameters,
-    run: () => unknown[],
-    map: Mapper | undefined,
-  ): readonly unknown[] {
-    const single = parameters.length === 1 && typeof parameters[0] === 'string'
-    if (!single && !parameters.every(isKeyValue)) return mapAll(run(), map)
-    // Both checks always run: the watch must also take in this connection's own commits.
-    const committed = this.#commits.committedSinceLastLook()
-    if (committed || this.#writes !== this.#writesSeen) {
-      this.#bySingle.clear()
-      this.#byList.clear()
-      this.#writesSeen = this.#writes
-    }
-    const key = single ? (parameters[0] as string) : JSON.stringify(parameters)
-    const bySql = this.#entries(single ? this.#bySingle : this.#byList, sql)
-    const hit = bySql.get(key)
-    if (hit !== undefined) return hit
-    // Shared by every later request for the same key: frozen, so no caller can change another's
-    // view.
-    const rows = Object.freeze(mapAll(run(), map).map(freezeTree))
-    if (bySql.size >= READ_CACHE_ENTRIES) bySql.delete(bySql.keys().next().value as string)
-    bySql.set(key, rows)
-    return rows
-  }
-
-  #entries(
-    all: Map<string, Map<string, readonly unknown[]>>,
-    sql: string,
-  ): Map<string, readonly unknown[]> {
-    let bySql = all.get(sql)
-    if (bySql === undefined) {
-      bySql = new Map()
-      all.set(sql, bySql)
-    }
-    return bySql
-  }
-
-  close(): void {
-    this.#commits.close()
-  }
-}
-
-const isKeyValue = (value: unknown): value is KeyValue =>
-  value === null || typeof value === 'string' || typeof value === 'number'
-
-const mapAll = (rows: unknown[], map: Mapper | undefined): unknown[] =>
-  map === undefined ? rows : rows.map(map)
-
-/** Freezes a kept value and the plain objects it holds (a mapped row holds a user record, say). */
-function freezeTree<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value
-  Object.freeze(value)
-  for (const inner of Object.values(value)) freezeTree(inner)
-  return value
-}
-
 class SqliteConnection implements DatabaseConnection {
   readonly #statements = new Map<string, Prepared>()
-  readonly #cache: ReadCache
+  /** Null with SQLITE_READ_CACHE=off: every hot read then asks SQLite. */
+  readonly #cache: ReadCache | null
+  #writes = 0
   constructor(
     readonly database: DatabaseSync,
-    commits: CommitWatch,
+    commits: CommitWatch | null,
   ) {
-    this.#cache = new ReadCache(commits)
+    this.#cache = commits === null ? null : new ReadCache(commits)
   }
 
   // Each distinct SQL text is prepared once: preparing costs more than running a point select.
@@ -392,21 +230,29 @@ class SqliteConnection implements DatabaseConnection {
 
   /** How many statements other than a SELECT this connection has run so far. */
   get writes(): number {
-    return this.#cache.writes
+    return this.#writes
   }
 
   readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] {
     const { statement } = this.#prepared(sql)
     // #call's work, written out: one closure fewer on every authenticated request.
     try {
-      return this.#cache.read(sql, parameters, () => statement.all(...parameters), map)
+      if (this.#cache === null) return mapAll(statement.all(...parameters), map)
+      return this.#cache.read(
+        sql,
+        parameters,
+        this.#writes,
+        () => statement.all(...parameters),
+        map,
+      )
     } catch (error) {
       throw withSqliteCode(error)
     }
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    this.#cache.noteStatement(query.sql)
+    // A SELECT cannot change anything; every other statement may (the read cache's first check).
+    if (!query.sql.startsWith('select ')) this.#writes++
     const { statement, reader } = this.#prepared(query.sql)
     const parameters = query.parameters as Parameters
     if (reader) return { rows: this.#call(() => statement.all(...parameters)) as R[] }
@@ -415,7 +261,6 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   close(): void {
-    this.#cache.close()
     this.database.close()
   }
 
@@ -430,13 +275,16 @@ class SqliteDriver implements Driver {
   readonly #connection: SqliteConnection
   /** None for an in-memory database, which has no WAL. */
   readonly #checkpointer: WalCheckpointer | undefined
+  /** None with the read cache off: then nothing reads the WAL-index. */
+  readonly #commits: CommitWatch | null
   #writesChecked = 0
-  constructor(database: DatabaseSync) {
+  constructor(database: DatabaseSync, options: SqliteOptions) {
     // One look at the wal-index serves both: the read cache's commit check and the checkpointer's
-    // backlog.
-    const commits = new CommitWatch(database)
+    // backlog. Without it the checkpoints are SQLite's own, inside the commit that is due one.
+    const commits = options.readCache ? new CommitWatch(database) : null
+    this.#commits = commits
     this.#connection = new SqliteConnection(database, commits)
-    this.#checkpointer = commits.inFile
+    this.#checkpointer = commits?.inFile
       ? new WalCheckpointer(database, this.#mutex, () => commits.walBacklog())
       : undefined
   }
@@ -465,6 +313,7 @@ class SqliteDriver implements Driver {
   }
   async destroy(): Promise<void> {
     this.#checkpointer?.close()
+    this.#commits?.close()
     this.#connection.close()
   }
   /**
@@ -493,8 +342,8 @@ export type ImmediateReader = (
 /** Kysely's SQLite dialect (compiler, adapter, introspector) over the driver above. */
 class SwitchboardSqliteDialect implements Dialect {
   readonly driver: SqliteDriver
-  constructor(database: DatabaseSync) {
-    this.driver = new SqliteDriver(database)
+  constructor(database: DatabaseSync, options: SqliteOptions) {
+    this.driver = new SqliteDriver(database, options)
   }
   createDriver(): Driver {
     return this.driver
@@ -552,8 +401,16 @@ export class SqliteCompatPlugin implements KyselyPlugin {
   }
 }
 
-export function createSqliteDialect(file: string): { dialect: Dialect; readNow: ImmediateReader } {
-  const dialect = new SwitchboardSqliteDialect(openSqlite(file))
+/** `readCache`: SQLITE_READ_CACHE (config.ts). */
+export interface SqliteOptions {
+  readCache: boolean
+}
+
+export function createSqliteDialect(
+  file: string,
+  options: SqliteOptions,
+): { dialect: Dialect; readNow: ImmediateReader } {
+  const dialect = new SwitchboardSqliteDialect(openSqlite(file), options)
   return {
     dialect,
     readNow: (sql, parameters, map) => dialect.driver.readNow(sql, parameters, map),

@@ -10,8 +10,8 @@ import { makeTempDir } from './database.js'
 export interface SqliteFiles {
   /** A path in a new temporary folder; the file itself is not created. */
   path(name: string): string
-  /** A handle (one connection) on the file, as the service opens it. */
-  open(file: string): DatabaseHandle
+  /** A handle (one connection) on the file, as the service opens it (read cache on by default). */
+  open(file: string, options?: { readCache?: boolean }): DatabaseHandle
   closeAll(): Promise<void>
 }
 
@@ -24,9 +24,16 @@ export function sqliteFiles(): SqliteFiles {
       roots.push(root)
       return path.join(root, name)
     },
-    open(file) {
+    open(file, options = {}) {
       const handle = createDatabase(
-        { kind: 'sqlite', url: file, sqlitePath: file, poolSize: 1 },
+        {
+          kind: 'sqlite',
+          url: file,
+          sqlitePath: file,
+          poolSize: 1,
+          hotReads: 'pipelined',
+          readCache: options.readCache ?? true,
+        },
         { warn: () => undefined },
       )
       handles.push(handle)

@@ -3,7 +3,7 @@
  * ENCRYPTION_KEY and encrypted again with a new one, in one transaction (all or nothing).
  *
  * This module knows no store of ciphertext: each module with encrypted columns defines its own
- * (an EncryptedStore, in its key-rotation.ts) and the command registers them all (cli.ts
+ * (an EncryptedStore, in its key-rotation.ts) and the command registers them all (cli/keys.ts
  * ENCRYPTED_STORES), as an application lists its plugins.
  */
 import type { Deps } from '../../deps.js'

@@ -1,20 +1,15 @@
 /**
- * The pipelined hot-read connections (db/postgres.ts createPipelinedReader) against a real
+ * The pipelined hot-read connections (db/drivers/pg-pipelined-reader.ts) against a real
  * PostgreSQL: answers stay with their reads under a burst, a failing read fails alone, a connection
  * the server drops fails only the reads in flight (as "unavailable", hence 503) and the next read
  * opens a new one, and closing leaves no connection behind.
  */
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { testPostgresUrl } from '../../test/helpers/database.js'
-import { isDatabaseUnavailable } from './client.js'
-import {
-  createPipelinedReader,
-  createPoolReader,
-  createPostgresPool,
-  splitConnections,
-  type PipelinedReader,
-} from './postgres.js'
+import { testPostgresUrl } from '../../../test/helpers/database.js'
+import { isDatabaseUnavailable } from '../client.js'
+import { createPipelinedReader, type PipelinedReader } from './pg-pipelined-reader.js'
+import { createPoolReader, createPostgresPool, splitConnections } from '../postgres.js'
 
 const APPLICATION = `pipelined-reader-test-${process.pid}`
 let admin: pg.Client
@@ -60,8 +55,8 @@ describe('pipelined reader', () => {
   })
 
   it("reads the same rows as pg's own query path: every type the service reads, nulls, and a column whose value is refused", async () => {
-    // pg's Result (pool.query) is the independent reading of the same messages (db/pg-hot-read.ts
-    // keeps its own).
+    // pg's Result (pool.query) is the independent reading of the same messages
+    // (db/drivers/pg-hot-read.ts keeps its own).
     const pool = createPostgresPool(testPostgresUrl(), 1, () => undefined)
     const text = `select $1::text as t, $2::int as i, 9007199254740991::int8 as big, true as b, null::text as nothing,
       '2026-11-27 10:00:00.5+00'::timestamptz as at, '{"a":[1]}'::jsonb as j, $2::int + 1 as "i plus one"`

@@ -12,6 +12,18 @@
  * runs (pg-cursor's custom queries implement the same), handleRowDescription and handleDataRow.
  * The kept columns are checked against each description (count, names, types): a statement that
  * came to describe other columns gets new ones, it is never read with stale parsers.
+ *
+ * Private dependencies (pg 8.23.1, pinned exactly in package.json; each checked by name in
+ * test/internals.canary.test.ts and test/internals.canary.postgres.test.ts):
+ * - `Query.prototype.handleRowDescription(message)` and `handleDataRow(message)`: undocumented
+ *   methods pg's Client calls on the query it runs, with pg-protocol's messages
+ *   (`fields[].name`, `fields[].dataTypeID`, `fields[].format`; a DataRow's `fields` as text or
+ *   null). If pg renamed them or changed the messages, pg's own handlers would run instead and
+ *   the reads would answer no rows: every authenticated request would fail.
+ * - `new Query(text)` followed by assigning `name`, `values` and `callback`: `submit()` reads
+ *   those fields, and calls `callback` once after ReadyForQuery or on an error (also its read
+ *   timeout's). A `rows` field is a portal's row limit, which pipeline mode refuses.
+ * Switch back: POSTGRES_HOT_READS=pool reads through pg's pool and its own row handling.
  */
 import type pg from 'pg'
 import type * as PgModule from 'pg'

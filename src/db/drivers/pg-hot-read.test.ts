@@ -1,8 +1,8 @@
 /**
- * db/pg-hot-read.ts without a server: the messages pg hands a query (RowDescription, DataRow,
- * ReadyForQuery's callback) fed by hand, for what the PostgreSQL suite cannot arrange on demand —
- * a statement name described with other columns than last time. Rows against a real server, read
- * alongside pg's own: db/pipelined-reader.postgres.test.ts.
+ * db/drivers/pg-hot-read.ts without a server: the messages pg hands a query (RowDescription,
+ * DataRow, ReadyForQuery's callback) fed by hand, for what the PostgreSQL suite cannot arrange on
+ * demand — a statement name described with other columns than last time. Rows against a real
+ * server, read alongside pg's own: db/drivers/pg-pipelined-reader.postgres.test.ts.
  */
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
