@@ -87,7 +87,7 @@ const SCHEMA_ENGLISH =
 const ENGLISH_REASONS = [
   ...fs
     .readFileSync(path.resolve(import.meta.dirname, '../../src/errors.ts'), 'utf8')
-    .matchAll(/^\s+[A-Z_]+: \{ status: \d+, message: (['"])(.+?)\1 \}/gm),
+    .matchAll(/^\s+[A-Z_]+: \{\s*status: \d+,\s*message:\s*(['"])(.+?)\1,?\s*\}/gm),
 ].map((match) => match[2]!)
 const RAW_CODE =
   /\b(VALIDATION_FAILED|ALREADY_EXISTS|INVALID_[A-Z_]+|[A-Z]+_[A-Z_]{3,})\b|\bvalidation\.[a-z_]+\b|\breason\.[A-Z_]+\b/
