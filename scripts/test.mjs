@@ -7,7 +7,8 @@
  * (docs/decisions/0042-test-run-in-parallel.md).
  *
  *   container image test (its own Vitest run: the image is built from the sources, not dist/)
- *   build:server → lint:openapi, api-types --check, build:console → the rest of the suite
+ *   build:server → lint:openapi, api-types --check
+ *   build:server + build:console → the rest of the suite
  *   typecheck (service, console), lint (layers, code, format, docs), licences
  *
  * A step's output is printed when it ends (the suite's as it runs); the first failure stops every
