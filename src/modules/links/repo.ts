@@ -10,6 +10,7 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
+import { isPostgres } from '../../db/engine.js'
 import { forwardingWithSlugKey, visibleToIndexed } from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
@@ -104,6 +105,23 @@ function afterClicks(window: PageWindow): { clicks: number; id: string } | null 
   return { clicks: Number(count), id }
 }
 
+/** The shortest search the trigram indexes answer (migration 0065_link_search). */
+const TRIGRAM = 3
+
+/**
+ * True where the link's title, URL or slug contains `q`, ignoring case. From 3 characters on, the
+ * candidates come from trigrams: PostgreSQL's pg_trgm indexes answer the LIKE itself; on SQLite
+ * the FTS5 table narrows the links to its matches first (it folds case more widely than SQLite's
+ * lower(), so the LIKE still decides). A shorter term is looked for among the visible links only.
+ */
+function matchesSearch(ex: Executor, q: string) {
+  const contains = anyContains(['links.title', 'links.url', 'links.slug'], q)
+  if ([...q].length < TRIGRAM || isPostgres(ex)) return contains
+  const phrase = `"${q.replaceAll('"', '""')}"`
+  const candidates = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (select links_fts.rowid from links_fts where links_fts match ${phrase})`
+  return sql<boolean>`(${sql.ref('links.id')} in (${candidates}) and ${contains})`
+}
+
 /**
  * Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case.
  */
@@ -128,8 +146,7 @@ export async function listVisibleLinks(
       ),
     )
   }
-  if (filters.q !== undefined)
-    query = query.where(anyContains(['links.title', 'links.url', 'links.slug'], filters.q))
+  if (filters.q !== undefined) query = query.where(matchesSearch(ex, filters.q))
   if (filters.organizationId !== undefined)
     query = query.where('links.organization_id', '=', filters.organizationId)
   if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
