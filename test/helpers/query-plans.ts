@@ -218,7 +218,7 @@ export async function insertLinksInBulk(t: TestContext, bulk: BulkLinks): Promis
       : sql`case when ${i} % ${sql.lit(bulk.word.every)} = 0 then ${bulk.word.text} || ' ' || ${text}
           else 'Link ' || ${text} end`
   const createdAt = postgres
-    ? sql`now() - make_interval(secs => ${i})`
+    ? sql`date_trunc('milliseconds', now()) - make_interval(secs => ${i})`
     : sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ${text} || ' seconds')`
   const owner =
     'userId' in bulk.owner
