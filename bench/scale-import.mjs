@@ -192,7 +192,8 @@ async function main() {
       `memory: ${memoryMiB(child.pid, 'VmRSS')} MiB resident, peak ${memoryMiB(child.pid, 'VmHWM')} MiB`,
     )
   } catch (error) {
-    failures.push(String(error))
+    // fetch's own message is "fetch failed"; the reason (a closed socket, a timeout) is its cause.
+    failures.push(`${String(error)}${error.cause ? ` (${String(error.cause)})` : ''}`)
   } finally {
     child.kill('SIGTERM')
     await new Promise((r) => child.once('exit', r))
