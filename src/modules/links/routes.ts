@@ -10,6 +10,7 @@ import { linkCollectionRoutes } from './collection.routes.js'
 import { linkDialogRoutes } from './dialog.routes.js'
 import { singleLinkRoutes } from './link.routes.js'
 import { linkOwnershipRoutes } from './ownership.routes.js'
+import { transferOfferRoutes } from './transfer-offers.routes.js'
 
 export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -18,5 +19,6 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     await app.register(linkDialogRoutes(deps))
     await app.register(singleLinkRoutes(deps))
     await app.register(linkOwnershipRoutes(deps))
+    await app.register(transferOfferRoutes(deps))
   }
 }
