@@ -319,7 +319,7 @@ async function writeUser(
     updated_at: now,
   })
   await upsertScimFields(tx, userId, fieldsOf(model))
-  if (deactivating || passwordHash !== null || model.email !== user.email)
+  if (deactivating || user.disabled || passwordHash !== null || model.email !== user.email)
     await deleteUnusedResetLinks(tx, userId)
   const changedActive = user.disabled === model.active
   if (changedActive && deactivating) {
