@@ -2,8 +2,8 @@
  * Go-links in real Chromium: signed out → sign in → the miss page → create (the dialog
  * prefilled, the live preview) → /go/<slug> opens it; the clicks chart and the list sorted by
  * clicks; Recently deleted with a restore whose slug was taken meanwhile; transfer to an
- * organization; a link offered by a colleague, accepted on the Links page; the miss page in German and dark (no script on any /go page). axe on every new
- * view, both themes.
+ * organization; a link offered by a colleague, accepted on the Links page; the miss page in German
+ * and dark (no script on any /go page). axe on every new view, both themes.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
