@@ -1,7 +1,7 @@
 /**
  * Configuration: the only place that reads the environment. parseConfig() validates everything at
  * once and reports every problem with a hint, so an operator fixes a broken deployment in one pass.
- * The schema doubles as the documentation: README's configuration table is checked against it.
+ * The schema doubles as the documentation: docs/configuration.md is checked against it.
  */
 import path from 'node:path'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'

@@ -264,4 +264,19 @@ describe('go-links in Chromium', () => {
     expect(await description.text()).toContain(`template="${server.baseUrl}/go/{searchTerms}"`)
     await visitor.close()
   })
+
+  it('says a page is already saved while its URL is typed in the create dialog', async () => {
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://docs.example.com/guide', slug: 'guide' },
+    })
+    await page.goto('/links?new=true')
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('URL').fill('HTTPS://Docs.Example.com:443/guide/?utm_medium=mail#top')
+    await dialog.getByText('Already saved as go/guide (by Ada Lovelace).').waitFor()
+    await dialog.getByLabel('URL').fill('https://docs.example.com/other')
+    await dialog.getByText('Already saved as go/guide').waitFor({ state: 'detached' })
+    await checkAccessibility('link dialog with a duplicate hint')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
+  })
 })
