@@ -69,16 +69,6 @@ export async function deletePasswordReset(ex: Executor, id: string): Promise<voi
   await ex.deleteFrom('password_resets').where('id', '=', id).where('used_at', 'is', null).execute()
 }
 
-/** After a reset, the account's other outstanding links stop working (and expired rows go). */
-export async function deleteUnusedPasswordResets(ex: Executor, userId: string): Promise<number> {
-  const result = await ex
-    .deleteFrom('password_resets')
-    .where('user_id', '=', userId)
-    .where('used_at', 'is', null)
-    .executeTakeFirst()
-  return Number(result.numDeletedRows)
-}
-
 /** The display name of the identity provider an account signs in with (null when it is gone). */
 export async function findProviderName(ex: Executor, providerKey: string): Promise<string | null> {
   const row = await ex

@@ -32,6 +32,7 @@ import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/servic
 import { isMfaEnabled } from '../mfa/service.js'
 import { countActiveApiTokens } from '../tokens/repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { findUserByEmail, findUserById, passwordColumns, updateUser } from '../users/repo.js'
 import type { UserRecord } from '../../identity/user.js'
 import { hashNewPassword, normalizeEmail } from '../users/service.js'
@@ -39,7 +40,6 @@ import { providerOnlyMail, resetLinkMail } from './mails.js'
 import {
   consumePasswordReset,
   deletePasswordReset,
-  deleteUnusedPasswordResets,
   findLivePasswordReset,
   findProviderName,
   insertPasswordReset,
@@ -288,7 +288,7 @@ export async function completePasswordReset(
     const tokensRevoked =
       input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, user.id, now) : 0
     const tokensKept = await countActiveApiTokens(tx, user.id, now)
-    await deleteUnusedPasswordResets(tx, user.id)
+    await deleteUnusedResetLinks(tx, user.id)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.password_reset',
       actor: user,
