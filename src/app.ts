@@ -51,6 +51,8 @@ import { installShortHost, shortHostMatcher } from './modules/go/short-host.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
 import { goLinkSettingsRoutes } from './modules/links/slug-matching.routes.js'
+import { signUpSettingsRoutes } from './modules/organizations/sign-up.routes.js'
+import { invitationSignUpRoutes } from './modules/auth/invitation-sign-up.routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { passkeyRoutes } from './modules/passkeys/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
@@ -164,6 +166,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(configRoutes(deps), { prefix: '/api/config' })
     await api.register(organizationRoutes(deps), { prefix: '/api/organizations' })
     await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
+    await api.register(invitationSignUpRoutes(deps), { prefix: '/api/invitations' })
     await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
     await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
     await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
@@ -177,6 +180,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // The two-factor policy, notification preferences, the personal security log.
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(goLinkSettingsRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(signUpSettingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(checklistRoutes(deps), { prefix: '/api/admin/checklist' })
     await api.register(notificationPreferenceRoutes(deps), {
       prefix: '/api/users/me/notifications',

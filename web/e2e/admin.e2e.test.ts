@@ -173,6 +173,34 @@ describe('the administration console', () => {
       .toContain('nobody-like-that')
   })
 
+  it('creates a user without a password and hands over the welcome link, which sets it', async () => {
+    await page.goto('/admin/users')
+    await page.getByRole('button', { name: 'Create user' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('Noor Welcome')
+    await dialog.getByLabel('Email address').fill('noor@example.com')
+    await dialog.getByRole('button', { name: 'Create user' }).click()
+    // No mail on the instance yet: the link to set a password is shown to pass on.
+    await dialog.getByRole('heading', { name: 'Noor Welcome can now set a password' }).waitFor()
+    await dialog
+      .getByText('This instance sends no mail, so noor@example.com got no welcome mail.', {
+        exact: false,
+      })
+      .waitFor()
+    const link = await dialog.getByLabel('Link to set a password').inputValue()
+    expect(link).toMatch(/\/reset-password\?token=[A-Za-z0-9_-]{43}$/)
+    await checkAccessibility(page, 'create user, welcome link')
+    await dialog.getByRole('button', { name: 'Open user' }).click()
+    await expectHeading(page, 'Noor Welcome')
+
+    const german = await newContext('de-DE')
+    const noor = await german.newPage()
+    await noor.goto(link)
+    await expectHeading(noor, 'Passwort festlegen')
+    await noor.getByText('Willkommen bei Switchboard.', { exact: false }).waitFor()
+    await german.close()
+  })
+
   it('disables and re-enables the user behind the re-authentication dialog, which keeps what was typed', async () => {
     await page.goto(`/admin/users/${miaId}`)
     await expectHeading(page, MIA.name)

@@ -390,6 +390,7 @@ const CASES: Case[] = [
   {
     name: 'new API token: no name',
     path: '/account/tokens',
+    open: (page) => page.getByRole('button', { name: de('tokens.new') }).click(),
     form: formWith('expiry'),
     fill: { name: '' },
     submit: de('tokens.create'),

@@ -14,7 +14,7 @@ export interface NewPasswordReset {
  * Who asked for a link: the person (forgot page), an administrator (mailed or copied), the
  * operator.
  */
-export type ResetVia = 'self' | 'admin_mail' | 'admin_link' | 'cli'
+export type ResetVia = 'self' | 'admin_mail' | 'admin_link' | 'cli' | 'welcome'
 
 export async function insertPasswordReset(ex: Executor, reset: NewPasswordReset): Promise<void> {
   await ex

@@ -133,7 +133,8 @@ export function LinksPage() {
           <LinksTable view={view} onAction={act} />
         )}
         <div className="pager">
-          <LinksSortToggle search={search} />
+          {/* Nothing to order on an empty page. */}
+          {items.length > 0 && <LinksSortToggle search={search} />}
           <span className="muted" aria-live="polite">
             {links.isSuccess && items.length > 0 ? t('links.shown', { count: items.length }) : ''}
           </span>
