@@ -131,7 +131,7 @@ export function LinksPage() {
           <LinksTable view={view} onAction={act} />
         )}
         <div className="pager">
-          <LinksSortToggle search={search} />
+          {links.isSuccess && items.length > 0 && <LinksSortToggle search={search} />}
           <span className="muted" aria-live="polite">
             {links.isSuccess && items.length > 0 ? t('links.shown', { count: items.length }) : ''}
           </span>
