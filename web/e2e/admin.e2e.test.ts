@@ -362,6 +362,31 @@ describe('the administration console', () => {
     await expect.poll(() => page.getByTestId('team-members').getByText(MIA.name).count()).toBe(1)
     await expect.poll(() => page.getByRole('heading', { name: '2 members' }).count()).toBe(1)
     await checkAccessibility(page, 'team')
+
+    // The way back is a link, not a button; the heading that took focus draws no box.
+    const back = page.getByRole('link', { name: 'All teams' })
+    expect(await back.getAttribute('class')).toMatch(/^back-link\b/)
+    const heading = page.getByRole('heading', { level: 1 })
+    expect(await heading.evaluate((h1) => getComputedStyle(h1).outlineStyle)).toBe('none')
+    await back.click()
+    await expectHeading(page, 'Teams')
+    const columns = await page.getByTestId('teams').locator('th').allTextContents()
+    expect(columns).toContain('Description')
+    expect(columns.join(' ')).not.toContain('optional')
+  })
+
+  it('keeps the side navigation in view on a long page', async () => {
+    await page.goto('/admin/audit')
+    await expectHeading(page, 'Audit log')
+    await page.setViewportSize({ width: 1280, height: 500 })
+    await page.mouse.wheel(0, 4000)
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(100)
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    await expect.poll(async () => (await nav.boundingBox())?.y ?? -1).toBeGreaterThanOrEqual(56)
+    // An address is one token: it never breaks across lines.
+    const address = page.locator('td.ip').first()
+    expect(await address.evaluate((cell) => getComputedStyle(cell).whiteSpace)).toBe('nowrap')
+    await page.setViewportSize({ width: 1280, height: 800 })
   })
 
   it('saves SMTP settings, sends a test email to the SMTP server, and never shows the password', async () => {

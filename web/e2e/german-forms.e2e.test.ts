@@ -71,7 +71,7 @@ const MSG = {
   invalid: 'Dieser Wert wird nicht angenommen. Prüfen Sie ihn und versuchen Sie es erneut.',
   wrongPassword: 'Das Passwort ist falsch.',
   wrongCode:
-    'Dieser Code ist falsch oder wurde schon verwendet. Warten Sie auf den nächsten in Ihrer Authentifizierungs-App.',
+    'Dieser Code ist falsch oder wurde schon verwendet. Warten Sie auf den nächsten in Ihrer Authenticator-App.',
 }
 
 /**

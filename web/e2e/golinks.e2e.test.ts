@@ -73,6 +73,12 @@ describe('go-links in Chromium', () => {
     // The query string's one-time flags are gone: a reload does not open the dialog again.
     await expect.poll(() => new URL(page.url()).search).toBe('')
     await dialog.getByLabel('URL').fill(`${server.baseUrl}/api/health`)
+    // URL, Title and Slug come before the path preview.
+    const labels = (await dialog.locator('label').allTextContents()).map((text) => text.trim())
+    const at = (name: string) => labels.findIndex((text) => text.startsWith(name))
+    expect(at('URL')).toBeLessThan(at('Title'))
+    expect(at('Title')).toBeLessThan(at('Slug'))
+    expect(at('Slug')).toBeLessThan(at('Try a path after the go-link'))
     await dialog.getByLabel('Try a path after the go-link').fill('live?x=1')
     await dialog.getByText(`${server.baseUrl}/api/health/live?x=1`).waitFor()
     await checkAccessibility('link dialog with preview')

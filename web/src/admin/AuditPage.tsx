@@ -254,7 +254,7 @@ function AuditRow({ event }: { event: AuditEvent }) {
           </span>
         )}
       </td>
-      <td data-label={t('admin.audit.ip')} className="mono">
+      <td data-label={t('admin.audit.ip')} className="mono ip">
         {event.ip ?? '—'}
       </td>
       <td data-label={t('admin.audit.details')} className="metadata-cell">

@@ -147,7 +147,6 @@ export function LinkDialog({
               error={formError.at('url')}
             />
             {link === null && <DuplicateHint url={url} />}
-            <GoPreview url={url} slug={slug} />
             <div className="title-row">
               <TextField
                 name="title"
@@ -188,6 +187,7 @@ export function LinkDialog({
               error={slugError}
               refused={slugError !== undefined}
             />
+            <GoPreview url={url} slug={slug} />
             <TagPicker
               tags={tags.data?.items ?? []}
               value={tagIds}
