@@ -10,7 +10,7 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
-import { forwardingWithSlugKey, visibleToIndexed } from './visibility.js'
+import { forwardingWithSlugKey, sharedWithTeamsOf, visibleToIndexed } from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
 export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & {
@@ -89,6 +89,10 @@ export interface LinkFilters {
   reachable?: ReadonlySet<string>
   /** Most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
   clicksSince?: string
+  /** `shared`: only links shared with one of the user's teams (directly or by a collection). */
+  scope?: 'shared'
+  /** Only the links the user pinned (true), or only the others (false). */
+  pinned?: boolean
 }
 
 /** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
@@ -134,6 +138,18 @@ export async function listVisibleLinks(
     query = query.where('links.organization_id', '=', filters.organizationId)
   if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
   if (filters.owner === 'organization') query = query.where('links.organization_id', 'is not', null)
+  if (filters.scope === 'shared') query = query.where(sharedWithTeamsOf(ex, userId))
+  if (filters.pinned !== undefined) {
+    const pinned = filters.pinned
+    query = query.where((eb) => {
+      const pin = eb
+        .selectFrom('link_pins')
+        .select('link_pins.link_id')
+        .whereRef('link_pins.link_id', '=', 'links.id')
+        .where('link_pins.user_id', '=', userId)
+      return pinned ? eb.exists(pin) : eb.not(eb.exists(pin))
+    })
+  }
   if (filters.reachable !== undefined) {
     const ids = [...filters.reachable]
     query = query.where((eb) =>

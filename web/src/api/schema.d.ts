@@ -1574,6 +1574,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/{id}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Pin a link you can see, for you alone (pinned links come first) */
+        put: operations["pinLink"];
+        post?: never;
+        /** Unpin a link (unpinning one not pinned changes nothing) */
+        delete: operations["unpinLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/deleted": {
         parameters: {
             query?: never;
@@ -8649,6 +8667,10 @@ export interface operations {
                 organization_id?: string;
                 /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
                 owner?: "personal" | "organization";
+                /** @description `shared`: only links shared with one of your teams, directly or in a collection shared with it */
+                scope?: "shared";
+                /** @description `true`: only the links you pinned; `false`: the others */
+                pinned?: boolean;
             };
             header?: never;
             path?: never;
@@ -8722,6 +8744,10 @@ export interface operations {
                 organization_id?: string;
                 /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
                 owner?: "personal" | "organization";
+                /** @description `shared`: only links shared with one of your teams, directly or in a collection shared with it */
+                scope?: "shared";
+                /** @description `true`: only the links you pinned; `false`: the others */
+                pinned?: boolean;
                 /** @description `newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id */
                 sort?: "newest" | "clicks_30d";
             };
@@ -8750,6 +8776,16 @@ export interface operations {
                             clicks_30d: number;
                             /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                             can_change: boolean;
+                            /** @description The teams the link is shared with */
+                            team_ids: string[];
+                            /** @description How you see a link that is not your personal one; null for your own */
+                            shared_via: {
+                                organization: string | null;
+                                /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                                teams: string[];
+                            } | null;
+                            /** @description Whether you pinned it (pins are per person) */
+                            pinned: boolean;
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -8795,6 +8831,8 @@ export interface operations {
                     forwarding_enabled?: boolean;
                     /** @description Your own tags; replaces your tags on the link */
                     tag_ids?: string[];
+                    /** @description The teams the link is shared with (their members see it, read-only); you may add teams you are a member of (an administrator: any team), and remove any */
+                    team_ids?: string[];
                     organization_id?: string | null;
                 };
             };
@@ -8818,6 +8856,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -8834,7 +8882,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeRequiredOrCsrfFailed"];
-            /** @description NOT_FOUND: no such organization, or you are not a member */
+            /** @description NOT_FOUND: no such organization or team, or you are not a member */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9103,6 +9151,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -9201,6 +9259,8 @@ export interface operations {
                     forwarding_enabled?: boolean;
                     /** @description Your own tags; replaces your tags on the link */
                     tag_ids?: string[];
+                    /** @description The teams the link is shared with (their members see it, read-only); you may add teams you are a member of (an administrator: any team), and remove any */
+                    team_ids?: string[];
                     organization_id?: string | null;
                 };
             };
@@ -9224,6 +9284,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -9248,7 +9318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such link, or the target organization is not yours */
+            /** @description NOT_FOUND: no such link, or the target organization or a team is not yours */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9318,6 +9388,96 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pinLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unpinLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9407,6 +9567,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -10291,7 +10461,7 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             at: string;
-                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
+                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update, link.share, link.unshare */
                             action: string;
                             ip: string | null;
                             user_agent: string | null;
