@@ -196,14 +196,32 @@ export async function findForwardingLinks(
 const FORWARDING_ORDER = sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end, lower(${sql.ref('organizations.name')}), ${sql.ref('links.created_at')} desc, ${sql.ref('links.id')} desc`
 
 // The ids come from index probes that apply the visibility rule (visibility.ts
-// forwardingWithSlugKey); the rest is by primary key.
+// forwardingWithSlugKey), each once; the rest is joined to them by primary key (as `in (…)`, a
+// planner that overestimates the probes' rows reads every link to hash them).
 const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
-  linksAsSeenBy(ex, p.userId)
-    .where(
-      'links.id',
-      'in',
-      ex.selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found')).select('found.id'),
+  ex
+    .selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found'))
+    .innerJoin('links', 'links.id', 'found.id')
+    .leftJoin('organizations', 'organizations.id', 'links.organization_id')
+    .leftJoin('organization_members', (join) =>
+      join
+        .onRef('organization_members.organization_id', '=', 'links.organization_id')
+        .on('organization_members.user_id', '=', p.userId),
     )
+    .select([
+      'links.id',
+      'links.user_id',
+      'links.organization_id',
+      'links.created_by',
+      'links.url',
+      'links.title',
+      'links.slug',
+      'links.forwarding_enabled',
+      'links.created_at',
+      'links.updated_at',
+      'organization_members.role',
+      'organizations.name as organization_name',
+    ])
     .orderBy(FORWARDING_ORDER),
 )
 
