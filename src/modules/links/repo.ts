@@ -10,7 +10,12 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
-import { forwardingWithSlugKey, sharedWithTeamsOf, visibleToIndexed } from './visibility.js'
+import {
+  collectionVisibleTo,
+  forwardingWithSlugKey,
+  sharedWithTeamsOf,
+  visibleToIndexed,
+} from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
 export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & {
@@ -93,6 +98,8 @@ export interface LinkFilters {
   scope?: 'shared'
   /** Only the links the user pinned (true), or only the others (false). */
   pinned?: boolean
+  /** Only this collection's links (when the user sees it), in its order instead of newest first. */
+  collectionId?: string
 }
 
 /** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
@@ -158,6 +165,8 @@ export async function listVisibleLinks(
         : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)]),
     )
   }
+  if (filters.collectionId !== undefined)
+    return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(asVisible)
   if (filters.clicksSince !== undefined) {
     const clicks = clicksSinceOf(filters.clicksSince)
     const after = afterClicks(window)
@@ -175,6 +184,42 @@ export async function listVisibleLinks(
     return (await ordered.execute()).map(asVisible)
   }
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
+}
+
+/** The collection's links among the query's, in its order: keyset over (position, id). */
+async function inCollectionOrder(
+  ex: Executor,
+  query: ReturnType<typeof visibleLinks>,
+  userId: string,
+  collectionId: string,
+  window: PageWindow,
+) {
+  const position = sql.ref('collection_links.position')
+  let ordered = query
+    .innerJoin('collection_links', (join) =>
+      join
+        .onRef('collection_links.link_id', '=', 'links.id')
+        .on('collection_links.collection_id', '=', collectionId),
+    )
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('collections')
+          .select('collections.id')
+          .where('collections.id', '=', collectionId)
+          .where(collectionVisibleTo(userId)),
+      ),
+    )
+    .select('collection_links.position as position_sort')
+  if (window.after !== null) {
+    const [after] = window.after
+    if (!/^\d{1,9}$/.test(after)) throw invalidField('cursor', CURSOR_NOT_ISSUED)
+    ordered = ordered.where('collection_links.position', '>', Number(after))
+  }
+  return ordered
+    .orderBy(position)
+    .limit(window.limit + 1)
+    .execute()
 }
 
 /**

@@ -127,6 +127,14 @@ export const LinkFilterQuery = Type.Object(
     pinned: Type.Optional(
       Type.Boolean({ description: '`true`: only the links you pinned; `false`: the others' }),
     ),
+    collection_id: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "Only this collection's links, in the collection's order (one you do not see matches nothing); `sort` is then ignored",
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -246,6 +246,7 @@ export function linkFilters(query: LinkFilterQuery, caller: Caller): LinkFilters
     ...(query.owner !== undefined && { owner: query.owner }),
     ...(query.scope !== undefined && { scope: query.scope }),
     ...(query.pinned !== undefined && { pinned: query.pinned }),
+    ...(query.collection_id !== undefined && { collectionId: query.collection_id }),
   }
 }
 
@@ -269,9 +270,11 @@ export async function listLinks(
     (row) => toView(row, caller.user.id, extras),
     // The sort key as the query computed it (a flush between the two reads cannot skew the cursor).
     (row) =>
-      byClicks
-        ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id]
-        : [row.created_at, row.id],
+      query.collection_id !== undefined
+        ? [String(Number((row as { position_sort?: unknown }).position_sort ?? 0)), row.id]
+        : byClicks
+          ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id]
+          : [row.created_at, row.id],
   )
 }
 

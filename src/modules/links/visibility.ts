@@ -106,3 +106,11 @@ export function visibleToIndexed(ex: Executor, userId: string): RawBuilder<boole
     ? sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} = any(array(${memberships})) or ${sql.ref('links.id')} = any(array(${teamLinkIds(userId)})))`
     : sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} in (${memberships}) or ${sql.ref('links.id')} in (${teamLinkIds(userId)}))`
 }
+
+/**
+ * True for the `collections` row when the user may see it: theirs, their organization's, or
+ * shared with one of their teams.
+ */
+export function collectionVisibleTo(userId: string): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref('collections.user_id')} = ${userId} or exists (select 1 from organization_members where organization_members.organization_id = ${sql.ref('collections.organization_id')} and organization_members.user_id = ${userId}) or exists (select 1 from collection_teams inner join team_members on team_members.team_id = collection_teams.team_id where collection_teams.collection_id = ${sql.ref('collections.id')} and team_members.user_id = ${userId}))`
+}
