@@ -36,6 +36,7 @@ import * as m0034 from './0034_audit_tree_materialized.js'
 import * as m0055 from './0055_link_teams.js'
 import * as m0056 from './0056_link_pins.js'
 import * as m0057 from './0057_collections.js'
+import * as m0080 from './0080_link_url_keys.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -76,4 +77,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0055_link_teams': m0055,
   '0056_link_pins': m0056,
   '0057_collections': m0057,
+  '0080_link_url_keys': m0080,
 }
