@@ -123,8 +123,8 @@ export interface VisibleSlug {
  * destination and organization.
  */
 export async function findVisibleSlugs(ex: Executor, userId: string): Promise<VisibleSlug[]> {
-  // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read
-  // every link).
+  // A branch per way of seeing a link, each walking an owner's index (visibility.ts: visibleTo as
+  // a filter would read every link).
   const personal = ex
     .selectFrom('links')
     .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
@@ -138,8 +138,29 @@ export async function findVisibleSlugs(ex: Executor, userId: string): Promise<Vi
     .where('organization_members.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
+  const teams = ex
+    .selectFrom('team_members')
+    .innerJoin('link_teams', 'link_teams.team_id', 'team_members.team_id')
+    .innerJoin('links', 'links.id', 'link_teams.link_id')
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
+    .where('team_members.user_id', '=', userId)
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
+  const collections = ex
+    .selectFrom('team_members')
+    .innerJoin('collection_teams', 'collection_teams.team_id', 'team_members.team_id')
+    .innerJoin(
+      'collection_links',
+      'collection_links.collection_id',
+      'collection_teams.collection_id',
+    )
+    .innerJoin('links', 'links.id', 'collection_links.link_id')
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
+    .where('team_members.user_id', '=', userId)
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
   const rows = await ex
-    .selectFrom(personal.unionAll(shared).as('visible'))
+    .selectFrom(personal.unionAll(shared).unionAll(teams).unionAll(collections).as('visible'))
     .selectAll()
     .limit(SLUG_SCAN_LIMIT)
     .execute()
