@@ -22,6 +22,7 @@ import { organizationsQuery, tagsQuery, type Link } from './queries'
 import { SlugField } from './SlugField'
 import { ClicksChart } from './ClicksChart'
 import { GoPreview } from './GoPreview'
+import { DuplicateHint } from './DuplicateHint'
 
 const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id'] as const
 
@@ -145,6 +146,7 @@ export function LinkDialog({
               maxLength={2048}
               error={formError.at('url')}
             />
+            {link === null && <DuplicateHint url={url} />}
             <GoPreview url={url} slug={slug} />
             <div className="title-row">
               <TextField
