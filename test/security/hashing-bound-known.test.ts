@@ -24,8 +24,7 @@ const PRODUCTION_COST = {
 }
 
 let t: TestContext
-/** Behind one proxy hop by count: Fastify trusts no X-Forwarded-For then, so every client is the
- * proxy's address — the known client and the whole flood share one per-client share. */
+/** Behind one proxy hop, given by count (TRUST_PROXY=1). */
 let proxied: TestContext
 beforeAll(async () => {
   proxied = await startTestApp({
@@ -153,8 +152,8 @@ describe('the hashing bound under a flood from 20 addresses', () => {
 
   it('behind TRUST_PROXY=1, a sustained flood retrying 200 ms after each 503: a known device signs in', async () => {
     const { email } = await createUser(proxied)
-    // The known client signed in a moment before, and sends its device cookie; to the service it
-    // has the flood's address (the proxy's).
+    // The known client signed in a moment before, and sends its device cookie; it shares one of
+    // the flooding addresses (a NAT).
     const shared = '198.18.0.7'
     const signInHere = (cookie?: string) => signIn(shared, email, DEFAULT_PASSWORD, cookie, proxied)
     const first = await timed(() => signInHere())
