@@ -502,8 +502,12 @@ export interface ScimUsersTable {
   user_name: string
   user_name_lower: string
   external_id: string | null
+  /** The SCIM credential that set external_id (null: set before externalIds were scoped). */
+  external_id_scope: string | null
   given_name: string | null
   family_name: string | null
+  /** name.formatted when it differs from the account's name. */
+  formatted_name: string | null
   employee_number: string | null
   department: string | null
   manager_id: string | null

@@ -38,6 +38,7 @@ import * as m0055 from './0055_link_teams.js'
 import * as m0056 from './0056_link_pins.js'
 import * as m0057 from './0057_collections.js'
 import * as m0065 from './0065_link_search.js'
+import * as m0075 from './0075_scim_user_scope.js'
 import * as m0080 from './0080_link_url_keys.js'
 
 export interface EngineMigration {
@@ -81,5 +82,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0056_link_pins': m0056,
   '0057_collections': m0057,
   '0065_link_search': m0065,
+  '0075_scim_user_scope': m0075,
   '0080_link_url_keys': m0080,
 }
