@@ -9024,7 +9024,15 @@ export interface operations {
             403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            /** @description RATE_LIMITED: 60 fetches per 15 minutes per person */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             /** @description UPSTREAM_FAILED: the page could not be reached, answered an error, or took too long */
             502: {
