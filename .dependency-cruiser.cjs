@@ -39,6 +39,7 @@ const MODULE_ORDER = [
   'tags',
   'links',
   'go',
+  'suggestions',
   'billing',
   'checklist',
   'health',

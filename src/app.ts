@@ -43,6 +43,7 @@ import { goBrowserRoutes } from './modules/go/browser.routes.js'
 import { goPreferenceRoutes } from './modules/go/routes.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
+import { suggestionRoutes } from './modules/suggestions/routes.js'
 import { goLinkSettingsRoutes } from './modules/links/slug-matching.routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { passkeyRoutes } from './modules/passkeys/routes.js'
@@ -157,6 +158,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
     await api.register(tagRoutes(deps), { prefix: '/api/tags' })
     await api.register(linkRoutes(deps), { prefix: '/api/links' })
+    await api.register(suggestionRoutes(deps), { prefix: '/api/links' })
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })

@@ -131,6 +131,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   transferLink: 'links:write',
   bulkLinks: 'links:write',
   fetchLinkTitle: 'links:write',
+  suggestLinkDetails: 'links:write',
   importLinks: 'links:write',
   importLinkFile: 'links:write',
   createTag: 'links:write',
