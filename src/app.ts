@@ -12,7 +12,12 @@ import {
   frameworkErrorHandler,
   installErrorHandling,
 } from './plugins/errors.js'
-import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
+import {
+  installHttpConventions,
+  requestIdFor,
+  setResponseHeaders,
+  trustProxyOption,
+} from './plugins/http.js'
 import { installMetrics, recordRequestMetrics } from './plugins/metrics.js'
 import { DEFAULT_CONSOLE_DIR, installConsole } from './plugins/console.js'
 import { installOpenApi } from './plugins/openapi.js'
@@ -41,6 +46,8 @@ import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { goBrowserRoutes } from './modules/go/browser.routes.js'
 import { goPreferenceRoutes } from './modules/go/routes.js'
+import { openSearchRoutes } from './modules/go/opensearch.routes.js'
+import { installShortHost, shortHostMatcher } from './modules/go/short-host.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
 import { suggestionRoutes } from './modules/suggestions/routes.js'
@@ -66,6 +73,10 @@ import { userRoutes } from './modules/users/routes.js'
 export const BODY_LIMIT_BYTES = 64 * 1024
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const headerOptions = {
+    hsts: deps.config.secureCookies,
+    withoutHsts: shortHostMatcher(deps.config.goHosts),
+  }
   const app = Fastify({
     // It is what makes the instance's logger type FastifyBaseLogger, the type every plugin is
     // written against.
@@ -76,8 +87,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // The request's child logger is made by the first line it writes (plugins/request-logger.ts).
     childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Fastify accepts a hop count at run time though its types omit it.
-    trustProxy: deps.config.trustProxy as false | string,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not
     // the router, decide what is too long (a 400 or 404 the document lists, never the router's bare
     // 404).
@@ -95,18 +105,20 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     http: { headersTimeout: deps.config.httpTimeouts.headersMs, connectionsCheckingInterval: 1000 },
     // Routing errors skip the hooks, so they get the response headers here.
     frameworkErrors: (error, request, reply) => {
-      setResponseHeaders(request, reply, { hsts: deps.config.secureCookies })
+      setResponseHeaders(request, reply, headerOptions)
       frameworkErrorHandler(error, request, reply)
     },
     clientErrorHandler,
   })
+  // Before every other hook: a short go host is answered without sessions, cookies or the console.
+  installShortHost(app, { hosts: deps.config.goHosts, publicUrl: deps.config.publicUrl })
   // Shared limits from the first request (deps.ts redisSettled).
   const redis = deps.redis
   if (redis !== null) app.addHook('onReady', async () => redisSettled(redis, 3000))
 
   installValidation(app)
   const errorHandling = installErrorHandling(app, installRouteTable(app))
-  installHttpConventions(app, { hsts: deps.config.secureCookies })
+  installHttpConventions(app, headerOptions)
   // Before any route registers: each route gets its own recording hook as it does.
   recordRequestMetrics(app, deps.metrics)
   app.addSchema(ErrorEnvelope)
@@ -162,6 +174,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })
+    await api.register(openSearchRoutes(deps))
     await api.register(billingRoutes(deps), { prefix: '/api/billing' })
     // The two-factor policy, notification preferences, the personal security log.
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })

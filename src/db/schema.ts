@@ -353,6 +353,8 @@ export interface LinksTable {
   slug: string | null
   /** `slug` lower-cased: go-links match ignoring case. */
   slug_key: string | null
+  /** The URL's duplicate key (lib/url-key.ts); the links repo writes it with every `url`. */
+  url_key: ColumnType<string | null, string | undefined, string | undefined>
   forwarding_enabled: SqlBool
   created_at: Timestamp
   updated_at: Timestamp

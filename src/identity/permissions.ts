@@ -54,6 +54,7 @@ export type OperationAccess = 'public' | 'session' | TokenPermission
 export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   // Public: no credentials at all.
   getMetrics: 'public',
+  getOpenSearchDescription: 'public',
   getHealth: 'public',
   getReadiness: 'public',
   getSetupStatus: 'public',
@@ -117,6 +118,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   getLinkClicks: 'links:read',
   getLink: 'links:read',
   checkLinkSlug: 'links:read',
+  findDuplicateLinks: 'links:read',
   exportLinks: 'links:read',
   getAiSuggestionsConfig: 'links:read',
   listTags: 'links:read',

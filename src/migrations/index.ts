@@ -34,6 +34,7 @@ import * as m0032 from './0032_password_changed_at.js'
 import * as m0033 from './0033_scim_credential_names.js'
 import * as m0034 from './0034_audit_tree_materialized.js'
 import * as m0045 from './0045_link_suggestions.js'
+import * as m0080 from './0080_link_url_keys.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -72,4 +73,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0033_scim_credential_names': m0033,
   '0034_audit_tree_materialized': m0034,
   '0045_link_suggestions': m0045,
+  '0080_link_url_keys': m0080,
 }

@@ -34,8 +34,9 @@ async function checkAccessibility(name: string, on: Page = page): Promise<void> 
 }
 
 beforeAll(async () => {
-  server = await startConsoleServer()
-  browser = await launchBrowser()
+  // The short host `go` resolves to this machine, as a DNS search domain makes it in an office.
+  server = await startConsoleServer({ GO_HOSTS: 'go' })
+  browser = await launchBrowser(['--host-resolver-rules=MAP go 127.0.0.1'])
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   context = await browser.newContext({
     baseURL: server.baseUrl,
@@ -198,5 +199,43 @@ describe('go-links in Chromium', () => {
     await checkAccessibility('go miss page (de, dark)', german)
     await german.close()
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en', theme: 'auto' } })
+  })
+
+  it('go/<slug> on the short host reaches the link after sign-in; pages offer OpenSearch', async () => {
+    const port = new URL(server.baseUrl).port
+    const visitor = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: `${server.baseUrl}/api/health`, slug: 'status' },
+    })
+    const tab = await visitor.newPage()
+    await tab.goto(`http://go:${port}/status`)
+    await tab.waitForURL(`${server.baseUrl}/login?**`)
+    await signIn(tab, ADA)
+    await tab.waitForURL(`${server.baseUrl}/api/health`)
+    expect(await visitor.cookies(`http://go:${port}/`)).toEqual([])
+
+    await tab.goto(`http://go:${port}/`)
+    await tab.waitForURL(`${server.baseUrl}/links`)
+    const search = tab.locator('link[rel="search"]')
+    expect(await search.getAttribute('type')).toBe('application/opensearchdescription+xml')
+    const description = await tab.request.get(`${server.baseUrl}/opensearch.xml`)
+    expect(await description.text()).toContain(`template="${server.baseUrl}/go/{searchTerms}"`)
+    await visitor.close()
+  })
+
+  it('says a page is already saved while its URL is typed in the create dialog', async () => {
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://docs.example.com/guide', slug: 'guide' },
+    })
+    await page.goto('/links?new=true')
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('URL').fill('HTTPS://Docs.Example.com:443/guide/?utm_medium=mail#top')
+    await dialog.getByText('Already saved as go/guide (by Ada Lovelace).').waitFor()
+    await dialog.getByLabel('URL').fill('https://docs.example.com/other')
+    await dialog.getByText('Already saved as go/guide').waitFor({ state: 'detached' })
+    await checkAccessibility('link dialog with a duplicate hint')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
   })
 })

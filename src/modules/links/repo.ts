@@ -10,10 +10,14 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
+import { urlKey } from '../../lib/url-key.js'
 import { forwardingWithSlugKey, visibleToIndexed } from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
-export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & {
+export type LinkRecord = Omit<
+  Selectable<LinksTable>,
+  'slug_key' | 'url_key' | 'forwarding_enabled'
+> & {
   forwarding_enabled: boolean
 }
 
@@ -233,11 +237,16 @@ const selectGoCandidates = precompiled(['userId', 'slugKey'], (ex, p) =>
     ]),
 )
 
-/** What a link's owner and content are made of, as written. */
+/** What a link's owner and content are made of, as written (`url_key` follows `url`). */
 export type LinkColumns = Omit<
   Insertable<LinksTable>,
-  'id' | 'created_by' | 'created_at' | 'updated_at'
+  'id' | 'created_by' | 'created_at' | 'updated_at' | 'url_key'
 >
+
+/** The row's `url_key` beside its `url`, whenever the `url` is written. */
+function withUrlKey<T extends { url?: string }>(row: T): T & { url_key?: string } {
+  return row.url === undefined ? row : { ...row, url_key: urlKey(row.url) }
+}
 
 export async function insertLink(
   ex: Executor,
@@ -245,7 +254,7 @@ export async function insertLink(
 ): Promise<void> {
   await ex
     .insertInto('links')
-    .values({ ...link, updated_at: link.created_at })
+    .values(withUrlKey({ ...link, updated_at: link.created_at }))
     .execute()
 }
 
@@ -254,7 +263,7 @@ export async function updateLink(
   linkId: string,
   changes: Partial<LinkColumns> & { updated_at: Timestamp },
 ): Promise<void> {
-  await ex.updateTable('links').set(changes).where('id', '=', linkId).execute()
+  await ex.updateTable('links').set(withUrlKey(changes)).where('id', '=', linkId).execute()
 }
 
 export async function deleteLink(ex: Executor, linkId: string): Promise<boolean> {
@@ -264,7 +273,7 @@ export async function deleteLink(ex: Executor, linkId: string): Promise<boolean>
 
 /** Puts a deleted link's row back as it was (restore), with the slug it gets now. */
 export async function insertLinkRow(ex: Executor, row: Insertable<LinksTable>): Promise<void> {
-  await ex.insertInto('links').values(row).execute()
+  await ex.insertInto('links').values(withUrlKey(row)).execute()
 }
 
 /** The user's own tags (id and name) on each of the links, by tag name ignoring case. */
@@ -386,11 +395,13 @@ export async function insertLinks(
   links: ReadonlyArray<LinkColumns & { id: string; created_by: string; created_at: Timestamp }>,
   linkTags: ReadonlyArray<{ link_id: string; tag_id: string }>,
 ): Promise<void> {
-  // Each link row binds 11 parameters; 50 rows stay under SQLite's 999-parameter default.
+  // Each link row binds 12 parameters; 50 rows stay under SQLite's 999-parameter default.
   for (let i = 0; i < links.length; i += 50) {
     await ex
       .insertInto('links')
-      .values(links.slice(i, i + 50).map((link) => ({ ...link, updated_at: link.created_at })))
+      .values(
+        links.slice(i, i + 50).map((link) => withUrlKey({ ...link, updated_at: link.created_at })),
+      )
       .execute()
   }
   for (let i = 0; i < linkTags.length; i += IN_LIST_CHUNK) {

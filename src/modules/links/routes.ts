@@ -8,6 +8,7 @@ import type { Deps } from '../../deps.js'
 import { bookmarkRoutes } from './bookmarks/routes.js'
 import { linkCollectionRoutes } from './collection.routes.js'
 import { linkDialogRoutes } from './dialog.routes.js'
+import { linkDuplicateRoutes } from './duplicates.routes.js'
 import { singleLinkRoutes } from './link.routes.js'
 import { linkOwnershipRoutes } from './ownership.routes.js'
 
@@ -16,6 +17,7 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     await app.register(bookmarkRoutes(deps))
     await app.register(linkCollectionRoutes(deps))
     await app.register(linkDialogRoutes(deps))
+    await app.register(linkDuplicateRoutes(deps))
     await app.register(singleLinkRoutes(deps))
     await app.register(linkOwnershipRoutes(deps))
   }

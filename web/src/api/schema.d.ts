@@ -1538,6 +1538,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/duplicates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The links you can see whose URL is this one (ignoring case, utm_*, #…) */
+        get: operations["findDuplicateLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/{id}": {
         parameters: {
             query?: never;
@@ -1675,6 +1692,26 @@ export interface paths {
         post?: never;
         /** Forget your choice for /go/{slug} */
         delete: operations["deleteGoPreference"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/opensearch.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OpenSearch description of the go-links
+         * @description A browser that reads it offers the instance as a search keyword: the search terms open `/go/{searchTerms}`. Public; the same for every caller.
+         */
+        get: operations["getOpenSearchDescription"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -8550,6 +8587,18 @@ export interface operations {
                         }[];
                         /** @description Names of the tags put on the imported links (up to 100, by name), to list them by tag */
                         tags: string[];
+                        /** @description Of the reported links, those whose page you could already see under another link (same URL key, docs/API.md#duplicates), with those links */
+                        already_saved: {
+                            url: string;
+                            links: {
+                                id: string;
+                                slug: string | null;
+                                title: string | null;
+                                organization_id: string | null;
+                                /** @description The organization's name for an organization's link, else its owner's name */
+                                owner_name: string;
+                            }[];
+                        }[];
                     };
                 };
             };
@@ -8637,6 +8686,18 @@ export interface operations {
                         }[];
                         /** @description Names of the tags put on the imported links (up to 100, by name), to list them by tag */
                         tags: string[];
+                        /** @description Of the reported links, those whose page you could already see under another link (same URL key, docs/API.md#duplicates), with those links */
+                        already_saved: {
+                            url: string;
+                            links: {
+                                id: string;
+                                slug: string | null;
+                                title: string | null;
+                                organization_id: string | null;
+                                /** @description The organization's name for an organization's link, else its owner's name */
+                                owner_name: string;
+                            }[];
+                        }[];
                     };
                 };
             };
@@ -9107,6 +9168,44 @@ export interface operations {
                     "application/json": {
                         url: string | null;
                         refusal: ("bad-encoding" | "dot-segment" | "other-host" | "too-long" | "invalid") | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    findDuplicateLinks: {
+        parameters: {
+            query: {
+                /** @description The URL about to be saved; compared by its key (docs/API.md#duplicates) */
+                url: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            slug: string | null;
+                            title: string | null;
+                            organization_id: string | null;
+                            /** @description The organization's name for an organization's link, else its owner's name */
+                            owner_name: string;
+                        }[];
                     };
                 };
             };
@@ -9800,6 +9899,28 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOpenSearchDescription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An OpenSearch 1.1 description document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/opensearchdescription+xml": string;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
         };
     };
     listBillingPlans: {

@@ -23,6 +23,7 @@ import { SlugField } from './SlugField'
 import { ClicksChart } from './ClicksChart'
 import { GoPreview } from './GoPreview'
 import { Suggestions } from './Suggestions'
+import { DuplicateHint } from './DuplicateHint'
 
 const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id'] as const
 
@@ -158,6 +159,7 @@ export function LinkDialog({
               maxLength={2048}
               error={formError.at('url')}
             />
+            {link === null && <DuplicateHint url={url} />}
             <GoPreview url={url} slug={slug} />
             {link === null && (
               <Suggestions
