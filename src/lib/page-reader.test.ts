@@ -1,6 +1,6 @@
 /**
- * The page head reader on its own: what it takes from a head, where it stops, and that a page
- * nested without end costs it time in proportion to its length only.
+ * The page head reader on its own: what it takes from a head and where it stops. Its cost on a page
+ * nested without end is measured against the built server (test/import-responsiveness).
  */
 import { describe, expect, it } from 'vitest'
 import { PAGE_READ_BYTES, readPageSummary } from './page-reader.js'
@@ -70,20 +70,5 @@ describe('readPageSummary', () => {
     const filler = '<b>'.repeat(PAGE_READ_BYTES / 3)
     const { body } = bodyOf(filler, '<title>Too late</title>')
     expect((await readPageSummary(body, html)).title).toBeNull()
-  })
-
-  it('a page of unclosed tags is read in time linear in its length (no element stack)', async () => {
-    // Quadratic work shows as a growing cost per byte: 8 times the input must not take 30 times as
-    // long. The absolute figures are only printed (they depend on the machine).
-    const cost = async (bytes: number) => {
-      const started = performance.now()
-      await readPageSummary(bodyOf('<head>', '<b>'.repeat(bytes / 3)).body, html)
-      return performance.now() - started
-    }
-    await cost(32 * 1024)
-    const small = Math.max(await cost(32 * 1024), 1)
-    const large = await cost(PAGE_READ_BYTES - 16)
-    console.log(`unclosed <b>: 32 KiB in ${small.toFixed(1)} ms, 256 KiB in ${large.toFixed(1)} ms`)
-    expect(large / small).toBeLessThan(30)
   })
 })
