@@ -38,6 +38,7 @@ import { auditTransparencyRoutes } from './modules/audit/transparency.routes.js'
 import { installNotificationSender } from './modules/notifications/sender.js'
 import { notificationPreferenceRoutes } from './modules/notifications/routes.js'
 import { securityLogRoutes } from './modules/security-log/routes.js'
+import { collectionRoutes } from './modules/collections/routes.js'
 import { twoFactorPolicyRoutes } from './modules/settings/two-factor-policy.routes.js'
 import { checklistRoutes } from './modules/checklist/routes.js'
 import { auditRoutes } from './modules/audit/routes.js'
@@ -52,6 +53,8 @@ import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
 import { suggestionRoutes } from './modules/suggestions/routes.js'
 import { goLinkSettingsRoutes } from './modules/links/slug-matching.routes.js'
+import { signUpSettingsRoutes } from './modules/organizations/sign-up.routes.js'
+import { invitationSignUpRoutes } from './modules/auth/invitation-sign-up.routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { passkeyRoutes } from './modules/passkeys/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
@@ -165,12 +168,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(configRoutes(deps), { prefix: '/api/config' })
     await api.register(organizationRoutes(deps), { prefix: '/api/organizations' })
     await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
+    await api.register(invitationSignUpRoutes(deps), { prefix: '/api/invitations' })
     await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
     await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
     await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
     await api.register(tagRoutes(deps), { prefix: '/api/tags' })
     await api.register(linkRoutes(deps), { prefix: '/api/links' })
     await api.register(suggestionRoutes(deps), { prefix: '/api/links' })
+    await api.register(collectionRoutes(deps), { prefix: '/api/collections' })
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })
@@ -179,6 +184,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // The two-factor policy, notification preferences, the personal security log.
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(goLinkSettingsRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(signUpSettingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(checklistRoutes(deps), { prefix: '/api/admin/checklist' })
     await api.register(notificationPreferenceRoutes(deps), {
       prefix: '/api/users/me/notifications',

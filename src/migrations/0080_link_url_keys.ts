@@ -4,7 +4,24 @@
  * rows get their key here, in batches.
  */
 import { sql, type Kysely } from 'kysely'
-import { urlKey } from '../lib/url-key.js'
+
+/**
+ * The key as src/lib/url-key.ts computed it when this migration was written, frozen here: a
+ * migration that has shipped must not change with the application's code.
+ */
+const TEMPLATE = /\{(?:path|query|[0-9]+)(?:[^{}]*)\}/i
+export function urlKeyAtMigration(url: string): string {
+  if (TEMPLATE.test(url)) return url
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return url
+  }
+  const kept = [...parsed.searchParams].filter(([name]) => !/^utm_/i.test(name))
+  const query = kept.length === 0 ? '' : `?${new URLSearchParams(kept).toString()}`
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, '')}${query}`
+}
 
 const BATCH = 500
 
@@ -18,7 +35,7 @@ export async function fillKeys(db: Kysely<unknown>, table: 'links'): Promise<voi
       )
     ).rows
     if (rows.length === 0) return
-    const values = sql.join(rows.map((row) => sql`(${row.id}, ${urlKey(row.url)})`))
+    const values = sql.join(rows.map((row) => sql`(${row.id}, ${urlKeyAtMigration(row.url)})`))
     await sql`
       with keyed(id, url_key) as (values ${values})
       update ${sql.table(table)}

@@ -111,35 +111,65 @@ export async function deleteStalePreferences(ex: Executor, userId: string): Prom
 /** Bounds the miss page's work for a person who sees very many links. */
 const SLUG_SCAN_LIMIT = 5000
 
+export interface VisibleSlug {
+  slug: string
+  title: string | null
+  url: string
+  organization_id: string | null
+}
+
 /**
- * The slugs of forwarding links the user sees (for the miss page's suggestions), with their
- * organization.
+ * The slugs of forwarding links the user sees (for the miss page's suggestions), with their title,
+ * destination and organization.
  */
-export async function findVisibleSlugs(
-  ex: Executor,
-  userId: string,
-): Promise<{ slug: string; organization_id: string | null }[]> {
-  // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read
-  // every link).
+export async function findVisibleSlugs(ex: Executor, userId: string): Promise<VisibleSlug[]> {
+  // A branch per way of seeing a link, each walking an owner's index (visibility.ts: visibleTo as
+  // a filter would read every link).
   const personal = ex
     .selectFrom('links')
-    .select(['links.slug', 'links.organization_id'])
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
     .where('links.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
   const shared = ex
     .selectFrom('organization_members')
     .innerJoin('links', 'links.organization_id', 'organization_members.organization_id')
-    .select(['links.slug', 'links.organization_id'])
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
     .where('organization_members.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
+  const teams = ex
+    .selectFrom('team_members')
+    .innerJoin('link_teams', 'link_teams.team_id', 'team_members.team_id')
+    .innerJoin('links', 'links.id', 'link_teams.link_id')
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
+    .where('team_members.user_id', '=', userId)
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
+  const collections = ex
+    .selectFrom('team_members')
+    .innerJoin('collection_teams', 'collection_teams.team_id', 'team_members.team_id')
+    .innerJoin(
+      'collection_links',
+      'collection_links.collection_id',
+      'collection_teams.collection_id',
+    )
+    .innerJoin('links', 'links.id', 'collection_links.link_id')
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
+    .where('team_members.user_id', '=', userId)
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
   const rows = await ex
-    .selectFrom(personal.unionAll(shared).as('visible'))
+    .selectFrom(personal.unionAll(shared).unionAll(teams).unionAll(collections).as('visible'))
     .selectAll()
     .limit(SLUG_SCAN_LIMIT)
     .execute()
-  return rows.map((row) => ({ slug: row.slug!, organization_id: row.organization_id }))
+  return rows.map((row) => ({
+    slug: row.slug!,
+    title: row.title,
+    url: row.url,
+    organization_id: row.organization_id,
+  }))
 }
 
 /**

@@ -10,7 +10,7 @@ import { bearer, createApiTokenFor, createSignedInUser } from '../../../test/hel
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 import { urlKey } from '../../lib/url-key.js'
-import { fillKeys } from '../../migrations/0080_link_url_keys.js'
+import { fillKeys, urlKeyAtMigration } from '../../migrations/0080_link_url_keys.js'
 
 const t = useTestApp()
 
@@ -35,6 +35,8 @@ describe('urlKey', () => {
     ['https://jira.example/browse/{1}', 'https://jira.example/browse/{1}'],
   ])('%s → %s', (url, key) => {
     expect(urlKey(url)).toBe(key)
+    // The migration's frozen copy keyed existing links the same way.
+    expect(urlKeyAtMigration(url)).toBe(key)
   })
 
   it('keeps http and https, and the path case, apart', () => {

@@ -48,8 +48,9 @@ import type {
   TransferLinkBody,
   TransferredLink,
 } from './schemas.js'
-import { getLink } from './service.js'
+import { assertMayChange, getLink } from './service.js'
 import { writeKey } from './slug-matching.js'
+import { offerLink } from './transfer-offers.service.js'
 
 export const RESTORE_DAYS = 30
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -61,20 +62,6 @@ function linkNotFound(): AppError {
 /** The oldest deletion time still inside the 30 days. */
 export function restoreHorizon(deps: Deps): string {
   return new Date(deps.clock.now().getTime() - RESTORE_DAYS * DAY_MS).toISOString()
-}
-
-/** The creator of a shared link and the organization's owners and admins may delete it. */
-function assertMayChange(link: VisibleLink, userId: string): void {
-  if (
-    link.organization_id === null ||
-    link.created_by === userId ||
-    can(link.role!, 'manage_links')
-  )
-    return
-  throw new AppError('FORBIDDEN', {
-    message:
-      "Only the link's creator and the organization's owners and admins may change this link.",
-  })
 }
 
 function reachable(caller: Caller, link: VisibleLink | null): VisibleLink {
@@ -253,10 +240,14 @@ async function insertRestored(
   )
 }
 
+/** What a transfer did: moved the link (to an organization, or oneself), or offered it. */
+export type TransferOutcome = { moved: TransferredLink } | { offered: string }
+
 /**
- * Transfers the link to another owner: a fellow member of one of the caller's organizations, or an
- * organization the caller may share links with. Only the link's owner may: the person for a
- * personal link, the organization's owners and admins for a shared one.
+ * Transfers the link to an organization the caller may share links with, or offers it to a fellow
+ * member of one of the caller's organizations (transfer-offers.service.ts: it moves when they
+ * accept). Only the link's owner may: the person for a personal link, the organization's owners
+ * and admins for a shared one.
  */
 export async function transferLink(
   deps: Deps,
@@ -264,7 +255,7 @@ export async function transferLink(
   linkId: string,
   body: TransferLinkBody,
   ctx: RequestContext,
-): Promise<TransferredLink> {
+): Promise<TransferOutcome> {
   const userId = caller.user.id
   const toUser = body.user_id ?? null
   const toOrganization = body.organization_id ?? null
@@ -277,7 +268,9 @@ export async function transferLink(
     return await deps.db.transaction().execute(async (tx) => {
       const link = reachable(caller, await findVisibleLink(tx, userId, linkId))
       const owns =
-        link.organization_id === null ? link.user_id === userId : can(link.role!, 'manage_links')
+        link.organization_id === null
+          ? link.user_id === userId
+          : link.role !== null && can(link.role, 'manage_links')
       if (!owns)
         throw new AppError('FORBIDDEN', {
           message:
@@ -299,6 +292,7 @@ export async function transferLink(
             details: 'user_id',
           })
         }
+        return { offered: (await offerLink(deps, tx, caller, link, toUser!, ctx)).id }
       }
       const owner =
         toOrganization !== null
@@ -324,7 +318,7 @@ export async function transferLink(
           slug: link.slug,
         },
       })
-      return { id: linkId, ...owner }
+      return { moved: { id: linkId, ...owner } }
     })
   } catch (error) {
     if (isUniqueViolation(error))

@@ -11,6 +11,7 @@ import { linkDialogRoutes } from './dialog.routes.js'
 import { linkDuplicateRoutes } from './duplicates.routes.js'
 import { singleLinkRoutes } from './link.routes.js'
 import { linkOwnershipRoutes } from './ownership.routes.js'
+import { transferOfferRoutes } from './transfer-offers.routes.js'
 
 export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -20,5 +21,6 @@ export function linkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     await app.register(linkDuplicateRoutes(deps))
     await app.register(singleLinkRoutes(deps))
     await app.register(linkOwnershipRoutes(deps))
+    await app.register(transferOfferRoutes(deps))
   }
 }

@@ -115,6 +115,7 @@ describe('without SMTP', () => {
       link: expect.stringMatching(LINK),
       mail: 'not_configured',
       replaced: null,
+      sign_up: true,
     })
     expect(smtp.received).toEqual([])
     // The pending list carries the same link, to owners and admins only.
@@ -223,6 +224,7 @@ describe('without SMTP', () => {
       mail: 'not_configured',
       link: expect.stringMatching(LINK),
       replaced: null,
+      sign_up: true,
     })
     // A ciphertext moved from another row (or written under another key) does not open.
     const other = (await invite(org.owner.token, org.id, uniqueEmail())).json()
@@ -262,6 +264,7 @@ describe('with SMTP', () => {
       link: expect.stringMatching(LINK),
       mail: 'sent',
       replaced: null,
+      sign_up: true,
     })
     expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(
       7 * 86400_000 - 60_000,

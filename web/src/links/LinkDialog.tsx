@@ -160,7 +160,6 @@ export function LinkDialog({
               error={formError.at('url')}
             />
             {link === null && <DuplicateHint url={url} />}
-            <GoPreview url={url} slug={slug} />
             {link === null && (
               <Suggestions
                 url={url}
@@ -216,6 +215,7 @@ export function LinkDialog({
               error={slugError}
               refused={slugError !== undefined}
             />
+            <GoPreview url={url} slug={slug} />
             <TagPicker
               tags={tags.data?.items ?? []}
               value={tagIds}
