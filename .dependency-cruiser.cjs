@@ -40,6 +40,7 @@ const MODULE_ORDER = [
   'links',
   'collections',
   'go',
+  'suggestions',
   'billing',
   'checklist',
   'health',

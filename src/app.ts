@@ -51,6 +51,7 @@ import { openSearchRoutes } from './modules/go/opensearch.routes.js'
 import { installShortHost, shortHostMatcher } from './modules/go/short-host.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
+import { suggestionRoutes } from './modules/suggestions/routes.js'
 import { goLinkSettingsRoutes } from './modules/links/slug-matching.routes.js'
 import { signUpSettingsRoutes } from './modules/organizations/sign-up.routes.js'
 import { invitationSignUpRoutes } from './modules/auth/invitation-sign-up.routes.js'
@@ -173,6 +174,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
     await api.register(tagRoutes(deps), { prefix: '/api/tags' })
     await api.register(linkRoutes(deps), { prefix: '/api/links' })
+    await api.register(suggestionRoutes(deps), { prefix: '/api/links' })
     await api.register(collectionRoutes(deps), { prefix: '/api/collections' })
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
     // For browsers, outside /api; inside this context so authentication and rate limits apply.

@@ -2,11 +2,13 @@
  * One bookmark import must not freeze the service. The built server imports, over
  * a real socket, files built to be slow to parse (1 MiB of unclosed lists, of deep nesting, of huge
  * attributes), a file of 20 000 bookmarks (20 000 links written) and a 20 MiB export that is mostly
- * favicons, while /api/health is asked every 50 ms: its worst answer shows the longest stretch the
+ * favicons, and the link dialog's title fetch reads a 256 KiB page of unclosed `<b>`, while
+ * /api/health is asked every 50 ms: its worst answer shows the longest stretch the
  * event loop was held. The server's resident memory is sampled meanwhile (/proc/<pid>/status).
  */
 import fs from 'node:fs'
 import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -55,6 +57,8 @@ beforeAll(async () => {
     PASSWORD_HASH_MEMORY_KIB: '1024',
     PASSWORD_HASH_ITERATIONS: '1',
     RATE_LIMIT_GENERAL: '0',
+    // The title fetch below reads a page from this machine.
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
   })
   const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
     method: 'POST',
@@ -306,5 +310,46 @@ describe.sequential('a bookmark import while /api/health is asked every 50 ms', 
       headers: { authorization: `Bearer ${token}` },
     })
     expect(((await search.json()) as { items: unknown[] }).items).toEqual([])
+  })
+})
+
+const fetchTitle = (url: string) =>
+  fetch(`${server.baseUrl}/api/links/fetch-title`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url }),
+  }).then(async (response) => ({
+    status: response.status,
+    body: (await response.json()),
+  }))
+
+describe.sequential('a title fetch while /api/health is asked every 50 ms', () => {
+  let pages: http.Server
+  let pageUrl: string
+  beforeAll(async () => {
+    // 256 KiB of unclosed <b> in a head that never ends, four at once: the reader reads all of it.
+    const page = `<html><head>${'<b>'.repeat((256 * 1024) / 3)}`
+    pages = http.createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' })
+      response.end(request.url === '/warm' ? '<title>warm</title>' : page)
+    })
+    await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
+    pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/`
+    // The reader is loaded by the first fetch, once per process: not part of the page's cost.
+    expect((await fetchTitle(`${pageUrl}warm`)).body).toMatchObject({ title: 'warm' })
+  })
+  afterAll(async () => {
+    pages.closeAllConnections()
+    await new Promise((resolve) => pages.close(resolve))
+  })
+
+  it('4 fetches of a 256 KiB page of unclosed <b> at once: answered, health never held', async () => {
+    const { result, health, held, queued } = await observe(() =>
+      Promise.all([1, 2, 3, 4].map(() => fetchTitle(pageUrl))),
+    )
+    for (const answer of result)
+      expect(answer).toEqual({ status: 200, body: { url: pageUrl, title: null } })
+    expect(health.length).toBeGreaterThan(1)
+    expectResponsive(health, held, queued)
   })
 })

@@ -425,6 +425,21 @@ export interface LinkClicksTable {
   clicks: number
 }
 
+/** A model's validated answer for one person, scope, URL and language (link suggestions). */
+export interface LinkSuggestionCacheTable {
+  user_id: string
+  cache_key: string
+  answer: string
+  expires_at: Timestamp
+}
+
+/** Model calls for link suggestions per person per UTC hour (YYYY-MM-DDTHH). */
+export interface LinkSuggestionCallsTable {
+  user_id: string
+  hour: string
+  calls: number
+}
+
 /** A deleted link, restorable for 30 days; `snapshot` holds the rest as JSON. */
 export interface LinkTransferOffersTable {
   id: string
@@ -560,6 +575,8 @@ export interface Database {
   collection_links: CollectionLinksTable
   collection_teams: CollectionTeamsTable
   link_clicks: LinkClicksTable
+  link_suggestion_cache: LinkSuggestionCacheTable
+  link_suggestion_calls: LinkSuggestionCallsTable
   deleted_links: DeletedLinksTable
   link_transfer_offers: LinkTransferOffersTable
   billing_events: BillingEventsTable

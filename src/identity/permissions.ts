@@ -147,6 +147,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   deleteCollection: 'links:write',
   setCollectionLinks: 'links:write',
   fetchLinkTitle: 'links:write',
+  suggestLinkDetails: 'links:write',
   importLinks: 'links:write',
   importLinkFile: 'links:write',
   createTag: 'links:write',

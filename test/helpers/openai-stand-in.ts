@@ -1,5 +1,6 @@
 /**
- * A small OpenAI-compatible API on 127.0.0.1 (node:http): `GET /v1/models` with a Bearer key.
+ * A small OpenAI-compatible API on 127.0.0.1 (node:http): `GET /v1/models` with a Bearer key, and
+ * `POST /v1/chat/completions` answered by a replaceable `chat` function, every request recorded.
  * Counts the calls (to prove caching) and can misbehave on demand. A wrong key is answered the way
  * careless providers do, quoting the key back, so tests can prove it never reaches a client.
  */
@@ -9,7 +10,29 @@ import type { AddressInfo } from 'node:net'
 export type StandInMode =
   'ok' | 'server-error' | 'not-json' | 'no-list' | 'redirect' | 'slow' | 'oversized'
 
+/** One chat completion request as received. */
+export interface ChatRequestSeen {
+  method: string
+  path: string
+  authorization: string | undefined
+  body: {
+    model?: string
+    messages?: Array<{ role: string; content: string }>
+    max_tokens?: number
+    response_format?: { type: string }
+  } & Record<string, unknown>
+}
+
+/**
+ * How the stand-in answers a chat request: a status and the message content (a string, sent as
+ * the first choice; an object, sent as the whole body), or 'stall' (headers never sent).
+ */
+export type ChatReply = { status: number; content: string | object } | 'stall'
+
 export interface OpenAiStandIn {
+  /** Chat completion requests received, in order. */
+  chatRequests: ChatRequestSeen[]
+  chat: (request: ChatRequestSeen) => ChatReply
   /** e.g. http://127.0.0.1:41234/v1 */
   baseUrl: string
   apiKey: string
@@ -50,6 +73,11 @@ export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn>
   const standIn = {
     apiKey,
     calls: [],
+    chatRequests: [],
+    chat: (): ChatReply => ({
+      status: 200,
+      content: JSON.stringify({ title: 'A title', slug: 'a-title', tags: ['docs'] }),
+    }),
     mode: 'ok',
     oversizedBytesWritten: 0,
     models: [
@@ -63,7 +91,37 @@ export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn>
     response.writeHead(status, { 'content-type': 'application/json' })
     response.end(JSON.stringify(body))
   }
+  const stalled = new Set<http.ServerResponse>()
+  const answerChat = (request: http.IncomingMessage, response: http.ServerResponse) => {
+    let text = ''
+    request.on('data', (chunk: Buffer) => (text += chunk.toString()))
+    request.on('end', () => {
+      const seen: ChatRequestSeen = {
+        method: request.method ?? '',
+        path: request.url ?? '',
+        authorization: request.headers.authorization,
+        body: JSON.parse(text) as ChatRequestSeen['body'],
+      }
+      standIn.chatRequests.push(seen)
+      const reply = standIn.chat(seen)
+      if (reply === 'stall') return void stalled.add(response)
+      if (typeof reply.content === 'object') return json(response, reply.status, reply.content)
+      json(response, reply.status, {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: reply.content },
+            finish_reason: 'stop',
+          },
+        ],
+      })
+    })
+  }
   const server = http.createServer((request, response) => {
+    if (request.method === 'POST' && request.url === '/v1/chat/completions')
+      return answerChat(request, response)
     if (request.method !== 'GET' || request.url !== '/v1/models')
       return json(response, 404, { error: { code: 'not_found' } })
     standIn.calls.push({ authorization: request.headers.authorization })
@@ -107,6 +165,7 @@ export async function startOpenAiStandIn(apiKey: string): Promise<OpenAiStandIn>
     baseUrl: `http://127.0.0.1:${port}/v1`,
     close: () =>
       new Promise<void>((resolve) => {
+        stalled.clear()
         server.closeAllConnections()
         server.close(() => resolve())
       }),

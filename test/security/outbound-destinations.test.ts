@@ -247,3 +247,51 @@ describe('OIDC issuer_url', () => {
     }
   })
 })
+
+describe('AI allow_private_network', () => {
+  it('lets an administrator put the AI provider (only) on the local network, over plain http there', async () => {
+    const ollama = 'http://192.168.1.20:11434/v1'
+    const refused = await put(strict, admin.token, '/api/admin/settings/ai', { base_url: ollama })
+    expectReason(refused, 400, 'VALIDATION_FAILED')
+    expect(fieldOf(refused)).toEqual(['base_url'])
+    const allowed = await put(strict, admin.token, '/api/admin/settings/ai', {
+      allow_private_network: true,
+      base_url: ollama,
+      api_key: AI_API_KEY,
+    })
+    expect(allowed.statusCode).toBe(200)
+    expect(allowed.json()).toMatchObject({ base_url: ollama, allow_private_network: true })
+    // The provider on this machine is reached, though the instance's rules refuse loopback…
+    const local = await put(strict, admin.token, '/api/admin/settings/ai', {
+      base_url: ai.baseUrl,
+      api_key: AI_API_KEY,
+    })
+    expect(local.statusCode).toBe(200)
+    const models = await strict.app.inject({
+      method: 'GET',
+      url: '/api/admin/settings/ai/models',
+      headers: bearer(admin.token),
+    })
+    expect(models.statusCode).toBe(200)
+    // …and nothing else is: the same server stays refused to a page fetch.
+    const page = await strict.app.inject({
+      method: 'POST',
+      url: '/api/links/fetch-title',
+      headers: bearer(admin.token),
+      payload: { url: `${ai.baseUrl}/models` },
+    })
+    expectReason(page, 400, 'VALIDATION_FAILED')
+    // Switching it off while the stored URL needs it is refused; with another URL it goes.
+    const off = await put(strict, admin.token, '/api/admin/settings/ai', {
+      allow_private_network: false,
+    })
+    expectReason(off, 400, 'VALIDATION_FAILED')
+    expect(fieldOf(off)).toEqual(['base_url'])
+    const reset = await put(strict, admin.token, '/api/admin/settings/ai', {
+      allow_private_network: false,
+      base_url: 'https://api.openai.com/v1',
+      api_key: null,
+    })
+    expect(reset.statusCode).toBe(200)
+  })
+})

@@ -6,6 +6,8 @@
  * both languages.
  */
 import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -318,6 +320,43 @@ describe('links, go-links and the command palette in Chromium', () => {
       .setInputFiles({ name: 'bookmarks-firefox.html', mimeType: 'text/html', buffer: firefox })
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
     await page.getByTestId('import-report').getByText('323 links imported.').waitFor()
+  })
+
+  it('suggests a go-link for a new link: the slug stays empty until its chip is clicked', async () => {
+    const pages = http.createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      response.end('<html><head><title>Team Docs handbook</title></head><body></body></html>')
+    })
+    await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
+    try {
+      const pageUrl = `http://127.0.0.1:${(pages.address() as AddressInfo).port}/handbook`
+      await page.goto('/links')
+      await page.getByRole('button', { name: 'Create link' }).first().click()
+      const dialog = page.getByRole('dialog')
+      await dialog.getByLabel('URL').fill(pageUrl)
+      const chip = dialog.getByRole('button', { name: 'go/team-docs-handbook' })
+      await chip.waitFor()
+      // Local suggestions (no AI configured): no AI mark; the person's tag named in the title.
+      await dialog.getByRole('button', { name: 'Tag: Docs' }).waitFor()
+      expect(await dialog.getByText('AI', { exact: true }).count()).toBe(0)
+      expect(await dialog.getByLabel('Slug').inputValue()).toBe('')
+      expect(await dialog.getByLabel('Title').inputValue()).toBe('')
+      await checkAccessibility('link dialog with suggestions')
+      await chip.click()
+      expect(await dialog.getByLabel('Slug').inputValue()).toBe('team-docs-handbook')
+      expect(await dialog.getByLabel('Title').inputValue()).toBe('')
+      await dialog.getByRole('button', { name: 'Use all' }).click()
+      expect(await dialog.getByLabel('Title').inputValue()).toBe('Team Docs handbook')
+      await dialog.getByRole('button', { name: 'Create link' }).click()
+      await dialog.waitFor({ state: 'detached' })
+      const row = page.getByRole('row', { name: /Team Docs handbook/ })
+      await row.waitFor()
+      expect(await row.textContent()).toContain('go/team-docs-handbook')
+      expect(await row.textContent()).toContain('Docs')
+    } finally {
+      pages.closeAllConnections()
+      await new Promise((resolve) => pages.close(resolve))
+    }
   })
 
   it('explains how to add go as a browser search keyword', async () => {

@@ -295,6 +295,20 @@ async function shootLinksMore(page: Page, combo: Combo): Promise<void> {
   await page.keyboard.press('Escape')
 }
 
+/**
+ * The link dialog's suggestions for a page of this server (the console's own page: its title is
+ * all a local suggestion needs), before anything is applied.
+ */
+async function shootSuggestions(page: Page, combo: Combo, suffix = ''): Promise<void> {
+  await page.goto('/links')
+  await page.locator('[data-testid="links"] tbody tr').first().waitFor()
+  await page.locator('.page-actions button').click()
+  await page.locator('.modal input[name="url"]').fill(`${server.baseUrl}/links`)
+  await page.locator('.modal .suggestions .chip').first().waitFor()
+  await shoot(page, 'links-suggestions', combo, suffix)
+  await page.keyboard.press('Escape')
+}
+
 async function shootLinks(page: Page, combo: Combo): Promise<void> {
   await page.goto('/links')
   await page.locator('[data-testid="links"] tbody tr').first().waitFor()
@@ -533,6 +547,7 @@ async function main(): Promise<void> {
       const page = await ctx.newPage()
       await signIn(page, ADMIN)
       await shootLinks(page, combo)
+      await shootSuggestions(page, combo)
       await shootLinksMore(page, combo)
       await page.goto('/account')
       await shoot(page, 'profile', combo)
@@ -615,6 +630,7 @@ async function main(): Promise<void> {
       await signIn(linksPhonePage, ADMIN)
       await linksPhonePage.locator('[data-testid="links"] tbody tr').first().waitFor()
       await shoot(linksPhonePage, 'links', combo, '-phone')
+      await shootSuggestions(linksPhonePage, combo, '-phone')
       await linksPhone.close()
 
       await shootOrganizations(combo, organizations)

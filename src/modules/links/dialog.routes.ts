@@ -5,16 +5,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { errorResponse } from '../../plugins/openapi.js'
+import { perUser } from '../../plugins/rate-limit.js'
 import { previewGoLink } from './preview.js'
 import { tags } from './route-responses.js'
 import { FetchTitleBody, FetchedTitle, GoPreview, GoPreviewQuery } from './schemas.js'
 import { fetchLinkTitle, TITLE_READ_BYTES, TITLE_TIMEOUT_MS } from './title.js'
+
+/** A person pastes a URL or two a minute; a script making the instance fetch pages is cut off. */
+export const FETCH_TITLE_LIMIT = { max: 60, minutes: 15 }
 
 export function linkDialogRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/fetch-title',
       {
+        // Each call makes the instance fetch a page: bounded per person.
+        config: { rateLimit: perUser(FETCH_TITLE_LIMIT.max, FETCH_TITLE_LIMIT.minutes) },
         schema: {
           tags,
           operationId: 'fetchLinkTitle',
@@ -28,6 +34,9 @@ export function linkDialogRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             200: FetchedTitle,
             400: errorResponse(
               'VALIDATION_FAILED: not an http(s) URL, a template, or a destination the outbound rules refuse (details: url)',
+            ),
+            429: errorResponse(
+              `RATE_LIMITED: ${FETCH_TITLE_LIMIT.max} fetches per ${FETCH_TITLE_LIMIT.minutes} minutes per person`,
             ),
             502: errorResponse(
               'UPSTREAM_FAILED: the page could not be reached, answered an error, or took too long',

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, useTestApp, type TestContext } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import { bearer, createSignedInUser, type SignedIn } from '../../../test/helpers/factories.js'
+import { FETCH_TITLE_LIMIT } from './dialog.routes.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
 let strict: TestContext
@@ -178,5 +179,20 @@ describe('fetching a page title', () => {
         })
       ).statusCode,
     ).toBe(401)
+  })
+
+  it(`is limited to ${FETCH_TITLE_LIMIT.max} fetches per ${FETCH_TITLE_LIMIT.minutes} minutes per person, each person on their own`, async () => {
+    const [busy, other] = await Promise.all([createSignedInUser(t), createSignedInUser(t)])
+    const before = served.length
+    const answers = await Promise.all(
+      Array.from({ length: FETCH_TITLE_LIMIT.max + 5 }, () =>
+        fetchTitle(`${base}/page`, t, busy).then((response) => response.statusCode),
+      ),
+    )
+    expect(answers.filter((status) => status === 200)).toHaveLength(FETCH_TITLE_LIMIT.max)
+    expect(answers.filter((status) => status === 429)).toHaveLength(5)
+    // A refused call makes the instance fetch nothing.
+    expect(served.length - before).toBe(FETCH_TITLE_LIMIT.max)
+    expect((await fetchTitle(`${base}/page`, t, other)).statusCode).toBe(200)
   })
 })

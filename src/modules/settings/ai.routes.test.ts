@@ -60,6 +60,10 @@ describe('before any configuration', () => {
       base_url: 'https://api.openai.com/v1',
       model: null,
       api_key_set: false,
+      suggestions_existing_tags_only: false,
+      suggestions_hourly_limit: 60,
+      timeout_seconds: 10,
+      allow_private_network: false,
     })
   })
 
@@ -91,6 +95,10 @@ describe('PUT /api/admin/settings/ai', () => {
       base_url: provider.baseUrl,
       model: null,
       api_key_set: true,
+      suggestions_existing_tags_only: false,
+      suggestions_hourly_limit: 60,
+      timeout_seconds: 10,
+      allow_private_network: false,
     })
     const row = await t.deps.db
       .selectFrom('settings')

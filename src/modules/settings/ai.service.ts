@@ -5,7 +5,13 @@
 import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
-import { hostLiteralProblem, isLoopbackHost, type OutboundPolicy } from '../../lib/outbound.js'
+import { isIP } from 'node:net'
+import {
+  addressProblem,
+  hostLiteralProblem,
+  isLoopbackHost,
+  type OutboundPolicy,
+} from '../../lib/outbound.js'
 import {
   decodeCursor,
   DEFAULT_PAGE_SIZE,
@@ -33,26 +39,48 @@ export async function getAiSettings(deps: Deps): Promise<AiView> {
 }
 
 /**
+ * Whether the host names the local network: a private or loopback literal, a name without a dot
+ * or under a local-only suffix. Plain http to such a host is allowed with allow_private_network.
+ */
+function isLocalNetworkHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase()
+  if (isIP(bare) !== 0)
+    return (
+      addressProblem(bare, { allowPrivateNetworks: false }) !== null &&
+      addressProblem(bare, { allowPrivateNetworks: true }) === null
+    )
+  return !bare.includes('.') || /\.(local|lan|internal|home\.arpa)$/.test(bare)
+}
+
+/**
  * The base URL as stored: without trailing slashes (`/models` is appended), and without
  * credentials, query or fragment — it is shown to administrators, so it must not hide a secret.
  */
-function normalizeBaseUrl(text: string, policy: OutboundPolicy): string {
+function normalizeBaseUrl(text: string, policy: OutboundPolicy, allowPrivate: boolean): string {
   let url: URL
   try {
     url = new URL(text)
   } catch {
     throw invalidField('base_url', 'must be an http(s) URL', 'format', { format: 'uri' })
   }
-  // The key travels to this URL, so only over TLS — plain http only on this machine.
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+  // The key travels to this URL, so only over TLS — plain http only on this machine, or on the
+  // local network when the administrator allows a provider there.
+  const plainAllowed =
+    isLoopbackHost(url.hostname) || (allowPrivate && isLocalNetworkHost(url.hostname))
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && plainAllowed)) {
     throw invalidField(
       'base_url',
-      'must be an https URL (http only for 127.0.0.1, ::1 or localhost)',
+      allowPrivate
+        ? 'must be an https URL (http only for loopback or a local-network host)'
+        : 'must be an https URL (http only for 127.0.0.1, ::1 or localhost)',
       'format',
       { format: 'uri' },
     )
   }
-  const literal = hostLiteralProblem(url.hostname, policy)
+  const literal = hostLiteralProblem(url.hostname, {
+    ...policy,
+    allowPrivateNetworks: policy.allowPrivateNetworks || allowPrivate,
+  })
   if (literal !== null) throw invalidField('base_url', literal)
   if (url.username !== '' || url.password !== '')
     throw invalidField('base_url', 'must not contain credentials; set api_key instead')
@@ -68,10 +96,15 @@ export async function updateAiSettings(
   ctx: RequestContext,
 ): Promise<AiView> {
   const { api_key, base_url, ...fields } = patch
-  const baseUrl =
-    base_url === undefined ? undefined : normalizeBaseUrl(base_url, deps.config.outbound)
   const change = { actor: caller.user, ctx, action: 'ai.update', fields: Object.keys(patch) }
   const stored = await updateSection(deps, AI_SECTION, change, (current) => {
+    const allowPrivate = fields.allow_private_network ?? current.allow_private_network
+    const policy = deps.config.outbound
+    const baseUrl =
+      base_url === undefined ? undefined : normalizeBaseUrl(base_url, policy, allowPrivate)
+    // Switching the allowance off leaves no stored URL relying on it.
+    if (baseUrl === undefined && allowPrivate !== current.allow_private_network)
+      normalizeBaseUrl(current.base_url, policy, allowPrivate)
     // The stored key never follows base_url to another origin.
     if (
       baseUrl !== undefined &&
@@ -116,7 +149,11 @@ async function fetchModels(deps: Deps): Promise<AiModel[]> {
   const apiKey = openSecret(deps, AI_SECTION, ai.api_key_encrypted, 'AI API key')
   let models: AiModel[]
   try {
-    models = await deps.ai.listModels({ baseUrl: ai.base_url, apiKey })
+    models = await deps.ai.listModels({
+      baseUrl: ai.base_url,
+      apiKey,
+      allowPrivateNetwork: ai.allow_private_network,
+    })
   } catch (error) {
     if (error instanceof AiProviderError)
       throw new AppError('UPSTREAM_FAILED', { message: error.message })

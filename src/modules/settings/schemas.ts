@@ -126,6 +126,10 @@ export const AiView = Type.Object(
     api_key_set: Type.Boolean({
       description: 'Whether an API key is stored; the key itself is never returned',
     }),
+    suggestions_existing_tags_only: Type.Boolean(),
+    suggestions_hourly_limit: Type.Integer(),
+    timeout_seconds: Type.Integer(),
+    allow_private_network: Type.Boolean(),
   },
   { title: 'AiSettings', additionalProperties: false },
 )
@@ -150,6 +154,29 @@ export const UpdateAiBody = Body(
       Type.Union([Secret(1024), Type.Null()], {
         description:
           "Omitted: kept (not when base_url's origin changes: then it must be sent again, or null); null: cleared. Write-only.",
+      }),
+    ),
+    suggestions_existing_tags_only: Type.Optional(
+      Type.Boolean({ description: 'Link suggestions offer only tags that exist (default false)' }),
+    ),
+    suggestions_hourly_limit: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10_000,
+        description: 'Model calls per person per UTC hour for link suggestions (default 60)',
+      }),
+    ),
+    timeout_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 60,
+        description: 'The whole model call for a suggestion, then local suggestions (default 10)',
+      }),
+    ),
+    allow_private_network: Type.Optional(
+      Type.Boolean({
+        description:
+          'The provider may be on a private network or loopback, over plain http there (default false); nothing else may',
       }),
     ),
   },

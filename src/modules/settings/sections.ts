@@ -86,6 +86,14 @@ export interface StoredAi {
   base_url: string
   model: string | null
   api_key_encrypted: string | null
+  /** Link suggestions offer only tags the person has (no new ones). */
+  suggestions_existing_tags_only: boolean
+  /** Model calls per person per UTC hour for link suggestions. */
+  suggestions_hourly_limit: number
+  /** The whole model call, in seconds; then local suggestions. */
+  timeout_seconds: number
+  /** The provider may be on a private network (plain http there too); nothing else may. */
+  allow_private_network: boolean
 }
 
 export const AI_SECTION: Section<StoredAi> = {
@@ -96,6 +104,10 @@ export const AI_SECTION: Section<StoredAi> = {
     base_url: 'https://api.openai.com/v1',
     model: null,
     api_key_encrypted: null,
+    suggestions_existing_tags_only: false,
+    suggestions_hourly_limit: 60,
+    timeout_seconds: 10,
+    allow_private_network: false,
   },
 }
 
@@ -106,6 +118,10 @@ export function toAiView(ai: StoredAi): AiView {
     base_url: ai.base_url,
     model: ai.model,
     api_key_set: ai.api_key_encrypted !== null,
+    suggestions_existing_tags_only: ai.suggestions_existing_tags_only,
+    suggestions_hourly_limit: ai.suggestions_hourly_limit,
+    timeout_seconds: ai.timeout_seconds,
+    allow_private_network: ai.allow_private_network,
   }
 }
 

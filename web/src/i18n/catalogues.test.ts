@@ -56,6 +56,7 @@ describe('message catalogues', () => {
         // Links and the palette.
         'links.importFormat',
         'links.keywordFirefox',
+        'links.suggestedSlug',
         'links.title',
         'palette.links',
         'palette.pageLinks',

@@ -22,6 +22,7 @@ import { organizationsQuery, tagsQuery, type Link } from './queries'
 import { SlugField } from './SlugField'
 import { ClicksChart } from './ClicksChart'
 import { GoPreview } from './GoPreview'
+import { Suggestions } from './Suggestions'
 import { DuplicateHint } from './DuplicateHint'
 
 const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id'] as const
@@ -47,6 +48,15 @@ export function LinkDialog({
   // The slug the API refused: its message shows only while the slug is still that one.
   const [refusedSlug, setRefusedSlug] = useState<string | null>(null)
   const [organizationId, setOrganizationId] = useState<string | null>(link?.organization_id ?? null)
+  // Suggested tags that do not exist yet: created only when the link is saved.
+  const [newTags, setNewTags] = useState<string[]>([])
+  const tagItems = tags.data?.items ?? []
+  const addSuggestedTag = (name: string, isNew: boolean) => {
+    const existing = tagItems.find((tag) => tag.name.toLowerCase() === name.toLowerCase())
+    if (existing !== undefined)
+      setTagIds((ids) => (ids.includes(existing.id) ? ids : [...ids, existing.id]))
+    else if (isNew) setNewTags((names) => (names.includes(name) ? names : [...names, name]))
+  }
 
   const fetchTitle = useMutation({
     mutationFn: () =>
@@ -69,11 +79,14 @@ export function LinkDialog({
 
   const save = useMutation({
     mutationFn: async ({ values }: { values: Record<string, string> }) => {
+      const created = []
+      for (const name of newTags)
+        created.push((await unwrap(client.POST('/api/tags', { body: { name } }))).id)
       const body = {
         url: withScheme(values.url ?? ''),
         title: values.title?.trim() ? values.title.trim() : null,
         slug: slug.trim() === '' ? null : slug.trim(),
-        tag_ids: tagIds,
+        tag_ids: [...tagIds, ...created],
         organization_id: organizationId,
       }
       if (link === null) return unwrap(client.POST('/api/links', { body }))
@@ -147,6 +160,21 @@ export function LinkDialog({
               error={formError.at('url')}
             />
             {link === null && <DuplicateHint url={url} />}
+            {link === null && (
+              <Suggestions
+                url={url}
+                organizationId={organizationId}
+                title={title}
+                slug={slug}
+                tagNames={[
+                  ...tagItems.filter((tag) => tagIds.includes(tag.id)).map((tag) => tag.name),
+                  ...newTags,
+                ]}
+                onTitle={setTitle}
+                onSlug={setSlug}
+                onTag={addSuggestedTag}
+              />
+            )}
             <div className="title-row">
               <TextField
                 name="title"
@@ -194,6 +222,18 @@ export function LinkDialog({
               onChange={setTagIds}
               error={formError.at('tag_ids')}
             />
+            {newTags.length > 0 && (
+              <p className="field-help">
+                {t('links.newTagsPending', { names: newTags.join(', ') })}{' '}
+                <button
+                  type="button"
+                  className="button button-secondary"
+                  onClick={() => setNewTags([])}
+                >
+                  {t('common.cancel')}
+                </button>
+              </p>
+            )}
             <SelectField
               name="organization_id"
               label={t('links.sharedWith')}
