@@ -299,7 +299,7 @@ export interface paths {
         put?: never;
         /**
          * Disable MFA with a current code (and the password, if the account has one)
-         * @description Inside the session's re-authentication window (POST /api/auth/reauthenticate) the code and the password may be left out.
+         * @description Always needs a current TOTP or unused backup code, and the password when the account has one — inside the re-authentication window too. An API token needs the permission account.security:write (never held by a legacy token).
          */
         post: operations["disableMfa"];
         delete?: never;
@@ -319,7 +319,7 @@ export interface paths {
         put?: never;
         /**
          * Replace every backup code with a new set
-         * @description Needs a current code and the password (if any) — or, for either left out, the session's re-authentication window.
+         * @description Always needs a current TOTP or unused backup code, and the password when the account has one — inside the re-authentication window too. An API token needs the permission account.security:write (never held by a legacy token).
          */
         post: operations["regenerateBackupCodes"];
         delete?: never;
@@ -2048,7 +2048,7 @@ export interface components {
             /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
             legacy: boolean;
             /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
-            permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+            permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write" | "account.security:write")[];
             /**
              * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
              * @enum {string}
@@ -2965,7 +2965,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequired"];
+            /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3080,7 +3088,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description MFA_ALREADY_ENABLED, MFA_NO_PENDING */
             409: {
                 headers: {
@@ -3147,10 +3163,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    code?: string;
+                    code: string;
+                    /** @description Required when the account has a local password */
                     password?: string;
                 };
             };
@@ -3163,7 +3180,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE */
+            /** @description VALIDATION_FAILED (no code), PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3173,15 +3190,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description MFA_NOT_ENABLED */
             409: {
                 headers: {
@@ -3213,10 +3222,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    code?: string;
+                    code: string;
+                    /** @description Required when the account has a local password */
                     password?: string;
                 };
             };
@@ -3234,7 +3244,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE */
+            /** @description VALIDATION_FAILED (no code), PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3244,15 +3254,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description MFA_NOT_ENABLED */
             409: {
                 headers: {
@@ -4110,7 +4112,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                    permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write" | "account.security:write")[];
                     /**
                      * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
                      * @enum {string}
@@ -4151,7 +4153,7 @@ export interface operations {
                         /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
                         legacy: boolean;
                         /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
-                        permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                        permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write" | "account.security:write")[];
                         /**
                          * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
                          * @enum {string}
