@@ -200,7 +200,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   removeTeamMember: 'admin.teams:write',
   // SCIM credentials: whoever holds one provisions and removes accounts, as admin.users does.
   listScimCredentials: 'admin.users:read',
-  createScimCredential: 'admin.users:write',
+  // Credential-equivalent: the administrator's session and proof (admin/reauth.ts).
+  createScimCredential: 'session',
   revokeScimCredential: 'admin.users:write',
   listScimRequests: 'admin.users:read',
   listSettings: 'admin.settings:read',
@@ -233,7 +234,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   setAuditAnchoring: 'admin.audit:write',
   listOidcProviders: 'admin.identity_providers:read',
   getOidcProvider: 'admin.identity_providers:read',
-  createOidcProvider: 'admin.identity_providers:write',
+  // Credential-equivalent, as a SCIM credential; so is a change of issuer or trust (the service).
+  createOidcProvider: 'session',
   updateOidcProvider: 'admin.identity_providers:write',
   updateOidcProviderByPut: 'admin.identity_providers:write',
   deleteOidcProvider: 'admin.identity_providers:write',

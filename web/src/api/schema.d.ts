@@ -878,7 +878,10 @@ export interface paths {
         };
         /** The SMTP settings, sanitized (defaults when never configured) */
         get: operations["getSmtpSettings"];
-        /** Change SMTP settings (partial); password omitted: kept, null: cleared */
+        /**
+         * Change SMTP settings (partial); password omitted: kept, null: cleared
+         * @description A change of host, port or from_address needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): mail carries reset links.
+         */
         put: operations["updateSmtpSettings"];
         post?: never;
         delete?: never;
@@ -1201,7 +1204,10 @@ export interface paths {
         /** The identity providers, by provider_key */
         get: operations["listOidcProviders"];
         put?: never;
-        /** Add an identity provider (client_secret is write-only; null for a public client) */
+        /**
+         * Add an identity provider (client_secret is write-only; null for a public client)
+         * @description Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): a provider can sign people in.
+         */
         post: operations["createOidcProvider"];
         delete?: never;
         options?: never;
@@ -1218,14 +1224,20 @@ export interface paths {
         };
         /** One identity provider */
         get: operations["getOidcProvider"];
-        /** Change an identity provider (partial); client_secret omitted: kept, null: cleared */
+        /**
+         * Change an identity provider (partial); client_secret omitted: kept, null: cleared
+         * @description A change of issuer_url, trust_email or trusts_mfa_amr: Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
+         */
         put: operations["updateOidcProviderByPut"];
         post?: never;
         /** Delete an identity provider; its users keep their accounts, unlinked from it */
         delete: operations["deleteOidcProvider"];
         options?: never;
         head?: never;
-        /** Change an identity provider (partial); client_secret omitted: kept, null: cleared */
+        /**
+         * Change an identity provider (partial); client_secret omitted: kept, null: cleared
+         * @description A change of issuer_url, trust_email or trusts_mfa_amr: Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
+         */
         patch: operations["updateOidcProvider"];
         trace?: never;
     };
@@ -1923,7 +1935,10 @@ export interface paths {
         /** The SCIM credentials not revoked, newest first, and the SCIM base URL */
         get: operations["listScimCredentials"];
         put?: never;
-        /** Create a SCIM credential for an identity provider; the secret is in this response only */
+        /**
+         * Create a SCIM credential for an identity provider; the secret is in this response only
+         * @description Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): a credential provisions accounts.
+         */
         post: operations["createScimCredential"];
         delete?: never;
         options?: never;
@@ -5768,6 +5783,10 @@ export interface operations {
                     /** @description Omitted: kept (not when host or port change: then it must be sent again, or null); null: cleared. Write-only. */
                     password?: string | null;
                     plaintext_auth_on_loopback?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -5794,7 +5813,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, also when enabled without host or from_address */
+            /** @description VALIDATION_FAILED, also when enabled without host or from_address; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5804,7 +5823,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change of host, port or from_address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -7391,6 +7418,10 @@ export interface operations {
                     enabled?: boolean;
                     trust_email?: boolean;
                     trusts_mfa_amr?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -7444,7 +7475,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change that needs the proof; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
             409: {
                 headers: {
@@ -7555,6 +7594,10 @@ export interface operations {
                     enabled?: boolean;
                     trust_email?: boolean;
                     trusts_mfa_amr?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -7608,7 +7651,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change that needs the proof; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no identity provider with this id */
             404: {
                 headers: {
@@ -7698,6 +7749,10 @@ export interface operations {
                     enabled?: boolean;
                     trust_email?: boolean;
                     trusts_mfa_amr?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -7751,7 +7806,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change that needs the proof; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no identity provider with this id */
             404: {
                 headers: {
@@ -10815,6 +10878,10 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -10843,9 +10910,25 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ValidationFailed"];
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ALREADY_EXISTS: a credential with this name is not revoked */
             409: {
                 headers: {
