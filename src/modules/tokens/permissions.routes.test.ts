@@ -169,6 +169,37 @@ describe('the permission table', () => {
   })
 })
 
+describe('the machine-readable declaration of each operation', () => {
+  it('is x-permission (the permission), x-session-only, or public, as the table says', () => {
+    const document = t.app.swagger() as unknown as {
+      paths: Record<string, Record<string, Record<string, unknown>>>
+    }
+    let declared = 0
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item)) {
+        const access = OPERATION_ACCESS[operation.operationId as string]
+        const name = String(operation.operationId)
+        if (access === 'public') {
+          expect(operation['x-permission'], name).toBeUndefined()
+          expect(operation['x-session-only'], name).toBeUndefined()
+          continue
+        }
+        if (access === 'session') {
+          expect(operation['x-session-only'], name).toBe(true)
+          expect(operation['x-permission'], name).toBeUndefined()
+        } else {
+          expect(operation['x-permission'], name).toBe(access)
+          expect(operation['x-session-only'], name).toBeUndefined()
+        }
+        declared++
+      }
+    }
+    expect(declared).toBe(
+      Object.values(OPERATION_ACCESS).filter((access) => access !== 'public').length,
+    )
+  })
+})
+
 /** Each documented operation with the route URL it is served on (Fastify's `:param` form). */
 function routesWithOperationIds(): Array<{ method: string; url: string; operationId: string }> {
   const document = t.app.swagger() as unknown as {
