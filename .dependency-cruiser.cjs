@@ -67,6 +67,9 @@ const ALLOWED_CLIMBS = {
   'mfa > admin':
     "An administrator's reset of someone's MFA is an MFA route with the administrators' proof " +
     '(admin/reauth.ts, admin/users.schemas.ts).',
+  'admin > password-reset':
+    'An account created without a password gets its welcome, a set-your-password link ' +
+    '(password-reset/service.ts welcomeNewUser).',
   'tags > links': 'A tag counts the links its owner sees (links/visibility.ts).',
 }
 

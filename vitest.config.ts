@@ -28,6 +28,38 @@ function answers(url: string, defaultPort: number): Promise<boolean> {
   })
 }
 
+/**
+ * Test files that never open a database (pure functions, parsers, the build's own scripts): they
+ * run in the SQLite project only, as on PostgreSQL they ran the same code a second time.
+ */
+const ENGINE_FREE = [
+  'src/config.test.ts',
+  'src/db/drivers/pg-hot-read.test.ts',
+  'src/db/postgres.test.ts',
+  'src/identity/token-format.test.ts',
+  'src/lib/attempt-budget.test.ts',
+  'src/lib/crypto.test.ts',
+  'src/lib/go-template.test.ts',
+  'src/lib/merkle.test.ts',
+  'src/lib/metrics.test.ts',
+  'src/lib/password.test.ts',
+  'src/modules/ai/client.test.ts',
+  'src/modules/audit/export-lines.test.ts',
+  'src/modules/mail/mailer.test.ts',
+  'src/modules/organizations/roles.test.ts',
+  'src/modules/scim/patch.property.test.ts',
+  'src/modules/scim/patch.test.ts',
+  'src/node-version.test.ts',
+  'src/plugins/request-logger.test.ts',
+  'src/process-settings.test.ts',
+  'test/bundle-stand-ins.test.ts',
+  'test/deploy.test.ts',
+  'test/internals.canary.test.ts',
+  'test/licences.test.ts',
+  'test/module-layers.test.ts',
+  'test/rfc6238.test.ts',
+]
+
 export default defineConfig(async () => {
   const postgresUrl = testPostgresUrl()
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -54,14 +86,14 @@ export default defineConfig(async () => {
       'podman not found: the container image test does not run (it is mandatory with CI=true)',
     )
   }
-  const withoutPodman = podman ? [] : ['test/container.sqlite.test.ts']
+  const CONTAINER_TEST = 'test/container.sqlite.test.ts'
 
   const engines = postgres ? ['sqlite', 'postgres'] : ['sqlite']
   return {
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       // Tests of the shared Redis state need the server; *.redis.test.ts files run whenever it answers.
-      exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts']), ...withoutPodman],
+      exclude: ['**/node_modules/**', ...(redis ? [] : ['**/*.redis.test.ts']), CONTAINER_TEST],
       testTimeout: 30_000,
       hookTimeout: 60_000,
       pool: 'forks',
@@ -84,8 +116,9 @@ export default defineConfig(async () => {
             exclude: [
               '**/node_modules/**',
               ...(redis ? [] : ['**/*.redis.test.ts']),
-              ...withoutPodman,
+              CONTAINER_TEST,
               `**/*.${engine === 'sqlite' ? 'postgres' : 'sqlite'}.test.ts`,
+              ...(engine === 'postgres' ? ENGINE_FREE : []),
             ],
             env: {
               TEST_DB: engine,
@@ -97,6 +130,22 @@ export default defineConfig(async () => {
             }),
           },
         })),
+        // The container image test in a project of its own, which `npm test` (scripts/test.mjs)
+        // runs as a separate Vitest process from the start: most of its time is podman building
+        // the image, during which it would hold one of the suite's two workers.
+        ...(podman
+          ? [
+              {
+                test: {
+                  name: 'container',
+                  include: [CONTAINER_TEST],
+                  env: { TEST_DB: 'sqlite' },
+                  pool: 'forks' as const,
+                  testTimeout: 1_200_000,
+                },
+              },
+            ]
+          : []),
         // The web console: its unit tests and the Chromium end-to-end suite, once, on SQLite. Not
         // `extends`: that would add the service's include patterns to this project's.
         {

@@ -12,7 +12,12 @@ import {
   frameworkErrorHandler,
   installErrorHandling,
 } from './plugins/errors.js'
-import { installHttpConventions, requestIdFor, setResponseHeaders } from './plugins/http.js'
+import {
+  installHttpConventions,
+  requestIdFor,
+  setResponseHeaders,
+  trustProxyOption,
+} from './plugins/http.js'
 import { installMetrics, recordRequestMetrics } from './plugins/metrics.js'
 import { DEFAULT_CONSOLE_DIR, installConsole } from './plugins/console.js'
 import { installOpenApi } from './plugins/openapi.js'
@@ -41,9 +46,13 @@ import { authRoutes } from './modules/auth/routes.js'
 import { sessionRoutes } from './modules/auth/sessions.routes.js'
 import { goBrowserRoutes } from './modules/go/browser.routes.js'
 import { goPreferenceRoutes } from './modules/go/routes.js'
+import { openSearchRoutes } from './modules/go/opensearch.routes.js'
+import { installShortHost, shortHostMatcher } from './modules/go/short-host.js'
 import { healthRoutes } from './modules/health/routes.js'
 import { linkRoutes } from './modules/links/routes.js'
 import { goLinkSettingsRoutes } from './modules/links/slug-matching.routes.js'
+import { signUpSettingsRoutes } from './modules/organizations/sign-up.routes.js'
+import { invitationSignUpRoutes } from './modules/auth/invitation-sign-up.routes.js'
 import { mfaAdminRoutes, mfaRoutes } from './modules/mfa/routes.js'
 import { passkeyRoutes } from './modules/passkeys/routes.js'
 import { invitationAcceptRoutes } from './modules/organizations/invitations.routes.js'
@@ -65,6 +74,10 @@ import { userRoutes } from './modules/users/routes.js'
 export const BODY_LIMIT_BYTES = 64 * 1024
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const headerOptions = {
+    hsts: deps.config.secureCookies,
+    withoutHsts: shortHostMatcher(deps.config.goHosts),
+  }
   const app = Fastify({
     // It is what makes the instance's logger type FastifyBaseLogger, the type every plugin is
     // written against.
@@ -75,8 +88,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // The request's child logger is made by the first line it writes (plugins/request-logger.ts).
     childLoggerFactory: deferredChildLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Fastify accepts a hop count at run time though its types omit it.
-    trustProxy: deps.config.trustProxy as false | string,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     // No path parameter can outgrow the 16 KiB request head Node accepts: the route schemas, not
     // the router, decide what is too long (a 400 or 404 the document lists, never the router's bare
     // 404).
@@ -94,18 +106,20 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     http: { headersTimeout: deps.config.httpTimeouts.headersMs, connectionsCheckingInterval: 1000 },
     // Routing errors skip the hooks, so they get the response headers here.
     frameworkErrors: (error, request, reply) => {
-      setResponseHeaders(request, reply, { hsts: deps.config.secureCookies })
+      setResponseHeaders(request, reply, headerOptions)
       frameworkErrorHandler(error, request, reply)
     },
     clientErrorHandler,
   })
+  // Before every other hook: a short go host is answered without sessions, cookies or the console.
+  installShortHost(app, { hosts: deps.config.goHosts, publicUrl: deps.config.publicUrl })
   // Shared limits from the first request (deps.ts redisSettled).
   const redis = deps.redis
   if (redis !== null) app.addHook('onReady', async () => redisSettled(redis, 3000))
 
   installValidation(app)
   const errorHandling = installErrorHandling(app, installRouteTable(app))
-  installHttpConventions(app, { hsts: deps.config.secureCookies })
+  installHttpConventions(app, headerOptions)
   // Before any route registers: each route gets its own recording hook as it does.
   recordRequestMetrics(app, deps.metrics)
   app.addSchema(ErrorEnvelope)
@@ -152,6 +166,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(configRoutes(deps), { prefix: '/api/config' })
     await api.register(organizationRoutes(deps), { prefix: '/api/organizations' })
     await api.register(invitationAcceptRoutes(deps), { prefix: '/api/invitations' })
+    await api.register(invitationSignUpRoutes(deps), { prefix: '/api/invitations' })
     await api.register(oidcProviderRoutes(deps), { prefix: '/api/oidc-providers' })
     await api.register(oidcSignInRoutes(deps), { prefix: '/api/auth' })
     await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
@@ -160,10 +175,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })
+    await api.register(openSearchRoutes(deps))
     await api.register(billingRoutes(deps), { prefix: '/api/billing' })
     // The two-factor policy, notification preferences, the personal security log.
     await api.register(twoFactorPolicyRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(goLinkSettingsRoutes(deps), { prefix: '/api/admin/settings' })
+    await api.register(signUpSettingsRoutes(deps), { prefix: '/api/admin/settings' })
     await api.register(checklistRoutes(deps), { prefix: '/api/admin/checklist' })
     await api.register(notificationPreferenceRoutes(deps), {
       prefix: '/api/users/me/notifications',

@@ -1,7 +1,7 @@
 /**
  * Configuration: the only place that reads the environment. parseConfig() validates everything at
  * once and reports every problem with a hint, so an operator fixes a broken deployment in one pass.
- * The schema doubles as the documentation: README's configuration table is checked against it.
+ * The schema doubles as the documentation: docs/configuration.md is checked against it.
  */
 import path from 'node:path'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
@@ -113,6 +113,10 @@ export const EnvSchema = Type.Object({
   SCIM_RATE_LIMIT: env(
     Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
     'SCIM requests per minute per SCIM credential (identity providers import in bursts)',
+  ),
+  GO_HOSTS: env(
+    Type.String({ default: '' }),
+    'comma-separated short host names that answer go-links, e.g. go,go.corp.example',
   ),
   METRICS_PORT: env(
     Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
@@ -267,6 +271,11 @@ export interface Config {
   billing: BillingConfig
   /** Where admin-configured servers may be: private ranges and loopback only when true. */
   outbound: { allowPrivateNetworks: boolean }
+  /**
+   * Short host names (lower case, no port) answered with a redirect into `/go/` and nothing else
+   * (docs/API.md#the-short-go-host).
+   */
+  goHosts: readonly string[]
 }
 
 export class ConfigError extends Error {
@@ -359,6 +368,32 @@ function parsePublicUrl(value: string | undefined, port: number, problems: strin
     )
     return text
   }
+}
+
+const HOST_NAME =
+  /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/
+
+/**
+ * GO_HOSTS: host names only (no scheme, port or path). The service's own host cannot be one: it
+ * would answer every page and API request with a go-link redirect.
+ */
+function parseGoHosts(text: string, publicUrl: string, problems: string[]): string[] {
+  const names = text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '')
+  const own = URL.canParse(publicUrl) ? new URL(publicUrl).hostname : ''
+  for (const name of names) {
+    if (!HOST_NAME.test(name))
+      problems.push(
+        `GO_HOSTS: "${name}" is not a host name. Expected names such as go,go.corp.example`,
+      )
+    else if (name === own)
+      problems.push(
+        `GO_HOSTS: "${name}" is PUBLIC_URL's own host; a short host must be another name`,
+      )
+  }
+  return [...new Set(names)]
 }
 
 function parseStripeApiBase(
@@ -464,6 +499,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
   const stripeApi = parseStripeApiBase(e.STRIPE_API_BASE, problems)
   const plans = parseBillingPlans(e.BILLING_PLANS, problems)
   const trustProxy = parseTrustProxy(e.TRUST_PROXY, problems)
+  const goHosts = parseGoHosts(e.GO_HOSTS, publicUrl, problems)
   if (e.AUDIT_SIGNING_KEY !== undefined && !isSigningKey(e.AUDIT_SIGNING_KEY)) {
     problems.push(
       `AUDIT_SIGNING_KEY: not an Ed25519 private key. Expected ${EnvSchema.properties.AUDIT_SIGNING_KEY.hint}`,
@@ -500,6 +536,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
     mfaIssuer: e.MFA_ISSUER,
     mailHourlyLimit: e.MAIL_HOURLY_LIMIT,
     outbound: { allowPrivateNetworks: e.OUTBOUND_ALLOW_PRIVATE_NETWORKS },
+    goHosts,
     billing: {
       plans,
       ...(e.STRIPE_SECRET_KEY !== undefined && { stripeSecretKey: e.STRIPE_SECRET_KEY }),

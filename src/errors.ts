@@ -29,6 +29,12 @@ export const REASONS = {
   LAST_OWNER: { status: 409, message: 'The organization must keep at least one owner.' },
   LAST_ADMIN: { status: 409, message: 'The instance must keep at least one active administrator.' },
   LIMIT_REACHED: { status: 409, message: 'The limit has been reached.' },
+  // Accepting a link offered to you whose slug one of your links has (the offer stands).
+  TRANSFER_SLUG_TAKEN: {
+    status: 409,
+    message:
+      'You already have a link with this slug. Rename or delete yours, then accept the offer again.',
+  },
   ALREADY_INITIALIZED: { status: 409, message: 'The instance is already initialized.' },
   // The request did not arrive within REQUEST_TIMEOUT_SECONDS / HEADERS_TIMEOUT_SECONDS.
   REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive.' },

@@ -232,7 +232,7 @@ describe('shared error responses', () => {
     }
   })
 
-  it('every operation that needs the database documents 503 SERVICE_UNAVAILABLE; only liveness and metrics do not', async () => {
+  it('every operation that needs the database documents 503 SERVICE_UNAVAILABLE; only liveness, metrics and OpenSearch do not', async () => {
     const withoutDatabase: string[] = []
     for (const { method, path, operation } of operationsOf(await documentOf())) {
       const answer = operation.responses['503']
@@ -241,7 +241,11 @@ describe('shared error responses', () => {
         expect(answer.description, `${method} ${path}`).toMatch(/SERVICE_UNAVAILABLE/)
       else expect(answer.$ref).toBe('#/components/responses/ServiceUnavailable')
     }
-    expect(withoutDatabase.sort()).toEqual(['GET /api/health', 'GET /api/metrics'])
+    expect(withoutDatabase.sort()).toEqual([
+      'GET /api/health',
+      'GET /api/metrics',
+      'GET /opensearch.xml',
+    ])
   })
 
   it('every operation with credentials documents 401, with input 400, with a path parameter 404, with a body 413 and 415, and every limited one 429', async () => {

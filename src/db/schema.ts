@@ -353,6 +353,8 @@ export interface LinksTable {
   slug: string | null
   /** `slug` lower-cased: go-links match ignoring case. */
   slug_key: string | null
+  /** The URL's duplicate key (lib/url-key.ts); the links repo writes it with every `url`. */
+  url_key: ColumnType<string | null, string | undefined, string | undefined>
   forwarding_enabled: SqlBool
   created_at: Timestamp
   updated_at: Timestamp
@@ -381,6 +383,17 @@ export interface LinkClicksTable {
 }
 
 /** A deleted link, restorable for 30 days; `snapshot` holds the rest as JSON. */
+export interface LinkTransferOffersTable {
+  id: string
+  link_id: string
+  from_user_id: string
+  from_organization_id: string | null
+  to_user_id: string
+  link_updated_at: Timestamp
+  created_at: Timestamp
+  expires_at: Timestamp
+}
+
 export interface DeletedLinksTable {
   id: string
   user_id: string | null
@@ -496,6 +509,7 @@ export interface Database {
   go_preferences: GoPreferencesTable
   link_clicks: LinkClicksTable
   deleted_links: DeletedLinksTable
+  link_transfer_offers: LinkTransferOffersTable
   billing_events: BillingEventsTable
   known_devices: KnownDevicesTable
   mail_outbox: MailOutboxTable

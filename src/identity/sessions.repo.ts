@@ -224,3 +224,19 @@ export async function revokeUserSessions(
   const result = await query.executeTakeFirst()
   return Number(result.numUpdatedRows)
 }
+
+/**
+ * Whether the session is still live (not revoked, not expired): read inside a transaction that
+ * changes a credential, after the account's row, so a change that lost a race to a reset (which
+ * ended the session) stops.
+ */
+export async function isSessionLive(ex: Executor, sessionId: string, now: Timestamp) {
+  const row = await ex
+    .selectFrom('sessions')
+    .select('id')
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+  return row !== undefined
+}

@@ -33,6 +33,9 @@ import * as m0031 from './0031_session_reauthentication.js'
 import * as m0032 from './0032_password_changed_at.js'
 import * as m0033 from './0033_scim_credential_names.js'
 import * as m0034 from './0034_audit_tree_materialized.js'
+import * as m0040 from './0040_link_transfer_offers.js'
+import * as m0065 from './0065_link_search.js'
+import * as m0080 from './0080_link_url_keys.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -70,4 +73,7 @@ export const migrations: Record<string, EngineMigration> = {
   '0032_password_changed_at': m0032,
   '0033_scim_credential_names': m0033,
   '0034_audit_tree_materialized': m0034,
+  '0040_link_transfer_offers': m0040,
+  '0065_link_search': m0065,
+  '0080_link_url_keys': m0080,
 }

@@ -20,11 +20,31 @@ export function requestIdFor(request: IncomingMessage): string {
   return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
 }
 
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes "trust the nearest N addresses": Fastify
+ * itself trusts no forwarded header for a bare number, so `TRUST_PROXY=1` behind one reverse
+ * proxy would otherwise give every client the proxy's address (rate limits, audit log) and ignore
+ * X-Forwarded-Host. Direct clients that bypass the proxy can then forge the headers, which is why
+ * the proxy's addresses are the stricter setting (README, "Behind a reverse proxy").
+ */
+export function trustProxyOption(
+  trustProxy: false | number | string,
+): false | string | ((address: string, hop: number) => boolean) {
+  if (typeof trustProxy !== 'number') return trustProxy
+  return (_address, hop) => hop < trustProxy
+}
+
 /** The headers every response carries; also applied to errors answered before routing. */
+export interface ResponseHeaderOptions {
+  hsts: boolean
+  /** Requests that never get HSTS even when `hsts` is on (the short go host's single label). */
+  withoutHsts?: (request: FastifyRequest) => boolean
+}
+
 export function setResponseHeaders(
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { hsts: boolean },
+  options: ResponseHeaderOptions,
 ): void {
   reply.header('x-request-id', request.id)
   reply.header('x-content-type-options', 'nosniff')
@@ -35,10 +55,11 @@ export function setResponseHeaders(
   if (!reply.hasHeader('content-security-policy')) {
     reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
   }
-  if (options.hsts) reply.header('strict-transport-security', 'max-age=31536000')
+  if (options.hsts && options.withoutHsts?.(request) !== true)
+    reply.header('strict-transport-security', 'max-age=31536000')
 }
 
-export function installHttpConventions(app: FastifyInstance, options: { hsts: boolean }): void {
+export function installHttpConventions(app: FastifyInstance, options: ResponseHeaderOptions): void {
   // One synchronous hook for every response header: hooks are a measurable share of a request.
   app.addHook('onSend', (request, reply, payload, done) => {
     setResponseHeaders(request, reply, options)

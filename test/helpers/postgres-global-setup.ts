@@ -30,9 +30,29 @@ async function dropSchemas(which: (name: string) => boolean): Promise<void> {
   }
 }
 
+/**
+ * pg_trgm in `public`, once per database, before any file migrates: a migration creates it in its
+ * own schema when absent, and a test schema dropped with it would take every run's trigram
+ * indexes along (drop … cascade).
+ */
+async function createTrigramExtension(): Promise<void> {
+  const client = new pg.Client({ connectionString: testPostgresUrl() })
+  await client.connect()
+  try {
+    await client.query('create extension if not exists pg_trgm with schema public')
+  } catch (error) {
+    // Another run's setup created it at the same moment.
+    const { rows } = await client.query(`select 1 from pg_extension where extname = 'pg_trgm'`)
+    if (rows.length === 0) throw error
+  } finally {
+    await client.end()
+  }
+}
+
 export default async function setup(): Promise<() => Promise<void>> {
   const run = randomBytes(2).toString('hex')
   process.env[RUN_TOKEN_ENV] = run
+  await createTrigramExtension()
   await dropSchemas((name) => isStaleSchema(name))
   return () => dropSchemas((name) => isSchemaOfRun(name, run))
 }

@@ -4,7 +4,7 @@
  * statement text), explained on their engine. For tests that hold a read to its indexes at scale.
  */
 import { DatabaseSync } from 'node:sqlite'
-import { CompiledQuery } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import pg from 'pg'
 import { expect } from 'vitest'
 import type { TestContext } from './app.js'
@@ -76,6 +76,39 @@ export async function postgresCostOf(
   return {
     buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
     rowsFiltered: filtered,
+  }
+}
+
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  Plans?: PlanNode[]
+}
+
+function seqScannedIn(node: PlanNode): string[] {
+  const own = node['Node Type'] === 'Seq Scan' ? [node['Relation Name'] ?? '?'] : []
+  return [...own, ...(node.Plans ?? []).flatMap(seqScannedIn)]
+}
+
+/**
+ * PostgreSQL: the plan run with the statement's values (as JSON text), the buffers it touched and
+ * the tables it read whole.
+ */
+export async function postgresPlanOf(
+  t: TestContext,
+  statement: Statement,
+): Promise<{ text: string; buffers: number; seqScans: string[] }> {
+  const result = await t.deps.db.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
+    CompiledQuery.raw(
+      `explain (analyze, buffers, format json) ${statement.text}`,
+      statement.values,
+    ),
+  )
+  const [{ Plan: plan }] = result.rows[0]!['QUERY PLAN']
+  return {
+    text: JSON.stringify(plan, null, 1),
+    buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
+    seqScans: seqScannedIn(plan as unknown as PlanNode),
   }
 }
 
@@ -158,5 +191,58 @@ export async function insertStrangersWithLinks(
       )
       .execute()
   }
-  if (t.database.engine === 'postgres') await t.deps.db.executeQuery(CompiledQuery.raw('analyze'))
+  await analyzeIfPostgres(t)
+}
+
+export interface BulkLinks {
+  /** Ids are `<prefix>-<i>`, URLs `https://<prefix>.example/<i>`, i from 1 to count. */
+  prefix: string
+  count: number
+  owner: { userId: string } | { organizationId: string }
+  /** Every n-th link is titled `<word> <i>` (the others `Link <i>`): a word in 1 of n titles. */
+  word?: { every: number; text: string }
+}
+
+/**
+ * Links inserted in one INSERT … SELECT over a generated series (PostgreSQL generate_series, SQLite
+ * a recursive CTE), the i-th created i seconds ago: 100,000 rows in a few seconds. Refresh
+ * PostgreSQL's statistics afterwards (analyzeIfPostgres).
+ */
+export async function insertLinksInBulk(t: TestContext, bulk: BulkLinks): Promise<void> {
+  const postgres = t.database.engine === 'postgres'
+  const i = sql.ref('s.i')
+  const text = postgres ? sql`${i}::text` : sql`cast(${i} as text)`
+  const title =
+    bulk.word === undefined
+      ? sql`'Link ' || ${text}`
+      : sql`case when ${i} % ${sql.lit(bulk.word.every)} = 0 then ${bulk.word.text} || ' ' || ${text}
+          else 'Link ' || ${text} end`
+  const createdAt = postgres
+    ? sql`date_trunc('milliseconds', now()) - make_interval(secs => ${i})`
+    : sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ${text} || ' seconds')`
+  const owner =
+    'userId' in bulk.owner
+      ? sql`${bulk.owner.userId}, null, ${bulk.owner.userId}`
+      : sql`null, ${bulk.owner.organizationId}, null`
+  const select = sql`select ${bulk.prefix} || '-' || ${text}, ${owner},
+      'https://' || ${bulk.prefix} || '.example/' || ${text}, ${title}, null, null,
+      ${sql.lit(postgres ? true : 1)}, ${createdAt}, ${createdAt}`
+  const columns = sql`links (id, user_id, organization_id, created_by, url, title, slug, slug_key,
+      forwarding_enabled, created_at, updated_at)`
+  const statement = postgres
+    ? sql`insert into ${columns} ${select} from generate_series(1, ${bulk.count}) as s(i)`
+    : sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${bulk.count})
+        insert into ${columns} ${select} from s`
+  await statement.execute(t.deps.db)
+}
+
+/**
+ * PostgreSQL's statistics of the tables a links page reads refreshed, as on a database that grew
+ * over time — those of this file's schema only: a bare `analyze` reads every schema on the server.
+ */
+export async function analyzeIfPostgres(t: TestContext): Promise<void> {
+  if (t.database.engine === 'postgres')
+    await t.deps.db.executeQuery(
+      CompiledQuery.raw('analyze links, users, organizations, organization_members'),
+    )
 }

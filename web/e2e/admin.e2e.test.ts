@@ -173,6 +173,34 @@ describe('the administration console', () => {
       .toContain('nobody-like-that')
   })
 
+  it('creates a user without a password and hands over the welcome link, which sets it', async () => {
+    await page.goto('/admin/users')
+    await page.getByRole('button', { name: 'Create user' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('Noor Welcome')
+    await dialog.getByLabel('Email address').fill('noor@example.com')
+    await dialog.getByRole('button', { name: 'Create user' }).click()
+    // No mail on the instance yet: the link to set a password is shown to pass on.
+    await dialog.getByRole('heading', { name: 'Noor Welcome can now set a password' }).waitFor()
+    await dialog
+      .getByText('This instance sends no mail, so noor@example.com got no welcome mail.', {
+        exact: false,
+      })
+      .waitFor()
+    const link = await dialog.getByLabel('Link to set a password').inputValue()
+    expect(link).toMatch(/\/reset-password\?token=[A-Za-z0-9_-]{43}$/)
+    await checkAccessibility(page, 'create user, welcome link')
+    await dialog.getByRole('button', { name: 'Open user' }).click()
+    await expectHeading(page, 'Noor Welcome')
+
+    const german = await newContext('de-DE')
+    const noor = await german.newPage()
+    await noor.goto(link)
+    await expectHeading(noor, 'Passwort festlegen')
+    await noor.getByText('Willkommen bei Switchboard.', { exact: false }).waitFor()
+    await german.close()
+  })
+
   it('disables and re-enables the user behind the re-authentication dialog, which keeps what was typed', async () => {
     await page.goto(`/admin/users/${miaId}`)
     await expectHeading(page, MIA.name)
@@ -334,6 +362,31 @@ describe('the administration console', () => {
     await expect.poll(() => page.getByTestId('team-members').getByText(MIA.name).count()).toBe(1)
     await expect.poll(() => page.getByRole('heading', { name: '2 members' }).count()).toBe(1)
     await checkAccessibility(page, 'team')
+
+    // The way back is a link, not a button; the heading that took focus draws no box.
+    const back = page.getByRole('link', { name: 'All teams' })
+    expect(await back.getAttribute('class')).toMatch(/^back-link\b/)
+    const heading = page.getByRole('heading', { level: 1 })
+    expect(await heading.evaluate((h1) => getComputedStyle(h1).outlineStyle)).toBe('none')
+    await back.click()
+    await expectHeading(page, 'Teams')
+    const columns = await page.getByTestId('teams').locator('th').allTextContents()
+    expect(columns).toContain('Description')
+    expect(columns.join(' ')).not.toContain('optional')
+  })
+
+  it('keeps the side navigation in view on a long page', async () => {
+    await page.goto('/admin/audit')
+    await expectHeading(page, 'Audit log')
+    await page.setViewportSize({ width: 1280, height: 500 })
+    await page.mouse.wheel(0, 4000)
+    await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(100)
+    const nav = page.getByRole('navigation', { name: 'Main' })
+    await expect.poll(async () => (await nav.boundingBox())?.y ?? -1).toBeGreaterThanOrEqual(56)
+    // An address is one token: it never breaks across lines.
+    const address = page.locator('td.ip').first()
+    expect(await address.evaluate((cell) => getComputedStyle(cell).whiteSpace)).toBe('nowrap')
+    await page.setViewportSize({ width: 1280, height: 800 })
   })
 
   it('saves SMTP settings, sends a test email to the SMTP server, and never shows the password', async () => {

@@ -4,6 +4,7 @@
  * new instance's first hour would: setup, sign-in, tokens, sessions, two-factor, OIDC, languages.
  * Every page visited is checked by axe-core in the light and the dark theme.
  */
+import fs from 'node:fs'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -149,6 +150,13 @@ describe('the console in Chromium', () => {
     await adminPage.getByRole('button', { name: 'Create administrator account' }).click()
     await adminPage.waitForURL(`${server.baseUrl}/links`)
     await expectHeading(adminPage, 'Links')
+    // The heading has the focus (for the announcement) without a focus box; an empty list offers
+    // no sort.
+    const heading = adminPage.getByRole('heading', { level: 1 })
+    await expect.poll(() => heading.evaluate((h1) => h1 === document.activeElement)).toBe(true)
+    expect(await heading.evaluate((h1) => getComputedStyle(h1).outlineStyle)).toBe('none')
+    await adminPage.getByRole('button', { name: 'Create link' }).first().waitFor()
+    expect(await adminPage.getByRole('link', { name: 'Sort: most clicked first' }).count()).toBe(0)
     // The credential is the HttpOnly cookie; nothing is kept in the page's storage.
     expect(await adminPage.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([
       0, 0,
@@ -202,6 +210,15 @@ describe('the console in Chromium', () => {
   it('creates a read-only links token, copies it, uses it (a list works, a creation names the permission it lacks), revokes it, and it stops working', async () => {
     await adminPage.goto('/account/tokens')
     await expectHeading(adminPage, 'API tokens')
+    // The list comes first; the form is folded until asked for.
+    await adminPage.getByTestId('token-e2e-arrange').waitFor()
+    expect(await adminPage.getByLabel('Name').count()).toBe(0)
+    await adminPage.getByRole('button', { name: 'New token' }).click()
+    await expect
+      .poll(() => adminPage.evaluate(() => (document.activeElement as HTMLInputElement).name))
+      .toBe('name')
+    const listTop = (await adminPage.getByTestId('tokens').boundingBox())!.y
+    expect((await adminPage.getByLabel('Name').boundingBox())!.y).toBeGreaterThan(listTop)
     await adminPage.getByLabel('Name').fill('deploy-ci')
     await adminPage.getByLabel('Links, tags and go links').selectOption('read')
     // Each area lists the operations it opens, from the OpenAPI document.
@@ -215,10 +232,30 @@ describe('the console in Chromium', () => {
       .toMatch(/read Links, tags and go links — in your personal resources only, until/)
     await checkAccessibility(adminPage, 'token creation form')
     await adminPage.getByRole('button', { name: 'Create token' }).click()
-    await adminPage.getByRole('button', { name: 'Copy token' }).click()
+    // The secret is shown where the person is: a dialog in the viewport, holding the focus.
+    const reveal = adminPage.getByRole('dialog', { name: 'Token deploy-ci created' })
+    await reveal.waitFor()
+    const box = (await reveal.boundingBox())!
+    expect(box.y).toBeGreaterThanOrEqual(0)
+    expect(box.y + box.height).toBeLessThanOrEqual(800)
+    await expect
+      .poll(() => reveal.evaluate((dialog) => dialog.contains(document.activeElement)))
+      .toBe(true)
+    // The form behind it folded away: no reset form saying the token can do nothing.
+    expect(await adminPage.getByLabel('Name').count()).toBe(0)
+    await reveal.getByRole('button', { name: 'Copy token' }).click()
     const copied = await adminPage.evaluate(() => navigator.clipboard.readText())
     expect(copied).toMatch(/^sb_/)
     expect(await adminPage.getByTestId('new-token').textContent()).toBe(copied)
+    const [file] = await Promise.all([
+      adminPage.waitForEvent('download'),
+      reveal.getByRole('button', { name: 'Download' }).click(),
+    ])
+    expect(file.suggestedFilename()).toBe('switchboard-token-deploy-ci.txt')
+    expect(fs.readFileSync(await file.path(), 'utf8').trim()).toBe(copied)
+    // Escape does not lose the secret.
+    await adminPage.keyboard.press('Escape')
+    expect(await reveal.count()).toBe(1)
     await checkAccessibility(adminPage, 'tokens with a new token')
 
     const list = await api('/api/links', { token: copied })
@@ -249,7 +286,11 @@ describe('the console in Chromium', () => {
       ).reason,
     ).toBe('SESSION_REQUIRED')
 
-    await adminPage.getByRole('button', { name: 'I have copied it' }).click()
+    const done = reveal.getByRole('button', { name: 'Done' })
+    expect(await done.getAttribute('aria-disabled')).toBe('true')
+    await reveal.getByLabel('I have saved this token').check()
+    await done.click()
+    await expect.poll(() => reveal.count()).toBe(0)
     const row = adminPage.getByTestId('token-deploy-ci')
     expect(await row.textContent()).toContain('Links, tags and go links: Read')
     expect(await row.textContent()).toContain('Personal only')
@@ -332,6 +373,19 @@ describe('the console in Chromium', () => {
     const codes = adminPage.getByTestId('backup-codes').locator('code')
     await expect.poll(() => codes.count()).toBe(10)
     backupCodes = await codes.allTextContents()
+    // Shown where the person is: a dialog in the viewport that holds the focus.
+    const shown = adminPage.getByRole('dialog', { name: 'Your backup codes' })
+    const box = (await shown.boundingBox())!
+    expect(box.y).toBeGreaterThanOrEqual(0)
+    expect(box.y + box.height).toBeLessThanOrEqual(800)
+    await expect
+      .poll(() => shown.evaluate((dialog) => dialog.contains(document.activeElement)))
+      .toBe(true)
+    const [file] = await Promise.all([
+      adminPage.waitForEvent('download'),
+      shown.getByRole('button', { name: 'Download as text file' }).click(),
+    ])
+    expect(fs.readFileSync(await file.path(), 'utf8')).toContain(backupCodes[0]!)
     await checkAccessibility(adminPage, 'security, backup codes')
     // The panel closes only after the person says the codes are stored.
     const done = adminPage.getByRole('button', { name: 'Done' })
@@ -639,7 +693,11 @@ describe('the console in Chromium', () => {
 
     await page.goto('/invitations/accept?token=abc')
     await expectHeading(page, 'Einladung')
-    await page.getByRole('link', { name: 'Zum Annehmen anmelden' }).waitFor()
+    // An unknown or spent link asks to sign in (the account may have been made with it).
+    await page
+      .getByText('Dieser Link wurde bereits verwendet oder ist abgelaufen.', { exact: false })
+      .waitFor()
+    await page.getByRole('link', { name: 'Anmelden', exact: true }).waitFor()
     await checkAccessibility(page, 'invitation, signed out')
     await context.close()
 

@@ -71,7 +71,7 @@ const MSG = {
   invalid: 'Dieser Wert wird nicht angenommen. Prüfen Sie ihn und versuchen Sie es erneut.',
   wrongPassword: 'Das Passwort ist falsch.',
   wrongCode:
-    'Dieser Code ist falsch oder wurde schon verwendet. Warten Sie auf den nächsten in Ihrer Authentifizierungs-App.',
+    'Dieser Code ist falsch oder wurde schon verwendet. Warten Sie auf den nächsten in Ihrer Authenticator-App.',
 }
 
 /**
@@ -390,6 +390,7 @@ const CASES: Case[] = [
   {
     name: 'new API token: no name',
     path: '/account/tokens',
+    open: (page) => page.getByRole('button', { name: de('tokens.new') }).click(),
     form: formWith('expiry'),
     fill: { name: '' },
     submit: de('tokens.create'),
@@ -837,19 +838,22 @@ async function enableTotp(page: Page): Promise<void> {
 }
 
 /**
- * A code of the owner's app not used before: an accepted code cannot be replayed, so a second one
- * waits for the next 30-second step.
+ * A code of the owner's app not used before: an accepted code cannot be replayed, and the service
+ * accepts the step after its clock's, so the second code is the next step's and only a third waits.
  */
 let lastStep = -1
 async function freshCode(): Promise<string> {
   if (totpSecret === undefined) throw new Error('the app is not on')
-  let step = Math.floor(Date.now() / 30_000)
-  if (step <= lastStep) {
-    await new Promise((resolve) => setTimeout(resolve, (lastStep + 1) * 30_000 - Date.now() + 200))
-    step = Math.floor(Date.now() / 30_000)
+  for (;;) {
+    const step = Math.floor(Date.now() / 30_000)
+    for (const next of [step, step + 1]) {
+      if (next > lastStep) {
+        lastStep = next
+        return totpCode(totpSecret, new Date(next * 30_000 + 1_000))
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, (step + 1) * 30_000 - Date.now() + 200))
   }
-  lastStep = step
-  return totpCode(totpSecret, new Date(step * 30_000 + 1_000))
 }
 
 /**

@@ -2,12 +2,13 @@
  * Go-links in real Chromium: signed out → sign in → the miss page → create (the dialog
  * prefilled, the live preview) → /go/<slug> opens it; the clicks chart and the list sorted by
  * clicks; Recently deleted with a restore whose slug was taken meanwhile; transfer to an
- * organization; the miss page in German and dark (no script on any /go page). axe on every new
- * view, both themes.
+ * organization; a link offered by a colleague, accepted on the Links page; the miss page in German
+ * and dark (no script on any /go page). axe on every new view, both themes.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
+  apiRequest,
   arrangingApi,
   launchBrowser,
   setUpAdministrator,
@@ -19,6 +20,11 @@ import {
 import * as checks from './checks.ts'
 
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
+const CHARLES = {
+  name: 'Charles Babbage',
+  email: 'charles@example.com',
+  password: 'difference-engine-1822',
+}
 
 let server: ConsoleServer
 let browser: Browser
@@ -34,8 +40,9 @@ async function checkAccessibility(name: string, on: Page = page): Promise<void> 
 }
 
 beforeAll(async () => {
-  server = await startConsoleServer()
-  browser = await launchBrowser()
+  // The short host `go` resolves to this machine, as a DNS search domain makes it in an office.
+  server = await startConsoleServer({ GO_HOSTS: 'go' })
+  browser = await launchBrowser(['--host-resolver-rules=MAP go 127.0.0.1'])
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   context = await browser.newContext({
     baseURL: server.baseUrl,
@@ -66,6 +73,12 @@ describe('go-links in Chromium', () => {
     // The query string's one-time flags are gone: a reload does not open the dialog again.
     await expect.poll(() => new URL(page.url()).search).toBe('')
     await dialog.getByLabel('URL').fill(`${server.baseUrl}/api/health`)
+    // URL, Title and Slug come before the path preview.
+    const labels = (await dialog.locator('label').allTextContents()).map((text) => text.trim())
+    const at = (name: string) => labels.findIndex((text) => text.startsWith(name))
+    expect(at('URL')).toBeLessThan(at('Title'))
+    expect(at('Title')).toBeLessThan(at('Slug'))
+    expect(at('Slug')).toBeLessThan(at('Try a path after the go-link'))
     await dialog.getByLabel('Try a path after the go-link').fill('live?x=1')
     await dialog.getByText(`${server.baseUrl}/api/health/live?x=1`).waitFor()
     await checkAccessibility('link dialog with preview')
@@ -176,6 +189,41 @@ describe('go-links in Chromium', () => {
     )
   })
 
+  it('lists a link a colleague offers on the Links page; accepting makes it yours', async () => {
+    const organization = (await api('/api/organizations', {
+      method: 'POST',
+      body: { name: 'Analytical Society' },
+    })) as { id: string }
+    await api('/api/admin/users', { method: 'POST', body: CHARLES })
+    const login = await apiRequest(server, '/api/auth/login', {
+      method: 'POST',
+      body: { email: CHARLES.email, password: CHARLES.password },
+    })
+    const charles = arrangingApi(server, ((await login.json()) as { token: string }).token)
+    const invited = await api(`/api/organizations/${organization.id}/members`, {
+      method: 'POST',
+      body: { email: CHARLES.email, role: 'member' },
+    })
+    await charles(`/api/invitations/${invited.id as string}/accept`, { method: 'POST' })
+    const link = await charles('/api/links', {
+      method: 'POST',
+      body: { url: `${server.baseUrl}/api/health`, slug: 'difference-engine', title: 'Engine' },
+    })
+    const ada = await api('/api/users/me')
+    await charles(`/api/links/${link.id as string}/transfer`, {
+      method: 'POST',
+      body: { user_id: ada.id },
+    })
+
+    await page.goto('/links')
+    const offers = page.getByRole('region', { name: 'Links offered to you' })
+    await offers.getByText('Charles Babbage offers you go/difference-engine').waitFor()
+    await checkAccessibility('links offered to you')
+    await offers.getByRole('button', { name: 'Accept' }).click()
+    await offers.waitFor({ state: 'detached' })
+    await page.getByRole('row', { name: /go\/difference-engine/ }).waitFor()
+  })
+
   it('shows the miss page in German and dark, with no script on it, axe clean', async () => {
     await api('/api/users/me', { method: 'PATCH', body: { language: 'de', theme: 'dark' } })
     const german = await context.newPage()
@@ -198,5 +246,43 @@ describe('go-links in Chromium', () => {
     await checkAccessibility('go miss page (de, dark)', german)
     await german.close()
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en', theme: 'auto' } })
+  })
+
+  it('go/<slug> on the short host reaches the link after sign-in; pages offer OpenSearch', async () => {
+    const port = new URL(server.baseUrl).port
+    const visitor = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: `${server.baseUrl}/api/health`, slug: 'status' },
+    })
+    const tab = await visitor.newPage()
+    await tab.goto(`http://go:${port}/status`)
+    await tab.waitForURL(`${server.baseUrl}/login?**`)
+    await signIn(tab, ADA)
+    await tab.waitForURL(`${server.baseUrl}/api/health`)
+    expect(await visitor.cookies(`http://go:${port}/`)).toEqual([])
+
+    await tab.goto(`http://go:${port}/`)
+    await tab.waitForURL(`${server.baseUrl}/links`)
+    const search = tab.locator('link[rel="search"]')
+    expect(await search.getAttribute('type')).toBe('application/opensearchdescription+xml')
+    const description = await tab.request.get(`${server.baseUrl}/opensearch.xml`)
+    expect(await description.text()).toContain(`template="${server.baseUrl}/go/{searchTerms}"`)
+    await visitor.close()
+  })
+
+  it('says a page is already saved while its URL is typed in the create dialog', async () => {
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://docs.example.com/guide', slug: 'guide' },
+    })
+    await page.goto('/links?new=true')
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('URL').fill('HTTPS://Docs.Example.com:443/guide/?utm_medium=mail#top')
+    await dialog.getByText('Already saved as go/guide (by Ada Lovelace).').waitFor()
+    await dialog.getByLabel('URL').fill('https://docs.example.com/other')
+    await dialog.getByText('Already saved as go/guide').waitFor({ state: 'detached' })
+    await checkAccessibility('link dialog with a duplicate hint')
+    await dialog.getByRole('button', { name: 'Cancel' }).click()
   })
 })

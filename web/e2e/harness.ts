@@ -152,12 +152,14 @@ export function assertChromium(): void {
     )
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: further Chromium switches, e.g. `--host-resolver-rules=MAP go 127.0.0.1`. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   assertChromium()
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
+      ...extraArgs,
       '--no-sandbox',
       '--disable-gpu',
       '--disable-quic',

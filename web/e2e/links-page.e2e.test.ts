@@ -454,6 +454,60 @@ describe("a member's view", () => {
 })
 
 describe('a phone, 390 px wide', () => {
+  it('shows whole tag chips and "+N" for the rest, named on hover and focus, at 1280 and 390 px', async () => {
+    const names = ['alpha', 'beta', 'comics', 'documentation', 'engineering', 'finance', 'growth']
+    const ids: string[] = []
+    for (const name of names)
+      ids.push(((await api('/api/tags', { method: 'POST', body: { name } })) as { id: string }).id)
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://example.org/many-tags', title: 'Many tags', tag_ids: ids },
+    })
+    /** Every visible chip at its whole width (nothing cut), and the "+N" chip's text. */
+    const chipsOf = async (target: Page) => {
+      const row = target.getByRole('row', { name: /Many tags/ })
+      await row.waitFor()
+      return row
+        .locator('.tags-cell .tag-chips:not(.tag-ruler) > li:not(.tag-more)')
+        .evaluateAll((lis) =>
+          lis.map((li) => ({
+            text: li.textContent ?? '',
+            cut: li.scrollWidth > li.clientWidth + 1,
+            width: li.getBoundingClientRect().width,
+          })),
+        )
+    }
+    for (const width of [1280, 390]) {
+      const view = await browser.newContext({
+        baseURL: server.baseUrl,
+        viewport: { width, height: 844 },
+        locale: 'en-US',
+      })
+      const target = await view.newPage()
+      await signIn(target, ADA)
+      await target.getByLabel('Search title, URL or slug').fill('Many tags')
+      const shown = await chipsOf(target)
+      const button = target.getByRole('row', { name: /Many tags/ }).locator('.tag-more-button')
+      const hidden = names.length - shown.length
+      expect(hidden, `chips hidden at ${width} px`).toBeGreaterThan(0)
+      expect(await button.textContent()).toBe(
+        `+${hidden}${hidden} more tag${hidden === 1 ? '' : 's'}`,
+      )
+      expect(shown.map((chip) => chip.text)).toEqual(names.slice(0, shown.length))
+      for (const chip of shown) {
+        expect(chip.cut, `${chip.text} at ${width} px`).toBe(false)
+        expect(chip.width).toBeGreaterThan(24)
+      }
+      // The rest is named on keyboard focus (and hover).
+      await button.focus()
+      const rest = target.getByRole('tooltip')
+      await expect.poll(() => rest.isVisible()).toBe(true)
+      expect(await rest.textContent()).toBe(names.slice(shown.length).join(', '))
+      await checkAccessibility(target, `links with many tags at ${width} px`)
+      await view.close()
+    }
+  })
+
   it('never scrolls sideways, however long the names and URLs; the whole text stays readable', async () => {
     const long = 'A'.repeat(100)
     await api('/api/links', {
@@ -476,7 +530,7 @@ describe('a phone, 390 px wide', () => {
     const box = await phonePage.getByRole('link', { name: long }).boundingBox()
     expect(box!.x + box!.width).toBeLessThanOrEqual(390)
     await checkAccessibility(phonePage, 'links (phone)')
-    await phonePage.getByRole('button', { name: 'Tags' }).click()
+    await phonePage.getByRole('button', { name: 'Tags', exact: true }).click()
     expect(await scrollsSideways(phonePage)).toBe(false)
     await phonePage.getByRole('button', { name: 'Create link' }).first().click()
     await phonePage.getByRole('dialog').getByLabel('URL').waitFor()

@@ -82,6 +82,8 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.waitForURL(`${server.baseUrl}/links`)
     await expectHeading('Links')
     await expect.poll(() => page.getByText('You have no links yet.').isVisible()).toBe(true)
+    // Nothing to sort yet: no sort is offered.
+    expect(await page.getByRole('link', { name: /^Sort:/ }).count()).toBe(0)
     expect(
       await page
         .getByRole('navigation', { name: 'Main navigation' })

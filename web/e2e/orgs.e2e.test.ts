@@ -72,6 +72,12 @@ function mailedInvitation(to: string): string {
   return link![0]
 }
 
+/** The invitation link mailed to `to`, once the mail arrived. */
+async function mailedInvitationWhenSent(to: string): Promise<string> {
+  await expect.poll(() => smtp.received.filter((m) => m.to.includes(to)).length).toBe(1)
+  return mailedInvitation(to)
+}
+
 beforeAll(async () => {
   stripe = await startStripeStandIn(TEST_STRIPE_SECRET_KEY)
   smtp = await startSmtpStandIn({
@@ -281,6 +287,84 @@ describe('organizations and billing in Chromium', () => {
       .poll(() => page.getByRole('region', { name: 'Invitations for you' }).count())
       .toBe(0)
     await colleague.close()
+  })
+
+  it('lets an invitee without an account create it from the link and land in the organization', async () => {
+    const BOB = { name: 'Bob Moore', email: 'bob@example.com', password: 'quiet-harbour-lights-7' }
+    const invitations = ownerPage.getByRole('region', { name: 'Invitations' })
+    await ownerPage.goto(`/orgs/${organizationId}`)
+    await invitations.getByLabel('Email address').fill(BOB.email)
+    await invitations.getByRole('button', { name: 'Send invitation' }).click()
+    await expect.poll(() => smtp.received.filter((m) => m.to.includes(BOB.email)).length).toBe(1)
+    const link = mailedInvitation(BOB.email)
+    expect(textOf(smtp.received.at(-1)!)).toContain('or create your account there')
+
+    const bob = await newContext()
+    const page = await bob.newPage()
+    await page.goto(link)
+    await expectHeading(page, 'Invitation')
+    await page.getByText(`Ada Lovelace invited you to join ${ORG} as member.`).waitFor()
+    const form = page.getByRole('region', { name: 'Create your account' })
+    await form.getByText(`Your account will use ${BOB.email}`).waitFor()
+    await checkAccessibility(page, 'invitation, create your account')
+    // The password rules are the service's: a weak one is refused at the field.
+    await form.getByLabel('Name').fill(BOB.name)
+    await form.getByLabel('Password').fill('password')
+    await form.getByRole('button', { name: 'Create account and join' }).click()
+    await expect.poll(() => form.getByLabel('Password').getAttribute('aria-invalid')).toBe('true')
+    await form.getByLabel('Password').fill(BOB.password)
+    await form.getByRole('button', { name: 'Create account and join' }).click()
+    await page.waitForURL(`${server.baseUrl}/orgs/${organizationId}`)
+    await expectHeading(page, ORG)
+
+    // The link is spent: opened again, signed out, it asks to sign in.
+    const again = await (await newContext()).newPage()
+    await again.goto(link)
+    await again
+      .getByText(
+        'This link was already used or has expired. If you created your account with it, sign in.',
+      )
+      .waitFor()
+    await again.getByRole('link', { name: 'Sign in', exact: true }).waitFor()
+    await again.context().close()
+    await bob.close()
+  })
+
+  it('switched off by the administrator, tells the inviter and the invitee an account comes first', async () => {
+    await ownerPage.goto('/admin/settings')
+    const section = ownerPage.getByRole('region', { name: 'Sign-up' })
+    await section
+      .getByLabel('People invited to an organization may create their account from the invitation')
+      .uncheck()
+    await section.getByRole('button', { name: 'Save sign-up' }).click()
+    await section.getByText('Sign-up saved.').waitFor()
+    await checkAccessibility(ownerPage, 'settings, sign-up saved')
+
+    const CAROL = 'carol@example.com'
+    await ownerPage.goto(`/orgs/${organizationId}`)
+    const invitations = ownerPage.getByRole('region', { name: 'Invitations' })
+    await invitations.getByLabel('Email address').fill(CAROL)
+    await invitations.getByRole('button', { name: 'Send invitation' }).click()
+    await invitations
+      .getByText(`If ${CAROL} has no account here yet, they need one before the link works`, {
+        exact: false,
+      })
+      .waitFor()
+    const page = await (await newContext('de-DE')).newPage()
+    await page.goto(await mailedInvitationWhenSent(CAROL))
+    await page.getByText(`${CAROL} hat hier noch kein Konto`, { exact: false }).waitFor()
+    expect(await page.getByRole('region', { name: 'Konto anlegen' }).count()).toBe(0)
+    await checkAccessibility(page, 'invitation, sign-up off, German')
+    await page.context().close()
+    expect(
+      (
+        await api('/api/admin/settings/sign-up', {
+          method: 'PUT',
+          token: ownerToken,
+          body: { through_invitation: true },
+        })
+      ).status,
+    ).toBe(200)
   })
 
   it('buys a plan: the checkout redirects to Stripe, and the way back shows the result', async () => {

@@ -108,7 +108,9 @@ let stripe: StripeStandIn
  * Research Lab (Ada owns it; Grace is a member; an invitation is pending) and Grace's Operations,
  * which invites Ada: the organizations page then shows an invitation for her.
  */
-async function arrangeOrganizations(admin: string): Promise<{ id: string; member: string }> {
+async function arrangeOrganizations(
+  admin: string,
+): Promise<{ id: string; member: string; signUpLink: string }> {
   const lab = await api('/api/organizations', {
     method: 'POST',
     token: admin,
@@ -124,7 +126,8 @@ async function arrangeOrganizations(admin: string): Promise<{ id: string; member
     body: { email: MEMBER.email, role: 'member' },
   })
   await api(`/api/invitations/${invited.id}/accept`, { method: 'POST', token: grace })
-  await api(`/api/organizations/${lab.id}/members`, {
+  // Lin has no account: the link's page offers to create it.
+  const lin = await api(`/api/organizations/${lab.id}/members`, {
     method: 'POST',
     token: admin,
     body: { email: 'lin@example.com', role: 'admin' },
@@ -139,7 +142,11 @@ async function arrangeOrganizations(admin: string): Promise<{ id: string; member
     token: grace,
     body: { email: ADMIN.email, role: 'admin' },
   })
-  return { id: lab.id!, member: grace! }
+  return {
+    id: lab.id!,
+    member: grace!,
+    signUpLink: new URL(lin.link!).pathname + new URL(lin.link!).search,
+  }
 }
 
 async function shootOrganizations(
@@ -517,6 +524,9 @@ async function main(): Promise<void> {
       await out.goto('/invitations/accept?token=abc')
       await out.locator('a.button').waitFor()
       await shoot(out, 'invitation', combo)
+      await out.goto(organizations.signUpLink)
+      await out.locator('input[name="name"]').waitFor()
+      await shoot(out, 'invitation-sign-up', combo)
       await signedOut.close()
 
       const ctx = await context(combo)
@@ -552,6 +562,14 @@ async function main(): Promise<void> {
       await page.goto('/account/tokens')
       await page.locator('[data-testid="tokens"] tbody tr').first().waitFor()
       await shoot(page, 'tokens', combo)
+      // A new token's secret, once, in its dialog (the secret is masked in the picture).
+      await page.locator('main .page-actions button[aria-controls="token-form"]').click()
+      await page.locator('input[name="name"]').fill('screenshot-token')
+      await page.locator('#token-form button[type="submit"]').click()
+      await page.locator('[data-testid="token-reveal"]').waitFor()
+      await shoot(page, 'tokens-created', combo)
+      await page.locator('[data-testid="token-reveal"] input[type="checkbox"]').check()
+      await page.locator('[data-testid="token-reveal"] .dialog-actions button').click()
       await shootGoPages(page, combo)
       await page.goto('/account/no-such-page')
       await shoot(page, 'not-found', combo)

@@ -70,7 +70,9 @@ describe('POST /api/admin/users', () => {
     })
     expect(response.statusCode).toBe(201)
     const body = response.json()
-    expect(Object.keys(body).sort()).toEqual(ADMIN_USER_FIELDS)
+    expect(Object.keys(body).sort()).toEqual([...ADMIN_USER_FIELDS, 'welcome'].sort())
+    // A password was given: no welcome link.
+    expect(body.welcome).toBeNull()
     expect(body).toMatchObject({
       email,
       name: 'Created User',
@@ -103,6 +105,12 @@ describe('POST /api/admin/users', () => {
     expect(response.statusCode).toBe(201)
     expect(response.json()).toMatchObject({ has_password: false, is_admin: true })
     await expect(login(t, email, DEFAULT_PASSWORD)).rejects.toThrow(/401/)
+    // Without mail on the instance, the welcome link is in the answer, to pass on.
+    expect(response.json().welcome).toEqual({
+      mail: 'not_configured',
+      link: expect.stringMatching(/^http:\/\/switchboard\.test\/reset-password\?token=/),
+      expires_at: expect.any(String),
+    })
   })
 
   it('refuses a taken email (409 on email), a weak password and bad fields (400)', async () => {

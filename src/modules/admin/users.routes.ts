@@ -10,8 +10,10 @@ import {
   AdminUserQuery,
   AdminUserView,
   CreateAdminUserBody,
+  CreatedAdminUserView,
   UpdateAdminUserBody,
 } from './users.schemas.js'
+import { welcomeNewUser } from '../password-reset/service.js'
 import { createUser, deleteUser, getUser, listUsers, updateUser } from './users.service.js'
 
 const tags = ['administration']
@@ -59,10 +61,11 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'createUser',
           summary: 'Create a user, with or without a password',
           description:
+            'Without a password the answer carries `welcome`: a set-your-password link, valid 7 days, mailed when SMTP works, else in the answer to pass on. ' +
             "Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).",
           body: CreateAdminUserBody,
           response: {
-            201: AdminUserView,
+            201: CreatedAdminUserView,
             400: errorResponse(
               "VALIDATION_FAILED; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof",
             ),
@@ -74,14 +77,15 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           },
         },
       },
-      async (request, reply) =>
-        reply
-          .code(201)
-          .send(
-            toAdminUserView(
-              await createUser(deps, callerOf(request), request.body, contextOf(request)),
-            ),
-          ),
+      async (request, reply) => {
+        const caller = callerOf(request)
+        const user = await createUser(deps, caller, request.body, contextOf(request))
+        // Without a password, the person gets a link to choose one: mailed, or to pass on.
+        const welcome = user.has_password
+          ? null
+          : await welcomeNewUser(deps, caller, user, contextOf(request))
+        return reply.code(201).send({ ...toAdminUserView(user), welcome })
+      },
     )
 
     app.get(

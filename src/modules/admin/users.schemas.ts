@@ -31,6 +31,29 @@ export type AdminUserView = Static<typeof AdminUserView>
 
 export const AdminUserPage = PageOf(AdminUserView)
 
+/** The answer to creating a user: the account, and its welcome when created without a password. */
+export const CreatedAdminUserView = Type.Composite([
+  AdminUserView,
+  Type.Object({
+    welcome: Type.Union(
+      [
+        Type.Object({
+          mail: Type.Union(
+            [Type.Literal('sent'), Type.Literal('not_configured'), Type.Literal('failed')],
+            { description: 'Whether the welcome mail went out' },
+          ),
+          link: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+            description: 'The set-your-password link to pass on when it was not mailed',
+          }),
+          expires_at: Timestamp(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'null when the account was created with a password' },
+    ),
+  }),
+])
+
 export const AdminUserQuery = Type.Object(
   {
     ...PageQuery.properties,

@@ -11,6 +11,7 @@ import { toPage, type Page } from '../../lib/pagination.js'
 import { recordAudit } from '../audit/service.js'
 import type { RequestContext, Caller } from '../../identity/caller.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
 import {
   findUserById,
@@ -148,6 +149,7 @@ export async function updateUser(
     const sessionsRevoked = endsSessions ? await revokeUserSessions(tx, userId, null, now) : 0
     // A password set by an administrator (a lost or taken-over account) ends the API tokens too.
     const tokensRevoked = passwordHash !== undefined ? await revokeAllApiTokens(tx, userId, now) : 0
+    if (changesCredentials) await deleteUnusedResetLinks(tx, userId)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'admin.user_update',
       actor: caller.user,

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Body, Email, PageOf, Nullable, Secret, Timestamp } from '../../lib/schema-types.js'
 import { NewUserFields, UserView } from '../users/schemas.js'
 import { FactorProof } from '../passkeys/schemas.js'
+import { OrganizationView } from '../organizations/schemas.js'
 
 export const SetupStatus = Type.Object({
   initialized: Type.Boolean(),
@@ -80,4 +81,20 @@ export const ReauthenticationView = Type.Object({
     description:
       'Until then this session may make sensitive changes without a proof in the request',
   }),
+})
+
+export const InvitationSignUpBody = Body({
+  token: Secret(256),
+  name: NewUserFields.name,
+  password: Secret(),
+})
+export type InvitationSignUpBody = Static<typeof InvitationSignUpBody>
+
+export const InvitationSignUpView = Type.Object({
+  user: Type.Ref(UserView),
+  token: Type.String({
+    description: 'The access JWT; the same value is set in the `token` cookie',
+  }),
+  expires_at: Timestamp(),
+  organization: OrganizationView,
 })

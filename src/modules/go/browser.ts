@@ -88,16 +88,12 @@ export async function miss(
   const reachable = visible.filter(
     (row) => row.organization_id === null || reachesOrganization(caller, row.organization_id),
   )
-  return {
-    page: missPage(
-      ctx,
-      slug,
-      similarSlugs(
-        slug,
-        reachable.map((row) => row.slug),
-      ),
-    ),
-  }
+  const bySlug = new Map(reachable.map((row) => [row.slug, row]))
+  const similar = similarSlugs(
+    slug,
+    reachable.map((row) => row.slug),
+  ).map((other) => bySlug.get(other)!)
+  return { page: missPage(ctx, slug, similar) }
 }
 
 /** The link's destination for this request, or the page saying why not. */

@@ -119,13 +119,33 @@ export function badSlugPage(ctx: PageContext): HtmlPage {
  * Create-on-miss: the slug names no link the person sees. The page offers to create it —
  * the console's link dialog opens with the slug filled in — and the closest slugs they do see.
  */
-export function missPage(ctx: PageContext, slug: string, similar: readonly string[]): HtmlPage {
+/** A similar go-link on the miss page: its slug, and where it leads, to tell them apart. */
+export interface SimilarLink {
+  slug: string
+  title: string | null
+  url: string
+}
+
+function similarItem(link: SimilarLink): string {
+  const href = `/go/${encodeURIComponent(link.slug)}`
+  const title = link.title === null ? '' : ` · ${escapeHtml(link.title)}`
+  return (
+    `<li><a class="mono" href="${href}">go/${escapeHtml(link.slug)}</a>${title}` +
+    `<br><small>${escapeHtml(link.url)}</small></li>`
+  )
+}
+
+export function missPage(
+  ctx: PageContext,
+  slug: string,
+  similar: readonly SimilarLink[],
+): HtmlPage {
   const t = (key: TextKey) => escapeHtml(text(ctx.lang, key, { slug }))
   const create = `/links?new=true&slug=${encodeURIComponent(slug)}`
   const list =
     similar.length === 0
       ? ''
-      : `<h2>${t('similar')}</h2><ul>${similar.map((other) => `<li><a class="mono" href="/go/${encodeURIComponent(other)}">go/${escapeHtml(other)}</a></li>`).join('')}</ul>`
+      : `<h2>${t('similar')}</h2><ul>${similar.map(similarItem).join('')}</ul>`
   const body =
     `<h1>${t('missTitle')}</h1><p>${t('missText')}</p>` +
     `<p><a class="button" href="${escapeHtml(create)}">${t('create')}</a></p>${list}` +

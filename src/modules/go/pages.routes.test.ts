@@ -47,7 +47,11 @@ describe('create-on-miss', () => {
     const alice = await createSignedInUser(t)
     const bob = await createSignedInUser(t)
     for (const slug of ['meeting-notes', 'meeting', 'roadmap', 'notes-2026'])
-      await createLink(t, alice.token, { slug })
+      await createLink(t, alice.token, {
+        slug,
+        title: `${slug} <page>`,
+        url: `https://example.com/${slug}`,
+      })
     await createLink(t, bob.token, { slug: 'meeting-nots' })
     const response = await open(alice, '/go/meeting-note')
     expectPage(response, 404, 'en', 'auto')
@@ -59,6 +63,11 @@ describe('create-on-miss', () => {
     const suggested = [...response.body.matchAll(/href="\/go\/([^"]+)"/g)].map((match) => match[1])
     // Closest first; bob's link is not his to suggest; an unrelated slug is not offered.
     expect(suggested).toEqual(['meeting-notes', 'meeting'])
+    // Each with its title (escaped) and destination, to tell similar slugs apart.
+    expect(response.body).toContain(
+      '<li><a class="mono" href="/go/meeting-notes">go/meeting-notes</a> · meeting-notes ' +
+        '&lt;page&gt;<br><small>https://example.com/meeting-notes</small></li>',
+    )
     expect(response.body).toContain('<a href="/links">Open the console</a>')
   })
 

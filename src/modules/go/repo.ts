@@ -111,26 +111,30 @@ export async function deleteStalePreferences(ex: Executor, userId: string): Prom
 /** Bounds the miss page's work for a person who sees very many links. */
 const SLUG_SCAN_LIMIT = 5000
 
+export interface VisibleSlug {
+  slug: string
+  title: string | null
+  url: string
+  organization_id: string | null
+}
+
 /**
- * The slugs of forwarding links the user sees (for the miss page's suggestions), with their
- * organization.
+ * The slugs of forwarding links the user sees (for the miss page's suggestions), with their title,
+ * destination and organization.
  */
-export async function findVisibleSlugs(
-  ex: Executor,
-  userId: string,
-): Promise<{ slug: string; organization_id: string | null }[]> {
+export async function findVisibleSlugs(ex: Executor, userId: string): Promise<VisibleSlug[]> {
   // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read
   // every link).
   const personal = ex
     .selectFrom('links')
-    .select(['links.slug', 'links.organization_id'])
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
     .where('links.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
   const shared = ex
     .selectFrom('organization_members')
     .innerJoin('links', 'links.organization_id', 'organization_members.organization_id')
-    .select(['links.slug', 'links.organization_id'])
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
     .where('organization_members.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
@@ -139,7 +143,12 @@ export async function findVisibleSlugs(
     .selectAll()
     .limit(SLUG_SCAN_LIMIT)
     .execute()
-  return rows.map((row) => ({ slug: row.slug!, organization_id: row.organization_id }))
+  return rows.map((row) => ({
+    slug: row.slug!,
+    title: row.title,
+    url: row.url,
+    organization_id: row.organization_id,
+  }))
 }
 
 /**

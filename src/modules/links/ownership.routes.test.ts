@@ -1,7 +1,7 @@
 /**
  * Ownership: deleted links stay 30 days in Recently deleted and can be restored (slug
- * conflicts handled, one winner in a race); links can be transferred to a fellow member or an
- * organization; every delete, restore and transfer is audited.
+ * conflicts handled, one winner in a race); links can be offered to a fellow member or transferred
+ * to an organization; every delete, restore and transfer is audited.
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
@@ -178,16 +178,18 @@ describe('Recently deleted', () => {
 })
 
 describe('transfer', () => {
-  it('gives a personal link to a fellow member, who then owns it alone; audited', async () => {
+  it('gives a personal link to a fellow member who accepts the offer, then owns it alone; audited', async () => {
     const alice = await createSignedInUser(t)
     const bob = await createSignedInUser(t)
     const org = await createOrganization(t, alice.token)
     await addOrgMember(t, alice.token, org.id, bob, 'member')
     const tag = await createTag(t, alice.token, 'mine')
     const link = await createLink(t, alice.token, { slug: 'gift', tag_ids: [tag.id] })
-    const moved = await api(alice, 'POST', `/api/links/${link.id}/transfer`, {
+    const offered = await api(alice, 'POST', `/api/links/${link.id}/transfer`, {
       user_id: bob.user.id,
     })
+    expect(offered.statusCode).toBe(202)
+    const moved = await api(bob, 'POST', `/api/links/transfer-offers/${offered.json().id}/accept`)
     expect(moved.statusCode).toBe(200)
     expect(moved.json()).toEqual({ id: link.id, user_id: bob.user.id, organization_id: null })
     expect((await api(alice, 'GET', `/api/links/${link.id}`)).statusCode).toBe(404)
@@ -201,8 +203,7 @@ describe('transfer', () => {
         .where('link_id', '=', link.id)
         .execute(),
     ).toEqual([])
-    const [event] = await auditOf(link.id)
-    expect(event!.action).toBe('link.transfer')
+    const event = (await auditOf(link.id)).find((e) => e.action === 'link.transfer')
     expect(JSON.parse(event!.metadata)).toMatchObject({
       from: { user_id: alice.user.id },
       to: { user_id: bob.user.id },

@@ -6,6 +6,8 @@ import { IdParams, PageQuery } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { listRecentlyDeleted, restoreDeletedLink, transferLink } from './ownership.service.js'
 import { tags } from './route-responses.js'
+import { TransferOfferView } from './transfer-offers.schemas.js'
+import { announceOffer } from './transfer-offers.service.js'
 import {
   DeletedLinkPage,
   LinkView,
@@ -67,11 +69,16 @@ export function linkOwnershipRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           operationId: 'transferLink',
           summary:
-            'Give a link to a fellow member of your organizations, or to an organization you may share with',
+            'Give a link to an organization you may share with, or offer it to a fellow member of your organizations',
+          description:
+            'To an organization (or to yourself) the link moves at once: 200. To a person it is offered: 202, and it moves ' +
+            'when they accept (POST /api/links/transfer-offers/{id}/accept). The answer does not depend on the links the ' +
+            'person has: a slug they use already is their 409 at acceptance.',
           params: IdParams,
           body: TransferLinkBody,
           response: {
             200: TransferredLink,
+            202: TransferOfferView,
             400: errorResponse(
               'VALIDATION_FAILED: neither or both of user_id and organization_id (details: user_id)',
             ),
@@ -82,13 +89,22 @@ export function linkOwnershipRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               'NOT_FOUND: no such link, person (details: user_id) or organization',
             ),
             409: errorResponse(
-              'ALREADY_EXISTS: the new owner has a link with this slug (details: slug)',
+              'ALREADY_EXISTS: the organization has a link with this slug (details: slug); LIMIT_REACHED: 100 standing offers of yours',
             ),
           },
         },
       },
-      async (request) =>
-        transferLink(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
+      async (request, reply) => {
+        const outcome = await transferLink(
+          deps,
+          callerOf(request),
+          request.params.id,
+          request.body,
+          contextOf(request),
+        )
+        if ('moved' in outcome) return outcome.moved
+        return reply.code(202).send(await announceOffer(deps, outcome.offered))
+      },
     )
   }
 }

@@ -50,6 +50,7 @@ import type {
 } from './schemas.js'
 import { getLink } from './service.js'
 import { writeKey } from './slug-matching.js'
+import { offerLink } from './transfer-offers.service.js'
 
 export const RESTORE_DAYS = 30
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -253,10 +254,14 @@ async function insertRestored(
   )
 }
 
+/** What a transfer did: moved the link (to an organization, or oneself), or offered it. */
+export type TransferOutcome = { moved: TransferredLink } | { offered: string }
+
 /**
- * Transfers the link to another owner: a fellow member of one of the caller's organizations, or an
- * organization the caller may share links with. Only the link's owner may: the person for a
- * personal link, the organization's owners and admins for a shared one.
+ * Transfers the link to an organization the caller may share links with, or offers it to a fellow
+ * member of one of the caller's organizations (transfer-offers.service.ts: it moves when they
+ * accept). Only the link's owner may: the person for a personal link, the organization's owners
+ * and admins for a shared one.
  */
 export async function transferLink(
   deps: Deps,
@@ -264,7 +269,7 @@ export async function transferLink(
   linkId: string,
   body: TransferLinkBody,
   ctx: RequestContext,
-): Promise<TransferredLink> {
+): Promise<TransferOutcome> {
   const userId = caller.user.id
   const toUser = body.user_id ?? null
   const toOrganization = body.organization_id ?? null
@@ -299,6 +304,7 @@ export async function transferLink(
             details: 'user_id',
           })
         }
+        return { offered: (await offerLink(deps, tx, caller, link, toUser!, ctx)).id }
       }
       const owner =
         toOrganization !== null
@@ -324,7 +330,7 @@ export async function transferLink(
           slug: link.slug,
         },
       })
-      return { id: linkId, ...owner }
+      return { moved: { id: linkId, ...owner } }
     })
   } catch (error) {
     if (isUniqueViolation(error))

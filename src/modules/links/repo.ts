@@ -10,10 +10,15 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
+import { isPostgres } from '../../db/engine.js'
+import { urlKey } from '../../lib/url-key.js'
 import { forwardingWithSlugKey, visibleToIndexed } from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
-export type LinkRecord = Omit<Selectable<LinksTable>, 'slug_key' | 'forwarding_enabled'> & {
+export type LinkRecord = Omit<
+  Selectable<LinksTable>,
+  'slug_key' | 'url_key' | 'forwarding_enabled'
+> & {
   forwarding_enabled: boolean
 }
 
@@ -104,6 +109,23 @@ function afterClicks(window: PageWindow): { clicks: number; id: string } | null 
   return { clicks: Number(count), id }
 }
 
+/** The shortest search the trigram indexes answer (migration 0065_link_search). */
+const TRIGRAM = 3
+
+/**
+ * True where the link's title, URL or slug contains `q`, ignoring case. From 3 characters on, the
+ * candidates come from trigrams: PostgreSQL's pg_trgm indexes answer the LIKE itself; on SQLite
+ * the FTS5 table narrows the links to its matches first (it folds case more widely than SQLite's
+ * lower(), so the LIKE still decides). A shorter term is looked for among the visible links only.
+ */
+function matchesSearch(ex: Executor, q: string) {
+  const contains = anyContains(['links.title', 'links.url', 'links.slug'], q)
+  if ([...q].length < TRIGRAM || isPostgres(ex)) return contains
+  const phrase = `"${q.replaceAll('"', '""')}"`
+  const candidates = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (select links_fts.rowid from links_fts where links_fts match ${phrase})`
+  return sql<boolean>`(${sql.ref('links.id')} in (${candidates}) and ${contains})`
+}
+
 /**
  * Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case.
  */
@@ -128,8 +150,7 @@ export async function listVisibleLinks(
       ),
     )
   }
-  if (filters.q !== undefined)
-    query = query.where(anyContains(['links.title', 'links.url', 'links.slug'], filters.q))
+  if (filters.q !== undefined) query = query.where(matchesSearch(ex, filters.q))
   if (filters.organizationId !== undefined)
     query = query.where('links.organization_id', '=', filters.organizationId)
   if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
@@ -158,7 +179,92 @@ export async function listVisibleLinks(
       .limit(window.limit + 1)
     return (await ordered.execute()).map(asVisible)
   }
+  if (filters.q === undefined && filters.tagId === undefined) {
+    const owners = await pageOwners(ex, userId, filters)
+    if (owners !== null) {
+      const page = linksAsSeenBy(ex, userId).where(
+        'links.id',
+        'in',
+        newestOfOwners(ex, owners, window),
+      )
+      return (await newestFirst(page, window, 'links').execute()).map(asVisible)
+    }
+  }
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
+}
+
+/** Above this many organizations a page reads the owners' indexes together (visibleToIndexed). */
+const MAX_PAGE_BRANCHES = 50
+
+interface PageOwners {
+  userId: string
+  /** The user's own links are on the page (not for `owner: organization` nor another filter). */
+  personal: boolean
+  organizationIds: string[]
+}
+
+/**
+ * Whose links a page without a search or tag may hold: the user, and the organizations they
+ * belong to that the filters keep; null when they belong to too many to read one by one.
+ */
+async function pageOwners(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+): Promise<PageOwners | null> {
+  const rows = await ex
+    .selectFrom('organization_members')
+    .select('organization_id')
+    .where('user_id', '=', userId)
+    .execute()
+  const organizationIds = rows
+    .map((row) => row.organization_id)
+    .filter(
+      (id) =>
+        filters.owner !== 'personal' &&
+        (filters.organizationId === undefined || filters.organizationId === id) &&
+        (filters.reachable === undefined || filters.reachable.has(id)),
+    )
+  if (organizationIds.length > MAX_PAGE_BRANCHES) return null
+  const personal = filters.owner !== 'organization' && filters.organizationId === undefined
+  return { userId, personal, organizationIds }
+}
+
+/**
+ * The ids of the page's candidates: each owner's newest `limit + 1` after the cursor, read in
+ * order from its (owner, created_at, id) index — so a page costs the same with 40 links or 40,000
+ * (docs/decisions/0036-links-list-at-scale.md). An organization's branch checks the membership
+ * again, in the same statement: one left a moment ago does not show.
+ */
+function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
+  const branches = []
+  if (owners.personal)
+    branches.push(
+      ex.selectFrom('links').select('links.id').where('links.user_id', '=', owners.userId),
+    )
+  for (const organizationId of owners.organizationIds)
+    branches.push(
+      ex
+        .selectFrom('links')
+        .select('links.id')
+        .where('links.organization_id', '=', organizationId)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('organization_members')
+              .select('organization_members.user_id')
+              .where('organization_members.organization_id', '=', organizationId)
+              .where('organization_members.user_id', '=', owners.userId),
+          ),
+        ),
+    )
+  // An owner-less page (a filter no membership passes) still needs one branch: it finds nothing.
+  if (branches.length === 0)
+    branches.push(ex.selectFrom('links').select('links.id').where(sql.lit(false)))
+  const limited = branches.map((branch, i) =>
+    ex.selectFrom(newestFirst(branch, window, 'links').as(`b${i}`)).select(`b${i}.id as id`),
+  )
+  return limited.slice(1).reduce((union, branch) => union.unionAll(branch), limited[0]!)
 }
 
 /**
@@ -233,11 +339,16 @@ const selectGoCandidates = precompiled(['userId', 'slugKey'], (ex, p) =>
     ]),
 )
 
-/** What a link's owner and content are made of, as written. */
+/** What a link's owner and content are made of, as written (`url_key` follows `url`). */
 export type LinkColumns = Omit<
   Insertable<LinksTable>,
-  'id' | 'created_by' | 'created_at' | 'updated_at'
+  'id' | 'created_by' | 'created_at' | 'updated_at' | 'url_key'
 >
+
+/** The row's `url_key` beside its `url`, whenever the `url` is written. */
+function withUrlKey<T extends { url?: string }>(row: T): T & { url_key?: string } {
+  return row.url === undefined ? row : { ...row, url_key: urlKey(row.url) }
+}
 
 export async function insertLink(
   ex: Executor,
@@ -245,7 +356,7 @@ export async function insertLink(
 ): Promise<void> {
   await ex
     .insertInto('links')
-    .values({ ...link, updated_at: link.created_at })
+    .values(withUrlKey({ ...link, updated_at: link.created_at }))
     .execute()
 }
 
@@ -254,7 +365,7 @@ export async function updateLink(
   linkId: string,
   changes: Partial<LinkColumns> & { updated_at: Timestamp },
 ): Promise<void> {
-  await ex.updateTable('links').set(changes).where('id', '=', linkId).execute()
+  await ex.updateTable('links').set(withUrlKey(changes)).where('id', '=', linkId).execute()
 }
 
 export async function deleteLink(ex: Executor, linkId: string): Promise<boolean> {
@@ -264,7 +375,7 @@ export async function deleteLink(ex: Executor, linkId: string): Promise<boolean>
 
 /** Puts a deleted link's row back as it was (restore), with the slug it gets now. */
 export async function insertLinkRow(ex: Executor, row: Insertable<LinksTable>): Promise<void> {
-  await ex.insertInto('links').values(row).execute()
+  await ex.insertInto('links').values(withUrlKey(row)).execute()
 }
 
 /** The user's own tags (id and name) on each of the links, by tag name ignoring case. */
@@ -386,11 +497,13 @@ export async function insertLinks(
   links: ReadonlyArray<LinkColumns & { id: string; created_by: string; created_at: Timestamp }>,
   linkTags: ReadonlyArray<{ link_id: string; tag_id: string }>,
 ): Promise<void> {
-  // Each link row binds 11 parameters; 50 rows stay under SQLite's 999-parameter default.
+  // Each link row binds 12 parameters; 50 rows stay under SQLite's 999-parameter default.
   for (let i = 0; i < links.length; i += 50) {
     await ex
       .insertInto('links')
-      .values(links.slice(i, i + 50).map((link) => ({ ...link, updated_at: link.created_at })))
+      .values(
+        links.slice(i, i + 50).map((link) => withUrlKey({ ...link, updated_at: link.created_at })),
+      )
       .execute()
   }
   for (let i = 0; i < linkTags.length; i += IN_LIST_CHUNK) {

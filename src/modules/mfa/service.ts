@@ -16,6 +16,7 @@ import { recordAudit, type Actor } from '../audit/service.js'
 import type { RequestContext, Caller } from '../../identity/caller.js'
 import { provePasswordOrWindow, verifyCurrentPassword } from '../../identity/reauth.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
 import { findUserById } from '../users/repo.js'
 import { backupCodeSelector, generateBackupCodes } from './backup-codes.js'
@@ -215,6 +216,7 @@ export async function confirmEnrollment(
       step,
     )
     await replaceBackupCodes(tx, userId, backup.rows)
+    await deleteUnusedResetLinks(tx, userId)
     const revoked = await revokeUserSessions(tx, userId, caller.sessionId, now.toISOString())
     // A token taken before the account was secured need not survive it.
     const tokensRevoked =
@@ -269,6 +271,7 @@ export async function disableMfa(
   await proveControl(deps, caller, input)
   await deps.db.transaction().execute(async (tx) => {
     await deleteMfaState(tx, caller.user.id)
+    await deleteUnusedResetLinks(tx, caller.user.id)
     const revoked = await revokeUserSessions(
       tx,
       caller.user.id,
@@ -295,6 +298,7 @@ export async function regenerateBackupCodes(
   await deps.db.transaction().execute(async (tx) => {
     if (!(await isTotpEnabled(tx, caller.user.id))) throw new AppError('MFA_NOT_ENABLED')
     await replaceBackupCodes(tx, caller.user.id, backup.rows)
+    await deleteUnusedResetLinks(tx, caller.user.id)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'mfa.backup_regenerate',
       actor: caller.user,
@@ -336,6 +340,7 @@ export async function resetMfa(
     throw new AppError('NOT_FOUND', { message: 'No such user.' })
   await deps.db.transaction().execute(async (tx) => {
     const removed = await deleteMfaState(tx, userId)
+    await deleteUnusedResetLinks(tx, userId)
     const now = deps.clock.now().toISOString()
     const revoked = await revokeUserSessions(tx, userId, null, now)
     // The reset answers a lost or stolen factor; the account's API tokens go with its sessions.

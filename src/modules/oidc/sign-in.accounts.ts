@@ -18,6 +18,7 @@
  */
 import type { Transaction } from 'kysely'
 import type { Deps } from '../../deps.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import type { Database } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/client.js'
 import { recordAudit } from '../audit/service.js'
@@ -86,6 +87,7 @@ async function signInLinked(
     return user
   const updated =
     (await updateUser(tx, user.id, { email, updated_at: deps.clock.now().toISOString() })) ?? user
+  await deleteUnusedResetLinks(tx, user.id)
   await recordAudit(tx, deps.clock, ctx, {
     action: 'user.oidc_email_update',
     actor: updated,

@@ -269,13 +269,15 @@ function pgTarget(database: DatabaseConfig): PgTarget {
 
 /**
  * The pg_dump invocation for the configured database: custom format (compressed, restorable
- * selectively), without owners and privileges so it restores under another role. The password is
- * masked; libpq reads it from PGPASSWORD or ~/.pgpass.
+ * selectively), without owners and privileges so it restores under another role; with pg_trgm
+ * (pg_dump 14 or later). The password is masked; libpq reads it from PGPASSWORD or ~/.pgpass.
  */
 export function pgDumpCommand(database: DatabaseConfig, file: string): string {
   const target = pgTarget(database)
   const words = ['pg_dump', '--format=custom', '--no-owner', '--no-privileges']
-  if (target.schema !== null) words.push(`--schema=${target.schema}`)
+  // A dump of one schema leaves out the extensions its indexes need: name the one the links'
+  // search uses (a whole-database dump has it anyway).
+  if (target.schema !== null) words.push(`--schema=${target.schema}`, '--extension=pg_trgm')
   words.push(`--file=${path.resolve(file)}`, target.url)
   return `${target.hasPassword ? 'PGPASSWORD=*** ' : ''}${words.map(shellQuote).join(' ')}`
 }

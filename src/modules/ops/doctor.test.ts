@@ -295,6 +295,23 @@ describe('switchboard doctor', () => {
     ).toMatchObject({ status: 'ok' })
   })
 
+  it('go host: each GO_HOSTS name that resolves is ok, one that does not warns with what to add', async () => {
+    const results = await runDoctor(
+      { ...t.env, GO_HOSTS: 'localhost,go.invalid' },
+      { timeoutMs: 3000 },
+    )
+    const goHosts = results.filter((result) => result.check === 'go host')
+    expect(goHosts).toEqual([
+      expect.objectContaining({ status: 'ok', message: expect.stringContaining('localhost') }),
+      expect.objectContaining({
+        status: 'warn',
+        message: expect.stringContaining('go.invalid does not resolve here: add a DNS record'),
+      }),
+    ])
+    const none = await runDoctor(t.env, { timeoutMs: 3000 })
+    expect(none.some((result) => result.check === 'go host')).toBe(false)
+  })
+
   it('prints one line per check and exits 1 on a fail, 0 otherwise', async () => {
     const good = await cli({ ...t.env, PUBLIC_URL: 'https://sb.example.com', TRUST_PROXY: '1' })
     const lines = good.stdout.trimEnd().split('\n')

@@ -8,6 +8,7 @@
  * with what to do. It creates nothing and migrates nothing; opening an existing SQLite database
  * narrows its files to 0600 as the service does at start, after their modes were reported.
  */
+import dns from 'node:dns/promises'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
@@ -377,6 +378,31 @@ export function checkPublicUrl(
   return results
 }
 
+/**
+ * Each GO_HOSTS name must resolve on this machine, as it must on the users' (a single-label `go`
+ * through the DNS search domain, README "The short go host").
+ */
+export async function checkGoHosts(
+  config: Config,
+  timeoutMs: number,
+  lookup: (name: string) => Promise<unknown> = (name) => dns.lookup(name),
+): Promise<CheckResult[]> {
+  return Promise.all(
+    config.goHosts.map(async (name) => {
+      try {
+        await within(Promise.resolve(lookup(name)), timeoutMs, `the name ${name}`)
+        return ok('go host', `${name} resolves: http://${name}/<slug> reaches this instance`)
+      } catch {
+        return warn(
+          'go host',
+          `${name} does not resolve here: add a DNS record for it (for a single-label name, in ` +
+            'the search domain the machines use) pointing at this instance or its proxy',
+        )
+      }
+    }),
+  )
+}
+
 /** Every check, in the order an operator fixes them. */
 export async function runDoctor(
   env: Record<string, string | undefined>,
@@ -413,6 +439,7 @@ export async function runDoctor(
     await database.handle?.close()
   }
   results.push(...checkPublicUrl(config, env))
+  results.push(...(await checkGoHosts(config, timeoutMs)))
   return results
 }
 

@@ -255,3 +255,37 @@ export async function setInvitationTokenCiphertext(
     .where('id', '=', invitationId)
     .execute()
 }
+
+/** What the holder of a link sees before answering it: a pending invitation found by its token. */
+export interface InvitationByTokenRecord extends ReceivedInvitationRecord {
+  email: string
+}
+
+/** The pending invitation whose token has this SHA-256, with its organization and inviter. */
+export async function findInvitationByToken(
+  ex: Executor,
+  tokenHash: string,
+  now: Timestamp,
+): Promise<InvitationByTokenRecord | null> {
+  const row = await ex
+    .selectFrom('organization_invitations')
+    .innerJoin('organizations', 'organizations.id', 'organization_invitations.organization_id')
+    .leftJoin('users', 'users.id', 'organization_invitations.invited_by')
+    .where('organization_invitations.token_hash', '=', tokenHash)
+    .where('organization_invitations.accepted_at', 'is', null)
+    .where('organization_invitations.revoked_at', 'is', null)
+    .where('organization_invitations.expires_at', '>', now)
+    .select([
+      'organization_invitations.id',
+      'organization_invitations.email',
+      'organization_invitations.organization_id',
+      'organizations.name as organization_name',
+      'organizations.slug as organization_slug',
+      'organization_invitations.role',
+      'users.name as invited_by_name',
+      'organization_invitations.created_at',
+      'organization_invitations.expires_at',
+    ])
+    .executeTakeFirst()
+  return row ? asRecord(row) : null
+}

@@ -117,6 +117,7 @@ describe('without SMTP', () => {
       link: expect.stringMatching(LINK),
       mail: 'not_configured',
       replaced: null,
+      sign_up: true,
     })
     expect(smtp.received).toEqual([])
     // The pending list carries the same link, to owners and admins only.
@@ -225,6 +226,7 @@ describe('without SMTP', () => {
       mail: 'not_configured',
       link: expect.stringMatching(LINK),
       replaced: null,
+      sign_up: true,
     })
     // A ciphertext moved from another row (or written under another key) does not open.
     const other = (await invite(org.owner.token, org.id, uniqueEmail())).json()
@@ -264,6 +266,7 @@ describe('with SMTP', () => {
       link: expect.stringMatching(LINK),
       mail: 'sent',
       replaced: null,
+      sign_up: true,
     })
     expect(Date.parse(body.expires_at) - t.clock.now().getTime()).toBeGreaterThan(
       7 * 86400_000 - 60_000,

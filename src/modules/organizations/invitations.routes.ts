@@ -4,7 +4,7 @@ import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
 import { callerOf, contextOf } from '../../identity/hook.js'
 import { MAIL_CAPS_429 } from '../mail/limits.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { perUser } from '../../plugins/rate-limit.js'
+import { perIp, perUser } from '../../plugins/rate-limit.js'
 import {
   acceptInvitation,
   acceptMyInvitation,
@@ -15,12 +15,14 @@ import {
   resendInvitation,
   revokeInvitation,
 } from './invitations.service.js'
+import { previewInvitation } from './sign-up.js'
 import {
   AcceptInvitationBody,
   CreatedInvitationView,
   CreateInvitationBody,
   InvitationPage,
   InvitationParams,
+  InvitationPreviewView,
   ResentInvitationView,
   MyInvitationParams,
   notAMember,
@@ -212,6 +214,28 @@ export function invitationAcceptRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         )
         return reply.code(204).send(null)
       },
+    )
+
+    app.post(
+      '/preview',
+      {
+        config: { auth: 'public', rateLimit: perIp(30, 15) },
+        schema: {
+          tags,
+          operationId: 'previewInvitation',
+          summary:
+            'Who invites the link holder where, with which role, and whether they can sign up from it',
+          body: AcceptInvitationBody,
+          response: {
+            200: InvitationPreviewView,
+            400: errorResponse(
+              'VALIDATION_FAILED: the token is invalid, expired, revoked or already used',
+            ),
+            429: errorResponse('RATE_LIMITED: 30 per 15 minutes per IP'),
+          },
+        },
+      },
+      async (request) => previewInvitation(deps, request.body.token),
     )
 
     app.post(

@@ -47,6 +47,7 @@ import { insertMembership } from './members.service.js'
 import { findOrganizationOfMember, type OrganizationRecord } from './repo.js'
 import { assertMayChangeRole } from './roles.js'
 import type { CreateInvitationBody } from './schemas.js'
+import { getSignUpSettings } from './sign-up.js'
 
 export const INVITATION_TTL_SECONDS = 7 * 24 * 60 * 60
 
@@ -66,8 +67,12 @@ function invitationMail(
     email: string
     role: string
     token: string
+    signUp: boolean
   },
 ) {
+  const how = input.signUp
+    ? `sign in as ${input.email}, or create your account there if you have none`
+    : `sign in as ${input.email}`
   return {
     // Names chosen by users stay out of the Subject: a Subject is what a relay
     // abuser would write their message into. In the body they are quoted, as the inviter's words.
@@ -75,7 +80,7 @@ function invitationMail(
     text:
       `"${input.inviter.name}" (${input.inviter.email}) invited you to join the organization "${input.organization}" ` +
       `on Switchboard as ${input.role}.\n\n` +
-      `To accept, sign in as ${input.email} and open this link within 7 days:\n${invitationLink(deps, input.token)}\n\n` +
+      `To accept, open this link within 7 days and ${how}:\n${invitationLink(deps, input.token)}\n\n` +
       'The link works once. Signed in, you also find the invitation under your pending invitations, where you can accept ' +
       'or decline it. If you do not want to join, ignore this message.\n',
   }
@@ -97,6 +102,8 @@ export interface InvitationWithLink extends InvitationRecord {
 export interface CreatedInvitation extends InvitationWithLink {
   link: string
   mail: InvitationMailState
+  /** Whether a person without an account can create one from the link (sign-up.ts). */
+  sign_up: boolean
   /**
    * The pending invitation to the same address this one replaced, with its role; null when none.
    */
@@ -205,6 +212,7 @@ export async function createInvitation(
   })
   const { organization, replaced } = await releasingOnFailure(reserved, stored)
 
+  const signUp = (await getSignUpSettings(deps)).through_invitation
   const mail = await mailInvitation(
     deps,
     email,
@@ -214,6 +222,7 @@ export async function createInvitation(
       email,
       role: input.role,
       token,
+      signUp,
     }),
   )
   if (mail !== 'sent') await reserved?.release()
@@ -224,6 +233,7 @@ export async function createInvitation(
     ...invitation,
     link: invitationLink(deps, token),
     mail,
+    sign_up: signUp,
     replaced: earlier === undefined ? null : { id: earlier.id, role: earlier.role },
   }
 }
@@ -332,6 +342,7 @@ export async function resendInvitation(
       email: invitation.email,
       role: invitation.role,
       token,
+      signUp: (await getSignUpSettings(deps)).through_invitation,
     }),
   )
   if (mail !== 'sent') await reserved?.release()

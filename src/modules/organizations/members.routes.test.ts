@@ -103,6 +103,7 @@ describe('POST /api/organizations/{id}/members', () => {
       link: expect.stringMatching(/\/invitations\/accept\?token=[A-Za-z0-9_-]{43}$/),
       mail: 'not_configured',
       replaced: null,
+      sign_up: true,
     })
     expect((await rolesIn(org.id))[newcomer.user.id]).toBeUndefined()
     const event = await t.deps.db

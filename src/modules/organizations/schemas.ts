@@ -117,6 +117,10 @@ export const CreatedInvitationView = Type.Composite([
   Type.Object({
     link: InvitationLink('The invitation link to pass on.'),
     mail: InvitationMailState,
+    sign_up: Type.Boolean({
+      description:
+        'Whether a person without an account can create one from the link; when false, they need an account first',
+    }),
     replaced: Type.Union([Type.Object({ id: Type.String(), role: RoleSchema }), Type.Null()], {
       description:
         'The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none',
@@ -166,3 +170,30 @@ export const ReceivedInvitationPage = PageOf(ReceivedInvitationView)
 export const MyInvitationParams = Type.Object({
   invitation_id: Type.String({ minLength: 1, maxLength: 200 }),
 })
+
+/** POST /api/invitations/preview: what the link's holder sees before answering it. */
+export const InvitationPreviewView = Type.Object({
+  email: Type.String({ description: 'The invited address' }),
+  organization_name: Type.String(),
+  organization_slug: Type.String(),
+  role: RoleSchema,
+  invited_by_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'null when the inviter was deleted since',
+  }),
+  expires_at: Timestamp(),
+  has_account: Type.Boolean({ description: 'Whether an account has the invited address' }),
+  sign_up: Type.Boolean({
+    description: 'Whether an account can be created from the link (POST /api/invitations/sign-up)',
+  }),
+})
+
+export const SignUpSettingsView = Type.Object({
+  through_invitation: Type.Boolean({
+    description:
+      'Whether a person invited to an organization can create their account from the link',
+  }),
+  updated_at: Type.Union([Timestamp(), Type.Null()]),
+})
+
+export const UpdateSignUpSettingsBody = Body({ through_invitation: Type.Boolean() })
+export type UpdateSignUpSettingsBody = Static<typeof UpdateSignUpSettingsBody>

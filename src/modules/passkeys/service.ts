@@ -19,6 +19,7 @@ import { recordAudit } from '../audit/service.js'
 import type { RequestContext, Caller } from '../../identity/caller.js'
 import { provePasswordOrWindow } from '../../identity/reauth.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { findTotpFactor } from '../mfa/repo.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { lockUser } from '../users/repo.js'
@@ -201,6 +202,7 @@ export async function completeRegistration(
         })
       }
       await insertPasskey(tx, passkey)
+      await deleteUnusedResetLinks(tx, userId)
       // The first second factor changes how the account signs in: other sessions end (as TOTP
       // enable).
       const revoked = hadSecondFactor
@@ -288,6 +290,7 @@ export async function deleteOwnPasskey(
     if (!(await deletePasskey(tx, caller.user.id, id)))
       throw new AppError('NOT_FOUND', { message: 'No such passkey.' })
     const lastFactor = !(await isMfaEnabled(tx, caller.user.id))
+    await deleteUnusedResetLinks(tx, caller.user.id)
     if (lastFactor && proven === null) throw new AppError('SECOND_FACTOR_REQUIRED')
     const revoked = lastFactor
       ? await revokeUserSessions(

@@ -57,3 +57,26 @@ export function providerOnlyMail(language: string, provider: string, loginUrl: s
       'If you did not ask for this, ignore this message: nothing has changed.\n',
   }
 }
+
+/**
+ * The first mail of an account an administrator created without a password: what it is, and the
+ * link to choose one. Nothing about resetting — the account never had a password.
+ */
+export function welcomeMail(language: string, link: string, validDays: number): ResetMail {
+  if (isGerman(language)) {
+    return {
+      subject: 'Ihr Switchboard-Konto',
+      text:
+        'Für Sie wurde ein Konto bei Switchboard angelegt.\n\n' +
+        `Um Ihr Passwort festzulegen, öffnen Sie diesen Link innerhalb von ${validDays} Tagen. Er funktioniert nur einmal:\n${link}\n\n` +
+        'Wenn Sie kein Konto erwartet haben, fragen Sie Ihre Administration oder ignorieren Sie diese E-Mail.\n',
+    }
+  }
+  return {
+    subject: 'Your Switchboard account',
+    text:
+      'An account was created for you on Switchboard.\n\n' +
+      `To set your password, open this link within ${validDays} days. It works once:\n${link}\n\n` +
+      'If you did not expect an account, ask your administrator or ignore this message.\n',
+  }
+}

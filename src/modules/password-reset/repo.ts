@@ -14,7 +14,7 @@ export interface NewPasswordReset {
  * Who asked for a link: the person (forgot page), an administrator (mailed or copied), the
  * operator.
  */
-export type ResetVia = 'self' | 'admin_mail' | 'admin_link' | 'cli'
+export type ResetVia = 'self' | 'admin_mail' | 'admin_link' | 'cli' | 'welcome'
 
 export async function insertPasswordReset(ex: Executor, reset: NewPasswordReset): Promise<void> {
   await ex
@@ -67,16 +67,6 @@ export async function consumePasswordReset(
 
 export async function deletePasswordReset(ex: Executor, id: string): Promise<void> {
   await ex.deleteFrom('password_resets').where('id', '=', id).where('used_at', 'is', null).execute()
-}
-
-/** After a reset, the account's other outstanding links stop working (and expired rows go). */
-export async function deleteUnusedPasswordResets(ex: Executor, userId: string): Promise<number> {
-  const result = await ex
-    .deleteFrom('password_resets')
-    .where('user_id', '=', userId)
-    .where('used_at', 'is', null)
-    .executeTakeFirst()
-  return Number(result.numDeletedRows)
 }
 
 /** The display name of the identity provider an account signs in with (null when it is gone). */

@@ -300,6 +300,7 @@ describe('using a link', () => {
     expect(view.statusCode).toBe(200)
     expect(view.json()).toMatchObject({
       email: alice.email,
+      welcome: false,
       provider_only: false,
       provider_name: null,
       second_factor: false,
@@ -621,5 +622,37 @@ describe("an administrator's reset links", () => {
     })
     expect(done.json().sessions_revoked).toBe(1)
     expect((await me(session)).statusCode).toBe(401)
+  })
+})
+
+describe('the welcome of an account an administrator creates without a password', () => {
+  beforeAll(async () => configureSmtp())
+
+  it('mails a set-your-password link, valid 7 days, that sets the first password', async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const email = uniqueEmail('welcome')
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/users',
+      headers: bearer(admin.token),
+      payload: { email, name: 'Wendy Welcome' },
+    })
+    expect(created.statusCode).toBe(201)
+    const { welcome } = created.json()
+    expect(welcome).toEqual({ mail: 'sent', link: null, expires_at: expect.any(String) })
+    const validFor = Date.parse(welcome.expires_at) - t.clock.now().getTime()
+    expect(validFor).toBeGreaterThan(7 * 86400_000 - 60_000)
+    expect(validFor).toBeLessThanOrEqual(7 * 86400_000)
+    const text = textOf(mailsTo(email).at(-1)!)
+    expect(text).toContain('An account was created for you on Switchboard')
+    expect(text).not.toContain('hopefully you')
+    expect(text).not.toContain('Two-factor')
+
+    const token = await tokenMailedTo(email)
+    expect((await inspect(token)).json()).toMatchObject({ email, welcome: true })
+    expect((await complete({ token, new_password: NEW_PASSWORD })).statusCode).toBe(200)
+    await expect(login(t, email, NEW_PASSWORD)).resolves.toBeTruthy()
+    const [event] = await auditActions(created.json().id, 'user.password_reset_requested')
+    expect(event!.metadata).toMatchObject({ via: 'welcome' })
   })
 })

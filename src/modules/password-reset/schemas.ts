@@ -32,6 +32,9 @@ export const ResetLinkView = Type.Object(
     email: Type.String({
       description: "The account's email (for the password manager's username field)",
     }),
+    welcome: Type.Boolean({
+      description: 'A welcome link: the first password of an account created by an administrator',
+    }),
     provider_only: Type.Boolean({
       description:
         'The account signs in only through an identity provider: there is no password to set',

@@ -32,14 +32,14 @@ import { assertMailConfigured, isMailConfigured, sendMail } from '../mail/servic
 import { isMfaEnabled } from '../mfa/service.js'
 import { countActiveApiTokens } from '../tokens/repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { findUserByEmail, findUserById, passwordColumns, updateUser } from '../users/repo.js'
 import type { UserRecord } from '../../identity/user.js'
 import { hashNewPassword, normalizeEmail } from '../users/service.js'
-import { providerOnlyMail, resetLinkMail } from './mails.js'
+import { providerOnlyMail, resetLinkMail, welcomeMail } from './mails.js'
 import {
   consumePasswordReset,
   deletePasswordReset,
-  deleteUnusedPasswordResets,
   findLivePasswordReset,
   findProviderName,
   insertPasswordReset,
@@ -50,6 +50,11 @@ import {
 export const MAILED_LINK_TTL_SECONDS = 30 * 60
 /** A link handed over by an administrator or printed for the operator. */
 export const HANDED_LINK_TTL_SECONDS = 24 * 60 * 60
+/**
+ * The welcome link of an account created without a password: its person did not ask for it and
+ * may read the mail days later, and the account holds nothing yet.
+ */
+export const WELCOME_LINK_TTL_SECONDS = 7 * 24 * 60 * 60
 
 /**
  * Requests per address: few, since each may mail someone who did not ask; counted per address text,
@@ -102,7 +107,11 @@ async function issueResetLink(
   const token = randomToken(32)
   const now = deps.clock.now()
   const ttl =
-    via === 'admin_link' || via === 'cli' ? HANDED_LINK_TTL_SECONDS : MAILED_LINK_TTL_SECONDS
+    via === 'welcome'
+      ? WELCOME_LINK_TTL_SECONDS
+      : via === 'admin_link' || via === 'cli'
+        ? HANDED_LINK_TTL_SECONDS
+        : MAILED_LINK_TTL_SECONDS
   const reset = {
     id: newId(),
     userId: user.id,
@@ -214,6 +223,8 @@ export async function deliverRequestedReset(
 
 export interface ResetLinkView {
   email: string
+  /** A welcome link: the account's first password, not a reset. */
+  welcome: boolean
   provider_only: boolean
   provider_name: string | null
   second_factor: boolean
@@ -248,6 +259,7 @@ export async function inspectPasswordReset(
   const providerOnly = isProviderOnly(user)
   return {
     email: user.email,
+    welcome: reset.via === 'welcome',
     provider_only: providerOnly,
     provider_name: user.oidc_provider === null ? null : await providerNameOf(deps, user),
     second_factor: await isMfaEnabled(deps.db, user.id),
@@ -288,7 +300,7 @@ export async function completePasswordReset(
     const tokensRevoked =
       input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, user.id, now) : 0
     const tokensKept = await countActiveApiTokens(tx, user.id, now)
-    await deleteUnusedPasswordResets(tx, user.id)
+    await deleteUnusedResetLinks(tx, user.id)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.password_reset',
       actor: user,
@@ -370,4 +382,44 @@ export async function createResetLinkForOperator(
   if (isProviderOnly(user)) throw new AppError('PASSWORD_MANAGED_BY_PROVIDER')
   const link = await issueResetLink(deps, user, 'cli', NO_CONTEXT, null)
   return { url: resetLink(deps, link.token), expires_at: link.expiresAt, email: user.email }
+}
+
+export interface Welcome {
+  mail: 'sent' | 'not_configured' | 'failed'
+  /** The link to pass on when it was not mailed; null when the mail went out. */
+  link: string | null
+  expires_at: string
+}
+
+/**
+ * The welcome of an account an administrator created without a password: a set-your-password
+ * link, valid 7 days, mailed when SMTP works — otherwise (or when the server refuses the mail)
+ * returned for the administrator to pass on, as an invitation's link is.
+ */
+export async function welcomeNewUser(
+  deps: Deps,
+  caller: Caller,
+  user: UserRecord,
+  ctx: RequestContext,
+): Promise<Welcome> {
+  const link = await issueResetLink(deps, user, 'welcome', ctx, caller.user)
+  const url = resetLink(deps, link.token)
+  if (!(await isMailConfigured(deps)))
+    return { mail: 'not_configured', link: url, expires_at: link.expiresAt }
+  try {
+    await sendMail(deps, {
+      to: user.email,
+      ...welcomeMail(user.language, url, WELCOME_LINK_TTL_SECONDS / 86400),
+    })
+    return { mail: 'sent', link: null, expires_at: link.expiresAt }
+  } catch (error) {
+    if (
+      error instanceof AppError &&
+      (error.reason === 'UPSTREAM_FAILED' || error.reason === 'NOT_CONFIGURED')
+    ) {
+      deps.logger.warn({ smtp: error.message }, 'a welcome mail could not be sent')
+      return { mail: 'failed', link: url, expires_at: link.expiresAt }
+    }
+    throw error
+  }
 }

@@ -24,6 +24,7 @@ import { normalizePassword, passwordProblem } from '../../lib/password-policy.js
 import { isMfaEnabled } from '../mfa/service.js'
 import { recordAudit, type Actor } from '../audit/service.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { findSettingRow } from '../settings/repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
 import { lockActiveAdminIds, passwordColumns, updateUser, findUserById } from '../users/repo.js'
@@ -347,6 +348,8 @@ async function writeUser(
     updated_at: now,
   })
   await upsertScimFields(tx, userId, fieldsOf(model))
+  if (deactivating || user.disabled || passwordHash !== null || model.email !== user.email)
+    await deleteUnusedResetLinks(tx, userId)
   const changedActive = user.disabled === model.active
   if (changedActive && deactivating) {
     const sessions = await revokeUserSessions(tx, userId, null, now)

@@ -23,6 +23,7 @@ const RESERVED_NAMESPACES = [
   'first_run_checklist',
   'api_tokens',
   'go_links',
+  'sign_up',
 ]
 
 export function isReservedKey(key: string): boolean {
@@ -117,6 +118,8 @@ const SANITIZERS = new Map<string, (text: string) => unknown>([
   ['api_tokens', (text) => JSON.parse(text) as unknown],
   // Go-link slug matching holds no secret either.
   ['go_links', (text) => JSON.parse(text) as unknown],
+  // Sign-up through invitations holds no secret either.
+  ['sign_up', (text) => JSON.parse(text) as unknown],
 ])
 
 /**

@@ -14,6 +14,7 @@ import { addSeconds } from '../../lib/time.js'
 import { recordAudit } from '../audit/service.js'
 import type { RequestContext, Caller } from '../../identity/caller.js'
 import { provePasswordOrWindow } from '../../identity/reauth.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { withUserMail } from '../mail/limits.js'
 import { assertMailConfigured, sendMail } from '../mail/service.js'
 import {
@@ -146,6 +147,7 @@ export async function verifyEmailChange(
     }).catch((error: unknown) => {
       throw isUniqueViolation(error) ? emailTakenError() : error
     })
+    await deleteUnusedResetLinks(tx, before.id)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.email_verified',
       actor: before,

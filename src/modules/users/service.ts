@@ -11,7 +11,8 @@ import { normalizePassword, passwordProblemDetail } from '../../lib/password-pol
 import { recordAudit } from '../audit/service.js'
 import type { RequestContext, Caller } from '../../identity/caller.js'
 import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
-import { revokeUserSessions } from '../../identity/sessions.repo.js'
+import { isSessionLive, revokeUserSessions } from '../../identity/sessions.repo.js'
+import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
 import { assertSecondFactorIfEnabled } from '../mfa/service.js'
 import { assertNoOrganizationLosesItsLastOwner } from '../organizations/ownership.js'
@@ -168,6 +169,11 @@ export async function changePassword(
   const now = deps.clock.now().toISOString()
   await deps.db.transaction().execute(async (tx) => {
     await updateUser(tx, caller.user.id, { ...passwordColumns(hash, now), updated_at: now })
+    // After the account's row: a reset that committed first ended this session (this change then
+    // loses), and one that comes later finds its link gone.
+    if (caller.sessionId !== null && !(await isSessionLive(tx, caller.sessionId, now)))
+      throw new AppError('UNAUTHORIZED')
+    await deleteUnusedResetLinks(tx, caller.user.id)
     const revoked = await revokeUserSessions(tx, caller.user.id, caller.sessionId, now)
     const tokensRevoked =
       input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, caller.user.id, now) : 0

@@ -133,7 +133,7 @@ export function Sessions() {
               <td data-label={t('sessions.lastSeen')}>
                 <RelativeTime iso={session.last_seen_at} />
               </td>
-              <td className="mono" data-label={t('sessions.ip')}>
+              <td className="mono ip" data-label={t('sessions.ip')}>
                 {session.ip ?? '—'}
               </td>
               <td className="actions">

@@ -2,7 +2,8 @@
  * Personal API tokens: create one with a name, an expiry, an organization boundary and
  * per-area permissions (each area listing the operations it opens, from the OpenAPI document), with
  * a summary line of what it can do; list them with their permissions, boundary, expiry and last
- * use; replace a legacy full-access token with a scoped one; revoke.
+ * use; replace a legacy full-access token with a scoped one; revoke. The list comes first; the
+ * form opens from "New token", and a new token's secret is shown once in a dialog.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -12,11 +13,12 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
 import { Page } from '../ui/page'
-import { CopyButton } from '../ui/secret'
+import { RevealDialog } from '../ui/reveal-dialog'
 import { RelativeTime } from '../ui/time'
 import { TableHead } from '../ui/table-head'
 import { TokenForm, type Replacing } from './TokenForm'
 import { choicesOf, type Area } from './token-catalogue'
+import { expiresSoon as expiresSoon_ } from './token-expiry'
 
 const tokensQuery = {
   queryKey: ['tokens'],
@@ -26,7 +28,6 @@ export const tokenPolicyQuery = {
   queryKey: ['token-policy'],
   queryFn: () => unwrap(client.GET('/api/tokens/policy')),
 }
-const WEEK_MS = 7 * 86_400_000
 
 type Token = NonNullable<Awaited<ReturnType<typeof tokensQuery.queryFn>>>['items'][number]
 
@@ -38,6 +39,7 @@ export function TokensPage() {
   const me = useQuery(meQuery)
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null)
   const [replacing, setReplacing] = useState<Replacing | null>(null)
+  const [formOpen, setFormOpen] = useState(false)
 
   const revoke = async (id: string, name: string) => {
     await unwrap(client.DELETE('/api/tokens/{id}', { params: { path: { id } } }))
@@ -47,6 +49,8 @@ export function TokensPage() {
 
   const onCreated = async (data: { name: string; token: string }) => {
     setCreated({ name: data.name, token: data.token })
+    // The form folds away: the secret's dialog is what the person looks at now.
+    setFormOpen(false)
     if (replacing !== null) {
       await unwrap(client.DELETE('/api/tokens/{id}', { params: { path: { id: replacing.id } } }))
       setReplacing(null)
@@ -56,39 +60,51 @@ export function TokensPage() {
 
   const items = tokens.data?.items ?? []
   const legacyRefusedFrom = policy.data?.legacy_refused_from ?? null
+  const formShown = formOpen || replacing !== null
+  const openForm = () => {
+    setFormOpen(true)
+    // The form appears under the list: bring its first field to the person.
+    window.requestAnimationFrame(() =>
+      document.querySelector<HTMLInputElement>('#token-form input[name="name"]')?.focus(),
+    )
+  }
   return (
-    <Page title={t('tokens.title')} description={t('tokens.scopedDescription')}>
+    <Page
+      title={t('tokens.title')}
+      description={t('tokens.scopedDescription')}
+      actions={
+        <button
+          type="button"
+          className="button button-primary"
+          aria-expanded={formShown}
+          aria-controls="token-form"
+          onClick={() => (formShown ? setFormOpen(false) : openForm())}
+        >
+          {t('tokens.new')}
+        </button>
+      }
+    >
       {created !== null && (
-        <section className="reveal" aria-labelledby="created-heading">
-          <h2 id="created-heading">{t('tokens.created', { name: created.name })}</h2>
-          <p className="warning">{t('tokens.once')}</p>
+        <RevealDialog
+          title={t('tokens.created', { name: created.name })}
+          warning={t('tokens.once')}
+          copy={{ text: created.token, label: t('tokens.copy') }}
+          download={{
+            text: `${created.token}\n`,
+            filename: `switchboard-token-${created.name.replace(/[^A-Za-z0-9_-]+/g, '-')}.txt`,
+            label: t('tokens.download'),
+          }}
+          savedLabel={t('tokens.savedCheck')}
+          doneLabel={t('tokens.done')}
+          onDone={() => setCreated(null)}
+          testId="token-reveal"
+        >
           <p>
             <code className="secret" data-testid="new-token">
               {created.token}
             </code>
           </p>
-          <div className="row">
-            <CopyButton text={created.token} label={t('tokens.copy')} />
-            <button
-              type="button"
-              className="button button-primary"
-              onClick={() => setCreated(null)}
-            >
-              {t('tokens.stored')}
-            </button>
-          </div>
-        </section>
-      )}
-      {policy.data !== undefined && me.data !== undefined && (
-        <TokenForm
-          // A new form (fresh defaults) for each replacement.
-          key={replacing?.id ?? 'new'}
-          policy={policy.data}
-          isAdmin={me.data.is_admin}
-          replacing={replacing}
-          onStopReplacing={() => setReplacing(null)}
-          onCreated={onCreated}
-        />
+        </RevealDialog>
       )}
       <section className="section" aria-labelledby="list-heading">
         <h2 id="list-heading">{t('tokens.list')}</h2>
@@ -122,7 +138,7 @@ export function TokensPage() {
                     onRevoke={() => revoke(token.id, token.name)}
                     onReplace={() => {
                       setReplacing({ id: token.id, name: token.name })
-                      window.scrollTo({ top: 0, behavior: 'smooth' })
+                      openForm()
                     }}
                   />
                 ))}
@@ -131,6 +147,19 @@ export function TokensPage() {
           </div>
         )}
       </section>
+      <div id="token-form" hidden={!formShown}>
+        {formShown && policy.data !== undefined && me.data !== undefined && (
+          <TokenForm
+            // A new form (fresh defaults) for each replacement.
+            key={replacing?.id ?? 'new'}
+            policy={policy.data}
+            isAdmin={me.data.is_admin}
+            replacing={replacing}
+            onStopReplacing={() => setReplacing(null)}
+            onCreated={onCreated}
+          />
+        )}
+      </div>
     </Page>
   )
 }
@@ -145,8 +174,7 @@ function TokenRow({
   onReplace: () => void
 }) {
   const { t } = useI18n()
-  const expiresSoon =
-    token.expires_at !== null && Date.parse(token.expires_at) - Date.now() < WEEK_MS
+  const expiresSoon = token.expires_at !== null && expiresSoon_(token, Date.now())
   const choices = choicesOf(token.permissions)
   return (
     <tr data-testid={`token-${token.name}`}>

@@ -57,6 +57,7 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     'user.create',
     'user.update',
     'user.delete',
+    'user.sign_up',
     'user.password_change',
     'user.password_reset',
     'user.password_reset_requested',
@@ -103,6 +104,7 @@ export const KNOWN_ACTIONS: Record<string, string[]> = {
     'settings.update',
     'settings.delete',
     'settings.two_factor_policy',
+    'settings.sign_up',
     'settings.api_tokens',
     'settings.first_run_checklist',
   ],
@@ -252,7 +254,7 @@ function AuditRow({ event }: { event: AuditEvent }) {
           </span>
         )}
       </td>
-      <td data-label={t('admin.audit.ip')} className="mono">
+      <td data-label={t('admin.audit.ip')} className="mono ip">
         {event.ip ?? '—'}
       </td>
       <td data-label={t('admin.audit.details')} className="metadata-cell">

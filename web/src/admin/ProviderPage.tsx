@@ -361,7 +361,7 @@ export function ProviderPage({ providerId }: { providerId: string }) {
 function BackLink() {
   const { t } = useI18n()
   return (
-    <Link to="/admin/providers" className="button button-ghost">
+    <Link to="/admin/providers" className="back-link">
       {t('admin.providers.back')}
     </Link>
   )

@@ -12,6 +12,7 @@ import { Page } from '../ui/page'
 import { AiSection } from './AiSection'
 import { ApiTokenSettingsSection } from './ApiTokenSettingsSection'
 import { GenericSettingsSection } from './GenericSettingsSection'
+import { SignUpSettingsSection } from './SignUpSettingsSection'
 import { SmtpSection } from './SmtpSection'
 
 /** Each section's id (set on its <section>), the catalogue key of its title, and its component. */
@@ -20,6 +21,7 @@ const SECTIONS: { id: string; title: string; Section: ComponentType }[] = [
   { id: 'smtp', title: 'admin.smtp.title', Section: SmtpSection },
   { id: 'ai', title: 'admin.ai.title', Section: AiSection },
   { id: 'api-tokens', title: 'admin.tokens.title', Section: ApiTokenSettingsSection },
+  { id: 'sign-up', title: 'admin.signUp.title', Section: SignUpSettingsSection },
   { id: 'other-settings', title: 'admin.generic.title', Section: GenericSettingsSection },
 ]
 

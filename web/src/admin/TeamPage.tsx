@@ -30,7 +30,7 @@ export function TeamPage({ teamId, cursor }: { teamId: string; cursor: string | 
       title={data?.name ?? t('admin.teams.title')}
       description={data?.description ?? t('admin.team.description')}
       actions={
-        <Link to="/admin/teams" className="button button-ghost">
+        <Link to="/admin/teams" className="back-link">
           {t('admin.teams.back')}
         </Link>
       }

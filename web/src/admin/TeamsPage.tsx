@@ -31,7 +31,7 @@ export function TeamsPage({ cursor }: { cursor: string | undefined }) {
             <TableHead
               columns={[
                 t('field.name'),
-                t('admin.teams.teamDescription'),
+                t('admin.teams.descriptionColumn'),
                 t('admin.teams.members'),
                 t('admin.teams.createdAt'),
               ]}

@@ -67,7 +67,7 @@ export function UserPage({ userId }: { userId: string }) {
         data !== undefined ? t('admin.user.description', { email: data.email }) : undefined
       }
       actions={
-        <Link to="/admin/users" className="button button-ghost">
+        <Link to="/admin/users" className="back-link">
           {t('admin.users.back')}
         </Link>
       }

@@ -1,6 +1,7 @@
 /** Administration · Users: search, a paged list, and creating an account. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
+import { useState } from 'react'
 import { Heading } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
@@ -8,6 +9,7 @@ import { announce } from '../ui/announce'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
+import { CopyButton } from '../ui/secret'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { TableHead } from '../ui/table-head'
@@ -132,25 +134,42 @@ function CreateUserDialog() {
   )
 }
 
+type CreatedUser = Awaited<ReturnType<typeof createUser>>
+
+const createUser = (body: NewUser & { current_password?: string; code?: string }) =>
+  unwrap(client.POST('/api/admin/users', { body }))
+
 function CreateUserForm({ close }: { close: () => void }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const navigate = useNavigate()
   const reauth = useReauth()
   const state = useFormError(['name', 'email', 'password', 'is_admin'])
+  const [handOver, setHandOver] = useState<CreatedUser | null>(null)
+  const open = (user: CreatedUser) => {
+    close()
+    void navigate({ to: '/admin/users/$userId', params: { userId: user.id } })
+  }
   const create = useMutation({
-    mutationFn: (body: NewUser) =>
-      reauth.run((proof) =>
-        unwrap(client.POST('/api/admin/users', { body: { ...body, ...proof } })),
-      ),
+    mutationFn: (body: NewUser) => reauth.run((proof) => createUser({ ...body, ...proof })),
     onSuccess: async (user) => {
-      announce(t('admin.users.created', { name: user.name }))
       await queryClient.invalidateQueries({ queryKey: ['admin', 'users'] })
-      close()
-      void navigate({ to: '/admin/users/$userId', params: { userId: user.id } })
+      if (user.welcome?.link != null) {
+        // Not mailed: the administrator passes the set-your-password link on.
+        announce(t('admin.users.createdWithLink', { name: user.name }))
+        setHandOver(user)
+        return
+      }
+      announce(
+        user.welcome?.mail === 'sent'
+          ? t('admin.users.createdWelcomeSent', { name: user.name, email: user.email })
+          : t('admin.users.created', { name: user.name }),
+      )
+      open(user)
     },
     onError: unlessCancelled(state.fail),
   })
+  if (handOver !== null) return <WelcomeLink user={handOver} onDone={() => open(handOver)} />
   return (
     <>
       <Heading slot="title">{t('admin.users.create')}</Heading>
@@ -200,6 +219,38 @@ function CreateUserForm({ close }: { close: () => void }) {
         </div>
       </form>
       {reauth.dialog}
+    </>
+  )
+}
+
+function WelcomeLink({ user, onDone }: { user: CreatedUser; onDone: () => void }) {
+  const { t } = useI18n()
+  const link = user.welcome?.link ?? ''
+  return (
+    <>
+      <Heading slot="title">{t('admin.users.welcomeTitle', { name: user.name })}</Heading>
+      <div className="stack" data-testid="welcome-link">
+        <p className="state state-weak">
+          {user.welcome?.mail === 'failed'
+            ? t('admin.users.welcomeFailed', { email: user.email })
+            : t('admin.users.welcomeNoMail', { email: user.email })}
+        </p>
+        <TextField
+          label={t('admin.users.welcomeLink')}
+          help={t('admin.users.welcomeLinkHelp', { email: user.email })}
+          name="welcome_link"
+          className="mono-input"
+          readOnly
+          value={link}
+          onFocus={(event) => event.currentTarget.select()}
+        />
+        <div className="dialog-actions">
+          <CopyButton text={link} label={t('admin.users.copyWelcomeLink')} />
+          <button type="button" className="button button-primary" onClick={onDone}>
+            {t('admin.users.openCreated')}
+          </button>
+        </div>
+      </div>
     </>
   )
 }

@@ -108,15 +108,27 @@ export function translate(language: Language, key: string, params: Params = {}):
   })
 }
 
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 24 * 3600],
-  ['month', 30 * 24 * 3600],
-  ['week', 7 * 24 * 3600],
-  ['day', 24 * 3600],
-  ['hour', 3600],
-  ['minute', 60],
-  ['second', 1],
-]
+const DAY = 24 * 3600
+
+/**
+ * The value and unit a relative time is said in: days up to two months ("in 30 days", never "in 4
+ * weeks" for a 30-day token), then months, then years.
+ */
+export function relativeParts(seconds: number): [number, Intl.RelativeTimeFormatUnit] {
+  const size = Math.abs(seconds)
+  if (size < 45) return [0, 'second']
+  const [unit, length]: [Intl.RelativeTimeFormatUnit, number] =
+    size >= 365 * DAY
+      ? ['year', 365 * DAY]
+      : size >= 60 * DAY
+        ? ['month', 30 * DAY]
+        : size >= DAY
+          ? ['day', DAY]
+          : size >= 3600
+            ? ['hour', 3600]
+            : ['minute', 60]
+  return [Math.round(seconds / length), unit]
+}
 
 export interface I18n {
   language: Language
@@ -153,14 +165,8 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
     },
     dateTime: (iso) => dateTimeFormat.format(new Date(iso)),
     relative: (iso, now = Date.now()) => {
-      const seconds = (new Date(iso).getTime() - now) / 1000
-      for (const [unit, size] of UNITS) {
-        if (Math.abs(seconds) >= size || unit === 'second') {
-          if (unit === 'second' && Math.abs(seconds) < 45) return relativeFormat.format(0, 'second')
-          return relativeFormat.format(Math.round(seconds / size), unit)
-        }
-      }
-      return ''
+      const [value, unit] = relativeParts((new Date(iso).getTime() - now) / 1000)
+      return relativeFormat.format(value, unit)
     },
     duration: (seconds) => {
       const minutes = Math.ceil(seconds / 60)

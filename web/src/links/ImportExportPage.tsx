@@ -221,6 +221,26 @@ export function ImportExportPage() {
                 </RouterLink>
               </>
             )}
+            {report.already_saved.length > 0 && (
+              <>
+                <h4>{t('links.importAlreadySaved', { count: report.already_saved.length })}</h4>
+                <ul className="import-links">
+                  {report.already_saved.map((entry) => (
+                    <li key={entry.url} dir="auto">
+                      {readableUrl(entry.url)}:{' '}
+                      {entry.links
+                        .map((link) =>
+                          t('links.importAlreadySavedAs', {
+                            name: link.slug !== null ? `go/${link.slug}` : (link.title ?? ''),
+                            owner: link.owner_name,
+                          }),
+                        )
+                        .join(', ')}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
             {report.skipped.length > 0 && (
               <table className="table">
                 <caption>{t('links.importSkipped', { count: report.skipped.length })}</caption>

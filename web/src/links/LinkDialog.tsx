@@ -22,6 +22,7 @@ import { organizationsQuery, tagsQuery, type Link } from './queries'
 import { SlugField } from './SlugField'
 import { ClicksChart } from './ClicksChart'
 import { GoPreview } from './GoPreview'
+import { DuplicateHint } from './DuplicateHint'
 
 const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id'] as const
 
@@ -145,7 +146,7 @@ export function LinkDialog({
               maxLength={2048}
               error={formError.at('url')}
             />
-            <GoPreview url={url} slug={slug} />
+            {link === null && <DuplicateHint url={url} />}
             <div className="title-row">
               <TextField
                 name="title"
@@ -186,6 +187,7 @@ export function LinkDialog({
               error={slugError}
               refused={slugError !== undefined}
             />
+            <GoPreview url={url} slug={slug} />
             <TagPicker
               tags={tags.data?.items ?? []}
               value={tagIds}

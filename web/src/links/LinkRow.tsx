@@ -7,6 +7,7 @@ import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-compone
 import { useI18n } from '../i18n/i18n'
 import { readableUrl } from './display-url'
 import type { Link } from './queries'
+import { TagChips } from './TagChips'
 
 export type LinkAction = 'copy' | 'edit' | 'transfer' | 'delete'
 
@@ -62,13 +63,7 @@ export function LinkRow({
       </td>
       <td className="tags-cell">
         {link.tag_ids.length > 0 && (
-          <ul className="tag-chips">
-            {link.tag_ids.map((id) => (
-              <li key={id} title={tagName(id)}>
-                {tagName(id) ?? '…'}
-              </li>
-            ))}
-          </ul>
+          <TagChips names={link.tag_ids.map((id) => tagName(id) ?? '…')} />
         )}
       </td>
       <td className="owner-cell">{ownerName}</td>

@@ -24,6 +24,7 @@ import { LinksTable } from './LinksTable'
 import { goLinkOf, type Link } from './queries'
 import { TagsPanel } from './TagsPanel'
 import { TransferDialog } from './TransferDialog'
+import { TransferOffers } from './TransferOffers'
 import { useLinksView, type LinksView } from './use-links-view'
 
 export function LinksPage() {
@@ -86,6 +87,7 @@ export function LinksPage() {
       }
     >
       <FirstRunChecklist />
+      <TransferOffers onFailed={fail} />
       <nav className="subnav" aria-label={t('links.more')}>
         <RouterLink to="/links/import-export">{t('links.importExportNav')}</RouterLink>
         <RouterLink to="/links/preferences">{t('links.preferencesNav')}</RouterLink>
@@ -131,7 +133,8 @@ export function LinksPage() {
           <LinksTable view={view} onAction={act} />
         )}
         <div className="pager">
-          <LinksSortToggle search={search} />
+          {/* Nothing to order on an empty page. */}
+          {items.length > 0 && <LinksSortToggle search={search} />}
           <span className="muted" aria-live="polite">
             {links.isSuccess && items.length > 0 ? t('links.shown', { count: items.length }) : ''}
           </span>

@@ -1,7 +1,7 @@
 /**
- * Transfer a link: to a fellow member of one of the person's organizations, or to an
- * organization they may share links with. The person may no longer see it afterwards (a personal
- * link of someone else), so the list is refreshed and the result announced.
+ * Transfer a link: to an organization the person may share links with (it moves at once; they may
+ * no longer see it, so the list is refreshed), or as an offer to a fellow member of one of their
+ * organizations (it stays theirs until the member accepts). The result is announced.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -41,8 +41,16 @@ export function TransferDialog({ link, onClose }: { link: Link; onClose: () => v
       )
     },
     onSuccess: async () => {
-      announce(t('golinks.transferred', { name: link.title ?? link.url }))
+      const name = link.title ?? link.url
+      const person = members.data?.find((member) => `user:${member.id}` === target)
+      // A person is offered the link: it stays here until they accept.
+      announce(
+        person === undefined
+          ? t('golinks.transferred', { name })
+          : t('golinks.transferOffered', { name, person: person.name }),
+      )
       await queryClient.invalidateQueries({ queryKey: ['links'] })
+      await queryClient.invalidateQueries({ queryKey: ['link-transfer-offers'] })
       onClose()
     },
     onError: (error) => formError.fail(error),

@@ -36,3 +36,12 @@ export function fellowMembersQuery(organizationIds: readonly string[], selfId: s
     },
   })
 }
+
+export type TransferOffer =
+  paths['/api/links/transfer-offers']['get']['responses'][200]['content']['application/json']['incoming'][number]
+
+/** Links offered to the person (incoming) and by them (outgoing). */
+export const transferOffersQuery = queryOptions({
+  queryKey: ['link-transfer-offers'],
+  queryFn: () => unwrap(client.GET('/api/links/transfer-offers')),
+})

@@ -54,6 +54,11 @@ function CreatedInvitationPanel({ invitation }: { invitation: CreatedInvitation 
           <MailNotSetUp lead={t('orgs.invitations.mailNotConfigured', { email })} />
         )}
       </p>
+      {!invitation.sign_up && (
+        <p data-testid="invitation-needs-account">
+          {t('orgs.invitations.needsAccount', { email })}
+        </p>
+      )}
       {invitation.replaced !== null && (
         <p data-testid="invitation-replaced">
           {t('orgs.invitations.replaced', {

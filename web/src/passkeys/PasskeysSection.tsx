@@ -46,7 +46,7 @@ export function PasskeysSection() {
       {passkeys.data === undefined ? (
         <p className="skeleton" aria-hidden="true" />
       ) : items.length === 0 ? (
-        <p className="state state-weak" data-testid="passkeys-empty">
+        <p className="empty" data-testid="passkeys-empty">
           {t('passkeys.empty')}
         </p>
       ) : (

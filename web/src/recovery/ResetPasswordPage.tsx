@@ -64,7 +64,9 @@ export function ResetPasswordPage() {
             ? t('reset.doneTitle')
             : invalid
               ? t('reset.invalidTitle')
-              : t('reset.title')
+              : link.data?.welcome === true
+                ? t('reset.welcomeTitle')
+                : t('reset.title')
         }
       >
         {outcome !== null ? (
@@ -119,7 +121,7 @@ function ResetForm({
   onSpent,
 }: {
   token: string
-  view: { email: string; second_factor: boolean; api_tokens: number }
+  view: { email: string; welcome: boolean; second_factor: boolean; api_tokens: number }
   onDone: (outcome: Outcome) => void
   onSpent: () => void
 }) {
@@ -149,7 +151,11 @@ function ResetForm({
         })
       }}
     >
-      <p>{t('reset.for', { email: view.email })}</p>
+      <p>
+        {view.welcome
+          ? t('reset.welcomeFor', { email: view.email })
+          : t('reset.for', { email: view.email })}
+      </p>
       {/* For password managers: the account the new password belongs to. */}
       <input
         type="email"

@@ -105,7 +105,7 @@ export function ActivityPage() {
                     )}
                   </td>
                   <td>{deviceName(event.user_agent)}</td>
-                  <td className="mono">{event.ip ?? '—'}</td>
+                  <td className="mono ip">{event.ip ?? '—'}</td>
                   <td>
                     <RelativeTime iso={event.at} />
                   </td>

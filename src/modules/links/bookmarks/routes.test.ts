@@ -53,6 +53,7 @@ describe('importing a bookmark file', () => {
     expect(response.json()).toEqual({
       imported: 2,
       tags_created: 2,
+      already_saved: [],
       skipped: [
         {
           position: 2,

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { DuplicateLink } from '../duplicates.schemas.js'
 import { Body, Nullable, Text, Timestamp } from '../../../lib/schema-types.js'
 import { LinkFilterQuery } from '../schemas.js'
 
@@ -156,5 +157,14 @@ export const ImportReport = Type.Object({
     maxItems: REPORTED_LINKS,
     description: `Names of the tags put on the imported links (up to ${REPORTED_LINKS}, by name), to list them by tag`,
   }),
+  already_saved: Type.Array(
+    Type.Object({ url: Type.String(), links: Type.Array(DuplicateLink, { maxItems: 20 }) }),
+    {
+      maxItems: REPORTED_LINKS,
+      description:
+        'Of the reported links, those whose page you could already see under another link ' +
+        '(same URL key, docs/API.md#duplicates), with those links',
+    },
+  ),
 })
 export type ImportReport = Static<typeof ImportReport>

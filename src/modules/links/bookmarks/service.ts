@@ -33,6 +33,7 @@ import {
 } from '../repo.js'
 import { assertReachable, linkFilters, linkOwnerFor } from '../service.js'
 import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from './candidate.js'
+import { alreadySaved } from '../duplicates.js'
 import { JSON_FORMAT } from './json-format.js'
 import { detach, writeNetscapeBookmarks } from './netscape.js'
 import { readImportFile, timeSlicer, type ImportFile } from './reader.js'
@@ -276,7 +277,15 @@ export async function importLinks(
   await linkOwnerFor(deps.db, userId, request.organizationId)
   const read = await readBookmarks(request.file)
   const seen = { urls: new Set<string>(), slugKeys: new Set<string>() }
-  const report: ImportReport = { imported: 0, tags_created: 0, skipped: [], links: [], tags: [] }
+  const report: ImportReport = {
+    imported: 0,
+    tags_created: 0,
+    skipped: [],
+    links: [],
+    tags: [],
+    already_saved: [],
+  }
+  const createdNow = new Set<string>()
   const tagNames = new Map<string, string>()
   let offset = 0
   do {
@@ -289,6 +298,7 @@ export async function importLinks(
       const written = await writeLinks(deps, tx, userId, owner, accepted)
       report.tags_created += written.tagsCreated
       for (const link of written.links) {
+        createdNow.add(link.id)
         if (report.links.length < REPORTED_LINKS)
           report.links.push({ id: link.id, url: link.url, title: link.title })
         for (const name of link.tags)
@@ -318,6 +328,8 @@ export async function importLinks(
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .slice(0, REPORTED_LINKS)
     .map(([, name]) => name)
+  const reportedUrls = report.links.map((link) => link.url)
+  report.already_saved = await alreadySaved(deps, caller, reportedUrls, createdNow)
   return report
 }
 
