@@ -38,6 +38,7 @@ const MODULE_ORDER = [
   'scim',
   'tags',
   'links',
+  'collections',
   'go',
   'billing',
   'checklist',

@@ -38,6 +38,7 @@ import { auditTransparencyRoutes } from './modules/audit/transparency.routes.js'
 import { installNotificationSender } from './modules/notifications/sender.js'
 import { notificationPreferenceRoutes } from './modules/notifications/routes.js'
 import { securityLogRoutes } from './modules/security-log/routes.js'
+import { collectionRoutes } from './modules/collections/routes.js'
 import { twoFactorPolicyRoutes } from './modules/settings/two-factor-policy.routes.js'
 import { checklistRoutes } from './modules/checklist/routes.js'
 import { auditRoutes } from './modules/audit/routes.js'
@@ -172,6 +173,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(identityRoutes(deps), { prefix: '/api/users/me/identities' })
     await api.register(tagRoutes(deps), { prefix: '/api/tags' })
     await api.register(linkRoutes(deps), { prefix: '/api/links' })
+    await api.register(collectionRoutes(deps), { prefix: '/api/collections' })
     await api.register(goPreferenceRoutes(deps), { prefix: '/api/go/preferences' })
     // For browsers, outside /api; inside this context so authentication and rate limits apply.
     await api.register(goBrowserRoutes(deps), { prefix: '/go' })

@@ -66,12 +66,19 @@ async function verifyDatabase(io: CliIo): Promise<number> {
   const result = await withDeps(io, checkDatabase)
   if (result.problem !== null) {
     io.stdout.write(`audit log NOT intact: ${describeProblem(result.problem)}\n`)
-    return 1
+  } else {
+    io.stdout.write(
+      `audit log intact: ${result.size} leaves, ${result.checkpoints} signed roots matched\n`,
+    )
   }
-  io.stdout.write(
-    `audit log intact: ${result.size} leaves, ${result.checkpoints} signed roots matched\n`,
-  )
-  return 0
+  if (result.originMismatch !== undefined) {
+    const { log, configured } = result.originMismatch
+    io.stdout.write(
+      `configuration and log disagree: the log's checkpoints name the origin ${log}, ` +
+        `this configuration's PUBLIC_URL gives ${configured}; checked under the log's origin\n`,
+    )
+  }
+  return result.problem === null ? 0 : 1
 }
 
 async function verifyExport(request: VerifyRequest, io: CliIo): Promise<number> {

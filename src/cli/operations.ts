@@ -78,7 +78,7 @@ export const restore: Command = async (args, io) => {
     )
     return EXIT_RUN_PRINTED_COMMAND
   }
-  const restored = restoreSqlite(config.database, file, { force: Boolean(values.force) })
+  const restored = await restoreSqlite(config.database, file, { force: Boolean(values.force) })
   io.stdout.write(
     `restored ${restored.file} from ${path.resolve(file)} (${restored.migrations} migrations, ` +
       'integrity check ok)\n',

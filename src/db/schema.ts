@@ -366,6 +366,49 @@ export interface LinkTagsTable {
   tag_id: string
 }
 
+/** A link shared with a team: its members see it, read-only. */
+export interface LinkTeamsTable {
+  link_id: string
+  team_id: string
+  /** The link's `slug_key`, kept equal (links/shares.repo.ts), for /go's probe by team and slug. */
+  slug_key: string | null
+  shared_at: Timestamp
+}
+
+/** A link one person pinned, for them alone. */
+export interface LinkPinsTable {
+  user_id: string
+  link_id: string
+  pinned_at: Timestamp
+}
+
+/** A person's (`user_id`) or an organization's (`organization_id`) ordered set of links. */
+export interface CollectionsTable {
+  id: string
+  user_id: string | null
+  organization_id: string | null
+  created_by: string | null
+  name: string
+  description: string | null
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface CollectionLinksTable {
+  collection_id: string
+  link_id: string
+  /** 0, 1, 2 … in the collection's order. */
+  position: number
+  /** The link's `slug_key`, kept equal (links/shares.repo.ts), for /go's probe. */
+  slug_key: string | null
+}
+
+/** A collection shared with a team: its members see the collection and its links, read-only. */
+export interface CollectionTeamsTable {
+  collection_id: string
+  team_id: string
+}
+
 /** Which link /go/{slug} opens for a user when several visible links share the slug. */
 export interface GoPreferencesTable {
   user_id: string
@@ -459,8 +502,12 @@ export interface ScimUsersTable {
   user_name: string
   user_name_lower: string
   external_id: string | null
+  /** The SCIM credential that set external_id (null: set before externalIds were scoped). */
+  external_id_scope: string | null
   given_name: string | null
   family_name: string | null
+  /** name.formatted when it differs from the account's name. */
+  formatted_name: string | null
   employee_number: string | null
   department: string | null
   manager_id: string | null
@@ -507,6 +554,11 @@ export interface Database {
   links: LinksTable
   link_tags: LinkTagsTable
   go_preferences: GoPreferencesTable
+  link_teams: LinkTeamsTable
+  link_pins: LinkPinsTable
+  collections: CollectionsTable
+  collection_links: CollectionLinksTable
+  collection_teams: CollectionTeamsTable
   link_clicks: LinkClicksTable
   deleted_links: DeletedLinksTable
   link_transfer_offers: LinkTransferOffersTable

@@ -123,6 +123,33 @@ function assertTokenMay(request: FastifyRequest, caller: Caller, access: RouteAc
   }
 }
 
+/**
+ * Whether a body schema has an `organization_id` property (in any branch of a union): the token's
+ * boundary applies to the organization it names, as to one in the path.
+ */
+export function bodyNamesOrganization(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false
+  const { properties, anyOf, oneOf, allOf } = schema as Record<string, unknown>
+  if (typeof properties === 'object' && properties !== null && 'organization_id' in properties)
+    return true
+  return [anyOf, oneOf, allOf].some(
+    (branches) => Array.isArray(branches) && branches.some(bodyNamesOrganization),
+  )
+}
+
+/**
+ * After validation: an organization named in the body outside an API token's boundary is 404, as
+ * a non-member's (before any other check could answer differently, e.g. 503 for billing).
+ */
+async function assertBodyOrganizationReachable(request: FastifyRequest): Promise<void> {
+  const caller = request.caller
+  if (caller?.grant == null) return
+  const body = request.body as { organization_id?: unknown } | null | undefined
+  const id = body?.organization_id
+  if (typeof id === 'string' && !reachesOrganization(caller, id))
+    throw new AppError('NOT_FOUND', { message: 'No such organization.' })
+}
+
 async function resolveCaller(
   deps: Deps,
   request: FastifyRequest,
@@ -229,6 +256,8 @@ export const authentication = fp(
         }
       }
       route.onRequest = [authenticate, ...[route.onRequest ?? []].flat()]
+      if (bodyNamesOrganization(route.schema?.body))
+        route.preHandler = [assertBodyOrganizationReachable, ...[route.preHandler ?? []].flat()]
     })
   },
   { name: 'authentication' },

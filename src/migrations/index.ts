@@ -34,7 +34,11 @@ import * as m0032 from './0032_password_changed_at.js'
 import * as m0033 from './0033_scim_credential_names.js'
 import * as m0034 from './0034_audit_tree_materialized.js'
 import * as m0040 from './0040_link_transfer_offers.js'
+import * as m0055 from './0055_link_teams.js'
+import * as m0056 from './0056_link_pins.js'
+import * as m0057 from './0057_collections.js'
 import * as m0065 from './0065_link_search.js'
+import * as m0075 from './0075_scim_user_scope.js'
 import * as m0080 from './0080_link_url_keys.js'
 
 export interface EngineMigration {
@@ -74,6 +78,10 @@ export const migrations: Record<string, EngineMigration> = {
   '0033_scim_credential_names': m0033,
   '0034_audit_tree_materialized': m0034,
   '0040_link_transfer_offers': m0040,
+  '0055_link_teams': m0055,
+  '0056_link_pins': m0056,
+  '0057_collections': m0057,
   '0065_link_search': m0065,
+  '0075_scim_user_scope': m0075,
   '0080_link_url_keys': m0080,
 }

@@ -12,6 +12,9 @@ export interface LinkJson {
   organization_id: string | null
   clicks_30d: number
   can_change: boolean
+  team_ids: string[]
+  shared_via: { organization: string | null; teams: string[] } | null
+  pinned: boolean
   created_at: string
   updated_at: string
 }

@@ -313,7 +313,7 @@ describe('PUT /api/admin/users/{id}', () => {
 })
 
 describe('disabling a user', () => {
-  it('ends their sessions and stops their API tokens on the next request; enabling lets tokens work again', async () => {
+  it('ends their sessions and revokes their API tokens: enabling again brings neither back', async () => {
     const admin = await createSignedInUser(t, { isAdmin: true })
     const user = await createSignedInUser(t)
     const { token: apiToken } = await createApiTokenFor(t, user.token)
@@ -344,8 +344,17 @@ describe('disabling a user', () => {
         })
       ).json().disabled,
     ).toBe(false)
-    expect((await me(apiToken)).statusCode).toBe(200)
+    // Revoked, as SCIM's deactivation revokes them: a re-enabled account starts without tokens.
+    expectReason(await me(apiToken), 401, 'UNAUTHORIZED')
     expect((await me(user.token)).statusCode).toBe(401)
+    const update = await t.deps.db
+      .selectFrom('audit_events')
+      .select('metadata')
+      .where('target_id', '=', user.user.id)
+      .where('action', '=', 'admin.user_update')
+      .orderBy('at')
+      .executeTakeFirstOrThrow()
+    expect(JSON.parse(String(update.metadata))).toMatchObject({ tokens_revoked: 1 })
     expect(await auditActions(user.user.id)).toEqual(
       expect.arrayContaining(['admin.user_update', 'admin.user_disable', 'admin.user_enable']),
     )

@@ -112,7 +112,7 @@ export function adminUserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'updateUser',
           summary: 'Change any of email, name, is_admin, disabled, language, theme, password',
           description:
-            'Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled. ' +
+            'Disabling signs the user out everywhere and revokes their API tokens; setting a password does too. The last active administrator cannot be demoted or disabled. ' +
             "Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.",
           params: IdParams,
           body: UpdateAdminUserBody,

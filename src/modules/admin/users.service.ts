@@ -87,8 +87,8 @@ export async function createUser(
 }
 
 /**
- * Applies any of the administrable fields. Disabling ends every session of the user at once (their
- * API tokens stop too: token authentication refuses disabled users); so does setting a password.
+ * Applies any of the administrable fields. Disabling ends every session of the user at once and
+ * revokes their API tokens; so does setting a password.
  * Changing credentials or privileges (password, email, is_admin, disabled) needs the acting
  * administrator's session and fresh proof, and is refused on their own account.
  */
@@ -147,8 +147,13 @@ export async function updateUser(
     // Never the caller's own account here (assertAdminProof), so every session of the user ends.
     const endsSessions = patch.disabled === true || passwordHash !== undefined
     const sessionsRevoked = endsSessions ? await revokeUserSessions(tx, userId, null, now) : 0
-    // A password set by an administrator (a lost or taken-over account) ends the API tokens too.
-    const tokensRevoked = passwordHash !== undefined ? await revokeAllApiTokens(tx, userId, now) : 0
+    // A password set by an administrator (a lost or taken-over account) ends the API tokens too,
+    // and so does disabling: re-enabling must not bring back tokens made before (as SCIM's
+    // deactivation revokes them).
+    const tokensRevoked =
+      passwordHash !== undefined || patch.disabled === true
+        ? await revokeAllApiTokens(tx, userId, now)
+        : 0
     if (changesCredentials) await deleteUnusedResetLinks(tx, userId)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'admin.user_update',

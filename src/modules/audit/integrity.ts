@@ -11,7 +11,7 @@
  * key-rotation checkpoint. Each is checked with the key(s) in force at its size (key-chain.ts).
  */
 import type { Deps } from '../../deps.js'
-import { parseCheckpoint, parseSignedNote } from '../../lib/signed-note.js'
+import { createNoteSigner, parseCheckpoint, parseSignedNote } from '../../lib/signed-note.js'
 import { keysAt, signedByAll, type KeyChain } from './key-chain.js'
 import { loadKeyChain } from './key-rotation.js'
 import { leafEventOf } from './leaf.js'
@@ -37,6 +37,30 @@ export interface IntegrityResult {
   size: number
   /** Signed roots the leaves were compared with. */
   checkpoints: number
+  /**
+   * Set when the log's checkpoints name another origin than this configuration's PUBLIC_URL gives:
+   * the check was made under the log's own origin (`log`), with this instance's key.
+   */
+  originMismatch?: { log: string; configured: string }
+}
+
+/**
+ * The key that checks the log: this instance's, named after the origin its latest checkpoint
+ * carries. The origin is part of the key's name (C2SP signed note), so a check run with another
+ * PUBLIC_URL than the service's (the CLI with only DATA_DIR) would report every checkpoint as
+ * unsigned on an intact log; the disagreement is reported as what it is instead.
+ */
+function checkingKey(
+  deps: Deps,
+  latest: CheckpointRow | undefined,
+): { verifierKey: string; originMismatch?: { log: string; configured: string } } {
+  const configured = deps.auditSigner.name
+  const note = latest === undefined ? null : parseSignedNote(latest.note)
+  const log = note === null ? null : (parseCheckpoint(note.text)?.origin ?? null)
+  if (log === null || log === configured || /[\s+]/.test(log))
+    return { verifierKey: deps.auditSigner.verifierKey }
+  const signer = createNoteSigner(log, deps.secrets.auditSigningKey)
+  return { verifierKey: signer.verifierKey, originMismatch: { log, configured } }
 }
 
 /**
@@ -89,7 +113,18 @@ function signedRootOf(row: CheckpointRow, chain: KeyChain): SignedRoot | Problem
 }
 
 export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
-  const chain = await loadKeyChain(deps)
+  const sampled = await sampledCheckpoints(deps)
+  const { verifierKey, originMismatch } = checkingKey(deps, sampled.at(-1))
+  const result = await checkWith(deps, sampled, verifierKey)
+  return originMismatch === undefined ? result : { ...result, originMismatch }
+}
+
+async function checkWith(
+  deps: Deps,
+  sampled: CheckpointRow[],
+  verifierKey: string,
+): Promise<IntegrityResult> {
+  const chain = await loadKeyChain(deps, verifierKey)
   if ('kind' in chain) return { ok: false, problem: chain, size: 0, checkpoints: 0 }
   // Every rotation checkpoint is checked (it carries the chain), besides the sample.
   const rotationSizes = chain.rotations.map((r) => r.treeSize)
@@ -107,7 +142,6 @@ export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
       checkpoints: 0,
     }
   }
-  const sampled = await sampledCheckpoints(deps)
   const rows = [
     ...new Map([...sampled, ...rotationRows].map((row) => [row.treeSize, row])).values(),
   ].sort((a, b) => a.treeSize - b.treeSize)

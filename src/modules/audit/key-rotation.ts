@@ -112,11 +112,14 @@ export async function listRotations(deps: Deps): Promise<KeyRotation[]> {
 }
 
 /**
- * The chain of keys from the log's rotations to this instance's key; a problem when they do not
- * join up.
+ * The chain of keys from the log's rotations to this instance's key (or `verifierKey`); a problem
+ * when they do not join up.
  */
-export async function loadKeyChain(deps: Deps): Promise<KeyChain | Problem> {
-  return keyChainOf(await listRotations(deps), deps.auditSigner.verifierKey)
+export async function loadKeyChain(
+  deps: Deps,
+  verifierKey = deps.auditSigner.verifierKey,
+): Promise<KeyChain | Problem> {
+  return keyChainOf(await listRotations(deps), verifierKey)
 }
 
 /**

@@ -32,6 +32,7 @@ import {
 import { makeCheckpoint } from './checkpoints.js'
 import { anchorCheckpoint } from './monitor.js'
 import { checkDatabase } from './integrity.js'
+import { auditLogOrigin } from './signer.js'
 import { leafBytes, leafEventOf } from './leaf.js'
 import { insertAuditEvents, type AuditEvent } from './repo.js'
 import { purgeExpiredFailedSignIns } from './retention.js'
@@ -81,10 +82,13 @@ function event(i: number, extra: Partial<AuditEvent> = {}): AuditEvent {
   }
 }
 
-async function runCommand(args: string[]): Promise<{ code: number; out: string }> {
+async function runCommand(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string }> {
   let out = ''
   const io = {
-    env: t.env,
+    env: { ...t.env, ...env },
     stdin: new PassThrough(),
     stdout: { write: (s: string) => (out += s) },
     stderr: { write: (s: string) => (out += s) },
@@ -394,6 +398,20 @@ describe('the verifiable export and `switchboard audit verify`', () => {
       code: 0,
       out: expect.stringMatching(/^audit log intact: \d+ leaves, \d+ signed roots matched\n$/),
     })
+    // Run with another PUBLIC_URL than the service's (e.g. only DATA_DIR set): the log is checked
+    // under the origin its checkpoints carry, and the disagreement is said as such.
+    const elsewhere = await runCommand(['audit', 'verify', '--database'], {
+      PUBLIC_URL: 'https://elsewhere.example/sub',
+    })
+    expect(elsewhere.code).toBe(0)
+    const [intact, disagree, ...rest] = elsewhere.out.split('\n')
+    expect(intact).toMatch(/^audit log intact: \d+ leaves, \d+ signed roots matched$/)
+    expect(disagree).toBe(
+      `configuration and log disagree: the log's checkpoints name the origin ${auditLogOrigin(t.env.PUBLIC_URL!)}, ` +
+        "this configuration's PUBLIC_URL gives elsewhere.example/sub/audit-log; checked under the log's origin",
+    )
+    expect(rest).toEqual([''])
+    expect(elsewhere.out).not.toContain('bad signature')
     expect((await runCommand(['audit', 'verify'])).code).toBe(2)
     expect((await runCommand(['audit', 'check', 'x'])).code).toBe(2)
     for (const threads of ['-1', '1.5', 'two', '65'])

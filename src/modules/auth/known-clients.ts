@@ -84,6 +84,14 @@ export interface ClientStanding {
   mayBeKnown: boolean
   /** Whether the client is known, once the account (or that there is none) is known. */
   known(userId: string | null): boolean
+  /**
+   * Whose per-client share of the hashing bound the attempt uses: the address's, except for a
+   * client known by its device cookie, which has its own — strangers flooding from the same
+   * address (a shared NAT, the one proxy hop in front) would otherwise hold every place of that
+   * address's share and turn the known client away at once. Before the account is looked up the
+   * cookie stands for it; a cookie that turns out not to match falls back to the address.
+   */
+  client(userId?: string | null): string
 }
 
 /**
@@ -105,10 +113,15 @@ export async function clientStanding(
         }),
   ])
   const knownAddress = signedInHere > 0 && addressFailures === 0
+  const byDevice = (userId: string | null) =>
+    userId !== null && pairFailures === 0 && deviceCookieMatches(deps, input.device, userId)
   return {
     mayBeKnown: knownAddress || pairFailures === 0,
-    known: (userId) =>
-      knownAddress ||
-      (userId !== null && pairFailures === 0 && deviceCookieMatches(deps, input.device, userId)),
+    known: (userId) => knownAddress || byDevice(userId),
+    client: (userId) => {
+      if (knownAddress || input.device === undefined || pairFailures !== 0) return input.ip
+      if (userId === undefined) return `device:${input.device}`
+      return byDevice(userId) ? `device:${input.device}` : input.ip
+    },
   }
 }

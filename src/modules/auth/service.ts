@@ -175,14 +175,15 @@ export async function loginWithPassword(
   })
   // A sign-in the hashing bound would refuse anyway is refused before it costs a budget reservation
   // and a database lookup: under a flood most attempts are such refusals.
-  deps.passwords.assertAdmits({ client: ctx.ip, known: standing.mayBeKnown })
+  deps.passwords.assertAdmits({ client: standing.client(), known: standing.mayBeKnown })
   // The attempt is reserved on every budget before anything is looked up or hashed, and given
   // back only when it succeeds (docs/API.md#rate-limits: failures count).
   const looked: { candidate: PasswordCandidate | null } = { candidate: null }
   const accepted = await deps.budgets.attempt(loginCharges(email, ctx.ip), async () => {
     const candidate = (looked.candidate = await findPasswordCandidateByEmail(deps.db, email))
     // A known client keeps its share of the hashing bound under a flood.
-    const hashing = { client: ctx.ip, known: standing.known(candidate?.id ?? null) }
+    const userId = candidate?.id ?? null
+    const hashing = { client: standing.client(userId), known: standing.known(userId) }
     // Unknown email, or an account without a password: spend the same time as a real check, so the
     // response time does not tell which emails are registered.
     const verified = candidate?.password_hash

@@ -1,6 +1,6 @@
 /** SQL for go-link preferences: one chosen link per (user, slug ignoring case). */
-import { sql } from 'kysely'
-import type { Executor, Timestamp } from '../../db/schema.js'
+import { sql, type ExpressionBuilder } from 'kysely'
+import type { Database, Executor, Timestamp } from '../../db/schema.js'
 import type { PageWindow } from '../../db/keyset.js'
 import { precompiled } from '../../db/precompiled.js'
 import { liveSessionOf, liveSessionQuery, type LiveSession } from '../../identity/sessions.repo.js'
@@ -24,11 +24,26 @@ export interface PreferenceRecord {
  */
 const stillValid = sql<boolean>`exists (select 1 from links where links.id = ${sql.ref('go_preferences.link_id')} and links.forwarding_enabled = ${true} and links.slug_key = ${sql.ref('go_preferences.slug_key')} and ${visibleTo(sql.ref('go_preferences.user_id'))})`
 
+/**
+ * The link is personal or of an organization in `reachable` (an API token's boundary); always
+ * true without one.
+ */
+function withinReach(reachable: ReadonlySet<string> | null) {
+  return (eb: ExpressionBuilder<Database, 'links'>) => {
+    if (reachable === null) return eb.lit(true)
+    const ids = [...reachable]
+    return ids.length === 0
+      ? eb('links.organization_id', 'is', null)
+      : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)])
+  }
+}
+
 /** The user's valid preferences by slug, after the cursor's slug. */
 export async function listPreferences(
   ex: Executor,
   userId: string,
   window: PageWindow,
+  reachable: ReadonlySet<string> | null = null,
 ): Promise<PreferenceRecord[]> {
   let query = ex
     .selectFrom('go_preferences')
@@ -45,6 +60,7 @@ export async function listPreferences(
     ])
     .where('go_preferences.user_id', '=', userId)
     .where(stillValid)
+    .where(withinReach(reachable))
   // Each user has one preference per slug, so the slug alone orders them totally.
   if (window.after !== null) query = query.where('go_preferences.slug_key', '>', window.after[0])
   return query
@@ -90,12 +106,18 @@ export async function deletePreference(
   userId: string,
   slugKey: string,
   linkId?: string,
+  reachable: ReadonlySet<string> | null = null,
 ): Promise<boolean> {
   let query = ex
     .deleteFrom('go_preferences')
     .where('user_id', '=', userId)
     .where('slug_key', '=', slugKey)
   if (linkId !== undefined) query = query.where('link_id', '=', linkId)
+  if (reachable !== null) {
+    query = query.where('link_id', 'in', (eb) =>
+      eb.selectFrom('links').select('links.id').where(withinReach(reachable)),
+    )
+  }
   return (await query.executeTakeFirst()).numDeletedRows > 0n
 }
 
@@ -123,8 +145,8 @@ export interface VisibleSlug {
  * destination and organization.
  */
 export async function findVisibleSlugs(ex: Executor, userId: string): Promise<VisibleSlug[]> {
-  // Two branches, each walking an owner's index (visibility.ts: visibleTo as a filter would read
-  // every link).
+  // A branch per way of seeing a link, each walking an owner's index (visibility.ts: visibleTo as
+  // a filter would read every link).
   const personal = ex
     .selectFrom('links')
     .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
@@ -138,8 +160,29 @@ export async function findVisibleSlugs(ex: Executor, userId: string): Promise<Vi
     .where('organization_members.user_id', '=', userId)
     .where('links.slug', 'is not', null)
     .where('links.forwarding_enabled', '=', true)
+  const teams = ex
+    .selectFrom('team_members')
+    .innerJoin('link_teams', 'link_teams.team_id', 'team_members.team_id')
+    .innerJoin('links', 'links.id', 'link_teams.link_id')
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
+    .where('team_members.user_id', '=', userId)
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
+  const collections = ex
+    .selectFrom('team_members')
+    .innerJoin('collection_teams', 'collection_teams.team_id', 'team_members.team_id')
+    .innerJoin(
+      'collection_links',
+      'collection_links.collection_id',
+      'collection_teams.collection_id',
+    )
+    .innerJoin('links', 'links.id', 'collection_links.link_id')
+    .select(['links.slug', 'links.title', 'links.url', 'links.organization_id'])
+    .where('team_members.user_id', '=', userId)
+    .where('links.slug', 'is not', null)
+    .where('links.forwarding_enabled', '=', true)
   const rows = await ex
-    .selectFrom(personal.unionAll(shared).as('visible'))
+    .selectFrom(personal.unionAll(shared).unionAll(teams).unionAll(collections).as('visible'))
     .selectAll()
     .limit(SLUG_SCAN_LIMIT)
     .execute()

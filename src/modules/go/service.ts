@@ -11,7 +11,7 @@ import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
 import type { Caller } from '../../identity/caller.js'
 import { findVisibleLink } from '../links/repo.js'
 import { SLUG_PATTERN } from '../links/schemas.js'
-import { linkNotFound } from '../links/service.js'
+import { linkNotFound, reachesLink } from '../links/service.js'
 import { slugKey } from '../links/url.js'
 import { foldsSeparators, lookupKey } from '../links/slug-matching.js'
 import {
@@ -56,7 +56,13 @@ export async function listGoPreferences(
 ): Promise<Page<PreferenceView>> {
   const window = pageWindow(query)
   await deleteStalePreferences(deps.db, caller.user.id)
-  const rows = await listPreferences(deps.db, caller.user.id, window)
+  // An API token's boundary hides the preferences for links of organizations outside it.
+  const rows = await listPreferences(
+    deps.db,
+    caller.user.id,
+    window,
+    caller.grant?.organizations ?? null,
+  )
   return toPage(
     rows,
     window.limit,
@@ -89,7 +95,7 @@ export async function setGoPreference(
   const updatedAt = deps.clock.now().toISOString()
   const link = await deps.db.transaction().execute(async (tx) => {
     const found = await findVisibleLink(tx, caller.user.id, linkId)
-    if (found === null) throw linkNotFound()
+    if (found === null || !reachesLink(caller, found)) throw linkNotFound()
     if (found.slug === null || slugKey(found.slug, fold) !== slugKey(slug, fold))
       throw invalidField('link_id', `is not a link with the slug ${slug}`)
     if (!found.forwarding_enabled) throw invalidField('link_id', 'is a link that does not forward')
@@ -113,7 +119,9 @@ export async function setGoPreference(
 }
 
 export async function deleteGoPreference(deps: Deps, caller: Caller, slug: string): Promise<void> {
-  if (!(await deletePreference(deps.db, caller.user.id, await lookupKey(deps, slug)))) {
+  const key = await lookupKey(deps, slug)
+  const reachable = caller.grant?.organizations ?? null
+  if (!(await deletePreference(deps.db, caller.user.id, key, undefined, reachable))) {
     throw new AppError('NOT_FOUND', { message: 'You have no preference for this slug.' })
   }
 }

@@ -44,13 +44,15 @@ export function linkCollectionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: CreateLinkBody,
           response: {
             201: LinkView,
-            404: errorResponse('NOT_FOUND: no such organization, or you are not a member'),
+            404: errorResponse('NOT_FOUND: no such organization or team, or you are not a member'),
             409: SLUG_TAKEN,
           },
         },
       },
       async (request, reply) =>
-        reply.code(201).send(await createLink(deps, callerOf(request), request.body)),
+        reply
+          .code(201)
+          .send(await createLink(deps, callerOf(request), request.body, contextOf(request))),
     )
 
     app.get(

@@ -7,7 +7,7 @@ import { errorResponse } from '../../plugins/openapi.js'
 import { deleteLinkKeepingCopy } from './ownership.service.js'
 import { NO_SUCH_LINK, NOT_YOURS, SLUG_TAKEN, tags } from './route-responses.js'
 import { LinkClicks, LinkView, UpdateLinkBody } from './schemas.js'
-import { getLink, getLinkClicks, updateLink } from './service.js'
+import { getLink, getLinkClicks, pinLink, unpinLink, updateLink } from './service.js'
 
 export function singleLinkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -52,12 +52,15 @@ export function singleLinkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: {
             200: LinkView,
             403: NOT_YOURS,
-            404: errorResponse('NOT_FOUND: no such link, or the target organization is not yours'),
+            404: errorResponse(
+              'NOT_FOUND: no such link, or the target organization or a team is not yours',
+            ),
             409: SLUG_TAKEN,
           },
         },
       },
-      async (request) => updateLink(deps, callerOf(request), request.params.id, request.body),
+      async (request) =>
+        updateLink(deps, callerOf(request), request.params.id, request.body, contextOf(request)),
     )
 
     app.delete(
@@ -73,6 +76,40 @@ export function singleLinkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         await deleteLinkKeepingCopy(deps, callerOf(request), request.params.id, contextOf(request))
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.put(
+      '/:id/pin',
+      {
+        schema: {
+          tags,
+          operationId: 'pinLink',
+          summary: 'Pin a link you can see, for you alone (pinned links come first)',
+          params: IdParams,
+          response: { 204: NoContent, 404: NO_SUCH_LINK },
+        },
+      },
+      async (request, reply) => {
+        await pinLink(deps, callerOf(request), request.params.id)
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.delete(
+      '/:id/pin',
+      {
+        schema: {
+          tags,
+          operationId: 'unpinLink',
+          summary: 'Unpin a link (unpinning one not pinned changes nothing)',
+          params: IdParams,
+          response: { 204: NoContent, 404: NO_SUCH_LINK },
+        },
+      },
+      async (request, reply) => {
+        await unpinLink(deps, callerOf(request), request.params.id)
         return reply.code(204).send(null)
       },
     )

@@ -48,7 +48,7 @@ import type {
   TransferLinkBody,
   TransferredLink,
 } from './schemas.js'
-import { getLink } from './service.js'
+import { assertMayChange, getLink } from './service.js'
 import { writeKey } from './slug-matching.js'
 import { offerLink } from './transfer-offers.service.js'
 
@@ -62,20 +62,6 @@ function linkNotFound(): AppError {
 /** The oldest deletion time still inside the 30 days. */
 export function restoreHorizon(deps: Deps): string {
   return new Date(deps.clock.now().getTime() - RESTORE_DAYS * DAY_MS).toISOString()
-}
-
-/** The creator of a shared link and the organization's owners and admins may delete it. */
-function assertMayChange(link: VisibleLink, userId: string): void {
-  if (
-    link.organization_id === null ||
-    link.created_by === userId ||
-    can(link.role!, 'manage_links')
-  )
-    return
-  throw new AppError('FORBIDDEN', {
-    message:
-      "Only the link's creator and the organization's owners and admins may change this link.",
-  })
 }
 
 function reachable(caller: Caller, link: VisibleLink | null): VisibleLink {
@@ -282,7 +268,9 @@ export async function transferLink(
     return await deps.db.transaction().execute(async (tx) => {
       const link = reachable(caller, await findVisibleLink(tx, userId, linkId))
       const owns =
-        link.organization_id === null ? link.user_id === userId : can(link.role!, 'manage_links')
+        link.organization_id === null
+          ? link.user_id === userId
+          : link.role !== null && can(link.role, 'manage_links')
       if (!owns)
         throw new AppError('FORBIDDEN', {
           message:

@@ -12,7 +12,12 @@ import type { Role } from '../organizations/roles.js'
 import { precompiled } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import { urlKey } from '../../lib/url-key.js'
-import { forwardingWithSlugKey, visibleToIndexed } from './visibility.js'
+import {
+  collectionVisibleTo,
+  forwardingWithSlugKey,
+  sharedWithTeamsOf,
+  visibleToIndexed,
+} from './visibility.js'
 
 /** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
 export type LinkRecord = Omit<
@@ -94,6 +99,12 @@ export interface LinkFilters {
   reachable?: ReadonlySet<string>
   /** Most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
   clicksSince?: string
+  /** `shared`: only links shared with one of the user's teams (directly or by a collection). */
+  scope?: 'shared'
+  /** Only the links the user pinned (true), or only the others (false). */
+  pinned?: boolean
+  /** Only this collection's links (when the user sees it), in its order instead of newest first. */
+  collectionId?: string
 }
 
 /** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
@@ -155,6 +166,18 @@ export async function listVisibleLinks(
     query = query.where('links.organization_id', '=', filters.organizationId)
   if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
   if (filters.owner === 'organization') query = query.where('links.organization_id', 'is not', null)
+  if (filters.scope === 'shared') query = query.where(sharedWithTeamsOf(ex, userId))
+  if (filters.pinned !== undefined) {
+    const pinned = filters.pinned
+    query = query.where((eb) => {
+      const pin = eb
+        .selectFrom('link_pins')
+        .select('link_pins.link_id')
+        .whereRef('link_pins.link_id', '=', 'links.id')
+        .where('link_pins.user_id', '=', userId)
+      return pinned ? eb.exists(pin) : eb.not(eb.exists(pin))
+    })
+  }
   if (filters.reachable !== undefined) {
     const ids = [...filters.reachable]
     query = query.where((eb) =>
@@ -163,6 +186,8 @@ export async function listVisibleLinks(
         : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)]),
     )
   }
+  if (filters.collectionId !== undefined)
+    return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(asVisible)
   if (filters.clicksSince !== undefined) {
     const clicks = clicksSinceOf(filters.clicksSince)
     const after = afterClicks(window)
@@ -179,7 +204,12 @@ export async function listVisibleLinks(
       .limit(window.limit + 1)
     return (await ordered.execute()).map(asVisible)
   }
-  if (filters.q === undefined && filters.tagId === undefined) {
+  const plainPage =
+    filters.q === undefined &&
+    filters.tagId === undefined &&
+    filters.scope === undefined &&
+    filters.pinned === undefined
+  if (plainPage) {
     const owners = await pageOwners(ex, userId, filters)
     if (owners !== null) {
       const page = linksAsSeenBy(ex, userId).where(
@@ -205,13 +235,21 @@ interface PageOwners {
 
 /**
  * Whose links a page without a search or tag may hold: the user, and the organizations they
- * belong to that the filters keep; null when they belong to too many to read one by one.
+ * belong to that the filters keep; null when they belong to too many to read one by one, or to a
+ * team (links and collections shared with teams are not owned by anyone the page could walk).
  */
 async function pageOwners(
   ex: Executor,
   userId: string,
   filters: LinkFilters,
 ): Promise<PageOwners | null> {
+  const team = await ex
+    .selectFrom('team_members')
+    .select('team_id')
+    .where('user_id', '=', userId)
+    .limit(1)
+    .executeTakeFirst()
+  if (team !== undefined) return null
   const rows = await ex
     .selectFrom('organization_members')
     .select('organization_id')
@@ -267,6 +305,42 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
   return limited.slice(1).reduce((union, branch) => union.unionAll(branch), limited[0]!)
 }
 
+/** The collection's links among the query's, in its order: keyset over (position, id). */
+async function inCollectionOrder(
+  ex: Executor,
+  query: ReturnType<typeof visibleLinks>,
+  userId: string,
+  collectionId: string,
+  window: PageWindow,
+) {
+  const position = sql.ref('collection_links.position')
+  let ordered = query
+    .innerJoin('collection_links', (join) =>
+      join
+        .onRef('collection_links.link_id', '=', 'links.id')
+        .on('collection_links.collection_id', '=', collectionId),
+    )
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('collections')
+          .select('collections.id')
+          .where('collections.id', '=', collectionId)
+          .where(collectionVisibleTo(userId)),
+      ),
+    )
+    .select('collection_links.position as position_sort')
+  if (window.after !== null) {
+    const [after] = window.after
+    if (!/^\d{1,9}$/.test(after)) throw invalidField('cursor', CURSOR_NOT_ISSUED)
+    ordered = ordered.where('collection_links.position', '>', Number(after))
+  }
+  return ordered
+    .orderBy(position)
+    .limit(window.limit + 1)
+    .execute()
+}
+
 /**
  * The forwarding links with this slug (lower-cased) the user sees: personal first, then by
  * organization name, then newest first.
@@ -286,14 +360,32 @@ export async function findForwardingLinks(
 const FORWARDING_ORDER = sql`case when ${sql.ref('links.organization_id')} is null then 0 else 1 end, lower(${sql.ref('organizations.name')}), ${sql.ref('links.created_at')} desc, ${sql.ref('links.id')} desc`
 
 // The ids come from index probes that apply the visibility rule (visibility.ts
-// forwardingWithSlugKey); the rest is by primary key.
+// forwardingWithSlugKey), each once; the rest is joined to them by primary key (as `in (…)`, a
+// planner that overestimates the probes' rows reads every link to hash them).
 const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
-  linksAsSeenBy(ex, p.userId)
-    .where(
-      'links.id',
-      'in',
-      ex.selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found')).select('found.id'),
+  ex
+    .selectFrom(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('found'))
+    .innerJoin('links', 'links.id', 'found.id')
+    .leftJoin('organizations', 'organizations.id', 'links.organization_id')
+    .leftJoin('organization_members', (join) =>
+      join
+        .onRef('organization_members.organization_id', '=', 'links.organization_id')
+        .on('organization_members.user_id', '=', p.userId),
     )
+    .select([
+      'links.id',
+      'links.user_id',
+      'links.organization_id',
+      'links.created_by',
+      'links.url',
+      'links.title',
+      'links.slug',
+      'links.forwarding_enabled',
+      'links.created_at',
+      'links.updated_at',
+      'organization_members.role',
+      'organizations.name as organization_name',
+    ])
     .orderBy(FORWARDING_ORDER),
 )
 

@@ -53,6 +53,9 @@ describe('creating and reading links', () => {
       organization_id: null,
       clicks_30d: 0,
       can_change: true,
+      team_ids: [],
+      shared_via: null,
+      pinned: false,
       created_at: expect.any(String),
       updated_at: response.json().created_at,
     })

@@ -32,6 +32,12 @@ const TagIds = Type.Array(Id, {
   uniqueItems: true,
   description: 'Your own tags; replaces your tags on the link',
 })
+const TeamIds = Type.Array(Id, {
+  maxItems: 50,
+  uniqueItems: true,
+  description:
+    'The teams the link is shared with (their members see it, read-only); you may add teams you are a member of (an administrator: any team), and remove any',
+})
 
 /**
  * docs/API.md#links; `tag_ids` are the caller's own tags on the link (each user tags
@@ -54,6 +60,23 @@ export const LinkView = Type.Object({
     description:
       'Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set',
   }),
+  team_ids: Type.Array(Type.String(), { description: 'The teams the link is shared with' }),
+  shared_via: Type.Union(
+    [
+      Type.Object({
+        organization: Nullable(
+          Type.String({ description: "The organization's name, when you see it as a member" }),
+        ),
+        teams: Type.Array(Type.String(), {
+          description:
+            'The names of your teams that see it: shared with the team, or in a collection shared with it',
+        }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'How you see a link that is not your personal one; null for your own' },
+  ),
+  pinned: Type.Boolean({ description: 'Whether you pinned it (pins are per person)' }),
   created_at: Timestamp(),
   updated_at: Timestamp(),
 })
@@ -93,6 +116,23 @@ export const LinkFilterQuery = Type.Object(
       Type.Union([Type.Literal('personal'), Type.Literal('organization')], {
         description:
           '`personal`: only your own links; `organization`: only links shared with your organizations',
+      }),
+    ),
+    scope: Type.Optional(
+      Type.Literal('shared', {
+        description:
+          '`shared`: only links shared with one of your teams, directly or in a collection shared with it',
+      }),
+    ),
+    pinned: Type.Optional(
+      Type.Boolean({ description: '`true`: only the links you pinned; `false`: the others' }),
+    ),
+    collection_id: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          "Only this collection's links, in the collection's order (one you do not see matches nothing); `sort` is then ignored",
       }),
     ),
   },
@@ -139,6 +179,7 @@ const fields = {
   slug: Nullable(Slug),
   forwarding_enabled: Type.Boolean(),
   tag_ids: TagIds,
+  team_ids: TeamIds,
   organization_id: Nullable(Id),
 }
 
@@ -148,6 +189,7 @@ export const CreateLinkBody = Body({
   slug: Type.Optional(fields.slug),
   forwarding_enabled: Type.Optional(Type.Boolean({ default: true })),
   tag_ids: Type.Optional(fields.tag_ids),
+  team_ids: Type.Optional(fields.team_ids),
   organization_id: Type.Optional(fields.organization_id),
 })
 export type CreateLinkBody = Static<typeof CreateLinkBody>
@@ -159,6 +201,7 @@ export const UpdateLinkBody = Body(
     slug: Type.Optional(fields.slug),
     forwarding_enabled: Type.Optional(fields.forwarding_enabled),
     tag_ids: Type.Optional(fields.tag_ids),
+    team_ids: Type.Optional(fields.team_ids),
     organization_id: Type.Optional(fields.organization_id),
   },
   { minProperties: 1 },

@@ -6,6 +6,7 @@
  *   404, like a link that does not exist.
  * - A shared link may be changed or deleted by its creator (while a member) and by the
  *   organization's owners and admins (roles.ts `manage_links`); other members read it (403).
+ * - A link shared with teams (`team_ids`, shares.service.ts) is seen by their members, read-only.
  * - `tag_ids` are the caller's own tags: each user labels links for themselves, and sees only their
  *   own tags on a shared link.
  * - A slug names at most one link per owner (the user's personal links; one organization's links):
@@ -18,7 +19,7 @@ import { pageWindow } from '../../db/keyset.js'
 import { AppError, invalidField } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page } from '../../lib/pagination.js'
-import { reachesOrganization, type Caller } from '../../identity/caller.js'
+import { reachesOrganization, type Caller, type RequestContext } from '../../identity/caller.js'
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can } from '../organizations/roles.js'
 import { findOwnTagIds } from '../tags/repo.js'
@@ -48,6 +49,15 @@ import type {
   UpdateLinkBody,
 } from './schemas.js'
 import { normalizeLinkUrl } from './url.js'
+import {
+  deletePin,
+  findPinnedLinkIds,
+  findTeamsOfLinks,
+  findTeamsSeeingLinks,
+  insertPin,
+  syncSlugKeys,
+} from './shares.repo.js'
+import { setLinkTeams } from './shares.service.js'
 import { lookupKey, writeKey } from './slug-matching.js'
 
 export function linkNotFound(): AppError {
@@ -72,17 +82,46 @@ function firstDayOf(deps: Deps, days: number): string {
   return new Date(deps.clock.now().getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10)
 }
 
-function toView(link: VisibleLink, userId: string, tagIds: string[], clicks30d = 0): LinkView {
+/** What a link view adds to the row, read for a page of links at once. */
+interface ViewExtras {
+  tagIds: Map<string, string[]>
+  clicks: Map<string, number>
+  teams: Map<string, { id: string }[]>
+  seenByTeams: Map<string, string[]>
+  pinned: Set<string>
+}
+
+async function extrasOf(
+  ex: Executor,
+  userId: string,
+  ids: readonly string[],
+  fromDay: string,
+): Promise<ViewExtras> {
+  return {
+    tagIds: await findOwnTagIdsOfLinks(ex, userId, ids),
+    clicks: await sumClicksSince(ex, ids, fromDay),
+    teams: await findTeamsOfLinks(ex, ids),
+    seenByTeams: await findTeamsSeeingLinks(ex, userId, ids),
+    pinned: await findPinnedLinkIds(ex, userId, ids),
+  }
+}
+
+function toView(link: VisibleLink, userId: string, extras: ViewExtras): LinkView {
+  const own = link.organization_id === null && link.user_id === userId
+  const organization = link.role === null ? null : link.organization_name
   return {
     id: link.id,
     url: link.url,
     title: link.title,
     slug: link.slug,
     forwarding_enabled: link.forwarding_enabled,
-    tag_ids: tagIds,
+    tag_ids: extras.tagIds.get(link.id) ?? [],
     organization_id: link.organization_id,
-    clicks_30d: clicks30d,
+    clicks_30d: extras.clicks.get(link.id) ?? 0,
     can_change: mayChange(link, userId),
+    team_ids: (extras.teams.get(link.id) ?? []).map((team) => team.id),
+    shared_via: own ? null : { organization, teams: extras.seenByTeams.get(link.id) ?? [] },
+    pinned: extras.pinned.has(link.id),
     created_at: link.created_at,
     updated_at: link.updated_at,
   }
@@ -96,13 +135,7 @@ async function viewOf(
 ): Promise<LinkView> {
   const link = await findVisibleLink(ex, userId, linkId)
   if (link === null) throw linkNotFound()
-  const clicks = (await sumClicksSince(ex, [linkId], fromDay)).get(linkId) ?? 0
-  return toView(
-    link,
-    userId,
-    (await findOwnTagIdsOfLinks(ex, userId, [linkId])).get(linkId) ?? [],
-    clicks,
-  )
+  return toView(link, userId, await extrasOf(ex, userId, [linkId], fromDay))
 }
 
 /** The link's clicks per UTC day over the last 90 days, zeros included. */
@@ -155,13 +188,13 @@ async function writeTags(
   }
 }
 
-/** The creator of a shared link and the organization's owners and admins may change it. */
-function mayChange(link: VisibleLink, userId: string): boolean {
-  return (
-    link.organization_id === null ||
-    link.created_by === userId ||
-    (link.role !== null && can(link.role, 'manage_links'))
-  )
+/**
+ * The owner of a personal link, and the creator of an organization's link (while a member) and the
+ * organization's owners and admins may change it; a team's members only read what it shares.
+ */
+export function mayChange(link: VisibleLink, userId: string): boolean {
+  if (link.organization_id === null) return link.user_id === userId
+  return link.role !== null && (link.created_by === userId || can(link.role, 'manage_links'))
 }
 
 export function assertMayChange(link: VisibleLink, userId: string): void {
@@ -211,6 +244,9 @@ export function linkFilters(query: LinkFilterQuery, caller: Caller): LinkFilters
     ...(query.q !== undefined && { q: query.q }),
     ...(query.organization_id !== undefined && { organizationId: query.organization_id }),
     ...(query.owner !== undefined && { owner: query.owner }),
+    ...(query.scope !== undefined && { scope: query.scope }),
+    ...(query.pinned !== undefined && { pinned: query.pinned }),
+    ...(query.collection_id !== undefined && { collectionId: query.collection_id }),
   }
 }
 
@@ -227,17 +263,18 @@ export async function listLinks(
   }
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const ids = rows.slice(0, window.limit).map((row) => row.id)
-  const tagIds = await findOwnTagIdsOfLinks(deps.db, caller.user.id, ids)
-  const clicks = await sumClicksSince(deps.db, ids, firstDayOf(deps, CLICK_VIEW_DAYS))
+  const extras = await extrasOf(deps.db, caller.user.id, ids, firstDayOf(deps, CLICK_VIEW_DAYS))
   return toPage(
     rows,
     window.limit,
-    (row) => toView(row, caller.user.id, tagIds.get(row.id) ?? [], clicks.get(row.id) ?? 0),
+    (row) => toView(row, caller.user.id, extras),
     // The sort key as the query computed it (a flush between the two reads cannot skew the cursor).
     (row) =>
-      byClicks
-        ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id]
-        : [row.created_at, row.id],
+      query.collection_id !== undefined
+        ? [String(Number((row as { position_sort?: unknown }).position_sort ?? 0)), row.id]
+        : byClicks
+          ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id]
+          : [row.created_at, row.id],
   )
 }
 
@@ -280,6 +317,7 @@ export async function createLink(
   deps: Deps,
   caller: Caller,
   input: CreateLinkBody,
+  ctx: RequestContext,
 ): Promise<LinkView> {
   const userId = caller.user.id
   const organizationId = input.organization_id ?? null
@@ -314,6 +352,8 @@ export async function createLink(
         throw error
       }
       await writeTags(tx, userId, id, input.tag_ids ?? [])
+      if (input.team_ids !== undefined && input.team_ids.length > 0)
+        await setLinkTeams(tx, deps, caller, ctx, id, input.team_ids)
       return viewOf(tx, userId, id, firstDayOf(deps, CLICK_VIEW_DAYS))
     })
   } catch (error) {
@@ -330,6 +370,7 @@ export async function updateLink(
   caller: Caller,
   linkId: string,
   patch: UpdateLinkBody,
+  ctx: RequestContext,
 ): Promise<LinkView> {
   const userId = caller.user.id
   const url = patch.url === undefined ? undefined : normalizeLinkUrl(patch.url)
@@ -365,9 +406,29 @@ export async function updateLink(
         throw error
       }
       if (patch.tag_ids !== undefined) await writeTags(tx, userId, linkId, patch.tag_ids)
+      if (changes.slug_key !== undefined) await syncSlugKeys(tx, [linkId])
+      if (patch.team_ids !== undefined)
+        await setLinkTeams(tx, deps, caller, ctx, linkId, patch.team_ids)
       return viewOf(tx, userId, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
     })
   } catch (error) {
     throw slugTaken(error)
   }
+}
+
+/** Pins the link for the caller alone (any link they see); pinning twice changes nothing. */
+export async function pinLink(deps: Deps, caller: Caller, linkId: string): Promise<void> {
+  reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
+  try {
+    await insertPin(deps.db, caller.user.id, linkId, deps.clock.now().toISOString())
+  } catch (error) {
+    // Deleted between the read and the insert.
+    if (isForeignKeyViolation(error)) throw linkNotFound()
+    throw error
+  }
+}
+
+export async function unpinLink(deps: Deps, caller: Caller, linkId: string): Promise<void> {
+  reachableLink(caller, await findVisibleLink(deps.db, caller.user.id, linkId))
+  await deletePin(deps.db, caller.user.id, linkId)
 }

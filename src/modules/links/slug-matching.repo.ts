@@ -2,6 +2,7 @@
 import { sql, type RawBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
 import type { Executor } from '../../db/schema.js'
+import { syncSlugKeys } from './shares.repo.js'
 
 /** The folded key in SQL, the same as url.ts foldSlug(): lower case without '-' and '_'. */
 function folded(column: RawBuilder<unknown>): RawBuilder<string> {
@@ -62,6 +63,7 @@ export async function rekeyLinks(ex: Executor, fold: boolean): Promise<void> {
     .set({ slug_key: fold ? folded(sql.ref('slug')) : sql<string>`lower(${sql.ref('slug')})` })
     .where('slug', 'is not', null)
     .execute()
+  await syncSlugKeys(ex)
 }
 
 /**

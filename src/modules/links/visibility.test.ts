@@ -1,8 +1,9 @@
 /**
  * The three statements of who sees which link (visibility.ts) give the same answer: over random
- * owners, memberships, slugs and forwarding switches, on each engine, visibleToIndexed lets the
- * user see exactly the links visibleTo does, and forwardingWithSlugKey finds exactly the forwarding
- * links with the key among them.
+ * owners, organization and team memberships, links shared with teams, collections shared with
+ * teams, slugs and forwarding switches, on each engine, visibleToIndexed lets the user see exactly
+ * the links visibleTo does, and forwardingWithSlugKey finds exactly the forwarding links with the
+ * key among them, each once.
  */
 import type { RawBuilder } from 'kysely'
 import { describe, expect, it } from 'vitest'
@@ -14,6 +15,8 @@ import { forwardingWithSlugKey, visibleTo, visibleToIndexed } from './visibility
 const t = useTestApp()
 const USERS = 6
 const ORGS = 3
+const TEAMS = 3
+const COLLECTIONS = 3
 const SLUGS = ['wiki', 'docs', 'team']
 
 describe('visibleToIndexed and forwardingWithSlugKey', () => {
@@ -60,6 +63,7 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
         })),
       )
       await t.deps.db.insertInto('links').values(links).execute()
+      await insertTeamsAndShares(world, random, users, links, now)
 
       for (const user of users) {
         const seen = async (filter: (user: string) => RawBuilder<boolean>) =>
@@ -89,6 +93,7 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
             .selectFrom(forwardingWithSlugKey(t.deps.db, user, slug).as('found'))
             .select('found.id')
             .execute()
+          // Each link once (a link seen two ways, say one's own shared with one's team).
           expect(
             byProbes.map((row) => row.id).sort(),
             `world ${world}, ${user}, go/${slug}`,
@@ -98,3 +103,74 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
     }
   })
 })
+
+/**
+ * Random teams and memberships, links shared with teams, and collections of random links shared
+ * with teams — each slug key copied as the
+ * application keeps it.
+ */
+async function insertTeamsAndShares(
+  world: number,
+  random: () => number,
+  users: string[],
+  links: Array<{ id: string; slug_key: string; user_id: string | null }>,
+  now: string,
+): Promise<void> {
+  const id = (kind: string, n: number) => `vis-${world}-${kind}-${n}`
+  const teams = Array.from({ length: TEAMS }, (_, n) => id('team', n))
+  await t.deps.db
+    .insertInto('teams')
+    .values(
+      teams.map((team) => ({
+        id: team,
+        name: team,
+        name_key: team,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute()
+  const members = users.flatMap((user) =>
+    teams
+      .filter(() => random() < 0.35)
+      .map((team) => ({ team_id: team, user_id: user, added_at: now })),
+  )
+  if (members.length > 0) await t.deps.db.insertInto('team_members').values(members).execute()
+  const shares = links.flatMap((link) =>
+    teams
+      .filter(() => random() < 0.15)
+      .map((team) => ({
+        link_id: link.id,
+        team_id: team,
+        slug_key: link.slug_key,
+        shared_at: now,
+      })),
+  )
+  if (shares.length > 0) await t.deps.db.insertInto('link_teams').values(shares).execute()
+  const collections = Array.from({ length: COLLECTIONS }, (_, n) => ({
+    id: id('collection', n),
+    user_id: users[Math.floor(random() * users.length)]!,
+    name: `collection ${n}`,
+    created_at: now,
+    updated_at: now,
+  }))
+  await t.deps.db.insertInto('collections').values(collections).execute()
+  const entries = collections.flatMap((collection) =>
+    links
+      .filter(() => random() < 0.2)
+      .map((link, position) => ({
+        collection_id: collection.id,
+        link_id: link.id,
+        position,
+        slug_key: link.slug_key,
+      })),
+  )
+  if (entries.length > 0) await t.deps.db.insertInto('collection_links').values(entries).execute()
+  const collectionShares = collections.flatMap((collection) =>
+    teams
+      .filter(() => random() < 0.3)
+      .map((team) => ({ collection_id: collection.id, team_id: team })),
+  )
+  if (collectionShares.length > 0)
+    await t.deps.db.insertInto('collection_teams').values(collectionShares).execute()
+}

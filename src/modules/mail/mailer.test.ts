@@ -7,6 +7,7 @@ import {
   createMailer,
   describeSmtpFailure,
   MailDeliveryError,
+  SMTP_UNREACHABLE,
   type SmtpConnection,
 } from './mailer.js'
 
@@ -41,7 +42,7 @@ describe('createMailer', () => {
       .send(connection, mail)
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(MailDeliveryError)
-    expect((error as Error).message).toBe('The SMTP server did not answer in time.')
+    expect((error as Error).message).toBe(SMTP_UNREACHABLE)
     expect(Date.now() - started).toBeLessThan(5_000)
   })
 
@@ -133,13 +134,26 @@ describe('describeSmtpFailure', () => {
       }),
     ).toBe('The SMTP server refused the sender or the recipient (reply code 550).')
     expect(
-      describeSmtpFailure({ code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6 internal-host' }),
+      describeSmtpFailure(
+        { code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6 internal-host' },
+        true,
+      ),
     ).toBe('The server did not answer as an SMTP server.')
   })
 
-  it('describes connection failures by their system error code only', () => {
+  it('describes connection failures by their system error code only, for the operator', () => {
     expect(
-      describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' }),
+      describeSmtpFailure({ code: 'ESOCKET', message: 'connect ECONNREFUSED 10.0.0.1:25' }, true),
     ).toBe('Could not connect to the SMTP server (ECONNREFUSED).')
+  })
+
+  it('otherwise words refused, silent and foreign servers alike (no port probing)', () => {
+    for (const error of [
+      { code: 'ESOCKET', message: 'connect ECONNREFUSED 127.0.0.1:22' },
+      { code: 'ECONNECTION', message: 'connect ECONNREFUSED 127.0.0.1:22' },
+      { code: 'ETIMEDOUT', message: 'Greeting never received' },
+      { code: 'EPROTOCOL', response: 'SSH-2.0-OpenSSH_9.6' },
+    ])
+      expect(describeSmtpFailure(error)).toBe(SMTP_UNREACHABLE)
   })
 })

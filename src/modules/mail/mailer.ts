@@ -71,13 +71,26 @@ const SYSTEM_ERROR =
   /\b(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EPIPE|ECONNABORTED)\b/
 
 /**
- * One line saying which stage failed, with the reply code or system error code — never the peer's
- * text.
+ * What an administrator's SMTP test (and any mail sent on a request's behalf) says for every
+ * failure before an SMTP server answers: a refused connection, no answer in time, another protocol.
+ * Worded alike so the test cannot probe which local ports are open (a closed port refuses, an open
+ * one times out or speaks something else). `switchboard doctor`, run by the operator, names the
+ * stage.
  */
-export function describeSmtpFailure(error: unknown): string {
+export const SMTP_UNREACHABLE =
+  'No SMTP server answered at this host and port (no connection, no answer in time, or not SMTP).'
+
+const CONNECTION_STAGE = new Set(['ETIMEDOUT', 'ECONNECTION', 'ESOCKET', 'EPROTOCOL'])
+
+/**
+ * One line saying which stage failed, with the reply code or system error code — never the peer's
+ * text. Without `detailed`, every connection-stage failure is SMTP_UNREACHABLE.
+ */
+export function describeSmtpFailure(error: unknown, detailed = false): string {
   const e = error as { code?: string; responseCode?: unknown; message?: string; command?: string }
   const reply = typeof e.responseCode === 'number' ? ` (reply code ${e.responseCode})` : ''
   const system = SYSTEM_ERROR.exec(e.message ?? '')?.[1]
+  if (!detailed && CONNECTION_STAGE.has(e.code ?? '')) return SMTP_UNREACHABLE
   switch (e.code) {
     case 'ETIMEDOUT':
       return 'The SMTP server did not answer in time.'
@@ -186,7 +199,7 @@ export async function verifySmtpConnection(
   try {
     await transport.verify()
   } catch (error) {
-    throw new MailDeliveryError(describeSmtpFailure(error))
+    throw new MailDeliveryError(describeSmtpFailure(error, true))
   } finally {
     transport.close()
   }

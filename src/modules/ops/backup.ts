@@ -23,6 +23,7 @@ import type { DatabaseConfig } from '../../config.js'
 import { loadNodeSqlite } from '../../db/sqlite.js'
 import { migrations } from '../../migrations/index.js'
 import { runningInstance } from './instance-lock.js'
+import { migratedSchemaObjects, unknownObjects } from './schema-objects.js'
 
 /** A refusal with a message for the operator (no stack, no secret). */
 export class OpsError extends Error {
@@ -84,7 +85,7 @@ function hasSqliteHeader(file: string): boolean {
  * migration history, none of it from a newer version. Returns the number of applied migrations.
  * The copy is switched to a rollback journal first, so it is one file with no WAL beside it.
  */
-function verifyCopy(file: string, describe: string): number {
+function verifyCopy(file: string, describe: string): string[] {
   if (!hasSqliteHeader(file)) throw new OpsError(`${describe} is not an SQLite database`)
   const { DatabaseSync: Database } = loadNodeSqlite()
   let database: DatabaseSync | undefined
@@ -115,7 +116,7 @@ function verifyCopy(file: string, describe: string): number {
         `${describe} was written by a newer version of Switchboard (migrations ${unknown.join(', ')}); install that version first`,
       )
     }
-    return applied.length
+    return applied
   } catch (error) {
     if (error instanceof OpsError) throw error
     // "file is not a database", "database disk image is malformed", …: SQLite's words say enough.
@@ -169,7 +170,7 @@ export function backupSqlite(database: DatabaseConfig, target: string): BackupRe
     syncFile(temporary)
     fs.renameSync(temporary, file)
     syncDirectory(path.dirname(file))
-    return { file, bytes: fs.statSync(file).size, migrations: applied }
+    return { file, bytes: fs.statSync(file).size, migrations: applied.length }
   } catch (error) {
     fs.rmSync(temporary, { force: true })
     throw error
@@ -192,16 +193,48 @@ function hasData(file: string): boolean {
   return false
 }
 
+/** The copy's schema objects (tables, indexes, triggers, views) by type and name. */
+function schemaObjectsOf(file: string): Array<{ type: string; name: string }> {
+  const { DatabaseSync: Database } = loadNodeSqlite()
+  const database = new Database(file)
+  try {
+    return database.prepare('select type, name from sqlite_master').all() as Array<{
+      type: string
+      name: string
+    }>
+  } finally {
+    database.close()
+  }
+}
+
+/**
+ * Refuses a copy holding any schema object a fresh database migrated to the same migrations would
+ * not have: a planted trigger runs with every write and leaves no audit event.
+ */
+async function assertMigratedSchemaOnly(
+  file: string,
+  applied: string[],
+  describe: string,
+): Promise<void> {
+  const unknown = unknownObjects(schemaObjectsOf(file), await migratedSchemaObjects(applied))
+  if (unknown.length > 0) {
+    throw new OpsError(
+      `${describe} holds schema objects no migration creates (${unknown.slice(0, 5).join(', ')}); ` +
+        'it was altered after the backup was taken, so it is not restored',
+    )
+  }
+}
+
 /**
  * Puts a verified copy of `backup` in place of the SQLite database of a stopped instance. The
- * caller migrates it afterwards. Refuses while a service holds the database, and when the target
- * has data unless `force`.
+ * caller migrates it afterwards. Refuses while a service holds the database, when the target has
+ * data unless `force`, and a copy with schema objects the migrations do not create.
  */
-export function restoreSqlite(
+export async function restoreSqlite(
   database: DatabaseConfig,
   backup: string,
   options: RestoreOptions,
-): { file: string; migrations: number } {
+): Promise<{ file: string; migrations: number }> {
   const target = sqliteFile(database)
   const source = path.resolve(backup)
   if (!fs.existsSync(source) || !fs.statSync(source).isFile())
@@ -225,6 +258,7 @@ export function restoreSqlite(
     fs.copyFileSync(source, temporary, fs.constants.COPYFILE_EXCL)
     fs.chmodSync(temporary, 0o600)
     const applied = verifyCopy(temporary, `${source}`)
+    await assertMigratedSchemaOnly(temporary, applied, source)
     syncFile(temporary)
     // The old database's WAL and shared memory belong to the old file: applied to the restored one
     // they would corrupt it.
@@ -232,7 +266,7 @@ export function restoreSqlite(
       fs.rmSync(`${target}${suffix}`, { force: true })
     fs.renameSync(temporary, target)
     syncDirectory(path.dirname(target))
-    return { file: target, migrations: applied }
+    return { file: target, migrations: applied.length }
   } catch (error) {
     fs.rmSync(temporary, { force: true })
     throw error

@@ -178,6 +178,31 @@ describe('switchboard doctor', () => {
     }
   })
 
+  it('triggers: none beyond the migrations is ok; a planted one fails, named', async () => {
+    expect(await doctor(t.env, 'triggers')).toMatchObject({ status: 'ok' })
+    // Makes whoever signs in next an administrator, without an audit event.
+    if (testEngine() === 'postgres') {
+      await sql`create function promote() returns trigger language plpgsql as
+        $$ begin new.is_admin := true; return new; end $$`.execute(t.deps.db)
+      await sql`create trigger promote_on_sign_in before update on users
+        for each row execute function promote()`.execute(t.deps.db)
+    } else {
+      await sql`create trigger promote_on_sign_in after update on users
+        begin update users set is_admin = 1 where id = new.id; end`.execute(t.deps.db)
+    }
+    try {
+      expect(await doctor(t.env, 'triggers')).toMatchObject({
+        status: 'fail',
+        message: expect.stringMatching(/^trigger promote_on_sign_in — no migration creates it;/),
+      })
+    } finally {
+      await sql`drop trigger promote_on_sign_in${sql.raw(testEngine() === 'postgres' ? ' on users' : '')}`.execute(
+        t.deps.db,
+      )
+      if (testEngine() === 'postgres') await sql`drop function promote()`.execute(t.deps.db)
+    }
+  })
+
   it('redis: unset is fine for one instance (a warning on PostgreSQL, where several may run); a closed port fails', async () => {
     const unset = await doctor({ ...t.env, REDIS_URL: undefined }, 'redis')
     expect(unset.status).toBe(testEngine() === 'postgres' ? 'warn' : 'ok')

@@ -13,6 +13,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import type IoRedis from 'ioredis'
+import { sql } from 'kysely'
 import { ConfigError, parseConfig, type Config } from '../../config.js'
 import { createDatabase, type DatabaseHandle } from '../../db/client.js'
 import { migrationState } from '../../db/migrate.js'
@@ -20,6 +21,7 @@ import { createDeps } from '../../deps.js'
 import { createLogger } from '../../logger.js'
 import { MailDeliveryError } from '../mail/mailer.js'
 import { verifyMailSetup } from '../mail/service.js'
+import { migratedSchemaObjects, unknownObjects } from './schema-objects.js'
 
 const require = createRequire(import.meta.url)
 
@@ -235,7 +237,30 @@ export async function checkDatabase(
   } else {
     results.push(ok('migrations', `all ${state.applied.length} applied`))
   }
+  if (state.unknown.length === 0) results.push(await checkTriggers(handle, state.applied))
   return { results, handle }
+}
+
+/**
+ * Triggers no migration creates: one runs with every write to its table and leaves no audit event
+ * (a planted one could make a person an administrator at her next sign-in).
+ */
+async function checkTriggers(handle: DatabaseHandle, applied: string[]): Promise<CheckResult> {
+  const found =
+    handle.engine === 'postgres'
+      ? await sql<{ type: string; name: string }>`select 'trigger' as type, t.tgname as name
+          from pg_trigger t join pg_class c on c.oid = t.tgrelid
+          join pg_namespace n on n.oid = c.relnamespace
+          where not t.tgisinternal and n.nspname = current_schema()`.execute(handle.db)
+      : await sql<{ type: string; name: string }>`select type, name from sqlite_master
+          where type = 'trigger'`.execute(handle.db)
+  const unknown = unknownObjects(found.rows, await migratedSchemaObjects(applied))
+  if (unknown.length === 0) return ok('triggers', 'none beyond those the migrations create')
+  return fail(
+    'triggers',
+    `${unknown.join(', ')} — no migration creates ${unknown.length === 1 ? 'it' : 'them'}; ` +
+      'a trigger acts on every write without an audit event: find out who made it, then drop it',
+  )
 }
 
 export async function checkRedis(config: Config, timeoutMs: number): Promise<CheckResult> {

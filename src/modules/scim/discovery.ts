@@ -92,10 +92,18 @@ export function schemas(baseUrl: string) {
       attr('displayName'),
       attr('active', { type: 'boolean' }),
       attr('password', { mutability: 'writeOnly', returned: 'never' }),
-      complex('emails', [attr('value'), attr('type'), attr('primary', { type: 'boolean' })], {
-        multiValued: true,
-      }),
-      attr('externalId', { caseExact: true }),
+      // An email names one account (it is the sign-in identifier): a taken one is 409.
+      complex(
+        'emails',
+        [
+          attr('value', { uniqueness: 'server' }),
+          attr('type'),
+          attr('primary', { type: 'boolean' }),
+        ],
+        { multiValued: true, uniqueness: 'server' },
+      ),
+      // Unique within the provisioning domain of the credential that sets it (RFC 7643 §3.1).
+      attr('externalId', { caseExact: true, uniqueness: 'server' }),
     ],
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${SCHEMA.user}` },
   }

@@ -97,6 +97,32 @@ describe('Okta group push', () => {
     expect(await memberIds(client, group.id)).toEqual([c.user.id])
   })
 
+  it('PATCH with ?attributes= answers 200 with the projected resource (RFC 7644 §3.5.2)', async () => {
+    const client = await scimClient(t)
+    const member = await createUser(t)
+    const group = await push(client, uniqueName('Asked'))
+    const response = await client.request('PATCH', `/Groups/${group.id}?attributes=members`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: member.user.id }] }],
+    })
+    expect(response.statusCode).toBe(200)
+    expect(String(response.headers['content-type'])).toMatch(/^application\/scim\+json/)
+    expect(response.json()).toEqual({
+      schemas: [GROUP],
+      id: group.id,
+      members: [expect.objectContaining({ value: member.user.id }) as unknown],
+    })
+    const excluded = await client.request(
+      'PATCH',
+      `/Groups/${group.id}?excludedAttributes=members`,
+      { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'members', value: [] }] },
+    )
+    expect(excluded.statusCode).toBe(200)
+    expect(excluded.json()).toMatchObject({ id: group.id, displayName: group.displayName })
+    expect(excluded.json()).not.toHaveProperty('members')
+    expect(await memberIds(client, group.id)).toEqual([])
+  })
+
   it('DELETE removes the team; then 404', async () => {
     const client = await scimClient(t)
     const group = await push(client, uniqueName('Gone'))

@@ -218,14 +218,19 @@ export async function replaceGroup(
   return toScimGroup(await loadGroup(deps.db, id), baseUrl)
 }
 
-/** PATCH answers 204 (what Okta and Entra expect for Groups; RFC 7644 §3.5.2 allows it). */
+/**
+ * PATCH answers 204 (what Okta and Entra expect for Groups; RFC 7644 §3.5.2 allows it), or 200
+ * with the resource when the request names `attributes` or `excludedAttributes` (§3.5.2: the
+ * client asked for the resource back). The result is null when 204 is the answer.
+ */
 export async function patchGroup(
   deps: Deps,
   actor: ScimActor,
   id: string,
   body: unknown,
   baseUrl: string,
-): Promise<void> {
+  query: ListQuery = {},
+): Promise<Record<string, unknown> | null> {
   const request = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
   const schemas = request.schemas
   if (Array.isArray(schemas) && schemas.length > 0 && !schemas.includes(PATCH_SCHEMA)) {
@@ -237,6 +242,8 @@ export async function patchGroup(
     request.Operations ?? request.operations,
   )
   await writeGroup(deps, actor, current, fromScimGroup(patched), 'scim.group_patch')
+  if (query.attributes === undefined && query.excludedAttributes === undefined) return null
+  return projection(query)(toScimGroup(await loadGroup(deps.db, id), baseUrl))
 }
 
 export async function deleteGroup(deps: Deps, actor: ScimActor, id: string): Promise<void> {

@@ -38,11 +38,19 @@ const hidden = { hide: true }
 // Query strings and bodies are read by the SCIM layer itself (filter, list and mapping), which
 // answers every problem as a SCIM error; the schema only says what shape arrives.
 const AnyBody = { type: 'object', additionalProperties: true }
+// An empty id (`PUT /Users/`) is a resource that does not exist: 404, as any unknown id.
 const IdParams = {
   type: 'object',
-  properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+  properties: { id: { type: 'string', maxLength: 64 } },
   required: ['id'],
 }
+
+/**
+ * A collection's path and the same path with a trailing slash: `/scim/v2/Users/` is `/Users`, as
+ * clients that join a base URL and a resource name with a slash send it (without the alias it
+ * would reach `/Users/:id` with an empty id).
+ */
+const collection = (path: string) => [path, `${path}/`]
 
 export function scimRoutes(deps: Deps): FastifyPluginAsync {
   const baseUrl = `${deps.config.publicUrl.replace(/\/$/, '')}/scim/v2`
@@ -52,10 +60,11 @@ export function scimRoutes(deps: Deps): FastifyPluginAsync {
     app.get('/ServiceProviderConfig', { config: scim, schema: hidden }, async () =>
       serviceProviderConfig(baseUrl),
     )
-    app.get('/ResourceTypes', { config: scim, schema: hidden }, async () => {
-      const all = resourceTypes(baseUrl)
-      return listResponse(all, listWindow({ count: all.length }), (r) => r)
-    })
+    for (const url of collection('/ResourceTypes'))
+      app.get(url, { config: scim, schema: hidden }, async () => {
+        const all = resourceTypes(baseUrl)
+        return listResponse(all, listWindow({ count: all.length }), (r) => r)
+      })
     app.get(
       '/ResourceTypes/:id',
       { config: scim, schema: { ...hidden, params: IdParams } },
@@ -66,10 +75,11 @@ export function scimRoutes(deps: Deps): FastifyPluginAsync {
         return found
       },
     )
-    app.get('/Schemas', { config: scim, schema: hidden }, async () => {
-      const all = schemas(baseUrl)
-      return listResponse(all, listWindow({ count: all.length }), (r) => r)
-    })
+    for (const url of collection('/Schemas'))
+      app.get(url, { config: scim, schema: hidden }, async () => {
+        const all = schemas(baseUrl)
+        return listResponse(all, listWindow({ count: all.length }), (r) => r)
+      })
     app.get(
       '/Schemas/:id',
       { config: scim, schema: { ...hidden, params: IdParams } },
@@ -81,31 +91,34 @@ export function scimRoutes(deps: Deps): FastifyPluginAsync {
       },
     )
 
-    app.get('/Users', { config: scim, schema: hidden }, async (request) =>
-      listScimUsers(deps, request.query as ListQuery, baseUrl),
-    )
     app.get(
       '/Users/:id',
       { config: scim, schema: { ...hidden, params: IdParams } },
       async (request) =>
         getScimUser(
           deps,
+          scimActorOf(request),
           (request.params as { id: string }).id,
           request.query as ListQuery,
           baseUrl,
         ),
     )
-    app.post(
-      '/Users',
-      { config: scim, schema: { ...hidden, body: AnyBody } },
-      async (request, reply) => {
-        const resource = await createScimUser(deps, scimActorOf(request), request.body, baseUrl)
-        return reply
-          .code(201)
-          .header('location', (resource.meta as { location: string }).location)
-          .send(resource)
-      },
-    )
+    for (const url of collection('/Users')) {
+      app.get(url, { config: scim, schema: hidden }, async (request) =>
+        listScimUsers(deps, scimActorOf(request), request.query as ListQuery, baseUrl),
+      )
+      app.post(
+        url,
+        { config: scim, schema: { ...hidden, body: AnyBody } },
+        async (request, reply) => {
+          const resource = await createScimUser(deps, scimActorOf(request), request.body, baseUrl)
+          return reply
+            .code(201)
+            .header('location', (resource.meta as { location: string }).location)
+            .send(resource)
+        },
+      )
+    }
     app.put(
       '/Users/:id',
       { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } },
@@ -131,26 +144,28 @@ export function scimRoutes(deps: Deps): FastifyPluginAsync {
           baseUrl,
         ),
     )
-    app.get('/Groups', { config: scim, schema: hidden }, async (request) =>
-      listGroups(deps, request.query as ListQuery, baseUrl),
-    )
     app.get(
       '/Groups/:id',
       { config: scim, schema: { ...hidden, params: IdParams } },
       async (request) =>
         getGroup(deps, (request.params as { id: string }).id, request.query as ListQuery, baseUrl),
     )
-    app.post(
-      '/Groups',
-      { config: scim, schema: { ...hidden, body: AnyBody } },
-      async (request, reply) => {
-        const resource = await createGroup(deps, scimActorOf(request), request.body, baseUrl)
-        return reply
-          .code(201)
-          .header('location', (resource.meta as { location: string }).location)
-          .send(resource)
-      },
-    )
+    for (const url of collection('/Groups')) {
+      app.get(url, { config: scim, schema: hidden }, async (request) =>
+        listGroups(deps, request.query as ListQuery, baseUrl),
+      )
+      app.post(
+        url,
+        { config: scim, schema: { ...hidden, body: AnyBody } },
+        async (request, reply) => {
+          const resource = await createGroup(deps, scimActorOf(request), request.body, baseUrl)
+          return reply
+            .code(201)
+            .header('location', (resource.meta as { location: string }).location)
+            .send(resource)
+        },
+      )
+    }
     app.put(
       '/Groups/:id',
       { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } },
@@ -167,14 +182,15 @@ export function scimRoutes(deps: Deps): FastifyPluginAsync {
       '/Groups/:id',
       { config: scim, schema: { ...hidden, params: IdParams, body: AnyBody } },
       async (request, reply) => {
-        await patchGroup(
+        const resource = await patchGroup(
           deps,
           scimActorOf(request),
           (request.params as { id: string }).id,
           request.body,
           baseUrl,
+          request.query as ListQuery,
         )
-        return reply.code(204).send()
+        return resource === null ? reply.code(204).send() : resource
       },
     )
     app.delete(

@@ -11,6 +11,15 @@ import type { ScimUserRow } from './users.repo.js'
 
 type JsonObject = Record<string, unknown>
 
+/**
+ * The row as one SCIM credential sees it: an externalId is scoped to the provisioning domain that
+ * set it (RFC 7643 §3.1), so another credential's is absent; one set before scoping is shared.
+ */
+export function visibleTo(row: ScimUserRow, credentialId: string): ScimUserRow {
+  if (row.external_id_scope === null || row.external_id_scope === credentialId) return row
+  return { ...row, external_id: null }
+}
+
 export function toScimUser(row: ScimUserRow, baseUrl: string): JsonObject {
   const enterprise = {
     ...(row.employee_number !== null && { employeeNumber: row.employee_number }),
@@ -24,7 +33,7 @@ export function toScimUser(row: ScimUserRow, baseUrl: string): JsonObject {
     ...(row.external_id !== null && { externalId: row.external_id }),
     userName: row.user_name ?? row.email,
     name: {
-      formatted: row.name,
+      formatted: row.formatted_name ?? row.name,
       ...(row.given_name !== null && { givenName: row.given_name }),
       ...(row.family_name !== null && { familyName: row.family_name }),
     },
@@ -46,6 +55,8 @@ export interface UserModel {
   userName: string
   email: string
   name: string
+  /** name.formatted when it differs from `name` (null: the same). */
+  formattedName: string | null
   active: boolean
   password: string | null
   externalId: string | null
@@ -131,9 +142,10 @@ export function fromScimUser(resource: unknown, activeWhenAbsent = true): UserMo
   const name = get(resource, 'name')
   const givenName = optionalString(get(name, 'givenName'), 'name.givenName', 100)
   const familyName = optionalString(get(name, 'familyName'), 'name.familyName', 100)
+  const formatted = optionalString(get(name, 'formatted'), 'name.formatted', 100)
   const display =
     optionalString(get(resource, 'displayName'), 'displayName', 100) ??
-    optionalString(get(name, 'formatted'), 'name.formatted', 100) ??
+    formatted ??
     ([givenName, familyName]
       .filter((part) => part !== null)
       .join(' ')
@@ -154,6 +166,7 @@ export function fromScimUser(resource: unknown, activeWhenAbsent = true): UserMo
     userName,
     email,
     name: display,
+    formattedName: formatted === display ? null : formatted,
     active: active === undefined ? activeWhenAbsent : toBoolean(active, 'active'),
     password: typeof password === 'string' ? password : null,
     externalId: optionalString(get(resource, 'externalId'), 'externalId'),

@@ -22,8 +22,11 @@ export interface ScimUserRow {
   /** null for an account SCIM has not touched: its userName is its email. */
   user_name: string | null
   external_id: string | null
+  /** The credential whose externalId this is; null for one every credential sees. */
+  external_id_scope: string | null
   given_name: string | null
   family_name: string | null
+  formatted_name: string | null
   employee_number: string | null
   department: string | null
   manager_id: string | null
@@ -32,8 +35,10 @@ export interface ScimUserRow {
 export interface ScimFields {
   user_name: string
   external_id: string | null
+  external_id_scope: string | null
   given_name: string | null
   family_name: string | null
+  formatted_name: string | null
   employee_number: string | null
   department: string | null
   manager_id: string | null
@@ -53,8 +58,10 @@ function base(ex: Executor) {
       'users.updated_at',
       'scim_users.user_name',
       'scim_users.external_id',
+      'scim_users.external_id_scope',
       'scim_users.given_name',
       'scim_users.family_name',
+      'scim_users.formatted_name',
       'scim_users.employee_number',
       'scim_users.department',
       'scim_users.manager_id',
@@ -208,10 +215,19 @@ function subAttributes(table: Record<string, Spec>): Resolver {
   }
 }
 
+/**
+ * The externalId a credential sees (users.mapping.ts visibleTo): its own, or one set before
+ * externalIds were scoped; `scope` null reads the stored value.
+ */
+function externalIdFor(scope: string | null): Expression<string> {
+  if (scope === null) return col('scim_users.external_id')
+  return sql<string>`(case when scim_users.external_id_scope is null or scim_users.external_id_scope = ${scope} then scim_users.external_id end)`
+}
+
 /** The rendered User's attributes (users.mapping.ts toScimUser), by attribute path. */
-function userResolver(baseUrl: string): Resolver {
+function userResolver(baseUrl: string, scope: string | null): Resolver {
   const name = {
-    formatted: text(col('users.name'), 'fold', false),
+    formatted: text(sql<string>`coalesce(scim_users.formatted_name, users.name)`, 'fold', false),
     givenname: text(col('scim_users.given_name'), 'fold', true),
     familyname: text(col('scim_users.family_name'), 'fold', true),
   }
@@ -231,7 +247,7 @@ function userResolver(baseUrl: string): Resolver {
   const core: Record<string, Spec> = {
     schemas: { kind: 'schemas' },
     id: text(col('users.id'), 'exact', false),
-    externalid: text(col('scim_users.external_id'), 'exact', true),
+    externalid: text(externalIdFor(scope), 'exact', true),
     // The lower-cased SCIM userName, else the email (stored lower-cased).
     username: text(sql<string>`coalesce(scim_users.user_name_lower, users.email)`, 'stored', false),
     displayname: text(col('users.name'), 'fold', false),
@@ -265,9 +281,17 @@ function userResolver(baseUrl: string): Resolver {
   }
 }
 
-/** The filter as SQL, or null when part of it is left to the in-memory evaluation. */
-export function userFilterToSql(filter: Filter, baseUrl: string, fold: TextFold): UserWhere | null {
-  return translate(filter, userResolver(baseUrl), fold)
+/**
+ * The filter as SQL, or null when part of it is left to the in-memory evaluation. `scope` is the
+ * SCIM credential asking: `externalId` is the one it sees (null: as stored).
+ */
+export function userFilterToSql(
+  filter: Filter,
+  baseUrl: string,
+  fold: TextFold,
+  scope: string | null = null,
+): UserWhere | null {
+  return translate(filter, userResolver(baseUrl, scope), fold)
 }
 
 function translate(filter: Filter, resolve: Resolver, fold: TextFold): UserWhere | null {
@@ -487,11 +511,25 @@ export async function findScimUserByUserName(
   return byEmail === undefined ? null : toRow(byEmail)
 }
 
+/**
+ * The account whose externalId, as `scope` sees it, is `externalId`: set by that credential, or
+ * before externalIds were scoped (its own first). Through the (external_id, scope) index.
+ */
 export async function findScimUserByExternalId(
   ex: Executor,
   externalId: string,
+  scope: string,
 ): Promise<ScimUserRow | null> {
-  const row = await base(ex).where('scim_users.external_id', '=', externalId).executeTakeFirst()
+  const row = await base(ex)
+    .where('scim_users.external_id', '=', externalId)
+    .where((eb) =>
+      eb.or([
+        eb('scim_users.external_id_scope', '=', scope),
+        eb('scim_users.external_id_scope', 'is', null),
+      ]),
+    )
+    .orderBy(sql`scim_users.external_id_scope is null`)
+    .executeTakeFirst()
   return row === undefined ? null : toRow(row)
 }
 

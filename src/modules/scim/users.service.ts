@@ -35,7 +35,7 @@ import type { ScimActor } from './http.js'
 import { filterParam, matches, type Filter } from './filter.js'
 import { listWindow, pagedListResponse, projection, type ListWindow } from './list.js'
 import { applyPatch } from './patch.js'
-import { fromScimUser, toScimUser, type UserModel } from './users.mapping.js'
+import { fromScimUser, toScimUser, visibleTo, type UserModel } from './users.mapping.js'
 import {
   findScimUser,
   findScimUserByExternalId,
@@ -79,6 +79,7 @@ const SCAN_BATCH = 5000
  */
 async function selectUsers(
   deps: Deps,
+  scope: string,
   filter: Filter | null,
   window: ListWindow,
   baseUrl: string,
@@ -92,7 +93,7 @@ async function selectUsers(
       attr === 'username'
         ? findScimUserByUserName(deps.db, filter.compValue)
         : attr === 'externalid'
-          ? findScimUserByExternalId(deps.db, filter.compValue)
+          ? findScimUserByExternalId(deps.db, filter.compValue, scope)
           : attr === 'id'
             ? findScimUser(deps.db, filter.compValue)
             : null
@@ -103,7 +104,7 @@ async function selectUsers(
     }
   }
   const fold = await textFold(deps.db, deps.database.engine)
-  const where = filter === null ? null : userFilterToSql(filter, baseUrl, fold)
+  const where = filter === null ? null : userFilterToSql(filter, baseUrl, fold, scope)
   if (filter === null || where !== null) {
     const total = await countScimUsers(deps.db, where)
     const page =
@@ -116,7 +117,7 @@ async function selectUsers(
   const narrowing =
     filter.op === 'and'
       ? filter.filters
-          .map((part) => userFilterToSql(part, baseUrl, fold))
+          .map((part) => userFilterToSql(part, baseUrl, fold, scope))
           .filter((part) => part !== null)
       : []
   const narrow: UserWhere | null =
@@ -127,7 +128,7 @@ async function selectUsers(
   for (;;) {
     const batch = await scanScimUsers(deps.db, narrow, after, SCAN_BATCH)
     for (const row of batch) {
-      if (!matches(filter, toScimUser(row, baseUrl))) continue
+      if (!matches(filter, toScimUser(visibleTo(row, scope), baseUrl))) continue
       if (total >= offset && page.length < window.count) page.push(row)
       total++
     }
@@ -137,13 +138,19 @@ async function selectUsers(
   return { total, page }
 }
 
-export async function listScimUsers(deps: Deps, query: ListQuery, baseUrl: string) {
+export async function listScimUsers(
+  deps: Deps,
+  actor: ScimActor,
+  query: ListQuery,
+  baseUrl: string,
+) {
   const window = listWindow(query)
   const project = projection(query)
   const filter = filterParam(query.filter)
-  const { total, page } = await selectUsers(deps, filter, window, baseUrl)
+  const scope = actor.credential.id
+  const { total, page } = await selectUsers(deps, scope, filter, window, baseUrl)
   return pagedListResponse(
-    page.map((row) => toScimUser(row, baseUrl)),
+    page.map((row) => toScimUser(visibleTo(row, scope), baseUrl)),
     total,
     window,
     project,
@@ -156,8 +163,19 @@ async function loadUser(ex: Executor, id: string): Promise<ScimUserRow> {
   return row
 }
 
-export async function getScimUser(deps: Deps, id: string, query: ListQuery, baseUrl: string) {
-  return projection(query)(toScimUser(await loadUser(deps.db, id), baseUrl))
+/** The User as the actor's credential sees it. */
+async function renderUser(deps: Deps, actor: ScimActor, id: string, baseUrl: string) {
+  return toScimUser(visibleTo(await loadUser(deps.db, id), actor.credential.id), baseUrl)
+}
+
+export async function getScimUser(
+  deps: Deps,
+  actor: ScimActor,
+  id: string,
+  query: ListQuery,
+  baseUrl: string,
+) {
+  return projection(query)(await renderUser(deps, actor, id, baseUrl))
 }
 
 async function adoptsExistingAccounts(deps: Deps): Promise<boolean> {
@@ -192,12 +210,27 @@ async function assertPasswordSettable(ex: Executor, userId: string): Promise<voi
     )
 }
 
-function fieldsOf(model: UserModel) {
+/**
+ * What SCIM stores beside the account. The externalId is the writing credential's; a credential
+ * that sends none clears only its own, never one another credential set (which it does not see).
+ */
+function fieldsOf(model: UserModel, actor: ScimActor, current: ScimUserRow | null) {
+  const othersExternalId =
+    model.externalId === null &&
+    current !== null &&
+    current.external_id_scope !== null &&
+    current.external_id_scope !== actor.credential.id
   return {
     user_name: model.userName,
-    external_id: model.externalId,
+    ...(othersExternalId
+      ? { external_id: current.external_id, external_id_scope: current.external_id_scope }
+      : {
+          external_id: model.externalId,
+          external_id_scope: model.externalId === null ? null : actor.credential.id,
+        }),
     given_name: model.givenName,
     family_name: model.familyName,
+    formatted_name: model.formattedName,
     employee_number: model.employeeNumber,
     department: model.department,
     manager_id: model.managerId,
@@ -221,6 +254,7 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
 
 async function assertUserNameFree(
   ex: Executor,
+  actor: ScimActor,
   model: UserModel,
   exceptId: string | null,
 ): Promise<void> {
@@ -228,7 +262,7 @@ async function assertUserNameFree(
   if (byName !== null && byName.id !== exceptId)
     throw conflict('A user with this userName already exists.')
   if (model.externalId !== null) {
-    const byExternal = await findScimUserByExternalId(ex, model.externalId)
+    const byExternal = await findScimUserByExternalId(ex, model.externalId, actor.credential.id)
     if (byExternal !== null && byExternal.id !== exceptId)
       throw conflict('A user with this externalId already exists.')
   }
@@ -260,9 +294,9 @@ export async function createScimUser(
   row.disabled = !model.active
   const id = await uniquely(() =>
     deps.db.transaction().execute(async (tx) => {
-      await assertUserNameFree(tx, model, null)
+      await assertUserNameFree(tx, actor, model, null)
       const user = await insertNewUser(tx, row)
-      await upsertScimFields(tx, user.id, fieldsOf(model))
+      await upsertScimFields(tx, user.id, fieldsOf(model, actor, null))
       await recordAudit(tx, deps.clock, actor.ctx, {
         action: 'scim.user_create',
         actor: auditActor(actor),
@@ -276,7 +310,7 @@ export async function createScimUser(
       return user.id
     }),
   )
-  return toScimUser(await loadUser(deps.db, id), baseUrl)
+  return renderUser(deps, actor, id, baseUrl)
 }
 
 /** "Adopt existing accounts by email": links the account to the provider instead of a 409. */
@@ -296,7 +330,7 @@ async function adoptExisting(
       const existing = await findUserById(tx, userId)
       if (existing === null || existing.is_admin || (await hasScimFields(tx, userId)))
         throw conflict('A user with this email already exists.')
-      await assertUserNameFree(tx, model, userId)
+      await assertUserNameFree(tx, actor, model, userId)
       await writeUser(deps, tx, actor, userId, { ...model, password: null }, null)
       await recordAudit(tx, deps.clock, actor.ctx, {
         action: 'scim.user_adopt',
@@ -306,7 +340,7 @@ async function adoptExisting(
       })
     }),
   )
-  return toScimUser(await loadUser(deps.db, userId), baseUrl)
+  return renderUser(deps, actor, userId, baseUrl)
 }
 
 /**
@@ -340,6 +374,7 @@ async function writeUser(
   }
   if (passwordHash !== null) await assertPasswordSettable(tx, userId)
   const now = deps.clock.now().toISOString()
+  const current = await findScimUser(tx, userId)
   await updateUser(tx, userId, {
     email: model.email,
     name: model.name,
@@ -347,7 +382,7 @@ async function writeUser(
     ...(passwordHash !== null && passwordColumns(passwordHash, now)),
     updated_at: now,
   })
-  await upsertScimFields(tx, userId, fieldsOf(model))
+  await upsertScimFields(tx, userId, fieldsOf(model, actor, current))
   if (deactivating || user.disabled || passwordHash !== null || model.email !== user.email)
     await deleteUnusedResetLinks(tx, userId)
   const changedActive = user.disabled === model.active
@@ -407,7 +442,7 @@ async function replaceWith(
   const passwordHash = await changedPasswordHash(deps, id, model.password, model.email)
   await uniquely(() =>
     deps.db.transaction().execute(async (tx) => {
-      await assertUserNameFree(tx, model, id)
+      await assertUserNameFree(tx, actor, model, id)
       await writeUser(deps, tx, actor, id, model, passwordHash)
       await recordAudit(tx, deps.clock, actor.ctx, {
         action,
@@ -417,7 +452,7 @@ async function replaceWith(
       })
     }),
   )
-  return toScimUser(await loadUser(deps.db, id), baseUrl)
+  return renderUser(deps, actor, id, baseUrl)
 }
 
 export async function replaceScimUser(
@@ -452,7 +487,7 @@ export async function patchScimUser(
     throw new ScimError(400, `A PATCH body names the schema ${PATCH_SCHEMA}.`, 'invalidSyntax')
   }
   const operations = request.Operations ?? request.operations
-  const current = toScimUser(await loadUser(deps.db, id), baseUrl)
+  const current = await renderUser(deps, actor, id, baseUrl)
   const patched = applyPatch(current, operations)
   // A remove of `active` (or a replace with null) would leave it unassigned: refused, as in
   // fromScimUser.

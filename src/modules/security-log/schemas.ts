@@ -7,7 +7,7 @@ export const SecurityEventView = Type.Object(
     at: Timestamp(),
     action: Type.String({
       description:
-        'auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update',
+        'auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update, link.share, link.unshare',
     }),
     ip: Nullable(Type.String()),
     user_agent: Nullable(
@@ -21,7 +21,11 @@ export const SecurityEventView = Type.Object(
         description: 'Sign-ins: how (password, password+totp, a provider key, passkey …)',
       }),
     ),
-    name: Nullable(Type.String({ description: "An API token's or passkey's name" })),
+    name: Nullable(
+      Type.String({
+        description: "An API token's or passkey's name; the teams of a link's sharing change",
+      }),
+    ),
     by_administrator: Type.Boolean({
       description: 'Someone else (an administrator) made this change to your account',
     }),

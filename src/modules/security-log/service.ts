@@ -1,6 +1,7 @@
 /**
  * The personal security log: the caller's own sign-ins (successful and failed,
- * with IP and browser), second-factor, passkey, password, email, session and API-token changes —
+ * with IP and browser), second-factor, passkey, password, email, session and API-token changes,
+ * and the teams they shared their links with or stopped sharing with —
  * read from the audit trail by `subject_user_id` (whose account an event concerns;
  * audit/service.ts) and an allow-list of actions, newest first, keyset-paged. Only the owner's id
  * is ever queried: failed sign-ins against an existing account's email appear for that account
@@ -40,9 +41,14 @@ export const SECURITY_LOG_ACTIONS = [
   'token.create',
   'token.revoke',
   'admin.user_update',
+  'link.share',
+  'link.unshare',
 ] as const
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null)
+/** A link's sharing change names its teams. */
+const teamNames = (value: unknown): string | null =>
+  Array.isArray(value) ? value.filter((name) => typeof name === 'string').join(', ') : null
 
 function toView(row: SecurityEventRow, ownerId: string): SecurityEventView {
   const metadata = JSON.parse(row.metadata) as Record<string, unknown>
@@ -53,7 +59,7 @@ function toView(row: SecurityEventRow, ownerId: string): SecurityEventView {
     ip: row.ip,
     user_agent: row.user_agent,
     method: text(metadata.method),
-    name: text(metadata.name),
+    name: text(metadata.name) ?? teamNames(metadata.teams),
     by_administrator: row.actor_id !== null && row.actor_id !== ownerId,
   }
 }

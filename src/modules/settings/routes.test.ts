@@ -194,17 +194,45 @@ describe('PUT, GET and DELETE /api/admin/settings/{key}', () => {
     expect(again.json().reason).toBe('NOT_FOUND')
   })
 
-  it('audits writes and deletes, without the value', async () => {
-    await call('PUT', '/api/admin/settings/audit.me', { value: 'confidential-looking text' })
-    await call('DELETE', '/api/admin/settings/audit.me')
-    const events = await t.deps.db
+  const auditOf = (key: string) =>
+    t.deps.db
       .selectFrom('audit_events')
       .select(['action', 'target_type', 'target_id', 'metadata', 'actor_id'])
-      .where('target_id', '=', 'audit.me')
+      .where('target_id', '=', key)
       .orderBy('at')
       .execute()
-    expect(events.map((e) => e.action)).toEqual(['settings.update', 'settings.delete'])
+
+  it('audits writes and deletes with the old and the new value', async () => {
+    await call('PUT', '/api/admin/settings/audit.me', { value: { limit: 5 } })
+    t.clock.advance(1)
+    await call('PUT', '/api/admin/settings/audit.me', { value: { limit: 7 } })
+    t.clock.advance(1)
+    await call('DELETE', '/api/admin/settings/audit.me')
+    const events = await auditOf('audit.me')
+    expect(events.map((e) => e.action)).toEqual([
+      'settings.update',
+      'settings.update',
+      'settings.delete',
+    ])
     expect(events.every((e) => e.target_type === 'setting' && e.actor_id !== null)).toBe(true)
+    expect(events.map((e) => JSON.parse(e.metadata))).toEqual([
+      { old_value: null, new_value: { limit: 5 } },
+      { old_value: { limit: 5 }, new_value: { limit: 7 } },
+      { old_value: { limit: 7 }, new_value: null },
+    ])
+  })
+
+  it('never records the value of a key named like a secret', async () => {
+    await call('PUT', '/api/admin/settings/webhook.secret', { value: 'confidential-looking text' })
+    await call('PUT', '/api/admin/settings/webhook.secret', { value: 'confidential again' })
+    await call('DELETE', '/api/admin/settings/webhook.secret')
+    const events = await auditOf('webhook.secret')
+    expect(events).toHaveLength(3)
+    expect(events.map((e) => JSON.parse(e.metadata))).toEqual([
+      { value_redacted: true },
+      { value_redacted: true },
+      { value_redacted: true },
+    ])
     expect(JSON.stringify(events)).not.toContain('confidential')
   })
 })

@@ -58,6 +58,40 @@ function serializeValue(value: unknown): string {
   return text
 }
 
+/**
+ * A generic key whose name says it holds a secret (`…secret…`, `…password…`, `…token…`,
+ * `…api_key…`, `…private…`, `…credential…`): its values never enter the audit log.
+ */
+const SECRET_KEY = /secret|passw|token|api[_.-]?key|private|credential/i
+
+/**
+ * What a change of a generic setting records: the old and new value (null when absent), so the
+ * audit log answers "who changed this from what to what"; for a secret-looking key only that the
+ * value changed.
+ */
+function auditedValues(key: string, before: string | null, after: string | null) {
+  if (SECRET_KEY.test(key)) return { value_redacted: true }
+  return { old_value: auditedValue(before), new_value: auditedValue(after) }
+}
+
+/**
+ * The stored value as the audit event holds it. One with a lone surrogate (a value may hold one)
+ * is kept as its JSON text, where it is escaped: the audit leaf is UTF-8, which cannot carry it.
+ */
+function auditedValue(text: string | null): unknown {
+  if (text === null) return null
+  const value: unknown = JSON.parse(text)
+  return wellFormed(value) ? value : text
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value)
+  if (typeof value !== 'object' || value === null) return true
+  return Object.entries(value).every(([k, v]) => !LONE_SURROGATE.test(k) && wellFormed(v))
+}
+
 function assertWritableKey(key: string): void {
   if (isReservedKey(key)) {
     throw invalidField(
@@ -96,6 +130,7 @@ export async function putSetting(
   assertWritableKey(key)
   const text = serializeValue(value)
   return deps.db.transaction().execute(async (tx) => {
+    const before = await findSettingRow(tx, key)
     const row = await upsertSettingRow(tx, {
       key,
       value: text,
@@ -106,6 +141,7 @@ export async function putSetting(
       action: 'settings.update',
       actor,
       target: { type: 'setting', id: key },
+      metadata: auditedValues(key, before?.value ?? null, text),
     })
     return { key: row.key, value, updated_at: row.updated_at }
   })
@@ -119,12 +155,14 @@ export async function deleteSetting(
 ): Promise<void> {
   assertWritableKey(key)
   await deps.db.transaction().execute(async (tx) => {
-    if (!(await deleteSettingRow(tx, key)))
+    const before = await findSettingRow(tx, key)
+    if (before === null || !(await deleteSettingRow(tx, key)))
       throw new AppError('NOT_FOUND', { message: 'No setting with this key.' })
     await recordAudit(tx, deps.clock, ctx, {
       action: 'settings.delete',
       actor,
       target: { type: 'setting', id: key },
+      metadata: auditedValues(key, before.value, null),
     })
   })
 }

@@ -1,4 +1,6 @@
 /** The SMTP section (docs/API.md#settings) against a real SMTP server running in this process. */
+import net from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decrypt } from '../../lib/crypto.js'
 import { useTestApp } from '../../../test/helpers/app.js'
@@ -16,6 +18,7 @@ import {
   SMTP_USERNAME,
 } from '../../../test/helpers/secret-scan.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
+import { createMailer, smtpPolicy, SMTP_UNREACHABLE } from '../mail/mailer.js'
 
 const t = useTestApp()
 scanResponsesForSecrets(t)
@@ -258,15 +261,35 @@ describe('POST /api/admin/settings/smtp/test', () => {
     await putSmtp({ password: SMTP_PASSWORD })
   })
 
-  it('answers 502 when the server cannot be reached', async () => {
+  it('answers 502 with one message for a closed port, a silent one and another protocol (no port probing)', async () => {
     const closed = await startSmtpStandIn()
-    const port = closed.port
+    const closedPort = closed.port
     await closed.close()
-    await putSmtp({ port, password: SMTP_PASSWORD })
-    const response = await sendTest()
-    expect(response.statusCode).toBe(502)
-    expect(response.json().message).toBe('Could not connect to the SMTP server (ECONNREFUSED).')
-    await putSmtp({ port: server.port, password: SMTP_PASSWORD })
+    const sockets = new Set<net.Socket>()
+    const silent = net.createServer((socket) => void sockets.add(socket))
+    const ssh = net.createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'))
+    const listen = async (s: net.Server) => {
+      await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
+      return (s.address() as AddressInfo).port
+    }
+    const ports = [closedPort, await listen(silent), await listen(ssh)]
+    // The timeout short, so the silent port answers within the test.
+    const mailer = t.deps.mailer
+    t.deps.mailer = createMailer({ policy: smtpPolicy(t.deps.config.outbound), timeoutMs: 300 })
+    try {
+      const answers = []
+      for (const port of ports) {
+        await putSmtp({ port, password: SMTP_PASSWORD })
+        const response = await sendTest()
+        answers.push({ status: response.statusCode, message: response.json().message as string })
+      }
+      expect(answers).toEqual(ports.map(() => ({ status: 502, message: SMTP_UNREACHABLE })))
+    } finally {
+      t.deps.mailer = mailer
+      for (const socket of sockets) socket.destroy()
+      await Promise.all([silent, ssh].map((s) => new Promise((resolve) => s.close(resolve))))
+      await putSmtp({ port: server.port, password: SMTP_PASSWORD })
+    }
   })
 
   it('audits each attempt with its outcome', async () => {

@@ -589,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user, with or without a password
-         * @description Without a password the answer carries `welcome`: a set-your-password link, valid 7 days, mailed when SMTP works, else in the answer to pass on. Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
+         * @description Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
          */
         post: operations["createUser"];
         delete?: never;
@@ -609,7 +609,7 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Change any of email, name, is_admin, disabled, language, theme, password
-         * @description Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled. Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.
+         * @description Disabling signs the user out everywhere and revokes their API tokens; setting a password does too. The last active administrator cannot be demoted or disabled. Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.
          */
         put: operations["updateUser"];
         post?: never;
@@ -1177,23 +1177,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/invitations/preview": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Who invites the link holder where, with which role, and whether they can sign up from it */
-        post: operations["previewInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/invitations/accept": {
         parameters: {
             query?: never;
@@ -1205,26 +1188,6 @@ export interface paths {
         put?: never;
         /** Accept an invitation with the token from its link; you join with the invited role */
         post: operations["acceptInvitation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/invitations/sign-up": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create the account of the invited address from the link, join with the invited role and sign in
-         * @description The link is the proof of the address: no verification mail. The link is spent, so a second use asks to sign in.
-         */
-        post: operations["signUpWithInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1640,6 +1603,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/{id}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Pin a link you can see, for you alone (pinned links come first) */
+        put: operations["pinLink"];
+        post?: never;
+        /** Unpin a link (unpinning one not pinned changes nothing) */
+        delete: operations["unpinLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/deleted": {
         parameters: {
             query?: never;
@@ -1683,10 +1664,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Give a link to an organization you may share with, or offer it to a fellow member of your organizations
-         * @description To an organization (or to yourself) the link moves at once: 200. To a person it is offered: 202, and it moves when they accept (POST /api/links/transfer-offers/{id}/accept). The answer does not depend on the links the person has: a slug they use already is their 409 at acceptance.
-         */
+        /** Give a link to a fellow member of your organizations, or to an organization you may share with */
         post: operations["transferLink"];
         delete?: never;
         options?: never;
@@ -1694,24 +1672,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/links/transfer-offers": {
+    "/api/collections": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Links offered to you, and the offers you made that are still standing */
-        get: operations["listLinkTransferOffers"];
+        /** The collections you see: yours, your organizations', your teams' */
+        get: operations["listCollections"];
+        put?: never;
+        /** Create a collection of yours, or of an organization you belong to */
+        post: operations["createCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/collections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One collection you see */
+        get: operations["getCollection"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete a collection (its links stay) */
+        delete: operations["deleteCollection"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a collection, change its description or the teams it's shared with */
+        patch: operations["updateCollection"];
         trace?: never;
     };
-    "/api/links/transfer-offers/{id}/accept": {
+    "/api/collections/{id}/links": {
         parameters: {
             query?: never;
             header?: never;
@@ -1719,43 +1717,9 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
-        /** Accept a link offered to you: it becomes your personal link */
-        post: operations["acceptLinkTransferOffer"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/links/transfer-offers/{id}/decline": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Decline a link offered to you: it stays with its owner */
-        post: operations["declineLinkTransferOffer"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/links/transfer-offers/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Withdraw an offer of a link you made */
-        post: operations["cancelLinkTransferOffer"];
+        /** Set a collection's links, in this order */
+        put: operations["setCollectionLinks"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1897,24 +1861,6 @@ export interface paths {
         get: operations["getGoLinkSettings"];
         /** Match slugs also ignoring "-" and "_" (every link is re-keyed), or ignoring case only */
         put: operations["updateGoLinkSettings"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/admin/settings/sign-up": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Who may create an account: people invited to an organization, or nobody */
-        get: operations["getSignUpSettings"];
-        /** Let invited people create their account from the link, or not */
-        put: operations["updateSignUpSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2162,7 +2108,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "TRANSFER_SLUG_TAKEN" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "SECOND_FACTOR_REQUIRED" | "RECENT_SIGN_IN_REQUIRED" | "MFA_ENROLLMENT_REQUIRED" | "RESET_LINK_INVALID" | "PASSWORD_MANAGED_BY_PROVIDER" | "INSUFFICIENT_SCOPE" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "SECOND_FACTOR_REQUIRED" | "RECENT_SIGN_IN_REQUIRED" | "MFA_ENROLLMENT_REQUIRED" | "RESET_LINK_INVALID" | "PASSWORD_MANAGED_BY_PROVIDER" | "INSUFFICIENT_SCOPE" | "INTERNAL";
             details?: {
                 /** @description The field, as a dotted path in the body, query or parameters */
                 field: string;
@@ -4683,18 +4629,6 @@ export interface operations {
                         disabled: boolean;
                         mfa_enabled: boolean;
                         last_login_at: string | null;
-                        /** @description null when the account was created with a password */
-                        welcome: {
-                            /** @description Whether the welcome mail went out */
-                            mail: "sent" | "not_configured" | "failed";
-                            /** @description The set-your-password link to pass on when it was not mailed */
-                            link: string | null;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            expires_at: string;
-                        } | null;
                     };
                 };
             };
@@ -6812,8 +6746,6 @@ export interface operations {
                         link: string;
                         /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
                         mail: "sent" | "not_configured" | "failed";
-                        /** @description Whether a person without an account can create one from the link; when false, they need an account first */
-                        sign_up: boolean;
                         /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
                         replaced: {
                             id: string;
@@ -7109,8 +7041,6 @@ export interface operations {
                         link: string;
                         /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
                         mail: "sent" | "not_configured" | "failed";
-                        /** @description Whether a person without an account can create one from the link; when false, they need an account first */
-                        sign_up: boolean;
                         /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
                         replaced: {
                             id: string;
@@ -7438,72 +7368,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    previewInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    token: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description The invited address */
-                        email: string;
-                        organization_name: string;
-                        organization_slug: string;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @description null when the inviter was deleted since */
-                        invited_by_name: string | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        expires_at: string;
-                        /** @description Whether an account has the invited address */
-                        has_account: boolean;
-                        /** @description Whether an account can be created from the link (POST /api/invitations/sign-up) */
-                        sign_up: boolean;
-                    };
-                };
-            };
-            /** @description VALIDATION_FAILED: the token is invalid, expired, revoked or already used */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 30 per 15 minutes per IP */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -7572,97 +7436,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    signUpWithInvitation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    token: string;
-                    name: string;
-                    password: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        user: components["schemas"]["User"];
-                        /** @description The access JWT; the same value is set in the `token` cookie */
-                        token: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        expires_at: string;
-                        organization: {
-                            id: string;
-                            name: string;
-                            slug: string;
-                            /** @example free */
-                            plan: string;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-21T10:00:00.000Z
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-            };
-            /** @description VALIDATION_FAILED: the token is invalid, expired or used; the password breaks the rules */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description FORBIDDEN: sign-up through invitations is switched off */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description ALREADY_EXISTS: an account has the address: sign in to accept */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 10 per 15 minutes per IP */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -9074,6 +8847,12 @@ export interface operations {
                 organization_id?: string;
                 /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
                 owner?: "personal" | "organization";
+                /** @description `shared`: only links shared with one of your teams, directly or in a collection shared with it */
+                scope?: "shared";
+                /** @description `true`: only the links you pinned; `false`: the others */
+                pinned?: boolean;
+                /** @description Only this collection's links, in the collection's order (one you do not see matches nothing); `sort` is then ignored */
+                collection_id?: string;
             };
             header?: never;
             path?: never;
@@ -9147,6 +8926,12 @@ export interface operations {
                 organization_id?: string;
                 /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
                 owner?: "personal" | "organization";
+                /** @description `shared`: only links shared with one of your teams, directly or in a collection shared with it */
+                scope?: "shared";
+                /** @description `true`: only the links you pinned; `false`: the others */
+                pinned?: boolean;
+                /** @description Only this collection's links, in the collection's order (one you do not see matches nothing); `sort` is then ignored */
+                collection_id?: string;
                 /** @description `newest` (default): newest first; `clicks_30d`: most clicks in the last 30 days first, then newest id */
                 sort?: "newest" | "clicks_30d";
             };
@@ -9175,6 +8960,16 @@ export interface operations {
                             clicks_30d: number;
                             /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                             can_change: boolean;
+                            /** @description The teams the link is shared with */
+                            team_ids: string[];
+                            /** @description How you see a link that is not your personal one; null for your own */
+                            shared_via: {
+                                organization: string | null;
+                                /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                                teams: string[];
+                            } | null;
+                            /** @description Whether you pinned it (pins are per person) */
+                            pinned: boolean;
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -9220,6 +9015,8 @@ export interface operations {
                     forwarding_enabled?: boolean;
                     /** @description Your own tags; replaces your tags on the link */
                     tag_ids?: string[];
+                    /** @description The teams the link is shared with (their members see it, read-only); you may add teams you are a member of (an administrator: any team), and remove any */
+                    team_ids?: string[];
                     organization_id?: string | null;
                 };
             };
@@ -9243,6 +9040,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -9259,7 +9066,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ScopeRequiredOrCsrfFailed"];
-            /** @description NOT_FOUND: no such organization, or you are not a member */
+            /** @description NOT_FOUND: no such organization or team, or you are not a member */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9566,6 +9373,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -9664,6 +9481,8 @@ export interface operations {
                     forwarding_enabled?: boolean;
                     /** @description Your own tags; replaces your tags on the link */
                     tag_ids?: string[];
+                    /** @description The teams the link is shared with (their members see it, read-only); you may add teams you are a member of (an administrator: any team), and remove any */
+                    team_ids?: string[];
                     organization_id?: string | null;
                 };
             };
@@ -9687,6 +9506,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -9711,7 +9540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND: no such link, or the target organization is not yours */
+            /** @description NOT_FOUND: no such link, or the target organization or a team is not yours */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9781,6 +9610,80 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pinLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unpinLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such link, or not one you can see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9870,6 +9773,16 @@ export interface operations {
                         clicks_30d: number;
                         /** @description Whether you may change, move or delete it: your personal link, or a shared one you created or whose organization you own or administer; your own tags you may always set */
                         can_change: boolean;
+                        /** @description The teams the link is shared with */
+                        team_ids: string[];
+                        /** @description How you see a link that is not your personal one; null for your own */
+                        shared_via: {
+                            organization: string | null;
+                            /** @description The names of your teams that see it: shared with the team, or in a collection shared with it */
+                            teams: string[];
+                        } | null;
+                        /** @description Whether you pinned it (pins are per person) */
+                        pinned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-21T10:00:00.000Z
@@ -9942,44 +9855,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: string;
-                        link: {
-                            id: string;
-                            slug: string | null;
-                            url: string;
-                            title: string | null;
-                        };
-                        from: {
-                            id: string;
-                            name: string;
-                            email: string;
-                        };
-                        to: {
-                            id: string;
-                            name: string;
-                            email: string;
-                        };
-                        organization_id: string | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-21T10:00:00.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description 7 days after created_at: then the offer lapses and the link stays
-                         */
-                        expires_at: string;
-                    };
-                };
-            };
             /** @description VALIDATION_FAILED: neither or both of user_id and organization_id (details: user_id) */
             400: {
                 headers: {
@@ -10008,7 +9883,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ALREADY_EXISTS: the organization has a link with this slug (details: slug); LIMIT_REACHED: 100 standing offers of yours */
+            /** @description ALREADY_EXISTS: the new owner has a link with this slug (details: slug) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10024,7 +9899,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listLinkTransferOffers: {
+    listCollections: {
         parameters: {
             query?: never;
             header?: never;
@@ -10040,26 +9915,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Offered to you, newest first */
-                        incoming: {
+                        /** @description By name ignoring case, then id; at most 1000 */
+                        items: {
                             id: string;
-                            link: {
-                                id: string;
-                                slug: string | null;
-                                url: string;
-                                title: string | null;
-                            };
-                            from: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            };
-                            to: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            };
+                            name: string;
+                            description: string | null;
                             organization_id: string | null;
+                            team_ids: string[];
+                            link_count: number;
+                            /** @description Whether you may change or delete it: your own, or your organization's when you created it or own or administer the organization */
+                            can_change: boolean;
                             /**
                              * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
@@ -10067,40 +9932,9 @@ export interface operations {
                             created_at: string;
                             /**
                              * Format: date-time
-                             * @description 7 days after created_at: then the offer lapses and the link stays
-                             */
-                            expires_at: string;
-                        }[];
-                        /** @description Offered by you, newest first */
-                        outgoing: {
-                            id: string;
-                            link: {
-                                id: string;
-                                slug: string | null;
-                                url: string;
-                                title: string | null;
-                            };
-                            from: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            };
-                            to: {
-                                id: string;
-                                name: string;
-                                email: string;
-                            };
-                            organization_id: string | null;
-                            /**
-                             * Format: date-time
                              * @example 2026-11-21T10:00:00.000Z
                              */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description 7 days after created_at: then the offer lapses and the link stays
-                             */
-                            expires_at: string;
+                            updated_at: string;
                         }[];
                     };
                 };
@@ -10112,7 +9946,73 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    acceptLinkTransferOffer: {
+    createCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    organization_id?: string | null;
+                    /** @description The teams the collection is shared with: their members see it and its links, read-only. You may add teams you are a member of (an administrator: any team), and remove any */
+                    team_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        organization_id: string | null;
+                        team_ids: string[];
+                        link_count: number;
+                        /** @description Whether you may change or delete it: your own, or your organization's when you created it or own or administer the organization */
+                        can_change: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such organization or team, or you are not a member */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCollection: {
         parameters: {
             query?: never;
             header?: never;
@@ -10131,15 +10031,30 @@ export interface operations {
                 content: {
                     "application/json": {
                         id: string;
-                        user_id: string | null;
+                        name: string;
+                        description: string | null;
                         organization_id: string | null;
+                        team_ids: string[];
+                        link_count: number;
+                        /** @description Whether you may change or delete it: your own, or your organization's when you created it or own or administer the organization */
+                        can_change: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
                     };
                 };
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
-            /** @description NOT_FOUND: no such standing offer to you (or from you, to withdraw it), or it has lapsed */
+            403: components["responses"]["ScopeRequired"];
+            /** @description NOT_FOUND: no such collection, or you do not see it */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10148,23 +10063,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TRANSFER_SLUG_TAKEN: one of your links has this slug; the offer stands (details: slug) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    declineLinkTransferOffer: {
+    deleteCollection: {
         parameters: {
             query?: never;
             header?: never;
@@ -10184,8 +10088,16 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
-            /** @description NOT_FOUND: no such standing offer to you (or from you, to withdraw it), or it has lapsed */
+            /** @description FORBIDDEN: you see the collection but may not change it; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such collection, or you do not see it */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10201,7 +10113,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    cancelLinkTransferOffer: {
+    updateCollection: {
         parameters: {
             query?: never;
             header?: never;
@@ -10210,19 +10122,130 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @description The teams the collection is shared with: their members see it and its links, read-only. You may add teams you are a member of (an administrator: any team), and remove any */
+                    team_ids?: string[];
+                };
+            };
+        };
         responses: {
-            /** @description No content */
-            204: {
+            /** @description Default Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        organization_id: string | null;
+                        team_ids: string[];
+                        link_count: number;
+                        /** @description Whether you may change or delete it: your own, or your organization's when you created it or own or administer the organization */
+                        can_change: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
-            /** @description NOT_FOUND: no such standing offer to you (or from you, to withdraw it), or it has lapsed */
+            /** @description FORBIDDEN: you see the collection but may not change it; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such collection, or a team is not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setCollectionLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The collection's links in this order: your own links for a personal collection, the organization's for an organization's */
+                    link_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        organization_id: string | null;
+                        team_ids: string[];
+                        link_count: number;
+                        /** @description Whether you may change or delete it: your own, or your organization's when you created it or own or administer the organization */
+                        can_change: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: you see the collection but may not change it; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such collection, or a link it may not hold (details: link_ids) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10824,81 +10847,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getSignUpSettings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Whether a person invited to an organization can create their account from the link */
-                        through_invitation: boolean;
-                        updated_at: string | null;
-                    };
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequired"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    updateSignUpSettings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    through_invitation: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Whether a person invited to an organization can create their account from the link */
-                        through_invitation: boolean;
-                        updated_at: string | null;
-                    };
-                };
-            };
-            400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["Unauthorized"];
-            /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     getChecklist: {
         parameters: {
             query?: never;
@@ -11103,7 +11051,7 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             at: string;
-                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update */
+                            /** @description auth.login, auth.login_failed, auth.mfa_verify_failed, auth.oidc_failed, auth.passkey_failed, auth.logout, auth.setup, session.revoke, user.password_change, user.password_reset_requested, user.password_reset, user.email_change_requested, user.email_verified, user.oidc_link, user.oidc_unlink, mfa.enable, mfa.disable, mfa.backup_regenerate, mfa.reset, passkey.register, passkey.rename, passkey.delete, token.create, token.revoke, admin.user_update, link.share, link.unshare */
                             action: string;
                             ip: string | null;
                             user_agent: string | null;
@@ -11234,8 +11182,6 @@ export interface operations {
                     "application/json": {
                         /** @description The account's email (for the password manager's username field) */
                         email: string;
-                        /** @description A welcome link: the first password of an account created by an administrator */
-                        welcome: boolean;
                         /** @description The account signs in only through an identity provider: there is no password to set */
                         provider_only: boolean;
                         provider_name: string | null;

@@ -384,7 +384,11 @@ export async function exportLinks(
     }
     window = {
       limit: Math.min(PAGE, MAX_EXPORT_ITEMS - links.length),
-      after: [last.created_at, last.id],
+      // The list's own keyset: a collection's order, or newest first.
+      after:
+        filters.collectionId === undefined
+          ? [last.created_at, last.id]
+          : [String((last as { position_sort?: unknown }).position_sort), last.id],
     }
   }
   const exportedAt = deps.clock.now().toISOString()

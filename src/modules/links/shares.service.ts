@@ -1,0 +1,96 @@
+/**
+ * Sharing a link with teams (docs/API.md#links): whoever may change the link sets its teams. A
+ * person adds only teams they are a member of, an administrator any team; any other team id is 404,
+ * as an organization one is not in. Removing is open to whoever may change the link. Each change
+ * is audited (`link.share`, `link.unshare`, naming the teams), in the same transaction.
+ */
+import type { Deps } from '../../deps.js'
+import { isForeignKeyViolation } from '../../db/client.js'
+import type { Executor } from '../../db/schema.js'
+import { AppError } from '../../errors.js'
+import type { Caller, RequestContext } from '../../identity/caller.js'
+import { recordAudit } from '../audit/service.js'
+import {
+  addLinkTeams,
+  findShareableTeams,
+  findTeamsByIds,
+  findTeamsOfLinks,
+  removeLinkTeams,
+  type TeamRef,
+} from './shares.repo.js'
+
+export function teamNotFound(): AppError {
+  return new AppError('NOT_FOUND', {
+    message: 'No such team, or you are not a member.',
+    details: 'team_ids',
+  })
+}
+
+/**
+ * The teams among `teamIds` the caller may share with (all of them: 404 otherwise): theirs, or
+ * any for an administrator.
+ */
+export async function shareableTeams(
+  ex: Executor,
+  caller: Caller,
+  teamIds: readonly string[],
+): Promise<TeamRef[]> {
+  const found = caller.user.is_admin
+    ? await findTeamsByIds(ex, teamIds)
+    : await findShareableTeams(ex, caller.user.id, teamIds)
+  if (found.length !== new Set(teamIds).size) throw teamNotFound()
+  return found
+}
+
+/** Sets the link's teams to `teamIds`, inside the caller's transaction, auditing the difference. */
+export async function setLinkTeams(
+  tx: Executor,
+  deps: Deps,
+  caller: Caller,
+  ctx: RequestContext,
+  linkId: string,
+  teamIds: readonly string[],
+): Promise<void> {
+  const current = (await findTeamsOfLinks(tx, [linkId])).get(linkId) ?? []
+  const had = new Set(current.map((team) => team.id))
+  const wanted = new Set(teamIds)
+  const added = await shareableTeams(
+    tx,
+    caller,
+    teamIds.filter((id) => !had.has(id)),
+  )
+  const removed = current.filter((team) => !wanted.has(team.id))
+  const now = deps.clock.now().toISOString()
+  try {
+    await addLinkTeams(
+      tx,
+      linkId,
+      added.map((team) => team.id),
+      now,
+    )
+  } catch (error) {
+    // The team was deleted between the check and the insert.
+    if (isForeignKeyViolation(error)) throw teamNotFound()
+    throw error
+  }
+  await removeLinkTeams(
+    tx,
+    linkId,
+    removed.map((team) => team.id),
+  )
+  for (const [action, teams] of [
+    ['link.share', added],
+    ['link.unshare', removed],
+  ] as const) {
+    if (teams.length === 0) continue
+    await recordAudit(tx, deps.clock, ctx, {
+      action,
+      actor: caller.user,
+      target: { type: 'link', id: linkId },
+      metadata: {
+        team_ids: teams.map((team) => team.id),
+        teams: teams.map((team) => team.name),
+      },
+    })
+  }
+}

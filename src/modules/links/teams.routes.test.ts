@@ -1,0 +1,179 @@
+/**
+ * Links shared with teams (docs/API.md#links): members see them everywhere, read-only; only the
+ * teams one is in (any, for an administrator) may be added; a membership change counts at the next
+ * request; sharing is audited and in the owner's activity. And pins, per person.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../test/helpers/app.js'
+import { expectReason } from '../../../test/helpers/expect.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
+import { createLink, type LinkJson } from '../../../test/helpers/links.js'
+import { addTeamMember, createTeam, removeTeamMember } from '../../../test/helpers/teams.js'
+
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+let admin: TestUser & SignedIn
+let owner: TestUser & SignedIn
+let member: TestUser & SignedIn
+let outsider: TestUser & SignedIn
+let team: { id: string; name: string }
+let otherTeam: { id: string; name: string }
+
+beforeAll(async () => {
+  ;[admin, owner, member, outsider] = await Promise.all([
+    createSignedInUser(t, { isAdmin: true }),
+    createSignedInUser(t),
+    createSignedInUser(t),
+    createSignedInUser(t),
+  ])
+  team = await createTeam(t, admin.token, 'Platform')
+  otherTeam = await createTeam(t, admin.token, 'Support')
+  await addTeamMember(t, admin.token, team.id, owner.user.id)
+  await addTeamMember(t, admin.token, team.id, member.user.id)
+})
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
+const call = (user: SignedIn, method: Method, url: string, payload?: unknown) =>
+  t.app.inject({
+    method,
+    url: `/api/links${url}`,
+    headers: bearer(user.token),
+    ...(payload !== undefined && { payload: payload as object }),
+  })
+const ids = (response: { json(): { items: Array<{ id: string }> } }) =>
+  response.json().items.map((item) => item.id)
+const go = (user: SignedIn, slug: string) =>
+  t.app.inject({ method: 'GET', url: `/go/${slug}`, headers: bearer(user.token) })
+
+describe('sharing a link with teams', () => {
+  let link: LinkJson
+  beforeAll(async () => {
+    link = await createLink(t, owner.token, {
+      url: 'https://runbook.example/',
+      slug: 'runbook',
+      team_ids: [team.id],
+    })
+  })
+
+  it('shows it to the team, read-only, in the list, the link, the search and /go', async () => {
+    expect(link.team_ids).toEqual([team.id])
+    expect(link.shared_via).toBeNull()
+    expect(link.can_change).toBe(true)
+    const seen = await call(member, 'GET', `/${link.id}`)
+    expect(seen.statusCode).toBe(200)
+    expect(seen.json()).toMatchObject({
+      can_change: false,
+      team_ids: [team.id],
+      shared_via: { organization: null, teams: ['Platform'] },
+    })
+    expect(ids(await call(member, 'GET', ''))).toContain(link.id)
+    expect(ids(await call(member, 'GET', '?q=runbook'))).toEqual([link.id])
+    expect(ids(await call(member, 'GET', '?scope=shared'))).toEqual([link.id])
+    expect((await go(member, 'runbook')).headers.location).toBe('https://runbook.example/')
+    expectReason(await call(member, 'PATCH', `/${link.id}`, { title: 'Mine' }), 403, 'FORBIDDEN')
+    expectReason(await call(member, 'DELETE', `/${link.id}`), 403, 'FORBIDDEN')
+
+    expectReason(await call(outsider, 'GET', `/${link.id}`), 404, 'NOT_FOUND')
+    expect(ids(await call(outsider, 'GET', '?q=runbook'))).toEqual([])
+    expect((await go(outsider, 'runbook')).statusCode).toBe(404)
+  })
+
+  it('follows a slug change at /go for the team', async () => {
+    const renamed = await createLink(t, owner.token, {
+      url: 'https://old-name.example/',
+      slug: 'old-name',
+      team_ids: [team.id],
+    })
+    expect((await call(owner, 'PATCH', `/${renamed.id}`, { slug: 'new-name' })).statusCode).toBe(
+      200,
+    )
+    expect((await go(member, 'new-name')).headers.location).toBe('https://old-name.example/')
+    expect((await go(member, 'old-name')).statusCode).toBe(404)
+  })
+
+  it('lets a person add only their own teams (404 otherwise); an administrator any team', async () => {
+    const refused = await call(owner, 'POST', '', {
+      url: 'https://other.example/',
+      team_ids: [otherTeam.id],
+    })
+    expectReason(refused, 404, 'NOT_FOUND')
+    expect(refused.json().details).toBe('team_ids')
+    expectReason(
+      await call(owner, 'PATCH', `/${link.id}`, { team_ids: [team.id, 'no-such-team'] }),
+      404,
+      'NOT_FOUND',
+    )
+    const own = await createLink(t, admin.token, { url: 'https://admin.example/' })
+    const shared = await call(admin, 'PATCH', `/${own.id}`, { team_ids: [otherTeam.id] })
+    expect(shared.json().team_ids).toEqual([otherTeam.id])
+  })
+
+  it('hides the links of a team at the next request after leaving it', async () => {
+    const leaver = await createSignedInUser(t)
+    await addTeamMember(t, admin.token, team.id, leaver.user.id)
+    expect((await call(leaver, 'GET', `/${link.id}`)).statusCode).toBe(200)
+    expect((await go(leaver, 'runbook')).statusCode).toBe(302)
+    await removeTeamMember(t, admin.token, team.id, leaver.user.id)
+    expect((await call(leaver, 'GET', `/${link.id}`)).statusCode).toBe(404)
+    expect(ids(await call(leaver, 'GET', ''))).not.toContain(link.id)
+    expect((await go(leaver, 'runbook')).statusCode).toBe(404)
+  })
+
+  it("audits sharing and unsharing, naming the teams, in the owner's activity", async () => {
+    const audited = await createLink(t, owner.token, { url: 'https://audited.example/' })
+    await call(owner, 'PATCH', `/${audited.id}`, { team_ids: [team.id] })
+    const unshared = await call(owner, 'PATCH', `/${audited.id}`, { team_ids: [] })
+    expect(unshared.json().team_ids).toEqual([])
+    expect((await call(member, 'GET', `/${audited.id}`)).statusCode).toBe(404)
+    const events = await t.app.inject({
+      method: 'GET',
+      url: '/api/users/me/security-events',
+      headers: bearer(owner.token),
+    })
+    expect(
+      events
+        .json()
+        .items.filter((e: { action: string }) => e.action.startsWith('link.'))
+        .map((e: { action: string; name: string }) => [e.action, e.name]),
+    ).toEqual(
+      expect.arrayContaining([
+        ['link.unshare', 'Platform'],
+        ['link.share', 'Platform'],
+      ]),
+    )
+    const rows = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', audited.id)
+      .orderBy('id')
+      .execute()
+    expect(rows.map((row) => [row.action, JSON.parse(row.metadata).team_ids])).toEqual([
+      ['link.share', [team.id]],
+      ['link.unshare', [team.id]],
+    ])
+  })
+})
+
+describe('pins', () => {
+  it('pins a link for the caller alone; ?pinned=true lists them', async () => {
+    const shared = await createLink(t, owner.token, {
+      url: 'https://pinned.example/',
+      team_ids: [team.id],
+    })
+    const put = await call(member, 'PUT', `/${shared.id}/pin`)
+    expect(put.statusCode).toBe(204)
+    expect((await call(member, 'PUT', `/${shared.id}/pin`)).statusCode).toBe(204)
+    expect((await call(member, 'GET', `/${shared.id}`)).json().pinned).toBe(true)
+    expect((await call(owner, 'GET', `/${shared.id}`)).json().pinned).toBe(false)
+    expect(ids(await call(member, 'GET', '?pinned=true'))).toEqual([shared.id])
+    expect(ids(await call(member, 'GET', '?pinned=false'))).not.toContain(shared.id)
+    expect(ids(await call(owner, 'GET', '?pinned=true'))).toEqual([])
+    expect((await call(member, 'DELETE', `/${shared.id}/pin`)).statusCode).toBe(204)
+    expect(ids(await call(member, 'GET', '?pinned=true'))).toEqual([])
+    expectReason(await call(outsider, 'PUT', `/${shared.id}/pin`), 404, 'NOT_FOUND')
+  })
+})
