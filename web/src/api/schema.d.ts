@@ -589,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user, with or without a password
-         * @description Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
+         * @description Without a password the answer carries `welcome`: a set-your-password link, valid 7 days, mailed when SMTP works, else in the answer to pass on. Creating an administrator (is_admin: true) needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
          */
         post: operations["createUser"];
         delete?: never;
@@ -1177,6 +1177,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Who invites the link holder where, with which role, and whether they can sign up from it */
+        post: operations["previewInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/invitations/accept": {
         parameters: {
             query?: never;
@@ -1188,6 +1205,26 @@ export interface paths {
         put?: never;
         /** Accept an invitation with the token from its link; you join with the invited role */
         post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create the account of the invited address from the link, join with the invited role and sign in
+         * @description The link is the proof of the address: no verification mail. The link is spent, so a second use asks to sign in.
+         */
+        post: operations["signUpWithInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1664,8 +1701,79 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a link to a fellow member of your organizations, or to an organization you may share with */
+        /**
+         * Give a link to an organization you may share with, or offer it to a fellow member of your organizations
+         * @description To an organization (or to yourself) the link moves at once: 200. To a person it is offered: 202, and it moves when they accept (POST /api/links/transfer-offers/{id}/accept). The answer does not depend on the links the person has: a slug they use already is their 409 at acceptance.
+         */
         post: operations["transferLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/transfer-offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Links offered to you, and the offers you made that are still standing */
+        get: operations["listLinkTransferOffers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/transfer-offers/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a link offered to you: it becomes your personal link */
+        post: operations["acceptLinkTransferOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/transfer-offers/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a link offered to you: it stays with its owner */
+        post: operations["declineLinkTransferOffer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/transfer-offers/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw an offer of a link you made */
+        post: operations["cancelLinkTransferOffer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1861,6 +1969,24 @@ export interface paths {
         get: operations["getGoLinkSettings"];
         /** Match slugs also ignoring "-" and "_" (every link is re-keyed), or ignoring case only */
         put: operations["updateGoLinkSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/settings/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who may create an account: people invited to an organization, or nobody */
+        get: operations["getSignUpSettings"];
+        /** Let invited people create their account from the link, or not */
+        put: operations["updateSignUpSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2108,7 +2234,7 @@ export interface components {
              * @description Stable machine-readable reason
              * @enum {string}
              */
-            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "SECOND_FACTOR_REQUIRED" | "RECENT_SIGN_IN_REQUIRED" | "MFA_ENROLLMENT_REQUIRED" | "RESET_LINK_INVALID" | "PASSWORD_MANAGED_BY_PROVIDER" | "INSUFFICIENT_SCOPE" | "INTERNAL";
+            reason: "VALIDATION_FAILED" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "PAYLOAD_TOO_LARGE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_PENDING_INVALID" | "INVALID_CODE" | "PASSWORD_REQUIRED" | "INVALID_PASSWORD" | "MFA_ALREADY_ENABLED" | "MFA_NO_PENDING" | "MFA_NOT_ENABLED" | "FORBIDDEN" | "SESSION_REQUIRED" | "CSRF_FAILED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "ALREADY_EXISTS" | "LAST_OWNER" | "LAST_ADMIN" | "LIMIT_REACHED" | "TRANSFER_SLUG_TAKEN" | "ALREADY_INITIALIZED" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "RECIPIENT_MAIL_LIMIT" | "INSTANCE_MAIL_LIMIT" | "NOT_CONFIGURED" | "UPSTREAM_FAILED" | "SERVICE_UNAVAILABLE" | "EMAIL_MANAGED_BY_PROVIDER" | "SELF_DELETION" | "SELF_SERVICE_REQUIRED" | "SETUP_CODE_REQUIRED" | "PASSKEY_CHALLENGE_EXPIRED" | "PASSKEY_VERIFICATION_FAILED" | "SECOND_FACTOR_REQUIRED" | "RECENT_SIGN_IN_REQUIRED" | "MFA_ENROLLMENT_REQUIRED" | "RESET_LINK_INVALID" | "PASSWORD_MANAGED_BY_PROVIDER" | "INSUFFICIENT_SCOPE" | "INTERNAL";
             details?: {
                 /** @description The field, as a dotted path in the body, query or parameters */
                 field: string;
@@ -4629,6 +4755,18 @@ export interface operations {
                         disabled: boolean;
                         mfa_enabled: boolean;
                         last_login_at: string | null;
+                        /** @description null when the account was created with a password */
+                        welcome: {
+                            /** @description Whether the welcome mail went out */
+                            mail: "sent" | "not_configured" | "failed";
+                            /** @description The set-your-password link to pass on when it was not mailed */
+                            link: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            expires_at: string;
+                        } | null;
                     };
                 };
             };
@@ -6746,6 +6884,8 @@ export interface operations {
                         link: string;
                         /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
                         mail: "sent" | "not_configured" | "failed";
+                        /** @description Whether a person without an account can create one from the link; when false, they need an account first */
+                        sign_up: boolean;
                         /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
                         replaced: {
                             id: string;
@@ -7041,6 +7181,8 @@ export interface operations {
                         link: string;
                         /** @description Whether the invitation was mailed: sent; not_configured (no outgoing mail on this instance); failed (the SMTP server refused it, logged for the administrators). The invitation stands in every case. */
                         mail: "sent" | "not_configured" | "failed";
+                        /** @description Whether a person without an account can create one from the link; when false, they need an account first */
+                        sign_up: boolean;
                         /** @description The pending invitation to the same address that this one replaced (its link stopped working), with its role; null when none */
                         replaced: {
                             id: string;
@@ -7368,6 +7510,72 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    previewInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The invited address */
+                        email: string;
+                        organization_name: string;
+                        organization_slug: string;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @description null when the inviter was deleted since */
+                        invited_by_name: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                        /** @description Whether an account has the invited address */
+                        has_account: boolean;
+                        /** @description Whether an account can be created from the link (POST /api/invitations/sign-up) */
+                        sign_up: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: the token is invalid, expired, revoked or already used */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 30 per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -7436,6 +7644,97 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    signUpWithInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    name: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["User"];
+                        /** @description The access JWT; the same value is set in the `token` cookie */
+                        token: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        expires_at: string;
+                        organization: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            /** @example free */
+                            plan: string;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: the token is invalid, expired or used; the password breaks the rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: sign-up through invitations is switched off */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ALREADY_EXISTS: an account has the address: sign in to accept */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 10 per 15 minutes per IP */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -9855,6 +10154,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        link: {
+                            id: string;
+                            slug: string | null;
+                            url: string;
+                            title: string | null;
+                        };
+                        from: {
+                            id: string;
+                            name: string;
+                            email: string;
+                        };
+                        to: {
+                            id: string;
+                            name: string;
+                            email: string;
+                        };
+                        organization_id: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description 7 days after created_at: then the offer lapses and the link stays
+                         */
+                        expires_at: string;
+                    };
+                };
+            };
             /** @description VALIDATION_FAILED: neither or both of user_id and organization_id (details: user_id) */
             400: {
                 headers: {
@@ -9883,8 +10220,222 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ALREADY_EXISTS: the new owner has a link with this slug (details: slug) */
+            /** @description ALREADY_EXISTS: the organization has a link with this slug (details: slug); LIMIT_REACHED: 100 standing offers of yours */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLinkTransferOffers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Offered to you, newest first */
+                        incoming: {
+                            id: string;
+                            link: {
+                                id: string;
+                                slug: string | null;
+                                url: string;
+                                title: string | null;
+                            };
+                            from: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            };
+                            to: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            };
+                            organization_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description 7 days after created_at: then the offer lapses and the link stays
+                             */
+                            expires_at: string;
+                        }[];
+                        /** @description Offered by you, newest first */
+                        outgoing: {
+                            id: string;
+                            link: {
+                                id: string;
+                                slug: string | null;
+                                url: string;
+                                title: string | null;
+                            };
+                            from: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            };
+                            to: {
+                                id: string;
+                                name: string;
+                                email: string;
+                            };
+                            organization_id: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-21T10:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description 7 days after created_at: then the offer lapses and the link stays
+                             */
+                            expires_at: string;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptLinkTransferOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        user_id: string | null;
+                        organization_id: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such standing offer to you (or from you, to withdraw it), or it has lapsed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description TRANSFER_SLUG_TAKEN: one of your links has this slug; the offer stands (details: slug) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    declineLinkTransferOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such standing offer to you (or from you, to withdraw it), or it has lapsed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelLinkTransferOffer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: no such standing offer to you (or from you, to withdraw it), or it has lapsed */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10847,6 +11398,81 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getSignUpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a person invited to an organization can create their account from the link */
+                        through_invitation: boolean;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AdminRequired"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSignUpSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    through_invitation: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a person invited to an organization can create their account from the link */
+                        through_invitation: boolean;
+                        updated_at: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            /** @description FORBIDDEN: administrators only; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getChecklist: {
         parameters: {
             query?: never;
@@ -11182,6 +11808,8 @@ export interface operations {
                     "application/json": {
                         /** @description The account's email (for the password manager's username field) */
                         email: string;
+                        /** @description A welcome link: the first password of an account created by an administrator */
+                        welcome: boolean;
                         /** @description The account signs in only through an identity provider: there is no password to set */
                         provider_only: boolean;
                         provider_name: string | null;
