@@ -10,7 +10,13 @@ import type { Executor, Timestamp } from '../db/schema.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from './user.js'
 import type { TokenGrant } from './caller.js'
 import { grantedSet } from './permissions.js'
-import { MFA_POLICY_COLUMNS, toMfaState, type MfaState } from './second-factor.js'
+import {
+  MFA_POLICY_COLUMNS,
+  MFA_STATUS_COLUMNS,
+  toMfaState,
+  toMfaStatusState,
+  type MfaState,
+} from './second-factor.js'
 import { settingValue } from './setting-value.js'
 import { TWO_FACTOR_POLICY_KEY } from './two-factor-requirement.js'
 import { API_TOKEN_POLICY_KEY } from './api-token-policy.js'
@@ -34,31 +40,42 @@ export interface LiveApiToken {
 }
 
 // As the session lookup (sessions.repo.ts), ONE query for everything the request needs to know:
-// the token, its owner, whether the owner has a second factor and the policies that apply. (The
-// MFA status is session-only: a token never reads its columns.)
+// the token, its owner, whether the owner has a second factor and the policies that apply — and,
+// for the route that shows it (config.readsMfaStatus), the MFA status's columns.
 // No clock value in the query: on SQLite its rows are kept until the database changes
 // (db/sqlite.ts ReadCache), so the expiry is compared in findLiveApiToken instead.
-const selectLiveToken = precompiled(
-  ['tokenHash'],
-  (ex, p) =>
-    ex
-      .selectFrom('api_tokens')
-      .innerJoin('users', 'users.id', 'api_tokens.user_id')
-      .select([
-        ...USER_COLUMNS,
-        'api_tokens.id as token_id',
-        'api_tokens.last_used_at as token_last_used_at',
-        'api_tokens.expires_at as token_expires_at',
-        'api_tokens.permissions as token_permissions',
-        'api_tokens.organization_ids as token_organization_ids',
-        ...MFA_POLICY_COLUMNS,
-        settingValue(TWO_FACTOR_POLICY_KEY).as('two_factor_policy'),
-        settingValue(API_TOKEN_POLICY_KEY).as('token_policy'),
-      ])
-      .where('api_tokens.token_hash', '=', p.tokenHash)
-      .where('api_tokens.revoked_at', 'is', null)
-      .where('users.disabled', '=', false),
-  (row): LiveApiToken => ({
+const TOKEN_COLUMNS = [
+  ...USER_COLUMNS,
+  'api_tokens.id as token_id',
+  'api_tokens.last_used_at as token_last_used_at',
+  'api_tokens.expires_at as token_expires_at',
+  'api_tokens.permissions as token_permissions',
+  'api_tokens.organization_ids as token_organization_ids',
+  settingValue(TWO_FACTOR_POLICY_KEY).as('two_factor_policy'),
+  settingValue(API_TOKEN_POLICY_KEY).as('token_policy'),
+] as const
+
+type TokenRow = Parameters<typeof toUserRecord>[0] & {
+  token_id: string
+  token_last_used_at: Timestamp | null
+  token_expires_at: Timestamp | null
+  token_permissions: string | null
+  token_organization_ids: string | null
+  two_factor_policy: string | null
+  token_policy: string | null
+}
+
+function liveTokenBy(ex: Executor, tokenHash: string) {
+  return ex
+    .selectFrom('api_tokens')
+    .innerJoin('users', 'users.id', 'api_tokens.user_id')
+    .where('api_tokens.token_hash', '=', tokenHash)
+    .where('api_tokens.revoked_at', 'is', null)
+    .where('users.disabled', '=', false)
+}
+
+function toLiveToken(row: TokenRow, mfa: MfaState): LiveApiToken {
+  return {
     user: toUserRecord(row),
     tokenId: row.token_id,
     grant: {
@@ -73,22 +90,37 @@ const selectLiveToken = precompiled(
     },
     lastUsedMs: epochMs(row.token_last_used_at),
     expiresMs: epochMs(row.token_expires_at),
-    mfa: toMfaState(row),
+    mfa,
     twoFactorPolicy: row.two_factor_policy,
     tokenPolicy: row.token_policy,
-  }),
+  }
+}
+
+const selectLiveToken = precompiled(
+  ['tokenHash'],
+  (ex, p) => liveTokenBy(ex, p.tokenHash).select([...TOKEN_COLUMNS, ...MFA_POLICY_COLUMNS]),
+  (row): LiveApiToken => toLiveToken(row, toMfaState(row)),
+)
+
+const selectLiveTokenWithMfaStatus = precompiled(
+  ['tokenHash'],
+  (ex, p) => liveTokenBy(ex, p.tokenHash).select([...TOKEN_COLUMNS, ...MFA_STATUS_COLUMNS]),
+  (row): LiveApiToken => toLiveToken(row, toMfaStatusState(row)),
 )
 
 /**
- * The per-request lookup for token authentication: one read through the unique hash index. The
- * result may be shared with other requests (frozen): read it, do not change it.
+ * The per-request lookup for token authentication: one read through the unique hash index (with
+ * the MFA status's columns when asked). The result may be shared with other requests (frozen):
+ * read it, do not change it.
  */
 export async function findLiveApiToken(
   ex: Executor,
   tokenHash: string,
   now: Date,
+  withMfaStatus = false,
 ): Promise<LiveApiToken | null> {
-  const [found] = await selectLiveToken(ex, { tokenHash })
+  const select = withMfaStatus ? selectLiveTokenWithMfaStatus : selectLiveToken
+  const [found] = await select(ex, { tokenHash })
   if (found === undefined || (found.expiresMs !== null && found.expiresMs <= now.getTime()))
     return null
   return found

@@ -44,10 +44,15 @@ function touch(
   )
 }
 
-async function authenticateApiToken(deps: Deps, token: string, ip: string): Promise<Caller | null> {
+async function authenticateApiToken(
+  deps: Deps,
+  token: string,
+  ip: string,
+  withMfaStatus: boolean,
+): Promise<Caller | null> {
   if (!isWellFormedApiToken(token)) return null
   const now = deps.clock.now()
-  const found = await findLiveApiToken(deps.db, hashApiToken(token), now)
+  const found = await findLiveApiToken(deps.db, hashApiToken(token), now, withMfaStatus)
   if (found === null) return null
   // Only a legacy (full-access) token is subject to the instance's token policy, read with the
   // token.
@@ -115,8 +120,8 @@ async function authenticateAccessJwt(
 
 /**
  * The caller a Bearer value (or the token cookie) stands for, or null when it is not valid now.
- * `withMfaStatus`: the route shows the MFA status (config.readsMfaStatus), so a session's query
- * also reads its columns.
+ * `withMfaStatus`: the route shows the MFA status (config.readsMfaStatus), so the credential's
+ * query also reads its columns.
  */
 export async function authenticateBearer(
   deps: Deps,
@@ -124,6 +129,7 @@ export async function authenticateBearer(
   ip: string,
   withMfaStatus = false,
 ): Promise<Caller | null> {
-  if (token.startsWith(API_TOKEN_PREFIX)) return authenticateApiToken(deps, token, ip)
+  if (token.startsWith(API_TOKEN_PREFIX))
+    return authenticateApiToken(deps, token, ip, withMfaStatus)
   return authenticateAccessJwt(deps, token, withMfaStatus)
 }

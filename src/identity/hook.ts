@@ -34,6 +34,7 @@ import { enrollmentRequired } from './mfa-policy.js'
 import { API_TOKEN_PREFIX } from './token-format.js'
 import {
   isAdminPermission,
+  legacyTokenHolds,
   operationAccess,
   ORGANIZATION_IN_PATH,
   type OperationAccess,
@@ -104,9 +105,11 @@ function assertTokenMay(request: FastifyRequest, caller: Caller, access: RouteAc
   const needed = access.token
   if (needed === undefined || needed === 'session' || needed === 'public')
     throw new AppError('SESSION_REQUIRED')
-  // A legacy token has every permission; admin.* lapse with the owner's administrator rights, read
-  // from the user row loaded with the token (so a demotion applies at the next request).
-  const granted = grant.permissions === null || grant.permissions.has(needed)
+  // A legacy token has every permission but account.security; admin.* lapse with the owner's
+  // administrator rights, read from the user row loaded with the token (so a demotion applies at
+  // the next request).
+  const granted =
+    grant.permissions === null ? legacyTokenHolds(needed) : grant.permissions.has(needed)
   if (!granted || (isAdminPermission(needed) && !caller.user.is_admin)) {
     throw new AppError('INSUFFICIENT_SCOPE', {
       message: `This API token lacks the permission ${needed}.`,

@@ -1,11 +1,12 @@
 /**
- * What an API token may do: permissions `<area>:read` and `<area>:write` (write implies
- * read), and the one table that names, for every operation of the API, the permission a token needs
- * — or marks it public (no credentials) or session-only (never a token: everything that manages
- * account security). The authentication hook enforces it (hook.ts), the OpenAPI document
- * states it as the scope of the bearer security requirement of each operation (RFC 6750 bearer
- * tokens, OpenAPI 3.1 §4.8.30: scopes on a non-OAuth scheme name the roles required), and a test
- * fails when an operation has no entry. An operation missing from the table refuses every token.
+ * What an API token may do: permissions `<area>:read` and `<area>:write` (write implies read), and
+ * the one table that names, for every operation of the API, the permission a token needs — or
+ * marks it public (no credentials) or session-only (never a token: what manages account security,
+ * but for the second factor's changes that carry their own proofs). The authentication hook
+ * enforces it (hook.ts), the OpenAPI document states it on each operation (the scope of the bearer
+ * security requirement, RFC 6750 bearer tokens, OpenAPI 3.1 §4.8.30: scopes on a non-OAuth scheme
+ * name the roles required), and a test fails when an operation has no entry. An operation missing
+ * from the table refuses every token.
  *
  * Checking a permission is a lookup in a set parsed once per token row: no query.
  */
@@ -27,12 +28,26 @@ export const TOKEN_AREAS = [
   'admin.identity_providers',
 ] as const
 export type TokenArea = (typeof TOKEN_AREAS)[number]
-export type TokenPermission = `${TokenArea}:${'read' | 'write'}`
 
-export const TOKEN_PERMISSIONS: readonly TokenPermission[] = TOKEN_AREAS.flatMap((area) => [
-  `${area}:read` as const,
-  `${area}:write` as const,
-])
+/**
+ * Changing the account's second factor with its proofs (confirming an enrolment, new backup codes,
+ * turning TOTP off). Write only, never implied: a legacy (full-access) token does not hold it, and
+ * the token form shows it with a warning. The operations still ask for their proofs, so the
+ * permission alone changes nothing.
+ */
+export const ACCOUNT_SECURITY_WRITE = 'account.security:write'
+
+export type TokenPermission = `${TokenArea}:${'read' | 'write'}` | typeof ACCOUNT_SECURITY_WRITE
+
+export const TOKEN_PERMISSIONS: readonly TokenPermission[] = [
+  ...TOKEN_AREAS.flatMap((area) => [`${area}:read` as const, `${area}:write` as const]),
+  ACCOUNT_SECURITY_WRITE,
+]
+
+/** Whether a legacy token (no stored permissions, full access) holds this permission. */
+export function legacyTokenHolds(permission: TokenPermission): boolean {
+  return permission !== ACCOUNT_SECURITY_WRITE
+}
 
 /**
  * Administrators' areas: only an administrator mints them, and they lapse while the owner is not
@@ -88,12 +103,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   requestEmailChange: 'session',
   listSessions: 'session',
   revokeSession: 'session',
-  getMfaStatus: 'session',
   beginMfaEnrollment: 'session',
-  confirmMfaEnrollment: 'session',
   cancelMfaEnrollment: 'session',
-  disableMfa: 'session',
-  regenerateBackupCodes: 'session',
   listPasskeys: 'session',
   beginPasskeyRegistration: 'session',
   completePasskeyRegistration: 'session',
@@ -111,9 +122,15 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   updateNotificationPreferences: 'session',
   listSecurityEvents: 'session',
 
-  // profile: the current user and its non-credential fields.
+  // The second factor's changes that carry their own proofs (a code, and the password if any).
+  confirmMfaEnrollment: ACCOUNT_SECURITY_WRITE,
+  disableMfa: ACCOUNT_SECURITY_WRITE,
+  regenerateBackupCodes: ACCOUNT_SECURITY_WRITE,
+
+  // profile: the current user and its non-credential fields, and whether MFA is on (no secret).
   getCurrentUser: 'profile:read',
   updateCurrentUser: 'profile:write',
+  getMfaStatus: 'profile:read',
 
   // links: links, tags, go-link preferences, import/export.
   listLinks: 'links:read',
@@ -200,7 +217,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   removeTeamMember: 'admin.teams:write',
   // SCIM credentials: whoever holds one provisions and removes accounts, as admin.users does.
   listScimCredentials: 'admin.users:read',
-  createScimCredential: 'admin.users:write',
+  // Credential-equivalent: the administrator's session and proof (admin/reauth.ts).
+  createScimCredential: 'session',
   revokeScimCredential: 'admin.users:write',
   listScimRequests: 'admin.users:read',
   listSettings: 'admin.settings:read',
@@ -235,7 +253,8 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   setAuditAnchoring: 'admin.audit:write',
   listOidcProviders: 'admin.identity_providers:read',
   getOidcProvider: 'admin.identity_providers:read',
-  createOidcProvider: 'admin.identity_providers:write',
+  // Credential-equivalent, as a SCIM credential; so is a change of issuer or trust (the service).
+  createOidcProvider: 'session',
   updateOidcProvider: 'admin.identity_providers:write',
   updateOidcProviderByPut: 'admin.identity_providers:write',
   deleteOidcProvider: 'admin.identity_providers:write',

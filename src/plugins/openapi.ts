@@ -242,6 +242,9 @@ interface BodySchema {
 }
 
 interface DocumentOperation {
+  operationId?: string
+  'x-permission'?: string
+  'x-session-only'?: true
   responses?: Record<string, DocumentResponse>
   requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> }
 }
@@ -315,6 +318,28 @@ function referenceSharedResponses(document: OpenApiObject): OpenApiObject {
 }
 
 /**
+ * Each operation's access, machine-readable, from the table the authentication hook enforces:
+ * `x-permission` names the permission an API token needs; `x-session-only: true` marks an
+ * operation no token may call (403 SESSION_REQUIRED); a public one has neither (and no security).
+ */
+function declareAccess(
+  document: OpenApiObject,
+  tokenAccess: TokenAccessLookup,
+  publicOperations: ReadonlySet<string>,
+): OpenApiObject {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      const id = operation.operationId
+      if (id === undefined || publicOperations.has(id)) continue
+      const access = tokenAccess(id)
+      if (isPermission(access)) operation['x-permission'] = access
+      else operation['x-session-only'] = true
+    }
+  }
+  return document
+}
+
+/**
  * The generator marks every request body required, but a route whose body schema requires no field
  * also accepts no body at all (src/plugins/http.ts reads it as {}): such bodies are optional.
  */
@@ -339,9 +364,12 @@ export async function installOpenApi(
   options: { publicUrl: string; sessionCookie: string; tokenAccess: TokenAccessLookup },
 ): Promise<void> {
   const { tokenAccess } = options
+  const publicOperations = new Set<string>()
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith(DOCS_PREFIX) || route.schema?.hide === true) return
     addStandardResponses(route, tokenAccess)
+    const id = route.schema?.operationId
+    if (id !== undefined && (route.config?.auth ?? 'user') === 'public') publicOperations.add(id)
   })
 
   await app.register(swagger, {
@@ -404,8 +432,12 @@ export async function installOpenApi(
       }
     },
     transformObject: (document) =>
-      referenceSharedResponses(
-        (document as unknown as { openapiObject: OpenApiObject }).openapiObject,
+      declareAccess(
+        referenceSharedResponses(
+          (document as unknown as { openapiObject: OpenApiObject }).openapiObject,
+        ),
+        tokenAccess,
+        publicOperations,
       ) as never,
   })
 

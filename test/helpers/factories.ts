@@ -228,3 +228,19 @@ export function bareUserRow(id: string, at: string) {
     updated_at: at,
   }
 }
+
+/** The operations that ask for the administrator's proof when they change where trust lies. */
+const ADMIN_PROOF_URL =
+  /^\/api\/(admin\/settings\/smtp|admin\/scim\/credentials|oidc-providers(\/(?!check)[^/?]+)?)$/
+
+/**
+ * The body with the acting administrator's proof (the test default password) added, for the
+ * operations that ask for it (SMTP destination, SCIM credentials, identity providers) when `url`
+ * names one. A body that is not an object, is empty or names its own proof is left as it is.
+ */
+export function withAdminProof<T>(payload: T, url?: string): T {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return payload
+  if (url !== undefined && !ADMIN_PROOF_URL.test(url)) return payload
+  if ('current_password' in payload || Object.keys(payload).length === 0) return payload
+  return { ...payload, current_password: DEFAULT_PASSWORD }
+}

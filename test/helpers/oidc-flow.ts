@@ -6,7 +6,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import type { TestContext } from './app.js'
-import { bearer, cookieValue } from './factories.js'
+import { bearer, cookieValue, DEFAULT_PASSWORD } from './factories.js'
 import { OIDC_CLIENT_ID, type OidcProviderStandIn } from './oidc-provider.js'
 import { OIDC_CLIENT_SECRET } from './secret-scan.js'
 
@@ -34,6 +34,8 @@ export async function createProvider(
       issuer_url: standIn.issuer,
       client_id: OIDC_CLIENT_ID,
       client_secret: OIDC_CLIENT_SECRET,
+      // The administrator's proof (a provider is credential-equivalent): the test default.
+      current_password: DEFAULT_PASSWORD,
       ...fields,
     },
   })

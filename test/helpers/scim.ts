@@ -30,7 +30,7 @@ export async function scimClient(t: TestContext, name = `Okta ${++clients}`): Pr
     method: 'POST',
     url: '/api/admin/scim/credentials',
     headers: bearer(admin.token),
-    payload: { name },
+    payload: { name, current_password: admin.password },
   })
   if (created.statusCode !== 201)
     throw new Error(`credential creation failed: ${created.statusCode} ${created.body}`)

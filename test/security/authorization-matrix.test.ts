@@ -20,6 +20,7 @@ import {
   uniqueEmail,
   type SignedIn,
   type TestUser,
+  DEFAULT_PASSWORD,
 } from '../helpers/factories.js'
 import {
   addOrgMember,
@@ -43,6 +44,7 @@ beforeAll(async () => {
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
     payload: {
+      current_password: DEFAULT_PASSWORD,
       enabled: true,
       host: smtp.host,
       port: smtp.port,

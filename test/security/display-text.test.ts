@@ -6,7 +6,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+  withAdminProof,
+} from '../helpers/factories.js'
 import { createLink } from '../helpers/links.js'
 import { createOrganization } from '../helpers/organizations.js'
 import { isDisplayText } from '../../src/lib/schema-types.js'
@@ -51,7 +57,12 @@ function targets(): Record<string, Target> {
   const as =
     (token: string, method: 'POST' | 'PATCH' | 'PUT', url: string, body: (v: string) => object) =>
     (value: string) =>
-      t.app.inject({ method, url, headers: bearer(token), payload: body(value) })
+      t.app.inject({
+        method,
+        url,
+        headers: bearer(token),
+        payload: withAdminProof(body(value), url),
+      })
   return {
     'user name (PATCH /api/users/me)': {
       field: 'name',

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'
-import { bearer, createSignedInUser, uniqueEmail } from '../helpers/factories.js'
+import { bearer, createSignedInUser, uniqueEmail, withAdminProof } from '../helpers/factories.js'
 import { createOrganization } from '../helpers/organizations.js'
 import { startSmtpStandIn, type SmtpStandIn } from '../helpers/smtp-server.js'
 
@@ -32,7 +32,7 @@ describe('mail caps shared through Redis', () => {
           method: 'PUT',
           url: '/api/admin/settings/smtp',
           headers: bearer(admin.token),
-          payload: smtpSettings,
+          payload: withAdminProof(smtpSettings),
         })
       ).statusCode,
     ).toBe(200)

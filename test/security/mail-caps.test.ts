@@ -34,6 +34,7 @@ async function configureSmtp(t: TestContext, admin: SignedIn) {
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
     payload: {
+      current_password: DEFAULT_PASSWORD,
       enabled: true,
       host: smtp.host,
       port: smtp.port,

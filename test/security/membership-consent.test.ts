@@ -13,6 +13,7 @@ import {
   uniqueEmail,
   type SignedIn,
   type TestUser,
+  DEFAULT_PASSWORD,
 } from '../helpers/factories.js'
 import { createLink } from '../helpers/links.js'
 import { createOrganization } from '../helpers/organizations.js'
@@ -30,6 +31,7 @@ beforeAll(async () => {
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
     payload: {
+      current_password: DEFAULT_PASSWORD,
       enabled: true,
       host: smtp.host,
       port: smtp.port,
@@ -183,7 +185,7 @@ describe('without SMTP', () => {
       method: 'PUT',
       url: '/api/admin/settings/smtp',
       headers: bearer(admin.token),
-      payload: { enabled: false },
+      payload: { current_password: DEFAULT_PASSWORD, enabled: false },
     })
     expect(disabled.statusCode).toBe(200)
     try {
@@ -200,7 +202,7 @@ describe('without SMTP', () => {
         method: 'PUT',
         url: '/api/admin/settings/smtp',
         headers: bearer(admin.token),
-        payload: { enabled: true },
+        payload: { current_password: DEFAULT_PASSWORD, enabled: true },
       })
     }
   })

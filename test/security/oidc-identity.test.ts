@@ -17,6 +17,7 @@ import {
   createUser,
   type SignedIn,
   type TestUser,
+  DEFAULT_PASSWORD,
 } from '../helpers/factories.js'
 import {
   callbackUrlFor,
@@ -81,7 +82,11 @@ describe('changing issuer_url', () => {
       method: 'PATCH',
       url: `/api/oidc-providers/${provider.id}`,
       headers: bearer(admin.token),
-      payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET },
+      payload: {
+        current_password: DEFAULT_PASSWORD,
+        issuer_url: second.issuer,
+        client_secret: OIDC_CLIENT_SECRET,
+      },
     })
     expect(patched.statusCode).toBe(200)
     // Unlinked in the same transaction as the change, and audited with the count.
@@ -135,7 +140,11 @@ describe('changing issuer_url', () => {
       method: 'PATCH',
       url: `/api/oidc-providers/${provider.id}`,
       headers: bearer(admin.token),
-      payload: { issuer_url: second.issuer, client_secret: OIDC_CLIENT_SECRET },
+      payload: {
+        current_password: DEFAULT_PASSWORD,
+        issuer_url: second.issuer,
+        client_secret: OIDC_CLIENT_SECRET,
+      },
     })
     second.accounts.set(sub, { email: 'someone-else@example.com', email_verified: true })
     expect(errorCodeOf(await signInWithOidc(t, second, 'moving-admin', sub))).toBe(

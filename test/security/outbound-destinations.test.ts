@@ -8,7 +8,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+  DEFAULT_PASSWORD,
+  withAdminProof,
+} from '../helpers/factories.js'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../helpers/openai-stand-in.js'
 import { AI_API_KEY, SMTP_PASSWORD, SMTP_USERNAME } from '../helpers/secret-scan.js'
 import { startSmtpStandIn, type SmtpStandIn } from '../helpers/smtp-server.js'
@@ -40,7 +47,12 @@ afterAll(async () => {
 })
 
 const put = (t: TestContext, token: string, url: string, payload: object) =>
-  t.app.inject({ method: 'PUT', url, headers: bearer(token), payload })
+  t.app.inject({
+    method: 'PUT',
+    url,
+    headers: bearer(token),
+    payload: withAdminProof(payload, url),
+  })
 const fieldOf = (response: { json(): { details: Array<{ field: string }> } }) =>
   response.json().details.map((d) => d.field)
 
@@ -234,6 +246,7 @@ describe('OIDC issuer_url', () => {
           url: '/api/oidc-providers',
           headers: bearer(token),
           payload: {
+            current_password: DEFAULT_PASSWORD,
             provider_key: `p${Math.random().toString(36).slice(2, 8)}`,
             name: 'Metadata',
             issuer_url: `https://${host}`,

@@ -27,6 +27,7 @@ const reauthenticate = (token: string, payload: Record<string, unknown>) =>
   post('/api/auth/reauthenticate', token, payload)
 const changePassword = (token: string, payload: Record<string, unknown>) =>
   post('/api/users/me/password', token, payload)
+const NEW_PASSWORD = { new_password: 'another sound passphrase 7' }
 const regenerate = (token: string, payload: Record<string, unknown> = {}) =>
   post('/api/auth/mfa/backup/regenerate', token, payload)
 const reauthEvents = (userId: string) =>
@@ -90,13 +91,9 @@ describe('POST /api/auth/reauthenticate', () => {
     await closeReauthenticationWindows(t, user.user.id)
 
     // Outside the window: the proof is asked for.
-    expect((await regenerate(user.token)).json()).toMatchObject({
+    expect((await changePassword(user.token, NEW_PASSWORD)).json()).toMatchObject({
       code: 400,
       reason: 'PASSWORD_REQUIRED',
-    })
-    expect((await regenerate(user.token, { password: DEFAULT_PASSWORD })).json()).toMatchObject({
-      code: 400,
-      reason: 'SECOND_FACTOR_REQUIRED',
     })
 
     // The re-authentication itself: the password alone is not enough with a second factor.
@@ -145,15 +142,34 @@ describe('POST /api/auth/reauthenticate', () => {
     expect(JSON.stringify(events)).not.toContain(DEFAULT_PASSWORD)
 
     // The other session of the same account is unaffected: it still needs the proof.
-    expect((await regenerate(second)).json()).toMatchObject({
+    expect((await changePassword(second, NEW_PASSWORD)).json()).toMatchObject({
       code: 400,
       reason: 'PASSWORD_REQUIRED',
     })
 
-    // Inside the window: two sensitive changes in a row, neither asks again.
-    expect((await regenerate(user.token)).statusCode).toBe(200)
-    t.clock.advance(REAUTH_WINDOW_SECONDS - 60)
-    expect((await post('/api/auth/mfa/disable', user.token)).statusCode).toBe(204)
+    // Inside the window, new backup codes and disabling still need the code and the password.
+    expect((await regenerate(user.token)).json()).toMatchObject({
+      code: 400,
+      reason: 'VALIDATION_FAILED',
+    })
+    t.clock.advance(30)
+    const code = totpCode(secret, t.clock.now())
+    expect((await regenerate(user.token, { code })).json()).toMatchObject({
+      code: 400,
+      reason: 'PASSWORD_REQUIRED',
+    })
+    expect((await post('/api/auth/mfa/disable', user.token)).statusCode).toBe(400)
+    expect((await regenerate(user.token, { code, password: DEFAULT_PASSWORD })).statusCode).toBe(
+      200,
+    )
+    t.clock.advance(REAUTH_WINDOW_SECONDS - 90)
+    const disabled = await post('/api/auth/mfa/disable', user.token, {
+      code: totpCode(secret, t.clock.now()),
+      password: DEFAULT_PASSWORD,
+    })
+    expect(disabled.statusCode).toBe(204)
+    // An operation the window covers asks nothing.
+    expect((await post('/api/auth/mfa/enroll/begin', user.token)).statusCode).toBe(200)
 
     // Expired: asked again.
     t.clock.advance(61)

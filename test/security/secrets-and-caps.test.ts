@@ -11,7 +11,13 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 import { expectReason } from '../helpers/expect.js'
-import { bearer, createSignedInUser, type SignedIn, type TestUser } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+  withAdminProof,
+} from '../helpers/factories.js'
 import { callbackUrlFor, createProvider, errorCodeOf } from '../helpers/oidc-flow.js'
 import { startOidcProvider, type OidcProviderStandIn } from '../helpers/oidc-provider.js'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../helpers/openai-stand-in.js'
@@ -56,7 +62,12 @@ afterAll(async () => {
 })
 
 const put = (url: string, payload: object) =>
-  t.app.inject({ method: 'PUT', url, headers: bearer(admin.token), payload })
+  t.app.inject({
+    method: 'PUT',
+    url,
+    headers: bearer(admin.token),
+    payload: withAdminProof(payload, url),
+  })
 const storedSection = async (key: string) =>
   JSON.parse(
     (
@@ -162,7 +173,7 @@ describe('write-only secrets and a changed destination', () => {
         method: 'PATCH',
         url: `/api/oidc-providers/${provider.id}`,
         headers: bearer(admin.token),
-        payload,
+        payload: withAdminProof(payload, '/api/oidc-providers/x'),
       })
     const moved = await patch({ issuer_url: 'https://attacker.example.net' })
     expectReason(moved, 400, 'VALIDATION_FAILED')

@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { bearer, createSignedInUser, DEFAULT_PASSWORD, uniqueEmail } from '../helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  uniqueEmail,
+  withAdminProof,
+} from '../helpers/factories.js'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../helpers/openai-stand-in.js'
 import {
   AI_API_KEY,
@@ -59,7 +65,13 @@ describe('settings secrets never leave the server', () => {
       url: string,
       payload?: object,
       token = admin.token,
-    ) => t.app.inject({ method, url, headers: as(token), ...(payload && { payload }) })
+    ) =>
+      t.app.inject({
+        method,
+        url,
+        headers: as(token),
+        ...(payload && { payload: withAdminProof(payload, url) }),
+      })
 
     await send('PUT', '/api/admin/settings/smtp', {
       enabled: true,

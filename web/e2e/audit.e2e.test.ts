@@ -55,6 +55,8 @@ beforeAll(async () => {
     port: smtp.port,
     plaintext_auth_on_loopback: true,
     from_address: 'audit@example.com',
+    // A new server and sender take the administrator's proof.
+    current_password: ADMIN.password,
   }
   expect(
     (await api('/api/admin/settings/smtp', { method: 'PUT', body: smtpSettings })).status,

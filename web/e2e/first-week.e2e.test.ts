@@ -348,6 +348,8 @@ describe('the first-run checklist', () => {
       method: 'PUT',
       token: ownerToken,
       body: {
+        // A new server and sender take the administrator's proof.
+        current_password: OWNER.password,
         enabled: true,
         host: '127.0.0.1',
         port: smtp.port,

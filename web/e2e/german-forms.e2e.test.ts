@@ -749,8 +749,8 @@ const CASES: Case[] = [
     form: reauthForm,
     fill: { current_password: OWNER.password, code: '' },
     submit: de('reauth.submit'),
-    // The API's 400 SECOND_FACTOR_REQUIRED, at the code field in German.
-    expect: { fields: { code: de('reason.SECOND_FACTOR_REQUIRED') } },
+    // The API's 400 VALIDATION_FAILED (the code is always required), at the code field in German.
+    expect: { fields: { code: MSG.required } },
   },
   {
     name: 'sign-in, second step: a wrong code',

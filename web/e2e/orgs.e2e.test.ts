@@ -91,6 +91,8 @@ beforeAll(async () => {
     method: 'PUT',
     token: ownerToken,
     body: {
+      // A new server and sender take the administrator's proof.
+      current_password: OWNER.password,
       enabled: true,
       host: smtp.host,
       port: smtp.port,

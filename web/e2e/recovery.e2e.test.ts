@@ -119,7 +119,14 @@ async function createPerson(label: string, language: Language, mfa: boolean): Pr
 }
 
 async function setSmtp(enabled: boolean): Promise<void> {
-  const body = { enabled, host: smtp.host, port: smtp.port, from_address: 'no-reply@example.com' }
+  const body = {
+    enabled,
+    host: smtp.host,
+    port: smtp.port,
+    from_address: 'no-reply@example.com',
+    // A new server and sender take the administrator's proof.
+    current_password: ADMIN.password,
+  }
   expect(
     (await api('/api/admin/settings/smtp', { method: 'PUT', token: adminToken, body })).status,
   ).toBe(200)

@@ -37,3 +37,18 @@ export async function assertAdminProof(
   await verifyCurrentPassword(deps, caller.user.id, proof.current_password)
   await assertSecondFactorIfEnabled(deps, caller.user.id, proof.code)
 }
+
+/**
+ * For the instance's credential-equivalent changes — a SCIM credential, the SMTP server or sender,
+ * an identity provider's issuer or trust — which hand whoever makes them a way into other accounts:
+ * an interactive session (403 SESSION_REQUIRED to any token) and the administrator's own proof.
+ */
+export async function assertAdministratorProof(
+  deps: Deps,
+  caller: Caller,
+  proof: AdminProof,
+): Promise<void> {
+  if (caller.credential !== 'session') throw new AppError('SESSION_REQUIRED')
+  await verifyCurrentPassword(deps, caller.user.id, proof.current_password)
+  await assertSecondFactorIfEnabled(deps, caller.user.id, proof.code)
+}

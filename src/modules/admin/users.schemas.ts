@@ -111,13 +111,16 @@ export const UpdateAdminUserBody = Body(
 )
 export type UpdateAdminUserBody = Static<typeof UpdateAdminUserBody>
 
-/** The acting administrator's proof for an MFA reset. */
-export const AdminProofBody = Body({
+/** The acting administrator's proof, as fields of a body that carries other fields too. */
+export const AdminProofFields = {
   current_password: Type.Optional(
     Proof(1024, "The acting administrator's own password (when they have one)"),
   ),
   code: Type.Optional(
     Proof(64, "The acting administrator's TOTP or backup code, when their MFA is on"),
   ),
-})
+}
+
+/** The acting administrator's proof for an MFA reset. */
+export const AdminProofBody = Body(AdminProofFields)
 export type AdminProofBody = Static<typeof AdminProofBody>

@@ -12,6 +12,7 @@ import {
   DEFAULT_PASSWORD,
   enableMfa,
   uniqueEmail,
+  withAdminProof,
 } from '../../../test/helpers/factories.js'
 import { createProvider } from '../../../test/helpers/oidc-flow.js'
 import { startOidcProvider, type OidcProviderStandIn } from '../../../test/helpers/oidc-provider.js'
@@ -86,7 +87,8 @@ describe('GET /api/admin/checklist', () => {
           method: 'PUT',
           url: '/api/admin/settings/smtp',
           headers: bearer(admin.token),
-          payload: smtpSettings,
+          // This administrator has a second factor now: the proof takes a code too.
+          payload: { ...withAdminProof(smtpSettings), code: totpCode(mfa.secret, t.clock.now()) },
         })
       ).statusCode,
     ).toBe(200)
@@ -113,7 +115,7 @@ describe('GET /api/admin/checklist', () => {
           method: 'PUT',
           url: '/api/admin/settings/smtp',
           headers: bearer(admin.token),
-          payload: renamed,
+          payload: withAdminProof(renamed),
         })
       ).statusCode,
     ).toBe(200)
@@ -123,10 +125,15 @@ describe('GET /api/admin/checklist', () => {
     expect(doneOf(await checklist(admin.token)).outgoing_mail).toBe(true)
 
     // 3. An identity provider (optional).
-    await createProvider(t, admin.token, idp, { provider_key: 'acme' })
+    t.clock.advance(30)
+    await createProvider(t, admin.token, idp, {
+      provider_key: 'acme',
+      code: totpCode(mfa.secret, t.clock.now()),
+    })
     expect(doneOf(await checklist(admin.token)).identity_provider).toBe(true)
 
     // 4. Requiring two-factor authentication (optional).
+    t.clock.advance(30)
     const policy = await t.app.inject({
       method: 'PUT',
       url: '/api/admin/settings/two-factor-policy',

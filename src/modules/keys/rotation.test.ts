@@ -39,7 +39,12 @@ describe('switchboard rotate-keys with ENCRYPTION_KEY from the environment', () 
       method: 'PUT',
       url: '/api/admin/settings/smtp',
       headers: bearer(admin.token),
-      payload: { host: 'smtp.example.com', password: 'smtp-password-to-keep' },
+      payload: {
+        host: 'smtp.example.com',
+        password: 'smtp-password-to-keep',
+        current_password: DEFAULT_PASSWORD,
+        code: totpCode(secret, t.clock.now()),
+      },
     })
     expect(smtp.statusCode).toBe(200)
     const newKey = randomBytes(32)
@@ -68,7 +73,9 @@ describe('switchboard rotate-keys with ENCRYPTION_KEY from the environment', () 
       'smtp-password-to-keep',
     )
 
-    // An instance started with the new key signs the user in with their authenticator as before.
+    // An instance started with the new key signs the user in with their authenticator as before
+    // (a step later: the SMTP change above used this step's code).
+    t.clock.advance(30)
     const peer = await startPeerInstance(t, { ENCRYPTION_KEY: newKey.toString('hex') })
     try {
       const mfaToken = (

@@ -36,7 +36,15 @@ const BUDGET = errorResponse(
 )
 
 /**
- * /api/auth/mfa — the state-changing operations need an interactive session
+ * The proofs of disable and regenerate, asked of every caller, inside the re-authentication window
+ * too: a token (with account.security:write) or a stolen session alone changes nothing.
+ */
+const PROOFS_ALWAYS =
+  'Always needs a current TOTP or unused backup code, and the password when the account has one — inside the re-authentication window too. An API token needs the permission account.security:write (never held by a legacy token).'
+
+/**
+ * /api/auth/mfa — starting and cancelling an enrolment need an interactive session; confirming it,
+ * disabling and new backup codes take a token with account.security:write, and their proofs
  * (docs/API.md#what-an-api-token-may-not-do).
  */
 export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -79,7 +87,7 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/enroll/confirm',
       {
-        config: { auth: 'session', allowedDuringEnrollment: true },
+        config: { allowedDuringEnrollment: true },
         schema: {
           tags,
           operationId: 'confirmMfaEnrollment',
@@ -120,19 +128,15 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/disable',
       {
-        config: { auth: 'session' },
         schema: {
           tags,
           operationId: 'disableMfa',
           summary: 'Disable MFA with a current code (and the password, if the account has one)',
-          description:
-            "Inside the session's re-authentication window (POST /api/auth/reauthenticate) the code and the password may be left out.",
+          description: PROOFS_ALWAYS,
           body: TrustedBody,
           response: {
             204: NoContent,
-            400: errorResponse(
-              `VALIDATION_FAILED, ${REAUTH}, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE`,
-            ),
+            400: errorResponse(`VALIDATION_FAILED (no code), ${REAUTH}, INVALID_CODE`),
             409: errorResponse('MFA_NOT_ENABLED'),
             429: BUDGET,
           },
@@ -147,19 +151,15 @@ export function mfaRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/backup/regenerate',
       {
-        config: { auth: 'session' },
         schema: {
           tags,
           operationId: 'regenerateBackupCodes',
           summary: 'Replace every backup code with a new set',
-          description:
-            "Needs a current code and the password (if any) — or, for either left out, the session's re-authentication window.",
+          description: PROOFS_ALWAYS,
           body: TrustedBody,
           response: {
             200: BackupCodesView,
-            400: errorResponse(
-              `VALIDATION_FAILED, ${REAUTH}, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE`,
-            ),
+            400: errorResponse(`VALIDATION_FAILED (no code), ${REAUTH}, INVALID_CODE`),
             409: errorResponse('MFA_NOT_ENABLED'),
             429: BUDGET,
           },

@@ -41,10 +41,19 @@ export type ConfirmBody = Static<typeof ConfirmBody>
 const Code = Secret(64)
 
 /**
- * Both may be left out inside the session's re-authentication window (POST
- * /api/auth/reauthenticate).
+ * Disable and regenerate: the code always, the password when the account has one (the service
+ * checks that) — the re-authentication window waives neither.
  */
-export const TrustedBody = Body({ code: Type.Optional(Code), password: Type.Optional(Secret()) })
+export const TrustedBody = Body({
+  code: Code,
+  password: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'Required when the account has a local password',
+    }),
+  ),
+})
 export type TrustedBody = Static<typeof TrustedBody>
 
 export const BackupCodesView = Type.Object({

@@ -14,7 +14,7 @@ import { newId } from '../../lib/ids.js'
 import { addSeconds } from '../../lib/time.js'
 import { recordAudit, type Actor } from '../audit/service.js'
 import type { RequestContext, Caller } from '../../identity/caller.js'
-import { isReauthenticated, provePasswordOrWindow } from '../../identity/reauth.js'
+import { provePasswordOrWindow, verifyCurrentPassword } from '../../identity/reauth.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
 import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
@@ -248,21 +248,17 @@ export async function cancelEnrollment(
 }
 
 interface TrustedInput {
-  code?: string | undefined
+  code: string
   password?: string | undefined
 }
 
 /**
- * The trust both disable and regenerate need: MFA on, the password (if any), then a valid code —
- * or, for either left out, the session's re-authentication window (a field sent is checked).
+ * The trust both disable and regenerate need, whoever calls (a session inside its
+ * re-authentication window, or a token): MFA on, the password (if any), then a valid code.
  */
 async function proveControl(deps: Deps, caller: Caller, input: TrustedInput): Promise<void> {
   await assertEnabled(deps, caller.user.id)
-  await provePasswordOrWindow(deps, caller, input.password)
-  if (input.code === undefined) {
-    if (isReauthenticated(deps, caller)) return
-    throw new AppError('SECOND_FACTOR_REQUIRED')
-  }
+  await verifyCurrentPassword(deps, caller.user.id, input.password)
   await verifySecondFactor(deps, { userId: caller.user.id, code: input.code, failureStatus: 400 })
 }
 

@@ -19,7 +19,30 @@ export const NOTIFICATION_KINDS = {
   'token.create': 'api_token_created',
 } as const satisfies Record<string, string>
 
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[keyof typeof NOTIFICATION_KINDS]
+export type NotificationKind =
+  (typeof NOTIFICATION_KINDS)[keyof typeof NOTIFICATION_KINDS] | 'administration_trust_changed'
+
+/**
+ * The instance's credential-equivalent changes (a SCIM credential, where mail goes, an identity
+ * provider's issuer or trust): every other active administrator hears of each. An update counts
+ * when its audit metadata says `trust_changed`.
+ */
+const ADMINISTRATION_CHANGES: Readonly<Record<string, AdministrationChange>> = {
+  'scim.credential_create': 'scim_credential',
+  'oidc_provider.create': 'identity_provider',
+  'oidc_provider.update': 'identity_provider',
+  'smtp.update': 'smtp',
+}
+export type AdministrationChange = 'scim_credential' | 'identity_provider' | 'smtp'
+
+export function administrationChangeOf(
+  action: string,
+  metadata: Record<string, unknown>,
+): AdministrationChange | null {
+  if (!Object.hasOwn(ADMINISTRATION_CHANGES, action)) return null
+  const creates = action.endsWith('create')
+  return creates || metadata.trust_changed === true ? ADMINISTRATION_CHANGES[action]! : null
+}
 
 export function notificationKindOf(action: string): NotificationKind | null {
   return Object.hasOwn(NOTIFICATION_KINDS, action)
@@ -42,4 +65,7 @@ export interface NotificationParams {
   new_email_masked?: string
   /** two_factor_reset: an administrator did it (false: the operator, from the command line). */
   by_administrator?: boolean
+  /** administration_trust_changed: what changed, and the acting administrator, masked. */
+  change?: AdministrationChange
+  actor_email_masked?: string
 }

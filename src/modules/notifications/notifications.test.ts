@@ -19,6 +19,7 @@ import {
   type MfaEnrolled,
   type SignedIn,
   type TestUser,
+  withAdminProof,
 } from '../../../test/helpers/factories.js'
 import { totpCode } from '../../../test/helpers/rfc6238.js'
 import {
@@ -54,7 +55,7 @@ async function configureSmtp(fields: Record<string, unknown>): Promise<void> {
     method: 'PUT',
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
-    payload: fields,
+    payload: withAdminProof(fields),
   })
   expect(response.statusCode, response.body).toBe(200)
 }

@@ -14,8 +14,14 @@ import { sha256Hex } from '../../lib/crypto.js'
 import { newId } from '../../lib/ids.js'
 import type { Clock } from '../../lib/time.js'
 import { deviceClassOf } from '../../lib/user-agent.js'
-import { notificationKindOf, type NotificationKind, type NotificationParams } from './kinds.js'
-import { findRecipient, insertOutboxRow, rememberDevice } from './repo.js'
+import {
+  administrationChangeOf,
+  notificationKindOf,
+  type AdministrationChange,
+  type NotificationKind,
+  type NotificationParams,
+} from './kinds.js'
+import { findOtherAdministrators, findRecipient, insertOutboxRow, rememberDevice } from './repo.js'
 
 /** What an audited change says, as far as a notification needs it (audit/service.ts passes it). */
 export interface AuditedChange {
@@ -49,11 +55,41 @@ function languageOf(preference: string): string {
   return preference.toLowerCase().startsWith('de') ? 'de' : 'en'
 }
 
+/** One mail to every other active administrator (kinds.ts administrationChangeOf). */
+async function queueAdministrationNotices(
+  ex: Executor,
+  clock: Clock,
+  change: AuditedChange,
+  what: AdministrationChange,
+): Promise<void> {
+  const now = clock.now().toISOString()
+  const { browser, system } = deviceClassOf(change.userAgent)
+  const actor = change.actorId === null ? null : await findRecipient(ex, change.actorId)
+  const params: NotificationParams = { at: now, ip: change.ip, browser, system, change: what }
+  const name = text(change.metadata.name) ?? text(change.metadata.provider_key)
+  if (name !== undefined) params.name = name
+  if (actor !== null) params.actor_email_masked = maskEmail(actor.email)
+  for (const admin of await findOtherAdministrators(ex, change.actorId)) {
+    await insertOutboxRow(ex, {
+      id: newId(),
+      user_id: admin.id,
+      recipient: admin.email,
+      kind: 'administration_trust_changed',
+      language: languageOf(admin.language),
+      params: JSON.stringify(params),
+      created_at: now,
+      next_attempt_at: now,
+    })
+  }
+}
+
 export async function queueSecurityNotification(
   ex: Executor,
   clock: Clock,
   change: AuditedChange,
 ): Promise<void> {
+  const administration = administrationChangeOf(change.action, change.metadata)
+  if (administration !== null) await queueAdministrationNotices(ex, clock, change, administration)
   const kind: NotificationKind | null = notificationKindOf(change.action)
   if (kind === null || change.subjectUserId === null) return
   const userId = change.subjectUserId

@@ -19,6 +19,20 @@ export async function findRecipient(
   return row === undefined ? null : { ...row, notify_new_sign_in: Boolean(row.notify_new_sign_in) }
 }
 
+/** Every active administrator but `exceptId` (the one who made the change). */
+export async function findOtherAdministrators(
+  ex: Executor,
+  exceptId: string | null,
+): Promise<Array<{ id: string; email: string; language: string }>> {
+  let query = ex
+    .selectFrom('users')
+    .select(['id', 'email', 'language'])
+    .where('is_admin', '=', true)
+    .where('disabled', '=', false)
+  if (exceptId !== null) query = query.where('id', '!=', exceptId)
+  return query.execute()
+}
+
 export async function setNewSignInPreference(
   ex: Executor,
   userId: string,

@@ -71,6 +71,17 @@ const EN: Record<NotificationKind, Words> = {
     happened: (p) =>
       `An API token${p.name ? ` named "${p.name}"` : ''} was created for your account.`,
   },
+  administration_trust_changed: {
+    subject: 'An administrator changed who can reach accounts',
+    happened: (p) =>
+      `${p.actor_email_masked ?? 'An administrator'} ${
+        p.change === 'smtp'
+          ? 'changed the SMTP server or sender address (where reset links and invitations go)'
+          : p.change === 'scim_credential'
+            ? `created a SCIM credential${p.name ? ` named "${p.name}"` : ''} (it provisions accounts)`
+            : `added an identity provider or changed its issuer or trust${p.name ? ` ("${p.name}")` : ''}`
+      }.`,
+  },
 }
 
 const DE: Record<NotificationKind, Words> = {
@@ -132,6 +143,17 @@ const DE: Record<NotificationKind, Words> = {
     subject: 'Ein neues API-Token wurde erstellt',
     happened: (p) =>
       `Für Ihr Konto wurde ein API-Token${p.name ? ` mit dem Namen „${p.name}“` : ''} erstellt.`,
+  },
+  administration_trust_changed: {
+    subject: 'Eine Administration hat geändert, wer Konten erreichen kann',
+    happened: (p) =>
+      `${p.actor_email_masked ?? 'Eine Administratorin oder ein Administrator'} hat ${
+        p.change === 'smtp'
+          ? 'den SMTP-Server oder die Absenderadresse geändert (dorthin gehen Links zum Zurücksetzen und Einladungen)'
+          : p.change === 'scim_credential'
+            ? `einen SCIM-Zugang${p.name ? ` „${p.name}“` : ''} erstellt (er legt Konten an)`
+            : `einen Identitätsanbieter hinzugefügt oder seinen Aussteller oder sein Vertrauen geändert${p.name ? ` („${p.name}“)` : ''}`
+      }.`,
   },
 }
 

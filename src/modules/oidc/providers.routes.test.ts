@@ -9,6 +9,7 @@ import {
   createUser,
   type SignedIn,
   type TestUser,
+  withAdminProof,
 } from '../../../test/helpers/factories.js'
 import {
   OIDC_CLIENT_SECRET,
@@ -33,7 +34,7 @@ const send = (method: Method, url: string, payload?: unknown, token = admin.toke
     method,
     url,
     headers: bearer(token),
-    ...(payload !== undefined && { payload: payload as object }),
+    ...(payload !== undefined && { payload: withAdminProof(payload as object, url) }),
   })
 
 const valid = (fields: Record<string, unknown> = {}) => ({

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
 import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
+import { assertAdministratorProof } from '../admin/reauth.js'
 import { callerOf, contextOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import {
@@ -22,9 +23,15 @@ import {
   getOidcProvider,
   listOidcProviders,
   updateOidcProvider,
+  changesTrust,
 } from './providers.service.js'
 
 const admin = { auth: 'admin' } as const
+const ADMIN_PROOF =
+  "Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on)"
+const sessionOnly = errorResponse(
+  'FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change that needs the proof',
+)
 const tags = ['identity providers (OIDC)']
 const notFound = errorResponse('NOT_FOUND: no identity provider with this id')
 const invalid = errorResponse(
@@ -60,17 +67,16 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'createOidcProvider',
           summary:
             'Add an identity provider (client_secret is write-only; null for a public client)',
+          description: `${ADMIN_PROOF}: a provider can sign people in.`,
           body: CreateOidcProviderBody,
-          response: { 201: OidcProviderView, 400: invalid, 409: keyTaken },
+          response: { 201: OidcProviderView, 400: invalid, 403: sessionOnly, 409: keyTaken },
         },
       },
       async (request, reply) => {
-        const provider = await createOidcProvider(
-          deps,
-          callerOf(request).user,
-          request.body,
-          contextOf(request),
-        )
+        const { current_password, code, ...body } = request.body
+        const caller = callerOf(request)
+        await assertAdministratorProof(deps, caller, { current_password, code })
+        const provider = await createOidcProvider(deps, caller.user, body, contextOf(request))
         return reply.code(201).send(provider)
       },
     )
@@ -97,9 +103,16 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         operationId: method === 'PATCH' ? 'updateOidcProvider' : 'updateOidcProviderByPut',
         summary:
           'Change an identity provider (partial); client_secret omitted: kept, null: cleared',
+        description: `A change of issuer_url, trust_email or trusts_mfa_amr: ${ADMIN_PROOF}.`,
         params: IdParams,
         body: UpdateOidcProviderBody,
-        response: { 200: OidcProviderView, 400: invalid, 404: notFound, 409: keyTaken },
+        response: {
+          200: OidcProviderView,
+          400: invalid,
+          403: sessionOnly,
+          404: notFound,
+          409: keyTaken,
+        },
       },
     })
     for (const method of ['PATCH', 'PUT'] as const) {
@@ -107,14 +120,13 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         method,
         url: '/:id',
         ...update(method),
-        handler: async (request) =>
-          updateOidcProvider(
-            deps,
-            callerOf(request).user,
-            request.params.id,
-            request.body,
-            contextOf(request),
-          ),
+        handler: async (request) => {
+          const { current_password, code, ...body } = request.body
+          const caller = callerOf(request)
+          if (await changesTrust(deps, request.params.id, body))
+            await assertAdministratorProof(deps, caller, { current_password, code })
+          return updateOidcProvider(deps, caller.user, request.params.id, body, contextOf(request))
+        },
       })
     }
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, DisplayText, PageOf, Secret, Text, Timestamp } from '../../lib/schema-types.js'
+import { AdminProofFields } from '../admin/users.schemas.js'
 
 /** docs/API.md#identity-providers. */
 export const PROVIDER_KEY_PATTERN = '^[a-z0-9][a-z0-9_-]{0,49}$'
@@ -103,6 +104,7 @@ export const CreateOidcProviderBody = Body({
   enabled: Type.Optional(fields.enabled),
   trust_email: Type.Optional(fields.trust_email),
   trusts_mfa_amr: Type.Optional(fields.trusts_mfa_amr),
+  ...AdminProofFields,
 })
 export type CreateOidcProviderBody = Static<typeof CreateOidcProviderBody>
 
@@ -123,6 +125,7 @@ export const UpdateOidcProviderBody = Body(
     enabled: Type.Optional(fields.enabled),
     trust_email: Type.Optional(fields.trust_email),
     trusts_mfa_amr: Type.Optional(fields.trusts_mfa_amr),
+    ...AdminProofFields,
   },
   { minProperties: 1 },
 )

@@ -215,6 +215,24 @@ export async function createOidcProvider(
 }
 
 /**
+ * Whether an update changes who the provider may sign in as: its issuer, `trust_email` or
+ * `trusts_mfa_amr` (false for an unknown provider: the update answers 404).
+ */
+export async function changesTrust(
+  deps: Deps,
+  id: string,
+  body: UpdateOidcProviderBody,
+): Promise<boolean> {
+  const current = await findProviderById(deps.db, id)
+  if (current === null) return false
+  return (
+    (body.issuer_url !== undefined && body.issuer_url !== current.issuer_url) ||
+    (body.trust_email !== undefined && body.trust_email !== current.trust_email) ||
+    (body.trusts_mfa_amr !== undefined && body.trusts_mfa_amr !== current.trusts_mfa_amr)
+  )
+}
+
+/**
  * A partial update. `client_secret` omitted keeps the secret; a new `provider_key` carries the
  * provider's linked users along (their `oidc_provider` follows it), in the same transaction.
  */
@@ -241,6 +259,10 @@ export async function updateOidcProvider(
     const previousKey = previous.provider_key
     // The stored client secret never follows the provider to another issuer.
     const current = await findProviderById(tx, id)
+    const trustChanged =
+      (body.issuer_url !== undefined && body.issuer_url !== previous.issuer_url) ||
+      (body.trust_email !== undefined && body.trust_email !== current?.trust_email) ||
+      (body.trusts_mfa_amr !== undefined && body.trusts_mfa_amr !== current?.trusts_mfa_amr)
     if (
       body.issuer_url !== undefined &&
       body.issuer_url !== previous.issuer_url &&
@@ -278,6 +300,7 @@ export async function updateOidcProvider(
         provider_key: updated.provider_key,
         fields: Object.keys(body).sort(),
         ...(updated.issuer_url !== previous.issuer_url && { users_unlinked: usersUnlinked }),
+        ...(trustChanged && { trust_changed: true }),
       },
     })
     return updated

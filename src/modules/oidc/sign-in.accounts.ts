@@ -5,8 +5,9 @@
  * 1. the account linked to (issuer, sub) through this provider — whatever its email is today;
  * 2. else, when the provider says the email is verified, the account with that email, which gets
  *    linked — only when an administrator marked the provider `trust_email`, never an
- *    administrator's account, and not when it is linked to another identity already (
- *    otherwise the person signs in and links the provider from their profile: LINK_REQUIRED);
+ *    administrator's account nor one with a second factor, and not when it is linked to another
+ *    identity already (otherwise the person signs in and links the provider from their profile:
+ *    LINK_REQUIRED);
  * 3. else a new account, when the provider creates users (`auto_create_users`), which needs a
  *    verified email: an unverified one could claim someone else's address (and with it, for
  *    example, their invitations);
@@ -28,6 +29,7 @@ import { normalizeEmail, prepareNewUser } from '../users/service.js'
 import { findUserByOidcIdentity, isLiveSessionOf, linkOidcIdentity } from './accounts.repo.js'
 import type { OidcIdentity } from './client.js'
 import { SignInFailure } from './sign-in.failure.js'
+import { isMfaEnabled } from '../mfa/service.js'
 
 export interface SigningProvider {
   provider_key: string
@@ -119,6 +121,14 @@ async function linkByEmail(
     throw new SignInFailure(
       'LINK_REQUIRED',
       'an administrator account is never linked by email',
+      user.id,
+    )
+  // The second factor would be skipped by whoever controls the provider (or, with trusts_mfa_amr,
+  // vouched for by it): such an account links from its own profile only.
+  if (await isMfaEnabled(tx, user.id))
+    throw new SignInFailure(
+      'LINK_REQUIRED',
+      'an account with a second factor is never linked by email',
       user.id,
     )
   if (user.disabled)

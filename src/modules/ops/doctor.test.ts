@@ -10,7 +10,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { makeTempDir, testEngine } from '../../../test/helpers/database.js'
-import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
+import { bearer, createSignedInUser, DEFAULT_PASSWORD } from '../../../test/helpers/factories.js'
 import { SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
 import { startSmtpStandIn, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
 import { runCli } from '../../cli.js'
@@ -229,6 +229,7 @@ describe('switchboard doctor', () => {
         url: '/api/admin/settings/smtp',
         headers: bearer(token),
         payload: {
+          current_password: DEFAULT_PASSWORD,
           enabled: true,
           host: smtp.host,
           port,

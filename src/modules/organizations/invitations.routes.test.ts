@@ -12,6 +12,7 @@ import {
   uniqueEmail,
   type SignedIn,
   type TestUser,
+  DEFAULT_PASSWORD,
 } from '../../../test/helpers/factories.js'
 import { createOrgWithRoles, type OrgRole } from '../../../test/helpers/organizations.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
@@ -37,6 +38,7 @@ const configureSmtp = (enabled: boolean) =>
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
     payload: {
+      current_password: DEFAULT_PASSWORD,
       enabled,
       host: smtp.host,
       port: smtp.port,

@@ -99,6 +99,7 @@ async function configureSmtp(enabled = true): Promise<void> {
     url: '/api/admin/settings/smtp',
     headers: bearer(token),
     payload: {
+      current_password: DEFAULT_PASSWORD,
       enabled,
       host: smtp.host,
       port: smtp.port,

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createApiTokenFor, createSignedInUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createApiTokenFor,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+} from '../../../test/helpers/factories.js'
 import { expectScimError, scimClient, SCIM_MEDIA } from '../../../test/helpers/scim.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', SCIM_RATE_LIMIT: '30' } })
@@ -44,7 +49,7 @@ describe('SCIM credentials (administration)', () => {
       method: 'POST',
       url: '/api/admin/scim/credentials',
       headers: bearer(user.token),
-      payload: { name: 'x' },
+      payload: { current_password: DEFAULT_PASSWORD, name: 'x' },
     })
     expect(response.statusCode).toBe(403)
   })
@@ -81,7 +86,7 @@ describe('SCIM credentials created in a burst (concurrent requests)', () => {
       method: 'POST',
       url: '/api/admin/scim/credentials',
       headers: bearer(token),
-      payload: { name },
+      payload: { current_password: DEFAULT_PASSWORD, name },
     })
 
   it('give each 201 its own credential and secret, shown once, and hold the 10-per-15-minutes limit', async () => {

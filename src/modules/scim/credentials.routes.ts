@@ -4,6 +4,7 @@ import { IdParams, NoContent } from '../../lib/schema-types.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { callerOf, contextOf } from '../../identity/hook.js'
+import { assertAdministratorProof } from '../admin/reauth.js'
 import {
   CreateScimCredentialBody,
   CreatedScimCredentialView,
@@ -45,24 +46,29 @@ export function scimCredentialRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           operationId: 'createScimCredential',
           summary:
             'Create a SCIM credential for an identity provider; the secret is in this response only',
+          description:
+            "Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): a credential provisions accounts.",
           body: CreateScimCredentialBody,
           response: {
             201: CreatedScimCredentialView,
+            400: errorResponse(
+              "VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof",
+            ),
+            403: errorResponse('FORBIDDEN: administrators only; SESSION_REQUIRED: an API token'),
             409: errorResponse('ALREADY_EXISTS: a credential with this name is not revoked'),
             429: errorResponse('RATE_LIMITED: 10 creations per 15 minutes'),
           },
         },
       },
-      async (request, reply) =>
-        reply.code(201).send({
-          ...(await createScimCredential(
-            deps,
-            callerOf(request).user,
-            request.body,
-            contextOf(request),
-          )),
+      async (request, reply) => {
+        const { current_password, code, ...body } = request.body
+        const caller = callerOf(request)
+        await assertAdministratorProof(deps, caller, { current_password, code })
+        return reply.code(201).send({
+          ...(await createScimCredential(deps, caller.user, body, contextOf(request))),
           base_url: baseUrl,
-        }),
+        })
+      },
     )
 
     app.delete(

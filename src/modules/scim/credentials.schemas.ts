@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Body, DisplayText, Nullable, Timestamp } from '../../lib/schema-types.js'
+import { AdminProofFields } from '../admin/users.schemas.js'
 
 export const ScimCredentialView = Type.Object(
   {
@@ -33,5 +34,6 @@ export const ScimCredentialList = Type.Object({
 
 export const CreateScimCredentialBody = Body({
   name: DisplayText({ minLength: 1, maxLength: 100 }),
+  ...AdminProofFields,
 })
 export type CreateScimCredentialBody = Static<typeof CreateScimCredentialBody>

@@ -43,7 +43,7 @@ beforeAll(async () => {
     a,
     'POST',
     '/api/admin/scim/credentials',
-    { name: 'Entra' },
+    { name: 'Entra', current_password: 'two instance passphrase' },
     adminToken,
   )
   expect(credential.status).toBe(201)

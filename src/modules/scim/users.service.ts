@@ -8,8 +8,10 @@
  * - `active: false` deprovisions — the account is disabled, every session ends and every API token
  *   is revoked in the same transaction, so the next request with any of them is refused on every
  *   instance (authentication reads the rows). `active: true` restores sign-in; tokens stay revoked.
- * - A password sent by the identity provider (Okta's create) becomes the local password as sent:
- *   the interactive strength rules are the provider's business, not a reason to fail provisioning.
+ * - A password sent by the identity provider (Okta's create) becomes the local password when it
+ *   passes the same rules as everyone's (else 400 invalidValue). SCIM sets a password only on an
+ *   account it provisioned or adopted, never on one with a second factor (400 mutability): a SCIM
+ *   credential must not be a way to take over a local account.
  * - An existing account with the new user's email is 409 uniqueness, unless the administrator set
  *   `scim.adopt_existing_accounts_by_email` to true: then it is linked (201, audited).
  * - Every change is audited with the actor "SCIM (<credential name>)".
@@ -18,7 +20,8 @@ import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
 import { isUniqueViolation } from '../../db/client.js'
 import { AppError } from '../../errors.js'
-import { normalizePassword } from '../../lib/password-policy.js'
+import { normalizePassword, passwordProblem } from '../../lib/password-policy.js'
+import { isMfaEnabled } from '../mfa/service.js'
 import { recordAudit, type Actor } from '../audit/service.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
 import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
@@ -180,9 +183,31 @@ async function adoptsExistingAccounts(deps: Deps): Promise<boolean> {
   return row !== null && JSON.parse(row.value) === true
 }
 
-/** The stored hash of a provider's password; its strength is the provider's rule (see header). */
-async function hashProvidedPassword(deps: Deps, password: string): Promise<string> {
-  return deps.passwords.hash(normalizePassword(password))
+/** The stored hash of a provider's password, which passes the password rules (see header). */
+async function hashProvidedPassword(deps: Deps, password: string, email: string): Promise<string> {
+  const normalized = normalizePassword(password)
+  const problem = passwordProblem(normalized, email)
+  if (problem !== null) throw new ScimError(400, `password ${problem}.`, 'invalidValue')
+  return deps.passwords.hash(normalized)
+}
+
+/**
+ * A password is SCIM's to set only on an account SCIM provisioned or adopted (it has SCIM fields)
+ * and that has no second factor.
+ */
+async function assertPasswordSettable(ex: Executor, userId: string): Promise<void> {
+  if (!(await hasScimFields(ex, userId)))
+    throw new ScimError(
+      400,
+      'SCIM sets a password only on an account it provisioned or adopted.',
+      'mutability',
+    )
+  if (await isMfaEnabled(ex, userId))
+    throw new ScimError(
+      400,
+      'The password of an account with a second factor is changed in Switchboard, not through SCIM.',
+      'mutability',
+    )
 }
 
 /**
@@ -261,7 +286,10 @@ export async function createScimUser(
   if (model.password !== null)
     Object.assign(
       row,
-      passwordColumns(await hashProvidedPassword(deps, model.password), row.created_at),
+      passwordColumns(
+        await hashProvidedPassword(deps, model.password, model.email),
+        row.created_at,
+      ),
     )
   row.disabled = !model.active
   const id = await uniquely(() =>
@@ -344,6 +372,7 @@ async function writeUser(
       'mutability',
     )
   }
+  if (passwordHash !== null) await assertPasswordSettable(tx, userId)
   const now = deps.clock.now().toISOString()
   const current = await findScimUser(tx, userId)
   await updateUser(tx, userId, {
@@ -387,6 +416,7 @@ async function changedPasswordHash(
   deps: Deps,
   userId: string,
   password: string | null,
+  email: string,
 ): Promise<string | null> {
   if (password === null) return null
   const stored = await findPasswordHash(deps.db, userId)
@@ -396,7 +426,7 @@ async function changedPasswordHash(
     (await deps.passwords.verify(stored, normalizePassword(password)))
   )
     return null
-  return hashProvidedPassword(deps, password)
+  return hashProvidedPassword(deps, password, email)
 }
 
 async function replaceWith(
@@ -409,7 +439,7 @@ async function replaceWith(
   baseUrl: string,
 ) {
   await loadUser(deps.db, id)
-  const passwordHash = await changedPasswordHash(deps, id, model.password)
+  const passwordHash = await changedPasswordHash(deps, id, model.password, model.email)
   await uniquely(() =>
     deps.db.transaction().execute(async (tx) => {
       await assertUserNameFree(tx, actor, model, id)

@@ -3,7 +3,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
+import {
+  bearer,
+  createSignedInUser,
+  DEFAULT_PASSWORD,
+  withAdminProof,
+} from '../../../test/helpers/factories.js'
 import {
   scanResponsesForSecrets,
   SMTP_PASSWORD,
@@ -20,7 +25,7 @@ const call = async (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, payl
     method,
     url,
     headers: bearer(await admin()),
-    ...(payload !== undefined && { payload: payload as object }),
+    ...(payload !== undefined && { payload: withAdminProof(payload as object, url) }),
   })
 
 describe('access', () => {
@@ -307,7 +312,12 @@ describe('GET /api/admin/settings', () => {
       method: 'PUT',
       url: '/api/admin/settings/smtp',
       headers: bearer(token),
-      payload: { host: 'smtp.example.com', username: 'mailer', password: SMTP_PASSWORD },
+      payload: {
+        current_password: DEFAULT_PASSWORD,
+        host: 'smtp.example.com',
+        username: 'mailer',
+        password: SMTP_PASSWORD,
+      },
     })
     await fresh.app.inject({
       method: 'PUT',

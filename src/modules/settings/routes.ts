@@ -57,10 +57,17 @@ export function settingsRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags: smtp,
           operationId: 'updateSmtpSettings',
           summary: 'Change SMTP settings (partial); password omitted: kept, null: cleared',
+          description:
+            "A change of host, port or from_address needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): mail carries reset links.",
           body: UpdateSmtpBody,
           response: {
             200: SmtpView,
-            400: errorResponse('VALIDATION_FAILED, also when enabled without host or from_address'),
+            400: errorResponse(
+              "VALIDATION_FAILED, also when enabled without host or from_address; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof",
+            ),
+            403: errorResponse(
+              'FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change of host, port or from_address',
+            ),
           },
         },
       },

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { AdminProofFields } from '../admin/users.schemas.js'
 import {
   Body,
   DisplayText,
@@ -96,6 +97,7 @@ export const UpdateSmtpBody = Body(
       }),
     ),
     plaintext_auth_on_loopback: Type.Optional(Type.Boolean()),
+    ...AdminProofFields,
   },
   { minProperties: 1 },
 )

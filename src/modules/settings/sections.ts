@@ -179,6 +179,8 @@ export interface SectionChange {
   action: string
   /** Names of the fields the request sent (never their values). */
   fields: string[]
+  /** More for the audit event (never a secret). */
+  metadata?: Record<string, unknown>
 }
 
 /**
@@ -201,7 +203,7 @@ export async function updateSection<Stored extends object>(
       action: change.action,
       actor: change.actor,
       target: { type: 'setting', id: section.key },
-      metadata: { fields: [...change.fields].sort() },
+      metadata: { fields: [...change.fields].sort(), ...change.metadata },
     })
     return next
   })

@@ -9,6 +9,7 @@ import {
   createSignedInUser,
   type SignedIn,
   type TestUser,
+  withAdminProof,
 } from '../../../test/helpers/factories.js'
 import {
   OTHER_SMTP_PASSWORD,
@@ -42,7 +43,7 @@ const putSmtp = (payload: Record<string, unknown>) =>
     method: 'PUT',
     url: '/api/admin/settings/smtp',
     headers: bearer(admin.token),
-    payload,
+    payload: withAdminProof(payload),
   })
 const sendTest = (payload: Record<string, unknown> = {}, token = admin.token) =>
   t.app.inject({

@@ -7,6 +7,7 @@ import type { RequestContext, Caller } from '../../identity/caller.js'
 import { smtpPolicy } from '../mail/mailer.js'
 import { sendMail } from '../mail/service.js'
 import { normalizeEmail } from '../users/service.js'
+import { assertAdministratorProof } from '../admin/reauth.js'
 import type { SmtpTestBody, SmtpView, UpdateSmtpBody } from './schemas.js'
 import {
   assertUsableWhenEnabled,
@@ -18,6 +19,26 @@ import {
   type StoredSmtp,
 } from './sections.js'
 
+const PASSWORD_AGAIN = 'must be sent again (or null to clear it) when host or port change'
+
+/** Whether the patch moves the server (host, port): the stored password does not follow. */
+function movesServer(patch: Pick<UpdateSmtpBody, 'host' | 'port'>, current: StoredSmtp): boolean {
+  return (
+    (patch.host !== undefined && patch.host !== null && patch.host !== current.host) ||
+    (patch.port !== undefined && patch.port !== current.port)
+  )
+}
+
+/** Whether the patch changes the server (host, port) or the sender address. */
+function movesMail(patch: Omit<UpdateSmtpBody, 'current_password' | 'code'>, current: StoredSmtp) {
+  const from = patch.from_address && normalizeEmail(patch.from_address)
+  return (
+    (patch.host !== undefined && patch.host !== current.host) ||
+    (patch.port !== undefined && patch.port !== current.port) ||
+    (patch.from_address !== undefined && from !== current.from_address)
+  )
+}
+
 export async function getSmtpSettings(deps: Deps): Promise<SmtpView> {
   return toSmtpView((await readSection(deps, SMTP_SECTION)).stored)
 }
@@ -25,11 +46,28 @@ export async function getSmtpSettings(deps: Deps): Promise<SmtpView> {
 export async function updateSmtpSettings(
   deps: Deps,
   caller: Caller,
-  patch: UpdateSmtpBody,
+  body: UpdateSmtpBody,
   ctx: RequestContext,
 ): Promise<SmtpView> {
+  const { current_password, code, ...patch } = body
   const { password, from_address, ...fields } = patch
-  const change = { actor: caller.user, ctx, action: 'smtp.update', fields: Object.keys(patch) }
+  // Where mail goes (reset links, invitations) is credential-equivalent: the administrator's
+  // session and proof, and a mail to every other administrator (trust_changed).
+  const before = (await readSection(deps, SMTP_SECTION)).stored
+  const trustChanged = movesMail(patch, before)
+  if (trustChanged) {
+    // The cheap refusal first (checked again below, with the row locked).
+    if (movesServer(patch, before) && before.password_encrypted !== null && password === undefined)
+      throw invalidField('password', PASSWORD_AGAIN)
+    await assertAdministratorProof(deps, caller, { current_password, code })
+  }
+  const change = {
+    actor: caller.user,
+    ctx,
+    action: 'smtp.update',
+    fields: Object.keys(patch),
+    ...(trustChanged && { metadata: { trust_changed: true } }),
+  }
   // A literal address is judged at once; a name is judged each time it is resolved
   // (mail/mailer.ts).
   const literal =
@@ -39,15 +77,12 @@ export async function updateSmtpSettings(
   if (literal !== null) throw invalidField('host', literal)
   const stored = await updateSection(deps, SMTP_SECTION, change, (current) => {
     // The stored password never follows the server to a new host or port.
-    const moved =
-      (fields.host !== undefined && fields.host !== null && fields.host !== current.host) ||
-      (fields.port !== undefined && fields.port !== current.port)
-    if (moved && current.password_encrypted !== null && password === undefined) {
-      throw invalidField(
-        'password',
-        'must be sent again (or null to clear it) when host or port change',
-      )
-    }
+    if (
+      movesServer(fields, current) &&
+      current.password_encrypted !== null &&
+      password === undefined
+    )
+      throw invalidField('password', PASSWORD_AGAIN)
     const next: StoredSmtp = {
       ...current,
       ...fields,

@@ -159,10 +159,44 @@ describe('the permission table', () => {
       const name = `${entry.method} ${entry.url}`
       if (entry.auth === 'public') expect(access, name).toBe('public')
       if (entry.auth === 'session') expect(access, name).toBe('session')
-      if (entry.auth === 'admin') expect(access.startsWith('admin.'), name).toBe(true)
+      // An administrators' route takes an admin.* permission, or no token at all (the
+      // credential-equivalent ones: a SCIM credential, an identity provider).
+      if (entry.auth === 'admin')
+        expect(access.startsWith('admin.') || access === 'session', name).toBe(true)
       if (access.startsWith('admin.')) expect(entry.auth, name).toBe('admin')
     }
     expect(compared).toBeGreaterThan(100)
+  })
+})
+
+describe('the machine-readable declaration of each operation', () => {
+  it('is x-permission (the permission), x-session-only, or public, as the table says', () => {
+    const document = t.app.swagger() as unknown as {
+      paths: Record<string, Record<string, Record<string, unknown>>>
+    }
+    let declared = 0
+    for (const item of Object.values(document.paths)) {
+      for (const operation of Object.values(item)) {
+        const access = OPERATION_ACCESS[operation.operationId as string]
+        const name = String(operation.operationId)
+        if (access === 'public') {
+          expect(operation['x-permission'], name).toBeUndefined()
+          expect(operation['x-session-only'], name).toBeUndefined()
+          continue
+        }
+        if (access === 'session') {
+          expect(operation['x-session-only'], name).toBe(true)
+          expect(operation['x-permission'], name).toBeUndefined()
+        } else {
+          expect(operation['x-permission'], name).toBe(access)
+          expect(operation['x-session-only'], name).toBeUndefined()
+        }
+        declared++
+      }
+    }
+    expect(declared).toBe(
+      Object.values(OPERATION_ACCESS).filter((access) => access !== 'public').length,
+    )
   })
 })
 

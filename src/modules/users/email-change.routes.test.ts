@@ -61,6 +61,7 @@ async function configureSmtp(enabled = true): Promise<void> {
     url: '/api/admin/settings/smtp',
     headers: bearer(token),
     payload: {
+      current_password: DEFAULT_PASSWORD,
       enabled,
       host: server.host,
       port: server.port,

@@ -4,7 +4,8 @@
  * codes, signed-in devices, identity provider, each with its one action — then the sections those
  * actions lead to. Forms open on demand; a sensitive change asks for the password (and second
  * factor) in one dialog only when the session's 10-minute re-authentication window is closed
- * (useReauth({ window: true }); the service enforces the window).
+ * (useReauth({ window: true }); the service enforces the window). Turning the app off and new
+ * backup codes always ask for the code and the password: the window waives neither.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -20,7 +21,7 @@ import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 import { CopyButton, groupForReading } from '../ui/secret'
-import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
+import { unlessCancelled, useReauth, type Proof } from '../ui/reauth-dialog'
 import { PasskeysSection } from '../passkeys/PasskeysSection'
 import { passkeysQuery } from '../passkeys/queries'
 import { BackupCodesPanel } from './BackupCodes'
@@ -281,15 +282,24 @@ function PasswordForm({ hasPassword, onDone }: { hasPassword: boolean; onDone: (
   )
 }
 
+/** The body of disable and regenerate: the dialog's proof (an empty code first asks for it). */
+function trustedBody(proof: Proof): { code: string; password?: string } {
+  return {
+    code: proof.code ?? '',
+    ...(proof.current_password !== undefined && { password: proof.current_password }),
+  }
+}
+
 function useRegenerate(onCodes: (codes: string[]) => void) {
   const queryClient = useQueryClient()
-  const reauth = useReauth({ window: true })
+  // Always a code and the password (if any), window or not: the dialog asks, the request carries.
+  const reauth = useReauth()
   const failure = useActionError()
   const start = async () => {
     failure.clear()
     try {
-      const data = await reauth.run(() =>
-        unwrap(client.POST('/api/auth/mfa/backup/regenerate', { body: {} })),
+      const data = await reauth.run((proof) =>
+        unwrap(client.POST('/api/auth/mfa/backup/regenerate', { body: trustedBody(proof) })),
       )
       onCodes(data.backup_codes)
       window.scrollTo({ top: 0 })
@@ -468,12 +478,14 @@ function ManageApp({ onCodes }: { onCodes: (codes: string[]) => void }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const regenerate = useRegenerate(onCodes)
-  const reauth = useReauth({ window: true })
+  const reauth = useReauth()
   const failure = useActionError()
   const disable = async () => {
     failure.clear()
     try {
-      await reauth.run(() => unwrap(client.POST('/api/auth/mfa/disable', { body: {} })))
+      await reauth.run((proof) =>
+        unwrap(client.POST('/api/auth/mfa/disable', { body: trustedBody(proof) })),
+      )
       announce(t('security.disabled'))
       await queryClient.invalidateQueries({ queryKey: ['mfa-status'] })
       await queryClient.invalidateQueries({ queryKey: ['sessions'] })

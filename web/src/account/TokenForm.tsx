@@ -9,7 +9,15 @@ import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { FormError, SelectField, SubmitButton, TextField } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
-import { AREAS, fetchCatalogue, permissionsOf, type Access, type Area } from './token-catalogue'
+import {
+  AREAS,
+  accessesOf,
+  fetchCatalogue,
+  isSensitiveArea,
+  permissionsOf,
+  type Access,
+  type Area,
+} from './token-catalogue'
 
 export interface Replacing {
   id: string
@@ -225,11 +233,16 @@ export function TokenForm({
                     const value = event.currentTarget.value as Access
                     setAccess((current) => ({ ...current, [area]: value }))
                   }}
-                  options={(['none', 'read', 'write'] as const).map((value) => ({
+                  options={accessesOf(area).map((value) => ({
                     value,
                     label: t(`tokens.access.${value}`),
                   }))}
                 />
+                {isSensitiveArea(area) && (
+                  <p className="warning" data-testid="account-security-warning">
+                    {t('tokens.accountSecurityWarning')}
+                  </p>
+                )}
                 {operations.length > 0 && (
                   <details>
                     <summary>{t('tokens.operations', { count: operations.length })}</summary>

@@ -27,9 +27,20 @@ const AREA_ORDER: Record<Area, true> = {
   'admin.settings': true,
   'admin.audit': true,
   'admin.identity_providers': true,
+  'account.security': true,
 }
 export const AREAS = Object.keys(AREA_ORDER) as readonly Area[]
 export type Access = 'none' | 'read' | 'write'
+
+/** What the form offers for an area: the API's enum has no `account.security:read`. */
+export function accessesOf(area: Area): readonly Access[] {
+  return area === 'account.security' ? ['none', 'write'] : ['none', 'read', 'write']
+}
+
+/** An area the form shows with a warning: it reaches the account's second factor. */
+export function isSensitiveArea(area: Area): boolean {
+  return area === 'account.security'
+}
 
 export interface CatalogueOperation {
   method: string
@@ -76,7 +87,8 @@ export async function fetchCatalogue(): Promise<Catalogue> {
 export function permissionsOf(choices: Partial<Record<Area, Access>>): Permission[] {
   return AREAS.flatMap((area) => {
     const access = choices[area] ?? 'none'
-    return access === 'none' ? [] : [`${area}:${access}` as const]
+    // accessesOf offers no read for a write-only area, so the pair is one of the API's enum.
+    return access === 'none' ? [] : [`${area}:${access}` as Permission]
   })
 }
 

@@ -19,6 +19,7 @@ import { FormError, SelectField, SubmitButton, TextField, formValues } from '../
 import { Page } from '../ui/page'
 import { CopyButton } from '../ui/secret'
 import { useFormError } from '../ui/use-form-error'
+import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { providerQuery, type OidcProvider } from './queries'
 import { CheckboxField } from './CheckboxField'
 import { changedFields, WriteOnlyField, writeOnlyValue } from './write-only'
@@ -171,10 +172,14 @@ export function NewProviderPage() {
   const [providerKey, setProviderKey] = useState('')
   const callbackUrl = useCallbackPreview(providerKey)
   const chosen = PRESETS.find((entry) => entry.id === preset)!
+  const reauth = useReauth()
   const create = useMutation({
     mutationFn: async (body: ProviderFields & { client_secret: string | null }) => {
       await checkIssuer(body.issuer_url, t)
-      return unwrap(client.POST('/api/oidc-providers', { body }))
+      // A provider signs people in: the administrator's own proof, asked in a dialog.
+      return reauth.run((proof) =>
+        unwrap(client.POST('/api/oidc-providers', { body: { ...body, ...proof } })),
+      )
     },
     onSuccess: async (provider) => {
       announce(t('admin.provider.created', { name: provider.name }))
@@ -182,7 +187,7 @@ export function NewProviderPage() {
       await queryClient.invalidateQueries({ queryKey: ['admin', 'providers'] })
       void navigate({ to: '/admin/providers/$providerId', params: { providerId: provider.id } })
     },
-    onError: state.fail,
+    onError: unlessCancelled(state.fail),
   })
   return (
     <Page
@@ -249,6 +254,7 @@ export function NewProviderPage() {
       >
         <NewSecretField error={state.at('client_secret')} />
       </ProviderForm>
+      {reauth.dialog}
     </Page>
   )
 }
@@ -259,11 +265,18 @@ export function ProviderPage({ providerId }: { providerId: string }) {
   const navigate = useNavigate()
   const provider = useQuery(providerQuery(providerId))
   const state = useFormError(FIELDS)
+  const reauth = useReauth()
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>) => {
       if (typeof body.issuer_url === 'string') await checkIssuer(body.issuer_url, t)
-      return unwrap(
-        client.PATCH('/api/oidc-providers/{id}', { params: { path: { id: providerId } }, body }),
+      // A new issuer or trust asks for the administrator's own proof (the API says when).
+      return reauth.run((proof) =>
+        unwrap(
+          client.PATCH('/api/oidc-providers/{id}', {
+            params: { path: { id: providerId } },
+            body: { ...body, ...proof },
+          }),
+        ),
       )
     },
     onSuccess: async (data) => {
@@ -271,7 +284,7 @@ export function ProviderPage({ providerId }: { providerId: string }) {
       queryClient.setQueryData(providerQuery(providerId).queryKey, data)
       await queryClient.invalidateQueries({ queryKey: ['admin', 'providers'] })
     },
-    onError: state.fail,
+    onError: unlessCancelled(state.fail),
   })
   if (provider.error) throw provider.error
   const data = provider.data
@@ -325,6 +338,7 @@ export function ProviderPage({ providerId }: { providerId: string }) {
               error={state.at('client_secret')}
             />
           </ProviderForm>
+          {reauth.dialog}
           <section className="section danger-zone" aria-labelledby="delete-provider-heading">
             <h2 id="delete-provider-heading">{t('admin.provider.delete')}</h2>
             <p className="muted">{t('admin.provider.deleteHelp')}</p>

@@ -17,6 +17,7 @@ import { CopyButton } from '../ui/secret'
 import { TableHead } from '../ui/table-head'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
+import { ReauthCancelled, useReauth } from '../ui/reauth-dialog'
 
 const ADOPT_SETTING = 'scim.adopt_existing_accounts_by_email'
 
@@ -125,9 +126,13 @@ function CreateCredential({
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const state = useFormError(['name'])
+  // A credential provisions accounts: the administrator's own proof, asked in a dialog.
+  const reauth = useReauth()
   const mutation = useMutation({
     mutationFn: (name: string) =>
-      unwrap(client.POST('/api/admin/scim/credentials', { body: { name } })),
+      reauth.run((proof) =>
+        unwrap(client.POST('/api/admin/scim/credentials', { body: { name, ...proof } })),
+      ),
     onSuccess: async (data) => {
       state.form.current?.reset()
       onCreated({ name: data.name, token: data.token })
@@ -135,6 +140,7 @@ function CreateCredential({
     },
     // One live credential per name (409): said at the name field, in the person's language.
     onError: (error) =>
+      !(error instanceof ReauthCancelled) &&
       state.fail(
         error instanceof ApiError && error.reason === 'ALREADY_EXISTS'
           ? new ApiError(
@@ -170,6 +176,7 @@ function CreateCredential({
           error={state.at('name')}
         />
         <SubmitButton pending={mutation.isPending}>{t('scim.createButton')}</SubmitButton>
+        {reauth.dialog}
       </form>
     </section>
   )

@@ -11,6 +11,7 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
+import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { smtpQuery, type SmtpSettings } from './queries'
 import { CheckboxField } from './CheckboxField'
 import { changedFields, textOrNull, WriteOnlyField, writeOnlyValue } from './write-only'
@@ -48,14 +49,18 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const state = useFormError(FIELDS)
+  // A new server or sender asks for the administrator's own proof (the API says when).
+  const reauth = useReauth()
   const save = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
-      unwrap(client.PUT('/api/admin/settings/smtp', { body })),
+      reauth.run((proof) =>
+        unwrap(client.PUT('/api/admin/settings/smtp', { body: { ...body, ...proof } })),
+      ),
     onSuccess: (data) => {
       queryClient.setQueryData(smtpQuery.queryKey, data)
       announce(t('admin.smtp.saved'))
     },
-    onError: state.fail,
+    onError: unlessCancelled(state.fail),
   })
   return (
     <form
@@ -154,6 +159,7 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
         error={state.at('from_name')}
       />
       <SubmitButton pending={save.isPending}>{t('admin.smtp.save')}</SubmitButton>
+      {reauth.dialog}
     </form>
   )
 }

@@ -299,7 +299,7 @@ export interface paths {
         put?: never;
         /**
          * Disable MFA with a current code (and the password, if the account has one)
-         * @description Inside the session's re-authentication window (POST /api/auth/reauthenticate) the code and the password may be left out.
+         * @description Always needs a current TOTP or unused backup code, and the password when the account has one — inside the re-authentication window too. An API token needs the permission account.security:write (never held by a legacy token).
          */
         post: operations["disableMfa"];
         delete?: never;
@@ -319,7 +319,7 @@ export interface paths {
         put?: never;
         /**
          * Replace every backup code with a new set
-         * @description Needs a current code and the password (if any) — or, for either left out, the session's re-authentication window.
+         * @description Always needs a current TOTP or unused backup code, and the password when the account has one — inside the re-authentication window too. An API token needs the permission account.security:write (never held by a legacy token).
          */
         post: operations["regenerateBackupCodes"];
         delete?: never;
@@ -609,7 +609,7 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Change any of email, name, is_admin, disabled, language, theme, password
-         * @description Disabling signs the user out everywhere and stops their API tokens; setting a password signs them out too. The last active administrator cannot be demoted or disabled. Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.
+         * @description Disabling signs the user out everywhere and revokes their API tokens; setting a password does too. The last active administrator cannot be demoted or disabled. Changing password, email, is_admin or disabled needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on); on your own account it answers 409 SELF_SERVICE_REQUIRED naming the self-service route.
          */
         put: operations["updateUser"];
         post?: never;
@@ -878,7 +878,10 @@ export interface paths {
         };
         /** The SMTP settings, sanitized (defaults when never configured) */
         get: operations["getSmtpSettings"];
-        /** Change SMTP settings (partial); password omitted: kept, null: cleared */
+        /**
+         * Change SMTP settings (partial); password omitted: kept, null: cleared
+         * @description A change of host, port or from_address needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): mail carries reset links.
+         */
         put: operations["updateSmtpSettings"];
         post?: never;
         delete?: never;
@@ -1238,7 +1241,10 @@ export interface paths {
         /** The identity providers, by provider_key */
         get: operations["listOidcProviders"];
         put?: never;
-        /** Add an identity provider (client_secret is write-only; null for a public client) */
+        /**
+         * Add an identity provider (client_secret is write-only; null for a public client)
+         * @description Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): a provider can sign people in.
+         */
         post: operations["createOidcProvider"];
         delete?: never;
         options?: never;
@@ -1255,14 +1261,20 @@ export interface paths {
         };
         /** One identity provider */
         get: operations["getOidcProvider"];
-        /** Change an identity provider (partial); client_secret omitted: kept, null: cleared */
+        /**
+         * Change an identity provider (partial); client_secret omitted: kept, null: cleared
+         * @description A change of issuer_url, trust_email or trusts_mfa_amr: Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
+         */
         put: operations["updateOidcProviderByPut"];
         post?: never;
         /** Delete an identity provider; its users keep their accounts, unlinked from it */
         delete: operations["deleteOidcProvider"];
         options?: never;
         head?: never;
-        /** Change an identity provider (partial); client_secret omitted: kept, null: cleared */
+        /**
+         * Change an identity provider (partial); client_secret omitted: kept, null: cleared
+         * @description A change of issuer_url, trust_email or trusts_mfa_amr: Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on).
+         */
         patch: operations["updateOidcProvider"];
         trace?: never;
     };
@@ -1768,26 +1780,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/links/suggestions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Suggest a title, a free go-link slug and tags for a new link; nothing is stored
-         * @description From the configured AI model when the instance and the person have it on and the hourly budget allows (`source: ai`), otherwise from the page and the person’s own links (`source: local`, with `fallback_reason`). The provider and the page never make it fail: they make it local.
-         */
-        post: operations["suggestLinkDetails"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/collections": {
         parameters: {
             query?: never;
@@ -2178,7 +2170,10 @@ export interface paths {
         /** The SCIM credentials not revoked, newest first, and the SCIM base URL */
         get: operations["listScimCredentials"];
         put?: never;
-        /** Create a SCIM credential for an identity provider; the secret is in this response only */
+        /**
+         * Create a SCIM credential for an identity provider; the secret is in this response only
+         * @description Needs an interactive session (403 SESSION_REQUIRED for API tokens) and the acting administrator's current_password (when they have one) and code (when their MFA is on): a credential provisions accounts.
+         */
         post: operations["createScimCredential"];
         delete?: never;
         options?: never;
@@ -2303,7 +2298,7 @@ export interface components {
             /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
             legacy: boolean;
             /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
-            permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+            permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write" | "account.security:write")[];
             /**
              * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
              * @enum {string}
@@ -3220,7 +3215,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequired"];
+            /** @description INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3335,7 +3338,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["SessionRequiredOrCsrfFailed"];
+            /** @description CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description MFA_ALREADY_ENABLED, MFA_NO_PENDING */
             409: {
                 headers: {
@@ -3402,10 +3413,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    code?: string;
+                    code: string;
+                    /** @description Required when the account has a local password */
                     password?: string;
                 };
             };
@@ -3418,7 +3430,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE */
+            /** @description VALIDATION_FAILED (no code), PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3428,15 +3440,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description MFA_NOT_ENABLED */
             409: {
                 headers: {
@@ -3468,10 +3472,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
-                    code?: string;
+                    code: string;
+                    /** @description Required when the account has a local password */
                     password?: string;
                 };
             };
@@ -3489,7 +3494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, SECOND_FACTOR_REQUIRED (no code, outside the re-authentication window), INVALID_CODE */
+            /** @description VALIDATION_FAILED (no code), PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3499,15 +3504,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             /** @description MFA_NOT_ENABLED */
             409: {
                 headers: {
@@ -4365,7 +4362,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                    permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write" | "account.security:write")[];
                     /**
                      * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
                      * @enum {string}
@@ -4406,7 +4403,7 @@ export interface operations {
                         /** @description Made before scopes existed: full access, no boundary. Replace it with a scoped token. */
                         legacy: boolean;
                         /** @description What the token may do (write implies read; the smallest list). Empty for a legacy token. admin.* permissions apply only while the owner is an administrator. */
-                        permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write")[];
+                        permissions: ("profile:read" | "profile:write" | "links:read" | "links:write" | "organizations:read" | "organizations:write" | "billing:read" | "billing:write" | "admin.users:read" | "admin.users:write" | "admin.teams:read" | "admin.teams:write" | "admin.settings:read" | "admin.settings:write" | "admin.audit:read" | "admin.audit:write" | "admin.identity_providers:read" | "admin.identity_providers:write" | "account.security:write")[];
                         /**
                          * @description personal: personal resources only; selected: those and the organizations listed; all: every organization of the owner's
                          * @enum {string}
@@ -6033,6 +6030,10 @@ export interface operations {
                     /** @description Omitted: kept (not when host or port change: then it must be sent again, or null); null: cleared. Write-only. */
                     password?: string | null;
                     plaintext_auth_on_loopback?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -6059,7 +6060,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, also when enabled without host or from_address */
+            /** @description VALIDATION_FAILED, also when enabled without host or from_address; PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6069,7 +6070,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change of host, port or from_address; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -6165,10 +6174,6 @@ export interface operations {
                         model: string | null;
                         /** @description Whether an API key is stored; the key itself is never returned */
                         api_key_set: boolean;
-                        suggestions_existing_tags_only: boolean;
-                        suggestions_hourly_limit: number;
-                        timeout_seconds: number;
-                        allow_private_network: boolean;
                     };
                 };
             };
@@ -6200,14 +6205,6 @@ export interface operations {
                     model?: string | null;
                     /** @description Omitted: kept (not when base_url's origin changes: then it must be sent again, or null); null: cleared. Write-only. */
                     api_key?: string | null;
-                    /** @description Link suggestions offer only tags that exist (default false) */
-                    suggestions_existing_tags_only?: boolean;
-                    /** @description Model calls per person per UTC hour for link suggestions (default 60) */
-                    suggestions_hourly_limit?: number;
-                    /** @description The whole model call for a suggestion, then local suggestions (default 10) */
-                    timeout_seconds?: number;
-                    /** @description The provider may be on a private network or loopback, over plain http there (default false); nothing else may */
-                    allow_private_network?: boolean;
                 };
             };
         };
@@ -6226,10 +6223,6 @@ export interface operations {
                         model: string | null;
                         /** @description Whether an API key is stored; the key itself is never returned */
                         api_key_set: boolean;
-                        suggestions_existing_tags_only: boolean;
-                        suggestions_hourly_limit: number;
-                        timeout_seconds: number;
-                        allow_private_network: boolean;
                     };
                 };
             };
@@ -7833,6 +7826,10 @@ export interface operations {
                     enabled?: boolean;
                     trust_email?: boolean;
                     trusts_mfa_amr?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -7886,7 +7883,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change that needs the proof; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ALREADY_EXISTS: the provider_key is taken (details: 'provider_key') */
             409: {
                 headers: {
@@ -7997,6 +8002,10 @@ export interface operations {
                     enabled?: boolean;
                     trust_email?: boolean;
                     trusts_mfa_amr?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -8050,7 +8059,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change that needs the proof; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no identity provider with this id */
             404: {
                 headers: {
@@ -8140,6 +8157,10 @@ export interface operations {
                     enabled?: boolean;
                     trust_email?: boolean;
                     trusts_mfa_amr?: boolean;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -8193,7 +8214,15 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token, for a change that needs the proof; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; INSUFFICIENT_SCOPE: the API token lacks the permission this operation needs (details.required names it); MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: no identity provider with this id */
             404: {
                 headers: {
@@ -9526,15 +9555,7 @@ export interface operations {
             403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 60 fetches per 15 minutes per person */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             /** @description UPSTREAM_FAILED: the page could not be reached, answered an error, or took too long */
             502: {
@@ -10425,83 +10446,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
-            500: components["responses"]["Internal"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    suggestLinkDetails: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The URL typed for the new link (an absolute http(s) URL) */
-                    url: string;
-                    title?: string;
-                    /** @description The organization the link would be created in: its slugs are checked */
-                    organization_id?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        source: "ai" | "local";
-                        title: string | null;
-                        slug: string | null;
-                        /** @description An existing tag in its existing spelling */
-                        tags: string[];
-                        /** @description The tags that do not exist yet; created only when the link is saved with them */
-                        new_tags: string[];
-                        /**
-                         * @description Why the suggestions are local
-                         * @enum {string}
-                         */
-                        fallback_reason?: "not_configured" | "disabled" | "budget" | "timeout" | "provider_error" | "unreadable_answer";
-                    };
-                };
-            };
-            /** @description VALIDATION_FAILED: not an http(s) URL, or a destination the outbound rules refuse (details: url) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
-            /** @description NOT_FOUND: an organization the caller may not create links in */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            /** @description RATE_LIMITED: 300 per 15 minutes per person */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -12257,6 +12201,10 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description The acting administrator's own password (when they have one) */
+                    current_password?: string;
+                    /** @description The acting administrator's TOTP or backup code, when their MFA is on */
+                    code?: string;
                 };
             };
         };
@@ -12285,9 +12233,25 @@ export interface operations {
                     };
                 };
             };
-            400: components["responses"]["ValidationFailed"];
+            /** @description VALIDATION_FAILED, PASSWORD_REQUIRED, INVALID_PASSWORD, INVALID_CODE: the administrator's own proof */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["AdminRequiredOrCsrfFailed"];
+            /** @description FORBIDDEN: administrators only; SESSION_REQUIRED: an API token; CSRF_FAILED: cookie authentication without the matching X-CSRF-Token header; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ALREADY_EXISTS: a credential with this name is not revoked */
             409: {
                 headers: {
