@@ -1780,6 +1780,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suggest a title, a free go-link slug and tags for a new link; nothing is stored
+         * @description From the configured AI model when the instance and the person have it on and the hourly budget allows (`source: ai`), otherwise from the page and the person’s own links (`source: local`, with `fallback_reason`). The provider and the page never make it fail: they make it local.
+         */
+        post: operations["suggestLinkDetails"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/collections": {
         parameters: {
             query?: never;
@@ -6174,6 +6194,10 @@ export interface operations {
                         model: string | null;
                         /** @description Whether an API key is stored; the key itself is never returned */
                         api_key_set: boolean;
+                        suggestions_existing_tags_only: boolean;
+                        suggestions_hourly_limit: number;
+                        timeout_seconds: number;
+                        allow_private_network: boolean;
                     };
                 };
             };
@@ -6205,6 +6229,14 @@ export interface operations {
                     model?: string | null;
                     /** @description Omitted: kept (not when base_url's origin changes: then it must be sent again, or null); null: cleared. Write-only. */
                     api_key?: string | null;
+                    /** @description Link suggestions offer only tags that exist (default false) */
+                    suggestions_existing_tags_only?: boolean;
+                    /** @description Model calls per person per UTC hour for link suggestions (default 60) */
+                    suggestions_hourly_limit?: number;
+                    /** @description The whole model call for a suggestion, then local suggestions (default 10) */
+                    timeout_seconds?: number;
+                    /** @description The provider may be on a private network or loopback, over plain http there (default false); nothing else may */
+                    allow_private_network?: boolean;
                 };
             };
         };
@@ -6223,6 +6255,10 @@ export interface operations {
                         model: string | null;
                         /** @description Whether an API key is stored; the key itself is never returned */
                         api_key_set: boolean;
+                        suggestions_existing_tags_only: boolean;
+                        suggestions_hourly_limit: number;
+                        timeout_seconds: number;
+                        allow_private_network: boolean;
                     };
                 };
             };
@@ -9555,7 +9591,15 @@ export interface operations {
             403: components["responses"]["ScopeRequiredOrCsrfFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            /** @description RATE_LIMITED: 60 fetches per 15 minutes per person */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             /** @description UPSTREAM_FAILED: the page could not be reached, answered an error, or took too long */
             502: {
@@ -10446,6 +10490,83 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    suggestLinkDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The URL typed for the new link (an absolute http(s) URL) */
+                    url: string;
+                    title?: string;
+                    /** @description The organization the link would be created in: its slugs are checked */
+                    organization_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        source: "ai" | "local";
+                        title: string | null;
+                        slug: string | null;
+                        /** @description An existing tag in its existing spelling */
+                        tags: string[];
+                        /** @description The tags that do not exist yet; created only when the link is saved with them */
+                        new_tags: string[];
+                        /**
+                         * @description Why the suggestions are local
+                         * @enum {string}
+                         */
+                        fallback_reason?: "not_configured" | "disabled" | "budget" | "timeout" | "provider_error" | "unreadable_answer";
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: not an http(s) URL, or a destination the outbound rules refuse (details: url) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: an organization the caller may not create links in */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 300 per 15 minutes per person */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
