@@ -320,7 +320,7 @@ const fetchTitle = (url: string) =>
     body: JSON.stringify({ url }),
   }).then(async (response) => ({
     status: response.status,
-    body: (await response.json()),
+    body: await response.json(),
   }))
 
 describe.sequential('a title fetch while /api/health is asked every 50 ms', () => {
