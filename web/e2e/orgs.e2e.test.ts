@@ -86,12 +86,13 @@ beforeAll(async () => {
   server = await startConsoleServer(billingEnv(stripe))
   browser = await launchBrowser()
 
-  ownerToken = (await setUpAdministrator(server, OWNER)).token
+  const administrator = await setUpAdministrator(server, OWNER)
+  ownerToken = administrator.token
   const smtpSettings = await api('/api/admin/settings/smtp', {
     method: 'PUT',
-    token: ownerToken,
+    // A new server and sender take an interactive session and the administrator's proof.
+    token: administrator.session,
     body: {
-      // A new server and sender take the administrator's proof.
       current_password: OWNER.password,
       enabled: true,
       host: smtp.host,
