@@ -90,6 +90,37 @@ async function freshCode(secret: string): Promise<string> {
   }
 }
 
+/**
+ * One request from a signed-in page of the console, with its session cookie and CSRF token: how a
+ * test arranges what takes an interactive session rather than an API token.
+ */
+async function sessionRequest(
+  page: Page,
+  path: string,
+  init: { method: string; body?: unknown },
+): Promise<{ status: number; text: string }> {
+  return page.evaluate(
+    async ({ path, method, body }) => {
+      const csrf = decodeURIComponent(
+        document.cookie
+          .split('; ')
+          .find((c) => c.startsWith('csrf_token='))
+          ?.slice('csrf_token='.length) ?? '',
+      )
+      const response = await fetch(path, {
+        method,
+        headers: {
+          'x-csrf-token': csrf,
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      })
+      return { status: response.status, text: await response.text() }
+    },
+    { path, method: init.method, body: init.body },
+  )
+}
+
 beforeAll(async () => {
   server = await startConsoleServer()
   browser = await launchBrowser()
@@ -441,10 +472,12 @@ describe('the console in Chromium', () => {
   })
 
   it('signs in through the identity provider and lands signed in on the console', async () => {
-    const created = await api('/api/oidc-providers', {
+    // A new identity provider takes Ada's session and her proof: her password and a code.
+    const created = await sessionRequest(adminPage, '/api/oidc-providers', {
       method: 'POST',
-      token: adminApiToken,
       body: {
+        current_password: ADMIN.password,
+        code: await freshCode(totpSecret),
         provider_key: PROVIDER_KEY,
         name: 'Stand-in ID',
         issuer_url: oidc.issuer,
@@ -453,7 +486,7 @@ describe('the console in Chromium', () => {
         auto_create_users: true,
       },
     })
-    expect(created.status, await created.clone().text()).toBe(201)
+    expect(created.status, created.text).toBe(201)
     oidc.accounts.set('grace', {
       email: 'grace@example.com',
       email_verified: true,
@@ -536,10 +569,12 @@ describe('the console in Chromium', () => {
   })
 
   it('changes the email address through the mailed link (pending until then), and the password', async () => {
-    const smtpSettings = await api('/api/admin/settings/smtp', {
+    // A new mail server and sender take Ada's session and her proof.
+    const smtpSettings = await sessionRequest(adminPage, '/api/admin/settings/smtp', {
       method: 'PUT',
-      token: adminApiToken,
       body: {
+        current_password: ADMIN.password,
+        code: await freshCode(totpSecret),
         enabled: true,
         host: smtp.host,
         port: smtp.port,
@@ -550,7 +585,7 @@ describe('the console in Chromium', () => {
         from_address: 'no-reply@example.com',
       },
     })
-    expect(smtpSettings.status).toBe(200)
+    expect(smtpSettings.status, smtpSettings.text).toBe(200)
     // Ada's address now belongs to the identity provider she signed in with: Lin has a password
     // account.
     expect(
