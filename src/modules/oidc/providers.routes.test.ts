@@ -301,6 +301,36 @@ describe('POST /api/oidc-providers', () => {
     expect(fieldsOf(tooMany)).toEqual(['scopes'])
   })
 
+  it("names a reserved key or a bad issuer before asking for the administrator's proof", async () => {
+    const body = valid({ provider_key: 'login', issuer_url: 'kein url' })
+    // Without the proof: the form's mistakes come first, so nobody types a password for nothing.
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/oidc-providers',
+      headers: bearer(admin.token),
+      payload: body,
+    })
+    expect(created.statusCode, created.body).toBe(400)
+    expect(fieldsOf(created)).toEqual(['issuer_url', 'provider_key'])
+    const existing = await create()
+    const updated = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/oidc-providers/${existing.id}`,
+      headers: bearer(admin.token),
+      payload: { issuer_url: 'kein url' },
+    })
+    expect(updated.statusCode, updated.body).toBe(400)
+    expect(fieldsOf(updated)).toEqual(['issuer_url'])
+    // A valid change of issuer still asks for it.
+    const unproven = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/oidc-providers/${existing.id}`,
+      headers: bearer(admin.token),
+      payload: { issuer_url: 'https://other.example.com', client_secret: OIDC_CLIENT_SECRET },
+    })
+    expect(unproven.json().reason).toBe('PASSWORD_REQUIRED')
+  })
+
   it('409 ALREADY_EXISTS with details "provider_key" when the key is taken', async () => {
     const first = await create()
     const response = await send(

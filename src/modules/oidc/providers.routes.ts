@@ -17,6 +17,7 @@ import {
   UpdateOidcProviderBody,
 } from './providers.schemas.js'
 import {
+  assertAcceptable,
   checkOidcProvider,
   createOidcProvider,
   deleteOidcProvider,
@@ -75,6 +76,7 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const { current_password, code, ...body } = request.body
         const caller = callerOf(request)
+        assertAcceptable(deps, body)
         await assertAdministratorProof(deps, caller, { current_password, code })
         const provider = await createOidcProvider(deps, caller.user, body, contextOf(request))
         return reply.code(201).send(provider)
@@ -123,6 +125,7 @@ export function oidcProviderRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         handler: async (request) => {
           const { current_password, code, ...body } = request.body
           const caller = callerOf(request)
+          assertAcceptable(deps, body)
           if (await changesTrust(deps, request.params.id, body))
             await assertAdministratorProof(deps, caller, { current_password, code })
           return updateOidcProvider(deps, caller.user, request.params.id, body, contextOf(request))

@@ -71,8 +71,14 @@ function normalizeScopes(scopes: string[]): string {
   return [...new Set(['openid', ...scopes])].join(' ')
 }
 
-/** The rules the schema cannot express, all reported at once. */
-function assertAcceptable(deps: Deps, body: { provider_key?: string; issuer_url?: string }): void {
+/**
+ * The rules the schema cannot express, all reported at once. The routes also check them before
+ * asking for the administrator's proof, so a mistyped issuer is named before a password is asked.
+ */
+export function assertAcceptable(
+  deps: Deps,
+  body: { provider_key?: string; issuer_url?: string },
+): void {
   const details: FieldProblem[] = []
   if (body.provider_key !== undefined && RESERVED_PROVIDER_KEYS.includes(body.provider_key)) {
     details.push({
