@@ -942,10 +942,18 @@ beforeAll(async () => {
     )
   ).token
   await arrange('/api/users/me', { language: 'de' }, 'PATCH')
+  // A new mail server and sender take an interactive session and the owner's password.
   await arrange(
     '/api/admin/settings/smtp',
-    { enabled: true, host: '127.0.0.1', port: smtp.port, from_address: 'no-reply@example.com' },
+    {
+      current_password: OWNER.password,
+      enabled: true,
+      host: '127.0.0.1',
+      port: smtp.port,
+      from_address: 'no-reply@example.com',
+    },
     'PUT',
+    session,
   )
   ids.colleague = (await arrange<{ id: string }>('/api/admin/users', COLLEAGUE)).id
   ids.org = (await arrange<{ id: string }>('/api/organizations', { name: 'Deutsche Formulare' })).id
