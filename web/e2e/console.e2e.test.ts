@@ -513,24 +513,12 @@ describe('the console in Chromium', () => {
     oidc.loginAs = 'ada'
     // An administrator's account is never linked by email: Ada links the provider from her own
     // signed-in session first (the link endpoint answers the provider's authorization URL).
-    const link = await adminPage.evaluate(async (key) => {
-      const csrf = decodeURIComponent(
-        document.cookie
-          .split('; ')
-          .find((c) => c.startsWith('csrf_token='))
-          ?.slice('csrf_token='.length) ?? '',
-      )
-      const response = await fetch(`/api/users/me/identities/${key}/link`, {
-        method: 'POST',
-        headers: { 'x-csrf-token': csrf },
-      })
-      return {
-        status: response.status,
-        body: (await response.json()) as { authorization_url?: string },
-      }
-    }, PROVIDER_KEY)
-    expect(link.status).toBe(200)
-    await adminPage.goto(link.body.authorization_url!)
+    const link = await sessionRequest(adminPage, `/api/users/me/identities/${PROVIDER_KEY}/link`, {
+      method: 'POST',
+    })
+    expect(link.status, link.text).toBe(200)
+    const { authorization_url } = JSON.parse(link.text) as { authorization_url: string }
+    await adminPage.goto(authorization_url)
     await adminPage.waitForURL(`${server.baseUrl}/account?linked=${PROVIDER_KEY}`)
 
     const context = await newContext()
