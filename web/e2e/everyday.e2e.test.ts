@@ -450,6 +450,7 @@ describe('settings, identity providers and teams', () => {
       'Outgoing email (SMTP)',
       'AI suggestions',
       'API tokens',
+      'Sign-up',
       'Other settings',
     ])
     for (const href of await nav
@@ -470,6 +471,9 @@ describe('settings, identity providers and teams', () => {
         title: 'Add identity provider',
         failed: 'nothing answered at that address',
         create: 'Add identity provider',
+        proof: 'Confirm it is you',
+        password: 'Current password',
+        confirm: 'Confirm and continue',
       },
     ],
     [
@@ -478,6 +482,9 @@ describe('settings, identity providers and teams', () => {
         title: 'Identitätsanbieter hinzufügen',
         failed: 'unter dieser Adresse hat niemand geantwortet',
         create: 'Identitätsanbieter hinzufügen',
+        proof: 'Bestätigen Sie, dass Sie es sind',
+        password: 'Aktuelles Passwort',
+        confirm: 'Bestätigen und fortfahren',
       },
     ],
   ] as const) {
@@ -512,12 +519,18 @@ describe('settings, identity providers and teams', () => {
         expect(await page.locator('form .field-error').first().textContent()).toContain(
           texts.failed,
         )
+        // The issuer is checked before the administrator is asked for their password.
+        const proof = page.getByRole('dialog', { name: texts.proof })
+        expect(await proof.count()).toBe(0)
         expect(
           ((await api('/api/oidc-providers', { token: adminJwt })).json.items as unknown[]).length,
         ).toBe(locale === 'en-US' ? 0 : 1)
-        // The local identity provider's discovery document checks out: saved.
+        // The local identity provider's discovery document checks out: saved once the
+        // administrator has given their own password.
         await page.locator('input[name="issuer_url"]').fill(idp.issuer)
         await page.locator('form').getByRole('button', { name: texts.create }).click()
+        await proof.getByLabel(texts.password).fill(ADMIN.password)
+        await proof.getByRole('button', { name: texts.confirm }).click()
         await expectHeading(page, `Corp ${locale}`)
         await context.close()
       } finally {

@@ -143,6 +143,10 @@ describe('joining without mail', () => {
     await page.waitForURL(`${server.baseUrl}/links`)
     await page.goto(copied)
     await expectHeading(page, 'Invitation')
+    // Who invites whom where, and as what, before anything is accepted.
+    await expect
+      .poll(() => page.getByTestId('invitation-summary').textContent())
+      .toBe(`${OWNER.name} invited you to join Erste Woche as administrator.`)
     await page.getByRole('button', { name: 'Accept invitation' }).click()
     await expect
       .poll(() => page.getByRole('status').first().textContent())
@@ -155,12 +159,12 @@ describe('joining without mail', () => {
     expect(after.items).toContainEqual(
       expect.objectContaining({ email: COLLEAGUE.email, role: 'admin' }),
     )
-    // Used once: the link now gets a clear page.
+    // Used once: the link now gets a clear page, with nothing left to accept.
     await page.goto(copied)
-    await page.getByRole('button', { name: 'Accept invitation' }).click()
     await page
       .getByText('This invitation is invalid, expired or already used. Ask for a new one.')
       .waitFor()
+    expect(await page.getByRole('button', { name: 'Accept invitation' }).count()).toBe(0)
     await colleague.close()
 
     // Re-inviting an address with a pending invitation says which one it replaced, and its role.
@@ -346,9 +350,9 @@ describe('the first-run checklist', () => {
     // configured is not yet done…
     const configured = await api('/api/admin/settings/smtp', {
       method: 'PUT',
-      token: ownerToken,
+      // A new server and sender take an interactive session and the administrator's proof.
+      token: ownerSession,
       body: {
-        // A new server and sender take the administrator's proof.
         current_password: OWNER.password,
         enabled: true,
         host: '127.0.0.1',

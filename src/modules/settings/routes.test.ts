@@ -362,6 +362,10 @@ describe('GET /api/admin/settings', () => {
       base_url: 'https://api.openai.com/v1',
       model: null,
       api_key_set: true,
+      suggestions_existing_tags_only: false,
+      suggestions_hourly_limit: 60,
+      timeout_seconds: 10,
+      allow_private_network: false,
     })
     expect(all.body).not.toContain('v1.') // no ciphertext either
 

@@ -313,15 +313,23 @@ describe('OIDC sign-ins', () => {
 
   beforeAll(async () => {
     idp = await startOidcProvider({ redirectUris: KEYS.map(callbackUrlFor), claimsInIdToken: true })
+    // A provider is credential-equivalent: the administrator's password and a fresh code.
+    const code = () => {
+      const next = totpCode(admin.mfa.secret, t.clock.now())
+      t.clock.advance(30)
+      return next
+    }
     const trusted = await createProvider(t, admin.token, idp, {
       provider_key: 'vouching',
       auto_create_users: true,
       trusts_mfa_amr: true,
+      code: code(),
     })
     expect(trusted.trusts_mfa_amr).toBe(true)
     const plain = await createProvider(t, admin.token, idp, {
       provider_key: 'plain',
       auto_create_users: true,
+      code: code(),
     })
     expect(plain.trusts_mfa_amr).toBe(false)
     expect((await setPolicy('everyone')).statusCode).toBe(200)
