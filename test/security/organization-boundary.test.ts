@@ -64,6 +64,16 @@ const BODY_NAMES_ORGANIZATION: Record<string, Row> = {
       organization_id: c.org,
     }),
   },
+  createCollection: {
+    method: 'POST',
+    url: () => '/api/collections',
+    body: (c) => ({ name: 'Boundary', organization_id: c.org }),
+  },
+  suggestLinkDetails: {
+    method: 'POST',
+    url: () => '/api/links/suggestions',
+    body: (c) => ({ url: 'https://example.com/suggest', organization_id: c.org }),
+  },
   createCheckoutSession: {
     method: 'POST',
     url: () => '/api/billing/checkout-session',

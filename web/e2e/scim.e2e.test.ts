@@ -1,11 +1,11 @@
 /**
  * SCIM provisioning in real Chromium against the built server: Administration → Provisioning
  * (SCIM). The administrator finds the SCIM base URL to paste into Okta or Entra ID, creates a
- * credential whose token is shown once with a copy button (and never again), sees the identity
- * provider's requests with their outcome — including a refused one — turns on "adopt existing
- * accounts by email", and revokes the credential, after which the provider is refused. Checked by
- * axe in both themes, in English and German, and at a phone's width (390 px) without sideways
- * scrolling.
+ * credential — after confirming their own password in the re-authentication dialog — whose token
+ * is shown once with a copy button (and never again), sees the identity provider's requests with
+ * their outcome — including a refused one — turns on "adopt existing accounts by email", and
+ * revokes the credential, after which the provider is refused. Checked by axe in both themes, in
+ * English and German, and at a phone's width (390 px) without sideways scrolling.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -40,6 +40,17 @@ async function api(
     status: response.status,
     json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
   }
+}
+
+/**
+ * Answers the re-authentication dialog with the administrator's password: a SCIM credential
+ * provisions accounts, so creating one asks for the administrator's own proof.
+ */
+async function reauthenticate(page: Page): Promise<void> {
+  const dialog = page.getByRole('dialog', { name: 'Confirm it is you' })
+  await dialog.getByLabel('Current password').fill(ADMIN.password)
+  await dialog.getByRole('button', { name: 'Confirm and continue' }).click()
+  await expect.poll(() => dialog.count()).toBe(0)
 }
 
 /** True when nothing on the page is wider than the window (no sideways scrolling). */
@@ -95,6 +106,10 @@ describe('Administration → Provisioning (SCIM)', () => {
   it('creates a credential: the token is shown once with a copy button, then only its prefix is listed', async () => {
     await page.getByLabel('Name').fill('Okta production')
     await page.getByRole('button', { name: 'Create credential' }).click()
+    await page.getByRole('dialog', { name: 'Confirm it is you' }).waitFor()
+    expect(await page.getByTestId('new-scim-token').count()).toBe(0)
+    await checkAccessibility(page, 'provisioning, re-authentication dialog')
+    await reauthenticate(page)
     const shown = page.getByTestId('new-scim-token')
     await shown.waitFor()
     token = (await shown.textContent())!.trim()
@@ -115,6 +130,7 @@ describe('Administration → Provisioning (SCIM)', () => {
     // One live credential per name: a second is refused at the name field, and no token is shown.
     await page.getByLabel('Name').fill('Okta production')
     await page.getByRole('button', { name: 'Create credential' }).click()
+    await reauthenticate(page)
     await page
       .getByText(
         'A credential with this name exists. Choose another name, or revoke that one first.',

@@ -223,6 +223,8 @@ describe('with mail', () => {
         password: SMTP_PASSWORD,
         plaintext_auth_on_loopback: true,
         from_address: 'no-reply@example.com',
+        // The SMTP server is credential-equivalent: the administrator's proof.
+        current_password: DEFAULT_PASSWORD,
       },
     })
     expect(configured.statusCode).toBe(200)

@@ -84,6 +84,8 @@ async function configureSmtp(): Promise<void> {
       password: SMTP_PASSWORD,
       plaintext_auth_on_loopback: true,
       from_address: 'no-reply@example.com',
+      // The SMTP server is credential-equivalent: the administrator's proof.
+      current_password: DEFAULT_PASSWORD,
     },
   })
   expect(response.statusCode).toBe(200)
