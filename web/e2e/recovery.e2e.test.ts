@@ -61,7 +61,10 @@ async function freshCode(secret: string): Promise<string> {
   for (;;) {
     const now = Date.now()
     const step = Math.floor(now / 30_000)
-    for (const offset of [0, 1]) {
+    // The service accepts one step either side of its clock: the step before too, while the
+    // request cannot reach it after the next step has begun.
+    const offsets = now % 30_000 < 25_000 ? [-1, 0, 1] : [0, 1]
+    for (const offset of offsets) {
       if (step + offset > (lastStep.get(secret) ?? 0)) {
         lastStep.set(secret, step + offset)
         return totpCode(secret, new Date(now), offset)
