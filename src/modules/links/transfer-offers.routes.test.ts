@@ -14,6 +14,7 @@ import {
   login,
   type SignedIn,
 } from '../../../test/helpers/factories.js'
+import { useSmtpStandIn } from '../../../test/helpers/smtp-settings.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 import { SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
@@ -210,24 +211,7 @@ describe('with mail', () => {
   })
 
   it('the recipient is mailed the offer', async () => {
-    const admin = await createSignedInUser(t, { isAdmin: true })
-    const configured = await t.app.inject({
-      method: 'PUT',
-      url: '/api/admin/settings/smtp',
-      headers: bearer(admin.token),
-      payload: {
-        enabled: true,
-        host: smtp.host,
-        port: smtp.port,
-        username: SMTP_USERNAME,
-        password: SMTP_PASSWORD,
-        plaintext_auth_on_loopback: true,
-        from_address: 'no-reply@example.com',
-        // The SMTP server is credential-equivalent: the administrator's proof.
-        current_password: DEFAULT_PASSWORD,
-      },
-    })
-    expect(configured.statusCode).toBe(200)
+    await useSmtpStandIn(t, smtp)
     const [alice, bob] = (await colleagues(1)) as [Person, Person]
     const link = await createLink(t, alice.token, { slug: 'mailed' })
     expect((await offer(alice, link.id, bob)).statusCode).toBe(202)

@@ -19,6 +19,7 @@ import { totpCode } from '../../../test/helpers/rfc6238.js'
 import { scimClient, USER_SCHEMA, PATCH_OP } from '../../../test/helpers/scim.js'
 import { SMTP_PASSWORD, SMTP_USERNAME } from '../../../test/helpers/secret-scan.js'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../../test/helpers/smtp-server.js'
+import { useSmtpStandIn } from '../../../test/helpers/smtp-settings.js'
 import { createResetLinkForOperator } from './service.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -70,27 +71,6 @@ async function expectLinkRefused(token: string): Promise<void> {
   expect(used.json().reason).toBe('RESET_LINK_INVALID')
 }
 
-async function configureSmtp(): Promise<void> {
-  const admin = await createSignedInUser(t, { isAdmin: true })
-  const response = await t.app.inject({
-    method: 'PUT',
-    url: '/api/admin/settings/smtp',
-    headers: bearer(admin.token),
-    payload: {
-      enabled: true,
-      host: smtp.host,
-      port: smtp.port,
-      username: SMTP_USERNAME,
-      password: SMTP_PASSWORD,
-      plaintext_auth_on_loopback: true,
-      from_address: 'no-reply@example.com',
-      // The SMTP server is credential-equivalent: the administrator's proof.
-      current_password: DEFAULT_PASSWORD,
-    },
-  })
-  expect(response.statusCode).toBe(200)
-}
-
 describe('a credential change ends the reset links made before it', () => {
   it('a link made before the account still works when nothing changed (the control)', async () => {
     const alice = await createSignedInUser(t)
@@ -111,7 +91,7 @@ describe('a credential change ends the reset links made before it', () => {
   })
 
   it('email change, verified → the link (in the old mailbox) is refused', async () => {
-    await configureSmtp()
+    await useSmtpStandIn(t, smtp)
     const alice = await createSignedInUser(t)
     const token = await resetTokenFor(alice.email)
     const newEmail = uniqueEmail('alice.moved')
