@@ -521,6 +521,8 @@ export interface ScimUsersTable {
   external_id_scope: string | null
   given_name: string | null
   family_name: string | null
+  /** family_name lower-cased as JavaScript does: what name.familyName filters compare. */
+  family_name_lower: string | null
   /** name.formatted when it differs from the account's name. */
   formatted_name: string | null
   employee_number: string | null

@@ -41,6 +41,7 @@ import * as m0057 from './0057_collections.js'
 import * as m0065 from './0065_link_search.js'
 import * as m0075 from './0075_scim_user_scope.js'
 import * as m0080 from './0080_link_url_keys.js'
+import * as m0090 from './0090_user_search.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -86,4 +87,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0065_link_search': m0065,
   '0075_scim_user_scope': m0075,
   '0080_link_url_keys': m0080,
+  '0090_user_search': m0090,
 }

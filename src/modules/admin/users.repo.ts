@@ -1,6 +1,7 @@
 /** SQL for the administrators' view of users: the user columns plus whether MFA is on. */
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
+import { isPostgres } from '../../db/engine.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { anyContains } from '../../db/text-search.js'
 import { secondFactorExists } from '../../identity/second-factor.js'
@@ -31,6 +32,23 @@ export async function findAdminUser(ex: Executor, id: string): Promise<AdminUser
   return row ? toAdminUserRecord(row) : null
 }
 
+/** The shortest search the trigram indexes answer (migration 0090_user_search). */
+const TRIGRAM = 3
+
+/**
+ * True where the user's email or name contains `q`, ignoring case. From 3 characters on, the
+ * candidates come from trigrams: PostgreSQL's pg_trgm indexes answer the LIKE itself; on SQLite
+ * the FTS5 table narrows the users to its matches first (it folds case more widely than SQLite's
+ * lower(), so the LIKE still decides). A shorter term reads every user.
+ */
+function matchesSearch(ex: Executor, q: string) {
+  const contains = anyContains(['users.email', 'users.name'], q)
+  if ([...q].length < TRIGRAM || isPostgres(ex)) return contains
+  const phrase = `"${q.replaceAll('"', '""')}"`
+  const candidates = sql`select user_search_rows.user_id from user_search_rows where user_search_rows.id in (select users_fts.rowid from users_fts where users_fts match ${phrase})`
+  return sql<boolean>`(${sql.ref('users.id')} in (${candidates}) and ${contains})`
+}
+
 /** Users newest first; with `q`, those whose email or name contains it, ignoring case. */
 export async function listAdminUsers(
   ex: Executor,
@@ -38,6 +56,6 @@ export async function listAdminUsers(
   window: PageWindow,
 ): Promise<AdminUserRecord[]> {
   let query = ex.selectFrom('users').select(ADMIN_USER_COLUMNS)
-  if (q !== null) query = query.where(anyContains(['users.email', 'users.name'], q))
+  if (q !== null) query = query.where(matchesSearch(ex, q))
   return (await newestFirst(query, window, 'users').execute()).map(toAdminUserRecord)
 }

@@ -53,6 +53,7 @@ async function provisionMany(): Promise<void> {
         external_id: `00u${i}`,
         given_name: 'Scale',
         family_name: `Person${i}`,
+        family_name_lower: `person${i}`,
         employee_number: String(i),
         department: i % 2 === 0 ? 'Even' : 'Odd',
         manager_id: null,

@@ -229,7 +229,8 @@ function userResolver(baseUrl: string, scope: string | null): Resolver {
   const name = {
     formatted: text(sql<string>`coalesce(scim_users.formatted_name, users.name)`, 'fold', false),
     givenname: text(col('scim_users.given_name'), 'fold', true),
-    familyname: text(col('scim_users.family_name'), 'fold', true),
+    // Lower-cased when stored (indexed): Okta and Entra look people up by it.
+    familyname: text(col('scim_users.family_name_lower'), 'stored', true),
   }
   // The one email an account renders: { value, type: "work", primary: true }.
   const email = {
@@ -545,7 +546,11 @@ export async function upsertScimFields(
   userId: string,
   fields: ScimFields,
 ): Promise<void> {
-  const values = { ...fields, user_name_lower: fields.user_name.toLowerCase() }
+  const values = {
+    ...fields,
+    user_name_lower: fields.user_name.toLowerCase(),
+    family_name_lower: fields.family_name?.toLowerCase() ?? null,
+  }
   await ex
     .insertInto('scim_users')
     .values({ user_id: userId, ...values })
