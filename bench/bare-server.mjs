@@ -1,4 +1,10 @@
-// The framework's own ceiling: a bare Fastify route returning a constant object, no hooks, no logs.
+/**
+ * The framework's own ceiling: a bare Fastify route returning a constant object, no hooks, no logs.
+ * With BARE_PG_URL, BARE_PG_TEXT and BARE_PG_VALUE also GET /pg: the same route doing one indexed
+ * read through a plain `pg` Pool (10 connections) — the statement GET /api/users/me runs, as a
+ * named prepared statement with its one value — and returning the row: the limit a standard driver
+ * sets on a PostgreSQL read.
+ */
 import Fastify from 'fastify'
 
 const app = Fastify({ logger: false })
@@ -17,4 +23,18 @@ const body = {
   has_password: true,
 }
 app.get('/', async () => body)
+if (process.env.BARE_PG_URL !== undefined) {
+  const { default: pg } = await import('pg')
+  const pool = new pg.Pool({ connectionString: process.env.BARE_PG_URL, max: 10 })
+  const query = {
+    name: 'bare_me',
+    text: process.env.BARE_PG_TEXT,
+    values: [process.env.BARE_PG_VALUE],
+  }
+  app.get('/pg', async (_request, reply) => {
+    const { rows } = await pool.query(query)
+    if (rows.length !== 1) return reply.code(500).send({ rows: rows.length })
+    return rows[0]
+  })
+}
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })

@@ -45,6 +45,7 @@
  *                       (comma-separated), e.g. `--only mfa,JWT`; no sign-in or mixed scenario
  *   --profile <dir>     run the measured service under `node --cpu-prof`, writing its profile into
  *                       <dir> when it stops (summarise with `node bench/profile-top.mjs <file>`)
+ *   --scale             instead: the company-size benchmark (bench/scale.mjs and its options)
  *
  * The measured service inherits the environment, so its switches back from the fenced internals
  * are measured by setting them: `POSTGRES_HOT_READS=pool`, `SQLITE_READ_CACHE=off`,
@@ -59,6 +60,12 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { cpuMs, memoryMiB, postgresCpu, postgresCpuSince, wakeupsAndSyscalls } from './proc.mjs'
+
+// `--scale`: the company-size benchmark instead (bench/scale.mjs, its own options).
+if (process.argv.includes('--scale')) {
+  const { runScale } = await import('./scale.mjs')
+  process.exit(await runScale(process.argv.slice(2).filter((arg) => arg !== '--scale')))
+}
 
 const { values } = parseArgs({
   options: {

@@ -1,0 +1,614 @@
+/**
+ * `npm run bench -- --scale`: what the daily operations cost as a company's data grows. On each
+ * engine a small instance (60 people, 100 links, 50 audit events) and a large one (5,000 people,
+ * 100 teams, 100,000 links — the measured person owns 20,000, an organization of 50 they belong to
+ * 20,000 — and 200,000 audit events), seeded through the service's own code (scale-seed.mjs), then
+ * served by the built service (dist/server.js) and measured with sequential requests over one
+ * keep-alive connection: p50 and p99 (exact, over every answer) of each operation, small and large,
+ * and whether large stays within the goal (p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small + 2 ms).
+ *
+ * Beside them, on PostgreSQL: two baselines (bench/bare-server.mjs: a bare Fastify route, and the
+ * same route doing /me's one indexed read through a plain `pg` Pool) with every scenario's ratio to
+ * both (baseline p50 ÷ scenario p50); `/me` and the go redirect again with the plain pool reader
+ * (POSTGRES_HOT_READS=pool); audited writes per second (concurrent PATCH of teams, 20 connections
+ * per instance) from one and from two instances on the one database. On SQLite: a timed backup and
+ * restore of the large database (the CLI's commands). On both: each server's idle resident memory
+ * after start and its peak (VmHWM) over the run.
+ *
+ *   --scale-factor <f>  multiplies the large instance's counts (default 1; 0.1 for development)
+ *   --engine <e>        sqlite | postgres | both (default: both when PostgreSQL answers)
+ *   --requests <n>      measured requests per operation and instance (default 400)
+ *   --write-seconds <s> seconds of each audited-writes run (default 10)
+ *   --json <file>       also writes the results as JSON
+ *
+ * Exits non-zero when a request answers other than 2xx/3xx (or as the operation expects) or a step
+ * fails; a ratio outside the goal is reported, not a failure (the figures depend on the machine).
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import http from 'node:http'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import pg from 'pg'
+import { memoryMiB } from './proc.mjs'
+import { PASSWORD, seedScale, sizes, SMALL, WORD } from './scale-seed.mjs'
+
+const root = path.resolve(import.meta.dirname, '..')
+const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const WARM_UP = 30
+
+// ---- processes ------------------------------------------------------------------------------
+
+function freePort() {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function start(script, env, readyPath = '/api/health') {
+  const port = await freePort()
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited (${child.exitCode})`)
+    try {
+      if ((await fetch(`${base}${readyPath}`)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${script} did not answer`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return { child, base, port }
+}
+
+function stop(server) {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve()
+    server.child.once('exit', resolve)
+    server.child.kill('SIGTERM')
+  })
+}
+
+async function prepareDatabase(engine, dataDir) {
+  if (engine === 'sqlite')
+    return { url: `sqlite:${path.join(dataDir, 'scale.db')}`, drop: async () => undefined }
+  const schema = `bench_scale_${Date.now().toString(36)}`
+  const run = async (statement) => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL })
+    await client.connect()
+    await client.query(statement)
+    await client.end()
+  }
+  await run(`create schema "${schema}"`)
+  const url = new URL(POSTGRES_URL)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return { url: url.toString(), drop: () => run(`drop schema if exists "${schema}" cascade`) }
+}
+
+async function postgresAnswers() {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 1000 })
+  try {
+    await client.connect()
+    await client.end()
+    return true
+  } catch {
+    return false
+  }
+}
+
+// ---- requests -------------------------------------------------------------------------------
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+
+/** One request over the keep-alive connection: its status, body and milliseconds. */
+function request(base, method, url, { token, body, type = 'application/json' } = {}) {
+  const payload = body === undefined ? undefined : JSON.stringify(body)
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const req = http.request(
+      `${base}${url}`,
+      {
+        method,
+        agent,
+        headers: {
+          ...(token && { authorization: `Bearer ${token}` }),
+          ...(payload && { 'content-type': type, 'content-length': Buffer.byteLength(payload) }),
+        },
+      },
+      (res) => {
+        const chunks = []
+        res.on('data', (chunk) => chunks.push(chunk))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode,
+            text: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - started,
+          }),
+        )
+      },
+    )
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+async function api(base, method, url, options) {
+  const response = await request(base, method, url, options)
+  if (response.status < 200 || response.status >= 300)
+    throw new Error(`${method} ${url}: ${response.status} ${response.text.slice(0, 300)}`)
+  return response.text ? JSON.parse(response.text) : null
+}
+
+const percentile = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]
+const round = (ms) => Math.round(ms * 100) / 100
+
+/**
+ * `count` sequential requests of one operation after a warm-up: p50 and p99 in ms. Every answer is
+ * checked (`check` returns an error text or null); a failure is recorded and ends the operation.
+ */
+async function measure(op, base, count, failures) {
+  const samples = []
+  for (let i = 0; i < WARM_UP + count; i++) {
+    const { method = 'GET', url, token, body, type } = op.request(i)
+    const response = await request(base, method, url, { token, body, type })
+    const error =
+      response.status < 200 || response.status >= 400
+        ? `status ${response.status}: ${response.text.slice(0, 200)}`
+        : (op.check?.(response) ?? null)
+    if (error !== null) {
+      failures.push(`${op.name} (${base}): ${error}`)
+      return null
+    }
+    if (i >= WARM_UP) samples.push(response.ms)
+  }
+  samples.sort((a, b) => a - b)
+  return { p50: round(percentile(samples, 0.5)), p99: round(percentile(samples, 0.99)) }
+}
+
+const jwtClaims = (token) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString())
+
+// ---- one instance ---------------------------------------------------------------------------
+
+/** The operations measured, given an instance's tokens and ids. */
+function operations(ctx) {
+  const scimFilter = (filter) => `/scim/v2/Users?filter=${encodeURIComponent(filter)}&count=100`
+  const expectItems = (min) => (response) => {
+    const body = JSON.parse(response.text)
+    const n = (body.items ?? body.Resources ?? []).length
+    return n >= min ? null : `${n} items, expected at least ${min}`
+  }
+  const redirect = (response) =>
+    response.status === 302 ? null : `status ${response.status}, expected 302`
+  return [
+    { name: 'GET /api/users/me', request: () => ({ url: '/api/users/me', token: ctx.person }) },
+    {
+      name: 'go redirect (path)',
+      hot: true,
+      request: () => ({ url: '/go/bench-wiki/guides/setup?tab=2', token: ctx.person }),
+      check: redirect,
+    },
+    {
+      name: 'go redirect (template)',
+      hot: true,
+      request: () => ({ url: '/go/bench-code/api/dev', token: ctx.person }),
+      check: redirect,
+    },
+    {
+      name: 'GET /api/links?limit=50',
+      request: () => ({ url: '/api/links?limit=50', token: ctx.person }),
+      check: expectItems(50),
+    },
+    {
+      name: 'GET /api/links deep page (cursor)',
+      request: () => ({ url: `/api/links?limit=50&cursor=${ctx.deepCursor}`, token: ctx.person }),
+      check: expectItems(1),
+    },
+    {
+      name: `GET /api/links?q=${WORD.toLowerCase()}`,
+      request: () => ({ url: `/api/links?q=${WORD.toLowerCase()}&limit=50`, token: ctx.person }),
+      check: expectItems(1),
+    },
+    {
+      name: 'GET /api/admin/users?q=<prefix>',
+      request: () => ({ url: '/api/admin/users?q=person-0004&limit=50', token: ctx.admin }),
+      check: expectItems(1),
+    },
+    {
+      name: 'SCIM userName eq',
+      request: () => ({
+        url: scimFilter('userName eq "person-00042@corp.example"'),
+        token: ctx.scim,
+      }),
+      check: expectItems(1),
+    },
+    {
+      name: 'SCIM name.familyName eq',
+      request: () => ({ url: scimFilter('name.familyName eq "family42"'), token: ctx.scim }),
+      check: expectItems(1),
+    },
+    {
+      name: 'GET /api/admin/audit-log?limit=50',
+      request: () => ({ url: '/api/admin/audit-log?limit=50', token: ctx.admin }),
+      check: expectItems(50),
+    },
+    {
+      name: 'GET /api/admin/audit-log filtered',
+      request: () => ({
+        url: `/api/admin/audit-log?limit=50&action=team.update&actor_id=${ctx.adminId}`,
+        token: ctx.admin,
+      }),
+      check: expectItems(1),
+    },
+    {
+      name: 'PATCH /api/admin/teams/:id (audited)',
+      request: (i) => ({
+        method: 'PATCH',
+        url: `/api/admin/teams/${ctx.teams[i % ctx.teams.length]}`,
+        token: ctx.admin,
+        body: { description: `Scale run ${i}` },
+      }),
+    },
+  ]
+}
+
+function serviceEnv(db, dataDir) {
+  return {
+    DATA_DIR: dataDir,
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_GENERAL: '0',
+    SCIM_RATE_LIMIT: '1000000',
+  }
+}
+
+/** Signs the two people in and creates a SCIM credential: the tokens the operations use. */
+async function sessionsOf(base, seeded) {
+  const login = (email) =>
+    api(base, 'POST', '/api/auth/login', { body: { email, password: PASSWORD } })
+  const admin = (await login('admin@corp.example')).token
+  const person = (await login('me@corp.example')).token
+  const credential = await api(base, 'POST', '/api/admin/scim/credentials', {
+    token: admin,
+    body: { name: 'scale bench', current_password: PASSWORD },
+  })
+  // Audit events of the administrator's own team changes, for the filtered page.
+  await api(base, 'PATCH', `/api/admin/teams/${seeded.teams[0]}`, {
+    token: admin,
+    body: { description: 'Seeded change' },
+  })
+  return {
+    admin,
+    person,
+    scim: credential.token,
+    adminId: seeded.adminId,
+    teams: seeded.teams,
+    deepCursor: seeded.deepCursor,
+  }
+}
+
+/**
+ * Seeds one instance, starts the service on it and measures every operation. On the large
+ * instance, `extra` runs with the instance still up (baselines, the pool reader, writes/s).
+ */
+async function runInstance(engine, label, size, options, failures, extra) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-scale-${engine}-`))
+  const db = await prepareDatabase(engine, dataDir)
+  const env = serviceEnv(db, dataDir)
+  const result = { label, size }
+  let server = null
+  try {
+    const seeded = await seedScale(root, env, size)
+    const { encodeCursor } = await import(path.join(root, 'dist/lib/pagination.js'))
+    seeded.deepCursor = encodeCursor([seeded.deep.created_at, seeded.deep.id])
+    result.seed_seconds = seeded.seconds
+    console.error(`${engine} ${label}: seeded in ${JSON.stringify(seeded.seconds)} s`)
+    server = await start(path.join(root, 'dist/server.js'), env)
+    await new Promise((r) => setTimeout(r, 1000))
+    result.idle_rss_mib = memoryMiB(server.child.pid, 'VmRSS')
+    const ctx = await sessionsOf(server.base, seeded)
+    result.operations = {}
+    for (const op of operations(ctx)) {
+      result.operations[op.name] = await measure(op, server.base, options.requests, failures)
+    }
+    if (extra !== undefined) Object.assign(result, await extra({ env, server, ctx, seeded, db }))
+    result.peak_rss_mib = memoryMiB(server.child.pid, 'VmHWM')
+    await stop(server)
+    server = null
+    if (engine === 'sqlite' && extra !== undefined)
+      result.backup_restore = backupAndRestore(env, dataDir, failures)
+  } catch (error) {
+    failures.push(`${engine} ${label}: ${error.stack ?? error}`)
+  } finally {
+    if (server !== null) await stop(server)
+    await db.drop()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  return result
+}
+
+/** The CLI's backup of the large SQLite database, and its restore into a fresh directory. */
+function backupAndRestore(env, dataDir, failures) {
+  const cli = (args, cliEnv) => {
+    const started = performance.now()
+    execFileSync(process.execPath, [path.join(root, 'dist/cli.js'), ...args], {
+      env: { ...process.env, ...cliEnv, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    return Math.round(performance.now() - started) / 1000
+  }
+  const file = path.join(dataDir, 'backup.db')
+  const restoredDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-scale-restore-'))
+  try {
+    const backupS = cli(['backup', file], env)
+    const bytes = fs.statSync(file).size
+    const restoreS = cli(['restore', file], {
+      ...env,
+      DATA_DIR: restoredDir,
+      DATABASE_URL: `sqlite:${path.join(restoredDir, 'scale.db')}`,
+    })
+    return { backup_s: backupS, restore_s: restoreS, mib: Math.round(bytes / 1048576) }
+  } catch (error) {
+    failures.push(`backup/restore: ${error}`)
+    return null
+  } finally {
+    fs.rmSync(restoredDir, { recursive: true, force: true })
+  }
+}
+
+// ---- PostgreSQL extras ----------------------------------------------------------------------
+
+/** /me's statement text as the service compiles it, caught from a Kysely that answers nothing. */
+async function meStatementText() {
+  const { Kysely, PostgresDialect } = await import('kysely')
+  const { findSession } = await import(path.join(root, 'dist/identity/sessions.repo.js'))
+  let text = null
+  const client = {
+    query(config) {
+      text ??= typeof config === 'string' ? config : config.text
+      return Promise.resolve({ rows: [], command: 'SELECT', rowCount: 0 })
+    },
+    release() {},
+  }
+  const db = new Kysely({
+    dialect: new PostgresDialect({ pool: { connect: async () => client, end: async () => {} } }),
+  })
+  await findSession(db, 'none')
+  await db.destroy()
+  return text
+}
+
+/** Audited writes per second: concurrent PATCH of teams, 20 connections to each instance. */
+async function auditedWrites(bases, ctx, seconds) {
+  let n = 0
+  const runs = bases.map((base) =>
+    autocannon({
+      url: base,
+      connections: 20,
+      duration: seconds,
+      requests: [
+        {
+          method: 'PATCH',
+          setupRequest: (req) => {
+            n++
+            return {
+              ...req,
+              path: `/api/admin/teams/${ctx.teams[n % ctx.teams.length]}`,
+              headers: { authorization: `Bearer ${ctx.admin}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ description: `Concurrent ${n}` }),
+            }
+          },
+        },
+      ],
+    }),
+  )
+  const results = await Promise.all(runs)
+  const ok = results.reduce((sum, r) => sum + r['2xx'], 0)
+  const bad = results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0)
+  return { per_second: Math.round(ok / seconds), failed: bad }
+}
+
+function postgresExtras(options, failures) {
+  return async ({ env, server, ctx, db }) => {
+    const extras = {}
+    const hot = operations(ctx).filter((op) => op.name === 'GET /api/users/me' || op.hot)
+    // Baselines: the bare route, and the same route with /me's read through a plain pg Pool.
+    const text = await meStatementText()
+    const bare = await start(
+      path.join(root, 'bench/bare-server.mjs'),
+      { BARE_PG_URL: db.url, BARE_PG_TEXT: text, BARE_PG_VALUE: jwtClaims(ctx.person).sid },
+      '/',
+    )
+    try {
+      extras.baselines = {
+        bare: await measure(
+          { name: 'bare', request: () => ({ url: '/' }) },
+          bare.base,
+          options.requests,
+          failures,
+        ),
+        bare_pg: await measure(
+          { name: 'bare + pg', request: () => ({ url: '/pg' }) },
+          bare.base,
+          options.requests,
+          failures,
+        ),
+      }
+    } finally {
+      await stop(bare)
+    }
+    // The plain pool reader, on a second process of the same database.
+    const pool = await start(path.join(root, 'dist/server.js'), {
+      ...env,
+      POSTGRES_HOT_READS: 'pool',
+    })
+    try {
+      extras.pool_reader = {}
+      for (const op of hot)
+        extras.pool_reader[op.name] = await measure(op, pool.base, options.requests, failures)
+      // Audited writes from one instance, then from two on the one database.
+      extras.audited_writes = {
+        one_instance: await auditedWrites([server.base], ctx, options.writeSeconds),
+        two_instances: await auditedWrites([server.base, pool.base], ctx, options.writeSeconds),
+      }
+      extras.pool_reader_peak_rss_mib = memoryMiB(pool.child.pid, 'VmHWM')
+    } finally {
+      await stop(pool)
+    }
+    return extras
+  }
+}
+
+// ---- report ---------------------------------------------------------------------------------
+
+function within(small, large) {
+  if (small === null || large === null) return null
+  return {
+    p50_ratio: round(large.p50 / small.p50),
+    p99_ratio: round(large.p99 / small.p99),
+    p50_ok: large.p50 <= 1.5 * small.p50 + 0.5,
+    p99_ok: large.p99 <= 2 * small.p99 + 2,
+  }
+}
+
+function table(engineResults) {
+  const lines = []
+  const pad = (text, n) => String(text).padEnd(n)
+  const fmt = (m) => (m === null || m === undefined ? '-' : `${m.p50} / ${m.p99}`)
+  for (const [engine, r] of Object.entries(engineResults)) {
+    if (r.small?.operations === undefined || r.large?.operations === undefined) continue
+    lines.push(
+      '',
+      `${engine} — p50 / p99 ms, sequential; goal: large p50 ≤ 1.5×small+0.5, p99 ≤ 2×small+2`,
+    )
+    const pgBase = r.large.baselines
+    lines.push(
+      pad('operation', 40) +
+        pad('small', 16) +
+        pad('large', 16) +
+        pad('p50×  p99×', 14) +
+        'goal' +
+        (pgBase ? '   bare÷  bare+pg÷  pool reader' : ''),
+    )
+    for (const name of Object.keys(r.large.operations)) {
+      const small = r.small.operations[name]
+      const large = r.large.operations[name]
+      const w = within(small, large)
+      let line =
+        pad(name, 40) +
+        pad(fmt(small), 16) +
+        pad(fmt(large), 16) +
+        pad(w ? `${w.p50_ratio}  ${w.p99_ratio}` : '-', 14) +
+        pad(w ? (w.p50_ok && w.p99_ok ? 'ok' : 'MISS') : '-', 4)
+      if (pgBase && large) {
+        line += `   ${round(pgBase.bare.p50 / large.p50)}   ${round(pgBase.bare_pg.p50 / large.p50)}`
+        const pooled = r.large.pool_reader?.[name]
+        if (pooled) line += `      ${fmt(pooled)}`
+      }
+      lines.push(line)
+    }
+    if (pgBase)
+      lines.push(
+        `baselines (large): bare ${fmt(pgBase.bare)}, bare + one pg read ${fmt(pgBase.bare_pg)}`,
+      )
+    if (r.large.audited_writes)
+      lines.push(
+        `audited writes/s (PATCH team, 20 connections each): one instance ${r.large.audited_writes.one_instance.per_second}, two instances ${r.large.audited_writes.two_instances.per_second}`,
+      )
+    lines.push(
+      `memory MiB: idle ${r.small.idle_rss_mib} / ${r.large.idle_rss_mib} (small / large), peak (VmHWM) ${r.small.peak_rss_mib} / ${r.large.peak_rss_mib}`,
+    )
+    if (r.large.backup_restore)
+      lines.push(
+        `backup of the large database (${r.large.backup_restore.mib} MiB): ${r.large.backup_restore.backup_s} s, restore ${r.large.backup_restore.restore_s} s`,
+      )
+    lines.push(`seeding s (large): ${JSON.stringify(r.large.seed_seconds)}`)
+  }
+  return lines.join('\n')
+}
+
+export async function runScale(argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'scale-factor': { type: 'string', default: '1' },
+      engine: { type: 'string' },
+      requests: { type: 'string', default: '400' },
+      'write-seconds': { type: 'string', default: '10' },
+      json: { type: 'string' },
+    },
+  })
+  const factor = Number(values['scale-factor'])
+  const options = {
+    requests: Number(values.requests),
+    writeSeconds: Number(values['write-seconds']),
+  }
+  const engines =
+    values.engine === undefined || values.engine === 'both'
+      ? (await postgresAnswers())
+        ? ['sqlite', 'postgres']
+        : ['sqlite']
+      : [values.engine]
+  const started = performance.now()
+  const loadBefore = os.loadavg()
+  const failures = []
+  const results = {}
+  for (const engine of engines) {
+    const small = await runInstance(engine, 'small', SMALL, options, failures)
+    const large = await runInstance(
+      engine,
+      'large',
+      sizes(factor),
+      options,
+      failures,
+      engine === 'postgres' ? postgresExtras(options, failures) : () => ({}),
+    )
+    results[engine] = { small, large }
+  }
+  const report = {
+    when: new Date().toISOString(),
+    scale_factor: factor,
+    seconds: Math.round((performance.now() - started) / 1000),
+    load_before: loadBefore.map((l) => round(l)),
+    load_after: os.loadavg().map((l) => round(l)),
+    cpus: os.cpus().length,
+    engines: results,
+    goal: Object.fromEntries(
+      Object.entries(results).map(([engine, r]) => [
+        engine,
+        Object.fromEntries(
+          Object.keys(r.large.operations ?? {}).map((name) => [
+            name,
+            within(r.small.operations?.[name] ?? null, r.large.operations[name]),
+          ]),
+        ),
+      ]),
+    ),
+    failures,
+  }
+  console.log(table(results))
+  console.log(
+    `\nscale factor ${factor}; ${report.seconds} s; load ${report.load_before.join(' ')} → ${report.load_after.join(' ')} on ${report.cpus} CPUs`,
+  )
+  if (values.json !== undefined)
+    fs.writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`)
+  if (failures.length > 0) {
+    console.error(`FAILED:\n${failures.join('\n')}`)
+    return 1
+  }
+  return 0
+}
+
+if (import.meta.url === `file://${process.argv[1]}`)
+  process.exit(await runScale(process.argv.slice(2)))
