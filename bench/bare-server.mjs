@@ -1,8 +1,8 @@
 /**
  * The framework's own ceiling: a bare Fastify route returning a constant object, no hooks, no logs.
- * With BARE_PG_URL, BARE_PG_TEXT and BARE_PG_VALUE also GET /pg: the same route doing one indexed
+ * With BARE_PG_URL, BARE_PG_TEXT and BARE_PG_VALUES (JSON) also GET /pg: the same route doing one indexed
  * read through a plain `pg` Pool (10 connections) — the statement GET /api/users/me runs, as a
- * named prepared statement with its one value — and returning the row: the limit a standard driver
+ * named prepared statement with its values — and returning the row: the limit a standard driver
  * sets on a PostgreSQL read.
  */
 import Fastify from 'fastify'
@@ -29,7 +29,7 @@ if (process.env.BARE_PG_URL !== undefined) {
   const query = {
     name: 'bare_me',
     text: process.env.BARE_PG_TEXT,
-    values: [process.env.BARE_PG_VALUE],
+    values: JSON.parse(process.env.BARE_PG_VALUES),
   }
   app.get('/pg', async (_request, reply) => {
     const { rows } = await pool.query(query)

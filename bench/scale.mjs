@@ -267,6 +267,8 @@ function serviceEnv(db, dataDir) {
   return {
     DATA_DIR: dataDir,
     DATABASE_URL: db.url,
+    // One public address for every instance of the database: its access tokens name it.
+    PUBLIC_URL: 'http://127.0.0.1:8080',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_GENERAL: '0',
     SCIM_RATE_LIMIT: '1000000',
@@ -369,24 +371,30 @@ function backupAndRestore(env, dataDir, failures) {
 
 // ---- PostgreSQL extras ----------------------------------------------------------------------
 
-/** /me's statement text as the service compiles it, caught from a Kysely that answers nothing. */
-async function meStatementText() {
+/**
+ * /me's statement and values as the service compiles them (for the session `sessionId`), caught
+ * from a Kysely whose connection answers nothing.
+ */
+export async function meStatement(sessionId) {
   const { Kysely, PostgresDialect } = await import('kysely')
   const { findSession } = await import(path.join(root, 'dist/identity/sessions.repo.js'))
-  let text = null
+  let caught = null
   const client = {
-    query(config) {
-      text ??= typeof config === 'string' ? config : config.text
+    query(config, values) {
+      caught ??= typeof config === 'string' ? { text: config, values } : config
       return Promise.resolve({ rows: [], command: 'SELECT', rowCount: 0 })
     },
     release() {},
   }
-  const db = new Kysely({
-    dialect: new PostgresDialect({ pool: { connect: async () => client, end: async () => {} } }),
-  })
-  await findSession(db, 'none')
+  const pool = { connect: async () => client, end: async () => undefined }
+  const db = new Kysely({ dialect: new PostgresDialect({ pool }) })
+  const marker = 'session-id-marker'
+  await findSession(db, marker)
   await db.destroy()
-  return text
+  return {
+    text: caught.text,
+    values: caught.values.map((value) => (value === marker ? sessionId : value)),
+  }
 }
 
 /** Audited writes per second: concurrent PATCH of teams, 20 connections to each instance. */
@@ -424,10 +432,14 @@ function postgresExtras(options, failures) {
     const extras = {}
     const hot = operations(ctx).filter((op) => op.name === 'GET /api/users/me' || op.hot)
     // Baselines: the bare route, and the same route with /me's read through a plain pg Pool.
-    const text = await meStatementText()
+    const statement = await meStatement(jwtClaims(ctx.person).sid)
     const bare = await start(
       path.join(root, 'bench/bare-server.mjs'),
-      { BARE_PG_URL: db.url, BARE_PG_TEXT: text, BARE_PG_VALUE: jwtClaims(ctx.person).sid },
+      {
+        BARE_PG_URL: db.url,
+        BARE_PG_TEXT: statement.text,
+        BARE_PG_VALUES: JSON.stringify(statement.values),
+      },
       '/',
     )
     try {
@@ -512,7 +524,8 @@ function table(engineResults) {
         pad(w ? `${w.p50_ratio}  ${w.p99_ratio}` : '-', 14) +
         pad(w ? (w.p50_ok && w.p99_ok ? 'ok' : 'MISS') : '-', 4)
       if (pgBase && large) {
-        line += `   ${round(pgBase.bare.p50 / large.p50)}   ${round(pgBase.bare_pg.p50 / large.p50)}`
+        const ratio = (base) => (base ? round(base.p50 / large.p50) : '-')
+        line += `   ${ratio(pgBase.bare)}   ${ratio(pgBase.bare_pg)}`
         const pooled = r.large.pool_reader?.[name]
         if (pooled) line += `      ${fmt(pooled)}`
       }
