@@ -372,29 +372,104 @@ function backupAndRestore(env, dataDir, failures) {
 // ---- PostgreSQL extras ----------------------------------------------------------------------
 
 /**
- * /me's statement and values as the service compiles them (for the session `sessionId`), caught
- * from a Kysely whose connection answers nothing.
+ * A statement and its values as the service compiles them, caught from a Kysely whose connection
+ * answers nothing: `run(db, marker)` calls the service's function; `values` maps each marker to
+ * the value to run it with.
  */
-export async function meStatement(sessionId) {
+async function caught(run, values) {
   const { Kysely, PostgresDialect } = await import('kysely')
-  const { findSession } = await import(path.join(root, 'dist/identity/sessions.repo.js'))
-  let caught = null
+  let statement = null
   const client = {
-    query(config, values) {
-      caught ??= typeof config === 'string' ? { text: config, values } : config
+    query(config, params) {
+      statement ??= typeof config === 'string' ? { text: config, values: params } : config
       return Promise.resolve({ rows: [], command: 'SELECT', rowCount: 0 })
     },
     release() {},
   }
   const pool = { connect: async () => client, end: async () => undefined }
   const db = new Kysely({ dialect: new PostgresDialect({ pool }) })
-  const marker = 'session-id-marker'
-  await findSession(db, marker)
+  await run(db)
   await db.destroy()
   return {
-    text: caught.text,
-    values: caught.values.map((value) => (value === marker ? sessionId : value)),
+    text: statement.text,
+    values: statement.values.map((value) => (value in values ? values[value] : value)),
   }
+}
+
+/** /me's statement (for the session `sessionId`) and the go redirect's (for bench-wiki). */
+export async function hotStatements(sessionId, userId) {
+  const { findSession } = await import(path.join(root, 'dist/identity/sessions.repo.js'))
+  const { findSessionWithGoCandidates } = await import(path.join(root, 'dist/modules/go/repo.js'))
+  return {
+    me: await caught((db) => findSession(db, 'SESSION'), { SESSION: sessionId }),
+    go: await caught((db) => findSessionWithGoCandidates(db, 'SESSION', 'USER', 'SLUG'), {
+      SESSION: sessionId,
+      USER: userId,
+      SLUG: 'bench-wiki',
+    }),
+  }
+}
+
+/**
+ * What the hot connections' planner settings buy on this database: each hot statement run as a
+ * named prepared statement on two connections — one with the settings the pipelined connections
+ * use (generic plans, no sequential or bitmap scans: HOT_READ_SETTINGS), one with generic plans
+ * only — alternately, `rounds` × `count` times each. Reports the microseconds per execution
+ * (round trip from here, median of the rounds) and the generic plan's node types on each.
+ */
+async function plannerSettings(url, statements, rounds = 5, count = 200) {
+  const { HOT_READ_SETTINGS } = await import(path.join(root, 'dist/db/postgres.js'))
+  const connect = async (settings) => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    await client.query(settings)
+    return client
+  }
+  const withSettings = await connect(HOT_READ_SETTINGS)
+  const genericOnly = await connect({
+    text: 'select set_config($1, $2, false)',
+    values: HOT_READ_SETTINGS.values.slice(0, 2),
+  })
+  const nodes = (plan) => {
+    const on = plan['Index Name'] ?? plan['Relation Name']
+    const own = [`${plan['Node Type']}${on ? ` ${on}` : ''}`]
+    return [...own, ...(plan.Plans ?? []).flatMap(nodes)]
+  }
+  const result = {}
+  try {
+    for (const [name, statement] of Object.entries(statements)) {
+      const query = { name: `planner_${name}`, text: statement.text, values: statement.values }
+      const timings = { settings_on: [], generic_only: [] }
+      for (let r = 0; r < rounds; r++) {
+        for (const [key, client] of [
+          ['settings_on', withSettings],
+          ['generic_only', genericOnly],
+        ]) {
+          const started = performance.now()
+          for (let i = 0; i < count; i++) await client.query(query)
+          timings[key].push(((performance.now() - started) * 1000) / count)
+        }
+      }
+      const median = (list) => round(list.sort((a, b) => a - b)[Math.floor(list.length / 2)])
+      const plan = async (client) => {
+        const params = statement.values.map((value) => client.escapeLiteral(String(value)))
+        const explained = await client.query(
+          `explain (format json) execute planner_${name}(${params.join(', ')})`,
+        )
+        return nodes(explained.rows[0]['QUERY PLAN'][0].Plan)
+      }
+      result[name] = {
+        settings_on_us: median(timings.settings_on),
+        generic_only_us: median(timings.generic_only),
+        settings_on_plan: await plan(withSettings),
+        generic_only_plan: await plan(genericOnly),
+      }
+    }
+  } finally {
+    await withSettings.end()
+    await genericOnly.end()
+  }
+  return result
 }
 
 /** Audited writes per second: concurrent PATCH of teams, 20 connections to each instance. */
@@ -428,11 +503,12 @@ async function auditedWrites(bases, ctx, seconds) {
 }
 
 function postgresExtras(options, failures) {
-  return async ({ env, server, ctx, db }) => {
+  return async ({ env, server, ctx, seeded, db }) => {
     const extras = {}
     const hot = operations(ctx).filter((op) => op.name === 'GET /api/users/me' || op.hot)
     // Baselines: the bare route, and the same route with /me's read through a plain pg Pool.
-    const statement = await meStatement(jwtClaims(ctx.person).sid)
+    const statements = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
+    const statement = statements.me
     const bare = await start(
       path.join(root, 'bench/bare-server.mjs'),
       {
@@ -460,6 +536,7 @@ function postgresExtras(options, failures) {
     } finally {
       await stop(bare)
     }
+    extras.planner_settings = await plannerSettings(db.url, statements)
     // The plain pool reader, on a second process of the same database.
     const pool = await start(path.join(root, 'dist/server.js'), {
       ...env,
@@ -534,6 +611,10 @@ function table(engineResults) {
     if (pgBase)
       lines.push(
         `baselines (large): bare ${fmt(pgBase.bare)}, bare + one pg read ${fmt(pgBase.bare_pg)}`,
+      )
+    for (const [name, p] of Object.entries(r.large.planner_settings ?? {}))
+      lines.push(
+        `planner settings, ${name}: ${p.settings_on_us} µs with seqscan/bitmapscan off, ${p.generic_only_us} µs generic plan only (${p.settings_on_plan.join(' > ')} | ${p.generic_only_plan.join(' > ')})`,
       )
     if (r.large.audited_writes)
       lines.push(
