@@ -1,9 +1,9 @@
 /**
  * The framework's own ceiling: a bare Fastify route returning a constant object, no hooks, no logs.
- * With BARE_PG_URL, BARE_PG_TEXT and BARE_PG_VALUES (JSON) also GET /pg: the same route doing one indexed
- * read through a plain `pg` Pool (10 connections) — the statement GET /api/users/me runs, as a
- * named prepared statement with its values — and returning the row: the limit a standard driver
- * sets on a PostgreSQL read.
+ * With BARE_PG_URL, BARE_PG_TEXT and BARE_PG_VALUES (JSON) also GET /pg: the same route doing one
+ * indexed read through a plain `pg` Pool (10 connections) — the statement GET /api/users/me runs,
+ * as a named prepared statement with its values — and returning the row: the limit a standard
+ * driver sets on a PostgreSQL read.
  */
 import Fastify from 'fastify'
 
