@@ -12,8 +12,8 @@
  * both (baseline p50 ÷ scenario p50); `/me` and the go redirect again with the plain pool reader
  * (POSTGRES_HOT_READS=pool); audited writes per second (concurrent PATCH of teams, 20 connections
  * per instance) from one and from two instances on the one database. On SQLite: a timed backup and
- * restore of the large database (the CLI's commands). On both: each server's idle resident memory
- * after start and its peak (VmHWM) over the run.
+ * restore of the large database (the CLI's commands). On both: `audit verify --database` of the
+ * large log, timed, and each server's idle resident memory after start and its peak (VmHWM).
  *
  *   --scale-factor <f>  multiplies the large instance's counts (default 1; 0.1 for development)
  *   --engine <e>        sqlite | postgres | both (default: both when PostgreSQL answers)
@@ -329,8 +329,15 @@ async function runInstance(engine, label, size, options, failures, extra) {
     result.peak_rss_mib = memoryMiB(server.child.pid, 'VmHWM')
     await stop(server)
     server = null
-    if (engine === 'sqlite' && extra !== undefined)
-      result.backup_restore = backupAndRestore(env, dataDir, failures)
+    if (extra !== undefined) {
+      // The seeded log is what the service writes: its integrity check passes, timed.
+      try {
+        result.audit_verify_s = cli(['audit', 'verify', '--database'], env)
+      } catch (error) {
+        failures.push(`${engine} audit verify --database: ${error}`)
+      }
+      if (engine === 'sqlite') result.backup_restore = backupAndRestore(env, dataDir, failures)
+    }
   } catch (error) {
     failures.push(`${engine} ${label}: ${error.stack ?? error}`)
   } finally {
@@ -343,16 +350,18 @@ async function runInstance(engine, label, size, options, failures, extra) {
   return result
 }
 
+/** Runs a CLI command to its end (a non-zero exit throws): its seconds. */
+function cli(args, cliEnv) {
+  const started = performance.now()
+  execFileSync(process.execPath, [path.join(root, 'dist/cli.js'), ...args], {
+    env: { ...process.env, ...cliEnv, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  return Math.round(performance.now() - started) / 1000
+}
+
 /** The CLI's backup of the large SQLite database, and its restore into a fresh directory. */
 function backupAndRestore(env, dataDir, failures) {
-  const cli = (args, cliEnv) => {
-    const started = performance.now()
-    execFileSync(process.execPath, [path.join(root, 'dist/cli.js'), ...args], {
-      env: { ...process.env, ...cliEnv, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    })
-    return Math.round(performance.now() - started) / 1000
-  }
   const file = path.join(dataDir, 'backup.db')
   const restoredDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-scale-restore-'))
   try {
@@ -630,6 +639,8 @@ function table(engineResults) {
       lines.push(
         `backup of the large database (${r.large.backup_restore.mib} MiB): ${r.large.backup_restore.backup_s} s, restore ${r.large.backup_restore.restore_s} s`,
       )
+    if (r.large.audit_verify_s !== undefined)
+      lines.push(`audit verify --database of the large log: ${r.large.audit_verify_s} s`)
     lines.push(`seeding s (large): ${JSON.stringify(r.large.seed_seconds)}`)
   }
   return lines.join('\n')
