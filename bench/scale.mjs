@@ -485,7 +485,7 @@ async function plannerSettings(url, statements, rounds = 5, count = 200) {
 }
 
 /** Audited writes per second: concurrent PATCH of teams, 20 connections to each instance. */
-async function auditedWrites(bases, ctx, seconds) {
+async function auditedWrites(bases, ctx, seconds, failures) {
   let n = 0
   const runs = bases.map((base) =>
     autocannon({
@@ -510,8 +510,10 @@ async function auditedWrites(bases, ctx, seconds) {
   )
   const results = await Promise.all(runs)
   const ok = results.reduce((sum, r) => sum + r['2xx'], 0)
-  const bad = results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0)
-  return { per_second: Math.round(ok / seconds), failed: bad }
+  const bad = results.reduce((sum, r) => sum + r.non2xx + r.errors, 0)
+  const timeouts = results.reduce((sum, r) => sum + r.timeouts, 0)
+  if (bad > 0) failures.push(`audited writes from ${bases.length}: ${bad} failed`)
+  return { per_second: Math.round(ok / seconds), failed: bad, timeouts }
 }
 
 function postgresExtras(options, failures) {
@@ -560,8 +562,13 @@ function postgresExtras(options, failures) {
         extras.pool_reader[op.name] = await measure(op, pool.base, options.requests, failures)
       // Audited writes from one instance, then from two on the one database.
       extras.audited_writes = {
-        one_instance: await auditedWrites([server.base], ctx, options.writeSeconds),
-        two_instances: await auditedWrites([server.base, pool.base], ctx, options.writeSeconds),
+        one_instance: await auditedWrites([server.base], ctx, options.writeSeconds, failures),
+        two_instances: await auditedWrites(
+          [server.base, pool.base],
+          ctx,
+          options.writeSeconds,
+          failures,
+        ),
       }
       extras.pool_reader_peak_rss_mib = memoryMiB(pool.child.pid, 'VmHWM')
     } finally {
