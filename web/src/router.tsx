@@ -243,30 +243,50 @@ const tokensRoute = createRoute({
 })
 
 /**
- * Organizations: the list, one organization, its billing (the loaders fetch the organization first:
- * an unknown one is the not-found page).
+ * Organizations: the list, one organization, its billing. The address names an organization by its
+ * slug (`/orgs/acme`); an address by id, as older links have it, is redirected to the slug's. The
+ * loaders fetch the organization first: an unknown one is the not-found page.
  */
 const orgsRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/orgs',
   component: lazyRouteComponent(() => import('./orgs/OrgsPage'), 'OrgsPage'),
 })
-const organizationLoader = async ({ params }: { params: { orgId: string } }) => {
-  const [queryClient, { organizationQuery }] = await Promise.all([
-    loadQueryClient(),
-    import('./orgs/queries'),
-  ])
-  return queryClient.ensureQueryData(organizationQuery(params.orgId))
-}
+const organizationLoader =
+  (to: '/orgs/$org' | '/orgs/$org/billing') =>
+  async ({ params, location }: { params: { org: string }; location: { search: object } }) => {
+    const [queryClient, { ORGANIZATION_ID, organizationBySlugQuery, organizationQuery }] =
+      await Promise.all([loadQueryClient(), import('./orgs/queries')])
+    if (ORGANIZATION_ID.test(params.org)) {
+      const byId = await queryClient
+        .ensureQueryData(organizationQuery(params.org))
+        .catch((error: unknown) => {
+          // An id-shaped slug: looked up as a slug below.
+          if (error instanceof ApiError && error.status === 404) return null
+          throw error
+        })
+      if (byId !== null) {
+        // TanStack Router's redirect is thrown by design.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
+        throw redirect({ to, params: { org: byId.slug }, search: location.search, replace: true })
+      }
+    }
+    const organization = await queryClient.fetchQuery(organizationBySlugQuery(params.org))
+    queryClient.setQueryData(
+      organizationQuery(organization.id).queryKey,
+      (known) => known ?? organization,
+    )
+    return organization
+  }
 const orgRoute = createRoute({
   getParentRoute: () => shellRoute,
-  path: '/orgs/$orgId',
-  loader: organizationLoader,
+  path: '/orgs/$org',
+  loader: organizationLoader('/orgs/$org'),
   component: lazyRouteComponent(() => import('./orgs/OrgPage'), 'OrgPage'),
 })
 const orgBillingRoute = createRoute({
   getParentRoute: () => shellRoute,
-  path: '/orgs/$orgId/billing',
+  path: '/orgs/$org/billing',
   validateSearch: (
     search: Record<string, unknown>,
   ): { checkout?: 'success' | 'cancelled'; plan?: string } => ({
@@ -276,7 +296,7 @@ const orgBillingRoute = createRoute({
         : undefined,
     plan: optionalString(search.plan),
   }),
-  loader: organizationLoader,
+  loader: organizationLoader('/orgs/$org/billing'),
   component: lazyRouteComponent(() => import('./orgs/BillingPage'), 'BillingPage'),
 })
 

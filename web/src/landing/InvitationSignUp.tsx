@@ -35,7 +35,7 @@ export function InvitationSignUp({
     mutationFn: (body: { name: string; password: string }) =>
       unwrap(client.POST('/api/invitations/sign-up', { body: { token, ...body } })),
     onSuccess: (data) =>
-      finishSignIn(data.user, `/orgs/${data.organization.id}`, (to) => void navigate({ to })),
+      finishSignIn(data.user, `/orgs/${data.organization.slug}`, (to) => void navigate({ to })),
     onError: state.fail,
   })
   // Someone made the account meanwhile (another tab): the link now asks to sign in.

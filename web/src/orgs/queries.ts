@@ -5,6 +5,7 @@
  */
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
+import { ApiError } from '../api/errors'
 
 export type Role = 'owner' | 'admin' | 'member'
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member']
@@ -74,6 +75,34 @@ export const organizationQuery = (id: string) =>
   queryOptions({
     queryKey: ['organizations', id],
     queryFn: () => unwrap(client.GET('/api/organizations/{id}', { params: { path: { id } } })),
+  })
+
+/** An organization id (UUID): console addresses made before they named the slug. */
+export const ORGANIZATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The organization a console address names by its slug, among the person's organizations (the
+ * API addresses them by id); a slug none of them has is a 404, the not-found page.
+ */
+export const organizationBySlugQuery = (slug: string) =>
+  queryOptions({
+    queryKey: ['organizations', 'by-slug', slug],
+    // Looked up again on each visit (a rename or deletion elsewhere), not on hover and click both.
+    staleTime: 5_000,
+    queryFn: async () => {
+      let cursor: string | undefined
+      do {
+        const page = await unwrap(
+          client.GET('/api/organizations', {
+            params: { query: { limit: PAGE_SIZE, ...(cursor !== undefined && { cursor }) } },
+          }),
+        )
+        const found = page.items.find((organization) => organization.slug === slug)
+        if (found !== undefined) return found
+        cursor = nextCursor(page)
+      } while (cursor !== undefined)
+      throw new ApiError(404, 'NOT_FOUND', 'no such organization', [], null)
+    },
   })
 
 export const membersQuery = (id: string) =>

@@ -102,6 +102,20 @@ export function AppShell() {
 
   useEffect(() => setNavOpen(false), [pathname])
 
+  // The phone's menu drawer closes on Escape (focus back on its button) and on a tap outside it
+  // (the scrim); closed, it is not drawn at all, so nothing of it covers the page.
+  const navToggle = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (!navOpen) return
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return
+      setNavOpen(false)
+      navToggle.current?.focus()
+    }
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [navOpen])
+
   const signOut = async () => {
     await client.POST('/api/auth/logout').catch(() => undefined)
     queryClient.clear()
@@ -127,6 +141,7 @@ export function AppShell() {
       </a>
       <header className="topbar">
         <button
+          ref={navToggle}
           type="button"
           className="button button-ghost nav-toggle"
           aria-expanded={navOpen}
@@ -208,6 +223,10 @@ export function AppShell() {
         </div>
       </header>
       <div className="shell-body">
+        {navOpen && (
+          // A pointer's way out; keyboards have Escape and the menu button.
+          <div className="nav-scrim" aria-hidden="true" onClick={() => setNavOpen(false)} />
+        )}
         <nav
           id="side-nav"
           className={navOpen ? 'sidenav open' : 'sidenav'}
