@@ -32,7 +32,7 @@ export const tokenPolicyQuery = {
 type Token = NonNullable<Awaited<ReturnType<typeof tokensQuery.queryFn>>>['items'][number]
 
 export function TokensPage() {
-  const { t } = useI18n()
+  const { t, day } = useI18n()
   const queryClient = useQueryClient()
   const tokens = useQuery(tokensQuery)
   const policy = useQuery(tokenPolicyQuery)
@@ -111,7 +111,7 @@ export function TokensPage() {
         {legacyRefusedFrom !== null && items.some((token) => token.legacy) && (
           <p className="warning">
             {t('tokens.legacyRefusedFrom', {
-              date: new Date(legacyRefusedFrom).toLocaleDateString(),
+              date: day(legacyRefusedFrom),
             })}
           </p>
         )}

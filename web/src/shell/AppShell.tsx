@@ -5,7 +5,7 @@
 import { BackupCodeNotice } from '../account/BackupCodeNotice'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
-import { lazy, Suspense, useEffect, useRef, useState } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
@@ -38,7 +38,8 @@ type NavTarget =
   | '/admin/provisioning'
   | '/admin/audit'
 
-export function AppShell() {
+/** `children`: a page shown in the frame instead of the route's (the signed-in not-found page). */
+export function AppShell({ children }: { children?: ReactNode } = {}) {
   const { t } = useI18n()
   const me = useQuery(meQuery)
   const user = me.data
@@ -268,7 +269,7 @@ export function AppShell() {
         </nav>
         <main id="main" className="content" tabIndex={-1}>
           <BackupCodeNotice />
-          <Outlet />
+          {children ?? <Outlet />}
         </main>
       </div>
       {paletteUsed && !restricted && (
