@@ -265,28 +265,11 @@ const orgsRoute = createRoute({
 const organizationLoader =
   (to: '/orgs/$org' | '/orgs/$org/billing') =>
   async ({ params, location }: { params: { org: string }; location: { search: object } }) => {
-    const [queryClient, { ORGANIZATION_ID, organizationBySlugQuery, organizationQuery }] =
-      await Promise.all([loadQueryClient(), import('./orgs/queries')])
-    if (ORGANIZATION_ID.test(params.org)) {
-      const byId = await queryClient
-        .ensureQueryData(organizationQuery(params.org))
-        .catch((error: unknown) => {
-          // An id-shaped slug: looked up as a slug below.
-          if (error instanceof ApiError && error.status === 404) return null
-          throw error
-        })
-      if (byId !== null) {
-        // TanStack Router's redirect is thrown by design.
-        // eslint-disable-next-line @typescript-eslint/only-throw-error
-        throw redirect({ to, params: { org: byId.slug }, search: location.search, replace: true })
-      }
-    }
-    const organization = await queryClient.fetchQuery(organizationBySlugQuery(params.org))
-    queryClient.setQueryData(
-      organizationQuery(organization.id).queryKey,
-      (known) => known ?? organization,
-    )
-    return organization
+    const [queryClient, { loadOrganization }] = await Promise.all([
+      loadQueryClient(),
+      import('./orgs/queries'),
+    ])
+    return loadOrganization(queryClient, params.org, to, location.search)
   }
 const orgRoute = createRoute({
   getParentRoute: () => shellRoute,

@@ -3,7 +3,8 @@
  * The role table mirrors the service's (src/modules/organizations/roles.ts), so a page offers only
  * what the API will accept; the API still decides.
  */
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
+import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query'
+import { redirect } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
 
@@ -104,6 +105,38 @@ export const organizationBySlugQuery = (slug: string) =>
       throw new ApiError(404, 'NOT_FOUND', 'no such organization', [], null)
     },
   })
+
+/**
+ * The organization of a console address (`param`: its slug, or its id from an older address, which
+ * is redirected to the slug's address `to`), in the cache for the page.
+ */
+export async function loadOrganization(
+  queryClient: QueryClient,
+  param: string,
+  to: '/orgs/$org' | '/orgs/$org/billing',
+  search: object,
+) {
+  if (ORGANIZATION_ID.test(param)) {
+    const byId = await queryClient
+      .ensureQueryData(organizationQuery(param))
+      .catch((error: unknown) => {
+        // An id-shaped slug: looked up as a slug below.
+        if (error instanceof ApiError && error.status === 404) return null
+        throw error
+      })
+    if (byId !== null) {
+      // TanStack Router's redirect is thrown by design.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
+      throw redirect({ to, params: { org: byId.slug }, search, replace: true })
+    }
+  }
+  const organization = await queryClient.fetchQuery(organizationBySlugQuery(param))
+  queryClient.setQueryData(
+    organizationQuery(organization.id).queryKey,
+    (known) => known ?? organization,
+  )
+  return organization
+}
 
 export const membersQuery = (id: string) =>
   paged(['organizations', id, 'members'], (query) =>
