@@ -14,7 +14,7 @@ import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
 import { Page } from '../ui/page'
 import { RevealDialog } from '../ui/reveal-dialog'
-import { RelativeTime } from '../ui/time'
+import { RelativeTime, useDay } from '../ui/time'
 import { TableHead } from '../ui/table-head'
 import { TokenForm, type Replacing } from './TokenForm'
 import { choicesOf, type Area } from './token-catalogue'
@@ -32,7 +32,8 @@ export const tokenPolicyQuery = {
 type Token = NonNullable<Awaited<ReturnType<typeof tokensQuery.queryFn>>>['items'][number]
 
 export function TokensPage() {
-  const { t, day } = useI18n()
+  const { t } = useI18n()
+  const day = useDay()
   const queryClient = useQueryClient()
   const tokens = useQuery(tokensQuery)
   const policy = useQuery(tokenPolicyQuery)

@@ -142,11 +142,6 @@ export interface I18n {
    */
   reason: (reason: string, fallback?: string) => string
   dateTime: (iso: string) => string
-  /**
-   * A day in the language shown: a calendar day (`2026-11-27`, as the API names days) as such, a
-   * moment as the day it falls on here.
-   */
-  day: (value: string) => string
   relative: (iso: string, now?: number) => string
   duration: (seconds: number) => string
 }
@@ -155,11 +150,6 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
   const dateTimeFormat = new Intl.DateTimeFormat(language, {
     dateStyle: 'medium',
     timeStyle: 'short',
-  })
-  const dayFormat = new Intl.DateTimeFormat(language, { dateStyle: 'medium' })
-  const calendarDayFormat = new Intl.DateTimeFormat(language, {
-    dateStyle: 'medium',
-    timeZone: 'UTC',
   })
   const relativeFormat = new Intl.RelativeTimeFormat(language, { numeric: 'auto' })
   return {
@@ -174,10 +164,6 @@ export function formatters(language: Language): Omit<I18n, 'setLanguage'> {
         : translate(language, 'reason.UNKNOWN')
     },
     dateTime: (iso) => dateTimeFormat.format(new Date(iso)),
-    day: (value) =>
-      /^\d{4}-\d{2}-\d{2}$/.test(value)
-        ? calendarDayFormat.format(new Date(`${value}T00:00:00Z`))
-        : dayFormat.format(new Date(value)),
     relative: (iso, now = Date.now()) => {
       const [value, unit] = relativeParts((new Date(iso).getTime() - now) / 1000)
       return relativeFormat.format(value, unit)

@@ -7,12 +7,14 @@ import { useQuery } from '@tanstack/react-query'
 import { useId } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
+import { useDay } from '../ui/time'
 
 const WIDTH = 360
 const HEIGHT = 80
 
 export function ClicksChart({ linkId }: { linkId: string }) {
-  const { t, day: dayText } = useI18n()
+  const { t } = useI18n()
+  const dayText = useDay()
   const id = useId()
   const clicks = useQuery({
     queryKey: ['link-clicks', linkId],
