@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
+import { createOrgWithRoles } from '../../../test/helpers/organizations.js'
 import type { FastifyInstance } from 'fastify'
 import { createClickCounter, utcDay } from './clicks.js'
 
@@ -241,6 +242,22 @@ describe('click counts in the API', () => {
 })
 
 describe('/go/<slug>+', () => {
+  it("offers the console's Edit only to whoever may change the link", async () => {
+    const org = await createOrgWithRoles(t)
+    const link = await createLink(t, org.owner.token, {
+      slug: 'shared-details',
+      organization_id: org.id,
+    })
+    const edit = `<a href="/links?edit=${encodeURIComponent(link.id)}">Edit in the console</a>`
+    const page = async (token: string) =>
+      (await t.app.inject({ method: 'GET', url: '/go/shared-details+', cookies: { token } })).body
+    expect(await page(org.owner.token)).toContain(edit)
+    expect(await page(org.admin.token)).toContain(edit)
+    const member = await page(org.member.token)
+    expect(member).toContain('go/shared-details')
+    expect(member).not.toContain('Edit in the console')
+  })
+
   it('shows destination, owner, dates and the last 30 days of clicks without opening the link, escaped', async () => {
     const user = await createSignedInUser(t)
     const link = await createLink(t, user.token, {
