@@ -142,7 +142,7 @@ export function text(
 }
 
 const LOCALES: Record<PageLanguage, string> = { en: 'en-GB', de: 'de-DE' }
-/** The console's format of a moment (web/src/i18n/i18n.tsx: the language's medium date, short time). */
+/** The console's format of a moment (web/src/i18n/i18n.tsx): medium date, short time. */
 const MOMENT_FORMATS = new Map(
   SUPPORTED.map((lang) => [
     lang,
