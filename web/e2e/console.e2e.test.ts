@@ -510,6 +510,43 @@ describe('the console in Chromium', () => {
     await context.close()
   })
 
+  it('an invitation offers the identity provider to someone without an account; back signed in, they accept', async () => {
+    const org = await api('/api/organizations', {
+      method: 'POST',
+      token: adminApiToken,
+      body: { name: 'Hopper Lab' },
+    })
+    expect(org.status).toBe(201)
+    const { id, slug } = (await org.json()) as { id: string; slug: string }
+    const invited = await api(`/api/organizations/${id}/invitations`, {
+      method: 'POST',
+      token: adminApiToken,
+      body: { email: 'hedy@example.com', role: 'member' },
+    })
+    expect(invited.status).toBe(201)
+    const { link } = (await invited.json()) as { link: string }
+    oidc.accounts.set('hedy', { email: 'hedy@example.com', email_verified: true, name: 'Hedy' })
+    oidc.loginAs = 'hedy'
+
+    const context = await newContext()
+    const page = await context.newPage()
+    await page.goto(link)
+    await expectHeading(page, 'Invitation')
+    // Name and password, or the instance's identity provider.
+    await page.getByRole('region', { name: 'Create your account' }).waitFor()
+    const providers = page.getByRole('region', { name: 'Or join with' })
+    await checkAccessibility(page, 'invitation with an identity provider')
+    await providers.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
+    // The provider's callback lands on the home page, which returns to the invitation.
+    await page.waitForURL((url) => url.pathname === '/invitations/accept')
+    await page.getByText('You are signed in as hedy@example.com.').waitFor()
+    await page.getByRole('button', { name: 'Accept invitation' }).click()
+    await page.getByRole('link', { name: 'Open Hopper Lab' }).click()
+    await page.waitForURL(`${server.baseUrl}/orgs/${slug}`)
+    await expectHeading(page, 'Hopper Lab')
+    await context.close()
+  })
+
   it('with two-factor, the identity provider sign-in lands on the second step and completes it', async () => {
     oidc.accounts.set('ada', { email: ADMIN.email, email_verified: true, name: ADMIN.name })
     oidc.loginAs = 'ada'

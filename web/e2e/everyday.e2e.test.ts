@@ -197,6 +197,38 @@ describe('phones (390 px) and long names', () => {
       ).toBeLessThanOrEqual(1)
       expect(await search.getAttribute('aria-keyshortcuts')).toContain('Control+K')
       expect((await search.textContent())?.trim()).not.toBe('')
+      // The menu is a drawer under the top bar, in view on a scrolled page, over a scrim. Escape
+      // closes it (focus back on its button), and so does a tap outside it; closed, nothing of it
+      // covers the page.
+      const menu = page.getByRole('button', { name: locale === 'de-DE' ? 'Menü' : 'Menu' })
+      const drawer = page.locator('#side-nav')
+      const scrim = page.locator('.nav-scrim')
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight))
+      await menu.click()
+      await expect.poll(() => drawer.isVisible()).toBe(true)
+      expect(await menu.getAttribute('aria-expanded')).toBe('true')
+      const drawn = (await drawer.boundingBox())!
+      expect(drawn.y).toBe(56)
+      expect(drawn.y + drawn.height).toBeLessThan(844)
+      expect(await scrim.isVisible()).toBe(true)
+      await checkAccessibility(page, `menu drawer at 390 px (${locale})`)
+      await page.keyboard.press('Escape')
+      await expect.poll(() => drawer.isVisible()).toBe(false)
+      expect(await scrim.count()).toBe(0)
+      expect(await menu.getAttribute('aria-expanded')).toBe('false')
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-controls'))).toBe(
+        'side-nav',
+      )
+      await menu.click()
+      await expect.poll(() => drawer.isVisible()).toBe(true)
+      // Below the drawer, on the scrim.
+      await page.mouse.click(195, drawn.y + drawn.height + 20)
+      await expect.poll(() => drawer.isVisible()).toBe(false)
+      expect(await scrim.count()).toBe(0)
+      // Closed, the page under the top bar is the page's own.
+      expect(
+        await page.evaluate(() => document.elementFromPoint(195, 400)?.closest('main') !== null),
+      ).toBe(true)
       await checkAccessibility(page, `audit log at 390 px (${locale})`)
       console.log(`sideways scroll at 390 px (${locale}): ${measured.join(', ')}`)
       await context.close()
@@ -404,6 +436,20 @@ describe('addresses and roles', () => {
     expect(response?.status()).toBe(404)
     await expectHeading(page, 'Page not found')
     expect(await page.locator('body').textContent()).not.toContain('"reason"')
+    await context.close()
+  }, 60_000)
+
+  it('signed in, the not-found page keeps the console frame', async () => {
+    const { context, page } = await signIn(MEMBER)
+    const response = await page.goto('/no-such-page')
+    expect(response?.status()).toBe(404)
+    await expectHeading(page, 'Page not found')
+    const navigation = page.getByRole('navigation', { name: 'Main' })
+    await navigation.getByRole('link', { name: 'Links' }).waitFor()
+    expect(await page.locator('main').count()).toBe(1)
+    await checkAccessibility(page, 'not found, signed in')
+    await navigation.getByRole('link', { name: 'Links' }).click()
+    await expectHeading(page, 'Links')
     await context.close()
   }, 60_000)
 

@@ -40,6 +40,7 @@ let smtp: SmtpStandIn
 let ownerSession: string
 let ownerToken: string
 let organizationId: string
+let organizationSlug: string
 
 const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)
 
@@ -79,7 +80,10 @@ beforeAll(async () => {
     body: { name: 'Erste Woche' },
   })
   expect(org.status).toBe(201)
-  organizationId = ((await org.json()) as { id: string }).id
+  ;({ id: organizationId, slug: organizationSlug } = (await org.json()) as {
+    id: string
+    slug: string
+  })
 }, 120_000)
 
 afterAll(async () => {
@@ -97,6 +101,11 @@ describe('joining without mail', () => {
     await ownerPage.waitForURL(`${server.baseUrl}/links`)
     await ownerPage.goto(`/orgs/${organizationId}`)
     await expectHeading(ownerPage, 'Erste Woche')
+    // The address names the slug (an id's address leads there); this instance sells no plans, so
+    // neither billing nor a plan column is offered.
+    expect(organizationSlug).toBe('erste-woche')
+    await ownerPage.waitForURL(`${server.baseUrl}/orgs/${organizationSlug}`)
+    expect(await ownerPage.getByRole('link', { name: 'Abrechnung' }).count()).toBe(0)
 
     const invitations = ownerPage.getByRole('region', { name: 'Einladungen' })
     await invitations.getByLabel('E-Mail-Adresse').fill(COLLEAGUE.email)
@@ -151,6 +160,9 @@ describe('joining without mail', () => {
     await expect
       .poll(() => page.getByRole('status').first().textContent())
       .toBe('You joined Erste Woche as administrator.')
+    expect(await page.getByRole('link', { name: 'Open Erste Woche' }).getAttribute('href')).toBe(
+      `/orgs/${organizationSlug}`,
+    )
     const after = (await (
       await api(`/api/organizations/${organizationId}/members`, { token: ownerToken })
     ).json()) as {
@@ -192,6 +204,14 @@ describe('joining without mail', () => {
           .count(),
       )
       .toBe(1)
+    // The list links each organization by its slug and, with no plans on sale, names no plan.
+    await ownerPage.goto('/orgs')
+    await expectHeading(ownerPage, 'Organisationen')
+    const list = ownerPage.getByTestId('organizations')
+    expect(await list.getByRole('link', { name: 'Erste Woche' }).getAttribute('href')).toBe(
+      `/orgs/${organizationSlug}`,
+    )
+    expect(await list.getByRole('columnheader').allTextContents()).not.toContain('Tarif')
     await owner.close()
   })
 })

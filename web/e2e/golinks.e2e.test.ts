@@ -123,13 +123,29 @@ describe('go-links in Chromium', () => {
     await page.getByRole('menuitem', { name: 'Edit' }).click()
     const dialog = page.getByRole('dialog')
     const chart = dialog.getByRole('img', {
-      name: /^1 click in the last 90 days, on \d{4}-\d{2}-\d{2}\.$/,
+      // The day as the page's language writes it.
+      name: /^1 click in the last 90 days, on [A-Z][a-z]{2} \d{1,2}, \d{4}\.$/,
     })
     await chart.waitFor()
     expect(await dialog.locator('svg rect').count()).toBe(90)
     await checkAccessibility('link dialog with clicks chart')
     await dialog.getByRole('button', { name: 'Cancel' }).click()
     await dialog.waitFor({ state: 'detached' })
+
+    // The go-link's "+" page: moments as the console writes them, and the way into its editing.
+    const details = await context.newPage()
+    await details.goto('/go/team-handbook+')
+    await checks.expectHeading(details, 'go/team-handbook')
+    expect(await details.locator('time').first().textContent()).toMatch(
+      /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M UTC$/,
+    )
+    await checkAccessibility('go-link details page', details)
+    await details.getByRole('link', { name: 'Edit in the console' }).click()
+    await details.waitForURL(`${server.baseUrl}/links`)
+    const editing = details.getByRole('dialog')
+    await editing.getByRole('img', { name: /^1 click in the last 90 days/ }).waitFor()
+    expect(await editing.getByLabel('Slug').inputValue()).toBe('team-handbook')
+    await details.close()
   })
 
   it('restores a deleted link from Recently deleted, under another slug when its own was taken meanwhile', async () => {
@@ -244,6 +260,33 @@ describe('go-links in Chromium', () => {
       'rgb(15, 17, 21)',
     )
     await checkAccessibility('go miss page (de, dark)', german)
+    // The "+" page and the console it leads to write days as a German reader does (a click
+    // first, written within about a second, so the chart names its day).
+    await german.goto('/go/team-handbook-old')
+    await german.waitForURL(`${server.baseUrl}/api/health`)
+    await expect
+      .poll(
+        async () =>
+          (
+            (await api('/api/links')).items as Array<{ slug: string | null; clicks_30d: number }>
+          ).find((link) => link.slug === 'team-handbook-old')?.clicks_30d ?? 0,
+        { timeout: 20_000, interval: 1000 },
+      )
+      .toBeGreaterThan(0)
+    await german.goto('/go/team-handbook-old+')
+    await checks.expectHeading(german, 'go/team-handbook-old')
+    expect(await german.locator('time').first().textContent()).toMatch(
+      /^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2} UTC$/,
+    )
+    await german.getByRole('link', { name: 'In der Konsole bearbeiten' }).click()
+    await german.waitForURL(`${server.baseUrl}/links`)
+    await german
+      .getByRole('dialog')
+      .getByRole('img', {
+        name: /^\d+ Klicks? in den letzten 90 Tagen[,;] .*am \d{2}\.\d{2}\.\d{4}/,
+      })
+      .waitFor()
+    await checkAccessibility('link dialog in German, from the "+" page', german)
     await german.close()
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en', theme: 'auto' } })
   })

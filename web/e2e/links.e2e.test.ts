@@ -285,6 +285,32 @@ describe('links, go-links and the command palette in Chromium', () => {
     expect(await report.getByRole('row', { name: /javascript:void\(0\)/ }).textContent()).toContain(
       'Not an http or https address',
     )
+    // The skipped entries' table: fixed columns, each cell under its heading, the position (a
+    // number) right-aligned like its heading.
+    const skipped = report.getByRole('table')
+    expect(await skipped.evaluate((table) => getComputedStyle(table).tableLayout)).toBe('fixed')
+    const columns = await skipped.evaluate((table) => {
+      const box = (cell: Element) => {
+        const { x, width } = cell.getBoundingClientRect()
+        return {
+          x: Math.round(x),
+          width: Math.round(width),
+          align: getComputedStyle(cell).textAlign,
+        }
+      }
+      return {
+        head: [...table.querySelectorAll('thead th')].map(box),
+        body: [...table.querySelectorAll('tbody tr')].map((row) => [...row.cells].map(box)),
+      }
+    })
+    expect(columns.head[0]!.align).toBe('right')
+    for (const row of columns.body) {
+      expect(row.map(({ x, width }) => ({ x, width }))).toEqual(
+        columns.head.map(({ x, width }) => ({ x, width })),
+      )
+      expect(row[0]!.align).toBe('right')
+      expect(row[2]!.align).not.toBe('right')
+    }
     await checkAccessibility('import report')
 
     // The same file again adds nothing.

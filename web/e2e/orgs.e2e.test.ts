@@ -136,7 +136,12 @@ describe('organizations and billing in Chromium', () => {
     await ownerPage.getByLabel('Name').fill(ORG)
     await ownerPage.getByRole('button', { name: 'Create organization' }).click()
     await expectHeading(ownerPage, ORG)
-    organizationId = /\/orgs\/([^/]+)$/.exec(new URL(ownerPage.url()).pathname)![1]!
+    // The address names the organization by its slug; the API by its id.
+    expect(new URL(ownerPage.url()).pathname).toBe('/orgs/research-lab')
+    const listed = (await (await api('/api/organizations', { token: ownerToken })).json()) as {
+      items: Array<{ id: string; slug: string }>
+    }
+    organizationId = listed.items.find((organization) => organization.slug === 'research-lab')!.id
     expect(await ownerPage.getByLabel('Slug', { exact: true }).inputValue()).toBe('research-lab')
     await checkAccessibility(ownerPage, 'organization, owner')
   })
@@ -317,7 +322,7 @@ describe('organizations and billing in Chromium', () => {
     await expect.poll(() => form.getByLabel('Password').getAttribute('aria-invalid')).toBe('true')
     await form.getByLabel('Password').fill(BOB.password)
     await form.getByRole('button', { name: 'Create account and join' }).click()
-    await page.waitForURL(`${server.baseUrl}/orgs/${organizationId}`)
+    await page.waitForURL(`${server.baseUrl}/orgs/research-lab`)
     await expectHeading(page, ORG)
 
     // The link is spent: opened again, signed out, it asks to sign in.
@@ -379,8 +384,12 @@ describe('organizations and billing in Chromium', () => {
         body: '<!doctype html><title>Stripe Checkout</title><h1>Pay</h1>',
       }),
     )
+    // An address by id, as older links have it, leads to the slug's; plans are on sale here, so
+    // billing is offered.
     await ownerPage.goto(`/orgs/${organizationId}`)
+    await ownerPage.waitForURL(`${server.baseUrl}/orgs/research-lab`)
     await ownerPage.getByRole('link', { name: 'Billing' }).click()
+    await ownerPage.waitForURL(`${server.baseUrl}/orgs/research-lab/billing`)
     await expectHeading(ownerPage, `Billing for ${ORG}`)
     expect(await ownerPage.getByTestId('current-plan').textContent()).toBe('Free')
     await ownerPage.getByRole('button', { name: 'Subscribe yearly to Team' }).waitFor()
@@ -393,7 +402,7 @@ describe('organizations and billing in Chromium', () => {
       .at(-1)!
     expect(session.form.client_reference_id).toBe(organizationId)
     expect(session.form.success_url).toBe(
-      `${server.baseUrl}/orgs/${organizationId}/billing?checkout=success&plan=pro`,
+      `${server.baseUrl}/orgs/research-lab/billing?checkout=success&plan=pro`,
     )
 
     // The payer gives up: back on the console, nothing changed.

@@ -11,7 +11,8 @@ import net from 'node:net'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../../test/helpers/app.ts'
-import { createUser } from '../../test/helpers/factories.ts'
+import { createSignedInUser, createUser, enableMfa } from '../../test/helpers/factories.ts'
+import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { launchBrowser } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import en from '../src/i18n/en/account-security.json' with { type: 'json' }
@@ -243,6 +244,72 @@ describe('the security page and its re-authentication window', () => {
     )
     expect(overflow).toBe(0)
     await checkAccessibility(page, 'security at 390 px')
+    await context.close()
+  })
+
+  it('signing in at 390 px in German: the password shown on request, another account from the second step; "Backup-Codes" beside its button', async () => {
+    const person = await createSignedInUser(t, { name: 'Mara Zweit', password: FIRST })
+    const { secret } = await enableMfa(t, { token: person.token, password: FIRST })
+    await t.deps.db
+      .updateTable('users')
+      .set({ language: 'de' })
+      .where('id', '=', person.user.id)
+      .execute()
+    const context = await browser.newContext({
+      baseURL: baseUrl,
+      viewport: { width: 390, height: 844 },
+      locale: 'de',
+    })
+    const page = await context.newPage()
+    const enterPassword = async () => {
+      await page.goto('/login')
+      await page.getByLabel(deCommon['field.email']).fill(person.email)
+      await page.getByLabel(deCommon['field.password'], { exact: true }).fill(FIRST)
+    }
+    await enterPassword()
+    const password = page.getByLabel(deCommon['field.password'], { exact: true })
+    const show = page.getByRole('button', { name: deCommon['field.showPassword'] })
+    expect(await show.getAttribute('aria-pressed')).toBe('false')
+    await show.click()
+    expect(await password.getAttribute('type')).toBe('text')
+    expect(await password.inputValue()).toBe(FIRST)
+    expect(await show.getAttribute('aria-pressed')).toBe('true')
+    await checkAccessibility(page, 'sign-in, password shown')
+    await show.click()
+    expect(await password.getAttribute('type')).toBe('password')
+    await page.getByRole('button', { name: deCommon['login.submit'], exact: true }).click()
+    await page.waitForURL('**/login/mfa')
+    await expectHeading(page, deCommon['mfa.title'])
+    // The second step: another account starts the sign-in afresh.
+    await page.getByRole('link', { name: deCommon['mfa.otherAccount'] }).click()
+    await page.waitForURL((url) => url.pathname === '/login')
+    await expectHeading(page, deCommon['login.title'])
+    expect(await page.getByLabel(deCommon['field.email']).inputValue()).toBe('')
+    await enterPassword()
+    await page.getByRole('button', { name: deCommon['login.submit'], exact: true }).click()
+    await page.waitForURL('**/login/mfa')
+    await page.getByLabel(deCommon['mfa.code']).fill(totpCode(secret, t.clock.now()))
+    await page.getByRole('button', { name: deCommon['mfa.submit'] }).click()
+    await page.waitForURL('**/links')
+
+    // The summary's "Backup-Codes" is whole, beside (not under) "Neue Backup-Codes erstellen".
+    await page.goto('/account/security')
+    await expectHeading(page, 'Sicherheit')
+    const row = page
+      .getByTestId('security-summary')
+      .locator('.summary-row')
+      .filter({ hasText: de['accountSecurity.backupCodes'] })
+      .filter({ has: page.getByRole('button', { name: deCommon['security.regenerate'] }) })
+    await row.waitFor()
+    const label = row.locator('.summary-label')
+    expect(await label.textContent()).toBe(de['accountSecurity.backupCodes'])
+    const labelBox = (await label.boundingBox())!
+    const buttonBox = (await row
+      .getByRole('button', { name: deCommon['security.regenerate'] })
+      .boundingBox())!
+    expect(labelBox.x + labelBox.width).toBeLessThanOrEqual(buttonBox.x)
+    expect(await label.evaluate((node) => node.scrollWidth <= node.clientWidth)).toBe(true)
+    await checkAccessibility(page, 'security summary with two-factor at 390 px (de)')
     await context.close()
   })
 })

@@ -17,6 +17,7 @@ import { ApiError } from './api/errors'
 import { meQuery, mfaStatusQuery } from './api/queries'
 import { ENROLLMENT_PAGE } from './policy/enrollment'
 import { LoginPage } from './auth/LoginPage'
+import { takeRememberedReturnTo } from './auth/return-to'
 import type { LinksSearch } from './links/queries'
 import { ErrorPage, NotFoundPage } from './shell/StatusPages'
 import { focusNextHeading } from './ui/page'
@@ -170,14 +171,22 @@ const shellRoute = createRoute({
   component: withQueries(() => import('./shell/AppShell'), 'AppShell'),
 })
 
-/** The signed-in home is the Links page. */
+/**
+ * The signed-in home is the Links page — unless an identity provider's sign-in just landed here and
+ * the page it started from asked to come back (an invitation, say).
+ */
 const homeRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/',
   beforeLoad: () => {
+    const remembered = takeRememberedReturnTo()
+    // A go-link is a server page.
+    if (remembered?.startsWith('/go/')) window.location.assign(remembered)
     // TanStack Router's redirect is thrown by design.
     // eslint-disable-next-line @typescript-eslint/only-throw-error
-    throw redirect({ to: '/links', replace: true })
+    throw remembered === null || remembered.startsWith('/go/')
+      ? redirect({ to: '/links', replace: true })
+      : redirect({ href: remembered, replace: true })
   },
 })
 
@@ -193,6 +202,7 @@ const linksRoute = createRoute({
     new: search.new === true || search.new === 'true' ? true : undefined,
     // The /go miss page's "Create go/<slug>" fills the dialog's slug.
     slug: optionalString(search.slug),
+    edit: optionalString(search.edit),
     sort: search.sort === 'clicks' ? 'clicks' : undefined,
   }),
   component: lazyRouteComponent(() => import('./links/LinksPage'), 'LinksPage'),
@@ -243,30 +253,33 @@ const tokensRoute = createRoute({
 })
 
 /**
- * Organizations: the list, one organization, its billing (the loaders fetch the organization first:
- * an unknown one is the not-found page).
+ * Organizations: the list, one organization, its billing. The address names an organization by its
+ * slug (`/orgs/acme`); an address by id, as older links have it, is redirected to the slug's. The
+ * loaders fetch the organization first: an unknown one is the not-found page.
  */
 const orgsRoute = createRoute({
   getParentRoute: () => shellRoute,
   path: '/orgs',
   component: lazyRouteComponent(() => import('./orgs/OrgsPage'), 'OrgsPage'),
 })
-const organizationLoader = async ({ params }: { params: { orgId: string } }) => {
-  const [queryClient, { organizationQuery }] = await Promise.all([
-    loadQueryClient(),
-    import('./orgs/queries'),
-  ])
-  return queryClient.ensureQueryData(organizationQuery(params.orgId))
-}
+const organizationLoader =
+  (to: '/orgs/$org' | '/orgs/$org/billing') =>
+  async ({ params, location }: { params: { org: string }; location: { search: object } }) => {
+    const [queryClient, { loadOrganization }] = await Promise.all([
+      loadQueryClient(),
+      import('./orgs/queries'),
+    ])
+    return loadOrganization(queryClient, params.org, to, location.search)
+  }
 const orgRoute = createRoute({
   getParentRoute: () => shellRoute,
-  path: '/orgs/$orgId',
-  loader: organizationLoader,
+  path: '/orgs/$org',
+  loader: organizationLoader('/orgs/$org'),
   component: lazyRouteComponent(() => import('./orgs/OrgPage'), 'OrgPage'),
 })
 const orgBillingRoute = createRoute({
   getParentRoute: () => shellRoute,
-  path: '/orgs/$orgId/billing',
+  path: '/orgs/$org/billing',
   validateSearch: (
     search: Record<string, unknown>,
   ): { checkout?: 'success' | 'cancelled'; plan?: string } => ({
@@ -276,7 +289,7 @@ const orgBillingRoute = createRoute({
         : undefined,
     plan: optionalString(search.plan),
   }),
-  loader: organizationLoader,
+  loader: organizationLoader('/orgs/$org/billing'),
   component: lazyRouteComponent(() => import('./orgs/BillingPage'), 'BillingPage'),
 })
 

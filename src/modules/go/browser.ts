@@ -9,6 +9,7 @@ import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import { csrfTokenFor } from '../../identity/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
 import { findForwardingLinks, sumClicksSince, type VisibleLink } from '../links/repo.js'
+import { mayChange } from '../links/service.js'
 import { lookupKey } from '../links/slug-matching.js'
 import {
   badSlugPage,
@@ -127,6 +128,8 @@ async function showDetails(
     since,
   )
   const details = links.map((link) => ({
+    id: link.id,
+    editable: mayChange(link, caller.user.id),
     title: link.title,
     url: link.url,
     source: candidateSourceOf(link),

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { startPeerInstance, useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
+import { createOrgWithRoles } from '../../../test/helpers/organizations.js'
 import type { FastifyInstance } from 'fastify'
 import { createClickCounter, utcDay } from './clicks.js'
 
@@ -241,6 +242,22 @@ describe('click counts in the API', () => {
 })
 
 describe('/go/<slug>+', () => {
+  it("offers the console's Edit only to whoever may change the link", async () => {
+    const org = await createOrgWithRoles(t)
+    const link = await createLink(t, org.owner.token, {
+      slug: 'shared-details',
+      organization_id: org.id,
+    })
+    const edit = `<a href="/links?edit=${encodeURIComponent(link.id)}">Edit in the console</a>`
+    const page = async (token: string) =>
+      (await t.app.inject({ method: 'GET', url: '/go/shared-details+', cookies: { token } })).body
+    expect(await page(org.owner.token)).toContain(edit)
+    expect(await page(org.admin.token)).toContain(edit)
+    const member = await page(org.member.token)
+    expect(member).toContain('go/shared-details')
+    expect(member).not.toContain('Edit in the console')
+  })
+
   it('shows destination, owner, dates and the last 30 days of clicks without opening the link, escaped', async () => {
     const user = await createSignedInUser(t)
     const link = await createLink(t, user.token, {
@@ -261,12 +278,17 @@ describe('/go/<slug>+', () => {
     expect(response.body).toContain('href="https://detailed.example/?a=1&amp;b=2"')
     expect(response.body).toContain('&lt;i&gt;Docs&lt;/i&gt;')
     expect(response.body).toContain('<strong>Owner:</strong> you')
+    // The console's format of a moment (medium date, short time), in UTC and saying so.
     const day = (iso: string, locale: string) =>
-      new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso))
+      `${new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`
     expect(response.body).toContain(
-      `Created <time datetime="${link.created_at}">${day(link.created_at, 'en-GB')}</time>, last changed`,
+      `Created <time datetime="${link.created_at}">${day(link.created_at, 'en')}</time>, last changed`,
     )
     expect(response.body).toContain('2 clicks in the last 30 days')
+    // Its creator may change it: the way into the console's edit dialog.
+    expect(response.body).toContain(
+      `<a href="/links?edit=${encodeURIComponent(link.id)}">Edit in the console</a>`,
+    )
     // In German, the days as a German reader writes them.
     const patched = await t.app.inject({
       method: 'PATCH',
@@ -281,9 +303,10 @@ describe('/go/<slug>+', () => {
       cookies: { token: user.token },
     })
     expect(german.body).toContain(
-      `Angelegt am <time datetime="${link.created_at}">${day(link.created_at, 'de-DE')}</time>, zuletzt geändert am`,
+      `Angelegt am <time datetime="${link.created_at}">${day(link.created_at, 'de')}</time>, zuletzt geändert am`,
     )
-    expect(day(link.created_at, 'de-DE')).toMatch(/^\d{1,2}\. \p{L}+ \d{4}$/u)
+    expect(day(link.created_at, 'de')).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2} UTC$/u)
+    expect(german.body).toContain('In der Konsole bearbeiten')
     // Looking is not a click; a stranger, and a visitor signed out, see nothing of it.
     await new Promise((resolve) => setTimeout(resolve, 1200))
     expect((await stored(link.id))[0]?.clicks).toBe(2)

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import {
-  dayText,
+  momentText,
   numberText,
   text,
   type PageContext,
@@ -215,6 +215,9 @@ export function chooserPage(
 }
 
 export interface LinkDetails {
+  id: string
+  /** The reader may change the link (its creator, or an owner or admin of its organization). */
+  editable: boolean
   title: string | null
   url: string
   source: CandidateSource
@@ -224,12 +227,12 @@ export interface LinkDetails {
 }
 
 /**
- * "Created …, last changed …" with each day in the page's language, marked up as <time> for
- * machines.
+ * "Created …, last changed …" with each moment as the console writes it in the page's language,
+ * marked up as <time> for machines.
  */
 function dates(ctx: PageContext, link: LinkDetails): string {
   const day = (iso: string) =>
-    `<time datetime="${escapeHtml(iso)}">${escapeHtml(dayText(ctx.lang, iso))}</time>`
+    `<time datetime="${escapeHtml(iso)}">${escapeHtml(momentText(ctx.lang, iso))}</time>`
   // The sentence is escaped first; the placeholders are then filled with markup built above.
   return escapeHtml(text(ctx.lang, 'dates'))
     .replace('{created}', day(link.createdAt))
@@ -237,7 +240,8 @@ function dates(ctx: PageContext, link: LinkDetails): string {
 }
 
 /**
- * `/go/<slug>+`: what the go-link is — destination, owner, dates and clicks — without opening it.
+ * `/go/<slug>+`: what the go-link is — destination, owner, dates and clicks — without opening it,
+ * and, for whoever may change it, the way to its edit dialog in the console.
  */
 export function detailsPage(
   ctx: PageContext,
@@ -255,7 +259,11 @@ export function detailsPage(
         : `${t('ownerOrganization')} <bdi>${escapeHtml(link.source.name)}</bdi>`) +
       '</p>' +
       `<p class="source">${dates(ctx, link)}</p>` +
-      `<p class="source">${link.clicks30d === 1 ? t('clicksOne') : t('clicksMany', { count: numberText(ctx.lang, link.clicks30d) })}</p></li>`,
+      `<p class="source">${link.clicks30d === 1 ? t('clicksOne') : t('clicksMany', { count: numberText(ctx.lang, link.clicks30d) })}</p>` +
+      (link.editable
+        ? `<p><a href="/links?edit=${encodeURIComponent(link.id)}">${t('edit')}</a></p>`
+        : '') +
+      '</li>',
   )
   const body = `<h1>go/${escapeHtml(slug)}</h1><ul>${items.join('')}</ul>`
   return { status: 200, html: document(ctx, `go/${slug}+`, body), csp: policy() }

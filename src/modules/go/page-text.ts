@@ -71,6 +71,7 @@ const EN = {
   ownerYou: 'you',
   ownerOrganization: 'organization',
   dates: 'Created {created}, last changed {updated}',
+  edit: 'Edit in the console',
   clicksOne: '1 click in the last 30 days',
   clicksMany: '{count} clicks in the last 30 days',
   refusedTitle: 'go/{slug} cannot open this address',
@@ -108,6 +109,7 @@ const DE: Record<TextKey, string> = {
   ownerYou: 'Ihnen',
   ownerOrganization: 'der Organisation',
   dates: 'Angelegt am {created}, zuletzt geändert am {updated}',
+  edit: 'In der Konsole bearbeiten',
   clicksOne: '1 Klick in den letzten 30 Tagen',
   clicksMany: '{count} Klicks in den letzten 30 Tagen',
   refusedTitle: 'go/{slug} kann diese Adresse nicht öffnen',
@@ -140,10 +142,11 @@ export function text(
 }
 
 const LOCALES: Record<PageLanguage, string> = { en: 'en-GB', de: 'de-DE' }
-const DAY_FORMATS = new Map(
+/** The console's format of a moment (web/src/i18n/i18n.tsx): medium date, short time. */
+const MOMENT_FORMATS = new Map(
   SUPPORTED.map((lang) => [
     lang,
-    new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: 'long', timeZone: 'UTC' }),
+    new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
   ]),
 )
 const NUMBER_FORMATS = new Map(
@@ -151,11 +154,11 @@ const NUMBER_FORMATS = new Map(
 )
 
 /**
- * A stored time as the day it fell on, in the page's language ("27 November 2026", "27. November
- * 2026"), in UTC: the page has no time zone of the reader's.
+ * A stored time as the console writes it, in the page's language ("Nov 27, 2026, 2:03 PM UTC",
+ * "27.11.2026, 14:03 UTC"), in UTC and saying so: the page has no time zone of the reader's.
  */
-export function dayText(lang: PageLanguage, iso: string): string {
-  return DAY_FORMATS.get(lang)!.format(new Date(iso))
+export function momentText(lang: PageLanguage, iso: string): string {
+  return `${MOMENT_FORMATS.get(lang)!.format(new Date(iso))} UTC`
 }
 
 /** A count in the page's language ("1,234", "1.234"). */

@@ -14,7 +14,7 @@ import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
 import { Page } from '../ui/page'
 import { RevealDialog } from '../ui/reveal-dialog'
-import { RelativeTime } from '../ui/time'
+import { RelativeTime, useDay } from '../ui/time'
 import { TableHead } from '../ui/table-head'
 import { TokenForm, type Replacing } from './TokenForm'
 import { choicesOf, type Area } from './token-catalogue'
@@ -33,6 +33,7 @@ type Token = NonNullable<Awaited<ReturnType<typeof tokensQuery.queryFn>>>['items
 
 export function TokensPage() {
   const { t } = useI18n()
+  const day = useDay()
   const queryClient = useQueryClient()
   const tokens = useQuery(tokensQuery)
   const policy = useQuery(tokenPolicyQuery)
@@ -111,7 +112,7 @@ export function TokensPage() {
         {legacyRefusedFrom !== null && items.some((token) => token.legacy) && (
           <p className="warning">
             {t('tokens.legacyRefusedFrom', {
-              date: new Date(legacyRefusedFrom).toLocaleDateString(),
+              date: day(legacyRefusedFrom),
             })}
           </p>
         )}

@@ -2,11 +2,11 @@ import { Link, Navigate, useNavigate, useSearch } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
 import { lazy, Suspense } from 'react'
 import { loadAreas, useI18n } from '../i18n/i18n'
-import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
+import { FormError, PasswordField, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 import { AuthFrame } from './AuthFrame'
-import { safeReturnTo } from './return-to'
+import { rememberReturnTo, safeReturnTo } from './return-to'
 import { useAction, useLoad } from './requests'
 import { finishSignIn, setPendingMfaToken } from './sign-in'
 
@@ -91,9 +91,8 @@ export function LoginPage() {
             required
             error={formError.at('email')}
           />
-          <TextField
+          <PasswordField
             name="password"
-            type="password"
             label={t('field.password')}
             autoComplete="current-password"
             required
@@ -120,6 +119,7 @@ export function LoginPage() {
                   <a
                     className="button button-secondary button-block"
                     href={`/api/auth/oidc/${encodeURIComponent(provider.provider_key)}/login`}
+                    onClick={() => rememberReturnTo(returnTo)}
                   >
                     {t('login.withProvider', { name: provider.name })}
                   </a>

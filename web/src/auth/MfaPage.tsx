@@ -118,6 +118,18 @@ export function MfaPage() {
         {mfaToken !== null && (
           <PasskeySecondFactor mfaToken={mfaToken} returnTo={search.return_to} />
         )}
+        {mfaToken !== null && (
+          <p className="auth-footer">
+            {/* The waiting sign-in is dropped: another address and password start afresh. */}
+            <Link
+              to="/login"
+              search={{ return_to: search.return_to }}
+              onClick={() => setPendingMfaToken(null)}
+            >
+              {t('mfa.otherAccount')}
+            </Link>
+          </p>
+        )}
       </Page>
     </AuthFrame>
   )

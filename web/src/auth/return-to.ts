@@ -24,3 +24,31 @@ export function safeReturnTo(value: unknown): string | null {
     PAGE_ROOTS.some((root) => path === root || path.startsWith(`${root}/`))
   return allowed ? `${url.pathname}${url.search}${url.hash}` : null
 }
+
+const AFTER_PROVIDER = 'switchboard.return-after-provider'
+
+/**
+ * Where to go once an identity provider's sign-in is through: the provider's callback lands on the
+ * console's home (it carries no return address), which asks `takeRememberedReturnTo`. Kept for
+ * this tab only; an unsafe or absent address forgets any earlier one.
+ */
+export function rememberReturnTo(value: string | undefined): void {
+  try {
+    const safe = safeReturnTo(value)
+    if (safe === null) window.sessionStorage.removeItem(AFTER_PROVIDER)
+    else window.sessionStorage.setItem(AFTER_PROVIDER, safe)
+  } catch {
+    // Storage refused (private mode): the person lands on the home page instead.
+  }
+}
+
+/** The address `rememberReturnTo` kept, once: reading forgets it. */
+export function takeRememberedReturnTo(): string | null {
+  try {
+    const value = window.sessionStorage.getItem(AFTER_PROVIDER)
+    window.sessionStorage.removeItem(AFTER_PROVIDER)
+    return safeReturnTo(value)
+  } catch {
+    return null
+  }
+}

@@ -1,6 +1,6 @@
 /** What every way of signing in ends with, and the pending second step kept in memory only. */
 import type { User } from '../api/queries'
-import { safeReturnTo } from './return-to'
+import { safeReturnTo, takeRememberedReturnTo } from './return-to'
 
 /**
  * The mfa_token of a password step: in memory, never in a URL or storage; lost on reload by design.
@@ -25,7 +25,9 @@ export function finishSignIn(
   navigate: (to: string) => void,
 ): void {
   pendingMfaToken = null
-  const target = safeReturnTo(returnTo) ?? '/links'
+  // Read either way, so an address kept for a provider's sign-in is not used by a later one.
+  const remembered = takeRememberedReturnTo()
+  const target = safeReturnTo(returnTo) ?? remembered ?? '/links'
   if (target.startsWith('/go/')) {
     window.location.assign(target)
     return

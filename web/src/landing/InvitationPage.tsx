@@ -120,11 +120,7 @@ function AcceptForm({ token, email }: { token: string; email: string }) {
             role: t(`role.${accept.data.role}` as 'role.member'),
           })}
         </p>
-        <Link
-          className="button button-primary"
-          to="/orgs/$orgId"
-          params={{ orgId: accept.data.id }}
-        >
+        <Link className="button button-primary" to="/orgs/$org" params={{ org: accept.data.slug }}>
           {t('invitation.open', { organization: accept.data.name })}
         </Link>
       </>

@@ -7,12 +7,14 @@ import { useQuery } from '@tanstack/react-query'
 import { useId } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
+import { useDay } from '../ui/time'
 
 const WIDTH = 360
 const HEIGHT = 80
 
 export function ClicksChart({ linkId }: { linkId: string }) {
   const { t } = useI18n()
+  const dayText = useDay()
   const id = useId()
   const clicks = useQuery({
     queryKey: ['link-clicks', linkId],
@@ -31,7 +33,7 @@ export function ClicksChart({ linkId }: { linkId: string }) {
   const summary =
     total === 0
       ? t('golinks.chartNone')
-      : t('golinks.chartSummary', { count: total, peak: peak.clicks, day: peak.day })
+      : t('golinks.chartSummary', { count: total, peak: peak.clicks, day: dayText(peak.day) })
   return (
     <figure className="clicks-chart" aria-labelledby={`${id}-caption`}>
       <figcaption id={`${id}-caption`}>{t('golinks.chartTitle')}</figcaption>
@@ -74,7 +76,9 @@ export function ClicksChart({ linkId }: { linkId: string }) {
                 .filter((day) => day.clicks > 0)
                 .map((day) => (
                   <tr key={day.day}>
-                    <td>{day.day}</td>
+                    <td>
+                      <time dateTime={day.day}>{dayText(day.day)}</time>
+                    </td>
                     <td>{day.clicks}</td>
                   </tr>
                 ))}

@@ -242,15 +242,20 @@ export function ImportExportPage() {
               </>
             )}
             {report.skipped.length > 0 && (
-              <table className="table">
+              <table className="table import-skipped">
                 <caption>{t('links.importSkipped', { count: report.skipped.length })}</caption>
+                <colgroup>
+                  <col className="import-skipped-position" />
+                  <col />
+                  <col className="import-skipped-reason" />
+                </colgroup>
                 <TableHead
                   columns={[t('links.importPosition'), t('links.url'), t('links.importReason')]}
                 />
                 <tbody>
                   {report.skipped.map((skipped) => (
                     <tr key={skipped.position}>
-                      <td>{skipped.position}</td>
+                      <td className="numeric">{skipped.position}</td>
                       <td className="link-url">{skipped.url ?? '—'}</td>
                       <td>{t(`links.skip.${skipped.reason}`)}</td>
                     </tr>

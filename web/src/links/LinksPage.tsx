@@ -37,10 +37,16 @@ export function LinksPage() {
   const [deletePending, setDeletePending] = useState(false)
   const [failure, setFailure] = useState<string | null>(null)
   const [tagsOpen, setTagsOpen] = useState(false)
-  const view = useLinksView({ onCreate: (slug) => setEditing({ link: null, slug }) })
-  const { search, items, links, selection } = view
-
   const fail = (error: unknown) => setFailure(describeError(error, [], i18n).text)
+  const view = useLinksView({
+    onCreate: (slug) => setEditing({ link: null, slug }),
+    onEdit: (id) =>
+      void unwrap(client.GET('/api/links/{id}', { params: { path: { id } } })).then(
+        (link) => setEditing({ link }),
+        fail,
+      ),
+  })
+  const { search, items, links, selection } = view
 
   const remove = async (link: Link) => {
     setDeletePending(true)

@@ -27,6 +27,8 @@ export interface LinksSearch {
   new?: boolean
   /** With `new`: the slug to fill in (the /go miss page's "Create go/<slug>"). */
   slug?: string
+  /** Opens the edit dialog of the link with this id (the /go/<slug>+ page's "Edit"). */
+  edit?: string
   /** `clicks`: most clicked in the last 30 days first; newest first otherwise. */
   sort?: 'clicks'
 }

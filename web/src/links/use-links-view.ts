@@ -2,7 +2,8 @@
  * The Links page's view: its search, filters, order and cursor live in the query string
  * (shareable; Back returns to the same view), the typed search settles into the address after a
  * pause, the tag filter names the tag (the API takes its id), and a selection holds only links in
- * view. The palette's "Create link" arrives as `?new=1` (with `slug` from the /go miss page).
+ * view. The palette's "Create link" arrives as `?new=1` (with `slug` from the /go miss page), the
+ * /go/<slug>+ page's "Edit" as `?edit=<link id>`.
  */
 import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, useNavigate } from '@tanstack/react-router'
@@ -17,7 +18,13 @@ const SEARCH_DELAY_MS = 300
 
 export type LinksScope = 'all' | 'mine' | 'organizations'
 
-export function useLinksView({ onCreate }: { onCreate: (slug?: string) => void }) {
+export function useLinksView({
+  onCreate,
+  onEdit,
+}: {
+  onCreate: (slug?: string) => void
+  onEdit: (id: string) => void
+}) {
   const search: LinksSearch = route.useSearch()
   const navigate = useNavigate()
   const tags = useQuery(tagsQuery)
@@ -64,7 +71,11 @@ export function useLinksView({ onCreate }: { onCreate: (slug?: string) => void }
         replace: true,
       })
     }
-    // The flag is read once per address; `onCreate` is the page's setter of the moment.
+    if (search.edit !== undefined) {
+      onEdit(search.edit)
+      void navigate({ to: '/links', search: { ...search, edit: undefined }, replace: true })
+    }
+    // The flags are read once per address; the callbacks are the page's setters of the moment.
   }, [search, navigate])
 
   const scope: LinksScope =

@@ -1,5 +1,5 @@
 /**
- * /orgs/$orgId/billing (owners): the current plan, the plans on sale, and Stripe Checkout. The
+ * /orgs/$org/billing (owners): the current plan, the plans on sale, and Stripe Checkout. The
  * checkout returns here with ?checkout=success&plan=… or ?checkout=cancelled. The plan itself
  * changes when Stripe's webhook arrives, which may be a moment after the payer is back: until the
  * organization shows the plan paid for, the page asks again every few seconds, for a minute.
@@ -16,7 +16,7 @@ import { Page } from '../ui/page'
 import { usePlanName } from './parts'
 import { can, organizationQuery, plansQuery } from './queries'
 
-const route = getRouteApi('/shell/orgs/$orgId/billing')
+const route = getRouteApi('/shell/orgs/$org/billing')
 const CONFIRMATION_WAIT_MS = 60_000
 const CONFIRMATION_POLL_MS = 2_000
 
@@ -25,7 +25,7 @@ type Interval = 'month' | 'year'
 export function BillingPage() {
   const i18n = useI18n()
   const { t } = i18n
-  const { orgId } = route.useParams()
+  const { id: orgId } = route.useLoaderData()
   const { checkout, plan: paidPlan } = route.useSearch()
   const { data: initial } = useSuspenseQuery(organizationQuery(orgId))
   const waiting = checkout === 'success' && paidPlan !== undefined
@@ -41,7 +41,7 @@ export function BillingPage() {
   const plans = useQuery(plansQuery)
   const start = useMutation({
     mutationFn: ({ plan, interval }: { plan: string; interval: Interval }) => {
-      const here = `${window.location.origin}/orgs/${encodeURIComponent(orgId)}/billing`
+      const here = `${window.location.origin}/orgs/${encodeURIComponent(organization.slug)}/billing`
       return unwrap(
         client.POST('/api/billing/checkout-session', {
           body: {
@@ -83,7 +83,11 @@ export function BillingPage() {
         title={t('orgs.billing.title', { name: organization.name })}
         description={t('orgs.billing.ownersOnly')}
       >
-        <Link to="/orgs/$orgId" params={{ orgId }} className="button button-secondary">
+        <Link
+          to="/orgs/$org"
+          params={{ org: organization.slug }}
+          className="button button-secondary"
+        >
           {t('orgs.billing.backToOrg')}
         </Link>
       </Page>
@@ -96,7 +100,7 @@ export function BillingPage() {
       description={t('orgs.billing.description')}
     >
       <p className="breadcrumb">
-        <Link to="/orgs/$orgId" params={{ orgId }}>
+        <Link to="/orgs/$org" params={{ org: organization.slug }}>
           {t('orgs.billing.backToOrg')}
         </Link>
       </p>

@@ -1,8 +1,9 @@
 /**
- * /orgs/$orgId: one organization — its settings (owners and admins), members, invitations (owners
- * and admins) and deletion (owners). What the person's role does not allow is not offered.
+ * /orgs/$org: one organization (by its slug) — its settings (owners and admins), members,
+ * invitations (owners and admins) and deletion (owners). What the person's role does not allow is
+ * not offered, nor billing while the instance sells no plans.
  */
-import { useMutation, useQueryClient, useSuspenseQuery } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query'
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
@@ -15,14 +16,16 @@ import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
 import { InvitationsSection } from './InvitationsSection'
 import { MembersSection } from './MembersSection'
-import { can, organizationQuery, type Organization } from './queries'
+import { can, organizationQuery, plansQuery, type Organization } from './queries'
 
-const route = getRouteApi('/shell/orgs/$orgId')
+const route = getRouteApi('/shell/orgs/$org')
 
 export function OrgPage() {
   const { t } = useI18n()
-  const { orgId } = route.useParams()
-  const { data: organization } = useSuspenseQuery(organizationQuery(orgId))
+  const { id } = route.useLoaderData()
+  const { data: organization } = useSuspenseQuery(organizationQuery(id))
+  // No plans on sale: billing is not configured here, so it is not offered.
+  const billing = (useQuery(plansQuery).data?.items.length ?? 0) > 0
   return (
     <Page
       title={organization.name}
@@ -35,8 +38,12 @@ export function OrgPage() {
         },
       )}
       actions={
-        can(organization.role, 'billing') ? (
-          <Link to="/orgs/$orgId/billing" params={{ orgId }} className="button button-secondary">
+        billing && can(organization.role, 'billing') ? (
+          <Link
+            to="/orgs/$org/billing"
+            params={{ org: organization.slug }}
+            className="button button-secondary"
+          >
             {t('orgs.billing.link')}
           </Link>
         ) : undefined
@@ -58,6 +65,7 @@ export function OrgPage() {
 function SettingsSection({ organization }: { organization: Organization }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
+  const navigate = useNavigate()
   const formError = useFormError(['name', 'slug'])
   const [saved, setSaved] = useState(false)
   const save = useMutation({
@@ -72,6 +80,10 @@ function SettingsSection({ organization }: { organization: Organization }) {
       queryClient.setQueryData(organizationQuery(organization.id).queryKey, updated)
       setSaved(true)
       await queryClient.invalidateQueries({ queryKey: ['organizations'], exact: true })
+      queryClient.removeQueries({ queryKey: ['organizations', 'by-slug'] })
+      // The address names the slug: a new slug, a new address (the old one no longer resolves).
+      if (updated.slug !== organization.slug)
+        await navigate({ to: '/orgs/$org', params: { org: updated.slug }, replace: true })
     },
     onError: formError.fail,
   })

@@ -1,5 +1,5 @@
 /** /orgs: the person's organizations, creating one, and the invitations waiting for them. */
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query'
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
@@ -11,7 +11,7 @@ import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
 import { useFormError } from '../ui/use-form-error'
 import { describeError } from '../ui/describe-error'
-import { myInvitationsQuery, organizationsQuery } from './queries'
+import { myInvitationsQuery, organizationsQuery, plansQuery } from './queries'
 import { MoreButton, RoleName, usePlanName } from './parts'
 import { TableHead } from '../ui/table-head'
 import { TeamsAndOrganizations } from '../ui/teams-and-organizations'
@@ -21,6 +21,9 @@ export function OrgsPage() {
   const organizations = useInfiniteQuery(organizationsQuery)
   const planName = usePlanName()
   const items = organizations.data?.pages.flatMap((page) => page.items) ?? []
+  // Plans are a billing matter: shown while plans are on sale, or where one was bought before.
+  const billing = (useQuery(plansQuery).data?.items.length ?? 0) > 0
+  const showPlan = billing || items.some((organization) => organization.plan !== 'free')
   return (
     <Page title={t('orgs.title')} description={t('orgs.description')}>
       <MyInvitations />
@@ -33,13 +36,18 @@ export function OrgsPage() {
         ) : (
           <table className="table" data-testid="organizations">
             <TableHead
-              columns={[t('orgs.name'), t('orgs.slug'), t('orgs.yourRole'), t('orgs.plan')]}
+              columns={[
+                t('orgs.name'),
+                t('orgs.slug'),
+                t('orgs.yourRole'),
+                ...(showPlan ? [t('orgs.plan')] : []),
+              ]}
             />
             <tbody>
               {items.map((organization) => (
                 <tr key={organization.id}>
                   <td>
-                    <Link to="/orgs/$orgId" params={{ orgId: organization.id }}>
+                    <Link to="/orgs/$org" params={{ org: organization.slug }}>
                       {organization.name}
                     </Link>
                   </td>
@@ -47,7 +55,7 @@ export function OrgsPage() {
                   <td>
                     <RoleName role={organization.role} />
                   </td>
-                  <td>{planName(organization.plan)}</td>
+                  {showPlan && <td>{planName(organization.plan)}</td>}
                 </tr>
               ))}
             </tbody>
@@ -73,7 +81,7 @@ function CreateOrganization() {
     onSuccess: async (organization) => {
       announce(t('orgs.created', { name: organization.name }))
       await queryClient.invalidateQueries({ queryKey: ['organizations'] })
-      await navigate({ to: '/orgs/$orgId', params: { orgId: organization.id } })
+      await navigate({ to: '/orgs/$org', params: { org: organization.slug } })
     },
     onError: formError.fail,
   })

@@ -3,8 +3,10 @@
  * The role table mirrors the service's (src/modules/organizations/roles.ts), so a page offers only
  * what the API will accept; the API still decides.
  */
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query'
+import { infiniteQueryOptions, queryOptions, type QueryClient } from '@tanstack/react-query'
+import { redirect } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
+import { ApiError } from '../api/errors'
 
 export type Role = 'owner' | 'admin' | 'member'
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member']
@@ -75,6 +77,66 @@ export const organizationQuery = (id: string) =>
     queryKey: ['organizations', id],
     queryFn: () => unwrap(client.GET('/api/organizations/{id}', { params: { path: { id } } })),
   })
+
+/** An organization id (UUID): console addresses made before they named the slug. */
+export const ORGANIZATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The organization a console address names by its slug, among the person's organizations (the
+ * API addresses them by id); a slug none of them has is a 404, the not-found page.
+ */
+export const organizationBySlugQuery = (slug: string) =>
+  queryOptions({
+    queryKey: ['organizations', 'by-slug', slug],
+    // Looked up again on each visit (a rename or deletion elsewhere), not on hover and click both.
+    staleTime: 5_000,
+    queryFn: async () => {
+      let cursor: string | undefined
+      do {
+        const page = await unwrap(
+          client.GET('/api/organizations', {
+            params: { query: { limit: PAGE_SIZE, ...(cursor !== undefined && { cursor }) } },
+          }),
+        )
+        const found = page.items.find((organization) => organization.slug === slug)
+        if (found !== undefined) return found
+        cursor = nextCursor(page)
+      } while (cursor !== undefined)
+      throw new ApiError(404, 'NOT_FOUND', 'no such organization', [], null)
+    },
+  })
+
+/**
+ * The organization of a console address (`param`: its slug, or its id from an older address, which
+ * is redirected to the slug's address `to`), in the cache for the page.
+ */
+export async function loadOrganization(
+  queryClient: QueryClient,
+  param: string,
+  to: '/orgs/$org' | '/orgs/$org/billing',
+  search: object,
+) {
+  if (ORGANIZATION_ID.test(param)) {
+    const byId = await queryClient
+      .ensureQueryData(organizationQuery(param))
+      .catch((error: unknown) => {
+        // An id-shaped slug: looked up as a slug below.
+        if (error instanceof ApiError && error.status === 404) return null
+        throw error
+      })
+    if (byId !== null) {
+      // TanStack Router's redirect is thrown by design.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
+      throw redirect({ to, params: { org: byId.slug }, search, replace: true })
+    }
+  }
+  const organization = await queryClient.fetchQuery(organizationBySlugQuery(param))
+  queryClient.setQueryData(
+    organizationQuery(organization.id).queryKey,
+    (known) => known ?? organization,
+  )
+  return organization
+}
 
 export const membersQuery = (id: string) =>
   paged(['organizations', id, 'members'], (query) =>

@@ -138,7 +138,7 @@ export function CommandPalette({
               .map((organization) => ({
                 id: `org:${organization.id}`,
                 label: organization.name,
-                href: `/orgs/${organization.id}`,
+                href: `/orgs/${organization.slug}`,
               })),
     },
     ...(['action', 'page'] as const).map((kind) => ({

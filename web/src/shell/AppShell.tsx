@@ -5,7 +5,7 @@
 import { BackupCodeNotice } from '../account/BackupCodeNotice'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router'
-import { lazy, Suspense, useEffect, useRef, useState } from 'react'
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
@@ -38,7 +38,8 @@ type NavTarget =
   | '/admin/provisioning'
   | '/admin/audit'
 
-export function AppShell() {
+/** `children`: a page shown in the frame instead of the route's (the signed-in not-found page). */
+export function AppShell({ children }: { children?: ReactNode } = {}) {
   const { t } = useI18n()
   const me = useQuery(meQuery)
   const user = me.data
@@ -102,6 +103,20 @@ export function AppShell() {
 
   useEffect(() => setNavOpen(false), [pathname])
 
+  // The phone's menu drawer closes on Escape (focus back on its button) and on a tap outside it
+  // (the scrim); closed, it is not drawn at all, so nothing of it covers the page.
+  const navToggle = useRef<HTMLButtonElement>(null)
+  useEffect(() => {
+    if (!navOpen) return
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return
+      setNavOpen(false)
+      navToggle.current?.focus()
+    }
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [navOpen])
+
   const signOut = async () => {
     await client.POST('/api/auth/logout').catch(() => undefined)
     queryClient.clear()
@@ -127,6 +142,7 @@ export function AppShell() {
       </a>
       <header className="topbar">
         <button
+          ref={navToggle}
           type="button"
           className="button button-ghost nav-toggle"
           aria-expanded={navOpen}
@@ -208,6 +224,10 @@ export function AppShell() {
         </div>
       </header>
       <div className="shell-body">
+        {navOpen && (
+          // A pointer's way out; keyboards have Escape and the menu button.
+          <div className="nav-scrim" aria-hidden="true" onClick={() => setNavOpen(false)} />
+        )}
         <nav
           id="side-nav"
           className={navOpen ? 'sidenav open' : 'sidenav'}
@@ -249,7 +269,7 @@ export function AppShell() {
         </nav>
         <main id="main" className="content" tabIndex={-1}>
           <BackupCodeNotice />
-          <Outlet />
+          {children ?? <Outlet />}
         </main>
       </div>
       {paletteUsed && !restricted && (

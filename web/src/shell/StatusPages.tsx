@@ -1,6 +1,12 @@
-/** Pages of their own for what is not a normal page: not found, forbidden, service unreachable. */
+/**
+ * Pages of their own for what is not a normal page: not found, forbidden, service unreachable. With
+ * a session, "not found" keeps the console's frame (navigation, account menu) around it.
+ */
 import { Link, useRouter, type ErrorComponentProps } from '@tanstack/react-router'
+import { lazy, Suspense } from 'react'
+import { readCookie } from '../api/client'
 import { ApiError, NetworkError } from '../api/errors'
+import { loadSignedInCatalogues } from '../i18n/i18n'
 import { useI18n } from '../i18n/i18n'
 import { Page } from '../ui/page'
 
@@ -12,16 +18,33 @@ function StatusFrame({ children }: { children: React.ReactNode }) {
   )
 }
 
-export function NotFoundPage() {
+/** The not-found page's content; `framed`: inside the console's frame, whose <main> it is in. */
+export function NotFoundContent({ framed = false }: { framed?: boolean }) {
   const { t } = useI18n()
+  const page = (
+    <Page title={t('status.notFound.title')} description={t('status.notFound.text')}>
+      <Link to="/" className="button button-secondary">
+        {t('status.home')}
+      </Link>
+    </Page>
+  )
+  return framed ? page : <StatusFrame>{page}</StatusFrame>
+}
+
+// The frame's code and words load only for someone with a session (the sign-in page's budget).
+const FramedNotFound = lazy(() =>
+  Promise.all([import('./FramedNotFound'), loadSignedInCatalogues()]).then(([module]) => ({
+    default: module.FramedNotFound,
+  })),
+)
+
+export function NotFoundPage() {
+  const session = readCookie('__Host-csrf_token') !== null || readCookie('csrf_token') !== null
+  if (!session) return <NotFoundContent />
   return (
-    <StatusFrame>
-      <Page title={t('status.notFound.title')} description={t('status.notFound.text')}>
-        <Link to="/" className="button button-secondary">
-          {t('status.home')}
-        </Link>
-      </Page>
-    </StatusFrame>
+    <Suspense fallback={null}>
+      <FramedNotFound />
+    </Suspense>
   )
 }
 

@@ -2,7 +2,13 @@
  * Form pieces: a field with its label above, help below and its error below that — tied to the
  * input with aria-describedby — a form-level error, and a submit button that shows progress.
  */
-import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react'
+import {
+  useId,
+  useState,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+} from 'react'
 import { useI18n } from '../i18n/i18n'
 
 interface FieldProps extends InputHTMLAttributes<HTMLInputElement> {
@@ -35,6 +41,47 @@ export function TextField({ label, help, error, className, ...input }: FieldProp
           {help}
         </p>
       )}
+      {error && (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  )
+}
+
+/**
+ * A password to type, with "Show password" beside it: pressed, the field shows what was typed (for
+ * a phone's keyboard, a long passphrase); the field keeps its name for password managers.
+ */
+export function PasswordField({ label, error, ...input }: Omit<FieldProps, 'type' | 'help'>) {
+  const { t } = useI18n()
+  const id = useId()
+  const errorId = `${id}-error`
+  const [shown, setShown] = useState(false)
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <div className="password-row">
+        <input
+          id={id}
+          type={shown ? 'text' : 'password'}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? errorId : undefined}
+          autoCapitalize="off"
+          spellCheck={false}
+          {...input}
+        />
+        <button
+          type="button"
+          className="button button-secondary password-toggle"
+          aria-controls={id}
+          aria-pressed={shown}
+          onClick={() => setShown(!shown)}
+        >
+          {t('field.showPassword')}
+        </button>
+      </div>
       {error && (
         <p id={errorId} className="field-error">
           {error}
