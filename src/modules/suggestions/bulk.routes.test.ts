@@ -17,6 +17,7 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { createLink, createTag, type LinkJson } from '../../../test/helpers/links.js'
+import { createOrganization } from '../../../test/helpers/organizations.js'
 import {
   startOpenAiStandIn,
   type ChatRequestSeen,
@@ -251,5 +252,27 @@ describe('POST /api/links/suggestions/tags', () => {
     expectReason(await suggestTags(alice, [own!.id, bobs!.id]), 404, 'NOT_FOUND')
     expectReason(await suggestTags(alice, [own!.id, 'no-such-link']), 404, 'NOT_FOUND')
     expect(provider.chatRequests.length).toBe(before)
+  })
+
+  it('a token whose organization boundary leaves a link’s organization out: 404, as for bulk actions', async () => {
+    const org = await createOrganization(t, alice.token)
+    const shared = await createLink(t, alice.token, {
+      url: `${base}/page/${++unique}`,
+      organization_id: org.id,
+    })
+    const personal = await createApiTokenFor(t, alice.token, 'personal only', {
+      organization_boundary: 'personal',
+    })
+    const everywhere = await createApiTokenFor(t, alice.token, 'everywhere', {
+      organization_boundary: 'all',
+    })
+    const before = provider.chatRequests.length
+    expectReason(await suggestTags(personal, [shared.id]), 404, 'NOT_FOUND')
+    expect(provider.chatRequests.length).toBe(before)
+    const inside = await suggestTags(everywhere, [shared.id])
+    expect(inside.statusCode).toBe(200)
+    expect(inside.json().items).toEqual([
+      expect.objectContaining({ link_id: shared.id, source: 'ai' }),
+    ])
   })
 })
