@@ -165,6 +165,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   setCollectionLinks: 'links:write',
   fetchLinkTitle: 'links:write',
   suggestLinkDetails: 'links:write',
+  suggestLinkTags: 'links:write',
   importLinks: 'links:write',
   importLinkFile: 'links:write',
   createTag: 'links:write',

@@ -11,6 +11,7 @@
 import { TextDecoder } from 'node:util'
 import type { TokenizerCallbacks } from 'htmlparser2'
 import { isDisplayText } from './schema-types.js'
+import { appendCapped as append, AttributeCollector } from './tag-attributes.js'
 
 /** The most of a page read; the head of any page sits in its first few KiB. */
 export const PAGE_READ_BYTES = 256 * 1024
@@ -45,9 +46,6 @@ export function decoderFor(contentType: string): TextDecoder {
   }
 }
 
-const append = (current: string, piece: string, cap: number) =>
-  current.length >= cap ? current : current + piece.slice(0, cap - current.length)
-
 /** One line of showable text, cut to `max` characters; null when nothing showable is left. */
 function cleaned(text: string | null, max: number): string | null {
   if (text === null) return null
@@ -69,8 +67,9 @@ class HeadTokens implements TokenizerCallbacks {
   #ogDescription: string | null = null
   #siteName: string | null = null
   #tag: string | null = null
-  #attributes = new Map<string, string>()
-  #attribute: { name: string; cap: number; value: string } | null = null
+  readonly #attributes = new AttributeCollector({
+    slice: (start, end) => this.input.slice(start, end),
+  })
 
   summary(): PageSummary {
     return {
@@ -85,9 +84,10 @@ class HeadTokens implements TokenizerCallbacks {
   }
 
   #endOfOpenTag(): void {
+    const attributes = this.#attributes.take()
     if (this.#tag === 'meta') {
-      const content = this.#attributes.get('content')
-      const key = (this.#attributes.get('name') ?? this.#attributes.get('property'))?.toLowerCase()
+      const content = attributes.get('content')
+      const key = (attributes.get('name') ?? attributes.get('property'))?.toLowerCase()
       if (content !== undefined) {
         if (key === 'description') this.#description ??= content
         else if (key === 'og:description') this.#ogDescription ??= content
@@ -95,7 +95,6 @@ class HeadTokens implements TokenizerCallbacks {
       }
     }
     this.#tag = null
-    this.#attributes = new Map()
   }
 
   onopentagname(start: number, end: number): void {
@@ -110,26 +109,19 @@ class HeadTokens implements TokenizerCallbacks {
 
   onattribname(start: number, end: number): void {
     const name = this.#tag === 'meta' ? this.#name(start, end) : null
-    const cap = name === null ? undefined : META_ATTRIBUTES[name]
-    this.#attribute =
-      cap === undefined || this.#attributes.has(name!) ? null : { name: name!, cap, value: '' }
+    this.#attributes.begin(name, name === null ? undefined : META_ATTRIBUTES[name])
   }
 
   onattribdata(start: number, end: number): void {
-    const attribute = this.#attribute
-    if (attribute !== null && attribute.value.length < attribute.cap)
-      attribute.value = append(attribute.value, this.input.slice(start, end), attribute.cap)
+    this.#attributes.onattribdata(start, end)
   }
 
   onattribentity(codepoint: number): void {
-    const attribute = this.#attribute
-    if (attribute !== null)
-      attribute.value = append(attribute.value, String.fromCodePoint(codepoint), attribute.cap)
+    this.#attributes.onattribentity(codepoint)
   }
 
   onattribend(): void {
-    if (this.#attribute !== null) this.#attributes.set(this.#attribute.name, this.#attribute.value)
-    this.#attribute = null
+    this.#attributes.onattribend()
   }
 
   onopentagend(): void {

@@ -9,8 +9,8 @@ import { AppError } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
 import type { Caller } from '../../identity/caller.js'
 import type { UserRecord } from '../../identity/user.js'
-import { findLinkIdBySlug, type LinkOwner } from '../links/repo.js'
-import { assertReachable, linkOwnerFor } from '../links/service.js'
+import { findLinkIdBySlug, findVisibleLinks, type LinkOwner } from '../links/repo.js'
+import { assertReachable, linkNotFound, linkOwnerFor, reachesLink } from '../links/service.js'
 import { lookupKey } from '../links/slug-matching.js'
 import { fetchPageSummary } from '../links/title.js'
 import { normalizeLinkUrl } from '../links/url.js'
@@ -33,8 +33,15 @@ import {
   reserveModelCall,
   storeCachedAnswer,
 } from './repo.js'
-import type { FallbackReason, LinkSuggestions, SuggestLinkBody } from './schemas.js'
-import { takeSlot } from './slots.js'
+import type {
+  FallbackReason,
+  LinkSuggestions,
+  LinkTagSuggestion,
+  LinkTagSuggestions,
+  SuggestLinkBody,
+  SuggestLinkTagsBody,
+} from './schemas.js'
+import { MODEL_CALLS_IN_FLIGHT, takeSlot } from './slots.js'
 
 export const CACHE_DAYS = 7
 /** The existing tags a model is shown: the most used. */
@@ -59,15 +66,16 @@ function unavailable(ai: StoredAi, user: UserRecord): FallbackReason | null {
   return null
 }
 
+const NO_PAGE: PageFacts = { title: null, description: null, siteName: null }
+
 /** The page's facts; none for a template or a page that cannot be read (400s still apply). */
 async function readPage(deps: Deps, url: string): Promise<PageFacts> {
-  const none = { title: null, description: null, siteName: null }
-  if (/[{}]/.test(url)) return none
+  if (/[{}]/.test(url)) return NO_PAGE
   try {
     const { title, description, siteName } = await fetchPageSummary(deps, url)
     return { title, description, siteName }
   } catch (error) {
-    if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') return none
+    if (error instanceof AppError && error.reason === 'UPSTREAM_FAILED') return NO_PAGE
     throw error
   }
 }
@@ -183,45 +191,152 @@ async function modelAnswer(
   return result
 }
 
-export async function suggestLinkDetails(
-  deps: Deps,
-  caller: Caller,
-  body: SuggestLinkBody,
-): Promise<LinkSuggestions> {
-  const user = caller.user
-  assertReachable(caller, body.organization_id)
-  const url = normalizeLinkUrl(body.url)
-  const owner = await linkOwnerFor(deps.db, user.id, body.organization_id)
+/** What every suggestion of one request reads once: the settings and the person's tags. */
+interface Context {
+  user: UserRecord
+  ai: StoredAi
+  existing: readonly string[]
+}
+
+async function contextOf(deps: Deps, user: UserRecord): Promise<Context> {
   const [{ stored: ai }, existing] = await Promise.all([
     readSection(deps, AI_SECTION),
     listTagNamesByUse(deps.db, user.id, TAGS_READ),
   ])
+  return { user, ai, existing }
+}
+
+/**
+ * The answer for one URL: the model's (cached, or asked now) or local, with the reason it is
+ * local. `title` stands in for the page's own; the page is read at most once, and only when the
+ * model is asked or the answer is local. `local` forces a local answer for that reason.
+ */
+async function answerFor(
+  deps: Deps,
+  context: Context,
+  input: {
+    url: string
+    title: string | null
+    organizationId: string | null
+    readPage: (url: string) => Promise<PageFacts>
+    local?: FallbackReason
+  },
+): Promise<{ answer: ModelAnswer; fallback: FallbackReason | null }> {
+  const { user, ai, existing } = context
+  const { url } = input
   let page: Promise<PageFacts> | undefined
   const pageOnce = () =>
-    (page ??= readPage(deps, url).then((facts) => ({ ...facts, title: body.title ?? facts.title })))
-  const reason = unavailable(ai, user)
+    (page ??= input
+      .readPage(url)
+      .then((facts) => ({ ...facts, title: input.title ?? facts.title })))
   const outcome: ModelAnswer | FallbackReason =
-    reason ??
+    input.local ??
+    unavailable(ai, user) ??
     (await modelAnswer(deps, {
       user,
       ai,
       // The fragment never reaches the server; the query may name another page.
       cacheKey: sha256Hex(
-        JSON.stringify([body.organization_id ?? null, url.replace(/#.*$/s, ''), user.language]),
+        JSON.stringify([input.organizationId, url.replace(/#.*$/s, ''), user.language]),
       ),
       url,
       page: pageOnce,
       existing,
     }))
-  const local = typeof outcome === 'string'
-  if (local) suggestionMetrics(deps.metrics.registry).fallbacks.inc({ reason: outcome })
-  const answer = local ? await localAnswer(deps, user.id, url, await pageOnce(), existing) : outcome
-  const title = plainText(answer.title, MAX_TITLE)
+  if (typeof outcome !== 'string') return { answer: outcome, fallback: null }
+  suggestionMetrics(deps.metrics.registry).fallbacks.inc({ reason: outcome })
   return {
-    source: local ? 'local' : 'ai',
+    answer: await localAnswer(deps, user.id, url, await pageOnce(), existing),
+    fallback: outcome,
+  }
+}
+
+export async function suggestLinkDetails(
+  deps: Deps,
+  caller: Caller,
+  body: SuggestLinkBody,
+): Promise<LinkSuggestions> {
+  assertReachable(caller, body.organization_id)
+  const url = normalizeLinkUrl(body.url)
+  const owner = await linkOwnerFor(deps.db, caller.user.id, body.organization_id)
+  const context = await contextOf(deps, caller.user)
+  const { answer, fallback } = await answerFor(deps, context, {
+    url,
+    title: body.title ?? null,
+    organizationId: body.organization_id ?? null,
+    readPage: (page) => readPage(deps, page),
+  })
+  const title = plainText(answer.title, MAX_TITLE)
+  const existingOnly = fallback !== null || context.ai.suggestions_existing_tags_only
+  return {
+    source: fallback === null ? 'ai' : 'local',
     title,
     slug: await freeSlug(deps, owner, answer.slug ?? slugify(title)),
-    ...matchTags(answer.tags, existing, local || ai.suggestions_existing_tags_only),
-    ...(local && { fallback_reason: outcome }),
+    ...matchTags(answer.tags, context.existing, existingOnly),
+    ...(fallback !== null && { fallback_reason: fallback }),
   }
+}
+
+/** Links answered at once by one bulk suggestion: the model's in-flight limit, kept busy. */
+const BULK_WORKERS = MODEL_CALLS_IN_FLIGHT
+/** After this, the links not yet started get local suggestions from their titles alone. */
+export const BULK_DEADLINE_MS = 45_000
+
+/**
+ * A stored link's page, for a bulk suggestion: a page that cannot be read, or that the outbound
+ * rules refuse, gives no facts (the link exists; its title still counts) instead of failing the
+ * whole request.
+ */
+async function readStoredLinkPage(deps: Deps, url: string): Promise<PageFacts> {
+  try {
+    return await readPage(deps, url)
+  } catch (error) {
+    if (error instanceof AppError) return NO_PAGE
+    throw error
+  }
+}
+
+/**
+ * Tag suggestions for up to MAX_SUGGESTED_LINKS of the caller's visible links (the Links page's
+ * "Suggest tags"), as the link dialog gets them: the same cache, hourly budget and in-flight
+ * limit, the link's own title standing in for the page's. Nothing is stored but the cache; the
+ * console applies what the person keeps through the bulk tag action. One link the caller cannot
+ * see (or outside an API token's boundary) is 404 for all, as in bulk actions.
+ */
+export async function suggestLinkTags(
+  deps: Deps,
+  caller: Caller,
+  body: SuggestLinkTagsBody,
+): Promise<LinkTagSuggestions> {
+  const ids = body.link_ids
+  const links = await findVisibleLinks(deps.db, caller.user.id, ids)
+  if (links.length !== ids.length || !links.every((link) => reachesLink(caller, link)))
+    throw linkNotFound()
+  const byId = new Map(links.map((link) => [link.id, link]))
+  const context = await contextOf(deps, caller.user)
+  const existingOnly = context.ai.suggestions_existing_tags_only
+  const deadline = deps.clock.now().getTime() + BULK_DEADLINE_MS
+  const items: LinkTagSuggestion[] = []
+  let next = 0
+  const work = async () => {
+    for (let index = next++; index < ids.length; index = next++) {
+      const link = byId.get(ids[index]!)!
+      const late = deps.clock.now().getTime() > deadline
+      const { answer, fallback } = await answerFor(deps, context, {
+        url: link.url,
+        title: link.title !== null && link.title.trim() !== '' ? link.title : null,
+        organizationId: link.organization_id,
+        readPage: late ? async () => NO_PAGE : (url) => readStoredLinkPage(deps, url),
+        ...(late && { local: 'timeout' as const }),
+      })
+      items[index] = {
+        link_id: link.id,
+        source: fallback === null ? 'ai' : 'local',
+        ...matchTags(answer.tags, context.existing, fallback !== null || existingOnly),
+        ...(fallback !== null && { fallback_reason: fallback }),
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(BULK_WORKERS, ids.length) }, work))
+  return { items }
 }

@@ -1800,6 +1800,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/suggestions/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Suggest tags for several of your links at once; nothing is stored or applied
+         * @description Up to 100 links, each answered as POST /api/links/suggestions answers for its URL and title (the same cache, hourly model budget and in-flight limit; `source` and `fallback_reason` per link), in the order asked. One link you cannot see is 404 for all. Apply the tags kept with POST /api/links/bulk (`add_tag`).
+         */
+        post: operations["suggestLinkTags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/collections": {
         parameters: {
             query?: never;
@@ -10559,6 +10579,81 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             /** @description RATE_LIMITED: 300 per 15 minutes per person */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    suggestLinkTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Links you can see; each is answered once, in this order */
+                    link_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            link_id: string;
+                            /** @enum {string} */
+                            source: "ai" | "local";
+                            /** @description An existing tag in its existing spelling */
+                            tags: string[];
+                            /** @description The tags that do not exist yet; nothing is created by suggesting them */
+                            new_tags: string[];
+                            /**
+                             * @description Why the suggestions are local
+                             * @enum {string}
+                             */
+                            fallback_reason?: "not_configured" | "disabled" | "budget" | "timeout" | "provider_error" | "unreadable_answer";
+                        }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED: no link_ids, more than 100, or one named twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequiredOrCsrfFailed"];
+            /** @description NOT_FOUND: a link you cannot see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description RATE_LIMITED: 20 per 15 minutes per person */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,8 @@
 /**
  * What the Links page does with several selected links, through POST /api/links/bulk:
  * add or remove one of the person's tags, share with an organization (or make personal), delete —
- * the confirmation names the count. Share and delete are offered only when every selected link
+ * the confirmation names the count —, and suggest tags for up to 100 of them (BulkSuggestTags,
+ * which explains the limit beyond). Share and delete are offered only when every selected link
  * may be changed (`can_change`); a refusal closes the dialog and is said on the page (`onFailed`).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query'
@@ -11,6 +12,7 @@ import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { SelectField, SubmitButton } from '../ui/form'
+import { BulkSuggestTags, MAX_SUGGESTED_LINKS } from './BulkSuggestTags'
 import { ownerOptions } from './owner-options'
 import type { Link, Organization, Tag } from './queries'
 
@@ -33,6 +35,7 @@ export function BulkActions({
   const queryClient = useQueryClient()
   const [open, setOpen] = useState<Action | null>(null)
   const [choice, setChoice] = useState('')
+  const [suggesting, setSuggesting] = useState(false)
   const count = selected.length
   const mayChangeAll = selected.every((link) => link.can_change)
 
@@ -74,6 +77,29 @@ export function BulkActions({
         {t('links.selectedCount', { count })}
       </span>
       <div className="bulk-buttons">
+        {count > MAX_SUGGESTED_LINKS ? (
+          <>
+            <button
+              type="button"
+              className="button button-secondary button-small"
+              aria-disabled="true"
+              aria-describedby="bulk-suggest-limit"
+            >
+              {t('links.bulkSuggestTags')}
+            </button>
+            <span id="bulk-suggest-limit" className="muted">
+              {t('links.bulkSuggestLimit', { max: MAX_SUGGESTED_LINKS })}
+            </span>
+          </>
+        ) : (
+          <button
+            type="button"
+            className="button button-secondary button-small"
+            onClick={() => setSuggesting(true)}
+          >
+            {t('links.bulkSuggestTags')}
+          </button>
+        )}
         {tags.length > 0 && (
           <>
             <button
@@ -114,6 +140,17 @@ export function BulkActions({
           {t('links.clearSelection')}
         </button>
       </div>
+      {suggesting && (
+        <BulkSuggestTags
+          selected={selected}
+          tags={tags}
+          onClose={() => setSuggesting(false)}
+          onFailed={(failure) => {
+            setSuggesting(false)
+            onFailed(failure)
+          }}
+        />
+      )}
       {open !== null && (
         <ModalOverlay
           className="modal-overlay"

@@ -4,6 +4,7 @@
  * bookmark candidates. Each holds a bounded amount: see netscape.ts for why.
  */
 import type { TokenizerCallbacks } from 'htmlparser2'
+import { appendCapped as append, AttributeCollector } from '../../../lib/tag-attributes.js'
 import { MAX_RAW_TEXT, MAX_RAW_URL, type BookmarkCandidate } from './candidate.js'
 
 const DOCTYPE = /^doctype\s+netscape-bookmark-file/i
@@ -43,10 +44,6 @@ const KEPT_INPUT = 64 * 1024
 export function detach(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le')
 }
-
-/** `current` with as much of `piece` as fits under `cap`. */
-const append = (current: string, piece: string, cap: number) =>
-  current.length >= cap ? current : current + piece.slice(0, cap - current.length)
 
 /** The input behind the tokenizer's position: the tokenizer reports positions, not strings. */
 export class InputWindow {
@@ -204,15 +201,16 @@ function candidateOf(anchor: Anchor): BookmarkCandidate {
 export class BookmarkTokens implements TokenizerCallbacks {
   isBookmarkFile = false
   #tag: string | null = null
-  #attributes = new Map<string, string>()
-  #attribute: { name: string; cap: number; value: string } | null = null
+  readonly #attributes: AttributeCollector
   #open: Anchor | null = null
 
   constructor(
     private readonly input: InputWindow,
     private readonly folders: FolderTrail,
     private readonly onBookmark: (bookmark: BookmarkCandidate) => void,
-  ) {}
+  ) {
+    this.#attributes = new AttributeCollector(input)
+  }
 
   #closeAnchor(): void {
     if (this.#open === null) return
@@ -222,7 +220,7 @@ export class BookmarkTokens implements TokenizerCallbacks {
   }
 
   #endOfOpenTag(): void {
-    const attributes = this.#attributes
+    const attributes = this.#attributes.take()
     if (this.#tag === 'a') {
       const href = attributes.get('href')
       // An anchor without HREF is not a bookmark (some exports write named anchors).
@@ -244,7 +242,6 @@ export class BookmarkTokens implements TokenizerCallbacks {
       this.folders.openList()
     }
     this.#tag = null
-    this.#attributes = new Map()
   }
 
   ondeclaration(start: number, end: number): void {
@@ -262,30 +259,21 @@ export class BookmarkTokens implements TokenizerCallbacks {
 
   onattribname(start: number, end: number): void {
     const tag = this.#tag
-    if (tag !== 'a' && tag !== 'h3') return
-    const name = this.input.nameAt(start, end)
-    const cap =
-      name === null ? undefined : (tag === 'a' ? KEPT_ATTRIBUTES : KEPT_FOLDER_ATTRIBUTES)[name]
-    // The first of repeated attributes counts, as in HTML.
-    this.#attribute =
-      cap === undefined || this.#attributes.has(name!) ? null : { name: name!, cap, value: '' }
+    const name = tag === 'a' || tag === 'h3' ? this.input.nameAt(start, end) : null
+    const kept = tag === 'a' ? KEPT_ATTRIBUTES : KEPT_FOLDER_ATTRIBUTES
+    this.#attributes.begin(name, name === null ? undefined : kept[name])
   }
 
   onattribdata(start: number, end: number): void {
-    const attribute = this.#attribute
-    if (attribute !== null && attribute.value.length < attribute.cap)
-      attribute.value = append(attribute.value, this.input.slice(start, end), attribute.cap)
+    this.#attributes.onattribdata(start, end)
   }
 
   onattribentity(codepoint: number): void {
-    const attribute = this.#attribute
-    if (attribute !== null)
-      attribute.value = append(attribute.value, String.fromCodePoint(codepoint), attribute.cap)
+    this.#attributes.onattribentity(codepoint)
   }
 
   onattribend(): void {
-    if (this.#attribute !== null) this.#attributes.set(this.#attribute.name, this.#attribute.value)
-    this.#attribute = null
+    this.#attributes.onattribend()
   }
 
   onopentagend(): void {
