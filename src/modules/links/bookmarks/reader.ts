@@ -92,8 +92,9 @@ async function* bytePieces(
 
 /**
  * Passes every bookmark (JSON: every item; null for one that is not an object) to `onCandidate`
- * in file order, and a JSON export's collections to `onCollection`. Fails the file as a whole — not a bookmark file, not JSON — with a 400 on
- * `content`; what `onCandidate` throws (the import's cap) stops reading at once.
+ * in file order, and a JSON export's collections to `onCollection`. Fails the file as a whole —
+ * not a bookmark file, not JSON — with a 400 on `content`; what `onCandidate` throws (the import's
+ * cap) stops reading at once.
  */
 export async function readImportFile(
   file: ImportFile,

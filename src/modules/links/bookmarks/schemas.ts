@@ -78,7 +78,7 @@ const FoldersAsTags = Type.Boolean({
   default: false,
   description:
     "A bookmark file's folders always become collections, named by their path (`Work/Projects`); with true, the path is also a tag " +
-    'on each bookmark in them, as it was before collections. The browser\'s toolbar and "Other bookmarks" folders are left out. Ignored for JSON.',
+    'on each bookmark in them. The browser\'s toolbar and "Other bookmarks" folders are left out. Ignored for JSON.',
 })
 
 export const ImportBody = Body({
