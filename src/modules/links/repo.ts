@@ -571,13 +571,26 @@ export function findTakenSlugKeys(
   return findTaken(ex, owner, 'slug_key', slugKeys)
 }
 
-/** Which of the (normalised) URLs the owner's links already point at. */
-export function findTakenUrls(
+/**
+ * Of the (normalised) URLs, those the owner's links already point at, each with such a link's id
+ * (the oldest's, should there be several).
+ */
+export async function findLinkIdsByUrl(
   ex: Executor,
   owner: LinkOwner,
   urls: readonly string[],
-): Promise<Set<string>> {
-  return findTaken(ex, owner, 'url', urls)
+): Promise<Map<string, string>> {
+  const ids = new Map<string, string>()
+  for (let i = 0; i < urls.length; i += IN_LIST_CHUNK) {
+    const rows = await linksOf(ex, owner)
+      .select(['links.url', 'links.id'])
+      .where('links.url', 'in', urls.slice(i, i + IN_LIST_CHUNK))
+      .orderBy('links.created_at', 'desc')
+      .orderBy('links.id', 'desc')
+      .execute()
+    for (const row of rows) ids.set(row.url, row.id)
+  }
+  return ids
 }
 
 /** Bound parameters per statement stay far below SQLite's and PostgreSQL's limits. */

@@ -17,6 +17,8 @@ export interface BookmarkCandidate {
    * `created_at`.
    */
   createdAt?: unknown
+  /** A bookmark file's folder path (`Work/Projects`): the collection the bookmark goes into. */
+  folder?: string | null
 }
 
 export type SkipReason =
@@ -58,7 +60,7 @@ const UNSHOWABLE =
  * space one space, trimmed, cut to the field's length (a long bookmark title is common and not a
  * reason to drop the bookmark). Empty → null.
  */
-function cleanText(value: unknown, maxLength: number): string | null {
+export function cleanText(value: unknown, maxLength: number): string | null {
   if (typeof value !== 'string') return null
   const text = [...value.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()]
     .slice(0, maxLength)

@@ -105,9 +105,15 @@ describe('uploading a bookmark file as it is', () => {
 
     const response = await upload(ada, 'format=html', file)
     expect(response.statusCode).toBe(200)
-    // 4 tags from TAGS, and one per folder (Folder 1 … Folder 12, each nested in the one before: a
-    // path tag each).
-    expect(response.json()).toMatchObject({ imported: 323, tags_created: 16, skipped: [] })
+    // 4 tags from TAGS, and a collection per folder (Folder 1 … Folder 12, each nested in the one
+    // before: named by its path).
+    expect(response.json()).toMatchObject({
+      imported: 323,
+      tags_created: 4,
+      collections_created: 12,
+      skipped: [],
+    })
+    expect(response.json().collections[1].name).toBe('Folder 1/Folder 2')
     const links = (
       await t.app.inject({
         method: 'GET',
@@ -310,9 +316,11 @@ describe('files built to make a parser slow or hungry', () => {
     expect(lists.json()).toMatchObject({ imported: 0, tags_created: 0, skipped: [] })
 
     const nested = await upload(eve, 'format=html', deepNesting(MIB))
-    // The bookmark deep inside gets one folder tag: the innermost folders that fit in a tag's 64
-    // characters.
-    expect(nested.json()).toMatchObject({ imported: 1, tags_created: 1, skipped: [] })
+    // The bookmark deep inside goes into one collection: the innermost folders that fit in a
+    // collection's name (200 characters).
+    expect(nested.json()).toMatchObject({ imported: 1, collections_created: 1, skipped: [] })
+    expect(nested.json().collections[0].name.length).toBeLessThanOrEqual(200)
+    expect(nested.json().collections[0].links_added).toBe(1)
 
     const huge = await upload(eve, 'format=html', hugeAttributes(3 * MIB))
     expect(huge.json()).toMatchObject({
@@ -345,9 +353,9 @@ describe('files built to make a parser slow or hungry', () => {
       <A HREF="https://open.example/3">Three<A HREF="https://open.example/4">Four`
     expect((await upload(eve, 'format=html', file)).json()).toMatchObject({
       imported: 4,
-      tags_created: 1,
+      tags_created: 0,
       skipped: [],
-      tags: ['Folder'],
+      collections: [{ name: 'Folder', created: true, links_added: 1 }],
     })
     const links = (
       await t.app.inject({ method: 'GET', url: '/api/links', headers: bearer(eve.token) })

@@ -4,9 +4,11 @@
  *
  * Read as a stream: @streamparser/json's tokenizer (RFC 8259 tokens from UTF-8 bytes,
  * in chunks) under a small grammar of our own that builds only what an import uses — each link's
- * `url`, `title`, `slug`, `tags`, `forwarding_enabled` and `created_at` — and skips every other
- * value without building it. Nesting is bounded (a 400 past MAX_DEPTH), so the reader's memory is
- * the current link plus one token, whatever the file.
+ * `url`, `title`, `slug`, `tags`, `forwarding_enabled` and `created_at`, and each collection's
+ * `name`, `description` and `links` (positions in the document's `links`, from 0) — and skips
+ * every other value without building it. Nesting is bounded (a 400 past MAX_DEPTH), so the
+ * reader's memory is the current link plus one token, whatever the file, and the collections'
+ * references (at most MAX_COLLECTION_REFERENCES in all).
  */
 import type { ParsedTokenInfo, Tokenizer as JsonTokenizer } from '@streamparser/json'
 import { AppError, invalidField } from '../../../errors.js'
@@ -19,6 +21,9 @@ export const JSON_FORMAT = 'switchboard-links'
 export const MAX_DEPTH = 64
 /** Tag names read per link: cleanBookmark keeps 50, a file may hold empty or repeated ones. */
 const MAX_TAGS_READ = 500
+/** The most collections one file may carry, and link references over all of them. */
+export const MAX_COLLECTIONS = 1000
+export const MAX_COLLECTION_REFERENCES = 100_000
 
 // TokenType's values (the library's enum, which is loaded only with the library).
 const LEFT_BRACE = 0
@@ -37,6 +42,9 @@ type Role =
   | 'items' // the array of link objects
   | 'item' // one link object
   | 'tags' // an item's "tags"
+  | 'collections' // the document's "collections"
+  | 'collection' // one collection object
+  | 'references' // a collection's "links": positions in the document's links
   | 'other' // anything else: read for well-formedness, not kept
 
 interface Frame {
@@ -47,8 +55,16 @@ interface Frame {
 }
 
 const USED_KEYS: Partial<Record<Role, ReadonlySet<string>>> = {
-  document: new Set(['links']),
+  document: new Set(['links', 'collections']),
   item: new Set(['url', 'title', 'slug', 'tags', 'forwarding_enabled', 'created_at']),
+  collection: new Set(['name', 'description', 'links']),
+}
+
+/** A collection of the file: its name and description as written, its links by position. */
+export interface CollectionCandidate {
+  name: unknown
+  description: unknown
+  links: number[]
 }
 
 export interface JsonLinksReader {
@@ -77,6 +93,7 @@ function capped(value: unknown, cap: number): unknown {
 
 export async function createJsonLinksReader(
   onItem: (item: BookmarkCandidate | null) => void,
+  onCollection: (collection: CollectionCandidate) => void = () => {},
 ): Promise<JsonLinksReader> {
   const { Tokenizer } = await import('@streamparser/json')
   const stack: Frame[] = []
@@ -84,12 +101,20 @@ export async function createJsonLinksReader(
   let sawItems = false
   let item: Record<string, unknown> = {}
   let tags: unknown[] = []
+  let collection: CollectionCandidate = { name: undefined, description: undefined, links: [] }
+  let collections = 0
+  let references = 0
 
   const roleOfNewContainer = (kind: Frame['kind'], parent: Frame | undefined): Role => {
     if (parent === undefined) return kind === 'array' ? 'items' : 'document'
     if (parent.role === 'document' && parent.key === 'links' && kind === 'array') return 'items'
     if (parent.role === 'items' && kind === 'object') return 'item'
     if (parent.role === 'item' && parent.key === 'tags' && kind === 'array') return 'tags'
+    if (parent.role === 'document' && parent.key === 'collections' && kind === 'array')
+      return 'collections'
+    if (parent.role === 'collections' && kind === 'object') return 'collection'
+    if (parent.role === 'collection' && parent.key === 'links' && kind === 'array')
+      return 'references'
     return 'other'
   }
 
@@ -100,6 +125,11 @@ export async function createJsonLinksReader(
     if (role === 'items') sawItems = true
     if (role === 'item') item = {}
     if (role === 'tags') tags = []
+    if (role === 'collection') {
+      if (++collections > MAX_COLLECTIONS)
+        throw invalidField('content', `holds more than ${MAX_COLLECTIONS} collections`)
+      collection = { name: undefined, description: undefined, links: [] }
+    }
     stack.push({ kind, role, key: null })
     expect = kind === 'object' ? 'first-key' : 'first-value'
   }
@@ -116,6 +146,17 @@ export async function createJsonLinksReader(
         parent.key === 'url' ? MAX_RAW_URL + 1 : parent.key === 'slug' ? 256 : MAX_RAW_TEXT
       // A later duplicate key wins, as with JSON.parse.
       item[parent.key] = capped(value, cap)
+    } else if (parent.role === 'collection' && parent.key !== null && parent.key !== 'links') {
+      collection[parent.key as 'name' | 'description'] = capped(value, MAX_RAW_TEXT)
+    } else if (parent.role === 'references') {
+      if (++references > MAX_COLLECTION_REFERENCES)
+        throw invalidField(
+          'content',
+          `refers to more than ${MAX_COLLECTION_REFERENCES} links from its collections`,
+        )
+      // Anything but a position of a link is left out (it refers to nothing).
+      if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
+        collection.links.push(value)
     }
     expect = 'comma'
   }
@@ -143,6 +184,8 @@ export async function createJsonLinksReader(
       })
     } else if (frame.role === 'tags') {
       item.tags = tags
+    } else if (frame.role === 'collection') {
+      onCollection(collection)
     } else if (frame.role === 'other' && parent?.role === 'items') {
       // An array where a link object should be.
       onItem(null)

@@ -35,6 +35,8 @@ const MAX_FOLDER_DEPTH = 32
 const MAX_FOLDER_NAME = 256
 /** A tag's longest name (tags/schemas.ts). */
 const MAX_TAG_NAME = 64
+/** A collection's longest name (collections/schemas.ts). */
+export const MAX_COLLECTION_NAME = 200
 /** Input kept behind the tokenizer's position, for names and text split across chunks. */
 const KEPT_INPUT = 64 * 1024
 
@@ -110,8 +112,8 @@ export class FolderTrail {
   readonly #folders: Array<Heading | null> = []
   #depth = 0
 
-  /** `named`: whether bookmarks are given their folder path (the import's `folders` option). */
-  constructor(private readonly named: boolean) {}
+  /** `tagged`: whether bookmarks also get their folder path as a tag (`folders_as_tags`). */
+  constructor(readonly tagged: boolean) {}
 
   get readingHeading(): boolean {
     return this.#heading !== null
@@ -148,12 +150,11 @@ export class FolderTrail {
   }
 
   /**
-   * The open folders as one tag, `Work/Projects`, the browser's root folders left out; null when
-   * not asked for or outside every named folder. A tag holds 64 characters: a deeper path keeps
-   * its innermost folders, the most specific.
+   * The open folders as one name, `Work/Projects`, the browser's root folders left out; null
+   * outside every named folder. A name holds `maxLength` characters (a tag 64, a collection 200):
+   * a deeper path keeps its innermost folders, the most specific.
    */
-  path(): string | null {
-    if (!this.named) return null
+  path(maxLength: number = MAX_TAG_NAME): string | null {
     const names = this.#folders
       .flatMap((folder) =>
         folder === null || folder.root ? [] : [folder.text.replace(/\s+/g, ' ').trim()],
@@ -162,7 +163,7 @@ export class FolderTrail {
     let path = names.pop() ?? null
     for (
       let name = names.pop();
-      name !== undefined && path !== null && path.length + name.length + 1 <= MAX_TAG_NAME;
+      name !== undefined && path !== null && path.length + name.length + 1 <= maxLength;
       name = names.pop()
     ) {
       path = `${name}/${path}`
@@ -177,23 +178,27 @@ interface Anchor {
   tags: string | undefined
   addDate: string | undefined
   text: string
+  /** The folder path as a tag, when folders are also tags. */
+  folderTag: string | null
+  /** The folder path as a collection's name. */
   folder: string | null
 }
 
 /** What an anchor becomes: a candidate holding copies, never slices of the file's chunks. */
 function candidateOf(anchor: Anchor): BookmarkCandidate {
-  const { href, shortcut, tags, addDate, text, folder } = anchor
+  const { href, shortcut, tags, addDate, text, folderTag, folder } = anchor
   const slug = shortcut === undefined ? '' : shortcut.trim()
   return {
     url: detach(href),
     title: detach(text),
     slug: slug === '' ? null : detach(slug),
     tags: [
-      ...(folder === null ? [] : [detach(folder)]),
+      ...(folderTag === null ? [] : [detach(folderTag)]),
       ...(tags === undefined ? [] : detach(tags).split(',')),
     ],
     forwardingEnabled: true,
     createdAt: addDate === undefined ? undefined : { unixSeconds: addDate.trim() },
+    folder: folder === null ? null : detach(folder),
   }
 }
 
@@ -231,7 +236,8 @@ export class BookmarkTokens implements TokenizerCallbacks {
           tags: attributes.get('tags'),
           addDate: attributes.get('add_date'),
           text: '',
-          folder: this.folders.path(),
+          folderTag: this.folders.tagged ? this.folders.path() : null,
+          folder: this.folders.path(MAX_COLLECTION_NAME),
         }
     } else if (this.#tag === 'h3') {
       const marked = (name: string) => attributes.get(name)?.toLowerCase() === 'true'

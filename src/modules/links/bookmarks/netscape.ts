@@ -29,23 +29,24 @@ export interface NetscapeReader {
 
 /**
  * Every `<A HREF>` of the file in order: HREF, its text as the title, Firefox's SHORTCUTURL (a
- * keyword, the browser's own go-link) as the slug, its TAGS (comma-separated) as tags and its
- * ADD_DATE (Unix seconds) as its creation time. With `folders`, the folders (`<H3>` followed by
- * its `<DL>`) a bookmark sits in become one tag, their path joined with `/` (`Work/Projects`),
- * first among its tags; the browser's own root folders (the bookmarks toolbar, Firefox's "Other
- * bookmarks": `PERSONAL_TOOLBAR_FOLDER`, `UNFILED_BOOKMARKS_FOLDER`) are left out of the path,
- * since every bookmark of theirs would carry them. A path longer than a tag's 64 characters keeps
- * its innermost folders. The folder path kept is bounded (deeper `<DL>`s are only counted). An
- * anchor without `</A>` ends at the next anchor, entry (`<DT>`, `<DD>`), list (`<DL>`, `</DL>`),
- * heading, or the end of the file.
+ * keyword, the browser's own go-link) as the slug, its TAGS (comma-separated) as tags, its
+ * ADD_DATE (Unix seconds) as its creation time, and the folders (`<H3>` followed by its `<DL>`) it
+ * sits in as one path, their names joined with `/` (`Work/Projects`): the collection it goes into.
+ * The browser's own root folders (the bookmarks toolbar, Firefox's "Other bookmarks":
+ * `PERSONAL_TOOLBAR_FOLDER`, `UNFILED_BOOKMARKS_FOLDER`) are left out of the path, since every
+ * bookmark of theirs would carry them. A path longer than a collection's name (200 characters)
+ * keeps its innermost folders. With `foldersAsTags`, the path is also a tag, first among its tags
+ * (cut the same way to a tag's 64 characters). The folder path kept is bounded (deeper `<DL>`s are
+ * only counted). An anchor without `</A>` ends at the next anchor, entry (`<DT>`, `<DD>`), list
+ * (`<DL>`, `</DL>`), heading, or the end of the file.
  */
 export async function createNetscapeReader(
   onBookmark: (bookmark: BookmarkCandidate) => void,
-  options: { folders: boolean } = { folders: false },
+  options: { foldersAsTags: boolean } = { foldersAsTags: false },
 ): Promise<NetscapeReader> {
   const { Tokenizer } = await import('htmlparser2')
   const input = new InputWindow()
-  const tokens = new BookmarkTokens(input, new FolderTrail(options.folders), onBookmark)
+  const tokens = new BookmarkTokens(input, new FolderTrail(options.foldersAsTags), onBookmark)
   const tokenizer = new Tokenizer({ decodeEntities: true }, tokens)
   return {
     write(chunk) {
@@ -81,15 +82,22 @@ export interface ExportedBookmark {
   updatedAt: string
 }
 
+/** A collection as the file's folders: its name's parts nest (`Work/Projects`). */
+export interface ExportedFolder {
+  name: string
+  /** Indexes into the exported bookmarks, in the collection's order. */
+  bookmarks: readonly number[]
+}
+
 const unixSeconds = (iso: string) => String(Math.floor(new Date(iso).getTime() / 1000))
 
 /** A folder of the exported file: its bookmarks and sub-folders, in first-seen order. */
 interface Folder {
-  bookmarks: ExportedBookmark[]
+  bookmarks: Set<number>
   folders: Map<string, Folder>
 }
 
-const emptyFolder = (): Folder => ({ bookmarks: [], folders: new Map() })
+const emptyFolder = (): Folder => ({ bookmarks: new Set(), folders: new Map() })
 
 function bookmarkLine(bookmark: ExportedBookmark, indent: string): string {
   const attributes = [
@@ -102,22 +110,31 @@ function bookmarkLine(bookmark: ExportedBookmark, indent: string): string {
   return `${indent}<DT><A ${attributes.join(' ')}>${escape(bookmark.title ?? bookmark.url)}</A>`
 }
 
-function writeFolder(folder: Folder, indent: string, lines: string[]): void {
+function writeFolder(
+  folder: Folder,
+  bookmarks: readonly ExportedBookmark[],
+  indent: string,
+  lines: string[],
+): void {
   for (const [name, sub] of folder.folders) {
     lines.push(`${indent}<DT><H3>${escape(name)}</H3>`, `${indent}<DL><p>`)
-    writeFolder(sub, `${indent}    `, lines)
+    writeFolder(sub, bookmarks, `${indent}    `, lines)
     lines.push(`${indent}</DL><p>`)
   }
-  for (const bookmark of folder.bookmarks) lines.push(bookmarkLine(bookmark, indent))
+  for (const index of folder.bookmarks) lines.push(bookmarkLine(bookmarks[index]!, indent))
 }
 
 /**
- * The links as a bookmark file browsers import; the slug becomes the bookmark's keyword.
- * A tagged link is written into a folder named after its first tag (by name; `Work/Projects`
- * nests as Work › Projects), and all its tags stay in TAGS, so importing the file with folders as
- * tags gives each link the same tags again; a browser shows the folders.
+ * The links as a bookmark file browsers import; the slug becomes the bookmark's keyword and the
+ * tags stay in TAGS. Each collection is a folder, its name's parts nested (`Work/Projects` is
+ * Work › Projects), holding its links in its order: a link in several collections is written in
+ * each, a link in none at the top level, in the export's order. Importing the file makes the same
+ * collections again. A collection without links is written as an empty folder.
  */
-export function writeNetscapeBookmarks(bookmarks: readonly ExportedBookmark[]): string {
+export function writeNetscapeBookmarks(
+  bookmarks: readonly ExportedBookmark[],
+  collections: readonly ExportedFolder[] = [],
+): string {
   const lines = [
     '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
     '<!-- This is an automatically generated file. It will be read and overwritten. DO NOT EDIT! -->',
@@ -127,19 +144,23 @@ export function writeNetscapeBookmarks(bookmarks: readonly ExportedBookmark[]): 
     '<DL><p>',
   ]
   const root = emptyFolder()
-  for (const bookmark of bookmarks) {
+  const filed = new Set<number>()
+  for (const collection of collections) {
     let folder = root
-    const first = bookmark.tags[0]
-    for (const name of first === undefined
-      ? []
-      : first.split('/').filter((part) => part.trim() !== '')) {
+    for (const name of collection.name.split('/').filter((part) => part.trim() !== '')) {
       let sub = folder.folders.get(name)
       if (sub === undefined) folder.folders.set(name, (sub = emptyFolder()))
       folder = sub
     }
-    folder.bookmarks.push(bookmark)
+    for (const index of collection.bookmarks) {
+      folder.bookmarks.add(index)
+      filed.add(index)
+    }
   }
-  writeFolder(root, '    ', lines)
+  bookmarks.forEach((_, index) => {
+    if (!filed.has(index)) root.bookmarks.add(index)
+  })
+  writeFolder(root, bookmarks, '    ', lines)
   lines.push('</DL><p>', '')
   return lines.join('\n')
 }

@@ -14,7 +14,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { AppError, invalidField } from '../../../errors.js'
 import type { BookmarkCandidate } from './candidate.js'
-import { createJsonLinksReader } from './json-format.js'
+import { createJsonLinksReader, type CollectionCandidate } from './json-format.js'
 import { createNetscapeReader } from './netscape.js'
 
 /**
@@ -35,7 +35,10 @@ export interface ImportFile {
    * The most bytes the body may have (for a stream; a string's size was checked with its request).
    */
   limitBytes: number
-  /** A bookmark file's folders become a tag on each bookmark (default true). */
+  /**
+   * A bookmark file's folders also become a tag on each bookmark (default false: they become
+   * collections, always).
+   */
   foldersAsTags?: boolean
 }
 
@@ -89,16 +92,18 @@ async function* bytePieces(
 
 /**
  * Passes every bookmark (JSON: every item; null for one that is not an object) to `onCandidate`
- * in file order. Fails the file as a whole — not a bookmark file, not JSON — with a 400 on
- * `content`; what `onCandidate` throws (the import's cap) stops reading at once.
+ * in file order, and a JSON export's collections to `onCollection`. Fails the file as a whole —
+ * not a bookmark file, not JSON — with a 400 on `content`; what `onCandidate` throws (the import's
+ * cap) stops reading at once.
  */
 export async function readImportFile(
   file: ImportFile,
   onCandidate: (candidate: BookmarkCandidate | null) => void,
+  onCollection: (collection: CollectionCandidate) => void = () => {},
 ): Promise<void> {
   const pause = timeSlicer()
   if (file.format === 'json') {
-    const reader = await createJsonLinksReader(onCandidate)
+    const reader = await createJsonLinksReader(onCandidate, onCollection)
     if (typeof file.content === 'string') {
       for (const piece of textPieces(file.content)) {
         reader.write(Buffer.from(piece))
@@ -120,7 +125,7 @@ export async function readImportFile(
       bookmarks++
       onCandidate(bookmark)
     },
-    { folders: file.foldersAsTags ?? true },
+    { foldersAsTags: file.foldersAsTags ?? false },
   )
   if (typeof file.content === 'string') {
     for (const piece of textPieces(file.content)) {

@@ -22,6 +22,40 @@ const allLinks = async (user: SignedIn): Promise<LinkJson[]> =>
     await t.app.inject({ method: 'GET', url: '/api/links?limit=200', headers: bearer(user.token) })
   ).json().items
 
+interface CollectionJson {
+  id: string
+  name: string
+  description: string | null
+  organization_id: string | null
+}
+const collectionList = async (user: SignedIn): Promise<CollectionJson[]> =>
+  (
+    await t.app.inject({ method: 'GET', url: '/api/collections', headers: bearer(user.token) })
+  ).json().items
+/** The person's collections by name, each with its links' URLs in the collection's order. */
+async function collectionsOf(
+  user: SignedIn,
+  withDescription = false,
+): Promise<Record<string, unknown>> {
+  const entries = await Promise.all(
+    (await collectionList(user)).map(async (collection) => {
+      const links = (
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/links?collection_id=${collection.id}&limit=200`,
+          headers: bearer(user.token),
+        })
+      ).json().items as LinkJson[]
+      const urls = links.map((link) => link.url)
+      return [
+        collection.name,
+        withDescription ? { description: collection.description, urls } : urls,
+      ] as const
+    }),
+  )
+  return Object.fromEntries(entries)
+}
+
 const BOOKMARKS = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <!-- This is an automatically generated file. -->
 <META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">
@@ -53,6 +87,9 @@ describe('importing a bookmark file', () => {
     expect(response.json()).toEqual({
       imported: 2,
       tags_created: 2,
+      // The folder "Work" is a collection holding its one imported bookmark.
+      collections_created: 1,
+      collections: [{ id: expect.any(String), name: 'Work', created: true, links_added: 1 }],
       already_saved: [],
       skipped: [
         {
@@ -80,7 +117,7 @@ describe('importing a bookmark file', () => {
           message: expect.any(String),
         },
       ],
-      // The report names the links it made, and the tags they got (the folder's among them).
+      // The report names the links it made, and the tags they got.
       links: [
         {
           id: expect.any(String),
@@ -89,7 +126,7 @@ describe('importing a bookmark file', () => {
         },
         { id: expect.any(String), url: 'https://news.example.com/', title: 'News' },
       ],
-      tags: ['Docs', 'Work'],
+      tags: ['Docs', 'work'],
     })
     const links = await allLinks(ada)
     const handbook = links.find((link) => link.slug === 'handbook')!
@@ -101,12 +138,12 @@ describe('importing a bookmark file', () => {
     const tags = (
       await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(ada.token) })
     ).json().items
-    // The folder "Work" is the first tag; the file's TAGS "work" is the same tag, ignoring case.
+    // The file's TAGS; the folder is no tag (folders_as_tags is false by default).
     expect(
       tags.map((tag: { name: string; link_count: number }) => [tag.name, tag.link_count]),
     ).toEqual([
       ['Docs', 1],
-      ['Work', 1],
+      ['work', 1],
     ])
     expect(handbook.tag_ids).toHaveLength(2)
     // ADD_DATE is the link's creation time; a bookmark without one is created now.
@@ -130,6 +167,7 @@ describe('importing a bookmark file', () => {
       imported: 2,
       skipped: 4,
       tags_created: 2,
+      collections: 1,
     })
   })
 
@@ -443,19 +481,27 @@ describe('folders, dates and a round trip', () => {
     </DL><p>
 </DL>`
 
-  it("makes a bookmark's folders one path tag, leaving out the browser's root folders, and keeps ADD_DATE", async () => {
+  it("makes a bookmark's folders one collection named by its path, leaving out the browser's root folders, and keeps ADD_DATE", async () => {
     const user = await createSignedInUser(t)
     const response = await importFile(user, { format: 'html', content: FIREFOX })
     expect(response.json()).toMatchObject({
       imported: 4,
-      tags_created: 3,
-      tags: ['urgent', 'Work', 'Work/Projects & plans'],
+      tags_created: 1,
+      collections_created: 2,
+      collections: [
+        { name: 'Work/Projects & plans', created: true, links_added: 1 },
+        { name: 'Work', created: true, links_added: 1 },
+      ],
     })
     expect(Object.fromEntries(await tagNamesOf(user))).toEqual({
       'https://toolbar.example/': [],
-      'https://project.example/': ['Work/Projects & plans', 'urgent'].sort(),
-      'https://work.example/': ['Work'],
+      'https://project.example/': ['urgent'],
+      'https://work.example/': [],
       'https://other.example/': [],
+    })
+    expect(await collectionsOf(user)).toEqual({
+      Work: ['https://work.example/'],
+      'Work/Projects & plans': ['https://project.example/'],
     })
     const links = await allLinks(user)
     const created = (url: string) => links.find((link) => link.url === url)!.created_at
@@ -470,7 +516,32 @@ describe('folders, dates and a round trip', () => {
     expect(links.at(-1)!.url).toMatch(/toolbar|project/)
   })
 
-  it('leaves folders alone when asked (folders_as_tags=false), on both import requests', async () => {
+  it('also makes the folder path a tag when asked (folders_as_tags=true)', async () => {
+    const user = await createSignedInUser(t)
+    const response = await importFile(user, {
+      format: 'html',
+      content: FIREFOX,
+      folders_as_tags: true,
+    })
+    expect(response.json()).toMatchObject({
+      imported: 4,
+      tags_created: 3,
+      collections_created: 2,
+      tags: ['urgent', 'Work', 'Work/Projects & plans'],
+    })
+    expect(Object.fromEntries(await tagNamesOf(user))).toEqual({
+      'https://toolbar.example/': [],
+      'https://project.example/': ['Work/Projects & plans', 'urgent'].sort(),
+      'https://work.example/': ['Work'],
+      'https://other.example/': [],
+    })
+    expect(await collectionsOf(user)).toEqual({
+      Work: ['https://work.example/'],
+      'Work/Projects & plans': ['https://project.example/'],
+    })
+  })
+
+  it('makes no folder tags when told so (folders_as_tags=false), on both import requests', async () => {
     const user = await createSignedInUser(t)
     const response = await importFile(user, {
       format: 'html',
@@ -511,41 +582,253 @@ describe('folders, dates and a round trip', () => {
     ).toBeLessThan(60_000)
   })
 
-  it('exports tags as folders (nested for a path tag), and a round trip through the file keeps every tag and date', async () => {
+  it('round-trips links with every tag and date through the file, tags staying tags', async () => {
     const user = await createSignedInUser(t)
-    const [work, projects, urgent] = await Promise.all(
-      ['Work', 'Work/Projects', 'urgent'].map((name) => createTag(t, user.token, name)),
+    const [projects, urgent] = await Promise.all(
+      ['Work/Projects', 'urgent'].map((name) => createTag(t, user.token, name)),
     )
     await createLink(t, user.token, {
       url: 'https://one.example/',
       title: 'One',
-      tag_ids: [projects!.id],
-    })
-    await createLink(t, user.token, {
-      url: 'https://two.example/',
-      title: 'Two',
-      tag_ids: [work!.id],
+      tag_ids: [projects!.id, urgent!.id],
     })
     await createLink(t, user.token, { url: 'https://three.example/', title: 'Three' })
-    // Several tags: the file's folder is the first by name, TAGS keeps them all.
-    await createLink(t, user.token, {
-      url: 'https://four.example/',
-      title: 'Four',
-      tag_ids: [urgent!.id, work!.id],
-    })
     const exported = await exportFile(user, 'format=html')
-    expect(exported.body).toMatch(
-      /<DT><H3>Work<\/H3>\s*<DL><p>\s*<DT><H3>Projects<\/H3>\s*<DL><p>\s*<DT><A HREF="https:\/\/one\.example\/"/,
-    )
-    expect(exported.body).toContain('<DT><H3>urgent</H3>')
-
+    // In no collection: at the top level, whatever their tags.
+    expect(exported.body).not.toContain('<H3>')
     const fresh = await createSignedInUser(t)
     const imported = await importFile(fresh, { format: 'html', content: exported.body })
-    expect(imported.json()).toMatchObject({ imported: 4, tags_created: 3, skipped: [] })
+    expect(imported.json()).toMatchObject({ imported: 2, tags_created: 2, skipped: [] })
     expect(await tagNamesOf(fresh)).toEqual(await tagNamesOf(user))
     // ADD_DATE holds seconds: the same second, so compared by URL.
     const dates = async (who: SignedIn) =>
       (await allLinks(who)).map((link) => `${link.url} ${link.created_at.slice(0, 19)}`).sort()
     expect(await dates(fresh)).toEqual(await dates(user))
+  })
+})
+
+describe('collections in import and export', () => {
+  const createCollection = async (user: SignedIn, body: Record<string, unknown>) => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/collections',
+      headers: bearer(user.token),
+      payload: body,
+    })
+    expect(response.statusCode, response.body).toBe(201)
+    return response.json<CollectionJson>()
+  }
+  const setLinks = async (user: SignedIn, id: string, linkIds: string[]) => {
+    const response = await t.app.inject({
+      method: 'PUT',
+      url: `/api/collections/${id}/links`,
+      headers: bearer(user.token),
+      payload: { link_ids: linkIds },
+    })
+    expect(response.statusCode, response.body).toBe(200)
+  }
+  const folderFile = (folders: Record<string, string[]>, topLevel: string[] = []) =>
+    [
+      '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
+      '<DL><p>',
+      ...Object.entries(folders).flatMap(([name, urls]) => [
+        `<DT><H3>${name}</H3>`,
+        '<DL><p>',
+        ...urls.map((url) => `<DT><A HREF="${url}">${url}</A>`),
+        '</DL><p>',
+      ]),
+      ...topLevel.map((url) => `<DT><A HREF="${url}">${url}</A>`),
+      '</DL><p>',
+    ].join('\n')
+  /** Everything a link carries that an export writes, by URL. */
+  const linksOf = async (user: SignedIn, exact: boolean) => {
+    const tags = new Map<string, string>(
+      (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(user.token) }))
+        .json()
+        .items.map((tag: { id: string; name: string }) => [tag.id, tag.name]),
+    )
+    return (await allLinks(user))
+      .map((link) => ({
+        url: link.url,
+        title: link.title,
+        slug: link.slug,
+        tags: link.tag_ids.map((id) => tags.get(id)).sort(),
+        // HTML keeps seconds (ADD_DATE) and no forwarding switch; JSON keeps both.
+        created_at: exact ? link.created_at : link.created_at.slice(0, 19),
+        ...(exact && { forwarding_enabled: link.forwarding_enabled }),
+      }))
+      .sort((a, b) => (a.url < b.url ? -1 : 1))
+  }
+
+  /** A person with tagged links in nested, overlapping and empty collections, and one in none. */
+  async function personWithCollections() {
+    const user = await createSignedInUser(t)
+    const tag = await createTag(t, user.token, 'urgent')
+    const link = async (name: string, extra: Record<string, unknown> = {}) =>
+      (
+        await createLink(t, user.token, {
+          url: `https://${name}.example/`,
+          title: name,
+          ...extra,
+        })
+      ).id
+    const one = await link('one', { slug: 'one', tag_ids: [tag.id] })
+    const two = await link('two', { forwarding_enabled: false })
+    const three = await link('three')
+    await link('loose', { slug: 'loose' })
+    const work = await createCollection(user, { name: 'Work', description: 'Daily' })
+    const projects = await createCollection(user, { name: 'Work/Projects' })
+    const home = await createCollection(user, { name: 'Home' })
+    await createCollection(user, { name: 'Empty', description: 'Nothing yet' })
+    // Not in creation order: the collection's own order is what comes back.
+    await setLinks(user, work.id, [three, one])
+    await setLinks(user, projects.id, [two, one])
+    await setLinks(user, home.id, [one])
+    return user
+  }
+
+  it('makes each folder a collection in file order, and merges a re-import into it', async () => {
+    const user = await createSignedInUser(t)
+    const first = await importFile(user, {
+      format: 'html',
+      content: folderFile({ Work: ['https://a.example/', 'https://b.example/'] }),
+    })
+    expect(first.json()).toMatchObject({ imported: 2, collections_created: 1 })
+    const [work] = await collectionList(user)
+    // Again, with a link it has, new ones, one it holds already, and a second folder that lists
+    // a link the person has already (a duplicate URL, still put into the folder's collection).
+    const second = await importFile(user, {
+      format: 'html',
+      content: folderFile(
+        {
+          Work: ['https://c.example/', 'https://b.example/', 'https://d.example/'],
+          Other: ['https://a.example/'],
+        },
+        ['https://e.example/'],
+      ),
+    })
+    expect(second.json()).toMatchObject({
+      imported: 3,
+      collections_created: 1,
+      collections: [
+        { id: work!.id, name: 'Work', created: false, links_added: 2 },
+        { name: 'Other', created: true, links_added: 1 },
+      ],
+      skipped: [
+        { position: 2, reason: 'duplicate_url' },
+        { position: 4, reason: 'duplicate_url' },
+      ],
+    })
+    expect(await collectionsOf(user)).toEqual({
+      Other: ['https://a.example/'],
+      Work: [
+        'https://a.example/',
+        'https://b.example/',
+        'https://c.example/',
+        'https://d.example/',
+      ],
+    })
+    expect((await collectionList(user)).map((collection) => collection.name)).toEqual([
+      'Other',
+      'Work',
+    ])
+    // The same file once more changes nothing.
+    const third = await importFile(user, {
+      format: 'html',
+      content: folderFile({ Work: ['https://a.example/', 'https://b.example/'] }),
+    })
+    expect(third.json()).toMatchObject({
+      imported: 0,
+      collections_created: 0,
+      collections: [{ id: work!.id, created: false, links_added: 0 }],
+    })
+    expect(await collectionList(user)).toHaveLength(2)
+  })
+
+  it("puts an organization's import into the organization's collections, merging by name", async () => {
+    const org = await createOrgWithRoles(t)
+    const first = await importFile(org.member, {
+      format: 'html',
+      content: folderFile({ Team: ['https://team-a.example/'] }),
+      organization_id: org.id,
+    })
+    expect(first.json()).toMatchObject({ imported: 1, collections_created: 1 })
+    const team = (await collectionList(org.owner)).find((c) => c.name === 'Team')!
+    expect(team.organization_id).toBe(org.id)
+    // The admin may change the member's collection: the import adds to it.
+    const second = await importFile(org.admin, {
+      format: 'html',
+      content: folderFile({ Team: ['https://team-b.example/'] }),
+      organization_id: org.id,
+    })
+    expect(second.json()).toMatchObject({
+      collections: [{ id: team.id, created: false, links_added: 1 }],
+    })
+    expect((await collectionsOf(org.member)).Team).toEqual([
+      'https://team-a.example/',
+      'https://team-b.example/',
+    ])
+    // Nobody's personal collection was made.
+    expect((await collectionList(org.outsider)).length).toBe(0)
+  })
+
+  it('exports collections as nested folders, a link in each of its collections, the rest at the top', async () => {
+    const user = await personWithCollections()
+    const html = (await exportFile(user, 'format=html')).body
+    const anchor = (name: string) => `<DT><A HREF="https://${name}.example/"`
+    const folder = (name: string) => `<DT><H3>${name}</H3>\\s*<DL><p>\\s*`
+    const a = (name: string) => `${anchor(name)}[^\\n]*\\n\\s*`
+    expect(html).toMatch(
+      new RegExp(
+        `${folder('Home')}${a('one')}</DL><p>\\s*${folder('Work')}${folder('Projects')}` +
+          `${a('two')}${a('one')}</DL><p>\\s*${a('three')}${a('one')}</DL><p>\\s*${anchor('loose')}`,
+      ),
+    )
+    expect(html.split(anchor('one')).length - 1).toBe(3)
+    expect(html.split(anchor('loose')).length - 1).toBe(1)
+    // A collection without links has no folder: a browser would drop it anyway.
+    expect(html).not.toContain('Empty')
+  })
+
+  it('round-trips through the bookmark file: the same links, tags and collections in order', async () => {
+    const user = await personWithCollections()
+    const html = (await exportFile(user, 'format=html')).body
+    const fresh = await createSignedInUser(t)
+    const imported = await importFile(fresh, { format: 'html', content: html })
+    expect(imported.json()).toMatchObject({ imported: 4, collections_created: 3 })
+    const { Empty: _empty, ...expected } = await collectionsOf(user)
+    expect(await collectionsOf(fresh)).toEqual(expected)
+    expect(await linksOf(fresh, false)).toEqual(await linksOf(user, false))
+  })
+
+  it('carries collections in the JSON export, and round-trips everything through it', async () => {
+    const user = await personWithCollections()
+    const body = (await exportFile(user, 'format=json')).json()
+    const urlAt = (position: number) => body.links[position].url as string
+    expect(
+      body.collections.map((c: { name: string; description: string | null; links: number[] }) => [
+        c.name,
+        c.description,
+        c.links.map(urlAt),
+      ]),
+    ).toEqual([
+      ['Empty', 'Nothing yet', []],
+      ['Home', null, ['https://one.example/']],
+      ['Work', 'Daily', ['https://three.example/', 'https://one.example/']],
+      ['Work/Projects', null, ['https://two.example/', 'https://one.example/']],
+    ])
+    // Filtered, it carries the collections that hold an exported link only.
+    const filtered = (await exportFile(user, 'format=json&q=three')).json()
+    expect(filtered.collections).toEqual([{ name: 'Work', description: 'Daily', links: [0] }])
+
+    const fresh = await createSignedInUser(t)
+    const imported = await importFile(fresh, { format: 'json', content: JSON.stringify(body) })
+    expect(imported.json()).toMatchObject({ imported: 4, collections_created: 4, skipped: [] })
+    expect(await collectionsOf(fresh, true)).toEqual(await collectionsOf(user, true))
+    expect(await linksOf(fresh, true)).toEqual(await linksOf(user, true))
+    // The same file again adds nothing and makes no second collection.
+    const again = await importFile(fresh, { format: 'json', content: JSON.stringify(body) })
+    expect(again.json()).toMatchObject({ imported: 0, collections_created: 0 })
+    expect(await collectionsOf(fresh, true)).toEqual(await collectionsOf(user, true))
   })
 })

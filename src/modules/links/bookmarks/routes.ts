@@ -61,7 +61,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               format: request.body.format,
               content: request.body.content,
               limitBytes: IMPORT_BODY_LIMIT_BYTES,
-              foldersAsTags: request.body.folders_as_tags ?? true,
+              foldersAsTags: request.body.folders_as_tags ?? false,
             },
             organizationId: request.body.organization_id,
           },
@@ -124,7 +124,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                       ? ''
                       : { [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }) },
                   limitBytes: IMPORT_FILE_LIMIT_BYTES,
-                  foldersAsTags: request.query.folders_as_tags ?? true,
+                  foldersAsTags: request.query.folders_as_tags ?? false,
                 },
                 organizationId: request.query.organization_id,
               },

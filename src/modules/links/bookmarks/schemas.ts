@@ -49,6 +49,15 @@ export const ExportedLink = Type.Object({
   updated_at: Timestamp(),
 })
 
+export const ExportedCollection = Type.Object({
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  links: Type.Array(Type.Integer({ minimum: 0 }), {
+    description:
+      "The collection's links in its order, as positions in this document's `links` (from 0); only exported links are named",
+  }),
+})
+
 export const LinkExport = Type.Object({
   format: Type.Literal('switchboard-links'),
   version: Type.Literal(1),
@@ -57,14 +66,19 @@ export const LinkExport = Type.Object({
     description: `true when more links matched than one export holds (${MAX_EXPORT_ITEMS}, the newest)`,
   }),
   links: Type.Array(ExportedLink),
+  collections: Type.Array(ExportedCollection, {
+    description:
+      'The collections you see that hold an exported link — every one you see when the export is not filtered — by name ignoring case; ' +
+      'the import makes them again (or adds to the ones of the same name)',
+  }),
 })
 export type LinkExport = Static<typeof LinkExport>
 
 const FoldersAsTags = Type.Boolean({
-  default: true,
+  default: false,
   description:
-    "A bookmark file's folders become a tag on each bookmark in them, the nested folders' names joined with `/` (`Work/Projects`); " +
-    'the browser\'s toolbar and "Other bookmarks" folders are left out. Ignored for JSON.',
+    "A bookmark file's folders always become collections, named by their path (`Work/Projects`); with true, the path is also a tag " +
+    'on each bookmark in them. The browser\'s toolbar and "Other bookmarks" folders are left out. Ignored for JSON.',
 })
 
 export const ImportBody = Body({
@@ -142,9 +156,25 @@ export const SkippedBookmark = Type.Object({
 /** How many of the imported links and tags the report names (the report links to them). */
 export const REPORTED_LINKS = 100
 
+export const ImportedCollection = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  created: Type.Boolean({ description: 'false: an existing collection of this name was added to' }),
+  links_added: Type.Integer({
+    minimum: 0,
+    description:
+      "Links put into it (imported, or yours already by URL); 0 for an organization's collection you may not change",
+  }),
+})
+
 export const ImportReport = Type.Object({
   imported: Type.Integer({ minimum: 0, description: 'Links created' }),
   tags_created: Type.Integer({ minimum: 0 }),
+  collections_created: Type.Integer({ minimum: 0 }),
+  collections: Type.Array(ImportedCollection, {
+    maxItems: REPORTED_LINKS,
+    description: `The collections the file's folders (or a JSON export's collections) went into, up to ${REPORTED_LINKS}, in file order`,
+  }),
   skipped: Type.Array(SkippedBookmark),
   links: Type.Array(
     Type.Object({ id: Type.String(), url: Type.String(), title: Nullable(Type.String()) }),

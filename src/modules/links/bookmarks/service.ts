@@ -9,6 +9,12 @@
  * items, too large) is a 400 or 413 and imports nothing; then it is written in parts, each in a
  * transaction with the owner locked, so two imports of the same file one after the other, or at
  * the same time, create each link once.
+ *
+ * A bookmark file's folders, and a JSON export's collections, become collections of the import's
+ * owner, named by the folder's path (`Work/Projects`): each holds its links in file order — the
+ * ones imported, and the owner's existing link for a bookmark skipped as a duplicate URL, so a
+ * link written into several folders lands in each. A collection of the same name that the owner
+ * has already is added to, never made twice. They are written after the links, in parts as well.
  */
 import type { Deps } from '../../../deps.js'
 import type { PageWindow } from '../../../db/keyset.js'
@@ -17,6 +23,7 @@ import { invalidField } from '../../../errors.js'
 import { newId } from '../../../lib/ids.js'
 import type { Caller, RequestContext } from '../../../identity/caller.js'
 import { recordAudit } from '../../audit/service.js'
+import { can, type Role } from '../../organizations/roles.js'
 import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
 import { GO_LINKS_SETTING } from '../slug-matching.js'
 import { holdSlugRule, readFoldSetting } from '../slug-matching.repo.js'
@@ -24,17 +31,33 @@ import { slugKey } from '../url.js'
 import {
   findClicksOfLinks,
   findOwnTagsOfLinks,
+  findLinkIdsByUrl,
   findTakenSlugKeys,
-  findTakenUrls,
   insertLinks,
   listVisibleLinks,
   lockLinkOwner,
   type LinkOwner,
 } from '../repo.js'
 import { assertReachable, linkFilters, linkOwnerFor } from '../service.js'
-import { cleanBookmark, Skip, type BookmarkCandidate, type CleanBookmark } from './candidate.js'
+import {
+  cleanBookmark,
+  cleanText,
+  Skip,
+  type BookmarkCandidate,
+  type CleanBookmark,
+} from './candidate.js'
+import {
+  findCollectionLinkIds,
+  findLastPositions,
+  findOwnerCollectionsNamed,
+  findVisibleCollectionsToExport,
+  insertCollectionEntries,
+  insertCollections,
+  touchCollections,
+  type OwnedCollection,
+} from './collections.repo.js'
 import { alreadySaved } from '../duplicates.js'
-import { JSON_FORMAT } from './json-format.js'
+import { JSON_FORMAT, type CollectionCandidate } from './json-format.js'
 import { detach, writeNetscapeBookmarks } from './netscape.js'
 import { readImportFile, timeSlicer, type ImportFile } from './reader.js'
 import {
@@ -45,6 +68,12 @@ import {
   type ImportReport,
   type LinkExport,
 } from './schemas.js'
+
+/** A collection's longest name and description (collections/schemas.ts). */
+const COLLECTION_NAME = 200
+const COLLECTION_DESCRIPTION = 1000
+/** The most collections one export carries, as GET /api/collections lists. */
+const EXPORT_COLLECTIONS = 1000
 
 type Skipped = ImportReport['skipped'][number]
 
@@ -63,6 +92,14 @@ interface ReadBookmark {
   verdict: CleanBookmark | Skip
   /** The URL as written, cut to 300 characters, for the report. */
   shownUrl: string | null
+  /** A bookmark file's folder path: the collection it goes into. */
+  folder: string | null
+}
+
+/** What the file read: its bookmarks, and a JSON export's collections. */
+interface ReadFile {
+  bookmarks: ReadBookmark[]
+  collections: CollectionCandidate[]
 }
 
 const shownUrl = (candidate: BookmarkCandidate | null) =>
@@ -71,24 +108,31 @@ const shownUrl = (candidate: BookmarkCandidate | null) =>
 /**
  * The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400.
  */
-async function readBookmarks(file: ImportFile): Promise<ReadBookmark[]> {
+async function readBookmarks(file: ImportFile): Promise<ReadFile> {
   const read: ReadBookmark[] = []
-  await readImportFile(file, (candidate) => {
-    if (read.length === MAX_IMPORT_ITEMS) {
-      throw invalidField(
-        'content',
-        `holds more than ${MAX_IMPORT_ITEMS} links; one import takes at most ${MAX_IMPORT_ITEMS} (split the file)`,
-      )
-    }
-    read.push({
-      verdict:
-        candidate === null
-          ? new Skip('invalid_item', 'is not a link object')
-          : cleanBookmark(candidate),
-      shownUrl: shownUrl(candidate),
-    })
-  })
-  return read
+  const collections: CollectionCandidate[] = []
+  const onCollection = (collection: CollectionCandidate) => collections.push(collection)
+  await readImportFile(
+    file,
+    (candidate) => {
+      if (read.length === MAX_IMPORT_ITEMS) {
+        throw invalidField(
+          'content',
+          `holds more than ${MAX_IMPORT_ITEMS} links; one import takes at most ${MAX_IMPORT_ITEMS} (split the file)`,
+        )
+      }
+      read.push({
+        verdict:
+          candidate === null
+            ? new Skip('invalid_item', 'is not a link object')
+            : cleanBookmark(candidate),
+        shownUrl: shownUrl(candidate),
+        folder: typeof candidate?.folder === 'string' ? candidate.folder : null,
+      })
+    },
+    onCollection,
+  )
+  return { bookmarks: read, collections }
 }
 
 /** Runs `work` over the items in batches, giving the event loop back between them. */
@@ -104,18 +148,23 @@ async function inBatches<T>(
   }
 }
 
+/** A bookmark to import, with the id its link will have. */
+type Accepted = CleanBookmark & { id: string }
+
 /**
  * Applies the owner's existing URLs and slugs to a part of the file (starting at `offset`); what
- * remains is imported. `seen` holds what earlier bookmarks of the file took, so later duplicates in
- * the same file are reported like existing ones.
+ * remains is imported. `seen` holds what earlier bookmarks of the file took (URL → link id), so
+ * later duplicates in the same file are reported like existing ones. `linkIdAt` gets, per position
+ * of the file, the link the bookmark is: the new one, or the existing one of a duplicate URL.
  */
 async function sortOut(
   ex: Executor,
   owner: LinkOwner,
   part: readonly ReadBookmark[],
   offset: number,
-  seen: { urls: Set<string>; slugKeys: Set<string> },
-): Promise<{ accepted: CleanBookmark[]; skipped: Skipped[] }> {
+  seen: { urls: Map<string, string>; slugKeys: Set<string> },
+  linkIdAt: Array<string | null>,
+): Promise<{ accepted: Accepted[]; skipped: Skipped[] }> {
   // Keyed by the instance's slug matching as this transaction reads it, held until it commits
   // (slug-matching.ts).
   await holdSlugRule(ex, 'shared')
@@ -125,10 +174,10 @@ async function sortOut(
       ? []
       : [{ ...item.verdict, slugKey: slugKey(item.verdict.slug, fold) }],
   )
-  const takenUrls = new Set<string>()
+  const takenUrls = new Map<string, string>()
   const takenSlugs = new Set<string>()
   await inBatches([...new Set(clean.map((item) => item.url))], LOOKUP_BATCH, async (urls) => {
-    for (const url of await findTakenUrls(ex, owner, urls)) takenUrls.add(url)
+    for (const [url, id] of await findLinkIdsByUrl(ex, owner, urls)) takenUrls.set(url, id)
   })
   await inBatches(
     [...new Set(clean.flatMap((item) => (item.slugKey === null ? [] : [item.slugKey])))],
@@ -137,14 +186,16 @@ async function sortOut(
       for (const key of await findTakenSlugKeys(ex, owner, keys)) takenSlugs.add(key)
     },
   )
-  const accepted: CleanBookmark[] = []
+  const accepted: Accepted[] = []
   const skipped: Skipped[] = []
   part.forEach((item, index) => {
     let verdict = item.verdict
     if (!(verdict instanceof Skip)) {
-      if (takenUrls.has(verdict.url) || seen.urls.has(verdict.url))
+      const existing = takenUrls.get(verdict.url) ?? seen.urls.get(verdict.url)
+      if (existing !== undefined) {
+        linkIdAt[offset + index] = existing
         verdict = new Skip('duplicate_url', 'a link to this URL exists already')
-      else if (
+      } else if (
         verdict.slugKey !== null &&
         (takenSlugs.has(verdict.slugKey) || seen.slugKeys.has(verdict.slugKey))
       ) {
@@ -160,9 +211,11 @@ async function sortOut(
       })
       return
     }
-    seen.urls.add(verdict.url)
+    const id = newId()
+    linkIdAt[offset + index] = id
+    seen.urls.set(verdict.url, id)
     if (verdict.slugKey !== null) seen.slugKeys.add(verdict.slugKey)
-    accepted.push(verdict)
+    accepted.push({ ...verdict, id })
   })
   return { accepted, skipped }
 }
@@ -215,7 +268,7 @@ async function writeLinks(
   tx: Executor,
   userId: string,
   owner: LinkOwner,
-  accepted: readonly CleanBookmark[],
+  accepted: readonly Accepted[],
 ): Promise<{
   tagsCreated: number
   links: Array<{ id: string; url: string; title: string | null; tags: string[] }>
@@ -223,7 +276,7 @@ async function writeLinks(
   const now = deps.clock.now().toISOString()
   const tags = await tagsNamed(tx, userId, [...new Set(accepted.flatMap((item) => item.tags))], now)
   const links = accepted.map((item) => ({
-    id: newId(),
+    id: item.id,
     user_id: owner.userId,
     organization_id: owner.organizationId,
     url: item.url,
@@ -255,6 +308,134 @@ async function writeLinks(
   }
 }
 
+/** A collection the file asks for: its name, description and links by position in the file. */
+interface WantedCollection {
+  name: string
+  description: string | null
+  positions: number[]
+}
+
+/**
+ * The collections the file asks for, by name, in the order first named: a bookmark file's folders
+ * (their links in file order), or a JSON export's collections (their links as listed; positions
+ * past the file's links refer to nothing). One name named twice is one collection.
+ */
+function wantedCollections(read: ReadFile): WantedCollection[] {
+  const byName = new Map<string, WantedCollection>()
+  const named = (name: string, description: string | null) => {
+    let wanted = byName.get(name)
+    if (wanted === undefined) byName.set(name, (wanted = { name, description, positions: [] }))
+    else wanted.description ??= description
+    return wanted
+  }
+  read.bookmarks.forEach((bookmark, position) => {
+    const name = cleanText(bookmark.folder, COLLECTION_NAME)
+    if (name !== null) named(name, null).positions.push(position)
+  })
+  for (const collection of read.collections) {
+    const name = cleanText(collection.name, COLLECTION_NAME)
+    if (name === null) continue
+    const wanted = named(name, cleanText(collection.description, COLLECTION_DESCRIPTION))
+    for (const position of collection.links)
+      if (position < read.bookmarks.length) wanted.positions.push(position)
+  }
+  return [...byName.values()]
+}
+
+/** Whether the importer may change the owner's collection (as collections/service.ts decides). */
+function mayChange(collection: OwnedCollection, owner: LinkOwner, userId: string): boolean {
+  if (owner.organizationId === null) return true
+  return (
+    collection.role !== null &&
+    (collection.created_by === userId || can(collection.role as Role, 'manage_links'))
+  )
+}
+
+/**
+ * Puts the file's links into the owner's collections of the wanted names, creating the missing
+ * ones: first, with the owner locked (so two imports at once make a name once), the collections
+ * are found or made and the positions after each one's last link taken; then the entries are
+ * written in parts of WRITE_PART, a link a collection holds already keeping its place. An
+ * organization's collection the importer may not change is left as it is (reported with 0 added).
+ */
+async function fileIntoCollections(
+  deps: Deps,
+  userId: string,
+  organizationId: string | null | undefined,
+  wanted: readonly WantedCollection[],
+  linkIdAt: ReadonlyArray<string | null>,
+): Promise<{ created: number; collections: ImportReport['collections'] }> {
+  const now = deps.clock.now().toISOString()
+  const plan = await deps.db.transaction().execute(async (tx) => {
+    const owner = await linkOwnerFor(tx, userId, organizationId)
+    await lockLinkOwner(tx, owner)
+    const found = new Map<string, OwnedCollection>()
+    await inBatches(
+      wanted.map((collection) => collection.name),
+      LOOKUP_BATCH,
+      async (names) => {
+        for (const collection of await findOwnerCollectionsNamed(tx, owner, userId, names))
+          if (!found.has(collection.name)) found.set(collection.name, collection)
+      },
+    )
+    const missing = wanted.filter((collection) => !found.has(collection.name))
+    const made = missing.map((collection) => ({
+      id: newId(),
+      user_id: owner.organizationId === null ? owner.userId : null,
+      organization_id: owner.organizationId,
+      created_by: userId,
+      name: collection.name,
+      description: collection.description,
+      created_at: now,
+    }))
+    await insertCollections(tx, made)
+    for (const row of made)
+      found.set(row.name, { id: row.id, name: row.name, created_by: userId, role: null })
+    const madeIds = new Set(made.map((row) => row.id))
+    const changeable = wanted.flatMap((collection) => {
+      const row = found.get(collection.name)!
+      return madeIds.has(row.id) || mayChange(row, owner, userId) ? [row.id] : []
+    })
+    const last = await findLastPositions(tx, changeable)
+    return { found, made: madeIds, changeable: new Set(changeable), last }
+  })
+
+  const entries: Array<{ collection_id: string; link_id: string; position: number }> = []
+  for (const collection of wanted) {
+    const id = plan.found.get(collection.name)!.id
+    if (!plan.changeable.has(id)) continue
+    let position = (plan.last.get(id) ?? -1) + 1
+    const placed = new Set<string>()
+    for (const at of collection.positions) {
+      const linkId = linkIdAt[at]
+      if (linkId === null || linkId === undefined || placed.has(linkId)) continue
+      placed.add(linkId)
+      entries.push({ collection_id: id, link_id: linkId, position: position++ })
+    }
+  }
+  const added = new Map<string, number>()
+  for (let start = 0; start < entries.length; start += WRITE_PART) {
+    await deps.db.transaction().execute(async (tx) => {
+      const part = entries.slice(start, start + WRITE_PART)
+      for (const [id, count] of await insertCollectionEntries(tx, part))
+        added.set(id, (added.get(id) ?? 0) + count)
+      await touchCollections(tx, [...new Set(part.map((entry) => entry.collection_id))], now)
+    })
+  }
+  return {
+    created: plan.made.size,
+    collections: wanted.slice(0, REPORTED_LINKS).map((collection) => {
+      const id = plan.found.get(collection.name)!.id
+      return {
+        id,
+        name: collection.name,
+        created: plan.made.has(id),
+        links_added: added.get(id) ?? 0,
+      }
+    }),
+  }
+}
+
 /**
  * Reads the whole file first (a file that fails as a whole imports nothing), then writes it in
  * parts of WRITE_PART bookmarks, each in a transaction that locks the owner and checks the part
@@ -262,7 +443,7 @@ async function writeLinks(
  * connection for seconds and ended in a commit (and WAL checkpoint) of tens of megabytes that
  * blocked the event loop well past 100 ms; parts keep each commit small. Per item, as
  * before: a failure of the database part-way leaves the earlier parts imported, and importing the
- * file again reports them as duplicates.
+ * file again reports them as duplicates. The collections follow (fileIntoCollections).
  */
 export async function importLinks(
   deps: Deps,
@@ -275,11 +456,16 @@ export async function importLinks(
   // an organization outside an API token's boundary is one the caller is not in.
   assertReachable(caller, request.organizationId)
   await linkOwnerFor(deps.db, userId, request.organizationId)
-  const read = await readBookmarks(request.file)
-  const seen = { urls: new Set<string>(), slugKeys: new Set<string>() }
+  const file = await readBookmarks(request.file)
+  const read = file.bookmarks
+  const wanted = wantedCollections(file)
+  const linkIdAt: Array<string | null> = read.map(() => null)
+  const seen = { urls: new Map<string, string>(), slugKeys: new Set<string>() }
   const report: ImportReport = {
     imported: 0,
     tags_created: 0,
+    collections_created: 0,
+    collections: [],
     skipped: [],
     links: [],
     tags: [],
@@ -294,7 +480,7 @@ export async function importLinks(
     await deps.db.transaction().execute(async (tx) => {
       const owner = await linkOwnerFor(tx, userId, request.organizationId)
       await lockLinkOwner(tx, owner)
-      const { accepted, skipped } = await sortOut(tx, owner, part, offset, seen)
+      const { accepted, skipped } = await sortOut(tx, owner, part, offset, seen, linkIdAt)
       const written = await writeLinks(deps, tx, userId, owner, accepted)
       report.tags_created += written.tagsCreated
       for (const link of written.links) {
@@ -319,11 +505,17 @@ export async function importLinks(
           imported: report.imported,
           skipped: report.skipped.length,
           tags_created: report.tags_created,
+          collections: wanted.length,
         },
       })
     })
     offset += WRITE_PART
   } while (offset < read.length)
+  if (wanted.length > 0) {
+    const filed = await fileIntoCollections(deps, userId, request.organizationId, wanted, linkIdAt)
+    report.collections_created = filed.created
+    report.collections = filed.collections
+  }
   report.tags = [...tagNames]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .slice(0, REPORTED_LINKS)
@@ -331,6 +523,48 @@ export async function importLinks(
   const reportedUrls = report.links.map((link) => link.url)
   report.already_saved = await alreadySaved(deps, caller, reportedUrls, createdNow)
   return report
+}
+
+/** Whether the export lists every link the caller sees (no filter of the list's). */
+const unfiltered = (query: ExportQuery) =>
+  Object.entries(query).every(([key, value]) => key === 'format' || value === undefined)
+
+/**
+ * The collections an export carries, with their exported links in order (positions in the
+ * export's links): those the caller sees (within a token's boundary) that hold an exported link,
+ * or every one they see when the export is not filtered; with `collection_id`, that one.
+ */
+async function exportedCollections(
+  deps: Deps,
+  caller: Caller,
+  query: ExportQuery,
+  ids: readonly string[],
+): Promise<LinkExport['collections']> {
+  const reachable = caller.grant?.organizations ?? null
+  const visible = (
+    await findVisibleCollectionsToExport(
+      deps.db,
+      caller.user.id,
+      EXPORT_COLLECTIONS,
+      query.collection_id,
+    )
+  ).filter(
+    (row) =>
+      row.organization_id === null || reachable === null || reachable.has(row.organization_id),
+  )
+  const positionOf = new Map(ids.map((id, position) => [id, position]))
+  const linksOf = await findCollectionLinkIds(
+    deps.db,
+    visible.map((row) => row.id),
+  )
+  const all = unfiltered(query)
+  return visible.flatMap((row) => {
+    const links = (linksOf.get(row.id) ?? []).flatMap((id) => {
+      const position = positionOf.get(id)
+      return position === undefined ? [] : [position]
+    })
+    return links.length > 0 || all ? [{ name: row.name, description: row.description, links }] : []
+  })
 }
 
 export interface ExportFile {
@@ -348,6 +582,7 @@ export async function exportLinks(
   const userId = caller.user.id
   const filters = linkFilters(query, caller)
   const links: LinkExport['links'] = []
+  const ids: string[] = []
   let window: PageWindow = { limit: PAGE, after: null }
   let truncated = false
   // Pages through the list's own keyset, up to the export's bound.
@@ -364,6 +599,7 @@ export async function exportLinks(
       page.map((row) => row.id),
     )
     for (const row of page) {
+      ids.push(row.id)
       links.push({
         url: row.url,
         title: row.title,
@@ -391,6 +627,7 @@ export async function exportLinks(
           : [String((last as { position_sort?: unknown }).position_sort), last.id],
     }
   }
+  const collections = await exportedCollections(deps, caller, query, ids)
   const exportedAt = deps.clock.now().toISOString()
   const stem = `switchboard-links-${exportedAt.slice(0, 10)}`
   if (query.format === 'html') {
@@ -403,12 +640,22 @@ export async function exportLinks(
         createdAt: link.created_at,
         updatedAt: link.updated_at,
       })),
+      collections
+        .filter((collection) => collection.links.length > 0)
+        .map((collection) => ({ name: collection.name, bookmarks: collection.links })),
     )
     return { filename: `${stem}.html`, contentType: 'text/html; charset=utf-8', body: html }
   }
   return {
     filename: `${stem}.json`,
     contentType: 'application/json; charset=utf-8',
-    body: { format: JSON_FORMAT, version: 1, exported_at: exportedAt, truncated, links },
+    body: {
+      format: JSON_FORMAT,
+      version: 1,
+      exported_at: exportedAt,
+      truncated,
+      links,
+      collections,
+    },
   }
 }

@@ -1,0 +1,186 @@
+/**
+ * SQL for the collections of an import and an export: folders of a bookmark file, or a JSON
+ * export's `collections`, found by name among the owner's collections or created, and their links
+ * appended in the file's order; and the collections an export writes back, with their links in
+ * order.
+ */
+import { sql } from 'kysely'
+import type { Executor, Timestamp } from '../../../db/schema.js'
+import type { LinkOwner } from '../repo.js'
+import { collectionVisibleTo } from '../visibility.js'
+
+/** Values per `in` list and rows per insert: one statement each, far below either engine's cap. */
+const CHUNK = 200
+
+export interface OwnedCollection {
+  id: string
+  name: string
+  created_by: string | null
+  /** The importer's role in the collection's organization; null for a personal collection. */
+  role: string | null
+}
+
+/**
+ * The owner's collections with these exact names, oldest first (a name held twice is found as
+ * the oldest collection of that name by whoever reads the list in order).
+ */
+export async function findOwnerCollectionsNamed(
+  ex: Executor,
+  owner: LinkOwner,
+  userId: string,
+  names: readonly string[],
+): Promise<OwnedCollection[]> {
+  const found: OwnedCollection[] = []
+  for (let i = 0; i < names.length; i += CHUNK) {
+    const query = ex
+      .selectFrom('collections')
+      .leftJoin('organization_members', (join) =>
+        join
+          .onRef('organization_members.organization_id', '=', 'collections.organization_id')
+          .on('organization_members.user_id', '=', userId),
+      )
+      .select([
+        'collections.id',
+        'collections.name',
+        'collections.created_by',
+        'organization_members.role',
+      ])
+      .where('collections.name', 'in', names.slice(i, i + CHUNK))
+      .orderBy('collections.created_at')
+      .orderBy('collections.id')
+    found.push(
+      ...(await (
+        owner.organizationId === null
+          ? query.where('collections.user_id', '=', owner.userId)
+          : query.where('collections.organization_id', '=', owner.organizationId)
+      ).execute()),
+    )
+  }
+  return found
+}
+
+export async function insertCollections(
+  ex: Executor,
+  rows: ReadonlyArray<{
+    id: string
+    user_id: string | null
+    organization_id: string | null
+    created_by: string
+    name: string
+    description: string | null
+    created_at: Timestamp
+  }>,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += 50) {
+    await ex
+      .insertInto('collections')
+      .values(rows.slice(i, i + 50).map((row) => ({ ...row, updated_at: row.created_at })))
+      .execute()
+  }
+}
+
+/** The last position taken in each of the collections (absent: none yet). */
+export async function findLastPositions(
+  ex: Executor,
+  ids: readonly string[],
+): Promise<Map<string, number>> {
+  const last = new Map<string, number>()
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await ex
+      .selectFrom('collection_links')
+      .select(['collection_id', (eb) => eb.fn.max<number | string>('position').as('last')])
+      .where('collection_id', 'in', ids.slice(i, i + CHUNK))
+      .groupBy('collection_id')
+      .execute()
+    for (const row of rows) last.set(row.collection_id, Number(row.last))
+  }
+  return last
+}
+
+/**
+ * Puts links into collections at the given positions, each with its link's slug key (for
+ * /go/{slug}'s probe); a link a collection holds already keeps its place. Returns how many were
+ * added to each collection.
+ */
+export async function insertCollectionEntries(
+  ex: Executor,
+  entries: ReadonlyArray<{ collection_id: string; link_id: string; position: number }>,
+): Promise<Map<string, number>> {
+  const added = new Map<string, number>()
+  for (let i = 0; i < entries.length; i += CHUNK) {
+    const rows = await ex
+      .insertInto('collection_links')
+      .values(
+        entries.slice(i, i + CHUNK).map((entry) => ({
+          ...entry,
+          slug_key: sql<
+            string | null
+          >`(select links.slug_key from links where links.id = ${entry.link_id})`,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['collection_id', 'link_id']).doNothing())
+      .returning('collection_id')
+      .execute()
+    for (const row of rows) added.set(row.collection_id, (added.get(row.collection_id) ?? 0) + 1)
+  }
+  return added
+}
+
+export async function touchCollections(
+  ex: Executor,
+  ids: readonly string[],
+  now: Timestamp,
+): Promise<void> {
+  for (let i = 0; i < ids.length; i += CHUNK)
+    await ex
+      .updateTable('collections')
+      .set({ updated_at: now })
+      .where('id', 'in', ids.slice(i, i + CHUNK))
+      .execute()
+}
+
+export interface ExportCollection {
+  id: string
+  name: string
+  description: string | null
+  organization_id: string | null
+}
+
+/** The collections the user sees (as GET /api/collections), by name ignoring case, then id. */
+export async function findVisibleCollectionsToExport(
+  ex: Executor,
+  userId: string,
+  limit: number,
+  only?: string,
+): Promise<ExportCollection[]> {
+  let query = ex
+    .selectFrom('collections')
+    .select(['id', 'name', 'description', 'organization_id'])
+    .where(collectionVisibleTo(userId))
+  if (only !== undefined) query = query.where('collections.id', '=', only)
+  return query
+    .orderBy(sql`lower(${sql.ref('collections.name')})`)
+    .orderBy('collections.id')
+    .limit(limit)
+    .execute()
+}
+
+/** Each collection's link ids in the collection's order. */
+export async function findCollectionLinkIds(
+  ex: Executor,
+  ids: readonly string[],
+): Promise<Map<string, string[]>> {
+  const links = new Map<string, string[]>(ids.map((id) => [id, []]))
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await ex
+      .selectFrom('collection_links')
+      .select(['collection_id', 'link_id'])
+      .where('collection_id', 'in', ids.slice(i, i + CHUNK))
+      .orderBy('collection_id')
+      .orderBy('position')
+      .orderBy('link_id')
+      .execute()
+    for (const row of rows) links.get(row.collection_id)?.push(row.link_id)
+  }
+  return links
+}
