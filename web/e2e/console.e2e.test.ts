@@ -177,6 +177,37 @@ describe('the console in Chromium', () => {
     await expectHeading(adminPage, 'Set up Switchboard')
     await checkAccessibility(adminPage, 'setup')
 
+    // Sent empty, the form names every missing field at once and focuses the first; an empty
+    // address is missing, not "too short". Then with the name alone, focus goes to the address.
+    const errorAt = async (page: Page, label: string) => {
+      const input = page.getByLabel(label, { exact: true })
+      if ((await input.getAttribute('aria-invalid')) !== 'true') return null
+      const ids = ((await input.getAttribute('aria-describedby')) ?? '').split(' ')
+      return page.locator(`[id="${ids.at(-1)}"]`).textContent()
+    }
+    const focusedName = (page: Page) =>
+      page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? null)
+    const submit = adminPage.getByRole('button', { name: 'Create administrator account' })
+    await submit.click()
+    await expect.poll(() => focusedName(adminPage)).toBe('name')
+    for (const label of ['Name', 'Email address', 'Password'])
+      expect(await errorAt(adminPage, label), label).toBe('Fill in this field.')
+    await checkAccessibility(adminPage, 'setup, nothing filled in')
+    await adminPage.getByLabel('Name').fill(ADMIN.name)
+    await submit.click()
+    await expect.poll(() => errorAt(adminPage, 'Name')).toBeNull()
+    await expect.poll(() => focusedName(adminPage)).toBe('email')
+    expect(await errorAt(adminPage, 'Email address')).toBe('Fill in this field.')
+    expect(await errorAt(adminPage, 'Password')).toBe('Fill in this field.')
+    // The same in German.
+    const german = await (await newContext({ locale: 'de-DE' })).newPage()
+    await german.goto('/setup')
+    await german.getByRole('button', { name: 'Administratorkonto anlegen' }).click()
+    await expect.poll(() => focusedName(german)).toBe('name')
+    for (const label of ['Name', 'E-Mail-Adresse', 'Passwort'])
+      expect(await errorAt(german, label), label).toBe('Füllen Sie dieses Feld aus.')
+    await german.context().close()
+
     await adminPage.getByLabel('Name').fill(ADMIN.name)
     await adminPage.getByLabel('Email address').fill(ADMIN.email)
     await adminPage.getByLabel('Password').fill(ADMIN.password)
