@@ -423,6 +423,13 @@ describe('the administration console', () => {
       .poll(() => page.getByTestId('password-state').textContent())
       .toContain('A value is stored.')
     expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
+    // Saved is said where one looks, and focus stays in the section (the form was redrawn).
+    const saved = page.getByTestId('smtp-saved')
+    expect(await saved.textContent()).toBe('Email settings saved.')
+    expect(await saved.isVisible()).toBe(true)
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('smtp-saved')
 
     await page.getByRole('button', { name: 'Send test email' }).click()
     await expect
