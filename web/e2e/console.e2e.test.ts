@@ -415,6 +415,14 @@ describe('the console in Chromium', () => {
     await adminPage.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     const secret = adminPage.getByTestId('totp-secret')
     await confirmIfAsked(adminPage, secret, ADMIN.password)
+    // Every step moves focus to its new content, never to <body>.
+    const focusedId = () =>
+      adminPage.evaluate(() =>
+        document.activeElement === document.body
+          ? 'body'
+          : (document.activeElement?.getAttribute('data-testid') ?? ''),
+      )
+    await expect.poll(focusedId).toBe('enrol-first-step')
     totpSecret = ((await secret.textContent()) ?? '').replace(/\s+/g, '')
     expect(totpSecret).toMatch(/^[A-Z2-7]{32}$/)
     await expect
@@ -459,6 +467,7 @@ describe('the console in Chromium', () => {
     await expect
       .poll(() => adminPage.getByTestId('mfa-state').textContent())
       .toContain('10 backup codes left')
+    await expect.poll(focusedId).toBe('mfa-state')
   })
 
   it('signs in with a code, then with a backup code, and refuses that backup code a second time', async () => {
@@ -502,6 +511,23 @@ describe('the console in Chromium', () => {
     await adminPage.getByLabel('Code').fill(backupCodes[1]!)
     await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
     await adminPage.waitForURL(`${server.baseUrl}/links`)
+
+    // The activity list says which sign-ins spent a backup code, in English and in German.
+    await adminPage.goto('/account/activity')
+    const logins = adminPage.getByTestId('security-events').locator('tr[data-action="auth.login"]')
+    const loginText = (index: number) => logins.nth(index).locator('td').first().textContent()
+    await expect.poll(() => loginText(0)).toBe('Signed in with a backup code')
+    expect(await loginText(1)).toBe('Signed in with a backup code')
+    expect(await loginText(2)).toBe('Signed in')
+    const language = (value: string) =>
+      sessionRequest(adminPage, '/api/users/me', { method: 'PATCH', body: { language: value } })
+    expect((await language('de')).status).toBe(200)
+    await adminPage.reload()
+    await expect.poll(() => loginText(0)).toBe('Mit einem Backup-Code angemeldet')
+    expect(await loginText(2)).toBe('Angemeldet')
+    expect((await language('en')).status).toBe(200)
+    await adminPage.reload()
+    await expect.poll(() => loginText(0)).toBe('Signed in with a backup code')
   })
 
   it('signs in through the identity provider and lands signed in on the console', async () => {
