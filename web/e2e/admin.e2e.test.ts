@@ -423,6 +423,13 @@ describe('the administration console', () => {
       .poll(() => page.getByTestId('password-state').textContent())
       .toContain('A value is stored.')
     expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
+    // Saved is said where one looks, and focus stays in the section (the form was redrawn).
+    const saved = page.getByTestId('smtp-saved')
+    expect(await saved.textContent()).toBe('Email settings saved.')
+    expect(await saved.isVisible()).toBe(true)
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('smtp-saved')
 
     await page.getByRole('button', { name: 'Send test email' }).click()
     await expect
@@ -491,10 +498,50 @@ describe('the administration console', () => {
   })
 
   it('filters the audit log in the query string and downloads the filtered view as CSV and JSON Lines', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 })
     await page.goto('/admin/audit')
     await expectHeading(page, 'Audit log')
-    await page.getByTestId('audit').locator('tbody tr').first().waitFor()
+    const rows = page.getByTestId('audit').locator('tbody tr')
+    await rows.first().waitFor()
+    // The downloads are one control: the first event stays above the fold.
+    expect((await rows.first().boundingBox())!.y).toBeLessThan(800)
+    // A time, an action code, an address and a person are each on one line.
+    const linesPerCell = await rows.evaluateAll((all) =>
+      all.flatMap((row) =>
+        [0, 1, 2, 4].map((column) => {
+          const range = document.createRange()
+          range.selectNodeContents(row.children[column]!)
+          return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
+        }),
+      ),
+    )
+    expect(Math.max(...linesPerCell)).toBe(1)
+    // The details are words: no field names, no ids, no codes joined with "+".
+    const facts = page.getByTestId('audit').locator('.audit-facts > div')
+    const texts = await facts.allTextContents()
+    expect(texts.length).toBeGreaterThan(0)
+    for (const text of texts) {
+      expect(text).not.toMatch(/[a-z]+_[a-z]+/)
+      expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/)
+      expect(text).not.toContain('+')
+    }
+    expect(
+      await facts.filter({ hasText: 'Has a password' }).first().locator('dd').textContent(),
+    ).toMatch(/^(yes|no)$/)
+    expect(
+      await facts
+        .filter({ hasText: 'Method' })
+        .locator('dd', { hasText: /^password$/ })
+        .count(),
+    ).toBeGreaterThan(0)
     await checkAccessibility(page, 'audit log')
+    const openDownloads = async () => {
+      const menu = page.getByTestId('audit-downloads')
+      if (!(await menu.evaluate((details) => (details as HTMLDetailsElement).open)))
+        await menu.locator('summary').click()
+    }
+    await openDownloads()
+    await checkAccessibility(page, 'audit log, downloads open')
     await page.getByLabel('Action').fill('admin.user_disable')
     // The action is a picker; its list closes before the rest of the form is used.
     await page.keyboard.press('Escape')
@@ -505,6 +552,7 @@ describe('the administration console', () => {
       'admin.user_disable',
     )
 
+    await openDownloads()
     const [csv] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download CSV' }).click(),
@@ -548,6 +596,7 @@ describe('the administration console', () => {
     await page.goForward()
     await expect.poll(() => page.getByLabel('Action').inputValue()).toBe('team.member_add')
     await expect.poll(() => page.getByTestId('audit').locator('tbody tr').count()).toBe(2)
+    await openDownloads()
     const [jsonl] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Download JSON Lines' }).click(),
@@ -583,6 +632,17 @@ describe('the administration console', () => {
       await dePage.waitForLoadState('networkidle')
       await checkAccessibility(dePage, `${path} (de)`)
     }
+    // The audit log's details in German words.
+    const deFacts = dePage.getByTestId('audit').locator('.audit-facts > div')
+    expect(
+      await deFacts
+        .filter({ hasText: 'Methode' })
+        .locator('dd', { hasText: /^Passwort$/ })
+        .count(),
+    ).toBeGreaterThan(0)
+    expect(
+      await deFacts.filter({ hasText: 'Hat ein Passwort' }).first().locator('dd').textContent(),
+    ).toMatch(/^(ja|nein)$/)
     await german.close()
     await api('/api/users/me', { method: 'PATCH', token: adminJwt, body: { language: 'en' } })
   })

@@ -177,6 +177,37 @@ describe('the console in Chromium', () => {
     await expectHeading(adminPage, 'Set up Switchboard')
     await checkAccessibility(adminPage, 'setup')
 
+    // Sent empty, the form names every missing field at once and focuses the first; an empty
+    // address is missing, not "too short". Then with the name alone, focus goes to the address.
+    const errorAt = async (page: Page, label: string) => {
+      const input = page.getByLabel(label, { exact: true })
+      if ((await input.getAttribute('aria-invalid')) !== 'true') return null
+      const ids = ((await input.getAttribute('aria-describedby')) ?? '').split(' ')
+      return page.locator(`[id="${ids.at(-1)}"]`).textContent()
+    }
+    const focusedName = (page: Page) =>
+      page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name ?? null)
+    const submit = adminPage.getByRole('button', { name: 'Create administrator account' })
+    await submit.click()
+    await expect.poll(() => focusedName(adminPage)).toBe('name')
+    for (const label of ['Name', 'Email address', 'Password'])
+      expect(await errorAt(adminPage, label), label).toBe('Fill in this field.')
+    await checkAccessibility(adminPage, 'setup, nothing filled in')
+    await adminPage.getByLabel('Name').fill(ADMIN.name)
+    await submit.click()
+    await expect.poll(() => errorAt(adminPage, 'Name')).toBeNull()
+    await expect.poll(() => focusedName(adminPage)).toBe('email')
+    expect(await errorAt(adminPage, 'Email address')).toBe('Fill in this field.')
+    expect(await errorAt(adminPage, 'Password')).toBe('Fill in this field.')
+    // The same in German.
+    const german = await (await newContext({ locale: 'de-DE' })).newPage()
+    await german.goto('/setup')
+    await german.getByRole('button', { name: 'Administratorkonto anlegen' }).click()
+    await expect.poll(() => focusedName(german)).toBe('name')
+    for (const label of ['Name', 'E-Mail-Adresse', 'Passwort'])
+      expect(await errorAt(german, label), label).toBe('Füllen Sie dieses Feld aus.')
+    await german.context().close()
+
     await adminPage.getByLabel('Name').fill(ADMIN.name)
     await adminPage.getByLabel('Email address').fill(ADMIN.email)
     await adminPage.getByLabel('Password').fill(ADMIN.password)
@@ -384,6 +415,14 @@ describe('the console in Chromium', () => {
     await adminPage.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     const secret = adminPage.getByTestId('totp-secret')
     await confirmIfAsked(adminPage, secret, ADMIN.password)
+    // Every step moves focus to its new content, never to <body>.
+    const focusedId = () =>
+      adminPage.evaluate(() =>
+        document.activeElement === document.body
+          ? 'body'
+          : (document.activeElement?.getAttribute('data-testid') ?? ''),
+      )
+    await expect.poll(focusedId).toBe('enrol-first-step')
     totpSecret = ((await secret.textContent()) ?? '').replace(/\s+/g, '')
     expect(totpSecret).toMatch(/^[A-Z2-7]{32}$/)
     await expect
@@ -428,6 +467,7 @@ describe('the console in Chromium', () => {
     await expect
       .poll(() => adminPage.getByTestId('mfa-state').textContent())
       .toContain('10 backup codes left')
+    await expect.poll(focusedId).toBe('mfa-state')
   })
 
   it('signs in with a code, then with a backup code, and refuses that backup code a second time', async () => {
@@ -471,6 +511,23 @@ describe('the console in Chromium', () => {
     await adminPage.getByLabel('Code').fill(backupCodes[1]!)
     await adminPage.getByRole('button', { name: 'Verify and sign in' }).click()
     await adminPage.waitForURL(`${server.baseUrl}/links`)
+
+    // The activity list says which sign-ins spent a backup code, in English and in German.
+    await adminPage.goto('/account/activity')
+    const logins = adminPage.getByTestId('security-events').locator('tr[data-action="auth.login"]')
+    const loginText = (index: number) => logins.nth(index).locator('td').first().textContent()
+    await expect.poll(() => loginText(0)).toBe('Signed in with a backup code')
+    expect(await loginText(1)).toBe('Signed in with a backup code')
+    expect(await loginText(2)).toBe('Signed in')
+    const language = (value: string) =>
+      sessionRequest(adminPage, '/api/users/me', { method: 'PATCH', body: { language: value } })
+    expect((await language('de')).status).toBe(200)
+    await adminPage.reload()
+    await expect.poll(() => loginText(0)).toBe('Mit einem Backup-Code angemeldet')
+    expect(await loginText(2)).toBe('Angemeldet')
+    expect((await language('en')).status).toBe(200)
+    await adminPage.reload()
+    await expect.poll(() => loginText(0)).toBe('Signed in with a backup code')
   })
 
   it('signs in through the identity provider and lands signed in on the console', async () => {

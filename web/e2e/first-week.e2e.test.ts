@@ -382,6 +382,23 @@ describe('the first-run checklist', () => {
     })
     expect(configured.status).toBe(200)
     await expectBoth(page, state)
+    // The step's link lands on the section, its heading focused and in view; saving there says
+    // so visibly.
+    await checklist.locator('[data-key="outgoing_mail"]').getByRole('link').click()
+    await page.waitForURL(`${server.baseUrl}/admin/settings#smtp`)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('smtp-heading')
+    const smtpTop = (await page.locator('#smtp-heading').boundingBox())!.y
+    expect(smtpTop).toBeGreaterThanOrEqual(56)
+    expect(smtpTop).toBeLessThan(400)
+    const smtpForm = page.getByRole('form', { name: 'Ausgehende E-Mail (SMTP)' })
+    await smtpForm.getByLabel('Absendername (optional)').fill('Erste Woche')
+    await smtpForm.getByRole('button', { name: 'E-Mail-Einstellungen speichern' }).click()
+    await expect
+      .poll(() => page.getByTestId('smtp-saved').textContent())
+      .toBe('E-Mail-Einstellungen gespeichert.')
+    expect(await page.getByTestId('smtp-saved').isVisible()).toBe(true)
+    await checkAccessibility(page, 'settings, email saved (de)')
+    await page.goto('/links')
     // …a delivered test is.
     const tested = await api('/api/admin/settings/smtp/test', {
       method: 'POST',

@@ -22,6 +22,7 @@ import {
   apiRequest,
   launchBrowser,
   setUpAdministrator,
+  SIGN_IN_LABELS,
   signIn,
   startConsoleServer,
   type ApiInit,
@@ -188,6 +189,8 @@ describe('organizations and billing in Chromium', () => {
     await expect
       .poll(() => page.getByRole('status').first().textContent())
       .toBe(`You joined ${ORG} as member.`)
+    // Afterwards the page leads into the organization.
+    await page.getByRole('link', { name: `Open ${ORG}` }).waitFor()
 
     // A member sees the organization and its members, and is offered nothing they may not do.
     await page.goto('/orgs')
@@ -280,12 +283,56 @@ describe('organizations and billing in Chromium', () => {
         })
       ).status,
     ).toBe(201)
+    // The first page after signing in says who invites them where, and leads to the answer: in
+    // German for a German reader…
+    const login = await api('/api/auth/login', {
+      method: 'POST',
+      body: { email: COLLEAGUE.email, password: COLLEAGUE.password },
+    })
+    const colleagueJwt = ((await login.json()) as { token: string }).token
+    const setLanguage = async (language: string) =>
+      expect(
+        (
+          await api('/api/users/me', {
+            method: 'PATCH',
+            token: colleagueJwt,
+            body: { language },
+          })
+        ).status,
+      ).toBe(200)
+    await setLanguage('de')
+    const german = await (await newContext('de-DE')).newPage()
+    await german.goto('/login')
+    await signIn(german, COLLEAGUE, SIGN_IN_LABELS.de)
+    await german.waitForURL(`${server.baseUrl}/links`)
+    const notice = german.getByRole('region', { name: 'Einladungen an Sie' })
+    await notice
+      .getByText(`${OWNER.name} hat Sie eingeladen, Operations als Administrator beizutreten.`)
+      .waitFor()
+    await notice.getByRole('link', { name: 'Einladung beantworten' }).waitFor()
+    await checkAccessibility(german, 'links with an invitation waiting, German')
+    await german.context().close()
+    await setLanguage('en')
+
+    // …and in English, at a phone's width too.
     const colleague = await newContext()
     const page = await colleague.newPage()
     await page.goto('/login')
     await signIn(page, COLLEAGUE)
     await page.waitForURL(`${server.baseUrl}/links`)
-    await page.goto('/orgs')
+    const pending = page.getByRole('region', { name: 'Invitations for you' })
+    await pending
+      .getByText(`${OWNER.name} invited you to join Operations as administrator.`)
+      .waitFor()
+    await checkAccessibility(page, 'links with an invitation waiting')
+    await page.setViewportSize({ width: 390, height: 844 })
+    const answer = pending.getByRole('link', { name: 'Answer the invitation' })
+    const box = (await answer.boundingBox())!
+    expect(box.x + box.width).toBeLessThanOrEqual(390)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await page.setViewportSize({ width: 1280, height: 800 })
+    await answer.click()
+    await page.waitForURL(`${server.baseUrl}/orgs`)
     const waiting = page.getByRole('region', { name: 'Invitations for you' })
     await waiting.getByRole('row', { name: /Operations/ }).waitFor()
     await checkAccessibility(page, 'organizations with an invitation')

@@ -169,8 +169,19 @@ describe('the security page and its re-authentication window', () => {
     await page.getByRole('button', { name: 'Enable two-factor authentication' }).click()
     await expect.poll(() => page.getByTestId('totp-secret').count()).toBe(1)
     expect(await page.getByRole('dialog').count()).toBe(0)
+    // Each step's new content takes the focus, never <body>: the set-up's first step, and after
+    // Cancel the button that starts it again.
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement
+        return element === null || element === document.body
+          ? 'body'
+          : (element.getAttribute('data-testid') ?? element.textContent ?? '')
+      })
+    await expect.poll(focused).toBe('enrol-first-step')
     await page.getByRole('button', { name: 'Copy key' }).waitFor()
     await page.getByRole('button', { name: 'Cancel' }).click()
+    await expect.poll(focused).toBe('Enable two-factor authentication')
 
     // Past the window: the next change asks for the password, once, in a dialog that says why.
     t.clock.advance(REAUTH_WINDOW_SECONDS + 1)
@@ -186,6 +197,10 @@ describe('the security page and its re-authentication window', () => {
     await dialog.getByRole('button', { name: enReauth['reauth.submit'] }).click()
     await expect.poll(() => page.getByTestId('totp-secret').count()).toBe(1)
     expect(await page.getByRole('dialog').count()).toBe(0)
+    // After the re-authentication, too, focus is on what it let through.
+    await expect.poll(focused).toBe('enrol-first-step')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await focused()).toBe('enrol-first-step')
     expect(await auditCount(person.user.id, 'session.reauthenticate')).toBe(1)
     await page.getByRole('button', { name: 'Cancel' }).click()
 

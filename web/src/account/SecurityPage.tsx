@@ -8,7 +8,7 @@
  * backup codes always ask for the code and the password: the window waives neither.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { CheckboxField } from '../admin/CheckboxField'
 import { meQuery, mfaStatusQuery, providersQuery } from '../api/queries'
@@ -16,6 +16,7 @@ import { EnrollmentRequiredNotice } from '../policy/EnrollmentRequiredNotice'
 import { NewSignInMailSetting } from '../security-log/NewSignInMailSetting'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
+import { focusAfterDialog } from '../ui/focus'
 import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
@@ -55,7 +56,17 @@ export function SecurityPage() {
   return (
     <Page title={t('security.title')} description={t('security.description')}>
       {restricted && <EnrollmentRequiredNotice />}
-      {codes !== null && <BackupCodesPanel codes={codes} onDone={() => setCodes(null)} />}
+      {codes !== null && (
+        <BackupCodesPanel
+          codes={codes}
+          onDone={() => {
+            setCodes(null)
+            // The button that opened the codes may be gone (the set-up form): focus goes to the
+            // new state, after the dialog has given focus back.
+            focusAfterDialog(() => document.getElementById('mfa-state'))
+          }}
+        />
+      )}
       {!restricted && status.data !== undefined && <Summary onCodes={setCodes} />}
       <AppSection onCodes={setCodes} />
       <PasskeysSection />
@@ -328,6 +339,8 @@ function AppSection({ onCodes }: { onCodes: (codes: string[]) => void }) {
         <p
           className={status.data.enabled || hasPasskeys ? 'state state-good' : 'state state-weak'}
           data-testid="mfa-state"
+          id="mfa-state"
+          tabIndex={-1}
         >
           <strong>{status.data.enabled ? t('security.mfaOn') : t('security.mfaOff')}</strong>{' '}
           {status.data.enabled
@@ -379,7 +392,16 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const cancel = async () => {
     await unwrap(client.POST('/api/auth/mfa/enroll/cancel')).catch(() => undefined)
     setEnrollment(null)
+    focusAfterDialog(() => beginButton.current)
   }
+  // Each step's new content takes the focus: the set-up's first step once it is shown (after a
+  // re-authentication dialog, too), the start button again after Cancel.
+  const beginButton = useRef<HTMLButtonElement>(null)
+  const firstStep = useRef<HTMLParagraphElement>(null)
+  const shown = enrollment !== null
+  useEffect(() => {
+    if (shown) focusAfterDialog(() => firstStep.current)
+  }, [shown])
 
   if (enrollment === null) {
     return (
@@ -387,6 +409,7 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
         <FormError>{begin.general}</FormError>
         <div>
           <button
+            ref={beginButton}
             type="button"
             className="button button-primary"
             onClick={() => beginMutation.mutate()}
@@ -404,7 +427,9 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
     <div className="enrol">
       <ol className="steps">
         <li>
-          <p>{t('security.scan')}</p>
+          <p ref={firstStep} tabIndex={-1} data-testid="enrol-first-step">
+            {t('security.scan')}
+          </p>
           <img
             className="qr"
             alt={t('security.qrAlt')}

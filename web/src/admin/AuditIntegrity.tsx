@@ -1,9 +1,14 @@
 /**
  * The audit log's integrity on the audit page — the last check of the database against
  * its signed checkpoints (green when intact, red with the first bad entry when not), a button to
- * check now, and the public verifier key that `switchboard audit verify --key` takes.
+ * check now, and the public verifier key that `switchboard audit verify --key` takes (folded: it is
+ * looked up, not read every visit).
+ *
+ * A check older than the newest event shown does not speak for it: the page then checks on
+ * opening, and says so while it does, instead of "intact" over a count that leaves events out.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useEffect, useRef } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
@@ -12,7 +17,7 @@ import { RelativeTime } from '../ui/time'
 
 const integrityKey = ['admin', 'audit', 'integrity']
 
-export function AuditIntegrity() {
+export function AuditIntegrity({ newestAt }: { newestAt: string | undefined }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const integrity = useQuery({
@@ -27,33 +32,44 @@ export function AuditIntegrity() {
     },
   })
   const data = integrity.data
+  // The last check predates an event on the page (or there was none): it covers less than shown.
+  const stale =
+    data !== undefined &&
+    newestAt !== undefined &&
+    (data.checked_at === null || Date.parse(data.checked_at) < Date.parse(newestAt))
+  const checkedOnOpening = useRef(false)
+  useEffect(() => {
+    if (!stale || checkedOnOpening.current) return
+    checkedOnOpening.current = true
+    check.mutate()
+  }, [stale, check])
   if (data === undefined) return null
+  // While stale, the earlier result is not shown as the log's state.
+  const status = stale ? (check.isPending ? 'checking' : 'stale') : data.status
   const stateClass =
-    data.status === 'ok'
-      ? 'state state-good'
-      : data.status === 'failed'
-        ? 'state state-bad'
-        : 'state state-weak'
+    status === 'ok' ? 'state state-good' : status === 'failed' ? 'state state-bad' : 'state'
   return (
     <section className="audit-integrity" aria-labelledby="audit-integrity-title">
-      <h2 id="audit-integrity-title">{t('admin.audit.integrity.title')}</h2>
-      <div
-        className={stateClass}
-        data-testid="audit-integrity"
-        data-status={data.status}
-        role="status"
-      >
-        <strong>{t(`admin.audit.integrity.${data.status}`)}</strong>
-        {data.problem !== null && <p className="mono">{data.problem}</p>}
-        {data.checked_at !== null && (
-          <p>
-            {t('admin.audit.integrity.checkedAt')} <RelativeTime iso={data.checked_at} />
-            {data.tree_size !== null &&
-              ` · ${t('admin.audit.integrity.events', { count: String(data.tree_size) })}`}
-          </p>
-        )}
-      </div>
-      <div className="row">
+      <h2 id="audit-integrity-title" className="visually-hidden">
+        {t('admin.audit.integrity.title')}
+      </h2>
+      <div className="audit-integrity-row">
+        <div
+          className={stateClass}
+          data-testid="audit-integrity"
+          data-status={status}
+          role="status"
+        >
+          <strong>{t(`admin.audit.integrity.${status}`)}</strong>
+          {!stale && data.problem !== null && <p className="mono">{data.problem}</p>}
+          {!stale && data.checked_at !== null && (
+            <p>
+              {t('admin.audit.integrity.checkedAt')} <RelativeTime iso={data.checked_at} />
+              {data.tree_size !== null &&
+                ` · ${t('admin.audit.integrity.events', { count: data.tree_size })}`}
+            </p>
+          )}
+        </div>
         <button
           type="button"
           className="button button-secondary"
@@ -64,14 +80,16 @@ export function AuditIntegrity() {
           {check.isPending ? t('common.working') : t('admin.audit.integrity.check')}
         </button>
       </div>
-      <h3>{t('admin.audit.integrity.key')}</h3>
-      <p>{t('admin.audit.integrity.keyHelp')}</p>
-      <p className="row">
-        <code className="mono verifier-key" data-testid="audit-verifier-key">
-          {data.verifier_key}
-        </code>
-        <CopyButton text={data.verifier_key} label={t('admin.audit.integrity.copyKey')} />
-      </p>
+      <details className="audit-key">
+        <summary>{t('admin.audit.integrity.key')}</summary>
+        <p>{t('admin.audit.integrity.keyHelp')}</p>
+        <p className="row">
+          <code className="mono verifier-key" data-testid="audit-verifier-key">
+            {data.verifier_key}
+          </code>
+          <CopyButton text={data.verifier_key} label={t('admin.audit.integrity.copyKey')} />
+        </p>
+      </details>
     </section>
   )
 }

@@ -28,6 +28,7 @@ import { DateTimeField, focusDateTimeField, fromLocalDateTime } from '../ui/date
 import { SubmitButton, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { TableHead } from '../ui/table-head'
+import { auditFacts } from './audit-facts'
 import { AuditIntegrity } from './AuditIntegrity'
 import { Pager } from './Pager'
 import { auditQuery, definedOnly, type AuditEvent, type AuditFilters } from './queries'
@@ -133,6 +134,12 @@ export function exportHref(filters: AuditFilters, format: 'csv' | 'jsonl' | 'ver
   return `/api/admin/audit-log/export?${query.toString()}`
 }
 
+const EXPORT_LABEL = {
+  csv: 'admin.audit.exportCsv',
+  jsonl: 'admin.audit.exportJsonl',
+  verifiable: 'admin.audit.exportVerifiable',
+} as const
+
 export function AuditPage({ search }: { search: AuditSearch }) {
   const { t } = useI18n()
   const { cursor, ...rest } = search
@@ -146,35 +153,22 @@ export function AuditPage({ search }: { search: AuditSearch }) {
       title={t('admin.audit.title')}
       description={t('admin.audit.description')}
       actions={
-        <div className="row" role="group" aria-label={t('admin.audit.export')}>
-          <a
-            className="button button-secondary"
-            href={exportHref(filters, 'csv')}
-            download
-            data-testid="export-csv"
-          >
-            {t('admin.audit.exportCsv')}
-          </a>
-          <a
-            className="button button-secondary"
-            href={exportHref(filters, 'jsonl')}
-            download
-            data-testid="export-jsonl"
-          >
-            {t('admin.audit.exportJsonl')}
-          </a>
-          <a
-            className="button button-secondary"
-            href={exportHref(filters, 'verifiable')}
-            download
-            data-testid="export-verifiable"
-          >
-            {t('admin.audit.exportVerifiable')}
-          </a>
-        </div>
+        // One compact control: the three downloads do not push the first event down.
+        <details className="download-menu" data-testid="audit-downloads">
+          <summary className="button button-secondary">{t('admin.audit.download')}</summary>
+          <ul className="download-menu-list" aria-label={t('admin.audit.export')}>
+            {(['csv', 'jsonl', 'verifiable'] as const).map((format) => (
+              <li key={format}>
+                <a href={exportHref(filters, format)} download data-testid={`export-${format}`}>
+                  {t(EXPORT_LABEL[format])}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </details>
       }
     >
-      <AuditIntegrity />
+      <AuditIntegrity newestAt={cursor === undefined ? items[0]?.at : undefined} />
       <AuditFiltersForm key={form.key} filters={form.shows} onNavigate={form.asked} />
       {events.isSuccess && items.length === 0 ? (
         <p className="empty" data-testid="audit-empty">
@@ -206,19 +200,11 @@ export function AuditPage({ search }: { search: AuditSearch }) {
   )
 }
 
-/** A metadata value as text: lists joined, yes/no for flags, anything nested as compact JSON. */
-function valueText(value: unknown, t: (key: string) => string): string {
-  if (Array.isArray(value)) return value.map((item) => valueText(item, t)).join(', ')
-  if (typeof value === 'boolean') return t(value ? 'admin.audit.yes' : 'admin.audit.no')
-  if (typeof value === 'string') return value
-  if (typeof value === 'number') return String(value)
-  return value === null || value === undefined ? '—' : JSON.stringify(value)
-}
-
 function AuditRow({ event }: { event: AuditEvent }) {
-  const { t, dateTime, relative } = useI18n()
+  const i18n = useI18n()
+  const { t, dateTime, relative } = i18n
   const [open, setOpen] = useState(false)
-  const facts = Object.entries(event.metadata)
+  const facts = auditFacts(i18n, event.metadata)
   const typeName = (type: string) => {
     const key = `admin.audit.type.${type}`
     const text = t(key)
@@ -226,16 +212,16 @@ function AuditRow({ event }: { event: AuditEvent }) {
   }
   return (
     <tr>
-      <td data-label={t('admin.audit.at')}>
+      <td data-label={t('admin.audit.at')} className="nowrap">
         <time dateTime={event.at} title={relative(event.at)}>
           {dateTime(event.at)}
         </time>
       </td>
-      <td data-label={t('admin.audit.actor')} className="cell-wrap">
+      <td data-label={t('admin.audit.actor')} className="audit-actor">
         {event.actor_email ??
           (event.actor_id === null ? t('admin.audit.operator') : event.actor_id)}
       </td>
-      <td data-label={t('admin.audit.action')} className="mono">
+      <td data-label={t('admin.audit.action')} className="mono nowrap">
         {event.action}
       </td>
       <td data-label={t('admin.audit.target')} className="cell-wrap">
@@ -258,22 +244,20 @@ function AuditRow({ event }: { event: AuditEvent }) {
         {event.ip ?? '—'}
       </td>
       <td data-label={t('admin.audit.details')} className="metadata-cell">
-        {facts.length === 0 ? (
+        {Object.keys(event.metadata).length === 0 ? (
           '—'
         ) : (
           <>
-            <dl className="audit-facts">
-              {facts.map(([key, value]) => {
-                const labelKey = `admin.audit.fact.${key}`
-                const label = t(labelKey)
-                return (
-                  <div key={key}>
-                    <dt>{label === labelKey ? key : label}</dt>
-                    <dd>{valueText(value, t)}</dd>
+            {facts.length > 0 && (
+              <dl className="audit-facts">
+                {facts.map(([label, text]) => (
+                  <div key={label}>
+                    <dt>{label}</dt>
+                    <dd>{text}</dd>
                   </div>
-                )
-              })}
-            </dl>
+                ))}
+              </dl>
+            )}
             <button
               type="button"
               className="button button-ghost button-small"

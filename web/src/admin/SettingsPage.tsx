@@ -5,7 +5,8 @@
  * The sections have their own navigation beside them (above them on a phone); each link
  * is the section's address on the page (/admin/settings#smtp), so it can be shared.
  */
-import type { ComponentType } from 'react'
+import { useRouterState } from '@tanstack/react-router'
+import { useEffect, type ComponentType } from 'react'
 import { useI18n } from '../i18n/i18n'
 import { TwoFactorPolicySection } from '../policy/TwoFactorPolicySection'
 import { Page } from '../ui/page'
@@ -25,8 +26,35 @@ const SECTIONS: { id: string; title: string; Section: ComponentType }[] = [
   { id: 'other-settings', title: 'admin.generic.title', Section: GenericSettingsSection },
 ]
 
+/**
+ * Arriving at a section's address (from the first-run checklist, say), the page shows that section
+ * and focuses its heading, once the sections above it have their data (a skeleton above would
+ * push it down again). Gives up waiting after a few seconds and focuses it then.
+ */
+function useFocusSection(id: string) {
+  useEffect(() => {
+    if (id === '') return
+    const started = Date.now()
+    let frame = 0
+    const settle = () => {
+      const heading = document.getElementById(`${id}-heading`)
+      const loading = document.querySelector('.settings-sections .skeleton') !== null
+      if (heading === null || (loading && Date.now() - started < 5000)) {
+        frame = requestAnimationFrame(settle)
+        return
+      }
+      heading.focus({ preventScroll: true })
+      heading.closest('section')?.scrollIntoView({ block: 'start' })
+    }
+    frame = requestAnimationFrame(settle)
+    return () => cancelAnimationFrame(frame)
+  }, [id])
+}
+
 export function SettingsPage() {
   const { t } = useI18n()
+  const hash = useRouterState({ select: (state) => state.location.hash })
+  useFocusSection(SECTIONS.some((section) => section.id === hash) ? hash : '')
   return (
     <Page title={t('admin.settings.title')} description={t('admin.settings.description')}>
       <div className="settings-layout">

@@ -3,12 +3,11 @@
  * email.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
 import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
-import { announce } from '../ui/announce'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
@@ -31,21 +30,48 @@ const FIELDS = [
 export function SmtpSection() {
   const { t } = useI18n()
   const smtp = useQuery(smtpQuery)
+  // Kept here: a save remounts the form with the saved values, and the confirmation outlives it.
+  const [outcome, setOutcome] = useState<'saved' | 'unchanged' | null>(null)
+  const confirmation = useRef<HTMLParagraphElement>(null)
+  useEffect(() => {
+    // The button that was pressed is gone with the old form: focus moves to what happened.
+    if (outcome !== null) confirmation.current?.focus()
+  }, [outcome])
   return (
     <section className="section" id="smtp" aria-labelledby="smtp-heading">
-      <h2 id="smtp-heading">{t('admin.smtp.title')}</h2>
+      {/* Focusable: the page focuses it when its address names the section. */}
+      <h2 id="smtp-heading" tabIndex={-1}>
+        {t('admin.smtp.title')}
+      </h2>
       <p className="muted">{t('admin.smtp.description')}</p>
       {smtp.data === undefined ? (
         <p className="skeleton" aria-hidden="true" />
       ) : (
-        <SmtpForm key={JSON.stringify(smtp.data)} smtp={smtp.data} />
+        <SmtpForm key={JSON.stringify(smtp.data)} smtp={smtp.data} onOutcome={setOutcome} />
+      )}
+      {outcome !== null && (
+        <p
+          ref={confirmation}
+          tabIndex={-1}
+          className={outcome === 'saved' ? 'state state-good' : 'state'}
+          role="status"
+          data-testid="smtp-saved"
+        >
+          {t(outcome === 'saved' ? 'admin.smtp.saved' : 'admin.settings.unchanged')}
+        </p>
       )}
       <SmtpTest />
     </section>
   )
 }
 
-function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
+function SmtpForm({
+  smtp,
+  onOutcome,
+}: {
+  smtp: SmtpSettings
+  onOutcome: (outcome: 'saved' | 'unchanged' | null) => void
+}) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const state = useFormError(FIELDS)
@@ -58,7 +84,7 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
       ),
     onSuccess: (data) => {
       queryClient.setQueryData(smtpQuery.queryKey, data)
-      announce(t('admin.smtp.saved'))
+      onOutcome('saved')
     },
     onError: unlessCancelled(state.fail),
   })
@@ -71,6 +97,7 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
       onSubmit={(event) => {
         event.preventDefault()
         state.clear()
+        onOutcome(null)
         const values = formValues(event.currentTarget)
         const password = writeOnlyValue(values, 'password')
         const body = {
@@ -86,7 +113,7 @@ function SmtpForm({ smtp }: { smtp: SmtpSettings }) {
           }),
           ...(password !== undefined && { password }),
         }
-        if (Object.keys(body).length === 0) return announce(t('admin.settings.unchanged'))
+        if (Object.keys(body).length === 0) return onOutcome('unchanged')
         save.mutate(body)
       }}
     >

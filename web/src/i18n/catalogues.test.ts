@@ -66,6 +66,7 @@ describe('message catalogues', () => {
         // Administration: words German uses as they are.
         'nav.admin.teams',
         'admin.teams.title',
+        'admin.audit.fact.teams',
         'admin.users.status',
         'admin.users.admin',
         'admin.smtp.port',

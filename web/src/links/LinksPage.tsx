@@ -9,6 +9,7 @@ import { Link as RouterLink } from '@tanstack/react-router'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { FirstRunChecklist } from '../admin/FirstRunChecklist'
+import { PendingInvitationsNotice } from '../orgs/PendingInvitations'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
@@ -93,6 +94,7 @@ export function LinksPage() {
       }
     >
       <FirstRunChecklist />
+      <PendingInvitationsNotice />
       <TransferOffers onFailed={fail} />
       <nav className="subnav" aria-label={t('links.more')}>
         <RouterLink to="/links/import-export">{t('links.importExportNav')}</RouterLink>

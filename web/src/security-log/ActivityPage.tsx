@@ -68,7 +68,11 @@ export function ActivityPage() {
 
   const deviceName = useDeviceName()
   const label = (event: (typeof items)[number]) => {
-    const key = ACTION_LABELS[event.action]
+    // A sign-in that spent a backup code says so: the person may not have meant to use one up.
+    const key =
+      event.action === 'auth.login' && event.method?.split('+').includes('backup_code')
+        ? 'securityLog.action.loginBackupCode'
+        : ACTION_LABELS[event.action]
     const text = key === undefined ? event.action : t(key)
     return event.name === null ? text : t('securityLog.named', { action: text, name: event.name })
   }

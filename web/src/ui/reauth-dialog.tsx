@@ -131,8 +131,12 @@ export function useReauth(options: { window?: boolean } = {}): {
     const target = waiting?.returnFocus
     setWaiting(null)
     finish()
-    // React Aria returns focus only to a trigger it knows; this dialog has none.
-    window.setTimeout(() => (target instanceof HTMLElement ? target.focus() : undefined), 0)
+    // React Aria returns focus only to a trigger it knows; this dialog has none. Only while focus
+    // is lost: content the action brought (a set-up form, a secret) may have taken it already.
+    window.setTimeout(() => {
+      const lost = document.activeElement === null || document.activeElement === document.body
+      if (lost && target instanceof HTMLElement && target.isConnected) target.focus()
+    }, 0)
   }
   const dialog =
     waiting === null ? null : (

@@ -23,7 +23,10 @@ export function SettingsSection({
 }) {
   return (
     <section className="section" id={id} aria-labelledby={`${id}-heading`}>
-      <h2 id={`${id}-heading`}>{title}</h2>
+      {/* Focusable: the page focuses it when its address names the section. */}
+      <h2 id={`${id}-heading`} tabIndex={-1}>
+        {title}
+      </h2>
       <p className="muted">{description}</p>
       {loading ? <p className="skeleton" aria-hidden="true" /> : children}
     </section>
