@@ -300,7 +300,9 @@ describe('links, go-links and the command palette in Chromium', () => {
       }
       return {
         head: [...table.querySelectorAll('thead th')].map(box),
-        body: [...table.querySelectorAll('tbody tr')].map((row) => [...row.cells].map(box)),
+        body: [...table.querySelectorAll<HTMLTableRowElement>('tbody tr')].map((row) =>
+          [...row.cells].map(box),
+        ),
       }
     })
     expect(columns.head[0]!.align).toBe('right')

@@ -6,8 +6,7 @@ import { Link, useRouter, type ErrorComponentProps } from '@tanstack/react-route
 import { lazy, Suspense } from 'react'
 import { readCookie } from '../api/client'
 import { ApiError, NetworkError } from '../api/errors'
-import { loadSignedInCatalogues } from '../i18n/i18n'
-import { useI18n } from '../i18n/i18n'
+import { loadSignedInCatalogues, useI18n } from '../i18n/i18n'
 import { Page } from '../ui/page'
 
 function StatusFrame({ children }: { children: React.ReactNode }) {
