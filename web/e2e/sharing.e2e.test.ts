@@ -145,11 +145,17 @@ describe('collections', () => {
 
   it('a pinned link comes first on the page and in the palette, which finds collections', async () => {
     await page.goto('/links')
-    await expect.poll(() => rowTitles(page)).toEqual(['Gamma wiki', 'Beta dashboard', 'Alpha runbook'])
-    const pin = page.getByRole('row', { name: /Alpha runbook/ }).getByRole('button', { name: 'Pin' })
+    await expect
+      .poll(() => rowTitles(page))
+      .toEqual(['Gamma wiki', 'Beta dashboard', 'Alpha runbook'])
+    const pin = page
+      .getByRole('row', { name: /Alpha runbook/ })
+      .getByRole('button', { name: 'Pin' })
     expect(await pin.getAttribute('aria-pressed')).toBe('false')
     await pin.click()
-    await expect.poll(() => rowTitles(page)).toEqual(['Alpha runbook', 'Gamma wiki', 'Beta dashboard'])
+    await expect
+      .poll(() => rowTitles(page))
+      .toEqual(['Alpha runbook', 'Gamma wiki', 'Beta dashboard'])
     expect(
       await page
         .getByRole('row', { name: /Alpha runbook/ })

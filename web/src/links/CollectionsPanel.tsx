@@ -2,7 +2,8 @@
  * The collections the person sees, in a panel the Links page opens on demand (above the tags):
  * name and link count, filter the list by one (`?collection=<id>`, in the collection's order),
  * create, edit (name and the teams it is shared with), order its links (drag, or Move up / Move
- * down from the keyboard) and delete (its links are kept). Only what `can_change` allows is offered.
+ * down from the keyboard) and delete (its links are kept). Only what `can_change` allows is
+ * offered.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link as RouterLink } from '@tanstack/react-router'
