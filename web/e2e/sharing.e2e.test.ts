@@ -173,7 +173,7 @@ describe('collections', () => {
         expect.stringContaining('Gamma wiki'),
         expect.stringContaining('Beta dashboard'),
       ])
-    await page.getByRole('combobox').fill('Onboard')
+    await page.getByRole('combobox', { name: /Search links/ }).fill('Onboard')
     const found = page.getByRole('menuitem', { name: /Onboarding/ })
     await found.waitFor()
     await found.click()
