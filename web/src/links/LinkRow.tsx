@@ -143,6 +143,7 @@ function LinkMenu({
   onAction: (action: LinkAction) => void
 }) {
   const { t } = useI18n()
+  if (link.slug === null && !link.can_change) return null
   return (
     <MenuTrigger>
       <Button
@@ -158,15 +159,15 @@ function LinkMenu({
               {t('links.copyGoLink', { slug: link.slug })}
             </MenuItem>
           )}
-          {/* A link seen only through a team is not the person's to collect. */}
-          {(link.shared_via === null || link.shared_via.organization !== null) && (
-            <MenuItem className="menu-item" id="collect">
-              {t('collections.addToCollection')}
-            </MenuItem>
-          )}
           {link.can_change && (
             <MenuItem className="menu-item" id="edit">
               {t('links.edit')}
+            </MenuItem>
+          )}
+          {/* Collections take the owner's links: those the person may change. */}
+          {link.can_change && (
+            <MenuItem className="menu-item" id="collect">
+              {t('collections.addToCollection')}
             </MenuItem>
           )}
           {link.can_change && (
