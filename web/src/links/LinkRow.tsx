@@ -68,7 +68,7 @@ export function LinkRow({
       </td>
       <td className="owner-cell">{ownerName}</td>
       <td className="actions">
-        <span className="row-actions">
+        <span className="link-row-actions">
           <button
             type="button"
             className={`button button-ghost icon-button pin-toggle${link.pinned ? ' pinned' : ''}`}
