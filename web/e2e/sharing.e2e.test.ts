@@ -128,6 +128,10 @@ describe('collections', () => {
     await expect
       .poll(() => order.locator('.order-name').allTextContents())
       .toEqual(['Beta dashboard', 'Alpha runbook'])
+    // At the top, its Move up is off: focus stays with the link, on its Move down.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Move Beta dashboard down')
     await expect
       .poll(async () => {
         const { items } = await api(`/api/links?collection_id=${collectionId}`)

@@ -7,7 +7,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link as RouterLink } from '@tanstack/react-router'
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
@@ -123,7 +123,19 @@ function OrderLinks({ collection }: { collection: Collection }) {
   const [order, setOrder] = useState<Link[] | null>(null)
   const [dragged, setDragged] = useState<number | null>(null)
   const [failure, setFailure] = useState<string | null>(null)
+  // The moved link's button keeps focus; at the end of the list, its other move button takes it.
+  const [focusAfter, setFocusAfter] = useState<{ id: string; up: boolean } | null>(null)
   const items = order ?? links.data ?? []
+  useEffect(() => {
+    if (focusAfter === null) return
+    const button = (up: boolean) =>
+      document.querySelector<HTMLButtonElement>(
+        `[data-move="${up ? 'up' : 'down'}"][data-link="${focusAfter.id}"]`,
+      )
+    const same = button(focusAfter.up)
+    ;(same === null || same.disabled ? button(!focusAfter.up) : same)?.focus()
+    setFocusAfter(null)
+  }, [order, focusAfter])
   const name = (link: Link) => link.title ?? readableUrl(link.url)
 
   const store = async (next: Link[], said: string) => {
@@ -145,6 +157,7 @@ function OrderLinks({ collection }: { collection: Collection }) {
   const move = (from: number, to: number) => {
     if (to < 0 || to >= items.length || from === to) return
     const link = items[from]!
+    setFocusAfter({ id: link.id, up: to < from })
     void store(
       moved(items, from, to),
       t('collections.movedTo', { name: name(link), position: to + 1, count: items.length }),
@@ -212,6 +225,8 @@ function OrderLinks({ collection }: { collection: Collection }) {
                             type="button"
                             className="button button-secondary button-small"
                             aria-label={t('collections.moveUpNamed', { name: name(link) })}
+                            data-move="up"
+                            data-link={link.id}
                             disabled={index === 0}
                             onClick={() => move(index, index - 1)}
                           >
@@ -221,6 +236,8 @@ function OrderLinks({ collection }: { collection: Collection }) {
                             type="button"
                             className="button button-secondary button-small"
                             aria-label={t('collections.moveDownNamed', { name: name(link) })}
+                            data-move="down"
+                            data-link={link.id}
                             disabled={index === items.length - 1}
                             onClick={() => move(index, index + 1)}
                           >
