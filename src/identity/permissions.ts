@@ -138,6 +138,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
   getLink: 'links:read',
   checkLinkSlug: 'links:read',
   findDuplicateLinks: 'links:read',
+  listShareableTeams: 'links:read',
   exportLinks: 'links:read',
   getAiSuggestionsConfig: 'links:read',
   listTags: 'links:read',

@@ -187,9 +187,11 @@ describe('the Links page at 1280×800', () => {
     // The list first: a segment clicked before the page has settled may be undone by its first
     // render.
     await page.getByTestId('links').locator('tbody tr').first().waitFor()
-    await page.locator('.links-scope label', { hasText: 'Shared' }).click()
+    await page.locator('.links-scope label', { hasText: /^Shared$/ }).click()
     await page.waitForURL('**/links?owner=organizations')
-    await expect.poll(() => page.getByRole('radio', { name: 'Shared' }).isChecked()).toBe(true)
+    await expect
+      .poll(() => page.getByRole('radio', { name: 'Shared', exact: true }).isChecked())
+      .toBe(true)
     await page.getByText('No link matches this search and these filters.').waitFor()
     await page.locator('.links-scope label', { hasText: 'All' }).click()
     await page.waitForURL(`${server.baseUrl}/links`)
@@ -217,6 +219,7 @@ describe('the Links page at 1280×800', () => {
     expect(await page.getByRole('menuitem').allTextContents()).toEqual([
       'Copy go/page-7',
       'Edit',
+      'Add to collection',
       'Transfer',
       'Delete',
     ])

@@ -262,6 +262,56 @@ async function arrangeLinks(token: string): Promise<void> {
   })
 }
 
+/**
+ * Collections, a pin and a team share: Ada and Grace in the Platform team; Ada's "Onboarding"
+ * collection (handbook, then status), her "Status page" pinned, and "Runbooks" shared with the
+ * team, which Grace then sees "Shared by Platform". Answers the collection's id.
+ */
+async function arrangeSharing(token: string, memberId: string): Promise<string> {
+  const team = await api('/api/admin/teams', { method: 'POST', token, body: { name: 'Platform' } })
+  const me = await api('/api/users/me', { token })
+  for (const userId of [me.id, memberId])
+    await api(`/api/admin/teams/${team.id}/members`, {
+      method: 'POST',
+      token,
+      body: { user_id: userId },
+    })
+  const find = async (q: string) =>
+    (
+      (await api(`/api/links?owner=personal&q=${q}`, { token })) as unknown as {
+        items: { id: string }[]
+      }
+    ).items[0]!.id
+  const [handbook, status, runbooks] = [
+    await find('engineering'),
+    await find('status.example.com'),
+    await find('runbooks'),
+  ]
+  const collection = await api('/api/collections', {
+    method: 'POST',
+    token,
+    body: { name: 'Onboarding', team_ids: [team.id] },
+  })
+  await api(`/api/collections/${collection.id}/links`, {
+    method: 'PUT',
+    token,
+    body: { link_ids: [handbook, status] },
+  })
+  await api('/api/collections', { method: 'POST', token, body: { name: 'On-call' } })
+  await api(`/api/links/${status}/pin`, { method: 'PUT', token })
+  await api(`/api/links/${runbooks}`, { method: 'PATCH', token, body: { team_ids: [team.id] } })
+  return collection.id!
+}
+
+/** The Links page with the collections panel open and a pinned link first. */
+async function shootCollections(page: Page, combo: Combo, suffix = ''): Promise<void> {
+  await page.goto('/links')
+  await page.locator('[data-testid="links"] tbody tr').first().waitFor()
+  await page.locator('button[aria-controls="collections-panel"]').click()
+  await page.locator('[data-testid="collections"] li').first().waitFor()
+  await shoot(page, 'links-collections', combo, suffix)
+}
+
 /** Grace's view of a Research Lab link Ada made — no Edit or Delete offered. */
 async function arrangeMemberLinks(admin: string, labId: string): Promise<void> {
   await api('/api/links', {
@@ -510,6 +560,7 @@ async function main(): Promise<void> {
     const organizations = await arrangeOrganizations(admin!)
     await arrangeLinks(admin!)
     await arrangeMemberLinks(admin!, organizations.id)
+    await arrangeSharing(admin!, member.id!)
     const adminData = await arrangeAdminPages(jwt!, member.id!)
 
     for (const combo of COMBOS) {
@@ -549,6 +600,7 @@ async function main(): Promise<void> {
       await shootLinks(page, combo)
       await shootSuggestions(page, combo)
       await shootLinksMore(page, combo)
+      if (combo.language === 'en' && combo.theme === 'light') await shootCollections(page, combo)
       await page.goto('/account')
       await shoot(page, 'profile', combo)
       await page.goto('/account/security')
@@ -611,6 +663,10 @@ async function main(): Promise<void> {
       await memberPage.goto('/links')
       await memberPage.locator('[data-testid="links"] tbody tr').first().waitFor()
       await shoot(memberPage, 'links-member', combo)
+      // What the Platform team shares with her: read-only, "Shared by Platform".
+      await memberPage.goto('/links?owner=shared')
+      await memberPage.locator('[data-testid="links"] tbody tr').first().waitFor()
+      await shoot(memberPage, 'links-shared', combo)
       // A member's Organizations page, which says what a team is.
       await memberPage.goto('/orgs')
       await memberPage.locator('[data-testid="organizations"] tbody tr').first().waitFor()
@@ -631,6 +687,8 @@ async function main(): Promise<void> {
       await linksPhonePage.locator('[data-testid="links"] tbody tr').first().waitFor()
       await shoot(linksPhonePage, 'links', combo, '-phone')
       await shootSuggestions(linksPhonePage, combo, '-phone')
+      if (combo.language === 'de' && combo.theme === 'dark')
+        await shootCollections(linksPhonePage, combo, '-phone')
       await linksPhone.close()
 
       await shootOrganizations(combo, organizations)

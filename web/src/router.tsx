@@ -198,6 +198,7 @@ const linksRoute = createRoute({
     q: optionalString(search.q),
     tag: optionalString(search.tag),
     owner: optionalString(search.owner),
+    collection: optionalString(search.collection),
     cursor: optionalString(search.cursor),
     new: search.new === true || search.new === 'true' ? true : undefined,
     // The /go miss page's "Create go/<slug>" fills the dialog's slug.

@@ -1,14 +1,22 @@
 /**
- * /api/links: what the link dialog asks before saving — a page's title, where a go-link would lead.
- * Neither stores anything.
+ * /api/links: what the link dialog asks before saving — a page's title, where a go-link would lead,
+ * the teams it may be shared with. None stores anything.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
+import { callerOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
 import { perUser } from '../../plugins/rate-limit.js'
 import { previewGoLink } from './preview.js'
 import { tags } from './route-responses.js'
-import { FetchTitleBody, FetchedTitle, GoPreview, GoPreviewQuery } from './schemas.js'
+import {
+  FetchTitleBody,
+  FetchedTitle,
+  GoPreview,
+  GoPreviewQuery,
+  ShareableTeamList,
+} from './schemas.js'
+import { listShareableTeams } from './shares.service.js'
 import { fetchLinkTitle, TITLE_READ_BYTES, TITLE_TIMEOUT_MS } from './title.js'
 
 /** A person pastes a URL or two a minute; a script making the instance fetch pages is cut off. */
@@ -60,6 +68,20 @@ export function linkDialogRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => previewGoLink(request.query),
+    )
+
+    app.get(
+      '/shareable-teams',
+      {
+        schema: {
+          tags,
+          operationId: 'listShareableTeams',
+          summary:
+            'The teams you may share links and collections with: yours (an administrator: every team)',
+          response: { 200: ShareableTeamList },
+        },
+      },
+      async (request) => listShareableTeams(deps, callerOf(request)),
     )
   }
 }

@@ -358,3 +358,12 @@ export const FetchedTitle = Type.Object({
     }),
   ),
 })
+
+/** The teams a person may share links and collections with (the share pickers' list). */
+export const ShareableTeamList = Type.Object({
+  items: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), {
+    maxItems: 1000,
+    description: 'Your teams (an administrator: every team), by name ignoring case',
+  }),
+})
+export type ShareableTeamList = Static<typeof ShareableTeamList>

@@ -96,6 +96,23 @@ export async function findShareableTeams(
   return query.execute()
 }
 
+/**
+ * The teams a person may share with, by name: those they are a member of, or (`userId` null, for an
+ * administrator) every team. Teams are few; the first `limit` are enough for a picker.
+ */
+export async function listShareableTeams(
+  ex: Executor,
+  userId: string | null,
+  limit: number,
+): Promise<TeamRef[]> {
+  let query = ex.selectFrom('teams').select(['teams.id', 'teams.name'])
+  if (userId !== null)
+    query = query
+      .innerJoin('team_members', 'team_members.team_id', 'teams.id')
+      .where('team_members.user_id', '=', userId)
+  return query.orderBy('teams.name_key').orderBy('teams.id').limit(limit).execute()
+}
+
 /** The teams by id (those that exist), by name. */
 export async function findTeamsByIds(ex: Executor, teamIds: readonly string[]): Promise<TeamRef[]> {
   return findShareableTeams(ex, null, teamIds)

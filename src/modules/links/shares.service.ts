@@ -15,6 +15,7 @@ import {
   findShareableTeams,
   findTeamsByIds,
   findTeamsOfLinks,
+  listShareableTeams as listShareableTeamRows,
   removeLinkTeams,
   type TeamRef,
 } from './shares.repo.js'
@@ -40,6 +41,18 @@ export async function shareableTeams(
     : await findShareableTeams(ex, caller.user.id, teamIds)
   if (found.length !== new Set(teamIds).size) throw teamNotFound()
   return found
+}
+
+/** At most this many teams in the share pickers' list. */
+export const MAX_SHAREABLE_TEAMS = 1000
+
+/** The teams the caller may share links and collections with: theirs, or all for an admin. */
+export async function listShareableTeams(
+  deps: Deps,
+  caller: Caller,
+): Promise<{ items: TeamRef[] }> {
+  const userId = caller.user.is_admin ? null : caller.user.id
+  return { items: await listShareableTeamRows(deps.db, userId, MAX_SHAREABLE_TEAMS) }
 }
 
 /** Sets the link's teams to `teamIds`, inside the caller's transaction, auditing the difference. */

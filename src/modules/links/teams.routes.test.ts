@@ -177,3 +177,19 @@ describe('pins', () => {
     expectReason(await call(outsider, 'PUT', `/${shared.id}/pin`), 404, 'NOT_FOUND')
   })
 })
+
+describe('the teams one may share with', () => {
+  it("lists the caller's teams by name; an administrator every team", async () => {
+    const names = async (user: SignedIn) =>
+      (await call(user, 'GET', '/shareable-teams'))
+        .json()
+        .items.map((item: { name: string }) => item.name)
+    expect(await names(member)).toEqual(['Platform'])
+    expect(await names(outsider)).toEqual([])
+    const everyTeam = await names(admin)
+    expect(everyTeam).toEqual(expect.arrayContaining(['Platform', 'Support']))
+    expect(everyTeam).toEqual(
+      [...everyTeam].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+    )
+  })
+})

@@ -3,7 +3,8 @@
  * own tags, and who it belongs to (only them, or one of their organizations). The URL is
  * shown readable (IDN, Unicode paths) and completed with https:// when typed without a scheme; the
  * title can be fetched from the page (by the service); tags are found and created inline; a taken
- * slug is said once, and a refusal for a slug goes away when the slug changes.
+ * slug is said once, and a refusal for a slug goes away when the slug changes. Whoever may change
+ * the link chooses the teams it is shared with.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -24,8 +25,9 @@ import { ClicksChart } from './ClicksChart'
 import { GoPreview } from './GoPreview'
 import { Suggestions } from './Suggestions'
 import { DuplicateHint } from './DuplicateHint'
+import { TeamPicker } from './TeamPicker'
 
-const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id'] as const
+const FIELDS = ['url', 'title', 'slug', 'tag_ids', 'organization_id', 'team_ids'] as const
 
 export function LinkDialog({
   link,
@@ -45,6 +47,8 @@ export function LinkDialog({
   const [url, setUrl] = useState(link === null ? '' : readableUrl(link.url))
   const [title, setTitle] = useState(link?.title ?? '')
   const [tagIds, setTagIds] = useState<string[]>(link?.tag_ids ?? [])
+  const [teamIds, setTeamIds] = useState<string[]>(link?.team_ids ?? [])
+  const mayShare = link === null || link.can_change
   // The slug the API refused: its message shows only while the slug is still that one.
   const [refusedSlug, setRefusedSlug] = useState<string | null>(null)
   const [organizationId, setOrganizationId] = useState<string | null>(link?.organization_id ?? null)
@@ -88,6 +92,7 @@ export function LinkDialog({
         slug: slug.trim() === '' ? null : slug.trim(),
         tag_ids: [...tagIds, ...created],
         organization_id: organizationId,
+        ...(mayShare && { team_ids: teamIds }),
       }
       if (link === null) return unwrap(client.POST('/api/links', { body }))
       return unwrap(client.PATCH('/api/links/{id}', { params: { path: { id: link.id } }, body }))
@@ -244,6 +249,9 @@ export function LinkDialog({
               options={ownerOptions(t('links.onlyMe'), organizations.data?.items)}
               error={formError.at('organization_id')}
             />
+            {mayShare && (
+              <TeamPicker value={teamIds} onChange={setTeamIds} error={formError.at('team_ids')} />
+            )}
             {link !== null && <ClicksChart linkId={link.id} />}
             <div className="dialog-actions">
               <button type="button" className="button button-secondary" onClick={onClose}>

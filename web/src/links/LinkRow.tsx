@@ -1,7 +1,7 @@
 /**
  * One link of the Links list on one line: its selection box, title above its address, the go-link
- * with its click count, tag chips, owner, and a "⋯" menu offering only what the person may do
- * (`can_change`).
+ * with its click count, tag chips, owner (or the teams that share it with the person), a pin
+ * toggle, and a "⋯" menu offering only what the person may do (`can_change`).
  */
 import { Button, Menu, MenuItem, MenuTrigger, Popover } from 'react-aria-components'
 import { useI18n } from '../i18n/i18n'
@@ -9,7 +9,7 @@ import { readableUrl } from './display-url'
 import type { Link } from './queries'
 import { TagChips } from './TagChips'
 
-export type LinkAction = 'copy' | 'edit' | 'transfer' | 'delete'
+export type LinkAction = 'copy' | 'edit' | 'transfer' | 'delete' | 'collect' | 'pin'
 
 export function LinkRow({
   link,
@@ -68,9 +68,33 @@ export function LinkRow({
       </td>
       <td className="owner-cell">{ownerName}</td>
       <td className="actions">
-        <LinkMenu link={link} name={name} onAction={onAction} />
+        <span className="link-row-actions">
+          <button
+            type="button"
+            className={`button button-ghost icon-button pin-toggle${link.pinned ? ' pinned' : ''}`}
+            aria-pressed={link.pinned}
+            aria-label={link.pinned ? t('pins.unpin') : t('pins.pin')}
+            title={link.pinned ? t('pins.unpinNamed', { name }) : t('pins.pinNamed', { name })}
+            onClick={() => onAction('pin')}
+          >
+            <PinIcon />
+          </button>
+          <LinkMenu link={link} name={name} onAction={onAction} />
+        </span>
       </td>
     </tr>
+  )
+}
+
+function PinIcon() {
+  return (
+    <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" className="pin-icon">
+      <path
+        d="M6 1h4l-.5 4 2.5 2.5V9H8.75v5L8 15l-.75-1V9H4V7.5L6.5 5z"
+        fill="currentColor"
+        fillRule="evenodd"
+      />
+    </svg>
   )
 }
 
@@ -138,6 +162,12 @@ function LinkMenu({
           {link.can_change && (
             <MenuItem className="menu-item" id="edit">
               {t('links.edit')}
+            </MenuItem>
+          )}
+          {/* Collections take the owner's links: those the person may change. */}
+          {link.can_change && (
+            <MenuItem className="menu-item" id="collect">
+              {t('collections.addToCollection')}
             </MenuItem>
           )}
           {link.can_change && (

@@ -1,22 +1,26 @@
 /**
  * The Links page's one filter row: search as you type (Enter searches at once), the tag by name,
- * the scope as a segmented control, and the toggle of the tags panel.
+ * the scope as a segmented control, and the toggles of the collections and tags panels.
  */
 import { Label, Radio, RadioGroup } from 'react-aria-components'
 import { useI18n } from '../i18n/i18n'
 import type { LinksView } from './use-links-view'
 
 /** The scope segments; an organization's id in `owner` (from an older address) still filters. */
-const SCOPES = ['all', 'mine', 'organizations'] as const
+const SCOPES = ['all', 'mine', 'organizations', 'shared'] as const
 
 export function LinksFilterBar({
   view,
   tagsOpen,
   onToggleTags,
+  collectionsOpen,
+  onToggleCollections,
 }: {
   view: LinksView
   tagsOpen: boolean
   onToggleTags: () => void
+  collectionsOpen: boolean
+  onToggleCollections: () => void
 }) {
   const { t } = useI18n()
   const { search, setSearch, q, setQ, scope } = view
@@ -66,15 +70,26 @@ export function LinksFilterBar({
           ))}
         </div>
       </RadioGroup>
-      <button
-        type="button"
-        className="button button-secondary links-tags-toggle"
-        aria-expanded={tagsOpen}
-        aria-controls="tags-panel"
-        onClick={onToggleTags}
-      >
-        {tagsOpen ? t('links.hideTags') : t('links.manageTags')}
-      </button>
+      <div className="links-toggles">
+        <button
+          type="button"
+          className="button button-secondary links-tags-toggle"
+          aria-expanded={collectionsOpen}
+          aria-controls="collections-panel"
+          onClick={onToggleCollections}
+        >
+          {collectionsOpen ? t('collections.hide') : t('collections.show')}
+        </button>
+        <button
+          type="button"
+          className="button button-secondary links-tags-toggle"
+          aria-expanded={tagsOpen}
+          aria-controls="tags-panel"
+          onClick={onToggleTags}
+        >
+          {tagsOpen ? t('links.hideTags') : t('links.manageTags')}
+        </button>
+      </div>
     </div>
   )
 }

@@ -15,6 +15,8 @@ import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
 import { Page } from '../ui/page'
 import { BulkActions } from './BulkActions'
+import { setPinned } from './collection-queries'
+import { AddToCollectionDialog, CollectionsPanel } from './CollectionsPanel'
 import { DeleteLinkDialog } from './DeleteLinkDialog'
 import { readableUrl } from './display-url'
 import { LinkDialog } from './LinkDialog'
@@ -38,6 +40,7 @@ export function LinksPage() {
   const [deletePending, setDeletePending] = useState(false)
   const [failure, setFailure] = useState<string | null>(null)
   const [tagsOpen, setTagsOpen] = useState(false)
+  const [collecting, setCollecting] = useState<Link | null>(null)
   const fail = (error: unknown) => setFailure(describeError(error, [], i18n).text)
   const view = useLinksView({
     onCreate: (slug) => setEditing({ link: null, slug }),
@@ -48,6 +51,8 @@ export function LinksPage() {
       ),
   })
   const { search, items, links, selection } = view
+  // Open while a collection filters the list, so the filter is seen and can be undone.
+  const [collectionsOpen, setCollectionsOpen] = useState(search.collection !== undefined)
 
   const remove = async (link: Link) => {
     setDeletePending(true)
@@ -78,6 +83,20 @@ export function LinksPage() {
     else if (action === 'edit') setEditing({ link })
     else if (action === 'transfer') setTransferring(link)
     else if (action === 'delete') setDeleting(link)
+    else if (action === 'collect') setCollecting(link)
+    else if (action === 'pin') void togglePin(link)
+  }
+
+  const togglePin = async (link: Link) => {
+    const name = link.title ?? readableUrl(link.url)
+    try {
+      await setPinned(link.id, !link.pinned)
+      announce(t(link.pinned ? 'pins.unpinned' : 'pins.pinned', { name }))
+      await queryClient.invalidateQueries({ queryKey: ['links'] })
+      await queryClient.invalidateQueries({ queryKey: ['palette-links'] })
+    } catch (error) {
+      fail(error)
+    }
   }
 
   const selectedLinks = items.filter((link) => selection.selected.has(link.id))
@@ -110,7 +129,10 @@ export function LinksPage() {
           view={view}
           tagsOpen={tagsOpen}
           onToggleTags={() => setTagsOpen((open) => !open)}
+          collectionsOpen={collectionsOpen}
+          onToggleCollections={() => setCollectionsOpen((open) => !open)}
         />
+        {collectionsOpen && <CollectionsPanel activeId={search.collection} />}
         {tagsOpen && <TagsPanel activeTag={view.filterTag?.name} />}
         {failure !== null && (
           <div className="form-error links-failure" role="alert">
@@ -172,6 +194,9 @@ export function LinksPage() {
           initialSlug={editing.link === null ? editing.slug : undefined}
           onClose={() => setEditing(null)}
         />
+      )}
+      {collecting !== null && (
+        <AddToCollectionDialog link={collecting} onClose={() => setCollecting(null)} />
       )}
       {transferring !== null && (
         <TransferDialog link={transferring} onClose={() => setTransferring(null)} />

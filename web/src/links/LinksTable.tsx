@@ -16,10 +16,15 @@ export function LinksTable({
   const tagNames = new Map(view.tags.map((tag) => [tag.id, tag.name]))
   const orgNames = new Map(view.organizations.map((org) => [org.id, org.name]))
   const someSelected = items.some((link) => selection.selected.has(link.id))
+  // A link the person sees through a team (not theirs, not their organization's) names the teams.
   const ownerName = (link: Link) =>
-    link.organization_id === null
-      ? t('links.onlyMe')
-      : (orgNames.get(link.organization_id) ?? t('links.anOrganization'))
+    link.shared_via !== null &&
+    link.shared_via.organization === null &&
+    link.shared_via.teams.length > 0
+      ? t('sharing.sharedBy', { teams: link.shared_via.teams.join(', ') })
+      : link.organization_id === null
+        ? t('links.onlyMe')
+        : (orgNames.get(link.organization_id) ?? t('links.anOrganization'))
   return (
     <table className="table links-table" data-testid="links">
       <colgroup>

@@ -20,8 +20,10 @@ export type Preference = ItemOf<'/api/go/preferences'>
 export interface LinksSearch {
   q?: string
   tag?: string
-  /** `mine`, `organizations`, or one organization's id. */
+  /** `mine`, `organizations`, `shared` (shared with one of my teams), or an organization's id. */
   owner?: string
+  /** One collection's links, in its order. */
+  collection?: string
   cursor?: string
   /** Opens the create dialog (the command palette's "Create link"). */
   new?: boolean
@@ -37,10 +39,17 @@ export const PAGE_SIZE = 25
 /** Tags and organizations are small per person; the first page of each is what the pickers show. */
 const PICKER_LIMIT = 200
 
-export function linksQuery(search: LinksSearch) {
+/**
+ * One page of the list. `pinned` splits it: the first page shows the pinned links (`true`) above
+ * the others (`false`); a collection's list keeps the collection's order instead.
+ */
+export function linksQuery(search: LinksSearch, pinned?: boolean) {
   const owner = search.owner
   const query = {
     limit: PAGE_SIZE,
+    ...(pinned !== undefined && { pinned }),
+    ...(search.collection !== undefined && { collection_id: search.collection }),
+    ...(owner === 'shared' && { scope: 'shared' as const }),
     ...(search.q !== undefined && { q: search.q }),
     ...(search.tag !== undefined && { tag_id: search.tag }),
     ...(search.cursor !== undefined && { cursor: search.cursor }),
@@ -49,7 +58,8 @@ export function linksQuery(search: LinksSearch) {
     ...(owner === 'organizations' && { owner: 'organization' as const }),
     ...(owner !== undefined &&
       owner !== 'mine' &&
-      owner !== 'organizations' && { organization_id: owner }),
+      owner !== 'organizations' &&
+      owner !== 'shared' && { organization_id: owner }),
   }
   return queryOptions({
     queryKey: ['links', query],

@@ -16,7 +16,7 @@ const route = getRouteApi('/shell/links')
 /** How long typing rests before the search goes into the address (and to the API). */
 const SEARCH_DELAY_MS = 300
 
-export type LinksScope = 'all' | 'mine' | 'organizations'
+export type LinksScope = 'all' | 'mine' | 'organizations' | 'shared'
 
 export function useLinksView({
   onCreate,
@@ -38,11 +38,24 @@ export function useLinksView({
       ? undefined
       : tagItems.find((tag) => tag.name.toLowerCase() === search.tag!.toLowerCase())
   const unknownTag = search.tag !== undefined && tags.isSuccess && filterTag === undefined
+  const ready = search.tag === undefined || filterTag !== undefined
+  // Pinned links first: on the first page above the others, whose pages follow; a collection's
+  // list keeps the collection's order.
+  const split = search.collection === undefined
+  const apiSearch = { ...search, tag: filterTag?.id }
   const links = useQuery({
-    ...linksQuery({ ...search, tag: filterTag?.id }),
-    enabled: search.tag === undefined || filterTag !== undefined,
+    ...linksQuery(apiSearch, split ? false : undefined),
+    enabled: ready,
   })
-  const items = useMemo(() => links.data?.items ?? [], [links.data])
+  const pinned = useQuery({
+    ...linksQuery({ ...apiSearch, cursor: undefined }, true),
+    enabled: ready && split && search.cursor === undefined,
+  })
+  const pinnedItems = split && search.cursor === undefined ? pinned.data?.items : undefined
+  const items = useMemo(
+    () => [...(pinnedItems ?? []), ...(links.data?.items ?? [])],
+    [pinnedItems, links.data],
+  )
 
   const setSearch = (changes: Partial<LinksSearch>) =>
     void navigate({
@@ -79,7 +92,9 @@ export function useLinksView({
   }, [search, navigate])
 
   const scope: LinksScope =
-    search.owner === 'mine' ? 'mine' : search.owner === 'organizations' ? 'organizations' : 'all'
+    search.owner === 'mine' || search.owner === 'organizations' || search.owner === 'shared'
+      ? search.owner
+      : 'all'
   return {
     search,
     setSearch,
@@ -92,7 +107,11 @@ export function useLinksView({
     links,
     items,
     scope,
-    filtered: search.q !== undefined || search.tag !== undefined || search.owner !== undefined,
+    filtered:
+      search.q !== undefined ||
+      search.tag !== undefined ||
+      search.owner !== undefined ||
+      search.collection !== undefined,
     selection: useSelection(items),
   }
 }

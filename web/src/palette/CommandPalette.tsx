@@ -1,6 +1,7 @@
 /**
  * The command palette (Ctrl/⌘+K, or the search button in the top bar): one combobox that finds
- * links (title, URL or slug, through the API's `q`), tags, organizations, pages and actions.
+ * links (title, URL or slug, through the API's `q`; pinned ones first, and the pinned links before
+ * anything is typed), collections, tags, organizations, pages and actions.
  * Keyboard-first: arrows move through the results, Enter goes, Escape closes and focus returns to
  * what opened it. The number of results is announced as it changes.
  *
@@ -28,6 +29,7 @@ import { client, unwrap } from '../api/client'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
+import { collectionsQuery } from '../links/collection-queries'
 import { organizationsQuery, tagsQuery } from '../links/queries'
 import { useDebounced } from '../links/use-debounced'
 import { matchEntries } from './entries'
@@ -70,11 +72,27 @@ export function CommandPalette({
   const withModifier = useRef(false)
   const tags = useQuery({ ...tagsQuery, enabled: isOpen })
   const organizations = useQuery({ ...organizationsQuery, enabled: isOpen })
+  const collections = useQuery({ ...collectionsQuery, enabled: isOpen })
+  // The pinned matches, then the others: two pages of the same search. Before anything is typed,
+  // the pinned links alone.
   const links = useQuery({
     queryKey: ['palette-links', query],
-    queryFn: () =>
-      unwrap(client.GET('/api/links', { params: { query: { q: query, limit: MAX_PER_SECTION } } })),
-    enabled: isOpen && query !== '',
+    queryFn: async () => {
+      const search = (pinned: boolean) =>
+        unwrap(
+          client.GET('/api/links', {
+            params: {
+              query: { ...(query !== '' && { q: query }), pinned, limit: MAX_PER_SECTION },
+            },
+          }),
+        )
+      const [pinned, others] = await Promise.all([
+        search(true),
+        query === '' ? { items: [] } : search(false),
+      ])
+      return [...pinned.items, ...others.items].slice(0, MAX_PER_SECTION)
+    },
+    enabled: isOpen,
     placeholderData: (previous) => previous,
   })
 
@@ -95,17 +113,36 @@ export function CommandPalette({
   const sections: Section[] = [
     {
       id: 'links',
-      title: t('palette.links'),
+      title: query === '' ? t('palette.pinned') : t('palette.links'),
+      items: (links.data ?? []).map((link) => ({
+        id: `link:${link.id}`,
+        label: link.title ?? link.url,
+        detail: [
+          link.pinned ? t('palette.pinnedMark') : null,
+          link.slug === null ? null : `go/${link.slug}`,
+          link.url,
+        ]
+          .filter((part) => part !== null)
+          .join(' · '),
+        href: `/links?q=${encodeURIComponent(link.slug ?? link.title ?? link.url)}`,
+        url: link.url,
+      })),
+    },
+    {
+      id: 'collections',
+      title: t('palette.collections'),
       items:
         query === ''
           ? []
-          : (links.data?.items ?? []).map((link) => ({
-              id: `link:${link.id}`,
-              label: link.title ?? link.url,
-              detail: link.slug === null ? link.url : `go/${link.slug} · ${link.url}`,
-              href: `/links?q=${encodeURIComponent(link.slug ?? link.title ?? link.url)}`,
-              url: link.url,
-            })),
+          : (collections.data?.items ?? [])
+              .filter((collection) => contains(collection.name, query))
+              .slice(0, MAX_PER_SECTION)
+              .map((collection) => ({
+                id: `collection:${collection.id}`,
+                label: collection.name,
+                detail: t('palette.collectionLinks', { count: collection.link_count }),
+                href: `/links?collection=${encodeURIComponent(collection.id)}`,
+              })),
     },
     {
       id: 'tags',
@@ -155,7 +192,7 @@ export function CommandPalette({
   ].filter((section) => section.items.length > 0)
 
   const count = sections.reduce((sum, section) => sum + section.items.length, 0)
-  const settled = query === text.trim() && !(query !== '' && links.isFetching)
+  const settled = query === text.trim() && !links.isFetching
   useEffect(() => {
     if (isOpen && settled)
       announce(count === 0 ? t('palette.noResults') : t('palette.results', { count }))
