@@ -9026,8 +9026,8 @@ export interface operations {
                     content: string;
                     organization_id?: string | null;
                     /**
-                     * @description A bookmark file's folders become a tag on each bookmark in them, the nested folders' names joined with `/` (`Work/Projects`); the browser's toolbar and "Other bookmarks" folders are left out. Ignored for JSON.
-                     * @default true
+                     * @description A bookmark file's folders always become collections, named by their path (`Work/Projects`); with true, the path is also a tag on each bookmark in them. The browser's toolbar and "Other bookmarks" folders are left out. Ignored for JSON.
+                     * @default false
                      */
                     folders_as_tags?: boolean;
                 };
@@ -9044,6 +9044,16 @@ export interface operations {
                         /** @description Links created */
                         imported: number;
                         tags_created: number;
+                        collections_created: number;
+                        /** @description The collections the file's folders (or a JSON export's collections) went into, up to 100, in file order */
+                        collections: {
+                            id: string;
+                            name: string;
+                            /** @description false: an existing collection of this name was added to */
+                            created: boolean;
+                            /** @description Links put into it (imported, or yours already by URL); 0 for an organization's collection you may not change */
+                            links_added: number;
+                        }[];
                         skipped: {
                             /** @description The bookmark's place in the file, from 1 */
                             position: number;
@@ -9115,7 +9125,7 @@ export interface operations {
             query: {
                 /** @description `html`: the Netscape bookmark file browsers export and import; `json`: Switchboard's own export */
                 format: "html" | "json";
-                /** @description A bookmark file's folders become a tag on each bookmark in them, the nested folders' names joined with `/` (`Work/Projects`); the browser's toolbar and "Other bookmarks" folders are left out. Ignored for JSON. */
+                /** @description A bookmark file's folders always become collections, named by their path (`Work/Projects`); with true, the path is also a tag on each bookmark in them. The browser's toolbar and "Other bookmarks" folders are left out. Ignored for JSON. */
                 folders_as_tags?: boolean;
                 /** @description Share every imported link with this organization; personal when absent */
                 organization_id?: string;
@@ -9143,6 +9153,16 @@ export interface operations {
                         /** @description Links created */
                         imported: number;
                         tags_created: number;
+                        collections_created: number;
+                        /** @description The collections the file's folders (or a JSON export's collections) went into, up to 100, in file order */
+                        collections: {
+                            id: string;
+                            name: string;
+                            /** @description false: an existing collection of this name was added to */
+                            created: boolean;
+                            /** @description Links put into it (imported, or yours already by URL); 0 for an organization's collection you may not change */
+                            links_added: number;
+                        }[];
                         skipped: {
                             /** @description The bookmark's place in the file, from 1 */
                             position: number;
@@ -9275,6 +9295,13 @@ export interface operations {
                              * @example 2026-11-21T10:00:00.000Z
                              */
                             updated_at: string;
+                        }[];
+                        /** @description The collections you see that hold an exported link — every one you see when the export is not filtered — by name ignoring case; the import makes them again (or adds to the ones of the same name) */
+                        collections: {
+                            name: string;
+                            description: string | null;
+                            /** @description The collection's links in its order, as positions in this document's `links` (from 0); only exported links are named */
+                            links: number[];
                         }[];
                     };
                 };

@@ -417,8 +417,10 @@ async function fileIntoCollections(
   for (let start = 0; start < entries.length; start += WRITE_PART) {
     await deps.db.transaction().execute(async (tx) => {
       const part = entries.slice(start, start + WRITE_PART)
-      for (const [id, count] of await insertCollectionEntries(tx, part))
-        added.set(id, (added.get(id) ?? 0) + count)
+      await inBatches(part, LOOKUP_BATCH, async (batch) => {
+        for (const [id, count] of await insertCollectionEntries(tx, batch))
+          added.set(id, (added.get(id) ?? 0) + count)
+      })
       await touchCollections(tx, [...new Set(part.map((entry) => entry.collection_id))], now)
     })
   }
