@@ -2,7 +2,7 @@
  * "Suggest tags" on the Links page in real Chromium against the built server and the
  * OpenAI-compatible stand-in: selected links without tags get their suggestions for review (new
  * tags marked), links with tags are left out in one line, an unmarked chip is not applied and the
- * marked ones are; the dialog in German; axe on the dialog.
+ * marked ones are; the dialog in German at a phone's width; axe on the dialog.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -145,8 +145,9 @@ describe('Suggest tags for selected links', () => {
     await expect.poll(() => page.getByRole('row', { name: /beta/ }).textContent()).toContain('Beta')
   })
 
-  it('says it in German', async () => {
+  it('says it in German, and fits a phone 390 px wide', async () => {
     await api('/api/users/me', { method: 'PATCH', body: { language: 'de' } })
+    await page.setViewportSize({ width: 390, height: 844 })
     try {
       await page.goto('/links')
       await page.getByRole('checkbox', { name: 'gamma auswählen' }).waitFor()
@@ -164,10 +165,19 @@ describe('Suggest tags for selected links', () => {
         .waitFor()
       await dialog.getByRole('button', { name: '4 Schlagwörter übernehmen' }).waitFor()
       await dialog.getByText('Noch ist nichts übernommen.', { exact: false }).waitFor()
+      expect(
+        await page.evaluate(
+          () => document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+        ),
+      ).toBe(true)
+      const box = (await dialog.boundingBox())!
+      expect(box.x).toBeGreaterThanOrEqual(0)
+      expect(box.x + box.width).toBeLessThanOrEqual(390)
       await dialog.getByRole('button', { name: 'Abbrechen' }).click()
       await dialog.waitFor({ state: 'detached' })
       expect(await tagNamesOf('gamma')).toEqual([])
     } finally {
+      await page.setViewportSize({ width: 1280, height: 800 })
       await api('/api/users/me', { method: 'PATCH', body: { language: 'en' } })
     }
   })
