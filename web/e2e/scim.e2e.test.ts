@@ -142,6 +142,21 @@ describe('Administration → Provisioning (SCIM)', () => {
 
   it("lists the identity provider's requests with their outcome, a refused one included, without bodies or secrets", async () => {
     const userName = 'grace.provisioned@example.com'
+    const credentialRow = page.getByTestId('scim-credential-Okta production')
+    expect(await credentialRow.textContent()).toContain('Never used')
+    // An account that exists already, while adopting is off: refused as a conflict.
+    const conflict = await api('/scim/v2/Users', {
+      method: 'POST',
+      token,
+      type: SCIM,
+      body: {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: ADMIN.email,
+        emails: [{ value: ADMIN.email, primary: true }],
+        active: true,
+      },
+    })
+    expect(conflict.status).toBe(409)
     expect(
       (await api('/scim/v2/Users?filter=userName%20eq%20%22nobody%40example.com%22', { token }))
         .status,
@@ -179,7 +194,9 @@ describe('Administration → Provisioning (SCIM)', () => {
         },
         { timeout: 15_000 },
       )
-      .toBe(4)
+      .toBe(5)
+    // Refresh moved the credential's last use too.
+    await expect.poll(() => credentialRow.textContent()).not.toContain('Never used')
     const texts = await rows.allTextContents()
     expect(texts[0]).toContain('GET /scim/v2/Users')
     expect(texts[0]).toContain('401 failed')
@@ -189,6 +206,12 @@ describe('Administration → Provisioning (SCIM)', () => {
     expect(texts[1]).toContain('Okta production')
     expect(texts[2]).toContain('201 succeeded')
     expect(texts[3]).toContain('200 succeeded')
+    // The conflict says what happened and leads to the setting that lets the provider take over.
+    expect(texts[4]).toContain('409 failed (uniqueness)')
+    const hint = rows.nth(4).getByTestId('scim-conflict')
+    expect(await hint.textContent()).toContain('An account here already has this address')
+    await hint.getByRole('link', { name: 'Adopt existing accounts by email' }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('scim-adopt')
     const html = await page.content()
     for (const secret of [
       token,
@@ -240,6 +263,10 @@ describe('Administration → Provisioning (SCIM)', () => {
     await page.reload()
     await expectHeading(page, 'Bereitstellung (SCIM)')
     await page.getByRole('heading', { name: 'Letzte SCIM-Anfragen' }).waitFor()
+    await page
+      .getByTestId('scim-conflict')
+      .getByRole('link', { name: 'Bestehende Konten anhand der E-Mail-Adresse übernehmen' })
+      .waitFor()
     await checkAccessibility(page, 'provisioning in German')
     await page.setViewportSize({ width: 390, height: 844 })
     expect(await fitsWidth(page)).toBe(true)

@@ -17,7 +17,11 @@ import { RelativeTime } from '../ui/time'
 
 const integrityKey = ['admin', 'audit', 'integrity']
 
-export function AuditIntegrity({ newestAt }: { newestAt: string | undefined }) {
+/**
+ * `newestAt`: the newest event the page shows (null: none to judge the check by; undefined: not
+ * known yet, so no result is shown).
+ */
+export function AuditIntegrity({ newestAt }: { newestAt: string | null | undefined }) {
   const { t } = useI18n()
   const queryClient = useQueryClient()
   const integrity = useQuery({
@@ -35,7 +39,7 @@ export function AuditIntegrity({ newestAt }: { newestAt: string | undefined }) {
   // The last check predates an event on the page (or there was none): it covers less than shown.
   const stale =
     data !== undefined &&
-    newestAt !== undefined &&
+    typeof newestAt === 'string' &&
     (data.checked_at === null || Date.parse(data.checked_at) < Date.parse(newestAt))
   const checkedOnOpening = useRef(false)
   useEffect(() => {
@@ -43,7 +47,7 @@ export function AuditIntegrity({ newestAt }: { newestAt: string | undefined }) {
     checkedOnOpening.current = true
     check.mutate()
   }, [stale, check])
-  if (data === undefined) return null
+  if (data === undefined || newestAt === undefined) return null
   // While stale, the earlier result is not shown as the log's state.
   const status = stale ? (check.isPending ? 'checking' : 'stale') : data.status
   const stateClass =

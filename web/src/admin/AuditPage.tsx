@@ -168,7 +168,12 @@ export function AuditPage({ search }: { search: AuditSearch }) {
         </details>
       }
     >
-      <AuditIntegrity newestAt={cursor === undefined ? items[0]?.at : undefined} />
+      <AuditIntegrity
+        newestAt={
+          // Undefined until the first page is there; a later page does not judge the check.
+          cursor !== undefined ? null : events.isSuccess ? (items[0]?.at ?? null) : undefined
+        }
+      />
       <AuditFiltersForm key={form.key} filters={form.shows} onNavigate={form.asked} />
       {events.isSuccess && items.length === 0 ? (
         <p className="empty" data-testid="audit-empty">

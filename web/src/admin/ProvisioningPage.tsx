@@ -288,8 +288,14 @@ function AdoptSetting() {
 
 function RecentRequests() {
   const { t } = useI18n()
+  const queryClient = useQueryClient()
   const requests = useQuery(requestsQuery)
   const items = requests.data?.items ?? []
+  // The credentials' "last used" moves with the requests: both are fetched again.
+  const refresh = () => {
+    void requests.refetch()
+    void queryClient.invalidateQueries({ queryKey: credentialsQuery.queryKey })
+  }
   return (
     <section className="section" aria-labelledby="scim-requests-heading">
       <div className="section-header">
@@ -297,7 +303,7 @@ function RecentRequests() {
         <button
           type="button"
           className="button button-secondary"
-          onClick={() => void requests.refetch()}
+          onClick={refresh}
           disabled={requests.isFetching}
         >
           {t('scim.refresh')}
@@ -339,6 +345,23 @@ function RequestRow({ request }: { request: ScimRequest }) {
           {request.status} {failed ? t('scim.failed') : t('scim.succeeded')}
           {request.scim_type !== null && ` (${request.scim_type})`}
         </span>
+        {request.status === 409 && request.scim_type === 'uniqueness' && (
+          <p className="field-help" data-testid="scim-conflict">
+            {t('scim.conflictHint')}{' '}
+            <a
+              href="#scim-adopt"
+              onClick={(event) => {
+                // To the setting itself, focused, so it can be switched at once.
+                event.preventDefault()
+                const setting = document.getElementById('scim-adopt')
+                setting?.scrollIntoView({ block: 'center' })
+                setting?.focus()
+              }}
+            >
+              {t('scim.adopt')}
+            </a>
+          </p>
+        )}
         <div className="muted">
           {new Intl.NumberFormat(language, { style: 'unit', unit: 'millisecond' }).format(
             request.duration_ms,
