@@ -5,8 +5,9 @@
  * searchable and bounded, the link dialog (https:// added, the page title fetched by the service
  * from a local page, a tag created inline, a taken slug said once and gone when the slug changes,
  * IDN shown readable), bulk actions with the count and the restore window in the confirmation, a
- * member who is offered nothing they may not do (and told why) and sees a refusal's message, and a phone's width without sideways
- * scrolling however long the names. English and German; axe on every new view.
+ * member who is offered nothing they may not do (and told why) and sees a refusal's message, and a
+ * phone's width without sideways scrolling however long the names. English and German; axe on
+ * every new view.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'

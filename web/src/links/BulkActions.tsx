@@ -2,9 +2,9 @@
  * What the Links page does with several selected links, through POST /api/links/bulk:
  * add or remove one of the person's tags, share with an organization (or make personal), delete —
  * the confirmation names the count. Share and delete are offered only when every selected link
- * may be changed (`can_change`) — otherwise the bar says why they are missing; deleted links stay
- * restorable for RESTORE_DAYS (the service's window); a refusal closes the dialog and is said on the
- * page (`onFailed`).
+ * may be changed (`can_change`) — otherwise the bar says why they are missing; deleted links
+ * stay restorable for RESTORE_DAYS (the service's window); a refusal closes the dialog and is said
+ * on the page (`onFailed`).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
