@@ -9496,15 +9496,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthorized"];
-            /** @description SESSION_REQUIRED: needs an interactive session, not an API token; MFA_ENROLLMENT_REQUIRED: the two-factor policy covers you and you have no second factor yet; set one up first */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
