@@ -134,6 +134,7 @@ export const OPERATION_ACCESS: Readonly<Record<string, OperationAccess>> = {
 
   // links: links, tags, go-link preferences, import/export.
   listLinks: 'links:read',
+  countLinks: 'links:read',
   getLinkClicks: 'links:read',
   getLink: 'links:read',
   checkLinkSlug: 'links:read',

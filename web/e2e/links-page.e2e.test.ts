@@ -1,11 +1,13 @@
 /**
  * The Links page in real Chromium against the built server: ten links above the fold
- * at 1280×800, the one filter row (search as you type into the address, the tag by name, the scope
- * as a segmented control), the link dialog (https:// added, the page title fetched by the service
+ * at 1280×800 and where the page is in the total, the one filter row (search as you type into the
+ * address, the tag found by name in a combobox, the scope as a segmented control), the tags panel
+ * searchable and bounded, the link dialog (https:// added, the page title fetched by the service
  * from a local page, a tag created inline, a taken slug said once and gone when the slug changes,
- * IDN shown readable), bulk actions with the count in the confirmation, a member who is offered
- * nothing they may not do and sees a refusal's message, and a phone's width without sideways
- * scrolling however long the names. English and German; axe on every new view.
+ * IDN shown readable), bulk actions with the count and the restore window in the confirmation, a
+ * member who is offered nothing they may not do (and told why) and sees a refusal's message, and a
+ * phone's width without sideways scrolling however long the names. English and German; axe on
+ * every new view.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -164,6 +166,13 @@ describe('the Links page at 1280×800', () => {
     ])
     expect(table / main).toBeGreaterThan(0.85)
     await checkAccessibility(page, 'links (full list)')
+    // Where the page is, in the list's total.
+    const position = page.getByTestId('links-position')
+    await expect.poll(() => position.textContent()).toBe('1–25 of 30 links')
+    await page.getByRole('link', { name: 'Next page' }).click()
+    await expect.poll(() => position.textContent()).toBe('26–30 of 30 links')
+    await page.getByRole('link', { name: 'First page' }).click()
+    await expect.poll(() => position.textContent()).toBe('1–25 of 30 links')
   })
 
   it('searches as you type into the address, filters by the tag by name, and by scope', async () => {
@@ -174,12 +183,22 @@ describe('the Links page at 1280×800', () => {
     await page.getByLabel('Search title, URL or slug').fill('')
     await page.waitForURL(`${server.baseUrl}/links`)
 
-    await page.getByLabel('Tag', { exact: true }).selectOption('Docs')
+    // The tag filter finds the tag as one types.
+    const tagFilter = page.getByRole('combobox', { name: 'Tag', exact: true })
+    await tagFilter.fill('doc')
+    await page.getByRole('option', { name: 'Docs' }).click()
     await page.waitForURL('**/links?tag=Docs')
     await expect.poll(() => page.getByTestId('links').locator('tbody tr').count()).toBe(10)
+    await expect
+      .poll(() => page.getByTestId('links-position').textContent())
+      .toBe('1–10 of 10 links')
     // An address with the name works on its own (shared, or after a reload).
     await page.goto('/links?tag=docs')
     await expect.poll(() => page.getByTestId('links').locator('tbody tr').count()).toBe(10)
+    await expect.poll(() => tagFilter.inputValue()).toBe('Docs')
+    await tagFilter.click()
+    await page.getByRole('option', { name: 'Any tag' }).click()
+    await page.waitForURL(`${server.baseUrl}/links`)
     await page.goto('/links?tag=Nope')
     await page.getByText('You have no tag named “Nope”.').waitFor()
 
@@ -339,6 +358,7 @@ describe('bulk actions', () => {
     await bar.getByRole('button', { name: 'Delete' }).click()
     dialog = page.getByRole('alertdialog', { name: 'Delete 3 links?' })
     await dialog.getByText('The 3 links are removed for everyone who can see them').waitFor()
+    await dialog.getByText('You can restore them under “Recently deleted” for 30 days.').waitFor()
     await checkAccessibility(page, 'links (bulk delete confirmation)')
     await dialog.getByRole('button', { name: 'Delete 3 links' }).click()
     await dialog.waitFor({ state: 'detached' })
@@ -418,6 +438,10 @@ describe("a member's view", () => {
     await bar.getByText('1 link selected').waitFor()
     expect(await bar.getByRole('button', { name: 'Delete' }).count()).toBe(0)
     expect(await bar.getByRole('button', { name: 'Share' }).count()).toBe(0)
+    // … and the bar says why.
+    expect(await bar.getByTestId('bulk-why').textContent()).toContain(
+      'you may not change 1 of the selected links',
+    )
     await checkAccessibility(memberPage, "links (a member's view)")
   })
 
@@ -511,6 +535,61 @@ describe('a phone, 390 px wide', () => {
     }
   })
 
+  it('bounds and searches the tags panel, finds a tag in the filter, and keeps rows without a go-link quiet', async () => {
+    for (let i = 1; i <= 80; i++)
+      await api('/api/tags', {
+        method: 'POST',
+        body: { name: `imported-${String(i).padStart(2, '0')}` },
+      })
+    await api('/api/links', {
+      method: 'POST',
+      body: { url: 'https://imported.example/', title: 'Imported bookmark' },
+    })
+    const phone = await browser.newContext({
+      baseURL: server.baseUrl,
+      viewport: { width: 390, height: 844 },
+      locale: 'en-US',
+      isMobile: true,
+      hasTouch: true,
+    })
+    const phonePage = await phone.newPage()
+    await signIn(phonePage, ADA)
+    const row = phonePage.getByRole('row', { name: /Imported bookmark/ })
+    await row.waitFor()
+    // No go-link and no clicks: the go cell stays empty rather than saying so on every row.
+    expect(await row.locator('.go-cell').textContent()).toBe('')
+    expect(await phonePage.getByRole('row', { name: /Team page 30/ }).textContent()).toContain(
+      'go/page-30',
+    )
+
+    await phonePage.getByRole('button', { name: 'Tags', exact: true }).click()
+    const list = phonePage.locator('#tag-list')
+    await list.getByRole('link', { name: /^imported-80/ }).waitFor()
+    const box = await list.evaluate((element) => ({
+      height: element.getBoundingClientRect().height,
+      scrolls: element.scrollHeight > element.clientHeight,
+    }))
+    console.log(`tags panel list at 390 px with 80+ tags: ${Math.round(box.height)} px`)
+    expect(box.height).toBeLessThanOrEqual(844 / 2 + 1)
+    expect(box.scrolls).toBe(true)
+    await phonePage.getByLabel('Find a tag').fill('imported-07')
+    await expect.poll(() => list.locator('li').count()).toBe(1)
+    await phonePage.getByText(/^1 of \d+ tags$/).waitFor()
+    expect(await scrollsSideways(phonePage)).toBe(false)
+    await checkAccessibility(phonePage, 'tags panel searched (phone)')
+    await phonePage.getByLabel('Find a tag').fill('')
+
+    const tagFilter = phonePage.getByRole('combobox', { name: 'Tag', exact: true })
+    await tagFilter.fill('ported-42')
+    await expect
+      .poll(() => phonePage.getByRole('option').allTextContents())
+      .toEqual(['imported-42'])
+    await phonePage.getByRole('option', { name: 'imported-42' }).click()
+    await phonePage.waitForURL('**/links?tag=imported-42')
+    await phonePage.getByText('No link matches this search and these filters.').waitFor()
+    await phone.close()
+  })
+
   it('never scrolls sideways, however long the names and URLs; the whole text stays readable', async () => {
     const long = 'A'.repeat(100)
     await api('/api/links', {
@@ -553,6 +632,22 @@ describe('in German', () => {
       .getByText('1 Link ausgewählt')
       .waitFor()
     await checkAccessibility(page, 'links (de, selection)')
+    await expect
+      .poll(() => page.getByTestId('links-position').textContent())
+      .toMatch(/^1–25 von \d+ Links$/)
+    await page
+      .getByRole('region', { name: 'Ausgewählte Links' })
+      .getByRole('button', { name: 'Löschen' })
+      .click()
+    await page
+      .getByRole('alertdialog')
+      .getByText('Sie können ihn 30 Tage lang unter „Zuletzt gelöscht“ wiederherstellen.')
+      .waitFor()
+    await page.keyboard.press('Escape')
+    await page.getByRole('button', { name: 'Schlagwörter', exact: true }).click()
+    await page.getByLabel('Schlagwort suchen').fill('imported-1')
+    await page.getByText(/^10 von \d+ Schlagwörtern$/).waitFor()
+    await page.getByRole('button', { name: 'Schlagwörter ausblenden' }).click()
     await page.getByRole('button', { name: 'Link anlegen' }).first().click()
     const dialog = page.getByRole('dialog')
     await dialog.getByRole('button', { name: 'Titel abrufen' }).waitFor()
@@ -564,6 +659,7 @@ describe('in German', () => {
     await page.goto('/links/import-export')
     await page.getByLabel('Ordner zu Schlagwörtern machen').waitFor()
     expect(await page.getByLabel('Ordner zu Schlagwörtern machen').isChecked()).toBe(true)
+    expect(await page.getByLabel('Neue Schlagwörter aus der Datei anlegen').isChecked()).toBe(true)
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en' } })
   })
 })

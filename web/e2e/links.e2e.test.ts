@@ -315,6 +315,32 @@ describe('links, go-links and the command palette in Chromium', () => {
     }
     await checkAccessibility('import report')
 
+    // The report names the tags the file made; unticked, new names are left out and listed, and a
+    // name in another case is the existing tag.
+    expect(await report.getByTestId('import-new-tags').textContent()).toContain('ops')
+    expect(await page.getByLabel('Create new tags from the file').isChecked()).toBe(true)
+    await page.getByLabel('Create new tags from the file').uncheck()
+    await page.getByLabel('Bookmark file').setInputFiles({
+      name: 'more.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(
+        JSON.stringify([{ url: 'https://pager.example.com/', tags: ['OPS', 'Brand new'] }]),
+      ),
+    })
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    await report.getByText('1 link imported.').waitFor()
+    expect(await report.textContent()).toContain('0 tags created.')
+    await report.getByRole('heading', { name: '1 new tag left out' }).waitFor()
+    expect(await report.getByTestId('import-new-tags').textContent()).toBe('Brand new')
+    expect(await report.getByRole('link', { name: 'ops', exact: true }).count()).toBe(1)
+    await checkAccessibility('import report (new tags left out)')
+    await page.getByLabel('Create new tags from the file').check()
+    await page.getByLabel('Bookmark file').setInputFiles({
+      name: 'bookmarks.html',
+      mimeType: 'text/html',
+      buffer: Buffer.from(BOOKMARKS),
+    })
+
     // The same file again adds nothing.
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
     await report.getByText('0 links imported.').waitFor()

@@ -48,6 +48,10 @@ function withQueries<Module extends Record<string, unknown>>(
 
 const optionalString = (value: unknown) =>
   typeof value === 'string' && value !== '' ? value : undefined
+const positiveInteger = (value: unknown) => {
+  const number = Number(value)
+  return Number.isSafeInteger(number) && number > 0 ? number : undefined
+}
 
 const RootPreferences = lazy(() =>
   import('./api/query-root').then((module) => ({ default: module.RootPreferences })),
@@ -200,6 +204,7 @@ const linksRoute = createRoute({
     owner: optionalString(search.owner),
     collection: optionalString(search.collection),
     cursor: optionalString(search.cursor),
+    from: positiveInteger(search.from),
     new: search.new === true || search.new === 'true' ? true : undefined,
     // The /go miss page's "Create go/<slug>" fills the dialog's slug.
     slug: optionalString(search.slug),

@@ -98,6 +98,9 @@ describe('collections', () => {
       `/api/links?collection_id=${id}&limit=2&cursor=${first.json().next_cursor}`,
     )
     expect(slugs(next)).toEqual(['coll-b'])
+    // The list's total counts the collection's links the same way.
+    const counted = await call(owner, 'GET', `/api/links/count?collection_id=${id}`)
+    expect(counted.json()).toEqual({ total: 3 })
     const others = await createLink(t, reader.token, { url: 'https://theirs.example/' })
     const refused = await call(owner, 'PUT', `/api/collections/${id}/links`, {
       link_ids: [others.id],
@@ -106,6 +109,9 @@ describe('collections', () => {
     expect(refused.json().details).toBe('link_ids')
     // Someone who does not see the collection gets nothing from its filter.
     expect(slugs(await call(reader, 'GET', `/api/links?collection_id=${id}`))).toEqual([])
+    expect((await call(reader, 'GET', `/api/links/count?collection_id=${id}`)).json()).toEqual({
+      total: 0,
+    })
   })
 
   it('shared with a team, shows its links to the members read-only, at /go too, until they leave', async () => {

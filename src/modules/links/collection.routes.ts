@@ -9,6 +9,8 @@ import {
   BulkLinksBody,
   BulkLinksResult,
   CreateLinkBody,
+  LinkCount,
+  LinkFilterQuery,
   LinkPage,
   LinkQuery,
   LinkView,
@@ -16,7 +18,7 @@ import {
   SlugAvailability,
   SlugAvailabilityQuery,
 } from './schemas.js'
-import { checkSlugAvailability, createLink, listLinks } from './service.js'
+import { checkSlugAvailability, countLinks, createLink, listLinks } from './service.js'
 
 export function linkCollectionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -32,6 +34,20 @@ export function linkCollectionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => listLinks(deps, callerOf(request), request.query),
+    )
+
+    app.get(
+      '/count',
+      {
+        schema: {
+          tags,
+          operationId: 'countLinks',
+          summary: 'How many links the list has with these filters (one count, not a page)',
+          querystring: LinkFilterQuery,
+          response: { 200: LinkCount },
+        },
+      },
+      async (request) => countLinks(deps, callerOf(request), request.query),
     )
 
     app.post(

@@ -1,8 +1,9 @@
 /**
  * The Links list at scale: GET /api/links reads the person's links and their organizations' through
  * the owners' indexes (links/visibility.ts visibleToIndexed), not by filtering every link — with
- * 3,000 other people's links, its statement is explained on each engine as it leaves the process
- * (before: a scan of all links on both, 70 ms a page on PostgreSQL with 200,000).
+ * 3,000 other people’s links, its statement (and its count’s) is explained on each engine as
+ * it leaves the process (before: a scan of all links on both, 70 ms a page on PostgreSQL with
+ * 200,000).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
@@ -57,5 +58,26 @@ describe('GET /api/links with 3,000 other people’s links', () => {
       ).toEqual([...mine].sort())
     })
     await expectIndexed(t, statements, 40)
+  })
+
+  it('counts the same links by the same indexes: the total of the list, with its filters', async () => {
+    const count = async (query: string) => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/api/links/count${query}`,
+        headers: bearer(user.token),
+      })
+      expect(response.statusCode).toBe(200)
+      return response.json<{ total: number }>().total
+    }
+    const statements = await statementsOf(/from "links"/, async () => {
+      expect(await count('')).toBe(mine.length)
+    })
+    expect(statements.length).toBeGreaterThan(0)
+    await expectIndexed(t, statements, 40)
+    expect(await count('?owner=personal')).toBe(3)
+    expect(await count('?owner=organization')).toBe(1)
+    expect(await count('?q=team.example')).toBe(1)
+    expect(await count('?q=nowhere.example')).toBe(0)
   })
 })

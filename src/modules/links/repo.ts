@@ -137,15 +137,8 @@ function matchesSearch(ex: Executor, q: string) {
   return sql<boolean>`(${sql.ref('links.id')} in (${candidates}) and ${contains})`
 }
 
-/**
- * Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case.
- */
-export async function listVisibleLinks(
-  ex: Executor,
-  userId: string,
-  filters: LinkFilters,
-  window: PageWindow,
-): Promise<VisibleLink[]> {
+/** The visible links matching the filters (all but the collection and the order). */
+function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
   let query = visibleLinks(ex, userId)
   if (filters.tagId !== undefined) {
     const tagId = filters.tagId
@@ -186,6 +179,38 @@ export async function listVisibleLinks(
         : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)]),
     )
   }
+  return query
+}
+
+/**
+ * How many visible links match the filters: the list's own statement counted, so it reads the
+ * same owners' indexes (visibleToIndexed) and never more rows than the person can see.
+ */
+export async function countVisibleLinks(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+): Promise<number> {
+  let query = filteredLinks(ex, userId, filters)
+  if (filters.collectionId !== undefined) query = inCollection(query, userId, filters.collectionId)
+  const row = await query
+    .clearSelect()
+    .select(sql<number | string>`count(*)`.as('total'))
+    .executeTakeFirstOrThrow()
+  // PostgreSQL answers count(*) as bigint text.
+  return Number(row.total)
+}
+
+/**
+ * Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case.
+ */
+export async function listVisibleLinks(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  window: PageWindow,
+): Promise<VisibleLink[]> {
+  const query = filteredLinks(ex, userId, filters)
   if (filters.collectionId !== undefined)
     return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(asVisible)
   if (filters.clicksSince !== undefined) {
@@ -305,16 +330,13 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
   return limited.slice(1).reduce((union, branch) => union.unionAll(branch), limited[0]!)
 }
 
-/** The collection's links among the query's, in its order: keyset over (position, id). */
-async function inCollectionOrder(
-  ex: Executor,
+/** Only the links of this collection, when the user sees it. */
+function inCollection(
   query: ReturnType<typeof visibleLinks>,
   userId: string,
   collectionId: string,
-  window: PageWindow,
 ) {
-  const position = sql.ref('collection_links.position')
-  let ordered = query
+  return query
     .innerJoin('collection_links', (join) =>
       join
         .onRef('collection_links.link_id', '=', 'links.id')
@@ -329,7 +351,20 @@ async function inCollectionOrder(
           .where(collectionVisibleTo(userId)),
       ),
     )
-    .select('collection_links.position as position_sort')
+}
+
+/** The collection's links among the query's, in its order: keyset over (position, id). */
+async function inCollectionOrder(
+  ex: Executor,
+  query: ReturnType<typeof visibleLinks>,
+  userId: string,
+  collectionId: string,
+  window: PageWindow,
+) {
+  const position = sql.ref('collection_links.position')
+  let ordered = inCollection(query, userId, collectionId).select(
+    'collection_links.position as position_sort',
+  )
   if (window.after !== null) {
     const [after] = window.after
     if (!/^\d{1,9}$/.test(after)) throw invalidField('cursor', CURSOR_NOT_ISSUED)

@@ -140,6 +140,14 @@ export const LinkFilterQuery = Type.Object(
 )
 export type LinkFilterQuery = Static<typeof LinkFilterQuery>
 
+export const LinkCount = Type.Object({
+  total: Type.Integer({
+    minimum: 0,
+    description: 'How many links the list has with these filters',
+  }),
+})
+export type LinkCount = Static<typeof LinkCount>
+
 export const LinkQuery = Type.Object(
   {
     ...PageQuery.properties,

@@ -29,6 +29,7 @@ import {
   sumClicksSince,
   findVisibleLink,
   insertLink,
+  countVisibleLinks,
   listVisibleLinks,
   replaceOwnLinkTags,
   updateLink as updateLinkRow,
@@ -41,6 +42,7 @@ import {
 import type {
   CreateLinkBody,
   LinkClicks,
+  LinkCount,
   LinkFilterQuery,
   LinkQuery,
   LinkView,
@@ -276,6 +278,15 @@ export async function listLinks(
           ? [String(Number((row as { clicks_sort?: unknown }).clicks_sort ?? 0)), row.id]
           : [row.created_at, row.id],
   )
+}
+
+/** How many links the list holds with these filters, for "1–25 of 1,228". */
+export async function countLinks(
+  deps: Deps,
+  caller: Caller,
+  query: LinkFilterQuery,
+): Promise<LinkCount> {
+  return { total: await countVisibleLinks(deps.db, caller.user.id, linkFilters(query, caller)) }
 }
 
 /**

@@ -163,21 +163,21 @@ export async function findOwnTagIds(
   return rows.map((row) => row.id)
 }
 
-/** The user's tags with these lower-cased names: name key → id. */
-export async function findTagIdsByNameKeys(
+/** The user's tags with these lower-cased names: name key → the tag's id and name as written. */
+export async function findTagsByNameKeys(
   ex: Executor,
   userId: string,
   nameKeys: readonly string[],
-): Promise<Map<string, string>> {
-  const found = new Map<string, string>()
+): Promise<Map<string, { id: string; name: string }>> {
+  const found = new Map<string, { id: string; name: string }>()
   for (let i = 0; i < nameKeys.length; i += 200) {
     const rows = await ex
       .selectFrom('tags')
-      .select(['id', 'name_key'])
+      .select(['id', 'name', 'name_key'])
       .where('user_id', '=', userId)
       .where('name_key', 'in', nameKeys.slice(i, i + 200))
       .execute()
-    for (const row of rows) found.set(row.name_key, row.id)
+    for (const row of rows) found.set(row.name_key, { id: row.id, name: row.name })
   }
   return found
 }

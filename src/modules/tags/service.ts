@@ -18,6 +18,7 @@ import {
   updateTag as updateTagRow,
   type TagRecord,
 } from './repo.js'
+import { tagNameKey } from './name-forms.js'
 import type { CreateTagBody, UpdateTagBody } from './schemas.js'
 
 function tagNotFound(): AppError {
@@ -33,10 +34,7 @@ function nameTaken(error: unknown): unknown {
     : error
 }
 
-/** Names differing only in case are the same name. */
-function nameKey(name: string): string {
-  return name.toLowerCase()
-}
+const nameKey = tagNameKey
 
 /** Colours are stored lower-case, so `#FFAA00` and `#ffaa00` read back alike. */
 function normalizeColor(color: string | null | undefined): string | null | undefined {

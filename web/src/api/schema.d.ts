@@ -1513,6 +1513,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many links the list has with these filters (one count, not a page) */
+        get: operations["countLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/slug-availability": {
         parameters: {
             query?: never;
@@ -9030,6 +9047,11 @@ export interface operations {
                      * @default false
                      */
                     folders_as_tags?: boolean;
+                    /**
+                     * @description false: only tags you have already are put on the imported links; the file's other tag names are left out (listed in the report's `new_tags`). A name is a tag you have when it matches ignoring case or a plain plural ("Comics" is your "comic").
+                     * @default true
+                     */
+                    create_tags?: boolean;
                 };
             };
         };
@@ -9043,6 +9065,7 @@ export interface operations {
                     "application/json": {
                         /** @description Links created */
                         imported: number;
+                        /** @description New tags made from the file: a name matching one of your tags, or one earlier in the file, ignoring case or a plain plural ("comic", "Comics"), is that tag */
                         tags_created: number;
                         collections_created: number;
                         /** @description The collections the file's folders (or a JSON export's collections) went into, up to 100, in file order */
@@ -9070,6 +9093,10 @@ export interface operations {
                         }[];
                         /** @description Names of the tags put on the imported links (up to 100, by name), to list them by tag */
                         tags: string[];
+                        /** @description Names of the tags the file has that you had not (up to 100, by name): created, or left out with `create_tags: false` */
+                        new_tags: string[];
+                        /** @description true when `new_tags` were left out (`create_tags: false`), not created */
+                        new_tags_left_out: boolean;
                         /** @description Of the reported links, those whose page you could already see under another link (same URL key, docs/API.md#duplicates), with those links */
                         already_saved: {
                             url: string;
@@ -9127,6 +9154,8 @@ export interface operations {
                 format: "html" | "json";
                 /** @description A bookmark file's folders always become collections, named by their path (`Work/Projects`); with true, the path is also a tag on each bookmark in them. The browser's toolbar and "Other bookmarks" folders are left out. Ignored for JSON. */
                 folders_as_tags?: boolean;
+                /** @description false: only tags you have already are put on the imported links; the file's other tag names are left out (listed in the report's `new_tags`). A name is a tag you have when it matches ignoring case or a plain plural ("Comics" is your "comic"). */
+                create_tags?: boolean;
                 /** @description Share every imported link with this organization; personal when absent */
                 organization_id?: string;
             };
@@ -9152,6 +9181,7 @@ export interface operations {
                     "application/json": {
                         /** @description Links created */
                         imported: number;
+                        /** @description New tags made from the file: a name matching one of your tags, or one earlier in the file, ignoring case or a plain plural ("comic", "Comics"), is that tag */
                         tags_created: number;
                         collections_created: number;
                         /** @description The collections the file's folders (or a JSON export's collections) went into, up to 100, in file order */
@@ -9179,6 +9209,10 @@ export interface operations {
                         }[];
                         /** @description Names of the tags put on the imported links (up to 100, by name), to list them by tag */
                         tags: string[];
+                        /** @description Names of the tags the file has that you had not (up to 100, by name): created, or left out with `create_tags: false` */
+                        new_tags: string[];
+                        /** @description true when `new_tags` were left out (`create_tags: false`), not created */
+                        new_tags_left_out: boolean;
                         /** @description Of the reported links, those whose page you could already see under another link (same URL key, docs/API.md#duplicates), with those links */
                         already_saved: {
                             url: string;
@@ -9485,6 +9519,48 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    countLinks: {
+        parameters: {
+            query?: {
+                tag_id?: string;
+                /** @description Part of the title, URL or slug, any case */
+                q?: string;
+                organization_id?: string;
+                /** @description `personal`: only your own links; `organization`: only links shared with your organizations */
+                owner?: "personal" | "organization";
+                /** @description `shared`: only links shared with one of your teams, directly or in a collection shared with it */
+                scope?: "shared";
+                /** @description `true`: only the links you pinned; `false`: the others */
+                pinned?: boolean;
+                /** @description Only this collection's links, in the collection's order (one you do not see matches nothing); `sort` is then ignored */
+                collection_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description How many links the list has with these filters */
+                        total: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["ScopeRequired"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

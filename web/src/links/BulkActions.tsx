@@ -3,7 +3,9 @@
  * add or remove one of the person's tags, share with an organization (or make personal), delete —
  * the confirmation names the count —, and suggest tags for up to 100 of them (BulkSuggestTags,
  * which explains the limit beyond). Share and delete are offered only when every selected link
- * may be changed (`can_change`); a refusal closes the dialog and is said on the page (`onFailed`).
+ * may be changed (`can_change`) — otherwise the bar says why they are missing; deleted links
+ * stay restorable for RESTORE_DAYS (the service's window); a refusal closes the dialog and is said
+ * on the page (`onFailed`).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -17,6 +19,9 @@ import { ownerOptions } from './owner-options'
 import type { Link, Organization, Tag } from './queries'
 
 type Action = 'add_tag' | 'remove_tag' | 'share' | 'delete'
+
+/** How long a deleted link can be restored from "Recently deleted" (the service's RESTORE_DAYS). */
+const RESTORE_DAYS = 30
 
 export function BulkActions({
   selected,
@@ -37,7 +42,8 @@ export function BulkActions({
   const [choice, setChoice] = useState('')
   const [suggesting, setSuggesting] = useState(false)
   const count = selected.length
-  const mayChangeAll = selected.every((link) => link.can_change)
+  const unchangeable = selected.filter((link) => !link.can_change).length
+  const mayChangeAll = unchangeable === 0
 
   const run = useMutation({
     mutationFn: (action: Action) =>
@@ -140,6 +146,13 @@ export function BulkActions({
           {t('links.clearSelection')}
         </button>
       </div>
+      {!mayChangeAll && (
+        <p className="bulk-why muted" data-testid="bulk-why">
+          {tags.length > 0
+            ? t('links.bulkNotYours', { count: unchangeable })
+            : t('links.bulkNothing', { count: unchangeable })}
+        </p>
+      )}
       {suggesting && (
         <BulkSuggestTags
           selected={selected}
@@ -169,7 +182,10 @@ export function BulkActions({
                 }}
               >
                 {open === 'delete' ? (
-                  <p>{t('links.bulkDeleteText', { count })}</p>
+                  <>
+                    <p>{t('links.bulkDeleteText', { count })}</p>
+                    <p>{t('links.bulkRestorable', { count, days: RESTORE_DAYS })}</p>
+                  </>
                 ) : open === 'share' ? (
                   <SelectField
                     name="organization_id"

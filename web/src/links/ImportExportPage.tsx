@@ -7,6 +7,9 @@
  * A bookmark file's folders become tags (an option, on by default: a nested folder is
  * one tag with its path, `Work/Projects`), its dates are kept, and the report links to the
  * imported links and to the list by each tag they got.
+ *
+ * Tag names the person has already (ignoring case and a plain plural) are those tags; the others
+ * are created — or left out, when "Create new tags" is unticked — and the report lists them.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link as RouterLink } from '@tanstack/react-router'
@@ -34,6 +37,7 @@ function importFile(input: {
   file: File
   organizationId: string | null
   foldersAsTags: boolean
+  createTags: boolean
 }) {
   return unwrap(
     client.POST('/api/links/import/file', {
@@ -41,6 +45,7 @@ function importFile(input: {
         query: {
           format: input.format,
           folders_as_tags: input.foldersAsTags,
+          create_tags: input.createTags,
           ...(input.organizationId !== null && { organization_id: input.organizationId }),
         },
       },
@@ -65,6 +70,7 @@ export function ImportExportPage() {
       format: string
       organizationId: string
       foldersAsTags: boolean
+      createTags: boolean
     }) => {
       if (input.file === null || input.file.size === 0)
         throw atField(null, 'file', t('links.importChooseFile'))
@@ -78,6 +84,7 @@ export function ImportExportPage() {
         file: input.file,
         organizationId: input.organizationId === '' ? null : input.organizationId,
         foldersAsTags: input.foldersAsTags,
+        createTags: input.createTags,
       })
     },
     onSuccess: async (result) => {
@@ -119,6 +126,7 @@ export function ImportExportPage() {
               format: values.format ?? 'auto',
               organizationId: values.organization_id ?? '',
               foldersAsTags: values.folders_as_tags === 'on',
+              createTags: values.create_tags === 'on',
             })
           }}
         >
@@ -174,6 +182,20 @@ export function ImportExportPage() {
               {t('links.importFoldersHelp')}
             </p>
           </div>
+          <div className="field">
+            <label className="checkbox">
+              <input
+                type="checkbox"
+                name="create_tags"
+                defaultChecked
+                aria-describedby="import-create-tags-help"
+              />
+              {t('links.importCreateTags')}
+            </label>
+            <p id="import-create-tags-help" className="field-help">
+              {t('links.importCreateTagsHelp')}
+            </p>
+          </div>
           <div>
             <SubmitButton pending={run.isPending}>{t('links.importButton')}</SubmitButton>
           </div>
@@ -195,6 +217,20 @@ export function ImportExportPage() {
                         {name}
                       </RouterLink>
                     </li>
+                  ))}
+                </ul>
+              </>
+            )}
+            {report.new_tags.length > 0 && (
+              <>
+                <h4>
+                  {report.new_tags_left_out
+                    ? t('links.importNewTagsLeftOut', { count: report.new_tags.length })
+                    : t('links.importNewTags', { count: report.new_tags.length })}
+                </h4>
+                <ul className="tag-chips import-tags" data-testid="import-new-tags">
+                  {report.new_tags.map((name) => (
+                    <li key={name}>{name}</li>
                   ))}
                 </ul>
               </>

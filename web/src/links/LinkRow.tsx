@@ -100,10 +100,13 @@ function PinIcon() {
 
 /**
  * One line: the slug gives way (cut with "…") before the click count does; the count shows short
- * ("3 clicks"), the whole sentence is in its tooltip and read to screen readers.
+ * ("3 clicks"), the whole sentence is in its tooltip and read to screen readers. A link without a
+ * go-link that was never opened through one (most imported bookmarks) leaves the cell empty, so
+ * the list does not repeat "No go-link · 0 clicks" on every row.
  */
 function GoLine({ link }: { link: Link }) {
   const { t } = useI18n()
+  if (link.slug === null && link.clicks_30d === 0) return null
   return (
     <div className="go-line">
       {link.slug === null ? (

@@ -1,10 +1,25 @@
 /**
- * The Links page's one filter row: search as you type (Enter searches at once), the tag by name,
- * the scope as a segmented control, and the toggles of the collections and tags panels.
+ * The Links page's one filter row: search as you type (Enter searches at once), the tag by name
+ * (a combobox that finds it as one types), the scope as a segmented control, and the toggles of
+ * the collections and tags panels.
  */
-import { Label, Radio, RadioGroup } from 'react-aria-components'
+import { useEffect, useMemo, useState } from 'react'
+import {
+  ComboBox,
+  Input,
+  Label,
+  ListBox,
+  ListBoxItem,
+  Popover,
+  Radio,
+  RadioGroup,
+} from 'react-aria-components'
 import { useI18n } from '../i18n/i18n'
 import type { LinksView } from './use-links-view'
+
+/** The most tags the filter lists at once: typing narrows them (hundreds stay quick). */
+const SHOWN_TAGS = 100
+const ANY_TAG = '\u0000any'
 
 /** The scope segments; an organization's id in `owner` (from an older address) still filters. */
 const SCOPES = ['all', 'mine', 'organizations', 'shared'] as const
@@ -39,22 +54,7 @@ export function LinksFilterBar({
           }}
         />
       </div>
-      <div className="field links-filter-tag">
-        <label htmlFor="links-tag">{t('links.filterTag')}</label>
-        <select
-          id="links-tag"
-          value={view.filterTag?.name ?? search.tag ?? ''}
-          onChange={(event) => setSearch({ tag: event.target.value || undefined })}
-        >
-          <option value="">{t('links.anyTag')}</option>
-          {view.unknownTag && <option value={search.tag}>{search.tag}</option>}
-          {view.tags.map((tag) => (
-            <option key={tag.id} value={tag.name}>
-              {tag.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <TagFilter view={view} />
       <RadioGroup
         className="links-scope"
         orientation="horizontal"
@@ -91,5 +91,62 @@ export function LinksFilterBar({
         </button>
       </div>
     </div>
+  )
+}
+
+/**
+ * The tag filter: opens with every tag (up to SHOWN_TAGS), narrows to the names containing what is
+ * typed; "Any tag" ends the filter. Leaving it without choosing shows the active tag again.
+ */
+function TagFilter({ view }: { view: LinksView }) {
+  const { t } = useI18n()
+  const { search, setSearch, tags } = view
+  const active = view.filterTag?.name ?? search.tag ?? ''
+  const [text, setText] = useState(active)
+  useEffect(() => setText(active), [active])
+  const options = useMemo(() => {
+    const needle = text === active ? '' : text.trim().toLowerCase()
+    const matches = tags
+      .filter((tag) => needle === '' || tag.name.toLowerCase().includes(needle))
+      .slice(0, SHOWN_TAGS)
+      .map((tag) => ({ id: tag.id, name: tag.name }))
+    return [
+      ...(needle === '' ? [{ id: ANY_TAG, name: t('links.anyTag') }] : []),
+      ...(view.unknownTag && needle === '' ? [{ id: search.tag!, name: search.tag! }] : []),
+      ...matches,
+    ]
+  }, [tags, text, active, view.unknownTag, search.tag, t])
+  return (
+    <ComboBox
+      className="field links-filter-tag"
+      inputValue={text}
+      onInputChange={setText}
+      selectedKey={view.filterTag?.id ?? null}
+      items={options}
+      menuTrigger="focus"
+      allowsEmptyCollection
+      onSelectionChange={(key) => {
+        if (key === null) return
+        const tag = tags.find((candidate) => candidate.id === key)
+        setSearch({ tag: key === ANY_TAG ? undefined : (tag?.name ?? search.tag) })
+        setText(key === ANY_TAG ? '' : (tag?.name ?? active))
+      }}
+      onBlur={() => setText(active)}
+    >
+      <Label>{t('links.filterTag')}</Label>
+      <Input className="combobox-input" placeholder={t('links.anyTag')} maxLength={64} />
+      <Popover className="popover combobox-popover" placement="bottom start">
+        <ListBox
+          className="menu"
+          renderEmptyState={() => <p className="menu-empty">{t('links.tagFilterNone')}</p>}
+        >
+          {(option: { id: string; name: string }) => (
+            <ListBoxItem className="menu-item" id={option.id} textValue={option.name}>
+              {option.name}
+            </ListBoxItem>
+          )}
+        </ListBox>
+      </Popover>
+    </ComboBox>
   )
 }

@@ -165,13 +165,13 @@ export function LinksPage() {
         <div className="pager">
           {/* Nothing to order on an empty page. */}
           {items.length > 0 && <LinksSortToggle search={search} />}
-          <span className="muted" aria-live="polite">
-            {links.isSuccess && items.length > 0 ? t('links.shown', { count: items.length }) : ''}
+          <span className="muted" aria-live="polite" data-testid="links-position">
+            {links.isSuccess && items.length > 0 ? position(view, t) : ''}
           </span>
           {search.cursor !== undefined && (
             <RouterLink
               to="/links"
-              search={{ ...search, cursor: undefined }}
+              search={{ ...search, cursor: undefined, from: undefined }}
               className="button button-secondary"
             >
               {t('links.firstPage')}
@@ -180,7 +180,11 @@ export function LinksPage() {
           {links.data?.next_cursor != null && (
             <RouterLink
               to="/links"
-              search={{ ...search, cursor: links.data.next_cursor }}
+              search={{
+                ...search,
+                cursor: links.data.next_cursor,
+                from: view.start === undefined ? undefined : view.start + items.length,
+              }}
               className="button button-secondary"
             >
               {t('links.nextPage')}
@@ -211,6 +215,21 @@ export function LinksPage() {
       )}
     </Page>
   )
+}
+
+/**
+ * Where the page is: "1–25 of 1,228 links", or the total alone when the page's place is not known
+ * (an address from before), or the count on the page until the total arrives.
+ */
+function position(view: LinksView, t: ReturnType<typeof useI18n>['t']): string {
+  const shown = view.items.length
+  if (view.total === undefined) return t('links.shown', { count: shown })
+  if (view.start === undefined) return t('links.total', { count: view.total })
+  return t('links.range', {
+    start: view.start,
+    end: view.start + shown - 1,
+    count: view.total,
+  })
 }
 
 /** No link in view: with a filter, a way to clear it; without, the first actions. */

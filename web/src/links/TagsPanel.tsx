@@ -1,8 +1,10 @@
 /**
  * The person's tags, in a panel the Links page opens on demand: counts, filter by one
- * (by its name in the address), create, rename, delete (confirmed).
+ * (by its name in the address), create, rename, delete (confirmed). The list is searchable and
+ * scrolls inside a bounded height, so hundreds of tags (an import's) never make the page tall.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
 import { Link as RouterLink } from '@tanstack/react-router'
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
@@ -112,7 +114,10 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
     announce(t('links.tagDeleted', { name: tag.name }))
     await refresh()
   }
-  const items = tags.data?.items ?? []
+  const [find, setFind] = useState('')
+  const all = tags.data?.items ?? []
+  const needle = find.trim().toLowerCase()
+  const items = needle === '' ? all : all.filter((tag) => tag.name.toLowerCase().includes(needle))
   return (
     <section id="tags-panel" className="section tags-panel" aria-labelledby="tags-heading">
       <h2 id="tags-heading">{t('links.tags')}</h2>
@@ -135,10 +140,28 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
         />
         <SubmitButton pending={create.isPending}>{t('links.createTag')}</SubmitButton>
       </form>
-      {tags.isSuccess && items.length === 0 ? (
+      {all.length > 0 && (
+        <div className="field tag-find">
+          <label htmlFor="tag-find">{t('links.findTag')}</label>
+          <input
+            id="tag-find"
+            type="search"
+            value={find}
+            maxLength={64}
+            aria-controls="tag-list"
+            onChange={(event) => setFind(event.target.value)}
+          />
+          <p className="field-help" aria-live="polite">
+            {needle === ''
+              ? t('links.tagsCount', { count: all.length })
+              : t('links.tagsFound', { count: items.length, total: all.length })}
+          </p>
+        </div>
+      )}
+      {tags.isSuccess && all.length === 0 ? (
         <p className="empty">{t('links.tagsEmpty')}</p>
       ) : (
-        <ul className="tag-list" data-testid="tags">
+        <ul id="tag-list" className="tag-list" data-testid="tags">
           {items.map((tag) => (
             <li key={tag.id}>
               <RouterLink

@@ -25,6 +25,8 @@ export interface LinksSearch {
   /** One collection's links, in its order. */
   collection?: string
   cursor?: string
+  /** With `cursor`: the place of the page's first link in the list, from 1 ("26–50 of 1,228"). */
+  from?: number
   /** Opens the create dialog (the command palette's "Create link"). */
   new?: boolean
   /** With `new`: the slug to fill in (the /go miss page's "Create go/<slug>"). */
@@ -39,21 +41,14 @@ export const PAGE_SIZE = 25
 /** Tags and organizations are small per person; the first page of each is what the pickers show. */
 const PICKER_LIMIT = 200
 
-/**
- * One page of the list. `pinned` splits it: the first page shows the pinned links (`true`) above
- * the others (`false`); a collection's list keeps the collection's order instead.
- */
-export function linksQuery(search: LinksSearch, pinned?: boolean) {
+/** The list's filters as the API's query (the count takes them without the page). */
+function filterQuery(search: LinksSearch) {
   const owner = search.owner
-  const query = {
-    limit: PAGE_SIZE,
-    ...(pinned !== undefined && { pinned }),
+  return {
     ...(search.collection !== undefined && { collection_id: search.collection }),
     ...(owner === 'shared' && { scope: 'shared' as const }),
     ...(search.q !== undefined && { q: search.q }),
     ...(search.tag !== undefined && { tag_id: search.tag }),
-    ...(search.cursor !== undefined && { cursor: search.cursor }),
-    ...(search.sort === 'clicks' && { sort: 'clicks_30d' as const }),
     ...(owner === 'mine' && { owner: 'personal' as const }),
     ...(owner === 'organizations' && { owner: 'organization' as const }),
     ...(owner !== undefined &&
@@ -61,9 +56,33 @@ export function linksQuery(search: LinksSearch, pinned?: boolean) {
       owner !== 'organizations' &&
       owner !== 'shared' && { organization_id: owner }),
   }
+}
+
+/**
+ * One page of the list. `pinned` splits it: the first page shows the pinned links (`true`) above
+ * the others (`false`); a collection's list keeps the collection's order instead.
+ */
+export function linksQuery(search: LinksSearch, pinned?: boolean) {
+  const query = {
+    limit: PAGE_SIZE,
+    ...(pinned !== undefined && { pinned }),
+    ...filterQuery(search),
+    ...(search.cursor !== undefined && { cursor: search.cursor }),
+    ...(search.sort === 'clicks' && { sort: 'clicks_30d' as const }),
+  }
   return queryOptions({
     queryKey: ['links', query],
     queryFn: () => unwrap(client.GET('/api/links', { params: { query } })),
+    placeholderData: (previous) => previous,
+  })
+}
+
+/** How many links the list holds with these filters: the same filters, without the page. */
+export function linksCountQuery(search: LinksSearch) {
+  const query = filterQuery(search)
+  return queryOptions({
+    queryKey: ['links', 'count', query],
+    queryFn: () => unwrap(client.GET('/api/links/count', { params: { query } })),
     placeholderData: (previous) => previous,
   })
 }

@@ -8,7 +8,13 @@
 import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, useNavigate } from '@tanstack/react-router'
 import { useEffect, useMemo, useState } from 'react'
-import { linksQuery, organizationsQuery, tagsQuery, type LinksSearch } from './queries'
+import {
+  linksCountQuery,
+  linksQuery,
+  organizationsQuery,
+  tagsQuery,
+  type LinksSearch,
+} from './queries'
 import { useDebounced } from './use-debounced'
 
 const route = getRouteApi('/shell/links')
@@ -56,11 +62,22 @@ export function useLinksView({
     () => [...(pinnedItems ?? []), ...(links.data?.items ?? [])],
     [pinnedItems, links.data],
   )
+  const total = useQuery({
+    ...linksCountQuery(apiSearch),
+    enabled: links.isSuccess && items.length > 0,
+  })
+  // The first page starts at 1; a later one where its address says (absent in an older address).
+  const start = search.cursor === undefined ? 1 : search.from
 
   const setSearch = (changes: Partial<LinksSearch>) =>
     void navigate({
       to: '/links',
-      search: { ...search, ...changes, cursor: 'cursor' in changes ? changes.cursor : undefined },
+      search: {
+        ...search,
+        ...changes,
+        cursor: 'cursor' in changes ? changes.cursor : undefined,
+        from: 'cursor' in changes ? changes.from : undefined,
+      },
     })
 
   useEffect(() => setQ(search.q ?? ''), [search.q])
@@ -69,7 +86,7 @@ export function useLinksView({
     if (next !== search.q)
       void navigate({
         to: '/links',
-        search: { ...search, q: next, cursor: undefined },
+        search: { ...search, q: next, cursor: undefined, from: undefined },
         replace: true,
       })
     // Only a settled change of the typed text searches (its one dependency); a change of the
@@ -106,6 +123,8 @@ export function useLinksView({
     unknownTag,
     links,
     items,
+    total: total.data?.total,
+    start,
     scope,
     filtered:
       search.q !== undefined ||

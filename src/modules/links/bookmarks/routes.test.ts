@@ -127,6 +127,8 @@ describe('importing a bookmark file', () => {
         { id: expect.any(String), url: 'https://news.example.com/', title: 'News' },
       ],
       tags: ['Docs', 'work'],
+      new_tags: ['Docs', 'work'],
+      new_tags_left_out: false,
     })
     const links = await allLinks(ada)
     const handbook = links.find((link) => link.slug === 'handbook')!
@@ -309,6 +311,95 @@ describe('importing a bookmark file', () => {
       await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(bob.token) })
     ).json().items
     expect(tags.map((tag: { name: string }) => tag.name)).toEqual(['x y'])
+  })
+})
+
+describe('tags of an import', () => {
+  const ownTags = async (user: SignedIn) =>
+    (await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(user.token) })).json<{
+      items: { id: string; name: string; link_count: number }[]
+    }>().items
+  const tagNames = async (user: SignedIn) =>
+    (await ownTags(user)).map((tag) => `${tag.name}:${tag.link_count}`)
+  /** Each link's URL → the names of its tags. */
+  const tagsOf = async (user: SignedIn) => {
+    const names = new Map((await ownTags(user)).map((tag) => [tag.id, tag.name]))
+    return new Map(
+      (await allLinks(user)).map((link) => [link.url, link.tag_ids.map((id) => names.get(id))]),
+    )
+  }
+  const file = (items: Array<{ url: string; tags: string[] }>) =>
+    JSON.stringify({ format: 'switchboard-links', links: items })
+
+  it('takes a name differing from a tag only by case or a plain plural as that tag, the existing spelling first, then the file’s first', async () => {
+    const cy = await createSignedInUser(t)
+    await createTag(t, cy.token, 'comic')
+    await createTag(t, cy.token, 'Class')
+    const response = await importFile(cy, {
+      format: 'json',
+      content: file([
+        { url: 'https://a.example/', tags: ['Comics', 'COMIC'] },
+        { url: 'https://b.example/', tags: ['classes', 'Box'] },
+        { url: 'https://c.example/', tags: ['boxes', 'BOX', 'news'] },
+        { url: 'https://d.example/', tags: ['New', 'as', 'a'] },
+      ]),
+    })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toMatchObject({
+      imported: 4,
+      tags_created: 4,
+      new_tags_left_out: false,
+      tags: expect.arrayContaining(['comic', 'Class', 'Box']),
+    })
+    // "Box" came before "boxes" and "BOX"; "news" before "New" (its plural form, read backwards).
+    expect(response.json().new_tags).toEqual(['a', 'as', 'Box', 'news'])
+    const tags = await tagsOf(cy)
+    expect(tags.get('https://a.example/')).toEqual(['comic'])
+    expect(tags.get('https://b.example/')!.sort()).toEqual(['Box', 'Class'])
+    expect(tags.get('https://c.example/')!.sort()).toEqual(['Box', 'news'])
+    expect(tags.get('https://d.example/')!.sort()).toEqual(['a', 'as', 'news'])
+    expect((await tagNames(cy)).sort()).toEqual(
+      ['a:1', 'as:1', 'Box:2', 'Class:1', 'comic:1', 'news:2'].sort(),
+    )
+  })
+
+  it('with create_tags false puts only existing tags on the links and lists the names it left out, on both import requests', async () => {
+    const di = await createSignedInUser(t)
+    await createTag(t, di.token, 'Recipe')
+    const items = [
+      { url: 'https://e.example/', tags: ['recipes', 'Soup', 'soups'] },
+      { url: 'https://f.example/', tags: ['Bread'] },
+    ]
+    const response = await importFile(di, {
+      format: 'json',
+      content: file(items),
+      create_tags: false,
+    })
+    expect(response.json()).toMatchObject({
+      imported: 2,
+      tags_created: 0,
+      new_tags: ['Bread', 'Soup'],
+      new_tags_left_out: true,
+      tags: ['Recipe'],
+    })
+    const tags = await tagsOf(di)
+    expect(tags.get('https://e.example/')).toEqual(['Recipe'])
+    expect(tags.get('https://f.example/')).toEqual([])
+    expect(await tagNames(di)).toEqual(['Recipe:1'])
+
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/links/import/file?format=json&create_tags=false',
+      headers: { ...bearer(di.token), 'content-type': 'application/json' },
+      payload: file([{ url: 'https://g.example/', tags: ['RECIPE', 'Cake'] }]),
+    })
+    expect(uploaded.json()).toMatchObject({
+      imported: 1,
+      tags_created: 0,
+      new_tags: ['Cake'],
+      new_tags_left_out: true,
+    })
+    expect(await tagNames(di)).toEqual(['Recipe:2'])
   })
 })
 

@@ -64,6 +64,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               foldersAsTags: request.body.folders_as_tags ?? false,
             },
             organizationId: request.body.organization_id,
+            createTags: request.body.create_tags ?? true,
           },
           contextOf(request),
         ),
@@ -127,6 +128,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                   foldersAsTags: request.query.folders_as_tags ?? false,
                 },
                 organizationId: request.query.organization_id,
+                createTags: request.query.create_tags ?? true,
               },
               contextOf(request),
             )

@@ -81,6 +81,14 @@ const FoldersAsTags = Type.Boolean({
     'on each bookmark in them. The browser\'s toolbar and "Other bookmarks" folders are left out. Ignored for JSON.',
 })
 
+const CreateTags = Type.Boolean({
+  default: true,
+  description:
+    "false: only tags you have already are put on the imported links; the file's other tag names " +
+    "are left out (listed in the report's `new_tags`). A name is a tag you have when it matches " +
+    'ignoring case or a plain plural ("Comics" is your "comic").',
+})
+
 export const ImportBody = Body({
   format: Format,
   // Plain String: a file has line breaks and tabs, which Text() refuses; the importer cleans every
@@ -101,6 +109,7 @@ export const ImportBody = Body({
     ),
   ),
   folders_as_tags: Type.Optional(FoldersAsTags),
+  create_tags: Type.Optional(CreateTags),
 })
 export type ImportBody = Static<typeof ImportBody>
 
@@ -108,6 +117,7 @@ export const ImportFileQuery = Type.Object(
   {
     format: Format,
     folders_as_tags: Type.Optional(FoldersAsTags),
+    create_tags: Type.Optional(CreateTags),
     organization_id: Type.Optional(
       Text({
         minLength: 1,
@@ -169,7 +179,12 @@ export const ImportedCollection = Type.Object({
 
 export const ImportReport = Type.Object({
   imported: Type.Integer({ minimum: 0, description: 'Links created' }),
-  tags_created: Type.Integer({ minimum: 0 }),
+  tags_created: Type.Integer({
+    minimum: 0,
+    description:
+      'New tags made from the file: a name matching one of your tags, or one earlier in the ' +
+      'file, ignoring case or a plain plural ("comic", "Comics"), is that tag',
+  }),
   collections_created: Type.Integer({ minimum: 0 }),
   collections: Type.Array(ImportedCollection, {
     maxItems: REPORTED_LINKS,
@@ -186,6 +201,13 @@ export const ImportReport = Type.Object({
   tags: Type.Array(Type.String(), {
     maxItems: REPORTED_LINKS,
     description: `Names of the tags put on the imported links (up to ${REPORTED_LINKS}, by name), to list them by tag`,
+  }),
+  new_tags: Type.Array(Type.String(), {
+    maxItems: REPORTED_LINKS,
+    description: `Names of the tags the file has that you had not (up to ${REPORTED_LINKS}, by name): created, or left out with \`create_tags: false\``,
+  }),
+  new_tags_left_out: Type.Boolean({
+    description: 'true when `new_tags` were left out (`create_tags: false`), not created',
   }),
   already_saved: Type.Array(
     Type.Object({ url: Type.String(), links: Type.Array(DuplicateLink, { maxItems: 20 }) }),

@@ -24,7 +24,8 @@ import { newId } from '../../../lib/ids.js'
 import type { Caller, RequestContext } from '../../../identity/caller.js'
 import { recordAudit } from '../../audit/service.js'
 import { can, type Role } from '../../organizations/roles.js'
-import { findTagIdsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
+import { pluralFormsOf, tagNameKey } from '../../tags/name-forms.js'
+import { findTagsByNameKeys, insertTagsUnlessTaken } from '../../tags/repo.js'
 import { GO_LINKS_SETTING } from '../slug-matching.js'
 import { holdSlugRule, readFoldSetting } from '../slug-matching.repo.js'
 import { slugKey } from '../url.js'
@@ -220,48 +221,86 @@ async function sortOut(
   return { accepted, skipped }
 }
 
-/** The caller's tags with these names, creating the missing ones: lower-cased name → id. */
+/**
+ * How an import's tag names become tags, across the parts of one file: `planned` holds the name
+ * each new tag key was first written with in the file (later names of the same tag use it).
+ */
+interface TagPlan {
+  /** False: only tags the person has already are put on links; new names are left out. */
+  create: boolean
+  planned: Map<string, string>
+}
+
+/**
+ * The caller's tags for these names: a name matching an existing tag ignoring case or a simple
+ * plural (tags/name-forms.ts) is that tag; else one earlier in the file of the same kind; else a
+ * new tag, created when the plan says so. Returns lower-cased name → the tag (null: left out).
+ */
 async function tagsNamed(
   ex: Executor,
   userId: string,
   names: readonly string[],
+  plan: TagPlan,
   now: string,
-): Promise<{ ids: Map<string, string>; created: number }> {
-  const byKey = new Map(names.map((name) => [name.toLowerCase(), name]))
-  const keys = [...byKey.keys()]
-  const existing = new Map<string, string>()
-  await inBatches(keys, LOOKUP_BATCH, async (batch) => {
-    for (const [key, id] of await findTagIdsByNameKeys(ex, userId, batch)) existing.set(key, id)
+): Promise<Map<string, { id: string; name: string } | null>> {
+  const keys = [...new Set(names.map(tagNameKey))]
+  const existing = new Map<string, { id: string; name: string }>()
+  await inBatches([...new Set(keys.flatMap(pluralFormsOf))], LOOKUP_BATCH, async (batch) => {
+    for (const [key, tag] of await findTagsByNameKeys(ex, userId, batch)) existing.set(key, tag)
   })
-  const missing = [...byKey].filter(([key]) => !existing.has(key))
-  await inBatches(missing, INSERT_BATCH, (batch) =>
-    insertTagsUnlessTaken(
-      ex,
-      batch.map(([key, name]) => ({
-        id: newId(),
-        user_id: userId,
-        name,
-        name_key: key,
-        color: null,
-        created_at: now,
-      })),
-    ),
-  )
-  const ids = new Map<string, string>()
-  await inBatches(keys, LOOKUP_BATCH, async (batch) => {
-    for (const [key, id] of await findTagIdsByNameKeys(ex, userId, batch)) ids.set(key, id)
-  })
-  return { ids, created: ids.size - existing.size }
+  // A new tag is written as the file first wrote it.
+  const nameOf = new Map<string, string>()
+  for (const name of names) if (!nameOf.has(tagNameKey(name))) nameOf.set(tagNameKey(name), name)
+  /** Each name's key → the key of the tag it is: existing, or planned in this file. */
+  const target = new Map<string, string>()
+  const missing: string[] = []
+  for (const key of keys) {
+    const forms = pluralFormsOf(key)
+    const found =
+      forms.find((form) => existing.has(form)) ?? forms.find((form) => plan.planned.has(form))
+    if (found !== undefined) {
+      target.set(key, found)
+      continue
+    }
+    plan.planned.set(key, nameOf.get(key)!)
+    target.set(key, key)
+    missing.push(key)
+  }
+  if (plan.create) {
+    await inBatches(missing, INSERT_BATCH, (batch) =>
+      insertTagsUnlessTaken(
+        ex,
+        batch.map((key) => ({
+          id: newId(),
+          user_id: userId,
+          name: plan.planned.get(key)!,
+          name_key: key,
+          color: null,
+          created_at: now,
+        })),
+      ),
+    )
+  }
+  // Tags planned by an earlier part were created then (or left out): read back with the new ones.
+  const planned = [...new Set(target.values())].filter((key) => !existing.has(key))
+  if (plan.create) {
+    await inBatches(planned, LOOKUP_BATCH, async (batch) => {
+      for (const [key, tag] of await findTagsByNameKeys(ex, userId, batch)) existing.set(key, tag)
+    })
+  }
+  return new Map(keys.map((key) => [key, existing.get(target.get(key)!) ?? null]))
 }
 
 export interface ImportRequest {
   file: ImportFile
   organizationId: string | null | undefined
+  /** False: the file's tag names that are no tag of the caller's yet are left out. */
+  createTags: boolean
 }
 
 /**
- * Writes the accepted bookmarks of one part of the file as links; returns how many tags it created,
- * and the links.
+ * Writes the accepted bookmarks of one part of the file as links, with their tags as the plan
+ * resolves them; returns the links with the names of the tags they got.
  */
 async function writeLinks(
   deps: Deps,
@@ -269,12 +308,16 @@ async function writeLinks(
   userId: string,
   owner: LinkOwner,
   accepted: readonly Accepted[],
-): Promise<{
-  tagsCreated: number
-  links: Array<{ id: string; url: string; title: string | null; tags: string[] }>
-}> {
+  plan: TagPlan,
+): Promise<Array<{ id: string; url: string; title: string | null; tags: string[] }>> {
   const now = deps.clock.now().toISOString()
-  const tags = await tagsNamed(tx, userId, [...new Set(accepted.flatMap((item) => item.tags))], now)
+  const names = [...new Set(accepted.flatMap((item) => item.tags))]
+  const tags = await tagsNamed(tx, userId, names, plan, now)
+  const tagsOf = (item: CleanBookmark) => {
+    const found = item.tags.flatMap((name) => tags.get(tagNameKey(name)) ?? [])
+    // "comic" and "Comics" on one bookmark are one tag.
+    return [...new Map(found.map((tag) => [tag.id, tag])).values()]
+  }
   const links = accepted.map((item) => ({
     id: item.id,
     user_id: owner.userId,
@@ -287,25 +330,21 @@ async function writeLinks(
     created_by: userId,
     // The file's date of the bookmark, unless it claims to be later than now.
     created_at: item.createdAt !== null && item.createdAt < now ? item.createdAt : now,
-    tags: item.tags,
-    tagIds: [...new Set(item.tags.map((name) => tags.ids.get(name.toLowerCase())!))],
+    tags: tagsOf(item),
   }))
   await inBatches(links, INSERT_BATCH, (batch) =>
     insertLinks(
       tx,
-      batch.map(({ tagIds: _tagIds, tags: _tags, ...link }) => link),
-      batch.flatMap((link) => link.tagIds.map((tagId) => ({ link_id: link.id, tag_id: tagId }))),
+      batch.map(({ tags: _tags, ...link }) => link),
+      batch.flatMap((link) => link.tags.map((tag) => ({ link_id: link.id, tag_id: tag.id }))),
     ),
   )
-  return {
-    tagsCreated: tags.created,
-    links: links.map((link) => ({
-      id: link.id,
-      url: link.url,
-      title: link.title,
-      tags: link.tags,
-    })),
-  }
+  return links.map((link) => ({
+    id: link.id,
+    url: link.url,
+    title: link.title,
+    tags: link.tags.map((tag) => tag.name),
+  }))
 }
 
 /** A collection the file asks for: its name, description and links by position in the file. */
@@ -471,8 +510,11 @@ export async function importLinks(
     skipped: [],
     links: [],
     tags: [],
+    new_tags: [],
+    new_tags_left_out: !request.createTags,
     already_saved: [],
   }
+  const plan: TagPlan = { create: request.createTags, planned: new Map() }
   const createdNow = new Set<string>()
   const tagNames = new Map<string, string>()
   let offset = 0
@@ -483,9 +525,8 @@ export async function importLinks(
       const owner = await linkOwnerFor(tx, userId, request.organizationId)
       await lockLinkOwner(tx, owner)
       const { accepted, skipped } = await sortOut(tx, owner, part, offset, seen, linkIdAt)
-      const written = await writeLinks(deps, tx, userId, owner, accepted)
-      report.tags_created += written.tagsCreated
-      for (const link of written.links) {
+      const written = await writeLinks(deps, tx, userId, owner, accepted, plan)
+      for (const link of written) {
         createdNow.add(link.id)
         if (report.links.length < REPORTED_LINKS)
           report.links.push({ id: link.id, url: link.url, title: link.title })
@@ -495,6 +536,7 @@ export async function importLinks(
       report.imported += accepted.length
       report.skipped.push(...skipped)
       if (!last) return
+      report.tags_created = plan.create ? plan.planned.size : 0
       await recordAudit(tx, deps.clock, ctx, {
         action: 'links.import',
         actor: { id: userId, email: caller.user.email },
@@ -518,8 +560,13 @@ export async function importLinks(
     report.collections_created = filed.created
     report.collections = filed.collections
   }
+  const byKey = ([a]: [string, string], [b]: [string, string]) => (a < b ? -1 : a > b ? 1 : 0)
   report.tags = [...tagNames]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(byKey)
+    .slice(0, REPORTED_LINKS)
+    .map(([, name]) => name)
+  report.new_tags = [...plan.planned]
+    .sort(byKey)
     .slice(0, REPORTED_LINKS)
     .map(([, name]) => name)
   const reportedUrls = report.links.map((link) => link.url)
