@@ -427,7 +427,7 @@ async function fileIntoCollections(
       description: collection.description,
       created_at: now,
     }))
-    await insertCollections(tx, made)
+    await inBatches(made, INSERT_BATCH, (batch) => insertCollections(tx, batch))
     for (const row of made)
       found.set(row.name, { id: row.id, name: row.name, created_by: userId, role: null })
     const madeIds = new Set(made.map((row) => row.id))
