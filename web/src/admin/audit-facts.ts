@@ -10,6 +10,9 @@ type Words = Pick<I18n, 't' | 'dateTime' | 'language'>
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/
 
+/** A code the catalogue has no word for, at least without its underscores. */
+const plain = (code: string) => code.replaceAll('_', ' ')
+
 /** Whether a key holds an id (or ids) only. */
 const isId = (key: string) => /(^|_)ids?$/.test(key)
 
@@ -23,7 +26,7 @@ function known(words: Words, key: string): string | undefined {
 function word(words: Words, key: string, value: string): string {
   if (key === 'role' || ((key === 'from' || key === 'to') && known(words, `role.${value}`)))
     return known(words, `role.${value}`) ?? value
-  if (key === 'fields') return known(words, `admin.audit.fact.${value}`) ?? value
+  if (key === 'fields') return known(words, `admin.audit.fact.${value}`) ?? plain(value)
   if (ISO_TIME.test(value)) return words.dateTime(value)
   return known(words, `admin.audit.value.${value}`) ?? value
 }
@@ -46,7 +49,7 @@ export function auditFacts(words: Words, metadata: Record<string, unknown>): [st
   return Object.entries(metadata)
     .filter(([key]) => !isId(key))
     .map(([key, value]) => [
-      known(words, `admin.audit.fact.${key}`) ?? key,
+      known(words, `admin.audit.fact.${key}`) ?? plain(key),
       valueText(words, key, value),
     ])
 }
