@@ -154,6 +154,10 @@ export default defineConfig(async () => {
             include: ['web/src/**/*.test.ts', 'web/e2e/**/*.test.ts'],
             env: { TEST_DB: 'sqlite' },
             pool: 'forks' as const,
+            // As in the engine projects: a worker imports Playwright, the harness and the stand-ins
+            // once, not once per file. Each browser file starts its own server and Chromium in
+            // beforeAll and keeps its state in its own module.
+            isolate: false,
             testTimeout: 120_000,
             hookTimeout: 60_000,
             // A page's answer can take seconds on a loaded 2-core machine (the AI settings' first

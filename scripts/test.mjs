@@ -11,32 +11,63 @@
  *   build:server + build:console → the rest of the suite
  *   typecheck (service, console), lint (layers, code, format, docs), licences
  *
+ * The suite is the longest path, and the builds before it: they run at the normal priority, every
+ * other step at a lower one (`nice`), so that the type-checks, the linters and the container test
+ * take the CPU the suite leaves idle (its browser tests spend much of their time waiting on
+ * Chromium and the server) instead of slowing it. The server's build here emits without
+ * type-checking (`tsc --noCheck`, the same JavaScript): the `typecheck` step checks the same
+ * sources with the same options, and the suite no longer waits for that check.
+ *
  * A step's output is printed when it ends (the suite's as it runs); the first failure stops every
  * step and fails the run. Each step's time is printed, and the total.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 const root = path.resolve(import.meta.dirname, '..')
 const bin = (name) => path.join(root, 'node_modules/.bin', name)
 
-/** At most this many steps at a time besides the container test: more only starve each other. */
-const PARALLEL = 3
+/**
+ * At most this many steps off the longest path at a time, besides the container test: more only
+ * starve each other. The builds and the suite start as soon as they may.
+ */
+const PARALLEL = 2
 
 const { scripts } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 /** A package.json script's command, run by the shell as npm would (node_modules/.bin on PATH). */
 const npm = (name) => scripts[name]
 
-/** name, command, what must succeed first; `live` streams the output instead of keeping it. */
+/** The priority (nice value) of the steps off the longest path; the builds and the suite keep 0. */
+const BESIDE = 10
+
+/**
+ * `npm run build:server` with tsc's emit only: tsconfig.build.json's files are a part of
+ * tsconfig.json's, which the `typecheck` step checks.
+ */
+const BUILD_SERVER = npm('build:server').replace(
+  'tsc -p tsconfig.build.json',
+  'tsc -p tsconfig.build.json --noCheck',
+)
+if (!BUILD_SERVER.includes('--noCheck'))
+  throw new Error(
+    `scripts/test.mjs: build:server no longer starts with tsc: ${npm('build:server')}`,
+  )
+
+/**
+ * name, command, what must succeed first; `live` streams the output instead of keeping it;
+ * `first` marks the longest path (the builds and the suite), which keeps the normal priority.
+ */
 const STEPS = [
-  { name: 'build:server', command: npm('build:server') },
-  { name: 'build:console', command: npm('build:console') },
+  { name: 'build:server', command: BUILD_SERVER, first: true },
+  { name: 'build:console', command: npm('build:console'), first: true },
   {
     name: 'build stamp',
     command: ['node', 'scripts/build-if-stale.mjs', '--stamp'],
     after: ['build:server', 'build:console'],
+    first: true,
   },
   { name: 'lint:openapi', command: npm('lint:openapi'), after: ['build:server'] },
   {
@@ -50,6 +81,7 @@ const STEPS = [
     command: [bin('vitest'), 'run', '--project', '!container', ...process.argv.slice(2)],
     after: ['build stamp'],
     live: true,
+    first: true,
   },
   { name: 'typecheck', command: [bin('tsc'), '-p', 'tsconfig.json', '--noEmit'] },
   { name: 'typecheck:console', command: [bin('tsc'), '-p', 'web/tsconfig.json'] },
@@ -84,6 +116,14 @@ function start(step, onEnd) {
       FORCE_COLOR: process.stdout.isTTY ? '1' : '0',
     },
   })
+  if (!step.first && child.pid !== undefined) {
+    try {
+      // Children started from here on inherit it (tsc, ESLint, podman and its containers).
+      os.setPriority(child.pid, BESIDE)
+    } catch {
+      // a platform without priorities: the step runs at the normal one
+    }
+  }
   let output = ''
   child.stdout?.on('data', (chunk) => (output += chunk))
   child.stderr?.on('data', (chunk) => (output += chunk))
@@ -125,8 +165,8 @@ function schedule() {
     return
   }
   for (const step of STEPS) {
-    const busy = [...running.keys()].filter((name) => name !== CONTAINER.name).length
-    if (busy >= PARALLEL) return
+    const beside = STEPS.filter((other) => !other.first && running.has(other.name)).length
+    if (!step.first && beside >= PARALLEL) continue
     if (done.has(step.name) || running.has(step.name)) continue
     if (!(step.after ?? []).every((name) => done.has(name))) continue
     start(step, () => {
