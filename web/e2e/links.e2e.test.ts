@@ -272,15 +272,19 @@ describe('links, go-links and the command palette in Chromium', () => {
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
     const report = page.getByTestId('import-report')
     await report.getByText('2 links imported.').waitFor()
-    // The folder became a tag (the option is on by default); the report links to the links and
-    // tags.
-    expect(await report.textContent()).toContain('2 tags created.')
-    expect(await page.getByLabel('Make folders tags').isChecked()).toBe(true)
+    // The folder became a collection, not a tag (folders as tags is off by default); the report
+    // links to the links, the tags and the collection.
+    expect(await report.textContent()).toContain('1 tag created.')
+    expect(await page.getByLabel('Also make folders tags').isChecked()).toBe(false)
     expect(await report.getByRole('link', { name: 'Runbooks' }).getAttribute('href')).toBe(
       'https://runbooks.example.com/',
     )
-    expect(await report.getByRole('link', { name: 'Team wiki' }).getAttribute('href')).toBe(
-      '/links?tag=Team+wiki',
+    await report.getByRole('heading', { name: 'Filed into 1 collection' }).waitFor()
+    expect(await report.getByRole('link', { name: 'Team wiki' }).getAttribute('href')).toMatch(
+      /^\/links\?collection=[^&]+$/,
+    )
+    expect(await report.getByRole('link', { name: 'ops' }).getAttribute('href')).toBe(
+      '/links?tag=ops',
     )
     expect(await report.getByRole('row', { name: /javascript:void\(0\)/ }).textContent()).toContain(
       'Not an http or https address',

@@ -173,7 +173,6 @@ export function ImportExportPage() {
               <input
                 type="checkbox"
                 name="folders_as_tags"
-                defaultChecked
                 aria-describedby="import-folders-help"
               />
               {t('links.importFolders')}
@@ -207,6 +206,20 @@ export function ImportExportPage() {
               {t('links.importSummary', { count: report.imported })}{' '}
               {t('links.importTags', { count: report.tags_created })}
             </p>
+            {report.collections.length > 0 && (
+              <>
+                <h4>{t('links.importCollections', { count: report.collections.length })}</h4>
+                <ul className="tag-chips import-tags">
+                  {report.collections.map((collection) => (
+                    <li key={collection.id}>
+                      <RouterLink to="/links" search={{ collection: collection.id }}>
+                        {collection.name}
+                      </RouterLink>
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
             {report.tags.length > 0 && (
               <>
                 <h4>{t('links.importTagsUsed')}</h4>
