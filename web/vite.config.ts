@@ -1,7 +1,7 @@
 /**
  * Builds the console into dist/web: hashed assets, a brotli and a gzip copy of every text asset
  * (the server sends them as they are), and a size report. The sign-in page's budget — 100 KB of
- * brotli-compressed JavaScript and CSS (issue 32; 150 KB gzip before) — fails the build when exceeded.
+ * brotli-compressed JavaScript and CSS — fails the build when exceeded.
  */
 import fs from 'node:fs'
 import path from 'node:path'
