@@ -657,8 +657,10 @@ describe('in German', () => {
     await page.keyboard.press('Escape')
     await page.keyboard.press('Escape')
     await page.goto('/links/import-export')
-    await page.getByLabel('Ordner zu Schlagwörtern machen').waitFor()
-    expect(await page.getByLabel('Ordner zu Schlagwörtern machen').isChecked()).toBe(true)
+    await page.getByLabel('Ordner zusätzlich zu Schlagwörtern machen').waitFor()
+    expect(await page.getByLabel('Ordner zusätzlich zu Schlagwörtern machen').isChecked()).toBe(
+      false,
+    )
     expect(await page.getByLabel('Neue Schlagwörter aus der Datei anlegen').isChecked()).toBe(true)
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en' } })
   })

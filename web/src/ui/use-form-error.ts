@@ -23,8 +23,10 @@ export function useFormError(fields: readonly string[]) {
       let first: string | null = null
       for (const input of [...(form.current?.elements ?? [])] as HTMLInputElement[]) {
         if (all[input.name] === undefined) continue
-        if (input.type !== 'checkbox' && input.value.trim() === '')
-          all[input.name] = i18n.t('validation.required')
+        // A file input's own message ("Choose a file…") says more than "Fill in this field".
+        const blank =
+          input.type !== 'checkbox' && input.type !== 'file' && input.value.trim() === ''
+        if (blank) all[input.name] = i18n.t('validation.required')
         first ??= input.name
       }
       first ??= shown.field
