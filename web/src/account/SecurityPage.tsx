@@ -392,16 +392,22 @@ function Enrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const cancel = async () => {
     await unwrap(client.POST('/api/auth/mfa/enroll/cancel')).catch(() => undefined)
     setEnrollment(null)
-    focusAfterDialog(() => beginButton.current)
+    setCancelled(true)
   }
   // Each step's new content takes the focus: the set-up's first step once it is shown (after a
   // re-authentication dialog, too), the start button again after Cancel.
+  const [cancelled, setCancelled] = useState(false)
   const beginButton = useRef<HTMLButtonElement>(null)
   const firstStep = useRef<HTMLParagraphElement>(null)
   const shown = enrollment !== null
   useEffect(() => {
     if (shown) focusAfterDialog(() => firstStep.current)
   }, [shown])
+  useEffect(() => {
+    if (!cancelled || shown) return
+    beginButton.current?.focus()
+    setCancelled(false)
+  }, [cancelled, shown])
 
   if (enrollment === null) {
     return (
