@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query'
 import { meQuery } from '../api/queries'
 import { QueryRoot } from '../api/query-root'
 import { AppShell } from './AppShell'
-import { NotFoundContent } from './StatusPages'
+import { NotFoundContent } from './NotFoundContent'
 
 function SignedInOrNot() {
   const me = useQuery({ ...meQuery, retry: false })

@@ -8,27 +8,7 @@ import { readCookie } from '../api/client'
 import { ApiError, NetworkError } from '../api/errors'
 import { loadSignedInCatalogues, useI18n } from '../i18n/i18n'
 import { Page } from '../ui/page'
-
-function StatusFrame({ children }: { children: React.ReactNode }) {
-  return (
-    <main id="main" className="status-frame">
-      {children}
-    </main>
-  )
-}
-
-/** The not-found page's content; `framed`: inside the console's frame, whose <main> it is in. */
-export function NotFoundContent({ framed = false }: { framed?: boolean }) {
-  const { t } = useI18n()
-  const page = (
-    <Page title={t('status.notFound.title')} description={t('status.notFound.text')}>
-      <Link to="/" className="button button-secondary">
-        {t('status.home')}
-      </Link>
-    </Page>
-  )
-  return framed ? page : <StatusFrame>{page}</StatusFrame>
-}
+import { NotFoundContent, StatusFrame } from './NotFoundContent'
 
 // The frame's code and words load only for someone with a session (the sign-in page's budget).
 const FramedNotFound = lazy(() =>
