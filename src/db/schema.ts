@@ -540,6 +540,8 @@ export interface ScimRequestsTable {
   status: number
   scim_type: string | null
   duration_ms: number
+  /** What a 409 uniqueness collided on (userName or displayName); null on every other row. */
+  subject: string | null
 }
 
 export interface Database {

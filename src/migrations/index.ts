@@ -42,6 +42,7 @@ import * as m0065 from './0065_link_search.js'
 import * as m0075 from './0075_scim_user_scope.js'
 import * as m0080 from './0080_link_url_keys.js'
 import * as m0090 from './0090_user_search.js'
+import * as m0095 from './0095_scim_request_subject.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -88,4 +89,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0075_scim_user_scope': m0075,
   '0080_link_url_keys': m0080,
   '0090_user_search': m0090,
+  '0095_scim_request_subject': m0095,
 }

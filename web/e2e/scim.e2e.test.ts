@@ -209,6 +209,8 @@ describe('Administration → Provisioning (SCIM)', () => {
     // The conflict says what happened and leads to the setting that lets the provider take over.
     expect(texts[4]).toContain('409 failed (uniqueness)')
     const hint = rows.nth(4).getByTestId('scim-conflict')
+    // It names the user the provider could not create.
+    expect(await hint.textContent()).toContain(`userName ${ADMIN.email} is already taken.`)
     expect(await hint.textContent()).toContain('An account here already has this address')
     await hint.getByRole('link', { name: 'Adopt existing accounts by email' }).click()
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('scim-adopt')
@@ -263,10 +265,13 @@ describe('Administration → Provisioning (SCIM)', () => {
     await page.reload()
     await expectHeading(page, 'Bereitstellung (SCIM)')
     await page.getByRole('heading', { name: 'Letzte SCIM-Anfragen' }).waitFor()
-    await page
-      .getByTestId('scim-conflict')
+    const conflict = page.getByTestId('scim-conflict')
+    await conflict
       .getByRole('link', { name: 'Bestehende Konten anhand der E-Mail-Adresse übernehmen' })
       .waitFor()
+    expect(await conflict.textContent()).toContain(
+      `Der userName ${ADMIN.email} ist bereits vergeben.`,
+    )
     await checkAccessibility(page, 'provisioning in German')
     await page.setViewportSize({ width: 390, height: 844 })
     expect(await fitsWidth(page)).toBe(true)

@@ -18,6 +18,12 @@ export type ScimType =
   | 'sensitive'
 
 export class ScimError extends Error {
+  /**
+   * What a 409 uniqueness collided on (the request's userName or displayName), for the request
+   * log only: never part of the answer.
+   */
+  subject: string | null = null
+
   constructor(
     readonly status: number,
     detail: string,
@@ -48,4 +54,9 @@ export function scimErrorBody(error: ScimError): ScimErrorBody {
 export const badRequest = (detail: string, scimType: ScimType = 'invalidValue') =>
   new ScimError(400, detail, scimType)
 export const notFound = (detail = 'No such resource.') => new ScimError(404, detail)
-export const conflict = (detail: string) => new ScimError(409, detail, 'uniqueness')
+/** 409 uniqueness; `subject` is the userName or displayName that collided, for the request log. */
+export function conflict(detail: string, subject: string): ScimError {
+  const error = new ScimError(409, detail, 'uniqueness')
+  error.subject = subject
+  return error
+}

@@ -128,11 +128,13 @@ async function assertUsersExist(ex: Executor, ids: string[]): Promise<void> {
     throw new ScimError(400, `No such User: ${missing.slice(0, 5).join(', ')}.`, 'invalidValue')
 }
 
-async function uniquely<T>(write: () => Promise<T>): Promise<T> {
+/** A write's unique-index violation, as 409 uniqueness naming the displayName that collided. */
+async function uniquely<T>(displayName: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write()
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict('A group with this displayName already exists.')
+    if (isUniqueViolation(error))
+      throw conflict('A group with this displayName already exists.', displayName)
     throw error
   }
 }
@@ -140,7 +142,7 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
 export async function createGroup(deps: Deps, actor: ScimActor, body: unknown, baseUrl: string) {
   const model = fromScimGroup(body)
   const id = newId()
-  await uniquely(() =>
+  await uniquely(model.displayName, () =>
     deps.db.transaction().execute(async (tx) => {
       await assertUsersExist(tx, model.memberIds)
       const now = deps.clock.now().toISOString()
@@ -176,7 +178,7 @@ async function writeGroup(
   const after = new Set(model.memberIds)
   const added = model.memberIds.filter((id) => !before.has(id))
   const removed = [...before].filter((id) => !after.has(id))
-  await uniquely(() =>
+  await uniquely(model.displayName, () =>
     deps.db.transaction().execute(async (tx) => {
       await assertUsersExist(tx, added)
       const now = deps.clock.now().toISOString()

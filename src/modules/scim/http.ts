@@ -32,6 +32,8 @@ declare module 'fastify' {
     scimCredential: ScimCredentialRow | null
     /** The scimType of the error answered, for the request log. */
     scimType: string | null
+    /** What a 409 uniqueness collided on (userName or displayName), for the request log. */
+    scimSubject: string | null
   }
 }
 
@@ -85,6 +87,7 @@ function sendScimError(
 ): FastifyReply {
   reply.errorReason = `SCIM_${error.status}`
   request.scimType = error.scimType ?? null
+  request.scimSubject = error.scimType === 'uniqueness' ? error.subject : null
   if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter))
   if (error.status === 401) reply.header('www-authenticate', 'Bearer realm="switchboard-scim"')
   return reply.code(error.status).type(SCIM_MEDIA_TYPE).send(scimErrorBody(error))
@@ -93,6 +96,7 @@ function sendScimError(
 export function installScimHttp(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('scimCredential', null)
   app.decorateRequest('scimType', null)
+  app.decorateRequest('scimSubject', null)
 
   // The same strict JSON parsing as application/json (plugins/http.ts), under SCIM's media type.
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -144,6 +148,7 @@ export function installScimHttp(app: FastifyInstance, deps: Deps): void {
         url: request.url,
         status: reply.statusCode,
         scimType: request.scimType,
+        subject: request.scimSubject,
         durationMs: reply.elapsedTime,
       })
     } catch (error) {

@@ -10,6 +10,7 @@ export interface ScimRequestRow {
   status: number
   scim_type: string | null
   duration_ms: number
+  subject: string | null
 }
 
 export async function insertScimRequest(ex: Executor, row: ScimRequestRow): Promise<void> {
@@ -61,6 +62,7 @@ export async function listScimRequests(ex: Executor, limit: number): Promise<Sci
       'scim_requests.status',
       'scim_requests.scim_type',
       'scim_requests.duration_ms',
+      'scim_requests.subject',
       'scim_credentials.name as credential_name',
     ])
     .orderBy('scim_requests.created_at', 'desc')

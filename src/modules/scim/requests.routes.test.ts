@@ -1,12 +1,15 @@
 /**
  * The SCIM request log: each SCIM request is one row — method, path without its query,
- * status, scimType, duration, credential — bounded to the newest 50, readable by administrators
- * only, and holding no body, query string or secret.
+ * status, scimType, duration, credential, and on a 409 uniqueness the userName or displayName
+ * that collided — bounded to the newest 50, readable by administrators only, and holding no body,
+ * query string or secret.
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { PATCH_OP, scimClient, USER_SCHEMA } from '../../../test/helpers/scim.js'
+
+const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
@@ -19,6 +22,7 @@ interface Logged {
   credential_id: string | null
   credential_name: string | null
   created_at: string
+  subject: string | null
 }
 
 async function log(adminToken: string): Promise<Logged[]> {
@@ -75,8 +79,12 @@ describe('the SCIM request log', () => {
     })
     expect(unauthenticated.statusCode).toBe(401)
 
-    const items = await until(client.adminToken, (all) =>
-      all.some((r) => r.status === 401 && r.path === '/scim/v2/Users'),
+    // Each row is written after its answer went out, so they may land in any order: wait for all.
+    const items = await until(
+      client.adminToken,
+      (all) =>
+        all.some((r) => r.status === 401 && r.path === '/scim/v2/Users') &&
+        all.filter((r) => r.credential_id === client.credentialId).length === 3,
     )
     const mine = items.filter((r) => r.credential_id === client.credentialId)
     expect(mine.map((r) => [r.method, r.path, r.status, r.scim_type])).toEqual([
@@ -92,11 +100,40 @@ describe('the SCIM request log', () => {
           !Number.isNaN(Date.parse(r.created_at)),
       ),
     ).toBe(true)
+    expect(items.every((r) => r.subject === null)).toBe(true)
     const refused = items.find((r) => r.status === 401)!
     expect(refused).toMatchObject({ credential_id: null, credential_name: null, method: 'GET' })
     const text = JSON.stringify(await t.deps.db.selectFrom('scim_requests').selectAll().execute())
     for (const secret of [secretPassword, userName, client.token, 'scim_wrong', 'filter'])
       expect(text).not.toContain(secret)
+  })
+
+  it('names the userName or displayName a 409 uniqueness collided on, and only there', async () => {
+    const client = await scimClient(t)
+    const userName = `taken-${Date.now()}@example.com`
+    const user = { schemas: [USER_SCHEMA], userName, password: 'pw-not-in-the-log-9' }
+    expect((await client.request('POST', '/Users', user)).statusCode).toBe(201)
+    const duplicate = await client.request('POST', '/Users', user)
+    expect(duplicate.statusCode).toBe(409)
+    expect(duplicate.json()).not.toHaveProperty('subject')
+    const displayName = `Taken team ${Date.now()}`
+    const group = { schemas: [GROUP_SCHEMA], displayName }
+    expect((await client.request('POST', '/Groups', group)).statusCode).toBe(201)
+    expect((await client.request('POST', '/Groups', group)).statusCode).toBe(409)
+
+    const items = await until(
+      client.adminToken,
+      (all) => all.filter((r) => r.credential_id === client.credentialId).length === 4,
+    )
+    const mine = items.filter((r) => r.credential_id === client.credentialId)
+    expect(mine.map((r) => [r.method, r.path, r.status, r.scim_type, r.subject])).toEqual([
+      ['POST', '/scim/v2/Groups', 409, 'uniqueness', displayName],
+      ['POST', '/scim/v2/Groups', 201, null, null],
+      ['POST', '/scim/v2/Users', 409, 'uniqueness', userName],
+      ['POST', '/scim/v2/Users', 201, null, null],
+    ])
+    const text = JSON.stringify(await t.deps.db.selectFrom('scim_requests').selectAll().execute())
+    expect(text).not.toContain('pw-not-in-the-log-9')
   })
 
   it('keeps only the newest 50, also under a burst of concurrent requests', async () => {

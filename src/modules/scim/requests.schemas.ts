@@ -18,6 +18,12 @@ export const ScimRequestView = Type.Object(
       Type.String({ description: 'null: the request carried no valid SCIM credential' }),
     ),
     credential_name: Nullable(Type.String()),
+    subject: Nullable(
+      Type.String({
+        description:
+          'On a 409 uniqueness: the userName (Users) or displayName (Groups) that is already taken; null otherwise',
+      }),
+    ),
   },
   { title: 'ScimRequest' },
 )

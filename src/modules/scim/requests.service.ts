@@ -1,8 +1,10 @@
 /**
  * The SCIM request log: the last SCIM_REQUEST_LOG_SIZE requests under /scim/v2, on every instance
  * together (one table), so an administrator can see why a provisioning run failed — method, path
- * without its query string, status, scimType, duration and which credential. Never a body, a
- * query string (filters carry people's names and addresses), a header or a secret.
+ * without its query string, status, scimType, duration and which credential, and on a 409
+ * uniqueness the userName or displayName that collided (the log is for administrators, who see
+ * the users anyway). Never a body, a query string (filters carry people's names and addresses), a
+ * header or a secret.
  *
  * Requests without a valid credential (401, and the 429 of the per-IP limit on failed
  * authentication) are logged too — a wrongly pasted token is the commonest failure — but sampled
@@ -25,6 +27,7 @@ export const SCIM_REQUEST_LOG_SIZE = 50
 export const UNAUTHENTICATED_PER_MINUTE = 5
 export const UNAUTHENTICATED_KEPT = 10
 const MAX_PATH = 200
+const MAX_SUBJECT = 256
 const MINUTE = 60_000
 
 export interface ScimRequestRecord {
@@ -34,12 +37,21 @@ export interface ScimRequestRecord {
   status: number
   scimType: string | null
   durationMs: number
+  /** What a 409 uniqueness collided on; null otherwise. */
+  subject: string | null
 }
 
 /** The path as logged: no query string, at most MAX_PATH characters. */
 export function loggedPath(url: string): string {
   const path = url.split('?', 1)[0] ?? ''
   return path.length > MAX_PATH ? `${path.slice(0, MAX_PATH - 1)}…` : path
+}
+
+/** At most MAX_SUBJECT characters (code points, as the column's check counts them). */
+function loggedSubject(subject: string | null): string | null {
+  if (subject === null) return null
+  const chars = Array.from(subject)
+  return chars.length > MAX_SUBJECT ? `${chars.slice(0, MAX_SUBJECT - 1).join('')}…` : subject
 }
 
 export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): Promise<void> {
@@ -57,6 +69,7 @@ export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): 
     status: record.status,
     scim_type: record.scimType,
     duration_ms: Math.max(0, Math.round(record.durationMs)),
+    subject: loggedSubject(record.subject),
   })
   await pruneScimRequests(
     deps.db,

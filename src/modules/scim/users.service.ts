@@ -237,8 +237,11 @@ function fieldsOf(model: UserModel, actor: ScimActor, current: ScimUserRow | nul
   }
 }
 
-/** A write's unique-index violation, as SCIM's 409 uniqueness. */
-async function uniquely<T>(write: () => Promise<T>): Promise<T> {
+/**
+ * A write's unique-index violation, as SCIM's 409 uniqueness naming the request's userName (the
+ * request log shows it).
+ */
+async function uniquely<T>(userName: string, write: () => Promise<T>): Promise<T> {
   try {
     return await write()
   } catch (error) {
@@ -246,7 +249,7 @@ async function uniquely<T>(write: () => Promise<T>): Promise<T> {
       isUniqueViolation(error) ||
       (error instanceof AppError && error.reason === 'ALREADY_EXISTS')
     ) {
-      throw conflict('Another user has this userName, email or externalId.')
+      throw conflict('Another user has this userName, email or externalId.', userName)
     }
     throw error
   }
@@ -260,11 +263,11 @@ async function assertUserNameFree(
 ): Promise<void> {
   const byName = await findScimUserByUserName(ex, model.userName)
   if (byName !== null && byName.id !== exceptId)
-    throw conflict('A user with this userName already exists.')
+    throw conflict('A user with this userName already exists.', model.userName)
   if (model.externalId !== null) {
     const byExternal = await findScimUserByExternalId(ex, model.externalId, actor.credential.id)
     if (byExternal !== null && byExternal.id !== exceptId)
-      throw conflict('A user with this externalId already exists.')
+      throw conflict('A user with this externalId already exists.', model.userName)
   }
 }
 
@@ -292,7 +295,7 @@ export async function createScimUser(
       ),
     )
   row.disabled = !model.active
-  const id = await uniquely(() =>
+  const id = await uniquely(model.userName, () =>
     deps.db.transaction().execute(async (tx) => {
       await assertUserNameFree(tx, actor, model, null)
       const user = await insertNewUser(tx, row)
@@ -322,14 +325,14 @@ async function adoptExisting(
   baseUrl: string,
 ): Promise<Record<string, unknown>> {
   if (!(await adoptsExistingAccounts(deps)))
-    throw conflict('A user with this email already exists.')
-  await uniquely(() =>
+    throw conflict('A user with this email already exists.', model.userName)
+  await uniquely(model.userName, () =>
     deps.db.transaction().execute(async (tx) => {
       // Already provisioned through SCIM: a second create is a duplicate, not an adoption. An
       // administrator's account is never adopted (as OIDC never links one by email).
       const existing = await findUserById(tx, userId)
       if (existing === null || existing.is_admin || (await hasScimFields(tx, userId)))
-        throw conflict('A user with this email already exists.')
+        throw conflict('A user with this email already exists.', model.userName)
       await assertUserNameFree(tx, actor, model, userId)
       await writeUser(deps, tx, actor, userId, { ...model, password: null }, null)
       await recordAudit(tx, deps.clock, actor.ctx, {
@@ -440,7 +443,7 @@ async function replaceWith(
 ) {
   await loadUser(deps.db, id)
   const passwordHash = await changedPasswordHash(deps, id, model.password, model.email)
-  await uniquely(() =>
+  await uniquely(model.userName, () =>
     deps.db.transaction().execute(async (tx) => {
       await assertUserNameFree(tx, actor, model, id)
       await writeUser(deps, tx, actor, id, model, passwordHash)

@@ -347,6 +347,16 @@ function RequestRow({ request }: { request: ScimRequest }) {
         </span>
         {request.status === 409 && request.scim_type === 'uniqueness' && (
           <p className="field-help" data-testid="scim-conflict">
+            {request.subject !== null && (
+              <>
+                {t(
+                  request.path.startsWith('/scim/v2/Groups')
+                    ? 'scim.displayNameTaken'
+                    : 'scim.userNameTaken',
+                  { name: request.subject },
+                )}{' '}
+              </>
+            )}
             {t('scim.conflictHint')}{' '}
             <a
               href="#scim-adopt"

@@ -12711,6 +12711,7 @@ export interface operations {
                             duration_ms: number;
                             credential_id: string | null;
                             credential_name: string | null;
+                            subject: string | null;
                         }[];
                     };
                 };
