@@ -640,7 +640,8 @@ const CASES: Case[] = [
     expect: {
       fields: {
         name: MSG.required,
-        provider_key: MSG.format,
+        // Left empty, the key is missing, whatever rule the API names for it.
+        provider_key: MSG.required,
         issuer_url: MSG.required,
         client_id: MSG.required,
         client_secret: MSG.required,
