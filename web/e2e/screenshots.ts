@@ -341,7 +341,7 @@ async function shootLinksMore(page: Page, combo: Combo): Promise<void> {
   await page.locator('#tags-panel').waitFor()
   await shoot(page, 'links-tags', combo)
   await page.goto('/links')
-  await page.locator('[data-testid="links"] tbody tr .icon-button').first().click()
+  await page.locator('[data-testid="links"] tbody tr .icon-button:not(.pin-toggle)').first().click()
   await page.locator('.menu').waitFor()
   await shoot(page, 'links-row-menu', combo)
   await page.keyboard.press('Escape')
