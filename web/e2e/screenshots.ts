@@ -311,6 +311,9 @@ async function shootCollections(page: Page, combo: Combo, suffix = ''): Promise<
   await page.locator('[data-testid="links"] tbody tr').first().waitFor()
   await page.locator('button[aria-controls="collections-panel"]').click()
   await page.locator('[data-testid="collections"] li').first().waitFor()
+  // The panel at the top of the view: its collections and the pinned link below them, not the
+  // first-run checklist above.
+  await page.locator('#collections-panel').evaluate((panel) => panel.scrollIntoView())
   await shoot(page, 'links-collections', combo, suffix)
 }
 
@@ -637,6 +640,7 @@ async function main(): Promise<void> {
       // A new token's secret, once, in its dialog (the secret is masked in the picture).
       await page.locator('main .page-actions button[aria-controls="token-form"]').click()
       await page.locator('input[name="name"]').fill('screenshot-token')
+      await page.locator('#token-form select[name="access-links"]').selectOption('read')
       await page.locator('#token-form button[type="submit"]').click()
       await page.locator('[data-testid="token-reveal"]').waitFor()
       await shoot(page, 'tokens-created', combo)
