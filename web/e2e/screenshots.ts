@@ -26,13 +26,22 @@ import {
 const OUT = path.resolve(import.meta.dirname, '../../docs/screenshots')
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 const MEMBER = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-a0-1952' }
-const COMBOS = [
+const ALL_COMBOS = [
   { language: 'en', locale: 'en-GB', theme: 'light' },
   { language: 'en', locale: 'en-GB', theme: 'dark' },
   { language: 'de', locale: 'de-DE', theme: 'light' },
   { language: 'de', locale: 'de-DE', theme: 'dark' },
 ] as const
-type Combo = (typeof COMBOS)[number]
+type Combo = (typeof ALL_COMBOS)[number]
+/**
+ * `SCREENSHOT_COMBOS=en-light,de-dark` takes only those combinations (a quicker pass on a busy
+ * machine); all four otherwise.
+ */
+const ONLY = process.env.SCREENSHOT_COMBOS?.split(',').map((combo) => combo.trim())
+const COMBOS: readonly Combo[] =
+  ONLY === undefined
+    ? ALL_COMBOS
+    : ALL_COMBOS.filter((combo) => ONLY.includes(`${combo.language}-${combo.theme}`))
 
 const DESKTOP = { width: 1280, height: 800 }
 const PHONE = { width: 390, height: 844 }
@@ -263,19 +272,12 @@ async function arrangeLinks(token: string): Promise<void> {
 }
 
 /**
- * Collections, a pin and a team share: Ada and Grace in the Platform team; Ada's "Onboarding"
- * collection (handbook, then status), her "Status page" pinned, and "Runbooks" shared with the
- * team, which Grace then sees "Shared by Platform". Answers the collection's id.
+ * Collections, a pin and a team share, with the Platform team (Ada and Grace) the administration
+ * pages made: Ada's "Onboarding" collection (handbook, then status), her "Status page" pinned,
+ * and "Runbooks" shared with the team, which Grace then sees "Shared by Platform". Answers the
+ * collection's id.
  */
-async function arrangeSharing(token: string, memberId: string): Promise<string> {
-  const team = await api('/api/admin/teams', { method: 'POST', token, body: { name: 'Platform' } })
-  const me = await api('/api/users/me', { token })
-  for (const userId of [me.id, memberId])
-    await api(`/api/admin/teams/${team.id}/members`, {
-      method: 'POST',
-      token,
-      body: { user_id: userId },
-    })
+async function arrangeSharing(token: string, teamId: string): Promise<string> {
   const find = async (q: string) =>
     (
       (await api(`/api/links?owner=personal&q=${q}`, { token })) as unknown as {
@@ -290,7 +292,7 @@ async function arrangeSharing(token: string, memberId: string): Promise<string> 
   const collection = await api('/api/collections', {
     method: 'POST',
     token,
-    body: { name: 'Onboarding', team_ids: [team.id] },
+    body: { name: 'Onboarding', team_ids: [teamId] },
   })
   await api(`/api/collections/${collection.id}/links`, {
     method: 'PUT',
@@ -299,7 +301,7 @@ async function arrangeSharing(token: string, memberId: string): Promise<string> 
   })
   await api('/api/collections', { method: 'POST', token, body: { name: 'On-call' } })
   await api(`/api/links/${status}/pin`, { method: 'PUT', token })
-  await api(`/api/links/${runbooks}`, { method: 'PATCH', token, body: { team_ids: [team.id] } })
+  await api(`/api/links/${runbooks}`, { method: 'PATCH', token, body: { team_ids: [teamId] } })
   return collection.id!
 }
 
@@ -309,6 +311,9 @@ async function shootCollections(page: Page, combo: Combo, suffix = ''): Promise<
   await page.locator('[data-testid="links"] tbody tr').first().waitFor()
   await page.locator('button[aria-controls="collections-panel"]').click()
   await page.locator('[data-testid="collections"] li').first().waitFor()
+  // The panel at the top of the view: its collections and the pinned link below them, not the
+  // first-run checklist above.
+  await page.locator('#collections-panel').evaluate((panel) => panel.scrollIntoView())
   await shoot(page, 'links-collections', combo, suffix)
 }
 
@@ -335,11 +340,11 @@ async function shootLinksMore(page: Page, combo: Combo): Promise<void> {
   await page.locator('.bulk-bar').waitFor()
   await shoot(page, 'links-bulk', combo)
   await page.goto('/links')
-  await page.locator('.links-tags-toggle').click()
+  await page.locator('button[aria-controls="tags-panel"]').click()
   await page.locator('#tags-panel').waitFor()
   await shoot(page, 'links-tags', combo)
   await page.goto('/links')
-  await page.locator('[data-testid="links"] tbody tr .icon-button').first().click()
+  await page.locator('[data-testid="links"] tbody tr .icon-button:not(.pin-toggle)').first().click()
   await page.locator('.menu').waitFor()
   await shoot(page, 'links-row-menu', combo)
   await page.keyboard.press('Escape')
@@ -435,6 +440,8 @@ async function arrangeAdminPages(jwt: string, memberId: string): Promise<AdminDa
       issuer_url: 'https://id.example.com',
       client_id: 'switchboard',
       client_secret: 'not-a-real-secret-1',
+      // A provider and the mail server are credential-equivalent: the administrator's proof.
+      current_password: ADMIN.password,
     },
   })
   await api('/api/admin/settings/smtp', {
@@ -448,6 +455,7 @@ async function arrangeAdminPages(jwt: string, memberId: string): Promise<AdminDa
       password: 'not-a-real-secret-2',
       from_address: 'switchboard@example.com',
       from_name: 'Switchboard',
+      current_password: ADMIN.password,
     },
   })
   await api('/api/admin/settings/branding.name', {
@@ -560,8 +568,8 @@ async function main(): Promise<void> {
     const organizations = await arrangeOrganizations(admin!)
     await arrangeLinks(admin!)
     await arrangeMemberLinks(admin!, organizations.id)
-    await arrangeSharing(admin!, member.id!)
     const adminData = await arrangeAdminPages(jwt!, member.id!)
+    await arrangeSharing(admin!, adminData.teamId)
 
     for (const combo of COMBOS) {
       await api('/api/users/me', {
@@ -632,6 +640,7 @@ async function main(): Promise<void> {
       // A new token's secret, once, in its dialog (the secret is masked in the picture).
       await page.locator('main .page-actions button[aria-controls="token-form"]').click()
       await page.locator('input[name="name"]').fill('screenshot-token')
+      await page.locator('#token-form select[name="access-links"]').selectOption('read')
       await page.locator('#token-form button[type="submit"]').click()
       await page.locator('[data-testid="token-reveal"]').waitFor()
       await shoot(page, 'tokens-created', combo)

@@ -214,7 +214,7 @@ function TokenRow({
           <>
             <RelativeTime iso={token.last_used_at} />
             {token.last_used_ip !== null && (
-              <div className="mono muted">{t('tokens.fromIp', { ip: token.last_used_ip })}</div>
+              <div className="mono muted ip">{t('tokens.fromIp', { ip: token.last_used_ip })}</div>
             )}
           </>
         )}

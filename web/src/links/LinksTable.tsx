@@ -23,7 +23,9 @@ export function LinksTable({
     link.shared_via.teams.length > 0
       ? t('sharing.sharedBy', { teams: link.shared_via.teams.join(', ') })
       : link.organization_id === null
-        ? t('links.onlyMe')
+        ? link.team_ids.length > 0
+          ? t('links.meAndTeams', { count: link.team_ids.length })
+          : t('links.onlyMe')
         : (orgNames.get(link.organization_id) ?? t('links.anOrganization'))
   return (
     <table className="table links-table" data-testid="links">
