@@ -72,17 +72,19 @@ async function insertTeamsSharing(userId: string): Promise<void> {
     updated_at: now,
   }))
   await t.deps.db.insertInto('teams').values(teams).execute()
-  await t.deps.db
-    .insertInto('team_members')
-    .values([
-      ...Array.from({ length: OTHERS }, (_, n) => ({
-        team_id: `indexed-team-${n % TEAMS}`,
-        user_id: `indexed-${n}`,
-        added_at: now,
-      })),
-      { team_id: 'indexed-team-0', user_id: userId, added_at: now },
-    ])
-    .execute()
+  const members = [
+    ...Array.from({ length: OTHERS }, (_, n) => ({
+      team_id: `indexed-team-${n % TEAMS}`,
+      user_id: `indexed-${n}`,
+      added_at: now,
+    })),
+    { team_id: 'indexed-team-0', user_id: userId, added_at: now },
+  ]
+  for (let start = 0; start < members.length; start += 500)
+    await t.deps.db
+      .insertInto('team_members')
+      .values(members.slice(start, start + 500))
+      .execute()
   const shares = Array.from({ length: OTHERS }, (_, n) => ({
     link_id: `indexed-${n}-link`,
     // Never the person's team (0).
