@@ -50,7 +50,7 @@ async function reauthenticate(page: Page): Promise<void> {
   const dialog = page.getByRole('dialog', { name: 'Confirm it is you' })
   await dialog.getByLabel('Current password').fill(ADMIN.password)
   await dialog.getByRole('button', { name: 'Confirm and continue' }).click()
-  await expect.poll(() => dialog.count()).toBe(0)
+  await expect.poll(() => dialog.count(), { timeout: 15_000 }).toBe(0)
 }
 
 /** True when nothing on the page is wider than the window (no sideways scrolling). */

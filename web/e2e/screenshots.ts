@@ -929,8 +929,22 @@ async function policyScreenshots(): Promise<void> {
     await page.waitForURL('**/account/security')
     await page.locator('[data-testid="enrollment-required"]').waitFor()
     await shoot(page, 'security-enrolment-required', combo)
+    // Last: finishing the enrolment ends this page for the member. The one-time backup codes come
+    // in a dialog where the person is looking, focus on them (the codes are masked).
+    if (combo === COMBOS[COMBOS.length - 1]) await shootBackupCodes(page, combo)
     await ctx.close()
   }
+}
+
+async function shootBackupCodes(page: Page, combo: Combo): Promise<void> {
+  await page.locator('section[aria-labelledby="mfa-heading"] button').first().click()
+  const secret = page.locator('[data-testid="totp-secret"]')
+  await secret.waitFor()
+  const key = ((await secret.textContent()) ?? '').replace(/\s+/g, '')
+  await page.locator('input[name="code"]').fill(totpCode(key, new Date()))
+  await page.locator('input[name="code"]').press('Enter')
+  await page.locator('[data-testid="backup-codes"]').waitFor()
+  await shoot(page, 'security-backup-codes', combo)
 }
 
 await main()
