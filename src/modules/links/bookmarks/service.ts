@@ -16,6 +16,7 @@
  * link written into several folders lands in each. A collection of the same name that the owner
  * has already is added to, never made twice. They are written after the links, in parts as well.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Deps } from '../../../deps.js'
 import type { PageWindow } from '../../../db/keyset.js'
 import type { Executor } from '../../../db/schema.js'
@@ -454,6 +455,8 @@ async function fileIntoCollections(
   }
   const added = new Map<string, number>()
   for (let start = 0; start < entries.length; start += WRITE_PART) {
+    // Other requests get their turn between parts, as between the links' parts.
+    if (start > 0) await nextTurn()
     await deps.db.transaction().execute(async (tx) => {
       const part = entries.slice(start, start + WRITE_PART)
       await inBatches(part, LOOKUP_BATCH, async (batch) => {
