@@ -94,7 +94,7 @@ interface ReadBookmark {
   verdict: CleanBookmark | Skip
   /** The URL as written, cut to 300 characters, for the report. */
   shownUrl: string | null
-  /** A bookmark file's folder path: the collection it goes into. */
+  /** A bookmark file's folder path, cleaned as a collection's name: the collection it goes into. */
   folder: string | null
 }
 
@@ -114,6 +114,15 @@ async function readBookmarks(file: ImportFile): Promise<ReadFile> {
   const read: ReadBookmark[] = []
   const collections: CollectionCandidate[] = []
   const onCollection = (collection: CollectionCandidate) => collections.push(collection)
+  // A folder's bookmarks share its path, so each path is cleaned once, while the file is read
+  // (whose reading gives the event loop back), not once per bookmark after it.
+  const folderNames = new Map<string, string | null>()
+  const folderName = (folder: unknown) => {
+    if (typeof folder !== 'string') return null
+    let name = folderNames.get(folder)
+    if (name === undefined) folderNames.set(folder, (name = cleanText(folder, COLLECTION_NAME)))
+    return name
+  }
   await readImportFile(
     file,
     (candidate) => {
@@ -129,7 +138,7 @@ async function readBookmarks(file: ImportFile): Promise<ReadFile> {
             ? new Skip('invalid_item', 'is not a link object')
             : cleanBookmark(candidate),
         shownUrl: shownUrl(candidate),
-        folder: typeof candidate?.folder === 'string' ? candidate.folder : null,
+        folder: folderName(candidate?.folder),
       })
     },
     onCollection,
@@ -369,8 +378,7 @@ function wantedCollections(read: ReadFile): WantedCollection[] {
     return wanted
   }
   read.bookmarks.forEach((bookmark, position) => {
-    const name = cleanText(bookmark.folder, COLLECTION_NAME)
-    if (name !== null) named(name, null).positions.push(position)
+    if (bookmark.folder !== null) named(bookmark.folder, null).positions.push(position)
   })
   for (const collection of read.collections) {
     const name = cleanText(collection.name, COLLECTION_NAME)
