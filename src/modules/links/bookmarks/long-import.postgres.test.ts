@@ -66,7 +66,7 @@ describe('an import that waits on the database', () => {
     const waited = performance.now() - started
     await lock.released
     expect(response.status).toBe(200)
-    expect((await response.json()).imported).toBe(50)
+    expect(((await response.json()) as { imported: number }).imported).toBe(50)
     // The socket was silent for longer than the idle timeout.
     expect(waited).toBeGreaterThan(HELD_MS - 500)
   })
