@@ -230,9 +230,10 @@ describe.each(WIDTHS)('the Links page at $width px', (viewport) => {
     const [withMenu, withoutMenu] = [await pinOf('Shared go'), await pinOf('Shared plain')]
     expect(Math.abs(withoutMenu.x - withMenu.x)).toBeLessThanOrEqual(1)
     expect(withoutMenu.x + withoutMenu.width).toBeLessThanOrEqual(menu.x)
-    // Clear of the link's own cell: the title never runs under the buttons.
+    // Clear of the link's own cell (the title never runs under the buttons), and in the window.
     const cell = await box(row('Shared plain').locator('td.link-cell'))
     expect(cell.x + cell.width).toBeLessThanOrEqual(withoutMenu.x + 1)
+    expect(menu.x + menu.width).toBeLessThanOrEqual(viewport.width)
     await context.close()
   }, 60_000)
 })
