@@ -14,12 +14,11 @@ import { useTestApp } from '../../../test/helpers/app.js'
 import {
   bareUserRow,
   bearer,
-  createSignedInUser,
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
-import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
+import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   analyzeIfPostgres,
   insertLinksInBulk,
@@ -37,11 +36,7 @@ let organizationId: string
 const special: Record<string, string> = {}
 
 beforeAll(async () => {
-  user = await createSignedInUser(t)
-  const owner = await createSignedInUser(t)
-  const org = await createOrganization(t, owner.token)
-  await addOrgMember(t, owner.token, org.id, user, 'member')
-  organizationId = org.id
+  ;({ member: user, organizationId } = await createOrganizationMember(t))
   const now = new Date().toISOString()
   const strangers = ['s1', 's2', 's3'].map((id) => bareUserRow(`stranger-${id}`, now))
   await t.deps.db.insertInto('users').values(strangers).execute()
@@ -55,7 +50,7 @@ beforeAll(async () => {
   await insertLinksInBulk(t, {
     prefix: 'team',
     count: 20_000,
-    owner: { organizationId: org.id },
+    owner: { organizationId },
     word,
   })
   for (const stranger of strangers)
