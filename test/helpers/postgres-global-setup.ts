@@ -2,9 +2,8 @@
  * Marks this run (RUN_TOKEN_ENV, inherited by the workers), migrates its template database once
  * (TEMPLATE_ENV: every test file's database is a copy of it) and drops the run's databases when it
  * ends; first drops the databases an earlier, interrupted run left behind — only stale ones:
- * another run on the same server (a second worktree, a parallel CI job) may be using the fresh ones. Test
- * schemas of the shared database, as runs made them before each file had a database of its own,
- * are dropped by the same rule.
+ * another run on the same server (a second worktree, a parallel CI job) may be using the fresh
+ * ones. Stale `sbt_` schemas in the shared database go by the same rule.
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
