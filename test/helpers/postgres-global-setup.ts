@@ -1,14 +1,17 @@
 /**
  * Marks this run (RUN_TOKEN_ENV, inherited by the workers), migrates its template database once
- * (TEMPLATE_ENV: every test file's database is a copy of it) and drops the run's databases when it
- * ends; first drops the databases an earlier, interrupted run left behind — only stale ones:
+ * (TEMPLATE_ENV: every test file's database is a copy of it) and has the run's databases dropped
+ * when it ends, by a process of its own; first drops the databases an earlier, interrupted run left behind — only stale ones:
  * another run on the same server (a second worktree, a parallel CI job) may be using the fresh
  * ones. Stale `sbt_` schemas in the shared database go by the same rule.
  */
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createDatabase } from '../../src/db/client.js'
 import { migrateToLatest } from '../../src/db/migrate.js'
+import { dropAll } from './drop-databases.mjs'
 import {
   isOfRun,
   isStale,
@@ -37,19 +40,17 @@ async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>
   }
 }
 
-async function dropDatabases(which: (name: string) => boolean): Promise<void> {
+async function testDatabases(which: (name: string) => boolean): Promise<string[]> {
   const { rows } = await withClient(testPostgresUrl(), (client) =>
     client.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [
       `${TEST_NAME_PREFIX}%`,
     ]),
   )
-  const names = rows.map((row) => row.datname).filter(which)
-  const worker = () =>
-    withClient(testPostgresUrl(), async (client) => {
-      for (let name = names.pop(); name !== undefined; name = names.pop())
-        await client.query(`drop database if exists "${name}" with (force)`)
-    })
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_DROPS, names.length) }, worker))
+  return rows.map((row) => row.datname).filter(which)
+}
+
+async function dropDatabases(which: (name: string) => boolean): Promise<void> {
+  await dropAll(testPostgresUrl(), await testDatabases(which), PARALLEL_DROPS)
 }
 
 async function dropStaleSchemas(): Promise<void> {
@@ -90,10 +91,26 @@ async function createTemplate(): Promise<string> {
   return name
 }
 
+/**
+ * The run's databases, dropped by a process of its own that outlives the run: about 170 drops, each
+ * waiting for a checkpoint, took 30–110 s that the run's result does not depend on. What it leaves
+ * (a machine shut down meanwhile) the next run's start drops as stale.
+ */
+async function dropInTheBackground(run: string): Promise<void> {
+  const names = await testDatabases((name) => isOfRun(name, run))
+  const script = fileURLToPath(new URL('./drop-databases.mjs', import.meta.url))
+  const child = spawn(
+    process.execPath,
+    [script, testPostgresUrl(), String(PARALLEL_DROPS), ...names],
+    { detached: true, stdio: 'ignore' },
+  )
+  child.unref()
+}
+
 export default async function setup(): Promise<() => Promise<void>> {
   const run = randomBytes(2).toString('hex')
   process.env[RUN_TOKEN_ENV] = run
   await Promise.all([dropDatabases((name) => isStale(name)), dropStaleSchemas()])
   process.env[TEMPLATE_ENV] = await createTemplate()
-  return () => dropDatabases((name) => isOfRun(name, run))
+  return () => dropInTheBackground(run)
 }
