@@ -65,6 +65,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             },
             organizationId: request.body.organization_id,
             createTags: request.body.create_tags ?? true,
+            dryRun: request.body.dry_run ?? false,
           },
           contextOf(request),
         ),
@@ -129,6 +130,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 },
                 organizationId: request.query.organization_id,
                 createTags: request.query.create_tags ?? true,
+                dryRun: request.query.dry_run ?? false,
               },
               contextOf(request),
             )
