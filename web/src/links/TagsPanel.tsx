@@ -1,7 +1,8 @@
 /**
  * The person's tags, in a panel the Links page opens on demand: counts, filter by one
- * (by its name in the address), create, rename, delete (confirmed). The list is searchable and
- * scrolls inside a bounded height, so hundreds of tags (an import's) never make the page tall.
+ * (by its name in the address), create, rename, delete (confirmed). The list shows the first
+ * tags by name and scrolls inside a bounded height; "Find a tag" asks the API as one types, so any
+ * of thousands of tags (an import's) is found.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -15,7 +16,8 @@ import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
-import { tagsQuery, type Tag } from './queries'
+import { tagSearchQuery, tagsQuery, type Tag } from './queries'
+import { useDebounced } from './use-debounced'
 
 /** A taken name is a 409 naming the field: shown at the field, in the person's language. */
 function atName(error: unknown, text: string): unknown {
@@ -116,8 +118,14 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
   }
   const [find, setFind] = useState('')
   const all = tags.data?.items ?? []
+  const more = (tags.data?.next_cursor ?? null) !== null
   const needle = find.trim().toLowerCase()
-  const items = needle === '' ? all : all.filter((tag) => tag.name.toLowerCase().includes(needle))
+  const settled = useDebounced(find.trim())
+  const found = useQuery({ ...tagSearchQuery(settled), enabled: settled !== '' })
+  const items =
+    needle === ''
+      ? all
+      : (found.data?.items ?? all).filter((tag) => tag.name.toLowerCase().includes(needle))
   return (
     <section id="tags-panel" className="section tags-panel" aria-labelledby="tags-heading">
       <h2 id="tags-heading">{t('links.tags')}</h2>
@@ -153,8 +161,12 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
           />
           <p className="field-help" aria-live="polite">
             {needle === ''
-              ? t('links.tagsCount', { count: all.length })
-              : t('links.tagsFound', { count: items.length, total: all.length })}
+              ? more
+                ? t('links.tagsFirst', { count: all.length })
+                : t('links.tagsCount', { count: all.length })
+              : (found.data?.next_cursor ?? null) !== null
+                ? t('links.tagsFoundFirst', { count: items.length })
+                : t('links.tagsMatching', { count: items.length })}
           </p>
         </div>
       )}
