@@ -598,10 +598,8 @@ describe('a phone, 390 px wide', () => {
     expect((tags.items as { name: string }[]).map((tag) => tag.name)).not.toContain(name(250))
     await page.goto('/links')
     const tagFilter = page.getByRole('combobox', { name: 'Tag', exact: true })
-    await tagFilter.fill('many-25')
-    await expect
-      .poll(() => page.getByRole('option').allTextContents())
-      .toEqual([name(25), name(250)])
+    await tagFilter.fill('any-25')
+    await expect.poll(() => page.getByRole('option').allTextContents()).toEqual([name(250)])
     await page.getByRole('option', { name: name(250) }).click()
     await page.waitForURL(`**/links?tag=${name(250)}`)
     // Opened from its address, the tag past the first 200 is the filter, not an unknown name.
@@ -622,8 +620,11 @@ describe('a phone, 390 px wide', () => {
 
     await page.getByRole('button', { name: 'Create link' }).first().click()
     const dialog = page.getByRole('dialog')
-    await dialog.getByRole('combobox', { name: 'Tags' }).fill(name(250))
+    const picker = dialog.getByRole('combobox', { name: 'Tags' })
+    await picker.fill(name(250))
     await page.getByRole('option', { name: name(250), exact: true }).click()
+    // The chosen tag shows in the list below once the suggestions close.
+    await picker.press('Escape')
     await dialog.getByRole('row', { name: name(250) }).waitFor()
     await page.keyboard.press('Escape')
     await page.keyboard.press('Escape')
