@@ -16,6 +16,7 @@ import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
+import { PanelEntryText, SidePanel } from './SidePanel'
 import { tagSearchQuery, tagsQuery, type Tag } from './queries'
 import { useDebounced } from './use-debounced'
 
@@ -127,27 +128,18 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
       ? all
       : (found.data?.items ?? all).filter((tag) => tag.name.toLowerCase().includes(needle))
   return (
-    <section id="tags-panel" className="section tags-panel" aria-labelledby="tags-heading">
-      <h2 id="tags-heading">{t('links.tags')}</h2>
-      <form
-        ref={formError.form}
-        noValidate
-        className="tag-create"
-        onSubmit={(event) => {
-          event.preventDefault()
-          formError.clear()
-          create.mutate(formValues(event.currentTarget).name ?? '')
-        }}
-      >
-        <FormError>{formError.general}</FormError>
-        <TextField
-          name="name"
-          label={t('links.newTag')}
-          maxLength={64}
-          error={formError.at('name')}
-        />
-        <SubmitButton pending={create.isPending}>{t('links.createTag')}</SubmitButton>
-      </form>
+    <SidePanel
+      id="tags-panel"
+      title={t('links.tags')}
+      create={{
+        formError,
+        label: t('links.newTag'),
+        submit: t('links.createTag'),
+        maxLength: 64,
+        pending: create.isPending,
+        onCreate: (name) => create.mutate(name),
+      }}
+    >
       {all.length > 0 && (
         <div className="field tag-find">
           <label htmlFor="tag-find">{t('links.findTag')}</label>
@@ -186,13 +178,11 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
                 className={activeTag === tag.name ? 'tag-filter active' : 'tag-filter'}
                 aria-current={activeTag === tag.name ? 'true' : undefined}
               >
-                <span className="tag-name">{tag.name}</span>
-                <span className="tag-count" aria-hidden="true">
-                  {tag.link_count}
-                </span>
-                <span className="visually-hidden">
-                  {t('links.tagLinkCount', { count: tag.link_count })}
-                </span>
+                <PanelEntryText
+                  name={tag.name}
+                  count={tag.link_count}
+                  countText={t('links.tagLinkCount', { count: tag.link_count })}
+                />
               </RouterLink>
               <span className="tag-actions">
                 <RenameTag tag={tag} />
@@ -211,6 +201,6 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
           ))}
         </ul>
       )}
-    </section>
+    </SidePanel>
   )
 }
