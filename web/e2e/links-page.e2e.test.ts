@@ -628,6 +628,12 @@ describe('a phone, 390 px wide', () => {
     await dialog.getByRole('row', { name: name(250) }).waitFor()
     await page.keyboard.press('Escape')
     await page.keyboard.press('Escape')
+
+    // The command palette finds it too.
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type(name(250))
+    await page.getByRole('menuitem', { name: name(250) }).waitFor()
+    await page.keyboard.press('Escape')
   })
 
   it('never scrolls sideways, however long the names and URLs; the whole text stays readable', async () => {
