@@ -79,6 +79,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             },
             organizationId: request.body.organization_id,
             createTags: request.body.create_tags ?? true,
+            dryRun: request.body.dry_run ?? false,
           },
           contextOf(request),
         ),
@@ -144,6 +145,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 },
                 organizationId: request.query.organization_id,
                 createTags: request.query.create_tags ?? true,
+                dryRun: request.query.dry_run ?? false,
               },
               contextOf(request),
             )
