@@ -94,8 +94,13 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
             .in_team,
         )
         expect(inTeam, `world ${world}, ${user}: in a team`).toBe(
-          (await t.deps.db.selectFrom('team_members').where('user_id', '=', user).execute())
-            .length > 0,
+          (
+            await t.deps.db
+              .selectFrom('team_members')
+              .select('team_id')
+              .where('user_id', '=', user)
+              .execute()
+          ).length > 0,
         )
         for (const slug of SLUGS) {
           const byFilter = await t.deps.db
