@@ -240,7 +240,7 @@ const selectSessionWithGoCandidates = precompiled(
         'candidates.organization_id as link_organization_id',
         preferredLinkColumn(p.userId, p.slugKey),
       ]),
-  (row) => ({ session: liveSessionOf(row), ...candidateOf(row), inTeam: true }),
+  (row) => ({ session: liveSessionOf(row), ...candidateOf(row) }),
 )
 
 /**
@@ -299,8 +299,8 @@ export interface SessionWithGoCandidates {
 }
 
 /**
- * One statement: with team shares for a user last seen in a team, without them for anyone else
- * (who, found in a team after all, gets the full statement as a second one).
+ * One statement: with team shares for a user found in a team before, without them for anyone else
+ * (who, found in a team now, gets the full statement as a second one).
  */
 export async function findSessionWithGoCandidates(
   ex: Executor,
@@ -310,13 +310,16 @@ export async function findSessionWithGoCandidates(
 ): Promise<SessionWithGoCandidates> {
   const guesses = guessesOf(ex)
   const values = { sessionId, userId, slugKey }
-  let rows = guesses.has(userId)
-    ? await selectSessionWithGoCandidates(ex, values)
-    : await selectSessionWithOwnGoCandidates(ex, values)
-  if (rows[0]?.inTeam === true && !guesses.has(userId)) {
-    rememberInTeam(guesses, userId)
-    rows = await selectSessionWithGoCandidates(ex, values)
-  }
+  if (guesses.has(userId)) return collected(await selectSessionWithGoCandidates(ex, values))
+  const own = await selectSessionWithOwnGoCandidates(ex, values)
+  if (own[0]?.inTeam !== true) return collected(own)
+  rememberInTeam(guesses, userId)
+  return collected(await selectSessionWithGoCandidates(ex, values))
+}
+
+function collected(
+  rows: Array<{ session: LiveSession; link: GoCandidate | null; preferred: string | null }>,
+): SessionWithGoCandidates {
   const links: GoCandidate[] = []
   for (const row of rows) if (row.link !== null) links.push(row.link)
   return {
