@@ -39,14 +39,17 @@ export function memoryMiB(pid, name) {
 
 /**
  * The CPU time (ns) and times put on a CPU of every `postgres` process of this machine, by pid
- * (/proc/<pid>/schedstat); the server should have nothing else to do during the measurement.
+ * (/proc/<pid>/schedstat); the server should have nothing else to do during the measurement. With
+ * `database`, only the backends connected to that database (named in their process title): the
+ * figure for a server that other work uses too, leaving out its shared background processes.
  */
-export function postgresCpu() {
+export function postgresCpu(database = null) {
   const byPid = new Map()
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(pid)) continue
     try {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
+      if (database !== null && !backendOf(pid, database)) continue
       const [ns, , slices] = fs
         .readFileSync(`/proc/${pid}/schedstat`, 'utf8')
         .split(' ')
@@ -59,15 +62,20 @@ export function postgresCpu() {
   return byPid
 }
 
+/** A backend's title: `postgres: <cluster>: <user> <database> <client> <state>`. */
+function backendOf(pid, database) {
+  return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `)
+}
+
 /**
- * What the PostgreSQL processes alive now used since `before` (postgresCpu()). A process that ended
- * meanwhile, e.g. an autovacuum worker, is left out: subtracting what it had used would make the
- * figure small or negative.
+ * What the PostgreSQL processes alive now used since `before` (postgresCpu(database)). A process
+ * that ended meanwhile, e.g. an autovacuum worker, is left out: subtracting what it had used would
+ * make the figure small or negative.
  */
-export function postgresCpuSince(before) {
+export function postgresCpuSince(before, database = null) {
   let ns = 0
   let slices = 0
-  for (const [pid, now] of postgresCpu()) {
+  for (const [pid, now] of postgresCpu(database)) {
     const then = before.get(pid) ?? { ns: 0, slices: 0 }
     ns += now.ns - then.ns
     slices += now.slices - then.slices

@@ -13,6 +13,9 @@
  *
  *   --requests <n>   per scenario and round (default 5000)
  *   --rounds <n>     alternating rounds (default 3)
+ *   --database-only  count only the backends connected to the bench's database, not every
+ *                    `postgres` process (for a server that other work uses meanwhile: give the
+ *                    bench a database of its own in BENCH_DATABASE_URL)
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'postgres' },
     requests: { type: 'string', default: '5000' },
     rounds: { type: 'string', default: '3' },
+    'database-only': { type: 'boolean', default: false },
   },
 })
 const dists = (values.dist ?? [path.resolve(import.meta.dirname, '..', 'dist')]).map((dir) =>
@@ -37,6 +41,7 @@ const REQUESTS = Number(values.requests)
 const ROUNDS = Number(values.rounds)
 const IN_FLIGHT = 10
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const CPU_DATABASE = values['database-only'] ? new URL(POSTGRES_URL).pathname.slice(1) : null
 const PASSWORD = 'benchmark passphrase 1'
 
 /** One build's app on a database of its own, with a signed-in user and an sb_ token. */
@@ -133,7 +138,7 @@ try {
   const run = async ({ app, ...credentials }, url, credential) => {
     const token = credentials[credential]
     let next = 0
-    const database = values.engine === 'postgres' ? postgresCpu() : null
+    const database = values.engine === 'postgres' ? postgresCpu(CPU_DATABASE) : null
     const cpu = process.cpuUsage()
     const started = performance.now()
     await Promise.all(
@@ -154,7 +159,8 @@ try {
     return {
       cpu_us: (used.user + used.system) / REQUESTS,
       system_us: used.system / REQUESTS,
-      database_us: database === null ? null : postgresCpuSince(database).ns / 1000 / REQUESTS,
+      database_us:
+        database === null ? null : postgresCpuSince(database, CPU_DATABASE).ns / 1000 / REQUESTS,
       rps: REQUESTS / ((performance.now() - started) / 1000),
     }
   }

@@ -11,6 +11,7 @@ import { HOT_READ_SETTINGS } from '../../db/postgres.js'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
+import { addTeamMember, createTeam } from '../../../test/helpers/teams.js'
 import { statementsOf, type Statement } from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -68,6 +69,31 @@ describe('the go redirect on PostgreSQL', () => {
       ).toBe(200),
     )
     expect(me).toHaveLength(1)
+  })
+
+  it('reads team shares only for a person in a team, and then in the same one statement', async () => {
+    const [admin, user] = await Promise.all([
+      createSignedInUser(t, { isAdmin: true }),
+      createSignedInUser(t),
+    ])
+    await createLink(t, user.token, { slug: 'in-team', url: 'https://in-team.example/' })
+    const go = async () =>
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/go/in-team', headers: bearer(user.token) }))
+          .headers.location,
+      ).toBe('https://in-team.example/')
+    const alone = await readsOf(go)
+    expect(alone).toHaveLength(1)
+    expect(alone[0]).not.toMatch(/"link_teams"|"collection_links"/)
+    const team = await createTeam(t, admin.token)
+    await addTeamMember(t, admin.token, team.id, user.user.id)
+    // The first redirect in a team finds the person in one, and asks again with the shares.
+    expect(await readsOf(go)).toHaveLength(2)
+    const inTeam = await readsOf(go)
+    expect(inTeam).toHaveLength(1)
+    expect(inTeam[0]).toMatch(
+      /from "sessions".* inner join lateral .*"link_teams".*"collection_links"/,
+    )
   })
 
   it('probes indexes only on a small database: no sequential or bitmap scan (each asks the file system for the table size on every run)', async () => {

@@ -5,7 +5,12 @@ import type { PageWindow } from '../../db/keyset.js'
 import { precompiled } from '../../db/precompiled.js'
 import { liveSessionOf, liveSessionQuery, type LiveSession } from '../../identity/sessions.repo.js'
 import { preferredLinkColumn, type GoCandidate } from '../links/repo.js'
-import { forwardingWithSlugKey, visibleTo } from '../links/visibility.js'
+import {
+  forwardingWithSlugKey,
+  inSomeTeam,
+  ownForwardingWithSlugKey,
+  visibleTo,
+} from '../links/visibility.js'
 
 export interface PreferenceRecord {
   slug_key: string
@@ -194,6 +199,24 @@ export async function findVisibleSlugs(ex: Executor, userId: string): Promise<Vi
   }))
 }
 
+/** What a go statement's row holds beside the session. */
+interface CandidateRow {
+  link_id: string | null
+  link_url: string | null
+  link_organization_id: string | null
+  preferred_link_id: string | null
+}
+
+function candidateOf(row: CandidateRow) {
+  return {
+    link:
+      row.link_id === null
+        ? null
+        : { id: row.link_id, url: row.link_url!, organization_id: row.link_organization_id },
+    preferred: row.preferred_link_id,
+  }
+}
+
 /**
  * The go redirect's one statement (a redirect costs about what /api/users/me does): the
  * session's lookup (identity/sessions.repo.ts liveSessionQuery) with the slug's forwarding links
@@ -217,15 +240,55 @@ const selectSessionWithGoCandidates = precompiled(
         'candidates.organization_id as link_organization_id',
         preferredLinkColumn(p.userId, p.slugKey),
       ]),
+  (row) => ({ session: liveSessionOf(row), ...candidateOf(row) }),
+)
+
+/**
+ * The same for a user in no team: the personal and the organizations' links only, and whether the
+ * user is in a team after all — then the answer is incomplete and the statement above is asked
+ * (docs/decisions/0043-go-team-shares-only-for-team-members.md).
+ */
+const selectSessionWithOwnGoCandidates = precompiled(
+  ['sessionId', 'userId', 'slugKey'],
+  (ex, p) =>
+    liveSessionQuery(ex, p.sessionId)
+      .leftJoin(ownForwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'), (join) =>
+        join.onTrue(),
+      )
+      .select([
+        'candidates.id as link_id',
+        'candidates.url as link_url',
+        'candidates.organization_id as link_organization_id',
+        preferredLinkColumn(p.userId, p.slugKey),
+        inSomeTeam(p.userId).as('in_team'),
+      ]),
   (row) => ({
     session: liveSessionOf(row),
-    link:
-      row.link_id === null
-        ? null
-        : { id: row.link_id, url: row.link_url!, organization_id: row.link_organization_id },
-    preferred: row.preferred_link_id,
+    ...candidateOf(row),
+    inTeam: Boolean(row.in_team),
   }),
 )
+
+/**
+ * The users of this database found in a team, in the order found: the redirect asks for their team
+ * shares at once. Only a guess of which statement answers in one go — each statement reads the
+ * memberships itself — so a wrong guess costs a second statement, never a link; bounded, the
+ * first found forgotten first.
+ */
+const inTeamGuesses = new WeakMap<Executor, Set<string>>()
+const GUESSES_KEPT = 10_000
+
+function guessesOf(ex: Executor): Set<string> {
+  let guesses = inTeamGuesses.get(ex)
+  if (guesses === undefined) inTeamGuesses.set(ex, (guesses = new Set()))
+  return guesses
+}
+
+function rememberInTeam(guesses: Set<string>, userId: string): void {
+  guesses.delete(userId)
+  guesses.add(userId)
+  if (guesses.size > GUESSES_KEPT) guesses.delete(guesses.values().next().value!)
+}
 
 export interface SessionWithGoCandidates {
   /** The session as identity's lookup reads it, its expiry not yet checked; null: not live. */
@@ -235,13 +298,28 @@ export interface SessionWithGoCandidates {
   preferred: string | null
 }
 
+/**
+ * One statement: with team shares for a user found in a team before, without them for anyone else
+ * (who, found in a team now, gets the full statement as a second one).
+ */
 export async function findSessionWithGoCandidates(
   ex: Executor,
   sessionId: string,
   userId: string,
   slugKey: string,
 ): Promise<SessionWithGoCandidates> {
-  const rows = await selectSessionWithGoCandidates(ex, { sessionId, userId, slugKey })
+  const guesses = guessesOf(ex)
+  const values = { sessionId, userId, slugKey }
+  if (guesses.has(userId)) return collected(await selectSessionWithGoCandidates(ex, values))
+  const own = await selectSessionWithOwnGoCandidates(ex, values)
+  if (own[0]?.inTeam !== true) return collected(own)
+  rememberInTeam(guesses, userId)
+  return collected(await selectSessionWithGoCandidates(ex, values))
+}
+
+function collected(
+  rows: Array<{ session: LiveSession; link: GoCandidate | null; preferred: string | null }>,
+): SessionWithGoCandidates {
   const links: GoCandidate[] = []
   for (const row of rows) if (row.link !== null) links.push(row.link)
   return {

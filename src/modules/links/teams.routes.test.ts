@@ -123,6 +123,17 @@ describe('sharing a link with teams', () => {
     expect((await go(leaver, 'runbook')).statusCode).toBe(404)
   })
 
+  it('opens a team’s link at the next redirect after joining one’s first team', async () => {
+    const joiner = await createSignedInUser(t)
+    // In no team yet: the redirect reads no team shares
+    // (docs/decisions/0043-go-team-shares-only-for-team-members.md).
+    expect((await go(joiner, 'runbook')).statusCode).toBe(404)
+    await addTeamMember(t, admin.token, team.id, joiner.user.id)
+    expect((await go(joiner, 'runbook')).headers.location).toBe(link.url)
+    await removeTeamMember(t, admin.token, team.id, joiner.user.id)
+    expect((await go(joiner, 'runbook')).statusCode).toBe(404)
+  })
+
   it("audits sharing and unsharing, naming the teams, in the owner's activity", async () => {
     const audited = await createLink(t, owner.token, { url: 'https://audited.example/' })
     await call(owner, 'PATCH', `/${audited.id}`, { team_ids: [team.id] })

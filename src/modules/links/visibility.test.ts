@@ -3,14 +3,21 @@
  * owners, organization and team memberships, links shared with teams, collections shared with
  * teams, slugs and forwarding switches, on each engine, visibleToIndexed lets the user see exactly
  * the links visibleTo does, and forwardingWithSlugKey finds exactly the forwarding links with the
- * key among them, each once. Then the readers themselves, through the API (below).
+ * key among them, each once (and ownForwardingWithSlugKey all of them for someone in no team).
+ * Then the readers themselves, through the API (below).
  */
 import type { RawBuilder } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bareUserRow, bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { seededRandom } from '../../../test/helpers/seeded-random.js'
-import { forwardingWithSlugKey, visibleTo, visibleToIndexed } from './visibility.js'
+import {
+  forwardingWithSlugKey,
+  inSomeTeam,
+  ownForwardingWithSlugKey,
+  visibleTo,
+  visibleToIndexed,
+} from './visibility.js'
 
 const t = useTestApp()
 const USERS = 6
@@ -22,6 +29,7 @@ const SLUGS = ['wiki', 'docs', 'team']
 describe('visibleToIndexed and forwardingWithSlugKey', () => {
   it('find what visibleTo allows, for every user (and slug) of 20 random worlds', async () => {
     const now = new Date().toISOString()
+    let outsideTeams = 0
     for (let world = 0; world < 20; world++) {
       const random = seededRandom(world + 1)
       const id = (kind: string, n: number) => `vis-${world}-${kind}-${n}`
@@ -81,6 +89,19 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
           await seen((id) => visibleToIndexed(t.deps.db, id)),
           `world ${world}, ${user}: every link`,
         ).toEqual(await seen(visibleTo))
+        const inTeam = Boolean(
+          (await t.deps.db.selectNoFrom(inSomeTeam(user).as('in_team')).executeTakeFirstOrThrow())
+            .in_team,
+        )
+        expect(inTeam, `world ${world}, ${user}: in a team`).toBe(
+          (
+            await t.deps.db
+              .selectFrom('team_members')
+              .select('team_id')
+              .where('user_id', '=', user)
+              .execute()
+          ).length > 0,
+        )
         for (const slug of SLUGS) {
           const byFilter = await t.deps.db
             .selectFrom('links')
@@ -98,9 +119,22 @@ describe('visibleToIndexed and forwardingWithSlugKey', () => {
             byProbes.map((row) => row.id).sort(),
             `world ${world}, ${user}, go/${slug}`,
           ).toEqual(byFilter.map((row) => row.id).sort())
+          // Someone in no team sees no more than their own probes find.
+          if (!inTeam) {
+            outsideTeams++
+            const byOwnProbes = await t.deps.db
+              .selectFrom(ownForwardingWithSlugKey(t.deps.db, user, slug).as('found'))
+              .select('found.id')
+              .execute()
+            expect(
+              byOwnProbes.map((row) => row.id).sort(),
+              `world ${world}, ${user}, go/${slug} in no team`,
+            ).toEqual(byFilter.map((row) => row.id).sort())
+          }
         }
       }
     }
+    expect(outsideTeams).toBeGreaterThan(0)
   })
 })
 

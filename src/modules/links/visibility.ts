@@ -48,6 +48,15 @@ const FORWARDING = sql.lit(true)
  * collection by (collection_id, slug_key).
  */
 export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: string) {
+  // union, not union all: a link seen two ways (one's own, shared with one's team) counts once.
+  return ownForwardingWithSlugKey(ex, userId, slugKey).union(teamShares(ex, userId, slugKey))
+}
+
+/**
+ * forwardingWithSlugKey for a user in no team: the personal link and the organizations' — each
+ * link once without a union's sorting, as a link has either an owner or an organization.
+ */
+export function ownForwardingWithSlugKey(ex: Executor, userId: string, slugKey: string) {
   const personal = ex
     .selectFrom('links')
     .select(['links.id', 'links.url', 'links.organization_id'])
@@ -64,6 +73,51 @@ export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: str
     .select(['links.id', 'links.url', 'links.organization_id'])
     .where('organization_members.user_id', '=', userId)
     .where('links.forwarding_enabled', '=', FORWARDING)
+  return personal.unionAll(shared)
+}
+
+/** True when the user is in at least one team (one index probe of team_members). */
+export function inSomeTeam(userId: string): RawBuilder<boolean> {
+  return sql<boolean>`exists (select 1 from team_members where team_members.user_id = ${userId})`
+}
+
+/**
+ * forwardingWithSlugKey's links shared with one of the user's teams. On PostgreSQL one probe of the
+ * user's teams, and per team its direct shares and its collections' links with the key side by
+ * side (a lateral join): a generic plan sets up every node of the statement on each run, whether
+ * the person has teams or not, and this form has the fewest
+ * (docs/decisions/0043-go-team-shares-only-for-team-members.md). SQLite has no lateral join: a
+ * branch per way of sharing there.
+ */
+function teamShares(ex: Executor, userId: string, slugKey: string) {
+  if (isPostgres(ex))
+    return ex
+      .selectFrom('team_members')
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('link_teams')
+            .select('link_teams.link_id')
+            .whereRef('link_teams.team_id', '=', 'team_members.team_id')
+            .where('link_teams.slug_key', '=', slugKey)
+            .unionAll(
+              eb
+                .selectFrom('collection_teams')
+                .innerJoin('collection_links', (join) =>
+                  join
+                    .onRef('collection_links.collection_id', '=', 'collection_teams.collection_id')
+                    .on('collection_links.slug_key', '=', slugKey),
+                )
+                .select('collection_links.link_id')
+                .whereRef('collection_teams.team_id', '=', 'team_members.team_id'),
+            )
+            .as('shares'),
+        (join) => join.onTrue(),
+      )
+      .innerJoin('links', 'links.id', 'shares.link_id')
+      .select(['links.id', 'links.url', 'links.organization_id'])
+      .where('team_members.user_id', '=', userId)
+      .where('links.forwarding_enabled', '=', FORWARDING)
   const teams = ex
     .selectFrom('team_members')
     .innerJoin('link_teams', (join) =>
@@ -87,8 +141,7 @@ export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: str
     .select(['links.id', 'links.url', 'links.organization_id'])
     .where('team_members.user_id', '=', userId)
     .where('links.forwarding_enabled', '=', FORWARDING)
-  // union, not union all: a link seen two ways (one's own, shared with one's team) counts once.
-  return personal.union(shared).union(teams).union(collections)
+  return teams.union(collections)
 }
 
 /** Where a row names a link's id and owner: `links` itself, or the search table's copies. */
