@@ -34,7 +34,11 @@ async function child({ dist, url, workers, seconds, instance }) {
     load('modules/audit/service.js'),
   ])
   const deps = createDeps(
-    parseConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: String(workers + 2), LOG_LEVEL: 'silent' }),
+    parseConfig({
+      DATABASE_URL: url,
+      DATABASE_POOL_SIZE: String(workers + 2),
+      LOG_LEVEL: 'silent',
+    }),
     { logger: createLogger({ logLevel: 'silent' }) },
   )
   const ctx = { ip: '198.51.100.7', userAgent: 'rig' }
@@ -95,7 +99,8 @@ async function prepare(dist, i) {
   await migrateToLatest(deps.database)
   const rows = []
   for (let k = 0; k < 2; k++)
-    for (let w = 0; w < workers; w++) rows.push({ key: `rig-${k}-${w}`, value: '0', updated_at: new Date().toISOString() })
+    for (let w = 0; w < workers; w++)
+      rows.push({ key: `rig-${k}-${w}`, value: '0', updated_at: new Date().toISOString() })
   await deps.db.insertInto('settings').values(rows).execute()
   await deps.close()
   return { dist, url: url.toString(), schema }
@@ -128,7 +133,9 @@ try {
     for (const [i, side] of sides.entries()) {
       results[i].one.push(await instances(side, 1))
       results[i].two.push(await instances(side, 2))
-      console.error(`round ${r + 1} ${side.dist}: ${results[i].one.at(-1)} ${results[i].two.at(-1)}`)
+      console.error(
+        `round ${r + 1} ${side.dist}: ${results[i].one.at(-1)} ${results[i].two.at(-1)}`,
+      )
     }
 } finally {
   for (const side of sides) await run(`drop schema "${side.schema}" cascade`)

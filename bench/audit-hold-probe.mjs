@@ -55,7 +55,12 @@ const q = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorte
 const stat = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1)
-  return { n: s.length, mean: Math.round(mean), p50: Math.round(q(s, 0.5)), p99: Math.round(q(s, 0.99)) }
+  return {
+    n: s.length,
+    mean: Math.round(mean),
+    p50: Math.round(q(s, 0.5)),
+    p99: Math.round(q(s, 0.99)),
+  }
 }
 
 process.on('SIGTERM', () => {

@@ -19,15 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { PASSWORD, SMALL, seedScale } from './scale-seed.mjs'
-import {
-  api,
-  auditedWrites,
-  measure,
-  prepareDatabase,
-  serviceEnv,
-  start,
-  stop,
-} from './scale.mjs'
+import { api, auditedWrites, measure, prepareDatabase, serviceEnv, start, stop } from './scale.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -90,7 +82,9 @@ try {
             body: { description: `Sequential ${i}` },
           }),
         }
-        results[side.name].seq.push(await measure(op, bases[0], Number(values.sequential), failures))
+        results[side.name].seq.push(
+          await measure(op, bases[0], Number(values.sequential), failures),
+        )
       }
       console.error(`round ${r + 1} ${side.name}: one ${one.per_second}/s, two ${two.per_second}/s`)
     }

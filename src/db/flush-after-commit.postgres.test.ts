@@ -5,7 +5,7 @@
  * other transactions, and marked ones that roll back, run exactly as before.
  */
 import { CompiledQuery, Kysely, sql } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { testPostgresUrl } from '../../test/helpers/database.js'
 import { ASYNC_COMMIT, flushAfterCommit } from './flush-after-commit.js'
@@ -48,8 +48,9 @@ describe('flush after commit', () => {
   it('commits a marked transaction asynchronously, then flushes before reporting it', async () => {
     const inside = await db.transaction().execute(async (tx) => {
       await tx.executeQuery(MARKED)
-      const lsn = await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`
-        .execute(tx)
+      const lsn = await sql<{
+        lsn: string
+      }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(tx)
       return { setting: await setting(tx), lsn: lsn.rows[0]!.lsn }
     })
     expect(inside.setting).toBe('off')

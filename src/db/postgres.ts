@@ -101,7 +101,7 @@ export function createPostgresPool(
   return pool
 }
 
-/** Kysely's PostgreSQL dialect, its driver wrapped to flush deferred commits (flush-after-commit.ts). */
+/** Kysely's PostgreSQL dialect; its driver flushes deferred commits (db/flush-after-commit.ts). */
 class FlushAfterCommitDialect extends PostgresDialect {
   override createDriver(): Driver {
     return new FlushAfterCommitDriver(super.createDriver())
