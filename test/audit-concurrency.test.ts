@@ -2,14 +2,10 @@
  * Several instances append to one audit Merkle tree without gaps or duplicates. 200
  * concurrent audited changes, sent to two application instances on one database (each with its own
  * connection pool — on PostgreSQL, really concurrent transactions), give exactly 200 new leaves
- * with consecutive numbers, each with its leaf hash, and a signed checkpoint covers them. A change
- * that fails after its append (on PostgreSQL, once its transaction holds the tree head) takes its
- * event with it and nothing of the others: on PostgreSQL each append commits without holding the
- * head through the WAL flush (db/flush-after-commit.ts), and is reported only after it.
+ * with consecutive numbers, each with its leaf hash, and a signed checkpoint covers them.
  */
 import { describe, expect, it } from 'vitest'
 import { checkDatabase } from '../src/modules/audit/integrity.js'
-import { recordAudit } from '../src/modules/audit/service.js'
 import {
   parseCheckpoint,
   parseSignedNote,
@@ -91,51 +87,6 @@ describe('concurrent appends from two instances', () => {
         problem: null,
         size: before + 200,
       })
-    } finally {
-      await peer.close()
-    }
-  }, 120_000)
-
-  it('appends that fail after taking the head lose nothing of the others, from two instances', async () => {
-    const peer = await startPeerInstance(t, { DATABASE_POOL_SIZE: '20' })
-    try {
-      const size = async () =>
-        Number(
-          (await t.deps.db.selectFrom('audit_tree_head').select('size').executeTakeFirstOrThrow())
-            .size,
-        )
-      const before = await size()
-      const ctx = { ip: '198.51.100.7', userAgent: 'test' }
-      // Every fifth change fails after its event is appended: its transaction rolls back.
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: 200 }, (_, i) =>
-          (i % 2 === 0 ? t.deps : peer.deps).db.transaction().execute(async (tx) => {
-            await recordAudit(tx, t.clock, ctx, {
-              action: 'test.change',
-              actor: null,
-              metadata: { n: i },
-            })
-            if (i % 5 === 4) throw new Error(`change ${i} fails`)
-          }),
-        ),
-      )
-      const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [i] : []))
-      expect(failed).toEqual(Array.from({ length: 40 }, (_, k) => k * 5 + 4))
-      expect(await size()).toBe(before + 160)
-      const events = await t.deps.db
-        .selectFrom('audit_events')
-        .select(['leaf_index', 'metadata'])
-        .where('action', '=', 'test.change')
-        .orderBy('leaf_index')
-        .execute()
-      expect(events.map((e) => Number(e.leaf_index))).toEqual(
-        Array.from({ length: 160 }, (_, i) => before + i),
-      )
-      const written = events.map((e) => (JSON.parse(e.metadata) as { n: number }).n)
-      expect(written.sort((a, b) => a - b)).toEqual(
-        Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 5 !== 4),
-      )
-      expect(await checkDatabase(t.deps)).toMatchObject({ ok: true, problem: null })
     } finally {
       await peer.close()
     }
