@@ -119,10 +119,11 @@ async function main() {
         encoding: 'utf8',
       },
     ).trim()
+    const password = 'scale benchmark passphrase'
     const { token } = await api(base, 'POST', '/api/auth/setup', {
       email: 'scale@example.com',
       name: 'Scale Admin',
-      password: 'scale benchmark passphrase',
+      password,
       setup_code: setupCode,
     })
 
@@ -157,7 +158,8 @@ async function main() {
       base,
       'POST',
       '/api/admin/scim/credentials',
-      { name: 'bench' },
+      // A provisioning credential is credential-equivalent: the password proves the caller.
+      { name: 'bench', current_password: password },
       token,
     )
     const scim = credential.secret ?? credential.token

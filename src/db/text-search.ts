@@ -2,7 +2,7 @@
 import { sql, type RawBuilder } from 'kysely'
 
 /** `%text%` for LIKE, with LIKE's own wildcards (and the escape character) taken literally. */
-function containing(text: string): string {
+export function containing(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 }
 

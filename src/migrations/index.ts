@@ -43,6 +43,8 @@ import * as m0075 from './0075_scim_user_scope.js'
 import * as m0080 from './0080_link_url_keys.js'
 import * as m0090 from './0090_user_search.js'
 import * as m0095 from './0095_scim_request_subject.js'
+import * as m0105 from './0105_link_search_owners.js'
+import * as m0106 from './0106_user_search_one_index.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -90,4 +92,6 @@ export const migrations: Record<string, EngineMigration> = {
   '0080_link_url_keys': m0080,
   '0090_user_search': m0090,
   '0095_scim_request_subject': m0095,
+  '0105_link_search_owners': m0105,
+  '0106_user_search_one_index': m0106,
 }

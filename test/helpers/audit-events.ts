@@ -1,8 +1,16 @@
 /**
  * A random audit log for the tamper tests: events with every optional column sometimes empty, the
- * same on every run (a fixed seed).
+ * same on every run (a fixed seed); the log written with its checkpoints, its verifiable export as
+ * an administrator downloads it, and `verify` of an export's bytes.
  */
-import type { AuditEvent } from '../../src/modules/audit/repo.js'
+import fs from 'node:fs'
+import path from 'node:path'
+import { expect } from 'vitest'
+import { makeCheckpoint } from '../../src/modules/audit/checkpoints.js'
+import { verifyExportFile } from '../../src/modules/audit/export-verifier.js'
+import { insertAuditEvents, type AuditEvent } from '../../src/modules/audit/repo.js'
+import type { TestContext } from './app.js'
+import { bearer, createSignedInUser } from './factories.js'
 import { seededRandom } from './seeded-random.js'
 
 /** A small seeded generator, so the log is random but the same on every run. */
@@ -47,4 +55,49 @@ export function randomEvents(count: number): AuditEvent[] {
             },
     }
   })
+}
+
+/**
+ * Writes `count` random events in parts of 1,000 with a checkpoint after each, and one more at the
+ * end: the log's signed history. Answers the tree's size and the key its notes verify with.
+ */
+export async function writeSignedLog(
+  t: TestContext,
+  count: number,
+): Promise<{ size: number; key: string }> {
+  const events = randomEvents(count)
+  for (let i = 0; i < count; i += 1000) {
+    await insertAuditEvents(t.deps.db, events.slice(i, i + 1000))
+    await makeCheckpoint(t.deps)
+  }
+  const size = (await makeCheckpoint(t.deps))!.treeSize
+  return { size, key: t.deps.auditSigner.verifierKey }
+}
+
+/** The verifiable export as a new administrator downloads it, and its lines (each with its \n). */
+export async function downloadVerifiableExport(
+  t: TestContext,
+): Promise<{ original: Buffer; lines: Buffer[] }> {
+  const admin = await createSignedInUser(t, { isAdmin: true })
+  const response = await t.app.inject({
+    method: 'GET',
+    url: '/api/admin/audit-log/export?format=verifiable',
+    headers: bearer(admin.token),
+  })
+  expect(response.statusCode).toBe(200)
+  const original = response.rawPayload
+  const lines: Buffer[] = []
+  for (let start = 0; start < original.length;) {
+    const end = original.indexOf(0x0a, start)
+    lines.push(original.subarray(start, end + 1))
+    start = end + 1
+  }
+  return { original, lines }
+}
+
+/** `verify` in this thread of `content`, written as `export.jsonl` in `dir`. */
+export function verifyExportBytes(dir: string, content: Buffer, key: string) {
+  const file = path.join(dir, 'export.jsonl')
+  fs.writeFileSync(file, content)
+  return verifyExportFile(file, { verifierKey: key, threads: 0 })
 }

@@ -71,3 +71,19 @@ export async function createOrgWithRoles(t: TestContext): Promise<OrgWithRoles> 
   await addOrgMember(t, owner.token, organization.id, member, 'member')
   return { id: organization.id, slug: organization.slug, owner, admin, member, outsider }
 }
+
+/**
+ * A signed-in person who is a member of an organization another signed-in person owns: the person
+ * of the list and go-link tests at scale, whose links and organization's links are what they see.
+ */
+export async function createOrganizationMember(t: TestContext): Promise<{
+  member: TestUser & SignedIn
+  owner: TestUser & SignedIn
+  organizationId: string
+}> {
+  const member = await createSignedInUser(t)
+  const owner = await createSignedInUser(t)
+  const organization = await createOrganization(t, owner.token)
+  await addOrgMember(t, owner.token, organization.id, member, 'member')
+  return { member, owner, organizationId: organization.id }
+}

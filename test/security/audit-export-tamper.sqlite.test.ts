@@ -12,13 +12,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { makeCheckpoint } from '../../src/modules/audit/checkpoints.js'
 import { verifyExportFile } from '../../src/modules/audit/export-verifier.js'
-import { insertAuditEvents } from '../../src/modules/audit/repo.js'
 import { useTestApp } from '../helpers/app.js'
-import { randomEvents } from '../helpers/audit-events.js'
+import {
+  downloadVerifiableExport,
+  verifyExportBytes,
+  writeSignedLog,
+} from '../helpers/audit-events.js'
 import { makeTempDir } from '../helpers/database.js'
-import { bearer, createSignedInUser } from '../helpers/factories.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const EVENTS = 10_000
@@ -27,14 +28,7 @@ const LONG = 600_000
 let key = ''
 
 beforeAll(async () => {
-  const events = randomEvents(EVENTS)
-  // Written in ten parts with a checkpoint after each: the log's signed history.
-  for (let i = 0; i < EVENTS; i += 1000) {
-    await insertAuditEvents(t.deps.db, events.slice(i, i + 1000))
-    await makeCheckpoint(t.deps)
-  }
-  await makeCheckpoint(t.deps)
-  key = t.deps.auditSigner.verifierKey
+  ;({ key } = await writeSignedLog(t, EVENTS))
 }, LONG)
 
 describe('`verify` finds every change made to an export file', () => {
@@ -43,30 +37,13 @@ describe('`verify` finds every change made to an export file', () => {
   const dir = makeTempDir()
 
   beforeAll(async () => {
-    const admin = await createSignedInUser(t, { isAdmin: true })
-    const response = await t.app.inject({
-      method: 'GET',
-      url: '/api/admin/audit-log/export?format=verifiable',
-      headers: bearer(admin.token),
-    })
-    expect(response.statusCode).toBe(200)
-    original = response.rawPayload
-    lines = []
-    for (let start = 0; start < original.length;) {
-      const end = original.indexOf(0x0a, start)
-      lines.push(original.subarray(start, end + 1))
-      start = end + 1
-    }
+    ;({ original, lines } = await downloadVerifiableExport(t))
     // Every change below must be found in a file that verifies as it came.
     expect(lines.length).toBeGreaterThan(EVENTS)
     expect(await verify(original)).toMatchObject({ ok: true, subset: false })
   }, LONG)
 
-  const verify = async (content: Buffer) => {
-    const file = path.join(dir, 'export.jsonl')
-    fs.writeFileSync(file, content)
-    return verifyExportFile(file, { verifierKey: key, threads: 0 })
-  }
+  const verify = (content: Buffer) => verifyExportBytes(dir, content, key)
   /**
    * The export with line x deleted, line y inserted before line x, lines x and y swapped, or cut
    * after byte x.

@@ -12,20 +12,18 @@
  * anchoring (a copy outside the server) and `verify --checkpoint` are for — so deletions are drawn
  * from events and tree nodes.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { makeCheckpoint } from '../../src/modules/audit/checkpoints.js'
-import { verifyExportFile } from '../../src/modules/audit/export-verifier.js'
 import { checkDatabase } from '../../src/modules/audit/integrity.js'
-import { insertAuditEvents } from '../../src/modules/audit/repo.js'
 import { LEAF_COLUMNS } from '../../src/modules/audit/leaf.js'
 import { useTestApp } from '../helpers/app.js'
-import { randomEvents } from '../helpers/audit-events.js'
+import {
+  downloadVerifiableExport,
+  verifyExportBytes,
+  writeSignedLog,
+} from '../helpers/audit-events.js'
 import { makeTempDir } from '../helpers/database.js'
-import { bearer, createSignedInUser } from '../helpers/factories.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const EVENTS = 10_000
@@ -37,14 +35,7 @@ let size = 0
 let key = ''
 
 beforeAll(async () => {
-  const events = randomEvents(EVENTS)
-  // Written in ten parts with a checkpoint after each: the log's signed history.
-  for (let i = 0; i < EVENTS; i += 1000) {
-    await insertAuditEvents(t.deps.db, events.slice(i, i + 1000))
-    await makeCheckpoint(t.deps)
-  }
-  size = (await makeCheckpoint(t.deps))!.treeSize
-  key = t.deps.auditSigner.verifierKey
+  ;({ size, key } = await writeSignedLog(t, EVENTS))
 }, LONG)
 
 const at = async (index: number) =>
@@ -407,27 +398,10 @@ describe("the verifiable export of either engine's log", () => {
   const dir = makeTempDir()
 
   beforeAll(async () => {
-    const admin = await createSignedInUser(t, { isAdmin: true })
-    const response = await t.app.inject({
-      method: 'GET',
-      url: '/api/admin/audit-log/export?format=verifiable',
-      headers: bearer(admin.token),
-    })
-    expect(response.statusCode).toBe(200)
-    original = response.rawPayload
-    lines = []
-    for (let start = 0; start < original.length;) {
-      const end = original.indexOf(0x0a, start)
-      lines.push(original.subarray(start, end + 1))
-      start = end + 1
-    }
+    ;({ original, lines } = await downloadVerifiableExport(t))
   }, LONG)
 
-  const verify = async (content: Buffer) => {
-    const file = path.join(dir, 'export.jsonl')
-    fs.writeFileSync(file, content)
-    return verifyExportFile(file, { verifierKey: key, threads: 0 })
-  }
+  const verify = (content: Buffer) => verifyExportBytes(dir, content, key)
 
   it(
     'the intact export verifies',

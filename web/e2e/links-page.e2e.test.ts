@@ -574,7 +574,7 @@ describe('a phone, 390 px wide', () => {
     expect(box.scrolls).toBe(true)
     await phonePage.getByLabel('Find a tag').fill('imported-07')
     await expect.poll(() => list.locator('li').count()).toBe(1)
-    await phonePage.getByText(/^1 of \d+ tags$/).waitFor()
+    await phonePage.getByText('1 tag contains this').waitFor()
     expect(await scrollsSideways(phonePage)).toBe(false)
     await checkAccessibility(phonePage, 'tags panel searched (phone)')
     await phonePage.getByLabel('Find a tag').fill('')
@@ -588,6 +588,52 @@ describe('a phone, 390 px wide', () => {
     await phonePage.waitForURL('**/links?tag=imported-42')
     await phonePage.getByText('No link matches this search and these filters.').waitFor()
     await phone.close()
+  })
+
+  it('finds the 250th of more than 200 tags in the filter, the tags panel and the link dialog', async () => {
+    const name = (i: number) => `many-${String(i).padStart(3, '0')}`
+    for (let i = 1; i <= 250; i++)
+      await api('/api/tags', { method: 'POST', body: { name: name(i) } })
+    const tags = await api('/api/tags?limit=200')
+    expect((tags.items as { name: string }[]).map((tag) => tag.name)).not.toContain(name(250))
+    await page.goto('/links')
+    const tagFilter = page.getByRole('combobox', { name: 'Tag', exact: true })
+    await tagFilter.fill('any-25')
+    await expect.poll(() => page.getByRole('option').allTextContents()).toEqual([name(250)])
+    await page.getByRole('option', { name: name(250) }).click()
+    await page.waitForURL(`**/links?tag=${name(250)}`)
+    // Opened from its address, the tag past the first 200 is the filter, not an unknown name.
+    await page.reload()
+    await expect.poll(() => tagFilter.inputValue()).toBe(name(250))
+    await page.getByText('No link matches this search and these filters.').waitFor()
+    expect(await page.getByText(`You have no tag named “${name(250)}”.`).count()).toBe(0)
+
+    await page.getByRole('button', { name: 'Tags', exact: true }).click()
+    await page.getByText(/^The first 200 tags by name; find the others by name$/).waitFor()
+    await page.getByLabel('Find a tag').fill(name(250))
+    const list = page.locator('#tag-list')
+    await expect.poll(() => list.locator('li').allTextContents()).toHaveLength(1)
+    await list.getByRole('link', { name: new RegExp(`^${name(250)}`) }).waitFor()
+    await page.getByText('1 tag contains this').waitFor()
+    await checkAccessibility(page, 'tags panel past the first 200')
+    await page.getByRole('button', { name: 'Hide tags' }).click()
+
+    await page.getByRole('button', { name: 'Create link' }).first().click()
+    const dialog = page.getByRole('dialog')
+    const picker = dialog.getByRole('combobox', { name: 'Tags' })
+    await picker.fill(name(250))
+    await page.getByRole('option', { name: name(250), exact: true }).click()
+    // The chosen tag shows in the list below once the suggestions close.
+    await picker.press('Escape')
+    await dialog.getByRole('row', { name: name(250) }).waitFor()
+    await page.keyboard.press('Escape')
+    await page.keyboard.press('Escape')
+
+    // The command palette finds it too.
+    await page.keyboard.press('Control+k')
+    await page.keyboard.type(name(250))
+    await page.getByRole('menuitem', { name: name(250) }).waitFor()
+    await page.keyboard.press('Escape')
   })
 
   it('never scrolls sideways, however long the names and URLs; the whole text stays readable', async () => {
@@ -646,7 +692,7 @@ describe('in German', () => {
     await page.keyboard.press('Escape')
     await page.getByRole('button', { name: 'Schlagwörter', exact: true }).click()
     await page.getByLabel('Schlagwort suchen').fill('imported-1')
-    await page.getByText(/^10 von \d+ Schlagwörtern$/).waitFor()
+    await page.getByText('10 Schlagwörter enthalten dies').waitFor()
     await page.getByRole('button', { name: 'Schlagwörter ausblenden' }).click()
     await page.getByRole('button', { name: 'Link anlegen' }).first().click()
     const dialog = page.getByRole('dialog')
@@ -661,7 +707,23 @@ describe('in German', () => {
     expect(await page.getByLabel('Ordner zusätzlich zu Schlagwörtern machen').isChecked()).toBe(
       false,
     )
-    expect(await page.getByLabel('Neue Schlagwörter aus der Datei anlegen').isChecked()).toBe(true)
+    // The import's preview, in German: the new tags named before anything is written.
+    await page.getByLabel('Lesezeichendatei').setInputFiles({
+      name: 'neu.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(
+        JSON.stringify([{ url: 'https://vorschau.example/', tags: ['Vorschau', 'vorschaus'] }]),
+      ),
+    })
+    await page.getByRole('button', { name: 'Lesezeichen importieren' }).click()
+    const preview = page.getByRole('region', { name: 'Vor dem Import' })
+    expect(await preview.locator('p').textContent()).toBe('1 Link, 1 neues Schlagwort: Vorschau')
+    await checkAccessibility(page, 'import preview (de)')
+    await preview.getByRole('button', { name: 'Ohne neue Schlagwörter importieren' }).click()
+    const report = page.getByTestId('import-report')
+    await report.getByText('1 Link importiert.').waitFor()
+    await report.getByRole('heading', { name: '1 neues Schlagwort ausgelassen' }).waitFor()
+    expect((await api('/api/tags?q=vorschau')).items).toEqual([])
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en' } })
   })
 })

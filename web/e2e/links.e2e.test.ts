@@ -270,6 +270,21 @@ describe('links, go-links and the command palette in Chromium', () => {
       buffer: Buffer.from(BOOKMARKS),
     })
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    // First a preview of what the import would do: nothing is written yet.
+    const preview = page.getByRole('region', { name: 'Before importing' })
+    await preview.waitFor()
+    expect(await preview.locator('p').textContent()).toBe(
+      '2 links, 1 new tag: ops 1 bookmark will be skipped.',
+    )
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.textContent))
+      .toBe('Before importing')
+    await checkAccessibility('import preview')
+    expect((await api('/api/tags?q=ops')).items).toEqual([])
+    await preview.getByRole('button', { name: 'Cancel' }).click()
+    await expect.poll(() => preview.count()).toBe(0)
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    await preview.getByRole('button', { name: 'Import with new tags' }).click()
     const report = page.getByTestId('import-report')
     await report.getByText('2 links imported.').waitFor()
     // The folder became a collection, not a tag (folders as tags is off by default); the report
@@ -319,11 +334,9 @@ describe('links, go-links and the command palette in Chromium', () => {
     }
     await checkAccessibility('import report')
 
-    // The report names the tags the file made; unticked, new names are left out and listed, and a
-    // name in another case is the existing tag.
+    // The report names the tags the file made; imported without new tags, new names are left out
+    // and listed, and a name in another case is the existing tag.
     expect(await report.getByTestId('import-new-tags').textContent()).toContain('ops')
-    expect(await page.getByLabel('Create new tags from the file').isChecked()).toBe(true)
-    await page.getByLabel('Create new tags from the file').uncheck()
     await page.getByLabel('Bookmark file').setInputFiles({
       name: 'more.json',
       mimeType: 'application/json',
@@ -332,13 +345,14 @@ describe('links, go-links and the command palette in Chromium', () => {
       ),
     })
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    expect(await preview.locator('p').textContent()).toBe('1 link, 1 new tag: Brand new')
+    await preview.getByRole('button', { name: 'Import without new tags' }).click()
     await report.getByText('1 link imported.').waitFor()
     expect(await report.textContent()).toContain('0 tags created.')
     await report.getByRole('heading', { name: '1 new tag left out' }).waitFor()
     expect(await report.getByTestId('import-new-tags').textContent()).toBe('Brand new')
     expect(await report.getByRole('link', { name: 'ops', exact: true }).count()).toBe(1)
     await checkAccessibility('import report (new tags left out)')
-    await page.getByLabel('Create new tags from the file').check()
     await page.getByLabel('Bookmark file').setInputFiles({
       name: 'bookmarks.html',
       mimeType: 'text/html',
@@ -347,6 +361,10 @@ describe('links, go-links and the command palette in Chromium', () => {
 
     // The same file again adds nothing.
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    expect(await preview.locator('p').textContent()).toBe(
+      '0 links, no new tags. 3 bookmarks will be skipped.',
+    )
+    await preview.getByRole('button', { name: 'Import', exact: true }).click()
     await report.getByText('0 links imported.').waitFor()
 
     const [html] = await Promise.all([
@@ -377,6 +395,11 @@ describe('links, go-links and the command palette in Chromium', () => {
       .getByLabel('Bookmark file')
       .setInputFiles({ name: 'bookmarks-firefox.html', mimeType: 'text/html', buffer: firefox })
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    await page
+      .getByRole('region', { name: 'Before importing' })
+      .getByRole('button', { name: /^Import/ })
+      .first()
+      .click()
     await page.getByTestId('import-report').getByText('323 links imported.').waitFor()
   })
 

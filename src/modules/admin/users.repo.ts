@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { isPostgres } from '../../db/engine.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
-import { anyContains } from '../../db/text-search.js'
+import { anyContains, containing } from '../../db/text-search.js'
 import { secondFactorExists } from '../../identity/second-factor.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../../identity/user.js'
 
@@ -37,13 +37,18 @@ const TRIGRAM = 3
 
 /**
  * True where the user's email or name contains `q`, ignoring case. From 3 characters on, the
- * candidates come from trigrams: PostgreSQL's pg_trgm indexes answer the LIKE itself; on SQLite
- * the FTS5 table narrows the users to its matches first (it folds case more widely than SQLite's
- * lower(), so the LIKE still decides). A shorter term reads every user.
+ * candidates come from trigrams: on PostgreSQL the pg_trgm index over both columns' text answers
+ * the first LIKE (migration 0106_user_search_one_index), on SQLite the FTS5 table narrows the users
+ * to its matches (it folds case more widely than SQLite's lower()); either way the LIKE on each
+ * column decides. A shorter term reads every user.
  */
 function matchesSearch(ex: Executor, q: string) {
   const contains = anyContains(['users.email', 'users.name'], q)
-  if ([...q].length < TRIGRAM || isPostgres(ex)) return contains
+  if ([...q].length < TRIGRAM) return contains
+  if (isPostgres(ex)) {
+    const both = sql`lower(${sql.ref('users.email')} || ' ' || ${sql.ref('users.name')})`
+    return sql<boolean>`(${both} like lower(${containing(q)}) escape '\\' and ${contains})`
+  }
   const phrase = `"${q.replaceAll('"', '""')}"`
   const candidates = sql`select user_search_rows.user_id from user_search_rows where user_search_rows.id in (select users_fts.rowid from users_fts where users_fts match ${phrase})`
   return sql<boolean>`(${sql.ref('users.id')} in (${candidates}) and ${contains})`

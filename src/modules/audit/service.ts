@@ -13,6 +13,7 @@ import type { RequestContext } from '../../identity/caller.js'
 import { queueSecurityNotification } from '../notifications/queue.js'
 import { insertAuditEvent, listAuditEvents, type AuditEventRow, type AuditFilter } from './repo.js'
 import { findTargetLabels } from './labels.repo.js'
+import type { AuditMetadata } from './fact-keys.js'
 import type { AuditEventListItem, AuditEventView, AuditLogQuery } from './schemas.js'
 
 export interface Actor {
@@ -24,7 +25,7 @@ export interface AuditEntry {
   action: string
   actor: Actor | null
   target?: { type: string; id: string }
-  metadata?: Record<string, unknown>
+  metadata?: AuditMetadata
 }
 
 const USER_AGENT_MAX = 512

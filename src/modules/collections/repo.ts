@@ -153,22 +153,54 @@ export async function removeCollectionTeams(
 }
 
 /**
- * Of `linkIds`, those the owner's collection may hold: the user's personal links, or the
- * organization's links.
+ * Locks the collection's row until the transaction ends (PostgreSQL; SQLite serialises writers),
+ * so changes of its links run one after the other and each replaces what the previous one wrote.
+ * False when it is gone.
  */
-export async function findOwnedLinkIds(
+export async function lockCollection(ex: Executor, id: string): Promise<boolean> {
+  const row = await ex
+    .selectFrom('collections')
+    .select('id')
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/**
+ * Locks, in id order, the links the collection holds and the `linkIds` (FOR SHARE, until the
+ * transaction ends), and answers those of `linkIds` its owner owns: the user's personal links, or
+ * the organization's. A link deleted or transferred meanwhile waits for this transaction, or is
+ * seen as it is afterwards. Every writer that deletes a link locks it before its collection
+ * entries (the cascade), and this lock comes before the entries are replaced: one order, no
+ * deadlock between the two.
+ */
+export async function lockLinksOfCollection(
   ex: Executor,
-  owner: { user_id: string | null; organization_id: string | null },
+  collection: { id: string; user_id: string | null; organization_id: string | null },
   linkIds: readonly string[],
 ): Promise<Set<string>> {
-  if (linkIds.length === 0) return new Set()
-  const query = ex.selectFrom('links').select('links.id').where('links.id', 'in', linkIds)
-  const rows = await (
-    owner.organization_id === null
-      ? query.where('links.user_id', '=', owner.user_id)
-      : query.where('links.organization_id', '=', owner.organization_id)
-  ).execute()
-  return new Set(rows.map((row) => row.id))
+  const held = await ex
+    .selectFrom('collection_links')
+    .select('link_id')
+    .where('collection_id', '=', collection.id)
+    .execute()
+  const ids = [...new Set([...linkIds, ...held.map((row) => row.link_id)])]
+  if (ids.length === 0) return new Set()
+  const rows = await ex
+    .selectFrom('links')
+    .select(['links.id', 'links.user_id', 'links.organization_id'])
+    .where('links.id', 'in', ids)
+    .orderBy('links.id')
+    .forShare()
+    .execute()
+  const wanted = new Set(linkIds)
+  const owned = rows.filter((row) =>
+    collection.organization_id === null
+      ? row.user_id === collection.user_id
+      : row.organization_id === collection.organization_id,
+  )
+  return new Set(owned.filter((row) => wanted.has(row.id)).map((row) => row.id))
 }
 
 /** Replaces the collection's links by these, in this order, each with its slug key. */

@@ -19,11 +19,12 @@ import { shareableTeams, teamNotFound } from '../links/shares.service.js'
 import {
   addCollectionTeams,
   deleteCollection as deleteCollectionRow,
-  findOwnedLinkIds,
   findTeamsOfCollections,
   findVisibleCollection,
   insertCollection,
   listVisibleCollections,
+  lockCollection,
+  lockLinksOfCollection,
   removeCollectionTeams,
   replaceCollectionLinks,
   updateCollection as updateCollectionRow,
@@ -227,7 +228,8 @@ export async function deleteCollection(deps: Deps, caller: Caller, id: string): 
 /**
  * Sets the collection's links in the given order. Each must be one the collection's owner owns
  * (the person's own links, or the organization's): 404 on `link_ids` otherwise, as for a link one
- * does not see.
+ * does not see. Atomic: the collection's row is locked first (repo.ts lockCollection), so
+ * concurrent requests leave exactly one request's list.
  */
 export async function setCollectionLinks(
   deps: Deps,
@@ -237,18 +239,14 @@ export async function setCollectionLinks(
 ): Promise<CollectionView> {
   return deps.db.transaction().execute(async (tx) => {
     const collection = await changeable(tx, caller, id)
-    const owned = await findOwnedLinkIds(tx, collection, body.link_ids)
+    if (!(await lockCollection(tx, id))) throw collectionNotFound()
+    const owned = await lockLinksOfCollection(tx, collection, body.link_ids)
     if (owned.size !== body.link_ids.length)
       throw new AppError('NOT_FOUND', {
         message: 'No such link among the ones this collection may hold.',
         details: 'link_ids',
       })
-    try {
-      await replaceCollectionLinks(tx, id, body.link_ids)
-    } catch (error) {
-      if (isForeignKeyViolation(error)) throw collectionNotFound()
-      throw error
-    }
+    await replaceCollectionLinks(tx, id, body.link_ids)
     await updateCollectionRow(tx, id, { updated_at: deps.clock.now().toISOString() })
     return viewOf(tx, caller.user.id, id)
   })

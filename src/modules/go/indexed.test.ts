@@ -15,12 +15,11 @@ import { useTestApp } from '../../../test/helpers/app.js'
 import {
   bearer,
   createApiTokenFor,
-  createSignedInUser,
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
-import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
+import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   expectIndexed as expectIndexedOn,
   insertStrangersWithLinks,
@@ -40,17 +39,15 @@ let user: TestUser & SignedIn
 let token: string
 
 beforeAll(async () => {
-  user = await createSignedInUser(t)
+  // The user is in an organization, which has a go-link of its own (the membership branch).
+  const { member, owner, organizationId } = await createOrganizationMember(t)
+  user = member
   token = (await createApiTokenFor(t, user.token, 'indexed', { permissions: ['links:read'] })).token
   await createLink(t, user.token, { slug: 'wiki', url: 'https://mine.example/wiki' })
-  // An organization the user is in, with a go-link of its own (the membership branch).
-  const owner = await createSignedInUser(t)
-  const org = await createOrganization(t, owner.token)
-  await addOrgMember(t, owner.token, org.id, user, 'member')
   await createLink(t, owner.token, {
     slug: 'team',
     url: 'https://team.example/',
-    organization_id: org.id,
+    organization_id: organizationId,
   })
   // Everyone else's go/wiki: what visibleTo as a filter had to read on every redirect.
   await insertStrangersWithLinks(t, 'indexed', OTHERS, 'wiki')

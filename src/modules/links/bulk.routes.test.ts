@@ -28,6 +28,15 @@ const getLink = async (user: SignedIn, id: string): Promise<LinkJson> =>
   (
     await t.app.inject({ method: 'GET', url: `/api/links/${id}`, headers: bearer(user.token) })
   ).json()
+const searchIds = async (user: SignedIn, query: string): Promise<string[]> => {
+  const response = await t.app.inject({
+    method: 'GET',
+    url: `/api/links?q=${query}`,
+    headers: bearer(user.token),
+  })
+  expect(response.statusCode).toBe(200)
+  return response.json<{ items: { id: string }[] }>().items.map((item) => item.id)
+}
 const auditOf = (action: string) =>
   t.deps.db
     .selectFrom('audit_events')
@@ -107,12 +116,17 @@ describe('bulk actions on links', () => {
     })
     expect(shared.json()).toEqual({ action: 'share', count: 2 })
     expect((await getLink(org.owner, a.id)).organization_id).toBe(org.id)
+    // A search reads the new owner too (SQLite keeps a copy of it beside the link's text).
+    expect(await searchIds(org.owner, 'share-a.example')).toEqual([a.id])
+    expect(await searchIds(org.member, 'share-a.example&owner=personal')).toEqual([])
     // The member created them, so may move them back.
     expect(
       (
         await bulk(org.member, { action: 'share', organization_id: null, link_ids: [a.id, b.id] })
       ).json(),
     ).toEqual({ action: 'share', count: 2 })
+    expect(await searchIds(org.owner, 'share-a.example')).toEqual([])
+    expect(await searchIds(org.member, 'share-a.example&owner=personal')).toEqual([a.id])
     expect(
       (
         await t.app.inject({

@@ -3,7 +3,8 @@
  * 20,000, strangers' 60,000), a word in 1 of 400 titles, each statement explained on its engine.
  * A page (the first, or one deep in the list by cursor) reads each owner's newest links from its
  * index instead of all 40,000 visible ones; from 3 characters on, a search (GET /api/links?q=)
- * reads its candidates from trigrams (PostgreSQL pg_trgm, SQLite FTS5). Shorter terms and
+ * reads its candidates from trigrams (PostgreSQL pg_trgm, SQLite FTS5 — whose table also decides
+ * the page, so SQLite reads links for the page's rows only). Shorter terms and
  * characters with a meaning to LIKE or FTS5 still find what they contain.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -13,12 +14,11 @@ import { useTestApp } from '../../../test/helpers/app.js'
 import {
   bareUserRow,
   bearer,
-  createSignedInUser,
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
-import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
+import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   analyzeIfPostgres,
   insertLinksInBulk,
@@ -36,11 +36,7 @@ let organizationId: string
 const special: Record<string, string> = {}
 
 beforeAll(async () => {
-  user = await createSignedInUser(t)
-  const owner = await createSignedInUser(t)
-  const org = await createOrganization(t, owner.token)
-  await addOrgMember(t, owner.token, org.id, user, 'member')
-  organizationId = org.id
+  ;({ member: user, organizationId } = await createOrganizationMember(t))
   const now = new Date().toISOString()
   const strangers = ['s1', 's2', 's3'].map((id) => bareUserRow(`stranger-${id}`, now))
   await t.deps.db.insertInto('users').values(strangers).execute()
@@ -54,7 +50,7 @@ beforeAll(async () => {
   await insertLinksInBulk(t, {
     prefix: 'team',
     count: 20_000,
-    owner: { organizationId: org.id },
+    owner: { organizationId },
     word,
   })
   for (const stranger of strangers)
@@ -154,9 +150,14 @@ describe('GET /api/links?q= with 100,000 links', () => {
       // The owners' indexes would read the 40,000 visible links: over 1,000 buffers.
       expect(plan.buffers, plan.text).toBeLessThan(400)
     } else {
+      // The search table alone decides the page (match, visibility, order, limit); links is read
+      // by id for the page's rows only, not for each of the 250 matches.
       const plan = await sqlitePlanOf(t, statement)
       expect(plan.join('\n')).toMatch(/SCAN links_fts VIRTUAL TABLE INDEX/)
       expect(plan.filter((step) => /^SCAN links\b/.test(step))).toEqual([])
+      expect(plan).toContain('SEARCH links USING INDEX sqlite_autoindex_links_1 (id=?)')
+      expect(plan.join('\n')).not.toMatch(/link_search_rows/)
+      expect(statement.text).toMatch(/from links_fts where .* order by .* limit \?\)/s)
     }
     const seen: string[] = []
     let cursor: string | undefined

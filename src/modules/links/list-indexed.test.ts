@@ -7,14 +7,9 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import {
-  bearer,
-  createSignedInUser,
-  type SignedIn,
-  type TestUser,
-} from '../../../test/helpers/factories.js'
+import { bearer, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
-import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
+import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   expectIndexed,
   insertStrangersWithLinks,
@@ -28,15 +23,17 @@ let user: TestUser & SignedIn
 const mine: string[] = []
 
 beforeAll(async () => {
-  user = await createSignedInUser(t)
+  const { member, owner, organizationId } = await createOrganizationMember(t)
+  user = member
   for (let i = 0; i < 3; i++)
     mine.push((await createLink(t, user.token, { url: `https://mine.example/${i}` })).id)
-  const owner = await createSignedInUser(t)
-  const org = await createOrganization(t, owner.token)
-  await addOrgMember(t, owner.token, org.id, user, 'member')
   mine.push(
-    (await createLink(t, owner.token, { url: 'https://team.example/', organization_id: org.id }))
-      .id,
+    (
+      await createLink(t, owner.token, {
+        url: 'https://team.example/',
+        organization_id: organizationId,
+      })
+    ).id,
   )
   await insertStrangersWithLinks(t, 'listed', OTHERS)
 }, 120_000)

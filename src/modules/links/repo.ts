@@ -2,7 +2,7 @@
  * SQL for links. Every read for a user goes through the visibility rule (visibility.ts): a link of
  * an organization the user does not belong to is not found, exactly like one that does not exist.
  */
-import { sql, type Insertable, type Selectable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { Executor, LinksTable, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
@@ -137,6 +137,43 @@ function matchesSearch(ex: Executor, q: string) {
   return sql<boolean>`(${sql.ref('links.id')} in (${candidates}) and ${contains})`
 }
 
+/** SQLite answers a search of 3 characters or more from its search table alone (0105). */
+function searchTablePages(ex: Executor, q: string): boolean {
+  return !isPostgres(ex) && [...q].length >= TRIGRAM
+}
+
+/**
+ * SQLite: the ids of a search page's links, read from the search table alone — its trigram index
+ * finds the matches, and the copies of each link's text, id, owner and creation time it holds
+ * decide the match (the LIKE), the visibility, the filters on the owner and the page — so a search
+ * reads one row per match there and only the page's rows of links
+ * (docs/decisions/0045-link-search-page-from-the-search-table.md).
+ */
+function searchPageIds(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  q: string,
+  window: PageWindow,
+) {
+  const phrase = `"${q.replaceAll('"', '""')}"`
+  const row = {
+    id: 'links_fts.link_id',
+    userId: 'links_fts.user_id',
+    organizationId: 'links_fts.organization_id',
+  }
+  const conditions = [
+    anyContains(['links_fts.title', 'links_fts.url', 'links_fts.slug'], q),
+    visibleToIndexed(ex, userId, row),
+    ...ownerConditions(filters, row.organizationId),
+  ]
+  if (window.after !== null)
+    conditions.push(
+      sql<boolean>`(links_fts.created_at, links_fts.link_id) < (${window.after[0]}, ${window.after[1]})`,
+    )
+  return sql`select links_fts.link_id from links_fts where links_fts match ${phrase} and ${sql.join(conditions, sql` and `)} order by links_fts.created_at desc, links_fts.link_id desc limit ${window.limit + 1}`
+}
+
 /** The visible links matching the filters (all but the collection and the order). */
 function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
   let query = visibleLinks(ex, userId)
@@ -155,10 +192,8 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
     )
   }
   if (filters.q !== undefined) query = query.where(matchesSearch(ex, filters.q))
-  if (filters.organizationId !== undefined)
-    query = query.where('links.organization_id', '=', filters.organizationId)
-  if (filters.owner === 'personal') query = query.where('links.organization_id', 'is', null)
-  if (filters.owner === 'organization') query = query.where('links.organization_id', 'is not', null)
+  for (const condition of ownerConditions(filters, 'links.organization_id'))
+    query = query.where(condition)
   if (filters.scope === 'shared') query = query.where(sharedWithTeamsOf(ex, userId))
   if (filters.pinned !== undefined) {
     const pinned = filters.pinned
@@ -171,15 +206,29 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
       return pinned ? eb.exists(pin) : eb.not(eb.exists(pin))
     })
   }
+  return query
+}
+
+/**
+ * The filters on a link's organization (`organizationId`, `owner`, `reachable`) as conditions on
+ * `column`: the links' own, or the search table's copy of it.
+ */
+function ownerConditions(filters: LinkFilters, column: string): RawBuilder<boolean>[] {
+  const organization = sql.ref(column)
+  const conditions: RawBuilder<boolean>[] = []
+  if (filters.organizationId !== undefined)
+    conditions.push(sql<boolean>`${organization} = ${filters.organizationId}`)
+  if (filters.owner === 'personal') conditions.push(sql<boolean>`${organization} is null`)
+  if (filters.owner === 'organization') conditions.push(sql<boolean>`${organization} is not null`)
   if (filters.reachable !== undefined) {
     const ids = [...filters.reachable]
-    query = query.where((eb) =>
+    conditions.push(
       ids.length === 0
-        ? eb('links.organization_id', 'is', null)
-        : eb.or([eb('links.organization_id', 'is', null), eb('links.organization_id', 'in', ids)]),
+        ? sql<boolean>`${organization} is null`
+        : sql<boolean>`(${organization} is null or ${organization} in (${sql.join(ids)}))`,
     )
   }
-  return query
+  return conditions
 }
 
 /**
@@ -229,12 +278,15 @@ export async function listVisibleLinks(
       .limit(window.limit + 1)
     return (await ordered.execute()).map(asVisible)
   }
-  const plainPage =
-    filters.q === undefined &&
-    filters.tagId === undefined &&
-    filters.scope === undefined &&
-    filters.pinned === undefined
-  if (plainPage) {
+  const otherFilters =
+    filters.tagId !== undefined || filters.scope !== undefined || filters.pinned !== undefined
+  if (!otherFilters && filters.q !== undefined && searchTablePages(ex, filters.q)) {
+    const page = linksAsSeenBy(ex, userId).where(
+      sql<boolean>`${sql.ref('links.id')} in (${searchPageIds(ex, userId, filters, filters.q, window)})`,
+    )
+    return (await newestFirst(page, window, 'links').execute()).map(asVisible)
+  }
+  if (!otherFilters && filters.q === undefined) {
     const owners = await pageOwners(ex, userId, filters)
     if (owners !== null) {
       const page = linksAsSeenBy(ex, userId).where(

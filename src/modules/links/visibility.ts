@@ -91,20 +91,42 @@ export function forwardingWithSlugKey(ex: Executor, userId: string, slugKey: str
   return personal.union(shared).union(teams).union(collections)
 }
 
+/** Where a row names a link's id and owner: `links` itself, or the search table's copies. */
+export interface LinkColumns {
+  id: string
+  userId: string
+  organizationId: string
+}
+
+const LINK_COLUMNS: LinkColumns = {
+  id: 'links.id',
+  userId: 'links.user_id',
+  organizationId: 'links.organization_id',
+}
+
 /**
  * visibleTo for a WHERE clause of a list, in a form both planners answer from the owners' indexes —
  * the person's links by user_id, their organizations' by organization_id, their teams' by id
  * (PostgreSQL: a BitmapOr; SQLite: a multi-index OR) — where visibleTo's EXISTS leaves a scan of
  * every link (GET /api/links with 200,000 other links on PostgreSQL: 70 ms a page, 0.1 ms so).
  * Only for WHERE, never under NOT: for a link of no organization of the person's it is NULL, not
- * false.
+ * false. `row` names the columns it reads (the search table holds copies of a link's).
  */
-export function visibleToIndexed(ex: Executor, userId: string): RawBuilder<boolean> {
+export function visibleToIndexed(
+  ex: Executor,
+  userId: string,
+  row: LinkColumns = LINK_COLUMNS,
+): RawBuilder<boolean> {
   const memberships = sql`select organization_members.organization_id from organization_members where organization_members.user_id = ${userId}`
+  const [user, organization, id] = [
+    sql.ref(row.userId),
+    sql.ref(row.organizationId),
+    sql.ref(row.id),
+  ]
   // PostgreSQL cannot use an index for IN (subquery) inside an OR; for = ANY(array) it can.
   return isPostgres(ex)
-    ? sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} = any(array(${memberships})) or ${sql.ref('links.id')} = any(array(${teamLinkIds(userId)})))`
-    : sql<boolean>`(${sql.ref('links.user_id')} = ${userId} or ${sql.ref('links.organization_id')} in (${memberships}) or ${sql.ref('links.id')} in (${teamLinkIds(userId)}))`
+    ? sql<boolean>`(${user} = ${userId} or ${organization} = any(array(${memberships})) or ${id} = any(array(${teamLinkIds(userId)})))`
+    : sql<boolean>`(${user} = ${userId} or ${organization} in (${memberships}) or ${id} in (${teamLinkIds(userId)}))`
 }
 
 /**

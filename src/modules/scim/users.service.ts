@@ -23,6 +23,7 @@ import { AppError } from '../../errors.js'
 import { normalizePassword, passwordProblem } from '../../lib/password-policy.js'
 import { isMfaEnabled } from '../mfa/service.js'
 import { recordAudit, type Actor } from '../audit/service.js'
+import type { AuditMetadata } from '../audit/fact-keys.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
 import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { findSettingRow } from '../settings/repo.js'
@@ -438,7 +439,7 @@ async function replaceWith(
   id: string,
   model: UserModel,
   action: string,
-  metadata: Record<string, unknown>,
+  metadata: AuditMetadata,
   baseUrl: string,
 ) {
   await loadUser(deps.db, id)

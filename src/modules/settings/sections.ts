@@ -8,6 +8,7 @@ import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { decrypt, DecryptionError, encrypt } from '../../lib/crypto.js'
 import { recordAudit, type Actor } from '../audit/service.js'
+import type { AuditMetadata } from '../audit/fact-keys.js'
 import type { RequestContext } from '../../identity/caller.js'
 import { findSettingRow, lockSettingRow, upsertSettingRow, type SettingRow } from './repo.js'
 import type { AiView, SmtpView } from './schemas.js'
@@ -180,7 +181,7 @@ export interface SectionChange {
   /** Names of the fields the request sent (never their values). */
   fields: string[]
   /** More for the audit event (never a secret). */
-  metadata?: Record<string, unknown>
+  metadata?: AuditMetadata
 }
 
 /**

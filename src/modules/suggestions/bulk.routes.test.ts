@@ -4,8 +4,6 @@
  * link dialog, the hourly budget, local answers without a model, the permission, the 100-link
  * limit and the 404 rule of bulk actions. Suggesting stores and audits nothing.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
@@ -18,49 +16,37 @@ import {
 } from '../../../test/helpers/factories.js'
 import { createLink, createTag, type LinkJson } from '../../../test/helpers/links.js'
 import { createOrganization } from '../../../test/helpers/organizations.js'
+import type { ChatRequestSeen, OpenAiStandIn } from '../../../test/helpers/openai-stand-in.js'
+import { scanResponsesForSecrets } from '../../../test/helpers/secret-scan.js'
 import {
-  startOpenAiStandIn,
-  type ChatRequestSeen,
-  type OpenAiStandIn,
-} from '../../../test/helpers/openai-stand-in.js'
-import { AI_API_KEY, scanResponsesForSecrets } from '../../../test/helpers/secret-scan.js'
+  enableSuggestions,
+  putAiSettings,
+  startSuggestionStandIns,
+  type SuggestionStandIns,
+} from '../../../test/helpers/suggestion-stand-ins.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' } })
 scanResponsesForSecrets(t)
 
 type Person = TestUser & SignedIn
+let standIns: SuggestionStandIns
 let provider: OpenAiStandIn
-let pages: Server
 let base: string
 let admin: Person
 let alice: Person
 
 beforeAll(async () => {
-  provider = await startOpenAiStandIn(AI_API_KEY)
   // Each page is titled after its path: /page/7 → "Page 7 about kubernetes".
-  pages = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://x').pathname
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    response.end(`<head><title>${path.slice(1).replace('/', ' ')} about kubernetes</title></head>`)
-  })
-  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
-  base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`
+  standIns = await startSuggestionStandIns(
+    (path) => `<head><title>${path.slice(1).replace('/', ' ')} about kubernetes</title></head>`,
+  )
+  ;({ provider, base } = standIns)
   ;[admin, alice] = await Promise.all([
     createSignedInUser(t, { isAdmin: true }),
     createSignedInUser(t),
   ])
   await createTag(t, alice.token, 'Kubernetes')
-  expect(
-    (
-      await putAi({
-        enabled: true,
-        base_url: provider.baseUrl,
-        model: 'gpt-test',
-        api_key: AI_API_KEY,
-        timeout_seconds: 2,
-      })
-    ).statusCode,
-  ).toBe(200)
+  await enableSuggestions(t, admin.token, provider)
   // The model answers each link with the tags its page title names: "page 3" → Topic3.
   provider.chat = (request: ChatRequestSeen) => {
     const facts = JSON.parse(request.body.messages!.at(-1)!.content) as { page_title: string }
@@ -73,19 +59,10 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await provider?.close()
-  pages?.closeAllConnections()
-  await new Promise((resolve) => pages?.close(resolve))
+  await standIns?.close()
 })
 
-function putAi(payload: Record<string, unknown>) {
-  return t.app.inject({
-    method: 'PUT',
-    url: '/api/admin/settings/ai',
-    headers: bearer(admin.token),
-    payload,
-  })
-}
+const putAi = (payload: Record<string, unknown>) => putAiSettings(t, admin.token, payload)
 
 function suggestTags(who: { token: string }, linkIds: string[]) {
   return t.app.inject({

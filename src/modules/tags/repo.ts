@@ -2,6 +2,7 @@
 import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Executor, TagsTable, Timestamp } from '../../db/schema.js'
 import { keyset, type PageWindow } from '../../db/keyset.js'
+import { anyContains } from '../../db/text-search.js'
 import { visibleTo } from '../links/visibility.js'
 
 export type TagRecord = Omit<Selectable<TagsTable>, 'user_id' | 'name_key'> & { link_count: number }
@@ -99,19 +100,29 @@ export async function findTag(
   return tag
 }
 
-/** The user's tags by name ignoring case — the unique key, lower-cased — then id. */
+/**
+ * The user's tags by name ignoring case — the unique key, lower-cased — then id. `containing`
+ * (a lower-cased name key) keeps the names that contain it: read along the unique index on
+ * (user_id, name_key), within the user's own tags, in the page's order, so the scan stops once a
+ * page is full (docs/decisions/0051-tag-search.md).
+ */
 export async function listTags(
   ex: Executor,
   userId: string,
   window: PageWindow,
-  reachable?: ReadonlySet<string>,
+  filter: { containing?: string; reachable?: ReadonlySet<string> } = {},
 ): Promise<Array<TagRecord & { name_key: string }>> {
-  const rows = await keyset(ownTags(ex, userId), window, {
+  const own = ownTags(ex, userId)
+  const query =
+    filter.containing === undefined
+      ? own
+      : own.where(anyContains(['tags.name_key'], filter.containing))
+  const rows = await keyset(query, window, {
     column: 'name_key',
     table: 'tags',
     direction: 'asc',
   }).execute()
-  return withLinkCounts(ex, userId, rows, reachable)
+  return withLinkCounts(ex, userId, rows, filter.reachable)
 }
 
 export type NewTag = Omit<Insertable<TagsTable>, 'updated_at'>

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../deps.js'
-import { IdParams, NoContent, PageQuery } from '../../lib/schema-types.js'
+import { IdParams, NoContent } from '../../lib/schema-types.js'
 import { callerOf } from '../../identity/hook.js'
 import { errorResponse } from '../../plugins/openapi.js'
-import { CreateTagBody, TagPage, TagView, UpdateTagBody } from './schemas.js'
+import { CreateTagBody, TagListQuery, TagPage, TagView, UpdateTagBody } from './schemas.js'
 import { createTag, deleteTag, getTag, listTags, updateTag } from './service.js'
 
 const tags = ['tags']
@@ -21,8 +21,8 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listTags',
-          summary: 'Your tags, by name',
-          querystring: PageQuery,
+          summary: 'Your tags, by name; with q, those whose name contains it',
+          querystring: TagListQuery,
           response: { 200: TagPage },
         },
       },

@@ -1,5 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { Body, DisplayText, Nullable, PageOf, Timestamp } from '../../lib/schema-types.js'
+import {
+  Body,
+  DisplayText,
+  Nullable,
+  PageOf,
+  PageQuery,
+  Text,
+  Timestamp,
+} from '../../lib/schema-types.js'
 
 const TagName = DisplayText({ minLength: 1, maxLength: 64 })
 const Color = Nullable(
@@ -25,6 +33,18 @@ export const TagView = Type.Object({
 export type TagView = Static<typeof TagView>
 
 export const TagPage = PageOf(TagView)
+
+/** The list's page, optionally only the names containing `q` (docs/API.md#tags). */
+export const TagListQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    q: Type.Optional(
+      Text({ minLength: 1, maxLength: 64, description: 'Part of the name, any case' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type TagListQuery = Static<typeof TagListQuery>
 
 export const CreateTagBody = Body({ name: TagName, color: Type.Optional(Color) })
 export type CreateTagBody = Static<typeof CreateTagBody>

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../db/client.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
-import { toPage, type Page, type PageQuery } from '../../lib/pagination.js'
+import { toPage, type Page } from '../../lib/pagination.js'
 import type { Caller } from '../../identity/caller.js'
 import {
   deleteTag as deleteTagRow,
@@ -19,7 +19,7 @@ import {
   type TagRecord,
 } from './repo.js'
 import { tagNameKey } from './name-forms.js'
-import type { CreateTagBody, UpdateTagBody } from './schemas.js'
+import type { CreateTagBody, TagListQuery, UpdateTagBody } from './schemas.js'
 
 function tagNotFound(): AppError {
   return new AppError('NOT_FOUND', { message: 'No such tag.' })
@@ -41,18 +41,17 @@ function normalizeColor(color: string | null | undefined): string | null | undef
   return color?.toLowerCase() ?? color
 }
 
+/** A page of the caller's tags by name; with `q`, only the names containing it, any case. */
 export async function listTags(
   deps: Deps,
   caller: Caller,
-  query: PageQuery,
+  query: TagListQuery,
 ): Promise<Page<TagRecord>> {
   const window = pageWindow(query)
-  const rows = await listTagRows(
-    deps.db,
-    caller.user.id,
-    window,
-    caller.grant?.organizations ?? undefined,
-  )
+  const rows = await listTagRows(deps.db, caller.user.id, window, {
+    ...(query.q !== undefined && { containing: nameKey(query.q) }),
+    reachable: caller.grant?.organizations ?? undefined,
+  })
   return toPage(
     rows,
     window.limit,

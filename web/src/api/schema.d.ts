@@ -1407,7 +1407,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your tags, by name */
+        /** Your tags, by name; with q, those whose name contains it */
         get: operations["listTags"];
         put?: never;
         /** Create a tag */
@@ -8697,6 +8697,8 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                /** @description Part of the name, any case */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -9052,6 +9054,11 @@ export interface operations {
                      * @default true
                      */
                     create_tags?: boolean;
+                    /**
+                     * @description true: answer the report of what the import would do — counts, skipped bookmarks, the tags it would create (`new_tags`) — and write nothing (no links, tags or collections, no audit event)
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -9097,6 +9104,8 @@ export interface operations {
                         new_tags: string[];
                         /** @description true when `new_tags` were left out (`create_tags: false`), not created */
                         new_tags_left_out: boolean;
+                        /** @description true: nothing was written — the counts and names are what the import would do; `links`, `collections` and `already_saved` are empty */
+                        dry_run: boolean;
                         /** @description Of the reported links, those whose page you could already see under another link (same URL key, docs/API.md#duplicates), with those links */
                         already_saved: {
                             url: string;
@@ -9156,6 +9165,8 @@ export interface operations {
                 folders_as_tags?: boolean;
                 /** @description false: only tags you have already are put on the imported links; the file's other tag names are left out (listed in the report's `new_tags`). A name is a tag you have when it matches ignoring case or a plain plural ("Comics" is your "comic"). */
                 create_tags?: boolean;
+                /** @description true: answer the report of what the import would do — counts, skipped bookmarks, the tags it would create (`new_tags`) — and write nothing (no links, tags or collections, no audit event) */
+                dry_run?: boolean;
                 /** @description Share every imported link with this organization; personal when absent */
                 organization_id?: string;
             };
@@ -9213,6 +9224,8 @@ export interface operations {
                         new_tags: string[];
                         /** @description true when `new_tags` were left out (`create_tags: false`), not created */
                         new_tags_left_out: boolean;
+                        /** @description true: nothing was written — the counts and names are what the import would do; `links`, `collections` and `already_saved` are empty */
+                        dry_run: boolean;
                         /** @description Of the reported links, those whose page you could already see under another link (same URL key, docs/API.md#duplicates), with those links */
                         already_saved: {
                             url: string;

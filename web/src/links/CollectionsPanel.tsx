@@ -24,6 +24,7 @@ import {
 } from './collection-queries'
 import { readableUrl } from './display-url'
 import type { Link } from './queries'
+import { PanelEntryText, SidePanel } from './SidePanel'
 import { TeamPicker } from './TeamPicker'
 
 function EditCollection({ collection }: { collection: Collection }) {
@@ -298,31 +299,18 @@ export function CollectionsPanel({ activeId }: { activeId: string | undefined })
   }
   const items = collections.data?.items ?? []
   return (
-    <section
+    <SidePanel
       id="collections-panel"
-      className="section tags-panel"
-      aria-labelledby="collections-heading"
+      title={t('collections.title')}
+      create={{
+        formError,
+        label: t('collections.new'),
+        submit: t('collections.create'),
+        maxLength: 200,
+        pending: create.isPending,
+        onCreate: (name) => create.mutate(name),
+      }}
     >
-      <h2 id="collections-heading">{t('collections.title')}</h2>
-      <form
-        ref={formError.form}
-        noValidate
-        className="tag-create"
-        onSubmit={(event) => {
-          event.preventDefault()
-          formError.clear()
-          create.mutate(formValues(event.currentTarget).name ?? '')
-        }}
-      >
-        <FormError>{formError.general}</FormError>
-        <TextField
-          name="name"
-          label={t('collections.new')}
-          maxLength={200}
-          error={formError.at('name')}
-        />
-        <SubmitButton pending={create.isPending}>{t('collections.create')}</SubmitButton>
-      </form>
       {collections.isSuccess && items.length === 0 ? (
         <p className="empty">{t('collections.empty')}</p>
       ) : (
@@ -335,15 +323,11 @@ export function CollectionsPanel({ activeId }: { activeId: string | undefined })
                 className={activeId === collection.id ? 'tag-filter active' : 'tag-filter'}
                 aria-current={activeId === collection.id ? 'true' : undefined}
               >
-                <span className="tag-name" dir="auto">
-                  {collection.name}
-                </span>
-                <span className="tag-count" aria-hidden="true">
-                  {collection.link_count}
-                </span>
-                <span className="visually-hidden">
-                  {t('collections.linkCount', { count: collection.link_count })}
-                </span>
+                <PanelEntryText
+                  name={collection.name}
+                  count={collection.link_count}
+                  countText={t('collections.linkCount', { count: collection.link_count })}
+                />
               </RouterLink>
               {collection.team_ids.length > 0 && (
                 <span className="muted collection-shared">
@@ -370,7 +354,7 @@ export function CollectionsPanel({ activeId }: { activeId: string | undefined })
           ))}
         </ul>
       )}
-    </section>
+    </SidePanel>
   )
 }
 

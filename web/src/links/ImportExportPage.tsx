@@ -8,12 +8,15 @@
  * one tag with its path, `Work/Projects`), its dates are kept, and the report links to the
  * imported links and to the list by each tag they got.
  *
- * Tag names the person has already (ignoring case and a plain plural) are those tags; the others
- * are created — or left out, when "Create new tags" is unticked — and the report lists them.
+ * The file is first sent as a dry run: a preview says how many links it would import and names
+ * the tags it would create ("12 links, 3 new tags: a, b, c…"), then "Import with new tags",
+ * "Import without new tags" (only tags the person has already go on the links) or Cancel. The
+ * page keeps the File and sends it again for the import. Tag names the person has already
+ * (ignoring case and a plain plural) are those tags.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link as RouterLink } from '@tanstack/react-router'
-import { useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
@@ -31,6 +34,15 @@ import { organizationsQuery } from './queries'
 const MAX_FILE_BYTES = 20 * 1024 * 1024
 type Format = 'html' | 'json'
 type Report = Awaited<ReturnType<typeof importFile>>
+interface ImportRequest {
+  format: Format
+  file: File
+  organizationId: string | null
+  foldersAsTags: boolean
+}
+
+/** How many new tags the preview names before "…". */
+const PREVIEW_TAGS = 20
 
 function importFile(input: {
   format: Format
@@ -38,6 +50,7 @@ function importFile(input: {
   organizationId: string | null
   foldersAsTags: boolean
   createTags: boolean
+  dryRun: boolean
 }) {
   return unwrap(
     client.POST('/api/links/import/file', {
@@ -46,6 +59,7 @@ function importFile(input: {
           format: input.format,
           folders_as_tags: input.foldersAsTags,
           create_tags: input.createTags,
+          dry_run: input.dryRun,
           ...(input.organizationId !== null && { organization_id: input.organizationId }),
         },
       },
@@ -63,6 +77,8 @@ export function ImportExportPage() {
   const organizations = useQuery(organizationsQuery)
   const formError = useFormError(['file', 'content', 'format', 'organization_id'])
   const [report, setReport] = useState<Report | null>(null)
+  // The previewed file and choices, kept to send the file again for the import itself.
+  const [preview, setPreview] = useState<{ report: Report; request: ImportRequest } | null>(null)
 
   const run = useMutation({
     mutationFn: async (input: {
@@ -70,7 +86,6 @@ export function ImportExportPage() {
       format: string
       organizationId: string
       foldersAsTags: boolean
-      createTags: boolean
     }) => {
       if (input.file === null || input.file.size === 0)
         throw atField(null, 'file', t('links.importChooseFile'))
@@ -79,32 +94,45 @@ export function ImportExportPage() {
         input.format === 'json' || (input.format === 'auto' && /\.json$/i.test(input.file.name))
           ? 'json'
           : 'html'
-      return importFile({
+      const request = {
         format,
         file: input.file,
         organizationId: input.organizationId === '' ? null : input.organizationId,
         foldersAsTags: input.foldersAsTags,
-        createTags: input.createTags,
-      })
+      }
+      return { request, report: await importFile({ ...request, createTags: true, dryRun: true }) }
     },
+    onSuccess: (result) => setPreview(result),
+    onError: (error) => showError(error),
+  })
+
+  const commit = useMutation({
+    mutationFn: (input: { request: ImportRequest; createTags: boolean }) =>
+      importFile({ ...input.request, createTags: input.createTags, dryRun: false }),
     onSuccess: async (result) => {
+      setPreview(null)
       setReport(result)
       announce(t('links.importDone', { count: result.imported }))
       await queryClient.invalidateQueries({ queryKey: ['links'] })
       await queryClient.invalidateQueries({ queryKey: ['tags'] })
     },
     onError: (error) => {
-      // The file itself is the field in this form; the API names it `content`.
-      if (error instanceof ApiError && error.reason === 'PAYLOAD_TOO_LARGE')
-        formError.fail(atField(error, 'file', t('links.importTooLarge')))
-      else if (
-        error instanceof ApiError &&
-        error.details.some((problem) => problem.field === 'content')
-      )
-        formError.fail(atField(error, 'file', t('links.importNotAFile')))
-      else formError.fail(error)
+      setPreview(null)
+      showError(error)
     },
   })
+
+  function showError(error: unknown) {
+    // The file itself is the field in this form; the API names it `content`.
+    if (error instanceof ApiError && error.reason === 'PAYLOAD_TOO_LARGE')
+      formError.fail(atField(error, 'file', t('links.importTooLarge')))
+    else if (
+      error instanceof ApiError &&
+      error.details.some((problem) => problem.field === 'content')
+    )
+      formError.fail(atField(error, 'file', t('links.importNotAFile')))
+    else formError.fail(error)
+  }
 
   return (
     <Page title={t('links.importExportTitle')} description={t('links.importExportDescription')}>
@@ -119,6 +147,7 @@ export function ImportExportPage() {
             event.preventDefault()
             formError.clear()
             setReport(null)
+            setPreview(null)
             const file = new FormData(event.currentTarget).get('file')
             const values = formValues(event.currentTarget)
             run.mutate({
@@ -126,7 +155,6 @@ export function ImportExportPage() {
               format: values.format ?? 'auto',
               organizationId: values.organization_id ?? '',
               foldersAsTags: values.folders_as_tags === 'on',
-              createTags: values.create_tags === 'on',
             })
           }}
         >
@@ -181,24 +209,18 @@ export function ImportExportPage() {
               {t('links.importFoldersHelp')}
             </p>
           </div>
-          <div className="field">
-            <label className="checkbox">
-              <input
-                type="checkbox"
-                name="create_tags"
-                defaultChecked
-                aria-describedby="import-create-tags-help"
-              />
-              {t('links.importCreateTags')}
-            </label>
-            <p id="import-create-tags-help" className="field-help">
-              {t('links.importCreateTagsHelp')}
-            </p>
-          </div>
           <div>
             <SubmitButton pending={run.isPending}>{t('links.importButton')}</SubmitButton>
           </div>
         </form>
+        {preview !== null && (
+          <ImportPreview
+            report={preview.report}
+            pending={commit.isPending}
+            onImport={(createTags) => commit.mutate({ request: preview.request, createTags })}
+            onCancel={() => setPreview(null)}
+          />
+        )}
         {report !== null && (
           <div className="import-report" data-testid="import-report">
             <h3>{t('links.importReport')}</h3>
@@ -328,5 +350,71 @@ export function ImportExportPage() {
         </div>
       </section>
     </Page>
+  )
+}
+
+/**
+ * The dry run's answer: "N links, M new tags: a, b, c…", then the import with or without the new
+ * tags, or Cancel. Focus moves to it, so the person is where the choice is.
+ */
+function ImportPreview({
+  report,
+  pending,
+  onImport,
+  onCancel,
+}: {
+  report: Report
+  pending: boolean
+  onImport: (createTags: boolean) => void
+  onCancel: () => void
+}) {
+  const { t, language } = useI18n()
+  const names = report.new_tags.slice(0, PREVIEW_TAGS)
+  const more = report.tags_created > names.length
+  const list = new Intl.ListFormat(language, { type: 'conjunction' }).format(names)
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [])
+  return (
+    <div
+      className="import-preview stack"
+      data-testid="import-preview"
+      role="region"
+      aria-labelledby="import-preview-heading"
+    >
+      <h3 id="import-preview-heading" tabIndex={-1} ref={heading}>
+        {t('links.importPreview')}
+      </h3>
+      <p>
+        {t('links.importPreviewLinks', { count: report.imported })}{' '}
+        {report.tags_created === 0
+          ? t('links.importPreviewNoTags')
+          : `${t('links.importPreviewTags', { count: report.tags_created })} ${list}${more ? '…' : ''}`}
+        {report.skipped.length > 0 &&
+          ` ${t('links.importPreviewSkipped', { count: report.skipped.length })}`}
+      </p>
+      <div className="row">
+        <button type="button" className="button" disabled={pending} onClick={() => onImport(true)}>
+          {report.tags_created === 0 ? t('links.importNow') : t('links.importWithTags')}
+        </button>
+        {report.tags_created > 0 && (
+          <button
+            type="button"
+            className="button button-secondary"
+            disabled={pending}
+            onClick={() => onImport(false)}
+          >
+            {t('links.importWithoutTags')}
+          </button>
+        )}
+        <button
+          type="button"
+          className="button button-secondary"
+          disabled={pending}
+          onClick={onCancel}
+        >
+          {t('common.cancel')}
+        </button>
+      </div>
+    </div>
   )
 }

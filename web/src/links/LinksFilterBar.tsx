@@ -3,6 +3,7 @@
  * (a combobox that finds it as one types), the scope as a segmented control, and the toggles of
  * the collections and tags panels.
  */
+import { useQuery } from '@tanstack/react-query'
 import { useEffect, useMemo, useState } from 'react'
 import {
   ComboBox,
@@ -15,6 +16,8 @@ import {
   RadioGroup,
 } from 'react-aria-components'
 import { useI18n } from '../i18n/i18n'
+import { tagSearchQuery } from './queries'
+import { useDebounced } from './use-debounced'
 import type { LinksView } from './use-links-view'
 
 /** The most tags the filter lists at once: typing narrows them (hundreds stay quick). */
@@ -95,8 +98,9 @@ export function LinksFilterBar({
 }
 
 /**
- * The tag filter: opens with every tag (up to SHOWN_TAGS), narrows to the names containing what is
- * typed; "Any tag" ends the filter. Leaving it without choosing shows the active tag again.
+ * The tag filter: opens with the first tags (up to SHOWN_TAGS), and as one types asks the API for
+ * the names containing the text (after a pause), so any of thousands of tags is found; "Any tag"
+ * ends the filter. The active tag stays chosen, and leaving without choosing shows it again.
  */
 function TagFilter({ view }: { view: LinksView }) {
   const { t } = useI18n()
@@ -104,18 +108,27 @@ function TagFilter({ view }: { view: LinksView }) {
   const active = view.filterTag?.name ?? search.tag ?? ''
   const [text, setText] = useState(active)
   useEffect(() => setText(active), [active])
+  const needle = text === active ? '' : text.trim()
+  const settled = useDebounced(needle)
+  const found = useQuery({ ...tagSearchQuery(settled), enabled: settled !== '' })
   const options = useMemo(() => {
-    const needle = text === active ? '' : text.trim().toLowerCase()
-    const matches = tags
-      .filter((tag) => needle === '' || tag.name.toLowerCase().includes(needle))
+    const source = needle === '' ? tags : (found.data?.items ?? [])
+    const lower = needle.toLowerCase()
+    const matches = source
+      // Until the search answers, the tags at hand that contain the text.
+      .filter((tag) => tag.name.toLowerCase().includes(lower))
       .slice(0, SHOWN_TAGS)
       .map((tag) => ({ id: tag.id, name: tag.name }))
+    const chosen = view.filterTag
     return [
       ...(needle === '' ? [{ id: ANY_TAG, name: t('links.anyTag') }] : []),
       ...(view.unknownTag && needle === '' ? [{ id: search.tag!, name: search.tag! }] : []),
+      ...(chosen && needle === '' && !matches.some((tag) => tag.id === chosen.id)
+        ? [{ id: chosen.id, name: chosen.name }]
+        : []),
       ...matches,
     ]
-  }, [tags, text, active, view.unknownTag, search.tag, t])
+  }, [tags, found.data, needle, view.filterTag, view.unknownTag, search.tag, t])
   return (
     <ComboBox
       className="field links-filter-tag"
@@ -127,7 +140,7 @@ function TagFilter({ view }: { view: LinksView }) {
       allowsEmptyCollection
       onSelectionChange={(key) => {
         if (key === null) return
-        const tag = tags.find((candidate) => candidate.id === key)
+        const tag = options.find((candidate) => candidate.id === key && key !== ANY_TAG)
         setSearch({ tag: key === ANY_TAG ? undefined : (tag?.name ?? search.tag) })
         setText(key === ANY_TAG ? '' : (tag?.name ?? active))
       }}

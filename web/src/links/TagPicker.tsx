@@ -1,10 +1,11 @@
 /**
  * The link dialog's tags: the chosen tags as a removable TagGroup, and a ComboBox that
- * finds the person's tags as they type (shows at most SHOWN, so hundreds of tags stay quick) and
- * offers to create the typed name as a new tag on the spot — no detour through the tags panel.
+ * finds the person's tags as they type — asking the API after a pause, so any of thousands is
+ * found (shows at most SHOWN) — and offers to create the typed name as a new tag on the spot, no
+ * detour through the tags panel.
  */
-import { useQueryClient } from '@tanstack/react-query'
-import { useMemo, useState } from 'react'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMemo, useRef, useState } from 'react'
 import {
   Button,
   ComboBox,
@@ -21,7 +22,8 @@ import {
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
-import type { Tag as TagItem } from './queries'
+import { tagSearchQuery, type Tag as TagItem } from './queries'
+import { useDebounced } from './use-debounced'
 
 const SHOWN = 50
 const CREATE = '\u0000create'
@@ -43,18 +45,26 @@ export function TagPicker({
   const [text, setText] = useState('')
   const [problem, setProblem] = useState<string | null>(null)
   const [creating, setCreating] = useState(false)
-  const byId = useMemo(() => new Map(tags.map((tag) => [tag.id, tag])), [tags])
   const typed = text.trim()
-  const exact = tags.find((tag) => tag.name.toLowerCase() === typed.toLowerCase())
+  const settled = useDebounced(typed)
+  const found = useQuery({ ...tagSearchQuery(settled), enabled: settled !== '' })
+  // Every tag seen here — the first page, each search's — so a chosen one keeps its name.
+  const seen = useRef(new Map<string, TagItem>())
+  const byId = useMemo(() => {
+    for (const tag of [...tags, ...(found.data?.items ?? [])]) seen.current.set(tag.id, tag)
+    return new Map(seen.current)
+  }, [tags, found.data])
+  const source = typed === '' ? tags : (found.data?.items ?? tags)
+  const exact = [...byId.values()].find((tag) => tag.name.toLowerCase() === typed.toLowerCase())
   const matches = useMemo(() => {
     const needle = typed.toLowerCase()
-    return tags
+    return source
       .filter(
         (tag) =>
           !value.includes(tag.id) && (needle === '' || tag.name.toLowerCase().includes(needle)),
       )
       .slice(0, SHOWN)
-  }, [tags, typed, value])
+  }, [source, typed, value])
   const options = [
     ...(typed !== '' && exact === undefined ? [{ id: CREATE, name: typed, create: true }] : []),
     ...matches.map((tag) => ({ id: tag.id, name: tag.name, create: false })),

@@ -1,7 +1,8 @@
 /**
  * The person's tags, in a panel the Links page opens on demand: counts, filter by one
- * (by its name in the address), create, rename, delete (confirmed). The list is searchable and
- * scrolls inside a bounded height, so hundreds of tags (an import's) never make the page tall.
+ * (by its name in the address), create, rename, delete (confirmed). The list shows the first
+ * tags by name and scrolls inside a bounded height; "Find a tag" asks the API as one types, so any
+ * of thousands of tags (an import's) is found.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -15,7 +16,9 @@ import { ConfirmDialog } from '../ui/dialog'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
-import { tagsQuery, type Tag } from './queries'
+import { PanelEntryText, SidePanel } from './SidePanel'
+import { tagSearchQuery, tagsQuery, type Tag } from './queries'
+import { useDebounced } from './use-debounced'
 
 /** A taken name is a 409 naming the field: shown at the field, in the person's language. */
 function atName(error: unknown, text: string): unknown {
@@ -116,30 +119,27 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
   }
   const [find, setFind] = useState('')
   const all = tags.data?.items ?? []
+  const more = (tags.data?.next_cursor ?? null) !== null
   const needle = find.trim().toLowerCase()
-  const items = needle === '' ? all : all.filter((tag) => tag.name.toLowerCase().includes(needle))
+  const settled = useDebounced(find.trim())
+  const found = useQuery({ ...tagSearchQuery(settled), enabled: settled !== '' })
+  const items =
+    needle === ''
+      ? all
+      : (found.data?.items ?? all).filter((tag) => tag.name.toLowerCase().includes(needle))
   return (
-    <section id="tags-panel" className="section tags-panel" aria-labelledby="tags-heading">
-      <h2 id="tags-heading">{t('links.tags')}</h2>
-      <form
-        ref={formError.form}
-        noValidate
-        className="tag-create"
-        onSubmit={(event) => {
-          event.preventDefault()
-          formError.clear()
-          create.mutate(formValues(event.currentTarget).name ?? '')
-        }}
-      >
-        <FormError>{formError.general}</FormError>
-        <TextField
-          name="name"
-          label={t('links.newTag')}
-          maxLength={64}
-          error={formError.at('name')}
-        />
-        <SubmitButton pending={create.isPending}>{t('links.createTag')}</SubmitButton>
-      </form>
+    <SidePanel
+      id="tags-panel"
+      title={t('links.tags')}
+      create={{
+        formError,
+        label: t('links.newTag'),
+        submit: t('links.createTag'),
+        maxLength: 64,
+        pending: create.isPending,
+        onCreate: (name) => create.mutate(name),
+      }}
+    >
       {all.length > 0 && (
         <div className="field tag-find">
           <label htmlFor="tag-find">{t('links.findTag')}</label>
@@ -153,8 +153,12 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
           />
           <p className="field-help" aria-live="polite">
             {needle === ''
-              ? t('links.tagsCount', { count: all.length })
-              : t('links.tagsFound', { count: items.length, total: all.length })}
+              ? more
+                ? t('links.tagsFirst', { count: all.length })
+                : t('links.tagsCount', { count: all.length })
+              : (found.data?.next_cursor ?? null) !== null
+                ? t('links.tagsFoundFirst', { count: items.length })
+                : t('links.tagsMatching', { count: items.length })}
           </p>
         </div>
       )}
@@ -174,13 +178,11 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
                 className={activeTag === tag.name ? 'tag-filter active' : 'tag-filter'}
                 aria-current={activeTag === tag.name ? 'true' : undefined}
               >
-                <span className="tag-name">{tag.name}</span>
-                <span className="tag-count" aria-hidden="true">
-                  {tag.link_count}
-                </span>
-                <span className="visually-hidden">
-                  {t('links.tagLinkCount', { count: tag.link_count })}
-                </span>
+                <PanelEntryText
+                  name={tag.name}
+                  count={tag.link_count}
+                  countText={t('links.tagLinkCount', { count: tag.link_count })}
+                />
               </RouterLink>
               <span className="tag-actions">
                 <RenameTag tag={tag} />
@@ -199,6 +201,6 @@ export function TagsPanel({ activeTag }: { activeTag: string | undefined }) {
           ))}
         </ul>
       )}
-    </section>
+    </SidePanel>
   )
 }

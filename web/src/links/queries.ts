@@ -87,10 +87,32 @@ export function linksCountQuery(search: LinksSearch) {
   })
 }
 
+/** The first PICKER_LIMIT tags by name: what a picker shows before anything is typed. */
 export const tagsQuery = queryOptions({
   queryKey: ['tags'],
   queryFn: () => unwrap(client.GET('/api/tags', { params: { query: { limit: PICKER_LIMIT } } })),
 })
+
+/** How many tags a search as one types shows: typing on narrows them. */
+const TAG_SEARCH_LIMIT = 50
+
+/**
+ * The tags whose name contains `text`, any case, searched by the API: a tag past the first page is
+ * found too. An empty text is the first page (tagsQuery's).
+ */
+export function tagSearchQuery(text: string) {
+  const q = text.trim()
+  return queryOptions({
+    queryKey: ['tags', 'search', q],
+    queryFn: () =>
+      unwrap(
+        client.GET('/api/tags', {
+          params: { query: q === '' ? { limit: PICKER_LIMIT } : { q, limit: TAG_SEARCH_LIMIT } },
+        }),
+      ),
+    placeholderData: (previous) => previous,
+  })
+}
 
 /**
  * The person's organizations for pickers; its own key: the organizations area pages the same list

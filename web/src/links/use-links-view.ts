@@ -12,8 +12,10 @@ import {
   linksCountQuery,
   linksQuery,
   organizationsQuery,
+  tagSearchQuery,
   tagsQuery,
   type LinksSearch,
+  type Tag,
 } from './queries'
 import { useDebounced } from './use-debounced'
 
@@ -39,11 +41,14 @@ export function useLinksView({
   const settledQ = useDebounced(q, SEARCH_DELAY_MS)
 
   const tagItems = useMemo(() => tags.data?.items ?? [], [tags.data])
-  const filterTag =
-    search.tag === undefined
-      ? undefined
-      : tagItems.find((tag) => tag.name.toLowerCase() === search.tag!.toLowerCase())
-  const unknownTag = search.tag !== undefined && tags.isSuccess && filterTag === undefined
+  const named = (items: readonly Tag[] | undefined) =>
+    items?.find((tag) => tag.name.toLowerCase() === search.tag!.toLowerCase())
+  const inFirstPage = search.tag === undefined ? undefined : named(tagItems)
+  // A tag past the picker's first page is looked up by its name.
+  const lookUp = search.tag !== undefined && tags.isSuccess && inFirstPage === undefined
+  const byName = useQuery({ ...tagSearchQuery(search.tag ?? ''), enabled: lookUp })
+  const filterTag = inFirstPage ?? (lookUp ? named(byName.data?.items) : undefined)
+  const unknownTag = lookUp && byName.isSuccess && !byName.isPlaceholderData && !filterTag
   const ready = search.tag === undefined || filterTag !== undefined
   // Pinned links first: on the first page above the others, whose pages follow; a collection's
   // list keeps the collection's order.

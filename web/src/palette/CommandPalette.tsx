@@ -30,7 +30,7 @@ import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { collectionsQuery } from '../links/collection-queries'
-import { organizationsQuery, tagsQuery } from '../links/queries'
+import { organizationsQuery, tagSearchQuery } from '../links/queries'
 import { useDebounced } from '../links/use-debounced'
 import { matchEntries } from './entries'
 
@@ -70,7 +70,8 @@ export function CommandPalette({
   const mfa = useQuery({ ...mfaStatusQuery, enabled: isOpen })
   // Whether Ctrl/⌘ was held with the Enter that chose a result (the menu's action has no event).
   const withModifier = useRef(false)
-  const tags = useQuery({ ...tagsQuery, enabled: isOpen })
+  // Tags are searched by the API, so one past the first page is found too.
+  const tags = useQuery({ ...tagSearchQuery(query), enabled: isOpen && query !== '' })
   const organizations = useQuery({ ...organizationsQuery, enabled: isOpen })
   const collections = useQuery({ ...collectionsQuery, enabled: isOpen })
   // The pinned matches, then the others: two pages of the same search. Before anything is typed,

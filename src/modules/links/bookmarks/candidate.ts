@@ -62,11 +62,10 @@ const UNSHOWABLE =
  */
 export function cleanText(value: unknown, maxLength: number): string | null {
   if (typeof value !== 'string') return null
-  const text = [...value.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()]
-    .slice(0, maxLength)
-    .join('')
-    .trim()
-  return text === '' || !isDisplayText(text) ? null : text
+  const text = value.replace(UNSHOWABLE, ' ').replace(/\s+/g, ' ').trim()
+  // Cut by characters (code points); a text no longer than the field in UTF-16 units fits as is.
+  const kept = text.length <= maxLength ? text : [...text].slice(0, maxLength).join('').trim()
+  return kept === '' || !isDisplayText(kept) ? null : kept
 }
 
 export class Skip {

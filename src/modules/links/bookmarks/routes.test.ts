@@ -91,6 +91,7 @@ describe('importing a bookmark file', () => {
       collections_created: 1,
       collections: [{ id: expect.any(String), name: 'Work', created: true, links_added: 1 }],
       already_saved: [],
+      dry_run: false,
       skipped: [
         {
           position: 2,

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../../deps.js'
 import { callerOf, contextOf } from '../../../identity/hook.js'
@@ -25,6 +26,18 @@ const IMPORT_400 =
   'VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON'
 const NOT_A_MEMBER = 'NOT_FOUND: no such organization, or you are not a member'
 
+/**
+ * How long an import's connection may stay silent while the service works. The idle-connection
+ * timeout (REQUEST_TIMEOUT_SECONDS) would otherwise close it before the report goes out: writing
+ * 20,000 links took 30–40 s on a loaded PostgreSQL. The request itself must still arrive within
+ * the request timeout, which Node checks apart from this; the connection's keep-alive timeout
+ * applies again once the answer is sent.
+ */
+const IMPORT_WORK_LIMIT_MS = 10 * 60 * 1000
+const allowLongWork = async (request: FastifyRequest): Promise<void> => {
+  request.raw.socket?.setTimeout(IMPORT_WORK_LIMIT_MS)
+}
+
 /** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON. */
 export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -34,6 +47,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         // Larger than the 64 KiB every other body may be; larger files go to /import/file,
         // streamed.
         bodyLimit: IMPORT_BODY_LIMIT_BYTES,
+        onRequest: allowLongWork,
         schema: {
           tags,
           operationId: 'importLinks',
@@ -65,6 +79,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             },
             organizationId: request.body.organization_id,
             createTags: request.body.create_tags ?? true,
+            dryRun: request.body.dry_run ?? false,
           },
           contextOf(request),
         ),
@@ -84,6 +99,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       files.withTypeProvider<TypeBoxTypeProvider>().post(
         '/import/file',
         {
+          onRequest: allowLongWork,
           schema: {
             tags,
             operationId: 'importLinkFile',
@@ -129,6 +145,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 },
                 organizationId: request.query.organization_id,
                 createTags: request.query.create_tags ?? true,
+                dryRun: request.query.dry_run ?? false,
               },
               contextOf(request),
             )

@@ -89,6 +89,13 @@ const CreateTags = Type.Boolean({
     'ignoring case or a plain plural ("Comics" is your "comic").',
 })
 
+const DryRun = Type.Boolean({
+  default: false,
+  description:
+    'true: answer the report of what the import would do — counts, skipped bookmarks, the tags it ' +
+    'would create (`new_tags`) — and write nothing (no links, tags or collections, no audit event)',
+})
+
 export const ImportBody = Body({
   format: Format,
   // Plain String: a file has line breaks and tabs, which Text() refuses; the importer cleans every
@@ -110,6 +117,7 @@ export const ImportBody = Body({
   ),
   folders_as_tags: Type.Optional(FoldersAsTags),
   create_tags: Type.Optional(CreateTags),
+  dry_run: Type.Optional(DryRun),
 })
 export type ImportBody = Static<typeof ImportBody>
 
@@ -118,6 +126,7 @@ export const ImportFileQuery = Type.Object(
     format: Format,
     folders_as_tags: Type.Optional(FoldersAsTags),
     create_tags: Type.Optional(CreateTags),
+    dry_run: Type.Optional(DryRun),
     organization_id: Type.Optional(
       Text({
         minLength: 1,
@@ -208,6 +217,11 @@ export const ImportReport = Type.Object({
   }),
   new_tags_left_out: Type.Boolean({
     description: 'true when `new_tags` were left out (`create_tags: false`), not created',
+  }),
+  dry_run: Type.Boolean({
+    description:
+      'true: nothing was written — the counts and names are what the import would do; `links`, ' +
+      '`collections` and `already_saved` are empty',
   }),
   already_saved: Type.Array(
     Type.Object({ url: Type.String(), links: Type.Array(DuplicateLink, { maxItems: 20 }) }),

@@ -94,7 +94,7 @@ interface ReadBookmark {
   verdict: CleanBookmark | Skip
   /** The URL as written, cut to 300 characters, for the report. */
   shownUrl: string | null
-  /** A bookmark file's folder path: the collection it goes into. */
+  /** A bookmark file's folder path, cleaned as a collection's name: the collection it goes into. */
   folder: string | null
 }
 
@@ -114,6 +114,15 @@ async function readBookmarks(file: ImportFile): Promise<ReadFile> {
   const read: ReadBookmark[] = []
   const collections: CollectionCandidate[] = []
   const onCollection = (collection: CollectionCandidate) => collections.push(collection)
+  // A folder's bookmarks share its path, so each path is cleaned once, while the file is read
+  // (whose reading gives the event loop back), not once per bookmark after it.
+  const folderNames = new Map<string, string | null>()
+  const folderName = (folder: unknown) => {
+    if (typeof folder !== 'string') return null
+    let name = folderNames.get(folder)
+    if (name === undefined) folderNames.set(folder, (name = cleanText(folder, COLLECTION_NAME)))
+    return name
+  }
   await readImportFile(
     file,
     (candidate) => {
@@ -129,7 +138,7 @@ async function readBookmarks(file: ImportFile): Promise<ReadFile> {
             ? new Skip('invalid_item', 'is not a link object')
             : cleanBookmark(candidate),
         shownUrl: shownUrl(candidate),
-        folder: typeof candidate?.folder === 'string' ? candidate.folder : null,
+        folder: folderName(candidate?.folder),
       })
     },
     onCollection,
@@ -229,6 +238,8 @@ async function sortOut(
 interface TagPlan {
   /** False: only tags the person has already are put on links; new names are left out. */
   create: boolean
+  /** False (a dry run): new tags are planned, not written; a planned tag's id is a placeholder. */
+  write: boolean
   planned: Map<string, string>
 }
 
@@ -267,7 +278,7 @@ async function tagsNamed(
     target.set(key, key)
     missing.push(key)
   }
-  if (plan.create) {
+  if (plan.create && plan.write) {
     await inBatches(missing, INSERT_BATCH, (batch) =>
       insertTagsUnlessTaken(
         ex,
@@ -284,10 +295,13 @@ async function tagsNamed(
   }
   // Tags planned by an earlier part were created then (or left out): read back with the new ones.
   const planned = [...new Set(target.values())].filter((key) => !existing.has(key))
-  if (plan.create) {
+  if (plan.create && plan.write) {
     await inBatches(planned, LOOKUP_BATCH, async (batch) => {
       for (const [key, tag] of await findTagsByNameKeys(ex, userId, batch)) existing.set(key, tag)
     })
+  } else if (plan.create) {
+    for (const key of planned)
+      existing.set(key, { id: `planned:${key}`, name: plan.planned.get(key)! })
   }
   return new Map(keys.map((key) => [key, existing.get(target.get(key)!) ?? null]))
 }
@@ -297,11 +311,14 @@ export interface ImportRequest {
   organizationId: string | null | undefined
   /** False: the file's tag names that are no tag of the caller's yet are left out. */
   createTags: boolean
+  /** True: the report of what the import would do; nothing is written, nothing audited. */
+  dryRun: boolean
 }
 
 /**
  * Writes the accepted bookmarks of one part of the file as links, with their tags as the plan
- * resolves them; returns the links with the names of the tags they got.
+ * resolves them (a plan that does not write: nothing); returns the links with the names of the
+ * tags they got.
  */
 async function writeLinks(
   deps: Deps,
@@ -333,13 +350,15 @@ async function writeLinks(
     created_at: item.createdAt !== null && item.createdAt < now ? item.createdAt : now,
     tags: tagsOf(item),
   }))
-  await inBatches(links, INSERT_BATCH, (batch) =>
-    insertLinks(
-      tx,
-      batch.map(({ tags: _tags, ...link }) => link),
-      batch.flatMap((link) => link.tags.map((tag) => ({ link_id: link.id, tag_id: tag.id }))),
-    ),
-  )
+  if (plan.write) {
+    await inBatches(links, INSERT_BATCH, (batch) =>
+      insertLinks(
+        tx,
+        batch.map(({ tags: _tags, ...link }) => link),
+        batch.flatMap((link) => link.tags.map((tag) => ({ link_id: link.id, tag_id: tag.id }))),
+      ),
+    )
+  }
   return links.map((link) => ({
     id: link.id,
     url: link.url,
@@ -369,8 +388,7 @@ function wantedCollections(read: ReadFile): WantedCollection[] {
     return wanted
   }
   read.bookmarks.forEach((bookmark, position) => {
-    const name = cleanText(bookmark.folder, COLLECTION_NAME)
-    if (name !== null) named(name, null).positions.push(position)
+    if (bookmark.folder !== null) named(bookmark.folder, null).positions.push(position)
   })
   for (const collection of read.collections) {
     const name = cleanText(collection.name, COLLECTION_NAME)
@@ -480,6 +498,26 @@ async function fileIntoCollections(
   }
 }
 
+/** How many of the wanted collections the owner does not have yet (a dry run's count). */
+async function countMissingCollections(
+  deps: Deps,
+  userId: string,
+  request: ImportRequest,
+  wanted: readonly WantedCollection[],
+): Promise<number> {
+  const owner = await linkOwnerFor(deps.db, userId, request.organizationId)
+  const found = new Set<string>()
+  await inBatches(
+    wanted.map((collection) => collection.name),
+    LOOKUP_BATCH,
+    async (names) => {
+      for (const collection of await findOwnerCollectionsNamed(deps.db, owner, userId, names))
+        found.add(collection.name)
+    },
+  )
+  return wanted.filter((collection) => !found.has(collection.name)).length
+}
+
 /**
  * Reads the whole file first (a file that fails as a whole imports nothing), then writes it in
  * parts of WRITE_PART bookmarks, each in a transaction that locks the owner and checks the part
@@ -488,6 +526,10 @@ async function fileIntoCollections(
  * blocked the event loop well past 100 ms; parts keep each commit small. Per item, as
  * before: a failure of the database part-way leaves the earlier parts imported, and importing the
  * file again reports them as duplicates. The collections follow (fileIntoCollections).
+ *
+ * A dry run reads the file and sorts it out the same way, part by part, and answers the same
+ * counts, skipped bookmarks and tag names (`new_tags`: the tags it would create) without writing
+ * or auditing anything; it lists no links or collections, as it made none.
  */
 export async function importLinks(
   deps: Deps,
@@ -516,8 +558,9 @@ export async function importLinks(
     new_tags: [],
     new_tags_left_out: !request.createTags,
     already_saved: [],
+    dry_run: request.dryRun,
   }
-  const plan: TagPlan = { create: request.createTags, planned: new Map() }
+  const plan: TagPlan = { create: request.createTags, write: !request.dryRun, planned: new Map() }
   const createdNow = new Set<string>()
   const tagNames = new Map<string, string>()
   let offset = 0
@@ -526,12 +569,12 @@ export async function importLinks(
     const last = offset + WRITE_PART >= read.length
     await deps.db.transaction().execute(async (tx) => {
       const owner = await linkOwnerFor(tx, userId, request.organizationId)
-      await lockLinkOwner(tx, owner)
+      if (plan.write) await lockLinkOwner(tx, owner)
       const { accepted, skipped } = await sortOut(tx, owner, part, offset, seen, linkIdAt)
       const written = await writeLinks(deps, tx, userId, owner, accepted, plan)
       for (const link of written) {
-        createdNow.add(link.id)
-        if (report.links.length < REPORTED_LINKS)
+        if (plan.write) createdNow.add(link.id)
+        if (plan.write && report.links.length < REPORTED_LINKS)
           report.links.push({ id: link.id, url: link.url, title: link.title })
         for (const name of link.tags)
           if (!tagNames.has(name.toLowerCase())) tagNames.set(name.toLowerCase(), name)
@@ -540,6 +583,7 @@ export async function importLinks(
       report.skipped.push(...skipped)
       if (!last) return
       report.tags_created = plan.create ? plan.planned.size : 0
+      if (!plan.write) return
       await recordAudit(tx, deps.clock, ctx, {
         action: 'links.import',
         actor: { id: userId, email: caller.user.email },
@@ -558,10 +602,12 @@ export async function importLinks(
     })
     offset += WRITE_PART
   } while (offset < read.length)
-  if (wanted.length > 0) {
+  if (wanted.length > 0 && plan.write) {
     const filed = await fileIntoCollections(deps, userId, request.organizationId, wanted, linkIdAt)
     report.collections_created = filed.created
     report.collections = filed.collections
+  } else if (wanted.length > 0) {
+    report.collections_created = await countMissingCollections(deps, userId, request, wanted)
   }
   const byKey = ([a]: [string, string], [b]: [string, string]) => (a < b ? -1 : a > b ? 1 : 0)
   report.tags = [...tagNames]
