@@ -57,7 +57,7 @@ async function child({ dist, url, workers, seconds, instance }) {
           action: 'rig.change',
           actor: null,
           target: { type: 'setting', id: key },
-          metadata: { n: count },
+          metadata: { count },
         })
       })
       count++

@@ -29,7 +29,7 @@ describe('failing appends among concurrent ones', () => {
             await recordAudit(tx, t.clock, ctx, {
               action: 'test.change',
               actor: null,
-              metadata: { n: i },
+              metadata: { count: i },
             })
             if (i % 5 === 4) throw new Error(`change ${i} fails`)
           }),
@@ -47,7 +47,7 @@ describe('failing appends among concurrent ones', () => {
       expect(events.map((e) => Number(e.leaf_index))).toEqual(
         Array.from({ length: 160 }, (_, i) => before + i),
       )
-      const written = events.map((e) => (JSON.parse(e.metadata) as { n: number }).n)
+      const written = events.map((e) => (JSON.parse(e.metadata) as { count: number }).count)
       expect(written.sort((a, b) => a - b)).toEqual(
         Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 5 !== 4),
       )
