@@ -54,7 +54,7 @@ function freePort() {
   })
 }
 
-async function start(script, env, readyPath = '/api/health') {
+export async function start(script, env, readyPath = '/api/health') {
   const port = await freePort()
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -75,7 +75,7 @@ async function start(script, env, readyPath = '/api/health') {
   return { child, base, port }
 }
 
-function stop(server) {
+export function stop(server) {
   return new Promise((resolve) => {
     if (server.child.exitCode !== null) return resolve()
     server.child.once('exit', resolve)
@@ -83,7 +83,7 @@ function stop(server) {
   })
 }
 
-async function prepareDatabase(engine, dataDir) {
+export async function prepareDatabase(engine, dataDir) {
   if (engine === 'sqlite')
     return { url: `sqlite:${path.join(dataDir, 'scale.db')}`, drop: async () => undefined }
   const schema = `bench_scale_${Date.now().toString(36)}`
@@ -146,7 +146,7 @@ function request(base, method, url, { token, body, type = 'application/json' } =
   })
 }
 
-async function api(base, method, url, options) {
+export async function api(base, method, url, options) {
   const response = await request(base, method, url, options)
   if (response.status < 200 || response.status >= 300)
     throw new Error(`${method} ${url}: ${response.status} ${response.text.slice(0, 300)}`)
@@ -161,7 +161,7 @@ const round = (ms) => Math.round(ms * 100) / 100
  * `count` sequential requests of one operation after a warm-up: p50 and p99 in ms. Every answer is
  * checked (`check` returns an error text or null); a failure is recorded and ends the operation.
  */
-async function measure(op, base, count, failures) {
+export async function measure(op, base, count, failures) {
   const samples = []
   for (let i = 0; i < WARM_UP + count; i++) {
     const { method = 'GET', url, token, body, type } = op.request(i)
@@ -266,7 +266,7 @@ function operations(ctx) {
   ]
 }
 
-function serviceEnv(db, dataDir) {
+export function serviceEnv(db, dataDir) {
   return {
     DATA_DIR: dataDir,
     DATABASE_URL: db.url,
@@ -511,7 +511,7 @@ async function plannerSettings(url, statements, rounds = 5, count = 200) {
 }
 
 /** Audited writes per second: concurrent PATCH of teams, 20 connections to each instance. */
-async function auditedWrites(bases, ctx, seconds, failures) {
+export async function auditedWrites(bases, ctx, seconds, failures) {
   let n = 0
   const runs = bases.map((base) =>
     autocannon({

@@ -5,7 +5,8 @@
 import { createRequire } from 'node:module'
 import type pg from 'pg'
 import type * as PgModule from 'pg'
-import { PostgresDialect } from 'kysely'
+import { PostgresDialect, type Driver } from 'kysely'
+import { FlushAfterCommitDriver } from './flush-after-commit.js'
 
 // The driver is loaded only when DATABASE_URL names PostgreSQL
 // (docs/decisions/0002-start-up-footprint.md).
@@ -100,8 +101,15 @@ export function createPostgresPool(
   return pool
 }
 
+/** Kysely's PostgreSQL dialect; its driver flushes deferred commits (db/flush-after-commit.ts). */
+class FlushAfterCommitDialect extends PostgresDialect {
+  override createDriver(): Driver {
+    return new FlushAfterCommitDriver(super.createDriver())
+  }
+}
+
 export function createPostgresDialect(pool: pg.Pool): PostgresDialect {
-  return new PostgresDialect({ pool })
+  return new FlushAfterCommitDialect({ pool })
 }
 
 /** Runs a read as the named prepared statement `name` (db/precompiled.ts). */

@@ -107,13 +107,15 @@ export async function updateTeam(
         updated_at: deps.clock.now().toISOString(),
       })
       if (!changed) throw teamNotFound()
+      // Read before the audit append: the append locks the tree head until commit.
+      const team = (await findTeam(tx, teamId))!
       await recordAudit(tx, deps.clock, ctx, {
         action: 'team.update',
         actor: caller.user,
         target: { type: 'team', id: teamId },
         metadata: { fields: Object.keys(patch).sort() },
       })
-      return (await findTeam(tx, teamId))!
+      return team
     })
   } catch (error) {
     throw nameTaken(error)

@@ -5,6 +5,7 @@
  */
 import { CompiledQuery } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
+import { ASYNC_COMMIT, flushAfterCommit } from '../../db/flush-after-commit.js'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
 import { KEY_ROTATION_ACTION } from './key-chain.js'
@@ -49,9 +50,13 @@ const LOCK_HEAD = {
   sqlite: CompiledQuery.raw('select "size", "frontier" from "audit_tree_head" where "id" = ?', [
     HEAD_ID,
   ]),
-  postgres: CompiledQuery.raw(
-    'select "size", "frontier" from "audit_tree_head" where "id" = $1 for update',
-    [HEAD_ID],
+  // The lock's transaction commits without holding the head through the WAL flush, and reports
+  // its commit after it (db/flush-after-commit.ts).
+  postgres: flushAfterCommit(
+    CompiledQuery.raw(
+      `select "size", "frontier", ${ASYNC_COMMIT} from "audit_tree_head" where "id" = $1 for update`,
+      [HEAD_ID],
+    ),
   ),
 }
 const UPDATE_HEAD = {

@@ -1,0 +1,86 @@
+/**
+ * Commits that release their locks before the WAL flush (db/flush-after-commit.ts), against a real
+ * PostgreSQL: a transaction that runs a marked statement commits with synchronous commit off and
+ * is reported committed only after a synchronous commit of its own has flushed the WAL past it;
+ * other transactions, and marked ones that roll back, run exactly as before.
+ */
+import { CompiledQuery, Kysely, sql } from 'kysely'
+import type pg from 'pg'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { testPostgresUrl } from '../../test/helpers/database.js'
+import { ASYNC_COMMIT, flushAfterCommit } from './flush-after-commit.js'
+import { createPostgresDialect, createPostgresPool } from './postgres.js'
+
+const MARKED = flushAfterCommit(CompiledQuery.raw(`select ${ASYNC_COMMIT} as setting`))
+const FLUSH = "select pg_logical_emit_message(true, 'switchboard.flush', '')"
+
+let pool: pg.Pool
+let db: Kysely<Record<string, never>>
+let sent: string[]
+
+beforeAll(() => {
+  // One connection: every transaction of a test runs on the same one, as a pool reuses them.
+  pool = createPostgresPool(testPostgresUrl(), 1, () => undefined)
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown
+    client.query = ((...args: unknown[]) => {
+      const config = args[0] as string | { text: string }
+      sent.push(typeof config === 'string' ? config : config.text)
+      return query(...args)
+    }) as typeof client.query
+  })
+  db = new Kysely({ dialect: createPostgresDialect(pool) })
+})
+
+afterAll(async () => {
+  await db.destroy()
+})
+
+beforeEach(() => {
+  sent = []
+})
+
+const setting = async (ex: Kysely<Record<string, never>>) =>
+  (await sql<{ s: string }>`select current_setting('synchronous_commit') as s`.execute(ex)).rows[0]!
+    .s
+
+describe('flush after commit', () => {
+  it('commits a marked transaction asynchronously, then flushes before reporting it', async () => {
+    const inside = await db.transaction().execute(async (tx) => {
+      await tx.executeQuery(MARKED)
+      const lsn = await sql<{
+        lsn: string
+      }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(tx)
+      return { setting: await setting(tx), lsn: lsn.rows[0]!.lsn }
+    })
+    expect(inside.setting).toBe('off')
+    expect(sent.slice(-2)).toEqual(['commit', FLUSH])
+    // Reported committed only once the WAL is on disk past everything the transaction wrote.
+    const flushed = await sql<{ ok: boolean }>`
+      select pg_current_wal_flush_lsn() >= ${inside.lsn}::pg_lsn as ok`.execute(db)
+    expect(flushed.rows[0]!.ok).toBe(true)
+    // The setting was the transaction's own: the connection's next one commits synchronously.
+    expect(await db.transaction().execute((tx) => setting(tx))).toBe('on')
+  })
+
+  it('leaves other transactions as they were: one commit, no flush of its own', async () => {
+    await db.transaction().execute((tx) => sql`select 1`.execute(tx))
+    expect(sent).toEqual(['begin', 'select 1', 'commit'])
+  })
+
+  it('runs no flush for a marked transaction that rolls back, nor for the next one', async () => {
+    await expect(
+      db.transaction().execute(async (tx) => {
+        await tx.executeQuery(MARKED)
+        throw new Error('the change fails')
+      }),
+    ).rejects.toThrow('the change fails')
+    await db.transaction().execute((tx) => sql`select 2`.execute(tx))
+    expect(sent).not.toContain(FLUSH)
+    expect(sent.slice(-3)).toEqual(['begin', 'select 2', 'commit'])
+  })
+
+  it('refuses to mark a statement that does not turn synchronous commit off', () => {
+    expect(() => flushAfterCommit(CompiledQuery.raw('select 1'))).toThrow()
+  })
+})
