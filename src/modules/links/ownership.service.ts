@@ -27,6 +27,7 @@ import {
   type VisibleLink,
 } from './repo.js'
 import {
+  dropEntriesOfOtherOwners,
   dropTagsOfNonReaders,
   findExistingTagIds,
   findRestorable,
@@ -304,6 +305,8 @@ export async function transferLink(
         if (isForeignKeyViolation(error)) throw organizationNotFound()
         throw error
       }
+      // Out of the former owner's collections first: their teams' members no longer see it.
+      await dropEntriesOfOtherOwners(tx, [linkId])
       await dropTagsOfNonReaders(tx, linkId)
       await recordAudit(tx, deps.clock, ctx, {
         action: 'link.transfer',
