@@ -35,7 +35,7 @@ const NOT_A_MEMBER = 'NOT_FOUND: no such organization, or you are not a member'
  */
 const IMPORT_WORK_LIMIT_MS = 10 * 60 * 1000
 const allowLongWork = async (request: FastifyRequest): Promise<void> => {
-  request.raw.socket?.setTimeout(IMPORT_WORK_LIMIT_MS)
+  request.raw.socket?.setTimeout?.(IMPORT_WORK_LIMIT_MS)
 }
 
 /** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON. */
