@@ -99,7 +99,11 @@ describe('a bulk action on [b, a] against a PUT of [a, b]', () => {
       expect(put.statusCode).toBe(404)
       expect(await storedIds(id)).toEqual([c])
     }
-    const left = await t.deps.db.selectFrom('links').select('id').where('id', 'in', [a, b]).execute()
+    const left = await t.deps.db
+      .selectFrom('links')
+      .select('id')
+      .where('id', 'in', [a, b])
+      .execute()
     expect(left).toEqual([])
   })
 

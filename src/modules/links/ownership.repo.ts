@@ -233,10 +233,11 @@ export async function dropEntriesOfOtherOwners(
   await ex
     .deleteFrom('collection_links')
     .where('collection_links.link_id', 'in', linkIds)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('collections')
+    .where((outer) =>
+      outer.not(
+        outer.exists(
+          outer
+            .selectFrom('collections')
             .innerJoin('links', 'links.id', 'collection_links.link_id')
             .select('collections.id')
             .whereRef('collections.id', '=', 'collection_links.collection_id')

@@ -59,8 +59,9 @@ async function sharedCollection(links: string[], org: string | null = null): Pro
   })
   expect(created.statusCode).toBe(201)
   const id: string = created.json().id
-  expect((await api(alice, 'PUT', `/api/collections/${id}/links`, { link_ids: links })).statusCode)
-    .toBe(200)
+  expect(
+    (await api(alice, 'PUT', `/api/collections/${id}/links`, { link_ids: links })).statusCode,
+  ).toBe(200)
   return id
 }
 

@@ -22,11 +22,7 @@ import { recordAudit } from '../audit/service.js'
 import { reserveUserMail } from '../mail/limits.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import { findUserById } from '../users/repo.js'
-import {
-  dropEntriesOfOtherOwners,
-  dropTagsOfNonReaders,
-  setLinkOwner,
-} from './ownership.repo.js'
+import { dropEntriesOfOtherOwners, dropTagsOfNonReaders, setLinkOwner } from './ownership.repo.js'
 import type { VisibleLink } from './repo.js'
 import type { TransferredLink } from './schemas.js'
 import { offerMail } from './transfer-offers.mail.js'

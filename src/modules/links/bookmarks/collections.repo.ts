@@ -101,10 +101,7 @@ export async function findLastPositions(
  * Locks the collections' rows (FOR UPDATE, in id order; SQLite serialises writers), as a PUT of a
  * collection's links does first, so entries appended here and a PUT's list follow one another.
  */
-export async function lockCollections(
-  ex: Executor,
-  ids: readonly string[],
-): Promise<Set<string>> {
+export async function lockCollections(ex: Executor, ids: readonly string[]): Promise<Set<string>> {
   const sorted = [...new Set(ids)].sort()
   const found = new Set<string>()
   for (let i = 0; i < sorted.length; i += CHUNK) {
