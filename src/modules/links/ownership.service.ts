@@ -305,7 +305,8 @@ export async function transferLink(
         if (isForeignKeyViolation(error)) throw organizationNotFound()
         throw error
       }
-      // Out of the former owner's collections first: their teams' members no longer see it.
+      // Out of the former owner's collections before the tags go: members of the teams those are
+      // shared with no longer see it, so their tags on it go as well.
       await dropEntriesOfOtherOwners(tx, [linkId])
       await dropTagsOfNonReaders(tx, linkId)
       await recordAudit(tx, deps.clock, ctx, {
